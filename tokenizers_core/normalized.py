@@ -1,0 +1,160 @@
+"""`NormalizedString`: text that remembers where each of its characters came from.
+
+Normalisers change text (NFKC turns "ﬁ" into "fi", lowercasing turns "İ" into "i̇", BERT's cleaner
+drops control characters), yet offsets must point into the text the user typed. So every stage
+works on a `NormalizedString`: the current text plus, for each of its characters, the span
+`(start, end)` of the **original** text it came from. A token covering characters `[a, b)` of the
+normalised text then has original offsets `span(a, b)`.
+
+>>> s = NormalizedString("ﬁne").transform([(0, 1, "fi"), (1, 3, "ne")])
+>>> s.normalized, s.alignments
+('fine', [(0, 1), (0, 1), (1, 2), (2, 3)])
+>>> s.span(0, 2)        # "fi" came from original[0:1], the ligature
+(0, 1)
+
+The identity case (nothing changed the text, the common fast path) stores no per-character list.
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+
+class NormalizedString:
+    """The normalised text, the original text, and the alignment between them."""
+
+    __slots__ = ("original", "normalized", "_align", "_shift")
+
+    def __init__(self, text: str, *, _normalized: str | None = None,
+                 _align: list[tuple[int, int]] | None = None, _shift: int = 0) -> None:
+        self.original = text
+        self.normalized = text if _normalized is None else _normalized
+        # None means "identity": normalized[i] came from original[_shift + i].
+        self._align = _align
+        self._shift = _shift
+
+    # ---- reading ------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.normalized)
+
+    def __str__(self) -> str:
+        return self.normalized
+
+    def __repr__(self) -> str:
+        return f"NormalizedString({self.normalized!r}, original span {self.span(0, len(self))})"
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, NormalizedString) and self.normalized == other.normalized
+                and self.original == other.original and self.alignments == other.alignments)
+
+    @property
+    def is_identity(self) -> bool:
+        """True when each character is the original character at the same (shifted) place."""
+        return self._align is None
+
+    @property
+    def alignments(self) -> list[tuple[int, int]]:
+        """For each normalised character, its span in the original text."""
+        if self._align is None:
+            s = self._shift
+            return [(s + i, s + i + 1) for i in range(len(self.normalized))]
+        return list(self._align)
+
+    def char_span(self, i: int) -> tuple[int, int]:
+        """Original span of normalised character i."""
+        if self._align is None:
+            return (self._shift + i, self._shift + i + 1)
+        return self._align[i]
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """Original offsets of `normalized[start:end]`.
+
+        An empty range maps to an empty span at the nearest original position.
+        """
+        n = len(self.normalized)
+        if not 0 <= start <= end <= n:
+            raise ValueError(f"range {start}:{end} is outside a string of length {n}")
+        if self._align is None:
+            return (self._shift + start, self._shift + end)
+        if start == end:
+            if start < n:
+                pos = self._align[start][0]
+            elif n:
+                pos = self._align[n - 1][1]
+            else:
+                pos = self._shift
+            return (pos, pos)
+        first = self._align[start]
+        last = self._align[end - 1]
+        # Characters map monotonically, but several output characters can share one source span
+        # (NFD of "é"), so take the extremes of both ends.
+        return (min(first[0], last[0]), max(first[1], last[1]))
+
+    # ---- building new strings -----------------------------------------------------------
+    def slice(self, start: int, end: int) -> "NormalizedString":
+        """The characters `[start, end)`, keeping their alignment to the original."""
+        if self._align is None:
+            return NormalizedString(self.original, _normalized=self.normalized[start:end],
+                                    _shift=self._shift + start)
+        return NormalizedString(self.original, _normalized=self.normalized[start:end],
+                                _align=self._align[start:end], _shift=self.span(start, start)[0])
+
+    def transform(self, segments: Iterable[tuple[int, int, str]]) -> "NormalizedString":
+        """Rewrite the text segment by segment.
+
+        `segments` is a list of `(start, end, replacement)` in normalised coordinates, in order,
+        covering the text without gaps. A replacement of the same length maps character to
+        character; otherwise every replacement character maps to the whole source span (so the
+        two characters of NFKC("ﬁ") both point at the ligature). An empty replacement deletes.
+        """
+        parts: list[str] = []
+        align: list[tuple[int, int]] = []
+        pos = 0
+        for start, end, out in segments:
+            if start != pos or end < start:
+                raise ValueError(f"segments must cover the text in order (gap or overlap at {pos})")
+            pos = end
+            if not out:
+                continue
+            parts.append(out)
+            if len(out) == end - start:
+                if self._align is None:
+                    s = self._shift
+                    align.extend((s + i, s + i + 1) for i in range(start, end))
+                else:
+                    align.extend(self._align[start:end])
+            else:
+                align.extend([self.span(start, end)] * len(out))
+        if pos != len(self.normalized):
+            raise ValueError("segments must cover the whole text")
+        text = "".join(parts)
+        if text == self.normalized and len(align) == len(self.normalized):
+            if self._align is None or align == self._align:
+                return self
+        return NormalizedString(self.original, _normalized=text, _align=align,
+                                _shift=self.span(0, 0)[0])
+
+    def map_chars(self, fn: Callable[[str], str]) -> "NormalizedString":
+        """Replace each character c by fn(c) (which may be longer, shorter or empty).
+
+        >>> NormalizedString("İa").map_chars(str.lower).alignments
+        [(0, 1), (0, 1), (1, 2)]
+        """
+        text = self.normalized
+        outs = [fn(c) for c in text]
+        if all(o == c for o, c in zip(outs, text)):
+            return self
+        return self.transform((i, i + 1, o) for i, o in enumerate(outs))
+
+    def filter(self, keep: Callable[[str], bool]) -> "NormalizedString":
+        """Drop the characters for which keep(c) is false."""
+        return self.map_chars(lambda c: c if keep(c) else "")
+
+    def prepend(self, prefix: str) -> "NormalizedString":
+        """Add `prefix` in front; its characters align with the first character's span
+        (as Hugging Face does for Metaspace's "▁"), or an empty span if the text is empty."""
+        if not prefix:
+            return self
+        first = self.char_span(0) if self.normalized else self.span(0, 0)
+        return NormalizedString(self.original, _normalized=prefix + self.normalized,
+                                _align=[first] * len(prefix) + self.alignments,
+                                _shift=first[0])

@@ -1,0 +1,234 @@
+"""`Tokenizer`: normalizer -> pre_tokenizer -> model -> post_processor (+ decoder).
+
+The four stages are separate objects, named as in Hugging Face `tokenizers`:
+
+- a normalizer has `normalize(NormalizedString) -> NormalizedString`;
+- a pre-tokenizer has `split(NormalizedString) -> list[NormalizedString]` (the pieces, each still
+  aligned to the original text);
+- a model has `tokenize(piece) -> [(token, id, start, end), ...]` (see `models/__init__.py`);
+- a post-processor has `process(tokens, pair_tokens) -> (tokens, type_ids)` over `Token` lists;
+- a decoder has `decode(tokens: list[str]) -> str`.
+
+`Tokenizer.encode` runs them in order. `Tokenizer.trace` runs the same code and also records one
+step per stage (what went in, what came out, with offsets), which the visualiser's pipeline panel
+renders.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
+
+from .encoding import Encoding, Token
+from .models import Model
+from .normalized import NormalizedString
+from .steps import Step, Trace, register_step
+
+
+class Normalizer(Protocol):
+    def normalize(self, text: NormalizedString) -> NormalizedString: ...
+
+
+class PreTokenizer(Protocol):
+    def split(self, text: NormalizedString) -> list[NormalizedString]: ...
+
+
+class PostProcessor(Protocol):
+    def process(self, tokens: list[Token],
+                pair: list[Token] | None) -> tuple[list[Token], list[int]]: ...
+
+
+class Decoder(Protocol):
+    def decode(self, tokens: list[str]) -> str: ...
+
+
+# ---- the pipeline's own steps -------------------------------------------------------------
+@register_step
+@dataclass(frozen=True)
+class NormalizeStep(Step):
+    """Stage 1: the text before and after normalisation, and each output character's
+    span in the original text."""
+
+    kind: ClassVar[str] = "normalize"
+    input: str
+    output: str
+    alignments: tuple[tuple[int, int], ...]
+    normalizer: str
+
+
+@register_step
+@dataclass(frozen=True)
+class PreTokenizeStep(Step):
+    """Stage 2: the pieces as `(text, start, end)`, offsets in the original text."""
+
+    kind: ClassVar[str] = "pre_tokenize"
+    pieces: tuple[tuple[str, int, int], ...]
+    pre_tokenizer: str
+
+
+@register_step
+@dataclass(frozen=True)
+class ModelStep(Step):
+    """Stage 3: the model's tokens as `(token, id, start, end, word_id)`."""
+
+    kind: ClassVar[str] = "model"
+    tokens: tuple[tuple[str, int, int, int, int], ...]
+    model: str
+
+
+@register_step
+@dataclass(frozen=True)
+class PostProcessStep(Step):
+    """Stage 4: the final tokens as `(token, id, start, end, special)`."""
+
+    kind: ClassVar[str] = "post_process"
+    tokens: tuple[tuple[str, int, int, int, bool], ...]
+    processor: str
+
+
+def describe(component: Any) -> str:
+    """A short human name for a pipeline component ("none" for a missing one)."""
+    if component is None:
+        return "none"
+    describe_fn = getattr(component, "describe", None)
+    if callable(describe_fn):
+        return describe_fn()
+    return type(component).__name__
+
+
+class Tokenizer:
+    """A complete tokeniser. `name` and `algorithm` label it in views and in the API."""
+
+    def __init__(self, model: Model, *, normalizer: Normalizer | None = None,
+                 pre_tokenizer: PreTokenizer | None = None,
+                 post_processor: PostProcessor | None = None,
+                 decoder: Decoder | None = None, name: str = "", algorithm: str = "") -> None:
+        self.model = model
+        self.normalizer = normalizer
+        self.pre_tokenizer = pre_tokenizer
+        self.post_processor = post_processor
+        self.decoder = decoder
+        self.name = name
+        self.algorithm = algorithm
+
+    # ---- encoding -----------------------------------------------------------------------
+    def encode(self, text: str, pair: str | None = None, *,
+               add_special_tokens: bool = True) -> Encoding:
+        """Tokenise `text` (and optionally a second sequence `pair`)."""
+        return self._run(text, pair, add_special_tokens, None)
+
+    def trace(self, text: str, pair: str | None = None, *,
+              add_special_tokens: bool = True) -> tuple[Encoding, Trace]:
+        """Like `encode`, and also the pipeline's steps (one per stage and sequence)."""
+        trace = Trace()
+        return self._run(text, pair, add_special_tokens, trace), trace
+
+    def _run(self, text: str, pair: str | None, add_special_tokens: bool,
+             trace: Trace | None) -> Encoding:
+        if not isinstance(text, str) or (pair is not None and not isinstance(pair, str)):
+            raise ValueError("text to encode must be a string")
+        first = self._tokens(text, trace)
+        second = self._tokens(pair, trace) if pair is not None else None
+        local_ids: dict[str, int] = {}
+        first = _fill_local_ids(first, local_ids)
+        if second is not None:
+            second = _fill_local_ids(second, local_ids)
+        if self.post_processor is not None and add_special_tokens:
+            tokens, type_ids = self.post_processor.process(first, second)
+        else:
+            tokens = first + (second or [])
+            type_ids = [0] * len(first) + [1] * len(second or [])
+        if trace is not None:
+            trace.append(PostProcessStep(
+                tokens=tuple((t.value, t.id, t.offsets[0], t.offsets[1], t.special)
+                             for t in tokens),
+                processor=describe(self.post_processor if add_special_tokens else None)))
+        enc = Encoding.from_tokens(tokens)
+        enc.type_ids = list(type_ids)
+        return enc
+
+    def normalize(self, text: str) -> NormalizedString:
+        ns = NormalizedString(text)
+        return self.normalizer.normalize(ns) if self.normalizer is not None else ns
+
+    def pre_tokenize(self, text: str) -> list[NormalizedString]:
+        """Normalise and split: the pieces the model will see, aligned to `text`."""
+        ns = self.normalize(text)
+        if self.pre_tokenizer is None:
+            return [ns] if len(ns) else []
+        return self.pre_tokenizer.split(ns)
+
+    def _tokens(self, text: str, trace: Trace | None) -> list[Token]:
+        ns = self.normalize(text)
+        if trace is not None:
+            trace.append(NormalizeStep(input=text, output=ns.normalized,
+                                       alignments=tuple(ns.alignments),
+                                       normalizer=describe(self.normalizer)))
+        if self.pre_tokenizer is None:
+            pieces = [ns] if len(ns) else []
+        else:
+            pieces = self.pre_tokenizer.split(ns)
+        if trace is not None:
+            trace.append(PreTokenizeStep(
+                pieces=tuple((p.normalized, *p.span(0, len(p))) for p in pieces),
+                pre_tokenizer=describe(self.pre_tokenizer)))
+        tokens: list[Token] = []
+        for word_id, piece in enumerate(pieces):
+            for value, id_, start, end in self.model.tokenize(piece.normalized):
+                # The model reports positions in the piece; the piece maps them to the
+                # original text, through every normalisation and pre-tokenisation change.
+                tokens.append(Token(id_, value, piece.span(start, end), word_id))
+        if trace is not None:
+            trace.append(ModelStep(
+                tokens=tuple((t.value, t.id, t.offsets[0], t.offsets[1], t.word_id)
+                             for t in tokens),
+                model=describe(self.model)))
+        return tokens
+
+    # ---- decoding -----------------------------------------------------------------------
+    def decode(self, ids: list[int], *, skip_special_tokens: bool = True) -> str:
+        """Turn ids back into text (the decoder joins the tokens)."""
+        tokens: list[str] = []
+        for i in ids:
+            tok = self.model.id_to_token(i) if isinstance(i, int) else None
+            if tok is None:
+                raise ValueError(f"id {i!r} is not in the vocabulary of {self.name or 'this tokeniser'}")
+            if skip_special_tokens and self.is_special(tok):
+                continue
+            tokens.append(tok)
+        if self.decoder is not None:
+            return self.decoder.decode(tokens)
+        return "".join(tokens)
+
+    def is_special(self, token: str) -> bool:
+        special = getattr(self.model, "special_tokens", None) or ()
+        return token in special
+
+    # ---- information --------------------------------------------------------------------
+    @property
+    def vocab_size(self) -> int:
+        return self.model.get_vocab_size()
+
+    def info(self) -> dict[str, Any]:
+        """What `/api/tokenizers` lists about this tokeniser."""
+        return {
+            "name": self.name,
+            "algorithm": self.algorithm,
+            "vocab_size": self.vocab_size,
+            "normalizer": describe(self.normalizer),
+            "pre_tokenizer": describe(self.pre_tokenizer),
+            "model": describe(self.model),
+            "post_processor": describe(self.post_processor),
+        }
+
+
+def _fill_local_ids(tokens: list[Token], local_ids: dict[str, int]) -> list[Token]:
+    """Give tokens without a vocabulary id (rule tokenisers) an id by first appearance."""
+    if all(t.id is not None for t in tokens):
+        return tokens
+    out = []
+    for t in tokens:
+        if t.id is None:
+            t = Token(local_ids.setdefault(t.value, len(local_ids)), t.value, t.offsets,
+                      t.word_id, t.special)
+        out.append(t)
+    return out
