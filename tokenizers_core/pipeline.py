@@ -184,6 +184,14 @@ class Tokenizer:
                 model=describe(self.model)))
         return tokens
 
+    def nbest(self, text: str, k: int) -> list[tuple[list[str], float]]:
+        """Unigram models: the k best segmentations of `text` as (tokens, score), best first."""
+        fn = getattr(self.model, "nbest", None)
+        if fn is None:
+            raise ValueError(f"{self.name or 'this tokeniser'} is not a Unigram model; "
+                             "n-best segmentations need one")
+        return fn(self.normalize(text).normalized, k)
+
     # ---- decoding -----------------------------------------------------------------------
     def decode(self, ids: list[int], *, skip_special_tokens: bool = True) -> str:
         """Turn ids back into text (the decoder joins the tokens)."""

@@ -1,0 +1,47 @@
+"""The bundled corpora: "botchan" (an English novel, 279 KB) and the Universal Declaration of
+Human Rights in 33 languages ("udhr/eng", "udhr/cmn_hans", ...; the same 30 articles in each).
+
+>>> "botchan" in corpus_names() and "udhr/eng" in corpus_names()
+True
+>>> load_corpus("udhr/eng").splitlines()[0][:9]
+'Universal'
+"""
+from __future__ import annotations
+
+import functools
+import gzip
+from dataclasses import dataclass
+from pathlib import Path
+
+DATA_DIR = Path(__file__).parent / "data" / "corpora"
+
+
+@dataclass(frozen=True)
+class Language:
+    code: str
+    name: str
+    tag: str
+    direction: str  # "ltr" or "rtl"
+
+
+@functools.lru_cache(maxsize=1)
+def udhr_languages() -> tuple[Language, ...]:
+    """The UDHR languages in the order of languages.tsv (English first)."""
+    rows = (DATA_DIR / "udhr" / "languages.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    return tuple(Language(*row.split("\t")[:4]) for row in rows if row.strip())
+
+
+def corpus_names() -> list[str]:
+    return ["botchan"] + [f"udhr/{lang.code}" for lang in udhr_languages()]
+
+
+@functools.lru_cache(maxsize=64)
+def load_corpus(name: str) -> str:
+    """The text of a bundled corpus, by name."""
+    if name == "botchan":
+        with gzip.open(DATA_DIR / "botchan.txt.gz", "rt", encoding="utf-8") as f:
+            return f.read()
+    if name.startswith("udhr/") and name[5:] in {lang.code for lang in udhr_languages()}:
+        return (DATA_DIR / "udhr" / f"{name[5:]}.txt").read_text(encoding="utf-8")
+    raise ValueError(f"unknown corpus {name!r}; bundled corpora are: botchan, udhr/<code> "
+                     f"(e.g. udhr/eng, udhr/cmn_hans)")
