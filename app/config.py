@@ -1,0 +1,51 @@
+"""Settings, read once from the environment (all optional; the defaults run the app as is).
+
+TOKVIS_DB                 SQLite file of stored corpora and trained-tokeniser specs
+                          (default: $XDG_DATA_HOME/tokvis/store.sqlite3, i.e. ~/.local/share/...)
+TOKVIS_MAX_TEXT_CHARS     longest text the visualiser and /api/encode accept (default 100000)
+TOKVIS_MAX_CORPUS_BYTES   largest corpus that can be stored or trained on (default 5 MB)
+TOKVIS_MAX_UPLOAD_BYTES   largest uploaded file (default 5 MB)
+TOKVIS_REGEX_TIMEOUT      seconds a user regex may run (default 0.5)
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def _default_db() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "tokvis" / "store.sqlite3"
+
+
+def _int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a whole number, got {raw!r}") from None
+    if value <= 0:
+        raise ValueError(f"{name} must be positive, got {value}")
+    return value
+
+
+@dataclass(frozen=True)
+class Settings:
+    db_path: Path
+    max_text_chars: int
+    max_corpus_bytes: int
+    max_upload_bytes: int
+    regex_timeout: float
+
+    @classmethod
+    def from_env(cls) -> "Settings":
+        return cls(
+            db_path=Path(os.environ.get("TOKVIS_DB") or _default_db()),
+            max_text_chars=_int("TOKVIS_MAX_TEXT_CHARS", 100_000),
+            max_corpus_bytes=_int("TOKVIS_MAX_CORPUS_BYTES", 5_000_000),
+            max_upload_bytes=_int("TOKVIS_MAX_UPLOAD_BYTES", 5_000_000),
+            regex_timeout=float(os.environ.get("TOKVIS_REGEX_TIMEOUT") or 0.5),
+        )

@@ -1,0 +1,74 @@
+"""What routes share: the settings, the corpus store, and resolving a tokeniser by name."""
+from __future__ import annotations
+
+from fastapi import HTTPException, Request
+
+import tokenizers_core as tc
+from tokenizers_core import pretrained
+
+from .config import Settings
+from .store import CorpusStore
+from .trained import TrainedTokenizers
+
+REGEX = "regex"  # the visualiser's "custom regex" tokeniser: tokens are the pattern's matches
+
+
+def settings(request: Request) -> Settings:
+    return request.app.state.settings
+
+
+def store(request: Request) -> CorpusStore:
+    return request.app.state.store
+
+
+def trained(request: Request) -> TrainedTokenizers:
+    return request.app.state.trained
+
+
+class UnknownTokenizer(LookupError):
+    pass
+
+
+def resolve_tokenizer(request: Request, name: str, pattern: str | None = None) -> tc.Tokenizer:
+    """A bundled tokeniser, a trained handle, or the custom regex tokeniser.
+
+    Raises UnknownTokenizer (-> 404) for a name nobody knows, ValueError (-> 422) for a bad
+    pattern.
+    """
+    if name == REGEX:
+        from tokenizers_core.rules import regex_tokenizer
+        if not pattern:
+            raise ValueError("the custom regex tokeniser needs a pattern")
+        return regex_tokenizer(pattern, timeout=settings(request).regex_timeout)
+    if pretrained.is_bundled(name):
+        return tc.load(name)
+    tok = trained(request).get(name)
+    if tok is None:
+        known = ", ".join(pretrained.bundled())
+        raise UnknownTokenizer(f"unknown tokeniser {name!r}: use a bundled one ({known}), "
+                               "'regex' with a pattern, or a handle from POST /api/train")
+    return tok
+
+
+def check_text(request: Request, text: str, what: str = "text") -> None:
+    limit = settings(request).max_text_chars
+    if len(text) > limit:
+        raise HTTPException(413, f"the {what} is {len(text):,} characters; the limit is "
+                                 f"{limit:,} (set TOKVIS_MAX_TEXT_CHARS to change it)")
+
+
+def tokenizer_options(current: str | None = None) -> list[dict[str, str]]:
+    """The tokeniser selector's options, grouped, plus `current` if it is a trained handle."""
+    groups = {"char": "Rules", "word": "Rules", "sentence": "Rules",
+              "byte_bpe": "Byte-level BPE (OpenAI)", "wordpiece": "WordPiece",
+              "unigram": "SentencePiece", "sentencepiece_bpe": "SentencePiece"}
+    out = []
+    for name, entry in pretrained.bundled().items():
+        aliases = pretrained.aliases_of(name)
+        label = entry.label + (f" ({', '.join(aliases)})" if aliases else "")
+        out.append({"value": name, "label": label,
+                    "group": groups.get(entry.algorithm, entry.algorithm)})
+    out.append({"value": REGEX, "label": "Custom regex (matches are tokens)", "group": "Rules"})
+    if current and not any(o["value"] == current for o in out):
+        out.append({"value": current, "label": f"Trained: {current}", "group": "Trained"})
+    return out

@@ -1,0 +1,62 @@
+"""The FastAPI application (`uvicorn app.main:app`)."""
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from .config import Settings
+from .render import ROOT, render
+from .routers import api, corpora, visualiser
+from .store import CorpusStore
+from .trained import TrainedTokenizers
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings.from_env()
+    app = FastAPI(title="Tokenizer Visualiser",
+                  description="Watch tokenisers work, step by step: BPE, WordPiece, Unigram and "
+                              "real tokenisers (GPT-2, GPT-4, GPT-4o, BERT, SentencePiece).",
+                  version="0.1.0")
+    app.state.settings = settings
+    app.state.store = CorpusStore(settings.db_path)
+    app.state.trained = TrainedTokenizers(app.state.store)
+    app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
+    app.include_router(visualiser.router)
+    app.include_router(corpora.router)
+    app.include_router(api.router)
+    # family routers (one line each)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException):
+        if request.url.path.startswith("/api") or request.url.path.startswith("/static"):
+            return JSONResponse({"detail": exc.detail}, status_code=exc.status_code,
+                                headers=getattr(exc, "headers", None))
+        return render(request, "error.html", {"status": exc.status_code, "message": exc.detail},
+                      status_code=exc.status_code)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError):
+        errors = exc.errors()
+        message = "; ".join(
+            f"{'.'.join(str(p) for p in e.get('loc', ()) if p != 'body')}: {e.get('msg')}"
+            for e in errors) or "invalid request"
+        if request.url.path.startswith("/api"):
+            return JSONResponse({"detail": message}, status_code=422)
+        return render(request, "error.html", {"status": 422, "message": message},
+                      status_code=422)
+
+    @app.exception_handler(ValueError)
+    async def value_error(request: Request, exc: ValueError):
+        # A safety net: bad input that a route did not catch is still the user's, not a 500.
+        if request.url.path.startswith("/api"):
+            return JSONResponse({"detail": str(exc)}, status_code=422)
+        return render(request, "error.html", {"status": 422, "message": str(exc)},
+                      status_code=422)
+
+    return app
+
+
+app = create_app()

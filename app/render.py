@@ -1,0 +1,52 @@
+"""Template rendering: a full page, or, for an htmx request, just the named block.
+
+`render(request, "visualiser.html", ctx, block="result")` renders the whole page for a normal
+request, and only `{% block result %}` when htmx asks (header `HX-Request`), except for htmx's
+history restore, which needs the full page. Blocks are rendered with the page's context, so a
+block must import the macros it uses inside itself.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+from fastapi.templating import Jinja2Templates
+
+from . import display
+
+ROOT = Path(__file__).resolve().parent.parent
+templates = Jinja2Templates(directory=str(ROOT / "templates"))
+env = templates.env
+env.autoescape = True  # everything a user types is text; never turn this off
+env.filters["visible"] = display.visible
+env.filters["hexbytes"] = display.hex_bytes
+env.filters["token_label"] = display.token_label
+
+
+def url_with(path: str, params: dict[str, Any], **changes: Any) -> str:
+    """`path?query` with `changes` applied to `params` (a value of None drops the key)."""
+    merged = {**params, **changes}
+    query = urlencode([(k, v) for k, v in merged.items() if v is not None and v != ""])
+    return f"{path}?{query}" if query else path
+
+
+env.globals["url_with"] = url_with
+
+
+def is_fragment_request(request: Request) -> bool:
+    return (request.headers.get("HX-Request") == "true"
+            and request.headers.get("HX-History-Restore-Request") != "true")
+
+
+def render(request: Request, template: str, context: dict[str, Any], block: str | None = None,
+           status_code: int = 200) -> HTMLResponse:
+    """Render `template` (or only its `block` for an htmx request)."""
+    if block is not None and is_fragment_request(request):
+        tmpl = env.get_template(template)
+        ctx = tmpl.new_context({"request": request, **context})
+        html = "".join(tmpl.blocks[block](ctx))
+        return HTMLResponse(html, status_code=status_code)
+    return templates.TemplateResponse(request, template, context, status_code=status_code)

@@ -1,0 +1,154 @@
+"""The JSON API (contract in DESIGN.md). Errors are 4xx with {"detail": message}."""
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from pydantic import BaseModel, ConfigDict, Field
+
+import tokenizers_core as tc
+from tokenizers_core import pretrained
+
+from ..deps import UnknownTokenizer, check_text, resolve_tokenizer, settings, store, trained
+
+router = APIRouter(prefix="/api", tags=["api"])
+
+
+class TokenizerInfo(BaseModel):
+    name: str
+    algorithm: str
+    vocab_size: int
+    label: str
+    aliases: list[str]
+
+
+class EncodeRequest(BaseModel):
+    tokenizer: str = Field(description="a bundled name, an alias, 'regex', or a trained handle",
+                           examples=["cl100k_base"])
+    text: str = Field(examples=["Hello, world!"])
+    pair: str | None = Field(None, description="an optional second sequence (BERT pairs)")
+    pattern: str | None = Field(None, description="the pattern of the 'regex' tokeniser")
+    add_special_tokens: bool = Field(True, description="let the post-processor add [CLS]/[SEP]")
+
+
+class EncodeResponse(BaseModel):
+    tokenizer: str
+    ids: list[int]
+    tokens: list[str]
+    offsets: list[tuple[int, int]]
+    word_ids: list[int | None]
+    special_tokens_mask: list[int]
+    attention_mask: list[int]
+    type_ids: list[int]
+
+
+class TrainRequest(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    algorithm: str = Field(examples=["bpe"])
+    corpus: str | None = Field(None, description="the training text itself")
+    corpus_name: str | None = Field(None, description="a bundled corpus (botchan, udhr/eng, ...) "
+                                    "or the sha256 of a stored corpus")
+    vocab_size: int = Field(examples=[1000])
+
+
+class TrainResponse(BaseModel):
+    tokenizer: str
+    algorithm: str
+    vocab_size: int
+    corpus: str
+    merges: list[tuple[str, str]] | None = None
+
+
+class CorpusIn(BaseModel):
+    text: str
+    name: str = ""
+
+
+class CorpusOut(BaseModel):
+    sha256: str
+    bytes: int
+    chars: int
+    lines: int
+
+
+@router.get("/tokenizers", response_model=list[TokenizerInfo])
+def list_tokenizers() -> list[dict[str, Any]]:
+    """The bundled tokenisers (trained ones are reached by the handle `/api/train` returns)."""
+    return [{"name": n, "algorithm": e.algorithm, "vocab_size": e.vocab_size, "label": e.label,
+             "aliases": pretrained.aliases_of(n)} for n, e in pretrained.bundled().items()]
+
+
+@router.post("/encode", response_model=EncodeResponse)
+def encode(request: Request, body: EncodeRequest) -> dict[str, Any]:
+    """Tokenise a text. Special-token strings such as `<|endoftext|>` in the text are encoded as
+    ordinary text."""
+    check_text(request, body.text + (body.pair or ""))
+    try:
+        tok = resolve_tokenizer(request, body.tokenizer, body.pattern)
+        enc = tok.encode(body.text, body.pair, add_special_tokens=body.add_special_tokens)
+    except UnknownTokenizer as exc:
+        raise HTTPException(404, str(exc)) from None
+    except ValueError as exc:
+        raise HTTPException(422, str(exc)) from None
+    return {"tokenizer": body.tokenizer, **enc.to_dict()}
+
+
+@router.post("/train", response_model=TrainResponse, response_model_exclude_none=True)
+def train(request: Request, body: TrainRequest) -> dict[str, Any]:
+    """Train a tokeniser; the returned handle works in `/api/encode` and in page URLs."""
+    if body.algorithm not in tc.algorithms():
+        raise HTTPException(422, f"unknown algorithm {body.algorithm!r}; choose one of: "
+                                 f"{', '.join(tc.algorithms()) or 'none yet'}")
+    if (body.corpus is None) == (body.corpus_name is None):
+        raise HTTPException(422, "give exactly one of 'corpus' (the text) or 'corpus_name'")
+    ref = body.corpus_name
+    if body.corpus is not None:
+        ref = _store_corpus(request, body.corpus)
+    try:
+        handle, tok = trained(request).train(body.algorithm, ref, body.vocab_size,
+                                             dict(body.model_extra or {}))
+    except LookupError as exc:
+        raise HTTPException(404, str(exc)) from None
+    except ValueError as exc:
+        raise HTTPException(422, str(exc)) from None
+    merges = getattr(tok.model, "merges", None)
+    return {"tokenizer": handle, "algorithm": body.algorithm, "vocab_size": tok.vocab_size,
+            "corpus": ref, "merges": [tuple(m) for m in merges] if merges is not None else None}
+
+
+def _store_corpus(request: Request, text: str) -> str:
+    limit = settings(request).max_corpus_bytes
+    size = len(text.encode("utf-8"))
+    if size > limit:
+        raise HTTPException(413, f"the corpus is {size:,} bytes; the limit is {limit:,} "
+                                 "(set TOKVIS_MAX_CORPUS_BYTES to change it)")
+    if not text.strip():
+        raise HTTPException(422, "the corpus is empty")
+    return store(request).put(text)
+
+
+def corpus_summary(digest: str, text: str) -> dict[str, Any]:
+    return {"sha256": digest, "bytes": len(text.encode("utf-8")), "chars": len(text),
+            "lines": len(text.splitlines())}
+
+
+@router.post("/corpora", response_model=CorpusOut, status_code=201)
+def save_corpus(request: Request, body: CorpusIn) -> dict[str, Any]:
+    """Store a corpus; its sha256 names it in URLs (`corpus_name` in `/api/train`)."""
+    return corpus_summary(_store_corpus(request, body.text), body.text)
+
+
+@router.get("/corpora/{sha256}", response_model=CorpusOut)
+def corpus_info(request: Request, sha256: str) -> dict[str, Any]:
+    text = store(request).get(sha256)
+    if text is None:
+        raise HTTPException(404, f"no stored corpus has sha256 {sha256}")
+    return corpus_summary(sha256, text)
+
+
+@router.get("/corpora/{sha256}/text", response_model=str)
+def corpus_text(request: Request, sha256: str) -> str:
+    text = store(request).get(sha256)
+    if text is None:
+        raise HTTPException(404, f"no stored corpus has sha256 {sha256}")
+    return text

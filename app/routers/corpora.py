@@ -1,0 +1,59 @@
+"""Stored corpora: paste or upload a text, get its sha256, read it back (`/corpora`)."""
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
+from fastapi.responses import HTMLResponse, RedirectResponse
+
+from tokenizers_core.corpora import corpus_names
+
+from ..deps import settings, store
+from ..render import render
+from .api import _store_corpus, corpus_summary
+
+router = APIRouter(tags=["corpora"])
+
+
+async def read_upload(request: Request, upload: UploadFile) -> str:
+    """The uploaded file as text, refusing files over the limit or not UTF-8."""
+    limit = settings(request).max_upload_bytes
+    data = await upload.read(limit + 1)
+    if len(data) > limit:
+        raise HTTPException(413, f"the file is over the upload limit of {limit:,} bytes "
+                                 "(set TOKVIS_MAX_UPLOAD_BYTES to change it)")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise HTTPException(422, f"the file is not UTF-8 text (bad byte at {exc.start})") from None
+
+
+@router.post("/api/corpora/upload", tags=["api"], status_code=201)
+async def upload_corpus_api(request: Request, file: UploadFile = File(...)) -> dict[str, Any]:
+    """Store an uploaded UTF-8 text file as a corpus."""
+    text = await read_upload(request, file)
+    return corpus_summary(_store_corpus(request, text), text)
+
+
+def _page(request: Request, status: int = 200, **ctx: Any) -> HTMLResponse:
+    ctx.setdefault("error", None)
+    ctx.setdefault("text", "")
+    ctx.update(stored=store(request).list(), bundled=corpus_names())
+    return render(request, "corpora.html", ctx, status_code=status)
+
+
+@router.get("/corpora", response_class=HTMLResponse, summary="Stored corpora page")
+def corpora_page(request: Request, saved: str | None = None) -> HTMLResponse:
+    return _page(request, saved=saved)
+
+
+@router.post("/corpora", response_class=HTMLResponse, summary="Store a pasted or uploaded corpus")
+async def corpora_save(request: Request, text: str = Form(""),
+                       file: UploadFile | None = File(None)) -> Any:
+    try:
+        if file is not None and file.filename:
+            text = await read_upload(request, file)
+        digest = _store_corpus(request, text)
+    except HTTPException as exc:
+        return _page(request, status=exc.status_code, error=exc.detail, text=text)
+    return RedirectResponse(f"/corpora?saved={digest}", status_code=303)

@@ -1,0 +1,83 @@
+"""The visualiser: type, and watch the tokens form (`/`)."""
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import HTMLResponse
+
+from .. import display
+from ..deps import REGEX, UnknownTokenizer, check_text, resolve_tokenizer, tokenizer_options
+from ..render import render
+from tokenizers_core import pretrained
+
+router = APIRouter(tags=["pages"])
+
+DEFAULT_TEXT = ("The tokenization handles preprocessing: naïve cafés, 東京, 3.14 and "
+                "<|endoftext|> all become tokens.\n\tDon't panic!")
+MAX_PANEL_ITEMS = 400
+
+# Where a chip links to see how its word was built, by algorithm (only if the page exists).
+STEP_LINKS = {
+    "bpe": ("/bpe/encode", "tokenizer"), "byte_bpe": ("/bpe/encode", "tokenizer"),
+    "sentencepiece_bpe": ("/bpe/encode", "tokenizer"),
+    "wordpiece": ("/wordpiece/encode", "vocab"),
+    "unigram": ("/unigram/lattice", "model"),
+}
+
+
+def default_tokenizer() -> str:
+    for name in ("cl100k_base", "word"):
+        if pretrained.is_bundled(name):
+            return name
+    return "char"
+
+
+def step_link(request: Request, tok) -> tuple[str, str] | None:
+    link = STEP_LINKS.get(tok.algorithm)
+    if link is None:
+        return None
+    paths = {getattr(r, "path", None) for r in request.app.router.routes}
+    return link if link[0] in paths else None
+
+
+def visualise(request: Request, text: str, name: str, pattern: str) -> dict[str, Any]:
+    """Everything the result block shows, or an `error` (with the status it deserves)."""
+    ctx: dict[str, Any] = {"error": None, "status": 200}
+    try:
+        check_text(request, text)
+        tok = resolve_tokenizer(request, name, pattern)
+        enc, trace = tok.trace(text)
+    except HTTPException as exc:
+        return {**ctx, "error": exc.detail, "status": exc.status_code}
+    except UnknownTokenizer as exc:
+        return {**ctx, "error": str(exc), "status": 404}
+    except ValueError as exc:
+        return {**ctx, "error": str(exc), "status": 422}
+    words = [(s, e) for _, s, e in trace.of_kind("pre_tokenize")[0].pieces]
+    chips = display.chips(tok, text, enc, words)
+    n_tokens = len(enc)
+    stages = []
+    for step in trace:
+        stages.append(step)
+    ctx.update(
+        tok=tok, enc=enc, chips=chips, segments=display.segments(text, enc), stages=stages,
+        step_link=step_link(request, tok), max_items=MAX_PANEL_ITEMS,
+        counts={
+            "chars": len(text), "bytes": len(text.encode("utf-8")),
+            "words": len(text.split()), "tokens": n_tokens,
+            "chars_per_token": (len(text) / n_tokens) if n_tokens else 0.0,
+        },
+    )
+    return ctx
+
+
+@router.get("/", response_class=HTMLResponse, summary="The visualiser page")
+def visualiser_page(request: Request, text: str | None = None, tokenizer: str | None = None,
+                    pattern: str = "", ids: bool = False, raw: bool = False) -> HTMLResponse:
+    text = DEFAULT_TEXT if text is None else text
+    name = tokenizer or default_tokenizer()
+    ctx = visualise(request, text, name, pattern)
+    ctx.update(text=text, tokenizer=name, pattern=pattern, show_ids=ids, raw=raw,
+               options=tokenizer_options(name), regex_name=REGEX)
+    return render(request, "visualiser.html", ctx, block="result", status_code=ctx["status"])

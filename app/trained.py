@@ -1,0 +1,95 @@
+"""Trained tokenisers, named by a handle that any server worker can rebuild.
+
+A trained tokeniser is a pure function of its spec: algorithm, corpus (a bundled name or the
+sha256 of a stored corpus), vocab size and options. The handle is readable and derived from the
+spec (`bpe-1000-3f2a9c1b2d4e`); the spec is kept in the SQLite store, the trained object in a
+small LRU cache. A worker that misses the cache retrains from the spec.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from typing import Any
+
+import tokenizers_core as tc
+from tokenizers_core.corpora import corpus_names, load_corpus
+
+from .store import CorpusStore, is_sha256
+
+
+def corpus_text(store: CorpusStore, ref: str) -> str:
+    """The text of a corpus reference: a bundled corpus name or a stored sha256."""
+    if ref in corpus_names():
+        return load_corpus(ref)
+    if is_sha256(ref):
+        text = store.get(ref)
+        if text is not None:
+            return text
+        raise LookupError(f"no stored corpus has sha256 {ref}")
+    raise LookupError(f"unknown corpus {ref!r}: give a bundled name (botchan, udhr/eng, ...) "
+                      "or the sha256 of a stored corpus")
+
+
+def make_spec(algorithm: str, corpus: str, vocab_size: int,
+              options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    """The handle and spec of a training run (nothing is trained here)."""
+    spec = {"algorithm": algorithm, "corpus": corpus, "vocab_size": int(vocab_size),
+            "options": dict(sorted((options or {}).items()))}
+    digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:12]
+    return f"{algorithm}-{int(vocab_size)}-{digest}", spec
+
+
+class TrainedTokenizers:
+    """Trains on demand and caches the most recently used tokenisers."""
+
+    def __init__(self, store: CorpusStore, maxsize: int = 16) -> None:
+        self.store = store
+        self.maxsize = maxsize
+        self._cache: OrderedDict[str, tc.Tokenizer] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def train(self, algorithm: str, corpus: str, vocab_size: int,
+              options: dict[str, Any] | None = None) -> tuple[str, tc.Tokenizer]:
+        """Train (or fetch from the cache) and remember the spec. Raises ValueError for bad
+        options, LookupError for an unknown corpus."""
+        handle, spec = make_spec(algorithm, corpus, vocab_size, options)
+        cached = self._cached(handle)
+        if cached is not None:
+            return handle, cached
+        tok = self._build(handle, spec)
+        self.store.put_spec(handle, spec)
+        return handle, tok
+
+    def get(self, handle: str) -> tc.Tokenizer | None:
+        """The tokeniser behind a handle, retrained from its stored spec if need be."""
+        cached = self._cached(handle)
+        if cached is not None:
+            return cached
+        spec = self.store.get_spec(handle)
+        if spec is None:
+            return None
+        return self._build(handle, spec)
+
+    def _cached(self, handle: str) -> tc.Tokenizer | None:
+        with self._lock:
+            tok = self._cache.get(handle)
+            if tok is not None:
+                self._cache.move_to_end(handle)
+            return tok
+
+    def _build(self, handle: str, spec: dict[str, Any]) -> tc.Tokenizer:
+        text = corpus_text(self.store, spec["corpus"])
+        try:
+            tok = tc.train(spec["algorithm"], text.splitlines(), spec["vocab_size"],
+                           **spec["options"])
+        except TypeError as exc:  # an option the trainer does not take
+            raise ValueError(f"bad option for {spec['algorithm']}: {exc}") from None
+        tok.name = handle
+        with self._lock:
+            self._cache[handle] = tok
+            self._cache.move_to_end(handle)
+            while len(self._cache) > self.maxsize:
+                self._cache.popitem(last=False)
+        return tok

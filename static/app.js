@@ -1,0 +1,45 @@
+// A little keyboard and hover behaviour; every page works without it.
+(function () {
+  "use strict";
+  function typing(el) {
+    return el && (el.tagName === "TEXTAREA" || el.tagName === "SELECT" ||
+      (el.tagName === "INPUT" && !["checkbox", "radio", "range", "button", "submit"].includes(el.type)) ||
+      el.isContentEditable);
+  }
+  // ArrowLeft / ArrowRight step through any page with rel=prev / rel=next links.
+  document.addEventListener("keydown", function (ev) {
+    if (ev.altKey || ev.ctrlKey || ev.metaKey || typing(document.activeElement)) return;
+    var rel = ev.key === "ArrowLeft" ? "prev" : ev.key === "ArrowRight" ? "next" : null;
+    if (!rel) return;
+    var link = document.querySelector('a[rel="' + rel + '"]');
+    if (link) { ev.preventDefault(); link.click(); }
+  });
+  // Hovering (or focusing) a chip lights up its span of the input, and the other way round.
+  function clear() {
+    document.querySelectorAll(".hl").forEach(function (el) { el.classList.remove("hl"); });
+  }
+  function lightChip(i) {
+    clear();
+    document.querySelectorAll('.chip[data-i="' + i + '"]').forEach(function (c) { c.classList.add("hl"); });
+    document.querySelectorAll(".seg").forEach(function (s) {
+      if ((" " + s.dataset.t + " ").indexOf(" " + i + " ") >= 0) s.classList.add("hl");
+    });
+  }
+  function onEnter(ev) {
+    var chip = ev.target.closest && ev.target.closest(".chip[data-i]");
+    if (chip) { lightChip(chip.dataset.i); return; }
+    var seg = ev.target.closest && ev.target.closest(".seg");
+    if (seg && seg.dataset.t) {
+      clear();
+      seg.classList.add("hl");
+      seg.dataset.t.split(" ").forEach(function (i) {
+        document.querySelectorAll('.chip[data-i="' + i + '"]').forEach(function (c) { c.classList.add("hl"); });
+      });
+    }
+  }
+  document.addEventListener("mouseover", onEnter);
+  document.addEventListener("focusin", onEnter);
+  document.addEventListener("mouseout", function (ev) {
+    if (ev.target.closest && (ev.target.closest(".chip") || ev.target.closest(".seg"))) clear();
+  });
+})();

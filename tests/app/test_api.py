@@ -1,0 +1,98 @@
+"""The JSON API contract: /api/tokenizers, /api/encode, /api/corpora, errors as {"detail"}."""
+from __future__ import annotations
+
+
+def test_list_tokenizers(client):
+    r = client.get("/api/tokenizers")
+    assert r.status_code == 200
+    names = {t["name"]: t for t in r.json()}
+    for name in ("char", "word", "sentence"):
+        assert {"name", "algorithm", "vocab_size"} <= names[name].keys()
+
+
+def test_encode_contract(client):
+    r = client.post("/api/encode", json={"tokenizer": "word", "text": "Hello, world!"})
+    assert r.status_code == 200
+    body = r.json()
+    assert body["tokenizer"] == "word"
+    assert body["tokens"] == ["Hello", ",", "world", "!"]
+    assert body["offsets"] == [[0, 5], [5, 6], [7, 12], [12, 13]]
+    assert len(body["ids"]) == 4 and body["ids"][0] == 0
+
+
+def test_encode_offsets_slice_the_text(client):
+    text = "Ünïcödé ﬁne — 東京!"
+    body = client.post("/api/encode", json={"tokenizer": "char", "text": text}).json()
+    assert [text[s:e] for s, e in body["offsets"]] == body["tokens"]
+
+
+def test_unknown_tokeniser_is_404(client):
+    r = client.post("/api/encode", json={"tokenizer": "nope", "text": "x"})
+    assert r.status_code == 404 and "unknown tokeniser" in r.json()["detail"]
+
+
+def test_bad_and_runaway_regex_are_422(client):
+    r = client.post("/api/encode", json={"tokenizer": "regex", "text": "x", "pattern": "[a"})
+    assert r.status_code == 422 and r.json()["detail"]
+    r = client.post("/api/encode", json={"tokenizer": "regex", "text": "a" * 40 + "!",
+                                         "pattern": "(a+)+$"})
+    assert r.status_code == 422 and "0.5" in r.json()["detail"]
+    r = client.post("/api/encode", json={"tokenizer": "regex", "text": "x"})
+    assert r.status_code == 422 and "pattern" in r.json()["detail"]
+
+
+def test_malformed_body_is_422_with_detail(client):
+    r = client.post("/api/encode", json={"text": "x"})
+    assert r.status_code == 422 and "tokenizer" in r.json()["detail"]
+    r = client.post("/api/encode", content=b"not json", headers={"content-type": "application/json"})
+    assert r.status_code == 422 and isinstance(r.json()["detail"], str)
+
+
+def test_text_limit(client, settings):
+    r = client.post("/api/encode", json={"tokenizer": "char", "text": "x" * (settings.max_text_chars + 1)})
+    assert r.status_code == 413 and "limit" in r.json()["detail"]
+
+
+def test_corpus_store_round_trip(client):
+    text = "low lower lowest\nnewer wider\n"
+    r = client.post("/api/corpora", json={"text": text})
+    assert r.status_code == 201
+    info = r.json()
+    import hashlib
+    assert info["sha256"] == hashlib.sha256(text.encode()).hexdigest()
+    assert info["bytes"] == len(text) and info["lines"] == 2
+    assert client.get(f"/api/corpora/{info['sha256']}").json() == info
+    assert client.get(f"/api/corpora/{info['sha256']}/text").json() == text
+    assert client.post("/api/corpora", json={"text": text}).json() == info  # idempotent
+
+
+def test_corpus_upload_and_limits(client, settings):
+    r = client.post("/api/corpora/upload", files={"file": ("c.txt", "é corpus\n".encode(), "text/plain")})
+    assert r.status_code == 201 and r.json()["chars"] == 9
+    r = client.post("/api/corpora/upload", files={"file": ("c.bin", b"\xff\xfe\x00bad", "application/octet-stream")})
+    assert r.status_code == 422 and "UTF-8" in r.json()["detail"]
+    big = b"a" * (settings.max_upload_bytes + 1)
+    r = client.post("/api/corpora/upload", files={"file": ("big.txt", big, "text/plain")})
+    assert r.status_code == 413
+    assert client.post("/api/corpora", json={"text": "  \n"}).status_code == 422
+    assert client.get("/api/corpora/" + "0" * 64).status_code == 404
+
+
+def test_train_rejects_bad_requests(client):
+    r = client.post("/api/train", json={"algorithm": "nope", "corpus": "a b", "vocab_size": 10})
+    assert r.status_code == 422 and "unknown algorithm" in r.json()["detail"]
+
+
+def test_openapi_docs(client):
+    assert client.get("/docs").status_code == 200
+    spec = client.get("/openapi.json").json()
+    assert "/api/encode" in spec["paths"] and "/api/train" in spec["paths"]
+
+
+def test_corpora_page_paste_and_upload(client):
+    r = client.post("/corpora", data={"text": "a stored <b>corpus</b>"}, follow_redirects=False)
+    assert r.status_code == 303 and "saved=" in r.headers["location"]
+    page = client.get(r.headers["location"])
+    assert page.status_code == 200 and "&lt;b&gt;corpus" in page.text
+    r = client.post("/corpora", data={"text": ""}, follow_redirects=False)
+    assert r.status_code == 422 and "empty" in r.text

@@ -1,0 +1,84 @@
+"""The visualiser in a real browser: typing, switching tokenisers, hovering, XSS."""
+from __future__ import annotations
+
+from urllib.parse import quote
+
+
+def token_texts(page) -> list[str]:
+    return page.locator("#result .chip .tok").all_inner_texts()
+
+
+def test_typing_updates_the_chips(page, server_url, screenshot_dir):
+    page.goto(f"{server_url}/?tokenizer=word&text=")
+    assert token_texts(page) == []
+    page.locator("#text").fill("")
+    page.locator("#text").press_sequentially("Hello there, world", delay=10)
+    page.wait_for_function("document.querySelectorAll('#result .chip').length === 4")
+    assert token_texts(page) == ["Hello", "there", ",", "world"]
+    # the URL is a permalink of the state
+    assert "text=Hello+there%2C+world" in page.url or "text=Hello%20there" in page.url
+    page.screenshot(path=str(screenshot_dir / "visualiser-typing.png"), full_page=True)
+
+
+def test_switching_tokeniser_moves_boundaries(page, server_url):
+    page.goto(f"{server_url}/?tokenizer=word&text={quote('Dr. Who left. Then he came.')}")
+    n_words = len(token_texts(page))
+    page.select_option("#tokenizer", "sentence")
+    page.wait_for_function("document.querySelectorAll('#result .chip').length === 2")
+    assert token_texts(page) == ["Dr.·Who·left.", "Then·he·came."]
+    assert n_words > 2
+
+
+def test_hovering_a_chip_highlights_its_span(page, server_url, screenshot_dir):
+    page.goto(f"{server_url}/?tokenizer=word&text={quote('naïve café')}")
+    chip = page.locator("#result .chip").nth(1)
+    chip.hover()
+    tip = chip.locator(".tip")
+    assert tip.is_visible()
+    assert "offsets 6–10" in tip.inner_text()
+    assert "bytes 63 61 66 C3 A9" in tip.inner_text()
+    highlighted = page.locator(".seg.hl").all_inner_texts()
+    assert highlighted == ["café"]
+    page.screenshot(path=str(screenshot_dir / "visualiser-hover.png"), full_page=True)
+
+
+def test_keyboard_focus_shows_the_tooltip(page, server_url):
+    page.goto(f"{server_url}/?tokenizer=char&text=ab")
+    page.locator("#result .chip").first.focus()
+    assert page.locator("#result .chip").first.locator(".tip").is_visible()
+
+
+def test_xss_payloads_render_as_text(page, server_url, screenshot_dir):
+    page.goto(f"{server_url}/?tokenizer=word&text=safe")
+    payload = '<img src=x onerror=alert(1)></textarea><script>alert(2)</script>'
+    page.locator("#text").fill(payload)
+    page.locator("#text").dispatch_event("input")
+    page.wait_for_function("document.querySelector('#result .mirror') && "
+                           "document.querySelector('#result .mirror').textContent.includes('onerror')")
+    assert page.locator("#result img").count() == 0
+    assert page.locator("#result script").count() == 0
+    assert "<img·src=x·onerror=alert(1)>" in page.locator("#result .mirror").inner_text()
+    # a permalink with the payload is just as inert
+    page.goto(f"{server_url}/?tokenizer=char&text={quote(payload)}")
+    assert page.locator("#text").input_value() == payload
+    page.wait_for_timeout(200)
+    assert page.dialogs == []
+    page.screenshot(path=str(screenshot_dir / "visualiser-xss.png"), full_page=True)
+
+
+def test_bad_regex_shows_error_and_keeps_input(page, server_url):
+    page.goto(f"{server_url}/?tokenizer=regex&pattern={quote('(a')}&text=keep")
+    assert "invalid" in page.locator("#result .error").inner_text().lower()
+    assert page.locator("#text").input_value() == "keep"
+    page.locator("#pattern").fill(r"\w")
+    page.wait_for_function("document.querySelectorAll('#result .chip').length === 4")
+
+
+def test_phone_width_layout(browser, server_url, screenshot_dir):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+    page = context.new_page()
+    page.goto(f"{server_url}/")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, "the page scrolls sideways on a phone"
+    page.screenshot(path=str(screenshot_dir / "visualiser-phone.png"), full_page=True)
+    context.close()

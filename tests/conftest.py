@@ -1,0 +1,122 @@
+"""Shared fixtures: an app on a temporary database, a live uvicorn server, and a real browser.
+
+Browser tests drive Debian's chromium (/usr/bin/chromium, or $TOKVIS_CHROMIUM) through
+Playwright; `playwright install` cannot download here, so the executable is set explicitly.
+Screenshots go to $TOKVIS_SCREENSHOTS if set (look at them), else to a pytest temp directory.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("TOKVIS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if "tests/browser" in str(item.fspath).replace(os.sep, "/"):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def data_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("tokvis-data")
+
+
+@pytest.fixture(scope="session")
+def settings(data_dir):
+    from app.config import Settings
+    return Settings(db_path=data_dir / "store.sqlite3", max_text_chars=20_000,
+                    max_corpus_bytes=2_000_000, max_upload_bytes=2_000_000, regex_timeout=0.5)
+
+
+@pytest.fixture(scope="session")
+def app(settings):
+    from app.main import create_app
+    return create_app(settings)
+
+
+@pytest.fixture(scope="session")
+def client(app):
+    from fastapi.testclient import TestClient
+    with TestClient(app) as c:
+        yield c
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def server_url(data_dir):
+    """A real uvicorn serving the app on 127.0.0.1 and a free port."""
+    port = _free_port()
+    env = {**os.environ, "TOKVIS_DB": str(data_dir / "server.sqlite3")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
+         "--port", str(port), "--log-level", "warning"],
+        cwd=ROOT, env=env)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            urllib.request.urlopen(url + "/api/tokenizers", timeout=2).read()
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.2)
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"chromium not found at {CHROMIUM}: install Debian's chromium "
+                    "(apt-get install -y chromium) or set TOKVIS_CHROMIUM")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = context.new_page()
+    dialogs: list[str] = []
+    pg.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    pg.dialogs = dialogs  # an XSS test checks that no alert() ever ran
+    yield pg
+    context.close()
+
+
+@pytest.fixture(scope="session")
+def screenshot_dir(tmp_path_factory) -> Path:
+    target = os.environ.get("TOKVIS_SCREENSHOTS")
+    if target:
+        path = Path(target)
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    return tmp_path_factory.mktemp("screenshots")
