@@ -17,6 +17,8 @@ from .steps import Step, Trace, register_step, step_from_dict
 
 # algorithm -> (module, function(lines, vocab_size=..., **options) -> Tokenizer)
 _TRAINERS: dict[str, tuple[str, str]] = {
+    "wordpiece": ("tokenizers_core.bert", "train_wordpiece"),
+    "unigram": ("tokenizers_core.models.unigram_trainer", "train_unigram"),
 }
 
 

@@ -27,6 +27,12 @@ _BUNDLED: dict[str, Bundled] = {
     "char": Bundled("tokenizers_core.rules", "char_tokenizer", "char", 0, "Characters (code points)"),
     "word": Bundled("tokenizers_core.rules", "word_tokenizer", "word", 0, "Words and punctuation"),
     "sentence": Bundled("tokenizers_core.rules", "sentence_tokenizer", "sentence", 0, "Sentences"),
+    "bert-base-uncased": Bundled("tokenizers_core.bert", "bert_base_uncased", "wordpiece", 30522,
+                                 "BERT base uncased (WordPiece)"),
+    "botchan_en_unigram_1000": Bundled("tokenizers_core.sentencepiece_model", "botchan_en_unigram_1000",
+                                       "unigram", 1000, "SentencePiece Unigram (Botchan, 1k)"),
+    "botchan_en_bpe_1000": Bundled("tokenizers_core.sentencepiece_model", "botchan_en_bpe_1000",
+                                   "sentencepiece_bpe", 1000, "SentencePiece BPE (Botchan, 1k)"),
 }
 
 _ALIASES: dict[str, str] = {
@@ -82,6 +88,7 @@ def load(name_or_path: str) -> Tokenizer:
 
 _FILE_LOADERS: dict[str, tuple[str, str]] = {
     # file suffix -> (module, function taking the path)
+    ".model": ("tokenizers_core.sentencepiece_model", "load_sentencepiece"),
 }
 
 

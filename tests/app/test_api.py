@@ -35,7 +35,7 @@ def test_bad_and_runaway_regex_are_422(client):
     r = client.post("/api/encode", json={"tokenizer": "regex", "text": "x", "pattern": "[a"})
     assert r.status_code == 422 and r.json()["detail"]
     r = client.post("/api/encode", json={"tokenizer": "regex", "text": "a" * 40 + "!",
-                                         "pattern": "(a+)+$"})
+                                         "pattern": "(a|aa)+$"})
     assert r.status_code == 422 and "0.5" in r.json()["detail"]
     r = client.post("/api/encode", json={"tokenizer": "regex", "text": "x"})
     assert r.status_code == 422 and "pattern" in r.json()["detail"]

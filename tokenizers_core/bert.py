@@ -1,0 +1,109 @@
+"""The BERT pipeline: BertNormalizer -> BertPreTokenizer -> WordPiece -> [CLS] $A [SEP] (seed 001).
+
+`bert_base_uncased()` is the bundled real tokeniser; `train_wordpiece(lines, vocab_size)` trains a
+WordPiece model by likelihood and puts it in the same pipeline.
+
+>>> tok = bert_base_uncased()
+>>> enc = tok.encode("Hello, world!")
+>>> enc.tokens, enc.ids
+(['[CLS]', 'hello', ',', 'world', '!', '[SEP]'], [101, 7592, 1010, 2088, 999, 102])
+>>> enc.offsets[1:3], enc.special_tokens_mask
+([(0, 5), (5, 6)], [1, 0, 0, 0, 0, 1])
+>>> tok.decode(enc.ids)
+'hello, world!'
+
+Known difference from Hugging Face's `BertWordPieceTokenizer`: it also matches its special tokens
+("[CLS]", "[SEP]", ...) typed literally in the input and keeps them whole; here they are ordinary
+text (split at the brackets).
+"""
+from __future__ import annotations
+
+import collections
+from pathlib import Path
+from typing import Any, Iterable
+
+from . import decoders
+from .models.wordpiece import WordPiece
+from .models.wordpiece_train import WordPieceTrainer
+from .normalized import NormalizedString
+from .normalizers import BertNormalizer
+from .pipeline import Tokenizer
+from .pre_tokenizers import BertPreTokenizer
+from .processors import BertProcessing
+
+VOCAB_PATH = Path(__file__).parent / "data" / "vocab" / "bert-base-uncased-vocab.txt.gz"
+
+
+def bert_pipeline(model: WordPiece, *, lowercase: bool = True, name: str = "") -> Tokenizer:
+    """A WordPiece model in BERT's pipeline. Without [CLS] and [SEP] in the vocabulary there
+    is no post-processor (nothing to add)."""
+    cls_id, sep_id = model.token_to_id("[CLS]"), model.token_to_id("[SEP]")
+    processor = (BertProcessing(sep=("[SEP]", sep_id), cls=("[CLS]", cls_id))
+                 if cls_id is not None and sep_id is not None else None)
+    return Tokenizer(model, normalizer=BertNormalizer(lowercase=lowercase),
+                     pre_tokenizer=BertPreTokenizer(), post_processor=processor,
+                     decoder=decoders.WordPiece(prefix=model.continuing_subword_prefix),
+                     name=name, algorithm="wordpiece")
+
+
+def bert_base_uncased() -> Tokenizer:
+    """The bundled bert-base-uncased tokeniser (30,522 tokens, lowercasing, accents stripped)."""
+    return bert_pipeline(WordPiece.from_file(str(VOCAB_PATH)), name="bert-base-uncased")
+
+
+def _lines(lines: Iterable[str] | str) -> Iterable[str]:
+    if isinstance(lines, str):
+        return lines.splitlines()
+    return lines
+
+
+def count_words(lines: Iterable[str] | str, *, lowercase: bool = True) -> dict[str, int]:
+    """Word frequencies after BERT's normaliser and pre-tokeniser (what training sees).
+
+    Each whitespace-separated chunk is normalised and split once however often it occurs (the
+    normaliser and the pre-tokeniser never look across a space, tab or line break).
+
+    >>> count_words(["Héllo, hello!"])
+    {'hello': 2, ',': 1, '!': 1}
+    """
+    normalizer, pre_tokenizer = BertNormalizer(lowercase=lowercase), BertPreTokenizer()
+    chunks: collections.Counter[str] = collections.Counter()
+    for line in _lines(lines):
+        if not isinstance(line, str):
+            raise ValueError(f"training lines must be strings, got {type(line).__name__}")
+        chunks.update(line.replace("\t", " ").replace("\r", " ").replace("\n", " ").split(" "))
+    words: dict[str, int] = {}
+    for chunk, freq in chunks.items():
+        if not chunk:
+            continue
+        for piece in pre_tokenizer.split(normalizer.normalize(NormalizedString(chunk))):
+            w = piece.normalized
+            if w:
+                words[w] = words.get(w, 0) + freq
+    return words
+
+
+def wordpiece_trainer(lines: Iterable[str] | str, vocab_size: int, *, lowercase: bool = True,
+                      **options: Any) -> WordPieceTrainer:
+    """The training stepper over BERT-normalised, BERT-pre-tokenised words of `lines`."""
+    return WordPieceTrainer(count_words(lines, lowercase=lowercase), vocab_size=vocab_size,
+                            **options)
+
+
+def train_wordpiece(lines: Iterable[str] | str, vocab_size: int, *, min_frequency: int = 0,
+                    special_tokens: Iterable[str] | None = None,
+                    continuing_subword_prefix: str = "##", lowercase: bool = True,
+                    max_input_chars_per_word: int = 100) -> Tokenizer:
+    """`train("wordpiece", lines, vocab_size, ...)`: a likelihood-trained WordPiece model in the
+    BERT pipeline. `tok.model.merges` lists the merges in learned order, `tok.model.vocab` the
+    vocabulary (special tokens first, then the initial symbols, then the merged ones).
+
+    >>> tok = train_wordpiece(["hug pug pun bun hugs"] * 3, vocab_size=20)
+    >>> tok.model.merges[0]
+    ('##g', '##s')
+    """
+    trainer = wordpiece_trainer(lines, vocab_size, lowercase=lowercase,
+                                min_frequency=min_frequency, special_tokens=special_tokens,
+                                continuing_subword_prefix=continuing_subword_prefix)
+    model = trainer.model(max_input_chars_per_word=max_input_chars_per_word)
+    return bert_pipeline(model, lowercase=lowercase)

@@ -1,0 +1,914 @@
+"""Byte-pair encoding: training one merge at a time, and encoding one merge at a time.
+
+Three trainable variants (`tokenizers_core.train(name, lines, vocab_size)`):
+
+- ``"bpe"``: the textbook algorithm. Words come from the `Whitespace` pre-tokenizer
+  (``\\w+|[^\\w\\s]+``); each word is a tuple of characters plus a separate end-of-word symbol
+  ``</w>``, so "er" at the end of a word differs from "er" inside one. ``<unk>`` (id 0) stands for
+  characters never seen in training.
+- ``"byte_bpe"``: GPT-2 style. Words come from a regex (preset ``gpt2`` by default, or ``cl100k``,
+  ``o200k``); each word is its UTF-8 bytes, spelled through the GPT-2 byte-to-unicode table ("Ġ" is
+  the space byte), and all 256 bytes are in the alphabet, so nothing is ever unknown.
+- ``"sentencepiece_bpe"``: sentencepiece's BPE (see `bpe_sentencepiece.py`).
+
+**Training** (``"bpe"``, ``"byte_bpe"``) is Hugging Face's `BpeTrainer`, step for step:
+
+1. count the words once (a word-frequency table; the corpus is never read again);
+2. give ids to the special tokens, then to the alphabet in code-point order (Python `str` order);
+3. count every adjacent pair of symbols, weighted by word frequency, and remember which words
+   hold it (the pair -> words index);
+4. repeat until the vocabulary is big enough: pick the pair with the highest count -- on a tie
+   the smallest ``(id(left), id(right))``, so the pair of older symbols wins -- merge it in every
+   word that holds it, and record the merge.
+
+Step 4 never recounts: merging ``a b`` in one word only changes the pairs next to it
+(``x a`` -> ``x ab``, ``b y`` -> ``ab y``), so the counts are updated in place and the best pair
+comes off a heap whose stale entries are refreshed when they surface (lazy deletion).
+`vocab_size` counts special tokens + alphabet + merged symbols, as Hugging Face does; training
+also stops when no pair occurs at least `min_frequency` times (and at least once).
+
+>>> tok = train_bpe(["low low low lower lowest newer wider"], vocab_size=16)
+>>> tok.model.merges[:3]
+[('l', 'o'), ('lo', 'w'), ('e', 'r')]
+>>> tok.encode("lowest").tokens
+['low', 'e', 's', 't', '</w>']
+
+**Encoding** is by rank: in each word, of all adjacent pairs that are a known merge, merge the one
+with the lowest rank (the earliest learned; leftmost on a tie), and repeat. `BPE.encode_steps`
+yields one `BpeEncodeStep` per merge for the views; `BPE.tokenize` runs the same rule without
+building steps and caches each word's result.
+"""
+from __future__ import annotations
+
+import heapq
+from collections import Counter, OrderedDict
+from dataclasses import dataclass
+from typing import Any, ClassVar, Iterable, Iterator
+
+from ..steps import Step, register_step
+
+END_OF_WORD = "</w>"
+UNK = "<unk>"
+MAX_VOCAB_SIZE = 1_000_000
+_INF = 1 << 62
+_SHIFT = 21            # a pair of symbol ids (both < 2**21) is the int (left << 21) | right
+_MASK = (1 << _SHIFT) - 1
+_TIES_SHOWN = 8
+_CHANGED_SHOWN = 12
+
+BPE_RULE = ("highest count; on a tie the pair with the smaller (id(left), id(right)) wins, where "
+            "ids are given to the alphabet in code-point order and then to merged symbols in "
+            "creation order (Hugging Face's BpeTrainer)")
+
+
+# ---- steps --------------------------------------------------------------------------------------
+@register_step
+@dataclass(frozen=True)
+class BpeMerge(Step):
+    """One training merge: `pair` (occurring `count` times, weighted by word frequency) became
+    `new_symbol`. `tied` are (up to 8) other pairs with the same count that lost the tie-break, in
+    tie-break order (`n_tied` counts them; `ties_more` says there may be more than counted);
+    `changed_words` are (up to 12) words whose segmentation changed (`n_changed_words` in all).
+
+    >>> s = BpeMerge(0, ("l", "o"), 7, "lo", 12, (("o", "w"),), 1, False, ("low",), 1)
+    >>> step_from_dict(s.to_dict()) == s
+    True
+    """
+
+    kind: ClassVar[str] = "bpe_merge"
+    index: int
+    pair: tuple[str, str]
+    count: int
+    new_symbol: str
+    new_id: int
+    tied: tuple[tuple[str, str], ...]
+    n_tied: int
+    ties_more: bool
+    changed_words: tuple[str, ...]
+    n_changed_words: int
+
+
+@register_step
+@dataclass(frozen=True)
+class BpeEncodeStep(Step):
+    """One encoding merge inside a word: of the `candidates` (position, rank) -- the adjacent
+    pairs of `parts` that are known merges -- the lowest rank wins (the leftmost on a tie):
+    `parts[chosen]` + `parts[chosen + 1]` -> `merged`.
+
+    >>> s = BpeEncodeStep(0, ("l", "o", "w"), ((0, 0), (1, 3)), 0, 0, "lo")
+    >>> step_from_dict(s.to_dict()) == s
+    True
+    """
+
+    kind: ClassVar[str] = "bpe_encode"
+    index: int
+    parts: tuple[str, ...]
+    candidates: tuple[tuple[int, int], ...]
+    chosen: int
+    rank: int
+    merged: str
+
+
+from ..steps import step_from_dict  # noqa: E402  (for the doctests above)
+
+
+# ---- showing byte-level tokens ------------------------------------------------------------------
+def _byte_tables() -> tuple[dict[int, str], dict[str, int]]:
+    from ..pre_tokenizers import bytes_to_unicode
+    table = bytes_to_unicode()
+    return table, {c: b for b, c in table.items()}
+
+
+_BYTE_TO_CHAR, _CHAR_TO_BYTE = _byte_tables()
+# str.translate table from Latin-1 code points (one per byte) to the byte-level characters
+_LATIN1_TO_BYTE_LEVEL = {b: c for b, c in _BYTE_TO_CHAR.items()}
+
+
+def to_byte_level(text: str) -> str:
+    """The GPT-2 byte-level spelling of `text`: each UTF-8 byte as one printable character.
+
+    >>> to_byte_level("a é")
+    'aĠÃ©'
+    """
+    return text.encode("utf-8", "surrogatepass").decode("latin-1").translate(_LATIN1_TO_BYTE_LEVEL)
+
+
+def byte_level_to_bytes(token: str) -> bytes:
+    """The bytes a byte-level token stands for (`ValueError` for a character outside the table).
+
+    >>> byte_level_to_bytes("ĠÃ©")
+    b' \\xc3\\xa9'
+    """
+    try:
+        return bytes(_CHAR_TO_BYTE[c] for c in token)
+    except KeyError as err:
+        raise ValueError(f"{err.args[0]!r} is not a byte-level character") from None
+
+
+def show_bytes(data: bytes) -> str:
+    """Text for a run of bytes that is honest about broken UTF-8: valid characters as
+    themselves, every byte that is not part of a whole character as hex in angle brackets.
+
+    >>> show_bytes("日".encode()[:2])
+    '<E6 97>'
+    >>> show_bytes(b"a\\xe3\\x81")
+    'a<E3 81>'
+    >>> show_bytes(b"ok")
+    'ok'
+    """
+    out: list[str] = []
+    bad: list[int] = []
+    i = 0
+    while i < len(data):
+        for size in (1, 2, 3, 4):
+            try:
+                ch = data[i:i + size].decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            break
+        else:
+            bad.append(data[i])
+            i += 1
+            continue
+        if bad:
+            out.append("<" + " ".join(f"{b:02X}" for b in bad) + ">")
+            bad = []
+        out.append(ch)
+        i += size
+    if bad:
+        out.append("<" + " ".join(f"{b:02X}" for b in bad) + ">")
+    return "".join(out)
+
+
+def token_text(token: str, byte_level: bool) -> str:
+    """How a view should show a token: byte-level tokens decoded to text, with bytes that are
+    only part of a character shown as `<E3 81>` (never a silent U+FFFD).
+
+    >>> token_text("ĠÃ©", True), token_text("ã", True), token_text("low</w>", False)
+    (' é', '<E3>', 'low</w>')
+    """
+    if not byte_level:
+        return token
+    try:
+        return show_bytes(byte_level_to_bytes(token))
+    except ValueError:
+        return token
+
+
+# ---- the model: rank-based encoding -------------------------------------------------------------
+class BPE:
+    """A BPE model: a vocabulary and the merges in learned order.
+
+    `rank_by` says how a pair of adjacent parts is ranked while encoding:
+
+    - ``"merges"`` (Hugging Face): the pair ``(left, right)`` has the rank of its position in
+      `merges`; pairs not in `merges` never merge.
+    - ``"tokens"`` (tiktoken): the pair has the rank of the token ``left + right`` in the
+      vocabulary (the token's id), whichever way it was built.
+
+    Other options: `end_of_word` (a symbol appended to every word, "</w>" for "bpe"),
+    `byte_level` (pieces are spelled in the GPT-2 byte-level alphabet; tokens show as bytes),
+    `unk_token` (stands for symbols outside the vocabulary; without one they raise ValueError),
+    `special_tokens` (token -> id; a piece equal to one becomes that token, so only a
+    pre-tokenizer that isolates allowed special tokens makes them).
+
+    >>> m = BPE({"a": 0, "b": 1, "ab": 2}, [("a", "b")])
+    >>> m.tokenize("abab")
+    [('ab', 2, 0, 2), ('ab', 2, 2, 4)]
+    """
+
+    def __init__(self, vocab: dict[str, int], merges: list[tuple[str, str]], *,
+                 rank_by: str = "merges", end_of_word: str | None = None,
+                 byte_level: bool = False, unk_token: str | None = None,
+                 special_tokens: dict[str, int] | None = None, cache_size: int = 100_000) -> None:
+        if rank_by not in ("merges", "tokens"):
+            raise ValueError(f"rank_by must be 'merges' or 'tokens', not {rank_by!r}")
+        self.vocab = vocab
+        self._merges = list(merges) if merges is not None else None
+        self.rank_by = rank_by
+        self.end_of_word = end_of_word
+        self.byte_level = byte_level
+        self.unk_token = unk_token
+        self.special_tokens: dict[str, int] = dict(special_tokens or {})
+        self._id_to_token: dict[int, str] = {i: t for t, i in vocab.items()}
+        for t, i in self.special_tokens.items():
+            self._id_to_token.setdefault(i, t)
+        self._pair_ranks: dict[tuple[str, str], int] | None = None
+        if rank_by == "merges":
+            self._pair_ranks = {}
+            for rank, pair in enumerate(self._merges or ()):
+                self._pair_ranks.setdefault(pair, rank)
+        self._cache: dict[str, list[tuple[str, int, int, int]]] = {}
+        self._cache_size = cache_size
+
+    # -- the Model protocol ----------------------------------------------------------------------
+    @property
+    def merges(self) -> list[tuple[str, str]]:
+        """The merges in learned order (for "tokens" models, derived from the ranks once)."""
+        if self._merges is None:
+            self._merges = _merges_from_ranks(self.vocab, self.special_tokens)
+        return self._merges
+
+    def id_to_token(self, id: int) -> str | None:
+        return self._id_to_token.get(id)
+
+    def token_to_id(self, token: str) -> int | None:
+        i = self.vocab.get(token)
+        return i if i is not None else self.special_tokens.get(token)
+
+    def get_vocab_size(self) -> int:
+        return len(self._id_to_token)
+
+    def describe(self) -> str:
+        kind = "byte-level BPE" if self.byte_level else "BPE"
+        rule = "ranked by token id (tiktoken)" if self.rank_by == "tokens" else "ranked by merge order"
+        return f"{kind}, {len(self.vocab):,} tokens, {rule}"
+
+    def tokenize(self, piece: str) -> list[tuple[str, int, int, int]]:
+        """The tokens of one piece as (token, id, start, end), positions in the piece.
+
+        The result for each distinct piece is cached (the fast path builds no steps).
+        """
+        cached = self._cache.get(piece)
+        if cached is not None:
+            return cached
+        special = self.special_tokens.get(piece)
+        if special is not None:
+            out = [(piece, special, 0, len(piece))]
+        else:
+            out = self._with_ids(self.merge_parts(self.initial_parts(piece)))
+        if len(self._cache) >= self._cache_size:
+            self._cache.clear()
+        self._cache[piece] = out
+        return out
+
+    # -- the algorithm ---------------------------------------------------------------------------
+    def initial_parts(self, piece: str) -> list[str]:
+        """The symbols a piece starts as: its characters (+ the end-of-word symbol)."""
+        parts = list(piece)
+        if self.end_of_word:
+            parts.append(self.end_of_word)
+        return parts
+
+    def rank(self, left: str, right: str) -> int | None:
+        """The rank of merging `left` and `right`, or None when they never merge."""
+        if self._pair_ranks is not None:
+            return self._pair_ranks.get((left, right))
+        return self.vocab.get(left + right)
+
+    def merge_parts(self, parts: list[str], limit: int | None = None) -> list[str]:
+        """Merge by rank until no known pair is left (with `limit`: only ranks < limit).
+
+        The textbook loop of `encode_steps` without the steps: rank every adjacent pair, merge
+        the lowest (leftmost on a tie), re-rank the two neighbours, repeat.
+        """
+        if len(parts) < 2:
+            return parts
+        if len(parts) > 256:
+            return _merge_long(parts, self.rank, limit)
+        cutoff = _INF if limit is None else limit
+        if self._pair_ranks is not None:
+            table = self._pair_ranks
+            ranks = [table.get(pair, _INF) for pair in zip(parts, parts[1:])]
+        else:
+            vocab = self.vocab
+            table = None
+            ranks = [vocab.get(a + b, _INF) for a, b in zip(parts, parts[1:])]
+        parts = list(parts)
+        while ranks:
+            best = min(ranks)
+            if best >= cutoff or best >= _INF:
+                break
+            i = ranks.index(best)
+            parts[i] += parts[i + 1]
+            del parts[i + 1]
+            del ranks[i]
+            # re-rank the pairs on either side of the new part
+            if table is not None:
+                if i > 0:
+                    ranks[i - 1] = table.get((parts[i - 1], parts[i]), _INF)
+                if i < len(ranks):
+                    ranks[i] = table.get((parts[i], parts[i + 1]), _INF)
+            else:
+                if i > 0:
+                    ranks[i - 1] = vocab.get(parts[i - 1] + parts[i], _INF)
+                if i < len(ranks):
+                    ranks[i] = vocab.get(parts[i] + parts[i + 1], _INF)
+        return parts
+
+    def encode_steps(self, piece: str, limit: int | None = None) -> Iterator[BpeEncodeStep]:
+        """One `BpeEncodeStep` per merge while encoding `piece` (the rule of `merge_parts`,
+        spelled out). The parts after the last step are `merge_parts(initial_parts(piece))`.
+
+        >>> m = BPE({"l": 0, "o": 1, "w": 2, "lo": 3, "low": 4}, [("l", "o"), ("lo", "w")])
+        >>> [(s.parts, s.merged) for s in m.encode_steps("low")]
+        [(('l', 'o', 'w'), 'lo'), (('lo', 'w'), 'low')]
+        """
+        parts = self.initial_parts(piece)
+        index = 0
+        while len(parts) > 1:
+            candidates = []
+            for i in range(len(parts) - 1):
+                r = self.rank(parts[i], parts[i + 1])
+                if r is not None and (limit is None or r < limit):
+                    candidates.append((i, r))
+            if not candidates:
+                return
+            chosen, rank = min(candidates, key=lambda c: (c[1], c[0]))
+            merged = parts[chosen] + parts[chosen + 1]
+            yield BpeEncodeStep(index, tuple(parts), tuple(candidates), chosen, rank, merged)
+            parts = parts[:chosen] + [merged] + parts[chosen + 2:]
+            index += 1
+
+    def _with_ids(self, parts: list[str]) -> list[tuple[str, int, int, int]]:
+        """Attach ids and positions in the piece (the end-of-word symbol has no width)."""
+        out = []
+        pos = 0
+        eow = self.end_of_word
+        for part in parts:
+            width = len(part)
+            if eow and part.endswith(eow):
+                width -= len(eow)
+            tid = self.vocab.get(part)
+            if tid is None:
+                out.extend(self._unknown(part, pos))
+            else:
+                out.append((part, tid, pos, pos + width))
+            pos += width
+        return out
+
+    def _unknown(self, part: str, pos: int) -> list[tuple[str, int, int, int]]:
+        if self.unk_token is None or self.unk_token not in self.vocab:
+            raise ValueError(f"{part!r} is not in the vocabulary and this model has no unknown token")
+        return [(self.unk_token, self.vocab[self.unk_token], pos, pos + len(part))]
+
+    # -- explaining a token ----------------------------------------------------------------------
+    def merge_tree(self, token: str) -> dict[str, Any]:
+        """How `token` was built: ``{"token", "id", "children": [left_tree, right_tree]}``
+        (no children for an alphabet symbol).
+
+        >>> m = BPE({"l": 0, "o": 1, "w": 2, "lo": 3, "low": 4}, [("l", "o"), ("lo", "w")])
+        >>> t = m.merge_tree("low")
+        >>> [c["token"] for c in t["children"]], [c["token"] for c in t["children"][0]["children"]]
+        (['lo', 'w'], ['l', 'o'])
+        """
+        if token not in self.vocab and token not in self.special_tokens:
+            raise ValueError(f"{token!r} is not a token of this model")
+        return self._tree(token, 0)
+
+    def _tree(self, token: str, depth: int) -> dict[str, Any]:
+        node: dict[str, Any] = {"token": token, "id": self.token_to_id(token), "children": []}
+        if depth > 64 or len(token) < 2 or token in self.special_tokens:
+            return node
+        split = self._split_of(token)
+        if split is not None:
+            node["children"] = [self._tree(split[0], depth + 1), self._tree(split[1], depth + 1)]
+        return node
+
+    def _split_of(self, token: str) -> tuple[str, str] | None:
+        if self.rank_by == "tokens":
+            parts = self.merge_parts(list(token), limit=self.vocab.get(token))
+            return (parts[0], parts[1]) if len(parts) == 2 else None
+        made = getattr(self, "_made_by", None)
+        if made is None:
+            made = {}
+            for left, right in self.merges:
+                made.setdefault(left + right, (left, right))
+            self._made_by = made
+        return made.get(token)
+
+
+def _merge_long(parts: list[str], rank_of, limit: int | None) -> list[str]:
+    """`merge_parts` for long pieces: a heap of (rank, position) over a linked list, so a piece
+    of n symbols costs O(n log n) instead of O(n^2). Same rule: lowest rank, then leftmost."""
+    n = len(parts)
+    parts = list(parts)
+    nxt = list(range(1, n + 1))
+    prv = list(range(-1, n - 1))
+    alive = [True] * n
+    cutoff = _INF if limit is None else limit
+    heap = []
+    for i in range(n - 1):
+        r = rank_of(parts[i], parts[i + 1])
+        if r is not None and r < cutoff:
+            heap.append((r, i, parts[i], parts[i + 1]))
+    heapq.heapify(heap)
+    while heap:
+        r, i, left, right = heapq.heappop(heap)
+        j = nxt[i] if alive[i] else n
+        if j >= n or parts[i] != left or parts[j] != right:
+            continue                      # a stale entry: one side has changed since
+        parts[i] = left + right
+        alive[j] = False
+        nxt[i] = nxt[j]
+        if nxt[j] < n:
+            prv[nxt[j]] = i
+        p = prv[i]
+        if p >= 0:
+            rp = rank_of(parts[p], parts[i])
+            if rp is not None and rp < cutoff:
+                heapq.heappush(heap, (rp, p, parts[p], parts[i]))
+        q = nxt[i]
+        if q < n:
+            rq = rank_of(parts[i], parts[q])
+            if rq is not None and rq < cutoff:
+                heapq.heappush(heap, (rq, i, parts[i], parts[q]))
+    return [parts[i] for i in range(n) if alive[i]]
+
+
+def _merges_from_ranks(vocab: dict[str, int], special: dict[str, int]) -> list[tuple[str, str]]:
+    """Recover a merge list from tiktoken-style ranks: each multi-symbol token, in rank order,
+    is what rank-based BPE makes of its own symbols with the lower ranks -- two parts."""
+    model = BPE(vocab, [], rank_by="tokens")
+    merges = []
+    for token, rank in sorted(vocab.items(), key=lambda kv: kv[1]):
+        if len(token) < 2 or token in special:
+            continue
+        parts = model.merge_parts(list(token), limit=rank)
+        if len(parts) == 2:
+            merges.append((parts[0], parts[1]))
+    return merges
+
+
+# ---- training: Hugging Face's BpeTrainer, one merge at a time ------------------------------------
+def _pair(key: int) -> tuple[int, int]:
+    return key >> _SHIFT, key & _MASK
+
+
+class BpeTrainer:
+    """The incremental trainer as a stepper: iterate it to get one `BpeMerge` per merge.
+
+    `words` is the word-frequency table, each word already spelled as its initial symbols
+    (``{("l", "o", "w", "</w>"): 5, ...}``). The state after any number of steps is inspectable
+    (`segmentation`, `top_pairs`); `train` runs it to the end.
+
+    >>> t = BpeTrainer({("a", "b"): 3, ("b", "a", "b"): 1}, vocab_size=4)
+    >>> [(s.pair, s.count) for s in t]
+    [(('a', 'b'), 4)]
+    """
+
+    def __init__(self, words: dict[tuple[str, ...], int], vocab_size: int, *,
+                 min_frequency: int = 0, special_tokens: Iterable[str] = (),
+                 initial_alphabet: Iterable[str] = (), record_top: int = 0) -> None:
+        self.vocab_size = vocab_size
+        self.min_frequency = min_frequency
+        self.record_top = record_top
+        # 1-2. special tokens, then the alphabet in code-point order
+        self.symbols: list[str] = []
+        self.symbol_ids: dict[str, int] = {}
+        for tok in special_tokens:
+            self._add_symbol(tok)
+        alphabet = set(initial_alphabet)
+        for word in words:
+            alphabet.update(word)
+        for sym in sorted(alphabet):
+            self._add_symbol(sym)
+        if len(self.symbols) >= MAX_VOCAB_SIZE:
+            raise ValueError("the alphabet is too large")
+        self.alphabet_size = len(self.symbols)
+        # the word table: one entry per distinct word
+        ids = self.symbol_ids
+        self.word_keys: list[tuple[str, ...]] = list(words)
+        self.counts: list[int] = list(words.values())
+        self.words: list[list[int]] = [[ids[s] for s in w] for w in self.word_keys]
+        # 3. pair counts and the pair -> words index, as heap entries
+        self.pair_counts: dict[int, int] = {}
+        self._heap: list[tuple[int, int, int, set[int]]] = []
+        self._seq = 0
+        self._count_all_pairs()
+        self.merges: list[tuple[int, int]] = []     # (left id, right id), in learned order
+        self.new_ids: list[int] = []
+        self.steps: list[BpeMerge] = []
+        self.tables: list[tuple[tuple[str, str, int], ...]] = []   # top pairs before each merge
+        self.done = False
+        self.stop_reason = ""
+
+    def _add_symbol(self, sym: str) -> int:
+        if sym not in self.symbol_ids:
+            self.symbol_ids[sym] = len(self.symbols)
+            self.symbols.append(sym)
+        return self.symbol_ids[sym]
+
+    # -- bookkeeping helpers ---------------------------------------------------------------------
+    def _count_all_pairs(self) -> None:
+        """Count every adjacent pair once, weighted by word frequency; index where each occurs."""
+        counts = self.pair_counts
+        where: dict[int, set[int]] = {}
+        for i, word in enumerate(self.words):
+            w = self.counts[i]
+            for a, b in zip(word, word[1:]):
+                key = (a << _SHIFT) | b
+                counts[key] = counts.get(key, 0) + w
+                pos = where.get(key)
+                if pos is None:
+                    where[key] = {i}
+                else:
+                    pos.add(i)
+        self._push_entries(where)
+
+    def _push_entries(self, where: dict[int, set[int]]) -> None:
+        """Put (count, pair, the words to visit) on the heap for each pair with a positive count."""
+        heap = self._heap
+        counts = self.pair_counts
+        for key, pos in where.items():
+            c = counts[key]
+            if c > 0:
+                self._seq += 1
+                heapq.heappush(heap, (-c, key, self._seq, pos))
+
+    def _pop_best(self) -> tuple[int, int, set[int]] | None:
+        """The best pair (key, count, words to visit), or None when training must stop.
+
+        Heap entries go stale as counts change; a stale entry that surfaces is re-queued with the
+        pair's current count (lazy deletion), exactly like Hugging Face's trainer.
+        """
+        heap = self._heap
+        counts = self.pair_counts
+        while True:
+            if len(self.symbols) >= self.vocab_size:
+                self.stop_reason = f"the vocabulary reached {self.vocab_size} symbols"
+                return None
+            if not heap:
+                self.stop_reason = "no pairs are left to merge"
+                return None
+            neg, key, seq, pos = heapq.heappop(heap)
+            current = counts[key]
+            if -neg != current:
+                heapq.heappush(heap, (-current, key, seq, pos))
+                continue
+            if current < 1 or self.min_frequency > current:
+                self.stop_reason = (f"the best pair occurs {current} times, below "
+                                    f"min_frequency {self.min_frequency}" if current >= 1
+                                    else "no pairs are left to merge")
+                return None
+            return key, current, pos
+
+    def _apply_merge(self, a: int, b: int, new: int, positions: set[int]) -> list[int]:
+        """Merge `a b` -> `new` in the given words, left to right, and update the pair counts
+        of the neighbours in place (`x a` -> `x new`, `b y` -> `new y`). Returns the changed
+        words. Pairs that gained occurrences get fresh heap entries listing where they gained."""
+        words, counts, pc = self.words, self.counts, self.pair_counts
+        gained: dict[int, set[int]] = {}
+        changed = []
+        kb, kn = b << _SHIFT, new << _SHIFT
+        for i in positions:
+            word = words[i]
+            try:
+                j = word.index(a)
+            except ValueError:
+                continue
+            w = counts[i]
+            hit = False
+            n = len(word)
+            while j < n - 1:
+                if word[j] == a and word[j + 1] == b:
+                    hit = True
+                    if j > 0:
+                        p = word[j - 1]
+                        pc[(p << _SHIFT) | a] -= w
+                        key = (p << _SHIFT) | new
+                        pc[key] = pc.get(key, 0) + w
+                        s = gained.get(key)
+                        if s is None:
+                            gained[key] = {i}
+                        else:
+                            s.add(i)
+                    word[j] = new
+                    del word[j + 1]
+                    n -= 1
+                    if j < n - 1:
+                        q = word[j + 1]
+                        pc[kb | q] -= w
+                        key = kn | q
+                        pc[key] = pc.get(key, 0) + w
+                        s = gained.get(key)
+                        if s is None:
+                            gained[key] = {i}
+                        else:
+                            s.add(i)
+                j += 1
+                if j < n - 1 and word[j] != a:            # jump to the next candidate
+                    try:
+                        j = word.index(a, j)
+                    except ValueError:
+                        break
+            if hit:
+                changed.append(i)
+        self._push_entries(gained)
+        return changed
+
+    def _ties(self, count: int, best_key: int) -> tuple[list[int], bool]:
+        """Other pairs whose current count is also `count` (they lost the tie-break), in
+        tie-break order: a best-first walk down the heap, at most a few dozen entries."""
+        found = self._walk(_TIES_SHOWN, count, best_key, max_visits=64)
+        return [k for k, _ in found[0]], found[1]
+
+    def _walk(self, limit: int, min_count: int, skip_key: int, max_visits: int
+              ) -> tuple[list[tuple[int, int]], bool]:
+        """Best-first walk of the heap giving valid (pair, count) in (count desc, pair asc) order.
+
+        A stale entry is re-queued in the walk with its current count, so the order is exact.
+        Returns (pairs, more) where `more` says the walk stopped early."""
+        heap, pc = self._heap, self.pair_counts
+        if not heap:
+            return [], False
+        frontier = [(heap[0][0], heap[0][1], 0)]
+        seen = {skip_key}
+        out: list[tuple[int, int]] = []
+        visits = 0
+        while frontier:
+            neg, key, idx = heapq.heappop(frontier)
+            if -neg < min_count:
+                return out, False
+            if idx >= 0:
+                for c in (2 * idx + 1, 2 * idx + 2):
+                    if c < len(heap):
+                        heapq.heappush(frontier, (heap[c][0], heap[c][1], c))
+            if key in seen:
+                continue
+            visits += 1
+            actual = pc.get(key, 0)
+            if actual == -neg:
+                seen.add(key)
+                out.append((key, actual))
+                if len(out) >= limit:
+                    return out, bool(frontier) and -frontier[0][0] >= max(min_count, 1)
+            elif 0 < actual < -neg:
+                heapq.heappush(frontier, (-actual, key, -1))
+            if visits >= max_visits:
+                return out, True
+        return out, False
+
+    def top_pairs(self, k: int) -> tuple[tuple[str, str, int], ...]:
+        """The k most frequent pairs right now, in the order the trainer would pick them."""
+        found, _ = self._walk(k, 1, -1, max_visits=20 * k + 200)
+        sym = self.symbols
+        return tuple((sym[key >> _SHIFT], sym[key & _MASK], c) for key, c in found)
+
+    # -- the loop: count -> pick -> merge -> record ----------------------------------------------
+    def __iter__(self) -> Iterator[BpeMerge]:
+        return self
+
+    def __next__(self) -> BpeMerge:
+        if self.done:
+            raise StopIteration
+        if self.record_top:
+            table = self.top_pairs(self.record_top)
+        best = self._pop_best()                                  # pick
+        if best is None:
+            self.done = True
+            raise StopIteration
+        key, count, positions = best
+        a, b = _pair(key)
+        tied, more = self._ties(count, key)                      # (for the view: who tied)
+        new_symbol = self.symbols[a] + self.symbols[b]
+        new = self._add_symbol(new_symbol)
+        changed = self._apply_merge(a, b, new, positions)        # merge
+        self.merges.append((a, b))                               # record
+        self.new_ids.append(new)
+        if self.record_top:
+            self.tables.append(table)
+        step = self._record(len(self.merges) - 1, a, b, count, new, tied, more, changed)
+        self.steps.append(step)
+        return step
+
+    def _record(self, index: int, a: int, b: int, count: int, new: int, tied: list[int],
+                more: bool, changed: list[int]) -> BpeMerge:
+        sym = self.symbols
+        changed_sorted = sorted(changed)[:_CHANGED_SHOWN]
+        return BpeMerge(
+            index=index, pair=(sym[a], sym[b]), count=count, new_symbol=sym[new], new_id=new,
+            tied=tuple((sym[k >> _SHIFT], sym[k & _MASK]) for k in tied),
+            n_tied=len(tied), ties_more=more,
+            changed_words=tuple("".join(self.word_keys[i]) for i in changed_sorted),
+            n_changed_words=len(changed))
+
+    def run(self) -> "BpeTrainer":
+        for _ in self:
+            pass
+        return self
+
+    # -- results ---------------------------------------------------------------------------------
+    def vocab(self) -> dict[str, int]:
+        return {s: i for i, s in enumerate(self.symbols)}
+
+    def merge_strings(self) -> list[tuple[str, str]]:
+        """The merges as strings, as Hugging Face saves them: a pair merged twice (possible when
+        one symbol string is made in two ways) is listed once, at its last rank."""
+        sym = self.symbols
+        last = {pair: r for r, pair in enumerate(self.merges)}
+        return [(sym[a], sym[b]) for r, (a, b) in enumerate(self.merges) if last[(a, b)] == r]
+
+
+# ---- corpus -> word table ------------------------------------------------------------------------
+MAX_CORPUS_CHARS = 20_000_000
+
+
+def _lines(lines: Iterable[str]) -> list[str]:
+    if isinstance(lines, str):
+        raise ValueError("give the corpus as a list of lines (e.g. text.splitlines()), not one string")
+    out = []
+    total = 0
+    for line in lines:
+        if not isinstance(line, str):
+            raise ValueError("every line of the corpus must be a string")
+        total += len(line)
+        if total > MAX_CORPUS_CHARS:
+            raise ValueError(f"the corpus is over the limit of {MAX_CORPUS_CHARS:,} characters")
+        out.append(line)
+    if not any(line.strip() for line in out):
+        raise ValueError("the corpus is empty: give at least one line of text")
+    return out
+
+
+def _check_vocab_size(vocab_size: Any) -> int:
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
+        raise ValueError("vocab_size must be a whole number")
+    if not 1 <= vocab_size <= MAX_VOCAB_SIZE:
+        raise ValueError(f"vocab_size must be between 1 and {MAX_VOCAB_SIZE:,}")
+    return vocab_size
+
+
+def _check_min_frequency(min_frequency: Any) -> int:
+    if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 0:
+        raise ValueError("min_frequency must be a whole number >= 0")
+    return min_frequency
+
+
+def _check_alphabet(vocab_size: int, alphabet_size: int, what: str) -> None:
+    if vocab_size < alphabet_size:
+        raise ValueError(f"vocab_size {vocab_size} is below the {alphabet_size} symbols this corpus "
+                         f"starts with ({what}); choose at least {alphabet_size}")
+
+
+def bpe_word_table(lines: Iterable[str]) -> dict[tuple[str, ...], int]:
+    """The textbook word table: Whitespace words, each as characters + "</w>", with counts.
+
+    >>> bpe_word_table(["low low", "lower"])
+    {('l', 'o', 'w', '</w>'): 2, ('l', 'o', 'w', 'e', 'r', '</w>'): 1}
+    """
+    from ..pre_tokenizers import WHITESPACE_PATTERN
+    import regex
+    findall = regex.compile(WHITESPACE_PATTERN).findall
+    counter: Counter[str] = Counter()
+    for line in _lines(lines):
+        counter.update(findall(line))
+    return {(*word, END_OF_WORD): c for word, c in counter.items()}
+
+
+def _pattern_for(pattern: str) -> str:
+    from ..pre_tokenizers import PRESETS, compile_pattern
+    if pattern in PRESETS:
+        return PRESETS[pattern]
+    if not isinstance(pattern, str) or not pattern:
+        raise ValueError("pattern must be a preset name (gpt2, cl100k, o200k) or a regex")
+    compile_pattern(pattern)
+    return pattern
+
+
+def byte_bpe_word_table(lines: Iterable[str], pattern: str = "gpt2") -> dict[tuple[str, ...], int]:
+    """The GPT-2 word table: regex pieces, each as byte-level characters, with counts.
+
+    >>> byte_bpe_word_table(["hi hi"])
+    {('h', 'i'): 1, ('Ġ', 'h', 'i'): 1}
+    """
+    import regex
+    findall = regex.compile(_pattern_for(pattern)).findall
+    counter: Counter[str] = Counter()
+    for line in _lines(lines):
+        counter.update(findall(line))
+    return {tuple(to_byte_level(word)): c for word, c in counter.items() if word}
+
+
+# ---- the trainers registered in tokenizers_core._TRAINERS -----------------------------------------
+def bpe_trainer(lines: Iterable[str], vocab_size: int, *, min_frequency: int = 0,
+                record_top: int = 0) -> BpeTrainer:
+    """A stepper for the textbook "bpe" variant (see the module docstring)."""
+    vocab_size = _check_vocab_size(vocab_size)
+    words = bpe_word_table(lines)
+    if not words:
+        raise ValueError("the corpus has no words to learn from")
+    trainer = BpeTrainer(words, vocab_size, min_frequency=_check_min_frequency(min_frequency),
+                         special_tokens=[UNK], record_top=record_top)
+    _check_alphabet(vocab_size, trainer.alphabet_size, "<unk>, the characters and </w>")
+    return trainer
+
+
+def byte_bpe_trainer(lines: Iterable[str], vocab_size: int, *, pattern: str = "gpt2",
+                     min_frequency: int = 0, special_tokens: Iterable[str] = (),
+                     record_top: int = 0) -> BpeTrainer:
+    """A stepper for "byte_bpe": Hugging Face's `BpeTrainer` with the 256-byte alphabet."""
+    vocab_size = _check_vocab_size(vocab_size)
+    specials = _check_specials(special_tokens)
+    words = byte_bpe_word_table(lines, pattern)
+    trainer = BpeTrainer(words, vocab_size, min_frequency=_check_min_frequency(min_frequency),
+                         special_tokens=specials, initial_alphabet=_BYTE_TO_CHAR.values(),
+                         record_top=record_top)
+    _check_alphabet(vocab_size, trainer.alphabet_size, "the special tokens and 256 bytes")
+    return trainer
+
+
+def _check_specials(special_tokens: Iterable[str]) -> list[str]:
+    if isinstance(special_tokens, str):
+        special_tokens = [special_tokens]
+    out = []
+    for tok in special_tokens:
+        if not isinstance(tok, str) or not tok:
+            raise ValueError("special tokens must be non-empty strings")
+        if tok not in out:
+            out.append(tok)
+    return out
+
+
+def train_bpe(lines: Iterable[str], vocab_size: int, *, min_frequency: int = 0):
+    """Train the textbook "bpe" variant; returns a `Tokenizer`."""
+    trainer = bpe_trainer(lines, vocab_size, min_frequency=min_frequency).run()
+    return bpe_tokenizer(trainer.vocab(), trainer.merge_strings())
+
+
+def train_byte_bpe(lines: Iterable[str], vocab_size: int, *, pattern: str = "gpt2",
+                   min_frequency: int = 0, special_tokens: Iterable[str] = ()):
+    """Train "byte_bpe" (GPT-2 style, Hugging Face's trainer); returns a `Tokenizer`."""
+    trainer = byte_bpe_trainer(lines, vocab_size, pattern=pattern, min_frequency=min_frequency,
+                               special_tokens=special_tokens).run()
+    specials = {t: trainer.symbol_ids[t] for t in _check_specials(special_tokens)}
+    return byte_bpe_tokenizer(trainer.vocab(), trainer.merge_strings(), pattern=pattern,
+                              special_tokens=specials)
+
+
+def bpe_tokenizer(vocab: dict[str, int], merges: list[tuple[str, str]]):
+    """The "bpe" pipeline: Whitespace words, characters + "</w>", merges by rank."""
+    from ..pipeline import Tokenizer
+    from ..pre_tokenizers import Whitespace
+    model = BPE(vocab, merges, end_of_word=END_OF_WORD, unk_token=UNK,
+                special_tokens={UNK: vocab[UNK]})
+    return Tokenizer(model, pre_tokenizer=Whitespace(), decoder=EndOfWordDecoder(),
+                     algorithm="bpe")
+
+
+def byte_bpe_tokenizer(vocab: dict[str, int], merges: list[tuple[str, str]], *,
+                       pattern: str = "gpt2", special_tokens: dict[str, int] | None = None):
+    """The "byte_bpe" pipeline: regex pieces, byte-level spelling, merges by rank."""
+    from ..decoders import ByteLevel as ByteLevelDecoder
+    from ..pipeline import Tokenizer
+    from ..pre_tokenizers import ByteLevel, Regex, Sequence
+    model = BPE(vocab, merges, byte_level=True, special_tokens=special_tokens)
+    pre = Sequence([Regex(pattern), ByteLevel(use_regex=False)])
+    return Tokenizer(model, pre_tokenizer=pre, decoder=ByteLevelDecoder(), algorithm="byte_bpe")
+
+
+class EndOfWordDecoder:
+    """Decoder for "bpe": a token ending in "</w>" ends a word, so it becomes a space.
+
+    >>> EndOfWordDecoder().decode(["low", "er</w>", "new", "</w>"])
+    'lower new'
+    """
+
+    def __init__(self, suffix: str = END_OF_WORD) -> None:
+        self.suffix = suffix
+
+    def decode(self, tokens: list[str]) -> str:
+        return "".join(t.replace(self.suffix, " ") for t in tokens).rstrip(" ")
+
+    def describe(self) -> str:
+        return f"BPEDecoder ({self.suffix} ends a word)"
