@@ -30,7 +30,9 @@ def visible(text: str) -> str:
 
 
 def hex_bytes(data: bytes) -> str:
-    """>>> hex_bytes("é".encode())
+    """Bytes as upper-case hex pairs.
+
+    >>> hex_bytes("é".encode())
     'C3 A9'
     """
     return " ".join(f"{b:02X}" for b in data)

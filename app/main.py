@@ -9,7 +9,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .config import Settings
 from .render import ROOT, render
-from .routers import api, corpora, visualiser
+from .routers import analytics, api, compare, corpora, visualiser
 from .store import CorpusStore
 from .trained import TrainedTokenizers
 
@@ -26,6 +26,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
     app.include_router(visualiser.router)
     app.include_router(corpora.router)
+    app.include_router(compare.router)
+    app.include_router(analytics.router)
     app.include_router(api.router)
     # family routers (one line each)
 

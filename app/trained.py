@@ -49,6 +49,7 @@ class TrainedTokenizers:
         self.maxsize = maxsize
         self._cache: OrderedDict[str, tc.Tokenizer] = OrderedDict()
         self._lock = threading.Lock()
+        self._building: dict[str, threading.Lock] = {}  # one training per handle at a time
 
     def train(self, algorithm: str, corpus: str, vocab_size: int,
               options: dict[str, Any] | None = None) -> tuple[str, tc.Tokenizer]:
@@ -72,6 +73,10 @@ class TrainedTokenizers:
             return None
         return self._build(handle, spec)
 
+    def cached(self, handle: str) -> tc.Tokenizer | None:
+        """The tokeniser if it is in the cache (never trains)."""
+        return self._cached(handle)
+
     def _cached(self, handle: str) -> tc.Tokenizer | None:
         with self._lock:
             tok = self._cache.get(handle)
@@ -80,6 +85,15 @@ class TrainedTokenizers:
             return tok
 
     def _build(self, handle: str, spec: dict[str, Any]) -> tc.Tokenizer:
+        with self._lock:
+            building = self._building.setdefault(handle, threading.Lock())
+        with building:  # a second request for the same handle waits for the first
+            cached = self._cached(handle)
+            if cached is not None:
+                return cached
+            return self._train(handle, spec)
+
+    def _train(self, handle: str, spec: dict[str, Any]) -> tc.Tokenizer:
         text = corpus_text(self.store, spec["corpus"])
         try:
             tok = tc.train(spec["algorithm"], text.splitlines(), spec["vocab_size"],
@@ -92,4 +106,5 @@ class TrainedTokenizers:
             self._cache.move_to_end(handle)
             while len(self._cache) > self.maxsize:
                 self._cache.popitem(last=False)
+            self._building.pop(handle, None)
         return tok

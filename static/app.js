@@ -25,8 +25,20 @@
       if ((" " + s.dataset.t + " ").indexOf(" " + i + " ") >= 0) s.classList.add("hl");
     });
   }
+  // In the compare view, a chip lights up every chip of every column that shares a character.
+  function lightSpan(s, e) {
+    clear();
+    document.querySelectorAll(".compare-col .chip[data-s]").forEach(function (c) {
+      var cs = +c.dataset.s, ce = +c.dataset.e;
+      if (cs < e && s < ce) c.classList.add("hl");
+    });
+  }
   function onEnter(ev) {
     var chip = ev.target.closest && ev.target.closest(".chip[data-i]");
+    if (chip && chip.closest(".compare-col")) {
+      if (+chip.dataset.e > +chip.dataset.s) lightSpan(+chip.dataset.s, +chip.dataset.e);
+      return;
+    }
     if (chip) { lightChip(chip.dataset.i); return; }
     var seg = ev.target.closest && ev.target.closest(".seg");
     if (seg && seg.dataset.t) {

@@ -14,11 +14,9 @@ A step class is a frozen dataclass registered under a stable `kind` string::
         pair: tuple[str, str]
         count: int
 
-    >>> s = BpeMerge(1, ("l", "o"), 7)
-    >>> s.to_dict()
-    {'kind': 'bpe_merge', 'index': 1, 'pair': ['l', 'o'], 'count': 7}
-    >>> step_from_dict(s.to_dict()) == s
-    True
+    s = BpeMerge(1, ("l", "o"), 7)
+    s.to_dict()   # {'kind': 'bpe_merge', 'index': 1, 'pair': ['l', 'o'], 'count': 7}
+    step_from_dict(s.to_dict()) == s   # True
 
 Field values must be JSON-safe: str, int, float, bool, None, tuples (serialised as lists and
 restored as tuples) and dicts with string keys. Lists are not allowed in a step, because a frozen

@@ -1,0 +1,275 @@
+"""Analytics pages: the multilingual tax (`/tax`), the Unicode lab (`/unicode`) and the
+vocab-size sweep (`/sweep`), with their JSON endpoints."""
+from __future__ import annotations
+
+import functools
+import threading
+import unicodedata
+from typing import Any
+
+from fastapi import APIRouter, Form, HTTPException, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+
+import tokenizers_core as tc
+from tokenizers_core import metrics as M
+from tokenizers_core import normalizers, pretrained
+from tokenizers_core.corpora import corpus_names, load_corpus, udhr_languages
+
+from .. import charts, display
+from ..deps import UnknownTokenizer, check_text, resolve_tokenizer, store
+from ..jobs import SweepSpec, jobs
+from ..render import render
+from ..trained import corpus_text
+
+router = APIRouter(tags=["analytics"])
+
+
+def vocab_tokenizers() -> list[str]:
+    """Bundled tokenisers with a real vocabulary (the rule tokenisers are left out)."""
+    return [n for n, e in pretrained.bundled().items() if e.vocab_size > 0]
+
+
+# ---- the multilingual tax ---------------------------------------------------------------------
+_tax_lock = threading.Lock()
+
+
+@functools.lru_cache(maxsize=32)
+def _tax_counts(name: str) -> dict[str, int]:
+    return M.tokens_per_language(tc.load(name))
+
+
+def tax_table(names: list[str]) -> dict[str, Any]:
+    langs = udhr_languages()
+    counts = {}
+    for n in names:
+        with _tax_lock:  # one cold computation at a time; the cache serves the rest
+            counts[n] = _tax_counts(n)
+    rel = {n: M.relative_counts(c, "eng") for n, c in counts.items()}
+    scripts = {lang.code: M.dominant_script(load_corpus(f"udhr/{lang.code}")) for lang in langs}
+    samples = {lang.code: load_corpus(f"udhr/{lang.code}").splitlines()[1][:70] for lang in langs}
+    return {"languages": langs, "counts": counts, "relative": rel, "scripts": scripts,
+            "samples": samples}
+
+
+@router.get("/tax", response_class=HTMLResponse, summary="The multilingual tokenisation tax")
+def tax_page(request: Request, tok: list[str] | None = Query(None),
+             chart: str | None = None) -> HTMLResponse:
+    names = [pretrained.canonical_name(t) for t in (tok or vocab_tokenizers()) if t]
+    bad = [n for n in names if not pretrained.is_bundled(n)]
+    if bad:
+        raise HTTPException(404, f"unknown tokeniser {bad[0]!r}; the tax compares bundled ones: "
+                                 f"{', '.join(vocab_tokenizers())}")
+    if not names:
+        raise HTTPException(422, "choose at least one tokeniser")
+    chart = chart if chart in names else names[0]
+    data = tax_table(names)
+    rows = [(f"{lang.name}", f"{data['scripts'][lang.code].title()}"
+             f"{', right-to-left' if lang.direction == 'rtl' else ''}",
+             data["relative"][chart][lang.code]) for lang in data["languages"]]
+    ctx = {"names": names, "all_names": vocab_tokenizers(), "chart_name": chart,
+           "chart": charts.bar_chart(rows), **data}
+    return render(request, "tax.html", ctx)
+
+
+@router.get("/api/tax", tags=["api"])
+def tax_api(tok: list[str] | None = Query(None)) -> dict[str, Any]:
+    """Ordinary tokens per UDHR language for each tokeniser, and the ratio to English."""
+    names = [pretrained.canonical_name(t) for t in (tok or vocab_tokenizers()) if t]
+    for n in names:
+        if not pretrained.is_bundled(n):
+            raise HTTPException(404, f"unknown tokeniser {n!r}")
+    data = tax_table(names)
+    return {"languages": [{"code": l.code, "name": l.name, "direction": l.direction,
+                           "script": data["scripts"][l.code]} for l in data["languages"]],
+            "counts": data["counts"], "relative_to_english": data["relative"]}
+
+
+# ---- the Unicode lab ------------------------------------------------------------------------
+EXAMPLES = [
+    ("café, composed", "caf\u00e9"),
+    ("café, decomposed", "cafe\u0301"),
+    ("the ﬁ ligature", "\ufb01nance of\ufb01ce"),
+    ("full-width digits", "\uff11\uff12\uff13\uff14\uff15 yen"),
+    ("Cyrillic а vs Latin a", "p\u0430ypal paypal"),
+    ("zero-width space", "zero\u200bwidth space"),
+    ("ZWJ emoji family", "\U0001F468\u200d\U0001F469\u200d\U0001F467\u200d\U0001F466"),
+    ("Arabic and English", "The word \u0645\u0631\u062d\u0628\u0627 means hello"),
+]
+FORMS = [("original", None), ("NFC", normalizers.NFC()), ("NFD", normalizers.NFD()),
+         ("NFKC", normalizers.NFKC()), ("NFKD", normalizers.NFKD())]
+DEFAULT_LAB_TOKENIZERS = ["cl100k_base", "bert-base-uncased", "botchan_en_unigram_1000", "word"]
+
+
+def code_points(text: str) -> list[dict[str, str]]:
+    return [{"cp": f"U+{ord(c):04X}", "char": display.visible(c),
+             "name": unicodedata.name(c, "(unnamed)").lower()} for c in text]
+
+
+def unicode_forms(request: Request, text: str, names: list[str]) -> list[dict[str, Any]]:
+    toks = [(n, resolve_tokenizer(request, n)) for n in names]
+    forms = []
+    for label, norm in FORMS:
+        out = norm.normalize_str(text) if norm is not None else text
+        row = {"form": label, "text": out, "visible": display.visible(out), "chars": len(out),
+               "bytes": len(out.encode("utf-8")), "same": out == text,
+               "code_points": code_points(out), "tokenizations": []}
+        for n, tok in toks:
+            enc = tok.encode(out)
+            row["tokenizations"].append({"name": n, "count": len(enc) - sum(enc.special_tokens_mask),
+                                         "tokens": [display.visible(t) for t, s in
+                                                    zip(enc.tokens, enc.special_tokens_mask) if not s]})
+        forms.append(row)
+    return forms
+
+
+@router.get("/unicode", response_class=HTMLResponse, summary="The Unicode lab")
+def unicode_page(request: Request, text: str | None = None,
+                 tok: list[str] | None = Query(None)) -> HTMLResponse:
+    text = EXAMPLES[0][1] if text is None else text
+    names = [t for t in (tok or [n for n in DEFAULT_LAB_TOKENIZERS if pretrained.is_bundled(n)]) if t]
+    ctx: dict[str, Any] = {"text": text, "names": names, "examples": EXAMPLES, "error": None,
+                           "all_names": list(pretrained.bundled()), "forms": []}
+    status = 200
+    try:
+        check_text(request, text)
+        if len(text) > 2000:
+            raise ValueError("the Unicode lab lists every code point; keep the text under 2,000 characters")
+        ctx["forms"] = unicode_forms(request, text, names)
+    except HTTPException as exc:
+        ctx["error"], status = exc.detail, exc.status_code
+    except UnknownTokenizer as exc:
+        ctx["error"], status = str(exc), 404
+    except ValueError as exc:
+        ctx["error"], status = str(exc), 422
+    return render(request, "unicode.html", ctx, block="forms", status_code=status)
+
+
+@router.get("/api/unicode", tags=["api"])
+def unicode_api(request: Request, text: str, tok: list[str] | None = Query(None)) -> list[dict[str, Any]]:
+    """The four normal forms of a text, their code points, and how each tokeniser splits them."""
+    check_text(request, text)
+    names = [t for t in (tok or [n for n in DEFAULT_LAB_TOKENIZERS if pretrained.is_bundled(n)]) if t]
+    try:
+        return unicode_forms(request, text, names)
+    except UnknownTokenizer as exc:
+        raise HTTPException(404, str(exc)) from None
+
+
+# ---- the vocab-size sweep -------------------------------------------------------------------
+DEFAULT_SIZES = (250, 500, 1000, 2000, 4000)
+DEFAULT_SWEEP_ALGOS = ("bpe", "wordpiece", "unigram")
+MAX_SIZES = 12
+
+
+def parse_spec(corpus: str, heldout: str, algo: list[str] | None, sizes: str) -> SweepSpec:
+    """Validate the sweep's inputs (ValueError with the reason)."""
+    algos = tuple(a for a in (algo or [a for a in DEFAULT_SWEEP_ALGOS if a in tc.algorithms()]) if a)
+    unknown = [a for a in algos if a not in tc.algorithms()]
+    if unknown:
+        raise ValueError(f"unknown algorithm {unknown[0]!r}; choose from {', '.join(tc.algorithms())}")
+    if not algos:
+        raise ValueError("choose at least one algorithm")
+    try:
+        values = tuple(sorted({int(s) for s in sizes.replace(",", " ").split()}))
+    except ValueError:
+        raise ValueError(f"sizes must be whole numbers separated by commas, got {sizes!r}") from None
+    if not values or len(values) > MAX_SIZES:
+        raise ValueError(f"give between 1 and {MAX_SIZES} vocab sizes")
+    if values[0] < 2 or values[-1] > 50_000:
+        raise ValueError("vocab sizes must be between 2 and 50000")
+    return SweepSpec(corpus, heldout, algos, values)
+
+
+def sweep_view(job) -> dict[str, Any]:
+    if job is None or not job.results:
+        return {}
+    tpw: dict[str, list[tuple[float, float]]] = {}
+    cpt: dict[str, list[tuple[float, float]]] = {}
+    for r in job.results:
+        if "error" in r:
+            continue
+        tpw.setdefault(r["algorithm"], []).append((r["size"], r["tokens_per_word"]))
+        cpt.setdefault(r["algorithm"], []).append((r["size"], r["chars_per_token"]))
+    return {"tpw_chart": charts.line_chart(tpw, x_label="vocab size (log scale)",
+                                           y_label="tokens per word (held-out)"),
+            "cpt_chart": charts.line_chart(cpt, x_label="vocab size (log scale)",
+                                           y_label="characters per token (held-out)")}
+
+
+def _sweep_url(spec: SweepSpec) -> str:
+    from ..render import url_with
+    return url_with("/sweep", {"corpus": spec.corpus, "heldout": spec.heldout,
+                               "algo": list(spec.algorithms),
+                               "sizes": ",".join(map(str, spec.sizes))})
+
+
+@router.get("/sweep", response_class=HTMLResponse, summary="Vocab-size sweep")
+def sweep_page(request: Request, corpus: str = "botchan", heldout: str = "udhr/eng",
+               algo: list[str] | None = Query(None),
+               sizes: str = ",".join(map(str, DEFAULT_SIZES))) -> HTMLResponse:
+    ctx: dict[str, Any] = {"corpus": corpus, "heldout": heldout, "sizes": sizes, "error": None,
+                           "algorithms": tc.algorithms(), "corpora": corpus_names(),
+                           "job": None, "chosen": algo or list(DEFAULT_SWEEP_ALGOS)}
+    status = 200
+    try:
+        spec = parse_spec(corpus, heldout, algo, sizes)
+        ctx["chosen"] = list(spec.algorithms)
+        ctx["job"] = jobs.get(spec.id)
+        ctx["spec_id"] = spec.id
+        ctx.update(sweep_view(ctx["job"]))
+    except ValueError as exc:
+        ctx["error"], status = str(exc), 422
+    return render(request, "sweep.html", ctx, block="progress", status_code=status)
+
+
+@router.post("/sweep/run", summary="Start a sweep (then follow its progress on /sweep)")
+def sweep_run(request: Request, corpus: str = Form("botchan"), heldout: str = Form("udhr/eng"),
+              algo: list[str] = Form([]), sizes: str = Form("")) -> Any:
+    try:
+        spec = parse_spec(corpus, heldout, algo, sizes)
+        corpus_text(store(request), spec.corpus)
+        corpus_text(store(request), spec.heldout)
+    except (ValueError, LookupError) as exc:
+        raise HTTPException(422, str(exc).strip("'\"")) from None
+    jobs.start(spec, lambda ref: corpus_text(store(request), ref))
+    return RedirectResponse(_sweep_url(spec), status_code=303)
+
+
+@router.post("/sweep/cancel", summary="Cancel a running sweep")
+def sweep_cancel(job: str = Form(...)) -> Any:
+    found = jobs.cancel(job)
+    if found is None:
+        raise HTTPException(404, f"no sweep {job!r} is running here")
+    return RedirectResponse(_sweep_url(found.spec), status_code=303)
+
+
+@router.post("/api/sweep", tags=["api"], status_code=202)
+def sweep_api_start(request: Request, body: dict[str, Any]) -> dict[str, Any]:
+    """Start a sweep: {"corpus", "heldout", "algorithms": [...], "sizes": [...]} -> the job."""
+    try:
+        spec = parse_spec(str(body.get("corpus", "botchan")), str(body.get("heldout", "udhr/eng")),
+                          list(body.get("algorithms") or []) or None,
+                          ",".join(str(s) for s in body.get("sizes", DEFAULT_SIZES)))
+        corpus_text(store(request), spec.corpus)
+        corpus_text(store(request), spec.heldout)
+    except (ValueError, LookupError) as exc:
+        raise HTTPException(422, str(exc).strip("'\"")) from None
+    return jobs.start(spec, lambda ref: corpus_text(store(request), ref)).to_dict()
+
+
+@router.get("/api/sweep/{job_id}", tags=["api"])
+def sweep_api_status(job_id: str) -> dict[str, Any]:
+    """A sweep's progress and the results so far."""
+    job = jobs.get(job_id)
+    if job is None:
+        raise HTTPException(404, f"no sweep {job_id!r} here (start it with POST /api/sweep)")
+    return job.to_dict()
+
+
+@router.delete("/api/sweep/{job_id}", tags=["api"])
+def sweep_api_cancel(job_id: str) -> dict[str, Any]:
+    """Cancel a sweep (honoured between two trainings)."""
+    job = jobs.cancel(job_id)
+    if job is None:
+        raise HTTPException(404, f"no sweep {job_id!r} here")
+    return job.to_dict()
