@@ -29,8 +29,8 @@ class BarChart:
     reference_x: float | None      # where value 1.0 falls (the English baseline)
 
 
-def bar_chart(rows: list[tuple[str, str, float]], *, width: float = 760, bar_height: float = 16,
-              gap: float = 5, label_width: float = 230) -> BarChart:
+def bar_chart(rows: list[tuple[str, str, float]], *, width: float = 860, bar_height: float = 16,
+              gap: float = 5, label_width: float = 330) -> BarChart:
     """Horizontal bars sorted by value, largest first. rows: (label, note, value)."""
     rows = sorted(rows, key=lambda r: -r[2])
     top = max((v for _, _, v in rows), default=1.0) or 1.0

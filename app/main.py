@@ -10,6 +10,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .config import Settings
 from .render import ROOT, render
 from .routers import analytics, api, compare, corpora, visualiser
+from .routers import wordpiece
+from .routers import unigram
 from .store import CorpusStore
 from .trained import TrainedTokenizers
 
@@ -30,6 +32,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(analytics.router)
     app.include_router(api.router)
     # family routers (one line each)
+    app.include_router(wordpiece.router)
+    app.include_router(unigram.router)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):

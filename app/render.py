@@ -27,9 +27,19 @@ env.filters["token_label"] = display.token_label
 
 
 def url_with(path: str, params: dict[str, Any], **changes: Any) -> str:
-    """`path?query` with `changes` applied to `params` (a value of None drops the key)."""
+    """`path?query` with `changes` applied to `params` (a value of None drops the key; a list
+    repeats it).
+
+    >>> url_with("/compare", {"text": "a b", "col": ["bpe", "word"]}, ref=1)
+    '/compare?text=a+b&col=bpe&col=word&ref=1'
+    """
     merged = {**params, **changes}
-    query = urlencode([(k, v) for k, v in merged.items() if v is not None and v != ""])
+    pairs = []
+    for k, v in merged.items():
+        for item in (v if isinstance(v, (list, tuple)) else [v]):
+            if item is not None and item != "":
+                pairs.append((k, item))
+    query = urlencode(pairs)
     return f"{path}?{query}" if query else path
 
 

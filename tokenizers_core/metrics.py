@@ -150,11 +150,12 @@ def relative_counts(counts: dict[str, int], base: str) -> dict[str, float]:
     return {k: v / counts[base] for k, v in counts.items()}
 
 
-def tokens_per_language(tok) -> dict[str, int]:
-    """Ordinary tokens of each UDHR text (the same 30 articles in 33 languages), by code."""
+def metrics_per_language(tok) -> dict[str, Metrics]:
+    """Metrics of each UDHR text (the same 30 articles in 33 languages), by language code."""
     from .corpora import load_corpus, udhr_languages
-    counts = {}
+    unknown = unk_ids(tok.model)
+    out = {}
     for lang in udhr_languages():
-        enc = tok.encode(load_corpus(f"udhr/{lang.code}"))
-        counts[lang.code] = len(enc) - sum(enc.special_tokens_mask)
-    return counts
+        text = load_corpus(f"udhr/{lang.code}")
+        out[lang.code] = encoding_metrics(text, tok.encode(text), unknown)
+    return out

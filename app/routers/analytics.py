@@ -34,21 +34,28 @@ _tax_lock = threading.Lock()
 
 
 @functools.lru_cache(maxsize=32)
-def _tax_counts(name: str) -> dict[str, int]:
-    return M.tokens_per_language(tc.load(name))
+def _tax_metrics(name: str) -> dict[str, M.Metrics]:
+    return M.metrics_per_language(tc.load(name))
+
+
+def script_label(script: str) -> str:
+    return script if len(script) <= 3 else script.title()
 
 
 def tax_table(names: list[str]) -> dict[str, Any]:
     langs = udhr_languages()
-    counts = {}
+    per = {}
     for n in names:
         with _tax_lock:  # one cold computation at a time; the cache serves the rest
-            counts[n] = _tax_counts(n)
+            per[n] = _tax_metrics(n)
+    counts = {n: {code: m.tokens for code, m in p.items()} for n, p in per.items()}
+    unknown = {n: {code: m.unk for code, m in p.items()} for n, p in per.items()}
     rel = {n: M.relative_counts(c, "eng") for n, c in counts.items()}
-    scripts = {lang.code: M.dominant_script(load_corpus(f"udhr/{lang.code}")) for lang in langs}
+    scripts = {lang.code: script_label(M.dominant_script(load_corpus(f"udhr/{lang.code}")))
+               for lang in langs}
     samples = {lang.code: load_corpus(f"udhr/{lang.code}").splitlines()[1][:70] for lang in langs}
     return {"languages": langs, "counts": counts, "relative": rel, "scripts": scripts,
-            "samples": samples}
+            "samples": samples, "unknown": unknown}
 
 
 @router.get("/tax", response_class=HTMLResponse, summary="The multilingual tokenisation tax")
@@ -63,8 +70,9 @@ def tax_page(request: Request, tok: list[str] | None = Query(None),
         raise HTTPException(422, "choose at least one tokeniser")
     chart = chart if chart in names else names[0]
     data = tax_table(names)
-    rows = [(f"{lang.name}", f"{data['scripts'][lang.code].title()}"
-             f"{', right-to-left' if lang.direction == 'rtl' else ''}",
+    rows = [(f"{lang.name}", f"{data['scripts'][lang.code]}"
+             f"{', right-to-left' if lang.direction == 'rtl' else ''}"
+             f"{', many unknown' if data['unknown'][chart][lang.code] * 10 > data['counts'][chart][lang.code] else ''}",
              data["relative"][chart][lang.code]) for lang in data["languages"]]
     ctx = {"names": names, "all_names": vocab_tokenizers(), "chart_name": chart,
            "chart": charts.bar_chart(rows), **data}
@@ -81,7 +89,8 @@ def tax_api(tok: list[str] | None = Query(None)) -> dict[str, Any]:
     data = tax_table(names)
     return {"languages": [{"code": l.code, "name": l.name, "direction": l.direction,
                            "script": data["scripts"][l.code]} for l in data["languages"]],
-            "counts": data["counts"], "relative_to_english": data["relative"]}
+            "counts": data["counts"], "unknown": data["unknown"],
+            "relative_to_english": data["relative"]}
 
 
 # ---- the Unicode lab ------------------------------------------------------------------------

@@ -114,10 +114,14 @@ def build_columns(request: Request, text: str, specs: list[str], corpus: str, vo
     return cols
 
 
-def _choices() -> list[dict[str, str]]:
+def _choices(specs: list[str]) -> list[dict[str, str]]:
+    """The column checkboxes: the chosen columns first, in their order (so submitting the form
+    keeps the order of the columns), then the others."""
     out = [{"value": a, "label": f"{ALGORITHM_TITLES.get(a, a)} (trained)"} for a in tc.algorithms()]
     out += [{"value": n, "label": e.label} for n, e in pretrained.bundled().items()]
-    return out
+    known = {o["value"]: o for o in out}
+    chosen = [known.get(s, {"value": s, "label": s}) for s in dict.fromkeys(specs)]
+    return chosen + [o for o in out if o["value"] not in specs]
 
 
 def _params(text: str, specs: list[str], corpus: str, vocab: int, ref: int) -> dict[str, Any]:
@@ -146,7 +150,7 @@ def compare_page(request: Request, text: str | None = None,
     cols = [] if error else build_columns(request, text, specs, corpus, vocab, ref,
                                           train_now=wait)
     ctx = {"text": text, "specs": specs, "corpus": corpus, "vocab": vocab, "ref": ref,
-           "columns": cols, "error": error, "choices": _choices(), "corpora": corpus_names(),
+           "columns": cols, "error": error, "choices": _choices(specs), "corpora": corpus_names(),
            "params": _params(text, specs, corpus, vocab, ref)}
     return render(request, "compare.html", ctx, block="columns",
                   status_code=422 if error else 200)

@@ -1,0 +1,379 @@
+"""Unigram step-through views: the Viterbi lattice (`/unigram/lattice`) and EM training
+(`/unigram/train`).
+
+Each page is a pure function of its URL. A model is `tiny` (the demo where `▁cat` scores high),
+a bundled SentencePiece Unigram model, a trained handle, or `upload-<sha256>` for a `.model` file
+uploaded here (stored base64-encoded in the corpus store, so the URL stays a permalink).
+"""
+from __future__ import annotations
+
+import base64
+import threading
+from urllib.parse import urlencode
+from collections import OrderedDict
+from typing import Any
+
+from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
+from fastapi.responses import HTMLResponse, RedirectResponse
+
+import tokenizers_core as tc
+from tokenizers_core.corpora import corpus_names
+from tokenizers_core.models.unigram import demo_tokenizer, lattice_steps, sample
+from tokenizers_core.models.unigram_trainer import UnigramTrainer
+from tokenizers_core.sentencepiece_model import load_bytes
+
+from ..charts import line_chart
+from ..deps import UnknownTokenizer, check_text, resolve_tokenizer, settings, store
+from ..render import render
+from ..store import is_sha256, sha256_text
+from ..trained import corpus_text as corpus_by_ref
+from .api import _store_corpus
+
+router = APIRouter(tags=["unigram"])
+
+DEFAULT_TEXT = "cats"
+MAX_LATTICE_CHARS = 120          # normalised characters the lattice view steps through
+MAX_NBEST = 50
+CELL = 58                        # px between lattice positions in the SVG (at least)
+_UPLOAD_PREFIX = "sentencepiece-model:base64:"
+
+LATTICE_PSEUDOCODE = [
+    "text ← normalise(input)   # ▁ for spaces, one in front",
+    "best[0] ← 0",
+    "for i in 1 .. N:          # advance the end position",
+    "  for each piece text[j:i] in the vocabulary",
+    "      (<unk>, score min − 10, if none covers text[i−1]):",
+    "    candidate ← best[j] + log P(piece)",
+    "  best[i] ← max candidate; back[i] ← its j",
+    "i ← N                     # ties above: the smaller j",
+    "while i > 0:              # follow the back-pointers",
+    "  emit text[back[i]:i];  i ← back[i]",
+    "read the pieces left to right: the best split",
+]
+
+TRAIN_PSEUDOCODE = [
+    "normalise; split into words (each starts with ▁)",
+    "seed ← characters + frequent substrings",
+    "       (≤ 16 chars; log P ∝ freq × length)",
+    "repeat:",
+    "  E-step: expected count of each piece",
+    "          (forward-backward over each word)",
+    "  M-step: drop pieces expected < 0.5 times;",
+    "          log P ← ψ(count) − ψ(total)",
+    "  if size ≤ 1.1 × vocab_size: stop",
+    "  loss(p) ← likelihood lost if p's uses",
+    "            were re-split the next-best way",
+    "  keep the 75% with the largest loss",
+    "       (and every single character)",
+    "final: characters + best pieces, up to vocab_size",
+]
+
+DEFAULT_CORPUS = "udhr/eng"
+DEFAULT_VOCAB = 300
+MAX_TRAIN_VOCAB = 8000
+
+_MODELS: OrderedDict[str, tc.Tokenizer] = OrderedDict()      # uploaded .model files by sha256
+_RUNS: OrderedDict[Any, UnigramTrainer] = OrderedDict()      # finished training runs
+_LOCK = threading.Lock()
+
+
+# ---- models ------------------------------------------------------------------------------------
+def _model(request: Request, name: str) -> tc.Tokenizer:
+    """The tokeniser behind `model=`; ValueError if it is not a Unigram model."""
+    if name == "tiny":
+        return demo_tokenizer()
+    if name.startswith("upload-"):
+        digest = name[len("upload-"):]
+        with _LOCK:
+            tok = _MODELS.get(digest)
+        if tok is None:
+            stored = store(request).get(digest) if is_sha256(digest) else None
+            if stored is None or not stored.startswith(_UPLOAD_PREFIX):
+                raise UnknownTokenizer(f"no uploaded model has sha256 {digest}")
+            tok = load_bytes(base64.b64decode(stored[len(_UPLOAD_PREFIX):]), name=name)
+            _remember(_MODELS, digest, tok, 8)
+        return tok
+    tok = resolve_tokenizer(request, name)
+    if not hasattr(tok.model, "viterbi_steps"):
+        raise ValueError(f"{name!r} is a {tok.algorithm or 'non-Unigram'} tokeniser; the lattice "
+                         "view steps through Unigram models (try tiny or botchan_en_unigram_1000)")
+    return tok
+
+
+def _remember(cache: OrderedDict, key: Any, value: Any, size: int) -> None:
+    with _LOCK:
+        cache[key] = value
+        cache.move_to_end(key)
+        while len(cache) > size:
+            cache.popitem(last=False)
+
+
+def _model_options(current: str) -> list[dict[str, str]]:
+    out = [{"value": "tiny", "label": "tiny demo (▁cat scores high)"}]
+    for name, entry in tc.pretrained.bundled().items():
+        if entry.algorithm == "unigram":
+            out.append({"value": name, "label": entry.label})
+    if current and not any(o["value"] == current for o in out):
+        label = "uploaded .model" if current.startswith("upload-") else "trained"
+        out.append({"value": current, "label": f"{label}: {current[:24]}"})
+    return out
+
+
+# ---- the lattice view ----------------------------------------------------------------------------
+def _lattice_view(text: str, steps: list, k: int, unk_id: int) -> dict[str, Any]:
+    """Everything the lattice page draws for the state after k steps."""
+    n = len(text)
+    cell = max(CELL, min(140, 760 // max(n, 1)))
+    forward = [s for s in steps if s.kind == "viterbi"]
+    backtrack = [s for s in steps if s.kind == "viterbi_backtrack"]
+    filled = min(k, n)
+    walked = backtrack[: max(0, k - n)]
+    on_path = {(s.start, s.end) for s in walked}
+    positions = [{"i": 0, "best": 0.0, "back": None, "filled": True, "path": bool(walked)}]
+    for s in forward:
+        positions.append({"i": s.position, "best": s.best, "back": s.back,
+                          "filled": s.position <= filled,
+                          "path": any(s.position == e or s.position == b for b, e in on_path)})
+    arcs = []
+    for s in forward:
+        for idx, (j, piece, pid, score, total) in enumerate(s.candidates):
+            if s.position > filled:
+                state = "future"
+            elif (j, s.position) in on_path:
+                state = "path"
+            elif idx == s.winner:
+                state = "winner"
+            else:
+                state = "considered"
+            length = s.position - j
+            arcs.append({"j": j, "i": s.position, "piece": piece, "score": score, "total": total,
+                         "unk": pid == unk_id,
+                         "state": state, "current": s.position == k and k <= n,
+                         "x1": 20 + j * cell, "x2": 20 + s.position * cell,
+                         "xm": 20 + (j + s.position) * cell / 2,
+                         "h": min(150, 18 + 22 * length)})
+    # draw long arcs first so short ones stay clickable on top
+    arcs.sort(key=lambda a: (a["state"] != "future", -(a["i"] - a["j"])))
+    current = forward[k - 1] if 1 <= k <= n else None
+    back_step = walked[-1] if walked else None
+    return {"chars": list(text), "positions": positions, "arcs": arcs, "current": current,
+            "back_step": back_step, "path": [s.piece for s in reversed(walked)],
+            "width": 40 + n * cell, "n": n, "cell": cell}
+
+
+def _lattice_sentence(view: dict[str, Any], k: int, total: int, text: str) -> str:
+    n = view["n"]
+    if n == 0:
+        return "The normalised text is empty: there is nothing to segment."
+    if k == 0:
+        return (f"The normalised text “{text}” has {n} characters, so the lattice has positions "
+                "0 to " f"{n}. best[0] = 0; step to fill best[1].")
+    if k <= n:
+        s = view["current"]
+        j, piece, _pid, score, cand = s.candidates[s.winner]
+        many = len(s.candidates)
+        what = "an <unk> node (no piece covers this character)" if s.unknown else f"“{piece}”"
+        return (f"Position {s.position}: {many} piece{'s' if many != 1 else ''} end here; the best "
+                f"is {what} from {j}: best[{j}] + ({score:.3f}) = {cand:.3f}, so "
+                f"best[{s.position}] = {s.best:.3f} and back[{s.position}] = {j}.")
+    b = view["back_step"]
+    rest = ("that reaches position 0: the split is complete." if b.start == 0
+            else f"continue from position {b.start}.")
+    if k == total:
+        return (f"back[{b.end}] = {b.start}: “{b.piece}” is the first piece; the best split is "
+                f"{' + '.join(view['path'])} with log-probability {view['positions'][-1]['best']:.3f}.")
+    return f"back[{b.end}] = {b.start}, so “{b.piece}” ({b.start}–{b.end}) is on the best path; {rest}"
+
+
+def _lattice_line(k: int, n: int, total: int) -> int:
+    if k == 0:
+        return 1
+    if k <= n:
+        return 6
+    return 10 if k == total else 9
+
+
+@router.get("/unigram/lattice", response_class=HTMLResponse,
+            summary="The Unigram Viterbi lattice, one end position at a time")
+def lattice_page(request: Request, model: str = "tiny", text: str = DEFAULT_TEXT, step: int = 0,
+                 n: int = 5, seed: int | None = None, alpha: float = 0.1, nbest_size: int = -1,
+                 play: bool = False) -> HTMLResponse:
+    params = {"model": model, "text": text, "n": n if n != 5 else None}
+    ctx: dict[str, Any] = {"model": model, "text": text, "params": params, "error": None,
+                           "play": play, "pseudocode": LATTICE_PSEUDOCODE, "n_best": n,
+                           "seed": seed, "alpha": alpha, "nbest_size": nbest_size,
+                           "model_options": _model_options(model), "cell": CELL}
+    status = 200
+    try:
+        check_text(request, text)
+        if not 1 <= n <= MAX_NBEST:
+            raise ValueError(f"n (the number of best splits) must be between 1 and {MAX_NBEST}")
+        tok = _model(request, model)
+        normalized, steps = lattice_steps(tok, text.replace("▁", " "))
+        if len(normalized) > MAX_LATTICE_CHARS:
+            raise ValueError(f"the normalised text has {len(normalized)} characters; the lattice "
+                             f"view steps through at most {MAX_LATTICE_CHARS} (the visualiser "
+                             "takes longer texts)")
+        nbest = tok.model.nbest(normalized, n)
+        sampled = None
+        if seed is not None:
+            sampled = sample(tok, text.replace("▁", " "), alpha=alpha, nbest_size=nbest_size,
+                             seed=seed)
+    except HTTPException as exc:
+        ctx["error"], status = exc.detail, exc.status_code
+    except UnknownTokenizer as exc:
+        ctx["error"], status = str(exc), 404
+    except ValueError as exc:
+        ctx["error"], status = str(exc), 422
+    if ctx["error"] is None:
+        total = len(steps)
+        k = min(max(step, 0), total)
+        view = _lattice_view(normalized, steps, k, tok.model.unk_id)
+        ctx.update(tok=tok, normalized=normalized, total=total, step=k, view=view,
+                   nbest=nbest, sampled=sampled, line=_lattice_line(k, len(normalized), total),
+                   sentence=_lattice_sentence(view, k, total, normalized),
+                   final=tok.encode(text.replace("▁", " ")).tokens if k == total else None,
+                   unk_score=tok.model.unk_score)
+    return render(request, "unigram_lattice.html", ctx, block="step", status_code=status)
+
+
+@router.post("/unigram/lattice", response_class=HTMLResponse,
+             summary="Upload a sentencepiece .model file and open its lattice view")
+async def lattice_upload(request: Request, file: UploadFile = File(...),
+                         text: str = Form(DEFAULT_TEXT)) -> Any:
+    limit = settings(request).max_upload_bytes
+    data = await file.read(limit + 1)
+    error, status = None, 422
+    if len(data) > limit:
+        error, status = f"the file is over the upload limit of {limit:,} bytes", 413
+    else:
+        try:
+            tok = load_bytes(data, name=file.filename or "uploaded")
+            if not hasattr(tok.model, "viterbi_steps"):
+                raise ValueError(f"{file.filename or 'this file'} is a sentencepiece "
+                                 f"{tok.algorithm} model; the lattice view needs a Unigram model")
+        except ValueError as exc:
+            error = str(exc)
+    if error is not None:
+        ctx = {"model": "tiny", "text": text, "params": {}, "error": error, "play": False,
+               "pseudocode": LATTICE_PSEUDOCODE, "n_best": 5, "seed": None, "alpha": 0.1,
+               "nbest_size": -1, "model_options": _model_options("tiny"), "cell": CELL}
+        return render(request, "unigram_lattice.html", ctx, status_code=status)
+    stored = _UPLOAD_PREFIX + base64.b64encode(data).decode("ascii")
+    digest = store(request).put(stored, name=file.filename or "uploaded.model")
+    _remember(_MODELS, digest, tok, 8)
+    query = urlencode({"model": f"upload-{digest}", "text": text})
+    return RedirectResponse(f"/unigram/lattice?{query}", status_code=303)
+
+
+# ---- training ----------------------------------------------------------------------------------
+def _run(text: str, vocab_size: int, words: tuple[str, ...]) -> UnigramTrainer:
+    key = (sha256_text(text), vocab_size, words)
+    with _LOCK:
+        run = _RUNS.get(key)
+        if run is not None:
+            _RUNS.move_to_end(key)
+            return run
+    run = UnigramTrainer(text.splitlines(), vocab_size, sample_words=words).run()
+    _remember(_RUNS, key, run, 16)
+    return run
+
+
+def _default_words(text: str) -> tuple[str, ...]:
+    """A few frequent long words of the corpus, for the segmentation panel."""
+    counts: dict[str, int] = {}
+    for w in text.split()[:50_000]:
+        w = w.strip(".,;:!?\"'()[]")
+        if len(w) >= 7 and w.isalpha():
+            counts[w.lower()] = counts.get(w.lower(), 0) + 1
+    return tuple(w for w, _c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:6])
+
+
+def _train_sentence(k: int, steps: list) -> str:
+    s = steps[k]
+    if s.round == 0 and not s.final:
+        return (f"The seed vocabulary: every character and the most frequent substrings, "
+                f"{s.vocab_size:,} pieces; log-likelihood {s.log_likelihood:,.0f}.")
+    if s.final:
+        return (f"Done: the vocabulary is within 1.1 × the target, so the final {s.vocab_size:,} "
+                f"pieces are every character plus the best-scoring pieces (log-likelihood "
+                f"{s.log_likelihood:,.0f} after the last EM round).")
+    return (f"Round {s.round}: EM re-estimated every piece, then pruning removed "
+            f"{s.num_pruned:,} pieces whose loss was smallest; {s.vocab_size:,} remain "
+            f"(log-likelihood {s.log_likelihood:,.0f}).")
+
+
+@router.get("/unigram/train", response_class=HTMLResponse,
+            summary="Unigram training, one EM + pruning round at a time")
+def train_page(request: Request, corpus: str = DEFAULT_CORPUS, vocab_size: int = DEFAULT_VOCAB,
+               step: int = 0, words: str = "", play: bool = False) -> HTMLResponse:
+    params = {"corpus": corpus, "vocab_size": vocab_size, "words": words or None}
+    ctx: dict[str, Any] = {"corpus": corpus, "vocab_size": vocab_size, "words": words,
+                           "params": params, "error": None, "play": play,
+                           "pseudocode": TRAIN_PSEUDOCODE, "bundled": corpus_names(),
+                           "corpus_text": ""}
+    status = 200
+    try:
+        if not 4 <= vocab_size <= MAX_TRAIN_VOCAB:
+            raise ValueError(f"vocab_size must be between 4 and {MAX_TRAIN_VOCAB:,} in this view")
+        text = corpus_by_ref(store(request), corpus)
+        ctx["corpus_text"] = text if len(text) <= 20_000 else ""
+        sample_words = tuple(w for w in words.split() if w)[:12] or _default_words(text)
+        run = _run(text, vocab_size, sample_words)
+    except LookupError as exc:
+        ctx["error"], status = str(exc), 404
+    except ValueError as exc:
+        ctx["error"], status = str(exc), 422
+    if ctx["error"] is None:
+        steps = run.steps
+        total = len(steps) - 1
+        k = min(max(step, 0), total)
+        current = steps[k]
+        n_words = max(1, run.total_freq)
+        chart = line_chart({"log-likelihood per word": [
+            (s.vocab_size, -s.log_likelihood / n_words) for s in steps[: k + 1]]},
+            x_label="vocabulary size (log scale; rounds run right to left)",
+            y_label="− log-likelihood per word (nats)", height=300)
+        line = 1 if k == 0 else (13 if current.final else 11)
+        ctx.update(steps=steps, total=total, step=k, current=current, chart=chart,
+                   line=line, sentence=_train_sentence(k, steps), n_words=run.total_freq,
+                   distinct=len(run.words), sample_words=" ".join(sample_words))
+    return render(request, "unigram_train.html", ctx, block="step", status_code=status)
+
+
+@router.post("/unigram/train", response_class=HTMLResponse,
+             summary="Store an edited corpus and open its Unigram training view")
+def train_post(request: Request, corpus_text: str = Form(""),
+               vocab_size: int = Form(DEFAULT_VOCAB)) -> Any:
+    try:
+        digest = _store_corpus(request, corpus_text)
+    except HTTPException as exc:
+        ctx = {"corpus": "", "vocab_size": vocab_size, "words": "", "params": {},
+               "error": exc.detail, "play": False, "pseudocode": TRAIN_PSEUDOCODE,
+               "bundled": corpus_names(), "corpus_text": corpus_text}
+        return render(request, "unigram_train.html", ctx, status_code=exc.status_code)
+    return RedirectResponse(f"/unigram/train?corpus={digest}&vocab_size={vocab_size}",
+                            status_code=303)
+
+
+# ---- JSON --------------------------------------------------------------------------------------
+@router.get("/api/unigram/lattice", tags=["api"],
+            summary="The Viterbi steps and n-best splits of a Unigram model on a text")
+def lattice_api(request: Request, text: str, model: str = "botchan_en_unigram_1000",
+                n: int = 5) -> dict[str, Any]:
+    check_text(request, text)
+    try:
+        if not 1 <= n <= MAX_NBEST:
+            raise ValueError(f"n must be between 1 and {MAX_NBEST}")
+        tok = _model(request, model)
+        normalized, steps = lattice_steps(tok, text)
+        if len(normalized) > 10 * MAX_LATTICE_CHARS:
+            raise ValueError(f"the normalised text has {len(normalized)} characters; at most "
+                             f"{10 * MAX_LATTICE_CHARS}")
+        nbest = tok.model.nbest(normalized, n)
+    except UnknownTokenizer as exc:
+        raise HTTPException(404, str(exc)) from None
+    except ValueError as exc:
+        raise HTTPException(422, str(exc)) from None
+    return {"model": model, "normalized": normalized, "steps": [s.to_dict() for s in steps],
+            "nbest": [{"tokens": t, "score": s} for t, s in nbest]}

@@ -1,0 +1,309 @@
+"""WordPiece step-through views: encoding (`/wordpiece/encode`) and training (`/wordpiece/train`).
+
+Each page is a pure function of its URL: the inputs and the step index. Training states come from
+a bounded LRU of trainer checkpoints (`TrainingCheckpoints`), so next / back / jump are cheap.
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+
+import tokenizers_core as tc
+from tokenizers_core.bert import bert_pipeline, count_words, encode_steps
+from tokenizers_core.corpora import corpus_names
+from tokenizers_core.models.wordpiece import WordPiece, vocab_from_text
+from tokenizers_core.models.wordpiece_train import (TrainingCheckpoints, WordPieceTrainer,
+                                                    corpus_key)
+
+from ..deps import UnknownTokenizer, check_text, resolve_tokenizer, store
+from ..render import render
+from ..trained import corpus_text as corpus_by_ref
+from .api import _store_corpus
+
+router = APIRouter(tags=["wordpiece"])
+
+SMALL_VOCAB = "\n".join([
+    "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]",
+    "play", "##ing", "##ed", "##er", "##s", "un", "##aff", "##able", "##a", "##b", "##l", "##e",
+    "token", "##ize", "##iz", "##ation", "hug", "##gs", "p", "##u", "##g", "##n", "b", "h",
+])
+DEFAULT_TEXT = "unaffable playing"
+MAX_ENCODE_CHARS = 2000
+MAX_ENCODE_STEPS = 20_000
+MAX_CHARS = 100                   # WordPiece's max_input_chars_per_word
+
+# Sennrich et al.'s textbook corpus: low x5, lower x2, newest x6, widest x3.
+DEFAULT_CORPUS = ("low low low low low\nlower lower\nnewest newest newest newest newest newest\n"
+                  "widest widest widest\n")
+DEFAULT_VOCAB_SIZE = 40
+MAX_TRAIN_VOCAB = 5000
+WORD_PAGE = 25
+TOP_PAIRS = 12
+
+ENCODE_PSEUDOCODE = [
+    "for each word w:",
+    "  if len(w) > 100: w → [UNK]; next word",
+    "  start ← 0;  pieces ← []",
+    "  while start < len(w):",
+    "    end ← len(w)",
+    "    while end > start:",
+    "      piece ← w[start:end]  (## if start > 0)",
+    "      if piece in vocab: keep; start ← end",
+    "      else: end ← end − 1   # shrink",
+    "    none matched: w → [UNK] (whole word)",
+    "  emit the pieces",
+]
+_ENCODE_LINE = {"hit": 7, "miss": 8, "unk": 9, "too_long": 1}
+
+TRAIN_PSEUDOCODE = [
+    "split words: first char as is, rest ##c",
+    "while len(vocab) < vocab_size:",
+    "  count symbols and adjacent pairs",
+    "  score(a,b) ← n(ab) / (n(a) × n(b))",
+    "  best ← max score (then n(ab), ids)",
+    "  merge: a + ##b → ab, ##a + ##b → ##ab",
+    "  add the new symbol to vocab",
+    "stop: vocab full or no pair left",
+]
+
+_CHECKPOINTS = TrainingCheckpoints(max_entries=16, every=100)
+_TOTALS: OrderedDict[Any, list] = OrderedDict()   # (corpus hash, options) -> all merge steps
+_TOTALS_LOCK = threading.Lock()
+
+
+# ---- encoding ----------------------------------------------------------------------------
+def _encode_tokenizer(request: Request, vocab: str, vocab_text: str) -> tc.Tokenizer:
+    if vocab == "small":
+        return bert_pipeline(vocab_from_text(vocab_text), name="small")
+    tok = resolve_tokenizer(request, vocab)
+    if not isinstance(tok.model, WordPiece):
+        raise ValueError(f"{vocab!r} is a {tok.algorithm or 'non-WordPiece'} tokeniser; this "
+                         "view steps through WordPiece (try bert-base-uncased)")
+    return tok
+
+
+def _word_view(words, steps, k: int) -> list[dict[str, Any]]:
+    """For each word: its pieces as far as the first k probes got, and its state."""
+    out = [{"word": w, "start": s, "end": e, "pieces": [], "state": "todo"}
+           for w, s, e in words]
+    for index, probe in steps[:k]:
+        row = out[index]
+        row["pieces"] = list(probe.pieces)
+        finished = probe.status in ("unk", "too_long") or (probe.found and probe.end == len(probe.word))
+        row["state"] = "done" if finished else "active"
+    return out
+
+
+def _encode_sentence(step, k: int, total: int) -> str:
+    if step is None:
+        return ("Nothing probed yet. Each word will be matched from its start: the longest "
+                "window in the vocabulary wins." if total else "There is nothing to encode.")
+    c = step.candidate
+    if step.status == "hit":
+        rest = ("the word is done" if step.end == len(step.word)
+                else f"the next window starts at character {step.end}")
+        return f"“{c}” is in the vocabulary: keep it as a piece; {rest}."
+    if step.status == "miss":
+        return (f"“{c}” is not in the vocabulary: shrink the window by one character "
+                f"(to {step.start}:{step.end - 1}).")
+    if step.status == "unk":
+        return (f"Not even the one-character window “{c}” is in the vocabulary, so the whole "
+                f"word “{step.word}” becomes {step.pieces[0]}.")
+    return (f"“{step.word[:20]}…” has {len(step.word)} characters, more than the limit of "
+            f"{MAX_CHARS}: it becomes {step.pieces[0]} without probing.")
+
+
+
+@router.get("/wordpiece/encode", response_class=HTMLResponse,
+            summary="WordPiece encoding, one probe at a time")
+def encode_page(request: Request, text: str = DEFAULT_TEXT, vocab: str = "small",
+                vocab_text: str = SMALL_VOCAB, step: int = 0, play: bool = False) -> HTMLResponse:
+    params = {"vocab": vocab, "text": text}
+    if vocab == "small" and vocab_text != SMALL_VOCAB:
+        params["vocab_text"] = vocab_text
+    ctx: dict[str, Any] = {"text": text, "vocab": vocab, "vocab_text": vocab_text,
+                           "params": params, "error": None, "play": play,
+                           "pseudocode": ENCODE_PSEUDOCODE, "vocab_options": _vocab_options(request, vocab)}
+    status = 200
+    try:
+        check_text(request, text)
+        if len(text) > MAX_ENCODE_CHARS:
+            raise ValueError(f"the text is {len(text):,} characters; step through at most "
+                             f"{MAX_ENCODE_CHARS:,} (the visualiser takes longer texts)")
+        tok = _encode_tokenizer(request, vocab, vocab_text)
+        words, steps = encode_steps(tok, text, max_steps=MAX_ENCODE_STEPS)
+    except HTTPException as exc:
+        ctx["error"], status = exc.detail, exc.status_code
+    except UnknownTokenizer as exc:
+        ctx["error"], status = str(exc), 404
+    except ValueError as exc:
+        ctx["error"], status = str(exc), 422
+    if ctx["error"] is None:
+        total = len(steps)
+        k = min(max(step, 0), total)
+        current = steps[k - 1] if k else None
+        word_index = current[0] if current else (0 if words else None)
+        ctx.update(
+            tok=tok, total=total, step=k, words=_word_view(words, steps, k),
+            current=current[1] if current else None, word_index=word_index,
+            line=_ENCODE_LINE[current[1].status] if current else 0,
+            sentence=_encode_sentence(current[1] if current else None, k, total),
+            prefix=tok.model.continuing_subword_prefix,
+            final=tok.encode(text, add_special_tokens=False).tokens if k == total else None,
+        )
+    return render(request, "wordpiece_encode.html", ctx, block="step", status_code=status)
+
+
+def _vocab_options(request: Request, current: str) -> list[dict[str, str]]:
+    out = [{"value": "small", "label": "small (editable)"}]
+    for name, entry in tc.pretrained.bundled().items():
+        if entry.algorithm == "wordpiece":
+            out.append({"value": name, "label": entry.label})
+    if current and not any(o["value"] == current for o in out):
+        out.append({"value": current, "label": f"trained: {current}"})
+    return out
+
+
+# ---- training ----------------------------------------------------------------------------
+def _train_options(vocab_size: int, min_frequency: int) -> dict[str, int]:
+    if not 1 <= vocab_size <= MAX_TRAIN_VOCAB:
+        raise ValueError(f"vocab_size must be between 1 and {MAX_TRAIN_VOCAB:,} in this view, "
+                         f"got {vocab_size}")
+    if min_frequency < 0:
+        raise ValueError(f"min_frequency must be 0 or more, got {min_frequency}")
+    return {"vocab_size": vocab_size, "min_frequency": min_frequency}
+
+
+def _all_steps(key: Any, make) -> list:
+    with _TOTALS_LOCK:
+        if key in _TOTALS:
+            _TOTALS.move_to_end(key)
+            return _TOTALS[key]
+    steps = make().run().steps
+    with _TOTALS_LOCK:
+        _TOTALS[key] = steps
+        while len(_TOTALS) > 32:
+            _TOTALS.popitem(last=False)
+    return steps
+
+
+def _train_sentence(k: int, steps: list, trainer: WordPieceTrainer) -> str:
+    if k == 0:
+        return ("Every word is split into characters (continuations marked ##). The table on "
+                "the right scores every adjacent pair; the top row is merged next.")
+    s = steps[k - 1]
+    bpe = ("BPE would have merged the same pair" if s.bpe_pair == s.pair else
+           f"BPE would have merged “{s.bpe_pair[0]} {s.bpe_pair[1]}” instead "
+           f"(the most frequent pair, {s.bpe_count} times)")
+    text = (f"Merged “{s.pair[0]}” + “{s.pair[1]}” into “{s.new_symbol}”: "
+            f"{s.count} / ({s.freq_left} × {s.freq_right}) = {s.score:.4g} was the best score; "
+            f"{bpe}.")
+    if k == len(steps):
+        text += " Training stops here: " + ("the vocabulary is full." if trainer.vocab_size
+                                            <= len(trainer.symbols) else "no pair is left.")
+    return text
+
+
+@router.get("/wordpiece/train", response_class=HTMLResponse,
+            summary="WordPiece training, one merge at a time")
+def train_page(request: Request, corpus: str = "", vocab_size: int = DEFAULT_VOCAB_SIZE,
+               min_frequency: int = 0, step: int = 0, page: int = 0,
+               play: bool = False) -> HTMLResponse:
+    params = {"corpus": corpus or None, "vocab_size": vocab_size,
+              "min_frequency": min_frequency or None, "page": page or None}
+    ctx: dict[str, Any] = {"corpus": corpus, "vocab_size": vocab_size,
+                           "min_frequency": min_frequency, "params": params, "error": None,
+                           "play": play, "pseudocode": TRAIN_PSEUDOCODE,
+                           "bundled": corpus_names(), "corpus_text": ""}
+    status = 200
+    try:
+        options = _train_options(vocab_size, min_frequency)
+        text = DEFAULT_CORPUS if not corpus else corpus_by_ref(store(request), corpus)
+        ctx["corpus_text"] = text if len(text) <= 20_000 else ""
+        key = corpus_key(text, **options)
+        words = None
+
+        def make() -> WordPieceTrainer:
+            nonlocal words
+            if words is None:
+                words = count_words(text)
+            return WordPieceTrainer(words, **options)
+
+        steps = _all_steps(key, make)
+        k = min(max(step, 0), len(steps))
+        trainer = _CHECKPOINTS.state_at(key, make, k)
+    except LookupError as exc:
+        ctx["error"], status = str(exc), 404
+    except ValueError as exc:
+        ctx["error"], status = str(exc), 422
+    if ctx["error"] is None:
+        rows, n_words = trainer.word_table(max(page, 0) * WORD_PAGE, WORD_PAGE)
+        nxt = steps[k] if k < len(steps) else None
+        last = steps[k - 1] if k else None
+        ctx.update(
+            step=k, total=len(steps), trainer=trainer, rows=rows, n_words=n_words,
+            page=max(page, 0), pages=max(1, -(-n_words // WORD_PAGE)),
+            pairs=trainer.top_pairs(TOP_PAIRS), next_step=nxt, last=last,
+            merges=list(enumerate(steps[:k], 1))[-40:][::-1],
+            line=(0 if k == 0 else (7 if k == len(steps) else 5)),
+            sentence=_train_sentence(k, steps, trainer),
+            vocab_now=len(trainer.symbols), initial=trainer.initial_size,
+        )
+    return render(request, "wordpiece_train.html", ctx, block="step", status_code=status)
+
+
+@router.post("/wordpiece/train", response_class=HTMLResponse,
+             summary="Store an edited corpus and open its training view")
+def train_post(request: Request, corpus_text: str = Form(""),
+               vocab_size: int = Form(DEFAULT_VOCAB_SIZE), min_frequency: int = Form(0)) -> Any:
+    try:
+        digest = _store_corpus(request, corpus_text)
+    except HTTPException as exc:
+        ctx = {"corpus": "", "vocab_size": vocab_size, "min_frequency": min_frequency,
+               "params": {}, "error": exc.detail, "play": False, "pseudocode": TRAIN_PSEUDOCODE,
+               "bundled": corpus_names(), "corpus_text": corpus_text}
+        return render(request, "wordpiece_train.html", ctx, status_code=exc.status_code)
+    query = f"corpus={digest}&vocab_size={vocab_size}"
+    if min_frequency:
+        query += f"&min_frequency={min_frequency}"
+    return RedirectResponse(f"/wordpiece/train?{query}", status_code=303)
+
+
+# ---- JSON ------------------------------------------------------------------------------------
+@router.get("/api/wordpiece/encode_steps", tags=["api"],
+            summary="Every probe of WordPiece encoding, as step dicts")
+def encode_steps_api(request: Request, text: str, vocab: str = "bert-base-uncased",
+                     vocab_text: str = SMALL_VOCAB) -> dict[str, Any]:
+    check_text(request, text)
+    if len(text) > MAX_ENCODE_CHARS:
+        raise HTTPException(413, f"step through at most {MAX_ENCODE_CHARS:,} characters")
+    try:
+        tok = _encode_tokenizer(request, vocab, vocab_text)
+        words, steps = encode_steps(tok, text, max_steps=MAX_ENCODE_STEPS)
+    except UnknownTokenizer as exc:
+        raise HTTPException(404, str(exc)) from None
+    except ValueError as exc:
+        raise HTTPException(422, str(exc)) from None
+    return {"words": [list(w) for w in words],
+            "steps": [{"word_index": i, **p.to_dict()} for i, p in steps]}
+
+
+@router.get("/api/wordpiece/train_steps", tags=["api"],
+            summary="Every merge of WordPiece training, as step dicts")
+def train_steps_api(request: Request, corpus: str = "", vocab_size: int = DEFAULT_VOCAB_SIZE,
+                    min_frequency: int = 0) -> dict[str, Any]:
+    try:
+        options = _train_options(vocab_size, min_frequency)
+        text = DEFAULT_CORPUS if not corpus else corpus_by_ref(store(request), corpus)
+    except LookupError as exc:
+        raise HTTPException(404, str(exc)) from None
+    except ValueError as exc:
+        raise HTTPException(422, str(exc)) from None
+    key = corpus_key(text, **options)
+    steps = _all_steps(key, lambda: WordPieceTrainer(count_words(text), **options))
+    return {"corpus": corpus or "default", "vocab_size": vocab_size,
+            "steps": [s.to_dict() for s in steps]}

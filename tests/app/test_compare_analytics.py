@@ -1,0 +1,146 @@
+"""Compare, tax, Unicode lab and sweep pages and their JSON endpoints (TestClient)."""
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+SMALL = ("low low low low low lower lower newest newest newest newest newest newest "
+         "widest widest widest\n") * 3
+
+
+@pytest.fixture(scope="module")
+def small_corpus(client) -> str:
+    return client.post("/api/corpora", json={"text": SMALL}).json()["sha256"]
+
+
+def metric(html: str, name: str) -> list[int]:
+    return [int(v) for v in re.findall(rf'data-metric="{name}">(\d+)<', html)]
+
+
+def test_compare_bundled_columns_with_metrics_and_marks(client):
+    r = client.get("/compare", params={"text": "Dr. Who left.", "col": ["word", "char", "sentence"],
+                                       "ref": 0})
+    assert r.status_code == 200
+    # word: Dr . Who left . = 5; char: 13; sentence: 1
+    assert metric(r.text, "tokens") == [5, 13, 1]
+    # char cuts inside words where word does not: D, r, W, h, o, l, e, f, t each have a cut
+    # the word tokeniser lacks -> 9 differ; sentence's cuts (0 and 13) are all word cuts
+    assert metric(r.text, "differs") == [9, 0]
+    assert 'class="chip chip-0 differs"' not in r.text.split('data-col="1"')[0]
+
+
+def test_compare_fragment_and_permalink(client):
+    params = {"text": "naïve café", "col": ["word", "char"]}
+    frag = client.get("/compare", params=params, headers={"HX-Request": "true"})
+    assert "<html" not in frag.text and "compare-col" in frag.text
+    full = client.get("/compare", params=params)
+    assert "naïve café</textarea>" in full.text
+
+
+def test_trained_column_is_a_placeholder_then_trains(client, small_corpus):
+    params = {"text": "lowest widest", "col": ["bpe", "word"], "corpus": small_corpus,
+              "vocab": 40, "ref": 1}
+    page = client.get("/compare", params=params)
+    assert page.status_code == 200 and "/compare/column?" in page.text and "training" in page.text
+    col = client.get("/compare/column", params={**params, "i": 0}, headers={"HX-Request": "true"})
+    assert col.status_code == 200 and metric(col.text, "tokens")
+    # now cached: the page renders the column directly
+    again = client.get("/compare", params=params)
+    assert "/compare/column?" not in again.text and len(metric(again.text, "tokens")) == 2
+
+
+def test_compare_api(client, small_corpus):
+    r = client.get("/api/compare", params={"text": "lowest", "col": ["bpe", "char"],
+                                           "corpus": small_corpus, "vocab": 40, "ref": 1})
+    assert r.status_code == 200
+    bpe, char = r.json()
+    assert char["tokens"] == list("lowest") and char["differs"] == []
+    assert "".join(t.replace("</w>", "") for t in bpe["tokens"]) == "lowest"
+    assert bpe["metrics"]["tokens"] == len(bpe["tokens"])
+
+
+def test_compare_bad_input(client):
+    r = client.get("/compare", params={"text": "x", "col": ["nope", "word"]})
+    assert r.status_code == 200 and "unknown tokeniser" in r.text  # one column fails, not the page
+    r = client.get("/compare", params={"text": "x", "col": ["word"], "vocab": 0})
+    assert r.status_code == 422 and "vocab size" in r.text
+    r = client.get("/compare", params={"text": "x", "col": ["word"] * 9})
+    assert r.status_code == 422 and "at most" in r.text
+    r = client.get("/api/compare", params={"text": "x", "col": ["bpe"], "corpus": "nope", "vocab": 50})
+    assert r.status_code == 200 and "unknown corpus" in r.json()[0]["error"]
+
+
+def test_tax_page_and_api(client):
+    r = client.get("/api/tax", params={"tok": ["bert-base-uncased"]})
+    assert r.status_code == 200
+    body = r.json()
+    assert len(body["languages"]) == 33
+    rel = body["relative_to_english"]["bert-base-uncased"]
+    assert rel["eng"] == 1.0 and rel["amh"] > 1.0
+    rtl = {l["code"] for l in body["languages"] if l["direction"] == "rtl"}
+    assert "arb" in rtl
+    page = client.get("/tax", params={"tok": ["bert-base-uncased"]})
+    assert page.status_code == 200 and "<svg" in page.text and 'dir="rtl"' in page.text
+    assert "English = 1" in page.text
+    assert client.get("/tax", params={"tok": ["nope"]}).status_code == 404
+
+
+def test_unicode_lab(client):
+    r = client.get("/unicode", params={"text": "\ufb01ne", "tok": ["word"]})
+    assert r.status_code == 200
+    assert "U+FB01" in r.text and "latin small ligature fi" in r.text
+    body = client.get("/api/unicode", params={"text": "\ufb01ne", "tok": ["char"]}).json()
+    forms = {f["form"]: f for f in body}
+    assert forms["NFC"]["text"] == "\ufb01ne" and forms["NFKC"]["text"] == "fine"
+    assert forms["NFKC"]["tokenizations"][0]["count"] == 4
+    assert forms["original"]["tokenizations"][0]["count"] == 3
+    decomposed = {f["form"]: f for f in client.get("/api/unicode", params={"text": "cafe\u0301"}).json()}
+    assert decomposed["NFC"]["chars"] == 4 and decomposed["NFD"]["chars"] == 5
+    assert client.get("/unicode", params={"text": "x", "tok": ["nope"]}).status_code == 404
+
+
+def wait_job(client, job_id, timeout=120):
+    deadline = time.monotonic() + timeout
+    while True:
+        job = client.get(f"/api/sweep/{job_id}").json()
+        if job["status"] != "running" or time.monotonic() > deadline:
+            return job
+        time.sleep(0.2)
+
+
+def test_sweep_runs_and_bpe_never_gets_worse_with_more_merges(client, small_corpus):
+    r = client.post("/api/sweep", json={"corpus": small_corpus, "heldout": small_corpus,
+                                        "algorithms": ["bpe"], "sizes": [20, 25, 30, 40]})
+    assert r.status_code == 202
+    job = wait_job(client, r.json()["id"])
+    assert job["status"] == "done" and job["done"] == 4
+    tpw = [row["tokens_per_word"] for row in job["results"]]
+    # a BPE model with more merges applies the same merges and more: never more tokens
+    assert tpw == sorted(tpw, reverse=True) and tpw[0] > tpw[-1]
+    page = client.get("/sweep", params={"corpus": small_corpus, "heldout": small_corpus,
+                                        "algo": ["bpe"], "sizes": "20,25,30,40"})
+    assert page.status_code == 200 and "<svg" in page.text and "tokens per word" in page.text
+
+
+def test_sweep_can_be_cancelled(client):
+    r = client.post("/api/sweep", json={"corpus": "botchan", "heldout": "udhr/eng",
+                                        "algorithms": ["bpe"], "sizes": [3000, 3100, 3200, 3300]})
+    job_id = r.json()["id"]
+    assert client.delete(f"/api/sweep/{job_id}").status_code == 200
+    job = wait_job(client, job_id)
+    assert job["status"] == "cancelled" and job["done"] < 4
+
+
+def test_sweep_bad_input(client):
+    r = client.post("/api/sweep", json={"algorithms": ["nope"], "sizes": [10]})
+    assert r.status_code == 422 and "unknown algorithm" in r.json()["detail"]
+    r = client.post("/api/sweep", json={"algorithms": ["bpe"], "sizes": [1]})
+    assert r.status_code == 422
+    r = client.get("/sweep", params={"sizes": "ten"})
+    assert r.status_code == 422 and "whole numbers" in r.text
+    assert client.get("/api/sweep/nope").status_code == 404
+    r = client.post("/sweep/run", data={"corpus": "nope", "heldout": "udhr/eng", "algo": ["bpe"],
+                                        "sizes": "50"})
+    assert r.status_code == 422 and "unknown corpus" in r.text
