@@ -37,8 +37,22 @@ def step_link(request: Request, tok) -> tuple[str, str] | None:
     link = STEP_LINKS.get(tok.algorithm)
     if link is None:
         return None
-    paths = {getattr(r, "path", None) for r in request.app.router.routes}
-    return link if link[0] in paths else None
+    return link if link[0] in page_paths(request.app) else None
+
+
+def page_paths(app) -> set[str]:
+    """Every route path of the app, including those of included routers (FastAPI keeps an
+    included router as one wrapper route that holds the original router)."""
+    paths: set[str] = set()
+    stack = list(app.router.routes)
+    while stack:
+        route = stack.pop()
+        if getattr(route, "path", None) is not None:
+            paths.add(route.path)
+        inner = getattr(route, "original_router", None)
+        if inner is not None:
+            stack.extend(inner.routes)
+    return paths
 
 
 def visualise(request: Request, text: str, name: str, pattern: str) -> dict[str, Any]:

@@ -78,7 +78,7 @@ def test_phone_width_layout(browser, server_url, screenshot_dir):
     context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)
     page = context.new_page()
     page.goto(f"{server_url}/")
+    page.screenshot(path=str(screenshot_dir / "visualiser-phone.png"), full_page=True)
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, "the page scrolls sideways on a phone"
-    page.screenshot(path=str(screenshot_dir / "visualiser-phone.png"), full_page=True)
     context.close()
