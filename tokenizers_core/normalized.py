@@ -56,7 +56,8 @@ class NormalizedString:
         """For each normalised character, its span in the original text."""
         if self._align is None:
             s = self._shift
-            return [(s + i, s + i + 1) for i in range(len(self.normalized))]
+            n = len(self.normalized)
+            return list(zip(range(s, s + n), range(s + 1, s + n + 1)))
         return list(self._align)
 
     def char_span(self, i: int) -> tuple[int, int]:
@@ -119,7 +120,7 @@ class NormalizedString:
             if len(out) == end - start:
                 if self._align is None:
                     s = self._shift
-                    align.extend((s + i, s + i + 1) for i in range(start, end))
+                    align.extend(zip(range(s + start, s + end), range(s + start + 1, s + end + 1)))
                 else:
                     align.extend(self._align[start:end])
             else:

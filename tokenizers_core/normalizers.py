@@ -19,17 +19,24 @@ text it came from, so token offsets still point into what the user typed. Each o
 'Sequence[NFD, StripAccents, Lowercase]'
 
 Where Hugging Face's behaviour is surprising we follow it and say so: `StripAccents` removes
-every combining mark (spacing ones too, such as Devanagari vowel signs), BERT's cleaner keeps a
-few recent format characters its tables do not know, and `Lowercase` works character by character
-(no final-sigma rule). Unicode data come from Python's `unicodedata`, so characters newer than
-its Unicode version (or than Hugging Face's tables) can differ.
+every combining mark (spacing ones too, such as Devanagari vowel signs) while `BertNormalizer`
+removes only non-spacing ones; BERT's cleaner keeps a few recent format characters Hugging Face's
+tables do not know; `Lowercase` works character by character (no final-sigma rule); through the
+reordering of marks in NFD, each character's source is assigned as Hugging Face assigns it. One
+deliberate difference: a composed character (NFC of "e" + U+0301) maps to all the characters it
+was composed from, where Hugging Face maps it to the first. Unicode data come from Python's
+`unicodedata`, so characters newer than its Unicode version can differ.
+
+`from_hf_config` builds a normaliser from the "normalizer" entry of a Hugging Face
+`tokenizer.json`.
 """
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
-from dataclasses import dataclass, field
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import regex
@@ -38,13 +45,13 @@ from .normalized import NormalizedString
 
 __all__ = [
     "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents", "Strip", "Replace",
-    "BertNormalizer", "Prepend", "Sequence",
+    "BertNormalizer", "Prepend", "Sequence", "from_hf_config",
 ]
 
-# A segment rewrites normalized[start:end] as `out`. `sources` says where each character of
-# `out` came from: None for "the whole span start:end" (how "é" from "e" + U+0301 gets the span of
-# both), else one index into the normalized text per output character.
-Segment = tuple[int, int, str, "range | list[int] | None"]
+# An edit rewrites normalized[start:end] as `out`; `sources` says where its characters came
+# from: None for "the whole span start:end" (how "é" from "e" + U+0301 gets the span of both),
+# else one index into the normalized text per output character.
+Edit = tuple[int, int, str, "list[int] | None"]
 
 
 # ---- shared helpers -----------------------------------------------------------------------
@@ -55,40 +62,97 @@ def _checked(ns: Any) -> NormalizedString:
     return ns
 
 
-def _rebuild(ns: NormalizedString, segments: Iterable[Segment]) -> NormalizedString:
-    """Apply `segments` (in order, covering the text) and carry the alignments along.
+def _alignments(ns: NormalizedString) -> list[tuple[int, int]]:
+    """`ns.alignments`, built faster for the identity case (1 MB texts come through here)."""
+    if ns.is_identity:
+        first = ns.span(0, 0)[0]
+        return list(zip(range(first, first + len(ns)), range(first + 1, first + len(ns) + 1)))
+    return ns.alignments
 
-    Unlike `NormalizedString.transform`, a segment says where its output characters came from,
+
+def _apply_edits(ns: NormalizedString, edits: Iterable[Edit]) -> NormalizedString:
+    """Apply `edits` (in order, not overlapping; the text between them stays as it is) and
+    carry the alignments to the original text along.
+
+    Unlike `NormalizedString.transform`, an edit says where its output characters came from,
     so a same-length rewrite that is not character by character (NFD of "a" + U+0301 + U+0323
     puts the dot below first) is not mistaken for one.
 
-    >>> _rebuild(NormalizedString("ab"), [(0, 2, "ba", [1, 0])]).alignments
-    [(1, 2), (0, 1)]
-    >>> _rebuild(NormalizedString("ab"), [(0, 2, "c", None)]).alignments
-    [(0, 2)]
+    >>> _apply_edits(NormalizedString("abc"), [(0, 2, "ba", [1, 0])]).alignments
+    [(1, 2), (0, 1), (2, 3)]
+    >>> _apply_edits(NormalizedString("abc"), [(1, 3, "x", None)]).alignments
+    [(0, 1), (1, 3)]
     """
-    source = ns.alignments
+    text = ns.normalized
+    source = _alignments(ns)
     parts: list[str] = []
     align: list[tuple[int, int]] = []
     pos = 0
-    for start, end, out, sources in segments:
-        if start != pos or end < start:
-            raise ValueError(f"segments must cover the text in order (gap or overlap at {pos})")
-        pos = end
+    for start, end, out, sources in edits:
+        if start < pos or end < start:
+            raise ValueError(f"edits must be in order and not overlap (at {start})")
+        parts.append(text[pos:start])                  # unchanged: character to character
+        align.extend(source[pos:start])
         parts.append(out)
         if sources is None:
             align.extend([ns.span(start, end)] * len(out))
-        elif isinstance(sources, range):
-            align.extend(source[sources.start:sources.stop])
         else:
             align.extend(source[i] for i in sources)
-    if pos != len(ns):
-        raise ValueError("segments must cover the whole text")
-    text = "".join(parts)
-    if text == ns.normalized and align == source:
+        pos = end
+    if pos == 0 and not parts:
         return ns
-    # Offsets in the original text: `align` is built from ns's own spans, segment by segment.
-    return NormalizedString(ns.original, _normalized=text, _align=align,
+    parts.append(text[pos:])
+    align.extend(source[pos:])
+    # Offsets in the original text: `align` is built from ns's own spans, edit by edit.
+    return NormalizedString(ns.original, _normalized="".join(parts), _align=align,
+                            _shift=ns.span(0, 0)[0])
+
+
+def _same_length(ns: NormalizedString, text: str) -> NormalizedString:
+    """`text` replaces ns's text character for character (same length, same alignments)."""
+    if text == ns.normalized:
+        return ns
+    return NormalizedString(ns.original, _normalized=text, _align=_alignments(ns),
+                            _shift=ns.span(0, 0)[0])
+
+
+def _map_chars(ns: NormalizedString, candidates: regex.Pattern,
+               fn: Callable[[str], str]) -> NormalizedString:
+    """Replace each character c that `candidates` matches by fn(c) ("" drops it).
+
+    `candidates` must match single characters. Changes of one character for one are a
+    `str.translate` that keeps the alignments; each character of a longer replacement maps to
+    the replaced character's span.
+
+    >>> _map_chars(NormalizedString("a-b"), regex.compile("-"), lambda c: "").alignments
+    [(0, 1), (2, 3)]
+    >>> _map_chars(NormalizedString("a-b"), regex.compile("-"), lambda c: "<>").alignments
+    [(0, 1), (1, 2), (1, 2), (2, 3)]
+    """
+    text = ns.normalized
+    found = candidates.findall(text)
+    table = {c: fn(c) for c in set(found)}
+    one_for_one = {c: out for c, out in table.items() if len(out) == 1 and out != c}
+    others = {c: out for c, out in table.items() if len(out) != 1}
+    if one_for_one:
+        ns = _same_length(ns, text.translate(str.maketrans(one_for_one)))
+    if not others:
+        return ns
+    new_text = ns.normalized.translate(str.maketrans(others))
+    if sum(c in others for c in found) * 64 < len(text):     # a few changes: edit in place
+        return _apply_edits(ns, [(m.start(), m.end(), others[c], [m.start()] * len(others[c]))
+                                 for m in candidates.finditer(text) if (c := m.group()) in others])
+    if not any(others.values()):                             # deletions only
+        align = [span for span, c in zip(_alignments(ns), text) if c not in others]
+    else:                                                    # many: one pass over the text
+        align = []
+        for span, c in zip(_alignments(ns), text):
+            if c in others:
+                align.extend([span] * len(others[c]))
+            else:
+                align.append(span)
+    # Offsets in the original text: each output character keeps its source character's span.
+    return NormalizedString(ns.original, _normalized=new_text, _align=align,
                             _shift=ns.span(0, 0)[0])
 
 
@@ -164,56 +228,121 @@ def _unicode_candidates() -> tuple[frozenset[int], frozenset[int]]:
 
 
 @functools.lru_cache(maxsize=4)
-def _chunk_pattern(form: str) -> regex.Pattern:
-    """A regex whose matches are the chunks of `form` that may change: a boundary character
-    followed by the characters that have no boundary before them, or one character that
-    normalises to something else on its own. Text between matches is left as it is."""
+def _chunk_pattern(form: str) -> re.Pattern[str]:
+    """The places where `form` may change the text. A match of group 1 is a run of characters
+    with no boundary before them (marks; for the composing forms also characters that compose
+    with the one before): with the character before it, that is one chunk. Any other match is a
+    run of boundary characters that normalise to something else on their own: one chunk each.
+
+    (Stdlib `re` here: its large character classes scan about 2.5 times faster than `regex`'s.)
+    """
     candidates, backward = _unicode_candidates()
     composing = form in ("NFC", "NFKC")
     decomposed = {"NFC": "NFD", "NFKC": "NFKD"}.get(form, form)
     no_boundary: list[int] = []
-    changes: list[int] = []
+    changes_alone: list[int] = []
     for cp in candidates:
         c = chr(cp)
         first = unicodedata.normalize(decomposed, c)[0]
         if unicodedata.combining(first) or (composing and ord(first) in backward):
             no_boundary.append(cp)
-        if unicodedata.normalize(form, c) != c:
-            changes.append(cp)
-    return regex.compile(f"(?s).?[{_char_class(no_boundary)}]+|[{_char_class(changes)}]")
+        elif unicodedata.normalize(form, c) != c:
+            changes_alone.append(cp)
+    return re.compile(f"([{_char_class(no_boundary)}]+)|[{_char_class(changes_alone)}]+")
 
 
-def _align_chunk(form: str, chunk: str, out: str, start: int) -> list[Segment]:
-    """Segments for one chunk: character by character when its characters normalise on their
-    own (NFD of "é" -> "e" + U+0301, both from "é"); otherwise, when characters compose or marks
-    are reordered, every output character maps to the whole chunk, so a token never splits what
-    the user typed as one letter ("e" + U+0301 -> "é" from both; NFD of "â" + U+0323 puts the dot
-    below before the circumflex, and all three characters map to both source characters)."""
-    pieces = [unicodedata.normalize(form, c) for c in chunk] if len(chunk) > 1 else [out]
+def _char_by_char(form: str, text: str, start: int, end: int) -> list[Edit]:
+    """One edit for text[start:end], whose characters each normalise on their own (there is a
+    boundary before every one), each output character aligned to its own source character."""
+    if start >= end:
+        return []
+    pieces = [unicodedata.normalize(form, c) for c in text[start:end]]
+    return [(start, end, "".join(pieces), [i for i, p in enumerate(pieces, start) for _ in p])]
+
+
+def _reordered_sources(pieces: list[str], start: int) -> tuple[str, list[int]]:
+    """Canonical ordering of decomposed `pieces` (one per source character), with the source
+    index of each output character, as Hugging Face's alignment crate assigns it.
+
+    Each piece's first character "replaces" its source character, the rest are "inserted";
+    reordering stably sorts every run of marks by combining class, carrying these flags along;
+    then, in output order, each replacing character takes the next source character and each
+    inserted one the source of the character before it. So for "ê" + U+0323 (sources 0, 1) the
+    output "e" + U+0323 + U+0302 comes from sources 0, 1, 1.
+
+    >>> text, sources = _reordered_sources(["e\\u0302", "\\u0323"], 0)
+    >>> [f"{ord(c):04X}" for c in text], sources
+    (['0065', '0323', '0302'], [0, 1, 1])
+    """
+    flagged = [(c, k > 0) for piece in pieces for k, c in enumerate(piece)]
+    ordered: list[tuple[str, bool]] = []
+    run: list[tuple[str, bool]] = []                 # marks waiting to be sorted
+    for item in flagged + [("", False)]:             # a sentinel starter flushes the last run
+        if item[0] and unicodedata.combining(item[0]):
+            run.append(item)
+            continue
+        ordered += sorted(run, key=lambda x: unicodedata.combining(x[0]))
+        run = []
+        if item[0]:
+            ordered.append(item)
+    sources: list[int] = []
+    next_source = start
+    for _, inserted in ordered:
+        if inserted and sources:
+            sources.append(sources[-1])
+        elif inserted:                               # nothing before it in this chunk
+            sources.append(start)
+        else:
+            sources.append(next_source)
+            next_source += 1
+    return "".join(c for c, _ in ordered), sources
+
+
+def _align_chunk(form: str, chunk: str, out: str, start: int) -> Edit:
+    """The edit for one chunk of text that `form` changes.
+
+    Character by character when the chunk's characters normalise on their own (NFD of "é" ->
+    "e" + U+0301, both from "é"). When a decomposition reorders marks (NFD of "ê" + U+0323 puts
+    the dot below first), the source of each character follows Hugging Face exactly (see
+    `_reordered_sources`). When characters compose (NFC of "e" + U+0301 -> "é"), every output
+    character maps to the whole chunk, so "é" covers both source characters. (Hugging Face maps
+    it to the "e" alone.)
+    """
+    pieces = [unicodedata.normalize(form, c) for c in chunk]
+    end = start + len(chunk)
     if "".join(pieces) == out:
-        return [(start + i, start + i + 1, p, [start + i] * len(p)) for i, p in enumerate(pieces)]
-    return [(start, start + len(chunk), out, None)]
+        return (start, end, out, [i for i, p in enumerate(pieces, start) for _ in p])
+    if form in ("NFD", "NFKD"):
+        reordered, sources = _reordered_sources(pieces, start)
+        if reordered == out:
+            return (start, end, out, sources)
+    return (start, end, out, None)
 
 
 def _normalize_form(ns: NormalizedString, form: str) -> NormalizedString:
     text = _checked(ns).normalized
     if text.isascii() or unicodedata.is_normalized(form, text):
         return ns                                   # the fast path: nothing to do
-    segments: list[Segment] = []
-    pos = 0
+    edits: list[Edit] = []
+    pending: tuple[int, int] | None = None          # characters that change on their own
     for m in _chunk_pattern(form).finditer(text):
-        chunk = m.group()
-        out = unicodedata.normalize(form, chunk)
-        if out == chunk:
-            continue                                # stays inside the unchanged run
         start, end = m.span()
-        if start > pos:
-            segments.append((pos, start, text[pos:start], range(pos, start)))
-        segments.extend(_align_chunk(form, chunk, out, start))
-        pos = end
-    if pos < len(text):
-        segments.append((pos, len(text), text[pos:], range(pos, len(text))))
-    return _rebuild(ns, segments)
+        if m.lastindex is None:
+            if pending is not None:
+                edits += _char_by_char(form, text, *pending)
+            pending = (start, end)
+            continue
+        start = max(start - 1, 0)                   # the marks join the character before them
+        if pending is not None:                     # ... which may end the pending run
+            edits += _char_by_char(form, text, pending[0], min(pending[1], start))
+            pending = None
+        chunk = text[start:end]
+        out = unicodedata.normalize(form, chunk)
+        if out != chunk:
+            edits.append(_align_chunk(form, chunk, out, start))
+    if pending is not None:
+        edits += _char_by_char(form, text, *pending)
+    return _apply_edits(ns, edits)
 
 
 @dataclass(frozen=True)
@@ -269,6 +398,17 @@ class NFKD(_Normalizer):
 # gives "Σ" the context-dependent final form "ς"; Hugging Face lowercases character by character
 # ("σ" always), so these two are handled one at a time and everything else in bulk.
 _LOWER_ONE_BY_ONE = regex.compile("[\u0130\u03a3]")
+_LOWER_ONE_BY_ONE_SPLIT = regex.compile("([\u0130\u03a3])")
+
+
+def _lower_bulk(text: str) -> str:
+    """Lowercase all but "İ" and "Σ" (left for `_map_chars`); same length as `text`.
+
+    >>> _lower_bulk("AΣİB")
+    'aΣİb'
+    """
+    parts = _LOWER_ONE_BY_ONE_SPLIT.split(text)    # runs and single special characters alternate
+    return "".join(part if i % 2 else part.lower() for i, part in enumerate(parts))
 
 
 @dataclass(frozen=True)
@@ -287,28 +427,49 @@ class Lowercase(_Normalizer):
         if lowered == text:
             return ns
         if len(lowered) == len(text) and "\u03a3" not in text:
-            return ns.transform([(0, len(text), lowered)])   # same length: char to char
-        segments: list[tuple[int, int, str]] = []
-        pos = 0
-        for m in _LOWER_ONE_BY_ONE.finditer(text):
-            i = m.start()
-            if i > pos:
-                segments.append((pos, i, text[pos:i].lower()))
-            segments.append((i, i + 1, m.group().lower()))
-            pos = i + 1
-        if pos < len(text):
-            segments.append((pos, len(text), text[pos:].lower()))
-        return ns.transform(segments)
+            return _same_length(ns, lowered)           # the common case: one for one
+        return _map_chars(_same_length(ns, _lower_bulk(text)), _LOWER_ONE_BY_ONE, str.lower)
 
 
 # Hugging Face strips accents with two different predicates, which we follow:
 # - the StripAccents normaliser drops every combining mark (General_Category M: Mn, Mc and Me,
 #   so Devanagari vowel signs go too), by a Unicode 9 table that also has two Vedic signs since
 #   recategorised as letters;
-# - BertNormalizer drops only non-spacing marks (Mn), by a table that still has U+1734 as Mn.
+# - BertNormalizer drops only non-spacing marks (Mn), by an older table that still has U+1734
+#   as Mn.
+# Neither table knows the marks added since. These lists (for Python's Unicode 14 database) are
+# what Hugging Face tokenizers 0.23.3 keeps although our database calls them marks; they were
+# read off by running it over every code point, and tests/core/test_normalizers.py checks them.
+def _code_points(ranges: str) -> frozenset[str]:
+    """'0041-0043 0061' -> {'A', 'B', 'C', 'a'}."""
+    out: set[str] = set()
+    for item in ranges.split():
+        first, _, last = item.partition("-")
+        out.update(map(chr, range(int(first, 16), int(last or first, 16) + 1)))
+    return frozenset(out)
+
+
+_MARKS_UNKNOWN_TO_HF = _code_points(
+    "07FD 0898-089F 08CA-08D3 09FE 0AFA-0AFF 0B55 0C04 0C3C 0D00 0D3B-0D3C 0D81 0EBA 1715 180F "
+    "1ABF-1ACE 1CF7 1DF6-1DFA A82C A8FF 10D24-10D27 10EAB-10EAC 10F46-10F50 10F82-10F85 11070 "
+    "11073-11074 110C2 11145-11146 111C9 111CE-111CF 1133B 1145E 1182C-1183A 11930-11935 "
+    "11937-11938 1193B-1193E 11940 11942-11943 119D1-119D7 119DA-119E0 119E4 11A01-11A0A "
+    "11A33-11A39 11A3B-11A3E 11A47 11A51-11A5B 11A8A-11A99 11D31-11D36 11D3A 11D3C-11D3D "
+    "11D3F-11D45 11D47 11D8A-11D8E 11D90-11D91 11D93-11D97 11EF3-11EF6 16F4F 16F7F-16F87 16FE4 "
+    "16FF0-16FF1 1CF00-1CF2D 1CF30-1CF46 1E130-1E136 1E2AE 1E2EC-1E2EF")
+_NONSPACING_UNKNOWN_TO_HF = _code_points(
+    "07FD 0898-089F 08CA-08E1 09FE 0AFA-0AFF 0B55 0C04 0C3C 0D00 0D3B-0D3C 0D81 0EBA 180F "
+    "1885-1886 1ABF-1ACE 1DF6-1DFB A82C A8C5 A8FF A9BD 10D24-10D27 10EAB-10EAC 10F46-10F50 "
+    "10F82-10F85 11070 11073-11074 110C2 111C9 111CF 1123E 1133B 11438-1143F 11442-11444 11446 "
+    "1145E 1182F-11837 11839-1183A 1193B-1193C 1193E 11943 119D4-119D7 119DA-119DB 119E0 "
+    "11A01-11A0A 11A33-11A38 11A3B-11A3E 11A47 11A51-11A56 11A59-11A5B 11A8A-11A96 11A98-11A99 "
+    "11C30-11C36 11C38-11C3D 11C3F 11C92-11CA7 11CAA-11CB0 11CB2-11CB3 11CB5-11CB6 11D31-11D36 "
+    "11D3A 11D3C-11D3D 11D3F-11D45 11D47 11D90-11D91 11D95 11D97 11EF3-11EF4 16F4F 16FE4 "
+    "1CF00-1CF2D 1CF30-1CF46 1E000-1E006 1E008-1E018 1E01B-1E021 1E023-1E024 1E026-1E02A "
+    "1E130-1E136 1E2AE 1E2EC-1E2EF 1E944-1E94A")
 _HF_EXTRA_MARKS = "\u1cf2\u1cf3"
 _HF_EXTRA_NONSPACING = "\u1734"
-_MARK_CANDIDATES = regex.compile(r"[\p{M}" + _HF_EXTRA_MARKS + "]+")
+_MARK_CANDIDATES = regex.compile(r"[\p{M}" + _HF_EXTRA_MARKS + "]")
 
 
 def _is_combining_mark(c: str) -> bool:
@@ -317,6 +478,8 @@ def _is_combining_mark(c: str) -> bool:
     >>> _is_combining_mark("\\u0301"), _is_combining_mark("\\u093e"), _is_combining_mark("e")
     (True, True, False)
     """
+    if c in _MARKS_UNKNOWN_TO_HF:
+        return False
     return unicodedata.category(c)[0] == "M" or c in _HF_EXTRA_MARKS
 
 
@@ -326,27 +489,15 @@ def _is_nonspacing_mark(c: str) -> bool:
     >>> _is_nonspacing_mark("\\u0301"), _is_nonspacing_mark("\\u093e")
     (True, False)
     """
+    if c in _NONSPACING_UNKNOWN_TO_HF:
+        return False
     return unicodedata.category(c) == "Mn" or c == _HF_EXTRA_NONSPACING
 
 
 def _drop_marks(ns: NormalizedString, is_mark: Callable[[str], bool]) -> NormalizedString:
-    text = ns.normalized
-    if text.isascii():
+    if ns.normalized.isascii():
         return ns
-    segments: list[tuple[int, int, str]] = []
-    pos = 0
-    for m in _MARK_CANDIDATES.finditer(text):
-        start, end = m.span()
-        if start > pos:
-            segments.append((pos, start, text[pos:start]))
-        segments.extend((i, i + 1, "" if is_mark(text[i]) else text[i])
-                        for i in range(start, end))
-        pos = end
-    if not segments:
-        return ns
-    if pos < len(text):
-        segments.append((pos, len(text), text[pos:]))
-    return ns.transform(segments)
+    return _map_chars(ns, _MARK_CANDIDATES, lambda c: "" if is_mark(c) else c)
 
 
 @dataclass(frozen=True)
@@ -449,19 +600,14 @@ class Replace(_Normalizer):
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
         text = _checked(ns).normalized
-        segments: list[tuple[int, int, str]] = []
-        pos = 0
-        if text:
-            for start, end in self._matches(text):
-                if start > pos:
-                    segments.append((pos, start, text[pos:start]))
-                segments.append((start, end, self.content))
-                pos = end
-        if not segments:
+        if not text:
             return ns
-        if pos < len(text):
-            segments.append((pos, len(text), text[pos:]))
-        return ns.transform(segments)
+        n = len(self.content)
+        # Offsets: a same-length replacement maps character to character, any other maps each
+        # replacement character to the whole matched span of the original.
+        return _apply_edits(ns, [(start, end, self.content,
+                                  list(range(start, end)) if end - start == n else None)
+                                 for start, end in self._matches(text)])
 
 
 def _literal_matches(text: str, literal: str) -> Iterable[tuple[int, int]]:
@@ -485,7 +631,7 @@ _CF_UNKNOWN_TO_HF = frozenset("\u0890\u0891\u08e2\U000110cd" +
                               "".join(map(chr, range(0x13430, 0x13440))))
 _CLEAN_CANDIDATES = regex.compile(
     "[\x00-\x1f\x7f-\x9f\ufffd\\p{Cf}\\p{Co}\\p{Cs}"
-    + "".join(sorted(WHITESPACE - {" "})) + "]+")
+    + "".join(sorted(WHITESPACE - {" "})) + "]")
 # The "CJK Unified Ideographs" blocks of Hugging Face's (and Google BERT's) is_chinese_char.
 # Hangul, Hiragana and Katakana are not in them: those scripts put spaces between words.
 _CJK_RANGES = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
@@ -510,38 +656,14 @@ def _clean_char(c: str) -> str:
 
 def _clean_text(ns: NormalizedString) -> NormalizedString:
     """Drop NUL, U+FFFD and control/format/private-use characters; other whitespace -> " "."""
-    text = ns.normalized
-    segments: list[tuple[int, int, str]] = []
-    pos = 0
-    for m in _CLEAN_CANDIDATES.finditer(text):
-        start, end = m.span()
-        if start > pos:
-            segments.append((pos, start, text[pos:start]))
-        segments.extend((i, i + 1, _clean_char(text[i])) for i in range(start, end))
-        pos = end
-    if not segments:
-        return ns
-    if pos < len(text):
-        segments.append((pos, len(text), text[pos:]))
-    return ns.transform(segments)
+    return _map_chars(ns, _CLEAN_CANDIDATES, _clean_char)
 
 
 def _space_cjk(ns: NormalizedString) -> NormalizedString:
     """Put a space on each side of every CJK ideograph; all three characters map to it."""
-    text = ns.normalized
-    segments: list[tuple[int, int, str]] = []
-    pos = 0
-    for m in _CJK.finditer(text):
-        i = m.start()
-        if i > pos:
-            segments.append((pos, i, text[pos:i]))
-        segments.append((i, i + 1, f" {m.group()} "))
-        pos = i + 1
-    if not segments:
+    if ns.normalized.isascii():
         return ns
-    if pos < len(text):
-        segments.append((pos, len(text), text[pos:]))
-    return ns.transform(segments)
+    return _map_chars(ns, _CJK, lambda c: f" {c} ")
 
 
 @dataclass(frozen=True)
@@ -655,3 +777,50 @@ class Sequence(_Normalizer):
         for normalizer in self.normalizers:
             ns = normalizer.normalize(ns)
         return ns
+
+
+# ---- Hugging Face's tokenizer.json ------------------------------------------------------------
+_SIMPLE = {"NFC": NFC, "NFD": NFD, "NFKC": NFKC, "NFKD": NFKD, "Lowercase": Lowercase,
+           "StripAccents": StripAccents}
+
+
+def from_hf_config(config: dict[str, Any] | None) -> Any:
+    """The normaliser described by a `tokenizer.json` "normalizer" entry (None for null).
+
+    >>> from_hf_config({"type": "Sequence", "normalizers": [{"type": "NFD"},
+    ...                 {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}]})
+    Sequence(normalizers=(NFD(), Replace(pattern=' ', content='▁')))
+
+    Not handled: "Precompiled" (sentencepiece's charsmap; see sentencepiece_model.py), "NMT" and
+    "ByteLevel"; a "Regex" pattern is compiled with the `regex` module, whose syntax is close to,
+    but not exactly, Oniguruma's.
+    """
+    if config is None:
+        return None
+    if not isinstance(config, dict) or "type" not in config:
+        raise ValueError("a normalizer config is a JSON object with a \"type\"")
+    kind = config["type"]
+    try:
+        if kind in _SIMPLE:
+            return _SIMPLE[kind]()
+        if kind == "Strip":
+            return Strip(left=config.get("strip_left", True), right=config.get("strip_right", True))
+        if kind == "Replace":
+            pattern = config["pattern"]
+            if "String" in pattern:
+                return Replace(pattern["String"], config["content"])
+            return Replace(regex.compile(pattern["Regex"]), config["content"])
+        if kind == "BertNormalizer":
+            return BertNormalizer(clean_text=config.get("clean_text", True),
+                                  handle_chinese_chars=config.get("handle_chinese_chars", True),
+                                  strip_accents=config.get("strip_accents"),
+                                  lowercase=config.get("lowercase", True))
+        if kind == "Prepend":
+            return Prepend(config["prepend"])
+        if kind == "Sequence":
+            return Sequence([from_hf_config(c) for c in config["normalizers"]])
+    except (KeyError, TypeError, regex.error) as exc:
+        raise ValueError(f"bad {kind} normalizer config {config!r}: {exc}") from None
+    raise ValueError(f"normalizer type {kind!r} is not supported (supported: "
+                     f"{', '.join([*_SIMPLE, 'Strip', 'Replace', 'BertNormalizer', 'Prepend'])}"
+                     ", Sequence)")

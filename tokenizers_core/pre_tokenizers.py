@@ -48,17 +48,26 @@ newline before a word: "a\tb"); for a longer run `\s+(?!\S)` has already taken a
 character, so `\s` and `\s+` match the same single character. So at the end of the text both give
 one piece for all trailing whitespace ("a  \n" -> "a", "  \n"), and inside the text both give
 "all but the last whitespace character" then the last one (as a space prefix of the next word, or
-alone): "a   b" -> "a", "  ", " b". We found no text on which the two differ: the test suite
-checks `ByteLevel` against Hugging Face and `Regex("gpt2")` against tiktoken on the 33 UDHR
-languages, botchan and Hypothesis-generated whitespace-heavy strings (`tests/core/
-test_pre_tokenizers.py`). `ByteLevel` therefore uses Hugging Face's own string
-(`HF_BYTE_LEVEL_PATTERN`), `Regex("gpt2")` tiktoken's (`GPT2_PATTERN`), both run with the `regex`
-module (whose `\s`, `\p{L}`, `\p{N}` agree with Oniguruma's and Rust's on those texts; Unicode
-versions may differ for characters assigned very recently).
+alone): "a   b" -> "a", "  ", " b". (tiktoken's Rust runs the pattern with fancy-regex, where `$`
+is only the end of the text; in Python's `regex`, `$` also matches before a final "\n", but
+after the possessive `\s++` has eaten that "\n" this cannot change a match.)
 
-Not handled: Hugging Face's `Split`, `Punctuation`, `Digits`, `UnicodeScripts` and `CharDelimiterSplit`
-pre-tokenizers; `ByteLevel`'s offset trimming happens after the model (see
-`ByteLevel.trim_offsets`), not here.
+We found no text on which the two patterns differ: the tests compare them on every string of up
+to 5 characters over an alphabet with one character of each class (space, tab, newline, letter,
+digit, apostrophe, punctuation; up to 8 characters when this was written: 6.7 million strings),
+on Hypothesis-generated whitespace-heavy strings, and `ByteLevel` against Hugging Face and
+`Regex("gpt2")` against tiktoken on the 33 UDHR languages and botchan
+(`tests/core/test_pre_tokenizers.py`). `ByteLevel` uses Hugging Face's own string
+(`HF_BYTE_LEVEL_PATTERN`), `Regex("gpt2")` tiktoken's (`GPT2_PATTERN`), both run with the `regex`
+module, whose `\s`, `\w`, `\p{L}`, `\p{N}` are the same properties as Oniguruma's and Rust's.
+What differs is only the Unicode version of the tables: a character assigned recently (say
+U+323B0, a CJK Extension J ideograph of Unicode 17) is a letter to `regex` and unassigned to
+Hugging Face's older tables. For BERT's punctuation, whose Hugging Face tables are Unicode 8.0's,
+we reproduce the old tables exactly (see `is_bert_punctuation`).
+
+Not handled: Hugging Face's `Punctuation`, `Digits`, `UnicodeScripts`, `CharDelimiterSplit`
+pre-tokenizers and `Split`'s "merged_with_previous/next" and "contiguous" behaviours;
+`ByteLevel`'s offset trimming belongs after the model (`ByteLevel.trim_offsets_of`), not here.
 """
 from __future__ import annotations
 
@@ -90,7 +99,9 @@ O200K_PATTERN = "|".join(
 PRESETS: dict[str, str] = {"gpt2": GPT2_PATTERN, "cl100k": CL100K_PATTERN, "o200k": O200K_PATTERN}
 
 # Hugging Face's ByteLevel pattern (byte_level.rs), which is OpenAI's original GPT-2 pattern.
-HF_BYTE_LEVEL_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
+HF_BYTE_LEVEL_PATTERN = (
+    r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
+)
 
 WHITESPACE_PATTERN = r"\w+|[^\w\s]+"
 
@@ -100,7 +111,23 @@ _WHITESPACE_RE = regex.compile(WHITESPACE_PATTERN)
 _SPACE_RE = regex.compile(r"\s")
 _NON_SPACE_RE = regex.compile(r"\S+")                  # \s is the White_Space property
 _ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
-_UNICODE_PUNCT_RE = regex.compile(r"\p{P}")
+# Hugging Face decides "Unicode punctuation" with the Rust crate unicode_categories 0.1.1, whose
+# tables are Unicode 8.0's. To give the same pieces we use today's P* (the `regex` module's
+# tables) minus the punctuation assigned since 8.0, plus U+166D and U+111C9, which were
+# punctuation then and are a symbol and a mark now. (Checked code point by code point against
+# tokenizers 0.23.3 in tests/core/test_pre_tokenizers.py.)
+_PUNCT_SINCE_UNICODE_8 = (
+    "\u061d\u09fd\u0a76\u0c77\u0c84\u1b4e-\u1b4f\u1b7d-\u1b7f\u2e43-\u2e4f\u2e52-\u2e5d"
+    "\U00010d6e\U00010ead\U00010ed0\U00010f55-\U00010f59\U00010f86-\U00010f89"
+    "\U000113d4-\U000113d5\U000113d7-\U000113d8\U0001144b-\U0001144f\U0001145a-\U0001145b"
+    "\U0001145d\U00011660-\U0001166c\U000116b9\U0001183b\U00011944-\U00011946\U000119e2"
+    "\U00011a3f-\U00011a46\U00011a9a-\U00011a9c\U00011a9e-\U00011aa2\U00011b00-\U00011b09"
+    "\U00011be1\U00011c41-\U00011c45\U00011c70-\U00011c71\U00011ef7-\U00011ef8"
+    "\U00011f43-\U00011f4f\U00011fff\U00012ff1-\U00012ff2\U00016d6d-\U00016d6f"
+    "\U00016e97-\U00016e9a\U00016fe2\U0001e5ff\U0001e95e-\U0001e95f"
+)
+_UNICODE_PUNCT_RE = regex.compile(
+    rf"(?V1)[[\p{{P}}--[{_PUNCT_SINCE_UNICODE_8}]]\u166d\U000111c9]")
 _BEHAVIORS = ("removed", "isolated")
 
 
@@ -135,6 +162,9 @@ def unicode_to_bytes() -> dict[str, int]:
 
 
 _BYTE_CHAR = bytes_to_unicode()
+_ASCII_BYTE_CHARS = {b: _BYTE_CHAR[b] for b in range(128)}      # a str.translate table
+# an ASCII run (same length in bytes) or one other character (2-4 bytes, all on its span)
+_ASCII_RUN_OR_CHAR_RE = regex.compile(r"[\x00-\x7f]+|.", regex.DOTALL)
 
 
 def _byte_chars(c: str) -> str:
@@ -181,13 +211,98 @@ def compile_pattern(pattern: str) -> "regex.Pattern[str]":
         raise ValueError("the regex pattern must be a string")
     if not pattern:
         raise ValueError("the regex pattern is empty; type a pattern such as \\w+|[^\\w\\s]")
+    # `regex` expands counted repeats when compiling, so (?:a{10000}){10000} would take minutes
+    # and gigabytes before any timeout applies: refuse it up front.
+    size = expanded_size(pattern)
+    if size > MAX_EXPANDED_SIZE:
+        raise ValueError(
+            f"the pattern is too large: its counted repeats {{n}} expand to about {size:,} "
+            f"items when compiled (the limit is {MAX_EXPANDED_SIZE:,}); use smaller counts, "
+            "or + and *")
     try:
         return regex.compile(pattern)
     except regex.error as err:
         where = f" at position {err.pos}" if err.pos is not None else ""
         raise ValueError(f"invalid regex: {err.msg}{where}") from None
-    except (OverflowError, RecursionError, ValueError) as err:
+    except RecursionError:
+        raise ValueError("invalid regex: groups are nested too deeply") from None
+    except (OverflowError, MemoryError, ValueError) as err:
         raise ValueError(f"invalid regex: {err}") from None
+
+
+MAX_EXPANDED_SIZE = 100_000
+_COUNTED_REPEAT_RE = regex.compile(r"\{(\d*)(?:(,)(\d*))?\}")
+
+
+def expanded_size(pattern: str) -> int:
+    """A rough upper bound on the size of `pattern` once its counted repeats are expanded.
+
+    Every atom counts 1; `{n}`, `{m,n}` (and `{m,}`) multiply the item before them by n (m), so
+    nested counts multiply. `*`, `+`, `?` are not expanded by `regex` and count as atoms. This is
+    an estimate for refusing huge patterns, not a parser: an invalid pattern gets some number.
+
+    >>> expanded_size("(ab{10}){100}"), expanded_size("a{3}|b{1,4}")
+    (1100, 8)
+    """
+    stack = [[0, 0]]          # for each open group: [size so far, size of its last item]
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "(":
+            stack.append([0, 0])
+            i += 1
+            continue
+        if c == "{" and (m := _COUNTED_REPEAT_RE.match(pattern, i)):
+            low, comma, high = m.groups()
+            count = int(high) if comma and high else int(low or 0)
+            top = stack[-1]
+            top[0] += top[1] * (max(count, 1) - 1)
+            top[1] *= max(count, 1)
+            if top[0] > 10 * MAX_EXPANDED_SIZE:
+                return top[0]
+            i = m.end()
+            continue
+        if c == ")":
+            size = max(stack.pop()[0], 1) if len(stack) > 1 else 1
+            i += 1
+        elif c == "[":
+            size, i = 1, _class_end(pattern, i)
+        elif c == "\\":
+            size, i = 1, _escape_end(pattern, i)
+        else:
+            size, i = 1, i + 1
+        stack[-1][0] += size
+        stack[-1][1] = size
+    return sum(group[0] for group in stack)
+
+
+def _class_end(pattern: str, i: int) -> int:
+    """The index after the character class that starts at `pattern[i] == "["` (nesting allowed)."""
+    depth, i = 0, i
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            depth += 1
+            if pattern.startswith("]", i + 1) or pattern.startswith("^]", i + 1):
+                i = pattern.index("]", i + 1) + 1       # a leading "]" is a literal
+                continue
+        elif c == "]":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return i
+
+
+def _escape_end(pattern: str, i: int) -> int:
+    """The index after the escape at `pattern[i] == "\\"` (with `\\p{...}`-style braces)."""
+    if pattern.startswith("{", i + 2) and pattern[i + 1:i + 2] in ("p", "P", "N", "x", "u", "U"):
+        close = pattern.find("}", i + 2)
+        return close + 1 if close >= 0 else len(pattern)
+    return i + 2
 
 
 def match_spans(compiled: "regex.Pattern[str]", text: str,
@@ -209,7 +324,7 @@ def match_spans(compiled: "regex.Pattern[str]", text: str,
             "exponentially: simplify it") from None
 
 
-class _PreTokenizer:
+class PreTokenizerBase:
     """What every pre-tokenizer shares: `pre_tokenize_str` on top of `split`."""
 
     def split(self, text: NormalizedString) -> list[NormalizedString]:  # pragma: no cover
@@ -227,7 +342,7 @@ class _PreTokenizer:
 
 
 # ---- the pre-tokenizers ----------------------------------------------------------------------
-class Whitespace(_PreTokenizer):
+class Whitespace(PreTokenizerBase):
     r"""Runs of word characters, and runs of other non-space characters: `\w+|[^\w\s]+`.
 
     >>> Whitespace().pre_tokenize_str("don't stop")
@@ -241,7 +356,7 @@ class Whitespace(_PreTokenizer):
         return f"Whitespace ({WHITESPACE_PATTERN})"
 
 
-class WhitespaceSplit(_PreTokenizer):
+class WhitespaceSplit(PreTokenizerBase):
     """Split on whitespace only: every run of non-space characters is a piece.
 
     >>> WhitespaceSplit().pre_tokenize_str("don't  stop!")
@@ -256,7 +371,8 @@ class WhitespaceSplit(_PreTokenizer):
 
 
 def is_bert_punctuation(c: str) -> bool:
-    """BERT's punctuation: ASCII punctuation (which includes `$`, `+`, `^`, ...) or Unicode P*.
+    """BERT's punctuation: ASCII punctuation (which includes `$`, `+`, `^`, ...) or Unicode P*
+    (as of Unicode 8.0, like Hugging Face; see `_PUNCT_SINCE_UNICODE_8`).
 
     >>> [is_bert_punctuation(c) for c in "$,«a"]
     [True, True, True, False]
@@ -264,7 +380,7 @@ def is_bert_punctuation(c: str) -> bool:
     return c in _ASCII_PUNCT or _UNICODE_PUNCT_RE.match(c) is not None
 
 
-class BertPreTokenizer(_PreTokenizer):
+class BertPreTokenizer(PreTokenizerBase):
     """Split on whitespace, then make every punctuation character a piece of its own.
 
     >>> BertPreTokenizer().pre_tokenize_str("Hey!! (ok)")
@@ -287,7 +403,7 @@ class BertPreTokenizer(_PreTokenizer):
         return "BertPreTokenizer"
 
 
-class Regex(_PreTokenizer):
+class Regex(PreTokenizerBase):
     r"""Pieces from a regular expression, run with the `regex` module.
 
     `pattern_or_preset` is a preset name ("gpt2" = r50k_base, "cl100k", "o200k": tiktoken's exact
@@ -344,7 +460,7 @@ class Regex(_PreTokenizer):
         return f"Regex ({self.pattern}{suffix})"
 
 
-class ByteLevel(_PreTokenizer):
+class ByteLevel(PreTokenizerBase):
     """Hugging Face's byte-level pre-tokenizer (GPT-2, RoBERTa).
 
     1. `add_prefix_space`: put a space in front unless the text starts with one, so the first
@@ -430,10 +546,18 @@ def to_byte_level(piece: NormalizedString) -> NormalizedString:
     >>> p.normalized, p.alignments
     ('Ã©!', [(0, 1), (0, 1), (1, 2)])
     """
-    return piece.transform((i, i + 1, _byte_chars(c)) for i, c in enumerate(piece.normalized))
+    text = piece.normalized
+    if text.isascii():                      # the common case: one byte per character
+        return piece.transform([(0, len(text), text.translate(_ASCII_BYTE_CHARS))])
+    segments = []
+    for m in _ASCII_RUN_OR_CHAR_RE.finditer(text):
+        run = m.group()
+        out = run.translate(_ASCII_BYTE_CHARS) if run.isascii() else _byte_chars(run)
+        segments.append((m.start(), m.end(), out))
+    return piece.transform(segments)
 
 
-class Metaspace(_PreTokenizer):
+class Metaspace(PreTokenizerBase):
     """SentencePiece's view of spaces, as Hugging Face's `Metaspace`.
 
     Every space (U+0020 only) becomes `replacement`; then, by `prepend_scheme`, a `replacement`
@@ -463,7 +587,8 @@ class Metaspace(_PreTokenizer):
         if not len(text):
             return []
         rep = self.replacement
-        text = text.map_chars(lambda c: rep if c == " " else c)
+        if " " in text.normalized:          # same length: alignment stays character by character
+            text = text.transform([(0, len(text), text.normalized.replace(" ", rep))])
         if self._prepends(text):
             text = text.prepend(rep)
         if not self.split_pieces:
@@ -483,7 +608,7 @@ class Metaspace(_PreTokenizer):
         return f"Metaspace ({self.replacement}, prepend {self.prepend_scheme})"
 
 
-class Sequence(_PreTokenizer):
+class Sequence(PreTokenizerBase):
     """Pre-tokenizers in a row: each one splits every piece the previous one produced.
 
     >>> Sequence([WhitespaceSplit(), ByteLevel()]).pre_tokenize_str("a b")
@@ -493,14 +618,15 @@ class Sequence(_PreTokenizer):
     def __init__(self, pre_tokenizers: SequenceType[object]) -> None:
         items = list(pre_tokenizers)
         for p in items:
-            if not callable(getattr(p, "split", None)):
+            if isinstance(p, (str, bytes)) or not callable(getattr(p, "split", None)):
                 raise ValueError(f"{p!r} is not a pre-tokenizer (it has no split method)")
         self.pre_tokenizers = tuple(items)
 
     def split(self, text: NormalizedString) -> list[NormalizedString]:
         pieces = [text] if len(text) else []
         for pre in self.pre_tokenizers:
-            pieces = [out for piece in pieces for out in pre.split(piece)]  # type: ignore[attr-defined]
+            pieces = [out for piece in pieces
+                      for out in pre.split(piece)]  # type: ignore[attr-defined]
         return pieces
 
     def describe(self) -> str:

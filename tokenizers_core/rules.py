@@ -1,4 +1,4 @@
-r"""Rule tokenisers: characters, words, sentences, and a regex of your own. No training, no vocabulary.
+r"""Rule tokenisers: characters, words, sentences, a regex of your own. No training, no vocabulary.
 
 They are the scaffolding the subword methods reuse (normalise -> pre-tokenise -> model), with
 the simplest possible model at stage 3:
@@ -33,7 +33,8 @@ import regex
 
 from .normalized import NormalizedString
 from .pipeline import Tokenizer
-from .pre_tokenizers import Regex, _PreTokenizer
+from .pre_tokenizers import PreTokenizerBase, Regex
+
 
 # ---- models: stage 3 for rule tokenisers ---------------------------------------------------------
 class CharModel:
@@ -107,14 +108,14 @@ def char_tokenizer() -> Tokenizer:
 _WORD_CHAR = r"[\p{L}\p{M}\p{N}\p{Join_Control}--\p{Han}]"   # (V1 syntax: set difference)
 WORD_PATTERN = (
     r"(?V1)"
-    r"\p{Han}\p{M}*"                                  # one Chinese character (kanji), with its marks
+    r"\p{Han}\p{M}*"                                  # one Han character (kanji) with its marks
     rf"|{_WORD_CHAR}+(?:['’]{_WORD_CHAR}+)*"          # a word; apostrophes inside are allowed
     r"|\S"                                            # any other non-space character on its own
 )
 _WORD_RE = regex.compile(WORD_PATTERN)
 
 
-class WordSplit(_PreTokenizer):
+class WordSplit(PreTokenizerBase):
     """Pre-tokenizer of the word tokeniser: the matches of `WORD_PATTERN`.
 
     >>> WordSplit().pre_tokenize_str("It's 你好!")
@@ -125,7 +126,8 @@ class WordSplit(_PreTokenizer):
         return [text.slice(*m.span()) for m in _WORD_RE.finditer(text.normalized)]
 
     def describe(self) -> str:
-        return "words (letters/digits with inner apostrophes; each Han character; each other symbol)"
+        return ("words (letters/digits with inner apostrophes; each Han character; "
+                "each other symbol)")
 
 
 def word_tokenizer() -> Tokenizer:
@@ -293,7 +295,7 @@ def _is_abbreviation(word: str, next_char: str) -> bool:
     return len(word) == 1 and word.isupper()          # an initial: "J. K. Rowling"
 
 
-class SentenceSplit(_PreTokenizer):
+class SentenceSplit(PreTokenizerBase):
     """Pre-tokenizer of the sentence tokeniser: the spans of `split_sentences`.
 
     >>> SentenceSplit().pre_tokenize_str("Hi. Bye!")
