@@ -72,3 +72,15 @@ def tokenizer_options(current: str | None = None) -> list[dict[str, str]]:
     if current and not any(o["value"] == current for o in out):
         out.append({"value": current, "label": f"Trained: {current}", "group": "Trained"})
     return out
+
+
+def special_kwargs(tok: tc.Tokenizer, allow: str | list[str] | None) -> dict:
+    """`allowed_special=...` for tokenisers that take it (the OpenAI encodings); a ValueError
+    for a tokeniser that has no such option."""
+    if not allow:
+        return {}
+    import inspect
+    if "allowed_special" not in inspect.signature(tok.encode).parameters:
+        raise ValueError(f"{tok.name} has no special tokens to allow in the text; "
+                         "only the OpenAI encodings (r50k_base, cl100k_base, o200k_base) do")
+    return {"allowed_special": allow}

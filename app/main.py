@@ -12,6 +12,7 @@ from .render import ROOT, render
 from .routers import analytics, api, compare, corpora, visualiser
 from .routers import wordpiece
 from .routers import unigram
+from .routers import bpe
 from .store import CorpusStore
 from .trained import TrainedTokenizers
 
@@ -34,6 +35,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # family routers (one line each)
     app.include_router(wordpiece.router)
     app.include_router(unigram.router)
+    app.include_router(bpe.router)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):

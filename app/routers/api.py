@@ -1,7 +1,7 @@
 """The JSON API (contract in DESIGN.md). Errors are 4xx with {"detail": message}."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel, ConfigDict, Field
@@ -9,7 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field
 import tokenizers_core as tc
 from tokenizers_core import pretrained
 
-from ..deps import UnknownTokenizer, check_text, resolve_tokenizer, settings, store, trained
+from ..deps import (UnknownTokenizer, check_text, resolve_tokenizer, settings, special_kwargs,
+                    store, trained)
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -29,6 +30,9 @@ class EncodeRequest(BaseModel):
     pair: str | None = Field(None, description="an optional second sequence (BERT pairs)")
     pattern: str | None = Field(None, description="the pattern of the 'regex' tokeniser")
     add_special_tokens: bool = Field(True, description="let the post-processor add [CLS]/[SEP]")
+    allowed_special: list[str] | Literal["all"] | None = Field(
+        None, description="OpenAI encodings: special tokens (or \"all\") to read as special when "
+                          "they appear in the text; by default they are encoded as ordinary text")
 
 
 class EncodeResponse(BaseModel):
@@ -81,11 +85,12 @@ def list_tokenizers() -> list[dict[str, Any]]:
 @router.post("/encode", response_model=EncodeResponse)
 def encode(request: Request, body: EncodeRequest) -> dict[str, Any]:
     """Tokenise a text. Special-token strings such as `<|endoftext|>` in the text are encoded as
-    ordinary text."""
+    ordinary text unless `allowed_special` names them (OpenAI encodings only)."""
     check_text(request, body.text + (body.pair or ""))
     try:
         tok = resolve_tokenizer(request, body.tokenizer, body.pattern)
-        enc = tok.encode(body.text, body.pair, add_special_tokens=body.add_special_tokens)
+        enc = tok.encode(body.text, body.pair, add_special_tokens=body.add_special_tokens,
+                         **special_kwargs(tok, body.allowed_special))
     except UnknownTokenizer as exc:
         raise HTTPException(404, str(exc)) from None
     except ValueError as exc:

@@ -4,14 +4,16 @@
 Each page is a pure function of its URL. A model is `tiny` (the demo where `▁cat` scores high),
 a bundled SentencePiece Unigram model, a trained handle, or `upload-<sha256>` for a `.model` file
 uploaded here (stored base64-encoded in the corpus store, so the URL stays a permalink).
+Training runs in a background thread keyed by (corpus, vocab size, sample words); a request
+waits up to WAIT_SECONDS, then shows the rounds done so far and polls (htmx) for the rest.
 """
 from __future__ import annotations
 
 import base64
 import threading
-from urllib.parse import urlencode
 from collections import OrderedDict
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse
@@ -23,7 +25,7 @@ from tokenizers_core.models.unigram_trainer import UnigramTrainer
 from tokenizers_core.sentencepiece_model import load_bytes
 
 from ..charts import line_chart
-from ..deps import UnknownTokenizer, check_text, resolve_tokenizer, settings, store
+from ..deps import UnknownTokenizer, check_text, resolve_tokenizer, settings, store, trained
 from ..render import render
 from ..store import is_sha256, sha256_text
 from ..trained import corpus_text as corpus_by_ref
@@ -42,7 +44,7 @@ LATTICE_PSEUDOCODE = [
     "best[0] ← 0",
     "for i in 1 .. N:          # advance the end position",
     "  for each piece text[j:i] in the vocabulary",
-    "      (<unk>, score min − 10, if none covers text[i−1]):",
+    "      (or <unk> at min − 10 if none covers text[i−1]):",
     "    candidate ← best[j] + log P(piece)",
     "  best[i] ← max candidate; back[i] ← its j",
     "i ← N                     # ties above: the smaller j",
@@ -71,9 +73,10 @@ TRAIN_PSEUDOCODE = [
 DEFAULT_CORPUS = "udhr/eng"
 DEFAULT_VOCAB = 300
 MAX_TRAIN_VOCAB = 8000
+WAIT_SECONDS = 2.0               # a training request waits this long before showing progress
 
 _MODELS: OrderedDict[str, tc.Tokenizer] = OrderedDict()      # uploaded .model files by sha256
-_RUNS: OrderedDict[Any, UnigramTrainer] = OrderedDict()      # finished training runs
+_RUNS: OrderedDict[Any, "_Run"] = OrderedDict()              # training runs (background)
 _LOCK = threading.Lock()
 
 
@@ -209,11 +212,12 @@ def lattice_page(request: Request, model: str = "tiny", text: str = DEFAULT_TEXT
         if not 1 <= n <= MAX_NBEST:
             raise ValueError(f"n (the number of best splits) must be between 1 and {MAX_NBEST}")
         tok = _model(request, model)
-        normalized, steps = lattice_steps(tok, text.replace("▁", " "))
-        if len(normalized) > MAX_LATTICE_CHARS:
-            raise ValueError(f"the normalised text has {len(normalized)} characters; the lattice "
+        size = len(tok.normalize(text.replace("▁", " ")))
+        if size > MAX_LATTICE_CHARS:
+            raise ValueError(f"the normalised text has {size} characters; the lattice "
                              f"view steps through at most {MAX_LATTICE_CHARS} (the visualiser "
                              "takes longer texts)")
+        normalized, steps = lattice_steps(tok, text.replace("▁", " "))
         nbest = tok.model.nbest(normalized, n)
         sampled = None
         if seed is not None:
@@ -267,15 +271,43 @@ async def lattice_upload(request: Request, file: UploadFile = File(...),
 
 
 # ---- training ----------------------------------------------------------------------------------
-def _run(text: str, vocab_size: int, words: tuple[str, ...]) -> UnigramTrainer:
+class _Run:
+    """One training run in a background thread; `steps` grows round by round."""
+
+    def __init__(self, text: str, vocab_size: int, words: tuple[str, ...]) -> None:
+        self.trainer = UnigramTrainer(text.splitlines(), vocab_size, sample_words=words)
+        self.steps: list[Any] = []
+        self.error: str | None = None
+        self.finished = threading.Event()
+        threading.Thread(target=self._work, daemon=True).start()
+
+    def _work(self) -> None:
+        try:
+            for step in self.trainer.rounds():
+                self.steps.append(step)
+        except ValueError as exc:
+            self.error = str(exc)
+        finally:
+            self.finished.set()
+
+
+def _run(text: str, vocab_size: int, words: tuple[str, ...]) -> _Run:
+    """The run for these inputs, started if need be; waits a little so small corpora finish
+    within the request."""
     key = (sha256_text(text), vocab_size, words)
     with _LOCK:
         run = _RUNS.get(key)
         if run is not None:
             _RUNS.move_to_end(key)
-            return run
-    run = UnigramTrainer(text.splitlines(), vocab_size, sample_words=words).run()
-    _remember(_RUNS, key, run, 16)
+        else:
+            run = _RUNS[key] = _Run(text, vocab_size, words)
+            while len(_RUNS) > 16:
+                _RUNS.popitem(last=False)
+    run.finished.wait(timeout=WAIT_SECONDS)
+    if run.error is not None:
+        with _LOCK:
+            _RUNS.pop(key, None)          # let a later request try again
+        raise ValueError(run.error)
     return run
 
 
@@ -324,20 +356,24 @@ def train_page(request: Request, corpus: str = DEFAULT_CORPUS, vocab_size: int =
         ctx["error"], status = str(exc), 404
     except ValueError as exc:
         ctx["error"], status = str(exc), 422
+    if ctx["error"] is None and not run.steps:
+        ctx.update(running=True, steps=[], total=0, step=0)
+        return render(request, "unigram_train.html", ctx, block="step", status_code=202)
     if ctx["error"] is None:
-        steps = run.steps
+        steps = list(run.steps)
         total = len(steps) - 1
         k = min(max(step, 0), total)
         current = steps[k]
-        n_words = max(1, run.total_freq)
-        chart = line_chart({"log-likelihood per word": [
+        n_words = max(1, run.trainer.total_freq)
+        chart = line_chart({"nats per word": [
             (s.vocab_size, -s.log_likelihood / n_words) for s in steps[: k + 1]]},
             x_label="vocabulary size (log scale; rounds run right to left)",
             y_label="− log-likelihood per word (nats)", height=300)
         line = 1 if k == 0 else (13 if current.final else 11)
         ctx.update(steps=steps, total=total, step=k, current=current, chart=chart,
-                   line=line, sentence=_train_sentence(k, steps), n_words=run.total_freq,
-                   distinct=len(run.words), sample_words=" ".join(sample_words))
+                   line=line, sentence=_train_sentence(k, steps), n_words=run.trainer.total_freq,
+                   distinct=len(run.trainer.words), sample_words=" ".join(sample_words),
+                   running=not run.finished.is_set())
     return render(request, "unigram_train.html", ctx, block="step", status_code=status)
 
 
@@ -356,6 +392,20 @@ def train_post(request: Request, corpus_text: str = Form(""),
                             status_code=303)
 
 
+@router.post("/unigram/train/use", response_class=HTMLResponse,
+             summary="Register the trained model as a handle and open it in the lattice view")
+def train_use(request: Request, corpus: str = Form(DEFAULT_CORPUS),
+              vocab_size: int = Form(DEFAULT_VOCAB), text: str = Form("")) -> Any:
+    try:
+        handle, _tok = trained(request).train("unigram", corpus, vocab_size)
+    except LookupError as exc:
+        raise HTTPException(404, str(exc)) from None
+    except ValueError as exc:
+        raise HTTPException(422, str(exc)) from None
+    query = urlencode({"model": handle, "text": text or DEFAULT_TEXT})
+    return RedirectResponse(f"/unigram/lattice?{query}", status_code=303)
+
+
 # ---- JSON --------------------------------------------------------------------------------------
 @router.get("/api/unigram/lattice", tags=["api"],
             summary="The Viterbi steps and n-best splits of a Unigram model on a text")
@@ -366,10 +416,11 @@ def lattice_api(request: Request, text: str, model: str = "botchan_en_unigram_10
         if not 1 <= n <= MAX_NBEST:
             raise ValueError(f"n must be between 1 and {MAX_NBEST}")
         tok = _model(request, model)
-        normalized, steps = lattice_steps(tok, text)
-        if len(normalized) > 10 * MAX_LATTICE_CHARS:
-            raise ValueError(f"the normalised text has {len(normalized)} characters; at most "
+        size = len(tok.normalize(text))
+        if size > 10 * MAX_LATTICE_CHARS:
+            raise ValueError(f"the normalised text has {size} characters; at most "
                              f"{10 * MAX_LATTICE_CHARS}")
+        normalized, steps = lattice_steps(tok, text)
         nbest = tok.model.nbest(normalized, n)
     except UnknownTokenizer as exc:
         raise HTTPException(404, str(exc)) from None

@@ -7,7 +7,8 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
 from .. import display
-from ..deps import REGEX, UnknownTokenizer, check_text, resolve_tokenizer, tokenizer_options
+from ..deps import (REGEX, UnknownTokenizer, check_text, resolve_tokenizer, special_kwargs,
+                    tokenizer_options)
 from ..render import render
 from tokenizers_core import pretrained
 
@@ -55,13 +56,15 @@ def page_paths(app) -> set[str]:
     return paths
 
 
-def visualise(request: Request, text: str, name: str, pattern: str) -> dict[str, Any]:
+def visualise(request: Request, text: str, name: str, pattern: str,
+              special: bool = False) -> dict[str, Any]:
     """Everything the result block shows, or an `error` (with the status it deserves)."""
     ctx: dict[str, Any] = {"error": None, "status": 200}
     try:
         check_text(request, text)
         tok = resolve_tokenizer(request, name, pattern)
-        enc, trace = tok.trace(text)
+        kwargs = special_kwargs(tok, "all") if special and hasattr(tok, "special_tokens") else {}
+        enc, trace = tok.trace(text, **kwargs)
     except HTTPException as exc:
         return {**ctx, "error": exc.detail, "status": exc.status_code}
     except UnknownTokenizer as exc:
@@ -88,10 +91,13 @@ def visualise(request: Request, text: str, name: str, pattern: str) -> dict[str,
 
 @router.get("/", response_class=HTMLResponse, summary="The visualiser page")
 def visualiser_page(request: Request, text: str | None = None, tokenizer: str | None = None,
-                    pattern: str = "", ids: bool = False, raw: bool = False) -> HTMLResponse:
+                    pattern: str = "", ids: bool = False, raw: bool = False,
+                    special: bool = False) -> HTMLResponse:
+    """`special`: let the OpenAI encodings read `<|endoftext|>` and friends in the text as
+    special tokens (otherwise they are ordinary text, as tiktoken's encode_ordinary)."""
     text = DEFAULT_TEXT if text is None else text
     name = tokenizer or default_tokenizer()
-    ctx = visualise(request, text, name, pattern)
-    ctx.update(text=text, tokenizer=name, pattern=pattern, show_ids=ids, raw=raw,
+    ctx = visualise(request, text, name, pattern, special)
+    ctx.update(text=text, tokenizer=name, pattern=pattern, show_ids=ids, raw=raw, special=special,
                options=tokenizer_options(name), regex_name=REGEX)
     return render(request, "visualiser.html", ctx, block="result", status_code=ctx["status"])

@@ -96,3 +96,19 @@ def test_corpora_page_paste_and_upload(client):
     assert page.status_code == 200 and "&lt;b&gt;corpus" in page.text
     r = client.post("/corpora", data={"text": ""}, follow_redirects=False)
     assert r.status_code == 422 and "empty" in r.text
+
+
+def test_special_tokens_are_text_unless_allowed(client):
+    text = "a<|endoftext|>"
+    plain = client.post("/api/encode", json={"tokenizer": "cl100k_base", "text": text}).json()
+    assert 100257 not in plain["ids"] and "".join(plain["tokens"]).endswith("|>")
+    allowed = client.post("/api/encode", json={"tokenizer": "cl100k_base", "text": text,
+                                               "allowed_special": "all"}).json()
+    assert allowed["ids"] == [64, 100257] and allowed["special_tokens_mask"] == [0, 1]
+    assert allowed["offsets"][1] == [1, 14]
+    bad = client.post("/api/encode", json={"tokenizer": "cl100k_base", "text": text,
+                                           "allowed_special": ["<|nope|>"]})
+    assert bad.status_code == 422 and "not a special token" in bad.json()["detail"]
+    none = client.post("/api/encode", json={"tokenizer": "word", "text": text,
+                                            "allowed_special": "all"})
+    assert none.status_code == 422 and "no special tokens" in none.json()["detail"]

@@ -87,3 +87,12 @@ def test_text_over_the_limit_is_refused_on_the_page(client, settings):
 def test_empty_text_renders(client):
     r = client.get("/", params={"text": "", "tokenizer": "word"})
     assert r.status_code == 200 and chips_of(r.text) == []
+
+
+def test_special_tokens_toggle(client):
+    params = {"text": "hi<|endoftext|>", "tokenizer": "cl100k_base"}
+    off = client.get("/", params=params)
+    assert "special" not in re.findall(r'<li class="chip ([^"]*)"', off.text)[-1]
+    on = client.get("/", params={**params, "special": "true"})
+    assert re.findall(r'<li class="chip ([^"]*)"', on.text)[-1].endswith("special")
+    assert chips_of(on.text)[-1] == "<|endoftext|>"
