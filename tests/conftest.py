@@ -16,6 +16,14 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings as hypothesis_settings
+
+# No example database in the working tree, and no per-example deadline: CI machines are shared
+# and a slow example is not a wrong one.
+hypothesis_settings.register_profile(
+    "tokvis", database=None, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+hypothesis_settings.load_profile("tokvis")
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("TOKVIS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"

@@ -24,8 +24,9 @@ import os
 import re
 import struct
 import sys
+import threading
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .normalized import NormalizedString
@@ -408,6 +409,12 @@ class SentencePieceNormalizer:
         self.escape_whitespaces = escape_whitespaces
         self.treat_whitespace_as_suffix = treat_whitespace_as_suffix
         self.name = name
+        # caches for the fast path (see _trigger_pattern)
+        self._kinds: dict[str, int] = {}
+        self._starters: set[str] = set()
+        self._conts: set[str] = set()
+        self._lock = threading.Lock()
+        self._pattern: re.Pattern[str] | None = None
         self._user: dict[str, list[str]] = {}
         for sym in sorted(set(user_defined), key=len, reverse=True):
             self._user.setdefault(sym[0], []).append(sym)
@@ -430,10 +437,20 @@ class SentencePieceNormalizer:
         return self.normalize(NormalizedString(text)).normalized
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
-        text = ns.normalized
+        segments = self._segments(ns.normalized)
+        if not segments:
+            return ns
+        return ns.transform(segments)
+
+    def normalize_str(self, text: str) -> str:
+        """Just the normalised text (no alignment kept: the fast path for training)."""
+        return "".join(out for _s, _e, out in self._segments(text))
+
+    def _segments(self, text: str) -> list[tuple[int, int, str]]:
+        """The rewrite as (start, end, output) segments covering `text` in order."""
         n = len(text)
         space = SPACE_SYMBOL if self.escape_whitespaces else " "
-        segments: list[list[Any]] = []           # [start, end, output] in ns coordinates
+        segments: list[list[Any]] = []           # [start, end, output]
         i = 0
         if self.remove_extra_whitespaces:        # drop leading whitespace
             while i < n:
@@ -443,20 +460,29 @@ class SentencePieceNormalizer:
                 segments.append([i, j, ""])
                 i = j
         if i == n:
-            return ns.transform([(s, e, o) for s, e, o in segments]) if n else ns
+            return [(s, e, o) for s, e, o in segments]
         first_out = len(segments)
         is_prev_space = self.remove_extra_whitespaces
-        run_start = i            # a run of characters no rule touches, copied as one segment
+        trigger = self._trigger_pattern(text)
+        squeeze = self.remove_extra_whitespaces
         while i < n:
-            c = text[i]
-            if c != " " and not self._touches(text, i):
-                is_prev_space = False
-                i += 1
-                continue
-            if run_start < i:
-                segments.append([run_start, i, text[run_start:i]])
+            # copy the run of characters no rule can touch, up to the next possible rewrite;
+            # single spaces in it become ▁ (a space right after a space takes the slow path)
+            if is_prev_space and text[i] == " ":
+                k = i
+            else:
+                m = trigger.search(text, i)
+                k = m.start() if m else n
+            if k > i:
+                run = text[i:k]
+                segments.append([i, k, run.replace(" ", SPACE_SYMBOL)
+                                 if self.escape_whitespaces else run])
+                is_prev_space = squeeze and run[-1] == " "
+                i = k
+                if i == n:
+                    break
             out, j = self._prefix(text, i)
-            if is_prev_space:
+            if is_prev_space:                    # squeeze runs of spaces into one
                 out = out.lstrip(" ")
             if out:
                 is_prev_space = out.endswith(" ")
@@ -466,22 +492,91 @@ class SentencePieceNormalizer:
                 is_prev_space = False
             segments.append([i, j, out])
             i = j
-            run_start = i
-        if run_start < n:
-            segments.append([run_start, n, text[run_start:n]])
         if self.add_dummy_prefix and not self.treat_whitespace_as_suffix:
-            segments[first_out][2] = space + segments[first_out][2]
+            # the dummy prefix takes no source characters: an empty span where the text starts
+            start = segments[first_out][0]
+            segments.insert(first_out, [start, start, space])
         if self.remove_extra_whitespaces:        # drop trailing whitespace
             for k in range(len(segments) - 1, first_out - 1, -1):
-                stripped = segments[k][2].rstrip(space)
-                segments[k][2] = stripped
+                start, end, out = segments[k]
+                stripped = out.rstrip(space)
+                if stripped != out and len(out) == end - start and stripped:
+                    # a character-for-character run: cut it, so the rest keeps its alignment
+                    cut = end - (len(out) - len(stripped))
+                    segments[k] = [start, cut, stripped]
+                    segments.insert(k + 1, [cut, end, ""])
+                else:
+                    segments[k][2] = stripped
                 if stripped:
                     break
         if self.add_dummy_prefix and self.treat_whitespace_as_suffix:
             last = next((k for k in range(len(segments) - 1, first_out - 1, -1)
                          if segments[k][2]), len(segments) - 1)
-            segments[last][2] = segments[last][2] + space
-        return ns.transform([(s, e, o) for s, e, o in segments])
+            end = segments[last][1]
+            segments.insert(last + 1, [end, end, space])
+        return [(s, e, o) for s, e, o in segments]
+
+    def _trigger_pattern(self, text: str) -> "re.Pattern[str]":
+        """A regex finding every place where a rule might start, over all characters seen so
+        far: characters a rule rewrites (class 1; a space only when another follows), and
+        characters that only start longer rules (class 2) when followed by a character some
+        such rule continues with. It may find a few places where no rule applies (the slow
+        path then copies the character); it never misses one."""
+        new = set(text).difference(self._kinds)
+        if not new and self._pattern is not None:
+            return self._pattern
+        with self._lock:                     # one thread updates the caches at a time
+            return self._update_pattern(new)
+
+    def _update_pattern(self, new: set[str]) -> "re.Pattern[str]":
+        new = new.difference(self._kinds)
+        cm = self.charsmap
+        changed = self._pattern is None
+        new_starters = []
+        for c in new:
+            kind = self._classify(c)
+            self._kinds[c] = kind
+            if kind == 1:
+                changed = True
+            elif kind == 2:
+                new_starters.append(c)
+                self._starters.add(c)
+        if cm is not None:
+            states = [cm.step(cm._root, c)[0] for c in self._starters]
+            new_states = [cm.step(cm._root, c)[0] for c in new_starters]
+            # a known character may continue a new starter; a new character an old one
+            for d in list(self._kinds) if new_starters else new:
+                if d in self._conts:
+                    continue
+                pool = states if d in new else new_states
+                if any(cm.step(st, d) is not None for st in pool):
+                    self._conts.add(d)
+                    changed = True
+            if new_starters:
+                changed = True
+        if changed:
+            ones = sorted(c for c, k in self._kinds.items() if k == 1 and c != " ")
+            parts = ["  "]                 # a run of spaces (a single space is copied as ▁)
+            if ones:
+                parts.append("[" + "".join(re.escape(c) for c in ones) + "]")
+            if self._starters and self._conts:
+                parts.append("[" + "".join(re.escape(c) for c in sorted(self._starters)) + "]"
+                             "(?=[" + "".join(re.escape(c) for c in sorted(self._conts)) + "])")
+            self._pattern = re.compile("|".join(parts))
+        return self._pattern  # type: ignore[return-value]
+
+    def _classify(self, c: str) -> int:
+        """0: no rule starts with c; 1: a rule may rewrite c itself (or c is a space or starts
+        a user-defined symbol); 2: only rules of two or more characters start with c."""
+        if c == " " or c in self._user:
+            return 1
+        cm = self.charsmap
+        if cm is None:
+            return 0
+        st = cm.step(cm._root, c)
+        if st is None:
+            return 0
+        return 1 if st[1] >= 0 else 2
 
     def _touches(self, text: str, i: int) -> bool:
         """Could a rule (or a user-defined symbol) start at text[i]?"""
@@ -520,6 +615,7 @@ class SentencePieceBpe:
         self.byte_fallback = byte_fallback
         self.special_tokens = frozenset(p for p, _s, t in pieces if t == CONTROL)
         self._user = sorted((p for p, _s, t in pieces if t == USER_DEFINED), key=len, reverse=True)
+        self._merges: list[tuple[str, str]] | None = None
 
     @property
     def pieces(self) -> list[tuple[str, float]]:
@@ -528,6 +624,37 @@ class SentencePieceBpe:
 
     def describe(self) -> str:
         return f"SentencePiece BPE ({len(self._pieces)} pieces)"
+
+    @property
+    def merges(self) -> list[tuple[str, str]]:
+        """The merges in learned order, recovered from the pieces: each multi-character normal
+        piece (in score order, which is the order BPE learned them) is the merge of the two
+        symbols the encoder reaches when it may use only the pieces learned before it.
+
+        >>> SentencePieceBpe([("<unk>", 0.0, UNKNOWN), ("a", -2.0, NORMAL), ("b", -3.0, NORMAL),
+        ...                   ("ab", -1.0, NORMAL), ("abb", -1.5, NORMAL)]).merges
+        [('a', 'b'), ('ab', 'b')]
+        """
+        if self._merges is None:
+            learned = {p: i for i, (p, _s, t) in enumerate(self._pieces)
+                       if t != NORMAL or len(p) == 1}
+            order = sorted((i for i, (p, _s, t) in enumerate(self._pieces)
+                            if t == NORMAL and len(p) > 1), key=lambda i: (-self.scores[i], i))
+            out = []
+            for i in order:
+                piece = self._pieces[i][0]
+                spans = self.encode_spans(piece, vocabulary=learned)
+                if len(spans) == 2:
+                    (s0, e0), (s1, e1) = spans
+                    out.append((piece[s0:e0], piece[s1:e1]))
+                learned[piece] = i
+            self._merges = out
+        return list(self._merges)
+
+    @merges.setter
+    def merges(self, merges: list[tuple[str, str]]) -> None:
+        """A trainer that knows its merges (in learned order) may set them."""
+        self._merges = [tuple(m) for m in merges]  # type: ignore[misc]
 
     def get_vocab_size(self) -> int:
         return len(self._pieces)
@@ -562,8 +689,10 @@ class SentencePieceBpe:
                 i += 1
         return out
 
-    def encode_spans(self, text: str) -> list[tuple[int, int]]:
-        """The merged symbols as (start, end) character spans of `text`."""
+    def encode_spans(self, text: str, *, vocabulary: dict[str, int] | None = None
+                     ) -> list[tuple[int, int]]:
+        """The merged symbols as (start, end) character spans of `text` (merging only into
+        pieces of `vocabulary`, by default the model's)."""
         symbols = self._initial_symbols(text)
         n = len(symbols)
         start = [s for s, _e, _f in symbols]
@@ -574,7 +703,7 @@ class SentencePieceBpe:
         if n:
             nxt[-1] = -1
         alive = [True] * n
-        normal = self._normal
+        normal = self._normal if vocabulary is None else vocabulary
         scores = self.scores
         agenda: list[tuple[float, int, int, int]] = []
 

@@ -40,15 +40,15 @@ CELL = 58                        # px between lattice positions in the SVG (at l
 _UPLOAD_PREFIX = "sentencepiece-model:base64:"
 
 LATTICE_PSEUDOCODE = [
-    "text ← normalise(input)   # ▁ for spaces, one in front",
+    "text ← normalise(input)   # ▁ marks spaces",
     "best[0] ← 0",
-    "for i in 1 .. N:          # advance the end position",
+    "for i in 1 .. N:          # advance the end",
     "  for each piece text[j:i] in the vocabulary",
-    "      (or <unk> at min − 10 if none covers text[i−1]):",
+    "      (<unk> at min − 10 if none covers text[i−1]):",
     "    candidate ← best[j] + log P(piece)",
     "  best[i] ← max candidate; back[i] ← its j",
     "i ← N                     # ties above: the smaller j",
-    "while i > 0:              # follow the back-pointers",
+    "while i > 0:              # follow back-pointers",
     "  emit text[back[i]:i];  i ← back[i]",
     "read the pieces left to right: the best split",
 ]

@@ -156,3 +156,33 @@ def test_train_bad_input(client):
     assert r.status_code == 404
     r = client.post("/unigram/train", data={"corpus_text": "   ", "vocab_size": "50"})
     assert r.status_code == 422 and "empty" in r.text
+
+
+def test_trained_model_opens_in_the_lattice_view(client):
+    page = client.get("/unigram/train?corpus=udhr/eng&vocab_size=300&step=99")
+    assert 'data-testid="use-form"' in page.text
+    r = client.post("/unigram/train/use", data={"corpus": "udhr/eng", "vocab_size": "300",
+                                                "text": "freedom"}, follow_redirects=False)
+    assert r.status_code == 303 and "model=unigram-300-" in r.headers["location"]
+    lattice = client.get(r.headers["location"] + "&step=99")
+    assert lattice.status_code == 200 and final(lattice.text) == ["▁freedom"]
+    bad = client.post("/unigram/train/use", data={"corpus": "nosuch", "vocab_size": "300"})
+    assert bad.status_code == 404
+
+
+def test_long_training_shows_progress_then_the_rounds(client, monkeypatch):
+    import time
+
+    import app.routers.unigram as views
+    monkeypatch.setattr(views, "WAIT_SECONDS", 0.0)
+    url = "/unigram/train?corpus=botchan&vocab_size=3000"
+    first = client.get(url)
+    assert first.status_code in (200, 202) and 'data-testid="progress"' in first.text
+    assert 'hx-trigger="load delay:1s"' in first.text            # htmx polls this fragment
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        page = client.get(url + "&step=99", headers=HX)
+        if 'data-testid="progress"' not in page.text:
+            break
+        time.sleep(0.5)
+    assert "Done" in what(page.text)

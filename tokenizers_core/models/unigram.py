@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 import random
 import struct
+from array import array
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterator, Sequence
 
@@ -310,6 +311,7 @@ class Unigram:
         ids = [0] * (n + 1)
         root = self._trie
         unk_id, unk_score = self.unk_id, self.unk_score
+        rounded = array("f", [0.0])
         for i in range(n):
             here = best[i]
             node = root
@@ -327,7 +329,8 @@ class Unigram:
                 # when the double sum beats the best so far (equal floats: the earlier start stays)
                 cand = here + entry[1]
                 if back[j] < 0 or cand > best[j]:
-                    cand = f32(cand)
+                    rounded[0] = cand            # the array stores a 32-bit float
+                    cand = rounded[0]
                     if back[j] < 0 or cand > best[j]:
                         best[j] = cand
                         back[j] = i
@@ -630,3 +633,30 @@ def lattice_steps(tokenizer: Any, text: str) -> tuple[str, list[Step]]:
         raise ValueError(f"{tokenizer.name or 'this tokeniser'} is not a Unigram model")
     normalized = tokenizer.normalize(text).normalized
     return normalized, list(model.viterbi_steps(normalized))
+
+
+# ---- the tiny demo model of the lattice view -------------------------------------------------------
+
+DEMO_PIECES: tuple[tuple[str, float], ...] = (
+    ("<unk>", 0.0), ("▁cat", -2.0), ("s", -3.0), ("▁", -3.5), ("c", -4.0), ("a", -4.0),
+    ("t", -4.0), ("at", -4.5), ("▁c", -5.0), ("cat", -5.0), ("ca", -5.5), ("ts", -6.0),
+    ("▁ca", -6.5), ("ats", -7.5), ("▁cats", -9.0),
+)
+
+
+def demo_tokenizer() -> Any:
+    """A tiny Unigram tokeniser for the lattice view: `▁cat` scores high and `s` exists.
+
+    "cats" normalises to "▁cats"; the lattice fills best[1..5] = -3.5, -5.0, -6.5, -2.0, -5.0
+    (best[4] is `▁cat` alone, best[5] adds `s`: -2.0 + -3.0, beating `▁cats` at -9.0 and
+    `▁ca` + `ts` at -12.5), so the split is `▁cat` + `s`.
+
+    >>> demo_tokenizer().encode("cats").tokens
+    ['▁cat', 's']
+    """
+    from ..decoders import SentencePieceDecoder
+    from ..pipeline import Tokenizer
+    from ..sentencepiece_model import SentencePieceNormalizer
+    model = Unigram(list(DEMO_PIECES), types=[UNKNOWN] + [NORMAL] * (len(DEMO_PIECES) - 1))
+    return Tokenizer(model, normalizer=SentencePieceNormalizer(None), decoder=SentencePieceDecoder(),
+                     name="tiny", algorithm="unigram")
