@@ -18,12 +18,15 @@ text (split at the brackets).
 """
 from __future__ import annotations
 
+import os
+
 import collections
+import re
 from pathlib import Path
 from typing import Any, Iterable
 
 from . import decoders
-from .models.wordpiece import WordPiece
+from .models.wordpiece import WordPiece, WordPieceProbe
 from .models.wordpiece_train import WordPieceTrainer
 from .normalized import NormalizedString
 from .normalizers import BertNormalizer
@@ -46,9 +49,20 @@ def bert_pipeline(model: WordPiece, *, lowercase: bool = True, name: str = "") -
                      name=name, algorithm="wordpiece")
 
 
+def load_vocab_file(path: str) -> Tokenizer:
+    """A BERT-style tokeniser from a WordPiece `vocab.txt` (one token a line; lowercasing).
+    The vocabulary must contain [UNK] and no line twice (ValueError otherwise)."""
+    return bert_pipeline(WordPiece.from_file(path), name=os.path.basename(path))
+
+
 def bert_base_uncased() -> Tokenizer:
     """The bundled bert-base-uncased tokeniser (30,522 tokens, lowercasing, accents stripped)."""
     return bert_pipeline(WordPiece.from_file(str(VOCAB_PATH)), name="bert-base-uncased")
+
+
+# ASCII punctuation as BERT counts it (Rust's is_ascii_punctuation): ! to /, : to @, [ to `, { to ~.
+_ASCII_LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
+_ASCII_WORDS = re.compile(r"[!-/:-@\[-`{-~]|[^!-/:-@\[-`{-~]+")
 
 
 def _lines(lines: Iterable[str] | str) -> Iterable[str]:
@@ -67,17 +81,31 @@ def count_words(lines: Iterable[str] | str, *, lowercase: bool = True) -> dict[s
     {'hello': 2, ',': 1, '!': 1}
     """
     normalizer, pre_tokenizer = BertNormalizer(lowercase=lowercase), BertPreTokenizer()
-    chunks: collections.Counter[str] = collections.Counter()
-    for line in _lines(lines):
-        if not isinstance(line, str):
-            raise ValueError(f"training lines must be strings, got {type(line).__name__}")
-        chunks.update(line.replace("\t", " ").replace("\r", " ").replace("\n", " ").split(" "))
+    try:
+        text = " ".join(_lines(lines))
+    except TypeError:
+        raise ValueError("training lines must be strings") from None
+    if lowercase:
+        # Lowercasing ASCII first is safe: the normaliser lowercases anyway, and nothing
+        # before that step depends on ASCII case. It makes "The" and "the" one chunk.
+        # (On UTF-8 bytes: A-Z never occur inside a multi-byte character, and bytes.translate
+        # is much faster than str.translate.)
+        text = text.encode("utf-8", "surrogatepass").translate(_ASCII_LOWER).decode(
+            "utf-8", "surrogatepass")
+    chunks = collections.Counter(
+        text.replace("\t", " ").replace("\r", " ").replace("\n", " ").split(" "))
     words: dict[str, int] = {}
     for chunk, freq in chunks.items():
         if not chunk:
             continue
-        for piece in pre_tokenizer.split(normalizer.normalize(NormalizedString(chunk))):
-            w = piece.normalized
+        if chunk.isascii() and chunk.isprintable():
+            # Fast path, same result: printable ASCII has nothing to clean, no CJK and no
+            # accents (and is lowercased already), so only punctuation splits it.
+            pieces = [chunk] if chunk.isalnum() else _ASCII_WORDS.findall(chunk)
+        else:
+            pieces = [p.normalized for p in
+                      pre_tokenizer.split(normalizer.normalize(NormalizedString(chunk)))]
+        for w in pieces:
             if w:
                 words[w] = words.get(w, 0) + freq
     return words
@@ -93,7 +121,7 @@ def wordpiece_trainer(lines: Iterable[str] | str, vocab_size: int, *, lowercase:
 def train_wordpiece(lines: Iterable[str] | str, vocab_size: int, *, min_frequency: int = 0,
                     special_tokens: Iterable[str] | None = None,
                     continuing_subword_prefix: str = "##", lowercase: bool = True,
-                    max_input_chars_per_word: int = 100) -> Tokenizer:
+                    max_input_chars_per_word: int = 100, **unknown: Any) -> Tokenizer:
     """`train("wordpiece", lines, vocab_size, ...)`: a likelihood-trained WordPiece model in the
     BERT pipeline. `tok.model.merges` lists the merges in learned order, `tok.model.vocab` the
     vocabulary (special tokens first, then the initial symbols, then the merged ones).
@@ -102,8 +130,39 @@ def train_wordpiece(lines: Iterable[str] | str, vocab_size: int, *, min_frequenc
     >>> tok.model.merges[0]
     ('##g', '##s')
     """
+    if unknown:
+        raise ValueError(f"unknown WordPiece option(s) {', '.join(sorted(unknown))}; the options "
+                         "are min_frequency, special_tokens, continuing_subword_prefix, "
+                         "lowercase, max_input_chars_per_word")
+    if not isinstance(lowercase, bool):
+        raise ValueError("lowercase must be true or false")
     trainer = wordpiece_trainer(lines, vocab_size, lowercase=lowercase,
                                 min_frequency=min_frequency, special_tokens=special_tokens,
                                 continuing_subword_prefix=continuing_subword_prefix)
     model = trainer.model(max_input_chars_per_word=max_input_chars_per_word)
     return bert_pipeline(model, lowercase=lowercase)
+
+
+def encode_steps(tok: Tokenizer, text: str, *, max_steps: int = 20_000
+                 ) -> tuple[list[tuple[str, int, int]], list[tuple[int, WordPieceProbe]]]:
+    """The encoding stepper over a whole text: the words the pre-tokeniser makes (each as
+    `(word, start, end)`, offsets in `text`) and every probe of greedy longest match as
+    `(word index, probe)`, in order. Raises ValueError if `tok` is not a WordPiece tokeniser or
+    the text needs more than `max_steps` probes.
+
+    >>> words, steps = encode_steps(bert_base_uncased(), "Playing!")
+    >>> [w for w, _, _ in words], [p.candidate for _, p in steps if p.found]
+    (['playing', '!'], ['playing', '!'])
+    """
+    model = tok.model
+    if not isinstance(model, WordPiece):
+        raise ValueError(f"{tok.name or 'this tokeniser'} is not a WordPiece tokeniser")
+    words = [(p.normalized, *p.span(0, len(p))) for p in tok.pre_tokenize(text)]
+    steps: list[tuple[int, WordPieceProbe]] = []
+    for index, (word, _, _) in enumerate(words):
+        for probe in model.probes(word):
+            steps.append((index, probe))
+            if len(steps) > max_steps:
+                raise ValueError(f"this text needs more than {max_steps:,} probes; "
+                                 "step through a shorter text")
+    return words, steps

@@ -151,30 +151,39 @@ class SentencePieceDecoder:
 
 
 # ---- byte-level BPE (helper B) ----------------------------------------------------------------
+import functools as _functools
+
+
+@_functools.lru_cache(maxsize=1)
+def _byte_level_table() -> dict[str, int]:
+    from .pre_tokenizers import unicode_to_bytes
+    return unicode_to_bytes()
+
+
 class ByteLevel:
     """Join byte-level tokens (GPT-2's byte-to-unicode spelling, "Ġ" for a space) and read the
     bytes as UTF-8, as Hugging Face's `decoders.ByteLevel` and tiktoken's `decode` do. Bytes that
     are not valid UTF-8 become U+FFFD (only possible for ids that split a character; views show
-    such tokens as `<E3 81>` instead, see `models.bpe.show_bytes`).
+    such tokens as `<E3 81>` instead, see `models.bpe.show_bytes`). Characters outside the
+    byte-level alphabet (e.g. special tokens) are kept as they are.
 
-    >>> ByteLevel().decode(["Hello", ",", "Ġworld", "Ġé"[:1], "Ã©"])
+    >>> ByteLevel().decode(["Hello", ",", "Ġworld", "Ġ", "Ã©"])
     'Hello, world é'
     """
 
     def decode(self, tokens: list[str]) -> str:
-        from .pre_tokenizers import unicode_to_bytes
-        table = _byte_level_table(unicode_to_bytes)
-        data = bytes(table[c] for t in tokens for c in t if c in table)
-        return data.decode("utf-8", errors="replace")
+        table = _byte_level_table()
+        out: list[str] = []
+        buf = bytearray()
+        for token in tokens:
+            if all(c in table for c in token):
+                buf.extend(table[c] for c in token)
+            else:
+                out.append(buf.decode("utf-8", errors="replace"))
+                buf.clear()
+                out.append(token)
+        out.append(buf.decode("utf-8", errors="replace"))
+        return "".join(out)
 
     def describe(self) -> str:
         return "ByteLevel (bytes -> UTF-8)"
-
-
-_BYTE_LEVEL_TABLE: dict[str, int] = {}
-
-
-def _byte_level_table(build) -> dict[str, int]:
-    if not _BYTE_LEVEL_TABLE:
-        _BYTE_LEVEL_TABLE.update(build())
-    return _BYTE_LEVEL_TABLE

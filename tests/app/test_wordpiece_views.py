@@ -186,9 +186,6 @@ def test_train_non_number_is_4xx(client):
     assert client.get("/wordpiece/encode?step=x").status_code == 422
 
 
-@pytest.mark.xfail(strict=False, reason="visualiser.step_link looks for family routes in "
-                   "app.router.routes, where FastAPI 0.165 keeps included routers as "
-                   "_IncludedRouter objects without a path (lead's file)")
 def test_visualiser_chips_link_here(client):
     r = client.get("/?tokenizer=bert-base-uncased&text=Tokenization+rocks")
     assert r.status_code == 200

@@ -123,3 +123,13 @@ def test_probe_dataclass_is_frozen():
     p = WordPieceProbe("ab", 0, 2, "ab", True, ("ab",), "hit")
     with pytest.raises(Exception):
         p.start = 1  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("module", ["tokenizers_core.models.wordpiece",
+                                    "tokenizers_core.models.wordpiece_train",
+                                    "tokenizers_core.bert", "tokenizers_core.processors"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.failed == 0 and result.attempted > 0

@@ -6,6 +6,7 @@ import collections
 from fractions import Fraction
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import tokenizers_core as tc
 from tokenizers_core.bert import count_words
@@ -153,7 +154,7 @@ def botchan_words():
 
 def test_equals_textbook_on_botchan(botchan_words):
     trainer = WordPieceTrainer(botchan_words, vocab_size=1)
-    vocab_size = trainer.initial_size + 150
+    vocab_size = trainer.initial_size + 100
     expected, ids = textbook_wordpiece(botchan_words, vocab_size)
     trainer = WordPieceTrainer(botchan_words, vocab_size=vocab_size).run()
     assert trainer.merges == expected
@@ -251,8 +252,9 @@ def test_train_api():
     assert enc.type_ids[-1] == 1 and enc.special_tokens_mask[0] == 1
     assert tok.decode(enc.ids) == "everyone has the right to life. second"
     text = "Everyone has the right to life."
-    for token, (start, end), special in zip(enc.tokens, enc.offsets, enc.special_tokens_mask):
-        if not special and token != "[UNK]" and enc.type_ids[enc.tokens.index(token)] == 0:
+    for token, (start, end), special, type_id in zip(enc.tokens, enc.offsets,
+                                                     enc.special_tokens_mask, enc.type_ids):
+        if not special and token != "[UNK]" and type_id == 0:
             assert text[start:end].lower() == token.removeprefix("##")
 
 
@@ -261,3 +263,23 @@ def test_train_api_bad_input():
         tc.train("wordpiece", ["abc"], vocab_size=-3)
     with pytest.raises(ValueError):
         tc.train("wordpiece", [b"bytes"], vocab_size=100)
+    with pytest.raises(ValueError, match="unknown WordPiece option"):
+        tc.train("wordpiece", ["abc"], vocab_size=100, dropout=0.1)
+
+
+@pytest.fixture(scope="module")
+def trained_eng():
+    return tc.train("wordpiece", load_corpus("udhr/eng").splitlines(), vocab_size=400)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(max_size=40))
+def test_trained_model_encodes_anything(trained_eng, text):
+    """Any text encodes; every token is in the vocabulary; ordinary tokens' offsets slice the
+    original text to (the normalised form of) their surface."""
+    enc = trained_eng.encode(text, add_special_tokens=False)
+    vocab = trained_eng.model.vocab
+    for token, id_, (start, end) in zip(enc.tokens, enc.ids, enc.offsets):
+        assert vocab[token] == id_ and 0 <= start <= end <= len(text)
+        if token != "[UNK]":
+            assert token.removeprefix("##") in trained_eng.normalize(text[start:end]).normalized

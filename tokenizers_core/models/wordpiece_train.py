@@ -26,9 +26,13 @@ freq(xz)=7, BPE merges "th" (500 > 7) but WordPiece merges "xz" (7/80 > 500/8000
 
 The loop is incremental, as the textbook loop made fast: pair counts and symbol counts are kept
 up to date, a pair -> words index finds the words a merge changes, and a heap with lazy deletion
-finds the best pair. Because a merge changes freq(a) and freq(b), every pair that touches either
-symbol gets a new score and is pushed again (the stale entries are skipped when popped); the heap
-is rebuilt when stale entries outnumber live ones, which keeps memory bounded.
+finds the best pair. Unlike BPE, a merge also changes the score of every pair that touches the
+merged symbols (their counts fell, so those scores rose). Pairs whose own count changed are pushed
+again at once; the pairs of a symbol are re-pushed together once its count has fallen by 5% since
+they were last scored, so a heap entry understates a score by a known bounded factor, and the best
+pair is found exactly by popping every entry that could still reach the best true score
+(`_pick_best`). The heap is rebuilt when stale entries outnumber live ones, which keeps memory
+bounded. Tests check the merges against a recount-everything textbook loop.
 """
 from __future__ import annotations
 
@@ -45,7 +49,9 @@ from .wordpiece import DEFAULT_SPECIAL_TOKENS, WordPiece
 
 _SHIFT = 32                       # pair key = (left id << 32) | right id: orders like the tuple
 _MASK = (1 << _SHIFT) - 1
-_FLOAT_SLACK = 1e-12              # floats only pre-select; exact fractions decide
+_FLOAT_SLACK = 1e-9               # floats only pre-select; exact fractions decide
+_DRIFT = 0.95                     # re-push a symbol's pairs when its count falls below 95% ...
+_BOUND = 1 / (_DRIFT * _DRIFT)    # ... so a heap entry understates a score by at most this factor
 
 
 @register_step
@@ -140,7 +146,7 @@ class WordPieceTrainer:
     """The resumable training stepper: `step()` performs one merge and returns its step value.
 
     Build it from word counts (word -> frequency, words already normalised and pre-tokenised).
-    `train()` / `model()` run it to the end. The state after any step can be inspected with
+    `run()` and `model()` run it to the end. The state after any step can be inspected with
     `top_pairs`, `word_table`, `merges`, `vocab`; `copy()` snapshots it (for checkpoints).
     """
 
@@ -178,29 +184,40 @@ class WordPieceTrainer:
         # Words, most frequent first (ties by the word): the word table's order.
         self.words_text: list[str] = sorted(counts, key=lambda w: (-counts[w], w))
         self.word_freq: list[int] = [counts[w] for w in self.words_text]
-        spelled = [[w[0]] + [prefix + c for c in w[1:]] for w in self.words_text]
+        # The initial symbols: first characters as is, the others with the prefix.
+        firsts = {w[0] for w in self.words_text}
+        others = set("".join(w[1:] for w in self.words_text))
         # Ids: special tokens, then the initial symbols in code-point order.
         self.symbols: list[str] = []
         self.symbol_id: dict[str, int] = {}
         for t in self.special_tokens:
             self._add_symbol(t)
-        for s in sorted({s for w in spelled for s in w}):
+        for s in sorted(firsts | {prefix + c for c in others}):
             self._add_symbol(s)
         self.initial_size = len(self.symbols)
-        self.words: list[list[int]] = [[self.symbol_id[s] for s in w] for w in spelled]
-        self.symbol_freq: list[int] = [0] * len(self.symbols)
-        self.pair_count: dict[int, int] = {}
-        self.pair_words: dict[int, set[int]] = {}
-        self.symbol_pairs: dict[int, set[int]] = {}
+        first_id = {c: self.symbol_id[c] for c in firsts}
+        other_id = {c: self.symbol_id[prefix + c] for c in others}
+        self.words: list[list[int]] = [[first_id[w[0]], *[other_id[c] for c in w[1:]]]
+                                       for w in self.words_text]
+        # Symbol counts, pair counts and the pair -> words index, weighted by word frequency.
+        symbol_freq = [0] * len(self.symbols)
+        pair_count: dict[int, int] = {}
+        pair_words: dict[int, set[int]] = collections.defaultdict(set)
         for wi, word in enumerate(self.words):
             f = self.word_freq[wi]
             for s in word:
-                self.symbol_freq[s] += f
-            for key in _pairs_of(word):
-                if key not in self.pair_count:
-                    self._pair_born(key)
-                self.pair_count[key] += f
-                self.pair_words[key].add(wi)
+                symbol_freq[s] += f
+            for i in range(len(word) - 1):
+                key = (word[i] << _SHIFT) | word[i + 1]
+                pair_count[key] = pair_count.get(key, 0) + f
+                pair_words[key].add(wi)
+        self.symbol_freq: list[int] = symbol_freq
+        self.pair_count: dict[int, int] = pair_count
+        self.pair_words: dict[int, set[int]] = dict(pair_words)
+        self.symbol_pairs: dict[int, set[int]] = {}
+        for key in pair_count:
+            self.symbol_pairs.setdefault(key >> _SHIFT, set()).add(key)
+            self.symbol_pairs.setdefault(key & _MASK, set()).add(key)
         self.merges: list[tuple[str, str]] = []
         self.steps: list[WordPieceMerge] = []
         self.done = False
@@ -224,31 +241,31 @@ class WordPieceTrainer:
         self.symbol_pairs[key >> _SHIFT].discard(key)
         self.symbol_pairs[key & _MASK].discard(key)
 
-    def _score_entry(self, key: int, count: int) -> tuple[float, int, int]:
-        fl = self.symbol_freq[key >> _SHIFT]
-        fr = self.symbol_freq[key & _MASK]
-        return (-count / (fl * fr), -count, key)
+    def _score_entry(self, key: int, count: int) -> tuple[float, int]:
+        """A score-heap entry: (-score as a float, pair key). The float only orders the heap;
+        `_pick_best` compares the near-best entries exactly."""
+        return (-count / (self.symbol_freq[key >> _SHIFT] * self.symbol_freq[key & _MASK]), key)
 
-    def _push(self, key: int) -> None:
-        """(Re-)push a pair whose count or score changed onto both heaps."""
-        count = self.pair_count.get(key, 0)
-        if count > 0 and count >= self.min_frequency:
-            heapq.heappush(self._score_heap, self._score_entry(key, count))
-            heapq.heappush(self._count_heap, (-count, key))
+    def _redrift(self, s: int) -> None:
+        """Push every pair touching symbol `s` with its current score, and remember the count
+        of `s` they were scored with."""
+        counts, sym_freq, heap = self.pair_count, self.symbol_freq, self._score_heap
+        min_freq = max(1, self.min_frequency)
+        for k in self.symbol_pairs.get(s, ()):
+            c = counts[k]
+            if c >= min_freq:
+                heapq.heappush(heap, (-c / (sym_freq[k >> _SHIFT] * sym_freq[k & _MASK]), k))
+        self._pushed_freq[s] = sym_freq[s]
 
     def _rebuild_heaps(self) -> None:
         """Fresh heaps from the live pairs (at the start, and to drop stale entries)."""
+        self._pushed_freq = list(self.symbol_freq)
         eligible = [(k, c) for k, c in self.pair_count.items()
                     if c > 0 and c >= self.min_frequency]
         self._score_heap = [self._score_entry(k, c) for k, c in eligible]
         self._count_heap = [(-c, k) for k, c in eligible]
         heapq.heapify(self._score_heap)
         heapq.heapify(self._count_heap)
-
-    def _is_live(self, entry: tuple[float, int, int]) -> bool:
-        neg_score, neg_count, key = entry
-        count = self.pair_count.get(key)
-        return count == -neg_count and self._score_entry(key, count)[0] == neg_score
 
     # ---- the textbook loop ----------------------------------------------------------------
     def step(self) -> WordPieceMerge | None:
@@ -292,32 +309,39 @@ class WordPieceTrainer:
 
     # ---- bookkeeping helpers --------------------------------------------------------------
     def _pick_best(self) -> tuple[int, tuple[tuple[str, str], ...]] | None:
-        """Pop the best-scoring live pair; floats pre-select, fractions decide."""
-        heap = self._score_heap
-        # Every change of a pair's count or score pushes a fresh entry (see `_apply_merge`), so
-        # an entry that no longer matches the live values is simply dropped.
-        while heap and not self._is_live(heap[0]):
-            heapq.heappop(heap)
-        if not heap:
+        """Pop the best-scoring pair: floats bound, exact fractions decide.
+
+        A heap entry holds a pair's score from when it was pushed. Its count cannot have changed
+        since (every count change pushes a fresh entry), but the two symbol counts may have
+        fallen a little (by less than `_DRIFT`, see `_redrift`), so the true score is at most
+        `_BOUND` times the stored one. Entries are popped while one could still beat the best
+        true score found; the losers go back with their true scores.
+        """
+        heap, counts, freq = self._score_heap, self.pair_count, self.symbol_freq
+        min_freq = max(1, self.min_frequency)
+        rows: dict[int, tuple[int, int, int, int]] = {}
+        best: tuple[int, int, int, int] | None = None
+        best_score = 0.0
+        while heap:
+            stored = -heap[0][0]
+            if best is not None and stored * _BOUND * (1 + _FLOAT_SLACK) < best_score:
+                break                                  # nothing left can reach the best
+            key = heapq.heappop(heap)[1]
+            count = counts.get(key, 0)
+            if count < min_freq or key in rows:
+                continue                               # a dead pair or a duplicate entry
+            row = (count, freq[key >> _SHIFT], freq[key & _MASK], key)
+            rows[key] = row
+            if best is None or _better(row, best):
+                best, best_score = row, count / (row[1] * row[2])
+        if best is None:
             return None
-        threshold = heap[0][0] * (1 - _FLOAT_SLACK)    # scores are negated: -s*(1-e) >= -s
-        candidates: dict[int, tuple[float, int, int]] = {}
-        while heap and heap[0][0] <= threshold:
-            entry = heapq.heappop(heap)
-            if self._is_live(entry):
-                candidates[entry[2]] = entry
-        freq = self.symbol_freq
-        rows = [(self.pair_count[k], freq[k >> _SHIFT], freq[k & _MASK], k) for k in candidates]
-        best = rows[0]
-        for row in rows[1:]:
-            if _better(row, best):
-                best = row
         ties = tuple((self.symbols[r[3] >> _SHIFT], self.symbols[r[3] & _MASK]) for r in
-                     sorted(r for r in rows if r is not best
+                     sorted(r for r in rows.values() if r is not best
                             and r[0] * best[1] * best[2] == best[0] * r[1] * r[2])[:5])
-        for k, entry in candidates.items():
-            if k != best[3]:
-                heapq.heappush(heap, entry)
+        for key, (count, fl, fr, _) in rows.items():
+            if key != best[3]:
+                heapq.heappush(heap, (-count / (fl * fr), key))
         return best[3], ties
 
     def _bpe_choice(self) -> tuple[int, int]:
@@ -361,23 +385,23 @@ class WordPieceTrainer:
             self.pair_count[k] += d
             if self.pair_count[k] <= 0:
                 self._pair_died(k)
-        # Every pair touching left or right has a new score (their symbol counts fell), and so
-        # has every pair whose own count changed: push them all; older entries become stale.
+        # Pairs whose own count changed get a fresh entry on both heaps. Pairs that merely
+        # touch `left` or `right` have a higher score now (those symbols' counts fell); their
+        # entries may understate it by less than `_BOUND`, which `_pick_best` allows for.
         counts, sym_freq, min_freq = self.pair_count, self.symbol_freq, max(1, self.min_frequency)
-        touched = {k for k, d in delta.items() if d}
-        for k in touched:
+        score_heap, count_heap, push = self._score_heap, self._count_heap, heapq.heappush
+        for k, d in delta.items():
             c = counts.get(k, 0)
-            if c >= min_freq:
-                heapq.heappush(self._count_heap, (-c, k))
-        touched.update(self.symbol_pairs.get(left, ()))
-        touched.update(self.symbol_pairs.get(right, ()))
-        touched.update(self.symbol_pairs.get(new, ()))
-        score_heap = self._score_heap
-        for k in touched:
-            c = counts.get(k, 0)
-            if c >= min_freq:
-                heapq.heappush(score_heap,
-                               (-c / (sym_freq[k >> _SHIFT] * sym_freq[k & _MASK]), -c, k))
+            if d and c >= min_freq:
+                push(count_heap, (-c, k))
+                push(score_heap, (-c / (sym_freq[k >> _SHIFT] * sym_freq[k & _MASK]), k))
+        if new == len(self._pushed_freq):
+            self._pushed_freq.append(sym_freq[new])
+        else:                                          # an existing symbol made again: its
+            self._pushed_freq[new] = max(self._pushed_freq[new], sym_freq[new])  # scores fell
+        for s in (left, right):
+            if sym_freq[s] < _DRIFT * self._pushed_freq[s]:
+                self._redrift(s)
         if len(score_heap) > 4 * len(counts) + 65536:
             self._rebuild_heaps()
         return changed
@@ -442,6 +466,7 @@ class WordPieceTrainer:
         other.merges = list(self.merges)
         other.steps = list(self.steps)
         other._score_heap = list(self._score_heap)
+        other._pushed_freq = list(self._pushed_freq)
         other._count_heap = list(self._count_heap)
         return other
 

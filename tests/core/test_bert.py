@@ -1,0 +1,237 @@
+"""The BERT pipeline and the bundled bert-base-uncased, against Hugging Face's
+`BertWordPieceTokenizer(vocab, lowercase=True)` (a test-only oracle)."""
+from __future__ import annotations
+
+import gzip
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
+
+import tokenizers_core as tc
+from tokenizers_core.bert import VOCAB_PATH, bert_pipeline, count_words
+from tokenizers_core.corpora import corpus_names, load_corpus
+from tokenizers_core.decoders import WordPiece as WordPieceDecoder
+from tokenizers_core.encoding import Token
+from tokenizers_core.models.wordpiece import WordPiece
+from tokenizers_core.processors import BertProcessing, TemplateProcessing
+
+tokenizers = pytest.importorskip("tokenizers")
+
+SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+
+
+@pytest.fixture(scope="module")
+def hf(tmp_path_factory):
+    path = tmp_path_factory.mktemp("bert") / "vocab.txt"
+    with gzip.open(VOCAB_PATH, "rb") as f:
+        path.write_bytes(f.read())
+    return tokenizers.BertWordPieceTokenizer(str(path), lowercase=True)
+
+
+@pytest.fixture(scope="module")
+def ours():
+    return tc.load("bert-base-uncased")
+
+
+def assert_same(ours_enc, hf_enc):
+    assert ours_enc.tokens == hf_enc.tokens
+    assert ours_enc.ids == hf_enc.ids
+    assert ours_enc.offsets == [tuple(o) for o in hf_enc.offsets]
+    assert ours_enc.type_ids == hf_enc.type_ids
+    assert ours_enc.attention_mask == hf_enc.attention_mask
+    assert ours_enc.special_tokens_mask == hf_enc.special_tokens_mask
+    assert ours_enc.word_ids == hf_enc.word_ids
+
+
+# ---- golden ---------------------------------------------------------------------------------
+def test_hello_world(ours):
+    """SOURCES.md's check: "Hello, world!" -> [101, 7592, 1010, 2088, 999, 102]."""
+    enc = ours.encode("Hello, world!")
+    assert enc.ids == [101, 7592, 1010, 2088, 999, 102]
+    assert enc.tokens == ["[CLS]", "hello", ",", "world", "!", "[SEP]"]
+    assert enc.offsets == [(0, 0), (0, 5), (5, 6), (7, 12), (12, 13), (0, 0)]
+    assert enc.attention_mask == [1] * 6 and enc.special_tokens_mask == [1, 0, 0, 0, 0, 1]
+    assert ours.decode(enc.ids) == "hello, world!"
+    assert ours.decode(enc.ids, skip_special_tokens=False) == "[CLS] hello, world! [SEP]"
+
+
+def test_bundled_listing(ours):
+    assert ours.name == "bert-base-uncased" and ours.algorithm == "wordpiece"
+    assert ours.vocab_size == 30522 and ours.model.vocab["[UNK]"] == 100
+    assert "bert-base-uncased" in tc.pretrained.bundled()
+    info = ours.info()
+    assert "BertNormalizer" in info["normalizer"] and "[CLS] $A [SEP]" in info["post_processor"]
+
+
+# ---- differential: real text ----------------------------------------------------------------
+@pytest.mark.parametrize("name", corpus_names())
+def test_identical_to_hugging_face(hf, ours, name):
+    text = load_corpus(name)
+    assert_same(ours.encode(text), hf.encode(text))
+
+
+@pytest.mark.parametrize("name", ["udhr/eng", "udhr/cmn_hans", "udhr/hin", "udhr/arb"])
+def test_decode_identical(hf, ours, name):
+    """Decoding joins ## pieces and tidies spaces exactly as Hugging Face's decoder."""
+    text = load_corpus(name)
+    ids = ours.encode(text).ids
+    assert ours.decode(ids) == hf.decode(ids)
+    assert ours.decode(ids, skip_special_tokens=False) == hf.decode(ids, skip_special_tokens=False)
+
+
+def test_vie_tokens_identical(hf, ours):
+    text = load_corpus("udhr/vie")
+    ours_enc, hf_enc = ours.encode(text), hf.encode(text)
+    assert ours_enc.tokens == hf_enc.tokens and ours_enc.ids == hf_enc.ids
+
+
+def test_pairs_identical(hf, ours):
+    first, second = load_corpus("udhr/fra")[:300], load_corpus("udhr/tha")[:300]
+    assert_same(ours.encode(first, second), hf.encode(first, second))
+
+
+def test_lines_identical(hf, ours):
+    lines = load_corpus("botchan").splitlines()[:400]
+    for ours_enc, hf_enc in zip((ours.encode(line) for line in lines), hf.encode_batch(lines)):
+        assert_same(ours_enc, hf_enc)
+
+
+# ---- differential: generated text -----------------------------------------------------------
+# Assigned characters only (the Unicode tables of Python and of Rust can differ on new ones).
+TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cn", "Co")), max_size=60)
+MIXED = st.lists(st.sampled_from(["Hello", "WORLD", "naïve", "über", "café", "中文", "ไทย",
+                                  "مرحبا", "नमस्ते", "don't", "...", " ", "\t", "\n", "unaffable",
+                                  "x" * 101, "Ǆ", "ﬁ", "\u0301", "İ", "ß", "12,5%"]),
+                 max_size=12).map("".join)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.one_of(TEXT, MIXED))
+def test_hypothesis_identical(hf, ours, text):
+    assume(not any(s in text for s in SPECIALS))   # Hugging Face matches these literally
+    assert_same(ours.encode(text), hf.encode(text))
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.one_of(TEXT, MIXED), st.one_of(TEXT, MIXED))
+def test_hypothesis_pairs_and_decode(hf, ours, a, b):
+    assume(not any(s in a + b for s in SPECIALS))
+    ours_enc = ours.encode(a, b)
+    assert_same(ours_enc, hf.encode(a, b))
+    assert ours.decode(ours_enc.ids) == hf.decode(ours_enc.ids)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.one_of(TEXT, MIXED))
+def test_offsets_slice_the_original(ours, text):
+    """Every token's offsets slice the original text; after normalising, that slice spells the
+    token (without ##), unless the token is [UNK]."""
+    enc = ours.encode(text, add_special_tokens=False)
+    for token, (start, end) in zip(enc.tokens, enc.offsets):
+        assert 0 <= start <= end <= len(text)
+        if token != "[UNK]":
+            normalized = ours.normalize(text[start:end]).normalized.replace(" ", "")
+            assert token.removeprefix("##") in normalized
+
+
+# ---- post-processor and decoder -------------------------------------------------------------
+def test_bert_processing_pairs():
+    proc = BertProcessing(sep=("[SEP]", 3), cls=("[CLS]", 2))
+    a = [Token(10, "a", (0, 1), 0)]
+    b = [Token(11, "b", (0, 1), 0), Token(12, "##c", (1, 2), 0)]
+    tokens, type_ids = proc.process(a, b)
+    assert [t.value for t in tokens] == ["[CLS]", "a", "[SEP]", "b", "##c", "[SEP]"]
+    assert type_ids == [0, 0, 0, 1, 1, 1]
+    assert [t.special for t in tokens] == [True, False, True, False, False, True]
+    assert tokens[0].offsets == (0, 0) and tokens[0].word_id is None
+
+
+def test_template_processing():
+    proc = TemplateProcessing(single="<s> $A </s>", pair="<s> $A </s> </s> $B:1 </s>:1",
+                              special_tokens=[("<s>", 0), ("</s>", 2)])
+    tokens, type_ids = proc.process([Token(5, "x", (0, 1), 0)], [Token(6, "y", (0, 1), 0)])
+    assert [t.value for t in tokens] == ["<s>", "x", "</s>", "</s>", "y", "</s>"]
+    assert type_ids == [0, 0, 0, 0, 1, 1]
+    with pytest.raises(ValueError, match="neither"):
+        TemplateProcessing(single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 1)])
+    with pytest.raises(ValueError, match="no template for a pair"):
+        TemplateProcessing(single="$A").process([], [])
+
+
+def test_decoder_matches_hugging_face():
+    tokens = ["hello", ",", "world", "##s", "!", "do", "not", "it", "'", "s", "a", ".", "?",
+              "don", "'", "t", "n't", "'m", "x", "##", "##y", "'s", "'ve", "'re"]
+    ref = tokenizers.decoders.WordPiece()
+    assert WordPieceDecoder().decode(tokens) == ref.decode(tokens)
+    assert WordPieceDecoder(cleanup=False).decode(tokens) == \
+        tokenizers.decoders.WordPiece(cleanup=False).decode(tokens)
+    assert WordPieceDecoder().decode(["##a", "b"]) == "##a b"
+
+
+def test_decode_rejects_unknown_id(ours):
+    with pytest.raises(ValueError):
+        ours.decode([10**9])
+
+
+def test_trained_model_gets_the_pipeline():
+    tok = tc.train("wordpiece", load_corpus("udhr/eng").splitlines(), vocab_size=400)
+    enc = tok.encode("Everyone has the right", "to life")
+    assert enc.tokens[0] == "[CLS]" and enc.type_ids[-1] == 1
+    # The same text through Hugging Face's WordPiece model with OUR vocabulary: same tokens.
+    hf_tok = tokenizers.Tokenizer(tokenizers.models.WordPiece(tok.model.vocab, unk_token="[UNK]"))
+    hf_tok.normalizer = tokenizers.normalizers.BertNormalizer(lowercase=True)
+    hf_tok.pre_tokenizer = tokenizers.pre_tokenizers.BertPreTokenizer()
+    hf_tok.post_processor = tokenizers.processors.BertProcessing(
+        ("[SEP]", tok.model.vocab["[SEP]"]), ("[CLS]", tok.model.vocab["[CLS]"]))
+    text = load_corpus("udhr/deu_1996")[:2000]
+    assert_same(tok.encode(text), hf_tok.encode(text))
+
+
+def test_pipeline_without_cls_has_no_post_processor():
+    model = WordPiece({"[UNK]": 0, "a": 1})
+    tok = bert_pipeline(model)
+    assert tok.post_processor is None
+    assert tok.encode("a b").tokens == ["a", "[UNK]"]
+
+
+def test_count_words_matches_the_pipeline(ours):
+    lines = load_corpus("udhr/vie").splitlines()[:20]
+    words: dict[str, int] = {}
+    for line in lines:
+        for piece in ours.pre_tokenize(line):
+            words[piece.normalized] = words.get(piece.normalized, 0) + 1
+    assert count_words(lines) == words
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.one_of(TEXT, MIXED), max_size=4))
+def test_count_words_fast_path(ours, lines):
+    """count_words (ASCII fast path, chunk cache) sees exactly the pipeline's words."""
+    words: dict[str, int] = {}
+    for line in lines:
+        for piece in ours.pre_tokenize(line):
+            words[piece.normalized] = words.get(piece.normalized, 0) + 1
+    assert count_words(lines) == words
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(TEXT, MIXED), max_size=4))
+def test_count_words_cased(lines):
+    cased = bert_pipeline(WordPiece({"[UNK]": 0}), lowercase=False)
+    words: dict[str, int] = {}
+    for line in lines:
+        for piece in cased.pre_tokenize(line):
+            words[piece.normalized] = words.get(piece.normalized, 0) + 1
+    assert count_words(lines, lowercase=False) == words
+
+
+def test_load_a_vocab_file_by_path(tmp_path):
+    import tokenizers_core as tc
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\nplay\n##ing\n", encoding="utf-8")
+    tok = tc.load(str(vocab))
+    assert tok.encode("Playing").tokens == ["[CLS]", "play", "##ing", "[SEP]"]
+    vocab.write_text("[PAD]\nplay\n", encoding="utf-8")
+    import pytest
+    with pytest.raises(ValueError, match=r"\[UNK\]"):
+        tc.load(str(vocab))
