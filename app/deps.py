@@ -84,3 +84,19 @@ def special_kwargs(tok: tc.Tokenizer, allow: str | list[str] | None) -> dict:
         raise ValueError(f"{tok.name} has no special tokens to allow in the text; "
                          "only the OpenAI encodings (r50k_base, cl100k_base, o200k_base) do")
     return {"allowed_special": allow}
+
+
+BAD_INPUT = (HTTPException, LookupError, ValueError)
+
+
+def bad_input(exc: Exception) -> tuple[str, int]:
+    """The message and status a page shows for bad input: an HTTPException keeps its own, an
+    unknown name (LookupError) is 404, any other ValueError from the core is 422.
+
+    Use: `except BAD_INPUT as exc: ctx["error"], status = bad_input(exc)`.
+    """
+    if isinstance(exc, HTTPException):
+        return str(exc.detail), exc.status_code
+    if isinstance(exc, LookupError):
+        return str(exc).strip("'\""), 404
+    return str(exc), 422

@@ -432,10 +432,6 @@ class SentencePieceNormalizer:
             return text[i], i + 1
         return self.charsmap.normalize_prefix(text, i)
 
-    def normalize_str(self, text: str) -> str:
-        """Just the normalised text."""
-        return self.normalize(NormalizedString(text)).normalized
-
     def normalize(self, ns: NormalizedString) -> NormalizedString:
         segments = self._segments(ns.normalized)
         if not segments:

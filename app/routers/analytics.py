@@ -16,7 +16,8 @@ from tokenizers_core import normalizers, pretrained
 from tokenizers_core.corpora import corpus_names, load_corpus, udhr_languages
 
 from .. import charts, display
-from ..deps import UnknownTokenizer, check_text, resolve_tokenizer, store
+from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_text, resolve_tokenizer,
+                    store)
 from ..jobs import SweepSpec, jobs
 from ..render import render
 from ..trained import corpus_text
@@ -144,12 +145,8 @@ def unicode_page(request: Request, text: str | None = None,
         if len(text) > 2000:
             raise ValueError("the Unicode lab lists every code point; keep the text under 2,000 characters")
         ctx["forms"] = unicode_forms(request, text, names)
-    except HTTPException as exc:
-        ctx["error"], status = exc.detail, exc.status_code
-    except UnknownTokenizer as exc:
-        ctx["error"], status = str(exc), 404
-    except ValueError as exc:
-        ctx["error"], status = str(exc), 422
+    except BAD_INPUT as exc:
+        ctx["error"], status = bad_input(exc)
     return render(request, "unicode.html", ctx, block="forms", status_code=status)
 
 

@@ -16,7 +16,8 @@ from tokenizers_core.corpora import corpus_names
 from tokenizers_core.models.bpe_explore import (RULES, VARIANTS, encode_trace, merge_tree_of,
                                                 training_session)
 
-from ..deps import UnknownTokenizer, check_text, resolve_tokenizer, store
+from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_text, resolve_tokenizer,
+                    store)
 from ..render import render
 from ..trained import corpus_text as corpus_by_ref
 from .api import _store_corpus
@@ -264,12 +265,8 @@ def encode_page(request: Request, tokenizer: str = "gpt2", text: str = "lowest n
         if special and hasattr(tok, "with_special"):       # OpenAI encodings: allow <|...|>
             tok = tok.with_special("all")
         traces = encode_trace(tok, text)
-    except HTTPException as exc:
-        ctx["error"], status = exc.detail, exc.status_code
-    except UnknownTokenizer as exc:
-        ctx["error"], status = str(exc), 404
-    except ValueError as exc:
-        ctx["error"], status = str(exc), 422
+    except BAD_INPUT as exc:
+        ctx["error"], status = bad_input(exc)
     if ctx["error"] is None:
         flat = _flatten(traces)
         total = len(flat)

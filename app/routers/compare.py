@@ -21,7 +21,7 @@ from tokenizers_core import pretrained
 from tokenizers_core.corpora import corpus_names
 
 from .. import display
-from ..deps import UnknownTokenizer, check_text, resolve_tokenizer, trained
+from ..deps import check_text, resolve_tokenizer, trained
 from ..render import render
 from ..trained import make_spec
 from .visualiser import step_link

@@ -25,7 +25,8 @@ from tokenizers_core.models.unigram_trainer import UnigramTrainer
 from tokenizers_core.sentencepiece_model import load_bytes
 
 from ..charts import line_chart
-from ..deps import UnknownTokenizer, check_text, resolve_tokenizer, settings, store, trained
+from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_text, resolve_tokenizer,
+                    settings, store, trained)
 from ..render import render
 from ..store import is_sha256, sha256_text
 from ..trained import corpus_text as corpus_by_ref
@@ -223,12 +224,8 @@ def lattice_page(request: Request, model: str = "tiny", text: str = DEFAULT_TEXT
         if seed is not None:
             sampled = sample(tok, text.replace("▁", " "), alpha=alpha, nbest_size=nbest_size,
                              seed=seed)
-    except HTTPException as exc:
-        ctx["error"], status = exc.detail, exc.status_code
-    except UnknownTokenizer as exc:
-        ctx["error"], status = str(exc), 404
-    except ValueError as exc:
-        ctx["error"], status = str(exc), 422
+    except BAD_INPUT as exc:
+        ctx["error"], status = bad_input(exc)
     if ctx["error"] is None:
         total = len(steps)
         k = min(max(step, 0), total)

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from .. import display
-from ..deps import (REGEX, UnknownTokenizer, check_text, resolve_tokenizer, special_kwargs,
+from ..deps import (BAD_INPUT, REGEX, bad_input, check_text, resolve_tokenizer, special_kwargs,
                     tokenizer_options)
 from ..render import render
 from tokenizers_core import pretrained
@@ -65,12 +65,9 @@ def visualise(request: Request, text: str, name: str, pattern: str,
         tok = resolve_tokenizer(request, name, pattern)
         kwargs = special_kwargs(tok, "all") if special and hasattr(tok, "special_tokens") else {}
         enc, trace = tok.trace(text, **kwargs)
-    except HTTPException as exc:
-        return {**ctx, "error": exc.detail, "status": exc.status_code}
-    except UnknownTokenizer as exc:
-        return {**ctx, "error": str(exc), "status": 404}
-    except ValueError as exc:
-        return {**ctx, "error": str(exc), "status": 422}
+    except BAD_INPUT as exc:
+        message, status = bad_input(exc)
+        return {**ctx, "error": message, "status": status}
     words = [(s, e) for _, s, e in trace.of_kind("pre_tokenize")[0].pieces]
     chips = display.chips(tok, text, enc, words)
     n_tokens = len(enc)

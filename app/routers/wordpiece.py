@@ -19,7 +19,8 @@ from tokenizers_core.models.wordpiece import WordPiece, vocab_from_text
 from tokenizers_core.models.wordpiece_train import (TrainingCheckpoints, WordPieceTrainer,
                                                     corpus_key)
 
-from ..deps import UnknownTokenizer, check_text, resolve_tokenizer, store
+from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_text, resolve_tokenizer,
+                    store)
 from ..render import render
 from ..trained import corpus_text as corpus_by_ref
 from .api import _store_corpus
@@ -136,12 +137,8 @@ def encode_page(request: Request, text: str = DEFAULT_TEXT, vocab: str = "small"
                              f"{MAX_ENCODE_CHARS:,} (the visualiser takes longer texts)")
         tok = _encode_tokenizer(request, vocab, vocab_text)
         words, steps = encode_steps(tok, text, max_steps=MAX_ENCODE_STEPS)
-    except HTTPException as exc:
-        ctx["error"], status = exc.detail, exc.status_code
-    except UnknownTokenizer as exc:
-        ctx["error"], status = str(exc), 404
-    except ValueError as exc:
-        ctx["error"], status = str(exc), 422
+    except BAD_INPUT as exc:
+        ctx["error"], status = bad_input(exc)
     if ctx["error"] is None:
         total = len(steps)
         k = min(max(step, 0), total)

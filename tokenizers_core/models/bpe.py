@@ -524,7 +524,6 @@ class BpeTrainer:
         # the word table: one entry per distinct word, coded one character per symbol
         self.word_keys: list = list(words)
         self.counts: list[int] = list(words.values())
-        ids = self.symbol_ids
         self.words: list[str] = [self._code(w) for w in self.word_keys]
         # 3. pair counts and the pair -> words index, as heap entries
         self.pair_counts: dict[str, int] = {}
