@@ -6,11 +6,13 @@ from fastapi import HTTPException, Request
 import tokenizers_core as tc
 from tokenizers_core import pretrained
 
+from . import heap
 from .config import Settings
 from .store import CorpusStore
 from .trained import TrainedTokenizers
 
-REGEX = "regex"  # the visualiser's "custom regex" tokeniser: tokens are the pattern's matches
+REGEX = "regex"
+_settled: set[str] = set()  # the visualiser's "custom regex" tokeniser: tokens are the pattern's matches
 
 
 def settings(request: Request) -> Settings:
@@ -41,7 +43,12 @@ def resolve_tokenizer(request: Request, name: str, pattern: str | None = None) -
             raise ValueError("the custom regex tokeniser needs a pattern")
         return regex_tokenizer(pattern, timeout=settings(request).regex_timeout)
     if pretrained.is_bundled(name):
-        return tc.load(name)
+        canonical = pretrained.canonical_name(name)
+        tok = tc.load(canonical)
+        if canonical not in _settled:  # first use: a vocabulary that stays for good
+            _settled.add(canonical)
+            heap.settle()
+        return tok
     tok = trained(request).get(name)
     if tok is None:
         known = ", ".join(pretrained.bundled())

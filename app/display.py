@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import tokenizers_core as tc
 
@@ -18,6 +19,8 @@ def visible(text: str) -> str:
     >>> visible("a b\\n\\tc\\u200b")
     'a·b↵→c⟨U+200B⟩'
     """
+    if text.isascii() and text.isprintable():   # the common case: only spaces to show
+        return text.replace(" ", "·")
     out = []
     for c in text:
         if c in _VISIBLE:
@@ -35,7 +38,7 @@ def hex_bytes(data: bytes) -> str:
     >>> hex_bytes("é".encode())
     'C3 A9'
     """
-    return " ".join(f"{b:02X}" for b in data)
+    return data.hex(" ").upper()
 
 
 def token_label(data: bytes) -> str:
@@ -71,9 +74,9 @@ def is_byte_level(tok: tc.Tokenizer) -> bool:
     return bool(getattr(tok.model, "byte_level", False)) or tok.algorithm == "byte_bpe"
 
 
-def token_bytes(tok: tc.Tokenizer, value: str, surface: str) -> bytes:
-    """The UTF-8 bytes a token stands for."""
-    if is_byte_level(tok):
+def token_bytes(value: str, surface: str, byte_level: bool) -> bytes:
+    """The UTF-8 bytes a token stands for (`byte_level`: spelled in GPT-2's byte alphabet)."""
+    if byte_level:
         table = _byte_decoder()
         if value and all(c in table for c in value):
             return bytes(table[c] for c in value)
@@ -85,8 +88,7 @@ def token_bytes(tok: tc.Tokenizer, value: str, surface: str) -> bytes:
     return surface.encode("utf-8")
 
 
-@dataclass(frozen=True)
-class Chip:
+class Chip(NamedTuple):
     index: int
     id: int
     raw: str          # the token as the model spells it (Ġ, ##, ▁ kept), made visible
@@ -99,32 +101,88 @@ class Chip:
     word: str         # the pre-tokenised word it belongs to (for step-through links)
 
 
-def chips(tok: tc.Tokenizer, text: str, enc: tc.Encoding, words: list[tuple[int, int]]) -> list[Chip]:
-    """One chip per token. `words` are the original spans of the pre-tokenised pieces."""
+MAX_LINK_WORD = 64
+
+
+def word_spans(text: str, enc: tc.Encoding) -> dict[int, tuple[int, int]]:
+    """The original span of each pre-tokenised word, from the tokens that carry its word id."""
+    spans: dict[int, tuple[int, int]] = {}
+    for (s, e), w, special in zip(enc.offsets, enc.word_ids, enc.special_tokens_mask):
+        if w is None or special:
+            continue
+        ws, we = spans.get(w, (s, e))
+        spans[w] = (min(ws, s), max(we, e))
+    return spans
+
+
+def link_word(text: str, span: tuple[int, int], token: tuple[int, int]) -> str:
+    """The word a chip's "how was it built?" link steps through: its pre-tokenised word, or,
+    when that is long (SentencePiece has no pre-tokeniser: the whole text is one piece), the
+    whitespace-delimited word around the token, with the space before it.
+
+    >>> link_word("the cats sat", (0, 12), (5, 8))
+    'the cats sat'
+    >>> text = "a " * 40 + "cats sat"
+    >>> link_word(text, (0, len(text)), (81, 84))
+    ' cats'
+    """
+    ws, we = span
+    if we - ws <= MAX_LINK_WORD:
+        return text[ws:we]
+    s, e = token
+    while s > ws and not text[s - 1].isspace():
+        s -= 1
+    if s > ws and text[s - 1] == " ":
+        s -= 1
+    while e < we and not text[e].isspace():
+        e += 1
+    return text[s:min(e, s + MAX_LINK_WORD)]
+
+
+def chips(tok: tc.Tokenizer, text: str, enc: tc.Encoding, links: bool = True) -> list[Chip]:
+    """One chip per token (`links`: work out the word each chip's step-through link shows)."""
     out: list[Chip] = []
+    words = word_spans(text, enc) if links else {}
     spans = enc.offsets
-    for i, (id_, value, (s, e), special) in enumerate(
-            zip(enc.ids, enc.tokens, spans, enc.special_tokens_mask)):
+    specials = enc.special_tokens_mask
+    byte_level = is_byte_level(tok)
+    last = len(spans) - 1
+    for i, (id_, value, (s, e), special) in enumerate(zip(enc.ids, enc.tokens, spans, specials)):
         surface = "" if special else text[s:e]
+        # several tokens from one character (bytes of a character, NFKC "ﬁ" -> "f" "i")
         shared = (not special) and (
-            (i > 0 and spans[i - 1] == (s, e) and not enc.special_tokens_mask[i - 1])
-            or (i + 1 < len(spans) and spans[i + 1] == (s, e)
-                and not enc.special_tokens_mask[i + 1]))
-        data = token_bytes(tok, value, surface) if not special else value.encode("utf-8")
+            (i > 0 and spans[i - 1] == (s, e) and not specials[i - 1])
+            or (i < last and spans[i + 1] == (s, e) and not specials[i + 1]))
+        data = value.encode("utf-8") if special else token_bytes(value, surface, byte_level)
         if special:
             label = value
         elif shared:
-            label = token_label(data) if is_byte_level(tok) or value.startswith("<0x") \
+            label = token_label(data) if byte_level or value.startswith("<0x") \
                 else visible(value)
         else:
-            label = visible(surface) if surface else visible(value)
+            label = visible(surface or value)
         word_id = enc.word_ids[i]
-        word = ""
-        if word_id is not None and 0 <= word_id < len(words):
-            ws, we = words[word_id]
-            word = text[ws:we]
-        out.append(Chip(i, id_, visible(value), label, s, e, hex_bytes(data), bool(special),
-                        i % 8, word))
+        word = link_word(text, words[word_id], (s, e)) if word_id in words else ""
+        raw = label if value == surface else visible(value)
+        out.append(Chip(i, id_, raw, label, s, e, hex_bytes(data), bool(special), i % 8, word))
+    return out
+
+
+def compact(chips: list[Chip], marks: set[int] | frozenset[int] = frozenset()
+            ) -> list[tuple[str, int, int, int, str, str]]:
+    """Chips as (classes, index, start, end, title, label): what the compare view draws for
+    thousands of chips, with every attribute worked out once here rather than in the template.
+    """
+    out = []
+    for c in chips:
+        classes = f"chip chip-{c.colour}"
+        title = f"{c.raw} · id {c.id} · offsets {c.start}–{c.end} · bytes {c.bytes_hex}"
+        if c.special:
+            classes += " special"
+        if c.index in marks:
+            classes += " differs"
+            title += " · boundary differs from the reference"
+        out.append((classes, c.index, c.start, c.end, title, c.text))
     return out
 
 

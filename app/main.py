@@ -1,6 +1,8 @@
 """The FastAPI application (`uvicorn app.main:app`)."""
 from __future__ import annotations
 
+import time
+
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -36,6 +38,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(wordpiece.router)
     app.include_router(unigram.router)
     app.include_router(bpe.router)
+
+    @app.middleware("http")
+    async def server_timing(request: Request, call_next):
+        # how long the server spent on a request, for the browser's devtools and the benchmarks
+        start = time.perf_counter()
+        response = await call_next(request)
+        response.headers["Server-Timing"] = f"app;dur={(time.perf_counter() - start) * 1000:.1f}"
+        return response
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):

@@ -16,6 +16,7 @@ from typing import Any
 import tokenizers_core as tc
 from tokenizers_core.corpora import corpus_names, load_corpus
 
+from . import heap
 from .store import CorpusStore, is_sha256
 
 
@@ -101,6 +102,7 @@ class TrainedTokenizers:
         except TypeError as exc:  # an option the trainer does not take
             raise ValueError(f"bad option for {spec['algorithm']}: {exc}") from None
         tok.name = handle
+        heap.settle()  # the model stays in the cache: keep the collector off it
         with self._lock:
             self._cache[handle] = tok
             self._cache.move_to_end(handle)

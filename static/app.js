@@ -34,11 +34,12 @@
     });
   }
   function onEnter(ev) {
-    var chip = ev.target.closest && ev.target.closest(".chip[data-i]");
-    if (chip && chip.closest(".compare-col")) {
+    var chip = ev.target.closest && ev.target.closest(".compare-col .chip[data-s]");
+    if (chip) {
       if (+chip.dataset.e > +chip.dataset.s) lightSpan(+chip.dataset.s, +chip.dataset.e);
       return;
     }
+    chip = ev.target.closest && ev.target.closest(".chip[data-i]");
     if (chip) { lightChip(chip.dataset.i); return; }
     var seg = ev.target.closest && ev.target.closest(".seg");
     if (seg && seg.dataset.t) {

@@ -43,6 +43,17 @@ def script_label(script: str) -> str:
     return script if len(script) <= 3 else script.title()
 
 
+@functools.lru_cache(maxsize=1)
+def _language_facts() -> tuple[dict[str, str], dict[str, str]]:
+    """Each UDHR language's script and a short sample of its text (computed once)."""
+    scripts, samples = {}, {}
+    for lang in udhr_languages():
+        text = load_corpus(f"udhr/{lang.code}")
+        scripts[lang.code] = script_label(M.dominant_script(text))
+        samples[lang.code] = text.splitlines()[1][:70]
+    return scripts, samples
+
+
 def tax_table(names: list[str]) -> dict[str, Any]:
     langs = udhr_languages()
     per = {}
@@ -52,9 +63,7 @@ def tax_table(names: list[str]) -> dict[str, Any]:
     counts = {n: {code: m.tokens for code, m in p.items()} for n, p in per.items()}
     unknown = {n: {code: m.unk for code, m in p.items()} for n, p in per.items()}
     rel = {n: M.relative_counts(c, "eng") for n, c in counts.items()}
-    scripts = {lang.code: script_label(M.dominant_script(load_corpus(f"udhr/{lang.code}")))
-               for lang in langs}
-    samples = {lang.code: load_corpus(f"udhr/{lang.code}").splitlines()[1][:70] for lang in langs}
+    scripts, samples = _language_facts()
     return {"languages": langs, "counts": counts, "relative": rel, "scripts": scripts,
             "samples": samples, "unknown": unknown}
 

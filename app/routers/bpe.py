@@ -5,7 +5,6 @@ sessions (`tokenizers_core.models.bpe_explore`), so next / back / jump reuse one
 """
 from __future__ import annotations
 
-import gc
 from typing import Any
 
 from fastapi import APIRouter, Form, HTTPException, Request
@@ -18,6 +17,7 @@ from tokenizers_core.models.bpe_explore import (RULES, VARIANTS, encode_trace, m
 
 from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_text, resolve_tokenizer,
                     store)
+from .. import heap
 from ..render import render
 from ..trained import corpus_text as corpus_by_ref
 from .api import _store_corpus
@@ -159,7 +159,7 @@ def _settle(session) -> None:
     counting when the run leaves the cache.)"""
     if session.finished and not session.settled:
         session.settled = True
-        gc.freeze()
+        heap.settle()
 
 
 def _whole(text: str | None) -> int | None:

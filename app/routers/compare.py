@@ -91,26 +91,28 @@ def build_columns(request: Request, text: str, specs: list[str], corpus: str, vo
             col.error = str(exc).strip("'\"")
         col.pending = col.tok is None and col.error is None
         cols.append(col)
-    reference = None
-    if 0 <= ref < len(cols) and cols[ref].tok is not None:
-        ref_enc = cols[ref].tok.encode(text)
-        reference = M.cut_points(text, ref_enc.offsets, ref_enc.special_tokens_mask)
     for col in cols:
-        if col.tok is None or (only is not None and col.index != only):
+        if col.tok is None or (only is not None and col.index not in (only, ref)):
             continue
         try:
-            enc, trace = col.tok.trace(text)
+            col.enc = col.tok.encode(text)
         except ValueError as exc:
             col.error = str(exc)
+    reference = None
+    if 0 <= ref < len(cols) and cols[ref].enc is not None:
+        ref_enc = cols[ref].enc
+        reference = M.cut_points(text, ref_enc.offsets, ref_enc.special_tokens_mask)
+    for col in cols:
+        if col.enc is None or (only is not None and col.index != only):
             continue
-        words = [(s, e) for _, s, e in trace.of_kind("pre_tokenize")[0].pieces]
-        col.enc = enc
-        col.chips = display.chips(col.tok, text, enc, words)
+        enc = col.enc
+        chips = display.chips(col.tok, text, enc, links=False)
         col.metrics = M.encoding_metrics(text, enc, M.unk_ids(col.tok.model))
         col.vocab_size = col.tok.vocab_size
         col.link = step_link(request, col.tok)
         if reference is not None and col.index != ref:
             col.marks = {i for i, d in enumerate(M.disagreements(text, enc, reference)) if d}
+        col.chips = display.compact(chips, col.marks)
     return cols
 
 

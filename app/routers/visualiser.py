@@ -68,8 +68,7 @@ def visualise(request: Request, text: str, name: str, pattern: str,
     except BAD_INPUT as exc:
         message, status = bad_input(exc)
         return {**ctx, "error": message, "status": status}
-    words = [(s, e) for _, s, e in trace.of_kind("pre_tokenize")[0].pieces]
-    chips = display.chips(tok, text, enc, words)
+    chips = display.chips(tok, text, enc)
     n_tokens = len(enc)
     stages = []
     for step in trace:
