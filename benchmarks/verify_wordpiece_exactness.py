@@ -2,7 +2,7 @@
 training equals the recount-everything textbook loop of tests/core/test_wordpiece_train.py on
 the whole of botchan.txt and every UDHR text, and on the pinned 1 MB English text.
 
-    .venv/bin/python benchmarks/bench_wordpiece_exactness.py [botchan_vocab] [udhr_vocab] [1mb_vocab]
+    .venv/bin/python benchmarks/verify_wordpiece_exactness.py [botchan_vocab] [udhr_vocab] [1mb_vocab]
 
 Defaults: 3000, 1000 and 0 (0 skips the 1 MB run, which takes the textbook loop many minutes).
 """
