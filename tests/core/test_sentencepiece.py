@@ -304,3 +304,21 @@ def test_bpe_merges_replayed_by_rank_reproduce_the_encoder():
                 break
             symbols[i:i + 2] = [symbols[i] + symbols[i + 1]]
         assert symbols == [t for t, *_ in tok.model.tokenize("▁" + w)], w
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_own_reader_agrees_with_protobuf(name):
+    """Our stdlib wire-format reader against Google's protobuf parsing of the same file."""
+    from sentencepiece import sentencepiece_model_pb2 as pb
+    from tokenizers_core.sentencepiece_model import parse_model_proto
+    data = _model_bytes(name)
+    ref = pb.ModelProto()
+    ref.ParseFromString(data)
+    ours = parse_model_proto(data)
+    assert [(p, t) for p, _s, t in ours.pieces] == [(p.piece, p.type) for p in ref.pieces]
+    assert [s for _p, s, _t in ours.pieces] == pytest.approx([p.score for p in ref.pieces], abs=0)
+    assert ours.trainer_spec["model_type"] == ref.trainer_spec.model_type
+    assert ours.trainer_spec["vocab_size"] == ref.trainer_spec.vocab_size
+    assert ours.normalizer_spec["name"] == ref.normalizer_spec.name
+    assert ours.normalizer_spec["precompiled_charsmap"] == ref.normalizer_spec.precompiled_charsmap
+    assert ours.normalizer_spec["add_dummy_prefix"] == ref.normalizer_spec.add_dummy_prefix
