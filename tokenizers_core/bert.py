@@ -12,9 +12,16 @@ WordPiece model by likelihood and puts it in the same pipeline.
 >>> tok.decode(enc.ids)
 'hello, world!'
 
-Known difference from Hugging Face's `BertWordPieceTokenizer`: it also matches its special tokens
-("[CLS]", "[SEP]", ...) typed literally in the input and keeps them whole; here they are ordinary
-text (split at the brackets).
+Special tokens typed in the text ("[CLS]", "[SEP]", "[MASK]", ...) are matched whole before
+normalisation, exactly as typed (case-sensitive, so "[cls]" is ordinary text), as Hugging Face's
+`BertWordPieceTokenizer` does (its special tokens are added tokens with `normalized`, `lstrip`,
+`rstrip` and `single_word` all false); see `Tokenizer`'s added tokens in `pipeline.py`:
+
+>>> enc = tok.encode("a[MASK]b")
+>>> enc.tokens, enc.offsets[1:4], enc.word_ids, enc.special_tokens_mask
+(['[CLS]', 'a', '[MASK]', 'b', '[SEP]'], [(0, 1), (1, 7), (7, 8)], [None, 0, 1, 2, None], [1, 0, 0, 0, 1])
+>>> tok.encode("[cls]").tokens
+['[CLS]', '[', 'cl', '##s', ']', '[SEP]']
 """
 from __future__ import annotations
 
@@ -39,14 +46,16 @@ VOCAB_PATH = Path(__file__).parent / "data" / "vocab" / "bert-base-uncased-vocab
 
 def bert_pipeline(model: WordPiece, *, lowercase: bool = True, name: str = "") -> Tokenizer:
     """A WordPiece model in BERT's pipeline. Without [CLS] and [SEP] in the vocabulary there
-    is no post-processor (nothing to add)."""
+    is no post-processor (nothing to add). The model's special tokens that are in its vocabulary
+    are matched whole in the input text (Hugging Face adds them as special added tokens)."""
     cls_id, sep_id = model.token_to_id("[CLS]"), model.token_to_id("[SEP]")
     processor = (BertProcessing(sep=("[SEP]", sep_id), cls=("[CLS]", cls_id))
                  if cls_id is not None and sep_id is not None else None)
     return Tokenizer(model, normalizer=BertNormalizer(lowercase=lowercase),
                      pre_tokenizer=BertPreTokenizer(), post_processor=processor,
                      decoder=decoders.WordPiece(prefix=model.continuing_subword_prefix),
-                     name=name, algorithm="wordpiece")
+                     name=name, algorithm="wordpiece",
+                     added_tokens=[t for t in model.special_tokens if t in model.vocab])
 
 
 def load_vocab_file(path: str) -> Tokenizer:

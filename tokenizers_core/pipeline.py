@@ -12,11 +12,27 @@ The four stages are separate objects, named as in Hugging Face `tokenizers`:
 `Tokenizer.encode` runs them in order. `Tokenizer.trace` runs the same code and also records one
 step per stage (what went in, what came out, with offsets), which the visualiser's pipeline panel
 renders.
+
+Added tokens (optional, `Tokenizer(..., added_tokens=["[CLS]", ...])`) come first, as Hugging
+Face's `AddedVocabulary` does for special tokens: the ORIGINAL text is split on them (leftmost
+match, the longest one where several start at the same place, case-sensitive), each match becomes
+one token with its vocabulary id, and only the text between the matches is normalised,
+pre-tokenised and tokenised (each stretch on its own). A matched token counts as a word of its own
+(its word id is its place among the pieces) and is not marked special in the encoding (Hugging
+Face marks only the post-processor's tokens). In the trace, the normalize step's output keeps the
+matched tokens as typed, and the pre_tokenize step lists each of them as a piece.
+
+>>> from tokenizers_core.models.wordpiece import WordPiece
+>>> tok = Tokenizer(WordPiece({"[UNK]": 0, "[MASK]": 1, "a": 2}), added_tokens=["[MASK]"])
+>>> enc = tok.encode("a[MASK]a")
+>>> enc.tokens, enc.offsets, enc.word_ids
+(['a', '[MASK]', 'a'], [(0, 1), (1, 7), (7, 8)], [0, 1, 2])
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Iterable, Protocol
 
 from .encoding import Encoding, Token
 from .models import Model
@@ -101,7 +117,8 @@ class Tokenizer:
     def __init__(self, model: Model, *, normalizer: Normalizer | None = None,
                  pre_tokenizer: PreTokenizer | None = None,
                  post_processor: PostProcessor | None = None,
-                 decoder: Decoder | None = None, name: str = "", algorithm: str = "") -> None:
+                 decoder: Decoder | None = None, name: str = "", algorithm: str = "",
+                 added_tokens: Iterable[str] = ()) -> None:
         self.model = model
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
@@ -109,6 +126,10 @@ class Tokenizer:
         self.decoder = decoder
         self.name = name
         self.algorithm = algorithm
+        # Stage 0 (see the module docstring): the tokens matched whole in the original text.
+        self.added_tokens: tuple[str, ...] = tuple(dict.fromkeys(added_tokens))
+        self._added_ids = _added_ids(model, self.added_tokens)
+        self._added_re = _added_pattern(self.added_tokens)
 
     # ---- encoding -----------------------------------------------------------------------
     def encode(self, text: str, pair: str | None = None, *,
@@ -147,32 +168,69 @@ class Tokenizer:
         return enc
 
     def normalize(self, text: str) -> NormalizedString:
-        ns = NormalizedString(text)
-        return self.normalizer.normalize(ns) if self.normalizer is not None else ns
+        """The whole text through the normaliser (added tokens are not looked for here)."""
+        return self._normalize(NormalizedString(text))
 
     def pre_tokenize(self, text: str) -> list[NormalizedString]:
-        """Normalise and split: the pieces the model will see, aligned to `text`."""
-        ns = self.normalize(text)
-        if self.pre_tokenizer is None:
-            return [ns] if len(ns) else []
-        return self.pre_tokenizer.split(ns)
+        """Split on added tokens, normalise and split: the pieces, aligned to `text` (an added
+        token is one piece, as typed)."""
+        return self._pre_tokenized(text, None)[0]
 
-    def _tokens(self, text: str, trace: Trace | None) -> list[Token]:
-        ns = self.normalize(text)
+    def _split_added(self, text: str) -> list[tuple[NormalizedString, bool]]:
+        """Stage 0: `text` cut at the added tokens, as `(segment, is an added token)`; the
+        whole text as one segment when there are none. Segments keep their place in `text`."""
+        whole = NormalizedString(text)
+        if self._added_re is None:
+            return [(whole, False)]
+        segments: list[tuple[NormalizedString, bool]] = []
+        pos = 0
+        for match in self._added_re.finditer(text):
+            if match.start() > pos:
+                segments.append((whole.slice(pos, match.start()), False))
+            segments.append((whole.slice(match.start(), match.end()), True))
+            pos = match.end()
+        if pos < len(text) or not segments:
+            segments.append((whole.slice(pos, len(text)), False))
+        return segments
+
+    def _pre_tokenized(self, text: str,
+                       trace: Trace | None) -> tuple[list[NormalizedString], set[int]]:
+        """Stages 0-2: the pieces the model will see, and the indices of those that are added
+        tokens (already whole tokens, which neither normaliser nor pre-tokeniser touches)."""
+        segments = [(seg if added else self._normalize(seg), added)
+                    for seg, added in self._split_added(text)]
         if trace is not None:
-            trace.append(NormalizeStep(input=text, output=ns.normalized,
-                                       alignments=tuple(ns.alignments),
-                                       normalizer=describe(self.normalizer)))
-        if self.pre_tokenizer is None:
-            pieces = [ns] if len(ns) else []
-        else:
-            pieces = self.pre_tokenizer.split(ns)
+            trace.append(NormalizeStep(
+                input=text, output="".join(seg.normalized for seg, _ in segments),
+                alignments=tuple(a for seg, _ in segments for a in seg.alignments),
+                normalizer=describe(self.normalizer)))
+        pieces: list[NormalizedString] = []
+        added_at: set[int] = set()
+        for seg, added in segments:
+            if added:
+                added_at.add(len(pieces))
+                pieces.append(seg)
+            elif self.pre_tokenizer is None:
+                pieces.extend([seg] if len(seg) else [])
+            else:
+                pieces.extend(self.pre_tokenizer.split(seg))
         if trace is not None:
             trace.append(PreTokenizeStep(
                 pieces=tuple((p.normalized, *p.span(0, len(p))) for p in pieces),
                 pre_tokenizer=describe(self.pre_tokenizer)))
+        return pieces, added_at
+
+    def _normalize(self, ns: NormalizedString) -> NormalizedString:
+        return self.normalizer.normalize(ns) if self.normalizer is not None else ns
+
+    def _tokens(self, text: str, trace: Trace | None) -> list[Token]:
+        pieces, added_at = self._pre_tokenized(text, trace)
         tokens: list[Token] = []
         for word_id, piece in enumerate(pieces):
+            if word_id in added_at:
+                tokens.append(Token(self._added_ids[piece.normalized], piece.normalized,
+                                    piece.span(0, len(piece)), word_id))
+                continue
             for value, id_, start, end in self.model.tokenize(piece.normalized):
                 # The model reports positions in the piece; the piece maps them to the
                 # original text, through every normalisation and pre-tokenisation change.
@@ -240,3 +298,28 @@ def _fill_local_ids(tokens: list[Token], local_ids: dict[str, int]) -> list[Toke
                       t.word_id, t.special)
         out.append(t)
     return out
+
+
+def _added_ids(model: Model, added_tokens: tuple[str, ...]) -> dict[str, int]:
+    """Each added token's id in the model's vocabulary (ValueError for one it lacks)."""
+    ids: dict[str, int] = {}
+    for token in added_tokens:
+        id_ = model.token_to_id(token) if isinstance(token, str) and token else None
+        if id_ is None:
+            raise ValueError(f"added token {token!r} must be a non-empty string in the "
+                             "vocabulary")
+        ids[token] = id_
+    return ids
+
+
+def _added_pattern(added_tokens: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One regex for all added tokens, longest first: a regex tries alternatives in order at
+    each position, so this finds the leftmost match and, of those starting there, the longest
+    (Hugging Face's leftmost-longest Aho-Corasick search).
+
+    >>> _added_pattern(("[M]", "[MASK]")).findall("x[MASK][M]")
+    ['[MASK]', '[M]']
+    """
+    if not added_tokens:
+        return None
+    return re.compile("|".join(re.escape(t) for t in sorted(added_tokens, key=len, reverse=True)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gzip
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import tokenizers_core as tc
 from tokenizers_core.bert import VOCAB_PATH, bert_pipeline, count_words
@@ -105,20 +105,96 @@ MIXED = st.lists(st.sampled_from(["Hello", "WORLD", "naïve", "über", "café", 
                  max_size=12).map("".join)
 
 
+# Text with special tokens typed in it, whole, in the wrong case, broken or nested.
+WITH_SPECIALS = st.lists(st.one_of(
+    st.sampled_from(SPECIALS + ("[cls]", "[Sep]", "[", "]", "MASK", "[MASK", "SEP]", " ", "\u0301")),
+    st.sampled_from(["Hello", "naïve", "中文", "don't", "x" * 101, "İ", "\t"]),
+    TEXT.map(lambda t: t[:8])), max_size=10).map("".join)
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.one_of(TEXT, MIXED))
+@given(st.one_of(TEXT, MIXED, WITH_SPECIALS))
 def test_hypothesis_identical(hf, ours, text):
-    assume(not any(s in text for s in SPECIALS))   # Hugging Face matches these literally
     assert_same(ours.encode(text), hf.encode(text))
+    assert_same(ours.encode(text, add_special_tokens=False),
+                hf.encode(text, add_special_tokens=False))
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.one_of(TEXT, MIXED), st.one_of(TEXT, MIXED))
+@given(st.one_of(TEXT, MIXED, WITH_SPECIALS), st.one_of(TEXT, MIXED, WITH_SPECIALS))
 def test_hypothesis_pairs_and_decode(hf, ours, a, b):
-    assume(not any(s in a + b for s in SPECIALS))
     ours_enc = ours.encode(a, b)
     assert_same(ours_enc, hf.encode(a, b))
     assert ours.decode(ours_enc.ids) == hf.decode(ours_enc.ids)
+    assert ours.decode(ours_enc.ids, skip_special_tokens=False) == \
+        hf.decode(ours_enc.ids, skip_special_tokens=False)
+
+
+# ---- special tokens typed in the text (Hugging Face's added tokens) -------------------------
+@pytest.mark.parametrize("text, tokens, offsets, word_ids", [
+    ("[CLS] hello [SEP]", ["[CLS]", "[CLS]", "hello", "[SEP]", "[SEP]"],
+     [(0, 0), (0, 5), (6, 11), (12, 17), (0, 0)], [None, 0, 1, 2, None]),
+    ("a[MASK]b", ["[CLS]", "a", "[MASK]", "b", "[SEP]"],
+     [(0, 0), (0, 1), (1, 7), (7, 8), (0, 0)], [None, 0, 1, 2, None]),
+    # Matched as typed, before lowercasing: "[cls]" is ordinary text.
+    ("[cls]", ["[CLS]", "[", "cl", "##s", "]", "[SEP]"],
+     [(0, 0), (0, 1), (1, 3), (3, 4), (4, 5), (0, 0)], [None, 0, 1, 1, 2, None]),
+    ("[UNK]", ["[CLS]", "[UNK]", "[SEP]"], [(0, 0), (0, 5), (0, 0)], [None, 0, None]),
+    ("[[MASK]]", ["[CLS]", "[", "[MASK]", "]", "[SEP]"],
+     [(0, 0), (0, 1), (1, 7), (7, 8), (0, 0)], [None, 0, 1, 2, None]),
+    # Each stretch between matches is normalised alone: the lone accent is stripped away.
+    ("É[PAD]\u0301", ["[CLS]", "e", "[PAD]", "[SEP]"],
+     [(0, 0), (0, 1), (1, 6), (0, 0)], [None, 0, 1, None]),
+])
+def test_special_tokens_in_text(hf, ours, text, tokens, offsets, word_ids):
+    enc = ours.encode(text)
+    assert enc.tokens == tokens and enc.offsets == offsets and enc.word_ids == word_ids
+    # Only the post-processor's tokens are marked special (as in Hugging Face).
+    assert enc.special_tokens_mask == [1] + [0] * (len(tokens) - 2) + [1]
+    assert_same(enc, hf.encode(text))
+
+
+def test_special_tokens_in_pairs(hf, ours):
+    enc = ours.encode("[CLS] a", "b [SEP] c")
+    assert enc.tokens == ["[CLS]", "[CLS]", "a", "[SEP]", "b", "[SEP]", "c", "[SEP]"]
+    assert enc.type_ids == [0, 0, 0, 0, 1, 1, 1, 1]
+    assert enc.word_ids == [None, 0, 1, None, 0, 1, 2, None]
+    assert enc.offsets[5] == (2, 7)
+    assert_same(enc, hf.encode("[CLS] a", "b [SEP] c"))
+
+
+def test_special_tokens_decode(hf, ours):
+    ids = ours.encode("hi [MASK] there [UNK]").ids
+    assert ids == [101, 7632, 103, 2045, 100, 102]
+    assert ours.decode(ids) == hf.decode(ids) == "hi there"
+    assert ours.decode(ids, skip_special_tokens=False) == \
+        hf.decode(ids, skip_special_tokens=False) == "[CLS] hi [MASK] there [UNK] [SEP]"
+
+
+def test_special_tokens_in_the_trace(ours):
+    """The trace runs the same code: the matched token is a piece of the pre_tokenize step."""
+    enc, trace = ours.trace("Go[MASK]!")
+    normalize, pre_tokenize, model, post = list(trace)
+    assert normalize.output == "go[MASK]!"
+    assert pre_tokenize.pieces == (("go", 0, 2), ("[MASK]", 2, 8), ("!", 8, 9))
+    assert model.tokens == (("go", 2175, 0, 2, 0), ("[MASK]", 103, 2, 8, 1), ("!", 999, 8, 9, 2))
+    assert enc == ours.encode("Go[MASK]!")
+
+
+def test_trained_model_matches_its_special_tokens():
+    tok = tc.train("wordpiece", ["hug pug pun bun hugs"] * 3, vocab_size=30,
+                   special_tokens=["<pad>", "[UNK]", "<mask>"])
+    enc = tok.encode("hug<mask>pug", add_special_tokens=False)
+    assert enc.tokens[1] == "<mask>" and enc.offsets[1] == (3, 9)
+    assert tok.decode(enc.ids) == "hug pug"
+    # Hugging Face's tokenizer after training holds the trainer's special tokens as special
+    # added tokens: the same vocabulary and pipeline, with those added, gives the same result.
+    hf_tok = tokenizers.Tokenizer(tokenizers.models.WordPiece(tok.model.vocab, unk_token="[UNK]"))
+    hf_tok.normalizer = tokenizers.normalizers.BertNormalizer(lowercase=True)
+    hf_tok.pre_tokenizer = tokenizers.pre_tokenizers.BertPreTokenizer()
+    hf_tok.add_special_tokens(["<pad>", "[UNK]", "<mask>"])
+    for text in ["hug<mask>pug", "<MASK> <pad><mask>[UNK]", "<pad", "hugs [UNK]s"]:
+        assert_same(tok.encode(text), hf_tok.encode(text))
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
