@@ -52,6 +52,7 @@ class Column:
     vocab_size: int = 0
     link: tuple[str, str] | None = None
     enc: Any = None
+    compared: bool = False   # marks were worked out against the reference column
 
 
 def default_columns() -> list[str]:
@@ -91,6 +92,12 @@ def build_columns(request: Request, text: str, specs: list[str], corpus: str, vo
             col.error = str(exc).strip("'\"")
         col.pending = col.tok is None and col.error is None
         cols.append(col)
+    if only is None and 0 <= ref < len(cols) and cols[ref].pending:
+        # every column is compared with the reference: while it trains, all columns wait for it
+        # (each placeholder's request trains it once, under the per-handle lock)
+        for col in cols:
+            if col.error is None:
+                col.tok, col.pending = None, True
     for col in cols:
         if col.tok is None or (only is not None and col.index not in (only, ref)):
             continue
@@ -112,6 +119,7 @@ def build_columns(request: Request, text: str, specs: list[str], corpus: str, vo
         col.link = step_link(request, col.tok)
         if reference is not None and col.index != ref:
             col.marks = {i for i, d in enumerate(M.disagreements(text, enc, reference)) if d}
+            col.compared = True
         col.chips = display.compact(chips, col.marks)
     return cols
 

@@ -144,3 +144,13 @@ def test_sweep_bad_input(client):
     r = client.post("/sweep/run", data={"corpus": "nope", "heldout": "udhr/eng", "algo": ["bpe"],
                                         "sizes": "50"})
     assert r.status_code == 422 and "unknown corpus" in r.text
+
+
+def test_columns_wait_for_a_reference_that_is_still_training(client, small_corpus):
+    params = {"text": "lowest newer", "col": ["word", "bpe"], "corpus": small_corpus,
+              "vocab": 45, "ref": 1}
+    page = client.get("/compare", params=params)
+    # the word column cannot be compared yet: it is a placeholder too, not "differs 0"
+    assert page.text.count("/compare/column?") == 2 and "differs" not in page.text
+    col = client.get("/compare/column", params={**params, "i": 0}, headers={"HX-Request": "true"})
+    assert metric(col.text, "differs") and metric(col.text, "tokens") == [2]
