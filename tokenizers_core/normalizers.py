@@ -84,6 +84,20 @@ def _apply_edits(ns: NormalizedString, edits: Iterable[Edit]) -> NormalizedStrin
     [(0, 1), (1, 3)]
     """
     text = ns.normalized
+    edits = list(edits)
+    if ns.is_identity and all(end - start == len(out) and
+                              (sources is None and len(out) == 1 or
+                               sources is not None and list(sources) == list(range(start, end)))
+                              for start, end, out, sources in edits):
+        # every edit is character for character: the result is still aligned one to one
+        if not edits:
+            return ns
+        parts, pos = [], 0
+        for start, end, out, _ in edits:
+            parts += [text[pos:start], out]
+            pos = end
+        parts.append(text[pos:])
+        return NormalizedString(ns.original, _normalized="".join(parts), _shift=ns.span(0, 0)[0])
     source = _alignments(ns)
     parts: list[str] = []
     align: list[tuple[int, int]] = []
@@ -112,6 +126,8 @@ def _same_length(ns: NormalizedString, text: str) -> NormalizedString:
     """`text` replaces ns's text character for character (same length, same alignments)."""
     if text == ns.normalized:
         return ns
+    if ns.is_identity:  # still character for character with the original: no list needed
+        return NormalizedString(ns.original, _normalized=text, _shift=ns.span(0, 0)[0])
     return NormalizedString(ns.original, _normalized=text, _align=_alignments(ns),
                             _shift=ns.span(0, 0)[0])
 
