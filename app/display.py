@@ -99,6 +99,7 @@ class Chip(NamedTuple):
     special: bool
     colour: int
     word: str         # the pre-tokenised word it belongs to (for step-through links)
+    value: str = ""   # the token exactly as the model spells it
 
 
 MAX_LINK_WORD = 64
@@ -164,7 +165,8 @@ def chips(tok: tc.Tokenizer, text: str, enc: tc.Encoding, links: bool = True) ->
         word_id = enc.word_ids[i]
         word = link_word(text, words[word_id], (s, e)) if word_id in words else ""
         raw = label if value == surface else visible(value)
-        out.append(Chip(i, id_, raw, label, s, e, hex_bytes(data), bool(special), i % 8, word))
+        out.append(Chip(i, id_, raw, label, s, e, hex_bytes(data), bool(special), i % 8, word,
+                        value))
     return out
 
 

@@ -69,12 +69,16 @@ def visualise(request: Request, text: str, name: str, pattern: str,
         message, status = bad_input(exc)
         return {**ctx, "error": message, "status": status}
     chips = display.chips(tok, text, enc)
+    try:
+        decoded = tok.decode(enc.ids)
+    except ValueError:  # the word and sentence tokenisers number tokens per input: no decode
+        decoded = None
     n_tokens = len(enc)
     stages = []
     for step in trace:
         stages.append(step)
     ctx.update(
-        tok=tok, enc=enc, chips=chips, segments=display.segments(text, enc), stages=stages,
+        tok=tok, enc=enc, chips=chips, decoded=decoded, segments=display.segments(text, enc), stages=stages,
         step_link=step_link(request, tok), max_items=MAX_PANEL_ITEMS,
         counts={
             "chars": len(text), "bytes": len(text.encode("utf-8")),

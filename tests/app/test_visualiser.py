@@ -96,3 +96,22 @@ def test_special_tokens_toggle(client):
     on = client.get("/", params={**params, "special": "true"})
     assert re.findall(r'<li class="chip ([^"]*)"', on.text)[-1].endswith("special")
     assert chips_of(on.text)[-1] == "<|endoftext|>"
+
+
+def test_bert_shows_masks_and_decode(client):
+    r = client.get("/", params={"text": "Hello, World!", "tokenizer": "bert-base-uncased"})
+    assert r.status_code == 200
+    assert chips_of(r.text)[0] == "[CLS]" and chips_of(r.text)[-1] == "[SEP]"
+    assert 'data-testid="special-mask">1 0 0 0 0 1<' in r.text
+    assert 'data-testid="decoded">hello,·world!<' in r.text and "differs from the input" in r.text
+
+
+def test_byte_level_decode_is_exact_and_rule_tokenisers_have_none(client):
+    r = client.get("/", params={"text": "naïve café", "tokenizer": "cl100k_base"})
+    assert "round trip exact" in r.text and 'data-testid="decoded">naïve·café<' in r.text
+    assert 'data-testid="decoded"' not in client.get("/", params={"text": "a b", "tokenizer": "word"}).text
+
+
+def test_bpe_chips_link_to_their_merge_tree(client):
+    r = client.get("/", params={"text": "lowest", "tokenizer": "cl100k_base"})
+    assert "/bpe/encode?tokenizer=cl100k_base&amp;text=lowest&amp;token=lowest" in r.text
