@@ -74,11 +74,9 @@ def visualise(request: Request, text: str, name: str, pattern: str,
     except ValueError:  # the word and sentence tokenisers number tokens per input: no decode
         decoded = None
     n_tokens = len(enc)
-    stages = []
-    for step in trace:
-        stages.append(step)
     ctx.update(
-        tok=tok, enc=enc, chips=chips, decoded=decoded, segments=display.segments(text, enc), stages=stages,
+        tok=tok, enc=enc, chips=chips, decoded=decoded, segments=display.segments(text, enc),
+        stages=list(trace),
         step_link=step_link(request, tok), max_items=MAX_PANEL_ITEMS,
         counts={
             "chars": len(text), "bytes": len(text.encode("utf-8")),
