@@ -47,7 +47,9 @@ def test_sweep_shows_progress_then_chart(page, server_url, screenshot_dir):
     page.locator('input[name="algo"]').evaluate_all("els => els.forEach(e => e.checked = e.value === 'bpe')")
     page.locator('select[name="corpus"]').select_option("udhr/eng")
     page.get_by_role("button", name="Run sweep").click()
-    page.wait_for_selector("svg[aria-label^='Tokens per word']", timeout=60_000)
+    # progress first, then (the page polls itself) the finished sweep
+    page.wait_for_selector("text=Done: 3 trainings", timeout=60_000)
+    page.wait_for_selector("svg[aria-label^='Tokens per word']")
     assert page.locator("svg .legend .label").first.text_content() == "bpe"
     assert page.locator("table tbody tr").count() == 3
     page.screenshot(path=str(screenshot_dir / "sweep.png"), full_page=True)
