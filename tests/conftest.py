@@ -19,9 +19,10 @@ import pytest
 from hypothesis import HealthCheck, settings as hypothesis_settings
 
 # No example database in the working tree, and no per-example deadline: CI machines are shared
-# and a slow example is not a wrong one.
+# and a slow example is not a wrong one. Under CI the examples are derandomised, so a run is
+# reproducible; locally each run explores new ones.
 hypothesis_settings.register_profile(
-    "tokvis", database=None, deadline=None,
+    "tokvis", database=None, deadline=None, derandomize=os.environ.get("CI") == "true",
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 hypothesis_settings.load_profile("tokvis")
 
