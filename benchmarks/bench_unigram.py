@@ -128,5 +128,7 @@ def bench_quality() -> None:
 
 if __name__ == "__main__":
     which = sys.argv[1:] or ["train", "encode", "quality"]
+    from benchmarks.corpus import precompile
+    precompile()   # .pyc files, as pip leaves for the reference
     for name in which:
         {"train": bench_train, "encode": bench_encode, "quality": bench_quality}[name]()
