@@ -155,6 +155,7 @@ if __name__ == "__main__":
         _worker(sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1")
         sys.exit(0)
     what = sys.argv[1] if len(sys.argv) > 1 else "all"
+    sys.path.insert(0, str(ROOT))
     from benchmarks.corpus import precompile
     precompile()   # .pyc files, as pip leaves for the reference
     print(f"cpu count {os.cpu_count()}, load average {os.getloadavg()[0]:.2f} (other jobs add noise)")
