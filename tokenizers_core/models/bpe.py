@@ -561,18 +561,24 @@ class BpeTrainer:
 
     # -- bookkeeping helpers ---------------------------------------------------------------------
     def _count_all_pairs(self) -> None:
-        """Count every adjacent pair once, weighted by word frequency; index where each occurs."""
-        counts = self.pair_counts
-        where: dict[str, set[int]] = {}
-        get = counts.get
-        for i, (word, w) in enumerate(zip(self.words, self.counts)):
+        """Count every adjacent pair once, weighted by word frequency; index where each occurs.
+
+        The index lists a word once per occurrence of the pair in it, so a pair's count is the
+        sum of those words' frequencies (a C-level `sum`); visiting a word twice when merging is
+        harmless (the second visit finds nothing left to merge)."""
+        where: dict[str, list[int]] = {}
+        get = where.get
+        for i, word in enumerate(self.words):
             for key in map(str.__add__, word, word[1:]):
-                counts[key] = get(key, 0) + w
-                pos = where.get(key)
+                pos = get(key)
                 if pos is None:
-                    where[key] = {i}
+                    where[key] = [i]
                 else:
-                    pos.add(i)
+                    pos.append(i)
+        weight = self.counts.__getitem__
+        counts = self.pair_counts
+        for key, pos in where.items():
+            counts[key] = sum(map(weight, pos))
         self._heap = [(-counts[key], key, seq, pos) for seq, (key, pos) in enumerate(where.items())]
         heapq.heapify(self._heap)
         self._seq = len(self._heap)
