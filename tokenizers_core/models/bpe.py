@@ -49,8 +49,8 @@ import gc
 import heapq
 import re
 import threading
-from collections import Counter
-from itertools import chain
+from collections import Counter, defaultdict
+from itertools import chain, repeat
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Iterator
 
@@ -491,13 +491,27 @@ def _sym(i: int) -> str:
     return chr(i)
 
 
+# A heap entry is one int, so that the heap compares ints, not tuples:
+#     (-count << _COUNT_SHIFT) + (id(left) << 52) + (id(right) << 32) + seq
+# Smallest first means: the highest count, then the smaller (id(left), id(right)), then the older
+# entry. `seq` indexes `BpeTrainer._entries`, which holds the entry's pair and its words to visit.
+_COUNT_SHIFT = 72
+_LOW = (1 << _COUNT_SHIFT) - 1            # everything below the count: the pair and seq
+_SEQ = (1 << 32) - 1
+
+
+def _entry(count: int, key: str, seq: int) -> int:
+    return (-count << _COUNT_SHIFT) + (ord(key[0]) << 52) + (ord(key[1]) << 32) + seq
+
+
 class BpeTrainer:
     """The incremental trainer as a stepper: iterate it to get one `BpeMerge` per merge.
 
     `words` is the word-frequency table, each word already spelled as its initial symbols
-    (``{("l", "o", "w", "</w>"): 5, ...}``; a str key means one symbol per character). The state
-    after the steps taken so far is inspectable (`segmentation`, `top_pairs`); `run` goes on to
-    the end.
+    (``{("l", "o", "w", "</w>"): 5, ...}``; a str key means one symbol per character).
+    `end_of_word`, when given, is one more symbol put at the end of every word (so
+    ``{"low": 5}`` with ``end_of_word="</w>"`` is the table above). The state after the steps
+    taken so far is inspectable (`segmentation`, `top_pairs`); `run` goes on to the end.
 
     >>> t = BpeTrainer({("a", "b"): 3, ("b", "a", "b"): 1}, vocab_size=3)
     >>> [(s.pair, s.count) for s in t]
@@ -506,29 +520,31 @@ class BpeTrainer:
 
     def __init__(self, words: dict, vocab_size: int, *, min_frequency: int = 0,
                  special_tokens: Iterable[str] = (), initial_alphabet: Iterable[str] = (),
-                 record_top: int = 0) -> None:
+                 end_of_word: str | None = None, record_top: int = 0) -> None:
         self.vocab_size = vocab_size
         self.min_frequency = min_frequency
         self.record_top = record_top
+        self.end_of_word = end_of_word
         # 1-2. special tokens, then the alphabet in code-point order
         self.symbols: list[str] = []
         self.symbol_ids: dict[str, int] = {}
         for tok in special_tokens:
             self._add_symbol(tok)
         alphabet = set(initial_alphabet)
-        for word in words:
-            alphabet.update(word)
+        alphabet.update(chain.from_iterable(words))
+        if end_of_word:
+            alphabet.add(end_of_word)
         for sym in sorted(alphabet):
             self._add_symbol(sym)
         self.alphabet_size = len(self.symbols)
         # the word table: one entry per distinct word, coded one character per symbol
         self.word_keys: list = list(words)
         self.counts: list[int] = list(words.values())
-        self.words: list[str] = [self._code(w) for w in self.word_keys]
+        self.words: list[str] = list(map(self._code, self.word_keys))
         # 3. pair counts and the pair -> words index, as heap entries
-        self.pair_counts: dict[str, int] = {}
-        self._heap: list[tuple[int, str, int, set[int]]] = []
-        self._seq = 0
+        self.pair_counts: defaultdict[str, int] = defaultdict(int)
+        self._heap: list[int] = []
+        self._entries: list[tuple[str, list[int]] | None] = []
         self._count_all_pairs()
         self.merges: list[tuple[int, int]] = []     # (left id, right id), in learned order
         self.new_ids: list[int] = []
@@ -543,13 +559,15 @@ class BpeTrainer:
         if table is None:
             table = self._table = str.maketrans(
                 {c: _sym(i) for c, i in self.symbol_ids.items() if len(c) == 1})
+            if self.end_of_word:
+                self._end_code = _sym(self.symbol_ids[self.end_of_word])
         if isinstance(word, str):
-            return word.translate(table)
-        if word and len(word[-1]) > 1:                     # characters + "</w>"
-            head = "".join(word[:-1])
-            if len(head) == len(word) - 1:
-                return head.translate(table) + _sym(self.symbol_ids[word[-1]])
-        return "".join(_sym(self.symbol_ids[c]) for c in word)
+            code = word.translate(table)
+        else:
+            text = "".join(word)
+            code = text.translate(table) if len(text) == len(word) else \
+                "".join(_sym(self.symbol_ids[c]) for c in word)
+        return code + self._end_code if self.end_of_word else code
 
     def _add_symbol(self, sym: str) -> int:
         if sym not in self.symbol_ids:
@@ -579,22 +597,19 @@ class BpeTrainer:
         counts = self.pair_counts
         for key, pos in where.items():
             counts[key] = sum(map(weight, pos))
-        self._heap = [(-counts[key], key, seq, pos) for seq, (key, pos) in enumerate(where.items())]
+        self._entries = list(where.items())
+        self._heap = [_entry(counts[key], key, seq) for seq, key in enumerate(where)]
         heapq.heapify(self._heap)
-        self._seq = len(self._heap)
 
-    def _push_entries(self, where: dict[str, set[int]]) -> None:
+    def _push_entries(self, where: dict[str, Iterable[int]]) -> None:
         """Put (count, pair, the words to visit) on the heap for each pair with a positive count."""
-        heap = self._heap
-        counts = self.pair_counts
-        seq = self._seq
+        heap, entries, counts = self._heap, self._entries, self.pair_counts
         push = heapq.heappush
         for key, pos in where.items():
             c = counts[key]
             if c > 0:
-                seq += 1
-                push(heap, (-c, key, seq, pos))
-        self._seq = seq
+                push(heap, _entry(c, key, len(entries)))
+                entries.append((key, pos))
 
     def _pop_best(self) -> tuple[str, int, set[int]] | None:
         """The best pair (key, count, words to visit), or None when training must stop.
@@ -602,8 +617,7 @@ class BpeTrainer:
         Heap entries go stale as counts change; a stale entry that surfaces is re-queued with the
         pair's current count (lazy deletion), exactly like Hugging Face's trainer.
         """
-        heap = self._heap
-        counts = self.pair_counts
+        heap, entries, counts = self._heap, self._entries, self.pair_counts
         while True:
             if len(self.symbols) >= self.vocab_size:
                 self.stop_reason = f"the vocabulary reached {self.vocab_size} symbols"
@@ -611,16 +625,19 @@ class BpeTrainer:
             if not heap:
                 self.stop_reason = "no pair is left to merge"
                 return None
-            neg, key, seq, pos = heapq.heappop(heap)
+            top = heap[0]
+            key, pos = entries[top & _SEQ]
             current = counts[key]
-            if -neg != current:
-                heapq.heappush(heap, (-current, key, seq, pos))
+            if top >> _COUNT_SHIFT != -current:          # stale: re-queue with the current count
+                heapq.heapreplace(heap, (-current << _COUNT_SHIFT) + (top & _LOW))
                 continue
             if current < 1 or self.min_frequency > current:
                 self.stop_reason = (f"the best pair occurs {current} times, below "
                                     f"min_frequency {self.min_frequency}" if current >= 1
                                     else "no pair is left to merge")
                 return None
+            heapq.heappop(heap)
+            entries[top & _SEQ] = None
             return key, current, pos
 
     def _apply_merge(self, key: str, new: str, positions: set[int], fresh: bool = False) -> list[int]:
@@ -629,6 +646,8 @@ class BpeTrainer:
         `x new` and `b y` into `new y` (between two merges, `b a` becomes `new new`). The merged
         pair's own count is left alone, as in Hugging Face. Returns the changed words; pairs that
         gained occurrences get fresh heap entries listing the words where they gained."""
+        if fresh:
+            return self._apply_fresh_merge(key, new, positions)
         words, counts, pc = self.words, self.counts, self.pair_counts
         get = pc.get
         a, b = key
@@ -639,7 +658,7 @@ class BpeTrainer:
             word = words[i]
             if key not in word:
                 continue                               # a stale position: nothing to do
-            if not fresh and new in word:              # `new` already existed (same string
+            if new in word:                            # `new` already existed (same string
                 self._apply_merge_slow(i, key, new, gained)     # made twice): the general way
                 changed.append(i)
                 continue
@@ -674,6 +693,55 @@ class BpeTrainer:
         self._push_entries(gained)
         return changed
 
+    def _apply_fresh_merge(self, key: str, new: str, positions: Iterable[int]) -> list[int]:
+        """`_apply_merge` when `new` is a symbol made just now (nearly always). No word holds it
+        yet, so each pair next to it is new: for each one, list the words where it occurs (once
+        per occurrence), and its count is the sum of those words' frequencies, summed in C at the
+        end rather than added occurrence by occurrence."""
+        words, counts, pc = self.words, self.counts, self.pair_counts
+        a, b = key
+        ba = b + a
+        made: defaultdict[str, list[int]] = defaultdict(list)   # new pair -> words, per occurrence
+        changed = []
+        for i in positions:
+            head, found, tail = words[i].partition(key)
+            if not found:
+                continue                               # a stale position: nothing to do
+            changed.append(i)
+            w = counts[i]
+            if key in tail:                            # two or more occurrences: the long way
+                word = words[i] = words[i].replace(key, new)
+                last = len(word) - 1
+                j = word.find(new)
+                while j >= 0:
+                    if j > 0:
+                        p = word[j - 1]
+                        pc[ba if p == new else p + a] -= w
+                        made[p + new].append(i)
+                    if j < last:
+                        q = word[j + 1]
+                        if q != new:                   # (new, new) is counted from its right end
+                            pc[b + q] -= w
+                            made[new + q].append(i)
+                    j = word.find(new, j + 1)
+                continue
+            words[i] = head + new + tail               # one occurrence: x a b y -> x new y
+            if head:
+                p = head[-1]
+                pc[p + a] -= w
+                made[p + new].append(i)
+            if tail:
+                q = tail[0]
+                pc[b + q] -= w
+                made[new + q].append(i)
+        heap, entries, push = self._heap, self._entries, heapq.heappush
+        weight = counts.__getitem__
+        for k, where in made.items():
+            pc[k] = c = sum(map(weight, where))
+            push(heap, (-c << _COUNT_SHIFT) + (ord(k[0]) << 52) + (ord(k[1]) << 32) + len(entries))
+            entries.append((k, where))
+        return changed
+
     def _apply_merge_slow(self, i: int, key: str, new: str, gained: dict[str, set[int]]) -> None:
         """Hugging Face's `Word::merge` literally, one occurrence at a time (used only when the
         merged symbol already occurs in the word)."""
@@ -700,6 +768,22 @@ class BpeTrainer:
             j += 1
         self.words[i] = "".join(word)
 
+    def _settle(self, count: int) -> None:
+        """Refresh the stale entries on top of the heap that claim at least `count` (the best
+        pair's), as the next `_pop_best` would, so that `_ties` mostly finds a valid top.
+
+        Only called before a merge that makes a new symbol: such a merge lowers the counts of
+        the pairs that have entries (and gives fresh pairs their first), so refreshing an entry
+        now rather than after the merge changes nothing in what the heap gives next."""
+        heap, entries, pc = self._heap, self._entries, self.pair_counts
+        replace = heapq.heapreplace
+        while heap and -(heap[0] >> _COUNT_SHIFT) >= count:
+            top = heap[0]
+            current = pc[entries[top & _SEQ][0]]
+            if top >> _COUNT_SHIFT == -current:
+                return
+            replace(heap, (-current << _COUNT_SHIFT) + (top & _LOW))
+
     def _ties(self, count: int, best_key: str) -> tuple[list[str], bool]:
         """Other pairs whose current count is also `count` (they lost the tie-break), in
         tie-break order: a best-first walk down the heap, at most a few dozen entries."""
@@ -712,32 +796,36 @@ class BpeTrainer:
 
         A stale entry is re-queued in the walk with its current count, so the order is exact.
         Returns (pairs, more) where `more` says the walk stopped early."""
-        heap, pc = self._heap, self.pair_counts
-        if not heap or -heap[0][0] < min_count:
+        heap, entries, pc = self._heap, self._entries, self.pair_counts
+        if not heap or -(heap[0] >> _COUNT_SHIFT) < min_count:
             return [], False
-        frontier = [(heap[0][0], heap[0][1], 0)]
+        floor = max(min_count, 1)
+        size = len(heap)
+        frontier = [(heap[0], 0)]                 # (entry, its index in the heap, or -1)
         seen = {skip_key}
         out: list[tuple[str, int]] = []
         visits = 0
         while frontier:
-            neg, key, idx = heapq.heappop(frontier)
-            if -neg < min_count:
+            top, idx = heapq.heappop(frontier)
+            stored = -(top >> _COUNT_SHIFT)
+            if stored < min_count:
                 return out, False
             if idx >= 0:
                 for c in (2 * idx + 1, 2 * idx + 2):
-                    if c < len(heap) and -heap[c][0] >= min_count:
-                        heapq.heappush(frontier, (heap[c][0], heap[c][1], c))
+                    if c < size and -(heap[c] >> _COUNT_SHIFT) >= min_count:
+                        heapq.heappush(frontier, (heap[c], c))
+            key = entries[top & _SEQ][0]
             if key in seen:
                 continue
             visits += 1
             actual = pc.get(key, 0)
-            if actual == -neg:
+            if actual == stored:
                 seen.add(key)
                 out.append((key, actual))
                 if len(out) >= limit:
-                    return out, bool(frontier) and -frontier[0][0] >= max(min_count, 1)
-            elif max(min_count, 1) <= actual < -neg:
-                heapq.heappush(frontier, (-actual, key, -1))
+                    return out, bool(frontier) and -(frontier[0][0] >> _COUNT_SHIFT) >= floor
+            elif floor <= actual < stored:
+                heapq.heappush(frontier, ((-actual << _COUNT_SHIFT) + (top & _LOW), -1))
             if visits >= max_visits:
                 return out, True
         return out, False
@@ -762,9 +850,11 @@ class BpeTrainer:
             self.done = True
             raise StopIteration
         key, count, positions = best
-        tied, more = self._ties(count, key)                      # (for the view: who tied)
         a, b = ord(key[0]), ord(key[1])
         size = len(self.symbols)
+        if self.symbols[a] + self.symbols[b] not in self.symbol_ids:
+            self._settle(count)
+        tied, more = self._ties(count, key)                      # (for the view: who tied)
         new = self._add_symbol(self.symbols[a] + self.symbols[b])
         changed = self._apply_merge(key, _sym(new), positions,   # merge it everywhere
                                     fresh=new == size)
@@ -796,7 +886,14 @@ class BpeTrainer:
     def word_text(self, i: int) -> str:
         """Word i of the word table as text (its initial symbols joined)."""
         w = self.word_keys[i]
-        return w if isinstance(w, str) else "".join(w)
+        if not isinstance(w, str):
+            w = "".join(w)
+        return w + self.end_of_word if self.end_of_word else w
+
+    def initial_symbols(self, i: int) -> tuple[str, ...]:
+        """Word i of the word table as its initial symbols."""
+        w = self.word_keys[i]
+        return (*w, self.end_of_word) if self.end_of_word else tuple(w)
 
     def segmentation(self, i: int) -> tuple[str, ...]:
         """Word i's symbols in the current state."""
@@ -914,10 +1011,14 @@ def bpe_word_table(lines: Iterable[str]) -> dict[tuple[str, ...], int]:
     >>> bpe_word_table(["low low", "lower"])
     {('l', 'o', 'w', '</w>'): 2, ('l', 'o', 'w', 'e', 'r', '</w>'): 1}
     """
+    return {(*word, END_OF_WORD): c for word, c in _bpe_words(lines).items()}
+
+
+def _bpe_words(lines: Iterable[str]) -> Counter[str]:
+    """The Whitespace words of the corpus, each as one str, with counts."""
     from ..pre_tokenizers import WHITESPACE_PATTERN
     findall = _splitter(WHITESPACE_PATTERN, "whitespace")
-    counter: Counter[str] = Counter(chain.from_iterable(map(findall, _lines(lines))))
-    return {(*word, END_OF_WORD): c for word, c in counter.items()}
+    return Counter(chain.from_iterable(map(findall, _lines(lines))))
 
 
 def _pattern_for(pattern: str) -> str:
@@ -951,11 +1052,11 @@ def bpe_trainer(lines: Iterable[str], vocab_size: int, *, min_frequency: int = 0
                 record_top: int = 0) -> BpeTrainer:
     """A stepper for the textbook "bpe" variant (see the module docstring)."""
     vocab_size = _check_vocab_size(vocab_size)
-    words = bpe_word_table(lines)
+    words = _bpe_words(lines)
     if not words:
         raise ValueError("the corpus has no words to learn from")
     trainer = BpeTrainer(words, vocab_size, min_frequency=_check_min_frequency(min_frequency),
-                         special_tokens=[UNK], record_top=record_top)
+                         special_tokens=[UNK], end_of_word=END_OF_WORD, record_top=record_top)
     _check_alphabet(vocab_size, trainer.alphabet_size, "<unk>, the characters and </w>")
     return trainer
 

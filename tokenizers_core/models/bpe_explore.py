@@ -105,8 +105,8 @@ class TrainingSession:
         """A finished run keeps only what views read (steps, tables, the word table): the
         pair counts, the heap and the live segmentations go (views replay from the merges)."""
         t = self.trainer
-        for name, empty in (("_heap", list), ("pair_counts", dict), ("_cache", dict),
-                            ("_active", set)):
+        for name, empty in (("_heap", list), ("_entries", list), ("pair_counts", dict),
+                            ("_cache", dict), ("_active", set)):
             if hasattr(t, name):
                 setattr(t, name, empty())
         if isinstance(getattr(t, "words", None), list):
@@ -169,8 +169,8 @@ class TrainingSession:
         """Word i of the table after k merges (replayed: merges applied by rank, ranks < k)."""
         if len(self.steps) < k:
             self.advance_to(k)
-        key = self.trainer.word_keys[i]
-        parts = list(key)
+        initial = getattr(self.trainer, "initial_symbols", None)
+        parts = list(initial(i) if initial else self.trainer.word_keys[i])
         return tuple(self._model().merge_parts(parts, limit=k))
 
     def word_rows(self, k: int, page: int = 0, page_size: int = 20) -> tuple[list[WordRow], int]:
