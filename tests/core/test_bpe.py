@@ -259,6 +259,19 @@ def test_stepper_is_resumable_and_matches_train():
     assert [s.pair for s in first + rest] == tc.train("byte_bpe", lines, vocab_size=400).model.merges
 
 
+@pytest.mark.parametrize("make", [bpe_trainer, byte_bpe_trainer])
+def test_stepping_and_run_make_the_same_merges(make):
+    """`run` skips the step annotations (and the heap tidying that finding ties does): the
+    merges must not change."""
+    lines = load_corpus("botchan").splitlines()
+    stepped = make(lines, vocab_size=3000)
+    steps = list(stepped)
+    plain = make(lines, vocab_size=3000).run()
+    assert plain.merges == stepped.merges and len(steps) == len(plain.merges)
+    assert plain.steps == [] and plain.done
+    assert [s.pair for s in steps] == plain.merge_strings() or len(set(plain.merges)) < len(steps)
+
+
 # ---- bad input -----------------------------------------------------------------------------------
 @pytest.mark.parametrize("algorithm,lines,kwargs,message", [
     ("bpe", [], {"vocab_size": 100}, "empty"),
