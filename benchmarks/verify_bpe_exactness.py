@@ -6,7 +6,10 @@ every bundled corpus.
 - sentencepiece_bpe pieces == SentencePieceTrainer.train(model_type="bpe", vocab_size=V,
   character_coverage=1.0, normalization_rule_name="identity"), same corpora and sizes (where
   sentencepiece itself refuses a size -- too few pieces -- we must refuse too);
-- r50k_base / cl100k_base / o200k_base ids == tiktoken (built offline from the same files).
+- r50k_base / cl100k_base / o200k_base ids == tiktoken (built offline from the same files);
+- stepping through the byte_bpe and bpe trainers (as the views do) makes the same merges as plain
+  training, on every corpus above and on the 1 MB English text of the training benchmark (where
+  byte_bpe is also checked against Hugging Face at V = 4000).
 
     .venv/bin/python benchmarks/verify_bpe_exactness.py [--sizes 1000 4000]
 """
@@ -21,6 +24,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _stepping_agrees(make, lines, size, merges=None) -> bool:
+    """Stepping through a trainer (the views' way: every step annotated, ties looked up) makes
+    the same merges as `run` (plain training), and as `merges` when given."""
+    stepped = make(lines, size)
+    steps = list(stepped)
+    plain = make(lines, size).run()
+    ok = stepped.merges == plain.merges and len(steps) == len(plain.merges)
+    return ok and (merges is None or stepped.merge_strings() == merges)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 4000])
@@ -30,6 +43,7 @@ def main() -> None:
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
     import tokenizers_core as tc
+    from tokenizers_core.models.bpe import bpe_trainer, byte_bpe_trainer
     from tokenizers_core.corpora import corpus_names, load_corpus
     from tokenizers_core.openai_public import ENCODINGS, load_ranks
     from tokenizers_core.pre_tokenizers import PRESETS
@@ -50,6 +64,8 @@ def main() -> None:
                       for m in model["merges"]]
             ours = tc.train("byte_bpe", lines, vocab_size=size)
             ok = ours.model.merges == merges and ours.model.vocab == model["vocab"]
+            ok = ok and _stepping_agrees(byte_bpe_trainer, lines, size, merges)
+            ok = ok and _stepping_agrees(bpe_trainer, lines, size)
             checked += 1
             failures += not ok
             print(f"byte_bpe          {name:16s} V={size:5d} {'OK' if ok else 'DIFFERENT'}", flush=True)
@@ -76,6 +92,20 @@ def main() -> None:
             if ref is None and ok:
                 verdict += " (both refuse: too few pieces)"
             print(f"sentencepiece_bpe {name:16s} V={size:5d} {verdict}", flush=True)
+    # the 1 MB English text the training benchmark uses (benchmarks/corpus.py)
+    from benchmarks.corpus import english_1mb_lines
+    lines = english_1mb_lines()
+    hf = Tokenizer(models.BPE())
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    hf.train_from_iterator(lines, trainers.BpeTrainer(
+        vocab_size=4000, show_progress=False, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    merges = [tuple(m) if isinstance(m, list) else tuple(m.split(" "))
+              for m in json.loads(hf.to_str())["model"]["merges"]]
+    ok = _stepping_agrees(byte_bpe_trainer, lines, 4000, merges)
+    ok = ok and _stepping_agrees(bpe_trainer, lines, 4000)
+    checked += 1
+    failures += not ok
+    print(f"byte_bpe, bpe     english 1 MB     V= 4000 {'OK' if ok else 'DIFFERENT'}", flush=True)
     for enc_name, (preset, specials) in ENCODINGS.items():
         ref = tiktoken.Encoding(enc_name, pat_str=PRESETS[preset],
                                 mergeable_ranks=load_ranks(enc_name), special_tokens=specials)
