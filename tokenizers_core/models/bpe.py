@@ -73,9 +73,12 @@ BPE_RULE = ("highest count; on a tie the pair with the smaller (id(left), id(rig
 @dataclass(frozen=True)
 class BpeMerge(Step):
     """One training merge: `pair` (occurring `count` times, weighted by word frequency) became
-    `new_symbol`. `tied` are (up to 6) other pairs with the same count that lost the tie-break, in
+    `new_symbol`, changing `n_changed_words` words of the word table.
+
+    The views' annotations, None when the trainer was not asked for them (plain training skips
+    them): `tied` are (up to 6) other pairs with the same count that lost the tie-break, in
     tie-break order (`n_tied` counts them; `ties_more` says there may be more than counted);
-    `changed_words` are (up to 12) words whose segmentation changed (`n_changed_words` in all).
+    `changed_words` are (up to 12) of the changed words.
 
     >>> s = BpeMerge(0, ("l", "o"), 7, "lo", 12, (("o", "w"),), 1, False, ("low",), 1)
     >>> step_from_dict(s.to_dict()) == s
@@ -88,10 +91,10 @@ class BpeMerge(Step):
     count: int
     new_symbol: str
     new_id: int
-    tied: tuple[tuple[str, str], ...]
-    n_tied: int
-    ties_more: bool
-    changed_words: tuple[str, ...]
+    tied: tuple[tuple[str, str], ...] | None
+    n_tied: int | None
+    ties_more: bool | None
+    changed_words: tuple[str, ...] | None
     n_changed_words: int
 
 
@@ -511,8 +514,10 @@ class BpeTrainer:
     (``{("l", "o", "w", "</w>"): 5, ...}``; a str key means one symbol per character).
     `end_of_word`, when given, is one more symbol put at the end of every word (so
     ``{"low": 5}`` with ``end_of_word="</w>"`` is the table above). The state after the steps
-    taken so far is inspectable (`segmentation`, `top_pairs`); `run` makes the remaining merges
-    without building their steps (the fast way to train).
+    taken so far is inspectable (`segmentation`, `top_pairs`); `run` goes on to the end.
+    With `annotate=False` the steps leave out the views' annotations (who tied, which words
+    changed): finding the ties costs about a fifth of the training time, and plain training
+    (`train_bpe`) keeps only the merges.
 
     >>> t = BpeTrainer({("a", "b"): 3, ("b", "a", "b"): 1}, vocab_size=3)
     >>> [(s.pair, s.count) for s in t]
@@ -521,10 +526,12 @@ class BpeTrainer:
 
     def __init__(self, words: dict, vocab_size: int, *, min_frequency: int = 0,
                  special_tokens: Iterable[str] = (), initial_alphabet: Iterable[str] = (),
-                 end_of_word: str | None = None, record_top: int = 0) -> None:
+                 end_of_word: str | None = None, record_top: int = 0,
+                 annotate: bool = True) -> None:
         self.vocab_size = vocab_size
         self.min_frequency = min_frequency
         self.record_top = record_top
+        self.annotate = annotate
         self.end_of_word = end_of_word
         # 1-2. special tokens, then the alphabet in code-point order
         self.symbols: list[str] = []
@@ -842,36 +849,20 @@ class BpeTrainer:
         return self
 
     def __next__(self) -> BpeMerge:
-        if not self._merge(annotate=True):
-            raise StopIteration
-        return self.steps[-1]
-
-    def run(self) -> "BpeTrainer":
-        """Make all the remaining merges, without building their `BpeMerge` steps.
-
-        A step's annotations (the pairs that tied, the words that changed) are what the views
-        show; working them out costs about a quarter of the training time, and plain training
-        (`train_bpe`) only keeps the merges. The merges are the ones iterating would make: the
-        same `_merge` runs, and a test checks that both ways agree."""
-        while self._merge(annotate=False):
-            pass
-        return self
-
-    def _merge(self, annotate: bool) -> bool:
-        """Pick the best pair, merge it everywhere, record it; False when training is over."""
         if self.done:
-            return False
-        if annotate and self.record_top:
+            raise StopIteration
+        if self.record_top:
             table = self.top_pairs(self.record_top)
         best = self._pop_best()                                  # pick the most frequent pair
         if best is None:
             self.done = True
-            return False
+            raise StopIteration
         key, count, positions = best
         a, b = ord(key[0]), ord(key[1])
         size = len(self.symbols)
         new = self._add_symbol(self.symbols[a] + self.symbols[b])
-        if annotate:                                             # (for the view: who tied)
+        tied = more = None
+        if self.annotate:                                        # (for the view: who tied)
             if new == size:
                 self._settle(count)
             tied, more = self._ties(count, key)
@@ -879,23 +870,29 @@ class BpeTrainer:
                                     fresh=new == size)
         self.merges.append((a, b))                               # record the merge
         self.new_ids.append(new)
-        if annotate:
-            if self.record_top:
-                self.tables.append(table)
-            self.steps.append(
-                self._record(len(self.merges) - 1, a, b, count, new, tied, more, changed))
-        return True
+        if self.record_top:
+            self.tables.append(table)
+        step = self._record(len(self.merges) - 1, a, b, count, new, tied, more, changed)
+        self.steps.append(step)
+        return step
 
-    def _record(self, index: int, a: int, b: int, count: int, new: int, tied: list[str],
-                more: bool, changed: list[int]) -> BpeMerge:
+    def _record(self, index: int, a: int, b: int, count: int, new: int, tied: list[str] | None,
+                more: bool | None, changed: list[int]) -> BpeMerge:
         sym = self.symbols
-        shown = changed[:_CHANGED_SHOWN]
+        if not self.annotate:
+            return BpeMerge(index, (sym[a], sym[b]), count, sym[new], new, None, None, None, None,
+                            len(changed))
         return BpeMerge(
             index=index, pair=(sym[a], sym[b]), count=count, new_symbol=sym[new], new_id=new,
             tied=tuple((sym[ord(k[0])], sym[ord(k[1])]) for k in tied),
             n_tied=len(tied), ties_more=more,
-            changed_words=tuple(self.word_text(i) for i in shown),
+            changed_words=tuple(self.word_text(i) for i in changed[:_CHANGED_SHOWN]),
             n_changed_words=len(changed))
+
+    def run(self) -> "BpeTrainer":
+        for _ in self:
+            pass
+        return self
 
     # -- state and results -----------------------------------------------------------------------
     def word_text(self, i: int) -> str:
@@ -1064,28 +1061,29 @@ def _byte_bpe_words(lines: Iterable[str], pattern: str) -> dict[str, int]:
 
 # ---- the trainers registered in tokenizers_core._TRAINERS -----------------------------------------
 def bpe_trainer(lines: Iterable[str], vocab_size: int, *, min_frequency: int = 0,
-                record_top: int = 0) -> BpeTrainer:
+                record_top: int = 0, annotate: bool = True) -> BpeTrainer:
     """A stepper for the textbook "bpe" variant (see the module docstring)."""
     vocab_size = _check_vocab_size(vocab_size)
     words = _bpe_words(lines)
     if not words:
         raise ValueError("the corpus has no words to learn from")
     trainer = BpeTrainer(words, vocab_size, min_frequency=_check_min_frequency(min_frequency),
-                         special_tokens=[UNK], end_of_word=END_OF_WORD, record_top=record_top)
+                         special_tokens=[UNK], end_of_word=END_OF_WORD, record_top=record_top,
+                         annotate=annotate)
     _check_alphabet(vocab_size, trainer.alphabet_size, "<unk>, the characters and </w>")
     return trainer
 
 
 def byte_bpe_trainer(lines: Iterable[str], vocab_size: int, *, pattern: str = "gpt2",
                      min_frequency: int = 0, special_tokens: Iterable[str] = (),
-                     record_top: int = 0) -> BpeTrainer:
+                     record_top: int = 0, annotate: bool = True) -> BpeTrainer:
     """A stepper for "byte_bpe": Hugging Face's `BpeTrainer` with the 256-byte alphabet."""
     vocab_size = _check_vocab_size(vocab_size)
     specials = _check_specials(special_tokens)
     words = _byte_bpe_words(lines, pattern)
     trainer = BpeTrainer(words, vocab_size, min_frequency=_check_min_frequency(min_frequency),
                          special_tokens=specials, initial_alphabet=_BYTE_TO_CHAR.values(),
-                         record_top=record_top)
+                         record_top=record_top, annotate=annotate)
     _check_alphabet(vocab_size, trainer.alphabet_size, "the special tokens and 256 bytes")
     return trainer
 
@@ -1105,7 +1103,8 @@ def _check_specials(special_tokens: Iterable[str]) -> list[str]:
 def train_bpe(lines: Iterable[str], vocab_size: int, *, min_frequency: int = 0):
     """Train the textbook "bpe" variant; returns a `Tokenizer`."""
     with gc_paused:
-        trainer = bpe_trainer(lines, vocab_size, min_frequency=min_frequency).run()
+        trainer = bpe_trainer(lines, vocab_size, min_frequency=min_frequency,
+                              annotate=False).run()
         vocab, merges = trainer.vocab(), trainer.merge_strings()
         del trainer                      # freed by reference counting before the GC resumes
     return bpe_tokenizer(vocab, merges)
@@ -1120,7 +1119,7 @@ def train_byte_bpe(lines: Iterable[str], vocab_size: int, *, pattern: str = "gpt
     appear where a caller puts their ids."""
     with gc_paused:
         trainer = byte_bpe_trainer(lines, vocab_size, pattern=pattern, min_frequency=min_frequency,
-                                   special_tokens=special_tokens).run()
+                                   special_tokens=special_tokens, annotate=False).run()
         specials = {t: trainer.symbol_ids[t] for t in _check_specials(special_tokens)}
         vocab, merges = trainer.vocab(), trainer.merge_strings()
         del trainer                      # freed by reference counting before the GC resumes
