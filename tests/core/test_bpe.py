@@ -259,6 +259,19 @@ def test_stepper_is_resumable_and_matches_train():
     assert [s.pair for s in first + rest] == tc.train("byte_bpe", lines, vocab_size=400).model.merges
 
 
+def test_merge_that_makes_a_special_tokens_string_like_hugging_face():
+    """("a", "b") makes "ab", already a special token: the merge reuses its id (the one case
+    where a merged symbol is not new), which takes the trainer's general path."""
+    lines = load_corpus("udhr/eng").splitlines() + ["<s> ab abab <s><s> the"] * 50
+    specials = ["<s>", "ab", "the", "\u0120the"]
+    merges, vocab = hf_byte_bpe(lines, 500, specials)
+    assert ("a", "b") in merges and ("\u0120t", "he") in merges
+    tok = tc.train("byte_bpe", lines, vocab_size=500, special_tokens=specials)
+    assert tok.model.merges == merges and tok.model.vocab == vocab
+    stepped = byte_bpe_trainer(lines, 500, special_tokens=specials)
+    assert [s.pair for s in stepped] == merges
+
+
 @pytest.mark.parametrize("make", [bpe_trainer, byte_bpe_trainer])
 def test_plain_training_makes_the_same_merges(make):
     """Plain training leaves out the views' annotations (and the heap tidying that finding ties

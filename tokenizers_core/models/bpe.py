@@ -609,16 +609,6 @@ class BpeTrainer:
         self._heap = [_entry(counts[key], key, seq) for seq, key in enumerate(where)]
         heapq.heapify(self._heap)
 
-    def _push_entries(self, where: dict[str, Iterable[int]]) -> None:
-        """Put (count, pair, the words to visit) on the heap for each pair with a positive count."""
-        heap, entries, counts = self._heap, self._entries, self.pair_counts
-        push = heapq.heappush
-        for key, pos in where.items():
-            c = counts[key]
-            if c > 0:
-                push(heap, _entry(c, key, len(entries)))
-                entries.append((key, pos))
-
     def _pop_best(self) -> tuple[str, int, set[int]] | None:
         """The best pair (key, count, words to visit), or None when training must stop.
 
@@ -648,68 +638,21 @@ class BpeTrainer:
             entries[top & _SEQ] = None
             return key, current, pos
 
-    def _apply_merge(self, key: str, new: str, positions: set[int], fresh: bool = False) -> list[int]:
+    def _apply_merge(self, key: str, new: str, positions: Iterable[int], fresh: bool = False
+                     ) -> list[int]:
         """Merge the pair `key` -> `new` in the given words (left to right, as `str.replace`
         does) and update the neighbouring pair counts in place: each merge turns `x a` into
         `x new` and `b y` into `new y` (between two merges, `b a` becomes `new new`). The merged
-        pair's own count is left alone, as in Hugging Face. Returns the changed words; pairs that
-        gained occurrences get fresh heap entries listing the words where they gained."""
-        if fresh:
-            return self._apply_fresh_merge(key, new, positions)
-        words, counts, pc = self.words, self.counts, self.pair_counts
-        get = pc.get
-        a, b = key
-        ba = b + a
-        gained: dict[str, set[int]] = {}
-        changed = []
-        for i in positions:
-            word = words[i]
-            if key not in word:
-                continue                               # a stale position: nothing to do
-            if new in word:                            # `new` already existed (same string
-                self._apply_merge_slow(i, key, new, gained)     # made twice): the general way
-                changed.append(i)
-                continue
-            word = words[i] = word.replace(key, new)
-            changed.append(i)
-            w = counts[i]
-            last = len(word) - 1
-            j = word.find(new)
-            while j >= 0:
-                if j > 0:
-                    p = word[j - 1]
-                    pc[ba if p == new else p + a] -= w
-                    k = p + new
-                    pc[k] = get(k, 0) + w
-                    g = gained.get(k)
-                    if g is None:
-                        gained[k] = {i}
-                    else:
-                        g.add(i)
-                if j < last:
-                    q = word[j + 1]
-                    if q != new:                       # (new, new) is counted from its right end
-                        pc[b + q] -= w
-                        k = new + q
-                        pc[k] = get(k, 0) + w
-                        g = gained.get(k)
-                        if g is None:
-                            gained[k] = {i}
-                        else:
-                            g.add(i)
-                j = word.find(new, j + 1)
-        self._push_entries(gained)
-        return changed
+        pair's own count is left alone, as in Hugging Face. Returns the changed words.
 
-    def _apply_fresh_merge(self, key: str, new: str, positions: Iterable[int]) -> list[int]:
-        """`_apply_merge` when `new` is a symbol made just now (nearly always). No word holds it
-        yet, so each pair next to it is new: for each one, list the words where it occurs (once
-        per occurrence), and its count is the sum of those words' frequencies, summed in C at the
-        end rather than added occurrence by occurrence."""
+        Each pair that gained occurrences gets a heap entry listing the words where it gained
+        (a word once per occurrence): its gain is the sum of those words' frequencies, summed
+        in C at the end rather than added occurrence by occurrence. `fresh` says `new` is a
+        symbol made just now (nearly always), so no word holds it yet."""
         words, counts, pc = self.words, self.counts, self.pair_counts
         a, b = key
         ba = b + a
-        made: defaultdict[str, list[int]] = defaultdict(list)   # new pair -> words, per occurrence
+        made: defaultdict[str, list[int]] = defaultdict(list)   # pair -> words where it gained
         changed = []
         for i in positions:
             head, found, tail = words[i].partition(key)
@@ -717,7 +660,9 @@ class BpeTrainer:
                 continue                               # a stale position: nothing to do
             changed.append(i)
             w = counts[i]
-            if key in tail:                            # two or more occurrences: the long way
+            if not fresh and new in words[i]:          # `new` already here (the same string
+                self._apply_merge_slow(i, key, new, made)       # made twice): the general way
+            elif key in tail:                          # two or more occurrences
                 word = words[i] = words[i].replace(key, new)
                 last = len(word) - 1
                 j = word.find(new)
@@ -732,36 +677,38 @@ class BpeTrainer:
                             pc[b + q] -= w
                             made[new + q].append(i)
                     j = word.find(new, j + 1)
-                continue
-            words[i] = head + new + tail               # one occurrence: x a b y -> x new y
-            if head:
-                p = head[-1]
-                pc[p + a] -= w
-                made[p + new].append(i)
-            if tail:
-                q = tail[0]
-                pc[b + q] -= w
-                made[new + q].append(i)
+            else:                                      # one occurrence: x a b y -> x new y
+                words[i] = head + new + tail
+                if head:
+                    p = head[-1]
+                    pc[p + a] -= w
+                    made[p + new].append(i)
+                if tail:
+                    q = tail[0]
+                    pc[b + q] -= w
+                    made[new + q].append(i)
         heap, entries, push = self._heap, self._entries, heapq.heappush
         weight = counts.__getitem__
         for k, where in made.items():
-            pc[k] = c = sum(map(weight, where))
-            push(heap, (-c << _COUNT_SHIFT) + (ord(k[0]) << 52) + (ord(k[1]) << 32) + len(entries))
-            entries.append((k, where))
+            pc[k] = c = pc[k] + sum(map(weight, where))
+            if c > 0:
+                push(heap, _entry(c, k, len(entries)))
+                entries.append((k, where))
         return changed
 
-    def _apply_merge_slow(self, i: int, key: str, new: str, gained: dict[str, set[int]]) -> None:
+    def _apply_merge_slow(self, i: int, key: str, new: str, made: dict[str, list[int]]) -> None:
         """Hugging Face's `Word::merge` literally, one occurrence at a time (used only when the
-        merged symbol already occurs in the word)."""
+        merged symbol already occurs in the word). Gains go to `made`, as in `_apply_merge`."""
         a, b = key
         word = list(self.words[i])
         w = self.counts[i]
         pc = self.pair_counts
 
         def change(k: str, delta: int) -> None:
-            pc[k] = pc.get(k, 0) + delta * w
             if delta > 0:
-                gained.setdefault(k, set()).add(i)
+                made[k].append(i)
+            else:
+                pc[k] -= w
 
         j = 0
         while j < len(word) - 1:
