@@ -64,6 +64,18 @@ def check_text(request: Request, text: str, what: str = "text") -> None:
                                  f"{limit:,} (set TOKVIS_MAX_TEXT_CHARS to change it)")
 
 
+MAX_STEP_CHARS = 2000        # texts the step-through encoders list every merge / probe of
+
+
+def check_step_text(request: Request, text: str, status: int = 413) -> None:
+    """`check_text`, then the step-through encoding views' own, lower limit (`status`: 413 for
+    the API; the pages show it as a 422 form error)."""
+    check_text(request, text)
+    if len(text) > MAX_STEP_CHARS:
+        raise HTTPException(status, f"the text is {len(text):,} characters; step through at most "
+                                    f"{MAX_STEP_CHARS:,} (the visualiser takes longer texts)")
+
+
 def tokenizer_options(current: str | None = None) -> list[dict[str, str]]:
     """The tokeniser selector's options, grouped, plus `current` if it is a trained handle."""
     groups = {"char": "Rules", "word": "Rules", "sentence": "Rules",

@@ -15,7 +15,7 @@ from tokenizers_core.corpora import corpus_names
 from tokenizers_core.models.bpe_explore import (RULES, VARIANTS, encode_trace, merge_tree_of,
                                                 training_session)
 
-from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_text, resolve_tokenizer,
+from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_step_text, resolve_tokenizer,
                     store)
 from .. import heap
 from ..render import render
@@ -31,7 +31,6 @@ DEFAULT_VOCAB = {"bpe": 24, "byte_bpe": 270, "sentencepiece_bpe": 30}
 PATTERNS = ("gpt2", "cl100k", "o200k")
 MAX_VIEW_VOCAB = 50_000
 WORD_PAGE = 20
-MAX_ENCODE_CHARS = 2000
 SYNC_SECONDS = 0.5                # train this long within a request; longer runs show progress
 
 TRAIN_PSEUDOCODE = {
@@ -257,10 +256,7 @@ def encode_page(request: Request, tokenizer: str = "gpt2", text: str = "lowest n
                            "special": special}
     status = 200
     try:
-        check_text(request, text)
-        if len(text) > MAX_ENCODE_CHARS:
-            raise ValueError(f"the text is {len(text):,} characters; step through at most "
-                             f"{MAX_ENCODE_CHARS:,} (the visualiser takes longer texts)")
+        check_step_text(request, text, status=422)
         tok = resolve_tokenizer(request, tokenizer)
         if special and hasattr(tok, "with_special"):       # OpenAI encodings: allow <|...|>
             tok = tok.with_special("all")
@@ -336,9 +332,7 @@ def train_steps_api(request: Request, corpus: str = "", variant: str = "bpe",
             summary="Every merge of BPE encoding, piece by piece, as step dicts")
 def encode_steps_api(request: Request, text: str, tokenizer: str = "gpt2",
                      special: bool = False) -> dict[str, Any]:
-    check_text(request, text)
-    if len(text) > MAX_ENCODE_CHARS:
-        raise HTTPException(413, f"step through at most {MAX_ENCODE_CHARS:,} characters")
+    check_step_text(request, text)
     try:
         tok = resolve_tokenizer(request, tokenizer)
         if special and hasattr(tok, "with_special"):

@@ -19,7 +19,7 @@ from tokenizers_core.models.wordpiece import WordPiece, vocab_from_text
 from tokenizers_core.models.wordpiece_train import (TrainingCheckpoints, WordPieceTrainer,
                                                     corpus_key)
 
-from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_text, resolve_tokenizer,
+from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_step_text, resolve_tokenizer,
                     store)
 from ..render import render
 from ..trained import corpus_text as corpus_by_ref
@@ -33,7 +33,6 @@ SMALL_VOCAB = "\n".join([
     "token", "##ize", "##iz", "##ation", "hug", "##gs", "p", "##u", "##g", "##n", "b", "h",
 ])
 DEFAULT_TEXT = "unaffable playing"
-MAX_ENCODE_CHARS = 2000
 MAX_ENCODE_STEPS = 20_000
 MAX_CHARS = 100                   # WordPiece's max_input_chars_per_word
 
@@ -131,10 +130,7 @@ def encode_page(request: Request, text: str = DEFAULT_TEXT, vocab: str = "small"
                            "pseudocode": ENCODE_PSEUDOCODE, "vocab_options": _vocab_options(request, vocab)}
     status = 200
     try:
-        check_text(request, text)
-        if len(text) > MAX_ENCODE_CHARS:
-            raise ValueError(f"the text is {len(text):,} characters; step through at most "
-                             f"{MAX_ENCODE_CHARS:,} (the visualiser takes longer texts)")
+        check_step_text(request, text, status=422)
         tok = _encode_tokenizer(request, vocab, vocab_text)
         words, steps = encode_steps(tok, text, max_steps=MAX_ENCODE_STEPS)
     except BAD_INPUT as exc:
@@ -275,9 +271,7 @@ def train_post(request: Request, corpus_text: str = Form(""),
             summary="Every probe of WordPiece encoding, as step dicts")
 def encode_steps_api(request: Request, text: str, vocab: str = "bert-base-uncased",
                      vocab_text: str = SMALL_VOCAB) -> dict[str, Any]:
-    check_text(request, text)
-    if len(text) > MAX_ENCODE_CHARS:
-        raise HTTPException(413, f"step through at most {MAX_ENCODE_CHARS:,} characters")
+    check_step_text(request, text)
     try:
         tok = _encode_tokenizer(request, vocab, vocab_text)
         words, steps = encode_steps(tok, text, max_steps=MAX_ENCODE_STEPS)
