@@ -9,8 +9,8 @@ import pytest
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import load_corpus
-from tokenizers_core.models.bpe_sentencepiece import (SentencePieceBpeTrainer, is_valid_piece,
-                                                      script)
+from tokenizers_core.models.bpe_sentencepiece import SentencePieceBpeTrainer
+from tokenizers_core.models.sentencepiece_common import is_valid_piece, script
 from tokenizers_core.steps import step_from_dict
 
 SEED = ["low low low lower lowest newer wider"]
@@ -39,6 +39,18 @@ def test_pieces_equal_sentencepiece(name, vocab_size, tmp_path):
     text = lines[len(lines) // 2]
     assert tok.encode(text).ids == sp.encode(text)
     assert tok.decode(tok.encode(text).ids) == sp.decode(sp.encode(text))
+
+
+@pytest.mark.parametrize("extra", [
+    "foo ⁇ bar ⁇⁇ baz",            # "⁇" is an ordinary character
+    "foo ▅ bar ▅▅ baz",            # "▅" is sentencepiece's reserved unknown mark: line skipped
+    "qu\tux qu\tux quux",         # a tab is an ordinary character that never merges
+    "a<s>b <unk>c d</s>",          # meta pieces in the text become a boundary
+])
+def test_reserved_characters_like_sentencepiece(extra, tmp_path):
+    lines = load_corpus("udhr/eng").splitlines() + [extra] * 30
+    _, pieces = reference(lines, 400, tmp_path)
+    assert tc.train("sentencepiece_bpe", lines, vocab_size=400).model.pieces == pieces
 
 
 def test_seed_pieces_and_the_tie_rule(tmp_path):

@@ -12,8 +12,9 @@ import os
 import pytest
 
 import tokenizers_core as tc
-from tokenizers_core.models.unigram_trainer import (UnigramRound, UnigramTrainer, digamma,
-                                                    is_valid_piece, split_words)
+from tokenizers_core.corpora import load_corpus
+from tokenizers_core.models.sentencepiece_common import is_valid_piece, split_words
+from tokenizers_core.models.unigram_trainer import UnigramRound, UnigramTrainer, digamma
 from tokenizers_core.sentencepiece_model import _DATA, load_bytes
 from tokenizers_core.steps import step_from_dict
 
@@ -129,3 +130,15 @@ def test_helpers():
     assert not is_valid_piece("ab", 1) and not is_valid_piece("aж", 16)
     assert is_valid_piece("e\u0301", 16)                 # a mark takes its base's script
     assert abs(digamma(10.0) - 2.251752589066721) < 1e-9
+
+
+def test_lines_with_the_reserved_unknown_mark_are_skipped():
+    """sentencepiece skips every line holding "▅" (U+2585), the mark rare characters become."""
+    lines = load_corpus("udhr/eng").splitlines()
+
+    def pieces(model):
+        return [model.id_to_token(i) for i in range(model.get_vocab_size())]
+
+    plain = tc.train("unigram", lines, vocab_size=300).model
+    marked = tc.train("unigram", lines + ["zq▅ xyzzy"] * 40, vocab_size=300).model
+    assert pieces(marked) == pieces(plain)

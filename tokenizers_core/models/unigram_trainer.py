@@ -18,8 +18,7 @@
 
 Differences from sentencepiece, chosen for speed in pure Python: the seed counts substrings of
 each distinct word (sentencepiece uses a suffix array over the whole text; it keeps only repeated
-substrings with distinct continuations, and so do we), a piece's script is read from its Unicode
-character name, each word's lattice is built once from the seed vocabulary and thinned as
+substrings with distinct continuations, and so do we), each word's lattice is built once from the seed vocabulary and thinned as
 pieces are dropped, and each round runs one EM iteration, not two (see `UnigramTrainer`).
 Training works on words: text is normalised (nmt_nfkc, as sentencepiece's
 default) and split before each "▁".
@@ -28,15 +27,13 @@ from __future__ import annotations
 
 import heapq
 import math
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Iterator
 
 from ..steps import Step, register_step
+from .sentencepiece_common import SPACE, UNK_CHAR, is_valid_piece, split_words
 from .unigram import CONTROL, NORMAL, UNK_PENALTY, UNKNOWN, Unigram
-
-SPACE = "\u2581"
 
 
 # ---- the step -------------------------------------------------------------------------------------
@@ -85,78 +82,6 @@ def digamma(x: float) -> float:
     xx4 = xx2 * xx2
     return (result + math.log(x) + xx2 / 24 - 7.0 / 960.0 * xx4 + 31.0 / 8064.0 * xx4 * xx2
             - 127.0 / 30720.0 * xx4 * xx4)
-
-
-_SCRIPT_CACHE: dict[str, str] = {}
-
-
-def script_of(c: str) -> str:
-    """A coarse Unicode script: the first word of a letter's name ("LATIN", "CYRILLIC"; Han,
-    Hiragana and Katakana count as one, as sentencepiece merges them); "INHERITED" for marks,
-    "COMMON" for digits, punctuation and symbols.
-
-    >>> script_of("a"), script_of("ж"), script_of("の"), script_of("7"), script_of(",")
-    ('LATIN', 'CYRILLIC', 'HAN', 'COMMON', 'COMMON')
-    """
-    s = _SCRIPT_CACHE.get(c)
-    if s is None:
-        cat = unicodedata.category(c)
-        if cat[0] == "M":
-            s = "INHERITED"
-        elif cat[0] == "L":
-            name = unicodedata.name(c, "")
-            word = name.split(" ", 1)[0] if name else "UNKNOWN"
-            s = "HAN" if word in ("CJK", "HIRAGANA", "KATAKANA") or c == "\u30fc" else word
-        else:
-            s = "COMMON"
-        _SCRIPT_CACHE[c] = s
-    return s
-
-
-def is_valid_piece(piece: str, max_length: int, *, split_by_script: bool = True,
-                   split_by_number: bool = True) -> bool:
-    """sentencepiece's IsValidSentencePiece (for the default options): not too long, "▁" only
-    at the start, no space, no NUL, one script (marks take their base's script).
-
-    >>> is_valid_piece("▁the", 16), is_valid_piece("a▁b", 16), is_valid_piece("a,", 16)
-    (True, False, False)
-    """
-    if not piece or len(piece) > max_length:
-        return False
-    prev = None
-    for pos, c in enumerate(piece):
-        if c in " \x00\u2585":
-            return False
-        if c == SPACE:
-            if pos > 0:
-                return False
-            continue
-        s = script_of(c)
-        if s == "INHERITED":
-            s = prev
-        if not split_by_number and unicodedata.category(c) == "Nd":
-            s = None
-        if split_by_script and s is not None and prev is not None and s != prev:
-            return False
-        prev = s
-    return True
-
-
-def split_words(text: str) -> list[str]:
-    """Split normalised text before each "▁" (sentencepiece's SplitIntoWords).
-
-    >>> split_words("▁hello▁world")
-    ['▁hello', '▁world']
-    """
-    out: list[str] = []
-    start = 0
-    for i, c in enumerate(text):
-        if c == SPACE and i > start:
-            out.append(text[start:i])
-            start = i
-    if start < len(text):
-        out.append(text[start:])
-    return out
 
 
 # ---- the trainer -----------------------------------------------------------------------------
@@ -257,6 +182,8 @@ class UnigramTrainer:
         for line in self._lines:
             if not isinstance(line, str):
                 raise ValueError("training lines must be strings")
+            if UNK_CHAR in line:
+                continue                         # reserved by sentencepiece: the line is skipped
             text = normalize(line)
             if text:
                 words.update(split_words(text))
@@ -280,12 +207,12 @@ class UnigramTrainer:
                              f"{len(required)} characters, and 3 special pieces come first; "
                              f"use at least {len(required) + 3}")
         self.required = required
-        # rare characters become U+2585 (no piece may contain it), as sentencepiece does
+        # rare characters become "▅" (no piece may contain it), as sentencepiece does
         rare = set(chars) - set(required)
         merged: Counter[str] = Counter()
         for w, f in words.items():
             if rare and any(c in rare for c in w):
-                w = "".join("\u2585" if c in rare else c for c in w)
+                w = "".join(UNK_CHAR if c in rare else c for c in w)
             merged[w] += f
         self.words = sorted(merged)
         self.freqs = [merged[w] for w in self.words]
