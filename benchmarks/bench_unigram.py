@@ -29,6 +29,7 @@ import sentencepiece as spm  # noqa: E402
 
 import tokenizers_core as tc  # noqa: E402
 from benchmarks.corpus import english_1mb  # noqa: E402
+from tokenizers_core.models.unigram_trainer import held_out_quality  # noqa: E402
 from tokenizers_core.sentencepiece_model import _DATA, load_bytes  # noqa: E402
 
 
@@ -83,18 +84,6 @@ def bench_encode() -> None:
     print(f"  sentencepiece {theirs:.3f} s = {mb / theirs:.1f} MB/s; ratio {ours / theirs:.0f}x")
 
 
-def _quality(tok, held: list[str]) -> tuple[float, float]:
-    words = sum(len(l.split()) for l in held)
-    tokens = sum(len(tok.encode(l).ids) for l in held)
-    loglik = 0.0
-    chars = 0
-    for line in held:
-        lattice = tok.model.lattice(tok.normalize(line).normalized)
-        loglik += lattice.forward()[lattice.eos.node_id]
-        chars += len(line)
-    return tokens / words, loglik / chars
-
-
 def bench_quality() -> None:
     with gzip.open(os.path.join(_DATA, "corpora", "botchan.txt.gz"), "rt", encoding="utf-8") as fh:
         botchan = fh.read().splitlines()
@@ -118,8 +107,8 @@ def bench_quality() -> None:
         except ValueError as exc:
             print(f"  {name:13s} {vocab:5d}: ours cannot: {exc}")
             continue
-        tpw, ll = _quality(ours, held)
-        sp_tpw, sp_ll = _quality(theirs, held)
+        tpw, ll = held_out_quality(ours, held)
+        sp_tpw, sp_ll = held_out_quality(theirs, held)
         print(f"  {name:13s} {vocab:5d}: tokens/word {tpw:.4f} vs {sp_tpw:.4f} "
               f"({100 * (tpw / sp_tpw - 1):+.2f}%; negative: ours fewer), held-out log-lik/char "
               f"{ll:.4f} vs {sp_ll:.4f} ({100 * (ll - sp_ll) / abs(sp_ll):+.2f}%; positive: "

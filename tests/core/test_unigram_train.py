@@ -14,7 +14,8 @@ import pytest
 import tokenizers_core as tc
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.models.sentencepiece_common import is_valid_piece, split_words
-from tokenizers_core.models.unigram_trainer import UnigramRound, UnigramTrainer, digamma
+from tokenizers_core.models.unigram_trainer import (UnigramRound, UnigramTrainer, digamma,
+                                                    held_out_quality)
 from tokenizers_core.sentencepiece_model import _DATA, load_bytes
 from tokenizers_core.steps import step_from_dict
 
@@ -40,19 +41,6 @@ def trained(corpus):
     return trainer, trainer.tokenizer()
 
 
-def _quality(tok, held: list[str]) -> tuple[float, float]:
-    """Tokens per word, and held-out log-likelihood per character (all segmentations)."""
-    words = sum(len(l.split()) for l in held)
-    tokens = sum(len(tok.encode(l).ids) for l in held)
-    loglik = 0.0
-    chars = 0
-    for line in held:
-        lattice = tok.model.lattice(tok.normalize(line).normalized)
-        loglik += lattice.forward()[lattice.eos.node_id]
-        chars += len(line)
-    return tokens / words, loglik / chars
-
-
 def test_quality_close_to_sentencepiece(corpus, trained):
     train, held = corpus
     _trainer, ours = trained
@@ -60,8 +48,8 @@ def test_quality_close_to_sentencepiece(corpus, trained):
     spm.SentencePieceTrainer.train(sentence_iterator=iter(train), model_writer=out, vocab_size=600,
                                    model_type="unigram", minloglevel=2, num_threads=1)
     theirs = load_bytes(out.getvalue())
-    tpw, ll = _quality(ours, held)
-    sp_tpw, sp_ll = _quality(theirs, held)
+    tpw, ll = held_out_quality(ours, held)
+    sp_tpw, sp_ll = held_out_quality(theirs, held)
     # within 2% (or better than sentencepiece)
     assert tpw <= sp_tpw * 1.02, (tpw, sp_tpw)
     assert ll >= sp_ll * 1.02, (ll, sp_ll)          # log-likelihoods are negative

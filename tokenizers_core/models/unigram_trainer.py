@@ -580,6 +580,21 @@ def _make_normalizer(normalization: str) -> Any:
     return SentencePieceNormalizer(nmt_nfkc_charsmap(), name="nmt_nfkc")
 
 
+def held_out_quality(tok: Any, held: Iterable[str]) -> tuple[float, float]:
+    """How well a Unigram tokeniser fits text it was not trained on: tokens per
+    whitespace-separated word, and the log-likelihood per character summed over all
+    segmentations (the lattice's forward score; higher is better)."""
+    words = tokens = chars = 0
+    loglik = 0.0
+    for line in held:
+        words += len(line.split())
+        tokens += len(tok.encode(line).ids)
+        lattice = tok.model.lattice(tok.normalize(line).normalized)
+        loglik += lattice.forward()[lattice.eos.node_id]
+        chars += len(line)
+    return tokens / words, loglik / chars
+
+
 def train_unigram(lines: Iterable[str], vocab_size: int, **options: Any) -> Any:
     """`tokenizers_core.train("unigram", lines, vocab_size, **options)`: see `UnigramTrainer`."""
     trainer = UnigramTrainer(lines, vocab_size, **options)
