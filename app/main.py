@@ -9,6 +9,7 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from . import uploads
 from .config import Settings
 from .render import ROOT, render
 from .routers import analytics, api, compare, corpora, visualiser
@@ -24,7 +25,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="Tokenizer Visualiser",
                   description="Watch tokenisers work, step by step: BPE, WordPiece, Unigram and "
                               "real tokenisers (GPT-2, GPT-4, GPT-4o, BERT, SentencePiece).",
-                  version="0.1.0")
+                  version="0.1.0",
+                  # one corpus limit for every way in: a multipart text field may be as large as
+                  # a corpus (Starlette's default stops it at 1 MB), and no body need be larger
+                  # than the largest corpus or file, escaped
+                  form_limits={"max_part_size": settings.max_corpus_bytes * 3},
+                  max_body_size=uploads.body_limit(settings.max_corpus_bytes,
+                                                   settings.max_upload_bytes))
     app.state.settings = settings
     app.state.store = CorpusStore(settings.db_path)
     app.state.trained = TrainedTokenizers(app.state.store)

@@ -25,6 +25,7 @@ import re
 import struct
 import sys
 import threading
+import zlib
 from array import array
 from dataclasses import dataclass
 from typing import Any
@@ -191,7 +192,10 @@ def parse_model_proto(data: bytes) -> ModelProto:
         raise ValueError("a sentencepiece model must be given as bytes")
     data = bytes(data)
     if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:   # BadGzipFile is an OSError
+            raise ValueError(f"the model file is not valid gzip ({exc})") from None
     try:
         top = _fields(data)
         pieces: list[tuple[str, float, int]] = []

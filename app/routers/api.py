@@ -1,18 +1,23 @@
 """The JSON API (contract in DESIGN.md). Errors are 4xx with {"detail": message}."""
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Request
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 import tokenizers_core as tc
 from tokenizers_core import pretrained
 
+from .. import uploads
 from ..deps import (UnknownTokenizer, check_text, resolve_tokenizer, settings, special_kwargs,
                     store, trained)
 
 router = APIRouter(prefix="/api", tags=["api"])
+
+# Text from JSON may hold lone surrogates ("\ud800"), which no UTF-8 response can carry:
+# each becomes U+FFFD, as tiktoken does (one character for one, so offsets still fit).
+Text = Annotated[str, AfterValidator(uploads.without_lone_surrogates)]
 
 
 class TokenizerInfo(BaseModel):
@@ -26,8 +31,8 @@ class TokenizerInfo(BaseModel):
 class EncodeRequest(BaseModel):
     tokenizer: str = Field(description="a bundled name, an alias, 'regex', or a trained handle",
                            examples=["cl100k_base"])
-    text: str = Field(examples=["Hello, world!"])
-    pair: str | None = Field(None, description="an optional second sequence (BERT pairs)")
+    text: Text = Field(examples=["Hello, world!"])
+    pair: Text | None = Field(None, description="an optional second sequence (BERT pairs)")
     pattern: str | None = Field(None, description="the pattern of the 'regex' tokeniser")
     add_special_tokens: bool = Field(True, description="let the post-processor add [CLS]/[SEP]")
     allowed_special: list[str] | Literal["all"] | None = Field(
@@ -49,7 +54,7 @@ class EncodeResponse(BaseModel):
 class TrainRequest(BaseModel):
     model_config = ConfigDict(extra="allow")
     algorithm: str = Field(examples=["bpe"])
-    corpus: str | None = Field(None, description="the training text itself")
+    corpus: Text | None = Field(None, description="the training text itself")
     corpus_name: str | None = Field(None, description="a bundled corpus (botchan, udhr/eng, ...) "
                                     "or the sha256 of a stored corpus")
     vocab_size: int = Field(examples=[1000])
@@ -64,7 +69,7 @@ class TrainResponse(BaseModel):
 
 
 class CorpusIn(BaseModel):
-    text: str
+    text: Text
     name: str = ""
 
 
@@ -122,11 +127,8 @@ def train(request: Request, body: TrainRequest) -> dict[str, Any]:
 
 
 def _store_corpus(request: Request, text: str) -> str:
-    limit = settings(request).max_corpus_bytes
-    size = len(text.encode("utf-8"))
-    if size > limit:
-        raise HTTPException(413, f"the corpus is {size:,} bytes; the limit is {limit:,} "
-                                 "(set TOKVIS_MAX_CORPUS_BYTES to change it)")
+    text = uploads.without_lone_surrogates(text)
+    uploads.check_corpus_size(text, settings(request).max_corpus_bytes)
     if not text.strip():
         raise HTTPException(422, "the corpus is empty")
     return store(request).put(text)

@@ -8,6 +8,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from tokenizers_core.corpora import corpus_names
 
+from .. import uploads
 from ..deps import settings, store
 from ..render import render
 from .api import _store_corpus, corpus_summary
@@ -15,23 +16,19 @@ from .api import _store_corpus, corpus_summary
 router = APIRouter(tags=["corpora"])
 
 
-async def read_upload(request: Request, upload: UploadFile) -> str:
-    """The uploaded file as text, refusing files over the limit or not UTF-8."""
-    limit = settings(request).max_upload_bytes
-    data = await upload.read(limit + 1)
-    if len(data) > limit:
-        raise HTTPException(413, f"the file is over the upload limit of {limit:,} bytes "
-                                 "(set TOKVIS_MAX_UPLOAD_BYTES to change it)")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise HTTPException(422, f"the file is not UTF-8 text (bad byte at {exc.start})") from None
+async def read_corpus_upload(request: Request, upload: UploadFile) -> str:
+    """The uploaded file as text (gunzipped if it is gzip), refusing files over the limit,
+    gzip bombs and broken gzip, and bytes that are not UTF-8."""
+    limits = settings(request)
+    data = await uploads.read_upload(upload, limits.max_upload_bytes)
+    return uploads.text_of(uploads.maybe_gunzip(data, limits.max_corpus_bytes,
+                                                "TOKVIS_MAX_CORPUS_BYTES"))
 
 
 @router.post("/api/corpora/upload", tags=["api"], status_code=201)
 async def upload_corpus_api(request: Request, file: UploadFile = File(...)) -> dict[str, Any]:
     """Store an uploaded UTF-8 text file as a corpus."""
-    text = await read_upload(request, file)
+    text = await read_corpus_upload(request, file)
     return corpus_summary(_store_corpus(request, text), text)
 
 
@@ -52,7 +49,7 @@ async def corpora_save(request: Request, text: str = Form(""),
                        file: UploadFile | None = File(None)) -> Any:
     try:
         if file is not None and file.filename:
-            text = await read_upload(request, file)
+            text = await read_corpus_upload(request, file)
         digest = _store_corpus(request, text)
     except HTTPException as exc:
         return _page(request, status=exc.status_code, error=exc.detail, text=text)

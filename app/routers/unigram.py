@@ -24,6 +24,7 @@ from tokenizers_core.models.unigram import demo_tokenizer, lattice_steps, sample
 from tokenizers_core.models.unigram_trainer import UnigramTrainer
 from tokenizers_core.sentencepiece_model import load_bytes
 
+from .. import uploads
 from ..charts import line_chart
 from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_text, resolve_tokenizer,
                     settings, store, trained)
@@ -243,13 +244,15 @@ def lattice_page(request: Request, model: str = "tiny", text: str = DEFAULT_TEXT
 async def lattice_upload(request: Request, file: UploadFile = File(...),
                          text: str = Form(DEFAULT_TEXT)) -> Any:
     limit = settings(request).max_upload_bytes
-    data = await file.read(limit + 1)
     error, status = None, 422
-    if len(data) > limit:
-        error, status = f"the file is over the upload limit of {limit:,} bytes", 413
+    try:
+        data = await uploads.read_upload(file, limit)
+        model = uploads.maybe_gunzip(data, limit)     # gzip bombs stop at the limit
+    except HTTPException as exc:
+        error, status = exc.detail, exc.status_code
     else:
         try:
-            tok = load_bytes(data, name=file.filename or "uploaded")
+            tok = load_bytes(model, name=file.filename or "uploaded")
             if not hasattr(tok.model, "viterbi_steps"):
                 raise ValueError(f"{file.filename or 'this file'} is a sentencepiece "
                                  f"{tok.algorithm} model; the lattice view needs a Unigram model")
@@ -260,7 +263,7 @@ async def lattice_upload(request: Request, file: UploadFile = File(...),
                "pseudocode": LATTICE_PSEUDOCODE, "n_best": 5, "seed": None, "alpha": 0.1,
                "nbest_size": -1, "model_options": _model_options("tiny"), "cell": CELL}
         return render(request, "unigram_lattice.html", ctx, status_code=status)
-    stored = _UPLOAD_PREFIX + base64.b64encode(data).decode("ascii")
+    stored = _UPLOAD_PREFIX + base64.b64encode(model).decode("ascii")
     digest = store(request).put(stored, name=file.filename or "uploaded.model")
     _remember(_MODELS, digest, tok, 8)
     query = urlencode({"model": f"upload-{digest}", "text": text})
