@@ -6,6 +6,8 @@ TOKVIS_MAX_TEXT_CHARS     longest text the visualiser and /api/encode accept (de
 TOKVIS_MAX_CORPUS_BYTES   largest corpus that can be stored or trained on (default 5 MB)
 TOKVIS_MAX_UPLOAD_BYTES   largest uploaded file (default 5 MB)
 TOKVIS_REGEX_TIMEOUT      seconds a user regex may run (default 0.5)
+TOKVIS_FRAME_ANCESTORS    who may show the pages in a frame: CSP frame-ancestors sources,
+                          space-separated (default 'self'; e.g. "'self' https://course.example")
 """
 from __future__ import annotations
 
@@ -32,6 +34,14 @@ def _int(name: str, default: int) -> int:
     return value
 
 
+def _sources(name: str, default: str) -> str:
+    """A CSP source list from the environment (no `;` or `,`, which would end the directive)."""
+    raw = " ".join((os.environ.get(name) or default).split())
+    if not raw or any(c in raw for c in ";,"):
+        raise ValueError(f"{name} must be CSP sources separated by spaces, got {raw!r}")
+    return raw
+
+
 @dataclass(frozen=True)
 class Settings:
     db_path: Path
@@ -39,6 +49,7 @@ class Settings:
     max_corpus_bytes: int
     max_upload_bytes: int
     regex_timeout: float
+    frame_ancestors: str = "'self'"
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -48,4 +59,5 @@ class Settings:
             max_corpus_bytes=_int("TOKVIS_MAX_CORPUS_BYTES", 5_000_000),
             max_upload_bytes=_int("TOKVIS_MAX_UPLOAD_BYTES", 5_000_000),
             regex_timeout=float(os.environ.get("TOKVIS_REGEX_TIMEOUT") or 0.5),
+            frame_ancestors=_sources("TOKVIS_FRAME_ANCESTORS", "'self'"),
         )

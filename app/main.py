@@ -12,6 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from . import uploads
 from .config import Settings
 from .render import ROOT, render
+from .security import SecurityMiddleware
 from .routers import analytics, api, compare, corpora, visualiser
 from .routers import wordpiece
 from .routers import unigram
@@ -45,6 +46,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(wordpiece.router)
     app.include_router(unigram.router)
     app.include_router(bpe.router)
+
+    app.add_middleware(SecurityMiddleware, frame_ancestors=settings.frame_ancestors)
 
     @app.middleware("http")
     async def server_timing(request: Request, call_next):

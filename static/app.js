@@ -55,4 +55,22 @@
   document.addEventListener("mouseout", function (ev) {
     if (ev.target.closest && (ev.target.closest(".chip") || ev.target.closest(".seg"))) clear();
   });
+  // A select with data-shows="SELECTOR" data-shows-when="VALUE" shows that field only for
+  // that value (with data-shows-disables, its inputs are disabled while hidden); a range with
+  // data-sets="NAME" copies its value into its form's NAME field. (Here, not inline: the
+  // Content-Security-Policy allows only the app's own scripts.)
+  document.addEventListener("change", function (ev) {
+    var sel = ev.target.closest && ev.target.closest("select[data-shows]");
+    if (!sel) return;
+    var on = sel.value === sel.dataset.showsWhen;
+    document.querySelectorAll(sel.dataset.shows).forEach(function (field) {
+      field.hidden = !on;
+      if (!sel.hasAttribute("data-shows-disables")) return;
+      field.querySelectorAll("input, textarea, select").forEach(function (el) { el.disabled = !on; });
+    });
+  });
+  document.addEventListener("input", function (ev) {
+    var range = ev.target.closest && ev.target.closest("input[data-sets]");
+    if (range && range.form) range.form.elements[range.dataset.sets].value = range.value;
+  });
 })();

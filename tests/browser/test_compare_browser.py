@@ -10,14 +10,14 @@ def test_typing_updates_every_column_and_hover_highlights_across(page, server_ur
     assert page.locator(".compare-col").count() == 3
     page.locator("#text").fill("unhappiness")
     page.wait_for_function(
-        "document.querySelector('.compare-col[data-col=\"1\"] [data-metric=tokens]').textContent === '11'")
+        "() => document.querySelector('.compare-col[data-col=\"1\"] [data-metric=tokens]').textContent === '11'")
     assert page.locator('.compare-col[data-col="0"] .chip').count() == 1
     # hover the BERT chip "##ness" (characters 7-11): the char chips n, e, s, s light up
     bert_chips = page.locator('.compare-col[data-col="2"] .chip')
     last = bert_chips.nth(bert_chips.count() - 2)  # before [SEP]
     last.hover()
     lit = page.locator('.compare-col[data-col="1"] .chip.hl .tok').all_inner_texts()
-    assert "".join(lit) == page.evaluate("'unhappiness'").__getitem__(slice(int(last.get_attribute("data-s")), int(last.get_attribute("data-e"))))
+    assert "".join(lit) == page.evaluate("() => 'unhappiness'").__getitem__(slice(int(last.get_attribute("data-s")), int(last.get_attribute("data-e"))))
     assert page.locator('.compare-col[data-col="0"] .chip.hl').count() == 1  # the whole word
     page.screenshot(path=str(screenshot_dir / "compare.png"), full_page=True)
 

@@ -13,7 +13,7 @@ def test_typing_updates_the_chips(page, server_url, screenshot_dir):
     assert token_texts(page) == []
     page.locator("#text").fill("")
     page.locator("#text").press_sequentially("Hello there, world", delay=10)
-    page.wait_for_function("document.querySelectorAll('#result .chip').length === 4")
+    page.wait_for_function("() => document.querySelectorAll('#result .chip').length === 4")
     assert token_texts(page) == ["Hello", "there", ",", "world"]
     # the URL is a permalink of the state
     assert "text=Hello+there%2C+world" in page.url or "text=Hello%20there" in page.url
@@ -24,7 +24,7 @@ def test_switching_tokeniser_moves_boundaries(page, server_url):
     page.goto(f"{server_url}/?tokenizer=word&text={quote('Dr. Who left. Then he came.')}")
     n_words = len(token_texts(page))
     page.select_option("#tokenizer", "sentence")
-    page.wait_for_function("document.querySelectorAll('#result .chip').length === 2")
+    page.wait_for_function("() => document.querySelectorAll('#result .chip').length === 2")
     assert token_texts(page) == ["Dr.·Who·left.", "Then·he·came."]
     assert n_words > 2
 
@@ -53,7 +53,7 @@ def test_xss_payloads_render_as_text(page, server_url, screenshot_dir):
     payload = '<img src=x onerror=alert(1)></textarea><script>alert(2)</script>'
     page.locator("#text").fill(payload)
     page.locator("#text").dispatch_event("input")
-    page.wait_for_function("document.querySelector('#result .mirror') && "
+    page.wait_for_function("() => document.querySelector('#result .mirror') && "
                            "document.querySelector('#result .mirror').textContent.includes('onerror')")
     assert page.locator("#result img").count() == 0
     assert page.locator("#result script").count() == 0
@@ -71,7 +71,7 @@ def test_bad_regex_shows_error_and_keeps_input(page, server_url):
     assert "invalid" in page.locator("#result .error").inner_text().lower()
     assert page.locator("#text").input_value() == "keep"
     page.locator("#pattern").fill(r"\w")
-    page.wait_for_function("document.querySelectorAll('#result .chip').length === 4")
+    page.wait_for_function("() => document.querySelectorAll('#result .chip').length === 4")
 
 
 def test_phone_width_layout(browser, server_url, screenshot_dir):
@@ -79,6 +79,6 @@ def test_phone_width_layout(browser, server_url, screenshot_dir):
     page = context.new_page()
     page.goto(f"{server_url}/")
     page.screenshot(path=str(screenshot_dir / "visualiser-phone.png"), full_page=True)
-    width = page.evaluate("document.documentElement.scrollWidth")
+    width = page.evaluate("() => document.documentElement.scrollWidth")
     assert width <= 390, "the page scrolls sideways on a phone"
     context.close()
