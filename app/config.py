@@ -6,6 +6,10 @@ TOKVIS_MAX_TEXT_CHARS     longest text the visualiser and /api/encode accept (de
 TOKVIS_MAX_CORPUS_BYTES   largest corpus that can be stored or trained on (default 5 MB)
 TOKVIS_MAX_UPLOAD_BYTES   largest uploaded file (default 5 MB)
 TOKVIS_REGEX_TIMEOUT      seconds a user regex may run (default 0.5)
+TOKVIS_JOB_WORKERS        trainings run at once, across all server processes (default 2)
+TOKVIS_JOB_QUEUE          trainings that may wait for a worker; more get 429 (default 16)
+TOKVIS_JOB_CPU_SECONDS    CPU time one background training may use (default 600)
+TOKVIS_JOB_MEMORY_MB      address space one background training may use (default 4096)
 TOKVIS_FRAME_ANCESTORS    who may show the pages in a frame: CSP frame-ancestors sources,
                           space-separated (default 'self'; e.g. "'self' https://course.example")
 """
@@ -50,6 +54,10 @@ class Settings:
     max_upload_bytes: int
     regex_timeout: float
     frame_ancestors: str = "'self'"
+    job_workers: int = 2
+    job_queue: int = 16
+    job_cpu_seconds: int = 600
+    job_memory_mb: int = 4096
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -60,4 +68,8 @@ class Settings:
             max_upload_bytes=_int("TOKVIS_MAX_UPLOAD_BYTES", 5_000_000),
             regex_timeout=float(os.environ.get("TOKVIS_REGEX_TIMEOUT") or 0.5),
             frame_ancestors=_sources("TOKVIS_FRAME_ANCESTORS", "'self'"),
+            job_workers=_int("TOKVIS_JOB_WORKERS", 2),
+            job_queue=_int("TOKVIS_JOB_QUEUE", 16),
+            job_cpu_seconds=_int("TOKVIS_JOB_CPU_SECONDS", 600),
+            job_memory_mb=_int("TOKVIS_JOB_MEMORY_MB", 4096),
         )

@@ -8,6 +8,7 @@ from tokenizers_core import pretrained
 
 from . import heap
 from .config import Settings
+from .jobs import Engine
 from .store import CorpusStore
 from .trained import TrainedTokenizers
 
@@ -25,6 +26,10 @@ def store(request: Request) -> CorpusStore:
 
 def trained(request: Request) -> TrainedTokenizers:
     return request.app.state.trained
+
+
+def jobs(request: Request) -> Engine:
+    return request.app.state.jobs
 
 
 class UnknownTokenizer(LookupError):

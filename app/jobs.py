@@ -1,22 +1,47 @@
-"""Background jobs for long work (the vocab-size sweep): progress, cancel, cached results.
+"""Trainings that cannot run away: a bounded pool of worker processes fed by a bounded queue in
+the SQLite store (`job_store.JobStore`).
 
-A job is keyed by its spec, so asking for the same sweep twice shares one run, and a finished
-sweep is served from memory. Jobs run in daemon threads; a cancel is honoured between two
-trainings. At most `MAX_JOBS` are kept (the oldest finished ones are dropped first).
+Every server process runs one small dispatcher thread (`Engine`). It claims queued jobs while
+fewer than `TOKVIS_JOB_WORKERS` run anywhere (the count is taken in the store, so the bound holds
+across `uvicorn --workers N`), starts each in a child process (`job_tasks.run_job`, with CPU and
+memory limits), and watches them: a cancel request in the store kills the child at once; a
+child killed by its CPU budget is reported as such; a heartbeat marks its jobs alive. A server
+that starts finds the jobs whose process is gone (kill -9, a crash) and marks them
+`interrupted`; finished jobs keep their results in the store.
+
+Why the stdlib and the store, not Huey / RQ / Celery: the step values and results already live
+in this SQLite file, which is also what every worker shares; Huey's SQLite mode still needs its
+own consumer process and cannot stop a task once it runs (revoke only skips queued tasks), nor
+give one task a CPU or memory budget; RQ and Celery need Redis or a broker. What we need on top
+of the store is a process per training (killable, with `setrlimit`), which is ~200 lines here.
+Scaling past one machine means pointing every worker at one shared store, as for corpora.
+
+    job, created = engine.submit("sweep", spec_id, spec, total=10)   # QueueFull -> 429
+    engine.cancel(job.id)                                            # killed within ~0.2 s
+    job = engine.wait(job.id, created)                               # a request that needs it
 """
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import json
+import multiprocessing
+import os
+import signal
+import socket
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
-import tokenizers_core as tc
-from tokenizers_core import metrics as M
+from .job_store import FINAL, Job, JobStore, QueueFull
 
-MAX_JOBS = 16
+__all__ = ["Engine", "Job", "QueueFull", "ClientGone", "SweepSpec", "client_gone"]
+
+TICK = 0.2                 # seconds between two looks at the children and the store
+HEARTBEAT = 2.0            # a running job's row is touched this often ...
+STALE = 20.0               # ... and counts as orphaned (interrupted) this long after the last
+KEEP_FINISHED = 500        # finished jobs kept in the store (the oldest go first)
 
 
 @dataclass(frozen=True)
@@ -32,92 +57,185 @@ class SweepSpec:
         return hashlib.sha256(raw).hexdigest()[:16]
 
 
-@dataclass
-class Job:
-    spec: SweepSpec
-    total: int
-    status: str = "running"          # running, done, cancelled, error
-    done: int = 0
-    current: str = ""
-    results: list[dict[str, Any]] = field(default_factory=list)
-    error: str | None = None
-    started: float = field(default_factory=time.time)
-    finished: float | None = None
-    cancel: threading.Event = field(default_factory=threading.Event)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.spec.id, "status": self.status, "done": self.done, "total": self.total,
-                "current": self.current, "results": self.results, "error": self.error,
-                "seconds": round((self.finished or time.time()) - self.started, 2),
-                "spec": asdict(self.spec)}
+class ClientGone(Exception):
+    """The client left while its request waited for a training (the training was cancelled)."""
 
 
-def run_sweep(job: Job, read_corpus: Callable[[str], str]) -> None:
-    """Train each algorithm at each size; measure on the held-out text."""
+# The request being served, so that a wait deep inside a route can tell whether its client left
+# (set by `RequestContext` in app/main.py; read from the worker thread of a sync route).
+current_request: contextvars.ContextVar[Any] = contextvars.ContextVar("current_request",
+                                                                      default=None)
+
+
+def client_gone() -> bool:
+    """True when the client of the request being served has disconnected."""
+    request = current_request.get()
+    if request is None:
+        return False
     try:
-        lines = read_corpus(job.spec.corpus).splitlines()
-        held = read_corpus(job.spec.heldout)
-        for algorithm in job.spec.algorithms:
-            for size in job.spec.sizes:
-                if job.cancel.is_set():
-                    job.status = "cancelled"
-                    return
-                job.current = f"{algorithm} at {size}"
-                t0 = time.perf_counter()
-                row: dict[str, Any] = {"algorithm": algorithm, "size": size}
-                try:
-                    tok = tc.train(algorithm, lines, size)
-                    m = M.encoding_metrics(held, tok.encode(held), M.unk_ids(tok.model))
-                    row.update(vocab_size=tok.vocab_size, tokens_per_word=m.tokens_per_word,
-                               chars_per_token=m.chars_per_token, tokens=m.tokens, unk=m.unk)
-                except ValueError as exc:
-                    row["error"] = str(exc)
-                row["seconds"] = round(time.perf_counter() - t0, 3)
-                job.results.append(row)
-                job.done += 1
-        job.status = "done"
-    except Exception as exc:  # a job must never die silently: the page shows what went wrong
-        job.status, job.error = "error", f"{type(exc).__name__}: {exc}"
-    finally:
-        job.current = ""
-        job.finished = time.time()
+        import anyio.from_thread
+        return anyio.from_thread.run(request.is_disconnected)
+    except RuntimeError:    # not in a worker thread of the event loop (a test calling directly)
+        return False
 
 
-class Jobs:
-    def __init__(self) -> None:
-        self._jobs: dict[str, Job] = {}
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class Engine:
+    def __init__(self, db_path: Any, workers: int = 2, queue: int = 16, cpu_seconds: int = 600,
+                 memory_mb: int = 4096) -> None:
+        self.store = JobStore(db_path)
+        self.db_path = str(db_path)
+        self.workers, self.queue = workers, queue
+        self.cpu_seconds, self.memory_bytes = cpu_seconds, memory_mb * 2 ** 20
+        self._children: dict[str, Any] = {}     # job id -> multiprocessing.Process
         self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.owner = ""
+
+    # ---- the web layer's side --------------------------------------------------------------
+    def submit(self, kind: str, job_id: str, spec: dict[str, Any], total: int = 0
+               ) -> tuple[Job, bool]:
+        """Queue a job (or find it queued, running or done). Raises QueueFull."""
+        self.start()
+        job, created = self.store.submit(job_id, kind, spec, total, self.queue)
+        if created:
+            self.store.prune(KEEP_FINISHED)
+            self._wake.set()
+        return job, created
 
     def get(self, job_id: str) -> Job | None:
-        with self._lock:
-            return self._jobs.get(job_id)
-
-    def start(self, spec: SweepSpec, read_corpus: Callable[[str], str]) -> Job:
-        """Start the sweep, or return the job already running or finished for this spec
-        (a cancelled or failed job is started afresh)."""
-        with self._lock:
-            job = self._jobs.get(spec.id)
-            if job is not None and job.status in ("running", "done"):
-                return job
-            job = Job(spec, total=len(spec.algorithms) * len(spec.sizes))
-            self._jobs[spec.id] = job
-            self._evict()
-        threading.Thread(target=run_sweep, args=(job, read_corpus), daemon=True,
-                         name=f"sweep-{spec.id}").start()
-        return job
+        return self.store.get(job_id)
 
     def cancel(self, job_id: str) -> Job | None:
-        job = self.get(job_id)
-        if job is not None:
-            job.cancel.set()
+        job = self.store.request_cancel(job_id)
+        self._wake.set()
         return job
 
-    def _evict(self) -> None:
-        while len(self._jobs) > MAX_JOBS:
-            finished = [k for k, j in self._jobs.items() if j.status != "running"]
-            if not finished:
-                break
-            del self._jobs[finished[0]]
+    def wait(self, job_id: str, created: bool,
+             gone: Callable[[], bool] = client_gone) -> Job:
+        """Wait for a job to end. If the client leaves first and this request queued the job,
+        the job is cancelled (it had no other purpose) and ClientGone is raised."""
+        delay = 0.02
+        while True:
+            job = self.store.get(job_id)
+            if job is None or job.status in FINAL:
+                return job
+            if gone():
+                if created:
+                    self.cancel(job_id)
+                raise ClientGone(f"the client left; job {job_id} "
+                                 f"{'cancelled' if created else 'left to run'}")
+            time.sleep(delay)
+            delay = min(delay * 1.5, 0.25)
+
+    # ---- the dispatcher --------------------------------------------------------------------
+    def start(self) -> None:
+        """Start this process's dispatcher (once; again after a fork)."""
+        with self._lock:
+            if self._thread is not None and self._thread.is_alive():
+                return
+            self.owner = f"{socket.gethostname()}:{os.getpid()}"
+            self._stop.clear()
+            self._recover()
+            self._thread = threading.Thread(target=self._loop, daemon=True,
+                                            name="tokvis-jobs")
+            self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the dispatcher; trainings still running are killed and marked interrupted."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        for job_id, child in list(self._children.items()):
+            child.kill()
+            child.join(timeout=5)
+            self.store.interrupt("id = ?", (job_id,))
+        self._children.clear()
+
+    def _recover(self) -> None:
+        """Jobs left `running` by a process of this machine that is gone were interrupted."""
+        host = socket.gethostname()
+        for job_id, owner in self.store.running_owned(host + ":"):
+            pid = int(owner.rsplit(":", 1)[1])
+            if not _alive(pid):
+                self.store.interrupt("id = ?", (job_id,))
+
+    def _loop(self) -> None:
+        last_beat = 0.0
+        while not self._stop.is_set():
+            try:
+                self._reap()
+                self._kill_cancelled()
+                now = time.monotonic()
+                if now - last_beat > HEARTBEAT:
+                    last_beat = now
+                    self.store.heartbeat(list(self._children))
+                    self.store.interrupt("heartbeat < ?", (time.time() - STALE,))
+                self._claim()
+            except Exception:       # the store busy for a moment: try again next tick
+                pass
+            self._wake.wait(TICK)
+            self._wake.clear()
+
+    def _claim(self) -> None:
+        while len(self._children) < self.workers:
+            job = self.store.claim(self.owner, self.workers)
+            if job is None:
+                return
+            from .job_tasks import run_job
+            child = _context().Process(
+                target=run_job, name=f"tokvis-job-{job.id}", daemon=True,
+                args=(self.db_path, job.id, job.kind, job.spec, self.cpu_seconds,
+                      self.memory_bytes))
+            child.start()
+            self._children[job.id] = child
+            self.store.started(job.id, child.pid)
+
+    def _reap(self) -> None:
+        for job_id, child in list(self._children.items()):
+            if child.is_alive():
+                continue
+            child.join()
+            del self._children[job_id]
+            code = child.exitcode
+            if code in (-signal.SIGXCPU, -signal.SIGKILL):
+                self.store.finish(job_id, "error", error_kind="budget",
+                                  error=f"the training used up its CPU budget of "
+                                        f"{self.cpu_seconds:,} s (TOKVIS_JOB_CPU_SECONDS)")
+            elif code != 0:
+                self.store.finish(job_id, "error", error_kind="internal",
+                                  error=f"the training process ended with code {code}")
+            # exit code 0: the child recorded its own result
+
+    def _kill_cancelled(self) -> None:
+        for job_id in self.store.cancel_requested(list(self._children)):
+            child = self._children.pop(job_id)
+            child.kill()
+            child.join()
+            self.store.finish(job_id, "cancelled")
 
 
-jobs = Jobs()
+_CONTEXT = None
+
+
+def _context():
+    """Worker processes come from a fork server that has imported the engine once, so a job
+    starts in milliseconds, and none is forked from a server full of threads."""
+    global _CONTEXT
+    if _CONTEXT is None:
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["app.job_tasks"])
+        _CONTEXT = ctx
+    return _CONTEXT

@@ -2,15 +2,19 @@
 from __future__ import annotations
 
 import time
+from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from . import uploads
 from .config import Settings
+from .jobs import ClientGone, Engine, QueueFull, current_request
 from .render import ROOT, render
 from .security import SecurityMiddleware
 from .routers import analytics, api, compare, corpora, visualiser
@@ -21,9 +25,42 @@ from .store import CorpusStore
 from .trained import TrainedTokenizers
 
 
+class RequestContext:
+    """Pure ASGI: the `Server-Timing` header (how long the server spent, for the browser's
+    devtools and the benchmarks), and the request in `jobs.current_request`, so that a route
+    waiting for a training can tell when its client has left."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+        token = current_request.set(Request(scope, receive))
+
+        async def timed(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                MutableHeaders(scope=message)["Server-Timing"] = \
+                    f"app;dur={(time.perf_counter() - start) * 1000:.1f}"
+            await send(message)
+        try:
+            await self.app(scope, receive, timed)
+        finally:
+            current_request.reset(token)
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI):
+    app.state.jobs.start()        # this process's job dispatcher
+    yield
+    app.state.jobs.stop()
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
-    app = FastAPI(title="Tokenizer Visualiser",
+    app = FastAPI(lifespan=_lifespan, title="Tokenizer Visualiser",
                   description="Watch tokenisers work, step by step: BPE, WordPiece, Unigram and "
                               "real tokenisers (GPT-2, GPT-4, GPT-4o, BERT, SentencePiece).",
                   version="0.1.0",
@@ -35,7 +72,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                                    settings.max_upload_bytes))
     app.state.settings = settings
     app.state.store = CorpusStore(settings.db_path)
-    app.state.trained = TrainedTokenizers(app.state.store)
+    app.state.jobs = Engine(settings.db_path, workers=settings.job_workers,
+                            queue=settings.job_queue, cpu_seconds=settings.job_cpu_seconds,
+                            memory_mb=settings.job_memory_mb)
+    app.state.trained = TrainedTokenizers(app.state.store, engine=app.state.jobs)
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
     app.include_router(visualiser.router)
     app.include_router(corpora.router)
@@ -49,13 +89,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.add_middleware(SecurityMiddleware, frame_ancestors=settings.frame_ancestors)
 
-    @app.middleware("http")
-    async def server_timing(request: Request, call_next):
-        # how long the server spent on a request, for the browser's devtools and the benchmarks
-        start = time.perf_counter()
-        response = await call_next(request)
-        response.headers["Server-Timing"] = f"app;dur={(time.perf_counter() - start) * 1000:.1f}"
-        return response
+    app.add_middleware(RequestContext)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):
@@ -75,6 +109,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return JSONResponse({"detail": message}, status_code=422)
         return render(request, "error.html", {"status": 422, "message": message},
                       status_code=422)
+
+    @app.exception_handler(QueueFull)
+    async def queue_full(request: Request, exc: QueueFull):
+        headers = {"Retry-After": "30"}
+        if request.url.path.startswith("/api"):
+            return JSONResponse({"detail": str(exc)}, status_code=429, headers=headers)
+        response = render(request, "error.html", {"status": 429, "message": str(exc)},
+                          status_code=429)
+        response.headers.update(headers)
+        return response
+
+    @app.exception_handler(ClientGone)
+    async def client_gone(request: Request, exc: ClientGone):
+        return JSONResponse({"detail": str(exc)}, status_code=499)   # nobody reads it
 
     @app.exception_handler(ValueError)
     async def value_error(request: Request, exc: ValueError):

@@ -4,11 +4,16 @@ A trained tokeniser is a pure function of its spec: algorithm, corpus (a bundled
 sha256 of a stored corpus), vocab size and options. The handle is readable and derived from the
 spec (`bpe-1000-3f2a9c1b2d4e`); the spec is kept in the SQLite store, the trained object in a
 small LRU cache. A worker that misses the cache retrains from the spec.
+
+With a job engine (the app always has one), training runs as a job in a worker process with
+CPU and memory limits (`app.jobs`); the job's row keeps the pickled tokeniser, so another server
+worker loads it instead of training again, and a client that leaves cancels its training.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import pickle
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -45,8 +50,9 @@ def make_spec(algorithm: str, corpus: str, vocab_size: int,
 class TrainedTokenizers:
     """Trains on demand and caches the most recently used tokenisers."""
 
-    def __init__(self, store: CorpusStore, maxsize: int = 16) -> None:
+    def __init__(self, store: CorpusStore, maxsize: int = 16, engine: Any = None) -> None:
         self.store = store
+        self.engine = engine
         self.maxsize = maxsize
         self._cache: OrderedDict[str, tc.Tokenizer] = OrderedDict()
         self._lock = threading.Lock()
@@ -95,12 +101,15 @@ class TrainedTokenizers:
             return self._train(handle, spec)
 
     def _train(self, handle: str, spec: dict[str, Any]) -> tc.Tokenizer:
-        text = corpus_text(self.store, spec["corpus"])
-        try:
-            tok = tc.train(spec["algorithm"], text.splitlines(), spec["vocab_size"],
-                           **spec["options"])
-        except TypeError as exc:  # an option the trainer does not take
-            raise ValueError(f"bad option for {spec['algorithm']}: {exc}") from None
+        if self.engine is not None:
+            tok = self._train_as_job(handle, spec)
+        else:
+            text = corpus_text(self.store, spec["corpus"])
+            try:
+                tok = tc.train(spec["algorithm"], text.splitlines(), spec["vocab_size"],
+                               **spec["options"])
+            except TypeError as exc:  # an option the trainer does not take
+                raise ValueError(f"bad option for {spec['algorithm']}: {exc}") from None
         tok.name = handle
         heap.settle()  # the model stays in the cache: keep the collector off it
         with self._lock:
@@ -110,3 +119,18 @@ class TrainedTokenizers:
                 self._cache.popitem(last=False)
             self._building.pop(handle, None)
         return tok
+
+    def _train_as_job(self, handle: str, spec: dict[str, Any]) -> tc.Tokenizer:
+        """Train in the job engine's pool (or load the result another worker stored)."""
+        corpus_text(self.store, spec["corpus"])          # an unknown corpus: LookupError now
+        for _attempt in range(3):
+            job, created = self.engine.submit("train", f"train-{handle}", spec, total=1)
+            job = self.engine.wait(job.id, created)
+            if job.status == "done":
+                return pickle.loads(self.engine.store.blob(job.id))
+            if job.status == "error":
+                if job.error_kind == "lookup":
+                    raise LookupError(job.error)
+                raise ValueError(job.error)
+            # cancelled or interrupted by someone else: queue it again
+        raise ValueError(f"the training of {handle} was cancelled; try again")

@@ -423,6 +423,16 @@ class SentencePieceNormalizer:
         for sym in sorted(set(user_defined), key=len, reverse=True):
             self._user.setdefault(sym[0], []).append(sym)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its lock and fast-path caches (rebuilt on first use)."""
+        state = dict(self.__dict__)
+        state.update(_lock=None, _kinds={}, _starters=set(), _conts=set(), _pattern=None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def describe(self) -> str:
         return f"SentencePiece({self.name or 'identity'})"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import threading
 import unicodedata
+from dataclasses import asdict
 from typing import Any
 
 from fastapi import APIRouter, Form, HTTPException, Query, Request
@@ -17,8 +18,8 @@ from tokenizers_core.corpora import corpus_names, load_corpus, udhr_languages
 
 from .. import charts, display
 from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_text, resolve_tokenizer,
-                    store)
-from ..jobs import SweepSpec, jobs
+                    jobs, store)
+from ..jobs import SweepSpec
 from ..render import render
 from ..trained import corpus_text
 
@@ -229,7 +230,7 @@ def sweep_page(request: Request, corpus: str = "botchan", heldout: str = "udhr/e
     try:
         spec = parse_spec(corpus, heldout, algo, sizes)
         ctx["chosen"] = list(spec.algorithms)
-        ctx["job"] = jobs.get(spec.id)
+        ctx["job"] = jobs(request).get(spec.id)
         ctx["spec_id"] = spec.id
         ctx.update(sweep_view(ctx["job"]))
     except ValueError as exc:
@@ -246,16 +247,24 @@ def sweep_run(request: Request, corpus: str = Form("botchan"), heldout: str = Fo
         corpus_text(store(request), spec.heldout)
     except (ValueError, LookupError) as exc:
         raise HTTPException(422, str(exc).strip("'\"")) from None
-    jobs.start(spec, lambda ref: corpus_text(store(request), ref))
+    _start_sweep(request, spec)
     return RedirectResponse(_sweep_url(spec), status_code=303)
 
 
+def _start_sweep(request: Request, spec: SweepSpec):
+    """Queue the sweep (or find it queued, running or done); QueueFull -> 429."""
+    job, _created = jobs(request).submit("sweep", spec.id, asdict(spec),
+                                         total=len(spec.algorithms) * len(spec.sizes))
+    return job
+
+
 @router.post("/sweep/cancel", summary="Cancel a running sweep")
-def sweep_cancel(job: str = Form(...)) -> Any:
-    found = jobs.cancel(job)
+def sweep_cancel(request: Request, job: str = Form(...)) -> Any:
+    found = jobs(request).cancel(job)
     if found is None:
         raise HTTPException(404, f"no sweep {job!r} is running here")
-    return RedirectResponse(_sweep_url(found.spec), status_code=303)
+    return RedirectResponse(_sweep_url(SweepSpec(**{**found.spec, "algorithms": tuple(
+        found.spec["algorithms"]), "sizes": tuple(found.spec["sizes"])})), status_code=303)
 
 
 @router.post("/api/sweep", tags=["api"], status_code=202)
@@ -269,22 +278,22 @@ def sweep_api_start(request: Request, body: dict[str, Any]) -> dict[str, Any]:
         corpus_text(store(request), spec.heldout)
     except (ValueError, LookupError) as exc:
         raise HTTPException(422, str(exc).strip("'\"")) from None
-    return jobs.start(spec, lambda ref: corpus_text(store(request), ref)).to_dict()
+    return _start_sweep(request, spec).to_dict()
 
 
 @router.get("/api/sweep/{job_id}", tags=["api"])
-def sweep_api_status(job_id: str) -> dict[str, Any]:
-    """A sweep's progress and the results so far."""
-    job = jobs.get(job_id)
+def sweep_api_status(request: Request, job_id: str) -> dict[str, Any]:
+    """A sweep's progress and the results so far (any server worker answers)."""
+    job = jobs(request).get(job_id)
     if job is None:
         raise HTTPException(404, f"no sweep {job_id!r} here (start it with POST /api/sweep)")
     return job.to_dict()
 
 
 @router.delete("/api/sweep/{job_id}", tags=["api"])
-def sweep_api_cancel(job_id: str) -> dict[str, Any]:
-    """Cancel a sweep (honoured between two trainings)."""
-    job = jobs.cancel(job_id)
+def sweep_api_cancel(request: Request, job_id: str) -> dict[str, Any]:
+    """Cancel a sweep: a queued one at once, a running one's training process is killed."""
+    job = jobs(request).cancel(job_id)
     if job is None:
         raise HTTPException(404, f"no sweep {job_id!r} here")
     return job.to_dict()

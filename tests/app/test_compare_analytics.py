@@ -105,7 +105,7 @@ def wait_job(client, job_id, timeout=120):
     deadline = time.monotonic() + timeout
     while True:
         job = client.get(f"/api/sweep/{job_id}").json()
-        if job["status"] != "running" or time.monotonic() > deadline:
+        if job["status"] not in ("queued", "running") or time.monotonic() > deadline:
             return job
         time.sleep(0.2)
 

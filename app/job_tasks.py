@@ -1,0 +1,120 @@
+"""What a job runs, in its own worker process (started by `app.jobs.Engine`).
+
+`run_job` first lowers the process's own limits (`resource.setrlimit`: CPU seconds and address
+space), so a runaway training is stopped by the kernel (SIGXCPU) or fails with MemoryError,
+and the server only reads the verdict. Progress and results go straight to the job's row in
+the store, so any server worker can report them.
+
+Tasks:
+- "sweep": train each algorithm at each size, measure a held-out text (results: one row each);
+- "train": train one tokeniser from a handle's spec (result: the pickled tokeniser).
+"""
+from __future__ import annotations
+
+import gc
+import pickle
+import resource
+import signal
+import time
+from typing import Any, Callable
+
+import tokenizers_core as tc
+from tokenizers_core import metrics as M
+
+from .job_store import JobStore
+from .store import CorpusStore
+from .trained import corpus_text
+
+
+def limit_resources(cpu_seconds: int, memory_bytes: int) -> None:
+    """CPU time (SIGXCPU past the soft limit, SIGKILL a few seconds later) and address space
+    (allocations past it raise MemoryError) for this process; no core files; and on Linux,
+    death with the fork server (which ends with its server), so no training outlives a server
+    killed with -9."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
+    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, resource.RLIM_INFINITY))
+
+
+def run_job(db_path: str, job_id: str, kind: str, spec: dict[str, Any], cpu_seconds: int,
+            memory_bytes: int) -> None:
+    """The worker process's main function."""
+    limit_resources(cpu_seconds, memory_bytes)
+    jobs = JobStore(db_path)
+    corpora = CorpusStore(db_path)
+    out_of_memory = False
+    try:
+        results, blob = TASKS[kind](spec, lambda ref: corpus_text(corpora, ref),
+                                    _reporter(jobs, job_id))
+    except MemoryError:
+        out_of_memory = True       # reported below, once the training's memory is freed
+    except LookupError as exc:
+        jobs.finish(job_id, "error", error=str(exc).strip("'\""), error_kind="lookup")
+    except ValueError as exc:
+        jobs.finish(job_id, "error", error=str(exc), error_kind="value")
+    except Exception as exc:   # a job never dies silently: the page shows what went wrong
+        jobs.finish(job_id, "error", error=f"{type(exc).__name__}: {exc}", error_kind="internal")
+    else:
+        jobs.finish(job_id, "done", results=results, blob=blob)
+    if out_of_memory:
+        gc.collect()
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes + 2 ** 27, resource.RLIM_INFINITY))
+        jobs.finish(job_id, "error", error_kind="budget",
+                    error=f"the training went over its memory budget "
+                          f"({memory_bytes // 2**20:,} MB; TOKVIS_JOB_MEMORY_MB)")
+
+
+def _reporter(jobs: JobStore, job_id: str) -> Callable[..., None]:
+    last = [0.0]
+
+    def report(done: int, current: str, results: Any, force: bool = False) -> None:
+        now = time.monotonic()
+        if force or now - last[0] > 0.3:      # at most a few writes a second
+            last[0] = now
+            jobs.progress(job_id, done, current, results)
+    return report
+
+
+def sweep(spec: dict[str, Any], read: Callable[[str], str],
+          report: Callable[..., None]) -> tuple[list[dict[str, Any]], None]:
+    """Train each algorithm at each size on the corpus; measure on the held-out text."""
+    lines = read(spec["corpus"]).splitlines()
+    held = read(spec["heldout"])
+    rows: list[dict[str, Any]] = []
+    for algorithm in spec["algorithms"]:
+        for size in spec["sizes"]:
+            report(len(rows), f"{algorithm} at {size}", rows, force=True)
+            t0 = time.perf_counter()
+            row: dict[str, Any] = {"algorithm": algorithm, "size": size}
+            try:
+                tok = tc.train(algorithm, lines, size)
+                m = M.encoding_metrics(held, tok.encode(held), M.unk_ids(tok.model))
+                row.update(vocab_size=tok.vocab_size, tokens_per_word=m.tokens_per_word,
+                           chars_per_token=m.chars_per_token, tokens=m.tokens, unk=m.unk)
+            except ValueError as exc:
+                row["error"] = str(exc)
+            row["seconds"] = round(time.perf_counter() - t0, 3)
+            rows.append(row)
+    report(len(rows), "", rows, force=True)
+    return rows, None
+
+
+def train(spec: dict[str, Any], read: Callable[[str], str],
+          report: Callable[..., None]) -> tuple[dict[str, Any], bytes]:
+    """Train the tokeniser a handle names; the result is the pickled tokeniser."""
+    text = read(spec["corpus"])
+    report(0, f"{spec['algorithm']} at {spec['vocab_size']}", {}, force=True)
+    try:
+        tok = tc.train(spec["algorithm"], text.splitlines(), spec["vocab_size"],
+                       **spec["options"])
+    except TypeError as exc:  # an option the trainer does not take
+        raise ValueError(f"bad option for {spec['algorithm']}: {exc}") from None
+    return {"vocab_size": tok.vocab_size}, pickle.dumps(tok, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+TASKS = {"sweep": sweep, "train": train}

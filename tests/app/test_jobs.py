@@ -1,0 +1,177 @@
+"""Trainings that cannot run away: a bounded pool and queue shared through the store, cancel that
+kills the training, CPU and memory budgets, any worker answering for any job, and a client that
+leaves cancelling its training. Real worker processes, real SQLite."""
+from __future__ import annotations
+
+import os
+import random
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.config import Settings
+from app.jobs import ClientGone, Engine, QueueFull
+from app.main import create_app
+from app.store import CorpusStore
+
+LONG = {"corpus": "botchan", "heldout": "udhr/eng", "algorithms": ["unigram", "wordpiece", "bpe"],
+        "sizes": [8000, 16000, 32000]}          # a minute or more of training
+
+
+def long_spec(n: int) -> dict:
+    return {**LONG, "sizes": [8000 + n, 16000, 32000]}
+
+
+def wait_for(engine: Engine, job_id: str, statuses=("queued", "running"), timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        job = engine.get(job_id)
+        if job.status not in statuses or time.monotonic() > deadline:
+            return job
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def engine(tmp_path):
+    e = Engine(tmp_path / "jobs.sqlite3", workers=1, queue=2, cpu_seconds=60, memory_mb=4096)
+    yield e
+    e.stop()
+
+
+def test_pool_and_queue_are_bounded(engine):
+    first, created = engine.submit("sweep", "j1", long_spec(1), total=9)
+    assert created
+    assert wait_for(engine, "j1", ("queued",)).status == "running"
+    engine.submit("sweep", "j2", long_spec(2), total=9)
+    engine.submit("sweep", "j3", long_spec(3), total=9)
+    time.sleep(0.5)
+    assert engine.get("j2").status == "queued" and engine.get("j2").place == 1
+    assert engine.get("j3").status == "queued" and engine.get("j3").place == 2
+    with pytest.raises(QueueFull, match="busy: 1 training running and 2 waiting"):
+        engine.submit("sweep", "j4", long_spec(4), total=9)
+    # the same spec again is the same job, not a new one
+    again, created = engine.submit("sweep", "j2", long_spec(2), total=9)
+    assert not created and again.status == "queued"
+    for job_id in ("j3", "j2", "j1"):
+        engine.cancel(job_id)
+    assert wait_for(engine, "j1").status == "cancelled"
+
+
+def test_cancel_kills_the_training_at_once(engine):
+    engine.submit("sweep", "long", LONG, total=9)
+    job = wait_for(engine, "long", ("queued",))
+    time.sleep(1.0)                                   # well inside the first training
+    job = engine.get("long")
+    assert job.status == "running" and job.pid
+    t0 = time.monotonic()
+    engine.cancel("long")
+    job = wait_for(engine, "long", ("running",), timeout=5)
+    assert job.status == "cancelled"
+    assert time.monotonic() - t0 < 2.0
+    assert not os.path.exists(f"/proc/{job.pid}")    # the process is gone, not just flagged
+
+
+def test_a_training_over_its_cpu_budget_is_stopped_and_reported(tmp_path):
+    e = Engine(tmp_path / "cpu.sqlite3", workers=1, queue=2, cpu_seconds=1, memory_mb=4096)
+    try:
+        e.submit("sweep", "cpu", LONG, total=9)
+        job = wait_for(e, "cpu", timeout=30)
+        assert job.status == "error" and "CPU budget of 1 s" in job.error
+    finally:
+        e.stop()
+
+
+def test_a_training_over_its_memory_budget_is_stopped_and_reported(tmp_path):
+    rnd = random.Random(1)
+    words = ["".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rnd.randint(3, 12)))
+             for _ in range(200_000)]
+    text = "\n".join(" ".join(words[i:i + 10]) for i in range(0, len(words), 10))
+    db = tmp_path / "mem.sqlite3"
+    sha = CorpusStore(db).put(text)
+    e = Engine(db, workers=1, queue=2, cpu_seconds=60, memory_mb=100)
+    try:
+        e.submit("train", "mem", {"algorithm": "bpe", "corpus": sha, "vocab_size": 3000,
+                                  "options": {}}, total=1)
+        job = wait_for(e, "mem", timeout=60)
+        assert job.status == "error" and "memory budget (100 MB" in job.error
+    finally:
+        e.stop()
+
+
+def test_any_worker_answers_for_any_job(tmp_path):
+    """Two server processes share the store: one runs the job, the other reports it."""
+    a = Engine(tmp_path / "shared.sqlite3", workers=1)
+    b = Engine(tmp_path / "shared.sqlite3", workers=1)
+    try:
+        spec = {"corpus": "botchan", "heldout": "udhr/eng", "algorithms": ["bpe"], "sizes": [300]}
+        a.submit("sweep", "s", spec, total=1)
+        job = wait_for(b, "s")
+        assert job.status == "done" and job.results[0]["vocab_size"] == 300
+        # asking the other worker for the same sweep gives the finished job, not a new run
+        again, created = b.submit("sweep", "s", spec, total=1)
+        assert not created and again.status == "done"
+    finally:
+        a.stop()
+        b.stop()
+
+
+def test_a_waiting_request_whose_client_left_cancels_its_training(engine):
+    engine.submit("sweep", "w", LONG, total=9)
+    wait_for(engine, "w", ("queued",))
+    with pytest.raises(ClientGone):
+        engine.wait("w", created=True, gone=lambda: True)
+    assert wait_for(engine, "w", ("running",), timeout=5).status == "cancelled"
+
+
+def test_stopping_the_server_marks_running_jobs_interrupted(tmp_path):
+    e = Engine(tmp_path / "stop.sqlite3", workers=1)
+    e.submit("sweep", "x", LONG, total=9)
+    wait_for(e, "x", ("queued",))
+    e.stop()
+    assert e.get("x").status == "interrupted"
+
+
+@pytest.fixture
+def busy_client(tmp_path):
+    s = Settings(db_path=tmp_path / "busy.sqlite3", max_text_chars=20_000,
+                 max_corpus_bytes=2_000_000, max_upload_bytes=2_000_000, regex_timeout=0.5,
+                 job_workers=1, job_queue=1)
+    with TestClient(create_app(s)) as c:
+        yield c
+
+
+def test_api_answers_429_beyond_the_queue_and_shows_the_place(busy_client):
+    c = busy_client
+    ids = []
+    for n in (1, 2):
+        r = c.post("/api/sweep", json=long_spec(n))
+        assert r.status_code == 202
+        ids.append(r.json()["id"])
+    r = c.post("/api/sweep", json=long_spec(3))
+    assert r.status_code == 429 and r.headers["Retry-After"]
+    assert "busy" in r.json()["detail"]
+    r = c.post("/sweep/run", data={"corpus": "botchan", "heldout": "udhr/eng",
+                                   "algo": ["bpe"], "sizes": "8003"})
+    assert r.status_code == 429 and "busy" in r.text
+    deadline = time.monotonic() + 10
+    while c.get(f"/api/sweep/{ids[0]}").json()["status"] != "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    queued = c.get(f"/api/sweep/{ids[1]}").json()
+    assert queued["status"] == "queued" and queued["place"] == 1
+    page = c.get("/sweep", params={"corpus": "botchan", "heldout": "udhr/eng",
+                                   "algo": LONG["algorithms"], "sizes": "8002,16000,32000"})
+    assert "1st in line" in page.text
+    for job_id in ids:
+        assert c.delete(f"/api/sweep/{job_id}").json()["status"] in ("cancelled", "running")
+
+
+def test_api_train_runs_in_the_pool_and_reports_errors(busy_client):
+    c = busy_client
+    r = c.post("/api/train", json={"algorithm": "bpe", "corpus_name": "botchan",
+                                   "vocab_size": 300})
+    assert r.status_code == 200 and r.json()["vocab_size"] == 300
+    r = c.post("/api/train", json={"algorithm": "bpe", "corpus_name": "botchan",
+                                   "vocab_size": 300, "no_such_option": 1})
+    assert r.status_code == 422 and "no_such_option" in r.json()["detail"]

@@ -1,0 +1,151 @@
+"""Jobs against a real uvicorn: a client that leaves cancels its training, a server killed with
+-9 leaves its jobs marked interrupted (and no training behind), and under `--workers 2` every
+status poll is answered, whichever worker takes it."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from app.job_store import JobStore
+from app.trained import make_spec
+
+ROOT = Path(__file__).resolve().parents[2]
+LONG = {"corpus": "botchan", "heldout": "udhr/eng", "algorithms": ["wordpiece", "unigram"],
+        "sizes": [8000, 16000, 20000]}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(db: Path, *extra: str) -> tuple[subprocess.Popen, str]:
+    port = _free_port()
+    env = {**os.environ, "TOKVIS_DB": str(db), "TOKVIS_JOB_WORKERS": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host",
+                             "127.0.0.1", "--port", str(port), "--log-level", "warning", *extra],
+                            cwd=ROOT, env=env, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            urllib.request.urlopen(url + "/api/tokenizers", timeout=2).read()
+            return proc, url
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.2)
+
+
+def stop(proc: subprocess.Popen, sig=signal.SIGTERM) -> None:
+    """Signal the server process only (not its group: its children must end on their own)."""
+    if proc.poll() is None:
+        proc.send_signal(sig)
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def call(url: str, method: str = "GET", body: dict | None = None) -> dict:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read())
+
+
+def until(check, timeout=30.0, step=0.1):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(step)
+
+
+def test_a_client_that_leaves_cancels_its_training(tmp_path):
+    db = tmp_path / "gone.sqlite3"
+    proc, url = start_server(db)
+    try:
+        body = json.dumps({"algorithm": "wordpiece", "corpus_name": "botchan",
+                           "vocab_size": 20000}).encode()
+        host, port = url.removeprefix("http://").split(":")
+        sock = socket.create_connection((host, int(port)))
+        sock.sendall(b"POST /api/train HTTP/1.1\r\nHost: " + f"{host}:{port}".encode() +
+                     b"\r\nContent-Type: application/json\r\nContent-Length: " +
+                     str(len(body)).encode() + b"\r\n\r\n" + body)
+        job_id = "train-" + make_spec("wordpiece", "botchan", 20000, {})[0]
+        jobs = JobStore(db)
+        assert until(lambda: (j := jobs.get(job_id)) and j.status == "running")
+        time.sleep(0.5)
+        sock.close()                                  # the client leaves
+        t0 = time.monotonic()
+        job = until(lambda: (j := jobs.get(job_id)) and j.status != "running" and j, timeout=10)
+        assert job.status == "cancelled"
+        assert time.monotonic() - t0 < 3
+        assert until(lambda: not os.path.exists(f"/proc/{job.pid}"), timeout=3)
+    finally:
+        stop(proc)
+
+
+def test_kill_9_leaves_jobs_interrupted_and_results_kept(tmp_path):
+    db = tmp_path / "restart.sqlite3"
+    proc, url = start_server(db)
+    try:
+        small = call(url + "/api/sweep", "POST", {"corpus": "botchan", "heldout": "udhr/eng",
+                                                  "algorithms": ["bpe"], "sizes": [300]})
+        assert until(lambda: call(f"{url}/api/sweep/{small['id']}")["status"] == "done")
+        long = call(url + "/api/sweep", "POST", LONG)
+        assert until(lambda: call(f"{url}/api/sweep/{long['id']}")["status"] == "running")
+        pid = JobStore(db).get(long["id"]).pid
+    finally:
+        stop(proc, signal.SIGKILL)                    # the server dies mid-training
+    try:
+        assert until(lambda: not os.path.exists(f"/proc/{pid}"), timeout=5), "training outlived it"
+    finally:
+        kill_group(proc)
+    proc, url = start_server(db)
+    try:
+        job = call(f"{url}/api/sweep/{long['id']}")
+        assert job["status"] == "interrupted" and "server stopped" in job["error"]
+        done = call(f"{url}/api/sweep/{small['id']}")
+        assert done["status"] == "done" and done["results"][0]["vocab_size"] == 300
+        # starting it again runs it afresh
+        assert call(url + "/api/sweep", "POST", LONG)["status"] in ("queued", "running")
+        call(f"{url}/api/sweep/{long['id']}", "DELETE")
+    finally:
+        stop(proc)
+
+
+def test_two_uvicorn_workers_both_answer_for_a_job(tmp_path):
+    db = tmp_path / "two.sqlite3"
+    proc, url = start_server(db, "--workers", "2")
+    try:
+        job = call(url + "/api/sweep", "POST", {"corpus": "botchan", "heldout": "udhr/eng",
+                                                "algorithms": ["bpe", "wordpiece"],
+                                                "sizes": [300, 600]})
+        seen = set()
+        for _ in range(40):                           # a new connection each time
+            seen.add(call(f"{url}/api/sweep/{job['id']}")["status"])
+        assert until(lambda: call(f"{url}/api/sweep/{job['id']}")["status"] == "done")
+        assert seen <= {"queued", "running", "done"}
+    finally:
+        stop(proc)
