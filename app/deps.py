@@ -9,6 +9,7 @@ from tokenizers_core import pretrained
 from . import heap
 from .config import Settings
 from .jobs import Engine
+from .step_runs import StepRuns
 from .store import CorpusStore
 from .trained import TrainedTokenizers
 
@@ -30,6 +31,10 @@ def trained(request: Request) -> TrainedTokenizers:
 
 def jobs(request: Request) -> Engine:
     return request.app.state.jobs
+
+
+def step_runs(request: Request) -> StepRuns:
+    return request.app.state.step_runs
 
 
 class UnknownTokenizer(LookupError):

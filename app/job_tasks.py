@@ -12,9 +12,10 @@ Tasks:
 from __future__ import annotations
 
 import gc
+import os
 import pickle
 import resource
-import signal
+import threading
 import time
 from typing import Any, Callable
 
@@ -28,23 +29,33 @@ from .trained import corpus_text
 
 def limit_resources(cpu_seconds: int, memory_bytes: int) -> None:
     """CPU time (SIGXCPU past the soft limit, SIGKILL a few seconds later) and address space
-    (allocations past it raise MemoryError) for this process; no core files; and on Linux,
-    death with the fork server (which ends with its server), so no training outlives a server
-    killed with -9."""
-    try:
-        import ctypes
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+    (allocations past it raise MemoryError) for this process; no core files."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, resource.RLIM_INFINITY))
 
 
+def die_with(server_pid: int) -> None:
+    """End this process soon after the server that started it is gone (killed with -9, say):
+    its job is then marked interrupted, and no training may go on unwatched. (The fork server
+    stays up while its children do, so its death cannot be the signal.)"""
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            try:
+                os.kill(server_pid, 0)
+            except ProcessLookupError:
+                os._exit(3)
+            except PermissionError:
+                pass
+    threading.Thread(target=watch, daemon=True, name="die-with-server").start()
+
+
 def run_job(db_path: str, job_id: str, kind: str, spec: dict[str, Any], cpu_seconds: int,
-            memory_bytes: int) -> None:
+            memory_bytes: int, server_pid: int) -> None:
     """The worker process's main function."""
     limit_resources(cpu_seconds, memory_bytes)
+    die_with(server_pid)
     jobs = JobStore(db_path)
     corpora = CorpusStore(db_path)
     out_of_memory = False

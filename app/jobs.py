@@ -198,7 +198,7 @@ class Engine:
             child = _context().Process(
                 target=run_job, name=f"tokvis-job-{job.id}", daemon=True,
                 args=(self.db_path, job.id, job.kind, job.spec, self.cpu_seconds,
-                      self.memory_bytes))
+                      self.memory_bytes, os.getpid()))
             child.start()
             self._children[job.id] = child
             self.store.started(job.id, child.pid)

@@ -17,6 +17,7 @@ from .config import Settings
 from .jobs import ClientGone, Engine, QueueFull, current_request
 from .render import ROOT, render
 from .security import SecurityMiddleware
+from .step_runs import StepRuns
 from .routers import analytics, api, compare, corpora, visualiser
 from .routers import wordpiece
 from .routers import unigram
@@ -76,6 +77,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                             queue=settings.job_queue, cpu_seconds=settings.job_cpu_seconds,
                             memory_mb=settings.job_memory_mb)
     app.state.trained = TrainedTokenizers(app.state.store, engine=app.state.jobs)
+    app.state.step_runs = StepRuns(workers=settings.job_workers, queue=settings.job_queue,
+                                   cpu_seconds=settings.job_cpu_seconds)
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
     app.include_router(visualiser.router)
     app.include_router(corpora.router)

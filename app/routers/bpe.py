@@ -12,11 +12,12 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import corpus_names
+from tokenizers_core.models.bpe import gc_paused
 from tokenizers_core.models.bpe_explore import (RULES, VARIANTS, encode_trace, merge_tree_of,
                                                 training_session)
 
 from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_step_text, resolve_tokenizer,
-                    store)
+                    step_runs, store)
 from .. import heap
 from ..render import render
 from ..trained import corpus_text as corpus_by_ref
@@ -119,7 +120,7 @@ def train_page(request: Request, corpus: str = "", variant: str = "bpe",
             ctx["corpus_text"] = text
         session = training_session(text, variant, size, **options)
         if not session.run_for(SYNC_SECONDS):          # a big run: train on, show progress
-            session.finish_in_background()
+            step_runs(request).start(("bpe", id(session)), lambda: _advance(session))
             ctx.update(training=True, done=session.progress, size=size,
                        pseudocode=TRAIN_PSEUDOCODE["hf"], step=step)
             return render(request, "bpe_train.html", ctx, block="step")
@@ -149,6 +150,12 @@ def train_page(request: Request, corpus: str = "", variant: str = "bpe",
     else:
         ctx["pseudocode"] = TRAIN_PSEUDOCODE["hf"]
     return render(request, "bpe_train.html", ctx, block="step", status_code=status)
+
+
+def _advance(session) -> bool:
+    """A chunk of a background run (`app.step_runs`): True once the run is finished."""
+    with gc_paused:
+        return session.run_for(0.25)
 
 
 def _settle(session) -> None:
@@ -318,7 +325,9 @@ def train_steps_api(request: Request, corpus: str = "", variant: str = "bpe",
         size, options = _options(variant, _whole(vocab_size), pattern, min_frequency, corpus)
         text = DEFAULT_CORPUS if not corpus else corpus_by_ref(store(request), corpus)
         session = training_session(text, variant, size, **options)
-        session.total_steps()
+        if not session.finished:       # in the bounded pool; stops if the client leaves
+            runs = step_runs(request)
+            runs.wait(runs.start(("bpe", id(session)), lambda: _advance(session)))
     except LookupError as exc:
         raise HTTPException(404, str(exc)) from None
     except ValueError as exc:

@@ -4,8 +4,9 @@
 Each page is a pure function of its URL. A model is `tiny` (the demo where `▁cat` scores high),
 a bundled SentencePiece Unigram model, a trained handle, or `upload-<sha256>` for a `.model` file
 uploaded here (stored base64-encoded in the corpus store, so the URL stays a permalink).
-Training runs in a background thread keyed by (corpus, vocab size, sample words); a request
-waits up to WAIT_SECONDS, then shows the rounds done so far and polls (htmx) for the rest.
+Training runs in the bounded pool of step runs (`app.step_runs`), keyed by (corpus, vocab size,
+sample words); a request waits up to WAIT_SECONDS, then shows the rounds done so far and polls
+(htmx) for the rest.
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from tokenizers_core.sentencepiece_model import load_bytes
 from .. import uploads
 from ..charts import line_chart
 from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_text, resolve_tokenizer,
-                    settings, store, trained)
+                    settings, step_runs, store, trained)
 from ..render import render
 from ..store import is_sha256, sha256_text
 from ..trained import corpus_text as corpus_by_ref
@@ -272,28 +273,33 @@ async def lattice_upload(request: Request, file: UploadFile = File(...),
 
 # ---- training ----------------------------------------------------------------------------------
 class _Run:
-    """One training run in a background thread; `steps` grows round by round."""
+    """One training run, advanced one round at a time in the bounded pool (`app.step_runs`);
+    `steps` grows round by round."""
 
     def __init__(self, text: str, vocab_size: int, words: tuple[str, ...]) -> None:
         self.trainer = UnigramTrainer(text.splitlines(), vocab_size, sample_words=words)
         self.steps: list[Any] = []
-        self.error: str | None = None
-        self.finished = threading.Event()
-        threading.Thread(target=self._work, daemon=True).start()
+        self.job: Any = None             # the current background run (a step_runs.Run)
+        self._rounds: Any = None
 
-    def _work(self) -> None:
+    def advance(self) -> bool:
+        """One round (True when training is over)."""
+        if self._rounds is None:
+            self._rounds = self.trainer.rounds()
         try:
-            for step in self.trainer.rounds():
-                self.steps.append(step)
-        except ValueError as exc:
-            self.error = str(exc)
-        finally:
-            self.finished.set()
+            self.steps.append(next(self._rounds))
+        except StopIteration:
+            return True
+        return False
+
+    @property
+    def done(self) -> bool:
+        return self.job is not None and self.job.status == "done"
 
 
-def _run(text: str, vocab_size: int, words: tuple[str, ...]) -> _Run:
-    """The run for these inputs, started if need be; waits a little so small corpora finish
-    within the request."""
+def _run(request: Request, text: str, vocab_size: int, words: tuple[str, ...]) -> _Run:
+    """The run for these inputs, started (or carried on) if need be; waits a little so small
+    corpora finish within the request."""
     key = (sha256_text(text), vocab_size, words)
     with _LOCK:
         run = _RUNS.get(key)
@@ -303,11 +309,13 @@ def _run(text: str, vocab_size: int, words: tuple[str, ...]) -> _Run:
             run = _RUNS[key] = _Run(text, vocab_size, words)
             while len(_RUNS) > 16:
                 _RUNS.popitem(last=False)
-    run.finished.wait(timeout=WAIT_SECONDS)
-    if run.error is not None:
+    if not run.done:
+        run.job = step_runs(request).start(("unigram", key), run.advance)
+        run.job.finished.wait(timeout=WAIT_SECONDS)
+    if run.job.status == "error":
         with _LOCK:
             _RUNS.pop(key, None)          # let a later request try again
-        raise ValueError(run.error)
+        raise ValueError(run.job.error)
     return run
 
 
@@ -351,7 +359,7 @@ def train_page(request: Request, corpus: str = DEFAULT_CORPUS, vocab_size: int =
         text = corpus_by_ref(store(request), corpus)
         ctx["corpus_text"] = text if len(text) <= 20_000 else ""
         sample_words = tuple(w for w in words.split() if w)[:12] or _default_words(text)
-        run = _run(text, vocab_size, sample_words)
+        run = _run(request, text, vocab_size, sample_words)
     except LookupError as exc:
         ctx["error"], status = str(exc), 404
     except ValueError as exc:
@@ -373,7 +381,7 @@ def train_page(request: Request, corpus: str = DEFAULT_CORPUS, vocab_size: int =
         ctx.update(steps=steps, total=total, step=k, current=current, chart=chart,
                    line=line, sentence=_train_sentence(k, steps), n_words=run.trainer.total_freq,
                    distinct=len(run.trainer.words), sample_words=" ".join(sample_words),
-                   running=not run.finished.is_set())
+                   running=not run.done)
     return render(request, "unigram_train.html", ctx, block="step", status_code=status)
 
 

@@ -20,7 +20,7 @@ from tokenizers_core.models.wordpiece_train import (TrainingCheckpoints, WordPie
                                                     corpus_key)
 
 from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_step_text, resolve_tokenizer,
-                    store)
+                    step_runs, store)
 from ..render import render
 from ..trained import corpus_text as corpus_by_ref
 from .api import _store_corpus
@@ -171,12 +171,31 @@ def _train_options(vocab_size: int, min_frequency: int) -> dict[str, int]:
     return {"vocab_size": vocab_size, "min_frequency": min_frequency}
 
 
-def _all_steps(key: Any, make) -> list:
+class _Training:
+    """A background run's work: make the trainer, then 100 merges a chunk."""
+
+    def __init__(self, make) -> None:
+        self.make, self.trainer = make, None
+
+    def __call__(self) -> bool:
+        if self.trainer is None:
+            self.trainer = self.make()
+        for _ in range(100):
+            if self.trainer.step() is None:
+                return True
+        return False
+
+
+def _all_steps(request: Request, key: Any, make) -> list:
+    """Every merge of the run, trained in the bounded pool of step runs (`app.step_runs`): in
+    chunks, so the run stops if the client leaves or its CPU budget runs out."""
     with _TOTALS_LOCK:
         if key in _TOTALS:
             _TOTALS.move_to_end(key)
             return _TOTALS[key]
-    steps = make().run().steps
+    runs = step_runs(request)
+    run = runs.wait(runs.start(("wordpiece", key), _Training(make)))
+    steps = run.advance.trainer.steps       # the run may be another request's: its trainer
     with _TOTALS_LOCK:
         _TOTALS[key] = steps
         while len(_TOTALS) > 32:
@@ -226,7 +245,7 @@ def train_page(request: Request, corpus: str = "", vocab_size: int = DEFAULT_VOC
                 words = count_words(text)
             return WordPieceTrainer(words, **options)
 
-        steps = _all_steps(key, make)
+        steps = _all_steps(request, key, make)
         k = min(max(step, 0), len(steps))
         trainer = _CHECKPOINTS.state_at(key, make, k)
     except LookupError as exc:
@@ -295,6 +314,6 @@ def train_steps_api(request: Request, corpus: str = "", vocab_size: int = DEFAUL
     except ValueError as exc:
         raise HTTPException(422, str(exc)) from None
     key = corpus_key(text, **options)
-    steps = _all_steps(key, lambda: WordPieceTrainer(count_words(text), **options))
+    steps = _all_steps(request, key, lambda: WordPieceTrainer(count_words(text), **options))
     return {"corpus": corpus or "default", "vocab_size": vocab_size,
             "steps": [s.to_dict() for s in steps]}

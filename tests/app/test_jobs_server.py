@@ -21,6 +21,14 @@ LONG = {"corpus": "botchan", "heldout": "udhr/eng", "algorithms": ["wordpiece", 
         "sizes": [8000, 16000, 20000]}
 
 
+def running(pid: int) -> bool:
+    """The process exists and is not a zombie waiting for its (new) parent to reap it."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in "ZX"
+    except OSError:
+        return False
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -101,7 +109,7 @@ def test_a_client_that_leaves_cancels_its_training(tmp_path):
         job = until(lambda: (j := jobs.get(job_id)) and j.status != "running" and j, timeout=10)
         assert job.status == "cancelled"
         assert time.monotonic() - t0 < 3
-        assert until(lambda: not os.path.exists(f"/proc/{job.pid}"), timeout=3)
+        assert until(lambda: not running(job.pid), timeout=3)
     finally:
         stop(proc)
 
@@ -119,7 +127,7 @@ def test_kill_9_leaves_jobs_interrupted_and_results_kept(tmp_path):
     finally:
         stop(proc, signal.SIGKILL)                    # the server dies mid-training
     try:
-        assert until(lambda: not os.path.exists(f"/proc/{pid}"), timeout=5), "training outlived it"
+        assert until(lambda: not running(pid), timeout=5), "training outlived it"
     finally:
         kill_group(proc)
     proc, url = start_server(db)
