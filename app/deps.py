@@ -1,7 +1,10 @@
 """What routes share: the settings, the corpus store, and resolving a tokeniser by name."""
 from __future__ import annotations
 
-from fastapi import HTTPException, Request
+from typing import Annotated, Any
+
+from fastapi import Form, HTTPException, Query, Request
+from pydantic import StringConstraints
 
 import tokenizers_core as tc
 from tokenizers_core import pretrained
@@ -113,6 +116,20 @@ def special_kwargs(tok: tc.Tokenizer, allow: str | list[str] | None) -> dict:
         raise ValueError(f"{tok.name} has no special tokens to allow in the text; "
                          "only the OpenAI encodings (r50k_base, cl100k_base, o200k_base) do")
     return {"allowed_special": allow}
+
+
+# A tokeniser, corpus or algorithm name in an API query: never empty (`/api/tax?tok=` is 422).
+Name = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+
+
+def bounded(default: Any, lo: float, hi: float | None = None, form: bool = False) -> Any:
+    """A query (or form) parameter whose bounds the OpenAPI schema states while the route checks
+    them itself, so that a page shows its own message in place (FastAPI's validation would
+    answer first, with its own). Use: `vocab_size: int = bounded(300, 4, 8000)`."""
+    extra: dict[str, Any] = {"minimum": lo}
+    if hi is not None:
+        extra["maximum"] = hi
+    return (Form if form else Query)(default, json_schema_extra=extra)
 
 
 BAD_INPUT = (HTTPException, LookupError, ValueError)

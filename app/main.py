@@ -1,6 +1,7 @@
 """The FastAPI application (`uvicorn app.main:app`)."""
 from __future__ import annotations
 
+import re
 import time
 from contextlib import asynccontextmanager
 
@@ -12,7 +13,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import uploads
+from . import openapi, uploads
 from .config import Settings
 from .jobs import ClientGone, Engine, QueueFull, current_request
 from .render import ROOT, render
@@ -28,8 +29,9 @@ from .trained import TrainedTokenizers
 
 class RequestContext:
     """Pure ASGI: the `Server-Timing` header (how long the server spent, for the browser's
-    devtools and the benchmarks), and the request in `jobs.current_request`, so that a route
-    waiting for a training can tell when its client has left."""
+    devtools and the benchmarks); the request in `jobs.current_request`, so that a route
+    waiting for a training can tell when its client has left; and HEAD answered as GET without
+    the body (FastAPI routes list GET only)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -39,12 +41,19 @@ class RequestContext:
             await self.app(scope, receive, send)
             return
         start = time.perf_counter()
+        head = scope["method"] == "HEAD"
+        if head:
+            scope = {**scope, "method": "GET"}
         token = current_request.set(Request(scope, receive))
 
         async def timed(message: Message) -> None:
             if message["type"] == "http.response.start":
                 MutableHeaders(scope=message)["Server-Timing"] = \
                     f"app;dur={(time.perf_counter() - start) * 1000:.1f}"
+            elif head and message["type"] == "http.response.body":
+                if message.get("more_body"):
+                    return
+                message = {"type": "http.response.body", "body": b""}
             await send(message)
         try:
             await self.app(scope, receive, timed)
@@ -96,11 +105,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):
+        headers = dict(getattr(exc, "headers", None) or {})
+        if exc.status_code == 405:          # every method the path takes, not one route's
+            headers["Allow"] = allowed_methods(app, request.scope) or headers.get("Allow", "")
         if request.url.path.startswith("/api") or request.url.path.startswith("/static"):
             return JSONResponse({"detail": exc.detail}, status_code=exc.status_code,
-                                headers=getattr(exc, "headers", None))
-        return render(request, "error.html", {"status": exc.status_code, "message": exc.detail},
-                      status_code=exc.status_code)
+                                headers=headers)
+        response = render(request, "error.html",
+                          {"status": exc.status_code, "message": exc.detail},
+                          status_code=exc.status_code)
+        response.headers.update(headers)
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError):
@@ -135,7 +150,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return render(request, "error.html", {"status": 422, "message": str(exc)},
                       status_code=422)
 
+    app.openapi = lambda: openapi.schema(app)
     return app
+
+
+def allowed_methods(app: FastAPI, scope: Scope) -> str:
+    """The methods the OpenAPI schema lists for this path (HEAD wherever GET is), for `Allow`.
+    (Starlette names only the first route that matched the path, and FastAPI's GET routes do
+    not list the HEAD that `RequestContext` answers.)"""
+    path = scope.get("path", "")
+    methods: set[str] = set()
+    for template, item in app.openapi()["paths"].items():
+        pattern = "^" + re.sub(r"\\{[^/]+?\\}", "[^/]+", re.escape(template)) + "$"
+        if re.match(pattern, path):
+            methods |= {m.upper() for m in item}
+    if "GET" in methods:
+        methods.add("HEAD")
+    return ", ".join(sorted(methods))
 
 
 app = create_app()

@@ -6,10 +6,11 @@ import functools
 import threading
 import unicodedata
 from dataclasses import asdict
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
+from pydantic import BaseModel, Field
 
 import tokenizers_core as tc
 from tokenizers_core import metrics as M
@@ -17,7 +18,7 @@ from tokenizers_core import normalizers, pretrained
 from tokenizers_core.corpora import corpus_names, load_corpus, udhr_languages
 
 from .. import charts, display
-from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_text, resolve_tokenizer,
+from ..deps import (BAD_INPUT, Name, UnknownTokenizer, bad_input, check_text, resolve_tokenizer,
                     jobs, store)
 from ..jobs import SweepSpec
 from ..render import render
@@ -91,7 +92,7 @@ def tax_page(request: Request, tok: list[str] | None = Query(None),
 
 
 @router.get("/api/tax", tags=["api"])
-def tax_api(tok: list[str] | None = Query(None)) -> dict[str, Any]:
+def tax_api(tok: list[Name] | None = Query(None, max_length=16)) -> dict[str, Any]:
     """Ordinary tokens per UDHR language for each tokeniser, and the ratio to English."""
     names = [pretrained.canonical_name(t) for t in (tok or vocab_tokenizers()) if t]
     for n in names:
@@ -161,7 +162,8 @@ def unicode_page(request: Request, text: str | None = None,
 
 
 @router.get("/api/unicode", tags=["api"])
-def unicode_api(request: Request, text: str, tok: list[str] | None = Query(None)) -> list[dict[str, Any]]:
+def unicode_api(request: Request, text: str,
+                tok: list[Name] | None = Query(None, max_length=16)) -> list[dict[str, Any]]:
     """The four normal forms of a text, their code points, and how each tokeniser splits them."""
     check_text(request, text)
     names = [t for t in (tok or [n for n in DEFAULT_LAB_TOKENIZERS if pretrained.is_bundled(n)]) if t]
@@ -175,6 +177,15 @@ def unicode_api(request: Request, text: str, tok: list[str] | None = Query(None)
 DEFAULT_SIZES = (250, 500, 1000, 2000, 4000)
 DEFAULT_SWEEP_ALGOS = ("bpe", "wordpiece", "unigram")
 MAX_SIZES = 12
+MAX_SWEEP_VOCAB = 50_000
+
+
+class SweepRequest(BaseModel):
+    corpus: Name = Field("botchan", description="a bundled corpus or a stored corpus's sha256")
+    heldout: Name = Field("udhr/eng", description="the text measured with each tokeniser")
+    algorithms: list[Name] | None = Field(None, max_length=8, examples=[["bpe", "unigram"]])
+    sizes: list[Annotated[int, Field(ge=2, le=MAX_SWEEP_VOCAB)]] = Field(
+        list(DEFAULT_SIZES), min_length=1, max_length=MAX_SIZES)
 
 
 def parse_spec(corpus: str, heldout: str, algo: list[str] | None, sizes: str) -> SweepSpec:
@@ -191,8 +202,8 @@ def parse_spec(corpus: str, heldout: str, algo: list[str] | None, sizes: str) ->
         raise ValueError(f"sizes must be whole numbers separated by commas, got {sizes!r}") from None
     if not values or len(values) > MAX_SIZES:
         raise ValueError(f"give between 1 and {MAX_SIZES} vocab sizes")
-    if values[0] < 2 or values[-1] > 50_000:
-        raise ValueError("vocab sizes must be between 2 and 50000")
+    if values[0] < 2 or values[-1] > MAX_SWEEP_VOCAB:
+        raise ValueError(f"vocab sizes must be between 2 and {MAX_SWEEP_VOCAB}")
     return SweepSpec(corpus, heldout, algos, values)
 
 
@@ -268,12 +279,12 @@ def sweep_cancel(request: Request, job: str = Form(...)) -> Any:
 
 
 @router.post("/api/sweep", tags=["api"], status_code=202)
-def sweep_api_start(request: Request, body: dict[str, Any]) -> dict[str, Any]:
-    """Start a sweep: {"corpus", "heldout", "algorithms": [...], "sizes": [...]} -> the job."""
+def sweep_api_start(request: Request, body: SweepRequest) -> dict[str, Any]:
+    """Start a sweep (or find the same one queued, running or done) -> the job; 429 when too
+    many trainings wait."""
     try:
-        spec = parse_spec(str(body.get("corpus", "botchan")), str(body.get("heldout", "udhr/eng")),
-                          list(body.get("algorithms") or []) or None,
-                          ",".join(str(s) for s in body.get("sizes", DEFAULT_SIZES)))
+        spec = parse_spec(body.corpus, body.heldout, body.algorithms or None,
+                          ",".join(str(s) for s in body.sizes))
         corpus_text(store(request), spec.corpus)
         corpus_text(store(request), spec.heldout)
     except (ValueError, LookupError) as exc:

@@ -51,13 +51,16 @@ class EncodeResponse(BaseModel):
     type_ids: list[int]
 
 
+MAX_TRAIN_VOCAB = 100_000      # the largest vocabulary /api/train builds
+
+
 class TrainRequest(BaseModel):
     model_config = ConfigDict(extra="allow")
     algorithm: str = Field(examples=["bpe"])
     corpus: Text | None = Field(None, description="the training text itself")
     corpus_name: str | None = Field(None, description="a bundled corpus (botchan, udhr/eng, ...) "
                                     "or the sha256 of a stored corpus")
-    vocab_size: int = Field(examples=[1000])
+    vocab_size: int = Field(examples=[1000], ge=1, le=MAX_TRAIN_VOCAB)
 
 
 class TrainResponse(BaseModel):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 import tokenizers_core as tc
@@ -17,7 +17,7 @@ from tokenizers_core.models.bpe_explore import (RULES, VARIANTS, encode_trace, m
                                                 training_session)
 
 from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_step_text, resolve_tokenizer,
-                    step_runs, store)
+                    bounded, step_runs, store)
 from .. import heap
 from ..render import render
 from ..trained import corpus_text as corpus_by_ref
@@ -32,6 +32,8 @@ DEFAULT_VOCAB = {"bpe": 24, "byte_bpe": 270, "sentencepiece_bpe": 30}
 PATTERNS = ("gpt2", "cl100k", "o200k")
 MAX_VIEW_VOCAB = 50_000
 WORD_PAGE = 20
+VOCAB_QUERY = Query("", max_length=12, description=(
+    f"blank for the default, or a whole number from 1 to {MAX_VIEW_VOCAB:,}"))
 SYNC_SECONDS = 0.5                # train this long within a request; longer runs show progress
 
 TRAIN_PSEUDOCODE = {
@@ -106,8 +108,8 @@ def _train_context(corpus: str, variant: str, vocab_size: int | None, pattern: s
 
 @router.get("/bpe/train", response_class=HTMLResponse, summary="BPE training, one merge at a time")
 def train_page(request: Request, corpus: str = "", variant: str = "bpe",
-               vocab_size: str = "", pattern: str = "gpt2", min_frequency: int = 0,
-               step: int = 0, page: int = 0, play: bool = False) -> HTMLResponse:
+               vocab_size: str = VOCAB_QUERY, pattern: str = "gpt2",
+               min_frequency: int = bounded(0, 0), step: int = 0, page: int = 0, play: bool = False) -> HTMLResponse:
     ctx = _train_context(corpus, variant, None, pattern, min_frequency, page, play)
     ctx["vocab_size"] = ctx["params"]["vocab_size"] = vocab_size.strip() or None
     status = 200
@@ -319,8 +321,8 @@ def _encode_sentence(step, k: int, total: int, show) -> str:
 @router.get("/api/bpe/train_steps", tags=["api"],
             summary="Every merge of BPE training (bpe, byte_bpe, sentencepiece_bpe), as step dicts")
 def train_steps_api(request: Request, corpus: str = "", variant: str = "bpe",
-                    vocab_size: str = "", pattern: str = "gpt2",
-                    min_frequency: int = 0) -> dict[str, Any]:
+                    vocab_size: str = VOCAB_QUERY, pattern: str = "gpt2",
+                    min_frequency: int = bounded(0, 0)) -> dict[str, Any]:
     try:
         size, options = _options(variant, _whole(vocab_size), pattern, min_frequency, corpus)
         text = DEFAULT_CORPUS if not corpus else corpus_by_ref(store(request), corpus)

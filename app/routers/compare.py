@@ -21,7 +21,7 @@ from tokenizers_core import pretrained
 from tokenizers_core.corpora import corpus_names
 
 from .. import display
-from ..deps import check_text, resolve_tokenizer, trained
+from ..deps import Name, bounded, check_text, resolve_tokenizer, trained
 from ..render import render
 from ..trained import make_spec
 from .visualiser import step_link
@@ -33,6 +33,7 @@ DEFAULT_COLUMNS = ["bpe", "wordpiece", "unigram", "o200k_base", "bert-base-uncas
 DEFAULT_CORPUS = "botchan"
 DEFAULT_VOCAB = 1000
 MAX_COLUMNS = 8
+MAX_VOCAB = 100_000
 ALGORITHM_TITLES = {"bpe": "BPE", "byte_bpe": "Byte-level BPE", "wordpiece": "WordPiece",
                     "unigram": "Unigram", "sentencepiece_bpe": "SentencePiece BPE"}
 
@@ -145,15 +146,16 @@ def _validate(request: Request, text: str, specs: list[str], vocab: int) -> str 
         return str(exc.detail)
     if len(specs) > MAX_COLUMNS:
         return f"at most {MAX_COLUMNS} columns, please (got {len(specs)})"
-    if not 2 <= vocab <= 100_000:
-        return "the vocab size must be between 2 and 100000"
+    if not 2 <= vocab <= MAX_VOCAB:
+        return f"the vocab size must be between 2 and {MAX_VOCAB}"
     return None
 
 
 @router.get("/compare", response_class=HTMLResponse, summary="Compare tokenisers side by side")
 def compare_page(request: Request, text: str | None = None,
                  col: list[str] | None = Query(None), corpus: str = DEFAULT_CORPUS,
-                 vocab: int = DEFAULT_VOCAB, ref: int = 0, wait: bool = False) -> HTMLResponse:
+                 vocab: int = bounded(DEFAULT_VOCAB, 2, MAX_VOCAB), ref: int = 0,
+                 wait: bool = False) -> HTMLResponse:
     text = DEFAULT_TEXT if text is None else text
     specs = [c for c in (col or default_columns()) if c]
     error = _validate(request, text, specs, vocab)
@@ -169,7 +171,7 @@ def compare_page(request: Request, text: str | None = None,
 @router.get("/compare/column", response_class=HTMLResponse,
             summary="One compare column (trains its model if needed)")
 def compare_column(request: Request, i: int, text: str = "", col: list[str] = Query(...),
-                   corpus: str = DEFAULT_CORPUS, vocab: int = DEFAULT_VOCAB,
+                   corpus: str = DEFAULT_CORPUS, vocab: int = bounded(DEFAULT_VOCAB, 2, MAX_VOCAB),
                    ref: int = 0) -> HTMLResponse:
     error = _validate(request, text, col, vocab)
     if error:
@@ -194,8 +196,9 @@ class CompareColumnOut(BaseModel):
 
 
 @router.get("/api/compare", tags=["api"], response_model=list[CompareColumnOut])
-def compare_api(request: Request, text: str, col: list[str] | None = Query(None),
-                corpus: str = DEFAULT_CORPUS, vocab: int = DEFAULT_VOCAB,
+def compare_api(request: Request, text: str,
+                col: list[Name] | None = Query(None, max_length=MAX_COLUMNS),
+                corpus: str = DEFAULT_CORPUS, vocab: int = bounded(DEFAULT_VOCAB, 2, MAX_VOCAB),
                 ref: int = 0) -> list[dict[str, Any]]:
     """The compare view's data: per column the tokens, offsets, the indices of tokens whose
     boundaries differ from the reference column, and the metrics."""

@@ -28,7 +28,7 @@ from tokenizers_core.sentencepiece_model import load_bytes
 from .. import uploads
 from ..charts import line_chart
 from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_text, resolve_tokenizer,
-                    settings, step_runs, store, trained)
+                    bounded, settings, step_runs, store, trained)
 from ..render import render
 from ..store import is_sha256, sha256_text
 from ..trained import corpus_text as corpus_by_ref
@@ -202,7 +202,7 @@ def _lattice_line(k: int, n: int, total: int) -> int:
 @router.get("/unigram/lattice", response_class=HTMLResponse,
             summary="The Unigram Viterbi lattice, one end position at a time")
 def lattice_page(request: Request, model: str = "tiny", text: str = DEFAULT_TEXT, step: int = 0,
-                 n: int = 5, seed: int | None = None, alpha: float = 0.1, nbest_size: int = -1,
+                 n: int = bounded(5, 1, MAX_NBEST), seed: int | None = None, alpha: float = 0.1, nbest_size: int = -1,
                  play: bool = False) -> HTMLResponse:
     params = {"model": model, "text": text, "n": n if n != 5 else None}
     ctx: dict[str, Any] = {"model": model, "text": text, "params": params, "error": None,
@@ -345,7 +345,8 @@ def _train_sentence(k: int, steps: list) -> str:
 
 @router.get("/unigram/train", response_class=HTMLResponse,
             summary="Unigram training, one EM + pruning round at a time")
-def train_page(request: Request, corpus: str = DEFAULT_CORPUS, vocab_size: int = DEFAULT_VOCAB,
+def train_page(request: Request, corpus: str = DEFAULT_CORPUS,
+               vocab_size: int = bounded(DEFAULT_VOCAB, 4, MAX_TRAIN_VOCAB),
                step: int = 0, words: str = "", play: bool = False) -> HTMLResponse:
     params = {"corpus": corpus, "vocab_size": vocab_size, "words": words or None}
     ctx: dict[str, Any] = {"corpus": corpus, "vocab_size": vocab_size, "words": words,
@@ -403,8 +404,11 @@ def train_post(request: Request, corpus_text: str = Form(""),
 @router.post("/unigram/train/use", response_class=HTMLResponse,
              summary="Register the trained model as a handle and open it in the lattice view")
 def train_use(request: Request, corpus: str = Form(DEFAULT_CORPUS),
-              vocab_size: int = Form(DEFAULT_VOCAB), text: str = Form("")) -> Any:
+              vocab_size: int = bounded(DEFAULT_VOCAB, 4, MAX_TRAIN_VOCAB, form=True),
+              text: str = Form("")) -> Any:
     try:
+        if not 4 <= vocab_size <= MAX_TRAIN_VOCAB:
+            raise ValueError(f"vocab_size must be between 4 and {MAX_TRAIN_VOCAB:,}")
         handle, _tok = trained(request).train("unigram", corpus, vocab_size)
     except LookupError as exc:
         raise HTTPException(404, str(exc)) from None
@@ -418,7 +422,7 @@ def train_use(request: Request, corpus: str = Form(DEFAULT_CORPUS),
 @router.get("/api/unigram/lattice", tags=["api"],
             summary="The Viterbi steps and n-best splits of a Unigram model on a text")
 def lattice_api(request: Request, text: str, model: str = "botchan_en_unigram_1000",
-                n: int = 5) -> dict[str, Any]:
+                n: int = bounded(5, 1, MAX_NBEST)) -> dict[str, Any]:
     check_text(request, text)
     try:
         if not 1 <= n <= MAX_NBEST:

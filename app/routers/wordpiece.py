@@ -20,7 +20,7 @@ from tokenizers_core.models.wordpiece_train import (TrainingCheckpoints, WordPie
                                                     corpus_key)
 
 from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_step_text, resolve_tokenizer,
-                    step_runs, store)
+                    bounded, step_runs, store)
 from ..render import render
 from ..trained import corpus_text as corpus_by_ref
 from .api import _store_corpus
@@ -222,8 +222,9 @@ def _train_sentence(k: int, steps: list, trainer: WordPieceTrainer) -> str:
 
 @router.get("/wordpiece/train", response_class=HTMLResponse,
             summary="WordPiece training, one merge at a time")
-def train_page(request: Request, corpus: str = "", vocab_size: int = DEFAULT_VOCAB_SIZE,
-               min_frequency: int = 0, step: int = 0, page: int = 0,
+def train_page(request: Request, corpus: str = "",
+               vocab_size: int = bounded(DEFAULT_VOCAB_SIZE, 1, MAX_TRAIN_VOCAB),
+               min_frequency: int = bounded(0, 0), step: int = 0, page: int = 0,
                play: bool = False) -> HTMLResponse:
     params = {"corpus": corpus or None, "vocab_size": vocab_size,
               "min_frequency": min_frequency or None, "page": page or None}
@@ -304,8 +305,9 @@ def encode_steps_api(request: Request, text: str, vocab: str = "bert-base-uncase
 
 @router.get("/api/wordpiece/train_steps", tags=["api"],
             summary="Every merge of WordPiece training, as step dicts")
-def train_steps_api(request: Request, corpus: str = "", vocab_size: int = DEFAULT_VOCAB_SIZE,
-                    min_frequency: int = 0) -> dict[str, Any]:
+def train_steps_api(request: Request, corpus: str = "",
+                    vocab_size: int = bounded(DEFAULT_VOCAB_SIZE, 1, MAX_TRAIN_VOCAB),
+                    min_frequency: int = bounded(0, 0)) -> dict[str, Any]:
     try:
         options = _train_options(vocab_size, min_frequency)
         text = DEFAULT_CORPUS if not corpus else corpus_by_ref(store(request), corpus)

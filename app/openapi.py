@@ -1,0 +1,93 @@
+"""The OpenAPI schema, made to say what the server does (`app.openapi = lambda: schema(app)`).
+
+FastAPI's generated schema is right about the routes and their parameters but not about their
+answers here:
+- errors are `{"detail": "message"}` (app/main.py's handlers), not FastAPI's list of
+  validation errors: every 4xx refers to one `Error` schema;
+- the statuses a route can give besides its success are listed: 400 (a malformed form), 403 (a
+  cross-site request refused, on POST/DELETE; app/security.py), 404 (an unknown tokeniser,
+  corpus, job or model), 413 (over a size limit), 422 (invalid input), 429 (too many trainings
+  waiting, on the routes that train; app/jobs.py);
+- pages (every path outside /api) answer HTML, errors included, and a page's POST answers
+  303 See Other (to the page that shows the result) rather than 200.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+ERROR = {"title": "Error", "type": "object", "required": ["detail"],
+         "properties": {"detail": {"type": "string", "title": "what went wrong"}}}
+REASONS = {
+    "400": "Malformed request (a form or upload that cannot be parsed)",
+    "403": "Cross-site request refused (Origin / Sec-Fetch-Site of another site)",
+    "404": "Not found: an unknown tokeniser, corpus, job or model",
+    "413": "Too large: a text, corpus or file over its limit",
+    "422": "Invalid input; the message says what is wrong",
+    "429": "Too many trainings waiting; try again after Retry-After seconds",
+}
+HTML = {"text/html": {"schema": {"type": "string"}}}
+TRAINING_PATHS = ("train", "sweep", "compare")      # routes that may queue a training
+
+
+def _statuses(path: str, method: str, op: dict[str, Any]) -> list[str]:
+    codes = ["404", "413", "422"]
+    if "requestBody" in op:
+        codes.insert(0, "400")
+    if method in ("post", "put", "patch", "delete"):
+        codes.append("403")
+    if any(word in path for word in TRAINING_PATHS):
+        codes.append("429")
+    return sorted(codes)
+
+
+def _uniform_tuples(node: Any) -> None:
+    """A fixed-length array of one type (`tuple[int, int]`, an offset pair) as `items` with
+    min/maxItems: the same constraint as `prefixItems`, in a form every validator reads the
+    same way."""
+    if isinstance(node, dict):
+        parts = node.get("prefixItems", node.get("items"))
+        if isinstance(parts, list) and parts and all(p == parts[0] for p in parts):
+            node.pop("prefixItems", None)
+            node.update(items=parts[0], minItems=len(parts), maxItems=len(parts))
+        for value in node.values():
+            _uniform_tuples(value)
+    elif isinstance(node, list):
+        for value in node:
+            _uniform_tuples(value)
+
+
+def schema(app: FastAPI) -> dict[str, Any]:
+    if app.openapi_schema:
+        return app.openapi_schema
+    doc = get_openapi(title=app.title, version=app.version, description=app.description,
+                      routes=app.routes)
+    components = doc.setdefault("components", {}).setdefault("schemas", {})
+    components.pop("HTTPValidationError", None)
+    components.pop("ValidationError", None)
+    components["Error"] = ERROR
+    for path, item in doc["paths"].items():
+        page = not path.startswith("/api")
+        for method, op in item.items():
+            responses = op["responses"]
+            for code in _statuses(path, method, op):
+                content = HTML if page else {
+                    "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+                responses[code] = {"description": REASONS[code], "content": content}
+            if code_429 := responses.get("429"):
+                code_429["headers"] = {"Retry-After": {"schema": {"type": "integer"},
+                                                       "description": "seconds to wait"}}
+            if page:
+                for code, response in list(responses.items()):
+                    if code.startswith("2"):
+                        response["content"] = HTML
+                if method == "post":
+                    responses.pop("200", None)
+                    responses["303"] = {
+                        "description": "Done: see the page that shows the result",
+                        "headers": {"Location": {"schema": {"type": "string"}}}}
+    _uniform_tuples(doc)
+    app.openapi_schema = doc
+    return doc
