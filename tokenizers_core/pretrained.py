@@ -36,9 +36,9 @@ _BUNDLED: dict[str, Bundled] = {
                           "GPT-4o (o200k_base, byte-level BPE)"),
     "bert-base-uncased": Bundled("tokenizers_core.bert", "bert_base_uncased", "wordpiece", 30522,
                                  "BERT base uncased (WordPiece)"),
-    "botchan_en_unigram_1000": Bundled("tokenizers_core.sentencepiece_model", "botchan_en_unigram_1000",
+    "botchan_en_unigram_1000": Bundled("tokenizers_core.formats.sentencepiece_model", "botchan_en_unigram_1000",
                                        "unigram", 1000, "SentencePiece Unigram (Botchan, 1k)"),
-    "botchan_en_bpe_1000": Bundled("tokenizers_core.sentencepiece_model", "botchan_en_bpe_1000",
+    "botchan_en_bpe_1000": Bundled("tokenizers_core.formats.sentencepiece_model", "botchan_en_bpe_1000",
                                    "sentencepiece_bpe", 1000, "SentencePiece BPE (Botchan, 1k)"),
 }
 
@@ -95,7 +95,7 @@ def load(name_or_path: str) -> Tokenizer:
 
 _FILE_LOADERS: dict[str, tuple[str, str]] = {
     # file suffix -> (module, function taking the path)
-    ".model": ("tokenizers_core.sentencepiece_model", "load_sentencepiece"),
+    ".model": ("tokenizers_core.formats.sentencepiece_model", "load_sentencepiece"),
     ".txt": ("tokenizers_core.bert", "load_vocab_file"),   # a WordPiece vocab.txt
 }
 

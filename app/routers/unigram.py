@@ -22,7 +22,7 @@ import tokenizers_core as tc
 from tokenizers_core.corpora import corpus_names
 from tokenizers_core.models.unigram import demo_tokenizer, lattice_steps, sample
 from tokenizers_core.models.unigram_trainer import UnigramTrainer
-from tokenizers_core.sentencepiece_model import load_bytes
+from tokenizers_core.formats.sentencepiece_model import load_bytes
 
 from ..charts import line_chart
 from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_text, resolve_tokenizer,

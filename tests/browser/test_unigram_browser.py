@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from tokenizers_core.sentencepiece_model import _DATA
+from tokenizers_core.formats.sentencepiece_model import _DATA
 
 pytestmark = pytest.mark.browser
 

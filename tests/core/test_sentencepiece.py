@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 import tokenizers_core as tc
 from tokenizers_core.decoders import SentencePieceDecoder
 from tokenizers_core.normalized import NormalizedString
-from tokenizers_core.sentencepiece_model import (
-    _DATA, PrecompiledCharsMap, SentencePieceNormalizer, load_bytes, parse_model_proto, _fields,
-    _read_varint)
+from tokenizers_core.formats.sentencepiece_model import (
+    _DATA, load_bytes, parse_model_proto, _fields, _read_varint)
+from tokenizers_core.sentencepiece import PrecompiledCharsMap, SentencePieceNormalizer
 
 spm = pytest.importorskip("sentencepiece")
 
@@ -310,7 +310,7 @@ def test_bpe_merges_replayed_by_rank_reproduce_the_encoder():
 def test_own_reader_agrees_with_protobuf(name):
     """Our stdlib wire-format reader against Google's protobuf parsing of the same file."""
     from sentencepiece import sentencepiece_model_pb2 as pb
-    from tokenizers_core.sentencepiece_model import parse_model_proto
+    from tokenizers_core.formats.sentencepiece_model import parse_model_proto
     data = _model_bytes(name)
     ref = pb.ModelProto()
     ref.ParseFromString(data)

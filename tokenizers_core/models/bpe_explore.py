@@ -293,7 +293,7 @@ def _steps_function(tokenizer: Any):
     model = tokenizer.model
     if hasattr(model, "encode_steps"):
         return model.encode_steps
-    from ..sentencepiece_model import SentencePieceBpe
+    from ..sentencepiece import SentencePieceBpe
     if isinstance(model, SentencePieceBpe):
         from .bpe_sentencepiece import sentencepiece_encode_steps
         return lambda piece: sentencepiece_encode_steps(model, piece)

@@ -574,7 +574,8 @@ def _lattice_edges(text: str, trie: dict[str, Any], unk: int | None) -> list[tup
 
 
 def _make_normalizer(normalization: str) -> Any:
-    from ..sentencepiece_model import SentencePieceNormalizer, nmt_nfkc_charsmap
+    from ..formats.sentencepiece_model import nmt_nfkc_charsmap
+    from ..sentencepiece import SentencePieceNormalizer
     if normalization == "identity":
         return SentencePieceNormalizer(None, name="identity")
     return SentencePieceNormalizer(nmt_nfkc_charsmap(), name="nmt_nfkc")
