@@ -25,8 +25,6 @@ normalisation, exactly as typed (case-sensitive, so "[cls]" is ordinary text), a
 """
 from __future__ import annotations
 
-import os
-
 import collections
 import re
 from pathlib import Path
@@ -56,12 +54,6 @@ def bert_pipeline(model: WordPiece, *, lowercase: bool = True, name: str = "") -
                      decoder=decoders.WordPiece(prefix=model.continuing_subword_prefix),
                      name=name, algorithm="wordpiece",
                      added_tokens=[t for t in model.special_tokens if t in model.vocab])
-
-
-def load_vocab_file(path: str) -> Tokenizer:
-    """A BERT-style tokeniser from a WordPiece `vocab.txt` (one token a line; lowercasing).
-    The vocabulary must contain [UNK] and no line twice (ValueError otherwise)."""
-    return bert_pipeline(WordPiece.from_file(path), name=os.path.basename(path))
 
 
 def bert_base_uncased() -> Tokenizer:

@@ -295,19 +295,6 @@ def load_bytes(data: bytes, name: str = "") -> Any:
     return tokenizer_from_proto(parse_model_proto(data), name=name)
 
 
-def load_sentencepiece(path: str) -> Any:
-    """`tokenizers_core.load("x.model")`: read a sentencepiece model file."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        raise ValueError(f"cannot read {path!r}: {exc.strerror}") from None
-    try:
-        return load_bytes(data, name=os.path.basename(path))
-    except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from None
-
-
 _DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data")
 
 
