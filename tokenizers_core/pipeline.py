@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Protocol
 
+from .added_tokens import AddedToken
 from .encoding import Encoding, Token
 from .models import Model
 from .normalized import NormalizedString
@@ -118,7 +119,8 @@ class Tokenizer:
                  pre_tokenizer: PreTokenizer | None = None,
                  post_processor: PostProcessor | None = None,
                  decoder: Decoder | None = None, name: str = "", algorithm: str = "",
-                 added_tokens: Iterable[str] = ()) -> None:
+                 added_tokens: Iterable[str | AddedToken] = (),
+                 truncation: dict | None = None, padding: dict | None = None) -> None:
         self.model = model
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
@@ -127,7 +129,10 @@ class Tokenizer:
         self.name = name
         self.algorithm = algorithm
         # Stage 0 (see the module docstring): the tokens matched whole in the original text.
-        self.added_tokens: tuple[str, ...] = tuple(dict.fromkeys(added_tokens))
+        self.truncation = truncation
+        self.padding = padding
+        self.added_tokens: tuple[str, ...] = tuple(dict.fromkeys(
+            t.content if isinstance(t, AddedToken) else t for t in added_tokens))
         self._added_ids = _added_ids(model, self.added_tokens)
         self._added_re = _added_pattern(self.added_tokens)
 

@@ -106,3 +106,15 @@ class BertProcessing(TemplateProcessing):
 
     def describe(self) -> str:
         return f"{self.cls[0]} $A {self.sep[0]} (pairs: {self.cls[0]} $A {self.sep[0]} $B {self.sep[0]})"
+
+
+def from_hf_config(cfg: dict | None):
+    """The post-processor of a tokenizer.json's "post_processor" entry (None for null)."""
+    if cfg is None:
+        return None
+    if not isinstance(cfg, dict) or not isinstance(cfg.get("type"), str):
+        raise ValueError("post_processor must be an object with a \"type\"")
+    kind = cfg["type"]
+    if kind == "BertProcessing":
+        return BertProcessing(sep=tuple(cfg["sep"]), cls=tuple(cfg["cls"]))
+    raise ValueError(f"post_processor {kind!r} is not supported")
