@@ -96,7 +96,15 @@ O200K_PATTERN = "|".join(
         r"""\s+""",
     ]
 )
-PRESETS: dict[str, str] = {"gpt2": GPT2_PATTERN, "cl100k": CL100K_PATTERN, "o200k": O200K_PATTERN}
+# Meta's Llama 3 pattern (from its public tokenizer code): cl100k's alternatives, no possessives.
+LLAMA3_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
+    r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+# p50k_base uses r50k's pattern (tiktoken); Llama 4 uses o200k's.
+PRESETS: dict[str, str] = {"gpt2": GPT2_PATTERN, "r50k": GPT2_PATTERN, "p50k": GPT2_PATTERN,
+                           "cl100k": CL100K_PATTERN, "o200k": O200K_PATTERN,
+                           "llama3": LLAMA3_PATTERN}
 
 # Hugging Face's ByteLevel pattern (byte_level.rs), which is OpenAI's original GPT-2 pattern.
 HF_BYTE_LEVEL_PATTERN = (
