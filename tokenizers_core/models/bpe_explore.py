@@ -24,8 +24,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from .bpe import (BPE, BPE_RULE, END_OF_WORD, BpeEncodeStep, BpeMerge, bpe_trainer,
-                  byte_bpe_trainer, token_text)
+from .bpe import BPE, BPE_RULE, END_OF_WORD, BpeEncodeStep, BpeMerge, token_text
+from .bpe_train import bpe_trainer, byte_bpe_trainer
 
 VARIANTS = ("bpe", "byte_bpe", "sentencepiece_bpe")
 TOP_K = 12
