@@ -194,6 +194,17 @@ class SentencePieceNormalizer:
         for sym in sorted(set(user_defined), key=len, reverse=True):
             self._user.setdefault(sym[0], []).append(sym)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle without the lock and the caches (they are rebuilt on use)."""
+        state = dict(self.__dict__)
+        state.update(_kinds={}, _starters=set(), _conts=set(), _pattern=None)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def describe(self) -> str:
         return f"SentencePiece({self.name or 'identity'})"
 
@@ -532,3 +543,58 @@ def finish_tokens(text: str, spans: list[tuple[int, int, int]], unk_id: int, byt
             out.append((text[s:e], pid, s, e))
         prev_unk = is_unk
     return out
+
+
+# ---- sentencepiece's char and word models (no merging) -------------------------------------------
+
+class SentencePieceSplit(SentencePieceBpe):
+    """sentencepiece's `char` and `word` models (`char_model.cc`, `word_model.cc`): the
+    normalised text is cut, and each cut is its piece or `<unk>`; nothing is merged.
+
+    - "char": one character at a time, a user-defined symbol whole where one starts;
+    - "word": words, each starting at a "▁" (so "▁▁a" is the words "▁" and "▁a").
+
+    >>> pieces = [("<unk>", 0.0, UNKNOWN), ("▁a", -1.0, NORMAL), ("b", -1.0, NORMAL)]
+    >>> [t for t, *_ in SentencePieceSplit(pieces, kind="word").tokenize("▁a▁ab")]
+    ['▁a', '▁ab']
+    >>> [(t, i) for t, i, *_ in SentencePieceSplit(pieces, kind="char").tokenize("b▁ab")]
+    [('b', 2), ('▁a', 0), ('b', 2)]
+
+    (In the last, "▁" and "a" are each unknown, and consecutive unknowns become one `<unk>`.)
+    """
+
+    def __init__(self, pieces: list[tuple[str, float, int]], *, kind: str,
+                 byte_fallback: bool = False) -> None:
+        if kind not in ("char", "word"):
+            raise ValueError(f"kind must be 'char' or 'word', not {kind!r}")
+        super().__init__(pieces, byte_fallback=byte_fallback)
+        self.kind = kind
+
+    def describe(self) -> str:
+        return f"SentencePiece {self.kind} model ({len(self._pieces)} pieces)"
+
+    @property
+    def merges(self) -> list[tuple[str, str]]:
+        return []
+
+    def encode_spans(self, text: str, *, vocabulary: dict[str, int] | None = None
+                     ) -> list[tuple[int, int]]:
+        if self.kind == "char":
+            return [(s, e) for s, e, _user in self._initial_symbols(text)]
+        return split_into_words(text)
+
+
+def split_into_words(text: str) -> list[tuple[int, int]]:
+    """sentencepiece's SplitIntoWords, as the word model calls it: a new word at the start and
+    at every "▁", as spans of `text`.
+
+    >>> split_into_words("▁ab▁▁c")
+    [(0, 3), (3, 4), (4, 6)]
+    """
+    spans: list[tuple[int, int]] = []
+    for i, c in enumerate(text):
+        if i == 0 or c == SPACE_SYMBOL:
+            spans.append((i, i + 1))
+        else:
+            spans[-1] = (spans[-1][0], i + 1)
+    return spans

@@ -12,8 +12,9 @@ runs as sentencepiece runs the model (the runtime parts are in `tokenizers_core/
 >>> _read_varint(b"\\x96\\x01", 0)
 (150, 2)
 
-What it does not handle: `WORD` and `CHAR` model types, the optional `denormalizer_spec` (applied by
-sentencepiece after decoding; no bundled model has one) and big-endian charsmaps.
+All four model types load (unigram, bpe, char, word). What it does not handle: the optional
+`denormalizer_spec` (applied by sentencepiece after decoding; no bundled model has one) and
+big-endian charsmaps.
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from ..models.unigram import Unigram
 from ..pipeline import Tokenizer
 from ..sentencepiece import (BYTE, NORMAL, PIECE_TYPES, UNKNOWN, UNUSED, USER_DEFINED,
                              PrecompiledCharsMap, SentencePieceBpe, SentencePieceNormalizer,
+                             SentencePieceSplit,
                              piece_to_byte)
 
 # ---- the protobuf wire format ------------------------------------------------------------------
@@ -282,8 +284,12 @@ def tokenizer_from_proto(proto: ModelProto, name: str = "") -> Any:
     elif kind == "bpe":
         model = SentencePieceBpe(proto.pieces, byte_fallback=proto.trainer_spec["byte_fallback"])
         algorithm = "sentencepiece_bpe"
+    elif kind in ("char", "word"):
+        model = SentencePieceSplit(proto.pieces, kind=kind,
+                                   byte_fallback=proto.trainer_spec["byte_fallback"])
+        algorithm = f"sentencepiece_{kind}"
     else:
-        raise ValueError(f"sentencepiece {kind!r} models are not supported (only unigram and bpe)")
+        raise ValueError(f"sentencepiece model type {kind!r} is not supported")
     tok = Tokenizer(model, normalizer=normalizer_from_proto(proto), pre_tokenizer=None,
                     decoder=decoder_from_proto(proto), name=name, algorithm=algorithm)
     tok.proto = proto                  # type: ignore[attr-defined]
