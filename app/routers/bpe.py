@@ -15,10 +15,10 @@ from tokenizers_core.corpora import corpus_names
 from tokenizers_core.models.bpe_explore import (RULES, VARIANTS, encode_trace, merge_tree_of,
                                                 training_session)
 
-from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_step_text, resolve_tokenizer,
-                    store)
+from ..deps import (BAD_INPUT, UPLOAD_PREFIX, UnknownTokenizer, bad_input, check_step_text,
+                    resolve_tokenizer, store, stored_options)
 from .. import heap
-from ..render import render
+from ..render import render, url_with
 from ..trained import corpus_text as corpus_by_ref
 from .api import _store_corpus
 
@@ -196,7 +196,6 @@ def train_post(request: Request, corpus_text: str = Form(""), variant: str = For
     params = {"corpus": digest, "variant": variant, "vocab_size": vocab_size.strip() or None,
               "pattern": pattern if variant == "byte_bpe" else None,
               "min_frequency": min_frequency or None}
-    from ..render import url_with
     return RedirectResponse(url_with("/bpe/train", params), status_code=303)
 
 
@@ -208,8 +207,8 @@ def _bpe_options(request: Request, current: str) -> list[dict[str, str]]:
             aliases = tc.pretrained.aliases_of(name)
             out.append({"value": name,
                         "label": entry.label + (f" ({', '.join(aliases)})" if aliases else "")})
-    if current and not any(o["value"] == current or current in tc.pretrained.aliases_of(o["value"])
-                           for o in out):
+    if current and not current.startswith(UPLOAD_PREFIX) and not any(
+            o["value"] == current or current in tc.pretrained.aliases_of(o["value"]) for o in out):
         out.append({"value": current, "label": f"trained: {current}"})
     return out
 
@@ -253,7 +252,8 @@ def encode_page(request: Request, tokenizer: str = "gpt2", text: str = "lowest n
                            "params": params, "error": None,
                            "play": play, "pseudocode": ENCODE_PSEUDOCODE,
                            "options": _bpe_options(request, tokenizer), "token": token,
-                           "special": special}
+                           "special": special, "yours": stored_options(request, "bpe"),
+                           "next": url_with("/bpe/encode", params)}
     status = 200
     try:
         check_step_text(request, text, status=422)

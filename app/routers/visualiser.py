@@ -8,8 +8,9 @@ from fastapi.responses import HTMLResponse
 
 from .. import display
 from ..deps import (BAD_INPUT, REGEX, bad_input, check_text, resolve_tokenizer, special_kwargs,
-                    tokenizer_options)
-from ..render import render
+                    tokenizer_label, tokenizer_options)
+from ..render import render, url_with
+from ..uploads import model_family
 from tokenizers_core import pretrained
 
 router = APIRouter(tags=["pages"])
@@ -18,10 +19,9 @@ DEFAULT_TEXT = ("The tokenization handles preprocessing: naïve cafés, 東京, 
                 "<|endoftext|> all become tokens.\n\tDon't panic!")
 MAX_PANEL_ITEMS = 400
 
-# Where a chip links to see how its word was built, by algorithm (only if the page exists).
+# Where a chip links to see how its word was built, by model (only if the page exists).
 STEP_LINKS = {
-    "bpe": ("/bpe/encode", "tokenizer"), "byte_bpe": ("/bpe/encode", "tokenizer"),
-    "sentencepiece_bpe": ("/bpe/encode", "tokenizer"),
+    "bpe": ("/bpe/encode", "tokenizer"),
     "wordpiece": ("/wordpiece/encode", "vocab"),
     "unigram": ("/unigram/lattice", "model"),
 }
@@ -35,7 +35,7 @@ def default_tokenizer() -> str:
 
 
 def step_link(request: Request, tok) -> tuple[str, str] | None:
-    link = STEP_LINKS.get(tok.algorithm)
+    link = STEP_LINKS.get(model_family(tok))
     if link is None:
         return None
     return link if link[0] in page_paths(request.app) else None
@@ -97,5 +97,7 @@ def visualiser_page(request: Request, text: str | None = None, tokenizer: str | 
     name = tokenizer or default_tokenizer()
     ctx = visualise(request, text, name, pattern, special)
     ctx.update(text=text, tokenizer=name, pattern=pattern, show_ids=ids, raw=raw, special=special,
-               options=tokenizer_options(name), regex_name=REGEX)
+               options=tokenizer_options(request, name), regex_name=REGEX,
+               label=tokenizer_label(request, name),
+               next=url_with("/", {"text": text, "tokenizer": name, "pattern": pattern or None}))
     return render(request, "visualiser.html", ctx, block="result", status_code=ctx["status"])
