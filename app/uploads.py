@@ -228,6 +228,11 @@ class UploadedTokenizers:
 
     def _remember(self, handle: str, tok: tc.Tokenizer) -> None:
         tok.name = handle
+        # As for the bundled OpenAI encodings, a special token's text in the input is ordinary
+        # text unless the request allows it (`allowed_special`, the "special tokens" checkbox),
+        # rather than tiktoken's error: the views show any text.
+        if getattr(tok, "strict_special", False):
+            tok.strict_special = False
         heap.settle()                   # a big vocabulary that stays: keep the collector off it
         with self._lock:
             self._cache[handle] = tok
