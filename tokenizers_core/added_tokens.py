@@ -19,7 +19,7 @@ is the matched text; the rest goes on to the pre-tokenizer and the model. The fl
 - `special`: `decode(ids, skip_special_tokens=True)` leaves it out. It does NOT set the
   encoding's special-tokens mask: Hugging Face marks only the post-processor's tokens.
 
->>> vocab = AddedVocabulary([AddedToken("<mask>", id=3, lstrip=True, special=True)])
+>>> vocab = AddedVocabulary([AddedToken("<mask>", id=3, normalized=False, lstrip=True)])
 >>> [(seg.normalized, id_) for seg, id_ in vocab.split_original(NormalizedString("a <mask>b"))]
 [('a', None), (' <mask>', 3), ('b', None)]
 """

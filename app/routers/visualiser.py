@@ -70,7 +70,7 @@ def visualise(request: Request, text: str, name: str, pattern: str,
         return {**ctx, "error": message, "status": status}
     chips = display.chips(tok, text, enc)
     try:
-        decoded = tok.decode(enc.ids)
+        decoded = tok.decode(enc.ids, skip_special_tokens=True)
     except ValueError:  # the word and sentence tokenisers number tokens per input: no decode
         decoded = None
     n_tokens = len(enc)
