@@ -33,6 +33,7 @@ import json
 from typing import Any
 
 from .. import decoders, normalizers, pre_tokenizers, processors
+from ..models.bpe import gc_paused
 from ..models.bpe_hf import hf_bpe_from_config
 from ..models.unigram_hf import HFUnigram
 from ..models.wordlevel import WordLevel
@@ -53,6 +54,11 @@ def load_bytes(data: bytes, *, name: str = "", **options: Any) -> Tokenizer:
     if options:
         raise ValueError(f"a tokenizer.json takes no options (got {', '.join(sorted(options))}): "
                          "everything it needs is in the file")
+    with gc_paused:   # millions of small objects, none cyclic: the collector would only slow us
+        return _load(data, name)
+
+
+def _load(data: bytes, name: str) -> Tokenizer:
     try:
         config = json.loads(data)
     except UnicodeDecodeError as exc:
