@@ -261,6 +261,59 @@ def test_legacy_lattice_uploads_still_resolve(client):
     assert r.status_code == 200 and "▁He" in r.text
 
 
+def hf_byte_fallback_json() -> bytes:
+    """A Llama-2-style BPE (▁ for spaces, byte_fallback, fuse_unk) trained with `tokenizers`."""
+    from tokenizers import Tokenizer, models, normalizers, trainers
+    tok = Tokenizer(models.BPE(byte_fallback=True, unk_token="<unk>", fuse_unk=True))
+    tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
+    specials = ["<unk>", "<s>", "</s>"] + [f"<0x{i:02X}>" for i in range(256)]
+    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=specials, show_progress=False)
+    tok.train_from_iterator(load_corpus("udhr/eng").splitlines(), trainer)
+    return tok.to_str().encode()
+
+
+def hf_ignore_merges_json() -> bytes:
+    """A byte-level BPE with `ignore_merges` (as Llama 3's), trained with `tokenizers`."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    tok = Tokenizer(models.BPE(ignore_merges=True))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    trainer = trainers.BpeTrainer(vocab_size=500, show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train_from_iterator(load_corpus("udhr/eng").splitlines(), trainer)
+    doc = json.loads(tok.to_str())
+    doc["model"]["ignore_merges"] = True
+    return json.dumps(doc).encode()
+
+
+def what(html: str) -> str:
+    return re.search(r'data-testid="what">(.*?)</p>', html, re.S).group(1)
+
+
+@needs_hf_json
+def test_bpe_encode_shows_byte_fallback_and_whole_word_steps(client):
+    from tokenizers import Tokenizer
+    data = hf_byte_fallback_json()
+    h = upload(client, data, "tokenizer.json").json()["tokenizer"]
+    text = "日本 the rights"
+    enc = client.post("/api/encode", json={"tokenizer": h, "text": text}).json()
+    assert enc["tokens"] == Tokenizer.from_str(data.decode()).encode(text).tokens
+    assert "<0xE6>" in enc["tokens"]
+    page = client.get("/bpe/encode", params={"tokenizer": h, "text": text, "step": 1})
+    assert page.status_code == 200 and "byte fallback" in what(page.text)
+    table = re.search(r'data-testid="replaced">(.*?)</table>', page.text, re.S).group(1)
+    assert "日" in table and "&lt;0xE6&gt;" in table and "&lt;0x97&gt;" in table
+    final = client.get("/bpe/encode", params={"tokenizer": h, "text": text})
+    pieces = re.search(r'data-testid="pieces">(.*?)data-testid="trees"', final.text, re.S).group(1)
+    assert pieces.count('<span class="seg-sym">&lt;0xE6&gt;</span>') == 2     # 日 and 本
+    h = upload(client, hf_ignore_merges_json(), "tokenizer.json").json()["tokenizer"]
+    steps = client.get("/api/bpe/encode_steps", params={"tokenizer": h, "text": "the rights"}).json()
+    actions = [[s["action"] for s in p["steps"]] for p in steps["pieces"]]
+    assert actions[1] == ["whole_word"]
+    k = sum(len(a) for a in actions)
+    page = client.get("/bpe/encode", params={"tokenizer": h, "text": "the rights", "step": k})
+    assert "ignore_merges" in what(page.text) and 'data-testid="whole-word">·rights<' in page.text
+
+
 # ---- the pages -----------------------------------------------------------------------------------------
 def test_every_view_takes_the_handle_and_every_picker_lists_it(client):
     uni = upload(client, unigram_model(), name="My unigram").json()["tokenizer"]
