@@ -314,3 +314,17 @@ def test_bad_models_name_the_problem():
             hf_json.from_dict({"model": model})
     assert isinstance(hf_json.from_dict({"model": {"vocab": [["<unk>", 0.0]], "unk_id": 0}}).model,
                       HFUnigram)
+
+
+def test_unigram_lattice_steps_follow_hf_scores(training_lines, words):
+    """The lattice view's Viterbi steps (64-bit sums here) end on the path `tokenize` takes."""
+    ref = _train(models.Unigram(), trainers.UnigramTrainer(
+        vocab_size=700, special_tokens=["<unk>"], unk_token="<unk>", show_progress=False),
+        training_lines)
+    model = hf_json.load_bytes(ref.to_str().encode()).model
+    for word in words[::10]:
+        steps = list(model.viterbi_steps(word))
+        path = [s.piece for s in steps if s.kind == "viterbi_backtrack"][::-1]
+        assert path == [word[s:e] for s, e, _ in model.encode_spans(word)], word
+        for s in steps:
+            assert step_from_dict(s.to_dict()) == s

@@ -417,7 +417,7 @@ class Unigram:
                 candidates.append((j, piece, pid, score, total))
                 if winner < 0 or total > best[i]:
                     winner = len(candidates) - 1
-                    best[i] = f32(total)
+                    best[i] = total          # (already rounded as the model rounds)
             back[i] = candidates[winner][0]
             ids[i] = candidates[winner][2]
             yield ViterbiStep(position=i, candidates=tuple(candidates), winner=winner,
