@@ -85,6 +85,8 @@ def from_dict(config: dict, *, name: str = "") -> Tokenizer:
     pre_tokenizer = _component("pre_tokenizer", pre_tokenizers, pre_cfg)
     post_processor = _component("post_processor", processors, config.get("post_processor"))
     decoder = _component("decoder", decoders, config.get("decoder"))
+    if decoder is None:
+        decoder = SpaceJoin()
     added = config.get("added_tokens") or []
     if not isinstance(added, list):
         raise ValueError("added_tokens must be a list")
@@ -99,6 +101,23 @@ def from_dict(config: dict, *, name: str = "") -> Tokenizer:
                      post_processor=post_processor, decoder=decoder, name=name,
                      algorithm=_algorithm(config["model"], byte_level),
                      added_tokens=added_tokens, **sections)
+
+
+class SpaceJoin:
+    """What Hugging Face does when a tokenizer.json has no decoder: join the tokens with spaces.
+
+    >>> SpaceJoin().decode(["hello", "world", "!"])
+    'hello world !'
+    """
+
+    def decode(self, tokens: list[str]) -> str:
+        return " ".join(tokens)
+
+    def describe(self) -> str:
+        return "none (tokens joined with spaces, as Hugging Face does)"
+
+    def to_hf_config(self) -> None:
+        return None
 
 
 def _component(section: str, module: Any, cfg: Any) -> Any:
