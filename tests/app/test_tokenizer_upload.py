@@ -314,6 +314,41 @@ def test_bpe_encode_shows_byte_fallback_and_whole_word_steps(client):
     assert "ignore_merges" in what(page.text) and 'data-testid="whole-word">·rights<' in page.text
 
 
+@needs_hf_json
+def test_pipeline_shows_each_member_of_a_sequence(client):
+    h = upload(client, hf_byte_fallback_json(), "tokenizer.json").json()["tokenizer"]
+    page = client.get("/", params={"tokenizer": h, "text": "the rights"})
+    panel = re.search(r'<details class="panel pipeline">(.*?)</details>', page.text, re.S).group(1)
+    normalise = re.findall(r"Normalise <span class=\"muted\">\((.*?)\)</span> <span[^>]*>step (\d) of 2", panel)
+    assert [(n.split("(")[0], i) for n, i in normalise] == [("Prepend", "1"), ("Replace", "2")]
+    assert "▁the·rights" in panel and "▁the▁rights" in panel       # after Prepend, after Replace
+
+
+@needs_hf_json
+def test_wordpiece_and_unigram_views_on_imported_tokenizer_json(client):
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+    lines = load_corpus("udhr/eng").splitlines()
+    wp = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    wp.normalizer = normalizers.BertNormalizer(lowercase=True)
+    wp.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    wp.train_from_iterator(lines, trainers.WordPieceTrainer(vocab_size=300, show_progress=False,
+                                                            special_tokens=["[UNK]"]))
+    uni = Tokenizer(models.Unigram())
+    uni.pre_tokenizer = pre_tokenizers.Metaspace()
+    uni.train_from_iterator(lines, trainers.UnigramTrainer(vocab_size=300, show_progress=False,
+                                                           unk_token="<unk>", special_tokens=["<unk>"]))
+    text = "Everyone has rights"
+    for ref, path, key, family in [(wp, "/wordpiece/encode", "vocab", "wordpiece"),
+                                   (uni, "/unigram/lattice", "model", "unigram")]:
+        r = upload(client, ref.to_str().encode(), "tokenizer.json")
+        assert r.status_code == 201 and r.json()["model"] == family, r.text
+        page = client.get(path, params={key: r.json()["tokenizer"], "text": text, "step": 999})
+        assert page.status_code == 200, page.text[-500:]
+        shown = re.findall(r"<code[^>]*>(.*?)</code>",
+                           re.search(r'data-testid="final">(.*?)</p>', page.text, re.S).group(1))
+        assert shown == ref.encode(text).tokens, family
+
+
 # ---- the pages -----------------------------------------------------------------------------------------
 def test_every_view_takes_the_handle_and_every_picker_lists_it(client):
     uni = upload(client, unigram_model(), name="My unigram").json()["tokenizer"]
