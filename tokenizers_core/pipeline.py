@@ -6,21 +6,25 @@ The four stages are separate objects, named as in Hugging Face `tokenizers`:
 - a pre-tokenizer has `split(NormalizedString) -> list[NormalizedString]` (the pieces, each still
   aligned to the original text);
 - a model has `tokenize(piece) -> [(token, id, start, end), ...]` (see `models/__init__.py`);
-- a post-processor has `process(tokens, pair_tokens) -> (tokens, type_ids)` over `Token` lists;
+- a post-processor has `process_encodings([encoding, pair?], add_special_tokens) -> encodings`
+  and `added_tokens(is_pair)` (see `processors.py`; one with only `process(tokens, pair) ->
+  (tokens, type_ids)` over `Token` lists also works);
 - a decoder has `decode(tokens: list[str]) -> str`.
 
 `Tokenizer.encode` runs them in order. `Tokenizer.trace` runs the same code and also records one
 step per stage (what went in, what came out, with offsets), which the visualiser's pipeline panel
 renders.
 
-Added tokens (optional, `Tokenizer(..., added_tokens=["[CLS]", ...])`) come first, as Hugging
-Face's `AddedVocabulary` does for special tokens: the ORIGINAL text is split on them (leftmost
-match, the longest one where several start at the same place, case-sensitive), each match becomes
-one token with its vocabulary id, and only the text between the matches is normalised,
-pre-tokenised and tokenised (each stretch on its own). A matched token counts as a word of its own
-(its word id is its place among the pieces) and is not marked special in the encoding (Hugging
-Face marks only the post-processor's tokens). In the trace, the normalize step's output keeps the
-matched tokens as typed, and the pre_tokenize step lists each of them as a piece.
+Added tokens (optional, `Tokenizer(..., added_tokens=["[CLS]", AddedToken("<mask>", lstrip=True),
+...])`) come first, as Hugging Face's `AddedVocabulary` matches them (see `added_tokens.py`): tokens
+with normalized=False cut the ORIGINAL text, each stretch between them is normalised, and tokens
+with normalized=True cut the normalised text; each match becomes one token (a word of its own),
+and only the rest is pre-tokenised and tokenised. Then, as Hugging Face's `post_process`:
+truncation (`truncation.py`; what it cuts off is kept as `Encoding.overflowing`), the
+post-processor (`processors.py`) and padding.
+
+The trace has one step per stage, one per member of a Sequence normaliser or pre-tokeniser
+(Prepend, then Replace, ...), and "truncate" and "pad" steps when the tokenizer has those settings.
 
 >>> from tokenizers_core.models.wordpiece import WordPiece
 >>> tok = Tokenizer(WordPiece({"[UNK]": 0, "[MASK]": 1, "a": 2}), added_tokens=["[MASK]"])
