@@ -376,6 +376,20 @@ def test_every_view_takes_the_handle_and_every_picker_lists_it(client):
     assert all(h in page.text for h in (uni, bpe, wp)) and "My vocab" in page.text
 
 
+def test_tax_and_unicode_lab_take_uploaded_tokenizers(client):
+    h = upload(client, unigram_model(), name="Lab unigram").json()["tokenizer"]
+    page = client.get("/unicode", params={"tok": [h, "word"], "text": "café"})
+    assert page.status_code == 200 and "Lab unigram" in page.text and f'value="{h}" checked' in page.text
+    body = client.get("/api/unicode", params={"tok": [h], "text": "café"}).json()
+    assert body[0]["tokenizations"][0]["name"] == h
+    tax = client.get("/api/tax", params={"tok": [h]})
+    assert tax.status_code == 200
+    assert tax.json()["relative_to_english"][h]["eng"] == 1.0
+    page = client.get("/tax", params={"tok": [h, "bert-base-uncased"]})
+    assert page.status_code == 200 and "Lab unigram" in page.text
+    assert client.get("/api/tax", params={"tok": ["upload-0123456789abcdef"]}).status_code == 404
+
+
 def test_form_upload_returns_to_the_page_with_the_handle_chosen(client):
     data = unigram_model()
     r = client.post("/tokenizers", files={"file": ("m.model", data)},
