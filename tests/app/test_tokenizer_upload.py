@@ -475,7 +475,27 @@ def test_real_llama4_tokenizer_json_is_within_the_default_limit(tmp_path):
         expected = INTEROP / "expected" / "llama4.tokenizer.json.expected.jsonl"
         case = json.loads(expected.read_text().splitlines()[1])
         enc = c.post("/api/encode", json={"tokenizer": r.json()["tokenizer"], "text": case["text"]})
-        assert enc.json()["ids"] == case["ids"]
+        assert enc.json()["ids"] == case["hf"]["ids"]
+
+
+@needs_hf_json
+@pytest.mark.skipif(not LLAMA3_JSON.exists(), reason=f"{LLAMA3_JSON} is absent (../shared/data)")
+def test_real_llama3_tokenizer_json_in_the_views(client):
+    r = upload(client, gzip.compress(LLAMA3_JSON.read_bytes(), 1), "tokenizer.json.gz",
+               name="Llama 3")
+    assert r.status_code == 201, r.text[:300]
+    h = r.json()["tokenizer"]
+    expected = INTEROP / "expected" / "llama3.tokenizer.json.expected.jsonl"
+    for line in expected.read_text().splitlines()[:8]:
+        case = json.loads(line)
+        enc = client.post("/api/encode", json={"tokenizer": h, "text": case["text"]}).json()
+        assert enc["ids"] == case["hf"]["ids"] and enc["tokens"] == case["hf"]["tokens"], case["id"]
+    steps = client.get("/api/bpe/encode_steps", params={"tokenizer": h, "text": "Hello world"}).json()
+    assert [[s["action"] for s in p["steps"]] for p in steps["pieces"]] == [["whole_word"]] * 2
+    page = client.get("/bpe/encode", params={"tokenizer": h, "text": "Hello world"})
+    assert page.status_code == 200 and "ignore_merges" in what(page.text)
+    page = client.get("/", params={"tokenizer": h, "text": "Hello world"})
+    assert page.status_code == 200 and "Llama 3" in page.text and "begin_of_text" in page.text
 
 
 @needs_hf_json
