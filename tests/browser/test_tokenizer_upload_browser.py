@@ -78,6 +78,12 @@ def test_upload_a_ranks_file_through_the_picker_and_encode(page, server_url, tmp
     assert page.locator('[data-testid="pieces"] .piece-row').count() == 2
     assert page.locator("#tokenizer option:checked").inner_text().startswith("Small ranks")
     page.screenshot(path=str(screenshot_dir / "upload-bpe-encode-1400.png"), full_page=True)
+    page.goto(f"{server_url}/tokenizers")
+    assert page.locator('[data-testid="stored-tokenizers"]').inner_text().count("Small ranks") == 1
+    page.screenshot(path=str(screenshot_dir / "upload-tokenizers-page-1400.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(screenshot_dir / "upload-tokenizers-page-390.png"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
 
 
 def test_drop_a_vocab_txt_and_choose_its_casing(page, server_url, screenshot_dir):
