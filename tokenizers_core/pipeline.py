@@ -50,6 +50,10 @@ __all__ = ["AddedToken", "Tokenizer", "NormalizeStep", "PreTokenizeStep", "Model
            "TruncateStep", "PostProcessStep", "PadStep", "describe"]
 
 
+# {index of a segment or piece that is an added token: its id}
+Added = dict[int, int]
+
+
 class Normalizer(Protocol):
     def normalize(self, text: NormalizedString) -> NormalizedString: ...
 
@@ -270,50 +274,53 @@ class Tokenizer:
     def pre_tokenize(self, text: str) -> list[NormalizedString]:
         """Split on added tokens, normalise and split: the pieces, aligned to `text` (an added
         token is one piece, its matched text)."""
-        return [piece for piece, _ in self._pre_tokenized(text, None)]
+        return self._pre_tokenized(text, None)[0]
 
-    def _segments(self, text: str, trace: Trace | None) -> list[tuple[NormalizedString, int | None]]:
-        """Stages 0-1: `text` cut at the added tokens and normalised, as (segment, added id or
-        None), in the two passes of Hugging Face's `extract_and_normalize`: tokens with
-        normalized=False cut the original text; each stretch between them is normalised (one
-        member of a Sequence at a time, each a step of the trace), then cut at the tokens with
-        normalized=True."""
-        segments = self.added_vocabulary.split_original(NormalizedString(text))
+    def _segments(self, text: str, trace: Trace | None) -> tuple[list[NormalizedString], Added]:
+        """Stages 0-1: `text` cut at the added tokens and normalised, in the two passes of
+        Hugging Face's `extract_and_normalize`: tokens with normalized=False cut the original
+        text; each stretch between them is normalised (one member of a Sequence at a time, each
+        a step of the trace), then cut at the tokens with normalized=True. Returns the segments
+        and {index of a segment that is an added token: its id}."""
+        segments, added = _unzip(self.added_vocabulary.split_original(NormalizedString(text)))
         if trace is not None and not segments:
-            segments = [(NormalizedString(text), None)]      # "" still gets its steps
+            segments = [NormalizedString(text)]              # "" still gets its steps
         members = _members(self.normalizer, "normalizers") if trace is not None else (
             [self.normalizer] if self.normalizer is not None else [])
         for member in members:
-            segments = [(seg if added is not None else member.normalize(seg), added)
-                        for seg, added in segments]
+            segments = [seg if i in added else member.normalize(seg)
+                        for i, seg in enumerate(segments)]
             if trace is not None:
                 trace.append(_normalize_step(text, segments, describe(member)))
         if trace is not None and not members:
             trace.append(_normalize_step(text, segments, describe(None)))
-        if not self.added_vocabulary.has_normalized:
-            return [(seg, added) for seg, added in segments if added is not None or len(seg)]
-        return [part for seg, added in segments
-                for part in ([(seg, added)] if added is not None
-                             else self.added_vocabulary.split_normalized(seg))]
+        vocabulary = self.added_vocabulary
+        return _unzip([part for i, seg in enumerate(segments)
+                       for part in ([(seg, added[i])] if i in added else
+                                    vocabulary.split_normalized(seg) if vocabulary.has_normalized
+                                    else [(seg, None)] if len(seg) else [])])
 
     def _pre_tokenized(self, text: str, trace: Trace | None
-                       ) -> list[tuple[NormalizedString, int | None]]:
-        """Stages 0-2: the pieces the model will see, each with its added-token id (an added
-        token is already a whole token, which the pre-tokeniser does not touch) or None."""
-        pieces = self._segments(text, trace)
+                       ) -> tuple[list[NormalizedString], Added]:
+        """Stages 0-2: the pieces the model will see, and {index of a piece that is an added
+        token: its id} (an added token is already a whole token, which the pre-tokeniser does
+        not touch)."""
+        pieces, added = self._segments(text, trace)
         members = _members(self.pre_tokenizer, "pre_tokenizers") if trace is not None else (
             [self.pre_tokenizer] if self.pre_tokenizer is not None else [])
         for member in members:
-            pieces = [(part, None) if added is None else (piece, added)
-                      for piece, added in pieces
-                      for part in (member.split(piece) if added is None else [piece])]
+            if not added:                                   # the common case: no added token
+                pieces = [part for piece in pieces for part in member.split(piece)]
+            else:
+                pieces, added = _unzip([
+                    part for i, piece in enumerate(pieces)
+                    for part in ([(piece, added[i])] if i in added else
+                                 [(p, None) for p in member.split(piece)])])
             if trace is not None:
                 trace.append(_pre_tokenize_step(pieces, describe(member)))
-        if not members:
-            pieces = [(piece, added) for piece, added in pieces if added is not None or len(piece)]
-            if trace is not None:
-                trace.append(_pre_tokenize_step(pieces, describe(None)))
-        return pieces
+        if not members and trace is not None:
+            trace.append(_pre_tokenize_step(pieces, describe(None)))
+        return pieces, added
 
     def _normalize(self, ns: NormalizedString) -> NormalizedString:
         return self.normalizer.normalize(ns) if self.normalizer is not None else ns
@@ -323,10 +330,12 @@ class Tokenizer:
 
     def _tokens(self, text: str, trace: Trace | None) -> list[Token]:
         tokens: list[Token] = []
-        for word_id, (piece, added) in enumerate(self._pre_tokenized(text, trace)):
-            if added is not None:
+        pieces, added = self._pre_tokenized(text, trace)
+        for word_id, piece in enumerate(pieces):
+            if word_id in added:
                 # An added token: its matched text (with any stripped spaces), as one token.
-                tokens.append(Token(added, piece.normalized, piece.span(0, len(piece)), word_id))
+                tokens.append(Token(added[word_id], piece.normalized, piece.span(0, len(piece)),
+                                    word_id))
                 continue
             for value, id_, start, end in self.model.tokenize(piece.normalized):
                 # The model reports positions in the piece; the piece maps them to the
@@ -410,16 +419,20 @@ def _members(component: Any, attribute: str) -> list[Any]:
     return [component]
 
 
-def _normalize_step(text: str, segments: list[tuple[NormalizedString, int | None]],
-                    name: str) -> "NormalizeStep":
-    return NormalizeStep(input=text, output="".join(seg.normalized for seg, _ in segments),
-                         alignments=tuple(a for seg, _ in segments for a in seg.alignments),
+def _unzip(parts: list[tuple[NormalizedString, int | None]]
+           ) -> tuple[list[NormalizedString], Added]:
+    """[(piece, id or None), ...] -> ([piece, ...], {index: id of each added token})."""
+    return [p for p, _ in parts], {i: id_ for i, (_, id_) in enumerate(parts) if id_ is not None}
+
+
+def _normalize_step(text: str, segments: list[NormalizedString], name: str) -> "NormalizeStep":
+    return NormalizeStep(input=text, output="".join(seg.normalized for seg in segments),
+                         alignments=tuple(a for seg in segments for a in seg.alignments),
                          normalizer=name)
 
 
-def _pre_tokenize_step(pieces: list[tuple[NormalizedString, int | None]],
-                       name: str) -> "PreTokenizeStep":
-    return PreTokenizeStep(pieces=tuple((p.normalized, *p.span(0, len(p))) for p, _ in pieces),
+def _pre_tokenize_step(pieces: list[NormalizedString], name: str) -> "PreTokenizeStep":
+    return PreTokenizeStep(pieces=tuple((p.normalized, *p.span(0, len(p))) for p in pieces),
                            pre_tokenizer=name)
 
 
