@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import heapq
 import random
-from itertools import accumulate
+from itertools import accumulate, repeat
+from operator import itemgetter
 from typing import Iterable, Iterator
 
 from .bpe import BPE, BpeEncodeStep
@@ -62,16 +63,21 @@ def check_merges(vocab: dict[str, int], merges: list[tuple[str, str]],
     """
     cut = len(prefix) if prefix else 0
     has = vocab.__contains__
-    lefts = [a for a, _b in merges]
-    rights = [b for _a, b in merges]
-    if cut:
-        joined = [a + b[cut:] for a, b in merges]
-    else:
-        joined = list(map(str.__add__, lefts, rights))
-    if all(map(has, lefts)) and all(map(has, rights)) and all(map(has, joined)):
-        return                                  # the common case, checked at C speed
+    lefts = list(map(itemgetter(0), merges))
+    rights = list(map(itemgetter(1), merges))
+    try:
+        if cut:
+            joined = [a + b[cut:] for a, b in merges]
+        else:
+            joined = list(map(str.__add__, lefts, rights))
+        if all(map(has, lefts)) and all(map(has, rights)) and all(map(has, joined)):
+            return                              # the common case, checked at C speed
+    except TypeError:                           # a side that is not a string
+        pass
     for number, (a, b) in enumerate(merges, 1):
-        for token in (a, b, joined[number - 1]):
+        if not (isinstance(a, str) and isinstance(b, str)):
+            raise ValueError(f"merge {number} {(a, b)!r} is not a pair of strings")
+        for token in (a, b, a + b[cut:]):
             if token not in vocab:
                 raise ValueError(f"merge {number} {(a, b)!r} names {token!r}, which is not in "
                                  "the vocabulary")
@@ -409,15 +415,17 @@ def parse_merges(merges: Iterable) -> list[tuple[str, str]]:
     """
     if not isinstance(merges, list):
         raise ValueError("the BPE model's merges must be a list")
-    if merges and all(type(m) is str for m in merges):
-        pairs = [tuple(m.split(" ")) for m in merges]
-    else:
-        pairs = [tuple(m.split(" ")) if type(m) is str else
-                 tuple(m) if isinstance(m, list) else () for m in merges]
-    if not (all(len(p) == 2 for p in pairs)
-            and all(type(a) is str and type(b) is str for a, b in pairs)):
-        for number, (m, p) in enumerate(zip(merges, pairs), 1):
-            if len(p) != 2 or not all(isinstance(x, str) for x in p):
+    kinds = set(map(type, merges))
+    pairs: list = []
+    if kinds == {str}:                          # "a b" (C-level split and tuple)
+        pairs = list(map(tuple, map(str.split, merges, repeat(" "))))
+    elif kinds == {list}:                       # ["a", "b"]
+        pairs = list(map(tuple, merges))
+    if len(pairs) != len(merges) or (pairs and set(map(len, pairs)) != {2}):
+        for number, m in enumerate(merges, 1):
+            p = m.split(" ") if isinstance(m, str) else m
+            if not isinstance(p, list) or len(p) != 2:
                 raise ValueError(f"merge {number} ({m!r}) is not \"left right\" or "
                                  "[left, right]")
+        pairs = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in merges]
     return pairs  # type: ignore[return-value]
