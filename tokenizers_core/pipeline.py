@@ -393,7 +393,11 @@ class Tokenizer:
     # ---- information --------------------------------------------------------------------
     @property
     def vocab_size(self) -> int:
-        return self.model.get_vocab_size()
+        """The model's vocabulary and the added tokens it lacks (Hugging Face's
+        `get_vocab_size(with_added_tokens=True)`)."""
+        model = self.model
+        return model.get_vocab_size() + sum(
+            1 for t in self.added_tokens if model.token_to_id(t.content) is None)
 
     def info(self) -> dict[str, Any]:
         """What `/api/tokenizers` lists about this tokeniser."""

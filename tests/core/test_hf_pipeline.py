@@ -133,6 +133,7 @@ def test_ids_of_added_tokens_as_hugging_face_gives_them():
     assert [(t.content, t.id) for t in ours.added_tokens] == \
         [(t.content, i) for i, t in sorted(hf.get_added_tokens_decoder().items())]
     assert ours.token_to_id("<y>") == hf.token_to_id("<y>") and ours.id_to_token(8) == "<y>"
+    assert ours.vocab_size == hf.get_vocab_size() == len(VOCAB) + 2
 
 
 def test_plain_strings_keep_their_meaning():
