@@ -130,7 +130,7 @@ class HFBpe(BPE):
         p = self.dropout if dropout is None else dropout
         if p is None or not (isinstance(p, (int, float)) and 0.0 <= p <= 1.0):
             raise ValueError(f"BPE dropout must be a number between 0 and 1, not {p!r}")
-        copy = object.__new__(type(self))
+        copy = object.__new__(_DropoutBpe)
         copy.__dict__.update(self.__dict__)
         copy.dropout = p
         copy._rng = random.Random(seed)
@@ -151,8 +151,10 @@ class HFBpe(BPE):
     # -- encoding --------------------------------------------------------------------------------
     def tokenize(self, piece: str) -> list[tuple[str, int, int, int]]:
         """The tokens of one piece as (token, id, start, end), character positions in the piece."""
-        if self._rng is not None and self.dropout:
-            return self._encode_word(piece, self.dropout)
+        if self.ignore_merges:                              # 1. a word in the vocabulary
+            id_ = self.vocab.get(piece)
+            if id_ is not None:
+                return [(piece, id_, 0, len(piece))]
         cached = self._cache.get(piece)
         if cached is not None:
             return cached
@@ -160,9 +162,7 @@ class HFBpe(BPE):
             return []
         vocab = self.vocab
         out = None
-        if self.ignore_merges and piece in vocab:          # 1. a word in the vocabulary
-            out = [(piece, vocab[piece], 0, len(piece))]
-        elif self._plain:                                   # the fast path: 2 and 4 only
+        if self._plain:                                     # the fast path: 2 and 4 only
             parts = BPE.merge_parts(self, list(piece))
             ids = list(map(vocab.get, parts))
             if None not in ids:
@@ -374,6 +374,15 @@ class HFBpe(BPE):
                 made.setdefault(self._join(left, right), (left, right))
             self._made_by = made
         return made.get(token)
+
+
+class _DropoutBpe(HFBpe):
+    """A model made by `HFBpe.with_dropout`: `tokenize` samples (no cache, no whole words)."""
+
+    def tokenize(self, piece: str) -> list[tuple[str, int, int, int]]:
+        if not self.dropout:
+            return HFBpe.tokenize(self, piece)
+        return self._encode_word(piece, self.dropout)
 
 
 def _char_span(word: str):
