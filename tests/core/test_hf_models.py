@@ -159,6 +159,11 @@ def test_bpe_dropout_is_explicit_and_seeded(training_lines, words):
     assert any(x != model.tokenize(w) for x, w in zip(a, words))
     with pytest.raises(ValueError, match="dropout"):
         model.with_dropout(1.5)
+    # on a whole tokenizer: the pipeline with the model sampled, the tokenizer left as it was
+    from tokenizers_core.models.bpe_hf import sample
+    text = " ".join(words[:50])
+    assert sample(tok, text, dropout=1.0, seed=3).tokens == every.encode(text).tokens
+    assert tok.encode(text).ids == plain.encode(text).ids
 
 
 def test_wordpiece_against_hf(training_lines, words):

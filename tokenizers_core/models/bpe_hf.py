@@ -31,11 +31,12 @@ token covering every character it has a byte of: all three byte pieces of "日" 
 """
 from __future__ import annotations
 
+import copy
 import heapq
 import random
 from itertools import accumulate, repeat
 from operator import itemgetter
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from .bpe import BPE, BpeEncodeStep
 
@@ -438,3 +439,23 @@ def parse_merges(merges: Iterable) -> list[tuple[str, str]]:
                                  "[left, right]")
         pairs = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in merges]
     return pairs  # type: ignore[return-value]
+
+
+def sample(tokenizer: Any, text: str, *, dropout: float | None = None,
+           seed: int | None = None) -> Any:
+    """Encode `text` with BPE-dropout: the whole pipeline, with the model replaced by
+    `model.with_dropout(dropout, seed=seed)` (`dropout` defaults to the file's own). Returns the
+    `Encoding`; the tokenizer itself is left deterministic.
+
+    >>> from tokenizers_core.pipeline import Tokenizer
+    >>> tok = Tokenizer(HFBpe({"a": 0, "b": 1, "ab": 2}, [("a", "b")]))
+    >>> sample(tok, "ab", dropout=1.0, seed=0).tokens, tok.encode("ab").tokens
+    (['a', 'b'], ['ab'])
+    """
+    model = tokenizer.model
+    if not isinstance(model, HFBpe):
+        raise ValueError(f"{tokenizer.name or 'this tokeniser'} is not a Hugging Face BPE model; "
+                         "BPE-dropout needs one")
+    sampler = copy.copy(tokenizer)
+    sampler.model = model.with_dropout(dropout, seed=seed)
+    return sampler.encode(text)
