@@ -22,7 +22,10 @@ Hugging Face, a dropout run neither caches nor takes whole words (`ignore_merges
 
 Positions: Hugging Face counts in bytes and the Python binding turns bytes into characters, each
 token covering every character it has a byte of: all three byte pieces of "日" cover (p, p + 1).
-`tokenize` reports the same character positions.
+`tokenize` reports the same character positions, with one deliberate difference: under byte
+fallback Hugging Face counts the bytes of a symbol's prefix or suffix too ("##日" is 5 byte
+pieces of length 1), so its offsets can run past the word (and past the text); ours stop at the
+word's end. No released model combines byte fallback with a prefix or suffix.
 
 >>> m = HFBpe({"<unk>": 0, "a": 1, "b": 2, "ab": 3, "<0xC3>": 4, "<0xA9>": 5},
 ...           [("a", "b")], unk_token="<unk>", byte_fallback=True)
@@ -63,12 +66,14 @@ def check_merges(vocab: dict[str, int], merges: list[tuple[str, str]],
     ValueError: merge 2 ('a', 'c') names 'c', which is not in the vocabulary
     """
     cut = len(prefix) if prefix else 0
+    if prefix:
+        joined_of = dict(zip(merges, (cut_join(a, b, prefix) for a, b in merges)))
     has = vocab.__contains__
     lefts = list(map(itemgetter(0), merges))
     rights = list(map(itemgetter(1), merges))
     try:
         if cut:
-            joined = [a + b[cut:] for a, b in merges]
+            joined = list(map(joined_of.__getitem__, merges))
         else:
             joined = list(map(str.__add__, lefts, rights))
         if all(map(has, lefts)) and all(map(has, rights)) and all(map(has, joined)):
@@ -78,10 +83,34 @@ def check_merges(vocab: dict[str, int], merges: list[tuple[str, str]],
     for number, (a, b) in enumerate(merges, 1):
         if not (isinstance(a, str) and isinstance(b, str)):
             raise ValueError(f"merge {number} {(a, b)!r} is not a pair of strings")
-        for token in (a, b, a + b[cut:]):
+        for token in (a, b, joined_of[(a, b)] if cut else a + b):
             if token not in vocab:
                 raise ValueError(f"merge {number} {(a, b)!r} names {token!r}, which is not in "
                                  "the vocabulary")
+
+
+def cut_join(left: str, right: str, prefix: str) -> str:
+    """What merging `left` and `right` makes in a model with a continuing-subword prefix:
+    Hugging Face cuts as many BYTES as the prefix has off the right side, whether or not it
+    starts with the prefix; a cut that leaves no valid text is an error (Hugging Face panics).
+
+    >>> cut_join("a", "##b", "##"), cut_join("a", "xyb", "##")
+    ('ab', 'ab')
+    >>> cut_join("a", "b", "##")
+    Traceback (most recent call last):
+    ...
+    ValueError: merge ('a', 'b'): the right side is shorter than the prefix '##'
+    """
+    raw = right.encode("utf-8", "surrogatepass")
+    size = len(prefix.encode("utf-8", "surrogatepass"))
+    if len(raw) < size:
+        raise ValueError(f"merge {(left, right)!r}: the right side is shorter than the prefix "
+                         f"{prefix!r}")
+    try:
+        return left + raw[size:].decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"merge {(left, right)!r}: cutting the prefix {prefix!r} off the right "
+                         "side splits a character") from None
 
 
 class HFBpe(BPE):
@@ -114,8 +143,10 @@ class HFBpe(BPE):
         self.dropout = dropout
         self._rng: random.Random | None = None
         cut = len(self.continuing_subword_prefix or "")
-        # merging a and ##b makes a + b (Hugging Face cuts the prefix's length off the right side)
+        # merging a and ##b makes a + b: Hugging Face cuts the prefix's length off the right side
         self._cut = cut
+        self._joined = ({pair: cut_join(*pair, self.continuing_subword_prefix) for pair in merges}
+                        if cut else None)
         # plain: every symbol is one character and a merge is concatenation (Llama 3, GPT-2)
         self._plain = not (cut or self.end_of_word_suffix or self.byte_fallback)
 
@@ -256,7 +287,11 @@ class HFBpe(BPE):
         return parts, lengths, replaced
 
     def _join(self, left: str, right: str) -> str:
-        return left + right[self._cut:] if self._cut else left + right
+        if self._joined is None:
+            return left + right
+        joined = self._joined.get((left, right))
+        return joined if joined is not None else cut_join(left, right,
+                                                          self.continuing_subword_prefix)
 
     def _merge(self, parts: list[str], lengths: list[int],
                dropout: float | None) -> tuple[list[str], list[int]]:
