@@ -214,10 +214,8 @@ class Tokenizer:
         if not isinstance(text, str) or (pair is not None and not isinstance(pair, str)):
             raise ValueError("text to encode must be a string")
         local_ids: dict[str, int] = {}
-        first = Encoding.from_tokens(_fill_local_ids(self._tokens(text, trace), local_ids), 0)
-        second = None
-        if pair is not None:
-            second = Encoding.from_tokens(_fill_local_ids(self._tokens(pair, trace), local_ids), 1)
+        first = self._encoding(text, 0, local_ids, trace)
+        second = self._encoding(pair, 1, local_ids, trace) if pair is not None else None
         if self.truncation is not None:
             self._truncate(first, second, add_special_tokens, trace)
         processor = self.post_processor
@@ -328,25 +326,48 @@ class Tokenizer:
     def _normalize_str(self, text: str) -> str:
         return self._normalize(NormalizedString(text)).normalized
 
-    def _tokens(self, text: str, trace: Trace | None) -> list[Token]:
-        tokens: list[Token] = []
+    def _encoding(self, text: str, type_id: int, local_ids: dict[str, int],
+                  trace: Trace | None) -> Encoding:
+        """Stages 0-3 for one sequence: the model's tokens as an `Encoding` (filled array by
+        array: a text of 1 MB makes a quarter of a million tokens)."""
         pieces, added = self._pre_tokenized(text, trace)
+        ids: list[int | None] = []
+        values: list[str] = []
+        offsets: list[tuple[int, int]] = []
+        word_ids: list[int | None] = []
+        tokenize = self.model.tokenize
         for word_id, piece in enumerate(pieces):
             if word_id in added:
                 # An added token: its matched text (with any stripped spaces), as one token.
-                tokens.append(Token(added[word_id], piece.normalized, piece.span(0, len(piece)),
-                                    word_id))
+                ids.append(added[word_id])
+                values.append(piece.normalized)
+                offsets.append(piece.span(0, len(piece)))
+                word_ids.append(word_id)
                 continue
-            for value, id_, start, end in self.model.tokenize(piece.normalized):
-                # The model reports positions in the piece; the piece maps them to the
-                # original text, through every normalisation and pre-tokenisation change.
-                tokens.append(Token(id_, value, piece.span(start, end), word_id))
+            tokens = tokenize(piece.normalized)
+            # The model reports positions in the piece; the piece maps them to the original
+            # text, through every normalisation and pre-tokenisation change.
+            if piece.is_identity:                      # the common case: a plain shift
+                shift = piece.span(0, 0)[0]
+                offsets.extend([(shift + start, shift + end) for _, _, start, end in tokens])
+            else:
+                span = piece.span
+                offsets.extend([span(start, end) for _, _, start, end in tokens])
+            ids.extend([id_ for _, id_, _, _ in tokens])
+            values.extend([value for value, _, _, _ in tokens])
+            word_ids.extend([word_id] * len(tokens))
         if trace is not None:
             trace.append(ModelStep(
-                tokens=tuple((t.value, t.id, t.offsets[0], t.offsets[1], t.word_id)
-                             for t in tokens),
+                tokens=tuple(zip(values, ids, (s for s, _ in offsets), (e for _, e in offsets),
+                                 word_ids)),
                 model=describe(self.model)))
-        return tokens
+        if None in ids:                # rule tokenisers: ids by first appearance, per encode
+            ids = [local_ids.setdefault(v, len(local_ids)) if i is None else i
+                   for i, v in zip(ids, values)]
+        n = len(ids)
+        return Encoding(ids=ids, tokens=values, offsets=offsets, word_ids=word_ids,  # type: ignore[arg-type]
+                        attention_mask=[1] * n, special_tokens_mask=[0] * n,
+                        type_ids=[type_id] * n)
 
     def nbest(self, text: str, k: int) -> list[tuple[list[str], float]]:
         """Unigram models: the k best segmentations of `text` as (tokens, score), best first."""
@@ -473,18 +494,3 @@ def _resolve_added(model: Model, entries: Iterable[str | AddedToken]) -> tuple[A
         out.pop(token.content, None)
         out[token.content] = token
     return tuple(out.values())
-
-
-def _fill_local_ids(tokens: list[Token], local_ids: dict[str, int]) -> list[Token]:
-    """Give tokens without a vocabulary id (rule tokenisers) an id by first appearance."""
-    if all(t.id is not None for t in tokens):
-        return tokens
-    out = []
-    for t in tokens:
-        if t.id is None:
-            t = Token(local_ids.setdefault(t.value, len(local_ids)), t.value, t.offsets,
-                      t.word_id, t.special)
-        out.append(t)
-    return out
-
-
