@@ -162,12 +162,12 @@ class HFBpe(BPE):
         p = self.dropout if dropout is None else dropout
         if p is None or not (isinstance(p, (int, float)) and 0.0 <= p <= 1.0):
             raise ValueError(f"BPE dropout must be a number between 0 and 1, not {p!r}")
-        copy = object.__new__(_DropoutBpe)
-        copy.__dict__.update(self.__dict__)
-        copy.dropout = p
-        copy._rng = random.Random(seed)
-        copy._cache = {}
-        return copy
+        sampler = object.__new__(_DropoutBpe)
+        sampler.__dict__.update(self.__dict__)
+        sampler.dropout = p
+        sampler._rng = random.Random(seed)
+        sampler._cache = {}
+        return sampler
 
     def describe(self) -> str:
         kind = "byte-level BPE" if self.byte_level else "BPE"
