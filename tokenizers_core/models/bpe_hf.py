@@ -177,6 +177,8 @@ class HFBpe(BPE):
             options.append(f"prefix {self.continuing_subword_prefix!r}")
         if self.end_of_word_suffix:
             options.append(f"suffix {self.end_of_word_suffix!r}")
+        if self.dropout:
+            options.append(f"dropout {self.dropout} not applied: encoding is deterministic")
         extra = f" ({', '.join(options)})" if options else ""
         return f"{kind}, {len(self.vocab):,} tokens, ranked by merge order{extra}"
 
