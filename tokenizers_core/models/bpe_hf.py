@@ -422,6 +422,10 @@ class _DropoutBpe(HFBpe):
             return HFBpe.tokenize(self, piece)
         return self._encode_word(piece, self.dropout)
 
+    def describe(self) -> str:
+        return HFBpe.describe(self).replace("not applied: encoding is deterministic",
+                                            "sampled (BPE-dropout)")
+
 
 def _char_span(word: str):
     """A function (start byte, end byte) -> (start, end) characters of `word`, as Hugging
