@@ -347,7 +347,14 @@ class Tokenizer:
             tokens = tokenize(piece.normalized)
             # The model reports positions in the piece; the piece maps them to the original
             # text, through every normalisation and pre-tokenisation change.
-            if piece.is_identity:                      # the common case: a plain shift
+            if len(tokens) == 1:                       # the most common case: a whole word
+                value, id_, start, end = tokens[0]
+                ids.append(id_)
+                values.append(value)
+                offsets.append(piece.span(start, end))
+                word_ids.append(word_id)
+                continue
+            if piece.is_identity:                      # a plain shift
                 shift = piece.span(0, 0)[0]
                 offsets.extend([(shift + start, shift + end) for _, _, start, end in tokens])
             else:
