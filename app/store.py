@@ -123,17 +123,17 @@ class CorpusStore:
                              (digest,)).fetchone()
         return bytes(row[0]) if row else None
 
-    def put_tokenizer(self, info: dict[str, Any]) -> None:
+    def put_tokenizer(self, info: dict[str, Any], rename: bool = True) -> None:
         """Remember an uploaded tokeniser (`info`: handle, sha256, name, format, options,
-        algorithm, vocab_size, family). Uploading it again keeps the row; a new non-empty
-        name renames it."""
+        algorithm, vocab_size, family). Uploading it again keeps the row; with `rename`, a
+        non-empty name renames it."""
         with closing(self._connect()) as db, db:
             db.execute("INSERT OR IGNORE INTO tokenizers (handle, sha256, name, format, options, "
                        "algorithm, vocab_size, family, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        (info["handle"], info["sha256"], info["name"], info["format"],
                         json.dumps(info["options"], sort_keys=True), info["algorithm"],
                         info["vocab_size"], info["family"], time.time()))
-            if info["name"]:
+            if rename and info["name"]:
                 db.execute("UPDATE tokenizers SET name = ? WHERE handle = ?",
                            (info["name"], info["handle"]))
 

@@ -132,6 +132,10 @@ def test_content_addressed_after_gunzip_and_stored_once(client):
     assert again["sha256"] == hashlib.sha256(data).hexdigest()
     handles = [t["name"] for t in stored(client)]
     assert handles.count(first["tokenizer"]) == 1
+    named = upload(client, data, "m.model", name="Named once").json()
+    assert named["tokenizer"] == first["tokenizer"] and named["name"] == "Named once"
+    again = upload(client, data, "other-file-name.model").json()          # no name: kept
+    assert again["name"] == "Named once"
 
 
 def test_parsed_once_and_cached(client):
