@@ -207,8 +207,32 @@ class Tokenizer:
         trace = Trace()
         return self._run(text, pair, add_special_tokens, trace), trace
 
+    def encode_batch(self, inputs: Iterable[str | tuple[str, str]], *,
+                     add_special_tokens: bool = True) -> list[Encoding]:
+        """`encode` for many texts (or `(text, pair)` tuples), as Hugging Face's
+        `encode_batch`: padding "BatchLongest" pads every encoding to the longest one.
+
+        >>> from tokenizers_core.models.wordlevel import WordLevel
+        >>> from tokenizers_core.pre_tokenizers import Whitespace
+        >>> tok = Tokenizer(WordLevel({"a": 0, "[PAD]": 1}), pre_tokenizer=Whitespace(),
+        ...                 padding={"pad_id": 1})
+        >>> [e.ids for e in tok.encode_batch(["a", "a a a"])]
+        [[0, 1, 1], [0, 0, 0]]
+        """
+        if isinstance(inputs, str):
+            raise ValueError("encode_batch takes a list of texts; use encode for one text")
+        encodings = []
+        for item in inputs:
+            text, pair = item if isinstance(item, tuple) and len(item) == 2 else (item, None)
+            encodings.append(self._run(text, pair, add_special_tokens, None, padded=False))
+        if self.padding is not None and encodings:
+            target = self.padding.target(max(len(e) for e in encodings))
+            for e in encodings:
+                pad(e, target, self.padding)
+        return encodings
+
     def _run(self, text: str, pair: str | None, add_special_tokens: bool,
-             trace: Trace | None) -> Encoding:
+             trace: Trace | None, padded: bool = True) -> Encoding:
         """Hugging Face's `encode`: each sequence through stages 0-3, then truncation, the
         post-processor and padding (`Tokenizer::post_process`)."""
         if not isinstance(text, str) or (pair is not None and not isinstance(pair, str)):
@@ -225,7 +249,7 @@ class Tokenizer:
                 tokens=tuple((t.value, t.id, t.offsets[0], t.offsets[1], t.special)
                              for t in enc.token_list()),
                 processor=describe(processor if add_special_tokens else None)))
-        if self.padding is not None:
+        if self.padding is not None and padded:
             self._pad(enc, trace)
         return enc
 
