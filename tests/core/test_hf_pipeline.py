@@ -82,7 +82,10 @@ def test_added_tokens_every_flag(seed, udhr):
     texts = TEXTS + random.Random(seed).sample(udhr, 4)
     for text in texts:
         ref = hf.encode(text)
-        assert view(ours.encode(text)) == view(ref), text
+        enc = ours.encode(text)
+        assert view(enc) == view(ref), text
+        traced, trace = ours.trace(text)               # the trace runs the same code
+        assert traced == enc and Trace.from_json(trace.to_json()) == trace
         for skip in (False, True):
             assert ours.decode(ref.ids, skip_special_tokens=skip) == \
                 hf.decode(ref.ids, skip_special_tokens=skip)
