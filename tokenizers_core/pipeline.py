@@ -241,7 +241,7 @@ class Tokenizer:
         first = self._encoding(text, 0, local_ids, trace)
         second = self._encoding(pair, 1, local_ids, trace) if pair is not None else None
         if self.truncation is not None:
-            self._truncate(first, second, add_special_tokens, trace)
+            self._truncate(self.truncation, first, second, add_special_tokens, trace)
         processor = self.post_processor
         enc = processors.post_process(processor, first, second, add_special_tokens)
         if trace is not None:
@@ -250,7 +250,7 @@ class Tokenizer:
                              for t in enc.token_list()),
                 processor=describe(processor if add_special_tokens else None)))
         if self.padding is not None and padded:
-            self._pad(enc, trace)
+            self._pad(self.padding, enc, trace)
         return enc
 
     def _n_added(self, is_pair: bool) -> int:
@@ -258,10 +258,10 @@ class Tokenizer:
         counter = getattr(self.post_processor, "added_tokens", None)
         return counter(is_pair) if callable(counter) else 0
 
-    def _truncate(self, first: Encoding, second: Encoding | None, add_special_tokens: bool,
-                  trace: Trace | None) -> None:
-        params = self.truncation
-        assert params is not None
+    def _truncate(self, params: TruncationParams, first: Encoding, second: Encoding | None,
+                  add_special_tokens: bool, trace: Trace | None) -> None:
+        """Cut the sequences (in place) to leave room for the post-processor's tokens."""
+        max_length = params.max_length
         added = self._n_added(second is not None) if add_special_tokens else 0
         if added:
             if params.max_length < added:
@@ -273,14 +273,12 @@ class Tokenizer:
         if trace is not None:
             kept = [e for e in (first, second) if e is not None]
             trace.append(TruncateStep(
-                max_length=self.truncation.max_length, room=params.max_length,  # type: ignore[union-attr]
+                max_length=max_length, room=params.max_length,
                 stride=params.stride, strategy=params.strategy, direction=params.direction,
                 lengths=before, kept=tuple(len(e) for e in kept),
                 overflowing=tuple(tuple(tuple(o.tokens) for o in e.overflowing) for e in kept)))
 
-    def _pad(self, enc: Encoding, trace: Trace | None) -> None:
-        params = self.padding
-        assert params is not None
+    def _pad(self, params: PaddingParams, enc: Encoding, trace: Trace | None) -> None:
         before = len(enc)
         target = params.target(before)
         pad(enc, target, params)
