@@ -90,10 +90,13 @@ class CorpusStore:
         return row[0] if row else None
 
     def list(self, limit: int = 100) -> list[dict[str, Any]]:
-        """The most recent corpora: sha256, bytes, name, created, and a short preview."""
+        """The most recent corpora: sha256, bytes, name, created, and a short preview. (Model
+        files the lattice view once kept here as base64 text are not corpora: left out.)"""
         with closing(self._connect()) as db:
             rows = db.execute("SELECT sha256, bytes, name, created, substr(text, 1, 80) "
-                              "FROM corpora ORDER BY created DESC LIMIT ?", (limit,)).fetchall()
+                              "FROM corpora WHERE substr(text, 1, 27) != ? "
+                              "ORDER BY created DESC LIMIT ?",
+                              ("sentencepiece-model:base64:", limit)).fetchall()
         return [{"sha256": r[0], "bytes": r[1], "name": r[2], "created": r[3], "preview": r[4]}
                 for r in rows]
 

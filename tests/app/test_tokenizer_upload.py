@@ -263,6 +263,7 @@ def test_legacy_lattice_uploads_still_resolve(client):
     digest = client.app.state.store.put("sentencepiece-model:base64:" + base64.b64encode(data).decode())
     r = client.get("/unigram/lattice", params={"model": f"upload-{digest}", "text": "Hello", "step": 99})
     assert r.status_code == 200 and "▁He" in r.text
+    assert digest not in client.get("/corpora").text                  # not listed as a corpus
 
 
 def hf_byte_fallback_json() -> bytes:
