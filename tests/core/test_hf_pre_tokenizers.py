@@ -60,6 +60,8 @@ CASES = [
     *[(f"Split(regex, {b})", *split_pair(r"\s+|[,.]", b)) for b in BEHAVIORS],
     *[(f"Split(regex, {b}, invert)", *split_pair(r"\w+", b, True)) for b in BEHAVIORS],
     ("Split(empty matches)", *split_pair(r"\d*", "isolated")),
+    ("Split(empty string)", *split_pair("", "merged_with_previous", is_regex=False)),
+    *[(f"Split(empty matches, {b})", *split_pair(r"\b|x*", b)) for b in BEHAVIORS],
     ("Split(empty matches, next)", *split_pair(r"(?=[A-Z])|\d*", "merged_with_next")),
     ("Split(anchors)", *split_pair(r"^\s*|\s*$", "removed")),
     ("Split(Oniguruma classes)", *split_pair(r"\w+|\W|\h+|[\w]", "isolated")),
