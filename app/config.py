@@ -5,6 +5,8 @@ TOKVIS_DB                 SQLite file of stored corpora and trained-tokeniser sp
 TOKVIS_MAX_TEXT_CHARS     longest text the visualiser and /api/encode accept (default 100000)
 TOKVIS_MAX_CORPUS_BYTES   largest corpus that can be stored or trained on (default 5 MB)
 TOKVIS_MAX_UPLOAD_BYTES   largest uploaded file (default 5 MB)
+TOKVIS_MAX_TOKENIZER_BYTES  largest uploaded tokenizer file, before and after gunzip (default 32 MB:
+                          Llama 4's tokenizer.json is 12 MB)
 TOKVIS_REGEX_TIMEOUT      seconds a user regex may run (default 0.5)
 TOKVIS_JOB_WORKERS        trainings run at once, across all server processes (default 2)
 TOKVIS_JOB_QUEUE          trainings that may wait for a worker; more get 429 (default 16)
@@ -58,6 +60,7 @@ class Settings:
     job_queue: int = 16
     job_cpu_seconds: int = 600
     job_memory_mb: int = 4096
+    max_tokenizer_bytes: int = 32_000_000
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -72,4 +75,5 @@ class Settings:
             job_queue=_int("TOKVIS_JOB_QUEUE", 16),
             job_cpu_seconds=_int("TOKVIS_JOB_CPU_SECONDS", 600),
             job_memory_mb=_int("TOKVIS_JOB_MEMORY_MB", 4096),
+            max_tokenizer_bytes=_int("TOKVIS_MAX_TOKENIZER_BYTES", 32_000_000),
         )

@@ -13,18 +13,19 @@ from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import openapi, uploads
+from . import limits, openapi
 from .config import Settings
 from .jobs import ClientGone, Engine, QueueFull, current_request
 from .render import ROOT, render
 from .security import SecurityMiddleware
 from .step_runs import StepRuns
-from .routers import analytics, api, compare, corpora, visualiser
+from .routers import analytics, api, compare, corpora, tokenizers, visualiser
 from .routers import wordpiece
 from .routers import unigram
 from .routers import bpe
 from .store import CorpusStore
 from .trained import TrainedTokenizers
+from .uploads import UploadedTokenizers
 
 
 class RequestContext:
@@ -78,8 +79,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   # a corpus (Starlette's default stops it at 1 MB), and no body need be larger
                   # than the largest corpus or file, escaped
                   form_limits={"max_part_size": settings.max_corpus_bytes * 3},
-                  max_body_size=uploads.body_limit(settings.max_corpus_bytes,
-                                                   settings.max_upload_bytes))
+                  max_body_size=limits.body_limit(settings.max_corpus_bytes,
+                                                  settings.max_upload_bytes,
+                                                  settings.max_tokenizer_bytes))
     app.state.settings = settings
     app.state.store = CorpusStore(settings.db_path)
     app.state.jobs = Engine(settings.db_path, workers=settings.job_workers,
@@ -88,12 +90,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.trained = TrainedTokenizers(app.state.store, engine=app.state.jobs)
     app.state.step_runs = StepRuns(workers=settings.job_workers, queue=settings.job_queue,
                                    cpu_seconds=settings.job_cpu_seconds)
+    app.state.uploads = UploadedTokenizers(app.state.store)
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
     app.include_router(visualiser.router)
     app.include_router(corpora.router)
     app.include_router(compare.router)
     app.include_router(analytics.router)
     app.include_router(api.router)
+    app.include_router(tokenizers.router)
     # family routers (one line each)
     app.include_router(wordpiece.router)
     app.include_router(unigram.router)

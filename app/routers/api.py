@@ -9,27 +9,33 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 import tokenizers_core as tc
 from tokenizers_core import pretrained
 
-from .. import uploads
+from .. import limits
 from ..deps import (UnknownTokenizer, check_text, resolve_tokenizer, settings, special_kwargs,
-                    store, trained)
+                    store, trained, uploads)
 
 router = APIRouter(prefix="/api", tags=["api"])
 
 # Text from JSON may hold lone surrogates ("\ud800"), which no UTF-8 response can carry:
 # each becomes U+FFFD, as tiktoken does (one character for one, so offsets still fit).
-Text = Annotated[str, AfterValidator(uploads.without_lone_surrogates)]
+Text = Annotated[str, AfterValidator(limits.without_lone_surrogates)]
 
 
 class TokenizerInfo(BaseModel):
-    name: str
+    name: str = Field(description="what /api/encode and page URLs take: a bundled name or the "
+                                  "handle of an uploaded tokeniser")
     algorithm: str
     vocab_size: int
     label: str
     aliases: list[str]
+    stored: bool = Field(False, description="an uploaded tokeniser (POST /api/tokenizers)")
+    format: str | None = Field(None, description="uploaded: hf_json, tiktoken, sentencepiece "
+                                                 "or vocab_txt")
+    sha256: str | None = Field(None, description="uploaded: the sha256 of the file's bytes")
 
 
 class EncodeRequest(BaseModel):
-    tokenizer: str = Field(description="a bundled name, an alias, 'regex', or a trained handle",
+    tokenizer: str = Field(description="a bundled name, an alias, 'regex', a trained handle or "
+                                       "an uploaded tokeniser's handle",
                            examples=["cl100k_base"])
     text: Text = Field(examples=["Hello, world!"])
     pair: Text | None = Field(None, description="an optional second sequence (BERT pairs)")
@@ -84,10 +90,15 @@ class CorpusOut(BaseModel):
 
 
 @router.get("/tokenizers", response_model=list[TokenizerInfo])
-def list_tokenizers() -> list[dict[str, Any]]:
-    """The bundled tokenisers (trained ones are reached by the handle `/api/train` returns)."""
-    return [{"name": n, "algorithm": e.algorithm, "vocab_size": e.vocab_size, "label": e.label,
-             "aliases": pretrained.aliases_of(n)} for n, e in pretrained.bundled().items()]
+def list_tokenizers(request: Request) -> list[dict[str, Any]]:
+    """The bundled tokenisers, then the uploaded ones, most recent first (trained ones are
+    reached by the handle `/api/train` returns)."""
+    bundled = [{"name": n, "algorithm": e.algorithm, "vocab_size": e.vocab_size, "label": e.label,
+                "aliases": pretrained.aliases_of(n)} for n, e in pretrained.bundled().items()]
+    stored = [{"name": r["handle"], "algorithm": r["algorithm"], "vocab_size": r["vocab_size"],
+               "label": r["name"] or r["handle"], "aliases": [], "stored": True,
+               "format": r["format"], "sha256": r["sha256"]} for r in uploads(request).list()]
+    return bundled + stored
 
 
 @router.post("/encode", response_model=EncodeResponse)
@@ -130,8 +141,8 @@ def train(request: Request, body: TrainRequest) -> dict[str, Any]:
 
 
 def _store_corpus(request: Request, text: str) -> str:
-    text = uploads.without_lone_surrogates(text)
-    uploads.check_corpus_size(text, settings(request).max_corpus_bytes)
+    text = limits.without_lone_surrogates(text)
+    limits.check_corpus_size(text, settings(request).max_corpus_bytes)
     if not text.strip():
         raise HTTPException(422, "the corpus is empty")
     return store(request).put(text)

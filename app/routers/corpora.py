@@ -8,7 +8,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from tokenizers_core.corpora import corpus_names
 
-from .. import uploads
+from .. import limits
 from ..deps import settings, store
 from ..render import render
 from .api import _store_corpus, corpus_summary
@@ -19,10 +19,10 @@ router = APIRouter(tags=["corpora"])
 async def read_corpus_upload(request: Request, upload: UploadFile) -> str:
     """The uploaded file as text (gunzipped if it is gzip), refusing files over the limit,
     gzip bombs and broken gzip, and bytes that are not UTF-8."""
-    limits = settings(request)
-    data = await uploads.read_upload(upload, limits.max_upload_bytes)
-    return uploads.text_of(uploads.maybe_gunzip(data, limits.max_corpus_bytes,
-                                                "TOKVIS_MAX_CORPUS_BYTES"))
+    config = settings(request)
+    data = await limits.read_upload(upload, config.max_upload_bytes)
+    return limits.text_of(limits.maybe_gunzip(data, config.max_corpus_bytes,
+                                              "TOKVIS_MAX_CORPUS_BYTES"))
 
 
 @router.post("/api/corpora/upload", tags=["api"], status_code=201)

@@ -8,8 +8,9 @@ from fastapi.responses import HTMLResponse
 
 from .. import display
 from ..deps import (BAD_INPUT, REGEX, bad_input, check_text, resolve_tokenizer, special_kwargs,
-                    tokenizer_options)
-from ..render import render
+                    tokenizer_label, tokenizer_options)
+from ..render import render, url_with
+from ..uploads import model_family
 from tokenizers_core import pretrained
 
 router = APIRouter(tags=["pages"])
@@ -18,10 +19,9 @@ DEFAULT_TEXT = ("The tokenization handles preprocessing: naïve cafés, 東京, 
                 "<|endoftext|> all become tokens.\n\tDon't panic!")
 MAX_PANEL_ITEMS = 400
 
-# Where a chip links to see how its word was built, by algorithm (only if the page exists).
+# Where a chip links to see how its word was built, by model (only if the page exists).
 STEP_LINKS = {
-    "bpe": ("/bpe/encode", "tokenizer"), "byte_bpe": ("/bpe/encode", "tokenizer"),
-    "sentencepiece_bpe": ("/bpe/encode", "tokenizer"),
+    "bpe": ("/bpe/encode", "tokenizer"),
     "wordpiece": ("/wordpiece/encode", "vocab"),
     "unigram": ("/unigram/lattice", "model"),
 }
@@ -35,7 +35,7 @@ def default_tokenizer() -> str:
 
 
 def step_link(request: Request, tok) -> tuple[str, str] | None:
-    link = STEP_LINKS.get(tok.algorithm)
+    link = STEP_LINKS.get(model_family(tok))
     if link is None:
         return None
     return link if link[0] in page_paths(request.app) else None
@@ -56,6 +56,25 @@ def page_paths(app) -> set[str]:
     return paths
 
 
+def stage_members(steps: list) -> list[tuple[Any, str]]:
+    """Each pipeline step with its place among the steps of its stage, when a stage has several
+    (the members of a Sequence normaliser or pre-tokeniser: "1 of 2", "2 of 2"), else "".
+
+    >>> from types import SimpleNamespace as S
+    >>> [m for _, m in stage_members([S(kind="normalize"), S(kind="normalize"), S(kind="model")])]
+    ['1 of 2', '2 of 2', '']
+    """
+    totals: dict[str, int] = {}
+    for s in steps:
+        totals[s.kind] = totals.get(s.kind, 0) + 1
+    seen: dict[str, int] = {}
+    out = []
+    for s in steps:
+        seen[s.kind] = seen.get(s.kind, 0) + 1
+        out.append((s, f"{seen[s.kind]} of {totals[s.kind]}" if totals[s.kind] > 1 else ""))
+    return out
+
+
 def visualise(request: Request, text: str, name: str, pattern: str,
               special: bool = False) -> dict[str, Any]:
     """Everything the result block shows, or an `error` (with the status it deserves)."""
@@ -70,13 +89,13 @@ def visualise(request: Request, text: str, name: str, pattern: str,
         return {**ctx, "error": message, "status": status}
     chips = display.chips(tok, text, enc)
     try:
-        decoded = tok.decode(enc.ids)
+        decoded = tok.decode(enc.ids, skip_special_tokens=True)
     except ValueError:  # the word and sentence tokenisers number tokens per input: no decode
         decoded = None
     n_tokens = len(enc)
     ctx.update(
         tok=tok, enc=enc, chips=chips, decoded=decoded, segments=display.segments(text, enc),
-        stages=list(trace),
+        stages=stage_members(list(trace)),
         step_link=step_link(request, tok), max_items=MAX_PANEL_ITEMS,
         counts={
             "chars": len(text), "bytes": len(text.encode("utf-8")),
@@ -97,5 +116,7 @@ def visualiser_page(request: Request, text: str | None = None, tokenizer: str | 
     name = tokenizer or default_tokenizer()
     ctx = visualise(request, text, name, pattern, special)
     ctx.update(text=text, tokenizer=name, pattern=pattern, show_ids=ids, raw=raw, special=special,
-               options=tokenizer_options(name), regex_name=REGEX)
+               options=tokenizer_options(request, name), regex_name=REGEX,
+               label=tokenizer_label(request, name),
+               next=url_with("/", {"text": text, "tokenizer": name, "pattern": pattern or None}))
     return render(request, "visualiser.html", ctx, block="result", status_code=ctx["status"])

@@ -19,7 +19,8 @@ def test_security_headers_on_every_response(client, path):
 
 def test_pages_have_no_inline_script_or_style(client):
     for path in ["/", "/bpe/train", "/bpe/encode", "/wordpiece/train", "/wordpiece/encode",
-                 "/unigram/lattice", "/unigram/train", "/compare", "/sweep", "/corpora"]:
+                 "/unigram/lattice", "/unigram/train", "/compare", "/sweep", "/corpora",
+                 "/tokenizers"]:
         html = client.get(path).text
         assert "<style" not in html and "<script>" not in html, path
         assert " style=" not in html and "oninput=" not in html and "onclick=" not in html, path

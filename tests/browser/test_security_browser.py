@@ -8,7 +8,8 @@ import pytest
 pytestmark = pytest.mark.browser
 
 PAGES = ["/", "/compare", "/bpe/train", "/bpe/encode", "/wordpiece/train", "/wordpiece/encode",
-         "/unigram/lattice", "/unigram/train", "/sweep", "/tax", "/unicode", "/corpora"]
+         "/unigram/lattice", "/unigram/train", "/sweep", "/tax", "/unicode", "/corpora",
+         "/tokenizers"]
 
 WATCH = """
 window.__csp = [];
