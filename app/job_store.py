@@ -160,6 +160,8 @@ class JobStore:
     def claim(self, owner: str, max_running: int) -> Job | None:
         """Take the oldest queued job for `owner` if fewer than `max_running` run anywhere."""
         with closing(self._connect()) as db:
+            if db.execute("SELECT 1 FROM jobs WHERE status = 'queued' LIMIT 1").fetchone() is None:
+                return None               # the common case: a read, no write lock
             db.execute("BEGIN IMMEDIATE")
             try:
                 running = db.execute("SELECT COUNT(*) FROM jobs WHERE status = 'running'"
@@ -233,6 +235,9 @@ class JobStore:
     def interrupt(self, where: str, args: tuple = ()) -> int:
         """Mark running jobs matching `where` as interrupted (their worker is gone)."""
         with closing(self._connect()) as db:
+            if db.execute(f"SELECT 1 FROM jobs WHERE status = 'running' AND ({where}) LIMIT 1",
+                          args).fetchone() is None:
+                return 0                  # nothing to mark: no write lock taken
             cur = db.execute("UPDATE jobs SET status = 'interrupted', finished = ?, current = '', "
                              "error = 'the server stopped while this job ran; start it again' "
                              f"WHERE status = 'running' AND ({where})", (time.time(), *args))

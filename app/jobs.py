@@ -16,6 +16,9 @@ give one task a CPU or memory budget; RQ and Celery need Redis or a broker. What
 of the store is a process per training (killable, with `setrlimit`), which is ~200 lines here.
 Scaling past one machine means pointing every worker at one shared store, as for corpora.
 
+(The step-through views train in their own bounded pool, `app.step_runs`, in the serving
+process: their value is the trainer's live state, which the views read step by step.)
+
     job, created = engine.submit("sweep", spec_id, spec, total=10)   # QueueFull -> 429
     engine.cancel(job.id)                                            # killed within ~0.2 s
     job = engine.wait(job.id, created)                               # a request that needs it

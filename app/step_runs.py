@@ -49,7 +49,7 @@ class Run:
 
 class StepRuns:
     def __init__(self, workers: int = 2, queue: int = 16, cpu_seconds: float = 600,
-                 abandon: float = 15.0) -> None:
+                 abandon: float = 6.0) -> None:
         self.workers, self.queue = workers, queue
         self.cpu_seconds, self.abandon = cpu_seconds, abandon
         self._runs: dict[Hashable, Run] = {}
