@@ -64,6 +64,7 @@ CASES = [
     *[(f"Split(empty matches, {b})", *split_pair(r"\b|x*", b)) for b in BEHAVIORS],
     ("Split(empty matches, next)", *split_pair(r"(?=[A-Z])|\d*", "merged_with_next")),
     ("Split(anchors)", *split_pair(r"^\s*|\s*$", "removed")),
+    ("Split(Ruby's m option)", *split_pair(r"(?im:a.b)|x.", "isolated")),
     ("Split(Oniguruma classes)", *split_pair(r"\w+|\W|\h+|[\w]", "isolated")),
     ("Split(counted repeat +)", *split_pair(r"\p{N}{1,3}+|[a-z]{2}+|(ab){1}+", "isolated")),
     ("Split(cl100k verbatim)", *split_pair(
@@ -109,7 +110,7 @@ CASES = [
 ]
 IDS = [c[0] for c in CASES]
 
-HARD = ["", " ", "  ", "a", "Hello world!", "I'm, you're 'S 'ſ 'K'LL 'Ｓ", "a\tb\n\nc  \n d ",
+HARD = ["", " ", "  ", "a", "a\nb A\nB x\n", "Hello world!", "I'm, you're 'S 'ſ 'K'LL 'Ｓ", "a\tb\n\nc  \n d ",
         "   leading and trailing   ", "x1234567y 12 3.14 ١٢٣ ½ Ⅻ 三", "ab  ab abab",
         "Hi,,, there... (ok)? «yes» — no!", "日本語とカタカナー、한국어 and English.",
         "👍🏽 👨‍👩‍👧 🇫🇷", "e\u0301 क्षि", "\r\n\r\n", "a\u00a0b\u3000c\u2028d", "▁a▁ ▁",
