@@ -66,7 +66,7 @@ Hugging Face's older tables. For BERT's punctuation, whose Hugging Face tables a
 we reproduce the old tables exactly (see `is_bert_punctuation`).
 
 Hugging Face's `Split` (every behavior, `invert`), `Punctuation`, `Digits`, `CharDelimiterSplit`,
-`UnicodeScripts` and the reader of tokenizer.json's "pre_tokenizer" (`from_hf_config`) are in
+`UnicodeScripts`, `FixedLength` and the reader of tokenizer.json's "pre_tokenizer" (`from_hf_config`) are in
 `pre_tokenizers_hf.py`, importable from here. `ByteLevel`'s offset trimming belongs after the
 model (`ByteLevel.trim_offsets_of`), not here.
 """
@@ -688,8 +688,8 @@ __all__ = [
 
 # Hugging Face's other pre-tokenizers and the tokenizer.json reader build on this module and
 # live in pre_tokenizers_hf.py; `from tokenizers_core.pre_tokenizers import Split` works too.
-_FROM_HF_MODULE = ("CharDelimiterSplit", "Digits", "Punctuation", "Split", "UnicodeScripts",
-                   "from_hf_config")
+_FROM_HF_MODULE = ("CharDelimiterSplit", "Digits", "FixedLength", "Punctuation", "Split",
+                   "UnicodeScripts", "from_hf_config")
 __all__ += list(_FROM_HF_MODULE)
 
 

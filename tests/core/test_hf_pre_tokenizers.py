@@ -16,8 +16,8 @@ from hypothesis import given, settings, strategies as st
 
 from tokenizers_core.corpora import corpus_names, load_corpus
 from tokenizers_core.pre_tokenizers import (
-    BertPreTokenizer, ByteLevel, CharDelimiterSplit, Digits, Metaspace, Punctuation, Sequence,
-    Split, UnicodeScripts, Whitespace, WhitespaceSplit, from_hf_config)
+    BertPreTokenizer, ByteLevel, CharDelimiterSplit, Digits, FixedLength, Metaspace, Punctuation,
+    Sequence, Split, UnicodeScripts, Whitespace, WhitespaceSplit, from_hf_config)
 from tokenizers_core.pre_tokenizers_hf import BEHAVIORS, script_of
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -92,6 +92,8 @@ CASES = [
     ("CharDelimiterSplit", CharDelimiterSplit(" "), lambda: hf.CharDelimiterSplit(" ")),
     ("CharDelimiterSplit(é)", CharDelimiterSplit("é"), lambda: hf.CharDelimiterSplit("é")),
     ("UnicodeScripts", UnicodeScripts(), lambda: hf.UnicodeScripts()),
+    ("FixedLength", FixedLength(), lambda: hf.FixedLength()),
+    ("FixedLength(1)", FixedLength(1), lambda: hf.FixedLength(1)),
     ("Sequence(Llama 3)", Sequence([Split(LLAMA3, "isolated", is_regex=True),
                                     ByteLevel(add_prefix_space=False, use_regex=False)]),
      lambda: hf.Sequence([hf.Split(Regex(LLAMA3), "isolated"),
@@ -226,6 +228,7 @@ def test_scripts_follow_hugging_face():
     ({"type": "Digits", "individual_digits": "yes"}, "individual_digits"),
     ({"type": "CharDelimiterSplit", "delimiter": ""}, "CharDelimiterSplit"),
     ({"type": "ByteLevel", "add_prefix_space": 1}, "add_prefix_space"),
+    ({"type": "FixedLength", "length": 0}, "length"),
     ({"type": "Sequence", "pretokenizers": [{"type": "Nope"}]}, "Nope"),
 ])
 def test_bad_configs_raise_value_error_naming_the_problem(config, message):
