@@ -103,8 +103,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(unigram.router)
     app.include_router(bpe.router)
 
+    # outermost last: RequestContext (timing, HEAD, the request for jobs), then the headers and
+    # the cross-site check, then FastAPI's own
     app.add_middleware(SecurityMiddleware, frame_ancestors=settings.frame_ancestors)
-
     app.add_middleware(RequestContext)
 
     @app.exception_handler(StarletteHTTPException)
