@@ -89,6 +89,8 @@ def compare(ours, ref: Tokenizer, texts=TEXTS, *, sentencepiece: bool = False) -
         if sentencepiece and _charsmap_rewrites(ours, text):
             del mine["offsets"], theirs["offsets"]          # documented difference 8
         assert mine == theirs, text[:60]
+        if sentencepiece and ours.normalizer.normalize_str(text).startswith(SP + SP):
+            continue                                        # documented difference 7
         for skip in (False, True):
             assert ours.decode(enc.ids, skip_special_tokens=skip) == \
                 ref.decode(enc.ids, skip_special_tokens=skip), (text[:60], skip)
@@ -215,8 +217,8 @@ def test_sentencepiece_byte_fallback_saves(spm_byte_fallback, tmp_path):
 def test_sentencepiece_any_text(text):
     """Hypothesis text, weighted to whitespace runs and unknown characters, on both bundled
     sentencepiece models; texts hitting a documented difference are left out."""
-    if any(s in text for s in ("<s>", "</s>", "<unk>")) or text.lstrip(" ").startswith(SP):
-        return
+    if any(s in text for s in ("<s>", "</s>", "<unk>")):
+        return                                              # documented difference 1
     for ours, ref in _sentencepiece_pairs():
         if _precompiled_differs(ours, text):
             continue
@@ -235,15 +237,17 @@ def _sentencepiece_pairs():
 
 
 def _charsmap_rewrites(ours, text: str) -> bool:
-    """Whether the charsmap rewrites some character of `text` other than a space."""
+    """Whether the charsmap rewrites a character of `text` other than into a space, or
+    rewrites one of its leading characters (as "▁" into a space)."""
     charsmap = ours.normalizer.charsmap
     if charsmap is None:
         return False
-    i = 0
+    i, leading = 0, True
     while i < len(text):
         out, j = charsmap.normalize_prefix(text, i)
-        if out != text[i:j] and out != " ":
+        if out != text[i:j] and (out != " " or leading):
             return True
+        leading = leading and out in (" ", "")
         i = j
     return False
 

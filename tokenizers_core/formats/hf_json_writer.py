@@ -188,8 +188,10 @@ def sentencepiece_sections(tok: Any) -> dict[str, Any]:
     7. decoding a text that began with "▁" characters: sentencepiece drops every leading space,
        HF's Strip decoder only the first;
     8. offsets where the charsmap rewrites several characters as one ("e\\u0301" -> "é"):
-       sentencepiece's token covers all of them, HF's the first (HF's alignment of a rewrite);
-       the ids and tokens are the same;
+       sentencepiece's token covers all of them, HF's the first (HF's alignment of a rewrite),
+       and where the text starts with a character the charsmap turns into a space (a literal
+       "▁" under the botchan BPE model's map): sentencepiece's first token covers it, HF's does
+       not; the ids and tokens are the same;
     9. Unigram with byte fallback: HF fuses a run of unknown characters first, so each of its
        byte pieces covers the whole run; sentencepiece's cover their own character.
     """

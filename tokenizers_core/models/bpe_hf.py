@@ -158,8 +158,7 @@ class HFBpe(BPE):
         >>> HFBpe({"a": 0, "b": 1, "ab": 2}, [("a", "b")], unk_token="a").to_hf_config()["unk_token"]
         'a'
         """
-        ranks = self._pair_ranks
-        assert ranks is not None
+        ranks = self._pair_ranks or {}
         merges = self._merges if len(ranks) == len(self._merges) else [     # no repeated pair
             pair for pair, _rank in sorted(ranks.items(), key=lambda kv: kv[1])]
         return {"type": "BPE", "dropout": self.dropout, "unk_token": self.unk_token,
