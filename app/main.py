@@ -15,6 +15,7 @@ from .routers import analytics, api, compare, corpora, visualiser
 from .routers import wordpiece
 from .routers import unigram
 from .routers import bpe
+from .routers import check
 from .store import CorpusStore
 from .trained import TrainedTokenizers
 
@@ -38,6 +39,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(wordpiece.router)
     app.include_router(unigram.router)
     app.include_router(bpe.router)
+    app.include_router(check.router)
 
     @app.middleware("http")
     async def server_timing(request: Request, call_next):
