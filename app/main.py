@@ -16,6 +16,7 @@ from .routers import wordpiece
 from .routers import unigram
 from .routers import bpe
 from .routers import check
+from .routers import lessons
 from .store import CorpusStore
 from .trained import TrainedTokenizers
 
@@ -40,6 +41,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(unigram.router)
     app.include_router(bpe.router)
     app.include_router(check.router)
+    app.include_router(lessons.router)
 
     @app.middleware("http")
     async def server_timing(request: Request, call_next):
