@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import time
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .config import Settings
+from .embed import embed_mode
 from .render import ROOT, render
 from .routers import analytics, api, compare, corpora, visualiser
 from .routers import wordpiece
@@ -26,7 +27,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="Tokenizer Visualiser",
                   description="Watch tokenisers work, step by step: BPE, WordPiece, Unigram and "
                               "real tokenisers (GPT-2, GPT-4, GPT-4o, BERT, SentencePiece).",
-                  version="0.1.0")
+                  version="0.1.0", dependencies=[Depends(embed_mode)])
     app.state.settings = settings
     app.state.store = CorpusStore(settings.db_path)
     app.state.trained = TrainedTokenizers(app.state.store)

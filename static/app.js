@@ -56,3 +56,18 @@
     if (ev.target.closest && (ev.target.closest(".chip") || ev.target.closest(".seg"))) clear();
   });
 })();
+// Embeds (?embed=1, templates/base.html): htmx requests and GET forms keep the page embedded.
+(function () {
+  "use strict";
+  if (!document.body || document.body.dataset.embed !== "1") return;
+  document.addEventListener("htmx:configRequest", function (ev) {
+    if (ev.detail.verb === "get" && !/[?&]embed=1/.test(ev.detail.path)) ev.detail.parameters.embed = "1";
+  });
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target;
+    if (!form || (form.method || "get").toLowerCase() !== "get" || form.querySelector('input[name="embed"]')) return;
+    var input = document.createElement("input");
+    input.type = "hidden"; input.name = "embed"; input.value = "1";
+    form.appendChild(input);
+  }, true);
+})();
