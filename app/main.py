@@ -18,6 +18,7 @@ from .routers import unigram
 from .routers import bpe
 from .routers import check
 from .routers import lessons
+from .routers import worksheets
 from .store import CorpusStore
 from .trained import TrainedTokenizers
 
@@ -43,6 +44,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(bpe.router)
     app.include_router(check.router)
     app.include_router(lessons.router)
+    app.include_router(worksheets.router)
 
     @app.middleware("http")
     async def server_timing(request: Request, call_next):

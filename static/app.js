@@ -71,3 +71,8 @@
     form.appendChild(input);
   }, true);
 })();
+// A "print" button (worksheets): data-print on any button prints the page.
+document.addEventListener("click", function (ev) {
+  var button = ev.target.closest && ev.target.closest("[data-print]");
+  if (button) { ev.preventDefault(); window.print(); }
+});

@@ -1,0 +1,40 @@
+"""BPE worksheets: blank tables and a separate answer key from the engine's training run."""
+from __future__ import annotations
+
+import re
+
+from app.routers.worksheets import TEXTBOOK, worksheet
+from tokenizers_core.models.bpe_explore import training_session
+
+
+def test_the_sheet_is_the_engines_run():
+    sheet = worksheet(TEXTBOOK, "bpe", 24, 1, 3, {})
+    session = training_session(TEXTBOOK, "bpe", 24)
+    for s in sheet["steps"]:
+        merge = session.step(s["k"])
+        assert s["pair"] == list(merge.pair) and s["count"] == merge.count
+        assert s["pairs"][0][:2] == list(merge.pair)            # the winner heads its table
+    assert [r["symbols"] for r in sheet["given"]][0] == ["n", "e", "w", "e", "s", "t", "</w>"]
+    assert sheet["steps"][2]["words"][0]["symbols"] == ["n", "e", "w", "est</w>"]
+
+
+def test_blank_and_key_pages(client):
+    blank = client.get("/worksheet/bpe?start=1&end=3")
+    key = client.get("/worksheet/bpe?start=1&end=3&key=1")
+    assert blank.status_code == key.status_code == 200
+    assert 'data-testid="answer"' not in blank.text and 'class="blank"' in blank.text
+    answers = re.findall(r'data-testid="answer">([^<]*)<', key.text)
+    assert answers == ["e + s → es", "t + &lt;/w&gt; → t&lt;/w&gt;", "es + t&lt;/w&gt; → est&lt;/w&gt;"]
+    assert 'data-print' in blank.text and 'data-testid="key-link"' in blank.text
+    letter = client.get("/worksheet/bpe?start=2&end=4&paper=letter")
+    assert 'class="sheet paper-letter"' in letter.text
+
+
+def test_bad_ranges(client):
+    for query, words in [("start=3&end=2", "empty"), ("start=1&end=20", "at most"),
+                         ("start=1&end=2&paper=a3", "paper"), ("start=40&end=41", "merges"),
+                         ("corpus=botchan&vocab_size=300&start=1&end=2", "distinct words"),
+                         ("variant=nope", "variant")]:
+        r = client.get(f"/worksheet/bpe?{query}")
+        assert r.status_code == 422, query
+        assert words in r.text, query
