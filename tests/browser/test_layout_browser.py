@@ -1,0 +1,60 @@
+"""Layout a new user hit (issue 13): at 1400x900 and at 390x844 the page itself never scrolls
+sideways; wide things (the Unigram lattice, tables) scroll inside their own box."""
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+SIZES = {"wide": (1400, 900), "phone": (390, 844)}
+SENTENCE = "The quick brown fox jumps over the lazy dog again."   # 50 characters
+
+
+@pytest.fixture(params=sorted(SIZES))
+def sized(request, browser):
+    """A page at 1400x900 ("wide") and at 390x844 ("phone")."""
+    width, height = SIZES[request.param]
+    context = browser.new_context(viewport={"width": width, "height": height})
+    pg = context.new_page()
+    pg.size_name = request.param
+    yield pg
+    context.close()
+
+
+def page_width(pg) -> int:
+    return pg.evaluate("document.documentElement.scrollWidth")
+
+
+def test_lattice_scrolls_in_its_box_keeps_the_current_position_in_view_and_aligns_its_table(
+        sized, server_url, screenshot_dir):
+    pg = sized
+    width = pg.viewport_size["width"]
+    pg.goto(f"{server_url}/unigram/lattice?model=botchan_en_unigram_1000&text={SENTENCE}&step=44")
+    assert page_width(pg) <= width, "the page scrolls sideways"
+    box = pg.locator(".lattice-scroll")
+    box.scroll_into_view_if_needed()
+    frame = box.bounding_box()
+    current = pg.locator("svg.lattice .pos.current circle").bounding_box()
+    assert frame["x"] <= current["x"] and current["x"] + current["width"] <= frame["x"] + frame["width"]
+    # the table's column of position i sits under the lattice's node i
+    for i in (0, 44):
+        node = pg.locator(f'svg.lattice .pos[data-i="{i}"] circle').bounding_box()
+        head = pg.locator(f'[data-testid="positions"] th[data-i="{i}"]').bounding_box()
+        assert abs((node["x"] + node["width"] / 2) - (head["x"] + head["width"] / 2)) <= 2
+    pg.screenshot(path=str(screenshot_dir / f"lattice_sentence_{pg.size_name}.png"))
+    # stepping on keeps the new end position in view
+    pg.get_by_label("next step").click()
+    pg.wait_for_url("**step=45*")
+    pg.wait_for_selector('svg.lattice .pos.current[data-i="45"]')
+    frame = box.bounding_box()
+    current = pg.locator("svg.lattice .pos.current circle").bounding_box()
+    assert frame["x"] <= current["x"] and current["x"] + current["width"] <= frame["x"] + frame["width"]
+    assert page_width(pg) <= width
+
+
+def test_lattice_of_cats_fits_a_phone(sized, server_url, screenshot_dir):
+    pg = sized
+    pg.goto(f"{server_url}/unigram/lattice?text=cats&step=3")
+    assert page_width(pg) <= pg.viewport_size["width"]
+    pg.locator(".lattice-scroll").scroll_into_view_if_needed()
+    pg.screenshot(path=str(screenshot_dir / f"lattice_cats_{pg.size_name}.png"))
