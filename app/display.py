@@ -140,8 +140,10 @@ def link_word(text: str, span: tuple[int, int], token: tuple[int, int]) -> str:
     return text[s:min(e, s + MAX_LINK_WORD)]
 
 
-def chips(tok: tc.Tokenizer, text: str, enc: tc.Encoding, links: bool = True) -> list[Chip]:
-    """One chip per token (`links`: work out the word each chip's step-through link shows)."""
+def chips(tok: tc.Tokenizer, text: str, enc: tc.Encoding, links: bool = True,
+          limit: int | None = None) -> list[Chip]:
+    """One chip per token (`links`: work out the word each chip's step-through link shows;
+    `limit`: only the first `limit` tokens' chips)."""
     out: list[Chip] = []
     words = word_spans(text, enc) if links else {}
     spans = enc.offsets
@@ -149,6 +151,8 @@ def chips(tok: tc.Tokenizer, text: str, enc: tc.Encoding, links: bool = True) ->
     byte_level = is_byte_level(tok)
     last = len(spans) - 1
     for i, (id_, value, (s, e), special) in enumerate(zip(enc.ids, enc.tokens, spans, specials)):
+        if limit is not None and i >= limit:
+            break
         surface = "" if special else text[s:e]
         # several tokens from one character (bytes of a character, NFKC "ﬁ" -> "f" "i")
         shared = (not special) and (
@@ -196,9 +200,14 @@ class Segment:
     end: int
 
 
-def segments(text: str, enc: tc.Encoding) -> list[Segment]:
+def segments(text: str, enc: tc.Encoding, upto: int | None = None) -> list[Segment]:
     """The input cut at every token boundary, each piece knowing which tokens cover it, so
-    hovering a chip can light up its span of the input (and the other way round)."""
+    hovering a chip can light up its span of the input (and the other way round).
+    `upto`: only the first `upto` characters (the rest is one plain segment)."""
+    if upto is not None and upto < len(text):
+        head = segments(text, enc)  # cheap enough; what is costly is drawing them all
+        kept = [seg for seg in head if seg.end <= upto]
+        return kept + [Segment(visible(text[upto:]), (), upto, len(text))]
     cuts = {0, len(text)}
     for (s, e), special in zip(enc.offsets, enc.special_tokens_mask):
         if not special:
