@@ -100,9 +100,42 @@ class Chip(NamedTuple):
     colour: int
     word: str         # the pre-tokenised word it belongs to (for step-through links)
     value: str = ""   # the token exactly as the model spells it
+    partial: bool = False   # shows bytes of a character that another token completes
 
 
 MAX_LINK_WORD = 64
+
+
+def byte_labels(text: str, pieces: list[bytes]) -> list[tuple[str, bool]] | None:
+    """Labels for tokens whose bytes, in order, spell `text`'s UTF-8 (byte-level BPE): each
+    character is drawn once, on the token holding its last byte; bytes of a character that a
+    later token completes are drawn as `<E6 9D>`. Returns (label, partial) per token, or None
+    when the pieces do not spell the text (a normalising tokeniser, say).
+
+    >>> byte_labels("a 東", [b"a", " 東".encode()[:3], " 東".encode()[3:]])
+    [('a', False), ('·<E6 9D>', True), ('東', False)]
+    """
+    data = text.encode("utf-8")
+    if b"".join(pieces) != data:
+        return None
+    ends, pos = [], 0               # ends[k]: the byte just after character k
+    for c in text:
+        pos += len(c.encode("utf-8"))
+        ends.append(pos)
+    out, a, k = [], 0, 0            # k: the first character not yet drawn
+    for piece in pieces:
+        b = a + len(piece)
+        first = k
+        while k < len(ends) and ends[k] <= b:
+            k += 1
+        label = visible(text[first:k])
+        done = ends[k - 1] if k > first else a      # bytes up to here are whole characters
+        tail = data[max(done, a):b]
+        if tail:
+            label += f"<{hex_bytes(tail)}>"
+        out.append((label, bool(tail)))
+        a = b
+    return out
 
 
 def word_spans(text: str, enc: tc.Encoding) -> dict[int, tuple[int, int]]:
@@ -150,6 +183,11 @@ def chips(tok: tc.Tokenizer, text: str, enc: tc.Encoding, links: bool = True,
     specials = enc.special_tokens_mask
     byte_level = is_byte_level(tok)
     last = len(spans) - 1
+    by_bytes = None
+    if byte_level:
+        by_bytes = byte_labels(text, [
+            v.encode("utf-8") if sp else token_bytes(v, text[s:e], True)
+            for v, (s, e), sp in zip(enc.tokens, spans, specials)])
     for i, (id_, value, (s, e), special) in enumerate(zip(enc.ids, enc.tokens, spans, specials)):
         if limit is not None and i >= limit:
             break
@@ -159,8 +197,11 @@ def chips(tok: tc.Tokenizer, text: str, enc: tc.Encoding, links: bool = True,
             (i > 0 and spans[i - 1] == (s, e) and not specials[i - 1])
             or (i < last and spans[i + 1] == (s, e) and not specials[i + 1]))
         data = value.encode("utf-8") if special else token_bytes(value, surface, byte_level)
+        partial = False
         if special:
             label = value
+        elif by_bytes is not None:
+            label, partial = by_bytes[i]
         elif shared:
             label = token_label(data) if byte_level or value.startswith("<0x") \
                 else visible(value)
@@ -170,7 +211,7 @@ def chips(tok: tc.Tokenizer, text: str, enc: tc.Encoding, links: bool = True,
         word = link_word(text, words[word_id], (s, e)) if word_id in words else ""
         raw = label if value == surface else visible(value)
         out.append(Chip(i, id_, raw, label, s, e, hex_bytes(data), bool(special), i % 8, word,
-                        value))
+                        value, partial))
     return out
 
 
