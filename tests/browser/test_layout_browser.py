@@ -69,3 +69,21 @@ def test_landing_text_draws_each_character_once(sized, server_url, screenshot_di
     assert page_width(pg) <= pg.viewport_size["width"]
     pg.locator("#result .chip.partial").first.scroll_into_view_if_needed()
     pg.screenshot(path=str(screenshot_dir / f"visualiser_partial_{pg.size_name}.png"))
+
+
+def test_docs_render_with_no_outside_request(sized, server_url, screenshot_dir):
+    pg = sized
+    outside: list[str] = []
+
+    def only_local(route):
+        if route.request.url.startswith(server_url):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+    pg.route("**/*", only_local)
+    pg.goto(server_url + "/docs")
+    pg.wait_for_selector(".swagger-ui .opblock", timeout=15_000)
+    assert pg.locator(".swagger-ui .opblock").count() >= 5
+    assert outside == []
+    pg.screenshot(path=str(screenshot_dir / f"docs_{pg.size_name}.png"))
