@@ -80,7 +80,7 @@ def token_bytes(value: str, surface: str, byte_level: bool) -> bytes:
         table = _byte_decoder()
         if value and all(c in table for c in value):
             return bytes(table[c] for c in value)
-    if value.startswith("<0x") and value.endswith(">") and len(value) == 6:  # byte fallback
+    if is_byte_piece(value):  # byte fallback
         try:
             return bytes([int(value[3:5], 16)])
         except ValueError:
@@ -101,6 +101,21 @@ class Chip(NamedTuple):
     word: str         # the pre-tokenised word it belongs to (for step-through links)
     value: str = ""   # the token exactly as the model spells it
     partial: bool = False   # shows bytes of a character that another token completes
+    mark: str = ""    # "unk": the model's unknown token; "byte": a byte-fallback piece <0xE2>
+
+
+def unknown_id(tok: tc.Tokenizer) -> int | None:
+    """The id of the model's unknown token (`[UNK]`, `<unk>`), or None if it has none."""
+    model = tok.model
+    unk = getattr(model, "unk_id", None)
+    if unk is None and getattr(model, "unk_token", None) is not None:
+        unk = getattr(model, "vocab", {}).get(model.unk_token)
+    return unk
+
+
+def is_byte_piece(value: str) -> bool:
+    """A sentencepiece byte-fallback piece such as `<0xE2>`."""
+    return len(value) == 6 and value.startswith("<0x") and value.endswith(">")
 
 
 MAX_LINK_WORD = 64
@@ -188,6 +203,7 @@ def chips(tok: tc.Tokenizer, text: str, enc: tc.Encoding, links: bool = True,
         by_bytes = byte_labels(text, [
             v.encode("utf-8") if sp else token_bytes(v, text[s:e], True)
             for v, (s, e), sp in zip(enc.tokens, spans, specials)])
+    unk = unknown_id(tok)
     for i, (id_, value, (s, e), special) in enumerate(zip(enc.ids, enc.tokens, spans, specials)):
         if limit is not None and i >= limit:
             break
@@ -202,17 +218,25 @@ def chips(tok: tc.Tokenizer, text: str, enc: tc.Encoding, links: bool = True,
             label = value
         elif by_bytes is not None:
             label, partial = by_bytes[i]
+        elif shared and is_byte_piece(value):
+            # byte-fallback pieces of one character: the last one shows the character
+            completes = i == last or spans[i + 1] != (s, e) or not is_byte_piece(enc.tokens[i + 1])
+            label, partial = (visible(surface), False) if completes else (token_label(data), True)
         elif shared:
-            label = token_label(data) if byte_level or value.startswith("<0x") \
-                else visible(value)
+            label = token_label(data) if byte_level else visible(value)
         else:
             label = visible(surface or value)
         word_id = enc.word_ids[i]
         word = link_word(text, words[word_id], (s, e)) if word_id in words else ""
         raw = label if value == surface else visible(value)
+        mark = "" if special else "unk" if id_ == unk else "byte" if is_byte_piece(value) else ""
         out.append(Chip(i, id_, raw, label, s, e, hex_bytes(data), bool(special), i % 8, word,
-                        value, partial))
+                        value, partial, mark))
     return out
+
+
+MARK_TITLES = {"unk": "unknown: the model has no piece for this text",
+               "byte": "byte fallback: one UTF-8 byte of a character the vocabulary lacks"}
 
 
 def compact(chips: list[Chip], marks: set[int] | frozenset[int] = frozenset()
@@ -226,6 +250,9 @@ def compact(chips: list[Chip], marks: set[int] | frozenset[int] = frozenset()
         title = f"{c.raw} · id {c.id} · offsets {c.start}–{c.end} · bytes {c.bytes_hex}"
         if c.special:
             classes += " special"
+        if c.mark:
+            classes += f" mark-{c.mark}"
+            title += " · " + MARK_TITLES[c.mark]
         if c.index in marks:
             classes += " differs"
             title += " · boundary differs from the reference"

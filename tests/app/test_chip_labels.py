@@ -37,3 +37,31 @@ def test_the_page_says_the_rule_once(client):
     r = client.get("/", params={"text": "a 東京", "tokenizer": "cl100k_base"})
     assert "drawn once, on the token that completes it" in r.text
     assert "drawn once" not in client.get("/", params={"text": "abc"}).text
+
+
+def chip_marks(name: str, text: str):
+    tok = tc.load(name)
+    return [(c.text, c.mark) for c in display.chips(tok, text, tok.encode(text))]
+
+
+def test_unknown_tokens_are_marked_and_show_what_they_stand_for():
+    assert ("☃", "unk") in chip_marks("bert-base-uncased", "hello ☃ world")
+    assert ("☃", "unk") in chip_marks("botchan_en_unigram_1000", "hello ☃ world")
+    assert all(mark == "" for _, mark in chip_marks("cl100k_base", "hello ☃ world"))
+
+
+def test_byte_fallback_pieces_are_marked():
+    """A sentencepiece model with byte_fallback spells an unknown character as <0xE2> ..."""
+    from tokenizers_core.encoding import Encoding
+    tok = tc.load("botchan_en_unigram_1000")
+    enc = Encoding(ids=[5, 6, 7], tokens=["<0xE2>", "<0x98>", "<0x83>"],
+                   offsets=[(0, 1), (0, 1), (0, 1)], word_ids=[0, 0, 0],
+                   attention_mask=[1, 1, 1], special_tokens_mask=[0, 0, 0])
+    chips = display.chips(tok, "☃", enc)
+    assert [c.mark for c in chips] == ["byte", "byte", "byte"]
+    assert [c.text for c in chips] == ["<E2>", "<98>", "☃"]
+
+
+def test_the_page_marks_unknowns_on_the_chip(client):
+    r = client.get("/", params={"text": "hello ☃", "tokenizer": "bert-base-uncased"})
+    assert 'class="mark">UNK<' in r.text

@@ -87,3 +87,14 @@ def test_docs_render_with_no_outside_request(sized, server_url, screenshot_dir):
     assert pg.locator(".swagger-ui .opblock").count() >= 5
     assert outside == []
     pg.screenshot(path=str(screenshot_dir / f"docs_{pg.size_name}.png"))
+
+
+def test_unknown_tokens_are_marked_on_their_chips(sized, server_url, screenshot_dir):
+    pg = sized
+    pg.goto(server_url + "/?tokenizer=bert-base-uncased&text=I+%E2%98%83+%E2%98%83+snowmen")
+    unk = pg.locator("#result .chip.mark-unk")
+    assert unk.count() == 2
+    assert unk.first.locator(".mark").inner_text() == "UNK"
+    unk.first.hover()
+    assert "no piece for" in unk.first.locator(".tip").inner_text()
+    pg.screenshot(path=str(screenshot_dir / f"visualiser_unk_{pg.size_name}.png"))
