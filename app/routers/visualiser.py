@@ -7,6 +7,7 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse
 
 from .. import display
+from ..roundtrip import round_trip_notes
 from ..deps import (BAD_INPUT, REGEX, bad_input, check_text, resolve_tokenizer, special_kwargs,
                     tokenizer_options)
 from ..render import render, url_with
@@ -81,7 +82,8 @@ def visualise(request: Request, text: str, name: str, pattern: str,
         decoded = None
     n_tokens = len(enc)
     ctx.update(
-        tok=tok, enc=enc, chips=chips, decoded=decoded, segments=display.segments(text, enc, upto=shown_upto),
+        tok=tok, enc=enc, chips=chips, decoded=decoded,
+        round_trip=round_trip_notes(tok, text, enc, decoded) if decoded is not None else [], segments=display.segments(text, enc, upto=shown_upto),
         stages=list(trace),
         step_link=step_link(request, tok), max_items=MAX_PANEL_ITEMS,
         counts={

@@ -98,3 +98,13 @@ def test_unknown_tokens_are_marked_on_their_chips(sized, server_url, screenshot_
     unk.first.hover()
     assert "no piece for" in unk.first.locator(".tip").inner_text()
     pg.screenshot(path=str(screenshot_dir / f"visualiser_unk_{pg.size_name}.png"))
+
+
+def test_round_trip_note_says_what_happened(sized, server_url, screenshot_dir):
+    pg = sized
+    pg.goto(server_url + "/?tokenizer=cl100k_base&special=true&text=Hi+%3C%7Cendoftext%7C%3E+there")
+    note = pg.locator('[data-testid="round-trip"]')
+    assert "left out the special token" in note.inner_text()
+    assert "normalis" not in note.inner_text()
+    note.scroll_into_view_if_needed()
+    pg.screenshot(path=str(screenshot_dir / f"visualiser_round_trip_{pg.size_name}.png"))
