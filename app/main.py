@@ -12,7 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .config import Settings
 from .embed import embed_mode
 from .render import ROOT, render
-from .routers import analytics, api, compare, corpora, visualiser
+from .routers import analytics, api, compare, corpora, docs, visualiser
 from .routers import wordpiece
 from .routers import unigram
 from .routers import bpe
@@ -28,7 +28,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="Tokenizer Visualiser",
                   description="Watch tokenisers work, step by step: BPE, WordPiece, Unigram and "
                               "real tokenisers (GPT-2, GPT-4, GPT-4o, BERT, SentencePiece).",
-                  version="0.1.0", dependencies=[Depends(embed_mode)])
+                  version="0.1.0", docs_url=None, redoc_url=None,
+                  dependencies=[Depends(embed_mode)])
     app.state.settings = settings
     app.state.store = CorpusStore(settings.db_path)
     app.state.trained = TrainedTokenizers(app.state.store)
@@ -38,6 +39,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(compare.router)
     app.include_router(analytics.router)
     app.include_router(api.router)
+    app.include_router(docs.router)
     # family routers (one line each)
     app.include_router(wordpiece.router)
     app.include_router(unigram.router)

@@ -55,6 +55,20 @@
   document.addEventListener("mouseout", function (ev) {
     if (ev.target.closest && (ev.target.closest(".chip") || ev.target.closest(".seg"))) clear();
   });
+  // A box that scrolls sideways (the Unigram lattice) keeps its current position in view: the
+  // element marked .current is scrolled to the middle of the box whenever the box is drawn.
+  function keepCurrentInView() {
+    document.querySelectorAll(".lattice-scroll").forEach(function (box) {
+      var cur = box.querySelector(".pos.current circle");
+      if (!cur) return;
+      var b = box.getBoundingClientRect(), c = cur.getBoundingClientRect();
+      if (c.left < b.left || c.right > b.right) {
+        box.scrollLeft += (c.left + c.width / 2) - (b.left + b.width / 2);
+      }
+    });
+  }
+  keepCurrentInView();
+  document.addEventListener("htmx:afterSettle", keepCurrentInView);
 })();
 // Embeds (?embed=1, templates/base.html): htmx requests and GET forms keep the page embedded.
 (function () {

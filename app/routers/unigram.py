@@ -37,7 +37,8 @@ router = APIRouter(tags=["unigram"])
 DEFAULT_TEXT = "cats"
 MAX_LATTICE_CHARS = 120          # normalised characters the lattice view steps through
 MAX_NBEST = 50
-CELL = 58                        # px between lattice positions in the SVG (at least)
+CELL = 64                        # px between lattice positions: the SVG's nodes and the table's
+LEFT = 112                       # columns (app.css .lattice-scroll keeps the same two numbers)
 _UPLOAD_PREFIX = "sentencepiece-model:base64:"
 
 LATTICE_PSEUDOCODE = [
@@ -127,7 +128,8 @@ def _model_options(current: str) -> list[dict[str, str]]:
 def _lattice_view(text: str, steps: list, k: int, unk_id: int) -> dict[str, Any]:
     """Everything the lattice page draws for the state after k steps."""
     n = len(text)
-    cell = max(CELL, min(140, 760 // max(n, 1)))
+    cell = CELL
+    x0 = LEFT + CELL // 2          # node i sits at x0 + i * cell, over the table's column i
     forward = [s for s in steps if s.kind == "viterbi"]
     backtrack = [s for s in steps if s.kind == "viterbi_backtrack"]
     filled = min(k, n)
@@ -153,8 +155,8 @@ def _lattice_view(text: str, steps: list, k: int, unk_id: int) -> dict[str, Any]
             arcs.append({"j": j, "i": s.position, "piece": piece, "score": score, "total": total,
                          "unk": pid == unk_id,
                          "state": state, "current": s.position == k and k <= n,
-                         "x1": 20 + j * cell, "x2": 20 + s.position * cell,
-                         "xm": 20 + (j + s.position) * cell / 2,
+                         "x1": x0 + j * cell, "x2": x0 + s.position * cell,
+                         "xm": x0 + (j + s.position) * cell / 2,
                          "h": min(150, 18 + 22 * length)})
     # draw long arcs first so short ones stay clickable on top
     arcs.sort(key=lambda a: (a["state"] != "future", -(a["i"] - a["j"])))
@@ -162,7 +164,8 @@ def _lattice_view(text: str, steps: list, k: int, unk_id: int) -> dict[str, Any]
     back_step = walked[-1] if walked else None
     return {"chars": list(text), "positions": positions, "arcs": arcs, "current": current,
             "back_step": back_step, "path": [s.piece for s in reversed(walked)],
-            "width": 40 + n * cell, "n": n, "cell": cell}
+            "width": LEFT + (n + 1) * cell, "n": n, "cell": cell, "x0": x0,
+            "end": min(k, n) if k <= n else (walked[-1].start if walked else n)}
 
 
 def _lattice_sentence(view: dict[str, Any], k: int, total: int, text: str) -> str:
