@@ -15,7 +15,7 @@ from collections import OrderedDict
 from typing import Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 import tokenizers_core as tc
@@ -27,6 +27,8 @@ from tokenizers_core.sentencepiece_model import load_bytes
 from ..charts import line_chart
 from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_text, resolve_tokenizer,
                     settings, store, trained)
+from .. import practice as practising
+from ..practice import PracticeState, practice_params
 from ..render import render
 from ..store import is_sha256, sha256_text
 from ..trained import corpus_text as corpus_by_ref
@@ -204,7 +206,8 @@ def _lattice_line(k: int, n: int, total: int) -> int:
             summary="The Unigram Viterbi lattice, one end position at a time")
 def lattice_page(request: Request, model: str = "tiny", text: str = DEFAULT_TEXT, step: int = 0,
                  n: int = 5, seed: int | None = None, alpha: float = 0.1, nbest_size: int = -1,
-                 play: bool = False) -> HTMLResponse:
+                 play: bool = False,
+                 practice: PracticeState = Depends(practice_params)) -> HTMLResponse:
     params = {"model": model, "text": text, "n": n if n != 5 else None}
     ctx: dict[str, Any] = {"model": model, "text": text, "params": params, "error": None,
                            "play": play, "pseudocode": LATTICE_PSEUDOCODE, "n_best": n,
@@ -237,7 +240,10 @@ def lattice_page(request: Request, model: str = "tiny", text: str = DEFAULT_TEXT
                    nbest=nbest, sampled=sampled, line=_lattice_line(k, len(normalized), total),
                    sentence=_lattice_sentence(view, k, total, normalized),
                    final=tok.encode(text.replace("▁", " ")).tokens if k == total else None,
-                   unk_score=tok.model.unk_score)
+                   unk_score=tok.model.unk_score,
+                   practice=practising.unigram_lattice(practice, "/unigram/lattice", params, k,
+                                                       steps) if practice.on else None,
+                   practice_link=practising.toggle("/unigram/lattice", params, k))
     return render(request, "unigram_lattice.html", ctx, block="step", status_code=status)
 
 

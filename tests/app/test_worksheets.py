@@ -38,3 +38,10 @@ def test_bad_ranges(client):
         r = client.get(f"/worksheet/bpe?{query}")
         assert r.status_code == 422, query
         assert words in r.text, query
+
+
+def test_the_training_view_links_its_next_merges_as_a_worksheet(client):
+    r = client.get("/bpe/train?step=2")
+    link = re.search(r'href="([^"]*)" data-testid="worksheet-link"', r.text).group(1)
+    assert link == "/worksheet/bpe?variant=bpe&amp;vocab_size=24&amp;start=3&amp;end=6"
+    assert client.get(link.replace("&amp;", "&")).status_code == 200
