@@ -46,3 +46,10 @@ def test_print_button(page, server_url, screenshot_dir):
     page.get_by_test_id("key-link").click()
     page.wait_for_url("**key=1*")
     assert page.get_by_test_id("answer").first.inner_text() == "e + s → es"
+
+
+def test_wordpiece_key_prints_on_letter(page, server_url):
+    doc = _pdf(page, f"{server_url}/worksheet/wordpiece?start=1&end=3&paper=letter&key=1")
+    text = "".join(p.extract_text() for p in doc.pages)
+    assert "##i + ##d → ##id" in text and "score 3/9" in text
+    assert all(abs(float(p.mediabox.width) - LETTER[0]) < 1.5 for p in doc.pages)
