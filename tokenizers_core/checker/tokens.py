@@ -45,25 +45,31 @@ def _unk(tok) -> str | None:
     return getattr(model, "unk_token", None)
 
 
-def _our_words(tok, enc, algorithm: str) -> list[list[str]]:
-    """Our tokens grouped by word (unknown tokens spelled as the unknown token)."""
+def _our_words(tok, enc, algorithm: str, text: str) -> tuple[list[list[str]], list[str]]:
+    """Our tokens grouped by word (unknown tokens spelled as the unknown token), and each word
+    as the model sees it (the pre-tokenised piece; for sentencepiece models the ▁ run)."""
     unk = _unk(tok)
     unk_id = tok.model.token_to_id(unk) if unk else None
     tokens = [unk if unk and i == unk_id else t for t, i in zip(enc.tokens, enc.ids)]
     groups: list[list[str]] = []
+    pieces: list[str] = []
     if algorithm in ("unigram", "sentencepiece_bpe"):
-        for t in tokens:
+        for t, raw in zip(tokens, enc.tokens):      # an unknown token's text is its surface
             if not groups or t.startswith("▁"):
                 groups.append([])
+                pieces.append("")
             groups[-1].append(t)
-        return groups
+            pieces[-1] += raw
+        return groups, pieces
+    words = [p.normalized for p in tok.pre_tokenize(text)]
     last = object()
     for t, w in zip(tokens, enc.word_ids):
         if w != last:
             groups.append([])
+            pieces.append(words[w] if w is not None and w < len(words) else t)
             last = w
         groups[-1].append(t)
-    return groups
+    return groups, pieces
 
 
 def check_tokens(algorithm: str, lines: list[str], theirs: list[str], text: str,
@@ -73,7 +79,7 @@ def check_tokens(algorithm: str, lines: list[str], theirs: list[str], text: str,
     enc = tok.encode(text, add_special_tokens=False)
     surface = _surface(algorithm)
     unk = _unk(tok)
-    words = _our_words(tok, enc, algorithm)
+    words, pieces = _our_words(tok, enc, algorithm, text)
     lengths = [_length(g, enc, surface, unk, start) for g, start in _starts(words)]
     common = dict(algorithm=algorithm, kind="tokens", unit="word", compared=len(theirs),
                   reference=len(enc.tokens))
@@ -92,7 +98,7 @@ def check_tokens(algorithm: str, lines: list[str], theirs: list[str], text: str,
             got.append(theirs[p])                  # a marker alone, e.g. a lone </w>
             p += 1
         if got != ours:
-            return _divergence(tok, algorithm, n, ours, got, words, theirs, surface, unk, text,
+            return _divergence(tok, algorithm, n, ours, got, pieces, words, theirs, text,
                                common)
     if p < len(theirs):
         return CheckReport(first_divergence=len(words) + 1, got=theirs[p:], explanation=(
@@ -120,14 +126,13 @@ def _length(group: list[str], enc, surface, unk, start: int) -> int:
     return n
 
 
-def _divergence(tok, algorithm, n, ours, got, words, theirs, surface, unk, text,
+def _divergence(tok, algorithm, n, ours, got, pieces, words, theirs, text,
                 common) -> CheckReport:
-    word = "".join(surface(t) for t in ours if t != unk) if unk in ours else \
-        "".join(surface(t) for t in ours)
+    word = pieces[n - 1]
     steps, why = _steps(tok, algorithm, word)
     sentence = (f"Word {n} ({_shown(word, algorithm)}) differs: the reference gives "
                 f"{' '.join(ours)}, you give {' '.join(got) or 'nothing'}. {why}")
-    mistakes = _mistakes(tok, algorithm, words, theirs, surface, text)
+    mistakes = _mistakes(tok, algorithm, words, pieces, theirs, text)
     return CheckReport(first_divergence=n, explanation=sentence, expected=ours, got=got,
                        state={"word": word, "steps": steps}, mistakes=mistakes, **common)
 
@@ -165,14 +170,13 @@ def _steps(tok, algorithm: str, word: str) -> tuple[list[dict[str, Any]], str]:
                    f"number) first, again and again: {order or 'no merge applies'}.")
 
 
-def _mistakes(tok, algorithm: str, words: list[list[str]], theirs: list[str],
-              surface, text: str) -> tuple[Mistake, ...]:
+def _mistakes(tok, algorithm: str, words: list[list[str]], pieces: list[str],
+              theirs: list[str], text: str) -> tuple[Mistake, ...]:
     """Replays of the encoding mistakes over the whole text: named if one gives their tokens."""
     model = tok.model
     if algorithm in ("bpe", "byte_bpe"):
         replay: list[str] = []
-        for group in words:
-            piece = "".join(surface(t) for t in group)
+        for piece in pieces:
             replay += textbook.encode_by_count(model.initial_parts(piece), model.rank)
         if replay == theirs:
             return (Mistake("count_order_encoding", MISTAKES["count_order_encoding"],
