@@ -22,13 +22,14 @@ Where Hugging Face's behaviour is surprising we follow it and say so: `StripAcce
 every combining mark (spacing ones too, such as Devanagari vowel signs) while `BertNormalizer`
 removes only non-spacing ones; BERT's cleaner keeps a few recent format characters Hugging Face's
 tables do not know; `Lowercase` works character by character (no final-sigma rule); through the
-reordering of marks in NFD, each character's source is assigned as Hugging Face assigns it. One
-deliberate difference: a composed character (NFC of "e" + U+0301) maps to all the characters it
-was composed from, where Hugging Face maps it to the first. Unicode data come from Python's
-`unicodedata`, so characters newer than its Unicode version can differ.
+reordering of marks in NFD and the composition in NFC, each character's source is assigned as
+Hugging Face assigns it (a composed "é" comes from the "e"; every character `Replace` writes from
+the last character of its match). Unicode data come from Python's `unicodedata`, so characters
+newer than its Unicode version can differ.
 
 `from_hf_config` builds a normaliser from the "normalizer" entry of a Hugging Face
-`tokenizer.json`.
+`tokenizer.json`; it and the normalisers only such files use (`Precompiled`, `Nmt`, `ByteLevel`)
+are in `normalizers_hf.py` and importable from here.
 """
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ from .normalized import NormalizedString
 
 __all__ = [
     "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents", "Strip", "Replace",
-    "BertNormalizer", "Prepend", "Sequence", "from_hf_config",
+    "BertNormalizer", "Prepend", "Sequence", "Precompiled", "Nmt", "ByteLevel", "from_hf_config",
 ]
 
 # An edit rewrites normalized[start:end] as `out`; `sources` says where its characters came
@@ -276,24 +277,31 @@ def _char_by_char(form: str, text: str, start: int, end: int) -> list[Edit]:
     return [(start, end, "".join(pieces), [i for i, p in enumerate(pieces, start) for _ in p])]
 
 
-def _reordered_sources(pieces: list[str], start: int) -> tuple[str, list[int]]:
-    """Canonical ordering of decomposed `pieces` (one per source character), with the source
-    index of each output character, as Hugging Face's alignment crate assigns it.
+def _reordered_sources(pieces: list[str], start: int, compose: bool = False
+                       ) -> tuple[str, list[int]]:
+    """Canonical ordering (and, with `compose`, canonical composition) of decomposed `pieces`
+    (one per source character), with the source index of each output character, as Hugging
+    Face's alignment crate assigns it.
 
-    Each piece's first character "replaces" its source character, the rest are "inserted";
-    reordering stably sorts every run of marks by combining class, carrying these flags along;
-    then, in output order, each replacing character takes the next source character and each
-    inserted one the source of the character before it. So for "ê" + U+0323 (sources 0, 1) the
-    output "e" + U+0323 + U+0302 comes from sources 0, 1, 1.
+    Each piece's first character "replaces" its source character (a change of 0), the rest are
+    "inserted" (+1); reordering stably sorts every run of marks by combining class, carrying
+    the changes along; composing a mark into its starter adds the mark's change, minus one, to
+    the starter's. Then, in output order, a character with change c <= 0 takes the next source
+    character and consumes 1 - c of them, and an inserted one takes the source of the character
+    before it. So for "ê" + U+0323 (sources 0, 1) the NFD output "e" + U+0323 + U+0302 comes
+    from sources 0, 1, 1, and NFC of "e" + U+0301 + U+0323 ("ẹ" + U+0301) from sources 0, 2.
 
     >>> text, sources = _reordered_sources(["e\\u0302", "\\u0323"], 0)
     >>> [f"{ord(c):04X}" for c in text], sources
     (['0065', '0323', '0302'], [0, 1, 1])
+    >>> text, sources = _reordered_sources(["e", "\\u0301", "\\u0323"], 0, compose=True)
+    >>> [f"{ord(c):04X}" for c in text], sources
+    (['1EB9', '0301'], [0, 2])
     """
-    flagged = [(c, k > 0) for piece in pieces for k, c in enumerate(piece)]
-    ordered: list[tuple[str, bool]] = []
-    run: list[tuple[str, bool]] = []                 # marks waiting to be sorted
-    for item in flagged + [("", False)]:             # a sentinel starter flushes the last run
+    flagged = [(c, int(k > 0)) for piece in pieces for k, c in enumerate(piece)]
+    ordered: list[tuple[str, int]] = []
+    run: list[tuple[str, int]] = []                  # marks waiting to be sorted
+    for item in flagged + [("", 0)]:                 # a sentinel starter flushes the last run
         if item[0] and unicodedata.combining(item[0]):
             run.append(item)
             continue
@@ -301,38 +309,53 @@ def _reordered_sources(pieces: list[str], start: int) -> tuple[str, list[int]]:
         run = []
         if item[0]:
             ordered.append(item)
+    if compose:
+        ordered = _compose(ordered)
     sources: list[int] = []
     next_source = start
-    for _, inserted in ordered:
-        if inserted and sources:
-            sources.append(sources[-1])
-        elif inserted:                               # nothing before it in this chunk
-            sources.append(start)
+    for _, change in ordered:
+        if change > 0:                               # inserted: the source before it
+            sources.append(max(next_source - 1, 0))
         else:
             sources.append(next_source)
-            next_source += 1
+            next_source += 1 - change
     return "".join(c for c, _ in ordered), sources
 
 
-def _align_chunk(form: str, chunk: str, out: str, start: int) -> Edit:
-    """The edit for one chunk of text that `form` changes.
+def _compose(items: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Unicode's canonical composition of a decomposed, reordered sequence of
+    (character, change): a mark not blocked from the last starter merges into it, and the
+    composite's change is the sum of both, minus one."""
+    out: list[list[Any]] = []
+    starter = -1
+    last_class = 256
+    for c, change in items:
+        ccc = unicodedata.combining(c)
+        if starter >= 0 and (last_class < ccc or last_class == 0 and len(out) - 1 == starter):
+            pair = out[starter][0] + c
+            composite = unicodedata.normalize("NFC", pair)
+            if len(composite) == 1 and composite != pair:
+                out[starter] = [composite, out[starter][1] + change - 1]
+                continue
+        if ccc == 0:
+            starter = len(out)
+        last_class = ccc
+        out.append([c, change])
+    return [(c, change) for c, change in out]
 
-    Character by character when the chunk's characters normalise on their own (NFD of "é" ->
-    "e" + U+0301, both from "é"). When a decomposition reorders marks (NFD of "ê" + U+0323 puts
-    the dot below first), the source of each character follows Hugging Face exactly (see
-    `_reordered_sources`). When characters compose (NFC of "e" + U+0301 -> "é"), every output
-    character maps to the whole chunk, so "é" covers both source characters. (Hugging Face maps
-    it to the "e" alone.)
+
+def _align_chunk(form: str, chunk: str, out: str, start: int) -> Edit:
+    """The edit for one chunk of text that `form` changes, each output character aligned as
+    Hugging Face aligns it (see `_reordered_sources`): "é" from NFD of "é" gives "e" + U+0301,
+    both from "é"; NFC of "e" + U+0301 gives "é", from the "e" (the source of a composed
+    character is its starter; Hugging Face's offsets then do not cover the mark).
     """
-    pieces = [unicodedata.normalize(form, c) for c in chunk]
-    end = start + len(chunk)
-    if "".join(pieces) == out:
-        return (start, end, out, [i for i, p in enumerate(pieces, start) for _ in p])
-    if form in ("NFD", "NFKD"):
-        reordered, sources = _reordered_sources(pieces, start)
-        if reordered == out:
-            return (start, end, out, sources)
-    return (start, end, out, None)
+    decomposed = {"NFC": "NFD", "NFKC": "NFKD"}.get(form, form)
+    pieces = [unicodedata.normalize(decomposed, c) for c in chunk]
+    text, sources = _reordered_sources(pieces, start, compose=form in ("NFC", "NFKC"))
+    if text == out:
+        return (start, start + len(chunk), out, sources)
+    return (start, start + len(chunk), out, None)    # pragma: no cover - Unicode surprises
 
 
 def _normalize_form(ns: NormalizedString, form: str) -> NormalizedString:
@@ -582,13 +605,16 @@ class Replace(_Normalizer):
     """Replace every match of `pattern` by `content`, left to right, without overlaps.
 
     A plain string pattern is literal (as in Hugging Face); pass a compiled `regex` (or `re`)
-    pattern for a regular expression. Replacement characters map to the whole matched span,
-    except that a same-length replacement maps character to character. An empty string pattern
-    matches nothing; nothing is replaced in empty text.
+    pattern for a regular expression (matches found as Oniguruma finds them, see
+    `hf_regex.find_spans`). As in Hugging Face, every replacement character comes from the
+    **last** character of its match (an empty match: from the character before it). An empty
+    string pattern matches nothing; nothing is replaced in empty text.
 
     >>> ns = Replace(" ", "▁").normalize(NormalizedString("a b"))
     >>> ns.normalized, ns.alignments
     ('a▁b', [(0, 1), (1, 2), (2, 3)])
+    >>> Replace("ab", "xyz").normalize(NormalizedString("cab")).alignments
+    [(0, 1), (2, 3), (2, 3), (2, 3)]
     >>> Replace(regex.compile(r"\\s+"), " ").normalize_str("a \\n\\t b")
     'a b'
     """
@@ -611,7 +637,8 @@ class Replace(_Normalizer):
 
     def _matches(self, text: str) -> Iterable[tuple[int, int]]:
         if not isinstance(self.pattern, str):
-            return (m.span() for m in self.pattern.finditer(text))
+            from .hf_regex import find_spans
+            return find_spans(self.pattern, text)
         return _literal_matches(text, self.pattern)
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
@@ -619,10 +646,10 @@ class Replace(_Normalizer):
         if not text:
             return ns
         n = len(self.content)
-        # Offsets: a same-length replacement maps character to character, any other maps each
-        # replacement character to the whole matched span of the original.
+        # Offsets, as Hugging Face's NormalizedString::replace: each replacement character
+        # comes from the last matched character (the one before an empty match).
         return _apply_edits(ns, [(start, end, self.content,
-                                  list(range(start, end)) if end - start == n else None)
+                                  [max(end - 1, 0)] * n if end > 0 else None)
                                  for start, end in self._matches(text)])
 
 
@@ -796,47 +823,6 @@ class Sequence(_Normalizer):
 
 
 # ---- Hugging Face's tokenizer.json ------------------------------------------------------------
-_SIMPLE = {"NFC": NFC, "NFD": NFD, "NFKC": NFKC, "NFKD": NFKD, "Lowercase": Lowercase,
-           "StripAccents": StripAccents}
-
-
-def from_hf_config(config: dict[str, Any] | None) -> Any:
-    """The normaliser described by a `tokenizer.json` "normalizer" entry (None for null).
-
-    >>> from_hf_config({"type": "Sequence", "normalizers": [{"type": "NFD"},
-    ...                 {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}]})
-    Sequence(normalizers=(NFD(), Replace(pattern=' ', content='▁')))
-
-    Not handled: "Precompiled" (sentencepiece's charsmap; see sentencepiece_model.py), "NMT" and
-    "ByteLevel"; a "Regex" pattern is compiled with the `regex` module, whose syntax is close to,
-    but not exactly, Oniguruma's.
-    """
-    if config is None:
-        return None
-    if not isinstance(config, dict) or "type" not in config:
-        raise ValueError("a normalizer config is a JSON object with a \"type\"")
-    kind = config["type"]
-    try:
-        if kind in _SIMPLE:
-            return _SIMPLE[kind]()
-        if kind == "Strip":
-            return Strip(left=config.get("strip_left", True), right=config.get("strip_right", True))
-        if kind == "Replace":
-            pattern = config["pattern"]
-            if "String" in pattern:
-                return Replace(pattern["String"], config["content"])
-            return Replace(regex.compile(pattern["Regex"]), config["content"])
-        if kind == "BertNormalizer":
-            return BertNormalizer(clean_text=config.get("clean_text", True),
-                                  handle_chinese_chars=config.get("handle_chinese_chars", True),
-                                  strip_accents=config.get("strip_accents"),
-                                  lowercase=config.get("lowercase", True))
-        if kind == "Prepend":
-            return Prepend(config["prepend"])
-        if kind == "Sequence":
-            return Sequence([from_hf_config(c) for c in config["normalizers"]])
-    except (KeyError, TypeError, regex.error) as exc:
-        raise ValueError(f"bad {kind} normalizer config {config!r}: {exc}") from None
-    raise ValueError(f"normalizer type {kind!r} is not supported (supported: "
-                     f"{', '.join([*_SIMPLE, 'Strip', 'Replace', 'BertNormalizer', 'Prepend'])}"
-                     ", Sequence)")
+# Precompiled, Nmt, ByteLevel and the reader of tokenizer.json's "normalizer" live in
+# normalizers_hf.py (which builds on this module); imported last, so that both names work.
+from .normalizers_hf import ByteLevel, Nmt, Precompiled, from_hf_config  # noqa: E402

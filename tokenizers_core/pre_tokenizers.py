@@ -65,9 +65,10 @@ U+323B0, a CJK Extension J ideograph of Unicode 17) is a letter to `regex` and u
 Hugging Face's older tables. For BERT's punctuation, whose Hugging Face tables are Unicode 8.0's,
 we reproduce the old tables exactly (see `is_bert_punctuation`).
 
-Not handled: Hugging Face's `Punctuation`, `Digits`, `UnicodeScripts`, `CharDelimiterSplit`
-pre-tokenizers and `Split`'s "merged_with_previous/next" and "contiguous" behaviours;
-`ByteLevel`'s offset trimming belongs after the model (`ByteLevel.trim_offsets_of`), not here.
+Hugging Face's `Split` (every behavior, `invert`), `Punctuation`, `Digits`, `CharDelimiterSplit`,
+`UnicodeScripts` and the reader of tokenizer.json's "pre_tokenizer" (`from_hf_config`) are in
+`pre_tokenizers_hf.py`, importable from here. `ByteLevel`'s offset trimming belongs after the
+model (`ByteLevel.trim_offsets_of`), not here.
 """
 from __future__ import annotations
 
@@ -96,7 +97,15 @@ O200K_PATTERN = "|".join(
         r"""\s+""",
     ]
 )
-PRESETS: dict[str, str] = {"gpt2": GPT2_PATTERN, "cl100k": CL100K_PATTERN, "o200k": O200K_PATTERN}
+# Meta's Llama 3 pattern (from its public tokenizer code): cl100k's alternatives, no possessives.
+LLAMA3_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
+    r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+# p50k_base uses r50k's pattern (tiktoken); Llama 4 uses o200k's.
+PRESETS: dict[str, str] = {"gpt2": GPT2_PATTERN, "r50k": GPT2_PATTERN, "p50k": GPT2_PATTERN,
+                           "cl100k": CL100K_PATTERN, "o200k": O200K_PATTERN,
+                           "llama3": LLAMA3_PATTERN}
 
 # Hugging Face's ByteLevel pattern (byte_level.rs), which is OpenAI's original GPT-2 pattern.
 HF_BYTE_LEVEL_PATTERN = (
@@ -640,3 +649,16 @@ __all__ = [
     "WhitespaceSplit", "bytes_to_unicode", "compile_pattern", "is_bert_punctuation",
     "match_spans", "to_byte_level", "unicode_to_bytes",
 ]
+
+# Hugging Face's other pre-tokenizers and the tokenizer.json reader build on this module and
+# live in pre_tokenizers_hf.py; `from tokenizers_core.pre_tokenizers import Split` works too.
+_FROM_HF_MODULE = ("CharDelimiterSplit", "Digits", "Punctuation", "Split", "UnicodeScripts",
+                   "from_hf_config")
+__all__ += list(_FROM_HF_MODULE)
+
+
+def __getattr__(name: str) -> object:
+    if name in _FROM_HF_MODULE:
+        from . import pre_tokenizers_hf
+        return getattr(pre_tokenizers_hf, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

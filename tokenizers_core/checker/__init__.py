@@ -239,34 +239,35 @@ def _pair_counts_at(session, k: int) -> dict[tuple[str, str], int]:
 def _bpe_sequences(variant: str, lines: list[str], options: dict[str, Any]):
     """The reference's word table as (symbols, frequency) in first-seen order, and the same
     corpus the ways the classic mistakes see it."""
-    from ..models import bpe as m
+    import regex
+
+    from ..models.bpe import END_OF_WORD, to_byte_level
+    from ..models.bpe_train import bpe_word_table, byte_bpe_word_table
     from ..pre_tokenizers import WHITESPACE_PATTERN
     if variant == "bpe":
-        words = m._bpe_words(lines)
-        right = [((*w, m.END_OF_WORD), c) for w, c in words.items()]
-        findall = m._splitter(WHITESPACE_PATTERN, "whitespace")
+        right = list(bpe_word_table(lines).items())
+        findall = regex.compile(WHITESPACE_PATTERN).findall
         joined: dict[tuple[str, ...], int] = {}
         raw: dict[tuple[str, ...], int] = {}
         for line in lines:
-            seq = tuple(s for w in findall(line) for s in (*w, m.END_OF_WORD))
+            seq = tuple(s for w in findall(line) for s in (*w, END_OF_WORD))
             if seq:
                 joined[seq] = joined.get(seq, 0) + 1
             if line.strip():
                 raw[tuple(line.strip())] = raw.get(tuple(line.strip()), 0) + 1
         variants = {
             "unweighted_counts": (right, {"weighted": False}),
-            "no_end_of_word": ([(tuple(w), c) for w, c in words.items()], {}),
+            "no_end_of_word": ([(w[:-1], c) for w, c in right], {}),
             "across_words": (list(joined.items()), {}),
             "across_words_raw": (list(raw.items()), {}),
             "dict_order_ties": (right, {"ties": "dict"}),
         }
         return right, variants
-    words = m._byte_bpe_words(lines, options.get("pattern", "gpt2"))
-    right = [(tuple(w), c) for w, c in words.items()]
+    right = list(byte_bpe_word_table(lines, options.get("pattern", "gpt2")).items())
     raw = {}
     for line in lines:
         if line:
-            seq = tuple(m.to_byte_level(line))
+            seq = tuple(to_byte_level(line))
             raw[seq] = raw.get(seq, 0) + 1
     variants = {
         "unweighted_counts": (right, {"weighted": False}),

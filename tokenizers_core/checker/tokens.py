@@ -28,7 +28,7 @@ def _reference(algorithm: str, lines: list[str], vocab_size: int, options: dict[
         from ..decoders import SentencePieceDecoder
         from ..models.unigram import NORMAL, UNKNOWN, Unigram
         from ..pipeline import Tokenizer
-        from ..sentencepiece_model import SentencePieceNormalizer
+        from ..sentencepiece import SentencePieceNormalizer
         if not any(p == "<unk>" for p, _s in pieces):
             pieces = [("<unk>", 0.0)] + list(pieces)
         model = Unigram(pieces, types=[UNKNOWN if p == "<unk>" else NORMAL for p, _s in pieces])
