@@ -11,8 +11,8 @@ text it came from, so token offsets still point into what the user typed. Each o
 >>> ns = NFKC().normalize(NormalizedString("ﬁne"))
 >>> ns.normalized, ns.alignments            # both "f" and "i" come from the ligature
 ('fine', [(0, 1), (0, 1), (1, 2), (2, 3)])
->>> NFC().normalize(NormalizedString("e\\u0301")).alignments   # "é" covers "e" + accent
-[(0, 2)]
+>>> NFC().normalize(NormalizedString("e\\u0301")).alignments   # "é" from the "e", as HF
+[(0, 1)]
 >>> BertNormalizer().normalize_str("Héllo\\tWörld 中文")
 'hello world  中  文 '
 >>> Sequence([NFD(), StripAccents(), Lowercase()]).describe()
@@ -386,10 +386,10 @@ def _normalize_form(ns: NormalizedString, form: str) -> NormalizedString:
 
 @dataclass(frozen=True)
 class NFC(_Normalizer):
-    """Canonical composition: "e" + U+0301 -> "é" (aligned to both source characters).
+    """Canonical composition: "e" + U+0301 -> "é" (aligned to the "e", as Hugging Face).
 
     >>> NFC().normalize(NormalizedString("cafe\\u0301")).alignments[-1]
-    (3, 5)
+    (3, 4)
     """
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
@@ -608,7 +608,8 @@ class Replace(_Normalizer):
     pattern for a regular expression (matches found as Oniguruma finds them, see
     `hf_regex.find_spans`). As in Hugging Face, every replacement character comes from the
     **last** character of its match (an empty match: from the character before it). An empty
-    string pattern matches nothing; nothing is replaced in empty text.
+    string pattern matches between every two characters (as Hugging Face's); nothing is
+    replaced in empty text.
 
     >>> ns = Replace(" ", "▁").normalize(NormalizedString("a b"))
     >>> ns.normalized, ns.alignments
@@ -636,9 +637,10 @@ class Replace(_Normalizer):
         return f"Replace(/{self.pattern.pattern}/ -> {self.content!r})"
 
     def _matches(self, text: str) -> Iterable[tuple[int, int]]:
-        if not isinstance(self.pattern, str):
+        if not isinstance(self.pattern, str) or not self.pattern:
+            # an empty string is an empty regex to Hugging Face: it matches between characters
             from .hf_regex import find_spans
-            return find_spans(self.pattern, text)
+            return find_spans(self.pattern or _EMPTY, text)
         return _literal_matches(text, self.pattern)
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
@@ -651,6 +653,9 @@ class Replace(_Normalizer):
         return _apply_edits(ns, [(start, end, self.content,
                                   [max(end - 1, 0)] * n if end > 0 else None)
                                  for start, end in self._matches(text)])
+
+
+_EMPTY = regex.compile("")
 
 
 def _literal_matches(text: str, literal: str) -> Iterable[tuple[int, int]]:
@@ -824,5 +829,13 @@ class Sequence(_Normalizer):
 
 # ---- Hugging Face's tokenizer.json ------------------------------------------------------------
 # Precompiled, Nmt, ByteLevel and the reader of tokenizer.json's "normalizer" live in
-# normalizers_hf.py (which builds on this module); imported last, so that both names work.
-from .normalizers_hf import ByteLevel, Nmt, Precompiled, from_hf_config  # noqa: E402
+# normalizers_hf.py (which builds on this module); `from tokenizers_core.normalizers import
+# Precompiled` works too.
+_FROM_HF_MODULE = ("ByteLevel", "Nmt", "Precompiled", "from_hf_config")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FROM_HF_MODULE:
+        from . import normalizers_hf
+        return getattr(normalizers_hf, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

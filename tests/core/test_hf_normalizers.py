@@ -44,6 +44,7 @@ CASES = [
      lambda: hf.Sequence([hf.NFD(), hf.StripAccents()])),
     ("Replace(string)", Replace("  ", "_-_"), lambda: hf.Replace("  ", "_-_")),
     ("Replace(string, delete)", Replace("a", ""), lambda: hf.Replace("a", "")),
+    ("Replace(empty string)", Replace("", "_"), lambda: hf.Replace("", "_")),
     ("Replace(regex)", from_hf_config({"type": "Replace", "pattern": {"Regex": r" {2,}"},
                                        "content": "▁"}),
      lambda: hf.Replace(tokenizers.Regex(r" {2,}"), "▁")),
