@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from tokenizers_core.models.bpe_explore import training_session
 
+from .embed import EMBED
 from .render import url_with
 
 SENNRICH = ("low low low low low\nlower lower\nnewest newest newest newest newest newest\n"
@@ -343,5 +344,10 @@ LESSONS: dict[str, Callable[[], Lesson]] = {
 
 @functools.lru_cache(maxsize=None)
 def lesson(slug: str) -> Lesson:
-    """The lesson named `slug` (KeyError for an unknown one)."""
-    return LESSONS[slug]()
+    """The lesson named `slug` (KeyError for an unknown one). Built once for every request, so
+    its links are built as for a full page even when the first request is an embed."""
+    token = EMBED.set(False)
+    try:
+        return LESSONS[slug]()
+    finally:
+        EMBED.reset(token)

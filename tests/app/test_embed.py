@@ -38,3 +38,15 @@ def test_links_inside_an_embed_stay_embedded(client):
 def test_errors_embed_too(client):
     r = client.get("/lessons/nope?embed=1")
     assert r.status_code == 404 and '<header class="top">' not in r.text
+
+
+def test_cached_lessons_do_not_keep_an_embeds_links():
+    from app.embed import EMBED
+    from app.lessons import lesson
+    lesson.cache_clear()
+    token = EMBED.set(True)                     # as during an embedded request
+    try:
+        first = lesson("bpe-sennrich")
+    finally:
+        EMBED.reset(token)
+    assert all("embed" not in (s.link or "") for s in first.steps)
