@@ -133,27 +133,54 @@ def _page_context(**values: Any) -> dict[str, Any]:
 
 
 EXAMPLES = {
-    "no_end_of_word": "merges from a BPE that forgot </w>",
-    "unweighted_counts": "merges from a BPE that counts each word once",
-    "dict_order_ties": "merges from a BPE that breaks ties by dict order",
+    "no_end_of_word": "BPE merges without </w>",
+    "unweighted_counts": "BPE merges counting each word once",
+    "dict_order_ties": "BPE merges with ties by dict order",
+    "raw_count_score": "WordPiece merges by raw count",
+    "count_order_encoding": "BPE tokens merged in count order",
+    "no_unk_penalty": "Unigram tokens without the unknown penalty",
 }
+EXAMPLE_PIECES = "<unk>\t0\n▁\t-1\nc\t-3\n▁c\t-2\nxy\t-8\ny\t-3\n"
 
 
-def _example(name: str) -> str:
-    """A wrong merge list for the textbook corpus, made by replaying a classic mistake."""
+def _example(name: str) -> dict[str, Any]:
+    """The form of a wrong implementation's output, made by replaying one classic mistake with
+    the engine's textbook replays (so the page shows what the checker finds for it)."""
+    from tokenizers_core.checker import textbook
+    if name == "count_order_encoding":
+        corpus = "abab bba ba"
+        tok = tc.train("bpe", [corpus], vocab_size=8)
+        text = "aaba ab"
+        tokens = [t for w in text.split()
+                  for t in textbook.encode_by_count(tok.model.initial_parts(w), tok.model.rank)]
+        return {"corpus_text": corpus, "vocab_size": 8, "text": text, "theirs": " ".join(tokens)}
+    if name == "no_unk_penalty":
+        from tokenizers_core.checker.parse import parse_pieces
+        scores = {p: s for p, s in parse_pieces(EXAMPLE_PIECES) if p != "<unk>"}
+        normalized = "▁c▁xy"
+        tokens = ["<unk>" if unk else normalized[i:j]
+                  for i, j, unk in textbook.viterbi(normalized, scores, unk_score=0.0)]
+        return {"algorithm": "unigram", "vocab_size": 8, "text": "c xy",
+                "pieces": EXAMPLE_PIECES, "theirs": " ".join(tokens)}
     from collections import Counter
     words = Counter(TEXTBOOK.split())
+    if name == "raw_count_score":
+        seqs = [((w[0], *["##" + c for c in w[1:]]), n) for w, n in words.items()]
+        merges = textbook.textbook_merges(seqs, 6, join=lambda a, b: a + b[2:])
+        return {"algorithm": "wordpiece", "vocab_size": 40,
+                "theirs": "\n".join(f"{a} {b}" for a, b in merges)}
     eow = () if name == "no_end_of_word" else ("</w>",)
     seqs = [((*w, *eow), c) for w, c in words.items()]
     kw = {"unweighted_counts": {"weighted": False}, "dict_order_ties": {"ties": "dict"}}.get(name, {})
-    return "\n".join(f"{a} {b}" for a, b in textbook_merges(seqs, 8, **kw))
+    return {"vocab_size": 24,
+            "theirs": "\n".join(f"{a} {b}" for a, b in textbook.textbook_merges(seqs, 8, **kw))}
 
 
 @router.get("/check", response_class=HTMLResponse, summary="Check your own implementation")
 def check_page(request: Request, example: str = "") -> HTMLResponse:
     ctx = _page_context(examples=EXAMPLES)
     if example in EXAMPLES:
-        ctx.update(theirs=_example(example), vocab_size=24)
+        ctx.update(_example(example))
     return render(request, "check.html", ctx)
 
 

@@ -3,6 +3,10 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
+from app.routers.check import EXAMPLES
+
 WITHOUT_EOW = "e s\nes t\nl o\nlo w\ne w\nn ew\nnew est\nd est"   # the textbook corpus, no </w>
 
 
@@ -12,6 +16,21 @@ def test_page_and_examples(client):
     r = client.get("/check?example=no_end_of_word")
     theirs = re.search(r'<textarea id="theirs"[^>]*>([^<]*)<', r.text).group(1)
     assert theirs == WITHOUT_EOW
+
+
+@pytest.mark.parametrize("name", list(EXAMPLES))
+def test_every_example_names_its_own_mistake(client, name):
+    page = client.get(f"/check?example={name}").text
+    fields = dict(re.findall(r'<input id="(vocab_size|text)" name="[^"]*" type="[^"]*"'
+                             r'(?: min="1")? value="([^"]*)"', page))
+    form = {"algorithm": re.search(r'<option value="([^"]*)" selected>', page).group(1),
+            "vocab_size": fields["vocab_size"], "text": fields.get("text", ""),
+            **{name_: re.search(rf'<textarea id="{name_}"[^>]*>([^<]*)<', page).group(1)
+               .replace("&lt;", "<").replace("&gt;", ">")
+               for name_ in ("theirs", "corpus_text", "pieces")}}
+    r = client.post("/check", data=form)
+    assert r.status_code == 200
+    assert re.findall(r'data-mistake="([^"]*)"', r.text) == [name]
 
 
 def test_post_reports_the_divergence_and_the_mistake(client):

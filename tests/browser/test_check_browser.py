@@ -9,7 +9,7 @@ pytestmark = pytest.mark.browser
 def test_check_an_example_and_follow_the_link(page, server_url, screenshot_dir):
     page.set_viewport_size({"width": 1400, "height": 900})
     page.goto(f"{server_url}/check")
-    page.get_by_role("link", name="merges from a BPE that forgot </w>").click()
+    page.get_by_role("link", name="BPE merges without </w>").click()
     page.wait_for_url("**example=no_end_of_word")
     page.get_by_label("vocab_size").fill("24")
     page.get_by_role("button", name="Check").click()
@@ -24,3 +24,12 @@ def test_check_an_example_and_follow_the_link(page, server_url, screenshot_dir):
     page.locator('[data-testid="step-link"]').click()
     page.wait_for_url("**/bpe/train?*step=1*")
     assert page.locator('[data-testid="pair-table"] tr.winner').count() == 1
+
+
+@pytest.mark.parametrize("name", ["count_order_encoding", "no_unk_penalty", "raw_count_score"])
+def test_check_token_and_wordpiece_examples(page, server_url, screenshot_dir, name):
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(f"{server_url}/check?example={name}")
+    page.get_by_role("button", name="Check").click()
+    page.wait_for_selector(f'[data-mistake="{name}"]')
+    page.screenshot(path=str(screenshot_dir / f"check_{name}.png"), full_page=True)

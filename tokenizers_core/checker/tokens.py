@@ -155,7 +155,7 @@ def _steps(tok, algorithm: str, word: str) -> tuple[list[dict[str, Any]], str]:
                         f"after {len(probes)} probes.")
     if algorithm == "unigram":
         steps = [{"position": s.position, "best": s.best, "back": s.back,
-                  "piece": s.candidates[s.winner][1]}
+                  "piece": s.candidates[s.winner][1], "unknown": s.unknown}
                  for s in model.viterbi_steps(word) if s.kind == "viterbi"]
         last = steps[-1] if steps else None
         return steps, (f"The best path scores {last['best']:.4f} (the sum of its pieces' "
