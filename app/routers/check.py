@@ -13,7 +13,8 @@ from tokenizers_core.checker import ALGORITHMS, KINDS
 from tokenizers_core.checker.textbook import textbook_merges
 from tokenizers_core.corpora import corpus_names
 
-from ..deps import BAD_INPUT, bad_input, read_upload_text, store, store_corpus, trained
+from ..deps import (BAD_INPUT, bad_input, check_step_text, read_upload_text, settings, store,
+                    store_corpus, trained)
 from ..render import render, url_with
 from ..trained import corpus_text as corpus_by_ref
 
@@ -61,6 +62,11 @@ def run_check(request: Request, algorithm: str, ref: str, theirs: Any, vocab_siz
               kind: str | None, text: str | None, pieces: Any,
               options: dict[str, Any]) -> tuple[Any, dict[str, str]]:
     """The report, and links into the step-through views for the point of divergence."""
+    check_step_text(request, text or "")             # a tokens check lists each word's steps
+    size = len(theirs) if isinstance(theirs, (str, list)) else 0
+    if size > settings(request).max_upload_bytes:
+        raise HTTPException(413, f"what you gave is {size:,} long; the limit is "
+                                 f"{settings(request).max_upload_bytes:,} (TOKVIS_MAX_UPLOAD_BYTES)")
     corpus = TEXTBOOK if not ref else corpus_by_ref(store(request), ref)
     if kind == "":
         kind = None

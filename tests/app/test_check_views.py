@@ -90,6 +90,9 @@ def test_bad_input(client):
         r = client.post("/api/check", json=body)
         assert r.status_code == status, (body, r.text)
         assert words in r.json()["detail"]
+    r = client.post("/api/check", json={"algorithm": "bpe", "vocab_size": 20, "theirs": "a b",
+                                        "text": "x " * 5000})
+    assert r.status_code == 413 and "at most" in r.json()["detail"]
     r = client.post("/check", data={"algorithm": "bpe", "vocab_size": "x", "theirs": "a b"})
     assert r.status_code == 422 and 'data-testid="error"' in r.text
     r = client.post("/check", data={"algorithm": "bpe", "vocab_size": "20", "theirs": ""})
