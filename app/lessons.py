@@ -102,8 +102,7 @@ def _bpe_sentence(session, k: int, data: dict[str, Any]) -> str:
 
 
 # ---- BPE encoding ------------------------------------------------------------------------------
-def _encode_steps(tok, word: str, byte_level: bool = False) -> list[LessonStep]:
-    from tokenizers_core.models.bpe import token_text
+def _encode_steps(tok, word: str) -> list[LessonStep]:
     model = tok.model
     show = str                         # byte-level symbols as Hugging Face shows them (Ġ)
     out = []
@@ -169,7 +168,7 @@ def lesson_byte_bpe() -> Lesson:
             f"{n_bytes} starting symbols.)", last.panel, {**last.data, "bytes": n_bytes},
             last.link)
     tok = tc.train("byte_bpe", ["aabaa aab"], vocab_size=259)
-    steps += _encode_steps(tok, "aab", byte_level=True)
+    steps += _encode_steps(tok, "aab")
     ids = tok.encode("aab").ids
     steps[-1] = LessonStep(steps[-1].text + f" Its id is {ids[0]}: the {n_bytes} bytes come "
                            "first, then the merged symbols in the order they were made.",

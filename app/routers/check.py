@@ -10,7 +10,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 import tokenizers_core as tc
 from tokenizers_core.checker import ALGORITHMS, KINDS
-from tokenizers_core.checker.textbook import textbook_merges
 from tokenizers_core.corpora import corpus_names
 
 from ..deps import (BAD_INPUT, bad_input, check_step_text, read_upload_text, settings, store,
