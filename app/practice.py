@@ -63,6 +63,7 @@ class Question:
     next_url: str | None = None
     done: bool = False
     exit_url: str = ""
+    share_url: str = ""
 
     @property
     def hide(self) -> bool:
@@ -82,7 +83,8 @@ def _question(state: PracticeState, path: str, params: dict[str, Any], k: int, p
     q = Question(prompt, choices, {**{k2: v for k2, v in params.items() if v is not None},
                                    "step": k, **{k2: v for k2, v in state.query().items()
                                                  if v is not None}},
-                 path, state, exit_url=url_with(path, params, step=k))
+                 path, state, exit_url=url_with(path, params, step=k),
+                 share_url=url_with(path, params, step=k, practice=1, until=state.until))
     if state.answer is None:
         return q
     right, why = check(state.answer)

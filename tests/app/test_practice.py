@@ -88,3 +88,11 @@ def test_practice_link_and_bad_state(client):
     for query in ("score=5&asked=2", "asked=-1", "until=0", "score=x"):
         r = client.get(f"/bpe/train?practice=1&{query}")
         assert r.status_code == 422, query
+
+
+def test_a_link_to_share_starts_with_a_fresh_score(client):
+    r = client.get("/bpe/train?step=4&practice=1&until=9&score=3&asked=4&streak=2")
+    share = re.search(r'href="([^"]*)" data-testid="practice-share"', r.text).group(1)
+    q = parse_qs(urlsplit(share.replace("&amp;", "&")).query)
+    assert q["step"] == ["4"] and q["until"] == ["9"] and q["practice"] == ["1"]
+    assert "score" not in q and "asked" not in q
