@@ -145,10 +145,13 @@ def bpe_train(state: PracticeState, path: str, params: dict[str, Any], k: int, s
 def bpe_encode(state: PracticeState, path: str, params: dict[str, Any], k: int, flat: list,
                show: Callable[[str], str]) -> Question:
     """Which adjacent pair of the piece being encoded merges next?"""
-    if k >= len(flat) or (state.until is not None and k >= state.until):
+    ask = k           # steps that are not merges (a whole word, byte fallback) are not asked
+    while ask < len(flat) and getattr(flat[ask][1], "action", "merge") != "merge":
+        ask += 1
+    if ask >= len(flat) or (state.until is not None and k >= state.until):
         return finished(state, "Every piece is encoded: nothing left to predict.", path,
                         params, k)
-    _piece, step = flat[k]
+    _piece, step = flat[ask]
     parts = step.parts
     ranks = dict(step.candidates)
     choices = [(str(i), f"{show(parts[i])} {show(parts[i + 1])}") for i in range(len(parts) - 1)]
@@ -173,7 +176,7 @@ def bpe_encode(state: PracticeState, path: str, params: dict[str, Any], k: int, 
                        f"{step.rank + 1:,}: the merge learned earlier goes first.")
 
     return _question(state, path, params, k, "Which adjacent pair merges next in "
-                     f"{''.join(show(p) for p in parts)!r}?", choices, check, k + 1, len(flat))
+                     f"{''.join(show(p) for p in parts)!r}?", choices, check, ask + 1, len(flat))
 
 
 def wordpiece_encode(state: PracticeState, path: str, params: dict[str, Any], k: int,

@@ -39,6 +39,15 @@ class _Decoder:
     def describe(self) -> str:
         return type(self).__name__
 
+    def to_hf_config(self) -> dict[str, Any]:
+        """This decoder as a `tokenizer.json` "decoder" entry (as Hugging Face writes it).
+
+        >>> Strip(" ", 1, 0).to_hf_config()
+        {'type': 'Strip', 'content': ' ', 'start': 1, 'stop': 0}
+        """
+        return {"type": type(self).__name__,
+                **{k: v for k, v in vars(self).items() if not k.startswith("_")}}
+
     def __repr__(self) -> str:
         return self.describe()
 
@@ -365,6 +374,10 @@ class Replace(_Decoder):
         shown = f"/{self.pattern}/" if self.is_regex else repr(self.pattern)
         return f"Replace ({shown} -> {self.content!r})"
 
+    def to_hf_config(self) -> dict[str, Any]:
+        return {"type": "Replace", "pattern": {"Regex" if self.is_regex else "String": self.pattern},
+                "content": self.content}
+
 
 class Sequence(_Decoder):
     """Decoders in a row, each taking the token list the previous one left.
@@ -387,6 +400,14 @@ class Sequence(_Decoder):
 
     def describe(self) -> str:
         return "Sequence [" + ", ".join(d.describe() for d in self.decoders) + "]"
+
+    def to_hf_config(self) -> dict[str, Any]:
+        configs = []
+        for d in self.decoders:
+            if not callable(getattr(d, "to_hf_config", None)):
+                raise ValueError(f"the decoder {type(d).__name__} has no tokenizer.json form")
+            configs.append(d.to_hf_config())
+        return {"type": "Sequence", "decoders": configs}
 
 
 # ---- SentencePiece / Metaspace (helper U) ---------------------------------------------------------

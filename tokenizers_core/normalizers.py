@@ -197,6 +197,14 @@ class _Normalizer:
     def describe(self) -> str:
         return type(self).__name__
 
+    def to_hf_config(self) -> dict[str, Any]:
+        """This normaliser as a `tokenizer.json` "normalizer" entry (as Hugging Face writes it).
+
+        >>> NFKC().to_hf_config()
+        {'type': 'NFKC'}
+        """
+        return {"type": type(self).__name__}
+
     def normalize_str(self, text: str) -> str:
         """Normalise plain text (no alignment).
 
@@ -580,6 +588,9 @@ class Strip(_Normalizer):
         if not isinstance(self.left, bool) or not isinstance(self.right, bool):
             raise ValueError("Strip(left=..., right=...) takes booleans")
 
+    def to_hf_config(self) -> dict[str, Any]:
+        return {"type": "Strip", "strip_left": self.left, "strip_right": self.right}
+
     def describe(self) -> str:
         if self.left and self.right:
             return "Strip"
@@ -622,6 +633,8 @@ class Replace(_Normalizer):
 
     pattern: Any
     content: str
+    # the regex as tokenizer.json spells it (before `hf_regex.compile_hf` adapted it), if known
+    source: str | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.content, str):
@@ -634,7 +647,14 @@ class Replace(_Normalizer):
     def describe(self) -> str:
         if isinstance(self.pattern, str):
             return f"Replace({self.pattern!r} -> {self.content!r})"
-        return f"Replace(/{self.pattern.pattern}/ -> {self.content!r})"
+        return f"Replace(/{self.source or self.pattern.pattern}/ -> {self.content!r})"
+
+    def to_hf_config(self) -> dict[str, Any]:
+        if isinstance(self.pattern, str):
+            pattern = {"String": self.pattern}
+        else:
+            pattern = {"Regex": self.source or self.pattern.pattern}
+        return {"type": "Replace", "pattern": pattern, "content": self.content}
 
     def _matches(self, text: str) -> Iterable[tuple[int, int]]:
         if not isinstance(self.pattern, str) or not self.pattern:
@@ -746,6 +766,11 @@ class BertNormalizer(_Normalizer):
             raise ValueError("BertNormalizer strip_accents must be True, False or None "
                              "(None: strip accents when lowercasing)")
 
+    def to_hf_config(self) -> dict[str, Any]:
+        return {"type": "BertNormalizer", "clean_text": self.clean_text,
+                "handle_chinese_chars": self.handle_chinese_chars,
+                "strip_accents": self.strip_accents, "lowercase": self.lowercase}
+
     @property
     def strips_accents(self) -> bool:
         """The effective accent setting: `strip_accents`, or `lowercase` when it is None."""
@@ -790,6 +815,9 @@ class Prepend(_Normalizer):
     def describe(self) -> str:
         return f"Prepend({self.prepend!r})"
 
+    def to_hf_config(self) -> dict[str, Any]:
+        return {"type": "Prepend", "prepend": self.prepend}
+
     def normalize(self, ns: NormalizedString) -> NormalizedString:
         return _checked(ns).prepend(self.prepend) if len(ns) else ns
 
@@ -820,6 +848,9 @@ class Sequence(_Normalizer):
                           for n in self.normalizers)
         return f"Sequence[{names}]"
 
+    def to_hf_config(self) -> dict[str, Any]:
+        return {"type": "Sequence", "normalizers": [hf_config_of(n) for n in self.normalizers]}
+
     def normalize(self, ns: NormalizedString) -> NormalizedString:
         _checked(ns)
         for normalizer in self.normalizers:
@@ -828,6 +859,14 @@ class Sequence(_Normalizer):
 
 
 # ---- Hugging Face's tokenizer.json ------------------------------------------------------------
+def hf_config_of(normalizer: Any) -> dict[str, Any]:
+    """`normalizer.to_hf_config()`, or a `ValueError` naming what tokenizer.json cannot hold."""
+    to_config = getattr(normalizer, "to_hf_config", None)
+    if to_config is None:
+        raise ValueError(f"the normalizer {type(normalizer).__name__} has no tokenizer.json form")
+    return to_config()
+
+
 # Precompiled, Nmt, ByteLevel and the reader of tokenizer.json's "normalizer" live in
 # normalizers_hf.py (which builds on this module); `from tokenizers_core.normalizers import
 # Precompiled` works too.

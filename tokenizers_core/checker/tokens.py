@@ -164,7 +164,7 @@ def _steps(tok, algorithm: str, word: str) -> tuple[list[dict[str, Any]], str]:
     from ..models.bpe_explore import _steps_function
     steps = [{"parts": list(s.parts), "merged": s.merged, "merge": s.rank + 1,
               "candidates": [[i, r + 1] for i, r in s.candidates]}
-             for s in _steps_function(tok)(word)]
+             for s in _steps_function(tok)(word) if getattr(s, "action", "merge") == "merge"]
     order = ", ".join(f"{s['merged']} (merge {s['merge']})" for s in steps[:6])
     return steps, ("The reference merges the known pair learned earliest (the lowest merge "
                    f"number) first, again and again: {order or 'no merge applies'}.")
