@@ -96,3 +96,17 @@ def test_a_link_to_share_starts_with_a_fresh_score(client):
     q = parse_qs(urlsplit(share.replace("&amp;", "&")).query)
     assert q["step"] == ["4"] and q["until"] == ["9"] and q["practice"] == ["1"]
     assert "score" not in q and "asked" not in q
+
+
+def test_encoding_steps_that_are_not_merges_are_not_asked():
+    """Hugging Face models take a whole word (ignore_merges) or fall back to bytes in a step of
+    their own; practice asks about the next merge instead."""
+    from app import practice
+    from tokenizers_core.models.bpe import BpeEncodeStep
+    flat = [(0, BpeEncodeStep(0, ("h", "i"), (), -1, -1, "hi", "whole_word")),
+            (1, BpeEncodeStep(0, ("l", "o"), ((0, 0),), 0, 0, "lo"))]
+    state = practice.PracticeState(on=True, answer="0")
+    q = practice.bpe_encode(state, "/bpe/encode", {"text": "hi lo"}, 0, flat, str)
+    assert q.right and "lo" in q.prompt and "step=2" in q.next_url
+    done = practice.bpe_encode(practice.PracticeState(on=True), "/bpe/encode", {}, 0, flat[:1], str)
+    assert done.done
