@@ -38,6 +38,7 @@ class Lesson:
     summary: str
     source: str
     steps: tuple[LessonStep, ...] = field(default_factory=tuple)
+    practice: str | None = None       # the same example in a step-through view's practice mode
 
 
 def _pairs(table) -> list[list[Any]]:
@@ -126,7 +127,8 @@ def lesson_bpe_sennrich() -> Lesson:
     return Lesson("bpe-sennrich", "BPE training on low, lower, newest, widest",
                   "Sennrich et al.'s corpus: watch the pair counts decide each merge, and see "
                   "est</w> form as an end-of-word piece.", "seed 000; Sennrich et al. (2016)",
-                  tuple(steps))
+                  tuple(steps), url_with("/bpe/train", {"vocab_size": 24, "practice": 1,
+                                                        "until": len(steps) - 1}))
 
 
 def lesson_bpe_lowest() -> Lesson:
@@ -240,7 +242,10 @@ def lesson_wordpiece_encode() -> Lesson:
                                                                    "vocab_text": "\n".join(PLAYING_VOCAB)})))
     return Lesson("wordpiece-encode", "WordPiece encoding: “playing” and “unaffable”",
                   "The window shrinks one character at a time: play + ##ing, un + ##aff + ##able.",
-                  "seed 000; the BERT paper's unaffable", tuple(steps))
+                  "seed 000; the BERT paper's unaffable", tuple(steps),
+                  url_with("/wordpiece/encode", {"text": "playing unaffable",
+                                                 "vocab_text": "\n".join(PLAYING_VOCAB),
+                                                 "practice": 1}))
 
 
 # ---- Unigram -----------------------------------------------------------------------------------
@@ -281,7 +286,8 @@ def lesson_unigram_cats() -> Lesson:
                             "span": [s.start, s.end], "score": s.score}))
     return Lesson("unigram-cats", "Unigram Viterbi on “▁cats”",
                   "best[i] and the back-pointers fill left to right; ▁cat + s wins.",
-                  "seed 000", tuple(steps), )
+                  "seed 000", tuple(steps), url_with("/unigram/lattice", {"text": "cats",
+                                                                         "practice": 1}))
 
 
 # ---- sentences ---------------------------------------------------------------------------------

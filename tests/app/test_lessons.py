@@ -84,3 +84,12 @@ def test_sentence_lesson_uses_the_splitter():
     last = lesson("sentences").steps[-1]
     assert last.data["spans"] == [list(s) for s in split_sentences(last.data["text"])]
     assert last.data["n"] == 3
+
+
+def test_lessons_end_with_practice_of_the_same_example(client):
+    for slug in ("bpe-sennrich", "wordpiece-encode", "unigram-cats"):
+        ls = lesson(slug)
+        r = client.get(f"/lessons/{slug}?step={len(ls.steps) - 1}")
+        link = re.search(r'href="([^"]*)" data-testid="lesson-practice"', r.text).group(1)
+        page = client.get(link.replace("&amp;", "&"))
+        assert page.status_code == 200 and 'data-testid="practice-form"' in page.text
