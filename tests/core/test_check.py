@@ -327,3 +327,12 @@ def test_sentencepiece_bpe_and_unigram_pieces():
     text = "\n".join(f"{p}\t{s}" for p, s in pieces[:50] + pieces[51:])
     report = tc.check("unigram", lines, text, vocab_size=100)
     assert report.kind == "pieces" and report.first_divergence == 51
+
+
+def test_far_divergences_say_the_mistakes_were_not_replayed():
+    lines = load_corpus("udhr/eng").splitlines()
+    ours = tc.train("bpe", lines, vocab_size=700).model.merges
+    swapped = ours[:449] + [ours[450], ours[449]] + ours[451:]
+    report = tc.check("bpe", lines, swapped, vocab_size=700)
+    assert report.first_divergence == 450 and not report.mistakes
+    assert report.notes and "not replayed" in report.notes[0]

@@ -184,11 +184,12 @@ def _check_bpe_merges(variant: str, lines: list[str], theirs: list[tuple[str, st
         return CheckReport(first_divergence=None, explanation=(
             f"All {len(ours)} merges equal the reference's, in the same order."), **common)
     state, sentence = _bpe_state(session, k, theirs)
-    mistakes = _bpe_mistakes(variant, lines, theirs, k, options) if k <= len(theirs) else ()
+    mistakes, notes = _bpe_mistakes(variant, lines, theirs, k, options) if k <= len(theirs) \
+        else ((), ())
     expected = ours[k - 1] if k <= len(ours) else None
     got = theirs[k - 1] if k <= len(theirs) else None
     return CheckReport(first_divergence=k, explanation=sentence, expected=expected, got=got,
-                       state=state, mistakes=mistakes, **common)
+                       state=state, mistakes=mistakes, notes=notes, **common)
 
 
 def _bpe_state(session, k: int, theirs: list[tuple[str, str]]) -> tuple[dict[str, Any], str]:
@@ -287,8 +288,10 @@ def replay_mistakes(variants: dict[str, tuple[list, dict]], theirs: list, k: int
     for name, (seqs, kw) in variants.items():
         size = sum(len(s) for s, _ in seqs)
         if size * n > REPLAY_BUDGET or k > MAX_REPLAY_MERGES:
-            notes.append(f"not replayed: {name} (too big for the slow textbook replay)")
-            continue
+            notes.append(f"The classic mistakes were not replayed: merge {k} on this corpus is "
+                         "too far for the slow textbook replays (they recount everything at "
+                         f"every merge; at most {MAX_REPLAY_MERGES} merges on a small corpus).")
+            break
         merges = textbook.textbook_merges(seqs, n, join=join, **kw)
         agree = prefix_agreement(merges, theirs)
         key = "across_words" if name.startswith("across_words") else name
@@ -314,12 +317,11 @@ def _explain(name: str, agree: int, total: int) -> str:
 
 
 def _bpe_mistakes(variant: str, lines: list[str], theirs: list, k: int,
-                  options: dict[str, Any]) -> tuple[Mistake, ...]:
+                  options: dict[str, Any]) -> tuple[tuple[Mistake, ...], tuple[str, ...]]:
     if variant not in ("bpe", "byte_bpe"):
-        return ()
+        return (), ()
     _right, variants = _bpe_sequences(variant, lines, options)
-    mistakes, _notes = replay_mistakes(variants, theirs, k)
-    return mistakes
+    return replay_mistakes(variants, theirs, k)
 
 
 # ---- Unigram pieces --------------------------------------------------------------------------

@@ -44,8 +44,9 @@ def check_wordpiece(lines: list[str], theirs: list, kind: str, vocab_size: int,
     state, text = _state(lines, words, vocab_size, options, k, steps, got, kind)
     mistakes: tuple[Mistake, ...] = ()
     if kind == "merges" and k <= len(theirs):
-        mistakes, _ = replay_mistakes({"raw_count_score": (seqs, {"score": "count"})}, theirs,
-                                      k, join=join)
+        mistakes, replayed = replay_mistakes({"raw_count_score": (seqs, {"score": "count"})},
+                                             theirs, k, join=join)
+        notes += replayed
     elif kind == "vocab" and k <= len(steps):
         mistakes = _vocab_mistake(seqs, join, set(theirs), k)
     return CheckReport(first_divergence=k, explanation=text,
