@@ -3,18 +3,22 @@ from __future__ import annotations
 
 import time
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .config import Settings
+from .embed import embed_mode
 from .render import ROOT, render
-from .routers import analytics, api, compare, corpora, tokenizers, visualiser
+from .routers import analytics, api, compare, corpora, docs, tokenizers, visualiser
 from .routers import wordpiece
 from .routers import unigram
 from .routers import bpe
+from .routers import check
+from .routers import lessons
+from .routers import worksheets
 from .store import CorpusStore
 from .trained import TrainedTokenizers
 from .uploads import UploadedTokenizers
@@ -25,7 +29,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="Tokenizer Visualiser",
                   description="Watch tokenisers work, step by step: BPE, WordPiece, Unigram and "
                               "real tokenisers (GPT-2, GPT-4, GPT-4o, BERT, SentencePiece).",
-                  version="0.1.0")
+                  version="0.1.0", docs_url=None, redoc_url=None,
+                  dependencies=[Depends(embed_mode)])
     app.state.settings = settings
     app.state.store = CorpusStore(settings.db_path)
     app.state.trained = TrainedTokenizers(app.state.store)
@@ -36,11 +41,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(compare.router)
     app.include_router(analytics.router)
     app.include_router(api.router)
+    app.include_router(docs.router)
     app.include_router(tokenizers.router)
     # family routers (one line each)
     app.include_router(wordpiece.router)
     app.include_router(unigram.router)
     app.include_router(bpe.router)
+    app.include_router(check.router)
+    app.include_router(lessons.router)
+    app.include_router(worksheets.router)
 
     @app.middleware("http")
     async def server_timing(request: Request, call_next):

@@ -16,6 +16,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from . import display
+from .embed import EMBED
 from .uploads import FORMAT_LABELS, PATTERN_PRESETS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,6 +36,8 @@ def url_with(path: str, params: dict[str, Any], **changes: Any) -> str:
     '/compare?text=a+b&col=bpe&col=word&ref=1'
     """
     merged = {**params, **changes}
+    if EMBED.get() and path.startswith("/") and not path.startswith(("/api", "/static")):
+        merged.setdefault("embed", 1)           # links inside an embedded view stay embedded
     pairs = []
     for k, v in merged.items():
         for item in (v if isinstance(v, (list, tuple)) else [v]):

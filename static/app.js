@@ -55,7 +55,41 @@
   document.addEventListener("mouseout", function (ev) {
     if (ev.target.closest && (ev.target.closest(".chip") || ev.target.closest(".seg"))) clear();
   });
+  // A box that scrolls sideways (the Unigram lattice) keeps its current position in view: the
+  // element marked .current is scrolled to the middle of the box whenever the box is drawn.
+  function keepCurrentInView() {
+    document.querySelectorAll(".lattice-scroll").forEach(function (box) {
+      var cur = box.querySelector(".pos.current circle");
+      if (!cur) return;
+      var b = box.getBoundingClientRect(), c = cur.getBoundingClientRect();
+      if (c.left < b.left || c.right > b.right) {
+        box.scrollLeft += (c.left + c.width / 2) - (b.left + b.width / 2);
+      }
+    });
+  }
+  keepCurrentInView();
+  document.addEventListener("htmx:afterSettle", keepCurrentInView);
 })();
+// Embeds (?embed=1, templates/base.html): htmx requests and GET forms keep the page embedded.
+(function () {
+  "use strict";
+  if (!document.body || document.body.dataset.embed !== "1") return;
+  document.addEventListener("htmx:configRequest", function (ev) {
+    if (ev.detail.verb === "get" && !/[?&]embed=1/.test(ev.detail.path)) ev.detail.parameters.embed = "1";
+  });
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target;
+    if (!form || (form.method || "get").toLowerCase() !== "get" || form.querySelector('input[name="embed"]')) return;
+    var input = document.createElement("input");
+    input.type = "hidden"; input.name = "embed"; input.value = "1";
+    form.appendChild(input);
+  }, true);
+})();
+// A "print" button (worksheets): data-print on any button prints the page.
+document.addEventListener("click", function (ev) {
+  var button = ev.target.closest && ev.target.closest("[data-print]");
+  if (button) { ev.preventDefault(); window.print(); }
+});
 
 // Tokenizer upload forms (partials/tokenizer_upload.html): drop a file on the form, show only the
 // options the file's format needs (sniffed from its first bytes, as the server sniffs it), and

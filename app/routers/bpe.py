@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 import tokenizers_core as tc
@@ -17,7 +17,8 @@ from tokenizers_core.models.bpe_explore import (RULES, VARIANTS, encode_trace, m
 
 from ..deps import (BAD_INPUT, UPLOAD_PREFIX, UnknownTokenizer, bad_input, check_step_text,
                     resolve_tokenizer, store, stored_options)
-from .. import heap
+from .. import heap, practice as practising
+from ..practice import PracticeState, practice_params
 from ..render import render, url_with
 from ..trained import corpus_text as corpus_by_ref
 from .api import _store_corpus
@@ -106,7 +107,8 @@ def _train_context(corpus: str, variant: str, vocab_size: int | None, pattern: s
 @router.get("/bpe/train", response_class=HTMLResponse, summary="BPE training, one merge at a time")
 def train_page(request: Request, corpus: str = "", variant: str = "bpe",
                vocab_size: str = "", pattern: str = "gpt2", min_frequency: int = 0,
-               step: int = 0, page: int = 0, play: bool = False) -> HTMLResponse:
+               step: int = 0, page: int = 0, play: bool = False,
+               practice: PracticeState = Depends(practice_params)) -> HTMLResponse:
     ctx = _train_context(corpus, variant, None, pattern, min_frequency, page, play)
     ctx["vocab_size"] = ctx["params"]["vocab_size"] = vocab_size.strip() or None
     status = 200
@@ -145,6 +147,10 @@ def train_page(request: Request, corpus: str = "", variant: str = "bpe",
             line=2 if k == 0 else (8 if k == total and session.finished and upcoming is None else 7),
             vocab_now=_vocab_now(session, k), stop_reason=session.trainer.stop_reason,
             show=_shower(session.byte_level), words=len(session.order),
+            practice=practising.bpe_train(practice, "/bpe/train", ctx["params"], k, session,
+                                          _shower(session.byte_level), RULES[variant])
+            if practice.on else None,
+            practice_link=practising.toggle("/bpe/train", ctx["params"], k),
         )
     else:
         ctx["pseudocode"] = TRAIN_PSEUDOCODE["hf"]
@@ -254,7 +260,8 @@ def _after(step) -> tuple[str, ...]:
             summary="BPE encoding: the merges apply by rank, one at a time")
 def encode_page(request: Request, tokenizer: str = "gpt2", text: str = "lowest newer tokenization",
                 step: int | None = None, token: str = "", special: bool = False,
-                play: bool = False) -> HTMLResponse:
+                play: bool = False, practice: PracticeState = Depends(practice_params)
+                ) -> HTMLResponse:
     params = {"tokenizer": tokenizer, "text": text, "special": 1 if special else None}
     ctx: dict[str, Any] = {"tokenizer": tc.pretrained.canonical_name(tokenizer), "text": text,
                            "params": params, "error": None,
@@ -289,7 +296,10 @@ def encode_page(request: Request, tokenizer: str = "gpt2", text: str = "lowest n
         ctx.update(tok=tok, step=k, total=total, pieces=pieces, current=current, show=show,
                    trees=trees, byte_level=byte_level,
                    line=_encode_line(current, k, total),
-                   sentence=_encode_sentence(current, k, total, _shower(byte_level)))
+                   sentence=_encode_sentence(current, k, total, _shower(byte_level)),
+                   practice=practising.bpe_encode(practice, "/bpe/encode", params, k, flat, show)
+                   if practice.on else None,
+                   practice_link=practising.toggle("/bpe/encode", params, k))
     return render(request, "bpe_encode.html", ctx, block="step", status_code=status)
 
 

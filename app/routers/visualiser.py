@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse
 
 from .. import display
+from ..roundtrip import round_trip_notes
 from ..deps import (BAD_INPUT, REGEX, bad_input, check_text, resolve_tokenizer, special_kwargs,
                     tokenizer_label, tokenizer_options)
 from ..render import render, url_with
@@ -18,6 +19,11 @@ router = APIRouter(tags=["pages"])
 DEFAULT_TEXT = ("The tokenization handles preprocessing: naïve cafés, 東京, 3.14 and "
                 "<|endoftext|> all become tokens.\n\tDon't panic!")
 MAX_PANEL_ITEMS = 400
+MAX_CHIPS = 5000     # chips drawn; past that the page would weigh ~0.5 KB a token (80 MB for
+                     # 100k characters of Japanese): the counts, ids and decode still cover all
+# The form is POSTed (a long text in a URL fails before it reaches the app: uvicorn refuses a
+# request line over ~16 KB); the address bar gets a GET permalink when it is at most this long.
+MAX_PERMALINK = 8000
 
 # Where a chip links to see how its word was built, by model (only if the page exists).
 STEP_LINKS = {
@@ -87,14 +93,17 @@ def visualise(request: Request, text: str, name: str, pattern: str,
     except BAD_INPUT as exc:
         message, status = bad_input(exc)
         return {**ctx, "error": message, "status": status}
-    chips = display.chips(tok, text, enc)
+    chips = display.chips(tok, text, enc, limit=MAX_CHIPS)
+    shown_upto = max((c.end for c in chips), default=0) if len(chips) < len(enc) else None
     try:
         decoded = tok.decode(enc.ids, skip_special_tokens=True)
     except ValueError:  # the word and sentence tokenisers number tokens per input: no decode
         decoded = None
     n_tokens = len(enc)
     ctx.update(
-        tok=tok, enc=enc, chips=chips, decoded=decoded, segments=display.segments(text, enc),
+        tok=tok, enc=enc, chips=chips, decoded=decoded,
+        round_trip=round_trip_notes(tok, text, enc, decoded) if decoded is not None else [],
+        segments=display.segments(text, enc, upto=shown_upto),
         stages=stage_members(list(trace)),
         step_link=step_link(request, tok), max_items=MAX_PANEL_ITEMS,
         counts={
@@ -112,11 +121,35 @@ def visualiser_page(request: Request, text: str | None = None, tokenizer: str | 
                     special: bool = False) -> HTMLResponse:
     """`special`: let the OpenAI encodings read `<|endoftext|>` and friends in the text as
     special tokens (otherwise they are ordinary text, as tiktoken's encode_ordinary)."""
-    text = DEFAULT_TEXT if text is None else text
+    return _page(request, DEFAULT_TEXT if text is None else text, tokenizer, pattern, ids, raw,
+                 special)
+
+
+@router.post("/", response_class=HTMLResponse, summary="The visualiser page, for a long text",
+             description="The same page as GET /, from a form body, so a text of any length up "
+                         "to the limit never has to fit in a URL. htmx gets the GET permalink in "
+                         "`HX-Push-Url` when it fits in a URL, else the settings without the text.")
+def visualiser_post(request: Request, text: str = Form(""), tokenizer: str | None = Form(None),
+                    pattern: str = Form(""), ids: bool = Form(False), raw: bool = Form(False),
+                    special: bool = Form(False)) -> HTMLResponse:
+    return _page(request, text, tokenizer, pattern, ids, raw, special)
+
+
+def _page(request: Request, text: str, tokenizer: str | None, pattern: str, ids: bool,
+          raw: bool, special: bool) -> HTMLResponse:
     name = tokenizer or default_tokenizer()
     ctx = visualise(request, text, name, pattern, special)
+    settings_only = {"tokenizer": name, "pattern": pattern or None,
+                     **{k: "true" for k, on in (("ids", ids), ("raw", raw), ("special", special))
+                        if on}}
+    link = url_with("/", {"text": text, **settings_only}) if text != DEFAULT_TEXT \
+        else url_with("/", settings_only)
+    permalink = link if len(link) <= MAX_PERMALINK else None
     ctx.update(text=text, tokenizer=name, pattern=pattern, show_ids=ids, raw=raw, special=special,
-               options=tokenizer_options(request, name), regex_name=REGEX,
+               options=tokenizer_options(request, name), regex_name=REGEX, permalink=permalink,
                label=tokenizer_label(request, name),
-               next=url_with("/", {"text": text, "tokenizer": name, "pattern": pattern or None}))
-    return render(request, "visualiser.html", ctx, block="result", status_code=ctx["status"])
+               next=permalink or url_with("/", settings_only))
+    response = render(request, "visualiser.html", ctx, block="result",
+                      status_code=ctx["status"])
+    response.headers["HX-Push-Url"] = permalink or url_with("/", settings_only)
+    return response

@@ -9,7 +9,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 import tokenizers_core as tc
@@ -21,6 +21,8 @@ from tokenizers_core.models.wordpiece_train import (TrainingCheckpoints, WordPie
 
 from ..deps import (BAD_INPUT, UPLOAD_PREFIX, UnknownTokenizer, bad_input, check_step_text,
                     resolve_tokenizer, store, stored_options, tokenizer_label)
+from .. import practice as practising
+from ..practice import PracticeState, practice_params
 from ..render import render, url_with
 from ..trained import corpus_text as corpus_by_ref
 from .api import _store_corpus
@@ -121,7 +123,8 @@ def _encode_sentence(step, k: int, total: int) -> str:
 @router.get("/wordpiece/encode", response_class=HTMLResponse,
             summary="WordPiece encoding, one probe at a time")
 def encode_page(request: Request, text: str = DEFAULT_TEXT, vocab: str = "small",
-                vocab_text: str = SMALL_VOCAB, step: int = 0, play: bool = False) -> HTMLResponse:
+                vocab_text: str = SMALL_VOCAB, step: int = 0, play: bool = False,
+                practice: PracticeState = Depends(practice_params)) -> HTMLResponse:
     params = {"vocab": vocab, "text": text}
     if vocab == "small" and vocab_text != SMALL_VOCAB:
         params["vocab_text"] = vocab_text
@@ -150,6 +153,10 @@ def encode_page(request: Request, text: str = DEFAULT_TEXT, vocab: str = "small"
             sentence=_encode_sentence(current[1] if current else None, k, total),
             prefix=tok.model.continuing_subword_prefix,
             final=tok.encode(text, add_special_tokens=False).tokens if k == total else None,
+            practice=practising.wordpiece_encode(practice, "/wordpiece/encode", params, k, steps,
+                                                 tok.model.continuing_subword_prefix,
+                                                 tok.model.unk_token) if practice.on else None,
+            practice_link=practising.toggle("/wordpiece/encode", params, k),
         )
     return render(request, "wordpiece_encode.html", ctx, block="step", status_code=status)
 

@@ -82,3 +82,25 @@ def test_phone_width_layout(browser, server_url, screenshot_dir):
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, "the page scrolls sideways on a phone"
     context.close()
+
+
+def test_pasting_a_long_text_works_and_shows_progress(browser, server_url, screenshot_dir):
+    """40k ASCII characters (a URL of 40 KB failed with "Invalid HTTP request received"), then
+    5k CJK characters: both tokenised, the URL no longer holds the text, a note says so."""
+    for width, height in ((1400, 900), (390, 844)):
+        context = browser.new_context(viewport={"width": width, "height": height})
+        page = context.new_page()
+        page.goto(f"{server_url}/?tokenizer=cl100k_base")
+        for text, name in (("The cat sat on the mat. " * 1700, "ascii"),
+                           ("東京都の天気は晴れです。" * 420, "cjk")):
+            page.locator("#text").fill(text)
+            page.wait_for_selector(f'[data-testid="char-count"]:text-is("{len(text)}")',
+                                   timeout=30_000)
+            assert page.locator('[data-testid="no-permalink"]').count() == 1
+            assert page.locator(".error").count() == 0
+            assert int(page.locator('[data-testid="token-count"]').inner_text()) > 1000
+            assert len(page.url) < 2000
+            page.screenshot(path=str(screenshot_dir / f"visualiser_long_{name}_{width}.png"))
+        page.locator("#text").fill("short again")
+        page.wait_for_url("**text=short+again*")
+        context.close()

@@ -1,0 +1,47 @@
+"""Long pastes (issue 13, item 2): the visualiser's form is POSTed, so a text up to the
+documented limit never travels in a URL; a text that fits a URL keeps its permalink, a longer
+one is said to have none."""
+from __future__ import annotations
+
+import re
+
+LONG_CJK = "東京都の天気は晴れです。" * 1600            # 19,200 characters, ~58 KB of UTF-8
+
+
+def test_a_long_cjk_text_is_tokenised_from_a_post(client):
+    r = client.post("/", data={"text": LONG_CJK, "tokenizer": "cl100k_base"},
+                    headers={"HX-Request": "true"})
+    assert r.status_code == 200, r.text[:300]
+    count = int(re.search(r'data-testid="token-count">(\d+)<', r.text).group(1))
+    assert count > 10_000
+    assert r.headers["HX-Push-Url"] == "/?tokenizer=cl100k_base"
+    assert "no permalink" in r.text
+
+
+def test_a_short_text_posted_keeps_its_permalink(client):
+    r = client.post("/", data={"text": "Hello world", "tokenizer": "word", "ids": "true"},
+                    headers={"HX-Request": "true"})
+    assert r.status_code == 200
+    assert r.headers["HX-Push-Url"] == "/?text=Hello+world&tokenizer=word&ids=true"
+    assert "no permalink" not in r.text
+
+
+def test_posting_without_javascript_renders_the_whole_page(client):
+    r = client.post("/", data={"text": "a b", "tokenizer": "char"})
+    assert r.status_code == 200 and 'id="vis-form"' in r.text and 'method="post"' in r.text
+
+
+def test_over_the_limit_is_a_message_not_a_crash(client):
+    r = client.post("/", data={"text": "x" * 20_001, "tokenizer": "char"},
+                    headers={"HX-Request": "true"})
+    assert r.status_code == 413 and "the limit is 20,000" in r.text
+
+
+def test_a_long_text_draws_its_first_chips_and_counts_all(client):
+    text = "The cat sat on the mat. " * 800          # 19,200 characters, 5,600 tokens
+    r = client.post("/", data={"text": text, "tokenizer": "word"}, headers={"HX-Request": "true"})
+    assert r.status_code == 200
+    assert 'data-testid="token-count">5600<' in r.text
+    assert r.text.count('class="chip ') == 5000
+    assert "The first 5,000 of 5,600 tokens are drawn" in r.text
+    assert len(r.text.split('data-testid="ids">')[1].split("<")[0].split()) == 5600

@@ -1,0 +1,110 @@
+"""Layout a new user hit (issue 13): at 1400x900 and at 390x844 the page itself never scrolls
+sideways; wide things (the Unigram lattice, tables) scroll inside their own box."""
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+SIZES = {"wide": (1400, 900), "phone": (390, 844)}
+SENTENCE = "The quick brown fox jumps over the lazy dog again."   # 50 characters
+
+
+@pytest.fixture(params=sorted(SIZES))
+def sized(request, browser):
+    """A page at 1400x900 ("wide") and at 390x844 ("phone")."""
+    width, height = SIZES[request.param]
+    context = browser.new_context(viewport={"width": width, "height": height})
+    pg = context.new_page()
+    pg.size_name = request.param
+    yield pg
+    context.close()
+
+
+def page_width(pg) -> int:
+    return pg.evaluate("document.documentElement.scrollWidth")
+
+
+def test_lattice_scrolls_in_its_box_keeps_the_current_position_in_view_and_aligns_its_table(
+        sized, server_url, screenshot_dir):
+    pg = sized
+    width = pg.viewport_size["width"]
+    pg.goto(f"{server_url}/unigram/lattice?model=botchan_en_unigram_1000&text={SENTENCE}&step=44")
+    assert page_width(pg) <= width, "the page scrolls sideways"
+    box = pg.locator(".lattice-scroll")
+    box.scroll_into_view_if_needed()
+    frame = box.bounding_box()
+    current = pg.locator("svg.lattice .pos.current circle").bounding_box()
+    assert frame["x"] <= current["x"] and current["x"] + current["width"] <= frame["x"] + frame["width"]
+    # the table's column of position i sits under the lattice's node i
+    for i in (0, 44):
+        node = pg.locator(f'svg.lattice .pos[data-i="{i}"] circle').bounding_box()
+        head = pg.locator(f'[data-testid="positions"] th[data-i="{i}"]').bounding_box()
+        assert abs((node["x"] + node["width"] / 2) - (head["x"] + head["width"] / 2)) <= 2
+    pg.screenshot(path=str(screenshot_dir / f"lattice_sentence_{pg.size_name}.png"))
+    # stepping on keeps the new end position in view
+    pg.get_by_label("next step").click()
+    pg.wait_for_url("**step=45*")
+    pg.wait_for_selector('svg.lattice .pos.current[data-i="45"]')
+    frame = box.bounding_box()
+    current = pg.locator("svg.lattice .pos.current circle").bounding_box()
+    assert frame["x"] <= current["x"] and current["x"] + current["width"] <= frame["x"] + frame["width"]
+    assert page_width(pg) <= width
+
+
+def test_lattice_of_cats_fits_a_phone(sized, server_url, screenshot_dir):
+    pg = sized
+    pg.goto(f"{server_url}/unigram/lattice?text=cats&step=3")
+    assert page_width(pg) <= pg.viewport_size["width"]
+    pg.locator(".lattice-scroll").scroll_into_view_if_needed()
+    pg.screenshot(path=str(screenshot_dir / f"lattice_cats_{pg.size_name}.png"))
+
+
+def test_landing_text_draws_each_character_once(sized, server_url, screenshot_dir):
+    pg = sized
+    pg.goto(server_url + "/")
+    chips = pg.locator("#result .chip .tok").all_inner_texts()
+    assert sum(t.count("東") for t in chips) == 1, chips
+    assert pg.locator('[data-testid="partial-note"]').is_visible()
+    assert page_width(pg) <= pg.viewport_size["width"]
+    pg.locator("#result .chip.partial").first.scroll_into_view_if_needed()
+    pg.screenshot(path=str(screenshot_dir / f"visualiser_partial_{pg.size_name}.png"))
+
+
+def test_docs_render_with_no_outside_request(sized, server_url, screenshot_dir):
+    pg = sized
+    outside: list[str] = []
+
+    def only_local(route):
+        if route.request.url.startswith(server_url):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+    pg.route("**/*", only_local)
+    pg.goto(server_url + "/docs")
+    pg.wait_for_selector(".swagger-ui .opblock", timeout=15_000)
+    assert pg.locator(".swagger-ui .opblock").count() >= 5
+    assert outside == []
+    pg.screenshot(path=str(screenshot_dir / f"docs_{pg.size_name}.png"))
+
+
+def test_unknown_tokens_are_marked_on_their_chips(sized, server_url, screenshot_dir):
+    pg = sized
+    pg.goto(server_url + "/?tokenizer=bert-base-uncased&text=I+%E2%98%83+%E2%98%83+snowmen")
+    unk = pg.locator("#result .chip.mark-unk")
+    assert unk.count() == 2
+    assert unk.first.locator(".mark").inner_text() == "UNK"
+    unk.first.hover()
+    assert "no piece for" in unk.first.locator(".tip").inner_text()
+    pg.screenshot(path=str(screenshot_dir / f"visualiser_unk_{pg.size_name}.png"))
+
+
+def test_round_trip_note_says_what_happened(sized, server_url, screenshot_dir):
+    pg = sized
+    pg.goto(server_url + "/?tokenizer=cl100k_base&special=true&text=Hi+%3C%7Cendoftext%7C%3E+there")
+    note = pg.locator('[data-testid="round-trip"]')
+    assert "left out the special token" in note.inner_text()
+    assert "normalis" not in note.inner_text()
+    note.scroll_into_view_if_needed()
+    pg.screenshot(path=str(screenshot_dir / f"visualiser_round_trip_{pg.size_name}.png"))
