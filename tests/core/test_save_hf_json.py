@@ -192,14 +192,7 @@ def test_rule_tokenizers_have_no_form(name, tmp_path):
 @pytest.fixture(scope="module", params=["bpe", "unigram"])
 def spm_byte_fallback(request, tmp_path_factory):
     """A sentencepiece model trained by sentencepiece itself, with byte fallback and nmt_nfkc."""
-    spm = pytest.importorskip("sentencepiece")
-    tmp = tmp_path_factory.mktemp("spm")
-    corpus = tmp / "corpus.txt"
-    corpus.write_text("\n".join(LINES), encoding="utf-8")
-    spm.SentencePieceTrainer.train(input=str(corpus), model_prefix=str(tmp / "m"),
-                                   vocab_size=600, model_type=request.param, byte_fallback=True,
-                                   minloglevel=2)
-    return tc.load(str(tmp / "m.model"))
+    return _spm(tmp_path_factory.mktemp("spm"), request.param, byte_fallback=True)
 
 
 HARD = ["  a  ", "a" + " " * 7 + "b", " \t a\t\tb \n", "\n\n", "a\u00a0\u00a0b", "x \u3000 y",
@@ -209,6 +202,28 @@ HARD = ["  a  ", "a" + " " * 7 + "b", " \t a\t\tb \n", "\n\n", "a\u00a0\u00a0b",
 def test_sentencepiece_byte_fallback_saves(spm_byte_fallback, tmp_path):
     save_and_check(spm_byte_fallback, tmp_path, sentencepiece=True,
                    texts=TEXTS[::2] + EDGES + HARD)
+
+
+def _spm(tmp: Path, model_type: str, **options) -> tc.Tokenizer:
+    spm = pytest.importorskip("sentencepiece")
+    corpus = tmp / "corpus.txt"
+    corpus.write_text("\n".join(LINES), encoding="utf-8")
+    spm.SentencePieceTrainer.train(input=str(corpus), model_prefix=str(tmp / model_type),
+                                   vocab_size=600, model_type=model_type, minloglevel=2,
+                                   **options)
+    return tc.load(str(tmp / f"{model_type}.model"))
+
+
+def test_sentencepiece_user_defined_pieces(tmp_path):
+    """A Unigram's user-defined pieces keep sentencepiece's lattice score (they always win, and
+    the "▁" around them is as sentencepiece has it); a BPE model with them has no form."""
+    ours = _spm(tmp_path, "unigram", user_defined_symbols=["<sep>", "Botchan"])
+    texts = ["hello<sep>world", "a <sep> b", "<sep>", "I am Botchan.", "xBotchany"]
+    assert ours.encode("a <sep> b").tokens == ["▁a", "▁", "<sep>", "▁b"]
+    save_and_check(ours, tmp_path, sentencepiece=True, texts=texts + TEXTS[::4])
+    bpe = _spm(tmp_path, "bpe", user_defined_symbols=["<sep>"])
+    with pytest.raises(ValueError, match="user-defined pieces has no tokenizer.json form"):
+        bpe.to_hf_json()
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

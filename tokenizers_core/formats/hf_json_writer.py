@@ -162,8 +162,10 @@ def sentencepiece_sections(tok: Any) -> dict[str, Any]:
       "▁" changes no segmentation;
     - model: HF `Unigram` (the pieces and scores) or HF `BPE` (the merges recovered from the
       pieces' scores, `fuse_unk`, `byte_fallback`);
-    - added tokens: the control pieces (special: `skip_special_tokens` drops them), the unknown
-      piece and the user-defined pieces, all matched in the original text;
+    - added tokens: the control pieces (special: `skip_special_tokens` drops them) and the
+      unknown piece, matched in the original text; a Unigram's user-defined pieces stay in the
+      model with the score sentencepiece's lattice gives them (a BPE model with user-defined
+      pieces has no form: ValueError);
     - decoder: "▁" to space, byte pieces read as UTF-8 (`ByteFallback` + `Fuse`), the first
       space dropped.
 
@@ -176,7 +178,9 @@ def sentencepiece_sections(tok: Any) -> dict[str, Any]:
        mark ("ﬁ\\u0301") may normalise differently, and a cluster of 6 UTF-8 bytes or more is
        looked up character by character, so an NFKC composition inside it is missed (Bengali
        "ঘো" written with two vowel signs, "\\u0998\\u09c7\\u09be": sentencepiece's nmt_nfkc
-       composes "\\u09cb", HF keeps both signs);
+       composes "\\u09cb", HF keeps both signs); and sentencepiece never normalises a
+       user-defined piece, so a combining mark after one ("Botchan" + U+0301) stays apart
+       there and composes with the piece's last letter in HF;
     3. decoding: sentencepiece drops control pieces and shows an unknown id as " ⁇ "; HF's
        decode shows "<s>", "<unk>" (and `skip_special_tokens` drops them);
     4. Unigram: HF adds scores in 64-bit floats, sentencepiece in 32-bit: two segmentations
@@ -220,11 +224,20 @@ def sentencepiece_sections(tok: Any) -> dict[str, Any]:
                          "(Hugging Face would match them)")
     pieces = model.pieces
     added = [AddedToken(p, id=i, special=t == CONTROL, normalized=False)
-             for i, ((p, _s), t) in enumerate(zip(pieces, types))
-             if t in (CONTROL, UNKNOWN, USER_DEFINED)]
+             for i, ((p, _s), t) in enumerate(zip(pieces, types)) if t in (CONTROL, UNKNOWN)]
     byte_fallback = bool(model.byte_fallback)
     if isinstance(model, Unigram):
         model_cfg = model.to_hf_config()
+        # a user-defined piece always wins in sentencepiece's lattice: the score it gives it
+        for i, t in enumerate(types):
+            if t == USER_DEFINED:
+                piece = pieces[i][0]
+                model_cfg["vocab"][i] = [piece, len(piece.encode("utf-8")) * model.max_score - 0.1]
+    elif USER_DEFINED in types:
+        raise ValueError(f"{_name(tok)}: a sentencepiece BPE model with user-defined pieces has "
+                         "no tokenizer.json form (sentencepiece starts from them as whole "
+                         "symbols; Hugging Face's BPE starts from characters, and as added "
+                         "tokens they would change the ▁ around them)")
     elif isinstance(model, SentencePieceBpe):
         unk = pieces[model.unk_id][0]
         model_cfg = {"type": "BPE", "dropout": None, "unk_token": unk,
