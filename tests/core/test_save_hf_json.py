@@ -121,6 +121,18 @@ def test_trained_saves_exactly(algorithm, tmp_path):
     save_and_check(ours, tmp_path)
 
 
+def test_trained_special_tokens_are_added_tokens(tmp_path):
+    """Special tokens of a trained byte_bpe become special added tokens (as HF's trainer makes
+    them): the same on text without them; HF matches them in text, ours reads them as text."""
+    ours = tc.train("byte_bpe", LINES, vocab_size=400, special_tokens=["<|endoftext|>", "<pad>"])
+    ref = save_and_check(ours, tmp_path, texts=TEXTS[::2] + EDGES)
+    assert [t["content"] for t in ours.to_hf_json()["added_tokens"]] == ["<|endoftext|>", "<pad>"]
+    assert ref.encode("a<|endoftext|>b").tokens == ["a", "<|endoftext|>", "b"]
+    assert ours.encode("a<|endoftext|>b").tokens[1] == "<"
+    assert ref.decode([0, 1], skip_special_tokens=True) == ours.decode([0, 1],
+                                                                       skip_special_tokens=True)
+
+
 @pytest.mark.parametrize("algorithm", ["sentencepiece_bpe", "unigram"])
 def test_trained_sentencepiece_saves(algorithm, tmp_path):
     ours = tc.train(algorithm, LINES, vocab_size=500)
@@ -224,6 +236,23 @@ def test_sentencepiece_user_defined_pieces(tmp_path):
     bpe = _spm(tmp_path, "bpe", user_defined_symbols=["<sep>"])
     with pytest.raises(ValueError, match="user-defined pieces has no tokenizer.json form"):
         bpe.to_hf_json()
+
+
+@pytest.mark.parametrize("options", [{"add_dummy_prefix": False},
+                                     {"remove_extra_whitespaces": False, "byte_fallback": True},
+                                     {"normalization_rule_name": "identity"}])
+def test_sentencepiece_normaliser_options(options, tmp_path):
+    ours = _spm(tmp_path, "unigram", **options)
+    compare(ours, Tokenizer.from_str(json.dumps(ours.to_hf_json())), TEXTS[::3] + HARD,
+            sentencepiece=True)
+
+
+def test_sentencepiece_char_and_word_models(tmp_path):
+    ours = _spm(tmp_path, "char")
+    compare(ours, Tokenizer.from_str(json.dumps(ours.to_hf_json())), TEXTS[::3] + HARD,
+            sentencepiece=True)
+    with pytest.raises(ValueError, match="word model has no tokenizer.json form"):
+        _spm(tmp_path, "word").to_hf_json()
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

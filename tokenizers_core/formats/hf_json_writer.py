@@ -11,6 +11,8 @@ need more than that:
   tokens (`<|endoftext|>` ...) become special added tokens, so Hugging Face matches them in any
   text, as our `encode(text, allowed_special="all")` does (our plain `encode` reads them as
   ordinary text, tiktoken's default, and our mask marks them special where HF's does not).
+  A `byte_bpe` trained here with `special_tokens` is written the same way (as Hugging Face's own
+  trainer leaves them): on a text that holds one, HF gives its id where ours reads it as text.
 - **sentencepiece** (our `Unigram` / `SentencePieceBpe` behind `SentencePieceNormalizer`: trained
   here or read from a `.model`): see `sentencepiece_sections` for the pipeline and the inputs on
   which Hugging Face cannot follow sentencepiece.
@@ -161,7 +163,8 @@ def sentencepiece_sections(tok: Any) -> dict[str, Any]:
       "never", split)`; sentencepiece's pieces never hold "▁" inside, so splitting before each
       "▁" changes no segmentation;
     - model: HF `Unigram` (the pieces and scores) or HF `BPE` (the merges recovered from the
-      pieces' scores, `fuse_unk`, `byte_fallback`);
+      pieces' scores, `fuse_unk`, `byte_fallback`; sentencepiece's char model is a BPE without
+      merges; its word model has no form);
     - added tokens: the control pieces (special: `skip_special_tokens` drops them) and the
       unknown piece, matched in the original text; a Unigram's user-defined pieces stay in the
       model with the score sentencepiece's lattice gives them (a BPE model with user-defined
@@ -233,6 +236,10 @@ def sentencepiece_sections(tok: Any) -> dict[str, Any]:
             if t == USER_DEFINED:
                 piece = pieces[i][0]
                 model_cfg["vocab"][i] = [piece, len(piece.encode("utf-8")) * model.max_score - 0.1]
+    elif getattr(model, "kind", "") == "word":
+        raise ValueError(f"{_name(tok)}: a sentencepiece word model has no tokenizer.json form "
+                         "(Hugging Face's WordLevel neither fuses consecutive unknown words nor "
+                         "names them by their text)")
     elif USER_DEFINED in types:
         raise ValueError(f"{_name(tok)}: a sentencepiece BPE model with user-defined pieces has "
                          "no tokenizer.json form (sentencepiece starts from them as whole "
