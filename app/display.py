@@ -32,6 +32,25 @@ def visible(text: str) -> str:
     return "".join(out)
 
 
+def filesize(n: int) -> str:
+    """A byte count for people.
+
+    >>> filesize(24), filesize(12_345), filesize(2_500_000)
+    ('24 B', '12.3 KB', '2.5 MB')
+    """
+    if n < 1000:
+        return f"{n} B"
+    if n < 1_000_000:
+        return f"{n / 1000:.1f} KB"
+    return f"{n / 1_000_000:.1f} MB"
+
+
+def day(timestamp: float) -> str:
+    """A Unix time as its UTC date, `2026-11-23`."""
+    import time
+    return time.strftime("%Y-%m-%d", time.gmtime(timestamp))
+
+
 def hex_bytes(data: bytes) -> str:
     """Bytes as upper-case hex pairs.
 

@@ -30,6 +30,10 @@ CREATE TABLE IF NOT EXISTS trained (
 """
 
 
+# Other blobs kept in the corpora table (uploaded .model files), never listed as corpora.
+MODEL_UPLOAD_PREFIX = "sentencepiece-model:base64:"
+
+
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -72,10 +76,13 @@ class CorpusStore:
         return row[0] if row else None
 
     def list(self, limit: int = 100) -> list[dict[str, Any]]:
-        """The most recent corpora: sha256, bytes, name, created, and a short preview."""
+        """The most recent corpora: sha256, bytes, name, created, and a short preview (uploaded
+        model files, kept in the same table, are left out)."""
         with closing(self._connect()) as db:
             rows = db.execute("SELECT sha256, bytes, name, created, substr(text, 1, 80) "
-                              "FROM corpora ORDER BY created DESC LIMIT ?", (limit,)).fetchall()
+                              "FROM corpora WHERE substr(text, 1, ?) != ? "
+                              "ORDER BY created DESC LIMIT ?",
+                              (len(MODEL_UPLOAD_PREFIX), MODEL_UPLOAD_PREFIX, limit)).fetchall()
         return [{"sha256": r[0], "bytes": r[1], "name": r[2], "created": r[3], "preview": r[4]}
                 for r in rows]
 

@@ -183,9 +183,12 @@ def _vocab_now(session, k: int) -> int:
              summary="Store an edited corpus and open its BPE training view")
 def train_post(request: Request, corpus_text: str = Form(""), variant: str = Form("bpe"),
                vocab_size: str = Form(""), pattern: str = Form("gpt2"),
-               min_frequency: int = Form(0)) -> Any:
+               min_frequency: int = Form(0), corpus: str = Form(""), use: str = Form("")) -> Any:
+    """The training form: "Train" (`use=pick`) takes the picked corpus; "Use this corpus" (or
+    a bare POST of `corpus_text`) stores the edited text. Either way, a redirect to the
+    page's permalink."""
     try:
-        digest = _store_corpus(request, corpus_text)
+        digest = corpus if use == "pick" else _store_corpus(request, corpus_text)
         _options(variant, _whole(vocab_size), pattern, min_frequency, digest)
     except (HTTPException, ValueError) as exc:
         ctx = _train_context("", variant, vocab_size.strip() or None, pattern, min_frequency, 0, False)
@@ -193,7 +196,7 @@ def train_post(request: Request, corpus_text: str = Form(""), variant: str = For
         status = exc.status_code if isinstance(exc, HTTPException) else 422
         ctx["error"] = exc.detail if isinstance(exc, HTTPException) else str(exc)
         return render(request, "bpe_train.html", ctx, status_code=status)
-    params = {"corpus": digest, "variant": variant, "vocab_size": vocab_size.strip() or None,
+    params = {"corpus": digest or None, "variant": variant, "vocab_size": vocab_size.strip() or None,
               "pattern": pattern if variant == "byte_bpe" else None,
               "min_frequency": min_frequency or None}
     from ..render import url_with

@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
@@ -252,17 +253,20 @@ def train_page(request: Request, corpus: str = "", vocab_size: int = DEFAULT_VOC
 @router.post("/wordpiece/train", response_class=HTMLResponse,
              summary="Store an edited corpus and open its training view")
 def train_post(request: Request, corpus_text: str = Form(""),
-               vocab_size: int = Form(DEFAULT_VOCAB_SIZE), min_frequency: int = Form(0)) -> Any:
+               vocab_size: int = Form(DEFAULT_VOCAB_SIZE), min_frequency: int = Form(0),
+               corpus: str = Form(""), use: str = Form("")) -> Any:
+    """The training form: "Train" (`use=pick`) takes the picked corpus; "Use this corpus" (or
+    a bare POST of `corpus_text`) stores the edited text. Either way, a redirect to the
+    page's permalink."""
     try:
-        digest = _store_corpus(request, corpus_text)
+        digest = corpus if use == "pick" else _store_corpus(request, corpus_text)
     except HTTPException as exc:
         ctx = {"corpus": "", "vocab_size": vocab_size, "min_frequency": min_frequency,
                "params": {}, "error": exc.detail, "play": False, "pseudocode": TRAIN_PSEUDOCODE,
                "bundled": corpus_names(), "corpus_text": corpus_text}
         return render(request, "wordpiece_train.html", ctx, status_code=exc.status_code)
-    query = f"corpus={digest}&vocab_size={vocab_size}"
-    if min_frequency:
-        query += f"&min_frequency={min_frequency}"
+    query = urlencode({k: v for k, v in (("corpus", digest), ("vocab_size", vocab_size),
+                                         ("min_frequency", min_frequency)) if v})
     return RedirectResponse(f"/wordpiece/train?{query}", status_code=303)
 
 

@@ -108,3 +108,24 @@ def test_round_trip_note_says_what_happened(sized, server_url, screenshot_dir):
     assert "normalis" not in note.inner_text()
     note.scroll_into_view_if_needed()
     pg.screenshot(path=str(screenshot_dir / f"visualiser_round_trip_{pg.size_name}.png"))
+
+
+def test_corpus_workflow_keeps_the_forms_choices(sized, server_url, screenshot_dir):
+    pg = sized
+    pg.goto(server_url + "/corpora")
+    pg.fill("#corpus-name", f"notes {pg.size_name}")
+    pg.fill("#corpus-text", f"low lower newest widest\nlow low lower {pg.size_name}\n")
+    pg.get_by_role("button", name="Store").click()
+    pg.wait_for_selector(".ok")
+    pg.screenshot(path=str(screenshot_dir / f"corpora_{pg.size_name}.png"), full_page=True)
+    assert page_width(pg) <= pg.viewport_size["width"]
+    pg.goto(server_url + "/bpe/train")
+    labels = pg.locator("#corpus option").all_inner_texts()
+    assert any(t.startswith(f"notes {pg.size_name} · ") for t in labels), labels[-5:]
+    pg.select_option("#variant", "byte_bpe")
+    pg.fill("#vocab_size", "280")
+    pg.fill("#corpus_text", "aaa bbb aab\nabab\n")
+    pg.get_by_role("button", name="Use this corpus").click()
+    pg.wait_for_url("**variant=byte_bpe*")
+    assert "vocab_size=280" in pg.url
+    pg.screenshot(path=str(screenshot_dir / f"bpe_train_own_corpus_{pg.size_name}.png"))
