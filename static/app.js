@@ -70,3 +70,22 @@
   keepCurrentInView();
   document.addEventListener("htmx:afterSettle", keepCurrentInView);
 })();
+// Compare: a fieldset with data-max refuses a tick past its limit before htmx sends the form
+// (the server also disables the other boxes once the limit is reached).
+(function () {
+  "use strict";
+  document.addEventListener("change", function (ev) {
+    var box = ev.target;
+    if (!box.matches || !box.matches("fieldset[data-max] input[type=checkbox]")) return;
+    var set = box.closest("fieldset[data-max]");
+    var ticked = set.querySelectorAll("input[type=checkbox]:checked").length;
+    var full = ticked >= +set.dataset.max;
+    if (ticked > +set.dataset.max) {
+      box.checked = false;
+      ev.stopImmediatePropagation();   // htmx never sees this change
+    }
+    set.querySelectorAll("input[type=checkbox]:not(:checked)").forEach(function (b) { b.disabled = full; });
+    var note = set.querySelector(".cols-full");
+    if (note) note.hidden = !full;
+  }, true);
+})();

@@ -156,11 +156,13 @@ def compare_page(request: Request, text: str | None = None,
                  vocab: int = DEFAULT_VOCAB, ref: int = 0, wait: bool = False) -> HTMLResponse:
     text = DEFAULT_TEXT if text is None else text
     specs = [c for c in (col or default_columns()) if c]
+    ref = ref if 0 <= ref < len(specs) else 0   # the reference column was unticked
     error = _validate(request, text, specs, vocab)
     cols = [] if error else build_columns(request, text, specs, corpus, vocab, ref,
                                           train_now=wait)
     ctx = {"text": text, "specs": specs, "corpus": corpus, "vocab": vocab, "ref": ref,
            "columns": cols, "error": error, "choices": _choices(specs), "corpora": corpus_names(),
+           "max_columns": MAX_COLUMNS,
            "params": _params(text, specs, corpus, vocab, ref)}
     return render(request, "compare.html", ctx, block="columns",
                   status_code=422 if error else 200)
