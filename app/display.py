@@ -32,6 +32,15 @@ def visible(text: str) -> str:
     return "".join(out)
 
 
+def sci(x: float) -> str:
+    """A score in one notation at every size, so a column of them lines up.
+
+    >>> sci(0.00026399), sci(7.1286e-05), sci(1.0)
+    ('2.640e-04', '7.129e-05', '1.000e+00')
+    """
+    return f"{x:.3e}"
+
+
 def filesize(n: int) -> str:
     """A byte count for people.
 

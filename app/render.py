@@ -34,6 +34,7 @@ env.filters["visible"] = display.visible
 env.filters["hexbytes"] = display.hex_bytes
 env.filters["token_label"] = display.token_label
 env.filters["filesize"] = display.filesize
+env.filters["sci"] = display.sci
 env.filters["day"] = display.day
 
 

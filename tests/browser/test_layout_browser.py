@@ -151,3 +151,48 @@ def test_compare_refuses_a_ninth_column_and_the_reference_follows(sized, server_
     pg.wait_for_function("document.querySelectorAll('#ref option').length === 7")
     assert not ninth.is_disabled()
     assert "char" not in " ".join(pg.locator("#ref option").all_inner_texts())
+
+
+def fits(pg, selector: str) -> bool:
+    """The element shows all of its content (nothing hidden behind its own scrollbar)."""
+    return pg.evaluate("s => { const e = document.querySelector(s);"
+                       " return e.scrollWidth <= e.clientWidth + 1; }", selector)
+
+
+def test_wordpiece_pair_table_is_whole_at_1400(sized, server_url, screenshot_dir):
+    pg = sized
+    pg.goto(server_url + "/wordpiece/train?corpus=botchan&vocab_size=1000&step=300")
+    assert page_width(pg) <= pg.viewport_size["width"]
+    if pg.size_name == "wide":
+        assert pg.evaluate("document.querySelector('[data-testid=pair-table]').parentElement"
+                           ".scrollWidth <= document.querySelector('[data-testid=pair-table]')"
+                           ".parentElement.clientWidth + 1"), "the pair table is clipped"
+    pg.locator('[data-testid="pair-table"]').scroll_into_view_if_needed()
+    pg.screenshot(path=str(screenshot_dir / f"wordpiece_train_pairs_{pg.size_name}.png"))
+
+
+def test_tax_table_and_chart_are_readable(sized, server_url, screenshot_dir):
+    pg = sized
+    pg.goto(server_url + "/tax")
+    assert page_width(pg) <= pg.viewport_size["width"]
+    if pg.size_name == "wide":
+        assert fits(pg, ".table-wrap"), "the tax table hides columns behind a scrollbar"
+    badge = pg.locator(".tax .unk-badge").first
+    cell = badge.locator("xpath=..")
+    b, c = badge.bounding_box(), cell.bounding_box()
+    if pg.size_name == "wide":
+        assert c["x"] <= b["x"] and b["x"] + b["width"] <= c["x"] + c["width"] + 1
+    # on a phone the chart keeps a legible size and scrolls in its own box
+    assert pg.locator(".chart svg").first.bounding_box()["width"] >= 600
+    pg.screenshot(path=str(screenshot_dir / f"tax_{pg.size_name}.png"))
+    pg.locator(".tax").scroll_into_view_if_needed()
+    pg.screenshot(path=str(screenshot_dir / f"tax_table_{pg.size_name}.png"))
+
+
+def test_unigram_training_chart_and_rounds(sized, server_url, screenshot_dir):
+    pg = sized
+    pg.goto(server_url + "/unigram/train?step=99")
+    pg.wait_for_selector('[data-testid="rounds-note"]')
+    assert page_width(pg) <= pg.viewport_size["width"]
+    pg.locator('[data-testid="curve"]').scroll_into_view_if_needed()
+    pg.screenshot(path=str(screenshot_dir / f"unigram_train_rounds_{pg.size_name}.png"))
