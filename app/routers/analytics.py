@@ -3,7 +3,6 @@ vocab-size sweep (`/sweep`), with their JSON endpoints."""
 from __future__ import annotations
 
 import functools
-import threading
 import unicodedata
 from typing import Any
 
@@ -15,7 +14,8 @@ from tokenizers_core import metrics as M
 from tokenizers_core import normalizers, pretrained
 from tokenizers_core.corpora import corpus_names, load_corpus, udhr_languages
 
-from .. import charts, display
+from .. import charts, display, tax
+from ..tax import vocab_tokenizers
 from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_text, resolve_tokenizer,
                     store)
 from ..jobs import SweepSpec, jobs
@@ -25,20 +25,7 @@ from ..trained import corpus_text
 router = APIRouter(tags=["analytics"])
 
 
-def vocab_tokenizers() -> list[str]:
-    """Bundled tokenisers with a real vocabulary (the rule tokenisers are left out)."""
-    return [n for n, e in pretrained.bundled().items() if e.vocab_size > 0]
-
-
 # ---- the multilingual tax ---------------------------------------------------------------------
-_tax_lock = threading.Lock()
-
-
-@functools.lru_cache(maxsize=32)
-def _tax_metrics(name: str) -> dict[str, M.Metrics]:
-    return M.metrics_per_language(tc.load(name))
-
-
 def script_label(script: str) -> str:
     return script if len(script) <= 3 else script.title()
 
@@ -56,12 +43,9 @@ def _language_facts() -> tuple[dict[str, str], dict[str, str]]:
 
 def tax_table(names: list[str]) -> dict[str, Any]:
     langs = udhr_languages()
-    per = {}
-    for n in names:
-        with _tax_lock:  # one cold computation at a time; the cache serves the rest
-            per[n] = _tax_metrics(n)
-    counts = {n: {code: m.tokens for code, m in p.items()} for n, p in per.items()}
-    unknown = {n: {code: m.unk for code, m in p.items()} for n, p in per.items()}
+    per = {n: tax.counts(n) for n in names}     # saved at build time (app/tax.py), or kept
+    counts = {n: {code: t for code, (t, _u) in p.items()} for n, p in per.items()}
+    unknown = {n: {code: u for code, (_t, u) in p.items()} for n, p in per.items()}
     rel = {n: M.relative_counts(c, "eng") for n, c in counts.items()}
     scripts, samples = _language_facts()
     return {"languages": langs, "counts": counts, "relative": rel, "scripts": scripts,
