@@ -196,3 +196,21 @@ def test_unigram_training_chart_and_rounds(sized, server_url, screenshot_dir):
     assert page_width(pg) <= pg.viewport_size["width"]
     pg.locator('[data-testid="curve"]').scroll_into_view_if_needed()
     pg.screenshot(path=str(screenshot_dir / f"unigram_train_rounds_{pg.size_name}.png"))
+
+
+def test_sweep_results_are_readable(sized, server_url, screenshot_dir):
+    import urllib.parse
+    import urllib.request
+    body = urllib.parse.urlencode({"corpus": "udhr/eng", "heldout": "udhr/fra",
+                                   "algo": ["bpe", "wordpiece"], "sizes": "100,150,200"},
+                                  doseq=True).encode()
+    urllib.request.urlopen(server_url + "/sweep/run", data=body, timeout=60).read()
+    pg = sized
+    pg.goto(server_url + "/sweep?corpus=udhr/eng&heldout=udhr/fra&algo=bpe&algo=wordpiece"
+                         "&sizes=100,150,200")
+    pg.wait_for_selector(".sweep-results", timeout=60_000)
+    pg.wait_for_selector("text=Done", timeout=60_000)
+    assert page_width(pg) <= pg.viewport_size["width"]
+    assert pg.locator(".chart svg").first.bounding_box()["width"] >= 560
+    pg.locator(".chart").first.scroll_into_view_if_needed()
+    pg.screenshot(path=str(screenshot_dir / f"sweep_{pg.size_name}.png"))
