@@ -118,9 +118,9 @@ def unicode_forms(request: Request, text: str, names: list[str]) -> list[dict[st
                "code_points": code_points(out), "tokenizations": []}
         for n, tok in toks:
             enc = tok.encode(out)
-            row["tokenizations"].append({"name": n, "count": len(enc) - sum(enc.special_tokens_mask),
-                                         "tokens": [display.visible(t) for t, s in
-                                                    zip(enc.tokens, enc.special_tokens_mask) if not s]})
+            # as the visualiser draws them: text, not the byte-level alphabet (Ġ, Ã)
+            chips = [c for c in display.chips(tok, out, enc, links=False) if not c.special]
+            row["tokenizations"].append({"name": n, "count": len(chips), "chips": chips})
         forms.append(row)
     return forms
 

@@ -39,3 +39,10 @@ def test_tax_table_keeps_every_column_and_the_unk_badge_whole(client):
     html = client.get("/tax").text
     assert 'class="num tok-head"' in html and "unk-badge" in html
     assert 'style="' not in html
+
+
+def test_unicode_lab_shows_byte_level_tokens_as_text(client):
+    html = client.get("/unicode", params={"text": "café naïve", "tok": "cl100k_base"}).text
+    pieces = re.findall(r'<li class="piece[^"]*"[^>]*>([^<]*)</li>', html)
+    assert pieces and not any(c in p for p in pieces for c in "ĠÃ"), pieces
+    assert "·na" in "".join(pieces) or "·naïve" in pieces

@@ -214,3 +214,12 @@ def test_sweep_results_are_readable(sized, server_url, screenshot_dir):
     assert pg.locator(".chart svg").first.bounding_box()["width"] >= 560
     pg.locator(".chart").first.scroll_into_view_if_needed()
     pg.screenshot(path=str(screenshot_dir / f"sweep_{pg.size_name}.png"))
+
+
+def test_unicode_lab_tokens_read_as_text(sized, server_url, screenshot_dir):
+    pg = sized
+    pg.goto(server_url + "/unicode?text=caf%C3%A9%20%EF%AC%81nance&tok=cl100k_base&tok=r50k_base")
+    pieces = " ".join(pg.locator(".piece").all_inner_texts())
+    assert "Ġ" not in pieces and "Ã" not in pieces
+    assert page_width(pg) <= pg.viewport_size["width"]
+    pg.screenshot(path=str(screenshot_dir / f"unicode_{pg.size_name}.png"))
