@@ -18,10 +18,13 @@ from tokenizers_core.models.bpe_explore import (RULES, VARIANTS, encode_trace, m
 from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_step_text, resolve_tokenizer,
                     store)
 from .. import heap
+from ..stepping import SPEEDS, check_speed, word_jumps
 from ..render import render
 from ..trained import corpus_text as corpus_by_ref
 from .api import _store_corpus
 
+DELAY = 700               # ms between played steps at speed 1
+CHANGED_ROWS = 8          # words changed by the current merge, listed before the frequent ones
 router = APIRouter(tags=["bpe"])
 
 # Sennrich et al.'s textbook corpus: low x5, lower x2, newest x6, widest x3.
@@ -132,11 +135,14 @@ def train_page(request: Request, corpus: str = "", variant: str = "bpe",
     if ctx["error"] is None:
         k = min(max(step, 0), total)
         rows, pages = session.word_rows(k, page, WORD_PAGE)
+        # late merges change rare words: the first page shows the words merge k changed first
+        changed = session.changed_rows(k, CHANGED_ROWS) if k > 0 and page <= 0 else []
+        rows = changed + [r for r in rows if r.word not in {c.word for c in changed}]
         last = session.step(k)
         upcoming = session.step(k + 1)
         hf = variant != "sentencepiece_bpe"
         ctx.update(
-            session=session, step=k, total=total, rows=rows, pages=pages,
+            session=session, step=k, total=total, rows=rows, pages=pages, n_changed=len(changed),
             page=min(max(page, 0), pages - 1), last=last, upcoming=upcoming,
             pairs=session.pair_table(k + 1), tied=set(upcoming.tied) if upcoming else set(),
             merges=list(enumerate(session.merges(k), 1))[-40:][::-1],
@@ -249,9 +255,11 @@ def _after(step) -> tuple[str, ...]:
 @router.get("/bpe/encode", response_class=HTMLResponse,
             summary="BPE encoding: the merges apply by rank, one at a time")
 def encode_page(request: Request, tokenizer: str = "gpt2", text: str = "lowest newer tokenization",
-                step: int | None = None, token: str = "", special: bool = False,
-                play: bool = False) -> HTMLResponse:
-    params = {"tokenizer": tokenizer, "text": text, "special": 1 if special else None}
+                step: int = 0, token: str = "", special: bool = False,
+                play: bool = False, speed: int = 1) -> HTMLResponse:
+    """Opens at step 0, as the other step-through views do."""
+    params = {"tokenizer": tokenizer, "text": text, "special": 1 if special else None,
+              "speed": speed if speed != 1 else None}
     ctx: dict[str, Any] = {"tokenizer": tc.pretrained.canonical_name(tokenizer), "text": text,
                            "params": params, "error": None,
                            "play": play, "pseudocode": ENCODE_PSEUDOCODE,
@@ -259,6 +267,7 @@ def encode_page(request: Request, tokenizer: str = "gpt2", text: str = "lowest n
                            "special": special}
     status = 200
     try:
+        check_speed(speed)
         check_step_text(request, text, status=422)
         tok = resolve_tokenizer(request, tokenizer)
         if special and hasattr(tok, "with_special"):       # OpenAI encodings: allow <|...|>
@@ -269,7 +278,7 @@ def encode_page(request: Request, tokenizer: str = "gpt2", text: str = "lowest n
     if ctx["error"] is None:
         flat = _flatten(traces)
         total = len(flat)
-        k = total if step is None else min(max(step, 0), total)
+        k = min(max(step, 0), total)
         pieces = _pieces_at(traces, flat, k)
         current = flat[k - 1][1] if k else None
         byte_level = bool(getattr(tok.model, "byte_level", False))
@@ -281,6 +290,8 @@ def encode_page(request: Request, tokenizer: str = "gpt2", text: str = "lowest n
                 trees.append(merge_tree_of(tok, t))
             except ValueError as exc:
                 ctx["error_tree"] = str(exc)
+        ctx.update(jumps=word_jumps([i for i, _s in flat], k), speed=speed, speeds=SPEEDS,
+                   delay=DELAY // speed)
         ctx.update(tok=tok, step=k, total=total, pieces=pieces, current=current, show=show,
                    trees=trees, byte_level=byte_level,
                    line=(0 if k == 0 else (7 if k == total else 6)),

@@ -23,6 +23,7 @@ from tokenizers_core.models.wordpiece_train import (TrainingCheckpoints, WordPie
 from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_step_text, resolve_tokenizer,
                     store)
 from ..render import render
+from ..stepping import SPEEDS, check_speed, word_jumps
 from ..trained import corpus_text as corpus_by_ref
 from .api import _store_corpus
 
@@ -35,6 +36,7 @@ SMALL_VOCAB = "\n".join([
 ])
 DEFAULT_TEXT = "unaffable playing"
 MAX_ENCODE_STEPS = 20_000
+ENCODE_DELAY = 700           # ms between played probes at speed 1
 MAX_CHARS = 100                   # WordPiece's max_input_chars_per_word
 
 # Sennrich et al.'s textbook corpus: low x5, lower x2, newest x6, widest x3.
@@ -122,8 +124,9 @@ def _encode_sentence(step, k: int, total: int) -> str:
 @router.get("/wordpiece/encode", response_class=HTMLResponse,
             summary="WordPiece encoding, one probe at a time")
 def encode_page(request: Request, text: str = DEFAULT_TEXT, vocab: str = "small",
-                vocab_text: str = SMALL_VOCAB, step: int = 0, play: bool = False) -> HTMLResponse:
-    params = {"vocab": vocab, "text": text}
+                vocab_text: str = SMALL_VOCAB, step: int = 0, play: bool = False,
+                speed: int = 1) -> HTMLResponse:
+    params = {"vocab": vocab, "text": text, "speed": speed if speed != 1 else None}
     if vocab == "small" and vocab_text != SMALL_VOCAB:
         params["vocab_text"] = vocab_text
     ctx: dict[str, Any] = {"text": text, "vocab": vocab, "vocab_text": vocab_text,
@@ -131,6 +134,7 @@ def encode_page(request: Request, text: str = DEFAULT_TEXT, vocab: str = "small"
                            "pseudocode": ENCODE_PSEUDOCODE, "vocab_options": _vocab_options(request, vocab)}
     status = 200
     try:
+        check_speed(speed)
         check_step_text(request, text, status=422)
         tok = _encode_tokenizer(request, vocab, vocab_text)
         words, steps = encode_steps(tok, text, max_steps=MAX_ENCODE_STEPS)
@@ -141,6 +145,8 @@ def encode_page(request: Request, text: str = DEFAULT_TEXT, vocab: str = "small"
         k = min(max(step, 0), total)
         current = steps[k - 1] if k else None
         word_index = current[0] if current else (0 if words else None)
+        ctx.update(jumps=word_jumps([w for w, _s in steps], k), speed=speed, speeds=SPEEDS,
+                   delay=ENCODE_DELAY // speed)
         ctx.update(
             tok=tok, total=total, step=k, words=_word_view(words, steps, k),
             current=current[1] if current else None, word_index=word_index,

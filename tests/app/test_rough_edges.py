@@ -46,3 +46,29 @@ def test_unicode_lab_shows_byte_level_tokens_as_text(client):
     pieces = re.findall(r'<li class="piece[^"]*"[^>]*>([^<]*)</li>', html)
     assert pieces and not any(c in p for p in pieces for c in "ĠÃ"), pieces
     assert "·na" in "".join(pieces) or "·naïve" in pieces
+
+
+def test_late_bpe_training_steps_list_the_words_the_merge_changed_first(client):
+    html = client.get("/bpe/train", params={"corpus": "botchan", "vocab_size": 1200,
+                                            "step": 600}).text
+    table = html.split('data-testid="word-table"', 1)[1].split("</table>", 1)[0]
+    assert "changed by merge 600" in table
+    first_row = table.split("changed by merge 600", 1)[1].split("</tr>", 2)[1]
+    assert 'class="changed"' in first_row
+
+
+def test_bpe_encode_opens_at_step_zero_like_the_other_views(client):
+    html = client.get("/bpe/encode", params={"tokenizer": "gpt2", "text": "lowest"}).text
+    assert "step <b>0</b>" in html
+
+
+def test_encoders_jump_by_word_and_play_at_a_chosen_speed(client):
+    html = client.get("/wordpiece/encode", params={"vocab": "bert-base-uncased",
+                                                   "text": "unaffable tokenization", "step": 1}).text
+    nxt = re.search(r'href="([^"]*)"[^>]*aria-label="next word"', html).group(1)
+    assert "step=" in nxt
+    html = client.get("/bpe/encode", params={"tokenizer": "gpt2", "text": "lowest newer",
+                                             "step": 1, "play": 1, "speed": 4}).text
+    assert 'hx-trigger="load delay:175ms"' in html and "<b aria-current=\"true\">4×</b>" in html
+    assert client.get("/bpe/encode", params={"tokenizer": "gpt2", "text": "x",
+                                             "speed": 3}).status_code == 422

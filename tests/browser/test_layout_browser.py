@@ -223,3 +223,24 @@ def test_unicode_lab_tokens_read_as_text(sized, server_url, screenshot_dir):
     assert "Ġ" not in pieces and "Ã" not in pieces
     assert page_width(pg) <= pg.viewport_size["width"]
     pg.screenshot(path=str(screenshot_dir / f"unicode_{pg.size_name}.png"))
+
+
+def test_encoders_jump_word_by_word(sized, server_url, screenshot_dir):
+    pg = sized
+    pg.goto(server_url + "/bpe/encode?tokenizer=gpt2&text=lowest+newer+tokenization+works")
+    assert pg.locator(".stepper .count b").first.inner_text() == "0"
+    pg.get_by_label("next word").click()
+    pg.wait_for_function("document.querySelector('.stepper .count b').textContent !== '0'")
+    first = int(pg.locator(".stepper .count b").first.inner_text())
+    pg.get_by_label("next word").click()
+    pg.wait_for_function(f"+document.querySelector('.stepper .count b').textContent > {first}")
+    pg.get_by_label("previous word").click()
+    pg.wait_for_function(f"+document.querySelector('.stepper .count b').textContent === {first}")
+    assert page_width(pg) <= pg.viewport_size["width"]
+    pg.screenshot(path=str(screenshot_dir / f"bpe_encode_words_{pg.size_name}.png"))
+    pg.goto(server_url + "/wordpiece/encode?vocab=bert-base-uncased&text=unaffable+tokenization")
+    pg.get_by_label("next word").click()
+    pg.wait_for_function("document.querySelector('.stepper .count b').textContent !== '0'")
+    pg.locator('[data-testid="speed"] a', has_text="4×").click()
+    pg.wait_for_url("**speed=4*")
+    pg.screenshot(path=str(screenshot_dir / f"wordpiece_encode_words_{pg.size_name}.png"))
