@@ -89,3 +89,41 @@
     if (note) note.hidden = !full;
   }, true);
 })();
+// Copy buttons: <button data-copy="#id" hidden> copies the text of #id. Shown only here, so a
+// page without JavaScript never shows a button that does nothing.
+(function () {
+  "use strict";
+  function reveal() {
+    document.querySelectorAll("button[data-copy][hidden]").forEach(function (b) { b.hidden = false; });
+  }
+  function copyText(text) {
+    if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+    return new Promise(function (resolve, reject) {
+      var area = document.createElement("textarea");
+      area.value = text;
+      area.setAttribute("readonly", "");
+      area.className = "offscreen";
+      document.body.appendChild(area);
+      area.select();
+      var ok = document.execCommand("copy");
+      document.body.removeChild(area);
+      (ok ? resolve : reject)();
+    });
+  }
+  document.addEventListener("click", function (ev) {
+    var button = ev.target.closest && ev.target.closest("button[data-copy]");
+    if (!button) return;
+    var source = document.querySelector(button.dataset.copy);
+    if (!source) return;
+    var label = button.dataset.label || (button.dataset.label = button.textContent);
+    copyText(source.textContent).then(function () {
+      button.textContent = "copied ✓";
+    }, function () {
+      button.textContent = "copy failed";
+    }).then(function () {
+      setTimeout(function () { button.textContent = label; }, 1500);
+    });
+  });
+  reveal();
+  document.addEventListener("htmx:afterSettle", reveal);
+})();

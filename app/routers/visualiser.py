@@ -18,6 +18,7 @@ router = APIRouter(tags=["pages"])
 DEFAULT_TEXT = ("The tokenization handles preprocessing: naïve cafés, 東京, 3.14 and "
                 "<|endoftext|> all become tokens.\n\tDon't panic!")
 MAX_PANEL_ITEMS = 400
+MAX_COPY_TOKENS = 20_000   # the copy buttons' tokens and JSON ride in the page up to this many
 MAX_CHIPS = 5000     # chips drawn; past that the page would weigh ~0.5 KB a token (80 MB for
                      # 100k characters of Japanese): the counts, ids and decode still cover all
 # The form is POSTed (a long text in a URL fails before it reaches the app: uvicorn refuses a
@@ -81,7 +82,9 @@ def visualise(request: Request, text: str, name: str, pattern: str,
     except ValueError:  # the word and sentence tokenisers number tokens per input: no decode
         decoded = None
     n_tokens = len(enc)
+    copy = {"tokenizer": name, **enc.to_dict()} if n_tokens <= MAX_COPY_TOKENS else None
     ctx.update(
+        copy=copy,
         tok=tok, enc=enc, chips=chips, decoded=decoded,
         round_trip=round_trip_notes(tok, text, enc, decoded) if decoded is not None else [], segments=display.segments(text, enc, upto=shown_upto),
         stages=list(trace),
