@@ -11,7 +11,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .config import Settings
 from .render import ROOT, render
-from .routers import analytics, api, compare, corpora, docs, visualiser
+from .routers import analytics, api, compare, corpora, docs, visualiser, vocab
 from .routers import wordpiece
 from .routers import unigram
 from .routers import bpe
@@ -35,6 +35,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(analytics.router)
     app.include_router(api.router)
     app.include_router(docs.router)
+    app.include_router(vocab.router)
     # family routers (one line each)
     app.include_router(wordpiece.router)
     app.include_router(unigram.router)

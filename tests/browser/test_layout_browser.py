@@ -244,3 +244,23 @@ def test_encoders_jump_word_by_word(sized, server_url, screenshot_dir):
     pg.locator('[data-testid="speed"] a', has_text="4×").click()
     pg.wait_for_url("**speed=4*")
     pg.screenshot(path=str(screenshot_dir / f"wordpiece_encode_words_{pg.size_name}.png"))
+
+
+def test_vocabulary_browser_from_a_chip(sized, server_url, screenshot_dir):
+    pg = sized
+    pg.goto(server_url + "/?tokenizer=cl100k_base&text=Hello+world")
+    chip = pg.locator("#result .chip").nth(1)
+    chip.focus()
+    chip.locator('[data-testid="vocab-link"]').click()
+    pg.wait_for_selector('[data-testid="vocab-detail"]')
+    assert "1917" in pg.locator('[data-testid="vocab-detail"] h2').inner_text()
+    assert pg.locator('[data-testid="vocab-tree"] li').count() >= 3
+    assert page_width(pg) <= pg.viewport_size["width"]
+    pg.screenshot(path=str(screenshot_dir / f"vocab_entry_{pg.size_name}.png"))
+    pg.fill("#q", "token")
+    pg.wait_for_function("document.querySelector('[data-testid=vocab-found]').textContent"
+                         ".includes('match “token”')")
+    pg.select_option("#corpus", "botchan")
+    pg.wait_for_selector(".vocab-table th:text('in corpus')")
+    assert page_width(pg) <= pg.viewport_size["width"]
+    pg.screenshot(path=str(screenshot_dir / f"vocab_search_{pg.size_name}.png"))
