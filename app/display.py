@@ -268,8 +268,8 @@ MARK_TITLES = {"unk": "unknown: the model has no piece for this text",
 
 
 def compact(chips: list[Chip], marks: set[int] | frozenset[int] = frozenset()
-            ) -> list[tuple[str, int, int, int, str, str]]:
-    """Chips as (classes, index, start, end, title, label): what the compare view draws for
+            ) -> list[tuple[str, int, int, int, str, str, int]]:
+    """Chips as (classes, index, start, end, title, label, id): what the compare view draws for
     thousands of chips, with every attribute worked out once here rather than in the template.
     """
     out = []
@@ -284,7 +284,7 @@ def compact(chips: list[Chip], marks: set[int] | frozenset[int] = frozenset()
         if c.index in marks:
             classes += " differs"
             title += " · boundary differs from the reference"
-        out.append((classes, c.index, c.start, c.end, title, c.text))
+        out.append((classes, c.index, c.start, c.end, title, c.text, c.id))
     return out
 
 

@@ -127,3 +127,14 @@
   reveal();
   document.addEventListener("htmx:afterSettle", reveal);
 })();
+// Compact chips (compare view): clicking one, or Enter on it, opens its vocabulary entry.
+(function () {
+  "use strict";
+  function open(ev) {
+    var chip = ev.target.closest && ev.target.closest(".chips[data-vocab] li[data-id]");
+    if (!chip || (ev.type === "keydown" && ev.key !== "Enter")) return;
+    window.location.href = chip.closest(".chips").dataset.vocab + "&id=" + chip.dataset.id;
+  }
+  document.addEventListener("click", open);
+  document.addEventListener("keydown", open);
+})();

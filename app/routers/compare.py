@@ -53,6 +53,7 @@ class Column:
     link: tuple[str, str] | None = None
     enc: Any = None
     compared: bool = False   # marks were worked out against the reference column
+    vocab_name: str | None = None   # the tokeniser's name for /vocab (None: no vocabulary)
 
 
 def default_columns() -> list[str]:
@@ -121,6 +122,9 @@ def build_columns(request: Request, text: str, specs: list[str], corpus: str, vo
             col.marks = {i for i, d in enumerate(M.disagreements(text, enc, reference)) if d}
             col.compared = True
         col.chips = display.compact(chips, col.marks)
+        if col.tok.vocab_size:    # each chip opens its vocabulary entry (static/app.js)
+            col.vocab_name = (make_spec(col.spec, corpus, vocab)[0] if col.spec in tc.algorithms()
+                              else col.spec)
     return cols
 
 

@@ -68,3 +68,14 @@ def test_every_visualiser_chip_links_to_its_entry(client):
     html = client.get("/", params={"text": "Hello world", "tokenizer": "cl100k_base"}).text
     assert html.count('data-testid="vocab-link"') == 2
     assert "/vocab?tokenizer=cl100k_base&amp;id=1917" in html
+
+
+def test_compare_columns_name_their_vocabulary(client):
+    corpus = client.post("/api/corpora", json={"text": "low lower newest widest\n" * 20}).json()
+    html = client.get("/compare", params={"text": "lowest", "col": ["bpe", "word", "gpt2"],
+                                          "corpus": corpus["sha256"], "vocab": 30,
+                                          "wait": "true"}).text
+    links = re.findall(r'data-vocab="([^"]+)"', html)
+    assert len(links) == 2                                  # the word column has no vocabulary
+    for link in links:
+        assert client.get(unescape(link) + "&id=0").status_code == 200

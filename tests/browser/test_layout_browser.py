@@ -264,3 +264,14 @@ def test_vocabulary_browser_from_a_chip(sized, server_url, screenshot_dir):
     pg.wait_for_selector(".vocab-table th:text('in corpus')")
     assert page_width(pg) <= pg.viewport_size["width"]
     pg.screenshot(path=str(screenshot_dir / f"vocab_search_{pg.size_name}.png"))
+
+
+def test_compare_chip_opens_its_vocabulary_entry(sized, server_url):
+    from urllib.parse import urlencode
+    pg = sized
+    pg.goto(f"{server_url}/compare?" + urlencode(
+        {"text": "Hello world", "col": ["char", "cl100k_base"]}, doseq=True))
+    assert pg.locator('.compare-col[data-col="0"] .chips[data-vocab]').count() == 0
+    pg.locator('.compare-col[data-col="1"] .chip').nth(1).click()
+    pg.wait_for_url("**/vocab?tokenizer=cl100k_base&id=1917")
+    assert pg.locator('[data-testid="vocab-detail"]').count() == 1
