@@ -5,6 +5,8 @@ TOKVIS_DB                 SQLite file of stored corpora and trained-tokeniser sp
 TOKVIS_MAX_TEXT_CHARS     longest text the visualiser and /api/encode accept (default 100000)
 TOKVIS_MAX_CORPUS_BYTES   largest corpus that can be stored or trained on (default 5 MB)
 TOKVIS_MAX_UPLOAD_BYTES   largest uploaded file (default 5 MB)
+TOKVIS_MAX_TOKENIZER_BYTES  largest uploaded tokenizer file, before and after gunzip (default 32 MB:
+                          Llama 4's tokenizer.json is 12 MB)
 TOKVIS_REGEX_TIMEOUT      seconds a user regex may run (default 0.5)
 """
 from __future__ import annotations
@@ -39,6 +41,7 @@ class Settings:
     max_corpus_bytes: int
     max_upload_bytes: int
     regex_timeout: float
+    max_tokenizer_bytes: int = 32_000_000
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -48,4 +51,5 @@ class Settings:
             max_corpus_bytes=_int("TOKVIS_MAX_CORPUS_BYTES", 5_000_000),
             max_upload_bytes=_int("TOKVIS_MAX_UPLOAD_BYTES", 5_000_000),
             regex_timeout=float(os.environ.get("TOKVIS_REGEX_TIMEOUT") or 0.5),
+            max_tokenizer_bytes=_int("TOKVIS_MAX_TOKENIZER_BYTES", 32_000_000),
         )

@@ -10,6 +10,8 @@ from . import heap
 from .config import Settings
 from .store import CorpusStore
 from .trained import TrainedTokenizers
+from .uploads import PREFIX as UPLOAD_PREFIX
+from .uploads import UploadedTokenizers
 
 REGEX = "regex"
 _settled: set[str] = set()  # the visualiser's "custom regex" tokeniser: tokens are the pattern's matches
@@ -27,12 +29,17 @@ def trained(request: Request) -> TrainedTokenizers:
     return request.app.state.trained
 
 
+def uploads(request: Request) -> UploadedTokenizers:
+    return request.app.state.uploads
+
+
 class UnknownTokenizer(LookupError):
     pass
 
 
 def resolve_tokenizer(request: Request, name: str, pattern: str | None = None) -> tc.Tokenizer:
-    """A bundled tokeniser, a trained handle, or the custom regex tokeniser.
+    """The one place a tokeniser name is resolved: a bundled name or alias, an uploaded
+    tokeniser's handle (`upload-...`), a trained handle, or the custom regex tokeniser.
 
     Raises UnknownTokenizer (-> 404) for a name nobody knows, ValueError (-> 422) for a bad
     pattern.
@@ -49,11 +56,18 @@ def resolve_tokenizer(request: Request, name: str, pattern: str | None = None) -
             _settled.add(canonical)
             heap.settle()
         return tok
+    if name.startswith(UPLOAD_PREFIX):
+        tok = uploads(request).get(name)
+        if tok is None:
+            raise UnknownTokenizer(f"unknown tokeniser {name!r}: no uploaded tokenizer file has "
+                                   "this handle (upload it again: POST /api/tokenizers)")
+        return tok
     tok = trained(request).get(name)
     if tok is None:
         known = ", ".join(pretrained.bundled())
         raise UnknownTokenizer(f"unknown tokeniser {name!r}: use a bundled one ({known}), "
-                               "'regex' with a pattern, or a handle from POST /api/train")
+                               "'regex' with a pattern, a handle from POST /api/train, or one "
+                               "from POST /api/tokenizers (an uploaded tokenizer file)")
     return tok
 
 
@@ -64,6 +78,29 @@ def stored_corpora(request: Request) -> list[dict[str, str]]:
              "label": f"{c['name'] or c['sha256'][:12] + '…'} · {filesize(c['bytes'])} · "
                       f"{day(c['created'])}"}
             for c in store(request).list()]
+YOURS = "Your tokenizers"
+
+
+def stored_options(request: Request, family: str | None = None) -> list[dict[str, str]]:
+    """The uploaded tokenisers as picker options (group "Your tokenizers"), most recent first;
+    `family` keeps those a step-through view runs on (bpe, wordpiece, unigram)."""
+    out = []
+    for row in uploads(request).list():
+        if family is None or row["family"] == family:
+            out.append({"value": row["handle"], "group": YOURS,
+                        "label": f"{row['name'] or row['handle']} ({row['algorithm']}, "
+                                 f"{row['vocab_size']:,})"})
+    return out
+
+
+def tokenizer_label(request: Request, name: str) -> str:
+    """A tokeniser's name for people: a bundled one's label, an upload's given name, else the
+    name itself."""
+    entry = pretrained.bundled().get(pretrained.canonical_name(name))
+    if entry is not None:
+        return entry.label
+    info = uploads(request).info(name) if name.startswith(UPLOAD_PREFIX) else None
+    return (info["name"] or name) if info else name
 
 
 def check_text(request: Request, text: str, what: str = "text") -> None:
@@ -85,8 +122,9 @@ def check_step_text(request: Request, text: str, status: int = 413) -> None:
                                     f"{MAX_STEP_CHARS:,} (the visualiser takes longer texts)")
 
 
-def tokenizer_options(current: str | None = None) -> list[dict[str, str]]:
-    """The tokeniser selector's options, grouped, plus `current` if it is a trained handle."""
+def tokenizer_options(request: Request, current: str | None = None) -> list[dict[str, str]]:
+    """The tokeniser selector's options, grouped (the uploaded ones as "Your tokenizers"), plus
+    `current` if it is a trained handle."""
     groups = {"char": "Rules", "word": "Rules", "sentence": "Rules",
               "byte_bpe": "Byte-level BPE (OpenAI)", "wordpiece": "WordPiece",
               "unigram": "SentencePiece", "sentencepiece_bpe": "SentencePiece"}
@@ -97,6 +135,7 @@ def tokenizer_options(current: str | None = None) -> list[dict[str, str]]:
         out.append({"value": name, "label": label,
                     "group": groups.get(entry.algorithm, entry.algorithm)})
     out.append({"value": REGEX, "label": "Custom regex (matches are tokens)", "group": "Rules"})
+    out += stored_options(request)
     if current and not any(o["value"] == current for o in out):
         out.append({"value": current, "label": f"Trained: {current}", "group": "Trained"})
     return out

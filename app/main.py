@@ -11,12 +11,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .config import Settings
 from .render import ROOT, render
-from .routers import analytics, api, compare, corpora, docs, visualiser, vocab
+from .routers import analytics, api, compare, corpora, docs, tokenizers, visualiser, vocab
 from .routers import wordpiece
 from .routers import unigram
 from .routers import bpe
 from .store import CorpusStore
 from .trained import TrainedTokenizers
+from .uploads import UploadedTokenizers
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -28,6 +29,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.store = CorpusStore(settings.db_path)
     app.state.trained = TrainedTokenizers(app.state.store)
+    app.state.uploads = UploadedTokenizers(app.state.store)
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
     app.include_router(visualiser.router)
     app.include_router(corpora.router)
@@ -36,6 +38,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(docs.router)
     app.include_router(vocab.router)
+    app.include_router(tokenizers.router)
     # family routers (one line each)
     app.include_router(wordpiece.router)
     app.include_router(unigram.router)

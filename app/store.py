@@ -1,4 +1,5 @@
-"""A content-addressed store of corpora (and trained-tokeniser specs) in SQLite.
+"""A content-addressed store of corpora, trained-tokeniser specs and uploaded tokenizer files
+in SQLite.
 
 A corpus is stored once under the sha256 of its UTF-8 bytes, so a URL can name it by hash and
 any server worker can read it back. Stdlib `sqlite3`; one short-lived connection per call, so
@@ -27,11 +28,24 @@ CREATE TABLE IF NOT EXISTS trained (
     spec    TEXT NOT NULL,
     created REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS tokenizer_files (
+    sha256  TEXT PRIMARY KEY,          -- of the bytes as uploaded, after gunzip
+    data    BLOB NOT NULL,
+    bytes   INTEGER NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tokenizers (
+    handle     TEXT PRIMARY KEY,       -- upload-<sha256[:16]>[-<options digest>]
+    sha256     TEXT NOT NULL REFERENCES tokenizer_files (sha256),
+    name       TEXT NOT NULL DEFAULT '',
+    format     TEXT NOT NULL,
+    options    TEXT NOT NULL,          -- JSON: the load options (pattern, special_tokens, ...)
+    algorithm  TEXT NOT NULL,
+    vocab_size INTEGER NOT NULL,
+    family     TEXT NOT NULL,          -- bpe, wordpiece, unigram or other: which step views apply
+    created    REAL NOT NULL
+);
 """
-
-
-# Other blobs kept in the corpora table (uploaded .model files), never listed as corpora.
-MODEL_UPLOAD_PREFIX = "sentencepiece-model:base64:"
 
 
 def sha256_text(text: str) -> str:
@@ -76,13 +90,13 @@ class CorpusStore:
         return row[0] if row else None
 
     def list(self, limit: int = 100) -> list[dict[str, Any]]:
-        """The most recent corpora: sha256, bytes, name, created, and a short preview (uploaded
-        model files, kept in the same table, are left out)."""
+        """The most recent corpora: sha256, bytes, name, created, and a short preview. (Model
+        files the lattice view once kept here as base64 text are not corpora: left out.)"""
         with closing(self._connect()) as db:
             rows = db.execute("SELECT sha256, bytes, name, created, substr(text, 1, 80) "
-                              "FROM corpora WHERE substr(text, 1, ?) != ? "
+                              "FROM corpora WHERE substr(text, 1, 27) != ? "
                               "ORDER BY created DESC LIMIT ?",
-                              (len(MODEL_UPLOAD_PREFIX), MODEL_UPLOAD_PREFIX, limit)).fetchall()
+                              ("sentencepiece-model:base64:", limit)).fetchall()
         return [{"sha256": r[0], "bytes": r[1], "name": r[2], "created": r[3], "preview": r[4]}
                 for r in rows]
 
@@ -96,3 +110,53 @@ class CorpusStore:
         with closing(self._connect()) as db:
             row = db.execute("SELECT spec FROM trained WHERE handle = ?", (handle,)).fetchone()
         return json.loads(row[0]) if row else None
+
+    # ---- uploaded tokenizer files ---------------------------------------------------------
+    def put_file(self, data: bytes) -> str:
+        """Store a tokenizer file's bytes (idempotent) and return their sha256."""
+        digest = hashlib.sha256(data).hexdigest()
+        with closing(self._connect()) as db, db:
+            db.execute("INSERT OR IGNORE INTO tokenizer_files (sha256, data, bytes, created) "
+                       "VALUES (?, ?, ?, ?)", (digest, data, len(data), time.time()))
+        return digest
+
+    def get_file(self, digest: str) -> bytes | None:
+        with closing(self._connect()) as db:
+            row = db.execute("SELECT data FROM tokenizer_files WHERE sha256 = ?",
+                             (digest,)).fetchone()
+        return bytes(row[0]) if row else None
+
+    def put_tokenizer(self, info: dict[str, Any], rename: bool = True) -> None:
+        """Remember an uploaded tokeniser (`info`: handle, sha256, name, format, options,
+        algorithm, vocab_size, family). Uploading it again keeps the row; with `rename`, a
+        non-empty name renames it."""
+        with closing(self._connect()) as db, db:
+            db.execute("INSERT OR IGNORE INTO tokenizers (handle, sha256, name, format, options, "
+                       "algorithm, vocab_size, family, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       (info["handle"], info["sha256"], info["name"], info["format"],
+                        json.dumps(info["options"], sort_keys=True), info["algorithm"],
+                        info["vocab_size"], info["family"], time.time()))
+            if rename and info["name"]:
+                db.execute("UPDATE tokenizers SET name = ? WHERE handle = ?",
+                           (info["name"], info["handle"]))
+
+    def get_tokenizer(self, handle: str) -> dict[str, Any] | None:
+        rows = self._tokenizer_rows("WHERE t.handle = ?", (handle,))
+        return rows[0] if rows else None
+
+    def list_tokenizers(self, limit: int = 200) -> list[dict[str, Any]]:
+        """The uploaded tokenisers, most recent first."""
+        return self._tokenizer_rows("ORDER BY t.created DESC LIMIT ?", (limit,))
+
+    def _tokenizer_rows(self, where: str, args: tuple) -> list[dict[str, Any]]:
+        with closing(self._connect()) as db:
+            rows = db.execute("SELECT t.handle, t.sha256, t.name, t.format, t.options, "
+                              "t.algorithm, t.vocab_size, t.family, t.created, f.bytes "
+                              "FROM tokenizers t JOIN tokenizer_files f USING (sha256) "
+                              + where, args).fetchall()
+        keys = ("handle", "sha256", "name", "format", "options", "algorithm", "vocab_size",
+                "family", "created", "bytes")
+        out = [dict(zip(keys, r)) for r in rows]
+        for row in out:
+            row["options"] = json.loads(row["options"])
+        return out

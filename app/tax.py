@@ -40,9 +40,10 @@ def texts_sha256() -> str:
     return h.hexdigest()
 
 
-def compute(name: str) -> dict[str, tuple[int, int]]:
-    """(tokens, unknown tokens) of tokeniser `name` on each UDHR text, by language code."""
-    per = M.metrics_per_language(tc.load(name))
+def compute(name: str, tok: tc.Tokenizer | None = None) -> dict[str, tuple[int, int]]:
+    """(tokens, unknown tokens) of tokeniser `name` (or `tok`, an uploaded one) on each UDHR
+    text, by language code."""
+    per = M.metrics_per_language(tok if tok is not None else tc.load(name))
     return {code: (m.tokens, m.unk) for code, m in per.items()}
 
 
@@ -58,13 +59,19 @@ def _saved() -> dict[str, dict[str, tuple[int, int]]]:
             for name, per in data.get("counts", {}).items()}
 
 
-def counts(name: str) -> dict[str, tuple[int, int]]:
-    """(tokens, unknown) per language for a bundled tokeniser: saved, kept, or computed once."""
+MAX_KEPT = 32        # tokenisers whose numbers are kept (bundled ones and recent uploads)
+
+
+def counts(name: str, tok: tc.Tokenizer | None = None) -> dict[str, tuple[int, int]]:
+    """(tokens, unknown) per language: saved (bundled tokenisers), else computed once and kept
+    (`tok`: the tokeniser behind an uploaded handle `name`; handles are content-addressed)."""
     with _lock:   # one cold computation at a time; every later request reads what is kept
         if name not in _kept:
             saved = _saved().get(name)
             codes = {lang.code for lang in udhr_languages()}
-            _kept[name] = saved if saved and set(saved) == codes else compute(name)
+            _kept[name] = saved if saved and set(saved) == codes else compute(name, tok)
+            while len(_kept) > MAX_KEPT:
+                del _kept[next(iter(_kept))]
         return _kept[name]
 
 

@@ -138,3 +138,80 @@
   document.addEventListener("click", open);
   document.addEventListener("keydown", open);
 })();
+
+// Tokenizer upload forms (partials/tokenizer_upload.html): drop a file on the form, show only the
+// options the file's format needs (sniffed from its first bytes, as the server sniffs it), and
+// come back to the page as it is now. Without this script every option shows and the form posts.
+(function () {
+  "use strict";
+  var LABELS = {
+    hf_json: "a Hugging Face tokenizer.json", tiktoken: "a tiktoken ranks file: choose its pattern and special tokens below",
+    sentencepiece: "a sentencepiece .model", vocab_txt: "a WordPiece vocab.txt: cased or uncased below"
+  };
+  function sniff(bytes) {
+    var i = 0;
+    while (i < bytes.length && (bytes[i] === 32 || bytes[i] === 9 || bytes[i] === 10 || bytes[i] === 13)) i++;
+    if (bytes[i] === 0x7b) return "hf_json";
+    var lines = new TextDecoder("utf-8").decode(bytes).split(/\r?\n/);
+    if (lines.length > 1) lines.pop();               // the last line may be cut short
+    lines = lines.filter(Boolean).slice(0, 20);
+    if (lines.length && lines.every(function (l) { return /^[A-Za-z0-9+\/]+={0,2} \d+$/.test(l); })) return "tiktoken";
+    if (bytes[0] === 0x0a) return "sentencepiece";
+    return "vocab_txt";
+  }
+  function head(file) {
+    var start = file.slice(0, 4096);
+    return start.arrayBuffer().then(function (buf) {
+      var bytes = new Uint8Array(buf);
+      if (!(bytes[0] === 0x1f && bytes[1] === 0x8b) || typeof DecompressionStream === "undefined") return bytes;
+      var reader = file.stream().pipeThrough(new DecompressionStream("gzip")).getReader();
+      return reader.read().then(function (r) { reader.cancel(); return (r.value || new Uint8Array()).slice(0, 4096); });
+    });
+  }
+  function show(form, format) {
+    form.querySelectorAll(".upload-options").forEach(function (fs) {
+      fs.hidden = !(fs.dataset.for === format || fs.hasAttribute("data-show"));
+    });
+  }
+  function chosen(form) {
+    var input = form.querySelector('input[type="file"]');
+    var file = input.files && input.files[0];
+    var forced = form.querySelector('select[name="format"]').value;
+    var note = form.querySelector(".sniffed");
+    if (forced) { show(form, forced); return; }
+    if (!file) { show(form, null); note.textContent = ""; return; }
+    head(file).then(function (bytes) {
+      var format = sniff(bytes);
+      show(form, format);
+      note.textContent = file.name + " looks like " + LABELS[format] + ".";
+    }, function () { show(form, null); });
+  }
+  function setUp(form) {
+    if (form.dataset.ready) return;
+    form.dataset.ready = "1";
+    show(form, form.querySelector('select[name="format"]').value || null);
+    form.querySelector('input[type="file"]').addEventListener("change", function () { chosen(form); });
+    form.querySelector('select[name="format"]').addEventListener("change", function () { chosen(form); });
+    var zone = form.querySelector(".drop-zone");
+    ["dragenter", "dragover"].forEach(function (type) {
+      zone.addEventListener(type, function (ev) { ev.preventDefault(); zone.classList.add("dragover"); });
+    });
+    ["dragleave", "drop"].forEach(function (type) {
+      zone.addEventListener(type, function () { zone.classList.remove("dragover"); });
+    });
+    zone.addEventListener("drop", function (ev) {
+      ev.preventDefault();
+      if (!ev.dataTransfer || !ev.dataTransfer.files.length) return;
+      var input = form.querySelector('input[type="file"]');
+      input.files = ev.dataTransfer.files;
+      chosen(form);
+    });
+    // htmx may have changed the page's URL since it was rendered: come back to the page as it is
+    form.addEventListener("submit", function () {
+      var next = form.querySelector('input[name="next"]');
+      if (location.search && next.value.split("?")[0] === location.pathname) next.value = location.pathname + location.search;
+    });
+  }
+  function init() { document.querySelectorAll("form.tok-upload").forEach(setUp); }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init); else init();
+})();

@@ -17,8 +17,8 @@ from .steps import Step, Trace, register_step, step_from_dict
 
 # algorithm -> (module, function(lines, vocab_size=..., **options) -> Tokenizer)
 _TRAINERS: dict[str, tuple[str, str]] = {
-    "bpe": ("tokenizers_core.models.bpe", "train_bpe"),
-    "byte_bpe": ("tokenizers_core.models.bpe", "train_byte_bpe"),
+    "bpe": ("tokenizers_core.models.bpe_train", "train_bpe"),
+    "byte_bpe": ("tokenizers_core.models.bpe_train", "train_byte_bpe"),
     "sentencepiece_bpe": ("tokenizers_core.models.bpe_sentencepiece", "train_sentencepiece_bpe"),
     "wordpiece": ("tokenizers_core.bert", "train_wordpiece"),
     "unigram": ("tokenizers_core.models.unigram_trainer", "train_unigram"),

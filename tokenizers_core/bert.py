@@ -9,8 +9,8 @@ WordPiece model by likelihood and puts it in the same pipeline.
 (['[CLS]', 'hello', ',', 'world', '!', '[SEP]'], [101, 7592, 1010, 2088, 999, 102])
 >>> enc.offsets[1:3], enc.special_tokens_mask
 ([(0, 5), (5, 6)], [1, 0, 0, 0, 0, 1])
->>> tok.decode(enc.ids)
-'hello, world!'
+>>> tok.decode(enc.ids), tok.decode(enc.ids, skip_special_tokens=True)
+('[CLS] hello, world! [SEP]', 'hello, world!')
 
 Special tokens typed in the text ("[CLS]", "[SEP]", "[MASK]", ...) are matched whole before
 normalisation, exactly as typed (case-sensitive, so "[cls]" is ordinary text), as Hugging Face's
@@ -24,8 +24,6 @@ normalisation, exactly as typed (case-sensitive, so "[cls]" is ordinary text), a
 ['[CLS]', '[', 'cl', '##s', ']', '[SEP]']
 """
 from __future__ import annotations
-
-import os
 
 import collections
 import re
@@ -56,12 +54,6 @@ def bert_pipeline(model: WordPiece, *, lowercase: bool = True, name: str = "") -
                      decoder=decoders.WordPiece(prefix=model.continuing_subword_prefix),
                      name=name, algorithm="wordpiece",
                      added_tokens=[t for t in model.special_tokens if t in model.vocab])
-
-
-def load_vocab_file(path: str) -> Tokenizer:
-    """A BERT-style tokeniser from a WordPiece `vocab.txt` (one token a line; lowercasing).
-    The vocabulary must contain [UNK] and no line twice (ValueError otherwise)."""
-    return bert_pipeline(WordPiece.from_file(path), name=os.path.basename(path))
 
 
 def bert_base_uncased() -> Tokenizer:

@@ -11,8 +11,8 @@ text it came from, so token offsets still point into what the user typed. Each o
 >>> ns = NFKC().normalize(NormalizedString("ﬁne"))
 >>> ns.normalized, ns.alignments            # both "f" and "i" come from the ligature
 ('fine', [(0, 1), (0, 1), (1, 2), (2, 3)])
->>> NFC().normalize(NormalizedString("e\\u0301")).alignments   # "é" covers "e" + accent
-[(0, 2)]
+>>> NFC().normalize(NormalizedString("e\\u0301")).alignments   # "é" from the "e", as HF
+[(0, 1)]
 >>> BertNormalizer().normalize_str("Héllo\\tWörld 中文")
 'hello world  中  文 '
 >>> Sequence([NFD(), StripAccents(), Lowercase()]).describe()
@@ -22,13 +22,14 @@ Where Hugging Face's behaviour is surprising we follow it and say so: `StripAcce
 every combining mark (spacing ones too, such as Devanagari vowel signs) while `BertNormalizer`
 removes only non-spacing ones; BERT's cleaner keeps a few recent format characters Hugging Face's
 tables do not know; `Lowercase` works character by character (no final-sigma rule); through the
-reordering of marks in NFD, each character's source is assigned as Hugging Face assigns it. One
-deliberate difference: a composed character (NFC of "e" + U+0301) maps to all the characters it
-was composed from, where Hugging Face maps it to the first. Unicode data come from Python's
-`unicodedata`, so characters newer than its Unicode version can differ.
+reordering of marks in NFD and the composition in NFC, each character's source is assigned as
+Hugging Face assigns it (a composed "é" comes from the "e"; every character `Replace` writes from
+the last character of its match). Unicode data come from Python's `unicodedata`, so characters
+newer than its Unicode version can differ.
 
 `from_hf_config` builds a normaliser from the "normalizer" entry of a Hugging Face
-`tokenizer.json`.
+`tokenizer.json`; it and the normalisers only such files use (`Precompiled`, `Nmt`, `ByteLevel`)
+are in `normalizers_hf.py` and importable from here.
 """
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ from .normalized import NormalizedString
 
 __all__ = [
     "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents", "Strip", "Replace",
-    "BertNormalizer", "Prepend", "Sequence", "from_hf_config",
+    "BertNormalizer", "Prepend", "Sequence", "Precompiled", "Nmt", "ByteLevel", "from_hf_config",
 ]
 
 # An edit rewrites normalized[start:end] as `out`; `sources` says where its characters came
@@ -196,6 +197,14 @@ class _Normalizer:
     def describe(self) -> str:
         return type(self).__name__
 
+    def to_hf_config(self) -> dict[str, Any]:
+        """This normaliser as a `tokenizer.json` "normalizer" entry (as Hugging Face writes it).
+
+        >>> NFKC().to_hf_config()
+        {'type': 'NFKC'}
+        """
+        return {"type": type(self).__name__}
+
     def normalize_str(self, text: str) -> str:
         """Normalise plain text (no alignment).
 
@@ -276,24 +285,31 @@ def _char_by_char(form: str, text: str, start: int, end: int) -> list[Edit]:
     return [(start, end, "".join(pieces), [i for i, p in enumerate(pieces, start) for _ in p])]
 
 
-def _reordered_sources(pieces: list[str], start: int) -> tuple[str, list[int]]:
-    """Canonical ordering of decomposed `pieces` (one per source character), with the source
-    index of each output character, as Hugging Face's alignment crate assigns it.
+def _reordered_sources(pieces: list[str], start: int, compose: bool = False
+                       ) -> tuple[str, list[int]]:
+    """Canonical ordering (and, with `compose`, canonical composition) of decomposed `pieces`
+    (one per source character), with the source index of each output character, as Hugging
+    Face's alignment crate assigns it.
 
-    Each piece's first character "replaces" its source character, the rest are "inserted";
-    reordering stably sorts every run of marks by combining class, carrying these flags along;
-    then, in output order, each replacing character takes the next source character and each
-    inserted one the source of the character before it. So for "ê" + U+0323 (sources 0, 1) the
-    output "e" + U+0323 + U+0302 comes from sources 0, 1, 1.
+    Each piece's first character "replaces" its source character (a change of 0), the rest are
+    "inserted" (+1); reordering stably sorts every run of marks by combining class, carrying
+    the changes along; composing a mark into its starter adds the mark's change, minus one, to
+    the starter's. Then, in output order, a character with change c <= 0 takes the next source
+    character and consumes 1 - c of them, and an inserted one takes the source of the character
+    before it. So for "ê" + U+0323 (sources 0, 1) the NFD output "e" + U+0323 + U+0302 comes
+    from sources 0, 1, 1, and NFC of "e" + U+0301 + U+0323 ("ẹ" + U+0301) from sources 0, 2.
 
     >>> text, sources = _reordered_sources(["e\\u0302", "\\u0323"], 0)
     >>> [f"{ord(c):04X}" for c in text], sources
     (['0065', '0323', '0302'], [0, 1, 1])
+    >>> text, sources = _reordered_sources(["e", "\\u0301", "\\u0323"], 0, compose=True)
+    >>> [f"{ord(c):04X}" for c in text], sources
+    (['1EB9', '0301'], [0, 2])
     """
-    flagged = [(c, k > 0) for piece in pieces for k, c in enumerate(piece)]
-    ordered: list[tuple[str, bool]] = []
-    run: list[tuple[str, bool]] = []                 # marks waiting to be sorted
-    for item in flagged + [("", False)]:             # a sentinel starter flushes the last run
+    flagged = [(c, int(k > 0)) for piece in pieces for k, c in enumerate(piece)]
+    ordered: list[tuple[str, int]] = []
+    run: list[tuple[str, int]] = []                  # marks waiting to be sorted
+    for item in flagged + [("", 0)]:                 # a sentinel starter flushes the last run
         if item[0] and unicodedata.combining(item[0]):
             run.append(item)
             continue
@@ -301,38 +317,53 @@ def _reordered_sources(pieces: list[str], start: int) -> tuple[str, list[int]]:
         run = []
         if item[0]:
             ordered.append(item)
+    if compose:
+        ordered = _compose(ordered)
     sources: list[int] = []
     next_source = start
-    for _, inserted in ordered:
-        if inserted and sources:
-            sources.append(sources[-1])
-        elif inserted:                               # nothing before it in this chunk
-            sources.append(start)
+    for _, change in ordered:
+        if change > 0:                               # inserted: the source before it
+            sources.append(max(next_source - 1, 0))
         else:
             sources.append(next_source)
-            next_source += 1
+            next_source += 1 - change
     return "".join(c for c, _ in ordered), sources
 
 
-def _align_chunk(form: str, chunk: str, out: str, start: int) -> Edit:
-    """The edit for one chunk of text that `form` changes.
+def _compose(items: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Unicode's canonical composition of a decomposed, reordered sequence of
+    (character, change): a mark not blocked from the last starter merges into it, and the
+    composite's change is the sum of both, minus one."""
+    out: list[list[Any]] = []
+    starter = -1
+    last_class = 256
+    for c, change in items:
+        ccc = unicodedata.combining(c)
+        if starter >= 0 and (last_class < ccc or last_class == 0 and len(out) - 1 == starter):
+            pair = out[starter][0] + c
+            composite = unicodedata.normalize("NFC", pair)
+            if len(composite) == 1 and composite != pair:
+                out[starter] = [composite, out[starter][1] + change - 1]
+                continue
+        if ccc == 0:
+            starter = len(out)
+        last_class = ccc
+        out.append([c, change])
+    return [(c, change) for c, change in out]
 
-    Character by character when the chunk's characters normalise on their own (NFD of "é" ->
-    "e" + U+0301, both from "é"). When a decomposition reorders marks (NFD of "ê" + U+0323 puts
-    the dot below first), the source of each character follows Hugging Face exactly (see
-    `_reordered_sources`). When characters compose (NFC of "e" + U+0301 -> "é"), every output
-    character maps to the whole chunk, so "é" covers both source characters. (Hugging Face maps
-    it to the "e" alone.)
+
+def _align_chunk(form: str, chunk: str, out: str, start: int) -> Edit:
+    """The edit for one chunk of text that `form` changes, each output character aligned as
+    Hugging Face aligns it (see `_reordered_sources`): "é" from NFD of "é" gives "e" + U+0301,
+    both from "é"; NFC of "e" + U+0301 gives "é", from the "e" (the source of a composed
+    character is its starter; Hugging Face's offsets then do not cover the mark).
     """
-    pieces = [unicodedata.normalize(form, c) for c in chunk]
-    end = start + len(chunk)
-    if "".join(pieces) == out:
-        return (start, end, out, [i for i, p in enumerate(pieces, start) for _ in p])
-    if form in ("NFD", "NFKD"):
-        reordered, sources = _reordered_sources(pieces, start)
-        if reordered == out:
-            return (start, end, out, sources)
-    return (start, end, out, None)
+    decomposed = {"NFC": "NFD", "NFKC": "NFKD"}.get(form, form)
+    pieces = [unicodedata.normalize(decomposed, c) for c in chunk]
+    text, sources = _reordered_sources(pieces, start, compose=form in ("NFC", "NFKC"))
+    if text == out:
+        return (start, start + len(chunk), out, sources)
+    return (start, start + len(chunk), out, None)    # pragma: no cover - Unicode surprises
 
 
 def _normalize_form(ns: NormalizedString, form: str) -> NormalizedString:
@@ -363,10 +394,10 @@ def _normalize_form(ns: NormalizedString, form: str) -> NormalizedString:
 
 @dataclass(frozen=True)
 class NFC(_Normalizer):
-    """Canonical composition: "e" + U+0301 -> "é" (aligned to both source characters).
+    """Canonical composition: "e" + U+0301 -> "é" (aligned to the "e", as Hugging Face).
 
     >>> NFC().normalize(NormalizedString("cafe\\u0301")).alignments[-1]
-    (3, 5)
+    (3, 4)
     """
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
@@ -557,6 +588,9 @@ class Strip(_Normalizer):
         if not isinstance(self.left, bool) or not isinstance(self.right, bool):
             raise ValueError("Strip(left=..., right=...) takes booleans")
 
+    def to_hf_config(self) -> dict[str, Any]:
+        return {"type": "Strip", "strip_left": self.left, "strip_right": self.right}
+
     def describe(self) -> str:
         if self.left and self.right:
             return "Strip"
@@ -582,19 +616,25 @@ class Replace(_Normalizer):
     """Replace every match of `pattern` by `content`, left to right, without overlaps.
 
     A plain string pattern is literal (as in Hugging Face); pass a compiled `regex` (or `re`)
-    pattern for a regular expression. Replacement characters map to the whole matched span,
-    except that a same-length replacement maps character to character. An empty string pattern
-    matches nothing; nothing is replaced in empty text.
+    pattern for a regular expression (matches found as Oniguruma finds them, see
+    `hf_regex.find_spans`). As in Hugging Face, every replacement character comes from the
+    **last** character of its match (an empty match: from the character before it). An empty
+    string pattern matches between every two characters (as Hugging Face's); nothing is
+    replaced in empty text.
 
     >>> ns = Replace(" ", "▁").normalize(NormalizedString("a b"))
     >>> ns.normalized, ns.alignments
     ('a▁b', [(0, 1), (1, 2), (2, 3)])
+    >>> Replace("ab", "xyz").normalize(NormalizedString("cab")).alignments
+    [(0, 1), (2, 3), (2, 3), (2, 3)]
     >>> Replace(regex.compile(r"\\s+"), " ").normalize_str("a \\n\\t b")
     'a b'
     """
 
     pattern: Any
     content: str
+    # the regex as tokenizer.json spells it (before `hf_regex.compile_hf` adapted it), if known
+    source: str | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.content, str):
@@ -607,11 +647,20 @@ class Replace(_Normalizer):
     def describe(self) -> str:
         if isinstance(self.pattern, str):
             return f"Replace({self.pattern!r} -> {self.content!r})"
-        return f"Replace(/{self.pattern.pattern}/ -> {self.content!r})"
+        return f"Replace(/{self.source or self.pattern.pattern}/ -> {self.content!r})"
+
+    def to_hf_config(self) -> dict[str, Any]:
+        if isinstance(self.pattern, str):
+            pattern = {"String": self.pattern}
+        else:
+            pattern = {"Regex": self.source or self.pattern.pattern}
+        return {"type": "Replace", "pattern": pattern, "content": self.content}
 
     def _matches(self, text: str) -> Iterable[tuple[int, int]]:
-        if not isinstance(self.pattern, str):
-            return (m.span() for m in self.pattern.finditer(text))
+        if not isinstance(self.pattern, str) or not self.pattern:
+            # an empty string is an empty regex to Hugging Face: it matches between characters
+            from .hf_regex import find_spans
+            return find_spans(self.pattern or _EMPTY, text)
         return _literal_matches(text, self.pattern)
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
@@ -619,11 +668,14 @@ class Replace(_Normalizer):
         if not text:
             return ns
         n = len(self.content)
-        # Offsets: a same-length replacement maps character to character, any other maps each
-        # replacement character to the whole matched span of the original.
+        # Offsets, as Hugging Face's NormalizedString::replace: each replacement character
+        # comes from the last matched character (the one before an empty match).
         return _apply_edits(ns, [(start, end, self.content,
-                                  list(range(start, end)) if end - start == n else None)
+                                  [max(end - 1, 0)] * n if end > 0 else None)
                                  for start, end in self._matches(text)])
+
+
+_EMPTY = regex.compile("")
 
 
 def _literal_matches(text: str, literal: str) -> Iterable[tuple[int, int]]:
@@ -714,6 +766,11 @@ class BertNormalizer(_Normalizer):
             raise ValueError("BertNormalizer strip_accents must be True, False or None "
                              "(None: strip accents when lowercasing)")
 
+    def to_hf_config(self) -> dict[str, Any]:
+        return {"type": "BertNormalizer", "clean_text": self.clean_text,
+                "handle_chinese_chars": self.handle_chinese_chars,
+                "strip_accents": self.strip_accents, "lowercase": self.lowercase}
+
     @property
     def strips_accents(self) -> bool:
         """The effective accent setting: `strip_accents`, or `lowercase` when it is None."""
@@ -758,6 +815,9 @@ class Prepend(_Normalizer):
     def describe(self) -> str:
         return f"Prepend({self.prepend!r})"
 
+    def to_hf_config(self) -> dict[str, Any]:
+        return {"type": "Prepend", "prepend": self.prepend}
+
     def normalize(self, ns: NormalizedString) -> NormalizedString:
         return _checked(ns).prepend(self.prepend) if len(ns) else ns
 
@@ -788,6 +848,9 @@ class Sequence(_Normalizer):
                           for n in self.normalizers)
         return f"Sequence[{names}]"
 
+    def to_hf_config(self) -> dict[str, Any]:
+        return {"type": "Sequence", "normalizers": [hf_config_of(n) for n in self.normalizers]}
+
     def normalize(self, ns: NormalizedString) -> NormalizedString:
         _checked(ns)
         for normalizer in self.normalizers:
@@ -796,47 +859,22 @@ class Sequence(_Normalizer):
 
 
 # ---- Hugging Face's tokenizer.json ------------------------------------------------------------
-_SIMPLE = {"NFC": NFC, "NFD": NFD, "NFKC": NFKC, "NFKD": NFKD, "Lowercase": Lowercase,
-           "StripAccents": StripAccents}
+def hf_config_of(normalizer: Any) -> dict[str, Any]:
+    """`normalizer.to_hf_config()`, or a `ValueError` naming what tokenizer.json cannot hold."""
+    to_config = getattr(normalizer, "to_hf_config", None)
+    if to_config is None:
+        raise ValueError(f"the normalizer {type(normalizer).__name__} has no tokenizer.json form")
+    return to_config()
 
 
-def from_hf_config(config: dict[str, Any] | None) -> Any:
-    """The normaliser described by a `tokenizer.json` "normalizer" entry (None for null).
+# Precompiled, Nmt, ByteLevel and the reader of tokenizer.json's "normalizer" live in
+# normalizers_hf.py (which builds on this module); `from tokenizers_core.normalizers import
+# Precompiled` works too.
+_FROM_HF_MODULE = ("ByteLevel", "Nmt", "Precompiled", "from_hf_config")
 
-    >>> from_hf_config({"type": "Sequence", "normalizers": [{"type": "NFD"},
-    ...                 {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}]})
-    Sequence(normalizers=(NFD(), Replace(pattern=' ', content='▁')))
 
-    Not handled: "Precompiled" (sentencepiece's charsmap; see sentencepiece_model.py), "NMT" and
-    "ByteLevel"; a "Regex" pattern is compiled with the `regex` module, whose syntax is close to,
-    but not exactly, Oniguruma's.
-    """
-    if config is None:
-        return None
-    if not isinstance(config, dict) or "type" not in config:
-        raise ValueError("a normalizer config is a JSON object with a \"type\"")
-    kind = config["type"]
-    try:
-        if kind in _SIMPLE:
-            return _SIMPLE[kind]()
-        if kind == "Strip":
-            return Strip(left=config.get("strip_left", True), right=config.get("strip_right", True))
-        if kind == "Replace":
-            pattern = config["pattern"]
-            if "String" in pattern:
-                return Replace(pattern["String"], config["content"])
-            return Replace(regex.compile(pattern["Regex"]), config["content"])
-        if kind == "BertNormalizer":
-            return BertNormalizer(clean_text=config.get("clean_text", True),
-                                  handle_chinese_chars=config.get("handle_chinese_chars", True),
-                                  strip_accents=config.get("strip_accents"),
-                                  lowercase=config.get("lowercase", True))
-        if kind == "Prepend":
-            return Prepend(config["prepend"])
-        if kind == "Sequence":
-            return Sequence([from_hf_config(c) for c in config["normalizers"]])
-    except (KeyError, TypeError, regex.error) as exc:
-        raise ValueError(f"bad {kind} normalizer config {config!r}: {exc}") from None
-    raise ValueError(f"normalizer type {kind!r} is not supported (supported: "
-                     f"{', '.join([*_SIMPLE, 'Strip', 'Replace', 'BertNormalizer', 'Prepend'])}"
-                     ", Sequence)")
+def __getattr__(name: str) -> Any:
+    if name in _FROM_HF_MODULE:
+        from . import normalizers_hf
+        return getattr(normalizers_hf, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -33,7 +33,8 @@ from typing import Any, Collection
 import regex
 
 from .encoding import Encoding, Token
-from .models.bpe import _ASCII_PATTERNS, BPE, _LATIN1_TO_BYTE_LEVEL, to_byte_level
+from .models.bpe import (_ASCII_PATTERNS, BPE, _LATIN1_TO_BYTE_LEVEL, byte_level_to_bytes,
+                         to_byte_level)
 from .normalized import NormalizedString
 from .pipeline import Tokenizer
 
@@ -68,13 +69,35 @@ def load_ranks(name: str) -> dict[bytes, int]:
     return ranks
 
 
-def _surrogate_safe(text: str) -> str:
-    """Replace lone surrogates by U+FFFD (one character for one, so offsets still hold)."""
+def _surrogate_safe(text: str) -> tuple[str, list[int] | None]:
+    """The text tiktoken encodes when `text` holds surrogates (Python strings may): a valid
+    surrogate pair becomes the one character it encodes in UTF-16, a lone surrogate U+FFFD.
+    Also where each character of the result starts in `text` (None when nothing changed), so
+    offsets can still point into the original.
+
+    >>> _surrogate_safe("a\\ud83d\\udc4db\\ud800")
+    ('a👍b\ufffd', [0, 1, 3, 4, 5])
+    """
     try:
         text.encode("utf-8")
-        return text
+        return text, None
     except UnicodeEncodeError:
-        return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
+        fixed = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    starts = []
+    pos = 0
+    for c in fixed:
+        starts.append(pos)
+        pair = c > "\uffff" and 0xD800 <= ord(text[pos]) <= 0xDBFF
+        pos += 2 if pair else 1
+    starts.append(pos)
+    return fixed, starts
+
+
+def _restore_offsets(enc: Encoding, starts: list[int] | None) -> Encoding:
+    """Offsets in the surrogate-safe text mapped back to the original text."""
+    if starts is not None:
+        enc.offsets = [(starts[a], starts[b]) for a, b in enc.offsets]
+    return enc
 
 
 class SpecialTokensSplit:
@@ -133,25 +156,36 @@ class MarkSpecial:
 
 
 class TiktokenTokenizer(Tokenizer):
-    """A `Tokenizer` for the OpenAI encodings with tiktoken's special-token option.
+    """A byte-level BPE `Tokenizer` ranked by token id, with tiktoken's special-token options:
+    the bundled OpenAI encodings and any tiktoken ranks file (`formats/tiktoken_file.py`).
 
-    `encode` takes `allowed_special` (a collection of special tokens, or "all"); without it,
-    special tokens are ordinary text. For a single text `encode` runs a fast path (one regex pass,
-    a per-piece cache, arrays filled directly); `trace` runs the general pipeline stage by stage,
-    and the two give the same `Encoding` (tested).
+    `pattern` is a preset name of `pre_tokenizers.PRESETS` or a regex. `encode` takes
+    `allowed_special` (special tokens, or "all") and `disallowed_special` (special tokens, "all"
+    = every one not allowed; `()` = none). A disallowed special token found in the text raises
+    `ValueError`, as tiktoken does; `strict_special=False` (the bundled encodings, as the
+    visualiser uses them) makes `()` the default, so special-token strings are ordinary text.
+
+    For a single text `encode` runs a fast path (one regex pass, a per-piece cache, arrays filled
+    directly); `trace` runs the general pipeline stage by stage, and the two give the same
+    `Encoding` (tested).
     """
 
-    def __init__(self, name: str, model: BPE, pattern: str, special_tokens: dict[str, int]) -> None:
+    def __init__(self, name: str, model: BPE, pattern: str, special_tokens: dict[str, int], *,
+                 strict_special: bool = False) -> None:
         from .decoders import ByteLevel as ByteLevelDecoder
         from .pre_tokenizers import ByteLevel, PRESETS, Regex, Sequence
-        super().__init__(model, pre_tokenizer=Sequence([Regex(pattern), ByteLevel(use_regex=False)]),
+        super().__init__(model, pre_tokenizer=Sequence([Regex(pattern, timeout=None),
+                                                        ByteLevel(use_regex=False)]),
                          decoder=ByteLevelDecoder(), name=name, algorithm="byte_bpe")
-        self.pattern = PRESETS[pattern]
+        self.preset = pattern if pattern in PRESETS else None
+        self.pattern = PRESETS.get(pattern, pattern)
         self.special_tokens = dict(special_tokens)
+        self.strict_special = strict_special
         self._compiled = regex.compile(self.pattern)
         # pure-ASCII text is split with `re` and the ASCII spelling of the pattern (faster;
         # see models.bpe._ASCII_PATTERNS, tested equal)
-        self._ascii = re.compile(_ASCII_PATTERNS[pattern])
+        ascii_pattern = _ASCII_PATTERNS.get(self.preset or "", None)
+        self._ascii = re.compile(ascii_pattern) if ascii_pattern else self._compiled
         self._pieces: dict[str, tuple[tuple[int, ...], tuple[str, ...], tuple[tuple[int, int], ...]]] = {}
         self._variants: dict[frozenset[str], Tokenizer] = {}
 
@@ -168,6 +202,23 @@ class TiktokenTokenizer(Tokenizer):
                              f"its special tokens are {', '.join(self.special_tokens)}")
         return allowed
 
+    def check_disallowed(self, text: str, allowed: frozenset[str],
+                         disallowed_special: Collection[str] | str | None) -> None:
+        """Raise ValueError when `text` holds a disallowed special token (tiktoken's rule)."""
+        if disallowed_special is None:
+            disallowed_special = "all" if self.strict_special else ()
+        if disallowed_special == "all":
+            disallowed = frozenset(self.special_tokens) - allowed
+        else:
+            disallowed = frozenset([disallowed_special] if isinstance(disallowed_special, str)
+                                   else disallowed_special)
+        for token in sorted(disallowed, key=lambda t: (-len(t), t)):
+            if token in text:
+                raise ValueError(
+                    f"the text contains the special token {token!r}, which is disallowed: pass "
+                    "it in allowed_special to encode it as a special token, or "
+                    "disallowed_special=() to encode it as ordinary text")
+
     def with_special(self, allowed_special: Collection[str] | str) -> Tokenizer:
         """The general pipeline that also cuts out the allowed special tokens."""
         allowed = self.allowed(allowed_special)
@@ -182,23 +233,26 @@ class TiktokenTokenizer(Tokenizer):
         return variant
 
     def encode(self, text: str, pair: str | None = None, *, add_special_tokens: bool = True,
-               allowed_special: Collection[str] | str = ()) -> Encoding:
+               allowed_special: Collection[str] | str = (),
+               disallowed_special: Collection[str] | str | None = None) -> Encoding:
         if not isinstance(text, str) or (pair is not None and not isinstance(pair, str)):
             raise ValueError("text to encode must be a string")
         allowed = self.allowed(allowed_special) if allowed_special else frozenset()
-        text = _surrogate_safe(text)
-        if pair is not None:
-            pipeline = self.with_special(allowed)
-            return Tokenizer.encode(pipeline, text, _surrogate_safe(pair),
-                                    add_special_tokens=add_special_tokens)
+        for t in (text, pair or ""):
+            self.check_disallowed(t, allowed, disallowed_special)
+        if pair is not None or self.preset is None:
+            # a pattern of the user's may skip text, which the fast path assumes it never does
+            return self.trace(text, pair, add_special_tokens=add_special_tokens,
+                              allowed_special=allowed)[0]
+        text, starts = _surrogate_safe(text)
         if len(text) < 20_000:
-            return self._fast_encode(text, allowed)
+            return _restore_offsets(self._fast_encode(text, allowed), starts)
         from .models.bpe import gc_paused
         with gc_paused:                   # a long text makes ~1 tuple per token: no GC passes
-            return self._fast_encode(text, allowed)
+            return _restore_offsets(self._fast_encode(text, allowed), starts)
 
-    def encode_batch(self, texts: list[str], *,
-                     allowed_special: Collection[str] | str = ()) -> list[Encoding]:
+    def encode_batch(self, texts: list[str], *, allowed_special: Collection[str] | str = (),
+                     disallowed_special: Collection[str] | str | None = None) -> list[Encoding]:
         """`encode` for many texts (Hugging Face's `encode_batch`). The cyclic garbage collector
         is paused meanwhile: thousands of fresh `Encoding`s would otherwise set off collections
         that cost more than the encoding itself.
@@ -210,14 +264,36 @@ class TiktokenTokenizer(Tokenizer):
         if isinstance(texts, str):
             raise ValueError("encode_batch takes a list of texts; use encode for one text")
         with gc_paused:
-            return [self.encode(t, allowed_special=allowed_special) for t in texts]
+            return [self.encode(t, allowed_special=allowed_special,
+                                disallowed_special=disallowed_special) for t in texts]
 
     def trace(self, text: str, pair: str | None = None, *, add_special_tokens: bool = True,
               allowed_special: Collection[str] | str = ()):
+        """The general pipeline's encoding and steps. Text with surrogates is traced as the
+        surrogate-safe text tiktoken encodes; the encoding's offsets point into `text`."""
         pipeline = self.with_special(self.allowed(allowed_special))
-        text = _surrogate_safe(text)
-        pair = _surrogate_safe(pair) if pair is not None else None
-        return Tokenizer.trace(pipeline, text, pair, add_special_tokens=add_special_tokens)
+        text, starts = _surrogate_safe(text)
+        pair, _pair_starts = _surrogate_safe(pair) if pair is not None else (None, None)
+        enc, steps = Tokenizer.trace(pipeline, text, pair, add_special_tokens=add_special_tokens)
+        if pair is None:
+            _restore_offsets(enc, starts)
+        return enc, steps
+
+    def decode(self, ids: list[int], *, skip_special_tokens: bool = False) -> str:
+        """tiktoken's `decode`: every token's bytes joined (a special token's as UTF-8), then
+        read as UTF-8 with U+FFFD for invalid bytes; special tokens kept unless asked."""
+        special_ids = set(self.special_tokens.values())
+        data = bytearray()
+        for i in ids:
+            token = self.model.id_to_token(i) if isinstance(i, int) else None
+            if token is None:
+                raise ValueError(f"id {i!r} is not in the vocabulary of {self.name}")
+            if i in special_ids:
+                if not skip_special_tokens:
+                    data += token.encode("utf-8")
+            else:
+                data += byte_level_to_bytes(token)
+        return data.decode("utf-8", errors="replace")
 
     # -- the fast path ---------------------------------------------------------------------------
     def _fast_encode(self, text: str, allowed: frozenset[str]) -> Encoding:

@@ -65,9 +65,10 @@ U+323B0, a CJK Extension J ideograph of Unicode 17) is a letter to `regex` and u
 Hugging Face's older tables. For BERT's punctuation, whose Hugging Face tables are Unicode 8.0's,
 we reproduce the old tables exactly (see `is_bert_punctuation`).
 
-Not handled: Hugging Face's `Punctuation`, `Digits`, `UnicodeScripts`, `CharDelimiterSplit`
-pre-tokenizers and `Split`'s "merged_with_previous/next" and "contiguous" behaviours;
-`ByteLevel`'s offset trimming belongs after the model (`ByteLevel.trim_offsets_of`), not here.
+Hugging Face's `Split` (every behavior, `invert`), `Punctuation`, `Digits`, `CharDelimiterSplit`,
+`UnicodeScripts` and the reader of tokenizer.json's "pre_tokenizer" (`from_hf_config`) are in
+`pre_tokenizers_hf.py`, importable from here. `ByteLevel`'s offset trimming belongs after the
+model (`ByteLevel.trim_offsets_of`), not here.
 """
 from __future__ import annotations
 
@@ -96,7 +97,15 @@ O200K_PATTERN = "|".join(
         r"""\s+""",
     ]
 )
-PRESETS: dict[str, str] = {"gpt2": GPT2_PATTERN, "cl100k": CL100K_PATTERN, "o200k": O200K_PATTERN}
+# Meta's Llama 3 pattern (from its public tokenizer code): cl100k's alternatives, no possessives.
+LLAMA3_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
+    r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+# p50k_base uses r50k's pattern (tiktoken); Llama 4 uses o200k's.
+PRESETS: dict[str, str] = {"gpt2": GPT2_PATTERN, "r50k": GPT2_PATTERN, "p50k": GPT2_PATTERN,
+                           "cl100k": CL100K_PATTERN, "o200k": O200K_PATTERN,
+                           "llama3": LLAMA3_PATTERN}
 
 # Hugging Face's ByteLevel pattern (byte_level.rs), which is OpenAI's original GPT-2 pattern.
 HF_BYTE_LEVEL_PATTERN = (
@@ -333,6 +342,15 @@ class PreTokenizerBase:
     def describe(self) -> str:  # pragma: no cover
         return type(self).__name__
 
+    def to_hf_config(self) -> dict:
+        """This pre-tokenizer as a `tokenizer.json` "pre_tokenizer" entry (as Hugging Face
+        writes it).
+
+        >>> Whitespace().to_hf_config()
+        {'type': 'Whitespace'}
+        """
+        return {"type": type(self).__name__}
+
     def pre_tokenize_str(self, text: str) -> list[tuple[str, tuple[int, int]]]:
         """The pieces of `text` with their offsets in it (like Hugging Face's method)."""
         return [(p.normalized, p.span(0, len(p))) for p in self.split(NormalizedString(text))]
@@ -453,6 +471,16 @@ class Regex(PreTokenizerBase):
             spans = _with_gaps(spans, len(text))
         return _slices(text, spans)
 
+    def to_hf_config(self) -> dict:
+        """Hugging Face's equivalent: `Split` on the pattern, inverted (the matches are the
+        pieces) for "removed", as is for "isolated". Hugging Face runs it with Oniguruma, which
+        reads `X{1,3}+` as a repeat of `X{1,3}`, so a possessive counted repeat is written as
+        an atomic group (`hf_regex.translate`)."""
+        from .hf_regex import translate
+        return {"type": "Split", "pattern": {"Regex": translate(self.pattern, to_oniguruma=True)},
+                "behavior": "Removed" if self.behavior == "removed" else "Isolated",
+                "invert": self.behavior == "removed"}
+
     def describe(self) -> str:
         if self.preset is not None:
             return f"Regex (preset {self.preset})"
@@ -493,6 +521,10 @@ class ByteLevel(PreTokenizerBase):
         else:
             pieces = [text]
         return [to_byte_level(p) for p in pieces]
+
+    def to_hf_config(self) -> dict:
+        return {"type": "ByteLevel", "add_prefix_space": self.add_prefix_space,
+                "trim_offsets": self.trim_offsets, "use_regex": self.use_regex}
 
     def trim_offsets_of(self, token: str, offsets: tuple[int, int],
                         is_first: bool) -> tuple[int, int]:
@@ -607,6 +639,10 @@ class Metaspace(PreTokenizerBase):
     def describe(self) -> str:
         return f"Metaspace ({self.replacement}, prepend {self.prepend_scheme})"
 
+    def to_hf_config(self) -> dict:
+        return {"type": "Metaspace", "replacement": self.replacement,
+                "prepend_scheme": self.prepend_scheme, "split": self.split_pieces}
+
 
 class Sequence(PreTokenizerBase):
     """Pre-tokenizers in a row: each one splits every piece the previous one produced.
@@ -633,6 +669,14 @@ class Sequence(PreTokenizerBase):
         from .pipeline import describe
         return "Sequence [" + ", ".join(describe(p) for p in self.pre_tokenizers) + "]"
 
+    def to_hf_config(self) -> dict:
+        configs = []
+        for p in self.pre_tokenizers:
+            if not callable(getattr(p, "to_hf_config", None)):
+                raise ValueError(f"the pre-tokenizer {type(p).__name__} has no tokenizer.json form")
+            configs.append(p.to_hf_config())
+        return {"type": "Sequence", "pretokenizers": configs}
+
 
 __all__ = [
     "BertPreTokenizer", "ByteLevel", "CL100K_PATTERN", "GPT2_PATTERN", "HF_BYTE_LEVEL_PATTERN",
@@ -640,3 +684,16 @@ __all__ = [
     "WhitespaceSplit", "bytes_to_unicode", "compile_pattern", "is_bert_punctuation",
     "match_spans", "to_byte_level", "unicode_to_bytes",
 ]
+
+# Hugging Face's other pre-tokenizers and the tokenizer.json reader build on this module and
+# live in pre_tokenizers_hf.py; `from tokenizers_core.pre_tokenizers import Split` works too.
+_FROM_HF_MODULE = ("CharDelimiterSplit", "Digits", "Punctuation", "Split", "UnicodeScripts",
+                   "from_hf_config")
+__all__ += list(_FROM_HF_MODULE)
+
+
+def __getattr__(name: str) -> object:
+    if name in _FROM_HF_MODULE:
+        from . import pre_tokenizers_hf
+        return getattr(pre_tokenizers_hf, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

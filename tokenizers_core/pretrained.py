@@ -9,7 +9,9 @@ import functools
 import importlib
 import os
 from dataclasses import dataclass
+from typing import Any
 
+from . import formats
 from .pipeline import Tokenizer
 
 
@@ -36,9 +38,9 @@ _BUNDLED: dict[str, Bundled] = {
                           "GPT-4o (o200k_base, byte-level BPE)"),
     "bert-base-uncased": Bundled("tokenizers_core.bert", "bert_base_uncased", "wordpiece", 30522,
                                  "BERT base uncased (WordPiece)"),
-    "botchan_en_unigram_1000": Bundled("tokenizers_core.sentencepiece_model", "botchan_en_unigram_1000",
+    "botchan_en_unigram_1000": Bundled("tokenizers_core.formats.sentencepiece_model", "botchan_en_unigram_1000",
                                        "unigram", 1000, "SentencePiece Unigram (Botchan, 1k)"),
-    "botchan_en_bpe_1000": Bundled("tokenizers_core.sentencepiece_model", "botchan_en_bpe_1000",
+    "botchan_en_bpe_1000": Bundled("tokenizers_core.formats.sentencepiece_model", "botchan_en_bpe_1000",
                                    "sentencepiece_bpe", 1000, "SentencePiece BPE (Botchan, 1k)"),
 }
 
@@ -76,33 +78,51 @@ def _load_bundled(name: str) -> Tokenizer:
     return tok
 
 
-def load(name_or_path: str) -> Tokenizer:
-    """A bundled tokeniser by name or alias, or a tokeniser file (see `_load_file`).
+def load(source: str | os.PathLike | bytes, *, format: str | None = None,
+         pattern: str | None = None, special_tokens: dict[str, int] | None = None,
+         **options: Any) -> Tokenizer:
+    """A bundled tokeniser by name or alias, or a tokeniser file (a path or its bytes).
+
+    A file's format is sniffed from its content (see `formats`): a Hugging Face tokenizer.json, a
+    tiktoken ranks file (which needs `pattern`, a preset name or a regex, and takes
+    `special_tokens` as {string: id}), a sentencepiece .model or a WordPiece vocab.txt. `format`
+    names it instead ("hf_json", "tiktoken", "sentencepiece", "vocab_txt"); other `options` go to
+    the format's reader (vocab.txt: `lowercase=`).
 
     Bundled tokenisers are cached: loading one twice returns the same object, so treat it as
     read-only.
     """
-    if not isinstance(name_or_path, str) or not name_or_path:
-        raise ValueError("give a tokeniser name (e.g. 'cl100k_base') or a path to a model file")
-    name = canonical_name(name_or_path)
-    if name in _BUNDLED:
+    if pattern is not None:
+        options["pattern"] = pattern
+    if special_tokens is not None:
+        options["special_tokens"] = special_tokens
+    if isinstance(source, (bytes, bytearray)):
+        return formats.load_bytes(bytes(source), format=format, **options)
+    if isinstance(source, os.PathLike):
+        source = os.fspath(source)
+    if not isinstance(source, str) or not source:
+        raise ValueError("give a tokeniser name (e.g. 'cl100k_base'), a path to a tokenizer "
+                         "file or its bytes")
+    name = canonical_name(source)
+    if name in _BUNDLED and format is None and not options:
         return _load_bundled(name)
-    if os.path.exists(name_or_path):
-        return _load_file(name_or_path)
+    if os.path.isfile(source):
+        return _load_file(source, format, options)
     known = ", ".join(sorted([*_BUNDLED, *_ALIASES]))
-    raise ValueError(f"unknown tokeniser {name_or_path!r}; bundled ones are: {known}")
+    raise ValueError(f"unknown tokeniser {source!r}: not a file, and the bundled ones are: {known}")
 
 
-_FILE_LOADERS: dict[str, tuple[str, str]] = {
-    # file suffix -> (module, function taking the path)
-    ".model": ("tokenizers_core.sentencepiece_model", "load_sentencepiece"),
-    ".txt": ("tokenizers_core.bert", "load_vocab_file"),   # a WordPiece vocab.txt
-}
-
-
-def _load_file(path: str) -> Tokenizer:
-    for suffix, (module, fn) in _FILE_LOADERS.items():
-        if path.endswith(suffix):
-            return getattr(importlib.import_module(module), fn)(path)
-    kinds = ", ".join(_FILE_LOADERS) or "none yet"
-    raise ValueError(f"cannot load {path!r}: supported model files are: {kinds}")
+def _load_file(path: str, format: str | None, options: dict[str, Any]) -> Tokenizer:
+    size = os.path.getsize(path)
+    if size > formats.MAX_FILE_BYTES:
+        raise ValueError(f"{path}: {size:,} bytes is more than a tokenizer file may be "
+                         f"({formats.MAX_FILE_BYTES:,})")
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise ValueError(f"cannot read {path!r}: {exc.strerror}") from None
+    try:
+        return formats.load_bytes(data, format=format, name=os.path.basename(path), **options)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None

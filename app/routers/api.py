@@ -11,21 +11,27 @@ import tokenizers_core as tc
 from tokenizers_core import pretrained
 
 from ..deps import (UnknownTokenizer, check_text, resolve_tokenizer, settings, special_kwargs,
-                    store, trained)
+                    store, trained, uploads)
 
 router = APIRouter(prefix="/api", tags=["api"])
 
 
 class TokenizerInfo(BaseModel):
-    name: str
+    name: str = Field(description="what /api/encode and page URLs take: a bundled name or the "
+                                  "handle of an uploaded tokeniser")
     algorithm: str
     vocab_size: int
     label: str
     aliases: list[str]
+    stored: bool = Field(False, description="an uploaded tokeniser (POST /api/tokenizers)")
+    format: str | None = Field(None, description="uploaded: hf_json, tiktoken, sentencepiece "
+                                                 "or vocab_txt")
+    sha256: str | None = Field(None, description="uploaded: the sha256 of the file's bytes")
 
 
 class EncodeRequest(BaseModel):
-    tokenizer: str = Field(description="a bundled name, an alias, 'regex', or a trained handle",
+    tokenizer: str = Field(description="a bundled name, an alias, 'regex', a trained handle or "
+                                       "an uploaded tokeniser's handle",
                            examples=["cl100k_base"])
     text: str = Field(examples=["Hello, world!"])
     pair: str | None = Field(None, description="an optional second sequence (BERT pairs)")
@@ -77,10 +83,15 @@ class CorpusOut(BaseModel):
 
 
 @router.get("/tokenizers", response_model=list[TokenizerInfo])
-def list_tokenizers() -> list[dict[str, Any]]:
-    """The bundled tokenisers (trained ones are reached by the handle `/api/train` returns)."""
-    return [{"name": n, "algorithm": e.algorithm, "vocab_size": e.vocab_size, "label": e.label,
-             "aliases": pretrained.aliases_of(n)} for n, e in pretrained.bundled().items()]
+def list_tokenizers(request: Request) -> list[dict[str, Any]]:
+    """The bundled tokenisers, then the uploaded ones, most recent first (trained ones are
+    reached by the handle `/api/train` returns)."""
+    bundled = [{"name": n, "algorithm": e.algorithm, "vocab_size": e.vocab_size, "label": e.label,
+                "aliases": pretrained.aliases_of(n)} for n, e in pretrained.bundled().items()]
+    stored = [{"name": r["handle"], "algorithm": r["algorithm"], "vocab_size": r["vocab_size"],
+               "label": r["name"] or r["handle"], "aliases": [], "stored": True,
+               "format": r["format"], "sha256": r["sha256"]} for r in uploads(request).list()]
+    return bundled + stored
 
 
 @router.post("/encode", response_model=EncodeResponse)

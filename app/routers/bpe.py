@@ -15,11 +15,11 @@ from tokenizers_core.corpora import corpus_names
 from tokenizers_core.models.bpe_explore import (RULES, VARIANTS, encode_trace, merge_tree_of,
                                                 training_session)
 
-from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_step_text, resolve_tokenizer,
-                    store)
+from ..deps import (BAD_INPUT, UPLOAD_PREFIX, UnknownTokenizer, bad_input, check_step_text,
+                    resolve_tokenizer, store, stored_options)
 from .. import heap
+from ..render import render, url_with
 from ..stepping import SPEEDS, check_speed, word_jumps
-from ..render import render
 from ..trained import corpus_text as corpus_by_ref
 from .api import _store_corpus
 
@@ -205,7 +205,6 @@ def train_post(request: Request, corpus_text: str = Form(""), variant: str = For
     params = {"corpus": digest or None, "variant": variant, "vocab_size": vocab_size.strip() or None,
               "pattern": pattern if variant == "byte_bpe" else None,
               "min_frequency": min_frequency or None}
-    from ..render import url_with
     return RedirectResponse(url_with("/bpe/train", params), status_code=303)
 
 
@@ -217,8 +216,8 @@ def _bpe_options(request: Request, current: str) -> list[dict[str, str]]:
             aliases = tc.pretrained.aliases_of(name)
             out.append({"value": name,
                         "label": entry.label + (f" ({', '.join(aliases)})" if aliases else "")})
-    if current and not any(o["value"] == current or current in tc.pretrained.aliases_of(o["value"])
-                           for o in out):
+    if current and not current.startswith(UPLOAD_PREFIX) and not any(
+            o["value"] == current or current in tc.pretrained.aliases_of(o["value"]) for o in out):
         out.append({"value": current, "label": f"trained: {current}"})
     return out
 
@@ -248,7 +247,15 @@ def _pieces_at(traces, flat, k: int) -> list[dict[str, Any]]:
 
 
 def _after(step) -> tuple[str, ...]:
+    """A piece's parts after `step`: a merge joins two parts; a whole-word step (ignore_merges)
+    leaves the word; byte fallback / unknown puts each replaced symbol's stand-ins in its place."""
     p = step.parts
+    action = getattr(step, "action", "merge")
+    if action == "whole_word":
+        return (step.merged,)
+    if action != "merge":
+        instead = {pos: tuple(rep) for pos, _sym, rep in step.replaced}
+        return tuple(x for i, part in enumerate(p) for x in instead.get(i, (part,)))
     return p[:step.chosen] + (step.merged,) + p[step.chosen + 2:]
 
 
@@ -264,7 +271,8 @@ def encode_page(request: Request, tokenizer: str = "gpt2", text: str = "lowest n
                            "params": params, "error": None,
                            "play": play, "pseudocode": ENCODE_PSEUDOCODE,
                            "options": _bpe_options(request, tokenizer), "token": token,
-                           "special": special}
+                           "special": special, "yours": stored_options(request, "bpe"),
+                           "next": url_with("/bpe/encode", params)}
     status = 200
     try:
         check_speed(speed)
@@ -294,9 +302,19 @@ def encode_page(request: Request, tokenizer: str = "gpt2", text: str = "lowest n
                    delay=DELAY // speed)
         ctx.update(tok=tok, step=k, total=total, pieces=pieces, current=current, show=show,
                    trees=trees, byte_level=byte_level,
-                   line=(0 if k == 0 else (7 if k == total else 6)),
+                   line=_encode_line(current, k, total),
                    sentence=_encode_sentence(current, k, total, _shower(byte_level)))
     return render(request, "bpe_encode.html", ctx, block="step", status_code=status)
+
+
+def _encode_line(step, k: int, total: int) -> int:
+    """The pseudocode line a state is at: the end, a merge, or (byte fallback, a whole word
+    taken as is) the parts the merges start from."""
+    if k == 0:
+        return 0
+    if k == total:
+        return 7
+    return 6 if getattr(step, "action", "merge") == "merge" else 2
 
 
 def _shower(byte_level: bool):
@@ -312,6 +330,20 @@ def _encode_sentence(step, k: int, total: int, show) -> str:
     if k == 0:
         return ("Every piece starts as single symbols. Step to watch the merges apply, lowest "
                 "rank first." if total else "No merge applies: every piece is already its tokens.")
+    action = getattr(step, "action", "merge")
+    end = " No ranked pair is left anywhere: these are the tokens." if k == total else ""
+    if action == "whole_word":
+        return (f"ignore_merges: the whole word {show(step.merged)} is in the vocabulary, so it "
+                f"is one token and no merge runs.{end}")
+    if action != "merge":
+        n = len(step.replaced)
+        sym, rep = step.replaced[0][1], step.replaced[0][2]
+        what = (f"{show(sym)} → {' '.join(show(r) for r in rep)}" if rep
+                else f"{show(sym)} is dropped")
+        how = ("byte fallback spells each as its UTF-8 bytes" if action == "byte_fallback"
+               else "each becomes the unknown token (a run of them fuses into one)")
+        return (f"{n} symbol{'s are' if n != 1 else ' is'} not in the vocabulary: {how} "
+                f"({what}{', …' if n > 1 else ''}); the merges start from there.{end}")
     left, right = step.parts[step.chosen], step.parts[step.chosen + 1]
     others = len(step.candidates) - 1
     text = (f"Merged {show(left)} + {show(right)} → {show(step.merged)}: rank {step.rank:,} is the "

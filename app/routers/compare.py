@@ -21,7 +21,8 @@ from tokenizers_core import pretrained
 from tokenizers_core.corpora import corpus_names
 
 from .. import display
-from ..deps import check_text, resolve_tokenizer, trained
+from ..deps import (UPLOAD_PREFIX, check_text, resolve_tokenizer, stored_options, tokenizer_label,
+                    trained)
 from ..render import render
 from ..trained import make_spec
 from .visualiser import step_link
@@ -74,8 +75,7 @@ def column_tokenizer(request: Request, spec: str, corpus: str, vocab: int,
             _, tok = trained(request).train(spec, corpus, vocab)
         return title, sub, tok
     tok = resolve_tokenizer(request, spec)
-    entry = pretrained.bundled().get(pretrained.canonical_name(spec))
-    return (entry.label if entry else spec), tok.algorithm, tok
+    return tokenizer_label(request, spec), tok.algorithm, tok
 
 
 def build_columns(request: Request, text: str, specs: list[str], corpus: str, vocab: int,
@@ -128,11 +128,12 @@ def build_columns(request: Request, text: str, specs: list[str], corpus: str, vo
     return cols
 
 
-def _choices(specs: list[str]) -> list[dict[str, str]]:
+def _choices(request: Request, specs: list[str]) -> list[dict[str, str]]:
     """The column checkboxes: the chosen columns first, in their order (so submitting the form
-    keeps the order of the columns), then the others."""
+    keeps the order of the columns), then the others (the uploaded ones last)."""
     out = [{"value": a, "label": f"{ALGORITHM_TITLES.get(a, a)} (trained)"} for a in tc.algorithms()]
     out += [{"value": n, "label": e.label} for n, e in pretrained.bundled().items()]
+    out += [{"value": o["value"], "label": f"yours: {o['label']}"} for o in stored_options(request)]
     known = {o["value"]: o for o in out}
     chosen = [known.get(s, {"value": s, "label": s}) for s in dict.fromkeys(specs)]
     return chosen + [o for o in out if o["value"] not in specs]
@@ -165,7 +166,8 @@ def compare_page(request: Request, text: str | None = None,
     cols = [] if error else build_columns(request, text, specs, corpus, vocab, ref,
                                           train_now=wait)
     ctx = {"text": text, "specs": specs, "corpus": corpus, "vocab": vocab, "ref": ref,
-           "columns": cols, "error": error, "choices": _choices(specs), "corpora": corpus_names(),
+           "columns": cols, "error": error, "choices": _choices(request, specs), "corpora": corpus_names(),
+           "labels": {sp: tokenizer_label(request, sp) for sp in specs if sp.startswith(UPLOAD_PREFIX)},
            "max_columns": MAX_COLUMNS,
            "params": _params(text, specs, corpus, vocab, ref)}
     return render(request, "compare.html", ctx, block="columns",

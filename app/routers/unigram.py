@@ -2,14 +2,13 @@
 (`/unigram/train`).
 
 Each page is a pure function of its URL. A model is `tiny` (the demo where `▁cat` scores high),
-a bundled SentencePiece Unigram model, a trained handle, or `upload-<sha256>` for a `.model` file
-uploaded here (stored base64-encoded in the corpus store, so the URL stays a permalink).
+a bundled SentencePiece Unigram model, a trained handle, or the handle of an uploaded tokenizer
+file (`app.uploads`: a sentencepiece .model or a tokenizer.json with a Unigram model).
 Training runs in a background thread keyed by (corpus, vocab size, sample words); a request
 waits up to WAIT_SECONDS, then shows the rounds done so far and polls (htmx) for the rest.
 """
 from __future__ import annotations
 
-import base64
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -22,13 +21,14 @@ import tokenizers_core as tc
 from tokenizers_core.corpora import corpus_names
 from tokenizers_core.models.unigram import demo_tokenizer, lattice_steps, sample
 from tokenizers_core.models.unigram_trainer import UnigramTrainer
-from tokenizers_core.sentencepiece_model import load_bytes
 
 from ..charts import line_chart
-from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_text, resolve_tokenizer,
-                    settings, store, trained)
-from ..render import render
-from ..store import MODEL_UPLOAD_PREFIX, is_sha256, sha256_text
+from ..deps import (BAD_INPUT, UPLOAD_PREFIX, UnknownTokenizer, bad_input, check_text,
+                    resolve_tokenizer, settings, store, stored_options, tokenizer_label, trained,
+                    uploads)
+from ..render import render, url_with
+from ..uploads import upload
+from ..store import sha256_text
 from ..trained import corpus_text as corpus_by_ref
 from .api import _store_corpus
 
@@ -39,7 +39,6 @@ MAX_LATTICE_CHARS = 120          # normalised characters the lattice view steps 
 MAX_NBEST = 50
 CELL = 64                        # px between lattice positions: the SVG's nodes and the table's
 LEFT = 112                       # columns (app.css .lattice-scroll keeps the same two numbers)
-_UPLOAD_PREFIX = MODEL_UPLOAD_PREFIX
 
 LATTICE_PSEUDOCODE = [
     "text ← normalise(input)   # ▁ marks spaces",
@@ -77,7 +76,6 @@ DEFAULT_VOCAB = 300
 MAX_TRAIN_VOCAB = 8000
 WAIT_SECONDS = 2.0               # a training request waits this long before showing progress
 
-_MODELS: OrderedDict[str, tc.Tokenizer] = OrderedDict()      # uploaded .model files by sha256
 _RUNS: OrderedDict[Any, "_Run"] = OrderedDict()              # training runs (background)
 _LOCK = threading.Lock()
 
@@ -87,17 +85,6 @@ def _model(request: Request, name: str) -> tc.Tokenizer:
     """The tokeniser behind `model=`; ValueError if it is not a Unigram model."""
     if name == "tiny":
         return demo_tokenizer()
-    if name.startswith("upload-"):
-        digest = name[len("upload-"):]
-        with _LOCK:
-            tok = _MODELS.get(digest)
-        if tok is None:
-            stored = store(request).get(digest) if is_sha256(digest) else None
-            if stored is None or not stored.startswith(_UPLOAD_PREFIX):
-                raise UnknownTokenizer(f"no uploaded model has sha256 {digest}")
-            tok = load_bytes(base64.b64decode(stored[len(_UPLOAD_PREFIX):]), name=name)
-            _remember(_MODELS, digest, tok, 8)
-        return tok
     tok = resolve_tokenizer(request, name)
     if not hasattr(tok.model, "viterbi_steps"):
         raise ValueError(f"{name!r} is a {tok.algorithm or 'non-Unigram'} tokeniser; the lattice "
@@ -105,22 +92,14 @@ def _model(request: Request, name: str) -> tc.Tokenizer:
     return tok
 
 
-def _remember(cache: OrderedDict, key: Any, value: Any, size: int) -> None:
-    with _LOCK:
-        cache[key] = value
-        cache.move_to_end(key)
-        while len(cache) > size:
-            cache.popitem(last=False)
-
-
 def _model_options(current: str) -> list[dict[str, str]]:
     out = [{"value": "tiny", "label": "tiny demo (▁cat scores high)"}]
     for name, entry in tc.pretrained.bundled().items():
         if entry.algorithm == "unigram":
             out.append({"value": name, "label": entry.label})
-    if current and not any(o["value"] == current for o in out):
-        label = "uploaded .model" if current.startswith("upload-") else "trained"
-        out.append({"value": current, "label": f"{label}: {current[:24]}"})
+    if current and not current.startswith(UPLOAD_PREFIX) and not any(
+            o["value"] == current for o in out):
+        out.append({"value": current, "label": f"trained: {current[:24]}"})
     return out
 
 
@@ -209,7 +188,10 @@ def lattice_page(request: Request, model: str = "tiny", text: str = DEFAULT_TEXT
     ctx: dict[str, Any] = {"model": model, "text": text, "params": params, "error": None,
                            "play": play, "pseudocode": LATTICE_PSEUDOCODE, "n_best": n,
                            "seed": seed, "alpha": alpha, "nbest_size": nbest_size,
-                           "model_options": _model_options(model), "cell": CELL}
+                           "model_options": _model_options(model), "cell": CELL,
+                           "yours": stored_options(request, "unigram"),
+                           "label": tokenizer_label(request, model),
+                           "next": url_with("/unigram/lattice", params)}
     status = 200
     try:
         check_text(request, text)
@@ -245,28 +227,23 @@ def lattice_page(request: Request, model: str = "tiny", text: str = DEFAULT_TEXT
              summary="Upload a sentencepiece .model file and open its lattice view")
 async def lattice_upload(request: Request, file: UploadFile = File(...),
                          text: str = Form(DEFAULT_TEXT)) -> Any:
-    limit = settings(request).max_upload_bytes
-    data = await file.read(limit + 1)
-    error, status = None, 422
-    if len(data) > limit:
-        error, status = f"the file is over the upload limit of {limit:,} bytes", 413
-    else:
-        try:
-            tok = load_bytes(data, name=file.filename or "uploaded")
-            if not hasattr(tok.model, "viterbi_steps"):
-                raise ValueError(f"{file.filename or 'this file'} is a sentencepiece "
-                                 f"{tok.algorithm} model; the lattice view needs a Unigram model")
-        except ValueError as exc:
-            error = str(exc)
-    if error is not None:
+    """The lattice view's own upload (the page now uses the shared form, POST /tokenizers):
+    stored with the other uploaded tokenisers, then the lattice of the new handle."""
+    try:
+        row = await upload(uploads(request), settings(request).max_tokenizer_bytes, file)
+        if row["family"] != "unigram":
+            raise ValueError(f"{file.filename or 'this file'} holds a {row['algorithm']} model; "
+                             "the lattice view needs a Unigram model (it is stored: see "
+                             "/tokenizers)")
+    except BAD_INPUT as exc:
+        error, status = bad_input(exc)
         ctx = {"model": "tiny", "text": text, "params": {}, "error": error, "play": False,
                "pseudocode": LATTICE_PSEUDOCODE, "n_best": 5, "seed": None, "alpha": 0.1,
-               "nbest_size": -1, "model_options": _model_options("tiny"), "cell": CELL}
+               "nbest_size": -1, "model_options": _model_options("tiny"), "cell": CELL,
+               "yours": stored_options(request, "unigram"),
+               "next": url_with("/unigram/lattice", {"text": text})}
         return render(request, "unigram_lattice.html", ctx, status_code=status)
-    stored = _UPLOAD_PREFIX + base64.b64encode(data).decode("ascii")
-    digest = store(request).put(stored, name=file.filename or "uploaded.model")
-    _remember(_MODELS, digest, tok, 8)
-    query = urlencode({"model": f"upload-{digest}", "text": text})
+    query = urlencode({"model": row["handle"], "text": text})
     return RedirectResponse(f"/unigram/lattice?{query}", status_code=303)
 
 

@@ -9,8 +9,9 @@ from fastapi.responses import HTMLResponse
 from .. import display
 from ..roundtrip import round_trip_notes
 from ..deps import (BAD_INPUT, REGEX, bad_input, check_text, resolve_tokenizer, special_kwargs,
-                    tokenizer_options)
+                    tokenizer_label, tokenizer_options)
 from ..render import render, url_with
+from ..uploads import model_family
 from tokenizers_core import pretrained
 
 router = APIRouter(tags=["pages"])
@@ -25,10 +26,9 @@ MAX_CHIPS = 5000     # chips drawn; past that the page would weigh ~0.5 KB a tok
 # request line over ~16 KB); the address bar gets a GET permalink when it is at most this long.
 MAX_PERMALINK = 8000
 
-# Where a chip links to see how its word was built, by algorithm (only if the page exists).
+# Where a chip links to see how its word was built, by model (only if the page exists).
 STEP_LINKS = {
-    "bpe": ("/bpe/encode", "tokenizer"), "byte_bpe": ("/bpe/encode", "tokenizer"),
-    "sentencepiece_bpe": ("/bpe/encode", "tokenizer"),
+    "bpe": ("/bpe/encode", "tokenizer"),
     "wordpiece": ("/wordpiece/encode", "vocab"),
     "unigram": ("/unigram/lattice", "model"),
 }
@@ -42,7 +42,7 @@ def default_tokenizer() -> str:
 
 
 def step_link(request: Request, tok) -> tuple[str, str] | None:
-    link = STEP_LINKS.get(tok.algorithm)
+    link = STEP_LINKS.get(model_family(tok))
     if link is None:
         return None
     return link if link[0] in page_paths(request.app) else None
@@ -63,6 +63,25 @@ def page_paths(app) -> set[str]:
     return paths
 
 
+def stage_members(steps: list) -> list[tuple[Any, str]]:
+    """Each pipeline step with its place among the steps of its stage, when a stage has several
+    (the members of a Sequence normaliser or pre-tokeniser: "1 of 2", "2 of 2"), else "".
+
+    >>> from types import SimpleNamespace as S
+    >>> [m for _, m in stage_members([S(kind="normalize"), S(kind="normalize"), S(kind="model")])]
+    ['1 of 2', '2 of 2', '']
+    """
+    totals: dict[str, int] = {}
+    for s in steps:
+        totals[s.kind] = totals.get(s.kind, 0) + 1
+    seen: dict[str, int] = {}
+    out = []
+    for s in steps:
+        seen[s.kind] = seen.get(s.kind, 0) + 1
+        out.append((s, f"{seen[s.kind]} of {totals[s.kind]}" if totals[s.kind] > 1 else ""))
+    return out
+
+
 def visualise(request: Request, text: str, name: str, pattern: str,
               special: bool = False) -> dict[str, Any]:
     """Everything the result block shows, or an `error` (with the status it deserves)."""
@@ -78,7 +97,7 @@ def visualise(request: Request, text: str, name: str, pattern: str,
     chips = display.chips(tok, text, enc, limit=MAX_CHIPS)
     shown_upto = max((c.end for c in chips), default=0) if len(chips) < len(enc) else None
     try:
-        decoded = tok.decode(enc.ids)
+        decoded = tok.decode(enc.ids, skip_special_tokens=True)
     except ValueError:  # the word and sentence tokenisers number tokens per input: no decode
         decoded = None
     n_tokens = len(enc)
@@ -86,8 +105,9 @@ def visualise(request: Request, text: str, name: str, pattern: str,
     ctx.update(
         copy=copy,
         tok=tok, enc=enc, chips=chips, decoded=decoded,
-        round_trip=round_trip_notes(tok, text, enc, decoded) if decoded is not None else [], segments=display.segments(text, enc, upto=shown_upto),
-        stages=list(trace),
+        round_trip=round_trip_notes(tok, text, enc, decoded) if decoded is not None else [],
+        segments=display.segments(text, enc, upto=shown_upto),
+        stages=stage_members(list(trace)),
         step_link=step_link(request, tok), max_items=MAX_PANEL_ITEMS,
         counts={
             "chars": len(text), "bytes": len(text.encode("utf-8")),
@@ -129,7 +149,9 @@ def _page(request: Request, text: str, tokenizer: str | None, pattern: str, ids:
         else url_with("/", settings_only)
     permalink = link if len(link) <= MAX_PERMALINK else None
     ctx.update(text=text, tokenizer=name, pattern=pattern, show_ids=ids, raw=raw, special=special,
-               options=tokenizer_options(name), regex_name=REGEX, permalink=permalink)
+               options=tokenizer_options(request, name), regex_name=REGEX,
+               label=tokenizer_label(request, name), permalink=permalink,
+               next=permalink or url_with("/", settings_only))
     response = render(request, "visualiser.html", ctx, block="result",
                       status_code=ctx["status"])
     response.headers["HX-Push-Url"] = permalink or url_with("/", settings_only)

@@ -35,7 +35,7 @@ def vocab_page(request: Request, tokenizer: str = "cl100k_base", q: str = "", pa
     bundled or stored corpus whose token frequencies are shown."""
     params = {"tokenizer": tokenizer, "q": q or None, "corpus": corpus or None}
     ctx: dict[str, Any] = {"tokenizer": tokenizer, "q": q, "corpus": corpus, "params": params,
-                           "error": None, "options": tokenizer_options(tokenizer),
+                           "error": None, "options": tokenizer_options(request, tokenizer),
                            "bundled": corpus_names(), "rows": [], "detail": None}
     status = 200
     try:

@@ -20,9 +20,9 @@ from tokenizers_core.models.wordpiece import WordPiece, vocab_from_text
 from tokenizers_core.models.wordpiece_train import (TrainingCheckpoints, WordPieceTrainer,
                                                     corpus_key)
 
-from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_step_text, resolve_tokenizer,
-                    store)
-from ..render import render
+from ..deps import (BAD_INPUT, UPLOAD_PREFIX, UnknownTokenizer, bad_input, check_step_text,
+                    resolve_tokenizer, store, stored_options, tokenizer_label)
+from ..render import render, url_with
 from ..stepping import SPEEDS, check_speed, word_jumps
 from ..trained import corpus_text as corpus_by_ref
 from .api import _store_corpus
@@ -131,7 +131,10 @@ def encode_page(request: Request, text: str = DEFAULT_TEXT, vocab: str = "small"
         params["vocab_text"] = vocab_text
     ctx: dict[str, Any] = {"text": text, "vocab": vocab, "vocab_text": vocab_text,
                            "params": params, "error": None, "play": play,
-                           "pseudocode": ENCODE_PSEUDOCODE, "vocab_options": _vocab_options(request, vocab)}
+                           "pseudocode": ENCODE_PSEUDOCODE, "vocab_options": _vocab_options(request, vocab),
+                           "yours": stored_options(request, "wordpiece"),
+                           "label": tokenizer_label(request, vocab),
+                           "next": url_with("/wordpiece/encode", params)}
     status = 200
     try:
         check_speed(speed)
@@ -163,7 +166,8 @@ def _vocab_options(request: Request, current: str) -> list[dict[str, str]]:
     for name, entry in tc.pretrained.bundled().items():
         if entry.algorithm == "wordpiece":
             out.append({"value": name, "label": entry.label})
-    if current and not any(o["value"] == current for o in out):
+    if current and not current.startswith(UPLOAD_PREFIX) and not any(
+            o["value"] == current for o in out):
         out.append({"value": current, "label": f"trained: {current}"})
     return out
 

@@ -42,8 +42,7 @@ def test_every_corpus_picker_lists_stored_corpora_by_name_size_and_date(client, 
 
 
 def test_model_uploads_are_not_listed_as_corpora(client):
-    from app.routers.unigram import _UPLOAD_PREFIX
-    client.app.state.store.put(_UPLOAD_PREFIX + "AAAA", name="x.model")
+    client.app.state.store.put("sentencepiece-model:base64:AAAA", name="x.model")
     assert "x.model" not in client.get("/bpe/train").text
 
 

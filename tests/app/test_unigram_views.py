@@ -5,7 +5,7 @@ import gzip
 import os
 import re
 
-from tokenizers_core.sentencepiece_model import _DATA
+from tokenizers_core.formats.sentencepiece_model import _DATA
 
 HX = {"HX-Request": "true"}
 

@@ -14,8 +14,9 @@ from hypothesis import given, settings, strategies as st
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import load_corpus
-from tokenizers_core.models.bpe import (BPE, BpeEncodeStep, BpeMerge, bpe_trainer, bpe_word_table,
-                                        byte_bpe_trainer, show_bytes, to_byte_level, token_text)
+from tokenizers_core.models.bpe import (BPE, BpeEncodeStep, BpeMerge, show_bytes, to_byte_level,
+                                        token_text)
+from tokenizers_core.models.bpe_train import bpe_trainer, bpe_word_table, byte_bpe_trainer
 from tokenizers_core.steps import step_from_dict
 
 SEED = ["low low low low low", "lower lower", "newest newest newest newest newest newest",
@@ -315,7 +316,7 @@ def test_unknown_algorithm_and_oversized_corpus():
 def test_session_replay_equals_the_trainers_own_state(variant, vocab_size):
     """The view rebuilds the word table at step k by replaying the first k merges; that must be
     exactly the trainer's live state after k merges."""
-    from tokenizers_core.models.bpe import bpe_trainer, byte_bpe_trainer
+    from tokenizers_core.models.bpe_train import bpe_trainer, byte_bpe_trainer
     from tokenizers_core.models.bpe_explore import training_session
     from tokenizers_core.models.bpe_sentencepiece import sentencepiece_bpe_trainer
     text = load_corpus("udhr/eng")
@@ -341,7 +342,7 @@ def test_ascii_fast_split_equals_regex(text):
     """The `re` spelling of the presets and the Whitespace pattern used for ASCII text."""
     import regex
 
-    from tokenizers_core.models.bpe import _splitter
+    from tokenizers_core.models.bpe_train import _splitter
     from tokenizers_core.pre_tokenizers import GPT2_PATTERN, WHITESPACE_PATTERN
     from tokenizers_core.pre_tokenizers import PRESETS
     for name, pattern in PRESETS.items():

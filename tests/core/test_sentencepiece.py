@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 import tokenizers_core as tc
 from tokenizers_core.decoders import SentencePieceDecoder
 from tokenizers_core.normalized import NormalizedString
-from tokenizers_core.sentencepiece_model import (
-    _DATA, PrecompiledCharsMap, SentencePieceNormalizer, load_bytes, parse_model_proto, _fields,
-    _read_varint)
+from tokenizers_core.formats.sentencepiece_model import (
+    _DATA, load_bytes, parse_model_proto, _fields, _read_varint)
+from tokenizers_core.sentencepiece import PrecompiledCharsMap, SentencePieceNormalizer
 
 spm = pytest.importorskip("sentencepiece")
 
@@ -187,6 +187,10 @@ def trained_models(tmp_path_factory) -> dict:
                               remove_extra_whitespaces=False, normalization_rule_name="identity"),
         "unigram_suffix": dict(model_type="unigram", vocab_size=400,
                                treat_whitespace_as_suffix=True, control_symbols=["<ctl>"]),
+        "char": dict(model_type="char", vocab_size=200, user_defined_symbols=["<sep>", "ing"],
+                     control_symbols=["<ctl>"]),
+        "word": dict(model_type="word", vocab_size=800, user_defined_symbols=["<sep>"]),
+        "char_bytes": dict(model_type="char", vocab_size=400, byte_fallback=True),
     }
     out = {}
     for key, opts in variants.items():
@@ -202,7 +206,7 @@ _SAMPLES = ["Hello world, the cat sat.", "東京は日本の首都です。", "n
 
 
 @pytest.mark.parametrize("key", ["unigram_bytes", "bpe_bytes", "unigram_user", "bpe_user",
-                                 "unigram_plain", "unigram_suffix"])
+                                 "unigram_plain", "unigram_suffix", "char", "word", "char_bytes"])
 def test_any_sentencepiece_model_file_loads_and_matches(key, trained_models):
     path = trained_models[key]
     sp = spm.SentencePieceProcessor(model_file=path)
@@ -310,7 +314,7 @@ def test_bpe_merges_replayed_by_rank_reproduce_the_encoder():
 def test_own_reader_agrees_with_protobuf(name):
     """Our stdlib wire-format reader against Google's protobuf parsing of the same file."""
     from sentencepiece import sentencepiece_model_pb2 as pb
-    from tokenizers_core.sentencepiece_model import parse_model_proto
+    from tokenizers_core.formats.sentencepiece_model import parse_model_proto
     data = _model_bytes(name)
     ref = pb.ModelProto()
     ref.ParseFromString(data)

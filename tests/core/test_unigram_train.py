@@ -16,7 +16,7 @@ from tokenizers_core.corpora import load_corpus
 from tokenizers_core.models.sentencepiece_common import is_valid_piece, split_words
 from tokenizers_core.models.unigram_trainer import (UnigramRound, UnigramTrainer, digamma,
                                                     held_out_quality)
-from tokenizers_core.sentencepiece_model import _DATA, load_bytes
+from tokenizers_core.formats.sentencepiece_model import _DATA, load_bytes
 from tokenizers_core.steps import step_from_dict
 
 spm = pytest.importorskip("sentencepiece")

@@ -24,8 +24,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from .bpe import (BPE, BPE_RULE, END_OF_WORD, BpeEncodeStep, BpeMerge, bpe_trainer,
-                  byte_bpe_trainer, token_text)
+from .bpe import BPE, BPE_RULE, END_OF_WORD, BpeEncodeStep, BpeMerge, token_text
+from .bpe_train import bpe_trainer, byte_bpe_trainer
 
 VARIANTS = ("bpe", "byte_bpe", "sentencepiece_bpe")
 TOP_K = 12
@@ -293,7 +293,7 @@ def _steps_function(tokenizer: Any):
     model = tokenizer.model
     if hasattr(model, "encode_steps"):
         return model.encode_steps
-    from ..sentencepiece_model import SentencePieceBpe
+    from ..sentencepiece import SentencePieceBpe
     if isinstance(model, SentencePieceBpe):
         from .bpe_sentencepiece import sentencepiece_encode_steps
         return lambda piece: sentencepiece_encode_steps(model, piece)

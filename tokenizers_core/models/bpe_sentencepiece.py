@@ -37,9 +37,10 @@ from typing import Iterable, Iterator
 
 import regex
 
-from ..sentencepiece_model import (CONTROL, NORMAL, UNKNOWN, SentencePieceBpe,
-                                   SentencePieceNormalizer)
-from .bpe import MAX_CORPUS_CHARS, BpeMerge, _check_vocab_size
+from ..sentencepiece import (CONTROL, NORMAL, UNKNOWN, SentencePieceBpe,
+                             SentencePieceNormalizer)
+from .bpe import BpeMerge
+from .bpe_train import MAX_CORPUS_CHARS, _check_vocab_size
 from .sentencepiece_common import BOUNDARY, SPACE, UNK_CHAR, is_valid_piece, split_words
 
 META_PIECES = ("<unk>", "<s>", "</s>")

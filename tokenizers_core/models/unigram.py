@@ -41,6 +41,7 @@ from array import array
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterator, Sequence
 
+from ..sentencepiece import SentencePieceNormalizer, finish_tokens
 from ..steps import Step, register_step
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
@@ -54,10 +55,18 @@ _F32 = struct.Struct("<f")
 def f32(x: float) -> float:
     """Round a Python float to the nearest 32-bit float (as C++ `float` arithmetic does).
 
+    A value too large for a 32-bit float becomes infinity, as in C++ (a model whose only pieces
+    are byte pieces has min_score FLT_MAX, and sums past it overflow).
+
     >>> f32(0.1)
     0.10000000149011612
+    >>> f32(2 * FLT_MAX)
+    inf
     """
-    return _F32.unpack(_F32.pack(x))[0]
+    try:
+        return _F32.unpack(_F32.pack(x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
 
 
 # ---- steps -------------------------------------------------------------------------------------
@@ -292,7 +301,6 @@ class Unigram:
 
     def tokenize(self, text: str) -> list[tuple[str, int, int, int]]:
         """The best segmentation of a normalised text as (token, id, start, end)."""
-        from ..sentencepiece_model import finish_tokens
         return finish_tokens(text, self.encode_spans(text), self.unk_id, self.byte_fallback,
                              self._piece_id)
 
@@ -409,7 +417,7 @@ class Unigram:
                 candidates.append((j, piece, pid, score, total))
                 if winner < 0 or total > best[i]:
                     winner = len(candidates) - 1
-                    best[i] = f32(total)
+                    best[i] = total          # (already rounded as the model rounds)
             back[i] = candidates[winner][0]
             ids[i] = candidates[winner][2]
             yield ViterbiStep(position=i, candidates=tuple(candidates), winner=winner,
@@ -443,7 +451,6 @@ class Unigram:
         """Like `nbest`, with each path's (start, end, id) spans."""
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             raise ValueError("the number of segmentations k must be a positive integer")
-        from ..sentencepiece_model import finish_tokens
         k = min(k, 1024)
         if not text:
             return [([], [], 0.0)]
@@ -468,7 +475,6 @@ class Unigram:
 
         `seed` makes the draw reproducible.
         """
-        from ..sentencepiece_model import finish_tokens
         if not isinstance(nbest_size, int) or nbest_size > 512:
             raise ValueError("nbest_size must be an integer <= 512 (negative: sample from all)")
         try:
@@ -656,7 +662,6 @@ def demo_tokenizer() -> Any:
     """
     from ..decoders import SentencePieceDecoder
     from ..pipeline import Tokenizer
-    from ..sentencepiece_model import SentencePieceNormalizer
     model = Unigram(list(DEMO_PIECES), types=[UNKNOWN] + [NORMAL] * (len(DEMO_PIECES) - 1))
     return Tokenizer(model, normalizer=SentencePieceNormalizer(None), decoder=SentencePieceDecoder(),
                      name="tiny", algorithm="unigram")

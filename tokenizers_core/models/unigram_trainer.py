@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Iterator
@@ -574,7 +575,8 @@ def _lattice_edges(text: str, trie: dict[str, Any], unk: int | None) -> list[tup
 
 
 def _make_normalizer(normalization: str) -> Any:
-    from ..sentencepiece_model import SentencePieceNormalizer, nmt_nfkc_charsmap
+    from ..formats.sentencepiece_model import nmt_nfkc_charsmap
+    from ..sentencepiece import SentencePieceNormalizer
     if normalization == "identity":
         return SentencePieceNormalizer(None, name="identity")
     return SentencePieceNormalizer(nmt_nfkc_charsmap(), name="nmt_nfkc")
@@ -596,8 +598,41 @@ def held_out_quality(tok: Any, held: Iterable[str]) -> tuple[float, float]:
 
 
 def train_unigram(lines: Iterable[str], vocab_size: int, **options: Any) -> Any:
-    """`tokenizers_core.train("unigram", lines, vocab_size, **options)`: see `UnigramTrainer`."""
-    trainer = UnigramTrainer(lines, vocab_size, **options)
-    tok = trainer.tokenizer()
+    """`tokenizers_core.train("unigram", lines, vocab_size, **options)`: see `UnigramTrainer`.
+
+    When vocab_size is too large for a small corpus, the error names a size that training then
+    accepts (checked by training at it: the first estimate, from the seed pieces, is an upper
+    bound that EM's pruning can undercut).
+    """
+    lines = list(lines) if not isinstance(lines, (list, str)) else lines
+    try:
+        trainer = UnigramTrainer(lines, vocab_size, **options)
+        tok = trainer.tokenizer()
+    except ValueError as exc:
+        raise ValueError(_with_accepted_size(exc, lines, options)) from None
     tok.trainer = trainer                       # type: ignore[attr-defined]
     return tok
+
+
+_TOO_LARGE = re.compile(r"(vocab_size \d+ is too large for this corpus: .*?use at most )(\d+)(.*)",
+                        re.S)
+
+
+def _with_accepted_size(exc: ValueError, lines: Any, options: dict[str, Any]) -> str:
+    """The "too large" message with its suggested size replaced by the largest size that trains
+    (tried downwards from the suggestion, a few times at most, on small corpora only)."""
+    message = str(exc)
+    match = _TOO_LARGE.fullmatch(message)
+    if match is None or int(match.group(2)) > 5_000:
+        return message
+    size = int(match.group(2))
+    for _ in range(5):
+        try:
+            UnigramTrainer(lines, size, **options).tokenizer()
+            return f"{match.group(1)}{size}{match.group(3)}"
+        except ValueError as again:
+            retry = _TOO_LARGE.fullmatch(str(again))
+            if retry is None or int(retry.group(2)) >= size:
+                return message
+            size = int(retry.group(2))
+    return message

@@ -1,0 +1,281 @@
+"""Uploaded tokenizer files: stored content-addressed in SQLite, parsed once, cached.
+
+A user uploads a Hugging Face tokenizer.json, a tiktoken ranks file, a sentencepiece .model or
+a WordPiece vocab.txt (gzipped is fine). The bytes, after gunzip, are stored once under their
+sha256; the handle names the bytes and the load options:
+
+    upload-<sha256[:16]>                 a file that needs no options (tokenizer.json, .model)
+    upload-<sha256[:16]>-<8 hex>         the same bytes loaded with options (a ranks file's
+                                         pattern and special tokens, a vocab.txt's casing)
+
+so one file loaded two ways gives two handles, and any worker rebuilds a tokeniser from its
+handle alone. A parsed tokeniser stays in a small LRU: a Llama 3 tokenizer.json takes a second
+or two to parse and is never parsed per request.
+
+(`upload-<64 hex>` is the older lattice-view upload, a base64 text in the corpus store; it is
+still read, so old permalinks keep working.)
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from fastapi import HTTPException, UploadFile
+from starlette.concurrency import run_in_threadpool
+
+import tokenizers_core as tc
+from tokenizers_core import formats
+
+from . import heap
+from .store import CorpusStore, is_sha256
+
+PREFIX = "upload-"
+HANDLE = re.compile(r"upload-[0-9a-f]{16}(-[0-9a-f]{8})?")
+PATTERN_PRESETS = ("llama3", "o200k", "cl100k", "p50k", "gpt2")   # offered for ranks files
+FORMAT_LABELS = {"hf_json": "Hugging Face tokenizer.json", "tiktoken": "tiktoken ranks file",
+                 "sentencepiece": "sentencepiece .model", "vocab_txt": "WordPiece vocab.txt"}
+# The options each format's reader takes; the upload form sends every field, the rest are ignored.
+FORMAT_OPTIONS = {"tiktoken": ("pattern", "special_tokens"), "vocab_txt": ("lowercase",)}
+_LEGACY_PREFIX = "sentencepiece-model:base64:"      # the lattice view's uploads before this module
+_PARSE_ERRORS = (KeyError, TypeError, IndexError, AttributeError, RecursionError, OverflowError,
+                 UnicodeDecodeError)
+
+
+# ---- reading the upload (the one place that checks sizes) ----------------------------------------
+async def read_tokenizer_file(upload: UploadFile, limit: int) -> bytes:
+    """The uploaded file's bytes, gunzipped; 413 over `limit` bytes (before or after gunzip)."""
+    data = await upload.read(limit + 1)
+    if len(data) > limit:
+        raise HTTPException(413, f"the file is over the tokenizer upload limit of {limit:,} bytes "
+                                 "(set TOKVIS_MAX_TOKENIZER_BYTES to change it)")
+    if not data:
+        raise HTTPException(422, "the file is empty: choose a tokenizer file")
+    try:
+        return await run_in_threadpool(formats.gunzip, data, limit)
+    except ValueError as exc:
+        status = 413 if "more than" in str(exc) else 422
+        raise HTTPException(status, f"{exc} (the limit is TOKVIS_MAX_TOKENIZER_BYTES)"
+                            if status == 413 else str(exc)) from None
+
+
+# ---- the form's fields -----------------------------------------------------------------------------
+def parse_special_tokens(raw: str | None) -> dict[str, int] | None:
+    """Special tokens as a JSON object `{"<|endoftext|>": 100257}`, or one per line `TOKEN ID`.
+
+    >>> parse_special_tokens('{"<s>": 1}'), parse_special_tokens("<s> 1\\n</s>  2")
+    ({'<s>': 1}, {'<s>': 1, '</s>': 2})
+    """
+    if raw is None or not raw.strip():
+        return None
+    raw = raw.strip()
+    if raw.startswith("{"):
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"special tokens: not valid JSON ({exc.msg} at line {exc.lineno}, "
+                             f"column {exc.colno})") from None
+        if not isinstance(value, dict) or not all(
+                isinstance(k, str) and k and isinstance(v, int) and not isinstance(v, bool)
+                and v >= 0 for k, v in value.items()):
+            raise ValueError('special tokens: give a JSON object of token → id, such as '
+                             '{"<|endoftext|>": 100257}')
+        return value
+    out: dict[str, int] = {}
+    for number, line in enumerate(raw.splitlines(), 1):
+        if not line.strip():
+            continue
+        token, _, rank = line.strip().rpartition(" ")
+        if not token.strip() or not rank.isdigit():
+            raise ValueError(f"special tokens, line {number}: expected `TOKEN ID` (or a JSON "
+                             f"object), got {line.strip()[:40]!r}")
+        out[token.strip()] = int(rank)
+    return out
+
+
+def parse_lowercase(raw: str | bool | None) -> bool | None:
+    """auto (None) / uncased (True) / cased (False), from a form or API field."""
+    if raw is None or isinstance(raw, bool):
+        return raw
+    value = raw.strip().lower()
+    if value in ("", "auto"):
+        return None
+    if value in ("true", "1", "yes", "on", "uncased", "lowercase"):
+        return True
+    if value in ("false", "0", "no", "off", "cased"):
+        return False
+    raise ValueError(f"lowercase must be auto, cased or uncased, got {raw!r}")
+
+
+def model_family(tok: Any) -> str:
+    """Which step-through view runs on a tokeniser's model: bpe, wordpiece, unigram or other."""
+    from tokenizers_core.models.wordpiece import WordPiece
+    from tokenizers_core.sentencepiece import SentencePieceBpe
+    model = tok.model
+    if hasattr(model, "viterbi_steps"):
+        return "unigram"
+    if isinstance(model, WordPiece):
+        return "wordpiece"
+    if hasattr(model, "encode_steps") or isinstance(model, SentencePieceBpe):
+        return "bpe"
+    return "other"
+
+
+class NeedsPattern(ValueError):
+    """A ranks file was uploaded without its pattern; `sha256` names its stored bytes."""
+
+    def __init__(self, sha256: str) -> None:
+        super().__init__("this is a tiktoken ranks file: it needs its pre-tokenisation pattern "
+                         f"(a preset: {', '.join(PATTERN_PRESETS)}; or a regex) and its special "
+                         "tokens, which the file does not hold")
+        self.sha256 = sha256
+
+
+# ---- the store and the cache ----------------------------------------------------------------------
+class UploadedTokenizers:
+    """Stores uploaded tokenizer files and serves the parsed tokenisers from a bounded LRU."""
+
+    def __init__(self, store: CorpusStore, maxsize: int = 4) -> None:
+        self.store = store
+        self.maxsize = maxsize
+        self._cache: OrderedDict[str, tc.Tokenizer] = OrderedDict()
+        self._lock = threading.Lock()
+        self._building: dict[str, threading.Lock] = {}   # one parse per handle at a time
+
+    def add(self, data: bytes, *, name: str = "", filename: str = "", format: str | None = None,
+            pattern: str | None = None, special_tokens: dict[str, int] | None = None,
+            lowercase: bool | None = None) -> dict[str, Any]:
+        """Parse `data` (already gunzipped) and store it; the stored row (with `handle`).
+
+        `name` names it (and renames it when it was stored before); else `filename` does, if
+        it is new. Raises ValueError naming the problem when the file does not load; nothing
+        is stored then, and nothing stored before is touched."""
+        try:
+            sniffed = formats.sniff(data)
+        except ValueError:
+            if not format:
+                raise
+            sniffed = None
+        fmt = format or sniffed
+        if fmt not in formats.FORMATS:
+            raise ValueError(f"unknown format {fmt!r}; choose one of: {', '.join(formats.FORMATS)}")
+        given = {"pattern": pattern or None, "special_tokens": special_tokens,
+                 "lowercase": lowercase}
+        options = {k: given[k] for k in FORMAT_OPTIONS.get(fmt, ()) if given[k] is not None}
+        if fmt == "tiktoken" and not options.get("pattern"):
+            # keep the bytes, so a form can ask for the pattern without a second upload
+            raise NeedsPattern(self.store.put_file(data))
+        tok = _parse(data, fmt, options)
+        if fmt == "vocab_txt":          # the casing chosen (from the vocab when not given)
+            options["lowercase"] = bool(getattr(tok, "lowercase", lowercase))
+        digest = hashlib.sha256(data).hexdigest()
+        key = dict(options, **({"format": fmt} if fmt != sniffed else {}))
+        handle = PREFIX + digest[:16]
+        if key:
+            handle += "-" + hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:8]
+        info = {"handle": handle, "sha256": digest, "format": fmt,
+                "name": (name.strip() or filename.strip())[:200],
+                "options": options, "algorithm": tok.algorithm or fmt,
+                "vocab_size": int(tok.vocab_size or 0), "family": model_family(tok)}
+        self.store.put_file(data)
+        self.store.put_tokenizer(info, rename=bool(name.strip()))
+        self._remember(handle, tok)
+        return self.store.get_tokenizer(handle) or info
+
+    def get(self, handle: str) -> tc.Tokenizer | None:
+        """The tokeniser behind a handle (parsed from the stored file on a cache miss), or None
+        if no upload has this handle."""
+        with self._lock:
+            tok = self._cache.get(handle)
+            if tok is not None:
+                self._cache.move_to_end(handle)
+                return tok
+            building = self._building.setdefault(handle, threading.Lock())
+        with building:                  # a second request for the same handle waits for the first
+            with self._lock:
+                tok = self._cache.get(handle)
+            if tok is not None:
+                return tok
+            tok = self._load(handle)
+            if tok is not None:
+                self._remember(handle, tok)
+            with self._lock:
+                self._building.pop(handle, None)
+            return tok
+
+    def info(self, handle: str) -> dict[str, Any] | None:
+        return self.store.get_tokenizer(handle) if HANDLE.fullmatch(handle) else None
+
+    def list(self) -> list[dict[str, Any]]:
+        return self.store.list_tokenizers()
+
+    def _load(self, handle: str) -> tc.Tokenizer | None:
+        if HANDLE.fullmatch(handle):
+            row = self.store.get_tokenizer(handle)
+            data = self.store.get_file(row["sha256"]) if row else None
+            if data is None:
+                return None
+            return _parse(data, row["format"], row["options"])
+        digest = handle[len(PREFIX):]
+        if handle.startswith(PREFIX) and is_sha256(digest):       # an older lattice upload
+            stored = self.store.get(digest)
+            if stored is None or not stored.startswith(_LEGACY_PREFIX):
+                return None
+            data = base64.b64decode(stored[len(_LEGACY_PREFIX):])
+            return _parse(data, "sentencepiece", {})
+        return None
+
+    def _remember(self, handle: str, tok: tc.Tokenizer) -> None:
+        tok.name = handle
+        # As for the bundled OpenAI encodings, a special token's text in the input is ordinary
+        # text unless the request allows it (`allowed_special`, the "special tokens" checkbox),
+        # rather than tiktoken's error: the views show any text.
+        if getattr(tok, "strict_special", False):
+            tok.strict_special = False
+        heap.settle()                   # a big vocabulary that stays: keep the collector off it
+        with self._lock:
+            self._cache[handle] = tok
+            self._cache.move_to_end(handle)
+            while len(self._cache) > self.maxsize:
+                self._cache.popitem(last=False)
+
+
+def _parse(data: bytes, fmt: str, options: dict[str, Any]) -> tc.Tokenizer:
+    """`tc.load` on the bytes; any failure to read the file is a ValueError naming it."""
+    try:
+        return tc.load(data, format=fmt, **options)
+    except ValueError:
+        raise
+    except _PARSE_ERRORS as exc:        # the readers should say ValueError; never a 500 for a file
+        raise ValueError(f"cannot read this {FORMAT_LABELS.get(fmt, fmt)}: "
+                         f"{type(exc).__name__}: {exc}") from None
+
+
+# ---- one upload from the form or the API -----------------------------------------------------------
+async def upload(uploads: UploadedTokenizers, limit: int, file: UploadFile | None, *,
+                 sha256: str = "", name: str = "", format: str = "", pattern: str = "",
+                 regex: str = "", special_tokens: str = "", lowercase: str = "") -> dict[str, Any]:
+    """Read, check and store one tokenizer file from form fields (`sha256`: a file stored
+    earlier, when the form comes back for a ranks file's pattern). Raises HTTPException for
+    the upload itself, ValueError (NeedsPattern among them) for the file's content."""
+    filename = ""
+    if file is not None and file.filename:
+        data = await read_tokenizer_file(file, limit)
+        filename = file.filename
+    elif sha256:
+        data = uploads.store.get_file(sha256) if is_sha256(sha256) else None
+        if data is None:
+            raise HTTPException(404, f"no stored tokenizer file has sha256 {sha256}: upload it again")
+    else:
+        raise HTTPException(422, "choose a tokenizer file to upload")
+    if format and format not in formats.FORMATS:
+        raise ValueError(f"unknown format {format!r}; choose one of: {', '.join(formats.FORMATS)}")
+    # parsing a big file takes seconds: off the event loop, so other requests go on
+    return await run_in_threadpool(
+        uploads.add, data, name=name, filename=filename, format=format or None,
+        pattern=regex.strip() or pattern.strip() or None,
+        special_tokens=parse_special_tokens(special_tokens), lowercase=parse_lowercase(lowercase))

@@ -1,0 +1,201 @@
+"""Added tokens: strings matched whole in the text before the model sees it (stage 0).
+
+Hugging Face `tokenizers` (0.23.3, `tokenizer/added_vocabulary.rs`) keeps an "added vocabulary"
+beside the model: `[CLS]`, `<mask>`, `<|endoftext|>` and any token a user added. Encoding first
+cuts the text at them, in two passes:
+
+1. tokens with `normalized=False` are looked for in the ORIGINAL text;
+2. each stretch left between those matches is normalised, and tokens with `normalized=True` are
+   looked for in the NORMALISED text (their pattern is the token's content passed through the
+   same normaliser, so a `Lowercase` tokenizer matches "NEW" for a token "NEW").
+
+Each pass finds the leftmost match, the longest one where several start at the same place
+(Aho-Corasick, leftmost-longest), then goes on after it. A match becomes one token whose string
+is the matched text; the rest goes on to the pre-tokenizer and the model. The flags:
+
+- `single_word`: skip a match that has a word character (`\\w`) right before or right after it;
+- `lstrip` / `rstrip`: the whitespace before / after the match joins the token (its string and
+  its offsets), so "a <mask> b" gives the token " <mask> " covering (1, 9);
+- `special`: `decode(ids, skip_special_tokens=True)` leaves it out. It does NOT set the
+  encoding's special-tokens mask: Hugging Face marks only the post-processor's tokens.
+
+>>> vocab = AddedVocabulary([AddedToken("<mask>", id=3, normalized=False, lstrip=True)])
+>>> [(seg.normalized, id_) for seg, id_ in vocab.split_original(NormalizedString("a <mask>b"))]
+[('a', None), (' <mask>', 3), ('b', None)]
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable, Optional
+
+import regex
+
+from .normalized import NormalizedString
+
+__all__ = ["AddedToken", "AddedVocabulary"]
+
+
+@dataclass(frozen=True)
+class AddedToken:
+    """One added token, with Hugging Face's flags and defaults (`tokenizers.AddedToken`).
+
+    `id` is its id (as in a tokenizer.json's "added_tokens"); None takes the model's id for
+    the same string, or the next free id after the vocabulary (as Hugging Face's `add_tokens`).
+    """
+
+    content: str
+    id: Optional[int] = None
+    special: bool = False
+    normalized: bool = True
+    lstrip: bool = False
+    rstrip: bool = False
+    single_word: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.content, str) or not self.content:
+            raise ValueError(f"added token {self.content!r} must be a non-empty string")
+        if self.id is not None and (not isinstance(self.id, int) or isinstance(self.id, bool)
+                                    or self.id < 0):
+            raise ValueError(f"added token {self.content!r}: id must be a non-negative integer")
+
+    @classmethod
+    def from_hf_config(cls, cfg: dict) -> "AddedToken":
+        """One entry of a tokenizer.json's "added_tokens" list."""
+        if not isinstance(cfg, dict) or not isinstance(cfg.get("content"), str):
+            raise ValueError("added_tokens: each entry must be an object with a string "
+                             "\"content\"")
+        flags = {}
+        for flag in ("special", "normalized", "lstrip", "rstrip", "single_word"):
+            if flag in cfg:
+                if not isinstance(cfg[flag], bool):
+                    raise ValueError(f"added token {cfg['content']!r}: {flag} must be true or "
+                                     "false")
+                flags[flag] = cfg[flag]
+        return cls(cfg["content"], id=cfg.get("id"), **flags)
+
+    def to_hf_config(self) -> dict:
+        return {"id": self.id, "content": self.content, "single_word": self.single_word,
+                "lstrip": self.lstrip, "rstrip": self.rstrip, "normalized": self.normalized,
+                "special": self.special}
+
+
+# Rust's regex `\w` and `\s` are Unicode's word characters and White_Space (UTS #18); the
+# `regex` module's `\w` is the same set, and `\p{White_Space}` spells out `\s`.
+_WORD = regex.compile(r"\w")
+_SPACE = regex.compile(r"\p{White_Space}")
+
+
+def _space_before(text: str, end: int) -> int:
+    """Where the run of whitespace that ends at `end` starts.
+
+    >>> _space_before("a  b", 3)
+    1
+    """
+    start = end
+    while start > 0 and _SPACE.match(text, start - 1):
+        start -= 1
+    return start
+
+
+def _space_after(text: str, start: int) -> int:
+    """Where the run of whitespace that starts at `start` ends."""
+    end = start
+    while end < len(text) and _SPACE.match(text, end):
+        end += 1
+    return end
+
+
+class AddedVocabulary:
+    """The added tokens of one tokenizer and the two matchers over them.
+
+    `ids` must already be resolved (see `Tokenizer`): each token carries its id. `normalize`
+    turns a token's content into its pattern for the normalised pass.
+    """
+
+    def __init__(self, tokens: Iterable[AddedToken],
+                 normalize: Callable[[str], str] | None = None) -> None:
+        self.tokens: dict[int, AddedToken] = {}
+        for token in tokens:
+            if token.id is None:
+                raise ValueError(f"added token {token.content!r} has no id")
+            self.tokens[token.id] = token           # a later entry for an id replaces it
+        self.ids: dict[str, int] = {t.content: i for i, t in self.tokens.items()}
+        self.special: frozenset[str] = frozenset(t.content for t in self.tokens.values()
+                                                 if t.special)
+        # A normalised token's pattern (and what decode shows for it) is its normalised content.
+        self.patterns: dict[int, str] = {
+            i: (normalize(t.content) if t.normalized and normalize is not None else t.content)
+            for i, t in self.tokens.items()}
+        self._original = _matcher([(self.patterns[i], i) for i, t in self.tokens.items()
+                                   if not t.normalized])
+        self._normalized = _matcher([(self.patterns[i], i) for i, t in self.tokens.items()
+                                     if t.normalized])
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def has_normalized(self) -> bool:
+        return self._normalized is not None
+
+    def id_to_token(self, id_: int) -> str | None:
+        """The string decode shows for an added id (the normalised pattern, as Hugging Face's
+        `simple_id_to_token`), or None."""
+        return self.patterns.get(id_)
+
+    def split_original(self, text: NormalizedString) -> list[tuple[NormalizedString, int | None]]:
+        """Pass 1: `text` cut at the tokens with normalized=False, as (segment, id or None)."""
+        return self._split(text, self._original)
+
+    def split_normalized(self, text: NormalizedString) -> list[tuple[NormalizedString, int | None]]:
+        """Pass 2 (on an already normalised segment): cut at the tokens with normalized=True."""
+        return self._split(text, self._normalized)
+
+    def _split(self, ns: NormalizedString,
+               matcher: "_Matcher | None") -> list[tuple[NormalizedString, int | None]]:
+        sentence = ns.normalized
+        if matcher is None or not sentence:
+            return [(ns, None)] if sentence else []
+        out: list[tuple[NormalizedString, int | None]] = []
+        pos = 0                                     # end of the last match (Rust's start_offset)
+        for match in matcher.finditer(sentence):
+            start, stop = match.span()
+            id_ = matcher.ids[match.group()]
+            token = self.tokens[id_]
+            if token.single_word and (start > 0 and _WORD.match(sentence, start - 1)
+                                      or stop < len(sentence) and _WORD.match(sentence, stop)):
+                continue                            # inside a word: not this token here
+            if token.lstrip:
+                start = max(_space_before(sentence, start), pos)
+            if token.rstrip:
+                stop = _space_after(sentence, stop)
+            if pos < start:
+                out.append((ns.slice(pos, start), None))
+            out.append((ns.slice(start, stop), id_))
+            pos = stop
+        if pos < len(sentence):
+            out.append((ns.slice(pos, len(sentence)), None))
+        return out
+
+
+class _Matcher:
+    """A compiled alternation of literal strings that also knows each one's id."""
+
+    def __init__(self, ids: dict[str, int]) -> None:
+        self.ids = ids
+        # Longest first: a regex tries alternatives in order at each position, so this finds
+        # the leftmost match and, of those starting there, the longest (leftmost-longest).
+        self._re = regex.compile("|".join(
+            regex.escape(s) for s in sorted(ids, key=lambda s: (-len(s), s))))
+
+    def finditer(self, text: str):
+        return self._re.finditer(text)
+
+
+def _matcher(pairs: list[tuple[str, int]]) -> _Matcher | None:
+    """Where two tokens share a pattern ("NEW" and "new" under Lowercase), the first listed
+    wins; Hugging Face takes one of them in hash order, which changes from run to run."""
+    ids: dict[str, int] = {}
+    for pattern, id_ in pairs:
+        ids.setdefault(pattern, id_)
+    return _Matcher(ids) if ids else None

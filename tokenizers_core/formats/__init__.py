@@ -1,0 +1,150 @@
+"""The tokenizer file formats other libraries use, one module per format.
+
+| format          | module                  | what it is                                              |
+|-----------------|-------------------------|---------------------------------------------------------|
+| `hf_json`       | `hf_json.py`            | Hugging Face `tokenizer.json` (the whole pipeline)      |
+| `tiktoken`      | `tiktoken_file.py`      | base64 token + rank per line (OpenAI, Llama 3/4)        |
+| `sentencepiece` | `sentencepiece_model.py`| a sentencepiece `ModelProto` (`.model`)                 |
+| `vocab_txt`     | `vocab_txt.py`          | a WordPiece vocabulary, one token a line (BERT)         |
+
+`load_bytes(data)` sniffs the format from the content, never from a file name (Mistral ships
+`tokenizer.model.v3`, Llama 3 ships a tiktoken file named `tokenizer.model`):
+
+>>> sniff(b'{"version": "1.0", "model": {"type": "BPE"}}')
+'hf_json'
+>>> sniff(b"IQ== 0\\nIg== 1\\n")
+'tiktoken'
+>>> sniff(b"[PAD]\\n[UNK]\\nthe\\n")
+'vocab_txt'
+"""
+from __future__ import annotations
+
+import importlib
+import re
+import zlib
+from typing import Any
+
+FORMATS: dict[str, str] = {
+    "hf_json": "tokenizers_core.formats.hf_json",
+    "tiktoken": "tokenizers_core.formats.tiktoken_file",
+    "sentencepiece": "tokenizers_core.formats.sentencepiece_model",
+    "vocab_txt": "tokenizers_core.formats.vocab_txt",
+}
+
+# The largest tokenizer file we read, after decompression (Llama 4's tokenizer.json is 12 MB).
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+_RANK_LINE = re.compile(rb"[A-Za-z0-9+/]+={0,2} \d+")
+
+
+def gunzip(data: bytes, limit: int = MAX_FILE_BYTES) -> bytes:
+    """`data` itself, or its gzip decompression when it is gzip; never more than `limit` bytes
+    are produced (a gzip bomb stops there with a ValueError).
+
+    >>> import gzip
+    >>> gunzip(gzip.compress(b"abc"))
+    b'abc'
+    """
+    if not data.startswith(b"\x1f\x8b"):
+        return data
+    inflater = zlib.decompressobj(wbits=31)
+    try:
+        out = inflater.decompress(data, limit + 1)
+    except zlib.error as exc:
+        raise ValueError(f"the file is not valid gzip: {exc}") from None
+    if len(out) > limit:
+        raise ValueError(f"the file decompresses to more than {limit:,} bytes")
+    if not inflater.eof:
+        raise ValueError("the gzip file is truncated")
+    return out
+
+
+def sniff(data: bytes) -> str:
+    """The format of a tokenizer file's bytes (ValueError when it is none we know)."""
+    head = data[:4096].lstrip()
+    if head.startswith(b"{"):
+        return "hf_json"
+    lines = [line for line in data[:4096].splitlines()[:-1] or data[:4096].splitlines() if line]
+    if lines and all(_RANK_LINE.fullmatch(line) for line in lines[:20]):
+        return "tiktoken"
+    if _looks_like_protobuf(data):
+        return "sentencepiece"
+    try:
+        text = data[:4096].decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if text is not None and text.strip() and "\x00" not in text:
+        return "vocab_txt"
+    raise ValueError("not a tokenizer file we know: expected a Hugging Face tokenizer.json, a "
+                     "tiktoken ranks file, a sentencepiece .model or a WordPiece vocab.txt")
+
+
+def _looks_like_protobuf(data: bytes) -> bool:
+    """A sentencepiece ModelProto starts with field 1 (a piece), wire type 2: byte 0x0A."""
+    return len(data) > 2 and data[0] == 0x0A
+
+
+def load_bytes(data: bytes, *, format: str | None = None, name: str = "", **options: Any) -> Any:
+    """A `Tokenizer` from a tokenizer file's bytes (gzip-compressed is fine).
+
+    `format` is one of `FORMATS` (sniffed when None); `options` go to the format's reader
+    (tiktoken files need `pattern=` and take `special_tokens=`).
+    """
+    if not isinstance(data, (bytes, bytearray)):
+        raise ValueError("a tokenizer file is bytes")
+    data = gunzip(bytes(data))
+    if format is None:
+        format = sniff(data)
+    if format not in FORMATS:
+        raise ValueError(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
+    reader = importlib.import_module(FORMATS[format])
+    return reader.load_bytes(data, name=name, **options)
+
+
+# What `save` picks from a file name's extension.
+EXTENSIONS: dict[str, str] = {".json": "hf_json", ".tiktoken": "tiktoken",
+                              ".model": "sentencepiece", ".txt": "vocab_txt"}
+
+
+def format_for_path(path: str, format: str | None = None) -> str:
+    """The format to write `path` in: `format` if given, else from the extension.
+
+    >>> format_for_path("out/tokenizer.json"), format_for_path("x.bin", "tiktoken")
+    ('hf_json', 'tiktoken')
+    """
+    if format is not None:
+        if format not in FORMATS:
+            raise ValueError(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
+        return format
+    for ext, name in EXTENSIONS.items():
+        if str(path).endswith(ext):
+            return name
+    raise ValueError(f"cannot tell the format from {str(path)!r}: use an extension "
+                     f"({', '.join(EXTENSIONS)}) or name the format ({', '.join(FORMATS)})")
+
+
+def dump_bytes(tok: Any, format: str) -> bytes:
+    """The bytes of `tok` in `format` (ValueError, saying what does exist, when it has no exact
+    form in that format)."""
+    if format not in FORMATS:
+        raise ValueError(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
+    writer = importlib.import_module(FORMATS[format])
+    if not hasattr(writer, "dump_bytes"):
+        raise ValueError(f"saving as {format} is not supported yet")
+    return writer.dump_bytes(tok)
+
+
+def save(tok: Any, path: str, format: str | None = None) -> str:
+    """Write `tok` to `path` (the format from the extension or named); returns the format."""
+    format = format_for_path(path, format)
+    data = dump_bytes(tok, format)
+    try:
+        with open(path, "wb") as fh:
+            fh.write(data)
+    except OSError as exc:
+        raise ValueError(f"cannot write {str(path)!r}: {exc.strerror}") from None
+    return format
+
+
+__all__ = ["EXTENSIONS", "FORMATS", "MAX_FILE_BYTES", "dump_bytes", "format_for_path", "gunzip",
+           "load_bytes", "save", "sniff"]

@@ -1,0 +1,137 @@
+"""tiktoken ranks files: one token a line, as base64 bytes and its rank (which is its id).
+
+    IQ== 0          <- the byte "!" has rank 0
+    IHRoZQ== 1820   <- " the"
+
+OpenAI's encodings and Meta's Llama 3 and 4 (whose file is named `tokenizer.model`) ship this
+format. It holds neither the pre-tokenisation pattern nor the special tokens, so loading needs
+both: `pattern` (a preset of `pre_tokenizers.PRESETS`: "gpt2"/"r50k", "p50k", "cl100k", "o200k",
+"llama3"; or a regex) and `special_tokens` ({string: id}, may be empty). Encoding then follows
+tiktoken exactly (`openai_public.TiktokenTokenizer`), including its special-token rule: a
+special token's text raises unless it is in `allowed_special` or `disallowed_special=()`.
+
+>>> data = b"".join(base64.b64encode(bytes([b])) + b" %d\\n" % b for b in range(256))
+>>> tok = load_bytes(data + b"aGk= 256\\n", pattern="gpt2", special_tokens={"<|end|>": 257})
+>>> tok.encode("hi!").ids, tok.encode("<|end|>", allowed_special="all").ids
+([256, 33], [257])
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+from ..models.bpe import BPE, byte_level_to_bytes
+from ..openai_public import TiktokenTokenizer, _spell
+from ..pre_tokenizers import PRESETS, compile_pattern
+
+
+def parse_ranks(data: bytes) -> dict[bytes, int]:
+    """token bytes -> rank, from the file's bytes (ValueError naming the first bad line)."""
+    ranks: dict[bytes, int] = {}
+    seen_ranks: set[int] = set()
+    for number, line in enumerate(data.splitlines(), 1):
+        if not line.strip():
+            continue
+        fields = line.split()
+        if len(fields) != 2 or not fields[1].isdigit():
+            raise ValueError(f"line {number} of the ranks file is not 'base64-token rank': "
+                             f"{line[:60]!r}")
+        try:
+            token = base64.b64decode(fields[0], validate=True)
+        except (binascii.Error, ValueError):
+            raise ValueError(f"line {number} of the ranks file has bad base64: "
+                             f"{fields[0][:60]!r}") from None
+        rank = int(fields[1])
+        if token in ranks or rank in seen_ranks:
+            what = f"token {token!r}" if token in ranks else f"rank {rank}"
+            raise ValueError(f"line {number} of the ranks file repeats {what}")
+        ranks[token] = rank
+        seen_ranks.add(rank)
+    if not ranks:
+        raise ValueError("the ranks file is empty")
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        raise ValueError(f"the ranks file gives no rank to {len(missing)} of the 256 single "
+                         f"bytes (first: {missing[0]:#04x}); byte-level BPE needs all of them")
+    return ranks
+
+
+def _check_specials(special_tokens: Any, ranks: dict[bytes, int]) -> dict[str, int]:
+    if special_tokens is None:
+        return {}
+    if not isinstance(special_tokens, dict) or not all(
+            isinstance(k, str) and k and isinstance(v, int) and not isinstance(v, bool)
+            for k, v in special_tokens.items()):
+        raise ValueError("special_tokens must map each special token's string to its id, "
+                         'e.g. {"<|endoftext|>": 50256}')
+    taken = set(ranks.values())
+    clash = sorted(s for s, i in special_tokens.items() if i in taken)
+    if clash:
+        raise ValueError(f"special token {clash[0]!r} has id {special_tokens[clash[0]]}, which "
+                         "the ranks file gives to an ordinary token")
+    return dict(special_tokens)
+
+
+def _check_pattern(pattern: Any) -> str:
+    if pattern is None:
+        raise ValueError("a tiktoken ranks file does not say how to split text: give pattern= "
+                         f"(a preset: {', '.join(PRESETS)}; or a regex)")
+    if not isinstance(pattern, str) or not pattern:
+        raise ValueError("pattern must be a preset name or a regex")
+    if pattern not in PRESETS:
+        compile_pattern(pattern)            # ValueError with the regex error
+    return pattern
+
+
+def load_bytes(data: bytes, *, name: str = "", pattern: str | None = None,
+               special_tokens: dict[str, int] | None = None, **options: Any) -> TiktokenTokenizer:
+    """A `Tokenizer` from the bytes of a ranks file; tiktoken's special-token rule applies."""
+    if options:
+        raise ValueError(f"a tiktoken ranks file takes pattern= and special_tokens=, not "
+                         f"{', '.join(sorted(options))}")
+    pattern = _check_pattern(pattern)
+    ranks = parse_ranks(data)
+    specials = _check_specials(special_tokens, ranks)
+    vocab = {_spell(token): rank for token, rank in ranks.items()}
+    model = BPE(vocab, None, rank_by="tokens", byte_level=True, special_tokens=specials)
+    return TiktokenTokenizer(name or "tiktoken file", model, pattern, specials, strict_special=True)
+
+
+def dump_bytes(tok: Any) -> bytes:
+    """A ranks file's bytes for a byte-level BPE tokeniser ranked by token id: the OpenAI
+    encodings, a loaded ranks file, or a trained "byte_bpe" (whose ids follow its merge order,
+    so ranking by id merges as its merge list does). Special tokens are not part of the format:
+    pass them again as `special_tokens=` when loading, with the pattern.
+
+    >>> from tokenizers_core import load
+    >>> tok = load_bytes(dump_bytes(load("r50k_base")), pattern="gpt2")
+    >>> tok.encode("Hello, world!").ids
+    [15496, 11, 995, 0]
+    """
+    model = tok.model
+    if not isinstance(model, BPE) or not model.byte_level:
+        raise ValueError(f"{tok.name or tok.algorithm or 'this tokeniser'} is not byte-level BPE, "
+                         "so it has no tiktoken form; save it as tokenizer.json")
+    if model.rank_by == "merges":
+        _check_merges_follow_ids(model)
+    specials = set(model.special_tokens) | set(getattr(tok, "added_tokens", ()) or ())
+    lines = []
+    for token, rank in sorted(model.vocab.items(), key=lambda kv: kv[1]):
+        if token in specials:
+            continue
+        lines.append(base64.b64encode(byte_level_to_bytes(token)) + b" %d\n" % rank)
+    return b"".join(lines)
+
+
+def _check_merges_follow_ids(model: BPE) -> None:
+    """tiktoken merges the pair whose result has the lowest rank (id); that is the merge list's
+    order only when each merge's result has a larger id than the merges before it."""
+    last = -1
+    for left, right in model.merges:
+        id_ = model.vocab.get(left + right)
+        if id_ is None or id_ <= last:
+            raise ValueError("this BPE's merge order does not follow its token ids, so ranking "
+                             "by id (tiktoken) would merge differently; save it as tokenizer.json")
+        last = id_
+
