@@ -11,7 +11,8 @@ from fastapi.responses import HTMLResponse
 from tokenizers_core.corpora import corpus_names
 
 from .. import vocab as V
-from ..deps import BAD_INPUT, bad_input, resolve_tokenizer, store, tokenizer_options
+from ..deps import (BAD_INPUT, bad_input, resolve_tokenizer, store, tokenizer_label,
+                    tokenizer_options)
 from ..render import render
 from ..trained import corpus_text
 
@@ -36,7 +37,8 @@ def vocab_page(request: Request, tokenizer: str = "cl100k_base", q: str = "", pa
     params = {"tokenizer": tokenizer, "q": q or None, "corpus": corpus or None}
     ctx: dict[str, Any] = {"tokenizer": tokenizer, "q": q, "corpus": corpus, "params": params,
                            "error": None, "options": tokenizer_options(request, tokenizer),
-                           "bundled": corpus_names(), "rows": [], "detail": None}
+                           "bundled": corpus_names(), "rows": [], "detail": None,
+                           "label": tokenizer_label(request, tokenizer)}
     status = 200
     try:
         tok = resolve_tokenizer(request, tokenizer)
