@@ -20,7 +20,7 @@ DEFAULT_TEXT = ("The tokenization handles preprocessing: naïve cafés, 東京, 
                 "<|endoftext|> all become tokens.\n\tDon't panic!")
 MAX_PANEL_ITEMS = 400
 MAX_COPY_TOKENS = 20_000   # the copy buttons' tokens and JSON ride in the page up to this many
-MAX_CHIPS = 5000     # chips drawn; past that the page would weigh ~0.5 KB a token (80 MB for
+MAX_CHIPS = 2000     # chips drawn; past that the page would weigh ~0.5 KB a token (80 MB for
                      # 100k characters of Japanese): the counts, ids and decode still cover all
 # The form is POSTed (a long text in a URL fails before it reaches the app: uvicorn refuses a
 # request line over ~16 KB); the address bar gets a GET permalink when it is at most this long.
