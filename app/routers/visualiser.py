@@ -3,14 +3,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Form, Request
-from fastapi.responses import HTMLResponse
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from .. import display
 from ..roundtrip import round_trip_notes
 from ..deps import (BAD_INPUT, REGEX, bad_input, check_text, resolve_tokenizer, special_kwargs,
-                    tokenizer_label, tokenizer_options)
+                    store, tokenizer_label, tokenizer_options)
 from ..render import render, url_with
+from ..store import is_sha256
 from ..uploads import model_family
 from tokenizers_core import pretrained
 
@@ -121,11 +122,33 @@ def visualise(request: Request, text: str, name: str, pattern: str,
 @router.get("/", response_class=HTMLResponse, summary="The visualiser page")
 def visualiser_page(request: Request, text: str | None = None, tokenizer: str | None = None,
                     pattern: str = "", ids: bool = False, raw: bool = False,
-                    special: bool = False) -> HTMLResponse:
+                    special: bool = False, stored: str | None = None) -> HTMLResponse:
     """`special`: let the OpenAI encodings read `<|endoftext|>` and friends in the text as
-    special tokens (otherwise they are ordinary text, as tiktoken's encode_ordinary)."""
+    special tokens (otherwise they are ordinary text, as tiktoken's encode_ordinary).
+    `stored`: the sha256 of a text kept by POST /permalink (a text too long for a URL)."""
+    if stored is not None:
+        kept = store(request).get(stored) if is_sha256(stored) else None
+        if kept is None:
+            raise HTTPException(404, f"no stored text has sha256 {stored}")
+        return _page(request, kept, tokenizer, pattern, ids, raw, special, stored=stored)
     return _page(request, DEFAULT_TEXT if text is None else text, tokenizer, pattern, ids, raw,
                  special)
+
+
+@router.post("/permalink", summary="Keep a long visualiser text and redirect to its permalink",
+             description="Stores the text (content-addressed, like a corpus) and redirects to "
+                         "`/?stored=<sha256>&...` with the form's settings.")
+def visualiser_permalink(request: Request, text: str = Form(""),
+                         tokenizer: str | None = Form(None), pattern: str = Form(""),
+                         ids: bool = Form(False), raw: bool = Form(False),
+                         special: bool = Form(False)) -> Response:
+    check_text(request, text)
+    digest = store(request).put(text, name="visualiser permalink")
+    url = url_with("/", {"stored": digest, **_settings(tokenizer or default_tokenizer(), pattern,
+                                                       ids, raw, special)})
+    if request.headers.get("HX-Request") == "true":
+        return Response(status_code=204, headers={"HX-Redirect": url})
+    return RedirectResponse(url, status_code=303)
 
 
 @router.post("/", response_class=HTMLResponse, summary="The visualiser page, for a long text",
@@ -138,15 +161,21 @@ def visualiser_post(request: Request, text: str = Form(""), tokenizer: str | Non
     return _page(request, text, tokenizer, pattern, ids, raw, special)
 
 
+def _settings(name: str, pattern: str, ids: bool, raw: bool, special: bool) -> dict[str, Any]:
+    """The page's settings as URL parameters (everything but the text)."""
+    return {"tokenizer": name, "pattern": pattern or None,
+            **{k: "true" for k, on in (("ids", ids), ("raw", raw), ("special", special)) if on}}
+
+
 def _page(request: Request, text: str, tokenizer: str | None, pattern: str, ids: bool,
-          raw: bool, special: bool) -> HTMLResponse:
+          raw: bool, special: bool, stored: str | None = None) -> HTMLResponse:
     name = tokenizer or default_tokenizer()
     ctx = visualise(request, text, name, pattern, special)
-    settings_only = {"tokenizer": name, "pattern": pattern or None,
-                     **{k: "true" for k, on in (("ids", ids), ("raw", raw), ("special", special))
-                        if on}}
+    settings_only = _settings(name, pattern, ids, raw, special)
     link = url_with("/", {"text": text, **settings_only}) if text != DEFAULT_TEXT \
         else url_with("/", settings_only)
+    if stored is not None:
+        link = url_with("/", {"stored": stored, **settings_only})
     permalink = link if len(link) <= MAX_PERMALINK else None
     ctx.update(text=text, tokenizer=name, pattern=pattern, show_ids=ids, raw=raw, special=special,
                options=tokenizer_options(request, name), regex_name=REGEX,

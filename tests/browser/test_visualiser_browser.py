@@ -101,6 +101,10 @@ def test_pasting_a_long_text_works_and_shows_progress(browser, server_url, scree
             assert int(page.locator('[data-testid="token-count"]').inner_text()) > 1000
             assert len(page.url) < 2000
             page.screenshot(path=str(screenshot_dir / f"visualiser_long_{name}_{width}.png"))
+        page.get_by_role("button", name="Make a permalink").click()
+        page.wait_for_url("**stored=*")
+        assert page.locator('[data-testid="no-permalink"]').count() == 0
+        assert int(page.locator('[data-testid="char-count"]').inner_text()) == 420 * 12
         page.locator("#text").fill("short again")
         page.wait_for_url("**text=short+again*")
         context.close()
