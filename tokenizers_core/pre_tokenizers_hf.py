@@ -34,7 +34,7 @@ from .normalized import NormalizedString
 from .pre_tokenizers import (BertPreTokenizer, ByteLevel, Metaspace, PreTokenizerBase, Sequence,
                              Whitespace, WhitespaceSplit, is_bert_punctuation)
 
-__all__ = ["BEHAVIORS", "BEHAVIOR_JSON", "CharDelimiterSplit", "Digits", "Punctuation", "Split", "UnicodeScripts",
+__all__ = ["BEHAVIORS", "BEHAVIOR_JSON", "CharDelimiterSplit", "Digits", "FixedLength", "Punctuation", "Split", "UnicodeScripts",
            "from_hf_config", "split_by_behavior"]
 
 BEHAVIORS = ("removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous")
@@ -224,6 +224,29 @@ class CharDelimiterSplit(_CharSplit):
         return {"type": "CharDelimiterSplit", "delimiter": self.delimiter}
 
 
+class FixedLength(PreTokenizerBase):
+    """Hugging Face's `FixedLength`: pieces of `length` characters (the last may be shorter).
+
+    >>> FixedLength(3).pre_tokenize_str("abcdefg")
+    [('abc', (0, 3)), ('def', (3, 6)), ('g', (6, 7))]
+    """
+
+    def __init__(self, length: int = 5) -> None:
+        if not isinstance(length, int) or isinstance(length, bool) or length < 1:
+            raise ValueError(f"FixedLength: length must be a whole number >= 1, not {length!r}")
+        self.length = length
+
+    def split(self, text: NormalizedString) -> list[NormalizedString]:
+        return [text.slice(i, min(i + self.length, len(text)))
+                for i in range(0, len(text), self.length)]
+
+    def to_hf_config(self) -> dict[str, Any]:
+        return {"type": "FixedLength", "length": self.length}
+
+    def describe(self) -> str:
+        return f"FixedLength ({self.length})"
+
+
 # ---- UnicodeScripts ------------------------------------------------------------------------------
 # The scripts of Hugging Face's table (sentencepiece's, Unicode 9.0). A character assigned
 # since is "Any" there, like the space: it never starts a new piece. Those characters (for
@@ -369,6 +392,7 @@ _BUILDERS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "Digits": lambda c: Digits(_bool(c, "individual_digits", False)),
     "CharDelimiterSplit": lambda c: CharDelimiterSplit(_required(c, "delimiter")),
     "UnicodeScripts": lambda c: UnicodeScripts(),
+    "FixedLength": lambda c: FixedLength(c.get("length", 5)),
     "Sequence": lambda c: _sequence(c),
 }
 SUPPORTED = list(_BUILDERS)

@@ -147,8 +147,9 @@ def hf_config(hf_normalizer):
 
 @pytest.mark.parametrize("label,ours,make_hf", CASES, ids=IDS)
 def test_hugging_face_json_loads(label, ours, make_hf):
-    """The config Hugging Face writes builds a normaliser that normalises the same way."""
-    built = from_hf_config(hf_config(make_hf()))
+    """The config Hugging Face writes builds a normaliser that normalises the same way (and
+    pickles)."""
+    built = pickle.loads(pickle.dumps(from_hf_config(hf_config(make_hf()))))
     for text in HARD:
         assert ours_aligned(built, text) == ours_aligned(ours, text)
 

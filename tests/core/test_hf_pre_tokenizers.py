@@ -16,8 +16,8 @@ from hypothesis import given, settings, strategies as st
 
 from tokenizers_core.corpora import corpus_names, load_corpus
 from tokenizers_core.pre_tokenizers import (
-    BertPreTokenizer, ByteLevel, CharDelimiterSplit, Digits, Metaspace, Punctuation, Sequence,
-    Split, UnicodeScripts, Whitespace, WhitespaceSplit, from_hf_config)
+    BertPreTokenizer, ByteLevel, CharDelimiterSplit, Digits, FixedLength, Metaspace, Punctuation,
+    Sequence, Split, UnicodeScripts, Whitespace, WhitespaceSplit, from_hf_config)
 from tokenizers_core.pre_tokenizers_hf import BEHAVIORS, script_of
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -60,8 +60,11 @@ CASES = [
     *[(f"Split(regex, {b})", *split_pair(r"\s+|[,.]", b)) for b in BEHAVIORS],
     *[(f"Split(regex, {b}, invert)", *split_pair(r"\w+", b, True)) for b in BEHAVIORS],
     ("Split(empty matches)", *split_pair(r"\d*", "isolated")),
+    ("Split(empty string)", *split_pair("", "merged_with_previous", is_regex=False)),
+    *[(f"Split(empty matches, {b})", *split_pair(r"\b|x*", b)) for b in BEHAVIORS],
     ("Split(empty matches, next)", *split_pair(r"(?=[A-Z])|\d*", "merged_with_next")),
     ("Split(anchors)", *split_pair(r"^\s*|\s*$", "removed")),
+    ("Split(Ruby's m option)", *split_pair(r"(?im:a.b)|x.", "isolated")),
     ("Split(Oniguruma classes)", *split_pair(r"\w+|\W|\h+|[\w]", "isolated")),
     ("Split(counted repeat +)", *split_pair(r"\p{N}{1,3}+|[a-z]{2}+|(ab){1}+", "isolated")),
     ("Split(cl100k verbatim)", *split_pair(
@@ -89,6 +92,8 @@ CASES = [
     ("CharDelimiterSplit", CharDelimiterSplit(" "), lambda: hf.CharDelimiterSplit(" ")),
     ("CharDelimiterSplit(é)", CharDelimiterSplit("é"), lambda: hf.CharDelimiterSplit("é")),
     ("UnicodeScripts", UnicodeScripts(), lambda: hf.UnicodeScripts()),
+    ("FixedLength", FixedLength(), lambda: hf.FixedLength()),
+    ("FixedLength(1)", FixedLength(1), lambda: hf.FixedLength(1)),
     ("Sequence(Llama 3)", Sequence([Split(LLAMA3, "isolated", is_regex=True),
                                     ByteLevel(add_prefix_space=False, use_regex=False)]),
      lambda: hf.Sequence([hf.Split(Regex(LLAMA3), "isolated"),
@@ -107,7 +112,7 @@ CASES = [
 ]
 IDS = [c[0] for c in CASES]
 
-HARD = ["", " ", "  ", "a", "Hello world!", "I'm, you're 'S 'ſ 'K'LL 'Ｓ", "a\tb\n\nc  \n d ",
+HARD = ["", " ", "  ", "a", "a\nb A\nB x\n", "Hello world!", "I'm, you're 'S 'ſ 'K'LL 'Ｓ", "a\tb\n\nc  \n d ",
         "   leading and trailing   ", "x1234567y 12 3.14 ١٢٣ ½ Ⅻ 三", "ab  ab abab",
         "Hi,,, there... (ok)? «yes» — no!", "日本語とカタカナー、한국어 and English.",
         "👍🏽 👨‍👩‍👧 🇫🇷", "e\u0301 क्षि", "\r\n\r\n", "a\u00a0b\u3000c\u2028d", "▁a▁ ▁",
@@ -223,6 +228,7 @@ def test_scripts_follow_hugging_face():
     ({"type": "Digits", "individual_digits": "yes"}, "individual_digits"),
     ({"type": "CharDelimiterSplit", "delimiter": ""}, "CharDelimiterSplit"),
     ({"type": "ByteLevel", "add_prefix_space": 1}, "add_prefix_space"),
+    ({"type": "FixedLength", "length": 0}, "length"),
     ({"type": "Sequence", "pretokenizers": [{"type": "Nope"}]}, "Nope"),
 ])
 def test_bad_configs_raise_value_error_naming_the_problem(config, message):
@@ -231,12 +237,14 @@ def test_bad_configs_raise_value_error_naming_the_problem(config, message):
 
 
 def test_scripts_of_every_character():
-    """Every assigned code point, each between two letters of one script (Latin and Greek by
-    turns): the pieces (so each character's script, or its being unknown to Hugging Face's
+    """Every assigned code point (sampled in the big ideograph blocks), each between two
+    letters of one script (Latin and Greek by turns): the pieces (so each character's script, or its being unknown to Hugging Face's
     Unicode 9 table) are the same."""
     import unicodedata
-    chars = [chr(cp) for cp in range(0x110000)
-             if unicodedata.category(chr(cp)) not in ("Cn", "Cs", "Co")]
+    # all of planes 0 and 1; the big uniform ideograph blocks above, sampled with their edges
+    sampled = [*range(0x20000), *range(0x20000, 0x110000, 37), 0x2A6D6, 0x2A6D7, 0x2A6DF,
+               0x2B734, 0x2B735, 0x2B738, 0x2CEAF, 0x2CEB0, 0x2EBE0, 0x30000, 0x3134A]
+    chars = [chr(cp) for cp in sampled if unicodedata.category(chr(cp)) not in ("Cn", "Cs", "Co")]
     text = "".join(("a" if i % 2 else "α") + c for i, c in enumerate(chars)) + "a"
     assert UnicodeScripts().pre_tokenize_str(text) == hf.UnicodeScripts().pre_tokenize_str(text)
 
@@ -270,3 +278,16 @@ def test_components_without_a_json_form_say_so():
         NormalizerSequence([SentencePieceNormalizer(None)]).to_hf_config()
     with pytest.raises(ValueError, match="object"):
         Sequence([object()]).to_hf_config()
+
+
+@pytest.mark.parametrize("pattern", [r"\w", r"\W", r"[\w]", r"[^\w\s]", r"\h", r"\H", r"[\h]",
+                                     r"\s", r"\d", r"\p{L}", r"\p{P}"])
+def test_regex_classes_match_oniguruma_on_every_character(pattern):
+    """Each class, as `compile_hf` reads it, takes exactly the characters Oniguruma takes
+    (every assigned character, each match replaced by a marker on both sides)."""
+    import unicodedata
+    from tokenizers_core.hf_regex import compile_hf
+    text = "".join(chr(cp) for cp in range(0x110000)
+                   if unicodedata.category(chr(cp)) not in ("Cn", "Cs"))
+    theirs = tokenizers.normalizers.Replace(Regex(pattern), "\x00").normalize_str(text)
+    assert compile_hf(pattern).sub("\x00", text) == theirs
