@@ -71,6 +71,13 @@ def resolve_tokenizer(request: Request, name: str, pattern: str | None = None) -
     return tok
 
 
+def stored_corpora(request: Request) -> list[dict[str, str]]:
+    """The stored corpora as picker options: sha256 and "name · size · date", newest first."""
+    from .display import day, filesize
+    return [{"value": c["sha256"],
+             "label": f"{c['name'] or c['sha256'][:12] + '…'} · {filesize(c['bytes'])} · "
+                      f"{day(c['created'])}"}
+            for c in store(request).list()]
 YOURS = "Your tokenizers"
 
 

@@ -32,6 +32,34 @@ def visible(text: str) -> str:
     return "".join(out)
 
 
+def sci(x: float) -> str:
+    """A score in one notation at every size, so a column of them lines up.
+
+    >>> sci(0.00026399), sci(7.1286e-05), sci(1.0)
+    ('2.640e-04', '7.129e-05', '1.000e+00')
+    """
+    return f"{x:.3e}"
+
+
+def filesize(n: int) -> str:
+    """A byte count for people.
+
+    >>> filesize(24), filesize(12_345), filesize(2_500_000)
+    ('24 B', '12.3 KB', '2.5 MB')
+    """
+    if n < 1000:
+        return f"{n} B"
+    if n < 1_000_000:
+        return f"{n / 1000:.1f} KB"
+    return f"{n / 1_000_000:.1f} MB"
+
+
+def day(timestamp: float) -> str:
+    """A Unix time as its UTC date, `2026-11-23`."""
+    import time
+    return time.strftime("%Y-%m-%d", time.gmtime(timestamp))
+
+
 def hex_bytes(data: bytes) -> str:
     """Bytes as upper-case hex pairs.
 
@@ -125,16 +153,22 @@ def byte_labels(text: str, pieces: list[bytes]) -> list[tuple[str, bool]] | None
     """Labels for tokens whose bytes, in order, spell `text`'s UTF-8 (byte-level BPE): each
     character is drawn once, on the token holding its last byte; bytes of a character that a
     later token completes are drawn as `<E6 9D>`. Returns (label, partial) per token, or None
-    when the pieces do not spell the text (a normalising tokeniser, say).
+    when the pieces do not spell the text (a normalising tokeniser, say). The pieces may stop
+    short of the end of the text (the first tokens only).
 
     >>> byte_labels("a 東", [b"a", " 東".encode()[:3], " 東".encode()[3:]])
     [('a', False), ('·<E6 9D>', True), ('東', False)]
+    >>> byte_labels("a 東", [b"a", " 東".encode()[:3]])
+    [('a', False), ('·<E6 9D>', True)]
     """
     data = text.encode("utf-8")
-    if b"".join(pieces) != data:
+    size = sum(len(p) for p in pieces)
+    if data[:size] != b"".join(pieces):
         return None
     ends, pos = [], 0               # ends[k]: the byte just after character k
     for c in text:
+        if pos >= size:
+            break
         pos += len(c.encode("utf-8"))
         ends.append(pos)
     out, a, k = [], 0, 0            # k: the first character not yet drawn
@@ -200,9 +234,10 @@ def chips(tok: tc.Tokenizer, text: str, enc: tc.Encoding, links: bool = True,
     last = len(spans) - 1
     by_bytes = None
     if byte_level:
+        shown = slice(0, limit)     # only the chips drawn need their labels
         by_bytes = byte_labels(text, [
             v.encode("utf-8") if sp else token_bytes(v, text[s:e], True)
-            for v, (s, e), sp in zip(enc.tokens, spans, specials)])
+            for v, (s, e), sp in zip(enc.tokens[shown], spans[shown], specials[shown])])
     unk = unknown_id(tok)
     for i, (id_, value, (s, e), special) in enumerate(zip(enc.ids, enc.tokens, spans, specials)):
         if limit is not None and i >= limit:
@@ -240,8 +275,8 @@ MARK_TITLES = {"unk": "unknown: the model has no piece for this text",
 
 
 def compact(chips: list[Chip], marks: set[int] | frozenset[int] = frozenset()
-            ) -> list[tuple[str, int, int, int, str, str]]:
-    """Chips as (classes, index, start, end, title, label): what the compare view draws for
+            ) -> list[tuple[str, int, int, int, str, str, int]]:
+    """Chips as (classes, index, start, end, title, label, id): what the compare view draws for
     thousands of chips, with every attribute worked out once here rather than in the template.
     """
     out = []
@@ -256,7 +291,7 @@ def compact(chips: list[Chip], marks: set[int] | frozenset[int] = frozenset()
         if c.index in marks:
             classes += " differs"
             title += " · boundary differs from the reference"
-        out.append((classes, c.index, c.start, c.end, title, c.text))
+        out.append((classes, c.index, c.start, c.end, title, c.text, c.id))
     return out
 
 
@@ -272,17 +307,14 @@ def segments(text: str, enc: tc.Encoding, upto: int | None = None) -> list[Segme
     """The input cut at every token boundary, each piece knowing which tokens cover it, so
     hovering a chip can light up its span of the input (and the other way round).
     `upto`: only the first `upto` characters (the rest is one plain segment)."""
-    if upto is not None and upto < len(text):
-        head = segments(text, enc)  # cheap enough; what is costly is drawing them all
-        kept = [seg for seg in head if seg.end <= upto]
-        return kept + [Segment(visible(text[upto:]), (), upto, len(text))]
-    cuts = {0, len(text)}
+    end = len(text) if upto is None else min(upto, len(text))
+    cuts = {0, end}
     for (s, e), special in zip(enc.offsets, enc.special_tokens_mask):
-        if not special:
-            cuts.update((s, e))
-    points = sorted(c for c in cuts if 0 <= c <= len(text))
+        if not special and s < end:
+            cuts.update((s, min(e, end)))
+    points = sorted(c for c in cuts if 0 <= c <= end)
     spans = sorted((s, e, i) for i, ((s, e), sp) in enumerate(zip(enc.offsets, enc.special_tokens_mask))
-                   if not sp and s < e)
+                   if not sp and s < e and s < end)
     out: list[Segment] = []
     active: list[tuple[int, int, int]] = []
     j = 0
@@ -294,4 +326,6 @@ def segments(text: str, enc: tc.Encoding, upto: int | None = None) -> list[Segme
         active = [t for t in active if t[1] > a]
         covering = tuple(sorted(i for s, e, i in active if b <= e))
         out.append(Segment(visible(text[a:b]), covering, a, b))
+    if end < len(text):             # the rest, past the chips drawn: one plain segment
+        out.append(Segment(visible(text[end:]), (), end, len(text)))
     return out

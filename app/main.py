@@ -12,7 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .config import Settings
 from .embed import embed_mode
 from .render import ROOT, render
-from .routers import analytics, api, compare, corpora, docs, tokenizers, visualiser
+from .routers import analytics, api, compare, corpora, docs, tokenizers, visualiser, vocab
 from .routers import wordpiece
 from .routers import unigram
 from .routers import bpe
@@ -42,6 +42,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(analytics.router)
     app.include_router(api.router)
     app.include_router(docs.router)
+    app.include_router(vocab.router)
     app.include_router(tokenizers.router)
     # family routers (one line each)
     app.include_router(wordpiece.router)

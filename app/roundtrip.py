@@ -38,7 +38,8 @@ def _first_change(before: str, after: str, words: bool = True) -> tuple[str, str
 def round_trip_notes(tok: tc.Tokenizer, text: str, enc: tc.Encoding, decoded: str) -> list[str]:
     """What made `decoded` differ from `text` ([] when they are equal).
 
-    Looks for, in order: special tokens from the text that decode left out, unknown tokens,
+    Looks for, in order: special tokens from the text that decode left out, special tokens the
+    post-processor added that decode keeps, unknown tokens,
     characters no token covers, and what the normaliser changed; if none of these explains
     the difference, says where it starts.
     """
@@ -49,8 +50,13 @@ def round_trip_notes(tok: tc.Tokenizer, text: str, enc: tc.Encoding, decoded: st
                if sp and s < e and v not in decoded]
     if skipped:
         notes.append(f"decode left out the special token{'s' if len(skipped) > 1 else ''} "
-                     f"{_quote(sorted(set(skipped)))} read from the text (it skips special "
-                     "tokens by default).")
+                     f"{_quote(sorted(set(skipped)))} read from the text "
+                     "(skip_special_tokens=True).")
+    added = sorted({v for v, (s, e), sp in zip(enc.tokens, enc.offsets, enc.special_tokens_mask)
+                    if sp and s == e and v in decoded})
+    if added:
+        notes.append(f"decode keeps the special token{'s' if len(added) > 1 else ''} "
+                     f"{_quote(added)} the post-processor added.")
     unk = unknown_id(tok)
     unknown = [text[s:e] for i, (s, e) in zip(enc.ids, enc.offsets) if unk is not None and i == unk]
     if unknown:
@@ -75,8 +81,11 @@ def round_trip_notes(tok: tc.Tokenizer, text: str, enc: tc.Encoding, decoded: st
             before, after = _first_change(text.strip(), normalized.strip(), words=False)
             notes.append(f"the normaliser rewrote the whitespace: “{visible(before)}” became "
                          f"“{visible(after)}”.")
-        if not (skipped or unknown) and decoded.split() != normalized.split():
-            before, after = _first_change(normalized, decoded, words=False)
+        plain = decoded
+        for v in added:
+            plain = plain.replace(v, " ")
+        if not (skipped or unknown) and plain.split() != normalized.split():
+            before, after = _first_change(normalized, plain.strip(), words=False)
             notes.append(f"the decoder joins the tokens its own way: “{visible(before)}” comes "
                          f"back as “{visible(after)}”.")
     if not notes:

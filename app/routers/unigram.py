@@ -363,16 +363,21 @@ def train_page(request: Request, corpus: str = DEFAULT_CORPUS, vocab_size: int =
 @router.post("/unigram/train", response_class=HTMLResponse,
              summary="Store an edited corpus and open its Unigram training view")
 def train_post(request: Request, corpus_text: str = Form(""),
-               vocab_size: int = Form(DEFAULT_VOCAB)) -> Any:
+               vocab_size: int = Form(DEFAULT_VOCAB), words: str = Form(""),
+               corpus: str = Form(DEFAULT_CORPUS), use: str = Form("")) -> Any:
+    """The training form: "Train" (`use=pick`) takes the picked corpus; "Use this corpus" (or
+    a bare POST of `corpus_text`) stores the edited text. Either way, a redirect to the
+    page's permalink."""
     try:
-        digest = _store_corpus(request, corpus_text)
+        digest = corpus if use == "pick" else _store_corpus(request, corpus_text)
     except HTTPException as exc:
         ctx = {"corpus": "", "vocab_size": vocab_size, "words": "", "params": {},
                "error": exc.detail, "play": False, "pseudocode": TRAIN_PSEUDOCODE,
                "bundled": corpus_names(), "corpus_text": corpus_text}
         return render(request, "unigram_train.html", ctx, status_code=exc.status_code)
-    return RedirectResponse(f"/unigram/train?corpus={digest}&vocab_size={vocab_size}",
-                            status_code=303)
+    query = urlencode({k: v for k, v in (("corpus", digest), ("vocab_size", vocab_size),
+                                         ("words", words.strip())) if v})
+    return RedirectResponse(f"/unigram/train?{query}", status_code=303)
 
 
 @router.post("/unigram/train/use", response_class=HTMLResponse,

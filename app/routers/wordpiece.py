@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
@@ -24,6 +25,7 @@ from ..deps import (BAD_INPUT, UPLOAD_PREFIX, UnknownTokenizer, bad_input, check
 from .. import practice as practising
 from ..practice import PracticeState, practice_params
 from ..render import render, url_with
+from ..stepping import SPEEDS, check_speed, word_jumps
 from ..trained import corpus_text as corpus_by_ref
 from .api import _store_corpus
 
@@ -36,6 +38,7 @@ SMALL_VOCAB = "\n".join([
 ])
 DEFAULT_TEXT = "unaffable playing"
 MAX_ENCODE_STEPS = 20_000
+ENCODE_DELAY = 700           # ms between played probes at speed 1
 MAX_CHARS = 100                   # WordPiece's max_input_chars_per_word
 
 # Sennrich et al.'s textbook corpus: low x5, lower x2, newest x6, widest x3.
@@ -124,8 +127,9 @@ def _encode_sentence(step, k: int, total: int) -> str:
             summary="WordPiece encoding, one probe at a time")
 def encode_page(request: Request, text: str = DEFAULT_TEXT, vocab: str = "small",
                 vocab_text: str = SMALL_VOCAB, step: int = 0, play: bool = False,
+                speed: int = 1,
                 practice: PracticeState = Depends(practice_params)) -> HTMLResponse:
-    params = {"vocab": vocab, "text": text}
+    params = {"vocab": vocab, "text": text, "speed": speed if speed != 1 else None}
     if vocab == "small" and vocab_text != SMALL_VOCAB:
         params["vocab_text"] = vocab_text
     ctx: dict[str, Any] = {"text": text, "vocab": vocab, "vocab_text": vocab_text,
@@ -136,6 +140,7 @@ def encode_page(request: Request, text: str = DEFAULT_TEXT, vocab: str = "small"
                            "next": url_with("/wordpiece/encode", params)}
     status = 200
     try:
+        check_speed(speed)
         check_step_text(request, text, status=422)
         tok = _encode_tokenizer(request, vocab, vocab_text)
         words, steps = encode_steps(tok, text, max_steps=MAX_ENCODE_STEPS)
@@ -146,6 +151,8 @@ def encode_page(request: Request, text: str = DEFAULT_TEXT, vocab: str = "small"
         k = min(max(step, 0), total)
         current = steps[k - 1] if k else None
         word_index = current[0] if current else (0 if words else None)
+        ctx.update(jumps=word_jumps([w for w, _s in steps], k), speed=speed, speeds=SPEEDS,
+                   delay=ENCODE_DELAY // speed)
         ctx.update(
             tok=tok, total=total, step=k, words=_word_view(words, steps, k),
             current=current[1] if current else None, word_index=word_index,
@@ -263,17 +270,20 @@ def train_page(request: Request, corpus: str = "", vocab_size: int = DEFAULT_VOC
 @router.post("/wordpiece/train", response_class=HTMLResponse,
              summary="Store an edited corpus and open its training view")
 def train_post(request: Request, corpus_text: str = Form(""),
-               vocab_size: int = Form(DEFAULT_VOCAB_SIZE), min_frequency: int = Form(0)) -> Any:
+               vocab_size: int = Form(DEFAULT_VOCAB_SIZE), min_frequency: int = Form(0),
+               corpus: str = Form(""), use: str = Form("")) -> Any:
+    """The training form: "Train" (`use=pick`) takes the picked corpus; "Use this corpus" (or
+    a bare POST of `corpus_text`) stores the edited text. Either way, a redirect to the
+    page's permalink."""
     try:
-        digest = _store_corpus(request, corpus_text)
+        digest = corpus if use == "pick" else _store_corpus(request, corpus_text)
     except HTTPException as exc:
         ctx = {"corpus": "", "vocab_size": vocab_size, "min_frequency": min_frequency,
                "params": {}, "error": exc.detail, "play": False, "pseudocode": TRAIN_PSEUDOCODE,
                "bundled": corpus_names(), "corpus_text": corpus_text}
         return render(request, "wordpiece_train.html", ctx, status_code=exc.status_code)
-    query = f"corpus={digest}&vocab_size={vocab_size}"
-    if min_frequency:
-        query += f"&min_frequency={min_frequency}"
+    query = urlencode({k: v for k, v in (("corpus", digest), ("vocab_size", vocab_size),
+                                         ("min_frequency", min_frequency)) if v})
     return RedirectResponse(f"/wordpiece/train?{query}", status_code=303)
 
 

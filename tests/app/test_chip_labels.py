@@ -65,3 +65,22 @@ def test_byte_fallback_pieces_are_marked():
 def test_the_page_marks_unknowns_on_the_chip(client):
     r = client.get("/", params={"text": "hello ☃", "tokenizer": "bert-base-uncased"})
     assert 'class="mark">UNK<' in r.text
+
+
+def test_segments_up_to_a_boundary_are_the_full_ones_then_the_rest():
+    tok = tc.load("cl100k_base")
+    text = "The cat sat on the mat, 東京 👍 and more." * 3
+    enc = tok.encode(text)
+    full = display.segments(text, enc)
+    upto = enc.offsets[12][1]
+    cut = display.segments(text, enc, upto=upto)
+    assert cut[:-1] == [s for s in full if s.end <= upto]
+    assert (cut[-1].start, cut[-1].end, cut[-1].tokens) == (upto, len(text), ())
+
+
+def test_chip_labels_of_the_first_tokens_match_the_full_labels():
+    tok = tc.load("r50k_base")
+    text = "ok 👍 東京 yes " * 5
+    enc = tok.encode(text)
+    full = [c.text for c in display.chips(tok, text, enc)]
+    assert [c.text for c in display.chips(tok, text, enc, limit=7)] == full[:7]
