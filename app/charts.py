@@ -97,9 +97,31 @@ def line_chart(series: dict[str, list[tuple[float, float]]], *, x_label: str, y_
                         for j, (cx, cy, _, _) in enumerate(coords))
         out.append(Series(name, i % 8, coords, path))
     x_values = sorted({x for x in xs})
-    x_ticks = [(fx(x), f"{x:g}") for x in x_values]
+    x_ticks = spaced_ticks([(fx(x), f"{x:g}") for x in x_values])
     y_ticks = [(fy(y), f"{y:g}") for y in _frange(0, y1 + 1e-9, ystep)]
     return LineChart(out, width, height, left, top, pw, ph, x_ticks, y_ticks, x_label, y_label)
+
+
+MIN_TICK_GAP = 44.0     # px between the centres of two x labels (a 5-digit label is ~40 px)
+
+
+def spaced_ticks(ticks: list[tuple[float, str]], gap: float = MIN_TICK_GAP
+                 ) -> list[tuple[float, str]]:
+    """Ticks (x, label), sorted by x, thinned so that no two labels overlap: the first and the
+    last are kept, and a tick closer than `gap` to the one kept before it is dropped.
+
+    >>> [label for _, label in spaced_ticks([(0, "300"), (20, "330"), (50, "370"), (100, "498"),
+    ...                                      (700, "1980")])]
+    ['300', '370', '498', '1980']
+    """
+    kept: list[tuple[float, str]] = []
+    for i, (x, label) in enumerate(ticks):
+        if kept and x - kept[-1][0] < gap:
+            if i < len(ticks) - 1 or len(kept) == 1:
+                continue
+            kept.pop()            # the last tick wins over the one just before it
+        kept.append((x, label))
+    return kept
 
 
 def nice_step(raw: float) -> float:

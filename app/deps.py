@@ -84,6 +84,13 @@ def resolve_tokenizer(request: Request, name: str, pattern: str | None = None) -
     return tok
 
 
+def stored_corpora(request: Request) -> list[dict[str, str]]:
+    """The stored corpora as picker options: sha256 and "name · size · date", newest first."""
+    from .display import day, filesize
+    return [{"value": c["sha256"],
+             "label": f"{c['name'] or c['sha256'][:12] + '…'} · {filesize(c['bytes'])} · "
+                      f"{day(c['created'])}"}
+            for c in store(request).list()]
 YOURS = "Your tokenizers"
 
 
@@ -187,3 +194,28 @@ def bad_input(exc: Exception) -> tuple[str, int]:
     if isinstance(exc, LookupError):
         return str(exc).strip("'\""), 404
     return str(exc), 422
+
+
+def store_corpus(request: Request, text: str) -> str:
+    """Store a pasted corpus under its sha256 (refusing an empty or oversized one); the hash."""
+    limit = settings(request).max_corpus_bytes
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        raise HTTPException(413, f"the corpus is {size:,} bytes; the limit is {limit:,} "
+                                 "(set TOKVIS_MAX_CORPUS_BYTES to change it)")
+    if not text.strip():
+        raise HTTPException(422, "the corpus is empty")
+    return store(request).put(text)
+
+
+async def read_upload_text(request: Request, upload) -> str:
+    """An uploaded file (`UploadFile`) as text, refusing files over the limit or not UTF-8."""
+    limit = settings(request).max_upload_bytes
+    data = await upload.read(limit + 1)
+    if len(data) > limit:
+        raise HTTPException(413, f"the file is over the upload limit of {limit:,} bytes "
+                                 "(set TOKVIS_MAX_UPLOAD_BYTES to change it)")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise HTTPException(422, f"the file is not UTF-8 text (bad byte at {exc.start})") from None

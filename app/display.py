@@ -32,6 +32,34 @@ def visible(text: str) -> str:
     return "".join(out)
 
 
+def sci(x: float) -> str:
+    """A score in one notation at every size, so a column of them lines up.
+
+    >>> sci(0.00026399), sci(7.1286e-05), sci(1.0)
+    ('2.640e-04', '7.129e-05', '1.000e+00')
+    """
+    return f"{x:.3e}"
+
+
+def filesize(n: int) -> str:
+    """A byte count for people.
+
+    >>> filesize(24), filesize(12_345), filesize(2_500_000)
+    ('24 B', '12.3 KB', '2.5 MB')
+    """
+    if n < 1000:
+        return f"{n} B"
+    if n < 1_000_000:
+        return f"{n / 1000:.1f} KB"
+    return f"{n / 1_000_000:.1f} MB"
+
+
+def day(timestamp: float) -> str:
+    """A Unix time as its UTC date, `2026-11-23`."""
+    import time
+    return time.strftime("%Y-%m-%d", time.gmtime(timestamp))
+
+
 def hex_bytes(data: bytes) -> str:
     """Bytes as upper-case hex pairs.
 
@@ -80,7 +108,7 @@ def token_bytes(value: str, surface: str, byte_level: bool) -> bytes:
         table = _byte_decoder()
         if value and all(c in table for c in value):
             return bytes(table[c] for c in value)
-    if value.startswith("<0x") and value.endswith(">") and len(value) == 6:  # byte fallback
+    if is_byte_piece(value):  # byte fallback
         try:
             return bytes([int(value[3:5], 16)])
         except ValueError:
@@ -100,9 +128,63 @@ class Chip(NamedTuple):
     colour: int
     word: str         # the pre-tokenised word it belongs to (for step-through links)
     value: str = ""   # the token exactly as the model spells it
+    partial: bool = False   # shows bytes of a character that another token completes
+    mark: str = ""    # "unk": the model's unknown token; "byte": a byte-fallback piece <0xE2>
+
+
+def unknown_id(tok: tc.Tokenizer) -> int | None:
+    """The id of the model's unknown token (`[UNK]`, `<unk>`), or None if it has none."""
+    model = tok.model
+    unk = getattr(model, "unk_id", None)
+    if unk is None and getattr(model, "unk_token", None) is not None:
+        unk = getattr(model, "vocab", {}).get(model.unk_token)
+    return unk
+
+
+def is_byte_piece(value: str) -> bool:
+    """A sentencepiece byte-fallback piece such as `<0xE2>`."""
+    return len(value) == 6 and value.startswith("<0x") and value.endswith(">")
 
 
 MAX_LINK_WORD = 64
+
+
+def byte_labels(text: str, pieces: list[bytes]) -> list[tuple[str, bool]] | None:
+    """Labels for tokens whose bytes, in order, spell `text`'s UTF-8 (byte-level BPE): each
+    character is drawn once, on the token holding its last byte; bytes of a character that a
+    later token completes are drawn as `<E6 9D>`. Returns (label, partial) per token, or None
+    when the pieces do not spell the text (a normalising tokeniser, say). The pieces may stop
+    short of the end of the text (the first tokens only).
+
+    >>> byte_labels("a 東", [b"a", " 東".encode()[:3], " 東".encode()[3:]])
+    [('a', False), ('·<E6 9D>', True), ('東', False)]
+    >>> byte_labels("a 東", [b"a", " 東".encode()[:3]])
+    [('a', False), ('·<E6 9D>', True)]
+    """
+    data = text.encode("utf-8")
+    size = sum(len(p) for p in pieces)
+    if data[:size] != b"".join(pieces):
+        return None
+    ends, pos = [], 0               # ends[k]: the byte just after character k
+    for c in text:
+        if pos >= size:
+            break
+        pos += len(c.encode("utf-8"))
+        ends.append(pos)
+    out, a, k = [], 0, 0            # k: the first character not yet drawn
+    for piece in pieces:
+        b = a + len(piece)
+        first = k
+        while k < len(ends) and ends[k] <= b:
+            k += 1
+        label = visible(text[first:k])
+        done = ends[k - 1] if k > first else a      # bytes up to here are whole characters
+        tail = data[max(done, a):b]
+        if tail:
+            label += f"<{hex_bytes(tail)}>"
+        out.append((label, bool(tail)))
+        a = b
+    return out
 
 
 def word_spans(text: str, enc: tc.Encoding) -> dict[int, tuple[int, int]]:
@@ -140,39 +222,61 @@ def link_word(text: str, span: tuple[int, int], token: tuple[int, int]) -> str:
     return text[s:min(e, s + MAX_LINK_WORD)]
 
 
-def chips(tok: tc.Tokenizer, text: str, enc: tc.Encoding, links: bool = True) -> list[Chip]:
-    """One chip per token (`links`: work out the word each chip's step-through link shows)."""
+def chips(tok: tc.Tokenizer, text: str, enc: tc.Encoding, links: bool = True,
+          limit: int | None = None) -> list[Chip]:
+    """One chip per token (`links`: work out the word each chip's step-through link shows;
+    `limit`: only the first `limit` tokens' chips)."""
     out: list[Chip] = []
     words = word_spans(text, enc) if links else {}
     spans = enc.offsets
     specials = enc.special_tokens_mask
     byte_level = is_byte_level(tok)
     last = len(spans) - 1
+    by_bytes = None
+    if byte_level:
+        shown = slice(0, limit)     # only the chips drawn need their labels
+        by_bytes = byte_labels(text, [
+            v.encode("utf-8") if sp else token_bytes(v, text[s:e], True)
+            for v, (s, e), sp in zip(enc.tokens[shown], spans[shown], specials[shown])])
+    unk = unknown_id(tok)
     for i, (id_, value, (s, e), special) in enumerate(zip(enc.ids, enc.tokens, spans, specials)):
+        if limit is not None and i >= limit:
+            break
         surface = "" if special else text[s:e]
         # several tokens from one character (bytes of a character, NFKC "ﬁ" -> "f" "i")
         shared = (not special) and (
             (i > 0 and spans[i - 1] == (s, e) and not specials[i - 1])
             or (i < last and spans[i + 1] == (s, e) and not specials[i + 1]))
         data = value.encode("utf-8") if special else token_bytes(value, surface, byte_level)
+        partial = False
         if special:
             label = value
+        elif by_bytes is not None:
+            label, partial = by_bytes[i]
+        elif shared and is_byte_piece(value):
+            # byte-fallback pieces of one character: the last one shows the character
+            completes = i == last or spans[i + 1] != (s, e) or not is_byte_piece(enc.tokens[i + 1])
+            label, partial = (visible(surface), False) if completes else (token_label(data), True)
         elif shared:
-            label = token_label(data) if byte_level or value.startswith("<0x") \
-                else visible(value)
+            label = token_label(data) if byte_level else visible(value)
         else:
             label = visible(surface or value)
         word_id = enc.word_ids[i]
         word = link_word(text, words[word_id], (s, e)) if word_id in words else ""
         raw = label if value == surface else visible(value)
+        mark = "" if special else "unk" if id_ == unk else "byte" if is_byte_piece(value) else ""
         out.append(Chip(i, id_, raw, label, s, e, hex_bytes(data), bool(special), i % 8, word,
-                        value))
+                        value, partial, mark))
     return out
 
 
+MARK_TITLES = {"unk": "unknown: the model has no piece for this text",
+               "byte": "byte fallback: one UTF-8 byte of a character the vocabulary lacks"}
+
+
 def compact(chips: list[Chip], marks: set[int] | frozenset[int] = frozenset()
-            ) -> list[tuple[str, int, int, int, str, str]]:
-    """Chips as (classes, index, start, end, title, label): what the compare view draws for
+            ) -> list[tuple[str, int, int, int, str, str, int]]:
+    """Chips as (classes, index, start, end, title, label, id): what the compare view draws for
     thousands of chips, with every attribute worked out once here rather than in the template.
     """
     out = []
@@ -181,10 +285,13 @@ def compact(chips: list[Chip], marks: set[int] | frozenset[int] = frozenset()
         title = f"{c.raw} · id {c.id} · offsets {c.start}–{c.end} · bytes {c.bytes_hex}"
         if c.special:
             classes += " special"
+        if c.mark:
+            classes += f" mark-{c.mark}"
+            title += " · " + MARK_TITLES[c.mark]
         if c.index in marks:
             classes += " differs"
             title += " · boundary differs from the reference"
-        out.append((classes, c.index, c.start, c.end, title, c.text))
+        out.append((classes, c.index, c.start, c.end, title, c.text, c.id))
     return out
 
 
@@ -196,16 +303,18 @@ class Segment:
     end: int
 
 
-def segments(text: str, enc: tc.Encoding) -> list[Segment]:
+def segments(text: str, enc: tc.Encoding, upto: int | None = None) -> list[Segment]:
     """The input cut at every token boundary, each piece knowing which tokens cover it, so
-    hovering a chip can light up its span of the input (and the other way round)."""
-    cuts = {0, len(text)}
+    hovering a chip can light up its span of the input (and the other way round).
+    `upto`: only the first `upto` characters (the rest is one plain segment)."""
+    end = len(text) if upto is None else min(upto, len(text))
+    cuts = {0, end}
     for (s, e), special in zip(enc.offsets, enc.special_tokens_mask):
-        if not special:
-            cuts.update((s, e))
-    points = sorted(c for c in cuts if 0 <= c <= len(text))
+        if not special and s < end:
+            cuts.update((s, min(e, end)))
+    points = sorted(c for c in cuts if 0 <= c <= end)
     spans = sorted((s, e, i) for i, ((s, e), sp) in enumerate(zip(enc.offsets, enc.special_tokens_mask))
-                   if not sp and s < e)
+                   if not sp and s < e and s < end)
     out: list[Segment] = []
     active: list[tuple[int, int, int]] = []
     j = 0
@@ -217,4 +326,6 @@ def segments(text: str, enc: tc.Encoding) -> list[Segment]:
         active = [t for t in active if t[1] > a]
         covering = tuple(sorted(i for s, e, i in active if b <= e))
         out.append(Segment(visible(text[a:b]), covering, a, b))
+    if end < len(text):             # the rest, past the chips drawn: one plain segment
+        out.append(Segment(visible(text[end:]), (), end, len(text)))
     return out

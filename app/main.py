@@ -5,7 +5,7 @@ import re
 import time
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
@@ -15,14 +15,18 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from . import limits, openapi
 from .config import Settings
+from .embed import embed_mode
 from .jobs import ClientGone, Engine, QueueFull, current_request
 from .render import ROOT, render
 from .security import SecurityMiddleware
 from .step_runs import StepRuns
-from .routers import analytics, api, compare, corpora, tokenizers, visualiser
+from .routers import analytics, api, compare, corpora, docs, tokenizers, visualiser, vocab
 from .routers import wordpiece
 from .routers import unigram
 from .routers import bpe
+from .routers import check
+from .routers import lessons
+from .routers import worksheets
 from .store import CorpusStore
 from .trained import TrainedTokenizers
 from .uploads import UploadedTokenizers
@@ -74,7 +78,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(lifespan=_lifespan, title="Tokenizer Visualiser",
                   description="Watch tokenisers work, step by step: BPE, WordPiece, Unigram and "
                               "real tokenisers (GPT-2, GPT-4, GPT-4o, BERT, SentencePiece).",
-                  version="0.1.0",
+                  version="0.1.0", docs_url=None, redoc_url=None,
+                  dependencies=[Depends(embed_mode)],
                   # one corpus limit for every way in: a multipart text field may be as large as
                   # a corpus (Starlette's default stops it at 1 MB), and no body need be larger
                   # than the largest corpus or file, escaped
@@ -97,11 +102,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(compare.router)
     app.include_router(analytics.router)
     app.include_router(api.router)
+    app.include_router(docs.router)
+    app.include_router(vocab.router)
     app.include_router(tokenizers.router)
     # family routers (one line each)
     app.include_router(wordpiece.router)
     app.include_router(unigram.router)
     app.include_router(bpe.router)
+    app.include_router(check.router)
+    app.include_router(lessons.router)
+    app.include_router(worksheets.router)
 
     # outermost last: RequestContext (timing, HEAD, the request for jobs), then the headers and
     # the cross-site check, then FastAPI's own

@@ -8,8 +8,8 @@ answers here:
   cross-site request refused, on POST/DELETE; app/security.py), 404 (an unknown tokeniser,
   corpus, job or model), 413 (over a size limit), 422 (invalid input), 429 (too many trainings
   waiting, on the routes that train; app/jobs.py);
-- pages (every path outside /api) answer HTML, errors included, and a page's POST answers
-  303 See Other (to the page that shows the result) rather than 200.
+- pages (every path outside /api) answer HTML, errors included, and a page's POST may answer
+  303 See Other (to the page that shows the result).
 """
 from __future__ import annotations
 
@@ -83,8 +83,7 @@ def schema(app: FastAPI) -> dict[str, Any]:
                 for code, response in list(responses.items()):
                     if code.startswith("2"):
                         response["content"] = HTML
-                if method == "post":
-                    responses.pop("200", None)
+                if method == "post":       # most page forms redirect to their result
                     responses["303"] = {
                         "description": "Done: see the page that shows the result",
                         "headers": {"Location": {"schema": {"type": "string"}}}}

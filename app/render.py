@@ -16,15 +16,28 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from . import display
+from .embed import EMBED
 from .uploads import FORMAT_LABELS, PATTERN_PRESETS
 
 ROOT = Path(__file__).resolve().parent.parent
-templates = Jinja2Templates(directory=str(ROOT / "templates"))
+
+
+def page_globals(request: Request) -> dict[str, Any]:
+    """What every page may call: `stored_corpora()` (the corpus pickers' stored options,
+    read from SQLite only when a picker asks)."""
+    from .deps import stored_corpora
+    return {"stored_corpora": lambda: stored_corpora(request)}
+
+
+templates = Jinja2Templates(directory=str(ROOT / "templates"), context_processors=[page_globals])
 env = templates.env
 env.autoescape = True  # everything a user types is text; never turn this off
 env.filters["visible"] = display.visible
 env.filters["hexbytes"] = display.hex_bytes
 env.filters["token_label"] = display.token_label
+env.filters["filesize"] = display.filesize
+env.filters["sci"] = display.sci
+env.filters["day"] = display.day
 
 
 def url_with(path: str, params: dict[str, Any], **changes: Any) -> str:
@@ -35,6 +48,8 @@ def url_with(path: str, params: dict[str, Any], **changes: Any) -> str:
     '/compare?text=a+b&col=bpe&col=word&ref=1'
     """
     merged = {**params, **changes}
+    if EMBED.get() and path.startswith("/") and not path.startswith(("/api", "/static")):
+        merged.setdefault("embed", 1)           # links inside an embedded view stay embedded
     pairs = []
     for k, v in merged.items():
         for item in (v if isinstance(v, (list, tuple)) else [v]):
@@ -59,7 +74,7 @@ def render(request: Request, template: str, context: dict[str, Any], block: str 
     """Render `template` (or only its `block` for an htmx request)."""
     if block is not None and is_fragment_request(request):
         tmpl = env.get_template(template)
-        ctx = tmpl.new_context({"request": request, **context})
+        ctx = tmpl.new_context({"request": request, **page_globals(request), **context})
         html = "".join(tmpl.blocks[block](ctx))
         return HTMLResponse(html, status_code=status_code)
     return templates.TemplateResponse(request, template, context, status_code=status_code)

@@ -73,6 +73,108 @@
     var range = ev.target.closest && ev.target.closest("input[data-sets]");
     if (range && range.form) range.form.elements[range.dataset.sets].value = range.value;
   });
+  // A box that scrolls sideways (the Unigram lattice) keeps its current position in view: the
+  // element marked .current is scrolled to the middle of the box whenever the box is drawn.
+  function keepCurrentInView() {
+    document.querySelectorAll(".lattice-scroll").forEach(function (box) {
+      var cur = box.querySelector(".pos.current circle");
+      if (!cur) return;
+      var b = box.getBoundingClientRect(), c = cur.getBoundingClientRect();
+      if (c.left < b.left || c.right > b.right) {
+        box.scrollLeft += (c.left + c.width / 2) - (b.left + b.width / 2);
+      }
+    });
+  }
+  keepCurrentInView();
+  document.addEventListener("htmx:afterSettle", keepCurrentInView);
+})();
+// Embeds (?embed=1, templates/base.html): htmx requests and GET forms keep the page embedded.
+(function () {
+  "use strict";
+  if (!document.body || document.body.dataset.embed !== "1") return;
+  document.addEventListener("htmx:configRequest", function (ev) {
+    if (ev.detail.verb === "get" && !/[?&]embed=1/.test(ev.detail.path)) ev.detail.parameters.embed = "1";
+  });
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target;
+    if (!form || (form.method || "get").toLowerCase() !== "get" || form.querySelector('input[name="embed"]')) return;
+    var input = document.createElement("input");
+    input.type = "hidden"; input.name = "embed"; input.value = "1";
+    form.appendChild(input);
+  }, true);
+})();
+// A "print" button (worksheets): data-print on any button prints the page.
+document.addEventListener("click", function (ev) {
+  var button = ev.target.closest && ev.target.closest("[data-print]");
+  if (button) { ev.preventDefault(); window.print(); }
+});
+// Compare: a fieldset with data-max refuses a tick past its limit before htmx sends the form
+// (the server also disables the other boxes once the limit is reached).
+(function () {
+  "use strict";
+  document.addEventListener("change", function (ev) {
+    var box = ev.target;
+    if (!box.matches || !box.matches("fieldset[data-max] input[type=checkbox]")) return;
+    var set = box.closest("fieldset[data-max]");
+    var ticked = set.querySelectorAll("input[type=checkbox]:checked").length;
+    var full = ticked >= +set.dataset.max;
+    if (ticked > +set.dataset.max) {
+      box.checked = false;
+      ev.stopImmediatePropagation();   // htmx never sees this change
+    }
+    set.querySelectorAll("input[type=checkbox]:not(:checked)").forEach(function (b) { b.disabled = full; });
+    var note = set.querySelector(".cols-full");
+    if (note) note.hidden = !full;
+  }, true);
+})();
+// Copy buttons: <button data-copy="#id" hidden> copies the text of #id. Shown only here, so a
+// page without JavaScript never shows a button that does nothing.
+(function () {
+  "use strict";
+  function reveal() {
+    document.querySelectorAll("button[data-copy][hidden]").forEach(function (b) { b.hidden = false; });
+  }
+  function copyText(text) {
+    if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+    return new Promise(function (resolve, reject) {
+      var area = document.createElement("textarea");
+      area.value = text;
+      area.setAttribute("readonly", "");
+      area.className = "offscreen";
+      document.body.appendChild(area);
+      area.select();
+      var ok = document.execCommand("copy");
+      document.body.removeChild(area);
+      (ok ? resolve : reject)();
+    });
+  }
+  document.addEventListener("click", function (ev) {
+    var button = ev.target.closest && ev.target.closest("button[data-copy]");
+    if (!button) return;
+    var source = document.querySelector(button.dataset.copy);
+    if (!source) return;
+    var label = button.dataset.label || (button.dataset.label = button.textContent);
+    copyText(source.textContent).then(function () {
+      button.textContent = "copied ✓";
+    }, function () {
+      button.textContent = "copy failed";
+    }).then(function () {
+      setTimeout(function () { button.textContent = label; }, 1500);
+    });
+  });
+  reveal();
+  document.addEventListener("htmx:afterSettle", reveal);
+})();
+// Compact chips (compare view): clicking one, or Enter on it, opens its vocabulary entry.
+(function () {
+  "use strict";
+  function open(ev) {
+    var chip = ev.target.closest && ev.target.closest(".chips[data-vocab] li[data-id]");
+    if (!chip || (ev.type === "keydown" && ev.key !== "Enter")) return;
+    window.location.href = chip.closest(".chips").dataset.vocab + "&id=" + chip.dataset.id;
+  }
+  document.addEventListener("click", open);
+  document.addEventListener("keydown", open);
 })();
 
 // Tokenizer upload forms (partials/tokenizer_upload.html): drop a file on the form, show only the

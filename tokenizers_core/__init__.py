@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Iterable
 
+from .checker import check  # noqa: F401  (tc.check: a student's implementation vs ours)
 from .encoding import Encoding, Token
 from .normalized import NormalizedString
 from .pipeline import Tokenizer

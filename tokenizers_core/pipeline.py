@@ -440,6 +440,24 @@ class Tokenizer:
         special = getattr(self.model, "special_tokens", None) or ()
         return token in special
 
+    # ---- saving ------------------------------------------------------------------------
+    def save(self, path: str, format: str | None = None) -> str:
+        """Write this tokenizer to `path` in `format` ("hf_json", "tiktoken", "sentencepiece",
+        "vocab_txt"; from the extension when None), or with format="vocab_merges" as
+        `path`/vocab.json + `path`/merges.txt (BPE only). Returns the format written; a
+        ValueError, saying what does exist, when it has no exact form in that format."""
+        from . import formats
+        if format == "vocab_merges":
+            from .formats.hf_json_writer import save_vocab_merges
+            save_vocab_merges(self, str(path))
+            return format
+        return formats.save(self, path, format)
+
+    def to_hf_json(self) -> dict[str, Any]:
+        """This tokenizer as a Hugging Face tokenizer.json dict (see `formats/hf_json_writer`)."""
+        from .formats.hf_json_writer import to_hf_json
+        return to_hf_json(self)
+
     # ---- information --------------------------------------------------------------------
     @property
     def vocab_size(self) -> int:

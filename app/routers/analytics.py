@@ -3,7 +3,6 @@ vocab-size sweep (`/sweep`), with their JSON endpoints."""
 from __future__ import annotations
 
 import functools
-import threading
 import unicodedata
 from dataclasses import asdict
 from typing import Annotated, Any
@@ -17,7 +16,8 @@ from tokenizers_core import metrics as M
 from tokenizers_core import normalizers, pretrained
 from tokenizers_core.corpora import corpus_names, load_corpus, udhr_languages
 
-from .. import charts, display
+from .. import charts, display, tax
+from ..tax import vocab_tokenizers
 from ..deps import (BAD_INPUT, UPLOAD_PREFIX, Name, UnknownTokenizer, bad_input, check_text,
                     jobs, resolve_tokenizer, store, stored_options)
 from ..jobs import SweepSpec
@@ -27,20 +27,7 @@ from ..trained import corpus_text
 router = APIRouter(tags=["analytics"])
 
 
-def vocab_tokenizers() -> list[str]:
-    """Bundled tokenisers with a real vocabulary (the rule tokenisers are left out)."""
-    return [n for n, e in pretrained.bundled().items() if e.vocab_size > 0]
-
-
 # ---- the multilingual tax ---------------------------------------------------------------------
-_tax_lock = threading.Lock()
-
-
-@functools.lru_cache(maxsize=32)
-def _tax_metrics(name: str) -> dict[str, M.Metrics]:
-    return M.metrics_per_language(tc.load(name))
-
-
 def script_label(script: str) -> str:
     return script if len(script) <= 3 else script.title()
 
@@ -54,9 +41,6 @@ def _language_facts() -> tuple[dict[str, str], dict[str, str]]:
         scripts[lang.code] = script_label(M.dominant_script(text))
         samples[lang.code] = text.splitlines()[1][:70]
     return scripts, samples
-
-
-_UPLOADED_TAX: dict[str, dict[str, M.Metrics]] = {}   # by upload handle (content-addressed)
 
 
 def tax_names(request: Request, tok: list[str] | None) -> list[str]:
@@ -74,22 +58,16 @@ def tax_names(request: Request, tok: list[str] | None) -> list[str]:
 def tax_table(request: Request, names: list[str]) -> dict[str, Any]:
     langs = udhr_languages()
     per = {}
-    for n in names:
-        with _tax_lock:  # one cold computation at a time; the cache serves the rest
-            if not n.startswith(UPLOAD_PREFIX):
-                per[n] = _tax_metrics(n)
-                continue
-            if n not in _UPLOADED_TAX:
-                try:
-                    tok = resolve_tokenizer(request, n)
-                except UnknownTokenizer as exc:
-                    raise HTTPException(404, str(exc)) from None
-                _UPLOADED_TAX[n] = M.metrics_per_language(tok)
-                while len(_UPLOADED_TAX) > 16:
-                    _UPLOADED_TAX.pop(next(iter(_UPLOADED_TAX)))
-            per[n] = _UPLOADED_TAX[n]
-    counts = {n: {code: m.tokens for code, m in p.items()} for n, p in per.items()}
-    unknown = {n: {code: m.unk for code, m in p.items()} for n, p in per.items()}
+    for n in names:   # bundled: saved at build time (app/tax.py); uploads: computed once, kept
+        if n.startswith(UPLOAD_PREFIX):
+            try:
+                per[n] = tax.counts(n, resolve_tokenizer(request, n))
+            except UnknownTokenizer as exc:
+                raise HTTPException(404, str(exc)) from None
+        else:
+            per[n] = tax.counts(n)
+    counts = {n: {code: t for code, (t, _u) in p.items()} for n, p in per.items()}
+    unknown = {n: {code: u for code, (_t, u) in p.items()} for n, p in per.items()}
     rel = {n: M.relative_counts(c, "eng") for n, c in counts.items()}
     scripts, samples = _language_facts()
     return {"languages": langs, "counts": counts, "relative": rel, "scripts": scripts,
@@ -157,9 +135,9 @@ def unicode_forms(request: Request, text: str, names: list[str]) -> list[dict[st
                "code_points": code_points(out), "tokenizations": []}
         for n, tok in toks:
             enc = tok.encode(out)
-            row["tokenizations"].append({"name": n, "count": len(enc) - sum(enc.special_tokens_mask),
-                                         "tokens": [display.visible(t) for t, s in
-                                                    zip(enc.tokens, enc.special_tokens_mask) if not s]})
+            # as the visualiser draws them: text, not the byte-level alphabet (Ġ, Ã)
+            chips = [c for c in display.chips(tok, out, enc, links=False) if not c.special]
+            row["tokenizations"].append({"name": n, "count": len(chips), "chips": chips})
         forms.append(row)
     return forms
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import PlainTextResponse
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 import tokenizers_core as tc
@@ -140,12 +141,23 @@ def train(request: Request, body: TrainRequest) -> dict[str, Any]:
             "corpus": ref, "merges": [tuple(m) for m in merges] if merges is not None else None}
 
 
-def _store_corpus(request: Request, text: str) -> str:
-    text = limits.without_lone_surrogates(text)
+def _store_corpus(request: Request, text: str, name: str = "") -> str:
+    """Store a corpus (line endings normalised to LF: a pasted text arrives with CRLF; lone
+    surrogates read as U+FFFD) and return its sha256; 413 over the size limit, 422 if empty."""
+    text = normalise_newlines(limits.without_lone_surrogates(text))
     limits.check_corpus_size(text, settings(request).max_corpus_bytes)
     if not text.strip():
         raise HTTPException(422, "the corpus is empty")
-    return store(request).put(text)
+    return store(request).put(text, name=name.strip()[:200])
+
+
+def normalise_newlines(text: str) -> str:
+    r"""CRLF and lone CR become LF.
+
+    >>> normalise_newlines("a\r\nb\rc\n")
+    'a\nb\nc\n'
+    """
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def corpus_summary(digest: str, text: str) -> dict[str, Any]:
@@ -156,7 +168,8 @@ def corpus_summary(digest: str, text: str) -> dict[str, Any]:
 @router.post("/corpora", response_model=CorpusOut, status_code=201)
 def save_corpus(request: Request, body: CorpusIn) -> dict[str, Any]:
     """Store a corpus; its sha256 names it in URLs (`corpus_name` in `/api/train`)."""
-    return corpus_summary(_store_corpus(request, body.text), body.text)
+    text = normalise_newlines(body.text)
+    return corpus_summary(_store_corpus(request, text, body.name), text)
 
 
 @router.get("/corpora/{sha256}", response_model=CorpusOut)
@@ -167,9 +180,10 @@ def corpus_info(request: Request, sha256: str) -> dict[str, Any]:
     return corpus_summary(sha256, text)
 
 
-@router.get("/corpora/{sha256}/text", response_model=str)
-def corpus_text(request: Request, sha256: str) -> str:
+@router.get("/corpora/{sha256}/text", response_class=PlainTextResponse,
+            summary="A stored corpus's text, as text/plain")
+def corpus_text(request: Request, sha256: str) -> PlainTextResponse:
     text = store(request).get(sha256)
     if text is None:
         raise HTTPException(404, f"no stored corpus has sha256 {sha256}")
-    return text
+    return PlainTextResponse(text)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Form, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 import tokenizers_core as tc
@@ -18,11 +18,15 @@ from tokenizers_core.models.bpe_explore import (RULES, VARIANTS, encode_trace, m
 
 from ..deps import (BAD_INPUT, UPLOAD_PREFIX, UnknownTokenizer, bad_input, bounded,
                     check_step_text, resolve_tokenizer, step_runs, store, stored_options)
-from .. import heap
+from .. import heap, practice as practising
+from ..practice import PracticeState, practice_params
 from ..render import render, url_with
+from ..stepping import SPEEDS, check_speed, word_jumps
 from ..trained import corpus_text as corpus_by_ref
 from .api import _store_corpus
 
+DELAY = 700               # ms between played steps at speed 1
+CHANGED_ROWS = 8          # words changed by the current merge, listed before the frequent ones
 router = APIRouter(tags=["bpe"])
 
 # Sennrich et al.'s textbook corpus: low x5, lower x2, newest x6, widest x3.
@@ -109,7 +113,9 @@ def _train_context(corpus: str, variant: str, vocab_size: int | None, pattern: s
 @router.get("/bpe/train", response_class=HTMLResponse, summary="BPE training, one merge at a time")
 def train_page(request: Request, corpus: str = "", variant: str = "bpe",
                vocab_size: str = VOCAB_QUERY, pattern: str = "gpt2",
-               min_frequency: int = bounded(0, 0), step: int = 0, page: int = 0, play: bool = False) -> HTMLResponse:
+               min_frequency: int = bounded(0, 0), step: int = 0, page: int = 0,
+               play: bool = False,
+               practice: PracticeState = Depends(practice_params)) -> HTMLResponse:
     ctx = _train_context(corpus, variant, None, pattern, min_frequency, page, play)
     ctx["vocab_size"] = ctx["params"]["vocab_size"] = vocab_size.strip() or None
     status = 200
@@ -135,11 +141,14 @@ def train_page(request: Request, corpus: str = "", variant: str = "bpe",
     if ctx["error"] is None:
         k = min(max(step, 0), total)
         rows, pages = session.word_rows(k, page, WORD_PAGE)
+        # late merges change rare words: the first page shows the words merge k changed first
+        changed = session.changed_rows(k, CHANGED_ROWS) if k > 0 and page <= 0 else []
+        rows = changed + [r for r in rows if r.word not in {c.word for c in changed}]
         last = session.step(k)
         upcoming = session.step(k + 1)
         hf = variant != "sentencepiece_bpe"
         ctx.update(
-            session=session, step=k, total=total, rows=rows, pages=pages,
+            session=session, step=k, total=total, rows=rows, pages=pages, n_changed=len(changed),
             page=min(max(page, 0), pages - 1), last=last, upcoming=upcoming,
             pairs=session.pair_table(k + 1), tied=set(upcoming.tied) if upcoming else set(),
             merges=list(enumerate(session.merges(k), 1))[-40:][::-1],
@@ -148,6 +157,10 @@ def train_page(request: Request, corpus: str = "", variant: str = "bpe",
             line=2 if k == 0 else (8 if k == total and session.finished and upcoming is None else 7),
             vocab_now=_vocab_now(session, k), stop_reason=session.trainer.stop_reason,
             show=_shower(session.byte_level), words=len(session.order),
+            practice=practising.bpe_train(practice, "/bpe/train", ctx["params"], k, session,
+                                          _shower(session.byte_level), RULES[variant])
+            if practice.on else None,
+            practice_link=practising.toggle("/bpe/train", ctx["params"], k),
         )
     else:
         ctx["pseudocode"] = TRAIN_PSEUDOCODE["hf"]
@@ -192,9 +205,12 @@ def _vocab_now(session, k: int) -> int:
              summary="Store an edited corpus and open its BPE training view")
 def train_post(request: Request, corpus_text: str = Form(""), variant: str = Form("bpe"),
                vocab_size: str = Form(""), pattern: str = Form("gpt2"),
-               min_frequency: int = Form(0)) -> Any:
+               min_frequency: int = Form(0), corpus: str = Form(""), use: str = Form("")) -> Any:
+    """The training form: "Train" (`use=pick`) takes the picked corpus; "Use this corpus" (or
+    a bare POST of `corpus_text`) stores the edited text. Either way, a redirect to the
+    page's permalink."""
     try:
-        digest = _store_corpus(request, corpus_text)
+        digest = corpus if use == "pick" else _store_corpus(request, corpus_text)
         _options(variant, _whole(vocab_size), pattern, min_frequency, digest)
     except (HTTPException, ValueError) as exc:
         ctx = _train_context("", variant, vocab_size.strip() or None, pattern, min_frequency, 0, False)
@@ -202,7 +218,7 @@ def train_post(request: Request, corpus_text: str = Form(""), variant: str = For
         status = exc.status_code if isinstance(exc, HTTPException) else 422
         ctx["error"] = exc.detail if isinstance(exc, HTTPException) else str(exc)
         return render(request, "bpe_train.html", ctx, status_code=status)
-    params = {"corpus": digest, "variant": variant, "vocab_size": vocab_size.strip() or None,
+    params = {"corpus": digest or None, "variant": variant, "vocab_size": vocab_size.strip() or None,
               "pattern": pattern if variant == "byte_bpe" else None,
               "min_frequency": min_frequency or None}
     return RedirectResponse(url_with("/bpe/train", params), status_code=303)
@@ -262,9 +278,12 @@ def _after(step) -> tuple[str, ...]:
 @router.get("/bpe/encode", response_class=HTMLResponse,
             summary="BPE encoding: the merges apply by rank, one at a time")
 def encode_page(request: Request, tokenizer: str = "gpt2", text: str = "lowest newer tokenization",
-                step: int | None = None, token: str = "", special: bool = False,
-                play: bool = False) -> HTMLResponse:
-    params = {"tokenizer": tokenizer, "text": text, "special": 1 if special else None}
+                step: int = 0, token: str = "", special: bool = False,
+                play: bool = False, speed: int = 1,
+                practice: PracticeState = Depends(practice_params)) -> HTMLResponse:
+    """Opens at step 0, as the other step-through views do."""
+    params = {"tokenizer": tokenizer, "text": text, "special": 1 if special else None,
+              "speed": speed if speed != 1 else None}
     ctx: dict[str, Any] = {"tokenizer": tc.pretrained.canonical_name(tokenizer), "text": text,
                            "params": params, "error": None,
                            "play": play, "pseudocode": ENCODE_PSEUDOCODE,
@@ -273,6 +292,7 @@ def encode_page(request: Request, tokenizer: str = "gpt2", text: str = "lowest n
                            "next": url_with("/bpe/encode", params)}
     status = 200
     try:
+        check_speed(speed)
         check_step_text(request, text, status=422)
         tok = resolve_tokenizer(request, tokenizer)
         if special and hasattr(tok, "with_special"):       # OpenAI encodings: allow <|...|>
@@ -283,7 +303,7 @@ def encode_page(request: Request, tokenizer: str = "gpt2", text: str = "lowest n
     if ctx["error"] is None:
         flat = _flatten(traces)
         total = len(flat)
-        k = total if step is None else min(max(step, 0), total)
+        k = min(max(step, 0), total)
         pieces = _pieces_at(traces, flat, k)
         current = flat[k - 1][1] if k else None
         byte_level = bool(getattr(tok.model, "byte_level", False))
@@ -295,10 +315,15 @@ def encode_page(request: Request, tokenizer: str = "gpt2", text: str = "lowest n
                 trees.append(merge_tree_of(tok, t))
             except ValueError as exc:
                 ctx["error_tree"] = str(exc)
+        ctx.update(jumps=word_jumps([i for i, _s in flat], k), speed=speed, speeds=SPEEDS,
+                   delay=DELAY // speed)
         ctx.update(tok=tok, step=k, total=total, pieces=pieces, current=current, show=show,
                    trees=trees, byte_level=byte_level,
                    line=_encode_line(current, k, total),
-                   sentence=_encode_sentence(current, k, total, _shower(byte_level)))
+                   sentence=_encode_sentence(current, k, total, _shower(byte_level)),
+                   practice=practising.bpe_encode(practice, "/bpe/encode", params, k, flat, show)
+                   if practice.on else None,
+                   practice_link=practising.toggle("/bpe/encode", params, k))
     return render(request, "bpe_encode.html", ctx, block="step", status_code=status)
 
 

@@ -55,6 +55,7 @@ class Column:
     link: tuple[str, str] | None = None
     enc: Any = None
     compared: bool = False   # marks were worked out against the reference column
+    vocab_name: str | None = None   # the tokeniser's name for /vocab (None: no vocabulary)
 
 
 def default_columns() -> list[str]:
@@ -122,6 +123,9 @@ def build_columns(request: Request, text: str, specs: list[str], corpus: str, vo
             col.marks = {i for i, d in enumerate(M.disagreements(text, enc, reference)) if d}
             col.compared = True
         col.chips = display.compact(chips, col.marks)
+        if col.tok.vocab_size:    # each chip opens its vocabulary entry (static/app.js)
+            col.vocab_name = (make_spec(col.spec, corpus, vocab)[0] if col.spec in tc.algorithms()
+                              else col.spec)
     return cols
 
 
@@ -159,12 +163,14 @@ def compare_page(request: Request, text: str | None = None,
                  wait: bool = False) -> HTMLResponse:
     text = DEFAULT_TEXT if text is None else text
     specs = [c for c in (col or default_columns()) if c]
+    ref = ref if 0 <= ref < len(specs) else 0   # the reference column was unticked
     error = _validate(request, text, specs, vocab)
     cols = [] if error else build_columns(request, text, specs, corpus, vocab, ref,
                                           train_now=wait)
     ctx = {"text": text, "specs": specs, "corpus": corpus, "vocab": vocab, "ref": ref,
            "columns": cols, "error": error, "choices": _choices(request, specs), "corpora": corpus_names(),
            "labels": {sp: tokenizer_label(request, sp) for sp in specs if sp.startswith(UPLOAD_PREFIX)},
+           "max_columns": MAX_COLUMNS,
            "params": _params(text, specs, corpus, vocab, ref)}
     return render(request, "compare.html", ctx, block="columns",
                   status_code=422 if error else 200)

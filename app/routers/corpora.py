@@ -45,12 +45,13 @@ def corpora_page(request: Request, saved: str | None = None) -> HTMLResponse:
 
 
 @router.post("/corpora", response_class=HTMLResponse, summary="Store a pasted or uploaded corpus")
-async def corpora_save(request: Request, text: str = Form(""),
+async def corpora_save(request: Request, text: str = Form(""), name: str = Form(""),
                        file: UploadFile | None = File(None)) -> Any:
     try:
         if file is not None and file.filename:
             text = await read_corpus_upload(request, file)
-        digest = _store_corpus(request, text)
+            name = name or file.filename
+        digest = _store_corpus(request, text, name)
     except HTTPException as exc:
-        return _page(request, status=exc.status_code, error=exc.detail, text=text)
+        return _page(request, status=exc.status_code, error=exc.detail, text=text, name=name)
     return RedirectResponse(f"/corpora?saved={digest}", status_code=303)

@@ -15,7 +15,7 @@ from collections import OrderedDict
 from typing import Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 import tokenizers_core as tc
@@ -27,6 +27,8 @@ from ..charts import line_chart
 from ..deps import (BAD_INPUT, UPLOAD_PREFIX, UnknownTokenizer, bad_input, bounded, check_text,
                     resolve_tokenizer, settings, step_runs, store, stored_options,
                     tokenizer_label, trained, uploads)
+from .. import practice as practising
+from ..practice import PracticeState, practice_params
 from ..render import render, url_with
 from ..uploads import upload
 from ..store import sha256_text
@@ -38,7 +40,8 @@ router = APIRouter(tags=["unigram"])
 DEFAULT_TEXT = "cats"
 MAX_LATTICE_CHARS = 120          # normalised characters the lattice view steps through
 MAX_NBEST = 50
-CELL = 58                        # px between lattice positions in the SVG (at least)
+CELL = 64                        # px between lattice positions: the SVG's nodes and the table's
+LEFT = 112                       # columns (app.css .lattice-scroll keeps the same two numbers)
 
 LATTICE_PSEUDOCODE = [
     "text ← normalise(input)   # ▁ marks spaces",
@@ -107,7 +110,8 @@ def _model_options(current: str) -> list[dict[str, str]]:
 def _lattice_view(text: str, steps: list, k: int, unk_id: int) -> dict[str, Any]:
     """Everything the lattice page draws for the state after k steps."""
     n = len(text)
-    cell = max(CELL, min(140, 760 // max(n, 1)))
+    cell = CELL
+    x0 = LEFT + CELL // 2          # node i sits at x0 + i * cell, over the table's column i
     forward = [s for s in steps if s.kind == "viterbi"]
     backtrack = [s for s in steps if s.kind == "viterbi_backtrack"]
     filled = min(k, n)
@@ -133,8 +137,8 @@ def _lattice_view(text: str, steps: list, k: int, unk_id: int) -> dict[str, Any]
             arcs.append({"j": j, "i": s.position, "piece": piece, "score": score, "total": total,
                          "unk": pid == unk_id,
                          "state": state, "current": s.position == k and k <= n,
-                         "x1": 20 + j * cell, "x2": 20 + s.position * cell,
-                         "xm": 20 + (j + s.position) * cell / 2,
+                         "x1": x0 + j * cell, "x2": x0 + s.position * cell,
+                         "xm": x0 + (j + s.position) * cell / 2,
                          "h": min(150, 18 + 22 * length)})
     # draw long arcs first so short ones stay clickable on top
     arcs.sort(key=lambda a: (a["state"] != "future", -(a["i"] - a["j"])))
@@ -142,7 +146,8 @@ def _lattice_view(text: str, steps: list, k: int, unk_id: int) -> dict[str, Any]
     back_step = walked[-1] if walked else None
     return {"chars": list(text), "positions": positions, "arcs": arcs, "current": current,
             "back_step": back_step, "path": [s.piece for s in reversed(walked)],
-            "width": 40 + n * cell, "n": n, "cell": cell}
+            "width": LEFT + (n + 1) * cell, "n": n, "cell": cell, "x0": x0,
+            "end": min(k, n) if k <= n else (walked[-1].start if walked else n)}
 
 
 def _lattice_sentence(view: dict[str, Any], k: int, total: int, text: str) -> str:
@@ -180,8 +185,9 @@ def _lattice_line(k: int, n: int, total: int) -> int:
 @router.get("/unigram/lattice", response_class=HTMLResponse,
             summary="The Unigram Viterbi lattice, one end position at a time")
 def lattice_page(request: Request, model: str = "tiny", text: str = DEFAULT_TEXT, step: int = 0,
-                 n: int = bounded(5, 1, MAX_NBEST), seed: int | None = None, alpha: float = 0.1, nbest_size: int = -1,
-                 play: bool = False) -> HTMLResponse:
+                 n: int = bounded(5, 1, MAX_NBEST), seed: int | None = None, alpha: float = 0.1,
+                 nbest_size: int = -1, play: bool = False,
+                 practice: PracticeState = Depends(practice_params)) -> HTMLResponse:
     params = {"model": model, "text": text, "n": n if n != 5 else None}
     ctx: dict[str, Any] = {"model": model, "text": text, "params": params, "error": None,
                            "play": play, "pseudocode": LATTICE_PSEUDOCODE, "n_best": n,
@@ -217,7 +223,10 @@ def lattice_page(request: Request, model: str = "tiny", text: str = DEFAULT_TEXT
                    nbest=nbest, sampled=sampled, line=_lattice_line(k, len(normalized), total),
                    sentence=_lattice_sentence(view, k, total, normalized),
                    final=tok.encode(text.replace("▁", " ")).tokens if k == total else None,
-                   unk_score=tok.model.unk_score)
+                   unk_score=tok.model.unk_score,
+                   practice=practising.unigram_lattice(practice, "/unigram/lattice", params, k,
+                                                       steps) if practice.on else None,
+                   practice_link=practising.toggle("/unigram/lattice", params, k))
     return render(request, "unigram_lattice.html", ctx, block="step", status_code=status)
 
 
@@ -363,16 +372,21 @@ def train_page(request: Request, corpus: str = DEFAULT_CORPUS,
 @router.post("/unigram/train", response_class=HTMLResponse,
              summary="Store an edited corpus and open its Unigram training view")
 def train_post(request: Request, corpus_text: str = Form(""),
-               vocab_size: int = Form(DEFAULT_VOCAB)) -> Any:
+               vocab_size: int = Form(DEFAULT_VOCAB), words: str = Form(""),
+               corpus: str = Form(DEFAULT_CORPUS), use: str = Form("")) -> Any:
+    """The training form: "Train" (`use=pick`) takes the picked corpus; "Use this corpus" (or
+    a bare POST of `corpus_text`) stores the edited text. Either way, a redirect to the
+    page's permalink."""
     try:
-        digest = _store_corpus(request, corpus_text)
+        digest = corpus if use == "pick" else _store_corpus(request, corpus_text)
     except HTTPException as exc:
         ctx = {"corpus": "", "vocab_size": vocab_size, "words": "", "params": {},
                "error": exc.detail, "play": False, "pseudocode": TRAIN_PSEUDOCODE,
                "bundled": corpus_names(), "corpus_text": corpus_text}
         return render(request, "unigram_train.html", ctx, status_code=exc.status_code)
-    return RedirectResponse(f"/unigram/train?corpus={digest}&vocab_size={vocab_size}",
-                            status_code=303)
+    query = urlencode({k: v for k, v in (("corpus", digest), ("vocab_size", vocab_size),
+                                         ("words", words.strip())) if v})
+    return RedirectResponse(f"/unigram/train?{query}", status_code=303)
 
 
 @router.post("/unigram/train/use", response_class=HTMLResponse,

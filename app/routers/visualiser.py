@@ -3,13 +3,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from .. import display
+from ..roundtrip import round_trip_notes
 from ..deps import (BAD_INPUT, REGEX, bad_input, check_text, resolve_tokenizer, special_kwargs,
-                    tokenizer_label, tokenizer_options)
+                    store, tokenizer_label, tokenizer_options)
 from ..render import render, url_with
+from ..store import is_sha256
 from ..uploads import model_family
 from tokenizers_core import pretrained
 
@@ -18,6 +20,12 @@ router = APIRouter(tags=["pages"])
 DEFAULT_TEXT = ("The tokenization handles preprocessing: naïve cafés, 東京, 3.14 and "
                 "<|endoftext|> all become tokens.\n\tDon't panic!")
 MAX_PANEL_ITEMS = 400
+MAX_COPY_TOKENS = 20_000   # the copy buttons' tokens and JSON ride in the page up to this many
+MAX_CHIPS = 2000     # chips drawn; past that the page would weigh ~0.5 KB a token (80 MB for
+                     # 100k characters of Japanese): the counts, ids and decode still cover all
+# The form is POSTed (a long text in a URL fails before it reaches the app: uvicorn refuses a
+# request line over ~16 KB); the address bar gets a GET permalink when it is at most this long.
+MAX_PERMALINK = 8000
 
 # Where a chip links to see how its word was built, by model (only if the page exists).
 STEP_LINKS = {
@@ -87,14 +95,19 @@ def visualise(request: Request, text: str, name: str, pattern: str,
     except BAD_INPUT as exc:
         message, status = bad_input(exc)
         return {**ctx, "error": message, "status": status}
-    chips = display.chips(tok, text, enc)
+    chips = display.chips(tok, text, enc, limit=MAX_CHIPS)
+    shown_upto = max((c.end for c in chips), default=0) if len(chips) < len(enc) else None
     try:
         decoded = tok.decode(enc.ids, skip_special_tokens=True)
     except ValueError:  # the word and sentence tokenisers number tokens per input: no decode
         decoded = None
     n_tokens = len(enc)
+    copy = {"tokenizer": name, **enc.to_dict()} if n_tokens <= MAX_COPY_TOKENS else None
     ctx.update(
-        tok=tok, enc=enc, chips=chips, decoded=decoded, segments=display.segments(text, enc),
+        copy=copy,
+        tok=tok, enc=enc, chips=chips, decoded=decoded,
+        round_trip=round_trip_notes(tok, text, enc, decoded) if decoded is not None else [],
+        segments=display.segments(text, enc, upto=shown_upto),
         stages=stage_members(list(trace)),
         step_link=step_link(request, tok), max_items=MAX_PANEL_ITEMS,
         counts={
@@ -109,14 +122,66 @@ def visualise(request: Request, text: str, name: str, pattern: str,
 @router.get("/", response_class=HTMLResponse, summary="The visualiser page")
 def visualiser_page(request: Request, text: str | None = None, tokenizer: str | None = None,
                     pattern: str = "", ids: bool = False, raw: bool = False,
-                    special: bool = False) -> HTMLResponse:
+                    special: bool = False, stored: str | None = None) -> HTMLResponse:
     """`special`: let the OpenAI encodings read `<|endoftext|>` and friends in the text as
-    special tokens (otherwise they are ordinary text, as tiktoken's encode_ordinary)."""
-    text = DEFAULT_TEXT if text is None else text
+    special tokens (otherwise they are ordinary text, as tiktoken's encode_ordinary).
+    `stored`: the sha256 of a text kept by POST /permalink (a text too long for a URL)."""
+    if stored is not None:
+        kept = store(request).get(stored) if is_sha256(stored) else None
+        if kept is None:
+            raise HTTPException(404, f"no stored text has sha256 {stored}")
+        return _page(request, kept, tokenizer, pattern, ids, raw, special, stored=stored)
+    return _page(request, DEFAULT_TEXT if text is None else text, tokenizer, pattern, ids, raw,
+                 special)
+
+
+@router.post("/permalink", summary="Keep a long visualiser text and redirect to its permalink",
+             description="Stores the text (content-addressed, like a corpus) and redirects to "
+                         "`/?stored=<sha256>&...` with the form's settings.")
+def visualiser_permalink(request: Request, text: str = Form(""),
+                         tokenizer: str | None = Form(None), pattern: str = Form(""),
+                         ids: bool = Form(False), raw: bool = Form(False),
+                         special: bool = Form(False)) -> Response:
+    check_text(request, text)
+    digest = store(request).put(text, name="visualiser permalink")
+    url = url_with("/", {"stored": digest, **_settings(tokenizer or default_tokenizer(), pattern,
+                                                       ids, raw, special)})
+    if request.headers.get("HX-Request") == "true":
+        return Response(status_code=204, headers={"HX-Redirect": url})
+    return RedirectResponse(url, status_code=303)
+
+
+@router.post("/", response_class=HTMLResponse, summary="The visualiser page, for a long text",
+             description="The same page as GET /, from a form body, so a text of any length up "
+                         "to the limit never has to fit in a URL. htmx gets the GET permalink in "
+                         "`HX-Push-Url` when it fits in a URL, else the settings without the text.")
+def visualiser_post(request: Request, text: str = Form(""), tokenizer: str | None = Form(None),
+                    pattern: str = Form(""), ids: bool = Form(False), raw: bool = Form(False),
+                    special: bool = Form(False)) -> HTMLResponse:
+    return _page(request, text, tokenizer, pattern, ids, raw, special)
+
+
+def _settings(name: str, pattern: str, ids: bool, raw: bool, special: bool) -> dict[str, Any]:
+    """The page's settings as URL parameters (everything but the text)."""
+    return {"tokenizer": name, "pattern": pattern or None,
+            **{k: "true" for k, on in (("ids", ids), ("raw", raw), ("special", special)) if on}}
+
+
+def _page(request: Request, text: str, tokenizer: str | None, pattern: str, ids: bool,
+          raw: bool, special: bool, stored: str | None = None) -> HTMLResponse:
     name = tokenizer or default_tokenizer()
     ctx = visualise(request, text, name, pattern, special)
+    settings_only = _settings(name, pattern, ids, raw, special)
+    link = url_with("/", {"text": text, **settings_only}) if text != DEFAULT_TEXT \
+        else url_with("/", settings_only)
+    if stored is not None:
+        link = url_with("/", {"stored": stored, **settings_only})
+    permalink = link if len(link) <= MAX_PERMALINK else None
     ctx.update(text=text, tokenizer=name, pattern=pattern, show_ids=ids, raw=raw, special=special,
                options=tokenizer_options(request, name), regex_name=REGEX,
-               label=tokenizer_label(request, name),
-               next=url_with("/", {"text": text, "tokenizer": name, "pattern": pattern or None}))
-    return render(request, "visualiser.html", ctx, block="result", status_code=ctx["status"])
+               label=tokenizer_label(request, name), permalink=permalink,
+               next=permalink or url_with("/", settings_only))
+    response = render(request, "visualiser.html", ctx, block="result",
+                      status_code=ctx["status"])
+    response.headers["HX-Push-Url"] = permalink or url_with("/", settings_only)
+    return response

@@ -8,8 +8,9 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from typing import Any
+from urllib.parse import urlencode
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 import tokenizers_core as tc
@@ -22,7 +23,10 @@ from tokenizers_core.models.wordpiece_train import (TrainingCheckpoints, WordPie
 from ..deps import (BAD_INPUT, UPLOAD_PREFIX, UnknownTokenizer, bad_input, bounded,
                     check_step_text, resolve_tokenizer, step_runs, store, stored_options,
                     tokenizer_label)
+from .. import practice as practising
+from ..practice import PracticeState, practice_params
 from ..render import render, url_with
+from ..stepping import SPEEDS, check_speed, word_jumps
 from ..trained import corpus_text as corpus_by_ref
 from .api import _store_corpus
 
@@ -35,6 +39,7 @@ SMALL_VOCAB = "\n".join([
 ])
 DEFAULT_TEXT = "unaffable playing"
 MAX_ENCODE_STEPS = 20_000
+ENCODE_DELAY = 700           # ms between played probes at speed 1
 MAX_CHARS = 100                   # WordPiece's max_input_chars_per_word
 
 # Sennrich et al.'s textbook corpus: low x5, lower x2, newest x6, widest x3.
@@ -122,8 +127,10 @@ def _encode_sentence(step, k: int, total: int) -> str:
 @router.get("/wordpiece/encode", response_class=HTMLResponse,
             summary="WordPiece encoding, one probe at a time")
 def encode_page(request: Request, text: str = DEFAULT_TEXT, vocab: str = "small",
-                vocab_text: str = SMALL_VOCAB, step: int = 0, play: bool = False) -> HTMLResponse:
-    params = {"vocab": vocab, "text": text}
+                vocab_text: str = SMALL_VOCAB, step: int = 0, play: bool = False,
+                speed: int = 1,
+                practice: PracticeState = Depends(practice_params)) -> HTMLResponse:
+    params = {"vocab": vocab, "text": text, "speed": speed if speed != 1 else None}
     if vocab == "small" and vocab_text != SMALL_VOCAB:
         params["vocab_text"] = vocab_text
     ctx: dict[str, Any] = {"text": text, "vocab": vocab, "vocab_text": vocab_text,
@@ -134,6 +141,7 @@ def encode_page(request: Request, text: str = DEFAULT_TEXT, vocab: str = "small"
                            "next": url_with("/wordpiece/encode", params)}
     status = 200
     try:
+        check_speed(speed)
         check_step_text(request, text, status=422)
         tok = _encode_tokenizer(request, vocab, vocab_text)
         words, steps = encode_steps(tok, text, max_steps=MAX_ENCODE_STEPS)
@@ -144,6 +152,8 @@ def encode_page(request: Request, text: str = DEFAULT_TEXT, vocab: str = "small"
         k = min(max(step, 0), total)
         current = steps[k - 1] if k else None
         word_index = current[0] if current else (0 if words else None)
+        ctx.update(jumps=word_jumps([w for w, _s in steps], k), speed=speed, speeds=SPEEDS,
+                   delay=ENCODE_DELAY // speed)
         ctx.update(
             tok=tok, total=total, step=k, words=_word_view(words, steps, k),
             current=current[1] if current else None, word_index=word_index,
@@ -151,6 +161,10 @@ def encode_page(request: Request, text: str = DEFAULT_TEXT, vocab: str = "small"
             sentence=_encode_sentence(current[1] if current else None, k, total),
             prefix=tok.model.continuing_subword_prefix,
             final=tok.encode(text, add_special_tokens=False).tokens if k == total else None,
+            practice=practising.wordpiece_encode(practice, "/wordpiece/encode", params, k, steps,
+                                                 tok.model.continuing_subword_prefix,
+                                                 tok.model.unk_token) if practice.on else None,
+            practice_link=practising.toggle("/wordpiece/encode", params, k),
         )
     return render(request, "wordpiece_encode.html", ctx, block="step", status_code=status)
 
@@ -277,17 +291,20 @@ def train_page(request: Request, corpus: str = "",
 @router.post("/wordpiece/train", response_class=HTMLResponse,
              summary="Store an edited corpus and open its training view")
 def train_post(request: Request, corpus_text: str = Form(""),
-               vocab_size: int = Form(DEFAULT_VOCAB_SIZE), min_frequency: int = Form(0)) -> Any:
+               vocab_size: int = Form(DEFAULT_VOCAB_SIZE), min_frequency: int = Form(0),
+               corpus: str = Form(""), use: str = Form("")) -> Any:
+    """The training form: "Train" (`use=pick`) takes the picked corpus; "Use this corpus" (or
+    a bare POST of `corpus_text`) stores the edited text. Either way, a redirect to the
+    page's permalink."""
     try:
-        digest = _store_corpus(request, corpus_text)
+        digest = corpus if use == "pick" else _store_corpus(request, corpus_text)
     except HTTPException as exc:
         ctx = {"corpus": "", "vocab_size": vocab_size, "min_frequency": min_frequency,
                "params": {}, "error": exc.detail, "play": False, "pseudocode": TRAIN_PSEUDOCODE,
                "bundled": corpus_names(), "corpus_text": corpus_text}
         return render(request, "wordpiece_train.html", ctx, status_code=exc.status_code)
-    query = f"corpus={digest}&vocab_size={vocab_size}"
-    if min_frequency:
-        query += f"&min_frequency={min_frequency}"
+    query = urlencode({k: v for k, v in (("corpus", digest), ("vocab_size", vocab_size),
+                                         ("min_frequency", min_frequency)) if v})
     return RedirectResponse(f"/wordpiece/train?{query}", status_code=303)
 
 

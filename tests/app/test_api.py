@@ -62,7 +62,7 @@ def test_corpus_store_round_trip(client):
     assert info["sha256"] == hashlib.sha256(text.encode()).hexdigest()
     assert info["bytes"] == len(text) and info["lines"] == 2
     assert client.get(f"/api/corpora/{info['sha256']}").json() == info
-    assert client.get(f"/api/corpora/{info['sha256']}/text").json() == text
+    assert client.get(f"/api/corpora/{info['sha256']}/text").text == text
     assert client.post("/api/corpora", json={"text": text}).json() == info  # idempotent
 
 

@@ -87,7 +87,7 @@ def test_empty_edited_corpus_keeps_the_form(client):
 
 
 def test_encode_page_steps_and_trees(client):
-    r = client.get("/bpe/encode?tokenizer=gpt2&text=lowest")
+    r = client.get("/bpe/encode?tokenizer=gpt2&text=lowest&step=99")
     assert r.status_code == 200
     assert 'data-testid="trees"' in r.text and "these are the tokens" in r.text
     first = client.get("/bpe/encode?tokenizer=gpt2&text=lowest&step=1")

@@ -154,3 +154,25 @@ def test_columns_wait_for_a_reference_that_is_still_training(client, small_corpu
     assert page.text.count("/compare/column?") == 2 and "differs" not in page.text
     col = client.get("/compare/column", params={**params, "i": 0}, headers={"HX-Request": "true"})
     assert metric(col.text, "differs") and metric(col.text, "tokens") == [2]
+
+
+def test_compare_fragment_sends_the_column_picker_out_of_band(client):
+    """The Reference dropdown lists exactly the ticked columns after every change (issue 13)."""
+    r = client.get("/compare", params={"text": "x", "col": ["word", "char", "cl100k_base"],
+                                       "ref": 2}, headers={"HX-Request": "true"})
+    picker = r.text.split('id="compare-cols"', 1)[1].split("</fieldset>", 1)[0]
+    assert 'hx-swap-oob="true"' in picker
+    assert picker.count("<option") == 3 and '<option value="2" selected>3. cl100k_base' in picker
+    r = client.get("/compare", params={"text": "x", "col": ["word"], "ref": 2},
+                   headers={"HX-Request": "true"})
+    assert '<option value="0" selected>1. word' in r.text     # the reference was unticked
+
+
+def test_compare_form_disables_a_ninth_column(client):
+    eight = ["word", "char", "sentence", "r50k_base", "cl100k_base", "o200k_base",
+             "bert-base-uncased", "botchan_en_unigram_1000"]
+    html = client.get("/compare", params={"text": "x", "col": eight}).text
+    picker = html.split('id="compare-cols"', 1)[1].split("</fieldset>", 1)[0]
+    assert picker.count(" checked") == 8 and " disabled" in picker
+    assert "untick one to add another" in picker
+    assert 'data-testid="cols-full" hidden' not in picker

@@ -309,7 +309,7 @@ def test_bpe_encode_shows_byte_fallback_and_whole_word_steps(client):
     assert "parts ← its symbols" in current               # the merges start from these parts
     table = re.search(r'data-testid="replaced">(.*?)</table>', page.text, re.S).group(1)
     assert "日" in table and "&lt;0xE6&gt;" in table and "&lt;0x97&gt;" in table
-    final = client.get("/bpe/encode", params={"tokenizer": h, "text": text})
+    final = client.get("/bpe/encode", params={"tokenizer": h, "text": text, "step": 999})
     pieces = re.search(r'data-testid="pieces">(.*?)data-testid="trees"', final.text, re.S).group(1)
     assert pieces.count('<span class="seg-sym">&lt;0xE6&gt;</span>') == 2     # 日 and 本
     h = upload(client, hf_ignore_merges_json(), "tokenizer.json").json()["tokenizer"]
@@ -499,7 +499,7 @@ def test_real_llama3_tokenizer_json_in_the_views(client):
         assert enc["ids"] == case["hf"]["ids"] and enc["tokens"] == case["hf"]["tokens"], case["id"]
     steps = client.get("/api/bpe/encode_steps", params={"tokenizer": h, "text": "Hello world"}).json()
     assert [[s["action"] for s in p["steps"]] for p in steps["pieces"]] == [["whole_word"]] * 2
-    page = client.get("/bpe/encode", params={"tokenizer": h, "text": "Hello world"})
+    page = client.get("/bpe/encode", params={"tokenizer": h, "text": "Hello world", "step": 999})
     assert page.status_code == 200 and "ignore_merges" in what(page.text)
     page = client.get("/", params={"tokenizer": h, "text": "Hello world"})
     assert page.status_code == 200 and "Llama 3" in page.text and "begin_of_text" in page.text

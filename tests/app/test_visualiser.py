@@ -16,7 +16,7 @@ def test_full_page_has_form_chips_counts_and_pipeline(client):
     assert "<!doctype html>" in html.lower() and 'id="vis-form"' in html
     assert chips_of(html) == ["Hello", ",", "world", "!"]
     assert 'data-testid="token-count">4<' in html
-    assert "characters <b>13</b>" in html and "bytes <b>13</b>" in html
+    assert "characters <b data-testid=\"char-count\">13</b>" in html and "bytes <b>13</b>" in html
     assert "Pre-tokenise" in html and "Post-process" in html
     assert "/static/htmx.min.js" in html
 

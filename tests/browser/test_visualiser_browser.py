@@ -82,3 +82,51 @@ def test_phone_width_layout(browser, server_url, screenshot_dir):
     width = page.evaluate("() => document.documentElement.scrollWidth")
     assert width <= 390, "the page scrolls sideways on a phone"
     context.close()
+
+
+def test_pasting_a_long_text_works_and_shows_progress(browser, server_url, screenshot_dir):
+    """40k ASCII characters (a URL of 40 KB failed with "Invalid HTTP request received"), then
+    5k CJK characters: both tokenised, the URL no longer holds the text, a note says so."""
+    for width, height in ((1400, 900), (390, 844)):
+        context = browser.new_context(viewport={"width": width, "height": height})
+        page = context.new_page()
+        page.goto(f"{server_url}/?tokenizer=cl100k_base")
+        for text, name in (("The cat sat on the mat. " * 1700, "ascii"),
+                           ("東京都の天気は晴れです。" * 420, "cjk")):
+            page.locator("#text").fill(text)
+            page.wait_for_selector(f'[data-testid="char-count"]:text-is("{len(text)}")',
+                                   timeout=30_000)
+            assert page.locator('[data-testid="no-permalink"]').count() == 1
+            assert page.locator(".error").count() == 0
+            assert int(page.locator('[data-testid="token-count"]').inner_text()) > 1000
+            assert len(page.url) < 2000
+            page.screenshot(path=str(screenshot_dir / f"visualiser_long_{name}_{width}.png"))
+        page.get_by_role("button", name="Make a permalink").click()
+        page.wait_for_url("**stored=*")
+        assert page.locator('[data-testid="no-permalink"]').count() == 0
+        assert int(page.locator('[data-testid="char-count"]').inner_text()) == 420 * 12
+        page.locator("#text").fill("short again")
+        page.wait_for_url("**text=short+again*")
+        context.close()
+
+
+def test_copy_buttons_copy_ids_tokens_and_json(browser, server_url, screenshot_dir):
+    import json
+    for width, height in ((1400, 900), (390, 844)):
+        context = browser.new_context(viewport={"width": width, "height": height},
+                                      permissions=["clipboard-read", "clipboard-write"])
+        page = context.new_page()
+        page.goto(f"{server_url}/?tokenizer=cl100k_base&text=Hello+world")
+        page.get_by_role("button", name="copy ids").click()
+        page.wait_for_selector("button:text('copied ✓')")
+        assert json.loads(page.evaluate("navigator.clipboard.readText()")) == [9906, 1917]
+        page.get_by_role("button", name="copy tokens").click()
+        page.wait_for_function("navigator.clipboard.readText().then(t => t.includes('world'))")
+        assert json.loads(page.evaluate("navigator.clipboard.readText()")) == ["Hello", "Ġworld"]
+        page.get_by_role("button", name="copy JSON").click()
+        page.wait_for_function("navigator.clipboard.readText().then(t => t.includes('offsets'))")
+        data = json.loads(page.evaluate("navigator.clipboard.readText()"))
+        assert data["tokenizer"] == "cl100k_base" and data["offsets"] == [[0, 5], [5, 11]]
+        page.locator(".copy-buttons").scroll_into_view_if_needed()
+        page.screenshot(path=str(screenshot_dir / f"visualiser_copy_{width}.png"))
+        context.close()

@@ -20,6 +20,9 @@ processors, decoders); the models are built here, from the model's section:
 | `Unigram`   | `models.unigram_hf.HFUnigram` | vocab ([piece, score] list), unk_id, byte_fallback       |
 | `WordLevel` | `models.wordlevel.WordLevel` | vocab, unk_token                                           |
 
+Writing is `hf_json_writer.py` (`dump_bytes`, `to_hf_json`): every tokenizer read here is
+written back as tokenizers 0.23.3's `to_str()` would write it.
+
 Anything we cannot read exactly raises `ValueError` naming the component (never a silent
 difference): malformed JSON, an unknown component type, a merge naming a token that is not in the
 vocabulary, a vocabulary that is not token -> id.
@@ -39,6 +42,7 @@ from ..models.unigram_hf import HFUnigram
 from ..models.wordlevel import WordLevel
 from ..models.wordpiece import WordPiece
 from ..pipeline import AddedToken, Tokenizer
+from .hf_json_writer import dump_bytes, to_hf_json  # noqa: F401  (the writer: format's dump_bytes)
 
 MODEL_TYPES = ("BPE", "WordPiece", "Unigram", "WordLevel")
 

@@ -150,6 +150,24 @@ class HFBpe(BPE):
         # plain: every symbol is one character and a merge is concatenation (Llama 3, GPT-2)
         self._plain = not (cut or self.end_of_word_suffix or self.byte_fallback)
 
+    def to_hf_config(self) -> dict:
+        """The model section of a tokenizer.json, as tokenizers 0.23.3 writes it: the vocabulary
+        in id order, each merge once at its rank (a repeated pair keeps its last rank, as the
+        merge map does).
+
+        >>> HFBpe({"a": 0, "b": 1, "ab": 2}, [("a", "b")], unk_token="a").to_hf_config()["unk_token"]
+        'a'
+        """
+        ranks = self._pair_ranks or {}
+        merges = self._merges if len(ranks) == len(self._merges) else [     # no repeated pair
+            pair for pair, _rank in sorted(ranks.items(), key=lambda kv: kv[1])]
+        return {"type": "BPE", "dropout": self.dropout, "unk_token": self.unk_token,
+                "continuing_subword_prefix": self.continuing_subword_prefix,
+                "end_of_word_suffix": self.end_of_word_suffix, "fuse_unk": self.fuse_unk,
+                "byte_fallback": self.byte_fallback, "ignore_merges": self.ignore_merges,
+                "vocab": dict(sorted(self.vocab.items(), key=lambda kv: kv[1])),
+                "merges": list(map(list, merges))}
+
     # -- options ---------------------------------------------------------------------------------
     def with_dropout(self, dropout: float | None = None, *, seed: int | None = None) -> "HFBpe":
         """A copy of this model whose `tokenize` samples with BPE-dropout `dropout` (default: the

@@ -279,6 +279,18 @@ class Unigram:
     def describe(self) -> str:
         return f"Unigram ({len(self._pieces)} pieces)"
 
+    def to_hf_config(self) -> dict:
+        """The model section of a tokenizer.json: [piece, score] in id order. What sentencepiece
+        does beyond it (control pieces never matched in text, user-defined pieces) the
+        tokenizer.json writer expresses with added tokens (`formats/hf_json_writer.py`).
+
+        >>> Unigram([("<unk>", 0.0), ("a", -1.5)]).to_hf_config()
+        {'type': 'Unigram', 'unk_id': 0, 'vocab': [['<unk>', 0.0], ['a', -1.5]], 'byte_fallback': False}
+        """
+        return {"type": "Unigram", "unk_id": self.unk_id,
+                "vocab": [[piece, score] for piece, score in self._pieces],
+                "byte_fallback": self.byte_fallback}
+
     def get_vocab_size(self) -> int:
         return len(self._pieces)
 

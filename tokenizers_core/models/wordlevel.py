@@ -42,5 +42,10 @@ class WordLevel:
     def get_vocab_size(self) -> int:
         return len(self.vocab)
 
+    def to_hf_config(self) -> dict:
+        """The model section of a tokenizer.json (the vocabulary in id order)."""
+        return {"type": "WordLevel", "vocab": dict(sorted(self.vocab.items(), key=lambda kv: kv[1])),
+                "unk_token": self.unk_token}
+
     def describe(self) -> str:
         return f"WordLevel ({len(self.vocab):,} words, unknown {self.unk_token!r})"

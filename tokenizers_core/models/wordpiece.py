@@ -104,6 +104,17 @@ class WordPiece:
         self.merges: list[tuple[str, str]] = [tuple(m) for m in merges]  # type: ignore[misc]
         self._cache: dict[str, list[tuple[str, int, int, int]]] = {}
 
+    def to_hf_config(self) -> dict:
+        """The model section of a tokenizer.json (the vocabulary in id order).
+
+        >>> WordPiece({"[UNK]": 0, "a": 1}).to_hf_config()["vocab"]
+        {'[UNK]': 0, 'a': 1}
+        """
+        return {"type": "WordPiece", "unk_token": self.unk_token,
+                "continuing_subword_prefix": self.continuing_subword_prefix,
+                "max_input_chars_per_word": self.max_input_chars_per_word,
+                "vocab": dict(sorted(self.vocab.items(), key=lambda kv: kv[1]))}
+
     # ---- loading --------------------------------------------------------------------------
     @classmethod
     def from_lines(cls, lines: Iterable[str], **options) -> "WordPiece":

@@ -1,0 +1,169 @@
+"""Printable worksheets (`/worksheet/bpe`, `/worksheet/wordpiece`): a range of training steps
+as blank tables to fill in by hand (the pair counts, the merge, the new word table) and, at
+`key=1`, the answer key.
+
+Every value comes from the engine's own steppers, the ones the step-through views read (the BPE
+training session, the WordPiece trainer); the print stylesheet (static/app.css, `@page a4` /
+`letter`) lays the sheet out on A4 or US Letter.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse
+
+from tokenizers_core.corpora import corpus_names
+from tokenizers_core.models.bpe_explore import VARIANTS, training_session
+
+from ..deps import BAD_INPUT, bad_input, store
+from ..render import render
+from ..trained import corpus_text as corpus_by_ref
+
+router = APIRouter(tags=["worksheets"])
+
+TEXTBOOK = ("low low low low low\nlower lower\nnewest newest newest newest newest newest\n"
+            "widest widest widest\n")
+PAPERS = ("a4", "letter")
+MAX_STEPS = 8
+MAX_WORDS = 40
+PAIR_ROWS = 8
+
+
+def worksheet(text: str, variant: str, vocab_size: int, start: int, end: int,
+              options: dict[str, Any]) -> dict[str, Any]:
+    """The sheet for merges start..end (1-based, inclusive): the word table before `start`, and
+    per merge the pair table, the merge and the word table after it."""
+    _check_range(start, end)
+    session = training_session(text, variant, vocab_size, **options)
+    n_words = len(session.order)
+    if n_words > MAX_WORDS:
+        raise ValueError(f"this corpus has {n_words:,} distinct words; a worksheet to fill in by "
+                         f"hand takes at most {MAX_WORDS} (paste a smaller corpus)")
+    total = session.total_steps()
+    if start < 1 or end > total:
+        raise ValueError(f"this run makes {total} merges: choose a range within 1–{total}")
+    show = session.show
+    cols = ["pair", "count"]
+
+    def table(k: int) -> list[dict[str, Any]]:
+        rows, _ = session.word_rows(k, 0, MAX_WORDS)
+        return [{"word": r.word, "count": r.count, "symbols": [show(s) for s in r.segments],
+                 "changed": r.changed} for r in rows]
+
+    steps = []
+    for k in range(start, end + 1):
+        merge = session.step(k)
+        steps.append({
+            "k": k,
+            "pairs": [[f"{show(a)} {show(b)}", c] for a, b, c in session.pair_table(k)][:PAIR_ROWS],
+            "winner": f"{show(merge.pair[0])} {show(merge.pair[1])}",
+            "pair": [show(p) for p in merge.pair], "new": show(merge.new_symbol),
+            "count": merge.count, "tied": [[show(a), show(b)] for a, b in merge.tied or ()],
+            "words": table(k),
+        })
+    return {"given": table(start - 1), "steps": steps, "total": total, "rule": session.rule,
+            "n_words": n_words, "cols": cols, "what": "count",
+            "how": "Count every adjacent pair of symbols, adding the word's frequency each time; "
+                   "merge the most frequent pair everywhere."}
+
+
+def wordpiece_worksheet(text: str, vocab_size: int, start: int, end: int) -> dict[str, Any]:
+    """The WordPiece sheet for merges start..end: pairs with count(ab), count(a), count(b) and
+    the score count(ab) / (count(a) × count(b)), the merge, the word table after it."""
+    from tokenizers_core.bert import count_words
+    from tokenizers_core.models.wordpiece_train import WordPieceTrainer
+    _check_range(start, end)
+    words = count_words(text)
+    if len(words) > MAX_WORDS:
+        raise ValueError(f"this corpus has {len(words):,} distinct words; a worksheet to fill in "
+                         f"by hand takes at most {MAX_WORDS} (paste a smaller corpus)")
+    trainer = WordPieceTrainer(words, vocab_size=vocab_size).run(until=start - 1)
+
+    def table() -> list[dict[str, Any]]:
+        rows, _ = trainer.word_table(0, MAX_WORDS)
+        return [{"word": r.word, "count": r.freq, "symbols": list(r.symbols)} for r in rows]
+
+    given = table()
+    steps = []
+    for k in range(start, end + 1):
+        rows = trainer.top_pairs(PAIR_ROWS)
+        merge = trainer.step()
+        if merge is None:
+            raise ValueError(f"this run makes {k - 1} merges: choose a range within 1–{k - 1}")
+        steps.append({
+            "k": k, "winner": f"{merge.pair[0]} {merge.pair[1]}",
+            "pairs": [[f"{r.pair[0]} {r.pair[1]}", r.count, r.freq_left, r.freq_right,
+                       f"{r.count}/{r.freq_left * r.freq_right}"] for r in rows],
+            "pair": list(merge.pair), "new": merge.new_symbol, "count": merge.count,
+            "score": f"{merge.count}/{merge.freq_left * merge.freq_right}",
+            "tied": [list(t) for t in merge.ties], "words": table()})
+    return {"given": given, "steps": steps, "n_words": len(words), "what": "score",
+            "cols": ["pair", "count(ab)", "count(a)", "count(b)", "score"],
+            "rule": "the highest score, then the higher count, then the smaller ids",
+            "how": "Each word starts as its first character and ##-continuations. Count every "
+                   "pair and every symbol (times the word's frequency), score each pair "
+                   "count(ab) / (count(a) × count(b)), merge the best pair everywhere."}
+
+
+def _check_range(start: int, end: int) -> None:
+    if end < start:
+        raise ValueError(f"the range {start}–{end} is empty: 'end' must be at least 'start'")
+    if end - start + 1 > MAX_STEPS:
+        raise ValueError(f"a worksheet holds at most {MAX_STEPS} merges; "
+                         f"{start}–{end} is {end - start + 1}")
+    if start < 1:
+        raise ValueError("merges are numbered from 1")
+
+
+@router.get("/worksheet/bpe", response_class=HTMLResponse,
+            summary="A printable BPE training worksheet (and its answer key)")
+def bpe_worksheet(request: Request, corpus: str = "", variant: str = "bpe", vocab_size: int = 24,
+                  pattern: str = "gpt2", start: int = 1, end: int = 3, paper: str = "a4",
+                  key: bool = False) -> HTMLResponse:
+    params = {"corpus": corpus or None, "variant": variant, "vocab_size": vocab_size,
+              "pattern": pattern if variant == "byte_bpe" else None, "start": start, "end": end,
+              "paper": paper}
+    ctx: dict[str, Any] = {"params": params, "corpus": corpus, "variant": variant,
+                           "vocab_size": vocab_size, "pattern": pattern, "start": start,
+                           "end": end, "paper": paper, "key": key, "variants": VARIANTS,
+                           "papers": PAPERS, "bundled": corpus_names(), "error": None,
+                           "sheet": None, "algorithm": "bpe", "path": "/worksheet/bpe"}
+    status = 200
+    try:
+        if paper not in PAPERS:
+            raise ValueError(f"paper must be one of {', '.join(PAPERS)}, not {paper!r}")
+        if variant not in VARIANTS:
+            raise ValueError(f"unknown BPE variant {variant!r}; choose one of: {', '.join(VARIANTS)}")
+        if not 1 <= vocab_size <= 5000:
+            raise ValueError("vocab_size must be between 1 and 5,000 for a worksheet")
+        text = TEXTBOOK if not corpus else corpus_by_ref(store(request), corpus)
+        options = {"pattern": pattern} if variant == "byte_bpe" else {}
+        ctx["sheet"] = worksheet(text, variant, vocab_size, start, end, options)
+    except BAD_INPUT as exc:
+        ctx["error"], status = bad_input(exc)
+    return render(request, "worksheet.html", ctx, status_code=status)
+
+
+@router.get("/worksheet/wordpiece", response_class=HTMLResponse,
+            summary="A printable WordPiece training worksheet (and its answer key)")
+def wordpiece_sheet(request: Request, corpus: str = "", vocab_size: int = 40, start: int = 1,
+                    end: int = 3, paper: str = "a4", key: bool = False) -> HTMLResponse:
+    params = {"corpus": corpus or None, "vocab_size": vocab_size, "start": start, "end": end,
+              "paper": paper}
+    ctx: dict[str, Any] = {"params": params, "corpus": corpus, "variant": "wordpiece",
+                           "vocab_size": vocab_size, "start": start, "end": end, "paper": paper,
+                           "key": key, "papers": PAPERS, "bundled": corpus_names(),
+                           "error": None, "sheet": None, "algorithm": "wordpiece",
+                           "path": "/worksheet/wordpiece"}
+    status = 200
+    try:
+        if paper not in PAPERS:
+            raise ValueError(f"paper must be one of {', '.join(PAPERS)}, not {paper!r}")
+        if not 1 <= vocab_size <= 5000:
+            raise ValueError("vocab_size must be between 1 and 5,000 for a worksheet")
+        text = TEXTBOOK if not corpus else corpus_by_ref(store(request), corpus)
+        ctx["sheet"] = wordpiece_worksheet(text, vocab_size, start, end)
+    except BAD_INPUT as exc:
+        ctx["error"], status = bad_input(exc)
+    return render(request, "worksheet.html", ctx, status_code=status)

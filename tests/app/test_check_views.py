@@ -1,0 +1,105 @@
+"""The checker page (`/check`) and its JSON endpoint (`POST /api/check`)."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from app.routers.check import EXAMPLES
+
+WITHOUT_EOW = "e s\nes t\nl o\nlo w\ne w\nn ew\nnew est\nd est"   # the textbook corpus, no </w>
+
+
+def test_page_and_examples(client):
+    r = client.get("/check")
+    assert r.status_code == 200 and 'data-testid="check-form"' in r.text
+    r = client.get("/check?example=no_end_of_word")
+    theirs = re.search(r'<textarea id="theirs"[^>]*>([^<]*)<', r.text).group(1)
+    assert theirs == WITHOUT_EOW
+
+
+@pytest.mark.parametrize("name", list(EXAMPLES))
+def test_every_example_names_its_own_mistake(client, name):
+    page = client.get(f"/check?example={name}").text
+    fields = dict(re.findall(r'<input id="(vocab_size|text)" name="[^"]*" type="[^"]*"'
+                             r'(?: min="1")? value="([^"]*)"', page))
+    form = {"algorithm": re.search(r'<option value="([^"]*)" selected>', page).group(1),
+            "vocab_size": fields["vocab_size"], "text": fields.get("text", ""),
+            **{name_: re.search(rf'<textarea id="{name_}"[^>]*>([^<]*)<', page).group(1)
+               .replace("&lt;", "<").replace("&gt;", ">")
+               for name_ in ("theirs", "corpus_text", "pieces")}}
+    r = client.post("/check", data=form)
+    assert r.status_code == 200
+    assert re.findall(r'data-mistake="([^"]*)"', r.text) == [name]
+
+
+def test_post_reports_the_divergence_and_the_mistake(client):
+    r = client.post("/check", data={"algorithm": "bpe", "vocab_size": "24", "theirs": WITHOUT_EOW})
+    assert r.status_code == 200
+    assert re.search(r'data-testid="divergence">2<', r.text)
+    assert 'data-mistake="no_end_of_word"' in r.text
+    assert 'href="/bpe/train?vocab_size=24&amp;step=1&amp;variant=bpe"' in r.text
+    assert "&lt;/w&gt;" in r.text                       # </w> rendered as text
+
+
+def test_htmx_gets_only_the_report(client):
+    r = client.post("/check", data={"algorithm": "bpe", "vocab_size": "24", "theirs": WITHOUT_EOW},
+                    headers={"HX-Request": "true"})
+    assert r.status_code == 200 and "<html" not in r.text and "data-testid=\"verdict\"" in r.text
+
+
+def test_upload_and_identical(client):
+    ours = client.post("/api/train", json={"algorithm": "bpe", "corpus_name": "udhr/eng",
+                                           "vocab_size": 200}).json()["merges"]
+    body = "\n".join(f"{a} {b}" for a, b in ours).encode()
+    r = client.post("/check", data={"algorithm": "bpe", "vocab_size": "200", "corpus": "udhr/eng"},
+                    files={"theirs_file": ("merges.txt", body, "text/plain")})
+    assert r.status_code == 200 and "Identical to the reference" in r.text
+
+
+def test_pasted_corpus_and_wordpiece_link(client):
+    corpus = "hug hug hug pug pun bun hugs hugs\n"
+    r = client.post("/api/check", json={"algorithm": "wordpiece", "corpus": corpus,
+                                        "vocab_size": 40, "theirs": "h ##u\n##u ##g"})
+    data = r.json()
+    assert r.status_code == 200 and data["first_divergence"] == 1
+    assert data["links"]["step"].startswith("/wordpiece/train?corpus=" + data["corpus"])
+    assert data["state"]["winner"] and data["state"]["pairs"]
+
+
+def test_api_tokens_check_links_to_the_encoder(client):
+    r = client.post("/api/check", json={"algorithm": "bpe", "vocab_size": 24,
+                                        "theirs": ["low", "est"], "text": "lowest"})
+    data = r.json()
+    assert data["kind"] == "tokens" and data["first_divergence"] == 1
+    assert data["expected"] == ["low", "est</w>"]
+    assert data["links"]["step"].startswith("/bpe/encode?tokenizer=bpe-24-")
+    assert client.get(data["links"]["step"]).status_code == 200
+
+
+def test_bad_input(client):
+    cases = [
+        ({"algorithm": "nope", "vocab_size": 20, "theirs": "a b"}, 422, "unknown algorithm"),
+        ({"algorithm": "bpe", "vocab_size": 0, "theirs": "a b"}, 422, "vocab_size"),
+        ({"algorithm": "bpe", "vocab_size": 20, "theirs": "a b c"}, 422, "two symbols"),
+        ({"algorithm": "bpe", "vocab_size": 20, "theirs": "a b", "corpus_name": "nope"}, 404, "corpus"),
+        ({"algorithm": "bpe", "vocab_size": 20, "theirs": "a b", "corpus": " "}, 422, "empty"),
+        ({"algorithm": "bpe", "vocab_size": 20, "theirs": "a b", "kind": "pieces"}, 422, "checks"),
+    ]
+    for body, status, words in cases:
+        r = client.post("/api/check", json=body)
+        assert r.status_code == status, (body, r.text)
+        assert words in r.json()["detail"]
+    r = client.post("/api/check", json={"algorithm": "bpe", "vocab_size": 20, "theirs": "a b",
+                                        "text": "x " * 5000})
+    assert r.status_code == 413 and "at most" in r.json()["detail"]
+    r = client.post("/check", data={"algorithm": "bpe", "vocab_size": "x", "theirs": "a b"})
+    assert r.status_code == 422 and 'data-testid="error"' in r.text
+    r = client.post("/check", data={"algorithm": "bpe", "vocab_size": "20", "theirs": ""})
+    assert r.status_code == 422 and "paste" in r.text
+
+
+def test_their_text_is_escaped(client):
+    r = client.post("/check", data={"algorithm": "bpe", "vocab_size": "20",
+                                    "theirs": "<script>alert(1)</script> x"})
+    assert "<script>alert(1)" not in r.text and "&lt;script&gt;" in r.text

@@ -1,0 +1,68 @@
+"""BPE worksheets: blank tables and a separate answer key from the engine's training run."""
+from __future__ import annotations
+
+import re
+
+from app.routers.worksheets import TEXTBOOK, wordpiece_worksheet, worksheet
+from tokenizers_core.models.bpe_explore import training_session
+
+
+def test_the_sheet_is_the_engines_run():
+    sheet = worksheet(TEXTBOOK, "bpe", 24, 1, 3, {})
+    session = training_session(TEXTBOOK, "bpe", 24)
+    for s in sheet["steps"]:
+        merge = session.step(s["k"])
+        assert s["pair"] == list(merge.pair) and s["count"] == merge.count
+        assert s["pairs"][0][0] == " ".join(merge.pair) == s["winner"]   # it heads its table
+    assert [r["symbols"] for r in sheet["given"]][0] == ["n", "e", "w", "e", "s", "t", "</w>"]
+    assert sheet["steps"][2]["words"][0]["symbols"] == ["n", "e", "w", "est</w>"]
+
+
+def test_blank_and_key_pages(client):
+    blank = client.get("/worksheet/bpe?start=1&end=3")
+    key = client.get("/worksheet/bpe?start=1&end=3&key=1")
+    assert blank.status_code == key.status_code == 200
+    assert 'data-testid="answer"' not in blank.text and 'class="blank"' in blank.text
+    answers = re.findall(r'data-testid="answer">([^<]*)<', key.text)
+    assert answers == ["e + s → es", "t + &lt;/w&gt; → t&lt;/w&gt;", "es + t&lt;/w&gt; → est&lt;/w&gt;"]
+    assert 'data-print' in blank.text and 'data-testid="key-link"' in blank.text
+    letter = client.get("/worksheet/bpe?start=2&end=4&paper=letter")
+    assert 'class="sheet paper-letter"' in letter.text
+
+
+def test_bad_ranges(client):
+    for query, words in [("start=3&end=2", "empty"), ("start=1&end=20", "at most"),
+                         ("start=1&end=2&paper=a3", "paper"), ("start=40&end=41", "merges"),
+                         ("corpus=botchan&vocab_size=300&start=1&end=2", "distinct words"),
+                         ("variant=nope", "variant")]:
+        r = client.get(f"/worksheet/bpe?{query}")
+        assert r.status_code == 422, query
+        assert words in r.text, query
+
+
+def test_the_training_view_links_its_next_merges_as_a_worksheet(client):
+    r = client.get("/bpe/train?step=2")
+    link = re.search(r'href="([^"]*)" data-testid="worksheet-link"', r.text).group(1)
+    assert link == "/worksheet/bpe?variant=bpe&amp;vocab_size=24&amp;start=3&amp;end=6"
+    assert client.get(link.replace("&amp;", "&")).status_code == 200
+
+
+def test_wordpiece_sheet_is_the_engines_run(client):
+    from tokenizers_core.bert import count_words
+    from tokenizers_core.models.wordpiece_train import WordPieceTrainer
+    steps = WordPieceTrainer(count_words(TEXTBOOK), vocab_size=40).run(until=4).steps
+    sheet = wordpiece_worksheet(TEXTBOOK, 40, 2, 4)
+    assert [s["pair"] for s in sheet["steps"]] == [list(m.pair) for m in steps[1:4]]
+    assert sheet["steps"][0]["score"] == f"{steps[1].count}/{steps[1].freq_left * steps[1].freq_right}"
+    assert sheet["cols"][-1] == "score"
+    key = client.get("/worksheet/wordpiece?start=1&end=2&key=1")
+    assert re.findall(r'data-testid="answer">([^<]*)<', key.text) == ["##i + ##d → ##id", "w + ##id → wid"]
+    blank = client.get("/worksheet/wordpiece?start=1&end=2")
+    assert 'data-testid="answer"' not in blank.text and "score <span" in blank.text
+    assert client.get("/worksheet/wordpiece?start=1&end=99").status_code == 422
+
+
+def test_the_wordpiece_view_links_a_worksheet(client):
+    r = client.get("/wordpiece/train?step=1")
+    link = re.search(r'href="([^"]*)" data-testid="worksheet-link"', r.text).group(1)
+    assert link == "/worksheet/wordpiece?vocab_size=40&amp;start=2&amp;end=4"

@@ -1,0 +1,55 @@
+"""Worksheets printed to PDF by a real browser (Chromium's print engine), on A4 and Letter."""
+from __future__ import annotations
+
+import io
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+A4 = (595.3, 841.9)          # points
+LETTER = (612.0, 792.0)
+
+
+def _pdf(page, url: str):
+    from pypdf import PdfReader
+    page.goto(url)
+    page.emulate_media(media="print")
+    return PdfReader(io.BytesIO(page.pdf(prefer_css_page_size=True, print_background=True)))
+
+
+@pytest.mark.parametrize("paper, size", [("a4", A4), ("letter", LETTER)])
+def test_worksheet_and_key_print(page, server_url, screenshot_dir, paper, size):
+    url = f"{server_url}/worksheet/bpe?start=1&end=4&paper={paper}"
+    blank = _pdf(page, url)
+    page.screenshot(path=str(screenshot_dir / f"worksheet_{paper}_print.png"), full_page=True)
+    key = _pdf(page, url + "&key=1")
+    for doc in (blank, key):
+        assert 1 <= len(doc.pages) <= 6
+        for p in doc.pages:
+            w, h = float(p.mediabox.width), float(p.mediabox.height)
+            assert abs(w - size[0]) < 1.5 and abs(h - size[1]) < 1.5, (paper, w, h)
+    blank_text = "".join(p.extract_text() for p in blank.pages)
+    key_text = "".join(p.extract_text() for p in key.pages)
+    assert "Merge 4" in blank_text and "Name" in blank_text
+    assert "e + s → es" not in blank_text and "Print" not in blank_text    # no controls on paper
+    assert "Answer key" in key_text and "e + s → es" in key_text and "es + t</w> → est</w>" in key_text
+
+
+def test_print_button(page, server_url, screenshot_dir):
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(f"{server_url}/worksheet/bpe?start=1&end=2")
+    page.evaluate("window.print = () => { window.printed = true; }")
+    page.get_by_test_id("print").click()
+    assert page.evaluate("window.printed === true")
+    page.screenshot(path=str(screenshot_dir / "worksheet_screen.png"), full_page=True)
+    page.get_by_test_id("key-link").click()
+    page.wait_for_url("**key=1*")
+    assert page.get_by_test_id("answer").first.inner_text() == "e + s → es"
+
+
+def test_wordpiece_key_prints_on_letter(page, server_url):
+    doc = _pdf(page, f"{server_url}/worksheet/wordpiece?start=1&end=3&paper=letter&key=1")
+    text = "".join(p.extract_text() for p in doc.pages)
+    assert "##i + ##d → ##id" in text and "score 3/9" in text
+    assert all(abs(float(p.mediabox.width) - LETTER[0]) < 1.5 for p in doc.pages)

@@ -1,0 +1,338 @@
+"""`tc.check` on deliberately wrong implementations: each classic mistake is written here the way
+a student would write it (independently of the checker's own replays), and the checker must find
+the first merge / word where it goes wrong and name the mistake.
+
+The corpora are the seeds' textbook ones: Sennrich et al.'s low x5, lower x2, newest x6,
+widest x3 (seed 000's "lowest" example), and seed 003's "low low low low lowest lowest newer
+newer newer wider wider".
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+
+import tokenizers_core as tc
+from tokenizers_core.corpora import load_corpus
+
+SENNRICH = ["low low low low low", "lower lower", "newest newest newest newest newest newest",
+            "widest widest widest"]
+SEED003 = ["low low low low lowest lowest newer newer newer wider wider"]
+
+
+# ---- a student's BPE trainer, with one switch per bug --------------------------------------
+def student_bpe(lines, n_merges, *, weight=True, end_of_word=True, per_line=False,
+                dict_ties=False):
+    """Seed 000's pseudocode as a student writes it: words -> frequency, then count, pick,
+    merge. Ties go to the pair of earlier-created symbols (the project's rule) unless
+    `dict_ties`, which uses `max(stats, key=stats.get)`."""
+    if per_line:                                   # bug: the line is one sequence, spaces and all
+        vocab = Counter(tuple(line) for line in lines)
+    else:
+        words = Counter(w for line in lines for w in re.findall(r"\w+|[^\w\s]+", line))
+        vocab = Counter({tuple(w) + (("</w>",) if end_of_word else ()): c
+                         for w, c in words.items()})
+    order = {s: i for i, s in enumerate(sorted({s for w in vocab for s in w}))}
+    merges = []
+    for _ in range(n_merges):
+        stats = Counter()
+        for word, freq in vocab.items():
+            for pair in zip(word, word[1:]):
+                stats[pair] += freq if weight else 1
+        if not stats:
+            break
+        if dict_ties:
+            best = max(stats, key=stats.get)
+        else:
+            best = min(stats, key=lambda p: (-stats[p], order[p[0]], order[p[1]]))
+        order.setdefault(best[0] + best[1], len(order))
+        new_vocab = Counter()
+        for word, freq in vocab.items():
+            out, i = [], 0
+            while i < len(word):
+                if i + 1 < len(word) and (word[i], word[i + 1]) == best:
+                    out.append(word[i] + word[i + 1])
+                    i += 2
+                else:
+                    out.append(word[i])
+                    i += 1
+            new_vocab[tuple(out)] += freq
+        vocab = new_vocab
+        merges.append(best)
+    return merges
+
+
+def _reference(lines, vocab_size):
+    return tc.train("bpe", lines, vocab_size=vocab_size).model.merges
+
+
+def test_a_correct_student_matches():
+    ours = _reference(SENNRICH, 24)
+    report = tc.check("bpe", SENNRICH, student_bpe(SENNRICH, len(ours)), vocab_size=24)
+    assert report.first_divergence is None and report.ok and not report.mistakes
+
+
+def test_merges_as_text_or_json_pairs():
+    theirs = student_bpe(SENNRICH, 3)  # vocab_size 15: three merges
+    as_text = "\n".join(f"{a} {b}" for a, b in theirs)
+    as_json = "[" + ", ".join(f'["{a}", "{b}"]' for a, b in theirs) + "]"
+    for given in (as_text, as_json, theirs):
+        assert tc.check("bpe", SENNRICH, given, vocab_size=15).first_divergence is None
+
+
+def test_unweighted_pair_counts():
+    """Each distinct word counts once: in SEED003, (l, o) is in all four distinct words and
+    wins merge 1 either way, but later the words' frequencies decide."""
+    theirs = student_bpe(SEED003, 8, weight=False)
+    report = tc.check("bpe", SEED003, theirs, vocab_size=30)
+    k = report.first_divergence
+    assert k is not None and theirs[:k - 1] == _reference(SEED003, 30)[:k - 1]
+    assert [m.name for m in report.mistakes] == ["unweighted_counts"]
+    assert report.state["winner"] == list(report.expected)
+    # the reference's pair occurs more often, weighted, than theirs
+    assert report.state["count"] > report.state["their_count"]
+    assert "weighted by how often the word occurs" in report.explanation
+
+
+def test_forgetting_end_of_word():
+    theirs = student_bpe(SENNRICH, 6, end_of_word=False)
+    report = tc.check("bpe", SENNRICH, theirs, vocab_size=24)
+    assert report.first_divergence == 2          # (t, </w>) ties with (es, t); theirs has no </w>
+    assert report.expected == ("t", "</w>") and report.got == ("es", "t")
+    assert [m.name for m in report.mistakes] == ["no_end_of_word"]
+    assert report.mistakes[0].agrees == 6
+
+
+def test_merging_across_words():
+    """The whole line as one sequence: the space is a symbol, and pairs such as (w, ' ') span
+    two words."""
+    theirs = student_bpe(SEED003, 6, per_line=True)
+    report = tc.check("bpe", SEED003, theirs, vocab_size=30)
+    assert report.first_divergence is not None
+    assert [m.name for m in report.mistakes] == ["across_words"]
+    assert report.state.get("their_count") is None or report.state["their_count"] < report.state["count"]
+
+
+def test_breaking_ties_by_dict_order():
+    """max(stats, key=stats.get) keeps the first pair counted: in SENNRICH (low first) the
+    tie at merge 4 between (l, o) and (o, w) and others goes by corpus order, not by ids."""
+    theirs = student_bpe(SENNRICH, 12, dict_ties=True)
+    report = tc.check("bpe", SENNRICH, theirs, vocab_size=30)
+    k = report.first_divergence
+    assert k is not None
+    assert report.state["count"] == report.state["their_count"]      # a tie
+    assert "tie-break" in report.explanation
+    assert list(report.got) in report.state["tied"] or report.state["n_tied"] >= 1
+    assert [m.name for m in report.mistakes] == ["dict_order_ties"]
+
+
+def test_stopping_early_and_going_on():
+    ours = _reference(SENNRICH, 20)
+    short = tc.check("bpe", SENNRICH, ours[:3], vocab_size=20)
+    assert short.first_divergence == 4 and short.got is None and "stopped" in short.explanation
+    long = tc.check("bpe", SENNRICH, ours + [("x", "y")], vocab_size=20)
+    assert long.first_divergence == len(ours) + 1 and "extra" in long.explanation
+
+
+# ---- WordPiece ------------------------------------------------------------------------------
+def student_wordpiece(lines, n_merges, *, by_count=False):
+    """A student's WordPiece trainer: score = count(ab) / (count(a) * count(b)), or (the bug)
+    the raw count."""
+    from fractions import Fraction
+    words = Counter(w for line in lines for w in line.lower().split())
+    vocab = {tuple([w[0]] + ["##" + c for c in w[1:]]): f for w, f in words.items()}
+    order = {s: i for i, s in enumerate(sorted({s for w in vocab for s in w}))}
+    merges = []
+    for _ in range(n_merges):
+        pairs, singles = Counter(), Counter()
+        for word, f in vocab.items():
+            for s in word:
+                singles[s] += f
+            for p in zip(word, word[1:]):
+                pairs[p] += f
+        if not pairs:
+            break
+
+        def key(p):
+            score = pairs[p] if by_count else Fraction(pairs[p], singles[p[0]] * singles[p[1]])
+            return (-score, -pairs[p], order[p[0]], order[p[1]])
+        best = min(pairs, key=key)
+        new = best[0] + best[1][2:]
+        order.setdefault(new, len(order))
+        vocab2 = {}
+        for word, f in vocab.items():
+            out, i = [], 0
+            while i < len(word):
+                if i + 1 < len(word) and (word[i], word[i + 1]) == best:
+                    out.append(new)
+                    i += 2
+                else:
+                    out.append(word[i])
+                    i += 1
+            vocab2[tuple(out)] = vocab2.get(tuple(out), 0) + f
+        vocab = vocab2
+        merges.append(best)
+    return merges
+
+
+def test_wordpiece_correct_and_raw_count():
+    ours = tc.train("wordpiece", SENNRICH, vocab_size=40).model.merges
+    assert student_wordpiece(SENNRICH, len(ours)) == ours
+    assert tc.check("wordpiece", SENNRICH, student_wordpiece(SENNRICH, 6), vocab_size=40).ok is False
+    good = tc.check("wordpiece", SENNRICH, ours, vocab_size=40)
+    assert good.ok
+    theirs = student_wordpiece(SENNRICH, 6, by_count=True)
+    report = tc.check("wordpiece", SENNRICH, theirs, vocab_size=40)
+    k = report.first_divergence
+    assert k is not None and report.got == theirs[k - 1]
+    assert [m.name for m in report.mistakes] == ["raw_count_score"]
+    assert "score" in report.explanation and "/" in report.explanation
+    # the same mistake found from the vocabulary the student's run ends with
+    vocab = ["[UNK]"] + sorted({s for w in ("low", "lower", "newest", "widest")
+                                for s in [w[0]] + ["##" + c for c in w[1:]]})
+    vocab += [a + b[2:] for a, b in theirs]
+    by_vocab = tc.check("wordpiece", SENNRICH, "\n".join(vocab), vocab_size=40)
+    assert by_vocab.kind == "vocab" and by_vocab.first_divergence == k
+    assert [m.name for m in by_vocab.mistakes] == ["raw_count_score"]
+
+
+# ---- encoding -------------------------------------------------------------------------------
+def student_encode_by_count(word, merges):
+    """The bug: minbpe's encode loop with max(stats, key=stats.get) (the most frequent known
+    pair in the word) instead of the lowest merge rank."""
+    parts = list(word) + ["</w>"]
+    known = set(merges)
+    while len(parts) > 1:
+        stats = Counter(p for p in zip(parts, parts[1:]) if p in known)
+        if not stats:
+            break
+        a, b = max(stats, key=stats.get)
+        out, i = [], 0
+        while i < len(parts):
+            if i + 1 < len(parts) and (parts[i], parts[i + 1]) == (a, b):
+                out.append(a + b)
+                i += 2
+            else:
+                out.append(parts[i])
+                i += 1
+        parts = out
+    return parts
+
+
+def test_encoding_in_count_order():
+    """The merges learned from "abab bba ba" are (b, a), (ba, </w>), (a, ba), (b, </w>). By
+    rank, "aaba" is a a b a </w> -> a a ba </w> -> a a ba</w> (merge 2 before merge 3). By
+    count, after a a ba </w> both known pairs occur once and the first counted, (a, ba), wins:
+    a aba </w>."""
+    lines = ["abab bba ba"]
+    tok = tc.train("bpe", lines, vocab_size=8)
+    merges = tok.model.merges
+    assert merges == [("b", "a"), ("ba", "</w>"), ("a", "ba"), ("b", "</w>")]
+    text = "aaba ab"
+    theirs = [t for w in text.split() for t in student_encode_by_count(w, merges)]
+    assert theirs != tok.encode(text).tokens
+    report = tc.check("bpe", lines, theirs, vocab_size=8, text=text)
+    assert report.kind == "tokens" and report.first_divergence == 1
+    assert report.expected == ["a", "a", "ba</w>"] and report.got == ["a", "aba", "</w>"]
+    assert [m.name for m in report.mistakes] == ["count_order_encoding"]
+    assert report.state["steps"] and report.state["steps"][0]["merge"] >= 1
+    ok = tc.check("bpe", lines, tok.encode(text).tokens, vocab_size=8, text=text)
+    assert ok.ok
+
+
+def student_viterbi_no_penalty(text, scores):
+    """The bug: an unknown character scores 0 (no penalty), so <unk> looks cheap."""
+    n = len(text)
+    best = [0.0] + [float("-inf")] * n
+    back = [None] * (n + 1)
+    for i in range(1, n + 1):
+        for j in range(i):
+            piece = text[j:i]
+            if piece in scores:
+                s = scores[piece]
+            elif i == j + 1 and piece not in scores:
+                s = 0.0                               # should be min(scores) - 10
+                piece = "<unk>"
+            else:
+                continue
+            if best[j] + s > best[i]:
+                best[i], back[i] = best[j] + s, (j, piece)
+    out, i = [], n
+    while i > 0:
+        j, piece = back[i]
+        out.append(piece)
+        i = j
+    return out[::-1]
+
+
+def test_viterbi_without_unknown_penalty():
+    """Pieces: ▁ -1, c -3, ▁c -2, xy -8, y -3 and no 'x': for "▁xy" the reference takes xy
+    (-8 beats <unk> x at min-10 = -18 + -3); without the penalty <unk> + y (0 + -3) wins."""
+    pieces = "<unk>\t0\n▁\t-1\nc\t-3\n▁c\t-2\nxy\t-8\ny\t-3\n"
+    scores = {"▁": -1.0, "c": -3.0, "▁c": -2.0, "xy": -8.0, "y": -3.0}
+    text = "c xy"
+    theirs = student_viterbi_no_penalty("▁c▁xy", scores)
+    assert "<unk>" in theirs
+    report = tc.check("unigram", [], theirs, vocab_size=8, text=text, pieces=pieces)
+    assert report.first_divergence == 2 and report.expected == ["▁", "xy"]
+    assert [m.name for m in report.mistakes] == ["no_unk_penalty"]
+    assert any(s["position"] for s in report.state["steps"])
+
+
+def test_bad_input_is_a_value_error():
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        tc.check("nope", SENNRICH, "a b", vocab_size=10)
+    with pytest.raises(ValueError, match="two symbols"):
+        tc.check("bpe", SENNRICH, "l o w", vocab_size=10)
+    with pytest.raises(ValueError, match="text"):
+        tc.check("bpe", SENNRICH, "a b", vocab_size=10, kind="tokens")
+    with pytest.raises(ValueError):
+        tc.check("bpe", SENNRICH, "", vocab_size=10)
+
+
+def test_report_is_json_safe():
+    import json
+    report = tc.check("bpe", SENNRICH, student_bpe(SENNRICH, 4, end_of_word=False), vocab_size=20)
+    data = json.loads(json.dumps(report.to_dict()))
+    assert data["first_divergence"] == 2 and data["mistakes"][0]["name"] == "no_end_of_word"
+
+
+def test_the_checkers_replays_equal_the_engine_without_mistakes():
+    """The slow textbook replays, with every switch off, are the real trainers (so a mistake
+    they reproduce is that mistake, not a difference of bookkeeping)."""
+    from tokenizers_core.checker import _bpe_sequences, textbook
+    from tokenizers_core.bert import count_words
+    udhr = load_corpus("udhr/eng").splitlines()[:40]
+    for lines in (SENNRICH, SEED003, udhr):
+        for variant, size in (("bpe", 120), ("byte_bpe", 300)):
+            ours = tc.train(variant, lines, vocab_size=size).model.merges
+            right, _ = _bpe_sequences(variant, lines, {})
+            assert textbook.textbook_merges(right, len(ours)) == ours
+        ours = tc.train("wordpiece", lines, vocab_size=120).model.merges
+        words = count_words(lines)
+        seqs = [((w[0], *["##" + c for c in w[1:]]), f) for w, f in words.items()]
+        assert textbook.textbook_merges(seqs, len(ours), score="likelihood",
+                                        join=lambda a, b: a + b[2:]) == ours
+
+
+def test_sentencepiece_bpe_and_unigram_pieces():
+    ours = tc.train("sentencepiece_bpe", SENNRICH, vocab_size=24).model.merges
+    assert tc.check("sentencepiece_bpe", SENNRICH, ours, vocab_size=24).ok
+    wrong = tc.check("sentencepiece_bpe", SENNRICH, ours[:2] + ours[3:], vocab_size=24)
+    assert wrong.first_divergence == 3
+    lines = load_corpus("udhr/eng").splitlines()[:30]
+    pieces = tc.train("unigram", lines, vocab_size=100).model.pieces
+    assert tc.check("unigram", lines, pieces, vocab_size=100).ok
+    text = "\n".join(f"{p}\t{s}" for p, s in pieces[:50] + pieces[51:])
+    report = tc.check("unigram", lines, text, vocab_size=100)
+    assert report.kind == "pieces" and report.first_divergence == 51
+
+
+def test_far_divergences_say_the_mistakes_were_not_replayed():
+    lines = load_corpus("udhr/eng").splitlines()
+    ours = tc.train("bpe", lines, vocab_size=700).model.merges
+    swapped = ours[:449] + [ours[450], ours[449]] + ours[451:]
+    report = tc.check("bpe", lines, swapped, vocab_size=700)
+    assert report.first_divergence == 450 and not report.mistakes
+    assert report.notes and "not replayed" in report.notes[0]

@@ -1,0 +1,352 @@
+"""Check a student's own implementation against the reference: where does theirs first differ?
+
+`check(algorithm, lines, theirs, vocab_size=..., **options)` trains the reference on the same
+lines and compares what the student's code produced:
+
+- ``merges`` (bpe, byte_bpe, sentencepiece_bpe, wordpiece): the merge list in learned order;
+  the report's `first_divergence` is the 1-based merge number where theirs first differs, with
+  the state just before it (the top pair counts, the pair that wins and why: its count, or the
+  tie-break rule and the tied pairs);
+- ``vocab`` (wordpiece): a vocabulary; the divergence is the first merge whose symbol it lacks;
+- ``pieces`` (unigram): pieces with scores; the divergence is the first of ours it lacks;
+- ``tokens`` (any, with `text=`): their tokens for a text; the divergence is the first word
+  tokenised differently, with both segmentations and the steps that explain ours
+  (`tokens.py`).
+
+A classic mistake is named only when replaying it (`textbook.py`) reproduces what they gave
+through the point of divergence: counting pairs without weighting by word frequency, forgetting
+`</w>`, merging across words, breaking ties by dict order, WordPiece scoring by raw count,
+encoding in count order instead of rank order, Viterbi without the unknown-piece penalty.
+
+>>> lines = ["low low low low low", "lower lower", "newest newest newest newest newest newest",
+...          "widest widest widest"]
+>>> check("bpe", lines, "e s\\nt </w>\\nes t</w>\\nl o", vocab_size=16).first_divergence is None
+True
+>>> r = check("bpe", lines, "e s\\nes t\\nl o\\nlo w", vocab_size=16)
+>>> r.first_divergence, r.expected, r.got, r.state["their_count"]
+(2, ('t', '</w>'), ('es', 't'), 9)
+>>> [m.name for m in r.mistakes]       # without </w>, (es, t) has no (t, </w>) to tie with
+['no_end_of_word']
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable
+
+from .parse import parse_merges, parse_pieces, parse_tokens, parse_vocab
+from . import textbook
+
+ALGORITHMS = ("bpe", "byte_bpe", "sentencepiece_bpe", "wordpiece", "unigram")
+KINDS = {"bpe": ("merges", "tokens"), "byte_bpe": ("merges", "tokens"),
+         "sentencepiece_bpe": ("merges", "tokens"), "wordpiece": ("merges", "vocab", "tokens"),
+         "unigram": ("pieces", "tokens")}
+TOP_PAIRS = 8
+REPLAY_BUDGET = 30_000_000        # symbols x merges the slow textbook replays may touch
+MAX_REPLAY_MERGES = 400
+
+MISTAKES = {
+    "unweighted_counts": "counting pairs without weighting by word frequency",
+    "no_end_of_word": "forgetting the end-of-word symbol </w>",
+    "across_words": "merging across words",
+    "dict_order_ties": "breaking ties by dict order",
+    "raw_count_score": "WordPiece scoring by raw count",
+    "count_order_encoding": "applying merges in count order instead of rank order",
+    "no_unk_penalty": "Viterbi without the unknown-piece penalty",
+}
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A classic mistake whose replay reproduces theirs: `agrees` of their items in a row."""
+
+    name: str
+    title: str
+    explanation: str
+    agrees: int
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """What `check` found. `first_divergence` is 1-based (a merge number for merges and
+    vocabularies, a piece number for pieces, a word number for tokens), None when theirs equals
+    the reference. `expected` / `got` are ours and theirs there; `state` the reference's state
+    at that point (for merges: `pairs` [(left, right, count)], `winner`, `count`, `tied`,
+    `rule`, `their_count`); `mistakes` the classic mistakes that explain it."""
+
+    algorithm: str
+    kind: str
+    unit: str
+    first_divergence: int | None
+    compared: int
+    reference: int
+    explanation: str
+    expected: Any = None
+    got: Any = None
+    state: dict[str, Any] = field(default_factory=dict)
+    mistakes: tuple[Mistake, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.first_divergence is None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["ok"] = self.ok
+        return out
+
+
+def check(algorithm: str, lines: Iterable[str], theirs: Any, *, vocab_size: int,
+          kind: str | None = None, text: str | None = None, pieces: Any = None,
+          **options: Any) -> CheckReport:
+    """Compare `theirs` with the reference trained on `lines` (see the module docstring).
+
+    `kind` is sniffed when not given: "tokens" when `text` is given, "pieces" for unigram,
+    "vocab" for wordpiece when no line holds a space, else "merges". For a unigram tokens check,
+    `pieces` may give their own model (`piece<TAB>score` lines): then their Viterbi is checked
+    against ours on their pieces. Raises ValueError for bad input.
+    """
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algorithm!r}; choose one of: {', '.join(ALGORITHMS)}")
+    if isinstance(lines, str):
+        lines = lines.splitlines()
+    lines = list(lines)
+    kind = kind or _sniff(algorithm, theirs, text)
+    if kind not in KINDS[algorithm]:
+        raise ValueError(f"{algorithm} checks {' or '.join(KINDS[algorithm])}, not {kind!r}")
+    if kind == "tokens":
+        if text is None or not str(text).strip():
+            raise ValueError("a tokens check needs the text your tokens are for (text=...)")
+        from .tokens import check_tokens
+        return check_tokens(algorithm, lines, parse_tokens(theirs), text, vocab_size,
+                            options, parse_pieces(pieces) if pieces else None)
+    if kind == "pieces":
+        return _check_pieces(lines, parse_pieces(theirs), vocab_size, options)
+    if algorithm == "wordpiece":
+        from .wordpiece import check_wordpiece
+        their = parse_vocab(theirs) if kind == "vocab" else parse_merges(theirs)
+        return check_wordpiece(lines, their, kind, vocab_size, options)
+    return _check_bpe_merges(algorithm, lines, parse_merges(theirs), vocab_size, options)
+
+
+def _sniff(algorithm: str, theirs: Any, text: str | None) -> str:
+    if text is not None:
+        return "tokens"
+    if algorithm == "unigram":
+        return "pieces"
+    if algorithm == "wordpiece":
+        items = theirs.splitlines() if isinstance(theirs, str) else list(theirs)
+        if isinstance(theirs, str) and theirs.lstrip()[:1] in ("[", "{"):
+            return "merges" if theirs.lstrip().startswith("[[") else "vocab"
+        if not any((" " in i) if isinstance(i, str) else isinstance(i, (list, tuple))
+                   for i in items):
+            return "vocab"
+    return "merges"
+
+
+def first_difference(ours: list, theirs: list) -> int | None:
+    """The 1-based position where two lists first differ (None if equal).
+
+    >>> first_difference([1, 2, 3], [1, 2]), first_difference([1], [1])
+    (3, None)
+    """
+    for i, (a, b) in enumerate(zip(ours, theirs)):
+        if a != b:
+            return i + 1
+    return None if len(ours) == len(theirs) else min(len(ours), len(theirs)) + 1
+
+
+def prefix_agreement(a: list, b: list) -> int:
+    """How many items two lists share from the start."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def pair_text(pair: tuple[str, str]) -> str:
+    return f"{pair[0]} + {pair[1]}"
+
+
+# ---- BPE merges ------------------------------------------------------------------------------
+def _check_bpe_merges(variant: str, lines: list[str], theirs: list[tuple[str, str]],
+                      vocab_size: int, options: dict[str, Any]) -> CheckReport:
+    from ..models.bpe_explore import training_session
+    session = training_session("\n".join(lines), variant, vocab_size, **options)
+    session.total_steps()
+    ours = [s.pair for s in session.steps]
+    k = first_difference(ours, theirs)
+    common = dict(algorithm=variant, kind="merges", unit="merge", compared=len(theirs),
+                  reference=len(ours))
+    if k is None:
+        return CheckReport(first_divergence=None, explanation=(
+            f"All {len(ours)} merges equal the reference's, in the same order."), **common)
+    state, sentence = _bpe_state(session, k, theirs)
+    mistakes, notes = _bpe_mistakes(variant, lines, theirs, k, options) if k <= len(theirs) \
+        else ((), ())
+    expected = ours[k - 1] if k <= len(ours) else None
+    got = theirs[k - 1] if k <= len(theirs) else None
+    return CheckReport(first_divergence=k, explanation=sentence, expected=expected, got=got,
+                       state=state, mistakes=mistakes, notes=notes, **common)
+
+
+def _bpe_state(session, k: int, theirs: list[tuple[str, str]]) -> tuple[dict[str, Any], str]:
+    """The reference's state just before merge k, and a sentence on why it merges what it does."""
+    step = session.step(k)
+    state: dict[str, Any] = {"pairs": [list(p) for p in session.pair_table(k)][:TOP_PAIRS],
+                             "rule": session.rule, "step_before": k - 1}
+    if step is None:
+        reason = session.trainer.stop_reason or "no pair is left"
+        return state, (f"The reference stops after {len(session.steps)} merges ({reason}); you "
+                       f"made {len(theirs)}. Merge {k} and later are extra.")
+    state.update(winner=list(step.pair), count=step.count,
+                 tied=[list(t) for t in step.tied or ()], n_tied=step.n_tied)
+    win = pair_text(step.pair)
+    if k > len(theirs):
+        return state, (f"You stopped after {len(theirs)} merges; the reference goes on to "
+                       f"{len(session.steps)}. Merge {k} should be {win} ({step.count:,} "
+                       f"occurrences).")
+    got = theirs[k - 1]
+    counts = _pair_counts_at(session, k - 1)
+    their_count = counts.get(got)
+    state["their_count"] = their_count
+    text = f"Merge {k}: you merged {pair_text(got)}, the reference merges {win}. "
+    if their_count is None:
+        text += (f"After the first {k - 1} merges, {pair_text(got)} does not occur in the "
+                 f"corpus at all (as the reference splits it into symbols); {win} occurs "
+                 f"{step.count:,} times.")
+    elif their_count < step.count:
+        text += (f"Counted over every word and weighted by how often the word occurs, {win} "
+                 f"occurs {step.count:,} times and {pair_text(got)} only {their_count:,}.")
+    else:
+        text += (f"Both occur {step.count:,} times: a tie, and the tie-break decides. The rule: "
+                 f"{session.rule}.")
+    return state, text
+
+
+def _pair_counts_at(session, k: int) -> dict[tuple[str, str], int]:
+    """Every pair's count after k merges, recounted from the word table (weighted)."""
+    counts: dict[tuple[str, str], int] = {}
+    freq = session.trainer.counts
+    for i in range(len(freq)):
+        parts = session.segmentation(i, k)
+        for pair in zip(parts, parts[1:]):
+            counts[pair] = counts.get(pair, 0) + freq[i]
+    return counts
+
+
+def _bpe_sequences(variant: str, lines: list[str], options: dict[str, Any]):
+    """The reference's word table as (symbols, frequency) in first-seen order, and the same
+    corpus the ways the classic mistakes see it."""
+    import regex
+
+    from ..models.bpe import END_OF_WORD, to_byte_level
+    from ..models.bpe_train import bpe_word_table, byte_bpe_word_table
+    from ..pre_tokenizers import WHITESPACE_PATTERN
+    if variant == "bpe":
+        right = list(bpe_word_table(lines).items())
+        findall = regex.compile(WHITESPACE_PATTERN).findall
+        joined: dict[tuple[str, ...], int] = {}
+        raw: dict[tuple[str, ...], int] = {}
+        for line in lines:
+            seq = tuple(s for w in findall(line) for s in (*w, END_OF_WORD))
+            if seq:
+                joined[seq] = joined.get(seq, 0) + 1
+            if line.strip():
+                raw[tuple(line.strip())] = raw.get(tuple(line.strip()), 0) + 1
+        variants = {
+            "unweighted_counts": (right, {"weighted": False}),
+            "no_end_of_word": ([(w[:-1], c) for w, c in right], {}),
+            "across_words": (list(joined.items()), {}),
+            "across_words_raw": (list(raw.items()), {}),
+            "dict_order_ties": (right, {"ties": "dict"}),
+        }
+        return right, variants
+    right = list(byte_bpe_word_table(lines, options.get("pattern", "gpt2")).items())
+    raw = {}
+    for line in lines:
+        if line:
+            seq = tuple(to_byte_level(line))
+            raw[seq] = raw.get(seq, 0) + 1
+    variants = {
+        "unweighted_counts": (right, {"weighted": False}),
+        "across_words": (list(raw.items()), {}),
+        "dict_order_ties": (right, {"ties": "dict"}),
+    }
+    return right, variants
+
+
+def replay_mistakes(variants: dict[str, tuple[list, dict]], theirs: list, k: int,
+                    join=None, explain=None) -> tuple[tuple[Mistake, ...], tuple[str, ...]]:
+    """Replay each mistaken trainer far enough to compare with their merges; name those that
+    reproduce theirs through merge k."""
+    n = min(len(theirs), k + 20, MAX_REPLAY_MERGES)
+    found: dict[str, Mistake] = {}
+    notes = []
+    for name, (seqs, kw) in variants.items():
+        size = sum(len(s) for s, _ in seqs)
+        if size * n > REPLAY_BUDGET or k > MAX_REPLAY_MERGES:
+            notes.append(f"The classic mistakes were not replayed: merge {k} on this corpus is "
+                         "too far for the slow textbook replays (they recount everything at "
+                         f"every merge; at most {MAX_REPLAY_MERGES} merges on a small corpus).")
+            break
+        merges = textbook.textbook_merges(seqs, n, join=join, **kw)
+        agree = prefix_agreement(merges, theirs)
+        key = "across_words" if name.startswith("across_words") else name
+        if agree >= k and (key not in found or found[key].agrees < agree):
+            found[key] = Mistake(key, MISTAKES[key], (explain or _explain)(key, agree, len(theirs)),
+                                 agree)
+    best = max((m.agrees for m in found.values()), default=0)
+    return tuple(m for m in found.values() if m.agrees == best), tuple(notes)
+
+
+def _explain(name: str, agree: int, total: int) -> str:
+    how = {
+        "unweighted_counts": "each distinct word adds 1 to its pairs instead of its frequency",
+        "no_end_of_word": "words are split into characters with no </w> at the end",
+        "across_words": "each line is one long sequence, so pairs span the gap between words",
+        "dict_order_ties": ("a tie goes to the pair counted first (max(counts, key=counts.get)), "
+                            "not to the pair of earlier-created symbols"),
+        "raw_count_score": "the pair with the highest count wins, not the highest score",
+    }[name]
+    reach = (f"all {total} of your merges" if agree >= total
+             else f"your first {agree} merges")
+    return f"Replaying BPE with this mistake ({how}) gives exactly {reach}."
+
+
+def _bpe_mistakes(variant: str, lines: list[str], theirs: list, k: int,
+                  options: dict[str, Any]) -> tuple[tuple[Mistake, ...], tuple[str, ...]]:
+    if variant not in ("bpe", "byte_bpe"):
+        return (), ()
+    _right, variants = _bpe_sequences(variant, lines, options)
+    return replay_mistakes(variants, theirs, k)
+
+
+# ---- Unigram pieces --------------------------------------------------------------------------
+def _check_pieces(lines: list[str], theirs: list[tuple[str, float]], vocab_size: int,
+                  options: dict[str, Any]) -> CheckReport:
+    from .. import train
+    ours = train("unigram", lines, vocab_size, **options).model.pieces
+    their_scores = dict(theirs)
+    our_scores = dict(ours)
+    common = dict(algorithm="unigram", kind="pieces", unit="piece", compared=len(theirs),
+                  reference=len(ours))
+    missing = [(i + 1, p, s) for i, (p, s) in enumerate(ours) if p not in their_scores]
+    extra = [p for p, _s in theirs if p not in our_scores]
+    worst = max(((abs(s - their_scores[p]), p) for p, s in ours if p in their_scores),
+                default=(0.0, None))
+    state = {"missing": [p for _i, p, _s in missing[:20]], "extra": extra[:20],
+             "largest_score_gap": worst[0], "largest_gap_piece": worst[1]}
+    if not missing and not extra:
+        return CheckReport(first_divergence=None, state=state, explanation=(
+            f"The same {len(ours)} pieces as the reference; the largest score difference is "
+            f"{worst[0]:.4f}" + (f" (on {worst[1]})." if worst[1] else ".")), **common)
+    k = missing[0][0] if missing else len(ours) + 1
+    text = (f"Piece {k} of the reference ({missing[0][1]!r}, score {missing[0][2]:.4f}) is not "
+            f"among yours." if missing else "You have every piece of the reference and more.")
+    text += f" {len(missing)} of ours are missing from yours; {len(extra)} of yours are not ours."
+    return CheckReport(first_divergence=k, explanation=text, state=state,
+                       expected=missing[0][1] if missing else None,
+                       got=extra[0] if extra else None, **common)
