@@ -10,7 +10,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .config import Settings
-from .render import ROOT, render
+from .render import STATIC_DIR, render
 from .routers import analytics, api, compare, corpora, tokenizers, visualiser
 from .routers import wordpiece
 from .routers import unigram
@@ -30,7 +30,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.store = CorpusStore(settings.db_path)
     app.state.trained = TrainedTokenizers(app.state.store)
     app.state.uploads = UploadedTokenizers(app.state.store)
-    app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
+    app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     app.include_router(visualiser.router)
     app.include_router(corpora.router)
     app.include_router(compare.router)

@@ -18,7 +18,18 @@ from fastapi.templating import Jinja2Templates
 from . import display
 
 ROOT = Path(__file__).resolve().parent.parent
-templates = Jinja2Templates(directory=str(ROOT / "templates"))
+
+
+def asset_dir(name: str) -> Path:
+    """`templates` or `static`: inside the package when installed from a wheel (pyproject maps
+    them to app/templates and app/static), else at the top of the checkout."""
+    packaged = Path(__file__).resolve().parent / name
+    return packaged if packaged.is_dir() else ROOT / name
+
+
+TEMPLATES_DIR = asset_dir("templates")
+STATIC_DIR = asset_dir("static")
+templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
 env = templates.env
 env.autoescape = True  # everything a user types is text; never turn this off
 env.filters["visible"] = display.visible
