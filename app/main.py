@@ -15,6 +15,7 @@ from .routers import analytics, api, compare, corpora, tokenizers, visualiser
 from .routers import wordpiece
 from .routers import unigram
 from .routers import bpe
+from .routers import downloads
 from .store import CorpusStore
 from .trained import TrainedTokenizers
 from .uploads import UploadedTokenizers
@@ -41,6 +42,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(wordpiece.router)
     app.include_router(unigram.router)
     app.include_router(bpe.router)
+    app.include_router(downloads.router)
 
     @app.middleware("http")
     async def server_timing(request: Request, call_next):
