@@ -26,6 +26,7 @@ from collections import OrderedDict
 from typing import Any
 
 from fastapi import HTTPException, UploadFile
+from starlette.concurrency import run_in_threadpool
 
 import tokenizers_core as tc
 from tokenizers_core import formats
@@ -55,7 +56,7 @@ async def read_tokenizer_file(upload: UploadFile, limit: int) -> bytes:
     if not data:
         raise HTTPException(422, "the file is empty: choose a tokenizer file")
     try:
-        return formats.gunzip(data, limit=limit)
+        return await run_in_threadpool(formats.gunzip, data, limit)
     except ValueError as exc:
         status = 413 if "more than" in str(exc) else 422
         raise HTTPException(status, f"{exc} (the limit is TOKVIS_MAX_TOKENIZER_BYTES)"
@@ -228,6 +229,11 @@ class UploadedTokenizers:
 
     def _remember(self, handle: str, tok: tc.Tokenizer) -> None:
         tok.name = handle
+        # As for the bundled OpenAI encodings, a special token's text in the input is ordinary
+        # text unless the request allows it (`allowed_special`, the "special tokens" checkbox),
+        # rather than tiktoken's error: the views show any text.
+        if getattr(tok, "strict_special", False):
+            tok.strict_special = False
         heap.settle()                   # a big vocabulary that stays: keep the collector off it
         with self._lock:
             self._cache[handle] = tok
@@ -265,7 +271,8 @@ async def upload(uploads: UploadedTokenizers, limit: int, file: UploadFile | Non
         raise HTTPException(422, "choose a tokenizer file to upload")
     if format and format not in formats.FORMATS:
         raise ValueError(f"unknown format {format!r}; choose one of: {', '.join(formats.FORMATS)}")
-    return uploads.add(data, name=name, format=format or None,
-                       pattern=regex.strip() or pattern.strip() or None,
-                       special_tokens=parse_special_tokens(special_tokens),
-                       lowercase=parse_lowercase(lowercase))
+    # parsing a big file takes seconds: off the event loop, so other requests go on
+    return await run_in_threadpool(
+        uploads.add, data, name=name, format=format or None,
+        pattern=regex.strip() or pattern.strip() or None,
+        special_tokens=parse_special_tokens(special_tokens), lowercase=parse_lowercase(lowercase))

@@ -19,7 +19,7 @@ is the matched text; the rest goes on to the pre-tokenizer and the model. The fl
 - `special`: `decode(ids, skip_special_tokens=True)` leaves it out. It does NOT set the
   encoding's special-tokens mask: Hugging Face marks only the post-processor's tokens.
 
->>> vocab = AddedVocabulary([AddedToken("<mask>", id=3, lstrip=True, special=True)])
+>>> vocab = AddedVocabulary([AddedToken("<mask>", id=3, normalized=False, lstrip=True)])
 >>> [(seg.normalized, id_) for seg, id_ in vocab.split_original(NormalizedString("a <mask>b"))]
 [('a', None), (' <mask>', 3), ('b', None)]
 """
@@ -81,10 +81,28 @@ class AddedToken:
 
 # Rust's regex `\w` and `\s` are Unicode's word characters and White_Space (UTS #18); the
 # `regex` module's `\w` is the same set, and `\p{White_Space}` spells out `\s`.
-_ENDS_WITH_WORD = regex.compile(r"\w\Z")
-_STARTS_WITH_WORD = regex.compile(r"\A\w")
-_SPACE_AT_END = regex.compile(r"\p{White_Space}*\Z")
-_SPACE_AT_START = regex.compile(r"\A\p{White_Space}*")
+_WORD = regex.compile(r"\w")
+_SPACE = regex.compile(r"\p{White_Space}")
+
+
+def _space_before(text: str, end: int) -> int:
+    """Where the run of whitespace that ends at `end` starts.
+
+    >>> _space_before("a  b", 3)
+    1
+    """
+    start = end
+    while start > 0 and _SPACE.match(text, start - 1):
+        start -= 1
+    return start
+
+
+def _space_after(text: str, start: int) -> int:
+    """Where the run of whitespace that starts at `start` ends."""
+    end = start
+    while end < len(text) and _SPACE.match(text, end):
+        end += 1
+    return end
 
 
 class AddedVocabulary:
@@ -108,10 +126,10 @@ class AddedVocabulary:
         self.patterns: dict[int, str] = {
             i: (normalize(t.content) if t.normalized and normalize is not None else t.content)
             for i, t in self.tokens.items()}
-        self._original = _matcher({self.patterns[i]: i for i, t in self.tokens.items()
-                                   if not t.normalized})
-        self._normalized = _matcher({self.patterns[i]: i for i, t in self.tokens.items()
-                                     if t.normalized})
+        self._original = _matcher([(self.patterns[i], i) for i, t in self.tokens.items()
+                                   if not t.normalized])
+        self._normalized = _matcher([(self.patterns[i], i) for i, t in self.tokens.items()
+                                     if t.normalized])
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -144,13 +162,13 @@ class AddedVocabulary:
             start, stop = match.span()
             id_ = matcher.ids[match.group()]
             token = self.tokens[id_]
-            if token.single_word and (_ENDS_WITH_WORD.search(sentence, 0, start)
-                                      or _STARTS_WITH_WORD.search(sentence, stop)):
+            if token.single_word and (start > 0 and _WORD.match(sentence, start - 1)
+                                      or stop < len(sentence) and _WORD.match(sentence, stop)):
                 continue                            # inside a word: not this token here
             if token.lstrip:
-                start = max(_SPACE_AT_END.search(sentence, 0, start).start(), pos)
+                start = max(_space_before(sentence, start), pos)
             if token.rstrip:
-                stop = _SPACE_AT_START.search(sentence, stop).end()
+                stop = _space_after(sentence, stop)
             if pos < start:
                 out.append((ns.slice(pos, start), None))
             out.append((ns.slice(start, stop), id_))
@@ -174,5 +192,10 @@ class _Matcher:
         return self._re.finditer(text)
 
 
-def _matcher(ids: dict[str, int]) -> _Matcher | None:
+def _matcher(pairs: list[tuple[str, int]]) -> _Matcher | None:
+    """Where two tokens share a pattern ("NEW" and "new" under Lowercase), the first listed
+    wins; Hugging Face takes one of them in hash order, which changes from run to run."""
+    ids: dict[str, int] = {}
+    for pattern, id_ in pairs:
+        ids.setdefault(pattern, id_)
     return _Matcher(ids) if ids else None

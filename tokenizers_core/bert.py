@@ -9,8 +9,8 @@ WordPiece model by likelihood and puts it in the same pipeline.
 (['[CLS]', 'hello', ',', 'world', '!', '[SEP]'], [101, 7592, 1010, 2088, 999, 102])
 >>> enc.offsets[1:3], enc.special_tokens_mask
 ([(0, 5), (5, 6)], [1, 0, 0, 0, 0, 1])
->>> tok.decode(enc.ids)
-'hello, world!'
+>>> tok.decode(enc.ids), tok.decode(enc.ids, skip_special_tokens=True)
+('[CLS] hello, world! [SEP]', 'hello, world!')
 
 Special tokens typed in the text ("[CLS]", "[SEP]", "[MASK]", ...) are matched whole before
 normalisation, exactly as typed (case-sensitive, so "[cls]" is ordinary text), as Hugging Face's

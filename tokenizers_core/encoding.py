@@ -39,6 +39,9 @@ class Encoding:
     attention_mask: list[int] = field(default_factory=list)
     special_tokens_mask: list[int] = field(default_factory=list)
     type_ids: list[int] = field(default_factory=list)
+    # What truncation cut off, as Hugging Face's `overflowing`: more encodings of the same text
+    # (each window `max_length` long, overlapping by `stride`), each post-processed and padded.
+    overflowing: list["Encoding"] = field(default_factory=list)
 
     @classmethod
     def from_tokens(cls, tokens: list[Token], type_id: int = 0) -> "Encoding":

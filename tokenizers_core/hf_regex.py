@@ -7,6 +7,10 @@ two differences we bridge here:
 
 - **Anchors.** In Ruby syntax `^` and `$` are line anchors (after / before any "\n"), so the
   pattern is compiled with `regex.MULTILINE`.
+- **Character classes.** Oniguruma's `\w` leaves out the joiners U+200C and U+200D and takes
+  in the Latin-1 superscripts and fractions (`²³¹¼½¾`); its `\h` is a hex digit. `translate`
+  rewrites `\w`, `\W`, `\h` and `\H` to say so (inside a `[...]` class only the Latin-1
+  additions are made: the joiners stay word characters there).
 - **Empty matches.** Oniguruma's iterator (the `onig` crate's `find_iter`) skips an empty match
   that touches the end of the previous match and moves on by one character; Python's allows it.
   `find_spans` walks the text as `onig` does.
@@ -16,9 +20,9 @@ two differences we bridge here:
 >>> find_matches(compile_hf(r"\d+"), "a12b")
 [((0, 1), False), ((1, 3), True), ((3, 4), False)]
 
-Not bridged: Oniguruma-only syntax (`\h` for a hex digit, `(?m)` meaning "dot matches newline",
-`\A`/`\z` spelled differently); such a pattern either fails to compile here (a `ValueError`
-naming it) or means what it means to `regex`.
+Not bridged: other Oniguruma-only syntax (`(?m)` meaning "dot matches newline", POSIX classes
+such as `[[:punct:]]`, which Oniguruma makes wider); such a pattern either fails to compile here
+(a `ValueError` naming it) or means what it means to `regex`.
 """
 from __future__ import annotations
 
@@ -44,12 +48,61 @@ def compile_hf(pattern: str, *, literal: bool = False) -> "regex.Pattern[str]":
     if literal:
         return regex.compile(regex.escape(pattern))
     try:
-        return regex.compile(pattern, regex.MULTILINE)
+        return regex.compile(translate(pattern), regex.MULTILINE)
     except regex.error as err:
         where = f" at position {err.pos}" if err.pos is not None else ""
         raise ValueError(f"invalid regex {pattern!r}: {err.msg}{where}") from None
     except (RecursionError, OverflowError, MemoryError) as err:
         raise ValueError(f"invalid regex {pattern!r}: {err}") from None
+
+
+_LATIN1_WORD = "\\xb2\\xb3\\xb9\\xbc-\\xbe"
+_OUTSIDE = {"w": f"(?:[^\\W\\u200c\\u200d]|[{_LATIN1_WORD}])",
+            "W": f"(?:(?![{_LATIN1_WORD}])[\\W\\u200c\\u200d])",
+            "h": "[0-9A-Fa-f]", "H": "[^0-9A-Fa-f]"}
+_INSIDE = {"w": f"\\w{_LATIN1_WORD}", "h": "0-9A-Fa-f"}
+
+
+def translate(pattern: str) -> str:
+    r"""Rewrite Oniguruma's `\w`, `\W`, `\h`, `\H` for the `regex` module (see above).
+
+    >>> translate(r"\h+|[\w-]")
+    '[0-9A-Fa-f]+|[\\w\\xb2\\xb3\\xb9\\xbc-\\xbe-]'
+    """
+    if "\\" not in pattern:
+        return pattern
+    out: list[str] = []
+    depth = 0                          # nesting of [...] classes
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            letter = pattern[i + 1]
+            table = _INSIDE if depth else _OUTSIDE
+            out.append(table.get(letter, pattern[i:i + 2]))
+            i += 2
+            continue
+        if c == "[":
+            if depth and pattern.startswith("[:", i):      # a POSIX class [:alpha:]
+                end = pattern.find(":]", i + 2)
+                if end >= 0:
+                    out.append(pattern[i:end + 2])
+                    i = end + 2
+                    continue
+            depth += 1
+            out.append(c)
+            i += 1
+            for lead in ("^]", "]", "^"):                  # a leading "]" is literal
+                if pattern.startswith(lead, i):
+                    out.append(lead)
+                    i += len(lead)
+                    break
+            continue
+        if c == "]" and depth:
+            depth -= 1
+        out.append(c)
+        i += 1
+    return "".join(out)
 
 
 def find_spans(compiled: "regex.Pattern[str]", text: str) -> list[tuple[int, int]]:

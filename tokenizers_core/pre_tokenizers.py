@@ -65,9 +65,10 @@ U+323B0, a CJK Extension J ideograph of Unicode 17) is a letter to `regex` and u
 Hugging Face's older tables. For BERT's punctuation, whose Hugging Face tables are Unicode 8.0's,
 we reproduce the old tables exactly (see `is_bert_punctuation`).
 
-Not handled: Hugging Face's `Punctuation`, `Digits`, `UnicodeScripts`, `CharDelimiterSplit`
-pre-tokenizers and `Split`'s "merged_with_previous/next" and "contiguous" behaviours;
-`ByteLevel`'s offset trimming belongs after the model (`ByteLevel.trim_offsets_of`), not here.
+Hugging Face's `Split` (every behavior, `invert`), `Punctuation`, `Digits`, `CharDelimiterSplit`,
+`UnicodeScripts` and the reader of tokenizer.json's "pre_tokenizer" (`from_hf_config`) are in
+`pre_tokenizers_hf.py`, importable from here. `ByteLevel`'s offset trimming belongs after the
+model (`ByteLevel.trim_offsets_of`), not here.
 """
 from __future__ import annotations
 
@@ -648,3 +649,16 @@ __all__ = [
     "WhitespaceSplit", "bytes_to_unicode", "compile_pattern", "is_bert_punctuation",
     "match_spans", "to_byte_level", "unicode_to_bytes",
 ]
+
+# Hugging Face's other pre-tokenizers and the tokenizer.json reader build on this module and
+# live in pre_tokenizers_hf.py; `from tokenizers_core.pre_tokenizers import Split` works too.
+_FROM_HF_MODULE = ("CharDelimiterSplit", "Digits", "Punctuation", "Split", "UnicodeScripts",
+                   "from_hf_config")
+__all__ += list(_FROM_HF_MODULE)
+
+
+def __getattr__(name: str) -> object:
+    if name in _FROM_HF_MODULE:
+        from . import pre_tokenizers_hf
+        return getattr(pre_tokenizers_hf, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -60,6 +60,7 @@ class PrecompiledCharsMap:
     def __init__(self, blob: bytes) -> None:
         if len(blob) <= 4:
             raise ValueError("the precompiled charsmap is broken (too short)")
+        self.blob = bytes(blob)           # kept as read, for writers (.model, tokenizer.json)
         trie_size = struct.unpack("<I", blob[:4])[0]
         if trie_size >= len(blob) or trie_size % 4:
             raise ValueError("the precompiled charsmap is broken (bad trie size)")

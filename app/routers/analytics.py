@@ -16,8 +16,8 @@ from tokenizers_core import normalizers, pretrained
 from tokenizers_core.corpora import corpus_names, load_corpus, udhr_languages
 
 from .. import charts, display
-from ..deps import (BAD_INPUT, UnknownTokenizer, bad_input, check_text, resolve_tokenizer,
-                    store)
+from ..deps import (BAD_INPUT, UPLOAD_PREFIX, UnknownTokenizer, bad_input, check_text,
+                    resolve_tokenizer, store, stored_options)
 from ..jobs import SweepSpec, jobs
 from ..render import render
 from ..trained import corpus_text
@@ -54,12 +54,38 @@ def _language_facts() -> tuple[dict[str, str], dict[str, str]]:
     return scripts, samples
 
 
-def tax_table(names: list[str]) -> dict[str, Any]:
+_UPLOADED_TAX: dict[str, dict[str, M.Metrics]] = {}   # by upload handle (content-addressed)
+
+
+def tax_names(request: Request, tok: list[str] | None) -> list[str]:
+    """The tax's tokenisers: bundled names and uploaded handles (404 for any other)."""
+    names = [pretrained.canonical_name(t) for t in (tok or vocab_tokenizers()) if t]
+    for n in names:
+        if not pretrained.is_bundled(n) and not n.startswith(UPLOAD_PREFIX):
+            raise HTTPException(404, f"unknown tokeniser {n!r}; the tax compares bundled ones "
+                                     f"({', '.join(vocab_tokenizers())}) and uploaded ones")
+    if not names:
+        raise HTTPException(422, "choose at least one tokeniser")
+    return names
+
+
+def tax_table(request: Request, names: list[str]) -> dict[str, Any]:
     langs = udhr_languages()
     per = {}
     for n in names:
         with _tax_lock:  # one cold computation at a time; the cache serves the rest
-            per[n] = _tax_metrics(n)
+            if not n.startswith(UPLOAD_PREFIX):
+                per[n] = _tax_metrics(n)
+                continue
+            if n not in _UPLOADED_TAX:
+                try:
+                    tok = resolve_tokenizer(request, n)
+                except UnknownTokenizer as exc:
+                    raise HTTPException(404, str(exc)) from None
+                _UPLOADED_TAX[n] = M.metrics_per_language(tok)
+                while len(_UPLOADED_TAX) > 16:
+                    _UPLOADED_TAX.pop(next(iter(_UPLOADED_TAX)))
+            per[n] = _UPLOADED_TAX[n]
     counts = {n: {code: m.tokens for code, m in p.items()} for n, p in per.items()}
     unknown = {n: {code: m.unk for code, m in p.items()} for n, p in per.items()}
     rel = {n: M.relative_counts(c, "eng") for n, c in counts.items()}
@@ -71,32 +97,26 @@ def tax_table(names: list[str]) -> dict[str, Any]:
 @router.get("/tax", response_class=HTMLResponse, summary="The multilingual tokenisation tax")
 def tax_page(request: Request, tok: list[str] | None = Query(None),
              chart: str | None = None) -> HTMLResponse:
-    names = [pretrained.canonical_name(t) for t in (tok or vocab_tokenizers()) if t]
-    bad = [n for n in names if not pretrained.is_bundled(n)]
-    if bad:
-        raise HTTPException(404, f"unknown tokeniser {bad[0]!r}; the tax compares bundled ones: "
-                                 f"{', '.join(vocab_tokenizers())}")
-    if not names:
-        raise HTTPException(422, "choose at least one tokeniser")
+    names = tax_names(request, tok)
     chart = chart if chart in names else names[0]
-    data = tax_table(names)
+    data = tax_table(request, names)
     rows = [(f"{lang.name}", f"{data['scripts'][lang.code]}"
              f"{', right-to-left' if lang.direction == 'rtl' else ''}"
              f"{', many unknown' if data['unknown'][chart][lang.code] * 10 > data['counts'][chart][lang.code] else ''}",
              data["relative"][chart][lang.code]) for lang in data["languages"]]
-    ctx = {"names": names, "all_names": vocab_tokenizers(), "chart_name": chart,
+    yours = stored_options(request)
+    ctx = {"names": names, "all_names": vocab_tokenizers() + [o["value"] for o in yours],
+           "labels": {o["value"]: o["label"] for o in yours}, "chart_name": chart,
            "chart": charts.bar_chart(rows), **data}
     return render(request, "tax.html", ctx)
 
 
 @router.get("/api/tax", tags=["api"])
-def tax_api(tok: list[str] | None = Query(None)) -> dict[str, Any]:
-    """Ordinary tokens per UDHR language for each tokeniser, and the ratio to English."""
-    names = [pretrained.canonical_name(t) for t in (tok or vocab_tokenizers()) if t]
-    for n in names:
-        if not pretrained.is_bundled(n):
-            raise HTTPException(404, f"unknown tokeniser {n!r}")
-    data = tax_table(names)
+def tax_api(request: Request, tok: list[str] | None = Query(None)) -> dict[str, Any]:
+    """Ordinary tokens per UDHR language for each tokeniser (bundled or uploaded), and the
+    ratio to English."""
+    names = tax_names(request, tok)
+    data = tax_table(request, names)
     return {"languages": [{"code": l.code, "name": l.name, "direction": l.direction,
                            "script": data["scripts"][l.code]} for l in data["languages"]],
             "counts": data["counts"], "unknown": data["unknown"],
@@ -146,8 +166,10 @@ def unicode_page(request: Request, text: str | None = None,
                  tok: list[str] | None = Query(None)) -> HTMLResponse:
     text = EXAMPLES[0][1] if text is None else text
     names = [t for t in (tok or [n for n in DEFAULT_LAB_TOKENIZERS if pretrained.is_bundled(n)]) if t]
+    yours = stored_options(request)
     ctx: dict[str, Any] = {"text": text, "names": names, "examples": EXAMPLES, "error": None,
-                           "all_names": list(pretrained.bundled()), "forms": []}
+                           "all_names": list(pretrained.bundled()) + [o["value"] for o in yours],
+                           "labels": {o["value"]: o["label"] for o in yours}, "forms": []}
     status = 200
     try:
         check_text(request, text)

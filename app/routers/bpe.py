@@ -238,7 +238,15 @@ def _pieces_at(traces, flat, k: int) -> list[dict[str, Any]]:
 
 
 def _after(step) -> tuple[str, ...]:
+    """A piece's parts after `step`: a merge joins two parts; a whole-word step (ignore_merges)
+    leaves the word; byte fallback / unknown puts each replaced symbol's stand-ins in its place."""
     p = step.parts
+    action = getattr(step, "action", "merge")
+    if action == "whole_word":
+        return (step.merged,)
+    if action != "merge":
+        instead = {pos: tuple(rep) for pos, _sym, rep in step.replaced}
+        return tuple(x for i, part in enumerate(p) for x in instead.get(i, (part,)))
     return p[:step.chosen] + (step.merged,) + p[step.chosen + 2:]
 
 
@@ -298,6 +306,20 @@ def _encode_sentence(step, k: int, total: int, show) -> str:
     if k == 0:
         return ("Every piece starts as single symbols. Step to watch the merges apply, lowest "
                 "rank first." if total else "No merge applies: every piece is already its tokens.")
+    action = getattr(step, "action", "merge")
+    end = " No ranked pair is left anywhere: these are the tokens." if k == total else ""
+    if action == "whole_word":
+        return (f"ignore_merges: the whole word {show(step.merged)} is in the vocabulary, so it "
+                f"is one token and no merge runs.{end}")
+    if action != "merge":
+        n = len(step.replaced)
+        sym, rep = step.replaced[0][1], step.replaced[0][2]
+        what = (f"{show(sym)} → {' '.join(show(r) for r in rep)}" if rep
+                else f"{show(sym)} is dropped")
+        how = ("byte fallback spells each as its UTF-8 bytes" if action == "byte_fallback"
+               else "each becomes the unknown token (a run of them fuses into one)")
+        return (f"{n} symbol{'s are' if n != 1 else ' is'} not in the vocabulary: {how} "
+                f"({what}{', …' if n > 1 else ''}); the merges start from there.{end}")
     left, right = step.parts[step.chosen], step.parts[step.chosen + 1]
     others = len(step.candidates) - 1
     text = (f"Merged {show(left)} + {show(right)} → {show(step.merged)}: rank {step.rank:,} is the "

@@ -24,7 +24,8 @@ from tokenizers_core.models.unigram_trainer import UnigramTrainer
 
 from ..charts import line_chart
 from ..deps import (BAD_INPUT, UPLOAD_PREFIX, UnknownTokenizer, bad_input, check_text,
-                    resolve_tokenizer, settings, store, stored_options, trained, uploads)
+                    resolve_tokenizer, settings, store, stored_options, tokenizer_label, trained,
+                    uploads)
 from ..render import render, url_with
 from ..uploads import upload
 from ..store import sha256_text
@@ -186,6 +187,7 @@ def lattice_page(request: Request, model: str = "tiny", text: str = DEFAULT_TEXT
                            "seed": seed, "alpha": alpha, "nbest_size": nbest_size,
                            "model_options": _model_options(model), "cell": CELL,
                            "yours": stored_options(request, "unigram"),
+                           "label": tokenizer_label(request, model),
                            "next": url_with("/unigram/lattice", params)}
     status = 200
     try:

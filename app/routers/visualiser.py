@@ -56,6 +56,25 @@ def page_paths(app) -> set[str]:
     return paths
 
 
+def stage_members(steps: list) -> list[tuple[Any, str]]:
+    """Each pipeline step with its place among the steps of its stage, when a stage has several
+    (the members of a Sequence normaliser or pre-tokeniser: "1 of 2", "2 of 2"), else "".
+
+    >>> from types import SimpleNamespace as S
+    >>> [m for _, m in stage_members([S(kind="normalize"), S(kind="normalize"), S(kind="model")])]
+    ['1 of 2', '2 of 2', '']
+    """
+    totals: dict[str, int] = {}
+    for s in steps:
+        totals[s.kind] = totals.get(s.kind, 0) + 1
+    seen: dict[str, int] = {}
+    out = []
+    for s in steps:
+        seen[s.kind] = seen.get(s.kind, 0) + 1
+        out.append((s, f"{seen[s.kind]} of {totals[s.kind]}" if totals[s.kind] > 1 else ""))
+    return out
+
+
 def visualise(request: Request, text: str, name: str, pattern: str,
               special: bool = False) -> dict[str, Any]:
     """Everything the result block shows, or an `error` (with the status it deserves)."""
@@ -70,13 +89,13 @@ def visualise(request: Request, text: str, name: str, pattern: str,
         return {**ctx, "error": message, "status": status}
     chips = display.chips(tok, text, enc)
     try:
-        decoded = tok.decode(enc.ids)
+        decoded = tok.decode(enc.ids, skip_special_tokens=True)
     except ValueError:  # the word and sentence tokenisers number tokens per input: no decode
         decoded = None
     n_tokens = len(enc)
     ctx.update(
         tok=tok, enc=enc, chips=chips, decoded=decoded, segments=display.segments(text, enc),
-        stages=list(trace),
+        stages=stage_members(list(trace)),
         step_link=step_link(request, tok), max_items=MAX_PANEL_ITEMS,
         counts={
             "chars": len(text), "bytes": len(text.encode("utf-8")),

@@ -20,7 +20,7 @@ from tokenizers_core.models.wordpiece_train import (TrainingCheckpoints, WordPie
                                                     corpus_key)
 
 from ..deps import (BAD_INPUT, UPLOAD_PREFIX, UnknownTokenizer, bad_input, check_step_text,
-                    resolve_tokenizer, store, stored_options)
+                    resolve_tokenizer, store, stored_options, tokenizer_label)
 from ..render import render, url_with
 from ..trained import corpus_text as corpus_by_ref
 from .api import _store_corpus
@@ -129,6 +129,7 @@ def encode_page(request: Request, text: str = DEFAULT_TEXT, vocab: str = "small"
                            "params": params, "error": None, "play": play,
                            "pseudocode": ENCODE_PSEUDOCODE, "vocab_options": _vocab_options(request, vocab),
                            "yours": stored_options(request, "wordpiece"),
+                           "label": tokenizer_label(request, vocab),
                            "next": url_with("/wordpiece/encode", params)}
     status = 200
     try:

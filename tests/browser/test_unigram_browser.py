@@ -49,8 +49,9 @@ def test_lattice_upload_a_model(page, server_url, tmp_path):
     with gzip.open(os.path.join(_DATA, "botchan_en_unigram_1000.model.gz"), "rb") as fh:
         path.write_bytes(fh.read())
     page.goto(f"{server_url}/unigram/lattice?text=cats")
-    page.locator("#file").set_input_files(str(path))
-    page.locator('[data-testid="upload-form"] button').click()
+    page.locator('[data-testid="upload-box"] summary').click()
+    page.locator("#tok-file").set_input_files(str(path))
+    page.locator('[data-testid="tokenizer-upload"] button[type="submit"]').click()
     page.wait_for_url("**model=upload-*")
     assert page.locator(".stepper").count() == 1
 

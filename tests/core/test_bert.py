@@ -51,7 +51,7 @@ def test_hello_world(ours):
     assert enc.tokens == ["[CLS]", "hello", ",", "world", "!", "[SEP]"]
     assert enc.offsets == [(0, 0), (0, 5), (5, 6), (7, 12), (12, 13), (0, 0)]
     assert enc.attention_mask == [1] * 6 and enc.special_tokens_mask == [1, 0, 0, 0, 0, 1]
-    assert ours.decode(enc.ids) == "hello, world!"
+    assert ours.decode(enc.ids, skip_special_tokens=True) == "hello, world!"
     assert ours.decode(enc.ids, skip_special_tokens=False) == "[CLS] hello, world! [SEP]"
 
 
@@ -75,7 +75,7 @@ def test_decode_identical(hf, ours, name):
     """Decoding joins ## pieces and tidies spaces exactly as Hugging Face's decoder."""
     text = load_corpus(name)
     ids = ours.encode(text).ids
-    assert ours.decode(ids) == hf.decode(ids)
+    assert ours.decode(ids, skip_special_tokens=True) == hf.decode(ids)
     assert ours.decode(ids, skip_special_tokens=False) == hf.decode(ids, skip_special_tokens=False)
 
 
@@ -125,7 +125,7 @@ def test_hypothesis_identical(hf, ours, text):
 def test_hypothesis_pairs_and_decode(hf, ours, a, b):
     ours_enc = ours.encode(a, b)
     assert_same(ours_enc, hf.encode(a, b))
-    assert ours.decode(ours_enc.ids) == hf.decode(ours_enc.ids)
+    assert ours.decode(ours_enc.ids, skip_special_tokens=True) == hf.decode(ours_enc.ids)
     assert ours.decode(ours_enc.ids, skip_special_tokens=False) == \
         hf.decode(ours_enc.ids, skip_special_tokens=False)
 
@@ -166,7 +166,7 @@ def test_special_tokens_in_pairs(hf, ours):
 def test_special_tokens_decode(hf, ours):
     ids = ours.encode("hi [MASK] there [UNK]").ids
     assert ids == [101, 7632, 103, 2045, 100, 102]
-    assert ours.decode(ids) == hf.decode(ids) == "hi there"
+    assert ours.decode(ids, skip_special_tokens=True) == hf.decode(ids) == "hi there"
     assert ours.decode(ids, skip_special_tokens=False) == \
         hf.decode(ids, skip_special_tokens=False) == "[CLS] hi [MASK] there [UNK] [SEP]"
 
@@ -186,7 +186,7 @@ def test_trained_model_matches_its_special_tokens():
                    special_tokens=["<pad>", "[UNK]", "<mask>"])
     enc = tok.encode("hug<mask>pug", add_special_tokens=False)
     assert enc.tokens[1] == "<mask>" and enc.offsets[1] == (3, 9)
-    assert tok.decode(enc.ids) == "hug pug"
+    assert tok.decode(enc.ids, skip_special_tokens=True) == "hug pug"
     # Hugging Face's tokenizer after training holds the trainer's special tokens as special
     # added tokens: the same vocabulary and pipeline, with those added, gives the same result.
     hf_tok = tokenizers.Tokenizer(tokenizers.models.WordPiece(tok.model.vocab, unk_token="[UNK]"))

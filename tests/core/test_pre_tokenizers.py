@@ -230,7 +230,7 @@ def _tiktoken_pattern(constructor_name, monkeypatch):
                           ("o200k", "o200k_base")])
 def test_presets_are_tiktoken_patterns_verbatim(preset, constructor, monkeypatch):
     assert PRESETS[preset] == _tiktoken_pattern(constructor, monkeypatch)
-    assert (GPT2_PATTERN, CL100K_PATTERN, O200K_PATTERN) == tuple(PRESETS.values())
+    assert {GPT2_PATTERN, CL100K_PATTERN, O200K_PATTERN} <= set(PRESETS.values())
 
 
 @pytest.fixture(scope="module")

@@ -250,7 +250,7 @@ def test_train_api():
     enc = tok.encode("Everyone has the right to life.", "Second")
     assert enc.tokens[0] == "[CLS]" and enc.tokens.count("[SEP]") == 2
     assert enc.type_ids[-1] == 1 and enc.special_tokens_mask[0] == 1
-    assert tok.decode(enc.ids) == "everyone has the right to life. second"
+    assert tok.decode(enc.ids, skip_special_tokens=True) == "everyone has the right to life. second"
     text = "Everyone has the right to life."
     for token, (start, end), special, type_id in zip(enc.tokens, enc.offsets,
                                                      enc.special_tokens_mask, enc.type_ids):

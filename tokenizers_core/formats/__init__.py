@@ -101,4 +101,50 @@ def load_bytes(data: bytes, *, format: str | None = None, name: str = "", **opti
     return reader.load_bytes(data, name=name, **options)
 
 
-__all__ = ["FORMATS", "MAX_FILE_BYTES", "gunzip", "load_bytes", "sniff"]
+# What `save` picks from a file name's extension.
+EXTENSIONS: dict[str, str] = {".json": "hf_json", ".tiktoken": "tiktoken",
+                              ".model": "sentencepiece", ".txt": "vocab_txt"}
+
+
+def format_for_path(path: str, format: str | None = None) -> str:
+    """The format to write `path` in: `format` if given, else from the extension.
+
+    >>> format_for_path("out/tokenizer.json"), format_for_path("x.bin", "tiktoken")
+    ('hf_json', 'tiktoken')
+    """
+    if format is not None:
+        if format not in FORMATS:
+            raise ValueError(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
+        return format
+    for ext, name in EXTENSIONS.items():
+        if str(path).endswith(ext):
+            return name
+    raise ValueError(f"cannot tell the format from {str(path)!r}: use an extension "
+                     f"({', '.join(EXTENSIONS)}) or name the format ({', '.join(FORMATS)})")
+
+
+def dump_bytes(tok: Any, format: str) -> bytes:
+    """The bytes of `tok` in `format` (ValueError, saying what does exist, when it has no exact
+    form in that format)."""
+    if format not in FORMATS:
+        raise ValueError(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
+    writer = importlib.import_module(FORMATS[format])
+    if not hasattr(writer, "dump_bytes"):
+        raise ValueError(f"saving as {format} is not supported yet")
+    return writer.dump_bytes(tok)
+
+
+def save(tok: Any, path: str, format: str | None = None) -> str:
+    """Write `tok` to `path` (the format from the extension or named); returns the format."""
+    format = format_for_path(path, format)
+    data = dump_bytes(tok, format)
+    try:
+        with open(path, "wb") as fh:
+            fh.write(data)
+    except OSError as exc:
+        raise ValueError(f"cannot write {str(path)!r}: {exc.strerror}") from None
+    return format
+
+
+__all__ = ["EXTENSIONS", "FORMATS", "MAX_FILE_BYTES", "dump_bytes", "format_for_path", "gunzip",
+           "load_bytes", "save", "sniff"]

@@ -25,6 +25,7 @@ import struct
 from dataclasses import dataclass
 from typing import Any
 
+from . import gunzip
 from ..decoders import SentencePieceDecoder
 from ..models.unigram import Unigram
 from ..pipeline import Tokenizer
@@ -187,8 +188,7 @@ def parse_model_proto(data: bytes) -> ModelProto:
     if not isinstance(data, (bytes, bytearray)):
         raise ValueError("a sentencepiece model must be given as bytes")
     data = bytes(data)
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
+    data = gunzip(data)
     try:
         top = _fields(data)
         pieces: list[tuple[str, float, int]] = []
@@ -329,3 +329,102 @@ def nmt_nfkc_charsmap() -> PrecompiledCharsMap:
 def _bundled_proto(filename: str) -> ModelProto:
     with gzip.open(os.path.join(_DATA, filename), "rb") as fh:
         return parse_model_proto(fh.read())
+
+
+# ---- writing: a Tokenizer -> ModelProto -> the protobuf wire format --------------------------------
+
+_MODEL_TYPE_IDS = {name: number for number, name in MODEL_TYPES.items()}
+
+
+def _varint(value: int) -> bytes:
+    """Base-128 varint; a negative int32/int64 as its 64-bit two's complement (10 bytes).
+
+    >>> _varint(150), _varint(-1)[-1]
+    (b'\\x96\\x01', 1)
+    """
+    if value < 0:
+        value += 1 << 64
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def _field(number: int, kind: str, value: Any) -> bytes:
+    """One field on the wire, of a kind of `_TRAINER_FIELDS` ("int", "bool", "float", "str",
+    "bytes") or "message" (bytes already serialised)."""
+    if kind in ("int", "bool"):
+        return _varint(number << 3) + _varint(int(value))
+    if kind == "float":
+        return _varint(number << 3 | 5) + _FLOAT.pack(value)
+    data = value.encode("utf-8") if kind == "str" else bytes(value)
+    return _varint(number << 3 | 2) + _varint(len(data)) + data
+
+
+def _spec_bytes(spec: dict[str, Any], table: dict[int, tuple[str, str, Any]]) -> bytes:
+    return b"".join(_field(number, kind, spec[name])
+                    for number, (name, kind, _default) in sorted(table.items()) if name in spec)
+
+
+def serialize_model_proto(proto: ModelProto) -> bytes:
+    """The bytes of a `.model` file for `proto` (what `parse_model_proto` reads back).
+
+    >>> p = parse_model_proto(serialize_model_proto(ModelProto(
+    ...     [("<unk>", 0.0, UNKNOWN), ("a", -1.5, NORMAL)], {"model_type": 2}, {"name": "identity"})))
+    >>> p.pieces, p.model_type, p.normalizer_spec["name"]
+    ([('<unk>', 0.0, 2), ('a', -1.5, 1)], 'bpe', 'identity')
+    """
+    out = bytearray()
+    for piece, score, ptype in proto.pieces:
+        body = _field(1, "str", piece) + _field(2, "float", score) + _field(3, "int", ptype)
+        out += _field(1, "message", body)
+    out += _field(2, "message", _spec_bytes(proto.trainer_spec, _TRAINER_FIELDS))
+    out += _field(3, "message", _spec_bytes(proto.normalizer_spec, _NORMALIZER_FIELDS))
+    if proto.denormalizer_spec is not None:
+        out += _field(5, "message", _spec_bytes(proto.denormalizer_spec, _NORMALIZER_FIELDS))
+    return bytes(out)
+
+
+def proto_from_tokenizer(tok: Any) -> ModelProto:
+    """The ModelProto of a sentencepiece-style tokeniser: one loaded from a .model (its own
+    proto), or one trained here ("unigram", "sentencepiece_bpe"). ValueError for others."""
+    proto = getattr(tok, "proto", None)
+    if isinstance(proto, ModelProto):
+        return proto
+    model, norm = tok.model, tok.normalizer
+    if isinstance(model, Unigram):
+        kind = "unigram"
+    elif isinstance(model, SentencePieceBpe):
+        kind = getattr(model, "kind", "bpe")
+    else:
+        kind = None
+    if kind is None or not isinstance(norm, SentencePieceNormalizer):
+        raise ValueError(f"{tok.name or tok.algorithm or 'this tokeniser'} is not a "
+                         "sentencepiece model (Unigram or sentencepiece BPE with sentencepiece's "
+                         "normaliser), so it has no .model form; save it as tokenizer.json")
+    pieces = [(p, float(s), t) for (p, s), t in zip(model.pieces, model.types)]
+    ids = {p: i for i, (p, _s, _t) in enumerate(pieces)}
+    unk = next(i for i, (_p, _s, t) in enumerate(pieces) if t == UNKNOWN)
+    decoder = tok.decoder
+    trainer = {"model_type": _MODEL_TYPE_IDS[kind], "vocab_size": len(pieces),
+               "treat_whitespace_as_suffix": norm.treat_whitespace_as_suffix,
+               "byte_fallback": bool(model.byte_fallback),
+               "unk_id": unk, "bos_id": ids.get("<s>", -1), "eos_id": ids.get("</s>", -1),
+               "pad_id": ids.get("<pad>", -1), "unk_piece": pieces[unk][0],
+               "unk_surface": getattr(decoder, "unk_surface", " \u2047 ")}
+    normalizer = {"name": norm.name or "identity",
+                  "precompiled_charsmap": norm.charsmap.blob if norm.charsmap else b"",
+                  "add_dummy_prefix": norm.add_dummy_prefix,
+                  "remove_extra_whitespaces": norm.remove_extra_whitespaces,
+                  "escape_whitespaces": norm.escape_whitespaces}
+    return ModelProto(pieces, trainer, normalizer)
+
+
+def dump_bytes(tok: Any) -> bytes:
+    """A `.model` file's bytes for a sentencepiece-style tokeniser (see `proto_from_tokenizer`)."""
+    return serialize_model_proto(proto_from_tokenizer(tok))

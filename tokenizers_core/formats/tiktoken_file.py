@@ -21,7 +21,7 @@ import base64
 import binascii
 from typing import Any
 
-from ..models.bpe import BPE
+from ..models.bpe import BPE, byte_level_to_bytes
 from ..openai_public import TiktokenTokenizer, _spell
 from ..pre_tokenizers import PRESETS, compile_pattern
 
@@ -96,3 +96,42 @@ def load_bytes(data: bytes, *, name: str = "", pattern: str | None = None,
     vocab = {_spell(token): rank for token, rank in ranks.items()}
     model = BPE(vocab, None, rank_by="tokens", byte_level=True, special_tokens=specials)
     return TiktokenTokenizer(name or "tiktoken file", model, pattern, specials, strict_special=True)
+
+
+def dump_bytes(tok: Any) -> bytes:
+    """A ranks file's bytes for a byte-level BPE tokeniser ranked by token id: the OpenAI
+    encodings, a loaded ranks file, or a trained "byte_bpe" (whose ids follow its merge order,
+    so ranking by id merges as its merge list does). Special tokens are not part of the format:
+    pass them again as `special_tokens=` when loading, with the pattern.
+
+    >>> from tokenizers_core import load
+    >>> tok = load_bytes(dump_bytes(load("r50k_base")), pattern="gpt2")
+    >>> tok.encode("Hello, world!").ids
+    [15496, 11, 995, 0]
+    """
+    model = tok.model
+    if not isinstance(model, BPE) or not model.byte_level:
+        raise ValueError(f"{tok.name or tok.algorithm or 'this tokeniser'} is not byte-level BPE, "
+                         "so it has no tiktoken form; save it as tokenizer.json")
+    if model.rank_by == "merges":
+        _check_merges_follow_ids(model)
+    specials = set(model.special_tokens) | set(getattr(tok, "added_tokens", ()) or ())
+    lines = []
+    for token, rank in sorted(model.vocab.items(), key=lambda kv: kv[1]):
+        if token in specials:
+            continue
+        lines.append(base64.b64encode(byte_level_to_bytes(token)) + b" %d\n" % rank)
+    return b"".join(lines)
+
+
+def _check_merges_follow_ids(model: BPE) -> None:
+    """tiktoken merges the pair whose result has the lowest rank (id); that is the merge list's
+    order only when each merge's result has a larger id than the merges before it."""
+    last = -1
+    for left, right in model.merges:
+        id_ = model.vocab.get(left + right)
+        if id_ is None or id_ <= last:
+            raise ValueError("this BPE's merge order does not follow its token ids, so ranking "
+                             "by id (tiktoken) would merge differently; save it as tokenizer.json")
+        last = id_
+

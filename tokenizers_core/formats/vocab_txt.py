@@ -43,3 +43,24 @@ def load_bytes(data: bytes, *, name: str = "", lowercase: bool | None = None,
     tok = bert_pipeline(model, lowercase=bool(lowercase), name=name)
     tok.lowercase = bool(lowercase)  # type: ignore[attr-defined]  (the views say which was chosen)
     return tok
+
+
+def dump_bytes(tok: Any) -> bytes:
+    """A vocab.txt's bytes for a WordPiece tokeniser: its tokens in id order, one a line.
+
+    >>> from tokenizers_core import load
+    >>> dump_bytes(load("bert-base-uncased")).split(b"\\n")[100:103]
+    [b'[UNK]', b'[CLS]', b'[SEP]']
+    """
+    from ..models.wordpiece import WordPiece
+    model = tok.model
+    if not isinstance(model, WordPiece):
+        raise ValueError(f"{tok.name or tok.algorithm or 'this tokeniser'} is not WordPiece, so "
+                         "it has no vocab.txt form; save it as tokenizer.json")
+    by_id = sorted(model.vocab.items(), key=lambda kv: kv[1])
+    if [i for _t, i in by_id] != list(range(len(by_id))):
+        raise ValueError("a vocab.txt numbers tokens by line, but this vocabulary's ids have gaps")
+    bad = next((t for t, _i in by_id if "\n" in t or "\r" in t or t != t.strip()), None)
+    if bad is not None:
+        raise ValueError(f"the token {bad!r} cannot be a line of a vocab.txt")
+    return "".join(t + "\n" for t, _i in by_id).encode("utf-8")

@@ -61,11 +61,27 @@ class BpeMerge(Step):
 @register_step
 @dataclass(frozen=True)
 class BpeEncodeStep(Step):
-    """One encoding merge inside a word: of the `candidates` (position, rank) -- the adjacent
-    pairs of `parts` that are known merges -- the lowest rank wins (the leftmost on a tie):
-    `parts[chosen]` + `parts[chosen + 1]` -> `merged`.
+    """One encoding step inside a word. Most steps are merges (`action` "merge"): of the
+    `candidates` (position, rank) -- the adjacent pairs of `parts` that are known merges -- the
+    lowest rank wins (the leftmost on a tie): `parts[chosen]` + `parts[chosen + 1]` -> `merged`.
+
+    Hugging Face models (`bpe_hf.HFBpe`) take two more kinds of step before any merge, where
+    `candidates` is empty and `chosen` and `rank` are -1:
+
+    - "whole_word" (`ignore_merges`): the word `merged` is in the vocabulary, so it is one
+      token and no merge runs; `parts` are its characters.
+    - "byte_fallback" / "unknown": some of `parts` (the word's characters as the model spells
+      them) are not in the vocabulary. `replaced` lists each as (position in `parts`, symbol,
+      what stands for it): its UTF-8 bytes as `<0xE6>` pieces (byte_fallback), or the unknown
+      token, or nothing (a following unknown fused into the previous one, or a model without
+      an unknown token, which drops the character as Hugging Face does). The merges start from
+      the parts after the replacement.
 
     >>> s = BpeEncodeStep(0, ("l", "o", "w"), ((0, 0), (1, 3)), 0, 0, "lo")
+    >>> step_from_dict(s.to_dict()) == s
+    True
+    >>> s = BpeEncodeStep(0, ("日",), (), -1, -1, "", "byte_fallback",
+    ...                   ((0, "日", ("<0xE6>", "<0x97>", "<0xA5>")),))
     >>> step_from_dict(s.to_dict()) == s
     True
     """
@@ -77,6 +93,8 @@ class BpeEncodeStep(Step):
     chosen: int
     rank: int
     merged: str
+    action: str = "merge"
+    replaced: tuple[tuple[int, str, tuple[str, ...]], ...] = ()
 
 
 from ..steps import step_from_dict  # noqa: E402  (for the doctests above)
@@ -347,16 +365,18 @@ class BPE:
                 width -= len(eow)
             tid = self.vocab.get(part)
             if tid is None:
-                out.extend(self._unknown(part, pos))
+                out.extend(self._unknown(part, pos, width))
             else:
                 out.append((part, tid, pos, pos + width))
             pos += width
         return out
 
-    def _unknown(self, part: str, pos: int) -> list[tuple[str, int, int, int]]:
+    def _unknown(self, part: str, pos: int, width: int) -> list[tuple[str, int, int, int]]:
+        """The unknown token for `part`, covering `width` characters of the piece (an
+        end-of-word symbol adds none, so the offsets never run past the word)."""
         if self.unk_token is None or self.unk_token not in self.vocab:
             raise ValueError(f"{part!r} is not in the vocabulary and this model has no unknown token")
-        return [(self.unk_token, self.vocab[self.unk_token], pos, pos + len(part))]
+        return [(self.unk_token, self.vocab[self.unk_token], pos, pos + width)]
 
     # -- explaining a token ----------------------------------------------------------------------
     def merge_tree(self, token: str) -> dict[str, Any]:

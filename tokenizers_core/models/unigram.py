@@ -55,10 +55,18 @@ _F32 = struct.Struct("<f")
 def f32(x: float) -> float:
     """Round a Python float to the nearest 32-bit float (as C++ `float` arithmetic does).
 
+    A value too large for a 32-bit float becomes infinity, as in C++ (a model whose only pieces
+    are byte pieces has min_score FLT_MAX, and sums past it overflow).
+
     >>> f32(0.1)
     0.10000000149011612
+    >>> f32(2 * FLT_MAX)
+    inf
     """
-    return _F32.unpack(_F32.pack(x))[0]
+    try:
+        return _F32.unpack(_F32.pack(x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
 
 
 # ---- steps -------------------------------------------------------------------------------------
@@ -409,7 +417,7 @@ class Unigram:
                 candidates.append((j, piece, pid, score, total))
                 if winner < 0 or total > best[i]:
                     winner = len(candidates) - 1
-                    best[i] = f32(total)
+                    best[i] = total          # (already rounded as the model rounds)
             back[i] = candidates[winner][0]
             ids[i] = candidates[winner][2]
             yield ViterbiStep(position=i, candidates=tuple(candidates), winner=winner,

@@ -63,16 +63,28 @@ class WordPiece:
     `merges` is the learned merge list of a trained model (empty for a loaded vocabulary: a
     WordPiece vocabulary alone does not record how it was built). `special_tokens` are the tokens
     a decoder may skip.
+
+    `require_unk=False` accepts a vocabulary without the unknown token, as Hugging Face does: the
+    model works until a word has no split, which then raises ValueError (Hugging Face's
+    MissingUnkToken) instead of becoming the unknown token.
+
+    >>> wp = WordPiece({"a": 0, "##b": 1}, require_unk=False)
+    >>> [t for t, *_ in wp.tokenize("ab")]
+    ['a', '##b']
+    >>> wp.tokenize("c")
+    Traceback (most recent call last):
+    ...
+    ValueError: WordPiece cannot split 'c' and its vocabulary has no unknown token '[UNK]'
     """
 
     def __init__(self, vocab: dict[str, int], *, unk_token: str = "[UNK]",
                  continuing_subword_prefix: str = "##",
                  max_input_chars_per_word: int = MAX_INPUT_CHARS_PER_WORD,
                  special_tokens: Iterable[str] | None = None,
-                 merges: Iterable[tuple[str, str]] = ()) -> None:
+                 merges: Iterable[tuple[str, str]] = (), require_unk: bool = True) -> None:
         if not isinstance(vocab, dict) or not vocab:
             raise ValueError("a WordPiece vocabulary needs at least one token")
-        if unk_token not in vocab:
+        if require_unk and unk_token not in vocab:
             raise ValueError(f"the vocabulary has no unknown token {unk_token!r}; WordPiece "
                              "needs it for words it cannot split")
         if not isinstance(max_input_chars_per_word, int) or max_input_chars_per_word < 1:
@@ -154,7 +166,7 @@ class WordPiece:
         if n == 0:
             return []
         if n > self.max_input_chars_per_word:
-            return [(self.unk_token, vocab[self.unk_token], 0, n)]
+            return self._unknown(word)
         prefix = self.continuing_subword_prefix
         out: list[tuple[str, int, int, int]] = []
         start = 0
@@ -168,9 +180,17 @@ class WordPiece:
                     break
                 end -= 1
             else:                                    # nothing matched at `start`
-                return [(self.unk_token, vocab[self.unk_token], 0, n)]
+                return self._unknown(word)
             start = end
         return out
+
+    def _unknown(self, word: str) -> list[tuple[str, int, int, int]]:
+        """The whole word as the unknown token (ValueError for a model without one)."""
+        unk_id = self.vocab.get(self.unk_token)
+        if unk_id is None:
+            raise ValueError(f"WordPiece cannot split {word!r} and its vocabulary has no unknown "
+                             f"token {self.unk_token!r}")
+        return [(self.unk_token, unk_id, 0, len(word))]
 
     # ---- the stepper ----------------------------------------------------------------------
     def probes(self, word: str) -> Iterator[WordPieceProbe]:
