@@ -85,6 +85,25 @@ def test_encode_a_tokenizer_file(tmp_path):
     assert lower["tokens"] == ["[CLS]", "hug", "##s", "[SEP]"]
 
 
+def test_encode_a_hugging_face_tokenizer_json_as_hugging_face_does(tmp_path):
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers.pre_tokenizers import ByteLevel
+    hf = tokenizers.Tokenizer(tokenizers.models.BPE())
+    hf.pre_tokenizer = ByteLevel(add_prefix_space=False)
+    corpus = load_corpus("udhr/eng").splitlines()
+    hf.train_from_iterator(corpus, tokenizers.trainers.BpeTrainer(
+        vocab_size=400, initial_alphabet=ByteLevel.alphabet(), show_progress=False))
+    path = tmp_path / "tokenizer.json"
+    hf.save(str(path))
+    text = "Everyone has the right to education. Ünïcödé 東京"
+    proc = tokvis("encode", "-t", str(path), "--json", text)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    theirs = hf.encode(text)
+    assert data == {"ids": theirs.ids, "tokens": theirs.tokens,
+                    "offsets": [list(o) for o in theirs.offsets]}
+
+
 @pytest.mark.parametrize("args, message", [
     (("encode", "-t", "no-such-tokenizer", "x"), "no such file, and not a bundled tokeniser"),
     (("encode", "-t", "gpt2", "--pattern", "gpt2", "x"), "apply to tokenizer files"),
@@ -100,6 +119,7 @@ def test_encode_a_tokenizer_file(tmp_path):
      "not JSON"),
     (("trace", "bpe", "udhr/eng", "--vocab-size", "50", "--steps", "x"), "--steps takes A:B"),
     (("serve", "--port", "70000"), "--port"),
+    (("serve", "--workers", "0"), "--workers"),
 ])
 def test_errors_are_one_line_and_status_1(args, message):
     err = one_line_error(tokvis(*args))
