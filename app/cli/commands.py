@@ -154,14 +154,14 @@ def train(args: argparse.Namespace) -> int:
     run = training_run(args.algorithm, text.splitlines(), args.vocab_size,
                        **_training_options(args))
     forced = args.progress is True
-    unit = "round" if run.expected is None else "merges"
+    unit = "" if run.expected is None else "merges"
     bar = Progress(f"training {args.algorithm}", run.expected, unit,
                    enabled=sys.stderr.isatty() if args.progress is None else args.progress,
                    delay=0.0 if forced else 0.5)
     note = ""
     for step in run:
         if run.expected is None:                 # unigram: rounds, the vocabulary shrinking
-            note = f"{step.vocab_size:,} pieces"
+            note = f"round {step.round}: {step.vocab_size:,} pieces"
         bar.update(run.done, note)
     tok = run.tokenizer()
     bar.close(run.done, note)

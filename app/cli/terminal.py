@@ -102,8 +102,8 @@ class Progress:
             filled = min(self.width, self.width * done // self.total)
             bar = f"[{'#' * filled}{'.' * (self.width - filled)}] {done:,}/{self.total:,} {self.unit}"
         else:
-            bar = f"{self.unit} {done:,}"          # an open-ended run: "round 3"
-        text = f"{self.label} {bar}{'  ' + note if note else ''}  {now - self.start:.1f} s"
+            bar = ""                               # an open-ended run: the note says it all
+        text = " ".join(x for x in (self.label, bar, note, f"{now - self.start:.1f} s") if x)
         self.stream.write("\r" + text + "\x1b[K")
         self.stream.flush()
         self._shown = True
