@@ -224,3 +224,31 @@ def test_ctrl_c_exits_130_quietly_and_a_closed_pipe_quietly():
     proc.stdout.close()                          # `| head -1`
     assert proc.wait(timeout=60) == 141
     assert b"Traceback" not in proc.stderr.read()
+
+
+def test_serve_runs_the_app_from_any_directory(tmp_path):
+    import socket
+    import time
+    import urllib.request
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([str(SCRIPT), "serve", "--port", str(port), "--db",
+                               str(tmp_path / "store.sqlite3")], cwd=tmp_path,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                page = urllib.request.urlopen(f"http://127.0.0.1:{port}/?text=hi", timeout=5)
+                break
+            except OSError:
+                assert server.poll() is None and time.monotonic() < deadline, "no server"
+                time.sleep(0.2)
+        assert page.status == 200 and b'src="/static/htmx.min.js"' in page.read()
+        css = urllib.request.urlopen(f"http://127.0.0.1:{port}/static/app.css", timeout=5)
+        assert css.status == 200 and css.headers["content-type"].startswith("text/css")
+        assert (tmp_path / "store.sqlite3").exists()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
