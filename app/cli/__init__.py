@@ -12,7 +12,8 @@ terminal.
 
 Stdlib `argparse`: six subcommands and a dozen options need nothing more, and the command then
 starts without importing a framework (only `serve` imports FastAPI and uvicorn). Errors are one
-line on stderr and exit status 1 (2 for a usage error, 130 for Ctrl-C), never a traceback.
+line on stderr and exit status 1 (2 for a usage error, 130 for Ctrl-C, 70 for a bug: set
+TOKVIS_DEBUG=1 to see its traceback), never a traceback.
 """
 from __future__ import annotations
 
@@ -148,6 +149,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, OSError, LookupError) as exc:
         sys.stderr.write(f"tokvis {args.command}: error: {_one_line(exc)}\n")
         return 1
+    except Exception as exc:                # a bug, not bad input: still one line, unless asked
+        if os.environ.get("TOKVIS_DEBUG"):
+            raise
+        sys.stderr.write(f"tokvis {args.command}: internal error: {type(exc).__name__}: "
+                         f"{_one_line(exc)} (TOKVIS_DEBUG=1 shows the traceback)\n")
+        return 70
 
 
 def _one_line(exc: BaseException) -> str:

@@ -252,3 +252,17 @@ def test_serve_runs_the_app_from_any_directory(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_a_bug_is_still_one_line(monkeypatch, capsys):
+    """Not bad input but a bug in the command: one line naming it, status 70."""
+    from app import cli
+
+    def broken(args):
+        raise RuntimeError("something\nbroke")
+    monkeypatch.setattr(cli.commands, "encode", broken)
+    monkeypatch.delenv("TOKVIS_DEBUG", raising=False)
+    assert cli.main(["encode", "x"]) == 70
+    err = capsys.readouterr().err
+    assert err == ("tokvis encode: internal error: RuntimeError: something broke "
+                   "(TOKVIS_DEBUG=1 shows the traceback)\n")
