@@ -75,8 +75,12 @@ def load_tokenizer(source: str, args: argparse.Namespace) -> tc.Tokenizer:
     if args.in_format:
         options["format"] = args.in_format
     if options and pretrained.is_bundled(source) and not os.path.isfile(source):
-        given = ", ".join("--" + k.replace("_", "-") for k in options)
-        raise ValueError(f"{given} apply to tokenizer files; {source} is a bundled tokeniser")
+        flags = {"special_tokens": "--special-tokens", "pattern": "--pattern",
+                 "lowercase": "--lowercase/--cased", "format": "--from"}
+        given = ", ".join(flags[k] for k in options)
+        verb = "apply" if len(options) > 1 else "applies"
+        raise ValueError(f"{given} {verb} only to tokenizer files; {source} is a bundled "
+                         "tokeniser")
     if not pretrained.is_bundled(source) and not os.path.exists(source):
         raise ValueError(f"{source}: no such file, and not a bundled tokeniser (e.g. gpt2, "
                          f"cl100k_base, o200k_base, bert-base-uncased)")

@@ -106,7 +106,8 @@ def test_encode_a_hugging_face_tokenizer_json_as_hugging_face_does(tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (("encode", "-t", "no-such-tokenizer", "x"), "no such file, and not a bundled tokeniser"),
-    (("encode", "-t", "gpt2", "--pattern", "gpt2", "x"), "apply to tokenizer files"),
+    (("encode", "-t", "gpt2", "--pattern", "gpt2", "x"), "--pattern applies only to tokenizer files"),
+    (("encode", "-t", "gpt2", "--from", "tiktoken", "x"), "--from applies only to tokenizer files"),
     (("encode", "-t", "/etc/hostname", "x"), "tokvis encode: error:"),
     (("encode", "-t", "/nonexistent/vocab.txt", "x"), "no such file"),
     (("encode", "-t", "bert-base-uncased", "--allow-special", "x"), "no special tokens"),
