@@ -50,10 +50,9 @@ def test_the_package_data_globs_cover_every_template_and_static_file():
         assert path.is_file() and path.parent == ROOT / "static", path
 
 
-def _page_paths() -> list[str]:
+def _page_paths(app) -> list[str]:
     """Every GET page of the app (no path parameters, not the JSON API)."""
-    from app.main import create_app
-    stack, paths = list(create_app().router.routes), set()
+    stack, paths = list(app.router.routes), set()
     while stack:
         route = stack.pop()
         stack.extend(getattr(getattr(route, "original_router", None), "routes", []))
@@ -86,7 +85,7 @@ def _copy_source(dest: Path) -> Path:
 
 
 @pytest.mark.package
-def test_the_wheel_installs_and_serves_every_page_with_its_css_and_js(tmp_path):
+def test_the_wheel_installs_and_serves_every_page_with_its_css_and_js(tmp_path, app):
     src = _copy_source(tmp_path)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TOKVIS_DB")}
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
@@ -126,7 +125,7 @@ def test_the_wheel_installs_and_serves_every_page_with_its_css_and_js(tmp_path):
                 time.sleep(0.2)
         assets: set[str] = set()
         statuses = {}
-        for path in _page_paths():   # (a fragment route without its inputs is a 422 page)
+        for path in _page_paths(app):   # (a fragment route without its inputs is a 422 page)
             status, kind, body = _get(base + path)
             assert status < 500 and kind.startswith("text/html"), (path, status, body[:300])
             statuses[path] = status
