@@ -16,6 +16,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from . import display
+from .uploads import FORMAT_LABELS, PATTERN_PRESETS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -55,6 +56,8 @@ def url_with(path: str, params: dict[str, Any], **changes: Any) -> str:
 
 
 env.globals["url_with"] = url_with
+env.globals["upload_formats"] = FORMAT_LABELS          # the tokenizer upload form's choices
+env.globals["pattern_presets"] = PATTERN_PRESETS
 
 
 def is_fragment_request(request: Request) -> bool:

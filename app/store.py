@@ -90,10 +90,13 @@ class CorpusStore:
         return row[0] if row else None
 
     def list(self, limit: int = 100) -> list[dict[str, Any]]:
-        """The most recent corpora: sha256, bytes, name, created, and a short preview."""
+        """The most recent corpora: sha256, bytes, name, created, and a short preview. (Model
+        files the lattice view once kept here as base64 text are not corpora: left out.)"""
         with closing(self._connect()) as db:
             rows = db.execute("SELECT sha256, bytes, name, created, substr(text, 1, 80) "
-                              "FROM corpora ORDER BY created DESC LIMIT ?", (limit,)).fetchall()
+                              "FROM corpora WHERE substr(text, 1, 27) != ? "
+                              "ORDER BY created DESC LIMIT ?",
+                              ("sentencepiece-model:base64:", limit)).fetchall()
         return [{"sha256": r[0], "bytes": r[1], "name": r[2], "created": r[3], "preview": r[4]}
                 for r in rows]
 
@@ -123,17 +126,17 @@ class CorpusStore:
                              (digest,)).fetchone()
         return bytes(row[0]) if row else None
 
-    def put_tokenizer(self, info: dict[str, Any]) -> None:
+    def put_tokenizer(self, info: dict[str, Any], rename: bool = True) -> None:
         """Remember an uploaded tokeniser (`info`: handle, sha256, name, format, options,
-        algorithm, vocab_size, family). Uploading it again keeps the row; a new non-empty
-        name renames it."""
+        algorithm, vocab_size, family). Uploading it again keeps the row; with `rename`, a
+        non-empty name renames it."""
         with closing(self._connect()) as db, db:
             db.execute("INSERT OR IGNORE INTO tokenizers (handle, sha256, name, format, options, "
                        "algorithm, vocab_size, family, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        (info["handle"], info["sha256"], info["name"], info["format"],
                         json.dumps(info["options"], sort_keys=True), info["algorithm"],
                         info["vocab_size"], info["family"], time.time()))
-            if info["name"]:
+            if rename and info["name"]:
                 db.execute("UPDATE tokenizers SET name = ? WHERE handle = ?",
                            (info["name"], info["handle"]))
 

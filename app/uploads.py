@@ -146,13 +146,14 @@ class UploadedTokenizers:
         self._lock = threading.Lock()
         self._building: dict[str, threading.Lock] = {}   # one parse per handle at a time
 
-    def add(self, data: bytes, *, name: str = "", format: str | None = None,
+    def add(self, data: bytes, *, name: str = "", filename: str = "", format: str | None = None,
             pattern: str | None = None, special_tokens: dict[str, int] | None = None,
             lowercase: bool | None = None) -> dict[str, Any]:
         """Parse `data` (already gunzipped) and store it; the stored row (with `handle`).
 
-        Raises ValueError naming the problem when the file does not load; nothing is stored
-        then, and nothing stored before is touched."""
+        `name` names it (and renames it when it was stored before); else `filename` does, if
+        it is new. Raises ValueError naming the problem when the file does not load; nothing
+        is stored then, and nothing stored before is touched."""
         try:
             sniffed = formats.sniff(data)
         except ValueError:
@@ -176,11 +177,12 @@ class UploadedTokenizers:
         handle = PREFIX + digest[:16]
         if key:
             handle += "-" + hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:8]
-        info = {"handle": handle, "sha256": digest, "name": name.strip()[:200], "format": fmt,
+        info = {"handle": handle, "sha256": digest, "format": fmt,
+                "name": (name.strip() or filename.strip())[:200],
                 "options": options, "algorithm": tok.algorithm or fmt,
                 "vocab_size": int(tok.vocab_size or 0), "family": model_family(tok)}
         self.store.put_file(data)
-        self.store.put_tokenizer(info)
+        self.store.put_tokenizer(info, rename=bool(name.strip()))
         self._remember(handle, tok)
         return self.store.get_tokenizer(handle) or info
 
@@ -260,9 +262,10 @@ async def upload(uploads: UploadedTokenizers, limit: int, file: UploadFile | Non
     """Read, check and store one tokenizer file from form fields (`sha256`: a file stored
     earlier, when the form comes back for a ranks file's pattern). Raises HTTPException for
     the upload itself, ValueError (NeedsPattern among them) for the file's content."""
+    filename = ""
     if file is not None and file.filename:
         data = await read_tokenizer_file(file, limit)
-        name = name.strip() or file.filename
+        filename = file.filename
     elif sha256:
         data = uploads.store.get_file(sha256) if is_sha256(sha256) else None
         if data is None:
@@ -273,6 +276,6 @@ async def upload(uploads: UploadedTokenizers, limit: int, file: UploadFile | Non
         raise ValueError(f"unknown format {format!r}; choose one of: {', '.join(formats.FORMATS)}")
     # parsing a big file takes seconds: off the event loop, so other requests go on
     return await run_in_threadpool(
-        uploads.add, data, name=name, format=format or None,
+        uploads.add, data, name=name, filename=filename, format=format or None,
         pattern=regex.strip() or pattern.strip() or None,
         special_tokens=parse_special_tokens(special_tokens), lowercase=parse_lowercase(lowercase))

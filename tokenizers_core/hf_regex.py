@@ -11,6 +11,8 @@ two differences we bridge here:
   in the Latin-1 superscripts and fractions (`²³¹¼½¾`); its `\h` is a hex digit. `translate`
   rewrites `\w`, `\W`, `\h` and `\H` to say so (inside a `[...]` class only the Latin-1
   additions are made: the joiners stay word characters there).
+- **Counted repeats.** `X{1,3}+` repeats `X{1,3}` (Ruby syntax), where `regex` reads a
+  possessive `X{1,3}`; `translate` writes `(?:X{1,3})+`.
 - **Empty matches.** Oniguruma's iterator (the `onig` crate's `find_iter`) skips an empty match
   that touches the end of the previous match and moves on by one character; Python's allows it.
   `find_spans` walks the text as `onig` does.
@@ -63,24 +65,47 @@ _OUTSIDE = {"w": f"(?:[^\\W\\u200c\\u200d]|[{_LATIN1_WORD}])",
 _INSIDE = {"w": f"\\w{_LATIN1_WORD}", "h": "0-9A-Fa-f"}
 
 
-def translate(pattern: str) -> str:
-    r"""Rewrite Oniguruma's `\w`, `\W`, `\h`, `\H` for the `regex` module (see above).
+_COUNTED = regex.compile(r"\{\d+(?:,\d*)?\}")
+
+
+def translate(pattern: str, *, to_oniguruma: bool = False) -> str:
+    r"""Rewrite what Oniguruma (Ruby syntax) reads differently from the `regex` module: `\w`,
+    `\W`, `\h`, `\H` (see above), and a counted repeat followed by "+": in Ruby syntax
+    `X{1,3}+` is `(?:X{1,3})+`, a repeat of the repeat, not a possessive one.
 
     >>> translate(r"\h+|[\w-]")
     '[0-9A-Fa-f]+|[\\w\\xb2\\xb3\\xb9\\xbc-\\xbe-]'
+    >>> translate(r"\p{N}{1,3}+|(ab){2}+")
+    '(?:\\p{N}{1,3})+|(?:(ab){2})+'
+
+    `to_oniguruma` goes the other way, for writing a `regex` (tiktoken-style) pattern into a
+    tokenizer.json: a possessive counted repeat becomes an atomic group, which both read alike.
+
+    >>> translate(r"\p{N}{1,3}+", to_oniguruma=True)
+    '(?>\\p{N}{1,3})'
     """
-    if "\\" not in pattern:
+    if "\\" not in pattern and "}+" not in pattern:
         return pattern
     out: list[str] = []
     depth = 0                          # nesting of [...] classes
+    atom = 0                           # where in `out` the last atom (outside classes) starts
+    groups: list[int] = []             # where in `out` each open group starts
     i, n = 0, len(pattern)
     while i < n:
         c = pattern[i]
+        start = len(out)
         if c == "\\" and i + 1 < n:
             letter = pattern[i + 1]
-            table = _INSIDE if depth else _OUTSIDE
-            out.append(table.get(letter, pattern[i:i + 2]))
-            i += 2
+            if letter in "pPxu" and pattern.startswith("{", i + 2) and "}" in pattern[i + 2:]:
+                end = pattern.index("}", i + 2) + 1        # \p{L}, \x{41}: one atom
+                out.append(pattern[i:end])
+                i = end
+            else:
+                table = {} if to_oniguruma else _INSIDE if depth else _OUTSIDE
+                out.append(table.get(letter, pattern[i:i + 2]))
+                i += 2
+            if not depth:
+                atom = start
             continue
         if c == "[":
             if depth and pattern.startswith("[:", i):      # a POSIX class [:alpha:]
@@ -89,6 +114,8 @@ def translate(pattern: str) -> str:
                     out.append(pattern[i:end + 2])
                     i = end + 2
                     continue
+            if not depth:
+                atom = start
             depth += 1
             out.append(c)
             i += 1
@@ -98,8 +125,28 @@ def translate(pattern: str) -> str:
                     i += len(lead)
                     break
             continue
-        if c == "]" and depth:
-            depth -= 1
+        if depth:
+            if c == "]":
+                depth -= 1
+            out.append(c)
+            i += 1
+            continue
+        counted = _COUNTED.match(pattern, i) if c == "{" else None
+        if counted and pattern.startswith("+", counted.end()) and atom < len(out):
+            repeated = "".join(out[atom:]) + counted.group()
+            del out[atom:]
+            out.append(f"(?>{repeated})" if to_oniguruma else f"(?:{repeated})+")
+            i = counted.end() + 1
+            continue
+        if c == "(":
+            groups.append(start)
+        elif c == ")" and groups:
+            atom = groups.pop()
+            out.append(c)
+            i += 1
+            continue
+        if c not in "*+?{|":
+            atom = start
         out.append(c)
         i += 1
     return "".join(out)

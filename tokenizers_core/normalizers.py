@@ -11,8 +11,8 @@ text it came from, so token offsets still point into what the user typed. Each o
 >>> ns = NFKC().normalize(NormalizedString("ﬁne"))
 >>> ns.normalized, ns.alignments            # both "f" and "i" come from the ligature
 ('fine', [(0, 1), (0, 1), (1, 2), (2, 3)])
->>> NFC().normalize(NormalizedString("e\\u0301")).alignments   # "é" covers "e" + accent
-[(0, 2)]
+>>> NFC().normalize(NormalizedString("e\\u0301")).alignments   # "é" from the "e", as HF
+[(0, 1)]
 >>> BertNormalizer().normalize_str("Héllo\\tWörld 中文")
 'hello world  中  文 '
 >>> Sequence([NFD(), StripAccents(), Lowercase()]).describe()
@@ -196,6 +196,14 @@ class _Normalizer:
 
     def describe(self) -> str:
         return type(self).__name__
+
+    def to_hf_config(self) -> dict[str, Any]:
+        """This normaliser as a `tokenizer.json` "normalizer" entry (as Hugging Face writes it).
+
+        >>> NFKC().to_hf_config()
+        {'type': 'NFKC'}
+        """
+        return {"type": type(self).__name__}
 
     def normalize_str(self, text: str) -> str:
         """Normalise plain text (no alignment).
@@ -386,10 +394,10 @@ def _normalize_form(ns: NormalizedString, form: str) -> NormalizedString:
 
 @dataclass(frozen=True)
 class NFC(_Normalizer):
-    """Canonical composition: "e" + U+0301 -> "é" (aligned to both source characters).
+    """Canonical composition: "e" + U+0301 -> "é" (aligned to the "e", as Hugging Face).
 
     >>> NFC().normalize(NormalizedString("cafe\\u0301")).alignments[-1]
-    (3, 5)
+    (3, 4)
     """
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
@@ -580,6 +588,9 @@ class Strip(_Normalizer):
         if not isinstance(self.left, bool) or not isinstance(self.right, bool):
             raise ValueError("Strip(left=..., right=...) takes booleans")
 
+    def to_hf_config(self) -> dict[str, Any]:
+        return {"type": "Strip", "strip_left": self.left, "strip_right": self.right}
+
     def describe(self) -> str:
         if self.left and self.right:
             return "Strip"
@@ -608,7 +619,8 @@ class Replace(_Normalizer):
     pattern for a regular expression (matches found as Oniguruma finds them, see
     `hf_regex.find_spans`). As in Hugging Face, every replacement character comes from the
     **last** character of its match (an empty match: from the character before it). An empty
-    string pattern matches nothing; nothing is replaced in empty text.
+    string pattern matches between every two characters (as Hugging Face's); nothing is
+    replaced in empty text.
 
     >>> ns = Replace(" ", "▁").normalize(NormalizedString("a b"))
     >>> ns.normalized, ns.alignments
@@ -621,6 +633,8 @@ class Replace(_Normalizer):
 
     pattern: Any
     content: str
+    # the regex as tokenizer.json spells it (before `hf_regex.compile_hf` adapted it), if known
+    source: str | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.content, str):
@@ -633,12 +647,20 @@ class Replace(_Normalizer):
     def describe(self) -> str:
         if isinstance(self.pattern, str):
             return f"Replace({self.pattern!r} -> {self.content!r})"
-        return f"Replace(/{self.pattern.pattern}/ -> {self.content!r})"
+        return f"Replace(/{self.source or self.pattern.pattern}/ -> {self.content!r})"
+
+    def to_hf_config(self) -> dict[str, Any]:
+        if isinstance(self.pattern, str):
+            pattern = {"String": self.pattern}
+        else:
+            pattern = {"Regex": self.source or self.pattern.pattern}
+        return {"type": "Replace", "pattern": pattern, "content": self.content}
 
     def _matches(self, text: str) -> Iterable[tuple[int, int]]:
-        if not isinstance(self.pattern, str):
+        if not isinstance(self.pattern, str) or not self.pattern:
+            # an empty string is an empty regex to Hugging Face: it matches between characters
             from .hf_regex import find_spans
-            return find_spans(self.pattern, text)
+            return find_spans(self.pattern or _EMPTY, text)
         return _literal_matches(text, self.pattern)
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
@@ -651,6 +673,9 @@ class Replace(_Normalizer):
         return _apply_edits(ns, [(start, end, self.content,
                                   [max(end - 1, 0)] * n if end > 0 else None)
                                  for start, end in self._matches(text)])
+
+
+_EMPTY = regex.compile("")
 
 
 def _literal_matches(text: str, literal: str) -> Iterable[tuple[int, int]]:
@@ -741,6 +766,11 @@ class BertNormalizer(_Normalizer):
             raise ValueError("BertNormalizer strip_accents must be True, False or None "
                              "(None: strip accents when lowercasing)")
 
+    def to_hf_config(self) -> dict[str, Any]:
+        return {"type": "BertNormalizer", "clean_text": self.clean_text,
+                "handle_chinese_chars": self.handle_chinese_chars,
+                "strip_accents": self.strip_accents, "lowercase": self.lowercase}
+
     @property
     def strips_accents(self) -> bool:
         """The effective accent setting: `strip_accents`, or `lowercase` when it is None."""
@@ -785,6 +815,9 @@ class Prepend(_Normalizer):
     def describe(self) -> str:
         return f"Prepend({self.prepend!r})"
 
+    def to_hf_config(self) -> dict[str, Any]:
+        return {"type": "Prepend", "prepend": self.prepend}
+
     def normalize(self, ns: NormalizedString) -> NormalizedString:
         return _checked(ns).prepend(self.prepend) if len(ns) else ns
 
@@ -815,6 +848,9 @@ class Sequence(_Normalizer):
                           for n in self.normalizers)
         return f"Sequence[{names}]"
 
+    def to_hf_config(self) -> dict[str, Any]:
+        return {"type": "Sequence", "normalizers": [hf_config_of(n) for n in self.normalizers]}
+
     def normalize(self, ns: NormalizedString) -> NormalizedString:
         _checked(ns)
         for normalizer in self.normalizers:
@@ -823,6 +859,22 @@ class Sequence(_Normalizer):
 
 
 # ---- Hugging Face's tokenizer.json ------------------------------------------------------------
+def hf_config_of(normalizer: Any) -> dict[str, Any]:
+    """`normalizer.to_hf_config()`, or a `ValueError` naming what tokenizer.json cannot hold."""
+    to_config = getattr(normalizer, "to_hf_config", None)
+    if to_config is None:
+        raise ValueError(f"the normalizer {type(normalizer).__name__} has no tokenizer.json form")
+    return to_config()
+
+
 # Precompiled, Nmt, ByteLevel and the reader of tokenizer.json's "normalizer" live in
-# normalizers_hf.py (which builds on this module); imported last, so that both names work.
-from .normalizers_hf import ByteLevel, Nmt, Precompiled, from_hf_config  # noqa: E402
+# normalizers_hf.py (which builds on this module); `from tokenizers_core.normalizers import
+# Precompiled` works too.
+_FROM_HF_MODULE = ("ByteLevel", "Nmt", "Precompiled", "from_hf_config")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FROM_HF_MODULE:
+        from . import normalizers_hf
+        return getattr(normalizers_hf, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

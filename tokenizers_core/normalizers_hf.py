@@ -6,7 +6,8 @@
 - `ByteLevel`: every UTF-8 byte spelled as its GPT-2 byte-to-unicode character;
 - `from_hf_config`: the normaliser a `tokenizer.json` "normalizer" entry describes.
 
-Each keeps its configuration as attributes named as in the JSON, so it can be written back.
+Each keeps its configuration as attributes named as in the JSON, and `to_hf_config()` writes it
+back as Hugging Face does.
 `tokenizers_core.normalizers` re-exports all of this.
 
 >>> Nmt().normalize_str("a\\x01b\\u200bc")
@@ -112,6 +113,10 @@ class Precompiled(_Normalizer):
 
     def describe(self) -> str:
         return "Precompiled (sentencepiece charsmap)"
+
+    def to_hf_config(self) -> dict[str, Any]:
+        return {"type": "Precompiled", "precompiled_charsmap":
+                base64.b64encode(bytes(self.precompiled_charsmap)).decode("ascii")}
 
     def transform(self, chunk: str) -> str | None:
         """The replacement for the shortest rule whose key is a prefix of `chunk`, or None."""
@@ -283,7 +288,9 @@ def _build(kind: str, config: dict[str, Any]) -> Any:
         content = _required(config, "content")
         if not isinstance(content, str):
             raise ValueError(f"content must be a string, not {content!r}")
-        return Replace(compile_hf(text) if is_regex else text, content)
+        if is_regex:
+            return Replace(compile_hf(text), content, source=text)
+        return Replace(text, content)
     if kind == "BertNormalizer":
         return BertNormalizer(clean_text=_bool(config, "clean_text", True),
                               handle_chinese_chars=_bool(config, "handle_chinese_chars", True),

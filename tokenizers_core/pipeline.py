@@ -50,6 +50,10 @@ __all__ = ["AddedToken", "Tokenizer", "NormalizeStep", "PreTokenizeStep", "Model
            "TruncateStep", "PostProcessStep", "PadStep", "describe"]
 
 
+# {index of a segment or piece that is an added token: its id}
+Added = dict[int, int]
+
+
 class Normalizer(Protocol):
     def normalize(self, text: NormalizedString) -> NormalizedString: ...
 
@@ -203,19 +207,41 @@ class Tokenizer:
         trace = Trace()
         return self._run(text, pair, add_special_tokens, trace), trace
 
+    def encode_batch(self, inputs: Iterable[str | tuple[str, str]], *,
+                     add_special_tokens: bool = True) -> list[Encoding]:
+        """`encode` for many texts (or `(text, pair)` tuples), as Hugging Face's
+        `encode_batch`: padding "BatchLongest" pads every encoding to the longest one.
+
+        >>> from tokenizers_core.models.wordlevel import WordLevel
+        >>> from tokenizers_core.pre_tokenizers import Whitespace
+        >>> tok = Tokenizer(WordLevel({"a": 0, "[PAD]": 1}), pre_tokenizer=Whitespace(),
+        ...                 padding={"pad_id": 1})
+        >>> [e.ids for e in tok.encode_batch(["a", "a a a"])]
+        [[0, 1, 1], [0, 0, 0]]
+        """
+        if isinstance(inputs, str):
+            raise ValueError("encode_batch takes a list of texts; use encode for one text")
+        encodings = []
+        for item in inputs:
+            text, pair = item if isinstance(item, tuple) and len(item) == 2 else (item, None)
+            encodings.append(self._run(text, pair, add_special_tokens, None, padded=False))
+        if self.padding is not None and encodings:
+            target = self.padding.target(max(len(e) for e in encodings))
+            for e in encodings:
+                pad(e, target, self.padding)
+        return encodings
+
     def _run(self, text: str, pair: str | None, add_special_tokens: bool,
-             trace: Trace | None) -> Encoding:
+             trace: Trace | None, padded: bool = True) -> Encoding:
         """Hugging Face's `encode`: each sequence through stages 0-3, then truncation, the
         post-processor and padding (`Tokenizer::post_process`)."""
         if not isinstance(text, str) or (pair is not None and not isinstance(pair, str)):
             raise ValueError("text to encode must be a string")
         local_ids: dict[str, int] = {}
-        first = Encoding.from_tokens(_fill_local_ids(self._tokens(text, trace), local_ids), 0)
-        second = None
-        if pair is not None:
-            second = Encoding.from_tokens(_fill_local_ids(self._tokens(pair, trace), local_ids), 1)
+        first = self._encoding(text, 0, local_ids, trace)
+        second = self._encoding(pair, 1, local_ids, trace) if pair is not None else None
         if self.truncation is not None:
-            self._truncate(first, second, add_special_tokens, trace)
+            self._truncate(self.truncation, first, second, add_special_tokens, trace)
         processor = self.post_processor
         enc = processors.post_process(processor, first, second, add_special_tokens)
         if trace is not None:
@@ -223,8 +249,8 @@ class Tokenizer:
                 tokens=tuple((t.value, t.id, t.offsets[0], t.offsets[1], t.special)
                              for t in enc.token_list()),
                 processor=describe(processor if add_special_tokens else None)))
-        if self.padding is not None:
-            self._pad(enc, trace)
+        if self.padding is not None and padded:
+            self._pad(self.padding, enc, trace)
         return enc
 
     def _n_added(self, is_pair: bool) -> int:
@@ -232,10 +258,10 @@ class Tokenizer:
         counter = getattr(self.post_processor, "added_tokens", None)
         return counter(is_pair) if callable(counter) else 0
 
-    def _truncate(self, first: Encoding, second: Encoding | None, add_special_tokens: bool,
-                  trace: Trace | None) -> None:
-        params = self.truncation
-        assert params is not None
+    def _truncate(self, params: TruncationParams, first: Encoding, second: Encoding | None,
+                  add_special_tokens: bool, trace: Trace | None) -> None:
+        """Cut the sequences (in place) to leave room for the post-processor's tokens."""
+        max_length = params.max_length
         added = self._n_added(second is not None) if add_special_tokens else 0
         if added:
             if params.max_length < added:
@@ -247,14 +273,12 @@ class Tokenizer:
         if trace is not None:
             kept = [e for e in (first, second) if e is not None]
             trace.append(TruncateStep(
-                max_length=self.truncation.max_length, room=params.max_length,  # type: ignore[union-attr]
+                max_length=max_length, room=params.max_length,
                 stride=params.stride, strategy=params.strategy, direction=params.direction,
                 lengths=before, kept=tuple(len(e) for e in kept),
                 overflowing=tuple(tuple(tuple(o.tokens) for o in e.overflowing) for e in kept)))
 
-    def _pad(self, enc: Encoding, trace: Trace | None) -> None:
-        params = self.padding
-        assert params is not None
+    def _pad(self, params: PaddingParams, enc: Encoding, trace: Trace | None) -> None:
         before = len(enc)
         target = params.target(before)
         pad(enc, target, params)
@@ -270,50 +294,53 @@ class Tokenizer:
     def pre_tokenize(self, text: str) -> list[NormalizedString]:
         """Split on added tokens, normalise and split: the pieces, aligned to `text` (an added
         token is one piece, its matched text)."""
-        return [piece for piece, _ in self._pre_tokenized(text, None)]
+        return self._pre_tokenized(text, None)[0]
 
-    def _segments(self, text: str, trace: Trace | None) -> list[tuple[NormalizedString, int | None]]:
-        """Stages 0-1: `text` cut at the added tokens and normalised, as (segment, added id or
-        None), in the two passes of Hugging Face's `extract_and_normalize`: tokens with
-        normalized=False cut the original text; each stretch between them is normalised (one
-        member of a Sequence at a time, each a step of the trace), then cut at the tokens with
-        normalized=True."""
-        segments = self.added_vocabulary.split_original(NormalizedString(text))
+    def _segments(self, text: str, trace: Trace | None) -> tuple[list[NormalizedString], Added]:
+        """Stages 0-1: `text` cut at the added tokens and normalised, in the two passes of
+        Hugging Face's `extract_and_normalize`: tokens with normalized=False cut the original
+        text; each stretch between them is normalised (one member of a Sequence at a time, each
+        a step of the trace), then cut at the tokens with normalized=True. Returns the segments
+        and {index of a segment that is an added token: its id}."""
+        segments, added = _unzip(self.added_vocabulary.split_original(NormalizedString(text)))
         if trace is not None and not segments:
-            segments = [(NormalizedString(text), None)]      # "" still gets its steps
+            segments = [NormalizedString(text)]              # "" still gets its steps
         members = _members(self.normalizer, "normalizers") if trace is not None else (
             [self.normalizer] if self.normalizer is not None else [])
         for member in members:
-            segments = [(seg if added is not None else member.normalize(seg), added)
-                        for seg, added in segments]
+            segments = [seg if i in added else member.normalize(seg)
+                        for i, seg in enumerate(segments)]
             if trace is not None:
                 trace.append(_normalize_step(text, segments, describe(member)))
         if trace is not None and not members:
             trace.append(_normalize_step(text, segments, describe(None)))
-        if not self.added_vocabulary.has_normalized:
-            return [(seg, added) for seg, added in segments if added is not None or len(seg)]
-        return [part for seg, added in segments
-                for part in ([(seg, added)] if added is not None
-                             else self.added_vocabulary.split_normalized(seg))]
+        vocabulary = self.added_vocabulary
+        return _unzip([part for i, seg in enumerate(segments)
+                       for part in ([(seg, added[i])] if i in added else
+                                    vocabulary.split_normalized(seg) if vocabulary.has_normalized
+                                    else [(seg, None)] if len(seg) else [])])
 
     def _pre_tokenized(self, text: str, trace: Trace | None
-                       ) -> list[tuple[NormalizedString, int | None]]:
-        """Stages 0-2: the pieces the model will see, each with its added-token id (an added
-        token is already a whole token, which the pre-tokeniser does not touch) or None."""
-        pieces = self._segments(text, trace)
+                       ) -> tuple[list[NormalizedString], Added]:
+        """Stages 0-2: the pieces the model will see, and {index of a piece that is an added
+        token: its id} (an added token is already a whole token, which the pre-tokeniser does
+        not touch)."""
+        pieces, added = self._segments(text, trace)
         members = _members(self.pre_tokenizer, "pre_tokenizers") if trace is not None else (
             [self.pre_tokenizer] if self.pre_tokenizer is not None else [])
         for member in members:
-            pieces = [(part, None) if added is None else (piece, added)
-                      for piece, added in pieces
-                      for part in (member.split(piece) if added is None else [piece])]
+            if not added:                                   # the common case: no added token
+                pieces = [part for piece in pieces for part in member.split(piece)]
+            else:
+                pieces, added = _unzip([
+                    part for i, piece in enumerate(pieces)
+                    for part in ([(piece, added[i])] if i in added else
+                                 [(p, None) for p in member.split(piece)])])
             if trace is not None:
                 trace.append(_pre_tokenize_step(pieces, describe(member)))
-        if not members:
-            pieces = [(piece, added) for piece, added in pieces if added is not None or len(piece)]
-            if trace is not None:
-                trace.append(_pre_tokenize_step(pieces, describe(None)))
-        return pieces
+        if not members and trace is not None:
+            trace.append(_pre_tokenize_step(pieces, describe(None)))
+        return pieces, added
 
     def _normalize(self, ns: NormalizedString) -> NormalizedString:
         return self.normalizer.normalize(ns) if self.normalizer is not None else ns
@@ -321,23 +348,55 @@ class Tokenizer:
     def _normalize_str(self, text: str) -> str:
         return self._normalize(NormalizedString(text)).normalized
 
-    def _tokens(self, text: str, trace: Trace | None) -> list[Token]:
-        tokens: list[Token] = []
-        for word_id, (piece, added) in enumerate(self._pre_tokenized(text, trace)):
-            if added is not None:
+    def _encoding(self, text: str, type_id: int, local_ids: dict[str, int],
+                  trace: Trace | None) -> Encoding:
+        """Stages 0-3 for one sequence: the model's tokens as an `Encoding` (filled array by
+        array: a text of 1 MB makes a quarter of a million tokens)."""
+        pieces, added = self._pre_tokenized(text, trace)
+        ids: list[int | None] = []
+        values: list[str] = []
+        offsets: list[tuple[int, int]] = []
+        word_ids: list[int | None] = []
+        tokenize = self.model.tokenize
+        for word_id, piece in enumerate(pieces):
+            if word_id in added:
                 # An added token: its matched text (with any stripped spaces), as one token.
-                tokens.append(Token(added, piece.normalized, piece.span(0, len(piece)), word_id))
+                ids.append(added[word_id])
+                values.append(piece.normalized)
+                offsets.append(piece.span(0, len(piece)))
+                word_ids.append(word_id)
                 continue
-            for value, id_, start, end in self.model.tokenize(piece.normalized):
-                # The model reports positions in the piece; the piece maps them to the
-                # original text, through every normalisation and pre-tokenisation change.
-                tokens.append(Token(id_, value, piece.span(start, end), word_id))
+            tokens = tokenize(piece.normalized)
+            # The model reports positions in the piece; the piece maps them to the original
+            # text, through every normalisation and pre-tokenisation change.
+            if len(tokens) == 1:                       # the most common case: a whole word
+                value, id_, start, end = tokens[0]
+                ids.append(id_)
+                values.append(value)
+                offsets.append(piece.span(start, end))
+                word_ids.append(word_id)
+                continue
+            if piece.is_identity:                      # a plain shift
+                shift = piece.span(0, 0)[0]
+                offsets.extend([(shift + start, shift + end) for _, _, start, end in tokens])
+            else:
+                span = piece.span
+                offsets.extend([span(start, end) for _, _, start, end in tokens])
+            ids.extend([id_ for _, id_, _, _ in tokens])
+            values.extend([value for value, _, _, _ in tokens])
+            word_ids.extend([word_id] * len(tokens))
         if trace is not None:
             trace.append(ModelStep(
-                tokens=tuple((t.value, t.id, t.offsets[0], t.offsets[1], t.word_id)
-                             for t in tokens),
+                tokens=tuple(zip(values, ids, (s for s, _ in offsets), (e for _, e in offsets),
+                                 word_ids)),
                 model=describe(self.model)))
-        return tokens
+        if None in ids:                # rule tokenisers: ids by first appearance, per encode
+            ids = [local_ids.setdefault(v, len(local_ids)) if i is None else i
+                   for i, v in zip(ids, values)]
+        n = len(ids)
+        return Encoding(ids=ids, tokens=values, offsets=offsets, word_ids=word_ids,  # type: ignore[arg-type]
+                        attention_mask=[1] * n, special_tokens_mask=[0] * n,
+                        type_ids=[type_id] * n)
 
     def nbest(self, text: str, k: int) -> list[tuple[list[str], float]]:
         """Unigram models: the k best segmentations of `text` as (tokens, score), best first."""
@@ -384,7 +443,11 @@ class Tokenizer:
     # ---- information --------------------------------------------------------------------
     @property
     def vocab_size(self) -> int:
-        return self.model.get_vocab_size()
+        """The model's vocabulary and the added tokens it lacks (Hugging Face's
+        `get_vocab_size(with_added_tokens=True)`)."""
+        model = self.model
+        return model.get_vocab_size() + sum(
+            1 for t in self.added_tokens if model.token_to_id(t.content) is None)
 
     def info(self) -> dict[str, Any]:
         """What `/api/tokenizers` lists about this tokeniser."""
@@ -410,16 +473,20 @@ def _members(component: Any, attribute: str) -> list[Any]:
     return [component]
 
 
-def _normalize_step(text: str, segments: list[tuple[NormalizedString, int | None]],
-                    name: str) -> "NormalizeStep":
-    return NormalizeStep(input=text, output="".join(seg.normalized for seg, _ in segments),
-                         alignments=tuple(a for seg, _ in segments for a in seg.alignments),
+def _unzip(parts: list[tuple[NormalizedString, int | None]]
+           ) -> tuple[list[NormalizedString], Added]:
+    """[(piece, id or None), ...] -> ([piece, ...], {index: id of each added token})."""
+    return [p for p, _ in parts], {i: id_ for i, (_, id_) in enumerate(parts) if id_ is not None}
+
+
+def _normalize_step(text: str, segments: list[NormalizedString], name: str) -> "NormalizeStep":
+    return NormalizeStep(input=text, output="".join(seg.normalized for seg in segments),
+                         alignments=tuple(a for seg in segments for a in seg.alignments),
                          normalizer=name)
 
 
-def _pre_tokenize_step(pieces: list[tuple[NormalizedString, int | None]],
-                       name: str) -> "PreTokenizeStep":
-    return PreTokenizeStep(pieces=tuple((p.normalized, *p.span(0, len(p))) for p, _ in pieces),
+def _pre_tokenize_step(pieces: list[NormalizedString], name: str) -> "PreTokenizeStep":
+    return PreTokenizeStep(pieces=tuple((p.normalized, *p.span(0, len(p))) for p in pieces),
                            pre_tokenizer=name)
 
 
@@ -456,18 +523,3 @@ def _resolve_added(model: Model, entries: Iterable[str | AddedToken]) -> tuple[A
         out.pop(token.content, None)
         out[token.content] = token
     return tuple(out.values())
-
-
-def _fill_local_ids(tokens: list[Token], local_ids: dict[str, int]) -> list[Token]:
-    """Give tokens without a vocabulary id (rule tokenisers) an id by first appearance."""
-    if all(t.id is not None for t in tokens):
-        return tokens
-    out = []
-    for t in tokens:
-        if t.id is None:
-            t = Token(local_ids.setdefault(t.value, len(local_ids)), t.value, t.offsets,
-                      t.word_id, t.special)
-        out.append(t)
-    return out
-
-

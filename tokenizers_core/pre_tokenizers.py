@@ -342,6 +342,15 @@ class PreTokenizerBase:
     def describe(self) -> str:  # pragma: no cover
         return type(self).__name__
 
+    def to_hf_config(self) -> dict:
+        """This pre-tokenizer as a `tokenizer.json` "pre_tokenizer" entry (as Hugging Face
+        writes it).
+
+        >>> Whitespace().to_hf_config()
+        {'type': 'Whitespace'}
+        """
+        return {"type": type(self).__name__}
+
     def pre_tokenize_str(self, text: str) -> list[tuple[str, tuple[int, int]]]:
         """The pieces of `text` with their offsets in it (like Hugging Face's method)."""
         return [(p.normalized, p.span(0, len(p))) for p in self.split(NormalizedString(text))]
@@ -462,6 +471,16 @@ class Regex(PreTokenizerBase):
             spans = _with_gaps(spans, len(text))
         return _slices(text, spans)
 
+    def to_hf_config(self) -> dict:
+        """Hugging Face's equivalent: `Split` on the pattern, inverted (the matches are the
+        pieces) for "removed", as is for "isolated". Hugging Face runs it with Oniguruma, which
+        reads `X{1,3}+` as a repeat of `X{1,3}`, so a possessive counted repeat is written as
+        an atomic group (`hf_regex.translate`)."""
+        from .hf_regex import translate
+        return {"type": "Split", "pattern": {"Regex": translate(self.pattern, to_oniguruma=True)},
+                "behavior": "Removed" if self.behavior == "removed" else "Isolated",
+                "invert": self.behavior == "removed"}
+
     def describe(self) -> str:
         if self.preset is not None:
             return f"Regex (preset {self.preset})"
@@ -502,6 +521,10 @@ class ByteLevel(PreTokenizerBase):
         else:
             pieces = [text]
         return [to_byte_level(p) for p in pieces]
+
+    def to_hf_config(self) -> dict:
+        return {"type": "ByteLevel", "add_prefix_space": self.add_prefix_space,
+                "trim_offsets": self.trim_offsets, "use_regex": self.use_regex}
 
     def trim_offsets_of(self, token: str, offsets: tuple[int, int],
                         is_first: bool) -> tuple[int, int]:
@@ -616,6 +639,10 @@ class Metaspace(PreTokenizerBase):
     def describe(self) -> str:
         return f"Metaspace ({self.replacement}, prepend {self.prepend_scheme})"
 
+    def to_hf_config(self) -> dict:
+        return {"type": "Metaspace", "replacement": self.replacement,
+                "prepend_scheme": self.prepend_scheme, "split": self.split_pieces}
+
 
 class Sequence(PreTokenizerBase):
     """Pre-tokenizers in a row: each one splits every piece the previous one produced.
@@ -641,6 +668,14 @@ class Sequence(PreTokenizerBase):
     def describe(self) -> str:
         from .pipeline import describe
         return "Sequence [" + ", ".join(describe(p) for p in self.pre_tokenizers) + "]"
+
+    def to_hf_config(self) -> dict:
+        configs = []
+        for p in self.pre_tokenizers:
+            if not callable(getattr(p, "to_hf_config", None)):
+                raise ValueError(f"the pre-tokenizer {type(p).__name__} has no tokenizer.json form")
+            configs.append(p.to_hf_config())
+        return {"type": "Sequence", "pretokenizers": configs}
 
 
 __all__ = [

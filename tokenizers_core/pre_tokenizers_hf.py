@@ -42,6 +42,7 @@ BEHAVIORS = ("removed", "isolated", "merged_with_previous", "merged_with_next", 
 BEHAVIOR_JSON = {"Removed": "removed", "Isolated": "isolated",
                  "MergedWithPrevious": "merged_with_previous",
                  "MergedWithNext": "merged_with_next", "Contiguous": "contiguous"}
+_JSON_BEHAVIOR = {ours: theirs for theirs, ours in BEHAVIOR_JSON.items()}
 Matches = list[tuple[tuple[int, int], bool]]
 
 
@@ -128,6 +129,10 @@ class Split(PreTokenizerBase):
         shown = f"/{self.pattern}/" if self.is_regex else repr(self.pattern)
         return f"Split ({shown}, {self.behavior}{', inverted' if self.invert else ''})"
 
+    def to_hf_config(self) -> dict[str, Any]:
+        return {"type": "Split", "pattern": {"Regex" if self.is_regex else "String": self.pattern},
+                "behavior": _JSON_BEHAVIOR[self.behavior], "invert": self.invert}
+
 
 class _CharSplit(PreTokenizerBase):
     """Split on the characters a predicate picks, with a behavior."""
@@ -159,6 +164,9 @@ class Punctuation(_CharSplit):
     def describe(self) -> str:
         return f"Punctuation ({self.behavior})"
 
+    def to_hf_config(self) -> dict[str, Any]:
+        return {"type": "Punctuation", "behavior": _JSON_BEHAVIOR[self.behavior]}
+
 
 def _is_numeric(c: str) -> bool:
     """Rust's `char::is_numeric`: general category Nd, Nl or No (not Python's `isnumeric`,
@@ -187,6 +195,9 @@ class Digits(_CharSplit):
     def describe(self) -> str:
         return "Digits" + (" (individual)" if self.individual_digits else "")
 
+    def to_hf_config(self) -> dict[str, Any]:
+        return {"type": "Digits", "individual_digits": self.individual_digits}
+
 
 class CharDelimiterSplit(_CharSplit):
     """Hugging Face's `CharDelimiterSplit`: cut on one character, which is removed.
@@ -208,6 +219,9 @@ class CharDelimiterSplit(_CharSplit):
 
     def describe(self) -> str:
         return f"CharDelimiterSplit ({self.delimiter!r})"
+
+    def to_hf_config(self) -> dict[str, Any]:
+        return {"type": "CharDelimiterSplit", "delimiter": self.delimiter}
 
 
 # ---- UnicodeScripts ------------------------------------------------------------------------------

@@ -182,6 +182,16 @@ def _parse_template(template: str | list[str]) -> list[tuple[str, str, int]]:
     return [_parse_piece(item) for item in items]
 
 
+def _spell(template: list[tuple[str, str, int]]) -> str:
+    """A parsed template written out, type ids 0 left out.
+
+    >>> _spell(_parse_template("[CLS]:0 $A:0 [SEP]:0 $B:1 [SEP]:1"))
+    '[CLS] $A [SEP] $B:1 [SEP]:1'
+    """
+    return " ".join(("$" + name if kind == "seq" else name) + (f":{type_id}" if type_id else "")
+                    for kind, name, type_id in template)
+
+
 class TemplateProcessing(_TokenListProcessing):
     """Add special tokens by template, e.g. single="[CLS] $A [SEP]",
     pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", 101), ("[SEP]", 102)].
@@ -213,9 +223,6 @@ class TemplateProcessing(_TokenListProcessing):
                 raise ValueError(f"special token {token!r}: ids must be non-negative integers, "
                                  "as many as its tokens")
             self.special_tokens[str(token)] = (ids, [str(t) for t in tokens])
-        self.single_template = single if isinstance(single, str) else " ".join(single)
-        self.pair_template = (pair if isinstance(pair, str) or pair is None
-                              else " ".join(pair))
         self._single = _parse_template(single)
         if any(kind == "seq" and name == "B" for kind, name, _ in self._single):
             raise ValueError("the single-sequence template cannot use $B")
@@ -224,6 +231,9 @@ class TemplateProcessing(_TokenListProcessing):
             if kind == "special" and name not in self.special_tokens:
                 raise ValueError(f"template item {name!r} is neither $A, $B nor a declared "
                                  f"special token (declared: {', '.join(self.special_tokens) or 'none'})")
+        # As the templates read, type ids 0 left out: "[CLS] $A [SEP] $B:1 [SEP]:1".
+        self.single_template = _spell(self._single)
+        self.pair_template = _spell(self._pair) if self._pair is not None else None
 
     def added_tokens(self, is_pair: bool) -> int:
         """How many tokens the template adds (a special token may stand for several)."""

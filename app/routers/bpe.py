@@ -288,9 +288,19 @@ def encode_page(request: Request, tokenizer: str = "gpt2", text: str = "lowest n
                 ctx["error_tree"] = str(exc)
         ctx.update(tok=tok, step=k, total=total, pieces=pieces, current=current, show=show,
                    trees=trees, byte_level=byte_level,
-                   line=(0 if k == 0 else (7 if k == total else 6)),
+                   line=_encode_line(current, k, total),
                    sentence=_encode_sentence(current, k, total, _shower(byte_level)))
     return render(request, "bpe_encode.html", ctx, block="step", status_code=status)
+
+
+def _encode_line(step, k: int, total: int) -> int:
+    """The pseudocode line a state is at: the end, a merge, or (byte fallback, a whole word
+    taken as is) the parts the merges start from."""
+    if k == 0:
+        return 0
+    if k == total:
+        return 7
+    return 6 if getattr(step, "action", "merge") == "merge" else 2
 
 
 def _shower(byte_level: bool):

@@ -21,7 +21,8 @@ from tokenizers_core import pretrained
 from tokenizers_core.corpora import corpus_names
 
 from .. import display
-from ..deps import check_text, resolve_tokenizer, stored_options, tokenizer_label, trained
+from ..deps import (UPLOAD_PREFIX, check_text, resolve_tokenizer, stored_options, tokenizer_label,
+                    trained)
 from ..render import render
 from ..trained import make_spec
 from .visualiser import step_link
@@ -161,6 +162,7 @@ def compare_page(request: Request, text: str | None = None,
                                           train_now=wait)
     ctx = {"text": text, "specs": specs, "corpus": corpus, "vocab": vocab, "ref": ref,
            "columns": cols, "error": error, "choices": _choices(request, specs), "corpora": corpus_names(),
+           "labels": {sp: tokenizer_label(request, sp) for sp in specs if sp.startswith(UPLOAD_PREFIX)},
            "params": _params(text, specs, corpus, vocab, ref)}
     return render(request, "compare.html", ctx, block="columns",
                   status_code=422 if error else 200)

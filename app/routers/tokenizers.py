@@ -91,7 +91,7 @@ def _page(request: Request, status: int = 200, **ctx: Any) -> HTMLResponse:
     ctx.setdefault("pending", None)
     ctx.setdefault("saved", None)
     ctx.setdefault("next", "/tokenizers")
-    ctx.update(stored=uploads(request).list(), labels=U.FORMAT_LABELS)
+    ctx.update(stored=uploads(request).list())
     return render(request, "tokenizers.html", ctx, status_code=status)
 
 

@@ -132,6 +132,10 @@ def test_content_addressed_after_gunzip_and_stored_once(client):
     assert again["sha256"] == hashlib.sha256(data).hexdigest()
     handles = [t["name"] for t in stored(client)]
     assert handles.count(first["tokenizer"]) == 1
+    named = upload(client, data, "m.model", name="Named once").json()
+    assert named["tokenizer"] == first["tokenizer"] and named["name"] == "Named once"
+    again = upload(client, data, "other-file-name.model").json()          # no name: kept
+    assert again["name"] == "Named once"
 
 
 def test_parsed_once_and_cached(client):
@@ -259,6 +263,7 @@ def test_legacy_lattice_uploads_still_resolve(client):
     digest = client.app.state.store.put("sentencepiece-model:base64:" + base64.b64encode(data).decode())
     r = client.get("/unigram/lattice", params={"model": f"upload-{digest}", "text": "Hello", "step": 99})
     assert r.status_code == 200 and "▁He" in r.text
+    assert digest not in client.get("/corpora").text                  # not listed as a corpus
 
 
 def hf_byte_fallback_json() -> bytes:
@@ -300,6 +305,8 @@ def test_bpe_encode_shows_byte_fallback_and_whole_word_steps(client):
     assert "<0xE6>" in enc["tokens"]
     page = client.get("/bpe/encode", params={"tokenizer": h, "text": text, "step": 1})
     assert page.status_code == 200 and "byte fallback" in what(page.text)
+    current = re.search(r'<li class="current"[^>]*><code>(.*?)</code>', page.text).group(1)
+    assert "parts ← its symbols" in current               # the merges start from these parts
     table = re.search(r'data-testid="replaced">(.*?)</table>', page.text, re.S).group(1)
     assert "日" in table and "&lt;0xE6&gt;" in table and "&lt;0x97&gt;" in table
     final = client.get("/bpe/encode", params={"tokenizer": h, "text": text})

@@ -29,6 +29,18 @@ def script_model() -> bytes:
     return out.getvalue()
 
 
+def byte_fallback_json() -> bytes:
+    """A Llama-2-style tokenizer.json (▁ for spaces, byte_fallback) trained with `tokenizers`."""
+    from tokenizers import Tokenizer, models, normalizers, trainers
+    tok = Tokenizer(models.BPE(byte_fallback=True, unk_token="<unk>", fuse_unk=True))
+    tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
+    specials = ["<unk>", "<s>", "</s>"] + [f"<0x{i:02X}>" for i in range(256)]
+    tok.train_from_iterator(load_corpus("udhr/eng").splitlines(),
+                            trainers.BpeTrainer(vocab_size=400, special_tokens=specials,
+                                                show_progress=False))
+    return tok.to_str().encode()
+
+
 def open_upload(page):
     page.locator('[data-testid="upload-box"] summary').click()
     return page.locator('[data-testid="tokenizer-upload"]')
@@ -78,6 +90,12 @@ def test_upload_a_ranks_file_through_the_picker_and_encode(page, server_url, tmp
     assert page.locator('[data-testid="pieces"] .piece-row').count() == 2
     assert page.locator("#tokenizer option:checked").inner_text().startswith("Small ranks")
     page.screenshot(path=str(screenshot_dir / "upload-bpe-encode-1400.png"), full_page=True)
+    page.goto(f"{server_url}/tokenizers")
+    assert page.locator('[data-testid="stored-tokenizers"]').inner_text().count("Small ranks") == 1
+    page.screenshot(path=str(screenshot_dir / "upload-tokenizers-page-1400.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(screenshot_dir / "upload-tokenizers-page-390.png"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
 
 
 def test_drop_a_vocab_txt_and_choose_its_casing(page, server_url, screenshot_dir):
@@ -138,3 +156,23 @@ def test_markup_in_a_name_or_token_is_text(page, server_url, tmp_path, screensho
     page.screenshot(path=str(screenshot_dir / "upload-xss-1400.png"), full_page=True)
     assert page.dialogs == []
     assert page.evaluate("[...document.scripts].every(s => !s.textContent.includes('alert'))")
+
+
+def test_a_tokenizer_json_steps_through_byte_fallback(page, server_url, tmp_path, screenshot_dir):
+    path = tmp_path / "tokenizer.json"
+    path.write_bytes(byte_fallback_json())
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(f"{server_url}/bpe/encode?text={quote('日本 the rights')}")
+    form = open_upload(page)
+    form.locator("#tok-file").set_input_files(str(path))
+    page.wait_for_function("document.querySelector('.tok-upload .sniffed').textContent.includes('tokenizer.json')")
+    assert not form.locator('[data-for="tiktoken"]').is_visible()
+    form.locator('button[type="submit"]').click()
+    page.wait_for_url("**tokenizer=upload-*")
+    page.goto(page.url + "&step=1")
+    assert "byte fallback" in page.locator('[data-testid="what"]').inner_text()
+    replaced = page.locator('[data-testid="replaced"]').inner_text()
+    assert "日" in replaced and "<0xE6>" in replaced
+    page.screenshot(path=str(screenshot_dir / "upload-byte-fallback-1400.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(screenshot_dir / "upload-byte-fallback-390.png"), full_page=True)

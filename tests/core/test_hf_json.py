@@ -259,15 +259,17 @@ def test_llama3_matches_hf(llama3):
 
 
 def test_llama3_ignore_merges_takes_whole_words(llama3):
-    """A word in the vocabulary is one token even when its merges would not build it."""
+    """A word in the vocabulary is one token even when its merges would not build it:
+    " jeho" merges to " j" "eh" "o", but " jeho" is a token of its own."""
     ref, ours = llama3
     model = ours.model
-    whole = [w for w in ("Ġhello", "ĠThe", "ĠUniversal", "ĠDeclaration") if w in model.vocab]
-    for word in whole:
-        [step] = model.encode_steps(word)
-        assert step.action == "whole_word"
-    assert ours.encode(" Universal Declaration").ids == ref.encode(
-        " Universal Declaration", add_special_tokens=False).ids
+    from tokenizers_core.models.bpe import BPE
+    assert BPE.merge_parts(model, list("Ġjeho")) == ["Ġj", "eh", "o"]
+    [step] = model.encode_steps("Ġjeho")
+    assert step.action == "whole_word" and step.merged == "Ġjeho"
+    enc = ours.encode("nic jeho lardan", add_special_tokens=False)
+    assert "Ġjeho" in enc.tokens
+    assert enc.ids == ref.encode("nic jeho lardan", add_special_tokens=False).ids
 
 
 # ---- errors ---------------------------------------------------------------------------------------

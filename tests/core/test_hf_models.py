@@ -159,6 +159,11 @@ def test_bpe_dropout_is_explicit_and_seeded(training_lines, words):
     assert any(x != model.tokenize(w) for x, w in zip(a, words))
     with pytest.raises(ValueError, match="dropout"):
         model.with_dropout(1.5)
+    # on a whole tokenizer: the pipeline with the model sampled, the tokenizer left as it was
+    from tokenizers_core.models.bpe_hf import sample
+    text = " ".join(words[:50])
+    assert sample(tok, text, dropout=1.0, seed=3).tokens == every.encode(text).tokens
+    assert tok.encode(text).ids == plain.encode(text).ids
 
 
 def test_wordpiece_against_hf(training_lines, words):
@@ -328,3 +333,27 @@ def test_unigram_lattice_steps_follow_hf_scores(training_lines, words):
         assert path == [word[s:e] for s, e, _ in model.encode_spans(word)], word
         for s in steps:
             assert step_from_dict(s.to_dict()) == s
+
+
+def test_byte_fallback_with_a_suffix_never_runs_past_the_word():
+    """Hugging Face counts the suffix's bytes under byte fallback ("x</w>" is 5 pieces of length
+    1), so its offsets run past the word; ours agree on ids and tokens and stop at the end."""
+    vocab = {"a": 0, **{f"<0x{b:02X}>": 1 + b for b in range(256)}}
+    config = {"model": {"type": "BPE", "vocab": vocab, "merges": [], "byte_fallback": True,
+                        "end_of_word_suffix": "</w>"}}
+    ref = Tokenizer.from_str(json.dumps(config))
+    ours = hf_json.from_dict(config)
+    for word in ["ax", "日", "ab日"]:
+        e, o = ref.encode(word), ours.encode(word)
+        assert (o.ids, o.tokens) == (e.ids, e.tokens)
+        assert max(end for _, end in e.offsets) > len(word)            # Hugging Face's overrun
+        assert all(0 <= s <= end <= len(word) for s, end in o.offsets)
+
+
+def test_a_prefix_longer_than_a_merge_side_is_refused():
+    """Hugging Face cuts the prefix's bytes off every right side and panics when it cannot."""
+    config = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"]],
+                        "continuing_subword_prefix": "##"}}
+    # (tokenizers 0.23.3 panics on this file: "slice index starts at 1 but ends at 0")
+    with pytest.raises(ValueError, match="shorter than the prefix"):
+        hf_json.from_dict(config)

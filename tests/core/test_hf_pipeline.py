@@ -82,7 +82,10 @@ def test_added_tokens_every_flag(seed, udhr):
     texts = TEXTS + random.Random(seed).sample(udhr, 4)
     for text in texts:
         ref = hf.encode(text)
-        assert view(ours.encode(text)) == view(ref), text
+        enc = ours.encode(text)
+        assert view(enc) == view(ref), text
+        traced, trace = ours.trace(text)               # the trace runs the same code
+        assert traced == enc and Trace.from_json(trace.to_json()) == trace
         for skip in (False, True):
             assert ours.decode(ref.ids, skip_special_tokens=skip) == \
                 hf.decode(ref.ids, skip_special_tokens=skip)
@@ -133,6 +136,7 @@ def test_ids_of_added_tokens_as_hugging_face_gives_them():
     assert [(t.content, t.id) for t in ours.added_tokens] == \
         [(t.content, i) for i, t in sorted(hf.get_added_tokens_decoder().items())]
     assert ours.token_to_id("<y>") == hf.token_to_id("<y>") and ours.id_to_token(8) == "<y>"
+    assert ours.vocab_size == hf.get_vocab_size() == len(VOCAB) + 2
 
 
 def test_plain_strings_keep_their_meaning():
@@ -222,3 +226,42 @@ def test_step_partials_render():
                    for s in trace)
     assert "Truncate" in html and "overflowing window" in html and "Pad" in html
     assert "&lt;b&gt;" in html or "[UNK]" in html
+
+
+# ---- everything at once --------------------------------------------------------------------------
+PROCESSORS = [
+    None,
+    lambda: T.processors.TemplateProcessing(single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+                                            special_tokens=[("[CLS]", 7), ("[SEP]", 8)]),
+    lambda: T.processors.RobertaProcessing(("[SEP]", 8), ("[CLS]", 7)),
+    lambda: T.processors.BertProcessing(("[SEP]", 8), ("[CLS]", 7)),
+]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 39), a=TEXT, b=st.none() | TEXT, processor=st.sampled_from(PROCESSORS),
+       max_length=st.none() | st.integers(4, 12), stride=st.integers(0, 1),
+       strategy=st.sampled_from(["longest_first", "only_first", "only_second"]),
+       fixed=st.none() | st.integers(0, 14), add=st.booleans())
+def test_hypothesis_added_tokens_pairs_truncation_padding(seed, a, b, processor, max_length, stride,
+                                                          strategy, fixed, add):
+    hf = random_tokenizer(seed)
+    hf.add_special_tokens(["[CLS]", "[SEP]", "[PAD]"])           # ids 7, 8, 9 (the vocab has 7)
+    if processor is not None:
+        hf.post_processor = processor()
+    if max_length is not None:
+        hf.enable_truncation(max_length, stride=stride, strategy=strategy)
+    if fixed is not None:
+        hf.enable_padding(length=fixed, pad_id=9, pad_token="[PAD]")
+    ours = load(hf)
+    try:
+        ref = hf.encode(a, b, add_special_tokens=add)
+    except BaseException as exc:  # noqa: B036  a Rust panic (stride too long) is a BaseException
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        with pytest.raises(ValueError):     # only_second without a pair, a sequence too short
+            ours.encode(a, b, add_special_tokens=add)
+        return
+    enc = ours.encode(a, b, add_special_tokens=add)
+    assert view(enc) == view(ref)
+    assert [view(o) for o in enc.overflowing] == [view(o) for o in ref.overflowing]

@@ -231,3 +231,15 @@ def test_hypothesis_truncation(a, b, name, max_length, stride, strategy, directi
                       post_processor=proc)
         return
     assert_same_or_both_fail(load(hf), hf, a, b, add)
+
+
+@pytest.mark.parametrize("padding", [dict(), dict(pad_to_multiple_of=4, direction="left"),
+                                     dict(length=9)], ids=["longest", "multiple", "fixed"])
+def test_encode_batch_pads_to_the_longest(padding):
+    """HF's encode_batch: "BatchLongest" padding reaches the longest encoding of the batch;
+    overflowing windows are padded to the same length."""
+    hf = hf_word_level(PROCESSORS["bert"], dict(max_length=7, stride=1),
+                       dict(pad_id=VOCAB["[PAD]"], pad_token="[PAD]", **padding))
+    inputs = ["a", "x y z x y z x y z", ("hello", "world !"), ""]
+    ours = load(hf).encode_batch(inputs)
+    assert [view(e) for e in ours] == [view(e) for e in hf.encode_batch(inputs)]

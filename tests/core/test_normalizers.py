@@ -76,7 +76,7 @@ GOLDEN = [
     (Replace("a", "xyz"), "bab", "bxyzb", [(0, 1), (1, 2), (1, 2), (1, 2), (2, 3)]),
     (Replace("ab", "xy"), "cab", "cxy", [(0, 1), (2, 3), (2, 3)]),   # from the last matched
     (Replace(" ", ""), "a b", "ab", [(0, 1), (2, 3)]),
-    (Replace("", "x"), "ab", "ab", [(0, 1), (1, 2)]),            # empty pattern matches nothing
+    (Replace("", "x"), "ab", "xaxbx", [(0, 0), (0, 1), (0, 1), (1, 2), (1, 2)]),  # as HF
     (Replace(".", "!"), "a.b", "a!b", [(0, 1), (1, 2), (2, 3)]),  # a string is literal
     (Replace(regex.compile(r"\s+"), " "), "a \n\tb", "a b", [(0, 1), (3, 4), (4, 5)]),
     (Prepend("▁"), "hi", "▁hi", [(0, 1), (0, 1), (1, 2)]),

@@ -9,7 +9,10 @@ A model is any object with
 - `id_to_token(id) -> str | None`, `token_to_id(token) -> int | None`
 - `get_vocab_size() -> int` (0 when there is no fixed vocabulary)
 
-Trainable and steppable models live in `bpe.py`, `wordpiece.py`, `unigram.py`.
+Trainable and steppable models live in `bpe.py` (trainer: `bpe_train.py`), `wordpiece.py`
+(`wordpiece_train.py`), `unigram.py` (`unigram_trainer.py`); Hugging Face's variants, as a
+tokenizer.json configures them, in `bpe_hf.py` and `unigram_hf.py` (subclasses whose steps the
+same views show) and `wordlevel.py`.
 """
 from __future__ import annotations
 

@@ -220,7 +220,7 @@ class BPE:
         self.byte_level = byte_level
         self.unk_token = unk_token
         self.special_tokens: dict[str, int] = dict(special_tokens or {})
-        self._id_to_token: dict[int, str] = {i: t for t, i in vocab.items()}
+        self._id_to_token: dict[int, str] = dict(zip(vocab.values(), vocab.keys()))
         for t, i in self.special_tokens.items():
             self._id_to_token.setdefault(i, t)
         self._pair_ranks: dict[tuple[str, str], int] | None = None

@@ -22,7 +22,10 @@ Hugging Face, a dropout run neither caches nor takes whole words (`ignore_merges
 
 Positions: Hugging Face counts in bytes and the Python binding turns bytes into characters, each
 token covering every character it has a byte of: all three byte pieces of "日" cover (p, p + 1).
-`tokenize` reports the same character positions.
+`tokenize` reports the same character positions, with one deliberate difference: under byte
+fallback Hugging Face counts the bytes of a symbol's prefix or suffix too ("##日" is 5 byte
+pieces of length 1), so its offsets can run past the word (and past the text); ours stop at the
+word's end. No released model combines byte fallback with a prefix or suffix.
 
 >>> m = HFBpe({"<unk>": 0, "a": 1, "b": 2, "ab": 3, "<0xC3>": 4, "<0xA9>": 5},
 ...           [("a", "b")], unk_token="<unk>", byte_fallback=True)
@@ -31,10 +34,12 @@ token covering every character it has a byte of: all three byte pieces of "日" 
 """
 from __future__ import annotations
 
+import copy
 import heapq
 import random
-from itertools import accumulate
-from typing import Iterable, Iterator
+from itertools import accumulate, repeat
+from operator import itemgetter
+from typing import Any, Iterable, Iterator
 
 from .bpe import BPE, BpeEncodeStep
 
@@ -61,20 +66,51 @@ def check_merges(vocab: dict[str, int], merges: list[tuple[str, str]],
     ValueError: merge 2 ('a', 'c') names 'c', which is not in the vocabulary
     """
     cut = len(prefix) if prefix else 0
+    if prefix:
+        joined_of = dict(zip(merges, (cut_join(a, b, prefix) for a, b in merges)))
     has = vocab.__contains__
-    lefts = [a for a, _b in merges]
-    rights = [b for _a, b in merges]
-    if cut:
-        joined = [a + b[cut:] for a, b in merges]
-    else:
-        joined = list(map(str.__add__, lefts, rights))
-    if all(map(has, lefts)) and all(map(has, rights)) and all(map(has, joined)):
-        return                                  # the common case, checked at C speed
+    lefts = list(map(itemgetter(0), merges))
+    rights = list(map(itemgetter(1), merges))
+    try:
+        if cut:
+            joined = list(map(joined_of.__getitem__, merges))
+        else:
+            joined = list(map(str.__add__, lefts, rights))
+        if all(map(has, lefts)) and all(map(has, rights)) and all(map(has, joined)):
+            return                              # the common case, checked at C speed
+    except TypeError:                           # a side that is not a string
+        pass
     for number, (a, b) in enumerate(merges, 1):
-        for token in (a, b, joined[number - 1]):
+        if not (isinstance(a, str) and isinstance(b, str)):
+            raise ValueError(f"merge {number} {(a, b)!r} is not a pair of strings")
+        for token in (a, b, joined_of[(a, b)] if cut else a + b):
             if token not in vocab:
                 raise ValueError(f"merge {number} {(a, b)!r} names {token!r}, which is not in "
                                  "the vocabulary")
+
+
+def cut_join(left: str, right: str, prefix: str) -> str:
+    """What merging `left` and `right` makes in a model with a continuing-subword prefix:
+    Hugging Face cuts as many BYTES as the prefix has off the right side, whether or not it
+    starts with the prefix; a cut that leaves no valid text is an error (Hugging Face panics).
+
+    >>> cut_join("a", "##b", "##"), cut_join("a", "xyb", "##")
+    ('ab', 'ab')
+    >>> cut_join("a", "b", "##")
+    Traceback (most recent call last):
+    ...
+    ValueError: merge ('a', 'b'): the right side is shorter than the prefix '##'
+    """
+    raw = right.encode("utf-8", "surrogatepass")
+    size = len(prefix.encode("utf-8", "surrogatepass"))
+    if len(raw) < size:
+        raise ValueError(f"merge {(left, right)!r}: the right side is shorter than the prefix "
+                         f"{prefix!r}")
+    try:
+        return left + raw[size:].decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"merge {(left, right)!r}: cutting the prefix {prefix!r} off the right "
+                         "side splits a character") from None
 
 
 class HFBpe(BPE):
@@ -107,8 +143,10 @@ class HFBpe(BPE):
         self.dropout = dropout
         self._rng: random.Random | None = None
         cut = len(self.continuing_subword_prefix or "")
-        # merging a and ##b makes a + b (Hugging Face cuts the prefix's length off the right side)
+        # merging a and ##b makes a + b: Hugging Face cuts the prefix's length off the right side
         self._cut = cut
+        self._joined = ({pair: cut_join(*pair, self.continuing_subword_prefix) for pair in merges}
+                        if cut else None)
         # plain: every symbol is one character and a merge is concatenation (Llama 3, GPT-2)
         self._plain = not (cut or self.end_of_word_suffix or self.byte_fallback)
 
@@ -124,12 +162,12 @@ class HFBpe(BPE):
         p = self.dropout if dropout is None else dropout
         if p is None or not (isinstance(p, (int, float)) and 0.0 <= p <= 1.0):
             raise ValueError(f"BPE dropout must be a number between 0 and 1, not {p!r}")
-        copy = object.__new__(type(self))
-        copy.__dict__.update(self.__dict__)
-        copy.dropout = p
-        copy._rng = random.Random(seed)
-        copy._cache = {}
-        return copy
+        sampler = object.__new__(_DropoutBpe)
+        sampler.__dict__.update(self.__dict__)
+        sampler.dropout = p
+        sampler._rng = random.Random(seed)
+        sampler._cache = {}
+        return sampler
 
     def describe(self) -> str:
         kind = "byte-level BPE" if self.byte_level else "BPE"
@@ -139,14 +177,18 @@ class HFBpe(BPE):
             options.append(f"prefix {self.continuing_subword_prefix!r}")
         if self.end_of_word_suffix:
             options.append(f"suffix {self.end_of_word_suffix!r}")
+        if self.dropout:
+            options.append(f"dropout {self.dropout} not applied: encoding is deterministic")
         extra = f" ({', '.join(options)})" if options else ""
         return f"{kind}, {len(self.vocab):,} tokens, ranked by merge order{extra}"
 
     # -- encoding --------------------------------------------------------------------------------
     def tokenize(self, piece: str) -> list[tuple[str, int, int, int]]:
         """The tokens of one piece as (token, id, start, end), character positions in the piece."""
-        if self._rng is not None and self.dropout:
-            return self._encode_word(piece, self.dropout)
+        if self.ignore_merges:                              # 1. a word in the vocabulary
+            id_ = self.vocab.get(piece)
+            if id_ is not None:
+                return [(piece, id_, 0, len(piece))]
         cached = self._cache.get(piece)
         if cached is not None:
             return cached
@@ -154,9 +196,7 @@ class HFBpe(BPE):
             return []
         vocab = self.vocab
         out = None
-        if self.ignore_merges and piece in vocab:          # 1. a word in the vocabulary
-            out = [(piece, vocab[piece], 0, len(piece))]
-        elif self._plain:                                   # the fast path: 2 and 4 only
+        if self._plain:                                     # the fast path: 2 and 4 only
             parts = BPE.merge_parts(self, list(piece))
             ids = list(map(vocab.get, parts))
             if None not in ids:
@@ -249,7 +289,11 @@ class HFBpe(BPE):
         return parts, lengths, replaced
 
     def _join(self, left: str, right: str) -> str:
-        return left + right[self._cut:] if self._cut else left + right
+        if self._joined is None:
+            return left + right
+        joined = self._joined.get((left, right))
+        return joined if joined is not None else cut_join(left, right,
+                                                          self.continuing_subword_prefix)
 
     def _merge(self, parts: list[str], lengths: list[int],
                dropout: float | None) -> tuple[list[str], list[int]]:
@@ -370,6 +414,19 @@ class HFBpe(BPE):
         return made.get(token)
 
 
+class _DropoutBpe(HFBpe):
+    """A model made by `HFBpe.with_dropout`: `tokenize` samples (no cache, no whole words)."""
+
+    def tokenize(self, piece: str) -> list[tuple[str, int, int, int]]:
+        if not self.dropout:
+            return HFBpe.tokenize(self, piece)
+        return self._encode_word(piece, self.dropout)
+
+    def describe(self) -> str:
+        return HFBpe.describe(self).replace("not applied: encoding is deterministic",
+                                            "sampled (BPE-dropout)")
+
+
 def _char_span(word: str):
     """A function (start byte, end byte) -> (start, end) characters of `word`, as Hugging
     Face's Python binding converts offsets: the start is the character holding the first byte,
@@ -409,15 +466,37 @@ def parse_merges(merges: Iterable) -> list[tuple[str, str]]:
     """
     if not isinstance(merges, list):
         raise ValueError("the BPE model's merges must be a list")
-    if merges and all(type(m) is str for m in merges):
-        pairs = [tuple(m.split(" ")) for m in merges]
-    else:
-        pairs = [tuple(m.split(" ")) if type(m) is str else
-                 tuple(m) if isinstance(m, list) else () for m in merges]
-    if not (all(len(p) == 2 for p in pairs)
-            and all(type(a) is str and type(b) is str for a, b in pairs)):
-        for number, (m, p) in enumerate(zip(merges, pairs), 1):
-            if len(p) != 2 or not all(isinstance(x, str) for x in p):
+    kinds = set(map(type, merges))
+    pairs: list = []
+    if kinds == {str}:                          # "a b" (C-level split and tuple)
+        pairs = list(map(tuple, map(str.split, merges, repeat(" "))))
+    elif kinds == {list}:                       # ["a", "b"]
+        pairs = list(map(tuple, merges))
+    if len(pairs) != len(merges) or (pairs and set(map(len, pairs)) != {2}):
+        for number, m in enumerate(merges, 1):
+            p = m.split(" ") if isinstance(m, str) else m
+            if not isinstance(p, list) or len(p) != 2:
                 raise ValueError(f"merge {number} ({m!r}) is not \"left right\" or "
                                  "[left, right]")
+        pairs = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in merges]
     return pairs  # type: ignore[return-value]
+
+
+def sample(tokenizer: Any, text: str, *, dropout: float | None = None,
+           seed: int | None = None) -> Any:
+    """Encode `text` with BPE-dropout: the whole pipeline, with the model replaced by
+    `model.with_dropout(dropout, seed=seed)` (`dropout` defaults to the file's own). Returns the
+    `Encoding`; the tokenizer itself is left deterministic.
+
+    >>> from tokenizers_core.pipeline import Tokenizer
+    >>> tok = Tokenizer(HFBpe({"a": 0, "b": 1, "ab": 2}, [("a", "b")]))
+    >>> sample(tok, "ab", dropout=1.0, seed=0).tokens, tok.encode("ab").tokens
+    (['a', 'b'], ['ab'])
+    """
+    model = tokenizer.model
+    if not isinstance(model, HFBpe):
+        raise ValueError(f"{tokenizer.name or 'this tokeniser'} is not a Hugging Face BPE model; "
+                         "BPE-dropout needs one")
+    sampler = copy.copy(tokenizer)
+    sampler.model = model.with_dropout(dropout, seed=seed)
+    return sampler.encode(text)
