@@ -95,12 +95,13 @@ def _encode(tok: tc.Tokenizer, text: str, allow_special: bool) -> tc.Encoding:
     return tok.encode(text)
 
 
-def _save(tok: tc.Tokenizer, path: str, fmt: str | None) -> None:
+def _save(tok: tc.Tokenizer, path: str, fmt: str | None) -> str:
+    """Write `tok` (the format from `fmt` or the extension); returns the format written."""
     save = getattr(tok, "save", None)
-    if save is None:
-        raise ValueError("this build cannot save tokenizers yet: Tokenizer.save (tokenizer.json, "
-                         ".tiktoken, .model and vocab.txt writers) is not in tokenizers_core")
-    save(path, format=fmt)
+    if save is None:                       # until Tokenizer.save wraps it
+        from tokenizers_core import formats
+        return formats.save(tok, path, fmt)
+    return save(path, format=fmt) or fmt or ""
 
 
 # ---- the commands ------------------------------------------------------------------------------
@@ -171,8 +172,8 @@ def train(args: argparse.Namespace) -> int:
     bar.close(run.done, note)
     seconds = time.monotonic() - start
     if args.output:
-        _save(tok, args.output, args.out_format)
-        print(f"wrote {args.output} ({tok.vocab_size:,} tokens, {args.algorithm}, "
+        written = _save(tok, args.output, args.out_format)
+        print(f"wrote {args.output} ({written}, {tok.vocab_size:,} tokens, {args.algorithm}, "
               f"{seconds:.1f} s)", file=sys.stderr)
         return 0
     print(f"{args.algorithm} trained on {label}: {len(text.splitlines()):,} lines, "
@@ -242,6 +243,6 @@ def compare(args: argparse.Namespace) -> int:
 
 def export(args: argparse.Namespace) -> int:
     tok = load_tokenizer(args.source, args)
-    _save(tok, args.output, args.out_format)
-    print(f"wrote {args.output} ({tok.vocab_size:,} tokens)", file=sys.stderr)
+    written = _save(tok, args.output, args.out_format)
+    print(f"wrote {args.output} ({written}, {tok.vocab_size:,} tokens)", file=sys.stderr)
     return 0

@@ -3,6 +3,7 @@
 is one line on stderr with a non-zero status, never a traceback."""
 from __future__ import annotations
 
+import base64
 import json
 import os
 import signal
@@ -177,25 +178,54 @@ def test_train_from_stdin_with_a_progress_bar_on_stderr():
     assert quiet.stderr == b""                     # not a terminal: no bar
 
 
-def _saves() -> bool:
-    return hasattr(tc.Tokenizer, "save")
+TEXT = "Everyone has the right to life, liberty and security of person. Ünïcödé"
 
 
-def test_train_and_export_save_or_say_why_not(tmp_path):
-    out = tmp_path / "tok.json"
-    train = tokvis("train", "byte_bpe", "udhr/eng", "--vocab-size", "300", "-o", str(out))
-    export = tokvis("export", "gpt2", "-o", str(tmp_path / "gpt2.json"))
-    if not _saves():                               # the engine's writers are not merged yet
-        assert "cannot save tokenizers yet" in one_line_error(train)
-        assert "cannot save tokenizers yet" in one_line_error(export)
-        return
-    assert train.returncode == 0, train.stderr
-    text = "Everyone has the right to life, liberty and security of person."
-    trained = tc.train("byte_bpe", load_corpus("udhr/eng").splitlines(), 300)
-    assert tc.load(str(out)).encode(text).ids == trained.encode(text).ids
-    assert export.returncode == 0, export.stderr
-    assert tc.load(str(tmp_path / "gpt2.json")).encode(text).ids == \
-        tc.load("gpt2").encode(text).ids
+def test_train_saves_in_the_format_of_the_extension(tmp_path):
+    """byte_bpe -> .tiktoken (tiktoken reads it), unigram -> .model (sentencepiece reads it)."""
+    tiktoken = pytest.importorskip("tiktoken")
+    spm = pytest.importorskip("sentencepiece")
+    from tokenizers_core.pre_tokenizers import PRESETS
+    lines = load_corpus("udhr/eng").splitlines()
+
+    ranks = tmp_path / "tok.tiktoken"
+    proc = tokvis("train", "byte_bpe", "udhr/eng", "--vocab-size", "300", "-o", str(ranks))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.decode().startswith(f"wrote {ranks} (tiktoken, 300 tokens")
+    ours = tc.train("byte_bpe", lines, 300)
+    mergeable = {base64.b64decode(token): int(rank) for token, rank in
+                 (line.split() for line in ranks.read_text().splitlines())}
+    enc = tiktoken.Encoding("trained", pat_str=PRESETS["gpt2"], mergeable_ranks=mergeable,
+                            special_tokens={})
+    assert enc.encode(TEXT) == ours.encode(TEXT).ids
+
+    model = tmp_path / "uni.model"
+    proc = tokvis("train", "unigram", "-", "--vocab-size", "300", "-o", str(model),
+                  stdin="\n".join(lines).encode())
+    assert proc.returncode == 0, proc.stderr
+    sp = spm.SentencePieceProcessor(model_file=str(model))
+    assert sp.encode(TEXT) == tc.train("unigram", lines, 300).encode(TEXT).ids
+
+
+def test_export_converts_a_bundled_tokenizer(tmp_path):
+    out = tmp_path / "vocab.txt"
+    proc = tokvis("export", "bert-base-uncased", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert tc.load(str(out)).encode(TEXT).ids == tc.load("bert-base-uncased").encode(TEXT).ids
+    named = tmp_path / "gpt2.ranks"                        # no known extension: --format
+    assert tokvis("export", "gpt2", "-o", str(named), "--format", "tiktoken").returncode == 0
+    assert tc.load(str(named), pattern="gpt2").encode(TEXT).ids == \
+        tc.load("gpt2").encode(TEXT).ids
+
+
+@pytest.mark.parametrize("args, message", [
+    (("export", "gpt2", "-o", "/tmp/x.bin"), "cannot tell the format"),
+    (("export", "gpt2", "-o", "/nonexistent/x.tiktoken"), "cannot write"),
+    (("export", "gpt2", "-o", "/tmp/x.tiktoken", "--format", "nope"), "unknown format"),
+    (("train", "wordpiece", "udhr/eng", "--vocab-size", "300", "-o", "/tmp/x.tiktoken"), ""),
+])
+def test_saving_errors_are_one_line(args, message):
+    assert message in one_line_error(tokvis(*args))
 
 
 def test_trace_prints_the_steps_as_json_lines():
