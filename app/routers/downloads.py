@@ -144,20 +144,31 @@ def unigram_train_api(request: Request, corpus: str = unigram.DEFAULT_CORPUS,
             raise ValueError(f"vocab_size must be between 4 and {unigram.MAX_TRAIN_VOCAB:,}")
         text = corpus_by_ref(store(request), corpus)
         sample = tuple(w for w in words.split() if w)[:12] or unigram._default_words(text)
-        run = unigram._run(text, vocab_size, sample)
-        if not run.finished.wait(timeout=UNIGRAM_WAIT_SECONDS):
-            raise HTTPException(503, f"training is still running ({len(run.steps)} rounds so "
-                                     "far); ask again in a moment", headers={"Retry-After": "5"})
-        if run.error is not None:
-            raise ValueError(run.error)
+        steps, trainer = _finished_unigram_run(text, vocab_size, sample)
     except LookupError as exc:
         raise HTTPException(404, str(exc)) from None
     except ValueError as exc:
         raise HTTPException(422, str(exc)) from None
-    pieces = run.trainer.tokenizer().model.pieces
+    pieces = trainer.tokenizer().model.pieces
     return {"corpus": corpus, "vocab_size": vocab_size, "words": list(sample),
-            "steps": [s.to_dict() for s in run.steps],
+            "steps": [s.to_dict() for s in steps],
             "pieces": [[p, s] for p, s in pieces]}
+
+
+def _finished_unigram_run(text: str, vocab_size: int, words: tuple[str, ...]):
+    """(steps, trainer) of the training view's own background run for these inputs, once it
+    has finished: the run is shared with the view (a download after viewing is instant).
+    HTTP 503 with Retry-After while it still runs; ValueError if training failed.
+
+    This is the one place that knows the shape of the view's runs (`unigram._run`): issue 14
+    moves them into a bounded pool (`_run(request, ...)`, `run.done`, `run.job`); adapt here."""
+    run = unigram._run(text, vocab_size, words)
+    if not run.finished.wait(timeout=UNIGRAM_WAIT_SECONDS):
+        raise HTTPException(503, f"training is still running ({len(run.steps)} rounds so far); "
+                                 "ask again in a moment", headers={"Retry-After": "5"})
+    if run.error is not None:
+        raise ValueError(run.error)
+    return list(run.steps), run.trainer
 
 
 @router.get("/download/unigram/train.jsonl", summary="Unigram training: one round per line")

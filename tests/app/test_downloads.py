@@ -146,3 +146,18 @@ def test_bad_input_is_a_json_4xx_not_a_file(client, url, status, message):
     assert response.status_code == status, response.text
     assert "content-disposition" not in response.headers
     assert message in response.json()["detail"]
+
+
+def test_a_unigram_run_still_training_answers_503_and_goes_on(client, monkeypatch):
+    """Asked not to wait (the view's own wait too), a fresh run is still training: 503 with
+    Retry-After; asked again with waiting, the same run has finished."""
+    from app.routers import downloads, unigram
+    query = {"corpus": "udhr/eng", "vocab_size": 301, "words": "rights"}   # a run of its own
+    monkeypatch.setattr(unigram, "WAIT_SECONDS", 0.0)
+    monkeypatch.setattr(downloads, "UNIGRAM_WAIT_SECONDS", 0.0)
+    busy = client.get("/api/download/unigram/train.jsonl", params=query)
+    assert busy.status_code == 503 and busy.headers["retry-after"] == "5"
+    assert "still running" in busy.json()["detail"]
+    monkeypatch.setattr(downloads, "UNIGRAM_WAIT_SECONDS", 60.0)
+    done = client.get("/api/download/unigram/train.jsonl", params=query)
+    assert _lines(done)[-1]["final"] and _lines(done)[0]["samples"][0][0] == "rights"
