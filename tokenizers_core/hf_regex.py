@@ -8,9 +8,9 @@ two differences we bridge here:
 - **Anchors.** In Ruby syntax `^` and `$` are line anchors (after / before any "\n"), so the
   pattern is compiled with `regex.MULTILINE`.
 - **Character classes.** Oniguruma's `\w` leaves out the joiners U+200C and U+200D and takes
-  in the Latin-1 superscripts and fractions (`²³¹¼½¾`); its `\h` is a hex digit. `translate`
-  rewrites `\w`, `\W`, `\h` and `\H` to say so (inside a `[...]` class only the Latin-1
-  additions are made: the joiners stay word characters there).
+  in the Latin-1 superscripts and fractions (`²³¹¼½¾`) (inside a `[...]` class, not those);
+  its `\h` is a hex digit. `translate` rewrites `\w`, `\W`, `\h` and `\H` to say so (all but
+  `\W` and `\H` inside a class, which stay as `regex` reads them).
 - **Counted repeats.** `X{1,3}+` repeats `X{1,3}` (Ruby syntax), where `regex` reads a
   possessive `X{1,3}`; `translate` writes `(?:X{1,3})+`.
 - **Empty matches.** Oniguruma's iterator (the `onig` crate's `find_iter`) skips an empty match
@@ -58,11 +58,11 @@ def compile_hf(pattern: str, *, literal: bool = False) -> "regex.Pattern[str]":
         raise ValueError(f"invalid regex {pattern!r}: {err}") from None
 
 
-_LATIN1_WORD = "\\xb2\\xb3\\xb9\\xbc-\\xbe"
-_OUTSIDE = {"w": f"(?:[^\\W\\u200c\\u200d]|[{_LATIN1_WORD}])",
-            "W": f"(?:(?![{_LATIN1_WORD}])[\\W\\u200c\\u200d])",
-            "h": "[0-9A-Fa-f]", "H": "[^0-9A-Fa-f]"}
-_INSIDE = {"w": f"\\w{_LATIN1_WORD}", "h": "0-9A-Fa-f"}
+# Oniguruma's \w: Unicode's word characters without the joiners (Join_Control), plus the
+# Latin-1 superscripts and fractions its single-byte table counts as word characters.
+_WORD = "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\xb2\\xb3\\xb9\\xbc-\\xbe"
+_OUTSIDE = {"w": f"[{_WORD}]", "W": f"[^{_WORD}]", "h": "[0-9A-Fa-f]", "H": "[^0-9A-Fa-f]"}
+_INSIDE = {"w": "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}", "h": "0-9A-Fa-f"}   # no Latin-1 extras
 
 
 _COUNTED = regex.compile(r"\{\d+(?:,\d*)?\}")
@@ -74,7 +74,7 @@ def translate(pattern: str, *, to_oniguruma: bool = False) -> str:
     `X{1,3}+` is `(?:X{1,3})+`, a repeat of the repeat, not a possessive one.
 
     >>> translate(r"\h+|[\w-]")
-    '[0-9A-Fa-f]+|[\\w\\xb2\\xb3\\xb9\\xbc-\\xbe-]'
+    '[0-9A-Fa-f]+|[\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}-]'
     >>> translate(r"\p{N}{1,3}+|(ab){2}+")
     '(?:\\p{N}{1,3})+|(?:(ab){2})+'
 

@@ -136,25 +136,70 @@ class Precompiled(_Normalizer):
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
         text = _checked(ns).normalized
-        if not any(self._starts_rule(c) for c in set(text)):
+        chars = set(text)
+        starters = {c for c in chars if self._starts_rule(c)}
+        if not starters:
             return ns                                # nothing the map could rewrite
-        changes: list[tuple[str, int]] = []
-        modified = False
+        single = {c: self.transform(c) for c in starters}
+        edits: list[tuple[int, int, str]] = []       # (start, end, replacement), in order
+        pos = 0
         for grapheme in _GRAPHEME.findall(text):
-            if len(grapheme.encode("utf-8", "surrogatepass")) < 6:
-                norm = self.transform(grapheme)
+            n = len(grapheme)
+            if n == 1:
+                if grapheme in starters and (norm := single[grapheme]) is not None:
+                    edits.append((pos, pos + 1, norm))
+            else:
+                norm = None
+                if grapheme[0] in starters and len(grapheme.encode("utf-8", "surrogatepass")) < 6:
+                    norm = self.transform(grapheme)  # the shortest rule, for the whole cluster
                 if norm is not None:
-                    modified = True
-                    _replace(changes, grapheme, norm)
-                    continue
-            for c in grapheme:
-                norm = self.transform(c)
-                if norm is not None:
-                    modified = True
-                    _replace(changes, c, norm)
+                    edits.append((pos, pos + n, norm))
                 else:
-                    changes.append((c, 0))
-        return hf_transform(ns, changes) if modified else ns
+                    edits.extend((i, i + 1, single[c]) for i, c in enumerate(grapheme, pos)
+                                 if c in starters and single[c] is not None)
+            pos += n
+        if not edits:
+            return ns
+        if any(not norm for _, _, norm in edits):    # a deletion: Hugging Face's own bookkeeping
+            return hf_transform(ns, _changes(text, edits))
+        return _apply_replacements(ns, edits)
+
+
+def _changes(text: str, edits: list[tuple[int, int, str]]) -> list[tuple[str, int]]:
+    """The (character, change) list Hugging Face's precompiled.rs builds for these edits."""
+    changes: list[tuple[str, int]] = []
+    pos = 0
+    for start, end, norm in edits:
+        changes.extend((c, 0) for c in text[pos:start])
+        _replace(changes, text[start:end], norm)
+        pos = end
+    changes.extend((c, 0) for c in text[pos:])
+    return changes
+
+
+def _apply_replacements(ns: NormalizedString, edits: list[tuple[int, int, str]]
+                        ) -> NormalizedString:
+    """`hf_transform` of `_changes(...)` when no replacement is empty, without building the
+    list: a replacement's characters take the replaced characters' spans one for one, extra
+    ones the span of the last replaced character; a shorter one drops the rest."""
+    from .normalizers import _alignments
+    text = ns.normalized
+    source = _alignments(ns)
+    parts: list[str] = []
+    align: list[tuple[int, int]] = []
+    pos = 0
+    for start, end, norm in edits:
+        parts.append(text[pos:start])
+        align.extend(source[pos:start])
+        old, new = end - start, len(norm)
+        align.extend(source[start:start + min(old, new)])
+        align.extend([source[end - 1]] * (new - old))     # nothing when new <= old
+        parts.append(norm)
+        pos = end
+    parts.append(text[pos:])
+    align.extend(source[pos:])
+    return NormalizedString(ns.original, _normalized="".join(parts), _align=align,
+                            _shift=ns.span(0, 0)[0])
 
 
 def _replace(changes: list[tuple[str, int]], old: str, new: str) -> None:

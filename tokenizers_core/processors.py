@@ -371,9 +371,10 @@ def _run_length(chars: Iterable[str]) -> int:
 
 def trim_offsets(encoding: Encoding, add_prefix_space: bool) -> None:
     """Leave the spaces at both ends of each token out of its offsets (Hugging Face's
-    `process_offsets`): "Ġworld" at (5, 11) becomes (6, 11). The first token keeps one leading
-    space when `add_prefix_space` (that space was added, not typed... or typed: Hugging Face
-    cannot tell either). Offsets are characters, and a byte-level space is one character."""
+    `process_offsets`): "Ġworld" at (5, 11) becomes (6, 11). With `add_prefix_space`, a token
+    at the start (index 0 or offset 0) that has exactly one leading space keeps it, since the
+    pre-tokenizer may have added it (Hugging Face cannot tell an added space from a typed one
+    either). Offsets are characters, and a byte-level space is one character."""
     for i, (token, (start, end)) in enumerate(zip(encoding.tokens, encoding.offsets)):
         leading = _run_length(token)
         trailing = _run_length(reversed(token))

@@ -29,7 +29,8 @@ CHARSMAP = _bundled_proto("botchan_en_bpe_1000.model.gz").normalizer_spec["preco
 HARD = ["", " ", "a", "ﬁ\u0301ne", "e\u0301\u0323x", "Ａ１ｶﾞ①", "\u3000 a\tb\n\x01\x0b\ufeff",
         "\u200b\u200d\u2581 \ufffd\x7f\x8f\x9f\x00", "👍🏽 👨‍👩‍👧 🇫🇷", "कि\u093c\u0958",
         "한국어 각\u11a8", "İΣ ß", "a  b   c ", "\u0f73\u0f75", "Ⅻ㍿㌀", "\u00ad\u034f\u180e",
-        "e\u0301\u0301\u0301\u0301\u0301", "ᄀ\u1161\u11a8\u1100"]
+        "e\u0301\u0301\u0301\u0301\u0301", "ᄀ\u1161\u11a8\u1100",
+        "\x01\x02ab\x03c", "\x01", "a\x01", "\x01ﬁ①\x02x", "¨a\x01½"]  # deletions, longer
 
 # (label, ours, Hugging Face's); each is checked on the corpora, HARD and Hypothesis text.
 CASES = [
@@ -146,8 +147,9 @@ def hf_config(hf_normalizer):
 
 @pytest.mark.parametrize("label,ours,make_hf", CASES, ids=IDS)
 def test_hugging_face_json_loads(label, ours, make_hf):
-    """The config Hugging Face writes builds a normaliser that normalises the same way."""
-    built = from_hf_config(hf_config(make_hf()))
+    """The config Hugging Face writes builds a normaliser that normalises the same way (and
+    pickles)."""
+    built = pickle.loads(pickle.dumps(from_hf_config(hf_config(make_hf()))))
     for text in HARD:
         assert ours_aligned(built, text) == ours_aligned(ours, text)
 

@@ -60,6 +60,8 @@ CASES = [
     *[(f"Split(regex, {b})", *split_pair(r"\s+|[,.]", b)) for b in BEHAVIORS],
     *[(f"Split(regex, {b}, invert)", *split_pair(r"\w+", b, True)) for b in BEHAVIORS],
     ("Split(empty matches)", *split_pair(r"\d*", "isolated")),
+    ("Split(empty string)", *split_pair("", "merged_with_previous", is_regex=False)),
+    *[(f"Split(empty matches, {b})", *split_pair(r"\b|x*", b)) for b in BEHAVIORS],
     ("Split(empty matches, next)", *split_pair(r"(?=[A-Z])|\d*", "merged_with_next")),
     ("Split(anchors)", *split_pair(r"^\s*|\s*$", "removed")),
     ("Split(Oniguruma classes)", *split_pair(r"\w+|\W|\h+|[\w]", "isolated")),
@@ -231,12 +233,14 @@ def test_bad_configs_raise_value_error_naming_the_problem(config, message):
 
 
 def test_scripts_of_every_character():
-    """Every assigned code point, each between two letters of one script (Latin and Greek by
-    turns): the pieces (so each character's script, or its being unknown to Hugging Face's
+    """Every assigned code point (sampled in the big ideograph blocks), each between two
+    letters of one script (Latin and Greek by turns): the pieces (so each character's script, or its being unknown to Hugging Face's
     Unicode 9 table) are the same."""
     import unicodedata
-    chars = [chr(cp) for cp in range(0x110000)
-             if unicodedata.category(chr(cp)) not in ("Cn", "Cs", "Co")]
+    # all of planes 0 and 1; the big uniform ideograph blocks above, sampled with their edges
+    sampled = [*range(0x20000), *range(0x20000, 0x110000, 37), 0x2A6D6, 0x2A6D7, 0x2A6DF,
+               0x2B734, 0x2B735, 0x2B738, 0x2CEAF, 0x2CEB0, 0x2EBE0, 0x30000, 0x3134A]
+    chars = [chr(cp) for cp in sampled if unicodedata.category(chr(cp)) not in ("Cn", "Cs", "Co")]
     text = "".join(("a" if i % 2 else "α") + c for i, c in enumerate(chars)) + "a"
     assert UnicodeScripts().pre_tokenize_str(text) == hf.UnicodeScripts().pre_tokenize_str(text)
 
@@ -270,3 +274,16 @@ def test_components_without_a_json_form_say_so():
         NormalizerSequence([SentencePieceNormalizer(None)]).to_hf_config()
     with pytest.raises(ValueError, match="object"):
         Sequence([object()]).to_hf_config()
+
+
+@pytest.mark.parametrize("pattern", [r"\w", r"\W", r"[\w]", r"[^\w\s]", r"\h", r"\H", r"[\h]",
+                                     r"\s", r"\d", r"\p{L}", r"\p{P}"])
+def test_regex_classes_match_oniguruma_on_every_character(pattern):
+    """Each class, as `compile_hf` reads it, takes exactly the characters Oniguruma takes
+    (every assigned character, each match replaced by a marker on both sides)."""
+    import unicodedata
+    from tokenizers_core.hf_regex import compile_hf
+    text = "".join(chr(cp) for cp in range(0x110000)
+                   if unicodedata.category(chr(cp)) not in ("Cn", "Cs"))
+    theirs = tokenizers.normalizers.Replace(Regex(pattern), "\x00").normalize_str(text)
+    assert compile_hf(pattern).sub("\x00", text) == theirs
