@@ -11,16 +11,18 @@ another path (extra keys such as `step`, `page` and `play` are ignored):
 | view                  | JSON API                    | downloads (`/api/download/...`)                  |
 |-----------------------|-----------------------------|--------------------------------------------------|
 | `/bpe/train`          | `/api/bpe/train_steps`      | `bpe/train.jsonl`, `bpe/train.merges.csv`        |
+|                       | `/api/bpe/train_vocab`      | `bpe/train.vocab.csv`                            |
 | `/bpe/encode`         | `/api/bpe/encode_steps`     | `bpe/encode.jsonl`                               |
 | `/wordpiece/train`    | `/api/wordpiece/train_steps`| `wordpiece/train.jsonl`, `wordpiece/train.merges.csv` |
+|                       | `/api/wordpiece/train_vocab`| `wordpiece/train.vocab.csv`                      |
 | `/wordpiece/encode`   | `/api/wordpiece/encode_steps` | `wordpiece/encode.jsonl`                       |
 | `/unigram/train`      | `/api/unigram/train`        | `unigram/train.jsonl`, `unigram/train.vocab.csv` |
 | `/unigram/lattice`    | `/api/unigram/lattice`      | `unigram/lattice.jsonl`                          |
 | `/` (the visualiser)  | `/api/trace`                | `trace.jsonl`                                    |
 | any tokeniser         | `/api/vocab`                | `vocab.csv` (bundled name, trained or uploaded handle) |
 
-`/api/unigram/train`, `/api/trace` and `/api/vocab` are new here (the other JSON answers already
-existed). JSON Lines are UTF-8, one `json.dumps(step, ensure_ascii=False)` per line. CSV is
+`/api/bpe/train_vocab`, `/api/wordpiece/train_vocab`, `/api/unigram/train`, `/api/trace` and
+`/api/vocab` are new here (the other JSON answers already existed). JSON Lines are UTF-8, one `json.dumps(step, ensure_ascii=False)` per line. CSV is
 UTF-8, RFC 4180 (CRLF rows, fields quoted where needed), with a header row; tokens are exactly as
 the model spells them (`Ġ`, `##`, `▁` kept; a token such as `=1` is not escaped for
 spreadsheets, which may read it as a formula).
@@ -36,7 +38,11 @@ from typing import Any, Iterable
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import Response
 
-from ..deps import (UnknownTokenizer, check_text, resolve_tokenizer, special_kwargs, store)
+from tokenizers_core.bert import count_words
+from tokenizers_core.models.bpe_explore import training_session
+from tokenizers_core.models.wordpiece_train import WordPieceTrainer
+
+from ..deps import UnknownTokenizer, check_text, resolve_tokenizer, special_kwargs, store
 from ..trained import corpus_text as corpus_by_ref
 from . import bpe, unigram, visualiser, wordpiece
 
@@ -99,6 +105,35 @@ def bpe_train_merges_csv(data: dict = Depends(bpe.train_steps_api)) -> Response:
                                   data["corpus"]))
 
 
+@router.get("/bpe/train_vocab", tags=["api"],
+            summary="The vocabulary BPE training ends with (bpe, byte_bpe, sentencepiece_bpe)")
+def bpe_train_vocab_api(request: Request, data: dict = Depends(bpe.train_steps_api),
+                        corpus: str = "", pattern: str = "gpt2",
+                        min_frequency: int = 0) -> dict[str, Any]:
+    """The training view's vocabulary after its last merge, in id order (the same parameters
+    as `/api/bpe/train_steps`, which validates them; the run is the view's cached one)."""
+    variant = data["variant"]
+    options: dict[str, Any] = {}
+    if variant in ("bpe", "byte_bpe") and min_frequency:      # as the view's options
+        options["min_frequency"] = min_frequency
+    if variant == "byte_bpe":
+        options["pattern"] = pattern
+    text = bpe.DEFAULT_CORPUS if not corpus else corpus_by_ref(store(request), corpus)
+    trainer = training_session(text, variant, data["vocab_size"], **options).trainer
+    if variant == "sentencepiece_bpe":
+        rows = [{"id": i, "token": p, "score": s} for i, (p, s) in enumerate(trainer.pieces())]
+    else:
+        rows = [{"id": i, "token": t} for t, i in sorted(trainer.vocab().items(),
+                                                          key=lambda kv: kv[1])]
+    return {**{k: data[k] for k in ("corpus", "variant", "vocab_size")}, "vocab": rows}
+
+
+@router.get("/download/bpe/train.vocab.csv", summary="BPE training: the vocabulary as CSV")
+def bpe_train_vocab_csv(data: dict = Depends(bpe_train_vocab_api)) -> Response:
+    return _vocab_csv(data["vocab"], _filename("bpe-vocab", data["variant"], data["vocab_size"],
+                                               data["corpus"]))
+
+
 @router.get("/download/bpe/encode.jsonl",
             summary="BPE encoding: one merge per line, piece after piece")
 def bpe_encode_jsonl(data: dict = Depends(bpe.encode_steps_api)) -> Response:
@@ -121,6 +156,26 @@ def wordpiece_train_merges_csv(data: dict = Depends(wordpiece.train_steps_api)) 
     return csv_response(["step", "left", "right", "new_symbol", "count", "freq_left",
                          "freq_right", "score"], rows,
                         _filename("wordpiece-merges", data["vocab_size"], data["corpus"]))
+
+
+@router.get("/wordpiece/train_vocab", tags=["api"],
+            summary="The vocabulary WordPiece training ends with")
+def wordpiece_train_vocab_api(request: Request, data: dict = Depends(wordpiece.train_steps_api),
+                              corpus: str = "", min_frequency: int = 0) -> dict[str, Any]:
+    """The training view's vocabulary after its last merge, in id order (special tokens, the
+    initial symbols, the merged ones); the parameters of `/api/wordpiece/train_steps`."""
+    text = wordpiece.DEFAULT_CORPUS if not corpus else corpus_by_ref(store(request), corpus)
+    trainer = WordPieceTrainer(count_words(text), vocab_size=data["vocab_size"],
+                               min_frequency=min_frequency).run()
+    rows = [{"id": i, "token": t} for t, i in sorted(trainer.vocab.items(), key=lambda kv: kv[1])]
+    return {"corpus": data["corpus"], "vocab_size": data["vocab_size"], "vocab": rows}
+
+
+@router.get("/download/wordpiece/train.vocab.csv",
+            summary="WordPiece training: the vocabulary as CSV (as vocab.txt, with ids)")
+def wordpiece_train_vocab_csv(data: dict = Depends(wordpiece_train_vocab_api)) -> Response:
+    return _vocab_csv(data["vocab"], _filename("wordpiece-vocab", data["vocab_size"],
+                                               data["corpus"]))
 
 
 @router.get("/download/wordpiece/encode.jsonl",
@@ -252,9 +307,13 @@ def vocabulary_rows(tok) -> list[dict[str, Any]]:
 
 @router.get("/download/vocab.csv", summary="A tokeniser's vocabulary as CSV")
 def vocab_csv(data: dict = Depends(vocab_api)) -> Response:
-    rows = data["vocab"]
+    return _vocab_csv(data["vocab"], _filename("vocab", data["tokenizer"]))
+
+
+def _vocab_csv(rows: list[dict[str, Any]], filename: str) -> Response:
+    """Vocabulary rows ({"id", "token"} [+ "score"]) as CSV: id,token[,score]."""
     scored = bool(rows) and "score" in rows[0]
     header = ["id", "token", "score"] if scored else ["id", "token"]
     cells = ([r["id"], r["token"], "" if r.get("score") is None else repr(r["score"])] if scored
              else [r["id"], r["token"]] for r in rows)
-    return csv_response(header, cells, _filename("vocab", data["tokenizer"]))
+    return csv_response(header, cells, filename)

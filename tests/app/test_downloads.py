@@ -161,3 +161,28 @@ def test_a_unigram_run_still_training_answers_503_and_goes_on(client, monkeypatc
     monkeypatch.setattr(downloads, "UNIGRAM_WAIT_SECONDS", 60.0)
     done = client.get("/api/download/unigram/train.jsonl", params=query)
     assert _lines(done)[-1]["final"] and _lines(done)[0]["samples"][0][0] == "rights"
+
+
+@pytest.mark.parametrize("query, algorithm, options", [
+    ({"variant": "bpe", "vocab_size": 200, "min_frequency": 2}, "bpe", {"min_frequency": 2}),
+    ({"variant": "byte_bpe", "vocab_size": 300, "pattern": "cl100k"}, "byte_bpe",
+     {"pattern": "cl100k"}),
+    ({"variant": "sentencepiece_bpe", "vocab_size": 150}, "sentencepiece_bpe", {}),
+    ({"vocab_size": 200}, "wordpiece", {}),
+], ids=["bpe", "byte_bpe", "sentencepiece_bpe", "wordpiece"])
+def test_training_vocabularies_are_what_train_learns(client, query, algorithm, options):
+    family = "wordpiece" if algorithm == "wordpiece" else "bpe"
+    query = {"corpus": "udhr/eng", **query, "step": 3}          # a view's query string
+    answer = client.get(f"/api/{family}/train_vocab", params=query)
+    assert answer.status_code == 200, answer.text
+    rows = answer.json()["vocab"]
+    tok = tc.train(algorithm, tc.corpora.load_corpus("udhr/eng").splitlines(),
+                   query["vocab_size"], **options)
+    if algorithm == "sentencepiece_bpe":
+        assert [(r["token"], r["score"]) for r in rows] == [tuple(p) for p in tok.model.pieces]
+    else:
+        assert {r["token"]: r["id"] for r in rows} == tok.model.vocab
+    assert [r["id"] for r in rows] == list(range(len(rows)))
+    table = _csv(client.get(f"/api/download/{family}/train.vocab.csv", params=query))
+    assert table[1:] == [[str(r["id"]), r["token"], *([repr(r["score"])] if "score" in r else [])]
+                         for r in rows]
