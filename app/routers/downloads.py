@@ -22,8 +22,8 @@ another path (extra keys such as `step`, `page` and `play` are ignored):
 | any tokeniser         | `/api/vocab`                | `vocab.csv` (bundled name, trained or uploaded handle) |
 
 `/api/bpe/train_vocab`, `/api/wordpiece/train_vocab`, `/api/unigram/train`, `/api/trace` and
-`/api/vocab` are new here (the other JSON answers already existed). JSON Lines are UTF-8, one `json.dumps(step, ensure_ascii=False)` per line. CSV is
-UTF-8, RFC 4180 (CRLF rows, fields quoted where needed), with a header row; tokens are exactly as
+`/api/vocab` are new here (the other JSON answers already existed). JSON Lines are UTF-8, one
+`json.dumps(step, ensure_ascii=False)` per line. CSV is UTF-8, RFC 4180 (CRLF rows, fields quoted where needed), with a header row; tokens are exactly as
 the model spells them (`Ġ`, `##`, `▁` kept; a token such as `=1` is not escaped for
 spreadsheets, which may read it as a formula).
 """
@@ -49,6 +49,10 @@ from . import bpe, unigram, visualiser, wordpiece
 router = APIRouter(prefix="/api", tags=["downloads"])
 
 UNIGRAM_WAIT_SECONDS = 30.0     # a Unigram download waits this long for its training run
+JSONL_DOC: dict = {200: {"content": {"application/x-ndjson": {}},
+                         "description": "JSON Lines: one step per line (an attachment)"}}
+CSV_DOC: dict = {200: {"content": {"text/csv": {}},
+                       "description": "CSV with a header row (an attachment)"}}
 
 
 # ---- shaping ------------------------------------------------------------------------------------
@@ -90,13 +94,15 @@ def _corpus_label(corpus: str) -> str:
 
 
 # ---- BPE -----------------------------------------------------------------------------------------
-@router.get("/download/bpe/train.jsonl", summary="BPE training: one merge step per line")
+@router.get("/download/bpe/train.jsonl", response_class=Response, responses=JSONL_DOC,
+            summary="BPE training: one merge step per line")
 def bpe_train_jsonl(data: dict = Depends(bpe.train_steps_api)) -> Response:
     return jsonl_response(data["steps"], _filename("bpe-train", data["variant"],
                                                    data["vocab_size"], data["corpus"]))
 
 
-@router.get("/download/bpe/train.merges.csv", summary="BPE training: the merge list as CSV")
+@router.get("/download/bpe/train.merges.csv", response_class=Response, responses=CSV_DOC,
+            summary="BPE training: the merge list as CSV")
 def bpe_train_merges_csv(data: dict = Depends(bpe.train_steps_api)) -> Response:
     rows = ((k, s["pair"][0], s["pair"][1], s["new_symbol"], s["count"])
             for k, s in enumerate(data["steps"], 1))
@@ -128,13 +134,14 @@ def bpe_train_vocab_api(request: Request, data: dict = Depends(bpe.train_steps_a
     return {**{k: data[k] for k in ("corpus", "variant", "vocab_size")}, "vocab": rows}
 
 
-@router.get("/download/bpe/train.vocab.csv", summary="BPE training: the vocabulary as CSV")
+@router.get("/download/bpe/train.vocab.csv", response_class=Response, responses=CSV_DOC,
+            summary="BPE training: the vocabulary as CSV")
 def bpe_train_vocab_csv(data: dict = Depends(bpe_train_vocab_api)) -> Response:
     return _vocab_csv(data["vocab"], _filename("bpe-vocab", data["variant"], data["vocab_size"],
                                                data["corpus"]))
 
 
-@router.get("/download/bpe/encode.jsonl",
+@router.get("/download/bpe/encode.jsonl", response_class=Response, responses=JSONL_DOC,
             summary="BPE encoding: one merge per line, piece after piece")
 def bpe_encode_jsonl(data: dict = Depends(bpe.encode_steps_api)) -> Response:
     steps = (step for piece in data["pieces"] for step in piece["steps"])
@@ -142,13 +149,14 @@ def bpe_encode_jsonl(data: dict = Depends(bpe.encode_steps_api)) -> Response:
 
 
 # ---- WordPiece -----------------------------------------------------------------------------------
-@router.get("/download/wordpiece/train.jsonl", summary="WordPiece training: one merge per line")
+@router.get("/download/wordpiece/train.jsonl", response_class=Response, responses=JSONL_DOC,
+            summary="WordPiece training: one merge per line")
 def wordpiece_train_jsonl(data: dict = Depends(wordpiece.train_steps_api)) -> Response:
     return jsonl_response(data["steps"], _filename("wordpiece-train", data["vocab_size"],
                                                    data["corpus"]))
 
 
-@router.get("/download/wordpiece/train.merges.csv",
+@router.get("/download/wordpiece/train.merges.csv", response_class=Response, responses=CSV_DOC,
             summary="WordPiece training: the merge list (with scores) as CSV")
 def wordpiece_train_merges_csv(data: dict = Depends(wordpiece.train_steps_api)) -> Response:
     rows = ((k, s["pair"][0], s["pair"][1], s["new_symbol"], s["count"], s["freq_left"],
@@ -171,19 +179,19 @@ def wordpiece_train_vocab_api(request: Request, data: dict = Depends(wordpiece.t
     return {"corpus": data["corpus"], "vocab_size": data["vocab_size"], "vocab": rows}
 
 
-@router.get("/download/wordpiece/train.vocab.csv",
+@router.get("/download/wordpiece/train.vocab.csv", response_class=Response, responses=CSV_DOC,
             summary="WordPiece training: the vocabulary as CSV (as vocab.txt, with ids)")
 def wordpiece_train_vocab_csv(data: dict = Depends(wordpiece_train_vocab_api)) -> Response:
     return _vocab_csv(data["vocab"], _filename("wordpiece-vocab", data["vocab_size"],
                                                data["corpus"]))
 
 
-@router.get("/download/wordpiece/encode.jsonl",
+@router.get("/download/wordpiece/encode.jsonl", response_class=Response, responses=JSONL_DOC,
             summary="WordPiece encoding: one probe per line (with its word_index)")
 def wordpiece_encode_jsonl(request: Request,
                            data: dict = Depends(wordpiece.encode_steps_api)) -> Response:
-    return jsonl_response(data["steps"], _filename("wordpiece-encode",
-                                                   request.query_params.get("vocab", "bert-base-uncased")))
+    vocab = request.query_params.get("vocab", "bert-base-uncased")
+    return jsonl_response(data["steps"], _filename("wordpiece-encode", vocab))
 
 
 # ---- Unigram -------------------------------------------------------------------------------------
@@ -226,13 +234,14 @@ def _finished_unigram_run(text: str, vocab_size: int, words: tuple[str, ...]):
     return list(run.steps), run.trainer
 
 
-@router.get("/download/unigram/train.jsonl", summary="Unigram training: one round per line")
+@router.get("/download/unigram/train.jsonl", response_class=Response, responses=JSONL_DOC,
+            summary="Unigram training: one round per line")
 def unigram_train_jsonl(data: dict = Depends(unigram_train_api)) -> Response:
     return jsonl_response(data["steps"], _filename("unigram-train", data["vocab_size"],
                                                    data["corpus"]))
 
 
-@router.get("/download/unigram/train.vocab.csv",
+@router.get("/download/unigram/train.vocab.csv", response_class=Response, responses=CSV_DOC,
             summary="Unigram training: the pieces and their scores as CSV")
 def unigram_train_vocab_csv(data: dict = Depends(unigram_train_api)) -> Response:
     rows = ((i, p, repr(s)) for i, (p, s) in enumerate(data["pieces"]))
@@ -240,7 +249,7 @@ def unigram_train_vocab_csv(data: dict = Depends(unigram_train_api)) -> Response
                         _filename("unigram-vocab", data["vocab_size"], data["corpus"]))
 
 
-@router.get("/download/unigram/lattice.jsonl",
+@router.get("/download/unigram/lattice.jsonl", response_class=Response, responses=JSONL_DOC,
             summary="The Unigram lattice: one Viterbi step per line")
 def unigram_lattice_jsonl(data: dict = Depends(unigram.lattice_api)) -> Response:
     return jsonl_response(data["steps"], _filename("unigram-lattice", data["model"]))
@@ -248,7 +257,8 @@ def unigram_lattice_jsonl(data: dict = Depends(unigram.lattice_api)) -> Response
 
 # ---- the visualiser's pipeline trace, and any tokeniser's vocabulary -----------------------------
 @router.get("/trace", tags=["api"],
-            summary="The pipeline trace of an encoding: normalise, pre-tokenise, model, post-process")
+            summary="The pipeline trace of an encoding (normalise, pre-tokenise, model, "
+                    "post-process)")
 def trace_api(request: Request, text: str = visualiser.DEFAULT_TEXT, tokenizer: str = "",
               pattern: str = "", special: bool = False) -> dict[str, Any]:
     """The stages the visualiser shows for `text` (its query parameters: `tokenizer`,
@@ -266,7 +276,8 @@ def trace_api(request: Request, text: str = visualiser.DEFAULT_TEXT, tokenizer: 
     return {"tokenizer": name, "steps": trace.to_list()}
 
 
-@router.get("/download/trace.jsonl", summary="The visualiser's pipeline trace: one stage per line")
+@router.get("/download/trace.jsonl", response_class=Response, responses=JSONL_DOC,
+            summary="The visualiser's pipeline trace: one stage per line")
 def trace_jsonl(data: dict = Depends(trace_api)) -> Response:
     return jsonl_response(data["steps"], _filename("trace", data["tokenizer"]))
 
@@ -305,7 +316,8 @@ def vocabulary_rows(tok) -> list[dict[str, Any]]:
     return rows
 
 
-@router.get("/download/vocab.csv", summary="A tokeniser's vocabulary as CSV")
+@router.get("/download/vocab.csv", response_class=Response, responses=CSV_DOC,
+            summary="A tokeniser's vocabulary as CSV")
 def vocab_csv(data: dict = Depends(vocab_api)) -> Response:
     return _vocab_csv(data["vocab"], _filename("vocab", data["tokenizer"]))
 
