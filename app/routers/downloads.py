@@ -23,9 +23,9 @@ another path (extra keys such as `step`, `page` and `play` are ignored):
 
 `/api/bpe/train_vocab`, `/api/wordpiece/train_vocab`, `/api/unigram/train`, `/api/trace` and
 `/api/vocab` are new here (the other JSON answers already existed). JSON Lines are UTF-8, one
-`json.dumps(step, ensure_ascii=False)` per line. CSV is UTF-8, RFC 4180 (CRLF rows, fields quoted where needed), with a header row; tokens are exactly as
-the model spells them (`Ġ`, `##`, `▁` kept; a token such as `=1` is not escaped for
-spreadsheets, which may read it as a formula).
+`json.dumps(step, ensure_ascii=False)` per line. CSV is UTF-8, RFC 4180 (CRLF rows, fields
+quoted where needed), with a header row; tokens are exactly as the model spells them (`Ġ`, `##`,
+`▁` kept; a token such as `=1` is not escaped for spreadsheets, which may read it as a formula).
 """
 from __future__ import annotations
 
