@@ -40,7 +40,8 @@ def _tokenizer_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--pattern", help="a tiktoken ranks file's split pattern: a preset (gpt2, "
                                      "cl100k, o200k, llama3, ...) or a regex")
     g.add_argument("--special-tokens", metavar="JSON",
-                   help='a tiktoken ranks file\'s special tokens, e.g. \'{"<|endoftext|>": 100257}\'')
+                   help="a tiktoken ranks file's special tokens, "
+                        """e.g. '{"<|endoftext|>": 100257}'""")
     _case(g)
 
 

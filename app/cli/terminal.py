@@ -100,7 +100,8 @@ class Progress:
     def _draw(self, done: int, note: str, now: float) -> None:
         if self.total:
             filled = min(self.width, self.width * done // self.total)
-            bar = f"[{'#' * filled}{'.' * (self.width - filled)}] {done:,}/{self.total:,} {self.unit}"
+            bar = (f"[{'#' * filled}{'.' * (self.width - filled)}] "
+                   f"{done:,}/{self.total:,} {self.unit}")
         else:
             bar = ""                               # an open-ended run: the note says it all
         text = " ".join(x for x in (self.label, bar, note, f"{now - self.start:.1f} s") if x)

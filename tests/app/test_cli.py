@@ -107,7 +107,8 @@ def test_encode_a_hugging_face_tokenizer_json_as_hugging_face_does(tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (("encode", "-t", "no-such-tokenizer", "x"), "no such file, and not a bundled tokeniser"),
-    (("encode", "-t", "gpt2", "--pattern", "gpt2", "x"), "--pattern applies only to tokenizer files"),
+    (("encode", "-t", "gpt2", "--pattern", "gpt2", "x"),
+     "--pattern applies only to tokenizer files"),
     (("encode", "-t", "gpt2", "--from", "tiktoken", "x"), "--from applies only to tokenizer files"),
     (("encode", "-t", "/etc/hostname", "x"), "tokvis encode: error:"),
     (("encode", "-t", "/nonexistent/vocab.txt", "x"), "no such file"),
@@ -153,7 +154,8 @@ def test_compare_prints_a_table_and_the_tokens_of_each():
     for line, name in zip(lines[1:3], ("gpt2", "bert-base-uncased")):
         n = len(tc.load(name).encode(text))
         assert line.split() == [name, str(n), f"{len(text) / n:.2f}"]
-    assert "bert-base-uncased:" in lines and "[CLS] token ization naïve [SEP]" in lines  # surfaces, as the web
+    # the chips show the tokens' surfaces in the text, as the web does
+    assert "bert-base-uncased:" in lines and "[CLS] token ization naïve [SEP]" in lines
 
 
 # ---- train, trace, export ----------------------------------------------------------------------
