@@ -172,16 +172,7 @@ def unicode_to_bytes() -> dict[str, int]:
 
 _BYTE_CHAR = bytes_to_unicode()
 _ASCII_BYTE_CHARS = {b: _BYTE_CHAR[b] for b in range(128)}      # a str.translate table
-# an ASCII run (same length in bytes) or one other character (2-4 bytes, all on its span)
-_ASCII_RUN_OR_CHAR_RE = regex.compile(r"[\x00-\x7f]+|.", regex.DOTALL)
-
-
-def _byte_chars(c: str) -> str:
-    """The byte-level spelling of one character: its UTF-8 bytes through the table.
-
-    A lone surrogate (not valid UTF-8) is spelled by its "surrogatepass" bytes.
-    """
-    return "".join(_BYTE_CHAR[b] for b in c.encode("utf-8", "surrogatepass"))
+_LATIN1_BYTE_CHARS = {b: _BYTE_CHAR[b] for b in range(256)}     # bytes read as Latin-1 -> table
 
 
 # ---- shared helpers --------------------------------------------------------------------------
@@ -579,14 +570,24 @@ def to_byte_level(piece: NormalizedString) -> NormalizedString:
     ('Ã©!', [(0, 1), (0, 1), (1, 2)])
     """
     text = piece.normalized
+    start = piece.span(0, 0)[0]
     if text.isascii():                      # the common case: one byte per character
-        return piece.transform([(0, len(text), text.translate(_ASCII_BYTE_CHARS))])
-    segments = []
-    for m in _ASCII_RUN_OR_CHAR_RE.finditer(text):
-        run = m.group()
-        out = run.translate(_ASCII_BYTE_CHARS) if run.isascii() else _byte_chars(run)
-        segments.append((m.start(), m.end(), out))
-    return piece.transform(segments)
+        out = text.translate(_ASCII_BYTE_CHARS)
+        if piece.is_identity:
+            return NormalizedString(piece.original, _normalized=out, _shift=start)
+        return NormalizedString(piece.original, _normalized=out, _align=piece.alignments,
+                                _shift=start)
+    # every byte of a character takes that character's span in the original text
+    data = text.encode("utf-8", "surrogatepass")
+    out = data.decode("latin-1").translate(_LATIN1_BYTE_CHARS)
+    align = [span for c, span in zip(text, piece.alignments) for _ in range(_utf8_length(c))]
+    return NormalizedString(piece.original, _normalized=out, _align=align, _shift=start)
+
+
+def _utf8_length(c: str) -> int:
+    """How many UTF-8 bytes `c` takes (a lone surrogate: 3, as "surrogatepass" writes it)."""
+    cp = ord(c)
+    return 1 if cp < 0x80 else 2 if cp < 0x800 else 3 if cp < 0x10000 else 4
 
 
 class Metaspace(PreTokenizerBase):

@@ -254,6 +254,29 @@ class BPE:
         rule = "ranked by token id (tiktoken)" if self.rank_by == "tokens" else "ranked by merge order"
         return f"{kind}, {len(self.vocab):,} tokens, {rule}"
 
+    def to_hf_config(self) -> dict:
+        """The model section of a tokenizer.json (HF's BPE). A tiktoken-style model ("tokens")
+        is written with its merges recovered from the ranks and `ignore_merges` (a piece that
+        is a token is that token, tiktoken's shortcut); its special tokens are the tokenizer's
+        added tokens, not the model's. The textbook model has no form: its "</w>" is a symbol
+        of its own, where HF's `end_of_word_suffix` is glued to the word's last character.
+
+        >>> BPE({"a": 0, "b": 1, "ab": 2}, [("a", "b")]).to_hf_config()["merges"]
+        [['a', 'b']]
+        """
+        if self.end_of_word:
+            raise ValueError(
+                f"the textbook BPE has no exact tokenizer.json form: its {self.end_of_word!r} is "
+                "a symbol of its own that merges like any other, where Hugging Face's "
+                "end_of_word_suffix is glued to each word's last character. Save it as "
+                "vocab.json + merges.txt instead (format=\"vocab_merges\", a directory)")
+        return {"type": "BPE", "dropout": None, "unk_token": self.unk_token,
+                "continuing_subword_prefix": None, "end_of_word_suffix": None,
+                "fuse_unk": False, "byte_fallback": False,
+                "ignore_merges": self.rank_by == "tokens",
+                "vocab": dict(sorted(self.vocab.items(), key=lambda kv: kv[1])),
+                "merges": [[a, b] for a, b in self.merges]}
+
     def tokenize(self, piece: str) -> list[tuple[str, int, int, int]]:
         """The tokens of one piece as (token, id, start, end), positions in the piece.
 
@@ -338,8 +361,11 @@ class BPE:
         >>> [(s.parts, s.merged) for s in m.encode_steps("low")]
         [(('l', 'o', 'w'), 'lo'), (('lo', 'w'), 'low')]
         """
-        parts = self.initial_parts(piece)
-        index = 0
+        yield from self._merge_steps(self.initial_parts(piece), 0, limit)
+
+    def _merge_steps(self, parts: list[str], index: int,
+                     limit: int | None) -> Iterator[BpeEncodeStep]:
+        """The textbook loop: rank every adjacent pair, merge the lowest (leftmost on a tie)."""
         while len(parts) > 1:
             candidates = []
             for i in range(len(parts) - 1):
@@ -349,10 +375,14 @@ class BPE:
             if not candidates:
                 return
             chosen, rank = min(candidates, key=lambda c: (c[1], c[0]))
-            merged = parts[chosen] + parts[chosen + 1]
+            merged = self._join(parts[chosen], parts[chosen + 1])
             yield BpeEncodeStep(index, tuple(parts), tuple(candidates), chosen, rank, merged)
             parts = parts[:chosen] + [merged] + parts[chosen + 2:]
             index += 1
+
+    def _join(self, left: str, right: str) -> str:
+        """The symbol a merge of `left` and `right` makes (a subword prefix changes it in HF)."""
+        return left + right
 
     def _with_ids(self, parts: list[str]) -> list[tuple[str, int, int, int]]:
         """Attach ids and positions in the piece (the end-of-word symbol has no width)."""

@@ -387,22 +387,6 @@ class HFBpe(BPE):
             index = 1
         yield from self._merge_steps(parts, index, limit)
 
-    def _merge_steps(self, parts: list[str], index: int,
-                     limit: int | None) -> Iterator[BpeEncodeStep]:
-        """The textbook loop: rank every adjacent pair, merge the lowest (leftmost on a tie)."""
-        while len(parts) > 1:
-            candidates = []
-            for i in range(len(parts) - 1):
-                r = self.rank(parts[i], parts[i + 1])
-                if r is not None and (limit is None or r < limit):
-                    candidates.append((i, r))
-            if not candidates:
-                return
-            chosen, rank = min(candidates, key=lambda c: (c[1], c[0]))
-            merged = self._join(parts[chosen], parts[chosen + 1])
-            yield BpeEncodeStep(index, tuple(parts), tuple(candidates), chosen, rank, merged)
-            parts = parts[:chosen] + [merged] + parts[chosen + 2:]
-            index += 1
 
     def _split_of(self, token: str) -> tuple[str, str] | None:
         made = getattr(self, "_made_by", None)
