@@ -11,12 +11,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .config import Settings
 from .embed import embed_mode
-from .render import ROOT, render
+from .render import STATIC_DIR, render
 from .routers import analytics, api, compare, corpora, docs, tokenizers, visualiser, vocab
 from .routers import wordpiece
 from .routers import unigram
 from .routers import bpe
 from .routers import check
+from .routers import downloads
 from .routers import lessons
 from .routers import worksheets
 from .store import CorpusStore
@@ -35,7 +36,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.store = CorpusStore(settings.db_path)
     app.state.trained = TrainedTokenizers(app.state.store)
     app.state.uploads = UploadedTokenizers(app.state.store)
-    app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
+    app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     app.include_router(visualiser.router)
     app.include_router(corpora.router)
     app.include_router(compare.router)
@@ -51,6 +52,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(check.router)
     app.include_router(lessons.router)
     app.include_router(worksheets.router)
+    app.include_router(downloads.router)
 
     @app.middleware("http")
     async def server_timing(request: Request, call_next):
