@@ -8,6 +8,7 @@ and without byte fallback, and the tokenizers with no exact form (a ValueError t
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from pathlib import Path
@@ -97,6 +98,18 @@ def compare(ours, ref: Tokenizer, texts=TEXTS, *, sentencepiece: bool = False) -
     assert skipped <= max(1, len(texts) // 8), f"{skipped} of {len(texts)} texts normalise apart"
 
 
+def same_json(a, b) -> bool:
+    """Equal JSON, floats equal to 1e-15 relative (serde_json's float parsing, without its
+    float_roundtrip feature, can land one ulp off)."""
+    if isinstance(a, float) and isinstance(b, float):
+        return math.isclose(a, b, rel_tol=1e-15, abs_tol=0.0)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return list(a) == list(b) and all(same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
 def save_and_check(ours, tmp_path: Path, *, sentencepiece: bool = False, texts=TEXTS) -> Tokenizer:
     """Save `ours` as tokenizer.json; HF's `from_file` and our `tc.load` both match it."""
     path = tmp_path / "tokenizer.json"
@@ -110,7 +123,8 @@ def save_and_check(ours, tmp_path: Path, *, sentencepiece: bool = False, texts=T
             assert a.ids == b.ids, text[:60]
         else:
             assert view(a) == view(b), text[:60]
-    assert Tokenizer.from_str(json.dumps(ours.to_hf_json())).to_str() == ref.to_str()
+    # HF writes back what it read as we wrote it (its JSON reader may move a float by one ulp)
+    assert same_json(json.loads(ref.to_str()), json.loads(path.read_text("utf-8")))
     return ref
 
 
