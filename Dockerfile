@@ -1,15 +1,22 @@
-# The app, as `make run` starts it (no test dependencies). Build: docker build -t tokvis .
-FROM python:3.11-slim
-ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 TOKVIS_DB=/data/store.sqlite3
-RUN useradd --create-home --uid 10001 tokvis && mkdir /data && chown tokvis /data
-WORKDIR /app
+# The app as `pip install .` installs it: the wheel (code, bundled data, templates, static files)
+# and its pinned dependencies, no test dependencies, no source tree.
+# Build: docker build -t tokvis .    Run: docker run -p 8000:8000 -v tokvis-data:/data tokvis
+FROM python:3.11-slim AS build
+WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY tokenizers_core ./tokenizers_core
 COPY app ./app
 COPY templates ./templates
 COPY static ./static
-RUN pip install --no-cache-dir -e .
+RUN pip wheel --no-cache-dir --no-deps -w /dist .
+
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 TOKVIS_DB=/data/store.sqlite3
+COPY --from=build /dist /dist
+RUN pip install --no-cache-dir /dist/*.whl && rm -rf /dist
+RUN useradd --create-home --uid 10001 tokvis && mkdir /data && chown tokvis /data
 USER tokvis
+WORKDIR /home/tokvis
 EXPOSE 8000
 VOLUME ["/data"]
-CMD ["python", "-m", "uvicorn", "app.main:app", "--host", "0.0.0.0", "--port", "8000"]
+CMD ["tokvis", "serve", "--host", "0.0.0.0", "--port", "8000"]

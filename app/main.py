@@ -17,7 +17,7 @@ from . import limits, openapi
 from .config import Settings
 from .embed import embed_mode
 from .jobs import ClientGone, Engine, QueueFull, current_request
-from .render import ROOT, render
+from .render import STATIC_DIR, render
 from .security import SecurityMiddleware
 from .step_runs import StepRuns
 from .routers import analytics, api, compare, corpora, docs, tokenizers, visualiser, vocab
@@ -25,6 +25,7 @@ from .routers import wordpiece
 from .routers import unigram
 from .routers import bpe
 from .routers import check
+from .routers import downloads
 from .routers import lessons
 from .routers import worksheets
 from .store import CorpusStore
@@ -96,7 +97,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.step_runs = StepRuns(workers=settings.job_workers, queue=settings.job_queue,
                                    cpu_seconds=settings.job_cpu_seconds)
     app.state.uploads = UploadedTokenizers(app.state.store)
-    app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
+    app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     app.include_router(visualiser.router)
     app.include_router(corpora.router)
     app.include_router(compare.router)
@@ -112,6 +113,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(check.router)
     app.include_router(lessons.router)
     app.include_router(worksheets.router)
+    app.include_router(downloads.router)
 
     # outermost last: RequestContext (timing, HEAD, the request for jobs), then the headers and
     # the cross-site check, then FastAPI's own

@@ -29,7 +29,16 @@ def page_globals(request: Request) -> dict[str, Any]:
     return {"stored_corpora": lambda: stored_corpora(request)}
 
 
-templates = Jinja2Templates(directory=str(ROOT / "templates"), context_processors=[page_globals])
+def asset_dir(name: str) -> Path:
+    """`templates` or `static`: inside the package when installed from a wheel (pyproject maps
+    them to app/templates and app/static), else at the top of the checkout."""
+    packaged = Path(__file__).resolve().parent / name
+    return packaged if packaged.is_dir() else ROOT / name
+
+
+TEMPLATES_DIR = asset_dir("templates")
+STATIC_DIR = asset_dir("static")
+templates = Jinja2Templates(directory=str(TEMPLATES_DIR), context_processors=[page_globals])
 env = templates.env
 env.autoescape = True  # everything a user types is text; never turn this off
 env.filters["visible"] = display.visible

@@ -73,17 +73,22 @@ class StepRuns:
         self._pool.submit(self._work, run)
         return run
 
-    def wait(self, run: Run, gone: Callable[[], bool] = client_gone) -> Run:
+    def wait(self, run: Run, gone: Callable[[], bool] = client_gone,
+             timeout: float | None = None) -> Run:
         """Wait for the run to end; ValueError if it failed or was stopped. If the client
-        leaves first and no other request waits for this run, the run is cancelled."""
+        leaves first and no other request waits for this run, the run is cancelled. With a
+        `timeout`, the run may come back still active (it goes on)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
         run.waiters += 1
         try:
-            while not run.finished.wait(0.25):
+            while not run.finished.wait(0.25 if timeout is None else min(0.25, timeout)):
                 run.seen()
                 if gone():
                     if run.waiters == 1:
                         run.cancelled.set()
                     raise ClientGone(f"the client left; training {run.key!r} stopped")
+                if deadline is not None and time.monotonic() >= deadline:
+                    return run
         finally:
             run.waiters -= 1
         if run.status != "done":

@@ -668,6 +668,9 @@ class Replace(_Normalizer):
         if not text:
             return ns
         n = len(self.content)
+        if isinstance(self.pattern, str) and len(self.pattern) == 1 == n:
+            # one character for another: each keeps its own span (the common " " -> "▁")
+            return _same_length(ns, text.replace(self.pattern, self.content))
         # Offsets, as Hugging Face's NormalizedString::replace: each replacement character
         # comes from the last matched character (the one before an empty match).
         return _apply_edits(ns, [(start, end, self.content,

@@ -27,7 +27,7 @@ import regex
 from .hf_regex import compile_hf
 from .normalized import NormalizedString
 from .normalizers import (NFC, NFD, NFKC, NFKD, BertNormalizer, Lowercase, Prepend, Replace,
-                          Sequence, Strip, StripAccents, _checked, _Normalizer)
+                          Sequence, Strip, StripAccents, _checked, _Normalizer, _same_length)
 from .sentencepiece import PrecompiledCharsMap
 
 __all__ = ["ByteLevel", "Nmt", "Precompiled", "from_hf_config", "hf_transform"]
@@ -224,6 +224,7 @@ _NMT_DROP = frozenset([*range(0x01, 0x09), 0x0B, *range(0x0E, 0x20), 0x7F, 0x8F,
 _NMT_SPACE = frozenset([0x09, 0x0A, 0x0C, 0x0D, 0x1680, *range(0x200B, 0x2010), 0x2028, 0x2029,
                         0x2581, 0xFEFF, 0xFFFD])
 _NMT_TABLE = {**{cp: None for cp in _NMT_DROP}, **{cp: " " for cp in _NMT_SPACE}}
+_NMT_DROPPED = regex.compile("[" + "".join(f"\\U{cp:08X}" for cp in sorted(_NMT_DROP)) + "]")
 _NMT_CANDIDATES = regex.compile("[" + "".join(f"\\U{cp:08X}" for cp in sorted(_NMT_TABLE))
                                 + "]")
 
@@ -243,6 +244,8 @@ class Nmt(_Normalizer):
         text = _checked(ns).normalized
         if not _NMT_CANDIDATES.search(text):
             return ns
+        if not _NMT_DROPPED.search(text):           # only spaces: one for one
+            return _same_length(ns, text.translate(_NMT_TABLE))
         kept = [(i, c) for i, c in enumerate(text) if ord(c) not in _NMT_DROP]
         source = ns.alignments
         start = ns.span(0, 0)[0]

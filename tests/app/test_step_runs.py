@@ -83,3 +83,11 @@ def test_errors_in_the_work_are_reported():
     runs = StepRuns(workers=1, queue=1)
     with pytest.raises(ValueError, match="too large"):
         runs.wait(runs.start("a", bad), gone=lambda: False)
+
+
+def test_a_wait_with_a_timeout_keeps_the_run_going():
+    runs = StepRuns(workers=1, queue=1, cpu_seconds=60, abandon=0.3)
+    run = runs.start("a", Spin())
+    assert runs.wait(run, gone=lambda: False, timeout=0.8) is run
+    assert run.active and run.status == "running"     # waited past `abandon`: not dropped
+    run.cancelled.set()

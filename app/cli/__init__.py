@@ -1,0 +1,165 @@
+"""The `tokvis` command: serve the app, and encode / train / trace / compare / export from a
+terminal.
+
+    tokvis serve [--host H] [--port P] [--workers N] [--db FILE]
+    tokvis encode -t NAME|FILE [--json] TEXT|-
+    tokvis train ALGO CORPUS --vocab-size N [-o OUT] [--format F]
+    tokvis trace ALGO CORPUS --vocab-size N [--steps A:B]
+    tokvis compare -t A -t B [...] TEXT|-
+    tokvis export NAME|FILE -o OUT [--format F]
+
+`--format` is always the format written; `--from` names a tokenizer file's own format.
+
+Stdlib `argparse`: six subcommands and a dozen options need nothing more, and the command then
+starts without importing a framework (only `serve` imports FastAPI and uvicorn). Errors are one
+line on stderr and exit status 1 (2 for a usage error, 130 for Ctrl-C, 70 for a bug: set
+TOKVIS_DEBUG=1 to see its traceback), never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Sequence
+
+from . import commands
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error as one line (and a pointer to --help)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _tokenizer_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("tokenizer files (not the bundled names)")
+    g.add_argument("--from", dest="in_format", metavar="F",
+                   help="the file's format, if sniffing its content is not enough: hf_json, "
+                        "tiktoken, sentencepiece, vocab_txt")
+    g.add_argument("--pattern", help="a tiktoken ranks file's split pattern: a preset (gpt2, "
+                                     "cl100k, o200k, llama3, ...) or a regex")
+    g.add_argument("--special-tokens", metavar="JSON",
+                   help="a tiktoken ranks file's special tokens, "
+                        """e.g. '{"<|endoftext|>": 100257}'""")
+    _case(g)
+
+
+def _case(g) -> None:
+    case = g.add_mutually_exclusive_group()
+    case.add_argument("--lowercase", dest="lowercase", action="store_true", default=None,
+                      help="lowercase the text first (WordPiece)")
+    case.add_argument("--cased", dest="lowercase", action="store_false",
+                      help="keep the case (WordPiece)")
+
+
+def _colour(p: argparse.ArgumentParser) -> None:
+    c = p.add_mutually_exclusive_group()
+    c.add_argument("--color", "--colour", dest="colour", action="store_true", default=None,
+                   help="colour the chips even when the output is not a terminal")
+    c.add_argument("--no-color", "--no-colour", dest="colour", action="store_false",
+                   help="never colour (also: NO_COLOR=1)")
+
+
+def _training(p: argparse.ArgumentParser) -> None:
+    p.add_argument("algorithm", metavar="ALGO",
+                   help="bpe, byte_bpe, sentencepiece_bpe, wordpiece or unigram")
+    p.add_argument("corpus", metavar="CORPUS",
+                   help="a text file, - for stdin, or a bundled corpus (botchan, udhr/eng, ...)")
+    p.add_argument("--vocab-size", type=int, required=True, metavar="N")
+    g = p.add_argument_group("training options (where the algorithm takes them)")
+    g.add_argument("--pattern", help="byte_bpe: the split pattern (gpt2, cl100k, o200k)")
+    g.add_argument("--min-frequency", type=int, metavar="N",
+                   help="bpe, byte_bpe, wordpiece: merge only pairs seen at least N times")
+    g.add_argument("--special-tokens", metavar="JSON",
+                   help='byte_bpe, wordpiece: special tokens first, e.g. \'["<|endoftext|>"]\'')
+    _case(g)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="tokvis", description="Watch tokenisers work: the web app, and the "
+                     "same engine from a terminal.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    p = sub.add_parser("serve", help="run the web app")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--db", metavar="FILE", help="the SQLite store (default: $TOKVIS_DB, else "
+                   "~/.local/share/tokvis/store.sqlite3)")
+    p.set_defaults(run=commands.serve)
+
+    p = sub.add_parser("encode", help="tokenise a text: chips, ids and counts")
+    p.add_argument("-t", "--tokenizer", default="cl100k_base", metavar="NAME|FILE",
+                   help="a bundled tokeniser (gpt2, cl100k_base, bert-base-uncased, ...) or a "
+                        "tokenizer file (default: cl100k_base)")
+    p.add_argument("text", metavar="TEXT|-", help="the text, or - to read stdin")
+    p.add_argument("--json", action="store_true", help='print {"ids", "tokens", "offsets"}')
+    p.add_argument("--allow-special", action="store_true",
+                   help="read <|endoftext|> and friends in the text as special tokens")
+    _colour(p)
+    _tokenizer_options(p)
+    p.set_defaults(run=commands.encode)
+
+    p = sub.add_parser("train", help="train a tokeniser; save it with -o")
+    _training(p)
+    p.add_argument("-o", "--output", metavar="OUT", help="save the tokeniser here")
+    p.add_argument("--format", dest="out_format", metavar="F",
+                   help="the saved format (default: from OUT's extension)")
+    bar = p.add_mutually_exclusive_group()
+    bar.add_argument("--progress", dest="progress", action="store_true", default=None,
+                     help="show the progress bar even when stderr is not a terminal")
+    bar.add_argument("--no-progress", dest="progress", action="store_false")
+    p.set_defaults(run=commands.train)
+
+    p = sub.add_parser("trace", help="training steps as JSON Lines on stdout")
+    _training(p)
+    p.add_argument("--steps", metavar="A:B", help="only steps A to B (as a Python slice of "
+                                                  "the steps: 0:10 is the first ten)")
+    p.set_defaults(run=commands.trace)
+
+    p = sub.add_parser("compare", help="several tokenisers on one text")
+    p.add_argument("-t", "--tokenizer", dest="tokenizers", action="append", required=True,
+                   metavar="NAME|FILE", help="give it two or more times")
+    p.add_argument("text", metavar="TEXT|-")
+    _colour(p)
+    _tokenizer_options(p)
+    p.set_defaults(run=commands.compare)
+
+    p = sub.add_parser("export", help="convert a tokeniser (bundled or a file) to another format")
+    p.add_argument("source", metavar="NAME|FILE")
+    p.add_argument("-o", "--output", required=True, metavar="OUT")
+    p.add_argument("--format", dest="out_format", metavar="F",
+                   help="the saved format (default: from OUT's extension)")
+    _tokenizer_options(p)
+    p.set_defaults(run=commands.export)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args) or 0
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:                 # `tokvis trace ... | head`: stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+    except (ValueError, OSError, LookupError) as exc:
+        sys.stderr.write(f"tokvis {args.command}: error: {_one_line(exc)}\n")
+        return 1
+    except Exception as exc:                # a bug, not bad input: still one line, unless asked
+        if os.environ.get("TOKVIS_DEBUG"):
+            raise
+        sys.stderr.write(f"tokvis {args.command}: internal error: {type(exc).__name__}: "
+                         f"{_one_line(exc)} (TOKVIS_DEBUG=1 shows the traceback)\n")
+        return 70
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror and exc.filename:
+        return f"{exc.filename}: {exc.strerror}"
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text.strip("'\"") if isinstance(exc, KeyError) else text

@@ -1,0 +1,4 @@
+"""`python -m app.cli ...`: the `tokvis` command."""
+from . import main
+
+raise SystemExit(main())

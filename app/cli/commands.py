@@ -1,0 +1,248 @@
+"""What each `tokvis` subcommand does (the parser is in `app/cli/__init__.py`).
+
+Each function takes the parsed arguments, prints its result on stdout (progress and notes on
+stderr) and returns the exit status; bad input is a ValueError or OSError with a message the
+user can act on (`main` prints it as one line).
+"""
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import os
+import sys
+import time
+from typing import Any
+
+import tokenizers_core as tc
+from tokenizers_core import pretrained
+from tokenizers_core.corpora import corpus_names, load_corpus
+from tokenizers_core.stepping import training_run
+
+from .terminal import Progress, chip_line, pairs_text, table, use_colour
+
+
+# ---- inputs ------------------------------------------------------------------------------------
+def read_text(arg: str) -> str:
+    """The TEXT argument, or stdin for `-` (read as UTF-8)."""
+    if arg != "-":
+        return arg
+    return _utf8(sys.stdin.buffer.read(), "stdin")
+
+
+def read_corpus(arg: str) -> tuple[str, str]:
+    """(text, label) of a CORPUS argument: `-` (stdin), a file, or a bundled corpus name."""
+    if arg == "-":
+        return _utf8(sys.stdin.buffer.read(), "stdin"), "stdin"
+    if os.path.isfile(arg):
+        with open(arg, "rb") as fh:
+            return _utf8(fh.read(), arg), arg
+    if arg in corpus_names():
+        return load_corpus(arg), arg
+    raise ValueError(f"{arg}: no such file, and not a bundled corpus (botchan, udhr/eng, "
+                     "udhr/<code>, ...)")
+
+
+def _utf8(data: bytes, where: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{where} is not UTF-8 text (byte {exc.start})") from None
+
+
+def _json_option(raw: str | None, kind: type, example: str) -> Any:
+    if raw is None:
+        return None
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"--special-tokens is not JSON ({exc.msg}); e.g. {example}") from None
+    if not isinstance(value, kind):
+        raise ValueError(f"--special-tokens must be a JSON {kind.__name__}, e.g. {example}")
+    return value
+
+
+def load_tokenizer(source: str, args: argparse.Namespace) -> tc.Tokenizer:
+    """A bundled tokeniser by name, or a tokenizer file with the file options given."""
+    options: dict[str, Any] = {}
+    specials = _json_option(args.special_tokens, dict, '\'{"<|endoftext|>": 100257}\'')
+    if specials is not None:
+        options["special_tokens"] = specials
+    if args.pattern:
+        options["pattern"] = args.pattern
+    if args.lowercase is not None:
+        options["lowercase"] = args.lowercase
+    if args.in_format:
+        options["format"] = args.in_format
+    if options and pretrained.is_bundled(source) and not os.path.isfile(source):
+        flags = {"special_tokens": "--special-tokens", "pattern": "--pattern",
+                 "lowercase": "--lowercase/--cased", "format": "--from"}
+        given = ", ".join(flags[k] for k in options)
+        verb = "apply" if len(options) > 1 else "applies"
+        raise ValueError(f"{given} {verb} only to tokenizer files; {source} is a bundled "
+                         "tokeniser")
+    if not pretrained.is_bundled(source) and not os.path.exists(source):
+        raise ValueError(f"{source}: no such file, and not a bundled tokeniser (e.g. gpt2, "
+                         f"cl100k_base, o200k_base, bert-base-uncased)")
+    return tc.load(source, **options)
+
+
+def _encode(tok: tc.Tokenizer, text: str, allow_special: bool) -> tc.Encoding:
+    if allow_special:
+        if "allowed_special" not in inspect.signature(tok.encode).parameters:
+            raise ValueError(f"{tok.name} has no special tokens to allow in the text")
+        return tok.encode(text, allowed_special="all")
+    return tok.encode(text)
+
+
+def _save(tok: tc.Tokenizer, path: str, fmt: str | None) -> str:
+    """Write `tok` (the format from `fmt` or the extension); returns the format written."""
+    save = getattr(tok, "save", None)
+    if save is None:                       # until Tokenizer.save wraps it
+        from tokenizers_core import formats
+        return formats.save(tok, path, fmt)
+    return save(path, format=fmt) or fmt or ""
+
+
+# ---- the commands ------------------------------------------------------------------------------
+def serve(args: argparse.Namespace) -> int:
+    if not 0 <= args.port <= 65535:
+        raise ValueError(f"--port must be between 0 and 65535, got {args.port}")
+    if args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {args.workers}")
+    if args.db:
+        os.environ["TOKVIS_DB"] = os.path.abspath(args.db)
+    import uvicorn
+    if args.workers == 1:
+        from app.main import app                   # a bad setting fails here, as one line
+        uvicorn.run(app, host=args.host, port=args.port)
+    else:
+        uvicorn.run("app.main:app", host=args.host, port=args.port, workers=args.workers)
+    return 0
+
+
+def encode(args: argparse.Namespace) -> int:
+    tok = load_tokenizer(args.tokenizer, args)
+    text = read_text(args.text)
+    enc = _encode(tok, text, args.allow_special)
+    if args.json:
+        print(json.dumps({"ids": enc.ids, "tokens": enc.tokens,
+                          "offsets": [list(o) for o in enc.offsets]}, ensure_ascii=False))
+        return 0
+    colour = use_colour(args.colour, sys.stdout)
+    print(chip_line(tok, text, enc, colour))
+    print("ids:", " ".join(map(str, enc.ids)))
+    n = len(enc)
+    per = f"{len(text) / n:.2f}" if n else "-"
+    print(f"{n:,} tokens · {len(text):,} characters · {len(text.encode('utf-8')):,} bytes · "
+          f"{per} characters/token ({tok.name})")
+    return 0
+
+
+def _training_options(args: argparse.Namespace) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if args.pattern:
+        options["pattern"] = args.pattern
+    if args.min_frequency is not None:
+        options["min_frequency"] = args.min_frequency
+    specials = _json_option(args.special_tokens, list, '\'["<|endoftext|>"]\'')
+    if specials is not None:
+        options["special_tokens"] = specials
+    if args.lowercase is not None:
+        options["lowercase"] = args.lowercase
+    return options
+
+
+def train(args: argparse.Namespace) -> int:
+    text, label = read_corpus(args.corpus)
+    start = time.monotonic()
+    run = training_run(args.algorithm, text.splitlines(), args.vocab_size,
+                       **_training_options(args))
+    forced = args.progress is True
+    unit = "" if run.expected is None else "merges"
+    bar = Progress(f"training {args.algorithm}", run.expected, unit,
+                   enabled=sys.stderr.isatty() if args.progress is None else args.progress,
+                   delay=0.0 if forced else 0.5)
+    note = ""
+    for step in run:
+        if run.expected is None:                 # unigram: rounds, the vocabulary shrinking
+            note = f"round {step.round}: {step.vocab_size:,} pieces"
+        bar.update(run.done, note)
+    tok = run.tokenizer()
+    bar.close(run.done, note)
+    seconds = time.monotonic() - start
+    if args.output:
+        written = _save(tok, args.output, args.out_format)
+        print(f"wrote {args.output} ({written}, {tok.vocab_size:,} tokens, {args.algorithm}, "
+              f"{seconds:.1f} s)", file=sys.stderr)
+        return 0
+    print(f"{args.algorithm} trained on {label}: {len(text.splitlines()):,} lines, "
+          f"{len(text):,} characters, in {seconds:.1f} s")
+    merges = getattr(tok.model, "merges", None)
+    if merges is not None and args.algorithm != "unigram":
+        print(f"vocabulary: {tok.vocab_size:,} tokens, {len(merges):,} merges")
+        print("first merges:", pairs_text(merges[:8]))
+        print("last merges: ", pairs_text(merges[-8:]))
+    else:
+        pieces = sorted(getattr(tok.model, "pieces", []), key=lambda p: -p[1])
+        print(f"vocabulary: {tok.vocab_size:,} pieces, after {run.done} steps (seed, EM + pruning "
+              "rounds, final)")
+        print("most likely pieces:", ", ".join(p for p, _s in pieces[:12]))
+    print("(save it with -o tokenizer.json, or see every step with `tokvis trace`)")
+    return 0
+
+
+def _slice(raw: str | None) -> slice:
+    if raw is None:
+        return slice(0, None)
+    a, sep, b = raw.partition(":")
+    try:
+        start = int(a) if a.strip() else 0
+        stop = int(b) if b.strip() else None
+        if not sep:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"--steps takes A:B (e.g. 0:10, 100:, :5), got {raw!r}") from None
+    if start < 0 or (stop is not None and stop < 0):
+        raise ValueError(f"--steps counts from the first step: no negative numbers ({raw!r})")
+    return slice(start, stop)
+
+
+def trace(args: argparse.Namespace) -> int:
+    wanted = _slice(args.steps)
+    text, _label = read_corpus(args.corpus)
+    run = training_run(args.algorithm, text.splitlines(), args.vocab_size,
+                       **_training_options(args))
+    out = sys.stdout
+    for i, step in enumerate(run):
+        if wanted.stop is not None and i >= wanted.stop:
+            break                                # the rest is not needed: stop training
+        if i >= wanted.start:
+            out.write(json.dumps(step.to_dict(), ensure_ascii=False) + "\n")
+    out.flush()
+    return 0
+
+
+def compare(args: argparse.Namespace) -> int:
+    if len(args.tokenizers) < 2:
+        raise ValueError("give two or more tokenisers to compare: -t A -t B")
+    text = read_text(args.text)
+    colour = use_colour(args.colour, sys.stdout)
+    results = []
+    for source in args.tokenizers:
+        tok = load_tokenizer(source, args)
+        results.append((source, tok, tok.encode(text)))
+    rows = [(name, len(enc), f"{len(text) / len(enc):.2f}" if len(enc) else "-")
+            for name, _tok, enc in results]
+    print(table(rows, ("tokenizer", "tokens", "chars/token")))
+    for name, tok, enc in results:
+        print(f"\n{name}:")
+        print(chip_line(tok, text, enc, colour))
+    return 0
+
+
+def export(args: argparse.Namespace) -> int:
+    tok = load_tokenizer(args.source, args)
+    written = _save(tok, args.output, args.out_format)
+    print(f"wrote {args.output} ({written}, {tok.vocab_size:,} tokens)", file=sys.stderr)
+    return 0

@@ -1,0 +1,332 @@
+"""Downloads: every step-through as JSON Lines, merge lists and vocabularies as CSV.
+
+A download is the JSON API's answer in another shape, never a second computation: each route
+takes the JSON endpoint itself as its dependency (`Depends(bpe.train_steps_api)`), so it accepts
+the same query parameters, validates them the same way, fails with the same 4xx, and writes one
+line per step dict of the answer (one CSV row per merge / token).
+
+The query parameters are those of the view, so a view's download URL is its own query string on
+another path (extra keys such as `step`, `page` and `play` are ignored):
+
+| view                  | JSON API                    | downloads (`/api/download/...`)                  |
+|-----------------------|-----------------------------|--------------------------------------------------|
+| `/bpe/train`          | `/api/bpe/train_steps`      | `bpe/train.jsonl`, `bpe/train.merges.csv`        |
+|                       | `/api/bpe/train_vocab`      | `bpe/train.vocab.csv`                            |
+| `/bpe/encode`         | `/api/bpe/encode_steps`     | `bpe/encode.jsonl`                               |
+| `/wordpiece/train`    | `/api/wordpiece/train_steps`| `wordpiece/train.jsonl`, `wordpiece/train.merges.csv` |
+|                       | `/api/wordpiece/train_vocab`| `wordpiece/train.vocab.csv`                      |
+| `/wordpiece/encode`   | `/api/wordpiece/encode_steps` | `wordpiece/encode.jsonl`                       |
+| `/unigram/train`      | `/api/unigram/train`        | `unigram/train.jsonl`, `unigram/train.vocab.csv` |
+| `/unigram/lattice`    | `/api/unigram/lattice`      | `unigram/lattice.jsonl`                          |
+| `/` (the visualiser)  | `/api/trace`                | `trace.jsonl`                                    |
+| any tokeniser         | `/api/vocab`                | `vocab.csv` (bundled name, trained or uploaded handle) |
+
+`/api/bpe/train_vocab`, `/api/wordpiece/train_vocab`, `/api/unigram/train`, `/api/trace` and
+`/api/vocab` are new here (the other JSON answers already existed). JSON Lines are UTF-8, one
+`json.dumps(step, ensure_ascii=False)` per line. CSV is UTF-8, RFC 4180 (CRLF rows, fields
+quoted where needed), with a header row; tokens are exactly as the model spells them (`Ġ`, `##`,
+`▁` kept; a token such as `=1` is not escaped for spreadsheets, which may read it as a formula).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from typing import Any, Iterable
+
+from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi.responses import Response
+
+from tokenizers_core.bert import count_words
+from tokenizers_core.models.bpe_explore import training_session
+from tokenizers_core.models.wordpiece_train import WordPieceTrainer
+
+from ..deps import (UnknownTokenizer, check_text, resolve_tokenizer, special_kwargs, step_runs,
+                    store)
+from ..trained import corpus_text as corpus_by_ref
+from . import bpe, unigram, visualiser, wordpiece
+
+router = APIRouter(prefix="/api", tags=["downloads"])
+
+UNIGRAM_WAIT_SECONDS = 30.0     # a Unigram download waits this long for its training run
+JSONL_DOC: dict = {200: {"content": {"application/x-ndjson": {}},
+                         "description": "JSON Lines: one step per line (an attachment)"}}
+CSV_DOC: dict = {200: {"content": {"text/csv": {}},
+                       "description": "CSV with a header row (an attachment)"}}
+
+
+# ---- shaping ------------------------------------------------------------------------------------
+def _filename(*parts: object) -> str:
+    """A safe, readable file name from its parts.
+
+    >>> _filename("bpe-train", "byte_bpe", 300, "udhr/eng") + ".jsonl"
+    'bpe-train-byte_bpe-300-udhr-eng.jsonl'
+    >>> _filename("trace", "../../etc/passwd", "a" * 64)
+    'trace-etc-passwd-aaaaaaaaaaaa'
+    """
+    words = []
+    for part in parts:
+        word = re.sub(r"[^A-Za-z0-9_.]+", "-", str(part)).strip("-.")
+        if re.fullmatch(r"[0-9a-f]{64}", word):
+            word = word[:12]                       # a stored corpus: its sha256, shortened
+        if word:
+            words.append(word[:40])
+    return "-".join(words) or "download"
+
+
+def jsonl_response(rows: Iterable[dict[str, Any]], filename: str) -> Response:
+    body = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    return Response(body.encode("utf-8"), media_type="application/x-ndjson",
+                    headers={"Content-Disposition": f'attachment; filename="{filename}.jsonl"'})
+
+
+def csv_response(header: list[str], rows: Iterable[Iterable[Any]], filename: str) -> Response:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")     # RFC 4180; and a token "\r" is quoted
+    writer.writerow(header)
+    writer.writerows(rows)
+    return Response(out.getvalue().encode("utf-8"), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{filename}.csv"'})
+
+
+def _corpus_label(corpus: str) -> str:
+    return corpus or "default"
+
+
+# ---- BPE -----------------------------------------------------------------------------------------
+@router.get("/download/bpe/train.jsonl", response_class=Response, responses=JSONL_DOC,
+            summary="BPE training: one merge step per line")
+def bpe_train_jsonl(data: dict = Depends(bpe.train_steps_api)) -> Response:
+    return jsonl_response(data["steps"], _filename("bpe-train", data["variant"],
+                                                   data["vocab_size"], data["corpus"]))
+
+
+@router.get("/download/bpe/train.merges.csv", response_class=Response, responses=CSV_DOC,
+            summary="BPE training: the merge list as CSV")
+def bpe_train_merges_csv(data: dict = Depends(bpe.train_steps_api)) -> Response:
+    rows = ((k, s["pair"][0], s["pair"][1], s["new_symbol"], s["count"])
+            for k, s in enumerate(data["steps"], 1))
+    return csv_response(["step", "left", "right", "new_symbol", "count"], rows,
+                        _filename("bpe-merges", data["variant"], data["vocab_size"],
+                                  data["corpus"]))
+
+
+@router.get("/bpe/train_vocab", tags=["api"],
+            summary="The vocabulary BPE training ends with (bpe, byte_bpe, sentencepiece_bpe)")
+def bpe_train_vocab_api(request: Request, data: dict = Depends(bpe.train_steps_api),
+                        corpus: str = "", pattern: str = "gpt2",
+                        min_frequency: int = 0) -> dict[str, Any]:
+    """The training view's vocabulary after its last merge, in id order (the same parameters
+    as `/api/bpe/train_steps`, which validates them; the run is the view's cached one)."""
+    variant = data["variant"]
+    options: dict[str, Any] = {}
+    if variant in ("bpe", "byte_bpe") and min_frequency:      # as the view's options
+        options["min_frequency"] = min_frequency
+    if variant == "byte_bpe":
+        options["pattern"] = pattern
+    text = bpe.DEFAULT_CORPUS if not corpus else corpus_by_ref(store(request), corpus)
+    trainer = training_session(text, variant, data["vocab_size"], **options).trainer
+    if variant == "sentencepiece_bpe":
+        rows = [{"id": i, "token": p, "score": s} for i, (p, s) in enumerate(trainer.pieces())]
+    else:
+        rows = [{"id": i, "token": t} for t, i in sorted(trainer.vocab().items(),
+                                                          key=lambda kv: kv[1])]
+    return {**{k: data[k] for k in ("corpus", "variant", "vocab_size")}, "vocab": rows}
+
+
+@router.get("/download/bpe/train.vocab.csv", response_class=Response, responses=CSV_DOC,
+            summary="BPE training: the vocabulary as CSV")
+def bpe_train_vocab_csv(data: dict = Depends(bpe_train_vocab_api)) -> Response:
+    return _vocab_csv(data["vocab"], _filename("bpe-vocab", data["variant"], data["vocab_size"],
+                                               data["corpus"]))
+
+
+@router.get("/download/bpe/encode.jsonl", response_class=Response, responses=JSONL_DOC,
+            summary="BPE encoding: one merge per line, piece after piece")
+def bpe_encode_jsonl(data: dict = Depends(bpe.encode_steps_api)) -> Response:
+    steps = (step for piece in data["pieces"] for step in piece["steps"])
+    return jsonl_response(steps, _filename("bpe-encode", data["tokenizer"]))
+
+
+# ---- WordPiece -----------------------------------------------------------------------------------
+@router.get("/download/wordpiece/train.jsonl", response_class=Response, responses=JSONL_DOC,
+            summary="WordPiece training: one merge per line")
+def wordpiece_train_jsonl(data: dict = Depends(wordpiece.train_steps_api)) -> Response:
+    return jsonl_response(data["steps"], _filename("wordpiece-train", data["vocab_size"],
+                                                   data["corpus"]))
+
+
+@router.get("/download/wordpiece/train.merges.csv", response_class=Response, responses=CSV_DOC,
+            summary="WordPiece training: the merge list (with scores) as CSV")
+def wordpiece_train_merges_csv(data: dict = Depends(wordpiece.train_steps_api)) -> Response:
+    rows = ((k, s["pair"][0], s["pair"][1], s["new_symbol"], s["count"], s["freq_left"],
+             s["freq_right"], repr(s["score"])) for k, s in enumerate(data["steps"], 1))
+    return csv_response(["step", "left", "right", "new_symbol", "count", "freq_left",
+                         "freq_right", "score"], rows,
+                        _filename("wordpiece-merges", data["vocab_size"], data["corpus"]))
+
+
+@router.get("/wordpiece/train_vocab", tags=["api"],
+            summary="The vocabulary WordPiece training ends with")
+def wordpiece_train_vocab_api(request: Request, data: dict = Depends(wordpiece.train_steps_api),
+                              corpus: str = "", min_frequency: int = 0) -> dict[str, Any]:
+    """The training view's vocabulary after its last merge, in id order (special tokens, the
+    initial symbols, the merged ones); the parameters of `/api/wordpiece/train_steps`."""
+    text = wordpiece.DEFAULT_CORPUS if not corpus else corpus_by_ref(store(request), corpus)
+    trainer = WordPieceTrainer(count_words(text), vocab_size=data["vocab_size"],
+                               min_frequency=min_frequency).run()
+    rows = [{"id": i, "token": t} for t, i in sorted(trainer.vocab.items(), key=lambda kv: kv[1])]
+    return {"corpus": data["corpus"], "vocab_size": data["vocab_size"], "vocab": rows}
+
+
+@router.get("/download/wordpiece/train.vocab.csv", response_class=Response, responses=CSV_DOC,
+            summary="WordPiece training: the vocabulary as CSV (as vocab.txt, with ids)")
+def wordpiece_train_vocab_csv(data: dict = Depends(wordpiece_train_vocab_api)) -> Response:
+    return _vocab_csv(data["vocab"], _filename("wordpiece-vocab", data["vocab_size"],
+                                               data["corpus"]))
+
+
+@router.get("/download/wordpiece/encode.jsonl", response_class=Response, responses=JSONL_DOC,
+            summary="WordPiece encoding: one probe per line (with its word_index)")
+def wordpiece_encode_jsonl(request: Request,
+                           data: dict = Depends(wordpiece.encode_steps_api)) -> Response:
+    vocab = request.query_params.get("vocab", "bert-base-uncased")
+    return jsonl_response(data["steps"], _filename("wordpiece-encode", vocab))
+
+
+# ---- Unigram -------------------------------------------------------------------------------------
+@router.get("/unigram/train", tags=["api"],
+            summary="Unigram training: every EM + pruning round, and the final pieces")
+def unigram_train_api(request: Request, corpus: str = unigram.DEFAULT_CORPUS,
+                      vocab_size: int = unigram.DEFAULT_VOCAB, words: str = "") -> dict[str, Any]:
+    """The rounds the training view shows (same corpus, vocab_size and sample `words`), and
+    the trained pieces as [piece, score] in id order. A run still training after 30 s answers
+    503 with Retry-After: ask again (the run goes on)."""
+    try:
+        if not 4 <= vocab_size <= unigram.MAX_TRAIN_VOCAB:
+            raise ValueError(f"vocab_size must be between 4 and {unigram.MAX_TRAIN_VOCAB:,}")
+        text = corpus_by_ref(store(request), corpus)
+        sample = tuple(w for w in words.split() if w)[:12] or unigram._default_words(text)
+        steps, trainer = _finished_unigram_run(request, text, vocab_size, sample)
+    except LookupError as exc:
+        raise HTTPException(404, str(exc)) from None
+    except ValueError as exc:
+        raise HTTPException(422, str(exc)) from None
+    pieces = trainer.tokenizer().model.pieces
+    return {"corpus": corpus, "vocab_size": vocab_size, "words": list(sample),
+            "steps": [s.to_dict() for s in steps],
+            "pieces": [[p, s] for p, s in pieces]}
+
+
+def _finished_unigram_run(request: Request, text: str, vocab_size: int,
+                          words: tuple[str, ...]):
+    """(steps, trainer) of the training view's own run for these inputs, once it has finished:
+    the run is shared with the view (a download after viewing is instant), and trains in the
+    view's bounded pool (`app.step_runs`). HTTP 503 with Retry-After while it still runs (or
+    waits for a worker); ValueError if training failed. The one place that knows the shape of
+    the view's runs (`unigram._run`)."""
+    run = unigram._run(request, text, vocab_size, words)
+    if not run.done:          # waiting keeps the run from being dropped as abandoned
+        step_runs(request).wait(run.job, timeout=UNIGRAM_WAIT_SECONDS)
+    if not run.done:
+        raise HTTPException(503, f"training is still running ({len(run.steps)} rounds so far); "
+                                 "ask again in a moment", headers={"Retry-After": "5"})
+    return list(run.steps), run.trainer
+
+
+@router.get("/download/unigram/train.jsonl", response_class=Response, responses=JSONL_DOC,
+            summary="Unigram training: one round per line")
+def unigram_train_jsonl(data: dict = Depends(unigram_train_api)) -> Response:
+    return jsonl_response(data["steps"], _filename("unigram-train", data["vocab_size"],
+                                                   data["corpus"]))
+
+
+@router.get("/download/unigram/train.vocab.csv", response_class=Response, responses=CSV_DOC,
+            summary="Unigram training: the pieces and their scores as CSV")
+def unigram_train_vocab_csv(data: dict = Depends(unigram_train_api)) -> Response:
+    rows = ((i, p, repr(s)) for i, (p, s) in enumerate(data["pieces"]))
+    return csv_response(["id", "piece", "score"], rows,
+                        _filename("unigram-vocab", data["vocab_size"], data["corpus"]))
+
+
+@router.get("/download/unigram/lattice.jsonl", response_class=Response, responses=JSONL_DOC,
+            summary="The Unigram lattice: one Viterbi step per line")
+def unigram_lattice_jsonl(data: dict = Depends(unigram.lattice_api)) -> Response:
+    return jsonl_response(data["steps"], _filename("unigram-lattice", data["model"]))
+
+
+# ---- the visualiser's pipeline trace, and any tokeniser's vocabulary -----------------------------
+@router.get("/trace", tags=["api"],
+            summary="The pipeline trace of an encoding (normalise, pre-tokenise, model, "
+                    "post-process)")
+def trace_api(request: Request, text: str = visualiser.DEFAULT_TEXT, tokenizer: str = "",
+              pattern: str = "", special: bool = False) -> dict[str, Any]:
+    """The stages the visualiser shows for `text` (its query parameters: `tokenizer`,
+    `pattern` for the custom regex, `special` to read special tokens in the text)."""
+    name = tokenizer or visualiser.default_tokenizer()
+    check_text(request, text)
+    try:
+        tok = resolve_tokenizer(request, name, pattern)
+        kwargs = special_kwargs(tok, "all") if special and hasattr(tok, "special_tokens") else {}
+        _enc, trace = tok.trace(text, **kwargs)
+    except UnknownTokenizer as exc:
+        raise HTTPException(404, str(exc)) from None
+    except ValueError as exc:
+        raise HTTPException(422, str(exc)) from None
+    return {"tokenizer": name, "steps": trace.to_list()}
+
+
+@router.get("/download/trace.jsonl", response_class=Response, responses=JSONL_DOC,
+            summary="The visualiser's pipeline trace: one stage per line")
+def trace_jsonl(data: dict = Depends(trace_api)) -> Response:
+    return jsonl_response(data["steps"], _filename("trace", data["tokenizer"]))
+
+
+@router.get("/vocab", tags=["api"],
+            summary="A tokeniser's vocabulary in id order (with scores where the model has them)")
+def vocab_api(request: Request, tokenizer: str, pattern: str = "") -> dict[str, Any]:
+    """`tokenizer`: a bundled name, a trained handle (`/api/train`) or an uploaded one.
+    Rows are {"id", "token"} (+ "score" for Unigram and sentencepiece models); special tokens
+    outside the model's vocabulary (the OpenAI encodings') come last."""
+    try:
+        tok = resolve_tokenizer(request, tokenizer, pattern)
+    except UnknownTokenizer as exc:
+        raise HTTPException(404, str(exc)) from None
+    except ValueError as exc:
+        raise HTTPException(422, str(exc)) from None
+    return {"tokenizer": tokenizer, "vocab": vocabulary_rows(tok)}
+
+
+def vocabulary_rows(tok) -> list[dict[str, Any]]:
+    model = tok.model
+    pieces = getattr(model, "pieces", None)
+    if pieces is not None:
+        rows = [{"id": i, "token": p, "score": s} for i, (p, s) in enumerate(pieces)]
+    elif isinstance(getattr(model, "vocab", None), dict):
+        rows = [{"id": i, "token": t} for t, i in sorted(model.vocab.items(), key=lambda kv: kv[1])]
+    else:
+        raise HTTPException(422, f"{tok.name} has no fixed vocabulary: its tokens are cut from "
+                                 "the text by rules")
+    known = {r["token"] for r in rows}
+    specials = getattr(tok, "special_tokens", None)
+    if isinstance(specials, dict):
+        extra = sorted((i, t) for t, i in specials.items() if t not in known)
+        rows += [{"id": i, "token": t, **({"score": None} if pieces is not None else {})}
+                 for i, t in extra]
+    return rows
+
+
+@router.get("/download/vocab.csv", response_class=Response, responses=CSV_DOC,
+            summary="A tokeniser's vocabulary as CSV")
+def vocab_csv(data: dict = Depends(vocab_api)) -> Response:
+    return _vocab_csv(data["vocab"], _filename("vocab", data["tokenizer"]))
+
+
+def _vocab_csv(rows: list[dict[str, Any]], filename: str) -> Response:
+    """Vocabulary rows ({"id", "token"} [+ "score"]) as CSV: id,token[,score]."""
+    scored = bool(rows) and "score" in rows[0]
+    header = ["id", "token", "score"] if scored else ["id", "token"]
+    cells = ([r["id"], r["token"], "" if r.get("score") is None else repr(r["score"])] if scored
+             else [r["id"], r["token"]] for r in rows)
+    return csv_response(header, cells, filename)
