@@ -1,6 +1,7 @@
 """Printable worksheets (`/worksheet/bpe`, `/worksheet/wordpiece`): a range of training steps
 as blank tables to fill in by hand (the pair counts, the merge, the new word table) and, at
-`key=1`, the answer key.
+`key=1`, the answer key. `/worksheet/bpe_encode`: a short text encoded merge by merge (each
+word's ranked candidate pairs, the merge, the parts after).
 
 Every value comes from the engine's own steppers, the ones the step-through views read (the BPE
 training session, the WordPiece trainer); the print stylesheet (static/app.css, `@page a4` /
@@ -13,11 +14,13 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
+import tokenizers_core as tc
 from tokenizers_core.corpora import corpus_names
 from tokenizers_core.models.bpe_explore import VARIANTS, training_session
 
-from ..deps import BAD_INPUT, bad_input, store
+from ..deps import BAD_INPUT, bad_input, check_step_text, resolve_tokenizer, store
 from ..render import render
+from .bpe import _after, _bpe_options, _shower
 from ..trained import corpus_text as corpus_by_ref
 
 router = APIRouter(tags=["worksheets"])
@@ -28,6 +31,8 @@ PAPERS = ("a4", "letter")
 MAX_STEPS = 8
 MAX_WORDS = 40
 PAIR_ROWS = 8
+MAX_SHEET_CHARS = 60           # an encoding worksheet's text
+MAX_ENCODE_STEPS = 16          # merges (or WordPiece probes) on one encoding worksheet
 
 
 def worksheet(text: str, variant: str, vocab_size: int, start: int, end: int,
@@ -106,6 +111,52 @@ def wordpiece_worksheet(text: str, vocab_size: int, start: int, end: int) -> dic
                    "count(ab) / (count(a) × count(b)), merge the best pair everywhere."}
 
 
+def bpe_encode_worksheet(tok: Any, text: str) -> dict[str, Any]:
+    """The BPE encoding sheet: per word its first parts, then per merge the candidate pairs
+    with their ranks (lowest first, at most PAIR_ROWS), the merge chosen and the parts after.
+    Steps that are not merges (a whole word in the vocabulary, byte fallback) are given."""
+    from tokenizers_core.models.bpe_explore import encode_trace
+
+    from ..display import visible
+    _check_text(text)
+    traces = encode_trace(tok, text)
+    total = sum(len(t.steps) for t in traces)
+    if total > MAX_ENCODE_STEPS:
+        raise ValueError(f"this text takes {total} steps to encode; a worksheet holds at most "
+                         f"{MAX_ENCODE_STEPS} (shorten the text)")
+    show = _shower(bool(getattr(tok.model, "byte_level", False)))
+    words, n = [], 0
+    for t in traces:
+        steps = []
+        for s in t.steps:
+            n += 1
+            action = getattr(s, "action", "merge")
+            ranked = sorted(s.candidates, key=lambda c: (c[1], c[0]))[:PAIR_ROWS]
+            steps.append({
+                "n": n, "action": action, "parts": [show(p) for p in s.parts],
+                "pairs": [[f"{show(s.parts[i])} {show(s.parts[i + 1])}", r] for i, r in ranked],
+                "winner": (f"{show(s.parts[s.chosen])} {show(s.parts[s.chosen + 1])}"
+                           if action == "merge" else ""),
+                "pair": ([show(s.parts[s.chosen]), show(s.parts[s.chosen + 1])]
+                         if action == "merge" else []),
+                "rank": s.rank, "new": show(s.merged), "after": [show(p) for p in _after(s)]})
+        words.append({"text": visible(text[t.start:t.end]), "initial": [show(p) for p in t.initial],
+                      "special": t.special, "steps": steps,
+                      "tokens": [show(x) for x, _id in t.tokens]})
+    return {"words": words, "total": total,
+            "how": "each word starts as single symbols; at every step merge the adjacent pair with "
+                   "the lowest rank (the merge learned earliest; the leftmost on a tie), until no "
+                   "pair is a merge."}
+
+
+def _check_text(text: str) -> None:
+    if not text.strip():
+        raise ValueError("type a short text to encode")
+    if len(text) > MAX_SHEET_CHARS:
+        raise ValueError(f"the text is {len(text):,} characters; an encoding worksheet takes at "
+                         f"most {MAX_SHEET_CHARS}")
+
+
 def _check_range(start: int, end: int) -> None:
     if end < start:
         raise ValueError(f"the range {start}–{end} is empty: 'end' must be at least 'start'")
@@ -167,3 +218,25 @@ def wordpiece_sheet(request: Request, corpus: str = "", vocab_size: int = 40, st
     except BAD_INPUT as exc:
         ctx["error"], status = bad_input(exc)
     return render(request, "worksheet.html", ctx, status_code=status)
+
+
+@router.get("/worksheet/bpe_encode", response_class=HTMLResponse,
+            summary="A printable BPE encoding worksheet (and its answer key)")
+def bpe_encode_sheet(request: Request, tokenizer: str = "gpt2", text: str = "lowest newer",
+                     paper: str = "a4", key: bool = False) -> HTMLResponse:
+    tokenizer = tc.pretrained.canonical_name(tokenizer)
+    params = {"tokenizer": tokenizer, "text": text, "paper": paper}
+    ctx: dict[str, Any] = {"params": params, "tokenizer": tokenizer, "text": text,
+                           "paper": paper, "key": key, "papers": PAPERS, "error": None,
+                           "sheet": None, "algorithm": "bpe_encode", "max_chars": MAX_SHEET_CHARS,
+                           "path": "/worksheet/bpe_encode", "view": "/bpe/encode",
+                           "options": _bpe_options(request, tokenizer)}
+    status = 200
+    try:
+        if paper not in PAPERS:
+            raise ValueError(f"paper must be one of {', '.join(PAPERS)}, not {paper!r}")
+        check_step_text(request, text, status=422)
+        ctx["sheet"] = bpe_encode_worksheet(resolve_tokenizer(request, tokenizer), text)
+    except BAD_INPUT as exc:
+        ctx["error"], status = bad_input(exc)
+    return render(request, "worksheet_bpe_encode.html", ctx, status_code=status)

@@ -66,3 +66,54 @@ def test_the_wordpiece_view_links_a_worksheet(client):
     r = client.get("/wordpiece/train?step=1")
     link = re.search(r'href="([^"]*)" data-testid="worksheet-link"', r.text).group(1)
     assert link == "/worksheet/wordpiece?vocab_size=40&amp;start=2&amp;end=4"
+
+
+def _answers(html: str) -> list[str]:
+    return re.findall(r'data-testid="answer">([^<]*)<', html)
+
+
+def test_bpe_encode_sheet_is_the_engines_encoding(client):
+    import tokenizers_core as tc
+    from app.routers.bpe import _shower
+    from app.routers.worksheets import bpe_encode_worksheet
+    from tokenizers_core.models.bpe_explore import encode_trace
+    tok = tc.load("gpt2")
+    show = _shower(True)                      # byte-level symbols as text: Ġ shows as ·
+    sheet = bpe_encode_worksheet(tok, "lowest newer")
+    traces = encode_trace(tok, "lowest newer")
+    steps = [s for w in sheet["words"] for s in w["steps"]]
+    engine = [s for t in traces for s in t.steps]
+    assert len(steps) == len(engine) == sheet["total"] > 0
+    for mine, theirs in zip(steps, engine):
+        assert mine["rank"] == theirs.rank == min(r for _i, r in theirs.candidates)
+        assert mine["pairs"][0][1] == theirs.rank and mine["new"] == show(theirs.merged)
+        assert sorted(r for _p, r in mine["pairs"]) == sorted(r for _i, r in theirs.candidates)[:8]
+    assert [w["tokens"] for w in sheet["words"]] == [["low", "est"], ["·newer"]]
+    blank = client.get("/worksheet/bpe_encode?text=lowest+newer")
+    key = client.get("/worksheet/bpe_encode?text=lowest+newer&key=1")
+    assert blank.status_code == key.status_code == 200
+    assert not _answers(blank.text) and 'class="blank"' in blank.text
+    # every blank row of a pair table has an answer row in the key, and every merge an answer
+    assert blank.text.count('<td class="blank"></td><td class="blank"></td>') == sum(
+        len(s["pairs"]) for s in steps)
+    assert len(_answers(key.text)) == len(steps) and blank.text.count("rank <span") == len(steps)
+    assert _answers(key.text)[0] == f"{steps[0]['pair'][0]} + {steps[0]['pair'][1]} → {steps[0]['new']}"
+    assert f"rank {steps[0]['rank']}" in key.text
+
+
+def test_bpe_encode_sheet_bad_input(client):
+    for query, words in [("text=" + "a" * 61, "at most 60"), ("text=+", "short text"),
+                         ("text=lowest&paper=a3", "paper"), ("tokenizer=bert-base-uncased", "not a BPE"),
+                         ("text=" + "tokenization+" * 4, "steps to encode")]:
+        r = client.get(f"/worksheet/bpe_encode?{query}")
+        assert 400 <= r.status_code < 500, query
+        assert words in r.text, query
+    assert client.get("/worksheet/bpe_encode?tokenizer=nobody").status_code == 404
+
+
+def test_the_bpe_encode_view_links_a_worksheet(client):
+    r = client.get("/bpe/encode?text=lowest+newer")
+    link = re.search(r'href="([^"]*)" data-testid="worksheet-link"', r.text).group(1)
+    assert link == "/worksheet/bpe_encode?tokenizer=r50k_base&amp;text=lowest+newer"   # gpt2
+    assert client.get(link.replace("&amp;", "&")).status_code == 200
+    assert "worksheet-link" not in client.get("/bpe/encode?text=" + "a" * 61).text

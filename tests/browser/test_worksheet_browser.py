@@ -53,3 +53,33 @@ def test_wordpiece_key_prints_on_letter(page, server_url):
     text = "".join(p.extract_text() for p in doc.pages)
     assert "##i + ##d → ##id" in text and "score 3/9" in text
     assert all(abs(float(p.mediabox.width) - LETTER[0]) < 1.5 for p in doc.pages)
+
+
+@pytest.mark.parametrize("paper, size", [("a4", A4), ("letter", LETTER)])
+def test_bpe_encode_worksheet_and_key_print(page, server_url, screenshot_dir, paper, size):
+    url = f"{server_url}/worksheet/bpe_encode?tokenizer=gpt2&text=lowest+newer&paper={paper}"
+    blank, key = _pdf(page, url), _pdf(page, url + "&key=1")
+    for doc in (blank, key):
+        assert 1 <= len(doc.pages) <= 4
+        for p in doc.pages:
+            w, h = float(p.mediabox.width), float(p.mediabox.height)
+            assert abs(w - size[0]) < 1.5 and abs(h - size[1]) < 1.5, (paper, w, h)
+    blank_text = "".join(p.extract_text() for p in blank.pages)
+    key_text = "".join(p.extract_text() for p in key.pages)
+    assert "Word 2" in blank_text and "Name" in blank_text and "rank" in blank_text
+    assert "es + t → est" not in blank_text and "Print" not in blank_text
+    assert "Answer key" in key_text and "es + t → est" in key_text
+
+
+@pytest.mark.parametrize("size", [(1400, 900), (390, 844)])
+def test_encode_worksheets_on_screen(page, server_url, screenshot_dir, size):
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.goto(f"{server_url}/bpe/encode?text=lowest+newer")
+    page.get_by_test_id("worksheet-link").click()
+    page.wait_for_url("**/worksheet/bpe_encode*")
+    page.screenshot(path=str(screenshot_dir / f"worksheet_bpe_encode_{size[0]}.png"), full_page=True)
+    page.get_by_test_id("key-link").click()
+    page.wait_for_url("**key=1*")
+    assert page.get_by_test_id("answer").count() >= 3
+    page.screenshot(path=str(screenshot_dir / f"worksheet_bpe_encode_key_{size[0]}.png"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= size[0] + 1
