@@ -21,6 +21,7 @@ from tokenizers_core.models.bpe_explore import VARIANTS, training_session
 from ..deps import BAD_INPUT, bad_input, check_step_text, resolve_tokenizer, store
 from ..render import render
 from .bpe import _after, _bpe_options, _shower
+from .wordpiece import DEFAULT_TEXT as WP_TEXT, SMALL_VOCAB, _encode_tokenizer, _vocab_options
 from ..trained import corpus_text as corpus_by_ref
 
 router = APIRouter(tags=["worksheets"])
@@ -32,7 +33,8 @@ MAX_STEPS = 8
 MAX_WORDS = 40
 PAIR_ROWS = 8
 MAX_SHEET_CHARS = 60           # an encoding worksheet's text
-MAX_ENCODE_STEPS = 16          # merges (or WordPiece probes) on one encoding worksheet
+MAX_ENCODE_STEPS = 16          # merges on one BPE encoding worksheet
+MAX_PROBES = 40                # probes (one table row each) on one WordPiece encoding worksheet
 
 
 def worksheet(text: str, variant: str, vocab_size: int, start: int, end: int,
@@ -149,6 +151,36 @@ def bpe_encode_worksheet(tok: Any, text: str) -> dict[str, Any]:
                    "pair is a merge."}
 
 
+def wordpiece_encode_worksheet(tok: Any, text: str) -> dict[str, Any]:
+    """The WordPiece encoding sheet: per word every probe of greedy longest match (the window,
+    the candidate substring, in the vocabulary or not, the piece taken) and the tokens."""
+    from tokenizers_core.bert import encode_steps
+    _check_text(text)
+    words, steps = encode_steps(tok, text, max_steps=MAX_PROBES)
+    rows: list[list[dict[str, Any]]] = [[] for _ in words]
+    for n, (index, p) in enumerate(steps, 1):
+        taken = p.pieces[-1] if p.status in ("hit", "unk", "too_long") else ""
+        rows[index].append({"n": n, "window": f"{p.start}:{p.end}", "candidate": p.candidate,
+                            "found": "yes" if p.found else "no", "status": p.status,
+                            "taken": taken})
+    model = tok.model
+    return {"words": [{"text": w, "probes": r,
+                       "tokens": _pieces(steps, i)}
+                      for i, ((w, _s, _e), r) in enumerate(zip(words, rows))],
+            "total": len(steps), "prefix": model.continuing_subword_prefix,
+            "unk": model.unk_token,
+            "how": f"match each word from its start: try the longest window first (with "
+                   f"{model.continuing_subword_prefix} when it does not start the word) and "
+                   f"shrink it by one character until it is in the vocabulary; keep that piece "
+                   f"and go on after it. No window at all: the whole word is "
+                   f"{model.unk_token}."}
+
+
+def _pieces(steps: list, index: int) -> list[str]:
+    last = [p for i, p in steps if i == index]
+    return list(last[-1].pieces) if last else []
+
+
 def _check_text(text: str) -> None:
     if not text.strip():
         raise ValueError("type a short text to encode")
@@ -230,6 +262,8 @@ def bpe_encode_sheet(request: Request, tokenizer: str = "gpt2", text: str = "low
                            "paper": paper, "key": key, "papers": PAPERS, "error": None,
                            "sheet": None, "algorithm": "bpe_encode", "max_chars": MAX_SHEET_CHARS,
                            "path": "/worksheet/bpe_encode", "view": "/bpe/encode",
+                           "view_params": {"tokenizer": tokenizer, "text": text},
+                           "field": "tokenizer",
                            "options": _bpe_options(request, tokenizer)}
     status = 200
     try:
@@ -240,3 +274,30 @@ def bpe_encode_sheet(request: Request, tokenizer: str = "gpt2", text: str = "low
     except BAD_INPUT as exc:
         ctx["error"], status = bad_input(exc)
     return render(request, "worksheet_bpe_encode.html", ctx, status_code=status)
+
+
+@router.get("/worksheet/wordpiece_encode", response_class=HTMLResponse,
+            summary="A printable WordPiece encoding worksheet (and its answer key)")
+def wordpiece_encode_sheet(request: Request, text: str = WP_TEXT, vocab: str = "small",
+                           vocab_text: str = SMALL_VOCAB, paper: str = "a4",
+                           key: bool = False) -> HTMLResponse:
+    params = {"vocab": vocab, "text": text, "paper": paper}
+    if vocab == "small" and vocab_text != SMALL_VOCAB:
+        params["vocab_text"] = vocab_text
+    ctx: dict[str, Any] = {"params": params, "tokenizer": vocab, "text": text, "paper": paper,
+                           "key": key, "papers": PAPERS, "error": None, "sheet": None,
+                           "algorithm": "wordpiece_encode", "max_chars": MAX_SHEET_CHARS,
+                           "path": "/worksheet/wordpiece_encode", "view": "/wordpiece/encode",
+                           "view_params": {k: v for k, v in params.items() if k != "paper"},
+                           "options": _vocab_options(request, vocab), "field": "vocab",
+                           "small_vocab": vocab_text.split() if vocab == "small" else None}
+    status = 200
+    try:
+        if paper not in PAPERS:
+            raise ValueError(f"paper must be one of {', '.join(PAPERS)}, not {paper!r}")
+        check_step_text(request, text, status=422)
+        tok = _encode_tokenizer(request, vocab, vocab_text)
+        ctx["sheet"] = wordpiece_encode_worksheet(tok, text)
+    except BAD_INPUT as exc:
+        ctx["error"], status = bad_input(exc)
+    return render(request, "worksheet_wordpiece_encode.html", ctx, status_code=status)

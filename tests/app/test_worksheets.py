@@ -117,3 +117,44 @@ def test_the_bpe_encode_view_links_a_worksheet(client):
     assert link == "/worksheet/bpe_encode?tokenizer=r50k_base&amp;text=lowest+newer"   # gpt2
     assert client.get(link.replace("&amp;", "&")).status_code == 200
     assert "worksheet-link" not in client.get("/bpe/encode?text=" + "a" * 61).text
+
+
+def test_wordpiece_encode_sheet_is_the_engines_probes(client):
+    from app.routers.wordpiece import SMALL_VOCAB
+    from app.routers.worksheets import wordpiece_encode_worksheet
+    from tokenizers_core.bert import bert_pipeline, encode_steps
+    from tokenizers_core.models.wordpiece import vocab_from_text
+    tok = bert_pipeline(vocab_from_text(SMALL_VOCAB), name="small")
+    sheet = wordpiece_encode_worksheet(tok, "unaffable playing")
+    _words, steps = encode_steps(tok, "unaffable playing")
+    probes = [p for w in sheet["words"] for p in w["probes"]]
+    assert [(p["candidate"], p["found"] == "yes") for p in probes] == [
+        (s.candidate, s.found) for _i, s in steps]
+    assert [p["taken"] for p in probes if p["taken"]] == ["un", "##aff", "##able", "play", "##ing"]
+    assert [w["tokens"] for w in sheet["words"]] == [["un", "##aff", "##able"], ["play", "##ing"]]
+    assert [w["tokens"] for w in sheet["words"]] == [tok.encode(w, add_special_tokens=False).tokens
+                                                      for w in ("unaffable", "playing")]
+    blank = client.get("/worksheet/wordpiece_encode")
+    key = client.get("/worksheet/wordpiece_encode?key=1")
+    assert blank.status_code == key.status_code == 200
+    # every probe row is four blanks on the sheet and four answers in the key
+    assert blank.text.count('<td class="blank"></td>') == 4 * len(probes)
+    assert "##aff" not in blank.text.split('data-testid="sheet"')[1].split("The vocabulary")[1].split("</section>")[1]
+    assert len(re.findall(r'<tr class="(?:winner)?"><td class="num">', key.text)) == len(probes)
+    assert key.text.count('data-testid="answer"') == 2
+
+
+def test_wordpiece_encode_sheet_bad_input(client):
+    for query, words in [("text=" + "a" * 61, "at most 60"), ("vocab=gpt2", "WordPiece"),
+                         ("text=unaffable+unaffable+unaffable+x", "probes"),
+                         ("paper=a5", "paper")]:
+        r = client.get(f"/worksheet/wordpiece_encode?{query}")
+        assert 400 <= r.status_code < 500, query
+        assert words in r.text, query
+
+
+def test_the_wordpiece_encode_view_links_a_worksheet(client):
+    r = client.get("/wordpiece/encode?text=unaffable+playing")
+    link = re.search(r'href="([^"]*)" data-testid="worksheet-link"', r.text).group(1)
+    assert link == "/worksheet/wordpiece_encode?vocab=small&amp;text=unaffable+playing"
+    assert client.get(link.replace("&amp;", "&")).status_code == 200

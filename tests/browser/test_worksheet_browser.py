@@ -72,14 +72,25 @@ def test_bpe_encode_worksheet_and_key_print(page, server_url, screenshot_dir, pa
 
 
 @pytest.mark.parametrize("size", [(1400, 900), (390, 844)])
-def test_encode_worksheets_on_screen(page, server_url, screenshot_dir, size):
+@pytest.mark.parametrize("view, sheet", [("/bpe/encode?text=lowest+newer", "bpe_encode"),
+                                         ("/wordpiece/encode?text=unaffable+playing",
+                                          "wordpiece_encode")])
+def test_encode_worksheets_on_screen(page, server_url, screenshot_dir, size, view, sheet):
     page.set_viewport_size({"width": size[0], "height": size[1]})
-    page.goto(f"{server_url}/bpe/encode?text=lowest+newer")
+    page.goto(server_url + view)
     page.get_by_test_id("worksheet-link").click()
-    page.wait_for_url("**/worksheet/bpe_encode*")
-    page.screenshot(path=str(screenshot_dir / f"worksheet_bpe_encode_{size[0]}.png"), full_page=True)
+    page.wait_for_url(f"**/worksheet/{sheet}*")
+    page.screenshot(path=str(screenshot_dir / f"worksheet_{sheet}_{size[0]}.png"), full_page=True)
     page.get_by_test_id("key-link").click()
     page.wait_for_url("**key=1*")
-    assert page.get_by_test_id("answer").count() >= 3
-    page.screenshot(path=str(screenshot_dir / f"worksheet_bpe_encode_key_{size[0]}.png"), full_page=True)
+    assert page.get_by_test_id("answer").count() >= 2
+    page.screenshot(path=str(screenshot_dir / f"worksheet_{sheet}_key_{size[0]}.png"), full_page=True)
     assert page.evaluate("document.documentElement.scrollWidth") <= size[0] + 1
+
+
+def test_wordpiece_encode_key_prints_on_letter(page, server_url):
+    doc = _pdf(page, f"{server_url}/worksheet/wordpiece_encode?paper=letter&key=1")
+    text = "".join(p.extract_text() for p in doc.pages)
+    assert "Answer key" in text and "##affable" in text and "##aff" in text and "##ing" in text
+    assert 1 <= len(doc.pages) <= 3
+    assert all(abs(float(p.mediabox.width) - LETTER[0]) < 1.5 for p in doc.pages)
