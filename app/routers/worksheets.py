@@ -21,6 +21,7 @@ from tokenizers_core.models.bpe_explore import VARIANTS, training_session
 from ..deps import BAD_INPUT, bad_input, check_step_text, resolve_tokenizer, store
 from ..render import render
 from .bpe import _after, _bpe_options, _shower
+from .unigram import DEFAULT_TEXT as LATTICE_TEXT, _model, _model_options
 from .wordpiece import DEFAULT_TEXT as WP_TEXT, SMALL_VOCAB, _encode_tokenizer, _vocab_options
 from ..trained import corpus_text as corpus_by_ref
 
@@ -35,6 +36,7 @@ PAIR_ROWS = 8
 MAX_SHEET_CHARS = 60           # an encoding worksheet's text
 MAX_ENCODE_STEPS = 16          # merges on one BPE encoding worksheet
 MAX_PROBES = 40                # probes (one table row each) on one WordPiece encoding worksheet
+MAX_LATTICE_SHEET = 12         # normalised characters (rows) of a lattice worksheet
 
 
 def worksheet(text: str, variant: str, vocab_size: int, start: int, end: int,
@@ -176,6 +178,43 @@ def wordpiece_encode_worksheet(tok: Any, text: str) -> dict[str, Any]:
                    f"{model.unk_token}."}
 
 
+def lattice_worksheet(tok: Any, text: str) -> dict[str, Any]:
+    """The Unigram lattice sheet: the pieces that occur in the text with their log-probabilities
+    (given), per end position i the best score best[i], the back-pointer back[i] and the piece
+    text[back[i]:i], then the best path read from the back-pointers."""
+    from tokenizers_core.models.unigram import lattice_steps
+
+    from ..display import visible
+    if not text.strip():
+        raise ValueError("type a short text (a word or two)")
+    size = len(tok.normalize(text.replace("▁", " ")))
+    if size > MAX_LATTICE_SHEET:
+        raise ValueError(f"the normalised text has {size} characters; a lattice worksheet takes "
+                         f"at most {MAX_LATTICE_SHEET} (one row each)")
+    normalized, steps = lattice_steps(tok, text.replace("▁", " "))
+    forward = [s for s in steps if s.kind == "viterbi"]
+    back = [s for s in steps if s.kind == "viterbi_backtrack"]
+    pieces: dict[str, float] = {}
+    for s in forward:
+        for _j, piece, pid, score, _total in s.candidates:
+            if pid != tok.model.unk_id:
+                pieces.setdefault(piece, score)
+    rows = [{"i": s.position, "char": visible(normalized[s.position - 1]),
+             "best": f"{s.best:.2f}", "back": s.back,
+             "piece": visible(normalized[s.back:s.position]), "unknown": s.unknown}
+            for s in forward]
+    return {"text": visible(normalized), "n": len(normalized), "rows": rows,
+            "pieces": sorted(((visible(p), f"{v:.2f}") for p, v in pieces.items()),
+                             key=lambda pv: (len(pv[0]), pv[0])),
+            "unk": f"{tok.model.unk_score:.2f}",
+            "path": [visible(s.piece) for s in reversed(back)],
+            "score": f"{forward[-1].best:.2f}" if forward else "0.00",
+            "how": "best[0] = 0. For i = 1 … N, every piece text[j:i] in the list is a candidate "
+                   "best[j] + log P(piece); best[i] is the largest (on a tie the smaller j), and "
+                   "back[i] is its j. A character no piece covers is <unk>. Then follow the "
+                   "back-pointers from N to 0 and read the pieces left to right."}
+
+
 def _pieces(steps: list, index: int) -> list[str]:
     last = [p for i, p in steps if i == index]
     return list(last[-1].pieces) if last else []
@@ -301,3 +340,25 @@ def wordpiece_encode_sheet(request: Request, text: str = WP_TEXT, vocab: str = "
     except BAD_INPUT as exc:
         ctx["error"], status = bad_input(exc)
     return render(request, "worksheet_wordpiece_encode.html", ctx, status_code=status)
+
+
+@router.get("/worksheet/unigram_lattice", response_class=HTMLResponse,
+            summary="A printable Unigram lattice (Viterbi) worksheet (and its answer key)")
+def lattice_sheet(request: Request, model: str = "tiny", text: str = LATTICE_TEXT,
+                  paper: str = "a4", key: bool = False) -> HTMLResponse:
+    params = {"model": model, "text": text, "paper": paper}
+    ctx: dict[str, Any] = {"params": params, "tokenizer": model, "text": text, "paper": paper,
+                           "key": key, "papers": PAPERS, "error": None, "sheet": None,
+                           "algorithm": "unigram_lattice", "max_chars": MAX_LATTICE_SHEET,
+                           "path": "/worksheet/unigram_lattice", "view": "/unigram/lattice",
+                           "view_params": {"model": model, "text": text},
+                           "options": _model_options(model), "field": "model"}
+    status = 200
+    try:
+        if paper not in PAPERS:
+            raise ValueError(f"paper must be one of {', '.join(PAPERS)}, not {paper!r}")
+        check_step_text(request, text, status=422)
+        ctx["sheet"] = lattice_worksheet(_model(request, model), text)
+    except BAD_INPUT as exc:
+        ctx["error"], status = bad_input(exc)
+    return render(request, "worksheet_unigram_lattice.html", ctx, status_code=status)

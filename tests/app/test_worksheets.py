@@ -158,3 +158,41 @@ def test_the_wordpiece_encode_view_links_a_worksheet(client):
     link = re.search(r'href="([^"]*)" data-testid="worksheet-link"', r.text).group(1)
     assert link == "/worksheet/wordpiece_encode?vocab=small&amp;text=unaffable+playing"
     assert client.get(link.replace("&amp;", "&")).status_code == 200
+
+
+def test_lattice_sheet_is_the_engines_viterbi(client):
+    from app.routers.worksheets import lattice_worksheet
+    from tokenizers_core.models.unigram import demo_tokenizer, lattice_steps
+    tok = demo_tokenizer()
+    sheet = lattice_worksheet(tok, "cats")
+    _text, steps = lattice_steps(tok, "cats")
+    forward = [s for s in steps if s.kind == "viterbi"]
+    assert [(r["i"], float(r["best"]), r["back"]) for r in sheet["rows"]] == [
+        (s.position, round(s.best, 2), s.back) for s in forward]
+    assert [r["best"] for r in sheet["rows"]] == ["-3.50", "-5.00", "-6.50", "-2.00", "-5.00"]
+    assert sheet["path"] == tok.encode("cats").tokens == ["▁cat", "s"] and sheet["score"] == "-5.00"
+    assert ("▁cat", "-2.00") in sheet["pieces"] and ("▁cats", "-9.00") in sheet["pieces"]
+    blank = client.get("/worksheet/unigram_lattice")
+    key = client.get("/worksheet/unigram_lattice?key=1")
+    assert blank.status_code == key.status_code == 200
+    # three blanks per end position on the sheet; the key fills each row and the path
+    assert blank.text.count('<td class="blank"></td>') == 3 * len(forward)
+    cell = '<td class="num">-6.50</td>'
+    assert not _answers(blank.text) and cell not in blank.text and cell in key.text
+    assert key.text.count('data-testid="answer"') == 1
+
+
+def test_lattice_sheet_bad_input(client):
+    for query, words in [("text=abcdefghijklmnop", "at most 12"), ("model=gpt2", "Unigram"),
+                         ("text=+", "short text"), ("paper=a5", "paper")]:
+        r = client.get(f"/worksheet/unigram_lattice?{query}")
+        assert 400 <= r.status_code < 500, query
+        assert words in r.text, query
+    assert client.get("/worksheet/unigram_lattice?model=nobody").status_code == 404
+
+
+def test_the_lattice_view_links_a_worksheet(client):
+    r = client.get("/unigram/lattice?text=cats")
+    link = re.search(r'href="([^"]*)" data-testid="worksheet-link"', r.text).group(1)
+    assert link == "/worksheet/unigram_lattice?model=tiny&amp;text=cats"
+    assert "worksheet-link" not in client.get("/unigram/lattice?text=" + "a" * 20).text
