@@ -37,6 +37,16 @@ MAX_SHEET_CHARS = 60           # an encoding worksheet's text
 MAX_ENCODE_STEPS = 16          # merges on one BPE encoding worksheet
 MAX_PROBES = 40                # probes (one table row each) on one WordPiece encoding worksheet
 MAX_LATTICE_SHEET = 12         # normalised characters (rows) of a lattice worksheet
+MAX_ROUNDS = 4                 # Unigram training rounds on one worksheet
+MAX_UNIGRAM_CHARS = 5000       # a Unigram training worksheet's corpus (trained within the request)
+UNIGRAM_CORPUS = ("the cat sat on the mat and the dog sat on the log\n"
+                  "a quick brown fox jumps over the lazy dog\n"
+                  "the rain in spain stays mainly in the plain\n"
+                  "she sells sea shells on the sea shore\n"
+                  "how much wood would a woodchuck chuck if a woodchuck could chuck wood\n"
+                  "peter piper picked a peck of pickled peppers\n"
+                  "the early bird catches the worm\n"
+                  "a stitch in time saves nine\n")
 
 
 def worksheet(text: str, variant: str, vocab_size: int, start: int, end: int,
@@ -215,6 +225,41 @@ def lattice_worksheet(tok: Any, text: str) -> dict[str, Any]:
                    "back-pointers from N to 0 and read the pieces left to right."}
 
 
+def unigram_train_worksheet(text: str, vocab_size: int, start: int, end: int) -> dict[str, Any]:
+    """The Unigram training sheet for rounds start..end: per round the piece count before and
+    after, how many pieces EM dropped (expected count under 0.5) and pruning removed, the
+    log-likelihood after the round's EM, and the pruned pieces with their loss."""
+    from tokenizers_core.models.unigram_trainer import UnigramTrainer
+
+    from ..display import visible
+    if end < start:
+        raise ValueError(f"the range {start}–{end} is empty: 'end' must be at least 'start'")
+    if end - start + 1 > MAX_ROUNDS:
+        raise ValueError(f"a worksheet holds at most {MAX_ROUNDS} rounds; {start}–{end} is "
+                         f"{end - start + 1}")
+    if start < 1:
+        raise ValueError("rounds are numbered from 1 (round 0 is the seed vocabulary)")
+    if len(text) > MAX_UNIGRAM_CHARS:
+        raise ValueError(f"this corpus has {len(text):,} characters; a Unigram training worksheet "
+                         f"takes at most {MAX_UNIGRAM_CHARS:,} (paste a smaller corpus)")
+    trainer = UnigramTrainer(text.splitlines(), vocab_size).run()
+    steps = trainer.steps
+    total = len(steps) - 1
+    if end > total:
+        raise ValueError(f"this run has {total} round{'' if total == 1 else 's'}: choose a range "
+                         f"within 1–{total}")
+    rounds = []
+    for k in range(start, end + 1):
+        s, before = steps[k], steps[k - 1].vocab_size
+        rounds.append({"k": k, "before": before, "after": s.vocab_size, "final": s.final,
+                       "dropped": before - s.vocab_size - s.num_pruned, "num_pruned": s.num_pruned,
+                       "loglik": f"{s.log_likelihood:.2f}",
+                       "pruned": [[visible(p), f"{loss:.4f}"] for p, loss in s.pruned]})
+    return {"rounds": rounds, "total": total, "seed": steps[0].vocab_size,
+            "seed_loglik": f"{steps[0].log_likelihood:.2f}", "words": trainer.total_freq,
+            "distinct": len(trainer.words)}
+
+
 def _pieces(steps: list, index: int) -> list[str]:
     last = [p for i, p in steps if i == index]
     return list(last[-1].pieces) if last else []
@@ -362,3 +407,27 @@ def lattice_sheet(request: Request, model: str = "tiny", text: str = LATTICE_TEX
     except BAD_INPUT as exc:
         ctx["error"], status = bad_input(exc)
     return render(request, "worksheet_unigram_lattice.html", ctx, status_code=status)
+
+
+@router.get("/worksheet/unigram_train", response_class=HTMLResponse,
+            summary="A printable Unigram training worksheet (and its answer key)")
+def unigram_train_sheet(request: Request, corpus: str = "", vocab_size: int = 30, start: int = 1,
+                        end: int = 3, paper: str = "a4", key: bool = False) -> HTMLResponse:
+    params = {"corpus": corpus or None, "vocab_size": vocab_size, "start": start, "end": end,
+              "paper": paper}
+    ctx: dict[str, Any] = {"params": params, "corpus": corpus, "vocab_size": vocab_size,
+                           "start": start, "end": end, "paper": paper, "key": key,
+                           "papers": PAPERS, "bundled": corpus_names(), "error": None,
+                           "sheet": None, "path": "/worksheet/unigram_train",
+                           "max_rounds": MAX_ROUNDS}
+    status = 200
+    try:
+        if paper not in PAPERS:
+            raise ValueError(f"paper must be one of {', '.join(PAPERS)}, not {paper!r}")
+        if not 4 <= vocab_size <= 5000:
+            raise ValueError("vocab_size must be between 4 and 5,000 for a worksheet")
+        text = UNIGRAM_CORPUS if not corpus else corpus_by_ref(store(request), corpus)
+        ctx["sheet"] = unigram_train_worksheet(text, vocab_size, start, end)
+    except BAD_INPUT as exc:
+        ctx["error"], status = bad_input(exc)
+    return render(request, "worksheet_unigram_train.html", ctx, status_code=status)

@@ -196,3 +196,49 @@ def test_the_lattice_view_links_a_worksheet(client):
     link = re.search(r'href="([^"]*)" data-testid="worksheet-link"', r.text).group(1)
     assert link == "/worksheet/unigram_lattice?model=tiny&amp;text=cats"
     assert "worksheet-link" not in client.get("/unigram/lattice?text=" + "a" * 20).text
+
+
+def test_unigram_train_sheet_is_the_engines_run(client):
+    from app.routers.worksheets import UNIGRAM_CORPUS, unigram_train_worksheet
+    from tokenizers_core.models.unigram_trainer import UnigramTrainer
+    steps = UnigramTrainer(UNIGRAM_CORPUS.splitlines(), 30).run().steps
+    sheet = unigram_train_worksheet(UNIGRAM_CORPUS, 30, 1, 3)
+    assert sheet["total"] == len(steps) - 1 and sheet["seed"] == steps[0].vocab_size
+    for r in sheet["rounds"]:
+        s = steps[r["k"]]
+        assert (r["before"], r["after"], r["num_pruned"]) == (
+            steps[r["k"] - 1].vocab_size, s.vocab_size, s.num_pruned)
+        assert r["before"] - r["dropped"] - r["num_pruned"] == r["after"]
+        assert float(r["loglik"]) == round(s.log_likelihood, 2)
+        assert [p for p, _l in r["pruned"]] == [p.replace(" ", "·") for p, _l in s.pruned] != []
+    blank = client.get("/worksheet/unigram_train")
+    key = client.get("/worksheet/unigram_train?key=1")
+    assert blank.status_code == key.status_code == 200
+    # five blanks per round plus two per pruned piece; the key answers the five per round
+    n_pruned = sum(len(r["pruned"]) for r in sheet["rounds"])
+    assert blank.text.count('<td class="blank"></td>') == 5 * 3 + 2 * n_pruned
+    assert not _answers(blank.text)
+    assert _answers(key.text) == [str(v) for r in sheet["rounds"] for v in (
+        r["before"], r["dropped"], r["num_pruned"], r["after"], r["loglik"])]
+    assert all(f'<td class="mono">{p}</td><td class="num">{loss}</td>' in key.text
+               for r in sheet["rounds"] for p, loss in r["pruned"])
+
+
+def test_unigram_train_sheet_bad_input(client):
+    for query, words in [("corpus=udhr/eng", "at most 5,000"), ("start=1&end=9", "at most 4"),
+                         ("start=4&end=5", "within 1–4"), ("vocab_size=10", "too small"),
+                         ("vocab_size=2", "between 4"), ("start=0", "numbered from 1"),
+                         ("start=3&end=2", "empty"), ("corpus=nope", "unknown corpus")]:
+        r = client.get(f"/worksheet/unigram_train?{query}")
+        assert 400 <= r.status_code < 500, query
+        assert words in r.text, query
+
+
+def test_the_unigram_train_view_links_a_worksheet(client):
+    from app.routers.worksheets import UNIGRAM_CORPUS
+    digest = client.post("/api/corpora", json={"text": UNIGRAM_CORPUS}).json()["sha256"]
+    r = client.get(f"/unigram/train?corpus={digest}&vocab_size=30&step=1")
+    link = re.search(r'href="([^"]*)" data-testid="worksheet-link"', r.text).group(1)
+    assert link == f"/worksheet/unigram_train?corpus={digest}&amp;vocab_size=30&amp;start=2&amp;end=4"
+    assert client.get(link.replace("&amp;", "&")).status_code == 200
+    assert "worksheet-link" not in client.get("/unigram/train?corpus=udhr/eng&vocab_size=300").text

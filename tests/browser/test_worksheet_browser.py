@@ -106,3 +106,21 @@ def test_lattice_sheet_prints_on_a4(page, server_url):
     blank_text, key_text = blank.pages[0].extract_text(), key.pages[0].extract_text()
     assert "best[i]" in blank_text and "\n5 s\n" in blank_text     # row 5: i and the character
     assert "\n5 s -5.00 4 s\n" in key_text, key_text                # best[5], back[5], the piece
+
+
+@pytest.mark.parametrize("size", [(1400, 900), (390, 844)])
+def test_unigram_train_sheet_on_screen_and_letter(page, server_url, screenshot_dir, size):
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.goto(f"{server_url}/worksheet/unigram_train?paper=letter")
+    page.screenshot(path=str(screenshot_dir / f"worksheet_unigram_train_{size[0]}.png"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= size[0] + 1
+    page.get_by_test_id("key-link").click()
+    page.wait_for_url("**key=1*")
+    page.screenshot(path=str(screenshot_dir / f"worksheet_unigram_train_key_{size[0]}.png"), full_page=True)
+    assert page.get_by_test_id("answer").first.inner_text() == "111"     # the seed's pieces
+    if size[0] == 1400:
+        page.emulate_media(media="print")
+        doc = _pdf(page, page.url)
+        text = "".join(p.extract_text() for p in doc.pages)
+        assert "Round 3" in text and "-804.96" in text and 1 <= len(doc.pages) <= 4
+        assert all(abs(float(p.mediabox.height) - LETTER[1]) < 1.5 for p in doc.pages)
