@@ -38,7 +38,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Protocol
 
-from . import processors
+from . import byte_level_fast, processors
 from .added_tokens import AddedToken, AddedVocabulary
 from .encoding import Encoding, Token
 from .models import Model
@@ -352,6 +352,13 @@ class Tokenizer:
                   trace: Trace | None) -> Encoding:
         """Stages 0-3 for one sequence: the model's tokens as an `Encoding` (filled array by
         array: a text of 1 MB makes a quarter of a million tokens)."""
+        if trace is None and self.normalizer is None and self.pre_tokenizer is not None \
+                and getattr(self.model, "deterministic", True):
+            split = self._fast_splitter()
+            if split is not None:
+                fast = self._plain_byte_level_encoding(text, type_id, split)
+                if fast is not None:
+                    return fast
         pieces, added = self._pre_tokenized(text, trace)
         ids: list[int | None] = []
         values: list[str] = []
@@ -395,6 +402,62 @@ class Tokenizer:
                    for i, v in zip(ids, values)]
         n = len(ids)
         return Encoding(ids=ids, tokens=values, offsets=offsets, word_ids=word_ids,  # type: ignore[arg-type]
+                        attention_mask=[1] * n, special_tokens_mask=[0] * n,
+                        type_ids=[type_id] * n)
+
+    def _fast_splitter(self) -> byte_level_fast.Splitter | None:
+        """`byte_level_fast.pieces_of` the current pre-tokenizer, worked out once per one."""
+        known = self.__dict__.get("_splitter_of")
+        if known is None or known[0] is not self.pre_tokenizer:
+            known = self.__dict__["_splitter_of"] = (
+                self.pre_tokenizer, byte_level_fast.pieces_of(self.pre_tokenizer))
+        return known[1]
+
+    def _plain_byte_level_encoding(self, text: str, type_id: int,
+                                   split: byte_level_fast.Splitter) -> Encoding | None:
+        """`_encoding` for the plain byte-level pipelines (`byte_level_fast`), untraced: each
+        distinct piece is tokenised once, and its tokens' offsets are shifted into place.
+        None when a segment is not a plain stretch of the text (then the general path runs)."""
+        segments, added = self._segments(text, None)
+        if not all(seg.is_identity for seg in segments):
+            return None
+        ids: list[int] = []
+        values: list[str] = []
+        offsets: list[tuple[int, int]] = []
+        word_ids: list[int | None] = []
+        cache = self.__dict__.setdefault("_pieces_seen", {})
+        word = 0
+        for i, seg in enumerate(segments):
+            if i in added:                                   # an added token, whole
+                ids.append(added[i])
+                values.append(seg.normalized)
+                offsets.append(seg.span(0, len(seg)))
+                word_ids.append(word)
+                word += 1
+                continue
+            base, whole = seg.span(0, 0)[0], seg.normalized
+            for start, end in split(whole):
+                piece = whole[start:end]
+                hit = cache.get(piece)
+                if hit is None:
+                    if len(cache) >= 200_000:
+                        cache.clear()
+                    hit = cache[piece] = byte_level_fast.tokens_of(self.model, piece)
+                p_ids, p_values, p_offsets = hit
+                shift = base + start
+                if len(p_ids) == 1:                          # most pieces: one token
+                    ids.append(p_ids[0])
+                    values.append(p_values[0])
+                    offsets.append((shift + p_offsets[0][0], shift + p_offsets[0][1]))
+                    word_ids.append(word)
+                else:
+                    ids.extend(p_ids)
+                    values.extend(p_values)
+                    offsets.extend([(shift + a, shift + b) for a, b in p_offsets])
+                    word_ids.extend([word] * len(p_ids))
+                word += 1
+        n = len(ids)
+        return Encoding(ids=ids, tokens=values, offsets=offsets, word_ids=word_ids,
                         attention_mask=[1] * n, special_tokens_mask=[0] * n,
                         type_ids=[type_id] * n)
 

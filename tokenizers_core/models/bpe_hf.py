@@ -419,6 +419,8 @@ class HFBpe(BPE):
 class _DropoutBpe(HFBpe):
     """A model made by `HFBpe.with_dropout`: `tokenize` samples (no cache, no whole words)."""
 
+    deterministic = False               # the same piece may give other tokens next time
+
     def tokenize(self, piece: str) -> list[tuple[str, int, int, int]]:
         if not self.dropout:
             return HFBpe.tokenize(self, piece)
