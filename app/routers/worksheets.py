@@ -1,11 +1,15 @@
 """Printable worksheets (`/worksheet/bpe`, `/worksheet/wordpiece`): a range of training steps
 as blank tables to fill in by hand (the pair counts, the merge, the new word table) and, at
-`key=1`, the answer key. `/worksheet/bpe_encode`: a short text encoded merge by merge (each
-word's ranked candidate pairs, the merge, the parts after).
+`key=1`, the answer key. Likewise `/worksheet/unigram_train` (EM + pruning rounds),
+`/worksheet/bpe_encode` (each word's ranked candidate pairs, the merge, the parts after),
+`/worksheet/wordpiece_encode` (the longest-match probes) and `/worksheet/unigram_lattice`
+(best[i] and back[i] per end position, then the best path). The encoding sheets reuse the
+step-through routers' helpers (the tokeniser lookups, the BPE symbol display).
 
 Every value comes from the engine's own steppers, the ones the step-through views read (the BPE
-training session, the WordPiece trainer); the print stylesheet (static/app.css, `@page a4` /
-`letter`) lays the sheet out on A4 or US Letter.
+training session, the WordPiece and Unigram trainers, encode_trace, encode_steps,
+lattice_steps); the print stylesheet (static/app.css, `@page a4` / `letter`) lays the sheet out
+on A4 or US Letter.
 """
 from __future__ import annotations
 
