@@ -252,7 +252,8 @@ class TemplateProcessing(_TokenListProcessing):
                 encoding = encodings[0 if name == "A" else 1]
                 # As Hugging Face: the sequence (not its overflowing windows) takes the type id.
                 encoding.type_ids = [type_id] * len(encoding.ids)
-                out.append(copy_encoding(encoding))
+                # merge() copies what it joins; only windows need their own copies here
+                out.append(copy_encoding(encoding) if encoding.overflowing else encoding)
             elif add_special_tokens:
                 ids, tokens = self.special_tokens[name]
                 out.append(_specials(ids, tokens, type_id))
