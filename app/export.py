@@ -1,7 +1,8 @@
 """A tokeniser as a file: the formats it has, their file names, and the bytes.
 
 `formats_of(tok)` lists the formats a tokeniser has an exact form in (`tokenizers_core.formats`
-writers, plus "vocab_merges": the vocab.json + merges.txt of the textbook `bpe`, zipped); the
+writers, plus "vocab_merges": the vocab.json + merges.txt, zipped, of a BPE model that has no
+tokenizer.json, i.e. the textbook `bpe`); the
 download route (`/api/download/tokenizer`) and the pages' download links both ask it, so a link
 is shown only for a file the route gives. Small models are asked by writing them (the writers'
 own checks decide); a large one (the OpenAI encodings) by its model type, which the tests check
@@ -70,7 +71,9 @@ def formats_of(tok: Any) -> list[str]:
     if _size(tok) > TRY_UP_TO:
         found = _by_type(tok)
     else:
-        found = [f for f in FORMATS if _writes(tok, f)]
+        found = [f for f in FORMATS[:-1] if _writes(tok, f)]
+        if "hf_json" not in found and _writes(tok, "vocab_merges"):
+            found.append("vocab_merges")        # the BPE files, where no tokenizer.json is
     with _lock:
         if len(_cache) > 64:
             _cache.clear()
