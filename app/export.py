@@ -6,7 +6,7 @@ tokenizer.json, i.e. the textbook `bpe`); the
 download route (`/api/download/tokenizer`) and the pages' download links both ask it, so a link
 is shown only for a file the route gives. Small models are asked by writing them (the writers'
 own checks decide); a large one (the OpenAI encodings) by its model type, which the tests check
-agrees with writing them. Answers are cached per tokeniser object.
+agrees with writing them. Answers are cached per tokeniser object (weakly).
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import io
 import os
 import tempfile
 import threading
+import weakref
 import zipfile
 from typing import Any
 
@@ -27,7 +28,7 @@ FORMATS = ("hf_json", "tiktoken", "sentencepiece", "vocab_txt", "vocab_merges")
 LABELS = {"hf_json": "tokenizer.json", "tiktoken": ".tiktoken", "sentencepiece": ".model",
           "vocab_txt": "vocab.txt", "vocab_merges": "vocab.json + merges.txt (.zip)"}
 TRY_UP_TO = 60_000          # vocabularies this size or smaller are asked by writing them
-_cache: dict[int, tuple[Any, list[str]]] = {}
+_cache: dict[int, tuple[Any, list[str]]] = {}     # id(tok) -> (weakref to tok, formats)
 _lock = threading.Lock()
 
 
@@ -66,7 +67,7 @@ def formats_of(tok: Any) -> list[str]:
         return []                                   # char, word, sentence, regex
     with _lock:
         hit = _cache.get(id(tok))
-    if hit is not None and hit[0] is tok:
+    if hit is not None and hit[0]() is tok:
         return list(hit[1])
     if _size(tok) > TRY_UP_TO:
         found = _by_type(tok)
@@ -77,7 +78,7 @@ def formats_of(tok: Any) -> list[str]:
     with _lock:
         if len(_cache) > 64:
             _cache.clear()
-        _cache[id(tok)] = (tok, found)
+        _cache[id(tok)] = (weakref.ref(tok), found)     # never keeps a tokeniser alive
     return list(found)
 
 

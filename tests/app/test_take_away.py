@@ -186,3 +186,14 @@ def test_encode_views_link_their_trace(client, view, api, key):
     answer = client.get(api).json()
     expected = answer[key] if key else [s for p in answer["pieces"] for s in p["steps"]]
     assert lines == expected and lines
+
+
+def test_the_formats_cache_keeps_no_tokenizer_alive():
+    import gc
+    import weakref
+    tok = tc.train("wordpiece", ["low lower newest widest"] * 3, 40)
+    ref = weakref.ref(tok)
+    assert export.formats_of(tok) == export.formats_of(tok) == ["hf_json", "vocab_txt"]
+    del tok
+    gc.collect()
+    assert ref() is None
