@@ -25,7 +25,7 @@ from .routers import wordpiece
 from .routers import unigram
 from .routers import bpe
 from .routers import check
-from .routers import downloads
+from .routers import downloads, onward
 from .routers import lessons
 from .routers import worksheets
 from .store import CorpusStore
@@ -114,6 +114,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(lessons.router)
     app.include_router(worksheets.router)
     app.include_router(downloads.router)
+    app.include_router(onward.router)
 
     # outermost last: RequestContext (timing, HEAD, the request for jobs), then the headers and
     # the cross-site check, then FastAPI's own

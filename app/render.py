@@ -15,7 +15,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
-from . import display
+from . import display, export
 from .embed import EMBED
 from .uploads import FORMAT_LABELS, PATTERN_PRESETS
 
@@ -69,6 +69,8 @@ def url_with(path: str, params: dict[str, Any], **changes: Any) -> str:
 
 
 env.globals["url_with"] = url_with
+env.globals["trained_links"] = export.trained_links       # a training view's onward links
+env.globals["tokenizer_downloads"] = export.tokenizer_downloads
 env.globals["upload_formats"] = FORMAT_LABELS          # the tokenizer upload form's choices
 env.globals["pattern_presets"] = PATTERN_PRESETS
 

@@ -44,6 +44,7 @@ from tokenizers_core.models.wordpiece_train import WordPieceTrainer
 
 from ..deps import (UnknownTokenizer, check_text, resolve_tokenizer, special_kwargs, step_runs,
                     store)
+from .. import export
 from ..trained import corpus_text as corpus_by_ref
 from . import bpe, unigram, visualiser, wordpiece
 
@@ -330,3 +331,39 @@ def _vocab_csv(rows: list[dict[str, Any]], filename: str) -> Response:
     cells = ([r["id"], r["token"], "" if r.get("score") is None else repr(r["score"])] if scored
              else [r["id"], r["token"]] for r in rows)
     return csv_response(header, cells, filename)
+
+
+# ---- a tokeniser as a file -----------------------------------------------------------------------
+@router.get("/download/tokenizer", response_class=Response,
+            responses={200: {"content": {"application/octet-stream": {}},
+                             "description": "the tokeniser's file (an attachment)"}},
+            summary="A tokeniser as a file: tokenizer.json, .tiktoken, .model, vocab.txt, or "
+                    "vocab.json + merges.txt (zipped)")
+def tokenizer_download(request: Request, tokenizer: str, format: str = "hf_json",
+                       pattern: str = "") -> Response:
+    """`tokenizer`: a bundled name, a trained handle or an uploaded one; `format`: one of
+    hf_json, tiktoken, sentencepiece, vocab_txt, vocab_merges. A format the tokeniser has no
+    exact form in answers 422 naming the formats it has."""
+    try:
+        tok = resolve_tokenizer(request, tokenizer, pattern)
+    except UnknownTokenizer as exc:
+        raise HTTPException(404, str(exc)) from None
+    except ValueError as exc:
+        raise HTTPException(422, str(exc)) from None
+    has = export.formats_of(tok)
+    if format not in has:
+        if format not in export.FORMATS:
+            why = f"unknown format {format!r}"
+        else:
+            why = f"{tokenizer} has no {format} form"
+        raise HTTPException(422, f"{why}; {tokenizer} can be downloaded as: "
+                                 f"{', '.join(has)}" if has else
+                                 f"{why}; {tokenizer} has no file form (its tokens are cut "
+                                 "from the text by rules)")
+    try:
+        body = export.tokenizer_file(tok, format)
+    except ValueError as exc:
+        raise HTTPException(422, str(exc)) from None
+    name = export.file_name(tokenizer, format)
+    return Response(body, media_type=export.MEDIA_TYPES[format],
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})

@@ -6,7 +6,7 @@ from typing import Any
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from .. import display
+from .. import display, export
 from ..roundtrip import round_trip_notes
 from ..deps import (BAD_INPUT, REGEX, bad_input, check_text, resolve_tokenizer, special_kwargs,
                     store, tokenizer_label, tokenizer_options)
@@ -110,6 +110,7 @@ def visualise(request: Request, text: str, name: str, pattern: str,
         segments=display.segments(text, enc, upto=shown_upto),
         stages=stage_members(list(trace)),
         step_link=step_link(request, tok), max_items=MAX_PANEL_ITEMS,
+        downloads=export.tokenizer_downloads(name, export.formats_of(tok), pattern),
         counts={
             "chars": len(text), "bytes": len(text.encode("utf-8")),
             "words": len(text.split()), "tokens": n_tokens,
