@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .store import enable_wal
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
     id         TEXT PRIMARY KEY,
@@ -106,7 +108,7 @@ class JobStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         if not self._ready:
-            db.execute("PRAGMA journal_mode=WAL")
+            enable_wal(db)
             db.executescript(_SCHEMA)
             self._ready = True
         return db

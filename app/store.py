@@ -15,6 +15,26 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+def enable_wal(db: sqlite3.Connection, seconds: float = 10.0) -> None:
+    """Put the database in WAL mode. Switching modes needs the file to itself, and SQLite may
+    answer "database is locked" while another process has it open, as when two uvicorn workers
+    start together: retry for up to `seconds`, and stop as soon as the file is in WAL mode,
+    whoever switched it."""
+    deadline = time.monotonic() + seconds
+    attempt = 0
+    while True:
+        try:
+            if db.execute("PRAGMA journal_mode=WAL").fetchone()[0].lower() == "wal":
+                return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc):
+                raise
+        attempt += 1
+        if time.monotonic() > deadline:
+            raise sqlite3.OperationalError("could not put the store in WAL mode: it stays locked")
+        time.sleep(min(0.02 * attempt, 0.2))
+
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS corpora (
     sha256  TEXT PRIMARY KEY,
@@ -68,7 +88,7 @@ class CorpusStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(self.path, timeout=10)
         if not self._ready:
-            db.execute("PRAGMA journal_mode=WAL")
+            enable_wal(db)
             with db:
                 db.executescript(_SCHEMA)
             self._ready = True
