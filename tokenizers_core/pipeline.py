@@ -418,7 +418,11 @@ class Tokenizer:
         """`_encoding` for the plain byte-level pipelines (`byte_level_fast`), untraced: each
         distinct piece is tokenised once, and its tokens' offsets are shifted into place.
         None when a segment is not a plain stretch of the text (then the general path runs)."""
-        segments, added = self._segments(text, None)
+        vocabulary = self.added_vocabulary
+        if vocabulary.has_normalized:
+            segments, added = self._segments(text, None)
+        else:             # no normaliser, no normalised added token: the first pass is all
+            segments, added = _unzip(vocabulary.split_original(NormalizedString(text)))
         if not all(seg.is_identity for seg in segments):
             return None
         ids: list[int] = []

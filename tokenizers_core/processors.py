@@ -107,6 +107,22 @@ def _wrap(encoding: Encoding, before: Encoding | None, after: Encoding | None,
     return merge([e for e in (before, body, after) if e is not None])
 
 
+def _wrapped(encoding: Encoding, before: Encoding, after: Encoding, type_id: int) -> Encoding:
+    """`before + encoding + after`, the sequence taking `type_id`: what a template such as
+    "[CLS] $A [SEP]" makes of one sequence without overflowing windows (`post_process` checks
+    it equals the general path in tests/core/test_hf_processors.py)."""
+    n = len(encoding.ids)
+    return Encoding(
+        ids=before.ids + encoding.ids + after.ids,
+        tokens=before.tokens + encoding.tokens + after.tokens,
+        offsets=before.offsets + encoding.offsets + after.offsets,
+        word_ids=before.word_ids + encoding.word_ids + after.word_ids,
+        attention_mask=before.attention_mask + encoding.attention_mask + after.attention_mask,
+        special_tokens_mask=(before.special_tokens_mask + encoding.special_tokens_mask
+                             + after.special_tokens_mask),
+        type_ids=before.type_ids + [type_id] * n + after.type_ids)
+
+
 def post_process(processor: Any, encoding: Encoding, pair: Encoding | None,
                  add_special_tokens: bool = True) -> Encoding:
     """Stage 4 as Hugging Face's `Tokenizer::post_process` runs it (after truncation, before
@@ -115,6 +131,11 @@ def post_process(processor: Any, encoding: Encoding, pair: Encoding | None,
     encodings = [encoding] if pair is None else [encoding, pair]
     if processor is None:
         return merge(encodings) if pair is not None else encoding
+    around = getattr(processor, "single_around", None)
+    if pair is None and add_special_tokens and not encoding.overflowing and around is not None:
+        parts = around()
+        if parts is not None:                    # the common case, in one pass
+            return _wrapped(encoding, *parts)
     for i, e in enumerate(encodings):
         e.type_ids = [i] * len(e.ids)
     if hasattr(processor, "process_encodings"):
@@ -240,6 +261,25 @@ class TemplateProcessing(_TokenListProcessing):
         template = self._pair if is_pair else self._single
         return sum(len(self.special_tokens[name][0])
                    for kind, name, _ in template or [] if kind == "special")
+
+    def single_around(self) -> tuple[Encoding, Encoding, int] | None:
+        """(the special tokens before $A, those after, $A's type id) when the single template
+        is specials, one $A, specials; else None. Worked out once."""
+        known = self.__dict__.get("_around")
+        if known is None:
+            seqs = [i for i, (kind, _n, _t) in enumerate(self._single) if kind == "seq"]
+            if len(seqs) != 1 or type(self).process_encodings is not \
+                    TemplateProcessing.process_encodings:      # a subclass does more
+                known = (None,)
+            else:
+                def specials(items):
+                    return merge([_specials(*self.special_tokens[name], type_id)
+                                  for _k, name, type_id in items])
+                at = seqs[0]
+                known = ((specials(self._single[:at]), specials(self._single[at + 1:]),
+                          self._single[at][2]),)
+            self.__dict__["_around"] = known
+        return known[0]
 
     def process_encodings(self, encodings: list[Encoding],
                           add_special_tokens: bool) -> list[Encoding]:
@@ -428,6 +468,15 @@ class Sequence:
 
     def added_tokens(self, is_pair: bool) -> int:
         return sum(p.added_tokens(is_pair) for p in self.processors)
+
+    def single_around(self) -> tuple[Encoding, Encoding, int] | None:
+        """A template's `single_around` when every other member leaves encodings as they are
+        (ByteLevel without offset trimming), as in Llama 3's Sequence[ByteLevel, Template]."""
+        rest = [p for p in self.processors
+                if not (type(p) is ByteLevel and not p.trim_offsets)]
+        if len(rest) != 1 or type(rest[0]) is not TemplateProcessing:
+            return None
+        return rest[0].single_around()
 
     def process_encodings(self, encodings: list[Encoding],
                           add_special_tokens: bool) -> list[Encoding]:
