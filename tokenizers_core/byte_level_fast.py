@@ -16,13 +16,14 @@ from typing import Any, Callable
 from .pre_tokenizers import _HF_BYTE_LEVEL_RE, ByteLevel, Sequence, match_spans, to_byte_level
 from .normalized import NormalizedString
 
-Splitter = Callable[[str], list[tuple[int, int]]]
+Splitter = Callable[[str], list[str]]
 Piece = tuple[tuple[Any, ...], tuple[str, ...], tuple[tuple[int, int], ...]]
 
 
 def pieces_of(pre_tokenizer: Any) -> Splitter | None:
-    """A function text -> the pieces' (start, end) for a plain byte-level pre-tokenizer, or None
-    when `pre_tokenizer` is of another shape (then the general pipeline runs)."""
+    """A function text -> its pieces, which tile the text (each starts where the one before
+    ended), for a plain byte-level pre-tokenizer; None when `pre_tokenizer` is of another shape,
+    or drops text (Split's "removed"): then the general pipeline runs."""
     from .pre_tokenizers_hf import Split, find_matches, merge_by_behavior
     members = (list(pre_tokenizer.pre_tokenizers) if type(pre_tokenizer) is Sequence
                else [pre_tokenizer])
@@ -30,18 +31,51 @@ def pieces_of(pre_tokenizer: Any) -> Splitter | None:
     if type(last) is not ByteLevel or last.add_prefix_space:
         return None
     if len(members) == 1 and last.use_regex:
-        return lambda text: [s for s in match_spans(_HF_BYTE_LEVEL_RE, text) if s[0] < s[1]]
+        return functools.partial(_tiles, _HF_BYTE_LEVEL_RE,
+                                 lambda text: match_spans(_HF_BYTE_LEVEL_RE, text))
     if len(members) == 2 and not last.use_regex and type(members[0]) is Split:
         split = members[0]
+        if split.behavior == "removed":
+            return None
         if split.behavior == "isolated" and not split.invert:     # Llama 3, Qwen, ...
-            return functools.partial(_isolated, split._compiled)
-        return lambda text: [s for s in merge_by_behavior(
-            find_matches(split._compiled, text, split.invert), split.behavior) if s[0] < s[1]]
+            return functools.partial(_tiles, split._compiled,
+                                     functools.partial(_isolated, split._compiled))
+        return functools.partial(_tiles, None, lambda text: merge_by_behavior(
+            find_matches(split._compiled, text, split.invert), split.behavior))
     return None
 
 
+def _tiles(compiled: Any, spans: Callable[[str], list[tuple[int, int]]], text: str) -> list[str]:
+    """The non-empty pieces of `text`. When the pattern's matches alone tile the text (the
+    usual case: such patterns match every character), `findall` gives them directly; else the
+    pieces come from `spans`.
+
+    >>> import regex
+    >>> _tiles(regex.compile(r"\\w+|\\W+"), None, "ab, c")
+    ['ab', ', ', 'c']
+    """
+    if compiled is not None and not compiled.groups:
+        parts = compiled.findall(text)
+        if sum(map(len, parts)) == len(text) and "" not in parts:
+            return parts
+    return [text[start:end] for start, end in spans(text) if start < end]
+
+
+def tokens_of(model: Any, piece: str) -> Piece:
+    """(ids, tokens, offsets in `piece`) of one piece: the model runs on its byte-level spelling,
+    and a token holding part of a character gets that character's span (as `to_byte_level`
+    aligns each byte to its character)."""
+    spelled = to_byte_level(NormalizedString(piece))
+    found = model.tokenize(spelled.normalized)
+    ids = tuple(id_ for _v, id_, _s, _e in found)
+    values = tuple(v for v, _i, _s, _e in found)
+    offsets = tuple(spelled.span(s, e) for _v, _i, s, e in found)
+    return ids, values, offsets
+
+
 def _isolated(compiled: Any, text: str) -> list[tuple[int, int]]:
-    """Split(pattern, "isolated")'s pieces: every match and every stretch between matches.
+    """Split(pattern, "isolated")'s pieces: every match and every stretch between matches,
+    matches found as Oniguruma finds them (`hf_regex.find_spans`).
 
     >>> import regex
     >>> _isolated(regex.compile(r"\\d+"), "ab12c3")
@@ -59,15 +93,3 @@ def _isolated(compiled: Any, text: str) -> list[tuple[int, int]]:
     if prev < len(text):
         out.append((prev, len(text)))
     return out
-
-
-def tokens_of(model: Any, piece: str) -> Piece:
-    """(ids, tokens, offsets in `piece`) of one piece: the model runs on its byte-level spelling,
-    and a token holding part of a character gets that character's span (as `to_byte_level`
-    aligns each byte to its character)."""
-    spelled = to_byte_level(NormalizedString(piece))
-    found = model.tokenize(spelled.normalized)
-    ids = tuple(id_ for _v, id_, _s, _e in found)
-    values = tuple(v for v, _i, _s, _e in found)
-    offsets = tuple(spelled.span(s, e) for _v, _i, s, e in found)
-    return ids, values, offsets

@@ -439,16 +439,14 @@ class Tokenizer:
                 word_ids.append(word)
                 word += 1
                 continue
-            base, whole = seg.span(0, 0)[0], seg.normalized
-            for start, end in split(whole):
-                piece = whole[start:end]
+            shift = seg.span(0, 0)[0]
+            for piece in split(seg.normalized):             # the pieces tile the segment
                 hit = cache.get(piece)
                 if hit is None:
                     if len(cache) >= 200_000:
                         cache.clear()
                     hit = cache[piece] = byte_level_fast.tokens_of(self.model, piece)
                 p_ids, p_values, p_offsets = hit
-                shift = base + start
                 if len(p_ids) == 1:                          # most pieces: one token
                     ids.append(p_ids[0])
                     values.append(p_values[0])
@@ -459,6 +457,7 @@ class Tokenizer:
                     values.extend(p_values)
                     offsets.extend([(shift + a, shift + b) for a, b in p_offsets])
                     word_ids.extend([word] * len(p_ids))
+                shift += len(piece)
                 word += 1
         n = len(ids)
         return Encoding(ids=ids, tokens=values, offsets=offsets, word_ids=word_ids,

@@ -65,3 +65,19 @@ def test_real_text_and_added_tokens(pair):
         fast = ours.encode(text)
         assert fast.to_dict() == ours.trace(text)[0].to_dict()
         assert fast.ids == hf.encode(text).ids
+
+
+@pytest.mark.parametrize("behavior", ["Removed", "MergedWithPrevious", "Contiguous"])
+def test_other_split_behaviors_match_too(behavior):
+    ours, hf = _train(True)
+    config = json.loads(hf.to_str())
+    config["pre_tokenizer"]["pretokenizers"][0]["behavior"] = behavior
+    raw = json.dumps(config)
+    ours, hf = tc.load(raw.encode("utf-8")), tokenizers.Tokenizer.from_str(raw)
+    assert (byte_level_fast.pieces_of(ours.pre_tokenizer) is None) == (behavior == "Removed")
+    for text in LINES[1500:1530] + ["  a  b\n\n東京 x's", ""]:
+        fast = ours.encode(text)
+        assert fast.to_dict() == ours.trace(text)[0].to_dict()
+        want = hf.encode(text)
+        assert (fast.ids, [tuple(o) for o in fast.offsets]) == \
+            (want.ids, [tuple(o) for o in want.offsets])
