@@ -12,7 +12,6 @@ from tokenizers_core import pretrained
 from . import heap
 from .config import Settings
 from .jobs import Engine
-from .step_runs import StepRuns
 from .store import CorpusStore
 from .trained import TrainedTokenizers
 from .uploads import PREFIX as UPLOAD_PREFIX
@@ -36,10 +35,6 @@ def trained(request: Request) -> TrainedTokenizers:
 
 def jobs(request: Request) -> Engine:
     return request.app.state.jobs
-
-
-def step_runs(request: Request) -> StepRuns:
-    return request.app.state.step_runs
 
 
 def uploads(request: Request) -> UploadedTokenizers:

@@ -60,6 +60,16 @@ def day(timestamp: float) -> str:
     return time.strftime("%Y-%m-%d", time.gmtime(timestamp))
 
 
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, 22nd ...
+
+    >>> [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 102, 111)]
+    ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '102nd', '111th']
+    """
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 def hex_bytes(data: bytes) -> str:
     """Bytes as upper-case hex pairs.
 

@@ -39,10 +39,14 @@ CREATE TABLE IF NOT EXISTS jobs (
     created    REAL NOT NULL,
     started    REAL,
     finished   REAL,
-    heartbeat  REAL
+    heartbeat  REAL,
+    seen       REAL,
+    abandon    REAL
 );
 CREATE INDEX IF NOT EXISTS jobs_status ON jobs (status, created);
 """
+# columns added since the first release: a store made then gets them on opening
+_ADDED = (("seen", "REAL"), ("abandon", "REAL"))
 
 ACTIVE = ("queued", "running")
 FINAL = ("done", "error", "cancelled", "interrupted")
@@ -110,6 +114,13 @@ class JobStore:
         if not self._ready:
             enable_wal(db)
             db.executescript(_SCHEMA)
+            have = {row[1] for row in db.execute("PRAGMA table_info(jobs)")}
+            for name, kind in _ADDED:
+                if name not in have:
+                    try:
+                        db.execute(f"ALTER TABLE jobs ADD COLUMN {name} {kind}")
+                    except sqlite3.OperationalError:      # another process added it first
+                        pass
             self._ready = True
         return db
 
@@ -136,23 +147,29 @@ class JobStore:
 
     # ---- submitting and claiming -----------------------------------------------------------
     def submit(self, job_id: str, kind: str, spec: dict[str, Any], total: int,
-               queue_limit: int) -> tuple[Job, bool]:
-        """Queue a job, or return the one already queued, running or done under this id.
-        Returns (job, True if this call queued it). Raises QueueFull."""
+               queue_limit: int, abandon: float | None = None,
+               keep: tuple[str, ...] = ("queued", "running", "done")) -> tuple[Job, bool]:
+        """Queue a job, or return the one under this id whose status is in `keep` (queued,
+        running or done by default), marking it as looked at. Returns (job, True if this call
+        queued it). Raises QueueFull. A job with `abandon` (seconds) is cancelled once nobody
+        has looked at it (`touch`) for that long."""
+        now = time.time()
         with closing(self._connect()) as db:
             db.execute("BEGIN IMMEDIATE")
             try:
                 row = db.execute("SELECT status FROM jobs WHERE id = ?", (job_id,)).fetchone()
-                if row is not None and row[0] in ("queued", "running", "done"):
+                if row is not None and row[0] in keep:
+                    db.execute("UPDATE jobs SET seen = ? WHERE id = ?", (now, job_id))
                     db.execute("COMMIT")
                     return self.get(job_id), False
                 counts = dict(db.execute("SELECT status, COUNT(*) FROM jobs WHERE status IN "
                                          "('queued', 'running') GROUP BY status"))
                 if counts.get("queued", 0) >= queue_limit:
                     raise QueueFull(counts.get("running", 0), counts.get("queued", 0))
-                db.execute("INSERT OR REPLACE INTO jobs (id, kind, spec, status, total, created) "
-                           "VALUES (?, ?, ?, 'queued', ?, ?)",
-                           (job_id, kind, json.dumps(spec, sort_keys=True), total, time.time()))
+                db.execute("INSERT OR REPLACE INTO jobs (id, kind, spec, status, total, created, "
+                           "seen, abandon) VALUES (?, ?, ?, 'queued', ?, ?, ?, ?)",
+                           (job_id, kind, json.dumps(spec, sort_keys=True), total, now, now,
+                            abandon))
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")
@@ -187,10 +204,38 @@ class JobStore:
         with closing(self._connect()) as db:
             db.execute("UPDATE jobs SET pid = ? WHERE id = ?", (pid, job_id))
 
-    def progress(self, job_id: str, done: int, current: str, results: Any) -> None:
+    def progress(self, job_id: str, done: int, current: str, results: Any,
+                 blob: bytes | None = None) -> None:
+        """A running job's progress (and, with `blob`, what it has made so far)."""
+        sets, args = "done = ?, current = ?, results = ?", [done, current, json.dumps(results)]
+        if blob is not None:
+            sets, args = sets + ", blob = ?", args + [blob]
         with closing(self._connect()) as db:
-            db.execute("UPDATE jobs SET done = ?, current = ?, results = ? WHERE id = ? AND "
-                       "status = 'running'", (done, current, json.dumps(results), job_id))
+            db.execute(f"UPDATE jobs SET {sets} WHERE id = ? AND status = 'running'",
+                       (*args, job_id))
+
+    def touch(self, job_id: str) -> None:
+        """Somebody is still looking at (waiting for) this job."""
+        with closing(self._connect()) as db:
+            db.execute("UPDATE jobs SET seen = ? WHERE id = ? AND status IN "
+                       "('queued', 'running')", (time.time(), job_id))
+
+    def cancel_abandoned(self) -> int:
+        """Cancel the active jobs nobody has looked at for their `abandon` seconds: a queued
+        one at once, a running one by the worker that runs it."""
+        now = time.time()
+        stale = "abandon IS NOT NULL AND seen < ? - abandon"
+        with closing(self._connect()) as db:
+            if db.execute(f"SELECT 1 FROM jobs WHERE status IN ('queued', 'running') AND {stale} "
+                          "AND cancel = 0 LIMIT 1", (now,)).fetchone() is None:
+                return 0                  # the common case: a read, no write lock
+            queued = db.execute(f"UPDATE jobs SET status = 'cancelled', finished = ?, "
+                                f"current = 'nobody was looking' WHERE status = 'queued' AND "
+                                f"{stale}", (now, now)).rowcount
+            running = db.execute(f"UPDATE jobs SET cancel = 1, current = 'nobody was looking' "
+                                 f"WHERE status = 'running' AND cancel = 0 AND {stale}",
+                                 (now,)).rowcount
+        return queued + running
 
     def heartbeat(self, job_ids: list[str]) -> None:
         if not job_ids:
@@ -250,9 +295,12 @@ class JobStore:
             return db.execute("SELECT id, owner FROM jobs WHERE status = 'running' AND "
                               "owner LIKE ?", (owner_prefix + "%",)).fetchall()
 
-    def prune(self, keep: int) -> None:
-        """Drop the oldest finished jobs beyond `keep`."""
+    def prune(self, keep: int, kinds: tuple[str, ...] = ()) -> None:
+        """Drop the oldest finished jobs beyond `keep` (of these `kinds`, or of all)."""
+        where, args = "", ()
+        if kinds:
+            where, args = f" AND kind IN ({','.join('?' * len(kinds))})", kinds
         with closing(self._connect()) as db:
             db.execute("DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE status IN "
-                       "('done', 'error', 'cancelled', 'interrupted') ORDER BY finished DESC "
-                       "LIMIT -1 OFFSET ?)", (keep,))
+                       f"('done', 'error', 'cancelled', 'interrupted'){where} "
+                       "ORDER BY finished DESC LIMIT -1 OFFSET ?)", (*args, keep))

@@ -7,7 +7,11 @@ the store, so any server worker can report them.
 
 Tasks:
 - "sweep": train each algorithm at each size, measure a held-out text (results: one row each);
-- "train": train one tokeniser from a handle's spec (result: the pickled tokeniser).
+- "train": train one tokeniser from a handle's spec (result: the pickled tokeniser);
+- the step-through views' runs (`app.step_jobs`), each handed over pickled:
+  "bpe_steps" (the finished `TrainingSession`), "wordpiece_steps" (the merges and the final
+  vocabulary), "unigram_rounds" (the rounds, stored after each one so the view can show them
+  while the rest run, then the final pieces).
 """
 from __future__ import annotations
 
@@ -21,9 +25,14 @@ from typing import Any, Callable
 
 import tokenizers_core as tc
 from tokenizers_core import metrics as M
+from tokenizers_core.bert import count_words
+from tokenizers_core.models.bpe import gc_paused
+from tokenizers_core.models.bpe_explore import TrainingSession
+from tokenizers_core.models.unigram_trainer import UnigramTrainer
+from tokenizers_core.models.wordpiece_train import WordPieceTrainer
 
 from .job_store import JobStore
-from .store import CorpusStore
+from .store import CorpusStore, sha256_text
 from .trained import corpus_text
 
 
@@ -83,11 +92,12 @@ def run_job(db_path: str, job_id: str, kind: str, spec: dict[str, Any], cpu_seco
 def _reporter(jobs: JobStore, job_id: str) -> Callable[..., None]:
     last = [0.0]
 
-    def report(done: int, current: str, results: Any, force: bool = False) -> None:
+    def report(done: int, current: str, results: Any, force: bool = False,
+               blob: bytes | None = None) -> None:
         now = time.monotonic()
         if force or now - last[0] > 0.3:      # at most a few writes a second
             last[0] = now
-            jobs.progress(job_id, done, current, results)
+            jobs.progress(job_id, done, current, results, blob)
     return report
 
 
@@ -128,4 +138,61 @@ def train(spec: dict[str, Any], read: Callable[[str], str],
     return {"vocab_size": tok.vocab_size}, pickle.dumps(tok, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-TASKS = {"sweep": sweep, "train": train}
+# ---- the step-through views' runs -----------------------------------------------------------------
+def _step_corpus(spec: dict[str, Any], read: Callable[[str], str]) -> str:
+    text = read(spec["corpus"])
+    if sha256_text(text) != spec["sha"]:
+        raise ValueError(f"the corpus {spec['corpus']!r} changed since this training was asked "
+                         "for; reload the page")
+    return text
+
+
+def _pickled(value: Any) -> bytes:
+    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def bpe_steps(spec: dict[str, Any], read: Callable[[str], str],
+              report: Callable[..., None]) -> tuple[dict[str, Any], bytes]:
+    """A BPE training view's whole run (result: the pickled, finished `TrainingSession`)."""
+    text = _step_corpus(spec, read)
+    report(0, "counting words", {}, force=True)
+    session = TrainingSession(text, spec["variant"], spec["vocab_size"], spec["options"])
+    with gc_paused:
+        while not session.run_for(0.25):
+            report(session.progress, f"{session.progress:,} merges", {})
+    return {"merges": session.progress}, _pickled(session)
+
+
+def wordpiece_steps(spec: dict[str, Any], read: Callable[[str], str],
+                    report: Callable[..., None]) -> tuple[dict[str, Any], bytes]:
+    """A WordPiece training view's whole run (result: the pickled merges and vocabulary)."""
+    text = _step_corpus(spec, read)
+    report(0, "counting words", {}, force=True)
+    trainer = WordPieceTrainer(count_words(text), **spec["options"])
+    while trainer.step() is not None:
+        report(len(trainer.steps), f"{len(trainer.steps):,} merges", {})
+    return ({"merges": len(trainer.steps)},
+            _pickled({"steps": trainer.steps, "vocab": trainer.vocab}))
+
+
+def unigram_rounds(spec: dict[str, Any], read: Callable[[str], str],
+                   report: Callable[..., None]) -> tuple[dict[str, Any], bytes]:
+    """A Unigram training view's run. After each round the rounds so far are stored (the view
+    steps through them while the rest run); the result adds the final pieces."""
+    text = _step_corpus(spec, read)
+    report(0, "counting words and seeding the vocabulary", {}, force=True)
+    trainer = UnigramTrainer(text.splitlines(), spec["vocab_size"],
+                             sample_words=spec["words"])
+    run: dict[str, Any] = {"rounds": [], "pieces": None, "total_freq": 0, "distinct": 0}
+    for step in trainer.rounds():
+        run["rounds"].append(step)
+        run.update(total_freq=trainer.total_freq, distinct=len(trainer.words))
+        if not step.final:
+            report(len(run["rounds"]), f"round {step.round}", {}, force=True,
+                   blob=_pickled(run))
+    run["pieces"] = trainer.tokenizer().model.pieces
+    return {"rounds": len(run["rounds"])}, _pickled(run)
+
+
+TASKS = {"sweep": sweep, "train": train, "bpe_steps": bpe_steps,
+         "wordpiece_steps": wordpiece_steps, "unigram_rounds": unigram_rounds}

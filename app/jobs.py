@@ -16,8 +16,9 @@ give one task a CPU or memory budget; RQ and Celery need Redis or a broker. What
 of the store is a process per training (killable, with `setrlimit`), which is ~200 lines here.
 Scaling past one machine means pointing every worker at one shared store, as for corpora.
 
-(The step-through views train in their own bounded pool, `app.step_runs`, in the serving
-process: their value is the trainer's live state, which the views read step by step.)
+The step-through views' trainings are jobs too (`app.step_jobs`): the child returns the
+finished run, which the view then reads step by step. A view's job is `abandon`ed (cancelled)
+once nobody has polled it for a few seconds: a reader who left stops it.
 
     job, created = engine.submit("sweep", spec_id, spec, total=10)   # QueueFull -> 429
     engine.cancel(job.id)                                            # killed within ~0.2 s
@@ -107,11 +108,14 @@ class Engine:
         self.owner = ""
 
     # ---- the web layer's side --------------------------------------------------------------
-    def submit(self, kind: str, job_id: str, spec: dict[str, Any], total: int = 0
+    def submit(self, kind: str, job_id: str, spec: dict[str, Any], total: int = 0,
+               abandon: float | None = None, keep: tuple[str, ...] = ("queued", "running", "done")
                ) -> tuple[Job, bool]:
-        """Queue a job (or find it queued, running or done). Raises QueueFull."""
+        """Queue a job (or find it queued, running or done, or in another `keep` status).
+        With `abandon`, the job is cancelled once nobody has looked at it for that many
+        seconds (`submit` again and `wait` look). Raises QueueFull."""
         self.start()
-        job, created = self.store.submit(job_id, kind, spec, total, self.queue)
+        job, created = self.store.submit(job_id, kind, spec, total, self.queue, abandon, keep)
         if created:
             self.store.prune(KEEP_FINISHED)
             self._wake.set()
@@ -126,20 +130,29 @@ class Engine:
         return job
 
     def wait(self, job_id: str, created: bool,
-             gone: Callable[[], bool] = client_gone) -> Job:
-        """Wait for a job to end. If the client leaves first and this request queued the job,
-        the job is cancelled (it had no other purpose) and ClientGone is raised."""
+             gone: Callable[[], bool] = client_gone, timeout: float | None = None) -> Job:
+        """Wait for a job to end (or, with `timeout`, at most that many seconds: the job may
+        come back still active, and goes on). If the client leaves first and this request
+        queued the job, the job is cancelled (it had no other purpose) and ClientGone is
+        raised."""
         delay = 0.02
+        start = last_touch = time.monotonic()
         while True:
             job = self.store.get(job_id)
             if job is None or job.status in FINAL:
+                return job
+            now = time.monotonic()
+            if timeout is not None and now - start >= timeout:
                 return job
             if gone():
                 if created:
                     self.cancel(job_id)
                 raise ClientGone(f"the client left; job {job_id} "
                                  f"{'cancelled' if created else 'left to run'}")
-            time.sleep(delay)
+            if now - last_touch > 0.3:        # a waiting request is somebody looking
+                self.store.touch(job_id)
+                last_touch = now
+            time.sleep(delay if timeout is None else min(delay, max(0.0, start + timeout - now)))
             delay = min(delay * 1.5, 0.25)
 
     # ---- the dispatcher --------------------------------------------------------------------
@@ -180,6 +193,7 @@ class Engine:
         while not self._stop.is_set():
             try:
                 self._reap()
+                self.store.cancel_abandoned()
                 self._kill_cancelled()
                 now = time.monotonic()
                 if now - last_beat > HEARTBEAT:

@@ -19,7 +19,6 @@ from .embed import embed_mode
 from .jobs import ClientGone, Engine, QueueFull, current_request
 from .render import STATIC_DIR, render
 from .security import SecurityMiddleware
-from .step_runs import StepRuns
 from .routers import analytics, api, compare, corpora, docs, tokenizers, visualiser, vocab
 from .routers import wordpiece
 from .routers import unigram
@@ -94,8 +93,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                             queue=settings.job_queue, cpu_seconds=settings.job_cpu_seconds,
                             memory_mb=settings.job_memory_mb)
     app.state.trained = TrainedTokenizers(app.state.store, engine=app.state.jobs)
-    app.state.step_runs = StepRuns(workers=settings.job_workers, queue=settings.job_queue,
-                                   cpu_seconds=settings.job_cpu_seconds)
     app.state.uploads = UploadedTokenizers(app.state.store)
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     app.include_router(visualiser.router)

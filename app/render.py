@@ -47,6 +47,7 @@ env.filters["token_label"] = display.token_label
 env.filters["filesize"] = display.filesize
 env.filters["sci"] = display.sci
 env.filters["day"] = display.day
+env.filters["ordinal"] = display.ordinal
 
 
 def url_with(path: str, params: dict[str, Any], **changes: Any) -> str:

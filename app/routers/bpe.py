@@ -1,7 +1,8 @@
 """BPE step-through views: training (`/bpe/train`) and encoding (`/bpe/encode`).
 
 Each page is a pure function of its URL. Training states come from the engine's LRU of training
-sessions (`tokenizers_core.models.bpe_explore`), so next / back / jump reuse one run.
+sessions (`tokenizers_core.models.bpe_explore`), so next / back / jump reuse one run; a run on a
+large corpus is trained in the job pool (`app.step_jobs`) while the page shows progress.
 """
 from __future__ import annotations
 
@@ -12,15 +13,15 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import corpus_names
-from tokenizers_core.models.bpe import gc_paused
-from tokenizers_core.models.bpe_explore import (RULES, VARIANTS, encode_trace, merge_tree_of,
-                                                training_session)
+from tokenizers_core.models.bpe_explore import RULES, VARIANTS, encode_trace, merge_tree_of
 
 from ..deps import (BAD_INPUT, UPLOAD_PREFIX, UnknownTokenizer, bad_input, bounded,
-                    check_step_text, resolve_tokenizer, step_runs, store, stored_options)
+                    check_step_text, resolve_tokenizer, store, stored_options)
 from .. import heap, practice as practising
 from ..practice import PracticeState, practice_params
+from ..job_store import Job
 from ..render import render, url_with
+from ..step_jobs import bpe_session
 from ..stepping import SPEEDS, check_speed, word_jumps
 from ..trained import corpus_text as corpus_by_ref
 from .api import _store_corpus
@@ -38,7 +39,7 @@ MAX_VIEW_VOCAB = 50_000
 WORD_PAGE = 20
 VOCAB_QUERY = Query("", max_length=12, description=(
     f"blank for the default, or a whole number from 1 to {MAX_VIEW_VOCAB:,}"))
-SYNC_SECONDS = 0.5                # train this long within a request; longer runs show progress
+SYNC_SECONDS = 0.5                # a page waits this long for a run in the pool, then shows progress
 
 TRAIN_PSEUDOCODE = {
     "hf": [
@@ -126,10 +127,9 @@ def train_page(request: Request, corpus: str = "", variant: str = "bpe",
         text = DEFAULT_CORPUS if not corpus else corpus_by_ref(store(request), corpus)
         if corpus and len(text) <= 20_000:
             ctx["corpus_text"] = text
-        session = training_session(text, variant, size, **options)
-        if not session.run_for(SYNC_SECONDS):          # a big run: train on, show progress
-            step_runs(request).start(("bpe", id(session)), lambda: _advance(session))
-            ctx.update(training=True, done=session.progress, size=size,
+        session = bpe_session(request, corpus, text, variant, size, options, wait=SYNC_SECONDS)
+        if isinstance(session, Job):                   # a big run: it trains on in the pool
+            ctx.update(training=True, job=session, done=session.done, size=size,
                        pseudocode=TRAIN_PSEUDOCODE["hf"], step=step)
             return render(request, "bpe_train.html", ctx, block="step")
         total = session.total_steps()
@@ -165,12 +165,6 @@ def train_page(request: Request, corpus: str = "", variant: str = "bpe",
     else:
         ctx["pseudocode"] = TRAIN_PSEUDOCODE["hf"]
     return render(request, "bpe_train.html", ctx, block="step", status_code=status)
-
-
-def _advance(session) -> bool:
-    """A chunk of a background run (`app.step_runs`): True once the run is finished."""
-    with gc_paused:
-        return session.run_for(0.25)
 
 
 def _settle(session) -> None:
@@ -383,10 +377,7 @@ def train_steps_api(request: Request, corpus: str = "", variant: str = "bpe",
     try:
         size, options = _options(variant, _whole(vocab_size), pattern, min_frequency, corpus)
         text = DEFAULT_CORPUS if not corpus else corpus_by_ref(store(request), corpus)
-        session = training_session(text, variant, size, **options)
-        if not session.finished:       # in the bounded pool; stops if the client leaves
-            runs = step_runs(request)
-            runs.wait(runs.start(("bpe", id(session)), lambda: _advance(session)))
+        session = bpe_session(request, corpus, text, variant, size, options, wait=None)
     except LookupError as exc:
         raise HTTPException(404, str(exc)) from None
     except ValueError as exc:

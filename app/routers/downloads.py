@@ -38,13 +38,9 @@ from typing import Any, Iterable
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import Response
 
-from tokenizers_core.bert import count_words
-from tokenizers_core.models.bpe_explore import training_session
-from tokenizers_core.models.wordpiece_train import WordPieceTrainer
-
-from ..deps import (UnknownTokenizer, check_text, resolve_tokenizer, special_kwargs, step_runs,
-                    store)
+from ..deps import UnknownTokenizer, check_text, resolve_tokenizer, special_kwargs, store
 from .. import export
+from ..step_jobs import bpe_session, unigram_run, wordpiece_run
 from ..trained import corpus_text as corpus_by_ref
 from . import bpe, unigram, visualiser, wordpiece
 
@@ -127,7 +123,8 @@ def bpe_train_vocab_api(request: Request, data: dict = Depends(bpe.train_steps_a
     if variant == "byte_bpe":
         options["pattern"] = pattern
     text = bpe.DEFAULT_CORPUS if not corpus else corpus_by_ref(store(request), corpus)
-    trainer = training_session(text, variant, data["vocab_size"], **options).trainer
+    trainer = bpe_session(request, corpus, text, variant, data["vocab_size"], options,
+                          wait=None).trainer
     if variant == "sentencepiece_bpe":
         rows = [{"id": i, "token": p, "score": s} for i, (p, s) in enumerate(trainer.pieces())]
     else:
@@ -175,9 +172,9 @@ def wordpiece_train_vocab_api(request: Request, data: dict = Depends(wordpiece.t
     """The training view's vocabulary after its last merge, in id order (special tokens, the
     initial symbols, the merged ones); the parameters of `/api/wordpiece/train_steps`."""
     text = wordpiece.DEFAULT_CORPUS if not corpus else corpus_by_ref(store(request), corpus)
-    trainer = WordPieceTrainer(count_words(text), vocab_size=data["vocab_size"],
-                               min_frequency=min_frequency).run()
-    rows = [{"id": i, "token": t} for t, i in sorted(trainer.vocab.items(), key=lambda kv: kv[1])]
+    run = wordpiece_run(request, corpus, text, {"vocab_size": data["vocab_size"],
+                                                "min_frequency": min_frequency}, wait=None)
+    rows = [{"id": i, "token": t} for t, i in sorted(run.vocab.items(), key=lambda kv: kv[1])]
     return {"corpus": data["corpus"], "vocab_size": data["vocab_size"], "vocab": rows}
 
 
@@ -209,31 +206,17 @@ def unigram_train_api(request: Request, corpus: str = unigram.DEFAULT_CORPUS,
             raise ValueError(f"vocab_size must be between 4 and {unigram.MAX_TRAIN_VOCAB:,}")
         text = corpus_by_ref(store(request), corpus)
         sample = tuple(w for w in words.split() if w)[:12] or unigram._default_words(text)
-        steps, trainer = _finished_unigram_run(request, text, vocab_size, sample)
+        run = unigram_run(request, corpus, text, vocab_size, sample, wait=UNIGRAM_WAIT_SECONDS)
     except LookupError as exc:
         raise HTTPException(404, str(exc)) from None
     except ValueError as exc:
         raise HTTPException(422, str(exc)) from None
-    pieces = trainer.tokenizer().model.pieces
-    return {"corpus": corpus, "vocab_size": vocab_size, "words": list(sample),
-            "steps": [s.to_dict() for s in steps],
-            "pieces": [[p, s] for p, s in pieces]}
-
-
-def _finished_unigram_run(request: Request, text: str, vocab_size: int,
-                          words: tuple[str, ...]):
-    """(steps, trainer) of the training view's own run for these inputs, once it has finished:
-    the run is shared with the view (a download after viewing is instant), and trains in the
-    view's bounded pool (`app.step_runs`). HTTP 503 with Retry-After while it still runs (or
-    waits for a worker); ValueError if training failed. The one place that knows the shape of
-    the view's runs (`unigram._run`)."""
-    run = unigram._run(request, text, vocab_size, words)
-    if not run.done:          # waiting keeps the run from being dropped as abandoned
-        step_runs(request).wait(run.job, timeout=UNIGRAM_WAIT_SECONDS)
-    if not run.done:
-        raise HTTPException(503, f"training is still running ({len(run.steps)} rounds so far); "
+    if not run.finished:
+        raise HTTPException(503, f"training is still running ({len(run.rounds)} rounds so far); "
                                  "ask again in a moment", headers={"Retry-After": "5"})
-    return list(run.steps), run.trainer
+    return {"corpus": corpus, "vocab_size": vocab_size, "words": list(sample),
+            "steps": [s.to_dict() for s in run.rounds],
+            "pieces": [[p, s] for p, s in run.pieces]}
 
 
 @router.get("/download/unigram/train.jsonl", response_class=Response, responses=JSONL_DOC,

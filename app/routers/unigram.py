@@ -4,14 +4,12 @@
 Each page is a pure function of its URL. A model is `tiny` (the demo where `▁cat` scores high),
 a bundled SentencePiece Unigram model, a trained handle, or the handle of an uploaded tokenizer
 file (`app.uploads`: a sentencepiece .model or a tokenizer.json with a Unigram model).
-Training runs in the bounded pool of step runs (`app.step_runs`), keyed by (corpus, vocab size,
+Training on a large corpus runs in the job pool (`app.step_jobs`), keyed by (corpus, vocab size,
 sample words); a request waits up to WAIT_SECONDS, then shows the rounds done so far and polls
 (htmx) for the rest.
 """
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import Any
 from urllib.parse import urlencode
 
@@ -21,17 +19,16 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 import tokenizers_core as tc
 from tokenizers_core.corpora import corpus_names
 from tokenizers_core.models.unigram import demo_tokenizer, lattice_steps, sample
-from tokenizers_core.models.unigram_trainer import UnigramTrainer
 
 from ..charts import line_chart
 from ..deps import (BAD_INPUT, UPLOAD_PREFIX, UnknownTokenizer, bad_input, bounded, check_text,
-                    resolve_tokenizer, settings, step_runs, store, stored_options,
+                    resolve_tokenizer, settings, store, stored_options,
                     tokenizer_label, trained, uploads)
 from .. import practice as practising
 from ..practice import PracticeState, practice_params
 from ..render import render, url_with
+from ..step_jobs import unigram_run
 from ..uploads import upload
-from ..store import sha256_text
 from ..trained import corpus_text as corpus_by_ref
 from .api import _store_corpus
 
@@ -79,8 +76,6 @@ DEFAULT_VOCAB = 300
 MAX_TRAIN_VOCAB = 8000
 WAIT_SECONDS = 2.0               # a training request waits this long before showing progress
 
-_RUNS: OrderedDict[Any, "_Run"] = OrderedDict()              # training runs (background)
-_LOCK = threading.Lock()
 
 
 # ---- models ------------------------------------------------------------------------------------
@@ -255,53 +250,6 @@ async def lattice_upload(request: Request, file: UploadFile = File(...),
 
 
 # ---- training ----------------------------------------------------------------------------------
-class _Run:
-    """One training run, advanced one round at a time in the bounded pool (`app.step_runs`);
-    `steps` grows round by round."""
-
-    def __init__(self, text: str, vocab_size: int, words: tuple[str, ...]) -> None:
-        self.trainer = UnigramTrainer(text.splitlines(), vocab_size, sample_words=words)
-        self.steps: list[Any] = []
-        self.job: Any = None             # the current background run (a step_runs.Run)
-        self._rounds: Any = None
-
-    def advance(self) -> bool:
-        """One round (True when training is over)."""
-        if self._rounds is None:
-            self._rounds = self.trainer.rounds()
-        try:
-            self.steps.append(next(self._rounds))
-        except StopIteration:
-            return True
-        return False
-
-    @property
-    def done(self) -> bool:
-        return self.job is not None and self.job.status == "done"
-
-
-def _run(request: Request, text: str, vocab_size: int, words: tuple[str, ...]) -> _Run:
-    """The run for these inputs, started (or carried on) if need be; waits a little so small
-    corpora finish within the request."""
-    key = (sha256_text(text), vocab_size, words)
-    with _LOCK:
-        run = _RUNS.get(key)
-        if run is not None:
-            _RUNS.move_to_end(key)
-        else:
-            run = _RUNS[key] = _Run(text, vocab_size, words)
-            while len(_RUNS) > 16:
-                _RUNS.popitem(last=False)
-    if not run.done:
-        run.job = step_runs(request).start(("unigram", key), run.advance)
-        run.job.finished.wait(timeout=WAIT_SECONDS)
-    if run.job.status == "error":
-        with _LOCK:
-            _RUNS.pop(key, None)          # let a later request try again
-        raise ValueError(run.job.error)
-    return run
-
-
 def _default_words(text: str) -> tuple[str, ...]:
     """A few frequent long words of the corpus, for the segmentation panel."""
     counts: dict[str, int] = {}
@@ -343,29 +291,29 @@ def train_page(request: Request, corpus: str = DEFAULT_CORPUS,
         text = corpus_by_ref(store(request), corpus)
         ctx["corpus_text"] = text if len(text) <= 20_000 else ""
         sample_words = tuple(w for w in words.split() if w)[:12] or _default_words(text)
-        run = _run(request, text, vocab_size, sample_words)
+        run = unigram_run(request, corpus, text, vocab_size, sample_words, wait=WAIT_SECONDS)
     except LookupError as exc:
         ctx["error"], status = str(exc), 404
     except ValueError as exc:
         ctx["error"], status = str(exc), 422
-    if ctx["error"] is None and not run.steps:
-        ctx.update(running=True, steps=[], total=0, step=0)
+    if ctx["error"] is None and not run.rounds:
+        ctx.update(running=True, job=run.job, steps=[], total=0, step=0)
         return render(request, "unigram_train.html", ctx, block="step", status_code=202)
     if ctx["error"] is None:
-        steps = list(run.steps)
+        steps = list(run.rounds)
         total = len(steps) - 1
         k = min(max(step, 0), total)
         current = steps[k]
-        n_words = max(1, run.trainer.total_freq)
+        n_words = max(1, run.total_freq)
         chart = line_chart({"nats per word": [
             (s.vocab_size, -s.log_likelihood / n_words) for s in steps[: k + 1]]},
             x_label="vocabulary size (log scale; rounds run right to left)",
             y_label="− log-likelihood per word (nats)", height=300)
         line = 1 if k == 0 else (13 if current.final else 11)
         ctx.update(steps=steps, total=total, step=k, current=current, chart=chart,
-                   line=line, sentence=_train_sentence(k, steps), n_words=run.trainer.total_freq,
-                   distinct=len(run.trainer.words), sample_words=" ".join(sample_words),
-                   running=not run.done)
+                   line=line, sentence=_train_sentence(k, steps), n_words=run.total_freq,
+                   distinct=run.distinct, sample_words=" ".join(sample_words),
+                   running=not run.finished, job=run.job)
     return render(request, "unigram_train.html", ctx, block="step", status_code=status)
 
 

@@ -1,12 +1,12 @@
 """WordPiece step-through views: encoding (`/wordpiece/encode`) and training (`/wordpiece/train`).
 
-Each page is a pure function of its URL: the inputs and the step index. Training states come from
-a bounded LRU of trainer checkpoints (`TrainingCheckpoints`), so next / back / jump are cheap.
+Each page is a pure function of its URL: the inputs and the step index. The run's merges come
+from `app.step_jobs` (a large corpus trains in the job pool while the page shows progress); the
+trainer's state at step k from a bounded LRU of trainer checkpoints (`TrainingCheckpoints`), so
+next / back / jump are cheap.
 """
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import Any
 from urllib.parse import urlencode
 
@@ -21,11 +21,13 @@ from tokenizers_core.models.wordpiece_train import (TrainingCheckpoints, WordPie
                                                     corpus_key)
 
 from ..deps import (BAD_INPUT, UPLOAD_PREFIX, UnknownTokenizer, bad_input, bounded,
-                    check_step_text, resolve_tokenizer, step_runs, store, stored_options,
+                    check_step_text, resolve_tokenizer, store, stored_options,
                     tokenizer_label)
 from .. import practice as practising
 from ..practice import PracticeState, practice_params
+from ..job_store import Job
 from ..render import render, url_with
+from ..step_jobs import wordpiece_run
 from ..stepping import SPEEDS, check_speed, word_jumps
 from ..trained import corpus_text as corpus_by_ref
 from .api import _store_corpus
@@ -77,8 +79,7 @@ TRAIN_PSEUDOCODE = [
 ]
 
 _CHECKPOINTS = TrainingCheckpoints(max_entries=16, every=100)
-_TOTALS: OrderedDict[Any, list] = OrderedDict()   # (corpus hash, options) -> all merge steps
-_TOTALS_LOCK = threading.Lock()
+SYNC_SECONDS = 0.5        # a page waits this long for a run in the pool, then shows progress
 
 
 # ---- encoding ----------------------------------------------------------------------------
@@ -190,38 +191,6 @@ def _train_options(vocab_size: int, min_frequency: int) -> dict[str, int]:
     return {"vocab_size": vocab_size, "min_frequency": min_frequency}
 
 
-class _Training:
-    """A background run's work: make the trainer, then 100 merges a chunk."""
-
-    def __init__(self, make) -> None:
-        self.make, self.trainer = make, None
-
-    def __call__(self) -> bool:
-        if self.trainer is None:
-            self.trainer = self.make()
-        for _ in range(100):
-            if self.trainer.step() is None:
-                return True
-        return False
-
-
-def _all_steps(request: Request, key: Any, make) -> list:
-    """Every merge of the run, trained in the bounded pool of step runs (`app.step_runs`): in
-    chunks, so the run stops if the client leaves or its CPU budget runs out."""
-    with _TOTALS_LOCK:
-        if key in _TOTALS:
-            _TOTALS.move_to_end(key)
-            return _TOTALS[key]
-    runs = step_runs(request)
-    run = runs.wait(runs.start(("wordpiece", key), _Training(make)))
-    steps = run.advance.trainer.steps       # the run may be another request's: its trainer
-    with _TOTALS_LOCK:
-        _TOTALS[key] = steps
-        while len(_TOTALS) > 32:
-            _TOTALS.popitem(last=False)
-    return steps
-
-
 def _train_sentence(k: int, steps: list, trainer: WordPieceTrainer) -> str:
     if k == 0:
         return ("Every word is split into characters (continuations marked ##). The table on "
@@ -265,7 +234,11 @@ def train_page(request: Request, corpus: str = "",
                 words = count_words(text)
             return WordPieceTrainer(words, **options)
 
-        steps = _all_steps(request, key, make)
+        run = wordpiece_run(request, corpus, text, options, wait=SYNC_SECONDS)
+        if isinstance(run, Job):                       # a big run: it trains on in the pool
+            ctx.update(training=True, job=run, step=step)
+            return render(request, "wordpiece_train.html", ctx, block="step")
+        steps = run.steps
         k = min(max(step, 0), len(steps))
         trainer = _CHECKPOINTS.state_at(key, make, k)
     except LookupError as exc:
@@ -333,11 +306,10 @@ def train_steps_api(request: Request, corpus: str = "",
     try:
         options = _train_options(vocab_size, min_frequency)
         text = DEFAULT_CORPUS if not corpus else corpus_by_ref(store(request), corpus)
+        run = wordpiece_run(request, corpus, text, options, wait=None)
     except LookupError as exc:
         raise HTTPException(404, str(exc)) from None
     except ValueError as exc:
         raise HTTPException(422, str(exc)) from None
-    key = corpus_key(text, **options)
-    steps = _all_steps(request, key, lambda: WordPieceTrainer(count_words(text), **options))
     return {"corpus": corpus or "default", "vocab_size": vocab_size,
-            "steps": [s.to_dict() for s in steps]}
+            "steps": [s.to_dict() for s in run.steps]}

@@ -157,6 +157,10 @@ def test_api_answers_429_beyond_the_queue_and_shows_the_place(busy_client):
         r = c.post("/api/sweep", json=long_spec(n))
         assert r.status_code == 202
         ids.append(r.json()["id"])
+        deadline = time.monotonic() + 10        # the first runs (not queued) before the second
+        while n == 1 and c.get(f"/api/sweep/{ids[0]}").json()["status"] == "queued":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
     r = c.post("/api/sweep", json=long_spec(3))
     assert r.status_code == 429 and r.headers["Retry-After"]
     assert "busy" in r.json()["detail"]

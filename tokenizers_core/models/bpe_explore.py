@@ -70,15 +70,27 @@ class TrainingSession:
             self.trainer = sentencepiece_bpe_trainer(lines, vocab_size, record_top=TOP_K, **options)
         self.variant = variant
         self.vocab_size = vocab_size
+        self.options = dict(options)
         self.byte_level = variant == "byte_bpe"
         self.rule = RULES[variant]
         counts = self.trainer.counts
         self.order = sorted(range(len(counts)), key=lambda i: (-counts[i], self.trainer.word_text(i)))
         self._lock = threading.RLock()
-        self._worker: threading.Thread | None = None
         self.settled = False              # set by the web layer once it froze the finished run
         self._replay: BPE | None = None
         self._replay_len = -1
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A run pickles without its lock and replay table (a server's job trains it in a worker
+        process and hands the finished run over this way)."""
+        state = dict(self.__dict__)
+        del state["_lock"]
+        state.update(_replay=None, _replay_len=-1, settled=False)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
 
     # -- moving ----------------------------------------------------------------------------------
     @property
@@ -127,13 +139,6 @@ class TrainingSession:
         while not self.trainer.done and time.monotonic() < deadline:
             self.advance_to(len(self.trainer.steps) + 50)
         return self.trainer.done
-
-    def finish_in_background(self) -> None:
-        """Run to the end in a daemon thread (once); views poll `progress` meanwhile."""
-        with self._lock:
-            if self._worker is None and not self.trainer.done:
-                self._worker = threading.Thread(target=self.total_steps, daemon=True)
-                self._worker.start()
 
     @property
     def progress(self) -> int:
@@ -236,19 +241,38 @@ _SESSIONS: "OrderedDict[tuple, TrainingSession]" = OrderedDict()
 _SESSIONS_LOCK = threading.Lock()
 
 
-def training_session(text: str, variant: str, vocab_size: int, **options: Any) -> TrainingSession:
-    """The session for (corpus, variant, vocab size, options), from the LRU or new."""
-    key = (corpus_key(text), variant, vocab_size, tuple(sorted(options.items())))
+def _session_key(text: str, variant: str, vocab_size: int, options: dict[str, Any]) -> tuple:
+    return (corpus_key(text), variant, vocab_size, tuple(sorted(options.items())))
+
+
+def cached_session(text: str, variant: str, vocab_size: int,
+                   **options: Any) -> TrainingSession | None:
+    """The session for (corpus, variant, vocab size, options) if the LRU holds it."""
+    key = _session_key(text, variant, vocab_size, options)
     with _SESSIONS_LOCK:
         session = _SESSIONS.get(key)
         if session is not None:
             _SESSIONS.move_to_end(key)
-            return session
-    session = TrainingSession(text, variant, vocab_size, options)
+        return session
+
+
+def keep_session(text: str, session: TrainingSession) -> TrainingSession:
+    """Put a session (made elsewhere: a worker process's finished run) in the LRU, in place
+    of any run for the same inputs."""
+    key = _session_key(text, session.variant, session.vocab_size, session.options)
     with _SESSIONS_LOCK:
         _SESSIONS[key] = session
+        _SESSIONS.move_to_end(key)
         while len(_SESSIONS) > _MAX_SESSIONS:
             _SESSIONS.popitem(last=False)
+    return session
+
+
+def training_session(text: str, variant: str, vocab_size: int, **options: Any) -> TrainingSession:
+    """The session for (corpus, variant, vocab size, options), from the LRU or new."""
+    session = cached_session(text, variant, vocab_size, **options)
+    if session is None:
+        session = keep_session(text, TrainingSession(text, variant, vocab_size, options))
     return session
 
 

@@ -1,0 +1,196 @@
+"""The step-through views' trainings (BPE, WordPiece, Unigram) as jobs of `app.jobs`: bounded
+by the one pool every server worker shares, cancellable at once, and each run in a worker
+process with CPU and memory budgets, so a runaway one is killed and reported, not the server.
+
+A view reads a finished run at any step: BPE's `TrainingSession`, WordPiece's merges and final
+vocabulary, Unigram's rounds and final pieces. So:
+- a corpus of at most IN_REQUEST_CHARS characters trains within the request (well under a
+  second: its time and memory are bounded by its size);
+- a larger one trains in a job (`job_tasks.bpe_steps`, `wordpiece_steps`, `unigram_rounds`),
+  whose worker process hands the run back pickled in the job's row; each server process loads
+  it once into the view's cache, and stepping through it is then as fast as for a small run;
+- a page waits a moment (`wait`), then shows progress and polls. A job nobody polls (or waits
+  for) any more is abandoned: cancelled after ABANDON seconds, so a reader who left stops it;
+- an API request waits to the end (`wait=None`), and cancels the job it queued if its client
+  leaves (`Engine.wait`).
+
+    session = bpe_session(request, ref, text, "bpe", 1000, {}, wait=0.5)
+    if isinstance(session, Job): ...          # still training: show job.done, job.place
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import pickle
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Hashable
+
+from fastapi import Request
+
+from tokenizers_core.bert import count_words
+from tokenizers_core.models.bpe_explore import (TrainingSession, cached_session, keep_session,
+                                                training_session)
+from tokenizers_core.models.unigram_trainer import UnigramTrainer
+from tokenizers_core.models.wordpiece_train import WordPieceTrainer
+
+from . import heap
+from .job_store import Job
+from .jobs import Engine
+from .store import sha256_text
+
+IN_REQUEST_CHARS = 20_000      # a corpus this small trains within the request
+ABANDON = 8.0                  # seconds without a poll before a view's job is cancelled
+KEEP = ("queued", "running", "done", "error")   # statuses a request takes as they are
+STEP_KINDS = ("bpe_steps", "wordpiece_steps", "unigram_rounds")
+KEEP_FINISHED = 48             # finished step jobs (and their pickled runs) kept in the store
+
+
+def _engine(request: Request) -> Engine:
+    return request.app.state.jobs
+
+
+class _Lru:
+    """A small thread-safe LRU of finished runs (per server process)."""
+
+    def __init__(self, size: int) -> None:
+        self.size, self._items, self._lock = size, OrderedDict(), threading.Lock()
+
+    def get(self, key: Hashable) -> Any:
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: Hashable, value: Any) -> Any:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return value
+
+
+def run_job(request: Request, kind: str, spec: dict[str, Any], wait: float | None) -> Job:
+    """Queue the job for `spec` (or find it: the id is a hash of kind and spec, so every
+    worker and every poll finds the same one) and wait up to `wait` seconds (None: to the
+    end). Raises ValueError (LookupError for a corpus that is gone) if the training failed,
+    QueueFull if the queue is full."""
+    engine = _engine(request)
+    digest = hashlib.sha256(json.dumps([kind, spec], sort_keys=True).encode()).hexdigest()
+    job_id = f"{kind}-{digest[:24]}"
+    for _attempt in range(3):
+        job, created = engine.submit(kind, job_id, spec, abandon=ABANDON, keep=KEEP)
+        if job.status == "error" and job.error_kind == "internal" and not created:
+            job, created = engine.submit(kind, job_id, spec, abandon=ABANDON)   # try again
+        if created:
+            engine.store.prune(KEEP_FINISHED, kinds=STEP_KINDS)
+        job = engine.wait(job.id, created, timeout=wait)
+        if job.status == "error":
+            raise (LookupError if job.error_kind == "lookup" else ValueError)(job.error)
+        if job.status not in ("cancelled", "interrupted"):
+            return job             # done, or still queued or running
+        # cancelled (abandoned before this request looked) or interrupted: queue it again
+    raise ValueError("the training was cancelled; try again")
+
+
+def _spec(ref: str, text: str, **fields: Any) -> dict[str, Any]:
+    return {"corpus": ref, "sha": sha256_text(text), **fields}
+
+
+def _blob(request: Request, job: Job) -> Any:
+    raw = _engine(request).store.blob(job.id)
+    return None if raw is None else pickle.loads(raw)
+
+
+# ---- BPE -------------------------------------------------------------------------------------------
+def bpe_session(request: Request, ref: str, text: str, variant: str, vocab_size: int,
+                options: dict[str, Any], wait: float | None) -> TrainingSession | Job:
+    """The finished training run the BPE view reads, or the job still making it."""
+    session = cached_session(text, variant, vocab_size, **options)
+    if session is not None and session.finished:
+        return session
+    if len(text) <= IN_REQUEST_CHARS:
+        session = training_session(text, variant, vocab_size, **options)
+        session.total_steps()
+        return session
+    job = run_job(request, "bpe_steps", _spec(ref, text, variant=variant,
+                                              vocab_size=vocab_size, options=options), wait)
+    if job.status != "done":
+        return job
+    session = keep_session(text, _blob(request, job))
+    session._model()               # the replay table, built once here and not in a view
+    return session
+
+
+# ---- WordPiece -------------------------------------------------------------------------------------
+@dataclass
+class WordPieceRun:
+    """A finished WordPiece training: every merge and the vocabulary it ends with."""
+    steps: list
+    vocab: dict[str, int]
+
+
+_WORDPIECE = _Lru(32)
+
+
+def wordpiece_run(request: Request, ref: str, text: str, options: dict[str, Any],
+                  wait: float | None) -> WordPieceRun | Job:
+    """The finished run the WordPiece view reads, or the job still making it."""
+    key = (sha256_text(text), tuple(sorted(options.items())))
+    run = _WORDPIECE.get(key)
+    if run is not None:
+        return run
+    if len(text) <= IN_REQUEST_CHARS:
+        trainer = WordPieceTrainer(count_words(text), **options).run()
+        return _WORDPIECE.put(key, WordPieceRun(trainer.steps, trainer.vocab))
+    job = run_job(request, "wordpiece_steps", _spec(ref, text, options=options), wait)
+    if job.status != "done":
+        return job
+    made = _blob(request, job)
+    heap.settle()
+    return _WORDPIECE.put(key, WordPieceRun(made["steps"], made["vocab"]))
+
+
+# ---- Unigram ---------------------------------------------------------------------------------------
+@dataclass
+class UnigramRun:
+    """A Unigram training's rounds so far (all of them once `finished`), with the corpus
+    figures the view shows and, when finished, the trained pieces."""
+    rounds: list = field(default_factory=list)
+    total_freq: int = 0
+    distinct: int = 0
+    pieces: list | None = None
+    job: Job | None = None          # the job still training, if any
+
+    @property
+    def finished(self) -> bool:
+        return self.pieces is not None
+
+
+_UNIGRAM = _Lru(16)
+
+
+def unigram_run(request: Request, ref: str, text: str, vocab_size: int,
+                words: tuple[str, ...], wait: float | None) -> UnigramRun:
+    """The Unigram view's run: finished, or the rounds done so far and the job doing the rest."""
+    key = (sha256_text(text), vocab_size, words)
+    run = _UNIGRAM.get(key)
+    if run is not None:
+        return run
+    if len(text) <= IN_REQUEST_CHARS:
+        trainer = UnigramTrainer(text.splitlines(), vocab_size, sample_words=words)
+        rounds = list(trainer.rounds())
+        return _UNIGRAM.put(key, UnigramRun(rounds, trainer.total_freq, len(trainer.words),
+                                            trainer.tokenizer().model.pieces))
+    job = run_job(request, "unigram_rounds",
+                  _spec(ref, text, vocab_size=vocab_size, words=list(words)), wait)
+    made = _blob(request, job) or {}
+    run = UnigramRun(made.get("rounds", []), made.get("total_freq", 0), made.get("distinct", 0),
+                     made.get("pieces"), None if job.status == "done" else job)
+    if run.finished:
+        heap.settle()
+        _UNIGRAM.put(key, run)
+    return run

@@ -1,0 +1,219 @@
+"""The step-through views' trainings as jobs (`app.step_jobs`): a large corpus trains in a worker
+process of the shared pool (CPU and memory budgets, cancel kills it at once), the view reads the
+same run a request would have trained, any server worker answers with it, and a page nobody
+polls any more stops its training. Real worker processes, real SQLite."""
+from __future__ import annotations
+
+import html
+import random
+import time
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app import step_jobs
+from app.config import Settings
+from app.job_store import JobStore
+from app.main import create_app
+from app.store import CorpusStore
+from tokenizers_core.corpora import load_corpus
+from tokenizers_core.models.bpe_explore import TrainingSession
+
+HX = {"HX-Request": "true"}
+
+
+def running(pid: int) -> bool:
+    """The process exists and is not a zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in "ZX"
+    except OSError:
+        return False
+
+
+def until(check, timeout=60.0, step=0.05):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(step)
+
+
+def settings(db: Path, **overrides) -> Settings:
+    base = dict(db_path=db, max_text_chars=20_000, max_corpus_bytes=6_000_000,
+                max_upload_bytes=6_000_000, regex_timeout=0.5, job_workers=1, job_queue=4)
+    return Settings(**{**base, **overrides})
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches(monkeypatch):
+    """Each test starts with empty view caches (other tests train the same small runs)."""
+    from tokenizers_core.models import bpe_explore
+    monkeypatch.setattr(step_jobs, "_WORDPIECE", step_jobs._Lru(32))
+    monkeypatch.setattr(step_jobs, "_UNIGRAM", step_jobs._Lru(16))
+    monkeypatch.setattr(bpe_explore, "_SESSIONS", type(bpe_explore._SESSIONS)())
+
+
+@pytest.fixture
+def make_client(tmp_path):
+    """Apps on one store in tmp_path (several: as several uvicorn workers would be)."""
+    opened = []
+
+    def make(**overrides) -> TestClient:
+        c = TestClient(create_app(settings(tmp_path / "steps.sqlite3", **overrides)))
+        c.__enter__()
+        opened.append(c)
+        return c
+    yield make
+    for c in opened:
+        c.__exit__(None, None, None)
+
+
+def step_jobs_of(db: Path, kind: str) -> list:
+    jobs = JobStore(db)
+    with jobs._connect() as conn:
+        ids = [r[0] for r in conn.execute("SELECT id FROM jobs WHERE kind = ?", (kind,))]
+    return [jobs.get(i) for i in ids]
+
+
+def poll(c: TestClient, url: str, marker: str, timeout=120.0):
+    """GET the page until `marker` (the progress panel) is gone; the last response."""
+    deadline = time.monotonic() + timeout
+    r = c.get(url)
+    while marker in r.text:
+        assert time.monotonic() < deadline, "the training did not finish"
+        time.sleep(0.2)
+        r = c.get(url, headers=HX)
+    return r
+
+
+def random_corpus(n_words: int, seed: int = 1) -> str:
+    rnd = random.Random(seed)
+    words = ["".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rnd.randint(3, 12)))
+             for _ in range(n_words)]
+    return "\n".join(" ".join(words[i:i + 10]) for i in range(0, len(words), 10))
+
+
+def test_a_large_bpe_run_trains_in_a_worker_process_and_is_the_same_run(make_client, tmp_path):
+    c = make_client()
+    text = load_corpus("botchan")
+    assert len(text) > step_jobs.IN_REQUEST_CHARS
+    url = "/bpe/train?corpus=botchan&variant=bpe&vocab_size=1500&step=700"
+    first = c.get(url)
+    assert 'data-testid="training"' in first.text or 'data-testid="pair-table"' in first.text
+    page = poll(c, url, 'data-testid="training"')
+    assert page.status_code == 200 and 'data-testid="pair-table"' in page.text
+    (job,) = step_jobs_of(tmp_path / "steps.sqlite3", "bpe_steps")
+    assert job.status == "done" and job.pid and job.pid != __import__("os").getpid()
+    # the run the view reads is exactly the run a request would have trained itself
+    here = TrainingSession(text, "bpe", 1500, {})
+    here.total_steps()
+    api = c.get("/api/bpe/train_steps", params={"corpus": "botchan", "variant": "bpe",
+                                                "vocab_size": 1500}).json()
+    assert [s["pair"] for s in api["steps"]] == [list(s.pair) for s in here.steps]
+    assert api["stop_reason"] == here.trainer.stop_reason
+    assert here.sentence(700) in html.unescape(page.text)
+
+
+def test_wordpiece_and_unigram_views_train_in_the_pool_too(make_client, tmp_path, monkeypatch):
+    c = make_client()
+    monkeypatch.setattr(step_jobs, "IN_REQUEST_CHARS", 0)
+    page = poll(c, "/wordpiece/train?corpus=udhr/eng&vocab_size=400&step=5",
+                'data-testid="training"')
+    assert page.status_code == 200 and "Merged" in page.text
+    page = poll(c, "/unigram/train?corpus=udhr/eng&vocab_size=300&step=99",
+                'data-testid="progress"')
+    assert page.status_code == 200 and "Done" in page.text
+    db = tmp_path / "steps.sqlite3"
+    assert [j.status for j in step_jobs_of(db, "wordpiece_steps")] == ["done"]
+    assert [j.status for j in step_jobs_of(db, "unigram_rounds")] == ["done"]
+    # in-request and in-pool runs agree
+    monkeypatch.setattr(step_jobs, "IN_REQUEST_CHARS", 10 ** 9)
+    pooled = c.get("/api/wordpiece/train_steps?corpus=udhr/eng&vocab_size=400").json()
+    monkeypatch.setattr(step_jobs, "_WORDPIECE", step_jobs._Lru(32))   # train it here instead
+    here = c.get("/api/wordpiece/train_steps?corpus=udhr/eng&vocab_size=400").json()
+    assert pooled == here
+
+
+def test_another_worker_answers_with_the_run_from_the_store(make_client, tmp_path, monkeypatch):
+    monkeypatch.setattr(step_jobs, "IN_REQUEST_CHARS", 0)
+    a, b = make_client(), make_client()
+    url = "/bpe/train?corpus=udhr/deu_1996&variant=byte_bpe&vocab_size=600&step=40"
+    done = poll(a, url, 'data-testid="training"')
+    from tokenizers_core.models import bpe_explore
+    monkeypatch.setattr(bpe_explore, "_SESSIONS", type(bpe_explore._SESSIONS)())   # b's memory
+    other = b.get(url)
+    assert other.status_code == 200 and 'data-testid="pair-table"' in other.text
+    assert done.text.split('data-testid="what">')[1][:200] == \
+        other.text.split('data-testid="what">')[1][:200]
+    assert len(step_jobs_of(tmp_path / "steps.sqlite3", "bpe_steps")) == 1   # trained once
+
+
+def test_a_run_over_its_memory_budget_is_killed_and_reported(make_client, tmp_path):
+    c = make_client(job_memory_mb=100)
+    sha = CorpusStore(tmp_path / "steps.sqlite3").put(random_corpus(200_000))
+    page = poll(c, f"/bpe/train?corpus={sha}&variant=bpe&vocab_size=3000",
+                'data-testid="training"')
+    assert page.status_code == 422 and "memory budget (100 MB" in page.text
+    assert c.get("/api/tokenizers").status_code == 200           # the server is fine
+
+
+def test_a_run_over_its_cpu_budget_is_killed_and_reported(make_client, tmp_path):
+    c = make_client(job_cpu_seconds=1)
+    sha = CorpusStore(tmp_path / "steps.sqlite3").put(random_corpus(300_000, seed=3))
+    page = poll(c, f"/unigram/train?corpus={sha}&vocab_size=3000", 'data-testid="progress"')
+    assert page.status_code == 422 and "CPU budget of 1 s" in page.text
+    api = c.get(f"/api/unigram/train?corpus={sha}&vocab_size=3000")
+    assert api.status_code == 422 and "CPU budget" in api.json()["detail"]
+
+
+def test_a_page_nobody_polls_stops_its_training(make_client, tmp_path, monkeypatch):
+    monkeypatch.setattr(step_jobs, "ABANDON", 1.5)
+    c = make_client()
+    db = tmp_path / "steps.sqlite3"
+    url = f"/unigram/train?corpus={CorpusStore(db).put(random_corpus(300_000))}&vocab_size=3000"
+    first = c.get(url)
+    assert 'data-testid="progress"' in first.text, first.text[first.text.find('id="step"'):][:600]
+    (job,) = step_jobs_of(db, "unigram_rounds")
+    job = until(lambda: (j := JobStore(db).get(job.id)).pid and j)
+    t0 = time.monotonic()                                      # nobody polls from here on
+    job = until(lambda: (j := JobStore(db).get(job.id)).status != "running" and j, timeout=15)
+    assert job.status == "cancelled" and time.monotonic() - t0 < 5
+    assert until(lambda: not running(job.pid), timeout=3)
+    again = c.get(url)
+    assert 'data-testid="progress"' in again.text                # a new look starts it again
+    assert JobStore(db).get(job.id).status in ("queued", "running")
+
+
+def test_cancel_stops_a_unigram_round_at_once(make_client, tmp_path, monkeypatch):
+    """A Unigram round on a large corpus takes seconds; cancel kills it part-way, not after."""
+    c = make_client()
+    db = tmp_path / "steps.sqlite3"
+    sha = CorpusStore(db).put(random_corpus(300_000, seed=2))   # ~2.5 MB
+    c.get(f"/unigram/train?corpus={sha}&vocab_size=4000")
+    (job,) = step_jobs_of(db, "unigram_rounds")
+    engine = c.app.state.jobs
+    job = until(lambda: (j := engine.get(job.id)).pid and j)
+    time.sleep(1.0)                                             # well into its work
+    assert engine.get(job.id).status == "running" and running(job.pid)
+    t0 = time.monotonic()
+    engine.cancel(job.id)
+    assert until(lambda: not running(job.pid), timeout=5)
+    assert time.monotonic() - t0 < 2.0
+    assert engine.get(job.id).status == "cancelled"
+
+
+def test_a_busy_pool_shows_the_place_in_line(make_client, tmp_path, monkeypatch):
+    monkeypatch.setattr(step_jobs, "IN_REQUEST_CHARS", 0)
+    c = make_client()
+    r = c.post("/api/sweep", json={"corpus": "botchan", "heldout": "udhr/eng",   # minutes
+                                   "algorithms": ["unigram", "wordpiece", "bpe"],
+                                   "sizes": [8000, 16000, 32000]})
+    sweep = r.json()["id"]
+    until(lambda: c.get(f"/api/sweep/{sweep}").json()["status"] == "running")
+    page = c.get("/wordpiece/train?corpus=udhr/eng&vocab_size=301")
+    assert "1st in line" in page.text and 'data-testid="training"' in page.text
+    c.delete(f"/api/sweep/{sweep}")
+    page = poll(c, "/wordpiece/train?corpus=udhr/eng&vocab_size=301", 'data-testid="training"')
+    assert "Merged" in page.text or "Every word is split" in page.text
