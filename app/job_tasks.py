@@ -11,7 +11,8 @@ Tasks:
 - the step-through views' runs (`app.step_jobs`), each handed over pickled:
   "bpe_steps" (the finished `TrainingSession`), "wordpiece_steps" (the merges and the final
   vocabulary), "unigram_rounds" (the rounds, stored after each one so the view can show them
-  while the rest run, then the final pieces).
+  while the rest run, then the final pieces);
+- "check": `tc.check` on a corpus too large to train within the request (result: the report).
 """
 from __future__ import annotations
 
@@ -194,5 +195,14 @@ def unigram_rounds(spec: dict[str, Any], read: Callable[[str], str],
     return {"rounds": len(run["rounds"])}, _pickled(run)
 
 
+def check(spec: dict[str, Any], read: Callable[[str], str],
+          report: Callable[..., None]) -> tuple[dict[str, Any], bytes]:
+    """`tc.check` of a student's output on a large corpus (result: the pickled report)."""
+    text = _step_corpus(spec, read)
+    report(0, "training the reference", {}, force=True)
+    found = tc.check(spec["algorithm"], text.splitlines(), spec["theirs"], **spec["options"])
+    return {"first_divergence": found.first_divergence}, _pickled(found)
+
+
 TASKS = {"sweep": sweep, "train": train, "bpe_steps": bpe_steps,
-         "wordpiece_steps": wordpiece_steps, "unigram_rounds": unigram_rounds}
+         "wordpiece_steps": wordpiece_steps, "unigram_rounds": unigram_rounds, "check": check}

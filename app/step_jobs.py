@@ -1,4 +1,5 @@
-"""The step-through views' trainings (BPE, WordPiece, Unigram) as jobs of `app.jobs`: bounded
+"""The step-through views' trainings (BPE, WordPiece, Unigram), and the reference training of
+`/check`, as jobs of `app.jobs`: bounded
 by the one pool every server worker shares, cancellable at once, and each run in a worker
 process with CPU and memory budgets, so a runaway one is killed and reported, not the server.
 
@@ -29,6 +30,7 @@ from typing import Any, Hashable
 
 from fastapi import Request
 
+import tokenizers_core as tc
 from tokenizers_core.bert import count_words
 from tokenizers_core.models.bpe_explore import (TrainingSession, cached_session, keep_session,
                                                 training_session)
@@ -43,7 +45,7 @@ from .store import sha256_text
 IN_REQUEST_CHARS = 20_000      # a corpus this small trains within the request
 ABANDON = 8.0                  # seconds without a poll before a view's job is cancelled
 KEEP = ("queued", "running", "done", "error")   # statuses a request takes as they are
-STEP_KINDS = ("bpe_steps", "wordpiece_steps", "unigram_rounds")
+STEP_KINDS = ("bpe_steps", "wordpiece_steps", "unigram_rounds", "check")
 KEEP_FINISHED = 48             # finished step jobs (and their pickled runs) kept in the store
 
 
@@ -194,3 +196,16 @@ def unigram_run(request: Request, ref: str, text: str, vocab_size: int,
         heap.settle()
         _UNIGRAM.put(key, run)
     return run
+
+
+# ---- /check ----------------------------------------------------------------------------------------
+def check_report(request: Request, ref: str, corpus: str, algorithm: str, theirs: Any,
+                 **options: Any) -> Any:
+    """`tc.check(algorithm, corpus lines, theirs, **options)`: within the request for a small
+    corpus, else in the job pool (waiting to the end; the job is cancelled if the client
+    leaves)."""
+    if len(corpus) <= IN_REQUEST_CHARS:
+        return tc.check(algorithm, corpus.splitlines(), theirs, **options)
+    job = run_job(request, "check", _spec(ref, corpus, algorithm=algorithm, theirs=theirs,
+                                          options=options), wait=None)
+    return _blob(request, job)

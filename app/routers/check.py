@@ -15,6 +15,7 @@ from tokenizers_core.corpora import corpus_names
 from ..deps import (BAD_INPUT, bad_input, check_step_text, read_upload_text, settings, store,
                     store_corpus, trained)
 from ..render import render, url_with
+from ..step_jobs import check_report
 from ..trained import corpus_text as corpus_by_ref
 
 router = APIRouter(tags=["check"])
@@ -22,7 +23,7 @@ router = APIRouter(tags=["check"])
 # Sennrich et al.'s textbook corpus, as in the BPE and WordPiece training views.
 TEXTBOOK = ("low low low low low\nlower lower\nnewest newest newest newest newest newest\n"
             "widest widest widest\n")
-MAX_VOCAB = 5_000                 # the reference trains within the request: keep it small
+MAX_VOCAB = 5_000                 # the reference of a large corpus trains in the job pool
 OPTION_NAMES = ("pattern", "min_frequency")
 TRAIN_VIEW = {"bpe": "/bpe/train", "byte_bpe": "/bpe/train", "sentencepiece_bpe": "/bpe/train",
               "wordpiece": "/wordpiece/train"}
@@ -69,8 +70,8 @@ def run_check(request: Request, algorithm: str, ref: str, theirs: Any, vocab_siz
     corpus = TEXTBOOK if not ref else corpus_by_ref(store(request), ref)
     if kind == "":
         kind = None
-    report = tc.check(algorithm, corpus.splitlines(), theirs, vocab_size=vocab_size, kind=kind,
-                      text=text or None, pieces=pieces or None, **options)
+    report = check_report(request, ref, corpus, algorithm, theirs, vocab_size=vocab_size,
+                          kind=kind, text=text or None, pieces=pieces or None, **options)
     return report, _links(request, report, algorithm, ref, vocab_size, options, pieces)
 
 

@@ -157,3 +157,64 @@ def test_two_uvicorn_workers_both_answer_for_a_job(tmp_path):
         assert seen <= {"queued", "running", "done"}
     finally:
         stop(proc)
+
+
+def _random_corpus(n_words: int, seed: int) -> str:
+    import random
+    rnd = random.Random(seed)
+    words = ["".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rnd.randint(3, 12)))
+             for _ in range(n_words)]
+    return "\n".join(" ".join(words[i:i + 10]) for i in range(0, len(words), 10))
+
+
+def test_a_step_view_client_that_leaves_stops_its_training_part_way(tmp_path):
+    """A Unigram training on ~2.5 MB (rounds of seconds each) stops within a second or two of
+    its only client leaving, part-way through whatever it was doing."""
+    from app.store import CorpusStore
+    db = tmp_path / "step.sqlite3"
+    sha = CorpusStore(db).put(_random_corpus(300_000, seed=5))
+    proc, url = start_server(db)
+    try:
+        host, port = url.removeprefix("http://").split(":")
+        sock = socket.create_connection((host, int(port)))
+        sock.sendall(f"GET /api/unigram/train?corpus={sha}&vocab_size=4000 HTTP/1.1\r\n"
+                     f"Host: {host}:{port}\r\n\r\n".encode())
+        jobs = JobStore(db)
+
+        def the_job():
+            with jobs._connect() as conn:
+                row = conn.execute("SELECT id FROM jobs WHERE kind = 'unigram_rounds'").fetchone()
+            return row and jobs.get(row[0])
+        job = until(lambda: (j := the_job()) and j.status == "running" and j.pid and j)
+        time.sleep(1.5)                               # well into its work
+        assert running(job.pid)
+        sock.close()                                  # the client leaves
+        t0 = time.monotonic()
+        job = until(lambda: (j := jobs.get(job.id)) and j.status != "running" and j, timeout=10)
+        assert job.status == "cancelled" and time.monotonic() - t0 < 2.5
+        assert until(lambda: not running(job.pid), timeout=3)
+    finally:
+        stop(proc)
+
+
+def test_two_uvicorn_workers_both_answer_a_step_view(tmp_path):
+    """A BPE view's run trains once; every poll, on either worker, shows it once it is done."""
+    db = tmp_path / "two-views.sqlite3"
+    proc, url = start_server(db, "--workers", "2")
+    try:
+        page = f"{url}/bpe/train?corpus=botchan&variant=byte_bpe&vocab_size=2500&step=2000"
+
+        def get() -> str:
+            with urllib.request.urlopen(page, timeout=60) as r:
+                assert r.status == 200
+                return r.read().decode()
+        assert until(lambda: 'data-testid="pair-table"' in get(), timeout=120, step=0.3)
+        answers = [get() for _ in range(12)]          # new connections: both workers answer
+        assert all('data-testid="pair-table"' in a for a in answers)
+        whats = {a.split('data-testid="what">')[1].split("<")[0] for a in answers}
+        assert len(whats) == 1                        # the same run, whichever worker
+        with JobStore(db)._connect() as conn:
+            kinds = [r[0] for r in conn.execute("SELECT kind FROM jobs")]
+        assert kinds == ["bpe_steps"]                 # trained once, in the pool
+    finally:
+        stop(proc)

@@ -217,3 +217,19 @@ def test_a_busy_pool_shows_the_place_in_line(make_client, tmp_path, monkeypatch)
     c.delete(f"/api/sweep/{sweep}")
     page = poll(c, "/wordpiece/train?corpus=udhr/eng&vocab_size=301", 'data-testid="training"')
     assert "Merged" in page.text or "Every word is split" in page.text
+
+
+def test_check_on_a_large_corpus_trains_its_reference_in_the_pool(make_client, tmp_path,
+                                                                     monkeypatch):
+    c = make_client()
+    steps = c.get("/api/bpe/train_steps?corpus=botchan&variant=bpe&vocab_size=400").json()
+    merges = [" ".join(s["pair"]) for s in steps["steps"]]
+    merges[30] = "x y"                                     # theirs goes wrong at merge 31
+    body = {"algorithm": "bpe", "corpus_name": "botchan", "vocab_size": 400,
+            "theirs": "\n".join(merges)}
+    pooled = c.post("/api/check", json=body)
+    assert pooled.status_code == 200 and pooled.json()["first_divergence"] == 31
+    (job,) = step_jobs_of(tmp_path / "steps.sqlite3", "check")
+    assert job.status == "done"
+    monkeypatch.setattr(step_jobs, "IN_REQUEST_CHARS", 10 ** 9)
+    assert c.post("/api/check", json=body).json() == pooled.json()
