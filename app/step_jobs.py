@@ -123,7 +123,7 @@ def bpe_session(request: Request, ref: str, text: str, variant: str, vocab_size:
     if job.status != "done":
         return job
     session = keep_session(text, _blob(request, job))
-    session._model()               # the replay table, built once here and not in a view
+    session.prepare_views()        # once here, not in a view request
     return session
 
 

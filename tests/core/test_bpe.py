@@ -335,6 +335,25 @@ def test_session_replay_equals_the_trainers_own_state(variant, vocab_size):
     assert session.sentence(total + 1).startswith("Training stopped")
 
 
+@pytest.mark.parametrize("variant,vocab_size", [("bpe", 300), ("byte_bpe", 400),
+                                                ("sentencepiece_bpe", 300)])
+def test_changed_rows_are_every_word_the_merge_changed(variant, vocab_size):
+    """`changed_rows` looks only at words that spell the merged symbol; that must find exactly
+    the words whose replayed segmentation changed at merge k, most frequent first."""
+    import pickle
+
+    from tokenizers_core.models.bpe_explore import TrainingSession
+    session = TrainingSession(load_corpus("udhr/fra"), variant, vocab_size, {})
+    total = session.total_steps()
+    session = pickle.loads(pickle.dumps(session))        # as a worker process hands it over
+    for k in range(1, total + 1, 7):
+        every = [i for i in session.order
+                 if session.segmentation(i, k) != session.segmentation(i, k - 1)]
+        rows = session.changed_rows(k, limit=10 ** 6)
+        assert [r.word for r in rows] == [session.word(i) for i in every], k
+        assert len(rows) == session.step(k).n_changed_words
+
+
 @settings(max_examples=400, deadline=None)
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=40)
        | st.text(alphabet=" \t\n\r\x0b\x0c\x1c\x1daAbB12'_-/sStTlLvVmdD", max_size=25))

@@ -79,13 +79,14 @@ class TrainingSession:
         self.settled = False              # set by the web layer once it froze the finished run
         self._replay: BPE | None = None
         self._replay_len = -1
+        self._spelled: list[str] | None = None     # each word's starting symbols, joined
 
     def __getstate__(self) -> dict[str, Any]:
         """A run pickles without its lock and replay table (a server's job trains it in a worker
         process and hands the finished run over this way)."""
         state = dict(self.__dict__)
         del state["_lock"]
-        state.update(_replay=None, _replay_len=-1, settled=False)
+        state.update(_replay=None, _replay_len=-1, _spelled=None, settled=False)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -125,7 +126,14 @@ class TrainingSession:
             t.words = []
         if self.variant == "sentencepiece_bpe":
             t.symbols = []
-        self._model()                      # build the replay table now, not in a view request
+        self.prepare_views()
+
+    def prepare_views(self) -> None:
+        """Build what views read of a finished run now, not in a view request: the replay
+        table of the merges and each word's starting symbols, joined."""
+        self._model()
+        if self._spelled is None:
+            self._spelled = ["".join(self._initial(i)) for i in range(len(self.order))]
 
     def total_steps(self) -> int:
         """All the merges this run makes (runs it to the end)."""
@@ -170,13 +178,16 @@ class TrainingSession:
             self._replay_len = len(self.steps)
         return self._replay
 
+    def _initial(self, i: int) -> list[str]:
+        """Word i's starting symbols."""
+        initial = getattr(self.trainer, "initial_symbols", None)
+        return list(initial(i) if initial else self.trainer.word_keys[i])
+
     def segmentation(self, i: int, k: int) -> tuple[str, ...]:
         """Word i of the table after k merges (replayed: merges applied by rank, ranks < k)."""
         if len(self.steps) < k:
             self.advance_to(k)
-        initial = getattr(self.trainer, "initial_symbols", None)
-        parts = list(initial(i) if initial else self.trainer.word_keys[i])
-        return tuple(self._model().merge_parts(parts, limit=k))
+        return tuple(self._model().merge_parts(self._initial(i), limit=k))
 
     def word_rows(self, k: int, page: int = 0, page_size: int = 20) -> tuple[list[WordRow], int]:
         """A page of the word table (most frequent words first) after k merges, rows changed by
@@ -196,8 +207,11 @@ class TrainingSession:
         step = self.step(k)
         if step is None:
             return []
+        self.prepare_views()
         out = []
         for i in self.order:
+            if step.new_symbol not in self._spelled[i]:
+                continue                  # a merge makes its symbol: a word without it is as was
             now = self.segmentation(i, k)
             before = self.segmentation(i, k - 1)
             if now != before:
