@@ -29,7 +29,7 @@ REASONS = {
     "429": "Too many trainings waiting; try again after Retry-After seconds",
 }
 HTML = {"text/html": {"schema": {"type": "string"}}}
-TRAINING_PATHS = ("train", "sweep", "compare")      # routes that may queue a training
+TRAINING_PATHS = ("train", "sweep", "compare", "check")   # routes that may queue a training
 
 
 def _statuses(path: str, method: str, op: dict[str, Any]) -> list[str]:

@@ -51,6 +51,9 @@ JSONL_DOC: dict = {200: {"content": {"application/x-ndjson": {}},
                          "description": "JSON Lines: one step per line (an attachment)"}}
 CSV_DOC: dict = {200: {"content": {"text/csv": {}},
                        "description": "CSV with a header row (an attachment)"}}
+STILL_TRAINING: dict = {503: {"description": "The training is still running: ask again after "
+                                             "Retry-After seconds (the run goes on meanwhile)",
+                              "headers": {"Retry-After": {"schema": {"type": "integer"}}}}}
 
 
 # ---- shaping ------------------------------------------------------------------------------------
@@ -194,7 +197,7 @@ def wordpiece_encode_jsonl(request: Request,
 
 
 # ---- Unigram -------------------------------------------------------------------------------------
-@router.get("/unigram/train", tags=["api"],
+@router.get("/unigram/train", tags=["api"], responses=STILL_TRAINING,
             summary="Unigram training: every EM + pruning round, and the final pieces")
 def unigram_train_api(request: Request, corpus: str = unigram.DEFAULT_CORPUS,
                       vocab_size: int = unigram.DEFAULT_VOCAB, words: str = "") -> dict[str, Any]:
@@ -219,14 +222,16 @@ def unigram_train_api(request: Request, corpus: str = unigram.DEFAULT_CORPUS,
             "pieces": [[p, s] for p, s in run.pieces]}
 
 
-@router.get("/download/unigram/train.jsonl", response_class=Response, responses=JSONL_DOC,
+@router.get("/download/unigram/train.jsonl", response_class=Response,
+            responses={**JSONL_DOC, **STILL_TRAINING},
             summary="Unigram training: one round per line")
 def unigram_train_jsonl(data: dict = Depends(unigram_train_api)) -> Response:
     return jsonl_response(data["steps"], _filename("unigram-train", data["vocab_size"],
                                                    data["corpus"]))
 
 
-@router.get("/download/unigram/train.vocab.csv", response_class=Response, responses=CSV_DOC,
+@router.get("/download/unigram/train.vocab.csv", response_class=Response,
+            responses={**CSV_DOC, **STILL_TRAINING},
             summary="Unigram training: the pieces and their scores as CSV")
 def unigram_train_vocab_csv(data: dict = Depends(unigram_train_api)) -> Response:
     rows = ((i, p, repr(s)) for i, (p, s) in enumerate(data["pieces"]))
