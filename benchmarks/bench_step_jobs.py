@@ -56,7 +56,7 @@ def main() -> None:
     from app.config import Settings
     from app.main import create_app
     from benchmarks.corpus import english_1mb
-    from tests.app.test_jobs_server import _random_corpus
+    from tests.app.job_helpers import random_corpus
 
     text = english_1mb() * 5
     app = create_app(Settings(db_path=Path(tempfile.mkdtemp()) / "bench.sqlite3",
@@ -65,7 +65,7 @@ def main() -> None:
     client = TestClient(app)
     engine = app.state.jobs
     digest = app.state.store.put(text)
-    words = _random_corpus(590_000, seed=11)
+    words = random_corpus(590_000, seed=11)
     random_digest = app.state.store.put(words)
     print(f"step-through trainings on {len(text.encode()) / 1e6:.1f} MB of English and "
           f"{len(words) / 1e6:.1f} MB of random words:")

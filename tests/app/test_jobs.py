@@ -3,8 +3,6 @@ kills the training, CPU and memory budgets, any worker answering for any job, an
 leaves cancelling its training. Real worker processes, real SQLite."""
 from __future__ import annotations
 
-import os
-import random
 import time
 
 import pytest
@@ -15,17 +13,10 @@ from app.jobs import ClientGone, Engine, QueueFull
 from app.main import create_app
 from app.store import CorpusStore
 
+from job_helpers import random_corpus, running
+
 LONG = {"corpus": "botchan", "heldout": "udhr/eng", "algorithms": ["unigram", "wordpiece", "bpe"],
         "sizes": [8000, 16000, 32000]}          # a minute or more of training
-
-
-def running(pid: int) -> bool:
-    """The process exists and is not a zombie waiting for its parent to reap it."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] not in "ZX"
-    except OSError:
-        return False
 
 
 def long_spec(n: int) -> dict:
@@ -92,10 +83,7 @@ def test_a_training_over_its_cpu_budget_is_stopped_and_reported(tmp_path):
 
 
 def test_a_training_over_its_memory_budget_is_stopped_and_reported(tmp_path):
-    rnd = random.Random(1)
-    words = ["".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rnd.randint(3, 12)))
-             for _ in range(200_000)]
-    text = "\n".join(" ".join(words[i:i + 10]) for i in range(0, len(words), 10))
+    text = random_corpus(200_000)
     db = tmp_path / "mem.sqlite3"
     sha = CorpusStore(db).put(text)
     e = Engine(db, workers=1, queue=2, cpu_seconds=60, memory_mb=100)

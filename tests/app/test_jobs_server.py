@@ -16,17 +16,11 @@ from pathlib import Path
 from app.job_store import JobStore
 from app.trained import make_spec
 
+from job_helpers import random_corpus, running, until
+
 ROOT = Path(__file__).resolve().parents[2]
 LONG = {"corpus": "botchan", "heldout": "udhr/eng", "algorithms": ["wordpiece", "unigram"],
         "sizes": [8000, 16000, 20000]}
-
-
-def running(pid: int) -> bool:
-    """The process exists and is not a zombie waiting for its (new) parent to reap it."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in "ZX"
-    except OSError:
-        return False
 
 
 def _free_port() -> int:
@@ -78,15 +72,6 @@ def call(url: str, method: str = "GET", body: dict | None = None) -> dict:
                                  headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=30) as r:
         return json.loads(r.read())
-
-
-def until(check, timeout=30.0, step=0.1):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value or time.monotonic() > deadline:
-            return value
-        time.sleep(step)
 
 
 def test_a_client_that_leaves_cancels_its_training(tmp_path):
@@ -159,20 +144,12 @@ def test_two_uvicorn_workers_both_answer_for_a_job(tmp_path):
         stop(proc)
 
 
-def _random_corpus(n_words: int, seed: int) -> str:
-    import random
-    rnd = random.Random(seed)
-    words = ["".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rnd.randint(3, 12)))
-             for _ in range(n_words)]
-    return "\n".join(" ".join(words[i:i + 10]) for i in range(0, len(words), 10))
-
-
 def test_a_step_view_client_that_leaves_stops_its_training_part_way(tmp_path):
     """A Unigram training on ~2.5 MB (rounds of seconds each) stops within a second or two of
     its only client leaving, part-way through whatever it was doing."""
     from app.store import CorpusStore
     db = tmp_path / "step.sqlite3"
-    sha = CorpusStore(db).put(_random_corpus(300_000, seed=5))
+    sha = CorpusStore(db).put(random_corpus(300_000, seed=5))
     proc, url = start_server(db)
     try:
         host, port = url.removeprefix("http://").split(":")

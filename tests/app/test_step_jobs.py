@@ -5,7 +5,6 @@ polls any more stops its training. Real worker processes, real SQLite."""
 from __future__ import annotations
 
 import html
-import random
 import time
 from pathlib import Path
 
@@ -20,24 +19,9 @@ from app.store import CorpusStore
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.models.bpe_explore import TrainingSession
 
+from job_helpers import random_corpus, running, until
+
 HX = {"HX-Request": "true"}
-
-
-def running(pid: int) -> bool:
-    """The process exists and is not a zombie."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in "ZX"
-    except OSError:
-        return False
-
-
-def until(check, timeout=60.0, step=0.05):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value or time.monotonic() > deadline:
-            return value
-        time.sleep(step)
 
 
 def settings(db: Path, **overrides) -> Settings:
@@ -86,13 +70,6 @@ def poll(c: TestClient, url: str, marker: str, timeout=120.0):
         time.sleep(0.2)
         r = c.get(url, headers=HX)
     return r
-
-
-def random_corpus(n_words: int, seed: int = 1) -> str:
-    rnd = random.Random(seed)
-    words = ["".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rnd.randint(3, 12)))
-             for _ in range(n_words)]
-    return "\n".join(" ".join(words[i:i + 10]) for i in range(0, len(words), 10))
 
 
 def test_a_large_bpe_run_trains_in_a_worker_process_and_is_the_same_run(make_client, tmp_path):
