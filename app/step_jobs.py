@@ -44,7 +44,8 @@ from .store import sha256_text
 
 IN_REQUEST_CHARS = 20_000      # a corpus this small trains within the request
 ABANDON = 8.0                  # seconds without a poll before a view's job is cancelled
-KEEP = ("queued", "running", "done", "error")   # statuses a request takes as they are
+KEEP = ("queued", "running", "done", "error")   # statuses a request takes as they are ...
+FINAL_ERRORS = ("value", "budget")   # ... for errors, those that would only happen again
 STEP_KINDS = ("bpe_steps", "wordpiece_steps", "unigram_rounds", "check")
 KEEP_FINISHED = 48             # finished step jobs (and their pickled runs) kept in the store
 
@@ -81,11 +82,12 @@ def run_job(request: Request, kind: str, spec: dict[str, Any], wait: float | Non
     end). Raises ValueError (LookupError for a corpus that is gone) if the training failed,
     QueueFull if the queue is full."""
     engine = _engine(request)
-    digest = hashlib.sha256(json.dumps([kind, spec], sort_keys=True).encode()).hexdigest()
-    job_id = f"{kind}-{digest[:24]}"
+    # the budgets are part of the id: a run over its budget is tried again under a larger one
+    key = [kind, spec, engine.cpu_seconds, engine.memory_bytes]
+    job_id = f"{kind}-{hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]}"
     for _attempt in range(3):
         job, created = engine.submit(kind, job_id, spec, abandon=ABANDON, keep=KEEP)
-        if job.status == "error" and job.error_kind == "internal" and not created:
+        if job.status == "error" and job.error_kind not in FINAL_ERRORS and not created:
             job, created = engine.submit(kind, job_id, spec, abandon=ABANDON)   # try again
         if created:
             engine.store.prune(KEEP_FINISHED, kinds=STEP_KINDS)
@@ -103,8 +105,17 @@ def _spec(ref: str, text: str, **fields: Any) -> dict[str, Any]:
 
 
 def _blob(request: Request, job: Job) -> Any:
+    """What the job has made so far (None if nothing yet)."""
     raw = _engine(request).store.blob(job.id)
     return None if raw is None else pickle.loads(raw)
+
+
+def _result(request: Request, job: Job) -> Any:
+    """A finished job's result. (Its row may have been pruned a moment ago: then ValueError.)"""
+    made = _blob(request, job)
+    if made is None:
+        raise ValueError("the training's result was dropped from the store; reload the page")
+    return made
 
 
 # ---- BPE -------------------------------------------------------------------------------------------
@@ -122,7 +133,7 @@ def bpe_session(request: Request, ref: str, text: str, variant: str, vocab_size:
                                               vocab_size=vocab_size, options=options), wait)
     if job.status != "done":
         return job
-    session = keep_session(text, _blob(request, job))
+    session = keep_session(text, _result(request, job))
     session.prepare_views()        # once here, not in a view request
     return session
 
@@ -151,7 +162,7 @@ def wordpiece_run(request: Request, ref: str, text: str, options: dict[str, Any]
     job = run_job(request, "wordpiece_steps", _spec(ref, text, options=options), wait)
     if job.status != "done":
         return job
-    made = _blob(request, job)
+    made = _result(request, job)
     heap.settle()
     return _WORDPIECE.put(key, WordPieceRun(made["steps"], made["vocab"]))
 
@@ -189,7 +200,7 @@ def unigram_run(request: Request, ref: str, text: str, vocab_size: int,
                                             trainer.tokenizer().model.pieces))
     job = run_job(request, "unigram_rounds",
                   _spec(ref, text, vocab_size=vocab_size, words=list(words)), wait)
-    made = _blob(request, job) or {}
+    made = (_result(request, job) if job.status == "done" else _blob(request, job)) or {}
     run = UnigramRun(made.get("rounds", []), made.get("total_freq", 0), made.get("distinct", 0),
                      made.get("pieces"), None if job.status == "done" else job)
     if run.finished:
@@ -208,4 +219,4 @@ def check_report(request: Request, ref: str, corpus: str, algorithm: str, theirs
         return tc.check(algorithm, corpus.splitlines(), theirs, **options)
     job = run_job(request, "check", _spec(ref, corpus, algorithm=algorithm, theirs=theirs,
                                           options=options), wait=None)
-    return _blob(request, job)
+    return _result(request, job)

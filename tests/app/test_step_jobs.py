@@ -134,6 +134,12 @@ def test_a_run_over_its_memory_budget_is_killed_and_reported(make_client, tmp_pa
                 'data-testid="training"')
     assert page.status_code == 422 and "memory budget (100 MB" in page.text
     assert c.get("/api/tokenizers").status_code == 200           # the server is fine
+    again = c.get(f"/bpe/train?corpus={sha}&variant=bpe&vocab_size=3000")
+    assert again.status_code == 422 and "memory budget" in again.text   # not tried again ...
+    roomier = make_client(job_memory_mb=4096)                      # ... but with more room
+    page = poll(roomier, f"/bpe/train?corpus={sha}&variant=bpe&vocab_size=3000",
+                'data-testid="training"')
+    assert page.status_code == 200 and 'data-testid="pair-table"' in page.text
 
 
 def test_a_run_over_its_cpu_budget_is_killed_and_reported(make_client, tmp_path):
