@@ -9,8 +9,8 @@ Tasks:
 - "sweep": train each algorithm at each size, measure a held-out text (results: one row each);
 - "train": train one tokeniser from a handle's spec (result: the pickled tokeniser);
 - the step-through views' runs (`app.step_jobs`), each handed over pickled:
-  "bpe_steps" (the finished `TrainingSession`), "wordpiece_steps" (the merges and the final
-  vocabulary), "unigram_rounds" (the rounds, stored after each one so the view can show them
+  "bpe_steps" (the finished `TrainingSession`), "wordpiece_steps" (the finished
+  `WordPieceSession`), "unigram_rounds" (the rounds, stored after each one so the view can show them
   while the rest run, then the final pieces);
 - "check": `tc.check` on a corpus too large to train within the request (result: the report).
 """
@@ -30,7 +30,7 @@ from tokenizers_core.bert import count_words
 from tokenizers_core.models.bpe import gc_paused
 from tokenizers_core.models.bpe_explore import TrainingSession
 from tokenizers_core.models.unigram_trainer import UnigramTrainer
-from tokenizers_core.models.wordpiece_train import WordPieceTrainer
+from tokenizers_core.models.wordpiece_explore import WordPieceSession
 
 from .job_store import JobStore
 from .store import CorpusStore, sha256_text
@@ -166,14 +166,13 @@ def bpe_steps(spec: dict[str, Any], read: Callable[[str], str],
 
 def wordpiece_steps(spec: dict[str, Any], read: Callable[[str], str],
                     report: Callable[..., None]) -> tuple[dict[str, Any], bytes]:
-    """A WordPiece training view's whole run (result: the pickled merges and vocabulary)."""
+    """A WordPiece training view's whole run (result: the pickled, finished
+    `WordPieceSession`)."""
     text = _step_corpus(spec, read)
     report(0, "counting words", {}, force=True)
-    trainer = WordPieceTrainer(count_words(text), **spec["options"])
-    while trainer.step() is not None:
-        report(len(trainer.steps), f"{len(trainer.steps):,} merges", {})
-    return ({"merges": len(trainer.steps)},
-            _pickled({"steps": trainer.steps, "vocab": trainer.vocab}))
+    session = WordPieceSession(count_words(text), **spec["options"])
+    session.run(lambda done: report(done, f"{done:,} merges", {}))
+    return {"merges": session.total}, _pickled(session)
 
 
 def unigram_rounds(spec: dict[str, Any], read: Callable[[str], str],

@@ -3,8 +3,8 @@
 by the one pool every server worker shares, cancellable at once, and each run in a worker
 process with CPU and memory budgets, so a runaway one is killed and reported, not the server.
 
-A view reads a finished run at any step: BPE's `TrainingSession`, WordPiece's merges and final
-vocabulary, Unigram's rounds and final pieces. So:
+A view reads a finished run at any step: BPE's `TrainingSession`, WordPiece's
+`WordPieceSession`, Unigram's rounds and final pieces. So:
 - a corpus of at most IN_REQUEST_CHARS characters trains within the request (well under a
   second: its time and memory are bounded by its size);
 - a larger one trains in a job (`job_tasks.bpe_steps`, `wordpiece_steps`, `unigram_rounds`),
@@ -35,7 +35,7 @@ from tokenizers_core.bert import count_words
 from tokenizers_core.models.bpe_explore import (TrainingSession, cached_session, keep_session,
                                                 training_session)
 from tokenizers_core.models.unigram_trainer import UnigramTrainer
-from tokenizers_core.models.wordpiece_train import WordPieceTrainer
+from tokenizers_core.models.wordpiece_explore import WordPieceSession
 
 from . import heap
 from .job_store import Job
@@ -139,32 +139,24 @@ def bpe_session(request: Request, ref: str, text: str, variant: str, vocab_size:
 
 
 # ---- WordPiece -------------------------------------------------------------------------------------
-@dataclass
-class WordPieceRun:
-    """A finished WordPiece training: every merge and the vocabulary it ends with."""
-    steps: list
-    vocab: dict[str, int]
-
-
-_WORDPIECE = _Lru(32)
+_WORDPIECE = _Lru(16)
 
 
 def wordpiece_run(request: Request, ref: str, text: str, options: dict[str, Any],
-                  wait: float | None) -> WordPieceRun | Job:
+                  wait: float | None) -> WordPieceSession | Job:
     """The finished run the WordPiece view reads, or the job still making it."""
     key = (sha256_text(text), tuple(sorted(options.items())))
-    run = _WORDPIECE.get(key)
-    if run is not None:
-        return run
+    session = _WORDPIECE.get(key)
+    if session is not None:
+        return session
     if len(text) <= IN_REQUEST_CHARS:
-        trainer = WordPieceTrainer(count_words(text), **options).run()
-        return _WORDPIECE.put(key, WordPieceRun(trainer.steps, trainer.vocab))
+        return _WORDPIECE.put(key, WordPieceSession(count_words(text), **options).run())
     job = run_job(request, "wordpiece_steps", _spec(ref, text, options=options), wait)
     if job.status != "done":
         return job
-    made = _result(request, job)
+    session = _result(request, job)
     heap.settle()
-    return _WORDPIECE.put(key, WordPieceRun(made["steps"], made["vocab"]))
+    return _WORDPIECE.put(key, session)
 
 
 # ---- Unigram ---------------------------------------------------------------------------------------

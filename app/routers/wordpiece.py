@@ -1,9 +1,9 @@
 """WordPiece step-through views: encoding (`/wordpiece/encode`) and training (`/wordpiece/train`).
 
-Each page is a pure function of its URL: the inputs and the step index. The run's merges come
-from `app.step_jobs` (a large corpus trains in the job pool while the page shows progress); the
-trainer's state at step k from a bounded LRU of trainer checkpoints (`TrainingCheckpoints`), so
-next / back / jump are cheap.
+Each page is a pure function of its URL: the inputs and the step index. The training run is a
+`WordPieceSession` from `app.step_jobs` (a large corpus trains in the job pool while the page
+shows progress), which reads the state at any step off the trainer's own records, so next /
+back / jump cost the same anywhere in the run.
 """
 from __future__ import annotations
 
@@ -14,11 +14,10 @@ from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 import tokenizers_core as tc
-from tokenizers_core.bert import bert_pipeline, count_words, encode_steps
+from tokenizers_core.bert import bert_pipeline, encode_steps
 from tokenizers_core.corpora import corpus_names
 from tokenizers_core.models.wordpiece import WordPiece, vocab_from_text
-from tokenizers_core.models.wordpiece_train import (TrainingCheckpoints, WordPieceTrainer,
-                                                    corpus_key)
+from tokenizers_core.models.wordpiece_explore import WordPieceSession
 
 from ..deps import (BAD_INPUT, UPLOAD_PREFIX, UnknownTokenizer, bad_input, bounded,
                     check_step_text, resolve_tokenizer, store, stored_options,
@@ -50,7 +49,6 @@ DEFAULT_CORPUS = ("low low low low low\nlower lower\nnewest newest newest newest
 DEFAULT_VOCAB_SIZE = 40
 MAX_TRAIN_VOCAB = 5000
 WORD_PAGE = 25
-TOP_PAIRS = 12
 
 ENCODE_PSEUDOCODE = [
     "for each word w:",
@@ -78,7 +76,6 @@ TRAIN_PSEUDOCODE = [
     "stop: vocab full or no pair left",
 ]
 
-_CHECKPOINTS = TrainingCheckpoints(max_entries=16, every=100)
 SYNC_SECONDS = 0.5        # a page waits this long for a run in the pool, then shows progress
 
 
@@ -191,10 +188,11 @@ def _train_options(vocab_size: int, min_frequency: int) -> dict[str, int]:
     return {"vocab_size": vocab_size, "min_frequency": min_frequency}
 
 
-def _train_sentence(k: int, steps: list, trainer: WordPieceTrainer) -> str:
+def _train_sentence(k: int, session: WordPieceSession) -> str:
     if k == 0:
         return ("Every word is split into characters (continuations marked ##). The table on "
                 "the right scores every adjacent pair; the top row is merged next.")
+    steps = session.steps
     s = steps[k - 1]
     bpe = ("BPE would have merged the same pair" if s.bpe_pair == s.pair else
            f"BPE would have merged “{s.bpe_pair[0]} {s.bpe_pair[1]}” instead "
@@ -203,8 +201,8 @@ def _train_sentence(k: int, steps: list, trainer: WordPieceTrainer) -> str:
             f"{s.count} / ({s.freq_left} × {s.freq_right}) = {s.score:.4g} was the best score; "
             f"{bpe}.")
     if k == len(steps):
-        text += " Training stops here: " + ("the vocabulary is full." if trainer.vocab_size
-                                            <= len(trainer.symbols) else "no pair is left.")
+        text += " Training stops here: " + ("the vocabulary is full." if session.vocab_size
+                                            <= session.vocab_now(k) else "no pair is left.")
     return text
 
 
@@ -225,38 +223,28 @@ def train_page(request: Request, corpus: str = "",
         options = _train_options(vocab_size, min_frequency)
         text = DEFAULT_CORPUS if not corpus else corpus_by_ref(store(request), corpus)
         ctx["corpus_text"] = text if len(text) <= 20_000 else ""
-        key = corpus_key(text, **options)
-        words = None
-
-        def make() -> WordPieceTrainer:
-            nonlocal words
-            if words is None:
-                words = count_words(text)
-            return WordPieceTrainer(words, **options)
-
-        run = wordpiece_run(request, corpus, text, options, wait=SYNC_SECONDS)
-        if isinstance(run, Job):                       # a big run: it trains on in the pool
-            ctx.update(training=True, job=run, step=step)
+        session = wordpiece_run(request, corpus, text, options, wait=SYNC_SECONDS)
+        if isinstance(session, Job):                   # a big run: it trains on in the pool
+            ctx.update(training=True, job=session, step=step)
             return render(request, "wordpiece_train.html", ctx, block="step")
-        steps = run.steps
+        steps = session.steps
         k = min(max(step, 0), len(steps))
-        trainer = _CHECKPOINTS.state_at(key, make, k)
     except LookupError as exc:
         ctx["error"], status = str(exc), 404
     except ValueError as exc:
         ctx["error"], status = str(exc), 422
     if ctx["error"] is None:
-        rows, n_words = trainer.word_table(max(page, 0) * WORD_PAGE, WORD_PAGE)
+        rows, n_words = session.word_rows(k, max(page, 0) * WORD_PAGE, WORD_PAGE)
         nxt = steps[k] if k < len(steps) else None
         last = steps[k - 1] if k else None
         ctx.update(
-            step=k, total=len(steps), trainer=trainer, rows=rows, n_words=n_words,
+            step=k, total=len(steps), session=session, rows=rows, n_words=n_words,
             page=max(page, 0), pages=max(1, -(-n_words // WORD_PAGE)),
-            pairs=trainer.top_pairs(TOP_PAIRS), next_step=nxt, last=last,
+            pairs=session.pairs(k), next_step=nxt, last=last,
             merges=list(enumerate(steps[:k], 1))[-40:][::-1],
             line=(0 if k == 0 else (7 if k == len(steps) else 5)),
-            sentence=_train_sentence(k, steps, trainer),
-            vocab_now=len(trainer.symbols), initial=trainer.initial_size,
+            sentence=_train_sentence(k, session),
+            vocab_now=session.vocab_now(k), initial=session.initial_size,
         )
     return render(request, "wordpiece_train.html", ctx, block="step", status_code=status)
 

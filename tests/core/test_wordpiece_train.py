@@ -11,8 +11,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import tokenizers_core as tc
 from tokenizers_core.bert import count_words
 from tokenizers_core.corpora import corpus_names, load_corpus
-from tokenizers_core.models.wordpiece_train import (TrainingCheckpoints, WordPieceMerge,
-                                                    WordPieceTrainer, _better)
+from tokenizers_core.models.wordpiece_train import WordPieceMerge, WordPieceTrainer, _better
 from tokenizers_core.steps import step_from_dict
 
 SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -217,22 +216,6 @@ def test_copy_resumes_identically(botchan_words):
     assert snapshot.steps == straight.steps
 
 
-def test_checkpoints_state_at(botchan_words):
-    cps = TrainingCheckpoints(max_entries=5, every=40)
-
-    def make():
-        return WordPieceTrainer(botchan_words, vocab_size=10**6)
-
-    reference = make().run(130)
-    for k in (130, 10, 129, 131, 0, 75):
-        state = cps.state_at("botchan", make, k)
-        assert len(state.steps) == k
-        assert state.merges == reference.merges[:k] or k > 130
-        if k == 129:
-            assert state.top_pairs(1)[0].pair == reference.steps[129].pair
-    assert len(cps._snapshots) <= 5
-
-
 def test_heap_stays_bounded(botchan_words):
     trainer = WordPieceTrainer(botchan_words, vocab_size=2000).run()
     assert len(trainer._score_heap) <= 4 * len(trainer.pair_count) + 65536
@@ -283,3 +266,42 @@ def test_trained_model_encodes_anything(trained_eng, text):
         assert vocab[token] == id_ and 0 <= start <= end <= len(text)
         if token != "[UNK]":
             assert token.removeprefix("##") in trained_eng.normalize(text[start:end]).normalized
+
+
+# ---- the view's session: the records equal the live trainer's state ------------------------------
+@pytest.mark.parametrize("corpus, vocab_size, min_frequency", [
+    ("udhr/eng", 600, 0), ("udhr/fra", 500, 2), ("udhr/rus", 700, 0)])
+def test_session_reads_the_same_state_as_a_live_trainer(corpus, vocab_size, min_frequency):
+    """At every step, the recorded pair table and the replayed word table are exactly what a
+    trainer stepped to k shows; and recording does not change the training."""
+    import pickle
+
+    from tokenizers_core.bert import count_words
+    from tokenizers_core.corpora import load_corpus
+    from tokenizers_core.models.wordpiece_explore import TOP_PAIRS, WordPieceSession
+    words = count_words(load_corpus(corpus))
+    session = pickle.loads(pickle.dumps(       # as a worker process hands it over
+        WordPieceSession(words, vocab_size=vocab_size, min_frequency=min_frequency).run()))
+    live = WordPieceTrainer(words, vocab_size=vocab_size, min_frequency=min_frequency)
+    for k in range(session.total + 1):
+        assert session.pairs(k) == tuple(live.top_pairs(TOP_PAIRS)), k
+        if k % 25 == 0 or k == session.total:
+            assert session.word_rows(k, 0, 10 ** 6) == live.word_table(0, 10 ** 6), k
+            assert session.vocab_now(k) == len(live.symbols)
+        live.step()
+    assert [s.to_dict() for s in session.steps] == [s.to_dict() for s in live.steps]
+    assert session.vocab == live.vocab
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.dictionaries(st.text(alphabet="abcab", min_size=1, max_size=7),
+                       st.integers(min_value=1, max_value=9), min_size=1, max_size=14),
+       st.integers(min_value=5, max_value=60))
+def test_session_matches_a_live_trainer_on_any_word_counts(words, vocab_size):
+    from tokenizers_core.models.wordpiece_explore import TOP_PAIRS, WordPieceSession
+    session = WordPieceSession(words, vocab_size=vocab_size).run()
+    live = WordPieceTrainer(words, vocab_size=vocab_size)
+    for k in range(session.total + 1):
+        assert session.pairs(k) == tuple(live.top_pairs(TOP_PAIRS))
+        assert session.word_rows(k, 0, 100) == live.word_table(0, 100)
+        live.step()

@@ -38,11 +38,10 @@ from __future__ import annotations
 
 import collections
 import functools
-import hashlib
 import heapq
-import threading
+from array import array
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Iterable, Iterator, Mapping
+from typing import Any, ClassVar, Iterable, Iterator, Mapping
 
 from ..steps import Step, register_step
 from .wordpiece import DEFAULT_SPECIAL_TOKENS, WordPiece
@@ -153,7 +152,8 @@ class WordPieceTrainer:
     def __init__(self, word_counts: Mapping[str, int] | Iterable[tuple[str, int]], *,
                  vocab_size: int, min_frequency: int = 0,
                  special_tokens: Iterable[str] | None = None,
-                 continuing_subword_prefix: str = "##") -> None:
+                 continuing_subword_prefix: str = "##", record_top: int = 0,
+                 record_history: bool = False) -> None:
         if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 1:
             raise ValueError(f"vocab_size must be a positive integer, got {vocab_size!r}")
         if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 0:
@@ -169,6 +169,8 @@ class WordPieceTrainer:
         self.min_frequency = min_frequency
         self.prefix = continuing_subword_prefix
         self.special_tokens = tuple(specials)
+        self.record_top = record_top            # keep the top pairs of every state (the views)
+        self.record_history = record_history    # keep the merges that changed each word
         items = word_counts.items() if isinstance(word_counts, Mapping) else word_counts
         counts: dict[str, int] = {}
         for word, freq in items:
@@ -220,6 +222,9 @@ class WordPieceTrainer:
             self.symbol_pairs.setdefault(key & _MASK, set()).add(key)
         self.merges: list[tuple[str, str]] = []
         self.steps: list[WordPieceMerge] = []
+        self.tables: list[tuple[PairRow, ...]] = []     # with record_top: the pairs after k merges
+        self.history: list[array] | None = (           # with record_history: word -> merge numbers
+            [array("I") for _ in self.words] if self.record_history else None)
         self.done = False
         self._rebuild_heaps()
 
@@ -270,6 +275,7 @@ class WordPieceTrainer:
     # ---- the textbook loop ----------------------------------------------------------------
     def step(self) -> WordPieceMerge | None:
         """One merge: pick the best pair, merge it everywhere, record it. None when done."""
+        self._record_table()                           # the pairs this state offers
         if self.done or len(self.symbols) >= self.vocab_size:
             self.done = True
             return None
@@ -308,6 +314,44 @@ class WordPieceTrainer:
         return self
 
     # ---- bookkeeping helpers --------------------------------------------------------------
+    def _record_table(self) -> None:
+        """With `record_top`, keep this state's best pairs (once per state)."""
+        if self.record_top and len(self.tables) == len(self.steps):
+            self.tables.append(self._peek_top(self.record_top))
+
+    def _peek_top(self, k: int) -> tuple[PairRow, ...]:
+        """The k best pairs now, ranked as `top_pairs` ranks them, read off the score heap:
+        entries are popped while one could still reach the k-th best true score (the bound of
+        `_pick_best`), then go back as they were (less the stale ones, which `_pick_best` would
+        skip), so training goes on unchanged."""
+        heap, counts, freq = self._score_heap, self.pair_count, self.symbol_freq
+        min_freq = max(1, self.min_frequency)
+        popped: list[tuple[float, int]] = []
+        rows: dict[int, tuple[int, int, int, int]] = {}
+        best_k: list[float] = []                       # the k best true scores so far (a min-heap)
+        while heap:
+            if len(best_k) == k and -heap[0][0] * _BOUND * (1 + _FLOAT_SLACK) < best_k[0]:
+                break                                  # nothing left can reach the top k
+            entry = heapq.heappop(heap)
+            key = entry[1]
+            count = counts.get(key, 0)
+            if count < min_freq or key in rows:
+                continue                               # a dead pair or a duplicate: dropped
+            popped.append(entry)
+            row = rows[key] = (count, freq[key >> _SHIFT], freq[key & _MASK], key)
+            score = count / (row[1] * row[2])
+            if len(best_k) < k:
+                heapq.heappush(best_k, score)
+            elif score > best_k[0]:
+                heapq.heapreplace(best_k, score)
+        for entry in popped:
+            heapq.heappush(heap, entry)
+        floor = best_k[0] / (1 + _FLOAT_SLACK) if len(best_k) == k else 0.0
+        near = [r for r in rows.values() if r[0] / (r[1] * r[2]) >= floor]
+        ranked = sorted(near, key=functools.cmp_to_key(
+            lambda a, b: -1 if _better(a, b) else (1 if _better(b, a) else 0)))[:k]
+        return tuple(self.pair_row(r[3]) for r in ranked)
+
     def _pick_best(self) -> tuple[int, tuple[tuple[str, str], ...]] | None:
         """Pop the best-scoring pair: floats bound, exact fractions decide.
 
@@ -366,6 +410,8 @@ class WordPieceTrainer:
             if not times:
                 continue                               # stale index entry
             changed += 1
+            if self.history is not None:
+                self.history[wi].append(len(self.steps) + 1)    # this merge's number
             f = self.word_freq[wi]
             for k in _pairs_of(word):
                 delta[k] -= f
@@ -465,6 +511,8 @@ class WordPieceTrainer:
         other.symbol_pairs = {k: set(v) for k, v in self.symbol_pairs.items()}
         other.merges = list(self.merges)
         other.steps = list(self.steps)
+        other.tables = list(self.tables)
+        other.history = None if self.history is None else [array("I", h) for h in self.history]
         other._score_heap = list(self._score_heap)
         other._pushed_freq = list(self._pushed_freq)
         other._count_heap = list(self._count_heap)
@@ -475,56 +523,3 @@ def train_merges(word_counts: Mapping[str, int], vocab_size: int, **options: Any
     """The merge list of a full training run (a convenience for tests and scripts)."""
     return WordPieceTrainer(word_counts, vocab_size=vocab_size, **options).run().merges
 
-
-# ---- checkpoints for the views ------------------------------------------------------------
-class TrainingCheckpoints:
-    """A bounded LRU of trainer snapshots, keyed by (corpus hash, options, step).
-
-    `state_at(key, make, k)` returns a trainer after k merges (a fresh copy the caller may use):
-    it resumes from the nearest snapshot at or before k, so next / previous / jump are cheap.
-
-    >>> cps = TrainingCheckpoints(max_entries=4)
-    >>> t = cps.state_at("demo", lambda: WordPieceTrainer({"ab": 3, "abc": 1}, vocab_size=20), 1)
-    >>> len(t.steps)
-    1
-    """
-
-    def __init__(self, max_entries: int = 24, every: int = 50) -> None:
-        self.max_entries = max_entries
-        self.every = every
-        self._lock = threading.Lock()
-        self._snapshots: collections.OrderedDict[tuple[Any, int], WordPieceTrainer] = \
-            collections.OrderedDict()
-
-    def state_at(self, key: Any, make: Callable[[], WordPieceTrainer], k: int) -> WordPieceTrainer:
-        with self._lock:
-            have = [s for (kk, s) in self._snapshots if kk == key and s <= k]
-            start = max(have) if have else None
-            if start is not None:
-                self._snapshots.move_to_end((key, start))
-                trainer = self._snapshots[(key, start)].copy()
-        if start is None:
-            trainer = make()
-            self._store(key, trainer)
-        while len(trainer.steps) < k and not trainer.done:
-            if trainer.step() is None:
-                break
-            if len(trainer.steps) % self.every == 0:
-                self._store(key, trainer)
-        self._store(key, trainer)
-        return trainer
-
-    def _store(self, key: Any, trainer: WordPieceTrainer) -> None:
-        with self._lock:
-            slot = (key, len(trainer.steps))
-            if slot not in self._snapshots:
-                self._snapshots[slot] = trainer.copy()
-            self._snapshots.move_to_end(slot)
-            while len(self._snapshots) > self.max_entries:
-                self._snapshots.popitem(last=False)
-
-
-def corpus_key(text: str, **options: Any) -> tuple[str, tuple[tuple[str, Any], ...]]:
-    """A checkpoint key: the corpus sha256 and the options, in a stable order."""
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    return digest, tuple(sorted((k, repr(v)) for k, v in options.items()))

@@ -1,5 +1,6 @@
-"""Benchmark: the BPE training step view on the pinned 1 MB corpus at vocab 4000 (3,744 merges
-for byte_bpe), server time per request through TestClient (no network).
+"""Benchmark: the BPE and WordPiece training step views on the pinned 1 MB corpus (BPE:
+byte_bpe at vocab 4000, 3,744 merges; WordPiece at 5000, 4,891 merges), server time per request
+through TestClient (no network).
 
 - first visit: trains the whole run once (with the top-pair table recorded at every merge); a
   run longer than ~0.5 s goes on while the page shows progress. Timed both ways: in the job
@@ -10,7 +11,8 @@ for byte_bpe), server time per request through TestClient (no network).
 - jump: to random steps across the run (target: <= 150 ms);
 - htmx fragment requests (what the browser actually sends when stepping).
 
-    .venv/bin/python benchmarks/bench_bpe_view.py [--variant byte_bpe] [--vocab 4000]
+    .venv/bin/python benchmarks/bench_train_view.py [--variant byte_bpe] [--vocab 4000]
+    .venv/bin/python benchmarks/bench_train_view.py --family wordpiece [--vocab 5000]
 """
 from __future__ import annotations
 
@@ -27,8 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--variant", default="byte_bpe")
-    parser.add_argument("--vocab", type=int, default=4000)
+    parser.add_argument("--family", choices=("bpe", "wordpiece"), default="bpe")
+    parser.add_argument("--variant", default="byte_bpe", help="BPE's variant")
+    parser.add_argument("--vocab", type=int, help="default: 4000 (BPE), 5000 (WordPiece)")
     args = parser.parse_args()
     from fastapi.testclient import TestClient
 
@@ -45,12 +48,20 @@ def main() -> None:
                               regex_timeout=0.5))
     client = TestClient(app)
     digest = app.state.store.put(english_1mb())
-    base = f"/bpe/train?corpus={digest}&variant={args.variant}&vocab_size={args.vocab}"
+    if args.family == "bpe":
+        vocab = args.vocab or 4000
+        base = f"/bpe/train?corpus={digest}&variant={args.variant}&vocab_size={vocab}"
+        name = f"{args.variant} vocab {vocab}"
+    else:
+        vocab = args.vocab or 5000
+        base = f"/wordpiece/train?corpus={digest}&vocab_size={vocab}"
+        name = f"WordPiece vocab {vocab}"
     hx = {"HX-Request": "true"}
-    print(f"step view, 1 MB corpus, {args.variant} vocab {args.vocab}:")
+    print(f"step view, 1 MB corpus, {name}:")
     for mode, limit in (("in the job pool", step_jobs.IN_REQUEST_CHARS), ("in-process", 10 ** 9)):
         step_jobs.IN_REQUEST_CHARS = limit
         bpe_explore._SESSIONS.clear()                    # a first visit for this mode
+        step_jobs._WORDPIECE = step_jobs._Lru(16)
         start = time.perf_counter()
         r = client.get(base + "&step=0")
         assert r.status_code == 200, r.text[:500]
