@@ -10,16 +10,11 @@ agrees with writing them. Answers are cached per tokeniser object (weakly).
 """
 from __future__ import annotations
 
-import io
-import os
-import tempfile
 import threading
 import weakref
-import zipfile
 from typing import Any
 
 from tokenizers_core.formats import dump_bytes
-from tokenizers_core.formats.hf_json_writer import save_vocab_merges
 from tokenizers_core.models.bpe import BPE
 from tokenizers_core.models.wordpiece import WordPiece
 from tokenizers_core.sentencepiece import SentencePieceNormalizer
@@ -101,15 +96,7 @@ def tokenizer_file(tok: Any, format: str) -> bytes:
     """The bytes of `tok` in `format` (ValueError when it has none, or the format is unknown)."""
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
-    if format != "vocab_merges":
-        return dump_bytes(tok, format)
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = save_vocab_merges(tok, tmp)
-        out = io.BytesIO()
-        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
-            for path in paths:
-                zf.write(path, os.path.basename(path))
-    return out.getvalue()
+    return dump_bytes(tok, format)
 
 
 # ---- the links a page shows --------------------------------------------------------------------

@@ -30,6 +30,7 @@ from starlette.concurrency import run_in_threadpool
 
 import tokenizers_core as tc
 from tokenizers_core import formats
+from tokenizers_core.formats import vocab_merges
 
 from . import heap
 from .store import CorpusStore, is_sha256
@@ -38,7 +39,8 @@ PREFIX = "upload-"
 HANDLE = re.compile(r"upload-[0-9a-f]{16}(-[0-9a-f]{8})?")
 PATTERN_PRESETS = ("llama3", "o200k", "cl100k", "p50k", "gpt2")   # offered for ranks files
 FORMAT_LABELS = {"hf_json": "Hugging Face tokenizer.json", "tiktoken": "tiktoken ranks file",
-                 "sentencepiece": "sentencepiece .model", "vocab_txt": "WordPiece vocab.txt"}
+                 "sentencepiece": "sentencepiece .model", "vocab_txt": "WordPiece vocab.txt",
+                 "vocab_merges": "vocab.json + merges.txt (.zip)"}
 # The options each format's reader takes; the upload form sends every field, the rest are ignored.
 FORMAT_OPTIONS = {"tiktoken": ("pattern", "special_tokens"), "vocab_txt": ("lowercase",)}
 _LEGACY_PREFIX = "sentencepiece-model:base64:"      # the lattice view's uploads before this module
@@ -56,11 +58,16 @@ async def read_tokenizer_file(upload: UploadFile, limit: int) -> bytes:
     if not data:
         raise HTTPException(422, "the file is empty: choose a tokenizer file")
     try:
-        return await run_in_threadpool(formats.gunzip, data, limit)
+        data = await run_in_threadpool(formats.gunzip, data, limit)
+        if formats.sniff(data) == "vocab_merges":     # a zip: what it unzips to counts too
+            vocab_merges.read_zip(data, limit)
+        return data
     except ValueError as exc:
-        status = 413 if "more than" in str(exc) else 422
-        raise HTTPException(status, f"{exc} (the limit is TOKVIS_MAX_TOKENIZER_BYTES)"
-                            if status == 413 else str(exc)) from None
+        if "more than" not in str(exc):
+            if data.startswith(b"\x1f\x8b"):
+                raise HTTPException(422, str(exc)) from None
+            return data                               # not a tokenizer file: `add` says so
+        raise HTTPException(413, f"{exc} (the limit is TOKVIS_MAX_TOKENIZER_BYTES)") from None
 
 
 # ---- the form's fields -----------------------------------------------------------------------------

@@ -184,12 +184,14 @@ document.addEventListener("click", function (ev) {
   "use strict";
   var LABELS = {
     hf_json: "a Hugging Face tokenizer.json", tiktoken: "a tiktoken ranks file: choose its pattern and special tokens below",
-    sentencepiece: "a sentencepiece .model", vocab_txt: "a WordPiece vocab.txt: cased or uncased below"
+    sentencepiece: "a sentencepiece .model", vocab_txt: "a WordPiece vocab.txt: cased or uncased below",
+    vocab_merges: "a .zip of BPE's vocab.json + merges.txt"
   };
   function sniff(bytes) {
     var i = 0;
     while (i < bytes.length && (bytes[i] === 32 || bytes[i] === 9 || bytes[i] === 10 || bytes[i] === 13)) i++;
     if (bytes[i] === 0x7b) return "hf_json";
+    if (bytes[0] === 0x50 && bytes[1] === 0x4b) return "vocab_merges";   // "PK": a zip
     var lines = new TextDecoder("utf-8").decode(bytes).split(/\r?\n/);
     if (lines.length > 1) lines.pop();               // the last line may be cut short
     lines = lines.filter(Boolean).slice(0, 20);

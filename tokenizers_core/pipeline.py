@@ -509,11 +509,12 @@ class Tokenizer:
     # ---- saving ------------------------------------------------------------------------
     def save(self, path: str, format: str | None = None) -> str:
         """Write this tokenizer to `path` in `format` ("hf_json", "tiktoken", "sentencepiece",
-        "vocab_txt"; from the extension when None), or with format="vocab_merges" as
-        `path`/vocab.json + `path`/merges.txt (BPE only). Returns the format written; a
-        ValueError, saying what does exist, when it has no exact form in that format."""
+        "vocab_txt", "vocab_merges"; from the extension when None). "vocab_merges" (BPE only)
+        writes a .zip of vocab.json + merges.txt when `path` ends in .zip, else the two files
+        into the folder `path`. Returns the format written; a ValueError, saying what does
+        exist, when it has no exact form in that format."""
         from . import formats
-        if format == "vocab_merges":
+        if format == "vocab_merges" and not str(path).endswith(".zip"):
             from .formats.hf_json_writer import save_vocab_merges
             save_vocab_merges(self, str(path))
             return format

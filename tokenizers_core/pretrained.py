@@ -85,9 +85,10 @@ def load(source: str | os.PathLike | bytes, *, format: str | None = None,
 
     A file's format is sniffed from its content (see `formats`): a Hugging Face tokenizer.json, a
     tiktoken ranks file (which needs `pattern`, a preset name or a regex, and takes
-    `special_tokens` as {string: id}), a sentencepiece .model or a WordPiece vocab.txt. `format`
-    names it instead ("hf_json", "tiktoken", "sentencepiece", "vocab_txt"); other `options` go to
-    the format's reader (vocab.txt: `lowercase=`).
+    `special_tokens` as {string: id}), a sentencepiece .model, a WordPiece vocab.txt, or BPE's
+    vocab.json + merges.txt (a folder holding them, or a .zip of them). `format` names it
+    instead ("hf_json", "tiktoken", "sentencepiece", "vocab_txt", "vocab_merges"); other
+    `options` go to the format's reader (vocab.txt: `lowercase=`).
 
     Bundled tokenisers are cached: loading one twice returns the same object, so treat it as
     read-only.
@@ -108,8 +109,28 @@ def load(source: str | os.PathLike | bytes, *, format: str | None = None,
         return _load_bundled(name)
     if os.path.isfile(source):
         return _load_file(source, format, options)
+    if os.path.isdir(source):
+        return _load_folder(source, format, options)
     known = ", ".join(sorted([*_BUNDLED, *_ALIASES]))
     raise ValueError(f"unknown tokeniser {source!r}: not a file, and the bundled ones are: {known}")
+
+
+def _load_folder(path: str, format: str | None, options: dict[str, Any]) -> Tokenizer:
+    """A folder of vocab.json + merges.txt (or encoder.json + vocab.bpe)."""
+    from .formats import vocab_merges
+    if format not in (None, "vocab_merges") or options:
+        raise ValueError(f"{path} is a folder: only vocab.json + merges.txt load from a folder, "
+                         "with no options")
+    try:
+        pair = vocab_merges.read_folder(path)
+        if pair is None:
+            raise ValueError("it holds no vocab.json + merges.txt (nor encoder.json + "
+                             "vocab.bpe); give the path of a tokenizer file instead")
+        return vocab_merges.load_pair(*pair, name=os.path.basename(os.path.normpath(path)))
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read: {exc.strerror}") from None
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
 
 
 def _load_file(path: str, format: str | None, options: dict[str, Any]) -> Tokenizer:

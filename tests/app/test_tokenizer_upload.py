@@ -522,3 +522,35 @@ def test_tokenizer_json_built_with_tokenizers(client):
     assert page.status_code == 200 and 'data-testid="pieces"' in page.text
     page = client.get("/", params={"tokenizer": body["tokenizer"], "text": text})
     assert page.status_code == 200 and "small HF BPE" in page.text
+
+
+def test_a_zip_of_vocab_json_and_merges_txt(client, tmp_path):
+    """GPT-2-style files, zipped: uploaded, encoded as Hugging Face's ByteLevelBPETokenizer
+    does, shown in the BPE encoding view; a zip bomb is refused with a message."""
+    import io
+    import zipfile
+
+    from tokenizers.implementations import ByteLevelBPETokenizer
+    hf = ByteLevelBPETokenizer()
+    hf.train_from_iterator([load_corpus("udhr/eng"), load_corpus("udhr/fra")], vocab_size=700)
+    hf.save_model(str(tmp_path))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name in ("vocab.json", "merges.txt"):
+            zf.write(tmp_path / name, f"gpt2-small/{name}")
+    r = upload(client, out.getvalue(), "gpt2-small.zip", name="GPT-2 style files")
+    assert r.status_code == 201, r.text
+    body = r.json()
+    assert body["format"] == "vocab_merges" and body["model"] == "bpe"
+    text = "Everyone has the right to life, liberty and 東京 👍."
+    enc = client.post("/api/encode", json={"tokenizer": body["tokenizer"], "text": text}).json()
+    theirs = hf.encode(text)
+    assert enc["ids"] == theirs.ids and enc["tokens"] == theirs.tokens
+    page = client.get("/bpe/encode", params={"tokenizer": body["tokenizer"], "text": "lowest"})
+    assert page.status_code == 200 and 'data-testid="pieces"' in page.text
+    bomb = io.BytesIO()
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("vocab.json", b'{"a": 0}' + b" " * 80_000_000)
+        zf.writestr("merges.txt", b"")
+    r = upload(client, bomb.getvalue(), "bomb.zip")
+    assert r.status_code in (413, 422) and "more than" in r.json()["detail"]

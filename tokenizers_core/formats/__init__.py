@@ -6,6 +6,7 @@
 | `tiktoken`      | `tiktoken_file.py`      | base64 token + rank per line (OpenAI, Llama 3/4)        |
 | `sentencepiece` | `sentencepiece_model.py`| a sentencepiece `ModelProto` (`.model`)                 |
 | `vocab_txt`     | `vocab_txt.py`          | a WordPiece vocabulary, one token a line (BERT)         |
+| `vocab_merges`  | `vocab_merges.py`       | BPE's vocab.json + merges.txt, zipped (GPT-2, GPT-1)    |
 
 `load_bytes(data)` sniffs the format from the content, never from a file name (Mistral ships
 `tokenizer.model.v3`, Llama 3 ships a tiktoken file named `tokenizer.model`):
@@ -16,6 +17,8 @@
 'tiktoken'
 >>> sniff(b"[PAD]\\n[UNK]\\nthe\\n")
 'vocab_txt'
+
+A folder that holds vocab.json + merges.txt loads too (`tc.load("gpt2-files/")`).
 """
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ FORMATS: dict[str, str] = {
     "tiktoken": "tokenizers_core.formats.tiktoken_file",
     "sentencepiece": "tokenizers_core.formats.sentencepiece_model",
     "vocab_txt": "tokenizers_core.formats.vocab_txt",
+    "vocab_merges": "tokenizers_core.formats.vocab_merges",
 }
 
 # The largest tokenizer file we read, after decompression (Llama 4's tokenizer.json is 12 MB).
@@ -64,6 +68,8 @@ def sniff(data: bytes) -> str:
     head = data[:4096].lstrip()
     if head.startswith(b"{"):
         return "hf_json"
+    if data.startswith(b"PK\x03\x04") or data.startswith(b"PK\x05\x06"):
+        return "vocab_merges"                          # a zip: of vocab.json + merges.txt
     lines = [line for line in data[:4096].splitlines()[:-1] or data[:4096].splitlines() if line]
     if lines and all(_RANK_LINE.fullmatch(line) for line in lines[:20]):
         return "tiktoken"
@@ -76,7 +82,8 @@ def sniff(data: bytes) -> str:
     if text is not None and text.strip() and "\x00" not in text:
         return "vocab_txt"
     raise ValueError("not a tokenizer file we know: expected a Hugging Face tokenizer.json, a "
-                     "tiktoken ranks file, a sentencepiece .model or a WordPiece vocab.txt")
+                     "tiktoken ranks file, a sentencepiece .model, a WordPiece vocab.txt or a "
+                     ".zip of vocab.json + merges.txt")
 
 
 def _looks_like_protobuf(data: bytes) -> bool:
@@ -103,7 +110,8 @@ def load_bytes(data: bytes, *, format: str | None = None, name: str = "", **opti
 
 # What `save` picks from a file name's extension.
 EXTENSIONS: dict[str, str] = {".json": "hf_json", ".tiktoken": "tiktoken",
-                              ".model": "sentencepiece", ".txt": "vocab_txt"}
+                              ".model": "sentencepiece", ".txt": "vocab_txt",
+                              ".zip": "vocab_merges"}
 
 
 def format_for_path(path: str, format: str | None = None) -> str:

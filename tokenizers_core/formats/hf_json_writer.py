@@ -300,12 +300,12 @@ def _sentencepiece(tok: Any) -> dict[str, Any]:
 
 
 # ---- vocab.json + merges.txt ------------------------------------------------------------------
-def save_vocab_merges(tok: Any, directory: str) -> list[str]:
-    """Write a BPE model as the GPT-2 / Hugging Face "files" form: `vocab.json` (token -> id)
-    and `merges.txt` (a "#version" line, then "left right" per merge, in rank order); returns
-    the two paths. This is what the textbook `bpe` has in place of a tokenizer.json: Hugging
-    Face's `models.BPE.from_file(vocab, merges, end_of_word_suffix="</w>")` reads it (see the
-    tests for where it encodes as ours)."""
+def vocab_merges_files(tok: Any) -> dict[str, bytes]:
+    """A BPE model as the GPT-2 / Hugging Face "files" form: {"vocab.json": token -> id,
+    "merges.txt": a "#version" line, then "left right" per merge, in rank order}. This is what
+    the textbook `bpe` has in place of a tokenizer.json (`formats.vocab_merges` reads it back as
+    it was; Hugging Face's `models.BPE.from_file(vocab, merges, end_of_word_suffix="</w>")` reads
+    it too: see the tests for where it encodes as ours)."""
     model = tok.model
     merges = getattr(model, "merges", None)
     vocab = getattr(model, "vocab", None)
@@ -319,18 +319,26 @@ def save_vocab_merges(tok: Any, directory: str) -> list[str]:
     full = dict(vocab)
     for s, i in (getattr(model, "special_tokens", None) or {}).items():
         full.setdefault(s, i)
+    ordered = dict(sorted(full.items(), key=lambda kv: kv[1]))
+    return {"vocab.json": json.dumps(ordered, ensure_ascii=False).encode("utf-8"),
+            "merges.txt": ("#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in merges)
+                           ).encode("utf-8")}
+
+
+def save_vocab_merges(tok: Any, directory: str) -> list[str]:
+    """Write `vocab_merges_files(tok)` into `directory`; returns the two paths."""
+    files = vocab_merges_files(tok)
+    paths = []
     try:
         os.makedirs(directory, exist_ok=True)
-        vocab_path = os.path.join(directory, "vocab.json")
-        merges_path = os.path.join(directory, "merges.txt")
-        with open(vocab_path, "w", encoding="utf-8") as fh:
-            json.dump(dict(sorted(full.items(), key=lambda kv: kv[1])), fh, ensure_ascii=False)
-        with open(merges_path, "w", encoding="utf-8") as fh:
-            fh.write("#version: 0.2\n")
-            fh.writelines(f"{a} {b}\n" for a, b in merges)
+        for file_name, content in files.items():
+            paths.append(os.path.join(directory, file_name))
+            with open(paths[-1], "wb") as fh:
+                fh.write(content)
     except OSError as exc:
         raise ValueError(f"cannot write {directory!r}: {exc.strerror}") from None
-    return [vocab_path, merges_path]
+    return paths
 
 
-__all__ = ["dump_bytes", "dumps", "save_vocab_merges", "sentencepiece_sections", "to_hf_json"]
+__all__ = ["dump_bytes", "dumps", "save_vocab_merges", "sentencepiece_sections", "to_hf_json",
+           "vocab_merges_files"]

@@ -1,0 +1,211 @@
+"""BPE as two files, `vocab.json` (token -> id) and `merges.txt` (a "#version" line, then
+"left right" per merge in rank order): how GPT-2, RoBERTa and GPT-1 were shipped before
+tokenizer.json, and how we write the textbook `bpe`. OpenAI's GPT-2 release names them
+`encoder.json` and `vocab.bpe`.
+
+The two files hold the model, not the pipeline around it, so the pipeline is chosen from the
+vocabulary, as Hugging Face's implementation classes build it:
+
+- **byte-level** (every token is spelled in GPT-2's byte-to-unicode alphabet, "Ġ" for a space):
+  `ByteLevelBPETokenizer(vocab, merges)`: the ByteLevel pre-tokenizer (no prefix space),
+  decoder and post-processor;
+- **GPT-1 style** (a word's last symbol carries "</w>", as in "e</w>"): `CharBPETokenizer(vocab,
+  merges)`: BertNormalizer (no lowercasing), BertPreTokenizer, "<unk>", the BPEDecoder;
+- **the textbook `bpe`** ("</w>" is a symbol of its own, merged like any other: what
+  `tok.save(..., format="vocab_merges")` writes for it): our `bpe` pipeline, so a saved textbook
+  tokeniser loads back as it was.
+
+On disk: a folder holding the two files (`tc.load("dir/")`), or a .zip of them (what the web
+app downloads and takes as an upload). A zip is read member by member with a size cap, so a
+zip bomb stops at the cap.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import zipfile
+from typing import Any
+
+from ..models.bpe import END_OF_WORD, UNK, bpe_tokenizer
+from ..pre_tokenizers import bytes_to_unicode
+
+NAMES = (("vocab.json", "merges.txt"), ("encoder.json", "vocab.bpe"))   # HF's, then OpenAI's
+MAX_BYTES = 64 * 1024 * 1024           # both files together, unzipped
+
+
+# ---- reading ---------------------------------------------------------------------------------------
+def parse_vocab(data: bytes) -> dict[str, int]:
+    """vocab.json: a JSON object, token -> id (ids whole numbers, none twice)."""
+    try:
+        vocab = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"vocab.json is not a JSON object of token -> id: {exc}") from None
+    if not isinstance(vocab, dict) or not vocab:
+        raise ValueError("vocab.json must be a non-empty JSON object of token -> id")
+    if not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0
+               for i in vocab.values()):
+        raise ValueError("vocab.json: every id must be a whole number of 0 or more")
+    if len(set(vocab.values())) != len(vocab):
+        raise ValueError("vocab.json: two tokens share an id")
+    return vocab
+
+
+def parse_merges(data: bytes) -> list[tuple[str, str]]:
+    """merges.txt: an optional "#version" line, then "left right" a line (blank lines skipped).
+
+    >>> parse_merges(b"#version: 0.2\\nl o\\nlo w</w>\\n")
+    [('l', 'o'), ('lo', 'w</w>')]
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"merges.txt is not UTF-8 text: {exc.reason} at byte {exc.start}") \
+            from None
+    merges = []
+    for number, line in enumerate(text.split("\n"), 1):
+        line = line.rstrip("\r")
+        if not line or (number == 1 and line.startswith("#version")):
+            continue
+        parts = line.split(" ")
+        if len(parts) != 2 or not all(parts):
+            raise ValueError(f"merges.txt line {number}: expected two symbols split by one "
+                             f"space, got {line[:60]!r}")
+        merges.append((parts[0], parts[1]))
+    return merges
+
+
+def read_zip(data: bytes, limit: int = MAX_BYTES) -> tuple[bytes, bytes]:
+    """The vocab and merges files' bytes from a zip of them (at its root or in one folder)."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        members = {os.path.basename(i.filename): i for i in archive.infolist()
+                   if not i.is_dir()}
+    except (zipfile.BadZipFile, EOFError, OSError) as exc:
+        raise ValueError(f"the zip file cannot be read: {exc}") from None
+    for vocab_name, merges_name in NAMES:
+        if vocab_name in members and merges_name in members:
+            left = limit
+            out = []
+            for name in (vocab_name, merges_name):
+                try:
+                    with archive.open(members[name]) as fh:
+                        part = fh.read(left + 1)          # never more than the cap
+                except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, ValueError) as exc:
+                    raise ValueError(f"{name} in the zip cannot be read: {exc}") from None
+                if len(part) > left:
+                    raise ValueError(f"the zip's files unzip to more than {limit:,} bytes")
+                left -= len(part)
+                out.append(part)
+            return out[0], out[1]
+    raise ValueError("the zip holds no vocab.json + merges.txt (nor encoder.json + vocab.bpe); "
+                     f"it holds: {', '.join(sorted(members)[:8]) or 'nothing'}")
+
+
+def read_folder(path: str) -> tuple[bytes, bytes] | None:
+    """The two files' bytes from a folder that holds them (None when it holds neither pair)."""
+    for vocab_name, merges_name in NAMES:
+        vocab_path, merges_path = os.path.join(path, vocab_name), os.path.join(path, merges_name)
+        if os.path.isfile(vocab_path) and os.path.isfile(merges_path):
+            if os.path.getsize(vocab_path) + os.path.getsize(merges_path) > MAX_BYTES:
+                raise ValueError(f"{path}: the two files are more than {MAX_BYTES:,} bytes")
+            with open(vocab_path, "rb") as v, open(merges_path, "rb") as m:
+                return v.read(), m.read()
+    return None
+
+
+# ---- the pipeline ----------------------------------------------------------------------------------
+def kind_of(vocab: dict[str, int], merges: list[tuple[str, str]]) -> str:
+    """"bpe" (the textbook form), "byte_level" or "char" (GPT-1 style), from the vocabulary.
+
+    GPT-1's vocabulary spells a word's last symbol with "</w>" (about half its tokens); a
+    byte-level one has no such tokens, only characters of the byte-level alphabet (in which
+    printable ASCII stands for itself, so an ASCII-only vocabulary fits it too).
+
+    >>> kind_of({"l": 0, "o": 1, "</w>": 2, "lo": 3}, [("l", "o"), ("o", "</w>")])
+    'bpe'
+    >>> kind_of({"l": 0, "o": 1, "Ġ": 2}, [("l", "o")])
+    'byte_level'
+    >>> kind_of({"<unk>": 0, "l": 1, "o</w>": 2}, [("l", "o</w>")])
+    'char'
+    """
+    if END_OF_WORD in vocab and any(right == END_OF_WORD for _left, right in merges):
+        return "bpe"
+    if 20 * sum(token.endswith(END_OF_WORD) for token in vocab) >= len(vocab):
+        return "char"
+    alphabet = set(bytes_to_unicode().values())
+    if all(set(token) <= alphabet for token in vocab):
+        return "byte_level"
+    raise ValueError("these files are neither byte-level BPE (GPT-2, RoBERTa: tokens spelled with "
+                     "Ġ for a space) nor GPT-1 style (a word's last symbol ends in </w>), so "
+                     "they do not say which pipeline to run: load the model's tokenizer.json")
+
+
+def tokenizer_from(vocab: dict[str, int], merges: list[tuple[str, str]], name: str = "") -> Any:
+    """The tokeniser for a vocabulary and merge list (the pipeline chosen by `kind_of`)."""
+    missing = [f"{a} {b}" for a, b in merges[:100_000] if a not in vocab or b not in vocab]
+    if missing:
+        raise ValueError(f"merges.txt names a symbol vocab.json lacks: {missing[0]!r}")
+    kind = kind_of(vocab, merges)
+    if kind == "bpe":
+        if UNK not in vocab:
+            raise ValueError(f"a textbook bpe vocabulary holds {UNK}; this one does not")
+        tok = bpe_tokenizer(vocab, merges)
+    else:
+        from .hf_json import from_dict
+        tok = from_dict(_hf_config(kind, vocab, merges), name=name)
+    if name:
+        tok.name = name
+    return tok
+
+
+def _hf_config(kind: str, vocab: dict[str, int], merges: list[tuple[str, str]]) -> dict:
+    """The tokenizer.json Hugging Face's ByteLevelBPETokenizer / CharBPETokenizer builds."""
+    model = {"type": "BPE", "dropout": None, "fuse_unk": False, "byte_fallback": False,
+             "ignore_merges": False, "vocab": vocab, "merges": [list(m) for m in merges]}
+    if kind == "byte_level":
+        level = {"add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+        return {"added_tokens": [], "normalizer": None,
+                "pre_tokenizer": {"type": "ByteLevel", **level},
+                "post_processor": {"type": "ByteLevel", **level, "add_prefix_space": True,
+                                   "trim_offsets": False},
+                "decoder": {"type": "ByteLevel", **level, "add_prefix_space": True},
+                "model": {**model, "unk_token": None, "continuing_subword_prefix": "",
+                          "end_of_word_suffix": ""}}
+    unk = "<unk>"
+    added = ([{"id": vocab[unk], "content": unk, "single_word": False, "lstrip": False,
+               "rstrip": False, "normalized": False, "special": True}] if unk in vocab else [])
+    return {"added_tokens": added,
+            "normalizer": {"type": "BertNormalizer", "clean_text": True,
+                           "handle_chinese_chars": True, "strip_accents": None,
+                           "lowercase": False},
+            "pre_tokenizer": {"type": "BertPreTokenizer"}, "post_processor": None,
+            "decoder": {"type": "BPEDecoder", "suffix": END_OF_WORD},
+            "model": {**model, "unk_token": unk, "continuing_subword_prefix": None,
+                      "end_of_word_suffix": END_OF_WORD}}
+
+
+def load_bytes(data: bytes, *, name: str = "", **options: Any) -> Any:
+    """A `Tokenizer` from a zip of vocab.json + merges.txt."""
+    if options:
+        raise ValueError(f"vocab.json + merges.txt take no options (got "
+                         f"{', '.join(sorted(options))})")
+    vocab, merges = read_zip(data)
+    return tokenizer_from(parse_vocab(vocab), parse_merges(merges), name)
+
+
+def load_pair(vocab: bytes, merges: bytes, name: str = "") -> Any:
+    """A `Tokenizer` from the two files' bytes."""
+    return tokenizer_from(parse_vocab(vocab), parse_merges(merges), name)
+
+
+# ---- writing ---------------------------------------------------------------------------------------
+def dump_bytes(tok: Any) -> bytes:
+    """A zip of the vocab.json and merges.txt of a BPE model (ValueError when it is none)."""
+    from .hf_json_writer import vocab_merges_files
+    files = vocab_merges_files(tok)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        for file_name, content in files.items():
+            zf.writestr(file_name, content)
+    return out.getvalue()
