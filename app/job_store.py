@@ -295,12 +295,13 @@ class JobStore:
             return db.execute("SELECT id, owner FROM jobs WHERE status = 'running' AND "
                               "owner LIKE ?", (owner_prefix + "%",)).fetchall()
 
-    def prune(self, keep: int, kinds: tuple[str, ...] = ()) -> None:
-        """Drop the oldest finished jobs beyond `keep` (of these `kinds`, or of all)."""
-        where, args = "", ()
-        if kinds:
-            where, args = f" AND kind IN ({','.join('?' * len(kinds))})", kinds
+    def prune(self, keep: int, keep_blobs: int) -> None:
+        """Drop the oldest finished jobs beyond `keep`, and beyond `keep_blobs` of those that
+        hold a pickled result (trained tokenisers, step-through runs: the large rows)."""
+        finished = "status IN ('done', 'error', 'cancelled', 'interrupted')"
         with closing(self._connect()) as db:
-            db.execute("DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE status IN "
-                       f"('done', 'error', 'cancelled', 'interrupted'){where} "
-                       "ORDER BY finished DESC LIMIT -1 OFFSET ?)", (*args, keep))
+            db.execute(f"DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE {finished} "
+                       "ORDER BY finished DESC LIMIT -1 OFFSET ?)", (keep,))
+            db.execute(f"DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE {finished} "
+                       "AND blob IS NOT NULL ORDER BY finished DESC LIMIT -1 OFFSET ?)",
+                       (keep_blobs,))

@@ -46,8 +46,6 @@ IN_REQUEST_CHARS = 20_000      # a corpus this small trains within the request
 ABANDON = 8.0                  # seconds without a poll before a view's job is cancelled
 KEEP = ("queued", "running", "done", "error")   # statuses a request takes as they are ...
 FINAL_ERRORS = ("value", "budget")   # ... for errors, those that would only happen again
-STEP_KINDS = ("bpe_steps", "wordpiece_steps", "unigram_rounds", "check")
-KEEP_FINISHED = 48             # finished step jobs (and their pickled runs) kept in the store
 
 
 def _engine(request: Request) -> Engine:
@@ -89,9 +87,9 @@ def run_job(request: Request, kind: str, spec: dict[str, Any], wait: float | Non
         job, created = engine.submit(kind, job_id, spec, abandon=ABANDON, keep=KEEP)
         if job.status == "error" and job.error_kind not in FINAL_ERRORS and not created:
             job, created = engine.submit(kind, job_id, spec, abandon=ABANDON)   # try again
-        if created:
-            engine.store.prune(KEEP_FINISHED, kinds=STEP_KINDS)
         job = engine.wait(job.id, created, timeout=wait)
+        if job is None:
+            continue               # its row was pruned a moment ago: queue it again
         if job.status == "error":
             raise (LookupError if job.error_kind == "lookup" else ValueError)(job.error)
         if job.status not in ("cancelled", "interrupted"):

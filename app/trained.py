@@ -126,11 +126,12 @@ class TrainedTokenizers:
         for _attempt in range(3):
             job, created = self.engine.submit("train", f"train-{handle}", spec, total=1)
             job = self.engine.wait(job.id, created)
-            if job.status == "done":
-                return pickle.loads(self.engine.store.blob(job.id))
-            if job.status == "error":
+            blob = self.engine.store.blob(job.id) if job and job.status == "done" else None
+            if blob is not None:
+                return pickle.loads(blob)
+            if job and job.status == "error":
                 if job.error_kind == "lookup":
                     raise LookupError(job.error)
                 raise ValueError(job.error)
-            # cancelled or interrupted by someone else: queue it again
+            # cancelled or interrupted by someone else, or pruned a moment ago: queue it again
         raise ValueError(f"the training of {handle} was cancelled; try again")

@@ -176,3 +176,18 @@ def test_api_train_runs_in_the_pool_and_reports_errors(busy_client):
     r = c.post("/api/train", json={"algorithm": "bpe", "corpus_name": "botchan",
                                    "vocab_size": 300, "no_such_option": 1})
     assert r.status_code == 422 and "no_such_option" in r.json()["detail"]
+
+
+def test_pruning_keeps_the_newest_finished_jobs_and_fewer_pickled_results(tmp_path):
+    from app.job_store import JobStore
+    store = JobStore(tmp_path / "prune.sqlite3")
+    for n in range(12):
+        job_id = f"j{n}"
+        store.submit(job_id, "train" if n % 2 else "sweep", {}, 1, queue_limit=100)
+        store.claim("test:1", 100)
+        store.finish(job_id, "done", results=[n], blob=b"x" * 100 if n % 2 else None)
+        time.sleep(0.002)                                   # distinct finish times
+    store.prune(keep=8, keep_blobs=3)
+    left = {n for n in range(12) if store.get(f"j{n}") is not None}
+    assert left == {4, 6, 8, 9, 10, 11} | {7}                # newest 8, of those 3 with blobs
+    assert all(store.blob(f"j{n}") for n in (7, 9, 11))
