@@ -12,6 +12,8 @@ TOKVIS_JOB_WORKERS        trainings run at once, across all server processes (de
 TOKVIS_JOB_QUEUE          trainings that may wait for a worker; more get 429 (default 16)
 TOKVIS_JOB_CPU_SECONDS    CPU time one background training may use (default 600)
 TOKVIS_JOB_MEMORY_MB      address space one background training may use (default 4096)
+TOKVIS_MAX_STORE_MB       what stored corpora and uploaded tokenizer files may take together; past
+                          it, storing more is refused with 507 (default 4096)
 TOKVIS_FRAME_ANCESTORS    who may show the pages in a frame: CSP frame-ancestors sources,
                           space-separated (default 'self'; e.g. "'self' https://course.example")
 """
@@ -61,6 +63,7 @@ class Settings:
     job_cpu_seconds: int = 600
     job_memory_mb: int = 4096
     max_tokenizer_bytes: int = 32_000_000
+    max_store_mb: int = 4096
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -76,4 +79,5 @@ class Settings:
             job_cpu_seconds=_int("TOKVIS_JOB_CPU_SECONDS", 600),
             job_memory_mb=_int("TOKVIS_JOB_MEMORY_MB", 4096),
             max_tokenizer_bytes=_int("TOKVIS_MAX_TOKENIZER_BYTES", 32_000_000),
+            max_store_mb=_int("TOKVIS_MAX_STORE_MB", 4096),
         )

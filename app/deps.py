@@ -12,7 +12,7 @@ from tokenizers_core import pretrained
 from . import heap
 from .config import Settings
 from .jobs import Engine
-from .store import CorpusStore
+from .store import CorpusStore, StoreFull
 from .trained import TrainedTokenizers
 from .uploads import PREFIX as UPLOAD_PREFIX
 from .uploads import UploadedTokenizers
@@ -191,6 +191,15 @@ def bad_input(exc: Exception) -> tuple[str, int]:
     return str(exc), 422
 
 
+def put_text(request: Request, text: str, name: str = "") -> str:
+    """Store a text (a corpus, a long visualiser text) and return its sha256; 507 when the
+    store is full (TOKVIS_MAX_STORE_MB), which a page shows in place."""
+    try:
+        return store(request).put(text, name=name)
+    except StoreFull as exc:
+        raise HTTPException(507, str(exc)) from None
+
+
 def store_corpus(request: Request, text: str) -> str:
     """Store a pasted corpus under its sha256 (refusing an empty or oversized one); the hash."""
     limit = settings(request).max_corpus_bytes
@@ -200,7 +209,7 @@ def store_corpus(request: Request, text: str) -> str:
                                  "(set TOKVIS_MAX_CORPUS_BYTES to change it)")
     if not text.strip():
         raise HTTPException(422, "the corpus is empty")
-    return store(request).put(text)
+    return put_text(request, text)
 
 
 async def read_upload_text(request: Request, upload) -> str:

@@ -27,7 +27,7 @@ from .routers import check
 from .routers import downloads, onward
 from .routers import lessons
 from .routers import worksheets
-from .store import CorpusStore
+from .store import CorpusStore, StoreFull
 from .trained import TrainedTokenizers
 from .uploads import UploadedTokenizers
 
@@ -88,7 +88,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                                   settings.max_upload_bytes,
                                                   settings.max_tokenizer_bytes))
     app.state.settings = settings
-    app.state.store = CorpusStore(settings.db_path)
+    app.state.store = CorpusStore(settings.db_path, max_bytes=settings.max_store_mb * 10 ** 6)
     app.state.jobs = Engine(settings.db_path, workers=settings.job_workers,
                             queue=settings.job_queue, cpu_seconds=settings.job_cpu_seconds,
                             memory_mb=settings.job_memory_mb)
@@ -152,6 +152,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                           status_code=429)
         response.headers.update(headers)
         return response
+
+    @app.exception_handler(StoreFull)
+    async def store_full(request: Request, exc: StoreFull):
+        if request.url.path.startswith("/api"):
+            return JSONResponse({"detail": str(exc)}, status_code=507)
+        return render(request, "error.html", {"status": 507, "message": str(exc)},
+                      status_code=507)
 
     @app.exception_handler(ClientGone)
     async def client_gone(request: Request, exc: ClientGone):

@@ -7,7 +7,8 @@ answers here:
 - the statuses a route can give besides its success are listed: 400 (a malformed form), 403 (a
   cross-site request refused, on POST/DELETE; app/security.py), 404 (an unknown tokeniser,
   corpus, job or model), 413 (over a size limit), 422 (invalid input), 429 (too many trainings
-  waiting, on the routes that train; app/jobs.py);
+  waiting, on the routes that train; app/jobs.py), 507 (the store is full, on the POSTs that
+  store a text or a file; app/store.py);
 - pages (every path outside /api) answer HTML, errors included, and a page's POST may answer
   303 See Other (to the page that shows the result).
 """
@@ -27,9 +28,13 @@ REASONS = {
     "413": "Too large: a text, corpus or file over its limit",
     "422": "Invalid input; the message says what is wrong",
     "429": "Too many trainings waiting; try again after Retry-After seconds",
+    "507": "The server's store is full (TOKVIS_MAX_STORE_MB); what is stored still works",
 }
 HTML = {"text/html": {"schema": {"type": "string"}}}
 TRAINING_PATHS = ("train", "sweep", "compare", "check")   # routes that may queue a training
+STORING_POSTS = {"/permalink", "/corpora", "/api/corpora", "/api/corpora/upload", "/tokenizers",
+                 "/api/tokenizers", "/api/train", "/api/check", "/check", "/bpe/train",
+                 "/wordpiece/train", "/unigram/train", "/unigram/lattice"}   # store what they get
 
 
 def _statuses(path: str, method: str, op: dict[str, Any]) -> list[str]:
@@ -40,6 +45,8 @@ def _statuses(path: str, method: str, op: dict[str, Any]) -> list[str]:
         codes.append("403")
     if any(word in path for word in TRAINING_PATHS):
         codes.append("429")
+    if method == "post" and path in STORING_POSTS:
+        codes.append("507")
     return sorted(codes)
 
 

@@ -76,11 +76,24 @@ def is_sha256(value: str) -> bool:
     return len(value) == 64 and all(c in "0123456789abcdef" for c in value)
 
 
-class CorpusStore:
-    """Corpora by sha256, plus the specs behind trained-tokeniser handles."""
+class StoreFull(Exception):
+    """Storing this would take the store past its size limit (TOKVIS_MAX_STORE_MB)."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, used: int, adding: int, limit: int) -> None:
+        super().__init__(f"the server's store is full: it holds {used / 1e6:,.1f} MB of corpora "
+                         f"and tokenizer files, and this {adding / 1e6:,.1f} MB would take it "
+                         f"past its limit of {limit / 1e6:,.0f} MB (TOKVIS_MAX_STORE_MB); "
+                         "anything stored already still works")
+
+
+class CorpusStore:
+    """Corpora by sha256, plus the specs behind trained-tokeniser handles, and uploaded
+    tokenizer files. Corpora and files together may take at most `max_bytes` (None: no limit);
+    past it, `put` and `put_file` raise StoreFull, and what is stored is left as it is."""
+
+    def __init__(self, path: Path | str, max_bytes: int | None = None) -> None:
         self.path = Path(path)
+        self.max_bytes = max_bytes
         self._ready = False  # the file is created on first use, not at import time
 
     def _connect(self) -> sqlite3.Connection:
@@ -98,11 +111,34 @@ class CorpusStore:
     def put(self, text: str, name: str = "") -> str:
         """Store `text` (idempotent) and return its sha256."""
         digest = sha256_text(text)
+        size = len(text.encode("utf-8"))
         with closing(self._connect()) as db, db:
+            self._check_room(db, "corpora", digest, size)
             db.execute("INSERT OR IGNORE INTO corpora (sha256, text, bytes, name, created) "
                        "VALUES (?, ?, ?, ?, ?)",
-                       (digest, text, len(text.encode("utf-8")), name, time.time()))
+                       (digest, text, size, name, time.time()))
         return digest
+
+    def used_bytes(self) -> int:
+        """What the stored corpora and tokenizer files take."""
+        with closing(self._connect()) as db:
+            return self._used(db)
+
+    @staticmethod
+    def _used(db: sqlite3.Connection) -> int:
+        return db.execute("SELECT (SELECT COALESCE(SUM(bytes), 0) FROM corpora) + "
+                          "(SELECT COALESCE(SUM(bytes), 0) FROM tokenizer_files)").fetchone()[0]
+
+    def _check_room(self, db: sqlite3.Connection, table: str, digest: str, size: int) -> None:
+        """StoreFull if adding `size` bytes under `digest` would pass the limit (a digest that
+        is stored already adds nothing)."""
+        if self.max_bytes is None:
+            return
+        if db.execute(f"SELECT 1 FROM {table} WHERE sha256 = ?", (digest,)).fetchone():
+            return
+        used = self._used(db)
+        if used + size > self.max_bytes:
+            raise StoreFull(used, size, self.max_bytes)
 
     def get(self, digest: str) -> str | None:
         with closing(self._connect()) as db:
@@ -136,6 +172,7 @@ class CorpusStore:
         """Store a tokenizer file's bytes (idempotent) and return their sha256."""
         digest = hashlib.sha256(data).hexdigest()
         with closing(self._connect()) as db, db:
+            self._check_room(db, "tokenizer_files", digest, len(data))
             db.execute("INSERT OR IGNORE INTO tokenizer_files (sha256, data, bytes, created) "
                        "VALUES (?, ?, ?, ?)", (digest, data, len(data), time.time()))
         return digest

@@ -33,7 +33,7 @@ from tokenizers_core import formats
 from tokenizers_core.formats import vocab_merges
 
 from . import heap
-from .store import CorpusStore, is_sha256
+from .store import CorpusStore, StoreFull, is_sha256
 
 PREFIX = "upload-"
 HANDLE = re.compile(r"upload-[0-9a-f]{16}(-[0-9a-f]{8})?")
@@ -282,7 +282,11 @@ async def upload(uploads: UploadedTokenizers, limit: int, file: UploadFile | Non
     if format and format not in formats.FORMATS:
         raise ValueError(f"unknown format {format!r}; choose one of: {', '.join(formats.FORMATS)}")
     # parsing a big file takes seconds: off the event loop, so other requests go on
-    return await run_in_threadpool(
-        uploads.add, data, name=name, filename=filename, format=format or None,
-        pattern=regex.strip() or pattern.strip() or None,
-        special_tokens=parse_special_tokens(special_tokens), lowercase=parse_lowercase(lowercase))
+    try:
+        return await run_in_threadpool(
+            uploads.add, data, name=name, filename=filename, format=format or None,
+            pattern=regex.strip() or pattern.strip() or None,
+            special_tokens=parse_special_tokens(special_tokens),
+            lowercase=parse_lowercase(lowercase))
+    except StoreFull as exc:
+        raise HTTPException(507, str(exc)) from None

@@ -11,8 +11,8 @@ import tokenizers_core as tc
 from tokenizers_core import pretrained
 
 from .. import limits
-from ..deps import (UnknownTokenizer, check_text, resolve_tokenizer, settings, special_kwargs,
-                    store, trained, uploads)
+from ..deps import (UnknownTokenizer, check_text, put_text, resolve_tokenizer, settings,
+                    special_kwargs, store, trained, uploads)
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -148,7 +148,7 @@ def _store_corpus(request: Request, text: str, name: str = "") -> str:
     limits.check_corpus_size(text, settings(request).max_corpus_bytes)
     if not text.strip():
         raise HTTPException(422, "the corpus is empty")
-    return store(request).put(text, name=name.strip()[:200])
+    return put_text(request, text, name=name.strip()[:200])
 
 
 def normalise_newlines(text: str) -> str:

@@ -8,8 +8,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from .. import display, export
 from ..roundtrip import round_trip_notes
-from ..deps import (BAD_INPUT, REGEX, bad_input, check_text, resolve_tokenizer, special_kwargs,
-                    store, tokenizer_label, tokenizer_options)
+from ..deps import (BAD_INPUT, REGEX, bad_input, check_text, put_text, resolve_tokenizer,
+                    special_kwargs, store, tokenizer_label, tokenizer_options)
 from ..render import render, url_with
 from ..store import is_sha256
 from ..uploads import model_family
@@ -144,7 +144,7 @@ def visualiser_permalink(request: Request, text: str = Form(""),
                          ids: bool = Form(False), raw: bool = Form(False),
                          special: bool = Form(False)) -> Response:
     check_text(request, text)
-    digest = store(request).put(text, name="visualiser permalink")
+    digest = put_text(request, text, name="visualiser permalink")
     url = url_with("/", {"stored": digest, **_settings(tokenizer or default_tokenizer(), pattern,
                                                        ids, raw, special)})
     if request.headers.get("HX-Request") == "true":
