@@ -4,10 +4,11 @@ from __future__ import annotations
 import re
 import time
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -123,42 +124,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         headers = dict(getattr(exc, "headers", None) or {})
         if exc.status_code == 405:          # every method the path takes, not one route's
             headers["Allow"] = allowed_methods(app, request.scope) or headers.get("Allow", "")
-        if request.url.path.startswith("/api") or request.url.path.startswith("/static"):
-            return JSONResponse({"detail": exc.detail}, status_code=exc.status_code,
-                                headers=headers)
-        response = render(request, "error.html",
-                          {"status": exc.status_code, "message": exc.detail},
-                          status_code=exc.status_code)
-        response.headers.update(headers)
-        return response
+        return error_response(request, exc.status_code, exc.detail, headers,
+                              json=request.url.path.startswith("/static"))
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError):
-        errors = exc.errors()
         message = "; ".join(
             f"{'.'.join(str(p) for p in e.get('loc', ()) if p != 'body')}: {e.get('msg')}"
-            for e in errors) or "invalid request"
-        if request.url.path.startswith("/api"):
-            return JSONResponse({"detail": message}, status_code=422)
-        return render(request, "error.html", {"status": 422, "message": message},
-                      status_code=422)
+            for e in exc.errors()) or "invalid request"
+        return error_response(request, 422, message)
 
     @app.exception_handler(QueueFull)
     async def queue_full(request: Request, exc: QueueFull):
-        headers = {"Retry-After": "30"}
-        if request.url.path.startswith("/api"):
-            return JSONResponse({"detail": str(exc)}, status_code=429, headers=headers)
-        response = render(request, "error.html", {"status": 429, "message": str(exc)},
-                          status_code=429)
-        response.headers.update(headers)
-        return response
+        return error_response(request, 429, str(exc), {"Retry-After": "30"})
 
     @app.exception_handler(StoreFull)
     async def store_full(request: Request, exc: StoreFull):
-        if request.url.path.startswith("/api"):
-            return JSONResponse({"detail": str(exc)}, status_code=507)
-        return render(request, "error.html", {"status": 507, "message": str(exc)},
-                      status_code=507)
+        return error_response(request, 507, str(exc))
 
     @app.exception_handler(ClientGone)
     async def client_gone(request: Request, exc: ClientGone):
@@ -167,13 +149,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(ValueError)
     async def value_error(request: Request, exc: ValueError):
         # A safety net: bad input that a route did not catch is still the user's, not a 500.
-        if request.url.path.startswith("/api"):
-            return JSONResponse({"detail": str(exc)}, status_code=422)
-        return render(request, "error.html", {"status": 422, "message": str(exc)},
-                      status_code=422)
+        return error_response(request, 422, str(exc))
 
     app.openapi = lambda: openapi.schema(app)
     return app
+
+
+def error_response(request: Request, status: int, message: Any,
+                   headers: dict[str, str] | None = None, json: bool = False) -> Response:
+    """An error as the API gives it (`{"detail": message}`) or as a page (error.html)."""
+    if json or request.url.path.startswith("/api"):
+        return JSONResponse({"detail": message}, status_code=status, headers=headers)
+    response = render(request, "error.html", {"status": status, "message": message},
+                      status_code=status)
+    response.headers.update(headers or {})
+    return response
 
 
 def allowed_methods(app: FastAPI, scope: Scope) -> str:
