@@ -47,8 +47,7 @@ class EncodeRequest(BaseModel):
                           "they appear in the text; by default they are encoded as ordinary text")
 
 
-class EncodeResponse(BaseModel):
-    tokenizer: str
+class EncodingOut(BaseModel):
     ids: list[int]
     tokens: list[str]
     offsets: list[tuple[int, int]]
@@ -56,6 +55,13 @@ class EncodeResponse(BaseModel):
     special_tokens_mask: list[int]
     attention_mask: list[int]
     type_ids: list[int]
+
+
+class EncodeResponse(EncodingOut):
+    tokenizer: str
+    overflowing: list[EncodingOut] = Field(
+        default_factory=list, description="what truncation cut off, as Hugging Face's "
+        "`overflowing` (a tokenizer.json with \"truncation\" set), each window an encoding")
 
 
 MAX_TRAIN_VOCAB = 100_000      # the largest vocabulary /api/train builds
@@ -115,7 +121,8 @@ def encode(request: Request, body: EncodeRequest) -> dict[str, Any]:
         raise HTTPException(404, str(exc)) from None
     except ValueError as exc:
         raise HTTPException(422, str(exc)) from None
-    return {"tokenizer": body.tokenizer, **enc.to_dict()}
+    return {"tokenizer": body.tokenizer, **enc.to_dict(),
+            "overflowing": [o.to_dict() for o in enc.overflowing]}
 
 
 @router.post("/train", response_model=TrainResponse, response_model_exclude_none=True)

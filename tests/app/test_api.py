@@ -112,3 +112,29 @@ def test_special_tokens_are_text_unless_allowed(client):
     none = client.post("/api/encode", json={"tokenizer": "word", "text": text,
                                             "allowed_special": "all"})
     assert none.status_code == 422 and "no special tokens" in none.json()["detail"]
+
+
+def test_encode_returns_what_truncation_cut_off_as_hugging_face(client):
+    """A tokenizer.json with truncation (and a pair): `overflowing` as Hugging Face gives it."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+    words = "the cat sat on a mat and then it ran off".split()
+    hf = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words + ["[UNK]", "[CLS]",
+                                                                         "[SEP]"])},
+                                    unk_token="[UNK]"))
+    hf.pre_tokenizer = pre_tokenizers.Whitespace()
+    hf.post_processor = processors.BertProcessing(("[SEP]", 13), ("[CLS]", 12))
+    hf.enable_truncation(8, stride=1)
+    stored = client.post("/api/tokenizers", files={"file": ("tokenizer.json",
+                                                            hf.to_str().encode())})
+    handle = stored.json()["tokenizer"]
+    for text, pair in (("the cat sat on a mat and then it ran off", None),
+                       ("the cat sat on a mat", "and then it ran off")):
+        ours = client.post("/api/encode", json={"tokenizer": handle, "text": text,
+                                                "pair": pair}).json()
+        theirs = hf.encode(text, pair)
+        assert ours["ids"] == theirs.ids and ours["type_ids"] == theirs.type_ids
+        assert [o["ids"] for o in ours["overflowing"]] == [o.ids for o in theirs.overflowing]
+        assert [o["offsets"] for o in ours["overflowing"]] == \
+            [[list(x) for x in o.offsets] for o in theirs.overflowing]
+    plain = client.post("/api/encode", json={"tokenizer": "gpt2", "text": "hi"}).json()
+    assert plain["overflowing"] == []
