@@ -84,7 +84,7 @@ class WordPieceSession:
 
     def pairs(self, k: int) -> tuple[PairRow, ...]:
         """The best pairs after k merges, the next merge first (as `trainer.top_pairs`)."""
-        return self.trainer.tables[min(max(k, 0), self.total)]
+        return self.trainer.pair_rows(self.trainer.tables[min(max(k, 0), self.total)])
 
     def vocab_now(self, k: int) -> int:
         """The vocabulary's size after k merges (a merge that makes an existing symbol again

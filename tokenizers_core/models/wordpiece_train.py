@@ -116,6 +116,25 @@ def _better(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
     return a[3] < b[3]
 
 
+def _ranked(rows: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """Rows (count, freq_left, freq_right, key) best first, as `_better` orders them.
+
+    Sorted by the float score first (a correctly rounded division: equal fractions give equal
+    floats, and a larger fraction never a smaller float), then count and key; only when two
+    neighbours share a float but not a fraction does the exact comparison sort them.
+
+    >>> [r[3] for r in _ranked([(1, 3, 1, 7), (2, 2, 1, 5), (1, 1, 1, 9)])]   # 5, 9 tie: count
+    [5, 9, 7]
+    """
+    out = sorted(rows, key=lambda r: (-(r[0] / (r[1] * r[2])), -r[0], r[3]))
+    for a, b in zip(out, out[1:]):
+        same_float = a[0] / (a[1] * a[2]) == b[0] / (b[1] * b[2])
+        if same_float and a[0] * b[1] * b[2] != b[0] * a[1] * a[2]:
+            return sorted(rows, key=functools.cmp_to_key(
+                lambda x, y: -1 if _better(x, y) else (1 if _better(y, x) else 0)))
+    return out
+
+
 def _pairs_of(word: list[int]) -> list[int]:
     """The adjacent pair keys of a word, with repeats: [1, 2, 1, 2] -> keys of (1,2), (2,1), (1,2)."""
     return [(word[i] << _SHIFT) | word[i + 1] for i in range(len(word) - 1)]
@@ -222,7 +241,7 @@ class WordPieceTrainer:
             self.symbol_pairs.setdefault(key & _MASK, set()).add(key)
         self.merges: list[tuple[str, str]] = []
         self.steps: list[WordPieceMerge] = []
-        self.tables: list[tuple[PairRow, ...]] = []     # with record_top: the pairs after k merges
+        self.tables: list[tuple] = []   # with record_top: the best pairs after k merges (rows)
         self.history: list[array] | None = (           # with record_history: word -> merge numbers
             [array("I") for _ in self.words] if self.record_history else None)
         self.done = False
@@ -319,8 +338,9 @@ class WordPieceTrainer:
         if self.record_top and len(self.tables) == len(self.steps):
             self.tables.append(self._peek_top(self.record_top))
 
-    def _peek_top(self, k: int) -> tuple[PairRow, ...]:
-        """The k best pairs now, ranked as `top_pairs` ranks them, read off the score heap:
+    def _peek_top(self, k: int) -> tuple[tuple[int, int, int, int], ...]:
+        """The k best pairs now as rows (count, freq_left, freq_right, pair key), ranked as
+        `top_pairs` ranks them (`pair_rows` makes them its PairRows), read off the score heap:
         entries are popped while one could still reach the k-th best true score (the bound of
         `_pick_best`), then go back as they were (less the stale ones, which `_pick_best` would
         skip), so training goes on unchanged."""
@@ -348,9 +368,7 @@ class WordPieceTrainer:
             heapq.heappush(heap, entry)
         floor = best_k[0] / (1 + _FLOAT_SLACK) if len(best_k) == k else 0.0
         near = [r for r in rows.values() if r[0] / (r[1] * r[2]) >= floor]
-        ranked = sorted(near, key=functools.cmp_to_key(
-            lambda a, b: -1 if _better(a, b) else (1 if _better(b, a) else 0)))[:k]
-        return tuple(self.pair_row(r[3]) for r in ranked)
+        return tuple(_ranked(near)[:k])
 
     def _pick_best(self) -> tuple[int, tuple[tuple[str, str], ...]] | None:
         """Pop the best-scoring pair: floats bound, exact fractions decide.
@@ -474,6 +492,12 @@ class WordPieceTrainer:
         fl, fr = self.symbol_freq[key >> _SHIFT], self.symbol_freq[key & _MASK]
         return PairRow((self.symbols[key >> _SHIFT], self.symbols[key & _MASK]), count, fl, fr,
                        count / (fl * fr) if fl and fr else 0.0)
+
+    def pair_rows(self, rows: Iterable[tuple[int, int, int, int]]) -> tuple[PairRow, ...]:
+        """Recorded rows (count, freq_left, freq_right, key) as PairRows."""
+        symbols = self.symbols
+        return tuple(PairRow((symbols[key >> _SHIFT], symbols[key & _MASK]), count, fl, fr,
+                             count / (fl * fr)) for count, fl, fr, key in rows)
 
     def top_pairs(self, k: int = 10, by: str = "score") -> list[PairRow]:
         """The k best pairs now (the next merge first), by exact score or (by="count") by count.
