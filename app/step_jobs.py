@@ -1,7 +1,7 @@
 """The step-through views' trainings (BPE, WordPiece, Unigram), and the reference training of
-`/check`, as jobs of `app.jobs`: bounded
-by the one pool every server worker shares, cancellable at once, and each run in a worker
-process with CPU and memory budgets, so a runaway one is killed and reported, not the server.
+`/check`, as jobs of `app.jobs`: bounded by the one pool every server worker shares,
+cancellable at once, and each run in a worker process with CPU and memory budgets, so a
+runaway one is killed and reported, not the server.
 
 A view reads a finished run at any step: BPE's `TrainingSession`, WordPiece's
 `WordPieceSession`, Unigram's rounds and final pieces. So:
