@@ -214,11 +214,19 @@ class JobStore:
             db.execute(f"UPDATE jobs SET {sets} WHERE id = ? AND status = 'running'",
                        (*args, job_id))
 
-    def touch(self, job_id: str) -> None:
-        """Somebody is still looking at (waiting for) this job."""
+    def touch(self, job_id: str) -> float:
+        """Somebody is still looking at (waiting for) this job; the time written."""
+        now = time.time()
         with closing(self._connect()) as db:
             db.execute("UPDATE jobs SET seen = ? WHERE id = ? AND status IN "
-                       "('queued', 'running')", (time.time(), job_id))
+                       "('queued', 'running')", (now, job_id))
+        return now
+
+    def seen(self, job_id: str) -> float | None:
+        """When somebody last looked at this job."""
+        with closing(self._connect()) as db:
+            row = db.execute("SELECT seen FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        return row[0] if row else None
 
     def cancel_abandoned(self) -> int:
         """Cancel the active jobs nobody has looked at for their `abandon` seconds: a queued
@@ -278,6 +286,12 @@ class JobStore:
             cur = db.execute(f"UPDATE jobs SET {', '.join(sets)} WHERE id = ? AND "
                              "status = 'running'", (*args, job_id))
             return cur.rowcount == 1
+
+    def delete(self, job_id: str) -> None:
+        """Forget a finished job (its result could not be read)."""
+        with closing(self._connect()) as db:
+            db.execute("DELETE FROM jobs WHERE id = ? AND status IN "
+                       "('done', 'error', 'cancelled', 'interrupted')", (job_id,))
 
     def interrupt(self, where: str, args: tuple = ()) -> int:
         """Mark running jobs matching `where` as interrupted (their worker is gone)."""

@@ -17,6 +17,7 @@ Tasks:
 from __future__ import annotations
 
 import gc
+import json
 import os
 import pickle
 import resource
@@ -70,8 +71,7 @@ def run_job(db_path: str, job_id: str, kind: str, spec: dict[str, Any], cpu_seco
     corpora = CorpusStore(db_path)
     out_of_memory = False
     try:
-        results, blob = TASKS[kind](spec, lambda ref: corpus_text(corpora, ref),
-                                    _reporter(jobs, job_id))
+        results, blob = TASKS[kind](spec, _reader(corpora), _reporter(jobs, job_id))
     except MemoryError:
         out_of_memory = True       # reported below, once the training's memory is freed
     except LookupError as exc:
@@ -88,6 +88,18 @@ def run_job(db_path: str, job_id: str, kind: str, spec: dict[str, Any], cpu_seco
         jobs.finish(job_id, "error", error_kind="budget",
                     error=f"the training went over its memory budget "
                           f"({memory_bytes // 2**20:,} MB; TOKVIS_JOB_MEMORY_MB)")
+
+
+def _reader(corpora: CorpusStore) -> Callable[[str], str]:
+    """Texts a task reads: a corpus by name or sha256, or a stored file ("file:<sha256>")."""
+    def read(ref: str) -> str:
+        if ref.startswith("file:"):
+            data = corpora.get_file(ref[5:])
+            if data is None:
+                raise LookupError(f"no stored file has sha256 {ref[5:]}")
+            return data.decode("utf-8")
+        return corpus_text(corpora, ref)
+    return read
 
 
 def _reporter(jobs: JobStore, job_id: str) -> Callable[..., None]:
@@ -198,8 +210,9 @@ def check(spec: dict[str, Any], read: Callable[[str], str],
           report: Callable[..., None]) -> tuple[dict[str, Any], bytes]:
     """`tc.check` of a student's output on a large corpus (result: the pickled report)."""
     text = _step_corpus(spec, read)
+    theirs = json.loads(read(spec["theirs"]))         # stored, as it may be megabytes
     report(0, "training the reference", {}, force=True)
-    found = tc.check(spec["algorithm"], text.splitlines(), spec["theirs"], **spec["options"])
+    found = tc.check(spec["algorithm"], text.splitlines(), theirs, **spec["options"])
     return {"first_divergence": found.first_divergence}, _pickled(found)
 
 

@@ -133,11 +133,13 @@ class Engine:
     def wait(self, job_id: str, created: bool,
              gone: Callable[[], bool] = client_gone, timeout: float | None = None) -> Job:
         """Wait for a job to end (or, with `timeout`, at most that many seconds: the job may
-        come back still active, and goes on). If the client leaves first and this request
-        queued the job, the job is cancelled (it had no other purpose) and ClientGone is
-        raised."""
+        come back still active, and goes on). If the client leaves first, and this request
+        queued the job, and nobody else has looked at it since (a page polling it, another
+        request waiting), the job is cancelled (it had no other purpose); ClientGone is raised
+        either way."""
         delay = 0.02
         start = last_touch = time.monotonic()
+        mine = self.store.seen(job_id) or 0.0    # the last look that was this request's
         while True:
             job = self.store.get(job_id)
             if job is None or job.status in FINAL:
@@ -146,12 +148,13 @@ class Engine:
             if timeout is not None and now - start >= timeout:
                 return job
             if gone():
-                if created:
+                alone = (self.store.seen(job_id) or 0.0) <= mine   # nobody else looked since
+                if created and alone:
                     self.cancel(job_id)
                 raise ClientGone(f"the client left; job {job_id} "
-                                 f"{'cancelled' if created else 'left to run'}")
+                                 f"{'cancelled' if created and alone else 'left to run'}")
             if now - last_touch > 0.3:        # a waiting request is somebody looking
-                self.store.touch(job_id)
+                mine = self.store.touch(job_id)
                 last_touch = now
             time.sleep(delay if timeout is None else min(delay, max(0.0, start + timeout - now)))
             delay = min(delay * 1.5, 0.25)
@@ -228,7 +231,7 @@ class Engine:
             child.join()
             del self._children[job_id]
             code = child.exitcode
-            if code in (-signal.SIGXCPU, -signal.SIGKILL):
+            if code == -signal.SIGXCPU or code == -signal.SIGKILL and self._ran_out(job_id):
                 self.store.finish(job_id, "error", error_kind="budget",
                                   error=f"the training used up its CPU budget of "
                                         f"{self.cpu_seconds:,} s (TOKVIS_JOB_CPU_SECONDS)")
@@ -236,6 +239,14 @@ class Engine:
                 self.store.finish(job_id, "error", error_kind="internal",
                                   error=f"the training process ended with code {code}")
             # exit code 0: the child recorded its own result
+
+    def _ran_out(self, job_id: str) -> bool:
+        """Could a SIGKILL have been the CPU limit's (the hard one, a few seconds past the
+        soft)? Only if the job ran at least its CPU budget of wall time: otherwise something
+        else killed it (the out-of-memory killer, an operator), and it may be tried again."""
+        job = self.store.get(job_id)
+        return job is not None and job.started is not None \
+            and time.time() - job.started >= self.cpu_seconds
 
     def _kill_cancelled(self) -> None:
         for job_id in self.store.cancel_requested(list(self._children)):

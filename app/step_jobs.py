@@ -28,7 +28,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Hashable
 
-from fastapi import Request
+from fastapi import HTTPException, Request
 
 import tokenizers_core as tc
 from tokenizers_core.bert import count_words
@@ -40,12 +40,13 @@ from tokenizers_core.models.wordpiece_explore import WordPieceSession
 from . import heap
 from .job_store import Job
 from .jobs import Engine
-from .store import sha256_text
+from .store import StoreFull, sha256_text
 
 IN_REQUEST_CHARS = 20_000      # a corpus this small trains within the request
 ABANDON = 8.0                  # seconds without a poll before a view's job is cancelled
 KEEP = ("queued", "running", "done", "error")   # statuses a request takes as they are ...
 FINAL_ERRORS = ("value", "budget")   # ... for errors, those that would only happen again
+RESULT_FORMAT = 1              # raise when a pickled run's classes change shape
 
 
 def _engine(request: Request) -> Engine:
@@ -74,14 +75,17 @@ class _Lru:
         return value
 
 
-def run_job(request: Request, kind: str, spec: dict[str, Any], wait: float | None) -> Job:
+def run_job(request: Request, kind: str, spec: dict[str, Any],
+            wait: float | None) -> tuple[Job, Any]:
     """Queue the job for `spec` (or find it: the id is a hash of kind and spec, so every
     worker and every poll finds the same one) and wait up to `wait` seconds (None: to the
-    end). Raises ValueError (LookupError for a corpus that is gone) if the training failed,
-    QueueFull if the queue is full."""
+    end). Returns the job and what it has made: the unpickled result once it is done, what
+    it stored so far while it runs (None if nothing). Raises ValueError (LookupError for a
+    corpus that is gone) if the training failed, QueueFull if the queue is full."""
     engine = _engine(request)
-    # the budgets are part of the id: a run over its budget is tried again under a larger one
-    key = [kind, spec, engine.cpu_seconds, engine.memory_bytes]
+    # the budgets are part of the id (a run over its budget is tried again under a larger
+    # one), and so is the result's format (a run pickled by older code is not read)
+    key = [kind, spec, engine.cpu_seconds, engine.memory_bytes, RESULT_FORMAT]
     job_id = f"{kind}-{hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]}"
     for _attempt in range(3):
         job, created = engine.submit(kind, job_id, spec, abandon=ABANDON, keep=KEEP)
@@ -92,28 +96,31 @@ def run_job(request: Request, kind: str, spec: dict[str, Any], wait: float | Non
             continue               # its row was pruned a moment ago: queue it again
         if job.status == "error":
             raise (LookupError if job.error_kind == "lookup" else ValueError)(job.error)
-        if job.status not in ("cancelled", "interrupted"):
-            return job             # done, or still queued or running
-        # cancelled (abandoned before this request looked) or interrupted: queue it again
+        if job.status in ("cancelled", "interrupted"):
+            continue               # cancelled (abandoned before this request looked): again
+        made = _made(engine, job)
+        if job.status == "done" and made is None:
+            continue               # unreadable, or pruned a moment ago: train it again
+        return job, made
     raise ValueError("the training was cancelled; try again")
+
+
+def _made(engine: Engine, job: Job) -> Any:
+    """The job's pickled result (or progress), None if there is none or it cannot be read (a
+    result pickled by other code: the row goes, so the run is trained again)."""
+    raw = engine.store.blob(job.id)
+    if raw is None:
+        return None
+    try:
+        return pickle.loads(raw)
+    except Exception:              # AttributeError, ImportError, UnpicklingError, ...
+        if job.status == "done":
+            engine.store.delete(job.id)
+        return None
 
 
 def _spec(ref: str, text: str, **fields: Any) -> dict[str, Any]:
     return {"corpus": ref, "sha": sha256_text(text), **fields}
-
-
-def _blob(request: Request, job: Job) -> Any:
-    """What the job has made so far (None if nothing yet)."""
-    raw = _engine(request).store.blob(job.id)
-    return None if raw is None else pickle.loads(raw)
-
-
-def _result(request: Request, job: Job) -> Any:
-    """A finished job's result. (Its row may have been pruned a moment ago: then ValueError.)"""
-    made = _blob(request, job)
-    if made is None:
-        raise ValueError("the training's result was dropped from the store; reload the page")
-    return made
 
 
 # ---- BPE -------------------------------------------------------------------------------------------
@@ -127,17 +134,17 @@ def bpe_session(request: Request, ref: str, text: str, variant: str, vocab_size:
         session = training_session(text, variant, vocab_size, **options)
         session.total_steps()
         return session
-    job = run_job(request, "bpe_steps", _spec(ref, text, variant=variant,
-                                              vocab_size=vocab_size, options=options), wait)
+    job, made = run_job(request, "bpe_steps", _spec(ref, text, variant=variant,
+                                                    vocab_size=vocab_size, options=options), wait)
     if job.status != "done":
         return job
-    session = keep_session(text, _result(request, job))
+    session = keep_session(text, made)
     session.prepare_views()        # once here, not in a view request
     return session
 
 
 # ---- WordPiece -------------------------------------------------------------------------------------
-_WORDPIECE = _Lru(16)
+_WORDPIECE = _Lru(6)          # a 5 MB run with its records can take tens of MB
 
 
 def wordpiece_run(request: Request, ref: str, text: str, options: dict[str, Any],
@@ -149,10 +156,9 @@ def wordpiece_run(request: Request, ref: str, text: str, options: dict[str, Any]
         return session
     if len(text) <= IN_REQUEST_CHARS:
         return _WORDPIECE.put(key, WordPieceSession(count_words(text), **options).run())
-    job = run_job(request, "wordpiece_steps", _spec(ref, text, options=options), wait)
+    job, session = run_job(request, "wordpiece_steps", _spec(ref, text, options=options), wait)
     if job.status != "done":
         return job
-    session = _result(request, job)
     heap.settle()
     return _WORDPIECE.put(key, session)
 
@@ -188,9 +194,9 @@ def unigram_run(request: Request, ref: str, text: str, vocab_size: int,
         rounds = list(trainer.rounds())
         return _UNIGRAM.put(key, UnigramRun(rounds, trainer.total_freq, len(trainer.words),
                                             trainer.tokenizer().model.pieces))
-    job = run_job(request, "unigram_rounds",
-                  _spec(ref, text, vocab_size=vocab_size, words=list(words)), wait)
-    made = (_result(request, job) if job.status == "done" else _blob(request, job)) or {}
+    job, made = run_job(request, "unigram_rounds",
+                        _spec(ref, text, vocab_size=vocab_size, words=list(words)), wait)
+    made = made or {}
     run = UnigramRun(made.get("rounds", []), made.get("total_freq", 0), made.get("distinct", 0),
                      made.get("pieces"), None if job.status == "done" else job)
     if run.finished:
@@ -207,6 +213,11 @@ def check_report(request: Request, ref: str, corpus: str, algorithm: str, theirs
     leaves)."""
     if len(corpus) <= IN_REQUEST_CHARS:
         return tc.check(algorithm, corpus.splitlines(), theirs, **options)
-    job = run_job(request, "check", _spec(ref, corpus, algorithm=algorithm, theirs=theirs,
-                                          options=options), wait=None)
-    return _result(request, job)
+    try:       # what they gave may be megabytes: stored, and named in the job by its hash
+        stored = request.app.state.store.put_file(json.dumps(theirs).encode("utf-8"))
+    except StoreFull as exc:
+        raise HTTPException(507, str(exc)) from None
+    _job, report = run_job(request, "check", _spec(ref, corpus, algorithm=algorithm,
+                                                   theirs=f"file:{stored}", options=options),
+                           wait=None)
+    return report

@@ -113,6 +113,7 @@ class CorpusStore:
         digest = sha256_text(text)
         size = len(text.encode("utf-8"))
         with closing(self._connect()) as db, db:
+            db.execute("BEGIN IMMEDIATE")          # the room checked is the room written into
             self._check_room(db, "corpora", digest, size)
             db.execute("INSERT OR IGNORE INTO corpora (sha256, text, bytes, name, created) "
                        "VALUES (?, ?, ?, ?, ?)",
@@ -172,6 +173,7 @@ class CorpusStore:
         """Store a tokenizer file's bytes (idempotent) and return their sha256."""
         digest = hashlib.sha256(data).hexdigest()
         with closing(self._connect()) as db, db:
+            db.execute("BEGIN IMMEDIATE")
             self._check_room(db, "tokenizer_files", digest, len(data))
             db.execute("INSERT OR IGNORE INTO tokenizer_files (sha256, data, bytes, created) "
                        "VALUES (?, ?, ?, ?)", (digest, data, len(data), time.time()))

@@ -128,7 +128,11 @@ class TrainedTokenizers:
             job = self.engine.wait(job.id, created)
             blob = self.engine.store.blob(job.id) if job and job.status == "done" else None
             if blob is not None:
-                return pickle.loads(blob)
+                try:
+                    return pickle.loads(blob)
+                except Exception:      # pickled by other code: forget it, train it again
+                    self.engine.store.delete(job.id)
+                    continue
             if job and job.status == "error":
                 if job.error_kind == "lookup":
                     raise LookupError(job.error)

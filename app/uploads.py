@@ -58,16 +58,25 @@ async def read_tokenizer_file(upload: UploadFile, limit: int) -> bytes:
     if not data:
         raise HTTPException(422, "the file is empty: choose a tokenizer file")
     try:
-        data = await run_in_threadpool(formats.gunzip, data, limit)
-        if formats.sniff(data) == "vocab_merges":     # a zip: what it unzips to counts too
-            vocab_merges.read_zip(data, limit)
-        return data
-    except ValueError as exc:
-        if "more than" not in str(exc):
-            if data.startswith(b"\x1f\x8b"):
-                raise HTTPException(422, str(exc)) from None
-            return data                               # not a tokenizer file: `add` says so
+        return await run_in_threadpool(_unpacked, data, limit)
+    except formats.TooLarge as exc:
         raise HTTPException(413, f"{exc} (the limit is TOKVIS_MAX_TOKENIZER_BYTES)") from None
+    except ValueError as exc:                         # a bad or truncated gzip
+        raise HTTPException(422, str(exc)) from None
+
+
+def _unpacked(data: bytes, limit: int) -> bytes:
+    """`data` gunzipped; a zip is unzipped once to check its size against the limit too
+    (TooLarge), and reading it later says what else may be wrong with it."""
+    data = formats.gunzip(data, limit)
+    if data.startswith(formats.ZIP_MAGIC):
+        try:
+            vocab_merges.read_zip(data, limit)
+        except formats.TooLarge:
+            raise
+        except ValueError:
+            pass
+    return data
 
 
 # ---- the form's fields -----------------------------------------------------------------------------

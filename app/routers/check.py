@@ -6,6 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import HTMLResponse
+from starlette.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
 import tokenizers_core as tc
@@ -210,8 +211,9 @@ async def check_post(request: Request, algorithm: str = Form("bpe"), kind: str =
         ref = store_corpus(request, corpus_text) if corpus_text.strip() else corpus
         options = _options(size, algorithm, {"pattern": pattern,
                                              "min_frequency": _whole(min_frequency, "min_frequency")})
-        ctx["report"], ctx["links"] = run_check(request, algorithm, ref, theirs, size, kind,
-                                                text, pieces, options)
+        # training the reference takes a while (or waits for the job pool): not on the loop
+        ctx["report"], ctx["links"] = await run_in_threadpool(
+            run_check, request, algorithm, ref, theirs, size, kind, text, pieces, options)
     except BAD_INPUT as exc:
         ctx["error"], status = bad_input(exc)
     return render(request, "check.html", ctx, block="report", status_code=status)

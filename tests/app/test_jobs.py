@@ -3,6 +3,7 @@ kills the training, CPU and memory budgets, any worker answering for any job, an
 leaves cancelling its training. Real worker processes, real SQLite."""
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
@@ -191,3 +192,42 @@ def test_pruning_keeps_the_newest_finished_jobs_and_fewer_pickled_results(tmp_pa
     left = {n for n in range(12) if store.get(f"j{n}") is not None}
     assert left == {4, 6, 8, 9, 10, 11} | {7}                # newest 8, of those 3 with blobs
     assert all(store.blob(f"j{n}") for n in (7, 9, 11))
+
+
+def test_a_leaving_client_does_not_cancel_a_job_someone_else_is_looking_at(engine):
+    """A page polls the job (touches it) while an API request that queued it loses its client:
+    the job goes on."""
+    engine.submit("sweep", "shared", LONG, total=9)
+    wait_for(engine, "shared", ("queued",))
+
+    def gone() -> bool:                               # meanwhile somebody else looked
+        time.sleep(0.01)
+        engine.store.touch("shared")
+        return True
+    with pytest.raises(ClientGone, match="left to run"):
+        engine.wait("shared", created=True, gone=gone)
+    time.sleep(0.5)
+    assert engine.get("shared").status == "running"
+    engine.cancel("shared")
+
+
+def test_a_training_killed_by_something_else_is_not_a_budget_error(engine):
+    import signal
+    engine.submit("sweep", "killed", LONG, total=9)
+    job = wait_for(engine, "killed", ("queued",))
+    assert until_pid(engine, "killed")
+    os.kill(engine.get("killed").pid, signal.SIGKILL)   # as the out-of-memory killer would
+    job = wait_for(engine, "killed", ("running",), timeout=10)
+    assert job.status == "error" and job.error_kind == "internal"
+    again, created = engine.submit("sweep", "killed", LONG, total=9)
+    assert created and again.status in ("queued", "running")   # tried again, not refused
+    engine.cancel("killed")
+
+
+def until_pid(engine, job_id, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while not engine.get(job_id).pid:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True

@@ -162,6 +162,7 @@ def fits(pg, selector: str) -> bool:
 def test_wordpiece_pair_table_is_whole_at_1400(sized, server_url, screenshot_dir):
     pg = sized
     pg.goto(server_url + "/wordpiece/train?corpus=botchan&vocab_size=1000&step=300")
+    pg.locator('[data-testid="pair-table"]').wait_for(timeout=90_000)   # trained in the pool
     assert page_width(pg) <= pg.viewport_size["width"]
     if pg.size_name == "wide":
         assert pg.evaluate("document.querySelector('[data-testid=pair-table]').parentElement"

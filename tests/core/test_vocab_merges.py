@@ -87,13 +87,16 @@ def test_byte_level_files_on_any_text(hf_files, text):
     _same(tc.load(str(folder)), theirs, [text])
 
 
-def test_our_textbook_bpe_loads_back_as_it_was(tmp_path):
-    tok = tc.train("bpe", TRAIN, vocab_size=500)
+@pytest.mark.parametrize("lines, vocab_size", [(TRAIN, 500), (["low lower newest widest"], 13),
+                                               (["low lower newest widest"], 30)])
+def test_our_textbook_bpe_loads_back_as_it_was(tmp_path, lines, vocab_size):
+    """Even a run too short to merge anything into "</w>" (vocab 13: one merge, e + s)."""
+    tok = tc.train("bpe", lines, vocab_size=vocab_size)
     assert tok.save(str(tmp_path / "files"), format="vocab_merges") == "vocab_merges"
     assert tok.save(str(tmp_path / "tok.zip")) == "vocab_merges"
     for again in (tc.load(str(tmp_path / "files")), tc.load(str(tmp_path / "tok.zip"))):
         assert again.algorithm == "bpe"
-        for text in TEXTS[::7]:
+        for text in TEXTS[::7] + ["lowest newer"]:
             assert again.encode(text).ids == tok.encode(text).ids, text
             assert again.encode(text).offsets == tok.encode(text).offsets, text
 

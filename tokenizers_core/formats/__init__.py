@@ -39,6 +39,11 @@ FORMATS: dict[str, str] = {
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
 _RANK_LINE = re.compile(rb"[A-Za-z0-9+/]+={0,2} \d+")
+ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+
+
+class TooLarge(ValueError):
+    """A file that unpacks (gunzip, unzip) to more than the limit."""
 
 
 def gunzip(data: bytes, limit: int = MAX_FILE_BYTES) -> bytes:
@@ -57,7 +62,7 @@ def gunzip(data: bytes, limit: int = MAX_FILE_BYTES) -> bytes:
     except zlib.error as exc:
         raise ValueError(f"the file is not valid gzip: {exc}") from None
     if len(out) > limit:
-        raise ValueError(f"the file decompresses to more than {limit:,} bytes")
+        raise TooLarge(f"the file decompresses to more than {limit:,} bytes")
     if not inflater.eof:
         raise ValueError("the gzip file is truncated")
     return out
@@ -68,7 +73,7 @@ def sniff(data: bytes) -> str:
     head = data[:4096].lstrip()
     if head.startswith(b"{"):
         return "hf_json"
-    if data.startswith(b"PK\x03\x04") or data.startswith(b"PK\x05\x06"):
+    if data.startswith(ZIP_MAGIC):
         return "vocab_merges"                          # a zip: of vocab.json + merges.txt
     lines = [line for line in data[:4096].splitlines()[:-1] or data[:4096].splitlines() if line]
     if lines and all(_RANK_LINE.fullmatch(line) for line in lines[:20]):
@@ -154,5 +159,6 @@ def save(tok: Any, path: str, format: str | None = None) -> str:
     return format
 
 
-__all__ = ["EXTENSIONS", "FORMATS", "MAX_FILE_BYTES", "dump_bytes", "format_for_path", "gunzip",
+__all__ = ["EXTENSIONS", "FORMATS", "MAX_FILE_BYTES", "TooLarge", "ZIP_MAGIC", "dump_bytes",
+           "format_for_path", "gunzip",
            "load_bytes", "save", "sniff"]

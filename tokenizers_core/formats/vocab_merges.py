@@ -28,6 +28,7 @@ import zipfile
 from typing import Any
 
 from ..models.bpe import END_OF_WORD, UNK, bpe_tokenizer
+from . import TooLarge
 from ..pre_tokenizers import bytes_to_unicode
 
 NAMES = (("vocab.json", "merges.txt"), ("encoder.json", "vocab.bpe"))   # HF's, then OpenAI's
@@ -94,7 +95,7 @@ def read_zip(data: bytes, limit: int = MAX_BYTES) -> tuple[bytes, bytes]:
                 except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, ValueError) as exc:
                     raise ValueError(f"{name} in the zip cannot be read: {exc}") from None
                 if len(part) > left:
-                    raise ValueError(f"the zip's files unzip to more than {limit:,} bytes")
+                    raise TooLarge(f"the zip's files unzip to more than {limit:,} bytes")
                 left -= len(part)
                 out.append(part)
             return out[0], out[1]
@@ -122,14 +123,19 @@ def kind_of(vocab: dict[str, int], merges: list[tuple[str, str]]) -> str:
     byte-level one has no such tokens, only characters of the byte-level alphabet (in which
     printable ASCII stands for itself, so an ASCII-only vocabulary fits it too).
 
-    >>> kind_of({"l": 0, "o": 1, "</w>": 2, "lo": 3}, [("l", "o"), ("o", "</w>")])
+    The textbook form has "</w>" as a token of its own, and every other token ending in it is
+    made by a merge (GPT-1's are starting symbols, "e</w>"):
+
+    >>> kind_of({"l": 0, "o": 1, "</w>": 2, "lo": 3}, [("l", "o")])
     'bpe'
     >>> kind_of({"l": 0, "o": 1, "Ġ": 2}, [("l", "o")])
     'byte_level'
     >>> kind_of({"<unk>": 0, "l": 1, "o</w>": 2}, [("l", "o</w>")])
     'char'
     """
-    if END_OF_WORD in vocab and any(right == END_OF_WORD for _left, right in merges):
+    made = {left + right for left, right in merges}
+    if END_OF_WORD in vocab and all(token in made for token in vocab
+                                    if token.endswith(END_OF_WORD) and token != END_OF_WORD):
         return "bpe"
     if 20 * sum(token.endswith(END_OF_WORD) for token in vocab) >= len(vocab):
         return "char"
