@@ -157,11 +157,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 def error_response(request: Request, status: int, message: Any,
                    headers: dict[str, str] | None = None, json: bool = False) -> Response:
-    """An error as the API gives it (`{"detail": message}`) or as a page (error.html)."""
+    """An error as the API gives it (`{"detail": message}`), as a page (error.html), or for an
+    htmx request as the message alone, which lands where the request's answer would."""
     if json or request.url.path.startswith("/api"):
         return JSONResponse({"detail": message}, status_code=status, headers=headers)
     response = render(request, "error.html", {"status": status, "message": message},
-                      status_code=status)
+                      block="message", status_code=status)     # htmx: just the message
     response.headers.update(headers or {})
     return response
 

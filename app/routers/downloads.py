@@ -40,6 +40,7 @@ from fastapi.responses import Response
 
 from ..deps import UnknownTokenizer, check_text, resolve_tokenizer, special_kwargs, store
 from .. import export
+from .. import step_jobs
 from ..step_jobs import bpe_session, unigram_run, wordpiece_run
 from ..trained import corpus_text as corpus_by_ref
 from . import bpe, unigram, visualiser, wordpiece
@@ -203,7 +204,8 @@ def unigram_train_api(request: Request, corpus: str = unigram.DEFAULT_CORPUS,
                       vocab_size: int = unigram.DEFAULT_VOCAB, words: str = "") -> dict[str, Any]:
     """The rounds the training view shows (same corpus, vocab_size and sample `words`), and
     the trained pieces as [piece, score] in id order. A run still training after 30 s answers
-    503 with Retry-After: ask again (the run goes on)."""
+    503 with Retry-After: ask again within a few seconds (the run goes on while somebody asks;
+    one nobody asks about for 8 s is stopped)."""
     try:
         if not 4 <= vocab_size <= unigram.MAX_TRAIN_VOCAB:
             raise ValueError(f"vocab_size must be between 4 and {unigram.MAX_TRAIN_VOCAB:,}")
@@ -216,7 +218,9 @@ def unigram_train_api(request: Request, corpus: str = unigram.DEFAULT_CORPUS,
         raise HTTPException(422, str(exc)) from None
     if not run.finished:
         raise HTTPException(503, f"training is still running ({len(run.rounds)} rounds so far); "
-                                 "ask again in a moment", headers={"Retry-After": "5"})
+                                 "ask again in a moment (a run nobody asks about for "
+                                 f"{step_jobs.ABANDON:.0f} s is stopped)",
+                            headers={"Retry-After": "3"})
     return {"corpus": corpus, "vocab_size": vocab_size, "words": list(sample),
             "steps": [s.to_dict() for s in run.rounds],
             "pieces": [[p, s] for p, s in run.pieces]}

@@ -158,7 +158,7 @@ def test_a_unigram_run_still_training_answers_503_and_goes_on(client, monkeypatc
     monkeypatch.setattr(unigram, "WAIT_SECONDS", 0.0)
     monkeypatch.setattr(downloads, "UNIGRAM_WAIT_SECONDS", 0.0)
     busy = client.get("/api/download/unigram/train.jsonl", params=query)
-    assert busy.status_code == 503 and busy.headers["retry-after"] == "5"
+    assert busy.status_code == 503 and busy.headers["retry-after"] == "3"
     assert "still running" in busy.json()["detail"]
     monkeypatch.setattr(downloads, "UNIGRAM_WAIT_SECONDS", 60.0)
     done = client.get("/api/download/unigram/train.jsonl", params=query)

@@ -77,3 +77,12 @@ def test_encoders_jump_by_word_and_play_at_a_chosen_speed(client):
     assert 'hx-trigger="load delay:175ms"' in html and "<b aria-current=\"true\">4×</b>" in html
     assert client.get("/bpe/encode", params={"tokenizer": "gpt2", "text": "x",
                                              "speed": 3}).status_code == 422
+
+
+def test_an_error_answering_htmx_is_the_message_alone(client):
+    """An error from the app's handlers (here a parameter that does not parse) lands where the
+    htmx request's answer would: the message, not a whole page inside the page."""
+    r = client.get("/wordpiece/train?vocab_size=lots", headers={"HX-Request": "true"})
+    assert r.status_code == 422 and 'data-testid="error"' in r.text and "<html" not in r.text
+    full = client.get("/wordpiece/train?vocab_size=lots")
+    assert full.status_code == 422 and "<html" in full.text
