@@ -309,9 +309,10 @@ class JobStore:
             return db.execute("SELECT id, owner FROM jobs WHERE status = 'running' AND "
                               "owner LIKE ?", (owner_prefix + "%",)).fetchall()
 
-    def prune(self, keep: int, keep_blobs: int) -> None:
-        """Drop the oldest finished jobs beyond `keep`, and beyond `keep_blobs` of those that
-        hold a pickled result (trained tokenisers, step-through runs: the large rows)."""
+    def prune(self, keep: int, keep_blobs: int, blob_bytes: int | None = None) -> None:
+        """Drop the oldest finished jobs beyond `keep`, and of those that hold a pickled result
+        (trained tokenisers, step-through runs: the large rows) beyond `keep_blobs` of them or
+        `blob_bytes` of results together (the newest one always stays)."""
         finished = "status IN ('done', 'error', 'cancelled', 'interrupted')"
         with closing(self._connect()) as db:
             db.execute(f"DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE {finished} "
@@ -319,3 +320,9 @@ class JobStore:
             db.execute(f"DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE {finished} "
                        "AND blob IS NOT NULL ORDER BY finished DESC LIMIT -1 OFFSET ?)",
                        (keep_blobs,))
+            if blob_bytes is not None:
+                db.execute("DELETE FROM jobs WHERE id IN (SELECT id FROM (SELECT id, "
+                           "SUM(length(blob)) OVER (ORDER BY finished DESC) AS total, "
+                           "ROW_NUMBER() OVER (ORDER BY finished DESC) AS n FROM jobs "
+                           f"WHERE {finished} AND blob IS NOT NULL) WHERE total > ? AND n > 1)",
+                           (blob_bytes,))

@@ -46,7 +46,8 @@ TICK = 0.2                 # seconds between two looks at the children and the s
 HEARTBEAT = 2.0            # a running job's row is touched this often ...
 STALE = 20.0               # ... and counts as orphaned (interrupted) this long after the last
 KEEP_FINISHED = 500        # finished jobs kept in the store (the oldest go first) ...
-KEEP_RESULTS = 48          # ... of them, those holding a pickled result (a model, a run)
+KEEP_RESULTS = 48          # ... of them, those holding a pickled result (a model, a run),
+RESULT_BYTES = 10 ** 9     # ... and at most this much of such results together
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,7 @@ class Engine:
         self.start()
         job, created = self.store.submit(job_id, kind, spec, total, self.queue, abandon, keep)
         if created:
-            self.store.prune(KEEP_FINISHED, KEEP_RESULTS)
+            self.store.prune(KEEP_FINISHED, KEEP_RESULTS, RESULT_BYTES)
             self._wake.set()
         return job, created
 
