@@ -214,5 +214,8 @@ def test_check_on_a_large_corpus_trains_its_reference_in_the_pool(make_client, t
     assert pooled.status_code == 200 and pooled.json()["first_divergence"] == 31
     (job,) = step_jobs_of(tmp_path / "steps.sqlite3", "check")
     assert job.status == "done"
+    page = c.post("/check", data={"algorithm": "bpe", "corpus": "botchan", "vocab_size": "400",
+                                  "theirs": body["theirs"]})      # the page: off the loop too
+    assert page.status_code == 200 and 'data-testid="divergence">31<' in page.text
     monkeypatch.setattr(step_jobs, "IN_REQUEST_CHARS", 10 ** 9)
     assert c.post("/api/check", json=body).json() == pooled.json()
