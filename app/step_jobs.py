@@ -32,8 +32,7 @@ from fastapi import HTTPException, Request
 
 import tokenizers_core as tc
 from tokenizers_core.bert import count_words
-from tokenizers_core.models.bpe_explore import (TrainingSession, cached_session, keep_session,
-                                                training_session)
+from tokenizers_core.models.bpe_explore import TrainingSession, training_session
 from tokenizers_core.models.unigram_trainer import UnigramTrainer
 from tokenizers_core.models.wordpiece_explore import WordPieceSession
 
@@ -47,6 +46,7 @@ ABANDON = 8.0                  # seconds without a poll before a view's job is c
 KEEP = ("queued", "running", "done", "error")   # statuses a request takes as they are ...
 FINAL_ERRORS = ("value", "budget")   # ... for errors, those that would only happen again
 RESULT_FORMAT = 1              # raise when a pickled run's classes change shape
+CACHE_BYTES = 256 * 10 ** 6    # pickled runs one view's cache holds in a server process
 
 
 def _engine(request: Request) -> Engine:
@@ -54,33 +54,38 @@ def _engine(request: Request) -> Engine:
 
 
 class _Lru:
-    """A small thread-safe LRU of finished runs (per server process)."""
+    """A small thread-safe LRU of finished runs (per server process), bounded by count and by
+    the pickled size of the runs it holds (the newest always stays)."""
 
-    def __init__(self, size: int) -> None:
-        self.size, self._items, self._lock = size, OrderedDict(), threading.Lock()
+    def __init__(self, size: int, max_bytes: int = CACHE_BYTES) -> None:
+        self.size, self.max_bytes = size, max_bytes
+        self._items: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def get(self, key: Hashable) -> Any:
         with self._lock:
-            value = self._items.get(key)
-            if value is not None:
-                self._items.move_to_end(key)
-            return value
-
-    def put(self, key: Hashable, value: Any) -> Any:
-        with self._lock:
-            self._items[key] = value
+            item = self._items.get(key)
+            if item is None:
+                return None
             self._items.move_to_end(key)
-            while len(self._items) > self.size:
+            return item[0]
+
+    def put(self, key: Hashable, value: Any, nbytes: int = 0) -> Any:
+        with self._lock:
+            self._items[key] = (value, nbytes)
+            self._items.move_to_end(key)
+            while len(self._items) > 1 and (len(self._items) > self.size or sum(
+                    n for _v, n in self._items.values()) > self.max_bytes):
                 self._items.popitem(last=False)
         return value
 
 
 def run_job(request: Request, kind: str, spec: dict[str, Any],
-            wait: float | None) -> tuple[Job, Any]:
+            wait: float | None) -> tuple[Job, Any, int]:
     """Queue the job for `spec` (or find it: the id is a hash of kind and spec, so every
     worker and every poll finds the same one) and wait up to `wait` seconds (None: to the
-    end). Returns the job and what it has made: the unpickled result once it is done, what
-    it stored so far while it runs (None if nothing). Raises ValueError (LookupError for a
+    end). Returns the job, what it has made (the unpickled result once it is done, what it
+    stored so far while it runs; None if nothing) and that pickle's size. Raises ValueError (LookupError for a
     corpus that is gone) if the training failed, QueueFull if the queue is full."""
     engine = _engine(request)
     # the budgets are part of the id (a run over its budget is tried again under a larger
@@ -98,25 +103,25 @@ def run_job(request: Request, kind: str, spec: dict[str, Any],
             raise (LookupError if job.error_kind == "lookup" else ValueError)(job.error)
         if job.status in ("cancelled", "interrupted"):
             continue               # cancelled (abandoned before this request looked): again
-        made = _made(engine, job)
+        made, nbytes = _made(engine, job)
         if job.status == "done" and made is None:
             continue               # unreadable, or pruned a moment ago: train it again
-        return job, made
+        return job, made, nbytes
     raise ValueError("the training was cancelled; try again")
 
 
-def _made(engine: Engine, job: Job) -> Any:
-    """The job's pickled result (or progress), None if there is none or it cannot be read (a
-    result pickled by other code: the row goes, so the run is trained again)."""
+def _made(engine: Engine, job: Job) -> tuple[Any, int]:
+    """The job's pickled result (or progress) and its size; None if there is none or it cannot
+    be read (a result pickled by other code: the row goes, so the run is trained again)."""
     raw = engine.store.blob(job.id)
     if raw is None:
-        return None
+        return None, 0
     try:
-        return pickle.loads(raw)
+        return pickle.loads(raw), len(raw)
     except Exception:              # AttributeError, ImportError, UnpicklingError, ...
         if job.status == "done":
             engine.store.delete(job.id)
-        return None
+        return None, 0
 
 
 def _spec(ref: str, text: str, **fields: Any) -> dict[str, Any]:
@@ -126,25 +131,29 @@ def _spec(ref: str, text: str, **fields: Any) -> dict[str, Any]:
 # ---- BPE -------------------------------------------------------------------------------------------
 def bpe_session(request: Request, ref: str, text: str, variant: str, vocab_size: int,
                 options: dict[str, Any], wait: float | None) -> TrainingSession | Job:
-    """The finished training run the BPE view reads, or the job still making it."""
-    session = cached_session(text, variant, vocab_size, **options)
-    if session is not None and session.finished:
-        return session
+    """The finished training run the BPE view reads, or the job still making it. (A small
+    run lives in the engine's own LRU of sessions; a pooled one in `_BPE`.)"""
     if len(text) <= IN_REQUEST_CHARS:
         session = training_session(text, variant, vocab_size, **options)
         session.total_steps()
         return session
-    job, made = run_job(request, "bpe_steps", _spec(ref, text, variant=variant,
-                                                    vocab_size=vocab_size, options=options), wait)
+    key = (sha256_text(text), variant, vocab_size, tuple(sorted(options.items())))
+    session = _BPE.get(key)
+    if session is not None:
+        return session
+    job, made, nbytes = run_job(request, "bpe_steps", _spec(
+        ref, text, variant=variant, vocab_size=vocab_size, options=options), wait)
     if job.status != "done":
         return job
-    session = keep_session(text, made)
-    session.prepare_views()        # once here, not in a view request
-    return session
+    made.prepare_views()           # once here, not in a view request
+    return _BPE.put(key, made, nbytes)
+
+
+_BPE = _Lru(6)
 
 
 # ---- WordPiece -------------------------------------------------------------------------------------
-_WORDPIECE = _Lru(6)          # a 5 MB run with its records can take tens of MB
+_WORDPIECE = _Lru(6)
 
 
 def wordpiece_run(request: Request, ref: str, text: str, options: dict[str, Any],
@@ -156,11 +165,12 @@ def wordpiece_run(request: Request, ref: str, text: str, options: dict[str, Any]
         return session
     if len(text) <= IN_REQUEST_CHARS:
         return _WORDPIECE.put(key, WordPieceSession(count_words(text), **options).run())
-    job, session = run_job(request, "wordpiece_steps", _spec(ref, text, options=options), wait)
+    job, session, nbytes = run_job(request, "wordpiece_steps", _spec(ref, text, options=options),
+                                   wait)
     if job.status != "done":
         return job
     heap.settle()
-    return _WORDPIECE.put(key, session)
+    return _WORDPIECE.put(key, session, nbytes)
 
 
 # ---- Unigram ---------------------------------------------------------------------------------------
@@ -194,14 +204,14 @@ def unigram_run(request: Request, ref: str, text: str, vocab_size: int,
         rounds = list(trainer.rounds())
         return _UNIGRAM.put(key, UnigramRun(rounds, trainer.total_freq, len(trainer.words),
                                             trainer.tokenizer().model.pieces))
-    job, made = run_job(request, "unigram_rounds",
-                        _spec(ref, text, vocab_size=vocab_size, words=list(words)), wait)
+    job, made, nbytes = run_job(request, "unigram_rounds",
+                                _spec(ref, text, vocab_size=vocab_size, words=list(words)), wait)
     made = made or {}
     run = UnigramRun(made.get("rounds", []), made.get("total_freq", 0), made.get("distinct", 0),
                      made.get("pieces"), None if job.status == "done" else job)
     if run.finished:
         heap.settle()
-        _UNIGRAM.put(key, run)
+        _UNIGRAM.put(key, run, nbytes)
     return run
 
 
@@ -217,7 +227,6 @@ def check_report(request: Request, ref: str, corpus: str, algorithm: str, theirs
         stored = request.app.state.store.put_file(json.dumps(theirs).encode("utf-8"))
     except StoreFull as exc:
         raise HTTPException(507, str(exc)) from None
-    _job, report = run_job(request, "check", _spec(ref, corpus, algorithm=algorithm,
-                                                   theirs=f"file:{stored}", options=options),
-                           wait=None)
+    _job, report, _nbytes = run_job(request, "check", _spec(
+        ref, corpus, algorithm=algorithm, theirs=f"file:{stored}", options=options), wait=None)
     return report

@@ -61,7 +61,8 @@ def main() -> None:
     for mode, limit in (("in the job pool", step_jobs.IN_REQUEST_CHARS), ("in-process", 10 ** 9)):
         step_jobs.IN_REQUEST_CHARS = limit
         bpe_explore._SESSIONS.clear()                    # a first visit for this mode
-        step_jobs._WORDPIECE = step_jobs._Lru(16)
+        step_jobs._WORDPIECE = step_jobs._Lru(6)
+        step_jobs._BPE = step_jobs._Lru(6)
         start = time.perf_counter()
         r = client.get(base + "&step=0")
         assert r.status_code == 200, r.text[:500]

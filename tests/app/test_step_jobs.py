@@ -34,6 +34,7 @@ def settings(db: Path, **overrides) -> Settings:
 def fresh_caches(monkeypatch):
     """Each test starts with empty view caches (other tests train the same small runs)."""
     from tokenizers_core.models import bpe_explore
+    monkeypatch.setattr(step_jobs, "_BPE", step_jobs._Lru(6))
     monkeypatch.setattr(step_jobs, "_WORDPIECE", step_jobs._Lru(32))
     monkeypatch.setattr(step_jobs, "_UNIGRAM", step_jobs._Lru(16))
     monkeypatch.setattr(bpe_explore, "_SESSIONS", type(bpe_explore._SESSIONS)())
@@ -118,8 +119,7 @@ def test_another_worker_answers_with_the_run_from_the_store(make_client, tmp_pat
     a, b = make_client(), make_client()
     url = "/bpe/train?corpus=udhr/deu_1996&variant=byte_bpe&vocab_size=600&step=40"
     done = poll(a, url, 'data-testid="training"')
-    from tokenizers_core.models import bpe_explore
-    monkeypatch.setattr(bpe_explore, "_SESSIONS", type(bpe_explore._SESSIONS)())   # b's memory
+    monkeypatch.setattr(step_jobs, "_BPE", step_jobs._Lru(6))              # b's memory
     other = b.get(url)
     assert other.status_code == 200 and 'data-testid="pair-table"' in other.text
     assert done.text.split('data-testid="what">')[1][:200] == \
@@ -219,3 +219,12 @@ def test_check_on_a_large_corpus_trains_its_reference_in_the_pool(make_client, t
     assert page.status_code == 200 and 'data-testid="divergence">31<' in page.text
     monkeypatch.setattr(step_jobs, "IN_REQUEST_CHARS", 10 ** 9)
     assert c.post("/api/check", json=body).json() == pooled.json()
+
+
+def test_view_caches_are_bounded_by_the_size_of_what_they_hold():
+    cache = step_jobs._Lru(5, max_bytes=100)
+    for n in range(4):
+        cache.put(n, f"run {n}", 40)
+    assert [cache.get(n) for n in range(4)] == [None, None, "run 2", "run 3"]   # 80 bytes
+    cache.put("huge", "a run bigger than the cache", 500)
+    assert cache.get("huge") is not None and cache.get(3) is None   # the newest always stays
