@@ -197,6 +197,9 @@ document.addEventListener("click", function (ev) {
     lines = lines.filter(Boolean).slice(0, 20);
     if (lines.length && lines.every(function (l) { return /^[A-Za-z0-9+\/]+={0,2} \d+$/.test(l); })) return "tiktoken";
     if (bytes[0] === 0x0a) return "sentencepiece";
+    try {                                            // text (a cut-off last character is fine)
+      new TextDecoder("utf-8", {fatal: true}).decode(bytes, {stream: true});
+    } catch (e) { return null; }
     return "vocab_txt";
   }
   function head(file) {
@@ -223,7 +226,8 @@ document.addEventListener("click", function (ev) {
     head(file).then(function (bytes) {
       var format = sniff(bytes);
       show(form, format);
-      note.textContent = file.name + " looks like " + LABELS[format] + ".";
+      note.textContent = format ? file.name + " looks like " + LABELS[format] + "."
+        : file.name + " does not look like a tokenizer file this app reads (see the list above).";
     }, function () { show(form, null); });
   }
   function setUp(form) {

@@ -196,9 +196,10 @@ def _train_sentence(k: int, session: WordPieceSession) -> str:
     s = steps[k - 1]
     bpe = ("BPE would have merged the same pair" if s.bpe_pair == s.pair else
            f"BPE would have merged “{s.bpe_pair[0]} {s.bpe_pair[1]}” instead "
-           f"(the most frequent pair, {s.bpe_count} times)")
+           f"(the most frequent pair, {s.bpe_count:,} times)")
     text = (f"Merged “{s.pair[0]}” + “{s.pair[1]}” into “{s.new_symbol}”: "
-            f"{s.count} / ({s.freq_left} × {s.freq_right}) = {s.score:.4g} was the best score; "
+            f"{s.count:,} / ({s.freq_left:,} × {s.freq_right:,}) = {s.score:.4g} was the best "
+            "score; "
             f"{bpe}.")
     if k == len(steps):
         text += " Training stops here: " + ("the vocabulary is full." if session.vocab_size

@@ -22,7 +22,7 @@ def test_page_and_examples(client):
 def test_every_example_names_its_own_mistake(client, name):
     page = client.get(f"/check?example={name}").text
     fields = dict(re.findall(r'<input id="(vocab_size|text)" name="[^"]*" type="[^"]*"'
-                             r'(?: min="1")? value="([^"]*)"', page))
+                             r'(?: min="1")?(?: max="\d+")? value="([^"]*)"', page))
     form = {"algorithm": re.search(r'<option value="([^"]*)" selected>', page).group(1),
             "vocab_size": fields["vocab_size"], "text": fields.get("text", ""),
             **{name_: re.search(rf'<textarea id="{name_}"[^>]*>([^<]*)<', page).group(1)

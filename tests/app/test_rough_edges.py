@@ -86,3 +86,14 @@ def test_an_error_answering_htmx_is_the_message_alone(client):
     assert r.status_code == 422 and 'data-testid="error"' in r.text and "<html" not in r.text
     full = client.get("/wordpiece/train?vocab_size=lots")
     assert full.status_code == 422 and "<html" in full.text
+
+
+def test_vocab_size_fields_say_each_views_limit(client):
+    """The number field stops what the view would refuse, before the form is sent."""
+    from app.routers import bpe, check, unigram, wordpiece
+    for path, limit in (("/bpe/train", bpe.MAX_VIEW_VOCAB), ("/wordpiece/train",
+                        wordpiece.MAX_TRAIN_VOCAB), ("/unigram/train", unigram.MAX_TRAIN_VOCAB),
+                        ("/check", check.MAX_VOCAB)):
+        html = client.get(path).text
+        field = re.search(r'<input id="vocab_size"[^>]*>', html).group(0)
+        assert f'max="{limit}"' in field, (path, field)

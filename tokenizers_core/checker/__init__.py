@@ -214,7 +214,9 @@ def _bpe_state(session, k: int, theirs: list[tuple[str, str]]) -> tuple[dict[str
     state["their_count"] = their_count
     text = f"Merge {k}: you merged {pair_text(got)}, the reference merges {win}. "
     if their_count is None:
-        text += (f"After the first {k - 1} merges, {pair_text(got)} does not occur in the "
+        before = "Before any merge" if k == 1 else \
+            f"After the first {k - 1} merge{'s' if k > 2 else ''}"
+        text += (f"{before}, {pair_text(got)} does not occur in the "
                  f"corpus at all (as the reference splits it into symbols); {win} occurs "
                  f"{step.count:,} times.")
     elif their_count < step.count:
@@ -312,7 +314,7 @@ def _explain(name: str, agree: int, total: int) -> str:
         "raw_count_score": "the pair with the highest count wins, not the highest score",
     }[name]
     reach = (f"all {total} of your merges" if agree >= total
-             else f"your first {agree} merges")
+             else "your first merge" if agree == 1 else f"your first {agree} merges")
     return f"Replaying BPE with this mistake ({how}) gives exactly {reach}."
 
 

@@ -135,6 +135,7 @@ def _vocab_mistake(seqs, join, have: set[str], k: int) -> tuple[Mistake, ...]:
         agree += 1
     if agree < k:
         return ()
+    reach = "merge" if agree == 1 else f"{agree} merges"
     return (Mistake("raw_count_score", MISTAKES["raw_count_score"],
                     f"Replaying WordPiece with the highest count winning (not the highest score) "
-                    f"makes exactly the symbols of your first {agree} merges.", agree),)
+                    f"makes exactly the symbols of your first {reach}.", agree),)

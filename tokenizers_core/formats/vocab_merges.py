@@ -83,7 +83,8 @@ def read_zip(data: bytes, limit: int = MAX_BYTES) -> tuple[bytes, bytes]:
         members = {os.path.basename(i.filename): i for i in archive.infolist()
                    if not i.is_dir()}
     except (zipfile.BadZipFile, EOFError, OSError) as exc:
-        raise ValueError(f"the zip file cannot be read: {exc}") from None
+        raise ValueError(f"this .zip cannot be read (is it cut short, or not a zip?): {exc}") \
+            from None
     for vocab_name, merges_name in NAMES:
         if vocab_name in members and merges_name in members:
             left = limit
