@@ -33,3 +33,18 @@ def test_check_token_and_wordpiece_examples(page, server_url, screenshot_dir, na
     page.get_by_role("button", name="Check").click()
     page.wait_for_selector(f'[data-mistake="{name}"]')
     page.screenshot(path=str(screenshot_dir / f"check_{name}.png"), full_page=True)
+
+
+def test_checking_on_a_large_corpus_shows_that_it_is_busy(page, server_url, screenshot_dir):
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(f"{server_url}/check")
+    assert not page.locator("#check-busy").is_visible()          # takes no room when idle
+    page.select_option("#corpus", "botchan")
+    page.get_by_label("vocab_size").fill("437")                 # a run of its own
+    page.locator("#theirs").fill("t h\nth e")
+    page.get_by_role("button", name="Check").click()
+    page.locator("#check-busy").wait_for(state="visible")
+    page.screenshot(path=str(screenshot_dir / "check_busy.png"))
+    page.wait_for_selector('[data-testid="divergence"]', timeout=90_000)
+    assert not page.locator("#check-busy").is_visible()
+    assert page.locator('[data-testid="divergence"]').inner_text() == "1"
