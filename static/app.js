@@ -259,3 +259,16 @@ document.addEventListener("click", function (ev) {
   function init() { document.querySelectorAll("form.tok-upload").forEach(setUp); }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init); else init();
 })();
+
+// A training that runs in the job pool shows its progress below the form; on a phone the form
+// fills the first screen, so bring the progress into view once, when the page opens with it.
+(function () {
+  "use strict";
+  function init() {
+    var panel = document.querySelector('[data-testid="training"], [data-testid="progress"]');
+    if (!panel || window.innerWidth > 700) return;
+    var box = panel.getBoundingClientRect();
+    if (box.top > window.innerHeight - 80) panel.scrollIntoView({block: "center"});
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init); else init();
+})();

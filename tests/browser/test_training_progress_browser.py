@@ -34,6 +34,8 @@ def test_a_large_training_shows_progress_then_the_view(browser, server_url, scre
         panel = page.locator('[data-testid="training"]')
         panel.wait_for()
         assert any(w in panel.inner_text() for w in ("merges so far", "counting words", "in line"))
+        box = panel.bounding_box()                   # in view on a phone too (static/app.js)
+        assert box["y"] < height and box["y"] + box["height"] > 0, box
         panel.scroll_into_view_if_needed()
         page.screenshot(path=str(screenshot_dir / f"training_progress_{size}.png"))
         page.locator('[data-testid="pair-table"]').wait_for(timeout=90_000)   # htmx swapped it in
