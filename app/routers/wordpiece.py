@@ -47,7 +47,7 @@ MAX_CHARS = 100                   # WordPiece's max_input_chars_per_word
 DEFAULT_CORPUS = ("low low low low low\nlower lower\nnewest newest newest newest newest newest\n"
                   "widest widest widest\n")
 DEFAULT_VOCAB_SIZE = 40
-MAX_TRAIN_VOCAB = 5000
+MAX_TRAIN_VOCAB = 50_000         # as BPE's view: a large run trains in the job pool
 WORD_PAGE = 25
 
 ENCODE_PSEUDOCODE = [

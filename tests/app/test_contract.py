@@ -33,7 +33,7 @@ def test_size_parameters_have_bounds_in_the_schema(spec):
     def param(path, name):
         return next(p["schema"] for p in spec["paths"][path]["get"]["parameters"]
                     if p["name"] == name)
-    assert param("/wordpiece/train", "vocab_size")["maximum"] == 5000
+    assert param("/wordpiece/train", "vocab_size")["maximum"] == 50_000
     assert param("/unigram/train", "vocab_size")["maximum"] == 8000
     assert param("/api/unigram/lattice", "n")["maximum"] == 50
     assert param("/compare", "vocab")["maximum"] == 100_000
