@@ -26,7 +26,7 @@ import pickle
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Hashable
+from typing import Any, Callable, Hashable
 
 from fastapi import HTTPException, Request
 
@@ -60,6 +60,7 @@ class _Lru:
     def __init__(self, size: int, max_bytes: int = CACHE_BYTES) -> None:
         self.size, self.max_bytes = size, max_bytes
         self._items: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
+        self._loading: dict[Hashable, threading.Lock] = {}
         self._lock = threading.Lock()
 
     def get(self, key: Hashable) -> Any:
@@ -79,19 +80,28 @@ class _Lru:
                 self._items.popitem(last=False)
         return value
 
+    def loading(self, key: Hashable) -> threading.Lock:
+        """A lock per key, so that one request loads a finished run and the others find it."""
+        with self._lock:
+            if len(self._loading) > 256:          # forget idle ones (at worst, a load twice)
+                self._loading = {k: v for k, v in self._loading.items() if v.locked()}
+            return self._loading.setdefault(key, threading.Lock())
 
-def run_job(request: Request, kind: str, spec: dict[str, Any],
-            wait: float | None) -> tuple[Job, Any, int]:
+
+def run_job(request: Request, kind: str, spec: dict[str, Any], wait: float | None,
+            cache: _Lru | None = None, key: Hashable = None,
+            finish: Callable[[Any], Any] = lambda made: made) -> tuple[Job, Any]:
     """Queue the job for `spec` (or find it: the id is a hash of kind and spec, so every
     worker and every poll finds the same one) and wait up to `wait` seconds (None: to the
-    end). Returns the job, what it has made (the unpickled result once it is done, what it
-    stored so far while it runs; None if nothing) and that pickle's size. Raises ValueError (LookupError for a
-    corpus that is gone) if the training failed, QueueFull if the queue is full."""
+    end). Returns the job and what it has made: once it is done, `finish(result)` (put in
+    `cache` under `key`, loaded by one request while the others wait for it); while it runs,
+    what it stored so far (None if nothing). Raises ValueError (LookupError for a corpus that
+    is gone) if the training failed, QueueFull if the queue is full."""
     engine = _engine(request)
     # the budgets are part of the id (a run over its budget is tried again under a larger
     # one), and so is the result's format (a run pickled by older code is not read)
-    key = [kind, spec, engine.cpu_seconds, engine.memory_bytes, RESULT_FORMAT]
-    job_id = f"{kind}-{hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]}"
+    ident = [kind, spec, engine.cpu_seconds, engine.memory_bytes, RESULT_FORMAT]
+    job_id = f"{kind}-{hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:24]}"
     for _attempt in range(3):
         job, created = engine.submit(kind, job_id, spec, abandon=ABANDON, keep=KEEP)
         if job.status == "error" and job.error_kind not in FINAL_ERRORS and not created:
@@ -103,10 +113,20 @@ def run_job(request: Request, kind: str, spec: dict[str, Any],
             raise (LookupError if job.error_kind == "lookup" else ValueError)(job.error)
         if job.status in ("cancelled", "interrupted"):
             continue               # cancelled (abandoned before this request looked): again
-        made, nbytes = _made(engine, job)
-        if job.status == "done" and made is None:
+        if job.status != "done":
+            return job, _made(engine, job)[0]
+        if cache is None:
+            made = _made(engine, job)[0]
+            if made is not None:
+                return job, finish(made)
             continue               # unreadable, or pruned a moment ago: train it again
-        return job, made, nbytes
+        with cache.loading(key):
+            found = cache.get(key)
+            if found is not None:
+                return job, found  # another request loaded it while this one waited
+            made, nbytes = _made(engine, job)
+            if made is not None:
+                return job, cache.put(key, finish(made), nbytes)
     raise ValueError("the training was cancelled; try again")
 
 
@@ -141,12 +161,15 @@ def bpe_session(request: Request, ref: str, text: str, variant: str, vocab_size:
     session = _BPE.get(key)
     if session is not None:
         return session
-    job, made, nbytes = run_job(request, "bpe_steps", _spec(
-        ref, text, variant=variant, vocab_size=vocab_size, options=options), wait)
-    if job.status != "done":
-        return job
-    made.prepare_views()           # once here, not in a view request
-    return _BPE.put(key, made, nbytes)
+    job, session = run_job(request, "bpe_steps", _spec(
+        ref, text, variant=variant, vocab_size=vocab_size, options=options), wait,
+        cache=_BPE, key=key, finish=_ready_for_views)
+    return session if job.status == "done" else job
+
+
+def _ready_for_views(session: TrainingSession) -> TrainingSession:
+    session.prepare_views()        # once, on loading, not in a view request
+    return session
 
 
 _BPE = _Lru(6)
@@ -165,12 +188,14 @@ def wordpiece_run(request: Request, ref: str, text: str, options: dict[str, Any]
         return session
     if len(text) <= IN_REQUEST_CHARS:
         return _WORDPIECE.put(key, WordPieceSession(count_words(text), **options).run())
-    job, session, nbytes = run_job(request, "wordpiece_steps", _spec(ref, text, options=options),
-                                   wait)
-    if job.status != "done":
-        return job
-    heap.settle()
-    return _WORDPIECE.put(key, session, nbytes)
+    job, session = run_job(request, "wordpiece_steps", _spec(ref, text, options=options), wait,
+                           cache=_WORDPIECE, key=key, finish=_settled)
+    return session if job.status == "done" else job
+
+
+def _settled(run: Any) -> Any:
+    heap.settle()                  # it stays in the cache: keep the collector off it
+    return run
 
 
 # ---- Unigram ---------------------------------------------------------------------------------------
@@ -204,15 +229,17 @@ def unigram_run(request: Request, ref: str, text: str, vocab_size: int,
         rounds = list(trainer.rounds())
         return _UNIGRAM.put(key, UnigramRun(rounds, trainer.total_freq, len(trainer.words),
                                             trainer.tokenizer().model.pieces))
-    job, made, nbytes = run_job(request, "unigram_rounds",
-                                _spec(ref, text, vocab_size=vocab_size, words=list(words)), wait)
-    made = made or {}
-    run = UnigramRun(made.get("rounds", []), made.get("total_freq", 0), made.get("distinct", 0),
-                     made.get("pieces"), None if job.status == "done" else job)
-    if run.finished:
-        heap.settle()
-        _UNIGRAM.put(key, run, nbytes)
-    return run
+    job, made = run_job(request, "unigram_rounds",
+                        _spec(ref, text, vocab_size=vocab_size, words=list(words)), wait,
+                        cache=_UNIGRAM, key=key, finish=lambda made: _settled(_unigram(made)))
+    return made if job.status == "done" else _unigram(made or {}, job)
+
+
+def _unigram(made: dict[str, Any], job: Job | None = None) -> UnigramRun:
+    """A UnigramRun from what the job stored (its rounds so far, or all of them and the
+    pieces)."""
+    return UnigramRun(made.get("rounds", []), made.get("total_freq", 0), made.get("distinct", 0),
+                      made.get("pieces"), job)
 
 
 # ---- /check ----------------------------------------------------------------------------------------
@@ -227,6 +254,6 @@ def check_report(request: Request, ref: str, corpus: str, algorithm: str, theirs
         stored = request.app.state.store.put_file(json.dumps(theirs).encode("utf-8"))
     except StoreFull as exc:
         raise HTTPException(507, str(exc)) from None
-    _job, report, _nbytes = run_job(request, "check", _spec(
+    _job, report = run_job(request, "check", _spec(
         ref, corpus, algorithm=algorithm, theirs=f"file:{stored}", options=options), wait=None)
     return report

@@ -228,3 +228,27 @@ def test_view_caches_are_bounded_by_the_size_of_what_they_hold():
     assert [cache.get(n) for n in range(4)] == [None, None, "run 2", "run 3"]   # 80 bytes
     cache.put("huge", "a run bigger than the cache", 500)
     assert cache.get("huge") is not None and cache.get(3) is None   # the newest always stays
+
+
+def test_requests_arriving_together_load_a_finished_run_once(make_client, monkeypatch):
+    import threading
+    c = make_client()
+    url = "/bpe/train?corpus=botchan&variant=bpe&vocab_size=700&step=5"
+    poll(c, url, 'data-testid="training"')                  # trained, and loaded once
+    monkeypatch.setattr(step_jobs, "_BPE", step_jobs._Lru(6))          # a fresh server process
+    loads = []
+    real_made = step_jobs._made
+
+    def slow_made(engine, job):
+        loads.append(job.id)
+        time.sleep(0.3)                                     # the others arrive meanwhile
+        return real_made(engine, job)
+    monkeypatch.setattr(step_jobs, "_made", slow_made)
+    pages = []
+    threads = [threading.Thread(target=lambda: pages.append(c.get(url))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(loads) == 1
+    assert all(p.status_code == 200 and 'data-testid="pair-table"' in p.text for p in pages)
