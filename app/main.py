@@ -148,8 +148,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(ValueError)
     async def value_error(request: Request, exc: ValueError):
-        # A safety net: bad input that a route did not catch is still the user's, not a 500.
+        # Routes let the core's ValueError through: bad input is the user's, answered 422.
         return error_response(request, 422, str(exc))
+
+    @app.exception_handler(LookupError)
+    async def not_found(request: Request, exc: LookupError):
+        # ... and its LookupError (an unknown tokenizer, corpus or step), answered 404.
+        message = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
+        return error_response(request, 404, message)
 
     app.openapi = lambda: openapi.schema(app)
     return app
