@@ -31,10 +31,10 @@ from typing import Any, Callable, Hashable
 from fastapi import HTTPException, Request
 
 import tokenizers_core as tc
-from tokenizers_core.bert import count_words
-from tokenizers_core.models.bpe_explore import TrainingSession, training_session
-from tokenizers_core.models.unigram_trainer import UnigramTrainer
-from tokenizers_core.models.wordpiece_explore import WordPieceSession
+from tokenizers_core.implementations.bert import count_words
+from tokenizers_core.models.bpe.session import TrainingSession, training_session
+from tokenizers_core.models.unigram.trainer import UnigramTrainer
+from tokenizers_core.models.wordpiece.session import WordPieceSession
 
 from . import heap
 from .job_store import Job
@@ -228,7 +228,7 @@ def unigram_run(request: Request, ref: str, text: str, vocab_size: int,
         trainer = UnigramTrainer(text.splitlines(), vocab_size, sample_words=words)
         rounds = list(trainer.rounds())
         return _UNIGRAM.put(key, UnigramRun(rounds, trainer.total_freq, len(trainer.words),
-                                            trainer.tokenizer().model.pieces))
+                                            trainer.model().pieces))
     job, made = run_job(request, "unigram_rounds",
                         _spec(ref, text, vocab_size=vocab_size, words=list(words)), wait,
                         cache=_UNIGRAM, key=key, finish=lambda made: _settled(_unigram(made)))

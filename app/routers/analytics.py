@@ -18,8 +18,8 @@ from tokenizers_core.corpora import corpus_names, load_corpus, udhr_languages
 
 from .. import charts, display, tax
 from ..tax import vocab_tokenizers
-from ..deps import (BAD_INPUT, UPLOAD_PREFIX, Name, UnknownTokenizer, bad_input, check_text,
-                    jobs, resolve_tokenizer, store, stored_options)
+from ..deps import (BAD_INPUT, UPLOAD_PREFIX, Name, UnknownTokenizer, bad_input, check_text, jobs,
+                    resolve_tokenizer, store, stored_options)
 from ..jobs import SweepSpec
 from ..render import render
 from ..trained import corpus_text

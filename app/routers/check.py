@@ -93,7 +93,7 @@ def _links(request, report, algorithm, ref, vocab_size, options, pieces) -> dict
                                               options)
         word = report.state["word"]
         if algorithm == "byte_bpe":
-            from tokenizers_core.models.bpe import token_text
+            from tokenizers_core.models.bpe.model import token_text
             word = token_text(word, True)
         elif algorithm in ("unigram", "sentencepiece_bpe"):
             word = word.replace("▁", " ").strip()

@@ -22,7 +22,7 @@ PAGE = 50
 
 
 def _tree(tok, value: str) -> dict[str, Any] | None:
-    from tokenizers_core.models.bpe_explore import merge_tree_of
+    from tokenizers_core.models.bpe.session import merge_tree_of
     try:
         return merge_tree_of(tok, value)
     except ValueError:            # not a BPE model, or a token the model cannot rebuild
