@@ -4,7 +4,8 @@ again, until no adjacent pair is a known merge.
 The loop of tiktoken's `_educational.py` (`bpe_encode`: find the pair with the lowest rank,
 merge it) and karpathy/minbpe's `encode`, one merge at a time and leftmost on a tie, yielding
 one `BpeEncodeStep` per merge as the fast engine does. `rank(left, right)` is the merge's rank
-(None when the pair never merges): `model.rank` of a loaded or trained `BPE`, or
+(None when the pair never merges; `word` may also be given as its symbols, e.g. a model's
+`initial_parts`): `model.rank` of a loaded or trained `BPE`, or
 `lambda a, b: ranks.get((a, b))` for a dict of merges. The fast engines, `BPE.encode_steps` in
 `models/bpe.py` and `HFBpe.encode_steps` in `models/bpe_hf.py`, are proven equal to it step by
 step by tests/core/test_textbook.py.

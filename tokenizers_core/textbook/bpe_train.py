@@ -55,7 +55,7 @@ def bpe_train(words: Mapping[tuple[str, ...], int], vocab_size: int, *,
         new = pair[0] + pair[1]                                     # the new symbol, spelled out
         merged = [(merge(word, pair, new), freq) for word, freq in table]  # merge it everywhere <- merge
         changed = [n for n, (a, _f), (b, _g) in zip(names, table, merged) if a != b]
-        tied = [p for p in by_ids(counts, ids) if counts[p] == counts[pair] and p != pair]
+        tied = by_ids([p for p in counts if counts[p] == counts[pair] and p != pair], ids)
         ids.setdefault(new, len(ids))                               # the new symbol gets the next id
         yield BpeMerge(index, pair, counts[pair], new, ids[new],    # record the merge <- record
                        tuple(tied[:SHOWN_TIES]), len(tied[:SHOWN_TIES]), len(tied) > SHOWN_TIES,
@@ -96,9 +96,9 @@ def pick(counts: dict[Pair, int], ids: dict[str, int], ties: str = "ids") -> Pai
     return min(counts, key=lambda p: (-counts[p], ids[p[0]], ids[p[1]]))
 
 
-def by_ids(counts: dict[Pair, int], ids: dict[str, int]) -> list[Pair]:
+def by_ids(pairs: list[Pair], ids: dict[str, int]) -> list[Pair]:
     """The pairs in tie-break order (by (id(left), id(right)))."""
-    return sorted(counts, key=lambda p: (ids[p[0]], ids[p[1]]))
+    return sorted(pairs, key=lambda p: (ids[p[0]], ids[p[1]]))
 
 
 def merge(word: tuple[str, ...], pair: Pair, new: str) -> tuple[str, ...]:
@@ -110,7 +110,7 @@ def merge(word: tuple[str, ...], pair: Pair, new: str) -> tuple[str, ...]:
     out: list[str] = []
     i = 0
     while i < len(word):
-        if word[i:i + 2] == pair:
+        if word[i] == pair[0] and word[i + 1:i + 2] == pair[1:]:
             out.append(new)
             i += 2
         else:
