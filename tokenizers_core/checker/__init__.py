@@ -37,7 +37,8 @@ from typing import Any, Iterable
 from .parse import parse_merges, parse_pieces, parse_tokens, parse_vocab
 from . import replay
 
-textbook = replay     # the name app/routers/check.py imports the replays by; remove once it says replay
+# app/routers/check.py imports the replays as `textbook`; remove once it imports `replay`
+textbook = replay
 
 ALGORITHMS = ("bpe", "byte_bpe", "sentencepiece_bpe", "wordpiece", "unigram")
 KINDS = {"bpe": ("merges", "tokens"), "byte_bpe": ("merges", "tokens"),

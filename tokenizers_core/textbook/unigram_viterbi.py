@@ -29,7 +29,8 @@ from __future__ import annotations
 
 from typing import Iterator, Sequence
 
-from ..models.unigram import NORMAL, UNK_PENALTY, UNKNOWN, ViterbiBacktrackStep, ViterbiStep, f32
+from ..models.unigram import (NORMAL, UNK_PENALTY, UNKNOWN, ViterbiBacktrackStep, ViterbiStep,
+                              f32)
 from . import code_of, marked_line
 
 UNK = "<unk>"
