@@ -301,7 +301,7 @@ def test_report_is_json_safe():
 def test_the_checkers_replays_equal_the_engine_without_mistakes():
     """The slow textbook replays, with every switch off, are the real trainers (so a mistake
     they reproduce is that mistake, not a difference of bookkeeping)."""
-    from tokenizers_core.checker import _bpe_sequences, textbook
+    from tokenizers_core.checker import _bpe_sequences, replay as textbook
     from tokenizers_core.implementations.bert import count_words
     udhr = load_corpus("udhr/eng").splitlines()[:40]
     for lines in (SENNRICH, SEED003, udhr):

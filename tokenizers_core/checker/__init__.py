@@ -13,10 +13,11 @@ lines and compares what the student's code produced:
   tokenised differently, with both segmentations and the steps that explain ours
   (`tokens.py`).
 
-A classic mistake is named only when replaying it (`textbook.py`) reproduces what they gave
-through the point of divergence: counting pairs without weighting by word frequency, forgetting
-`</w>`, merging across words, breaking ties by dict order, WordPiece scoring by raw count,
-encoding in count order instead of rank order, Viterbi without the unknown-piece penalty.
+A classic mistake is named only when replaying it reproduces what they gave through the point
+of divergence (`replay.py`: the modules of `tokenizers_core/textbook/` with one mistake switched
+on): counting pairs without weighting by word frequency, forgetting `</w>`, merging across
+words, breaking ties by dict order, WordPiece scoring by raw count, encoding in count order
+instead of rank order, Viterbi without the unknown-piece penalty.
 
 >>> lines = ["low low low low low", "lower lower", "newest newest newest newest newest newest",
 ...          "widest widest widest"]
@@ -34,7 +35,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
 from .parse import parse_merges, parse_pieces, parse_tokens, parse_vocab
-from . import textbook
+from . import replay
+
+# app/routers/check.py imports the replays as `textbook`; remove once it imports `replay`
+textbook = replay
 
 ALGORITHMS = ("bpe", "byte_bpe", "sentencepiece_bpe", "wordpiece", "unigram")
 KINDS = {"bpe": ("merges", "tokens"), "byte_bpe": ("merges", "tokens"),
@@ -294,7 +298,7 @@ def replay_mistakes(variants: dict[str, tuple[list, dict]], theirs: list, k: int
                          "too far for the slow textbook replays (they recount everything at "
                          f"every merge; at most {MAX_REPLAY_MERGES} merges on a small corpus).")
             break
-        merges = textbook.textbook_merges(seqs, n, join=join, **kw)
+        merges = replay.textbook_merges(seqs, n, join=join, **kw)
         agree = prefix_agreement(merges, theirs)
         key = "across_words" if name.startswith("across_words") else name
         if agree >= k and (key not in found or found[key].agrees < agree):

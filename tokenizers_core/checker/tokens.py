@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import MISTAKES, CheckReport, Mistake, textbook
+from . import MISTAKES, CheckReport, Mistake, replay
 
 
 def _surface(algorithm: str):
@@ -175,10 +175,10 @@ def _mistakes(tok, algorithm: str, words: list[list[str]], pieces: list[str],
     """Replays of the encoding mistakes over the whole text: named if one gives their tokens."""
     model = tok.model
     if algorithm in ("bpe", "byte_bpe"):
-        replay: list[str] = []
+        by_count: list[str] = []
         for piece in pieces:
-            replay += textbook.encode_by_count(model.initial_parts(piece), model.rank)
-        if replay == theirs:
+            by_count += replay.encode_by_count(model.initial_parts(piece), model.rank)
+        if by_count == theirs:
             return (Mistake("count_order_encoding", MISTAKES["count_order_encoding"],
                             "Encoding each word by merging the known pair that occurs most often "
                             "in it, rather than the merge learned first, gives exactly your "
@@ -188,9 +188,9 @@ def _mistakes(tok, algorithm: str, words: list[list[str]], pieces: list[str],
         scores = {p: s for (p, s), t in zip(model.pieces, model.types) if t == NORMAL}
         unk = _unk(tok)
         normalized = tok.normalize(text).normalized
-        replay = [unk if u else normalized[a:b]
-                  for a, b, u in textbook.viterbi(normalized, scores, unk_score=0.0)]
-        if replay == theirs:
+        no_penalty = [unk if u else normalized[a:b]
+                      for a, b, u in replay.viterbi(normalized, scores, unk_score=0.0)]
+        if no_penalty == theirs:
             return (Mistake("no_unk_penalty", MISTAKES["no_unk_penalty"],
                             "Scoring an unknown character 0 instead of the lowest score minus 10 "
                             "makes <unk> cheap, and gives exactly your tokens.", len(words)),)

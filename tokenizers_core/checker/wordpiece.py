@@ -124,10 +124,10 @@ def _fraction(n: int, d: int) -> str:
 
 
 def _vocab_mistake(seqs, join, have: set[str], k: int) -> tuple[Mistake, ...]:
-    from . import MISTAKES, REPLAY_BUDGET, MAX_REPLAY_MERGES, textbook
+    from . import MISTAKES, REPLAY_BUDGET, MAX_REPLAY_MERGES, replay
     if k > MAX_REPLAY_MERGES or sum(len(s) for s, _ in seqs) * k > REPLAY_BUDGET:
         return ()
-    merges = textbook.textbook_merges(seqs, k, score="count", join=join)
+    merges = replay.textbook_merges(seqs, k, score="count", join=join)
     agree = 0
     for a, b in merges:
         if join(a, b) not in have:
