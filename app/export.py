@@ -19,6 +19,8 @@ from tokenizers_core.models.bpe import BPE
 from tokenizers_core.models.wordpiece import WordPiece
 from tokenizers_core.sentencepiece import SentencePieceNormalizer
 
+from .urls import url_with
+
 FORMATS = ("hf_json", "tiktoken", "sentencepiece", "vocab_txt", "vocab_merges")
 LABELS = {"hf_json": "tokenizer.json", "tiktoken": ".tiktoken", "sentencepiece": ".model",
           "vocab_txt": "vocab.txt", "vocab_merges": "vocab.json + merges.txt (.zip)"}
@@ -109,7 +111,6 @@ TRAINED_FORMATS = {"bpe": ["vocab_merges"], "byte_bpe": ["hf_json", "tiktoken"],
 
 def tokenizer_downloads(name: str, formats: list[str], pattern: str = "") -> list[dict[str, str]]:
     """[{label, href, format}] for a tokeniser's download links."""
-    from .render import url_with
     return [{"label": LABELS[f], "format": f,
              "href": url_with("/api/download/tokenizer",
                               {"tokenizer": name, "format": f, "pattern": pattern or None})}
@@ -121,7 +122,6 @@ def trained_links(algorithm: str, corpus: str | None, vocab_size: Any,
     """The onward links of a training view for the tokeniser its options train to the end:
     `/trained/open?...&to=visualiser|compare|FORMAT` (`app.routers.onward` trains it, or takes it
     from the cache, and redirects)."""
-    from .render import url_with
     params = {"algorithm": algorithm, "corpus": corpus or None, "vocab_size": vocab_size,
               **{k: v for k, v in options.items() if v not in (None, "", 0)}}
     return {"visualiser": url_with("/trained/open", params, to="visualiser"),
