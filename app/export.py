@@ -89,6 +89,20 @@ def file_name(name: str, format: str) -> str:
             "vocab_merges": f"{safe}-vocab-merges.zip"}[format]
 
 
+def download(tok: Any, name: str, format: str) -> bytes:
+    """The bytes of the tokeniser called `name` in `format`; a ValueError naming the formats
+    it has when it has no exact form in this one."""
+    has = formats_of(tok)
+    if format not in has:
+        why = f"unknown format {format!r}" if format not in FORMATS \
+            else f"{name} has no {format} form"
+        if not has:
+            raise ValueError(f"{why}; {name} has no file form (its tokens are cut from the "
+                             "text by rules)")
+        raise ValueError(f"{why}; {name} can be downloaded as: {', '.join(has)}")
+    return tokenizer_file(tok, format)
+
+
 MEDIA_TYPES = {"hf_json": "application/json", "tiktoken": "text/plain; charset=utf-8",
                "sentencepiece": "application/octet-stream",
                "vocab_txt": "text/plain; charset=utf-8", "vocab_merges": "application/zip"}

@@ -17,11 +17,11 @@ from fastapi.responses import RedirectResponse
 from .. import export
 from ..deps import trained
 from ..services.compare import default_columns
-from ..services.corpora import TRAINING_CORPORA, training_corpus_ref
+from ..services.training import DEFAULT_CORPORA, MAX_VOCAB as VIEW_MAX_VOCAB, default_corpus_ref
 from ..urls import url_with
 
 router = APIRouter(tags=["pages"])
-MAX_VOCAB = 50_000      # the largest vocab_size of the training views (BPE's and WordPiece's)
+MAX_VOCAB = max(VIEW_MAX_VOCAB.values())
 
 
 @router.get("/trained/open", summary="Train a training view's tokeniser to the end and open it "
@@ -30,9 +30,9 @@ def trained_open(request: Request, algorithm: str, vocab_size: int, to: str = "v
                  corpus: str = "", pattern: str = "", min_frequency: int = 0) -> Any:
     """`to`: visualiser, compare, or a format (hf_json, tiktoken, sentencepiece, vocab_txt,
     vocab_merges); a redirect (303) to that page or to `/api/download/tokenizer`."""
-    if algorithm not in TRAINING_CORPORA:
+    if algorithm not in DEFAULT_CORPORA:
         raise HTTPException(422, f"unknown algorithm {algorithm!r}; choose one of: "
-                                 f"{', '.join(TRAINING_CORPORA)}")
+                                 f"{', '.join(DEFAULT_CORPORA)}")
     if to not in ("visualiser", "compare", *export.FORMATS):
         raise HTTPException(422, f"unknown destination {to!r}; choose visualiser, compare or "
                                  f"a format ({', '.join(export.FORMATS)})")
@@ -43,7 +43,7 @@ def trained_open(request: Request, algorithm: str, vocab_size: int, to: str = "v
         options["min_frequency"] = min_frequency
     if algorithm == "byte_bpe":
         options["pattern"] = pattern or "gpt2"
-    ref = corpus or training_corpus_ref(request, algorithm)
+    ref = corpus or default_corpus_ref(request, algorithm)
     handle, _tok = trained(request).train(algorithm, ref, vocab_size, options)
     if to == "visualiser":
         url = url_with("/", {"tokenizer": handle})

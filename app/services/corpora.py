@@ -1,5 +1,5 @@
-"""Corpora for the routes: store a pasted or uploaded text (the one place that does), and the
-default corpus of each training view.
+"""Corpora for the routes: store a pasted or uploaded text (the one place that does), read an
+uploaded text file.
 
 A corpus is stored content-addressed (`app.store`): its sha256 names it in every URL, so any
 server worker reads it back. Line endings are normalised before hashing, so the same text
@@ -11,17 +11,9 @@ from typing import Any
 
 from fastapi import HTTPException, Request, UploadFile
 
-from tokenizers_core.corpora import SENNRICH
-
 from .. import limits
 from ..deps import settings, store
 from ..store import StoreFull
-
-# The corpus each training view starts from: Sennrich's textbook corpus (a text, stored when a
-# link needs its hash) for BPE and WordPiece, a bundled corpus (a name) for Unigram.
-TRAINING_CORPORA = {"bpe": SENNRICH, "byte_bpe": SENNRICH, "sentencepiece_bpe": SENNRICH,
-                    "wordpiece": SENNRICH, "unigram": "udhr/eng"}
-
 
 def normalise_newlines(text: str) -> str:
     r"""CRLF and lone CR become LF.
@@ -49,15 +41,6 @@ def store_corpus(request: Request, text: str, name: str = "") -> str:
     if not text.strip():
         raise HTTPException(422, "the corpus is empty")
     return put_text(request, text, name=name.strip()[:200])
-
-
-def training_corpus_ref(request: Request, algorithm: str) -> str:
-    """The default corpus of `algorithm`'s training view as a corpus reference: a bundled name,
-    or the sha256 of the textbook corpus (stored here) where the view starts from a text."""
-    default = TRAINING_CORPORA[algorithm]
-    if default == SENNRICH:
-        return store_corpus(request, default, name=f"{algorithm} example")
-    return default
 
 
 def corpus_summary(digest: str, text: str) -> dict[str, Any]:
