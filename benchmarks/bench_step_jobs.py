@@ -52,7 +52,7 @@ def _peak_mb(pid: int) -> float:
 def main() -> None:
     from fastapi.testclient import TestClient
 
-    from app import step_jobs
+    from app.jobs import runs as step_jobs
     from app.config import Settings
     from app.main import create_app
     from benchmarks.corpus import english_1mb

@@ -39,7 +39,7 @@ def main() -> None:
     from app.main import create_app
     from benchmarks.corpus import english_1mb
 
-    from app import step_jobs
+    from app.jobs import runs as step_jobs
     from tokenizers_core.models import bpe_explore
 
     tmp = Path(tempfile.mkdtemp())

@@ -40,12 +40,12 @@ from fastapi.responses import Response
 from tokenizers_core.corpora import SENNRICH
 
 from .. import export
-from .. import step_jobs
 from ..deps import check_text, resolve_tokenizer, store
 from ..services.downloads import filename, vocab_table, vocabulary_rows
 from ..services.training import DEFAULT_CORPORA, MAX_VOCAB, UNIGRAM_DEFAULT_VOCAB, sample_words
 from ..services.visualiser import DEFAULT_TEXT, default_tokenizer, trace
-from ..step_jobs import bpe_session, unigram_run, wordpiece_run
+from ..jobs import runs
+from ..jobs.runs import bpe_session, unigram_run, wordpiece_run
 from ..trained import corpus_text as corpus_by_ref
 # The step views' JSON answers, which their downloads reshape (see above).
 # TODO(views): depend on app/views' functions once they build these answers; then no router
@@ -202,7 +202,7 @@ def unigram_train_api(request: Request, corpus: str = DEFAULT_CORPORA["unigram"]
     if not run.finished:
         raise HTTPException(503, f"training is still running ({len(run.rounds)} rounds so far); "
                                  "ask again in a moment (a run nobody asks about for "
-                                 f"{step_jobs.ABANDON:.0f} s is stopped)",
+                                 f"{runs.ABANDON:.0f} s is stopped)",
                             headers={"Retry-After": "3"})
     return {"corpus": corpus, "vocab_size": vocab_size, "words": list(sample),
             "steps": [s.to_dict() for s in run.rounds],

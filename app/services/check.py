@@ -16,7 +16,7 @@ from tokenizers_core.corpora import SENNRICH
 from tokenizers_core.models.bpe import token_text
 
 from ..deps import check_step_text, settings, store, trained
-from ..step_jobs import check_report
+from ..jobs.runs import check_report
 from ..trained import corpus_text as corpus_by_ref
 from ..urls import url_with
 from .corpora import store_corpus

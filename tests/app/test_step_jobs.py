@@ -1,4 +1,4 @@
-"""The step-through views' trainings as jobs (`app.step_jobs`): a large corpus trains in a worker
+"""The step-through views' trainings as jobs (`app.jobs.runs`): a large corpus trains in a worker
 process of the shared pool (CPU and memory budgets, cancel kills it at once), the view reads the
 same run a request would have trained, any server worker answers with it, and a page nobody
 polls any more stops its training. Real worker processes, real SQLite."""
@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app import step_jobs
+from app.jobs import runs as step_jobs
 from app.config import Settings
-from app.job_store import JobStore
+from app.jobs.store import JobStore
 from app.main import create_app
 from app.store import CorpusStore
 from tokenizers_core.corpora import load_corpus
