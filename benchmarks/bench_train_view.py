@@ -39,7 +39,7 @@ def main() -> None:
     from app.main import create_app
     from benchmarks.corpus import english_1mb
 
-    from app.jobs import runs as step_jobs
+    from app.jobs import cache, runs as step_jobs
     from tokenizers_core.models import bpe_explore
 
     tmp = Path(tempfile.mkdtemp())
@@ -61,8 +61,8 @@ def main() -> None:
     for mode, limit in (("in the job pool", step_jobs.IN_REQUEST_CHARS), ("in-process", 10 ** 9)):
         step_jobs.IN_REQUEST_CHARS = limit
         bpe_explore._SESSIONS.clear()                    # a first visit for this mode
-        step_jobs._WORDPIECE = step_jobs._Lru(6)
-        step_jobs._BPE = step_jobs._Lru(6)
+        cache.WORDPIECE = cache.RunCache(6)
+        cache.BPE = cache.RunCache(6)
         start = time.perf_counter()
         r = client.get(base + "&step=0")
         assert r.status_code == 200, r.text[:500]

@@ -23,8 +23,6 @@ from __future__ import annotations
 import hashlib
 import json
 import pickle
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
 
@@ -32,12 +30,13 @@ from fastapi import HTTPException, Request
 
 import tokenizers_core as tc
 from tokenizers_core.bert import count_words
-from tokenizers_core.models.bpe_explore import TrainingSession, training_session
+from tokenizers_core.models.bpe_explore import TrainingSession
 from tokenizers_core.models.unigram_trainer import UnigramTrainer
 from tokenizers_core.models.wordpiece_explore import WordPieceSession
 
-from .. import heap
 from ..store import StoreFull, sha256_text
+from . import cache
+from .cache import RunCache
 from .engine import Engine
 from .store import Job
 
@@ -46,55 +45,19 @@ ABANDON = 8.0                  # seconds without a poll before a view's job is c
 KEEP = ("queued", "running", "done", "error")   # statuses a request takes as they are ...
 FINAL_ERRORS = ("value", "budget")   # ... for errors, those that would only happen again
 RESULT_FORMAT = 1              # raise when a pickled run's classes change shape
-CACHE_BYTES = 256 * 10 ** 6    # pickled runs one view's cache holds in a server process
 
 
 def _engine(request: Request) -> Engine:
     return request.app.state.jobs
 
 
-class _Lru:
-    """A small thread-safe LRU of finished runs (per server process), bounded by count and by
-    the pickled size of the runs it holds (the newest always stays)."""
-
-    def __init__(self, size: int, max_bytes: int = CACHE_BYTES) -> None:
-        self.size, self.max_bytes = size, max_bytes
-        self._items: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
-        self._loading: dict[Hashable, threading.Lock] = {}
-        self._lock = threading.Lock()
-
-    def get(self, key: Hashable) -> Any:
-        with self._lock:
-            item = self._items.get(key)
-            if item is None:
-                return None
-            self._items.move_to_end(key)
-            return item[0]
-
-    def put(self, key: Hashable, value: Any, nbytes: int = 0) -> Any:
-        with self._lock:
-            self._items[key] = (value, nbytes)
-            self._items.move_to_end(key)
-            while len(self._items) > 1 and (len(self._items) > self.size or sum(
-                    n for _v, n in self._items.values()) > self.max_bytes):
-                self._items.popitem(last=False)
-        return value
-
-    def loading(self, key: Hashable) -> threading.Lock:
-        """A lock per key, so that one request loads a finished run and the others find it."""
-        with self._lock:
-            if len(self._loading) > 256:          # forget idle ones (at worst, a load twice)
-                self._loading = {k: v for k, v in self._loading.items() if v.locked()}
-            return self._loading.setdefault(key, threading.Lock())
-
-
 def run_job(request: Request, kind: str, spec: dict[str, Any], wait: float | None,
-            cache: _Lru | None = None, key: Hashable = None,
+            runs: RunCache | None = None, key: Hashable = None,
             finish: Callable[[Any], Any] = lambda made: made) -> tuple[Job, Any]:
     """Queue the job for `spec` (or find it: the id is a hash of kind and spec, so every
     worker and every poll finds the same one) and wait up to `wait` seconds (None: to the
-    end). Returns the job and what it has made: once it is done, `finish(result)` (put in
-    `cache` under `key`, loaded by one request while the others wait for it); while it runs,
+    end). Returns the job and what it has made: once it is done, `finish(result)` (kept in
+    `runs` under `key`, loaded by one request while the others wait for it); while it runs,
     what it stored so far (None if nothing). Raises ValueError (LookupError for a corpus that
     is gone) if the training failed, QueueFull if the queue is full."""
     engine = _engine(request)
@@ -115,18 +78,18 @@ def run_job(request: Request, kind: str, spec: dict[str, Any], wait: float | Non
             continue               # cancelled (abandoned before this request looked): again
         if job.status != "done":
             return job, _made(engine, job)[0]
-        if cache is None:
+        if runs is None:
             made = _made(engine, job)[0]
             if made is not None:
                 return job, finish(made)
             continue               # unreadable, or pruned a moment ago: train it again
-        with cache.loading(key):
-            found = cache.get(key)
+        with runs.loading(key):
+            found = runs.get(key)
             if found is not None:
                 return job, found  # another request loaded it while this one waited
             made, nbytes = _made(engine, job)
             if made is not None:
-                return job, cache.put(key, finish(made), nbytes)
+                return job, runs.keep(key, finish(made), nbytes, settle=True)
     raise ValueError("the training was cancelled; try again")
 
 
@@ -151,51 +114,41 @@ def _spec(ref: str, text: str, **fields: Any) -> dict[str, Any]:
 # ---- BPE -------------------------------------------------------------------------------------------
 def bpe_session(request: Request, ref: str, text: str, variant: str, vocab_size: int,
                 options: dict[str, Any], wait: float | None) -> TrainingSession | Job:
-    """The finished training run the BPE view reads, or the job still making it. (A small
-    run lives in the engine's own LRU of sessions; a pooled one in `_BPE`.)"""
-    if len(text) <= IN_REQUEST_CHARS:
-        session = training_session(text, variant, vocab_size, **options)
-        session.total_steps()
-        return session
+    """The finished training run the BPE view reads (trained here, or in a job and loaded),
+    or the job still making it."""
     key = (sha256_text(text), variant, vocab_size, tuple(sorted(options.items())))
-    session = _BPE.get(key)
+    session = cache.BPE.get(key)
     if session is not None:
         return session
+    if len(text) <= IN_REQUEST_CHARS:
+        session = TrainingSession(text, variant, vocab_size, options)
+        session.total_steps()
+        return cache.BPE.keep(key, _ready_for_views(session), settle=True)
     job, session = run_job(request, "bpe_steps", _spec(
         ref, text, variant=variant, vocab_size=vocab_size, options=options), wait,
-        cache=_BPE, key=key, finish=_ready_for_views)
+        runs=cache.BPE, key=key, finish=_ready_for_views)
     return session if job.status == "done" else job
 
 
 def _ready_for_views(session: TrainingSession) -> TrainingSession:
     session.prepare_views()        # once, on loading, not in a view request
+    session.settled = True  # TODO(views): routers/bpe.py's _settle reads this; the cache settles
     return session
 
 
-_BPE = _Lru(6)
-
-
 # ---- WordPiece -------------------------------------------------------------------------------------
-_WORDPIECE = _Lru(6)
-
-
 def wordpiece_run(request: Request, ref: str, text: str, options: dict[str, Any],
                   wait: float | None) -> WordPieceSession | Job:
     """The finished run the WordPiece view reads, or the job still making it."""
     key = (sha256_text(text), tuple(sorted(options.items())))
-    session = _WORDPIECE.get(key)
+    session = cache.WORDPIECE.get(key)
     if session is not None:
         return session
     if len(text) <= IN_REQUEST_CHARS:
-        return _WORDPIECE.put(key, WordPieceSession(count_words(text), **options).run())
+        return cache.WORDPIECE.keep(key, WordPieceSession(count_words(text), **options).run())
     job, session = run_job(request, "wordpiece_steps", _spec(ref, text, options=options), wait,
-                           cache=_WORDPIECE, key=key, finish=_settled)
+                           runs=cache.WORDPIECE, key=key)
     return session if job.status == "done" else job
-
-
-def _settled(run: Any) -> Any:
-    heap.settle()                  # it stays in the cache: keep the collector off it
-    return run
 
 
 # ---- Unigram ---------------------------------------------------------------------------------------
@@ -214,24 +167,22 @@ class UnigramRun:
         return self.pieces is not None
 
 
-_UNIGRAM = _Lru(16)
-
-
 def unigram_run(request: Request, ref: str, text: str, vocab_size: int,
                 words: tuple[str, ...], wait: float | None) -> UnigramRun:
     """The Unigram view's run: finished, or the rounds done so far and the job doing the rest."""
     key = (sha256_text(text), vocab_size, words)
-    run = _UNIGRAM.get(key)
+    run = cache.UNIGRAM.get(key)
     if run is not None:
         return run
     if len(text) <= IN_REQUEST_CHARS:
         trainer = UnigramTrainer(text.splitlines(), vocab_size, sample_words=words)
         rounds = list(trainer.rounds())
-        return _UNIGRAM.put(key, UnigramRun(rounds, trainer.total_freq, len(trainer.words),
-                                            trainer.tokenizer().model.pieces))
+        return cache.UNIGRAM.keep(key, UnigramRun(rounds, trainer.total_freq,
+                                                  len(trainer.words),
+                                                  trainer.tokenizer().model.pieces))
     job, made = run_job(request, "unigram_rounds",
                         _spec(ref, text, vocab_size=vocab_size, words=list(words)), wait,
-                        cache=_UNIGRAM, key=key, finish=lambda made: _settled(_unigram(made)))
+                        runs=cache.UNIGRAM, key=key, finish=_unigram)
     return made if job.status == "done" else _unigram(made or {}, job)
 
 

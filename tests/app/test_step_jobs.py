@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.jobs import runs as step_jobs
+from app.jobs import cache, runs as step_jobs
 from app.config import Settings
 from app.jobs.store import JobStore
 from app.main import create_app
@@ -34,9 +34,9 @@ def settings(db: Path, **overrides) -> Settings:
 def fresh_caches(monkeypatch):
     """Each test starts with empty view caches (other tests train the same small runs)."""
     from tokenizers_core.models import bpe_explore
-    monkeypatch.setattr(step_jobs, "_BPE", step_jobs._Lru(6))
-    monkeypatch.setattr(step_jobs, "_WORDPIECE", step_jobs._Lru(32))
-    monkeypatch.setattr(step_jobs, "_UNIGRAM", step_jobs._Lru(16))
+    monkeypatch.setattr(cache, "BPE", cache.RunCache(6))
+    monkeypatch.setattr(cache, "WORDPIECE", cache.RunCache(32))
+    monkeypatch.setattr(cache, "UNIGRAM", cache.RunCache(16))
     monkeypatch.setattr(bpe_explore, "_SESSIONS", type(bpe_explore._SESSIONS)())
 
 
@@ -109,7 +109,7 @@ def test_wordpiece_and_unigram_views_train_in_the_pool_too(make_client, tmp_path
     # in-request and in-pool runs agree
     monkeypatch.setattr(step_jobs, "IN_REQUEST_CHARS", 10 ** 9)
     pooled = c.get("/api/wordpiece/train_steps?corpus=udhr/eng&vocab_size=400").json()
-    monkeypatch.setattr(step_jobs, "_WORDPIECE", step_jobs._Lru(32))   # train it here instead
+    monkeypatch.setattr(cache, "WORDPIECE", cache.RunCache(32))   # train it here instead
     here = c.get("/api/wordpiece/train_steps?corpus=udhr/eng&vocab_size=400").json()
     assert pooled == here
 
@@ -119,7 +119,7 @@ def test_another_worker_answers_with_the_run_from_the_store(make_client, tmp_pat
     a, b = make_client(), make_client()
     url = "/bpe/train?corpus=udhr/deu_1996&variant=byte_bpe&vocab_size=600&step=40"
     done = poll(a, url, 'data-testid="training"')
-    monkeypatch.setattr(step_jobs, "_BPE", step_jobs._Lru(6))              # b's memory
+    monkeypatch.setattr(cache, "BPE", cache.RunCache(6))              # b's memory
     other = b.get(url)
     assert other.status_code == 200 and 'data-testid="pair-table"' in other.text
     assert done.text.split('data-testid="what">')[1][:200] == \
@@ -222,12 +222,12 @@ def test_check_on_a_large_corpus_trains_its_reference_in_the_pool(make_client, t
 
 
 def test_view_caches_are_bounded_by_the_size_of_what_they_hold():
-    cache = step_jobs._Lru(5, max_bytes=100)
+    runs = cache.RunCache(5, max_bytes=100)
     for n in range(4):
-        cache.put(n, f"run {n}", 40)
-    assert [cache.get(n) for n in range(4)] == [None, None, "run 2", "run 3"]   # 80 bytes
-    cache.put("huge", "a run bigger than the cache", 500)
-    assert cache.get("huge") is not None and cache.get(3) is None   # the newest always stays
+        runs.put(n, f"run {n}", 40)
+    assert [runs.get(n) for n in range(4)] == [None, None, "run 2", "run 3"]   # 80 bytes
+    runs.put("huge", "a run bigger than the cache", 500)
+    assert runs.get("huge") is not None and runs.get(3) is None   # the newest always stays
 
 
 def test_requests_arriving_together_load_a_finished_run_once(make_client, monkeypatch):
@@ -235,7 +235,7 @@ def test_requests_arriving_together_load_a_finished_run_once(make_client, monkey
     c = make_client()
     url = "/bpe/train?corpus=botchan&variant=bpe&vocab_size=700&step=5"
     poll(c, url, 'data-testid="training"')                  # trained, and loaded once
-    monkeypatch.setattr(step_jobs, "_BPE", step_jobs._Lru(6))          # a fresh server process
+    monkeypatch.setattr(cache, "BPE", cache.RunCache(6))          # a fresh server process
     loads = []
     real_made = step_jobs._made
 
