@@ -53,7 +53,7 @@ def resolve_tokenizer(request: Request, name: str, pattern: str | None = None) -
     pattern.
     """
     if name == REGEX:
-        from tokenizers_core.rules import regex_tokenizer
+        from tokenizers_core.implementations.rules import regex_tokenizer
         if not pattern:
             raise ValueError("the custom regex tokeniser needs a pattern")
         return regex_tokenizer(pattern, timeout=settings(request).regex_timeout)

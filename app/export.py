@@ -15,9 +15,9 @@ import weakref
 from typing import Any
 
 from tokenizers_core.formats import dump_bytes
-from tokenizers_core.models.bpe import BPE
-from tokenizers_core.models.wordpiece import WordPiece
-from tokenizers_core.sentencepiece import SentencePieceNormalizer
+from tokenizers_core.models.bpe.model import BPE
+from tokenizers_core.models.wordpiece.model import WordPiece
+from tokenizers_core.normalizers.sentencepiece import SentencePieceNormalizer
 
 from .urls import url_with
 

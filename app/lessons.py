@@ -13,7 +13,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from tokenizers_core.models.bpe_explore import training_session
+from tokenizers_core.models.bpe.session import training_session
 
 from .embed import EMBED
 from .render import url_with
@@ -185,7 +185,7 @@ SCORE_WORDS = {"th": 500, "ta": 499, "tz": 1, "ah": 300, "xz": 7, "xa": 3}
 
 
 def lesson_wordpiece_score() -> Lesson:
-    from tokenizers_core.models.wordpiece_train import WordPieceTrainer
+    from tokenizers_core.models.wordpiece.trainer import WordPieceTrainer
     trainer = WordPieceTrainer(SCORE_WORDS, vocab_size=100)
     rows = [[r.pair[0], r.pair[1], r.count, r.freq_left, r.freq_right, r.freq_left * r.freq_right]
             for r in trainer.top_pairs(8, by="count")]
@@ -218,7 +218,7 @@ PLAYING_VOCAB = ("[UNK]", "play", "##ing", "un", "##aff", "##able")
 
 
 def lesson_wordpiece_encode() -> Lesson:
-    from tokenizers_core.models.wordpiece import WordPiece
+    from tokenizers_core.models.wordpiece.model import WordPiece
     model = WordPiece({t: i for i, t in enumerate(PLAYING_VOCAB)})
     steps = [LessonStep(f"The vocabulary: {', '.join(PLAYING_VOCAB)}. Greedy longest match: at "
                         "each start, try the longest window and shrink it from the right until "
@@ -250,7 +250,8 @@ def lesson_wordpiece_encode() -> Lesson:
 
 # ---- Unigram -----------------------------------------------------------------------------------
 def lesson_unigram_cats() -> Lesson:
-    from tokenizers_core.models.unigram import DEMO_PIECES, demo_tokenizer
+    from tokenizers_core.models.unigram.model import DEMO_PIECES
+    from tokenizers_core.implementations.unigram import demo_tokenizer
     tok = demo_tokenizer()
     text = tok.normalize("cats").normalized
     vsteps = [s for s in tok.model.viterbi_steps(text)]
@@ -296,7 +297,7 @@ SENTENCE_TEXT = ("Dr. Smith met Mr. Jones at 5 p.m. on Friday. They talked, e.g.
 
 
 def lesson_sentences() -> Lesson:
-    from tokenizers_core import rules
+    from tokenizers_core.implementations import rules
     spans = rules.split_sentences(SENTENCE_TEXT)
     ends = {b for _a, b in spans}
     steps = [LessonStep("A sentence ends at . ! or ? followed by a space, unless the word before "

@@ -157,8 +157,8 @@ def parse_lowercase(raw: str | bool | None) -> bool | None:
 
 def model_family(tok: Any) -> str:
     """Which step-through view runs on a tokeniser's model: bpe, wordpiece, unigram or other."""
-    from tokenizers_core.models.wordpiece import WordPiece
-    from tokenizers_core.sentencepiece import SentencePieceBpe
+    from tokenizers_core.models.wordpiece.model import WordPiece
+    from tokenizers_core.models.bpe.sentencepiece import SentencePieceBpe
     model = tok.model
     if hasattr(model, "viterbi_steps"):
         return "unigram"

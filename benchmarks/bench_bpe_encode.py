@@ -40,7 +40,7 @@ def main() -> None:
 
     import tokenizers_core as tc
     from benchmarks.corpus import english_1mb
-    from tokenizers_core.openai_public import ENCODINGS, load_ranks
+    from tokenizers_core.implementations.openai_public import ENCODINGS, load_ranks
     from tokenizers_core.pre_tokenizers import PRESETS
 
     text = english_1mb()

@@ -74,7 +74,7 @@ def main() -> int:
     import tokenizers_core as tc
     from benchmarks.corpus import english_1mb
     from tokenizers import Tokenizer
-    from tokenizers_core.models.bpe import gc_paused
+    from tokenizers_core.models.bpe.model import gc_paused
 
     text = english_1mb()
     lines = text.split("\n")

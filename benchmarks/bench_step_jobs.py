@@ -130,7 +130,7 @@ def main() -> None:
     print(f"  BPE vocab 8000 in the pool: worker peak RSS {worker_peak:.0f} MB (budget "
           f"{app.state.settings.job_memory_mb:,} MB); server RSS {rss0:.0f} -> {_rss_mb():.0f} MB "
           f"holding the run (peak {peak_pool:.0f} MB); loading it took {time.perf_counter() - t0:.2f} s")
-    from tokenizers_core.models import bpe_explore
+    from tokenizers_core.models.bpe import session as bpe_explore
     bpe_explore._SESSIONS.clear()
     step_jobs.IN_REQUEST_CHARS = 10 ** 9
     t0 = time.perf_counter()

@@ -40,7 +40,7 @@ def main() -> None:
     from benchmarks.corpus import english_1mb
 
     from app.jobs import cache, runs as step_jobs
-    from tokenizers_core.models import bpe_explore
+    from tokenizers_core.models.bpe import session as bpe_explore
 
     tmp = Path(tempfile.mkdtemp())
     app = create_app(Settings(db_path=tmp / "bench.sqlite3", max_text_chars=100_000,

@@ -29,7 +29,7 @@ import sentencepiece as spm  # noqa: E402
 
 import tokenizers_core as tc  # noqa: E402
 from benchmarks.corpus import english_1mb  # noqa: E402
-from tokenizers_core.models.unigram_trainer import held_out_quality  # noqa: E402
+from tokenizers_core.implementations.unigram import held_out_quality  # noqa: E402
 from tokenizers_core.formats.sentencepiece_model import _DATA, load_bytes  # noqa: E402
 
 

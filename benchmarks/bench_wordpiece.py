@@ -36,7 +36,7 @@ def _lines() -> list[str]:
 def job_ours_train(vocab_size: int, trace: bool) -> dict:
     lines = _lines()
     import tracemalloc
-    from tokenizers_core.bert import train_wordpiece
+    from tokenizers_core.implementations.bert import train_wordpiece
     if trace:
         tracemalloc.start()
     start = time.perf_counter()
@@ -78,7 +78,7 @@ def job_hf_encode(_: int, trace: bool) -> dict:
     import gzip
     import tempfile
     from tokenizers import BertWordPieceTokenizer
-    from tokenizers_core.bert import VOCAB_PATH
+    from tokenizers_core.implementations.bert import VOCAB_PATH
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "vocab.txt")
         with gzip.open(VOCAB_PATH, "rb") as f, open(path, "wb") as g:

@@ -42,9 +42,9 @@ def main() -> None:
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
     import tokenizers_core as tc
-    from tokenizers_core.models.bpe_train import bpe_trainer, byte_bpe_trainer
+    from tokenizers_core.models.bpe.trainer import bpe_trainer, byte_bpe_trainer
     from tokenizers_core.corpora import corpus_names, load_corpus
-    from tokenizers_core.openai_public import ENCODINGS, load_ranks
+    from tokenizers_core.implementations.openai_public import ENCODINGS, load_ranks
     from tokenizers_core.pre_tokenizers import PRESETS
 
     failures = 0

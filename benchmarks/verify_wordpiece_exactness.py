@@ -17,9 +17,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "core")]
 
 from test_wordpiece_train import textbook_wordpiece  # noqa: E402
 
-from tokenizers_core.bert import count_words  # noqa: E402
+from tokenizers_core.implementations.bert import count_words  # noqa: E402
 from tokenizers_core.corpora import corpus_names, load_corpus  # noqa: E402
-from tokenizers_core.models.wordpiece_train import WordPieceTrainer  # noqa: E402
+from tokenizers_core.models.wordpiece.trainer import WordPieceTrainer  # noqa: E402
 
 
 def check(name: str, lines: list[str], vocab_size: int) -> bool:

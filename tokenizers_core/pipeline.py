@@ -26,7 +26,7 @@ post-processor (`processors.py`) and padding.
 The trace has one step per stage, one per member of a Sequence normaliser or pre-tokeniser
 (Prepend, then Replace, ...), and "truncate" and "pad" steps when the tokenizer has those settings.
 
->>> from tokenizers_core.models.wordpiece import WordPiece
+>>> from tokenizers_core.models.wordpiece.model import WordPiece
 >>> tok = Tokenizer(WordPiece({"[UNK]": 0, "[MASK]": 1, "a": 2}), added_tokens=["[MASK]"])
 >>> enc = tok.encode("a[MASK]a")
 >>> enc.tokens, enc.offsets, enc.word_ids
@@ -38,13 +38,14 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Protocol
 
-from . import byte_level_fast, processors
+from .pre_tokenizers import byte_level_fast
+from . import processors
 from .added_tokens import AddedToken, AddedVocabulary
 from .encoding import Encoding, Token
 from .models import Model
 from .normalized import NormalizedString
-from .steps import Step, Trace, register_step
-from .truncation import PaddingParams, TruncationParams, pad, truncate_encodings
+from .steps import describe, Step, Trace, register_step
+from .processors.truncation import PaddingParams, TruncationParams, pad, truncate_encodings
 
 __all__ = ["AddedToken", "Tokenizer", "NormalizeStep", "PreTokenizeStep", "ModelStep",
            "TruncateStep", "PostProcessStep", "PadStep", "describe"]
@@ -146,16 +147,6 @@ class PadStep(Step):
     added: int
 
 
-def describe(component: Any) -> str:
-    """A short human name for a pipeline component ("none" for a missing one)."""
-    if component is None:
-        return "none"
-    describe_fn = getattr(component, "describe", None)
-    if callable(describe_fn):
-        return describe_fn()
-    return type(component).__name__
-
-
 class Tokenizer:
     """A complete tokeniser. `name` and `algorithm` label it in views and in the API.
 
@@ -212,7 +203,7 @@ class Tokenizer:
         """`encode` for many texts (or `(text, pair)` tuples), as Hugging Face's
         `encode_batch`: padding "BatchLongest" pads every encoding to the longest one.
 
-        >>> from tokenizers_core.models.wordlevel import WordLevel
+        >>> from tokenizers_core.models.wordlevel.model import WordLevel
         >>> from tokenizers_core.pre_tokenizers import Whitespace
         >>> tok = Tokenizer(WordLevel({"a": 0, "[PAD]": 1}), pre_tokenizer=Whitespace(),
         ...                 padding={"pad_id": 1})
@@ -513,17 +504,11 @@ class Tokenizer:
         writes a .zip of vocab.json + merges.txt when `path` ends in .zip, else the two files
         into the folder `path`. Returns the format written; a ValueError, saying what does
         exist, when it has no exact form in that format."""
-        from . import formats
-        if format == "vocab_merges" and not str(path).endswith(".zip"):
-            from .formats.hf_json_writer import save_vocab_merges
-            save_vocab_merges(self, str(path))
-            return format
-        return formats.save(self, path, format)
+        return _writers()["save"](self, path, format)
 
     def to_hf_json(self) -> dict[str, Any]:
         """This tokenizer as a Hugging Face tokenizer.json dict (see `formats/hf_json_writer`)."""
-        from .formats.hf_json_writer import to_hf_json
-        return to_hf_json(self)
+        return _writers()["to_hf_json"](self)
 
     # ---- information --------------------------------------------------------------------
     @property
@@ -608,3 +593,20 @@ def _resolve_added(model: Model, entries: Iterable[str | AddedToken]) -> tuple[A
         out.pop(token.content, None)
         out[token.content] = token
     return tuple(out.values())
+
+
+# ---- saving: the writers live in formats/, a layer above this one ------------------------------
+_WRITERS: dict[str, Any] = {}
+
+
+def use_writers(**writers: Any) -> None:
+    """Called once by `tokenizers_core.formats` when it is imported: hands over `save(tok, path,
+    format)` and `to_hf_json(tok)`, which `Tokenizer.save` / `to_hf_json` call. (formats/ builds
+    Tokenizers, so this module cannot import it without an import circle.)"""
+    _WRITERS.update(writers)
+
+
+def _writers() -> dict[str, Any]:
+    if not _WRITERS:
+        raise RuntimeError("saving needs tokenizers_core.formats: `import tokenizers_core` loads it")
+    return _WRITERS

@@ -26,17 +26,17 @@ class Bundled:
 
 _BUNDLED: dict[str, Bundled] = {
     # rule tokenisers (no training, no fixed vocabulary)
-    "char": Bundled("tokenizers_core.rules", "char_tokenizer", "char", 0, "Characters (code points)"),
-    "word": Bundled("tokenizers_core.rules", "word_tokenizer", "word", 0, "Words and punctuation"),
-    "sentence": Bundled("tokenizers_core.rules", "sentence_tokenizer", "sentence", 0, "Sentences"),
+    "char": Bundled("tokenizers_core.implementations.rules", "char_tokenizer", "char", 0, "Characters (code points)"),
+    "word": Bundled("tokenizers_core.implementations.rules", "word_tokenizer", "word", 0, "Words and punctuation"),
+    "sentence": Bundled("tokenizers_core.implementations.rules", "sentence_tokenizer", "sentence", 0, "Sentences"),
     # OpenAI's byte-level BPE encodings (helper B)
-    "r50k_base": Bundled("tokenizers_core.openai_public", "r50k_base", "byte_bpe", 50257,
+    "r50k_base": Bundled("tokenizers_core.implementations.openai_public", "r50k_base", "byte_bpe", 50257,
                          "GPT-2 (r50k_base, byte-level BPE)"),
-    "cl100k_base": Bundled("tokenizers_core.openai_public", "cl100k_base", "byte_bpe", 100261,
+    "cl100k_base": Bundled("tokenizers_core.implementations.openai_public", "cl100k_base", "byte_bpe", 100261,
                            "GPT-4 (cl100k_base, byte-level BPE)"),
-    "o200k_base": Bundled("tokenizers_core.openai_public", "o200k_base", "byte_bpe", 200000,
+    "o200k_base": Bundled("tokenizers_core.implementations.openai_public", "o200k_base", "byte_bpe", 200000,
                           "GPT-4o (o200k_base, byte-level BPE)"),
-    "bert-base-uncased": Bundled("tokenizers_core.bert", "bert_base_uncased", "wordpiece", 30522,
+    "bert-base-uncased": Bundled("tokenizers_core.implementations.bert", "bert_base_uncased", "wordpiece", 30522,
                                  "BERT base uncased (WordPiece)"),
     "botchan_en_unigram_1000": Bundled("tokenizers_core.formats.sentencepiece_model", "botchan_en_unigram_1000",
                                        "unigram", 1000, "SentencePiece Unigram (Botchan, 1k)"),

@@ -147,3 +147,13 @@ class Trace:
 
     def __repr__(self) -> str:
         return f"Trace({self.steps!r})"
+
+
+def describe(component: Any) -> str:
+    """A short human name for a pipeline component ("none" for a missing one)."""
+    if component is None:
+        return "none"
+    describe_fn = getattr(component, "describe", None)
+    if callable(describe_fn):
+        return describe_fn()
+    return type(component).__name__

@@ -17,7 +17,7 @@ from typing import Any
 import tokenizers_core as tc
 from tokenizers_core import pretrained
 from tokenizers_core.corpora import corpus_names, load_corpus
-from tokenizers_core.stepping import training_run
+from tokenizers_core.implementations.stepping import training_run
 
 from .terminal import Progress, chip_line, pairs_text, table, use_colour
 

@@ -29,10 +29,10 @@ from typing import Any, Callable, Hashable
 from fastapi import HTTPException, Request
 
 import tokenizers_core as tc
-from tokenizers_core.bert import count_words
-from tokenizers_core.models.bpe_explore import TrainingSession
-from tokenizers_core.models.unigram_trainer import UnigramTrainer
-from tokenizers_core.models.wordpiece_explore import WordPieceSession
+from tokenizers_core.implementations.bert import count_words
+from tokenizers_core.models.bpe.session import TrainingSession
+from tokenizers_core.models.unigram.trainer import UnigramTrainer
+from tokenizers_core.models.wordpiece.session import WordPieceSession
 
 from ..store import StoreFull, sha256_text
 from . import cache
@@ -179,7 +179,7 @@ def unigram_run(request: Request, ref: str, text: str, vocab_size: int,
         rounds = list(trainer.rounds())
         return cache.UNIGRAM.keep(key, UnigramRun(rounds, trainer.total_freq,
                                                   len(trainer.words),
-                                                  trainer.tokenizer().model.pieces))
+                                                  trainer.model().pieces))
     job, made = run_job(request, "unigram_rounds",
                         _spec(ref, text, vocab_size=vocab_size, words=list(words)), wait,
                         runs=cache.UNIGRAM, key=key, finish=_unigram)

@@ -27,11 +27,11 @@ from typing import Any, Callable
 
 import tokenizers_core as tc
 from tokenizers_core import metrics as M
-from tokenizers_core.bert import count_words
-from tokenizers_core.models.bpe import gc_paused
-from tokenizers_core.models.bpe_explore import TrainingSession
-from tokenizers_core.models.unigram_trainer import UnigramTrainer
-from tokenizers_core.models.wordpiece_explore import WordPieceSession
+from tokenizers_core.implementations.bert import count_words
+from tokenizers_core.models.bpe.model import gc_paused
+from tokenizers_core.models.bpe.session import TrainingSession
+from tokenizers_core.models.unigram.trainer import UnigramTrainer
+from tokenizers_core.models.wordpiece.session import WordPieceSession
 
 from ..store import CorpusStore, sha256_text
 from ..trained import corpus_text
@@ -202,7 +202,7 @@ def unigram_rounds(spec: dict[str, Any], read: Callable[[str], str],
         if not step.final:
             report(len(run["rounds"]), f"round {step.round}", {}, force=True,
                    blob=_pickled(run))
-    run["pieces"] = trainer.tokenizer().model.pieces
+    run["pieces"] = trainer.model().pieces
     return {"rounds": len(run["rounds"])}, _pickled(run)
 
 

@@ -1,7 +1,7 @@
 """BPE step-through views: training (`/bpe/train`) and encoding (`/bpe/encode`).
 
 Each page is a pure function of its URL. Training states come from the engine's LRU of training
-sessions (`tokenizers_core.models.bpe_explore`), so next / back / jump reuse one run; a run on a
+sessions (`tokenizers_core.models.bpe.session`), so next / back / jump reuse one run; a run on a
 large corpus is trained in the job pool (`app.step_jobs`) while the page shows progress.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import corpus_names
-from tokenizers_core.models.bpe_explore import RULES, VARIANTS, encode_trace, merge_tree_of
+from tokenizers_core.models.bpe.session import RULES, VARIANTS, encode_trace, merge_tree_of
 
 from ..deps import (BAD_INPUT, UPLOAD_PREFIX, UnknownTokenizer, bad_input, bounded,
                     check_step_text, resolve_tokenizer, store, stored_options)
@@ -334,7 +334,7 @@ def _encode_line(step, k: int, total: int) -> int:
 def _shower(byte_level: bool):
     """How templates show a symbol: byte-level symbols as text (broken UTF-8 as <E3 81>),
     whitespace made visible."""
-    from tokenizers_core.models.bpe import token_text
+    from tokenizers_core.models.bpe.model import token_text
 
     from ..display import visible
     return lambda symbol: token_text(symbol, byte_level, visible)

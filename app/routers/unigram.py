@@ -18,12 +18,13 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import corpus_names
-from tokenizers_core.models.unigram import demo_tokenizer, lattice_steps, sample
+from tokenizers_core.implementations.unigram import demo_tokenizer
+from tokenizers_core.models.unigram.model import lattice_steps, sample
 
 from ..charts import line_chart
 from ..deps import (BAD_INPUT, UPLOAD_PREFIX, UnknownTokenizer, bad_input, bounded, check_text,
-                    resolve_tokenizer, settings, store, stored_options,
-                    tokenizer_label, trained, uploads)
+                    resolve_tokenizer, settings, store, stored_options, tokenizer_label, trained,
+                    uploads)
 from .. import practice as practising
 from ..practice import PracticeState, practice_params
 from ..render import render, url_with

@@ -14,14 +14,13 @@ from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 import tokenizers_core as tc
-from tokenizers_core.bert import bert_pipeline, encode_steps
+from tokenizers_core.implementations.bert import bert_pipeline, encode_steps
 from tokenizers_core.corpora import corpus_names
-from tokenizers_core.models.wordpiece import WordPiece, vocab_from_text
-from tokenizers_core.models.wordpiece_explore import WordPieceSession
+from tokenizers_core.models.wordpiece.model import WordPiece, vocab_from_text
+from tokenizers_core.models.wordpiece.session import WordPieceSession
 
 from ..deps import (BAD_INPUT, UPLOAD_PREFIX, UnknownTokenizer, bad_input, bounded,
-                    check_step_text, resolve_tokenizer, store, stored_options,
-                    tokenizer_label)
+                    check_step_text, resolve_tokenizer, store, stored_options, tokenizer_label)
 from .. import practice as practising
 from ..practice import PracticeState, practice_params
 from ..job_store import Job

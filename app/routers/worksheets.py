@@ -20,7 +20,7 @@ from fastapi.responses import HTMLResponse
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import corpus_names
-from tokenizers_core.models.bpe_explore import VARIANTS, training_session
+from tokenizers_core.models.bpe.session import VARIANTS, training_session
 
 from ..deps import BAD_INPUT, bad_input, check_step_text, resolve_tokenizer, store
 from ..render import render
@@ -94,8 +94,8 @@ def worksheet(text: str, variant: str, vocab_size: int, start: int, end: int,
 def wordpiece_worksheet(text: str, vocab_size: int, start: int, end: int) -> dict[str, Any]:
     """The WordPiece sheet for merges start..end: pairs with count(ab), count(a), count(b) and
     the score count(ab) / (count(a) × count(b)), the merge, the word table after it."""
-    from tokenizers_core.bert import count_words
-    from tokenizers_core.models.wordpiece_train import WordPieceTrainer
+    from tokenizers_core.implementations.bert import count_words
+    from tokenizers_core.models.wordpiece.trainer import WordPieceTrainer
     _check_range(start, end)
     words = count_words(text)
     if len(words) > MAX_WORDS:
@@ -133,7 +133,7 @@ def bpe_encode_worksheet(tok: Any, text: str) -> dict[str, Any]:
     """The BPE encoding sheet: per word its first parts, then per merge the candidate pairs
     with their ranks (lowest first, at most PAIR_ROWS), the merge chosen and the parts after.
     Steps that are not merges (a whole word in the vocabulary, byte fallback) are given."""
-    from tokenizers_core.models.bpe_explore import encode_trace
+    from tokenizers_core.models.bpe.session import encode_trace
 
     from ..display import visible
     _check_text(text)
@@ -170,7 +170,7 @@ def bpe_encode_worksheet(tok: Any, text: str) -> dict[str, Any]:
 def wordpiece_encode_worksheet(tok: Any, text: str) -> dict[str, Any]:
     """The WordPiece encoding sheet: per word every probe of greedy longest match (the window,
     the candidate substring, in the vocabulary or not, the piece taken) and the tokens."""
-    from tokenizers_core.bert import encode_steps
+    from tokenizers_core.implementations.bert import encode_steps
     _check_text(text)
     words, steps = encode_steps(tok, text, max_steps=MAX_PROBES)
     rows: list[list[dict[str, Any]]] = [[] for _ in words]
@@ -196,7 +196,7 @@ def lattice_worksheet(tok: Any, text: str) -> dict[str, Any]:
     """The Unigram lattice sheet: the pieces that occur in the text with their log-probabilities
     (given), per end position i the best score best[i], the back-pointer back[i] and the piece
     text[back[i]:i], then the best path read from the back-pointers."""
-    from tokenizers_core.models.unigram import lattice_steps
+    from tokenizers_core.models.unigram.model import lattice_steps
 
     from ..display import visible
     if not text.strip():
@@ -233,7 +233,7 @@ def unigram_train_worksheet(text: str, vocab_size: int, start: int, end: int) ->
     """The Unigram training sheet for rounds start..end: per round the piece count before and
     after, how many pieces EM dropped (expected count under 0.5) and pruning removed, the
     log-likelihood after the round's EM, and the pruned pieces with their loss."""
-    from tokenizers_core.models.unigram_trainer import UnigramTrainer
+    from tokenizers_core.models.unigram.trainer import UnigramTrainer
 
     from ..display import visible
     if end < start:

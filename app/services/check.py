@@ -13,7 +13,7 @@ import tokenizers_core as tc
 from tokenizers_core.checker import ALGORITHMS, textbook
 from tokenizers_core.checker.parse import parse_pieces
 from tokenizers_core.corpora import SENNRICH
-from tokenizers_core.models.bpe import token_text
+from tokenizers_core.models.bpe.model import token_text
 
 from ..deps import check_step_text, settings, store, trained
 from ..jobs.runs import check_report

@@ -7,7 +7,7 @@ from typing import Any
 
 from fastapi import Request
 
-from tokenizers_core.models.bpe_explore import merge_tree_of
+from tokenizers_core.models.bpe.session import merge_tree_of
 
 from .. import vocab as V
 from ..deps import resolve_tokenizer, store

@@ -15,7 +15,7 @@ import pytest
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import load_corpus
-from tokenizers_core.stepping import training_run
+from tokenizers_core.implementations.stepping import training_run
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = Path(sys.executable).parent / "tokvis"

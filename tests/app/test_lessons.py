@@ -9,7 +9,7 @@ import pytest
 
 import tokenizers_core as tc
 from app.lessons import LESSONS, SENNRICH, lesson
-from tokenizers_core.models.bpe_explore import training_session
+from tokenizers_core.models.bpe.session import training_session
 
 NUMBER = re.compile(r"(?<![\w.-])-?\d+(?:\.\d+)?")
 
@@ -80,7 +80,7 @@ def test_wordpiece_and_unigram_lessons_are_the_engines():
 
 
 def test_sentence_lesson_uses_the_splitter():
-    from tokenizers_core.rules import split_sentences
+    from tokenizers_core.implementations.rules import split_sentences
     last = lesson("sentences").steps[-1]
     assert last.data["spans"] == [list(s) for s in split_sentences(last.data["text"])]
     assert last.data["n"] == 3

@@ -102,7 +102,7 @@ def test_encoding_steps_that_are_not_merges_are_not_asked():
     """Hugging Face models take a whole word (ignore_merges) or fall back to bytes in a step of
     their own; practice asks about the next merge instead."""
     from app import practice
-    from tokenizers_core.models.bpe import BpeEncodeStep
+    from tokenizers_core.models.bpe.model import BpeEncodeStep
     flat = [(0, BpeEncodeStep(0, ("h", "i"), (), -1, -1, "hi", "whole_word")),
             (1, BpeEncodeStep(0, ("l", "o"), ((0, 0),), 0, 0, "lo"))]
     state = practice.PracticeState(on=True, answer="0")

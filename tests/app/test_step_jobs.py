@@ -17,7 +17,7 @@ from app.jobs.store import JobStore
 from app.main import create_app
 from app.store import CorpusStore
 from tokenizers_core.corpora import load_corpus
-from tokenizers_core.models.bpe_explore import TrainingSession
+from tokenizers_core.models.bpe.session import TrainingSession
 
 from job_helpers import random_corpus, running, until
 
@@ -33,7 +33,7 @@ def settings(db: Path, **overrides) -> Settings:
 @pytest.fixture(autouse=True)
 def fresh_caches(monkeypatch):
     """Each test starts with empty view caches (other tests train the same small runs)."""
-    from tokenizers_core.models import bpe_explore
+    from tokenizers_core.models.bpe import session as bpe_explore
     monkeypatch.setattr(cache, "BPE", cache.RunCache(6))
     monkeypatch.setattr(cache, "WORDPIECE", cache.RunCache(32))
     monkeypatch.setattr(cache, "UNIGRAM", cache.RunCache(16))

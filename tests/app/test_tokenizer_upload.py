@@ -23,7 +23,7 @@ from app.config import Settings
 from app.main import create_app
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.formats.sentencepiece_model import _DATA
-from tokenizers_core.openai_public import load_ranks
+from tokenizers_core.implementations.openai_public import load_ranks
 
 INTEROP = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "interop"
 LLAMA3_RANKS = INTEROP / "raw" / "llama3" / "tokenizer.model"

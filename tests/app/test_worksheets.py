@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from app.routers.worksheets import TEXTBOOK, wordpiece_worksheet, worksheet
-from tokenizers_core.models.bpe_explore import training_session
+from tokenizers_core.models.bpe.session import training_session
 
 
 def test_the_sheet_is_the_engines_run():
@@ -48,8 +48,8 @@ def test_the_training_view_links_its_next_merges_as_a_worksheet(client):
 
 
 def test_wordpiece_sheet_is_the_engines_run(client):
-    from tokenizers_core.bert import count_words
-    from tokenizers_core.models.wordpiece_train import WordPieceTrainer
+    from tokenizers_core.implementations.bert import count_words
+    from tokenizers_core.models.wordpiece.trainer import WordPieceTrainer
     steps = WordPieceTrainer(count_words(TEXTBOOK), vocab_size=40).run(until=4).steps
     sheet = wordpiece_worksheet(TEXTBOOK, 40, 2, 4)
     assert [s["pair"] for s in sheet["steps"]] == [list(m.pair) for m in steps[1:4]]
@@ -76,7 +76,7 @@ def test_bpe_encode_sheet_is_the_engines_encoding(client):
     import tokenizers_core as tc
     from app.routers.bpe import _shower
     from app.routers.worksheets import bpe_encode_worksheet
-    from tokenizers_core.models.bpe_explore import encode_trace
+    from tokenizers_core.models.bpe.session import encode_trace
     tok = tc.load("gpt2")
     show = _shower(True)                      # byte-level symbols as text: Ġ shows as ·
     sheet = bpe_encode_worksheet(tok, "lowest newer")
@@ -122,8 +122,8 @@ def test_the_bpe_encode_view_links_a_worksheet(client):
 def test_wordpiece_encode_sheet_is_the_engines_probes(client):
     from app.routers.wordpiece import SMALL_VOCAB
     from app.routers.worksheets import wordpiece_encode_worksheet
-    from tokenizers_core.bert import bert_pipeline, encode_steps
-    from tokenizers_core.models.wordpiece import vocab_from_text
+    from tokenizers_core.implementations.bert import bert_pipeline, encode_steps
+    from tokenizers_core.models.wordpiece.model import vocab_from_text
     tok = bert_pipeline(vocab_from_text(SMALL_VOCAB), name="small")
     sheet = wordpiece_encode_worksheet(tok, "unaffable playing")
     _words, steps = encode_steps(tok, "unaffable playing")
@@ -162,7 +162,8 @@ def test_the_wordpiece_encode_view_links_a_worksheet(client):
 
 def test_lattice_sheet_is_the_engines_viterbi(client):
     from app.routers.worksheets import lattice_worksheet
-    from tokenizers_core.models.unigram import demo_tokenizer, lattice_steps
+    from tokenizers_core.implementations.unigram import demo_tokenizer
+    from tokenizers_core.models.unigram.model import lattice_steps
     tok = demo_tokenizer()
     sheet = lattice_worksheet(tok, "cats")
     _text, steps = lattice_steps(tok, "cats")
@@ -200,7 +201,7 @@ def test_the_lattice_view_links_a_worksheet(client):
 
 def test_unigram_train_sheet_is_the_engines_run(client):
     from app.routers.worksheets import UNIGRAM_CORPUS, unigram_train_worksheet
-    from tokenizers_core.models.unigram_trainer import UnigramTrainer
+    from tokenizers_core.models.unigram.trainer import UnigramTrainer
     steps = UnigramTrainer(UNIGRAM_CORPUS.splitlines(), 30).run().steps
     sheet = unigram_train_worksheet(UNIGRAM_CORPUS, 30, 1, 3)
     assert sheet["total"] == len(steps) - 1 and sheet["seed"] == steps[0].vocab_size

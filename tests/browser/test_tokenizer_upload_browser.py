@@ -8,7 +8,7 @@ import io
 from urllib.parse import quote
 
 from tokenizers_core.corpora import load_corpus
-from tokenizers_core.openai_public import load_ranks
+from tokenizers_core.implementations.openai_public import load_ranks
 
 XSS = '<script>alert("x")</script>'
 

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import tokenizers_core as tc
-from tokenizers_core.bert import VOCAB_PATH, bert_pipeline, count_words
+from tokenizers_core.implementations.bert import VOCAB_PATH, bert_pipeline, count_words
 from tokenizers_core.corpora import corpus_names, load_corpus
 from tokenizers_core.decoders import WordPiece as WordPieceDecoder
 from tokenizers_core.encoding import Token
-from tokenizers_core.models.wordpiece import WordPiece
+from tokenizers_core.models.wordpiece.model import WordPiece
 from tokenizers_core.processors import BertProcessing, TemplateProcessing
 
 tokenizers = pytest.importorskip("tokenizers")

@@ -14,9 +14,9 @@ from hypothesis import given, settings, strategies as st
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import load_corpus
-from tokenizers_core.models.bpe import (BPE, BpeEncodeStep, BpeMerge, show_bytes, to_byte_level,
-                                        token_text)
-from tokenizers_core.models.bpe_train import bpe_trainer, bpe_word_table, byte_bpe_trainer
+from tokenizers_core.models.bpe.model import (BPE, BpeEncodeStep, BpeMerge, show_bytes,
+                                              to_byte_level, token_text)
+from tokenizers_core.models.bpe.trainer import bpe_trainer, bpe_word_table, byte_bpe_trainer
 from tokenizers_core.steps import step_from_dict
 
 SEED = ["low low low low low", "lower lower", "newest newest newest newest newest newest",
@@ -203,7 +203,7 @@ def test_encode_steps_and_long_path_agree(botchan_byte_bpe, text):
         last = steps[-1]
         stepped = list(last.parts[:last.chosen]) + [last.merged] + list(last.parts[last.chosen + 2:])
     assert stepped == fast
-    from tokenizers_core.models.bpe import _merge_long
+    from tokenizers_core.models.bpe.model import _merge_long
     assert _merge_long(list(piece), model.rank, None) == fast
     assert botchan_byte_bpe.decode(botchan_byte_bpe.encode(text).ids) == text
 
@@ -316,9 +316,9 @@ def test_unknown_algorithm_and_oversized_corpus():
 def test_session_replay_equals_the_trainers_own_state(variant, vocab_size):
     """The view rebuilds the word table at step k by replaying the first k merges; that must be
     exactly the trainer's live state after k merges."""
-    from tokenizers_core.models.bpe_train import bpe_trainer, byte_bpe_trainer
-    from tokenizers_core.models.bpe_explore import training_session
-    from tokenizers_core.models.bpe_sentencepiece import sentencepiece_bpe_trainer
+    from tokenizers_core.models.bpe.trainer import bpe_trainer, byte_bpe_trainer
+    from tokenizers_core.models.bpe.session import training_session
+    from tokenizers_core.models.bpe.sentencepiece_trainer import sentencepiece_bpe_trainer
     text = load_corpus("udhr/eng")
     session = training_session(text, variant, vocab_size)
     make = {"bpe": bpe_trainer, "byte_bpe": byte_bpe_trainer,
@@ -342,7 +342,7 @@ def test_changed_rows_are_every_word_the_merge_changed(variant, vocab_size):
     the words whose replayed segmentation changed at merge k, most frequent first."""
     import pickle
 
-    from tokenizers_core.models.bpe_explore import TrainingSession
+    from tokenizers_core.models.bpe.session import TrainingSession
     session = TrainingSession(load_corpus("udhr/fra"), variant, vocab_size, {})
     total = session.total_steps()
     session = pickle.loads(pickle.dumps(session))        # as a worker process hands it over
@@ -361,7 +361,7 @@ def test_ascii_fast_split_equals_regex(text):
     """The `re` spelling of the presets and the Whitespace pattern used for ASCII text."""
     import regex
 
-    from tokenizers_core.models.bpe_train import _splitter
+    from tokenizers_core.models.bpe.trainer import _splitter
     from tokenizers_core.pre_tokenizers import GPT2_PATTERN, WHITESPACE_PATTERN
     from tokenizers_core.pre_tokenizers import PRESETS
     for name, pattern in PRESETS.items():

@@ -8,8 +8,8 @@ from hypothesis import given, settings, strategies as st
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import corpus_names, load_corpus
-from tokenizers_core.models.bpe import to_byte_level, token_text
-from tokenizers_core.openai_public import ENCODINGS, load_ranks
+from tokenizers_core.models.bpe.model import to_byte_level, token_text
+from tokenizers_core.implementations.openai_public import ENCODINGS, load_ranks
 from tokenizers_core.pre_tokenizers import PRESETS
 
 NAMES = ["r50k_base", "cl100k_base", "o200k_base"]

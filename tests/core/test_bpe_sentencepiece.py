@@ -9,7 +9,7 @@ import pytest
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import load_corpus
-from tokenizers_core.models.bpe_sentencepiece import SentencePieceBpeTrainer
+from tokenizers_core.models.bpe.sentencepiece_trainer import SentencePieceBpeTrainer
 from tokenizers_core.models.sentencepiece_common import is_valid_piece, script
 from tokenizers_core.steps import step_from_dict
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import tokenizers_core as tc
-from tokenizers_core import byte_level_fast
+from tokenizers_core.pre_tokenizers import byte_level_fast
 from tokenizers_core.corpora import load_corpus
 
 tokenizers = pytest.importorskip("tokenizers")

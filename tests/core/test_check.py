@@ -302,7 +302,7 @@ def test_the_checkers_replays_equal_the_engine_without_mistakes():
     """The slow textbook replays, with every switch off, are the real trainers (so a mistake
     they reproduce is that mistake, not a difference of bookkeeping)."""
     from tokenizers_core.checker import _bpe_sequences, textbook
-    from tokenizers_core.bert import count_words
+    from tokenizers_core.implementations.bert import count_words
     udhr = load_corpus("udhr/eng").splitlines()[:40]
     for lines in (SENNRICH, SEED003, udhr):
         for variant, size in (("bpe", 120), ("byte_bpe", 300)):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import tokenizers_core as tc
-from tokenizers_core.bert import VOCAB_PATH
+from tokenizers_core.implementations.bert import VOCAB_PATH
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.formats import MAX_FILE_BYTES, gunzip, sniff
 from tokenizers_core.formats.sentencepiece_model import _DATA

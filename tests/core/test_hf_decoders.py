@@ -14,9 +14,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from tokenizers_core.corpora import corpus_names, load_corpus
-from tokenizers_core.decoders import (
-    CTC, BPEDecoder, ByteFallback, ByteLevel, Fuse, Metaspace, Replace, Sequence, Strip,
-    WordPiece, from_hf_config)
+from tokenizers_core.decoders import (CTC, BPEDecoder, ByteFallback, ByteLevel, Fuse, Metaspace,
+                                      Replace, Sequence, Strip, WordPiece, from_hf_config)
 
 tokenizers = pytest.importorskip("tokenizers")
 hf = tokenizers.decoders

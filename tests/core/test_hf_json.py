@@ -263,7 +263,7 @@ def test_llama3_ignore_merges_takes_whole_words(llama3):
     " jeho" merges to " j" "eh" "o", but " jeho" is a token of its own."""
     ref, ours = llama3
     model = ours.model
-    from tokenizers_core.models.bpe import BPE
+    from tokenizers_core.models.bpe.model import BPE
     assert BPE.merge_parts(model, list("Ġjeho")) == ["Ġj", "eh", "o"]
     [step] = model.encode_steps("Ġjeho")
     assert step.action == "whole_word" and step.merged == "Ġjeho"

@@ -16,10 +16,10 @@ from hypothesis import given, settings, strategies as st
 
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.formats import hf_json
-from tokenizers_core.models.bpe import BPE, BpeEncodeStep
-from tokenizers_core.models.bpe_hf import HFBpe
-from tokenizers_core.models.unigram import BYTE, UNKNOWN, Unigram
-from tokenizers_core.models.unigram_hf import HFUnigram
+from tokenizers_core.models.bpe.model import BPE, BpeEncodeStep
+from tokenizers_core.models.bpe.hf import HFBpe
+from tokenizers_core.models.unigram.model import BYTE, UNKNOWN, Unigram
+from tokenizers_core.models.unigram.hf import HFUnigram
 from tokenizers_core.steps import step_from_dict
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -160,7 +160,7 @@ def test_bpe_dropout_is_explicit_and_seeded(training_lines, words):
     with pytest.raises(ValueError, match="dropout"):
         model.with_dropout(1.5)
     # on a whole tokenizer: the pipeline with the model sampled, the tokenizer left as it was
-    from tokenizers_core.models.bpe_hf import sample
+    from tokenizers_core.models.bpe.hf import sample
     text = " ".join(words[:50])
     assert sample(tok, text, dropout=1.0, seed=3).tokens == every.encode(text).tokens
     assert tok.encode(text).ids == plain.encode(text).ids

@@ -17,9 +17,9 @@ from hypothesis import given, settings, strategies as st
 from tokenizers_core.corpora import corpus_names, load_corpus
 from tokenizers_core.formats.sentencepiece_model import _bundled_proto
 from tokenizers_core.normalized import NormalizedString
-from tokenizers_core.normalizers import (
-    NFC, NFD, NFKC, NFKD, BertNormalizer, ByteLevel, Lowercase, Nmt, Precompiled, Prepend,
-    Replace, Sequence, Strip, StripAccents, from_hf_config)
+from tokenizers_core.normalizers import (NFC, NFD, NFKC, NFKD, BertNormalizer, Lowercase, Prepend,
+                                         Replace, Sequence, Strip, StripAccents)
+from tokenizers_core.normalizers.hf import ByteLevel, Nmt, Precompiled, from_hf_config
 
 tokenizers = pytest.importorskip("tokenizers")
 hf = tokenizers.normalizers

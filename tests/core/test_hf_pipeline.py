@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from tokenizers_core import decoders
 from tokenizers_core.corpora import corpus_names, load_corpus
 from tokenizers_core.formats.hf_json import load_bytes
-from tokenizers_core.models.wordpiece import WordPiece
+from tokenizers_core.models.wordpiece.model import WordPiece
 from tokenizers_core.normalizers import Lowercase, Prepend, Replace, Sequence
 from tokenizers_core.pipeline import AddedToken, Tokenizer
 from tokenizers_core.pre_tokenizers import Sequence as PreSequence, Whitespace, WhitespaceSplit

@@ -15,10 +15,11 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from tokenizers_core.corpora import corpus_names, load_corpus
-from tokenizers_core.pre_tokenizers import (
-    BertPreTokenizer, ByteLevel, CharDelimiterSplit, Digits, FixedLength, Metaspace, Punctuation,
-    Sequence, Split, UnicodeScripts, Whitespace, WhitespaceSplit, from_hf_config)
-from tokenizers_core.pre_tokenizers_hf import BEHAVIORS, script_of
+from tokenizers_core.pre_tokenizers import (BertPreTokenizer, ByteLevel, Metaspace, Sequence,
+                                            Whitespace, WhitespaceSplit)
+from tokenizers_core.pre_tokenizers.hf import (CharDelimiterSplit, Digits, FixedLength,
+                                               Punctuation, Split, UnicodeScripts, from_hf_config)
+from tokenizers_core.pre_tokenizers.hf import BEHAVIORS, script_of
 
 tokenizers = pytest.importorskip("tokenizers")
 hf = tokenizers.pre_tokenizers
@@ -273,7 +274,7 @@ def test_tiktoken_style_regex_writes_an_equivalent_split(corpora, preset):
 
 def test_components_without_a_json_form_say_so():
     from tokenizers_core.normalizers import Sequence as NormalizerSequence
-    from tokenizers_core.sentencepiece import SentencePieceNormalizer
+    from tokenizers_core.normalizers.sentencepiece import SentencePieceNormalizer
     with pytest.raises(ValueError, match="SentencePieceNormalizer"):
         NormalizerSequence([SentencePieceNormalizer(None)]).to_hf_config()
     with pytest.raises(ValueError, match="object"):

@@ -14,10 +14,10 @@ from tokenizers_core import processors
 from tokenizers_core.corpora import corpus_names, load_corpus
 from tokenizers_core.encoding import Encoding, Token
 from tokenizers_core.formats.hf_json import load_bytes
-from tokenizers_core.models.wordlevel import WordLevel
+from tokenizers_core.models.wordlevel.model import WordLevel
 from tokenizers_core.pipeline import Tokenizer
 from tokenizers_core.pre_tokenizers import Whitespace
-from tokenizers_core.truncation import PaddingParams, TruncationParams
+from tokenizers_core.processors.truncation import PaddingParams, TruncationParams
 
 T = pytest.importorskip("tokenizers")
 

@@ -25,9 +25,10 @@ from hypothesis import given, settings, strategies as st
 
 from tokenizers_core.corpora import corpus_names, load_corpus
 from tokenizers_core.normalized import NormalizedString
-from tokenizers_core.normalizers import (
-    NFC, NFD, NFKC, NFKD, WHITESPACE, BertNormalizer, Lowercase, Prepend, Replace, Sequence,
-    Strip, StripAccents, from_hf_config)
+from tokenizers_core.normalizers import (NFC, NFD, NFKC, NFKD, WHITESPACE, BertNormalizer,
+                                         Lowercase, Prepend, Replace, Sequence, Strip,
+                                         StripAccents)
+from tokenizers_core.normalizers.hf import from_hf_config
 
 tokenizers = pytest.importorskip("tokenizers")
 hf = tokenizers.normalizers

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from tokenizers_core.models.wordpiece import WordPiece
+from tokenizers_core.models.wordpiece.model import WordPiece
 from tokenizers_core.normalizers import Lowercase
 from tokenizers_core.pipeline import Tokenizer
 from tokenizers_core.pre_tokenizers import Whitespace

@@ -21,11 +21,12 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from tokenizers_core.corpora import corpus_names, load_corpus
 from tokenizers_core.normalized import NormalizedString
 from tokenizers_core.pipeline import PreTokenizeStep, Tokenizer
-from tokenizers_core.pre_tokenizers import (
-    CL100K_PATTERN, GPT2_PATTERN, HF_BYTE_LEVEL_PATTERN, O200K_PATTERN, PRESETS,
-    BertPreTokenizer, ByteLevel, Metaspace, Regex, Sequence, Whitespace, WhitespaceSplit,
-    bytes_to_unicode, compile_pattern, unicode_to_bytes)
-from tokenizers_core.rules import PieceModel
+from tokenizers_core.pre_tokenizers import (CL100K_PATTERN, GPT2_PATTERN, HF_BYTE_LEVEL_PATTERN,
+                                            O200K_PATTERN, PRESETS, BertPreTokenizer, ByteLevel,
+                                            Metaspace, Regex, Sequence, Whitespace,
+                                            WhitespaceSplit, bytes_to_unicode, compile_pattern,
+                                            unicode_to_bytes)
+from tokenizers_core.implementations.rules import PieceModel
 from tokenizers_core.steps import step_from_dict
 
 hf = pytest.importorskip("tokenizers.pre_tokenizers")

@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from tokenizers_core.pretrained import load
 from tokenizers_core.corpora import corpus_names, load_corpus
 from tokenizers_core.models import Model
-from tokenizers_core.rules import (
-    CharModel, PieceModel, char_tokenizer, regex_tokenizer, sentence_tokenizer, split_sentences,
-    word_tokenizer)
+from tokenizers_core.implementations.rules import (CharModel, PieceModel, char_tokenizer,
+                                                   regex_tokenizer, sentence_tokenizer,
+                                                   split_sentences, word_tokenizer)
 
 
 def sentences(text: str, **options) -> list[str]:

@@ -317,7 +317,7 @@ def _precompiled_differs(ours, text: str) -> bool:
     if charsmap is None:
         return False
     from tokenizers_core.normalized import NormalizedString
-    from tokenizers_core.normalizers_hf import Precompiled
+    from tokenizers_core.normalizers.hf import Precompiled
     hf = Precompiled(charsmap.blob).normalize(NormalizedString(text)).normalized
     sp, i = [], 0
     while i < len(text):

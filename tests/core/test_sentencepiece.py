@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 import tokenizers_core as tc
 from tokenizers_core.decoders import SentencePieceDecoder
 from tokenizers_core.normalized import NormalizedString
-from tokenizers_core.formats.sentencepiece_model import (
-    _DATA, load_bytes, parse_model_proto, _fields, _read_varint)
-from tokenizers_core.sentencepiece import PrecompiledCharsMap, SentencePieceNormalizer
+from tokenizers_core.formats.sentencepiece_model import (_DATA, load_bytes, parse_model_proto,
+                                                         _fields, _read_varint)
+from tokenizers_core.normalizers.sentencepiece import PrecompiledCharsMap, SentencePieceNormalizer
 
 spm = pytest.importorskip("sentencepiece")
 

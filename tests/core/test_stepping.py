@@ -5,7 +5,7 @@ import pytest
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import load_corpus
-from tokenizers_core.stepping import training_run
+from tokenizers_core.implementations.stepping import training_run
 
 TEXT = "Everyone has the right to life, liberty and security of person. <|endoftext|> 東京"
 

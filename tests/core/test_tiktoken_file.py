@@ -15,7 +15,7 @@ from hypothesis import given, settings, strategies as st
 import tokenizers_core as tc
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.formats import sniff
-from tokenizers_core.openai_public import DATA_DIR, load_ranks
+from tokenizers_core.implementations.openai_public import DATA_DIR, load_ranks
 from tokenizers_core.pre_tokenizers import PRESETS
 
 tiktoken = pytest.importorskip("tiktoken")

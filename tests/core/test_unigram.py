@@ -23,8 +23,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tokenizers_core as tc
-from tokenizers_core.models.unigram import (BYTE, NORMAL, UNKNOWN, Unigram, ViterbiBacktrackStep,
-                                            ViterbiStep, demo_tokenizer, f32, lattice_steps, sample)
+from tokenizers_core.models.unigram.model import (BYTE, NORMAL, UNKNOWN, Unigram,
+                                                  ViterbiBacktrackStep, ViterbiStep, f32,
+                                                  lattice_steps, sample)
+from tokenizers_core.implementations.unigram import demo_tokenizer
 from tokenizers_core.formats.sentencepiece_model import _DATA
 from tokenizers_core.steps import step_from_dict
 

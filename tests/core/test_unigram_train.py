@@ -14,8 +14,8 @@ import pytest
 import tokenizers_core as tc
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.models.sentencepiece_common import is_valid_piece, split_words
-from tokenizers_core.models.unigram_trainer import (UnigramRound, UnigramTrainer, digamma,
-                                                    held_out_quality)
+from tokenizers_core.models.unigram.trainer import UnigramRound, UnigramTrainer, digamma
+from tokenizers_core.implementations.unigram import held_out_quality, unigram_tokenizer
 from tokenizers_core.formats.sentencepiece_model import _DATA, load_bytes
 from tokenizers_core.steps import step_from_dict
 
@@ -38,7 +38,7 @@ def trained(corpus):
     train, _held = corpus
     trainer = UnigramTrainer(train, 600, sample_words=["unhappiness", "schoolmaster"])
     trainer.run()
-    return trainer, trainer.tokenizer()
+    return trainer, unigram_tokenizer(trainer)
 
 
 def test_quality_close_to_sentencepiece(corpus, trained):

@@ -6,7 +6,7 @@ import gzip
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tokenizers_core.models.wordpiece import (WordPiece, WordPieceProbe, vocab_from_text)
+from tokenizers_core.models.wordpiece.model import WordPiece, WordPieceProbe, vocab_from_text
 from tokenizers_core.steps import step_from_dict
 
 SMALL = ["[UNK]", "play", "##ing", "un", "##aff", "##able", "p", "##l", "##a", "##y", "a", "##b"]
@@ -125,9 +125,9 @@ def test_probe_dataclass_is_frozen():
         p.start = 1  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("module", ["tokenizers_core.models.wordpiece",
-                                    "tokenizers_core.models.wordpiece_train",
-                                    "tokenizers_core.bert", "tokenizers_core.processors"])
+@pytest.mark.parametrize("module", ["tokenizers_core.models.wordpiece.model",
+                                    "tokenizers_core.models.wordpiece.trainer",
+                                    "tokenizers_core.implementations.bert", "tokenizers_core.processors"])
 def test_docstring_examples(module):
     import doctest
     import importlib

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import tokenizers_core as tc
-from tokenizers_core.bert import count_words
+from tokenizers_core.implementations.bert import count_words
 from tokenizers_core.corpora import corpus_names, load_corpus
-from tokenizers_core.models.wordpiece_train import WordPieceMerge, WordPieceTrainer, _better
+from tokenizers_core.models.wordpiece.trainer import WordPieceMerge, WordPieceTrainer, _better
 from tokenizers_core.steps import step_from_dict
 
 SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -281,9 +281,9 @@ def test_session_reads_the_same_state_as_a_live_trainer(corpus, vocab_size, min_
     trainer stepped to k shows; and recording does not change the training."""
     import pickle
 
-    from tokenizers_core.bert import count_words
+    from tokenizers_core.implementations.bert import count_words
     from tokenizers_core.corpora import load_corpus
-    from tokenizers_core.models.wordpiece_explore import TOP_PAIRS, WordPieceSession
+    from tokenizers_core.models.wordpiece.session import TOP_PAIRS, WordPieceSession
     words = count_words(load_corpus(corpus))
     session = pickle.loads(pickle.dumps(       # as a worker process hands it over
         WordPieceSession(words, vocab_size=vocab_size, min_frequency=min_frequency).run()))
@@ -303,7 +303,7 @@ def test_session_reads_the_same_state_as_a_live_trainer(corpus, vocab_size, min_
                        st.integers(min_value=1, max_value=9), min_size=1, max_size=14),
        st.integers(min_value=5, max_value=60))
 def test_session_matches_a_live_trainer_on_any_word_counts(words, vocab_size):
-    from tokenizers_core.models.wordpiece_explore import TOP_PAIRS, WordPieceSession
+    from tokenizers_core.models.wordpiece.session import TOP_PAIRS, WordPieceSession
     session = WordPieceSession(words, vocab_size=vocab_size).run()
     live = WordPieceTrainer(words, vocab_size=vocab_size)
     for k in range(session.total + 1):

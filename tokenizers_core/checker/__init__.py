@@ -173,7 +173,7 @@ def pair_text(pair: tuple[str, str]) -> str:
 # ---- BPE merges ------------------------------------------------------------------------------
 def _check_bpe_merges(variant: str, lines: list[str], theirs: list[tuple[str, str]],
                       vocab_size: int, options: dict[str, Any]) -> CheckReport:
-    from ..models.bpe_explore import training_session
+    from ..models.bpe.session import training_session
     session = training_session("\n".join(lines), variant, vocab_size, **options)
     session.total_steps()
     ours = [s.pair for s in session.steps]
@@ -244,8 +244,8 @@ def _bpe_sequences(variant: str, lines: list[str], options: dict[str, Any]):
     corpus the ways the classic mistakes see it."""
     import regex
 
-    from ..models.bpe import END_OF_WORD, to_byte_level
-    from ..models.bpe_train import bpe_word_table, byte_bpe_word_table
+    from ..models.bpe.model import END_OF_WORD, to_byte_level
+    from ..models.bpe.trainer import bpe_word_table, byte_bpe_word_table
     from ..pre_tokenizers import WHITESPACE_PATTERN
     if variant == "bpe":
         right = list(bpe_word_table(lines).items())
@@ -329,7 +329,7 @@ def _bpe_mistakes(variant: str, lines: list[str], theirs: list, k: int,
 # ---- Unigram pieces --------------------------------------------------------------------------
 def _check_pieces(lines: list[str], theirs: list[tuple[str, float]], vocab_size: int,
                   options: dict[str, Any]) -> CheckReport:
-    from .. import train
+    from ..implementations.training import train
     ours = train("unigram", lines, vocab_size, **options).model.pieces
     their_scores = dict(theirs)
     our_scores = dict(ours)

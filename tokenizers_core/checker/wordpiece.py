@@ -8,7 +8,7 @@ from . import CheckReport, Mistake, TOP_PAIRS, first_difference, pair_text, repl
 
 
 def _trainer(words: dict[str, int], vocab_size: int, options: dict[str, Any]):
-    from ..models.wordpiece_train import WordPieceTrainer
+    from ..models.wordpiece.trainer import WordPieceTrainer
     kw = {k: options[k] for k in ("min_frequency", "special_tokens", "continuing_subword_prefix")
           if k in options}
     return WordPieceTrainer(words, vocab_size=vocab_size, **kw)
@@ -16,7 +16,7 @@ def _trainer(words: dict[str, int], vocab_size: int, options: dict[str, Any]):
 
 def check_wordpiece(lines: list[str], theirs: list, kind: str, vocab_size: int,
                     options: dict[str, Any]) -> CheckReport:
-    from ..bert import count_words
+    from ..implementations.bert import count_words
     lowercase = options.get("lowercase", True)
     if not isinstance(lowercase, bool):
         raise ValueError("lowercase must be true or false")

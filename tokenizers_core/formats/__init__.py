@@ -22,50 +22,22 @@ A folder that holds vocab.json + merges.txt loads too (`tc.load("gpt2-files/")`)
 """
 from __future__ import annotations
 
-import importlib
 import re
-import zlib
 from typing import Any
 
-FORMATS: dict[str, str] = {
-    "hf_json": "tokenizers_core.formats.hf_json",
-    "tiktoken": "tokenizers_core.formats.tiktoken_file",
-    "sentencepiece": "tokenizers_core.formats.sentencepiece_model",
-    "vocab_txt": "tokenizers_core.formats.vocab_txt",
-    "vocab_merges": "tokenizers_core.formats.vocab_merges",
+from .. import pipeline
+from . import hf_json, hf_json_writer, sentencepiece_model, tiktoken_file, vocab_merges, vocab_txt
+from .files import MAX_FILE_BYTES, ZIP_MAGIC, TooLarge, gunzip
+
+FORMATS: dict[str, Any] = {       # format -> its module: load_bytes(data, name=, **options), dump_bytes(tok)
+    "hf_json": hf_json,
+    "tiktoken": tiktoken_file,
+    "sentencepiece": sentencepiece_model,
+    "vocab_txt": vocab_txt,
+    "vocab_merges": vocab_merges,
 }
 
-# The largest tokenizer file we read, after decompression (Llama 4's tokenizer.json is 12 MB).
-MAX_FILE_BYTES = 64 * 1024 * 1024
-
 _RANK_LINE = re.compile(rb"[A-Za-z0-9+/]+={0,2} \d+")
-ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
-
-
-class TooLarge(ValueError):
-    """A file that unpacks (gunzip, unzip) to more than the limit."""
-
-
-def gunzip(data: bytes, limit: int = MAX_FILE_BYTES) -> bytes:
-    """`data` itself, or its gzip decompression when it is gzip; never more than `limit` bytes
-    are produced (a gzip bomb stops there with a ValueError).
-
-    >>> import gzip
-    >>> gunzip(gzip.compress(b"abc"))
-    b'abc'
-    """
-    if not data.startswith(b"\x1f\x8b"):
-        return data
-    inflater = zlib.decompressobj(wbits=31)
-    try:
-        out = inflater.decompress(data, limit + 1)
-    except zlib.error as exc:
-        raise ValueError(f"the file is not valid gzip: {exc}") from None
-    if len(out) > limit:
-        raise TooLarge(f"the file decompresses to more than {limit:,} bytes")
-    if not inflater.eof:
-        raise ValueError("the gzip file is truncated")
-    return out
 
 
 def sniff(data: bytes) -> str:
@@ -109,7 +81,7 @@ def load_bytes(data: bytes, *, format: str | None = None, name: str = "", **opti
         format = sniff(data)
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
-    reader = importlib.import_module(FORMATS[format])
+    reader = FORMATS[format]
     return reader.load_bytes(data, name=name, **options)
 
 
@@ -141,7 +113,7 @@ def dump_bytes(tok: Any, format: str) -> bytes:
     form in that format)."""
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
-    writer = importlib.import_module(FORMATS[format])
+    writer = FORMATS[format]
     if not hasattr(writer, "dump_bytes"):
         raise ValueError(f"saving as {format} is not supported yet")
     return writer.dump_bytes(tok)
@@ -162,3 +134,17 @@ def save(tok: Any, path: str, format: str | None = None) -> str:
 __all__ = ["EXTENSIONS", "FORMATS", "MAX_FILE_BYTES", "TooLarge", "ZIP_MAGIC", "dump_bytes",
            "format_for_path", "gunzip",
            "load_bytes", "save", "sniff"]
+
+
+def _save(tok: Any, path: str, format: str | None = None) -> str:
+    """`Tokenizer.save`: "vocab_merges" to a folder writes the two files there, else `save`."""
+    if format == "vocab_merges" and not str(path).endswith(".zip"):
+        hf_json_writer.save_vocab_merges(tok, str(path))
+        return format
+    return save(tok, path, format)
+
+
+# The pipeline sits below this layer (the readers above build Tokenizers), so it cannot import
+# it: `Tokenizer.save` and `Tokenizer.to_hf_json` reach the writers through this hand-over, which
+# runs whenever formats/ is imported (`import tokenizers_core` always imports it).
+pipeline.use_writers(save=_save, to_hf_json=hf_json_writer.to_hf_json)

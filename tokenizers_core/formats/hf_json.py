@@ -35,12 +35,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .. import decoders, normalizers, pre_tokenizers, processors
-from ..models.bpe import gc_paused
-from ..models.bpe_hf import hf_bpe_from_config
-from ..models.unigram_hf import HFUnigram
-from ..models.wordlevel import WordLevel
-from ..models.wordpiece import WordPiece
+from .. import decoders, processors
+from ..normalizers import hf as normalizers
+from ..pre_tokenizers import hf as pre_tokenizers
+from ..models.bpe.model import gc_paused
+from ..models.bpe.hf import hf_bpe_from_config
+from ..models.unigram.hf import HFUnigram
+from ..models.wordlevel.model import WordLevel
+from ..models.wordpiece.model import WordPiece
 from ..pipeline import AddedToken, Tokenizer
 from .hf_json_writer import dump_bytes, to_hf_json  # noqa: F401  (the writer: format's dump_bytes)
 

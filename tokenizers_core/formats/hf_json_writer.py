@@ -30,9 +30,10 @@ from typing import Any
 from .. import normalizers
 from ..added_tokens import AddedToken
 from ..decoders import SentencePieceDecoder
-from ..models.bpe import gc_paused
-from ..models.unigram import CONTROL, UNKNOWN, UNUSED, USER_DEFINED, Unigram
-from ..sentencepiece import SentencePieceBpe, SentencePieceNormalizer
+from ..models.bpe.model import gc_paused
+from ..models.unigram.model import CONTROL, UNKNOWN, UNUSED, USER_DEFINED, Unigram
+from ..models.bpe.sentencepiece import SentencePieceBpe
+from ..normalizers.sentencepiece import SentencePieceNormalizer
 
 SPACE = "\u2581"
 
@@ -212,7 +213,7 @@ def sentencepiece_sections(tok: Any) -> dict[str, Any]:
                          "form (Hugging Face's Metaspace always turns spaces into ▁)")
     steps: list[dict[str, Any]] = []
     if normalizer.charsmap is not None:
-        from ..normalizers_hf import Precompiled
+        from ..normalizers.hf import Precompiled
         steps.append(Precompiled(normalizer.charsmap.blob).to_hf_config())
     if normalizer.remove_extra_whitespaces:
         # leading spaces go; trailing spaces and "▁"s go (sentencepiece strips the escaped

@@ -25,14 +25,14 @@ import struct
 from dataclasses import dataclass
 from typing import Any
 
-from . import gunzip
+from .files import gunzip
 from ..decoders import SentencePieceDecoder
-from ..models.unigram import Unigram
+from ..models.unigram.model import Unigram
 from ..pipeline import Tokenizer
-from ..sentencepiece import (BYTE, NORMAL, PIECE_TYPES, UNKNOWN, UNUSED, USER_DEFINED,
-                             PrecompiledCharsMap, SentencePieceBpe, SentencePieceNormalizer,
-                             SentencePieceSplit,
-                             piece_to_byte)
+from ..models.sentencepiece_common import (BYTE, NORMAL, PIECE_TYPES, UNKNOWN, UNUSED,
+                                           USER_DEFINED, piece_to_byte)
+from ..normalizers.sentencepiece import PrecompiledCharsMap, SentencePieceNormalizer
+from ..models.bpe.sentencepiece import SentencePieceBpe, SentencePieceSplit
 
 # ---- the protobuf wire format ------------------------------------------------------------------
 
@@ -317,12 +317,6 @@ def botchan_en_unigram_1000() -> Any:
 def botchan_en_bpe_1000() -> Any:
     """sentencepiece's own test model: BPE, 1,000 pieces, trained on Botchan."""
     return _bundled("botchan_en_bpe_1000.model.gz", "botchan_en_bpe_1000")
-
-
-def nmt_nfkc_charsmap() -> PrecompiledCharsMap:
-    """The `nmt_nfkc` map of the bundled BPE model (used by trained Unigram models)."""
-    proto = _bundled_proto("botchan_en_bpe_1000.model.gz")
-    return PrecompiledCharsMap(proto.normalizer_spec["precompiled_charsmap"])
 
 
 @functools.lru_cache(maxsize=None)

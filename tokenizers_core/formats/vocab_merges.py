@@ -27,8 +27,9 @@ import os
 import zipfile
 from typing import Any
 
-from ..models.bpe import END_OF_WORD, UNK, bpe_tokenizer
-from . import TooLarge
+from ..models.bpe.model import END_OF_WORD, UNK
+from ..implementations.bpe import bpe_tokenizer
+from .files import TooLarge
 from ..pre_tokenizers import bytes_to_unicode
 
 NAMES = (("vocab.json", "merges.txt"), ("encoder.json", "vocab.bpe"))   # HF's, then OpenAI's

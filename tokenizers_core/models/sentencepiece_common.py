@@ -1,13 +1,19 @@
 """What sentencepiece's two trainers share (`src/trainer_interface.cc` of sentencepiece 0.2.3):
 the reserved characters, the Unicode script table, which strings may be pieces
 (`IsValidSentencePiece`) and how a normalised sentence is cut into words (`SplitIntoWords`).
-`bpe_sentencepiece` and `unigram_trainer` both use these.
+`bpe/sentencepiece_trainer.py` and `unigram/trainer.py` both use these. Also what its two
+models share at run time: the piece types of a `.model` file and byte fallback (`finish_tokens`).
+
+>>> piece_to_byte("<0xE3>"), byte_to_piece(227)
+(227, '<0xE3>')
 """
 from __future__ import annotations
 
 import bisect
+import re
 import functools
 import unicodedata
+from typing import Any
 
 import regex
 
@@ -15,6 +21,9 @@ SPACE = "\u2581"              # "▁", a space in normalised text
 UNK_CHAR = "\u2585"           # "▅": rare characters become it; a line holding it is skipped
 BOUNDARY = "\x1f"             # the meta pieces <unk> <s> </s> inside a text become this boundary
 MAX_PIECE_LENGTH = 16
+
+# ModelProto.SentencePiece.Type
+NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 
 _SCRIPTS = """Adlam Ahom Anatolian_Hieroglyphs Arabic Armenian Avestan Balinese Bamum Bassa_Vah Batak
 Bengali Bhaiksuki Bopomofo Brahmi Braille Buginese Buhid Canadian_Aboriginal Carian
@@ -173,3 +182,50 @@ def split_words(sentence: str) -> list[str]:
     if start < len(sentence):
         words.append(sentence[start:])
     return words
+
+
+PIECE_TYPES = {NORMAL: "normal", UNKNOWN: "unknown", CONTROL: "control",
+               USER_DEFINED: "user_defined", UNUSED: "unused", BYTE: "byte"}
+
+
+_BYTE_PIECE = re.compile(r"<0x([0-9A-F]{2})>")
+
+
+def piece_to_byte(piece: str) -> int:
+    """`<0xE3>` -> 227; -1 for anything else (as sentencepiece's PieceToByte).
+
+    >>> piece_to_byte("<0xE3>"), piece_to_byte("e")
+    (227, -1)
+    """
+    m = _BYTE_PIECE.fullmatch(piece)
+    return int(m.group(1), 16) if m else -1
+
+
+def byte_to_piece(b: int) -> str:
+    """227 -> `<0xE3>`."""
+    return f"<0x{b:02X}>"
+
+
+def finish_tokens(text: str, spans: list[tuple[int, int, int]], unk_id: int, byte_fallback: bool,
+                  piece_id: Any) -> list[tuple[str, int, int, int]]:
+    """As sentencepiece's PopulateSentencePieceText: an unknown piece becomes its UTF-8 bytes
+    (`<0xE3>` ...) under byte fallback; otherwise consecutive unknown pieces merge into one.
+
+    Positions are characters of `text`; each byte piece carries the span of its character.
+    """
+    out: list[tuple[str, int, int, int]] = []
+    prev_unk = False
+    for s, e, pid in spans:
+        is_unk = pid == unk_id
+        if is_unk and byte_fallback:
+            for c_pos in range(s, e):
+                for b in text[c_pos].encode("utf-8", "surrogatepass"):
+                    piece = byte_to_piece(b)
+                    out.append((piece, piece_id(piece), c_pos, c_pos + 1))
+        elif is_unk and prev_unk:
+            piece, pid0, s0, _e0 = out[-1]
+            out[-1] = (piece + text[s:e], pid0, s0, e)
+        else:
+            out.append((text[s:e], pid, s, e))
+        prev_unk = is_unk
+    return out

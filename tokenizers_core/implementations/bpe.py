@@ -1,0 +1,77 @@
+"""The BPE tokenisers this project trains and shows: "bpe" (textbook, `</w>`), "byte_bpe" (GPT-2
+style) and "sentencepiece_bpe", each wired from the stages, and their training entry points."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from ..decoders import ByteLevel as ByteLevelDecoder, EndOfWordDecoder, SentencePieceDecoder
+from ..models.bpe.model import BPE, END_OF_WORD, UNK, gc_paused
+from ..models.bpe.sentencepiece_trainer import SentencePieceBpeTrainer, TrainedSentencePieceBpe
+from ..models.bpe.trainer import _check_specials, bpe_trainer, byte_bpe_trainer
+from ..models.sentencepiece_common import CONTROL, NORMAL, UNKNOWN
+from ..normalizers.sentencepiece import SentencePieceNormalizer
+from ..pipeline import Tokenizer
+from ..pre_tokenizers import ByteLevel, Regex, Sequence, Whitespace
+
+
+def bpe_tokenizer(vocab: dict[str, int], merges: list[tuple[str, str]]):
+    """The "bpe" pipeline: Whitespace words, characters + "</w>", merges by rank."""
+    model = BPE(vocab, merges, end_of_word=END_OF_WORD, unk_token=UNK,
+                special_tokens={UNK: vocab[UNK]})
+    return Tokenizer(model, pre_tokenizer=Whitespace(), decoder=EndOfWordDecoder(),
+                     algorithm="bpe")
+
+
+def byte_bpe_tokenizer(vocab: dict[str, int], merges: list[tuple[str, str]], *,
+                       pattern: str = "gpt2", special_tokens: dict[str, int] | None = None):
+    """The "byte_bpe" pipeline: regex pieces, byte-level spelling, merges by rank."""
+    model = BPE(vocab, merges, byte_level=True, special_tokens=special_tokens)
+    pre = Sequence([Regex(pattern), ByteLevel(use_regex=False)])
+    return Tokenizer(model, pre_tokenizer=pre, decoder=ByteLevelDecoder(), algorithm="byte_bpe")
+
+
+def train_bpe(lines: Iterable[str], vocab_size: int, *, min_frequency: int = 0):
+    """Train the textbook "bpe" variant; returns a `Tokenizer`."""
+    with gc_paused:
+        trainer = bpe_trainer(lines, vocab_size, min_frequency=min_frequency,
+                              annotate=False).run()
+        vocab, merges = trainer.vocab(), trainer.merge_strings()
+        del trainer                      # freed by reference counting before the GC resumes
+    return bpe_tokenizer(vocab, merges)
+
+
+def train_byte_bpe(lines: Iterable[str], vocab_size: int, *, pattern: str = "gpt2",
+                   min_frequency: int = 0, special_tokens: Iterable[str] = ()):
+    """Train "byte_bpe" (GPT-2 style, Hugging Face's trainer); returns a `Tokenizer`.
+
+    `special_tokens` get the first ids, as in Hugging Face; the trained tokeniser encodes their
+    text as ordinary text (the regex splits "<|endoftext|>" like any other text), so they only
+    appear where a caller puts their ids."""
+    with gc_paused:
+        trainer = byte_bpe_trainer(lines, vocab_size, pattern=pattern, min_frequency=min_frequency,
+                                   special_tokens=special_tokens, annotate=False).run()
+        specials = {t: trainer.symbol_ids[t] for t in _check_specials(special_tokens)}
+        vocab, merges = trainer.vocab(), trainer.merge_strings()
+        del trainer                      # freed by reference counting before the GC resumes
+    return byte_bpe_tokenizer(vocab, merges, pattern=pattern, special_tokens=specials)
+
+
+def train_sentencepiece_bpe(lines: Iterable[str], vocab_size: int):
+    """Train "sentencepiece_bpe"; returns a `Tokenizer` (sentencepiece's normaliser with the
+    identity rule, its BPE encoder and decoder)."""
+    with gc_paused:
+        trainer = SentencePieceBpeTrainer(lines, vocab_size).run()
+        pieces, merges = trainer.pieces(), trainer.merges
+        del trainer                      # freed by reference counting before the GC resumes
+    if len(pieces) < vocab_size:          # sentencepiece refuses too (hard_vocab_limit)
+        raise ValueError(f"vocab_size {vocab_size} is too high for this corpus: sentencepiece's BPE "
+                         f"can make at most {len(pieces)} pieces from it; choose at most {len(pieces)}")
+    return sentencepiece_bpe_tokenizer(pieces, merges)
+
+
+def sentencepiece_bpe_tokenizer(pieces: list[tuple[str, float]], merges: list[tuple[str, str]]):
+
+    types = [UNKNOWN, CONTROL, CONTROL] + [NORMAL] * (len(pieces) - 3)
+    model = TrainedSentencePieceBpe([(p, s, t) for (p, s), t in zip(pieces, types)], merges)
+    return Tokenizer(model, normalizer=SentencePieceNormalizer(None, name="identity"),
+                     decoder=SentencePieceDecoder(), algorithm="sentencepiece_bpe")

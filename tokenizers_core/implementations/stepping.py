@@ -1,0 +1,145 @@
+"""Any trainer, one step at a time, and the `Tokenizer` it learned: what `tokvis train` and
+`tokvis trace` drive (a progress bar, steps as JSON Lines).
+
+`tokenizers_core.train` runs the same steppers to the end in one call; this module gives the
+caller the loop, so it can count, show or stop between steps:
+
+>>> run = training_run("bpe", ["low low lower newest"], vocab_size=14)
+>>> [step.kind for step in run][:2]
+['bpe_merge', 'bpe_merge']
+>>> run.tokenizer().encode("lower").tokens
+['low', 'er', '</w>']
+
+`expected` is the number of steps a run makes at most (merges until the vocabulary is full), or
+None where that is not known in advance (Unigram's rounds: the seed size decides). Options are
+those of `train` for the same algorithm; an unknown one is a ValueError, as is a bad value.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Iterator
+
+from ..pipeline import Tokenizer
+from ..steps import Step
+
+OPTIONS: dict[str, tuple[str, ...]] = {
+    "bpe": ("min_frequency",),
+    "byte_bpe": ("pattern", "min_frequency", "special_tokens"),
+    "sentencepiece_bpe": (),
+    "wordpiece": ("min_frequency", "special_tokens", "continuing_subword_prefix", "lowercase",
+                  "max_input_chars_per_word"),
+    "unigram": ("max_piece_length", "seed_size", "shrinking_factor", "num_sub_iterations",
+                "character_coverage", "normalization", "split_by_unicode_script",
+                "split_by_number"),
+}
+
+
+class TrainingRun:
+    """Iterate for the steps; `tokenizer()` (after the last step) for the result."""
+
+    def __init__(self, steps: Iterable[Step], finish: Callable[[], Tokenizer],
+                 expected: int | None) -> None:
+        self._steps = iter(steps)
+        self._finish = finish
+        self.expected = expected
+        self.done = 0                      # steps made so far
+        self._result: Tokenizer | None = None
+
+    def __iter__(self) -> Iterator[Step]:
+        for step in self._steps:
+            self.done += 1
+            yield step
+
+    def tokenizer(self) -> Tokenizer:
+        """The trained tokeniser (runs the remaining steps first)."""
+        if self._result is None:
+            for _ in self:
+                pass
+            self._result = self._finish()
+        return self._result
+
+
+def training_run(algorithm: str, lines: Iterable[str], vocab_size: int,
+                 **options: Any) -> TrainingRun:
+    """A `TrainingRun` of one of `tokenizers_core.algorithms()` (see the module docstring)."""
+    if algorithm not in OPTIONS:
+        raise ValueError(f"unknown algorithm {algorithm!r}; choose one of: {', '.join(OPTIONS)}")
+    unknown = sorted(set(options) - set(OPTIONS[algorithm]))
+    if unknown:
+        allowed = ", ".join(OPTIONS[algorithm]) or "none"
+        raise ValueError(f"{algorithm} does not take {', '.join(unknown)} (its options: {allowed})")
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 1:
+        raise ValueError(f"vocab_size must be a positive whole number, got {vocab_size!r}")
+    lines = list(lines)
+    return _MAKERS[algorithm](lines, vocab_size, options)
+
+
+def _bpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
+    from .bpe import bpe_tokenizer
+    from ..models.bpe.trainer import bpe_trainer
+    trainer = bpe_trainer(lines, vocab_size, annotate=False, **options)
+    return TrainingRun(trainer, lambda: bpe_tokenizer(trainer.vocab(), trainer.merge_strings()),
+                       max(0, vocab_size - trainer.alphabet_size))
+
+
+def _byte_bpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
+    from .bpe import byte_bpe_tokenizer
+    from ..models.bpe.trainer import _check_specials, byte_bpe_trainer
+    trainer = byte_bpe_trainer(lines, vocab_size, annotate=False, **options)
+    specials = _check_specials(options.get("special_tokens", ()))
+
+    def finish() -> Tokenizer:
+        return byte_bpe_tokenizer(trainer.vocab(), trainer.merge_strings(),
+                                  pattern=options.get("pattern", "gpt2"),
+                                  special_tokens={t: trainer.symbol_ids[t] for t in specials})
+    return TrainingRun(trainer, finish, max(0, vocab_size - trainer.alphabet_size))
+
+
+def _sentencepiece_bpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
+    from ..models.bpe.sentencepiece_trainer import SentencePieceBpeTrainer
+    from .bpe import sentencepiece_bpe_tokenizer
+    trainer = SentencePieceBpeTrainer(lines, vocab_size)
+
+    def finish() -> Tokenizer:
+        pieces = trainer.pieces()
+        if len(pieces) < vocab_size:          # as train_sentencepiece_bpe (hard_vocab_limit)
+            raise ValueError(f"vocab_size {vocab_size} is too high for this corpus: "
+                             f"sentencepiece's BPE can make at most {len(pieces)} pieces from "
+                             f"it; choose at most {len(pieces)}")
+        return sentencepiece_bpe_tokenizer(pieces, trainer.merges)
+    return TrainingRun(trainer, finish, trainer.target)
+
+
+def _wordpiece(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
+    from .bert import bert_pipeline, wordpiece_trainer
+    lowercase = options.pop("lowercase", True)
+    if not isinstance(lowercase, bool):
+        raise ValueError("lowercase must be true or false")
+    max_chars = options.pop("max_input_chars_per_word", 100)
+    trainer = wordpiece_trainer(lines, vocab_size, lowercase=lowercase, **options)
+
+    def finish() -> Tokenizer:
+        return bert_pipeline(trainer.model(max_input_chars_per_word=max_chars),
+                             lowercase=lowercase)
+    return TrainingRun(trainer, finish, max(0, vocab_size - trainer.initial_size))
+
+
+def _unigram(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
+    from ..models.unigram.trainer import UnigramTrainer
+    from .unigram import _with_accepted_size, unigram_tokenizer
+    trainer = UnigramTrainer(lines, vocab_size, **options)
+
+    def rounds() -> Iterator[Step]:
+        try:
+            yield from trainer.rounds()
+        except ValueError as exc:             # name a size that trains, as train_unigram does
+            raise ValueError(_with_accepted_size(exc, lines, options)) from None
+
+    def finish() -> Tokenizer:
+        tok = unigram_tokenizer(trainer)
+        tok.trainer = trainer                 # type: ignore[attr-defined]  (as train_unigram)
+        return tok
+    return TrainingRun(rounds(), finish, None)
+
+
+_MAKERS = {"bpe": _bpe, "byte_bpe": _byte_bpe, "sentencepiece_bpe": _sentencepiece_bpe,
+           "wordpiece": _wordpiece, "unigram": _unigram}

@@ -1,0 +1,664 @@
+"""The Unigram language model: Viterbi segmentation, n-best, sampling (as sentencepiece does).
+
+Every piece has a log-probability (its *score*). A segmentation of a text scores the sum of its
+pieces' scores, and the tokeniser picks the best one with dynamic programming over a *lattice*:
+position i of the lattice sits between character i-1 and character i of the normalised text, and
+a node is a piece that starts at j and ends at i.
+
+    best[0] = 0
+    for i in 1 .. N:                          # advance the end position
+        for every piece text[j:i] in the vocabulary:
+            candidate = best[j] + score(piece)
+        best[i] = the largest candidate; back[i] = its start j
+    walk back[] from N to 0 to read the pieces
+
+Example: with `▁cat` scored high and `s` present, "▁cats" comes out as `▁cat` + `s`:
+
+>>> m = Unigram([("<unk>", 0.0), ("▁", -3.0), ("c", -4.0), ("a", -4.0), ("t", -4.0),
+...              ("s", -3.0), ("▁c", -5.0), ("at", -4.5), ("▁cat", -2.0), ("ts", -6.0)],
+...             types=[2] + [1] * 9)
+>>> [t for t, *_ in m.tokenize("▁cats")]
+['▁cat', 's']
+
+This module follows sentencepiece's `unigram_model.cc` to the bit: scores are 32-bit floats and
+sums are rounded as the C++ code rounds them, ties go to the earliest start, a character no piece
+covers becomes an `<unk>` node scoring `min_score - 10` (kUnkPenalty), consecutive unknown
+characters merge into one token, and a model with byte pieces (`<0xE3>`) spells an unknown
+character as its UTF-8 bytes instead. n-best uses sentencepiece's A* search (with the same heap
+discipline as libstdc++'s priority_queue, so even equal-score alternatives come out in the same
+order); sampling is subword regularisation (forward-filtering backward-sampling over the lattice,
+or sampling among the n best).
+
+What it does not do: sentencepiece's random number stream (sampling here is reproducible with a
+`seed`, but the draws differ from sentencepiece's).
+"""
+from __future__ import annotations
+
+import math
+import random
+import struct
+from array import array
+from dataclasses import dataclass
+from typing import Any, ClassVar, Iterator, Sequence
+
+from ..sentencepiece_common import finish_tokens
+from ...steps import Step, register_step
+
+NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
+UNK_PENALTY = 10.0           # sentencepiece's kUnkPenalty
+FLT_MAX = 3.4028234663852886e38
+FLT_MIN = 1.1754943508222875e-38
+
+_F32 = struct.Struct("<f")
+
+
+def f32(x: float) -> float:
+    """Round a Python float to the nearest 32-bit float (as C++ `float` arithmetic does).
+
+    A value too large for a 32-bit float becomes infinity, as in C++ (a model whose only pieces
+    are byte pieces has min_score FLT_MAX, and sums past it overflow).
+
+    >>> f32(0.1)
+    0.10000000149011612
+    >>> f32(2 * FLT_MAX)
+    inf
+    """
+    try:
+        return _F32.unpack(_F32.pack(x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+# ---- steps -------------------------------------------------------------------------------------
+
+@register_step
+@dataclass(frozen=True)
+class ViterbiStep(Step):
+    """The lattice filled up to end position `position`.
+
+    `candidates` are every piece ending here as (start j, piece, id, log-prob, best[j] + log-prob),
+    in the order the C++ code considers them (start ascending); `winner` indexes the candidate
+    kept (the first of equal totals), `best` is best[position] and `unknown` says the winner is an
+    `<unk>` node (no piece covers that character).
+    """
+
+    kind: ClassVar[str] = "viterbi"
+    position: int
+    candidates: tuple[tuple[int, str, int, float, float], ...]
+    winner: int
+    best: float
+    back: int
+    unknown: bool
+
+
+@register_step
+@dataclass(frozen=True)
+class ViterbiBacktrackStep(Step):
+    """Following the back-pointer from `end`: the piece `text[start:end]` is on the best path.
+
+    `path` is the pieces found so far, read right to left (the last one first).
+    """
+
+    kind: ClassVar[str] = "viterbi_backtrack"
+    end: int
+    start: int
+    piece: str
+    id: int
+    score: float
+    path: tuple[str, ...]
+
+
+# ---- the lattice -------------------------------------------------------------------------------
+
+class Node:
+    """A lattice node (sentencepiece's `Lattice::Node`): `piece` = text[pos:pos+length]."""
+
+    __slots__ = ("node_id", "pos", "length", "id", "piece", "score", "backtrace_score", "prev")
+
+    def __init__(self, node_id: int, pos: int, length: int, id: int, piece: str,
+                 score: float) -> None:
+        self.node_id = node_id
+        self.pos = pos
+        self.length = length
+        self.id = id
+        self.piece = piece
+        self.score = score
+        self.backtrace_score = 0.0
+        self.prev: Node | None = None
+
+    def __repr__(self) -> str:
+        return f"Node({self.piece!r}, {self.pos}:{self.pos + self.length}, id={self.id}, {self.score:.4f})"
+
+
+class Lattice:
+    """All pieces of a text, indexed by where they begin and end (positions in characters).
+
+    `begin_nodes[i]` / `end_nodes[i]` hold the nodes starting / ending at i; position 0 has the
+    BOS node among its end nodes and position N the EOS node among its begin nodes.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        n = len(text)
+        self.nodes: list[Node] = []
+        self.begin_nodes: list[list[Node]] = [[] for _ in range(n + 1)]
+        self.end_nodes: list[list[Node]] = [[] for _ in range(n + 1)]
+        self.bos = self._new(0, 0, -1, "", 0.0)
+        self.eos = self._new(n, 0, -1, "", 0.0)
+        self.end_nodes[0].append(self.bos)
+        self.begin_nodes[n].append(self.eos)
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+    def _new(self, pos: int, length: int, id: int, piece: str, score: float) -> Node:
+        node = Node(len(self.nodes), pos, length, id, piece, score)
+        self.nodes.append(node)
+        return node
+
+    def insert(self, pos: int, length: int, id: int, score: float) -> Node:
+        node = self._new(pos, length, id, self.text[pos:pos + length], score)
+        self.begin_nodes[pos].append(node)
+        self.end_nodes[pos + length].append(node)
+        return node
+
+    def viterbi(self) -> tuple[list[Node], float]:
+        """sentencepiece's `Lattice::Viterbi` (float arithmetic): the best path and its score."""
+        for pos in range(len(self.text) + 1):
+            for rnode in self.begin_nodes[pos]:
+                best_node = None
+                best_score = 0.0
+                for lnode in self.end_nodes[pos]:
+                    score = f32(lnode.backtrace_score + rnode.score)
+                    if best_node is None or score > best_score:
+                        best_node, best_score = lnode, score
+                rnode.prev = best_node
+                rnode.backtrace_score = best_score
+        path: list[Node] = []
+        node = self.eos.prev
+        while node is not None and node.prev is not None:
+            path.append(node)
+            node = node.prev
+        path.reverse()
+        return path, self.eos.backtrace_score
+
+    def forward(self, inv_theta: float = 1.0) -> list[float]:
+        """alpha[node_id]: log of the summed probability of all paths from BOS to the node's start."""
+        alpha = [0.0] * len(self.nodes)
+        for pos in range(len(self.text) + 1):
+            lefts = self.end_nodes[pos]
+            for rnode in self.begin_nodes[pos]:
+                alpha[rnode.node_id] = _logsumexp(
+                    [inv_theta * l.score + alpha[l.node_id] for l in lefts])
+        return alpha
+
+    def backward(self, inv_theta: float = 1.0) -> list[float]:
+        """beta[node_id]: log of the summed probability of all paths from the node's end to EOS."""
+        beta = [0.0] * len(self.nodes)
+        for pos in range(len(self.text), -1, -1):
+            rights = self.begin_nodes[pos]
+            for lnode in self.end_nodes[pos]:
+                beta[lnode.node_id] = _logsumexp(
+                    [inv_theta * r.score + beta[r.node_id] for r in rights])
+        return beta
+
+
+def _logsumexp(values: Sequence[float]) -> float:
+    """log(sum(exp(v))) computed stably.
+
+    >>> round(_logsumexp([math.log(1), math.log(3)]), 6) == round(math.log(4), 6)
+    True
+    """
+    if not values:
+        return -math.inf
+    m = max(values)
+    if m == -math.inf:
+        return m
+    return m + math.log(sum(math.exp(v - m) for v in values))
+
+
+# ---- the model ---------------------------------------------------------------------------------
+
+class Unigram:
+    """A Unigram model: pieces with log-probability scores.
+
+    `pieces` is [(piece, score), ...] in id order; `types` the sentencepiece piece types
+    (1 normal, 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte; default: normal, with
+    `<unk>` unknown). Exactly one piece must be unknown.
+    """
+
+    def __init__(self, pieces: Sequence[tuple[str, float]], *, types: Sequence[int] | None = None,
+                 byte_fallback: bool = False) -> None:
+        pieces = [(str(p), float(s)) for p, s in pieces]
+        if not pieces:
+            raise ValueError("a Unigram model needs at least one piece")
+        if types is None:
+            types = [UNKNOWN if p == "<unk>" else NORMAL for p, _s in pieces]
+        types = list(types)
+        if len(types) != len(pieces):
+            raise ValueError("give one type per piece")
+        unk = [i for i, t in enumerate(types) if t == UNKNOWN]
+        if len(unk) != 1:
+            raise ValueError(f"a Unigram model needs exactly one <unk> piece, found {len(unk)}")
+        self._pieces = [(p, f32(s)) for p, s in pieces]
+        self.types = types
+        self.unk_id = unk[0]
+        self.byte_fallback = byte_fallback
+        self.vocab: dict[str, int] = {}
+        self._reserved: dict[str, int] = {}
+        normal_scores = [s for (_p, s), t in zip(self._pieces, types) if t == NORMAL]
+        self.min_score = min(normal_scores) if normal_scores else FLT_MAX
+        self.max_score = max(normal_scores + [FLT_MIN]) if normal_scores else FLT_MIN
+        self.unk_score = f32(self.min_score - UNK_PENALTY)
+        self.special_tokens = frozenset(p for (p, _s), t in zip(self._pieces, types) if t == CONTROL)
+        # The trie: nested dicts char -> child; key "" holds (id, score, is_user_defined) of a
+        # piece ending there (unused pieces keep their path but no entry, as sentencepiece skips them).
+        self._trie: dict[str, Any] = {}
+        for i, ((piece, score), t) in enumerate(zip(self._pieces, types)):
+            if t in (NORMAL, USER_DEFINED, UNUSED):
+                self.vocab.setdefault(piece, i)
+                node = self._trie
+                for ch in piece:
+                    node = node.setdefault(ch, {})
+                if t != UNUSED and "" not in node:
+                    if t == USER_DEFINED:
+                        score = len(piece.encode("utf-8")) * self.max_score - 0.1
+                    node[""] = (i, score, t == USER_DEFINED)
+            else:
+                self._reserved.setdefault(piece, i)
+        for piece, i in self._reserved.items():
+            self.vocab.setdefault(piece, i)
+        self.max_piece_length = max((len(p) for p, _s in self._pieces), default=1)
+
+    # ---- the Model protocol ------------------------------------------------------------------
+    @property
+    def pieces(self) -> list[tuple[str, float]]:
+        """[(piece, score), ...] in id order."""
+        return list(self._pieces)
+
+    def describe(self) -> str:
+        return f"Unigram ({len(self._pieces)} pieces)"
+
+    def to_hf_config(self) -> dict:
+        """The model section of a tokenizer.json: [piece, score] in id order. What sentencepiece
+        does beyond it (control pieces never matched in text, user-defined pieces) the
+        tokenizer.json writer expresses with added tokens (`formats/hf_json_writer.py`).
+
+        >>> Unigram([("<unk>", 0.0), ("a", -1.5)]).to_hf_config()
+        {'type': 'Unigram', 'unk_id': 0, 'vocab': [['<unk>', 0.0], ['a', -1.5]], 'byte_fallback': False}
+        """
+        return {"type": "Unigram", "unk_id": self.unk_id,
+                "vocab": [[piece, score] for piece, score in self._pieces],
+                "byte_fallback": self.byte_fallback}
+
+    def get_vocab_size(self) -> int:
+        return len(self._pieces)
+
+    def id_to_token(self, id: int) -> str | None:
+        return self._pieces[id][0] if isinstance(id, int) and 0 <= id < len(self._pieces) else None
+
+    def token_to_id(self, token: str) -> int | None:
+        if token in self._reserved:
+            return self._reserved[token]
+        return self.vocab.get(token)
+
+    def score(self, id: int) -> float:
+        return self._pieces[id][1]
+
+    def _piece_id(self, piece: str) -> int:
+        """sentencepiece's PieceToId: reserved pieces first, then the vocabulary, else <unk>."""
+        if piece in self._reserved:
+            return self._reserved[piece]
+        return self.vocab.get(piece, self.unk_id)
+
+    def tokenize(self, text: str) -> list[tuple[str, int, int, int]]:
+        """The best segmentation of a normalised text as (token, id, start, end)."""
+        return finish_tokens(text, self.encode_spans(text), self.unk_id, self.byte_fallback,
+                             self._piece_id)
+
+    # ---- Viterbi, fast path ------------------------------------------------------------------
+    def encode_spans(self, text: str) -> list[tuple[int, int, int]]:
+        """The Viterbi path as (start, end, id), without step objects.
+
+        The same recurrence as `viterbi_steps`, run "forward" as sentencepiece's optimised encoder
+        does: from each start i, walk the trie and relax every end position it reaches.
+        """
+        n = len(text)
+        if n == 0:
+            return []
+        best = [0.0] * (n + 1)
+        back = [-1] * (n + 1)
+        ids = [0] * (n + 1)
+        root = self._trie
+        unk_id, unk_score = self.unk_id, self.unk_score
+        rounded = array("f", [0.0])
+        for i in range(n):
+            here = best[i]
+            node = root
+            has_single = False
+            j = i
+            while j < n:
+                node = node.get(text[j])
+                if node is None:
+                    break
+                j += 1
+                entry = node.get("")
+                if entry is None:
+                    continue
+                # sentencepiece adds and compares in 32-bit floats; the rounding only matters
+                # when the double sum beats the best so far (equal floats: the earlier start stays)
+                cand = here + entry[1]
+                if back[j] < 0 or cand > best[j]:
+                    rounded[0] = cand            # the array stores a 32-bit float
+                    cand = rounded[0]
+                    if back[j] < 0 or cand > best[j]:
+                        best[j] = cand
+                        back[j] = i
+                        ids[j] = entry[0]
+                if j == i + 1:
+                    has_single = True
+            if not has_single:
+                cand = f32(here + unk_score)
+                if back[i + 1] < 0 or cand > best[i + 1]:
+                    best[i + 1] = cand
+                    back[i + 1] = i
+                    ids[i + 1] = unk_id
+        out: list[tuple[int, int, int]] = []
+        end = n
+        while end > 0:
+            out.append((back[end], end, ids[end]))
+            end = back[end]
+        out.reverse()
+        return out
+
+    # ---- the lattice, step by step ------------------------------------------------------------
+    def pieces_at(self, text: str, i: int) -> list[tuple[int, int, float]]:
+        """The pieces starting at i as (end, id, score), shortest first, plus an `<unk>` node of
+        length 1 when no piece covers text[i] (sentencepiece's PopulateNodes)."""
+        out = []
+        node = self._trie
+        j = i
+        n = len(text)
+        has_single = False
+        while j < n:
+            node = node.get(text[j])
+            if node is None:
+                break
+            j += 1
+            entry = node.get("")
+            if entry is not None:
+                pid, score, user = entry
+                if user:      # the lattice uses the length in characters
+                    score = (j - i) * self.max_score - 0.1
+                out.append((j, pid, score))
+                if j == i + 1:
+                    has_single = True
+        if not has_single:
+            out.append((i + 1, self.unk_id, self.unk_score))
+        return out
+
+    def lattice(self, text: str) -> Lattice:
+        """The full lattice of a normalised text (sentencepiece's SetSentence + PopulateNodes)."""
+        lat = Lattice(text)
+        for i in range(len(text)):
+            for end, pid, score in self.pieces_at(text, i):
+                lat.insert(i, end - i, pid, f32(score))
+        return lat
+
+    def viterbi_steps(self, text: str) -> Iterator[Step]:
+        """The Viterbi search as steps: one `viterbi` step per end position 1..N, then one
+        `viterbi_backtrack` step per piece of the best path (right to left).
+
+        >>> m = Unigram([("<unk>", 0.0), ("a", -1.0), ("b", -1.0), ("ab", -1.5)], types=[2, 1, 1, 1])
+        >>> [(s.kind, getattr(s, "best", None)) for s in m.viterbi_steps("ab")][:2]
+        [('viterbi', -1.0), ('viterbi', -1.5)]
+        """
+        n = len(text)
+        ending: list[list[tuple[int, str, int, float]]] = [[] for _ in range(n + 1)]
+        for j in range(n):
+            for end, pid, score in self.pieces_at(text, j):
+                ending[end].append((j, text[j:end], pid, score))
+        best = [0.0] * (n + 1)
+        back = [-1] * (n + 1)
+        ids = [0] * (n + 1)
+        for i in range(1, n + 1):
+            candidates = []
+            winner = -1
+            for j, piece, pid, score in ending[i]:
+                total = self._candidate_total(best[j], score, pid)
+                candidates.append((j, piece, pid, score, total))
+                if winner < 0 or total > best[i]:
+                    winner = len(candidates) - 1
+                    best[i] = total          # (already rounded as the model rounds)
+            back[i] = candidates[winner][0]
+            ids[i] = candidates[winner][2]
+            yield ViterbiStep(position=i, candidates=tuple(candidates), winner=winner,
+                              best=best[i], back=back[i],
+                              unknown=candidates[winner][2] == self.unk_id)
+        path: list[str] = []
+        end = n
+        while end > 0:
+            start = back[end]
+            piece = text[start:end]
+            path.append(piece)
+            yield ViterbiBacktrackStep(end=end, start=start, piece=piece, id=ids[end],
+                                       score=float(best[end] - best[start]), path=tuple(path))
+            end = start
+
+    def _candidate_total(self, best_j: float, score: float, pid: int) -> float:
+        """best[j] + score in 32-bit float arithmetic, as sentencepiece 0.2.3 computes it."""
+        return f32(best_j + score)
+
+    # ---- n-best --------------------------------------------------------------------------------
+    def nbest(self, text: str, k: int) -> list[tuple[list[str], float]]:
+        """The k best segmentations of a normalised text, best first, as (tokens, score).
+
+        sentencepiece's `NBestEncode`: an A* search from the end of the lattice whose heuristic is
+        the exact Viterbi score, so paths come out in order of score. k is clipped to 1..1024.
+        Unlike sentencepiece (which reports 0.0 when k is 1), the score is always the path's.
+        """
+        return [(tokens, score) for tokens, _spans, score in self.nbest_detailed(text, k)]
+
+    def nbest_detailed(self, text: str, k: int) -> list[tuple[list[str], list[tuple[int, int, int]], float]]:
+        """Like `nbest`, with each path's (start, end, id) spans."""
+        if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+            raise ValueError("the number of segmentations k must be a positive integer")
+        k = min(k, 1024)
+        if not text:
+            return [([], [], 0.0)]
+        lat = self.lattice(text)
+        results = []
+        for nodes, score in nbest_paths(lat, k):
+            spans = [(nd.pos, nd.pos + nd.length, nd.id) for nd in nodes]
+            toks = finish_tokens(text, spans, self.unk_id, self.byte_fallback, self._piece_id)
+            results.append(([t for t, *_ in toks], spans, score))
+        return results
+
+    # ---- sampling --------------------------------------------------------------------------------
+    def sample(self, text: str, *, alpha: float = 0.1, nbest_size: int = -1,
+               seed: int | None = None) -> list[tuple[str, int, int, int]]:
+        """One segmentation drawn at random (subword regularisation), as sentencepiece's
+        `SampleEncode`:
+
+        - nbest_size < 0: from all segmentations, P(path) proportional to P(path)**alpha
+          (forward-filtering, backward-sampling over the lattice);
+        - nbest_size 0 or 1: the best path (no sampling);
+        - nbest_size > 1: among the nbest_size best, P proportional to exp(alpha * score).
+
+        `seed` makes the draw reproducible.
+        """
+        if not isinstance(nbest_size, int) or nbest_size > 512:
+            raise ValueError("nbest_size must be an integer <= 512 (negative: sample from all)")
+        try:
+            alpha = float(alpha)
+        except (TypeError, ValueError):
+            raise ValueError("alpha must be a number") from None
+        if not math.isfinite(alpha) or alpha < 0:
+            raise ValueError("alpha must be a non-negative number")
+        rng = random.Random(seed)
+        if not text:
+            return []
+        if nbest_size in (0, 1):
+            spans = self.encode_spans(text)
+        elif nbest_size > 1:
+            paths = self.nbest_detailed(text, nbest_size)
+            logs = [alpha * score for _t, _s, score in paths]
+            z = _logsumexp(logs)
+            weights = [math.exp(v - z) for v in logs]
+            spans = rng.choices(paths, weights=weights)[0][1]
+        else:
+            lat = self.lattice(text)
+            spans = [(nd.pos, nd.pos + nd.length, nd.id) for nd in sample_path(lat, alpha, rng)]
+        return finish_tokens(text, spans, self.unk_id, self.byte_fallback, self._piece_id)
+
+
+# ---- A* n-best (sentencepiece's Lattice::NBest), with libstdc++'s heap discipline -------------------
+
+class _Hyp:
+    __slots__ = ("node", "next", "fx", "gx")
+
+    def __init__(self, node: Node, next: "_Hyp | None", fx: float, gx: float) -> None:
+        self.node = node
+        self.next = next
+        self.fx = fx
+        self.gx = gx
+
+
+def _heap_push(heap: list[_Hyp], value: _Hyp) -> None:
+    """std::push_heap with comparator `a.fx < b.fx` (a max-heap), hole moved up."""
+    heap.append(value)
+    hole = len(heap) - 1
+    parent = (hole - 1) // 2
+    while hole > 0 and heap[parent].fx < value.fx:
+        heap[hole] = heap[parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    heap[hole] = value
+
+
+def _heap_pop(heap: list[_Hyp]) -> _Hyp:
+    """std::pop_heap + pop_back: libstdc++ sinks the hole to a leaf, then pushes the last value up."""
+    top = heap[0]
+    last = heap.pop()
+    n = len(heap)
+    if n == 0:
+        return top
+    hole = 0
+    child = 0
+    while child < (n - 1) // 2:
+        child = 2 * (child + 1)
+        if heap[child].fx < heap[child - 1].fx:
+            child -= 1
+        heap[hole] = heap[child]
+        hole = child
+    if n % 2 == 0 and child == (n - 2) // 2:
+        child = 2 * (child + 1)
+        heap[hole] = heap[child - 1]
+        hole = child - 1
+    parent = (hole - 1) // 2
+    while hole > 0 and heap[parent].fx < last.fx:
+        heap[hole] = heap[parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    heap[hole] = last
+    return top
+
+
+_MAX_AGENDA = 10000
+_MIN_AGENDA = 512
+
+
+def nbest_paths(lat: Lattice, k: int) -> list[tuple[list[Node], float]]:
+    """The k best BOS->EOS paths of a lattice (sentencepiece's A* `NBest`, sample=False).
+
+    g(x) is the score from EOS back to the leftmost node of the partial path x, h(x) the exact
+    Viterbi score from BOS to it, so hypotheses pop in order of their full-path score.
+    """
+    if k == 1:
+        return [lat.viterbi()]
+    lat.viterbi()
+    agenda: list[_Hyp] = []
+    _heap_push(agenda, _Hyp(lat.eos, None, lat.eos.backtrace_score, 0.0))
+    results: list[tuple[list[Node], float]] = []
+    while agenda:
+        top = _heap_pop(agenda)
+        node = top.node
+        if node is lat.bos:
+            path = []
+            h = top.next
+            while h is not None and h.next is not None:
+                path.append(h.node)
+                h = h.next
+            results.append((path, top.fx))
+            if len(results) == k:
+                break
+            continue
+        for lnode in lat.end_nodes[node.pos]:
+            _heap_push(agenda, _Hyp(lnode, top, f32(lnode.backtrace_score + top.gx),
+                                    f32(lnode.score + top.gx)))
+        if len(agenda) >= _MAX_AGENDA:          # keep the agenda small, as sentencepiece does
+            kept: list[_Hyp] = []
+            for _ in range(min(_MIN_AGENDA, k * 10)):
+                _heap_push(kept, _heap_pop(agenda))
+            agenda = kept
+    return results
+
+
+def sample_path(lat: Lattice, inv_theta: float, rng: random.Random) -> list[Node]:
+    """Draw one path with P(path) proportional to exp(inv_theta * score(path)):
+    forward probabilities, then walk back from EOS choosing each left neighbour by its share."""
+    alpha = lat.forward(inv_theta)
+    node = lat.eos
+    z = alpha[node.node_id]
+    out: list[Node] = []
+    while True:
+        lefts = lat.end_nodes[node.pos]
+        weights = [math.exp(alpha[l.node_id] + inv_theta * l.score - z) for l in lefts]
+        node = rng.choices(lefts, weights=weights)[0]
+        if node is lat.bos:
+            break
+        z = alpha[node.node_id]
+        out.append(node)
+    out.reverse()
+    return out
+
+
+# ---- Tokenizer-level helpers ---------------------------------------------------------------------
+
+def sample(tokenizer: Any, text: str, *, alpha: float = 0.1, nbest_size: int = -1,
+           seed: int | None = None) -> list[str]:
+    """Subword regularisation on a whole `Tokenizer` (normalise, then `Unigram.sample`).
+
+    >>> import tokenizers_core as tc
+    >>> tok = tc.load("botchan_en_unigram_1000")
+    >>> sample(tok, "Hello", nbest_size=1)
+    ['▁He', 'll', 'o']
+    """
+    fn = getattr(tokenizer.model, "sample", None)
+    if fn is None:
+        raise ValueError(f"{tokenizer.name or 'this tokeniser'} is not a Unigram model; "
+                         "sampling needs one")
+    if not isinstance(text, str):
+        raise ValueError("text must be a string")
+    normalized = tokenizer.normalize(text).normalized
+    return [t for t, *_ in fn(normalized, alpha=alpha, nbest_size=nbest_size, seed=seed)]
+
+
+def lattice_steps(tokenizer: Any, text: str) -> tuple[str, list[Step]]:
+    """The normalised text and the Viterbi steps of a Unigram `Tokenizer` on `text`."""
+    model = tokenizer.model
+    if not hasattr(model, "viterbi_steps"):
+        raise ValueError(f"{tokenizer.name or 'this tokeniser'} is not a Unigram model")
+    normalized = tokenizer.normalize(text).normalized
+    return normalized, list(model.viterbi_steps(normalized))
+
+
+# ---- the tiny demo model of the lattice view -------------------------------------------------------
+
+DEMO_PIECES: tuple[tuple[str, float], ...] = (
+    ("<unk>", 0.0), ("▁cat", -2.0), ("s", -3.0), ("▁", -3.5), ("c", -4.0), ("a", -4.0),
+    ("t", -4.0), ("at", -4.5), ("▁c", -5.0), ("cat", -5.0), ("ca", -5.5), ("ts", -6.0),
+    ("▁ca", -6.5), ("ats", -7.5), ("▁cats", -9.0),
+)
+
+

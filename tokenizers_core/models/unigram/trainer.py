@@ -1,0 +1,572 @@
+"""Training a Unigram model: seed a big vocabulary, then EM and pruning (sentencepiece's recipe).
+
+    pieces = every character + the most frequent substrings of the words (up to 16 characters)
+    repeat:
+        E-step: expected count of each piece over all segmentations of every word
+                (forward-backward over each word's lattice)
+        M-step: drop pieces expected less than 0.5 times; log P(piece) = digamma(count)
+                - digamma(total), sentencepiece's slightly sparsifying re-estimate
+        stop when the vocabulary is at most 1.1 x the target size
+        prune: for each piece, the loss in likelihood if its uses were re-segmented by the
+               next-best split; keep the 75% (shrinking factor) with the largest loss, and
+               every single character
+    final: every required character + the best-scoring pieces, up to the target size
+
+>>> t = UnigramTrainer(["low lower lowest", "newer wider new"] * 20, vocab_size=20)
+>>> t.model().get_vocab_size()
+20
+
+Differences from sentencepiece, chosen for speed in pure Python: the seed counts substrings of
+each distinct word (sentencepiece uses a suffix array over the whole text; it keeps only repeated
+substrings with distinct continuations, and so do we), each word's lattice is built once from the seed vocabulary and thinned as
+pieces are dropped, and each round runs one EM iteration, not two (see `UnigramTrainer`).
+Training works on words: text is normalised (nmt_nfkc, as sentencepiece's
+default) and split before each "▁".
+"""
+from __future__ import annotations
+
+import heapq
+import math
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, ClassVar, Iterable, Iterator
+
+from ...normalizers.sentencepiece import sentencepiece_normalizer
+from ...steps import Step, register_step
+from ..sentencepiece_common import SPACE, UNK_CHAR, is_valid_piece, split_words
+from .model import CONTROL, NORMAL, UNK_PENALTY, UNKNOWN, Unigram
+
+
+# ---- the step -------------------------------------------------------------------------------------
+
+@register_step
+@dataclass(frozen=True)
+class UnigramRound(Step):
+    """One round of EM + pruning (round 0 is the seed vocabulary).
+
+    `log_likelihood` is the corpus log-likelihood (natural log, summed over all word
+    occurrences) after the round's EM iterations; `pruned` the pieces this round removed that
+    cost the least likelihood, as (piece, loss), smallest loss first (at most 12 shown of
+    `num_pruned`); `survivors` the strongest pieces as (piece, log-probability); `samples` the
+    segmentation of the sample words under the model after the round, as (word, pieces);
+    `tokens` the corpus length in tokens under the best split when the round pruned (0 for
+    the seed).
+    """
+
+    kind: ClassVar[str] = "unigram_round"
+    round: int
+    vocab_size: int
+    log_likelihood: float
+    tokens: int
+    num_pruned: int
+    pruned: tuple[tuple[str, float], ...]
+    survivors: tuple[tuple[str, float], ...]
+    samples: tuple[tuple[str, tuple[str, ...]], ...]
+    final: bool
+
+
+# ---- small helpers -----------------------------------------------------------------------------
+
+def digamma(x: float) -> float:
+    """The digamma function (sentencepiece's series: shift to x >= 7, then the asymptotic sum).
+
+    >>> round(digamma(1.0), 6)       # minus the Euler-Mascheroni constant
+    -0.577216
+    """
+    result = 0.0
+    while x < 7:
+        result -= 1 / x
+        x += 1
+    x -= 0.5
+    xx = 1.0 / x
+    xx2 = xx * xx
+    xx4 = xx2 * xx2
+    return (result + math.log(x) + xx2 / 24 - 7.0 / 960.0 * xx4 + 31.0 / 8064.0 * xx4 * xx2
+            - 127.0 / 30720.0 * xx4 * xx4)
+
+
+# ---- the trainer -----------------------------------------------------------------------------
+
+class UnigramTrainer:
+    """A resumable Unigram trainer: iterate `rounds()` for the steps, then `tokenizer()`.
+
+    Options (sentencepiece's names and defaults): `max_piece_length` 16, `seed_size` 1,000,000,
+    `shrinking_factor` 0.75, `character_coverage` 0.9995, `normalization` "nmt_nfkc" (or
+    "identity"), `sample_words` (words to segment after each round, for the views), and
+    `num_sub_iterations` 1 EM iteration per round where sentencepiece does 2: measured on
+    botchan (1000, 4000) and the 1 MB benchmark text (4000), one iteration gives the same
+    tokens per word and held-out likelihood (within 0.6%, slightly better) for a third less time.
+    """
+
+    def __init__(self, lines: Iterable[str], vocab_size: int, *, max_piece_length: int = 16,
+                 seed_size: int = 1_000_000, shrinking_factor: float = 0.75,
+                 num_sub_iterations: int = 1, character_coverage: float = 0.9995,
+                 normalization: str = "nmt_nfkc", sample_words: Iterable[str] = (),
+                 split_by_unicode_script: bool = True, split_by_number: bool = True) -> None:
+        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 4:
+            raise ValueError("vocab_size must be an integer of at least 4 "
+                             "(3 special pieces and one character)")
+        if not isinstance(max_piece_length, int) or not 1 <= max_piece_length <= 64:
+            raise ValueError("max_piece_length must be an integer between 1 and 64")
+        if not 0 < float(shrinking_factor) < 1:
+            raise ValueError("shrinking_factor must be between 0 and 1")
+        if not isinstance(num_sub_iterations, int) or num_sub_iterations < 1:
+            raise ValueError("num_sub_iterations must be a positive integer")
+        if not 0 < float(character_coverage) <= 1:
+            raise ValueError("character_coverage must be in (0, 1]")
+        if normalization not in ("nmt_nfkc", "identity"):
+            raise ValueError("normalization must be 'nmt_nfkc' or 'identity'")
+        if isinstance(lines, str):
+            lines = lines.splitlines()
+        self.vocab_size = vocab_size
+        self.max_piece_length = max_piece_length
+        self.seed_size = int(seed_size)
+        self.shrinking_factor = float(shrinking_factor)
+        self.num_sub_iterations = num_sub_iterations
+        self.character_coverage = float(character_coverage)
+        self.split_by_script = split_by_unicode_script
+        self.split_by_number = split_by_number
+        self.normalizer = sentencepiece_normalizer(normalization)
+        self.normalization = normalization
+        self.sample_words = [w for w in sample_words if isinstance(w, str) and w.strip()][:12]
+        self._lines = lines
+        self._final: list[tuple[str, float]] | None = None
+        self.steps: list[UnigramRound] = []
+
+    # ---- the algorithm, round by round ----------------------------------------------------------
+    def rounds(self) -> Iterator[UnigramRound]:
+        """Run training, yielding one `UnigramRound` per round (round 0: the seed)."""
+        self._load_words()
+        self._seed_vocabulary()
+        self._build_lattices()
+        desired = int(self.vocab_size * 1.1)
+        round_no = 0
+        while True:
+            round_no += 1
+            for sub in range(self.num_sub_iterations):
+                expected, loglik = self._e_step()          # expected counts (forward-backward)
+                if round_no == 1 and sub == 0:             # the seed's likelihood is known now
+                    yield self._record(0, loglik, 0, [], final=False)
+                self._m_step(expected)                     # re-estimate log-probabilities
+            if self._alive_count() <= desired:
+                break
+            pruned, removed = self._prune(desired)         # drop the least useful pieces
+            self._compact_lattices()
+            yield self._record(round_no, loglik, removed, pruned, final=False)
+        self._finalize()
+        self.lattices, self._seed_trie, self._piece_lattices = [], {}, {}   # free the big ones
+        yield self._record(round_no, loglik, 0, [], final=True)
+
+    def run(self) -> "UnigramTrainer":
+        for step in self.rounds():
+            self.steps.append(step)
+        return self
+
+    def model(self) -> Unigram:
+        """The trained Unigram model: `<unk> <s> </s>`, then the final pieces (runs training
+        first if needed). `implementations.unigram.unigram_tokenizer` wires it into a pipeline."""
+        if self._final is None:
+            self.run()
+        assert self._final is not None
+        pieces = [("<unk>", 0.0), ("<s>", 0.0), ("</s>", 0.0)] + self._final
+        types = [UNKNOWN, CONTROL, CONTROL] + [NORMAL] * len(self._final)
+        return Unigram(pieces, types=types)
+
+    # ---- 1. words --------------------------------------------------------------------------------
+    def _load_words(self) -> None:
+        chars: Counter[str] = Counter()
+        words: Counter[str] = Counter()
+        normalize = self.normalizer.normalize_str
+        for line in self._lines:
+            if not isinstance(line, str):
+                raise ValueError("training lines must be strings")
+            if UNK_CHAR in line:
+                continue                         # reserved by sentencepiece: the line is skipped
+            text = normalize(line)
+            if text:
+                words.update(split_words(text))
+        self._lines = ()
+        if not words:
+            raise ValueError("the corpus is empty: give at least one line with some text")
+        for w, f in words.items():
+            for c in w:
+                chars[c] += f
+        # the alphabet: the most frequent characters covering `character_coverage` of the text
+        total = sum(chars.values())
+        required: dict[str, int] = {}
+        covered = 0
+        for c, f in sorted(chars.items(), key=lambda kv: (-kv[1], kv[0])):
+            if covered / total >= self.character_coverage:
+                break
+            covered += f
+            required[c] = f
+        if len(required) + 3 > self.vocab_size:
+            raise ValueError(f"vocab_size {self.vocab_size} is too small: the corpus has "
+                             f"{len(required)} characters, and 3 special pieces come first; "
+                             f"use at least {len(required) + 3}")
+        self.required = required
+        # rare characters become "▅" (no piece may contain it), as sentencepiece does
+        rare = set(chars) - set(required)
+        merged: Counter[str] = Counter()
+        for w, f in words.items():
+            if rare and any(c in rare for c in w):
+                w = "".join(UNK_CHAR if c in rare else c for c in w)
+            merged[w] += f
+        self.words = sorted(merged)
+        self.freqs = [merged[w] for w in self.words]
+        self.total_freq = sum(self.freqs)
+
+    # ---- 2. the seed vocabulary -----------------------------------------------------------------
+    def _seed_vocabulary(self) -> None:
+        max_len = self.max_piece_length
+        counts = _substring_counts(self.words, self.freqs, max_len)
+        # keep substrings seen at least twice whose continuation is not always the same (the
+        # suffix-array nodes sentencepiece enumerates), valid as pieces; score = freq x length
+        extended: set[str] = set()
+        for s, f in counts.items():
+            if len(s) > 2 and counts[s[:-1]] == f:
+                extended.add(s[:-1])
+        candidates = [(f * len(s), s) for s, f in counts.items()
+                      if f >= 2 and s not in extended
+                      and (_plain_word_piece(s)
+                           or is_valid_piece(s, max_len, split_by_script=self.split_by_script,
+                                             split_by_number=self.split_by_number))]
+        candidates.sort(key=lambda t: (-t[0], t[1]))
+        candidates = candidates[: max(0, self.seed_size - len(self.required))]
+        seed = sorted(self.required.items(), key=lambda kv: (-kv[1], kv[0]))
+        seed += [(s, score) for score, s in candidates]
+        if len(seed) + 3 < self.vocab_size:
+            raise ValueError(f"vocab_size {self.vocab_size} is too large for this corpus: it "
+                             f"yields only {len(seed)} candidate pieces; use at most "
+                             f"{len(seed) + 3}")
+        total = math.log(sum(f for _s, f in seed))
+        self.pieces = [s for s, _f in seed]
+        self.logp = [math.log(f) - total for _s, f in seed]
+        self.alive = [True] * len(self.pieces)
+        self.index = {p: i for i, p in enumerate(self.pieces)}
+
+    # ---- 3. lattices (built once, thinned as pieces die) --------------------------------------------
+    def _build_lattices(self) -> None:
+        trie: dict[str, Any] = {}
+        for i, p in enumerate(self.pieces):
+            node = trie
+            for ch in p:
+                node = node.setdefault(ch, {})
+            node[""] = i
+        self._seed_trie = trie
+        self.unk_index = len(self.pieces)          # a pseudo piece for uncovered characters
+        self.lattices = [_lattice_edges(w, trie, self.unk_index) for w in self.words]
+        self._piece_lattices: dict[int, list[tuple[int, int, int]]] = {}
+
+    def _compact_lattices(self) -> None:
+        alive = self.alive
+        unk = self.unk_index
+        for k, edges in enumerate(self.lattices):
+            self.lattices[k] = [e for e in edges if e[2] == unk or alive[e[2]]]
+
+    def _alive_count(self) -> int:
+        return sum(self.alive)
+
+    def _probabilities(self) -> list[float]:
+        probs = [math.exp(lp) for lp in self.logp]
+        live = [lp for lp, a in zip(self.logp, self.alive) if a]
+        probs.append(math.exp(min(live) - UNK_PENALTY) if live else 1e-30)
+        return probs
+
+    # ---- 4. EM -------------------------------------------------------------------------------------
+    def _e_step(self) -> tuple[list[float], float]:
+        """Expected count of every piece, and the corpus log-likelihood, by forward-backward."""
+        probs = self._probabilities()
+        expected = [0.0] * len(probs)
+        loglik = 0.0
+        for w, f, edges in zip(self.words, self.freqs, self.lattices):
+            z = _forward_backward(len(w), edges, probs, f, expected)
+            loglik += f * z
+        return expected, loglik
+
+    def _m_step(self, expected: list[float]) -> None:
+        """Drop pieces expected less than half a time; log P = digamma(count) - digamma(total)."""
+        kept = [i for i, a in enumerate(self.alive) if a and expected[i] >= 0.5]
+        total = sum(expected[i] for i in kept)
+        log_total = digamma(total)
+        keep = set(kept)
+        for i in range(len(self.pieces)):
+            if i in keep:
+                self.logp[i] = digamma(expected[i]) - log_total
+            elif self.alive[i]:
+                self.alive[i] = False
+                self.logp[i] = -math.inf       # probability 0 until the lattices are thinned
+
+    # ---- 5. pruning ---------------------------------------------------------------------------------
+    def _prune(self, desired: int) -> tuple[list[tuple[str, float]], int]:
+        """Remove the pieces whose loss is smallest, down to max(desired, shrink x size).
+
+        Returns the pruned candidates as (piece, loss), smallest loss first, and how many
+        pieces went in all (also those on no best path, or never the best split of
+        themselves)."""
+        alive_ids = [i for i, a in enumerate(self.alive) if a]
+        logp = self.logp
+        # Viterbi frequency of every piece over the corpus (and the number of tokens)
+        freq = [0.0] * (len(self.pieces) + 1)
+        self._tokens = 0
+        for w, f, edges in zip(self.words, self.freqs, self.lattices):
+            for pid in _viterbi(len(w), edges, logp, self.unk_index):
+                freq[pid] += f
+                self._tokens += f
+        total = sum(freq[i] for i in alive_ids)
+        log_total = math.log(total)
+        trie = self._seed_trie
+        alive = self.alive
+        keep: list[int] = []
+        candidates: list[tuple[float, int]] = []
+        for i in alive_ids:
+            piece = self.pieces[i]
+            if len(piece) == 1:
+                keep.append(i)                   # characters always stay
+                continue
+            if freq[i] == 0:
+                continue                          # on no best path: gone
+            edges = self._piece_lattices.get(i)
+            if edges is None:
+                edges = _lattice_edges(piece, trie, None)
+            edges = self._piece_lattices[i] = [e for e in edges if alive[e[2]]]
+            alt = _second_best(len(piece), edges, i, logp)
+            if alt is None:
+                keep.append(i)                    # no other way to spell it
+                continue
+            alt_score, alt_ids = alt
+            if alt_score > logp[i]:
+                continue                          # never the best split of itself: useless
+            # the loss: how much likelihood the corpus loses if uses of `piece` are re-split
+            fi = freq[i]
+            log_total_alt = math.log(total + fi * (len(alt_ids) - 1))
+            logprob_alt = 0.0
+            for n in alt_ids:
+                logprob_alt += math.log(freq[n] + fi) - log_total_alt
+            loss = fi / self.total_freq * (math.log(fi) - log_total - logprob_alt)
+            candidates.append((loss, i))
+        target = max(desired, int(self.shrinking_factor * len(alive_ids)))
+        candidates.sort(key=lambda t: (-t[0], t[1]))
+        room = max(0, target - len(keep))
+        survivors = {i for _loss, i in candidates[:room]} | set(keep)
+        pruned = [(self.pieces[i], loss) for loss, i in reversed(candidates[room:])]
+        removed = 0
+        for i in alive_ids:
+            if i not in survivors:
+                self.alive[i] = False
+                self.logp[i] = -math.inf
+                removed += 1
+        return pruned, removed
+
+    # ---- 6. the final vocabulary ------------------------------------------------------------------
+    def _finalize(self) -> None:
+        live = {self.pieces[i]: self.logp[i] for i, a in enumerate(self.alive) if a}
+        min_score = min(live.values()) if live else 0.0
+        final: dict[str, float] = {}
+        penalty = 0.0
+        for c, _f in sorted(self.required.items(), key=lambda kv: (-kv[1], kv[0])):
+            if c in live:
+                final[c] = live[c]
+            else:
+                final[c] = min_score + penalty
+                penalty += 0.0001
+        room = self.vocab_size - 3
+        for piece, score in sorted(live.items(), key=lambda kv: (-kv[1], kv[0])):
+            if len(final) >= room:
+                break
+            final.setdefault(piece, score)
+        if len(final) < room:
+            raise ValueError(f"vocab_size {self.vocab_size} is too large for this corpus: "
+                             f"training kept only {len(final) + 3} pieces; use at most "
+                             f"{len(final) + 3} or give more text")
+        self._final = sorted(final.items(), key=lambda kv: (-kv[1], kv[0]))
+
+    # ---- steps ----------------------------------------------------------------------------------------
+    def _record(self, round_no: int, loglik: float, num_pruned: int,
+                pruned: list[tuple[str, float]], *, final: bool) -> UnigramRound:
+        if final and self._final is not None:
+            live = list(self._final)
+            strongest = live[:12]
+            size = len(live)
+        else:
+            top = heapq.nlargest(12, range(len(self.pieces)), key=self.logp.__getitem__)
+            strongest = [(self.pieces[i], self.logp[i]) for i in top if self.alive[i]]
+            size = sum(self.alive)
+        samples: tuple[tuple[str, tuple[str, ...]], ...] = ()
+        if self.sample_words:
+            if not final:
+                live = [(self.pieces[i], self.logp[i]) for i, a in enumerate(self.alive) if a]
+            model = Unigram([("<unk>", 0.0)] + live, types=[UNKNOWN] + [NORMAL] * len(live))
+            samples = tuple((w, tuple(t for t, *_ in model.tokenize(
+                self.normalizer.normalize_str(w)))) for w in self.sample_words)
+        return UnigramRound(
+            round=round_no, vocab_size=size + (3 if final else 0),
+            log_likelihood=float(loglik), tokens=int(getattr(self, "_tokens", 0)),
+            num_pruned=num_pruned,
+            pruned=tuple((p, float(l)) for p, l in pruned[:12]),
+            survivors=tuple((p, float(s)) for p, s in strongest),
+            samples=samples, final=final)
+
+
+# ---- the inner loops, kept small -------------------------------------------------------------------
+
+def _substring_counts(words: list[str], freqs: list[int], max_len: int) -> Counter[str]:
+    """How often each substring of 2..max_len characters occurs (word frequency included).
+
+    >>> sorted(_substring_counts(["abc"], [2], 2).items())
+    [('ab', 2), ('bc', 2)]
+
+    Words are grouped by frequency so the counting itself runs inside `Counter`.
+    """
+    by_freq: dict[int, list[str]] = {}
+    for w, f in zip(words, freqs):
+        by_freq.setdefault(f, []).append(w)
+    counts: Counter[str] = Counter()
+    for f, group in by_freq.items():
+        c = Counter(w[i:j] for w in group for i in range(len(w))
+                    for j in range(i + 2, min(len(w), i + max_len) + 1))
+        if f == 1:
+            counts.update(c)
+        else:
+            for sub, k in c.items():
+                counts[sub] += k * f
+    return counts
+
+
+def _plain_word_piece(piece: str) -> bool:
+    """A quick yes for the common valid piece: ASCII letters, optionally after "▁"."""
+    body = piece[1:] if piece[0] == SPACE else piece
+    return body.isascii() and body.isalpha()
+
+
+def _forward_backward(n: int, edges: list[tuple[int, int, int]], probs: list[float], freq: int,
+                      expected: list[float], expectations: bool = True) -> float:
+    """log Z of one word's lattice (Z = the summed probability of all its segmentations); adds
+    freq x P(piece used at that place) to `expected`.
+
+    Works with probabilities, not logs, for speed: a word of up to 20 characters cannot
+    underflow a double. Longer ones go to the log-space version.
+    """
+    if n > 20:
+        return _forward_backward_log(n, edges, probs, freq, expected, expectations)
+    alpha = [0.0] * (n + 1)
+    alpha[0] = 1.0
+    for s, e, pid in edges:                      # edges are sorted by start
+        alpha[e] += alpha[s] * probs[pid]
+    z = alpha[n]
+    if z <= 0.0:
+        return _forward_backward_log(n, edges, probs, freq, expected, expectations)
+    if expectations:
+        # backward, right to left: beta[e] is complete when an edge ending at e is reached,
+        # so each edge's posterior alpha[s] * p * beta[e] / Z is added on the way
+        beta = [0.0] * (n + 1)
+        beta[n] = 1.0
+        k = freq / z
+        for s, e, pid in reversed(edges):
+            x = probs[pid] * beta[e]
+            beta[s] += x
+            expected[pid] += k * alpha[s] * x
+    return math.log(z)
+
+
+def _forward_backward_log(n: int, edges: list[tuple[int, int, int]], probs: list[float], freq: int,
+                          expected: list[float], expectations: bool = True) -> float:
+    """The same in log space (for very long words)."""
+    neg = -math.inf
+    logs = {pid: (math.log(probs[pid]) if probs[pid] > 0 else neg) for _s, _e, pid in edges}
+    alpha = [neg] * (n + 1)
+    alpha[0] = 0.0
+    for s, e, pid in edges:
+        alpha[e] = _lse(alpha[e], alpha[s] + logs[pid])
+    beta = [neg] * (n + 1)
+    beta[n] = 0.0
+    for s, e, pid in reversed(edges):
+        beta[s] = _lse(beta[s], logs[pid] + beta[e])
+    z = alpha[n]
+    if z == neg:
+        return -1e30
+    if expectations:
+        for s, e, pid in edges:
+            expected[pid] += freq * math.exp(alpha[s] + logs[pid] + beta[e] - z)
+    return z
+
+
+def _lse(a: float, b: float) -> float:
+    if a < b:
+        a, b = b, a
+    if b == -math.inf:
+        return a
+    return a + math.log1p(math.exp(b - a))
+
+
+def _viterbi(n: int, edges: list[tuple[int, int, int]], logp: list[float], unk: int) -> list[int]:
+    """The best path's piece indices (the unknown pseudo piece scores min - 10)."""
+    best = [-math.inf] * (n + 1)
+    best[0] = 0.0
+    back: list[tuple[int, int]] = [(0, 0)] * (n + 1)
+    unk_score = -1e4
+    for s, e, pid in edges:
+        cand = best[s] + (unk_score if pid == unk else logp[pid])
+        if cand > best[e]:
+            best[e] = cand
+            back[e] = (s, pid)
+    out = []
+    e = n
+    while e > 0:
+        s, pid = back[e]
+        if pid != unk:
+            out.append(pid)
+        e = s
+    return out
+
+
+def _second_best(n: int, edges: list[tuple[int, int, int]], own: int,
+                 logp: list[float]) -> tuple[float, list[int]] | None:
+    """The best segmentation of a piece (its lattice `edges`) into two or more pieces:
+    (score, piece indices), or None when there is none. Dropped pieces score -inf."""
+    best = [-math.inf] * (n + 1)
+    best[0] = 0.0
+    back: list[tuple[int, int]] = [(0, -1)] * (n + 1)
+    for s, e, pid in edges:
+        if pid == own or pid < 0:
+            continue
+        cand = best[s] + logp[pid]
+        if cand > best[e]:
+            best[e] = cand
+            back[e] = (s, pid)
+    if best[n] == -math.inf:
+        return None
+    ids = []
+    e = n
+    while e > 0:
+        s, pid = back[e]
+        ids.append(pid)
+        e = s
+    ids.reverse()
+    return best[n], ids
+
+
+def _lattice_edges(text: str, trie: dict[str, Any], unk: int | None) -> list[tuple[int, int, int]]:
+    """Every piece of the trie found in `text` as (start, end, piece index), by start; with
+    `unk` given, a one-character edge of that index where no piece covers a character."""
+    edges: list[tuple[int, int, int]] = []
+    n = len(text)
+    for i in range(n):
+        node = trie
+        single = False
+        j = i
+        while j < n:
+            node = node.get(text[j])
+            if node is None:
+                break
+            j += 1
+            pid = node.get("")
+            if pid is not None:
+                edges.append((i, j, pid))
+                if j == i + 1:
+                    single = True
+        if not single and unk is not None:
+            edges.append((i, i + 1, unk))
+    return edges
+
+

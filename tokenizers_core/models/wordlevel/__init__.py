@@ -1,0 +1,1 @@
+"""WordLevel: a vocabulary lookup, one token a word."""

@@ -1,0 +1,1 @@
+"""WordPiece: the model (greedy longest match), its trainer and the step-through session."""
