@@ -17,8 +17,8 @@ from .trained import TrainedTokenizers
 from .uploads import PREFIX as UPLOAD_PREFIX
 from .uploads import UploadedTokenizers
 
-REGEX = "regex"
-_settled: set[str] = set()  # the visualiser's "custom regex" tokeniser: tokens are the pattern's matches
+REGEX = "regex"            # the visualiser's "custom regex" tokeniser: tokens are the pattern's matches
+_settled: set[str] = set()  # bundled tokenisers already moved out of the collector's way
 
 
 def settings(request: Request) -> Settings:

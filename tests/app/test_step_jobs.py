@@ -33,11 +33,9 @@ def settings(db: Path, **overrides) -> Settings:
 @pytest.fixture(autouse=True)
 def fresh_caches(monkeypatch):
     """Each test starts with empty view caches (other tests train the same small runs)."""
-    from tokenizers_core.models.bpe import session as bpe_explore
     monkeypatch.setattr(cache, "BPE", cache.RunCache(6))
     monkeypatch.setattr(cache, "WORDPIECE", cache.RunCache(32))
     monkeypatch.setattr(cache, "UNIGRAM", cache.RunCache(16))
-    monkeypatch.setattr(bpe_explore, "_SESSIONS", type(bpe_explore._SESSIONS)())
 
 
 @pytest.fixture
@@ -252,3 +250,28 @@ def test_requests_arriving_together_load_a_finished_run_once(make_client, monkey
         t.join()
     assert len(loads) == 1
     assert all(p.status_code == 200 and 'data-testid="pair-table"' in p.text for p in pages)
+
+
+def test_the_core_keeps_plain_sessions_and_app_jobs_caches_them(make_client):
+    """Serving is fenced off: the core's sessions hold no lock, LRU, pickling hook or flag set
+    by the web layer, and a new session is new; `app.jobs.cache` keeps the finished runs, those
+    trained within a request as well as the pooled ones."""
+    import inspect
+
+    from tokenizers_core.corpora import SENNRICH
+    from tokenizers_core.models.bpe import session as bpe_sessions
+    from tokenizers_core.models.wordpiece import session as wordpiece_sessions
+    for module in (bpe_sessions, wordpiece_sessions):
+        source = inspect.getsource(module)
+        for serving in ("threading", "Lock", "OrderedDict", "__getstate__", "__setstate__",
+                        "settled", "set by the web layer"):
+            assert serving not in source, f"{module.__name__} still has {serving}"
+    assert bpe_sessions.training_session(SENNRICH, "bpe", 24) is not \
+        bpe_sessions.training_session(SENNRICH, "bpe", 24)
+    c = make_client()
+    for step in (1, 5):
+        assert c.get(f"/bpe/train?step={step}").status_code == 200
+    assert c.get("/wordpiece/train?step=2").status_code == 200
+    (session,) = [run for run, _size in cache.BPE._items.values()]
+    assert session.finished and session.total_steps() == len(session.steps)
+    assert len(cache.WORDPIECE._items) == 1
