@@ -12,13 +12,13 @@ from tokenizers_core import pretrained
 from . import heap
 from .config import Settings
 from .jobs import Engine
-from .store import CorpusStore, StoreFull
+from .store import CorpusStore
 from .trained import TrainedTokenizers
 from .uploads import PREFIX as UPLOAD_PREFIX
 from .uploads import UploadedTokenizers
 
-REGEX = "regex"
-_settled: set[str] = set()  # the visualiser's "custom regex" tokeniser: tokens are the pattern's matches
+REGEX = "regex"            # the visualiser's "custom regex" tokeniser: tokens are the pattern's matches
+_settled: set[str] = set()  # bundled tokenisers already moved out of the collector's way
 
 
 def settings(request: Request) -> Settings:
@@ -189,37 +189,3 @@ def bad_input(exc: Exception) -> tuple[str, int]:
     if isinstance(exc, LookupError):
         return str(exc).strip("'\""), 404
     return str(exc), 422
-
-
-def put_text(request: Request, text: str, name: str = "") -> str:
-    """Store a text (a corpus, a long visualiser text) and return its sha256; 507 when the
-    store is full (TOKVIS_MAX_STORE_MB), which a page shows in place."""
-    try:
-        return store(request).put(text, name=name)
-    except StoreFull as exc:
-        raise HTTPException(507, str(exc)) from None
-
-
-def store_corpus(request: Request, text: str) -> str:
-    """Store a pasted corpus under its sha256 (refusing an empty or oversized one); the hash."""
-    limit = settings(request).max_corpus_bytes
-    size = len(text.encode("utf-8", "surrogatepass"))
-    if size > limit:
-        raise HTTPException(413, f"the corpus is {size:,} bytes; the limit is {limit:,} "
-                                 "(set TOKVIS_MAX_CORPUS_BYTES to change it)")
-    if not text.strip():
-        raise HTTPException(422, "the corpus is empty")
-    return put_text(request, text)
-
-
-async def read_upload_text(request: Request, upload) -> str:
-    """An uploaded file (`UploadFile`) as text, refusing files over the limit or not UTF-8."""
-    limit = settings(request).max_upload_bytes
-    data = await upload.read(limit + 1)
-    if len(data) > limit:
-        raise HTTPException(413, f"the file is over the upload limit of {limit:,} bytes "
-                                 "(set TOKVIS_MAX_UPLOAD_BYTES to change it)")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise HTTPException(422, f"the file is not UTF-8 text (bad byte at {exc.start})") from None

@@ -19,6 +19,8 @@ from tokenizers_core.models.bpe.model import BPE
 from tokenizers_core.models.wordpiece.model import WordPiece
 from tokenizers_core.normalizers.sentencepiece import SentencePieceNormalizer
 
+from .urls import url_with
+
 FORMATS = ("hf_json", "tiktoken", "sentencepiece", "vocab_txt", "vocab_merges")
 LABELS = {"hf_json": "tokenizer.json", "tiktoken": ".tiktoken", "sentencepiece": ".model",
           "vocab_txt": "vocab.txt", "vocab_merges": "vocab.json + merges.txt (.zip)"}
@@ -87,6 +89,20 @@ def file_name(name: str, format: str) -> str:
             "vocab_merges": f"{safe}-vocab-merges.zip"}[format]
 
 
+def download(tok: Any, name: str, format: str) -> bytes:
+    """The bytes of the tokeniser called `name` in `format`; a ValueError naming the formats
+    it has when it has no exact form in this one."""
+    has = formats_of(tok)
+    if format not in has:
+        why = f"unknown format {format!r}" if format not in FORMATS \
+            else f"{name} has no {format} form"
+        if not has:
+            raise ValueError(f"{why}; {name} has no file form (its tokens are cut from the "
+                             "text by rules)")
+        raise ValueError(f"{why}; {name} can be downloaded as: {', '.join(has)}")
+    return tokenizer_file(tok, format)
+
+
 MEDIA_TYPES = {"hf_json": "application/json", "tiktoken": "text/plain; charset=utf-8",
                "sentencepiece": "application/octet-stream",
                "vocab_txt": "text/plain; charset=utf-8", "vocab_merges": "application/zip"}
@@ -109,7 +125,6 @@ TRAINED_FORMATS = {"bpe": ["vocab_merges"], "byte_bpe": ["hf_json", "tiktoken"],
 
 def tokenizer_downloads(name: str, formats: list[str], pattern: str = "") -> list[dict[str, str]]:
     """[{label, href, format}] for a tokeniser's download links."""
-    from .render import url_with
     return [{"label": LABELS[f], "format": f,
              "href": url_with("/api/download/tokenizer",
                               {"tokenizer": name, "format": f, "pattern": pattern or None})}
@@ -121,7 +136,6 @@ def trained_links(algorithm: str, corpus: str | None, vocab_size: Any,
     """The onward links of a training view for the tokeniser its options train to the end:
     `/trained/open?...&to=visualiser|compare|FORMAT` (`app.routers.onward` trains it, or takes it
     from the cache, and redirects)."""
-    from .render import url_with
     params = {"algorithm": algorithm, "corpus": corpus or None, "vocab_size": vocab_size,
               **{k: v for k, v in options.items() if v not in (None, "", 0)}}
     return {"visualiser": url_with("/trained/open", params, to="visualiser"),

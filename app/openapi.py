@@ -7,7 +7,7 @@ answers here:
 - the statuses a route can give besides its success are listed: 400 (a malformed form), 403 (a
   cross-site request refused, on POST/DELETE; app/security.py), 404 (an unknown tokeniser,
   corpus, job or model), 413 (over a size limit), 422 (invalid input), 429 (too many trainings
-  waiting, on the routes that train; app/jobs.py), 507 (the store is full, on the POSTs that
+  waiting, on the routes that train; app/jobs/engine.py), 507 (the store is full, on the POSTs that
   store a text or a file; app/store.py);
 - pages (every path outside /api) answer HTML, errors included, and a page's POST may answer
   303 See Other (to the page that shows the result).

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from . import display, export
-from .embed import EMBED
+from .deps import stored_corpora
 from .uploads import FORMAT_LABELS, PATTERN_PRESETS
+from .urls import url_with
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -25,7 +25,6 @@ ROOT = Path(__file__).resolve().parent.parent
 def page_globals(request: Request) -> dict[str, Any]:
     """What every page may call: `stored_corpora()` (the corpus pickers' stored options,
     read from SQLite only when a picker asks)."""
-    from .deps import stored_corpora
     return {"stored_corpora": lambda: stored_corpora(request)}
 
 
@@ -48,25 +47,6 @@ env.filters["filesize"] = display.filesize
 env.filters["sci"] = display.sci
 env.filters["day"] = display.day
 env.filters["ordinal"] = display.ordinal
-
-
-def url_with(path: str, params: dict[str, Any], **changes: Any) -> str:
-    """`path?query` with `changes` applied to `params` (a value of None drops the key; a list
-    repeats it).
-
-    >>> url_with("/compare", {"text": "a b", "col": ["bpe", "word"]}, ref=1)
-    '/compare?text=a+b&col=bpe&col=word&ref=1'
-    """
-    merged = {**params, **changes}
-    if EMBED.get() and path.startswith("/") and not path.startswith(("/api", "/static")):
-        merged.setdefault("embed", 1)           # links inside an embedded view stay embedded
-    pairs = []
-    for k, v in merged.items():
-        for item in (v if isinstance(v, (list, tuple)) else [v]):
-            if item is not None and item != "":
-                pairs.append((k, item))
-    query = urlencode(pairs)
-    return f"{path}?{query}" if query else path
 
 
 env.globals["url_with"] = url_with

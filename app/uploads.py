@@ -22,6 +22,7 @@ import hashlib
 import json
 import re
 import threading
+import zlib
 from collections import OrderedDict
 from typing import Any
 
@@ -77,6 +78,33 @@ def _unpacked(data: bytes, limit: int) -> bytes:
         except ValueError:
             pass
     return data
+
+
+# ---- what a file is, from its first bytes (the upload form asks before it sends the file) --------
+SNIFF_BYTES = 4096          # `formats.sniff` reads no further than this
+HEAD_BYTES = 65_536         # the form sends this much of a file: enough gzip for SNIFF_BYTES
+
+
+def sniff_head(head: bytes) -> str | None:
+    """The format of a tokenizer file from its first bytes (gunzipped as far as they go, when
+    they are gzip), as `formats.sniff` decides it for the whole file; None when it is no
+    tokenizer file we read.
+
+    >>> import gzip
+    >>> sniff_head(b'{"model": {"type": "BPE"'), sniff_head(gzip.compress(b"[UNK]\\nplay\\n")[:20])
+    ('hf_json', 'vocab_txt')
+    >>> sniff_head(b"\\xff\\xfe\\x00") is None
+    True
+    """
+    if head[:2] == b"\x1f\x8b":
+        try:            # a cut gzip stream decompresses as far as it goes; a bomb stops at the cap
+            head = zlib.decompressobj(wbits=31).decompress(head, SNIFF_BYTES)
+        except zlib.error:
+            return None
+    try:
+        return formats.sniff(head[:SNIFF_BYTES])
+    except ValueError:
+        return None
 
 
 # ---- the form's fields -----------------------------------------------------------------------------

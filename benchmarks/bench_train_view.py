@@ -39,8 +39,7 @@ def main() -> None:
     from app.main import create_app
     from benchmarks.corpus import english_1mb
 
-    from app import step_jobs
-    from tokenizers_core.models.bpe import session as bpe_explore
+    from app.jobs import cache, runs as step_jobs
 
     tmp = Path(tempfile.mkdtemp())
     app = create_app(Settings(db_path=tmp / "bench.sqlite3", max_text_chars=100_000,
@@ -60,9 +59,8 @@ def main() -> None:
     print(f"step view, 1 MB corpus, {name}:")
     for mode, limit in (("in the job pool", step_jobs.IN_REQUEST_CHARS), ("in-process", 10 ** 9)):
         step_jobs.IN_REQUEST_CHARS = limit
-        bpe_explore._SESSIONS.clear()                    # a first visit for this mode
-        step_jobs._WORDPIECE = step_jobs._Lru(6)
-        step_jobs._BPE = step_jobs._Lru(6)
+        cache.WORDPIECE = cache.RunCache(6)             # a first visit for this mode
+        cache.BPE = cache.RunCache(6)
         start = time.perf_counter()
         r = client.get(base + "&step=0")
         assert r.status_code == 200, r.text[:500]

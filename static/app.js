@@ -178,39 +178,12 @@ document.addEventListener("click", function (ev) {
 })();
 
 // Tokenizer upload forms (partials/tokenizer_upload.html): drop a file on the form, show only the
-// options the file's format needs (sniffed from its first bytes, as the server sniffs it), and
-// come back to the page as it is now. Without this script every option shows and the form posts.
+// options the file's format needs, and come back to the page as it is now. What the file is, the
+// server says (POST /tokenizers/sniff, given the file's first bytes: the same reading as the
+// upload's); this script only sends them and shows the answer. Without it every option shows.
 (function () {
   "use strict";
-  var LABELS = {
-    hf_json: "a Hugging Face tokenizer.json", tiktoken: "a tiktoken ranks file: choose its pattern and special tokens below",
-    sentencepiece: "a sentencepiece .model", vocab_txt: "a WordPiece vocab.txt: cased or uncased below",
-    vocab_merges: "a .zip of BPE's vocab.json + merges.txt"
-  };
-  function sniff(bytes) {
-    var i = 0;
-    while (i < bytes.length && (bytes[i] === 32 || bytes[i] === 9 || bytes[i] === 10 || bytes[i] === 13)) i++;
-    if (bytes[i] === 0x7b) return "hf_json";
-    if (bytes[0] === 0x50 && bytes[1] === 0x4b) return "vocab_merges";   // "PK": a zip
-    var lines = new TextDecoder("utf-8").decode(bytes).split(/\r?\n/);
-    if (lines.length > 1) lines.pop();               // the last line may be cut short
-    lines = lines.filter(Boolean).slice(0, 20);
-    if (lines.length && lines.every(function (l) { return /^[A-Za-z0-9+\/]+={0,2} \d+$/.test(l); })) return "tiktoken";
-    if (bytes[0] === 0x0a) return "sentencepiece";
-    try {                                            // text (a cut-off last character is fine)
-      new TextDecoder("utf-8", {fatal: true}).decode(bytes, {stream: true});
-    } catch (e) { return null; }
-    return "vocab_txt";
-  }
-  function head(file) {
-    var start = file.slice(0, 4096);
-    return start.arrayBuffer().then(function (buf) {
-      var bytes = new Uint8Array(buf);
-      if (!(bytes[0] === 0x1f && bytes[1] === 0x8b) || typeof DecompressionStream === "undefined") return bytes;
-      var reader = file.stream().pipeThrough(new DecompressionStream("gzip")).getReader();
-      return reader.read().then(function (r) { reader.cancel(); return (r.value || new Uint8Array()).slice(0, 4096); });
-    });
-  }
+  var HEAD_BYTES = 65536;                          // app/uploads.py HEAD_BYTES
   function show(form, format) {
     form.querySelectorAll(".upload-options").forEach(function (fs) {
       fs.hidden = !(fs.dataset.for === format || fs.hasAttribute("data-show"));
@@ -223,12 +196,16 @@ document.addEventListener("click", function (ev) {
     var note = form.querySelector(".sniffed");
     if (forced) { show(form, forced); return; }
     if (!file) { show(form, null); note.textContent = ""; return; }
-    head(file).then(function (bytes) {
-      var format = sniff(bytes);
-      show(form, format);
-      note.textContent = format ? file.name + " looks like " + LABELS[format] + "."
-        : file.name + " does not look like a tokenizer file this app reads (see the list above).";
-    }, function () { show(form, null); });
+    var body = new FormData();
+    body.append("file", file.slice(0, HEAD_BYTES), file.name);
+    fetch(form.dataset.sniff, {method: "POST", body: body, headers: {"HX-Request": "true"}})
+      .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
+      .then(function (html) {
+        if (input.files[0] !== file) return;         // another file was chosen meanwhile
+        note.innerHTML = html;                       // the server's note (autoescaped)
+        var answer = note.querySelector("[data-format]");
+        show(form, answer && answer.dataset.format || null);
+      }, function () { show(form, null); note.textContent = ""; });
   }
   function setUp(form) {
     if (form.dataset.ready) return;

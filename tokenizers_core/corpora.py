@@ -5,6 +5,13 @@ Human Rights in 33 languages ("udhr/eng", "udhr/cmn_hans", ...; the same 30 arti
 True
 >>> load_corpus("udhr/eng").splitlines()[0][:9]
 'Universal'
+
+Also the textbook corpus of Sennrich et al. (2016), the worked example of BPE, written once
+here for every view, lesson and check that starts from it:
+
+>>> from collections import Counter
+>>> Counter(SENNRICH.split())
+Counter({'newest': 6, 'low': 5, 'widest': 3, 'lower': 2})
 """
 from __future__ import annotations
 
@@ -14,6 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DATA_DIR = Path(__file__).parent / "data" / "corpora"
+
+# Sennrich, Haddow and Birch (2016), "Neural Machine Translation of Rare Words with Subword
+# Units": low x5, lower x2, newest x6, widest x3, one word's repeats a line.
+SENNRICH = ("low low low low low\nlower lower\nnewest newest newest newest newest newest\n"
+            "widest widest widest\n")
 
 
 @dataclass(frozen=True)

@@ -1,159 +1,26 @@
 """Compare: one text, several tokenisers side by side, with metrics (`/compare`).
 
-A column is either an algorithm trained on the chosen corpus at the chosen vocab size (bpe,
-byte_bpe, wordpiece, unigram, sentencepiece_bpe) or a bundled tokeniser (or a trained handle).
-Trained models come from the bounded cache, or are retrained from the URL, so a permalink works
-on any worker. A column whose model still needs training is sent as a placeholder that fetches
-itself (htmx), so the page never waits for the slowest column.
+The columns are built by `app.services.compare`; a column still training is sent as a
+placeholder that fetches itself from `/compare/column` (htmx), so the page never waits for the
+slowest column.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel
 
-import tokenizers_core as tc
-from tokenizers_core import metrics as M
-from tokenizers_core import pretrained
 from tokenizers_core.corpora import corpus_names
 
-from .. import display
-from ..deps import (UPLOAD_PREFIX, Name, bounded, check_text, resolve_tokenizer, stored_options,
-                    tokenizer_label, trained)
+from ..deps import BAD_INPUT, UPLOAD_PREFIX, Name, bad_input, bounded, tokenizer_label
 from ..render import render
-from ..trained import make_spec
-from .visualiser import step_link
+from ..services.compare import (DEFAULT_CORPUS, DEFAULT_TEXT, DEFAULT_VOCAB, MAX_COLUMNS,
+                                MAX_VOCAB, build_columns, choices, default_columns, params,
+                                validate)
 
 router = APIRouter(tags=["compare"])
-
-DEFAULT_TEXT = "unhappiness, naïve cafés and 東京"
-DEFAULT_COLUMNS = ["bpe", "wordpiece", "unigram", "o200k_base", "bert-base-uncased"]
-DEFAULT_CORPUS = "botchan"
-DEFAULT_VOCAB = 1000
-MAX_COLUMNS = 8
-MAX_VOCAB = 100_000
-ALGORITHM_TITLES = {"bpe": "BPE", "byte_bpe": "Byte-level BPE", "wordpiece": "WordPiece",
-                    "unigram": "Unigram", "sentencepiece_bpe": "SentencePiece BPE"}
-
-
-@dataclass
-class Column:
-    index: int
-    spec: str
-    title: str
-    subtitle: str = ""
-    tok: Any = None
-    pending: bool = False
-    error: str | None = None
-    chips: list = field(default_factory=list)
-    metrics: M.Metrics | None = None
-    marks: set = field(default_factory=set)
-    vocab_size: int = 0
-    link: tuple[str, str] | None = None
-    enc: Any = None
-    compared: bool = False   # marks were worked out against the reference column
-    vocab_name: str | None = None   # the tokeniser's name for /vocab (None: no vocabulary)
-
-
-def default_columns() -> list[str]:
-    known = set(tc.algorithms()) | set(pretrained.bundled())
-    return [c for c in DEFAULT_COLUMNS if c in known] or ["word", "char"]
-
-
-def column_tokenizer(request: Request, spec: str, corpus: str, vocab: int,
-                     train_now: bool) -> tuple[str, str, Any]:
-    """(title, subtitle, tokenizer or None if it still needs training). Raises LookupError or
-    ValueError for a bad spec."""
-    if spec in tc.algorithms():
-        handle, _ = make_spec(spec, corpus, vocab)
-        title = ALGORITHM_TITLES.get(spec, spec)
-        sub = f"trained on {corpus if len(corpus) != 64 else corpus[:10] + '…'}, vocab {vocab}"
-        tok = trained(request).cached(handle)
-        if tok is None and train_now:
-            _, tok = trained(request).train(spec, corpus, vocab)
-        return title, sub, tok
-    tok = resolve_tokenizer(request, spec)
-    return tokenizer_label(request, spec), tok.algorithm, tok
-
-
-def build_columns(request: Request, text: str, specs: list[str], corpus: str, vocab: int,
-                  ref: int, train_now: bool, only: int | None = None) -> list[Column]:
-    cols: list[Column] = []
-    for i, spec in enumerate(specs):
-        col = Column(i, spec, spec)
-        if only is not None and i != only and i != ref:
-            cols.append(col)
-            continue
-        try:
-            col.title, col.subtitle, col.tok = column_tokenizer(request, spec, corpus, vocab,
-                                                                train_now)
-        except (LookupError, ValueError) as exc:
-            col.error = str(exc).strip("'\"")
-        col.pending = col.tok is None and col.error is None
-        cols.append(col)
-    if only is None and 0 <= ref < len(cols) and cols[ref].pending:
-        # every column is compared with the reference: while it trains, all columns wait for it
-        # (each placeholder's request trains it once, under the per-handle lock)
-        for col in cols:
-            if col.error is None:
-                col.tok, col.pending = None, True
-    for col in cols:
-        if col.tok is None or (only is not None and col.index not in (only, ref)):
-            continue
-        try:
-            col.enc = col.tok.encode(text)
-        except ValueError as exc:
-            col.error = str(exc)
-    reference = None
-    if 0 <= ref < len(cols) and cols[ref].enc is not None:
-        ref_enc = cols[ref].enc
-        reference = M.cut_points(text, ref_enc.offsets, ref_enc.special_tokens_mask)
-    for col in cols:
-        if col.enc is None or (only is not None and col.index != only):
-            continue
-        enc = col.enc
-        chips = display.chips(col.tok, text, enc, links=False)
-        col.metrics = M.encoding_metrics(text, enc, M.unk_ids(col.tok.model))
-        col.vocab_size = col.tok.vocab_size
-        col.link = step_link(request, col.tok)
-        if reference is not None and col.index != ref:
-            col.marks = {i for i, d in enumerate(M.disagreements(text, enc, reference)) if d}
-            col.compared = True
-        col.chips = display.compact(chips, col.marks)
-        if col.tok.vocab_size:    # each chip opens its vocabulary entry (static/app.js)
-            col.vocab_name = (make_spec(col.spec, corpus, vocab)[0] if col.spec in tc.algorithms()
-                              else col.spec)
-    return cols
-
-
-def _choices(request: Request, specs: list[str]) -> list[dict[str, str]]:
-    """The column checkboxes: the chosen columns first, in their order (so submitting the form
-    keeps the order of the columns), then the others (the uploaded ones last)."""
-    out = [{"value": a, "label": f"{ALGORITHM_TITLES.get(a, a)} (trained)"} for a in tc.algorithms()]
-    out += [{"value": n, "label": e.label} for n, e in pretrained.bundled().items()]
-    out += [{"value": o["value"], "label": f"yours: {o['label']}"} for o in stored_options(request)]
-    known = {o["value"]: o for o in out}
-    chosen = [known.get(s, {"value": s, "label": s}) for s in dict.fromkeys(specs)]
-    return chosen + [o for o in out if o["value"] not in specs]
-
-
-def _params(text: str, specs: list[str], corpus: str, vocab: int, ref: int) -> dict[str, Any]:
-    return {"text": text, "col": specs, "corpus": corpus, "vocab": vocab, "ref": ref}
-
-
-def _validate(request: Request, text: str, specs: list[str], vocab: int) -> str | None:
-    try:
-        check_text(request, text)
-    except HTTPException as exc:
-        return str(exc.detail)
-    if len(specs) > MAX_COLUMNS:
-        return f"at most {MAX_COLUMNS} columns, please (got {len(specs)})"
-    if not 2 <= vocab <= MAX_VOCAB:
-        return f"the vocab size must be between 2 and {MAX_VOCAB}"
-    return None
 
 
 @router.get("/compare", response_class=HTMLResponse, summary="Compare tokenisers side by side")
@@ -164,16 +31,19 @@ def compare_page(request: Request, text: str | None = None,
     text = DEFAULT_TEXT if text is None else text
     specs = [c for c in (col or default_columns()) if c]
     ref = ref if 0 <= ref < len(specs) else 0   # the reference column was unticked
-    error = _validate(request, text, specs, vocab)
-    cols = [] if error else build_columns(request, text, specs, corpus, vocab, ref,
-                                          train_now=wait)
     ctx = {"text": text, "specs": specs, "corpus": corpus, "vocab": vocab, "ref": ref,
-           "columns": cols, "error": error, "choices": _choices(request, specs), "corpora": corpus_names(),
-           "labels": {sp: tokenizer_label(request, sp) for sp in specs if sp.startswith(UPLOAD_PREFIX)},
-           "max_columns": MAX_COLUMNS,
-           "params": _params(text, specs, corpus, vocab, ref)}
-    return render(request, "compare.html", ctx, block="columns",
-                  status_code=422 if error else 200)
+           "columns": [], "error": None, "choices": choices(request, specs),
+           "corpora": corpus_names(), "max_columns": MAX_COLUMNS,
+           "labels": {sp: tokenizer_label(request, sp) for sp in specs
+                      if sp.startswith(UPLOAD_PREFIX)},
+           "params": params(text, specs, corpus, vocab, ref)}
+    status = 200
+    try:
+        validate(request, text, specs, vocab)
+        ctx["columns"] = build_columns(request, text, specs, corpus, vocab, ref, train_now=wait)
+    except BAD_INPUT as exc:                     # shown above the columns, the form kept
+        ctx["error"], status = bad_input(exc)
+    return render(request, "compare.html", ctx, block="columns", status_code=status)
 
 
 @router.get("/compare/column", response_class=HTMLResponse,
@@ -181,14 +51,12 @@ def compare_page(request: Request, text: str | None = None,
 def compare_column(request: Request, i: int, text: str = "", col: list[str] = Query(...),
                    corpus: str = DEFAULT_CORPUS, vocab: int = bounded(DEFAULT_VOCAB, 2, MAX_VOCAB),
                    ref: int = 0) -> HTMLResponse:
-    error = _validate(request, text, col, vocab)
-    if error:
-        raise HTTPException(422, error)
+    validate(request, text, col, vocab)
     if not 0 <= i < len(col):
         raise HTTPException(422, f"column {i} does not exist")
     cols = build_columns(request, text, col, corpus, vocab, ref, train_now=True, only=i)
     ctx = {"column": cols[i], "text": text, "ref": ref,
-           "params": _params(text, col, corpus, vocab, ref)}
+           "params": params(text, col, corpus, vocab, ref)}
     return render(request, "compare_column.html", ctx)
 
 
@@ -211,9 +79,7 @@ def compare_api(request: Request, text: str,
     """The compare view's data: per column the tokens, offsets, the indices of tokens whose
     boundaries differ from the reference column, and the metrics."""
     specs = [c for c in (col or default_columns()) if c]
-    error = _validate(request, text, specs, vocab)
-    if error:
-        raise HTTPException(422, error)
+    validate(request, text, specs, vocab)
     cols = build_columns(request, text, specs, corpus, vocab, ref, train_now=True)
     return [{"spec": c.spec, "title": c.title, "error": c.error, "vocab_size": c.vocab_size,
              "tokens": c.enc.tokens if c.enc else [], "offsets": c.enc.offsets if c.enc else [],

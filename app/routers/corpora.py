@@ -8,28 +8,18 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from tokenizers_core.corpora import corpus_names
 
-from .. import limits
-from ..deps import settings, store
+from ..deps import store
 from ..render import render
-from .api import _store_corpus, corpus_summary
+from ..services.corpora import corpus_summary, read_corpus_upload, store_corpus
 
 router = APIRouter(tags=["corpora"])
-
-
-async def read_corpus_upload(request: Request, upload: UploadFile) -> str:
-    """The uploaded file as text (gunzipped if it is gzip), refusing files over the limit,
-    gzip bombs and broken gzip, and bytes that are not UTF-8."""
-    config = settings(request)
-    data = await limits.read_upload(upload, config.max_upload_bytes)
-    return limits.text_of(limits.maybe_gunzip(data, config.max_corpus_bytes,
-                                              "TOKVIS_MAX_CORPUS_BYTES"))
 
 
 @router.post("/api/corpora/upload", tags=["api"], status_code=201)
 async def upload_corpus_api(request: Request, file: UploadFile = File(...)) -> dict[str, Any]:
     """Store an uploaded UTF-8 text file as a corpus."""
     text = await read_corpus_upload(request, file)
-    return corpus_summary(_store_corpus(request, text), text)
+    return corpus_summary(store_corpus(request, text), text)
 
 
 def _page(request: Request, status: int = 200, **ctx: Any) -> HTMLResponse:
@@ -51,7 +41,7 @@ async def corpora_save(request: Request, text: str = Form(""), name: str = Form(
         if file is not None and file.filename:
             text = await read_corpus_upload(request, file)
             name = name or file.filename
-        digest = _store_corpus(request, text, name)
+        digest = store_corpus(request, text, name)
     except HTTPException as exc:
         return _page(request, status=exc.status_code, error=exc.detail, text=text, name=name)
     return RedirectResponse(f"/corpora?saved={digest}", status_code=303)

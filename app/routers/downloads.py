@@ -1,7 +1,7 @@
 """Downloads: every step-through as JSON Lines, merge lists and vocabularies as CSV.
 
 A download is the JSON API's answer in another shape, never a second computation: each route
-takes the JSON endpoint itself as its dependency (`Depends(bpe.train_steps_api)`), so it accepts
+takes the JSON endpoint itself as its dependency (`Depends(bpe_train_steps)`), so it accepts
 the same query parameters, validates them the same way, fails with the same 4xx, and writes one
 line per step dict of the answer (one CSV row per merge / token).
 
@@ -32,18 +32,28 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 from typing import Any, Iterable
 
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import Response
 
-from ..deps import UnknownTokenizer, check_text, resolve_tokenizer, special_kwargs, store
+from tokenizers_core.corpora import SENNRICH
+
 from .. import export
-from .. import step_jobs
-from ..step_jobs import bpe_session, unigram_run, wordpiece_run
+from ..deps import check_text, resolve_tokenizer, store
+from ..services.downloads import filename, vocab_table, vocabulary_rows
+from ..services.training import DEFAULT_CORPORA, MAX_VOCAB, UNIGRAM_DEFAULT_VOCAB, sample_words
+from ..services.visualiser import DEFAULT_TEXT, default_tokenizer, trace
+from ..jobs import runs
+from ..jobs.runs import bpe_session, unigram_run, wordpiece_run
 from ..trained import corpus_text as corpus_by_ref
-from . import bpe, unigram, visualiser, wordpiece
+# The step views' JSON answers, which their downloads reshape (see above).
+# TODO(views): depend on app/views' functions once they build these answers; then no router
+# imports another.
+from .bpe import encode_steps_api as bpe_encode_steps, train_steps_api as bpe_train_steps
+from .unigram import lattice_api as unigram_lattice
+from .wordpiece import (encode_steps_api as wordpiece_encode_steps,
+                        train_steps_api as wordpiece_train_steps)
 
 router = APIRouter(prefix="/api", tags=["downloads"])
 
@@ -58,64 +68,42 @@ STILL_TRAINING: dict = {503: {"description": "The training is still running: ask
 
 
 # ---- shaping ------------------------------------------------------------------------------------
-def _filename(*parts: object) -> str:
-    """A safe, readable file name from its parts.
-
-    >>> _filename("bpe-train", "byte_bpe", 300, "udhr/eng") + ".jsonl"
-    'bpe-train-byte_bpe-300-udhr-eng.jsonl'
-    >>> _filename("trace", "../../etc/passwd", "a" * 64)
-    'trace-etc-passwd-aaaaaaaaaaaa'
-    """
-    words = []
-    for part in parts:
-        word = re.sub(r"[^A-Za-z0-9_.]+", "-", str(part)).strip("-.")
-        if re.fullmatch(r"[0-9a-f]{64}", word):
-            word = word[:12]                       # a stored corpus: its sha256, shortened
-        if word:
-            words.append(word[:40])
-    return "-".join(words) or "download"
-
-
-def jsonl_response(rows: Iterable[dict[str, Any]], filename: str) -> Response:
+def jsonl_response(rows: Iterable[dict[str, Any]], name: str) -> Response:
     body = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
     return Response(body.encode("utf-8"), media_type="application/x-ndjson",
-                    headers={"Content-Disposition": f'attachment; filename="{filename}.jsonl"'})
+                    headers={"Content-Disposition": f'attachment; filename="{name}.jsonl"'})
 
 
-def csv_response(header: list[str], rows: Iterable[Iterable[Any]], filename: str) -> Response:
+def csv_response(header: list[str], rows: Iterable[Iterable[Any]], name: str) -> Response:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")     # RFC 4180; and a token "\r" is quoted
     writer.writerow(header)
     writer.writerows(rows)
     return Response(out.getvalue().encode("utf-8"), media_type="text/csv; charset=utf-8",
-                    headers={"Content-Disposition": f'attachment; filename="{filename}.csv"'})
-
-
-def _corpus_label(corpus: str) -> str:
-    return corpus or "default"
+                    headers={"Content-Disposition": f'attachment; filename="{name}.csv"'})
 
 
 # ---- BPE -----------------------------------------------------------------------------------------
 @router.get("/download/bpe/train.jsonl", response_class=Response, responses=JSONL_DOC,
             summary="BPE training: one merge step per line")
-def bpe_train_jsonl(data: dict = Depends(bpe.train_steps_api)) -> Response:
-    return jsonl_response(data["steps"], _filename("bpe-train", data["variant"],
-                                                   data["vocab_size"], data["corpus"]))
+def bpe_train_jsonl(data: dict = Depends(bpe_train_steps)) -> Response:
+    return jsonl_response(data["steps"], filename("bpe-train", data["variant"],
+                                                  data["vocab_size"], data["corpus"]))
 
 
 @router.get("/download/bpe/train.merges.csv", response_class=Response, responses=CSV_DOC,
             summary="BPE training: the merge list as CSV")
-def bpe_train_merges_csv(data: dict = Depends(bpe.train_steps_api)) -> Response:
+def bpe_train_merges_csv(data: dict = Depends(bpe_train_steps)) -> Response:
     rows = ((k, s["pair"][0], s["pair"][1], s["new_symbol"], s["count"])
             for k, s in enumerate(data["steps"], 1))
     return csv_response(["step", "left", "right", "new_symbol", "count"], rows,
-                        _filename("bpe-merges", data["variant"], data["vocab_size"],
+                        filename("bpe-merges", data["variant"], data["vocab_size"],
                                   data["corpus"]))
 
 
 @router.get("/bpe/train_vocab", tags=["api"],
             summary="The vocabulary BPE training ends with (bpe, byte_bpe, sentencepiece_bpe)")
-def bpe_train_vocab_api(request: Request, data: dict = Depends(bpe.train_steps_api),
+def bpe_train_vocab_api(request: Request, data: dict = Depends(bpe_train_steps),
                         corpus: str = "", pattern: str = "gpt2",
                         min_frequency: int = 0) -> dict[str, Any]:
     """The training view's vocabulary after its last merge, in id order (the same parameters
@@ -126,7 +114,7 @@ def bpe_train_vocab_api(request: Request, data: dict = Depends(bpe.train_steps_a
         options["min_frequency"] = min_frequency
     if variant == "byte_bpe":
         options["pattern"] = pattern
-    text = bpe.DEFAULT_CORPUS if not corpus else corpus_by_ref(store(request), corpus)
+    text = SENNRICH if not corpus else corpus_by_ref(store(request), corpus)
     trainer = bpe_session(request, corpus, text, variant, data["vocab_size"], options,
                           wait=None).trainer
     if variant == "sentencepiece_bpe":
@@ -140,42 +128,42 @@ def bpe_train_vocab_api(request: Request, data: dict = Depends(bpe.train_steps_a
 @router.get("/download/bpe/train.vocab.csv", response_class=Response, responses=CSV_DOC,
             summary="BPE training: the vocabulary as CSV")
 def bpe_train_vocab_csv(data: dict = Depends(bpe_train_vocab_api)) -> Response:
-    return _vocab_csv(data["vocab"], _filename("bpe-vocab", data["variant"], data["vocab_size"],
-                                               data["corpus"]))
+    return vocab_csv_response(data["vocab"], filename("bpe-vocab", data["variant"],
+                                                      data["vocab_size"], data["corpus"]))
 
 
 @router.get("/download/bpe/encode.jsonl", response_class=Response, responses=JSONL_DOC,
             summary="BPE encoding: one merge per line, piece after piece")
-def bpe_encode_jsonl(data: dict = Depends(bpe.encode_steps_api)) -> Response:
+def bpe_encode_jsonl(data: dict = Depends(bpe_encode_steps)) -> Response:
     steps = (step for piece in data["pieces"] for step in piece["steps"])
-    return jsonl_response(steps, _filename("bpe-encode", data["tokenizer"]))
+    return jsonl_response(steps, filename("bpe-encode", data["tokenizer"]))
 
 
 # ---- WordPiece -----------------------------------------------------------------------------------
 @router.get("/download/wordpiece/train.jsonl", response_class=Response, responses=JSONL_DOC,
             summary="WordPiece training: one merge per line")
-def wordpiece_train_jsonl(data: dict = Depends(wordpiece.train_steps_api)) -> Response:
-    return jsonl_response(data["steps"], _filename("wordpiece-train", data["vocab_size"],
-                                                   data["corpus"]))
+def wordpiece_train_jsonl(data: dict = Depends(wordpiece_train_steps)) -> Response:
+    return jsonl_response(data["steps"], filename("wordpiece-train", data["vocab_size"],
+                                                  data["corpus"]))
 
 
 @router.get("/download/wordpiece/train.merges.csv", response_class=Response, responses=CSV_DOC,
             summary="WordPiece training: the merge list (with scores) as CSV")
-def wordpiece_train_merges_csv(data: dict = Depends(wordpiece.train_steps_api)) -> Response:
+def wordpiece_train_merges_csv(data: dict = Depends(wordpiece_train_steps)) -> Response:
     rows = ((k, s["pair"][0], s["pair"][1], s["new_symbol"], s["count"], s["freq_left"],
              s["freq_right"], repr(s["score"])) for k, s in enumerate(data["steps"], 1))
     return csv_response(["step", "left", "right", "new_symbol", "count", "freq_left",
                          "freq_right", "score"], rows,
-                        _filename("wordpiece-merges", data["vocab_size"], data["corpus"]))
+                        filename("wordpiece-merges", data["vocab_size"], data["corpus"]))
 
 
 @router.get("/wordpiece/train_vocab", tags=["api"],
             summary="The vocabulary WordPiece training ends with")
-def wordpiece_train_vocab_api(request: Request, data: dict = Depends(wordpiece.train_steps_api),
+def wordpiece_train_vocab_api(request: Request, data: dict = Depends(wordpiece_train_steps),
                               corpus: str = "", min_frequency: int = 0) -> dict[str, Any]:
     """The training view's vocabulary after its last merge, in id order (special tokens, the
     initial symbols, the merged ones); the parameters of `/api/wordpiece/train_steps`."""
-    text = wordpiece.DEFAULT_CORPUS if not corpus else corpus_by_ref(store(request), corpus)
+    text = SENNRICH if not corpus else corpus_by_ref(store(request), corpus)
     run = wordpiece_run(request, corpus, text, {"vocab_size": data["vocab_size"],
                                                 "min_frequency": min_frequency}, wait=None)
     rows = [{"id": i, "token": t} for t, i in sorted(run.vocab.items(), key=lambda kv: kv[1])]
@@ -185,41 +173,36 @@ def wordpiece_train_vocab_api(request: Request, data: dict = Depends(wordpiece.t
 @router.get("/download/wordpiece/train.vocab.csv", response_class=Response, responses=CSV_DOC,
             summary="WordPiece training: the vocabulary as CSV (as vocab.txt, with ids)")
 def wordpiece_train_vocab_csv(data: dict = Depends(wordpiece_train_vocab_api)) -> Response:
-    return _vocab_csv(data["vocab"], _filename("wordpiece-vocab", data["vocab_size"],
-                                               data["corpus"]))
+    return vocab_csv_response(data["vocab"], filename("wordpiece-vocab", data["vocab_size"],
+                                                      data["corpus"]))
 
 
 @router.get("/download/wordpiece/encode.jsonl", response_class=Response, responses=JSONL_DOC,
             summary="WordPiece encoding: one probe per line (with its word_index)")
 def wordpiece_encode_jsonl(request: Request,
-                           data: dict = Depends(wordpiece.encode_steps_api)) -> Response:
+                           data: dict = Depends(wordpiece_encode_steps)) -> Response:
     vocab = request.query_params.get("vocab", "bert-base-uncased")
-    return jsonl_response(data["steps"], _filename("wordpiece-encode", vocab))
+    return jsonl_response(data["steps"], filename("wordpiece-encode", vocab))
 
 
 # ---- Unigram -------------------------------------------------------------------------------------
 @router.get("/unigram/train", tags=["api"], responses=STILL_TRAINING,
             summary="Unigram training: every EM + pruning round, and the final pieces")
-def unigram_train_api(request: Request, corpus: str = unigram.DEFAULT_CORPUS,
-                      vocab_size: int = unigram.DEFAULT_VOCAB, words: str = "") -> dict[str, Any]:
+def unigram_train_api(request: Request, corpus: str = DEFAULT_CORPORA["unigram"],
+                      vocab_size: int = UNIGRAM_DEFAULT_VOCAB, words: str = "") -> dict[str, Any]:
     """The rounds the training view shows (same corpus, vocab_size and sample `words`), and
     the trained pieces as [piece, score] in id order. A run still training after 30 s answers
     503 with Retry-After: ask again within a few seconds (the run goes on while somebody asks;
     one nobody asks about for 8 s is stopped)."""
-    try:
-        if not 4 <= vocab_size <= unigram.MAX_TRAIN_VOCAB:
-            raise ValueError(f"vocab_size must be between 4 and {unigram.MAX_TRAIN_VOCAB:,}")
-        text = corpus_by_ref(store(request), corpus)
-        sample = tuple(w for w in words.split() if w)[:12] or unigram._default_words(text)
-        run = unigram_run(request, corpus, text, vocab_size, sample, wait=UNIGRAM_WAIT_SECONDS)
-    except LookupError as exc:
-        raise HTTPException(404, str(exc)) from None
-    except ValueError as exc:
-        raise HTTPException(422, str(exc)) from None
+    if not 4 <= vocab_size <= MAX_VOCAB["unigram"]:
+        raise ValueError(f"vocab_size must be between 4 and {MAX_VOCAB['unigram']:,}")
+    text = corpus_by_ref(store(request), corpus)
+    sample = sample_words(text, words)
+    run = unigram_run(request, corpus, text, vocab_size, sample, wait=UNIGRAM_WAIT_SECONDS)
     if not run.finished:
         raise HTTPException(503, f"training is still running ({len(run.rounds)} rounds so far); "
                                  "ask again in a moment (a run nobody asks about for "
-                                 f"{step_jobs.ABANDON:.0f} s is stopped)",
+                                 f"{runs.ABANDON:.0f} s is stopped)",
                             headers={"Retry-After": "3"})
     return {"corpus": corpus, "vocab_size": vocab_size, "words": list(sample),
             "steps": [s.to_dict() for s in run.rounds],
@@ -230,8 +213,8 @@ def unigram_train_api(request: Request, corpus: str = unigram.DEFAULT_CORPUS,
             responses={**JSONL_DOC, **STILL_TRAINING},
             summary="Unigram training: one round per line")
 def unigram_train_jsonl(data: dict = Depends(unigram_train_api)) -> Response:
-    return jsonl_response(data["steps"], _filename("unigram-train", data["vocab_size"],
-                                                   data["corpus"]))
+    return jsonl_response(data["steps"], filename("unigram-train", data["vocab_size"],
+                                                  data["corpus"]))
 
 
 @router.get("/download/unigram/train.vocab.csv", response_class=Response,
@@ -240,40 +223,33 @@ def unigram_train_jsonl(data: dict = Depends(unigram_train_api)) -> Response:
 def unigram_train_vocab_csv(data: dict = Depends(unigram_train_api)) -> Response:
     rows = ((i, p, repr(s)) for i, (p, s) in enumerate(data["pieces"]))
     return csv_response(["id", "piece", "score"], rows,
-                        _filename("unigram-vocab", data["vocab_size"], data["corpus"]))
+                        filename("unigram-vocab", data["vocab_size"], data["corpus"]))
 
 
 @router.get("/download/unigram/lattice.jsonl", response_class=Response, responses=JSONL_DOC,
             summary="The Unigram lattice: one Viterbi step per line")
-def unigram_lattice_jsonl(data: dict = Depends(unigram.lattice_api)) -> Response:
-    return jsonl_response(data["steps"], _filename("unigram-lattice", data["model"]))
+def unigram_lattice_jsonl(data: dict = Depends(unigram_lattice)) -> Response:
+    return jsonl_response(data["steps"], filename("unigram-lattice", data["model"]))
 
 
 # ---- the visualiser's pipeline trace, and any tokeniser's vocabulary -----------------------------
 @router.get("/trace", tags=["api"],
             summary="The pipeline trace of an encoding (normalise, pre-tokenise, model, "
                     "post-process)")
-def trace_api(request: Request, text: str = visualiser.DEFAULT_TEXT, tokenizer: str = "",
+def trace_api(request: Request, text: str = DEFAULT_TEXT, tokenizer: str = "",
               pattern: str = "", special: bool = False) -> dict[str, Any]:
     """The stages the visualiser shows for `text` (its query parameters: `tokenizer`,
     `pattern` for the custom regex, `special` to read special tokens in the text)."""
-    name = tokenizer or visualiser.default_tokenizer()
+    name = tokenizer or default_tokenizer()
     check_text(request, text)
-    try:
-        tok = resolve_tokenizer(request, name, pattern)
-        kwargs = special_kwargs(tok, "all") if special and hasattr(tok, "special_tokens") else {}
-        _enc, trace = tok.trace(text, **kwargs)
-    except UnknownTokenizer as exc:
-        raise HTTPException(404, str(exc)) from None
-    except ValueError as exc:
-        raise HTTPException(422, str(exc)) from None
-    return {"tokenizer": name, "steps": trace.to_list()}
+    _tok, _enc, steps = trace(request, text, name, pattern, special)
+    return {"tokenizer": name, "steps": steps.to_list()}
 
 
 @router.get("/download/trace.jsonl", response_class=Response, responses=JSONL_DOC,
             summary="The visualiser's pipeline trace: one stage per line")
 def trace_jsonl(data: dict = Depends(trace_api)) -> Response:
-    return jsonl_response(data["steps"], _filename("trace", data["tokenizer"]))
+    return jsonl_response(data["steps"], filename("trace", data["tokenizer"]))
 
 
 @router.get("/vocab", tags=["api"],
@@ -282,47 +258,18 @@ def vocab_api(request: Request, tokenizer: str, pattern: str = "") -> dict[str, 
     """`tokenizer`: a bundled name, a trained handle (`/api/train`) or an uploaded one.
     Rows are {"id", "token"} (+ "score" for Unigram and sentencepiece models); special tokens
     outside the model's vocabulary (the OpenAI encodings') come last."""
-    try:
-        tok = resolve_tokenizer(request, tokenizer, pattern)
-    except UnknownTokenizer as exc:
-        raise HTTPException(404, str(exc)) from None
-    except ValueError as exc:
-        raise HTTPException(422, str(exc)) from None
+    tok = resolve_tokenizer(request, tokenizer, pattern)
     return {"tokenizer": tokenizer, "vocab": vocabulary_rows(tok)}
-
-
-def vocabulary_rows(tok) -> list[dict[str, Any]]:
-    model = tok.model
-    pieces = getattr(model, "pieces", None)
-    if pieces is not None:
-        rows = [{"id": i, "token": p, "score": s} for i, (p, s) in enumerate(pieces)]
-    elif isinstance(getattr(model, "vocab", None), dict):
-        rows = [{"id": i, "token": t} for t, i in sorted(model.vocab.items(), key=lambda kv: kv[1])]
-    else:
-        raise HTTPException(422, f"{tok.name} has no fixed vocabulary: its tokens are cut from "
-                                 "the text by rules")
-    known = {r["token"] for r in rows}
-    specials = getattr(tok, "special_tokens", None)
-    if isinstance(specials, dict):
-        extra = sorted((i, t) for t, i in specials.items() if t not in known)
-        rows += [{"id": i, "token": t, **({"score": None} if pieces is not None else {})}
-                 for i, t in extra]
-    return rows
 
 
 @router.get("/download/vocab.csv", response_class=Response, responses=CSV_DOC,
             summary="A tokeniser's vocabulary as CSV")
 def vocab_csv(data: dict = Depends(vocab_api)) -> Response:
-    return _vocab_csv(data["vocab"], _filename("vocab", data["tokenizer"]))
+    return vocab_csv_response(data["vocab"], filename("vocab", data["tokenizer"]))
 
 
-def _vocab_csv(rows: list[dict[str, Any]], filename: str) -> Response:
-    """Vocabulary rows ({"id", "token"} [+ "score"]) as CSV: id,token[,score]."""
-    scored = bool(rows) and "score" in rows[0]
-    header = ["id", "token", "score"] if scored else ["id", "token"]
-    cells = ([r["id"], r["token"], "" if r.get("score") is None else repr(r["score"])] if scored
-             else [r["id"], r["token"]] for r in rows)
-    return csv_response(header, cells, filename)
+def vocab_csv_response(rows: list[dict[str, Any]], name: str) -> Response:
+    return csv_response(*vocab_table(rows), name)
 
 
 # ---- a tokeniser as a file -----------------------------------------------------------------------
@@ -336,26 +283,8 @@ def tokenizer_download(request: Request, tokenizer: str, format: str = "hf_json"
     """`tokenizer`: a bundled name, a trained handle or an uploaded one; `format`: one of
     hf_json, tiktoken, sentencepiece, vocab_txt, vocab_merges. A format the tokeniser has no
     exact form in answers 422 naming the formats it has."""
-    try:
-        tok = resolve_tokenizer(request, tokenizer, pattern)
-    except UnknownTokenizer as exc:
-        raise HTTPException(404, str(exc)) from None
-    except ValueError as exc:
-        raise HTTPException(422, str(exc)) from None
-    has = export.formats_of(tok)
-    if format not in has:
-        if format not in export.FORMATS:
-            why = f"unknown format {format!r}"
-        else:
-            why = f"{tokenizer} has no {format} form"
-        raise HTTPException(422, f"{why}; {tokenizer} can be downloaded as: "
-                                 f"{', '.join(has)}" if has else
-                                 f"{why}; {tokenizer} has no file form (its tokens are cut "
-                                 "from the text by rules)")
-    try:
-        body = export.tokenizer_file(tok, format)
-    except ValueError as exc:
-        raise HTTPException(422, str(exc)) from None
+    tok = resolve_tokenizer(request, tokenizer, pattern)
+    body = export.download(tok, tokenizer, format)
     name = export.file_name(tokenizer, format)
     return Response(body, media_type=export.MEDIA_TYPES[format],
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})

@@ -16,15 +16,12 @@ from fastapi.responses import RedirectResponse
 
 from .. import export
 from ..deps import trained
-from ..render import url_with
-from . import bpe, compare, unigram, wordpiece
-from .api import _store_corpus
+from ..services.compare import default_columns
+from ..services.training import DEFAULT_CORPORA, MAX_VOCAB as VIEW_MAX_VOCAB, default_corpus_ref
+from ..urls import url_with
 
 router = APIRouter(tags=["pages"])
-DEFAULT_CORPORA = {"bpe": bpe.DEFAULT_CORPUS, "byte_bpe": bpe.DEFAULT_CORPUS,
-                   "sentencepiece_bpe": bpe.DEFAULT_CORPUS, "wordpiece": wordpiece.DEFAULT_CORPUS,
-                   "unigram": unigram.DEFAULT_CORPUS}
-MAX_VOCAB = max(bpe.MAX_VIEW_VOCAB, wordpiece.MAX_TRAIN_VOCAB, unigram.MAX_TRAIN_VOCAB)
+MAX_VOCAB = max(VIEW_MAX_VOCAB.values())
 
 
 @router.get("/trained/open", summary="Train a training view's tokeniser to the end and open it "
@@ -46,21 +43,12 @@ def trained_open(request: Request, algorithm: str, vocab_size: int, to: str = "v
         options["min_frequency"] = min_frequency
     if algorithm == "byte_bpe":
         options["pattern"] = pattern or "gpt2"
-    ref = corpus
-    if not ref:
-        default = DEFAULT_CORPORA[algorithm]
-        ref = default if algorithm == "unigram" else _store_corpus(request, default,
-                                                                   name=f"{algorithm} example")
-    try:
-        handle, _tok = trained(request).train(algorithm, ref, vocab_size, options)
-    except LookupError as exc:
-        raise HTTPException(404, str(exc)) from None
-    except ValueError as exc:
-        raise HTTPException(422, str(exc)) from None
+    ref = corpus or default_corpus_ref(request, algorithm)
+    handle, _tok = trained(request).train(algorithm, ref, vocab_size, options)
     if to == "visualiser":
         url = url_with("/", {"tokenizer": handle})
     elif to == "compare":
-        others = [c for c in compare.default_columns() if c != handle][:2]
+        others = [c for c in default_columns() if c != handle][:2]
         url = url_with("/compare", {"col": [handle, *others]})
     else:
         url = url_with("/api/download/tokenizer", {"tokenizer": handle, "format": to})

@@ -67,14 +67,9 @@ async def upload_api(request: Request, file: UploadFile = File(...), name: str =
     gpt2; or a regex) and takes `special_tokens` as a JSON object `{"<|endoftext|>": 100257}`;
     a vocab.txt takes `lowercase` (true, false, or empty: from the vocabulary). Options a
     format does not take are ignored. The file is stored under the sha256 of its bytes."""
-    try:
-        row = await U.upload(uploads(request), settings(request).max_tokenizer_bytes, file,
-                             name=name, format=format, pattern=pattern,
-                             special_tokens=special_tokens, lowercase=lowercase)
-    except HTTPException:
-        raise
-    except ValueError as exc:
-        raise HTTPException(422, str(exc)) from None
+    row = await U.upload(uploads(request), settings(request).max_tokenizer_bytes, file,
+                         name=name, format=format, pattern=pattern,
+                         special_tokens=special_tokens, lowercase=lowercase)
     return summary(row)
 
 
@@ -84,6 +79,18 @@ def tokenizer_info(request: Request, handle: str) -> dict[str, Any]:
     if row is None:
         raise HTTPException(404, f"no uploaded tokeniser has handle {handle!r}")
     return summary(row)
+
+
+@router.post("/tokenizers/sniff", response_class=HTMLResponse,
+             summary="What a tokenizer file is, from its first bytes (the upload form's note)")
+async def sniff(request: Request, file: UploadFile = File(...)) -> HTMLResponse:
+    """The upload form sends a file's first 64 KB (`uploads.HEAD_BYTES`) when one is chosen and
+    shows the answer: which format the server will read it as (`data-format`, which options
+    the form then shows), or that it is no tokenizer file. More bytes than that are not read."""
+    head = await file.read(U.HEAD_BYTES)
+    return render(request, "partials/tokenizer_upload.html", {
+        "sniffed": {"filename": file.filename or "the file", "format": U.sniff_head(head)}},
+        block="sniffed")
 
 
 def _page(request: Request, status: int = 200, **ctx: Any) -> HTMLResponse:

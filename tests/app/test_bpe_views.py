@@ -160,7 +160,7 @@ def test_blank_vocab_size_means_the_default(client):
 def test_long_training_shows_progress_then_the_step(client, monkeypatch):
     import time as _time
 
-    from app import step_jobs
+    from app.jobs import runs as step_jobs
     from app.routers import bpe as bpe_router
     monkeypatch.setattr(bpe_router, "SYNC_SECONDS", 0.0)
     monkeypatch.setattr(step_jobs, "IN_REQUEST_CHARS", 0)       # trained in the job pool

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from app.routers.check import EXAMPLES
+from app.services.check import EXAMPLES
 
 WITHOUT_EOW = "e s\nes t\nl o\nlo w\ne w\nn ew\nnew est\nd est"   # the textbook corpus, no </w>
 

@@ -151,7 +151,7 @@ def test_bad_input_is_a_json_4xx_not_a_file(client, url, status, message):
 def test_a_unigram_run_still_training_answers_503_and_goes_on(client, monkeypatch):
     """Asked not to wait (the view's own wait too), a fresh run is still training: 503 with
     Retry-After; asked again with waiting, the same run has finished."""
-    from app import step_jobs
+    from app.jobs import runs as step_jobs
     from app.routers import downloads, unigram
     query = {"corpus": "udhr/eng", "vocab_size": 301, "words": "rights"}   # a run of its own
     monkeypatch.setattr(step_jobs, "IN_REQUEST_CHARS", 0)       # trained in the job pool

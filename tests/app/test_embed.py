@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from app.routers.visualiser import page_paths
+from app.services.visualiser import page_paths
 
 
 def _pages(app) -> list[str]:

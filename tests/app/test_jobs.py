@@ -180,7 +180,7 @@ def test_api_train_runs_in_the_pool_and_reports_errors(busy_client):
 
 
 def test_pruning_keeps_the_newest_finished_jobs_and_fewer_pickled_results(tmp_path):
-    from app.job_store import JobStore
+    from app.jobs.store import JobStore
     store = JobStore(tmp_path / "prune.sqlite3")
     for n in range(12):
         job_id = f"j{n}"

@@ -13,7 +13,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from app.job_store import JobStore
+from app.jobs.store import JobStore
 from app.trained import make_spec
 
 from job_helpers import random_corpus, running, until

@@ -38,7 +38,7 @@ def test_over_the_limit_is_a_message_not_a_crash(client):
 
 
 def test_a_long_text_draws_its_first_chips_and_counts_all(client):
-    from app.routers.visualiser import MAX_CHIPS
+    from app.services.visualiser import MAX_CHIPS
     text = "The cat sat on the mat. " * 800          # 19,200 characters, 5,600 tokens
     r = client.post("/", data={"text": text, "tokenizer": "word"}, headers={"HX-Request": "true"})
     assert r.status_code == 200

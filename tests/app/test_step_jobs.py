@@ -1,4 +1,4 @@
-"""The step-through views' trainings as jobs (`app.step_jobs`): a large corpus trains in a worker
+"""The step-through views' trainings as jobs (`app.jobs.runs`): a large corpus trains in a worker
 process of the shared pool (CPU and memory budgets, cancel kills it at once), the view reads the
 same run a request would have trained, any server worker answers with it, and a page nobody
 polls any more stops its training. Real worker processes, real SQLite."""
@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app import step_jobs
+from app.jobs import cache, runs as step_jobs
 from app.config import Settings
-from app.job_store import JobStore
+from app.jobs.store import JobStore
 from app.main import create_app
 from app.store import CorpusStore
 from tokenizers_core.corpora import load_corpus
@@ -33,11 +33,9 @@ def settings(db: Path, **overrides) -> Settings:
 @pytest.fixture(autouse=True)
 def fresh_caches(monkeypatch):
     """Each test starts with empty view caches (other tests train the same small runs)."""
-    from tokenizers_core.models.bpe import session as bpe_explore
-    monkeypatch.setattr(step_jobs, "_BPE", step_jobs._Lru(6))
-    monkeypatch.setattr(step_jobs, "_WORDPIECE", step_jobs._Lru(32))
-    monkeypatch.setattr(step_jobs, "_UNIGRAM", step_jobs._Lru(16))
-    monkeypatch.setattr(bpe_explore, "_SESSIONS", type(bpe_explore._SESSIONS)())
+    monkeypatch.setattr(cache, "BPE", cache.RunCache(6))
+    monkeypatch.setattr(cache, "WORDPIECE", cache.RunCache(32))
+    monkeypatch.setattr(cache, "UNIGRAM", cache.RunCache(16))
 
 
 @pytest.fixture
@@ -109,7 +107,7 @@ def test_wordpiece_and_unigram_views_train_in_the_pool_too(make_client, tmp_path
     # in-request and in-pool runs agree
     monkeypatch.setattr(step_jobs, "IN_REQUEST_CHARS", 10 ** 9)
     pooled = c.get("/api/wordpiece/train_steps?corpus=udhr/eng&vocab_size=400").json()
-    monkeypatch.setattr(step_jobs, "_WORDPIECE", step_jobs._Lru(32))   # train it here instead
+    monkeypatch.setattr(cache, "WORDPIECE", cache.RunCache(32))   # train it here instead
     here = c.get("/api/wordpiece/train_steps?corpus=udhr/eng&vocab_size=400").json()
     assert pooled == here
 
@@ -119,7 +117,7 @@ def test_another_worker_answers_with_the_run_from_the_store(make_client, tmp_pat
     a, b = make_client(), make_client()
     url = "/bpe/train?corpus=udhr/deu_1996&variant=byte_bpe&vocab_size=600&step=40"
     done = poll(a, url, 'data-testid="training"')
-    monkeypatch.setattr(step_jobs, "_BPE", step_jobs._Lru(6))              # b's memory
+    monkeypatch.setattr(cache, "BPE", cache.RunCache(6))              # b's memory
     other = b.get(url)
     assert other.status_code == 200 and 'data-testid="pair-table"' in other.text
     assert done.text.split('data-testid="what">')[1][:200] == \
@@ -222,12 +220,12 @@ def test_check_on_a_large_corpus_trains_its_reference_in_the_pool(make_client, t
 
 
 def test_view_caches_are_bounded_by_the_size_of_what_they_hold():
-    cache = step_jobs._Lru(5, max_bytes=100)
+    runs = cache.RunCache(5, max_bytes=100)
     for n in range(4):
-        cache.put(n, f"run {n}", 40)
-    assert [cache.get(n) for n in range(4)] == [None, None, "run 2", "run 3"]   # 80 bytes
-    cache.put("huge", "a run bigger than the cache", 500)
-    assert cache.get("huge") is not None and cache.get(3) is None   # the newest always stays
+        runs.put(n, f"run {n}", 40)
+    assert [runs.get(n) for n in range(4)] == [None, None, "run 2", "run 3"]   # 80 bytes
+    runs.put("huge", "a run bigger than the cache", 500)
+    assert runs.get("huge") is not None and runs.get(3) is None   # the newest always stays
 
 
 def test_requests_arriving_together_load_a_finished_run_once(make_client, monkeypatch):
@@ -235,7 +233,7 @@ def test_requests_arriving_together_load_a_finished_run_once(make_client, monkey
     c = make_client()
     url = "/bpe/train?corpus=botchan&variant=bpe&vocab_size=700&step=5"
     poll(c, url, 'data-testid="training"')                  # trained, and loaded once
-    monkeypatch.setattr(step_jobs, "_BPE", step_jobs._Lru(6))          # a fresh server process
+    monkeypatch.setattr(cache, "BPE", cache.RunCache(6))          # a fresh server process
     loads = []
     real_made = step_jobs._made
 
@@ -252,3 +250,28 @@ def test_requests_arriving_together_load_a_finished_run_once(make_client, monkey
         t.join()
     assert len(loads) == 1
     assert all(p.status_code == 200 and 'data-testid="pair-table"' in p.text for p in pages)
+
+
+def test_the_core_keeps_plain_sessions_and_app_jobs_caches_them(make_client):
+    """Serving is fenced off: the core's sessions hold no lock, LRU, pickling hook or flag set
+    by the web layer, and a new session is new; `app.jobs.cache` keeps the finished runs, those
+    trained within a request as well as the pooled ones."""
+    import inspect
+
+    from tokenizers_core.corpora import SENNRICH
+    from tokenizers_core.models.bpe import session as bpe_sessions
+    from tokenizers_core.models.wordpiece import session as wordpiece_sessions
+    for module in (bpe_sessions, wordpiece_sessions):
+        source = inspect.getsource(module)
+        for serving in ("threading", "Lock", "OrderedDict", "__getstate__", "__setstate__",
+                        "settled", "set by the web layer"):
+            assert serving not in source, f"{module.__name__} still has {serving}"
+    assert bpe_sessions.training_session(SENNRICH, "bpe", 24) is not \
+        bpe_sessions.training_session(SENNRICH, "bpe", 24)
+    c = make_client()
+    for step in (1, 5):
+        assert c.get(f"/bpe/train?step={step}").status_code == 200
+    assert c.get("/wordpiece/train?step=2").status_code == 200
+    (session,) = [run for run, _size in cache.BPE._items.values()]
+    assert session.finished and session.total_steps() == len(session.steps)
+    assert len(cache.WORDPIECE._items) == 1

@@ -554,3 +554,31 @@ def test_a_zip_of_vocab_json_and_merges_txt(client, tmp_path):
         zf.writestr("merges.txt", b"")
     r = upload(client, bomb.getvalue(), "bomb.zip")
     assert r.status_code in (413, 422) and "more than" in r.json()["detail"]
+
+
+# ---- the upload form asks the server what a file is ------------------------------------------------
+def sniffed(client, head: bytes, filename: str) -> tuple[str, str]:
+    """(data-format, note) of the server's answer for a file's first bytes."""
+    r = client.post("/tokenizers/sniff", files={"file": (filename, head)},
+                    headers={"HX-Request": "true"})
+    assert r.status_code == 200, r.text
+    found = re.search(r'data-format="([^"]*)"[^>]*>(.*?)</span>', r.text, re.S)
+    return found.group(1), found.group(2).strip()
+
+
+def test_the_form_shows_the_format_the_server_reads_from_the_first_bytes(client):
+    """The form sends a file's first 64 KB; the answer is what the upload would read it as,
+    gzip included, and it names the file as text."""
+    ranks, vocab = small_ranks(), b"[UNK]\n[CLS]\nplay\n##ing\n"
+    cases = [(hf_bpe_json()[:65_536], "tokenizer.json", "hf_json", "a Hugging Face tokenizer.json"),
+             (ranks[:65_536], "x.tiktoken", "tiktoken", "choose its pattern"),
+             (gzip.compress(ranks)[:65_536], "x.tiktoken.gz", "tiktoken", "tiktoken ranks file"),
+             (unigram_model()[:65_536], "m.model", "sentencepiece", "sentencepiece .model"),
+             (gzip.compress(vocab), "vocab.txt.gz", "vocab_txt", "cased or uncased")]
+    for head, name, format, words in cases:
+        found, note = sniffed(client, head, name)
+        assert (found, name in note, words in note) == (format, True, True), (name, note)
+    found, note = sniffed(client, b"\xff\xfe\x00\x01" * 10, "<b>photo</b>.jpg")
+    assert found == "" and "does not look like a tokenizer file" in note
+    assert "&lt;b&gt;photo&lt;/b&gt;.jpg" in note                    # a file name is text
+    assert client.post("/tokenizers/sniff", files={"file": ("x", b"{")}).status_code == 200

@@ -2,10 +2,13 @@
 
 A view asks "what is the state after k merges?" for a corpus, a variant and options. A
 `TrainingSession` holds a resumable trainer (the same stepper `train` runs to the end) that has
-been advanced at least k steps, with the top-pair table recorded before every merge. Sessions live
-in a small LRU keyed by (corpus sha256, variant, options), so "next", "back" and "jump" reuse the
-run: going forward continues it, going back reads what was recorded, and the word table at step k
-is rebuilt for just the rows shown (each row's word re-segmented with the first k merges).
+been advanced at least k steps, with the top-pair table recorded before every merge. A caller that
+keeps the session (the web layer caches finished ones: `app.jobs.cache`) makes "next", "back" and
+"jump" reuse the run: going forward continues it, going back reads what was recorded, and the word
+table at step k is rebuilt for just the rows shown (each row's word re-segmented with the first k
+merges). A session is plain data: it pickles as it is (a server trains a large one in a worker
+process), and it takes no locks (a caller that shares one between threads shares a finished one,
+which only reads).
 
 >>> s = training_session("low low lower newest newest", "bpe", 20)
 >>> s.advance_to(2)
@@ -17,10 +20,7 @@ is rebuilt for just the rows shown (each row's word re-segmented with the first 
 """
 from __future__ import annotations
 
-import hashlib
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +29,6 @@ from .trainer import bpe_trainer, byte_bpe_trainer
 
 VARIANTS = ("bpe", "byte_bpe", "sentencepiece_bpe")
 TOP_K = 12
-_MAX_SESSIONS = 6
 
 RULES = {
     "bpe": BPE_RULE,
@@ -48,10 +47,6 @@ class WordRow:
     count: int
     segments: tuple[str, ...]
     changed: bool
-
-
-def corpus_key(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class TrainingSession:
@@ -75,23 +70,9 @@ class TrainingSession:
         self.rule = RULES[variant]
         counts = self.trainer.counts
         self.order = sorted(range(len(counts)), key=lambda i: (-counts[i], self.trainer.word_text(i)))
-        self._lock = threading.RLock()
-        self.settled = False              # set by the web layer once it froze the finished run
         self._replay: BPE | None = None
         self._replay_len = -1
         self._spelled: list[str] | None = None     # each word's starting symbols, joined
-
-    def __getstate__(self) -> dict[str, Any]:
-        """A run pickles without its lock and replay table (a server's job trains it in a worker
-        process and hands the finished run over this way)."""
-        state = dict(self.__dict__)
-        del state["_lock"]
-        state.update(_replay=None, _replay_len=-1, _spelled=None, settled=False)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.RLock()
 
     # -- moving ----------------------------------------------------------------------------------
     @property
@@ -104,15 +85,14 @@ class TrainingSession:
 
     def advance_to(self, k: int) -> int:
         """Run the trainer until at least k merges exist (or it stops); returns how many exist."""
-        with self._lock:
-            while len(self.trainer.steps) < k and not self.trainer.done:
-                try:
-                    next(self.trainer)
-                except StopIteration:
-                    break
-            if self.trainer.done:
-                self._release()
-            return len(self.trainer.steps)
+        while len(self.trainer.steps) < k and not self.trainer.done:
+            try:
+                next(self.trainer)
+            except StopIteration:
+                break
+        if self.trainer.done:
+            self._release()
+        return len(self.trainer.steps)
 
     def _release(self) -> None:
         """A finished run keeps only what views read (steps, tables, the word table): the
@@ -126,11 +106,10 @@ class TrainingSession:
             t.words = []
         if self.variant == "sentencepiece_bpe":
             t.symbols = []
-        self.prepare_views()
 
     def prepare_views(self) -> None:
-        """Build what views read of a finished run now, not in a view request: the replay
-        table of the merges and each word's starting symbols, joined."""
+        """Build what views read of a finished run now (the replay table of the merges and each
+        word's starting symbols, joined), rather than lazily in the first view that needs them."""
         self._model()
         if self._spelled is None:
             self._spelled = ["".join(self._initial(i)) for i in range(len(self.order))]
@@ -155,10 +134,15 @@ class TrainingSession:
 
     # -- what a view shows at step k (k merges done; step k is merge k-1) -------------------------
     def step(self, k: int) -> BpeMerge | None:
+        """Merge k (1-based; advancing the run to it), or None past the last one."""
+        if len(self.steps) < k:
+            self.advance_to(k)
         return self.steps[k - 1] if 1 <= k <= len(self.steps) else None
 
     def pair_table(self, k: int) -> tuple[tuple[str, str, int], ...]:
         """The most frequent pairs just before merge k (1-based), as the trainer saw them."""
+        if len(self.steps) < k:
+            self.advance_to(k)
         tables = self.trainer.tables
         return tables[k - 1] if 1 <= k <= len(tables) else ()
 
@@ -170,6 +154,8 @@ class TrainingSession:
 
     def merges(self, k: int) -> list[tuple[str, str, str]]:
         """The merges so far: (left, right, new symbol)."""
+        if len(self.steps) < k:
+            self.advance_to(k)
         return [(s.pair[0], s.pair[1], s.new_symbol) for s in self.steps[:k]]
 
     def _model(self) -> BPE:
@@ -251,43 +237,10 @@ class TrainingSession:
         return what[0].upper() + what[1:] + f" ({step.n_changed_words:,} word{'s' if step.n_changed_words != 1 else ''} changed)."
 
 
-_SESSIONS: "OrderedDict[tuple, TrainingSession]" = OrderedDict()
-_SESSIONS_LOCK = threading.Lock()
-
-
-def _session_key(text: str, variant: str, vocab_size: int, options: dict[str, Any]) -> tuple:
-    return (corpus_key(text), variant, vocab_size, tuple(sorted(options.items())))
-
-
-def cached_session(text: str, variant: str, vocab_size: int,
-                   **options: Any) -> TrainingSession | None:
-    """The session for (corpus, variant, vocab size, options) if the LRU holds it."""
-    key = _session_key(text, variant, vocab_size, options)
-    with _SESSIONS_LOCK:
-        session = _SESSIONS.get(key)
-        if session is not None:
-            _SESSIONS.move_to_end(key)
-        return session
-
-
-def keep_session(text: str, session: TrainingSession) -> TrainingSession:
-    """Put a session (made elsewhere: a worker process's finished run) in the LRU, in place
-    of any run for the same inputs."""
-    key = _session_key(text, session.variant, session.vocab_size, session.options)
-    with _SESSIONS_LOCK:
-        _SESSIONS[key] = session
-        _SESSIONS.move_to_end(key)
-        while len(_SESSIONS) > _MAX_SESSIONS:
-            _SESSIONS.popitem(last=False)
-    return session
-
-
 def training_session(text: str, variant: str, vocab_size: int, **options: Any) -> TrainingSession:
-    """The session for (corpus, variant, vocab size, options), from the LRU or new."""
-    session = cached_session(text, variant, vocab_size, **options)
-    if session is None:
-        session = keep_session(text, TrainingSession(text, variant, vocab_size, options))
-    return session
+    """A new session for (corpus, variant, vocab size, options), not yet advanced (nothing is
+    cached here: a caller that steps through it many times keeps it)."""
+    return TrainingSession(text, variant, vocab_size, options)
 
 
 # ---- encoding, step by step ------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""What a job runs, in its own worker process (started by `app.jobs.Engine`).
+"""What a job runs, in its own worker process (started by `app.jobs.engine.Engine`).
 
 `run_job` first lowers the process's own limits (`resource.setrlimit`: CPU seconds and address
 space), so a runaway training is stopped by the kernel (SIGXCPU) or fails with MemoryError,
@@ -8,7 +8,7 @@ the store, so any server worker can report them.
 Tasks:
 - "sweep": train each algorithm at each size, measure a held-out text (results: one row each);
 - "train": train one tokeniser from a handle's spec (result: the pickled tokeniser);
-- the step-through views' runs (`app.step_jobs`), each handed over pickled:
+- the step-through views' runs (`app.jobs.runs`), each handed over pickled:
   "bpe_steps" (the finished `TrainingSession`), "wordpiece_steps" (the finished
   `WordPieceSession`), "unigram_rounds" (the rounds, stored after each one so the view can show them
   while the rest run, then the final pieces);
@@ -33,9 +33,9 @@ from tokenizers_core.models.bpe.session import TrainingSession
 from tokenizers_core.models.unigram.trainer import UnigramTrainer
 from tokenizers_core.models.wordpiece.session import WordPieceSession
 
-from .job_store import JobStore
-from .store import CorpusStore, sha256_text
-from .trained import corpus_text
+from ..store import CorpusStore, sha256_text
+from ..trained import corpus_text
+from .store import JobStore
 
 
 def limit_resources(cpu_seconds: int, memory_bytes: int) -> None:

@@ -1,9 +1,9 @@
 """Trainings that cannot run away: a bounded pool of worker processes fed by a bounded queue in
-the SQLite store (`job_store.JobStore`).
+the SQLite store (`store.JobStore`).
 
 Every server process runs one small dispatcher thread (`Engine`). It claims queued jobs while
 fewer than `TOKVIS_JOB_WORKERS` run anywhere (the count is taken in the store, so the bound holds
-across `uvicorn --workers N`), starts each in a child process (`job_tasks.run_job`, with CPU and
+across `uvicorn --workers N`), starts each in a child process (`tasks.run_job`, with CPU and
 memory limits), and watches them: a cancel request in the store kills the child at once; a
 child killed by its CPU budget is reported as such; a heartbeat marks its jobs alive. A server
 that starts finds the jobs whose process is gone (kill -9, a crash) and marks them
@@ -16,7 +16,7 @@ give one task a CPU or memory budget; RQ and Celery need Redis or a broker. What
 of the store is a process per training (killable, with `setrlimit`), which is ~200 lines here.
 Scaling past one machine means pointing every worker at one shared store, as for corpora.
 
-The step-through views' trainings are jobs too (`app.step_jobs`): the child returns the
+The step-through views' trainings are jobs too (`app.jobs.runs`): the child returns the
 finished run, which the view then reads step by step. A view's job is `abandon`ed (cancelled)
 once nobody has polled it for a few seconds: a reader who left stops it.
 
@@ -38,7 +38,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
-from .job_store import FINAL, Job, JobStore, QueueFull
+from .store import FINAL, Job, JobStore, QueueFull
 
 __all__ = ["Engine", "Job", "QueueFull", "ClientGone", "SweepSpec", "client_gone"]
 
@@ -216,7 +216,7 @@ class Engine:
             job = self.store.claim(self.owner, self.workers)
             if job is None:
                 return
-            from .job_tasks import run_job
+            from .tasks import run_job      # the children's code: the server never runs it
             child = _context().Process(
                 target=run_job, name=f"tokvis-job-{job.id}", daemon=True,
                 args=(self.db_path, job.id, job.kind, job.spec, self.cpu_seconds,
@@ -266,6 +266,6 @@ def _context():
     global _CONTEXT
     if _CONTEXT is None:
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["app.job_tasks"])
+        ctx.set_forkserver_preload(["app.jobs.tasks"])
         _CONTEXT = ctx
     return _CONTEXT

@@ -1,0 +1,68 @@
+"""The one cache of the views' runs, per server process.
+
+The core's sessions are plain, resumable runs (`TrainingSession`, `WordPieceSession`, Unigram's
+rounds); keeping them between requests is serving, and lives here: an LRU per view bounded by
+count and by the pickled size of what it holds, a lock per key so that requests arriving
+together load (or train) a run once while the others wait, and the garbage collector kept off
+a run that stays (`heap.settle`). A run is cached only once it is finished and its view tables
+are built: it is read-only from then on, so requests share it without a lock.
+
+    run = BPE.get(key) or BPE.keep(key, finished_session, nbytes, settle=True)
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any, Hashable
+
+from .. import heap
+
+CACHE_BYTES = 256 * 10 ** 6    # pickled runs one view's cache holds in a server process
+
+
+class RunCache:
+    """A small thread-safe LRU of finished runs (per server process), bounded by count and by
+    the pickled size of the runs it holds (the newest always stays)."""
+
+    def __init__(self, size: int, max_bytes: int = CACHE_BYTES) -> None:
+        self.size, self.max_bytes = size, max_bytes
+        self._items: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
+        self._loading: dict[Hashable, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> Any:
+        with self._lock:
+            item = self._items.get(key)
+            if item is None:
+                return None
+            self._items.move_to_end(key)
+            return item[0]
+
+    def put(self, key: Hashable, value: Any, nbytes: int = 0) -> Any:
+        with self._lock:
+            self._items[key] = (value, nbytes)
+            self._items.move_to_end(key)
+            while len(self._items) > 1 and (len(self._items) > self.size or sum(
+                    n for _v, n in self._items.values()) > self.max_bytes):
+                self._items.popitem(last=False)
+        return value
+
+    def keep(self, key: Hashable, run: Any, nbytes: int = 0, settle: bool = False) -> Any:
+        """`put`, first moving a run that will stay out of the collector's scans (`settle`):
+        a full collection over a large run adds ~70 ms to an occasional step request."""
+        if settle:
+            heap.settle()
+        return self.put(key, run, nbytes)
+
+    def loading(self, key: Hashable) -> threading.Lock:
+        """A lock per key, so that one request loads a finished run and the others find it."""
+        with self._lock:
+            if len(self._loading) > 256:          # forget idle ones (at worst, a load twice)
+                self._loading = {k: v for k, v in self._loading.items() if v.locked()}
+            return self._loading.setdefault(key, threading.Lock())
+
+
+# One cache per view (read as `cache.BPE` at call time, so a test may swap in a fresh one).
+BPE = RunCache(6)          # finished BPE `TrainingSession`s, trained in the request or pooled
+WORDPIECE = RunCache(6)    # finished `WordPieceSession`s
+UNIGRAM = RunCache(16)     # Unigram runs: rounds, corpus figures, final pieces

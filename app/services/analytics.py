@@ -1,0 +1,197 @@
+"""The analytics pages' data: the multilingual tax (tokens per UDHR language against English),
+the Unicode lab (a text's normal forms and how tokenisers split each) and the vocab-size sweep
+(a job: train at several sizes, measure on held-out text)."""
+from __future__ import annotations
+
+import functools
+import unicodedata
+from dataclasses import asdict
+from typing import Any
+
+from fastapi import HTTPException, Request
+
+import tokenizers_core as tc
+from tokenizers_core import metrics as M
+from tokenizers_core import normalizers, pretrained
+from tokenizers_core.corpora import load_corpus, udhr_languages
+
+from .. import charts, display, tax
+from ..deps import UPLOAD_PREFIX, jobs, resolve_tokenizer, store
+from ..jobs import SweepSpec
+from ..tax import vocab_tokenizers
+from ..trained import corpus_text
+from ..urls import url_with
+
+
+# ---- the multilingual tax ---------------------------------------------------------------------
+def script_label(script: str) -> str:
+    return script if len(script) <= 3 else script.title()
+
+
+@functools.lru_cache(maxsize=1)
+def _language_facts() -> tuple[dict[str, str], dict[str, str]]:
+    """Each UDHR language's script and a short sample of its text (computed once)."""
+    scripts, samples = {}, {}
+    for lang in udhr_languages():
+        text = load_corpus(f"udhr/{lang.code}")
+        scripts[lang.code] = script_label(M.dominant_script(text))
+        samples[lang.code] = text.splitlines()[1][:70]
+    return scripts, samples
+
+
+def tax_names(request: Request, tok: list[str] | None) -> list[str]:
+    """The tax's tokenisers: bundled names and uploaded handles (404 for any other)."""
+    names = [pretrained.canonical_name(t) for t in (tok or vocab_tokenizers()) if t]
+    for n in names:
+        if not pretrained.is_bundled(n) and not n.startswith(UPLOAD_PREFIX):
+            raise HTTPException(404, f"unknown tokeniser {n!r}; the tax compares bundled ones "
+                                     f"({', '.join(vocab_tokenizers())}) and uploaded ones")
+    if not names:
+        raise HTTPException(422, "choose at least one tokeniser")
+    return names
+
+
+def tax_table(request: Request, names: list[str]) -> dict[str, Any]:
+    langs = udhr_languages()
+    per = {}
+    for n in names:   # bundled: saved at build time (app/tax.py); uploads: computed once, kept
+        if n.startswith(UPLOAD_PREFIX):
+            per[n] = tax.counts(n, resolve_tokenizer(request, n))
+        else:
+            per[n] = tax.counts(n)
+    counts = {n: {code: t for code, (t, _u) in p.items()} for n, p in per.items()}
+    unknown = {n: {code: u for code, (_t, u) in p.items()} for n, p in per.items()}
+    rel = {n: M.relative_counts(c, "eng") for n, c in counts.items()}
+    scripts, samples = _language_facts()
+    return {"languages": langs, "counts": counts, "relative": rel, "scripts": scripts,
+            "samples": samples, "unknown": unknown}
+
+
+def tax_chart_rows(data: dict[str, Any], chart: str) -> list[tuple[str, str, float]]:
+    """The bar chart's rows for tokeniser `chart`: (language, its script and notes, ratio)."""
+    rows = []
+    for lang in data["languages"]:
+        notes = data["scripts"][lang.code]
+        if lang.direction == "rtl":
+            notes += ", right-to-left"
+        if data["unknown"][chart][lang.code] * 10 > data["counts"][chart][lang.code]:
+            notes += ", many unknown"
+        rows.append((lang.name, notes, data["relative"][chart][lang.code]))
+    return rows
+
+
+# ---- the Unicode lab ------------------------------------------------------------------------
+EXAMPLES = [
+    ("café, composed", "caf\u00e9"),
+    ("café, decomposed", "cafe\u0301"),
+    ("the ﬁ ligature", "\ufb01nance of\ufb01ce"),
+    ("full-width digits", "\uff11\uff12\uff13\uff14\uff15 yen"),
+    ("Cyrillic а vs Latin a", "p\u0430ypal paypal"),
+    ("zero-width space", "zero\u200bwidth space"),
+    ("ZWJ emoji family", "\U0001F468\u200d\U0001F469\u200d\U0001F467\u200d\U0001F466"),
+    ("Arabic and English", "The word \u0645\u0631\u062d\u0628\u0627 means hello"),
+]
+FORMS = [("original", None), ("NFC", normalizers.NFC()), ("NFD", normalizers.NFD()),
+         ("NFKC", normalizers.NFKC()), ("NFKD", normalizers.NFKD())]
+DEFAULT_LAB_TOKENIZERS = ["cl100k_base", "bert-base-uncased", "botchan_en_unigram_1000", "word"]
+
+
+def code_points(text: str) -> list[dict[str, str]]:
+    return [{"cp": f"U+{ord(c):04X}", "char": display.visible(c),
+             "name": unicodedata.name(c, "(unnamed)").lower()} for c in text]
+
+
+def unicode_forms(request: Request, text: str, names: list[str]) -> list[dict[str, Any]]:
+    toks = [(n, resolve_tokenizer(request, n)) for n in names]
+    forms = []
+    for label, norm in FORMS:
+        out = norm.normalize_str(text) if norm is not None else text
+        row = {"form": label, "text": out, "visible": display.visible(out), "chars": len(out),
+               "bytes": len(out.encode("utf-8")), "same": out == text,
+               "code_points": code_points(out), "tokenizations": []}
+        for n, tok in toks:
+            enc = tok.encode(out)
+            # as the visualiser draws them: text, not the byte-level alphabet (Ġ, Ã)
+            chips = [c for c in display.chips(tok, out, enc, links=False) if not c.special]
+            row["tokenizations"].append({"name": n, "count": len(chips), "chips": chips})
+        forms.append(row)
+    return forms
+
+
+def lab_tokenizers(tok: list[str] | None) -> list[str]:
+    """The lab's tokenisers: those asked for, else the default ones that are bundled."""
+    return [t for t in (tok or [n for n in DEFAULT_LAB_TOKENIZERS if pretrained.is_bundled(n)]) if t]
+
+
+# ---- the vocab-size sweep -------------------------------------------------------------------
+DEFAULT_SIZES = (250, 500, 1000, 2000, 4000)
+DEFAULT_SWEEP_ALGOS = ("bpe", "wordpiece", "unigram")
+MAX_SIZES = 12
+MAX_SWEEP_VOCAB = 50_000
+
+
+def parse_spec(corpus: str, heldout: str, algo: list[str] | None, sizes: str) -> SweepSpec:
+    """Validate the sweep's inputs (ValueError with the reason)."""
+    algos = tuple(a for a in (algo or [a for a in DEFAULT_SWEEP_ALGOS if a in tc.algorithms()]) if a)
+    unknown = [a for a in algos if a not in tc.algorithms()]
+    if unknown:
+        raise ValueError(f"unknown algorithm {unknown[0]!r}; choose from {', '.join(tc.algorithms())}")
+    if not algos:
+        raise ValueError("choose at least one algorithm")
+    try:
+        values = tuple(sorted({int(s) for s in sizes.replace(",", " ").split()}))
+    except ValueError:
+        raise ValueError(f"sizes must be whole numbers separated by commas, got {sizes!r}") from None
+    if not values or len(values) > MAX_SIZES:
+        raise ValueError(f"give between 1 and {MAX_SIZES} vocab sizes")
+    if values[0] < 2 or values[-1] > MAX_SWEEP_VOCAB:
+        raise ValueError(f"vocab sizes must be between 2 and {MAX_SWEEP_VOCAB}")
+    return SweepSpec(corpus, heldout, algos, values)
+
+
+def checked_spec(request: Request, corpus: str, heldout: str, algo: list[str] | None,
+                 sizes: str) -> SweepSpec:
+    """`parse_spec`, and both corpora known (ValueError: an unknown corpus in a sweep's form or
+    request is a bad field, 422, not a missing page)."""
+    spec = parse_spec(corpus, heldout, algo, sizes)
+    for ref in (spec.corpus, spec.heldout):
+        try:
+            corpus_text(store(request), ref)
+        except LookupError as exc:
+            raise ValueError(str(exc).strip("'\"")) from None
+    return spec
+
+
+def spec_of(job) -> SweepSpec:
+    """The spec a sweep job was started with."""
+    return SweepSpec(**{**job.spec, "algorithms": tuple(job.spec["algorithms"]),
+                        "sizes": tuple(job.spec["sizes"])})
+
+
+def sweep_view(job) -> dict[str, Any]:
+    if job is None or not job.results:
+        return {}
+    tpw: dict[str, list[tuple[float, float]]] = {}
+    cpt: dict[str, list[tuple[float, float]]] = {}
+    for r in job.results:
+        if "error" in r:
+            continue
+        tpw.setdefault(r["algorithm"], []).append((r["size"], r["tokens_per_word"]))
+        cpt.setdefault(r["algorithm"], []).append((r["size"], r["chars_per_token"]))
+    return {"tpw_chart": charts.line_chart(tpw, x_label="vocab size (log scale)",
+                                           y_label="tokens per word (held-out)"),
+            "cpt_chart": charts.line_chart(cpt, x_label="vocab size (log scale)",
+                                           y_label="characters per token (held-out)")}
+
+
+def sweep_url(spec: SweepSpec) -> str:
+    return url_with("/sweep", {"corpus": spec.corpus, "heldout": spec.heldout,
+                               "algo": list(spec.algorithms),
+                               "sizes": ",".join(map(str, spec.sizes))})
+
+
+def start_sweep(request: Request, spec: SweepSpec):
+    """Queue the sweep (or find it queued, running or done); QueueFull -> 429."""
+    job, _created = jobs(request).submit("sweep", spec.id, asdict(spec),
+                                         total=len(spec.algorithms) * len(spec.sizes))
+    return job

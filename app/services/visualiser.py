@@ -1,0 +1,113 @@
+"""The visualiser's result for a text and a tokeniser: chips, the pipeline trace, the decode
+and its round-trip notes, counts, and where a chip links to see how its word was built."""
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Request
+
+from tokenizers_core import pretrained
+
+from .. import display, export
+from ..deps import resolve_tokenizer, special_kwargs
+from ..roundtrip import round_trip_notes
+from ..uploads import model_family
+
+DEFAULT_TEXT = ("The tokenization handles preprocessing: naïve cafés, 東京, 3.14 and "
+                "<|endoftext|> all become tokens.\n\tDon't panic!")
+MAX_PANEL_ITEMS = 400
+MAX_COPY_TOKENS = 20_000   # the copy buttons' tokens and JSON ride in the page up to this many
+MAX_CHIPS = 2000     # chips drawn; past that the page would weigh ~0.5 KB a token (80 MB for
+                     # 100k characters of Japanese): the counts, ids and decode still cover all
+
+# Where a chip links to see how its word was built, by model (only if the page exists).
+STEP_LINKS = {
+    "bpe": ("/bpe/encode", "tokenizer"),
+    "wordpiece": ("/wordpiece/encode", "vocab"),
+    "unigram": ("/unigram/lattice", "model"),
+}
+
+
+def default_tokenizer() -> str:
+    for name in ("cl100k_base", "word"):
+        if pretrained.is_bundled(name):
+            return name
+    return "char"
+
+
+def step_link(request: Request, tok) -> tuple[str, str] | None:
+    """(path, parameter) of the step-through view of `tok`'s model, if the app serves it."""
+    link = STEP_LINKS.get(model_family(tok))
+    if link is None:
+        return None
+    return link if link[0] in page_paths(request.app) else None
+
+
+def page_paths(app) -> set[str]:
+    """Every route path of the app, including those of included routers (FastAPI keeps an
+    included router as one wrapper route that holds the original router)."""
+    paths: set[str] = set()
+    stack = list(app.router.routes)
+    while stack:
+        route = stack.pop()
+        if getattr(route, "path", None) is not None:
+            paths.add(route.path)
+        inner = getattr(route, "original_router", None)
+        if inner is not None:
+            stack.extend(inner.routes)
+    return paths
+
+
+def stage_members(steps: list) -> list[tuple[Any, str]]:
+    """Each pipeline step with its place among the steps of its stage, when a stage has several
+    (the members of a Sequence normaliser or pre-tokeniser: "1 of 2", "2 of 2"), else "".
+
+    >>> from types import SimpleNamespace as S
+    >>> [m for _, m in stage_members([S(kind="normalize"), S(kind="normalize"), S(kind="model")])]
+    ['1 of 2', '2 of 2', '']
+    """
+    totals: dict[str, int] = {}
+    for s in steps:
+        totals[s.kind] = totals.get(s.kind, 0) + 1
+    seen: dict[str, int] = {}
+    out = []
+    for s in steps:
+        seen[s.kind] = seen.get(s.kind, 0) + 1
+        out.append((s, f"{seen[s.kind]} of {totals[s.kind]}" if totals[s.kind] > 1 else ""))
+    return out
+
+
+def trace(request: Request, text: str, name: str, pattern: str = "", special: bool = False):
+    """(tokeniser, encoding, trace) of `text`; `special` lets the OpenAI encodings read special
+    tokens in the text. Raises LookupError / ValueError for a bad name or pattern."""
+    tok = resolve_tokenizer(request, name, pattern)
+    kwargs = special_kwargs(tok, "all") if special and hasattr(tok, "special_tokens") else {}
+    enc, steps = tok.trace(text, **kwargs)
+    return tok, enc, steps
+
+
+def visualise(request: Request, text: str, name: str, pattern: str,
+              special: bool = False) -> dict[str, Any]:
+    """Everything the result block shows (the caller has checked the text's length)."""
+    tok, enc, steps = trace(request, text, name, pattern, special)
+    chips = display.chips(tok, text, enc, limit=MAX_CHIPS)
+    shown_upto = max((c.end for c in chips), default=0) if len(chips) < len(enc) else None
+    try:
+        decoded = tok.decode(enc.ids, skip_special_tokens=True)
+    except ValueError:  # the word and sentence tokenisers number tokens per input: no decode
+        decoded = None
+    n_tokens = len(enc)
+    return dict(
+        copy={"tokenizer": name, **enc.to_dict()} if n_tokens <= MAX_COPY_TOKENS else None,
+        tok=tok, enc=enc, chips=chips, decoded=decoded,
+        round_trip=round_trip_notes(tok, text, enc, decoded) if decoded is not None else [],
+        segments=display.segments(text, enc, upto=shown_upto),
+        stages=stage_members(list(steps)),
+        step_link=step_link(request, tok), max_items=MAX_PANEL_ITEMS,
+        downloads=export.tokenizer_downloads(name, export.formats_of(tok), pattern),
+        counts={
+            "chars": len(text), "bytes": len(text.encode("utf-8")),
+            "words": len(text.split()), "tokens": n_tokens,
+            "chars_per_token": (len(text) / n_tokens) if n_tokens else 0.0,
+        },
+    )
