@@ -2,7 +2,8 @@
 
 Each lesson is a list of steps; a step is one state computed by the engine's own steppers (the
 BPE training session, `BPE.encode_steps`, the WordPiece trainer and `probes`, the Unigram
-`viterbi_steps`, `split_sentences`) with a sentence of explanation written here. Every number a
+`viterbi_steps`, `split_sentences`). What a step did is said by the step view's own sentence
+(`app.views.*`: the page says the same); a lesson adds only its commentary. Every number a
 step shows is taken from those values (the tests check each sentence's numbers against its
 data), never typed in a template. Lessons are pure functions of nothing, so they are computed
 once and cached.
@@ -17,9 +18,8 @@ from tokenizers_core.models.bpe.session import training_session
 
 from .embed import EMBED
 from .render import url_with
-
-SENNRICH = ("low low low low low\nlower lower\nnewest newest newest newest newest newest\n"
-            "widest widest widest\n")
+from .views import bpe_encode, bpe_train, unigram_lattice, wordpiece_encode
+from .views.common import SENNRICH
 SEED003 = "low low low low lowest lowest newer newer newer wider wider"
 
 
@@ -57,32 +57,33 @@ def _bpe_training_steps(text: str, variant: str, vocab_size: int, limit: int,
     show = str                         # byte-level symbols as Hugging Face shows them (Ġ)
     steps = []
     for k in range(total + 1):
-        rows, _pages = session.word_rows(k, 0, 12)
-        last, upcoming = session.step(k), session.step(k + 1)
+        s = bpe_train.state(session, k, page_size=12, changed=0)
+        last, upcoming = s.last, s.upcoming
         data = {
-            "words": [{"word": r.word, "count": r.count, "segments": [show(s) for s in r.segments],
-                       "changed": r.changed} for r in rows],
-            "pairs": [[show(a), show(b), c] for a, b, c in session.pair_table(k + 1)][:8],
+            "words": [{"word": r.word, "count": r.count, "segments": [show(x) for x in r.segments],
+                       "changed": r.changed} for r in s.rows],
+            "pairs": [[show(a), show(b), c] for a, b, c in s.pairs][:8],
             "next": [show(p) for p in upcoming.pair] if upcoming else None,
             "merges": [[show(a), show(b), show(n)] for a, b, n in session.merges(k)],
             "k": k,
         }
         if last is not None:
             data.update(pair=[show(p) for p in last.pair], new=show(last.new_symbol),
-                        count=last.count, changed=last.n_changed_words,
+                        count=last.count, changed=last.n_changed_words, n_tied=last.n_tied,
                         tied=[[show(a), show(b)] for a, b in last.tied or ()])
-        steps.append(LessonStep(_bpe_sentence(session, k, data), "bpe_train", data,
+        steps.append(LessonStep(_bpe_sentence(session, s, data), "bpe_train", data,
                                 url_with("/bpe/train", {**link_params, "step": k})))
     return steps
 
 
-def _bpe_sentence(session, k: int, data: dict[str, Any]) -> str:
+def _bpe_sentence(session, s: bpe_train.BpeTrainState, data: dict[str, Any]) -> str:
+    """The merge as the page says it (`bpe_train.merge_phrase`), with the lesson's commentary."""
+    k = s.step
     if k == 0:
-        words = len(session.order)
         occurrences = sum(session.trainer.counts)
-        data.update(distinct=words, occurrences=occurrences)
-        text = (f"Count the words once: {words} distinct words, {occurrences} occurrences in all. "
-                "Each word becomes its starting symbols" +
+        data.update(distinct=s.words, occurrences=occurrences)
+        text = (f"Count the words once: {s.words} distinct words, {occurrences} occurrences in "
+                "all. Each word becomes its starting symbols" +
                 (" plus the end-of-word symbol </w>" if session.variant == "bpe" else "") + ". ")
         if data["pairs"]:
             a, b, c = data["pairs"][0]
@@ -90,13 +91,12 @@ def _bpe_sentence(session, k: int, data: dict[str, Any]) -> str:
                      f"{a} + {b} is the most frequent, with {c}.")
         return text
     a, b = data["pair"]
-    text = (f"Merge {k}: {a} + {b} → {data['new']}, {_plural(data['count'], 'occurrence')}; "
-            f"the table changes in {_plural(data['changed'], 'word')}.")
+    text = (f"Merge {k}: {bpe_train.merge_phrase(s.last, str, session.variant)}; the table "
+            f"changes in {_plural(data['changed'], 'word')}.")
     if data["tied"]:
-        others = ", ".join(f"{x} + {y}" for x, y in data["tied"])
-        text += (f" {others} also had {data['count']}: a tie, broken by the symbols' ids (the "
-                 "alphabet is numbered in code-point order, merged symbols after it in the order "
-                 f"they were made), and {a} + {b} has the smallest.")
+        text += (" A tie is broken by the symbols' ids (the alphabet is numbered in code-point "
+                 "order, merged symbols after it in the order they were made), and "
+                 f"{a} + {b} has the smallest.")
     if data["new"].endswith("</w>"):
         text += " The new symbol ends in </w>, so it can only stand at the end of a word."
     return text
@@ -108,14 +108,10 @@ def _encode_steps(tok, word: str) -> list[LessonStep]:
     show = str                         # byte-level symbols as Hugging Face shows them (Ġ)
     out = []
     for s in model.encode_steps(word):
-        candidates = [[i, r + 1] for i, r in s.candidates]
-        data = {"parts": [show(p) for p in s.parts], "candidates": candidates,
-                "chosen": s.chosen, "merge": s.rank + 1, "merged": show(s.merged)}
-        known = ", ".join(f"{data['parts'][i]} + {data['parts'][i + 1]} (merge {r})"
-                          for i, r in candidates)
-        text = (f"Known pairs in {' '.join(data['parts'])}: {known}. The lowest merge number "
-                f"wins: merge {data['merge']} makes {data['merged']}.")
-        out.append(LessonStep(text, "bpe_encode", data))
+        data = {"parts": [show(p) for p in s.parts], "candidates": [list(c) for c in s.candidates],
+                "chosen": s.chosen, "rank": s.rank, "merged": show(s.merged),
+                "n": len(s.candidates)}
+        out.append(LessonStep(bpe_encode.merge_sentence(s, show), "bpe_encode", data))
     final = [show(t) for t, *_ in model.tokenize(word)]
     out.append(LessonStep(f"No known pair is left: the tokens are {' '.join(final)}.",
                           "bpe_encode", {"parts": final, "candidates": [], "chosen": None}))
@@ -229,14 +225,7 @@ def lesson_wordpiece_encode() -> Lesson:
             data = {"word": word, "start": p.start, "end": p.end, "candidate": p.candidate,
                     "status": p.status, "pieces": list(p.pieces), "chars": list(word),
                     "shrunk": p.end - 1}
-            if p.status == "hit":
-                text = (f"{p.candidate} (characters {p.start}–{p.end}) is in the vocabulary: "
-                        "keep it" + ("; the word is done: " + " ".join(p.pieces) + "."
-                                     if p.end == len(word) else f" and start again at {p.end}."))
-            elif p.status == "miss":
-                text = f"{p.candidate} is not in the vocabulary: shrink the window to end at {p.end - 1}."
-            else:
-                text = f"Nothing matches at {p.start}: the whole word becomes {p.pieces[0]}."
+            text = wordpiece_encode.probe_sentence(p)
             steps.append(LessonStep(text, "wp_probe", data,
                                     url_with("/wordpiece/encode", {"text": word,
                                                                    "vocab_text": "\n".join(PLAYING_VOCAB)})))
@@ -269,19 +258,18 @@ def lesson_unigram_cats() -> Lesson:
             back.append(s.back)
             cands = [[j, piece, score, total, n == s.winner]
                      for n, (j, piece, _id, score, total) in enumerate(s.candidates)]
-            win = cands[s.winner]
             others = "; ".join(f"{piece}: best[{j}] + {score} = {total}"
                                for j, piece, score, total, won in cands if not won)
-            sentence = (f"Position {s.position}: the best way to end here is {win[1]}, "
-                        f"best[{win[0]}] + {win[2]} = {win[3]}." +
+            sentence = (unigram_lattice.viterbi_sentence(s) +
                         (f" The others: {others}." if others else ""))
             steps.append(LessonStep(sentence, "viterbi",
                                     {"text": list(text), "best": list(best), "back": list(back),
-                                     "pieces": pieces, "candidates": cands, "position": s.position}))
+                                     "pieces": pieces, "candidates": cands, "position": s.position,
+                                     "n": len(cands)}))
         else:
             steps.append(LessonStep(
-                f"Walk the back-pointers from position {s.end}: {s.piece} ({s.start}–{s.end}, "
-                f"score {s.score}). The path so far, read right to left: {' '.join(s.path)}.",
+                unigram_lattice.backtrack_sentence(s) +
+                f" The path so far, read right to left: {' '.join(s.path)}.",
                 "viterbi", {"text": list(text), "best": list(best), "back": list(back),
                             "pieces": pieces, "candidates": [], "path": list(s.path),
                             "span": [s.start, s.end], "score": s.score}))

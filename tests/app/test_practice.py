@@ -102,11 +102,12 @@ def test_encoding_steps_that_are_not_merges_are_not_asked():
     """Hugging Face models take a whole word (ignore_merges) or fall back to bytes in a step of
     their own; practice asks about the next merge instead."""
     from app import practice
+    from app.views.bpe_encode import practice as bpe_encode_question
     from tokenizers_core.models.bpe.model import BpeEncodeStep
     flat = [(0, BpeEncodeStep(0, ("h", "i"), (), -1, -1, "hi", "whole_word")),
             (1, BpeEncodeStep(0, ("l", "o"), ((0, 0),), 0, 0, "lo"))]
     state = practice.PracticeState(on=True, answer="0")
-    q = practice.bpe_encode(state, "/bpe/encode", {"text": "hi lo"}, 0, flat, str)
+    q = bpe_encode_question(state, "/bpe/encode", {"text": "hi lo"}, 0, flat, str)
     assert q.right and "lo" in q.prompt and "step=2" in q.next_url
-    done = practice.bpe_encode(practice.PracticeState(on=True), "/bpe/encode", {}, 0, flat[:1], str)
+    done = bpe_encode_question(practice.PracticeState(on=True), "/bpe/encode", {}, 0, flat[:1], str)
     assert done.done

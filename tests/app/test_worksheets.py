@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from app.routers.worksheets import TEXTBOOK, wordpiece_worksheet, worksheet
+from app.views.worksheets import TEXTBOOK, wordpiece_worksheet, worksheet
 from tokenizers_core.models.bpe.session import training_session
 
 
@@ -74,8 +74,8 @@ def _answers(html: str) -> list[str]:
 
 def test_bpe_encode_sheet_is_the_engines_encoding(client):
     import tokenizers_core as tc
-    from app.routers.bpe import _shower
-    from app.routers.worksheets import bpe_encode_worksheet
+    from app.views.common import shower as _shower
+    from app.views.worksheets import bpe_encode_worksheet
     from tokenizers_core.models.bpe.session import encode_trace
     tok = tc.load("gpt2")
     show = _shower(True)                      # byte-level symbols as text: Ġ shows as ·
@@ -120,8 +120,8 @@ def test_the_bpe_encode_view_links_a_worksheet(client):
 
 
 def test_wordpiece_encode_sheet_is_the_engines_probes(client):
-    from app.routers.wordpiece import SMALL_VOCAB
-    from app.routers.worksheets import wordpiece_encode_worksheet
+    from app.views.wordpiece_encode import SMALL_VOCAB
+    from app.views.worksheets import wordpiece_encode_worksheet
     from tokenizers_core.implementations.bert import bert_pipeline, encode_steps
     from tokenizers_core.models.wordpiece.model import vocab_from_text
     tok = bert_pipeline(vocab_from_text(SMALL_VOCAB), name="small")
@@ -161,7 +161,7 @@ def test_the_wordpiece_encode_view_links_a_worksheet(client):
 
 
 def test_lattice_sheet_is_the_engines_viterbi(client):
-    from app.routers.worksheets import lattice_worksheet
+    from app.views.worksheets import lattice_worksheet
     from tokenizers_core.implementations.unigram import demo_tokenizer
     from tokenizers_core.models.unigram.model import lattice_steps
     tok = demo_tokenizer()
@@ -200,7 +200,7 @@ def test_the_lattice_view_links_a_worksheet(client):
 
 
 def test_unigram_train_sheet_is_the_engines_run(client):
-    from app.routers.worksheets import UNIGRAM_CORPUS, unigram_train_worksheet
+    from app.views.worksheets import UNIGRAM_CORPUS, unigram_train_worksheet
     from tokenizers_core.models.unigram.trainer import UnigramTrainer
     steps = UnigramTrainer(UNIGRAM_CORPUS.splitlines(), 30).run().steps
     sheet = unigram_train_worksheet(UNIGRAM_CORPUS, 30, 1, 3)
@@ -236,7 +236,7 @@ def test_unigram_train_sheet_bad_input(client):
 
 
 def test_the_unigram_train_view_links_a_worksheet(client):
-    from app.routers.worksheets import UNIGRAM_CORPUS
+    from app.views.worksheets import UNIGRAM_CORPUS
     digest = client.post("/api/corpora", json={"text": UNIGRAM_CORPUS}).json()["sha256"]
     r = client.get(f"/unigram/train?corpus={digest}&vocab_size=30&step=1")
     link = re.search(r'href="([^"]*)" data-testid="worksheet-link"', r.text).group(1)

@@ -1,0 +1,145 @@
+"""What the step views share: the textbook corpus, how a symbol is shown, the tokenizer pickers'
+options and lookups, a blank-or-whole-number field, storing an edited corpus, and the one place a
+page turns bad input into an error shown in place of its step.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from fastapi import HTTPException, Request
+
+import tokenizers_core as tc
+
+from .. import limits
+from ..deps import BAD_INPUT, UPLOAD_PREFIX, bad_input, put_text, resolve_tokenizer, settings
+from ..display import visible
+
+# Sennrich et al.'s textbook corpus: low x5, lower x2, newest x6, widest x3. (The serving branch
+# moves its text to tokenizers_core.corpora; this is the app's one copy until then.)
+SENNRICH = ("low low low low low\nlower lower\nnewest newest newest newest newest newest\n"
+            "widest widest widest\n")
+
+
+def shower(byte_level: bool) -> Callable[[str], str]:
+    """How a page shows a symbol: byte-level symbols as text (broken UTF-8 as <E3 81>),
+    whitespace made visible.
+
+    >>> shower(True)("ĠÃ©"), shower(False)("a b")
+    ('·é', 'a·b')
+    """
+    from tokenizers_core.models.bpe.model import token_text
+    return lambda symbol: token_text(symbol, byte_level, visible)
+
+
+def after(step: Any) -> tuple[str, ...]:
+    """A piece's parts after an encoding step: a merge joins two parts; a whole-word step
+    (ignore_merges) leaves the word; byte fallback / unknown puts each replaced symbol's
+    stand-ins in its place."""
+    p = step.parts
+    action = getattr(step, "action", "merge")
+    if action == "whole_word":
+        return (step.merged,)
+    if action != "merge":
+        instead = {pos: tuple(rep) for pos, _sym, rep in step.replaced}
+        return tuple(x for i, part in enumerate(p) for x in instead.get(i, (part,)))
+    return p[:step.chosen] + (step.merged,) + p[step.chosen + 2:]
+
+
+def whole(text: str | None, name: str = "vocab_size") -> int | None:
+    """A form field that may be blank (None: use the default).
+
+    >>> whole(" 30 "), whole("")
+    (30, None)
+    """
+    if text is None or not str(text).strip():
+        return None
+    try:
+        return int(str(text).strip())
+    except ValueError:
+        raise ValueError(f"{name} must be a whole number, got {text!r}") from None
+
+
+def store_corpus(request: Request, text: str) -> str:
+    """Store an edited corpus (line endings normalised to LF, lone surrogates read as U+FFFD)
+    and return its sha256; 413 over the size limit, 422 if empty."""
+    text = limits.without_lone_surrogates(text).replace("\r\n", "\n").replace("\r", "\n")
+    limits.check_corpus_size(text, settings(request).max_corpus_bytes)
+    if not text.strip():
+        raise HTTPException(422, "the corpus is empty")
+    return put_text(request, text)
+
+
+def in_place(ctx: dict[str, Any], build: Callable[[], dict[str, Any] | None]) -> int:
+    """Run `build` and add what it returns to the page's context; bad input (an unknown name:
+    404, anything else the core refuses: 422) becomes `ctx["error"]`, shown where the step
+    would be, so the page keeps its form and what the user typed. Returns the status."""
+    try:
+        ctx.update(build() or {})
+    except BAD_INPUT as exc:
+        ctx["error"], status = bad_input(exc)
+        return status
+    return 200
+
+
+# ---- the tokenizer pickers' options --------------------------------------------------------------
+def _with_current(out: list[dict[str, str]], current: str, label: str) -> list[dict[str, str]]:
+    """`current` (a trained handle typed into the URL) appended when no option names it."""
+    if current and not current.startswith(UPLOAD_PREFIX) and not any(
+            o["value"] == current or current in tc.pretrained.aliases_of(o["value"])
+            for o in out):
+        out.append({"value": current, "label": label})
+    return out
+
+
+def bpe_options(current: str) -> list[dict[str, str]]:
+    """The bundled BPE tokenizers (with their aliases), and `current` if it is a trained one."""
+    out = []
+    for name, entry in tc.pretrained.bundled().items():
+        if entry.algorithm in ("bpe", "byte_bpe", "sentencepiece_bpe"):
+            aliases = tc.pretrained.aliases_of(name)
+            out.append({"value": name,
+                        "label": entry.label + (f" ({', '.join(aliases)})" if aliases else "")})
+    return _with_current(out, current, f"trained: {current}")
+
+
+def wordpiece_options(current: str) -> list[dict[str, str]]:
+    """The editable small vocabulary, the bundled WordPiece vocabularies, and `current`."""
+    out = [{"value": "small", "label": "small (editable)"}]
+    out += [{"value": name, "label": entry.label}
+            for name, entry in tc.pretrained.bundled().items() if entry.algorithm == "wordpiece"]
+    return _with_current(out, current, f"trained: {current}")
+
+
+def unigram_options(current: str) -> list[dict[str, str]]:
+    """The tiny demo model, the bundled Unigram models, and `current`."""
+    out = [{"value": "tiny", "label": "tiny demo (▁cat scores high)"}]
+    out += [{"value": name, "label": entry.label}
+            for name, entry in tc.pretrained.bundled().items() if entry.algorithm == "unigram"]
+    return _with_current(out, current, f"trained: {current[:24]}")
+
+
+# ---- the tokenizers a step view runs on ----------------------------------------------------------
+def wordpiece_tokenizer(request: Request, vocab: str, vocab_text: str) -> tc.Tokenizer:
+    """`vocab=small` (BERT's pipeline over the edited vocabulary) or a WordPiece tokenizer's
+    name; ValueError for any other kind of tokenizer."""
+    from tokenizers_core.implementations.bert import bert_pipeline
+    from tokenizers_core.models.wordpiece.model import WordPiece, vocab_from_text
+    if vocab == "small":
+        return bert_pipeline(vocab_from_text(vocab_text), name="small")
+    tok = resolve_tokenizer(request, vocab)
+    if not isinstance(tok.model, WordPiece):
+        raise ValueError(f"{vocab!r} is a {tok.algorithm or 'non-WordPiece'} tokeniser; this "
+                         "view steps through WordPiece (try bert-base-uncased)")
+    return tok
+
+
+def unigram_model(request: Request, name: str) -> tc.Tokenizer:
+    """The tokenizer behind `model=` (`tiny` is the demo); ValueError if it is not Unigram."""
+    from tokenizers_core.implementations.unigram import demo_tokenizer
+    if name == "tiny":
+        return demo_tokenizer()
+    tok = resolve_tokenizer(request, name)
+    if not hasattr(tok.model, "viterbi_steps"):
+        raise ValueError(f"{name!r} is a {tok.algorithm or 'non-Unigram'} tokeniser; the lattice "
+                         "view steps through Unigram models (try tiny or botchan_en_unigram_1000)")
+    return tok

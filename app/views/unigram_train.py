@@ -1,0 +1,137 @@
+"""The Unigram training view's state at round k (`/unigram/train` and its worksheet).
+
+A run (`app.step_jobs.UnigramRun`) holds the rounds trained so far: the seed vocabulary, one EM +
+pruning round per step, the final cut to size. `state(run, k)` reads round k, the likelihood
+curve up to it and the sentence that says what the round did.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..charts import line_chart
+from ..display import visible
+
+DEFAULT_CORPUS = "udhr/eng"
+DEFAULT_VOCAB = 300
+MAX_TRAIN_VOCAB = 8000
+SHEET_ROUNDS = 4                 # rounds on one worksheet
+SHEET_CHARS = 5000               # a worksheet's corpus (trained within the request)
+
+CODE = [
+    "normalise; split into words (each starts with ▁)",
+    "seed ← characters + frequent substrings",
+    "       (≤ 16 chars; log P ∝ freq × length)",
+    "repeat:",
+    "  E-step: expected count of each piece",
+    "          (forward-backward over each word)",
+    "  M-step: drop pieces expected < 0.5 times;",
+    "          log P ← ψ(count) − ψ(total)",
+    "  if size ≤ 1.1 × vocab_size: stop",
+    "  loss(p) ← likelihood lost if p's uses",
+    "            were re-split the next-best way",
+    "  keep the 75% with the largest loss",
+    "       (and every single character)",
+    "final: characters + best pieces, up to vocab_size",
+]
+
+
+def check_vocab_size(vocab_size: int, limit: int = MAX_TRAIN_VOCAB, where: str = " in this view"
+                     ) -> None:
+    if not 4 <= vocab_size <= limit:
+        raise ValueError(f"vocab_size must be between 4 and {limit:,}{where}")
+
+
+def sample_words(words: str, text: str) -> tuple[str, ...]:
+    """The words the round panel splits: those typed (at most 12), else a few frequent long
+    words of the corpus."""
+    typed = tuple(w for w in words.split() if w)[:12]
+    if typed:
+        return typed
+    counts: dict[str, int] = {}
+    for w in text.split()[:50_000]:
+        w = w.strip(".,;:!?\"'()[]")
+        if len(w) >= 7 and w.isalpha():
+            counts[w.lower()] = counts.get(w.lower(), 0) + 1
+    return tuple(w for w, _c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:6])
+
+
+@dataclass(frozen=True)
+class UnigramTrainState:
+    step: int
+    total: int
+    steps: list               # the rounds so far (UnigramRound), the seed first
+    current: Any
+    chart: Any
+    sentence: str
+    n_words: int
+    distinct: int
+
+
+def state(run: Any, k: int) -> UnigramTrainState:
+    """Round k of the rounds trained so far (k clamped)."""
+    steps = list(run.rounds)
+    total = len(steps) - 1
+    k = min(max(k, 0), total)
+    n_words = max(1, run.total_freq)
+    chart = line_chart({"nats per word": [
+        (s.vocab_size, -s.log_likelihood / n_words) for s in steps[: k + 1]]},
+        x_label="vocabulary size (log scale; rounds run right to left)",
+        y_label="− log-likelihood per word (nats)", height=300)
+    return UnigramTrainState(step=k, total=total, steps=steps, current=steps[k], chart=chart,
+                             sentence=sentence(steps[k]), n_words=run.total_freq,
+                             distinct=run.distinct)
+
+
+def sentence(s: Any) -> str:
+    """What a round did: the seed, an EM + pruning round, or the final cut."""
+    if s.round == 0 and not s.final:
+        return (f"The seed vocabulary: every character and the most frequent substrings, "
+                f"{s.vocab_size:,} pieces; log-likelihood {s.log_likelihood:,.0f}.")
+    if s.final:
+        return (f"Done: the vocabulary is within 1.1 × the target, so the final {s.vocab_size:,} "
+                f"pieces are every character plus the best-scoring pieces (log-likelihood "
+                f"{s.log_likelihood:,.0f} after the last EM round).")
+    return (f"Round {s.round}: EM re-estimated every piece, then pruning removed "
+            f"{s.num_pruned:,} pieces whose loss was smallest; {s.vocab_size:,} remain "
+            f"(log-likelihood {s.log_likelihood:,.0f}).")
+
+
+def code_panel(s: UnigramTrainState) -> tuple[list[str], int]:
+    """The seed, a round's pruning, or the final cut."""
+    return CODE, 1 if s.step == 0 else (13 if s.current.final else 11)
+
+
+# ---- the worksheet -------------------------------------------------------------------------------
+def worksheet(trainer: Any, start: int, end: int) -> dict[str, Any]:
+    """The sheet for rounds start..end of a finished `UnigramTrainer`: per round the piece count
+    before and after, how many pieces EM dropped (expected count under 0.5) and pruning
+    removed, the log-likelihood after the round's EM, and the pruned pieces with their loss."""
+    steps = trainer.steps
+    total = len(steps) - 1
+    if end > total:
+        raise ValueError(f"this run has {total} round{'' if total == 1 else 's'}: choose a range "
+                         f"within 1–{total}")
+    rounds = []
+    for k in range(start, end + 1):
+        s, before = steps[k], steps[k - 1].vocab_size
+        rounds.append({"k": k, "before": before, "after": s.vocab_size, "final": s.final,
+                       "dropped": before - s.vocab_size - s.num_pruned, "num_pruned": s.num_pruned,
+                       "loglik": f"{s.log_likelihood:.2f}",
+                       "pruned": [[visible(p), f"{loss:.4f}"] for p, loss in s.pruned]})
+    return {"rounds": rounds, "total": total, "seed": steps[0].vocab_size,
+            "seed_loglik": f"{steps[0].log_likelihood:.2f}", "words": trainer.total_freq,
+            "distinct": len(trainer.words)}
+
+
+def check_sheet_range(start: int, end: int, text: str) -> None:
+    if end < start:
+        raise ValueError(f"the range {start}–{end} is empty: 'end' must be at least 'start'")
+    if end - start + 1 > SHEET_ROUNDS:
+        raise ValueError(f"a worksheet holds at most {SHEET_ROUNDS} rounds; {start}–{end} is "
+                         f"{end - start + 1}")
+    if start < 1:
+        raise ValueError("rounds are numbered from 1 (round 0 is the seed vocabulary)")
+    if len(text) > SHEET_CHARS:
+        raise ValueError(f"this corpus has {len(text):,} characters; a Unigram training worksheet "
+                         f"takes at most {SHEET_CHARS:,} (paste a smaller corpus)")
