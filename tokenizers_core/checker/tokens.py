@@ -11,7 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import MISTAKES, CheckReport, Mistake, replay
+from ..decoders import SentencePieceDecoder
+from ..implementations.training import train
+from ..models.bpe.model import token_text
+from ..models.bpe.session import _steps_function
+from ..models.unigram.model import NORMAL, UNKNOWN, Unigram
+from ..normalizers.sentencepiece import SentencePieceNormalizer
+from ..pipeline import Tokenizer
+from . import replay
+from .report import MISTAKES, CheckReport, Mistake
 
 
 def _surface(algorithm: str):
@@ -25,16 +33,11 @@ def _surface(algorithm: str):
 def _reference(algorithm: str, lines: list[str], vocab_size: int, options: dict[str, Any],
                pieces: list[tuple[str, float]] | None):
     if algorithm == "unigram" and pieces:
-        from ..decoders import SentencePieceDecoder
-        from ..models.unigram.model import NORMAL, UNKNOWN, Unigram
-        from ..pipeline import Tokenizer
-        from ..normalizers.sentencepiece import SentencePieceNormalizer
         if not any(p == "<unk>" for p, _s in pieces):
             pieces = [("<unk>", 0.0)] + list(pieces)
         model = Unigram(pieces, types=[UNKNOWN if p == "<unk>" else NORMAL for p, _s in pieces])
         return Tokenizer(model, normalizer=SentencePieceNormalizer(None),
                          decoder=SentencePieceDecoder(), name="your pieces", algorithm="unigram")
-    from ..implementations.training import train
     return train(algorithm, lines, vocab_size, **options)
 
 
@@ -139,7 +142,6 @@ def _divergence(tok, algorithm, n, ours, got, pieces, words, theirs, text,
 
 def _shown(word: str, algorithm: str) -> str:
     if algorithm == "byte_bpe":
-        from ..models.bpe.model import token_text
         return repr(token_text(word, True))
     return repr(word)
 
@@ -161,7 +163,6 @@ def _steps(tok, algorithm: str, word: str) -> tuple[list[dict[str, Any]], str]:
         return steps, (f"The best path scores {last['best']:.4f} (the sum of its pieces' "
                        "log-probabilities); the lattice below shows best[i] and the back-pointer "
                        "of every position." if last else "")
-    from ..models.bpe.session import _steps_function
     steps = [{"parts": list(s.parts), "merged": s.merged, "merge": s.rank + 1,
               "candidates": [[i, r + 1] for i, r in s.candidates]}
              for s in _steps_function(tok)(word) if getattr(s, "action", "merge") == "merge"]
@@ -184,7 +185,6 @@ def _mistakes(tok, algorithm: str, words: list[list[str]], pieces: list[str],
                             "in it, rather than the merge learned first, gives exactly your "
                             "tokens.", len(words)),)
     if algorithm == "unigram":
-        from ..models.unigram.model import NORMAL
         scores = {p: s for (p, s), t in zip(model.pieces, model.types) if t == NORMAL}
         unk = _unk(tok)
         normalized = tok.normalize(text).normalized

@@ -4,11 +4,14 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from . import CheckReport, Mistake, TOP_PAIRS, first_difference, pair_text, replay_mistakes
+from ..implementations.bert import count_words
+from ..models.wordpiece.trainer import WordPieceTrainer
+from . import replay
+from .report import (MAX_REPLAY_MERGES, MISTAKES, REPLAY_BUDGET, TOP_PAIRS, CheckReport, Mistake,
+                     first_difference, pair_text, replay_mistakes)
 
 
 def _trainer(words: dict[str, int], vocab_size: int, options: dict[str, Any]):
-    from ..models.wordpiece.trainer import WordPieceTrainer
     kw = {k: options[k] for k in ("min_frequency", "special_tokens", "continuing_subword_prefix")
           if k in options}
     return WordPieceTrainer(words, vocab_size=vocab_size, **kw)
@@ -16,7 +19,6 @@ def _trainer(words: dict[str, int], vocab_size: int, options: dict[str, Any]):
 
 def check_wordpiece(lines: list[str], theirs: list, kind: str, vocab_size: int,
                     options: dict[str, Any]) -> CheckReport:
-    from ..implementations.bert import count_words
     lowercase = options.get("lowercase", True)
     if not isinstance(lowercase, bool):
         raise ValueError("lowercase must be true or false")
@@ -124,7 +126,6 @@ def _fraction(n: int, d: int) -> str:
 
 
 def _vocab_mistake(seqs, join, have: set[str], k: int) -> tuple[Mistake, ...]:
-    from . import MISTAKES, REPLAY_BUDGET, MAX_REPLAY_MERGES, replay
     if k > MAX_REPLAY_MERGES or sum(len(s) for s, _ in seqs) * k > REPLAY_BUDGET:
         return ()
     merges = replay.textbook_merges(seqs, k, score="count", join=join)
