@@ -18,6 +18,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Iterable, Sequence
 
+from .corpora import load_corpus, udhr_languages
 from .encoding import Encoding
 
 UNK_TOKENS = ("[UNK]", "<unk>", "<UNK>", "<|unk|>")
@@ -152,7 +153,6 @@ def relative_counts(counts: dict[str, int], base: str) -> dict[str, float]:
 
 def metrics_per_language(tok) -> dict[str, Metrics]:
     """Metrics of each UDHR text (the same 30 articles in 33 languages), by language code."""
-    from .corpora import load_corpus, udhr_languages
     unknown = unk_ids(tok.model)
     out = {}
     for lang in udhr_languages():

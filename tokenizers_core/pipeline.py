@@ -7,7 +7,7 @@ The four stages are separate objects, named as in Hugging Face `tokenizers`:
   aligned to the original text);
 - a model has `tokenize(piece) -> [(token, id, start, end), ...]` (see `models/__init__.py`);
 - a post-processor has `process_encodings([encoding, pair?], add_special_tokens) -> encodings`
-  and `added_tokens(is_pair)` (see `processors.py`; one with only `process(tokens, pair) ->
+  and `added_tokens(is_pair)` (see `processors/`; one with only `process(tokens, pair) ->
   (tokens, type_ids)` over `Token` lists also works);
 - a decoder has `decode(tokens: list[str]) -> str`.
 
@@ -20,7 +20,7 @@ Added tokens (optional, `Tokenizer(..., added_tokens=["[CLS]", AddedToken("<mask
 with normalized=False cut the ORIGINAL text, each stretch between them is normalised, and tokens
 with normalized=True cut the normalised text; each match becomes one token (a word of its own),
 and only the rest is pre-tokenised and tokenised. Then, as Hugging Face's `post_process`:
-truncation (`truncation.py`; what it cuts off is kept as `Encoding.overflowing`), the
+truncation (`processors/truncation.py`; what it cuts off is kept as `Encoding.overflowing`), the
 post-processor (`processors.py`) and padding.
 
 The trace has one step per stage, one per member of a Sequence normaliser or pre-tokeniser
@@ -38,14 +38,19 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Protocol
 
-from .pre_tokenizers import byte_level_fast
 from . import processors
 from .added_tokens import AddedToken, AddedVocabulary
 from .encoding import Encoding, Token
 from .models import Model
 from .normalized import NormalizedString
-from .steps import describe, Step, Trace, register_step
-from .processors.truncation import PaddingParams, TruncationParams, pad, truncate_encodings
+from .pre_tokenizers import byte_level_fast
+from .processors.truncation import (
+    PaddingParams,
+    TruncationParams,
+    pad,
+    truncate_encodings,
+)
+from .steps import Step, Trace, describe, register_step
 
 __all__ = ["AddedToken", "Tokenizer", "NormalizeStep", "PreTokenizeStep", "ModelStep",
            "TruncateStep", "PostProcessStep", "PadStep", "describe"]
@@ -154,7 +159,7 @@ class Tokenizer:
     tokens are in Hugging Face: normalized, lstrip, rstrip and single_word all false); each must
     be in the model's vocabulary. An `AddedToken` carries its own flags and id (None: the
     model's id for it, or the next id after the vocabulary). `truncation` and `padding` are the
-    sections of a tokenizer.json (dicts, or None); see `truncation.py`.
+    sections of a tokenizer.json (dicts, or None); see `processors/truncation.py`.
     """
 
     def __init__(self, model: Model, *, normalizer: Normalizer | None = None,

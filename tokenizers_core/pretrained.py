@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import formats
+from .formats import vocab_merges
 from .pipeline import Tokenizer
 
 
@@ -117,7 +118,6 @@ def load(source: str | os.PathLike | bytes, *, format: str | None = None,
 
 def _load_folder(path: str, format: str | None, options: dict[str, Any]) -> Tokenizer:
     """A folder of vocab.json + merges.txt (or encoder.json + vocab.bpe)."""
-    from .formats import vocab_merges
     if format not in (None, "vocab_merges") or options:
         raise ValueError(f"{path} is a folder: only vocab.json + merges.txt load from a folder, "
                          "with no options")

@@ -5,6 +5,8 @@ come from `benchmarks/bench_unigram.py`; here a small case keeps the suite fast.
 """
 from __future__ import annotations
 
+import itertools
+
 import gzip
 import io
 import os
@@ -130,3 +132,15 @@ def test_lines_with_the_reserved_unknown_mark_are_skipped():
     plain = tc.train("unigram", lines, vocab_size=300).model
     marked = tc.train("unigram", lines + ["zq▅ xyzzy"] * 40, vocab_size=300).model
     assert pieces(marked) == pieces(plain)
+
+
+def test_training_stops_when_nothing_can_be_pruned():
+    """On this tiny corpus, at sizes 8-10, every piece left after a few rounds must stay (the
+    characters, and pieces with no other spelling), so pruning removes nothing: training used to
+    loop for ever there; it stops and finalises."""
+    corpus = ["bbd a bdba b   abd", "db b c d ", " bddbdccbc cb ", "ccb", "cccdc dab"] * 2
+    for size in (8, 9, 10):
+        trainer = UnigramTrainer(corpus, size)
+        rounds = list(itertools.islice(trainer.rounds(), 50))
+        assert rounds[-1].final and len(rounds) < 50
+        assert unigram_tokenizer(trainer).model.get_vocab_size() == size

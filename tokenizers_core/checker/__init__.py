@@ -33,6 +33,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+import regex
+
 from ..implementations.training import train
 from ..models.bpe.model import END_OF_WORD, to_byte_level
 from ..models.bpe.session import training_session
@@ -40,8 +42,17 @@ from ..models.bpe.trainer import bpe_word_table, byte_bpe_word_table
 from ..pre_tokenizers import WHITESPACE_PATTERN
 from . import replay
 from .parse import parse_merges, parse_pieces, parse_tokens, parse_vocab
-from .report import (ALGORITHMS, KINDS, MISTAKES, TOP_PAIRS, CheckReport, Mistake, first_difference,
-                     pair_text, replay_mistakes)
+from .report import (
+    ALGORITHMS,
+    KINDS,
+    MISTAKES,
+    TOP_PAIRS,
+    CheckReport,
+    Mistake,
+    first_difference,
+    pair_text,
+    replay_mistakes,
+)
 from .tokens import check_tokens
 from .wordpiece import check_wordpiece
 
@@ -168,8 +179,6 @@ def _pair_counts_at(session, k: int) -> dict[tuple[str, str], int]:
 def _bpe_sequences(variant: str, lines: list[str], options: dict[str, Any]):
     """The reference's word table as (symbols, frequency) in first-seen order, and the same
     corpus the ways the classic mistakes see it."""
-    import regex
-
     if variant == "bpe":
         right = list(bpe_word_table(lines).items())
         findall = regex.compile(WHITESPACE_PATTERN).findall

@@ -7,7 +7,6 @@ from typing import Any
 
 from . import replay
 
-
 ALGORITHMS = ("bpe", "byte_bpe", "sentencepiece_bpe", "wordpiece", "unigram")
 
 

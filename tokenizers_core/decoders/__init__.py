@@ -21,7 +21,9 @@ import functools
 import re
 from typing import Any, Iterable
 
+from ..byte_level import unicode_to_bytes
 from ..hf_regex import compile_hf, find_matches
+from ..normalizers.hf import pattern_from_hf
 
 __all__ = ["BPEDecoder", "ByteFallback", "ByteLevel", "CTC", "Fuse", "Metaspace", "Replace",
            "Sequence", "SentencePieceDecoder", "Strip", "WordPiece", "from_hf_config"]
@@ -61,7 +63,6 @@ class _Decoder:
 # ---- byte-level (GPT-2, RoBERTa, Llama 3) ------------------------------------------------------
 @functools.lru_cache(maxsize=1)
 def _byte_level_table() -> dict[str, int]:
-    from ..pre_tokenizers import unicode_to_bytes
     return unicode_to_bytes()
 
 
@@ -530,7 +531,6 @@ def _metaspace(config: dict[str, Any]) -> Metaspace:
 
 
 def _replace(config: dict[str, Any]) -> Replace:
-    from ..normalizers.hf import pattern_from_hf
     if "pattern" not in config or "content" not in config:
         raise ValueError("it needs a 'pattern' and a 'content'")
     text, is_regex = pattern_from_hf(config["pattern"])

@@ -13,11 +13,11 @@ processors, decoders); the models are built here, from the model's section:
 
 | type        | class                      | fields read                                                  |
 |-------------|----------------------------|--------------------------------------------------------------|
-| `BPE`       | `models.bpe_hf.HFBpe`      | vocab, merges, unk_token, continuing_subword_prefix,         |
+| `BPE`       | `models.bpe.hf.HFBpe`      | vocab, merges, unk_token, continuing_subword_prefix,         |
 |             |                            | end_of_word_suffix, fuse_unk, byte_fallback, ignore_merges,  |
 |             |                            | dropout (kept, applied only on request: see `bpe_hf`)        |
 | `WordPiece` | `models.wordpiece.WordPiece` | vocab, unk_token, continuing_subword_prefix, max_input_chars_per_word |
-| `Unigram`   | `models.unigram_hf.HFUnigram` | vocab ([piece, score] list), unk_id, byte_fallback       |
+| `Unigram`   | `models.unigram.hf.HFUnigram` | vocab ([piece, score] list), unk_id, byte_fallback       |
 | `WordLevel` | `models.wordlevel.WordLevel` | vocab, unk_token                                           |
 
 Writing is `hf_json_writer.py` (`dump_bytes`, `to_hf_json`): every tokenizer read here is
@@ -36,14 +36,14 @@ import json
 from typing import Any
 
 from .. import decoders, processors
-from ..normalizers import hf as normalizers
-from ..pre_tokenizers import hf as pre_tokenizers
-from ..models.bpe.model import gc_paused
 from ..models.bpe.hf import hf_bpe_from_config
+from ..models.bpe.model import gc_paused
 from ..models.unigram.hf import HFUnigram
 from ..models.wordlevel.model import WordLevel
 from ..models.wordpiece.model import WordPiece
+from ..normalizers import hf as normalizers
 from ..pipeline import AddedToken, Tokenizer
+from ..pre_tokenizers import hf as pre_tokenizers
 from .hf_json_writer import dump_bytes, to_hf_json  # noqa: F401  (the writer: format's dump_bytes)
 
 MODEL_TYPES = ("BPE", "WordPiece", "Unigram", "WordLevel")

@@ -31,8 +31,9 @@ from .. import normalizers
 from ..added_tokens import AddedToken
 from ..decoders import SentencePieceDecoder
 from ..models.bpe.model import gc_paused
-from ..models.unigram.model import CONTROL, UNKNOWN, UNUSED, USER_DEFINED, Unigram
 from ..models.bpe.sentencepiece import SentencePieceBpe
+from ..models.unigram.model import CONTROL, UNKNOWN, UNUSED, USER_DEFINED, Unigram
+from ..normalizers.hf import Precompiled
 from ..normalizers.sentencepiece import SentencePieceNormalizer
 
 SPACE = "\u2581"
@@ -178,7 +179,7 @@ def sentencepiece_sections(tok: Any) -> dict[str, Any]:
     1. a text holding a control or unknown piece's string ("<s>", "</s>", "<unk>"): HF matches
        it as that token; sentencepiece reads it as text;
     2. `Precompiled` rewrites whole grapheme clusters where sentencepiece rewrites the longest
-       matching prefix (`normalizers_hf.Precompiled`): a charsmap rule followed by a combining
+       matching prefix (`normalizers.hf.Precompiled`): a charsmap rule followed by a combining
        mark ("ﬁ\\u0301") may normalise differently, and a cluster of 6 UTF-8 bytes or more is
        looked up character by character, so an NFKC composition inside it is missed (Bengali
        "ঘো" written with two vowel signs, "\\u0998\\u09c7\\u09be": sentencepiece's nmt_nfkc
@@ -213,7 +214,6 @@ def sentencepiece_sections(tok: Any) -> dict[str, Any]:
                          "form (Hugging Face's Metaspace always turns spaces into ▁)")
     steps: list[dict[str, Any]] = []
     if normalizer.charsmap is not None:
-        from ..normalizers.hf import Precompiled
         steps.append(Precompiled(normalizer.charsmap.blob).to_hf_config())
     if normalizer.remove_extra_whitespaces:
         # leading spaces go; trailing spaces and "▁"s go (sentencepiece strips the escaped

@@ -5,7 +5,7 @@ pieces with their scores and types, a `TrainerSpec` (model type, special pieces,
 and a `NormalizerSpec` whose `precompiled_charsmap` holds the character normalisation (for example
 `nmt_nfkc`) as a darts-clone double-array trie plus a blob of NUL-terminated replacement strings.
 This module reads the protobuf wire format by hand (stdlib only) and builds a `Tokenizer` that
-runs as sentencepiece runs the model (the runtime parts are in `tokenizers_core/sentencepiece.py`):
+runs as sentencepiece runs the model (the runtime parts: `normalizers/sentencepiece.py`, `models/bpe/sentencepiece.py`, `models/sentencepiece_common.py`):
 
     SentencePieceNormalizer  ->  (no pre-tokenizer)  ->  Unigram or SentencePieceBpe  ->  decoder
 
@@ -25,14 +25,21 @@ import struct
 from dataclasses import dataclass
 from typing import Any
 
-from .files import gunzip
 from ..decoders import SentencePieceDecoder
-from ..models.unigram.model import Unigram
-from ..pipeline import Tokenizer
-from ..models.sentencepiece_common import (BYTE, NORMAL, PIECE_TYPES, UNKNOWN, UNUSED,
-                                           USER_DEFINED, piece_to_byte)
-from ..normalizers.sentencepiece import PrecompiledCharsMap, SentencePieceNormalizer
 from ..models.bpe.sentencepiece import SentencePieceBpe, SentencePieceSplit
+from ..models.sentencepiece_common import (
+    BYTE,
+    NORMAL,
+    PIECE_TYPES,
+    UNKNOWN,
+    UNUSED,
+    USER_DEFINED,
+    piece_to_byte,
+)
+from ..models.unigram.model import Unigram
+from ..normalizers.sentencepiece import PrecompiledCharsMap, SentencePieceNormalizer
+from ..pipeline import Tokenizer
+from .files import gunzip
 
 # ---- the protobuf wire format ------------------------------------------------------------------
 

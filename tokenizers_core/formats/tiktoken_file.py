@@ -21,8 +21,8 @@ import base64
 import binascii
 from typing import Any
 
-from ..models.bpe.model import BPE, byte_level_to_bytes
 from ..implementations.openai_public import TiktokenTokenizer, _spell
+from ..models.bpe.model import BPE, byte_level_to_bytes
 from ..pre_tokenizers import PRESETS, compile_pattern
 
 

@@ -27,10 +27,12 @@ import os
 import zipfile
 from typing import Any
 
-from ..models.bpe.model import END_OF_WORD, UNK
 from ..implementations.bpe import bpe_tokenizer
-from .files import TooLarge
+from ..models.bpe.model import END_OF_WORD, UNK
 from ..pre_tokenizers import bytes_to_unicode
+from .files import TooLarge
+from .hf_json import from_dict
+from .hf_json_writer import vocab_merges_files
 
 NAMES = (("vocab.json", "merges.txt"), ("encoder.json", "vocab.bpe"))   # HF's, then OpenAI's
 MAX_BYTES = 64 * 1024 * 1024           # both files together, unzipped
@@ -160,7 +162,6 @@ def tokenizer_from(vocab: dict[str, int], merges: list[tuple[str, str]], name: s
             raise ValueError(f"a textbook bpe vocabulary holds {UNK}; this one does not")
         tok = bpe_tokenizer(vocab, merges)
     else:
-        from .hf_json import from_dict
         tok = from_dict(_hf_config(kind, vocab, merges), name=name)
     if name:
         tok.name = name
@@ -210,7 +211,6 @@ def load_pair(vocab: bytes, merges: bytes, name: str = "") -> Any:
 # ---- writing ---------------------------------------------------------------------------------------
 def dump_bytes(tok: Any) -> bytes:
     """A zip of the vocab.json and merges.txt of a BPE model (ValueError when it is none)."""
-    from .hf_json_writer import vocab_merges_files
     files = vocab_merges_files(tok)
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:

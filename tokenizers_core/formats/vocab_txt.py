@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..implementations.bert import bert_pipeline
-from ..models.wordpiece.model import vocab_from_text
+from ..models.wordpiece.model import WordPiece, vocab_from_text
 
 
 def is_cased(tokens: list[str]) -> bool:
@@ -52,7 +52,6 @@ def dump_bytes(tok: Any) -> bytes:
     >>> dump_bytes(load("bert-base-uncased")).split(b"\\n")[100:103]
     [b'[UNK]', b'[CLS]', b'[SEP]']
     """
-    from ..models.wordpiece.model import WordPiece
     model = tok.model
     if not isinstance(model, WordPiece):
         raise ValueError(f"{tok.name or tok.algorithm or 'this tokeniser'} is not WordPiece, so "

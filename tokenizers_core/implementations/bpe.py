@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..decoders import ByteLevel as ByteLevelDecoder, EndOfWordDecoder, SentencePieceDecoder
+from ..decoders import ByteLevel as ByteLevelDecoder
+from ..decoders import EndOfWordDecoder, SentencePieceDecoder
 from ..models.bpe.model import BPE, END_OF_WORD, UNK, gc_paused
-from ..models.bpe.sentencepiece_trainer import SentencePieceBpeTrainer, TrainedSentencePieceBpe
+from ..models.bpe.sentencepiece_trainer import (
+    SentencePieceBpeTrainer,
+    TrainedSentencePieceBpe,
+)
 from ..models.bpe.trainer import _check_specials, bpe_trainer, byte_bpe_trainer
 from ..models.sentencepiece_common import CONTROL, NORMAL, UNKNOWN
 from ..normalizers.sentencepiece import SentencePieceNormalizer

@@ -32,11 +32,19 @@ from typing import Any, Collection
 
 import regex
 
+from ..decoders import ByteLevel as ByteLevelDecoder
 from ..encoding import Encoding, Token
-from ..models.bpe.model import (_ASCII_PATTERNS, BPE, _LATIN1_TO_BYTE_LEVEL, byte_level_to_bytes,
-                                to_byte_level)
+from ..models.bpe.model import (
+    _ASCII_PATTERNS,
+    _LATIN1_TO_BYTE_LEVEL,
+    BPE,
+    byte_level_to_bytes,
+    gc_paused,
+    to_byte_level,
+)
 from ..normalized import NormalizedString
 from ..pipeline import Tokenizer
+from ..pre_tokenizers import PRESETS, ByteLevel, Regex, Sequence
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "vocab"
 
@@ -172,8 +180,6 @@ class TiktokenTokenizer(Tokenizer):
 
     def __init__(self, name: str, model: BPE, pattern: str, special_tokens: dict[str, int], *,
                  strict_special: bool = False) -> None:
-        from ..decoders import ByteLevel as ByteLevelDecoder
-        from ..pre_tokenizers import ByteLevel, PRESETS, Regex, Sequence
         super().__init__(model, pre_tokenizer=Sequence([Regex(pattern, timeout=None),
                                                         ByteLevel(use_regex=False)]),
                          decoder=ByteLevelDecoder(), name=name, algorithm="byte_bpe")
@@ -247,7 +253,6 @@ class TiktokenTokenizer(Tokenizer):
         text, starts = _surrogate_safe(text)
         if len(text) < 20_000:
             return _restore_offsets(self._fast_encode(text, allowed), starts)
-        from ..models.bpe.model import gc_paused
         with gc_paused:                   # a long text makes ~1 tuple per token: no GC passes
             return _restore_offsets(self._fast_encode(text, allowed), starts)
 
@@ -260,7 +265,6 @@ class TiktokenTokenizer(Tokenizer):
         >>> [e.ids for e in load_encoding("r50k_base").encode_batch(["Hello", " world"])]
         [[15496], [995]]
         """
-        from ..models.bpe.model import gc_paused
         if isinstance(texts, str):
             raise ValueError("encode_batch takes a list of texts; use encode for one text")
         with gc_paused:

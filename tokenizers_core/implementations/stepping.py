@@ -18,8 +18,14 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Iterator
 
+from ..models.bpe.sentencepiece_trainer import SentencePieceBpeTrainer
+from ..models.bpe.trainer import _check_specials, bpe_trainer, byte_bpe_trainer
+from ..models.unigram.trainer import UnigramTrainer
 from ..pipeline import Tokenizer
 from ..steps import Step
+from .bert import bert_pipeline, wordpiece_trainer
+from .bpe import bpe_tokenizer, byte_bpe_tokenizer, sentencepiece_bpe_tokenizer
+from .unigram import _with_accepted_size, unigram_tokenizer
 
 OPTIONS: dict[str, tuple[str, ...]] = {
     "bpe": ("min_frequency",),
@@ -74,16 +80,12 @@ def training_run(algorithm: str, lines: Iterable[str], vocab_size: int,
 
 
 def _bpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
-    from .bpe import bpe_tokenizer
-    from ..models.bpe.trainer import bpe_trainer
     trainer = bpe_trainer(lines, vocab_size, annotate=False, **options)
     return TrainingRun(trainer, lambda: bpe_tokenizer(trainer.vocab(), trainer.merge_strings()),
                        max(0, vocab_size - trainer.alphabet_size))
 
 
 def _byte_bpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
-    from .bpe import byte_bpe_tokenizer
-    from ..models.bpe.trainer import _check_specials, byte_bpe_trainer
     trainer = byte_bpe_trainer(lines, vocab_size, annotate=False, **options)
     specials = _check_specials(options.get("special_tokens", ()))
 
@@ -95,8 +97,6 @@ def _byte_bpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> Tra
 
 
 def _sentencepiece_bpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
-    from ..models.bpe.sentencepiece_trainer import SentencePieceBpeTrainer
-    from .bpe import sentencepiece_bpe_tokenizer
     trainer = SentencePieceBpeTrainer(lines, vocab_size)
 
     def finish() -> Tokenizer:
@@ -110,7 +110,6 @@ def _sentencepiece_bpe(lines: list[str], vocab_size: int, options: dict[str, Any
 
 
 def _wordpiece(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
-    from .bert import bert_pipeline, wordpiece_trainer
     lowercase = options.pop("lowercase", True)
     if not isinstance(lowercase, bool):
         raise ValueError("lowercase must be true or false")
@@ -124,8 +123,6 @@ def _wordpiece(lines: list[str], vocab_size: int, options: dict[str, Any]) -> Tr
 
 
 def _unigram(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
-    from ..models.unigram.trainer import UnigramTrainer
-    from .unigram import _with_accepted_size, unigram_tokenizer
     trainer = UnigramTrainer(lines, vocab_size, **options)
 
     def rounds() -> Iterator[Step]:

@@ -9,10 +9,13 @@ A model is any object with
 - `id_to_token(id) -> str | None`, `token_to_id(token) -> int | None`
 - `get_vocab_size() -> int` (0 when there is no fixed vocabulary)
 
-Trainable and steppable models live in `bpe.py` (trainer: `bpe_train.py`), `wordpiece.py`
-(`wordpiece_train.py`), `unigram.py` (`unigram_trainer.py`); Hugging Face's variants, as a
-tokenizer.json configures them, in `bpe_hf.py` and `unigram_hf.py` (subclasses whose steps the
-same views show) and `wordlevel.py`.
+One package per model: `bpe/`, `wordpiece/`, `unigram/`, `wordlevel/`, each with `model.py` (encoding),
+`trainer.py` (training; none for WordLevel), `session.py` where a step-through view reads any step
+of a training run (BPE, WordPiece), and `hf.py` for Hugging Face's variant as a tokenizer.json
+configures it (subclasses whose steps the same views show). sentencepiece's BPE model and
+trainer are `bpe/sentencepiece.py` and `bpe/sentencepiece_trainer.py`; what its two models and
+trainers share is `sentencepiece_common.py`. A model never imports the pipeline: the Tokenizers
+built around models live in `implementations/`.
 """
 from __future__ import annotations
 

@@ -10,8 +10,8 @@ models share at run time: the piece types of a `.model` file and byte fallback (
 from __future__ import annotations
 
 import bisect
-import re
 import functools
+import re
 import unicodedata
 from typing import Any
 

@@ -29,7 +29,7 @@ newer than its Unicode version can differ.
 
 `from_hf_config` builds a normaliser from the "normalizer" entry of a Hugging Face
 `tokenizer.json`; it and the normalisers only such files use (`Precompiled`, `Nmt`, `ByteLevel`)
-are in `normalizers_hf.py` and importable from here.
+are in `normalizers/hf.py`.
 """
 from __future__ import annotations
 
@@ -40,6 +40,7 @@ from typing import Any, Callable
 
 import regex
 
+from ..hf_regex import find_spans
 from ..normalized import NormalizedString
 from .unicode_forms import Edit, form_edits
 
@@ -471,7 +472,6 @@ class Replace(_Normalizer):
     def _matches(self, text: str) -> Iterable[tuple[int, int]]:
         if not isinstance(self.pattern, str) or not self.pattern:
             # an empty string is an empty regex to Hugging Face: it matches between characters
-            from ..hf_regex import find_spans
             return find_spans(self.pattern or _EMPTY, text)
         return _literal_matches(text, self.pattern)
 

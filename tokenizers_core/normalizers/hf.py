@@ -24,10 +24,26 @@ from typing import Any
 
 import regex
 
+from ..byte_level import to_byte_level
 from ..hf_regex import compile_hf
 from ..normalized import NormalizedString
-from . import (NFC, NFD, NFKC, NFKD, BertNormalizer, Lowercase, Prepend, Replace, Sequence, Strip,
-               StripAccents, _checked, _Normalizer, _same_length)
+from . import (
+    NFC,
+    NFD,
+    NFKC,
+    NFKD,
+    BertNormalizer,
+    Lowercase,
+    Prepend,
+    Replace,
+    Sequence,
+    Strip,
+    StripAccents,
+    _alignments,
+    _checked,
+    _Normalizer,
+    _same_length,
+)
 from .sentencepiece import PrecompiledCharsMap
 
 __all__ = ["ByteLevel", "Nmt", "Precompiled", "from_hf_config", "hf_transform"]
@@ -182,7 +198,6 @@ def _apply_replacements(ns: NormalizedString, edits: list[tuple[int, int, str]]
     """`hf_transform` of `_changes(...)` when no replacement is empty, without building the
     list: a replacement's characters take the replaced characters' spans one for one, extra
     ones the span of the last replaced character; a shorter one drops the rest."""
-    from . import _alignments
     text = ns.normalized
     source = _alignments(ns)
     parts: list[str] = []
@@ -265,7 +280,6 @@ class ByteLevel(_Normalizer):
     """
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
-        from ..pre_tokenizers import to_byte_level
         return to_byte_level(_checked(ns)) if len(ns) else ns
 
 

@@ -14,7 +14,6 @@ from typing import Any
 
 from ..normalized import NormalizedString
 
-
 # ---- the precompiled character map (darts-clone double array) ------------------------------------
 _MISSING: Any = object()
 

@@ -67,19 +67,21 @@ we reproduce the old tables exactly (see `is_bert_punctuation`).
 
 Hugging Face's `Split` (every behavior, `invert`), `Punctuation`, `Digits`, `CharDelimiterSplit`,
 `UnicodeScripts`, `FixedLength` and the reader of tokenizer.json's "pre_tokenizer" (`from_hf_config`) are in
-`pre_tokenizers_hf.py`, importable from here. `ByteLevel`'s offset trimming belongs after the
+`pre_tokenizers/hf.py`. `ByteLevel`'s offset trimming belongs after the
 model (`ByteLevel.trim_offsets_of`), not here.
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence as SequenceType
+from typing import Iterable
+from typing import Sequence as SequenceType
 
 import regex
 
+from ..byte_level import _BYTE_CHAR, bytes_to_unicode, to_byte_level, unicode_to_bytes  # noqa: F401
+from ..hf_regex import translate
 from ..normalized import NormalizedString
 from ..steps import describe
 from ..user_regex import compile_pattern, match_spans
-from ..byte_level import _BYTE_CHAR, bytes_to_unicode, to_byte_level, unicode_to_bytes  # noqa: F401
 
 # ---- tiktoken's patterns, verbatim from tiktoken 0.14.0 tiktoken_ext/openai_public.py ------------
 GPT2_PATTERN = (
@@ -310,7 +312,6 @@ class Regex(PreTokenizerBase):
         pieces) for "removed", as is for "isolated". Hugging Face runs it with Oniguruma, which
         reads `X{1,3}+` as a repeat of `X{1,3}`, so a possessive counted repeat is written as
         an atomic group (`hf_regex.translate`)."""
-        from ..hf_regex import translate
         return {"type": "Split", "pattern": {"Regex": translate(self.pattern, to_oniguruma=True)},
                 "behavior": "Removed" if self.behavior == "removed" else "Isolated",
                 "invert": self.behavior == "removed"}

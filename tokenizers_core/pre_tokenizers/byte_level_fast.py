@@ -13,8 +13,10 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from . import _HF_BYTE_LEVEL_RE, ByteLevel, Sequence, match_spans, to_byte_level
+from ..hf_regex import find_spans
 from ..normalized import NormalizedString
+from . import _HF_BYTE_LEVEL_RE, ByteLevel, Sequence, match_spans, to_byte_level
+from .hf import Split, find_matches, merge_by_behavior
 
 Splitter = Callable[[str], list[str]]
 Piece = tuple[tuple[Any, ...], tuple[str, ...], tuple[tuple[int, int], ...]]
@@ -24,7 +26,6 @@ def pieces_of(pre_tokenizer: Any) -> Splitter | None:
     """A function text -> its pieces, which tile the text (each starts where the one before
     ended), for a plain byte-level pre-tokenizer; None when `pre_tokenizer` is of another shape,
     or drops text (Split's "removed"): then the general pipeline runs."""
-    from .hf import Split, find_matches, merge_by_behavior
     members = (list(pre_tokenizer.pre_tokenizers) if type(pre_tokenizer) is Sequence
                else [pre_tokenizer])
     last = members[-1]
@@ -81,7 +82,6 @@ def _isolated(compiled: Any, text: str) -> list[tuple[int, int]]:
     >>> _isolated(regex.compile(r"\\d+"), "ab12c3")
     [(0, 2), (2, 4), (4, 5), (5, 6)]
     """
-    from ..hf_regex import find_spans
     out: list[tuple[int, int]] = []
     prev = 0
     for start, end in find_spans(compiled, text):

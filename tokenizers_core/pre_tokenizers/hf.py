@@ -31,8 +31,17 @@ import regex
 
 from ..hf_regex import char_matches, compile_hf, find_matches
 from ..normalized import NormalizedString
-from . import (BertPreTokenizer, ByteLevel, Metaspace, PreTokenizerBase, Sequence, Whitespace,
-               WhitespaceSplit, is_bert_punctuation)
+from ..normalizers.hf import pattern_from_hf
+from . import (
+    BertPreTokenizer,
+    ByteLevel,
+    Metaspace,
+    PreTokenizerBase,
+    Sequence,
+    Whitespace,
+    WhitespaceSplit,
+    is_bert_punctuation,
+)
 
 __all__ = ["BEHAVIORS", "BEHAVIOR_JSON", "CharDelimiterSplit", "Digits", "FixedLength", "Punctuation", "Split", "UnicodeScripts",
            "from_hf_config", "split_by_behavior"]
@@ -373,7 +382,6 @@ def _metaspace(config: dict[str, Any]) -> Metaspace:
 
 
 def _split(config: dict[str, Any]) -> Split:
-    from ..normalizers.hf import pattern_from_hf
     text, is_regex = pattern_from_hf(_required(config, "pattern"))
     return Split(text, _behavior(config), _bool(config, "invert", False),
                  is_regex=is_regex)

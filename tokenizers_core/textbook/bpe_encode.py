@@ -7,7 +7,7 @@ one `BpeEncodeStep` per merge as the fast engine does. `rank(left, right)` is th
 (None when the pair never merges; `word` may also be given as its symbols, e.g. a model's
 `initial_parts`): `model.rank` of a loaded or trained `BPE`, or
 `lambda a, b: ranks.get((a, b))` for a dict of merges. The fast engines, `BPE.encode_steps` in
-`models/bpe.py` and `HFBpe.encode_steps` in `models/bpe_hf.py`, are proven equal to it step by
+`models/bpe/model.py` and `HFBpe.encode_steps` in `models/bpe/hf.py`, are proven equal to it step by
 step by tests/core/test_textbook.py.
 
 With a `vocab` the word is first spelled as Hugging Face spells it: a character the vocabulary
@@ -29,8 +29,8 @@ from __future__ import annotations
 
 from typing import Callable, Iterator
 
-from ..models.bpe.model import BpeEncodeStep
 from ..models.bpe.hf import byte_piece
+from ..models.bpe.model import BpeEncodeStep
 from . import code_of, marked_line
 from .bpe_train import merge
 

@@ -5,14 +5,14 @@ The loop of karpathy/minbpe's `basic.py` (`get_stats`, `max`, `merge`), run over
 (each word as its symbols, with its frequency) and with the tie-break stated, not left to dict
 order: the highest count wins; on a tie the smallest (id(left), id(right)), ids going to the
 special tokens, then to the alphabet in code-point order, then to merged symbols in creation
-order (Hugging Face's BpeTrainer; DESIGN.md). The fast engine, `models/bpe_train.py`'s
+order (Hugging Face's BpeTrainer; DESIGN.md). The fast engine, `models/bpe/trainer.py`'s
 `BpeTrainer` (incremental counts, a heap), is proven equal to it step by step, every field of
 every `BpeMerge`, by tests/core/test_textbook.py.
 
 It is slow on purpose: each merge recounts the whole table. Use it on small corpora (the
 checker caps its replays). It covers the "bpe" and "byte_bpe" variants (give the word table
 of `bpe_word_table` / `byte_bpe_word_table`, and for "byte_bpe" the 256-symbol alphabet);
-not "sentencepiece_bpe", whose own rules are in `models/bpe_sentencepiece.py`, nor the rare
+not "sentencepiece_bpe", whose own rules are in `models/bpe/sentencepiece_trainer.py`, nor the rare
 merge that makes a symbol string already made another way (the fast engine then keeps
 Hugging Face's bookkeeping, which a recount does not reproduce). `tied` lists every tie
 exactly (the first six), where the fast engine's bounded heap walk may list fewer.

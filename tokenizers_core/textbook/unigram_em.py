@@ -9,7 +9,7 @@
     final: the characters + the best-scoring pieces, up to the target size
 
 This is sentencepiece's `unigram_model_trainer.cc` (`RunEStep`, `RunMStep`, `PruneSentencePieces`,
-`FinalizeSentencePieces`), as the fast engine, `UnigramTrainer` in `models/unigram_trainer.py`,
+`FinalizeSentencePieces`), as the fast engine, `UnigramTrainer` in `models/unigram/trainer.py`,
 runs it; that engine is proven equal to it round by round (every `UnigramRound` field; the
 likelihoods and losses to rounding) by tests/core/test_textbook.py. It starts where the fast
 engine's seeding ends: `words` are the normalised words with their counts ("▁low": 5) and
@@ -65,6 +65,8 @@ def unigram_em(words: Mapping[str, int], seed: Sequence[tuple[str, float]], voca
             break                                                 # small enough: stop <- stop
         losses, tokens = prune_losses(words, lattices, logp)      # each piece's loss <- prune
         pruned, removed, logp = prune(losses, logp, int(vocab_size * 1.1), shrinking_factor)
+        if not removed:
+            break                                                 # nothing may go: stop
         yield record(round_no, loglik, tokens, removed, pruned, logp)
     final = finalize(logp, vocab_size)                            # characters + the best pieces <- final
     yield UnigramRound(round_no, len(final) + SPECIALS, loglik, tokens, 0, (),

@@ -11,7 +11,7 @@ A character no piece covers is an `<unk>` node scoring `min(score) - 10` (senten
 kUnkPenalty); sums are rounded to 32-bit floats as sentencepiece's C++ rounds them
 (`src/unigram_model.cc`, `Lattice::Viterbi`). It yields one `ViterbiStep` per end position,
 then one `ViterbiBacktrackStep` per piece of the best path, as the fast engine,
-`Unigram.viterbi_steps` (and `Unigram.encode_spans`, its trie walk) in `models/unigram.py`, is
+`Unigram.viterbi_steps` (and `Unigram.encode_spans`, its trie walk) in `models/unigram/model.py`, is
 proven to do by tests/core/test_textbook.py. `pieces` are (piece, score) in id order and `types`
 their sentencepiece types (by default "<unk>" is the unknown piece, every other a normal one);
 only normal pieces are matched: it does not cover user-defined pieces (scored by length),
@@ -29,8 +29,14 @@ from __future__ import annotations
 
 from typing import Iterator, Sequence
 
-from ..models.unigram.model import (NORMAL, UNK_PENALTY, UNKNOWN, ViterbiBacktrackStep,
-                                    ViterbiStep, f32)
+from ..models.unigram.model import (
+    NORMAL,
+    UNK_PENALTY,
+    UNKNOWN,
+    ViterbiBacktrackStep,
+    ViterbiStep,
+    f32,
+)
 from . import code_of, marked_line
 
 UNK = "<unk>"

@@ -6,7 +6,7 @@ kept and the next window starts where it ended. If no window at some start match
 word becomes the unknown token; a word longer than `max_input_chars_per_word` is the unknown
 token without a probe. This is BERT's `WordpieceTokenizer.tokenize` (google-research/bert,
 `tokenization.py`) and Hugging Face's `models.WordPiece`, one `WordPieceProbe` a probe. The
-fast engine, `WordPiece.probes` / `WordPiece.tokenize` in `models/wordpiece.py`, is proven
+fast engine, `WordPiece.probes` / `WordPiece.tokenize` in `models/wordpiece/model.py`, is proven
 equal to it step by step by tests/core/test_textbook.py. Slow only in that it builds a step
 per probe; it covers everything the fast engine does.
 

@@ -9,7 +9,7 @@ on a tie the higher pair count wins, then the smallest (id(left), id(right)), id
 special tokens, then to the starting symbols in code-point order, then to new symbols in
 creation order (DESIGN.md). This is the recipe of Hugging Face's course (chapter 6, "WordPiece
 tokenization") with the tie-break stated. The fast engine, `WordPieceTrainer` in
-`models/wordpiece_train.py` (incremental counts, a bounded-staleness heap), is proven equal to
+`models/wordpiece/trainer.py` (incremental counts, a bounded-staleness heap), is proven equal to
 it step by step, every field of every `WordPieceMerge`, by tests/core/test_textbook.py.
 
 Slow on purpose (a full recount per merge): for small corpora; the checker caps its replays.

@@ -1,4 +1,4 @@
-"""Byte-pair encoding, the model: encoding one merge at a time (training is in `bpe_train.py`).
+"""Byte-pair encoding, the model: encoding one merge at a time (training is in `trainer.py`).
 
 **Encoding** is by rank: in each word, of all adjacent pairs that are a known merge, merge the one
 with the lowest rank (the earliest learned; leftmost on a tie), and repeat. `BPE.encode_steps`
@@ -16,7 +16,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterator
 
-from ...steps import Step, register_step, step_from_dict  # step_from_dict: for the doctests
+from ...byte_level import bytes_to_unicode
+from ...steps import Step, register_step, step_from_dict  # noqa: F401  (step_from_dict: doctests)
 
 END_OF_WORD = "</w>"
 UNK = "<unk>"
@@ -65,7 +66,7 @@ class BpeEncodeStep(Step):
     `candidates` (position, rank) -- the adjacent pairs of `parts` that are known merges -- the
     lowest rank wins (the leftmost on a tie): `parts[chosen]` + `parts[chosen + 1]` -> `merged`.
 
-    Hugging Face models (`bpe_hf.HFBpe`) take two more kinds of step before any merge, where
+    Hugging Face models (`hf.HFBpe`) take two more kinds of step before any merge, where
     `candidates` is empty and `chosen` and `rank` are -1:
 
     - "whole_word" (`ignore_merges`): the word `merged` is in the vocabulary, so it is one
@@ -101,7 +102,6 @@ class BpeEncodeStep(Step):
 
 # ---- showing byte-level tokens ------------------------------------------------------------------
 def _byte_tables() -> tuple[dict[int, str], dict[str, int]]:
-    from ...pre_tokenizers import bytes_to_unicode
     table = bytes_to_unicode()
     return table, {c: b for b, c in table.items()}
 

@@ -7,14 +7,17 @@ shares with the Unigram model in `models/sentencepiece_common.py`, its trainer i
 """
 from __future__ import annotations
 
-
 import heapq
 
-from ..sentencepiece_common import (CONTROL, NORMAL, SPACE, UNKNOWN, UNUSED, USER_DEFINED,
-                                    finish_tokens)
-
-
-
+from ..sentencepiece_common import (
+    CONTROL,
+    NORMAL,
+    SPACE,
+    UNKNOWN,
+    UNUSED,
+    USER_DEFINED,
+    finish_tokens,
+)
 
 # ---- the normaliser ------------------------------------------------------------------------------
 

@@ -37,10 +37,16 @@ from typing import Iterable, Iterator
 
 import regex
 
+from ..sentencepiece_common import (
+    BOUNDARY,
+    SPACE,
+    UNK_CHAR,
+    is_valid_piece,
+    split_words,
+)
+from .model import BpeEncodeStep, BpeMerge
 from .sentencepiece import SentencePieceBpe
-from .model import BpeMerge
 from .trainer import MAX_CORPUS_CHARS, _check_vocab_size
-from ..sentencepiece_common import BOUNDARY, SPACE, UNK_CHAR, is_valid_piece, split_words
 
 META_PIECES = ("<unk>", "<s>", "</s>")
 MAX_SENTENCE_BYTES = 4192
@@ -409,7 +415,6 @@ def sentencepiece_encode_steps(model: SentencePieceBpe, piece: str, below: int |
     """One `BpeEncodeStep` per merge of sentencepiece's BPE encoder: of the adjacent pairs whose
     concatenation is a piece, the one with the highest score wins (leftmost on a tie); the rank
     shown is the piece's id. With `below`, only pieces scoring higher than piece `below`."""
-    from .model import BpeEncodeStep
     parts = list(piece)
     scores = model.scores
     floor = scores[below] if below is not None else None

@@ -24,7 +24,17 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from .model import BPE, BPE_RULE, END_OF_WORD, BpeEncodeStep, BpeMerge, token_text
+from .model import (
+    BPE,
+    BPE_RULE,
+    END_OF_WORD,
+    BpeEncodeStep,
+    BpeMerge,
+    gc_paused,
+    token_text,
+)
+from .sentencepiece import SentencePieceBpe
+from .sentencepiece_trainer import sentencepiece_bpe_trainer, sentencepiece_encode_steps
 from .trainer import bpe_trainer, byte_bpe_trainer
 
 VARIANTS = ("bpe", "byte_bpe", "sentencepiece_bpe")
@@ -61,7 +71,6 @@ class TrainingSession:
         elif variant == "byte_bpe":
             self.trainer = byte_bpe_trainer(lines, vocab_size, record_top=TOP_K, **options)
         else:
-            from .sentencepiece_trainer import sentencepiece_bpe_trainer
             self.trainer = sentencepiece_bpe_trainer(lines, vocab_size, record_top=TOP_K, **options)
         self.variant = variant
         self.vocab_size = vocab_size
@@ -116,7 +125,6 @@ class TrainingSession:
 
     def total_steps(self) -> int:
         """All the merges this run makes (runs it to the end)."""
-        from .model import gc_paused
         with gc_paused:
             return self.advance_to(10 ** 9)
 
@@ -284,9 +292,7 @@ def _steps_function(tokenizer: Any):
     model = tokenizer.model
     if hasattr(model, "encode_steps"):
         return model.encode_steps
-    from .sentencepiece import SentencePieceBpe
     if isinstance(model, SentencePieceBpe):
-        from .sentencepiece_trainer import sentencepiece_encode_steps
         return lambda piece: sentencepiece_encode_steps(model, piece)
     raise ValueError(f"{tokenizer.name or 'this tokeniser'} is not a BPE tokeniser "
                      f"({tokenizer.algorithm or type(model).__name__}); the merge view needs one")
@@ -311,7 +317,6 @@ def _sp_tree(model: Any, piece: str, depth: int) -> dict[str, Any]:
     node: dict[str, Any] = {"token": piece, "id": model.token_to_id(piece), "children": []}
     if len(piece) < 2 or depth > 32:
         return node
-    from .sentencepiece_trainer import sentencepiece_encode_steps
     pid = model.token_to_id(piece)
     steps = [s for s in sentencepiece_encode_steps(model, piece, below=pid)]
     parts = list(piece)

@@ -14,7 +14,7 @@ Three trainable variants (`tokenizers_core.train(name, lines, vocab_size)`):
   (``\\s++$`` and a final ``\\s`` instead of ``\\s+``) and splits every text we tried the same way
   (`pre_tokenizers` explains why), so the merges equal Hugging Face's on botchan and all 33 UDHR
   texts at V = 1000 and 4000 (`benchmarks/verify_bpe_exactness.py`; the tests run a sample).
-- ``"sentencepiece_bpe"``: sentencepiece's BPE (see `bpe_sentencepiece.py`).
+- ``"sentencepiece_bpe"``: sentencepiece's BPE (see `sentencepiece_trainer.py`).
 
 **Training** (``"bpe"``, ``"byte_bpe"``) is Hugging Face's `BpeTrainer`, step for step:
 
@@ -44,8 +44,18 @@ from collections import Counter, defaultdict
 from itertools import chain
 from typing import Any, Iterable, Iterator
 
-from .model import (_ASCII_PATTERNS, _BYTE_TO_CHAR, END_OF_WORD, MAX_VOCAB_SIZE, UNK, BpeMerge,
-                    to_byte_level)
+import regex
+
+from ...pre_tokenizers import PRESETS, WHITESPACE_PATTERN, compile_pattern
+from .model import (
+    _ASCII_PATTERNS,
+    _BYTE_TO_CHAR,
+    END_OF_WORD,
+    MAX_VOCAB_SIZE,
+    UNK,
+    BpeMerge,
+    to_byte_level,
+)
 
 _TIES_SHOWN = 6
 _CHANGED_SHOWN = 12
@@ -474,7 +484,6 @@ def _check_alphabet(vocab_size: int, alphabet_size: int, what: str) -> None:
 
 def _splitter(pattern: str, ascii_name: str | None):
     """A function line -> pieces: `re` with the ASCII pattern for ASCII lines, else `regex`."""
-    import regex
     findall = regex.compile(pattern).findall
     if ascii_name not in _ASCII_PATTERNS:     # (None, or a preset without an ASCII spelling)
         return findall
@@ -493,13 +502,11 @@ def bpe_word_table(lines: Iterable[str]) -> dict[tuple[str, ...], int]:
 
 def _bpe_words(lines: Iterable[str]) -> Counter[str]:
     """The Whitespace words of the corpus, each as one str, with counts."""
-    from ...pre_tokenizers import WHITESPACE_PATTERN
     findall = _splitter(WHITESPACE_PATTERN, "whitespace")
     return Counter(chain.from_iterable(map(findall, _lines(lines))))
 
 
 def _pattern_for(pattern: str) -> str:
-    from ...pre_tokenizers import PRESETS, compile_pattern
     if pattern in PRESETS:
         return PRESETS[pattern]
     if not isinstance(pattern, str) or not pattern:

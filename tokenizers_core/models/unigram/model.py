@@ -41,8 +41,8 @@ from array import array
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterator, Sequence
 
-from ..sentencepiece_common import finish_tokens
 from ...steps import Step, register_step
+from ..sentencepiece_common import finish_tokens
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 UNK_PENALTY = 10.0           # sentencepiece's kUnkPenalty

@@ -36,7 +36,6 @@ from ...steps import Step, register_step
 from ..sentencepiece_common import SPACE, UNK_CHAR, is_valid_piece, split_words
 from .model import CONTROL, NORMAL, UNK_PENALTY, UNKNOWN, Unigram
 
-
 # ---- the step -------------------------------------------------------------------------------------
 
 @register_step
@@ -151,6 +150,8 @@ class UnigramTrainer:
             if self._alive_count() <= desired:
                 break
             pruned, removed = self._prune(desired)         # drop the least useful pieces
+            if not removed:                                # every piece left must stay (characters,
+                break                                      # pieces with no other spelling): stop
             self._compact_lattices()
             yield self._record(round_no, loglik, removed, pruned, final=False)
         self._finalize()

@@ -16,7 +16,7 @@ no match at all, the *whole* word becomes `[UNK]`; a word longer than `max_input
 
 Every probe is also a step (`WordPieceProbe`, kind "wordpiece_probe") from `wp.probes(word)`;
 `tokenize` is the same loop without building step values (the fast path), and the tests check that
-both agree. Training lives in `wordpiece_train.py`.
+both agree. Training lives in `trainer.py`.
 """
 from __future__ import annotations
 
