@@ -1,4 +1,4 @@
-"""The core is laid out like the pipeline, and its imports say so.
+"""The code is laid out like the pipeline, and its imports say so.
 
 Every module of `tokenizers_core` belongs to a layer; a module imports only modules of its own
 package and of layers below its own (docs/ARCHITECTURE.md draws the picture):
@@ -15,6 +15,9 @@ package and of layers below its own (docs/ARCHITECTURE.md draws the picture):
     formats/         tokenizer files, read into and written from whole tokenisers
     top              pretrained (tc.load), metrics, checker, the package itself
 
+The web layer (`app/`) has no import circle either, no router imports another, and the core
+never imports the web layer.
+
 The graph is read from the source (`ast`), counting imports inside functions as well as at the
 top, and any string that names a core module (what `importlib.import_module` would load); so an
 import circle cannot hide inside a function.
@@ -26,7 +29,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2] / "tokenizers_core"
+TOP = Path(__file__).resolve().parents[1]
+ROOT = TOP / "tokenizers_core"
 
 LAYERS = [
     ("base", {"encoding", "steps", "normalized", "byte_level", "hf_regex", "user_regex", "corpora",
@@ -44,17 +48,18 @@ LAYERS = [
 ]
 
 
-def _modules() -> dict[str, Path]:
+def _modules(root: Path) -> dict[str, Path]:
     out = {}
-    for path in ROOT.rglob("*.py"):
-        parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    for path in root.rglob("*.py"):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts.pop()
         out[".".join(parts)] = path
     return out
 
 
-MODULES = _modules()
+MODULES = _modules(ROOT)
+APP_MODULES = _modules(TOP / "app")
 
 
 def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> str:
@@ -65,17 +70,17 @@ def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> str:
     return ".".join(base) + ("." + node.module if node.module else "")
 
 
-def _known(name: str) -> str | None:
-    """The core module `name` is, or is inside (None outside the core)."""
-    while name and name not in MODULES:
+def _known(name: str, modules: dict[str, Path]) -> str | None:
+    """The module of `modules` that `name` is, or is inside (None for any other)."""
+    while name and name not in modules:
         name = name.rpartition(".")[0]
     return name or None
 
 
-def edges() -> dict[str, dict[str, str]]:
-    """module -> {imported module: "top" | "function" | "string"}."""
+def edges(modules: dict[str, Path]) -> dict[str, dict[str, str]]:
+    """module -> {imported module of `modules`: "top" | "function" | "string"}."""
     graph: dict[str, dict[str, str]] = {}
-    for module, path in MODULES.items():
+    for module, path in modules.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         top = {id(node) for node in tree.body}
         out: dict[str, str] = {}
@@ -83,24 +88,25 @@ def edges() -> dict[str, dict[str, str]]:
             targets: list[str] = []
             if isinstance(node, ast.ImportFrom):
                 base = _resolve(module, path.name == "__init__.py", node)
-                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base
                            for a in node.names]
                 where = "top" if id(node) in top else "function"
             elif isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
                 where = "top" if id(node) in top else "function"
             elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
-                    and node.value.startswith("tokenizers_core.") and node.value in MODULES:
+                    and node.value in modules:
                 targets, where = [node.value], "string"
             for target in targets:
-                known = _known(target)
+                known = _known(target, modules)
                 if known and known != module:
                     out.setdefault(known, where)
         graph[module] = out
     return graph
 
 
-GRAPH = edges()
+GRAPH = edges(MODULES)
+APP_GRAPH = edges(APP_MODULES)
 
 
 def layer_of(module: str) -> int:
@@ -184,3 +190,24 @@ def test_imports_sit_at_the_top():
     inside = sorted(f"{m} -> {t}" for m, out in GRAPH.items() for t, w in out.items()
                     if w == "function")
     assert inside == []
+
+
+def test_the_web_layer_has_no_import_circle():
+    assert cycles(APP_GRAPH) == []
+
+
+def test_no_router_imports_another():
+    """Routers share through app/views and app/services, never through each other."""
+    routers = [m for m in APP_MODULES if m.startswith("app.routers.")]
+    shared = sorted(f"{m} -> {t}" for m in routers for t in APP_GRAPH[m]
+                    if t.startswith("app.routers.") and t != m)
+    assert shared == []
+
+
+def test_the_core_never_imports_the_web_layer():
+    for module, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+        assert not any(n == "app" or n.startswith(("app.", "fastapi", "jinja2")) for n in names), \
+            module
