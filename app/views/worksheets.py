@@ -1,18 +1,21 @@
 """Printable worksheets: a range of steps of a run as blank tables to fill in by hand, and the
-answer key. Each sheet is checked and trained here (small enough to do by hand, within the
-request) and drawn by its view module's `worksheet`, from the same state the step-through page
-reads (`app.views.bpe_train`, `wordpiece_train`, `unigram_train`, `bpe_encode`,
-`wordpiece_encode`, `unigram_lattice`).
+answer key. Each sheet is checked here and its run trained within the request (small enough to
+do by hand) through the views' cache (`app.jobs.runs`: a sheet of the run a page shows is not
+trained again), then drawn by its view module's `worksheet`, from the same state the
+step-through page reads (`app.views.bpe_train`, `wordpiece_train`, `unigram_train`,
+`bpe_encode`, `wordpiece_encode`, `unigram_lattice`).
 """
 from __future__ import annotations
 
 from typing import Any
 
-from tokenizers_core.models.bpe.session import VARIANTS, training_session
+from tokenizers_core.corpora import SENNRICH
+from tokenizers_core.implementations.bert import count_words
+from tokenizers_core.models.bpe.session import VARIANTS
 
+from ..jobs.runs import bpe_session_here, unigram_run_here, wordpiece_run_here
 from . import (bpe_encode, bpe_train, unigram_lattice, unigram_train, wordpiece_encode,
                wordpiece_train)
-from .common import SENNRICH
 
 TEXTBOOK = SENNRICH
 PAPERS = ("a4", "letter")
@@ -54,30 +57,26 @@ def worksheet(text: str, variant: str, vocab_size: int, start: int, end: int,
     if variant not in VARIANTS:
         raise ValueError(f"unknown BPE variant {variant!r}; choose one of: {', '.join(VARIANTS)}")
     check_range(start, end)
-    session = training_session(text, variant, vocab_size, **options)
-    return bpe_train.worksheet(session, start, end)
+    return bpe_train.worksheet(bpe_session_here(text, variant, vocab_size, options), start, end)
 
 
 def wordpiece_worksheet(text: str, vocab_size: int, start: int, end: int) -> dict[str, Any]:
     """WordPiece training, merges start..end."""
-    from tokenizers_core.implementations.bert import count_words
-    from tokenizers_core.models.wordpiece.session import WordPieceSession
     check_range(start, end)
     words = count_words(text)
     if len(words) > wordpiece_train.SHEET_WORDS:      # before training: a sheet is done by hand
         raise ValueError(f"this corpus has {len(words):,} distinct words; a worksheet to fill in "
                          f"by hand takes at most {wordpiece_train.SHEET_WORDS} (paste a smaller "
                          "corpus)")
-    session = WordPieceSession(words, vocab_size=vocab_size).run()
+    session = wordpiece_run_here(text, {"vocab_size": vocab_size, "min_frequency": 0})
     return wordpiece_train.worksheet(session, start, end)
 
 
 def unigram_train_worksheet(text: str, vocab_size: int, start: int, end: int) -> dict[str, Any]:
     """Unigram training, rounds start..end (trained here: the corpus is at most 5,000
     characters)."""
-    from tokenizers_core.models.unigram.trainer import UnigramTrainer
     unigram_train.check_sheet_range(start, end, text)
-    return unigram_train.worksheet(UnigramTrainer(text.splitlines(), vocab_size).run(), start, end)
+    return unigram_train.worksheet(unigram_run_here(text, vocab_size), start, end)
 
 
 bpe_encode_worksheet = bpe_encode.worksheet
