@@ -336,6 +336,15 @@ LESSONS: dict[str, Callable[[], Lesson]] = {
 }
 
 
+def page(slug: str, k: int, play: bool = False) -> dict[str, Any]:
+    """The lesson page at step k (clamped): the lesson, the step and the stepper's bounds."""
+    ls = lesson(slug)
+    total = len(ls.steps) - 1
+    k = min(max(k, 0), total)
+    return {"lesson": ls, "step": k, "total": total, "current": ls.steps[k], "play": play,
+            "params": {}, "path": f"/lessons/{slug}"}
+
+
 @functools.lru_cache(maxsize=None)
 def lesson(slug: str) -> Lesson:
     """The lesson named `slug` (KeyError for an unknown one). Built once for every request, so
