@@ -6,7 +6,9 @@ runaway one is killed and reported, not the server.
 A view reads a finished run at any step: BPE's `TrainingSession`, WordPiece's
 `WordPieceSession`, Unigram's rounds and final pieces. So:
 - a corpus of at most IN_REQUEST_CHARS characters trains within the request (well under a
-  second: its time and memory are bounded by its size);
+  second: its time and memory are bounded by its size; `bpe_session_here`,
+  `wordpiece_run_here`, `unigram_run_here`, which the worksheets and lessons call too, so they
+  read the runs the pages read);
 - a larger one trains in a job (`tasks.bpe_steps`, `wordpiece_steps`, `unigram_rounds`),
   whose worker process hands the run back pickled in the job's row; each server process loads
   it once into the view's cache, and stepping through it is then as fast as for a small run;
