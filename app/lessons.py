@@ -14,12 +14,12 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from tokenizers_core.models.bpe.session import training_session
+from tokenizers_core.corpora import SENNRICH
 
 from .embed import EMBED
+from .jobs.runs import bpe_session_here
 from .render import url_with
 from .views import bpe_encode, bpe_train, unigram_lattice, wordpiece_encode
-from .views.common import SENNRICH
 SEED003 = "low low low low lowest lowest newer newer newer wider wider"
 
 
@@ -52,7 +52,7 @@ def _plural(n: int, word: str) -> str:
 # ---- BPE training ------------------------------------------------------------------------------
 def _bpe_training_steps(text: str, variant: str, vocab_size: int, limit: int,
                         link_params: dict[str, Any]) -> list[LessonStep]:
-    session = training_session(text, variant, vocab_size)
+    session = bpe_session_here(text, variant, vocab_size, {})
     total = min(session.total_steps(), limit)
     show = str                         # byte-level symbols as Hugging Face shows them (Ġ)
     steps = []
@@ -153,7 +153,7 @@ def lesson_byte_bpe() -> Lesson:
     steps = _bpe_training_steps("aabaa aab", "byte_bpe", 259, 3,
                                 {"variant": "byte_bpe", "vocab_size": 259})
     first = steps[0]
-    n_bytes = training_session("aabaa aab", "byte_bpe", 259).trainer.alphabet_size
+    n_bytes = bpe_session_here("aabaa aab", "byte_bpe", 259, {}).trainer.alphabet_size
     steps[0] = LessonStep(
         first.text + f" Byte-level BPE starts from all {n_bytes} bytes; the GPT-2 pattern cuts "
         "“aabaa aab” into aabaa and “ aab”, and the space byte shows as Ġ.",
@@ -334,6 +334,15 @@ LESSONS: dict[str, Callable[[], Lesson]] = {
     "unigram-cats": lesson_unigram_cats,
     "sentences": lesson_sentences,
 }
+
+
+def page(slug: str, k: int, play: bool = False) -> dict[str, Any]:
+    """The lesson page at step k (clamped): the lesson, the step and the stepper's bounds."""
+    ls = lesson(slug)
+    total = len(ls.steps) - 1
+    k = min(max(k, 0), total)
+    return {"lesson": ls, "step": k, "total": total, "current": ls.steps[k], "play": play,
+            "params": {}, "path": f"/lessons/{slug}"}
 
 
 @functools.lru_cache(maxsize=None)

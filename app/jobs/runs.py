@@ -6,7 +6,9 @@ runaway one is killed and reported, not the server.
 A view reads a finished run at any step: BPE's `TrainingSession`, WordPiece's
 `WordPieceSession`, Unigram's rounds and final pieces. So:
 - a corpus of at most IN_REQUEST_CHARS characters trains within the request (well under a
-  second: its time and memory are bounded by its size);
+  second: its time and memory are bounded by its size; `bpe_session_here`,
+  `wordpiece_run_here`, `unigram_run_here`, which the worksheets and lessons call too, so they
+  read the runs the pages read);
 - a larger one trains in a job (`tasks.bpe_steps`, `wordpiece_steps`, `unigram_rounds`),
   whose worker process hands the run back pickled in the job's row; each server process loads
   it once into the view's cache, and stepping through it is then as fast as for a small run;
@@ -116,23 +118,37 @@ def bpe_session(request: Request, ref: str, text: str, variant: str, vocab_size:
                 options: dict[str, Any], wait: float | None) -> TrainingSession | Job:
     """The finished training run the BPE view reads (trained here, or in a job and loaded),
     or the job still making it."""
-    key = (sha256_text(text), variant, vocab_size, tuple(sorted(options.items())))
+    key = _bpe_key(text, variant, vocab_size, options)
     session = cache.BPE.get(key)
     if session is not None:
         return session
     if len(text) <= IN_REQUEST_CHARS:
-        session = TrainingSession(text, variant, vocab_size, options)
-        session.total_steps()
-        return cache.BPE.keep(key, _ready_for_views(session), settle=True)
+        return bpe_session_here(text, variant, vocab_size, options)
     job, session = run_job(request, "bpe_steps", _spec(
         ref, text, variant=variant, vocab_size=vocab_size, options=options), wait,
         runs=cache.BPE, key=key, finish=_ready_for_views)
     return session if job.status == "done" else job
 
 
+def bpe_session_here(text: str, variant: str, vocab_size: int,
+                     options: dict[str, Any]) -> TrainingSession:
+    """The finished run, trained within the request (a small corpus: a page's, a worksheet's,
+    a lesson's) and kept in the view's cache, where the pages find it too."""
+    key = _bpe_key(text, variant, vocab_size, options)
+    session = cache.BPE.get(key)
+    if session is None:
+        session = TrainingSession(text, variant, vocab_size, options)
+        session.total_steps()
+        session = cache.BPE.keep(key, _ready_for_views(session), settle=True)
+    return session
+
+
+def _bpe_key(text: str, variant: str, vocab_size: int, options: dict[str, Any]) -> Hashable:
+    return (sha256_text(text), variant, vocab_size, tuple(sorted(options.items())))
+
+
 def _ready_for_views(session: TrainingSession) -> TrainingSession:
     session.prepare_views()        # once, on loading, not in a view request
-    session.settled = True  # TODO(views): routers/bpe.py's _settle reads this; the cache settles
     return session
 
 
@@ -145,10 +161,19 @@ def wordpiece_run(request: Request, ref: str, text: str, options: dict[str, Any]
     if session is not None:
         return session
     if len(text) <= IN_REQUEST_CHARS:
-        return cache.WORDPIECE.keep(key, WordPieceSession(count_words(text), **options).run())
+        return wordpiece_run_here(text, options)
     job, session = run_job(request, "wordpiece_steps", _spec(ref, text, options=options), wait,
                            runs=cache.WORDPIECE, key=key)
     return session if job.status == "done" else job
+
+
+def wordpiece_run_here(text: str, options: dict[str, Any]) -> WordPieceSession:
+    """The finished run, trained within the request and kept in the view's cache."""
+    key = (sha256_text(text), tuple(sorted(options.items())))
+    session = cache.WORDPIECE.get(key)
+    if session is None:
+        session = cache.WORDPIECE.keep(key, WordPieceSession(count_words(text), **options).run())
+    return session
 
 
 # ---- Unigram ---------------------------------------------------------------------------------------
@@ -175,15 +200,23 @@ def unigram_run(request: Request, ref: str, text: str, vocab_size: int,
     if run is not None:
         return run
     if len(text) <= IN_REQUEST_CHARS:
-        trainer = UnigramTrainer(text.splitlines(), vocab_size, sample_words=words)
-        rounds = list(trainer.rounds())
-        return cache.UNIGRAM.keep(key, UnigramRun(rounds, trainer.total_freq,
-                                                  len(trainer.words),
-                                                  trainer.model().pieces))
+        return unigram_run_here(text, vocab_size, words)
     job, made = run_job(request, "unigram_rounds",
                         _spec(ref, text, vocab_size=vocab_size, words=list(words)), wait,
                         runs=cache.UNIGRAM, key=key, finish=_unigram)
     return made if job.status == "done" else _unigram(made or {}, job)
+
+
+def unigram_run_here(text: str, vocab_size: int, words: tuple[str, ...] = ()) -> UnigramRun:
+    """The finished run, trained within the request and kept in the view's cache."""
+    key = (sha256_text(text), vocab_size, words)
+    run = cache.UNIGRAM.get(key)
+    if run is None:
+        trainer = UnigramTrainer(text.splitlines(), vocab_size, sample_words=words)
+        rounds = list(trainer.rounds())
+        run = cache.UNIGRAM.keep(key, UnigramRun(rounds, trainer.total_freq, len(trainer.words),
+                                                 trainer.model().pieces))
+    return run
 
 
 def _unigram(made: dict[str, Any], job: Job | None = None) -> UnigramRun:

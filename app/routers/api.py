@@ -136,11 +136,6 @@ def train(request: Request, body: TrainRequest) -> dict[str, Any]:
             "corpus": ref, "merges": [tuple(m) for m in merges] if merges is not None else None}
 
 
-# TODO(views): bpe, wordpiece and unigram import this name from here; once they import
-# `app.services.corpora.store_corpus`, drop it (no router imports another).
-_store_corpus = store_corpus
-
-
 @router.post("/corpora", response_model=CorpusOut, status_code=201)
 def save_corpus(request: Request, body: CorpusIn) -> dict[str, Any]:
     """Store a corpus; its sha256 names it in URLs (`corpus_name` in `/api/train`)."""

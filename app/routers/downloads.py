@@ -1,9 +1,11 @@
 """Downloads: every step-through as JSON Lines, merge lists and vocabularies as CSV.
 
 A download is the JSON API's answer in another shape, never a second computation: each route
-takes the JSON endpoint itself as its dependency (`Depends(bpe_train_steps)`), so it accepts
-the same query parameters, validates them the same way, fails with the same 4xx, and writes one
-line per step dict of the answer (one CSV row per merge / token).
+takes the function that answers the JSON endpoint as its dependency
+(`Depends(answers.bpe_train_steps)`, from `app.views.answers`, which the step views' routers
+answer with too), so it accepts the same query parameters, validates them the same way, fails
+with the same 4xx, and writes one line per step dict of the answer (one CSV row per merge /
+token).
 
 The query parameters are those of the view, so a view's download URL is its own query string on
 another path (extra keys such as `step`, `page` and `play` are ignored):
@@ -37,23 +39,15 @@ from typing import Any, Iterable
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import Response
 
-from tokenizers_core.corpora import SENNRICH
-
 from .. import export
 from ..deps import check_text, resolve_tokenizer, store
+from ..jobs import runs
+from ..jobs.runs import unigram_run
 from ..services.downloads import filename, vocab_table, vocabulary_rows
 from ..services.training import DEFAULT_CORPORA, MAX_VOCAB, UNIGRAM_DEFAULT_VOCAB, sample_words
 from ..services.visualiser import DEFAULT_TEXT, default_tokenizer, trace
-from ..jobs import runs
-from ..jobs.runs import bpe_session, unigram_run, wordpiece_run
 from ..trained import corpus_text as corpus_by_ref
-# The step views' JSON answers, which their downloads reshape (see above).
-# TODO(views): depend on app/views' functions once they build these answers; then no router
-# imports another.
-from .bpe import encode_steps_api as bpe_encode_steps, train_steps_api as bpe_train_steps
-from .unigram import lattice_api as unigram_lattice
-from .wordpiece import (encode_steps_api as wordpiece_encode_steps,
-                        train_steps_api as wordpiece_train_steps)
+from ..views import answers
 
 router = APIRouter(prefix="/api", tags=["downloads"])
 
@@ -86,14 +80,14 @@ def csv_response(header: list[str], rows: Iterable[Iterable[Any]], name: str) ->
 # ---- BPE -----------------------------------------------------------------------------------------
 @router.get("/download/bpe/train.jsonl", response_class=Response, responses=JSONL_DOC,
             summary="BPE training: one merge step per line")
-def bpe_train_jsonl(data: dict = Depends(bpe_train_steps)) -> Response:
+def bpe_train_jsonl(data: dict = Depends(answers.bpe_train_steps)) -> Response:
     return jsonl_response(data["steps"], filename("bpe-train", data["variant"],
                                                   data["vocab_size"], data["corpus"]))
 
 
 @router.get("/download/bpe/train.merges.csv", response_class=Response, responses=CSV_DOC,
             summary="BPE training: the merge list as CSV")
-def bpe_train_merges_csv(data: dict = Depends(bpe_train_steps)) -> Response:
+def bpe_train_merges_csv(data: dict = Depends(answers.bpe_train_steps)) -> Response:
     rows = ((k, s["pair"][0], s["pair"][1], s["new_symbol"], s["count"])
             for k, s in enumerate(data["steps"], 1))
     return csv_response(["step", "left", "right", "new_symbol", "count"], rows,
@@ -103,26 +97,10 @@ def bpe_train_merges_csv(data: dict = Depends(bpe_train_steps)) -> Response:
 
 @router.get("/bpe/train_vocab", tags=["api"],
             summary="The vocabulary BPE training ends with (bpe, byte_bpe, sentencepiece_bpe)")
-def bpe_train_vocab_api(request: Request, data: dict = Depends(bpe_train_steps),
-                        corpus: str = "", pattern: str = "gpt2",
-                        min_frequency: int = 0) -> dict[str, Any]:
+def bpe_train_vocab_api(data: dict = Depends(answers.bpe_train_vocab)) -> dict[str, Any]:
     """The training view's vocabulary after its last merge, in id order (the same parameters
-    as `/api/bpe/train_steps`, which validates them; the run is the view's cached one)."""
-    variant = data["variant"]
-    options: dict[str, Any] = {}
-    if variant in ("bpe", "byte_bpe") and min_frequency:      # as the view's options
-        options["min_frequency"] = min_frequency
-    if variant == "byte_bpe":
-        options["pattern"] = pattern
-    text = SENNRICH if not corpus else corpus_by_ref(store(request), corpus)
-    trainer = bpe_session(request, corpus, text, variant, data["vocab_size"], options,
-                          wait=None).trainer
-    if variant == "sentencepiece_bpe":
-        rows = [{"id": i, "token": p, "score": s} for i, (p, s) in enumerate(trainer.pieces())]
-    else:
-        rows = [{"id": i, "token": t} for t, i in sorted(trainer.vocab().items(),
-                                                          key=lambda kv: kv[1])]
-    return {**{k: data[k] for k in ("corpus", "variant", "vocab_size")}, "vocab": rows}
+    as `/api/bpe/train_steps`; the run is the view's cached one)."""
+    return data
 
 
 @router.get("/download/bpe/train.vocab.csv", response_class=Response, responses=CSV_DOC,
@@ -134,7 +112,7 @@ def bpe_train_vocab_csv(data: dict = Depends(bpe_train_vocab_api)) -> Response:
 
 @router.get("/download/bpe/encode.jsonl", response_class=Response, responses=JSONL_DOC,
             summary="BPE encoding: one merge per line, piece after piece")
-def bpe_encode_jsonl(data: dict = Depends(bpe_encode_steps)) -> Response:
+def bpe_encode_jsonl(data: dict = Depends(answers.bpe_encode_steps)) -> Response:
     steps = (step for piece in data["pieces"] for step in piece["steps"])
     return jsonl_response(steps, filename("bpe-encode", data["tokenizer"]))
 
@@ -142,14 +120,14 @@ def bpe_encode_jsonl(data: dict = Depends(bpe_encode_steps)) -> Response:
 # ---- WordPiece -----------------------------------------------------------------------------------
 @router.get("/download/wordpiece/train.jsonl", response_class=Response, responses=JSONL_DOC,
             summary="WordPiece training: one merge per line")
-def wordpiece_train_jsonl(data: dict = Depends(wordpiece_train_steps)) -> Response:
+def wordpiece_train_jsonl(data: dict = Depends(answers.wordpiece_train_steps)) -> Response:
     return jsonl_response(data["steps"], filename("wordpiece-train", data["vocab_size"],
                                                   data["corpus"]))
 
 
 @router.get("/download/wordpiece/train.merges.csv", response_class=Response, responses=CSV_DOC,
             summary="WordPiece training: the merge list (with scores) as CSV")
-def wordpiece_train_merges_csv(data: dict = Depends(wordpiece_train_steps)) -> Response:
+def wordpiece_train_merges_csv(data: dict = Depends(answers.wordpiece_train_steps)) -> Response:
     rows = ((k, s["pair"][0], s["pair"][1], s["new_symbol"], s["count"], s["freq_left"],
              s["freq_right"], repr(s["score"])) for k, s in enumerate(data["steps"], 1))
     return csv_response(["step", "left", "right", "new_symbol", "count", "freq_left",
@@ -159,15 +137,11 @@ def wordpiece_train_merges_csv(data: dict = Depends(wordpiece_train_steps)) -> R
 
 @router.get("/wordpiece/train_vocab", tags=["api"],
             summary="The vocabulary WordPiece training ends with")
-def wordpiece_train_vocab_api(request: Request, data: dict = Depends(wordpiece_train_steps),
-                              corpus: str = "", min_frequency: int = 0) -> dict[str, Any]:
+def wordpiece_train_vocab_api(data: dict = Depends(answers.wordpiece_train_vocab)
+                              ) -> dict[str, Any]:
     """The training view's vocabulary after its last merge, in id order (special tokens, the
     initial symbols, the merged ones); the parameters of `/api/wordpiece/train_steps`."""
-    text = SENNRICH if not corpus else corpus_by_ref(store(request), corpus)
-    run = wordpiece_run(request, corpus, text, {"vocab_size": data["vocab_size"],
-                                                "min_frequency": min_frequency}, wait=None)
-    rows = [{"id": i, "token": t} for t, i in sorted(run.vocab.items(), key=lambda kv: kv[1])]
-    return {"corpus": data["corpus"], "vocab_size": data["vocab_size"], "vocab": rows}
+    return data
 
 
 @router.get("/download/wordpiece/train.vocab.csv", response_class=Response, responses=CSV_DOC,
@@ -180,7 +154,7 @@ def wordpiece_train_vocab_csv(data: dict = Depends(wordpiece_train_vocab_api)) -
 @router.get("/download/wordpiece/encode.jsonl", response_class=Response, responses=JSONL_DOC,
             summary="WordPiece encoding: one probe per line (with its word_index)")
 def wordpiece_encode_jsonl(request: Request,
-                           data: dict = Depends(wordpiece_encode_steps)) -> Response:
+                           data: dict = Depends(answers.wordpiece_encode_steps)) -> Response:
     vocab = request.query_params.get("vocab", "bert-base-uncased")
     return jsonl_response(data["steps"], filename("wordpiece-encode", vocab))
 
@@ -228,7 +202,7 @@ def unigram_train_vocab_csv(data: dict = Depends(unigram_train_api)) -> Response
 
 @router.get("/download/unigram/lattice.jsonl", response_class=Response, responses=JSONL_DOC,
             summary="The Unigram lattice: one Viterbi step per line")
-def unigram_lattice_jsonl(data: dict = Depends(unigram_lattice)) -> Response:
+def unigram_lattice_jsonl(data: dict = Depends(answers.unigram_lattice_steps)) -> Response:
     return jsonl_response(data["steps"], filename("unigram-lattice", data["model"]))
 
 

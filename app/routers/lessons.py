@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
-from ..lessons import LESSONS, lesson
+from ..lessons import LESSONS, lesson, page
 from ..render import render
 
 router = APIRouter(tags=["lessons"])
@@ -20,9 +20,4 @@ def lessons_index(request: Request) -> HTMLResponse:
 def lesson_page(request: Request, slug: str, step: int = 0, play: bool = False) -> HTMLResponse:
     if slug not in LESSONS:
         raise HTTPException(404, f"no lesson {slug!r}; see /lessons for the list")
-    ls = lesson(slug)
-    total = len(ls.steps) - 1
-    k = min(max(step, 0), total)
-    ctx = {"lesson": ls, "step": k, "total": total, "current": ls.steps[k], "play": play,
-           "params": {}, "path": f"/lessons/{slug}"}
-    return render(request, "lessons/lesson.html", ctx, block="step")
+    return render(request, "lessons/lesson.html", page(slug, step, play), block="step")

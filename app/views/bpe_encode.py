@@ -2,35 +2,34 @@
 
 `encode_trace(tok, text)` encodes once, piece by piece; `state(...)` reads the pieces
 after the first k merges over all pieces, the step just done and its sentence. `merge_sentence`
-is the one place an encoding step is put in words (the page and the lesson say the same).
+is the one place an encoding step is put in words (the page and the lesson say the same). The
+code panel is `tokenizers_core/textbook/bpe_encode.py`, the line of step k lit.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from fastapi import Request
+
+import tokenizers_core as tc
 from tokenizers_core.models.bpe.session import encode_trace, merge_tree_of
+from tokenizers_core.textbook import bpe_encode as textbook
 
+from ..deps import stored_options
 from ..display import visible
-from ..practice import PracticeState, Question, finished, question
-from ..stepping import word_jumps
-from .common import after, shower
+from ..practice import PracticeState, Question, finished, question, toggle
+from ..render import url_with
+from ..stepping import SPEEDS, word_jumps
+from .common import CodePanel, after, bpe_options, shower, textbook_panel
 
+PATH = "/bpe/encode"
 DEFAULT_TEXT = "lowest newer tokenization"
+DELAY = 700               # ms between played steps at speed 1
 SHEET_CHARS = 60          # an encoding worksheet's text
 SHEET_STEPS = 16          # merges on one BPE encoding worksheet
 SHEET_PAIRS = 8           # ranked pairs listed per step on a worksheet
 
-CODE = [
-    "pieces ← pre-tokenise the text",
-    "for each piece:",
-    "  parts ← its symbols (characters or bytes)",
-    "  loop:",
-    "    rank every adjacent pair that is a known merge",
-    "    if no pair has a rank: stop",
-    "    merge the lowest-ranked pair (leftmost first)",
-    "  tokens ← parts; ids ← vocabulary[parts]",
-]
 
 
 def tokenizer_for(tok: Any, special: bool) -> Any:
@@ -132,14 +131,34 @@ def merge_sentence(step: Any, show: Callable[[str], str]) -> str:
                    else ", the only candidate.")
 
 
-def code_panel(s: BpeEncodeState) -> tuple[list[str], int]:
-    """The line state `s` is on: the start, the end, a merge, or (byte fallback, a whole word
-    taken as is) the parts the merges start from."""
-    if s.step == 0:
-        return CODE, 0
-    if s.step == s.total:
-        return CODE, 7
-    return CODE, 6 if getattr(s.current, "action", "merge") == "merge" else 2
+def code_panel(s: BpeEncodeState) -> CodePanel:
+    """The textbook loop, on the line state `s` is on: a word spelled as symbols (before any
+    step), a merge, a whole word taken as is, symbols replaced (byte fallback, unknown), or the
+    end (every piece done)."""
+    return textbook_panel(textbook, s.current, finished=s.step == s.total)
+
+
+# ---- the page ------------------------------------------------------------------------------------
+def form(request: Request, tokenizer: str, text: str, token: str, special: bool, play: bool,
+         speed: int) -> dict[str, Any]:
+    """What the form shows (the tokenizer picker, the text), and the page's query parameters."""
+    params = {"tokenizer": tokenizer, "text": text, "special": 1 if special else None,
+              "speed": speed if speed != 1 else None}
+    return {"tokenizer": tc.pretrained.canonical_name(tokenizer), "text": text,
+            "params": params, "error": None, "play": play, "options": bpe_options(tokenizer),
+            "token": token, "special": special, "yours": stored_options(request, "bpe"),
+            "next": url_with(PATH, params)}
+
+
+def page(tok: Any, traces: list, k: int, token: str, speed: int, answer: PracticeState,
+         params: dict[str, Any]) -> dict[str, Any]:
+    """The page at step k: the state, its code panel, the player, the practice question."""
+    s = state(tok, traces, k, token)
+    return {**vars(s), "tok": tok, "code": code_panel(s), "speed": speed, "speeds": SPEEDS,
+            "delay": DELAY // speed,
+            "practice": practice(answer, PATH, params, s.step, s.flat, s.show)
+            if answer.on else None,
+            "practice_link": toggle(PATH, params, s.step)}
 
 
 # ---- practice: which pair of the piece merges next? -----------------------------------------------

@@ -2,51 +2,38 @@
 
 `state(session, k)` reads a finished `TrainingSession` once: the word table (the words merge k
 changed first), the pair table that decides the next merge, the merges so far and the sentence
-that says what merge k did. The page, the lesson (`app.lessons`), the practice question and the
-worksheet are all drawn from it, and `merge_phrase` is the one place a merge is put in words.
+that says what merge k did. The page (`page`), the lesson (`app.lessons`), the practice question
+and the worksheet are all drawn from it, and `merge_phrase` is the one place a merge is put in
+words. The code panel is `tokenizers_core/textbook/bpe_train.py`, the line of merge k lit.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from tokenizers_core.corpora import SENNRICH, corpus_names
 from tokenizers_core.models.bpe.session import RULES, VARIANTS
+from tokenizers_core.textbook import bpe_train as textbook
 
-from ..practice import PracticeState, Question, finished, question
-from .common import shower
+from ..jobs import Job
+from ..practice import PracticeState, Question, finished, question, toggle
+from ..services.training import MAX_VOCAB
+from .common import CodePanel, shower, textbook_panel
 
+PATH = "/bpe/train"
 DEFAULT_VOCAB = {"bpe": 24, "byte_bpe": 270, "sentencepiece_bpe": 30}
 PATTERNS = ("gpt2", "cl100k", "o200k")
-MAX_VIEW_VOCAB = 50_000
+MAX_VIEW_VOCAB = MAX_VOCAB["bpe"]
 WORD_PAGE = 20
 CHANGED_ROWS = 8          # words changed by the current merge, listed before the frequent ones
 SHEET_WORDS = 40          # distinct words a worksheet (filled in by hand) takes at most
 SHEET_PAIRS = 8           # rows of a worksheet's pair table
 
-CODE = {
-    "hf": [
-        "words ← word → frequency (counted once)",
-        "split words into symbols",
-        "count adjacent pairs (× word frequency)",
-        "while |vocab| < vocab_size:",
-        "  best ← pair with the highest count",
-        "    tie: smallest (id(left), id(right))",
-        "  merge best everywhere; fix neighbours",
-        "  record merge; new symbol gets next id",
-        "stop: vocab full or no pair left",
-    ],
-    "sentencepiece_bpe": [
-        "spaces → ▁; cut words before each ▁",
-        "alphabet ← every character",
-        "count pairs that may merge",
-        "while |pieces| < vocab_size − 3 − |alphabet|:",
-        "  best ← highest frequency",
-        "    tie: shorter piece, then smaller string",
-        "  merge best everywhere; fix neighbours",
-        "  record the piece (score −index)",
-        "pieces: <unk> <s> </s>, merged, alphabet",
-    ],
-}
+# sentencepiece_bpe's run is not the textbook loop: the code panel says how it differs
+SENTENCEPIECE_NOTE = ("sentencepiece_bpe runs this loop with sentencepiece's own rules "
+                      "(tokenizers_core/models/bpe/sentencepiece_trainer.py): words are cut before "
+                      "each ▁, a tie goes to the shorter, then the alphabetically first piece, and "
+                      "a piece may not pass 16 characters or mix scripts.")
 
 
 def options(variant: str, vocab_size: int | None, pattern: str, min_frequency: int,
@@ -152,12 +139,37 @@ def vocab_now(session: Any, k: int) -> int:
     return trainer.alphabet_size + len(created - set(trainer.symbols[:trainer.alphabet_size]))
 
 
-def code_panel(s: BpeTrainState) -> tuple[list[str], int]:
-    """The pseudocode and the line state `s` is on: the start, a recorded merge, or the stop."""
-    lines = CODE["sentencepiece_bpe" if s.variant == "sentencepiece_bpe" else "hf"]
-    if s.step == 0:
-        return lines, 2
-    return lines, 8 if s.step == s.total and s.finished and s.upcoming is None else 7
+def code_panel(s: BpeTrainState) -> CodePanel:
+    """The textbook loop, on the line state `s` is on: the word table (before any merge), merge
+    k, or the stop (after the last merge)."""
+    return textbook_panel(textbook, s.last, finished=s.upcoming is None,
+                          note=SENTENCEPIECE_NOTE if s.variant == "sentencepiece_bpe" else "")
+
+
+# ---- the page ------------------------------------------------------------------------------------
+def form(corpus: str, variant: str, vocab_size: str, pattern: str, min_frequency: int,
+         page: int, play: bool) -> dict[str, Any]:
+    """What the training form shows, and the page's query parameters."""
+    vocab_size = vocab_size.strip() or None
+    params = {"corpus": corpus or None, "variant": variant, "vocab_size": vocab_size,
+              "pattern": pattern if variant == "byte_bpe" else None,
+              "min_frequency": min_frequency or None, "page": page or None}
+    return {"corpus": corpus, "variant": variant, "vocab_size": vocab_size, "pattern": pattern,
+            "min_frequency": min_frequency, "params": params, "error": None, "play": play,
+            "bundled": corpus_names(), "corpus_text": SENNRICH if not corpus else "",
+            "size": None, "variants": VARIANTS, "patterns": PATTERNS, "page": page}
+
+
+def page(run: Any, k: int, table_page: int, answer: PracticeState,
+         params: dict[str, Any]) -> dict[str, Any]:
+    """The page at step k of a finished run (the state, its code panel, the practice question),
+    or the progress of a run still training in the job pool (`run` is its Job)."""
+    if isinstance(run, Job):
+        return {"training": True, "job": run, "step": k}
+    s = state(run, k, table_page)
+    return {**vars(s), "code": code_panel(s),
+            "practice": practice(s, answer, PATH, params) if answer.on else None,
+            "practice_link": toggle(PATH, params, s.step)}
 
 
 # ---- practice: which pair merges next? ----------------------------------------------------------

@@ -1,23 +1,62 @@
-"""What the step views share: the textbook corpus, how a symbol is shown, the tokenizer pickers'
-options and lookups, a blank-or-whole-number field, storing an edited corpus, and the one place a
-page turns bad input into an error shown in place of its step.
+"""What the step views share: the code panel (a textbook module's source, one line highlighted),
+how a symbol is shown, the training corpus of a page, the tokenizer pickers' options and lookups,
+a blank-or-whole-number field, and the one place a page turns bad input into an error shown in
+place of its step. (Storing an edited corpus is `app.services.corpora.store_corpus`; the textbook
+corpus is `tokenizers_core.corpora.SENNRICH`.)
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, Callable
 
-from fastapi import HTTPException, Request
+from fastapi import Request
 
 import tokenizers_core as tc
+from tokenizers_core.corpora import SENNRICH
 
-from .. import limits
-from ..deps import BAD_INPUT, UPLOAD_PREFIX, bad_input, put_text, resolve_tokenizer, settings
+from ..deps import BAD_INPUT, UPLOAD_PREFIX, bad_input, resolve_tokenizer, store
 from ..display import visible
+from ..trained import corpus_text as corpus_by_ref
 
-# Sennrich et al.'s textbook corpus: low x5, lower x2, newest x6, widest x3. (The serving branch
-# moves its text to tokenizers_core.corpora; this is the app's one copy until then.)
-SENNRICH = ("low low low low low\nlower lower\nnewest newest newest newest newest newest\n"
-            "widest widest widest\n")
+SHOWN_CORPUS = 20_000     # a corpus this long is shown in the form's editor (longer: not shown)
+
+
+@dataclass(frozen=True)
+class CodePanel:
+    """What a step view's code panel shows: the real source of the textbook generator that
+    yields the view's steps (`lines`, from the module's CODE), the 1-based line the state is on
+    (the module's `line_of`), the file to read it in, and, where the view runs a variant the
+    module does not cover, one line saying what differs."""
+
+    lines: tuple[str, ...]
+    line: int
+    source: str
+    note: str = ""
+
+
+def textbook_panel(module: ModuleType, step: Any, finished: bool = False,
+                   note: str = "") -> CodePanel:
+    """The code panel of a `tokenizers_core.textbook` module at `step` (None: before any step).
+
+    >>> from tokenizers_core.textbook import bpe_train
+    >>> panel = textbook_panel(bpe_train, None)
+    >>> panel.source, panel.lines[panel.line - 1].endswith("<- start")
+    ('tokenizers_core/textbook/bpe_train.py', True)
+    """
+    return CodePanel(module.CODE, module.line_of(step, finished=finished),
+                     module.__name__.replace(".", "/") + ".py", note)
+
+
+def training_text(request: Request, corpus: str, default: str = SENNRICH) -> str:
+    """The text of a training view's corpus: a stored corpus (sha256) or a bundled one (name);
+    blank is the view's default (the textbook corpus)."""
+    return corpus_by_ref(store(request), corpus) if corpus else default
+
+
+def shown_corpus(text: str) -> str:
+    """The corpus as the form's editor shows it: itself, or blank when it is too long to edit."""
+    return text if len(text) <= SHOWN_CORPUS else ""
 
 
 def shower(byte_level: bool) -> Callable[[str], str]:
@@ -57,16 +96,6 @@ def whole(text: str | None, name: str = "vocab_size") -> int | None:
         return int(str(text).strip())
     except ValueError:
         raise ValueError(f"{name} must be a whole number, got {text!r}") from None
-
-
-def store_corpus(request: Request, text: str) -> str:
-    """Store an edited corpus (line endings normalised to LF, lone surrogates read as U+FFFD)
-    and return its sha256; 413 over the size limit, 422 if empty."""
-    text = limits.without_lone_surrogates(text).replace("\r\n", "\n").replace("\r", "\n")
-    limits.check_corpus_size(text, settings(request).max_corpus_bytes)
-    if not text.strip():
-        raise HTTPException(422, "the corpus is empty")
-    return put_text(request, text)
 
 
 def in_place(ctx: dict[str, Any], build: Callable[[], dict[str, Any] | None]) -> int:

@@ -4,18 +4,26 @@ worksheet).
 `lattice_steps(tok, text)` runs Viterbi once: one "viterbi" step per end position (best[i],
 back[i], the candidates), then one "viterbi_backtrack" step per piece of the best path.
 `state(...)` draws the lattice after k steps; `viterbi_sentence` and `backtrack_sentence` are
-the one place those steps are put in words (the page and the lesson say the same).
+the one place those steps are put in words (the page and the lesson say the same). The code
+panel is `tokenizers_core/textbook/unigram_viterbi.py`, the line of step k lit.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from tokenizers_core.models.unigram.model import lattice_steps
+from fastapi import Request
 
+from tokenizers_core.models.unigram.model import lattice_steps, sample
+from tokenizers_core.textbook import unigram_viterbi as textbook
+
+from ..deps import stored_options, tokenizer_label
 from ..display import visible
-from ..practice import PracticeState, Question, finished, question
+from ..practice import PracticeState, Question, finished, question, toggle
+from ..render import url_with
+from .common import CodePanel, textbook_panel, unigram_options
 
+PATH = "/unigram/lattice"
 DEFAULT_TEXT = "cats"
 MAX_CHARS = 120                  # normalised characters the lattice view steps through
 MAX_NBEST = 50
@@ -23,19 +31,6 @@ CELL = 64                        # px between lattice positions: the SVG's nodes
 LEFT = 112                       # columns (app.css .lattice-scroll keeps the same two numbers)
 SHEET_CHARS = 12                 # normalised characters (rows) of a lattice worksheet
 
-CODE = [
-    "text ← normalise(input)   # ▁ marks spaces",
-    "best[0] ← 0",
-    "for i in 1 .. N:          # advance the end",
-    "  for each piece text[j:i] in the vocabulary",
-    "      (<unk> at min − 10 if none covers text[i−1]):",
-    "    candidate ← best[j] + log P(piece)",
-    "  best[i] ← max candidate; back[i] ← its j",
-    "i ← N                     # ties above: the smaller j",
-    "while i > 0:              # follow back-pointers",
-    "  emit text[back[i]:i];  i ← back[i]",
-    "read the pieces left to right: the best split",
-]
 
 
 def check_size(tok: Any, text: str, limit: int = MAX_CHARS, what: str = "the lattice view "
@@ -142,14 +137,47 @@ def backtrack_sentence(b: Any) -> str:
     return f"back[{b.end}] = {b.start}, so “{b.piece}” ({b.start}–{b.end}) is on the best path; {rest}"
 
 
-def code_panel(s: LatticeState) -> tuple[list[str], int]:
-    """The start, filling best[i], following a back-pointer, or the split read off."""
-    n = len(s.normalized)
-    if s.step == 0:
-        return CODE, 1
-    if s.step <= n:
-        return CODE, 6
-    return CODE, 10 if s.step == s.total else 9
+def code_panel(s: LatticeState) -> CodePanel:
+    """The textbook Viterbi, on the empty lattice (before any step), filling best[i], following
+    a back-pointer, or the split read off (after the last step)."""
+    current = s.steps[s.step - 1] if s.step else None
+    return textbook_panel(textbook, current, finished=s.step == s.total)
+
+
+# ---- the page ------------------------------------------------------------------------------------
+def check_n(n: int) -> None:
+    if not 1 <= n <= MAX_NBEST:
+        raise ValueError(f"n (the number of best splits) must be between 1 and {MAX_NBEST}")
+
+
+def form(request: Request, model: str, text: str, n: int = 5, seed: int | None = None,
+         alpha: float = 0.1, nbest_size: int = -1, play: bool = False) -> dict[str, Any]:
+    """What the form shows (the model picker, the text, the sampling options), and the page's
+    query parameters."""
+    params = {"model": model, "text": text, "n": n if n != 5 else None}
+    return {"model": model, "text": text, "params": params, "error": None, "play": play,
+            "n_best": n, "seed": seed, "alpha": alpha, "nbest_size": nbest_size,
+            "model_options": unigram_options(model), "cell": CELL,
+            "yours": stored_options(request, "unigram"), "label": tokenizer_label(request, model),
+            "next": url_with(PATH, params)}
+
+
+def page(tok: Any, text: str, k: int, n: int, seed: int | None, alpha: float, nbest_size: int,
+         answer: PracticeState, params: dict[str, Any]) -> dict[str, Any]:
+    """The page at step k: the lattice, its code panel, the n best splits, a sampled split
+    (with `seed`), the tokens at the end, the practice question."""
+    plain = text.replace("▁", " ")
+    check_size(tok, plain)
+    normalized, steps = lattice_steps(tok, plain)
+    s = state(normalized, steps, k, tok.model.unk_id)
+    return {**vars(s), "tok": tok, "code": code_panel(s),
+            "nbest": tok.model.nbest(normalized, n),
+            "sampled": (sample(tok, plain, alpha=alpha, nbest_size=nbest_size, seed=seed)
+                        if seed is not None else None),
+            "final": tok.encode(plain).tokens if s.step == s.total else None,
+            "unk_score": tok.model.unk_score,
+            "practice": practice(answer, PATH, params, s.step, steps) if answer.on else None,
+            "practice_link": toggle(PATH, params, s.step)}
 
 
 # ---- practice: what is back[i]? -------------------------------------------------------------------

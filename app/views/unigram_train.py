@@ -1,59 +1,35 @@
 """The Unigram training view's state at round k (`/unigram/train` and its worksheet).
 
-A run (`app.step_jobs.UnigramRun`) holds the rounds trained so far: the seed vocabulary, one EM +
+A run (`app.jobs.runs.UnigramRun`) holds the rounds trained so far: the seed vocabulary, one EM +
 pruning round per step, the final cut to size. `state(run, k)` reads round k, the likelihood
-curve up to it and the sentence that says what the round did.
+curve up to it and the sentence that says what the round did. The code panel is
+`tokenizers_core/textbook/unigram_em.py`, the line of round k lit.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from tokenizers_core.corpora import corpus_names
+from tokenizers_core.textbook import unigram_em as textbook
+
 from ..charts import line_chart
 from ..display import visible
+from ..services.training import DEFAULT_CORPORA, MAX_VOCAB, UNIGRAM_DEFAULT_VOCAB
+from .common import CodePanel, textbook_panel
 
-DEFAULT_CORPUS = "udhr/eng"
-DEFAULT_VOCAB = 300
-MAX_TRAIN_VOCAB = 8000
+DEFAULT_CORPUS = DEFAULT_CORPORA["unigram"]
+DEFAULT_VOCAB = UNIGRAM_DEFAULT_VOCAB
+MAX_TRAIN_VOCAB = MAX_VOCAB["unigram"]
 SHEET_ROUNDS = 4                 # rounds on one worksheet
 SHEET_CHARS = 5000               # a worksheet's corpus (trained within the request)
 
-CODE = [
-    "normalise; split into words (each starts with ▁)",
-    "seed ← characters + frequent substrings",
-    "       (≤ 16 chars; log P ∝ freq × length)",
-    "repeat:",
-    "  E-step: expected count of each piece",
-    "          (forward-backward over each word)",
-    "  M-step: drop pieces expected < 0.5 times;",
-    "          log P ← ψ(count) − ψ(total)",
-    "  if size ≤ 1.1 × vocab_size: stop",
-    "  loss(p) ← likelihood lost if p's uses",
-    "            were re-split the next-best way",
-    "  keep the 75% with the largest loss",
-    "       (and every single character)",
-    "final: characters + best pieces, up to vocab_size",
-]
 
 
 def check_vocab_size(vocab_size: int, limit: int = MAX_TRAIN_VOCAB, where: str = " in this view"
                      ) -> None:
     if not 4 <= vocab_size <= limit:
         raise ValueError(f"vocab_size must be between 4 and {limit:,}{where}")
-
-
-def sample_words(words: str, text: str) -> tuple[str, ...]:
-    """The words the round panel splits: those typed (at most 12), else a few frequent long
-    words of the corpus."""
-    typed = tuple(w for w in words.split() if w)[:12]
-    if typed:
-        return typed
-    counts: dict[str, int] = {}
-    for w in text.split()[:50_000]:
-        w = w.strip(".,;:!?\"'()[]")
-        if len(w) >= 7 and w.isalpha():
-            counts[w.lower()] = counts.get(w.lower(), 0) + 1
-    return tuple(w for w, _c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:6])
 
 
 @dataclass(frozen=True)
@@ -97,17 +73,36 @@ def sentence(s: Any) -> str:
             f"(log-likelihood {s.log_likelihood:,.0f}).")
 
 
-def code_panel(s: UnigramTrainState) -> tuple[list[str], int]:
-    """The seed, a round's pruning, or the final cut."""
-    return CODE, 1 if s.step == 0 else (13 if s.current.final else 11)
+def code_panel(s: UnigramTrainState) -> CodePanel:
+    """The textbook EM, on the seed, a round's pruning, or the final cut."""
+    return textbook_panel(textbook, s.current)
+
+
+# ---- the page ------------------------------------------------------------------------------------
+def form(corpus: str, vocab_size: int, words: str, play: bool = False) -> dict[str, Any]:
+    """What the training form shows, and the page's query parameters."""
+    return {"corpus": corpus, "vocab_size": vocab_size, "words": words,
+            "params": {"corpus": corpus, "vocab_size": vocab_size, "words": words or None},
+            "error": None, "play": play, "bundled": corpus_names(), "corpus_text": ""}
+
+
+def page(run: Any, k: int, sample_words: tuple[str, ...]) -> dict[str, Any]:
+    """The page at round k of the rounds trained so far (the state and its code panel), or,
+    before the job has made the seed, its progress."""
+    if not run.rounds:
+        return {"running": True, "job": run.job, "steps": [], "total": 0, "step": 0}
+    s = state(run, k)
+    return {**vars(s), "code": code_panel(s), "sample_words": " ".join(sample_words),
+            "running": not run.finished, "job": run.job}
 
 
 # ---- the worksheet -------------------------------------------------------------------------------
-def worksheet(trainer: Any, start: int, end: int) -> dict[str, Any]:
-    """The sheet for rounds start..end of a finished `UnigramTrainer`: per round the piece count
-    before and after, how many pieces EM dropped (expected count under 0.5) and pruning
-    removed, the log-likelihood after the round's EM, and the pruned pieces with their loss."""
-    steps = trainer.steps
+def worksheet(run: Any, start: int, end: int) -> dict[str, Any]:
+    """The sheet for rounds start..end of a finished run (`app.jobs.runs.UnigramRun`): per
+    round the piece count before and after, how many pieces EM dropped (expected count under
+    0.5) and pruning removed, the log-likelihood after the round's EM, and the pruned pieces
+    with their loss."""
+    steps = run.rounds
     total = len(steps) - 1
     if end > total:
         raise ValueError(f"this run has {total} round{'' if total == 1 else 's'}: choose a range "
@@ -120,8 +115,8 @@ def worksheet(trainer: Any, start: int, end: int) -> dict[str, Any]:
                        "loglik": f"{s.log_likelihood:.2f}",
                        "pruned": [[visible(p), f"{loss:.4f}"] for p, loss in s.pruned]})
     return {"rounds": rounds, "total": total, "seed": steps[0].vocab_size,
-            "seed_loglik": f"{steps[0].log_likelihood:.2f}", "words": trainer.total_freq,
-            "distinct": len(trainer.words)}
+            "seed_loglik": f"{steps[0].log_likelihood:.2f}", "words": run.total_freq,
+            "distinct": run.distinct}
 
 
 def check_sheet_range(start: int, end: int, text: str) -> None:

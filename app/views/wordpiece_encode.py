@@ -4,42 +4,37 @@ worksheet).
 `encode_steps(tok, text)` probes once (greedy longest match over every word); `state(...)` reads
 each word's pieces as far as the first k probes got, the probe just made and its sentence.
 `probe_sentence` is the one place a probe is put in words (the page and the lesson say the same).
+The code panel is `tokenizers_core/textbook/wordpiece_encode.py`, the line of probe k lit.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from tokenizers_core.implementations.bert import encode_steps
+from fastapi import Request
 
-from ..practice import MAX_CHOICES, PracticeState, Question, finished, question
-from ..stepping import word_jumps
+from tokenizers_core.implementations.bert import encode_steps
+from tokenizers_core.textbook import wordpiece_encode as textbook
+
+from ..deps import stored_options, tokenizer_label
+from ..practice import MAX_CHOICES, PracticeState, Question, finished, question, toggle
+from ..render import url_with
+from ..stepping import SPEEDS, word_jumps
 from .bpe_encode import check_sheet_text
+from .common import CodePanel, textbook_panel, wordpiece_options
 
 SMALL_VOCAB = "\n".join([
     "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]",
     "play", "##ing", "##ed", "##er", "##s", "un", "##aff", "##able", "##a", "##b", "##l", "##e",
     "token", "##ize", "##iz", "##ation", "hug", "##gs", "p", "##u", "##g", "##n", "b", "h",
 ])
+PATH = "/wordpiece/encode"
 DEFAULT_TEXT = "unaffable playing"
+DELAY = 700               # ms between played probes at speed 1
 MAX_STEPS = 20_000        # probes one page steps through
 MAX_CHARS = 100           # WordPiece's max_input_chars_per_word
 SHEET_PROBES = 40         # probes (one table row each) on one worksheet
 
-CODE = [
-    "for each word w:",
-    "  if len(w) > 100: w → [UNK]; next word",
-    "  start ← 0;  pieces ← []",
-    "  while start < len(w):",
-    "    end ← len(w)",
-    "    while end > start:",
-    "      piece ← w[start:end]  (## if start > 0)",
-    "      if piece in vocab: keep; start ← end",
-    "      else: end ← end − 1   # shrink",
-    "    none matched: w → [UNK] (whole word)",
-    "  emit the pieces",
-]
-_LINE = {"hit": 7, "miss": 8, "unk": 9, "too_long": 1}
 
 
 @dataclass(frozen=True)
@@ -106,9 +101,40 @@ def probe_sentence(probe: Any) -> str:
             f"{MAX_CHARS}: it becomes {probe.pieces[0]} without probing.")
 
 
-def code_panel(s: WordPieceEncodeState) -> tuple[list[str], int]:
-    """The line of the probe just made (keep, shrink, unknown, too long), or the first."""
-    return CODE, _LINE[s.current.status] if s.current is not None else 0
+def code_panel(s: WordPieceEncodeState) -> CodePanel:
+    """The textbook loop, on the line of the probe just made (keep, shrink, unknown, too long),
+    before the first probe on the start, and once the last word is matched to its end on the
+    stop."""
+    done = s.step == s.total and s.current is not None and s.current.status == "hit"
+    return textbook_panel(textbook, s.current, finished=done)
+
+
+# ---- the page ------------------------------------------------------------------------------------
+def form(request: Request, text: str, vocab: str, vocab_text: str, play: bool,
+         speed: int) -> dict[str, Any]:
+    """What the form shows (the vocabulary picker, the small vocabulary), and the page's query
+    parameters."""
+    params = {"vocab": vocab, "text": text, "speed": speed if speed != 1 else None}
+    if vocab == "small" and vocab_text != SMALL_VOCAB:
+        params["vocab_text"] = vocab_text
+    return {"text": text, "vocab": vocab, "vocab_text": vocab_text, "params": params,
+            "error": None, "play": play, "vocab_options": wordpiece_options(vocab),
+            "yours": stored_options(request, "wordpiece"),
+            "label": tokenizer_label(request, vocab), "next": url_with(PATH, params)}
+
+
+def page(tok: Any, text: str, k: int, speed: int, answer: PracticeState,
+         params: dict[str, Any]) -> dict[str, Any]:
+    """The page at probe k: the state, its code panel, the player, the tokens once every word
+    is probed, the practice question."""
+    words, steps = encode_steps(tok, text, max_steps=MAX_STEPS)
+    s = state(tok, words, steps, k)
+    return {**vars(s), "tok": tok, "code": code_panel(s), "speed": speed, "speeds": SPEEDS,
+            "delay": DELAY // speed,
+            "final": tok.encode(text, add_special_tokens=False).tokens if s.step == s.total else None,
+            "practice": practice(answer, PATH, params, s.step, steps, s.prefix, s.unk)
+            if answer.on else None,
+            "practice_link": toggle(PATH, params, s.step)}
 
 
 # ---- practice: which piece does the window take? --------------------------------------------------

@@ -2,29 +2,27 @@
 
 `state(session, k)` reads a finished `WordPieceSession` at any step off the trainer's own
 records: a page of the word table, the pairs by score (the next merge first, BPE's choice
-marked), the merges so far and the sentence that says why merge k won.
+marked), the merges so far and the sentence that says why merge k won. The code panel is
+`tokenizers_core/textbook/wordpiece_train.py`, the line of merge k lit.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from tokenizers_core.corpora import corpus_names
+from tokenizers_core.textbook import wordpiece_train as textbook
+
+from ..jobs import Job
+from ..services.training import MAX_VOCAB
+from .common import CodePanel, textbook_panel
+
 DEFAULT_VOCAB_SIZE = 40
-MAX_TRAIN_VOCAB = 50_000         # as BPE's view: a large run trains in the job pool
+MAX_TRAIN_VOCAB = MAX_VOCAB["wordpiece"]   # as BPE's view: a large run trains in the job pool
 WORD_PAGE = 25
 SHEET_WORDS = 40                 # distinct words a worksheet (filled in by hand) takes at most
 SHEET_PAIRS = 8
 
-CODE = [
-    "split words: first char as is, rest ##c",
-    "while len(vocab) < vocab_size:",
-    "  count symbols and adjacent pairs",
-    "  score(a,b) ← n(ab) / (n(a) × n(b))",
-    "  best ← max score (then n(ab), ids)",
-    "  merge: a + ##b → ab, ##a + ##b → ##ab",
-    "  add the new symbol to vocab",
-    "stop: vocab full or no pair left",
-]
 
 
 def options(vocab_size: int, min_frequency: int) -> dict[str, int]:
@@ -87,9 +85,30 @@ def sentence(session: Any, k: int) -> str:
     return text
 
 
-def code_panel(s: WordPieceTrainState) -> tuple[list[str], int]:
-    """The start, a merge, or the stop."""
-    return CODE, 0 if s.step == 0 else (7 if s.step == s.total else 5)
+def code_panel(s: WordPieceTrainState) -> CodePanel:
+    """The textbook loop, on the words spelled (before any merge), merge k, or the stop (after
+    the last merge)."""
+    return textbook_panel(textbook, s.last, finished=s.step == s.total)
+
+
+# ---- the page ------------------------------------------------------------------------------------
+def form(corpus: str, vocab_size: int, min_frequency: int, table_page: int = 0,
+         play: bool = False) -> dict[str, Any]:
+    """What the training form shows, and the page's query parameters."""
+    params = {"corpus": corpus or None, "vocab_size": vocab_size,
+              "min_frequency": min_frequency or None, "page": table_page or None}
+    return {"corpus": corpus, "vocab_size": vocab_size, "min_frequency": min_frequency,
+            "params": params, "error": None, "play": play, "bundled": corpus_names(),
+            "corpus_text": ""}
+
+
+def page(run: Any, k: int, table_page: int) -> dict[str, Any]:
+    """The page at merge k of a finished run (the state and its code panel), or the progress
+    of a run still training in the job pool (`run` is its Job)."""
+    if isinstance(run, Job):
+        return {"training": True, "job": run, "step": k}
+    s = state(run, k, table_page)
+    return {**vars(s), "session": run, "code": code_panel(s)}
 
 
 # ---- the worksheet -------------------------------------------------------------------------------

@@ -1,18 +1,23 @@
 """Printable worksheets: a range of steps of a run as blank tables to fill in by hand, and the
-answer key. Each sheet is checked and trained here (small enough to do by hand, within the
-request) and drawn by its view module's `worksheet`, from the same state the step-through page
-reads (`app.views.bpe_train`, `wordpiece_train`, `unigram_train`, `bpe_encode`,
-`wordpiece_encode`, `unigram_lattice`).
+answer key. Each sheet is checked here and its run trained within the request (small enough to
+do by hand) through the views' cache (`app.jobs.runs`: a sheet of the run a page shows is not
+trained again), then drawn by its view module's `worksheet`, from the same state the
+step-through page reads (`app.views.bpe_train`, `wordpiece_train`, `unigram_train`,
+`bpe_encode`, `wordpiece_encode`, `unigram_lattice`).
 """
 from __future__ import annotations
 
 from typing import Any
 
-from tokenizers_core.models.bpe.session import VARIANTS, training_session
+import tokenizers_core as tc
+from tokenizers_core.corpora import SENNRICH, corpus_names
+from tokenizers_core.implementations.bert import count_words
+from tokenizers_core.models.bpe.session import VARIANTS
 
+from ..jobs.runs import bpe_session_here, unigram_run_here, wordpiece_run_here
 from . import (bpe_encode, bpe_train, unigram_lattice, unigram_train, wordpiece_encode,
                wordpiece_train)
-from .common import SENNRICH
+from .common import bpe_options, unigram_options, wordpiece_options
 
 TEXTBOOK = SENNRICH
 PAPERS = ("a4", "letter")
@@ -54,32 +59,90 @@ def worksheet(text: str, variant: str, vocab_size: int, start: int, end: int,
     if variant not in VARIANTS:
         raise ValueError(f"unknown BPE variant {variant!r}; choose one of: {', '.join(VARIANTS)}")
     check_range(start, end)
-    session = training_session(text, variant, vocab_size, **options)
-    return bpe_train.worksheet(session, start, end)
+    return bpe_train.worksheet(bpe_session_here(text, variant, vocab_size, options), start, end)
 
 
 def wordpiece_worksheet(text: str, vocab_size: int, start: int, end: int) -> dict[str, Any]:
     """WordPiece training, merges start..end."""
-    from tokenizers_core.implementations.bert import count_words
-    from tokenizers_core.models.wordpiece.session import WordPieceSession
     check_range(start, end)
     words = count_words(text)
     if len(words) > wordpiece_train.SHEET_WORDS:      # before training: a sheet is done by hand
         raise ValueError(f"this corpus has {len(words):,} distinct words; a worksheet to fill in "
                          f"by hand takes at most {wordpiece_train.SHEET_WORDS} (paste a smaller "
                          "corpus)")
-    session = WordPieceSession(words, vocab_size=vocab_size).run()
+    session = wordpiece_run_here(text, {"vocab_size": vocab_size, "min_frequency": 0})
     return wordpiece_train.worksheet(session, start, end)
 
 
 def unigram_train_worksheet(text: str, vocab_size: int, start: int, end: int) -> dict[str, Any]:
     """Unigram training, rounds start..end (trained here: the corpus is at most 5,000
     characters)."""
-    from tokenizers_core.models.unigram.trainer import UnigramTrainer
     unigram_train.check_sheet_range(start, end, text)
-    return unigram_train.worksheet(UnigramTrainer(text.splitlines(), vocab_size).run(), start, end)
+    return unigram_train.worksheet(unigram_run_here(text, vocab_size), start, end)
 
 
 bpe_encode_worksheet = bpe_encode.worksheet
 wordpiece_encode_worksheet = wordpiece_encode.worksheet
 lattice_worksheet = unigram_lattice.worksheet
+
+
+# ---- the forms above the sheets (and the sheets' query parameters) ------------------------------
+def bpe_form(corpus: str, variant: str, vocab_size: int, pattern: str, start: int, end: int,
+             paper: str, key: bool) -> dict[str, Any]:
+    params = {"corpus": corpus or None, "variant": variant, "vocab_size": vocab_size,
+              "pattern": pattern if variant == "byte_bpe" else None, "start": start, "end": end,
+              "paper": paper}
+    return {"params": params, "corpus": corpus, "variant": variant, "vocab_size": vocab_size,
+            "pattern": pattern, "start": start, "end": end, "paper": paper, "key": key,
+            "variants": VARIANTS, "bundled": corpus_names(), "algorithm": "bpe",
+            "path": "/worksheet/bpe"}
+
+
+def wordpiece_form(corpus: str, vocab_size: int, start: int, end: int, paper: str,
+                   key: bool) -> dict[str, Any]:
+    params = {"corpus": corpus or None, "vocab_size": vocab_size, "start": start, "end": end,
+              "paper": paper}
+    return {"params": params, "corpus": corpus, "variant": "wordpiece", "vocab_size": vocab_size,
+            "start": start, "end": end, "paper": paper, "key": key, "bundled": corpus_names(),
+            "algorithm": "wordpiece", "path": "/worksheet/wordpiece"}
+
+
+def bpe_encode_form(tokenizer: str, text: str, paper: str, key: bool) -> dict[str, Any]:
+    tokenizer = tc.pretrained.canonical_name(tokenizer)
+    params = {"tokenizer": tokenizer, "text": text, "paper": paper}
+    return {"params": params, "tokenizer": tokenizer, "text": text, "paper": paper, "key": key,
+            "algorithm": "bpe_encode", "max_chars": bpe_encode.SHEET_CHARS,
+            "path": "/worksheet/bpe_encode", "view": "/bpe/encode",
+            "view_params": {"tokenizer": tokenizer, "text": text}, "field": "tokenizer",
+            "options": bpe_options(tokenizer)}
+
+
+def wordpiece_encode_form(text: str, vocab: str, vocab_text: str, paper: str,
+                          key: bool) -> dict[str, Any]:
+    params = {"vocab": vocab, "text": text, "paper": paper}
+    if vocab == "small" and vocab_text != wordpiece_encode.SMALL_VOCAB:
+        params["vocab_text"] = vocab_text
+    return {"params": params, "tokenizer": vocab, "text": text, "paper": paper, "key": key,
+            "algorithm": "wordpiece_encode", "max_chars": bpe_encode.SHEET_CHARS,
+            "path": "/worksheet/wordpiece_encode", "view": "/wordpiece/encode",
+            "view_params": {k: v for k, v in params.items() if k != "paper"},
+            "options": wordpiece_options(vocab), "field": "vocab",
+            "small_vocab": vocab_text.split() if vocab == "small" else None}
+
+
+def lattice_form(model: str, text: str, paper: str, key: bool) -> dict[str, Any]:
+    params = {"model": model, "text": text, "paper": paper}
+    return {"params": params, "tokenizer": model, "text": text, "paper": paper, "key": key,
+            "algorithm": "unigram_lattice", "max_chars": unigram_lattice.SHEET_CHARS,
+            "path": "/worksheet/unigram_lattice", "view": "/unigram/lattice",
+            "view_params": {"model": model, "text": text},
+            "options": unigram_options(model), "field": "model"}
+
+
+def unigram_train_form(corpus: str, vocab_size: int, start: int, end: int, paper: str,
+                       key: bool) -> dict[str, Any]:
+    params = {"corpus": corpus or None, "vocab_size": vocab_size, "start": start, "end": end,
+              "paper": paper}
+    return {"params": params, "corpus": corpus, "vocab_size": vocab_size, "start": start,
+            "end": end, "paper": paper, "key": key, "bundled": corpus_names(),
+            "path": "/worksheet/unigram_train", "max_rounds": unigram_train.SHEET_ROUNDS}

@@ -90,7 +90,8 @@ def test_an_error_answering_htmx_is_the_message_alone(client):
 
 def test_vocab_size_fields_say_each_views_limit(client):
     """The number field stops what the view would refuse, before the form is sent."""
-    from app.routers import bpe, check, unigram, wordpiece
+    from app.routers import bpe, unigram, wordpiece
+    from app.services import check
     for path, limit in (("/bpe/train", bpe.MAX_VIEW_VOCAB), ("/wordpiece/train",
                         wordpiece.MAX_TRAIN_VOCAB), ("/unigram/train", unigram.MAX_TRAIN_VOCAB),
                         ("/check", check.MAX_VOCAB)):

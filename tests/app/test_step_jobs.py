@@ -16,6 +16,7 @@ from app.config import Settings
 from app.jobs.store import JobStore
 from app.main import create_app
 from app.store import CorpusStore
+from app.views import bpe_train
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.models.bpe.session import TrainingSession
 
@@ -89,7 +90,7 @@ def test_a_large_bpe_run_trains_in_a_worker_process_and_is_the_same_run(make_cli
                                                 "vocab_size": 1500}).json()
     assert [s["pair"] for s in api["steps"]] == [list(s.pair) for s in here.steps]
     assert api["stop_reason"] == here.trainer.stop_reason
-    assert here.sentence(700) in html.unescape(page.text)
+    assert bpe_train.sentence(here, 700) in html.unescape(page.text)
 
 
 def test_wordpiece_and_unigram_views_train_in_the_pool_too(make_client, tmp_path, monkeypatch):

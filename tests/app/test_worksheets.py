@@ -243,3 +243,18 @@ def test_the_unigram_train_view_links_a_worksheet(client):
     assert link == f"/worksheet/unigram_train?corpus={digest}&amp;vocab_size=30&amp;start=2&amp;end=4"
     assert client.get(link.replace("&amp;", "&")).status_code == 200
     assert "worksheet-link" not in client.get("/unigram/train?corpus=udhr/eng&vocab_size=300").text
+
+
+def test_a_worksheet_reads_the_run_the_page_trained(client, monkeypatch):
+    """The core keeps no sessions: the page and its worksheet share the views' cache
+    (app.jobs.cache), so printing merges 1-3 of the run on screen trains nothing again."""
+    from app.jobs import cache
+    from tokenizers_core.models.bpe.session import TrainingSession
+    monkeypatch.setattr(cache, "BPE", cache.RunCache(6))
+    made = []
+    real = TrainingSession.__init__
+    monkeypatch.setattr(TrainingSession, "__init__",
+                        lambda self, *args: made.append(args) or real(self, *args))
+    assert client.get("/bpe/train?vocab_size=24&step=2").status_code == 200
+    assert client.get("/worksheet/bpe?vocab_size=24&start=1&end=3").status_code == 200
+    assert len(made) == 1

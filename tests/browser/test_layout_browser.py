@@ -276,3 +276,28 @@ def test_compare_chip_opens_its_vocabulary_entry(sized, server_url):
     pg.locator('.compare-col[data-col="1"] .chip').nth(1).click()
     pg.wait_for_url("**/vocab?tokenizer=cl100k_base&id=1917")
     assert pg.locator('[data-testid="vocab-detail"]').count() == 1
+
+
+STEP_PAGES = ("/bpe/train?step=5", "/bpe/train?variant=sentencepiece_bpe&step=3",
+              "/bpe/encode?step=4", "/wordpiece/encode?step=8", "/wordpiece/train?step=3",
+              "/unigram/lattice?step=3", "/unigram/train?step=1")
+
+
+@pytest.mark.parametrize("path", STEP_PAGES)
+def test_the_code_panel_scrolls_its_long_lines_inside_itself(sized, server_url, path):
+    """The textbook source keeps its indentation and its long lines: the panel scrolls them
+    sideways inside itself, the page does not; the lit line is drawn highlighted."""
+    pg = sized
+    width = pg.viewport_size["width"]
+    pg.goto(server_url + path)
+    assert page_width(pg) <= width, "the page scrolls sideways"
+    box = pg.locator(".code-scroll")
+    inner, outer = box.evaluate("e => [e.scrollWidth, e.clientWidth]")
+    assert inner > outer, "the longest source lines fit: nothing to scroll"
+    panel = pg.locator(".code-panel").bounding_box()
+    assert panel["x"] >= 0 and panel["x"] + panel["width"] <= width
+    lit = pg.locator(".code-scroll li.current")
+    assert lit.count() == 1
+    assert lit.evaluate("e => getComputedStyle(e).backgroundColor") not in ("rgba(0, 0, 0, 0)",
+                                                                           "transparent")
+    assert lit.evaluate("e => getComputedStyle(e).whiteSpace") == "pre"      # indentation kept
