@@ -8,13 +8,13 @@ A step class is a frozen dataclass registered under a stable `kind` string::
 
     @register_step
     @dataclass(frozen=True)
-    class BpeMerge(Step):
+    class BpeMergeStep(Step):
         kind: ClassVar[str] = "bpe_merge"
         index: int
         pair: tuple[str, str]
         count: int
 
-    s = BpeMerge(1, ("l", "o"), 7)
+    s = BpeMergeStep(1, ("l", "o"), 7)
     s.to_dict()   # {'kind': 'bpe_merge', 'index': 1, 'pair': ['l', 'o'], 'count': 7}
     step_from_dict(s.to_dict()) == s   # True
 

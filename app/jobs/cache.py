@@ -1,6 +1,6 @@
 """The one cache of the views' runs, per server process.
 
-The core's sessions are plain, resumable runs (`TrainingSession`, `WordPieceSession`, Unigram's
+The core's sessions are plain, resumable runs (`BpeSession`, `WordPieceSession`, Unigram's
 rounds); keeping them between requests is serving, and lives here: an LRU per view bounded by
 count and by the pickled size of what it holds, a lock per key so that requests arriving
 together load (or train) a run once while the others wait, and the garbage collector kept off
@@ -63,6 +63,6 @@ class RunCache:
 
 
 # One cache per view (read as `cache.BPE` at call time, so a test may swap in a fresh one).
-BPE = RunCache(6)          # finished BPE `TrainingSession`s, trained in the request or pooled
+BPE = RunCache(6)          # finished BPE `BpeSession`s, trained in the request or pooled
 WORDPIECE = RunCache(6)    # finished `WordPieceSession`s
 UNIGRAM = RunCache(16)     # Unigram runs: rounds, corpus figures, final pieces

@@ -3,7 +3,7 @@
 cancellable at once, and each run in a worker process with CPU and memory budgets, so a
 runaway one is killed and reported, not the server.
 
-A view reads a finished run at any step: BPE's `TrainingSession`, WordPiece's
+A view reads a finished run at any step: BPE's `BpeSession`, WordPiece's
 `WordPieceSession`, Unigram's rounds and final pieces. So:
 - a corpus of at most IN_REQUEST_CHARS characters trains within the request (well under a
   second: its time and memory are bounded by its size; `bpe_session_here`,
@@ -32,7 +32,7 @@ from fastapi import HTTPException, Request
 
 import tokenizers_core as tc
 from tokenizers_core.implementations.bert import count_words
-from tokenizers_core.models.bpe.session import TrainingSession
+from tokenizers_core.models.bpe.session import BpeSession
 from tokenizers_core.models.unigram.trainer import UnigramTrainer
 from tokenizers_core.models.wordpiece.session import WordPieceSession
 
@@ -115,7 +115,7 @@ def _spec(ref: str, text: str, **fields: Any) -> dict[str, Any]:
 
 # ---- BPE -------------------------------------------------------------------------------------------
 def bpe_session(request: Request, ref: str, text: str, variant: str, vocab_size: int,
-                options: dict[str, Any], wait: float | None) -> TrainingSession | Job:
+                options: dict[str, Any], wait: float | None) -> BpeSession | Job:
     """The finished training run the BPE view reads (trained here, or in a job and loaded),
     or the job still making it."""
     key = _bpe_key(text, variant, vocab_size, options)
@@ -131,13 +131,13 @@ def bpe_session(request: Request, ref: str, text: str, variant: str, vocab_size:
 
 
 def bpe_session_here(text: str, variant: str, vocab_size: int,
-                     options: dict[str, Any]) -> TrainingSession:
+                     options: dict[str, Any]) -> BpeSession:
     """The finished run, trained within the request (a small corpus: a page's, a worksheet's,
     a lesson's) and kept in the view's cache, where the pages find it too."""
     key = _bpe_key(text, variant, vocab_size, options)
     session = cache.BPE.get(key)
     if session is None:
-        session = TrainingSession(text, variant, vocab_size, options)
+        session = BpeSession(text, variant, vocab_size, options)
         session.total_steps()
         session = cache.BPE.keep(key, _ready_for_views(session), settle=True)
     return session
@@ -147,7 +147,7 @@ def _bpe_key(text: str, variant: str, vocab_size: int, options: dict[str, Any]) 
     return (sha256_text(text), variant, vocab_size, tuple(sorted(options.items())))
 
 
-def _ready_for_views(session: TrainingSession) -> TrainingSession:
+def _ready_for_views(session: BpeSession) -> BpeSession:
     session.prepare_views()        # once, on loading, not in a view request
     return session
 

@@ -9,7 +9,7 @@ Tasks:
 - "sweep": train each algorithm at each size, measure a held-out text (results: one row each);
 - "train": train one tokeniser from a handle's spec (result: the pickled tokeniser);
 - the step-through views' runs (`app.jobs.runs`), each handed over pickled:
-  "bpe_steps" (the finished `TrainingSession`), "wordpiece_steps" (the finished
+  "bpe_steps" (the finished `BpeSession`), "wordpiece_steps" (the finished
   `WordPieceSession`), "unigram_rounds" (the rounds, stored after each one so the view can show them
   while the rest run, then the final pieces);
 - "check": `tc.check` on a corpus too large to train within the request (result: the report).
@@ -29,7 +29,7 @@ import tokenizers_core as tc
 from tokenizers_core import metrics as M
 from tokenizers_core.implementations.bert import count_words
 from tokenizers_core.models.bpe.model import gc_paused
-from tokenizers_core.models.bpe.session import TrainingSession
+from tokenizers_core.models.bpe.session import BpeSession
 from tokenizers_core.models.unigram.trainer import UnigramTrainer
 from tokenizers_core.models.wordpiece.session import WordPieceSession
 
@@ -166,10 +166,10 @@ def _pickled(value: Any) -> bytes:
 
 def bpe_steps(spec: dict[str, Any], read: Callable[[str], str],
               report: Callable[..., None]) -> tuple[dict[str, Any], bytes]:
-    """A BPE training view's whole run (result: the pickled, finished `TrainingSession`)."""
+    """A BPE training view's whole run (result: the pickled, finished `BpeSession`)."""
     text = _step_corpus(spec, read)
     report(0, "counting words", {}, force=True)
-    session = TrainingSession(text, spec["variant"], spec["vocab_size"], spec["options"])
+    session = BpeSession(text, spec["variant"], spec["vocab_size"], spec["options"])
     with gc_paused:
         while not session.run_for(0.25):
             report(session.progress, f"{session.progress:,} merges", {})

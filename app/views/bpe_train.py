@@ -1,6 +1,6 @@
 """The BPE training view's state at step k (`/bpe/train`, its lesson, practice and worksheet).
 
-`state(session, k)` reads a finished `TrainingSession` once: the word table (the words merge k
+`state(session, k)` reads a finished `BpeSession` once: the word table (the words merge k
 changed first), the pair table that decides the next merge, the merges so far and the sentence
 that says what merge k did. The page (`page`), the lesson (`app.lessons`), the practice question
 and the worksheet are all drawn from it, and `merge_phrase` is the one place a merge is put in
@@ -71,8 +71,8 @@ class BpeTrainState:
     n_changed: int
     page: int
     pages: int
-    last: Any                 # BpeMerge k, or None at 0
-    upcoming: Any             # BpeMerge k + 1, or None at the end
+    last: Any                 # BpeMergeStep k, or None at 0
+    upcoming: Any             # BpeMergeStep k + 1, or None at the end
     pairs: tuple              # (left, right, count): the table that decides merge k + 1
     tied: set
     merges: list              # (i, (left, right, new)), newest first, at most 40

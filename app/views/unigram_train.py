@@ -36,7 +36,7 @@ def check_vocab_size(vocab_size: int, limit: int = MAX_TRAIN_VOCAB, where: str =
 class UnigramTrainState:
     step: int
     total: int
-    steps: list               # the rounds so far (UnigramRound), the seed first
+    steps: list               # the rounds so far (UnigramRoundStep), the seed first
     current: Any
     chart: Any
     sentence: str

@@ -41,7 +41,7 @@ SHEET_PROBES = 40         # probes (one table row each) on one worksheet
 class WordPieceEncodeState:
     step: int
     total: int
-    steps: list               # (word index, WordPieceProbe), every probe in order
+    steps: list               # (word index, WordPieceProbeStep), every probe in order
     words: list               # per word: its pieces so far and "todo" / "active" / "done"
     current: Any              # the probe just made, or None at 0
     word_index: int | None

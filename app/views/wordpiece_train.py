@@ -46,7 +46,7 @@ class WordPieceTrainState:
     pairs: tuple              # PairRow: the pairs by score after k merges, the next merge first
     next_step: Any            # merge k + 1, or None at the end
     last: Any                 # merge k, or None at 0
-    merges: list              # (i, WordPieceMerge), newest first, at most 40
+    merges: list              # (i, WordPieceMergeStep), newest first, at most 40
     sentence: str
     vocab_now: int
     initial: int

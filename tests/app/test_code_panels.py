@@ -12,7 +12,7 @@ import tokenizers_core as tc
 from tokenizers_core.corpora import SENNRICH
 from tokenizers_core.implementations.bert import bert_pipeline, count_words, encode_steps
 from tokenizers_core.implementations.unigram import demo_tokenizer
-from tokenizers_core.models.bpe.session import TrainingSession, encode_trace
+from tokenizers_core.models.bpe.session import BpeSession, encode_trace
 from tokenizers_core.models.unigram.model import lattice_steps
 from tokenizers_core.models.unigram.trainer import UnigramTrainer
 from tokenizers_core.models.wordpiece.model import vocab_from_text
@@ -50,7 +50,7 @@ def check(client, url: str, module, step, finished: bool, mark: str) -> None:
 
 
 def test_bpe_training_lights_the_start_a_merge_and_the_stop(client):
-    session = TrainingSession(SENNRICH, "bpe", 24, {})
+    session = BpeSession(SENNRICH, "bpe", 24, {})
     total = session.total_steps()
     for k, mark in ((0, "start"), (1, "merge"), (total // 2, "merge"), (total, "stop")):
         check(client, f"/bpe/train?step={k}", bpe_train, session.step(k), k == total, mark)

@@ -18,7 +18,7 @@ from app.main import create_app
 from app.store import CorpusStore
 from app.views import bpe_train
 from tokenizers_core.corpora import load_corpus
-from tokenizers_core.models.bpe.session import TrainingSession
+from tokenizers_core.models.bpe.session import BpeSession
 
 from job_helpers import random_corpus, running, until
 
@@ -84,7 +84,7 @@ def test_a_large_bpe_run_trains_in_a_worker_process_and_is_the_same_run(make_cli
     (job,) = step_jobs_of(tmp_path / "steps.sqlite3", "bpe_steps")
     assert job.status == "done" and job.pid and job.pid != __import__("os").getpid()
     # the run the view reads is exactly the run a request would have trained itself
-    here = TrainingSession(text, "bpe", 1500, {})
+    here = BpeSession(text, "bpe", 1500, {})
     here.total_steps()
     api = c.get("/api/bpe/train_steps", params={"corpus": "botchan", "variant": "bpe",
                                                 "vocab_size": 1500}).json()

@@ -249,11 +249,11 @@ def test_a_worksheet_reads_the_run_the_page_trained(client, monkeypatch):
     """The core keeps no sessions: the page and its worksheet share the views' cache
     (app.jobs.cache), so printing merges 1-3 of the run on screen trains nothing again."""
     from app.jobs import cache
-    from tokenizers_core.models.bpe.session import TrainingSession
+    from tokenizers_core.models.bpe.session import BpeSession
     monkeypatch.setattr(cache, "BPE", cache.RunCache(6))
     made = []
-    real = TrainingSession.__init__
-    monkeypatch.setattr(TrainingSession, "__init__",
+    real = BpeSession.__init__
+    monkeypatch.setattr(BpeSession, "__init__",
                         lambda self, *args: made.append(args) or real(self, *args))
     assert client.get("/bpe/train?vocab_size=24&step=2").status_code == 200
     assert client.get("/worksheet/bpe?vocab_size=24&start=1&end=3").status_code == 200

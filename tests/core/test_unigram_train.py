@@ -16,7 +16,7 @@ import pytest
 import tokenizers_core as tc
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.models.sentencepiece_common import is_valid_piece, split_words
-from tokenizers_core.models.unigram.trainer import UnigramRound, UnigramTrainer, digamma
+from tokenizers_core.models.unigram.trainer import UnigramRoundStep, UnigramTrainer, digamma
 from tokenizers_core.implementations.unigram import held_out_quality, unigram_tokenizer
 from tokenizers_core.formats.sentencepiece_model import _DATA, load_bytes
 from tokenizers_core.steps import step_from_dict
@@ -60,7 +60,7 @@ def test_quality_close_to_sentencepiece(corpus, trained):
 def test_rounds_are_steps(trained):
     trainer, tok = trained
     steps = trainer.steps
-    assert all(isinstance(s, UnigramRound) for s in steps)
+    assert all(isinstance(s, UnigramRoundStep) for s in steps)
     assert steps[0].round == 0 and steps[-1].final and not any(s.final for s in steps[:-1])
     sizes = [s.vocab_size for s in steps[:-1]]
     assert sizes == sorted(sizes, reverse=True) and sizes[0] > 5 * 600

@@ -6,7 +6,7 @@ import gzip
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tokenizers_core.models.wordpiece.model import WordPiece, WordPieceProbe, vocab_from_text
+from tokenizers_core.models.wordpiece.model import WordPiece, WordPieceProbeStep, vocab_from_text
 from tokenizers_core.steps import step_from_dict
 
 SMALL = ["[UNK]", "play", "##ing", "un", "##aff", "##able", "p", "##l", "##a", "##y", "a", "##b"]
@@ -120,7 +120,7 @@ def test_custom_prefix():
 
 
 def test_probe_dataclass_is_frozen():
-    p = WordPieceProbe("ab", 0, 2, "ab", True, ("ab",), "hit")
+    p = WordPieceProbeStep("ab", 0, 2, "ab", True, ("ab",), "hit")
     with pytest.raises(Exception):
         p.start = 1  # type: ignore[misc]
 

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import tokenizers_core as tc
 from tokenizers_core.implementations.bert import count_words
 from tokenizers_core.corpora import corpus_names, load_corpus
-from tokenizers_core.models.wordpiece.trainer import WordPieceMerge, WordPieceTrainer, _better
+from tokenizers_core.models.wordpiece.trainer import WordPieceMergeStep, WordPieceTrainer, _better
 from tokenizers_core.steps import step_from_dict
 
 SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -141,7 +141,7 @@ def test_bad_options():
 def test_step_round_trip():
     trainer = WordPieceTrainer({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, vocab_size=40)
     for step in trainer:
-        assert isinstance(step, WordPieceMerge) and step.kind == "wordpiece_merge"
+        assert isinstance(step, WordPieceMergeStep) and step.kind == "wordpiece_merge"
         assert step_from_dict(step.to_dict()) == step
 
 

@@ -5,7 +5,8 @@ pieces with their scores and types, a `TrainerSpec` (model type, special pieces,
 and a `NormalizerSpec` whose `precompiled_charsmap` holds the character normalisation (for example
 `nmt_nfkc`) as a darts-clone double-array trie plus a blob of NUL-terminated replacement strings.
 This module reads the protobuf wire format by hand (stdlib only) and builds a `Tokenizer` that
-runs as sentencepiece runs the model (the runtime parts: `normalizers/sentencepiece.py`, `models/bpe/sentencepiece.py`, `models/sentencepiece_common.py`):
+runs as sentencepiece runs the model (the runtime parts: `normalizers/sentencepiece.py`,
+`models/bpe/sentencepiece.py`, `models/sentencepiece_common.py`):
 
     SentencePieceNormalizer  ->  (no pre-tokenizer)  ->  Unigram or SentencePieceBpe  ->  decoder
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .. import decoders
-from ..models.wordpiece.model import WordPiece, WordPieceProbe
+from ..models.wordpiece.model import WordPiece, WordPieceProbeStep
 from ..models.wordpiece.trainer import WordPieceTrainer
 from ..normalized import NormalizedString
 from ..normalizers import BertNormalizer
@@ -145,7 +145,7 @@ def train_wordpiece(lines: Iterable[str] | str, vocab_size: int, *, min_frequenc
 
 
 def encode_steps(tok: Tokenizer, text: str, *, max_steps: int = 20_000
-                 ) -> tuple[list[tuple[str, int, int]], list[tuple[int, WordPieceProbe]]]:
+                 ) -> tuple[list[tuple[str, int, int]], list[tuple[int, WordPieceProbeStep]]]:
     """The encoding stepper over a whole text: the words the pre-tokeniser makes (each as
     `(word, start, end)`, offsets in `text`) and every probe of greedy longest match as
     `(word index, probe)`, in order. Raises ValueError if `tok` is not a WordPiece tokeniser or
@@ -159,7 +159,7 @@ def encode_steps(tok: Tokenizer, text: str, *, max_steps: int = 20_000
     if not isinstance(model, WordPiece):
         raise ValueError(f"{tok.name or 'this tokeniser'} is not a WordPiece tokeniser")
     words = [(p.normalized, *p.span(0, len(p))) for p in tok.pre_tokenize(text)]
-    steps: list[tuple[int, WordPieceProbe]] = []
+    steps: list[tuple[int, WordPieceProbeStep]] = []
     for index, (word, _, _) in enumerate(words):
         for probe in model.probes(word):
             steps.append((index, probe))

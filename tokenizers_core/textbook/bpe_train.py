@@ -7,7 +7,7 @@ order: the highest count wins; on a tie the smallest (id(left), id(right)), ids 
 special tokens, then to the alphabet in code-point order, then to merged symbols in creation
 order (Hugging Face's BpeTrainer; DESIGN.md). The fast engine, `models/bpe/trainer.py`'s
 `BpeTrainer` (incremental counts, a heap), is proven equal to it step by step, every field of
-every `BpeMerge`, by tests/core/test_textbook.py.
+every `BpeMergeStep`, by tests/core/test_textbook.py.
 
 It is slow on purpose: each merge recounts the whole table. Use it on small corpora (the
 checker caps its replays). It covers the "bpe" and "byte_bpe" variants (give the word table
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, Mapping
 
-from ..models.bpe.model import BpeMerge
+from ..models.bpe.model import BpeMergeStep
 from . import code_of, marked_line
 
 SHOWN_TIES = 6           # as the fast engine: the first six tied pairs, the first twelve words
@@ -40,7 +40,7 @@ Pair = tuple[str, str]
 def bpe_train(words: Mapping[tuple[str, ...], int], vocab_size: int, *,
               alphabet: Iterable[str] = (), special_tokens: Iterable[str] = (),
               min_frequency: int = 0, weighted: bool = True,
-              ties: str = "ids") -> Iterator[BpeMerge]:
+              ties: str = "ids") -> Iterator[BpeMergeStep]:
     table = [(tuple(word), freq) for word, freq in words.items()]  # each word as its symbols <- start
     names = ["".join(word) for word, _freq in table]               # (the words as the views name them)
     ids: dict[str, int] = {}                                        # ids: special tokens, then the alphabet
@@ -57,7 +57,7 @@ def bpe_train(words: Mapping[tuple[str, ...], int], vocab_size: int, *,
         changed = [n for n, (a, _f), (b, _g) in zip(names, table, merged) if a != b]
         tied = by_ids([p for p in counts if counts[p] == counts[pair] and p != pair], ids)
         ids.setdefault(new, len(ids))                               # the new symbol gets the next id
-        yield BpeMerge(index, pair, counts[pair], new, ids[new],    # record the merge <- record
+        yield BpeMergeStep(index, pair, counts[pair], new, ids[new],    # record the merge <- record
                        tuple(tied[:SHOWN_TIES]), len(tied[:SHOWN_TIES]), len(tied) > SHOWN_TIES,
                        tuple(changed[:SHOWN_WORDS]), len(changed))
         table = merged
@@ -122,7 +122,7 @@ def merge(word: tuple[str, ...], pair: Pair, new: str) -> tuple[str, ...]:
 CODE = code_of(bpe_train)
 
 
-def line_of(step: BpeMerge | None, *, finished: bool = False) -> int:
+def line_of(step: BpeMergeStep | None, *, finished: bool = False) -> int:
     """The line of CODE a state stands for: before any merge (`step` None) the word table,
     a merge its `merge` line, and the end of training (`finished`) the stop.
 

@@ -10,7 +10,7 @@
 
 This is sentencepiece's `unigram_model_trainer.cc` (`RunEStep`, `RunMStep`, `PruneSentencePieces`,
 `FinalizeSentencePieces`), as the fast engine, `UnigramTrainer` in `models/unigram/trainer.py`,
-runs it; that engine is proven equal to it round by round (every `UnigramRound` field; the
+runs it; that engine is proven equal to it round by round (every `UnigramRoundStep` field; the
 likelihoods and losses to rounding) by tests/core/test_textbook.py. It starts where the fast
 engine's seeding ends: `words` are the normalised words with their counts ("▁low": 5) and
 `seed` the seed pieces with their log-probabilities, the characters first (the trainer's
@@ -42,7 +42,7 @@ from itertools import count
 from typing import Iterator, Mapping, Sequence
 
 from ..models.unigram.model import UNK_PENALTY
-from ..models.unigram.trainer import UnigramRound, digamma
+from ..models.unigram.trainer import UnigramRoundStep, digamma
 from . import code_of, marked_line
 
 SHOWN = 12                  # pruned pieces and survivors a round shows, as the fast engine
@@ -51,7 +51,7 @@ Edge = tuple[int, int, "str | None"]     # (start, end, piece); None is an uncov
 
 
 def unigram_em(words: Mapping[str, int], seed: Sequence[tuple[str, float]], vocab_size: int, *,
-               shrinking_factor: float = 0.75, num_sub_iterations: int = 1) -> Iterator[UnigramRound]:
+               shrinking_factor: float = 0.75, num_sub_iterations: int = 1) -> Iterator[UnigramRoundStep]:
     logp = dict(seed)                                             # piece -> log P (dead: -inf) <- seed
     lattices = {w: lattice(w, logp, unknown=True) for w in words} # every seed piece in every word
     tokens = 0
@@ -69,7 +69,7 @@ def unigram_em(words: Mapping[str, int], seed: Sequence[tuple[str, float]], voca
             break                                                 # nothing may go: stop
         yield record(round_no, loglik, tokens, removed, pruned, logp)
     final = finalize(logp, vocab_size)                            # characters + the best pieces <- final
-    yield UnigramRound(round_no, len(final) + SPECIALS, loglik, tokens, 0, (),
+    yield UnigramRoundStep(round_no, len(final) + SPECIALS, loglik, tokens, 0, (),
                        tuple(final[:SHOWN]), (), True)
 
 
@@ -210,10 +210,10 @@ def finalize(logp: dict[str, float], vocab_size: int) -> list[tuple[str, float]]
 
 
 def record(round_no: int, loglik: float, tokens: int, removed: int,
-           pruned: list[tuple[str, float]], logp: dict[str, float]) -> UnigramRound:
+           pruned: list[tuple[str, float]], logp: dict[str, float]) -> UnigramRoundStep:
     """A round's step: its size, likelihood, the pruned pieces and the strongest survivors."""
     live = sorted(((p, lp) for p, lp in logp.items() if lp > -math.inf), key=lambda kv: -kv[1])
-    return UnigramRound(round_no, len(live), float(loglik), tokens, removed,
+    return UnigramRoundStep(round_no, len(live), float(loglik), tokens, removed,
                         tuple((p, float(loss)) for p, loss in pruned[:SHOWN]),
                         tuple(live[:SHOWN]), (), False)
 
@@ -222,7 +222,7 @@ CODE = code_of(unigram_em)
 _MARKS = {"e_step": "e_step", "prune": "prune"}
 
 
-def line_of(step: UnigramRound | None, *, finished: bool = False) -> int:
+def line_of(step: UnigramRoundStep | None, *, finished: bool = False) -> int:
     """The line of CODE a state stands for: the seed (`step` None or round 0), a round that
     pruned, or the final vocabulary (a `final` step, or `finished`).
 

@@ -5,7 +5,7 @@ until it is in the vocabulary (with the continuation prefix `##` when start > 0)
 kept and the next window starts where it ended. If no window at some start matches, the whole
 word becomes the unknown token; a word longer than `max_input_chars_per_word` is the unknown
 token without a probe. This is BERT's `WordpieceTokenizer.tokenize` (google-research/bert,
-`tokenization.py`) and Hugging Face's `models.WordPiece`, one `WordPieceProbe` a probe. The
+`tokenization.py`) and Hugging Face's `models.WordPiece`, one `WordPieceProbeStep` a probe. The
 fast engine, `WordPiece.probes` / `WordPiece.tokenize` in `models/wordpiece/model.py`, is proven
 equal to it step by step by tests/core/test_textbook.py. Slow only in that it builds a step
 per probe; it covers everything the fast engine does.
@@ -18,16 +18,16 @@ from __future__ import annotations
 
 from typing import Container, Iterator
 
-from ..models.wordpiece.model import MAX_INPUT_CHARS_PER_WORD, WordPieceProbe
+from ..models.wordpiece.model import MAX_INPUT_CHARS_PER_WORD, WordPieceProbeStep
 from . import code_of, marked_line
 
 
 def wordpiece_encode(word: str, vocab: Container[str], *, unk_token: str = "[UNK]",
                      prefix: str = "##",
                      max_input_chars_per_word: int = MAX_INPUT_CHARS_PER_WORD,
-                     ) -> Iterator[WordPieceProbe]:
+                     ) -> Iterator[WordPieceProbeStep]:
     if len(word) > max_input_chars_per_word:                    # too long: unknown, unprobed <- too_long
-        yield WordPieceProbe(word, 0, len(word), word, False, (unk_token,), "too_long")
+        yield WordPieceProbeStep(word, 0, len(word), word, False, (unk_token,), "too_long")
         return
     pieces: tuple[str, ...] = ()                                # the tokens kept so far <- start
     start = 0
@@ -37,12 +37,12 @@ def wordpiece_encode(word: str, vocab: Container[str], *, unk_token: str = "[UNK
             candidate = word[start:end] if start == 0 else prefix + word[start:end]
             if candidate in vocab:                              # in the vocabulary: keep it <- hit
                 pieces += (candidate,)
-                yield WordPieceProbe(word, start, end, candidate, True, pieces, "hit")
+                yield WordPieceProbeStep(word, start, end, candidate, True, pieces, "hit")
                 break
             if end - 1 == start:                                # not even one character: <- unk
-                yield WordPieceProbe(word, start, end, candidate, False, (unk_token,), "unk")
+                yield WordPieceProbeStep(word, start, end, candidate, False, (unk_token,), "unk")
                 return                                          # ... the whole word is unknown
-            yield WordPieceProbe(word, start, end, candidate, False, pieces, "miss")  # <- miss
+            yield WordPieceProbeStep(word, start, end, candidate, False, pieces, "miss")  # <- miss
             end -= 1                                            # shrink the window
         start = end                                             # the next window starts here
     return                                                      # every start matched: done <- stop
@@ -51,11 +51,11 @@ def wordpiece_encode(word: str, vocab: Container[str], *, unk_token: str = "[UNK
 CODE = code_of(wordpiece_encode)
 
 
-def line_of(step: WordPieceProbe | None, *, finished: bool = False) -> int:
+def line_of(step: WordPieceProbeStep | None, *, finished: bool = False) -> int:
     """The line of CODE a state stands for: before the first probe (`step` None), a probe by
     its status ("hit", "miss", "unk", "too_long"), or the word done (`finished`).
 
-    >>> CODE[line_of(WordPieceProbe("ab", 0, 2, "ab", False, (), "miss")) - 1].split("# ")[1]
+    >>> CODE[line_of(WordPieceProbeStep("ab", 0, 2, "ab", False, (), "miss")) - 1].split("# ")[1]
     '<- miss'
     """
     if finished:

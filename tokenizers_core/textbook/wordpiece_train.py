@@ -10,7 +10,7 @@ special tokens, then to the starting symbols in code-point order, then to new sy
 creation order (DESIGN.md). This is the recipe of Hugging Face's course (chapter 6, "WordPiece
 tokenization") with the tie-break stated. The fast engine, `WordPieceTrainer` in
 `models/wordpiece/trainer.py` (incremental counts, a bounded-staleness heap), is proven equal to
-it step by step, every field of every `WordPieceMerge`, by tests/core/test_textbook.py.
+it step by step, every field of every `WordPieceMergeStep`, by tests/core/test_textbook.py.
 
 Slow on purpose (a full recount per merge): for small corpora; the checker caps its replays.
 The classic mistake is a switch: `score="count"` lets the most frequent pair win, as BPE does.
@@ -26,7 +26,7 @@ from fractions import Fraction
 from typing import Iterable, Iterator, Mapping
 
 from ..models.wordpiece.model import DEFAULT_SPECIAL_TOKENS
-from ..models.wordpiece.trainer import WordPieceMerge
+from ..models.wordpiece.trainer import WordPieceMergeStep
 from . import code_of, marked_line
 from .bpe_train import merge
 
@@ -37,7 +37,7 @@ Pair = tuple[str, str]
 
 def wordpiece_train(words: Mapping[tuple[str, ...], int], vocab_size: int, *,
                     prefix: str = "##", special_tokens: Iterable[str] = DEFAULT_SPECIAL_TOKENS,
-                    min_frequency: int = 0, score: str = "likelihood") -> Iterator[WordPieceMerge]:
+                    min_frequency: int = 0, score: str = "likelihood") -> Iterator[WordPieceMergeStep]:
     table = [(tuple(w), f) for w, f in words.items() if w and f > 0]  # each word as its symbols <- start
     ids: dict[str, int] = {}                                        # ids: special tokens, then symbols
     for symbol in [*special_tokens, *sorted({s for w, _f in table for s in w})]:
@@ -104,21 +104,21 @@ def ranker(pairs: dict[Pair, int], symbols: dict[str, int], ids: dict[str, int],
 
 
 def record(index: int, best: Pair, new: str, pairs: dict[Pair, int], symbols: dict[str, int],
-           ids: dict[str, int], rank, changed: int) -> WordPieceMerge:
+           ids: dict[str, int], rank, changed: int) -> WordPieceMergeStep:
     """The step: the merge, its counts and score, what plain BPE would merge instead, and the
     pairs with the same score (by count, symbol counts, ids: as the fast engine lists them)."""
     c, fl, fr = pairs[best], symbols[best[0]], symbols[best[1]]
     bpe = max(pairs, key=ranker(pairs, symbols, ids, "count"))
     ties = sorted((pairs[p], symbols[p[0]], symbols[p[1]], ids[p[0]], ids[p[1]], p)
                   for p in pairs if p != best and rank(p)[0] == rank(best)[0])
-    return WordPieceMerge(index, best, new, c, fl, fr, c / (fl * fr), bpe, pairs[bpe],
+    return WordPieceMergeStep(index, best, new, c, fl, fr, c / (fl * fr), bpe, pairs[bpe],
                           tuple(t[-1] for t in ties[:SHOWN_TIES]), changed, len(ids))
 
 
 CODE = code_of(wordpiece_train)
 
 
-def line_of(step: WordPieceMerge | None, *, finished: bool = False) -> int:
+def line_of(step: WordPieceMergeStep | None, *, finished: bool = False) -> int:
     """The line of CODE a state stands for: the words spelled (`step` None), a merge, or the
     end of training (`finished`).
 

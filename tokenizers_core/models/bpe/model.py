@@ -32,7 +32,7 @@ BPE_RULE = ("highest count; on a tie the pair with the smaller (id(left), id(rig
 # ---- steps --------------------------------------------------------------------------------------
 @register_step
 @dataclass(frozen=True)
-class BpeMerge(Step):
+class BpeMergeStep(Step):
     """One training merge: `pair` (occurring `count` times, weighted by word frequency) became
     `new_symbol`, changing `n_changed_words` words of the word table.
 
@@ -41,7 +41,7 @@ class BpeMerge(Step):
     tie-break order (`n_tied` counts them; `ties_more` says there may be more than counted);
     `changed_words` are (up to 12) of the changed words.
 
-    >>> s = BpeMerge(0, ("l", "o"), 7, "lo", 12, (("o", "w"),), 1, False, ("low",), 1)
+    >>> s = BpeMergeStep(0, ("l", "o"), 7, "lo", 12, (("o", "w"),), 1, False, ("low",), 1)
     >>> step_from_dict(s.to_dict()) == s
     True
     """

@@ -44,7 +44,7 @@ from ..sentencepiece_common import (
     is_valid_piece,
     split_words,
 )
-from .model import BpeEncodeStep, BpeMerge
+from .model import BpeEncodeStep, BpeMergeStep
 from .sentencepiece import SentencePieceBpe
 from .trainer import MAX_CORPUS_CHARS, _check_vocab_size
 
@@ -140,7 +140,7 @@ class _Symbol:
 
 
 class SentencePieceBpeTrainer:
-    """The stepper: iterate it for one `BpeMerge` per piece added (the word table is
+    """The stepper: iterate it for one `BpeMergeStep` per piece added (the word table is
     `words`/`counts`; `pieces()` gives the final pieces after `run`).
 
     >>> t = SentencePieceBpeTrainer(["aab aab ab"], vocab_size=8)
@@ -181,7 +181,7 @@ class SentencePieceBpeTrainer:
         self.final: list[str] = []
         self.merges: list[tuple[str, str]] = []
         self._dup: set[str] = set()
-        self.steps: list[BpeMerge] = []
+        self.steps: list[BpeMergeStep] = []
         self.tables: list = []
         self.done = False
         self.stop_reason = ""
@@ -337,10 +337,10 @@ class SentencePieceBpeTrainer:
         return changed
 
     # -- the loop --------------------------------------------------------------------------------
-    def __iter__(self) -> Iterator[BpeMerge]:
+    def __iter__(self) -> Iterator[BpeMergeStep]:
         return self
 
-    def __next__(self) -> BpeMerge:
+    def __next__(self) -> BpeMergeStep:
         while not self.done:
             if len(self.final) >= self.target:
                 self.stop_reason = f"the vocabulary reached {self.vocab_size} pieces"
@@ -363,7 +363,7 @@ class SentencePieceBpeTrainer:
             self._remove(best)
             if table is not None:
                 self.tables.append(table)
-            step = BpeMerge(
+            step = BpeMergeStep(
                 index=len(self.final) - 1, pair=(best.left.chars, best.right.chars),
                 count=best.freq, new_symbol=best.chars, new_id=len(META_PIECES) + len(self.final) - 1,
                 tied=tuple((s.left.chars, s.right.chars) for s in tied), n_tied=len(tied),

@@ -1,7 +1,7 @@
 """Random access to BPE training and encoding, for the step-through views.
 
 A view asks "what is the state after k merges?" for a corpus, a variant and options. A
-`TrainingSession` holds a resumable trainer (the same stepper `train` runs to the end) that has
+`BpeSession` holds a resumable trainer (the same stepper `train` runs to the end) that has
 been advanced at least k steps, with the top-pair table recorded before every merge. A caller that
 keeps the session (the web layer caches finished ones: `app.jobs.cache`) makes "next", "back" and
 "jump" reuse the run: going forward continues it, going back reads what was recorded, and the word
@@ -29,7 +29,7 @@ from .model import (
     BPE_RULE,
     END_OF_WORD,
     BpeEncodeStep,
-    BpeMerge,
+    BpeMergeStep,
     gc_paused,
     token_text,
 )
@@ -59,7 +59,7 @@ class WordRow:
     changed: bool
 
 
-class TrainingSession:
+class BpeSession:
     """A training run that views can read at any step (see the module docstring)."""
 
     def __init__(self, text: str, variant: str, vocab_size: int, options: dict[str, Any]) -> None:
@@ -85,7 +85,7 @@ class TrainingSession:
 
     # -- moving ----------------------------------------------------------------------------------
     @property
-    def steps(self) -> list[BpeMerge]:
+    def steps(self) -> list[BpeMergeStep]:
         return self.trainer.steps
 
     @property
@@ -141,7 +141,7 @@ class TrainingSession:
         return len(self.trainer.steps)
 
     # -- what a view shows at step k (k merges done; step k is merge k-1) -------------------------
-    def step(self, k: int) -> BpeMerge | None:
+    def step(self, k: int) -> BpeMergeStep | None:
         """Merge k (1-based; advancing the run to it), or None past the last one."""
         if len(self.steps) < k:
             self.advance_to(k)
@@ -225,30 +225,11 @@ class TrainingSession:
         """A symbol as the view shows it (byte-level symbols as text; broken UTF-8 as <E3 81>)."""
         return token_text(symbol, self.byte_level)
 
-    def sentence(self, k: int) -> str:
-        """One sentence saying what step k did."""
-        step = self.step(k)
-        if step is None:
-            if k == 0:
-                return "Nothing merged yet: every word is split into its starting symbols."
-            return f"Training stopped: {self.trainer.stop_reason or 'no more merges'}."
-        left, right, new = (self.show(step.pair[0]), self.show(step.pair[1]),
-                            self.show(step.new_symbol))
-        what = f"merged {left} + {right} → {new}, {step.count:,} occurrences"
-        if step.n_tied:
-            more = "+" if step.ties_more else ""
-            if self.variant == "sentencepiece_bpe":
-                why = "the shorter, then alphabetically first piece won"
-            else:
-                why = "the pair of earlier-created symbols won"
-            what += f"; {step.n_tied}{more} other pair{'s' if step.n_tied + bool(more) > 1 else ''} tied at {step.count:,}, {why}"
-        return what[0].upper() + what[1:] + f" ({step.n_changed_words:,} word{'s' if step.n_changed_words != 1 else ''} changed)."
 
-
-def training_session(text: str, variant: str, vocab_size: int, **options: Any) -> TrainingSession:
+def training_session(text: str, variant: str, vocab_size: int, **options: Any) -> BpeSession:
     """A new session for (corpus, variant, vocab size, options), not yet advanced (nothing is
     cached here: a caller that steps through it many times keeps it)."""
-    return TrainingSession(text, variant, vocab_size, options)
+    return BpeSession(text, variant, vocab_size, options)
 
 
 # ---- encoding, step by step ------------------------------------------------------------------------

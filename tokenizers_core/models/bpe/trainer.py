@@ -53,7 +53,7 @@ from .model import (
     END_OF_WORD,
     MAX_VOCAB_SIZE,
     UNK,
-    BpeMerge,
+    BpeMergeStep,
     to_byte_level,
 )
 
@@ -83,7 +83,7 @@ def _entry(count: int, key: str, seq: int) -> int:
 
 
 class BpeTrainer:
-    """The incremental trainer as a stepper: iterate it to get one `BpeMerge` per merge.
+    """The incremental trainer as a stepper: iterate it to get one `BpeMergeStep` per merge.
 
     `words` is the word-frequency table, each word already spelled as its initial symbols
     (``{("l", "o", "w", "</w>"): 5, ...}``; a str key means one symbol per character).
@@ -131,7 +131,7 @@ class BpeTrainer:
         self._count_all_pairs()
         self.merges: list[tuple[int, int]] = []     # (left id, right id), in learned order
         self.new_ids: list[int] = []
-        self.steps: list[BpeMerge] = []
+        self.steps: list[BpeMergeStep] = []
         self.tables: list[tuple[tuple[str, str, int], ...]] = []   # top pairs before each merge
         self.done = False
         self.stop_reason = ""
@@ -367,10 +367,10 @@ class BpeTrainer:
         return tuple((sym[ord(key[0])], sym[ord(key[1])], c) for key, c in found)
 
     # -- the loop: count -> pick -> merge -> record ----------------------------------------------
-    def __iter__(self) -> Iterator[BpeMerge]:
+    def __iter__(self) -> Iterator[BpeMergeStep]:
         return self
 
-    def __next__(self) -> BpeMerge:
+    def __next__(self) -> BpeMergeStep:
         if self.done:
             raise StopIteration
         if self.record_top:
@@ -399,12 +399,12 @@ class BpeTrainer:
         return step
 
     def _record(self, index: int, a: int, b: int, count: int, new: int, tied: list[str] | None,
-                more: bool | None, changed: list[int]) -> BpeMerge:
+                more: bool | None, changed: list[int]) -> BpeMergeStep:
         sym = self.symbols
         if not self.annotate:
-            return BpeMerge(index, (sym[a], sym[b]), count, sym[new], new, None, None, None, None,
+            return BpeMergeStep(index, (sym[a], sym[b]), count, sym[new], new, None, None, None, None,
                             len(changed))
-        return BpeMerge(
+        return BpeMergeStep(
             index=index, pair=(sym[a], sym[b]), count=count, new_symbol=sym[new], new_id=new,
             tied=tuple((sym[ord(k[0])], sym[ord(k[1])]) for k in tied),
             n_tied=len(tied), ties_more=more,

@@ -40,7 +40,7 @@ from .model import CONTROL, NORMAL, UNK_PENALTY, UNKNOWN, Unigram
 
 @register_step
 @dataclass(frozen=True)
-class UnigramRound(Step):
+class UnigramRoundStep(Step):
     """One round of EM + pruning (round 0 is the seed vocabulary).
 
     `log_likelihood` is the corpus log-likelihood (natural log, summed over all word
@@ -130,11 +130,11 @@ class UnigramTrainer:
         self.sample_words = [w for w in sample_words if isinstance(w, str) and w.strip()][:12]
         self._lines = lines
         self._final: list[tuple[str, float]] | None = None
-        self.steps: list[UnigramRound] = []
+        self.steps: list[UnigramRoundStep] = []
 
     # ---- the algorithm, round by round ----------------------------------------------------------
-    def rounds(self) -> Iterator[UnigramRound]:
-        """Run training, yielding one `UnigramRound` per round (round 0: the seed)."""
+    def rounds(self) -> Iterator[UnigramRoundStep]:
+        """Run training, yielding one `UnigramRoundStep` per round (round 0: the seed)."""
         self._load_words()
         self._seed_vocabulary()
         self._build_lattices()
@@ -384,7 +384,7 @@ class UnigramTrainer:
 
     # ---- steps ----------------------------------------------------------------------------------------
     def _record(self, round_no: int, loglik: float, num_pruned: int,
-                pruned: list[tuple[str, float]], *, final: bool) -> UnigramRound:
+                pruned: list[tuple[str, float]], *, final: bool) -> UnigramRoundStep:
         if final and self._final is not None:
             live = list(self._final)
             strongest = live[:12]
@@ -400,7 +400,7 @@ class UnigramTrainer:
             model = Unigram([("<unk>", 0.0)] + live, types=[UNKNOWN] + [NORMAL] * len(live))
             samples = tuple((w, tuple(t for t, *_ in model.tokenize(
                 self.normalizer.normalize_str(w)))) for w in self.sample_words)
-        return UnigramRound(
+        return UnigramRoundStep(
             round=round_no, vocab_size=size + (3 if final else 0),
             log_likelihood=float(loglik), tokens=int(getattr(self, "_tokens", 0)),
             num_pruned=num_pruned,

@@ -14,7 +14,7 @@ no match at all, the *whole* word becomes `[UNK]`; a word longer than `max_input
 >>> wp.tokenize("played")        # "##ed" and every shorter "##e..." are missing: whole word
 [('[UNK]', 0, 0, 6)]
 
-Every probe is also a step (`WordPieceProbe`, kind "wordpiece_probe") from `wp.probes(word)`;
+Every probe is also a step (`WordPieceProbeStep`, kind "wordpiece_probe") from `wp.probes(word)`;
 `tokenize` is the same loop without building step values (the fast path), and the tests check that
 both agree. Training lives in `trainer.py`.
 """
@@ -33,7 +33,7 @@ _CACHE_LIMIT = 200_000
 
 @register_step
 @dataclass(frozen=True)
-class WordPieceProbe(Step):
+class WordPieceProbeStep(Step):
     """One probe of greedy longest match: is `candidate` (= word[start:end], with the
     continuation prefix when start > 0) in the vocabulary?
 
@@ -42,8 +42,8 @@ class WordPieceProbe(Step):
     the whole word becomes the unknown token) or "too_long" (the word has more than
     `max_input_chars_per_word` characters; nothing is probed).
 
-    >>> p = WordPieceProbe("playing", 4, 7, "##ing", True, ("play", "##ing"), "hit")
-    >>> WordPieceProbe.from_dict(p.to_dict()) == p
+    >>> p = WordPieceProbeStep("playing", 4, 7, "##ing", True, ("play", "##ing"), "hit")
+    >>> WordPieceProbeStep.from_dict(p.to_dict()) == p
     True
     """
 
@@ -204,7 +204,7 @@ class WordPiece:
         return [(self.unk_token, unk_id, 0, len(word))]
 
     # ---- the stepper ----------------------------------------------------------------------
-    def probes(self, word: str) -> Iterator[WordPieceProbe]:
+    def probes(self, word: str) -> Iterator[WordPieceProbeStep]:
         """Greedy longest match of one word, one step per probe (the textbook loop).
 
         >>> wp = WordPiece({"[UNK]": 0, "play": 1, "##ing": 2})
@@ -215,7 +215,7 @@ class WordPiece:
         """
         n = len(word)
         if n > self.max_input_chars_per_word:
-            yield WordPieceProbe(word, 0, n, word, False, (self.unk_token,), "too_long")
+            yield WordPieceProbeStep(word, 0, n, word, False, (self.unk_token,), "too_long")
             return
         prefix = self.continuing_subword_prefix
         pieces: tuple[str, ...] = ()
@@ -227,14 +227,14 @@ class WordPiece:
                 candidate = word[start:end] if start == 0 else prefix + word[start:end]
                 if candidate in self.vocab:
                     pieces = pieces + (candidate,)
-                    yield WordPieceProbe(word, start, end, candidate, True, pieces, "hit")
+                    yield WordPieceProbeStep(word, start, end, candidate, True, pieces, "hit")
                     matched = True
                     break
                 if end - 1 == start:                 # the last, one-character window failed
-                    yield WordPieceProbe(word, start, end, candidate, False,
+                    yield WordPieceProbeStep(word, start, end, candidate, False,
                                          (self.unk_token,), "unk")
                     return
-                yield WordPieceProbe(word, start, end, candidate, False, pieces, "miss")
+                yield WordPieceProbeStep(word, start, end, candidate, False, pieces, "miss")
                 end -= 1
             if not matched:
                 return

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Mapping
 
-from .trainer import PairRow, WordPieceMerge, WordPieceTrainer, WordRow, _merge_word
+from .trainer import PairRow, WordPieceMergeStep, WordPieceTrainer, WordRow, _merge_word
 
 TOP_PAIRS = 12            # rows of the view's pair table
 REPORT_EVERY = 100        # merges between two progress reports
@@ -57,7 +57,7 @@ class WordPieceSession:
 
     # -- what a view shows at step k (k merges done) ---------------------------------------------
     @property
-    def steps(self) -> list[WordPieceMerge]:
+    def steps(self) -> list[WordPieceMergeStep]:
         return self.trainer.steps
 
     @property

@@ -55,7 +55,7 @@ _BOUND = 1 / (_DRIFT * _DRIFT)    # ... so a heap entry understates a score by a
 
 @register_step
 @dataclass(frozen=True)
-class WordPieceMerge(Step):
+class WordPieceMergeStep(Step):
     """One WordPiece merge: the pair, the new symbol, and why it won.
 
     score = count / (freq_left * freq_right) (the counts before the merge). `bpe_pair` is the pair
@@ -240,7 +240,7 @@ class WordPieceTrainer:
             self.symbol_pairs.setdefault(key >> _SHIFT, set()).add(key)
             self.symbol_pairs.setdefault(key & _MASK, set()).add(key)
         self.merges: list[tuple[str, str]] = []
-        self.steps: list[WordPieceMerge] = []
+        self.steps: list[WordPieceMergeStep] = []
         self.tables: list[tuple] = []   # with record_top: the best pairs after k merges (rows)
         self.history: list[array] | None = (           # with record_history: word -> merge numbers
             [array("I") for _ in self.words] if self.record_history else None)
@@ -292,7 +292,7 @@ class WordPieceTrainer:
         heapq.heapify(self._count_heap)
 
     # ---- the textbook loop ----------------------------------------------------------------
-    def step(self) -> WordPieceMerge | None:
+    def step(self) -> WordPieceMergeStep | None:
         """One merge: pick the best pair, merge it everywhere, record it. None when done."""
         self._record_table()                           # the pairs this state offers
         if self.done or len(self.symbols) >= self.vocab_size:
@@ -309,7 +309,7 @@ class WordPieceTrainer:
         new_symbol = self.symbols[left] + self.symbols[right][len(self.prefix):]
         changed = self._apply_merge(key, self._add_symbol(new_symbol))
         self.merges.append((self.symbols[left], self.symbols[right]))
-        step = WordPieceMerge(
+        step = WordPieceMergeStep(
             index=len(self.steps) + 1, pair=(self.symbols[left], self.symbols[right]),
             new_symbol=new_symbol, count=count, freq_left=fl, freq_right=fr,
             score=count / (fl * fr),
@@ -319,7 +319,7 @@ class WordPieceTrainer:
         self.steps.append(step)
         return step
 
-    def __iter__(self) -> Iterator[WordPieceMerge]:
+    def __iter__(self) -> Iterator[WordPieceMergeStep]:
         while True:
             step = self.step()
             if step is None:
