@@ -44,12 +44,7 @@ from .encoding import Encoding, Token
 from .models import Model
 from .normalized import NormalizedString
 from .pre_tokenizers import byte_level_fast
-from .processors.truncation import (
-    PaddingParams,
-    TruncationParams,
-    pad,
-    truncate_encodings,
-)
+from .processors.truncation import PaddingParams, TruncationParams, pad, truncate_encodings
 from .steps import Step, Trace, describe, register_step
 
 __all__ = ["AddedToken", "Tokenizer", "NormalizeStep", "PreTokenizeStep", "ModelStep",

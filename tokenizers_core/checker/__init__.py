@@ -42,17 +42,8 @@ from ..models.bpe.trainer import bpe_word_table, byte_bpe_word_table
 from ..pre_tokenizers import WHITESPACE_PATTERN
 from . import replay
 from .parse import parse_merges, parse_pieces, parse_tokens, parse_vocab
-from .report import (
-    ALGORITHMS,
-    KINDS,
-    MISTAKES,
-    TOP_PAIRS,
-    CheckReport,
-    Mistake,
-    first_difference,
-    pair_text,
-    replay_mistakes,
-)
+from .report import (ALGORITHMS, KINDS, MISTAKES, TOP_PAIRS, CheckReport, Mistake, first_difference,
+                     pair_text, replay_mistakes)
 from .tokens import check_tokens
 from .wordpiece import check_wordpiece
 

@@ -7,17 +7,8 @@ from typing import Any
 from ..implementations.bert import count_words
 from ..models.wordpiece.trainer import WordPieceTrainer
 from . import replay
-from .report import (
-    MAX_REPLAY_MERGES,
-    MISTAKES,
-    REPLAY_BUDGET,
-    TOP_PAIRS,
-    CheckReport,
-    Mistake,
-    first_difference,
-    pair_text,
-    replay_mistakes,
-)
+from .report import (MAX_REPLAY_MERGES, MISTAKES, REPLAY_BUDGET, TOP_PAIRS, CheckReport, Mistake,
+                     first_difference, pair_text, replay_mistakes)
 
 
 def _trainer(words: dict[str, int], vocab_size: int, options: dict[str, Any]):

@@ -26,14 +26,7 @@ import re
 from typing import Any
 
 from .. import pipeline
-from . import (
-    hf_json,
-    hf_json_writer,
-    sentencepiece_model,
-    tiktoken_file,
-    vocab_merges,
-    vocab_txt,
-)
+from . import hf_json, hf_json_writer, sentencepiece_model, tiktoken_file, vocab_merges, vocab_txt
 from .files import MAX_FILE_BYTES, ZIP_MAGIC, TooLarge, gunzip
 
 FORMATS: dict[str, Any] = {       # format -> its module: load_bytes(data, name=, **options), dump_bytes(tok)

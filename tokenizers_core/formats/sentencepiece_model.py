@@ -28,15 +28,8 @@ from typing import Any
 
 from ..decoders import SentencePieceDecoder
 from ..models.bpe.sentencepiece import SentencePieceBpe, SentencePieceSplit
-from ..models.sentencepiece_common import (
-    BYTE,
-    NORMAL,
-    PIECE_TYPES,
-    UNKNOWN,
-    UNUSED,
-    USER_DEFINED,
-    piece_to_byte,
-)
+from ..models.sentencepiece_common import (BYTE, NORMAL, PIECE_TYPES, UNKNOWN, UNUSED, USER_DEFINED,
+                                           piece_to_byte)
 from ..models.unigram.model import Unigram
 from ..normalizers.sentencepiece import PrecompiledCharsMap, SentencePieceNormalizer
 from ..pipeline import Tokenizer

@@ -7,10 +7,7 @@ from typing import Iterable
 from ..decoders import ByteLevel as ByteLevelDecoder
 from ..decoders import EndOfWordDecoder, SentencePieceDecoder
 from ..models.bpe.model import BPE, END_OF_WORD, UNK, gc_paused
-from ..models.bpe.sentencepiece_trainer import (
-    SentencePieceBpeTrainer,
-    TrainedSentencePieceBpe,
-)
+from ..models.bpe.sentencepiece_trainer import SentencePieceBpeTrainer, TrainedSentencePieceBpe
 from ..models.bpe.trainer import _check_specials, bpe_trainer, byte_bpe_trainer
 from ..models.sentencepiece_common import CONTROL, NORMAL, UNKNOWN
 from ..normalizers.sentencepiece import SentencePieceNormalizer

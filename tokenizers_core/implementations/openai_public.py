@@ -34,14 +34,8 @@ import regex
 
 from ..decoders import ByteLevel as ByteLevelDecoder
 from ..encoding import Encoding, Token
-from ..models.bpe.model import (
-    _ASCII_PATTERNS,
-    _LATIN1_TO_BYTE_LEVEL,
-    BPE,
-    byte_level_to_bytes,
-    gc_paused,
-    to_byte_level,
-)
+from ..models.bpe.model import (_ASCII_PATTERNS, _LATIN1_TO_BYTE_LEVEL, BPE, byte_level_to_bytes,
+                                gc_paused, to_byte_level)
 from ..normalized import NormalizedString
 from ..pipeline import Tokenizer
 from ..pre_tokenizers import PRESETS, ByteLevel, Regex, Sequence

@@ -27,23 +27,9 @@ import regex
 from ..byte_level import to_byte_level
 from ..hf_regex import compile_hf
 from ..normalized import NormalizedString
-from . import (
-    NFC,
-    NFD,
-    NFKC,
-    NFKD,
-    BertNormalizer,
-    Lowercase,
-    Prepend,
-    Replace,
-    Sequence,
-    Strip,
-    StripAccents,
-    _alignments,
-    _checked,
-    _Normalizer,
-    _same_length,
-)
+from . import (NFC, NFD, NFKC, NFKD, BertNormalizer, Lowercase, Prepend, Replace, Sequence, Strip,
+               StripAccents)
+from .aligned import _alignments, _checked, _Normalizer, _same_length
 from .sentencepiece import PrecompiledCharsMap
 
 __all__ = ["ByteLevel", "Nmt", "Precompiled", "from_hf_config", "hf_transform"]

@@ -29,14 +29,8 @@ from __future__ import annotations
 
 from typing import Iterator, Sequence
 
-from ..models.unigram.model import (
-    NORMAL,
-    UNK_PENALTY,
-    UNKNOWN,
-    ViterbiBacktrackStep,
-    ViterbiStep,
-    f32,
-)
+from ..models.unigram.model import (NORMAL, UNK_PENALTY, UNKNOWN, ViterbiBacktrackStep, ViterbiStep,
+                                    f32)
 from . import code_of, marked_line
 
 UNK = "<unk>"

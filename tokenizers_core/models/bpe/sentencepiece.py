@@ -9,15 +9,8 @@ from __future__ import annotations
 
 import heapq
 
-from ..sentencepiece_common import (
-    CONTROL,
-    NORMAL,
-    SPACE,
-    UNKNOWN,
-    UNUSED,
-    USER_DEFINED,
-    finish_tokens,
-)
+from ..sentencepiece_common import (CONTROL, NORMAL, SPACE, UNKNOWN, UNUSED, USER_DEFINED,
+                                    finish_tokens)
 
 # ---- the normaliser ------------------------------------------------------------------------------
 

@@ -37,13 +37,7 @@ from typing import Iterable, Iterator
 
 import regex
 
-from ..sentencepiece_common import (
-    BOUNDARY,
-    SPACE,
-    UNK_CHAR,
-    is_valid_piece,
-    split_words,
-)
+from ..sentencepiece_common import BOUNDARY, SPACE, UNK_CHAR, is_valid_piece, split_words
 from .model import BpeEncodeStep, BpeMergeStep
 from .sentencepiece import SentencePieceBpe
 from .trainer import MAX_CORPUS_CHARS, _check_vocab_size

@@ -24,15 +24,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from .model import (
-    BPE,
-    BPE_RULE,
-    END_OF_WORD,
-    BpeEncodeStep,
-    BpeMergeStep,
-    gc_paused,
-    token_text,
-)
+from .model import BPE, BPE_RULE, END_OF_WORD, BpeEncodeStep, BpeMergeStep, gc_paused, token_text
 from .sentencepiece import SentencePieceBpe
 from .sentencepiece_trainer import sentencepiece_bpe_trainer, sentencepiece_encode_steps
 from .trainer import bpe_trainer, byte_bpe_trainer

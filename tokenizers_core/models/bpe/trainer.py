@@ -47,15 +47,8 @@ from typing import Any, Iterable, Iterator
 import regex
 
 from ...pre_tokenizers import PRESETS, WHITESPACE_PATTERN, compile_pattern
-from .model import (
-    _ASCII_PATTERNS,
-    _BYTE_TO_CHAR,
-    END_OF_WORD,
-    MAX_VOCAB_SIZE,
-    UNK,
-    BpeMergeStep,
-    to_byte_level,
-)
+from .model import (_ASCII_PATTERNS, _BYTE_TO_CHAR, END_OF_WORD, MAX_VOCAB_SIZE, UNK, BpeMergeStep,
+                    to_byte_level)
 
 _TIES_SHOWN = 6
 _CHANGED_SHOWN = 12

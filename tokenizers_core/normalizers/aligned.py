@@ -1,0 +1,158 @@
+"""What every normaliser shares: edits applied with their alignment kept, so that each
+normalised character still knows the span of the original text it came from (offsets stay
+characters of the input), and the `_Normalizer` base class."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Callable
+
+import regex
+
+from ..normalized import NormalizedString
+from .unicode_forms import Edit
+
+
+# ---- shared helpers -----------------------------------------------------------------------
+def _checked(ns: Any) -> NormalizedString:
+    if not isinstance(ns, NormalizedString):
+        raise ValueError("normalize() takes a NormalizedString; "
+                         "use normalize_str() for plain text")
+    return ns
+
+
+def _alignments(ns: NormalizedString) -> list[tuple[int, int]]:
+    """`ns.alignments`, built faster for the identity case (1 MB texts come through here)."""
+    if ns.is_identity:
+        first = ns.span(0, 0)[0]
+        return list(zip(range(first, first + len(ns)), range(first + 1, first + len(ns) + 1)))
+    return ns.alignments
+
+
+def _apply_edits(ns: NormalizedString, edits: Iterable[Edit]) -> NormalizedString:
+    """Apply `edits` (in order, not overlapping; the text between them stays as it is) and
+    carry the alignments to the original text along.
+
+    Unlike `NormalizedString.transform`, an edit says where its output characters came from,
+    so a same-length rewrite that is not character by character (NFD of "a" + U+0301 + U+0323
+    puts the dot below first) is not mistaken for one.
+
+    >>> _apply_edits(NormalizedString("abc"), [(0, 2, "ba", [1, 0])]).alignments
+    [(1, 2), (0, 1), (2, 3)]
+    >>> _apply_edits(NormalizedString("abc"), [(1, 3, "x", None)]).alignments
+    [(0, 1), (1, 3)]
+    """
+    text = ns.normalized
+    edits = list(edits)
+    if ns.is_identity and all(end - start == len(out) and
+                              (sources is None and len(out) == 1 or
+                               sources is not None and list(sources) == list(range(start, end)))
+                              for start, end, out, sources in edits):
+        # every edit is character for character: the result is still aligned one to one
+        if not edits:
+            return ns
+        parts, pos = [], 0
+        for start, end, out, _ in edits:
+            parts += [text[pos:start], out]
+            pos = end
+        parts.append(text[pos:])
+        return NormalizedString(ns.original, _normalized="".join(parts), _shift=ns.span(0, 0)[0])
+    source = _alignments(ns)
+    parts: list[str] = []
+    align: list[tuple[int, int]] = []
+    pos = 0
+    for start, end, out, sources in edits:
+        if start < pos or end < start:
+            raise ValueError(f"edits must be in order and not overlap (at {start})")
+        parts.append(text[pos:start])                  # unchanged: character to character
+        align.extend(source[pos:start])
+        parts.append(out)
+        if sources is None:
+            align.extend([ns.span(start, end)] * len(out))
+        else:
+            align.extend(source[i] for i in sources)
+        pos = end
+    if pos == 0 and not parts:
+        return ns
+    parts.append(text[pos:])
+    align.extend(source[pos:])
+    # Offsets in the original text: `align` is built from ns's own spans, edit by edit.
+    return NormalizedString(ns.original, _normalized="".join(parts), _align=align,
+                            _shift=ns.span(0, 0)[0])
+
+
+def _same_length(ns: NormalizedString, text: str) -> NormalizedString:
+    """`text` replaces ns's text character for character (same length, same alignments)."""
+    if text == ns.normalized:
+        return ns
+    if ns.is_identity:  # still character for character with the original: no list needed
+        return NormalizedString(ns.original, _normalized=text, _shift=ns.span(0, 0)[0])
+    return NormalizedString(ns.original, _normalized=text, _align=_alignments(ns),
+                            _shift=ns.span(0, 0)[0])
+
+
+def _map_chars(ns: NormalizedString, candidates: regex.Pattern,
+               fn: Callable[[str], str]) -> NormalizedString:
+    """Replace each character c that `candidates` matches by fn(c) ("" drops it).
+
+    `candidates` must match single characters. Changes of one character for one are a
+    `str.translate` that keeps the alignments; each character of a longer replacement maps to
+    the replaced character's span.
+
+    >>> _map_chars(NormalizedString("a-b"), regex.compile("-"), lambda c: "").alignments
+    [(0, 1), (2, 3)]
+    >>> _map_chars(NormalizedString("a-b"), regex.compile("-"), lambda c: "<>").alignments
+    [(0, 1), (1, 2), (1, 2), (2, 3)]
+    """
+    text = ns.normalized
+    found = candidates.findall(text)
+    table = {c: fn(c) for c in set(found)}
+    one_for_one = {c: out for c, out in table.items() if len(out) == 1 and out != c}
+    others = {c: out for c, out in table.items() if len(out) != 1}
+    if one_for_one:
+        ns = _same_length(ns, text.translate(str.maketrans(one_for_one)))
+    if not others:
+        return ns
+    new_text = ns.normalized.translate(str.maketrans(others))
+    if sum(c in others for c in found) * 64 < len(text):     # a few changes: edit in place
+        return _apply_edits(ns, [(m.start(), m.end(), others[c], [m.start()] * len(others[c]))
+                                 for m in candidates.finditer(text) if (c := m.group()) in others])
+    if not any(others.values()):                             # deletions only
+        align = [span for span, c in zip(_alignments(ns), text) if c not in others]
+    else:                                                    # many: one pass over the text
+        align = []
+        for span, c in zip(_alignments(ns), text):
+            if c in others:
+                align.extend([span] * len(others[c]))
+            else:
+                align.append(span)
+    # Offsets in the original text: each output character keeps its source character's span.
+    return NormalizedString(ns.original, _normalized=new_text, _align=align,
+                            _shift=ns.span(0, 0)[0])
+
+
+class _Normalizer:
+    """What every normaliser shares: `normalize_str` and a default `describe`."""
+
+    def normalize(self, ns: NormalizedString) -> NormalizedString:  # pragma: no cover
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        return type(self).__name__
+
+    def to_hf_config(self) -> dict[str, Any]:
+        """This normaliser as a `tokenizer.json` "normalizer" entry (as Hugging Face writes it).
+
+        >>> NFKC().to_hf_config()
+        {'type': 'NFKC'}
+        """
+        return {"type": type(self).__name__}
+
+    def normalize_str(self, text: str) -> str:
+        """Normalise plain text (no alignment).
+
+        >>> Lowercase().normalize_str("HeLLo")
+        'hello'
+        """
+        if not isinstance(text, str):
+            raise ValueError("normalize_str() takes a string")
+        return self.normalize(NormalizedString(text)).normalized
