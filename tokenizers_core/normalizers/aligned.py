@@ -142,6 +142,7 @@ class _Normalizer:
     def to_hf_config(self) -> dict[str, Any]:
         """This normaliser as a `tokenizer.json` "normalizer" entry (as Hugging Face writes it).
 
+        >>> from tokenizers_core.normalizers import Lowercase, NFKC
         >>> NFKC().to_hf_config()
         {'type': 'NFKC'}
         """
