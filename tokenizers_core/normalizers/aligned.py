@@ -142,7 +142,7 @@ class _Normalizer:
     def to_hf_config(self) -> dict[str, Any]:
         """This normaliser as a `tokenizer.json` "normalizer" entry (as Hugging Face writes it).
 
-        >>> from tokenizers_core.normalizers import Lowercase, NFKC
+        >>> from tokenizers_core.normalizers import NFKC
         >>> NFKC().to_hf_config()
         {'type': 'NFKC'}
         """
@@ -151,6 +151,7 @@ class _Normalizer:
     def normalize_str(self, text: str) -> str:
         """Normalise plain text (no alignment).
 
+        >>> from tokenizers_core.normalizers import Lowercase
         >>> Lowercase().normalize_str("HeLLo")
         'hello'
         """
