@@ -1,11 +1,13 @@
-# Two commands on a fresh machine:  `make run` (the app on http://127.0.0.1:8000)  and  `make test`.
+# Two commands on a fresh machine:  `make run` (the app on http://127.0.0.1:8000)  and  `make test`
+# (the fast tier; `make test-slow` runs the slow one: real browser, the wheel, end-to-end job runs;
+# `make test-all` both, as CI does).
 PYTHON ?= python3
 HOST ?= 127.0.0.1
 PORT ?= 8000
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test bench clean
+.PHONY: run test test-slow test-all bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +25,12 @@ run: $(VENV)/.run-deps
 	$(BIN)/python -m uvicorn app.main:app --host $(HOST) --port $(PORT)
 
 test: $(VENV)/.test-deps
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow"
+
+test-slow: $(VENV)/.test-deps
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m slow
+
+test-all: test test-slow
 
 bench: $(VENV)/.test-deps
 	for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done

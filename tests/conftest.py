@@ -48,14 +48,21 @@ def browser_missing() -> str | None:
     return None
 
 
+@pytest.hookimpl(tryfirst=True)          # before `-m` picks a tier by these marks
 def pytest_collection_modifyitems(config, items):
     """Browser tests are marked `browser`. Without Chromium they are left out with one line
     at the end of the run (see pytest_terminal_summary); under CI=true a missing browser
-    stops the run instead, so CI never passes without its browser tests."""
+    stops the run instead, so CI never passes without its browser tests.
+
+    The slow tier (`slow`: the browser tests, the wheel, end-to-end job-pool runs) is what
+    `make test` leaves out and `make test-slow` runs; CI runs both."""
     browser_items = [item for item in items
                      if "tests/browser" in str(item.fspath).replace(os.sep, "/")]
     for item in browser_items:
         item.add_marker(pytest.mark.browser)
+    for item in items:
+        if item.get_closest_marker("browser") or item.get_closest_marker("package"):
+            item.add_marker(pytest.mark.slow)
     missing = browser_items and browser_missing()
     if not missing:
         return

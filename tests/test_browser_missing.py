@@ -6,6 +6,9 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+import pytest
+
+pytestmark = pytest.mark.slow      # runs pytest twice in subprocesses
 
 ROOT = Path(__file__).resolve().parent.parent
 

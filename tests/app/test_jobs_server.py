@@ -17,6 +17,9 @@ from app.jobs.store import JobStore
 from app.trained import make_spec
 
 from job_helpers import random_corpus, running, until
+import pytest
+
+pytestmark = pytest.mark.slow      # real uvicorn servers and worker processes
 
 ROOT = Path(__file__).resolve().parents[2]
 LONG = {"corpus": "botchan", "heldout": "udhr/eng", "algorithms": ["wordpiece", "unigram"],

@@ -13,6 +13,8 @@ from schemathesis.checks import (not_a_server_error, response_schema_conformance
 from app.config import Settings
 from app.main import create_app
 
+pytestmark = pytest.mark.slow      # schemathesis over every operation
+
 MAX_EXAMPLES = 10
 
 

@@ -126,6 +126,7 @@ def test_another_worker_answers_with_the_run_from_the_store(make_client, tmp_pat
     assert len(step_jobs_of(tmp_path / "steps.sqlite3", "bpe_steps")) == 1   # trained once
 
 
+@pytest.mark.slow
 def test_a_run_over_its_memory_budget_is_killed_and_reported(make_client, tmp_path):
     c = make_client(job_memory_mb=100)
     sha = CorpusStore(tmp_path / "steps.sqlite3").put(random_corpus(200_000))
@@ -141,6 +142,7 @@ def test_a_run_over_its_memory_budget_is_killed_and_reported(make_client, tmp_pa
     assert page.status_code == 200 and 'data-testid="pair-table"' in page.text
 
 
+@pytest.mark.slow
 def test_a_run_over_its_cpu_budget_is_killed_and_reported(make_client, tmp_path):
     c = make_client(job_cpu_seconds=1)
     sha = CorpusStore(tmp_path / "steps.sqlite3").put(random_corpus(300_000, seed=3))
@@ -150,6 +152,7 @@ def test_a_run_over_its_cpu_budget_is_killed_and_reported(make_client, tmp_path)
     assert api.status_code == 422 and "CPU budget" in api.json()["detail"]
 
 
+@pytest.mark.slow
 def test_a_page_nobody_polls_stops_its_training(make_client, tmp_path, monkeypatch):
     monkeypatch.setattr(step_jobs, "ABANDON", 1.5)
     c = make_client()
@@ -168,6 +171,7 @@ def test_a_page_nobody_polls_stops_its_training(make_client, tmp_path, monkeypat
     assert JobStore(db).get(job.id).status in ("queued", "running")
 
 
+@pytest.mark.slow
 def test_cancel_stops_a_unigram_round_at_once(make_client, tmp_path, monkeypatch):
     """A Unigram round on a large corpus takes seconds; cancel kills it part-way, not after."""
     c = make_client()
@@ -201,6 +205,7 @@ def test_a_busy_pool_shows_the_place_in_line(make_client, tmp_path, monkeypatch)
     assert "Merged" in page.text or "Every word is split" in page.text
 
 
+@pytest.mark.slow
 def test_check_on_a_large_corpus_trains_its_reference_in_the_pool(make_client, tmp_path,
                                                                      monkeypatch):
     c = make_client()
