@@ -10,18 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Depends, Form, Request
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse
 
 from tokenizers_core.models.bpe.session import encode_trace
 
 from ..deps import bounded, check_step_text, resolve_tokenizer
 from ..jobs.runs import bpe_session
 from ..practice import PracticeState, practice_params
-from ..render import render, url_with
-from ..services.corpora import store_corpus
+from ..render import render
 from ..stepping import check_speed
 from ..views import answers, bpe_encode as E, bpe_train as T
-from ..views.common import in_place, shown_corpus, training_text, whole
+from ..views.common import in_place, posted_corpus, shown_corpus, training_text, whole
 
 MAX_VIEW_VOCAB = T.MAX_VIEW_VOCAB
 SYNC_SECONDS = 0.5        # a page waits this long for a run in the pool, then shows progress
@@ -56,19 +55,10 @@ def train_post(request: Request, corpus_text: str = Form(""), variant: str = For
     a bare POST of `corpus_text`) stores the edited text. Either way, a redirect to the
     page's permalink."""
     ctx = T.form("", variant, vocab_size, pattern, min_frequency, 0, False)
-    digest = ""
-
-    def build() -> None:
-        nonlocal digest
-        digest = corpus if use == "pick" else store_corpus(request, corpus_text)
-        T.options(variant, whole(vocab_size), pattern, min_frequency, digest)
-
-    status = in_place(ctx, build)
-    if ctx["error"] is not None:
-        ctx["corpus_text"] = corpus_text
-        return render(request, "bpe_train.html", ctx, status_code=status)
-    return RedirectResponse(url_with("/bpe/train", {**ctx["params"], "corpus": digest or None}),
-                            status_code=303)
+    return posted_corpus(request, ctx, "bpe_train.html", "/bpe/train", use=use, corpus=corpus,
+                         corpus_text=corpus_text, params=ctx["params"],
+                         check=lambda digest: T.options(variant, whole(vocab_size), pattern,
+                                                        min_frequency, digest))
 
 
 @router.get("/bpe/encode", response_class=HTMLResponse,

@@ -21,11 +21,10 @@ from ..deps import BAD_INPUT, bad_input, bounded, check_text, settings, trained,
 from ..jobs.runs import unigram_run
 from ..practice import PracticeState, practice_params
 from ..render import render
-from ..services.corpora import store_corpus
 from ..services.training import sample_words
 from ..uploads import upload
 from ..views import answers, unigram_lattice as L, unigram_train as T
-from ..views.common import in_place, shown_corpus, training_text, unigram_model
+from ..views.common import in_place, posted_corpus, shown_corpus, training_text, unigram_model
 
 DEFAULT_TEXT, MAX_NBEST = L.DEFAULT_TEXT, L.MAX_NBEST
 DEFAULT_CORPUS, DEFAULT_VOCAB, MAX_TRAIN_VOCAB = T.DEFAULT_CORPUS, T.DEFAULT_VOCAB, T.MAX_TRAIN_VOCAB
@@ -100,19 +99,9 @@ def train_post(request: Request, corpus_text: str = Form(""),
     """The training form: "Train" (`use=pick`) takes the picked corpus; "Use this corpus" (or
     a bare POST of `corpus_text`) stores the edited text. Either way, a redirect to the
     page's permalink."""
-    ctx = {**T.form("", vocab_size, words), "corpus_text": corpus_text}
-    digest = ""
-
-    def build() -> None:
-        nonlocal digest
-        digest = corpus if use == "pick" else store_corpus(request, corpus_text)
-
-    status = in_place(ctx, build)
-    if ctx["error"] is not None:
-        return render(request, "unigram_train.html", ctx, status_code=status)
-    query = urlencode({k: v for k, v in (("corpus", digest), ("vocab_size", vocab_size),
-                                         ("words", words.strip())) if v})
-    return RedirectResponse(f"/unigram/train?{query}", status_code=303)
+    return posted_corpus(request, T.form("", vocab_size, words), "unigram_train.html",
+                         "/unigram/train", use=use, corpus=corpus, corpus_text=corpus_text,
+                         params={"vocab_size": vocab_size or None, "words": words.strip()})
 
 
 @router.post("/unigram/train/use", response_class=HTMLResponse,

@@ -9,19 +9,18 @@ corpus trains in the job pool while the page shows progress) and render the page
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Form, Request
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse
 
 from ..deps import bounded, check_step_text
 from ..jobs.runs import wordpiece_run
 from ..practice import PracticeState, practice_params
 from ..render import render
-from ..services.corpora import store_corpus
 from ..stepping import check_speed
 from ..views import answers, wordpiece_encode as E, wordpiece_train as T
-from ..views.common import in_place, shown_corpus, training_text, wordpiece_tokenizer
+from ..views.common import (in_place, posted_corpus, shown_corpus, training_text,
+                           wordpiece_tokenizer)
 
 SMALL_VOCAB = E.SMALL_VOCAB
 DEFAULT_VOCAB_SIZE, MAX_TRAIN_VOCAB = T.DEFAULT_VOCAB_SIZE, T.MAX_TRAIN_VOCAB
@@ -73,20 +72,10 @@ def train_post(request: Request, corpus_text: str = Form(""),
     """The training form: "Train" (`use=pick`) takes the picked corpus; "Use this corpus" (or
     a bare POST of `corpus_text`) stores the edited text. Either way, a redirect to the
     page's permalink."""
-    ctx = T.form("", vocab_size, min_frequency)
-    digest = ""
-
-    def build() -> None:
-        nonlocal digest
-        digest = corpus if use == "pick" else store_corpus(request, corpus_text)
-
-    status = in_place(ctx, build)
-    if ctx["error"] is not None:
-        ctx["corpus_text"] = corpus_text
-        return render(request, "wordpiece_train.html", ctx, status_code=status)
-    query = urlencode({k: v for k, v in (("corpus", digest), ("vocab_size", vocab_size),
-                                         ("min_frequency", min_frequency)) if v})
-    return RedirectResponse(f"/wordpiece/train?{query}", status_code=303)
+    return posted_corpus(request, T.form("", vocab_size, min_frequency), "wordpiece_train.html",
+                         "/wordpiece/train", use=use, corpus=corpus, corpus_text=corpus_text,
+                         params={"vocab_size": vocab_size or None,
+                                 "min_frequency": min_frequency or None})
 
 
 # ---- JSON ------------------------------------------------------------------------------------

@@ -11,12 +11,15 @@ from types import ModuleType
 from typing import Any, Callable
 
 from fastapi import Request
+from fastapi.responses import RedirectResponse, Response
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import SENNRICH
 
 from ..deps import BAD_INPUT, UPLOAD_PREFIX, bad_input, resolve_tokenizer, store
 from ..display import visible
+from ..render import render, url_with
+from ..services.corpora import store_corpus
 from ..trained import corpus_text as corpus_by_ref
 
 SHOWN_CORPUS = 20_000     # a corpus this long is shown in the form's editor (longer: not shown)
@@ -108,6 +111,29 @@ def in_place(ctx: dict[str, Any], build: Callable[[], dict[str, Any] | None]) ->
         ctx["error"], status = bad_input(exc)
         return status
     return 200
+
+
+def posted_corpus(request: Request, ctx: dict[str, Any], template: str, path: str, *, use: str,
+                  corpus: str, corpus_text: str, params: dict[str, Any],
+                  check: Callable[[str], Any] = lambda digest: None) -> Response:
+    """A training form's POST: "Train" (`use=pick`) takes the picked corpus; "Use this corpus"
+    (or a bare POST of `corpus_text`) stores the edited text; `check(digest)` validates the
+    options. Either way a redirect to the page's permalink (`path` with `params` and the
+    corpus), or on bad input the form again, the error in place and the text as typed."""
+    digest = ""
+
+    def build() -> None:
+        nonlocal digest
+        digest = corpus if use == "pick" else store_corpus(request, corpus_text)
+        check(digest)
+
+    status = in_place(ctx, build)
+    if ctx["error"] is not None:
+        ctx["corpus_text"] = corpus_text
+        return render(request, template, ctx, status_code=status)
+    query = {"corpus": None, **params}            # the corpus first in the permalink
+    query["corpus"] = digest or None
+    return RedirectResponse(url_with(path, query), status_code=303)
 
 
 # ---- the tokenizer pickers' options --------------------------------------------------------------
