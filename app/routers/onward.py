@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
 
 from .. import export
@@ -30,26 +30,37 @@ def trained_open(request: Request, algorithm: str, vocab_size: int, to: str = "v
                  corpus: str = "", pattern: str = "", min_frequency: int = 0) -> Any:
     """`to`: visualiser, compare, or a format (hf_json, tiktoken, sentencepiece, vocab_txt,
     vocab_merges); a redirect (303) to that page or to `/api/download/tokenizer`."""
+    options = onward_options(algorithm, vocab_size, to, pattern, min_frequency)
+    ref = corpus or default_corpus_ref(request, algorithm)
+    handle, _tok = trained(request).train(algorithm, ref, vocab_size, options)
+    return RedirectResponse(onward_url(handle, to), status_code=303)
+
+
+def onward_options(algorithm: str, vocab_size: int, to: str, pattern: str,
+                   min_frequency: int) -> dict[str, Any]:
+    """The training options of a view's link onward (ValueError, answered 422, for bad ones)."""
     if algorithm not in DEFAULT_CORPORA:
-        raise HTTPException(422, f"unknown algorithm {algorithm!r}; choose one of: "
-                                 f"{', '.join(DEFAULT_CORPORA)}")
+        raise ValueError(f"unknown algorithm {algorithm!r}; choose one of: "
+                         f"{', '.join(DEFAULT_CORPORA)}")
     if to not in ("visualiser", "compare", *export.FORMATS):
-        raise HTTPException(422, f"unknown destination {to!r}; choose visualiser, compare or "
-                                 f"a format ({', '.join(export.FORMATS)})")
+        raise ValueError(f"unknown destination {to!r}; choose visualiser, compare or "
+                         f"a format ({', '.join(export.FORMATS)})")
     if not 1 <= vocab_size <= MAX_VOCAB:
-        raise HTTPException(422, f"vocab_size must be between 1 and {MAX_VOCAB:,}")
+        raise ValueError(f"vocab_size must be between 1 and {MAX_VOCAB:,}")
     options: dict[str, Any] = {}
     if min_frequency and algorithm in ("bpe", "byte_bpe", "wordpiece"):
         options["min_frequency"] = min_frequency
     if algorithm == "byte_bpe":
         options["pattern"] = pattern or "gpt2"
-    ref = corpus or default_corpus_ref(request, algorithm)
-    handle, _tok = trained(request).train(algorithm, ref, vocab_size, options)
+    return options
+
+
+def onward_url(handle: str, to: str) -> str:
+    """Where the trained handle opens: the visualiser, compare (beside two default columns), or
+    its download in the format `to`."""
     if to == "visualiser":
-        url = url_with("/", {"tokenizer": handle})
-    elif to == "compare":
+        return url_with("/", {"tokenizer": handle})
+    if to == "compare":
         others = [c for c in default_columns() if c != handle][:2]
-        url = url_with("/compare", {"col": [handle, *others]})
-    else:
-        url = url_with("/api/download/tokenizer", {"tokenizer": handle, "format": to})
-    return RedirectResponse(url, status_code=303)
+        return url_with("/compare", {"col": [handle, *others]})
+    return url_with("/api/download/tokenizer", {"tokenizer": handle, "format": to})
