@@ -185,11 +185,21 @@ def _stage(module: str) -> str:
 
 
 def test_imports_sit_at_the_top():
-    """An import inside a function hides a dependency (it was how the old circle held): none is
-    left, so each module's dependencies read from its first lines."""
-    inside = sorted(f"{m} -> {t}" for m, out in GRAPH.items() for t, w in out.items()
-                    if w == "function")
-    assert inside == []
+    """An import inside a function hides a dependency (it was how the old circle held): the
+    few left are there to keep `import tokenizers_core` light, and each says so on its line
+    (`# lazy: ...`); the circle test above counts them too."""
+    unmarked = []
+    for module, path in MODULES.items():
+        lines = path.read_text(encoding="utf-8").splitlines()
+        tree = ast.parse("\n".join(lines))
+        top = {id(node) for node in tree.body}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in top \
+                    and "# lazy:" not in lines[node.lineno - 1]:
+                unmarked.append(f"{module}:{node.lineno}")
+    assert unmarked == []
+    lazy = [m for m, out in GRAPH.items() for w in out.values() if w == "function"]
+    assert len(lazy) <= 8, "function-level imports are meant to be rare"
 
 
 def test_the_web_layer_has_no_import_circle():

@@ -6,9 +6,9 @@
 """
 from __future__ import annotations
 
-from .checker import check  # tc.check: a student's implementation vs ours
+from typing import Any, Iterable
+
 from .encoding import Encoding, Token
-from .implementations.training import algorithms, train
 from .normalized import NormalizedString
 from .pipeline import Tokenizer
 from .pretrained import load
@@ -16,3 +16,23 @@ from .steps import Step, Trace, register_step, step_from_dict
 
 __all__ = ["Encoding", "NormalizedString", "Step", "Token", "Tokenizer", "Trace", "algorithms", "check",
            "load", "register_step", "step_from_dict", "train"]
+
+
+def check(algorithm: str, lines: Iterable[str], theirs: Any, *, vocab_size: int,
+          **options: Any) -> Any:
+    """`tc.check`: a student's implementation against ours (see `tokenizers_core.checker.check`)."""
+    from .checker import check as run_check  # lazy: the checker loads the textbook's sources
+    return run_check(algorithm, lines, theirs, vocab_size=vocab_size, **options)
+
+
+def train(algorithm: str, lines: Iterable[str], vocab_size: int, **options: Any) -> Tokenizer:
+    """`tc.train`: a tokeniser trained with one of `algorithms()` on an iterable of lines (see
+    `tokenizers_core.implementations.training`)."""
+    from .implementations import training  # lazy: the trainers load on first use
+    return training.train(algorithm, lines, vocab_size, **options)
+
+
+def algorithms() -> list[str]:
+    """The algorithms `train` accepts."""
+    from .implementations import training  # lazy: the trainers load on first use
+    return training.algorithms()

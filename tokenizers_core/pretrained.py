@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import formats
-from .formats import vocab_merges
 from .pipeline import Tokenizer
 
 
@@ -121,6 +120,7 @@ def _load_folder(path: str, format: str | None, options: dict[str, Any]) -> Toke
     if format not in (None, "vocab_merges") or options:
         raise ValueError(f"{path} is a folder: only vocab.json + merges.txt load from a folder, "
                          "with no options")
+    from .formats import vocab_merges  # lazy: keeps `import tokenizers_core` light
     try:
         pair = vocab_merges.read_folder(path)
         if pair is None:

@@ -23,7 +23,6 @@ from typing import Any, Iterable
 
 from ..byte_level import unicode_to_bytes
 from ..hf_regex import compile_hf, find_matches
-from ..normalizers.hf import pattern_from_hf
 
 __all__ = ["BPEDecoder", "ByteFallback", "ByteLevel", "CTC", "Fuse", "Metaspace", "Replace",
            "Sequence", "SentencePieceDecoder", "Strip", "WordPiece", "from_hf_config"]
@@ -533,6 +532,7 @@ def _metaspace(config: dict[str, Any]) -> Metaspace:
 def _replace(config: dict[str, Any]) -> Replace:
     if "pattern" not in config or "content" not in config:
         raise ValueError("it needs a 'pattern' and a 'content'")
+    from ..normalizers.hf import pattern_from_hf  # lazy: keeps `import tokenizers_core` light
     text, is_regex = pattern_from_hf(config["pattern"])
     return Replace(text, config["content"], is_regex=is_regex)
 

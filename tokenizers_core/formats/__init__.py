@@ -22,19 +22,21 @@ A folder that holds vocab.json + merges.txt loads too (`tc.load("gpt2-files/")`)
 """
 from __future__ import annotations
 
+import importlib
 import re
 from typing import Any
 
 from .. import pipeline
-from . import hf_json, hf_json_writer, sentencepiece_model, tiktoken_file, vocab_merges, vocab_txt
 from .files import MAX_FILE_BYTES, ZIP_MAGIC, TooLarge, gunzip
 
-FORMATS: dict[str, Any] = {       # format -> its module: load_bytes(data, name=, **options), dump_bytes(tok)
-    "hf_json": hf_json,
-    "tiktoken": tiktoken_file,
-    "sentencepiece": sentencepiece_model,
-    "vocab_txt": vocab_txt,
-    "vocab_merges": vocab_merges,
+# format -> its module: load_bytes(data, name=, **options) and dump_bytes(tok); each is imported
+# on first use (importlib), so `import tokenizers_core` does not load five readers and writers
+FORMATS: dict[str, str] = {
+    "hf_json": "tokenizers_core.formats.hf_json",
+    "tiktoken": "tokenizers_core.formats.tiktoken_file",
+    "sentencepiece": "tokenizers_core.formats.sentencepiece_model",
+    "vocab_txt": "tokenizers_core.formats.vocab_txt",
+    "vocab_merges": "tokenizers_core.formats.vocab_merges",
 }
 
 _RANK_LINE = re.compile(rb"[A-Za-z0-9+/]+={0,2} \d+")
@@ -81,7 +83,7 @@ def load_bytes(data: bytes, *, format: str | None = None, name: str = "", **opti
         format = sniff(data)
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
-    reader = FORMATS[format]
+    reader = importlib.import_module(FORMATS[format])
     return reader.load_bytes(data, name=name, **options)
 
 
@@ -113,7 +115,7 @@ def dump_bytes(tok: Any, format: str) -> bytes:
     form in that format)."""
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
-    writer = FORMATS[format]
+    writer = importlib.import_module(FORMATS[format])
     if not hasattr(writer, "dump_bytes"):
         raise ValueError(f"saving as {format} is not supported yet")
     return writer.dump_bytes(tok)
@@ -139,7 +141,7 @@ __all__ = ["EXTENSIONS", "FORMATS", "MAX_FILE_BYTES", "TooLarge", "ZIP_MAGIC", "
 def _save(tok: Any, path: str, format: str | None = None) -> str:
     """`Tokenizer.save`: "vocab_merges" to a folder writes the two files there, else `save`."""
     if format == "vocab_merges" and not str(path).endswith(".zip"):
-        hf_json_writer.save_vocab_merges(tok, str(path))
+        _writer().save_vocab_merges(tok, str(path))
         return format
     return save(tok, path, format)
 
@@ -147,4 +149,8 @@ def _save(tok: Any, path: str, format: str | None = None) -> str:
 # The pipeline sits below this layer (the readers above build Tokenizers), so it cannot import
 # it: `Tokenizer.save` and `Tokenizer.to_hf_json` reach the writers through this hand-over, which
 # runs whenever formats/ is imported (`import tokenizers_core` always imports it).
-pipeline.use_writers(save=_save, to_hf_json=hf_json_writer.to_hf_json)
+pipeline.use_writers(save=_save, to_hf_json=lambda tok: _writer().to_hf_json(tok))
+
+
+def _writer() -> Any:
+    return importlib.import_module("tokenizers_core.formats.hf_json_writer")

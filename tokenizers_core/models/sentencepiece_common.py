@@ -42,7 +42,12 @@ Samaritan Saurashtra Sharada Shavian Siddham SignWriting Sinhala Sogdian Sora_So
 Sundanese Syloti_Nagri Syriac Tagalog Tagbanwa Tai_Le Tai_Tham Tai_Viet Takri Tamil Tangsa Tangut
 Telugu Thaana Thai Tibetan Tifinagh Tirhuta Toto Ugaritic Vai Vithkuqi Wancho Warang_Citi Yezidi Yi
 Zanabazar_Square""".split()
-_SCRIPT_RE = regex.compile("|".join(f"(?P<{s}>\\p{{sc={s}}})" for s in _SCRIPTS))
+
+
+@functools.cache
+def _script_re() -> regex.Pattern[str]:
+    """One named group per script (compiled on first use: it costs milliseconds at import)."""
+    return regex.compile("|".join(f"(?P<{s}>\\p{{sc={s}}})" for s in _SCRIPTS))
 
 # Where sentencepiece's script table (src/unicode_script_map.h, an older Unicode) differs from
 # the `regex` module's: (first, last, sentencepiece's script). Mostly characters assigned later,
@@ -132,7 +137,7 @@ def script(c: str) -> str:
     k = bisect.bisect_right(_EXCEPTION_STARTS, cp) - 1
     if k >= 0 and _SCRIPT_EXCEPTIONS[k][0] <= cp <= _SCRIPT_EXCEPTIONS[k][1]:
         return _SCRIPT_EXCEPTIONS[k][2]
-    m = _SCRIPT_RE.match(c)
+    m = _script_re().match(c)
     name = m.lastgroup if m else "Common"
     return "Han" if name in ("Hiragana", "Katakana") else name
 

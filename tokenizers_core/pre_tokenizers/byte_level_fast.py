@@ -16,7 +16,6 @@ from typing import Any, Callable
 from ..hf_regex import find_spans
 from ..normalized import NormalizedString
 from . import _HF_BYTE_LEVEL_RE, ByteLevel, Sequence, match_spans, to_byte_level
-from .hf import Split, find_matches, merge_by_behavior
 
 Splitter = Callable[[str], list[str]]
 Piece = tuple[tuple[Any, ...], tuple[str, ...], tuple[tuple[int, int], ...]]
@@ -34,7 +33,10 @@ def pieces_of(pre_tokenizer: Any) -> Splitter | None:
     if len(members) == 1 and last.use_regex:
         return functools.partial(_tiles, _HF_BYTE_LEVEL_RE,
                                  lambda text: match_spans(_HF_BYTE_LEVEL_RE, text))
-    if len(members) == 2 and not last.use_regex and type(members[0]) is Split:
+    if len(members) != 2 or last.use_regex:
+        return None
+    from .hf import Split, find_matches, merge_by_behavior  # lazy: keeps `import tokenizers_core` light
+    if type(members[0]) is Split:
         split = members[0]
         if split.behavior == "removed":
             return None

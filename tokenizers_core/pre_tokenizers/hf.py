@@ -292,7 +292,12 @@ _UNKNOWN_TO_HF = frozenset(chr(cp) for item in (
                           int(item.partition("-")[2] or item.partition("-")[0], 16) + 1))
 _SCRIPT_CHANGED = {"\u0589": "Common", "\u061c": "Common", "\u0953": "Devanagari",
                    "\u0954": "Devanagari"}
-_SCRIPT_RE = regex.compile("|".join(f"(?P<{name}>\\p{{Script={name}}})" for name in _SCRIPTS))
+
+
+@functools.cache
+def _script_re() -> regex.Pattern[str]:
+    """One named group per script (compiled on first use: it costs milliseconds at import)."""
+    return regex.compile("|".join(f"(?P<{name}>\\p{{Script={name}}})" for name in _SCRIPTS))
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -311,7 +316,7 @@ def script_of(c: str) -> str:
         return "Any"
     if c in _SCRIPT_CHANGED:
         return _SCRIPT_CHANGED[c]
-    m = _SCRIPT_RE.match(c)
+    m = _script_re().match(c)
     script = m.lastgroup if m else "Any"
     return "Han" if script in ("Hiragana", "Katakana") else script
 
