@@ -39,7 +39,7 @@ FORMATS: dict[str, str] = {
     "vocab_merges": "tokenizers_core.formats.vocab_merges",
 }
 
-_RANK_LINE = re.compile(rb"[A-Za-z0-9+/]+={0,2} \d+")
+_RANK_LINE = re.compile(rb"(?:[A-Za-z0-9+/]+={0,2}|=) \d+")     # "= 50256": the empty token
 
 
 def sniff(data: bytes) -> str:

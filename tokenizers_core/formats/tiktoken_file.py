@@ -38,7 +38,7 @@ def parse_ranks(data: bytes) -> dict[bytes, int]:
             raise ValueError(f"line {number} of the ranks file is not 'base64-token rank': "
                              f"{line[:60]!r}")
         try:
-            token = base64.b64decode(fields[0], validate=True)
+            token = _decode_token(fields[0])
         except (binascii.Error, ValueError):
             raise ValueError(f"line {number} of the ranks file has bad base64: "
                              f"{fields[0][:60]!r}") from None
@@ -55,6 +55,24 @@ def parse_ranks(data: bytes) -> dict[bytes, int]:
         raise ValueError(f"the ranks file gives no rank to {len(missing)} of the 256 single "
                          f"bytes (first: {missing[0]:#04x}); byte-level BPE needs all of them")
     return ranks
+
+
+def _decode_token(field: bytes) -> bytes:
+    """A line's base64 token. A lone "=" is the empty token, as tiktoken reads it
+    (`base64.b64decode("=") == b""`): Whisper's files rank it (`= 50256`). No merge can make it,
+    so it only ever decodes.
+
+    >>> _decode_token(b"IHRoZQ=="), _decode_token(b"=")
+    (b' the', b'')
+    """
+    if field == b"=":
+        return b""
+    return base64.b64decode(field, validate=True)
+
+
+def _encode_token(token: bytes) -> bytes:
+    """The base64 field of a token's line; the empty token is "=", as Whisper writes it."""
+    return base64.b64encode(token) if token else b"="
 
 
 def _check_specials(special_tokens: Any, ranks: dict[bytes, int]) -> dict[str, int]:
@@ -120,7 +138,7 @@ def dump_bytes(tok: Any) -> bytes:
     for token, rank in sorted(model.vocab.items(), key=lambda kv: kv[1]):
         if token in specials:
             continue
-        lines.append(base64.b64encode(byte_level_to_bytes(token)) + b" %d\n" % rank)
+        lines.append(_encode_token(byte_level_to_bytes(token)) + b" %d\n" % rank)
     return b"".join(lines)
 
 

@@ -30,6 +30,32 @@ def is_cased(tokens: list[str]) -> bool:
                if not (t.startswith("[") and t.endswith("]")) and not t.startswith("<"))
 
 
+MERGES_ALONE = (
+    "this is a BPE merges file (a merges.txt, or CLIP's bpe_simple_vocab_16e6.txt.gz): one merge "
+    "'a b' a line, after a '#version' line. A merges file alone is not a tokenizer: it gives no "
+    "token ids. Load it with its vocab.json: both files in one .zip (vocab.json + merges.txt), "
+    "or a folder of both, or the model's tokenizer.json")
+
+
+def is_merges_file(text: str) -> bool:
+    """Whether `text` is a BPE merges file rather than a vocab.txt: its first line holds
+    "#version" (GPT-2's merges.txt; CLIP's starts `"bpe_simple_vocab_16e6.txt#version: 0.2`), or
+    each of its first 20 lines is two symbols and a space (a vocab.txt token has no space).
+
+    >>> is_merges_file("#version: 0.2\\nĠ t\\n"), is_merges_file("i n\\nt h\\n")
+    (True, True)
+    >>> is_merges_file("[UNK]\\nthe\\n##s\\n")
+    False
+    """
+    lines = [line for line in text.split("\n", 20)[:20] if line.strip()]
+    if not lines:
+        return False
+    if "#version" in lines[0]:
+        return True
+    return len(lines) >= 2 and all(len(line.split(" ")) == 2 and all(line.split(" "))
+                                   for line in lines)
+
+
 def load_bytes(data: bytes, *, name: str = "", lowercase: bool | None = None,
                **options: Any) -> Any:
     """A BERT-style tokeniser from the bytes of a vocab.txt (`lowercase`: None = from the vocab)."""
@@ -37,6 +63,8 @@ def load_bytes(data: bytes, *, name: str = "", lowercase: bool | None = None,
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ValueError(f"a vocab.txt must be UTF-8 text: {exc}") from None
+    if is_merges_file(text):
+        raise ValueError(MERGES_ALONE)
     model = vocab_from_text(text, **options)
     if lowercase is None:
         lowercase = not is_cased(list(model.vocab))
