@@ -20,38 +20,68 @@ MAX_FREQUENCY_CHARS = 1_000_000     # frequencies are counted on at most this mu
 
 class Entry(NamedTuple):
     id: int
-    value: str        # as the model spells it (Ġ, ##, ▁ kept)
+    value: str        # as the model spells it (Ġ, ##, ▁ kept); an added token's content
     text: str         # as the visualiser draws it (byte-level as text; <E3 81> for partial bytes)
     bytes_hex: str
-    special: bool
+    special: bool     # a special token (the model's, or an added token marked special)
+    added: bool = False   # outside the model's own vocabulary: an added token of a
+                          # tokenizer.json (Llama 3's 256), a special token a ranks file lacks
 
 
 def has_vocabulary(tok: tc.Tokenizer) -> bool:
     return bool(getattr(tok.model, "vocab", None))
 
 
+def entries_of(tok: tc.Tokenizer) -> tuple[Entry, ...]:
+    """Every entry of `tok`'s vocabulary in id order: the model's, its special tokens and the
+    added tokens (a tokenizer.json's "added_tokens"), as `tok.vocab_size` counts them."""
+    return entries(tok.model, tuple(getattr(tok, "added_tokens", ()) or ()))
+
+
 @functools.lru_cache(maxsize=8)
-def entries(model: Any) -> tuple[Entry, ...]:
-    """Every vocabulary entry of `model`, in id order (special tokens included)."""
+def entries(model: Any, added: tuple[Any, ...] = ()) -> tuple[Entry, ...]:
+    """Every vocabulary entry of `model` and the `added` tokens (`AddedToken`s) in id order.
+    An added token with an id of the model's own names that entry (as `Tokenizer.id_to_token`
+    does) and marks it special or not; one past the model's vocabulary is an entry of its own."""
     byte_level = bool(getattr(model, "byte_level", False))
     specials = getattr(model, "special_tokens", None) or {}
-    ids = dict(model.vocab)
-    if isinstance(specials, dict):
-        ids.update(specials)
+    if not isinstance(specials, dict):
+        specials = {}
+    own = {id_: value for value, id_ in model.vocab.items()}
+    by_id: dict[int, tuple[str, bool, bool]] = {          # id -> (value, special, added)
+        id_: (value, value in specials, False) for id_, value in own.items()}
+    for value, id_ in specials.items():
+        if id_ not in by_id:
+            by_id[id_] = (value, True, True)
+    for token in added:
+        if token.id is None:
+            continue
+        by_id[token.id] = (token.content, token.special or token.content in specials,
+                           own.get(token.id) != token.content)
     out = []
-    for value, id_ in sorted(ids.items(), key=lambda kv: kv[1]):
-        special = value in specials
-        data = value.encode("utf-8") if special else display.token_bytes(value, value, byte_level)
-        text = value if special else (display.token_label(data) if byte_level
-                                      else display.visible(value))
-        out.append(Entry(id_, value, text, display.hex_bytes(data), special))
+    for id_ in sorted(by_id):
+        value, special, is_added = by_id[id_]
+        data = value.encode("utf-8") if special or is_added else display.token_bytes(value, value, byte_level)
+        if special:
+            text = value
+        elif is_added or not byte_level:
+            text = display.visible(value)
+        else:
+            text = display.token_label(data)
+        out.append(Entry(id_, value, text, display.hex_bytes(data), special, is_added))
     return tuple(out)
 
 
-def search(model: Any, query: str) -> list[Entry]:
-    """Entries matching `query`: an id (a whole number) or a substring of the entry as the
-    model spells it or as it is drawn. An empty query matches everything."""
-    every = entries(model)
+def added_count(tok: tc.Tokenizer) -> int:
+    """How many of `tok`'s entries are outside its model's own vocabulary."""
+    return sum(1 for e in entries_of(tok) if e.added)
+
+
+def search(tok: tc.Tokenizer, query: str) -> list[Entry]:
+    """Entries of `tok` (added tokens included) matching `query`: an id (a whole number) or a
+    substring of the entry as the model spells it or as it is drawn. An empty query matches
+    everything."""
+    every = entries_of(tok)
     query = query.strip()
     if not query:
         return list(every)

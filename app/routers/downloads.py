@@ -230,8 +230,9 @@ def trace_jsonl(data: dict = Depends(trace_api)) -> Response:
             summary="A tokeniser's vocabulary in id order (with scores where the model has them)")
 def vocab_api(request: Request, tokenizer: str, pattern: str = "") -> dict[str, Any]:
     """`tokenizer`: a bundled name, a trained handle (`/api/train`) or an uploaded one.
-    Rows are {"id", "token"} (+ "score" for Unigram and sentencepiece models); special tokens
-    outside the model's vocabulary (the OpenAI encodings') come last."""
+    Rows are {"id", "token", "special", "added"} (+ "score" for Unigram and sentencepiece
+    models) in id order, added tokens included: `added` marks those outside the model's own
+    vocabulary (a tokenizer.json's added tokens, the OpenAI encodings' special tokens)."""
     tok = resolve_tokenizer(request, tokenizer, pattern)
     return {"tokenizer": tokenizer, "vocab": vocabulary_rows(tok)}
 

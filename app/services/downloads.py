@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
+from .. import vocab as V
+
 
 def filename(*parts: object) -> str:
     """A safe, readable file name from its parts.
@@ -25,31 +27,43 @@ def filename(*parts: object) -> str:
 
 
 def vocabulary_rows(tok) -> list[dict[str, Any]]:
-    """A tokeniser's vocabulary as {"id", "token"} rows in id order (+ "score" for Unigram and
-    sentencepiece models); special tokens outside the model's vocabulary come last. ValueError
-    for a rule tokeniser, which has none."""
-    model = tok.model
-    pieces = getattr(model, "pieces", None)
-    if pieces is not None:
-        rows = [{"id": i, "token": p, "score": s} for i, (p, s) in enumerate(pieces)]
-    elif isinstance(getattr(model, "vocab", None), dict):
-        rows = [{"id": i, "token": t} for t, i in sorted(model.vocab.items(), key=lambda kv: kv[1])]
-    else:
+    """A tokeniser's vocabulary as rows in id order, added tokens included (Llama 3's 256
+    special tokens past its 128,000): {"id", "token", "special", "added"}, + "score" for
+    Unigram and sentencepiece models. `special`: a special token; `added`: outside the model's
+    own vocabulary (a tokenizer.json's added token, a special token a ranks file lacks).
+    ValueError for a rule tokeniser, which has none."""
+    if not V.has_vocabulary(tok):
         raise ValueError(f"{tok.name} has no fixed vocabulary: its tokens are cut from the "
                          "text by rules")
-    known = {r["token"] for r in rows}
-    specials = getattr(tok, "special_tokens", None)
-    if isinstance(specials, dict):
-        extra = sorted((i, t) for t, i in specials.items() if t not in known)
-        rows += [{"id": i, "token": t, **({"score": None} if pieces is not None else {})}
-                 for i, t in extra]
+    pieces = getattr(tok.model, "pieces", None)
+    rows = []
+    for e in V.entries_of(tok):
+        row: dict[str, Any] = {"id": e.id, "token": e.value}
+        if pieces is not None:
+            row["score"] = pieces[e.id][1] if not e.added and 0 <= e.id < len(pieces) else None
+        row["special"], row["added"] = e.special, e.added
+        rows.append(row)
     return rows
 
 
 def vocab_table(rows: list[dict[str, Any]]) -> tuple[list[str], Iterable[list[Any]]]:
-    """Vocabulary rows ({"id", "token"} [+ "score"]) as a CSV header and cells: id,token[,score]."""
+    """Vocabulary rows ({"id", "token"} [+ "score"] [+ "special", "added"]) as a CSV header and
+    cells: id,token[,score][,special,added], the flags as true/false.
+
+    >>> header, cells = vocab_table([{"id": 5, "token": "<s>", "special": True, "added": True}])
+    >>> header, list(cells)
+    (['id', 'token', 'special', 'added'], [[5, '<s>', 'true', 'true']])
+    """
     scored = bool(rows) and "score" in rows[0]
-    header = ["id", "token", "score"] if scored else ["id", "token"]
-    cells = ([r["id"], r["token"], "" if r.get("score") is None else repr(r["score"])] if scored
-             else [r["id"], r["token"]] for r in rows)
-    return header, cells
+    flagged = bool(rows) and "special" in rows[0]
+    header = ["id", "token"] + ["score"] * scored + ["special", "added"] * flagged
+
+    def cells(r: dict[str, Any]) -> list[Any]:
+        out = [r["id"], r["token"]]
+        if scored:
+            out.append("" if r.get("score") is None else repr(r["score"]))
+        if flagged:
+            out += ["true" if r["special"] else "false", "true" if r["added"] else "false"]
+        return out
+
+    return header, (cells(r) for r in rows)

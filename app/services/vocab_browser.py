@@ -34,7 +34,7 @@ def vocab_page(request: Request, tokenizer: str, q: str, page: int, id: int | No
     if page < 0:
         raise ValueError("page must be 0 or more")
     model = tok.model
-    found = V.search(model, q)
+    found = V.search(tok, q)
     counts = V.frequencies(tokenizer, tok, corpus, corpus_text(store(request), corpus)) \
         if corpus else None
     pages = max(1, -(-len(found) // PAGE))
@@ -47,11 +47,12 @@ def vocab_page(request: Request, tokenizer: str, q: str, page: int, id: int | No
 
     detail = None
     if id is not None:
-        entry = next((e for e in V.entries(model) if e.id == id), None)
+        entry = next((e for e in V.entries_of(tok) if e.id == id), None)
         if entry is None:
             raise LookupError(f"{tokenizer} has no token with id {id}")
-        detail = {**row(entry), "tree": None if entry.special else _tree(tok, entry.value)}
+        detail = {**row(entry), "tree": None if entry.special or entry.added
+                  else _tree(tok, entry.value)}
     return {"tok": tok, "rows": [row(e) for e in found[page * PAGE:(page + 1) * PAGE]],
             "detail": detail, "page": page, "pages": pages, "found": len(found),
-            "show": V.shower(model), "total_tokens": sum(counts.values()) if counts else None,
+            "added_count": V.added_count(tok), "show": V.shower(model), "total_tokens": sum(counts.values()) if counts else None,
             "byte_level": bool(getattr(model, "byte_level", False))}

@@ -117,10 +117,10 @@ def test_vocabularies_of_bundled_and_trained_tokenizers(client):
     pieces = tc.load("botchan_en_unigram_1000").model.pieces
     assert [(r[1], float(r[2])) for r in rows[1:]] == [(p, s) for p, s in pieces]
     assert "\r" in [r[1] for r in rows]
-    # the OpenAI encodings: the ranks, then the special tokens
+    # the OpenAI encodings: the ranks, then the special tokens (marked, issue 20 item 11)
     data = client.get("/api/vocab?tokenizer=cl100k_base").json()["vocab"]
     assert len(data) == tc.load("cl100k_base").vocab_size
-    assert data[-1] == {"id": 100276, "token": "<|endofprompt|>"}
+    assert data[-1] == {"id": 100276, "token": "<|endofprompt|>", "special": True, "added": True}
     # a trained handle
     handle = client.post("/api/train", json={"algorithm": "wordpiece", "corpus_name": "udhr/eng",
                                              "vocab_size": 200}).json()["tokenizer"]
