@@ -82,7 +82,9 @@ class WordPiece:
                  max_input_chars_per_word: int = MAX_INPUT_CHARS_PER_WORD,
                  special_tokens: Iterable[str] | None = None,
                  merges: Iterable[tuple[str, str]] = (), require_unk: bool = True) -> None:
-        if not isinstance(vocab, dict) or not vocab:
+        # an empty vocabulary is valid without the unknown token (Hugging Face's
+        # `WordPiece::default()`): it loads and saves, and cannot split any word
+        if not isinstance(vocab, dict) or (not vocab and require_unk):
             raise ValueError("a WordPiece vocabulary needs at least one token")
         if require_unk and unk_token not in vocab:
             raise ValueError(f"the vocabulary has no unknown token {unk_token!r}; WordPiece "
