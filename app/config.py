@@ -7,7 +7,9 @@ TOKVIS_MAX_CORPUS_BYTES   largest corpus that can be stored or trained on (defau
 TOKVIS_MAX_UPLOAD_BYTES   largest uploaded file (default 5 MB)
 TOKVIS_MAX_TOKENIZER_BYTES  largest uploaded tokenizer file, before and after gunzip (default 32 MB:
                           Llama 4's tokenizer.json is 12 MB)
-TOKVIS_REGEX_TIMEOUT      seconds a user regex may run (default 0.5)
+TOKVIS_REGEX_TIMEOUT      seconds the user-supplied patterns may run in one encode (default 0.5): the
+                          custom regex rule's, and an uploaded file's (Split, Replace, a ranks
+                          file's pattern); past it the request answers 422 naming the pattern
 TOKVIS_JOB_WORKERS        trainings run at once, across all server processes (default 2)
 TOKVIS_JOB_QUEUE          trainings that may wait for a worker; more get 429 (default 16)
 TOKVIS_JOB_CPU_SECONDS    CPU time one background training may use (default 600)

@@ -69,14 +69,15 @@ def resolve_tokenizer(request: Request, name: str, pattern: str | None = None) -
         if tok is None:
             raise UnknownTokenizer(f"unknown tokeniser {name!r}: no uploaded tokenizer file has "
                                    "this handle (upload it again: POST /api/tokenizers)")
-        return tok
+        # a file's own patterns (Split, Replace, a ranks file's pattern) run under the limit
+        return tok.limit_regex_time(settings(request).regex_timeout)
     tok = trained(request).get(name)
     if tok is None:
         known = ", ".join(pretrained.bundled())
         raise UnknownTokenizer(f"unknown tokeniser {name!r}: use a bundled one ({known}), "
                                "'regex' with a pattern, a handle from POST /api/train, or one "
                                "from POST /api/tokenizers (an uploaded tokenizer file)")
-    return tok
+    return tok.limit_regex_time(settings(request).regex_timeout)   # a trainer's user pattern
 
 
 def stored_corpora(request: Request) -> list[dict[str, str]]:

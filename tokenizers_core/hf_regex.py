@@ -33,11 +33,16 @@ from typing import Callable
 
 import regex
 
+from .user_regex import TimedPattern, shared_budget
+
 __all__ = ["compile_hf", "find_matches", "find_spans", "char_matches"]
 
 
-def compile_hf(pattern: str, *, literal: bool = False) -> "regex.Pattern[str]":
+def compile_hf(pattern: str, *, literal: bool = False) -> "regex.Pattern[str] | TimedPattern":
     """Compile a Hugging Face pattern: a regex in Ruby syntax, or (`literal`) a plain string.
+
+    A regex comes back as a `user_regex.TimedPattern` (no time limit until one is set, as
+    Hugging Face runs it; `Tokenizer.limit_regex_time` sets one); a literal cannot backtrack.
 
     >>> compile_hf("a.b", literal=True).findall("a.b axb")
     ['a.b']
@@ -51,7 +56,7 @@ def compile_hf(pattern: str, *, literal: bool = False) -> "regex.Pattern[str]":
     if literal:
         return regex.compile(regex.escape(pattern))
     try:
-        return regex.compile(translate(pattern), regex.MULTILINE)
+        return TimedPattern(regex.compile(translate(pattern), regex.MULTILINE), pattern)
     except regex.error as err:
         where = f" at position {err.pos}" if err.pos is not None else ""
         raise ValueError(f"invalid regex {pattern!r}: {err.msg}{where}") from None
@@ -171,6 +176,11 @@ def find_spans(compiled: "regex.Pattern[str]", text: str) -> list[tuple[int, int
     >>> find_spans(regex.compile("x*"), "axxb")
     [(0, 0), (1, 3), (4, 4)]
     """
+    with shared_budget():          # one time limit for all the searches below
+        return _find_spans(compiled, text)
+
+
+def _find_spans(compiled: "regex.Pattern[str]", text: str) -> list[tuple[int, int]]:
     spans = [m.span() for m in compiled.finditer(text)]
     if all(start < end for start, end in spans):
         return spans               # no empty match: the two iterators agree

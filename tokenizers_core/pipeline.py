@@ -46,6 +46,7 @@ from .normalized import NormalizedString
 from .pre_tokenizers import byte_level_fast
 from .processors.truncation import PaddingParams, TruncationParams, pad, truncate_encodings
 from .steps import Step, Trace, describe, register_step
+from .user_regex import shared_budget, timed_patterns
 
 __all__ = ["AddedToken", "Tokenizer", "NormalizeStep", "PreTokenizeStep", "ModelStep",
            "TruncateStep", "PostProcessStep", "PadStep", "describe"]
@@ -229,8 +230,9 @@ class Tokenizer:
         if not isinstance(text, str) or (pair is not None and not isinstance(pair, str)):
             raise ValueError("text to encode must be a string")
         local_ids: dict[str, int] = {}
-        first = self._encoding(text, 0, local_ids, trace)
-        second = self._encoding(pair, 1, local_ids, trace) if pair is not None else None
+        with shared_budget():          # the file's patterns share one time limit per encode
+            first = self._encoding(text, 0, local_ids, trace)
+            second = self._encoding(pair, 1, local_ids, trace) if pair is not None else None
         if self.truncation is not None:
             self._truncate(self.truncation, first, second, add_special_tokens, trace)
         processor = self.post_processor
@@ -486,8 +488,30 @@ class Tokenizer:
                 continue
             tokens.append(tok)
         if self.decoder is not None:
-            return self.decoder.decode(tokens)
+            with shared_budget():
+                return self.decoder.decode(tokens)
         return "".join(tokens)
+
+    def limit_regex_time(self, seconds: float | None) -> "Tokenizer":
+        """Run every pattern a user or a file supplied (a tokenizer.json's Split and Replace, a
+        ranks file's pattern, the custom regex rule) under one time limit: an encode (or a
+        decode) whose searches take longer than `seconds` in all raises ValueError naming the
+        pattern. None lifts the limit (how the library loads files: as Hugging Face runs
+        them). Trusted presets (gpt2, cl100k, ...) are never limited. Returns the tokeniser.
+
+        >>> from tokenizers_core.implementations.rules import regex_tokenizer
+        >>> tok = regex_tokenizer("(a|a)*$").limit_regex_time(0.05)
+        >>> tok.encode("a" * 40 + "!")
+        Traceback (most recent call last):
+        ...
+        ValueError: the pattern '(a|a)*$' took longer than 0.05 s on this text, so it was stopped; nested repetition such as (a|a)+ or (a+)+ makes a regex backtrack exponentially: simplify it
+        """
+        if seconds is not None and not seconds > 0:
+            raise ValueError("the regex time limit must be a positive number of seconds (or None)")
+        for pattern in timed_patterns([self.normalizer, self.pre_tokenizer, self.decoder,
+                                       self.post_processor]):
+            pattern.timeout = seconds
+        return self
 
     def is_special(self, token: str) -> bool:
         """A special added token (the model's own special tokens when there are no added

@@ -72,7 +72,7 @@ model (`ByteLevel.trim_offsets_of`), not here.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 from typing import Sequence as SequenceType
 
 import regex
@@ -81,7 +81,7 @@ from ..byte_level import _BYTE_CHAR, bytes_to_unicode, to_byte_level, unicode_to
 from ..hf_regex import translate
 from ..normalized import NormalizedString
 from ..steps import describe
-from ..user_regex import compile_pattern, match_spans
+from ..user_regex import TimedPattern, compile_pattern, match_spans
 
 # ---- tiktoken's patterns, verbatim from tiktoken 0.14.0 tiktoken_ext/openai_public.py ------------
 GPT2_PATTERN = (
@@ -293,16 +293,19 @@ class Regex(PreTokenizerBase):
         if isinstance(pattern_or_preset, str) and pattern_or_preset in PRESETS:
             self.preset: str | None = pattern_or_preset
             self.pattern = PRESETS[pattern_or_preset]
-            self.timeout: float | None = None
-            self._compiled = _PRESET_RE[pattern_or_preset]
+            self._compiled: Any = _PRESET_RE[pattern_or_preset]
         else:
             self.preset = None
             self.pattern = pattern_or_preset
-            self.timeout = timeout
-            self._compiled = compile_pattern(pattern_or_preset)
+            self._compiled = TimedPattern(compile_pattern(pattern_or_preset), timeout=timeout)
+
+    @property
+    def timeout(self) -> float | None:
+        """The time limit of a user pattern (None: none; the presets are trusted)."""
+        return getattr(self._compiled, "timeout", None)
 
     def split(self, text: NormalizedString) -> list[NormalizedString]:
-        spans = match_spans(self._compiled, text.normalized, self.timeout)
+        spans = match_spans(self._compiled, text.normalized)
         if self.behavior == "isolated":
             spans = _with_gaps(spans, len(text))
         return _slices(text, spans)

@@ -31,7 +31,13 @@ from typing import Any, Mapping
 
 from ..encoding import Encoding
 
-__all__ = ["TruncationParams", "PaddingParams", "truncate", "truncate_encodings", "pad"]
+__all__ = ["MAX_LENGTH", "TruncationParams", "PaddingParams", "truncate", "truncate_encodings",
+           "pad"]
+
+# The longest padding or truncation length a file may ask for: as many tokens as the longest
+# text the web server takes by default can make (100,000 characters, up to 4 byte tokens each).
+# A file's {"Fixed": 3000000} would otherwise build millions of pad tokens for the text "a".
+MAX_LENGTH = 400_000
 
 _STRATEGIES = {"LongestFirst": "longest_first", "OnlyFirst": "only_first",
                "OnlySecond": "only_second"}
@@ -42,6 +48,25 @@ def _int(cfg: Mapping, key: str, default: int | None, where: str) -> int:
     value = cfg.get(key, default)
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise ValueError(f"{where}: {key} must be a non-negative integer")
+    return value
+
+
+def _length(cfg: Mapping, key: str, where: str) -> int:
+    """A length in tokens: a non-negative integer of at most `MAX_LENGTH`.
+
+    >>> _length({"Fixed": 3_000_000}, "Fixed", "padding")
+    Traceback (most recent call last):
+    ...
+    ValueError: padding: Fixed is 3,000,000 tokens; it may be at most 400,000 (the most tokens the longest text makes)
+    """
+    value = cfg.get(key)
+    if isinstance(value, float) and value.is_integer():
+        raise ValueError(f"{where}: {key} must be an integer, not {value!r} (and at most "
+                         f"{MAX_LENGTH:,})")
+    value = _int(cfg, key, None, where)
+    if value > MAX_LENGTH:
+        raise ValueError(f"{where}: {key} is {value:,} tokens; it may be at most {MAX_LENGTH:,} "
+                         "(the most tokens the longest text makes)")
     return value
 
 
@@ -70,7 +95,7 @@ class TruncationParams:
             return None
         if not isinstance(cfg, Mapping):
             raise ValueError("truncation must be an object or null")
-        return cls(max_length=_int(cfg, "max_length", None, "truncation"),
+        return cls(max_length=_length(cfg, "max_length", "truncation"),
                    stride=_int(cfg, "stride", 0, "truncation"),
                    strategy=_choice(cfg, "strategy", "LongestFirst", _STRATEGIES, "truncation"),
                    direction=_choice(cfg, "direction", "Right", _DIRECTIONS, "truncation"))
@@ -104,12 +129,12 @@ class PaddingParams:
         if strategy == "BatchLongest":
             length = None
         elif isinstance(strategy, Mapping) and set(strategy) == {"Fixed"}:
-            length = _int(strategy, "Fixed", None, "padding")
+            length = _length(strategy, "Fixed", "padding")
         else:
             raise ValueError("padding: strategy must be \"BatchLongest\" or {\"Fixed\": N}")
         multiple = cfg.get("pad_to_multiple_of")
         if multiple is not None:
-            multiple = _int(cfg, "pad_to_multiple_of", None, "padding")
+            multiple = _length(cfg, "pad_to_multiple_of", "padding")
         token = cfg.get("pad_token", "[PAD]")
         if not isinstance(token, str):
             raise ValueError("padding: pad_token must be a string")

@@ -82,7 +82,9 @@ class WordPiece:
                  max_input_chars_per_word: int = MAX_INPUT_CHARS_PER_WORD,
                  special_tokens: Iterable[str] | None = None,
                  merges: Iterable[tuple[str, str]] = (), require_unk: bool = True) -> None:
-        if not isinstance(vocab, dict) or not vocab:
+        # an empty vocabulary is valid without the unknown token (Hugging Face's
+        # `WordPiece::default()`): it loads and saves, and cannot split any word
+        if not isinstance(vocab, dict) or (not vocab and require_unk):
             raise ValueError("a WordPiece vocabulary needs at least one token")
         if require_unk and unk_token not in vocab:
             raise ValueError(f"the vocabulary has no unknown token {unk_token!r}; WordPiece "
@@ -103,6 +105,8 @@ class WordPiece:
         self.special_tokens: tuple[str, ...] = tuple(special_tokens)
         self.merges: list[tuple[str, str]] = [tuple(m) for m in merges]  # type: ignore[misc]
         self._cache: dict[str, list[tuple[str, int, int, int]]] = {}
+        # no candidate longer than the longest entry can match: each probe starts there
+        self._longest = max(map(len, self.vocab), default=0)
 
     def to_hf_config(self) -> dict:
         """The model section of a tokenizer.json (the vocabulary in id order).
@@ -172,6 +176,10 @@ class WordPiece:
         return list(out)
 
     def _longest_match(self, word: str) -> list[tuple[str, int, int, int]]:
+        """Greedy longest match. Each window starts no longer than the longest vocabulary
+        entry (a longer candidate cannot be in the vocabulary, so the tokens are those of
+        the textbook loop, and Hugging Face's): a word of n characters costs at most
+        n * longest lookups, whatever `max_input_chars_per_word` allows."""
         vocab = self.vocab
         n = len(word)
         if n == 0:
@@ -179,10 +187,13 @@ class WordPiece:
         if n > self.max_input_chars_per_word:
             return self._unknown(word)
         prefix = self.continuing_subword_prefix
+        longest = self.__dict__.get("_longest")
+        if longest is None:                          # a model pickled before `_longest`
+            longest = self._longest = max(map(len, vocab), default=0)
         out: list[tuple[str, int, int, int]] = []
         start = 0
         while start < n:
-            end = n
+            end = min(n, start + longest - (len(prefix) if start else 0))
             while start < end:                       # shrink the window from the right
                 candidate = word[start:end] if start == 0 else prefix + word[start:end]
                 id_ = vocab.get(candidate)
