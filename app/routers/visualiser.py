@@ -6,7 +6,9 @@ from typing import Any
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from ..deps import (BAD_INPUT, REGEX, bad_input, check_text, store, tokenizer_label,
+from tokenizers_core import pretrained
+
+from ..deps import (BAD_INPUT, REGEX, bad_input, check_text, settings, store, tokenizer_label,
                     tokenizer_options)
 from ..render import render, url_with
 from ..services.corpora import put_text
@@ -70,9 +72,12 @@ def _settings(name: str, pattern: str, ids: bool, raw: bool, special: bool) -> d
 
 def _page(request: Request, text: str, tokenizer: str | None, pattern: str, ids: bool,
           raw: bool, special: bool, stored: str | None = None) -> HTMLResponse:
-    name = tokenizer or default_tokenizer()
+    """A text over the limit is cut at it, and the page says so (`cut`: the length given)."""
+    name = pretrained.canonical_name(tokenizer or default_tokenizer())   # gpt2 -> r50k_base
+    limit = settings(request).max_text_chars
+    cut = len(text) if len(text) > limit else None
+    text = text[:limit]
     try:
-        check_text(request, text)
         ctx, status = {"error": None, **visualise(request, text, name, pattern, special)}, 200
     except BAD_INPUT as exc:                  # shown in place of the result, the form kept
         message, status = bad_input(exc)
@@ -83,7 +88,8 @@ def _page(request: Request, text: str, tokenizer: str | None, pattern: str, ids:
     if stored is not None:
         link = url_with("/", {"stored": stored, **settings_only})
     permalink = link if len(link) <= MAX_PERMALINK else None
-    ctx.update(text=text, tokenizer=name, pattern=pattern, show_ids=ids, raw=raw, special=special,
+    ctx.update(text=text, cut=cut, max_chars=limit, tokenizer=name, pattern=pattern,
+               show_ids=ids, raw=raw, special=special,
                options=tokenizer_options(request, name), regex_name=REGEX,
                label=tokenizer_label(request, name), permalink=permalink,
                next=permalink or url_with("/", settings_only))
