@@ -35,7 +35,7 @@ def test_the_textarea_knows_the_limit(client, settings):
 
 
 # ---- plurals ------------------------------------------------------------------------------------
-BAD_PLURAL = re.compile(r"(?<![\d.,])\b1 (tokens|merges|pieces|steps|words|entries|rounds)\b"
+BAD_PLURAL = re.compile(r"(?<![\d.,])(?<!Round )\b1 (tokens|merges|pieces|steps|words|entries|rounds)\b"
                         r"|\bfirst 1 ")
 
 
