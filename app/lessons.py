@@ -1,4 +1,4 @@
-"""Worked lessons: the seeds' pen-and-paper examples as short guided sequences of real states.
+"""Worked lessons: the textbooks' pen-and-paper examples as short guided sequences of real states.
 
 Each lesson is a list of steps; a step is one state computed by the engine's own steppers (the
 BPE training session, `BPE.encode_steps`, the WordPiece trainer and `probes`, the Unigram
@@ -20,7 +20,13 @@ from .embed import EMBED
 from .jobs.runs import bpe_session_here
 from .render import url_with
 from .views import bpe_encode, bpe_train, unigram_lattice, wordpiece_encode
-SEED003 = "low low low low lowest lowest newer newer newer wider wider"
+
+# Where the examples come from (a lesson names its source on its page)
+GUIDE = "a tokeniser visualiser's “How it works” guide for students"
+LEETLLM = "LeetLLM's article “Tokenization: BPE & SentencePiece”"
+WORDCHIPPER = "wordchipper's chapter “How Tokenizers Work”"
+
+LOW_NEWER_WIDER = "low low low low lowest lowest newer newer newer wider wider"
 
 
 @dataclass(frozen=True)
@@ -122,18 +128,18 @@ def lesson_bpe_sennrich() -> Lesson:
     steps = _bpe_training_steps(SENNRICH, "bpe", 24, 12, {"variant": "bpe", "vocab_size": 24})
     return Lesson("bpe-sennrich", "BPE training on low, lower, newest, widest",
                   "Sennrich et al.'s corpus: watch the pair counts decide each merge, and see "
-                  "est</w> form as an end-of-word piece.", "seed 000; Sennrich et al. (2016)",
+                  "est</w> form as an end-of-word piece.", f"Sennrich et al. (2016), as {GUIDE} retells it",
                   tuple(steps), url_with("/bpe/train", {"vocab_size": 24, "practice": 1,
                                                         "until": len(steps) - 1}))
 
 
 def lesson_bpe_lowest() -> Lesson:
     import tokenizers_core as tc
-    tok = tc.train("bpe", [SEED003], vocab_size=25)
+    tok = tc.train("bpe", [LOW_NEWER_WIDER], vocab_size=25)
     merges = tok.model.merges
     intro = {"merges": [[a, b] for a, b in merges], "n": len(merges), "vocab_size": 25}
     steps = [LessonStep(
-        f"Train BPE on “{SEED003}” until the vocabulary has 25 symbols: that takes "
+        f"Train BPE on “{LOW_NEWER_WIDER}” until the vocabulary has 25 symbols: that takes "
         f"{len(merges)} merges (listed here in the order learned). Now encode the word lowest "
         "with them.", "merge_list", intro,
         None)]
@@ -145,7 +151,7 @@ def lesson_bpe_lowest() -> Lesson:
         "bpe_encode", {"parts": rare, "candidates": [], "chosen": None}))
     return Lesson("bpe-lowest", "BPE encoding of “lowest”, merge by merge",
                   "Merges apply by rank, the earliest learned first, whatever their position "
-                  "in the word.", "seeds 000 and 003", tuple(steps))
+                  "in the word.", f"{GUIDE} and {LEETLLM}", tuple(steps))
 
 
 def lesson_byte_bpe() -> Lesson:
@@ -161,7 +167,7 @@ def lesson_byte_bpe() -> Lesson:
     last = steps[-1]
     if last.data.get("tied"):
         steps[-1] = LessonStep(
-            last.text + " (The seed's worked example takes the first pair it finds here; this "
+            last.text + f" ({WORDCHIPPER} takes the first pair it finds here; this "
             "engine, like Hugging Face, takes the pair of older symbols, and Ġ is one of the "
             f"{n_bytes} starting symbols.)", last.panel, {**last.data, "bytes": n_bytes},
             last.link)
@@ -173,7 +179,7 @@ def lesson_byte_bpe() -> Lesson:
                            steps[-1].panel, {**steps[-1].data, "ids": ids, "bytes": n_bytes})
     return Lesson("byte-bpe-aabaa", "Byte-level BPE on “aabaa aab”",
                   "Three rounds of merges over bytes, then the encoding of “aab” by rank.",
-                  "seed 004", tuple(steps))
+                  WORDCHIPPER, tuple(steps))
 
 
 # ---- WordPiece ---------------------------------------------------------------------------------
@@ -191,7 +197,7 @@ def lesson_wordpiece_score() -> Lesson:
     t = next(r for r in rows if r[:2] == list(step.bpe_pair))
     x = next(r for r in rows if r[:2] == list(step.pair))
     steps = (
-        LessonStep("A word table chosen so the counts are the seed's: "
+        LessonStep(f"A word table chosen so the counts are {LEETLLM}'s: "
                    + ", ".join(f"{w} ×{c}" for w, c in SCORE_WORDS.items())
                    + ". WordPiece starts each word as its first character and ##-continuations.",
                    "wp_pairs", {**data, "mark": None}),
@@ -207,7 +213,7 @@ def lesson_wordpiece_score() -> Lesson:
     )
     return Lesson("wordpiece-score", "WordPiece's score: why “xz” beats “th”",
                   "The likelihood score count(ab) / (count(a) × count(b)) against BPE's raw count.",
-                  "seed 003", steps)
+                  LEETLLM, steps)
 
 
 PLAYING_VOCAB = ("[UNK]", "play", "##ing", "un", "##aff", "##able")
@@ -231,7 +237,7 @@ def lesson_wordpiece_encode() -> Lesson:
                                                                    "vocab_text": "\n".join(PLAYING_VOCAB)})))
     return Lesson("wordpiece-encode", "WordPiece encoding: “playing” and “unaffable”",
                   "The window shrinks one character at a time: play + ##ing, un + ##aff + ##able.",
-                  "seed 000; the BERT paper's unaffable", tuple(steps),
+                  f"{GUIDE}; “unaffable” from the BERT paper (Devlin et al. 2019)", tuple(steps),
                   url_with("/wordpiece/encode", {"text": "playing unaffable",
                                                  "vocab_text": "\n".join(PLAYING_VOCAB),
                                                  "practice": 1}))
@@ -275,7 +281,7 @@ def lesson_unigram_cats() -> Lesson:
                             "span": [s.start, s.end], "score": s.score}))
     return Lesson("unigram-cats", "Unigram Viterbi on “▁cats”",
                   "best[i] and the back-pointers fill left to right; ▁cat + s wins.",
-                  "seed 000", tuple(steps), url_with("/unigram/lattice", {"text": "cats",
+                  GUIDE, tuple(steps), url_with("/unigram/lattice", {"text": "cats",
                                                                          "practice": 1}))
 
 
@@ -322,7 +328,7 @@ def lesson_sentences() -> Lesson:
                             url_with("/", {"text": SENTENCE_TEXT, "tokenizer": "sentence"})))
     return Lesson("sentences", "The sentence splitter's abbreviation guard",
                   "Why “Dr.” and “e.g.” do not end a sentence but “Friday.” does.",
-                  "seed 000", tuple(steps))
+                  GUIDE, tuple(steps))
 
 
 LESSONS: dict[str, Callable[[], Lesson]] = {
