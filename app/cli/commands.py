@@ -134,7 +134,7 @@ def encode(args: argparse.Namespace) -> int:
     print("ids:", " ".join(map(str, enc.ids)))
     n = len(enc)
     per = f"{len(text) / n:.2f}" if n else "-"
-    print(f"{n:,} tokens · {len(text):,} characters · {len(text.encode('utf-8')):,} bytes · "
+    print(f"{n:,} token{'' if n == 1 else 's'} · {len(text):,} characters · {len(text.encode('utf-8')):,} bytes · "
           f"{per} characters/token ({tok.name})")
     return 0
 
@@ -229,9 +229,9 @@ def compare(args: argparse.Namespace) -> int:
     text = read_text(args.text)
     colour = use_colour(args.colour, sys.stdout)
     results = []
-    for source in args.tokenizers:
+    for source, label in zip(args.tokenizers, column_labels(args.tokenizers)):
         tok = load_tokenizer(source, args)
-        results.append((source, tok, tok.encode(text)))
+        results.append((label, tok, tok.encode(text)))
     rows = [(name, len(enc), f"{len(text) / len(enc):.2f}" if len(enc) else "-")
             for name, _tok, enc in results]
     print(table(rows, ("tokenizer", "tokens", "chars/token")))
@@ -239,6 +239,17 @@ def compare(args: argparse.Namespace) -> int:
         print(f"\n{name}:")
         print(chip_line(tok, text, enc, colour))
     return 0
+
+
+def column_labels(sources: list[str]) -> list[str]:
+    """A compare column's label: a file by its name (not the whole path), a bundled tokeniser
+    by the name given; two files of the same name keep the paths given.
+
+    >>> column_labels(["gpt2", "/tmp/a/tokenizer.json", "/tmp/b/vocab.txt"])
+    ['gpt2', 'tokenizer.json', 'vocab.txt']
+    """
+    names = [os.path.basename(s) if os.sep in s or "/" in s else s for s in sources]
+    return [n if names.count(n) == 1 else s for n, s in zip(names, sources)]
 
 
 def export(args: argparse.Namespace) -> int:

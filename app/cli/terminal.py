@@ -4,7 +4,8 @@ Chips are `app.display.chips`, the same values the web draws: whitespace made vi
 space, `↵` for a newline, `→` for a tab), bytes that are not a character on their own as
 `<E3 81>`. With colour, each chip gets the background of its web colour (xterm's 256 colours,
 nearest to the Okabe-Ito tints of static/app.css); without, chips are separated by a space
-(a token's own spaces are shown as `·`, so a real space is always a boundary).
+(a token's own spaces are shown as `·`, so a real space is always a boundary). An unknown
+token shows what it stands for, in words: `[UNK ☃]`, with colour or without.
 """
 from __future__ import annotations
 
@@ -41,6 +42,8 @@ def chip_line(tok: tc.Tokenizer, text: str, enc: tc.Encoding, colour: bool) -> s
     lines: list[list[str]] = [[]]
     for chip in display.chips(tok, text, enc, links=False):
         label = chip.text
+        if chip.mark == "unk":                  # marked in words, so not by colour alone
+            label = f"[UNK {label}]"
         if colour:
             style = "1;7" if chip.special else f"30;48;5;{_BACKGROUNDS[chip.colour]}"
             label = f"\x1b[{style}m{label}{_RESET}"

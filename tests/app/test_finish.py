@@ -91,7 +91,7 @@ def test_cli_compare_labels_a_file_by_its_name(tmp_path, capsys):
     from app.cli import main
     path = tmp_path / "deep" / "dir" / "mine.json"
     path.parent.mkdir(parents=True)
-    tc.load("word").save(str(path))
+    tc.load("bert-base-uncased").save(str(path))
     assert main(["compare", "--no-color", "-t", str(path), "-t", "char", "hi there"]) == 0
     out = capsys.readouterr().out
     assert str(tmp_path) not in out
