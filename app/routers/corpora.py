@@ -11,6 +11,7 @@ from tokenizers_core.corpora import corpus_names
 from ..deps import store
 from ..render import render
 from ..services.corpora import corpus_summary, read_corpus_upload, store_corpus
+from ..store import is_sha256
 
 router = APIRouter(tags=["corpora"])
 
@@ -31,7 +32,12 @@ def _page(request: Request, status: int = 200, **ctx: Any) -> HTMLResponse:
 
 @router.get("/corpora", response_class=HTMLResponse, summary="Stored corpora page")
 def corpora_page(request: Request, saved: str | None = None) -> HTMLResponse:
-    return _page(request, saved=saved)
+    """`saved`: the sha256 just stored, confirmed with its name and size (if it is stored)."""
+    text = store(request).get(saved) if saved and is_sha256(saved) else None
+    kept = None if text is None else {
+        **corpus_summary(saved, text),
+        "name": next((c["name"] for c in store(request).list() if c["sha256"] == saved), "")}
+    return _page(request, saved=kept)
 
 
 @router.post("/corpora", response_class=HTMLResponse, summary="Store a pasted or uploaded corpus")

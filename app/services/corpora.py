@@ -40,7 +40,22 @@ def store_corpus(request: Request, text: str, name: str = "") -> str:
     limits.check_corpus_size(text, settings(request).max_corpus_bytes)
     if not text.strip():
         raise HTTPException(422, "the corpus is empty")
-    return put_text(request, text, name=name.strip()[:200])
+    return put_text(request, text, name=name.strip()[:200] or first_words(text))
+
+
+def first_words(text: str, limit: int = 40) -> str:
+    """A name for a corpus given none: its first words, up to `limit` characters, cut at a word.
+
+    >>> first_words("Colourless green ideas sleep furiously tonight and tomorrow too")
+    'Colourless green ideas sleep furiously…'
+    >>> first_words("  short\\ntext ")
+    'short text'
+    """
+    words = " ".join(text.split())
+    if len(words) <= limit:
+        return words
+    cut = words[:limit + 1].rsplit(" ", 1)[0] if " " in words[:limit + 1] else words[:limit]
+    return cut + "…"
 
 
 def corpus_summary(digest: str, text: str) -> dict[str, Any]:
