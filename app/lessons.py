@@ -128,7 +128,7 @@ def lesson_bpe_sennrich() -> Lesson:
     steps = _bpe_training_steps(SENNRICH, "bpe", 24, 12, {"variant": "bpe", "vocab_size": 24})
     return Lesson("bpe-sennrich", "BPE training on low, lower, newest, widest",
                   "Sennrich et al.'s corpus: watch the pair counts decide each merge, and see "
-                  "est</w> form as an end-of-word piece.", f"Sennrich et al. (2016), as {GUIDE} retells it",
+                  "est</w> form as an end-of-word piece.", "Sennrich et al. (2016)",
                   tuple(steps), url_with("/bpe/train", {"vocab_size": 24, "practice": 1,
                                                         "until": len(steps) - 1}))
 
