@@ -1,4 +1,4 @@
-"""Worked lessons (`/lessons`, `/lessons/{slug}?step=k`): the seeds' examples, one engine state
+"""Worked lessons (`/lessons`, `/lessons/{slug}?step=k`): textbook examples, one engine state
 a step, with a sentence each (`app/lessons.py`)."""
 from __future__ import annotations
 

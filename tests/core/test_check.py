@@ -2,8 +2,8 @@
 a student would write it (independently of the checker's own replays), and the checker must find
 the first merge / word where it goes wrong and name the mistake.
 
-The corpora are the seeds' textbook ones: Sennrich et al.'s low x5, lower x2, newest x6,
-widest x3 (seed 000's "lowest" example), and seed 003's "low low low low lowest lowest newer
+The corpora are the textbooks' ones: Sennrich et al.'s low x5, lower x2, newest x6,
+widest x3 (the 'How it works' guide's "lowest" example), and LeetLLM's "low low low low lowest lowest newer
 newer newer wider wider".
 """
 from __future__ import annotations
@@ -18,13 +18,13 @@ from tokenizers_core.corpora import load_corpus
 
 SENNRICH = ["low low low low low", "lower lower", "newest newest newest newest newest newest",
             "widest widest widest"]
-SEED003 = ["low low low low lowest lowest newer newer newer wider wider"]
+LOW_NEWER_WIDER = ["low low low low lowest lowest newer newer newer wider wider"]
 
 
 # ---- a student's BPE trainer, with one switch per bug --------------------------------------
 def student_bpe(lines, n_merges, *, weight=True, end_of_word=True, per_line=False,
                 dict_ties=False):
-    """Seed 000's pseudocode as a student writes it: words -> frequency, then count, pick,
+    """The 'How it works' guide's pseudocode as a student writes it: words -> frequency, then count, pick,
     merge. Ties go to the pair of earlier-created symbols (the project's rule) unless
     `dict_ties`, which uses `max(stats, key=stats.get)`."""
     if per_line:                                   # bug: the line is one sequence, spaces and all
@@ -82,12 +82,12 @@ def test_merges_as_text_or_json_pairs():
 
 
 def test_unweighted_pair_counts():
-    """Each distinct word counts once: in SEED003, (l, o) is in all four distinct words and
+    """Each distinct word counts once: in LOW_NEWER_WIDER, (l, o) is in all four distinct words and
     wins merge 1 either way, but later the words' frequencies decide."""
-    theirs = student_bpe(SEED003, 8, weight=False)
-    report = tc.check("bpe", SEED003, theirs, vocab_size=30)
+    theirs = student_bpe(LOW_NEWER_WIDER, 8, weight=False)
+    report = tc.check("bpe", LOW_NEWER_WIDER, theirs, vocab_size=30)
     k = report.first_divergence
-    assert k is not None and theirs[:k - 1] == _reference(SEED003, 30)[:k - 1]
+    assert k is not None and theirs[:k - 1] == _reference(LOW_NEWER_WIDER, 30)[:k - 1]
     assert [m.name for m in report.mistakes] == ["unweighted_counts"]
     assert report.state["winner"] == list(report.expected)
     # the reference's pair occurs more often, weighted, than theirs
@@ -107,8 +107,8 @@ def test_forgetting_end_of_word():
 def test_merging_across_words():
     """The whole line as one sequence: the space is a symbol, and pairs such as (w, ' ') span
     two words."""
-    theirs = student_bpe(SEED003, 6, per_line=True)
-    report = tc.check("bpe", SEED003, theirs, vocab_size=30)
+    theirs = student_bpe(LOW_NEWER_WIDER, 6, per_line=True)
+    report = tc.check("bpe", LOW_NEWER_WIDER, theirs, vocab_size=30)
     assert report.first_divergence is not None
     assert [m.name for m in report.mistakes] == ["across_words"]
     assert report.state.get("their_count") is None or report.state["their_count"] < report.state["count"]
@@ -304,7 +304,7 @@ def test_the_checkers_replays_equal_the_engine_without_mistakes():
     from tokenizers_core.checker import _bpe_sequences, replay as textbook
     from tokenizers_core.implementations.bert import count_words
     udhr = load_corpus("udhr/eng").splitlines()[:40]
-    for lines in (SENNRICH, SEED003, udhr):
+    for lines in (SENNRICH, LOW_NEWER_WIDER, udhr):
         for variant, size in (("bpe", 120), ("byte_bpe", 300)):
             ours = tc.train(variant, lines, vocab_size=size).model.merges
             right, _ = _bpe_sequences(variant, lines, {})

@@ -1,4 +1,4 @@
-"""Rule tokenisers (seed 000): characters, words, sentences, a user's regex.
+"""Rule tokenisers (as the 'How it works' guide lists them): characters, words, sentences, a user's regex.
 
 The golden cases follow the seed's rules: code points for `char`; "letters/digits or a single
 punctuation character" for `word` (the seed's ASCII regex, which ours extends to every script

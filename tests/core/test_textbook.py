@@ -3,7 +3,7 @@
 Each textbook module recounts or rescans everything at every step; each fast engine keeps
 incremental counts, heaps and tries. They must yield the same step values: every field of
 every step (`to_dict()`), or, where the fast engine records an annotation only within bounds
-(BPE's tied pairs), the fields both fill. The corpora are the seeds' golden examples, lines of
+(BPE's tied pairs), the fields both fill. The corpora are the textbooks' golden examples, lines of
 botchan and UDHR snippets in several scripts, and Hypothesis' small random corpora. Last, the
 code panels: every step a module yields maps to a line of its CODE carrying the step's marker.
 """
@@ -80,7 +80,7 @@ def test_bpe_training_equals_the_fast_trainer_on_real_text(name, variant, size):
 
 
 def test_bpe_training_golden_seed_example():
-    """Seed 000: "low lower lowest newer wider". Five pairs occur 3 times: l o (low, lower,
+    """The 'How it works' guide's "low lower lowest newer wider". Five pairs occur 3 times: l o (low, lower,
     lowest), o w, w e (lower, lowest, newer), e r and r </w> (lower, newer, wider). Ids follow
     code points (</w> 1, e 3, l 5, o 7, r 8, w 11), so (e, r) = (3, 8) wins the tie."""
     steps = list(textbook_bpe("bpe", SEED, 16))
@@ -209,7 +209,7 @@ def test_wordpiece_training_equals_the_fast_trainer(name):
 
 
 def test_wordpiece_training_golden_and_min_frequency():
-    """Seed 003 in small: ##g ##s scores 5 / (20 x 5) = 1/20, the best, though ##u ##g occurs
+    """LeetLLM's example in small: ##g ##s scores 5 / (20 x 5) = 1/20, the best, though ##u ##g occurs
     20 times (plain BPE's choice)."""
     words = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
     spelled = {wordpiece_train.spell(w): f for w, f in words.items()}

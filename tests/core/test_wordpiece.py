@@ -22,7 +22,7 @@ def tokens(model: WordPiece, word: str) -> list[str]:
 
 
 def test_playing_golden(small):
-    """Seed 000: "playing" -> play, ##ing. At start 0 the window shrinks from "playing" to
+    """The 'How it works' guide's "playing" -> play, ##ing. At start 0 the window shrinks from "playing" to
     "play" (4 probes: playing, playin, playi, play); at start 4, "##ing" matches at once."""
     assert small.tokenize("playing") == [("play", 1, 0, 4), ("##ing", 2, 4, 7)]
     probes = list(small.probes("playing"))

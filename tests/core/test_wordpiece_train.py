@@ -67,7 +67,7 @@ def textbook_wordpiece(word_counts, vocab_size, min_frequency=0, specials=SPECIA
 
 # ---- golden cases ---------------------------------------------------------------------------
 def test_seed_003_th_versus_xz():
-    """Seed 003: freq(t)=1000, freq(h)=800, freq(th)=500; freq(x)=10, freq(z)=8, freq(xz)=7.
+    """LeetLLM's example: freq(t)=1000, freq(h)=800, freq(th)=500; freq(x)=10, freq(z)=8, freq(xz)=7.
     BPE merges th (500 > 7); WordPiece merges xz, since 7/(10*8) = 0.0875 beats
     500/(1000*800) = 0.000625. The other pairs (a ##h: 300/(301*800), a ##z: 1/(301*8)) lose
     on both criteria."""

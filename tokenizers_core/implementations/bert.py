@@ -1,4 +1,4 @@
-"""The BERT pipeline: BertNormalizer -> BertPreTokenizer -> WordPiece -> [CLS] $A [SEP] (seed 001).
+"""The BERT pipeline: BertNormalizer -> BertPreTokenizer -> WordPiece -> [CLS] $A [SEP] (as 'How Machines Comprehend Language' draws it).
 
 `bert_base_uncased()` is the bundled real tokeniser; `train_wordpiece(lines, vocab_size)` trains a
 WordPiece model by likelihood and puts it in the same pipeline.

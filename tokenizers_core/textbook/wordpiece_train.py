@@ -92,7 +92,7 @@ def ranker(pairs: dict[Pair, int], symbols: dict[str, int], ids: dict[str, int],
 
     >>> key = ranker({("x", "z"): 7, ("t", "h"): 500}, {"x": 10, "z": 8, "t": 1000, "h": 800},
     ...              {"h": 0, "t": 1, "x": 2, "z": 3})
-    >>> max([("x", "z"), ("t", "h")], key=key)          # seed 003: 7/80 beats 500/800000
+    >>> max([("x", "z"), ("t", "h")], key=key)          # LeetLLM's example: 7/80 beats 500/800000
     ('x', 'z')
     """
     if score == "count":

@@ -1,6 +1,6 @@
 """WordPiece: greedy longest-match encoding over a vocabulary of pieces (BERT's model).
 
-Encoding one word (seed 000): at each start position the window `word[start:end]` shrinks from the
+Encoding one word (the 'How it works' guide's loop): at each start position the window `word[start:end]` shrinks from the
 right one character at a time until it is in the vocabulary (with the continuation prefix `##`
 when start > 0); the match is kept and the next window starts where it ended. If some position has
 no match at all, the *whole* word becomes `[UNK]`; a word longer than `max_input_chars_per_word`

@@ -14,7 +14,7 @@ cross-multiplying, never as rounded floats), then the higher pair count, then th
 `(id(left), id(right))`; ids go to the special tokens, then to the initial symbols in code-point
 (Python `str`) order, then to new symbols in creation order.
 
-Seed 003's example: with freq(t)=1000, freq(h)=800, freq(th)=500 and freq(x)=10, freq(z)=8,
+LeetLLM's example (its tokenization article): with freq(t)=1000, freq(h)=800, freq(th)=500 and freq(x)=10, freq(z)=8,
 freq(xz)=7, BPE merges "th" (500 > 7) but WordPiece merges "xz" (7/80 > 500/800000).
 
 >>> trainer = WordPieceTrainer({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, vocab_size=30)
@@ -104,7 +104,7 @@ def _better(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
     Exact score comparison by cross-multiplying count/(fl*fr), then the higher count, then the
     smaller pair key (the smaller (id(left), id(right))).
 
-    >>> _better((7, 10, 8, 5), (500, 1000, 800, 1))    # seed 003: xz beats th
+    >>> _better((7, 10, 8, 5), (500, 1000, 800, 1))    # LeetLLM's example: xz beats th
     True
     """
     lhs = a[0] * b[1] * b[2]
