@@ -145,7 +145,8 @@ def tokenizer_options(request: Request, current: str | None = None) -> list[dict
                     "group": groups.get(entry.algorithm, entry.algorithm)})
     out.append({"value": REGEX, "label": "Custom regex (matches are tokens)", "group": "Rules"})
     out += stored_options(request)
-    if current and not any(o["value"] == current for o in out):
+    if current and not any(o["value"] in (current, pretrained.canonical_name(current))
+                           for o in out):           # an alias (gpt2) is its bundled entry
         out.append({"value": current, "label": f"Trained: {current}", "group": "Trained"})
     return out
 

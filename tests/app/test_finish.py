@@ -128,3 +128,10 @@ def test_corpora_confirms_what_was_stored(client):
     words = _text(r.text)
     assert "Stored “my notes”" in words
     assert "2 lines" in words
+
+
+@pytest.mark.parametrize("url", ["/vocab?tokenizer=gpt2", "/?tokenizer=gpt-4&text=hi"])
+def test_an_alias_is_its_bundled_entry_in_every_picker(client, url):
+    """`gpt2` is r50k_base: no picker adds a "Trained: gpt2" entry for it."""
+    r = client.get(url)
+    assert r.status_code == 200 and "Trained: gpt" not in r.text
