@@ -167,8 +167,8 @@ class Engine:
         if job is None or job.kind != kind:
             return None
         if not creator:
-            raise PermissionError(f"only whoever started this {kind} can cancel it (with the id "
-                                  "it was given when it started it)")
+            raise PermissionError(f"only whoever started this {kind} can cancel it: the browser "
+                                  f"that started it, or with the id POST /api/{kind} gave them")
         return self.cancel(job.id)
 
     def wait(self, job_id: str, created: bool,
