@@ -22,7 +22,8 @@ $(VENV)/.test-deps: pyproject.toml | $(BIN)/python
 	touch $@ $(VENV)/.run-deps
 
 run: $(VENV)/.run-deps
-	$(BIN)/python -m uvicorn app.main:app --host $(HOST) --port $(PORT)
+	$(BIN)/python -m uvicorn app.main:app --host $(HOST) --port $(PORT) \
+	  --timeout-keep-alive 5 --limit-concurrency 500 --h11-max-incomplete-event-size 16384
 
 test: $(VENV)/.test-deps
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow"

@@ -19,7 +19,7 @@ from .config import Settings
 from .embed import embed_mode
 from .jobs import ClientGone, Engine, QueueFull, current_request
 from .render import STATIC_DIR, render
-from .security import SecurityMiddleware
+from .security import SecurityMiddleware, queued_work_refusal
 from .routers import analytics, api, compare, corpora, docs, tokenizers, visualiser, vocab
 from .routers import wordpiece
 from .routers import unigram
@@ -92,7 +92,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.store = CorpusStore(settings.db_path, max_bytes=settings.max_store_mb * 10 ** 6)
     app.state.jobs = Engine(settings.db_path, workers=settings.job_workers,
                             queue=settings.job_queue, cpu_seconds=settings.job_cpu_seconds,
-                            memory_mb=settings.job_memory_mb)
+                            memory_mb=settings.job_memory_mb, guard=queued_work_refusal)
     app.state.trained = TrainedTokenizers(app.state.store, engine=app.state.jobs)
     app.state.uploads = UploadedTokenizers(app.state.store)
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
@@ -149,7 +149,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(ValueError)
     async def value_error(request: Request, exc: ValueError):
         # Routes let the core's ValueError through: bad input is the user's, answered 422.
-        return error_response(request, 422, str(exc))
+        return error_response(request, 422, plain_message(exc))
+
+    @app.exception_handler(PermissionError)
+    async def forbidden(request: Request, exc: PermissionError):
+        # a job's cancel without its creator's id; a job another site's page asked for
+        # (security.queued_work_refusal)
+        return error_response(request, 403, str(exc))
 
     @app.exception_handler(LookupError)
     async def not_found(request: Request, exc: LookupError):
@@ -171,6 +177,20 @@ def error_response(request: Request, status: int, message: Any,
                       block="message", status_code=status)     # htmx: just the message
     response.headers.update(headers or {})
     return response
+
+
+TOO_MANY_DIGITS = re.compile(r"Exceeds the limit \(\d+ digits\) for integer string conversion"
+                             r"(?:: value has (\d+) digits)?")
+
+
+def plain_message(exc: ValueError) -> str:
+    """The ValueError's message, but Python's own refusal of a number too long to read (a
+    5,000-digit id or count, from `int()` anywhere) said plainly."""
+    found = TOO_MANY_DIGITS.search(str(exc))
+    if found is None:
+        return str(exc)
+    digits = f"of {int(found.group(1)):,} digits " if found.group(1) else ""
+    return f"a number {digits}is too long: no count, size or id here has that many digits"
 
 
 def allowed_methods(app: FastAPI, scope: Scope) -> str:

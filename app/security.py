@@ -14,6 +14,17 @@ coming from another site is refused with 403, the rule of Go's `http.CrossOrigin
 must name this host; a request with neither (curl, scripts, TestClient) is not from a browser
 page and passes. So no page elsewhere can start work on this server through its users' browsers,
 and no token needs threading through every form.
+
+GETs that start work are held to the same rule (a sibling subdomain, `same-site`, passes too):
+`/trained/open` and the training answers under `/api/{bpe,wordpiece,unigram}/` and their
+downloads (`WORK_GETS`). A page's GET that would queue a new job (a step view of a large
+corpus) is refused when another site's page makes the browser fetch it as a subresource (an
+`<img>`, a script, a fetch) or frames it where framing is not allowed; a permalink followed
+from elsewhere (a top-level navigation) still works, as does any direct GET
+(`queued_work_refusal`, the job engine's guard when it would create a job).
+
+Errors: an exception no handler took is answered here, as a 500 with these headers (JSON
+`{"detail"}` under /api, else the error page), and raised on for the server's log.
 """
 from __future__ import annotations
 
@@ -24,7 +35,15 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS", "TRACE"}
-DOCS_PATHS = ("/docs", "/redoc")     # FastAPI's own API pages: its inline script, no user content
+DOCS_PATHS = ("/docs",)              # the API docs page: Swagger UI's own styles, no user content
+WORK_GETS = ("/trained/open", "/api/bpe/", "/api/wordpiece/", "/api/unigram/",
+             "/api/download/bpe/", "/api/download/wordpiece/", "/api/download/unigram/")
+GET_SITES = ("same-origin", "same-site", "none")   # what a GET that starts work may come from
+
+
+def refusal(reason: str) -> str:
+    return (f"cross-site request refused: {reason}. Use the form or link on this site's own "
+            "page, or call the API from a script (no browser Origin).")
 
 
 def content_security_policy(frame_ancestors: str) -> str:
@@ -36,8 +55,9 @@ def content_security_policy(frame_ancestors: str) -> str:
     ])
 
 
-def cross_site_reason(method: str, headers: Headers) -> str | None:
-    """Why a request must be refused as cross-site, or None if it may go on.
+def cross_site_reason(method: str, headers: Headers, path: str = "") -> str | None:
+    """Why a request must be refused as cross-site, or None if it may go on (a GET only if
+    `path` starts work, see WORK_GETS).
 
     >>> cross_site_reason("POST", Headers({"sec-fetch-site": "cross-site"}))
     'Sec-Fetch-Site is cross-site'
@@ -45,12 +65,45 @@ def cross_site_reason(method: str, headers: Headers) -> str | None:
     'Origin http://evil.example is not this site (a:8000)'
     >>> cross_site_reason("POST", Headers({"origin": "http://a:8000", "host": "a:8000"})) is None
     True
+    >>> cross_site_reason("GET", Headers({"sec-fetch-site": "cross-site"}), "/trained/open")
+    'Sec-Fetch-Site is cross-site'
     """
     if method in SAFE_METHODS:
-        return None
+        return foreign(headers, GET_SITES) if path.startswith(WORK_GETS) else None
+    return foreign(headers, ("same-origin", "none"))
+
+
+def queued_work_reason(request: Request | None) -> str | None:
+    """Why a GET may not queue a new job: another site's page had the browser fetch it as a
+    subresource, or frame it where framing is not allowed (None: it may)."""
+    if request is None or request.method not in SAFE_METHODS:
+        return None                    # writes were checked on the way in
+    headers = request.headers
+    mode, dest = headers.get("sec-fetch-mode"), headers.get("sec-fetch-dest", "document")
+    if mode == "navigate" and dest == "document":
+        return None                    # a permalink followed from anywhere
+    if mode == "navigate" and not _frames_only_here(request):
+        return None                    # framed by a site TOKVIS_FRAME_ANCESTORS allows
+    return foreign(headers, GET_SITES)
+
+
+def queued_work_refusal(request: Request | None) -> str | None:
+    """The message refusing a GET that may not queue a new job (see `queued_work_reason`)."""
+    reason = queued_work_reason(request)
+    return None if reason is None else refusal(reason)
+
+
+def _frames_only_here(request: Request) -> bool:
+    settings = getattr(request.app.state, "settings", None) if "app" in request.scope else None
+    return getattr(settings, "frame_ancestors", "'self'").strip() == "'self'"
+
+
+def foreign(headers: Headers, sites: tuple[str, ...]) -> str | None:
+    """Sec-Fetch-Site when present (one of `sites` passes), else Origin (this host passes);
+    neither (not a browser page): None."""
     site = headers.get("sec-fetch-site")
     if site is not None:
-        return None if site in ("same-origin", "none") else f"Sec-Fetch-Site is {site}"
+        return None if site in sites else f"Sec-Fetch-Site is {site}"
     origin = headers.get("origin")
     if origin is None:
         return None
@@ -70,15 +123,27 @@ class SecurityMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        reason = cross_site_reason(scope["method"], Headers(scope=scope))
+        reason = cross_site_reason(scope["method"], Headers(scope=scope), scope["path"])
         if reason is not None:
             response = await self.refuse(scope, receive, reason)
             await response(scope, receive, self.with_headers(scope, send))
             return
-        await self.app(scope, receive, self.with_headers(scope, send))
+        started = False
+
+        async def send_started(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+        try:
+            await self.app(scope, receive, self.with_headers(scope, send_started))
+        except Exception:
+            if not started:            # Starlette's own 500 would come without the headers
+                response = self.internal_error(scope, receive)
+                await response(scope, receive, self.with_headers(scope, send))
+            raise                      # for the server's log (ServerErrorMiddleware re-raises)
 
     def with_headers(self, scope: Scope, send: Send) -> Send:
-        docs = scope["path"].startswith(DOCS_PATHS)
+        docs = scope["path"] in DOCS_PATHS
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -93,9 +158,22 @@ class SecurityMiddleware:
 
         return send_with_headers
 
+    @staticmethod
+    def internal_error(scope: Scope, receive: Receive):
+        message = "internal server error"
+        if scope["path"].startswith("/api"):
+            from fastapi.responses import JSONResponse
+            return JSONResponse({"detail": message}, status_code=500)
+        try:
+            from .render import render
+            return render(Request(scope, receive), "error.html",
+                          {"status": 500, "message": message}, status_code=500)
+        except Exception:              # the page itself failed: plain text
+            from starlette.responses import PlainTextResponse
+            return PlainTextResponse(message, status_code=500)
+
     async def refuse(self, scope: Scope, receive: Receive, reason: str):
-        message = (f"cross-site request refused: {reason}. Use the form on this site's own "
-                   "page, or call the API from a script (no browser Origin).")
+        message = refusal(reason)
         if scope["path"].startswith("/api"):
             from fastapi.responses import JSONResponse
             return JSONResponse({"detail": message}, status_code=403)

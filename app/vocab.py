@@ -85,8 +85,8 @@ def search(tok: tc.Tokenizer, query: str) -> list[Entry]:
     query = query.strip()
     if not query:
         return list(every)
-    if query.isdigit():
-        return [e for e in every if e.id == int(query)]
+    if query.isascii() and query.isdigit() and len(query) <= 18:   # an id ("²" is no id, and
+        return [e for e in every if e.id == int(query)]              # 5,000 digits are none)
     q = query.casefold()
     return [e for e in every if q in e.value.casefold() or q in e.text.casefold()]
 

@@ -88,6 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--db", metavar="FILE", help="the SQLite store (default: $TOKVIS_DB, else "
                    "~/.local/share/tokvis/store.sqlite3)")
+    p.add_argument("--limit-concurrency", type=int, default=commands.LIMIT_CONCURRENCY,
+                   metavar="N", help="open connections per worker past which new ones get 503 "
+                   f"(default {commands.LIMIT_CONCURRENCY}; uvicorn has no header-read timeout, "
+                   "so this is what bounds clients that send headers slowly)")
     p.set_defaults(run=commands.serve)
 
     p = sub.add_parser("encode", help="tokenise a text: chips, ids and counts")

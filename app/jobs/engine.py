@@ -23,11 +23,19 @@ once nobody has polled it for a few seconds: a reader who left stops it.
     job, created = engine.submit("sweep", spec_id, spec, total=10)   # QueueFull -> 429
     engine.cancel(job.id)                                            # killed within ~0.2 s
     job = engine.wait(job.id, created)                               # a request that needs it
+
+Job ids are content-addressed (any worker finds the same job), so anyone can name one. Who may
+cancel it from outside is whoever created it: `creator_id(job)` is the id with the job's random
+secret appended, given only to the request that queued it, and `cancel_as_creator` needs it.
+A request its `guard` refuses (app/main.py gives `security.queued_work_refusal`: a GET another
+site's page had a browser send) finds a job already queued or done, but queues none
+(PermissionError, answered 403).
 """
 from __future__ import annotations
 
 import contextvars
 import hashlib
+import hmac
 import json
 import multiprocessing
 import os
@@ -97,8 +105,10 @@ def _alive(pid: int) -> bool:
 
 class Engine:
     def __init__(self, db_path: Any, workers: int = 2, queue: int = 16, cpu_seconds: int = 600,
-                 memory_mb: int = 4096) -> None:
+                 memory_mb: int = 4096,
+                 guard: Callable[[Any], str | None] = lambda request: None) -> None:
         self.store = JobStore(db_path)
+        self.guard = guard          # request -> why it may not queue a new job, or None
         self.db_path = str(db_path)
         self.workers, self.queue = workers, queue
         self.cpu_seconds, self.memory_bytes = cpu_seconds, memory_mb * 2 ** 20
@@ -115,8 +125,14 @@ class Engine:
                ) -> tuple[Job, bool]:
         """Queue a job (or find it queued, running or done, or in another `keep` status).
         With `abandon`, the job is cancelled once nobody has looked at it for that many
-        seconds (`submit` again and `wait` look). Raises QueueFull."""
+        seconds (`submit` again and `wait` look). Raises QueueFull, and PermissionError
+        for a new job the `guard` refuses to the request being served."""
         self.start()
+        refusal = self.guard(current_request.get())
+        if refusal is not None:
+            found = self.store.get(job_id)
+            if found is None or found.status not in keep:
+                raise PermissionError(refusal)
         job, created = self.store.submit(job_id, kind, spec, total, self.queue, abandon, keep)
         if created:
             self.store.prune(KEEP_FINISHED, KEEP_RESULTS, RESULT_BYTES)
@@ -130,6 +146,30 @@ class Engine:
         job = self.store.request_cancel(job_id)
         self._wake.set()
         return job
+
+    @staticmethod
+    def creator_id(job: Job) -> str:
+        """The id its creator gets: the job's id and its secret (whoever has it may cancel)."""
+        return f"{job.id}.{job.secret}" if job.secret else job.id
+
+    def find(self, given: str) -> tuple[Job | None, bool]:
+        """The job a public or creator's id names, and whether it was the creator's id."""
+        job_id, _, secret = given.partition(".")
+        job = self.store.get(job_id)
+        if job is None:
+            return None, False
+        return job, bool(secret and job.secret and hmac.compare_digest(secret, job.secret))
+
+    def cancel_as_creator(self, given: str, kind: str) -> Job | None:
+        """Cancel the `kind` job `given` names if it is its creator's id; None if there is no
+        such job, PermissionError if the id is not the creator's."""
+        job, creator = self.find(given)
+        if job is None or job.kind != kind:
+            return None
+        if not creator:
+            raise PermissionError(f"only whoever started this {kind} can cancel it: the browser "
+                                  f"that started it, or with the id POST /api/{kind} gave them")
+        return self.cancel(job.id)
 
     def wait(self, job_id: str, created: bool,
              gone: Callable[[], bool] = client_gone, timeout: float | None = None) -> Job:

@@ -11,6 +11,7 @@ as `app.store.CorpusStore`.
 from __future__ import annotations
 
 import json
+import secrets
 import sqlite3
 import time
 from contextlib import closing
@@ -46,7 +47,7 @@ CREATE TABLE IF NOT EXISTS jobs (
 CREATE INDEX IF NOT EXISTS jobs_status ON jobs (status, created);
 """
 # columns added since the first release: a store made then gets them on opening
-_ADDED = (("seen", "REAL"), ("abandon", "REAL"))
+_ADDED = (("seen", "REAL"), ("abandon", "REAL"), ("secret", "TEXT"))
 
 ACTIVE = ("queued", "running")
 FINAL = ("done", "error", "cancelled", "interrupted")
@@ -81,6 +82,7 @@ class Job:
     started: float | None = None
     finished: float | None = None
     place: int | None = None          # 1 = next to run, while queued
+    secret: str | None = field(default=None, repr=False)   # its creator's key (never shown)
 
     def to_dict(self) -> dict[str, Any]:
         start = self.started or self.created
@@ -92,14 +94,15 @@ class Job:
 
 
 _COLUMNS = ("id, kind, spec, status, done, total, current, results, error, error_kind, owner, "
-            "pid, cancel, created, started, finished")
+            "pid, cancel, created, started, finished, secret")
 
 
 def _job(row: tuple) -> Job:
     (id_, kind, spec, status, done, total, current, results, error, error_kind, owner, pid,
-     cancel, created, started, finished) = row
+     cancel, created, started, finished, secret) = row
     return Job(id_, kind, json.loads(spec), status, done, total, current, json.loads(results),
-               error, error_kind, owner, pid, bool(cancel), created, started, finished)
+               error, error_kind, owner, pid, bool(cancel), created, started, finished,
+               secret=secret)
 
 
 class JobStore:
@@ -167,9 +170,9 @@ class JobStore:
                 if counts.get("queued", 0) >= queue_limit:
                     raise QueueFull(counts.get("running", 0), counts.get("queued", 0))
                 db.execute("INSERT OR REPLACE INTO jobs (id, kind, spec, status, total, created, "
-                           "seen, abandon) VALUES (?, ?, ?, 'queued', ?, ?, ?, ?)",
+                           "seen, abandon, secret) VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?)",
                            (job_id, kind, json.dumps(spec, sort_keys=True), total, now, now,
-                            abandon))
+                            abandon, secrets.token_urlsafe(24)))
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")

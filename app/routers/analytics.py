@@ -23,6 +23,8 @@ from ..tax import vocab_tokenizers
 
 router = APIRouter(tags=["analytics"])
 MAX_LAB_TEXT = 2000        # the Unicode lab lists every code point
+CANCEL_COOKIE = "tokvis-sweep-"   # + the sweep's id: its secret, for the browser that started it
+CANCEL_COOKIE_AGE = 7 * 24 * 3600
 
 
 # ---- the multilingual tax ---------------------------------------------------------------------
@@ -111,13 +113,18 @@ def sweep_page(request: Request, corpus: str = "botchan", heldout: str = "udhr/e
 def sweep_run(request: Request, corpus: str = Form("botchan"), heldout: str = Form("udhr/eng"),
               algo: list[str] = Form([]), sizes: str = Form("")) -> Any:
     spec = checked_spec(request, corpus, heldout, algo, sizes)
-    start_sweep(request, spec)
-    return RedirectResponse(sweep_url(spec), status_code=303)
+    job, created = start_sweep(request, spec)
+    response = RedirectResponse(sweep_url(spec), status_code=303)
+    if created:        # this browser started it, so this browser may cancel it
+        response.set_cookie(CANCEL_COOKIE + job.id, job.secret or "", max_age=CANCEL_COOKIE_AGE,
+                            path="/sweep", httponly=True, samesite="strict")
+    return response
 
 
-@router.post("/sweep/cancel", summary="Cancel a running sweep")
+@router.post("/sweep/cancel", summary="Cancel a running sweep (the browser that started it)")
 def sweep_cancel(request: Request, job: str = Form(...)) -> Any:
-    found = jobs(request).cancel(job)
+    secret = request.cookies.get(CANCEL_COOKIE + job, "")
+    found = jobs(request).cancel_as_creator(f"{job}.{secret}" if secret else job, "sweep")
     if found is None:
         raise HTTPException(404, f"no sweep {job!r} is running here")
     return RedirectResponse(sweep_url(spec_of(found)), status_code=303)
@@ -126,25 +133,29 @@ def sweep_cancel(request: Request, job: str = Form(...)) -> Any:
 @router.post("/api/sweep", tags=["api"], status_code=202)
 def sweep_api_start(request: Request, body: SweepRequest) -> dict[str, Any]:
     """Start a sweep (or find the same one queued, running or done) -> the job; 429 when too
-    many trainings wait."""
+    many trainings wait. Its `id` polls it (`GET /api/sweep/{id}`); the id the request that
+    queued it gets also cancels it (`DELETE`), an id no one else is given."""
     spec = checked_spec(request, body.corpus, body.heldout, body.algorithms or None,
                         ",".join(str(s) for s in body.sizes))
-    return start_sweep(request, spec).to_dict()
+    job, created = start_sweep(request, spec)
+    return {**job.to_dict(), "id": jobs(request).creator_id(job) if created else job.id}
 
 
 @router.get("/api/sweep/{job_id}", tags=["api"])
 def sweep_api_status(request: Request, job_id: str) -> dict[str, Any]:
     """A sweep's progress and the results so far (any server worker answers)."""
-    job = jobs(request).get(job_id)
-    if job is None:
+    job, creator = jobs(request).find(job_id)
+    if job is None or job.kind != "sweep":
         raise HTTPException(404, f"no sweep {job_id!r} here (start it with POST /api/sweep)")
-    return job.to_dict()
+    return {**job.to_dict(), "id": job_id if creator else job.id}
 
 
-@router.delete("/api/sweep/{job_id}", tags=["api"])
+@router.delete("/api/sweep/{job_id}", tags=["api"],
+               responses={403: {"description": "not the id its creator was given"}})
 def sweep_api_cancel(request: Request, job_id: str) -> dict[str, Any]:
-    """Cancel a sweep: a queued one at once, a running one's training process is killed."""
-    job = jobs(request).cancel(job_id)
+    """Cancel a sweep, with the id `POST /api/sweep` gave the request that queued it: a queued
+    one at once, a running one's training process is killed."""
+    job = jobs(request).cancel_as_creator(job_id, "sweep")
     if job is None:
         raise HTTPException(404, f"no sweep {job_id!r} here")
-    return job.to_dict()
+    return {**job.to_dict(), "id": job_id}

@@ -249,8 +249,12 @@ def vocab_csv_response(rows: list[dict[str, Any]], name: str) -> Response:
 
 # ---- a tokeniser as a file -----------------------------------------------------------------------
 @router.get("/download/tokenizer", response_class=Response,
-            responses={200: {"content": {"application/octet-stream": {}},
-                             "description": "the tokeniser's file (an attachment)"}},
+            responses={200: {"content": {t.split(";")[0]: {} for t in
+                                         export.MEDIA_TYPES.values()},
+                             "description": "the tokeniser's file (an attachment): "
+                                            "application/json (hf_json), text/plain (tiktoken, "
+                                            "vocab_txt), application/octet-stream "
+                                            "(sentencepiece), application/zip (vocab_merges)"}},
             summary="A tokeniser as a file: tokenizer.json, .tiktoken, .model, vocab.txt, or "
                     "vocab.json + merges.txt (zipped)")
 def tokenizer_download(request: Request, tokenizer: str, format: str = "hf_json",

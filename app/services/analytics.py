@@ -191,7 +191,7 @@ def sweep_url(spec: SweepSpec) -> str:
 
 
 def start_sweep(request: Request, spec: SweepSpec):
-    """Queue the sweep (or find it queued, running or done); QueueFull -> 429."""
-    job, _created = jobs(request).submit("sweep", spec.id, asdict(spec),
-                                         total=len(spec.algorithms) * len(spec.sizes))
-    return job
+    """Queue the sweep (or find it queued, running or done) -> (job, True if this request
+    queued it: only its creator may cancel it); QueueFull -> 429."""
+    return jobs(request).submit("sweep", spec.id, asdict(spec),
+                                total=len(spec.algorithms) * len(spec.sizes))
