@@ -111,7 +111,7 @@ def test_kill_9_leaves_jobs_interrupted_and_results_kept(tmp_path):
         assert until(lambda: call(f"{url}/api/sweep/{small['id']}")["status"] == "done")
         long = call(url + "/api/sweep", "POST", LONG)
         assert until(lambda: call(f"{url}/api/sweep/{long['id']}")["status"] == "running")
-        pid = JobStore(db).get(long["id"]).pid
+        pid = JobStore(db).get(long["id"].partition(".")[0]).pid    # the id without its secret
     finally:
         stop(proc, signal.SIGKILL)                    # the server dies mid-training
     try:
@@ -125,8 +125,9 @@ def test_kill_9_leaves_jobs_interrupted_and_results_kept(tmp_path):
         done = call(f"{url}/api/sweep/{small['id']}")
         assert done["status"] == "done" and done["results"][0]["vocab_size"] == 300
         # starting it again runs it afresh
-        assert call(url + "/api/sweep", "POST", LONG)["status"] in ("queued", "running")
-        call(f"{url}/api/sweep/{long['id']}", "DELETE")
+        again = call(url + "/api/sweep", "POST", LONG)
+        assert again["status"] in ("queued", "running")
+        call(f"{url}/api/sweep/{again['id']}", "DELETE")      # the id its new run was given
     finally:
         stop(proc)
 
