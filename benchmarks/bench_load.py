@@ -1,8 +1,10 @@
 """Load: 50 clients on a mix of requests against a real uvicorn (1 and 2 workers), on loopback.
 
-The mix (issue 14): encode 2 KB of text with cl100k_base, bert-base-uncased and
-botchan_en_unigram_1000 (`POST /api/encode`), the compare page (`GET /compare`), and a late
-step of a BPE training view (`GET /bpe/train ... step=1900`). Each client keeps one connection
+The mix (issues 14 and 20): encode 2 KB of text with cl100k_base, bert-base-uncased,
+botchan_en_unigram_1000 and an imported tokenizer.json (Llama 3's, uploaded through
+`POST /api/tokenizers` before the run when ../shared/data/interop has it; `--import FILE` names
+another) with `POST /api/encode`, the compare page (`GET /compare`), and a late step of a BPE
+training view (`GET /bpe/train ... step=1900`). Each client keeps one connection
 and sends the next request as soon as the last one is answered.
 
 Prints, per worker count: requests, errors (any status >= 400 or a failed connection),
@@ -42,16 +44,22 @@ def _text_2kb() -> str:
     return text[start:start + 2048]
 
 
-def mix(text: str) -> list[tuple[str, str, str, bytes | None]]:
-    """(name, method, path, body) of each kind of request, in equal shares."""
-    def encode(tok: str):
+DEFAULT_IMPORT = ROOT.parent / "shared" / "data" / "interop" / "converted" / "llama3.tokenizer.json"
+
+
+def mix(text: str, imported: tuple[str, str] | None = None
+        ) -> list[tuple[str, str, str, bytes | None]]:
+    """(name, method, path, body) of each kind of request, in equal shares. `imported` is the
+    (label, handle) of an uploaded tokenizer file to encode with as well."""
+    def encode(tok: str, label: str | None = None):
         body = json.dumps({"tokenizer": tok, "text": text}).encode()
-        return (f"encode {tok}", "POST", "/api/encode", body)
+        return (f"encode {label or tok}", "POST", "/api/encode", body)
     compare_text = urllib.parse.quote(text[:300])
     return [
         encode("cl100k_base"),
         encode("bert-base-uncased"),
         encode("botchan_en_unigram_1000"),
+        *([encode(imported[1], imported[0])] if imported else []),
         ("compare", "GET", f"/compare?text={compare_text}", None),
         ("bpe step 1900", "GET", "/bpe/train?corpus=botchan&variant=bpe&vocab_size=2000"
                                  "&step=1900", None),
@@ -116,6 +124,23 @@ def start_server(workers: int, db: Path) -> tuple[subprocess.Popen, int]:
             proc.kill()
             raise RuntimeError("uvicorn did not start")
         time.sleep(0.2)
+
+
+def upload(port: int, path: Path) -> str:
+    """Store a tokenizer file through `POST /api/tokenizers` (multipart) and return its handle."""
+    boundary = "bench-load-boundary"
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
+            f"filename=\"{path.name}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+            ).encode() + path.read_bytes() + f"\r\n--{boundary}--\r\n".encode()
+    conn = http.client.HTTPConnection(HOST, port, timeout=300)
+    conn.request("POST", "/api/tokenizers", body=body,
+                 headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+    response = conn.getresponse()
+    answer = response.read()
+    conn.close()
+    if response.status != 201:
+        raise RuntimeError(f"upload of {path} answered {response.status}: {answer[:300]!r}")
+    return json.loads(answer)["tokenizer"]
 
 
 def warm_up(port: int, requests: list, workers: int) -> None:
@@ -186,13 +211,13 @@ def report(workers: int, clients: int, rss: tuple[float, float, float], out: dic
           f"{total / out['seconds']:.1f} req/s")
     print(f"   RSS of the server's processes: {rss[0]:.0f} MB idle, {rss[1]:.0f} MB after "
           f"warm-up, {rss[2]:.0f} MB after the run")
-    print(f"   {'endpoint':<34}{'n':>7}{'err':>5}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}")
+    print(f"   {'endpoint':<42}{'n':>7}{'err':>5}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}")
     for name, values in out["latencies"].items():
-        print(f"   {name:<34}{len(values):>7}{out['errors'][name]:>5}"
+        print(f"   {name:<42}{len(values):>7}{out['errors'][name]:>5}"
               f"{pct(values, 50) * 1000:>9.0f}{pct(values, 95) * 1000:>9.0f}"
               f"{pct(values, 99) * 1000:>9.0f}")
     every = [v for values in out["latencies"].values() for v in values]
-    print(f"   {'all':<34}{len(every):>7}{errors:>5}{pct(every, 50) * 1000:>9.0f}"
+    print(f"   {'all':<42}{len(every):>7}{errors:>5}{pct(every, 50) * 1000:>9.0f}"
           f"{pct(every, 95) * 1000:>9.0f}{pct(every, 99) * 1000:>9.0f}")
 
 
@@ -201,17 +226,24 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=60.0, help="seconds per run")
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--workers", default="1,2", help="uvicorn worker counts to run")
+    parser.add_argument("--import", dest="imported", type=Path,
+                        default=DEFAULT_IMPORT if DEFAULT_IMPORT.exists() else None,
+                        help="a tokenizer file to upload and encode with (default: Llama 3's "
+                             "tokenizer.json from ../shared/data/interop, when present)")
     args = parser.parse_args()
     if not 1 <= args.duration <= 600:
         parser.error("--duration must be between 1 and 600 seconds")
-    requests = mix(_text_2kb())
+    text = _text_2kb()
+    label = f"imported {args.imported.name}" if args.imported else None
     print(f"load: {args.clients} clients, {args.duration:.0f} s per run, on {HOST}; mix: "
-          + ", ".join(name for name, *_ in requests))
+          + ", ".join(name for name, *_ in mix(text, (label, "") if label else None)))
     for workers in [int(w) for w in args.workers.split(",")]:
         with tempfile.TemporaryDirectory() as tmp:
             proc, port = start_server(workers, Path(tmp) / "store.sqlite3")
             try:
                 idle = tree_rss_mb(proc.pid)
+                handle = upload(port, args.imported) if args.imported else None
+                requests = mix(text, (label, handle) if handle else None)
                 warm_up(port, requests, workers)
                 warm = tree_rss_mb(proc.pid)
                 out = run(port, requests, args.clients, args.duration)
