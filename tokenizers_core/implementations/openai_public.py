@@ -1,5 +1,6 @@
 """OpenAI's byte-level BPE encodings, bundled: r50k_base (GPT-2), cl100k_base (GPT-4),
-o200k_base (GPT-4o).
+o200k_base (GPT-4o), and o200k_harmony (gpt-oss: o200k_base's ranks with the harmony chat
+format's special tokens).
 
 Each is the ranks file (`data/vocab/<name>.tiktoken.gz`: base64 token bytes and rank per line),
 tiktoken's pre-tokenisation pattern for it and its special tokens. Encoding is tiktoken's rule:
@@ -48,13 +49,29 @@ FIM_MIDDLE = "<|fim_middle|>"
 FIM_SUFFIX = "<|fim_suffix|>"
 ENDOFPROMPT = "<|endofprompt|>"
 
+
+def _harmony_specials(base: dict[str, int]) -> dict[str, int]:
+    """o200k_harmony's special tokens: o200k_base's, the harmony format's named ones, and
+    `<|reserved_N|>` for every other id from 200,000 to 201,087. (Id 200018 is both
+    `<|endofprompt|>` and `<|reserved_200018|>`, as in tiktoken; it decodes as the first.)"""
+    named = {"<|startoftext|>": 199998, "<|return|>": 200002, "<|constrain|>": 200003,
+             "<|channel|>": 200005, "<|start|>": 200006, "<|end|>": 200007,
+             "<|message|>": 200008, "<|call|>": 200012}
+    reserved = {f"<|reserved_{i}|>": i for i in range(200000, 201088) if i not in named.values()}
+    return {**base, **named, **reserved}
+
+
 # name -> (pattern preset in pre_tokenizers.PRESETS, special tokens), from tiktoken 0.14.0
 ENCODINGS: dict[str, tuple[str, dict[str, int]]] = {
     "r50k_base": ("gpt2", {ENDOFTEXT: 50256}),
     "cl100k_base": ("cl100k", {ENDOFTEXT: 100257, FIM_PREFIX: 100258, FIM_MIDDLE: 100259,
                                FIM_SUFFIX: 100260, ENDOFPROMPT: 100276}),
     "o200k_base": ("o200k", {ENDOFTEXT: 199999, ENDOFPROMPT: 200018}),
+    "o200k_harmony": ("o200k", _harmony_specials({ENDOFTEXT: 199999, ENDOFPROMPT: 200018})),
 }
+
+# an encoding that reuses another's ranks file
+_RANKS_FILE = {"o200k_harmony": "o200k_base"}
 
 
 @functools.lru_cache(maxsize=None)
@@ -62,6 +79,8 @@ def load_ranks(name: str) -> dict[bytes, int]:
     """The mergeable ranks of a bundled encoding: token bytes -> rank."""
     if name not in ENCODINGS:
         raise ValueError(f"unknown encoding {name!r}; bundled: {', '.join(ENCODINGS)}")
+    if name in _RANKS_FILE:
+        return load_ranks(_RANKS_FILE[name])
     ranks: dict[bytes, int] = {}
     with gzip.open(DATA_DIR / f"{name}.tiktoken.gz", "rb") as f:
         for line in f:
@@ -406,3 +425,7 @@ def cl100k_base() -> Tokenizer:
 
 def o200k_base() -> Tokenizer:
     return load_encoding("o200k_base")
+
+
+def o200k_harmony() -> Tokenizer:
+    return load_encoding("o200k_harmony")
