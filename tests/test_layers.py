@@ -34,7 +34,7 @@ ROOT = TOP / "tokenizers_core"
 
 LAYERS = [
     ("base", {"encoding", "steps", "normalized", "byte_level", "hf_regex", "user_regex", "corpora",
-              "added_tokens"}),
+              "added_tokens", "byte_api", "pretokenized"}),
     ("normalizers", {"normalizers"}),
     ("pre_tokenizers", {"pre_tokenizers"}),
     ("models", {"models"}),

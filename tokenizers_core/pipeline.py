@@ -38,7 +38,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Protocol
 
-from . import processors
+from . import byte_api, processors
 from .added_tokens import AddedToken, AddedVocabulary
 from .encoding import Encoding, Token
 from .models import Model
@@ -491,6 +491,13 @@ class Tokenizer:
             with shared_budget():
                 return self.decoder.decode(tokens)
         return "".join(tokens)
+
+    # tiktoken's bytes in and out (see byte_api)
+    encode_single_token = byte_api.encode_single_token
+    encode_bytes = byte_api.encode_bytes
+    decode_bytes = byte_api.decode_bytes
+    decode_single_token_bytes = byte_api.decode_single_token_bytes
+    decode_tokens_bytes = byte_api.decode_tokens_bytes
 
     def limit_regex_time(self, seconds: float | None) -> "Tokenizer":
         """Run every pattern a user or a file supplied (a tokenizer.json's Split and Replace, a
