@@ -39,6 +39,7 @@ from ..models.bpe.model import (_ASCII_PATTERNS, _LATIN1_TO_BYTE_LEVEL, BPE, byt
                                 gc_paused, to_byte_level)
 from ..normalized import NormalizedString
 from ..pipeline import Tokenizer
+from ..pretokenized import check_words, concat, join
 from ..pre_tokenizers import PRESETS, ByteLevel, Regex, Sequence
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "vocab"
@@ -253,7 +254,10 @@ class TiktokenTokenizer(Tokenizer):
 
     def encode(self, text: str, pair: str | None = None, *, add_special_tokens: bool = True,
                allowed_special: Collection[str] | str = (),
-               disallowed_special: Collection[str] | str | None = None) -> Encoding:
+               disallowed_special: Collection[str] | str | None = None,
+               is_pretokenized: bool = False) -> Encoding:
+        if is_pretokenized:
+            return self._encode_words(text, pair, allowed_special, disallowed_special)
         if not isinstance(text, str) or (pair is not None and not isinstance(pair, str)):
             raise ValueError("text to encode must be a string")
         allowed = self.allowed(allowed_special) if allowed_special else frozenset()
@@ -270,7 +274,8 @@ class TiktokenTokenizer(Tokenizer):
             return _restore_offsets(self._fast_encode(text, allowed), starts)
 
     def encode_batch(self, texts: list[str], *, allowed_special: Collection[str] | str = (),
-                     disallowed_special: Collection[str] | str | None = None) -> list[Encoding]:
+                     disallowed_special: Collection[str] | str | None = None,
+                     is_pretokenized: bool = False) -> list[Encoding]:
         """`encode` for many texts (Hugging Face's `encode_batch`). The cyclic garbage collector
         is paused meanwhile: thousands of fresh `Encoding`s would otherwise set off collections
         that cost more than the encoding itself.
@@ -282,7 +287,18 @@ class TiktokenTokenizer(Tokenizer):
             raise ValueError("encode_batch takes a list of texts; use encode for one text")
         with gc_paused:
             return [self.encode(t, allowed_special=allowed_special,
-                                disallowed_special=disallowed_special) for t in texts]
+                                disallowed_special=disallowed_special,
+                                is_pretokenized=is_pretokenized) for t in texts]
+
+    def _encode_words(self, words: list[str], pair: list[str] | None, allowed_special: Any,
+                      disallowed_special: Any) -> Encoding:
+        """Pre-tokenized input (see `pretokenized`): each word encoded on its own, word id =
+        its index, offsets in the word; a pair's tokens get type id 1."""
+        sequences = [check_words(s) for s in (words, pair) if s is not None]
+        parts = [join([self.encode(w, allowed_special=allowed_special,
+                                   disallowed_special=disallowed_special) for w in seq], type_id)
+                 for type_id, seq in enumerate(sequences)]
+        return concat(parts)
 
     def trace(self, text: str, pair: str | None = None, *, add_special_tokens: bool = True,
               allowed_special: Collection[str] | str = ()):
