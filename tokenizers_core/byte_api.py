@@ -92,6 +92,19 @@ def decode_tokens_bytes(tok: Any, ids: Iterable[int]) -> list[bytes]:
     return [decode_single_token_bytes(tok, i) for i in _ids(ids)]
 
 
+def encoding_bytes(tok: Any, encoding: Any) -> list[bytes]:
+    """Each token of an `Encoding` as bytes: `decode_single_token_bytes` of its id for a
+    byte-level tokeniser, else its token in UTF-8 (rule tokenisers number tokens per encode).
+
+    >>> import tokenizers_core as tc
+    >>> encoding_bytes(tc.load("char"), tc.load("char").encode("hé"))
+    [b'h', b'\xc3\xa9']
+    """
+    if is_byte_level(tok):
+        return decode_tokens_bytes(tok, encoding.ids)
+    return [token.encode("utf-8", "surrogatepass") for token in encoding.tokens]
+
+
 def decode_bytes(tok: Any, ids: Iterable[int]) -> bytes:
     """The bytes of the tokens joined (tiktoken's `decode_bytes`): a character split across
     tokens, or cut off at the end, stays as its raw bytes (`decode` would show U+FFFD).

@@ -156,9 +156,18 @@ def aliases_of(name: str) -> list[str]:
 
 
 def is_bundled(name: str) -> bool:
-    """A name `load` finds without a file: bundled, an alias, unlisted or an OpenAI model name."""
+    """A name `load` resolves without a file: bundled, an alias, unlisted, or an OpenAI model
+    name (loading one whose encoding we do not bundle says so)."""
     name = canonical_name(name)
-    return name in _BUNDLED or name in _UNLISTED
+    return name in _BUNDLED or name in _UNLISTED or _known_model(name)
+
+
+def _known_model(name: str) -> bool:
+    try:
+        encoding_name_for_model(name)
+    except KeyError:
+        return False
+    return True
 
 
 @functools.lru_cache(maxsize=None)

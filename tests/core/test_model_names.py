@@ -81,5 +81,6 @@ def test_a_file_named_like_a_model_is_loaded_as_the_file(tmp_path, monkeypatch):
 def test_model_names_are_bundled_names_for_the_pickers():
     assert tc.pretrained.is_bundled("gpt-4o-mini") and tc.pretrained.is_bundled("gpt-oss-120b")
     assert tc.pretrained.canonical_name("gpt-3.5-turbo") == "cl100k_base"
-    assert not tc.pretrained.is_bundled("text-davinci-003")
+    assert tc.pretrained.canonical_name("text-davinci-003") == "text-davinci-003"
+    assert not tc.pretrained.is_bundled("llama-3")
     assert "o200k_harmony" not in tc.pretrained.bundled()        # loadable, not listed
