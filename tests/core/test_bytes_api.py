@@ -16,9 +16,9 @@ from tokenizers_core.implementations.openai_public import ENCODINGS, load_ranks
 from tokenizers_core.pre_tokenizers import PRESETS
 
 NAMES = ["r50k_base", "cl100k_base", "o200k_base"]
-INTEROP = Path("/work/shared/data/interop")
-if not INTEROP.is_dir():
-    INTEROP = Path(__file__).resolve().parents[3] / "shared" / "data" / "interop"
+INTEROP = Path(__file__).resolve().parents[3] / "shared" / "data" / "interop"   # beside the repo
+if not INTEROP.is_dir():                                     # a worktree elsewhere on this machine
+    INTEROP = Path("/work/shared/data/interop")
 
 
 def _reference(name):

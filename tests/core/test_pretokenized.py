@@ -20,9 +20,9 @@ from tokenizers_core.implementations.bert import VOCAB_PATH
 T = pytest.importorskip("tokenizers")
 pytest.importorskip("numpy", reason="tokenizers reads pre-tokenized input through numpy")
 
-INTEROP = Path("/work/shared/data/interop")
-if not INTEROP.is_dir():
-    INTEROP = Path(__file__).resolve().parents[3] / "shared" / "data" / "interop"
+INTEROP = Path(__file__).resolve().parents[3] / "shared" / "data" / "interop"   # beside the repo
+if not INTEROP.is_dir():                                     # a worktree elsewhere on this machine
+    INTEROP = Path("/work/shared/data/interop")
 
 WORDS = [["Hello", "world"], ["Hello", "world!", "naïve", "café"], ["", "a", ""], [],
          ["two words", " lead", "trail ", "  "], ["[MASK]", "x[SEP]y", "<|begin_of_text|>hi"],
