@@ -166,7 +166,7 @@ def encode_bytes(tok: Any, data: bytes) -> list[int]:
                          f"{valid}); only tiktoken-style encodings take any bytes")
     enc = _encode_text(tok, data[:valid].decode("utf-8"))
     ids = list(enc.ids)
-    last = sum(1 for w in enc.word_ids if enc.word_ids and w == enc.word_ids[-1])
+    last = enc.word_ids.count(enc.word_ids[-1]) if ids else 0      # the last piece's tokens
     if last and _all_space(tok, ids[-last]):
         while last < len(ids) and _all_space(tok, ids[-last - 1]):
             last += 1
