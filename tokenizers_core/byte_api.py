@@ -89,7 +89,14 @@ def decode_single_token_bytes(tok: Any, id_: int) -> bytes:
 
 def decode_tokens_bytes(tok: Any, ids: Iterable[int]) -> list[bytes]:
     """Each token's bytes (tiktoken's `decode_tokens_bytes`)."""
-    return [decode_single_token_bytes(tok, i) for i in _ids(ids)]
+    known: dict[int, bytes] = {}              # a text repeats its tokens: read each once
+    out = []
+    for i in _ids(ids):
+        data = known.get(i) if type(i) is int else None
+        if data is None:
+            data = known[i] = decode_single_token_bytes(tok, i)
+        out.append(data)
+    return out
 
 
 def encoding_bytes(tok: Any, encoding: Any) -> list[bytes]:
