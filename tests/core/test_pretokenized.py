@@ -145,3 +145,19 @@ def test_tiktoken_encodings_take_words_too():
     assert both.type_ids == [0, 1, 1] and both.word_ids == [0, 0, 1]
     with pytest.raises(ValueError, match="list of words"):
         tok.encode("a b", is_pretokenized=True)
+
+
+def test_truncation_and_padding_apply_to_the_whole_word_list():
+    hf = T.Tokenizer.from_str(_bert())
+    hf.enable_truncation(7, stride=1)
+    hf.enable_padding(length=9, pad_id=0, pad_token="[PAD]")
+    ours = load_bytes(hf.to_str().encode("utf-8"))
+    words, more = ["Tokenisation", "of", "pre-tokenized", "words"], ["and", "a", "pair", "too"]
+    for args in ((words,), (words, more)):
+        theirs = hf.encode(*args, is_pretokenized=True)
+        mine = ours.encode(*args, is_pretokenized=True)
+        assert view(mine) == view(theirs)
+        assert [view(o) for o in mine.overflowing] == [view(o) for o in theirs.overflowing]
+    batch = [words, (words, more), ["short"]]
+    assert [view(e) for e in ours.encode_batch(batch, is_pretokenized=True)] == \
+        [view(e) for e in hf.encode_batch(batch, is_pretokenized=True)]
