@@ -3,7 +3,8 @@
 Every module of `tokenizers_core` belongs to a layer; a module imports only modules of its own
 package and of layers below its own (docs/ARCHITECTURE.md draws the picture):
 
-    base             encoding, steps, normalized, byte_level, hf_regex, user_regex, corpora, added_tokens
+    base             encoding, steps, normalized, byte_level, hf_regex, user_regex, corpora, added_tokens,
+                     byte_api, pretokenized
     normalizers/     the first stage
     pre_tokenizers/  the second (byte-level splitting builds on the normalizers' alignment)
     models/          the third: bpe/, wordpiece/, unigram/, wordlevel/ (model, trainer, session, hf)
@@ -34,7 +35,7 @@ ROOT = TOP / "tokenizers_core"
 
 LAYERS = [
     ("base", {"encoding", "steps", "normalized", "byte_level", "hf_regex", "user_regex", "corpora",
-              "added_tokens"}),
+              "added_tokens", "byte_api", "pretokenized"}),
     ("normalizers", {"normalizers"}),
     ("pre_tokenizers", {"pre_tokenizers"}),
     ("models", {"models"}),

@@ -11,11 +11,11 @@ from typing import Any, Iterable
 from .encoding import Encoding, Token
 from .normalized import NormalizedString
 from .pipeline import Tokenizer
-from .pretrained import load
+from .pretrained import encoding_for_model, encoding_name_for_model, load
 from .steps import Step, Trace, register_step, step_from_dict
 
 __all__ = ["Encoding", "NormalizedString", "Step", "Token", "Tokenizer", "Trace", "algorithms", "check",
-           "load", "register_step", "step_from_dict", "train"]
+           "encoding_for_model", "encoding_name_for_model", "load", "register_step", "step_from_dict", "train"]
 
 
 def check(algorithm: str, lines: Iterable[str], theirs: Any, *, vocab_size: int,

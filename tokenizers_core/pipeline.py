@@ -38,7 +38,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Protocol
 
-from . import processors
+from . import byte_api, pretokenized, processors
 from .added_tokens import AddedToken, AddedVocabulary
 from .encoding import Encoding, Token
 from .models import Model
@@ -187,10 +187,11 @@ class Tokenizer:
                                  f"{self._n_added(False)} special tokens the post-processor adds")
 
     # ---- encoding -----------------------------------------------------------------------
-    def encode(self, text: str, pair: str | None = None, *,
-               add_special_tokens: bool = True) -> Encoding:
-        """Tokenise `text` (and optionally a second sequence `pair`)."""
-        return self._run(text, pair, add_special_tokens, None)
+    def encode(self, text: str, pair: str | None = None, *, add_special_tokens: bool = True,
+               is_pretokenized: bool = False) -> Encoding:
+        """Tokenise `text` (and optionally a second sequence `pair`); each a list of words with
+        `is_pretokenized` (Hugging Face's; see `pretokenized`)."""
+        return self._run(text, pair, add_special_tokens, None, is_pretokenized=is_pretokenized)
 
     def trace(self, text: str, pair: str | None = None, *,
               add_special_tokens: bool = True) -> tuple[Encoding, Trace]:
@@ -200,7 +201,8 @@ class Tokenizer:
         return self._run(text, pair, add_special_tokens, trace), trace
 
     def encode_batch(self, inputs: Iterable[str | tuple[str, str]], *,
-                     add_special_tokens: bool = True) -> list[Encoding]:
+                     add_special_tokens: bool = True,
+                     is_pretokenized: bool = False) -> list[Encoding]:
         """`encode` for many texts (or `(text, pair)` tuples), as Hugging Face's
         `encode_batch`: padding "BatchLongest" pads every encoding to the longest one.
 
@@ -215,8 +217,9 @@ class Tokenizer:
             raise ValueError("encode_batch takes a list of texts; use encode for one text")
         encodings = []
         for item in inputs:
-            text, pair = item if isinstance(item, tuple) and len(item) == 2 else (item, None)
-            encodings.append(self._run(text, pair, add_special_tokens, None, padded=False))
+            text, pair = pretokenized.batch_item(item, is_pretokenized)
+            encodings.append(self._run(text, pair, add_special_tokens, None, padded=False,
+                                       is_pretokenized=is_pretokenized))
         if self.padding is not None and encodings:
             target = self.padding.target(max(len(e) for e in encodings))
             for e in encodings:
@@ -224,15 +227,15 @@ class Tokenizer:
         return encodings
 
     def _run(self, text: str, pair: str | None, add_special_tokens: bool,
-             trace: Trace | None, padded: bool = True) -> Encoding:
+             trace: Trace | None, padded: bool = True,
+             is_pretokenized: bool = False) -> Encoding:
         """Hugging Face's `encode`: each sequence through stages 0-3, then truncation, the
         post-processor and padding (`Tokenizer::post_process`)."""
-        if not isinstance(text, str) or (pair is not None and not isinstance(pair, str)):
-            raise ValueError("text to encode must be a string")
+        sequence = pretokenized.sequence_encoder(self._encoding, text, pair, is_pretokenized)
         local_ids: dict[str, int] = {}
         with shared_budget():          # the file's patterns share one time limit per encode
-            first = self._encoding(text, 0, local_ids, trace)
-            second = self._encoding(pair, 1, local_ids, trace) if pair is not None else None
+            first = sequence(text, 0, local_ids, trace)
+            second = sequence(pair, 1, local_ids, trace) if pair is not None else None
         if self.truncation is not None:
             self._truncate(self.truncation, first, second, add_special_tokens, trace)
         processor = self.post_processor
@@ -491,6 +494,13 @@ class Tokenizer:
             with shared_budget():
                 return self.decoder.decode(tokens)
         return "".join(tokens)
+
+    # tiktoken's bytes in and out (see byte_api)
+    encode_single_token = byte_api.encode_single_token
+    encode_bytes = byte_api.encode_bytes
+    decode_bytes = byte_api.decode_bytes
+    decode_single_token_bytes = byte_api.decode_single_token_bytes
+    decode_tokens_bytes = byte_api.decode_tokens_bytes
 
     def limit_regex_time(self, seconds: float | None) -> "Tokenizer":
         """Run every pattern a user or a file supplied (a tokenizer.json's Split and Replace, a

@@ -44,16 +44,106 @@ _BUNDLED: dict[str, Bundled] = {
                                    "sentencepiece_bpe", 1000, "SentencePiece BPE (Botchan, 1k)"),
 }
 
+# Loadable by name (and through model names) but not listed: o200k_base's vocabulary again,
+# with the harmony chat format's special tokens.
+_UNLISTED: dict[str, Bundled] = {
+    "o200k_harmony": Bundled("tokenizers_core.implementations.openai_public", "o200k_harmony",
+                             "byte_bpe", 201088, "gpt-oss (o200k_harmony, byte-level BPE)"),
+}
+
 _ALIASES: dict[str, str] = {
     "gpt2": "r50k_base",
     "gpt-4": "cl100k_base",
     "gpt-4o": "o200k_base",
 }
 
+# OpenAI's model names and the encoding each uses, as tiktoken 0.14.0's `model.py` maps them:
+# first the exact names, then the prefixes (the first that matches wins). Encodings we do not
+# bundle (p50k_base, p50k_edit) resolve by name, and loading them says they are not bundled.
+_R50K_MODELS = ("text-davinci-001 text-curie-001 text-babbage-001 text-ada-001 davinci curie "
+                "babbage ada text-similarity-davinci-001 text-similarity-curie-001 "
+                "text-similarity-babbage-001 text-similarity-ada-001 text-search-davinci-doc-001 "
+                "text-search-curie-doc-001 text-search-babbage-doc-001 text-search-ada-doc-001 "
+                "code-search-babbage-code-001 code-search-ada-code-001")
+_P50K_MODELS = ("text-davinci-003 text-davinci-002 code-davinci-002 code-davinci-001 "
+                "code-cushman-002 code-cushman-001 davinci-codex cushman-codex")
+_CL100K_MODELS = ("gpt-4 gpt-3.5-turbo gpt-3.5 gpt-35-turbo davinci-002 babbage-002 "
+                  "text-embedding-ada-002 text-embedding-3-small text-embedding-3-large")
+MODEL_TO_ENCODING: dict[str, str] = {
+    **dict.fromkeys("o1 o3 o4-mini gpt-5 gpt-4.1 gpt-4o".split(), "o200k_base"),
+    **dict.fromkeys(_CL100K_MODELS.split(), "cl100k_base"),
+    **dict.fromkeys(_P50K_MODELS.split(), "p50k_base"),
+    **dict.fromkeys("text-davinci-edit-001 code-davinci-edit-001".split(), "p50k_edit"),
+    **dict.fromkeys(_R50K_MODELS.split(), "r50k_base"),
+    "gpt2": "gpt2", "gpt-2": "gpt2",
+}
+MODEL_PREFIX_TO_ENCODING: dict[str, str] = {
+    **dict.fromkeys("o1- o3- o4-mini- gpt-5 gpt-4.5- gpt-4.1- chatgpt-4o- gpt-4o-".split(),
+                    "o200k_base"),
+    **dict.fromkeys("gpt-4- gpt-3.5-turbo- gpt-35-turbo-".split(), "cl100k_base"),
+    "gpt-oss-": "o200k_harmony",
+    "ft:gpt-4o": "o200k_base",
+    **dict.fromkeys("ft:gpt-4 ft:gpt-3.5-turbo ft:davinci-002 ft:babbage-002".split(),
+                    "cl100k_base"),
+}
+# tiktoken's "gpt2" encoding is r50k_base's ranks, read from GPT-2's own files
+_SAME_ENCODING = {"gpt2": "r50k_base"}
+
+
+def encoding_name_for_model(model_name: str) -> str:
+    """The encoding an OpenAI model uses, as tiktoken names it: an exact model name first, then
+    the first known prefix (so "gpt-4o-2024-05-13" is a "gpt-4o-" model). KeyError for a name
+    that matches neither, as tiktoken.
+
+    >>> encoding_name_for_model("gpt-3.5-turbo-0301"), encoding_name_for_model("text-davinci-003")
+    ('cl100k_base', 'p50k_base')
+    """
+    if model_name in MODEL_TO_ENCODING:
+        return MODEL_TO_ENCODING[model_name]
+    for prefix, encoding in MODEL_PREFIX_TO_ENCODING.items():
+        if isinstance(model_name, str) and model_name.startswith(prefix):
+            return encoding
+    raise KeyError(f"{model_name!r} is not an OpenAI model name tokvis knows; give an encoding "
+                   f"instead ({', '.join(_listed_encodings())})")
+
+
+def encoding_for_model(model_name: str) -> Tokenizer:
+    """The bundled encoding an OpenAI model uses (`encoding_name_for_model`), loaded. KeyError
+    for an unknown model, as tiktoken; ValueError for a model whose encoding is not bundled.
+
+    >>> encoding_for_model("gpt-4o-mini").name
+    'o200k_base'
+    """
+    encoding = encoding_name_for_model(model_name)
+    name = _SAME_ENCODING.get(encoding, encoding)
+    if name not in _BUNDLED and name not in _UNLISTED:
+        raise ValueError(f"{model_name} uses OpenAI's {encoding} encoding, which is not bundled; "
+                         f"the bundled encodings are {', '.join(_listed_encodings())}")
+    return _load_bundled(name)
+
+
+def _listed_encodings() -> list[str]:
+    return [n for n, e in {**_BUNDLED, **_UNLISTED}.items() if e.module.endswith("openai_public")]
+
+
+def _model_encoding(name: str) -> str | None:
+    """The bundled encoding behind a model name, or None."""
+    try:
+        encoding = encoding_name_for_model(name)
+    except KeyError:
+        return None
+    encoding = _SAME_ENCODING.get(encoding, encoding)
+    return encoding if encoding in _BUNDLED or encoding in _UNLISTED else None
+
 
 def canonical_name(name: str) -> str:
-    """The bundled name behind an alias ("gpt-4" -> "cl100k_base"); other names unchanged."""
-    return _ALIASES.get(name, name)
+    """The bundled name behind an alias or an OpenAI model name ("gpt-4" -> "cl100k_base",
+    "gpt-4o-mini" -> "o200k_base"); other names unchanged."""
+    if name in _ALIASES:
+        return _ALIASES[name]
+    if name in _BUNDLED or name in _UNLISTED:
+        return name
+    return _model_encoding(name) or name
 
 
 def bundled() -> dict[str, Bundled]:
@@ -66,12 +156,23 @@ def aliases_of(name: str) -> list[str]:
 
 
 def is_bundled(name: str) -> bool:
-    return canonical_name(name) in _BUNDLED
+    """A name `load` resolves without a file: bundled, an alias, unlisted, or an OpenAI model
+    name (loading one whose encoding we do not bundle says so)."""
+    name = canonical_name(name)
+    return name in _BUNDLED or name in _UNLISTED or _known_model(name)
+
+
+def _known_model(name: str) -> bool:
+    try:
+        encoding_name_for_model(name)
+    except KeyError:
+        return False
+    return True
 
 
 @functools.lru_cache(maxsize=None)
 def _load_bundled(name: str) -> Tokenizer:
-    entry = _BUNDLED[name]
+    entry = _BUNDLED[name] if name in _BUNDLED else _UNLISTED[name]
     factory = getattr(importlib.import_module(entry.module), entry.factory)
     tok = factory()
     tok.name = name
@@ -81,7 +182,8 @@ def _load_bundled(name: str) -> Tokenizer:
 def load(source: str | os.PathLike | bytes, *, format: str | None = None,
          pattern: str | None = None, special_tokens: dict[str, int] | None = None,
          **options: Any) -> Tokenizer:
-    """A bundled tokeniser by name or alias, or a tokeniser file (a path or its bytes).
+    """A bundled tokeniser by name or alias (or an OpenAI model name, "gpt-4o-mini": its
+    encoding; see `encoding_name_for_model`), or a tokeniser file (a path or its bytes).
 
     A file's format is sniffed from its content (see `formats`): a Hugging Face tokenizer.json, a
     tiktoken ranks file (which needs `pattern`, a preset name or a regex, and takes
@@ -104,13 +206,16 @@ def load(source: str | os.PathLike | bytes, *, format: str | None = None,
     if not isinstance(source, str) or not source:
         raise ValueError("give a tokeniser name (e.g. 'cl100k_base'), a path to a tokenizer "
                          "file or its bytes")
-    name = canonical_name(source)
-    if name in _BUNDLED and format is None and not options:
+    name = _ALIASES.get(source, source)
+    if (name in _BUNDLED or name in _UNLISTED) and format is None and not options:
         return _load_bundled(name)
     if os.path.isfile(source):
         return _load_file(source, format, options)
     if os.path.isdir(source):
         return _load_folder(source, format, options)
+    if format is None and not options and (source in MODEL_TO_ENCODING
+                                           or _model_encoding(source) is not None):
+        return encoding_for_model(source)        # a file of the same name came first
     known = ", ".join(sorted([*_BUNDLED, *_ALIASES]))
     raise ValueError(f"unknown tokeniser {source!r}: not a file, and the bundled ones are: {known}")
 

@@ -102,9 +102,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help='print {"ids", "tokens", "offsets"}')
     p.add_argument("--allow-special", action="store_true",
                    help="read <|endoftext|> and friends in the text as special tokens")
+    p.add_argument("--words", action="store_true",
+                   help='TEXT is pre-tokenized input: a JSON list of words, \'["Hello", "world"]\'')
     _colour(p)
     _tokenizer_options(p)
     p.set_defaults(run=commands.encode)
+
+    p = sub.add_parser("decode", help="token ids back to text (or to bytes, as hex)")
+    p.add_argument("-t", "--tokenizer", default="cl100k_base", metavar="NAME|FILE",
+                   help="as in encode (default: cl100k_base)")
+    p.add_argument("ids", nargs="+", metavar="ID", help="token ids, e.g. 9906 1917 (or 9906,1917)")
+    p.add_argument("--bytes", action="store_true",
+                   help="print the tokens' bytes joined, as hex (partial characters kept)")
+    p.add_argument("--skip-special", action="store_true", help="leave special tokens out")
+    _tokenizer_options(p)
+    p.set_defaults(run=commands.decode)
 
     p = sub.add_parser("train", help="train a tokeniser; save it with -o")
     _training(p)

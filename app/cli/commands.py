@@ -141,6 +141,8 @@ def uvicorn_bounds(limit_concurrency: int = LIMIT_CONCURRENCY) -> dict[str, int]
 def encode(args: argparse.Namespace) -> int:
     tok = load_tokenizer(args.tokenizer, args)
     text = read_text(args.text)
+    if args.words:
+        return _encode_words(tok, _words(text), args)
     enc = _encode(tok, text, args.allow_special)
     if args.json:
         print(json.dumps({"ids": enc.ids, "tokens": enc.tokens,
@@ -153,6 +155,59 @@ def encode(args: argparse.Namespace) -> int:
     per = f"{len(text) / n:.2f}" if n else "-"
     print(f"{n:,} token{'' if n == 1 else 's'} · {len(text):,} characters · {len(text.encode('utf-8')):,} bytes · "
           f"{per} characters/token ({tok.name})")
+    return 0
+
+
+def _words(text: str) -> list[str]:
+    """The words of `encode --words`: a JSON list of strings."""
+    try:
+        words = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"--words takes a JSON list of words ({exc.msg}); e.g. "
+                         '\'["Hello", "world"]\'') from None
+    if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+        raise ValueError('--words takes a JSON list of strings, e.g. \'["Hello", "world"]\'')
+    return words
+
+
+def _encode_words(tok: tc.Tokenizer, words: list, args: argparse.Namespace) -> int:
+    """`encode --words`: pre-tokenized input; a line of chips per word (offsets are in each word)."""
+    special = {"allowed_special": "all"} if args.allow_special else {}
+    if special and "allowed_special" not in inspect.signature(tok.encode).parameters:
+        raise ValueError(f"{tok.name} has no special tokens to allow in the text")
+    enc = tok.encode(words, is_pretokenized=True, **special)
+    if args.json:
+        print(json.dumps({"ids": enc.ids, "tokens": enc.tokens, "word_ids": enc.word_ids,
+                          "offsets": [list(o) for o in enc.offsets]}, ensure_ascii=False))
+        return 0
+    colour = use_colour(args.colour, sys.stdout)
+    for i, word in enumerate(words):
+        mine = [k for k, w in enumerate(enc.word_ids) if w == i]
+        part = tc.Encoding(**{name: [getattr(enc, name)[k] for k in mine] for name in
+                              ("ids", "tokens", "offsets", "word_ids", "attention_mask",
+                               "special_tokens_mask", "type_ids")})
+        print(f"{i}: {chip_line(tok, word, part, colour)}")
+    print("ids:", " ".join(map(str, enc.ids)))
+    print(f"{len(enc):,} token{'' if len(enc) == 1 else 's'} · {len(words):,} "
+          f"word{'' if len(words) == 1 else 's'} ({tok.name})")
+    return 0
+
+
+def decode(args: argparse.Namespace) -> int:
+    """`tokvis decode -t NAME IDS...`: the text; `--bytes` the raw bytes as hex (tiktoken's
+    decode_bytes: a character cut across tokens keeps its partial bytes)."""
+    tok = load_tokenizer(args.tokenizer, args)
+    ids = []
+    for part in " ".join(args.ids).replace(",", " ").split():
+        try:
+            ids.append(int(part))
+        except ValueError:
+            raise ValueError(f"{part!r} is not a token id: give whole numbers, e.g. "
+                             "9906 1917") from None
+    if args.bytes:
+        print(tok.decode_bytes(ids).hex())
+    else:
+        print(tok.decode(ids, skip_special_tokens=args.skip_special))
     return 0
 
 

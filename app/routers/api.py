@@ -9,9 +9,11 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 import tokenizers_core as tc
 from tokenizers_core import pretrained
+from tokenizers_core.byte_api import encoding_bytes
 
 from .. import limits
-from ..deps import check_text, resolve_tokenizer, special_kwargs, store, trained, uploads
+from ..deps import (check_text, resolve_tokenizer, settings, special_kwargs, store, trained,
+                    uploads)
 from ..services.corpora import corpus_summary, normalise_newlines, store_corpus
 
 router = APIRouter(prefix="/api", tags=["api"])
@@ -35,11 +37,25 @@ class TokenizerInfo(BaseModel):
 
 
 class EncodeRequest(BaseModel):
-    tokenizer: str = Field(description="a bundled name, an alias, 'regex', a trained handle or "
+    tokenizer: str = Field(description="a bundled name, an alias, an OpenAI model name "
+                                       "(gpt-4o-mini: its encoding), 'regex', a trained handle or "
                                        "an uploaded tokeniser's handle",
                            examples=["cl100k_base"])
-    text: Text = Field(examples=["Hello, world!"])
+    text: Text | None = Field(None, examples=["Hello, world!"],
+                              description="the text to tokenise (required unless `words`)")
     pair: Text | None = Field(None, description="an optional second sequence (BERT pairs)")
+    words: list[Text] | None = Field(
+        None, examples=[["Hello", "world"]],
+        description="pre-tokenized input instead of `text` (Hugging Face's is_pretokenized): "
+                    "each word is normalised and pre-tokenized on its own; `word_ids` are indices "
+                    "in this list and `offsets` are characters of each word")
+    pair_words: list[Text] | None = Field(None, description="a second sequence as words (with "
+                                                            "`words`)")
+    bytes: bool = Field(False, description="also answer `bytes`: each token's bytes as hex. For "
+                                           "byte-level tokenisers these are exact (a character "
+                                           "cut across tokens shows as its partial bytes); for "
+                                           "others, the token as the vocabulary spells it, in "
+                                           "UTF-8")
     pattern: str | None = Field(None, description="the pattern of the 'regex' tokeniser")
     add_special_tokens: bool = Field(True, description="let the post-processor add [CLS]/[SEP]")
     allowed_special: list[str] | Literal["all"] | None = Field(
@@ -59,6 +75,8 @@ class EncodingOut(BaseModel):
 
 class EncodeResponse(EncodingOut):
     tokenizer: str
+    bytes: list[str] | None = Field(None, description="each token's bytes as hex, when asked "
+                                                      "(`\"bytes\": true`)")
     overflowing: list[EncodingOut] = Field(
         default_factory=list, description="what truncation cut off, as Hugging Face's "
         "`overflowing` (a tokenizer.json with \"truncation\" set), each window an encoding")
@@ -108,16 +126,68 @@ def list_tokenizers(request: Request) -> list[dict[str, Any]]:
     return bundled + stored
 
 
-@router.post("/encode", response_model=EncodeResponse)
+@router.post("/encode", response_model=EncodeResponse, response_model_exclude_none=True)
 def encode(request: Request, body: EncodeRequest) -> dict[str, Any]:
-    """Tokenise a text. Special-token strings such as `<|endoftext|>` in the text are encoded as
-    ordinary text unless `allowed_special` names them (OpenAI encodings only)."""
-    check_text(request, body.text + (body.pair or ""))
+    """Tokenise a text, or a list of `words` (pre-tokenized input). Special-token strings such
+    as `<|endoftext|>` in the text are encoded as ordinary text unless `allowed_special` names
+    them (OpenAI encodings only). `"bytes": true` adds each token's bytes as hex."""
+    text, pair, words = _sequences(body)
+    check_text(request, text + (pair or "") if not words else " ".join(text + (pair or [])))
     tok = resolve_tokenizer(request, body.tokenizer, body.pattern)
-    enc = tok.encode(body.text, body.pair, add_special_tokens=body.add_special_tokens,
-                     **special_kwargs(tok, body.allowed_special))
-    return {"tokenizer": body.tokenizer, **enc.to_dict(),
+    enc = tok.encode(text, pair, add_special_tokens=body.add_special_tokens,
+                     **special_kwargs(tok, body.allowed_special),
+                     **({"is_pretokenized": True} if words else {}))
+    hexes = [b.hex() for b in encoding_bytes(tok, enc)] if body.bytes else None
+    return {"tokenizer": body.tokenizer, **enc.to_dict(), "bytes": hexes,
             "overflowing": [o.to_dict() for o in enc.overflowing]}
+
+
+def _sequences(body: EncodeRequest) -> tuple[Any, Any, bool]:
+    """(text or words, pair or pair words, whether words) of an encode request."""
+    if (body.text is None) == (body.words is None):
+        raise HTTPException(422, "give exactly one of 'text' (a string) or 'words' (a list of "
+                                 "words, pre-tokenized input)")
+    if body.words is None:
+        if body.pair_words is not None:
+            raise HTTPException(422, "'pair_words' goes with 'words'; with 'text' give 'pair'")
+        return body.text, body.pair, False
+    if body.pair is not None:
+        raise HTTPException(422, "with 'words', give the second sequence as 'pair_words'")
+    return body.words, body.pair_words, True
+
+
+class DecodeRequest(BaseModel):
+    tokenizer: str = Field(description="as in /api/encode", examples=["cl100k_base"])
+    ids: list[int] = Field(examples=[[9906, 11, 1917, 0]])
+    skip_special_tokens: bool = Field(False, description="leave special tokens out of the text")
+    bytes: bool = Field(False, description="also answer `hex`: the tokens' bytes joined, as "
+                                           "tiktoken's decode_bytes (partial UTF-8 kept, where "
+                                           "`text` shows U+FFFD)")
+
+
+class DecodeResponse(BaseModel):
+    tokenizer: str
+    text: str
+    hex: str | None = Field(None, description="the decoded bytes as hex, when asked")
+
+
+@router.post("/decode", response_model=DecodeResponse, response_model_exclude_none=True)
+def decode(request: Request, body: DecodeRequest) -> dict[str, Any]:
+    """Turn token ids back into text (and, with `"bytes": true`, the raw bytes as hex). An id
+    outside the vocabulary is a 422."""
+    limit = settings(request).max_text_chars
+    if len(body.ids) > limit:
+        raise HTTPException(413, f"{len(body.ids):,} ids are more than one request may decode "
+                                 f"({limit:,}, the text limit TOKVIS_MAX_TEXT_CHARS)")
+    tok = resolve_tokenizer(request, body.tokenizer)
+    text = tok.decode(body.ids, skip_special_tokens=body.skip_special_tokens)
+    ids = [i for i in body.ids if not (body.skip_special_tokens
+                                       and tok.is_special(tok.id_to_token(i) or ""))]
+    try:
+        data = tok.decode_bytes(ids).hex() if body.bytes else None
+    except KeyError as exc:                          # NotAToken: also a ValueError
+        raise HTTPException(422, str(exc)) from None
+    return {"tokenizer": body.tokenizer, "text": text, "hex": data}
 
 
 @router.post("/train", response_model=TrainResponse, response_model_exclude_none=True)

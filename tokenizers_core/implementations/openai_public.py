@@ -1,5 +1,6 @@
 """OpenAI's byte-level BPE encodings, bundled: r50k_base (GPT-2), cl100k_base (GPT-4),
-o200k_base (GPT-4o).
+o200k_base (GPT-4o), and o200k_harmony (gpt-oss: o200k_base's ranks with the harmony chat
+format's special tokens).
 
 Each is the ranks file (`data/vocab/<name>.tiktoken.gz`: base64 token bytes and rank per line),
 tiktoken's pre-tokenisation pattern for it and its special tokens. Encoding is tiktoken's rule:
@@ -38,6 +39,7 @@ from ..models.bpe.model import (_ASCII_PATTERNS, _LATIN1_TO_BYTE_LEVEL, BPE, byt
                                 gc_paused, to_byte_level)
 from ..normalized import NormalizedString
 from ..pipeline import Tokenizer
+from ..pretokenized import check_words, concat, join
 from ..pre_tokenizers import PRESETS, ByteLevel, Regex, Sequence
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "vocab"
@@ -48,13 +50,29 @@ FIM_MIDDLE = "<|fim_middle|>"
 FIM_SUFFIX = "<|fim_suffix|>"
 ENDOFPROMPT = "<|endofprompt|>"
 
+
+def _harmony_specials(base: dict[str, int]) -> dict[str, int]:
+    """o200k_harmony's special tokens: o200k_base's, the harmony format's named ones, and
+    `<|reserved_N|>` for every other id from 200,000 to 201,087. (Id 200018 is both
+    `<|endofprompt|>` and `<|reserved_200018|>`, as in tiktoken; it decodes as the first.)"""
+    named = {"<|startoftext|>": 199998, "<|return|>": 200002, "<|constrain|>": 200003,
+             "<|channel|>": 200005, "<|start|>": 200006, "<|end|>": 200007,
+             "<|message|>": 200008, "<|call|>": 200012}
+    reserved = {f"<|reserved_{i}|>": i for i in range(200000, 201088) if i not in named.values()}
+    return {**base, **named, **reserved}
+
+
 # name -> (pattern preset in pre_tokenizers.PRESETS, special tokens), from tiktoken 0.14.0
 ENCODINGS: dict[str, tuple[str, dict[str, int]]] = {
     "r50k_base": ("gpt2", {ENDOFTEXT: 50256}),
     "cl100k_base": ("cl100k", {ENDOFTEXT: 100257, FIM_PREFIX: 100258, FIM_MIDDLE: 100259,
                                FIM_SUFFIX: 100260, ENDOFPROMPT: 100276}),
     "o200k_base": ("o200k", {ENDOFTEXT: 199999, ENDOFPROMPT: 200018}),
+    "o200k_harmony": ("o200k", _harmony_specials({ENDOFTEXT: 199999, ENDOFPROMPT: 200018})),
 }
+
+# an encoding that reuses another's ranks file
+_RANKS_FILE = {"o200k_harmony": "o200k_base"}
 
 
 @functools.lru_cache(maxsize=None)
@@ -62,6 +80,8 @@ def load_ranks(name: str) -> dict[bytes, int]:
     """The mergeable ranks of a bundled encoding: token bytes -> rank."""
     if name not in ENCODINGS:
         raise ValueError(f"unknown encoding {name!r}; bundled: {', '.join(ENCODINGS)}")
+    if name in _RANKS_FILE:
+        return load_ranks(_RANKS_FILE[name])
     ranks: dict[bytes, int] = {}
     with gzip.open(DATA_DIR / f"{name}.tiktoken.gz", "rb") as f:
         for line in f:
@@ -234,7 +254,10 @@ class TiktokenTokenizer(Tokenizer):
 
     def encode(self, text: str, pair: str | None = None, *, add_special_tokens: bool = True,
                allowed_special: Collection[str] | str = (),
-               disallowed_special: Collection[str] | str | None = None) -> Encoding:
+               disallowed_special: Collection[str] | str | None = None,
+               is_pretokenized: bool = False) -> Encoding:
+        if is_pretokenized:
+            return self._encode_words(text, pair, allowed_special, disallowed_special)
         if not isinstance(text, str) or (pair is not None and not isinstance(pair, str)):
             raise ValueError("text to encode must be a string")
         allowed = self.allowed(allowed_special) if allowed_special else frozenset()
@@ -251,7 +274,8 @@ class TiktokenTokenizer(Tokenizer):
             return _restore_offsets(self._fast_encode(text, allowed), starts)
 
     def encode_batch(self, texts: list[str], *, allowed_special: Collection[str] | str = (),
-                     disallowed_special: Collection[str] | str | None = None) -> list[Encoding]:
+                     disallowed_special: Collection[str] | str | None = None,
+                     is_pretokenized: bool = False) -> list[Encoding]:
         """`encode` for many texts (Hugging Face's `encode_batch`). The cyclic garbage collector
         is paused meanwhile: thousands of fresh `Encoding`s would otherwise set off collections
         that cost more than the encoding itself.
@@ -263,7 +287,18 @@ class TiktokenTokenizer(Tokenizer):
             raise ValueError("encode_batch takes a list of texts; use encode for one text")
         with gc_paused:
             return [self.encode(t, allowed_special=allowed_special,
-                                disallowed_special=disallowed_special) for t in texts]
+                                disallowed_special=disallowed_special,
+                                is_pretokenized=is_pretokenized) for t in texts]
+
+    def _encode_words(self, words: list[str], pair: list[str] | None, allowed_special: Any,
+                      disallowed_special: Any) -> Encoding:
+        """Pre-tokenized input (see `pretokenized`): each word encoded on its own, word id =
+        its index, offsets in the word; a pair's tokens get type id 1."""
+        sequences = [check_words(s) for s in (words, pair) if s is not None]
+        parts = [join([self.encode(w, allowed_special=allowed_special,
+                                   disallowed_special=disallowed_special) for w in seq], type_id)
+                 for type_id, seq in enumerate(sequences)]
+        return concat(parts)
 
     def trace(self, text: str, pair: str | None = None, *, add_special_tokens: bool = True,
               allowed_special: Collection[str] | str = ()):
@@ -406,3 +441,7 @@ def cl100k_base() -> Tokenizer:
 
 def o200k_base() -> Tokenizer:
     return load_encoding("o200k_base")
+
+
+def o200k_harmony() -> Tokenizer:
+    return load_encoding("o200k_harmony")
