@@ -8,7 +8,7 @@ so a permalink works on any worker. A column whose model still needs training is
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fastapi import Request
@@ -109,7 +109,9 @@ def build_columns(request: Request, text: str, specs: list[str], corpus: str, vo
             continue
         enc = col.enc
         chips = display.chips(col.tok, text, enc, links=False)
-        col.metrics = M.encoding_metrics(text, enc, M.unk_ids(col.tok.model))
+        # unknown as the visualiser counts it (display.unknown_tokens), so the two agree
+        col.metrics = replace(M.encoding_metrics(text, enc),
+                              unk=sum(1 for c in chips if c.mark == "unk"))
         col.vocab_size = col.tok.vocab_size
         col.link = step_link(request, col.tok)
         if reference is not None and col.index != ref:
