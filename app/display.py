@@ -112,12 +112,28 @@ def is_byte_level(tok: tc.Tokenizer) -> bool:
     return bool(getattr(tok.model, "byte_level", False)) or tok.algorithm == "byte_bpe"
 
 
-def token_bytes(value: str, surface: str, byte_level: bool) -> bytes:
-    """The UTF-8 bytes a token stands for (`byte_level`: spelled in GPT-2's byte alphabet)."""
-    if byte_level:
+_BYTE_ALPHABET: tuple[frozenset[str], dict[int, int]] | None = None
+
+
+def _byte_alphabet() -> tuple[frozenset[str], dict[int, int]]:
+    """The byte alphabet's characters, and `str.translate`'s table from each to its byte."""
+    global _BYTE_ALPHABET
+    if _BYTE_ALPHABET is None:
         table = _byte_decoder()
-        if value and all(c in table for c in value):
-            return bytes(table[c] for c in value)
+        _BYTE_ALPHABET = frozenset(table), {ord(c): b for c, b in table.items()}
+    return _BYTE_ALPHABET
+
+
+def token_bytes(value: str, surface: str, byte_level: bool) -> bytes:
+    """The UTF-8 bytes a token stands for (`byte_level`: spelled in GPT-2's byte alphabet).
+
+    >>> token_bytes("ĠÃ©", "", True), token_bytes("<0xE2>", "☃", False)
+    (b' \\xc3\\xa9', b'\\xe2')
+    """
+    if byte_level:
+        alphabet, to_byte = _byte_alphabet()
+        if value and alphabet.issuperset(value):
+            return value.translate(to_byte).encode("latin-1")
     if is_byte_piece(value):  # byte fallback
         try:
             return bytes([int(value[3:5], 16)])
@@ -241,6 +257,16 @@ def _run_labels(run: list[bytes]) -> list[tuple[str, bool]]:
     out, k, a = [], 0, 0            # k: the first character not yet drawn; a: the token's start
     for piece in run:
         b = a + len(piece)
+        if k < len(chars) and chars[k][0] == a:         # the common case: whole characters
+            try:
+                text = piece.decode("utf-8")
+            except UnicodeDecodeError:
+                pass
+            else:
+                out.append((visible(text), False))
+                k += len(text)
+                a = b
+                continue
         parts: list[str | bytes] = []
         while k < len(chars) and chars[k][1] <= b:      # the characters this token completes
             s, e, c = chars[k]
@@ -352,10 +378,10 @@ def chips(tok: tc.Tokenizer, text: str, enc: tc.Encoding, links: bool = True,
     unknown = unknown_tokens(tok, text, enc, ahead)
     by_bytes = None
     if byte_level:
-        by_bytes = byte_labels([
-            None if i in whole or i in unknown
-            else stream_bytes(tok, enc.tokens[i], text[spans[i][0]:spans[i][1]])
-            for i in range(ahead)])
+        stream = [None if i in whole or i in unknown
+                  else stream_bytes(tok, enc.tokens[i], text[spans[i][0]:spans[i][1]])
+                  for i in range(ahead)]
+        by_bytes = byte_labels(stream)
     for i in range(n):
         id_, value, (s, e) = enc.ids[i], enc.tokens[i], spans[i]
         special = whole.get(i, False)
@@ -368,8 +394,7 @@ def chips(tok: tc.Tokenizer, text: str, enc: tc.Encoding, links: bool = True,
         if i in whole or i in unknown:
             data = (surface or value).encode("utf-8")
         else:
-            data = stream_bytes(tok, value, surface) if byte_level else \
-                token_bytes(value, surface, False)
+            data = stream[i] if byte_level else token_bytes(value, surface, False)  # type: ignore
         partial = False
         if in_mask:
             label = value
