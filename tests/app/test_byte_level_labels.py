@@ -104,3 +104,15 @@ def test_labels_of_bytes_that_no_token_completes_are_hex():
     assert display.byte_labels([b"\xffa", b"b"]) == [("<FF>a", False), ("b", False)]
     assert display.byte_labels([b"\xe6\x9d", None, b"\xb1"]) == [
         ("<E6 9D>", False), ("", False), ("<B1>", False)]
+
+
+@needs_interop
+def test_tokvis_encode_prints_the_same_chips_for_both_files(capsys):
+    from app import cli
+    assert cli.main(["encode", "-t", str(LLAMA3_JSON), "--no-color", "fi 👍 ﬁ"]) == 0
+    from_json = capsys.readouterr().out.splitlines()[0]
+    assert cli.main(["encode", "-t", str(LLAMA3_RANKS), "--pattern", "llama3", "--no-color",
+                     "fi 👍 ﬁ"]) == 0
+    from_ranks = capsys.readouterr().out.splitlines()[0]
+    assert from_json == "<|begin_of_text|> " + from_ranks == \
+        "<|begin_of_text|> fi ·<F0 9F 91> 👍 ·<EF> ﬁ"
