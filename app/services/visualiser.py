@@ -88,14 +88,17 @@ def special_note(tok) -> str | None:
             "ordinary text), so this box changes nothing here.")
 
 
-def special_options(tok, special: bool) -> dict[str, Any]:
-    """The keywords of `tok.encode` / `tok.trace` that read special tokens typed in the text as
-    special tokens (`special`) or as ordinary text (tiktoken's `allowed_special`; Hugging
-    Face's `encode_special_tokens` for added special tokens)."""
+def special_options(tok, special: bool, encode: bool = False) -> dict[str, Any]:
+    """The keywords of `tok.trace` (`encode`: of `tok.encode`) that read special tokens typed
+    in the text as special tokens (`special`) or as ordinary text (tiktoken's
+    `allowed_special`, and `disallowed_special=()` so that a ranks file's encode does not
+    refuse them; Hugging Face's `encode_special_tokens` for added special tokens)."""
     if special_note(tok) is not None:
         return {}
     if getattr(tok, "special_tokens", None):
-        return {"allowed_special": "all"} if special else {}
+        if special:
+            return {"allowed_special": "all"}
+        return {"disallowed_special": ()} if encode else {}
     return {"encode_special_tokens": not special}
 
 

@@ -103,3 +103,34 @@ def test_htmx_gets_the_box_out_of_band(client):
     body = page(client, "hi", "bert-base-uncased", **{"HX-Request": "true"})
     assert 'id="special-box" hx-swap-oob="true"' in body
     assert "disabled" not in body.split('id="special-box"')[1].split("</div>")[0]
+
+
+def compare_specials(client, text, cols, special):
+    params = {"text": text, "col": cols, **({"special": "true"} if special else {})}
+    r = client.get("/api/compare", params=params)
+    assert r.status_code == 200, r.text
+    return [(c["error"], c["metrics"] and c["metrics"]["special"]) for c in r.json()]
+
+
+def test_compare_reads_special_tokens_as_the_box_says(client):
+    text = "Hi <|endoftext|> [CLS] there"
+    cols = ["bert-base-uncased", "cl100k_base"]
+    assert compare_specials(client, text, cols, False) == [(None, 2), (None, 0)]
+    assert compare_specials(client, text, cols, True) == [(None, 3), (None, 1)]
+    page = client.get("/compare", params={"text": text, "col": cols, "special": "true"}).text
+    assert 'name="special" value="true" checked' in page
+
+
+LLAMA3_RANKS = INTEROP / "raw" / "llama3" / "tokenizer.model"
+
+
+@pytest.mark.skipif(not LLAMA3_RANKS.is_file(), reason="shared/data/interop is absent")
+def test_a_ranks_file_column_takes_typed_special_tokens_either_way(client):
+    r = client.post("/api/tokenizers", files={"file": ("tokenizer.model", LLAMA3_RANKS.read_bytes())},
+                    data={"pattern": "llama3",
+                          "special_tokens": json.dumps({"<|begin_of_text|>": 128000})})
+    assert r.status_code == 201, r.text
+    handle = r.json()["tokenizer"]
+    text = "<|begin_of_text|>Hi"
+    assert compare_specials(client, text, [handle], False) == [(None, 0)]
+    assert compare_specials(client, text, [handle], True) == [(None, 1)]
