@@ -84,8 +84,7 @@ def special_note(tok) -> str | None:
     the text (`<s>` typed is text), and the rule tokenisers have none."""
     if getattr(tok, "special_tokens", None) or getattr(tok.added_vocabulary, "special", None):
         return None
-    return ("This tokenizer reads no special tokens from the text (typed, they are always "
-            "ordinary text), so this box changes nothing here.")
+    return "This tokenizer reads no special tokens from the text: typed, they are ordinary text."
 
 
 def special_options(tok, special: bool, encode: bool = False) -> dict[str, Any]:
