@@ -10,7 +10,7 @@ def test_the_box_follows_the_tokeniser(page, server_url, screenshot_dir):
     page.goto(f"{server_url}/?tokenizer=bert-base-uncased&text={quote('[MASK] hi')}")
     box = page.locator("#special-box input")
     assert box.is_enabled() and not box.is_checked()
-    assert page.locator("#result .chip .tok").all_inner_texts()[1:4] == ["[", "mask", "]"]
+    assert page.locator("#result .chip .tok").all_inner_texts()[1:4] == ["[", "MASK", "]"]
     box.check()
     page.wait_for_function("() => document.querySelectorAll('#result .chip').length === 4")
     assert page.locator("#result .chip .tok").all_inner_texts()[1] == "[MASK]"
