@@ -112,12 +112,28 @@ def is_byte_level(tok: tc.Tokenizer) -> bool:
     return bool(getattr(tok.model, "byte_level", False)) or tok.algorithm == "byte_bpe"
 
 
-def token_bytes(value: str, surface: str, byte_level: bool) -> bytes:
-    """The UTF-8 bytes a token stands for (`byte_level`: spelled in GPT-2's byte alphabet)."""
-    if byte_level:
+_BYTE_ALPHABET: tuple[frozenset[str], dict[int, int]] | None = None
+
+
+def _byte_alphabet() -> tuple[frozenset[str], dict[int, int]]:
+    """The byte alphabet's characters, and `str.translate`'s table from each to its byte."""
+    global _BYTE_ALPHABET
+    if _BYTE_ALPHABET is None:
         table = _byte_decoder()
-        if value and all(c in table for c in value):
-            return bytes(table[c] for c in value)
+        _BYTE_ALPHABET = frozenset(table), {ord(c): b for c, b in table.items()}
+    return _BYTE_ALPHABET
+
+
+def token_bytes(value: str, surface: str, byte_level: bool) -> bytes:
+    """The UTF-8 bytes a token stands for (`byte_level`: spelled in GPT-2's byte alphabet).
+
+    >>> token_bytes("ĠÃ©", "", True), token_bytes("<0xE2>", "☃", False)
+    (b' \\xc3\\xa9', b'\\xe2')
+    """
+    if byte_level:
+        alphabet, to_byte = _byte_alphabet()
+        if value and alphabet.issuperset(value):
+            return value.translate(to_byte).encode("latin-1")
     if is_byte_piece(value):  # byte fallback
         try:
             return bytes([int(value[3:5], 16)])
@@ -151,6 +167,34 @@ def unknown_id(tok: tc.Tokenizer) -> int | None:
     return unk
 
 
+def unknown_tokens(tok: tc.Tokenizer, text: str, enc: tc.Encoding,
+                   n: int | None = None) -> set[int]:
+    """The positions (among the first `n`) of the unknown tokens: the model's unknown token
+    standing for text it has no piece for. The one definition the visualiser's chips, its
+    decode note and compare's count share. Not unknown: a special token, and the unknown
+    token's own spelling typed in the text (CLIP's `<|endoftext|>` is its unk_token and an
+    added special token; BERT's `[UNK]` typed is matched as itself).
+
+    >>> tok = tc.load("bert-base-uncased")
+    >>> text = "☃ [UNK]"
+    >>> sorted(unknown_tokens(tok, text, tok.encode(text)))
+    [1]
+    """
+    unk = unknown_id(tok)
+    if unk is None:
+        return set()
+    spelled = tok.id_to_token(unk)
+    out = set()
+    for i in range(len(enc) if n is None else min(n, len(enc))):
+        if enc.ids[i] != unk or enc.special_tokens_mask[i]:
+            continue
+        s, e = enc.offsets[i]
+        typed = text[s:e].strip()
+        if typed != spelled and tok.normalize(typed).normalized.strip() != spelled:
+            out.add(i)
+    return out
+
+
 def is_byte_piece(value: str) -> bool:
     """A sentencepiece byte-fallback piece such as `<0xE2>`."""
     return len(value) == 6 and value.startswith("<0x") and value.endswith(">")
@@ -159,42 +203,101 @@ def is_byte_piece(value: str) -> bool:
 MAX_LINK_WORD = 64
 
 
-def byte_labels(text: str, pieces: list[bytes]) -> list[tuple[str, bool]] | None:
-    """Labels for tokens whose bytes, in order, spell `text`'s UTF-8 (byte-level BPE): each
-    character is drawn once, on the token holding its last byte; bytes of a character that a
-    later token completes are drawn as `<E6 9D>`. Returns (label, partial) per token, or None
-    when the pieces do not spell the text (a normalising tokeniser, say). The pieces may stop
-    short of the end of the text (the first tokens only).
+def byte_labels(pieces: list[bytes | None]) -> list[tuple[str, bool]]:
+    """Labels for the tokens of a byte-level tokenizer, from their bytes alone (so a ranks file,
+    a tokenizer.json and a vocab.json + merges.txt with the same ids draw the same chips).
 
-    >>> byte_labels("a 東", [b"a", " 東".encode()[:3], " 東".encode()[3:]])
+    The rule: each character is drawn once, on the token holding its last byte; a token that
+    holds the first bytes of a character a later token completes shows them as `<E6 9D>` (its
+    label is `partial`). Bytes that no token completes into a character stay hex too. A None
+    piece is a token outside the byte stream (a special or added token): it ends any character
+    left open, and its label here is "" (the caller draws it). Returns (label, partial) per piece.
+
+    >>> byte_labels([b"a", " 東".encode()[:3], " 東".encode()[3:]])
     [('a', False), ('·<E6 9D>', True), ('東', False)]
-    >>> byte_labels("a 東", [b"a", " 東".encode()[:3]])
-    [('a', False), ('·<E6 9D>', True)]
+    >>> byte_labels([b"\\xe6\\x9d", None, b"\\xffok"])
+    [('<E6 9D>', False), ('', False), ('<FF>ok', False)]
     """
-    data = text.encode("utf-8")
-    size = sum(len(p) for p in pieces)
-    if data[:size] != b"".join(pieces):
-        return None
-    ends, pos = [], 0               # ends[k]: the byte just after character k
-    for c in text:
-        if pos >= size:
-            break
-        pos += len(c.encode("utf-8"))
-        ends.append(pos)
-    out, a, k = [], 0, 0            # k: the first character not yet drawn
-    for piece in pieces:
+    out: list[tuple[str, bool]] = []
+    run: list[bytes] = []
+    for piece in [*pieces, None]:
+        if piece is not None:
+            run.append(piece)
+            continue
+        out.extend(_run_labels(run))
+        out.append(("", False))
+        run = []
+    return out[:-1]
+
+
+def _characters(data: bytes) -> list[tuple[int, int, str | None]]:
+    """`data` as (start, end, character) in byte positions; None for a byte that is not part
+    of a whole UTF-8 character.
+
+    >>> _characters(b"a\\xc3\\xa9\\xff")
+    [(0, 1, 'a'), (1, 3, 'é'), (3, 4, None)]
+    """
+    out: list[tuple[int, int, str | None]] = []
+    pos = 0
+    for c in data.decode("utf-8", errors="surrogateescape"):
+        if "\udc80" <= c <= "\udcff":          # surrogateescape: one undecodable byte
+            out.append((pos, pos + 1, None))
+            pos += 1
+        else:
+            size = len(c.encode("utf-8"))
+            out.append((pos, pos + size, c))
+            pos += size
+    return out
+
+
+def _run_labels(run: list[bytes]) -> list[tuple[str, bool]]:
+    """`byte_labels` of consecutive tokens with nothing between them."""
+    data = b"".join(run)
+    chars = _characters(data)
+    out, k, a = [], 0, 0            # k: the first character not yet drawn; a: the token's start
+    for piece in run:
         b = a + len(piece)
-        first = k
-        while k < len(ends) and ends[k] <= b:
+        if k < len(chars) and chars[k][0] == a:         # the common case: whole characters
+            try:
+                text = piece.decode("utf-8")
+            except UnicodeDecodeError:
+                pass
+            else:
+                out.append((visible(text), False))
+                k += len(text)
+                a = b
+                continue
+        parts: list[str | bytes] = []
+        while k < len(chars) and chars[k][1] <= b:      # the characters this token completes
+            s, e, c = chars[k]
+            parts.append(data[s:e] if c is None else c)
             k += 1
-        label = visible(text[first:k])
-        done = ends[k - 1] if k > first else a      # bytes up to here are whole characters
-        tail = data[max(done, a):b]
-        if tail:
-            label += f"<{hex_bytes(tail)}>"
-        out.append((label, bool(tail)))
+        partial = k < len(chars) and chars[k][0] < b    # one that a later token completes
+        if partial:
+            parts.append(data[max(chars[k][0], a):b])
+        out.append((_label(parts), partial))
         a = b
     return out
+
+
+def _label(parts: list[str | bytes]) -> str:
+    """Characters made visible, bytes as `<E6 9D>`, each run of either kind drawn as one.
+
+    >>> _label(["a", " ", b"\\xe6", b"\\x9d"])
+    'a·<E6 9D>'
+    """
+    out, i = [], 0
+    while i < len(parts):
+        j = i
+        kind = type(parts[i])
+        while j < len(parts) and type(parts[j]) is kind:
+            j += 1
+        if kind is bytes:
+            out.append(f"<{hex_bytes(b''.join(parts[i:j]))}>")   # type: ignore[arg-type]
+        else:
+            out.append(visible("".join(parts[i:j])))             # type: ignore[arg-type]
+        i = j
+    return "".join(out)
 
 
 def word_spans(text: str, enc: tc.Encoding) -> dict[int, tuple[int, int]]:
@@ -232,35 +335,71 @@ def link_word(text: str, span: tuple[int, int], token: tuple[int, int]) -> str:
     return text[s:min(e, s + MAX_LINK_WORD)]
 
 
+def whole_tokens(tok: tc.Tokenizer, enc: tc.Encoding, n: int) -> dict[int, bool]:
+    """{index: special?} of the first `n` tokens that are drawn as their own text, outside any
+    byte stream: the post-processor's tokens and the added tokens matched whole in the text
+    (`<|begin_of_text|>` typed in Llama 3's text; Hugging Face leaves those out of the
+    special-tokens mask, but they are special tokens all the same)."""
+    added = getattr(getattr(tok, "added_vocabulary", None), "tokens", {})
+    out = {}
+    for i in range(n):
+        if enc.special_tokens_mask[i]:
+            out[i] = True
+        elif enc.ids[i] in added:
+            out[i] = added[enc.ids[i]].special
+    return out
+
+
+def stream_bytes(tok: tc.Tokenizer, value: str, surface: str) -> bytes:
+    """The bytes a byte-level model's token stands for: its spelling in GPT-2's byte alphabet,
+    without the model's own word markers (CLIP's `</w>` end-of-word suffix is not bytes)."""
+    suffix = getattr(tok.model, "end_of_word_suffix", None)
+    prefix = getattr(tok.model, "continuing_subword_prefix", None)
+    if suffix and value.endswith(suffix) and len(value) > len(suffix):
+        value = value[:-len(suffix)]
+    if prefix and value.startswith(prefix) and len(value) > len(prefix):
+        value = value[len(prefix):]
+    return token_bytes(value, surface, True)
+
+
 def chips(tok: tc.Tokenizer, text: str, enc: tc.Encoding, links: bool = True,
           limit: int | None = None) -> list[Chip]:
     """One chip per token (`links`: work out the word each chip's step-through link shows;
-    `limit`: only the first `limit` tokens' chips)."""
+    `limit`: only the first `limit` tokens' chips). Byte-level tokenizers follow
+    `byte_labels`' rule; a special or added token shows its own text."""
     out: list[Chip] = []
     words = word_spans(text, enc) if links else {}
     spans = enc.offsets
-    specials = enc.special_tokens_mask
+    n = len(enc) if limit is None else min(limit, len(enc))
     byte_level = is_byte_level(tok)
     last = len(spans) - 1
+    ahead = min(len(enc), n + 4) if byte_level else n   # the tokens after the last one drawn
+    whole = whole_tokens(tok, enc, ahead)               # complete its last character, if cut
+    unknown = unknown_tokens(tok, text, enc, ahead)
     by_bytes = None
     if byte_level:
-        shown = slice(0, limit)     # only the chips drawn need their labels
-        by_bytes = byte_labels(text, [
-            v.encode("utf-8") if sp else token_bytes(v, text[s:e], True)
-            for v, (s, e), sp in zip(enc.tokens[shown], spans[shown], specials[shown])])
-    unk = unknown_id(tok)
-    for i, (id_, value, (s, e), special) in enumerate(zip(enc.ids, enc.tokens, spans, specials)):
-        if limit is not None and i >= limit:
-            break
-        surface = "" if special else text[s:e]
+        stream = [None if i in whole or i in unknown
+                  else stream_bytes(tok, enc.tokens[i], text[spans[i][0]:spans[i][1]])
+                  for i in range(ahead)]
+        by_bytes = byte_labels(stream)
+    for i in range(n):
+        id_, value, (s, e) = enc.ids[i], enc.tokens[i], spans[i]
+        special = whole.get(i, False)
+        in_mask = enc.special_tokens_mask[i]
+        surface = "" if in_mask else text[s:e]
         # several tokens from one character (bytes of a character, NFKC "ﬁ" -> "f" "i")
-        shared = (not special) and (
-            (i > 0 and spans[i - 1] == (s, e) and not specials[i - 1])
-            or (i < last and spans[i + 1] == (s, e) and not specials[i + 1]))
-        data = value.encode("utf-8") if special else token_bytes(value, surface, byte_level)
+        shared = (not in_mask) and (
+            (i > 0 and spans[i - 1] == (s, e) and not enc.special_tokens_mask[i - 1])
+            or (i < last and spans[i + 1] == (s, e) and not enc.special_tokens_mask[i + 1]))
+        if i in whole or i in unknown:
+            data = (surface or value).encode("utf-8")
+        else:
+            data = stream[i] if byte_level else token_bytes(value, surface, False)  # type: ignore
         partial = False
-        if special:
+        if in_mask:
             label = value
+        elif i in whole or i in unknown:
+            label = visible(surface or value)
         elif by_bytes is not None:
             label, partial = by_bytes[i]
         elif shared and is_byte_piece(value):
@@ -268,14 +407,14 @@ def chips(tok: tc.Tokenizer, text: str, enc: tc.Encoding, links: bool = True,
             completes = i == last or spans[i + 1] != (s, e) or not is_byte_piece(enc.tokens[i + 1])
             label, partial = (visible(surface), False) if completes else (token_label(data), True)
         elif shared:
-            label = token_label(data) if byte_level else visible(value)
+            label = visible(value)
         else:
             label = visible(surface or value)
         word_id = enc.word_ids[i]
         word = link_word(text, words[word_id], (s, e)) if word_id in words else ""
         raw = label if value == surface else visible(value)
-        mark = "" if special else "unk" if id_ == unk else "byte" if is_byte_piece(value) else ""
-        out.append(Chip(i, id_, raw, label, s, e, hex_bytes(data), bool(special), i % 8, word,
+        mark = "unk" if i in unknown else "byte" if is_byte_piece(value) and not special else ""
+        out.append(Chip(i, id_, raw, label, s, e, hex_bytes(data), special, i % 8, word,
                         value, partial, mark))
     return out
 

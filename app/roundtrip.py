@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import tokenizers_core as tc
 
-from .display import unknown_id, visible
+from .display import unknown_tokens, visible, whole_tokens
 
 MAX_EXAMPLES = 3
 
@@ -38,29 +38,34 @@ def _first_change(before: str, after: str, words: bool = True) -> tuple[str, str
 def round_trip_notes(tok: tc.Tokenizer, text: str, enc: tc.Encoding, decoded: str) -> list[str]:
     """What made `decoded` differ from `text` ([] when they are equal).
 
-    Looks for, in order: special tokens from the text that decode left out, special tokens the
-    post-processor added that decode keeps, unknown tokens,
-    characters no token covers, and what the normaliser changed; if none of these explains
-    the difference, says where it starts.
+    The visualiser decodes as `decode` does by default: special tokens kept. Looks for, in
+    order: special tokens read from the text that decode left out (a caller that decoded with
+    skip_special_tokens=True), special tokens the post-processor added, unknown tokens,
+    characters no token covers, and what the normaliser changed; then whether the decoder,
+    given the tokens of the text alone, gives back something else than the normalised text
+    (WordPiece's decoder joins "a , b" as "a, b"); if none of these explains the difference,
+    says where it starts.
     """
     if decoded == text:
         return []
     notes: list[str] = []
-    skipped = [v for v, (s, e), sp in zip(enc.tokens, enc.offsets, enc.special_tokens_mask)
-               if sp and s < e and v not in decoded]
+    whole = whole_tokens(tok, enc, len(enc))
+    skipped = [enc.tokens[i] for i in whole
+               if enc.offsets[i][0] < enc.offsets[i][1] and enc.tokens[i].strip() not in decoded]
     if skipped:
         notes.append(f"decode left out the special token{'s' if len(skipped) > 1 else ''} "
                      f"{_quote(sorted(set(skipped)))} read from the text "
                      "(skip_special_tokens=True).")
-    added = sorted({v for v, (s, e), sp in zip(enc.tokens, enc.offsets, enc.special_tokens_mask)
-                    if sp and s == e and v in decoded})
+    outside = {i for i, ((s, e), sp) in enumerate(zip(enc.offsets, enc.special_tokens_mask))
+               if sp and s == e}                          # the post-processor's tokens
+    added = sorted({enc.tokens[i] for i in outside if enc.tokens[i] in decoded})
     if added:
         notes.append(f"decode keeps the special token{'s' if len(added) > 1 else ''} "
                      f"{_quote(added)} the post-processor added.")
-    unk = unknown_id(tok)
-    unknown = [text[s:e] for i, (s, e) in zip(enc.ids, enc.offsets) if unk is not None and i == unk]
+    unknown_at = unknown_tokens(tok, text, enc)
+    unknown = [text[slice(*enc.offsets[i])] for i in sorted(unknown_at)]
     if unknown:
-        word = tok.model.id_to_token(unk) or enc.tokens[enc.ids.index(unk)]
+        word = tok.model.id_to_token(enc.ids[min(unknown_at)]) or enc.tokens[min(unknown_at)]
         notes.append(f"{len(unknown)} unknown token{'s' if len(unknown) > 1 else ''} "
                      f"({word}) stood for {_quote(unknown)}: decode cannot give the text back.")
     covered = bytearray(len(text))
@@ -69,22 +74,21 @@ def round_trip_notes(tok: tc.Tokenizer, text: str, enc: tc.Encoding, decoded: st
     gaps = sorted({c for c, hit in zip(text, covered) if not hit and not c.isspace()})
     if gaps:
         notes.append(f"{_quote(gaps)} {'is' if len(gaps) == 1 else 'are'} in no token: the "
-                     "pre-tokeniser dropped them.")
-    normalize = getattr(tok, "normalize", None)
-    if normalize is not None:
-        normalized = normalize(text).normalized.replace("▁", " ")   # ▁: SentencePiece's space
-        if normalized.split() != text.split():
-            before, after = _first_change(text, normalized)
-            notes.append(f"the normaliser changed the text before tokenising: "
-                         f"“{visible(before)}” became “{visible(after)}”.")
-        elif normalized.strip() != text.strip():
-            before, after = _first_change(text.strip(), normalized.strip(), words=False)
-            notes.append(f"the normaliser rewrote the whitespace: “{visible(before)}” became "
-                         f"“{visible(after)}”.")
-        plain = decoded
-        for v in added:
-            plain = plain.replace(v, " ")
-        if not (skipped or unknown) and plain.split() != normalized.split():
+                     f"pre-tokeniser dropped {'it' if len(gaps) == 1 else 'them'}.")
+    normalized = tok.normalize(text).normalized.replace("▁", " ")   # ▁: SentencePiece's space
+    if normalized.split() != text.split():
+        before, after = _first_change(text, normalized)
+        notes.append(f"the normaliser changed the text before tokenising: "
+                     f"“{visible(before)}” became “{visible(after)}”.")
+    elif normalized.strip() != text.strip():
+        before, after = _first_change(text.strip(), normalized.strip(), words=False)
+        notes.append(f"the normaliser rewrote the whitespace: “{visible(before)}” became "
+                     f"“{visible(after)}”.")
+    if not (skipped or unknown or gaps):
+        # the tokens of the text alone, without the post-processor's
+        plain = tok.decode([i for k, i in enumerate(enc.ids) if k not in outside]) \
+            if outside else decoded
+        if plain.split() != normalized.split():
             before, after = _first_change(normalized, plain.strip(), words=False)
             notes.append(f"the decoder joins the tokens its own way: “{visible(before)}” comes "
                          f"back as “{visible(after)}”.")

@@ -143,6 +143,20 @@ class AddedVocabulary:
         `simple_id_to_token`), or None."""
         return self.patterns.get(id_)
 
+    def without_special(self) -> "AddedVocabulary":
+        """This vocabulary with its special tokens matched nowhere, so that typed in the text
+        they are ordinary text (Hugging Face's `encode_special_tokens`); the other added tokens
+        still match, and every id still decodes. Built once, then kept."""
+        plain = self.__dict__.get("_without_special")
+        if plain is None:
+            plain = object.__new__(AddedVocabulary)
+            plain.__dict__.update(self.__dict__)
+            for name, normalized in (("_original", False), ("_normalized", True)):
+                setattr(plain, name, _matcher([(self.patterns[i], i) for i, t in self.tokens.items()
+                                               if t.normalized == normalized and not t.special]))
+            self.__dict__["_without_special"] = plain
+        return plain
+
     def split_original(self, text: NormalizedString) -> list[tuple[NormalizedString, int | None]]:
         """Pass 1: `text` cut at the tokens with normalized=False, as (segment, id or None)."""
         return self._split(text, self._original)

@@ -34,6 +34,7 @@ The trace has one step per stage, one per member of a Sequence normaliser or pre
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Protocol
@@ -188,17 +189,31 @@ class Tokenizer:
 
     # ---- encoding -----------------------------------------------------------------------
     def encode(self, text: str, pair: str | None = None, *, add_special_tokens: bool = True,
-               is_pretokenized: bool = False) -> Encoding:
+               is_pretokenized: bool = False,
+               encode_special_tokens: bool = False) -> Encoding:
         """Tokenise `text` (and optionally a second sequence `pair`); each a list of words with
-        `is_pretokenized` (Hugging Face's; see `pretokenized`)."""
-        return self._run(text, pair, add_special_tokens, None, is_pretokenized=is_pretokenized)
+        `is_pretokenized` (Hugging Face's; see `pretokenized`). Special added tokens typed in the
+        text are matched as themselves, as Hugging Face does; `encode_special_tokens` makes them
+        ordinary text (Hugging Face's option of that name, tiktoken's `encode_ordinary`)."""
+        return self._matching(encode_special_tokens)._run(text, pair, add_special_tokens, None,
+                                                          is_pretokenized=is_pretokenized)
 
-    def trace(self, text: str, pair: str | None = None, *,
-              add_special_tokens: bool = True) -> tuple[Encoding, Trace]:
+    def trace(self, text: str, pair: str | None = None, *, add_special_tokens: bool = True,
+              encode_special_tokens: bool = False) -> tuple[Encoding, Trace]:
         """Like `encode`, and also the pipeline's steps (one per stage and sequence, and one per
         member of a Sequence normaliser or pre-tokeniser)."""
         trace = Trace()
-        return self._run(text, pair, add_special_tokens, trace), trace
+        tok = self._matching(encode_special_tokens)
+        return tok._run(text, pair, add_special_tokens, trace), trace
+
+    def _matching(self, encode_special_tokens: bool) -> "Tokenizer":
+        """This tokenizer, or (`encode_special_tokens`) a copy of it whose special added tokens
+        match nowhere in the text (its caches are shared: they do not depend on them)."""
+        if not encode_special_tokens or not self.added_vocabulary.special:
+            return self
+        plain = copy.copy(self)
+        plain.added_vocabulary = self.added_vocabulary.without_special()
+        return plain
 
     def encode_batch(self, inputs: Iterable[str | tuple[str, str]], *,
                      add_special_tokens: bool = True,

@@ -20,7 +20,7 @@ from tokenizers_core import pretrained
 from .. import display
 from ..deps import check_text, resolve_tokenizer, stored_options, tokenizer_label, trained
 from ..trained import make_spec
-from .visualiser import step_link
+from .visualiser import special_options, step_link
 
 DEFAULT_TEXT = "unhappiness, naïve cafés and 東京"
 DEFAULT_COLUMNS = ["bpe", "wordpiece", "unigram", "o200k_base", "bert-base-uncased"]
@@ -73,7 +73,10 @@ def column_tokenizer(request: Request, spec: str, corpus: str, vocab: int,
 
 
 def build_columns(request: Request, text: str, specs: list[str], corpus: str, vocab: int,
-                  ref: int, train_now: bool, only: int | None = None) -> list[Column]:
+                  ref: int, train_now: bool, only: int | None = None,
+                  special: bool = False) -> list[Column]:
+    """The columns (`special`: special tokens typed in the text are read as special tokens by
+    the tokenisers that have them, as the visualiser's box; otherwise ordinary text)."""
     cols: list[Column] = []
     for i, spec in enumerate(specs):
         col = Column(i, spec, spec)
@@ -97,7 +100,7 @@ def build_columns(request: Request, text: str, specs: list[str], corpus: str, vo
         if col.tok is None or (only is not None and col.index not in (only, ref)):
             continue
         try:
-            col.enc = col.tok.encode(text)
+            col.enc = col.tok.encode(text, **special_options(col.tok, special, encode=True))
         except ValueError as exc:
             col.error = str(exc)
     reference = None
@@ -109,7 +112,11 @@ def build_columns(request: Request, text: str, specs: list[str], corpus: str, vo
             continue
         enc = col.enc
         chips = display.chips(col.tok, text, enc, links=False)
-        col.metrics = M.encoding_metrics(text, enc, M.unk_ids(col.tok.model))
+        # counted from the chips, so special and unknown tokens are what the visualiser calls
+        # them (Llama 3's <|eot_id|> typed is special; CLIP's typed <|endoftext|> not unknown)
+        ordinary = [c.value for c in chips if not c.special]
+        col.metrics = M.text_metrics(text, ordinary, special=len(chips) - len(ordinary),
+                                     unk=sum(1 for c in chips if c.mark == "unk"))
         col.vocab_size = col.tok.vocab_size
         col.link = step_link(request, col.tok)
         if reference is not None and col.index != ref:
@@ -133,8 +140,10 @@ def choices(request: Request, specs: list[str]) -> list[dict[str, str]]:
     return chosen + [o for o in out if o["value"] not in specs]
 
 
-def params(text: str, specs: list[str], corpus: str, vocab: int, ref: int) -> dict[str, Any]:
-    return {"text": text, "col": specs, "corpus": corpus, "vocab": vocab, "ref": ref}
+def params(text: str, specs: list[str], corpus: str, vocab: int, ref: int,
+           special: bool = False) -> dict[str, Any]:
+    return {"text": text, "col": specs, "corpus": corpus, "vocab": vocab, "ref": ref,
+            "special": "true" if special else None}
 
 
 def validate(request: Request, text: str, specs: list[str], vocab: int) -> None:

@@ -47,10 +47,42 @@ def test_sentencepiece_unknown_and_spaces():
 
 
 def test_the_page_shows_the_notes(client):
-    """The visualiser decodes with skip_special_tokens=True."""
+    """The visualiser decodes as decode does by default: special tokens kept."""
     r = client.get("/", params={"text": "Hi <|endoftext|> there", "tokenizer": "cl100k_base",
                                 "special": "true"})
-    assert "the tokeniser normalises" not in r.text
-    assert "decode left out the special token “&lt;|endoftext|&gt;”" in r.text
+    assert "(round trip exact)" in r.text and "left out" not in r.text
+    assert "Hi·&lt;|endoftext|&gt;·there" in r.text.split('data-testid="decoded"')[1]
     r = client.get("/", params={"text": "hello ☃", "tokenizer": "bert-base-uncased"})
     assert "1 unknown token ([UNK]) stood for “☃”" in r.text
+
+
+def test_the_decoder_joining_tokens_its_own_way_is_said_after_the_post_processor():
+    """BERT's WordPiece decoder joins "a , b" as "a, b"; [CLS] and [SEP] are named apart."""
+    said = notes("bert-base-uncased", "a , b")
+    assert said == [
+        "decode keeps the special tokens “[CLS]”, “[SEP]” the post-processor added.",
+        "the decoder joins the tokens its own way: “a·,·b” comes back as “a,·b”."]
+
+
+def test_characters_in_no_token_are_named():
+    from tokenizers_core.models.wordlevel.model import WordLevel
+    from tokenizers_core.pipeline import Tokenizer
+    from tokenizers_core.pre_tokenizers.hf import Split
+    tok = Tokenizer(WordLevel({"a": 0, "b": 1, "[UNK]": 2}, unk_token="[UNK]"),
+                    pre_tokenizer=Split(";", "removed"))
+    enc = tok.encode("a;b")
+    assert round_trip_notes(tok, "a;b", enc, tok.decode(enc.ids)) == [
+        "“;” is in no token: the pre-tokeniser dropped it."]
+
+
+def test_whitespace_the_normaliser_rewrote_is_named():
+    said = notes("botchan_en_unigram_1000", "Hi  there")
+    assert any(n.startswith("the normaliser rewrote the whitespace") for n in said), said
+
+
+def test_an_unexplained_difference_says_where_it_starts():
+    """Only whitespace differs, and not by the normaliser's doing: where it starts is said."""
+    tok = tc.load("cl100k_base")
+    enc = tok.encode("Hello world")
+    assert round_trip_notes(tok, "Hello world", enc, "Hello  world") == [
+        "decode gives “Hello··world” where the input has “Hello·world”."]

@@ -105,7 +105,9 @@ def test_bert_shows_masks_and_decode(client):
     assert r.status_code == 200
     assert chips_of(r.text)[0] == "[CLS]" and chips_of(r.text)[-1] == "[SEP]"
     assert 'data-testid="special-mask">1 0 0 0 0 1<' in r.text
-    assert 'data-testid="decoded">hello,·world!<' in r.text and "differs from the input" in r.text
+    # decode keeps special tokens (as decode does by default); the note names them
+    assert 'data-testid="decoded">[CLS]·hello,·world!·[SEP]<' in r.text
+    assert "differs from the input" in r.text
 
 
 def test_byte_level_decode_is_exact_and_rule_tokenisers_have_none(client):

@@ -1,0 +1,136 @@
+"""The visualiser's "special tokens in text" box works for every tokenizer kind (issue 20, item
+13): checked, special tokens typed in the text are special tokens; unchecked, ordinary text
+(tiktoken's encode_ordinary, Hugging Face's encode_special_tokens). Where a tokenizer has none
+to read, the box is disabled and says why. The decode below keeps special tokens, as decode
+does, and its note says what happened (Llama 3 chat text: the post-processor's
+<|begin_of_text|>, nothing about the decoder)."""
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+import pytest
+
+import tokenizers_core as tc
+from app.roundtrip import round_trip_notes
+
+INTEROP = next((p / "shared" / "data" / "interop" for p in Path(__file__).resolve().parents
+                if (p / "shared" / "data" / "interop").is_dir()), Path("shared/data/interop"))
+LLAMA3_JSON = INTEROP / "converted" / "llama3.tokenizer.json"
+needs_llama3 = pytest.mark.skipif(not LLAMA3_JSON.is_file(), reason="shared/data/interop is absent")
+
+
+def chat_text() -> str:
+    return json.loads((INTEROP / "special_texts.json").read_text())["llama3.tokenizer.json"][0]
+
+
+def page(client, text, tokenizer, special=False, **headers):
+    params = {"text": text, "tokenizer": tokenizer, **({"special": "true"} if special else {})}
+    return client.get("/", params=params, headers=headers).text
+
+
+def token_count(body: str) -> int:
+    return int(body.split('data-testid="token-count">')[1].split("<")[0])
+
+
+def decoded(body: str) -> str:
+    return html.unescape(body.split('data-testid="decoded">')[1].split("</p>")[0])
+
+
+@pytest.fixture(scope="module")
+def llama3(client):
+    r = client.post("/api/tokenizers", files={"file": ("tokenizer.json", LLAMA3_JSON.read_bytes())})
+    assert r.status_code == 201, r.text
+    return r.json()["tokenizer"]
+
+
+@needs_llama3
+def test_the_box_changes_a_tokenizer_json(client, llama3):
+    text = chat_text()
+    on, off = page(client, text, llama3, special=True), page(client, text, llama3)
+    assert token_count(on) == 22 and token_count(off) > 40
+    assert 'data-testid="special-why"' not in on
+
+
+@needs_llama3
+def test_llama3_chat_decode_keeps_the_specials_and_the_note_names_the_post_processor(client,
+                                                                                     llama3):
+    text = chat_text()
+    for body in (page(client, text, llama3, special=True), page(client, text, llama3)):
+        assert decoded(body).replace("·", " ").replace("↵", "\n") == "<|begin_of_text|>" + text
+        notes = body.split('data-testid="round-trip">')[1].split("</ul>")[0]
+        assert "the post-processor added" in notes and "&lt;|begin_of_text|&gt;" in notes
+        assert "joins" not in notes and "left out" not in notes
+
+
+@needs_llama3
+def test_llama3_notes_say_which_decode_left_the_specials_out():
+    tok = tc.load(str(LLAMA3_JSON))
+    text = chat_text()
+    enc = tok.encode(text)
+    assert round_trip_notes(tok, text, enc, tok.decode(enc.ids)) == [
+        "decode keeps the special token “<|begin_of_text|>” the post-processor added."]
+    skipped = round_trip_notes(tok, text, enc, tok.decode(enc.ids, skip_special_tokens=True))
+    assert len(skipped) == 1 and "(skip_special_tokens=True)" in skipped[0]
+    assert "<|eot_id|>" in skipped[0]
+
+
+def test_bert_reads_typed_special_tokens_only_when_checked(client):
+    on, off = page(client, "[MASK] hi", "bert-base-uncased", special=True), \
+        page(client, "[MASK] hi", "bert-base-uncased")
+    assert token_count(on) == 4 and token_count(off) == 6
+
+
+def test_openai_encodings_as_before(client):
+    on, off = page(client, "a<|endoftext|>", "cl100k_base", special=True), \
+        page(client, "a<|endoftext|>", "cl100k_base")
+    assert token_count(on) == 2 and token_count(off) > 2
+
+
+@pytest.mark.parametrize("name", ["botchan_en_unigram_1000", "char"])
+def test_the_box_is_disabled_with_a_reason_where_it_cannot_apply(client, name):
+    body = page(client, "<s> hi", name, special=True)
+    box = body.split('id="special-box"')[1].split("</div>")[0]
+    checkbox = box.split("<input")[1].split(">")[0]
+    assert "disabled" in checkbox and "checked" not in checkbox
+    assert "reads no special tokens from the text" in box
+
+
+def test_htmx_gets_the_box_out_of_band(client):
+    body = page(client, "hi", "char", **{"HX-Request": "true"})
+    assert 'id="special-box" hx-swap-oob="true"' in body and "disabled" in body
+    body = page(client, "hi", "bert-base-uncased", **{"HX-Request": "true"})
+    assert 'id="special-box" hx-swap-oob="true"' in body
+    assert "disabled" not in body.split('id="special-box"')[1].split("</div>")[0]
+
+
+def compare_specials(client, text, cols, special):
+    params = {"text": text, "col": cols, **({"special": "true"} if special else {})}
+    r = client.get("/api/compare", params=params)
+    assert r.status_code == 200, r.text
+    return [(c["error"], c["metrics"] and c["metrics"]["special"]) for c in r.json()]
+
+
+def test_compare_reads_special_tokens_as_the_box_says(client):
+    text = "Hi <|endoftext|> [CLS] there"
+    cols = ["bert-base-uncased", "cl100k_base"]
+    assert compare_specials(client, text, cols, False) == [(None, 2), (None, 0)]
+    assert compare_specials(client, text, cols, True) == [(None, 3), (None, 1)]
+    page = client.get("/compare", params={"text": text, "col": cols, "special": "true"}).text
+    assert 'name="special" value="true" checked' in page
+
+
+LLAMA3_RANKS = INTEROP / "raw" / "llama3" / "tokenizer.model"
+
+
+@pytest.mark.skipif(not LLAMA3_RANKS.is_file(), reason="shared/data/interop is absent")
+def test_a_ranks_file_column_takes_typed_special_tokens_either_way(client):
+    r = client.post("/api/tokenizers", files={"file": ("tokenizer.model", LLAMA3_RANKS.read_bytes())},
+                    data={"pattern": "llama3",
+                          "special_tokens": json.dumps({"<|begin_of_text|>": 128000})})
+    assert r.status_code == 201, r.text
+    handle = r.json()["tokenizer"]
+    text = "<|begin_of_text|>Hi"
+    assert compare_specials(client, text, [handle], False) == [(None, 0)]
+    assert compare_specials(client, text, [handle], True) == [(None, 1)]
