@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import tokenizers_core as tc
 
@@ -353,13 +353,20 @@ def whole_tokens(tok: tc.Tokenizer, enc: tc.Encoding, n: int) -> dict[int, bool]
 def stream_bytes(tok: tc.Tokenizer, value: str, surface: str) -> bytes:
     """The bytes a byte-level model's token stands for: its spelling in GPT-2's byte alphabet,
     without the model's own word markers (CLIP's `</w>` end-of-word suffix is not bytes)."""
-    suffix = getattr(tok.model, "end_of_word_suffix", None)
-    prefix = getattr(tok.model, "continuing_subword_prefix", None)
+    return token_bytes(split_markers(tok.model, value)[1], surface, True)
+
+
+def split_markers(model: Any, value: str) -> tuple[str, str, str]:
+    """(prefix, stem, suffix) of a token: the model's own word markers around the part that
+    stands for text (`("", "¬", "</w>")` for CLIP's `¬</w>`; no markers: `("", value, "")`)."""
+    suffix = getattr(model, "end_of_word_suffix", None) or ""
+    prefix = getattr(model, "continuing_subword_prefix", None) or ""
+    head = tail = ""
     if suffix and value.endswith(suffix) and len(value) > len(suffix):
-        value = value[:-len(suffix)]
+        value, tail = value[:-len(suffix)], suffix
     if prefix and value.startswith(prefix) and len(value) > len(prefix):
-        value = value[len(prefix):]
-    return token_bytes(value, surface, True)
+        head, value = prefix, value[len(prefix):]
+    return head, value, tail
 
 
 def chips(tok: tc.Tokenizer, text: str, enc: tc.Encoding, links: bool = True,

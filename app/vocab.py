@@ -61,13 +61,14 @@ def entries(model: Any, added: tuple[Any, ...] = ()) -> tuple[Entry, ...]:
     out = []
     for id_ in sorted(by_id):
         value, special, is_added = by_id[id_]
-        data = value.encode("utf-8") if special or is_added else display.token_bytes(value, value, byte_level)
-        if special:
-            text = value
-        elif is_added or not byte_level:
-            text = display.visible(value)
+        if special or is_added or not byte_level:
+            data = (value.encode("utf-8") if special or is_added     # <0xE3>: byte fallback
+                    else display.token_bytes(value, value, False))
+            text = value if special else display.visible(value)
         else:
-            text = display.token_label(data)
+            head, stem, tail = display.split_markers(model, value)   # CLIP's `¬</w>`
+            data = display.token_bytes(stem, stem, True)
+            text = head + display.token_label(data) + tail
         out.append(Entry(id_, value, text, display.hex_bytes(data), special, is_added))
     return tuple(out)
 
@@ -149,4 +150,8 @@ def shower(model: Any):
     byte_level = bool(getattr(model, "byte_level", False))
     if not byte_level:
         return display.visible
-    return lambda value: display.token_label(display.token_bytes(value, value, True))
+
+    def show(value: str) -> str:
+        head, stem, tail = display.split_markers(model, value)
+        return head + display.token_label(display.token_bytes(stem, stem, True)) + tail
+    return show

@@ -111,3 +111,14 @@ def test_compare_and_the_visualiser_count_the_same_unknowns(client, handle):
     page = client.get("/", params={"text": TEXT, "tokenizer": handle}).text
     assert page.count('class="mark">UNK<') == 1
     assert "1 unknown token" in page
+
+
+def test_the_vocabulary_browser_keeps_the_suffix_out_of_the_bytes(client, handle, clip):
+    """/vocab draws `¬</w>` (byte 0xAC at a word's end) as that byte then the suffix: the
+    suffix is a marker of the model, not bytes of the text, so it is not in the hex."""
+    from app import vocab
+    id_ = clip.token_to_id("¬</w>")
+    entry = next(e for e in vocab.entries_of(clip) if e.id == id_)
+    assert (entry.text, entry.bytes_hex) == ("<AC></w>", "AC"), entry
+    page = client.get("/vocab", params={"tokenizer": handle, "q": str(id_)}).text
+    assert "&lt;AC&gt;&lt;/w&gt;" in page and "3C 2F 77 3E" not in page
