@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import tokenizers_core as tc
+from tokenizers_core import metrics
 
 _VISIBLE = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}
 
@@ -160,11 +161,7 @@ class Chip(NamedTuple):
 
 def unknown_id(tok: tc.Tokenizer) -> int | None:
     """The id of the model's unknown token (`[UNK]`, `<unk>`), or None if it has none."""
-    model = tok.model
-    unk = getattr(model, "unk_id", None)
-    if unk is None and getattr(model, "unk_token", None) is not None:
-        unk = getattr(model, "vocab", {}).get(model.unk_token)
-    return unk
+    return metrics.unk_id(tok.model)
 
 
 def unknown_tokens(tok: tc.Tokenizer, text: str, enc: tc.Encoding,

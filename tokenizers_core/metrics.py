@@ -21,9 +21,6 @@ from typing import Iterable, Sequence
 from .corpora import load_corpus, udhr_languages
 from .encoding import Encoding
 
-UNK_TOKENS = ("[UNK]", "<unk>", "<UNK>", "<|unk|>")
-
-
 @dataclass(frozen=True)
 class Metrics:
     tokens: int              # ordinary tokens (special tokens excluded)
@@ -55,14 +52,21 @@ def text_metrics(text: str, tokens: Sequence[str], *, special: int, unk: int) ->
                    bytes_per_token=_ratio(nbytes, n))
 
 
+def unk_id(model) -> int | None:
+    """The id of the model's own unknown token (WordPiece's `[UNK]`, sentencepiece's `<unk>`,
+    a BPE's `unk_token`), or None if it has none (byte-level models never need one). A token
+    merely spelled like one (`<unk>` in a vocabulary with no unk_token) is not it: the model
+    never emits it for text it cannot cover."""
+    unk = getattr(model, "unk_id", None)
+    if unk is None and getattr(model, "unk_token", None) is not None:
+        unk = getattr(model, "vocab", {}).get(model.unk_token)
+    return unk
+
+
 def unk_ids(model) -> set[int]:
-    """The ids of the model's unknown token(s), if it has any."""
-    ids = set()
-    for t in UNK_TOKENS:
-        i = model.token_to_id(t)
-        if i is not None:
-            ids.add(i)
-    return ids
+    """`unk_id` as a set: empty when the model has no unknown token."""
+    unk = unk_id(model)
+    return set() if unk is None else {unk}
 
 
 def encoding_metrics(text: str, enc: Encoding, unknown: set[int] | None = None) -> Metrics:
