@@ -2,10 +2,11 @@
 style) and "sentencepiece_bpe", each wired from the stages, and their training entry points."""
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 
 from ..decoders import ByteLevel as ByteLevelDecoder
 from ..decoders import EndOfWordDecoder, SentencePieceDecoder
+from ..models.bpe.hf import HFBpe
 from ..models.bpe.model import BPE, END_OF_WORD, UNK, gc_paused
 from ..models.bpe.sentencepiece_trainer import SentencePieceBpeTrainer, TrainedSentencePieceBpe
 from ..models.bpe.trainer import _check_specials, bpe_trainer, byte_bpe_trainer
@@ -24,37 +25,54 @@ def bpe_tokenizer(vocab: dict[str, int], merges: list[tuple[str, str]]):
 
 
 def byte_bpe_tokenizer(vocab: dict[str, int], merges: list[tuple[str, str]], *,
-                       pattern: str = "gpt2", special_tokens: dict[str, int] | None = None):
-    """The "byte_bpe" pipeline: regex pieces, byte-level spelling, merges by rank."""
-    model = BPE(vocab, merges, byte_level=True, special_tokens=special_tokens)
+                       pattern: str = "gpt2", special_tokens: dict[str, int] | None = None,
+                       continuing_subword_prefix: str | None = None,
+                       end_of_word_suffix: str | None = None):
+    """The "byte_bpe" pipeline: regex pieces, byte-level spelling, merges by rank. With a
+    prefix or suffix the model is Hugging Face's BPE with them (`HFBpe`)."""
+    if continuing_subword_prefix or end_of_word_suffix:
+        model = HFBpe(vocab, merges, continuing_subword_prefix=continuing_subword_prefix,
+                      end_of_word_suffix=end_of_word_suffix, byte_level=True)
+    else:
+        model = BPE(vocab, merges, byte_level=True, special_tokens=special_tokens)
     pre = Sequence([Regex(pattern), ByteLevel(use_regex=False)])
     return Tokenizer(model, pre_tokenizer=pre, decoder=ByteLevelDecoder(), algorithm="byte_bpe")
 
 
-def train_bpe(lines: Iterable[str], vocab_size: int, *, min_frequency: int = 0):
-    """Train the textbook "bpe" variant; returns a `Tokenizer`."""
+def train_bpe(lines: Iterable[str], vocab_size: int, *, min_frequency: int = 0,
+              **options: Any):
+    """Train the textbook "bpe" variant; returns a `Tokenizer`. Options: limit_alphabet,
+    initial_alphabet, max_token_length (`models/bpe/alphabet.py`)."""
+    if {"continuing_subword_prefix", "end_of_word_suffix"} & set(options):
+        raise ValueError("the textbook bpe spells a word's end as a symbol of its own (</w>), "
+                         "so it takes no continuing_subword_prefix or end_of_word_suffix; "
+                         "train char_bpe or byte_bpe for those")
     with gc_paused:
         trainer = bpe_trainer(lines, vocab_size, min_frequency=min_frequency,
-                              annotate=False).run()
+                              annotate=False, **options).run()
         vocab, merges = trainer.vocab(), trainer.merge_strings()
         del trainer                      # freed by reference counting before the GC resumes
     return bpe_tokenizer(vocab, merges)
 
 
 def train_byte_bpe(lines: Iterable[str], vocab_size: int, *, pattern: str = "gpt2",
-                   min_frequency: int = 0, special_tokens: Iterable[str] = ()):
+                   min_frequency: int = 0, special_tokens: Iterable[str] = (), **options: Any):
     """Train "byte_bpe" (GPT-2 style, Hugging Face's trainer); returns a `Tokenizer`.
 
     `special_tokens` get the first ids, as in Hugging Face; the trained tokeniser encodes their
     text as ordinary text (the regex splits "<|endoftext|>" like any other text), so they only
-    appear where a caller puts their ids."""
+    appear where a caller puts their ids. Options: those of Hugging Face's BpeTrainer
+    (`models/bpe/alphabet.py`: limit_alphabet, initial_alphabet, continuing_subword_prefix,
+    end_of_word_suffix, max_token_length)."""
     with gc_paused:
         trainer = byte_bpe_trainer(lines, vocab_size, pattern=pattern, min_frequency=min_frequency,
-                                   special_tokens=special_tokens, annotate=False).run()
+                                   special_tokens=special_tokens, annotate=False, **options).run()
         specials = {t: trainer.symbol_ids[t] for t in _check_specials(special_tokens)}
         vocab, merges = trainer.vocab(), trainer.merge_strings()
         del trainer                      # freed by reference counting before the GC resumes
-    return byte_bpe_tokenizer(vocab, merges, pattern=pattern, special_tokens=specials)
+    return byte_bpe_tokenizer(vocab, merges, pattern=pattern, special_tokens=specials,
+                              continuing_subword_prefix=options.get("continuing_subword_prefix"),
+                              end_of_word_suffix=options.get("end_of_word_suffix"))
 
 
 def train_sentencepiece_bpe(lines: Iterable[str], vocab_size: int):

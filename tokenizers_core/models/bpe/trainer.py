@@ -47,6 +47,7 @@ from typing import Any, Iterable, Iterator
 import regex
 
 from ...pre_tokenizers import PRESETS, WHITESPACE_PATTERN, compile_pattern
+from .alphabet import OPTION_NAMES, check_options, spell_words
 from .model import (_ASCII_PATTERNS, _BYTE_TO_CHAR, END_OF_WORD, MAX_VOCAB_SIZE, UNK, BpeMergeStep,
                     to_byte_level)
 
@@ -94,25 +95,33 @@ class BpeTrainer:
 
     def __init__(self, words: dict, vocab_size: int, *, min_frequency: int = 0,
                  special_tokens: Iterable[str] = (), initial_alphabet: Iterable[str] = (),
-                 end_of_word: str | None = None, record_top: int = 0,
+                 end_of_word: str | None = None, alphabet: Iterable[str] | None = None,
+                 continuing_subword_prefix: str | None = None,
+                 max_token_length: int | None = None, record_top: int = 0,
                  annotate: bool = True) -> None:
         self.vocab_size = vocab_size
         self.min_frequency = min_frequency
         self.record_top = record_top
         self.annotate = annotate
         self.end_of_word = end_of_word
-        # 1-2. special tokens, then the alphabet in code-point order
+        self.prefix = continuing_subword_prefix or ""
+        self.max_token_length = max_token_length
+        # 1-2. special tokens, then the alphabet in code-point order (or in the order given)
         self.symbols: list[str] = []
         self.symbol_ids: dict[str, int] = {}
         for tok in special_tokens:
             self._add_symbol(tok)
-        alphabet = set(initial_alphabet)
-        alphabet.update(chain.from_iterable(words))
-        if end_of_word:
-            alphabet.add(end_of_word)
-        for sym in sorted(alphabet):
+        if alphabet is None:
+            alphabet = set(initial_alphabet)
+            alphabet.update(chain.from_iterable(words))
+            if end_of_word:
+                alphabet.add(end_of_word)
+            alphabet = sorted(alphabet)
+        for sym in alphabet:
             self._add_symbol(sym)
         self.alphabet_size = len(self.symbols)
+        # how many initial symbols each symbol spans (for max_token_length)
+        self.lengths: list[int] = [1] * self.alphabet_size
         # the word table: one entry per distinct word, coded one character per symbol
         self.word_keys: list = list(words)
         self.counts: list[int] = list(words.values())
@@ -257,12 +266,22 @@ class BpeTrainer:
                     made[new + q].append(i)
         heap, entries, push = self._heap, self._entries, heapq.heappush
         weight = counts.__getitem__
+        if self.max_token_length is not None:
+            self._drop_long(made)
         for k, where in made.items():
             pc[k] = c = pc[k] + sum(map(weight, where))
             if c > 0:
                 push(heap, _entry(c, k, len(entries)))
                 entries.append((k, where))
         return changed
+
+    def _drop_long(self, made: dict[str, list[int]]) -> None:
+        """Forget the gains of pairs too long to merge: as Hugging Face's `Word::merge`, a new
+        neighbour pair counts only while it spans fewer than `max_token_length` initial symbols
+        (so merged tokens stay shorter than that, the first merges of two symbols aside)."""
+        lengths, limit = self.lengths, self.max_token_length
+        for k in [k for k in made if lengths[ord(k[0])] + lengths[ord(k[1])] >= limit]:
+            del made[k]
 
     def _apply_merge_slow(self, i: int, key: str, new: str, made: dict[str, list[int]]) -> None:
         """Hugging Face's `Word::merge` literally, one occurrence at a time (used only when the
@@ -375,7 +394,9 @@ class BpeTrainer:
         key, count, positions = best
         a, b = ord(key[0]), ord(key[1])
         size = len(self.symbols)
-        new = self._add_symbol(self.symbols[a] + self.symbols[b])
+        new = self._add_symbol(self._join(self.symbols[a], self.symbols[b]))
+        if new == size:
+            self.lengths.append(self.lengths[a] + self.lengths[b])
         tied = more = None
         if self.annotate:                                        # (for the view: who tied)
             if new == size:
@@ -390,6 +411,13 @@ class BpeTrainer:
         step = self._record(len(self.merges) - 1, a, b, count, new, tied, more, changed)
         self.steps.append(step)
         return step
+
+    def _join(self, left: str, right: str) -> str:
+        """The merged symbol: `left` + `right`, less the right side's continuation prefix
+        (merging "a" and "##b" makes "ab"), as Hugging Face builds it."""
+        if self.prefix and right.startswith(self.prefix):
+            right = right[len(self.prefix):]
+        return left + right
 
     def _record(self, index: int, a: int, b: int, count: int, new: int, tied: list[str] | None,
                 more: bool | None, changed: list[int]) -> BpeMergeStep:
@@ -526,31 +554,59 @@ def _byte_bpe_words(lines: Iterable[str], pattern: str) -> dict[str, int]:
 
 # ---- the trainers registered in tokenizers_core._TRAINERS -----------------------------------------
 def bpe_trainer(lines: Iterable[str], vocab_size: int, *, min_frequency: int = 0,
-                record_top: int = 0, annotate: bool = True) -> BpeTrainer:
-    """A stepper for the textbook "bpe" variant (see the module docstring)."""
+                record_top: int = 0, annotate: bool = True, **options: Any) -> BpeTrainer:
+    """A stepper for the textbook "bpe" variant (see the module docstring). Options:
+    limit_alphabet, initial_alphabet and max_token_length, as Hugging Face's (`alphabet.py`);
+    `<unk>` and `</w>` are always in the alphabet, outside the limit."""
     vocab_size = _check_vocab_size(vocab_size)
+    options = check_options(options, ("limit_alphabet", "initial_alphabet", "max_token_length"))
     words = _bpe_words(lines)
     if not words:
         raise ValueError("the corpus has no words to learn from")
+    max_length = options.pop("max_token_length", None)
+    words, chars = spell_words(words, known=[UNK], **options)
     trainer = BpeTrainer(words, vocab_size, min_frequency=_check_min_frequency(min_frequency),
-                         special_tokens=[UNK], end_of_word=END_OF_WORD, record_top=record_top,
-                         annotate=annotate)
+                         special_tokens=[UNK], end_of_word=END_OF_WORD,
+                         alphabet=sorted({*chars, END_OF_WORD}), max_token_length=max_length,
+                         record_top=record_top, annotate=annotate)
     _check_alphabet(vocab_size, trainer.alphabet_size, "<unk>, the characters and </w>")
     return trainer
 
 
 def byte_bpe_trainer(lines: Iterable[str], vocab_size: int, *, pattern: str = "gpt2",
                      min_frequency: int = 0, special_tokens: Iterable[str] = (),
-                     record_top: int = 0, annotate: bool = True) -> BpeTrainer:
-    """A stepper for "byte_bpe": Hugging Face's `BpeTrainer` with the 256-byte alphabet."""
-    vocab_size = _check_vocab_size(vocab_size)
-    specials = _check_specials(special_tokens)
-    words = _byte_bpe_words(lines, pattern)
-    trainer = BpeTrainer(words, vocab_size, min_frequency=_check_min_frequency(min_frequency),
-                         special_tokens=specials, initial_alphabet=_BYTE_TO_CHAR.values(),
-                         record_top=record_top, annotate=annotate)
+                     record_top: int = 0, annotate: bool = True, **options: Any) -> BpeTrainer:
+    """A stepper for "byte_bpe": Hugging Face's `BpeTrainer` with the 256-byte alphabet (its
+    initial alphabet), taking that trainer's options (`alphabet.OPTION_NAMES`)."""
+    options = check_options(options, (*OPTION_NAMES, "symbol_order"))
+    options["initial_alphabet"] = [*_BYTE_TO_CHAR.values(), *options.get("initial_alphabet", ())]
+    trainer = hf_bpe_trainer(_byte_bpe_words(lines, pattern), vocab_size,
+                             min_frequency=min_frequency, special_tokens=special_tokens,
+                             record_top=record_top, annotate=annotate, **options)
     _check_alphabet(vocab_size, trainer.alphabet_size, "the special tokens and 256 bytes")
     return trainer
+
+
+def hf_bpe_trainer(word_counts: dict[str, int], vocab_size: int, *, min_frequency: int = 0,
+                   special_tokens: Iterable[str] = (), record_top: int = 0,
+                   annotate: bool = True, **options: Any) -> BpeTrainer:
+    """Hugging Face's `BpeTrainer` with all its options (`alphabet.py`) over a table of
+    pre-tokenised words, plus `symbol_order` (see `alphabet.spell_words`).
+
+    >>> t = hf_bpe_trainer({"low": 5, "lower": 2}, 20, end_of_word_suffix="</w>").run()
+    >>> t.merge_strings()[:2]
+    [('l', 'o'), ('lo', 'w</w>')]
+    """
+    vocab_size = _check_vocab_size(vocab_size)
+    specials = _check_specials(special_tokens)
+    order = options.pop("symbol_order", None)
+    options = check_options(options)
+    max_length = options.pop("max_token_length", None)
+    words, alphabet = spell_words(word_counts, known=specials, symbol_order=order, **options)
+    return BpeTrainer(words, vocab_size, min_frequency=_check_min_frequency(min_frequency),
+                      special_tokens=specials, alphabet=alphabet,
+                      continuing_subword_prefix=options.get("continuing_subword_prefix"),
+                      max_token_length=max_length, record_top=record_top, annotate=annotate)
 
 
 def _check_specials(special_tokens: Iterable[str]) -> list[str]:
