@@ -1,19 +1,22 @@
 """The BPE tokenisers this project trains and shows: "bpe" (textbook, `</w>`), "byte_bpe" (GPT-2
-style) and "sentencepiece_bpe", each wired from the stages, and their training entry points."""
+style), "sentencepiece_bpe" and "char_bpe" (Hugging Face's CharBPETokenizer), each wired from the
+stages, and their training entry points."""
 from __future__ import annotations
 
 from typing import Any, Iterable
 
 from ..decoders import ByteLevel as ByteLevelDecoder
-from ..decoders import EndOfWordDecoder, SentencePieceDecoder
+from ..decoders import BPEDecoder, EndOfWordDecoder, SentencePieceDecoder
 from ..models.bpe.hf import HFBpe
 from ..models.bpe.model import BPE, END_OF_WORD, UNK, gc_paused
 from ..models.bpe.sentencepiece_trainer import SentencePieceBpeTrainer, TrainedSentencePieceBpe
-from ..models.bpe.trainer import _check_specials, bpe_trainer, byte_bpe_trainer
+from ..models.bpe.trainer import _check_specials, bpe_trainer, byte_bpe_trainer, hf_bpe_trainer
 from ..models.sentencepiece_common import CONTROL, NORMAL, UNKNOWN
+from ..normalizers import BertNormalizer
 from ..normalizers.sentencepiece import SentencePieceNormalizer
 from ..pipeline import Tokenizer
-from ..pre_tokenizers import ByteLevel, Regex, Sequence, Whitespace
+from ..pre_tokenizers import BertPreTokenizer, ByteLevel, Regex, Sequence, Whitespace
+from .bert import count_words
 
 
 def bpe_tokenizer(vocab: dict[str, int], merges: list[tuple[str, str]]):
@@ -94,3 +97,39 @@ def sentencepiece_bpe_tokenizer(pieces: list[tuple[str, float]], merges: list[tu
     model = TrainedSentencePieceBpe([(p, s, t) for (p, s), t in zip(pieces, types)], merges)
     return Tokenizer(model, normalizer=SentencePieceNormalizer(None, name="identity"),
                      decoder=SentencePieceDecoder(), algorithm="sentencepiece_bpe")
+
+
+def char_bpe_tokenizer(vocab: dict[str, int], merges: list[tuple[str, str]], *,
+                       unk_token: str = "<unk>", end_of_word_suffix: str = "</w>",
+                       lowercase: bool = False, special_tokens: Iterable[str] = ()):
+    """The "char_bpe" pipeline, as Hugging Face's `CharBPETokenizer` wires it: BERT's normaliser
+    (accents kept unless lowercasing) and pre-tokeniser, BPE with the suffix glued to each
+    word's last character, and a decoder that turns the suffix back into spaces."""
+    model = HFBpe(vocab, merges, unk_token=unk_token if unk_token in vocab else None,
+                  end_of_word_suffix=end_of_word_suffix)
+    return Tokenizer(model, normalizer=BertNormalizer(lowercase=lowercase),
+                     pre_tokenizer=BertPreTokenizer(), decoder=BPEDecoder(end_of_word_suffix),
+                     algorithm="char_bpe", added_tokens=[t for t in special_tokens if t in vocab])
+
+
+def train_char_bpe(lines: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
+                   special_tokens: Iterable[str] = ("<unk>",), limit_alphabet: int | None = 1000,
+                   end_of_word_suffix: str = "</w>", unk_token: str = "<unk>",
+                   lowercase: bool = False, **options: Any):
+    """Train "char_bpe": Hugging Face's `CharBPETokenizer().train_from_iterator(lines,
+    vocab_size)`, with its defaults (min_frequency 2, limit_alphabet 1000, "<unk>", "</w>").
+    Words are BERT-normalised and split as BERT splits them (`bert.count_words`); the other
+    options are those of Hugging Face's BpeTrainer (`models/bpe/alphabet.py`)."""
+    if not isinstance(lowercase, bool):
+        raise ValueError("lowercase must be true or false")
+    specials = _check_specials(special_tokens)
+    with gc_paused:
+        trainer = hf_bpe_trainer(count_words(lines, lowercase=lowercase), vocab_size,
+                                 min_frequency=min_frequency, special_tokens=specials,
+                                 limit_alphabet=limit_alphabet,
+                                 end_of_word_suffix=end_of_word_suffix, annotate=False,
+                                 **options).run()
+        vocab, merges = trainer.vocab(), trainer.merge_strings()
+        del trainer                      # freed by reference counting before the GC resumes
+    return char_bpe_tokenizer(vocab, merges, unk_token=unk_token, lowercase=lowercase,
+                              end_of_word_suffix=end_of_word_suffix, special_tokens=specials)
