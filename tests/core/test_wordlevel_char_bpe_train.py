@@ -88,3 +88,14 @@ def test_wordlevel_order_is_count_then_the_word():
 def test_wordlevel_bad_options(kwargs, message):
     with pytest.raises(ValueError, match=message):
         tc.train("wordlevel", ["a b c"], **kwargs)
+
+
+@pytest.mark.parametrize("algorithm", ["char_bpe", "wordlevel"])
+def test_saved_tokenizer_json_loads_in_hugging_face_and_here(botchan, algorithm, tmp_path):
+    from tokenizers import Tokenizer
+    tok = tc.train(algorithm, botchan[:3000], 600)
+    path = tmp_path / "tokenizer.json"
+    tok.save(str(path))
+    hf, again = Tokenizer.from_file(str(path)), tc.load(str(path))
+    for text in [*TEXTS, *botchan[3000:3100]]:
+        assert hf.encode(text).ids == tok.encode(text).ids == again.encode(text).ids, text
