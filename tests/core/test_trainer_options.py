@@ -143,3 +143,22 @@ def test_textbook_bpe_takes_the_alphabet_options():
     assert max(len(t.replace("</w>", "_")) for t in tok.model.vocab if t != "<unk>") == 2
     with pytest.raises(ValueError, match="continuing_subword_prefix"):
         tc.train("bpe", lines, 30, continuing_subword_prefix="##")
+
+
+@pytest.mark.parametrize("algorithm, options", [
+    ("byte_bpe", {"end_of_word_suffix": "</w>", "continuing_subword_prefix": "##",
+                  "limit_alphabet": 300}),
+    ("bpe", {"limit_alphabet": 20, "max_token_length": 4}),
+    ("char_bpe", {"min_frequency": 3}),
+    ("wordlevel", {"min_frequency": 2}),
+    ("wordpiece", {"limit_alphabet": 30, "initial_alphabet": ["ж"]}),
+])
+def test_step_by_step_runs_take_the_options_and_train_the_same(botchan, algorithm, options):
+    from tokenizers_core.implementations.stepping import training_run
+    lines = botchan[:1500]
+    run = training_run(algorithm, lines, 700, **options)
+    steps = sum(1 for _ in run)
+    stepped, whole = run.tokenizer(), tc.train(algorithm, lines, 700, **options)
+    assert stepped.model.vocab == whole.model.vocab
+    assert getattr(stepped.model, "merges", None) == getattr(whole.model, "merges", None)
+    assert steps == len(getattr(whole.model, "merges", ()))

@@ -112,24 +112,34 @@ def char_bpe_tokenizer(vocab: dict[str, int], merges: list[tuple[str, str]], *,
                      algorithm="char_bpe", added_tokens=[t for t in special_tokens if t in vocab])
 
 
-def train_char_bpe(lines: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
-                   special_tokens: Iterable[str] = ("<unk>",), limit_alphabet: int | None = 1000,
-                   end_of_word_suffix: str = "</w>", unk_token: str = "<unk>",
-                   lowercase: bool = False, **options: Any):
+def train_char_bpe(lines: Iterable[str], vocab_size: int, **options: Any):
     """Train "char_bpe": Hugging Face's `CharBPETokenizer().train_from_iterator(lines,
     vocab_size)`, with its defaults (min_frequency 2, limit_alphabet 1000, "<unk>", "</w>").
     Words are BERT-normalised and split as BERT splits them (`bert.count_words`); the other
     options are those of Hugging Face's BpeTrainer (`models/bpe/alphabet.py`)."""
+    with gc_paused:
+        trainer, finish = char_bpe_run(lines, vocab_size, **options)
+        trainer.run()
+        tok = finish()
+        del trainer                      # freed by reference counting before the GC resumes
+    return tok
+
+
+def char_bpe_run(lines: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
+                 special_tokens: Iterable[str] = ("<unk>",), limit_alphabet: int | None = 1000,
+                 end_of_word_suffix: str = "</w>", unk_token: str = "<unk>",
+                 lowercase: bool = False, **options: Any):
+    """The "char_bpe" stepper and the function that wires its result (`train_char_bpe`)."""
     if not isinstance(lowercase, bool):
         raise ValueError("lowercase must be true or false")
     specials = _check_specials(special_tokens)
-    with gc_paused:
-        trainer = hf_bpe_trainer(count_words(lines, lowercase=lowercase), vocab_size,
-                                 min_frequency=min_frequency, special_tokens=specials,
-                                 limit_alphabet=limit_alphabet,
-                                 end_of_word_suffix=end_of_word_suffix, annotate=False,
-                                 **options).run()
-        vocab, merges = trainer.vocab(), trainer.merge_strings()
-        del trainer                      # freed by reference counting before the GC resumes
-    return char_bpe_tokenizer(vocab, merges, unk_token=unk_token, lowercase=lowercase,
-                              end_of_word_suffix=end_of_word_suffix, special_tokens=specials)
+    trainer = hf_bpe_trainer(count_words(lines, lowercase=lowercase), vocab_size,
+                             min_frequency=min_frequency, special_tokens=specials,
+                             limit_alphabet=limit_alphabet, end_of_word_suffix=end_of_word_suffix,
+                             annotate=False, **options)
+
+    def finish() -> Tokenizer:
+        return char_bpe_tokenizer(trainer.vocab(), trainer.merge_strings(), unk_token=unk_token,
+                                  lowercase=lowercase, end_of_word_suffix=end_of_word_suffix,
+                                  special_tokens=specials)
+    return trainer, finish
