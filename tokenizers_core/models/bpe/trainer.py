@@ -583,7 +583,9 @@ def byte_bpe_trainer(lines: Iterable[str], vocab_size: int, *, pattern: str = "g
     trainer = hf_bpe_trainer(_byte_bpe_words(lines, pattern), vocab_size,
                              min_frequency=min_frequency, special_tokens=special_tokens,
                              record_top=record_top, annotate=annotate, **options)
-    _check_alphabet(vocab_size, trainer.alphabet_size, "the special tokens and 256 bytes")
+    spelled = options.get("continuing_subword_prefix") or options.get("end_of_word_suffix")
+    _check_alphabet(vocab_size, trainer.alphabet_size, "the special tokens and 256 bytes"
+                    + (" and their spellings with the prefix or suffix" if spelled else ""))
     return trainer
 
 
