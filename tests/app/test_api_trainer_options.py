@@ -1,0 +1,39 @@
+"""POST /api/train passes Hugging Face's trainer options through, and trains char_bpe and
+wordlevel; a bad option is a 422 with a message."""
+from __future__ import annotations
+
+import tokenizers_core as tc
+from tokenizers_core.corpora import load_corpus
+
+CORPUS = "\n".join(load_corpus("botchan").splitlines()[:400])
+
+
+def test_train_char_bpe_with_options_then_encode(client):
+    r = client.post("/api/train", json={"algorithm": "char_bpe", "corpus": CORPUS,
+                                        "vocab_size": 400, "limit_alphabet": 40,
+                                        "min_frequency": 3})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    expected = tc.train("char_bpe", CORPUS.splitlines(), 400, limit_alphabet=40, min_frequency=3)
+    assert [tuple(m) for m in body["merges"]] == expected.model.merges
+    enc = client.post("/api/encode", json={"tokenizer": body["tokenizer"], "text": "I was young"})
+    assert enc.json()["tokens"] == expected.encode("I was young").tokens
+
+
+def test_train_byte_bpe_with_max_token_length_and_wordlevel(client):
+    r = client.post("/api/train", json={"algorithm": "byte_bpe", "corpus": CORPUS,
+                                        "vocab_size": 500, "max_token_length": 3})
+    assert r.status_code == 200, r.text
+    assert max(len(a + b) for a, b in r.json()["merges"]) == 2
+    r = client.post("/api/train", json={"algorithm": "wordlevel", "corpus": CORPUS,
+                                        "vocab_size": 300})
+    assert r.status_code == 200, r.text
+    enc = client.post("/api/encode", json={"tokenizer": r.json()["tokenizer"], "text": "the cat"})
+    assert enc.json()["tokens"] == ["the", "<unk>"]
+
+
+def test_a_bad_option_is_a_422_with_a_message(client):
+    r = client.post("/api/train", json={"algorithm": "byte_bpe", "corpus": CORPUS,
+                                        "vocab_size": 500, "limit_alphabet": "many"})
+    assert r.status_code == 422
+    assert "limit_alphabet must be a whole number" in r.json()["detail"]
