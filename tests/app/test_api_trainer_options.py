@@ -37,3 +37,16 @@ def test_a_bad_option_is_a_422_with_a_message(client):
                                         "vocab_size": 500, "limit_alphabet": "many"})
     assert r.status_code == 422
     assert "limit_alphabet must be a whole number" in r.json()["detail"]
+
+
+def test_compare_trains_char_bpe_and_wordlevel_columns(client):
+    corpus = client.post("/api/corpora", json={"text": CORPUS}).json()["sha256"]
+    r = client.get("/api/compare", params={"text": "I was young", "col": ["char_bpe", "wordlevel"],
+                                           "corpus": corpus, "vocab": 300, "ref": 1})
+    assert r.status_code == 200, r.text
+    char_bpe, wordlevel = r.json()
+    lines = CORPUS.splitlines()
+    assert char_bpe["tokens"] == tc.train("char_bpe", lines, 300).encode("I was young").tokens
+    assert wordlevel["tokens"] == tc.train("wordlevel", lines, 300).encode("I was young").tokens
+    page = client.get("/compare", params={"text": "x"})
+    assert "Character BPE (&lt;/w&gt;) (trained)" in page.text and "WordLevel (trained)" in page.text
