@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import load_corpus
@@ -162,3 +163,23 @@ def test_step_by_step_runs_take_the_options_and_train_the_same(botchan, algorith
     assert stepped.model.vocab == whole.model.vocab
     assert getattr(stepped.model, "merges", None) == getattr(whole.model, "merges", None)
     assert steps == len(getattr(whole.model, "merges", ()))
+
+
+@settings(max_examples=80, deadline=None)
+@given(words=st.lists(st.text(alphabet="abeé", min_size=1, max_size=7), min_size=1, max_size=40),
+       prefix=st.sampled_from([None, "##", "a"]), suffix=st.sampled_from([None, "</w>", "e"]),
+       max_token_length=st.sampled_from([None, 1, 2, 3, 4]), extra=st.sampled_from([[], ["z", "a"]]),
+       specials=st.sampled_from([[], ["ab"], ["<unk>", "ba"]]), vocab_size=st.integers(5, 60))
+def test_any_options_on_small_corpora_match_hugging_face(words, prefix, suffix, max_token_length,
+                                                         extra, specials, vocab_size):
+    """Random words, with the collisions Hugging Face's quirks live in: a prefix or suffix that
+    is a character of the corpus ("a", "e") or a special token that a merge spells ("ab"), so
+    a merge makes an existing symbol anew, longer there (`max_token_length` counts it place by
+    place, and a count gone negative wraps as a u64). Its numbering of the spellings is replayed."""
+    lines = [" ".join(words)]
+    options = {k: v for k, v in {"continuing_subword_prefix": prefix, "end_of_word_suffix": suffix,
+                                 "max_token_length": max_token_length, "initial_alphabet": extra,
+                                 "special_tokens": specials}.items() if v}
+    theirs = hf_whitespace(lines, vocab_size=vocab_size, **options)
+    mine = ours(dict(_bpe_words(lines)), vocab_size, symbol_order=numbering(theirs[0]), **options)
+    assert mine == theirs

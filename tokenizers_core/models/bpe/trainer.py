@@ -32,6 +32,11 @@ comes off a heap whose stale entries are refreshed when they surface (lazy delet
 `vocab_size` counts special tokens + alphabet + merged symbols, as Hugging Face does; training
 also stops when no pair occurs at least `min_frequency` times (and at least once).
 
+Hugging Face's other trainer options (`hf_bpe_trainer`): the alphabet ones and the prefix and
+suffix spell the words before training (`alphabet.py`); `max_token_length` stops counting a new
+neighbour pair that would span that many initial symbols or more, measured place by place as
+Hugging Face's `Word::merge` does (`_drop_long`, `_places`).
+
 >>> t = bpe_trainer(["low low low lower lowest newer wider"], vocab_size=16).run()
 >>> t.merge_strings()[:3]
 [('l', 'o'), ('lo', 'w'), ('e', 'r')]
@@ -70,6 +75,7 @@ def _sym(i: int) -> str:
 _COUNT_SHIFT = 72
 _LOW = (1 << _COUNT_SHIFT) - 1            # everything below the count: the pair and seq
 _SEQ = (1 << 32) - 1
+_WRAP = 1 << 64                           # a negative count read as Rust's u64
 
 
 def _entry(count: int, key: str, seq: int) -> int:
@@ -120,8 +126,10 @@ class BpeTrainer:
         for sym in alphabet:
             self._add_symbol(sym)
         self.alphabet_size = len(self.symbols)
-        # how many initial symbols each symbol spans (for max_token_length)
+        # how many initial symbols each symbol spans (for max_token_length), and for the words
+        # where a merge made an existing symbol anew (so it may span more there), each place's
         self.lengths: list[int] = [1] * self.alphabet_size
+        self._occ: dict[int, list[int]] | None = None if max_token_length is None else {}
         # the word table: one entry per distinct word, coded one character per symbol
         self.word_keys: list = list(words)
         self.counts: list[int] = list(words.values())
@@ -203,6 +211,8 @@ class BpeTrainer:
             top = heap[0]
             key, pos = entries[top & _SEQ]
             current = counts[key]
+            if current < 0:       # counted in one place, too long to count in another (see
+                current += _WRAP  # `_places`): Hugging Face reads it as u64, so it wraps and wins
             if top >> _COUNT_SHIFT != -current:          # stale: re-queue with the current count
                 heapq.heapreplace(heap, (-current << _COUNT_SHIFT) + (top & _LOW))
                 continue
@@ -230,6 +240,8 @@ class BpeTrainer:
         a, b = key
         ba = b + a
         made: defaultdict[str, list[int]] = defaultdict(list)   # pair -> words where it gained
+        occ = self._occ                                # (None without max_token_length)
+        measured = made if occ is None else defaultdict(list)   # gains checked place by place
         changed = []
         for i in positions:
             head, found, tail = words[i].partition(key)
@@ -237,7 +249,9 @@ class BpeTrainer:
                 continue                               # a stale position: nothing to do
             changed.append(i)
             w = counts[i]
-            if not fresh and new in words[i]:          # `new` already here (the same string
+            if occ is not None and (not fresh or i in occ):     # lengths tracked place by place
+                self._apply_merge_slow(i, key, new, measured)
+            elif not fresh and new in words[i]:        # `new` already here (the same string
                 self._apply_merge_slow(i, key, new, made)       # made twice): the general way
             elif key in tail:                          # two or more occurrences
                 word = words[i] = words[i].replace(key, new)
@@ -266,8 +280,10 @@ class BpeTrainer:
                     made[new + q].append(i)
         heap, entries, push = self._heap, self._entries, heapq.heappush
         weight = counts.__getitem__
-        if self.max_token_length is not None:
+        if occ is not None:
             self._drop_long(made)
+            for k, where in measured.items():
+                made[k].extend(where)
         for k, where in made.items():
             pc[k] = c = pc[k] + sum(map(weight, where))
             if c > 0:
@@ -283,6 +299,14 @@ class BpeTrainer:
         for k in [k for k in made if lengths[ord(k[0])] + lengths[ord(k[1])] >= limit]:
             del made[k]
 
+    def _places(self, i: int, word: list[str]) -> list[int] | None:
+        """How many initial symbols each place of word i spans (None without max_token_length).
+        Hugging Face measures a merged place as the sum of its two parts, so a symbol made
+        again from other parts ("a" + "bc" after a suffix form "abc") may span more there."""
+        if self._occ is None:
+            return None
+        return self._occ.get(i) or [self.lengths[ord(c)] for c in word]
+
     def _apply_merge_slow(self, i: int, key: str, new: str, made: dict[str, list[int]]) -> None:
         """Hugging Face's `Word::merge` literally, one occurrence at a time (used only when the
         merged symbol already occurs in the word). Gains go to `made`, as in `_apply_merge`."""
@@ -290,25 +314,32 @@ class BpeTrainer:
         word = list(self.words[i])
         w = self.counts[i]
         pc = self.pair_counts
+        places = self._places(i, word)
+        limit = self.max_token_length
 
-        def change(k: str, delta: int) -> None:
-            if delta > 0:
-                made[k].append(i)
-            else:
+        def change(k: str, delta: int, span: int = 0) -> None:
+            if delta < 0:
                 pc[k] -= w
+            elif places is None or span < limit:       # as `Word::merge`: a pair too long
+                made[k].append(i)                      # to merge is not counted
 
         j = 0
         while j < len(word) - 1:
             if word[j] == a and word[j + 1] == b:
+                span = places[j] + places[j + 1] if places else 0
                 if j > 0:
                     change(word[j - 1] + a, -1)
-                    change(word[j - 1] + new, 1)
+                    change(word[j - 1] + new, 1, span + (places[j - 1] if places else 0))
                 word[j:j + 2] = [new]
+                if places:
+                    places[j:j + 2] = [span]
                 if j < len(word) - 1:
                     change(b + word[j + 1], -1)
-                    change(new + word[j + 1], 1)
+                    change(new + word[j + 1], 1, span + (places[j + 1] if places else 0))
             j += 1
         self.words[i] = "".join(word)
+        if places:
+            self._occ[i] = places
 
     def _settle(self, count: int) -> None:
         """Refresh the stale entries on top of the heap that claim at least `count` (the best
