@@ -77,3 +77,8 @@ def test_defaults_train_as_before(botchan):
 def test_bad_wordpiece_options(options, message):
     with pytest.raises(ValueError, match=message):
         tc.train("wordpiece", ["a b c"], 30, **options)
+
+
+def test_end_of_word_suffix_is_refused_with_the_reason():
+    with pytest.raises(ValueError, match="WordPiece takes no end_of_word_suffix"):
+        tc.train("wordpiece", ["a b c"], 30, end_of_word_suffix="</w>")

@@ -132,6 +132,10 @@ def train_wordpiece(lines: Iterable[str] | str, vocab_size: int, *, min_frequenc
     >>> tok.model.merges[0]
     ('##g', '##s')
     """
+    if "end_of_word_suffix" in unknown:
+        raise ValueError("WordPiece takes no end_of_word_suffix: its model marks where a word goes "
+                         "on (continuing_subword_prefix), never where it ends, so tokens with a "
+                         "suffix would never match; train char_bpe or byte_bpe for a suffix")
     if unknown:
         raise ValueError(f"unknown WordPiece option(s) {', '.join(sorted(unknown))}; the options "
                          "are min_frequency, special_tokens, continuing_subword_prefix, "
