@@ -50,3 +50,14 @@ def test_compare_trains_char_bpe_and_wordlevel_columns(client):
     assert wordlevel["tokens"] == tc.train("wordlevel", lines, 300).encode("I was young").tokens
     page = client.get("/compare", params={"text": "x"})
     assert "Character BPE (&lt;/w&gt;) (trained)" in page.text and "WordLevel (trained)" in page.text
+
+
+def test_the_visualiser_and_vocab_pages_show_trained_char_bpe_and_wordlevel(client):
+    for algorithm in ("char_bpe", "wordlevel"):
+        handle = client.post("/api/train", json={"algorithm": algorithm, "corpus": CORPUS,
+                                                 "vocab_size": 300}).json()["tokenizer"]
+        page = client.get("/", params={"tokenizer": handle, "text": "I was young, naïve"})
+        assert page.status_code == 200, page.text
+        assert "young" in page.text or "&lt;unk&gt;" in page.text
+        vocab = client.get("/vocab", params={"tokenizer": handle})
+        assert vocab.status_code == 200, vocab.text
