@@ -63,7 +63,8 @@ def _colour(p: argparse.ArgumentParser) -> None:
 
 def _training(p: argparse.ArgumentParser) -> None:
     p.add_argument("algorithm", metavar="ALGO",
-                   help="bpe, byte_bpe, sentencepiece_bpe, wordpiece or unigram")
+                   help="bpe, byte_bpe, sentencepiece_bpe, wordpiece, unigram, char_bpe or "
+                        "wordlevel")
     p.add_argument("corpus", metavar="CORPUS",
                    help="a text file, - for stdin, or a bundled corpus (botchan, udhr/eng, ...)")
     p.add_argument("--vocab-size", type=int, required=True, metavar="N")
@@ -74,6 +75,16 @@ def _training(p: argparse.ArgumentParser) -> None:
     g.add_argument("--special-tokens", metavar="JSON",
                    help='byte_bpe, wordpiece: special tokens first, e.g. \'["<|endoftext|>"]\'')
     _case(g)
+    g.add_argument("--limit-alphabet", type=int, metavar="N",
+                   help="BPE kinds, wordpiece: keep only the N most frequent characters")
+    g.add_argument("--initial-alphabet", metavar="CHARS",
+                   help="BPE kinds, wordpiece: characters always in the alphabet, e.g. 'éß'")
+    g.add_argument("--max-token-length", type=int, metavar="N",
+                   help="BPE kinds: make no token of N characters or more (as Hugging Face)")
+    g.add_argument("--continuing-subword-prefix", metavar="P",
+                   help="byte_bpe, char_bpe: spell a word's later characters with P, e.g. ##")
+    g.add_argument("--end-of-word-suffix", metavar="S",
+                   help="byte_bpe, char_bpe: glue S to a word's last character, e.g. </w>")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -222,6 +222,12 @@ def _training_options(args: argparse.Namespace) -> dict[str, Any]:
         options["special_tokens"] = specials
     if args.lowercase is not None:
         options["lowercase"] = args.lowercase
+    for name in ("limit_alphabet", "max_token_length", "continuing_subword_prefix",
+                 "end_of_word_suffix"):
+        if getattr(args, name) is not None:
+            options[name] = getattr(args, name)
+    if args.initial_alphabet is not None:
+        options["initial_alphabet"] = list(args.initial_alphabet)
     return options
 
 

@@ -29,7 +29,8 @@ DEFAULT_VOCAB = 1000
 MAX_COLUMNS = 8
 MAX_VOCAB = 100_000
 ALGORITHM_TITLES = {"bpe": "BPE", "byte_bpe": "Byte-level BPE", "wordpiece": "WordPiece",
-                    "unigram": "Unigram", "sentencepiece_bpe": "SentencePiece BPE"}
+                    "unigram": "Unigram", "sentencepiece_bpe": "SentencePiece BPE",
+                    "char_bpe": "Character BPE (</w>)", "wordlevel": "WordLevel"}
 
 
 @dataclass

@@ -122,7 +122,8 @@ def wordpiece_trainer(lines: Iterable[str] | str, vocab_size: int, *, lowercase:
 def train_wordpiece(lines: Iterable[str] | str, vocab_size: int, *, min_frequency: int = 0,
                     special_tokens: Iterable[str] | None = None,
                     continuing_subword_prefix: str = "##", lowercase: bool = True,
-                    max_input_chars_per_word: int = 100, **unknown: Any) -> Tokenizer:
+                    max_input_chars_per_word: int = 100, limit_alphabet: int | None = None,
+                    initial_alphabet: Iterable[str] = (), **unknown: Any) -> Tokenizer:
     """`train("wordpiece", lines, vocab_size, ...)`: a likelihood-trained WordPiece model in the
     BERT pipeline. `tok.model.merges` lists the merges in learned order, `tok.model.vocab` the
     vocabulary (special tokens first, then the initial symbols, then the merged ones).
@@ -131,15 +132,20 @@ def train_wordpiece(lines: Iterable[str] | str, vocab_size: int, *, min_frequenc
     >>> tok.model.merges[0]
     ('##g', '##s')
     """
+    if "end_of_word_suffix" in unknown:
+        raise ValueError("WordPiece takes no end_of_word_suffix: its model marks where a word goes "
+                         "on (continuing_subword_prefix), never where it ends, so tokens with a "
+                         "suffix would never match; train char_bpe or byte_bpe for a suffix")
     if unknown:
         raise ValueError(f"unknown WordPiece option(s) {', '.join(sorted(unknown))}; the options "
                          "are min_frequency, special_tokens, continuing_subword_prefix, "
-                         "lowercase, max_input_chars_per_word")
+                         "lowercase, max_input_chars_per_word, limit_alphabet, initial_alphabet")
     if not isinstance(lowercase, bool):
         raise ValueError("lowercase must be true or false")
     trainer = wordpiece_trainer(lines, vocab_size, lowercase=lowercase,
                                 min_frequency=min_frequency, special_tokens=special_tokens,
-                                continuing_subword_prefix=continuing_subword_prefix)
+                                continuing_subword_prefix=continuing_subword_prefix,
+                                limit_alphabet=limit_alphabet, initial_alphabet=initial_alphabet)
     model = trainer.model(max_input_chars_per_word=max_input_chars_per_word)
     return bert_pipeline(model, lowercase=lowercase)
 

@@ -24,15 +24,20 @@ from ..models.unigram.trainer import UnigramTrainer
 from ..pipeline import Tokenizer
 from ..steps import Step
 from .bert import bert_pipeline, wordpiece_trainer
-from .bpe import bpe_tokenizer, byte_bpe_tokenizer, sentencepiece_bpe_tokenizer
+from .bpe import bpe_tokenizer, byte_bpe_tokenizer, char_bpe_run, sentencepiece_bpe_tokenizer
+from .training import train_wordlevel
 from .unigram import _with_accepted_size, unigram_tokenizer
 
+_ALPHABET = ("limit_alphabet", "initial_alphabet", "max_token_length")
+_HF_BPE = (*_ALPHABET, "continuing_subword_prefix", "end_of_word_suffix", "symbol_order")
 OPTIONS: dict[str, tuple[str, ...]] = {
-    "bpe": ("min_frequency",),
-    "byte_bpe": ("pattern", "min_frequency", "special_tokens"),
+    "bpe": ("min_frequency", *_ALPHABET),
+    "byte_bpe": ("pattern", "min_frequency", "special_tokens", *_HF_BPE),
+    "char_bpe": ("min_frequency", "special_tokens", "unk_token", "lowercase", *_HF_BPE),
+    "wordlevel": ("min_frequency", "special_tokens", "unk_token"),
     "sentencepiece_bpe": (),
     "wordpiece": ("min_frequency", "special_tokens", "continuing_subword_prefix", "lowercase",
-                  "max_input_chars_per_word"),
+                  "max_input_chars_per_word", "limit_alphabet", "initial_alphabet"),
     "unigram": ("max_piece_length", "seed_size", "shrinking_factor", "num_sub_iterations",
                 "character_coverage", "normalization", "split_by_unicode_script",
                 "split_by_number"),
@@ -92,8 +97,20 @@ def _byte_bpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> Tra
     def finish() -> Tokenizer:
         return byte_bpe_tokenizer(trainer.vocab(), trainer.merge_strings(),
                                   pattern=options.get("pattern", "gpt2"),
-                                  special_tokens={t: trainer.symbol_ids[t] for t in specials})
+                                  special_tokens={t: trainer.symbol_ids[t] for t in specials},
+                                  continuing_subword_prefix=options.get("continuing_subword_prefix"),
+                                  end_of_word_suffix=options.get("end_of_word_suffix"))
     return TrainingRun(trainer, finish, max(0, vocab_size - trainer.alphabet_size))
+
+
+def _char_bpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
+    trainer, finish = char_bpe_run(lines, vocab_size, **options)
+    return TrainingRun(trainer, finish, max(0, vocab_size - trainer.alphabet_size))
+
+
+def _wordlevel(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
+    tok = train_wordlevel(lines, vocab_size, **options)     # one counting pass: no steps
+    return TrainingRun((), lambda: tok, 0)
 
 
 def _sentencepiece_bpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
@@ -139,4 +156,5 @@ def _unigram(lines: list[str], vocab_size: int, options: dict[str, Any]) -> Trai
 
 
 _MAKERS = {"bpe": _bpe, "byte_bpe": _byte_bpe, "sentencepiece_bpe": _sentencepiece_bpe,
-           "wordpiece": _wordpiece, "unigram": _unigram}
+           "wordpiece": _wordpiece, "unigram": _unigram, "char_bpe": _char_bpe,
+           "wordlevel": _wordlevel}

@@ -1,17 +1,38 @@
-"""`tc.train(algorithm, lines, vocab_size, **options)`: the five algorithms this project trains,
+"""`tc.train(algorithm, lines, vocab_size, **options)`: the algorithms this project trains,
 each returning a whole `Tokenizer`.
 
 >>> algorithms()
-['bpe', 'byte_bpe', 'sentencepiece_bpe', 'wordpiece', 'unigram']
+['bpe', 'byte_bpe', 'sentencepiece_bpe', 'wordpiece', 'unigram', 'char_bpe', 'wordlevel']
 """
 from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
+from ..models.bpe.trainer import _bpe_words
+from ..models.wordlevel.model import WordLevel
+from ..models.wordlevel.trainer import wordlevel_vocab
 from ..pipeline import Tokenizer
+from ..pre_tokenizers import Whitespace
 from .bert import train_wordpiece
-from .bpe import train_bpe, train_byte_bpe, train_sentencepiece_bpe
+from .bpe import train_bpe, train_byte_bpe, train_char_bpe, train_sentencepiece_bpe
 from .unigram import train_unigram
+
+
+def train_wordlevel(lines: Iterable[str], vocab_size: int, *, min_frequency: int = 0,
+                    special_tokens: Iterable[str] = ("<unk>",), unk_token: str = "<unk>"
+                    ) -> Tokenizer:
+    """Train "wordlevel": Whitespace words (`\\w+|[^\\w\\s]+`), the most frequent ones whole,
+    as Hugging Face's WordLevelTrainer (`models/wordlevel/trainer.py`); a word outside the
+    vocabulary is `unk_token`.
+
+    >>> train_wordlevel(["the cat sat on the mat"], 4).encode("the dog").tokens
+    ['the', '<unk>']
+    """
+    vocab = wordlevel_vocab(_bpe_words(lines), vocab_size, min_frequency=min_frequency,
+                            special_tokens=special_tokens)
+    specials = [special_tokens] if isinstance(special_tokens, str) else list(special_tokens)
+    return Tokenizer(WordLevel(vocab, unk_token=unk_token), pre_tokenizer=Whitespace(),
+                     algorithm="wordlevel", added_tokens=[t for t in specials if t in vocab])
 
 # algorithm -> function(lines, vocab_size=..., **options) -> Tokenizer
 _TRAINERS: dict[str, Callable[..., Tokenizer]] = {
@@ -20,6 +41,8 @@ _TRAINERS: dict[str, Callable[..., Tokenizer]] = {
     "sentencepiece_bpe": train_sentencepiece_bpe,
     "wordpiece": train_wordpiece,
     "unigram": train_unigram,
+    "char_bpe": train_char_bpe,
+    "wordlevel": train_wordlevel,
 }
 
 

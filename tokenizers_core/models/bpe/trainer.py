@@ -32,6 +32,11 @@ comes off a heap whose stale entries are refreshed when they surface (lazy delet
 `vocab_size` counts special tokens + alphabet + merged symbols, as Hugging Face does; training
 also stops when no pair occurs at least `min_frequency` times (and at least once).
 
+Hugging Face's other trainer options (`hf_bpe_trainer`): the alphabet ones and the prefix and
+suffix spell the words before training (`alphabet.py`); `max_token_length` stops counting a new
+neighbour pair that would span that many initial symbols or more, measured place by place as
+Hugging Face's `Word::merge` does (`_drop_long`, `_places`).
+
 >>> t = bpe_trainer(["low low low lower lowest newer wider"], vocab_size=16).run()
 >>> t.merge_strings()[:3]
 [('l', 'o'), ('lo', 'w'), ('e', 'r')]
@@ -39,16 +44,16 @@ also stops when no pair occurs at least `min_frequency` times (and at least once
 from __future__ import annotations
 
 import heapq
-import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from itertools import chain
 from typing import Any, Iterable, Iterator
 
-import regex
-
-from ...pre_tokenizers import PRESETS, WHITESPACE_PATTERN, compile_pattern
-from .model import (_ASCII_PATTERNS, _BYTE_TO_CHAR, END_OF_WORD, MAX_VOCAB_SIZE, UNK, BpeMergeStep,
-                    to_byte_level)
+from .alphabet import OPTION_NAMES, check_options, spell_words
+from .model import _BYTE_TO_CHAR, END_OF_WORD, MAX_VOCAB_SIZE, UNK, BpeMergeStep
+# the corpus -> word table step lives in words.py; its names stay importable from here
+from .words import (MAX_CORPUS_CHARS, _bpe_words, _byte_bpe_words, _check_alphabet,
+                    _check_min_frequency, _check_vocab_size, _splitter, bpe_word_table,
+                    byte_bpe_word_table)
 
 _TIES_SHOWN = 6
 _CHANGED_SHOWN = 12
@@ -69,6 +74,7 @@ def _sym(i: int) -> str:
 _COUNT_SHIFT = 72
 _LOW = (1 << _COUNT_SHIFT) - 1            # everything below the count: the pair and seq
 _SEQ = (1 << 32) - 1
+_WRAP = 1 << 64                           # a negative count read as Rust's u64
 
 
 def _entry(count: int, key: str, seq: int) -> int:
@@ -94,25 +100,35 @@ class BpeTrainer:
 
     def __init__(self, words: dict, vocab_size: int, *, min_frequency: int = 0,
                  special_tokens: Iterable[str] = (), initial_alphabet: Iterable[str] = (),
-                 end_of_word: str | None = None, record_top: int = 0,
+                 end_of_word: str | None = None, alphabet: Iterable[str] | None = None,
+                 continuing_subword_prefix: str | None = None,
+                 max_token_length: int | None = None, record_top: int = 0,
                  annotate: bool = True) -> None:
         self.vocab_size = vocab_size
         self.min_frequency = min_frequency
         self.record_top = record_top
         self.annotate = annotate
         self.end_of_word = end_of_word
-        # 1-2. special tokens, then the alphabet in code-point order
+        self.prefix = continuing_subword_prefix or ""
+        self.max_token_length = max_token_length
+        # 1-2. special tokens, then the alphabet in code-point order (or in the order given)
         self.symbols: list[str] = []
         self.symbol_ids: dict[str, int] = {}
         for tok in special_tokens:
             self._add_symbol(tok)
-        alphabet = set(initial_alphabet)
-        alphabet.update(chain.from_iterable(words))
-        if end_of_word:
-            alphabet.add(end_of_word)
-        for sym in sorted(alphabet):
+        if alphabet is None:
+            alphabet = set(initial_alphabet)
+            alphabet.update(chain.from_iterable(words))
+            if end_of_word:
+                alphabet.add(end_of_word)
+            alphabet = sorted(alphabet)
+        for sym in alphabet:
             self._add_symbol(sym)
         self.alphabet_size = len(self.symbols)
+        # how many initial symbols each symbol spans (for max_token_length), and for the words
+        # where a merge made an existing symbol anew (so it may span more there), each place's
+        self.lengths: list[int] = [1] * self.alphabet_size
+        self._occ: dict[int, list[int]] | None = None if max_token_length is None else {}
         # the word table: one entry per distinct word, coded one character per symbol
         self.word_keys: list = list(words)
         self.counts: list[int] = list(words.values())
@@ -194,6 +210,8 @@ class BpeTrainer:
             top = heap[0]
             key, pos = entries[top & _SEQ]
             current = counts[key]
+            if current < 0:       # counted in one place, too long to count in another (see
+                current += _WRAP  # `_places`): Hugging Face reads it as u64, so it wraps and wins
             if top >> _COUNT_SHIFT != -current:          # stale: re-queue with the current count
                 heapq.heapreplace(heap, (-current << _COUNT_SHIFT) + (top & _LOW))
                 continue
@@ -221,6 +239,8 @@ class BpeTrainer:
         a, b = key
         ba = b + a
         made: defaultdict[str, list[int]] = defaultdict(list)   # pair -> words where it gained
+        occ = self._occ                                # (None without max_token_length)
+        measured = made if occ is None else defaultdict(list)   # gains checked place by place
         changed = []
         for i in positions:
             head, found, tail = words[i].partition(key)
@@ -228,7 +248,9 @@ class BpeTrainer:
                 continue                               # a stale position: nothing to do
             changed.append(i)
             w = counts[i]
-            if not fresh and new in words[i]:          # `new` already here (the same string
+            if occ is not None and (not fresh or i in occ):     # lengths tracked place by place
+                self._apply_merge_slow(i, key, new, measured)
+            elif not fresh and new in words[i]:        # `new` already here (the same string
                 self._apply_merge_slow(i, key, new, made)       # made twice): the general way
             elif key in tail:                          # two or more occurrences
                 word = words[i] = words[i].replace(key, new)
@@ -257,12 +279,32 @@ class BpeTrainer:
                     made[new + q].append(i)
         heap, entries, push = self._heap, self._entries, heapq.heappush
         weight = counts.__getitem__
+        if occ is not None:
+            self._drop_long(made)
+            for k, where in measured.items():
+                made[k].extend(where)
         for k, where in made.items():
             pc[k] = c = pc[k] + sum(map(weight, where))
             if c > 0:
                 push(heap, _entry(c, k, len(entries)))
                 entries.append((k, where))
         return changed
+
+    def _drop_long(self, made: dict[str, list[int]]) -> None:
+        """Forget the gains of pairs too long to merge: as Hugging Face's `Word::merge`, a new
+        neighbour pair counts only while it spans fewer than `max_token_length` initial symbols
+        (so merged tokens stay shorter than that, the first merges of two symbols aside)."""
+        lengths, limit = self.lengths, self.max_token_length
+        for k in [k for k in made if lengths[ord(k[0])] + lengths[ord(k[1])] >= limit]:
+            del made[k]
+
+    def _places(self, i: int, word: list[str]) -> list[int] | None:
+        """How many initial symbols each place of word i spans (None without max_token_length).
+        Hugging Face measures a merged place as the sum of its two parts, so a symbol made
+        again from other parts ("a" + "bc" after a suffix form "abc") may span more there."""
+        if self._occ is None:
+            return None
+        return self._occ.get(i) or [self.lengths[ord(c)] for c in word]
 
     def _apply_merge_slow(self, i: int, key: str, new: str, made: dict[str, list[int]]) -> None:
         """Hugging Face's `Word::merge` literally, one occurrence at a time (used only when the
@@ -271,25 +313,32 @@ class BpeTrainer:
         word = list(self.words[i])
         w = self.counts[i]
         pc = self.pair_counts
+        places = self._places(i, word)
+        limit = self.max_token_length
 
-        def change(k: str, delta: int) -> None:
-            if delta > 0:
-                made[k].append(i)
-            else:
+        def change(k: str, delta: int, span: int = 0) -> None:
+            if delta < 0:
                 pc[k] -= w
+            elif places is None or span < limit:       # as `Word::merge`: a pair too long
+                made[k].append(i)                      # to merge is not counted
 
         j = 0
         while j < len(word) - 1:
             if word[j] == a and word[j + 1] == b:
+                span = places[j] + places[j + 1] if places else 0
                 if j > 0:
                     change(word[j - 1] + a, -1)
-                    change(word[j - 1] + new, 1)
+                    change(word[j - 1] + new, 1, span + (places[j - 1] if places else 0))
                 word[j:j + 2] = [new]
+                if places:
+                    places[j:j + 2] = [span]
                 if j < len(word) - 1:
                     change(b + word[j + 1], -1)
-                    change(new + word[j + 1], 1)
+                    change(new + word[j + 1], 1, span + (places[j + 1] if places else 0))
             j += 1
         self.words[i] = "".join(word)
+        if places:
+            self._occ[i] = places
 
     def _settle(self, count: int) -> None:
         """Refresh the stale entries on top of the heap that claim at least `count` (the best
@@ -375,7 +424,9 @@ class BpeTrainer:
         key, count, positions = best
         a, b = ord(key[0]), ord(key[1])
         size = len(self.symbols)
-        new = self._add_symbol(self.symbols[a] + self.symbols[b])
+        new = self._add_symbol(self._join(self.symbols[a], self.symbols[b]))
+        if new == size:
+            self.lengths.append(self.lengths[a] + self.lengths[b])
         tied = more = None
         if self.annotate:                                        # (for the view: who tied)
             if new == size:
@@ -390,6 +441,13 @@ class BpeTrainer:
         step = self._record(len(self.merges) - 1, a, b, count, new, tied, more, changed)
         self.steps.append(step)
         return step
+
+    def _join(self, left: str, right: str) -> str:
+        """The merged symbol: `left` + `right`, less the right side's continuation prefix
+        (merging "a" and "##b" makes "ab"), as Hugging Face builds it."""
+        if self.prefix and right.startswith(self.prefix):
+            right = right[len(self.prefix):]
+        return left + right
 
     def _record(self, index: int, a: int, b: int, count: int, new: int, tied: list[str] | None,
                 more: bool | None, changed: list[int]) -> BpeMergeStep:
@@ -438,119 +496,63 @@ class BpeTrainer:
         return [(sym[a], sym[b]) for r, (a, b) in enumerate(self.merges) if last[(a, b)] == r]
 
 
-# ---- corpus -> word table ------------------------------------------------------------------------
-MAX_CORPUS_CHARS = 20_000_000
-
-
-def _lines(lines: Iterable[str]) -> list[str]:
-    if isinstance(lines, str):
-        raise ValueError("give the corpus as a list of lines (e.g. text.splitlines()), not one string")
-    out = list(lines)
-    if not all(isinstance(line, str) for line in out):
-        raise ValueError("every line of the corpus must be a string")
-    if sum(map(len, out)) > MAX_CORPUS_CHARS:
-        raise ValueError(f"the corpus is over the limit of {MAX_CORPUS_CHARS:,} characters")
-    if not any(map(str.strip, out)):
-        raise ValueError("the corpus is empty: give at least one line of text")
-    return out
-
-
-def _check_vocab_size(vocab_size: Any) -> int:
-    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
-        raise ValueError("vocab_size must be a whole number")
-    if not 1 <= vocab_size <= MAX_VOCAB_SIZE:
-        raise ValueError(f"vocab_size must be between 1 and {MAX_VOCAB_SIZE:,}")
-    return vocab_size
-
-
-def _check_min_frequency(min_frequency: Any) -> int:
-    if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 0:
-        raise ValueError("min_frequency must be a whole number >= 0")
-    return min_frequency
-
-
-def _check_alphabet(vocab_size: int, alphabet_size: int, what: str) -> None:
-    if vocab_size < alphabet_size:
-        raise ValueError(f"vocab_size {vocab_size} is below the {alphabet_size} symbols this corpus "
-                         f"starts with ({what}); choose at least {alphabet_size}")
-
-
-def _splitter(pattern: str, ascii_name: str | None):
-    """A function line -> pieces: `re` with the ASCII pattern for ASCII lines, else `regex`."""
-    findall = regex.compile(pattern).findall
-    if ascii_name not in _ASCII_PATTERNS:     # (None, or a preset without an ASCII spelling)
-        return findall
-    ascii_findall = re.compile(_ASCII_PATTERNS[ascii_name]).findall
-    return lambda line: ascii_findall(line) if line.isascii() else findall(line)
-
-
-def bpe_word_table(lines: Iterable[str]) -> dict[tuple[str, ...], int]:
-    """The textbook word table: Whitespace words, each as characters + "</w>", with counts.
-
-    >>> bpe_word_table(["low low", "lower"])
-    {('l', 'o', 'w', '</w>'): 2, ('l', 'o', 'w', 'e', 'r', '</w>'): 1}
-    """
-    return {(*word, END_OF_WORD): c for word, c in _bpe_words(lines).items()}
-
-
-def _bpe_words(lines: Iterable[str]) -> Counter[str]:
-    """The Whitespace words of the corpus, each as one str, with counts."""
-    findall = _splitter(WHITESPACE_PATTERN, "whitespace")
-    return Counter(chain.from_iterable(map(findall, _lines(lines))))
-
-
-def _pattern_for(pattern: str) -> str:
-    if pattern in PRESETS:
-        return PRESETS[pattern]
-    if not isinstance(pattern, str) or not pattern:
-        raise ValueError("pattern must be a preset name (gpt2, cl100k, o200k) or a regex")
-    compile_pattern(pattern)
-    return pattern
-
-
-def byte_bpe_word_table(lines: Iterable[str], pattern: str = "gpt2") -> dict[tuple[str, ...], int]:
-    """The GPT-2 word table: regex pieces, each as byte-level characters, with counts.
-
-    >>> byte_bpe_word_table(["hi hi"])
-    {('h', 'i'): 1, ('Ġ', 'h', 'i'): 1}
-    """
-    return {tuple(word): c for word, c in _byte_bpe_words(lines, pattern).items()}
-
-
-def _byte_bpe_words(lines: Iterable[str], pattern: str) -> dict[str, int]:
-    """`byte_bpe_word_table` with each word as one str (one symbol per character): faster."""
-    findall = _splitter(_pattern_for(pattern), pattern if pattern in _ASCII_PATTERNS else None)
-    counter: Counter[str] = Counter(chain.from_iterable(map(findall, _lines(lines))))
-    return {to_byte_level(word): c for word, c in counter.items() if word}
-
-
 # ---- the trainers registered in tokenizers_core._TRAINERS -----------------------------------------
 def bpe_trainer(lines: Iterable[str], vocab_size: int, *, min_frequency: int = 0,
-                record_top: int = 0, annotate: bool = True) -> BpeTrainer:
-    """A stepper for the textbook "bpe" variant (see the module docstring)."""
+                record_top: int = 0, annotate: bool = True, **options: Any) -> BpeTrainer:
+    """A stepper for the textbook "bpe" variant (see the module docstring). Options:
+    limit_alphabet, initial_alphabet and max_token_length, as Hugging Face's (`alphabet.py`);
+    `<unk>` and `</w>` are always in the alphabet, outside the limit."""
     vocab_size = _check_vocab_size(vocab_size)
+    options = check_options(options, ("limit_alphabet", "initial_alphabet", "max_token_length"))
     words = _bpe_words(lines)
     if not words:
         raise ValueError("the corpus has no words to learn from")
+    max_length = options.pop("max_token_length", None)
+    words, chars = spell_words(words, known=[UNK], **options)
     trainer = BpeTrainer(words, vocab_size, min_frequency=_check_min_frequency(min_frequency),
-                         special_tokens=[UNK], end_of_word=END_OF_WORD, record_top=record_top,
-                         annotate=annotate)
+                         special_tokens=[UNK], end_of_word=END_OF_WORD,
+                         alphabet=sorted({*chars, END_OF_WORD}), max_token_length=max_length,
+                         record_top=record_top, annotate=annotate)
     _check_alphabet(vocab_size, trainer.alphabet_size, "<unk>, the characters and </w>")
     return trainer
 
 
 def byte_bpe_trainer(lines: Iterable[str], vocab_size: int, *, pattern: str = "gpt2",
                      min_frequency: int = 0, special_tokens: Iterable[str] = (),
-                     record_top: int = 0, annotate: bool = True) -> BpeTrainer:
-    """A stepper for "byte_bpe": Hugging Face's `BpeTrainer` with the 256-byte alphabet."""
+                     record_top: int = 0, annotate: bool = True, **options: Any) -> BpeTrainer:
+    """A stepper for "byte_bpe": Hugging Face's `BpeTrainer` with the 256-byte alphabet (its
+    initial alphabet), taking that trainer's options (`alphabet.OPTION_NAMES`)."""
+    options = check_options(options, (*OPTION_NAMES, "symbol_order"))
+    options["initial_alphabet"] = [*_BYTE_TO_CHAR.values(), *options.get("initial_alphabet", ())]
+    trainer = hf_bpe_trainer(_byte_bpe_words(lines, pattern), vocab_size,
+                             min_frequency=min_frequency, special_tokens=special_tokens,
+                             record_top=record_top, annotate=annotate, **options)
+    spelled = options.get("continuing_subword_prefix") or options.get("end_of_word_suffix")
+    _check_alphabet(vocab_size, trainer.alphabet_size, "the special tokens and 256 bytes"
+                    + (" and their spellings with the prefix or suffix" if spelled else ""))
+    return trainer
+
+
+def hf_bpe_trainer(word_counts: dict[str, int], vocab_size: int, *, min_frequency: int = 0,
+                   special_tokens: Iterable[str] = (), record_top: int = 0,
+                   annotate: bool = True, **options: Any) -> BpeTrainer:
+    """Hugging Face's `BpeTrainer` with all its options (`alphabet.py`) over a table of
+    pre-tokenised words, plus `symbol_order` (see `alphabet.spell_words`).
+
+    >>> t = hf_bpe_trainer({"low": 5, "lower": 2}, 20, end_of_word_suffix="</w>").run()
+    >>> t.merge_strings()[:2]
+    [('l', 'o'), ('lo', 'w</w>')]
+    """
     vocab_size = _check_vocab_size(vocab_size)
     specials = _check_specials(special_tokens)
-    words = _byte_bpe_words(lines, pattern)
-    trainer = BpeTrainer(words, vocab_size, min_frequency=_check_min_frequency(min_frequency),
-                         special_tokens=specials, initial_alphabet=_BYTE_TO_CHAR.values(),
-                         record_top=record_top, annotate=annotate)
-    _check_alphabet(vocab_size, trainer.alphabet_size, "the special tokens and 256 bytes")
-    return trainer
+    order = options.pop("symbol_order", None)
+    options = check_options(options)
+    max_length = options.pop("max_token_length", None)
+    words, alphabet = spell_words(word_counts, known=specials, symbol_order=order, **options)
+    return BpeTrainer(words, vocab_size, min_frequency=_check_min_frequency(min_frequency),
+                      special_tokens=specials, alphabet=alphabet,
+                      continuing_subword_prefix=options.get("continuing_subword_prefix"),
+                      max_token_length=max_length, record_top=record_top, annotate=annotate)
 
 
 def _check_specials(special_tokens: Iterable[str]) -> list[str]:

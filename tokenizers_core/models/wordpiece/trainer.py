@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Iterator, Mapping
 
 from ...steps import Step, register_step
+from ..bpe.alphabet import check_options, kept_characters
 from .model import DEFAULT_SPECIAL_TOKENS, WordPiece
 
 _SHIFT = 32                       # pair key = (left id << 32) | right id: orders like the tuple
@@ -171,7 +172,8 @@ class WordPieceTrainer:
     def __init__(self, word_counts: Mapping[str, int] | Iterable[tuple[str, int]], *,
                  vocab_size: int, min_frequency: int = 0,
                  special_tokens: Iterable[str] | None = None,
-                 continuing_subword_prefix: str = "##", record_top: int = 0,
+                 continuing_subword_prefix: str = "##", limit_alphabet: int | None = None,
+                 initial_alphabet: Iterable[str] = (), record_top: int = 0,
                  record_history: bool = False) -> None:
         if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 1:
             raise ValueError(f"vocab_size must be a positive integer, got {vocab_size!r}")
@@ -184,6 +186,10 @@ class WordPieceTrainer:
             raise ValueError("special tokens must be non-empty strings")
         if len(set(specials)) != len(specials):
             raise ValueError("special tokens must not repeat")
+        alphabet = check_options({"limit_alphabet": limit_alphabet,
+                                  "initial_alphabet": initial_alphabet})
+        self.limit_alphabet = alphabet.get("limit_alphabet")
+        self.initial_alphabet = tuple(alphabet.get("initial_alphabet", ()))
         self.vocab_size = vocab_size
         self.min_frequency = min_frequency
         self.prefix = continuing_subword_prefix
@@ -202,6 +208,7 @@ class WordPieceTrainer:
     # ---- state ----------------------------------------------------------------------------
     def _init_state(self, counts: dict[str, int]) -> None:
         prefix = self.prefix
+        counts, forced = self._limit_alphabet(counts)
         # Words, most frequent first (ties by the word): the word table's order.
         self.words_text: list[str] = sorted(counts, key=lambda w: (-counts[w], w))
         self.word_freq: list[int] = [counts[w] for w in self.words_text]
@@ -213,7 +220,7 @@ class WordPieceTrainer:
         self.symbol_id: dict[str, int] = {}
         for t in self.special_tokens:
             self._add_symbol(t)
-        for s in sorted(firsts | {prefix + c for c in others}):
+        for s in sorted(firsts | {prefix + c for c in others} | forced):
             self._add_symbol(s)
         self.initial_size = len(self.symbols)
         first_id = {c: self.symbol_id[c] for c in firsts}
@@ -246,6 +253,23 @@ class WordPieceTrainer:
             [array("I") for _ in self.words] if self.record_history else None)
         self.done = False
         self._rebuild_heaps()
+
+    def _limit_alphabet(self, counts: dict[str, int]) -> tuple[dict[str, int], set[str]]:
+        """The word counts less the characters `limit_alphabet` leaves out (the rarest, as in
+        `models/bpe/alphabet.py`; a word left empty goes), and the symbols the initial alphabet
+        forces in: each character alone and with the continuation prefix, so a word of them
+        always encodes."""
+        forced = {s for c in self.initial_alphabet for s in (c, self.prefix + c)}
+        if self.limit_alphabet is None:
+            return counts, forced
+        kept = set(kept_characters(counts, self.limit_alphabet, self.initial_alphabet))
+        forced = {s for c in self.initial_alphabet if c in kept for s in (c, self.prefix + c)}
+        out: dict[str, int] = {}
+        for word, freq in counts.items():
+            word = "".join(c for c in word if c in kept)
+            if word:
+                out[word] = out.get(word, 0) + freq
+        return out, forced
 
     def _add_symbol(self, s: str) -> int:
         if s not in self.symbol_id:
