@@ -494,7 +494,8 @@ class Tokenizer:
         return id_ if id_ is not None else self.model.token_to_id(token)
 
     def decode(self, ids: list[int], *, skip_special_tokens: bool = False) -> str:
-        """Turn ids back into text (the decoder joins the tokens). Special tokens are kept
+        """Turn ids back into text (the decoder joins the tokens; with no decoder, a space
+        joins them, as Hugging Face's decode). Special tokens are kept
         unless `skip_special_tokens` (as Hugging Face's and tiktoken's decode); an id outside
         the vocabulary is a ValueError (Hugging Face drops it silently)."""
         tokens: list[str] = []
@@ -508,7 +509,7 @@ class Tokenizer:
         if self.decoder is not None:
             with shared_budget():
                 return self.decoder.decode(tokens)
-        return "".join(tokens)
+        return " ".join(tokens)                    # no decoder: Hugging Face joins with spaces
 
     # tiktoken's bytes in and out (see byte_api)
     encode_single_token = byte_api.encode_single_token

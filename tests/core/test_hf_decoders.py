@@ -171,3 +171,15 @@ def test_to_hf_config_writes_what_hugging_face_writes(label, ours, make_hf):
     config = ours.to_hf_config()
     assert config == hf_config(make_hf())
     assert from_hf_config(json.loads(json.dumps(config))).to_hf_config() == config
+
+
+def test_a_tokenizer_with_no_decoder_joins_tokens_with_spaces_as_hugging_face():
+    """No decoder in a tokenizer.json: Hugging Face's decode joins the tokens with a space."""
+    from tokenizers import Tokenizer as HFTokenizer, models, pre_tokenizers
+    ref = HFTokenizer(models.WordLevel({"the": 0, "cat": 1, "[UNK]": 2}, unk_token="[UNK]"))
+    ref.pre_tokenizer = pre_tokenizers.Whitespace()
+    from tokenizers_core.formats import hf_json
+    ours = hf_json.from_dict(json.loads(ref.to_str()))
+    ids = ref.encode("the cat sat").ids
+    assert ours.encode("the cat sat").ids == ids
+    assert ours.decode(ids) == ref.decode(ids) == "the cat [UNK]"

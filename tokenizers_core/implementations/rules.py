@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import regex
 
+from ..decoders import Fuse
 from ..normalized import NormalizedString
 from ..pipeline import Tokenizer
 from ..pre_tokenizers import PreTokenizerBase, Regex
@@ -101,7 +102,7 @@ def char_tokenizer() -> Tokenizer:
     >>> char_tokenizer().encode("a b").tokens
     ['a', ' ', 'b']
     """
-    return Tokenizer(CharModel(), name="char", algorithm="char")
+    return Tokenizer(CharModel(), decoder=Fuse(), name="char", algorithm="char")
 
 
 # ---- words -----------------------------------------------------------------------------------
@@ -136,7 +137,7 @@ def word_tokenizer() -> Tokenizer:
     >>> word_tokenizer().encode("Cost: $3.50 (approx.)").tokens
     ['Cost', ':', '$', '3', '.', '50', '(', 'approx', '.', ')']
     """
-    return Tokenizer(PieceModel("words"), pre_tokenizer=WordSplit(), name="word",
+    return Tokenizer(PieceModel("words"), pre_tokenizer=WordSplit(), decoder=Fuse(), name="word",
                      algorithm="word")
 
 
@@ -321,7 +322,7 @@ def sentence_tokenizer(newlines: str = "line") -> Tokenizer:
     >>> sentence_tokenizer().encode("Hi. Hi. Bye.").ids
     [0, 0, 1]
     """
-    return Tokenizer(PieceModel("sentences"), pre_tokenizer=SentenceSplit(newlines),
+    return Tokenizer(PieceModel("sentences"), pre_tokenizer=SentenceSplit(newlines), decoder=Fuse(),
                      name="sentence", algorithm="sentence")
 
 
@@ -336,7 +337,7 @@ def regex_tokenizer(pattern: str, timeout: float | None = 0.5) -> Tokenizer:
     >>> regex_tokenizer(r"[A-Z][a-z]*").encode("HelloWorld Hi").tokens
     ['Hello', 'World', 'Hi']
     """
-    return Tokenizer(PieceModel("matches"), pre_tokenizer=Regex(pattern, timeout=timeout),
+    return Tokenizer(PieceModel("matches"), pre_tokenizer=Regex(pattern, timeout=timeout), decoder=Fuse(),
                      name="regex", algorithm="regex")
 
 
