@@ -137,11 +137,18 @@ def hf_json_changes(tok: Any) -> list[str]:
         return []
     types = getattr(tok.model, "types", None) or ()
     pieces = [p for (p, _s), t in zip(tok.model.pieces, types) if t in (CONTROL, UNKNOWN)]
-    if not pieces:
-        return []
+    return [control_piece_change(pieces)] if pieces else []
+
+
+def control_piece_change(pieces: list[str]) -> str:
+    """The sentence for a sentencepiece model's control and unknown pieces in tokenizer.json.
+
+    >>> control_piece_change(["<unk>"])
+    'Text that spells a control or unknown piece (<unk>) becomes that token: sentencepiece reads it as text, Hugging Face matches it.'
+    """
     shown = ", ".join(pieces[:3]) + (", ..." if len(pieces) > 3 else "")
-    return [f"Text that spells a control or unknown piece ({shown}) becomes that token: "
-            "sentencepiece reads it as text, Hugging Face matches it."]
+    return (f"Text that spells a control or unknown piece ({shown}) becomes that token: "
+            "sentencepiece reads it as text, Hugging Face matches it.")
 
 
 # ---- tiktoken: ranks only; the pattern and the special tokens come at load time ------------------
@@ -369,4 +376,4 @@ def _name(tok: Any) -> str:
     return tok.name or tok.algorithm or "this tokeniser"
 
 
-__all__ = ["Exactness", "exactness", "tiktoken_pattern"]
+__all__ = ["Exactness", "control_piece_change", "exactness", "tiktoken_pattern"]
