@@ -71,42 +71,36 @@ def exactness(tok: Any, format: str) -> Exactness:
     if not _has_vocabulary(tok):
         return Exactness(format, refused=f"{_name(tok)} has no file form: its tokens are cut "
                                          "from the text by rules")
-    refused = _refusal(tok, format)
-    if refused is not None:
-        return Exactness(format, refused=refused)
-    if format == "hf_json":                       # the writer refuses what it cannot hold
-        return Exactness(format, changes=tuple(hf_json_changes(tok)))
-    if format == "tiktoken":
-        pattern, changes = tiktoken_changes(tok)
-        return Exactness(format, changes=tuple(changes), pattern=pattern)
     try:
+        if format == "tiktoken":
+            _check_tiktoken(tok)
+            pattern, changes = tiktoken_changes(tok)
+            return Exactness(format, changes=tuple(changes), pattern=pattern)
+        if format == "hf_json":                   # the writer refuses what it cannot hold
+            _check_writes(tok, format)
+            return Exactness(format, changes=tuple(hf_json_changes(tok)))
+        if format == "sentencepiece" and getattr(tok, "proto", None) is not None:
+            return Exactness(format)              # a loaded .model writes its own proto back
         return Exactness(format, changes=tuple(reload_changes(tok, format)))
     except ValueError as exc:
-        return Exactness(format, refused=f"a {format} file of {_name(tok)} does not load back: "
-                                         f"{exc}")
+        return Exactness(format, refused=str(exc))
 
 
 # ---- can the format hold it at all ---------------------------------------------------------------
-def _refusal(tok: Any, format: str) -> str | None:
-    """The writer's reason for refusing `tok`, None when it writes it. Small models are asked
-    by writing them; a large one by its type (what the writers decide), so that the OpenAI
-    encodings are not written on every page view."""
-    if _size(tok) <= WRITE_UP_TO or format in ("tiktoken", "vocab_txt"):
-        try:
-            _writer(format).dump_bytes(tok) if format != "tiktoken" else _check_tiktoken(tok)
-        except ValueError as exc:
-            return str(exc)
+def _check_writes(tok: Any, format: str) -> bytes | None:
+    """The file's bytes, or a ValueError saying why the writer refuses `tok`. Small models
+    are asked by writing them; a large one by its type (what the writer decides), so that the
+    OpenAI encodings are not written on every page view (then None)."""
+    if _size(tok) <= WRITE_UP_TO:
+        return _writer(format).dump_bytes(tok)
+    if format == "hf_json" and (hasattr(tok.model, "to_hf_config") or _sentencepiece_style(tok)):
         return None
-    model = tok.model
     if format == "vocab_merges":
-        return (f"{_name(tok)} is too large to check as vocab.json + merges.txt here; its "
-                "tokenizer.json holds the same vocabulary and merges")
-    if format == "hf_json":
-        return None if hasattr(model, "to_hf_config") or _sentencepiece_style(tok) else \
-            f"{_name(tok)} has no tokenizer.json form"
-    if format == "sentencepiece" and _sentencepiece_style(tok):
-        return None
-    return f"{_name(tok)} has no {format} form"
+        raise ValueError(f"{_name(tok)} is too large to check as vocab.json + merges.txt here; "
+                         "its tokenizer.json holds the same vocabulary and merges")
+    if format == "vocab_txt" or (format == "sentencepiece" and _sentencepiece_style(tok)):
+        return _writer(format).dump_bytes(tok)    # quick to write, or quick to refuse
+    raise ValueError(f"{_name(tok)} has no {format} form")
 
 
 def _check_tiktoken(tok: Any) -> None:
@@ -183,7 +177,7 @@ def tiktoken_pattern(tok: Any) -> str | None:
 
     >>> from tokenizers_core import load
     >>> tiktoken_pattern(load("cl100k_base"))[:20]
-    "(?i:'s|'t|'re|'ve|'m"
+    "'(?i:[sdmt]|ll|ve|re"
     """
     own = getattr(tok, "pattern", None)
     if isinstance(own, str) and own:
@@ -264,9 +258,13 @@ def _added_token_changes(tok: Any) -> list[str]:
 
 # ---- the other formats: what their reader rebuilds, part by part ---------------------------------
 def reload_changes(tok: Any, format: str) -> list[str]:
-    """What differs between `tok` and the tokeniser its `format` file loads back as."""
-    data = _writer(format).dump_bytes(tok)
-    back = importlib.import_module(READERS[format]).load_bytes(data, name=tok.name)
+    """What differs between `tok` and the tokeniser its `format` file loads back as (a
+    ValueError when the writer refuses it, or the file does not load back)."""
+    data = _check_writes(tok, format) or _writer(format).dump_bytes(tok)
+    try:
+        back = importlib.import_module(READERS[format]).load_bytes(data, name=tok.name)
+    except ValueError as exc:
+        raise ValueError(f"a {format} file of {_name(tok)} does not load back: {exc}") from None
     changes = []
     for what, label in (("normalizer", "normaliser"), ("pre_tokenizer", "pre-tokenizer"),
                         ("post_processor", "post-processor"), ("decoder", "decoder")):
