@@ -115,6 +115,8 @@ def test_a_training_view_offers_its_lossy_format_behind_the_sentence(client):
     text, href = lossy_blocks(html)["hf_json"]
     assert "control or unknown piece" in text
     assert "to=hf_json" in href and "lossy=true" in href
+    r = client.get(href)                      # trains (or takes the cached run), then downloads
+    assert r.status_code == 200 and r.headers["content-disposition"].endswith('tokenizer.json"')
 
 
 # ---- tokvis export --------------------------------------------------------------------------------
