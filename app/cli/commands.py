@@ -338,13 +338,16 @@ def export(args: argparse.Namespace) -> int:
     fmt = formats.format_for_path(args.output, args.out_format)
     said = exactness(tok, fmt)
     if said.lossy and not args.lossy:
-        print(f"tokvis: {args.output} ({fmt}) would not reproduce {args.source} exactly: "
-              f"{' '.join(said.changes)} Give --lossy to write it anyway.", file=sys.stderr)
+        print(f"tokvis export: error: {args.output} ({fmt}) would not reproduce {args.source} "
+              f"exactly: {' '.join(said.changes)} Give --lossy to write it anyway.",
+              file=sys.stderr)
         return 2
     written = _save(tok, args.output, fmt)
     print(f"wrote {args.output} ({written}, {tok.vocab_size:,} tokens)", file=sys.stderr)
     for change in said.changes:
         print(f"  changed: {change}", file=sys.stderr)
     if said.pattern is not None:
-        print(f"  load it with this pattern: {said.pattern}", file=sys.stderr)
+        preset = getattr(tok, "preset", None)
+        print(f"  load it with the pattern {preset or said.pattern} and the special tokens "
+              "again (the file holds neither)", file=sys.stderr)
     return 0
