@@ -65,7 +65,7 @@ def check_api(request: Request, body: CheckRequest) -> dict[str, Any]:
 def _page_context(**values: Any) -> dict[str, Any]:
     ctx = {"algorithms": ALGORITHMS, "kinds": KINDS, "bundled": corpus_names(),
            "algorithm": "bpe", "kind": "", "vocab_size": 20, "corpus": "", "corpus_text": "",
-           "theirs": "", "text": "", "pieces": "", "pattern": "gpt2", "min_frequency": 0,
+           "theirs": "", "text": "", "pieces": "", "pattern": "", "min_frequency": 0,
            "ties": "hf", "tie_breaks": TIE_BREAKS, "tie_labels": TIE_LABELS,
            "report": None, "links": {}, "error": None, "textbook": SENNRICH}
     ctx.update(values)
@@ -85,7 +85,7 @@ async def check_post(request: Request, algorithm: str = Form("bpe"), kind: str =
                      vocab_size: str = Form("20"), corpus: str = Form(""),
                      corpus_text: str = Form(""), theirs: str = Form(""),
                      theirs_file: UploadFile | None = File(None), text: str = Form(""),
-                     pieces: str = Form(""), pattern: str = Form("gpt2"),
+                     pieces: str = Form(""), pattern: str = Form(""),
                      min_frequency: str = Form("0"), ties: str = Form("hf")) -> HTMLResponse:
     ctx = _page_context(algorithm=algorithm, kind=kind, vocab_size=vocab_size, corpus=corpus,
                         corpus_text=corpus_text, theirs=theirs, text=text, pieces=pieces,

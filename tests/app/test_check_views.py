@@ -110,11 +110,12 @@ SENNRICH_TEXT = "low low low low low\nlower lower\nnewest newest newest newest n
                 "widest widest widest\n"
 
 
-def minbpe_style_merges(text: str, n: int) -> list[list[int]]:
-    """minbpe's BasicTokenizer-style loop on one line's chunks (GPT-2 pattern), as id pairs."""
+def minbpe_style_merges(text: str, n: int, pattern: str = "") -> list[list[int]]:
+    """minbpe's RegexTokenizer-style loop on one line's chunks (GPT-2's pattern unless
+    `pattern`), as id pairs."""
     import regex
     from tokenizers_core.pre_tokenizers import PRESETS
-    chunks = [list(c.encode()) for c in regex.findall(PRESETS["gpt2"], text)]
+    chunks = [list(c.encode()) for c in regex.findall(pattern or PRESETS["gpt2"], text)]
     merges = []
     for i in range(n):
         stats: dict = {}
@@ -173,3 +174,16 @@ def test_minbpe_ties_in_the_api_explain_the_tie(client):
     wrong = client.post("/api/check", json={"algorithm": "bpe", "vocab_size": 24,
                                             "theirs": "minbpe v1\n\n0\n32 116\n"})
     assert wrong.status_code == 422 and "byte_bpe" in wrong.json()["detail"]
+
+
+def test_the_form_uses_the_pattern_of_a_minbpe_file(client):
+    """A RegexTokenizer file with the GPT-4 pattern: the form's default pattern is the file's."""
+    import regex
+    from tokenizers_core.pre_tokenizers import PRESETS
+    text = "I'll say it's 1234 words, isn't it?  Yes!!  #42 it's 12345"
+    assert regex.findall(PRESETS["gpt2"], text) != regex.findall(PRESETS["cl100k"], text)
+    merges = minbpe_style_merges(text, 6, PRESETS["cl100k"])
+    model = f"minbpe v1\n{PRESETS['cl100k']}\n0\n" + "".join(f"{a} {b}\n" for a, b in merges)
+    r = client.post("/check", data={"algorithm": "byte_bpe", "vocab_size": "262",
+                                    "corpus_text": text, "ties": "minbpe", "theirs": model})
+    assert r.status_code == 200 and "Identical to the reference" in r.text, r.text[-600:]
