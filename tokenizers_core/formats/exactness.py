@@ -4,7 +4,8 @@ Each format rebuilds part of a pipeline when it is loaded, and holds nothing els
 
 | format          | what loading it rebuilds                                                     |
 |-----------------|------------------------------------------------------------------------------|
-| `hf_json`       | the whole pipeline (the writer refuses what tokenizer.json cannot hold)      |
+| `hf_json`       | the whole pipeline (the writer refuses what it cannot hold; Hugging Face     |
+|                 | matches a sentencepiece model's "<unk>", "<s>", "</s>" typed in the text)    |
 | `tiktoken`      | byte-level BPE ranked by id; the pattern and special tokens come at load time |
 | `sentencepiece` | sentencepiece's normaliser, model and decoder (`.model`)                     |
 | `vocab_txt`     | BERT's pipeline around the WordPiece vocabulary                              |
@@ -13,7 +14,9 @@ Each format rebuilds part of a pipeline when it is loaded, and holds nothing els
 `exactness(tok, format)` compares the tokeniser's parts with what the format rebuilds and says,
 in plain sentences, what a file in that format loses: a normaliser dropped, a suffix lost, added
 tokens it cannot hold, a pre-tokenizer replaced, a post-processor dropped. A format that cannot
-hold the tokeniser at all (the writer refuses it) says why instead.
+hold the tokeniser at all (the writer refuses it) says why instead. tiktoken, vocab.txt and the
+vocab.json + merges.txt are compared with what their readers build; tokenizer.json's writer
+refuses any part it cannot write exactly, so it only adds what Hugging Face reads differently.
 
 >>> from tokenizers_core import load
 >>> exactness(load("r50k_base"), "tiktoken").exact
@@ -31,11 +34,12 @@ import importlib
 from dataclasses import dataclass
 from typing import Any
 
+from ..decoders import ByteLevel as ByteLevelDecoder
+from ..hf_regex import translate
 from ..models.bpe.model import BPE
 from ..models.unigram.model import CONTROL, UNKNOWN
 from ..normalizers.sentencepiece import SentencePieceNormalizer
 from ..pre_tokenizers import HF_BYTE_LEVEL_PATTERN, PRESETS, ByteLevel, Regex, Sequence
-from ..hf_regex import translate
 from ..pre_tokenizers.hf import Split
 
 READERS = {"sentencepiece": "tokenizers_core.formats.sentencepiece_model",
@@ -165,7 +169,7 @@ def tiktoken_changes(tok: Any) -> tuple[str | None, list[str]]:
         changes.append(f"The post-processor ({_label(processor)}) is dropped: its tokens are no "
                        "longer added.")
     decoder = tok.decoder
-    if decoder is not None and "ByteLevel" not in _label(decoder):
+    if decoder is not None and not isinstance(decoder, ByteLevelDecoder):
         changes.append(f"The decoder ({_label(decoder)}) is dropped: tiktoken decodes the bytes "
                        "as they are.")
     changes += _length_changes(tok)
@@ -247,9 +251,9 @@ def _added_token_changes(tok: Any) -> list[str]:
     stripping = [t.content for t in added if t.special and (t.lstrip or t.rstrip or t.single_word)]
     changes = []
     if plain:
-        changes.append(f"{_count(len(plain), 'added token')} not special (first: "
-                       f"{plain[0]!r}) but become special tokens: tiktoken matches them only "
-                       "where allowed_special allows.")
+        changes.append(f"Added tokens that are not special ({len(plain):,}, first: "
+                       f"{plain[0]!r}) become special tokens: tiktoken matches them only where "
+                       "allowed_special allows.")
     if stripping:
         changes.append(f"Special tokens that take in the spaces around them ({len(stripping):,}, "
                        f"first: {stripping[0]!r}) match only their bare string in tiktoken.")
