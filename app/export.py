@@ -1,12 +1,13 @@
-"""A tokeniser as a file: the formats it has, their file names, and the bytes.
+"""A tokeniser as a file: the formats it has, what each keeps, their file names, and the bytes.
 
-`formats_of(tok)` lists the formats a tokeniser has an exact form in (`tokenizers_core.formats`
-writers, plus "vocab_merges": the vocab.json + merges.txt, zipped, of a BPE model that has no
-tokenizer.json, i.e. the textbook `bpe`); the
-download route (`/api/download/tokenizer`) and the pages' download links both ask it, so a link
-is shown only for a file the route gives. Small models are asked by writing them (the writers'
-own checks decide); a large one (the OpenAI encodings) by its model type, which the tests check
-agrees with writing them. Answers are cached per tokeniser object (weakly).
+`tokenizers_core.formats.exactness` decides, per format, whether a file reproduces the tokeniser
+exactly, loses something (and says what, in sentences), or cannot hold it at all. Here:
+`formats_of(tok)` lists the exact formats and `lossy_formats_of(tok)` the lossy ones with what
+changes (+ "vocab_merges": the vocab.json + merges.txt, zipped, of a BPE model that has no
+tokenizer.json, i.e. the textbook `bpe`). The download route (`/api/download/tokenizer`) and the
+pages' download links both ask them: a page links an exact format plainly and a lossy one only
+behind the sentences saying what changes; the route gives a lossy file only when asked with
+`lossy=true`. Answers are cached per tokeniser object (weakly).
 """
 from __future__ import annotations
 
@@ -15,68 +16,48 @@ import weakref
 from typing import Any
 
 from tokenizers_core.formats import dump_bytes
-from tokenizers_core.models.bpe.model import BPE
-from tokenizers_core.models.wordpiece.model import WordPiece
-from tokenizers_core.normalizers.sentencepiece import SentencePieceNormalizer
+from tokenizers_core.formats.exactness import Exactness, control_piece_change, exactness
 
 from .urls import url_with
 
 FORMATS = ("hf_json", "tiktoken", "sentencepiece", "vocab_txt", "vocab_merges")
 LABELS = {"hf_json": "tokenizer.json", "tiktoken": ".tiktoken", "sentencepiece": ".model",
           "vocab_txt": "vocab.txt", "vocab_merges": "vocab.json + merges.txt (.zip)"}
-TRY_UP_TO = 60_000          # vocabularies this size or smaller are asked by writing them
-_cache: dict[int, tuple[Any, list[str]]] = {}     # id(tok) -> (weakref to tok, formats)
+_cache: dict[int, tuple[Any, dict[str, Exactness]]] = {}   # id(tok) -> (weakref to tok, answers)
 _lock = threading.Lock()
 
 
-def _size(tok: Any) -> int:
-    model = tok.model
-    vocab = getattr(model, "vocab", None)
-    if isinstance(vocab, dict):
-        return len(vocab)
-    return len(getattr(model, "pieces", None) or ())
-
-
-def _by_type(tok: Any) -> list[str]:
-    """The formats of a large model, from its type (what the writers would decide)."""
-    model, norm = tok.model, tok.normalizer
-    if isinstance(norm, SentencePieceNormalizer):
-        return ["hf_json", "sentencepiece"]
-    if isinstance(model, WordPiece):
-        return ["hf_json", "vocab_txt"]
-    if isinstance(model, BPE) and model.byte_level:
-        return ["hf_json", "tiktoken"]
-    return [f for f in FORMATS if _writes(tok, f)]
-
-
-def _writes(tok: Any, format: str) -> bool:
-    try:
-        tokenizer_file(tok, format)
-    except ValueError:
-        return False
-    return True
-
-
-def formats_of(tok: Any) -> list[str]:
-    """The formats `tok` has an exact file in, in FORMATS order ([] for a rule tokeniser)."""
-    if not isinstance(getattr(tok.model, "vocab", None), dict) \
-            and getattr(tok.model, "pieces", None) is None:
-        return []                                   # char, word, sentence, regex
+def exactness_of(tok: Any) -> dict[str, Exactness]:
+    """format -> what a file of it keeps, for every format `tok` can be written in (FORMATS
+    order; "vocab_merges" only where tokenizer.json cannot hold it)."""
     with _lock:
         hit = _cache.get(id(tok))
     if hit is not None and hit[0]() is tok:
-        return list(hit[1])
-    if _size(tok) > TRY_UP_TO:
-        found = _by_type(tok)
-    else:
-        found = [f for f in FORMATS[:-1] if _writes(tok, f)]
-        if "hf_json" not in found and _writes(tok, "vocab_merges"):
-            found.append("vocab_merges")        # the BPE files, where no tokenizer.json is
+        return dict(hit[1])
+    found = {}
+    for format in FORMATS[:-1]:
+        said = exactness(tok, format)
+        if said.refused is None:
+            found[format] = said
+    if "hf_json" not in found:
+        said = exactness(tok, "vocab_merges")   # the BPE files, where no tokenizer.json is
+        if said.refused is None:
+            found["vocab_merges"] = said
     with _lock:
         if len(_cache) > 64:
             _cache.clear()
         _cache[id(tok)] = (weakref.ref(tok), found)     # never keeps a tokeniser alive
-    return list(found)
+    return dict(found)
+
+
+def formats_of(tok: Any) -> list[str]:
+    """The formats `tok` has an exact file in, in FORMATS order ([] for a rule tokeniser)."""
+    return [f for f, said in exactness_of(tok).items() if said.exact]
+
+
+def lossy_formats_of(tok: Any) -> dict[str, list[str]]:
+    """format -> what changes, for the formats whose file of `tok` is not exact."""
+    return {f: list(said.changes) for f, said in exactness_of(tok).items() if said.lossy}
 
 
 def file_name(name: str, format: str) -> str:
@@ -89,10 +70,11 @@ def file_name(name: str, format: str) -> str:
             "vocab_merges": f"{safe}-vocab-merges.zip"}[format]
 
 
-def download(tok: Any, name: str, format: str) -> bytes:
-    """The bytes of the tokeniser called `name` in `format`; a ValueError naming the formats
-    it has when it has no exact form in this one."""
-    has = formats_of(tok)
+def download(tok: Any, name: str, format: str, lossy: bool = False) -> bytes:
+    """The bytes of the tokeniser called `name` in `format`. A ValueError naming the formats it
+    has when it has no file in this one, and saying what changes when the file is not exact
+    and `lossy` was not asked for."""
+    has = exactness_of(tok)
     if format not in has:
         why = f"unknown format {format!r}" if format not in FORMATS \
             else f"{name} has no {format} form"
@@ -100,6 +82,11 @@ def download(tok: Any, name: str, format: str) -> bytes:
             raise ValueError(f"{why}; {name} has no file form (its tokens are cut from the "
                              "text by rules)")
         raise ValueError(f"{why}; {name} can be downloaded as: {', '.join(has)}")
+    if has[format].lossy and not lossy:
+        raise ValueError(f"a {LABELS[format]} file of {name} is not exact: "
+                         f"{' '.join(has[format].changes)} Ask with lossy=true to download it "
+                         "anyway" + (f"; exact: {', '.join(formats_of(tok))}."
+                                     if formats_of(tok) else "."))
     return tokenizer_file(tok, format)
 
 
@@ -116,19 +103,31 @@ def tokenizer_file(tok: Any, format: str) -> bytes:
 
 
 # ---- the links a page shows --------------------------------------------------------------------
-# The formats a tokeniser trained by each algorithm has (the tests check these against
-# `formats_of` on trained ones): a training view shows them before anything is trained.
+# The exact and the lossy formats of a tokeniser trained by each algorithm (the tests check these
+# against `formats_of` and `lossy_formats_of` on trained ones): a training view shows them before
+# anything is trained.
 TRAINED_FORMATS = {"bpe": ["vocab_merges"], "byte_bpe": ["hf_json", "tiktoken"],
-                   "sentencepiece_bpe": ["hf_json", "sentencepiece"],
-                   "wordpiece": ["hf_json", "vocab_txt"], "unigram": ["hf_json", "sentencepiece"]}
+                   "sentencepiece_bpe": ["sentencepiece"], "wordpiece": ["hf_json", "vocab_txt"],
+                   "unigram": ["sentencepiece"]}
+_SENTENCEPIECE_JSON = {"hf_json": [control_piece_change(["<unk>", "<s>", "</s>"])]}
+TRAINED_LOSSY = {"sentencepiece_bpe": _SENTENCEPIECE_JSON, "unigram": _SENTENCEPIECE_JSON}
 
 
-def tokenizer_downloads(name: str, formats: list[str], pattern: str = "") -> list[dict[str, str]]:
-    """[{label, href, format}] for a tokeniser's download links."""
-    return [{"label": LABELS[f], "format": f,
-             "href": url_with("/api/download/tokenizer",
-                              {"tokenizer": name, "format": f, "pattern": pattern or None})}
-            for f in formats]
+def tokenizer_downloads(name: str, formats: list[str], pattern: str = "",
+                        lossy: dict[str, list[str]] | None = None) -> list[dict[str, Any]]:
+    """[{label, href, format}] for a tokeniser's download links: the exact `formats`, then
+    the `lossy` ones ({format: what changes}) with their "changes" and `lossy=true` in href."""
+    links: list[dict[str, Any]] = [
+        {"label": LABELS[f], "format": f,
+         "href": url_with("/api/download/tokenizer",
+                          {"tokenizer": name, "format": f, "pattern": pattern or None})}
+        for f in formats]
+    for f, changes in (lossy or {}).items():
+        links.append({"label": LABELS[f], "format": f, "changes": changes,
+                      "href": url_with("/api/download/tokenizer",
+                                       {"tokenizer": name, "format": f, "lossy": "true",
+                                        "pattern": pattern or None})})
+    return links
 
 
 def trained_links(algorithm: str, corpus: str | None, vocab_size: Any,
@@ -142,4 +141,7 @@ def trained_links(algorithm: str, corpus: str | None, vocab_size: Any,
             "compare": url_with("/trained/open", params, to="compare"),
             "downloads": [{"label": LABELS[f], "format": f,
                            "href": url_with("/trained/open", params, to=f)}
-                          for f in TRAINED_FORMATS.get(algorithm, [])]}
+                          for f in TRAINED_FORMATS.get(algorithm, [])]
+            + [{"label": LABELS[f], "format": f, "changes": changes,
+                "href": url_with("/trained/open", params, to=f, lossy="true")}
+               for f, changes in TRAINED_LOSSY.get(algorithm, {}).items()]}

@@ -6,7 +6,7 @@ terminal.
     tokvis train ALGO CORPUS --vocab-size N [-o OUT] [--format F]
     tokvis trace ALGO CORPUS --vocab-size N [--steps A:B]
     tokvis compare -t A -t B [...] TEXT|-
-    tokvis export NAME|FILE -o OUT [--format F]
+    tokvis export NAME|FILE -o OUT [--format F] [--lossy]
 
 `--format` is always the format written; `--from` names a tokenizer file's own format.
 
@@ -159,6 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, metavar="OUT")
     p.add_argument("--format", dest="out_format", metavar="F",
                    help="the saved format (default: from OUT's extension)")
+    p.add_argument("--lossy", action="store_true",
+                   help="write a format that does not reproduce the tokeniser exactly")
     _tokenizer_options(p)
     p.set_defaults(run=commands.export)
     return parser

@@ -15,8 +15,9 @@ import time
 from typing import Any
 
 import tokenizers_core as tc
-from tokenizers_core import pretrained
+from tokenizers_core import formats, pretrained
 from tokenizers_core.corpora import corpus_names, load_corpus
+from tokenizers_core.formats.exactness import exactness
 from tokenizers_core.implementations.stepping import training_run
 
 from .terminal import Progress, chip_line, pairs_text, table, use_colour
@@ -331,7 +332,22 @@ def column_labels(sources: list[str]) -> list[str]:
 
 
 def export(args: argparse.Namespace) -> int:
+    """Write the tokeniser in another format; a format that does not reproduce it exactly
+    needs --lossy (else exit status 2 and what would change)."""
     tok = load_tokenizer(args.source, args)
-    written = _save(tok, args.output, args.out_format)
+    fmt = formats.format_for_path(args.output, args.out_format)
+    said = exactness(tok, fmt)
+    if said.lossy and not args.lossy:
+        print(f"tokvis export: error: {args.output} ({fmt}) would not reproduce {args.source} "
+              f"exactly: {' '.join(said.changes)} Give --lossy to write it anyway.",
+              file=sys.stderr)
+        return 2
+    written = _save(tok, args.output, fmt)
     print(f"wrote {args.output} ({written}, {tok.vocab_size:,} tokens)", file=sys.stderr)
+    for change in said.changes:
+        print(f"  changed: {change}", file=sys.stderr)
+    if said.pattern is not None:
+        preset = getattr(tok, "preset", None)
+        print(f"  load it with the pattern {preset or said.pattern} and the special tokens "
+              "again (the file holds neither)", file=sys.stderr)
     return 0

@@ -9,7 +9,7 @@ from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
-from tokenizers_core.checker import ALGORITHMS, KINDS
+from tokenizers_core.checker import ALGORITHMS, KINDS, TIE_BREAKS
 from tokenizers_core.corpora import SENNRICH, corpus_names
 
 from ..deps import BAD_INPUT, bad_input
@@ -19,6 +19,8 @@ from ..services.check import run_check, whole
 from ..services.corpora import read_upload_text, store_corpus
 
 router = APIRouter(tags=["check"])
+TIE_LABELS = {"hf": "Hugging Face: the pair of earlier-made symbols wins",
+              "minbpe": "minbpe: the pair seen first wins"}
 
 
 class CheckRequest(BaseModel):
@@ -35,6 +37,9 @@ class CheckRequest(BaseModel):
     kind: str | None = Field(None, description="merges, vocab, pieces or tokens (sniffed if absent)")
     text: str | None = Field(None, description="for a tokens check: the text your tokens are for")
     pieces: str | list[Any] | None = Field(None, description="unigram tokens check: your pieces")
+    ties: str = Field("hf", description="the tie-break the reference follows (bpe, byte_bpe "
+                      "merges): " + "; ".join(f"{k}: {v}" for k, v in TIE_BREAKS.items()),
+                      examples=["hf", "minbpe"])
 
 
 # ---- JSON ------------------------------------------------------------------------------------
@@ -46,7 +51,8 @@ def check_api(request: Request, body: CheckRequest) -> dict[str, Any]:
     if body.corpus is not None and body.corpus_name is not None:
         raise HTTPException(422, "give at most one of 'corpus' (the text) or 'corpus_name'")
     ref = store_corpus(request, body.corpus) if body.corpus is not None else (body.corpus_name or "")
-    options = reference_options(body.vocab_size, body.algorithm, dict(body.model_extra or {}))
+    options = reference_options(body.vocab_size, body.algorithm,
+                                {**(body.model_extra or {}), "ties": body.ties})
     try:
         report, links = run_check(request, body.algorithm, ref, body.theirs, body.vocab_size,
                                   body.kind, body.text, body.pieces, options)
@@ -59,7 +65,8 @@ def check_api(request: Request, body: CheckRequest) -> dict[str, Any]:
 def _page_context(**values: Any) -> dict[str, Any]:
     ctx = {"algorithms": ALGORITHMS, "kinds": KINDS, "bundled": corpus_names(),
            "algorithm": "bpe", "kind": "", "vocab_size": 20, "corpus": "", "corpus_text": "",
-           "theirs": "", "text": "", "pieces": "", "pattern": "gpt2", "min_frequency": 0,
+           "theirs": "", "text": "", "pieces": "", "pattern": "", "min_frequency": 0,
+           "ties": "hf", "tie_breaks": TIE_BREAKS, "tie_labels": TIE_LABELS,
            "report": None, "links": {}, "error": None, "textbook": SENNRICH}
     ctx.update(values)
     return ctx
@@ -78,11 +85,12 @@ async def check_post(request: Request, algorithm: str = Form("bpe"), kind: str =
                      vocab_size: str = Form("20"), corpus: str = Form(""),
                      corpus_text: str = Form(""), theirs: str = Form(""),
                      theirs_file: UploadFile | None = File(None), text: str = Form(""),
-                     pieces: str = Form(""), pattern: str = Form("gpt2"),
-                     min_frequency: str = Form("0")) -> HTMLResponse:
+                     pieces: str = Form(""), pattern: str = Form(""),
+                     min_frequency: str = Form("0"), ties: str = Form("hf")) -> HTMLResponse:
     ctx = _page_context(algorithm=algorithm, kind=kind, vocab_size=vocab_size, corpus=corpus,
                         corpus_text=corpus_text, theirs=theirs, text=text, pieces=pieces,
-                        pattern=pattern, min_frequency=min_frequency, examples=EXAMPLES)
+                        pattern=pattern, min_frequency=min_frequency, ties=ties,
+                        examples=EXAMPLES)
     status = 200
     try:
         if theirs_file is not None and theirs_file.filename:
@@ -91,7 +99,7 @@ async def check_post(request: Request, algorithm: str = Form("bpe"), kind: str =
             raise ValueError("paste (or upload) what your implementation produced")
         size = whole(vocab_size, "vocab_size")
         ref = store_corpus(request, corpus_text) if corpus_text.strip() else corpus
-        options = reference_options(size, algorithm, {"pattern": pattern,
+        options = reference_options(size, algorithm, {"pattern": pattern, "ties": ties,
                                              "min_frequency": whole(min_frequency, "min_frequency")})
         # training the reference takes a while (or waits for the job pool): not on the loop
         ctx["report"], ctx["links"] = await run_in_threadpool(

@@ -258,12 +258,14 @@ def vocab_csv_response(rows: list[dict[str, Any]], name: str) -> Response:
             summary="A tokeniser as a file: tokenizer.json, .tiktoken, .model, vocab.txt, or "
                     "vocab.json + merges.txt (zipped)")
 def tokenizer_download(request: Request, tokenizer: str, format: str = "hf_json",
-                       pattern: str = "") -> Response:
+                       pattern: str = "", lossy: bool = False) -> Response:
     """`tokenizer`: a bundled name, a trained handle or an uploaded one; `format`: one of
     hf_json, tiktoken, sentencepiece, vocab_txt, vocab_merges. A format the tokeniser has no
-    exact form in answers 422 naming the formats it has."""
+    form in answers 422 naming the formats it has; a format whose file does not reproduce it
+    exactly (Claude's NFKC or CLIP's "</w>" in a .tiktoken) answers 422 saying what changes,
+    unless asked with `lossy=true`."""
     tok = resolve_tokenizer(request, tokenizer, pattern)
-    body = export.download(tok, tokenizer, format)
+    body = export.download(tok, tokenizer, format, lossy=lossy)
     name = export.file_name(tokenizer, format)
     return Response(body, media_type=export.MEDIA_TYPES[format],
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})

@@ -27,13 +27,17 @@ MAX_VOCAB = max(VIEW_MAX_VOCAB.values())
 @router.get("/trained/open", summary="Train a training view's tokeniser to the end and open it "
                                      "in the visualiser, in compare, or download it")
 def trained_open(request: Request, algorithm: str, vocab_size: int, to: str = "visualiser",
-                 corpus: str = "", pattern: str = "", min_frequency: int = 0) -> Any:
+                 corpus: str = "", pattern: str = "", min_frequency: int = 0,
+                 lossy: bool = False) -> Any:
     """`to`: visualiser, compare, or a format (hf_json, tiktoken, sentencepiece, vocab_txt,
-    vocab_merges); a redirect (303) to that page or to `/api/download/tokenizer`."""
+    vocab_merges); a redirect (303) to that page or to `/api/download/tokenizer` (with
+    `lossy=true` passed on, for a format that does not reproduce the tokeniser exactly)."""
     options = onward_options(algorithm, vocab_size, to, pattern, min_frequency)
     ref = corpus or default_corpus_ref(request, algorithm)
     handle, _tok = trained(request).train(algorithm, ref, vocab_size, options)
-    return RedirectResponse(onward_url(handle, to), status_code=303)
+    url = onward_url(handle, to)
+    return RedirectResponse(url + "&lossy=true" if lossy and to in export.FORMATS else url,
+                            status_code=303)
 
 
 def onward_options(algorithm: str, vocab_size: int, to: str, pattern: str,

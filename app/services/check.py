@@ -34,6 +34,8 @@ def reference_options(vocab_size: int, algorithm: str, extra: dict[str, Any]) ->
     """The reference trainer's options from a form's or request's extra fields (ValueError for
     an unknown algorithm or a vocab_size out of range)."""
     chosen = {k: v for k, v in extra.items() if v not in (None, "", 0)}
+    if chosen.get("ties") == "hf":
+        chosen.pop("ties")                      # the default convention
     if algorithm != "byte_bpe":
         chosen.pop("pattern", None)
     if algorithm in ("sentencepiece_bpe", "unigram"):
@@ -64,6 +66,8 @@ def divergence_links(request, report, algorithm, ref, vocab_size, options,
     k = report.first_divergence
     if k is None:
         return {}
+    if options.get("ties") == "minbpe":
+        return {}                           # the step-through views follow Hugging Face's rule
     if report.kind in ("merges", "vocab") and algorithm in TRAIN_VIEW and k <= report.reference:
         params = {"corpus": ref or None, "vocab_size": vocab_size, "step": k - 1}
         if TRAIN_VIEW[algorithm] == "/bpe/train":
@@ -94,7 +98,7 @@ def _stored(request: Request) -> str:
 EXAMPLES = {
     "no_end_of_word": "BPE merges without </w>",
     "unweighted_counts": "BPE merges counting each word once",
-    "dict_order_ties": "BPE merges with ties by dict order",
+    "dict_order_ties": "BPE merges with minbpe's tie-break",
     "raw_count_score": "WordPiece merges by raw count",
     "count_order_encoding": "BPE tokens merged in count order",
     "no_unk_penalty": "Unigram tokens without the unknown penalty",

@@ -103,3 +103,87 @@ def test_their_text_is_escaped(client):
     r = client.post("/check", data={"algorithm": "bpe", "vocab_size": "20",
                                     "theirs": "<script>alert(1)</script> x"})
     assert "<script>alert(1)" not in r.text and "&lt;script&gt;" in r.text
+
+
+# ---- minbpe (issue 20, item 14) -----------------------------------------------------------------
+SENNRICH_TEXT = "low low low low low\nlower lower\nnewest newest newest newest newest newest\n" \
+                "widest widest widest\n"
+
+
+def minbpe_style_merges(text: str, n: int, pattern: str = "") -> list[list[int]]:
+    """minbpe's RegexTokenizer-style loop on one line's chunks (GPT-2's pattern unless
+    `pattern`), as id pairs."""
+    import regex
+    from tokenizers_core.pre_tokenizers import PRESETS
+    chunks = [list(c.encode()) for c in regex.findall(pattern or PRESETS["gpt2"], text)]
+    merges = []
+    for i in range(n):
+        stats: dict = {}
+        for ids in chunks:
+            for pair in zip(ids, ids[1:]):
+                stats[pair] = stats.get(pair, 0) + 1
+        pair = max(stats, key=stats.get)
+        new_chunks = []
+        for ids in chunks:
+            out, j = [], 0
+            while j < len(ids):
+                if ids[j:j + 2] == list(pair):
+                    out.append(256 + i)
+                    j += 2
+                else:
+                    out.append(ids[j])
+                    j += 1
+            new_chunks.append(out)
+        chunks = new_chunks
+        merges.append(list(pair))
+    return merges
+
+
+def test_the_form_offers_minbpe_tie_break_by_name(client):
+    page = client.get("/check").text
+    assert 'name="ties"' in page
+    assert re.search(r'<option value="minbpe"[^>]*>minbpe: the pair seen first wins</option>',
+                     page)
+    assert ".model" in page                                  # the upload takes minbpe's file
+
+
+def test_a_minbpe_model_file_uploaded_with_minbpe_ties_is_identical(client):
+    text = "the cat sat on the mat with the hat that the rat ate"
+    merges = minbpe_style_merges(text, 10)
+    model = "minbpe v1\n\n0\n" + "".join(f"{a} {b}\n" for a, b in merges)
+    form = {"algorithm": "byte_bpe", "vocab_size": "266", "corpus_text": text, "ties": "minbpe"}
+    r = client.post("/check", data=form,
+                    files={"theirs_file": ("toy.model", model.encode(), "text/plain")})
+    assert r.status_code == 200 and "Identical to the reference" in r.text, r.text[-800:]
+    r = client.post("/api/check", json={"algorithm": "byte_bpe", "vocab_size": 266,
+                                        "corpus": text, "theirs": merges, "ties": "minbpe"})
+    assert r.status_code == 200 and r.json()["first_divergence"] is None
+
+
+def test_minbpe_ties_in_the_api_explain_the_tie(client):
+    r = client.post("/api/check", json={"algorithm": "bpe", "vocab_size": 24,
+                                        "corpus": SENNRICH_TEXT, "ties": "minbpe",
+                                        "theirs": "e s\nt </w>\nes t</w>\nl o"})
+    data = r.json()
+    assert r.status_code == 200 and data["first_divergence"] == 2
+    assert "the pair seen first wins" in data["explanation"]
+    assert "minbpe" in data["state"]["rule"] and data["links"] == {}
+    bad = client.post("/api/check", json={"algorithm": "bpe", "vocab_size": 24,
+                                          "theirs": "e s", "ties": "coin"})
+    assert bad.status_code == 422 and "unknown tie-break" in bad.json()["detail"]
+    wrong = client.post("/api/check", json={"algorithm": "bpe", "vocab_size": 24,
+                                            "theirs": "minbpe v1\n\n0\n32 116\n"})
+    assert wrong.status_code == 422 and "byte_bpe" in wrong.json()["detail"]
+
+
+def test_the_form_uses_the_pattern_of_a_minbpe_file(client):
+    """A RegexTokenizer file with the GPT-4 pattern: the form's default pattern is the file's."""
+    import regex
+    from tokenizers_core.pre_tokenizers import PRESETS
+    text = "I'll say it's 1234 words, isn't it?  Yes!!  #42 it's 12345"
+    assert regex.findall(PRESETS["gpt2"], text) != regex.findall(PRESETS["cl100k"], text)
+    merges = minbpe_style_merges(text, 6, PRESETS["cl100k"])
+    model = f"minbpe v1\n{PRESETS['cl100k']}\n0\n" + "".join(f"{a} {b}\n" for a, b in merges)
+    r = client.post("/check", data={"algorithm": "byte_bpe", "vocab_size": "262",
+                                    "corpus_text": text, "ties": "minbpe", "theirs": model})
+    assert r.status_code == 200 and "Identical to the reference" in r.text, r.text[-600:]

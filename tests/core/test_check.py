@@ -8,6 +8,7 @@ newer newer wider wider".
 """
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 
@@ -336,3 +337,118 @@ def test_far_divergences_say_the_mistakes_were_not_replayed():
     report = tc.check("bpe", lines, swapped, vocab_size=700)
     assert report.first_divergence == 450 and not report.mistakes
     assert report.notes and "not replayed" in report.notes[0]
+
+
+# ---- minbpe's files and its tie-break (issue 20, item 14) -------------------------------------
+MINBPE_TEXT = " ".join(load_corpus("botchan").splitlines()[40:90])   # one line: no line breaks
+
+
+def student_minbpe(text: str, pattern: str, n_merges: int) -> list[tuple[int, int]]:
+    """minbpe's RegexTokenizer.train as a student writes it: the text cut into chunks by the
+    pattern, each chunk as its UTF-8 bytes (ids 0-255); each round counts the adjacent pairs
+    of every chunk in a dict (first-occurrence order), takes `max(stats, key=stats.get)`, and
+    replaces it everywhere by the next id (256, 257, ...)."""
+    import regex
+    chunks = [list(c.encode("utf-8")) for c in regex.findall(pattern, text)]
+    merges = []
+    for i in range(n_merges):
+        stats: dict[tuple[int, int], int] = {}
+        for ids in chunks:
+            for pair in zip(ids, ids[1:]):
+                stats[pair] = stats.get(pair, 0) + 1
+        pair = max(stats, key=stats.get)
+        new = 256 + i
+        merged = []
+        for ids in chunks:
+            out, j = [], 0
+            while j < len(ids):
+                if j + 1 < len(ids) and (ids[j], ids[j + 1]) == pair:
+                    out.append(new)
+                    j += 2
+                else:
+                    out.append(ids[j])
+                    j += 1
+            merged.append(out)
+        chunks = merged
+        merges.append(pair)
+    return merges
+
+
+def minbpe_model_file(pattern: str, merges, specials=None) -> str:
+    """The text of the .model file minbpe's save() writes."""
+    specials = specials or {}
+    return "".join(["minbpe v1\n", f"{pattern}\n", f"{len(specials)}\n",
+                    *(f"{s} {i}\n" for s, i in specials.items()),
+                    *(f"{a} {b}\n" for a, b in merges)])
+
+
+@pytest.fixture(scope="module")
+def minbpe_merges():
+    from tokenizers_core.pre_tokenizers import PRESETS
+    return PRESETS["gpt2"], student_minbpe(MINBPE_TEXT, PRESETS["gpt2"], 40)
+
+
+def test_a_minbpe_model_file_checks_identical_under_minbpe_ties(minbpe_merges):
+    pattern, merges = minbpe_merges
+    model = minbpe_model_file(pattern, merges, {"<|endoftext|>": 296})
+    report = tc.check("byte_bpe", [MINBPE_TEXT], model, vocab_size=256 + 40, ties="minbpe")
+    assert report.first_divergence is None, report.explanation
+    assert report.compared == 40
+
+
+@pytest.mark.parametrize("shape", ["lines", "json", "list"])
+def test_integer_merges_in_every_shape(minbpe_merges, shape):
+    _pattern, merges = minbpe_merges
+    theirs = {"lines": "\n".join(f"{a} {b}" for a, b in merges),
+              "json": json.dumps([list(m) for m in merges]),
+              "list": [list(m) for m in merges]}[shape]
+    report = tc.check("byte_bpe", [MINBPE_TEXT], theirs, vocab_size=296, ties="minbpe")
+    assert report.first_divergence is None, report.explanation
+
+
+def test_minbpe_merges_under_hugging_faces_rule_name_the_tie_break(minbpe_merges):
+    """Under the default rule the first tie decided differently is the divergence, and the
+    mistake is named as minbpe's rule."""
+    pattern, merges = minbpe_merges
+    report = tc.check("byte_bpe", [MINBPE_TEXT], minbpe_model_file(pattern, merges),
+                      vocab_size=296)
+    assert report.first_divergence is not None
+    assert report.state["count"] == report.state["their_count"]          # a tie
+    assert [m.name for m in report.mistakes] == ["dict_order_ties"]
+    assert "minbpe" in report.mistakes[0].title and "ties=minbpe" in report.mistakes[0].explanation
+
+
+def test_minbpe_ties_on_the_textbook_corpus():
+    theirs = student_bpe(SENNRICH, 12, dict_ties=True)
+    assert tc.check("bpe", SENNRICH, theirs, vocab_size=24, ties="minbpe").first_divergence is None
+    wrong = tc.check("bpe", SENNRICH, student_bpe(SENNRICH, 12), vocab_size=24, ties="minbpe")
+    assert wrong.first_divergence is not None
+    assert "the pair seen first wins" in wrong.explanation
+
+
+def test_the_file_pattern_is_the_reference_pattern():
+    """A minbpe file trained with the GPT-4 pattern: the reference splits with it too."""
+    from tokenizers_core.pre_tokenizers import PRESETS
+    merges = student_minbpe(MINBPE_TEXT, PRESETS["cl100k"], 30)
+    model = minbpe_model_file(PRESETS["cl100k"], merges)
+    assert tc.check("byte_bpe", [MINBPE_TEXT], model, vocab_size=286,
+                    ties="minbpe").first_divergence is None
+
+
+@pytest.mark.parametrize("theirs,algorithm,message", [
+    ("minbpe v1\n\n0\n32 116\n", "bpe", "check them as byte_bpe"),
+    ("[[32, 116]]", "bpe", "check them as byte_bpe"),
+    ("32 116\n104 400\n", "byte_bpe", "names id 400"),
+    ("minbpe v1\n\nx\n", "byte_bpe", "number of special tokens"),
+    ("minbpe v1\n\n0\n32 116 7\n", "byte_bpe", "not a merge of two token ids"),
+])
+def test_bad_minbpe_input_says_what_is_wrong(theirs, algorithm, message):
+    with pytest.raises(ValueError, match=message):
+        tc.check(algorithm, ["a b"], theirs, vocab_size=300)
+
+
+def test_minbpe_ties_only_for_bpe_merges():
+    with pytest.raises(ValueError, match="merges check of bpe or byte_bpe"):
+        tc.check("wordpiece", SENNRICH, "e s", vocab_size=30, ties="minbpe")
+    with pytest.raises(ValueError, match="unknown tie-break"):
+        tc.check("bpe", SENNRICH, "e s", vocab_size=30, ties="random")

@@ -13,6 +13,14 @@ lines and compares what the student's code produced:
   tokenised differently, with both segmentations and the steps that explain ours
   (`tokens.py`).
 
+Merges may be minbpe's (a `.model` file, "32 116" lines, JSON integer pairs: `parse.py`), checked
+as byte_bpe; a minbpe file's split pattern is the reference's unless `pattern=` is given.
+
+`ties` names the tie-break convention the reference follows (`TIE_BREAKS`): "hf" (Hugging Face's
+BpeTrainer: the pair of earlier-made symbols wins, the default) or "minbpe" (karpathy/minbpe's
+`max(stats, key=stats.get)`: the pair seen first in the text wins, since the counts keep the
+order in which pairs first occur), for a merges check of bpe or byte_bpe.
+
 A classic mistake is named only when replaying it reproduces what they gave through the point
 of divergence (`replay.py`: the modules of `tokenizers_core/textbook/` with one mistake switched
 on): counting pairs without weighting by word frequency, forgetting `</w>`, merging across
@@ -35,27 +43,36 @@ from typing import Any, Iterable
 
 import regex
 
+from ..byte_level import bytes_to_unicode
 from ..implementations.training import train
 from ..models.bpe.model import END_OF_WORD, to_byte_level
 from ..models.bpe.session import training_session
 from ..models.bpe.trainer import bpe_word_table, byte_bpe_word_table
 from ..pre_tokenizers import WHITESPACE_PATTERN
+from ..textbook.bpe_train import bpe_train, get_stats, merge
 from . import replay
-from .parse import parse_merges, parse_pieces, parse_tokens, parse_vocab
-from .report import (ALGORITHMS, KINDS, MISTAKES, TOP_PAIRS, CheckReport, Mistake, first_difference,
-                     pair_text, replay_mistakes)
+from .parse import parse_merges, parse_minbpe_model, parse_pieces, parse_tokens, parse_vocab
+from .report import (ALGORITHMS, KINDS, MAX_REPLAY_MERGES, MISTAKES, REPLAY_BUDGET, TOP_PAIRS,
+                     CheckReport, Mistake, first_difference, pair_text, replay_mistakes)
 from .tokens import check_tokens
 from .wordpiece import check_wordpiece
 
 # app/services/check.py imports the replays as `textbook`; remove once it imports `replay`
 textbook = replay
 
-__all__ = ["ALGORITHMS", "KINDS", "MISTAKES", "CheckReport", "Mistake", "check"]
+__all__ = ["ALGORITHMS", "KINDS", "MISTAKES", "TIE_BREAKS", "CheckReport", "Mistake", "check"]
+
+TIE_BREAKS = {
+    "hf": "Hugging Face's rule: on a tie, the pair of earlier-made symbols wins (the smallest "
+          "(id(left), id(right)))",
+    "minbpe": "minbpe's rule: on a tie, the pair seen first in the text wins (Python's max over "
+              "the pair counts, which keep the order in which pairs first occur)",
+}
 
 
 def check(algorithm: str, lines: Iterable[str], theirs: Any, *, vocab_size: int,
           kind: str | None = None, text: str | None = None, pieces: Any = None,
-          **options: Any) -> CheckReport:
+          ties: str = "hf", **options: Any) -> CheckReport:
     """Compare `theirs` with the reference trained on `lines` (see the module docstring).
 
     `kind` is sniffed when not given: "tokens" when `text` is given, "pieces" for unigram,
@@ -71,6 +88,13 @@ def check(algorithm: str, lines: Iterable[str], theirs: Any, *, vocab_size: int,
     kind = kind or _sniff(algorithm, theirs, text)
     if kind not in KINDS[algorithm]:
         raise ValueError(f"{algorithm} checks {' or '.join(KINDS[algorithm])}, not {kind!r}")
+    if ties not in TIE_BREAKS:
+        raise ValueError(f"unknown tie-break {ties!r}; choose one of: {', '.join(TIE_BREAKS)}")
+    if ties == "minbpe" and (kind != "merges" or algorithm not in ("bpe", "byte_bpe")):
+        raise ValueError("the minbpe tie-break applies to a merges check of bpe or byte_bpe")
+    model = parse_minbpe_model(theirs) if isinstance(theirs, str) else None
+    if model is not None and model.pattern and algorithm == "byte_bpe":
+        options.setdefault("pattern", model.pattern)     # the file's own split pattern
     if kind == "tokens":
         if text is None or not str(text).strip():
             raise ValueError("a tokens check needs the text your tokens are for (text=...)")
@@ -81,7 +105,10 @@ def check(algorithm: str, lines: Iterable[str], theirs: Any, *, vocab_size: int,
     if algorithm == "wordpiece":
         their = parse_vocab(theirs) if kind == "vocab" else parse_merges(theirs)
         return check_wordpiece(lines, their, kind, vocab_size, options)
-    return _check_bpe_merges(algorithm, lines, parse_merges(theirs), vocab_size, options)
+    merges = parse_merges(theirs, byte_ids=algorithm == "byte_bpe")
+    if ties == "minbpe":
+        return _check_bpe_first_seen(algorithm, lines, merges, vocab_size, options)
+    return _check_bpe_merges(algorithm, lines, merges, vocab_size, options)
 
 
 def _sniff(algorithm: str, theirs: Any, text: str | None) -> str:
@@ -209,6 +236,69 @@ def _bpe_mistakes(variant: str, lines: list[str], theirs: list, k: int,
         return (), ()
     _right, variants = _bpe_sequences(variant, lines, options)
     return replay_mistakes(variants, theirs, k)
+
+
+def _check_bpe_first_seen(variant: str, lines: list[str], theirs: list[tuple[str, str]],
+                          vocab_size: int, options: dict[str, Any]) -> CheckReport:
+    """Merges against the textbook trainer with minbpe's tie-break (the pair seen first wins):
+    the same word table, recounted at every merge (so small corpora only, as the replays)."""
+    table, _variants = _bpe_sequences(variant, lines, options)
+    size = sum(len(w) for w, _f in table)
+    if size * max(len(theirs), 1) > REPLAY_BUDGET or len(theirs) > MAX_REPLAY_MERGES:
+        raise ValueError(f"the minbpe tie-break is checked by the textbook trainer, which "
+                         f"recounts every pair at every merge: at most {MAX_REPLAY_MERGES} "
+                         "merges on a small corpus")
+    alphabet = list(bytes_to_unicode().values()) if variant == "byte_bpe" else []
+    steps = list(bpe_train(dict(table), vocab_size, alphabet=alphabet,
+                           special_tokens=["<unk>"] if variant == "bpe" else [],
+                           min_frequency=options.get("min_frequency", 0), ties="dict"))
+    ours = [s.pair for s in steps]
+    k = first_difference(ours, theirs)
+    common = dict(algorithm=variant, kind="merges", unit="merge", compared=len(theirs),
+                  reference=len(ours))
+    state: dict[str, Any] = {"rule": TIE_BREAKS["minbpe"], "step_before": (k or 1) - 1}
+    if k is None:
+        return CheckReport(first_divergence=None, state=state, explanation=(
+            f"All {len(ours)} merges equal the reference's (minbpe's tie-break), in the same "
+            "order."), **common)
+    if k > len(ours):
+        return CheckReport(first_divergence=k, state=state, got=theirs[k - 1], explanation=(
+            f"The reference stops after {len(ours)} merges; you made {len(theirs)}. Merge {k} "
+            "and later are extra."), **common)
+    step = steps[k - 1]
+    counts = get_stats(_merged_table(table, ours[:k - 1]))
+    state.update(winner=list(step.pair), count=step.count,
+                 pairs=[[a, b, n] for (a, b), n in sorted(counts.items(),
+                                                          key=lambda kv: -kv[1])[:TOP_PAIRS]])
+    win = pair_text(step.pair)
+    if k > len(theirs):
+        text = (f"You stopped after {len(theirs)} merges; the reference goes on to {len(ours)}. "
+                f"Merge {k} should be {win} ({step.count:,} occurrences).")
+        return CheckReport(first_divergence=k, explanation=text, expected=step.pair,
+                           state=state, **common)
+    got = theirs[k - 1]
+    their_count = counts.get(got)
+    state["their_count"] = their_count
+    text = f"Merge {k}: you merged {pair_text(got)}, the reference merges {win}. "
+    if their_count is None:
+        text += f"{pair_text(got)} does not occur at that point; {win} occurs {step.count:,} times."
+    elif their_count < step.count:
+        text += f"{win} occurs {step.count:,} times and {pair_text(got)} only {their_count:,}."
+    else:
+        seen = list(counts)
+        text += (f"Both occur {step.count:,} times: a tie. With minbpe's rule the pair seen "
+                 f"first wins: {win} first occurs before {pair_text(got)} (pair "
+                 f"{seen.index(step.pair) + 1} and {seen.index(got) + 1} in the order pairs "
+                 "first occur).")
+    return CheckReport(first_divergence=k, explanation=text, expected=step.pair, got=got,
+                       state=state, **common)
+
+
+def _merged_table(table: list, merges: list[tuple[str, str]]) -> list:
+    """The word table after applying `merges` in order."""
+    for pair in merges:
+        table = [(merge(word, pair, pair[0] + pair[1]), freq) for word, freq in table]
+    return table
 
 
 # ---- Unigram pieces --------------------------------------------------------------------------

@@ -28,7 +28,7 @@ MISTAKES = {
     "unweighted_counts": "counting pairs without weighting by word frequency",
     "no_end_of_word": "forgetting the end-of-word symbol </w>",
     "across_words": "merging across words",
-    "dict_order_ties": "breaking ties by dict order",
+    "dict_order_ties": "breaking ties by first occurrence (minbpe's rule)",
     "raw_count_score": "WordPiece scoring by raw count",
     "count_order_encoding": "applying merges in count order instead of rank order",
     "no_unk_penalty": "Viterbi without the unknown-piece penalty",
@@ -131,8 +131,10 @@ def _explain(name: str, agree: int, total: int) -> str:
         "unweighted_counts": "each distinct word adds 1 to its pairs instead of its frequency",
         "no_end_of_word": "words are split into characters with no </w> at the end",
         "across_words": "each line is one long sequence, so pairs span the gap between words",
-        "dict_order_ties": ("a tie goes to the pair counted first (max(counts, key=counts.get)), "
-                            "not to the pair of earlier-created symbols"),
+        "dict_order_ties": ("a tie goes to the pair seen first in the text (max(counts, "
+                            "key=counts.get), as minbpe does), not to the pair of earlier-made "
+                            "symbols; if you follow minbpe on purpose, check with its tie-break "
+                            "(ties=minbpe)"),
         "raw_count_score": "the pair with the highest count wins, not the highest score",
     }[name]
     reach = (f"all {total} of your merges" if agree >= total

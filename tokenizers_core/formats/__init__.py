@@ -8,6 +8,9 @@
 | `vocab_txt`     | `vocab_txt.py`          | a WordPiece vocabulary, one token a line (BERT)         |
 | `vocab_merges`  | `vocab_merges.py`       | BPE's vocab.json + merges.txt, zipped (GPT-2, GPT-1)    |
 
+Writing a format may lose part of a tokeniser (a `.tiktoken` holds no normaliser): `exactness.py`
+says, for a tokeniser and a format, whether the file reproduces it and if not, what changes.
+
 `load_bytes(data)` sniffs the format from the content, never from a file name (Mistral ships
 `tokenizer.model.v3`, Llama 3 ships a tiktoken file named `tokenizer.model`):
 
@@ -111,8 +114,8 @@ def format_for_path(path: str, format: str | None = None) -> str:
 
 
 def dump_bytes(tok: Any, format: str) -> bytes:
-    """The bytes of `tok` in `format` (ValueError, saying what does exist, when it has no exact
-    form in that format)."""
+    """The bytes of `tok` in `format` (ValueError, saying what does exist, when the format
+    cannot hold it; `exactness.exactness` says what a file it can hold loses)."""
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
     writer = importlib.import_module(FORMATS[format])

@@ -132,7 +132,7 @@ def dump_bytes(tok: Any) -> bytes:
         raise ValueError(f"{tok.name or tok.algorithm or 'this tokeniser'} is not byte-level BPE, "
                          "so it has no tiktoken form; save it as tokenizer.json")
     if model.rank_by == "merges":
-        _check_merges_follow_ids(model)
+        check_merges_follow_ids(model)
     specials = set(model.special_tokens) | set(getattr(tok, "added_tokens", ()) or ())
     lines = []
     for token, rank in sorted(model.vocab.items(), key=lambda kv: kv[1]):
@@ -142,13 +142,14 @@ def dump_bytes(tok: Any) -> bytes:
     return b"".join(lines)
 
 
-def _check_merges_follow_ids(model: BPE) -> None:
+def check_merges_follow_ids(model: BPE) -> None:
     """tiktoken merges the pair whose result has the lowest rank (id); that is the merge list's
-    order only when each merge's result has a larger id than the merges before it."""
+    order only when no merge's result has a smaller id than the merges before it. Two merges
+    that make the same token (Llama 3 has 152,403 such) rank alike: `exactness` says so."""
     last = -1
     for left, right in model.merges:
         id_ = model.vocab.get(left + right)
-        if id_ is None or id_ <= last:
+        if id_ is None or id_ < last:
             raise ValueError("this BPE's merge order does not follow its token ids, so ranking "
                              "by id (tiktoken) would merge differently; save it as tokenizer.json")
         last = id_
