@@ -482,3 +482,28 @@ def segments(text: str, enc: tc.Encoding, upto: int | None = None) -> list[Segme
     if end < len(text):             # the rest, past the chips drawn: one plain segment
         out.append(Segment(visible(text[end:]), (), end, len(text)))
     return out
+
+
+# ---- special tokens typed in the text ------------------------------------------------------
+def special_note(tok) -> str | None:
+    """Why the "special tokens in text" box does nothing for `tok` (None: it applies). It applies
+    to the OpenAI encodings and ranks files given special tokens, and to every tokenizer with
+    special added tokens (tokenizer.json files, BERT); sentencepiece models read no token from
+    the text (`<s>` typed is text), and the rule tokenisers have none."""
+    if getattr(tok, "special_tokens", None) or getattr(tok.added_vocabulary, "special", None):
+        return None
+    return "This tokenizer reads no special tokens from the text: typed, they are ordinary text."
+
+
+def special_options(tok, special: bool, encode: bool = False) -> dict[str, Any]:
+    """The keywords of `tok.trace` (`encode`: of `tok.encode`) that read special tokens typed
+    in the text as special tokens (`special`) or as ordinary text (tiktoken's
+    `allowed_special`, and `disallowed_special=()` so that a ranks file's encode does not
+    refuse them; Hugging Face's `encode_special_tokens` for added special tokens)."""
+    if special_note(tok) is not None:
+        return {}
+    if getattr(tok, "special_tokens", None):
+        if special:
+            return {"allowed_special": "all"}
+        return {"disallowed_special": ()} if encode else {}
+    return {"encode_special_tokens": not special}

@@ -112,7 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("text", metavar="TEXT|-", help="the text, or - to read stdin")
     p.add_argument("--json", action="store_true", help='print {"ids", "tokens", "offsets"}')
     p.add_argument("--allow-special", action="store_true",
-                   help="read <|endoftext|> and friends in the text as special tokens")
+                   help="read special tokens typed in the text (<|endoftext|>, [CLS], ...) as "
+                        "special tokens; without it they are ordinary text")
     p.add_argument("--words", action="store_true",
                    help='TEXT is pre-tokenized input: a JSON list of words, \'["Hello", "world"]\'')
     _colour(p)

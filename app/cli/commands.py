@@ -7,7 +7,6 @@ user can act on (`main` prints it as one line).
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import os
 import sys
@@ -20,6 +19,7 @@ from tokenizers_core.corpora import corpus_names, load_corpus
 from tokenizers_core.formats.exactness import exactness
 from tokenizers_core.implementations.stepping import training_run
 
+from .. import display
 from .terminal import Progress, chip_line, pairs_text, table, use_colour
 
 
@@ -89,11 +89,16 @@ def load_tokenizer(source: str, args: argparse.Namespace) -> tc.Tokenizer:
 
 
 def _encode(tok: tc.Tokenizer, text: str, allow_special: bool) -> tc.Encoding:
-    if allow_special:
-        if "allowed_special" not in inspect.signature(tok.encode).parameters:
-            raise ValueError(f"{tok.name} has no special tokens to allow in the text")
-        return tok.encode(text, allowed_special="all")
-    return tok.encode(text)
+    return tok.encode(text, **_special(tok, allow_special))
+
+
+def _special(tok: tc.Tokenizer, allow_special: bool) -> dict[str, Any]:
+    """The visualiser's rule: special tokens typed in the text are ordinary text unless
+    `--allow-special` (for every tokeniser that has special tokens)."""
+    note = display.special_note(tok)
+    if allow_special and note is not None:
+        raise ValueError(f"{tok.name}: --allow-special does nothing here. {note}")
+    return display.special_options(tok, allow_special, encode=True)
 
 
 def _save(tok: tc.Tokenizer, path: str, fmt: str | None) -> str:
@@ -173,10 +178,7 @@ def _words(text: str) -> list[str]:
 
 def _encode_words(tok: tc.Tokenizer, words: list, args: argparse.Namespace) -> int:
     """`encode --words`: pre-tokenized input; a line of chips per word (offsets are in each word)."""
-    special = {"allowed_special": "all"} if args.allow_special else {}
-    if special and "allowed_special" not in inspect.signature(tok.encode).parameters:
-        raise ValueError(f"{tok.name} has no special tokens to allow in the text")
-    enc = tok.encode(words, is_pretokenized=True, **special)
+    enc = tok.encode(words, is_pretokenized=True, **_special(tok, args.allow_special))
     if args.json:
         print(json.dumps({"ids": enc.ids, "tokens": enc.tokens, "word_ids": enc.word_ids,
                           "offsets": [list(o) for o in enc.offsets]}, ensure_ascii=False))

@@ -20,7 +20,7 @@ from tokenizers_core import pretrained
 from .. import display
 from ..deps import check_text, resolve_tokenizer, stored_options, tokenizer_label, trained
 from ..trained import make_spec
-from .visualiser import special_options, step_link
+from .visualiser import step_link
 
 DEFAULT_TEXT = "unhappiness, naïve cafés and 東京"
 DEFAULT_COLUMNS = ["bpe", "wordpiece", "unigram", "o200k_base", "bert-base-uncased"]
@@ -101,7 +101,7 @@ def build_columns(request: Request, text: str, specs: list[str], corpus: str, vo
         if col.tok is None or (only is not None and col.index not in (only, ref)):
             continue
         try:
-            col.enc = col.tok.encode(text, **special_options(col.tok, special, encode=True))
+            col.enc = col.tok.encode(text, **display.special_options(col.tok, special, encode=True))
         except ValueError as exc:
             col.error = str(exc)
     reference = None

@@ -77,36 +77,12 @@ def stage_members(steps: list) -> list[tuple[Any, str]]:
     return out
 
 
-def special_note(tok) -> str | None:
-    """Why the "special tokens in text" box does nothing for `tok` (None: it applies). It applies
-    to the OpenAI encodings and ranks files given special tokens, and to every tokenizer with
-    special added tokens (tokenizer.json files, BERT); sentencepiece models read no token from
-    the text (`<s>` typed is text), and the rule tokenisers have none."""
-    if getattr(tok, "special_tokens", None) or getattr(tok.added_vocabulary, "special", None):
-        return None
-    return "This tokenizer reads no special tokens from the text: typed, they are ordinary text."
-
-
-def special_options(tok, special: bool, encode: bool = False) -> dict[str, Any]:
-    """The keywords of `tok.trace` (`encode`: of `tok.encode`) that read special tokens typed
-    in the text as special tokens (`special`) or as ordinary text (tiktoken's
-    `allowed_special`, and `disallowed_special=()` so that a ranks file's encode does not
-    refuse them; Hugging Face's `encode_special_tokens` for added special tokens)."""
-    if special_note(tok) is not None:
-        return {}
-    if getattr(tok, "special_tokens", None):
-        if special:
-            return {"allowed_special": "all"}
-        return {"disallowed_special": ()} if encode else {}
-    return {"encode_special_tokens": not special}
-
-
 def trace(request: Request, text: str, name: str, pattern: str = "", special: bool = False):
     """(tokeniser, encoding, trace) of `text`; `special` reads special tokens typed in the text
     as special tokens, for every tokeniser that has them (off: they are ordinary text). Raises
     LookupError / ValueError for a bad name or pattern."""
     tok = resolve_tokenizer(request, name, pattern)
-    enc, steps = tok.trace(text, **special_options(tok, special))
+    enc, steps = tok.trace(text, **display.special_options(tok, special))
     return tok, enc, steps
 
 
@@ -128,7 +104,7 @@ def visualise(request: Request, text: str, name: str, pattern: str,
         segments=display.segments(text, enc, upto=shown_upto),
         stages=stage_members(list(steps)),
         step_link=step_link(request, tok), max_items=MAX_PANEL_ITEMS,
-        special_note=special_note(tok),
+        special_note=display.special_note(tok),
         downloads=export.tokenizer_downloads(name, export.formats_of(tok), pattern,
                                              lossy=export.lossy_formats_of(tok)),
         counts={

@@ -112,7 +112,7 @@ def test_encode_a_hugging_face_tokenizer_json_as_hugging_face_does(tmp_path):
     (("encode", "-t", "gpt2", "--from", "tiktoken", "x"), "--from applies only to tokenizer files"),
     (("encode", "-t", "/etc/hostname", "x"), "tokvis encode: error:"),
     (("encode", "-t", "/nonexistent/vocab.txt", "x"), "no such file"),
-    (("encode", "-t", "bert-base-uncased", "--allow-special", "x"), "no special tokens"),
+    (("encode", "-t", "char", "--allow-special", "x"), "reads no special tokens"),
     (("compare", "-t", "gpt2", "x"), "two or more"),
     (("train", "bpe", "no-such-corpus", "--vocab-size", "10"), "not a bundled corpus"),
     (("train", "nope", "udhr/eng", "--vocab-size", "10"), "unknown algorithm"),
@@ -299,3 +299,16 @@ def test_a_bug_is_still_one_line(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err == ("tokvis encode: internal error: RuntimeError: something broke "
                    "(TOKVIS_DEBUG=1 shows the traceback)\n")
+
+
+@pytest.mark.parametrize("name, typed, special", [
+    ("bert-base-uncased", "[CLS] hi", "[CLS]"),
+    ("cl100k_base", "<|endoftext|> hi", "<|endoftext|>"),
+])
+def test_allow_special_reads_typed_special_tokens_for_every_kind(name, typed, special):
+    """As the visualiser's box: without --allow-special a typed special token is ordinary text
+    (BERT's tokenizer.json-style added tokens as much as tiktoken's); with it, one token more
+    than the post-processor adds."""
+    plain = json.loads(tokvis("encode", "-t", name, "--json", typed).stdout)
+    parsed = json.loads(tokvis("encode", "-t", name, "--json", "--allow-special", typed).stdout)
+    assert parsed["tokens"].count(special) == plain["tokens"].count(special) + 1
