@@ -4,7 +4,7 @@ Every module of `tokenizers_core` belongs to a layer; a module imports only modu
 package and of layers below its own (docs/ARCHITECTURE.md draws the picture):
 
     base             encoding, steps, normalized, byte_level, hf_regex, user_regex, corpora, added_tokens,
-                     byte_api, pretokenized
+                     byte_api, pretokenized, pipeline_steps
     normalizers/     the first stage
     pre_tokenizers/  the second (byte-level splitting builds on the normalizers' alignment)
     models/          the third: bpe/, wordpiece/, unigram/, wordlevel/ (model, trainer, session, hf)
@@ -35,7 +35,7 @@ ROOT = TOP / "tokenizers_core"
 
 LAYERS = [
     ("base", {"encoding", "steps", "normalized", "byte_level", "hf_regex", "user_regex", "corpora",
-              "added_tokens", "byte_api", "pretokenized"}),
+              "added_tokens", "byte_api", "pretokenized", "pipeline_steps"}),
     ("normalizers", {"normalizers"}),
     ("pre_tokenizers", {"pre_tokenizers"}),
     ("models", {"models"}),

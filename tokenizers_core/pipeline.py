@@ -36,8 +36,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from dataclasses import dataclass
-from typing import Any, ClassVar, Iterable, Protocol
+from typing import Any, Iterable, Protocol
 
 from . import byte_api, pretokenized, processors
 from .added_tokens import AddedToken, AddedVocabulary
@@ -46,7 +45,9 @@ from .models import Model
 from .normalized import NormalizedString
 from .pre_tokenizers import byte_level_fast
 from .processors.truncation import PaddingParams, TruncationParams, pad, truncate_encodings
-from .steps import Step, Trace, describe, register_step
+from .pipeline_steps import (ModelStep, NormalizeStep, PadStep, PostProcessStep, PreTokenizeStep,
+                             TruncateStep, normalize_step, pre_tokenize_step)
+from .steps import Trace, describe
 from .user_regex import shared_budget, timed_patterns
 
 __all__ = ["AddedToken", "Tokenizer", "NormalizeStep", "PreTokenizeStep", "ModelStep",
@@ -72,81 +73,6 @@ class PostProcessor(Protocol):
 
 class Decoder(Protocol):
     def decode(self, tokens: list[str]) -> str: ...
-
-
-# ---- the pipeline's own steps -------------------------------------------------------------
-@register_step
-@dataclass(frozen=True)
-class NormalizeStep(Step):
-    """Stage 1: the text before and after normalisation, and each output character's
-    span in the original text."""
-
-    kind: ClassVar[str] = "normalize"
-    input: str
-    output: str
-    alignments: tuple[tuple[int, int], ...]
-    normalizer: str
-
-
-@register_step
-@dataclass(frozen=True)
-class PreTokenizeStep(Step):
-    """Stage 2: the pieces as `(text, start, end)`, offsets in the original text."""
-
-    kind: ClassVar[str] = "pre_tokenize"
-    pieces: tuple[tuple[str, int, int], ...]
-    pre_tokenizer: str
-
-
-@register_step
-@dataclass(frozen=True)
-class ModelStep(Step):
-    """Stage 3: the model's tokens as `(token, id, start, end, word_id)`."""
-
-    kind: ClassVar[str] = "model"
-    tokens: tuple[tuple[str, int, int, int, int], ...]
-    model: str
-
-
-@register_step
-@dataclass(frozen=True)
-class PostProcessStep(Step):
-    """Stage 4: the final tokens as `(token, id, start, end, special)`."""
-
-    kind: ClassVar[str] = "post_process"
-    tokens: tuple[tuple[str, int, int, int, bool], ...]
-    processor: str
-
-
-@register_step
-@dataclass(frozen=True)
-class TruncateStep(Step):
-    """Before stage 4: each sequence cut to fit `max_length` (`room` of it is left for the
-    model's tokens, the rest for the post-processor's special tokens). `lengths` and `kept` are
-    the sequences' lengths before and after; `overflowing` the tokens of the windows cut off."""
-
-    kind: ClassVar[str] = "truncate"
-    max_length: int
-    room: int
-    stride: int
-    strategy: str
-    direction: str
-    lengths: tuple[int, ...]
-    kept: tuple[int, ...]
-    overflowing: tuple[tuple[tuple[str, ...], ...], ...]
-
-
-@register_step
-@dataclass(frozen=True)
-class PadStep(Step):
-    """After stage 4: `added` copies of `pad_token` put on the `direction` side, up to `length`."""
-
-    kind: ClassVar[str] = "pad"
-    length: int
-    direction: str
-    pad_token: str
-    pad_id: int
-    added: int
 
 
 class Tokenizer:
@@ -322,9 +248,9 @@ class Tokenizer:
             segments = [seg if i in added else member.normalize(seg)
                         for i, seg in enumerate(segments)]
             if trace is not None:
-                trace.append(_normalize_step(text, segments, describe(member)))
+                trace.append(normalize_step(text, segments, describe(member)))
         if trace is not None and not members:
-            trace.append(_normalize_step(text, segments, describe(None)))
+            trace.append(normalize_step(text, segments, describe(None)))
         vocabulary = self.added_vocabulary
         return _unzip([part for i, seg in enumerate(segments)
                        for part in ([(seg, added[i])] if i in added else
@@ -348,9 +274,9 @@ class Tokenizer:
                     for part in ([(piece, added[i])] if i in added else
                                  [(p, None) for p in member.split(piece)])])
             if trace is not None:
-                trace.append(_pre_tokenize_step(pieces, describe(member)))
+                trace.append(pre_tokenize_step(pieces, describe(member)))
         if not members and trace is not None:
-            trace.append(_pre_tokenize_step(pieces, describe(None)))
+            trace.append(pre_tokenize_step(pieces, describe(None)))
         return pieces, added
 
     def _normalize(self, ns: NormalizedString) -> NormalizedString:
@@ -597,17 +523,6 @@ def _unzip(parts: list[tuple[NormalizedString, int | None]]
            ) -> tuple[list[NormalizedString], Added]:
     """[(piece, id or None), ...] -> ([piece, ...], {index: id of each added token})."""
     return [p for p, _ in parts], {i: id_ for i, (_, id_) in enumerate(parts) if id_ is not None}
-
-
-def _normalize_step(text: str, segments: list[NormalizedString], name: str) -> "NormalizeStep":
-    return NormalizeStep(input=text, output="".join(seg.normalized for seg in segments),
-                         alignments=tuple(a for seg in segments for a in seg.alignments),
-                         normalizer=name)
-
-
-def _pre_tokenize_step(pieces: list[NormalizedString], name: str) -> "PreTokenizeStep":
-    return PreTokenizeStep(pieces=tuple((p.normalized, *p.span(0, len(p))) for p in pieces),
-                           pre_tokenizer=name)
 
 
 def _resolve_added(model: Model, entries: Iterable[str | AddedToken]) -> tuple[AddedToken, ...]:
