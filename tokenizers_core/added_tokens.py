@@ -32,7 +32,27 @@ import regex
 
 from .normalized import NormalizedString
 
-__all__ = ["AddedToken", "AddedVocabulary"]
+__all__ = ["AddedToken", "AddedVocabulary", "MAX_ADDED_TOKENS", "MAX_CONTENT_CHARS",
+           "check_added_count"]
+
+# Bounds on what a file may declare, far above real tokenizers (Llama 4's tokenizer.json: 2,048
+# added tokens, the longest 45 characters). A million added tokens took 110 s and 1.7 GB to load;
+# at these bounds a load takes about a second (benchmarks/bench_hostile_load.py), and matching
+# stays linear in the text (see `_Matcher`).
+MAX_ADDED_TOKENS = 100_000
+MAX_CONTENT_CHARS = 256
+
+
+def check_added_count(count: int, where: str = "added_tokens") -> None:
+    """ValueError when a tokenizer declares more added tokens than `MAX_ADDED_TOKENS`.
+
+    >>> check_added_count(100_001)
+    Traceback (most recent call last):
+    ValueError: added_tokens has 100,001 entries; the most a tokenizer may have is 100,000
+    """
+    if count > MAX_ADDED_TOKENS:
+        raise ValueError(f"{where} has {count:,} entries; the most a tokenizer may have is "
+                         f"{MAX_ADDED_TOKENS:,}")
 
 
 @dataclass(frozen=True)
@@ -54,6 +74,10 @@ class AddedToken:
     def __post_init__(self) -> None:
         if not isinstance(self.content, str) or not self.content:
             raise ValueError(f"added token {self.content!r} must be a non-empty string")
+        if len(self.content) > MAX_CONTENT_CHARS:
+            raise ValueError(f"added token {self.content[:40]!r}... is {len(self.content):,} "
+                             f"characters long; the longest an added token may be is "
+                             f"{MAX_CONTENT_CHARS}")
         if self.id is not None and (not isinstance(self.id, int) or isinstance(self.id, bool)
                                     or self.id < 0):
             raise ValueError(f"added token {self.content!r}: id must be a non-negative integer")
@@ -115,6 +139,8 @@ class AddedVocabulary:
     def __init__(self, tokens: Iterable[AddedToken],
                  normalize: Callable[[str], str] | None = None) -> None:
         self.tokens: dict[int, AddedToken] = {}
+        tokens = list(tokens)
+        check_added_count(len(tokens))
         for token in tokens:
             if token.id is None:
                 raise ValueError(f"added token {token.content!r} has no id")
