@@ -25,6 +25,7 @@ is the matched text; the rest goes on to the pre-tokenizer and the model. The fl
 """
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Optional
 
@@ -205,29 +206,38 @@ class AddedVocabulary:
 
 class _Matcher:
     """Literal strings found as an Aho-Corasick automaton finds them (leftmost, then the longest
-    of those starting there, then on after the match), from two small tables instead of one
-    automaton: for each first character, the lengths of the strings that start with it.
+    of those starting there, then on after the match), with tables linear in the strings: the
+    strings sorted, each one's longest proper prefix among them (`_parent`), and jumps of
+    2, 4, 8 ... such steps (`_jumps`).
 
     >>> list(_Matcher({"<a>": 0, "<a>b": 1, "b": 2}).finditer("x<a>bb<a>"))
     [(1, 5, '<a>b'), (5, 6, 'b'), (6, 9, '<a>')]
 
     Building it is linear in the strings (a regex alternation of 100,000 strings took 9 s and
-    600 MB to compile). Finding them tries, at each place that starts with a first character,
-    each length of that character's strings, longest first: at most `MAX_CONTENT_CHARS`
-    lengths, so a text costs at most that many dictionary lookups per character.
+    600 MB to compile). At a place `s` where a string may start, the largest string q <= s in
+    sorted order is the longest one `s` starts with, if `s` starts with q at all; else the
+    answer is the longest of q's prefixes among the strings that is no longer than the common
+    prefix of q and s (a longer one would sort after q and before s). So each place costs a
+    binary search and a climb of q's prefixes by jumps: O(log n + log length) comparisons of
+    at most `MAX_CONTENT_CHARS` characters, however the strings overlap.
     """
 
     FEW_STARTS = 64     # up to this many first characters, a regex class finds the places
 
     def __init__(self, ids: dict[str, int]) -> None:
         self.ids = ids
-        lengths: dict[str, set[int]] = {}
-        for pattern in ids:
-            lengths.setdefault(pattern[0], set()).add(len(pattern))
-        self._lengths = {c: sorted(ns, reverse=True) for c, ns in lengths.items()}
+        self._sorted = sorted(ids)
+        self._longest = max(map(len, self._sorted))
+        self._parent = _parents(self._sorted)
+        self._jumps = [self._parent]
+        while any(j >= 0 for j in self._jumps[-1]):
+            last = self._jumps[-1]
+            self._jumps.append([last[j] if j >= 0 else -1 for j in last])
+        firsts = sorted({p[0] for p in self._sorted})
+        self._firsts = frozenset(firsts)
         # a regex character class scans fast for a few characters and slowly for many
-        self._starts = regex.compile("[" + "".join(regex.escape(c) for c in sorted(lengths))
-                                     + "]") if len(lengths) <= self.FEW_STARTS else None
+        self._starts = regex.compile("[" + "".join(regex.escape(c) for c in firsts) + "]") \
+            if len(firsts) <= self.FEW_STARTS else None
 
     def finditer(self, text: str) -> Iterator[tuple[int, int, str]]:
         """(start, stop, the string found) of each match, left to right, none overlapping."""
@@ -235,18 +245,64 @@ class _Matcher:
         for start in self._places(text):
             if start < pos:
                 continue
-            for length in self._lengths[text[start]]:
-                piece = text[start:start + length]
-                if len(piece) == length and piece in self.ids:
-                    yield start, start + length, piece
-                    pos = start + length
-                    break
+            found = self._longest_at(text[start:start + self._longest])
+            if found is not None:
+                yield start, start + len(found), found
+                pos = start + len(found)
+
+    def _longest_at(self, s: str) -> str | None:
+        """The longest string that `s` starts with, or None."""
+        j = bisect.bisect_right(self._sorted, s) - 1
+        if j < 0:
+            return None
+        q = self._sorted[j]
+        if s.startswith(q):
+            return q
+        common = _common_prefix(q, s)
+        for jump in reversed(self._jumps):          # climb while still longer than `common`
+            up = jump[j]
+            if up >= 0 and len(self._sorted[up]) > common:
+                j = up
+        j = self._parent[j]
+        return self._sorted[j] if j >= 0 else None
 
     def _places(self, text: str) -> Iterator[int]:
         """Where a string may start: every character that begins one."""
         if self._starts is not None:
             return (m.start() for m in self._starts.finditer(text))
-        return (i for i, c in enumerate(text) if c in self._lengths)
+        return (i for i, c in enumerate(text) if c in self._firsts)
+
+
+def _parents(strings: list[str]) -> list[int]:
+    """For each of the sorted `strings`, the index of the longest other one that is its prefix,
+    or -1 (in sorted order a string's prefixes come before it, on one chain).
+
+    >>> _parents(["a", "ab", "abc", "b", "bc"])
+    [-1, 0, 1, -1, 3]
+    """
+    parents, chain = [], []                         # chain: indices of prefixes of the current
+    for i, s in enumerate(strings):
+        while chain and not s.startswith(strings[chain[-1]]):
+            chain.pop()
+        parents.append(chain[-1] if chain else -1)
+        chain.append(i)
+    return parents
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """The length of the longest common prefix, by halving (comparisons of slices run in C).
+
+    >>> _common_prefix("abcx", "abcd"), _common_prefix("ab", "x")
+    (3, 0)
+    """
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def _matcher(pairs: list[tuple[str, int]]) -> _Matcher | None:

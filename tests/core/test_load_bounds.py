@@ -8,9 +8,10 @@ import json
 import tracemalloc
 
 import pytest
+from hypothesis import given, strategies as st
 
 import tokenizers_core as tc
-from tokenizers_core.added_tokens import MAX_ADDED_TOKENS, MAX_CONTENT_CHARS
+from tokenizers_core.added_tokens import MAX_ADDED_TOKENS, MAX_CONTENT_CHARS, _matcher
 from tokenizers_core.formats.hf_json import MAX_VOCAB
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -86,3 +87,24 @@ def test_matches_are_leftmost_longest_as_hugging_face_finds_them(bert_json, tmp_
     for text in TEXTS + ["一x丁xy" + "".join(chr(0x4E00 + i) + "x" for i in range(0, 200, 7))]:
         mine, hf = ours.encode(text), theirs.encode(text)
         assert (mine.tokens, mine.offsets) == (hf.tokens, hf.offsets), text
+
+
+def brute_force(patterns: set[str], text: str) -> list[tuple[int, int, str]]:
+    """Leftmost-longest, then on after the match: the definition, one place at a time."""
+    out, pos = [], 0
+    while pos < len(text):
+        found = max((p for p in patterns if text.startswith(p, pos)), key=len, default=None)
+        if found is None:
+            pos += 1
+        else:
+            out.append((pos, pos + len(found), found))
+            pos += len(found)
+    return out
+
+
+@given(st.sets(st.text("ab0", min_size=1, max_size=8), min_size=1, max_size=30),
+       st.text("ab0c", max_size=60))
+def test_the_matcher_finds_what_the_definition_finds(patterns, text):
+    """Strings over a tiny alphabet overlap and nest every way (prefix chains, near misses)."""
+    matcher = _matcher([(p, i) for i, p in enumerate(sorted(patterns))])
+    assert list(matcher.finditer(text)) == brute_force(patterns, text)
