@@ -69,6 +69,7 @@ class RequestContext:
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI):
+    app.state.store.open()        # the store's size limit, for every process; orphans dropped
     app.state.jobs.start()        # this process's job dispatcher
     yield
     app.state.jobs.stop()
