@@ -37,14 +37,14 @@ __all__ = ["AddedToken", "AddedVocabulary", "MAX_ADDED_TOKENS", "MAX_CONTENT_CHA
            "check_added_count"]
 
 # Bounds on what a file may declare, far above real tokenizers (Llama 4's tokenizer.json: 2,048
-# added tokens, the longest 45 characters). A million added tokens took 110 s and 1.7 GB to load;
-# at these bounds a load takes about a second (benchmarks/bench_hostile_load.py), and matching
+# added tokens, the longest 45 characters). A million added tokens took 84 s and 2.1 GB to load;
+# at these bounds a load takes a few seconds (benchmarks/bench_hostile_load.py), and matching
 # stays linear in the text (see `_Matcher`).
 MAX_ADDED_TOKENS = 100_000
 MAX_CONTENT_CHARS = 256
 
 
-def check_added_count(count: int, where: str = "added_tokens") -> None:
+def check_added_count(count: int) -> None:
     """ValueError when a tokenizer declares more added tokens than `MAX_ADDED_TOKENS`.
 
     >>> check_added_count(100_001)
@@ -52,7 +52,7 @@ def check_added_count(count: int, where: str = "added_tokens") -> None:
     ValueError: added_tokens has 100,001 entries; the most a tokenizer may have is 100,000
     """
     if count > MAX_ADDED_TOKENS:
-        raise ValueError(f"{where} has {count:,} entries; the most a tokenizer may have is "
+        raise ValueError(f"added_tokens has {count:,} entries; the most a tokenizer may have is "
                          f"{MAX_ADDED_TOKENS:,}")
 
 
