@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 UPLOAD_LIMIT = 32_000_000          # TOKVIS_MAX_TOKENIZER_BYTES' default
 
 _CHILD = """
-import resource, sys, time
+import sys, time
 sys.path.insert(0, sys.argv[1])
 import tokenizers_core as tc
 t0 = time.perf_counter()
@@ -48,7 +48,9 @@ try:
 except ValueError as exc:
     loading = time.perf_counter() - t0
     outcome = f"refused: {exc}"
-print(loading, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+# VmHWM, not ru_maxrss: the latter keeps the parent's peak across fork and exec
+peak = next(line.split()[1] for line in open("/proc/self/status") if line.startswith("VmHWM"))
+print(loading, peak)
 print(outcome)
 """
 
