@@ -34,6 +34,7 @@ ORPHAN_GRACE = 3600.0      # seconds an unreferenced tokenizer file may wait for
 FINISHED_JOB = "status IN ('done', 'error', 'cancelled', 'interrupted')"
 LIMITS_SCHEMA = "CREATE TABLE IF NOT EXISTS limits (name TEXT PRIMARY KEY, value INTEGER NOT NULL);"
 
+
 def enable_wal(db: sqlite3.Connection, seconds: float = 10.0) -> None:
     """Put the database in WAL mode. Switching modes needs the file to itself, and SQLite may
     answer "database is locked" while another process has it open, as when two uvicorn workers
@@ -148,8 +149,9 @@ class StoreFull(Exception):
 
     def __init__(self, used: int, adding: int, limit: int) -> None:
         super().__init__(f"the server's store is full: it holds {used / 1e6:,.1f} MB of corpora, "
-                         f"tokenizer files and results being read, and this {adding / 1e6:,.1f} MB would take it "
-                         f"past its limit of {limit / 1e6:,.0f} MB (TOKVIS_MAX_STORE_MB); "
+                         f"tokenizer files and results being read, and this "
+                         f"{adding / 1e6:,.1f} MB would take it past its limit of "
+                         f"{limit / 1e6:,.0f} MB (TOKVIS_MAX_STORE_MB); "
                          "anything stored already still works")
 
 
