@@ -3,12 +3,12 @@ wall clock and peak RSS.
 
 1. The reproducer: BERT's bundled tokenizer re-saved with 1,000,000 entries in "added_tokens"
    (31 MB, under the upload limit). Before the bounds (`--code /work/main` at bac8a1b) it
-   loaded in 84 s with a peak RSS of 2.1 GB; now it is refused in about a second, with a
+   loaded in 56-84 s with a peak RSS of 2.1 GB; now it is refused in about a second, with a
    message naming the field, its count and the limit.
 2. The worst file the bounds allow inside the 32 MB upload limit: a BPE model with ~1,000,000
    vocabulary entries (1,000 CJK characters and ~999,000 of their pairs), a merge for each pair,
    and 100,000 added tokens. Loading it, and encoding 100,000 characters with it, are timed
-   (before: 11 s and 936 MB, and the encoding 145 s, scanning a 100,000-way regex).
+   (before: 9-11 s and 936 MB, and the encoding 81-145 s, scanning a 100,000-way regex).
 3. Added tokens that nest and nearly match, at the length bound: "a", "aa", ... "a" * 256 and
    "a" * k + "0" for k < 256, over 100,000 characters of "ab" and of "a" (a matcher that tries
    every length at every place takes O(length^2) per character there).

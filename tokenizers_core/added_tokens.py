@@ -37,7 +37,7 @@ __all__ = ["AddedToken", "AddedVocabulary", "MAX_ADDED_TOKENS", "MAX_CONTENT_CHA
            "check_added_count"]
 
 # Bounds on what a file may declare, far above real tokenizers (Llama 4's tokenizer.json: 2,048
-# added tokens, the longest 45 characters). A million added tokens took 84 s and 2.1 GB to load;
+# added tokens, the longest 45 characters). A million added tokens took 56-84 s and 2.1 GB to load;
 # at these bounds a load takes a few seconds (benchmarks/bench_hostile_load.py), and matching
 # stays linear in the text (see `_Matcher`).
 MAX_ADDED_TOKENS = 100_000
