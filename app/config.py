@@ -14,8 +14,17 @@ TOKVIS_JOB_WORKERS        trainings run at once, across all server processes (de
 TOKVIS_JOB_QUEUE          trainings that may wait for a worker; more get 429 (default 16)
 TOKVIS_JOB_CPU_SECONDS    CPU time one background training may use (default 600)
 TOKVIS_JOB_MEMORY_MB      address space one background training may use (default 4096)
-TOKVIS_MAX_STORE_MB       what stored corpora and uploaded tokenizer files may take together; past
-                          it, storing more is refused with 507 (default 4096)
+TOKVIS_MAX_STORE_MB       what stored corpora, uploaded tokenizer files and background jobs' results
+                          may take together (default 4096); past it, the least recently used job
+                          results are dropped (they are recomputed when asked for), then storing
+                          a corpus or file is refused with 507. Tokenizer files no upload points
+                          to (orphans) are deleted after an hour, at startup and at the limit
+TOKVIS_TOKENIZER_CACHE_MB  memory the parsed uploaded tokenizers may keep in one server process
+                          (default 1024); past it the least recently used is dropped (and parsed
+                          again from the store when asked for). A tokenizer is weighed by an
+                          estimate from its counts (app/jobs/cache.py, `tokenizer_bytes`: ~300
+                          bytes per vocabulary entry, 200 per merge, 410 per added token: Llama 3
+                          ~95 MB, Llama 4 ~150 MB); the newest always stays
 TOKVIS_FRAME_ANCESTORS    who may show the pages in a frame: CSP frame-ancestors sources,
                           space-separated (default 'self'; e.g. "'self' https://course.example")
 """
@@ -66,6 +75,7 @@ class Settings:
     job_memory_mb: int = 4096
     max_tokenizer_bytes: int = 32_000_000
     max_store_mb: int = 4096
+    tokenizer_cache_mb: int = 1024
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -82,4 +92,5 @@ class Settings:
             job_memory_mb=_int("TOKVIS_JOB_MEMORY_MB", 4096),
             max_tokenizer_bytes=_int("TOKVIS_MAX_TOKENIZER_BYTES", 32_000_000),
             max_store_mb=_int("TOKVIS_MAX_STORE_MB", 4096),
+            tokenizer_cache_mb=_int("TOKVIS_TOKENIZER_CACHE_MB", 1024),
         )

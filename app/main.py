@@ -69,6 +69,7 @@ class RequestContext:
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI):
+    app.state.store.open()        # the store's size limit, for every process; orphans dropped
     app.state.jobs.start()        # this process's job dispatcher
     yield
     app.state.jobs.stop()
@@ -94,7 +95,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                             queue=settings.job_queue, cpu_seconds=settings.job_cpu_seconds,
                             memory_mb=settings.job_memory_mb, guard=queued_work_refusal)
     app.state.trained = TrainedTokenizers(app.state.store, engine=app.state.jobs)
-    app.state.uploads = UploadedTokenizers(app.state.store)
+    app.state.uploads = UploadedTokenizers(app.state.store,
+                                           max_bytes=settings.tokenizer_cache_mb * 10 ** 6)
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     app.include_router(visualiser.router)
     app.include_router(corpora.router)

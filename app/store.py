@@ -4,6 +4,21 @@ in SQLite.
 A corpus is stored once under the sha256 of its UTF-8 bytes, so a URL can name it by hash and
 any server worker can read it back. Stdlib `sqlite3`; one short-lived connection per call, so
 the store is safe to share between threads and processes.
+
+The size limit (TOKVIS_MAX_STORE_MB) counts everything the file holds for users: corpora,
+tokenizer files, and the background jobs' results (`app.jobs.store`) that share the file. The
+limit is written into the file (table `limits`), so that every process using it, the job
+workers among them, applies the same one. Past it:
+
+- job results are dropped, least recently used first (they are recomputed when asked for
+  again); the most recently used one always stays, as its requester may not have read it yet;
+- then, if a corpus or a tokenizer file still does not fit, storing it is refused (StoreFull,
+  507 on the web), and what is stored is left as it is.
+
+Orphans, tokenizer files no uploaded tokeniser points to (the bytes of a ranks file kept while
+the form asks for its pattern and never completed, or a write killed between storing a file and
+recording its tokeniser), are deleted once `ORPHAN_GRACE` old: when a process first opens the
+store, and when the limit is hit.
 """
 from __future__ import annotations
 
@@ -14,6 +29,11 @@ import time
 from contextlib import closing
 from pathlib import Path
 from typing import Any
+
+ORPHAN_GRACE = 3600.0      # seconds an unreferenced tokenizer file may wait for its tokeniser
+FINISHED_JOB = "status IN ('done', 'error', 'cancelled', 'interrupted')"
+LIMITS_SCHEMA = "CREATE TABLE IF NOT EXISTS limits (name TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+
 
 def enable_wal(db: sqlite3.Connection, seconds: float = 10.0) -> None:
     """Put the database in WAL mode. Switching modes needs the file to itself, and SQLite may
@@ -65,7 +85,7 @@ CREATE TABLE IF NOT EXISTS tokenizers (
     family     TEXT NOT NULL,          -- bpe, wordpiece, unigram or other: which step views apply
     created    REAL NOT NULL
 );
-"""
+""" + LIMITS_SCHEMA
 
 
 def sha256_text(text: str) -> str:
@@ -76,20 +96,70 @@ def is_sha256(value: str) -> bool:
     return len(value) == 64 and all(c in "0123456789abcdef" for c in value)
 
 
+def store_limit(db: sqlite3.Connection) -> int | None:
+    """The size limit written into the store by the server, or None."""
+    row = db.execute("SELECT value FROM limits WHERE name = 'max_bytes'").fetchone()
+    return row[0] if row else None
+
+
+def used_bytes(db: sqlite3.Connection) -> int:
+    """What the limit counts: corpora, tokenizer files and job results (pickled values and
+    their JSON)."""
+    used = db.execute("SELECT (SELECT COALESCE(SUM(bytes), 0) FROM corpora) + "
+                      "(SELECT COALESCE(SUM(bytes), 0) FROM tokenizer_files)").fetchone()[0]
+    if _has_jobs(db):
+        used += db.execute("SELECT COALESCE(SUM(COALESCE(length(blob), 0) + length(results)), "
+                           "0) FROM jobs").fetchone()[0]
+    return used
+
+
+def drop_job_results(db: sqlite3.Connection, excess: int) -> int:
+    """Delete finished jobs, least recently used (finished or asked for) first, until `excess`
+    bytes are freed or only the most recently used one is left; the bytes freed."""
+    if excess <= 0 or not _has_jobs(db):
+        return 0
+    rows = db.execute("SELECT id, COALESCE(length(blob), 0) + length(results) FROM jobs "
+                      f"WHERE {FINISHED_JOB} ORDER BY MAX(COALESCE(seen, 0), "
+                      "COALESCE(finished, 0)) DESC LIMIT -1 OFFSET 1").fetchall()
+    freed, doomed = 0, []
+    for job_id, size in reversed(rows):             # the least recently used first
+        if freed >= excess:
+            break
+        doomed.append(job_id)
+        freed += size
+    db.executemany("DELETE FROM jobs WHERE id = ?", [(job_id,) for job_id in doomed])
+    return freed
+
+
+def drop_orphans(db: sqlite3.Connection) -> int:
+    """Delete the tokenizer files no uploaded tokeniser points to, once `ORPHAN_GRACE` old;
+    how many."""
+    return db.execute("DELETE FROM tokenizer_files WHERE created < ? AND sha256 NOT IN "
+                      "(SELECT sha256 FROM tokenizers)",
+                      (time.time() - ORPHAN_GRACE,)).rowcount
+
+
+def _has_jobs(db: sqlite3.Connection) -> bool:
+    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'jobs'"
+                      ).fetchone() is not None
+
+
 class StoreFull(Exception):
     """Storing this would take the store past its size limit (TOKVIS_MAX_STORE_MB)."""
 
     def __init__(self, used: int, adding: int, limit: int) -> None:
-        super().__init__(f"the server's store is full: it holds {used / 1e6:,.1f} MB of corpora "
-                         f"and tokenizer files, and this {adding / 1e6:,.1f} MB would take it "
-                         f"past its limit of {limit / 1e6:,.0f} MB (TOKVIS_MAX_STORE_MB); "
+        super().__init__(f"the server's store is full: it holds {used / 1e6:,.1f} MB of corpora, "
+                         f"tokenizer files and results being read, and this "
+                         f"{adding / 1e6:,.1f} MB would take it past its limit of "
+                         f"{limit / 1e6:,.0f} MB (TOKVIS_MAX_STORE_MB); "
                          "anything stored already still works")
 
 
 class CorpusStore:
     """Corpora by sha256, plus the specs behind trained-tokeniser handles, and uploaded
-    tokenizer files. Corpora and files together may take at most `max_bytes` (None: no limit);
-    past it, `put` and `put_file` raise StoreFull, and what is stored is left as it is."""
+    tokenizer files. Everything together, job results included, may take at most `max_bytes`
+    (None: the limit the file holds, if any); past it, job results are dropped, then `put` and
+    `put_file` raise StoreFull, and what is stored is left as it is."""
 
     def __init__(self, path: Path | str, max_bytes: int | None = None) -> None:
         self.path = Path(path)
@@ -104,8 +174,17 @@ class CorpusStore:
             enable_wal(db)
             with db:
                 db.executescript(_SCHEMA)
+                if self.max_bytes is not None:      # for every process sharing the file
+                    db.execute("INSERT OR REPLACE INTO limits (name, value) VALUES "
+                               "('max_bytes', ?)", (self.max_bytes,))
+                drop_orphans(db)
             self._ready = True
         return db
+
+    def open(self) -> None:
+        """Open the file now, as a server starts: its tables, its limit (for the job workers),
+        and the old orphans dropped. (Any first call does the same.)"""
+        self._connect().close()
 
     # ---- corpora ------------------------------------------------------------------------
     def put(self, text: str, name: str = "") -> str:
@@ -121,25 +200,27 @@ class CorpusStore:
         return digest
 
     def used_bytes(self) -> int:
-        """What the stored corpora and tokenizer files take."""
+        """What the stored corpora, tokenizer files and job results take."""
         with closing(self._connect()) as db:
-            return self._used(db)
-
-    @staticmethod
-    def _used(db: sqlite3.Connection) -> int:
-        return db.execute("SELECT (SELECT COALESCE(SUM(bytes), 0) FROM corpora) + "
-                          "(SELECT COALESCE(SUM(bytes), 0) FROM tokenizer_files)").fetchone()[0]
+            return used_bytes(db)
 
     def _check_room(self, db: sqlite3.Connection, table: str, digest: str, size: int) -> None:
-        """StoreFull if adding `size` bytes under `digest` would pass the limit (a digest that
-        is stored already adds nothing)."""
-        if self.max_bytes is None:
+        """Make room for `size` bytes under `digest` (dropping orphans and job results), or
+        StoreFull if they would still pass the limit (a digest that is stored already adds
+        nothing)."""
+        limit = self.max_bytes if self.max_bytes is not None else store_limit(db)
+        if limit is None:
             return
         if db.execute(f"SELECT 1 FROM {table} WHERE sha256 = ?", (digest,)).fetchone():
             return
-        used = self._used(db)
-        if used + size > self.max_bytes:
-            raise StoreFull(used, size, self.max_bytes)
+        used = used_bytes(db)
+        if used + size > limit:
+            drop_orphans(db)
+            used = used_bytes(db)
+            used -= drop_job_results(db, used + size - limit)
+        if used + size > limit:
+            db.commit()                             # what was dropped stays dropped
+            raise StoreFull(used, size, limit)
 
     def get(self, digest: str) -> str | None:
         with closing(self._connect()) as db:

@@ -9,8 +9,9 @@ sha256; the handle names the bytes and the load options:
                                          pattern and special tokens, a vocab.txt's casing)
 
 so one file loaded two ways gives two handles, and any worker rebuilds a tokeniser from its
-handle alone. A parsed tokeniser stays in a small LRU: a Llama 3 tokenizer.json takes a second
-or two to parse and is never parsed per request.
+handle alone. A parsed tokeniser stays in an LRU bounded by memory (TOKVIS_TOKENIZER_CACHE_MB,
+each weighed by `jobs.cache.tokenizer_bytes`): a Llama 3 tokenizer.json takes a second or two to
+parse and is never parsed per request.
 
 (`upload-<64 hex>` is the older lattice-view upload, a base64 text in the corpus store; it is
 still read, so old permalinks keep working.)
@@ -23,7 +24,6 @@ import json
 import re
 import threading
 import zlib
-from collections import OrderedDict
 from typing import Any
 
 from fastapi import HTTPException, UploadFile
@@ -34,6 +34,7 @@ from tokenizers_core import formats
 from tokenizers_core.formats import vocab_merges
 
 from . import heap
+from .jobs.cache import RunCache, tokenizer_bytes
 from .store import CorpusStore, StoreFull, is_sha256
 
 PREFIX = "upload-"
@@ -181,12 +182,12 @@ class NeedsPattern(ValueError):
 
 # ---- the store and the cache ----------------------------------------------------------------------
 class UploadedTokenizers:
-    """Stores uploaded tokenizer files and serves the parsed tokenisers from a bounded LRU."""
+    """Stores uploaded tokenizer files and serves the parsed tokenisers from an LRU that keeps
+    at most `max_bytes` of them (by `tokenizer_bytes`; the newest always stays)."""
 
-    def __init__(self, store: CorpusStore, maxsize: int = 4) -> None:
+    def __init__(self, store: CorpusStore, max_bytes: int = 1024 * 10 ** 6) -> None:
         self.store = store
-        self.maxsize = maxsize
-        self._cache: OrderedDict[str, tc.Tokenizer] = OrderedDict()
+        self._cache = RunCache(None, max_bytes)
         self._lock = threading.Lock()
         self._building: dict[str, threading.Lock] = {}   # one parse per handle at a time
 
@@ -233,15 +234,13 @@ class UploadedTokenizers:
     def get(self, handle: str) -> tc.Tokenizer | None:
         """The tokeniser behind a handle (parsed from the stored file on a cache miss), or None
         if no upload has this handle."""
+        tok = self._cache.get(handle)
+        if tok is not None:
+            return tok
         with self._lock:
-            tok = self._cache.get(handle)
-            if tok is not None:
-                self._cache.move_to_end(handle)
-                return tok
             building = self._building.setdefault(handle, threading.Lock())
         with building:                  # a second request for the same handle waits for the first
-            with self._lock:
-                tok = self._cache.get(handle)
+            tok = self._cache.get(handle)
             if tok is not None:
                 return tok
             tok = self._load(handle)
@@ -281,11 +280,7 @@ class UploadedTokenizers:
         if getattr(tok, "strict_special", False):
             tok.strict_special = False
         heap.settle()                   # a big vocabulary that stays: keep the collector off it
-        with self._lock:
-            self._cache[handle] = tok
-            self._cache.move_to_end(handle)
-            while len(self._cache) > self.maxsize:
-                self._cache.popitem(last=False)
+        self._cache.put(handle, tok, tokenizer_bytes(tok))
 
 
 def _parse(data: bytes, fmt: str, options: dict[str, Any]) -> tc.Tokenizer:

@@ -25,14 +25,35 @@ is the matched text; the rest goes on to the pre-tokenizer and the model. The fl
 """
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 import regex
 
 from .normalized import NormalizedString
 
-__all__ = ["AddedToken", "AddedVocabulary"]
+__all__ = ["AddedToken", "AddedVocabulary", "MAX_ADDED_TOKENS", "MAX_CONTENT_CHARS",
+           "check_added_count"]
+
+# Bounds on what a file may declare, far above real tokenizers (Llama 4's tokenizer.json: 2,048
+# added tokens, the longest 45 characters). A million added tokens took 56-84 s and 2.1 GB to load;
+# at these bounds a load takes a few seconds (benchmarks/bench_hostile_load.py), and matching
+# stays linear in the text (see `_Matcher`).
+MAX_ADDED_TOKENS = 100_000
+MAX_CONTENT_CHARS = 256
+
+
+def check_added_count(count: int) -> None:
+    """ValueError when a tokenizer declares more added tokens than `MAX_ADDED_TOKENS`.
+
+    >>> check_added_count(100_001)
+    Traceback (most recent call last):
+    ValueError: added_tokens has 100,001 entries; the most a tokenizer may have is 100,000
+    """
+    if count > MAX_ADDED_TOKENS:
+        raise ValueError(f"added_tokens has {count:,} entries; the most a tokenizer may have is "
+                         f"{MAX_ADDED_TOKENS:,}")
 
 
 @dataclass(frozen=True)
@@ -54,6 +75,10 @@ class AddedToken:
     def __post_init__(self) -> None:
         if not isinstance(self.content, str) or not self.content:
             raise ValueError(f"added token {self.content!r} must be a non-empty string")
+        if len(self.content) > MAX_CONTENT_CHARS:
+            raise ValueError(f"added token {self.content[:40]!r}... is {len(self.content):,} "
+                             f"characters long; the longest an added token may be is "
+                             f"{MAX_CONTENT_CHARS}")
         if self.id is not None and (not isinstance(self.id, int) or isinstance(self.id, bool)
                                     or self.id < 0):
             raise ValueError(f"added token {self.content!r}: id must be a non-negative integer")
@@ -115,6 +140,8 @@ class AddedVocabulary:
     def __init__(self, tokens: Iterable[AddedToken],
                  normalize: Callable[[str], str] | None = None) -> None:
         self.tokens: dict[int, AddedToken] = {}
+        tokens = list(tokens)
+        check_added_count(len(tokens))
         for token in tokens:
             if token.id is None:
                 raise ValueError(f"added token {token.content!r} has no id")
@@ -172,9 +199,8 @@ class AddedVocabulary:
             return [(ns, None)] if sentence else []
         out: list[tuple[NormalizedString, int | None]] = []
         pos = 0                                     # end of the last match (Rust's start_offset)
-        for match in matcher.finditer(sentence):
-            start, stop = match.span()
-            id_ = matcher.ids[match.group()]
+        for start, stop, pattern in matcher.finditer(sentence):
+            id_ = matcher.ids[pattern]
             token = self.tokens[id_]
             if token.single_word and (start > 0 and _WORD.match(sentence, start - 1)
                                       or stop < len(sentence) and _WORD.match(sentence, stop)):
@@ -193,23 +219,113 @@ class AddedVocabulary:
 
 
 class _Matcher:
-    """A compiled alternation of literal strings that also knows each one's id."""
+    """Literal strings found as an Aho-Corasick automaton finds them (leftmost, then the longest
+    of those starting there, then on after the match), with tables linear in the strings: the
+    strings sorted, each one's longest proper prefix among them (`_parent`), and jumps of
+    2, 4, 8 ... such steps (`_jumps`).
+
+    >>> list(_Matcher({"<a>": 0, "<a>b": 1, "b": 2}).finditer("x<a>bb<a>"))
+    [(1, 5, '<a>b'), (5, 6, 'b'), (6, 9, '<a>')]
+
+    Building it is linear in the strings (a regex alternation of 100,000 strings took 9 s and
+    600 MB to compile). At a place `s` where a string may start, the largest string q <= s in
+    sorted order is the longest one `s` starts with, if `s` starts with q at all; else the
+    answer is the longest of q's prefixes among the strings that is no longer than the common
+    prefix of q and s (a longer one would sort after q and before s). So each place costs a
+    binary search and a climb of q's prefixes by jumps: O(log n + log length) comparisons of
+    at most `MAX_CONTENT_CHARS` characters, however the strings overlap.
+    """
+
+    FEW_STARTS = 64     # up to this many first characters, a regex class finds the places
 
     def __init__(self, ids: dict[str, int]) -> None:
         self.ids = ids
-        # Longest first: a regex tries alternatives in order at each position, so this finds
-        # the leftmost match and, of those starting there, the longest (leftmost-longest).
-        self._re = regex.compile("|".join(
-            regex.escape(s) for s in sorted(ids, key=lambda s: (-len(s), s))))
+        self._sorted = sorted(ids)
+        self._longest = max(map(len, self._sorted))
+        self._parent = _parents(self._sorted)
+        self._jumps = [self._parent]
+        while any(j >= 0 for j in self._jumps[-1]):
+            last = self._jumps[-1]
+            self._jumps.append([last[j] if j >= 0 else -1 for j in last])
+        firsts = sorted({p[0] for p in self._sorted})
+        self._firsts = frozenset(firsts)
+        # a regex character class scans fast for a few characters and slowly for many
+        self._starts = regex.compile("[" + "".join(regex.escape(c) for c in firsts) + "]") \
+            if len(firsts) <= self.FEW_STARTS else None
 
-    def finditer(self, text: str):
-        return self._re.finditer(text)
+    def finditer(self, text: str) -> Iterator[tuple[int, int, str]]:
+        """(start, stop, the string found) of each match, left to right, none overlapping."""
+        pos = 0                                     # where the last match ended
+        for start in self._places(text):
+            if start < pos:
+                continue
+            found = self._longest_at(text[start:start + self._longest])
+            if found is not None:
+                yield start, start + len(found), found
+                pos = start + len(found)
+
+    def _longest_at(self, s: str) -> str | None:
+        """The longest string that `s` starts with, or None."""
+        j = bisect.bisect_right(self._sorted, s) - 1
+        if j < 0:
+            return None
+        q = self._sorted[j]
+        if s.startswith(q):
+            return q
+        common = _common_prefix(q, s)
+        for jump in reversed(self._jumps):          # climb while still longer than `common`
+            up = jump[j]
+            if up >= 0 and len(self._sorted[up]) > common:
+                j = up
+        j = self._parent[j]
+        return self._sorted[j] if j >= 0 else None
+
+    def _places(self, text: str) -> Iterator[int]:
+        """Where a string may start: every character that begins one."""
+        if self._starts is not None:
+            return (m.start() for m in self._starts.finditer(text))
+        return (i for i, c in enumerate(text) if c in self._firsts)
+
+
+def _parents(strings: list[str]) -> list[int]:
+    """For each of the sorted `strings`, the index of the longest other one that is its prefix,
+    or -1 (in sorted order a string's prefixes come before it, on one chain).
+
+    >>> _parents(["a", "ab", "abc", "b", "bc"])
+    [-1, 0, 1, -1, 3]
+    """
+    parents, chain = [], []                         # chain: indices of prefixes of the current
+    for i, s in enumerate(strings):
+        while chain and not s.startswith(strings[chain[-1]]):
+            chain.pop()
+        parents.append(chain[-1] if chain else -1)
+        chain.append(i)
+    return parents
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """The length of the longest common prefix, by halving (comparisons of slices run in C).
+
+    >>> _common_prefix("abcx", "abcd"), _common_prefix("ab", "x")
+    (3, 0)
+    """
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def _matcher(pairs: list[tuple[str, int]]) -> _Matcher | None:
     """Where two tokens share a pattern ("NEW" and "new" under Lowercase), the first listed
-    wins; Hugging Face takes one of them in hash order, which changes from run to run."""
+    wins; Hugging Face takes one of them in hash order, which changes from run to run. A
+    pattern its normaliser empties (a lone combining accent under StripAccents) matches
+    nothing."""
     ids: dict[str, int] = {}
     for pattern, id_ in pairs:
-        ids.setdefault(pattern, id_)
+        if pattern:
+            ids.setdefault(pattern, id_)
     return _Matcher(ids) if ids else None

@@ -6,7 +6,9 @@ error, cancelled or interrupted), its progress, and its results (JSON, plus an o
 value such as a trained tokeniser). Claiming the next queued job happens in one `BEGIN
 IMMEDIATE` transaction that also counts the running ones, so the bound on concurrent trainings
 holds across every process sharing the file. Stdlib `sqlite3`, one short connection per call,
-as `app.store.CorpusStore`.
+as `app.store.CorpusStore`. Results count against the store's size limit (TOKVIS_MAX_STORE_MB):
+past it, finished jobs are dropped, least recently used first, whenever a job is queued or
+finishes (see `app.store`); a result dropped is computed again when asked for.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..store import enable_wal
+from ..store import LIMITS_SCHEMA, drop_job_results, enable_wal, store_limit, used_bytes
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -45,7 +47,7 @@ CREATE TABLE IF NOT EXISTS jobs (
     abandon    REAL
 );
 CREATE INDEX IF NOT EXISTS jobs_status ON jobs (status, created);
-"""
+""" + LIMITS_SCHEMA
 # columns added since the first release: a store made then gets them on opening
 _ADDED = (("seen", "REAL"), ("abandon", "REAL"), ("secret", "TEXT"))
 
@@ -288,6 +290,7 @@ class JobStore:
         with closing(self._connect()) as db:
             cur = db.execute(f"UPDATE jobs SET {', '.join(sets)} WHERE id = ? AND "
                              "status = 'running'", (*args, job_id))
+            _within_limit(db)
             return cur.rowcount == 1
 
     def delete(self, job_id: str) -> None:
@@ -315,7 +318,8 @@ class JobStore:
     def prune(self, keep: int, keep_blobs: int, blob_bytes: int | None = None) -> None:
         """Drop the oldest finished jobs beyond `keep`, and of those that hold a pickled result
         (trained tokenisers, step-through runs: the large rows) beyond `keep_blobs` of them or
-        `blob_bytes` of results together (the newest one always stays)."""
+        `blob_bytes` of results together (the newest one always stays); then, past the store's
+        size limit, the least recently used."""
         finished = "status IN ('done', 'error', 'cancelled', 'interrupted')"
         with closing(self._connect()) as db:
             db.execute(f"DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE {finished} "
@@ -329,3 +333,11 @@ class JobStore:
                            "ROW_NUMBER() OVER (ORDER BY finished DESC) AS n FROM jobs "
                            f"WHERE {finished} AND blob IS NOT NULL) WHERE total > ? AND n > 1)",
                            (blob_bytes,))
+            _within_limit(db)
+
+
+def _within_limit(db: sqlite3.Connection) -> None:
+    """Drop finished jobs, least recently used first, while the store is past its limit."""
+    limit = store_limit(db)
+    if limit is not None:
+        drop_job_results(db, used_bytes(db) - limit)

@@ -142,13 +142,13 @@ def test_parsed_once_and_cached(client):
     h = upload(client, unigram_model()).json()["tokenizer"]
     uploads = client.app.state.uploads
     assert uploads.get(h) is uploads.get(h)            # the same object: no parse per request
-    assert len(uploads._cache) <= uploads.maxsize
+    assert uploads._cache.nbytes() <= uploads._cache.max_bytes
 
 
 def test_handles_survive_a_restart(client, db):
     h = upload(client, unigram_model()).json()["tokenizer"]
     with TestClient(make_app(db)) as fresh:             # a new process on the same database
-        assert fresh.app.state.uploads._cache == {}
+        assert len(fresh.app.state.uploads._cache) == 0
         r = fresh.post("/api/encode", json={"tokenizer": h, "text": "Hello"})
         assert r.status_code == 200 and r.json()["tokens"] == ["▁He", "ll", "o"]
         assert h in [t["name"] for t in fresh.get("/api/tokenizers").json()]

@@ -44,11 +44,16 @@ from ..models.unigram.hf import HFUnigram
 from ..models.wordlevel.model import WordLevel
 from ..models.wordpiece.model import WordPiece
 from ..normalizers import hf as normalizers
+from ..added_tokens import check_added_count
 from ..pipeline import AddedToken, Tokenizer
 from ..pre_tokenizers import hf as pre_tokenizers
 from .hf_json_writer import dump_bytes, to_hf_json  # noqa: F401  (the writer: format's dump_bytes)
 
 MODEL_TYPES = ("BPE", "WordPiece", "Unigram", "WordLevel")
+# What a file may declare (checked before anything is built from it), far above real files:
+# Llama 4 has 200,000 vocab entries and 439,802 merges, Gemma 3 262,144 entries, XLM-V 901,629.
+MAX_VOCAB = 1_000_000
+MAX_MERGES = 2_000_000
 
 
 def load_bytes(data: bytes, *, name: str = "", **options: Any) -> Tokenizer:
@@ -86,6 +91,7 @@ def from_dict(config: dict, *, name: str = "") -> Tokenizer:
         raise ValueError("a tokenizer.json must be a JSON object with a \"model\"")
     if not isinstance(config.get("model"), dict):
         raise ValueError("the tokenizer.json has no \"model\" object")
+    _check_sizes(config)
     pre_cfg = config.get("pre_tokenizer")
     byte_level = _uses(pre_cfg, "ByteLevel")
     model = model_from_config(config["model"], byte_level=byte_level)
@@ -109,6 +115,20 @@ def from_dict(config: dict, *, name: str = "") -> Tokenizer:
                      post_processor=post_processor, decoder=decoder, name=name,
                      algorithm=_algorithm(config["model"], byte_level),
                      added_tokens=added_tokens, **sections)
+
+
+def _check_sizes(config: dict) -> None:
+    """ValueError naming the field when the file declares more entries than we read (the
+    bounds above, and `added_tokens.MAX_ADDED_TOKENS`)."""
+    model = config["model"]
+    for field, limit in (("vocab", MAX_VOCAB), ("merges", MAX_MERGES)):
+        value = model.get(field)
+        if isinstance(value, (dict, list)) and len(value) > limit:
+            raise ValueError(f"model {field} has {len(value):,} entries; the most a tokenizer "
+                             f"may have is {limit:,}")
+    added = config.get("added_tokens")
+    if isinstance(added, list):
+        check_added_count(len(added))
 
 
 class SpaceJoin:
