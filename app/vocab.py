@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import weakref
 from collections import Counter, OrderedDict
 from typing import Any, NamedTuple
 
@@ -38,7 +39,26 @@ def entries_of(tok: tc.Tokenizer) -> tuple[Entry, ...]:
     return entries(tok.model, tuple(getattr(tok, "added_tokens", ()) or ()))
 
 
-@functools.lru_cache(maxsize=8)
+def per_model(fn):
+    """Cache `fn(model, *rest)` for as long as `model` lives (a weak reference: a tokeniser the
+    upload cache drops takes its entries with it, unlike an LRU that would keep it alive)."""
+    cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+    lock = threading.Lock()
+
+    @functools.wraps(fn)
+    def cached(model: Any, *rest: Any) -> Any:
+        with lock:
+            known = cache.get(model, {})
+            if rest in known:
+                return known[rest]
+        value = fn(model, *rest)
+        with lock:
+            cache.setdefault(model, {})[rest] = value
+        return value
+    return cached
+
+
+@per_model
 def entries(model: Any, added: tuple[Any, ...] = ()) -> tuple[Entry, ...]:
     """Every vocabulary entry of `model` and the `added` tokens (`AddedToken`s) in id order.
     An added token with an id of the model's own names that entry (as `Tokenizer.id_to_token`
@@ -92,7 +112,7 @@ def search(tok: tc.Tokenizer, query: str) -> list[Entry]:
     return [e for e in every if q in e.value.casefold() or q in e.text.casefold()]
 
 
-@functools.lru_cache(maxsize=8)
+@per_model
 def _merge_ranks(model: Any) -> dict[str, int]:
     merges = getattr(model, "merges", None) or []
     ranks: dict[str, int] = {}

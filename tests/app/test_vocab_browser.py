@@ -97,3 +97,24 @@ def test_uploaded_tokenizers_are_browsed_like_bundled_ones(client):
     handle = client.post("/api/tokenizers", files={"file": ("vocab.txt", vocab_txt)}).json()["tokenizer"]
     r = client.get("/vocab", params={"tokenizer": handle, "q": "##"})
     assert [t for _, t in rows(r.text)] == ["##ing", "##ed"]
+
+
+def test_the_browsers_caches_do_not_keep_a_dropped_tokenizer_alive():
+    """/vocab's per-model caches hold their model weakly: a tokeniser the upload cache drops
+    (bounded by memory) is freed, entries and merge ranks with it."""
+    import gc
+    import weakref
+
+    from app import vocab
+    from tokenizers_core.formats import hf_json
+    tok = hf_json.from_dict({
+        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
+        "normalizer": None, "pre_tokenizer": {"type": "WhitespaceSplit"},
+        "post_processor": None, "decoder": None,
+        "model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}})
+    assert [e.value for e in vocab.entries_of(tok)] == ["a", "b", "ab"]
+    assert vocab.merge_rank(tok.model, "ab") == 0
+    model = weakref.ref(tok.model)
+    del tok
+    gc.collect()
+    assert model() is None
