@@ -147,7 +147,12 @@ def tokenizer_options(request: Request, current: str | None = None) -> list[dict
     out += stored_options(request)
     if current and not any(o["value"] in (current, pretrained.canonical_name(current))
                            for o in out):           # an alias (gpt2) is its bundled entry
-        out.append({"value": current, "label": f"Trained: {current}", "group": "Trained"})
+        if pretrained.is_bundled(current):       # gpt-oss-120b: an unlisted encoding by name
+            canonical = pretrained.canonical_name(current)
+            out.append({"value": current, "group": "OpenAI models", "label": current
+                        if canonical == current else f"{current} ({canonical})"})
+        else:
+            out.append({"value": current, "label": f"Trained: {current}", "group": "Trained"})
     return out
 
 

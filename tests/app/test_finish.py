@@ -130,8 +130,10 @@ def test_corpora_confirms_what_was_stored(client):
     assert "2 lines" in words
 
 
-@pytest.mark.parametrize("url", ["/vocab?tokenizer=gpt2", "/?tokenizer=gpt-4&text=hi"])
+@pytest.mark.parametrize("url", ["/vocab?tokenizer=gpt2", "/?tokenizer=gpt-4&text=hi",
+                                 "/?tokenizer=gpt-oss-120b&text=hi"])
 def test_an_alias_is_its_bundled_entry_in_every_picker(client, url):
-    """`gpt2` is r50k_base: no picker adds a "Trained: gpt2" entry for it."""
+    """`gpt2` is r50k_base: no picker adds a "Trained: gpt2" entry for it; gpt-oss-120b is
+    o200k_harmony, an encoding loaded by name but not listed: it is named as that."""
     r = client.get(url)
     assert r.status_code == 200 and "Trained: gpt" not in r.text
