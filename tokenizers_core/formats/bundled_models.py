@@ -196,7 +196,11 @@ def clip_tokenizer_json(merges_file: str) -> dict[str, Any]:
 
 
 def clip() -> Tokenizer:
-    """OpenAI CLIP's text tokeniser (49,408 ids), built from open_clip's merges file."""
+    """OpenAI CLIP's text tokeniser (49,408 ids), built from open_clip's merges file, as Hugging
+    Face's CLIP tokenizer.json runs it. open_clip's own `SimpleTokenizer` first runs ftfy and
+    HTML unescaping, which no tokenizer.json can: curly quotes, full-width forms, ligatures,
+    control characters and `&amp;` come out differently there; and it names its special tokens
+    `<start_of_text>`/`<end_of_text>` (same ids)."""
     text = _read("clip_bpe_simple_vocab_16e6.txt.gz").decode("utf-8")
     return hf_json.from_dict(clip_tokenizer_json(text), name="clip")
 
