@@ -22,7 +22,10 @@ import tokenizers_core as tc
 from tokenizers_core import pretrained
 from tokenizers_core.corpora import load_corpus, udhr_languages
 from tokenizers_core.formats import bundled_models as B
+from tokenizers_core.formats import dump_bytes, sentencepiece_model
+from tokenizers_core.formats.exactness import exactness
 from tokenizers_core.formats.tiktoken_file import parse_ranks
+from tokenizers_core.implementations.openai_public import TiktokenTokenizer
 
 tiktoken = pytest.importorskip("tiktoken")
 hf = pytest.importorskip("tokenizers")
@@ -204,3 +207,24 @@ def test_twelve_or_more_real_tokenisers_are_listed_and_load():
     for name in REAL:
         tok = tc.load(name)
         assert tok.name == name and tok.encode("Hello").ids
+
+
+# ---- their downloads --------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["p50k_edit", "whisper_multilingual", "claude_2023",
+                                  "mistral_tekken", "clip"])
+def test_the_tokenizer_json_download_encodes_as_the_bundled_one(name):
+    """What /download gives for them is exact (`exactness` says so), so Hugging Face
+    `tokenizers` reading it gives our ids. A tokenizer.json always matches special tokens in
+    the text, so the tiktoken-style ones are asked to as well (allowed_special="all")."""
+    ours = tc.load(name)
+    assert exactness(ours, "hf_json").changes == ()
+    ref = hf.Tokenizer.from_str(dump_bytes(ours, "hf_json").decode("utf-8"))
+    special = {"allowed_special": "all"} if isinstance(ours, TiktokenTokenizer) else {}
+    for text in TEXTS + ["a<|endoftext|>b [INST] <s> <|startoftext|>x<|fim_prefix|>"]:
+        assert ref.encode(text).ids == ours.encode(text, **special).ids, text[:80]
+
+
+def test_the_sentencepiece_download_of_mistral_v3_encodes_as_it():
+    ours = tc.load("mistral_v3")
+    ref = spm.SentencePieceProcessor(model_proto=sentencepiece_model.dump_bytes(ours))
+    _same_ids(ours, ref.encode)
