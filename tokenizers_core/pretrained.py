@@ -51,6 +51,7 @@ _BUNDLED: dict[str, Bundled] = {
     "whisper_en": Bundled(_REAL, "whisper_en", "byte_bpe", 51864,
                           "Whisper English-only (byte-level BPE)"),
     "claude_2023": Bundled(_REAL, "claude_2023", "byte_bpe", 65000, "Claude 2023 (byte-level BPE)"),
+    "qwen3": Bundled(_REAL, "qwen3", "byte_bpe", 151669, "Qwen3 (byte-level BPE)"),
     "mistral_tekken": Bundled(_REAL, "mistral_tekken", "byte_bpe", 131072,
                               "Mistral NeMo Tekken (byte-level BPE)"),
     "clip": Bundled(_REAL, "clip", "byte_bpe", 49408,

@@ -8,7 +8,7 @@ import pytest
 
 from app.services.compare import MAX_COLUMNS
 
-NEW = ["p50k_base", "p50k_edit", "whisper_multilingual", "whisper_en", "claude_2023",
+NEW = ["p50k_base", "p50k_edit", "whisper_multilingual", "whisper_en", "claude_2023", "qwen3",
        "mistral_tekken", "clip", "mistral_v1", "mistral_v3", "mistral_v7"]
 XSS = "<script>alert(1)</script> Hello"
 

