@@ -64,9 +64,11 @@ def split_at_tokens(tok: Any, text: str, n: int, **options: Any) -> Split:
                  inside_character=inside, moved_back=moved)
 
 
-def chunks(tok: Any, text: str, n: int, **options: Any) -> list[Chunk]:
+def chunks(tok: Any, text: str, n: int, *, limit: int | None = None,
+           **options: Any) -> list[Chunk]:
     """`text` in consecutive chunks of at most `n` tokens each (each re-encoded on its own);
-    joined, they give the text back. The empty text has no chunks.
+    joined, they give the text back. The empty text has no chunks. `limit`: stop after that
+    many chunks (the rest of the text is not cut).
 
     >>> import tokenizers_core as tc
     >>> [(c.start, c.end, c.tokens) for c in chunks(tc.load("cl100k_base"), "Hello big world", 2)]
@@ -76,7 +78,7 @@ def chunks(tok: Any, text: str, n: int, **options: Any) -> list[Chunk]:
     offsets = _encode(tok, text, options).offsets
     out: list[Chunk] = []
     pos = 0
-    while pos < len(text):
+    while pos < len(text) and (limit is None or len(out) < limit):
         cut, _, _ = _fit(tok, text, pos, offsets, n, options)
         out.append(Chunk(pos, cut, _share(offsets, pos, cut), _count(tok, text[pos:cut], options)))
         pos = cut

@@ -138,3 +138,10 @@ def test_typed_special_tokens_follow_the_options():
     text = "hi<|endoftext|>there"
     assert split_at_tokens(tok, text, 1, allowed_special="all").total == 3
     assert split_at_tokens(tok, text, 1, disallowed_special=()).total > 3
+
+
+def test_chunks_stop_at_the_limit():
+    tok = tokenizer("cl100k_base")
+    text = "one two three four five"
+    assert [(c.start, c.end) for c in chunks(tok, text, 2, limit=2)] == \
+        [(c.start, c.end) for c in chunks(tok, text, 2)][:2] == [(0, 7), (7, 18)]
