@@ -127,9 +127,8 @@ def decode_pasted(tok: tc.Tokenizer, typed: str) -> Decoded:
         raise ValueError(f"{len(ids):,} ids are more than the box decodes ({MAX_PASTED_IDS:,})")
     unknown = [i for i in ids if tok.id_to_token(i) is None]
     if unknown:
-        size = f" (ids run from 0 to {tok.vocab_size - 1})" if tok.vocab_size else ""
-        raise ValueError(f"id {unknown[0]} is not in the vocabulary of {tok.name or 'this tokenizer'}"
-                         f"{size}")
+        raise ValueError(f"id {unknown[0]} is not in the vocabulary of "
+                         f"{tok.name or 'this tokenizer'}")
     return Decoded(ids, id_chips(tok, ids), tok.decode(ids),
                    tok.decode(ids, skip_special_tokens=True))
 
