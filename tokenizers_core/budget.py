@@ -19,8 +19,9 @@ out (`add_special_tokens=False`); `options` are passed to `tok.encode` (e.g. tik
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 
 @dataclass(frozen=True)
@@ -56,11 +57,11 @@ def split_at_tokens(tok: Any, text: str, n: int, **options: Any) -> Split:
     (1, True)
     """
     _check_budget(n)
-    offsets = _encode(tok, text, options).offsets
-    cut, inside, moved = _fit(tok, text, 0, offsets, n, options)
-    return Split(n=n, cut=cut, head_share=_share(offsets, 0, cut),
+    spans = _spans(tok, text, options)
+    cut, inside, moved = _fit(tok, text, 0, spans, n, options)
+    return Split(n=n, cut=cut, head_share=_share(spans, 0, cut),
                  head_tokens=_count(tok, text[:cut], options),
-                 rest_tokens=_count(tok, text[cut:], options), total=len(offsets),
+                 rest_tokens=_count(tok, text[cut:], options), total=len(spans.starts),
                  inside_character=inside, moved_back=moved)
 
 
@@ -75,12 +76,12 @@ def chunks(tok: Any, text: str, n: int, *, limit: int | None = None,
     [(0, 9, 2), (9, 15, 1)]
     """
     _check_budget(n)
-    offsets = _encode(tok, text, options).offsets
+    spans = _spans(tok, text, options)
     out: list[Chunk] = []
     pos = 0
     while pos < len(text) and (limit is None or len(out) < limit):
-        cut, _, _ = _fit(tok, text, pos, offsets, n, options)
-        out.append(Chunk(pos, cut, _share(offsets, pos, cut), _count(tok, text[pos:cut], options)))
+        cut, _, _ = _fit(tok, text, pos, spans, n, options)
+        out.append(Chunk(pos, cut, _share(spans, pos, cut), _count(tok, text[pos:cut], options)))
         pos = cut
     return out
 
@@ -98,16 +99,30 @@ def _count(tok: Any, text: str, options: dict[str, Any]) -> int:
     return len(_encode(tok, text, options)) if text else 0
 
 
-def _share(offsets: list[tuple[int, int]], start: int, end: int) -> int:
+class _Spans(NamedTuple):
+    """The whole text's tokens as character spans: where each starts and ends (in token
+    order, which is text order), and the starts sorted, to count with bisect."""
+    starts: list[int]
+    ends: list[int]
+    ordered: list[int]
+
+
+def _spans(tok: Any, text: str, options: dict[str, Any]) -> _Spans:
+    offsets = _encode(tok, text, options).offsets
+    starts = [s for s, _ in offsets]
+    return _Spans(starts, [e for _, e in offsets], sorted(starts))
+
+
+def _share(spans: _Spans, start: int, end: int) -> int:
     """How many tokens of the whole text start in [start, end).
 
-    >>> _share([(0, 3), (3, 5), (3, 5), (5, 6)], 3, 5)
+    >>> _share(_Spans([0, 3, 3, 5], [3, 5, 5, 6], [0, 3, 3, 5]), 3, 5)
     2
     """
-    return sum(1 for s, _ in offsets if start <= s < end)
+    return bisect_left(spans.ordered, end) - bisect_left(spans.ordered, start)
 
 
-def _fit(tok: Any, text: str, start: int, offsets: list[tuple[int, int]], n: int,
+def _fit(tok: Any, text: str, start: int, spans: _Spans, n: int,
          options: dict[str, Any]) -> tuple[int, bool, bool]:
     """(cut, inside_character, moved_back): the furthest cut after `start` such that
     text[start:cut] re-encodes to at most `n` tokens, tried first at the boundary after the
@@ -116,15 +131,15 @@ def _fit(tok: Any, text: str, start: int, offsets: list[tuple[int, int]], n: int
     second byte-level piece of an emoji) starts where that character starts."""
     if start >= len(text):
         return len(text), False, False
-    starts = [s for s, _ in offsets]
-    first = next((i for i, s in enumerate(starts) if s >= start), len(starts))
+    starts = spans.starts
+    first = bisect_left(starts, start)          # the first token at or after `start`
     after = first + n
     inside = False
     candidates = [len(text)] if after >= len(starts) else []
     if after < len(starts):
         # the token `after` begins the next chunk: inside a character when it starts before
         # the token it follows ends
-        inside = after > first and starts[after] < offsets[after - 1][1]
+        inside = after > first and starts[after] < spans.ends[after - 1]
     candidates += [starts[i] for i in range(min(after, len(starts) - 1), first, -1)]
     for k, cut in enumerate(dict.fromkeys(c for c in candidates if c > start)):
         if _count(tok, text[start:cut], options) <= n:
