@@ -56,3 +56,19 @@ def test_paste_ids_and_budget(page, server_url, screenshot_dir):
     page.screenshot(path=str(screenshot_dir / "specials-ids-error-390.png"), full_page=True)
     assert page.dialogs == []
     assert page.locator("#result img[src=x]").count() == 0
+
+
+def test_compare_bos_box(page, server_url, screenshot_dir):
+    page.goto(f"{server_url}/compare?text={quote('hi there')}&col=bert-base-uncased&col=cl100k_base")
+    first = page.locator(".compare-col").first
+    page.wait_for_function("() => document.querySelector('.compare-col .chip') !== null")
+    assert first.locator(".chip .tok").all_inner_texts() == ["[CLS]", "hi", "there", "[SEP]"]
+    page.locator("#bos-box input[type=checkbox]").uncheck()
+    page.wait_for_function("() => document.querySelector('.compare-col').querySelectorAll('.chip').length === 2")
+    assert "bos=false" in page.url
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.screenshot(path=str(screenshot_dir / f"specials-compare-{width}.png"), full_page=True)
+    page.reload()                               # the permalink keeps the box off
+    assert not page.locator("#bos-box input[type=checkbox]").is_checked()
+    assert page.locator(".compare-col").first.locator(".chip").count() == 2
