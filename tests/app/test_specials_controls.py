@@ -56,6 +56,21 @@ def test_the_box_is_kept_in_the_permalink(client):
     assert "bos=" not in on.headers["HX-Push-Url"]
 
 
+def test_the_trace_download_follows_the_box(client):
+    off = page(client, "hi there", "bert-base-uncased", bos="false").text
+    link = html.unescape(off.split('data-testid="download-trace"')[0].rsplit('href="', 1)[1]
+                         .split('"')[0])
+    assert "bos=false" in link
+    steps = [json.loads(line) for line in client.get(link).text.splitlines()]
+    assert [t[0] for t in steps[-1]["tokens"]] == ["hi", "there"]
+
+
+def test_a_compare_column_fetched_alone_follows_the_box(client):
+    r = client.get("/compare/column", params={"i": 0, "text": "hi there",
+                                               "col": ["bert-base-uncased"], "bos": "false"})
+    assert r.status_code == 200 and r.text.count('class="chip chip-') == 2
+
+
 def test_the_form_sends_a_hidden_false_before_the_box(client):
     """Unticked, the form sends only the hidden bos=false; ticked, bos=true comes after it and
     wins."""
