@@ -126,6 +126,9 @@ def decode_pasted(tok: tc.Tokenizer, typed: str) -> Decoded:
     if len(ids) > MAX_PASTED_IDS:
         raise ValueError(f"{len(ids):,} ids are more than the box decodes ({MAX_PASTED_IDS:,})")
     unknown = [i for i in ids if tok.id_to_token(i) is None]
+    if unknown and not tok.vocab_size:
+        raise ValueError(f"{tok.name or 'This tokenizer'} numbers its tokens afresh for each "
+                         "text, so it has no fixed ids to decode")
     if unknown:
         raise ValueError(f"id {unknown[0]} is not in the vocabulary of "
                          f"{tok.name or 'this tokenizer'}")
@@ -139,20 +142,27 @@ def _is_special(tok: tc.Tokenizer, id_: int, value: str) -> bool:
 
 
 def id_chips(tok: tc.Tokenizer, ids: list[int]) -> list[IdChip]:
-    """A chip per id, labelled as the visualiser labels tokens: a byte-level token by its bytes
-    (a character cut across ids drawn once, on the id that completes it), a special token by
-    its own text, any other by its text without the model's word markers (▁ is a space, ##
-    and </w> dropped)."""
+    """A chip per id, labelled as the visualiser labels tokens: by the bytes each stands for,
+    a character cut across ids drawn once, on the id that completes it (byte-level tokens,
+    sentencepiece's byte pieces `<0xE2>`); a special token by its own text; any other by its
+    text without the model's word markers (▁ is a space, ## and </w> dropped)."""
     values = [tok.id_to_token(i) or "" for i in ids]
     special = [_is_special(tok, i, v) for i, v in zip(ids, values)]
-    data = [tok.decode_single_token_bytes(i) for i in ids]
-    if display.is_byte_level(tok):
-        labels = display.byte_labels([None if s else d for s, d in zip(special, data)])
-    else:
-        labels = [(display.visible(display.split_markers(tok.model, v)[1].replace("▁", " ")),
-                   False) for v in values]
+    byte_level = display.is_byte_level(tok)
+    data = [_piece_bytes(tok, i, v, byte_level) for i, v in zip(ids, values)]
+    labels = display.byte_labels([None if s else d for s, d in zip(special, data)])
     out = []
     for k, (i, v, s, d) in enumerate(zip(ids, values, special, data)):
         label, partial = (display.visible(v), False) if s else labels[k]
         out.append(IdChip(i, label, display.visible(v), display.hex_bytes(d), s, partial, k % 8))
     return out
+
+
+def _piece_bytes(tok: tc.Tokenizer, id_: int, value: str, byte_level: bool) -> bytes:
+    """The bytes of text a token stands for: a byte-level token's bytes, a byte piece's one
+    byte, else its text without the model's word markers, in UTF-8."""
+    if byte_level:
+        return tok.decode_single_token_bytes(id_)
+    if display.is_byte_piece(value):
+        return display.token_bytes(value, "", False)
+    return display.split_markers(tok.model, value)[1].replace("▁", " ").encode("utf-8")

@@ -169,6 +169,26 @@ def test_a_bad_id_is_an_error_in_place(client, typed, message):
     assert token_count(r.text) == 1            # the rest of the page is unaffected
 
 
+@pytest.mark.parametrize("name, typed, decoded, labels", [
+    ("botchan_en_unigram_1000", None, "the·cats", ["·the", "·c", "at", "s"]),
+    ("bert-base-uncased", "[101, 2652, 14477, 102]", "[CLS]·playing·una·[SEP]",
+     ["[CLS]", "playing", "una", "[SEP]"]),
+    ("char", "104 105", "hi", ["h", "i"]),
+])
+def test_ids_of_other_tokenizer_kinds(client, name, typed, decoded, labels):
+    import tokenizers_core as tc
+    typed = typed or " ".join(map(str, tc.load(name).encode("the cats").ids))
+    body = page(client, "x", name, decode=typed).text
+    assert by_testid(body, "ids-decoded") == decoded
+    chips = body.split('data-testid="ids-chips"')[1].split("</ol>")[0]
+    assert [html.unescape(t.split("</span>")[0]) for t in chips.split('class="tok">')[1:]] == labels
+
+
+def test_a_tokenizer_without_fixed_ids_says_so(client):
+    body = page(client, "x", "word", decode="0 1").text
+    assert "no fixed ids to decode" in by_testid(body, "ids-error")
+
+
 def test_the_ids_box_escapes_what_is_typed(client):
     payload = '<script>alert(1)</script>"><img src=x onerror=alert(1)>'
     body = page(client, payload, "cl100k_base", decode=payload, budget=payload).text
