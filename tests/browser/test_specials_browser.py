@@ -19,6 +19,9 @@ def test_bos_box_follows_the_tokenizer(page, server_url, screenshot_dir):
     box = page.locator("#bos-box input[type=checkbox]")
     assert box.is_enabled() and box.is_checked()
     assert chips(page) == ["[CLS]", "hi", "there", "[SEP]"]
+    assert page.locator("[data-testid=bos-what]").inner_text() == \
+        "Adds [CLS] before the text and [SEP] after it."
+    page.screenshot(path=str(screenshot_dir / "specials-bos-bert-1280.png"))
     box.uncheck()
     page.wait_for_function("() => document.querySelectorAll('#result .chip').length === 2")
     assert "bos=false" in page.url
