@@ -96,7 +96,8 @@ def decode_ids(tok: tc.Tokenizer, ids: list[int], skip_special_tokens: bool = Fa
     text = tok.decode(ids, skip_special_tokens=skip_special_tokens)
     if not with_bytes:
         return text, None
-    kept = [i for i in ids if not (skip_special_tokens and tok.is_special(tok.id_to_token(i) or ""))]
+    kept = [i for i in ids
+            if not (skip_special_tokens and tok.is_special(tok.id_to_token(i) or ""))]
     return text, tok.decode_bytes(kept).hex()
 
 

@@ -103,7 +103,8 @@ def parse_budget(typed: str) -> int | None:
     if not typed:
         return None
     if not typed.isdigit() or int(typed) < 1 or len(typed) > 9:
-        raise ValueError(f"the token budget is a whole number of tokens, at least 1 (got {typed[:20]!r})")
+        raise ValueError("the token budget is a whole number of tokens, at least 1 "
+                         f"(got {typed[:20]!r})")
     return int(typed)
 
 

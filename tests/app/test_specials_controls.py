@@ -200,7 +200,8 @@ def test_the_ids_box_escapes_what_is_typed(client):
 def test_the_budget_cuts_where_the_first_n_tokens_end(client):
     body = page(client, "Hello big world", "cl100k_base", budget="2").text
     assert "end at character 9" in by_testid(body, "budget-cut")
-    assert by_testid(body, "budget-head") == "Hello·big" and by_testid(body, "budget-rest") == "·world"
+    assert by_testid(body, "budget-head") == "Hello·big"
+    assert by_testid(body, "budget-rest") == "·world"
     rows = body.split('data-testid="budget-chunks"')[1].split("</table>")[0]
     assert rows.count("<tr>") == 3                                      # header + 2 chunks
 

@@ -62,12 +62,14 @@ def test_paste_ids_and_budget(page, server_url, screenshot_dir):
 
 
 def test_compare_bos_box(page, server_url, screenshot_dir):
-    page.goto(f"{server_url}/compare?text={quote('hi there')}&col=bert-base-uncased&col=cl100k_base")
+    cols = "&col=bert-base-uncased&col=cl100k_base"
+    page.goto(f"{server_url}/compare?text={quote('hi there')}{cols}")
     first = page.locator(".compare-col").first
     page.wait_for_function("() => document.querySelector('.compare-col .chip') !== null")
     assert first.locator(".chip .tok").all_inner_texts() == ["[CLS]", "hi", "there", "[SEP]"]
     page.locator("#bos-box input[type=checkbox]").uncheck()
-    page.wait_for_function("() => document.querySelector('.compare-col').querySelectorAll('.chip').length === 2")
+    page.wait_for_function(
+        "() => document.querySelector('.compare-col').querySelectorAll('.chip').length === 2")
     assert "bos=false" in page.url
     for width in (1280, 390):
         page.set_viewport_size({"width": width, "height": 900})
