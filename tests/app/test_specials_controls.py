@@ -105,6 +105,24 @@ def test_llama3_adds_begin_of_text(client, llama3):
     assert by_testid(on, "bos-what") == "Adds <|begin_of_text|> before the text."
 
 
+@pytest.mark.parametrize("source, filename, adds", [
+    ("bert-base-uncased", "vocab.txt", "Adds [CLS] before the text and [SEP] after it."),
+    ("botchan_en_unigram_1000", "spm.model", None),
+])
+def test_uploaded_files_follow_their_own_post_processor(client, tmp_path, source, filename,
+                                                         adds):
+    import tokenizers_core as tc
+    path = tmp_path / filename
+    tc.load(source).save(str(path))
+    r = client.post("/api/tokenizers", files={"file": (filename, path.read_bytes())})
+    assert r.status_code == 201, r.text
+    body = page(client, "hi there", r.json()["tokenizer"]).text
+    if adds:
+        assert by_testid(body, "bos-what") == adds
+    else:
+        assert "adds no special tokens" in by_testid(body, "bos-why")
+
+
 def test_htmx_gets_the_bos_box_and_the_ids_output_out_of_band(client):
     body = client.get("/", params={"text": "hi", "tokenizer": "bert-base-uncased"},
                       headers={"HX-Request": "true"}).text
