@@ -145,3 +145,22 @@ def test_chunks_stop_at_the_limit():
     text = "one two three four five"
     assert [(c.start, c.end) for c in chunks(tok, text, 2, limit=2)] == \
         [(c.start, c.end) for c in chunks(tok, text, 2)][:2] == [(0, 7), (7, 18)]
+
+
+SPECIAL_PARTS = st.lists(st.sampled_from(["Hello", " world", " ", "<|endoftext|>", "<|", "|>",
+                                          "🦜", "\n"]), max_size=20).map("".join)
+
+
+@pytest.mark.parametrize("options", [{"allowed_special": "all"}, {"disallowed_special": ()}])
+@settings(max_examples=60, deadline=None)
+@given(text=SPECIAL_PARTS, n=st.integers(1, 8))
+def test_chunks_with_typed_special_tokens(options, text, n):
+    """Typed special tokens read as special (one token each) or as text: chunks still fit."""
+    tok = tokenizer("cl100k_base")
+    try:
+        parts = chunks(tok, text, n, **options)
+    except ValueError:
+        assert _one_character_too_big(tok, text, n)
+        return
+    assert "".join(text[c.start:c.end] for c in parts) == text
+    assert all(len(tok.encode(text[c.start:c.end], **options)) == c.tokens <= n for c in parts)
