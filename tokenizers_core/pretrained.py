@@ -220,6 +220,14 @@ def load(source: str | os.PathLike | bytes, *, format: str | None = None,
     raise ValueError(f"unknown tokeniser {source!r}: not a file, and the bundled ones are: {known}")
 
 
+def _starts_with(path: str, magic: bytes) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(magic)) == magic
+    except OSError:
+        return False
+
+
 def _load_folder(path: str, format: str | None, options: dict[str, Any]) -> Tokenizer:
     """A folder of vocab.json + merges.txt (or encoder.json + vocab.bpe)."""
     if format not in (None, "vocab_merges") or options:
@@ -239,6 +247,11 @@ def _load_folder(path: str, format: str | None, options: dict[str, Any]) -> Toke
 
 
 def _load_file(path: str, format: str | None, options: dict[str, Any]) -> Tokenizer:
+    if format in (None, "gguf") and not options and _starts_with(path, formats.GGUF_MAGIC):
+        try:                            # a model of gigabytes: only its metadata is read
+            return formats.load_gguf_path(path, name=os.path.basename(path))
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
     size = os.path.getsize(path)
     if size > formats.MAX_FILE_BYTES:
         raise ValueError(f"{path}: {size:,} bytes is more than a tokenizer file may be "
