@@ -101,6 +101,16 @@ class _Cursor:
         if len(self.buf) < n:
             raise ValueError("the GGUF file is shorter than its size says (read error)")
 
+    def bound(self, count: int, unit: int, most: int, declares: str) -> None:
+        """Check a declared count before allocating for it: at most `most`, and `count` items of
+        at least `unit` bytes each must fit in what follows (in a prefix: say it is cut)."""
+        if count > most:
+            raise ValueError(f"{declares}, more than the {most:,} we read")
+        if count * unit > self.remaining():
+            if self.prefix:
+                self.need(count * unit, declares.split(" declares")[0])
+            raise ValueError(f"{declares}, more than the file holds")
+
     def unpack(self, fmt: str, what: str) -> tuple:
         n = struct.calcsize(fmt)
         self.need(n, what)
@@ -138,7 +148,7 @@ def _read(cur: _Cursor) -> GGUFMetadata:
     (version,) = cur.unpack("<I", "the version")
     if version not in (2, 3):
         hint = (" (the file is big-endian, which we do not read)"
-                if version.to_bytes(4, "little")[::-1] in (b"\0\0\0\2", b"\0\0\0\3") else "")
+                if int.from_bytes(version.to_bytes(4, "little"), "big") in (2, 3) else "")
         raise ValueError(f"GGUF version {version} is not supported; we read versions 2 and 3"
                          f"{hint}")
     tensor_count, kv_count = cur.unpack("<QQ", "the counts")
@@ -156,9 +166,7 @@ def _read(cur: _Cursor) -> GGUFMetadata:
 
 def _string(cur: _Cursor, what: str) -> str:
     (n,) = cur.unpack("<Q", f"the length of {what}")
-    if n > min(MAX_STRING, cur.remaining()):
-        raise ValueError(f"{what} declares {n:,} bytes, more than "
-                         f"{'the file holds' if n <= MAX_STRING else f'{MAX_STRING:,}'}")
+    cur.bound(n, 1, MAX_STRING, f"{what} declares {n:,} bytes")
     return cur.take(n, what).decode("utf-8", errors="replace")
 
 
@@ -175,9 +183,7 @@ def _value(cur: _Cursor, kind: int, key: str) -> Any:
 def _array(cur: _Cursor, key: str) -> list:
     kind, count = cur.unpack("<IQ", f"the array header of {key!r}")
     smallest = 8 if kind in (STRING, ARRAY) else struct.calcsize(_SCALARS.get(kind, ("", "B"))[1])
-    if count > MAX_ARRAY or count * smallest > cur.remaining():
-        raise ValueError(f"{key!r} declares {count:,} elements, more than "
-                         f"{'the file holds' if count <= MAX_ARRAY else f'{MAX_ARRAY:,}'}")
+    cur.bound(count, smallest, MAX_ARRAY, f"{key!r} declares {count:,} elements")
     if kind in _SCALARS:
         fmt = _SCALARS[kind][1]
         return list(cur.unpack(f"<{count}{fmt}", key))
