@@ -188,8 +188,9 @@ def load(source: str | os.PathLike | bytes, *, format: str | None = None,
     A file's format is sniffed from its content (see `formats`): a Hugging Face tokenizer.json, a
     tiktoken ranks file (which needs `pattern`, a preset name or a regex, and takes
     `special_tokens` as {string: id}), a sentencepiece .model, a WordPiece vocab.txt, or BPE's
-    vocab.json + merges.txt (a folder holding them, or a .zip of them). `format` names it
-    instead ("hf_json", "tiktoken", "sentencepiece", "vocab_txt", "vocab_merges"); other
+    vocab.json + merges.txt (a folder holding them, or a .zip of them), or a GGUF model of any
+    size (only its metadata is read). `format` names it instead ("hf_json", "tiktoken",
+    "sentencepiece", "vocab_txt", "vocab_merges", "gguf"); other
     `options` go to the format's reader (vocab.txt: `lowercase=`).
 
     Bundled tokenisers are cached: loading one twice returns the same object, so treat it as

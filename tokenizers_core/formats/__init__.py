@@ -7,6 +7,7 @@
 | `sentencepiece` | `sentencepiece_model.py`| a sentencepiece `ModelProto` (`.model`)                 |
 | `vocab_txt`     | `vocab_txt.py`          | a WordPiece vocabulary, one token a line (BERT)         |
 | `vocab_merges`  | `vocab_merges.py`       | BPE's vocab.json + merges.txt, zipped (GPT-2, GPT-1)    |
+| `gguf`          | `gguf_tokenizer.py`     | a GGUF model's tokenizer metadata (llama.cpp; read only)|
 
 Writing a format may lose part of a tokeniser (a `.tiktoken` holds no normaliser): `exactness.py`
 says, for a tokeniser and a format, whether the file reproduces it and if not, what changes.
