@@ -122,3 +122,24 @@ def test_a_gguf_without_a_tokenizer_says_so(tmp_path):
     path = write(str(tmp_path / "none.gguf"), {"add_name": "x"})
     with pytest.raises(ValueError, match="holds no tokenizer"):
         tc.load(path)
+
+
+def test_any_cut_or_corrupted_byte_is_a_value_error_or_a_good_read(tmp_path):
+    """Every prefix of a small GGUF, and the file with any one byte of its first 600 changed,
+    either reads or raises ValueError: never another exception, never a huge allocation."""
+    path = write(str(tmp_path / "small.gguf"), {
+        "add_tokenizer_model": "gpt2", "add_tokenizer_pre": "qwen2",
+        "add_token_list": ["a", "b", "ab", "Ġ"], "add_token_types": [1, 1, 1, 1],
+        "add_token_merges": ["a b"], "add_add_bos_token": False})
+    data = open(path, "rb").read()
+    end = read_metadata(data).kv_end
+    for cut in range(end):
+        with pytest.raises(ValueError):
+            read_metadata(data[:cut], prefix=True)
+    for at in range(min(600, end)):
+        for byte in (0x00, 0x7F, 0xFF):
+            broken = data[:at] + bytes([byte]) + data[at + 1:]
+            try:
+                tc.load(broken)
+            except ValueError:
+                pass
