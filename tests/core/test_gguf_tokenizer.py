@@ -100,17 +100,21 @@ def test_the_unigram_model_as_t5_encodes_as_sentencepiece(folder):
 
 
 def test_the_bpe_model_as_llama_encodes_as_sentencepiece_without_its_charsmap(folder):
-    """llama.cpp's SPM tokenizer has no NFKC charsmap: it matches sentencepiece running the
-    same pieces with the identity normaliser (BPE by the scores of the pieces)."""
+    """llama.cpp's SPM tokenizer has no NFKC charsmap and keeps runs of spaces: it matches
+    sentencepiece running the same pieces with the identity normaliser and
+    remove_extra_whitespaces off (BPE by the scores of the pieces)."""
     tok = tc.load(write_sentencepiece(str(folder / "llama.gguf"), "botchan_en_bpe_1000", "llama"))
     proto = sentencepiece_model_pb2.ModelProto()
     proto.ParseFromString(gzip.decompress(
         open(os.path.join(DATA, "botchan_en_bpe_1000.model.gz"), "rb").read()))
     proto.normalizer_spec.name = "identity"
     proto.normalizer_spec.precompiled_charsmap = b""
+    proto.normalizer_spec.remove_extra_whitespaces = False
     sp = spm.SentencePieceProcessor(model_proto=proto.SerializeToString())
     assert _ids(tok, TEXTS, add_special_tokens=False) == [sp.encode(t) for t in TEXTS]
     assert tok.encode("hi").tokens[0] == "<s>"                    # llama adds BOS
+    assert tok.encode("a  b", add_special_tokens=False).tokens == sp.encode("a  b", out_type=str)
+    assert "▁▁" in "".join(tok.encode("a  b").tokens)                 # both spaces kept
 
 
 def test_bert_as_gguf_encodes_as_the_bundled_bert(folder):

@@ -112,23 +112,36 @@ class _Cursor:
             raise ValueError(f"{declares}, more than the file holds")
 
     def strings(self, count: int, key: str) -> list[str]:
-        """`count` strings (u64 length + UTF-8 each): `_string`'s work, kept in one loop since
-        a vocabulary is hundreds of thousands of them."""
-        out = []
+        """`count` strings (u64 length + UTF-8 each): `_string`'s work in one tight loop, since
+        a vocabulary is hundreds of thousands of them. The bytes are decoded all at once,
+        joined by NUL (UTF-8 never reads an ASCII byte as part of another character, so the
+        pieces split back exactly; a string holding NUL itself takes the slow way)."""
+        pieces = []
         length = struct.Struct("<Q").unpack_from
+        buf, start, pos, end = self.buf, self.start, self.pos, self.start + len(self.buf)
         for i in range(count):
-            if self.pos + 8 > self.start + len(self.buf):       # (need() is slow to call)
-                self.need(8, f"element {i} of {key!r}")
-            (n,) = length(self.buf, self.pos - self.start)
-            self.pos += 8
-            if n > MAX_STRING or n > self.remaining():
+            if pos + 8 > end:
+                buf, start, end = self._refill(pos, 8, f"element {i} of {key!r}")
+            (n,) = length(buf, pos - start)
+            pos += 8
+            if n > MAX_STRING or n > self.size - pos:
+                self.pos = pos
                 self.bound(n, 1, MAX_STRING, f"element {i} of {key!r} declares {n:,} bytes")
-            if self.pos + n > self.start + len(self.buf):
-                self.need(n, f"element {i} of {key!r}")
-            at = self.pos - self.start
-            out.append(self.buf[at:at + n].decode("utf-8", errors="replace"))
-            self.pos += n
+            if pos + n > end:
+                buf, start, end = self._refill(pos, n, f"element {i} of {key!r}")
+            pieces.append(buf[pos - start:pos - start + n])
+            pos += n
+        self.pos = pos
+        joined = b"\0".join(pieces)
+        out = joined.decode("utf-8", errors="replace").split("\0") if count else []
+        if len(out) != count:
+            out = [p.decode("utf-8", errors="replace") for p in pieces]
         return out
+
+    def _refill(self, pos: int, n: int, what: str) -> tuple[bytes, int, int]:
+        self.pos = pos
+        self.need(n, what)
+        return self.buf, self.start, self.start + len(self.buf)
 
     def unpack(self, fmt: str, what: str) -> tuple:
         n = struct.calcsize(fmt)

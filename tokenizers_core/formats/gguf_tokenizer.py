@@ -137,7 +137,10 @@ def _sentencepiece(model: str, tokens: list[str], scores: list[float], types: li
                "unk_surface": " \u2047 ", "treat_whitespace_as_suffix": False}
     normalizer = {"name": "", "precompiled_charsmap": bytes(x & 0xFF for x in charsmap or ()),
                   "add_dummy_prefix": _flag(kv, "add_space_prefix", True),
-                  "remove_extra_whitespaces": _flag(kv, "remove_extra_whitespaces", False),
+                  # llama.cpp's SPM only prefixes a space and escapes spaces (llama-vocab.cpp,
+                  # `tokenize`); its UGM reads this key
+                  "remove_extra_whitespaces": model == "t5" and _flag(
+                      kv, "remove_extra_whitespaces", False),
                   "escape_whitespaces": True}
     _check_pieces(pieces, trainer)
     return tokenizer_from_proto(ModelProto(pieces, trainer, normalizer))
