@@ -120,3 +120,14 @@ def test_the_bpe_model_as_llama_encodes_as_sentencepiece_without_its_charsmap(fo
 def test_bert_as_gguf_encodes_as_the_bundled_bert(folder):
     tok = tc.load(write_bert(str(folder / "bert.gguf")))
     assert _ids(tok, TEXTS) == _ids(tc.load("bert-base-uncased"), TEXTS)
+
+
+@needs_interop
+def test_a_gguf_saves_as_a_tokenizer_json_that_hugging_face_runs_the_same(folder):
+    """GGUF -> tokenizer.json: the file Hugging Face `tokenizers` loads encodes as the GGUF
+    does (the llama.cpp regexes travel as Split pre-tokenizers)."""
+    from tokenizers import Tokenizer as HFTokenizer
+    tok = tc.load(write_llama3(str(folder / "llama3-save.gguf"), pre="qwen2"))
+    tok.save(str(folder / "from-gguf.json"))
+    theirs = HFTokenizer.from_file(str(folder / "from-gguf.json"))
+    assert _ids(tok, TEXTS) == [theirs.encode(t).ids for t in TEXTS]

@@ -34,7 +34,7 @@ from typing import Any, BinaryIO
 from .files import GGUF_MAGIC, MAX_FILE_BYTES
 
 MAX_KV_PAIRS = 1 << 16
-MAX_ARRAY = 4_000_000          # Llama 4: 200,000 tokens; the largest merge lists near 1,000,000
+MAX_ARRAY = 2_000_000          # a tokenizer.json's bound on merges (Llama 4 has 200,000 tokens)
 MAX_STRING = 16 * 1024 * 1024  # a chat template or a precompiled charsmap is a few hundred KB
 _CHUNK = 1 << 20
 
