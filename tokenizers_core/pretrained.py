@@ -221,14 +221,6 @@ def load(source: str | os.PathLike | bytes, *, format: str | None = None,
     raise ValueError(f"unknown tokeniser {source!r}: not a file, and the bundled ones are: {known}")
 
 
-def _starts_with(path: str, magic: bytes) -> bool:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(len(magic)) == magic
-    except OSError:
-        return False
-
-
 def _load_folder(path: str, format: str | None, options: dict[str, Any]) -> Tokenizer:
     """A folder of vocab.json + merges.txt (or encoder.json + vocab.bpe)."""
     if format not in (None, "vocab_merges") or options:
@@ -245,6 +237,14 @@ def _load_folder(path: str, format: str | None, options: dict[str, Any]) -> Toke
         raise ValueError(f"{path}: cannot read: {exc.strerror}") from None
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
+
+
+def _starts_with(path: str, magic: bytes) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(magic)) == magic
+    except OSError:
+        return False
 
 
 def _load_file(path: str, format: str | None, options: dict[str, Any]) -> Tokenizer:

@@ -145,8 +145,8 @@ def save(tok: Any, path: str, format: str | None = None) -> str:
     return format
 
 
-__all__ = ["EXTENSIONS", "FORMATS", "GGUF_MAGIC", "MAX_FILE_BYTES", "TooLarge", "ZIP_MAGIC", "dump_bytes",
-           "format_for_path", "gunzip",
+__all__ = ["EXTENSIONS", "FORMATS", "MAX_FILE_BYTES", "TooLarge", "ZIP_MAGIC", "dump_bytes",
+           "format_for_path", "GGUF_MAGIC", "gunzip",
            "load_bytes", "load_gguf_path", "save", "sniff"]
 
 
