@@ -2,6 +2,7 @@
 on files its writer wrote, and on hostile headers that must fail fast with a ValueError."""
 from __future__ import annotations
 
+import os
 import struct
 
 import gguf
@@ -143,3 +144,14 @@ def test_any_cut_or_corrupted_byte_is_a_value_error_or_a_good_read(tmp_path):
                 tc.load(broken)
             except ValueError:
                 pass
+
+
+def test_a_model_of_8_gb_loads_from_its_metadata_alone(gpt2_file, tmp_path):
+    """Sparse zeros past the metadata stand for the tensors: a reader that read the whole file
+    would refuse it (tokenizer files stop at 64 MB) or take minutes."""
+    path = tmp_path / "model.gguf"
+    path.write_bytes(open(gpt2_file, "rb").read())
+    os.truncate(path, 8 * 1024 ** 3)
+    tok = tc.load(str(path))
+    assert tok.encode("Hello world").ids == [15496, 995]
+    assert tok.gguf["metadata_bytes"] == read_metadata(gpt2_file).kv_end

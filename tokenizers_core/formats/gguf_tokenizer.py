@@ -17,6 +17,11 @@ added tokens and user-defined ones plain added tokens (matched whole in the text
 matches them). BOS and EOS are added as `.add_bos_token` / `.add_eos_token` say, with
 llama.cpp's defaults when the file does not.
 
+What is not reproduced: for "bert" we run BERT's pipeline as Hugging Face runs it, while
+llama.cpp's WPM has its own pre-processing (NFD, lower-case, its punctuation table) that may
+differ on accented text; and llama.cpp runs its regexes with its own Unicode tables, where we
+use the `regex` module (the two can disagree on rare code points).
+
 What we keep of the file besides the pipeline: `tok.gguf` (model, pre, special ids, flags),
 `tok.chat_template` and `tok.warnings` (sentences: the pre-tokenizer is `default` or unknown).
 """
