@@ -61,6 +61,9 @@ def test_llama3_as_gguf_encodes_as_its_tokenizer_json(folder):
     tok = tc.load(write_llama3(str(folder / "llama3.gguf")))
     source = tc.load(os.path.join(INTEROP, "converted", "llama3.tokenizer.json"))
     assert _ids(tok, TEXTS) == _ids(source, TEXTS)
+    with open(os.path.join(INTEROP, "special_texts.json"), encoding="utf-8") as fh:
+        specials = json.load(fh)["llama3.tokenizer.json"]          # control tokens in the text
+    assert _ids(tok, specials) == _ids(source, specials)
     assert tok.encode("Hi").ids[0] == 128000                       # llama-bpe adds BOS
     assert tok.chat_template.startswith("{{ bos_token }}")
 
