@@ -216,8 +216,9 @@ def load(source: str | os.PathLike | bytes, *, format: str | None = None,
     A file's format is sniffed from its content (see `formats`): a Hugging Face tokenizer.json, a
     tiktoken ranks file (which needs `pattern`, a preset name or a regex, and takes
     `special_tokens` as {string: id}), a sentencepiece .model, a WordPiece vocab.txt, or BPE's
-    vocab.json + merges.txt (a folder holding them, or a .zip of them). `format` names it
-    instead ("hf_json", "tiktoken", "sentencepiece", "vocab_txt", "vocab_merges"); other
+    vocab.json + merges.txt (a folder holding them, or a .zip of them), or a GGUF model of any
+    size (only its metadata is read). `format` names it instead ("hf_json", "tiktoken",
+    "sentencepiece", "vocab_txt", "vocab_merges", "gguf"); other
     `options` go to the format's reader (vocab.txt: `lowercase=`).
 
     Bundled tokenisers are cached: loading one twice returns the same object, so treat it as
@@ -266,7 +267,20 @@ def _load_folder(path: str, format: str | None, options: dict[str, Any]) -> Toke
         raise ValueError(f"{path}: {exc}") from None
 
 
+def _starts_with(path: str, magic: bytes) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(magic)) == magic
+    except OSError:
+        return False
+
+
 def _load_file(path: str, format: str | None, options: dict[str, Any]) -> Tokenizer:
+    if format in (None, "gguf") and not options and _starts_with(path, formats.GGUF_MAGIC):
+        try:                            # a model of gigabytes: only its metadata is read
+            return formats.load_gguf_path(path, name=os.path.basename(path))
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
     size = os.path.getsize(path)
     if size > formats.MAX_FILE_BYTES:
         raise ValueError(f"{path}: {size:,} bytes is more than a tokenizer file may be "
