@@ -36,6 +36,8 @@ from ...steps import Step, register_step
 from ..sentencepiece_common import SPACE, UNK_CHAR, is_valid_piece, split_words
 from .model import CONTROL, NORMAL, UNK_PENALTY, UNKNOWN, Unigram
 
+_LINE_END = "\0"              # sentencepiece's boundary after each line in its suffix array
+
 # ---- the step -------------------------------------------------------------------------------------
 
 @register_step
@@ -146,7 +148,8 @@ class UnigramTrainer:
                 expected, loglik = self._e_step()          # expected counts (forward-backward)
                 if round_no == 1 and sub == 0:             # the seed's likelihood is known now
                     yield self._record(0, loglik, 0, [], final=False)
-                self._m_step(expected)                     # re-estimate log-probabilities
+                if self._m_step(expected):                 # re-estimate log-probabilities
+                    self._compact_lattices()               # (a dropped character is unknown now)
             if self._alive_count() <= desired:
                 break
             pruned, removed = self._prune(desired)         # drop the least useful pieces
@@ -154,6 +157,8 @@ class UnigramTrainer:
                 break                                      # pieces with no other spelling): stop
             self._compact_lattices()
             yield self._record(round_no, loglik, removed, pruned, final=False)
+            if self._alive_count() <= desired:             # small enough: sentencepiece 0.2.3
+                break                                      # finalises without another EM round
         self._finalize()
         self.lattices, self._seed_trie, self._piece_lattices = [], {}, {}   # free the big ones
         yield self._record(round_no, loglik, 0, [], final=True)
@@ -177,6 +182,7 @@ class UnigramTrainer:
     def _load_words(self) -> None:
         chars: Counter[str] = Counter()
         words: Counter[str] = Counter()
+        last: Counter[str] = Counter()           # how often each word ends its line
         normalize = self.normalizer.normalize_str
         for line in self._lines:
             if not isinstance(line, str):
@@ -185,7 +191,9 @@ class UnigramTrainer:
                 continue                         # reserved by sentencepiece: the line is skipped
             text = normalize(line)
             if text:
-                words.update(split_words(text))
+                line_words = split_words(text)
+                words.update(line_words)
+                last[line_words[-1]] += 1
         self._lines = ()
         if not words:
             raise ValueError("the corpus is empty: give at least one line with some text")
@@ -209,31 +217,46 @@ class UnigramTrainer:
         # rare characters become "▅" (no piece may contain it), as sentencepiece does
         rare = set(chars) - set(required)
         merged: Counter[str] = Counter()
+        merged_last: Counter[str] = Counter()
         for w, f in words.items():
+            f_last = last[w]
             if rare and any(c in rare for c in w):
                 w = "".join(UNK_CHAR if c in rare else c for c in w)
             merged[w] += f
+            merged_last[w] += f_last
         self.words = sorted(merged)
         self.freqs = [merged[w] for w in self.words]
         self.total_freq = sum(self.freqs)
+        self._line_ends = merged_last
 
     # ---- 2. the seed vocabulary -----------------------------------------------------------------
     def _seed_vocabulary(self) -> None:
+        """sentencepiece's seed: every character, then the substrings its suffix array offers,
+        by coverage (frequency x length), ties in the suffix tree's order (`_suffix_tree_order`).
+
+        The suffix array runs over the whole text, lines ending in a boundary; its internal
+        nodes are the substrings seen at least twice with two different next characters (the
+        next character of a word's last one is "▁", or the boundary at the end of a line). So a
+        word that always ends its line, like `▁sentence` in "A first sentence", "Another
+        sentence", is no seed, nor `st` in "first", "last" (always followed by a space).
+        """
         max_len = self.max_piece_length
-        counts = _substring_counts(self.words, self.freqs, max_len)
-        # keep substrings seen at least twice whose continuation is not always the same (the
-        # suffix-array nodes sentencepiece enumerates), valid as pieces; score = freq x length
-        extended: set[str] = set()
-        for s, f in counts.items():
-            if len(s) > 2 and counts[s[:-1]] == f:
-                extended.add(s[:-1])
+        followed = ([w + SPACE for w in self.words], [f - self._line_ends[w] for w, f
+                                                      in zip(self.words, self.freqs)])
+        for w, f in self._line_ends.items():
+            if f:
+                followed[0].append(w + _LINE_END)
+                followed[1].append(f)
+        counts = _substring_counts(*followed, max_len + 1)
+        # a substring always followed by the same character is no node of the suffix tree
+        extended = {s[:-1] for s, f in counts.items() if len(s) > 2 and counts[s[:-1]] == f}
         candidates = [(f * len(s), s) for s, f in counts.items()
-                      if f >= 2 and s not in extended
+                      if f >= 2 and len(s) <= max_len and s not in extended
                       and (_plain_word_piece(s)
                            or is_valid_piece(s, max_len, split_by_script=self.split_by_script,
                                              split_by_number=self.split_by_number))]
-        candidates.sort(key=lambda t: (-t[0], t[1]))
-        candidates = candidates[: max(0, self.seed_size - len(self.required))]
+        candidates.sort(key=lambda t: (-t[0], _suffix_tree_order(t[1])))
+        candidates = candidates[: self.seed_size]
         seed = sorted(self.required.items(), key=lambda kv: (-kv[1], kv[0]))
         seed += [(s, score) for score, s in candidates]
         if len(seed) + 3 < self.vocab_size:
@@ -244,6 +267,7 @@ class UnigramTrainer:
         self.pieces = [s for s, _f in seed]
         self.logp = [math.log(f) - total for _s, f in seed]
         self.alive = [True] * len(self.pieces)
+        self.order = list(range(len(self.pieces)))    # the live pieces in sentencepiece's order
         self.index = {p: i for i, p in enumerate(self.pieces)}
 
     # ---- 3. lattices (built once, thinned as pieces die) --------------------------------------------
@@ -260,18 +284,26 @@ class UnigramTrainer:
         self._piece_lattices: dict[int, list[tuple[int, int, int]]] = {}
 
     def _compact_lattices(self) -> None:
-        alive = self.alive
-        unk = self.unk_index
+        """Drop the edges of dead pieces; a dead character's edge becomes an unknown edge (as
+        sentencepiece, which adds one where no live piece is the character)."""
         for k, edges in enumerate(self.lattices):
-            self.lattices[k] = [e for e in edges if e[2] == unk or alive[e[2]]]
+            self.lattices[k] = self._live_edges(edges)
+
+    def _live_edges(self, edges: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+        alive, unk = self.alive, self.unk_index
+        return [e if e[2] == unk or alive[e[2]] else (e[0], e[1], unk) for e in edges
+                if e[2] == unk or alive[e[2]] or e[1] - e[0] == 1]
 
     def _alive_count(self) -> int:
         return sum(self.alive)
 
+    def _unk_score(self) -> float:
+        """An unknown character's log-probability: the weakest live piece's, minus 10."""
+        return min(self.logp[i] for i in self.order) - UNK_PENALTY
+
     def _probabilities(self) -> list[float]:
         probs = [math.exp(lp) for lp in self.logp]
-        live = [lp for lp, a in zip(self.logp, self.alive) if a]
-        probs.append(math.exp(min(live) - UNK_PENALTY) if live else 1e-30)
+        probs.append(math.exp(self._unk_score()))
         return probs
 
     # ---- 4. EM -------------------------------------------------------------------------------------
@@ -283,20 +315,27 @@ class UnigramTrainer:
         for w, f, edges in zip(self.words, self.freqs, self.lattices):
             z = _forward_backward(len(w), edges, probs, f, expected)
             loglik += f * z
+        # sentencepiece's trainer gives the unknown piece id 0: its uses count for the first piece
+        expected[self.order[0]] += expected[self.unk_index]
         return expected, loglik
 
-    def _m_step(self, expected: list[float]) -> None:
-        """Drop pieces expected less than half a time; log P = digamma(count) - digamma(total)."""
-        kept = [i for i, a in enumerate(self.alive) if a and expected[i] >= 0.5]
+    def _m_step(self, expected: list[float]) -> bool:
+        """Drop pieces expected less than half a time; log P = digamma(count) - digamma(total).
+        Says whether a character died."""
+        kept = [i for i in self.order if expected[i] >= 0.5]
         total = sum(expected[i] for i in kept)
         log_total = digamma(total)
         keep = set(kept)
-        for i in range(len(self.pieces)):
+        char_died = False
+        for i in self.order:
             if i in keep:
                 self.logp[i] = digamma(expected[i]) - log_total
-            elif self.alive[i]:
+            else:
                 self.alive[i] = False
                 self.logp[i] = -math.inf       # probability 0 until the lattices are thinned
+                char_died = char_died or len(self.pieces[i]) == 1
+        self.order = kept
+        return char_died
 
     # ---- 5. pruning ---------------------------------------------------------------------------------
     def _prune(self, desired: int) -> tuple[list[tuple[str, float]], int]:
@@ -304,36 +343,29 @@ class UnigramTrainer:
 
         Returns the pruned candidates as (piece, loss), smallest loss first, and how many
         pieces went in all (also those on no best path, or never the best split of
-        themselves)."""
-        alive_ids = [i for i, a in enumerate(self.alive) if a]
-        logp = self.logp
+        themselves). As sentencepiece, the survivors' new order is the pieces kept whatever
+        they cost, then the rest by loss; an unknown character counts as the first piece."""
+        order, logp, unk = self.order, self.logp, self.unk_index
+        unk_score = self._unk_score()
         # Viterbi frequency of every piece over the corpus (and the number of tokens)
         freq = [0.0] * (len(self.pieces) + 1)
         self._tokens = 0
         for w, f, edges in zip(self.words, self.freqs, self.lattices):
-            for pid in _viterbi(len(w), edges, logp, self.unk_index):
+            for pid in _viterbi(len(w), edges, logp, unk, unk_score):
                 freq[pid] += f
                 self._tokens += f
-        total = sum(freq[i] for i in alive_ids)
+        freq[order[0]] += freq[unk]
+        total = sum(freq[i] for i in order)
         log_total = math.log(total)
-        trie = self._seed_trie
-        alive = self.alive
         keep: list[int] = []
         candidates: list[tuple[float, int]] = []
-        for i in alive_ids:
-            piece = self.pieces[i]
-            if len(piece) == 1:
-                keep.append(i)                   # characters always stay
-                continue
+        rank = {i: r for r, i in enumerate(order)}
+        for i in order:
             if freq[i] == 0:
                 continue                          # on no best path: gone
-            edges = self._piece_lattices.get(i)
-            if edges is None:
-                edges = _lattice_edges(piece, trie, None)
-            edges = self._piece_lattices[i] = [e for e in edges if alive[e[2]]]
-            alt = _second_best(len(piece), edges, i, logp)
+            alt = self._alternative(i, unk_score)
             if alt is None:
-                keep.append(i)                    # no other way to spell it
+                keep.append(i)                    # a character, or no other way to spell it
                 continue
             alt_score, alt_ids = alt
             if alt_score > logp[i]:
@@ -346,18 +378,33 @@ class UnigramTrainer:
                 logprob_alt += math.log(freq[n] + fi) - log_total_alt
             loss = fi / self.total_freq * (math.log(fi) - log_total - logprob_alt)
             candidates.append((loss, i))
-        target = max(desired, int(self.shrinking_factor * len(alive_ids)))
-        candidates.sort(key=lambda t: (-t[0], t[1]))
+        target = max(desired, int(self.shrinking_factor * len(order)))
+        candidates.sort(key=lambda t: (-t[0], rank[t[1]]))
         room = max(0, target - len(keep))
-        survivors = {i for _loss, i in candidates[:room]} | set(keep)
+        self.order = keep + [i for _loss, i in candidates[:room]]
         pruned = [(self.pieces[i], loss) for loss, i in reversed(candidates[room:])]
+        survivors = set(self.order)
         removed = 0
-        for i in alive_ids:
+        for i in order:
             if i not in survivors:
                 self.alive[i] = False
                 self.logp[i] = -math.inf
                 removed += 1
         return pruned, removed
+
+    def _alternative(self, i: int, unk_score: float) -> tuple[float, list[int]] | None:
+        """The best split of piece `i` into two or more live pieces, as (score, piece
+        indices), or None (a character, or a piece with no other spelling)."""
+        if len(self.pieces[i]) == 1:
+            return None
+        edges = self._piece_lattices.get(i)
+        if edges is None:
+            edges = _lattice_edges(self.pieces[i], self._seed_trie, self.unk_index)
+        edges = self._piece_lattices[i] = self._live_edges(edges)
+        alt = _second_best(len(self.pieces[i]), edges, i, self.logp, self.unk_index, unk_score)
+        if alt is None:
+            return None
+        return alt[0], [self.order[0] if n == self.unk_index else n for n in alt[1]]
 
     # ---- 6. the final vocabulary ------------------------------------------------------------------
     def _finalize(self) -> None:
@@ -434,6 +481,17 @@ def _substring_counts(words: list[str], freqs: list[int], max_len: int) -> Count
     return counts
 
 
+def _suffix_tree_order(piece: str) -> bytes:
+    """The key that sorts substrings as sentencepiece's suffix tree lists its nodes (esaxx
+    closes a node when the scan of the sorted suffixes passes its last one): by code point,
+    except that a string comes after every longer string it begins.
+
+    >>> sorted(["ab", "a", "abc", "b"], key=_suffix_tree_order)
+    ['abc', 'ab', 'a', 'b']
+    """
+    return piece.encode("utf-32-be", "surrogatepass") + b"\xff"
+
+
 def _plain_word_piece(piece: str) -> bool:
     """A quick yes for the common valid piece: ASCII letters, optionally after "▁"."""
     body = piece[1:] if piece[0] == SPACE else piece
@@ -500,12 +558,12 @@ def _lse(a: float, b: float) -> float:
     return a + math.log1p(math.exp(b - a))
 
 
-def _viterbi(n: int, edges: list[tuple[int, int, int]], logp: list[float], unk: int) -> list[int]:
-    """The best path's piece indices (the unknown pseudo piece scores min - 10)."""
+def _viterbi(n: int, edges: list[tuple[int, int, int]], logp: list[float], unk: int,
+             unk_score: float) -> list[int]:
+    """The best path's piece indices (the unknown pseudo piece `unk` scores `unk_score`)."""
     best = [-math.inf] * (n + 1)
     best[0] = 0.0
     back: list[tuple[int, int]] = [(0, 0)] * (n + 1)
-    unk_score = -1e4
     for s, e, pid in edges:
         cand = best[s] + (unk_score if pid == unk else logp[pid])
         if cand > best[e]:
@@ -515,23 +573,22 @@ def _viterbi(n: int, edges: list[tuple[int, int, int]], logp: list[float], unk: 
     e = n
     while e > 0:
         s, pid = back[e]
-        if pid != unk:
-            out.append(pid)
+        out.append(pid)
         e = s
     return out
 
 
-def _second_best(n: int, edges: list[tuple[int, int, int]], own: int,
-                 logp: list[float]) -> tuple[float, list[int]] | None:
+def _second_best(n: int, edges: list[tuple[int, int, int]], own: int, logp: list[float],
+                 unk: int, unk_score: float) -> tuple[float, list[int]] | None:
     """The best segmentation of a piece (its lattice `edges`) into two or more pieces:
     (score, piece indices), or None when there is none. Dropped pieces score -inf."""
     best = [-math.inf] * (n + 1)
     best[0] = 0.0
     back: list[tuple[int, int]] = [(0, -1)] * (n + 1)
     for s, e, pid in edges:
-        if pid == own or pid < 0:
+        if pid == own:
             continue
-        cand = best[s] + logp[pid]
+        cand = best[s] + (unk_score if pid == unk else logp[pid])
         if cand > best[e]:
             best[e] = cand
             back[e] = (s, pid)
