@@ -41,6 +41,19 @@ def pieces_of(sp) -> list[str]:
     return [sp.id_to_piece(i) for i in range(sp.get_piece_size())]
 
 
+def assert_same_model(tok, sp, lines: list[str]) -> None:
+    """The same pieces with the same scores (to sentencepiece's 32-bit floats), so the same
+    tokens. The order of pieces whose scores tie may differ: sentencepiece's float sums break
+    such ties by rounding noise."""
+    theirs = {sp.id_to_piece(i): sp.get_score(i) for i in range(sp.get_piece_size())}
+    ours = dict(tok.model.pieces)
+    assert sorted(ours) == sorted(theirs)
+    for piece, score in ours.items():
+        assert score == pytest.approx(theirs[piece], abs=1e-4), piece
+    for line in lines:
+        assert tok.encode(line).tokens == sp.encode(line, out_type=str), line
+
+
 def test_a_sentence_at_the_largest_accepted_size_splits_as_sentencepiece_does():
     """21 is the largest size sentencepiece accepts here: `▁sentence` always ends its line, so
     the suffix array never offers it (nor `st`, always followed by a space) as a seed piece."""
@@ -52,29 +65,24 @@ def test_a_sentence_at_the_largest_accepted_size_splits_as_sentencepiece_does():
 
 
 @pytest.mark.parametrize("size", [18, 19, 20, 21])
-def test_the_three_sentences_train_the_pieces_sentencepiece_trains(size):
-    sp = sentencepiece_train(THREE, size)
-    tok = tc.train("unigram", THREE, vocab_size=size)
-    assert [p for p, _s in tok.model.pieces] == pieces_of(sp)
-    for (_p, ours), i in zip(tok.model.pieces, range(3, size)):
-        assert ours == pytest.approx(sp.get_score(i), abs=1e-4)
+def test_the_three_sentences_train_the_model_sentencepiece_trains(size):
+    assert_same_model(tc.train("unigram", THREE, vocab_size=size),
+                      sentencepiece_train(THREE, size), THREE + ["A sentence"])
 
 
 TINY = {
-    "lowest": ["low lower lowest", "newer wider new", "low low newest"] * 3,
     "abcd": ["abba cab dab", "abc abcd bcd", "dd cc ab ba"],
     "hugs": ["hug pug pun bun hugs", "hug hugs bugs", "pun puns hug"],
+    "letters": ["cade abcace", "bcced deadb ddbcec d", "b dcdad c eeedbb babee", "ecec ceea"],
 }
 
 
 @pytest.mark.parametrize("name", sorted(TINY))
 def test_tiny_corpora_at_every_size_agree_with_sentencepiece(name):
+    """Every size from 8 up: both refuse it, or both train the same model."""
     lines = TINY[name]
-    for size in range(8, 60):
+    for size in range(8, 40):
         sp, tok = sentencepiece_train(lines, size), ours_train(lines, size)
         assert (sp is None) == (tok is None), size
-        if sp is None:
-            continue
-        assert [p for p, _s in tok.model.pieces] == pieces_of(sp), size
-        for line in lines:
-            assert tok.encode(line).tokens == sp.encode(line, out_type=str), (size, line)
+        if sp is not None:
+            assert_same_model(tok, sp, lines)

@@ -1,6 +1,6 @@
 """Training a Unigram model: seed a big vocabulary, then EM and pruning (sentencepiece's recipe).
 
-    pieces = every character + the most frequent substrings of the words (up to 16 characters)
+    pieces = every character + the repeated substrings of the lines (up to 16 characters)
     repeat:
         E-step: expected count of each piece over all segmentations of every word
                 (forward-backward over each word's lattice)
@@ -9,19 +9,26 @@
         stop when the vocabulary is at most 1.1 x the target size
         prune: for each piece, the loss in likelihood if its uses were re-segmented by the
                next-best split; keep the 75% (shrinking factor) with the largest loss, and
-               every single character
-    final: every required character + the best-scoring pieces, up to the target size
+               every character on a best path
+        stop when the vocabulary is at most 1.1 x the target size
+    final: every required character + the best-scoring pieces on a best path, up to the
+           target size
 
->>> t = UnigramTrainer(["low lower lowest", "newer wider new"] * 20, vocab_size=20)
+>>> t = UnigramTrainer(["low lower lowest", "newer wider new"] * 20, vocab_size=16)
 >>> t.model().get_vocab_size()
-20
+16
 
-Differences from sentencepiece, chosen for speed in pure Python: the seed counts substrings of
-each distinct word (sentencepiece uses a suffix array over the whole text; it keeps only repeated
-substrings with distinct continuations, and so do we), each word's lattice is built once from the seed vocabulary and thinned as
-pieces are dropped, and each round runs one EM iteration, not two (see `UnigramTrainer`).
-Training works on words: text is normalised (nmt_nfkc, as sentencepiece's
-default) and split before each "▁".
+How it follows sentencepiece 0.2.3 (tests/core/test_unigram_tiny_corpora.py trains both on tiny
+corpora, where every tie shows): the seed is the nodes of its suffix tree (`_seed_vocabulary`),
+counted per distinct word for speed; the pieces keep its order, which breaks ties in pruning;
+an uncovered character's node counts for the first piece, as its trainer gives the unknown
+piece id 0; a round stops right after pruning reaches 1.1 x the target, and pieces on no best
+path are left out of the final vocabulary. Left apart: sentencepiece scores in 32-bit floats,
+so pieces whose scores tie here may come in another order there, and it seeds repeated
+identical lines differently (its 0.2.3 source was not available to read).
+Each word's lattice is built once from the seed vocabulary and thinned as pieces are dropped.
+Training works on words: text is normalised (nmt_nfkc, as sentencepiece's default) and split
+before each "▁".
 """
 from __future__ import annotations
 
@@ -94,14 +101,13 @@ class UnigramTrainer:
     Options (sentencepiece's names and defaults): `max_piece_length` 16, `seed_size` 1,000,000,
     `shrinking_factor` 0.75, `character_coverage` 0.9995, `normalization` "nmt_nfkc" (or
     "identity"), `sample_words` (words to segment after each round, for the views), and
-    `num_sub_iterations` 1 EM iteration per round where sentencepiece does 2: measured on
-    botchan (1000, 4000) and the 1 MB benchmark text (4000), one iteration gives the same
-    tokens per word and held-out likelihood (within 0.6%, slightly better) for a third less time.
+    `num_sub_iterations` 2 EM iterations per round (1 gives about the same tokens per word and
+    held-out likelihood on botchan for a third less time, but not sentencepiece's pieces).
     """
 
     def __init__(self, lines: Iterable[str], vocab_size: int, *, max_piece_length: int = 16,
                  seed_size: int = 1_000_000, shrinking_factor: float = 0.75,
-                 num_sub_iterations: int = 1, character_coverage: float = 0.9995,
+                 num_sub_iterations: int = 2, character_coverage: float = 0.9995,
                  normalization: str = "nmt_nfkc", sample_words: Iterable[str] = (),
                  split_by_unicode_script: bool = True, split_by_number: bool = True) -> None:
         if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 4:
@@ -347,14 +353,7 @@ class UnigramTrainer:
         they cost, then the rest by loss; an unknown character counts as the first piece."""
         order, logp, unk = self.order, self.logp, self.unk_index
         unk_score = self._unk_score()
-        # Viterbi frequency of every piece over the corpus (and the number of tokens)
-        freq = [0.0] * (len(self.pieces) + 1)
-        self._tokens = 0
-        for w, f, edges in zip(self.words, self.freqs, self.lattices):
-            for pid in _viterbi(len(w), edges, logp, unk, unk_score):
-                freq[pid] += f
-                self._tokens += f
-        freq[order[0]] += freq[unk]
+        freq, self._tokens = self._viterbi_frequencies()
         total = sum(freq[i] for i in order)
         log_total = math.log(total)
         keep: list[int] = []
@@ -392,6 +391,20 @@ class UnigramTrainer:
                 removed += 1
         return pruned, removed
 
+    def _viterbi_frequencies(self) -> tuple[list[float], int]:
+        """How often each piece is on the best path of the corpus's words (an unknown
+        character counts as the first piece), and the number of tokens."""
+        unk = self.unk_index
+        unk_score = self._unk_score()
+        freq = [0.0] * (len(self.pieces) + 1)
+        tokens = 0
+        for w, f, edges in zip(self.words, self.freqs, self.lattices):
+            for pid in _viterbi(len(w), edges, self.logp, unk, unk_score):
+                freq[pid] += f
+                tokens += f
+        freq[self.order[0]] += freq[unk]
+        return freq, tokens
+
     def _alternative(self, i: int, unk_score: float) -> tuple[float, list[int]] | None:
         """The best split of piece `i` into two or more live pieces, as (score, piece
         indices), or None (a character, or a piece with no other spelling)."""
@@ -408,8 +421,9 @@ class UnigramTrainer:
 
     # ---- 6. the final vocabulary ------------------------------------------------------------------
     def _finalize(self) -> None:
-        live = {self.pieces[i]: self.logp[i] for i, a in enumerate(self.alive) if a}
-        min_score = min(live.values()) if live else 0.0
+        used, _tokens = self._viterbi_frequencies()
+        live = {self.pieces[i]: self.logp[i] for i in self.order if used[i]}
+        min_score = min(live.values(), default=0.0)
         final: dict[str, float] = {}
         penalty = 0.0
         for c, _f in sorted(self.required.items(), key=lambda kv: (-kv[1], kv[0])):
@@ -437,8 +451,8 @@ class UnigramTrainer:
             strongest = live[:12]
             size = len(live)
         else:
-            top = heapq.nlargest(12, range(len(self.pieces)), key=self.logp.__getitem__)
-            strongest = [(self.pieces[i], self.logp[i]) for i in top if self.alive[i]]
+            top = heapq.nlargest(12, self.order, key=self.logp.__getitem__)
+            strongest = [(self.pieces[i], self.logp[i]) for i in top]
             size = sum(self.alive)
         samples: tuple[tuple[str, tuple[str, ...]], ...] = ()
         if self.sample_words:
