@@ -2,9 +2,18 @@
 the trainer's special tokens, sentencepiece's entropy, scored sampling and `emit_unk_piece`."""
 from __future__ import annotations
 
+import gzip
+import math
+import os
+from collections import Counter
+
 import pytest
 
+import tokenizers_core as tc
+from tokenizers_core.formats.sentencepiece_model import _DATA
 from tokenizers_core.models.unigram.hf import HFUnigram
+from tokenizers_core.models.unigram.regularization import (calculate_entropy, encode_pieces,
+                                                           sample_encode_and_score)
 
 # tokenizers/src/models/unigram/model.rs, test_encode2: the pieces and what Rust expects
 ENCODE2 = [("<unk>", 0.0), ("ab", 0.0), ("cd", -0.1), ("abc", -0.2), ("a", -0.3), ("b", -0.4),
@@ -34,3 +43,80 @@ def test_fuse_unk_default_matches_hugging_face():
     for text in ("AB", "xyz東京", "abABCcd", "xabcabaabcdd"):
         assert tokens(HFUnigram(ENCODE2, unk_id=0), text) == \
             [t.value for t in theirs.tokenize(text)]
+
+
+# ---- sentencepiece's entropy, scored samples, emit_unk_piece ------------------------------------
+def every_segmentation(tok, text):
+    """(pieces, score) of every path through the model's lattice of the normalised text."""
+    lat = tok.model.lattice(tok.normalize(text).normalized)
+    paths = [([], lat.bos)]
+    done = []
+    while paths:
+        pieces, node = paths.pop()
+        end = node.pos + node.length
+        for nxt in lat.begin_nodes[end]:
+            if nxt is lat.eos:
+                done.append(pieces)
+            else:
+                paths.append((pieces + [nxt], nxt))
+    return [([n.piece for n in p], sum(n.score for n in p)) for p in done]
+
+
+def exact_distribution(tok, text, alpha):
+    paths = every_segmentation(tok, text)
+    log_z = math.log(sum(math.exp(alpha * s) for _p, s in paths))
+    return {tuple(p): alpha * s - log_z for p, s in paths}
+
+
+@pytest.mark.parametrize("text", ["Hello", "the cat", "unhappiness", "ab"])
+@pytest.mark.parametrize("alpha", [0.0, 0.1, 0.5, 1.0])
+def test_entropy_is_that_of_every_segmentation_enumerated(text, alpha):
+    tok = tc.load("botchan_en_unigram_1000")
+    dist = exact_distribution(tok, text, alpha)
+    expected = -sum(math.exp(lp) * lp for lp in dist.values())
+    assert calculate_entropy(tok, text, alpha) == pytest.approx(expected, abs=1e-9)
+
+
+def test_entropy_of_one_possible_split_is_zero_and_bad_input_is_refused():
+    tok = tc.load("botchan_en_unigram_1000")
+    assert calculate_entropy(tok, "", 0.5) == 0.0
+    with pytest.raises(ValueError, match="alpha"):
+        calculate_entropy(tok, "Hello", -1)
+    with pytest.raises(ValueError, match="not a Unigram model"):
+        calculate_entropy(tc.load("gpt2"), "Hello")
+
+
+def test_sampled_scores_are_exact_log_probabilities_and_frequencies_follow_them():
+    tok = tc.load("botchan_en_unigram_1000")
+    dist = exact_distribution(tok, "Hello", 0.5)
+    samples = sample_encode_and_score(tok, "Hello", num_samples=4000, alpha=0.5, seed=1)
+    assert len(samples) == 4000
+    for pieces, score in samples:
+        assert score == pytest.approx(dist[tuple(pieces)], abs=1e-9)
+    counts = Counter(tuple(p) for p, _s in samples)
+    for pieces, log_p in dist.items():          # within 5 standard deviations
+        n, p = 4000, math.exp(log_p)
+        assert abs(counts[pieces] - n * p) <= 5 * math.sqrt(n * p * (1 - p)) + 1, pieces
+
+
+def test_sampling_at_alpha_zero_is_uniform_and_seeded_draws_repeat():
+    tok = tc.load("botchan_en_unigram_1000")
+    samples = sample_encode_and_score(tok, "Hello", num_samples=50, alpha=0.0, seed=3)
+    assert all(s == pytest.approx(-math.log(5)) for _p, s in samples)
+    assert samples == sample_encode_and_score(tok, "Hello", num_samples=50, alpha=0.0, seed=3)
+    with pytest.raises(ValueError, match="wor"):
+        sample_encode_and_score(tok, "Hello", wor=True)
+    with pytest.raises(ValueError, match="num_samples"):
+        sample_encode_and_score(tok, "Hello", num_samples=0)
+
+
+@pytest.mark.parametrize("name", ["botchan_en_unigram_1000.model.gz", "botchan_en_bpe_1000.model.gz"])
+def test_emit_unk_piece_matches_sentencepiece(name):
+    spm = pytest.importorskip("sentencepiece")
+    blob = gzip.open(os.path.join(_DATA, name)).read()
+    sp = spm.SentencePieceProcessor(model_proto=blob)
+    tok = tc.load(blob)
+    for text in ("Hello 漢字 world ü", "naïve café ☃☃ end", "plain text"):
+        for emit in (False, True):
+            assert encode_pieces(tok, text, emit_unk_piece=emit) == \
+                sp.encode(text, out_type=str, emit_unk_piece=emit), (text, emit)
