@@ -3,6 +3,7 @@ the trainer's special tokens, sentencepiece's entropy, scored sampling and `emit
 from __future__ import annotations
 
 import gzip
+import io
 import math
 import os
 from collections import Counter
@@ -120,3 +121,54 @@ def test_emit_unk_piece_matches_sentencepiece(name):
         for emit in (False, True):
             assert encode_pieces(tok, text, emit_unk_piece=emit) == \
                 sp.encode(text, out_type=str, emit_unk_piece=emit), (text, emit)
+
+
+# ---- the trainer's special tokens, unknown token and user-defined symbols -------------------------
+HUGS = ["hug<x>pug pun<x>bun hugs", "hug hugs<x> bugs", "pun puns hug"]
+
+
+@pytest.mark.parametrize("size", range(15, 20))
+def test_user_defined_symbols_train_as_sentencepiece_does(size):
+    """Each symbol is one piece (ids 3, 4 after <unk> <s> </s>), always matched whole, and a
+    boundary the trained pieces never cross."""
+    spm = pytest.importorskip("sentencepiece")
+    out = io.BytesIO()
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(HUGS), model_writer=out, vocab_size=size,
+                                   model_type="unigram", minloglevel=3, num_threads=1,
+                                   user_defined_symbols=["<sep>", "<x>"])
+    sp = spm.SentencePieceProcessor(model_proto=out.getvalue())
+    tok = tc.train("unigram", HUGS, vocab_size=size, user_defined_symbols=["<sep>", "<x>"])
+    theirs = [sp.id_to_piece(i) for i in range(size)]
+    ours = [p for p, _s in tok.model.pieces]
+    assert ours[:5] == theirs[:5] == ["<unk>", "<s>", "</s>", "<sep>", "<x>"]
+    assert sorted(ours) == sorted(theirs)
+    for text in HUGS + ["pug<x><sep>bun"]:
+        assert tok.encode(text).tokens == sp.encode(text, out_type=str)
+    assert tok.encode("pug<x><sep>").ids[-2:] == sp.encode("pug<x><sep>")[-2:] == [4, 3]
+
+
+def test_special_and_unknown_tokens_come_first_as_hugging_face_puts_them():
+    tokenizers = pytest.importorskip("tokenizers")
+    lines = ["A first sentence", "Another sentence", "And a last one"]
+    for specials, unk in ((["[CLS]", "[SEP]"], "[UNK]"), (["[CLS]", "[UNK]", "[SEP]"], "[UNK]")):
+        hf = tokenizers.Tokenizer(tokenizers.models.Unigram())
+        hf.pre_tokenizer = tokenizers.pre_tokenizers.Metaspace()
+        hf.train_from_iterator(lines, tokenizers.trainers.UnigramTrainer(
+            vocab_size=21, special_tokens=specials, unk_token=unk, show_progress=False))
+        ours = tc.train("unigram", lines, vocab_size=21, special_tokens=specials, unk_token=unk)
+        first = len(specials) + (unk not in specials)
+        assert [ours.model.id_to_token(i) for i in range(first)] == \
+            [hf.id_to_token(i) for i in range(first)]
+        assert ours.model.unk_id == hf.token_to_id(unk)
+        assert ours.model.id_to_token(ours.encode("A ☃").ids[-1]) == unk
+
+
+def test_trainer_tokens_bad_input():
+    lines = ["A first sentence", "Another sentence", "And a last one"]
+    for options, message in (({"unk_token": ""}, "unk_token"),
+                             ({"special_tokens": "<s>"}, "not one string"),
+                             ({"special_tokens": ["<s>", "<s>"]}, "must all differ"),
+                             ({"user_defined_symbols": ["<unk>"]}, "must all differ"),
+                             ({"user_defined_symbols": [""]}, "non-empty")):
+        with pytest.raises(ValueError, match=message):
+            tc.train("unigram", lines, vocab_size=21, **options)

@@ -346,8 +346,10 @@ def nmt_nfkc_charsmap() -> PrecompiledCharsMap:
     return PrecompiledCharsMap(gzip.decompress(_NMT_NFKC.read_bytes()))
 
 
-def sentencepiece_normalizer(normalization: str) -> SentencePieceNormalizer:
-    """The normaliser sentencepiece's trainer names `normalization` ("nmt_nfkc" or "identity")."""
+def sentencepiece_normalizer(normalization: str,
+                             user_defined: tuple[str, ...] = ()) -> SentencePieceNormalizer:
+    """The normaliser sentencepiece's trainer names `normalization` ("nmt_nfkc" or "identity"),
+    passing `user_defined` symbols through unchanged."""
     if normalization == "identity":
-        return SentencePieceNormalizer(None, name="identity")
-    return SentencePieceNormalizer(nmt_nfkc_charsmap(), name="nmt_nfkc")
+        return SentencePieceNormalizer(None, user_defined=user_defined, name="identity")
+    return SentencePieceNormalizer(nmt_nfkc_charsmap(), user_defined=user_defined, name="nmt_nfkc")

@@ -41,7 +41,9 @@ from typing import Any, ClassVar, Iterable, Iterator
 from ...normalizers.sentencepiece import sentencepiece_normalizer
 from ...steps import Step, register_step
 from ..sentencepiece_common import SPACE, UNK_CHAR, is_valid_piece, split_words
-from .model import CONTROL, NORMAL, UNK_PENALTY, UNKNOWN, Unigram
+from .model import CONTROL, NORMAL, UNK_PENALTY, UNKNOWN, USER_DEFINED, Unigram
+from .train_loops import (forward_backward, lattice_edges, plain_word_piece, second_best,
+                          substring_counts, suffix_tree_order, viterbi)
 
 _LINE_END = "\0"              # sentencepiece's boundary after each line in its suffix array
 
@@ -75,6 +77,40 @@ class UnigramRoundStep(Step):
 
 # ---- small helpers -----------------------------------------------------------------------------
 
+def meta_pieces(unk_token: str, special_tokens: Iterable[str],
+                user_defined_symbols: Iterable[str]) -> list[tuple[str, int]]:
+    """The pieces a trained model starts with, as (piece, type): the special tokens (control),
+    the unknown token first unless it is one of them (as Hugging Face's UnigramTrainer), then
+    the user-defined symbols.
+
+    >>> meta_pieces("<unk>", ["<s>", "</s>"], ["<sep>"])
+    [('<unk>', 2), ('<s>', 3), ('</s>', 3), ('<sep>', 4)]
+    >>> [p for p, _t in meta_pieces("[UNK]", ["[CLS]", "[UNK]"], [])]
+    ['[CLS]', '[UNK]']
+    """
+    specials = _strings(special_tokens, "special_tokens")
+    user = _strings(user_defined_symbols, "user_defined_symbols")
+    if not isinstance(unk_token, str) or not unk_token:
+        raise ValueError("unk_token must be a non-empty string")
+    meta = [(p, UNKNOWN if p == unk_token else CONTROL) for p in specials]
+    if unk_token not in specials:
+        meta.insert(0, (unk_token, UNKNOWN))
+    meta += [(p, USER_DEFINED) for p in user]
+    pieces = [p for p, _t in meta]
+    if len(set(pieces)) != len(pieces):
+        raise ValueError("unk_token, special_tokens and user_defined_symbols must all differ")
+    return meta
+
+
+def _strings(values: Iterable[str], name: str) -> list[str]:
+    if isinstance(values, str):
+        raise ValueError(f"{name} must be a list of strings, not one string")
+    out = list(values)
+    if not all(isinstance(v, str) and v for v in out):
+        raise ValueError(f"{name} must be non-empty strings")
+    return out
+
+
 def digamma(x: float) -> float:
     """The digamma function (sentencepiece's series: shift to x >= 7, then the asymptotic sum).
 
@@ -103,16 +139,25 @@ class UnigramTrainer:
     "identity"), `sample_words` (words to segment after each round, for the views), and
     `num_sub_iterations` 2 EM iterations per round (1 gives about the same tokens per word and
     held-out likelihood on botchan for a third less time, but not sentencepiece's pieces).
+
+    The pieces that come first (`meta_pieces`): `special_tokens` (control pieces, Hugging Face's
+    name; sentencepiece's `<s>` `</s>` by default), with `unk_token` before them unless it is
+    one of them, then `user_defined_symbols` (sentencepiece's flag: always one piece, never cut
+    by training, which treats them as boundaries).
     """
 
     def __init__(self, lines: Iterable[str], vocab_size: int, *, max_piece_length: int = 16,
                  seed_size: int = 1_000_000, shrinking_factor: float = 0.75,
                  num_sub_iterations: int = 2, character_coverage: float = 0.9995,
                  normalization: str = "nmt_nfkc", sample_words: Iterable[str] = (),
-                 split_by_unicode_script: bool = True, split_by_number: bool = True) -> None:
-        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 4:
-            raise ValueError("vocab_size must be an integer of at least 4 "
-                             "(3 special pieces and one character)")
+                 split_by_unicode_script: bool = True, split_by_number: bool = True,
+                 unk_token: str = "<unk>", special_tokens: Iterable[str] = ("<s>", "</s>"),
+                 user_defined_symbols: Iterable[str] = ()) -> None:
+        self.meta = meta_pieces(unk_token, special_tokens, user_defined_symbols)
+        n_meta = len(self.meta)
+        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size <= n_meta:
+            raise ValueError(f"vocab_size must be an integer of at least {n_meta + 1} "
+                             f"({n_meta} special pieces and one character)")
         if not isinstance(max_piece_length, int) or not 1 <= max_piece_length <= 64:
             raise ValueError("max_piece_length must be an integer between 1 and 64")
         if not 0 < float(shrinking_factor) < 1:
@@ -133,7 +178,8 @@ class UnigramTrainer:
         self.character_coverage = float(character_coverage)
         self.split_by_script = split_by_unicode_script
         self.split_by_number = split_by_number
-        self.normalizer = sentencepiece_normalizer(normalization)
+        self.user_defined = tuple(p for p, t in self.meta if t == USER_DEFINED)
+        self.normalizer = sentencepiece_normalizer(normalization, self.user_defined)
         self.normalization = normalization
         self.sample_words = [w for w in sample_words if isinstance(w, str) and w.strip()][:12]
         self._lines = lines
@@ -175,13 +221,14 @@ class UnigramTrainer:
         return self
 
     def model(self) -> Unigram:
-        """The trained Unigram model: `<unk> <s> </s>`, then the final pieces (runs training
-        first if needed). `implementations.unigram.unigram_tokenizer` wires it into a pipeline."""
+        """The trained Unigram model: the meta pieces (`<unk> <s> </s>` by default), then the
+        final pieces (runs training first if needed). `implementations.unigram.unigram_tokenizer`
+        wires it into a pipeline."""
         if self._final is None:
             self.run()
         assert self._final is not None
-        pieces = [("<unk>", 0.0), ("<s>", 0.0), ("</s>", 0.0)] + self._final
-        types = [UNKNOWN, CONTROL, CONTROL] + [NORMAL] * len(self._final)
+        pieces = [(p, 0.0) for p, _t in self.meta] + self._final
+        types = [t for _p, t in self.meta] + [NORMAL] * len(self._final)
         return Unigram(pieces, types=types)
 
     # ---- 1. words --------------------------------------------------------------------------------
@@ -196,6 +243,8 @@ class UnigramTrainer:
             if UNK_CHAR in line:
                 continue                         # reserved by sentencepiece: the line is skipped
             text = normalize(line)
+            for symbol in self.user_defined:      # a boundary, as sentencepiece's trainer
+                text = text.replace(symbol, UNK_CHAR)
             if text:
                 line_words = split_words(text)
                 words.update(line_words)
@@ -206,6 +255,7 @@ class UnigramTrainer:
         for w, f in words.items():
             for c in w:
                 chars[c] += f
+        chars.pop(UNK_CHAR, None)
         # the alphabet: the most frequent characters covering `character_coverage` of the text
         total = sum(chars.values())
         required: dict[str, int] = {}
@@ -215,10 +265,11 @@ class UnigramTrainer:
                 break
             covered += f
             required[c] = f
-        if len(required) + 3 > self.vocab_size:
+        n_meta = len(self.meta)
+        if len(required) + n_meta > self.vocab_size:
             raise ValueError(f"vocab_size {self.vocab_size} is too small: the corpus has "
-                             f"{len(required)} characters, and 3 special pieces come first; "
-                             f"use at least {len(required) + 3}")
+                             f"{len(required)} characters, and {n_meta} special pieces come "
+                             f"first; use at least {len(required) + n_meta}")
         self.required = required
         # rare characters become "▅" (no piece may contain it), as sentencepiece does
         rare = set(chars) - set(required)
@@ -238,7 +289,7 @@ class UnigramTrainer:
     # ---- 2. the seed vocabulary -----------------------------------------------------------------
     def _seed_vocabulary(self) -> None:
         """sentencepiece's seed: every character, then the substrings its suffix array offers,
-        by coverage (frequency x length), ties in the suffix tree's order (`_suffix_tree_order`).
+        by coverage (frequency x length), ties in the suffix tree's order (`suffix_tree_order`).
 
         The suffix array runs over the whole text, lines ending in a boundary; its internal
         nodes are the substrings seen at least twice with two different next characters (the
@@ -253,22 +304,22 @@ class UnigramTrainer:
             if f:
                 followed[0].append(w + _LINE_END)
                 followed[1].append(f)
-        counts = _substring_counts(*followed, max_len + 1)
+        counts = substring_counts(*followed, max_len + 1)
         # a substring always followed by the same character is no node of the suffix tree
         extended = {s[:-1] for s, f in counts.items() if len(s) > 2 and counts[s[:-1]] == f}
         candidates = [(f * len(s), s) for s, f in counts.items()
                       if f >= 2 and len(s) <= max_len and s not in extended
-                      and (_plain_word_piece(s)
+                      and (plain_word_piece(s)
                            or is_valid_piece(s, max_len, split_by_script=self.split_by_script,
                                              split_by_number=self.split_by_number))]
-        candidates.sort(key=lambda t: (-t[0], _suffix_tree_order(t[1])))
+        candidates.sort(key=lambda t: (-t[0], suffix_tree_order(t[1])))
         candidates = candidates[: self.seed_size]
         seed = sorted(self.required.items(), key=lambda kv: (-kv[1], kv[0]))
         seed += [(s, score) for score, s in candidates]
-        if len(seed) + 3 < self.vocab_size:
+        if len(seed) + len(self.meta) < self.vocab_size:
             raise ValueError(f"vocab_size {self.vocab_size} is too large for this corpus: it "
                              f"yields only {len(seed)} candidate pieces; use at most "
-                             f"{len(seed) + 3}")
+                             f"{len(seed) + len(self.meta)}")
         total = math.log(sum(f for _s, f in seed))
         self.pieces = [s for s, _f in seed]
         self.logp = [math.log(f) - total for _s, f in seed]
@@ -286,7 +337,7 @@ class UnigramTrainer:
             node[""] = i
         self._seed_trie = trie
         self.unk_index = len(self.pieces)          # a pseudo piece for uncovered characters
-        self.lattices = [_lattice_edges(w, trie, self.unk_index) for w in self.words]
+        self.lattices = [lattice_edges(w, trie, self.unk_index) for w in self.words]
         self._piece_lattices: dict[int, list[tuple[int, int, int]]] = {}
 
     def _compact_lattices(self) -> None:
@@ -319,7 +370,7 @@ class UnigramTrainer:
         expected = [0.0] * len(probs)
         loglik = 0.0
         for w, f, edges in zip(self.words, self.freqs, self.lattices):
-            z = _forward_backward(len(w), edges, probs, f, expected)
+            z = forward_backward(len(w), edges, probs, f, expected)
             loglik += f * z
         # sentencepiece's trainer gives the unknown piece id 0: its uses count for the first piece
         expected[self.order[0]] += expected[self.unk_index]
@@ -399,7 +450,7 @@ class UnigramTrainer:
         freq = [0.0] * (len(self.pieces) + 1)
         tokens = 0
         for w, f, edges in zip(self.words, self.freqs, self.lattices):
-            for pid in _viterbi(len(w), edges, self.logp, unk, unk_score):
+            for pid in viterbi(len(w), edges, self.logp, unk, unk_score):
                 freq[pid] += f
                 tokens += f
         freq[self.order[0]] += freq[unk]
@@ -412,9 +463,9 @@ class UnigramTrainer:
             return None
         edges = self._piece_lattices.get(i)
         if edges is None:
-            edges = _lattice_edges(self.pieces[i], self._seed_trie, self.unk_index)
+            edges = lattice_edges(self.pieces[i], self._seed_trie, self.unk_index)
         edges = self._piece_lattices[i] = self._live_edges(edges)
-        alt = _second_best(len(self.pieces[i]), edges, i, self.logp, self.unk_index, unk_score)
+        alt = second_best(len(self.pieces[i]), edges, i, self.logp, self.unk_index, unk_score)
         if alt is None:
             return None
         return alt[0], [self.order[0] if n == self.unk_index else n for n in alt[1]]
@@ -432,15 +483,16 @@ class UnigramTrainer:
             else:
                 final[c] = min_score + penalty
                 penalty += 0.0001
-        room = self.vocab_size - 3
+        n_meta = len(self.meta)
+        room = self.vocab_size - n_meta
         for piece, score in sorted(live.items(), key=lambda kv: (-kv[1], kv[0])):
             if len(final) >= room:
                 break
             final.setdefault(piece, score)
         if len(final) < room:
             raise ValueError(f"vocab_size {self.vocab_size} is too large for this corpus: "
-                             f"training kept only {len(final) + 3} pieces; use at most "
-                             f"{len(final) + 3} or give more text")
+                             f"training kept only {len(final) + n_meta} pieces; use at most "
+                             f"{len(final) + n_meta} or give more text")
         self._final = sorted(final.items(), key=lambda kv: (-kv[1], kv[0]))
 
     # ---- steps ----------------------------------------------------------------------------------------
@@ -462,183 +514,9 @@ class UnigramTrainer:
             samples = tuple((w, tuple(t for t, *_ in model.tokenize(
                 self.normalizer.normalize_str(w)))) for w in self.sample_words)
         return UnigramRoundStep(
-            round=round_no, vocab_size=size + (3 if final else 0),
+            round=round_no, vocab_size=size + (len(self.meta) if final else 0),
             log_likelihood=float(loglik), tokens=int(getattr(self, "_tokens", 0)),
             num_pruned=num_pruned,
             pruned=tuple((p, float(l)) for p, l in pruned[:12]),
             survivors=tuple((p, float(s)) for p, s in strongest),
             samples=samples, final=final)
-
-
-# ---- the inner loops, kept small -------------------------------------------------------------------
-
-def _substring_counts(words: list[str], freqs: list[int], max_len: int) -> Counter[str]:
-    """How often each substring of 2..max_len characters occurs (word frequency included).
-
-    >>> sorted(_substring_counts(["abc"], [2], 2).items())
-    [('ab', 2), ('bc', 2)]
-
-    Words are grouped by frequency so the counting itself runs inside `Counter`.
-    """
-    by_freq: dict[int, list[str]] = {}
-    for w, f in zip(words, freqs):
-        by_freq.setdefault(f, []).append(w)
-    counts: Counter[str] = Counter()
-    for f, group in by_freq.items():
-        c = Counter(w[i:j] for w in group for i in range(len(w))
-                    for j in range(i + 2, min(len(w), i + max_len) + 1))
-        if f == 1:
-            counts.update(c)
-        else:
-            for sub, k in c.items():
-                counts[sub] += k * f
-    return counts
-
-
-def _suffix_tree_order(piece: str) -> bytes:
-    """The key that sorts substrings as sentencepiece's suffix tree lists its nodes (esaxx
-    closes a node when the scan of the sorted suffixes passes its last one): by code point,
-    except that a string comes after every longer string it begins.
-
-    >>> sorted(["ab", "a", "abc", "b"], key=_suffix_tree_order)
-    ['abc', 'ab', 'a', 'b']
-    """
-    return piece.encode("utf-32-be", "surrogatepass") + b"\xff"
-
-
-def _plain_word_piece(piece: str) -> bool:
-    """A quick yes for the common valid piece: ASCII letters, optionally after "▁"."""
-    body = piece[1:] if piece[0] == SPACE else piece
-    return body.isascii() and body.isalpha()
-
-
-def _forward_backward(n: int, edges: list[tuple[int, int, int]], probs: list[float], freq: int,
-                      expected: list[float], expectations: bool = True) -> float:
-    """log Z of one word's lattice (Z = the summed probability of all its segmentations); adds
-    freq x P(piece used at that place) to `expected`.
-
-    Works with probabilities, not logs, for speed: a word of up to 20 characters cannot
-    underflow a double. Longer ones go to the log-space version.
-    """
-    if n > 20:
-        return _forward_backward_log(n, edges, probs, freq, expected, expectations)
-    alpha = [0.0] * (n + 1)
-    alpha[0] = 1.0
-    for s, e, pid in edges:                      # edges are sorted by start
-        alpha[e] += alpha[s] * probs[pid]
-    z = alpha[n]
-    if z <= 0.0:
-        return _forward_backward_log(n, edges, probs, freq, expected, expectations)
-    if expectations:
-        # backward, right to left: beta[e] is complete when an edge ending at e is reached,
-        # so each edge's posterior alpha[s] * p * beta[e] / Z is added on the way
-        beta = [0.0] * (n + 1)
-        beta[n] = 1.0
-        k = freq / z
-        for s, e, pid in reversed(edges):
-            x = probs[pid] * beta[e]
-            beta[s] += x
-            expected[pid] += k * alpha[s] * x
-    return math.log(z)
-
-
-def _forward_backward_log(n: int, edges: list[tuple[int, int, int]], probs: list[float], freq: int,
-                          expected: list[float], expectations: bool = True) -> float:
-    """The same in log space (for very long words)."""
-    neg = -math.inf
-    logs = {pid: (math.log(probs[pid]) if probs[pid] > 0 else neg) for _s, _e, pid in edges}
-    alpha = [neg] * (n + 1)
-    alpha[0] = 0.0
-    for s, e, pid in edges:
-        alpha[e] = _lse(alpha[e], alpha[s] + logs[pid])
-    beta = [neg] * (n + 1)
-    beta[n] = 0.0
-    for s, e, pid in reversed(edges):
-        beta[s] = _lse(beta[s], logs[pid] + beta[e])
-    z = alpha[n]
-    if z == neg:
-        return -1e30
-    if expectations:
-        for s, e, pid in edges:
-            expected[pid] += freq * math.exp(alpha[s] + logs[pid] + beta[e] - z)
-    return z
-
-
-def _lse(a: float, b: float) -> float:
-    if a < b:
-        a, b = b, a
-    if b == -math.inf:
-        return a
-    return a + math.log1p(math.exp(b - a))
-
-
-def _viterbi(n: int, edges: list[tuple[int, int, int]], logp: list[float], unk: int,
-             unk_score: float) -> list[int]:
-    """The best path's piece indices (the unknown pseudo piece `unk` scores `unk_score`)."""
-    best = [-math.inf] * (n + 1)
-    best[0] = 0.0
-    back: list[tuple[int, int]] = [(0, 0)] * (n + 1)
-    for s, e, pid in edges:
-        cand = best[s] + (unk_score if pid == unk else logp[pid])
-        if cand > best[e]:
-            best[e] = cand
-            back[e] = (s, pid)
-    out = []
-    e = n
-    while e > 0:
-        s, pid = back[e]
-        out.append(pid)
-        e = s
-    return out
-
-
-def _second_best(n: int, edges: list[tuple[int, int, int]], own: int, logp: list[float],
-                 unk: int, unk_score: float) -> tuple[float, list[int]] | None:
-    """The best segmentation of a piece (its lattice `edges`) into two or more pieces:
-    (score, piece indices), or None when there is none. Dropped pieces score -inf."""
-    best = [-math.inf] * (n + 1)
-    best[0] = 0.0
-    back: list[tuple[int, int]] = [(0, -1)] * (n + 1)
-    for s, e, pid in edges:
-        if pid == own:
-            continue
-        cand = best[s] + (unk_score if pid == unk else logp[pid])
-        if cand > best[e]:
-            best[e] = cand
-            back[e] = (s, pid)
-    if best[n] == -math.inf:
-        return None
-    ids = []
-    e = n
-    while e > 0:
-        s, pid = back[e]
-        ids.append(pid)
-        e = s
-    ids.reverse()
-    return best[n], ids
-
-
-def _lattice_edges(text: str, trie: dict[str, Any], unk: int | None) -> list[tuple[int, int, int]]:
-    """Every piece of the trie found in `text` as (start, end, piece index), by start; with
-    `unk` given, a one-character edge of that index where no piece covers a character."""
-    edges: list[tuple[int, int, int]] = []
-    n = len(text)
-    for i in range(n):
-        node = trie
-        single = False
-        j = i
-        while j < n:
-            node = node.get(text[j])
-            if node is None:
-                break
-            j += 1
-            pid = node.get("")
-            if pid is not None:
-                edges.append((i, j, pid))
-                if j == i + 1:
-                    single = True
-        if not single and unk is not None:
-            edges.append((i, i + 1, unk))
-    return edges
-
-
