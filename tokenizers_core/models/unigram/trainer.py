@@ -38,7 +38,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Iterator
 
-from ...normalizers.sentencepiece import sentencepiece_normalizer
+from ...normalizers.sentencepiece import NORMALIZATIONS, sentencepiece_normalizer
 from ...steps import Step, register_step
 from ..sentencepiece_common import SPACE, UNK_CHAR, is_valid_piece, split_words
 from .model import CONTROL, NORMAL, UNK_PENALTY, UNKNOWN, USER_DEFINED, Unigram
@@ -136,7 +136,7 @@ class UnigramTrainer:
 
     Options (sentencepiece's names and defaults): `max_piece_length` 16, `seed_size` 1,000,000,
     `shrinking_factor` 0.75, `character_coverage` 0.9995, `normalization` "nmt_nfkc" (or
-    "identity"), `sample_words` (words to segment after each round, for the views), and
+    "nfkc_cf", "identity"), `sample_words` (words to segment after each round, for the views), and
     `num_sub_iterations` 2 EM iterations per round (1 gives about the same tokens per word and
     held-out likelihood on botchan for a third less time, but not sentencepiece's pieces).
 
@@ -166,8 +166,8 @@ class UnigramTrainer:
             raise ValueError("num_sub_iterations must be a positive integer")
         if not 0 < float(character_coverage) <= 1:
             raise ValueError("character_coverage must be in (0, 1]")
-        if normalization not in ("nmt_nfkc", "identity"):
-            raise ValueError("normalization must be 'nmt_nfkc' or 'identity'")
+        if normalization not in NORMALIZATIONS:
+            raise ValueError("normalization must be one of " + ", ".join(NORMALIZATIONS))
         if isinstance(lines, str):
             lines = lines.splitlines()
         self.vocab_size = vocab_size
