@@ -140,7 +140,7 @@ def test_train_sample_words_and_edited_corpus(client):
     samples = re.search(r'data-testid="samples">(.*?)</ul>', r.text, re.S).group(1)
     assert "freedom" in samples and "dignity" in samples
     corpus = "\n".join(["the cat sat on the mat with another cat"] * 30 + ["cats and dogs"] * 20)
-    post = client.post("/unigram/train", data={"corpus_text": corpus, "vocab_size": "25"},
+    post = client.post("/unigram/train", data={"corpus_text": corpus, "vocab_size": "22"},
                        follow_redirects=False)
     assert post.status_code == 303
     page = client.get(post.headers["location"])

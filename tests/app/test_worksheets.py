@@ -211,7 +211,8 @@ def test_unigram_train_sheet_is_the_engines_run(client):
             steps[r["k"] - 1].vocab_size, s.vocab_size, s.num_pruned)
         assert r["before"] - r["dropped"] - r["num_pruned"] == r["after"]
         assert float(r["loglik"]) == round(s.log_likelihood, 2)
-        assert [p for p, _l in r["pruned"]] == [p.replace(" ", "·") for p, _l in s.pruned] != []
+        assert [p for p, _l in r["pruned"]] == [p.replace(" ", "·") for p, _l in s.pruned]
+        assert r["pruned"] or s.final                # (round 3 is the final vocabulary)
     blank = client.get("/worksheet/unigram_train")
     key = client.get("/worksheet/unigram_train?key=1")
     assert blank.status_code == key.status_code == 200
@@ -227,7 +228,7 @@ def test_unigram_train_sheet_is_the_engines_run(client):
 
 def test_unigram_train_sheet_bad_input(client):
     for query, words in [("corpus=udhr/eng", "at most 5,000"), ("start=1&end=9", "at most 4"),
-                         ("start=4&end=5", "within 1–4"), ("vocab_size=10", "too small"),
+                         ("start=4&end=5", "within 1–3"), ("vocab_size=10", "too small"),
                          ("vocab_size=2", "between 4"), ("start=0", "numbered from 1"),
                          ("start=3&end=2", "empty"), ("corpus=nope", "unknown corpus")]:
         r = client.get(f"/worksheet/unigram_train?{query}")
@@ -240,7 +241,7 @@ def test_the_unigram_train_view_links_a_worksheet(client):
     digest = client.post("/api/corpora", json={"text": UNIGRAM_CORPUS}).json()["sha256"]
     r = client.get(f"/unigram/train?corpus={digest}&vocab_size=30&step=1")
     link = re.search(r'href="([^"]*)" data-testid="worksheet-link"', r.text).group(1)
-    assert link == f"/worksheet/unigram_train?corpus={digest}&amp;vocab_size=30&amp;start=2&amp;end=4"
+    assert link == f"/worksheet/unigram_train?corpus={digest}&amp;vocab_size=30&amp;start=2&amp;end=3"
     assert client.get(link.replace("&amp;", "&")).status_code == 200
     assert "worksheet-link" not in client.get("/unigram/train?corpus=udhr/eng&vocab_size=300").text
 

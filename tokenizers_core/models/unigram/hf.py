@@ -8,7 +8,8 @@ start), with Hugging Face's differences:
 - every piece is in the search, control and unknown pieces too (a text containing "<unk>" can
   match the piece "<unk>"); `min_score` is the lowest score of all pieces;
 - consecutive unknown nodes fuse into one token whose string is the text they cover (not
-  "<unk>"); its id is that string's id if it happens to be a piece, else `unk_id`;
+  "<unk>"); its id is that string's id if it happens to be a piece, else `unk_id`
+  (`fuse_unk=False`, Rust's `set_fuse_unk(false)`: each unknown character is its own token);
 - with `byte_fallback`, such an unknown string becomes its UTF-8 bytes as `<0xE6>` pieces, each
   covering the whole unknown stretch, when every byte has a piece;
 - `unk_id` may be None: the model then fails (ValueError) on text no piece covers.
@@ -28,8 +29,10 @@ from .model import NORMAL, UNK_PENALTY, Unigram
 class HFUnigram(Unigram):
     """A Unigram model with Hugging Face's rules (see the module docstring)."""
 
+    fuse_unk = True                     # (models pickled before the option existed fuse)
+
     def __init__(self, pieces: Sequence[tuple[str, float]], *, unk_id: int | None = None,
-                 byte_fallback: bool = False) -> None:
+                 byte_fallback: bool = False, fuse_unk: bool = True) -> None:
         pieces = [(str(p), float(s)) for p, s in pieces]
         if unk_id is not None:
             if not pieces:
@@ -41,6 +44,7 @@ class HFUnigram(Unigram):
         self.types = [NORMAL] * len(pieces)
         self.unk_id = unk_id
         self.byte_fallback = bool(byte_fallback)
+        self.fuse_unk = bool(fuse_unk)
         self.vocab: dict[str, int] = {}
         self._reserved: dict[str, int] = {}
         self.special_tokens = frozenset()
@@ -59,7 +63,8 @@ class HFUnigram(Unigram):
         self.max_piece_length = max((len(p) for p, _s in pieces), default=1)
 
     def describe(self) -> str:
-        extra = ", byte fallback" if self.byte_fallback else ""
+        extra = (", byte fallback" if self.byte_fallback else "") + \
+            ("" if self.fuse_unk else ", unknown characters not fused")
         return f"Unigram ({len(self._pieces):,} pieces{extra})"
 
     def token_to_id(self, token: str) -> int | None:
@@ -92,7 +97,7 @@ class HFUnigram(Unigram):
     def _fused(self, spans: list[tuple[int, int, int]]) -> list[tuple[int, int]]:
         """The path's (start, end) with consecutive unknown nodes joined (fuse_unk)."""
         out: list[tuple[int, int]] = []
-        unk_id = self.unk_id
+        unk_id = self.unk_id if self.fuse_unk else None
         pending = None
         for start, end, pid in spans:
             if unk_id is not None and pid == unk_id:

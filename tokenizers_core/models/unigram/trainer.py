@@ -1,6 +1,6 @@
 """Training a Unigram model: seed a big vocabulary, then EM and pruning (sentencepiece's recipe).
 
-    pieces = every character + the most frequent substrings of the words (up to 16 characters)
+    pieces = every character + the repeated substrings of the lines (up to 16 characters)
     repeat:
         E-step: expected count of each piece over all segmentations of every word
                 (forward-backward over each word's lattice)
@@ -9,19 +9,26 @@
         stop when the vocabulary is at most 1.1 x the target size
         prune: for each piece, the loss in likelihood if its uses were re-segmented by the
                next-best split; keep the 75% (shrinking factor) with the largest loss, and
-               every single character
-    final: every required character + the best-scoring pieces, up to the target size
+               every character on a best path
+        stop when the vocabulary is at most 1.1 x the target size
+    final: every required character + the best-scoring pieces on a best path, up to the
+           target size
 
->>> t = UnigramTrainer(["low lower lowest", "newer wider new"] * 20, vocab_size=20)
+>>> t = UnigramTrainer(["low lower lowest", "newer wider new"] * 20, vocab_size=16)
 >>> t.model().get_vocab_size()
-20
+16
 
-Differences from sentencepiece, chosen for speed in pure Python: the seed counts substrings of
-each distinct word (sentencepiece uses a suffix array over the whole text; it keeps only repeated
-substrings with distinct continuations, and so do we), each word's lattice is built once from the seed vocabulary and thinned as
-pieces are dropped, and each round runs one EM iteration, not two (see `UnigramTrainer`).
-Training works on words: text is normalised (nmt_nfkc, as sentencepiece's
-default) and split before each "▁".
+How it follows sentencepiece 0.2.3 (tests/core/test_unigram_tiny_corpora.py trains both on tiny
+corpora, where every tie shows): the seed is the nodes of its suffix tree (`_seed_vocabulary`),
+counted per distinct word for speed; the pieces keep its order, which breaks ties in pruning;
+an uncovered character's node counts for the first piece, as its trainer gives the unknown
+piece id 0; a round stops right after pruning reaches 1.1 x the target, and pieces on no best
+path are left out of the final vocabulary. Left apart: sentencepiece scores in 32-bit floats,
+so pieces whose scores tie here may come in another order there, and it seeds repeated
+identical lines differently (its 0.2.3 source was not available to read).
+Each word's lattice is built once from the seed vocabulary and thinned as pieces are dropped.
+Training works on words: text is normalised (nmt_nfkc, as sentencepiece's default) and split
+before each "▁".
 """
 from __future__ import annotations
 
@@ -31,10 +38,14 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Iterator
 
-from ...normalizers.sentencepiece import sentencepiece_normalizer
+from ...normalizers.sentencepiece import NORMALIZATIONS, sentencepiece_normalizer
 from ...steps import Step, register_step
 from ..sentencepiece_common import SPACE, UNK_CHAR, is_valid_piece, split_words
-from .model import CONTROL, NORMAL, UNK_PENALTY, UNKNOWN, Unigram
+from .model import CONTROL, NORMAL, UNK_PENALTY, UNKNOWN, USER_DEFINED, Unigram
+from .train_loops import (forward_backward, lattice_edges, plain_word_piece, second_best,
+                          substring_counts, suffix_tree_order, viterbi)
+
+_LINE_END = "\0"              # sentencepiece's boundary after each line in its suffix array
 
 # ---- the step -------------------------------------------------------------------------------------
 
@@ -66,6 +77,40 @@ class UnigramRoundStep(Step):
 
 # ---- small helpers -----------------------------------------------------------------------------
 
+def meta_pieces(unk_token: str, special_tokens: Iterable[str],
+                user_defined_symbols: Iterable[str]) -> list[tuple[str, int]]:
+    """The pieces a trained model starts with, as (piece, type): the special tokens (control),
+    the unknown token first unless it is one of them (as Hugging Face's UnigramTrainer), then
+    the user-defined symbols.
+
+    >>> meta_pieces("<unk>", ["<s>", "</s>"], ["<sep>"])
+    [('<unk>', 2), ('<s>', 3), ('</s>', 3), ('<sep>', 4)]
+    >>> [p for p, _t in meta_pieces("[UNK]", ["[CLS]", "[UNK]"], [])]
+    ['[CLS]', '[UNK]']
+    """
+    specials = _strings(special_tokens, "special_tokens")
+    user = _strings(user_defined_symbols, "user_defined_symbols")
+    if not isinstance(unk_token, str) or not unk_token:
+        raise ValueError("unk_token must be a non-empty string")
+    meta = [(p, UNKNOWN if p == unk_token else CONTROL) for p in specials]
+    if unk_token not in specials:
+        meta.insert(0, (unk_token, UNKNOWN))
+    meta += [(p, USER_DEFINED) for p in user]
+    pieces = [p for p, _t in meta]
+    if len(set(pieces)) != len(pieces):
+        raise ValueError("unk_token, special_tokens and user_defined_symbols must all differ")
+    return meta
+
+
+def _strings(values: Iterable[str], name: str) -> list[str]:
+    if isinstance(values, str):
+        raise ValueError(f"{name} must be a list of strings, not one string")
+    out = list(values)
+    if not all(isinstance(v, str) and v for v in out):
+        raise ValueError(f"{name} must be non-empty strings")
+    return out
+
+
 def digamma(x: float) -> float:
     """The digamma function (sentencepiece's series: shift to x >= 7, then the asymptotic sum).
 
@@ -91,20 +136,28 @@ class UnigramTrainer:
 
     Options (sentencepiece's names and defaults): `max_piece_length` 16, `seed_size` 1,000,000,
     `shrinking_factor` 0.75, `character_coverage` 0.9995, `normalization` "nmt_nfkc" (or
-    "identity"), `sample_words` (words to segment after each round, for the views), and
-    `num_sub_iterations` 1 EM iteration per round where sentencepiece does 2: measured on
-    botchan (1000, 4000) and the 1 MB benchmark text (4000), one iteration gives the same
-    tokens per word and held-out likelihood (within 0.6%, slightly better) for a third less time.
+    "nfkc_cf", "identity"), `sample_words` (words to segment after each round, for the views), and
+    `num_sub_iterations` 2 EM iterations per round (1 gives about the same tokens per word and
+    held-out likelihood on botchan for a third less time, but not sentencepiece's pieces).
+
+    The pieces that come first (`meta_pieces`): `special_tokens` (control pieces, Hugging Face's
+    name; sentencepiece's `<s>` `</s>` by default), with `unk_token` before them unless it is
+    one of them, then `user_defined_symbols` (sentencepiece's flag: always one piece, never cut
+    by training, which treats them as boundaries).
     """
 
     def __init__(self, lines: Iterable[str], vocab_size: int, *, max_piece_length: int = 16,
                  seed_size: int = 1_000_000, shrinking_factor: float = 0.75,
-                 num_sub_iterations: int = 1, character_coverage: float = 0.9995,
+                 num_sub_iterations: int = 2, character_coverage: float = 0.9995,
                  normalization: str = "nmt_nfkc", sample_words: Iterable[str] = (),
-                 split_by_unicode_script: bool = True, split_by_number: bool = True) -> None:
-        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 4:
-            raise ValueError("vocab_size must be an integer of at least 4 "
-                             "(3 special pieces and one character)")
+                 split_by_unicode_script: bool = True, split_by_number: bool = True,
+                 unk_token: str = "<unk>", special_tokens: Iterable[str] = ("<s>", "</s>"),
+                 user_defined_symbols: Iterable[str] = ()) -> None:
+        self.meta = meta_pieces(unk_token, special_tokens, user_defined_symbols)
+        n_meta = len(self.meta)
+        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size <= n_meta:
+            raise ValueError(f"vocab_size must be an integer of at least {n_meta + 1} "
+                             f"({n_meta} special pieces and one character)")
         if not isinstance(max_piece_length, int) or not 1 <= max_piece_length <= 64:
             raise ValueError("max_piece_length must be an integer between 1 and 64")
         if not 0 < float(shrinking_factor) < 1:
@@ -113,8 +166,8 @@ class UnigramTrainer:
             raise ValueError("num_sub_iterations must be a positive integer")
         if not 0 < float(character_coverage) <= 1:
             raise ValueError("character_coverage must be in (0, 1]")
-        if normalization not in ("nmt_nfkc", "identity"):
-            raise ValueError("normalization must be 'nmt_nfkc' or 'identity'")
+        if normalization not in NORMALIZATIONS:
+            raise ValueError("normalization must be one of " + ", ".join(NORMALIZATIONS))
         if isinstance(lines, str):
             lines = lines.splitlines()
         self.vocab_size = vocab_size
@@ -125,7 +178,8 @@ class UnigramTrainer:
         self.character_coverage = float(character_coverage)
         self.split_by_script = split_by_unicode_script
         self.split_by_number = split_by_number
-        self.normalizer = sentencepiece_normalizer(normalization)
+        self.user_defined = tuple(p for p, t in self.meta if t == USER_DEFINED)
+        self.normalizer = sentencepiece_normalizer(normalization, self.user_defined)
         self.normalization = normalization
         self.sample_words = [w for w in sample_words if isinstance(w, str) and w.strip()][:12]
         self._lines = lines
@@ -146,7 +200,8 @@ class UnigramTrainer:
                 expected, loglik = self._e_step()          # expected counts (forward-backward)
                 if round_no == 1 and sub == 0:             # the seed's likelihood is known now
                     yield self._record(0, loglik, 0, [], final=False)
-                self._m_step(expected)                     # re-estimate log-probabilities
+                if self._m_step(expected):                 # re-estimate log-probabilities
+                    self._compact_lattices()               # (a dropped character is unknown now)
             if self._alive_count() <= desired:
                 break
             pruned, removed = self._prune(desired)         # drop the least useful pieces
@@ -154,6 +209,8 @@ class UnigramTrainer:
                 break                                      # pieces with no other spelling): stop
             self._compact_lattices()
             yield self._record(round_no, loglik, removed, pruned, final=False)
+            if self._alive_count() <= desired:             # small enough: sentencepiece 0.2.3
+                break                                      # finalises without another EM round
         self._finalize()
         self.lattices, self._seed_trie, self._piece_lattices = [], {}, {}   # free the big ones
         yield self._record(round_no, loglik, 0, [], final=True)
@@ -164,19 +221,21 @@ class UnigramTrainer:
         return self
 
     def model(self) -> Unigram:
-        """The trained Unigram model: `<unk> <s> </s>`, then the final pieces (runs training
-        first if needed). `implementations.unigram.unigram_tokenizer` wires it into a pipeline."""
+        """The trained Unigram model: the meta pieces (`<unk> <s> </s>` by default), then the
+        final pieces (runs training first if needed). `implementations.unigram.unigram_tokenizer`
+        wires it into a pipeline."""
         if self._final is None:
             self.run()
         assert self._final is not None
-        pieces = [("<unk>", 0.0), ("<s>", 0.0), ("</s>", 0.0)] + self._final
-        types = [UNKNOWN, CONTROL, CONTROL] + [NORMAL] * len(self._final)
+        pieces = [(p, 0.0) for p, _t in self.meta] + self._final
+        types = [t for _p, t in self.meta] + [NORMAL] * len(self._final)
         return Unigram(pieces, types=types)
 
     # ---- 1. words --------------------------------------------------------------------------------
     def _load_words(self) -> None:
         chars: Counter[str] = Counter()
         words: Counter[str] = Counter()
+        last: Counter[str] = Counter()           # how often each word ends its line
         normalize = self.normalizer.normalize_str
         for line in self._lines:
             if not isinstance(line, str):
@@ -184,14 +243,19 @@ class UnigramTrainer:
             if UNK_CHAR in line:
                 continue                         # reserved by sentencepiece: the line is skipped
             text = normalize(line)
+            for symbol in self.user_defined:      # a boundary, as sentencepiece's trainer
+                text = text.replace(symbol, UNK_CHAR)
             if text:
-                words.update(split_words(text))
+                line_words = split_words(text)
+                words.update(line_words)
+                last[line_words[-1]] += 1
         self._lines = ()
         if not words:
             raise ValueError("the corpus is empty: give at least one line with some text")
         for w, f in words.items():
             for c in w:
                 chars[c] += f
+        chars.pop(UNK_CHAR, None)
         # the alphabet: the most frequent characters covering `character_coverage` of the text
         total = sum(chars.values())
         required: dict[str, int] = {}
@@ -201,49 +265,66 @@ class UnigramTrainer:
                 break
             covered += f
             required[c] = f
-        if len(required) + 3 > self.vocab_size:
+        n_meta = len(self.meta)
+        if len(required) + n_meta > self.vocab_size:
             raise ValueError(f"vocab_size {self.vocab_size} is too small: the corpus has "
-                             f"{len(required)} characters, and 3 special pieces come first; "
-                             f"use at least {len(required) + 3}")
+                             f"{len(required)} characters, and {n_meta} special pieces come "
+                             f"first; use at least {len(required) + n_meta}")
         self.required = required
         # rare characters become "▅" (no piece may contain it), as sentencepiece does
         rare = set(chars) - set(required)
         merged: Counter[str] = Counter()
+        merged_last: Counter[str] = Counter()
         for w, f in words.items():
+            f_last = last[w]
             if rare and any(c in rare for c in w):
                 w = "".join(UNK_CHAR if c in rare else c for c in w)
             merged[w] += f
+            merged_last[w] += f_last
         self.words = sorted(merged)
         self.freqs = [merged[w] for w in self.words]
         self.total_freq = sum(self.freqs)
+        self._line_ends = merged_last
 
     # ---- 2. the seed vocabulary -----------------------------------------------------------------
     def _seed_vocabulary(self) -> None:
+        """sentencepiece's seed: every character, then the substrings its suffix array offers,
+        by coverage (frequency x length), ties in the suffix tree's order (`suffix_tree_order`).
+
+        The suffix array runs over the whole text, lines ending in a boundary; its internal
+        nodes are the substrings seen at least twice with two different next characters (the
+        next character of a word's last one is "▁", or the boundary at the end of a line). So a
+        word that always ends its line, like `▁sentence` in "A first sentence", "Another
+        sentence", is no seed, nor `st` in "first", "last" (always followed by a space).
+        """
         max_len = self.max_piece_length
-        counts = _substring_counts(self.words, self.freqs, max_len)
-        # keep substrings seen at least twice whose continuation is not always the same (the
-        # suffix-array nodes sentencepiece enumerates), valid as pieces; score = freq x length
-        extended: set[str] = set()
-        for s, f in counts.items():
-            if len(s) > 2 and counts[s[:-1]] == f:
-                extended.add(s[:-1])
+        followed = ([w + SPACE for w in self.words], [f - self._line_ends[w] for w, f
+                                                      in zip(self.words, self.freqs)])
+        for w, f in self._line_ends.items():
+            if f:
+                followed[0].append(w + _LINE_END)
+                followed[1].append(f)
+        counts = substring_counts(*followed, max_len + 1)
+        # a substring always followed by the same character is no node of the suffix tree
+        extended = {s[:-1] for s, f in counts.items() if len(s) > 2 and counts[s[:-1]] == f}
         candidates = [(f * len(s), s) for s, f in counts.items()
-                      if f >= 2 and s not in extended
-                      and (_plain_word_piece(s)
+                      if f >= 2 and len(s) <= max_len and s not in extended
+                      and (plain_word_piece(s)
                            or is_valid_piece(s, max_len, split_by_script=self.split_by_script,
                                              split_by_number=self.split_by_number))]
-        candidates.sort(key=lambda t: (-t[0], t[1]))
-        candidates = candidates[: max(0, self.seed_size - len(self.required))]
+        candidates.sort(key=lambda t: (-t[0], suffix_tree_order(t[1])))
+        candidates = candidates[: self.seed_size]
         seed = sorted(self.required.items(), key=lambda kv: (-kv[1], kv[0]))
         seed += [(s, score) for score, s in candidates]
-        if len(seed) + 3 < self.vocab_size:
+        if len(seed) + len(self.meta) < self.vocab_size:
             raise ValueError(f"vocab_size {self.vocab_size} is too large for this corpus: it "
                              f"yields only {len(seed)} candidate pieces; use at most "
-                             f"{len(seed) + 3}")
+                             f"{len(seed) + len(self.meta)}")
         total = math.log(sum(f for _s, f in seed))
         self.pieces = [s for s, _f in seed]
         self.logp = [math.log(f) - total for _s, f in seed]
         self.alive = [True] * len(self.pieces)
+        self.order = list(range(len(self.pieces)))    # the live pieces in sentencepiece's order
         self.index = {p: i for i, p in enumerate(self.pieces)}
 
     # ---- 3. lattices (built once, thinned as pieces die) --------------------------------------------
@@ -256,22 +337,30 @@ class UnigramTrainer:
             node[""] = i
         self._seed_trie = trie
         self.unk_index = len(self.pieces)          # a pseudo piece for uncovered characters
-        self.lattices = [_lattice_edges(w, trie, self.unk_index) for w in self.words]
+        self.lattices = [lattice_edges(w, trie, self.unk_index) for w in self.words]
         self._piece_lattices: dict[int, list[tuple[int, int, int]]] = {}
 
     def _compact_lattices(self) -> None:
-        alive = self.alive
-        unk = self.unk_index
+        """Drop the edges of dead pieces; a dead character's edge becomes an unknown edge (as
+        sentencepiece, which adds one where no live piece is the character)."""
         for k, edges in enumerate(self.lattices):
-            self.lattices[k] = [e for e in edges if e[2] == unk or alive[e[2]]]
+            self.lattices[k] = self._live_edges(edges)
+
+    def _live_edges(self, edges: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+        alive, unk = self.alive, self.unk_index
+        return [e if e[2] == unk or alive[e[2]] else (e[0], e[1], unk) for e in edges
+                if e[2] == unk or alive[e[2]] or e[1] - e[0] == 1]
 
     def _alive_count(self) -> int:
         return sum(self.alive)
 
+    def _unk_score(self) -> float:
+        """An unknown character's log-probability: the weakest live piece's, minus 10."""
+        return min(self.logp[i] for i in self.order) - UNK_PENALTY
+
     def _probabilities(self) -> list[float]:
         probs = [math.exp(lp) for lp in self.logp]
-        live = [lp for lp, a in zip(self.logp, self.alive) if a]
-        probs.append(math.exp(min(live) - UNK_PENALTY) if live else 1e-30)
+        probs.append(math.exp(self._unk_score()))
         return probs
 
     # ---- 4. EM -------------------------------------------------------------------------------------
@@ -281,22 +370,29 @@ class UnigramTrainer:
         expected = [0.0] * len(probs)
         loglik = 0.0
         for w, f, edges in zip(self.words, self.freqs, self.lattices):
-            z = _forward_backward(len(w), edges, probs, f, expected)
+            z = forward_backward(len(w), edges, probs, f, expected)
             loglik += f * z
+        # sentencepiece's trainer gives the unknown piece id 0: its uses count for the first piece
+        expected[self.order[0]] += expected[self.unk_index]
         return expected, loglik
 
-    def _m_step(self, expected: list[float]) -> None:
-        """Drop pieces expected less than half a time; log P = digamma(count) - digamma(total)."""
-        kept = [i for i, a in enumerate(self.alive) if a and expected[i] >= 0.5]
+    def _m_step(self, expected: list[float]) -> bool:
+        """Drop pieces expected less than half a time; log P = digamma(count) - digamma(total).
+        Says whether a character died."""
+        kept = [i for i in self.order if expected[i] >= 0.5]
         total = sum(expected[i] for i in kept)
         log_total = digamma(total)
         keep = set(kept)
-        for i in range(len(self.pieces)):
+        char_died = False
+        for i in self.order:
             if i in keep:
                 self.logp[i] = digamma(expected[i]) - log_total
-            elif self.alive[i]:
+            else:
                 self.alive[i] = False
                 self.logp[i] = -math.inf       # probability 0 until the lattices are thinned
+                char_died = char_died or len(self.pieces[i]) == 1
+        self.order = kept
+        return char_died
 
     # ---- 5. pruning ---------------------------------------------------------------------------------
     def _prune(self, desired: int) -> tuple[list[tuple[str, float]], int]:
@@ -304,36 +400,22 @@ class UnigramTrainer:
 
         Returns the pruned candidates as (piece, loss), smallest loss first, and how many
         pieces went in all (also those on no best path, or never the best split of
-        themselves)."""
-        alive_ids = [i for i, a in enumerate(self.alive) if a]
-        logp = self.logp
-        # Viterbi frequency of every piece over the corpus (and the number of tokens)
-        freq = [0.0] * (len(self.pieces) + 1)
-        self._tokens = 0
-        for w, f, edges in zip(self.words, self.freqs, self.lattices):
-            for pid in _viterbi(len(w), edges, logp, self.unk_index):
-                freq[pid] += f
-                self._tokens += f
-        total = sum(freq[i] for i in alive_ids)
+        themselves). As sentencepiece, the survivors' new order is the pieces kept whatever
+        they cost, then the rest by loss; an unknown character counts as the first piece."""
+        order, logp, unk = self.order, self.logp, self.unk_index
+        unk_score = self._unk_score()
+        freq, self._tokens = self._viterbi_frequencies()
+        total = sum(freq[i] for i in order)
         log_total = math.log(total)
-        trie = self._seed_trie
-        alive = self.alive
         keep: list[int] = []
         candidates: list[tuple[float, int]] = []
-        for i in alive_ids:
-            piece = self.pieces[i]
-            if len(piece) == 1:
-                keep.append(i)                   # characters always stay
-                continue
+        rank = {i: r for r, i in enumerate(order)}
+        for i in order:
             if freq[i] == 0:
                 continue                          # on no best path: gone
-            edges = self._piece_lattices.get(i)
-            if edges is None:
-                edges = _lattice_edges(piece, trie, None)
-            edges = self._piece_lattices[i] = [e for e in edges if alive[e[2]]]
-            alt = _second_best(len(piece), edges, i, logp)
+            alt = self._alternative(i, unk_score)
             if alt is None:
-                keep.append(i)                    # no other way to spell it
+                keep.append(i)                    # a character, or no other way to spell it
                 continue
             alt_score, alt_ids = alt
             if alt_score > logp[i]:
@@ -346,23 +428,53 @@ class UnigramTrainer:
                 logprob_alt += math.log(freq[n] + fi) - log_total_alt
             loss = fi / self.total_freq * (math.log(fi) - log_total - logprob_alt)
             candidates.append((loss, i))
-        target = max(desired, int(self.shrinking_factor * len(alive_ids)))
-        candidates.sort(key=lambda t: (-t[0], t[1]))
+        target = max(desired, int(self.shrinking_factor * len(order)))
+        candidates.sort(key=lambda t: (-t[0], rank[t[1]]))
         room = max(0, target - len(keep))
-        survivors = {i for _loss, i in candidates[:room]} | set(keep)
+        self.order = keep + [i for _loss, i in candidates[:room]]
         pruned = [(self.pieces[i], loss) for loss, i in reversed(candidates[room:])]
+        survivors = set(self.order)
         removed = 0
-        for i in alive_ids:
+        for i in order:
             if i not in survivors:
                 self.alive[i] = False
                 self.logp[i] = -math.inf
                 removed += 1
         return pruned, removed
 
+    def _viterbi_frequencies(self) -> tuple[list[float], int]:
+        """How often each piece is on the best path of the corpus's words (an unknown
+        character counts as the first piece), and the number of tokens."""
+        unk = self.unk_index
+        unk_score = self._unk_score()
+        freq = [0.0] * (len(self.pieces) + 1)
+        tokens = 0
+        for w, f, edges in zip(self.words, self.freqs, self.lattices):
+            for pid in viterbi(len(w), edges, self.logp, unk, unk_score):
+                freq[pid] += f
+                tokens += f
+        freq[self.order[0]] += freq[unk]
+        return freq, tokens
+
+    def _alternative(self, i: int, unk_score: float) -> tuple[float, list[int]] | None:
+        """The best split of piece `i` into two or more live pieces, as (score, piece
+        indices), or None (a character, or a piece with no other spelling)."""
+        if len(self.pieces[i]) == 1:
+            return None
+        edges = self._piece_lattices.get(i)
+        if edges is None:
+            edges = lattice_edges(self.pieces[i], self._seed_trie, self.unk_index)
+        edges = self._piece_lattices[i] = self._live_edges(edges)
+        alt = second_best(len(self.pieces[i]), edges, i, self.logp, self.unk_index, unk_score)
+        if alt is None:
+            return None
+        return alt[0], [self.order[0] if n == self.unk_index else n for n in alt[1]]
+
     # ---- 6. the final vocabulary ------------------------------------------------------------------
     def _finalize(self) -> None:
-        live = {self.pieces[i]: self.logp[i] for i, a in enumerate(self.alive) if a}
-        min_score = min(live.values()) if live else 0.0
+        used, _tokens = self._viterbi_frequencies()
+        live = {self.pieces[i]: self.logp[i] for i in self.order if used[i]}
+        min_score = min(live.values(), default=0.0)
         final: dict[str, float] = {}
         penalty = 0.0
         for c, _f in sorted(self.required.items(), key=lambda kv: (-kv[1], kv[0])):
@@ -371,15 +483,16 @@ class UnigramTrainer:
             else:
                 final[c] = min_score + penalty
                 penalty += 0.0001
-        room = self.vocab_size - 3
+        n_meta = len(self.meta)
+        room = self.vocab_size - n_meta
         for piece, score in sorted(live.items(), key=lambda kv: (-kv[1], kv[0])):
             if len(final) >= room:
                 break
             final.setdefault(piece, score)
         if len(final) < room:
             raise ValueError(f"vocab_size {self.vocab_size} is too large for this corpus: "
-                             f"training kept only {len(final) + 3} pieces; use at most "
-                             f"{len(final) + 3} or give more text")
+                             f"training kept only {len(final) + n_meta} pieces; use at most "
+                             f"{len(final) + n_meta} or give more text")
         self._final = sorted(final.items(), key=lambda kv: (-kv[1], kv[0]))
 
     # ---- steps ----------------------------------------------------------------------------------------
@@ -390,8 +503,8 @@ class UnigramTrainer:
             strongest = live[:12]
             size = len(live)
         else:
-            top = heapq.nlargest(12, range(len(self.pieces)), key=self.logp.__getitem__)
-            strongest = [(self.pieces[i], self.logp[i]) for i in top if self.alive[i]]
+            top = heapq.nlargest(12, self.order, key=self.logp.__getitem__)
+            strongest = [(self.pieces[i], self.logp[i]) for i in top]
             size = sum(self.alive)
         samples: tuple[tuple[str, tuple[str, ...]], ...] = ()
         if self.sample_words:
@@ -401,173 +514,9 @@ class UnigramTrainer:
             samples = tuple((w, tuple(t for t, *_ in model.tokenize(
                 self.normalizer.normalize_str(w)))) for w in self.sample_words)
         return UnigramRoundStep(
-            round=round_no, vocab_size=size + (3 if final else 0),
+            round=round_no, vocab_size=size + (len(self.meta) if final else 0),
             log_likelihood=float(loglik), tokens=int(getattr(self, "_tokens", 0)),
             num_pruned=num_pruned,
             pruned=tuple((p, float(l)) for p, l in pruned[:12]),
             survivors=tuple((p, float(s)) for p, s in strongest),
             samples=samples, final=final)
-
-
-# ---- the inner loops, kept small -------------------------------------------------------------------
-
-def _substring_counts(words: list[str], freqs: list[int], max_len: int) -> Counter[str]:
-    """How often each substring of 2..max_len characters occurs (word frequency included).
-
-    >>> sorted(_substring_counts(["abc"], [2], 2).items())
-    [('ab', 2), ('bc', 2)]
-
-    Words are grouped by frequency so the counting itself runs inside `Counter`.
-    """
-    by_freq: dict[int, list[str]] = {}
-    for w, f in zip(words, freqs):
-        by_freq.setdefault(f, []).append(w)
-    counts: Counter[str] = Counter()
-    for f, group in by_freq.items():
-        c = Counter(w[i:j] for w in group for i in range(len(w))
-                    for j in range(i + 2, min(len(w), i + max_len) + 1))
-        if f == 1:
-            counts.update(c)
-        else:
-            for sub, k in c.items():
-                counts[sub] += k * f
-    return counts
-
-
-def _plain_word_piece(piece: str) -> bool:
-    """A quick yes for the common valid piece: ASCII letters, optionally after "▁"."""
-    body = piece[1:] if piece[0] == SPACE else piece
-    return body.isascii() and body.isalpha()
-
-
-def _forward_backward(n: int, edges: list[tuple[int, int, int]], probs: list[float], freq: int,
-                      expected: list[float], expectations: bool = True) -> float:
-    """log Z of one word's lattice (Z = the summed probability of all its segmentations); adds
-    freq x P(piece used at that place) to `expected`.
-
-    Works with probabilities, not logs, for speed: a word of up to 20 characters cannot
-    underflow a double. Longer ones go to the log-space version.
-    """
-    if n > 20:
-        return _forward_backward_log(n, edges, probs, freq, expected, expectations)
-    alpha = [0.0] * (n + 1)
-    alpha[0] = 1.0
-    for s, e, pid in edges:                      # edges are sorted by start
-        alpha[e] += alpha[s] * probs[pid]
-    z = alpha[n]
-    if z <= 0.0:
-        return _forward_backward_log(n, edges, probs, freq, expected, expectations)
-    if expectations:
-        # backward, right to left: beta[e] is complete when an edge ending at e is reached,
-        # so each edge's posterior alpha[s] * p * beta[e] / Z is added on the way
-        beta = [0.0] * (n + 1)
-        beta[n] = 1.0
-        k = freq / z
-        for s, e, pid in reversed(edges):
-            x = probs[pid] * beta[e]
-            beta[s] += x
-            expected[pid] += k * alpha[s] * x
-    return math.log(z)
-
-
-def _forward_backward_log(n: int, edges: list[tuple[int, int, int]], probs: list[float], freq: int,
-                          expected: list[float], expectations: bool = True) -> float:
-    """The same in log space (for very long words)."""
-    neg = -math.inf
-    logs = {pid: (math.log(probs[pid]) if probs[pid] > 0 else neg) for _s, _e, pid in edges}
-    alpha = [neg] * (n + 1)
-    alpha[0] = 0.0
-    for s, e, pid in edges:
-        alpha[e] = _lse(alpha[e], alpha[s] + logs[pid])
-    beta = [neg] * (n + 1)
-    beta[n] = 0.0
-    for s, e, pid in reversed(edges):
-        beta[s] = _lse(beta[s], logs[pid] + beta[e])
-    z = alpha[n]
-    if z == neg:
-        return -1e30
-    if expectations:
-        for s, e, pid in edges:
-            expected[pid] += freq * math.exp(alpha[s] + logs[pid] + beta[e] - z)
-    return z
-
-
-def _lse(a: float, b: float) -> float:
-    if a < b:
-        a, b = b, a
-    if b == -math.inf:
-        return a
-    return a + math.log1p(math.exp(b - a))
-
-
-def _viterbi(n: int, edges: list[tuple[int, int, int]], logp: list[float], unk: int) -> list[int]:
-    """The best path's piece indices (the unknown pseudo piece scores min - 10)."""
-    best = [-math.inf] * (n + 1)
-    best[0] = 0.0
-    back: list[tuple[int, int]] = [(0, 0)] * (n + 1)
-    unk_score = -1e4
-    for s, e, pid in edges:
-        cand = best[s] + (unk_score if pid == unk else logp[pid])
-        if cand > best[e]:
-            best[e] = cand
-            back[e] = (s, pid)
-    out = []
-    e = n
-    while e > 0:
-        s, pid = back[e]
-        if pid != unk:
-            out.append(pid)
-        e = s
-    return out
-
-
-def _second_best(n: int, edges: list[tuple[int, int, int]], own: int,
-                 logp: list[float]) -> tuple[float, list[int]] | None:
-    """The best segmentation of a piece (its lattice `edges`) into two or more pieces:
-    (score, piece indices), or None when there is none. Dropped pieces score -inf."""
-    best = [-math.inf] * (n + 1)
-    best[0] = 0.0
-    back: list[tuple[int, int]] = [(0, -1)] * (n + 1)
-    for s, e, pid in edges:
-        if pid == own or pid < 0:
-            continue
-        cand = best[s] + logp[pid]
-        if cand > best[e]:
-            best[e] = cand
-            back[e] = (s, pid)
-    if best[n] == -math.inf:
-        return None
-    ids = []
-    e = n
-    while e > 0:
-        s, pid = back[e]
-        ids.append(pid)
-        e = s
-    ids.reverse()
-    return best[n], ids
-
-
-def _lattice_edges(text: str, trie: dict[str, Any], unk: int | None) -> list[tuple[int, int, int]]:
-    """Every piece of the trie found in `text` as (start, end, piece index), by start; with
-    `unk` given, a one-character edge of that index where no piece covers a character."""
-    edges: list[tuple[int, int, int]] = []
-    n = len(text)
-    for i in range(n):
-        node = trie
-        single = False
-        j = i
-        while j < n:
-            node = node.get(text[j])
-            if node is None:
-                break
-            j += 1
-            pid = node.get("")
-            if pid is not None:
-                edges.append((i, j, pid))
-                if j == i + 1:
-                    single = True
-        if not single and unk is not None:
-            edges.append((i, i + 1, unk))
-    return edges
-
-
