@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from .chat import apply_chat_template
 from .encoding import Encoding, Token
 from .normalized import NormalizedString
 from .pipeline import Tokenizer
 from .pretrained import encoding_for_model, encoding_name_for_model, load
 from .steps import Step, Trace, register_step, step_from_dict
 
-__all__ = ["Encoding", "NormalizedString", "Step", "Token", "Tokenizer", "Trace", "algorithms", "check",
+__all__ = ["Encoding", "NormalizedString", "Step", "Token", "Tokenizer", "Trace", "algorithms",
+           "apply_chat_template", "check",
            "encoding_for_model", "encoding_name_for_model", "load", "register_step", "step_from_dict", "train"]
 
 
