@@ -28,8 +28,10 @@ def apply_chat_template(tok_or_config: Tokenizer | dict[str, Any] | None, messag
                         documents: Any = None, **extra: Any) -> str:
     """The rendered chat, as transformers' `apply_chat_template(..., tokenize=False)` gives it.
 
-    The template is `chat_template` (its text), else the tokenizer_config.json's own (a dict
-    given as `tok_or_config`; `template_name` picks one of its named templates), else the
+    `tok_or_config`: a Tokenizer (the template's bos_token is then what its post-processor
+    adds, unless the template's format says otherwise), a tokenizer_config.json as a dict, or
+    None. The template is `chat_template` (its text), else the config's own (a dict given as
+    `tok_or_config`; `template_name` picks one of its named templates), else the
     bundled example `template_name`. `extra` reaches the template as variables (as
     transformers' kwargs do). A template's error, `raise_exception` included, is a ValueError
     naming the template's line.
@@ -39,7 +41,8 @@ def apply_chat_template(tok_or_config: Tokenizer | dict[str, Any] | None, messag
     '<|begin_of_text|><|start_header_id|>user<|end_header_id|>\\n\\nHi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\\n\\n'
     """
     config = tok_or_config if isinstance(tok_or_config, dict) else None
+    tokenizer = tok_or_config if isinstance(tok_or_config, Tokenizer) else None
     inputs = prepare(messages, chat_template=chat_template, template_name=template_name,
                      config=config, add_generation_prompt=add_generation_prompt, tools=tools,
-                     documents=documents, **extra)
+                     documents=documents, tokenizer=tokenizer, **extra)
     return render_text(inputs)[0]

@@ -67,6 +67,7 @@ class ChatRender:
     spans_exact: bool
     tokens: list[ChatToken] | None = None     # None without a tokenizer
     lints: list[Lint] = field(default_factory=list)
+    encoding: Encoding | None = None          # the tokens as an Encoding (for chips)
 
     @property
     def ids(self) -> list[int]:
@@ -107,11 +108,12 @@ class ChatInputs:
 def prepare(messages: Any, *, chat_template: str | None = None, template_name: str | None = None,
             config: dict[str, Any] | None = None, add_generation_prompt: bool = False,
             tools: Any = None, documents: Any = None, special_tokens: dict[str, str] | None = None,
-            **extra: Any) -> ChatInputs:
+            tokenizer: Tokenizer | None = None, **extra: Any) -> ChatInputs:
     """Check the inputs and pick the template: `chat_template` (its text) first, then the
     config's (`template_name` picks among its named ones), then the bundled `template_name`.
-    The template sees the special tokens of the bundled format, overridden by the config's,
-    by `special_tokens`, then by `extra` (as transformers merges `special_tokens_map` and kwargs)."""
+    The template sees the special tokens the `tokenizer`'s post-processor adds (its first as
+    bos_token), overridden by the bundled format's, the config's, `special_tokens`, then by
+    `extra` (as transformers merges `special_tokens_map` and kwargs)."""
     bundled = None
     if chat_template is not None:
         template = chat_template
@@ -125,7 +127,8 @@ def prepare(messages: Any, *, chat_template: str | None = None, template_name: s
                          "or the name of a bundled example")
     if not isinstance(template, str):
         raise ValueError("a chat template must be a string")
-    specials = {**(bundled.special_tokens if bundled else {}),
+    specials = {**(_post_processor_specials(tokenizer) if tokenizer else {}),
+                **(bundled.special_tokens if bundled else {}),
                 **(templates.special_tokens_of_config(config) if config else {}),
                 **(special_tokens or {})}
     variables = {**specials, **_plain(extra), "tools": _check_tools(tools),
@@ -154,16 +157,16 @@ def render_chat(messages: Any, *, tokenizer: Tokenizer | None = None,
     >>> [(s.role, chat.text[s.start:s.end]) for s in chat.segments]
     [('user', '<|im_start|>user\\nHi<|im_end|>\\n')]
     """
-    inputs = prepare(messages, **options)
+    inputs = prepare(messages, tokenizer=tokenizer, **options)
     text, generation_spans = render_text(inputs, time_limit=time_limit)
     segments, exact = _segments(inputs, text, time_limit)
-    tokens = None
+    tokens = encoding = None
     if tokenizer is not None:
         encoding = encode_chat(tokenizer, text)
         tokens = _chat_tokens(encoding, segments, generation_spans)
     chat = ChatRender(text, segments, generation_spans, exact, tokens)
     return ChatRender(text, segments, generation_spans, exact, tokens,
-                      lints.find(chat, inputs, tokenizer))
+                      lints.find(chat, inputs, tokenizer), encoding)
 
 
 # ---- spans --------------------------------------------------------------------------------
@@ -266,6 +269,22 @@ def _segment_at(segments: list[Segment], position: int) -> int:
         if position < segment.end:
             return i
     return len(segments) - 1
+
+
+def _post_processor_specials(tokenizer: Tokenizer) -> dict[str, str]:
+    """The BOS (and EOS) a tokenizer's post-processor puts around a text, as the special tokens
+    a template may write: Llama 3's tokenizer.json adds <|begin_of_text|>, BERT's [CLS] ... [SEP].
+
+    >>> import tokenizers_core as tc
+    >>> _post_processor_specials(tc.load("bert-base-uncased"))
+    {'bos_token': '[CLS]', 'eos_token': '[SEP]'}
+    """
+    encoding = encode_chat(tokenizer, "", add_special_tokens=True)
+    added = [t for t, special in zip(encoding.tokens, encoding.special_tokens_mask) if special]
+    out = {"bos_token": added[0]} if added else {}
+    if len(added) > 1:
+        out["eos_token"] = added[-1]
+    return out
 
 
 # ---- input checks -------------------------------------------------------------------------
