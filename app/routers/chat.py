@@ -1,14 +1,23 @@
 """Chat templates: `POST /api/chat` (JSON) and the `/chat` page."""
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..deps import BAD_INPUT, bad_input, tokenizer_options
+from ..render import render
 from ..services import chat as service
+from ..urls import url_with
 
 router = APIRouter(tags=["chat"])
+
+DEFAULT_TOKENIZER = "cl100k_base"
+DEFAULT_TEMPLATE = "llama3"
+MAX_PERMALINK = 8000        # longer chats keep their form, without a GET link
 
 
 class Message(BaseModel):
@@ -57,3 +66,87 @@ def chat_api(request: Request, body: ChatRequest) -> dict[str, Any]:
                                  tools=body.tools)
     return service.as_json(rendered, messages)
 
+
+
+# ---- the page -------------------------------------------------------------------------------
+@router.get("/chat", response_class=HTMLResponse, summary="The chat template page",
+            description="`messages`: the chat as JSON (a permalink); the other parameters as the "
+                        "form's fields.")
+def chat_page(request: Request, messages: str | None = None, tokenizer: str | None = None,
+              template_name: str = DEFAULT_TEMPLATE, template: str = "", tools: str = "",
+              add_generation_prompt: bool = False) -> HTMLResponse:
+    form = ChatForm(service.DEFAULT_MESSAGES, tokenizer or DEFAULT_TOKENIZER, template_name,
+                    template, tools, add_generation_prompt)
+    error = None
+    if messages is not None:
+        try:
+            form.messages = service.messages_from_json(messages)
+        except ValueError as exc:
+            form.messages, error = [], str(exc)
+    return _page(request, form, "result", error)
+
+
+@router.post("/chat", response_class=HTMLResponse, summary="The chat template page, from its form",
+             description="The form's messages come as repeated `role`, `content` and `extra` "
+                         "(a message's other fields as JSON, e.g. tool_calls, or empty) fields; "
+                         "`action` is render, add, or remove-N / up-N / down-N (N from 0). An "
+                         "htmx request gets the result block (the editor too after an action "
+                         "that changes the list).")
+def chat_form(request: Request, role: list[str] = Form([]), content: list[str] = Form([]),
+              extra: list[str] = Form([]),
+              tokenizer: str = Form(DEFAULT_TOKENIZER), template_name: str = Form(DEFAULT_TEMPLATE),
+              template: str = Form(""), tools: str = Form(""),
+              add_generation_prompt: bool = Form(False), action: str = Form("render")
+              ) -> HTMLResponse:
+    try:
+        messages = service.edit(service.form_messages(role, content, extra), action)
+    except ValueError as exc:
+        raise HTTPException(422, str(exc)) from None
+    form = ChatForm(messages, tokenizer, template_name, template, tools, add_generation_prompt)
+    return _page(request, form, "result" if action == "render" else "main", None)
+
+
+class ChatForm:
+    """The page's inputs, as the form holds them."""
+
+    def __init__(self, messages: list[dict[str, Any]], tokenizer: str, template_name: str,
+                 template: str, tools: str, add_generation_prompt: bool) -> None:
+        self.messages = messages
+        self.tokenizer = tokenizer
+        self.template_name = template_name
+        self.template = template
+        self.tools = tools
+        self.add_generation_prompt = add_generation_prompt
+
+    def params(self) -> dict[str, Any]:
+        """The GET permalink's parameters."""
+        return {"messages": json.dumps(self.messages, ensure_ascii=False),
+                "tokenizer": self.tokenizer, "template_name": self.template_name,
+                "template": self.template or None, "tools": self.tools or None,
+                "add_generation_prompt": "true" if self.add_generation_prompt else None}
+
+
+def _page(request: Request, form: ChatForm, block: str, error: str | None) -> HTMLResponse:
+    ctx: dict[str, Any] = {"form": form, "error": error, "roles": service.ROLES,
+                           "extras": [service.extra_fields(m) for m in form.messages],
+                           "templates": service.chat.bundled_templates(),
+                           "options": tokenizer_options(request, form.tokenizer)}
+    status = 200
+    if error is None:
+        try:
+            tools = service.parse_tools(form.tools)
+            tok, rendered = service.render(
+                request, form.messages, tokenizer=form.tokenizer, template=form.template or None,
+                template_name=form.template_name, add_generation_prompt=form.add_generation_prompt,
+                tools=tools)
+            ctx.update(service.page_context(tok, rendered, form.messages))
+        except BAD_INPUT as exc:             # shown in place of the result, the form kept
+            ctx["error"], status = bad_input(exc)
+    else:
+        status = 422
+    link = url_with("/chat", form.params())
+    ctx["permalink"] = link if len(link) <= MAX_PERMALINK else None
+    response = render(request, "chat.html", ctx, block=block, status_code=status)
+    if ctx["permalink"]:
+        response.headers["HX-Push-Url"] = ctx["permalink"]
+    return response

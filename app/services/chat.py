@@ -119,3 +119,76 @@ def _pieces(rendered: chat.ChatRender) -> list[dict[str, Any]]:
                     "index": segment.index if segment else None,
                     "assistant": any(s <= start < e for s, e in rendered.generation_spans)})
     return out
+
+
+def messages_from_json(raw: str) -> list[dict[str, Any]]:
+    """The `messages` URL parameter: a JSON list of {role, content}."""
+    try:
+        messages = json.loads(raw)
+    except ValueError as exc:
+        raise ValueError(f"the messages are not valid JSON: {exc}") from None
+    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+        raise ValueError('the messages must be a JSON list of {"role", "content"} objects')
+    return messages
+
+
+def extra_fields(message: dict[str, Any]) -> str:
+    """A message's fields other than role and content (tool_calls, name, ...) as JSON, which the
+    editor carries in a hidden field; "" when there are none."""
+    rest = {k: v for k, v in message.items() if k not in ("role", "content")}
+    return json.dumps(rest, ensure_ascii=False) if rest else ""
+
+
+def form_messages(roles: list[str], contents: list[str], extras: list[str]
+                  ) -> list[dict[str, Any]]:
+    """The editor's fields back into messages (an empty content of a message with other fields,
+    such as tool_calls, is left out, as the message had none)."""
+    if extras and len(extras) != len(roles):
+        raise ValueError("the form's message fields do not line up; reload the page")
+    out = []
+    for i, (role, content) in enumerate(zip(roles, contents)):
+        rest = _extra(extras[i]) if extras else {}
+        message = {"role": role, **({"content": content} if content or not rest else {}), **rest}
+        out.append(message)
+    return out
+
+
+def _extra(raw: str) -> dict[str, Any]:
+    if not raw:
+        return {}
+    try:
+        rest = json.loads(raw)
+    except ValueError:
+        raise ValueError("a message's extra fields are not valid JSON") from None
+    if not isinstance(rest, dict):
+        raise ValueError("a message's extra fields must be a JSON object")
+    return {k: v for k, v in rest.items() if k not in ("role", "content")}
+
+
+def edit(messages: list[dict[str, Any]], action: str) -> list[dict[str, Any]]:
+    """The message list after one of the editor's buttons: "render" (no change), "add" (a user
+    message, or the assistant's after a user), "remove-N", "up-N", "down-N" (N from 0).
+
+    >>> [m["role"] for m in edit([{"role": "user", "content": "a"}], "add")]
+    ['user', 'assistant']
+    >>> [m["content"] for m in edit([{"role": "user", "content": "a"}, {"role": "user", "content": "b"}], "up-1")]
+    ['b', 'a']
+    """
+    out = list(messages)
+    if action == "render":
+        return out
+    if action == "add":
+        last = out[-1]["role"] if out else None
+        out.append({"role": "assistant" if last == "user" else "user", "content": ""})
+        return out
+    verb, _, number = action.partition("-")
+    if verb not in ("remove", "up", "down") or not number.isdigit() or int(number) >= len(out):
+        raise ValueError(f"unknown editor action {action!r}")
+    i = int(number)
+    if verb == "remove":
+        del out[i]
+    elif verb == "up" and i > 0:
+        out[i - 1], out[i] = out[i], out[i - 1]
+    elif verb == "down" and i < len(out) - 1:
+        out[i], out[i + 1] = out[i + 1], out[i]
+    return out
