@@ -19,6 +19,8 @@ from typing import Any
 from ..pipeline import Tokenizer
 from .encode import control_tokens, encode_chat
 
+MAX_LISTED = 8        # tokens named in the boundary lint
+
 
 @dataclass(frozen=True)
 class Lint:
@@ -63,30 +65,33 @@ def _bos_lints(text: str, bos: Any, tokenizer: Tokenizer) -> list[Lint]:
 
 def _boundary_lints(chat: Any) -> list[Lint]:
     """Tokens across a boundary: between two segments, or between a message's content and the
-    template's text around it (a header's "\\n\\n" merged with the content's first characters)."""
-    found = []
-    boundaries = dict(reversed(_boundaries(chat.segments)))     # one sentence per position
-    for k, token in enumerate(chat.tokens):
-        for position, what in boundaries.items():
-            if token.start < position < token.end:
-                found.append(Lint(
-                    "boundary_token",
-                    f"Token {k + 1} ({token.token!r}) spans {what}: the model sees that "
-                    f"boundary inside a token, so the same content tokenises differently "
-                    f"elsewhere.", {"token": k, "position": position}))
-    return found
+    template's text around it (a header's "\\n\\n" merged with the content's first characters).
+    One lint lists them all."""
+    boundaries = dict(reversed(_boundaries(chat.segments)))     # one description per position
+    crossing = [(k, token, position, what) for k, token in enumerate(chat.tokens)
+                for position, what in boundaries.items() if token.start < position < token.end]
+    if not crossing:
+        return []
+    n = len(crossing)
+    listed = "; ".join(f"token {k + 1} {token.token!r} ({what})"
+                       for k, token, _, what in crossing[:MAX_LISTED])
+    more = f"; and {n - MAX_LISTED} more" if n > MAX_LISTED else ""
+    return [Lint("boundary_token",
+                 f"{n} token{'s' if n > 1 else ''} span{'' if n > 1 else 's'} a boundary between "
+                 f"a message and the template's text, so the model sees the boundary inside a "
+                 f"token and the same content tokenises differently elsewhere: {listed}{more}.",
+                 {"tokens": [{"token": k, "position": p} for k, _, p, _ in crossing]})]
 
 
 def _boundaries(segments: list[Any]) -> list[tuple[int, str]]:
     out = []
     for left, right in zip(segments, segments[1:]):
-        out.append((right.start, f"the end of the {_name(left)} and the start of the {_name(right)}"))
+        out.append((right.start, f"{_name(left)} → {_name(right)}"))
     for segment in segments:
         if segment.content is not None:
             start, end = segment.content
-            out.append((start, f"the template's text and the start of the {_name(segment)}'s "
-                                f"content"))
-            out.append((end, f"the end of the {_name(segment)}'s content and the template's text"))
+            out.append((start, f"the template's text → {_name(segment)}"))
+            out.append((end, f"{_name(segment)} → the template's text"))
     return out
 
 
@@ -132,5 +137,6 @@ def _control_token_lints(messages: list[dict], tokenizer: Tokenizer) -> list[Lin
 
 def _name(segment: Any) -> str:
     if segment.index is None:
-        return "generation prompt" if segment.role == "generation prompt" else "template's text"
+        return "the generation prompt" if segment.role == "generation prompt" \
+            else "the template's text"
     return f"message {segment.index + 1} ({segment.role})"
