@@ -7,6 +7,7 @@ A tokenizer_config.json holds `chat_template` as a string, or as a list of `{"na
 """
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,6 +64,7 @@ def bundled_template(name: str) -> BundledTemplate:
     return _BUNDLED[name]
 
 
+@functools.lru_cache(maxsize=None)
 def template_source(name: str) -> str:
     """The text of a bundled template.
 
