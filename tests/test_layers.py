@@ -220,5 +220,7 @@ def test_the_core_never_imports_the_web_layer():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
         names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
-        assert not any(n == "app" or n.startswith(("app.", "fastapi", "jinja2")) for n in names), \
-            module
+        # chat templates are Jinja programs (transformers' format, not HTML): chat/ may run them
+        web = ("app.", "fastapi") if module.startswith("tokenizers_core.chat") \
+            else ("app.", "fastapi", "jinja2")
+        assert not any(n == "app" or n.startswith(web) for n in names), module
