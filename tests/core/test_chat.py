@@ -46,16 +46,33 @@ def test_unsafe_attributes_render_as_nothing():
     ("{% set ns = namespace(s='ab') %}{% for i in range(40) %}{% set ns.s = ns.s + ns.s %}"
      "{% endfor %}", "built a value"),
     ("{% set ns = namespace(s='ab') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}"
-     "{% endfor %}", "built a value"),
-    ("{{ 'a'.center(100000000) }}", "string method"),
+     "{% endfor %}", "joined strings"),
+    ("{{ 'a'.center(100000000) }}", "center was asked"),
     ("{% for i in range(99999) %}{% for j in range(99999) %}{{ 'xxxxxxxxxxxx' }}{% endfor %}"
      "{% endfor %}", "output passed"),
     ("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", "RecursionError"),
+    ("{% set a = 'x' * 900000 %}{{ a ~ a ~ a }}", "joined strings"),
+    ("{% set a = 'x' * 900000 %}{% macro m() %}{{ a }}{{ a }}{% endmacro %}{{ m() }}",
+     "joined strings"),
+    ("{{ '%0999999999d' % 1 }}", "width over"),
+    ("{{ '{:>999999999}'.format(1) }}", "width over"),
+    ("{{ '%0999999999d' | format(1) }}", "width over"),
+    ("{{ 'abc'.replace('', 'x' * 900000) }}", "replace would build"),
+    ("{{ 'abc' | replace('', 'x' * 900000) }}", "replace would build"),
+    ("{{ ('x' * 900000).join(range(50)) }}", "join would build"),
+    ("{{ range(50) | join('x' * 900000) }}", "join would build"),
+    ("{{ 'a' | center(999999999) }}", "center was asked"),
+    ("{{ range(99999) | list | tojson(indent=100000) }}", "indent is over 100"),
 ])
 def test_a_runaway_template_is_stopped_with_a_reason(template, words):
     with pytest.raises(ValueError, match="it was stopped|RecursionError|Range too big") as caught:
         _render(template)
     assert words in str(caught.value)
+
+
+def test_large_numbers_elsewhere_are_fine():
+    assert _render("{{ nothing | default(10**7) }}|{{ 'abc'.startswith('a', 0, 10**7) }}") \
+        == "10000000|True"
 
 
 def test_a_slow_template_is_stopped_by_the_clock():

@@ -9,8 +9,9 @@ that refuses underscore names. We build the same environment (our own code), and
 page needs: a template is untrusted code, so rendering runs under a budget
 
 - ranges: the sandbox's own limit (`range(10**9)` is refused before it starts);
-- size: `*`, `+` and `**` are checked before they run, a namespace refuses to store a huge
-  string, a string method refuses a huge width, and the output stops at `MAX_OUTPUT` characters;
+- size: `*`, `+`, `%` and `**` are checked before they run, and so are string methods and
+  filters that could build a huge string (a width, a format, `replace`, `join`); `~`, a macro's
+  output and a namespace's values stop at `MAX_OUTPUT` characters, and so does the output;
 - time: the clock is read at every call, attribute, item, operator and loop step, and rendering
   stops once `time_limit` seconds have passed.
 
@@ -19,14 +20,17 @@ Every failure is a `TemplateFailure` (a `ValueError`) that names the template's 
 from __future__ import annotations
 
 import json
+import re
 import time
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import datetime
+import functools
 from functools import lru_cache
 from typing import Any, Iterator
 
 import jinja2
+import jinja2.compiler
 import jinja2.ext
 import jinja2.nodes
 import jinja2.utils
@@ -34,6 +38,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 MAX_OUTPUT = 1_000_000        # characters a render may produce (and any one string it builds)
 MAX_EXPONENT = 1_000          # `a ** b` with a larger b is refused
+MAX_INDENT = 100              # tojson's indent (transformers has no limit; templates use 2 or 4)
 TIME_LIMIT = 2.0              # seconds a render may take
 
 
@@ -84,6 +89,77 @@ def _check_size(value: Any) -> Any:
 
 def _size_of(value: Any) -> int:
     return len(value) if isinstance(value, (str, list, tuple)) else 0
+
+
+def _checked_concat(parts: Any) -> str:
+    """`~` and a macro's output: the pieces joined, stopping at MAX_OUTPUT characters."""
+    out, size = [], 0
+    for part in parts:
+        part = part if isinstance(part, str) else str(part)
+        size += len(part)
+        if size > MAX_OUTPUT:
+            raise _BudgetExceeded(f"it joined strings into more than {MAX_OUTPUT:,} characters")
+        out.append(part)
+    return "".join(out)
+
+
+_NUMBER = re.compile(r"\d+")
+# string methods and filters whose numeric arguments are widths (the result that long)
+_WIDTH_TAKERS = frozenset({"center", "ljust", "rjust", "zfill", "expandtabs", "indent", "format",
+                           "format_map"})
+
+
+def _check_arguments(name: str, target: Any, args: tuple, kwargs: dict) -> None:
+    """Refuse, before it runs, a string method or filter `name` on `target` that would build
+    more than MAX_OUTPUT characters: a huge width or count, a huge width inside a format
+    string, a `replace` or `join` whose result would be too long.
+
+    >>> _check_arguments("center", "a", (10**9,), {})
+    Traceback (most recent call last):
+    ...
+    tokenizers_core.chat.sandbox._BudgetExceeded: center was asked for more than 1,000,000 characters
+    >>> _check_arguments("replace", "abc", ("", "x" * 400_000), {})
+    Traceback (most recent call last):
+    ...
+    tokenizers_core.chat.sandbox._BudgetExceeded: replace would build more than 1,000,000 characters
+    """
+    values = [*args, *kwargs.values()]
+    if name in _WIDTH_TAKERS and any(isinstance(v, int) and v > MAX_OUTPUT for v in values):
+        raise _BudgetExceeded(f"{name} was asked for more than {MAX_OUTPUT:,} characters")
+    if name in ("format", "format_map") and isinstance(target, str) \
+            and any(int(n) > MAX_OUTPUT for n in _NUMBER.findall(target)):
+        raise _BudgetExceeded(f"a format asked for a width over {MAX_OUTPUT:,} characters")
+    if _estimate(name, target, args) > MAX_OUTPUT:
+        raise _BudgetExceeded(f"{name} would build more than {MAX_OUTPUT:,} characters")
+
+
+def _estimate(name: str, target: Any, args: tuple) -> int:
+    """An upper bound of the size `replace`, `join` or `indent` would build (0 for others)."""
+    size = _size_of(target)
+    if name == "replace" and len(args) >= 2 and isinstance(args[0], str) \
+            and isinstance(args[1], str):
+        return size + (size // max(len(args[0]), 1) + 1) * len(args[1])
+    if name == "join" and args:
+        joiner, items = (target, args[0]) if isinstance(target, str) else (args[0], target)
+        if isinstance(joiner, str) and hasattr(items, "__len__"):
+            return len(joiner) * len(items)
+    if name == "indent" and args and isinstance(args[0], str) and isinstance(target, str):
+        return size + (target.count("\n") + 1) * len(args[0])
+    return 0
+
+
+def _guarded_filter(name: str, function: Any) -> Any:
+    """A filter that checks its arguments (`_check_arguments`) and its result's size."""
+    @functools.wraps(function)          # keeps jinja's pass_context / pass_environment marks
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        _tick()
+        plain = [a for a in args if not isinstance(a, (jinja2.runtime.Context,
+                                                       jinja2.nodes.EvalContext,
+                                                       jinja2.Environment))]
+        if plain:
+            _check_arguments(name, plain[0], tuple(plain[1:]), kwargs)
+        return _check_size(function(*args, **kwargs))
+    return guarded
 
 
 class _GenerationBlock(jinja2.ext.Extension):
@@ -139,14 +215,30 @@ class _Namespace(jinja2.utils.Namespace):
         _check_size(value)
 
 
+class _CodeGenerator(jinja2.compiler.CodeGenerator):
+    """jinja's code generator, with `~` joined by the environment's checked `concat` (jinja
+    writes `str_join`, which no environment can replace)."""
+
+    def visit_Concat(self, node: jinja2.nodes.Concat, frame: Any) -> None:
+        self.write("environment.concat((")
+        for arg in node.nodes:
+            self.visit(arg, frame)
+            self.write(", ")
+        self.write("))")
+
+
 class ChatEnvironment(ImmutableSandboxedEnvironment):
     """The sandbox with transformers' settings, reading the clock and sizes as it goes."""
 
-    intercepted_binops = frozenset({"*", "+", "**"})
+    intercepted_binops = frozenset({"*", "+", "**", "%"})
+    code_generator_class = _CodeGenerator
+    concat = staticmethod(_checked_concat)     # a macro's output, and `~`
 
     def __init__(self) -> None:
         super().__init__(trim_blocks=True, lstrip_blocks=True,
                          extensions=[_GenerationBlock, jinja2.ext.loopcontrols])
+        for name, function in list(self.filters.items()):
+            self.filters[name] = _guarded_filter(name, function)
         self.filters["tojson"] = _tojson
         self.globals.update(raise_exception=_raise_exception, strftime_now=_strftime_now,
                             dict=_TemplateDict(), namespace=_Namespace)
@@ -160,18 +252,33 @@ class ChatEnvironment(ImmutableSandboxedEnvironment):
         elif operator == "+":
             if _size_of(left) + _size_of(right) > MAX_OUTPUT:
                 raise _BudgetExceeded(f"it built a value of more than {MAX_OUTPUT:,} items")
+        elif operator == "%":
+            if isinstance(left, str):
+                arguments = right if isinstance(right, tuple) else (right,)
+                _check_arguments("format", left, arguments, {})
+                return _check_size(super().call_binop(context, operator, left, right))
         elif isinstance(right, int) and abs(right) > MAX_EXPONENT:
             raise _BudgetExceeded(f"it raised a number to a power above {MAX_EXPONENT}")
         return super().call_binop(context, operator, left, right)
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
         _tick()
-        if isinstance(getattr(__obj, "__self__", None), str):
-            for arg in [*args, *kwargs.values()]:
-                if isinstance(arg, int) and arg > MAX_OUTPUT:
-                    raise _BudgetExceeded(f"a string method was asked for more than "
-                                          f"{MAX_OUTPUT:,} characters")
+        target = getattr(__obj, "__self__", None)
+        if isinstance(target, str):
+            _check_arguments(getattr(__obj, "__name__", "a string method"), target, args, kwargs)
         return _check_size(super().call(__context, __obj, *args, **kwargs))
+
+    def wrap_str_format(self, value: Any) -> Any:
+        """`str.format` and `str.format_map`, which the sandbox wraps when they are read: the
+        format string and the arguments checked first, the result's size after."""
+        wrapper = super().wrap_str_format(value)
+        if wrapper is None:
+            return None
+
+        def checked(*args: Any, **kwargs: Any) -> str:
+            _check_arguments("format", value.__self__, args, kwargs)
+            return _check_size(wrapper(*args, **kwargs))
+        return checked
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         _tick()
@@ -188,9 +295,13 @@ def _raise_exception(message: str) -> None:
 
 def _tojson(x: Any, ensure_ascii: bool = False, indent: int | str | None = None,
             separators: tuple[str, str] | None = None, sort_keys: bool = False) -> str:
-    """transformers' `tojson`: plain `json.dumps` (jinja's own escapes HTML characters)."""
-    return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators,
-                      sort_keys=sort_keys)
+    """transformers' `tojson`: plain `json.dumps` (jinja's own escapes HTML characters); an
+    indent over MAX_INDENT is refused (a wide indent of a long list would build gigabytes)."""
+    width = len(indent) if isinstance(indent, str) else indent or 0
+    if width > MAX_INDENT:
+        raise _BudgetExceeded(f"tojson's indent is over {MAX_INDENT}")
+    return _check_size(json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators,
+                      sort_keys=sort_keys))
 
 
 def _strftime_now(format: str) -> str:
