@@ -70,6 +70,17 @@ def test_a_runaway_template_is_stopped_with_a_reason(template, words):
     assert words in str(caught.value)
 
 
+def test_the_prefix_renders_share_one_time_budget():
+    """200 messages through a template that takes ~10 ms a render: the full render fits in
+    the budget, the 201 prefix renders do not, so the spans fall back to the contents."""
+    slow = ("{% for i in range(3000) %}{% set x = i * 2 %}{% endfor %}"
+            "{% for m in messages %}[{{ m.content }}]{% endfor %}")
+    messages = [{"role": "user", "content": f"m{i}"} for i in range(200)]
+    rendered = chat.render_chat(messages, chat_template=slow, time_limit=0.2)
+    assert not rendered.spans_exact
+    assert rendered.text[rendered.segments[1].start:rendered.segments[1].end] == "m0"
+
+
 def test_large_numbers_elsewhere_are_fine():
     assert _render("{{ nothing | default(10**7) }}|{{ 'abc'.startswith('a', 0, 10**7) }}") \
         == "10000000|True"

@@ -16,6 +16,7 @@ first character is in; a token overlapping a `{% generation %}` span is in the a
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -181,10 +182,13 @@ def _segments(inputs: ChatInputs, text: str, time_limit: float) -> tuple[list[Se
 
 def _prefix_ends(inputs: ChatInputs, text: str, time_limit: float) -> list[int] | None:
     """Where the render of the first n messages ends, for n = 0 .. len(messages); None when
-    one of them fails or is not a prefix of `text`."""
+    one of them fails or is not a prefix of `text`, or when together they take longer than
+    `time_limit` seconds."""
+    deadline = time.monotonic() + time_limit
     ends = []
     for n in range(len(inputs.messages) + 1):
-        prefix = _prefix_render(inputs, inputs.messages[:n], time_limit)
+        left = deadline - time.monotonic()
+        prefix = _prefix_render(inputs, inputs.messages[:n], left) if left > 0 else None
         if prefix is None or not text.startswith(prefix):
             return None
         ends.append(len(prefix))
