@@ -55,16 +55,29 @@ def parse_tools(raw: str) -> list[dict] | None:
 
 def render(request: Request, messages: list[dict[str, Any]], *, tokenizer: str | None,
            template: str | None = None, template_name: str | None = None,
-           add_generation_prompt: bool = False, tools: Any = None) -> tuple[Any, chat.ChatRender]:
-    """(the tokenizer or None, the rendered chat). Raises ValueError (422) for a bad template or
-    messages, LookupError (404) for an unknown tokenizer, HTTPException (413) over a limit."""
+           config: dict[str, Any] | None = None, add_generation_prompt: bool = False,
+           tools: Any = None) -> tuple[Any, chat.ChatRender]:
+    """(the tokenizer or None, the rendered chat). The template: `template` (pasted), else the
+    `config`'s (a tokenizer_config.json: `template_name` picks one of its named templates, else
+    its default), else the bundled `template_name`. Raises ValueError (422) for a bad template
+    or messages, LookupError (404) for an unknown tokenizer, HTTPException (413) over a limit."""
     check_messages(request, messages)
     check_template(template)
+    if config is not None:
+        check_template(json.dumps(config.get("chat_template")))
     tok = resolve_tokenizer(request, tokenizer) if tokenizer else None
-    rendered = chat.render_chat(messages, tokenizer=tok, chat_template=template,
-                                template_name=None if template else template_name,
+    if template or (config and config.get("chat_template") is not None
+                    and template_name not in chat.template_names(config)):
+        template_name = None
+    rendered = chat.render_chat(messages, tokenizer=tok, chat_template=template or None,
+                                template_name=template_name, config=config,
                                 add_generation_prompt=add_generation_prompt, tools=tools)
     return tok, rendered
+
+
+def parse_config(raw: str) -> dict[str, Any] | None:
+    """The page's tokenizer_config.json box: empty, or the JSON object."""
+    return chat.read_config(raw) if raw.strip() else None
 
 
 def as_json(rendered: chat.ChatRender, messages: list[dict[str, Any]]) -> dict[str, Any]:
@@ -166,8 +179,9 @@ def _extra(raw: str) -> dict[str, Any]:
 
 
 def edit(messages: list[dict[str, Any]], action: str) -> list[dict[str, Any]]:
-    """The message list after one of the editor's buttons: "render" (no change), "add" (a user
-    message, or the assistant's after a user), "remove-N", "up-N", "down-N" (N from 0).
+    """The message list after one of the editor's buttons: "render" and "update" (no change),
+    "add" (a user message, or the assistant's after a user), "remove-N", "up-N", "down-N" (N
+    from 0).
 
     >>> [m["role"] for m in edit([{"role": "user", "content": "a"}], "add")]
     ['user', 'assistant']
@@ -175,7 +189,7 @@ def edit(messages: list[dict[str, Any]], action: str) -> list[dict[str, Any]]:
     ['b', 'a']
     """
     out = list(messages)
-    if action == "render":
+    if action in ("render", "update"):
         return out
     if action == "add":
         last = out[-1]["role"] if out else None

@@ -79,3 +79,21 @@ def test_tools_and_tool_calls_reach_the_template(client):
     assert r.status_code == 200, r.text
     assert '{"type": "function", "function": {"name": "add"' in r.json()["text"]
     assert '<tool_call>\n{"name": "add", "arguments": {"a": 1}}\n</tool_call>' in r.json()["text"]
+
+
+def test_a_tokenizer_config_gives_the_template_and_its_special_tokens(client):
+    config = {"bos_token": {"content": "[CLS]"}, "chat_template": [
+        {"name": "default", "template": "{{ bos_token }}{{ messages[0].content }}"},
+        {"name": "shout", "template": "{{ messages[0].content | upper }}"}]}
+    ask = {"tokenizer": "bert-base-uncased", "messages": THREE, "config": config}
+    default = client.post("/api/chat", json=ask).json()
+    assert default["text"] == "[CLS]You are terse."
+    assert "double_bos" in [lint["kind"] for lint in default["lints"]]
+    shout = client.post("/api/chat", json={**ask, "template_name": "shout"}).json()
+    assert shout["text"] == "YOU ARE TERSE."
+    # a bundled name that the config does not have: the config's default, not the bundled one
+    assert client.post("/api/chat", json={**ask, "template_name": "llama3"}).json()["text"] \
+        == "[CLS]You are terse."
+    none = client.post("/api/chat", json={**ask, "config": {"bos_token": "<s>"},
+                                          "template_name": "chatml"})
+    assert none.json()["text"].startswith("<|im_start|>system")

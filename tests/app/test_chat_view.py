@@ -105,3 +105,18 @@ def test_the_messages_json_keeps_tool_calls_for_the_template(client):
         "template_name": "chatml_tools", "tokenizer": "cl100k_base", "action": "add"})
     assert posted.status_code == 200 and "&lt;tool_call&gt;" in posted.text
     assert posted.text.count('data-testid="message"') == 3
+
+
+def test_a_pasted_tokenizer_config_lists_its_templates(client):
+    config = json.dumps({"chat_template": [{"name": "default", "template": "D{{ messages | length }}"},
+                                           {"name": "rag", "template": "R"}]})
+    r = client.post("/chat", data=_form(config=config, action="update"),
+                    headers={"HX-Request": "true"})
+    assert r.status_code == 200 and "<form" in r.text
+    assert '<optgroup label="From the tokenizer_config.json">' in r.text
+    assert '<option value="rag">rag</option>' in r.text
+    assert ">D3</span>" in r.text
+    picked = client.post("/chat", data=_form(config=config, template_name="rag"))
+    assert ">R</span>" in picked.text
+    bad = client.post("/chat", data=_form(config="{nope"))
+    assert bad.status_code == 422 and "not valid JSON" in bad.text
