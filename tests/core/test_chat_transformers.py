@@ -54,6 +54,15 @@ PASTED = {
         "{{ dict(a=1, b=[1, 2]) | tojson(sort_keys=True, separators=(',', ':')) }}{{ ns.n }}"
         "{{ nothing_defined }}{{ tools | tojson }}{{ '<&>' }}"),
     "extra variables": "{{ bos_token }}|{{ custom }}|{{ messages | length }}|{{ documents }}",
+    "filters, tests, formats and methods (each checked by our sandbox)": (
+        "{{ messages | selectattr('role', 'equalto', 'user') | map(attribute='content') | join(', ') }}"
+        "{% for k, v in {'a': 1, 'b': [2]}.items() %}{{ k }}={{ v }};{% endfor %}"
+        "{{ strftime_now('%Y') }}|{{ messages[-1]['content'] is string }}|{{ '%s-%03d' % ('x', 3) }}"
+        "|{{ '{}|{:>4}'.format(1, 2) }}|{{ 'abc' | replace('b', 'B') }}|{{ range(3) | list | tojson }}"
+        "|{{ 'a\nb' | indent(2, true) }}|{{ 'x' | center(5) }}|{{ ('ab' ~ 1 ~ none) | upper }}"
+        "|{{ messages[0].content.split(' ') | first }}|{{ [1, 2] + [3] }}|{{ 'ab' * 3 }}|{{ 2 ** 10 }}"
+        "{% macro turn(m) %}<{{ m.role }}>{% endmacro %}{% for m in messages %}{{ turn(m) }}{% endfor %}"
+        "{{ tools[0] | tojson(indent=2, sort_keys=true) }}{{ '%(a)s' % {'a': 'named'} }}"),
 }
 
 
@@ -146,3 +155,17 @@ def test_config_templates_and_special_tokens_as_transformers():
         expected = theirs_tok.apply_chat_template(messages, chat_template=source, tools=tools,
                                                   tokenize=False)
         assert tc.apply_chat_template(config, messages, template_name=name, tools=tools) == expected
+
+
+def test_a_wordpiece_tokenizer_and_its_mask_match_transformers():
+    """BERT lowercases and splits on punctuation: the mask still follows the offsets in the
+    rendered text, as transformers' does."""
+    data = tc.load("bert-base-uncased").to_hf_json()
+    theirs_tok = transformers_tokenizer(data, bos_token="[CLS]", eos_token="[SEP]")
+    messages, _ = CONVERSATIONS["multi-turn ending with assistant"]
+    template = chat.template_source("chatml")
+    theirs = theirs_tok.apply_chat_template(messages, chat_template=template, tokenize=True,
+                                            return_dict=True, return_assistant_tokens_mask=True)
+    ours = chat.render_chat(messages, chat_template=template, tokenizer=tc.load("bert-base-uncased"))
+    assert ours.ids == theirs["input_ids"]
+    assert ours.assistant_mask == theirs["assistant_masks"]
