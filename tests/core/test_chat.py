@@ -221,3 +221,14 @@ def test_a_tiktoken_style_tokenizer_parses_the_template_specials():
     rendered = chat.render_chat([{"role": "user", "content": "Hi"}], tokenizer=tc.load("cl100k_base"),
                                 chat_template="{{ messages[0].content }}<|endoftext|>")
     assert rendered.tokens[-1].token == "<|endoftext|>"
+
+
+def test_control_tokens_the_tokenizer_lacks():
+    """cl100k_base has no <|im_start|> or <|im_end|>: ChatML through it is another model's."""
+    rendered = chat.render_chat(THREE, template_name="chatml", tokenizer=tc.load("cl100k_base"))
+    lint = next(l for l in rendered.lints if l.kind == "missing_control_token")
+    assert lint.message.startswith("The template writes control tokens this tokenizer does not "
+                                   "have, so they are split into ordinary text: <|im_end|> (")
+    assert set(lint.detail["tokens"]) == {"<|im_end|>", "<|im_start|>"}
+    own = chat.render_chat(THREE, template_name="llama3", tokenizer=llama3_style())
+    assert "missing_control_token" not in _kinds(own)

@@ -9,17 +9,23 @@ transformers, llama.cpp and tiktokenizer):
 - a token that spans a message boundary (BPE merged the end of one turn with the next);
 - the generation prompt missing after a user turn, or an end-of-turn token closing the last
   assistant message when the caller wants it continued;
-- special tokens typed in message content that the tokenizer reads as control tokens.
+- special tokens typed in message content that the tokenizer reads as control tokens;
+- control tokens the template writes (`<|im_start|>`, `[INST]`, its bos_token) that the
+  tokenizer does not have, so they become ordinary text: the template is for another model.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..pipeline import Tokenizer
+from . import sandbox
 from .encode import control_tokens, encode_chat
 
 MAX_LISTED = 8        # tokens named in the boundary lint
+# what a control token looks like in a template's text: <|im_start|>, <start_of_turn>, [INST]
+_CONTROL_LOOKING = re.compile(r"<\|[^|<>\s]{1,40}\|>|<[a-z_]{2,40}>|</?s>|\[/?[A-Z_]{3,40}\]")
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,7 @@ def find(chat: Any, inputs: Any, tokenizer: Tokenizer | None) -> list[Lint]:
         found += _bos_lints(chat.text, bos, tokenizer)
         found += _boundary_lints(chat)
         found += _control_token_lints(inputs.messages, tokenizer)
+        found += _missing_control_tokens(chat.text, inputs, tokenizer)
     return found
 
 
@@ -133,6 +140,23 @@ def _control_token_lints(messages: list[dict], tokenizer: Tokenizer) -> list[Lin
             f"{len(as_text.ids)} as text.",
             {"message": i, "typed": typed, "parsed": parsed.tokens, "as_text": as_text.tokens}))
     return found
+
+
+def _missing_control_tokens(text: str, inputs: Any, tokenizer: Tokenizer) -> list[Lint]:
+    """Control tokens the template writes that are not one token of the tokenizer."""
+    written = {m for literal in sandbox.literals(inputs.template)
+               for m in _CONTROL_LOOKING.findall(literal)}
+    written |= {v for k, v in inputs.variables.items()
+                if k in ("bos_token", "eos_token") and isinstance(v, str) and v}
+    missing = sorted(t for t in written if t in text and tokenizer.token_to_id(t) is None)
+    if not missing:
+        return []
+    pieces = {t: encode_chat(tokenizer, t).tokens for t in missing}
+    listed = ", ".join(f"{t} ({len(pieces[t])} tokens)" for t in missing)
+    return [Lint("missing_control_token",
+                 f"The template writes control tokens this tokenizer does not have, so they are "
+                 f"split into ordinary text: {listed}. Is this the template of another model?",
+                 {"tokens": pieces})]
 
 
 def _name(segment: Any) -> str:

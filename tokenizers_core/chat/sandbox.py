@@ -328,6 +328,21 @@ def compile_template(source: str) -> jinja2.Template:
         raise TemplateFailure(exc.message or str(exc), exc.lineno) from None
 
 
+@lru_cache(maxsize=64)
+def literals(source: str) -> tuple[str, ...]:
+    """The text a template writes itself: its template data and its string constants.
+
+    >>> literals("{{ '<|im_start|>' + m }}x")
+    ('<|im_start|>', 'x')
+    """
+    compile_template(source)                       # a syntax error says so first
+    tree = _ENVIRONMENT.parse(source)
+    found = [node.data for node in tree.find_all(jinja2.nodes.TemplateData)]
+    found += [node.value for node in tree.find_all(jinja2.nodes.Const)
+              if isinstance(node.value, str)]
+    return tuple(sorted(set(found)))
+
+
 def render(source: str, variables: dict[str, Any], *,
            time_limit: float = TIME_LIMIT) -> tuple[str, list[tuple[int, int]]]:
     """Render `source` with `variables`: the text and the `{% generation %}` spans (character
