@@ -25,6 +25,8 @@ def _render(template, messages=THREE, **options):
     ("{% for m in messages %}\n{{ m.missing.deeper }}\n{% endfor %}", 2, "undefined"),
     ("{% set ns = namespace() %}\n\n{% set ns._x = 1 %}", 3, "underscore"),
     ("{{ 1 / 0 }}", 1, "ZeroDivisionError"),
+    ("\n{{ messages.append(1) }}", 2, "the sandbox refused it"),
+    ("{{ messages[0].content.__class__.__subclasses__() }}", 1, "is unsafe"),
 ])
 def test_a_template_error_is_a_value_error_with_its_line(template, line, words):
     with pytest.raises(ValueError) as caught:
