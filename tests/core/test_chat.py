@@ -234,3 +234,9 @@ def test_control_tokens_the_tokenizer_lacks():
     assert set(lint.detail["tokens"]) == {"<|im_end|>", "<|im_start|>"}
     own = chat.render_chat(THREE, template_name="llama3", tokenizer=llama3_style())
     assert "missing_control_token" not in _kinds(own)
+
+
+def test_asking_apply_chat_template_to_tokenize_points_to_render_chat():
+    with pytest.raises(ValueError, match="tokenize belong to transformers' tokenizing call: "
+                                         "for the ids and the assistant mask use"):
+        tc.apply_chat_template(llama3_style(), THREE, template_name="llama3", tokenize=True)

@@ -22,6 +22,11 @@ __all__ = ["BundledTemplate", "ChatRender", "ChatToken", "Lint", "Segment", "Tem
            "render_chat", "template_from_config", "template_names", "template_source"]
 
 
+# transformers' options that make apply_chat_template tokenize; here render_chat does that
+_TOKENIZING_OPTIONS = frozenset({"tokenize", "return_dict", "return_assistant_tokens_mask",
+                                 "return_tensors"})
+
+
 def apply_chat_template(tok_or_config: Tokenizer | dict[str, Any] | None, messages: Any, *,
                         chat_template: str | None = None, template_name: str | None = None,
                         add_generation_prompt: bool = False, tools: Any = None,
@@ -40,6 +45,12 @@ def apply_chat_template(tok_or_config: Tokenizer | dict[str, Any] | None, messag
     ...                     add_generation_prompt=True)
     '<|begin_of_text|><|start_header_id|>user<|end_header_id|>\\n\\nHi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\\n\\n'
     """
+    asked = sorted(_TOKENIZING_OPTIONS & extra.keys())
+    if asked:
+        raise ValueError(f"apply_chat_template returns the rendered text; {', '.join(asked)} "
+                         "belong to transformers' tokenizing call: for the ids and the "
+                         "assistant mask use tokenizers_core.chat.render_chat(messages, "
+                         "tokenizer=tok, ...).ids and .assistant_mask")
     config = tok_or_config if isinstance(tok_or_config, dict) else None
     tokenizer = tok_or_config if isinstance(tok_or_config, Tokenizer) else None
     inputs = prepare(messages, chat_template=chat_template, template_name=template_name,
