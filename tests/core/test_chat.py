@@ -2,6 +2,8 @@
 the messages, the tokens' roles and the lints (real bundled templates and tokenizers)."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import tokenizers_core as tc
@@ -240,3 +242,14 @@ def test_asking_apply_chat_template_to_tokenize_points_to_render_chat():
     with pytest.raises(ValueError, match="tokenize belong to transformers' tokenizing call: "
                                          "for the ids and the assistant mask use"):
         tc.apply_chat_template(llama3_style(), THREE, template_name="llama3", tokenize=True)
+
+
+def test_a_tokenizer_that_keeps_its_config_gives_its_own_template():
+    """No loader keeps one yet (a folder of tokenizer.json + tokenizer_config.json will)."""
+    tok = tc.load("bert-base-uncased")
+    own = tc.load(json.dumps(tok.to_hf_json()).encode())
+    own.tokenizer_config = {"bos_token": "[CLS]",
+                            "chat_template": "{{ bos_token }}{{ messages[0].content }}"}
+    assert tc.apply_chat_template(own, THREE) == "[CLS]You are terse."
+    with pytest.raises(ValueError, match="give a chat template"):
+        tc.apply_chat_template(tok, THREE)

@@ -111,11 +111,15 @@ def prepare(messages: Any, *, chat_template: str | None = None, template_name: s
             tools: Any = None, documents: Any = None, special_tokens: dict[str, str] | None = None,
             tokenizer: Tokenizer | None = None, **extra: Any) -> ChatInputs:
     """Check the inputs and pick the template: `chat_template` (its text) first, then the
-    config's (`template_name` picks among its named ones), then the bundled `template_name`.
+    config's (`template_name` picks among its named ones), then the bundled `template_name`;
+    given none, the `tokenizer`'s own tokenizer_config.json (its `tokenizer_config` attribute,
+    a dict, where a loader keeps one).
     The template sees the special tokens the `tokenizer`'s post-processor adds (its first as
     bos_token), overridden by the bundled format's, the config's, `special_tokens`, then by
     `extra` (as transformers merges `special_tokens_map` and kwargs)."""
     bundled = None
+    if config is None and template_name is None and chat_template is None:
+        config = getattr(tokenizer, "tokenizer_config", None)    # a folder's, when kept
     if chat_template is not None:
         template = chat_template
     elif config is not None and config.get("chat_template") is not None:
