@@ -69,7 +69,7 @@ def chat_api(request: Request, body: ChatRequest) -> dict[str, Any]:
                                  config=body.config,
                                  add_generation_prompt=body.add_generation_prompt,
                                  tools=body.tools)
-    return service.as_json(rendered, messages)
+    return service.as_json(rendered)
 
 
 
@@ -150,7 +150,7 @@ def _page(request: Request, form: ChatForm, block: str, error: str | None) -> HT
                 request, form.messages, tokenizer=form.tokenizer, template=form.template or None,
                 template_name=form.template_name, config=config,
                 add_generation_prompt=form.add_generation_prompt, tools=tools)
-            ctx.update(service.page_context(tok, rendered, form.messages))
+            ctx.update(service.page_context(tok, rendered))
         except BAD_INPUT as exc:             # shown in place of the result, the form kept
             ctx["error"], status = bad_input(exc)
     else:

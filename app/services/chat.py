@@ -63,8 +63,8 @@ def render(request: Request, messages: list[dict[str, Any]], *, tokenizer: str |
     or messages, LookupError (404) for an unknown tokenizer, HTTPException (413) over a limit."""
     check_messages(request, messages)
     check_template(template)
-    if config is not None:
-        check_template(json.dumps(config.get("chat_template")))
+    if config is not None:                 # its templates, as JSON, within the same limit
+        check_template(json.dumps(config.get("chat_template"), ensure_ascii=False))
     tok = resolve_tokenizer(request, tokenizer) if tokenizer else None
     if template or (config and config.get("chat_template") is not None
                     and template_name not in chat.template_names(config)):
@@ -80,7 +80,7 @@ def parse_config(raw: str) -> dict[str, Any] | None:
     return chat.read_config(raw) if raw.strip() else None
 
 
-def as_json(rendered: chat.ChatRender, messages: list[dict[str, Any]]) -> dict[str, Any]:
+def as_json(rendered: chat.ChatRender) -> dict[str, Any]:
     """The API's answer: the rendered chat's values, with each token's message index and role."""
     out = rendered.to_dict()
     out.pop("counts")
@@ -89,18 +89,17 @@ def as_json(rendered: chat.ChatRender, messages: list[dict[str, Any]]) -> dict[s
             segment = rendered.segments[token.segment]
             entry.update(message=segment.index, role=segment.role)
     out["assistant_mask"] = rendered.assistant_mask if rendered.tokens is not None else None
-    out["counts"] = _counts(rendered, messages) if rendered.tokens is not None else None
+    out["counts"] = _counts(rendered) if rendered.tokens is not None else None
     return out
 
 
-def _counts(rendered: chat.ChatRender, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _counts(rendered: chat.ChatRender) -> list[dict[str, Any]]:
     """Tokens per segment: each message's (index, role) and the template's own text."""
     return [{"message": s.index, "role": s.role, "tokens": n}
             for s, n in zip(rendered.segments, rendered.counts())]
 
 
-def page_context(tok: Any, rendered: chat.ChatRender,
-                 messages: list[dict[str, Any]]) -> dict[str, Any]:
+def page_context(tok: Any, rendered: chat.ChatRender) -> dict[str, Any]:
     """What the page's result block shows."""
     ctx: dict[str, Any] = {"rendered": rendered, "pieces": _pieces(rendered),
                            "counts": None, "rows": None}
@@ -109,7 +108,7 @@ def page_context(tok: Any, rendered: chat.ChatRender,
                               limit=MAX_CHAT_CHIPS)
         ctx["rows"] = [(c, rendered.segments[t.segment], t.assistant)
                        for c, t in zip(chips, rendered.tokens)]
-        ctx["counts"] = _counts(rendered, messages)
+        ctx["counts"] = _counts(rendered)
         ctx["total"] = len(rendered.tokens)
         ctx["cut_chips"] = len(rendered.tokens) > MAX_CHAT_CHIPS
     return ctx
