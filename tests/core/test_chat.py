@@ -59,6 +59,7 @@ def test_unsafe_attributes_render_as_nothing():
     ("{% set a = 'x' * 900000 %}{% macro m() %}{{ a }}{{ a }}{% endmacro %}{{ m() }}",
      "joined strings"),
     ("{{ '%0999999999d' % 1 }}", "width over"),
+    ("{{ '%*d' % (999999999, 1) }}", "was asked for more"),
     ("{{ '{:>999999999}'.format(1) }}", "width over"),
     ("{{ '%0999999999d' | format(1) }}", "width over"),
     ("{{ 'abc'.replace('', 'x' * 900000) }}", "replace would build"),
@@ -88,6 +89,9 @@ def test_the_prefix_renders_share_one_time_budget():
 def test_large_numbers_elsewhere_are_fine():
     assert _render("{{ nothing | default(10**7) }}|{{ 'abc'.startswith('a', 0, 10**7) }}") \
         == "10000000|True"
+    assert _render("{{ 'On 20240101 %s' % 'ok' }}|{{ 'On 20240101 {}'.format('ok') }}") \
+        == "On 20240101 ok|On 20240101 ok"
+    assert _render("{{ '%d' % 20240101 }}") == "20240101"
 
 
 def test_a_slow_template_is_stopped_by_the_clock():

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+import string
 import time
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -104,6 +105,7 @@ def _checked_concat(parts: Any) -> str:
 
 
 _NUMBER = re.compile(r"\d+")
+_PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?[#0\- +]*(\d*)(?:\.(\d*))?")
 # string methods and filters whose numeric arguments are widths (the result that long)
 _WIDTH_TAKERS = frozenset({"center", "ljust", "rjust", "zfill", "expandtabs", "indent", "format",
                            "format_map"})
@@ -124,13 +126,32 @@ def _check_arguments(name: str, target: Any, args: tuple, kwargs: dict) -> None:
     tokenizers_core.chat.sandbox._BudgetExceeded: replace would build more than 1,000,000 characters
     """
     values = [*args, *kwargs.values()]
-    if name in _WIDTH_TAKERS and any(isinstance(v, int) and v > MAX_OUTPUT for v in values):
+    takes_widths = name in _WIDTH_TAKERS or (name == "%" and "*" in str(target))  # '%*d'
+    if takes_widths and any(isinstance(v, int) and v > MAX_OUTPUT for v in values):
         raise _BudgetExceeded(f"{name} was asked for more than {MAX_OUTPUT:,} characters")
-    if name in ("format", "format_map") and isinstance(target, str) \
-            and any(int(n) > MAX_OUTPUT for n in _NUMBER.findall(target)):
+    if name in ("format", "format_map", "%") and isinstance(target, str) \
+            and max(_format_widths(target, percent=name != "format_map"), default=0) > MAX_OUTPUT:
         raise _BudgetExceeded(f"a format asked for a width over {MAX_OUTPUT:,} characters")
     if _estimate(name, target, args) > MAX_OUTPUT:
         raise _BudgetExceeded(f"{name} would build more than {MAX_OUTPUT:,} characters")
+
+
+def _format_widths(text: str, percent: bool) -> list[int]:
+    """The widths and precisions a format string asks for: its `%` conversions (`percent`) and
+    its `{...:spec}` fields (digits elsewhere in the text are not widths).
+
+    >>> _format_widths("on 20240101: %-12s|{:>8.3f}", percent=True)
+    [12, 8, 3]
+    """
+    widths = []
+    if percent:
+        widths += [int(n) for spec in _PERCENT_SPEC.findall(text) for n in spec if n]
+    try:
+        fields = [spec for _, _, spec, _ in string.Formatter().parse(text) if spec]
+    except ValueError:              # not a {}-format: str.format will say so itself
+        fields = []
+    widths += [int(n) for spec in fields for n in _NUMBER.findall(spec)]
+    return widths
 
 
 def _estimate(name: str, target: Any, args: tuple) -> int:
@@ -255,7 +276,7 @@ class ChatEnvironment(ImmutableSandboxedEnvironment):
         elif operator == "%":
             if isinstance(left, str):
                 arguments = right if isinstance(right, tuple) else (right,)
-                _check_arguments("format", left, arguments, {})
+                _check_arguments("%", left, arguments, {})
                 return _check_size(super().call_binop(context, operator, left, right))
         elif isinstance(right, int) and abs(right) > MAX_EXPONENT:
             raise _BudgetExceeded(f"it raised a number to a power above {MAX_EXPONENT}")
