@@ -62,3 +62,11 @@ def test_bad_messages_are_one_line(tmp_path, capsys):
     assert main(["chat", str(bad)]) == 1
     err = capsys.readouterr().err
     assert "the messages are not valid JSON" in err and err.count("\n") == 1
+
+
+def test_a_tokenizer_config_file(tmp_path, messages_file, capsys):
+    config = tmp_path / "tokenizer_config.json"
+    config.write_text(json.dumps({"bos_token": "<B>", "chat_template": "{{ bos_token }}"
+                                  "{% for m in messages %}{{ m.role }};{% endfor %}"}), encoding="utf-8")
+    assert main(["chat", messages_file, "--config", str(config), "--no-color"]) == 0
+    assert capsys.readouterr().out == "<B>system;user;\n"
