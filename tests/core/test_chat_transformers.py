@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import tokenizers_core as tc
 from tokenizers_core import chat
@@ -169,3 +170,32 @@ def test_a_wordpiece_tokenizer_and_its_mask_match_transformers():
     ours = chat.render_chat(messages, chat_template=template, tokenizer=tc.load("bert-base-uncased"))
     assert ours.ids == theirs["input_ids"]
     assert ours.assistant_mask == theirs["assistant_masks"]
+
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=30)
+_TURNS = st.lists(_TEXT, min_size=1, max_size=5).map(
+    lambda texts: [{"role": "user" if i % 2 == 0 else "assistant", "content": t}
+                   for i, t in enumerate(texts)])
+
+
+@settings(max_examples=40, deadline=None)
+@given(messages=_TURNS, system=st.none() | _TEXT, generation_prompt=st.booleans(),
+       name=st.sampled_from([t.name for t in chat.bundled_templates()]))
+def test_any_text_renders_as_transformers_and_the_spans_tile_the_text(messages, system,
+                                                                      generation_prompt, name):
+    if system is not None:
+        messages = [{"role": "system", "content": system}, *messages]
+    specials = chat.bundled_template(name).special_tokens
+    try:
+        expected, spans = _theirs(chat.template_source(name), messages, None, generation_prompt,
+                                  **specials)
+    except Exception:
+        with pytest.raises(ValueError):
+            chat.render_chat(messages, template_name=name, add_generation_prompt=generation_prompt)
+        return
+    ours = chat.render_chat(messages, template_name=name, add_generation_prompt=generation_prompt)
+    assert (ours.text, ours.generation_spans) == (expected, spans)
+    starts = [s.start for s in ours.segments]
+    assert starts == sorted(starts) and ours.segments[0].start == 0
+    assert all(a.end == b.start for a, b in zip(ours.segments, ours.segments[1:]))
+    assert ours.segments[-1].end == len(ours.text)
