@@ -8,6 +8,7 @@ tools, tool calls, generation prompt on and off) must give the same text, the sa
 """
 from __future__ import annotations
 
+import functools
 import itertools
 
 import pytest
@@ -199,3 +200,23 @@ def test_any_text_renders_as_transformers_and_the_spans_tile_the_text(messages, 
     assert starts == sorted(starts) and ours.segments[0].start == 0
     assert all(a.end == b.start for a, b in zip(ours.segments, ours.segments[1:]))
     assert ours.segments[-1].end == len(ours.text)
+
+
+@functools.lru_cache(maxsize=1)
+def _their_llama3_style():
+    return transformers_tokenizer(llama3_style_json(), bos_token="<|begin_of_text|>",
+                                  eos_token="<|eot_id|>")
+
+
+@settings(max_examples=25, deadline=None)
+@given(messages=_TURNS, generation_prompt=st.booleans(),
+       name=st.sampled_from(["llama3", "chatml", "gemma"]))
+def test_any_text_gives_transformers_ids_and_mask(messages, generation_prompt, name):
+    theirs = _their_llama3_style().apply_chat_template(
+        messages, chat_template=chat.template_source(name), tokenize=True, return_dict=True,
+        return_assistant_tokens_mask=True, add_generation_prompt=generation_prompt,
+        **chat.bundled_template(name).special_tokens)
+    ours = chat.render_chat(messages, template_name=name, tokenizer=llama3_style(),
+                            add_generation_prompt=generation_prompt)
+    assert ours.ids == theirs["input_ids"]
+    assert ours.assistant_mask == theirs["assistant_masks"]
