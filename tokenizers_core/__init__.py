@@ -14,7 +14,8 @@ from .pipeline import Tokenizer
 from .pretrained import encoding_for_model, encoding_name_for_model, load
 from .steps import Step, Trace, register_step, step_from_dict
 
-__all__ = ["Encoding", "NormalizedString", "Step", "Token", "Tokenizer", "Trace", "algorithms", "check",
+__all__ = ["Encoding", "NormalizedString", "Step", "Token", "Tokenizer", "Trace", "algorithms",
+           "apply_chat_template", "check",
            "encoding_for_model", "encoding_name_for_model", "load", "register_step", "step_from_dict", "train"]
 
 
@@ -23,6 +24,17 @@ def check(algorithm: str, lines: Iterable[str], theirs: Any, *, vocab_size: int,
     """`tc.check`: a student's implementation against ours (see `tokenizers_core.checker.check`)."""
     from .checker import check as run_check  # lazy: the checker loads the textbook's sources
     return run_check(algorithm, lines, theirs, vocab_size=vocab_size, **options)
+
+
+def apply_chat_template(tok_or_config: Any, messages: Any, *, chat_template: str | None = None,
+                        add_generation_prompt: bool = False, tools: Any = None,
+                        **options: Any) -> str:
+    """`tc.apply_chat_template`: the chat as transformers' apply_chat_template(tokenize=False)
+    renders it (see `tokenizers_core.chat.apply_chat_template`; `render_chat` there gives the
+    spans, tokens and lints too)."""
+    from .chat import apply_chat_template as render  # lazy: jinja2 loads only for chat templates
+    return render(tok_or_config, messages, chat_template=chat_template,
+                  add_generation_prompt=add_generation_prompt, tools=tools, **options)
 
 
 def train(algorithm: str, lines: Iterable[str], vocab_size: int, **options: Any) -> Tokenizer:

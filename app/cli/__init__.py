@@ -7,6 +7,7 @@ terminal.
     tokvis trace ALGO CORPUS --vocab-size N [--steps A:B]
     tokvis compare -t A -t B [...] TEXT|-
     tokvis export NAME|FILE -o OUT [--format F] [--lossy]
+    tokvis chat MESSAGES.json|- [-t NAME|FILE] [--template-name N | --template FILE] [--json]
 
 `--format` is always the format written; `--from` names a tokenizer file's own format.
 
@@ -167,6 +168,23 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write a format that does not reproduce the tokeniser exactly")
     _tokenizer_options(p)
     p.set_defaults(run=commands.export)
+
+    p = sub.add_parser("chat", help="a chat through its template: the text, tokens and lints")
+    p.add_argument("messages", metavar="MESSAGES.json|-",
+                   help='a JSON list of {"role", "content"} (or {"messages", "tools"})')
+    p.add_argument("-t", "--tokenizer", metavar="NAME|FILE", help="tokenize the rendered chat")
+    p.add_argument("--template-name", help="a bundled template (llama3 unless --template or "
+                   "--config gives one): llama3, mistral_v3, mistral_v7, chatml, chatml_tools, "
+                   "gemma, llama2_strict; with --config, one of its named templates")
+    p.add_argument("--template", metavar="FILE", help="a chat template file (Jinja) instead")
+    p.add_argument("--config", metavar="FILE", help="a tokenizer_config.json: its chat_template "
+                   "(--template-name picks a named one) and special tokens")
+    p.add_argument("--generation-prompt", action="store_true",
+                   help="add_generation_prompt: open the assistant's turn at the end")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    _colour(p)
+    _tokenizer_options(p)
+    p.set_defaults(run=commands.chat)
     return parser
 
 

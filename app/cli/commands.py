@@ -15,6 +15,7 @@ from typing import Any
 
 import tokenizers_core as tc
 from tokenizers_core import formats, pretrained
+from tokenizers_core.chat import read_config, render_chat
 from tokenizers_core.corpora import corpus_names, load_corpus
 from tokenizers_core.formats.exactness import exactness
 from tokenizers_core.implementations.stepping import training_run
@@ -355,3 +356,69 @@ def export(args: argparse.Namespace) -> int:
         print(f"  load it with the pattern {preset or said.pattern} and the special tokens "
               "again (the file holds neither)", file=sys.stderr)
     return 0
+
+
+# ---- chat ----------------------------------------------------------------------------------
+_ROLE_BACKGROUNDS = {"system": 229, "user": 153, "assistant": 158, "tool": 223,
+                     "generation prompt": 217}     # anything else (the template's text): 252
+
+
+def chat(args: argparse.Namespace) -> int:
+    """`tokvis chat MESSAGES.json|-`: the chat rendered through its template, each message's
+    text coloured by role, then the tokens (with -t), the counts per message and the lints."""
+    messages, tools = _chat_input(read_text(args.messages) if args.messages == "-"
+                                  else _read_file(args.messages))
+    tok = load_tokenizer(args.tokenizer, args) if args.tokenizer else None
+    given = args.template or args.config
+    options: dict[str, Any] = {"template_name": args.template_name or (None if given else "llama3")}
+    if args.template:
+        options["chat_template"] = _read_file(args.template)
+    if args.config:
+        options["config"] = read_config(_read_file(args.config))
+    rendered = render_chat(messages, tokenizer=tok, tools=tools,
+                                   add_generation_prompt=args.generation_prompt, **options)
+    if args.json:
+        print(json.dumps(rendered.to_dict(), ensure_ascii=False))
+        return 0
+    colour = use_colour(args.colour, sys.stdout)
+    print(_coloured_render(rendered, colour))
+    if tok is not None:
+        print()
+        print(chip_line(tok, rendered.text, rendered.encoding, colour))
+        rows = [(s.role if s.index is None else f"{s.index + 1} {s.role}", n)
+                for s, n in zip(rendered.segments, rendered.counts())]
+        print()
+        print(table(rows + [("total", len(rendered.tokens))], ("message", "tokens")))
+    for lint in rendered.lints:
+        print(f"note: {lint.message}", file=sys.stderr)
+    return 0
+
+
+def _read_file(path: str) -> str:
+    with open(path, "rb") as fh:
+        return _utf8(fh.read(), path)
+
+
+def _chat_input(raw: str) -> tuple[list, list | None]:
+    """A JSON list of messages, or an object with "messages" (and "tools")."""
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"the messages are not valid JSON ({exc.msg}); give a list such as "
+                         '[{"role": "user", "content": "Hi"}]') from None
+    if isinstance(data, dict):
+        return data.get("messages"), data.get("tools")
+    return data, None
+
+
+def _coloured_render(rendered: Any, colour: bool) -> str:
+    """The rendered text, each segment on the background of its role (plain without colour)."""
+    if not colour:
+        return rendered.text
+    out = []
+    for s in rendered.segments:
+        background = _ROLE_BACKGROUNDS.get(s.role, 252)
+        piece = rendered.text[s.start:s.end]
+        out.append("\n".join(f"\x1b[30;48;5;{background}m{line}\x1b[0m" if line else ""
+                             for line in piece.split("\n")))
+    return "".join(out)
