@@ -20,7 +20,7 @@ import math
 import random
 from typing import Any
 
-from .model import Lattice, sample_path
+from .lattice import Lattice, sample_path
 
 
 def lattice_entropy(lat: Lattice, alpha: float = 1.0) -> float:
