@@ -45,7 +45,7 @@ LAYERS = [
     ("pipeline", {"pipeline"}),
     ("implementations", {"implementations"}),
     ("formats", {"formats"}),
-    ("top", {"pretrained", "metrics", "checker", ""}),
+    ("top", {"pretrained", "metrics", "checker", "diff", "diff_stress", ""}),
 ]
 
 
