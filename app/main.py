@@ -28,6 +28,7 @@ from .routers import check
 from .routers import downloads, onward
 from .routers import lessons
 from .routers import worksheets
+from .routers import diff
 from .store import CorpusStore, StoreFull
 from .trained import TrainedTokenizers
 from .uploads import UploadedTokenizers
@@ -115,6 +116,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(worksheets.router)
     app.include_router(downloads.router)
     app.include_router(onward.router)
+    app.include_router(diff.router)
 
     # outermost last: RequestContext (timing, HEAD, the request for jobs), then the headers and
     # the cross-site check, then FastAPI's own
