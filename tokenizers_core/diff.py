@@ -12,9 +12,12 @@ records it:
     model           each piece's tokens              (the "model" step's tokens)
     post-processor  the tokens it adds (BOS, EOS)    (the "post_process" step)
 
-The stage reported is the FIRST stage whose outputs differ, in pipeline order, because every
-later difference may only be its echo. A tokenizer whose trace lacks a stage (no normaliser:
-a tiktoken encoding) passes the text through it unchanged, so the two still compare.
+The stage reported is the first stage, in pipeline order, whose outputs differ at or before
+the first token where the two models' outputs differ (a later difference may only be its echo,
+and an earlier one that leaves the tokens alone does not matter). When the models' tokens are
+the same, the post-processor did it; when they are the same strings numbered differently, the
+model did. A tokenizer whose trace lacks a stage (no normaliser: a tiktoken encoding) passes
+the text through it unchanged, so the two still compare.
 
 Speed: every text is encoded once by each tokenizer (`encode_batch`); only the texts whose
 encodings differ are traced, and a text repeated in the input is diagnosed once.
@@ -175,14 +178,14 @@ def diagnose(a: Any, b: Any, text: str, index: int = 0) -> Divergence:
     sa, sb = _stages(a, text, trace_a), _stages(b, text, trace_b)
     differs = tuple(k for k, (u, v) in (("ids", (x.ids, y.ids)), ("tokens", (x.tokens, y.tokens)),
                                          ("offsets", (x.offsets, y.offsets))) if u != v)
-    checks = _CHECKS if differs != ("ids",) else _CHECKS[-1:]   # renumbered: the model's
-    for stage, check in checks:
-        found = check(text, sa, sb)
-        if found is not None:
-            position, evidence = found
-            break
-    else:                                   # only after the model: the post-processor's work
-        stage, (position, evidence) = "post-processor", _post_processor(text, x, y)
+    stage, found = "model", _model(text, sa, sb)
+    if found is None:                       # the same model tokens: the post-processor's work
+        stage, found = "post-processor", _post_processor(text, x, y)
+    elif differs != ("ids",):               # (renumbered tokens are the model's alone)
+        earlier = ((name, check(text, sa, sb)) for name, check in _EARLIER)
+        stage, found = next(((name, f) for name, f in earlier
+                             if f is not None and f[0] <= found[0]), (stage, found))
+    position, evidence = found
     if stage == "post-processor":
         first = first_difference(x, y) or 0
         ia = ib = first
@@ -302,8 +305,8 @@ def _post_processor(text: str, x: Encoding, y: Encoding) -> tuple[int, dict]:
     return position, {"a": added(x), "b": added(y)}
 
 
-_CHECKS = (("added tokens", _added), ("normaliser", _normaliser),
-           ("pre-tokenizer split", _pre_tokenizer), ("model", _model))
+_EARLIER = (("added tokens", _added), ("normaliser", _normaliser),
+            ("pre-tokenizer split", _pre_tokenizer))
 
 
 def _first_unequal(u: Sequence[Any], v: Sequence[Any]) -> int:

@@ -122,18 +122,20 @@ def test_first_difference_by_tokens_then_by_ids(cl100k):
 
 @pytest.mark.skipif(not LLAMA3_JSON.is_file(), reason="shared/data/interop is absent")
 def test_llama3_ranks_with_the_gpt2_pattern_part_at_the_pre_tokenizer():
-    """Llama 3's pattern cuts digits from the space before them and in threes (`\\p{N}{1,3}`);
-    GPT-2's keeps " 12345" whole.
-    The tokenizer.json also puts <|begin_of_text|> first, which the ranks file does not: the
-    texts the patterns agree on part at the post-processor only."""
+    """Llama 3's pattern matches contractions in any case (`(?i:'s|'t|...|'m)`); GPT-2's only
+    in lower case, so "I'M" is cut after the apostrophe. The tokenizer.json also puts
+    <|begin_of_text|> first, which the ranks file does not: texts the patterns cut alike, or
+    cut differently into the same tokens (" 12345"), part at the post-processor only."""
     hf = tc.load(str(LLAMA3_JSON))
     ranks = tc.load(str(LLAMA3_RANKS), pattern="gpt2",
                     special_tokens={"<|begin_of_text|>": 128000, "<|end_of_text|>": 128001})
-    report = diff(hf, ranks, ["Hello world", "It costs 12345 dollars"])
-    assert report.by_stage == {"pre-tokenizer split": 1, "post-processor": 1}
+    report = diff(hf, ranks, ["Hello world", "I'M here", "It costs 12345 dollars"])
+    assert report.by_stage == {"pre-tokenizer split": 1, "post-processor": 2}
     d = report.differences[0]
-    assert d.stage == "pre-tokenizer split" and d.position == 8
-    assert d.evidence["a"]["text"] == " " and d.evidence["b"]["text"] == " 12345"
+    assert d.text == "I'M here" and d.position == 1
+    assert d.evidence["a"]["text"] == "'M" and d.evidence["b"]["text"] == "'"
+    assert "gpt2" in d.evidence["b_name"]
+    assert [t[1] for t in d.window_a][:2] == ["<|begin_of_text|>", "I"]
 
 
 def test_stress_texts_are_fixed_and_cover_the_hard_cases():
