@@ -20,7 +20,9 @@ model did. A tokenizer whose trace lacks a stage (no normaliser: a tiktoken enco
 the text through it unchanged, so the two still compare.
 
 Speed: every text is encoded once by each tokenizer (`encode_batch`); only the texts whose
-encodings differ are traced, and a text repeated in the input is diagnosed once.
+encodings differ are traced (not even those whose tokens are only numbered differently, or
+differ only by the special tokens a post-processor added), and a text repeated in the input is
+diagnosed once.
 
 >>> import tokenizers_core as tc
 >>> report = diff(tc.load("cl100k_base"), tc.load("o200k_base"), ["Hello world", "x" * 3])
@@ -36,6 +38,7 @@ from typing import Any, Iterable, Sequence
 
 from .diff_stress import stress_texts
 from .encoding import Encoding
+from .steps import describe
 
 __all__ = ["STAGES", "Divergence", "DiffReport", "diff", "corpus_texts", "stress_texts",
            "first_difference"]
@@ -127,7 +130,8 @@ def diff(a: Any, b: Any, texts: Iterable[str], *, names: tuple[str, str] | None 
         if _same(x, y):
             continue
         if text not in seen:
-            seen[text] = diagnose(a, b, text, index=i)
+            seen[text] = (_renumbered(a, b, text, x, y, i) or _added_only(text, x, y, i)
+                          or diagnose(a, b, text, index=i))
         out.append(_at(seen[text], i))
     out.sort(key=_informative)
     by_stage = {s: n for s in STAGES if (n := sum(d.stage == s for d in out))}
@@ -176,8 +180,7 @@ def diagnose(a: Any, b: Any, text: str, index: int = 0) -> Divergence:
     x, trace_a = a.trace(text)
     y, trace_b = b.trace(text)
     sa, sb = _stages(a, text, trace_a), _stages(b, text, trace_b)
-    differs = tuple(k for k, (u, v) in (("ids", (x.ids, y.ids)), ("tokens", (x.tokens, y.tokens)),
-                                         ("offsets", (x.offsets, y.offsets))) if u != v)
+    differs = _differs(x, y)
     stage, found = "model", _model(text, sa, sb)
     if found is None:                       # the same model tokens: the post-processor's work
         stage, found = "post-processor", _post_processor(text, x, y)
@@ -194,6 +197,44 @@ def diagnose(a: Any, b: Any, text: str, index: int = 0) -> Divergence:
     return Divergence(index=index, text=text, differs=differs, stage=stage, position=position,
                       evidence=evidence, token_a=ia, token_b=ib,
                       window_a=_window(x, ia), window_b=_window(y, ib))
+
+
+def _renumbered(a: Any, b: Any, text: str, x: Encoding, y: Encoding, index: int
+                ) -> Divergence | None:
+    """The divergence of encodings with the same tokens numbered differently (two
+    vocabularies), found without tracing: the model's; None when the tokens differ or the
+    first renumbered token is one a post-processor added."""
+    if x.tokens != y.tokens or x.offsets != y.offsets:
+        return None
+    k = first_difference(x, y)
+    if k is None or x.special_tokens_mask[k] or y.special_tokens_mask[k]:
+        return None
+    evidence = {"token": x.tokens[k], "id_a": x.ids[k], "id_b": y.ids[k],
+                "a_name": describe(a.model), "b_name": describe(b.model)}
+    return Divergence(index=index, text=text, differs=("ids",), stage="model",
+                      position=x.offsets[k][0], evidence=evidence, token_a=k, token_b=k,
+                      window_a=_window(x, k), window_b=_window(y, k))
+
+
+def _added_only(text: str, x: Encoding, y: Encoding, index: int) -> Divergence | None:
+    """The divergence of encodings that are the same but for the special tokens their
+    post-processors added (a BOS), found without tracing; None otherwise."""
+    def own(enc: Encoding) -> list[tuple[str, int, tuple[int, int]]]:
+        return [(t, i, o) for t, i, o, m in zip(enc.tokens, enc.ids, enc.offsets,
+                                                 enc.special_tokens_mask) if not m]
+    if own(x) != own(y):
+        return None
+    position, evidence = _post_processor(text, x, y)
+    k = first_difference(x, y) or 0
+    return Divergence(index=index, text=text, differs=_differs(x, y), stage="post-processor",
+                      position=position, evidence=evidence, token_a=k, token_b=k,
+                      window_a=_window(x, k), window_b=_window(y, k))
+
+
+def _differs(x: Encoding, y: Encoding) -> tuple[str, ...]:
+    """Which of ids, tokens and offsets differ between two encodings."""
+    return tuple(name for name, u, v in (("ids", x.ids, y.ids), ("tokens", x.tokens, y.tokens),
+                                         ("offsets", x.offsets, y.offsets)) if u != v)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ import pytest
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import load_corpus
-from tokenizers_core.diff import STAGES, corpus_texts, diff, first_difference, stress_texts
+from tokenizers_core.diff import (STAGES, corpus_texts, diagnose, diff, first_difference,
+                                  stress_texts)
 
 INTEROP = next((p / "shared" / "data" / "interop" for p in Path(__file__).resolve().parents
                 if (p / "shared" / "data" / "interop").is_dir()), Path("/work/shared/data/interop"))
@@ -156,3 +157,15 @@ def test_the_report_is_json_safe(cl100k):
 def test_a_text_that_is_not_a_string_is_refused(cl100k):
     with pytest.raises(ValueError, match="must be a str"):
         diff(cl100k, cl100k, ["ok", 3])
+
+
+def test_the_untraced_shortcuts_agree_with_tracing(cl100k, cl100k_json):
+    """Renumbered tokens and a post-processor's BOS are found without tracing; tracing the
+    same texts finds the same stage, position and tokens."""
+    pairs = [(cl100k, tc.load("o200k_base")),
+             (from_json(cl100k_json), from_json(with_bos(cl100k_json)))]
+    for a, b in pairs:
+        for d in diff(a, b, stress_texts()).differences:
+            traced = diagnose(a, b, d.text, index=d.index)
+            assert (traced.stage, traced.position, traced.window_a, traced.window_b) == \
+                (d.stage, d.position, d.window_a, d.window_b), d.text
