@@ -66,3 +66,20 @@ def test_the_api_answers_bad_input_with_a_detail(client):
     r = client.get("/api/diff", params={"a": "gpt2", "b": "gpt2", "limit": 5000})
     assert r.status_code == 422 and "limit" in r.json()["detail"]
     assert client.get("/api/diff", params={"a": "", "b": "gpt2"}).status_code == 422
+
+
+def test_a_corpus_over_a_megabyte_is_cut_and_the_page_says_so(client):
+    line = "The cat sat on the mat. " * 40 + "\n"             # 961 characters
+    text = line * 1100                                       # 1,057,100 characters
+    digest = client.post("/api/corpora", json={"text": text, "name": "long"}).json()["sha256"]
+    params = {"a": "gpt2", "b": "r50k_base", "source": "corpus", "corpus": digest}
+    page = client.get("/diff", params=params)
+    assert page.status_code == 200 and 'data-testid="cut-note"' in page.text
+    assert "The corpus is 1,057,100 characters" in page.text
+    data = client.get("/api/diff", params=params).json()
+    assert data["cut"] == 1_057_100 and data["texts"] == 1_000_000 // len(line)
+
+
+def test_no_text_to_diff_says_so(client):
+    r = client.get("/diff", params={"source": "text", "text": "\n\n"})
+    assert r.status_code == 200 and ">No texts</b>" in r.text and "Identical" not in r.text
