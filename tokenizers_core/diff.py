@@ -46,6 +46,7 @@ __all__ = ["STAGES", "Divergence", "DiffReport", "diff", "corpus_texts", "stress
 STAGES = ("added tokens", "normaliser", "pre-tokenizer split", "model", "post-processor")
 WINDOW = 3                 # tokens drawn either side of a divergence
 SNIPPET = 12               # characters of a normalised text shown either side of a divergence
+META = "\u2581"            # sentencepiece's ▁, which stands for a space
 
 
 @dataclass(frozen=True)
@@ -289,9 +290,13 @@ def _added(text: str, a: _Stages, b: _Stages) -> tuple[int, dict] | None:
 
 
 def _normaliser(text: str, a: _Stages, b: _Stages) -> tuple[int, dict] | None:
-    if a.normalized == b.normalized:
+    """Where the normalised texts first differ. A space and sentencepiece's `▁` count as the
+    same: where a pipeline swaps one for the other (its normaliser, as sentencepiece does, or
+    its Metaspace pre-tokenizer, as a tokenizer.json does) is no difference in the tokens."""
+    norm_a, norm_b = (n.normalized.replace(META, " ") for n in (a, b))
+    if norm_a == norm_b:
         return None
-    k = _first_unequal(a.normalized, b.normalized)
+    k = _first_unequal(norm_a, norm_b)
     position = a.alignments[k][0] if k < len(a.alignments) else len(text)
     lo = max(0, k - SNIPPET)
     return position, {"a": a.normalized[lo:k + SNIPPET], "b": b.normalized[lo:k + SNIPPET],
@@ -299,17 +304,44 @@ def _normaliser(text: str, a: _Stages, b: _Stages) -> tuple[int, dict] | None:
 
 
 def _pre_tokenizer(text: str, a: _Stages, b: _Stages) -> tuple[int, dict] | None:
+    """Where the pre-tokenizers' pieces differ in a way the tokens show: a piece boundary of
+    one side that falls inside a token of the other (a coarser split whose tokens still
+    respect the finer one's boundaries, as a sentencepiece model's one piece against
+    Metaspace's words, is no difference); or the same split, the pieces written differently
+    (ByteLevel's `Ġ` on one side only)."""
     spans_a = [(s, e) for _, s, e in a.pieces]
     spans_b = [(s, e) for _, s, e in b.pieces]
-    same_split = spans_a == spans_b
-    if same_split and [p for p, _, _ in a.pieces] == [p for p, _, _ in b.pieces]:
+    if spans_a == spans_b:
+        written_a, written_b = [p for p, _, _ in a.pieces], [p for p, _, _ in b.pieces]
+        if written_a == written_b:
+            return None
+        k = _first_unequal(written_a, written_b)
+        pa, pb = a.pieces[k], b.pieces[k]
+        return pa[1], {"a": _piece(text, pa), "b": _piece(text, pb), "same_split": True,
+                       "a_name": a.pre_tokenizer, "b_name": b.pre_tokenizer}
+    crossed = [p for p in (_crossing(spans_a, b.tokens), _crossing(spans_b, a.tokens))
+               if p is not None]
+    if not crossed:
         return None
-    k = _first_unequal(spans_a, spans_b) if not same_split else \
-        _first_unequal([p for p, _, _ in a.pieces], [p for p, _, _ in b.pieces])
-    pa, pb = _get(a.pieces, k), _get(b.pieces, k)
+    cut = min(crossed)
+    pa, pb = _piece_before(a.pieces, cut), _piece_before(b.pieces, cut)
     position = min(p[1] for p in (pa, pb) if p)
-    return position, {"a": _piece(text, pa), "b": _piece(text, pb), "same_split": same_split,
+    return position, {"a": _piece(text, pa), "b": _piece(text, pb), "same_split": False,
                       "a_name": a.pre_tokenizer, "b_name": b.pre_tokenizer}
+
+
+def _crossing(spans: Sequence[tuple[int, int]],
+              tokens: Sequence[tuple[str, int, int, int, int]]) -> int | None:
+    """The first piece boundary in `spans` that falls strictly inside one of `tokens`."""
+    boundaries = sorted({p for span in spans for p in span})
+    inside = [(s, e) for _, _, s, e, _ in tokens if e - s > 1]
+    return next((p for p in boundaries if any(s < p < e for s, e in inside)), None)
+
+
+def _piece_before(pieces: Sequence[tuple[str, int, int]], cut: int
+                  ) -> tuple[str, int, int] | None:
+    """The piece that holds the character before `cut` (ends at it, or runs across it)."""
+    return next((p for p in pieces if p[1] < cut <= p[2]), None)
 
 
 def _model(text: str, a: _Stages, b: _Stages) -> tuple[int, dict] | None:
@@ -326,10 +358,15 @@ def _model(text: str, a: _Stages, b: _Stages) -> tuple[int, dict] | None:
     k = _first_unequal(ta, tb)
     position = min(t[1] for t in (_get(ta, k), _get(tb, k)) if t)
     start, end = _word_at(a.pieces, position, text)
-    return position, {"word": text[start:end], "start": start, "end": end,
-                      "a": [v for v, s, e in ta if start <= s < end or s == e == start],
-                      "b": [v for v, s, e in tb if start <= s < end or s == e == start],
-                      "a_name": a.model, "b_name": b.model}
+    word_a = [(v, s, e) for v, s, e in ta if start <= s < end or s == e == start]
+    word_b = [(v, s, e) for v, s, e in tb if start <= s < end or s == e == start]
+    evidence = {"word": text[start:end], "start": start, "end": end,
+                "a": [v for v, _, _ in word_a], "b": [v for v, _, _ in word_b],
+                "a_name": a.model, "b_name": b.model}
+    if evidence["a"] == evidence["b"]:          # the same tokens, over different characters
+        evidence["offsets_a"] = [[s, e] for _, s, e in word_a]
+        evidence["offsets_b"] = [[s, e] for _, s, e in word_b]
+    return position, evidence
 
 
 def _post_processor(text: str, x: Encoding, y: Encoding) -> tuple[int, dict]:

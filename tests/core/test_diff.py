@@ -169,3 +169,18 @@ def test_the_untraced_shortcuts_agree_with_tracing(cl100k, cl100k_json):
             traced = diagnose(a, b, d.text, index=d.index)
             assert (traced.stage, traced.position, traced.window_a, traced.window_b) == \
                 (d.stage, d.position, d.window_a, d.window_b), d.text
+
+
+def test_a_coarser_split_whose_tokens_respect_the_finer_one_is_no_pre_tokenizer_difference():
+    """botchan's unigram model (sentencepiece: the whole text is one piece, a space written ▁
+    by the normaliser) against the tokenizer.json written from it (Metaspace: a piece per
+    word, a space written ▁ by the pre-tokenizer). They give the same tokens; only the lone
+    "▁" token's offsets differ ((0, 0) against (0, 1)): the model's output, not the
+    normaliser's or the split's."""
+    sp = tc.load("botchan_en_unigram_1000")
+    converted = from_json(sp.to_hf_json())
+    report = diff(sp, converted, ["12 apples", "naïve café"])
+    assert report.by_stage == {"model": 2}
+    d = report.differences[0]
+    assert d.differs == ("offsets",) and d.evidence["a"] == d.evidence["b"]
+    assert d.evidence["offsets_a"][0] == [0, 0] and d.evidence["offsets_b"][0] == [0, 1]
