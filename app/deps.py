@@ -135,7 +135,7 @@ def tokenizer_options(request: Request, current: str | None = None) -> list[dict
     """The tokeniser selector's options, grouped (the uploaded ones as "Your tokenizers"), plus
     `current` if it is a trained handle."""
     groups = {"char": "Rules", "word": "Rules", "sentence": "Rules",
-              "byte_bpe": "Byte-level BPE (OpenAI)", "wordpiece": "WordPiece",
+              "byte_bpe": "Byte-level BPE", "wordpiece": "WordPiece",
               "unigram": "SentencePiece", "sentencepiece_bpe": "SentencePiece"}
     out = []
     for name, entry in pretrained.bundled().items():

@@ -42,7 +42,8 @@ HANDLE = re.compile(r"upload-[0-9a-f]{16}(-[0-9a-f]{8})?")
 PATTERN_PRESETS = ("llama3", "o200k", "cl100k", "p50k", "gpt2")   # offered for ranks files
 FORMAT_LABELS = {"hf_json": "Hugging Face tokenizer.json", "tiktoken": "tiktoken ranks file",
                  "sentencepiece": "sentencepiece .model", "vocab_txt": "WordPiece vocab.txt",
-                 "vocab_merges": "vocab.json + merges.txt (.zip)"}
+                 "vocab_merges": "vocab.json + merges.txt (.zip)",
+                 "gguf": "GGUF model (llama.cpp): its metadata"}
 # The options each format's reader takes; the upload form sends every field, the rest are ignored.
 FORMAT_OPTIONS = {"tiktoken": ("pattern", "special_tokens"), "vocab_txt": ("lowercase",)}
 _LEGACY_PREFIX = "sentencepiece-model:base64:"      # the lattice view's uploads before this module
@@ -54,6 +55,8 @@ _PARSE_ERRORS = (KeyError, TypeError, IndexError, AttributeError, RecursionError
 async def read_tokenizer_file(upload: UploadFile, limit: int) -> bytes:
     """The uploaded file's bytes, gunzipped; 413 over `limit` bytes (before or after gunzip)."""
     data = await upload.read(limit + 1)
+    if data.startswith(formats.GGUF_MAGIC):
+        return data[:limit]     # a GGUF model: the prefix up to its metadata's end is enough
     if len(data) > limit:
         raise HTTPException(413, f"the file is over the tokenizer upload limit of {limit:,} bytes "
                                  "(set TOKVIS_MAX_TOKENIZER_BYTES to change it)")
@@ -215,6 +218,8 @@ class UploadedTokenizers:
             # keep the bytes, so a form can ask for the pattern without a second upload
             raise NeedsPattern(self.store.put_file(data))
         tok = _parse(data, fmt, options)
+        if fmt == "gguf":               # keep the metadata, not the tensors the prefix reached
+            data = data[:tok.gguf["metadata_bytes"]]
         if fmt == "vocab_txt":          # the casing chosen (from the vocab when not given)
             options["lowercase"] = bool(getattr(tok, "lowercase", lowercase))
         digest = hashlib.sha256(data).hexdigest()

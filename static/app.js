@@ -205,7 +205,16 @@ document.addEventListener("click", function (ev) {
         note.innerHTML = html;                       // the server's note (autoescaped)
         var answer = note.querySelector("[data-format]");
         show(form, answer && answer.dataset.format || null);
+        if (answer && answer.dataset.slice) sendPrefix(input, file, +answer.dataset.slice);
       }, function () { show(form, null); note.textContent = ""; });
+  }
+  // A GGUF model is gigabytes, its tokenizer the metadata at its start: the form sends only the
+  // first `bytes` of it (the server reads the prefix up to the end of the metadata).
+  function sendPrefix(input, file, bytes) {
+    if (file.size <= bytes || typeof DataTransfer === "undefined") return;
+    var cut = new DataTransfer();
+    cut.items.add(new File([file.slice(0, bytes)], file.name, {type: "application/octet-stream"}));
+    input.files = cut.files;
   }
   function setUp(form) {
     if (form.dataset.ready) return;

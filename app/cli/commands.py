@@ -89,8 +89,9 @@ def load_tokenizer(source: str, args: argparse.Namespace) -> tc.Tokenizer:
     return tc.load(source, **options)
 
 
-def _encode(tok: tc.Tokenizer, text: str, allow_special: bool) -> tc.Encoding:
-    return tok.encode(text, **_special(tok, allow_special))
+def _encode(tok: tc.Tokenizer, text: str, allow_special: bool,
+            add_special_tokens: bool) -> tc.Encoding:
+    return tok.encode(text, add_special_tokens=add_special_tokens, **_special(tok, allow_special))
 
 
 def _special(tok: tc.Tokenizer, allow_special: bool) -> dict[str, Any]:
@@ -150,7 +151,7 @@ def encode(args: argparse.Namespace) -> int:
     text = read_text(args.text)
     if args.words:
         return _encode_words(tok, _words(text), args)
-    enc = _encode(tok, text, args.allow_special)
+    enc = _encode(tok, text, args.allow_special, not args.no_special_tokens)
     if args.json:
         print(json.dumps({"ids": enc.ids, "tokens": enc.tokens,
                           "offsets": [list(o) for o in enc.offsets]}, ensure_ascii=False))
@@ -179,7 +180,8 @@ def _words(text: str) -> list[str]:
 
 def _encode_words(tok: tc.Tokenizer, words: list, args: argparse.Namespace) -> int:
     """`encode --words`: pre-tokenized input; a line of chips per word (offsets are in each word)."""
-    enc = tok.encode(words, is_pretokenized=True, **_special(tok, args.allow_special))
+    enc = tok.encode(words, is_pretokenized=True, add_special_tokens=not args.no_special_tokens,
+                     **_special(tok, args.allow_special))
     if args.json:
         print(json.dumps({"ids": enc.ids, "tokens": enc.tokens, "word_ids": enc.word_ids,
                           "offsets": [list(o) for o in enc.offsets]}, ensure_ascii=False))

@@ -15,6 +15,7 @@ from .. import limits
 from ..deps import (check_text, resolve_tokenizer, settings, special_kwargs, store, trained,
                     uploads)
 from ..services.corpora import corpus_summary, normalise_newlines, store_corpus
+from ..services.specials import decode_ids
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -180,11 +181,8 @@ def decode(request: Request, body: DecodeRequest) -> dict[str, Any]:
         raise HTTPException(413, f"{len(body.ids):,} ids are more than one request may decode "
                                  f"({limit:,}, the text limit TOKVIS_MAX_TEXT_CHARS)")
     tok = resolve_tokenizer(request, body.tokenizer)
-    text = tok.decode(body.ids, skip_special_tokens=body.skip_special_tokens)
-    ids = [i for i in body.ids if not (body.skip_special_tokens
-                                       and tok.is_special(tok.id_to_token(i) or ""))]
     try:
-        data = tok.decode_bytes(ids).hex() if body.bytes else None
+        text, data = decode_ids(tok, body.ids, body.skip_special_tokens, body.bytes)
     except KeyError as exc:                          # NotAToken: also a ValueError
         raise HTTPException(422, str(exc)) from None
     return {"tokenizer": body.tokenizer, "text": text, "hex": data}

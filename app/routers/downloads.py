@@ -211,12 +211,13 @@ def unigram_lattice_jsonl(data: dict = Depends(answers.unigram_lattice_steps)) -
             summary="The pipeline trace of an encoding (normalise, pre-tokenise, model, "
                     "post-process)")
 def trace_api(request: Request, text: str = DEFAULT_TEXT, tokenizer: str = "",
-              pattern: str = "", special: bool = False) -> dict[str, Any]:
+              pattern: str = "", special: bool = False, bos: bool = True) -> dict[str, Any]:
     """The stages the visualiser shows for `text` (its query parameters: `tokenizer`,
-    `pattern` for the custom regex, `special` to read special tokens in the text)."""
+    `pattern` for the custom regex, `special` to read special tokens in the text, `bos`
+    false to leave out the post-processor's special tokens)."""
     name = tokenizer or default_tokenizer()
     check_text(request, text)
-    _tok, _enc, steps = trace(request, text, name, pattern, special)
+    _tok, _enc, steps = trace(request, text, name, pattern, special, bos)
     return {"tokenizer": name, "steps": steps.to_list()}
 
 

@@ -89,7 +89,8 @@ async def sniff(request: Request, file: UploadFile = File(...)) -> HTMLResponse:
     the form then shows), or that it is no tokenizer file. More bytes than that are not read."""
     head = await file.read(U.HEAD_BYTES)
     return render(request, "partials/tokenizer_upload.html", {
-        "sniffed": {"filename": file.filename or "the file", "format": U.sniff_head(head)}},
+        "sniffed": {"filename": file.filename or "the file", "format": U.sniff_head(head),
+                    "slice": settings(request).max_tokenizer_bytes}},   # a GGUF sends this much
         block="sniffed")
 
 

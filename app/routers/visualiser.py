@@ -25,17 +25,21 @@ MAX_PERMALINK = 8000
 @router.get("/", response_class=HTMLResponse, summary="The visualiser page")
 def visualiser_page(request: Request, text: str | None = None, tokenizer: str | None = None,
                     pattern: str = "", ids: bool = False, raw: bool = False,
-                    special: bool = False, stored: str | None = None) -> HTMLResponse:
+                    special: bool = False, bos: bool = True, budget: str = "", decode: str = "",
+                    stored: str | None = None) -> HTMLResponse:
     """`special`: let the OpenAI encodings read `<|endoftext|>` and friends in the text as
     special tokens (otherwise they are ordinary text, as tiktoken's encode_ordinary).
+    `bos`: let the post-processor add its special tokens (BERT's [CLS]/[SEP], Llama 3's
+    <|begin_of_text|>; `add_special_tokens`). `budget`: split the text at this many tokens.
+    `decode`: token ids to decode ("1, 2 3" or a JSON list).
     `stored`: the sha256 of a text kept by POST /permalink (a text too long for a URL)."""
+    options = _options(ids, raw, special, bos, budget, decode)
     if stored is not None:
         kept = store(request).get(stored) if is_sha256(stored) else None
         if kept is None:
             raise HTTPException(404, f"no stored text has sha256 {stored}")
-        return _page(request, kept, tokenizer, pattern, ids, raw, special, stored=stored)
-    return _page(request, DEFAULT_TEXT if text is None else text, tokenizer, pattern, ids, raw,
-                 special)
+        return _page(request, kept, tokenizer, pattern, options, stored=stored)
+    return _page(request, DEFAULT_TEXT if text is None else text, tokenizer, pattern, options)
 
 
 @router.post("/permalink", summary="Keep a long visualiser text and redirect to its permalink",
@@ -44,11 +48,13 @@ def visualiser_page(request: Request, text: str | None = None, tokenizer: str | 
 def visualiser_permalink(request: Request, text: str = Form(""),
                          tokenizer: str | None = Form(None), pattern: str = Form(""),
                          ids: bool = Form(False), raw: bool = Form(False),
-                         special: bool = Form(False)) -> Response:
+                         special: bool = Form(False), bos: bool = Form(True),
+                         budget: str = Form(""), decode: str = Form("")) -> Response:
     check_text(request, text)
     digest = put_text(request, text, name="visualiser permalink")
     url = url_with("/", {"stored": digest, **_settings(tokenizer or default_tokenizer(), pattern,
-                                                       ids, raw, special)})
+                                                       _options(ids, raw, special, bos, budget,
+                                                                decode))})
     if request.headers.get("HX-Request") == "true":
         return Response(status_code=204, headers={"HX-Redirect": url})
     return RedirectResponse(url, status_code=303)
@@ -60,36 +66,51 @@ def visualiser_permalink(request: Request, text: str = Form(""),
                          "`HX-Push-Url` when it fits in a URL, else the settings without the text.")
 def visualiser_post(request: Request, text: str = Form(""), tokenizer: str | None = Form(None),
                     pattern: str = Form(""), ids: bool = Form(False), raw: bool = Form(False),
-                    special: bool = Form(False)) -> HTMLResponse:
-    return _page(request, text, tokenizer, pattern, ids, raw, special)
+                    special: bool = Form(False), bos: bool = Form(True), budget: str = Form(""),
+                    decode: str = Form("")) -> HTMLResponse:
+    return _page(request, text, tokenizer, pattern,
+                 _options(ids, raw, special, bos, budget, decode))
 
 
-def _settings(name: str, pattern: str, ids: bool, raw: bool, special: bool) -> dict[str, Any]:
-    """The page's settings as URL parameters (everything but the text)."""
+def _options(ids: bool, raw: bool, special: bool, bos: bool, budget: str,
+             decode: str) -> dict[str, Any]:
+    """The page's settings besides the text, the tokeniser and its pattern."""
+    return {"ids": ids, "raw": raw, "special": special, "bos": bos, "budget": budget.strip(),
+            "decode": decode.strip()}
+
+
+def _settings(name: str, pattern: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The page's settings as URL parameters (everything but the text); `bos` is on unless
+    the URL says `bos=false`."""
     return {"tokenizer": name, "pattern": pattern or None,
-            **{k: "true" for k, on in (("ids", ids), ("raw", raw), ("special", special)) if on}}
+            **{k: "true" for k in ("ids", "raw", "special") if options[k]},
+            "bos": None if options["bos"] else "false",
+            "budget": options["budget"] or None, "decode": options["decode"] or None}
 
 
-def _page(request: Request, text: str, tokenizer: str | None, pattern: str, ids: bool,
-          raw: bool, special: bool, stored: str | None = None) -> HTMLResponse:
+def _page(request: Request, text: str, tokenizer: str | None, pattern: str,
+          options: dict[str, Any], stored: str | None = None) -> HTMLResponse:
     """A text over the limit is cut at it, and the page says so (`cut`: the length given)."""
     name = pretrained.canonical_name(tokenizer or default_tokenizer())   # gpt2 -> r50k_base
     limit = settings(request).max_text_chars
     cut = len(text) if len(text) > limit else None
     text = text[:limit]
     try:
-        ctx, status = {"error": None, **visualise(request, text, name, pattern, special)}, 200
+        ctx = {"error": None, **visualise(request, text, name, pattern, options["special"],
+                                          options["bos"], options["budget"], options["decode"])}
+        status = 200
     except BAD_INPUT as exc:                  # shown in place of the result, the form kept
         message, status = bad_input(exc)
         ctx = {"error": message}
-    settings_only = _settings(name, pattern, ids, raw, special)
+    settings_only = _settings(name, pattern, options)
     link = url_with("/", {"text": text, **settings_only}) if text != DEFAULT_TEXT \
         else url_with("/", settings_only)
     if stored is not None:
         link = url_with("/", {"stored": stored, **settings_only})
     permalink = link if len(link) <= MAX_PERMALINK else None
     ctx.update(text=text, cut=cut, max_chars=limit, tokenizer=name, pattern=pattern,
-               show_ids=ids, raw=raw, special=special,
+               show_ids=options["ids"], raw=options["raw"], special=options["special"],
+               bos=options["bos"], budget_typed=options["budget"], ids_typed=options["decode"],
                options=tokenizer_options(request, name), regex_name=REGEX,
                label=tokenizer_label(request, name), permalink=permalink,
                next=permalink or url_with("/", settings_only))

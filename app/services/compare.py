@@ -20,6 +20,7 @@ from tokenizers_core import pretrained
 from .. import display
 from ..deps import check_text, resolve_tokenizer, stored_options, tokenizer_label, trained
 from ..trained import make_spec
+from . import specials
 from .visualiser import step_link
 
 DEFAULT_TEXT = "unhappiness, naïve cafés and 東京"
@@ -75,9 +76,10 @@ def column_tokenizer(request: Request, spec: str, corpus: str, vocab: int,
 
 def build_columns(request: Request, text: str, specs: list[str], corpus: str, vocab: int,
                   ref: int, train_now: bool, only: int | None = None,
-                  special: bool = False) -> list[Column]:
+                  special: bool = False, bos: bool = True) -> list[Column]:
     """The columns (`special`: special tokens typed in the text are read as special tokens by
-    the tokenisers that have them, as the visualiser's box; otherwise ordinary text)."""
+    the tokenisers that have them, as the visualiser's box; otherwise ordinary text; `bos`:
+    the post-processors add their special tokens, add_special_tokens)."""
     cols: list[Column] = []
     for i, spec in enumerate(specs):
         col = Column(i, spec, spec)
@@ -101,7 +103,8 @@ def build_columns(request: Request, text: str, specs: list[str], corpus: str, vo
         if col.tok is None or (only is not None and col.index not in (only, ref)):
             continue
         try:
-            col.enc = col.tok.encode(text, **display.special_options(col.tok, special, encode=True))
+            col.enc = col.tok.encode(text, add_special_tokens=bos,
+                                     **display.special_options(col.tok, special, encode=True))
         except ValueError as exc:
             col.error = str(exc)
     reference = None
@@ -142,9 +145,18 @@ def choices(request: Request, specs: list[str]) -> list[dict[str, str]]:
 
 
 def params(text: str, specs: list[str], corpus: str, vocab: int, ref: int,
-           special: bool = False) -> dict[str, Any]:
+           special: bool = False, bos: bool = True) -> dict[str, Any]:
     return {"text": text, "col": specs, "corpus": corpus, "vocab": vocab, "ref": ref,
-            "special": "true" if special else None}
+            "special": "true" if special else None, "bos": None if bos else "false"}
+
+
+def bos_note(columns: list[Column]) -> str | None:
+    """Why the "add BOS/EOS" box does nothing on this page (None: some column's tokeniser
+    adds special tokens, or a column still training may)."""
+    if any(c.pending or (c.tok is not None and specials.bos_note(c.tok) is None)
+           for c in columns):
+        return None
+    return "No column's post-processor adds special tokens (no BOS or EOS) to a text."
 
 
 def validate(request: Request, text: str, specs: list[str], vocab: int) -> None:

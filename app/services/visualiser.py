@@ -7,11 +7,13 @@ from typing import Any
 from fastapi import Request
 
 from tokenizers_core import pretrained
+from tokenizers_core.budget import chunks, split_at_tokens
 
 from .. import display, export
 from ..deps import resolve_tokenizer
 from ..roundtrip import round_trip_notes
 from ..uploads import model_family
+from .specials import bos_note, bos_summary, decode_pasted
 
 DEFAULT_TEXT = ("The tokenization handles preprocessing: naïve cafés, 東京, 3.14 and "
                 "<|endoftext|> all become tokens.\n\tDon't panic!")
@@ -77,19 +79,71 @@ def stage_members(steps: list) -> list[tuple[Any, str]]:
     return out
 
 
-def trace(request: Request, text: str, name: str, pattern: str = "", special: bool = False):
+MAX_BUDGET_CHUNKS = 100   # chunks the token budget panel cuts and lists
+
+
+def trace(request: Request, text: str, name: str, pattern: str = "", special: bool = False,
+          bos: bool = True):
     """(tokeniser, encoding, trace) of `text`; `special` reads special tokens typed in the text
-    as special tokens, for every tokeniser that has them (off: they are ordinary text). Raises
+    as special tokens, for every tokeniser that has them (off: they are ordinary text); `bos`
+    lets the post-processor add its special tokens ([CLS]/[SEP], <|begin_of_text|>). Raises
     LookupError / ValueError for a bad name or pattern."""
     tok = resolve_tokenizer(request, name, pattern)
-    enc, steps = tok.trace(text, **display.special_options(tok, special))
+    enc, steps = tok.trace(text, add_special_tokens=bos, **display.special_options(tok, special))
     return tok, enc, steps
 
 
+def parse_budget(typed: str) -> int | None:
+    """The budget field: blank is no budget; else a whole number of at least 1 (ValueError).
+
+    >>> parse_budget(""), parse_budget(" 12 ")
+    (None, 12)
+    """
+    typed = typed.strip()
+    if not typed:
+        return None
+    if not typed.isdigit() or int(typed) < 1 or len(typed) > 9:
+        raise ValueError("the token budget is a whole number of tokens, at least 1 "
+                         f"(got {typed[:20]!r})")
+    return int(typed)
+
+
+def budget_panel(tok, text: str, typed: str, special: bool) -> dict[str, Any] | None:
+    """The token budget panel: the text cut where its first N tokens end, and the text in
+    chunks of at most N tokens (the first MAX_BUDGET_CHUNKS of them); `error` instead for a
+    bad budget or a single character that takes more than N tokens. None without a budget."""
+    try:
+        n = parse_budget(typed)
+        if n is None:
+            return None
+        options = display.special_options(tok, special, encode=True)
+        split = split_at_tokens(tok, text, n, **options)
+    except ValueError as exc:
+        return {"error": str(exc)}
+    try:
+        parts, chunks_error = chunks(tok, text, n, limit=MAX_BUDGET_CHUNKS, **options), None
+    except ValueError as exc:          # a later character alone takes more than n tokens
+        parts, chunks_error = [], str(exc)
+    return {"n": n, "error": None, "split": split, "head": text[:split.cut],
+            "rest": text[split.cut:], "more": bool(parts) and parts[-1].end < len(text),
+            "rows": [(c, text[c.start:c.end]) for c in parts], "chunks_error": chunks_error}
+
+
+def ids_panel(tok, typed: str) -> dict[str, Any] | None:
+    """The paste-ids box's result (None when the box is empty): the decode, or the error."""
+    if not typed.strip():
+        return None
+    try:
+        return {"decoded": decode_pasted(tok, typed), "error": None}
+    except ValueError as exc:
+        return {"decoded": None, "error": str(exc)}
+
+
 def visualise(request: Request, text: str, name: str, pattern: str,
-              special: bool = False) -> dict[str, Any]:
+              special: bool = False, bos: bool = True, budget: str = "",
+              typed_ids: str = "") -> dict[str, Any]:
     """Everything the result block shows (the caller has checked the text's length)."""
-    tok, enc, steps = trace(request, text, name, pattern, special)
+    tok, enc, steps = trace(request, text, name, pattern, special, bos)
     chips = display.chips(tok, text, enc, limit=MAX_CHIPS)
     shown_upto = max((c.end for c in chips), default=0) if len(chips) < len(enc) else None
     try:
@@ -105,6 +159,8 @@ def visualise(request: Request, text: str, name: str, pattern: str,
         stages=stage_members(list(steps)),
         step_link=step_link(request, tok), max_items=MAX_PANEL_ITEMS,
         special_note=display.special_note(tok),
+        bos_note=bos_note(tok), bos_summary=bos_summary(tok),
+        budget=budget_panel(tok, text, budget, special), pasted=ids_panel(tok, typed_ids),
         downloads=export.tokenizer_downloads(name, export.formats_of(tok), pattern,
                                              lossy=export.lossy_formats_of(tok)),
         counts={

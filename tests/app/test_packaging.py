@@ -98,7 +98,9 @@ def test_the_wheel_installs_and_serves_every_page_with_its_css_and_js(tmp_path, 
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"app/templates/base.html", "app/templates/steps/bpe_merge.html",
             "app/static/htmx.min.js", "app/static/app.css", "app/cli/__main__.py",
-            "tokenizers_core/data/corpora/udhr/eng.txt"} <= names
+            "tokenizers_core/data/corpora/udhr/eng.txt",
+            "tokenizers_core/data/vocab/mistral_tekken_240718.json.gz"} <= names
+    assert wheel.stat().st_size < 40 * 2**20, f"the wheel is {wheel.stat().st_size:,} bytes"
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)

@@ -102,10 +102,12 @@ def test_unknown_tokens_are_marked_on_their_chips(sized, server_url, screenshot_
 
 def test_round_trip_note_says_what_happened(sized, server_url, screenshot_dir):
     pg = sized
-    pg.goto(server_url + "/?tokenizer=cl100k_base&special=true&text=Hi+%3C%7Cendoftext%7C%3E+there")
+    pg.goto(server_url + "/?tokenizer=bert-base-uncased&text=Caf%C3%A9+%E2%98%83")
     note = pg.locator('[data-testid="round-trip"]')
-    assert "left out the special token" in note.inner_text()
-    assert "normalis" not in note.inner_text()
+    said = note.inner_text()
+    assert "the post-processor added" in said
+    assert "1 unknown token ([UNK]) stood for “☃”" in said
+    assert "“Café” became “cafe”" in said
     note.scroll_into_view_if_needed()
     pg.screenshot(path=str(screenshot_dir / f"visualiser_round_trip_{pg.size_name}.png"))
 

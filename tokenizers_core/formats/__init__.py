@@ -7,6 +7,7 @@
 | `sentencepiece` | `sentencepiece_model.py`| a sentencepiece `ModelProto` (`.model`)                 |
 | `vocab_txt`     | `vocab_txt.py`          | a WordPiece vocabulary, one token a line (BERT)         |
 | `vocab_merges`  | `vocab_merges.py`       | BPE's vocab.json + merges.txt, zipped (GPT-2, GPT-1)    |
+| `gguf`          | `gguf_tokenizer.py`     | a GGUF model's tokenizer metadata (llama.cpp; read only)|
 
 Writing a format may lose part of a tokeniser (a `.tiktoken` holds no normaliser): `exactness.py`
 says, for a tokeniser and a format, whether the file reproduces it and if not, what changes.
@@ -30,7 +31,7 @@ import re
 from typing import Any
 
 from .. import pipeline
-from .files import MAX_FILE_BYTES, ZIP_MAGIC, TooLarge, gunzip
+from .files import GGUF_MAGIC, MAX_FILE_BYTES, ZIP_MAGIC, TooLarge, gunzip
 
 # format -> its module: load_bytes(data, name=, **options) and dump_bytes(tok); each is imported
 # on first use (importlib), so `import tokenizers_core` does not load five readers and writers
@@ -40,6 +41,7 @@ FORMATS: dict[str, str] = {
     "sentencepiece": "tokenizers_core.formats.sentencepiece_model",
     "vocab_txt": "tokenizers_core.formats.vocab_txt",
     "vocab_merges": "tokenizers_core.formats.vocab_merges",
+    "gguf": "tokenizers_core.formats.gguf_tokenizer",      # llama.cpp's model files: metadata only
 }
 
 _RANK_LINE = re.compile(rb"(?:[A-Za-z0-9+/]+={0,2}|=) \d+")     # "= 50256": the empty token
@@ -48,6 +50,8 @@ _RANK_LINE = re.compile(rb"(?:[A-Za-z0-9+/]+={0,2}|=) \d+")     # "= 50256": the
 def sniff(data: bytes) -> str:
     """The format of a tokenizer file's bytes (ValueError when it is none we know)."""
     head = data[:4096].lstrip()
+    if data.startswith(GGUF_MAGIC):
+        return "gguf"
     if head.startswith(b"{"):
         return "hf_json"
     if data.startswith(ZIP_MAGIC):
@@ -66,6 +70,11 @@ def sniff(data: bytes) -> str:
     raise ValueError("not a tokenizer file we know: expected a Hugging Face tokenizer.json, a "
                      "tiktoken ranks file, a sentencepiece .model, a WordPiece vocab.txt or a "
                      ".zip of vocab.json + merges.txt")
+
+
+def load_gguf_path(path: str, name: str = "") -> Any:
+    """A `Tokenizer` from a GGUF file of any size, reading only its metadata (`gguf.py`)."""
+    return importlib.import_module(FORMATS["gguf"]).load_path(path, name=name)
 
 
 def _looks_like_protobuf(data: bytes) -> bool:
@@ -137,8 +146,8 @@ def save(tok: Any, path: str, format: str | None = None) -> str:
 
 
 __all__ = ["EXTENSIONS", "FORMATS", "MAX_FILE_BYTES", "TooLarge", "ZIP_MAGIC", "dump_bytes",
-           "format_for_path", "gunzip",
-           "load_bytes", "save", "sniff"]
+           "format_for_path", "GGUF_MAGIC", "gunzip",
+           "load_bytes", "load_gguf_path", "save", "sniff"]
 
 
 def _save(tok: Any, path: str, format: str | None = None) -> str:

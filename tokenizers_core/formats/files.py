@@ -6,6 +6,7 @@ import zlib
 # The largest tokenizer file we read, after decompression (Llama 4's tokenizer.json is 12 MB).
 MAX_FILE_BYTES = 64 * 1024 * 1024
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+GGUF_MAGIC = b"GGUF"          # llama.cpp's model files (formats/gguf.py)
 
 
 class TooLarge(ValueError):

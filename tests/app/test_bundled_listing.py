@@ -1,0 +1,51 @@
+"""The real tokenisers bundled from registry packages (issue 21) appear wherever the bundled ones
+do: the pickers, the visualiser, /compare, /vocab (with an entry's detail) and /tax."""
+from __future__ import annotations
+
+import html
+
+import pytest
+
+from app.services.compare import MAX_COLUMNS
+
+NEW = ["p50k_base", "p50k_edit", "whisper_multilingual", "whisper_en", "claude_2023", "qwen3",
+       "mistral_tekken", "clip", "mistral_v1", "mistral_v3", "mistral_v7"]
+XSS = "<script>alert(1)</script> Hello"
+
+
+def test_every_new_tokeniser_is_in_the_picker(client):
+    page = client.get("/").text
+    for name in NEW:
+        assert f'value="{name}"' in page, name
+
+
+@pytest.mark.parametrize("name", NEW)
+def test_the_visualiser_and_the_api_encode_with_it(client, name):
+    r = client.get("/", params={"text": XSS, "tokenizer": name})
+    assert r.status_code == 200 and "<script>alert(1)" not in r.text
+    r = client.post("/api/encode", json={"tokenizer": name, "text": "Hello, world!"})
+    assert r.status_code == 200 and r.json()["ids"]
+
+
+def test_compare_shows_them_side_by_side(client):
+    for start in range(0, len(NEW), MAX_COLUMNS):
+        names = NEW[start:start + MAX_COLUMNS]
+        r = client.get("/compare", params=[("text", "Grüße, 世界!"), *(("col", n) for n in names)])
+        assert r.status_code == 200
+        for name in names:
+            assert name in r.text
+
+
+@pytest.mark.parametrize("name", ["clip", "mistral_tekken", "whisper_multilingual",
+                                  "claude_2023", "mistral_v3"])
+def test_vocab_browses_them(client, name):
+    r = client.get("/vocab", params={"tokenizer": name, "q": "hello"})
+    assert r.status_code == 200 and "hello" in html.unescape(r.text).lower()
+    r = client.get("/vocab", params={"tokenizer": name, "id": 1000})
+    assert r.status_code == 200
+
+
+def test_tax_counts_them(client):
+    counts = client.get("/api/tax").json()["counts"]
+    for name in NEW:
+        assert counts[name]["eng"] > 0, name

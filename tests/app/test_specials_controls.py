@@ -1,0 +1,256 @@
+"""Special-token controls and the token budget on the visualiser and compare (issue 21):
+"add BOS/EOS" (the post-processor, add_special_tokens) for every tokenizer kind, disabled with
+a reason where nothing is added, kept in the permalink; the paste-ids box (ids -> which tokens,
+the text with and without special tokens, an unknown id an error in place); "split at N tokens"
+(the cut on a character boundary, the chunks, the note that counts are not additive); and
+`tokvis encode --no-special-tokens`."""
+from __future__ import annotations
+
+import html
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+INTEROP = next((p / "shared" / "data" / "interop" for p in Path(__file__).resolve().parents
+                if (p / "shared" / "data" / "interop").is_dir()), Path("shared/data/interop"))
+LLAMA3_JSON = INTEROP / "converted" / "llama3.tokenizer.json"
+needs_llama3 = pytest.mark.skipif(not LLAMA3_JSON.is_file(), reason="shared/data/interop is absent")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def page(client, text, tokenizer, **params):
+    r = client.get("/", params={"text": text, "tokenizer": tokenizer, **params})
+    assert r.status_code == 200, r.text
+    return r
+
+
+def by_testid(body: str, name: str, end: str = "<") -> str:
+    return html.unescape(body.split(f'data-testid="{name}"')[1].split(">", 1)[1].split(end)[0])
+
+
+def token_count(body: str) -> int:
+    return int(by_testid(body, "token-count"))
+
+
+def box(body: str, box_id: str) -> str:
+    return body.split(f'id="{box_id}"')[1].split("</div>")[0]
+
+
+# ---- add BOS/EOS ---------------------------------------------------------------------------
+def test_bert_adds_cls_and_sep_only_when_the_box_is_on(client):
+    on = page(client, "hi there", "bert-base-uncased").text
+    off = page(client, "hi there", "bert-base-uncased", bos="false").text
+    assert token_count(on) == 4 and token_count(off) == 2
+    assert "[CLS]" in by_testid(on, "decoded") and "[CLS]" not in by_testid(off, "decoded")
+    assert 'data-testid="bos-box" checked' in on and 'data-testid="bos-box" checked' not in off
+    assert by_testid(on, "bos-what") == "Adds [CLS] before the text and [SEP] after it."
+
+
+def test_the_box_is_kept_in_the_permalink(client):
+    off = page(client, "hi there", "bert-base-uncased", bos="false")
+    assert "bos=false" in off.headers["HX-Push-Url"]
+    on = page(client, "hi there", "bert-base-uncased")
+    assert "bos=" not in on.headers["HX-Push-Url"]
+
+
+def test_the_trace_download_follows_the_box(client):
+    off = page(client, "hi there", "bert-base-uncased", bos="false").text
+    link = html.unescape(off.split('data-testid="download-trace"')[0].rsplit('href="', 1)[1]
+                         .split('"')[0])
+    assert "bos=false" in link
+    steps = [json.loads(line) for line in client.get(link).text.splitlines()]
+    assert [t[0] for t in steps[-1]["tokens"]] == ["hi", "there"]
+
+
+def test_a_compare_column_fetched_alone_follows_the_box(client):
+    r = client.get("/compare/column", params={"i": 0, "text": "hi there",
+                                               "col": ["bert-base-uncased"], "bos": "false"})
+    assert r.status_code == 200 and r.text.count('class="chip chip-') == 2
+
+
+def test_the_form_sends_a_hidden_false_before_the_box(client):
+    """Unticked, the form sends only the hidden bos=false; ticked, bos=true comes after it and
+    wins."""
+    form = {"text": "hi there", "tokenizer": "bert-base-uncased"}
+    ticked = client.post("/", content="&".join(
+        f"{k}={v}" for k, v in [*form.items(), ("bos", "false"), ("bos", "true")]),
+        headers={"Content-Type": "application/x-www-form-urlencoded"})
+    unticked = client.post("/", data={**form, "bos": "false"})
+    assert token_count(ticked.text) == 4 and token_count(unticked.text) == 2
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "botchan_en_unigram_1000", "char", "word"])
+def test_the_box_is_disabled_with_a_reason_where_nothing_is_added(client, name):
+    body = page(client, "hi there", name).text
+    assert "adds no special tokens" in by_testid(body, "bos-why")
+    assert "disabled" in box(body, "bos-box")
+    assert token_count(body) == token_count(page(client, "hi there", name, bos="false").text)
+
+
+@pytest.fixture(scope="module")
+def llama3(client):
+    r = client.post("/api/tokenizers", files={"file": ("tokenizer.json", LLAMA3_JSON.read_bytes())})
+    assert r.status_code == 201, r.text
+    return r.json()["tokenizer"]
+
+
+@needs_llama3
+def test_llama3_adds_begin_of_text(client, llama3):
+    on = page(client, "Hello", llama3).text
+    off = page(client, "Hello", llama3, bos="false").text
+    assert token_count(on) == token_count(off) + 1
+    assert by_testid(on, "bos-what") == "Adds <|begin_of_text|> before the text."
+
+
+@pytest.mark.parametrize("source, filename, adds", [
+    ("bert-base-uncased", "vocab.txt", "Adds [CLS] before the text and [SEP] after it."),
+    ("botchan_en_unigram_1000", "spm.model", None),
+])
+def test_uploaded_files_follow_their_own_post_processor(client, tmp_path, source, filename,
+                                                         adds):
+    import tokenizers_core as tc
+    path = tmp_path / filename
+    tc.load(source).save(str(path))
+    r = client.post("/api/tokenizers", files={"file": (filename, path.read_bytes())})
+    assert r.status_code == 201, r.text
+    body = page(client, "hi there", r.json()["tokenizer"]).text
+    if adds:
+        assert by_testid(body, "bos-what") == adds
+    else:
+        assert "adds no special tokens" in by_testid(body, "bos-why")
+
+
+def test_htmx_gets_the_bos_box_and_the_ids_output_out_of_band(client):
+    body = client.get("/", params={"text": "hi", "tokenizer": "bert-base-uncased"},
+                      headers={"HX-Request": "true"}).text
+    assert 'id="bos-box" hx-swap-oob="true"' in body and 'id="ids-out"' in body
+
+
+def test_compare_adds_the_post_processors_tokens_as_the_box_says(client):
+    cols = ["bert-base-uncased", "cl100k_base"]
+    for bos, bert_special in ((None, 2), ("false", 0)):
+        r = client.get("/api/compare", params={"text": "hi there", "col": cols,
+                                               **({"bos": bos} if bos else {})})
+        assert [c["metrics"]["special"] for c in r.json()] == [bert_special, 0]
+    body = client.get("/compare", params={"text": "hi there", "col": cols, "bos": "false"}).text
+    assert 'data-testid="bos-box">' in body and "disabled" not in box(body, "bos-box")
+    only_openai = client.get("/compare", params={"text": "hi", "col": ["cl100k_base"]}).text
+    assert "No column" in by_testid(only_openai, "bos-why")
+
+
+def test_cli_encode_no_special_tokens():
+    def run(*flags):
+        out = subprocess.run([sys.executable, "-m", "app.cli", "encode", "-t", "bert-base-uncased",
+                              "--json", *flags, "hi there"], capture_output=True, text=True,
+                             cwd=ROOT, check=True).stdout
+        return json.loads(out)["tokens"]
+    assert run() == ["[CLS]", "hi", "there", "[SEP]"]
+    assert run("--no-special-tokens") == ["hi", "there"]
+
+
+# ---- the paste-ids box -----------------------------------------------------------------------
+def test_ids_decode_with_and_without_specials_and_show_each_token(client):
+    body = page(client, "x", "cl100k_base", decode="9906, 1917 100257").text
+    assert by_testid(body, "ids-decoded") == "Hello·world<|endoftext|>"
+    assert by_testid(body, "ids-decoded-plain") == "Hello·world"
+    chips = body.split('data-testid="ids-chips"')[1].split("</ol>")[0]
+    assert chips.count("<li") == 3 and chips.count("· special</span>") == 1
+    assert "&lt;|endoftext|&gt;" in chips and "·world" in chips
+    assert "<details" in body and 'id="ids-panel" open' in body
+
+
+def test_ids_as_a_json_list_and_bert_specials(client):
+    body = page(client, "x", "bert-base-uncased", decode="[101, 7632, 2045, 102]").text
+    assert by_testid(body, "ids-decoded") == "[CLS]·hi·there·[SEP]"
+    assert by_testid(body, "ids-decoded-plain") == "hi·there"
+
+
+def test_a_character_cut_across_ids_is_drawn_once(client):
+    """cl100k spells the parrot with three ids; the first two show their bytes."""
+    ids = " ".join(map(str, __import__("tokenizers_core").load("cl100k_base").encode("🦜").ids))
+    body = page(client, "x", "cl100k_base", decode=ids).text
+    chips = body.split('data-testid="ids-chips"')[1].split("</ol>")[0]
+    assert chips.count("partial") == 2 and "🦜" in chips and "&lt;F0 9F&gt;" in chips
+
+
+@pytest.mark.parametrize("typed, message", [
+    ("9906 999999999", "id 999999999 is not in the vocabulary of cl100k_base"),
+    ("1 two", "'two' is not a token id"),
+    ("[1, 2", "not one"),
+])
+def test_a_bad_id_is_an_error_in_place(client, typed, message):
+    r = page(client, "Hello", "cl100k_base", decode=typed)
+    assert message in by_testid(r.text, "ids-error")
+    assert token_count(r.text) == 1            # the rest of the page is unaffected
+
+
+@pytest.mark.parametrize("name, typed, decoded, labels", [
+    ("botchan_en_unigram_1000", None, "the·cats", ["·the", "·c", "at", "s"]),
+    ("bert-base-uncased", "[101, 2652, 14477, 102]", "[CLS]·playing·una·[SEP]",
+     ["[CLS]", "playing", "una", "[SEP]"]),
+    ("char", "104 105", "hi", ["h", "i"]),
+])
+def test_ids_of_other_tokenizer_kinds(client, name, typed, decoded, labels):
+    import tokenizers_core as tc
+    typed = typed or " ".join(map(str, tc.load(name).encode("the cats").ids))
+    body = page(client, "x", name, decode=typed).text
+    assert by_testid(body, "ids-decoded") == decoded
+    chips = body.split('data-testid="ids-chips"')[1].split("</ol>")[0]
+    assert [html.unescape(t.split("</span>")[0]) for t in chips.split('class="tok">')[1:]] == labels
+
+
+def test_a_tokenizer_without_fixed_ids_says_so(client):
+    body = page(client, "x", "word", decode="0 1").text
+    assert "no fixed ids to decode" in by_testid(body, "ids-error")
+
+
+def test_the_ids_box_escapes_what_is_typed(client):
+    payload = '<script>alert(1)</script>"><img src=x onerror=alert(1)>'
+    body = page(client, payload, "cl100k_base", decode=payload, budget=payload).text
+    assert "<script>alert(1)" not in body and "<img src=x" not in body
+    assert "&lt;script&gt;" in body
+
+
+# ---- the token budget ------------------------------------------------------------------------
+def test_the_budget_cuts_where_the_first_n_tokens_end(client):
+    body = page(client, "Hello big world", "cl100k_base", budget="2").text
+    assert "end at character 9" in by_testid(body, "budget-cut")
+    assert by_testid(body, "budget-head") == "Hello·big"
+    assert by_testid(body, "budget-rest") == "·world"
+    rows = body.split('data-testid="budget-chunks"')[1].split("</table>")[0]
+    assert rows.count("<tr>") == 3                                      # header + 2 chunks
+
+
+def test_a_cut_inside_a_character_moves_back_and_says_so(client):
+    body = page(client, "a🦜b", "cl100k_base", budget="2").text
+    assert "end at character 1" in by_testid(body, "budget-cut")
+    assert "inside a character" in by_testid(body, "budget-inside")
+    assert "alone takes 3 tokens" in by_testid(body, "budget-chunks-error")   # the parrot
+    body = page(client, "a🦜b", "cl100k_base", budget="3").text
+    rows = body.split('data-testid="budget-chunks"')[1].split("</table>")[0]
+    assert rows.count("<tr>") == 4 and "🦜" in rows
+
+
+def test_counts_that_do_not_add_up_show_both_numbers(client):
+    body = page(client, "unaffable playing", "bert-base-uncased", budget="2").text
+    assert "here 5 against 4" in by_testid(body, "budget-additive")
+
+
+def test_the_whole_text_fits(client):
+    body = page(client, "Hello", "cl100k_base", budget="5").text
+    assert "The whole text fits" in by_testid(body, "budget-fits")
+
+
+@pytest.mark.parametrize("typed, message", [("0", "at least 1"), ("abc", "at least 1"),
+                                            ("1", "alone takes")])
+def test_a_bad_budget_is_an_error_in_place(client, typed, message):
+    body = page(client, "🦜", "cl100k_base", budget=typed).text
+    assert message in by_testid(body, "budget-error")
+
+
+def test_the_budget_and_ids_are_kept_in_the_permalink(client):
+    r = page(client, "Hello big world", "cl100k_base", budget="2", decode="1 2")
+    assert "budget=2" in r.headers["HX-Push-Url"] and "decode=1+2" in r.headers["HX-Push-Url"]

@@ -1,0 +1,136 @@
+"""A GGUF written from a tokenizer (with the `gguf` package, as llama.cpp's converter writes
+it) loads into a Tokenizer that encodes as the source does, on multilingual texts; with the
+pre-tokenizer `default` it does not, and says why."""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import pickle
+
+import pytest
+import sentencepiece as spm
+from sentencepiece import sentencepiece_model_pb2
+
+import tokenizers_core as tc
+from tests.gguf_files import (INTEROP, write_bert, write_gpt2, write_llama3,
+                              write_sentencepiece)
+from tokenizers_core.corpora import load_corpus
+from tokenizers_core.formats import gguf_pre
+
+DATA = os.path.join(os.path.dirname(tc.__file__), "data")
+needs_interop = pytest.mark.skipif(not INTEROP, reason="../shared/data/interop is absent")
+
+
+def _texts() -> list[str]:
+    """UDHR paragraphs in several scripts, the start of Botchan, and the interop texts."""
+    texts = [load_corpus(f"udhr/{code}")[:1500] for code in
+             ("eng", "fra", "deu_1996", "ell_monotonic", "arb", "cmn_hans", "amh", "ben", "fin")]
+    texts += load_corpus("botchan")[:20_000].split("\n\n")
+    if INTEROP:
+        with open(os.path.join(INTEROP, "texts.txt"), encoding="utf-8") as fh:
+            texts += [json.loads(line) for line in fh if line.strip()]
+    return texts
+
+
+TEXTS = _texts()
+
+
+def _ids(tok, texts, **options):
+    return [tok.encode(t, **options).ids for t in texts]
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    return tmp_path_factory.mktemp("gguf")
+
+
+def test_gpt2_as_gguf_encodes_as_the_bundled_gpt2(folder):
+    tok = tc.load(write_gpt2(str(folder / "gpt2.gguf")))
+    ours = tc.load("gpt2")
+    # <|endoftext|> typed in the text is a control token to llama.cpp, text to tiktoken
+    assert _ids(tok, TEXTS, encode_special_tokens=True) == _ids(ours, TEXTS)
+    assert tok.gguf["pre"] == "gpt-2" and tok.warnings == []
+    assert tok.encode("a<|endoftext|>").ids == [64, 50256]
+    assert pickle.loads(pickle.dumps(tok)).encode("héllo wörld").ids == \
+        ours.encode("héllo wörld").ids
+
+
+@needs_interop
+def test_llama3_as_gguf_encodes_as_its_tokenizer_json(folder):
+    tok = tc.load(write_llama3(str(folder / "llama3.gguf")))
+    source = tc.load(os.path.join(INTEROP, "converted", "llama3.tokenizer.json"))
+    assert _ids(tok, TEXTS) == _ids(source, TEXTS)
+    with open(os.path.join(INTEROP, "special_texts.json"), encoding="utf-8") as fh:
+        specials = json.load(fh)["llama3.tokenizer.json"]          # control tokens in the text
+    assert _ids(tok, specials) == _ids(source, specials)
+    assert tok.encode("Hi").ids[0] == 128000                       # llama-bpe adds BOS
+    assert tok.chat_template.startswith("{{ bos_token }}")
+
+
+@needs_interop
+def test_llama3_with_the_default_pre_tokenizer_differs_and_says_why(folder):
+    tok = tc.load(write_llama3(str(folder / "llama3-default.gguf"), pre="default"))
+    source = tc.load(os.path.join(INTEROP, "converted", "llama3.tokenizer.json"))
+    text = "It wasn't 12345 dollars,\n\n  said she."
+    assert tok.encode(text).ids != source.encode(text).ids
+    assert "'default'" in tok.warnings[0] and "tokenizer.json" in tok.warnings[0]
+
+
+def test_an_unknown_pre_tokenizer_loads_with_the_default_regexes_and_a_warning(folder):
+    tok = tc.load(write_gpt2(str(folder / "odd.gguf"), pre="no-such-model"))
+    assert "not one we know" in tok.warnings[0]
+    default = tc.load(write_gpt2(str(folder / "default.gguf"), pre="default"))
+    assert _ids(tok, TEXTS[:5]) == _ids(default, TEXTS[:5])
+    assert default.encode("x 12345").tokens == ["x", "Ġ", "123", "45"]    # as llama.cpp splits
+
+
+def test_the_pre_tokenizer_table_names_llama_cpps_common_names():
+    for name in ("llama-bpe", "llama3", "qwen2", "gpt-2", "default", "deepseek-llm",
+                 "deepseek-coder", "starcoder", "falcon", "tekken", "gpt-4o", "command-r"):
+        assert gguf_pre.lookup(name).known, name
+    assert gguf_pre.lookup("llama-bpe").ignore_merges
+    assert gguf_pre.warning("qwen2") is None
+
+
+def test_the_unigram_model_as_t5_encodes_as_sentencepiece(folder):
+    tok = tc.load(write_sentencepiece(str(folder / "t5.gguf"), "botchan_en_unigram_1000", "t5"))
+    sp = spm.SentencePieceProcessor(
+        model_file=None, model_proto=gzip.decompress(
+            open(os.path.join(DATA, "botchan_en_unigram_1000.model.gz"), "rb").read()))
+    assert _ids(tok, TEXTS, add_special_tokens=False) == [sp.encode(t) for t in TEXTS]
+    assert tok.encode("hi").tokens[-1] == "</s>"                  # t5 adds EOS
+
+
+def test_the_bpe_model_as_llama_encodes_as_sentencepiece_without_its_charsmap(folder):
+    """llama.cpp's SPM tokenizer has no NFKC charsmap and keeps runs of spaces: it matches
+    sentencepiece running the same pieces with the identity normaliser and
+    remove_extra_whitespaces off (BPE by the scores of the pieces)."""
+    tok = tc.load(write_sentencepiece(str(folder / "llama.gguf"), "botchan_en_bpe_1000", "llama"))
+    proto = sentencepiece_model_pb2.ModelProto()
+    proto.ParseFromString(gzip.decompress(
+        open(os.path.join(DATA, "botchan_en_bpe_1000.model.gz"), "rb").read()))
+    proto.normalizer_spec.name = "identity"
+    proto.normalizer_spec.precompiled_charsmap = b""
+    proto.normalizer_spec.remove_extra_whitespaces = False
+    sp = spm.SentencePieceProcessor(model_proto=proto.SerializeToString())
+    assert _ids(tok, TEXTS, add_special_tokens=False) == [sp.encode(t) for t in TEXTS]
+    assert tok.encode("hi").tokens[0] == "<s>"                    # llama adds BOS
+    assert tok.encode("a  b", add_special_tokens=False).tokens == sp.encode("a  b", out_type=str)
+    assert "▁▁" in "".join(tok.encode("a  b").tokens)                 # both spaces kept
+
+
+def test_bert_as_gguf_encodes_as_the_bundled_bert(folder):
+    tok = tc.load(write_bert(str(folder / "bert.gguf")))
+    assert _ids(tok, TEXTS) == _ids(tc.load("bert-base-uncased"), TEXTS)
+
+
+@needs_interop
+def test_a_gguf_saves_as_a_tokenizer_json_that_hugging_face_runs_the_same(folder):
+    """GGUF -> tokenizer.json: the file Hugging Face `tokenizers` loads encodes as the GGUF
+    does (the llama.cpp regexes travel as Split pre-tokenizers)."""
+    from tokenizers import Tokenizer as HFTokenizer
+    tok = tc.load(write_llama3(str(folder / "llama3-save.gguf"), pre="qwen2"))
+    tok.save(str(folder / "from-gguf.json"))
+    theirs = HFTokenizer.from_file(str(folder / "from-gguf.json"))
+    assert _ids(tok, TEXTS) == [theirs.encode(t).ids for t in TEXTS]
