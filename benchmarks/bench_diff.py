@@ -1,7 +1,9 @@
 """Time of `tokenizers_core.diff.diff` on 1 MB of text, one text a line: an identical pair
-(cl100k_base and a tokenizer.json written from it) and differing pairs (cl100k_base and
-o200k_base; Llama 3's tokenizer.json and its ranks file read with GPT-2's pattern, when the
-shared interop data is there).
+(cl100k_base and a tokenizer.json written from it; Llama 3's tokenizer.json and a GGUF written
+from it, as llama.cpp's converter does) and differing pairs (cl100k_base and o200k_base; the
+same GGUF with llama.cpp's pre-tokenizer `default`; Llama 3's tokenizer.json and its ranks
+file read with GPT-2's pattern). The Llama 3 pairs need the shared interop data, the GGUF ones
+the `gguf` package too.
 
 Two texts of 1 MB: botchan repeated to 1,000,000 bytes (4,288 distinct lines, each met about
 four times: a repeated line is diagnosed once), and the pinned 1 MB of English fortunes
@@ -14,7 +16,9 @@ Run: .venv/bin/python benchmarks/bench_diff.py
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -56,12 +60,31 @@ def pairs() -> list[tuple[str, object]]:
     out = [("identical: cl100k_base vs its tokenizer.json", converted),
            ("differing: cl100k_base vs o200k_base",
             lambda: (tc.load("cl100k_base"), tc.load("o200k_base")))]
+    gguf = _gguf_writer()
+    if gguf is not None and (INTEROP / "converted").is_dir():
+        folder = tempfile.mkdtemp()
+        json_path = str(INTEROP / "converted" / "llama3.tokenizer.json")
+        out.append(("identical: Llama 3 tokenizer.json vs its GGUF", lambda: (
+            tc.load(json_path), tc.load(gguf(os.path.join(folder, "llama3.gguf"))))))
+        out.append(("differing: Llama 3 tokenizer.json vs its GGUF with pre 'default'", lambda: (
+            tc.load(json_path),
+            tc.load(gguf(os.path.join(folder, "default.gguf"), pre="default")))))
     if (INTEROP / "converted").is_dir():
         out.append(("differing: Llama 3 tokenizer.json vs ranks with GPT-2's pattern", lambda: (
             tc.load(str(INTEROP / "converted" / "llama3.tokenizer.json")),
             tc.load(str(INTEROP / "raw" / "llama3" / "tokenizer.model"), pattern="gpt2",
                     special_tokens={"<|begin_of_text|>": 128000}))))
     return out
+
+
+def _gguf_writer():
+    """The tests' GGUF writer (needs the `gguf` package, a test dependency), or None."""
+    try:
+        from tests.gguf_files import write_llama3
+    except ImportError as exc:
+        print(f"(GGUF pairs skipped: {exc})")
+        return None
+    return write_llama3
 
 
 def main() -> None:
