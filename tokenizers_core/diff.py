@@ -259,8 +259,9 @@ def _stages(tok: Any, text: str, trace: Sequence[Any]) -> _Stages:
              for kind in ("normalize", "pre_tokenize")}
     identity = tuple((i, i + 1) for i in range(len(text)))
     tokens = tuple(model.tokens) if model else ()
+    contents = _added_contents(tok)
     added = tuple((s, e) for value, _, s, e, _ in tokens
-                  if e > s and text[s:e] == value and _is_added(tok, value))
+                  if e > s and text[s:e] == value and (value in contents or tok.is_special(value)))
     return _Stages(normalized=norm.output if norm else text,
                    alignments=tuple(norm.alignments) if norm else identity,
                    normalizer=names["normalize"] or "none",
@@ -273,10 +274,9 @@ def _name(step: Any) -> str:
     return getattr(step, "normalizer", None) or getattr(step, "pre_tokenizer", "")
 
 
-def _is_added(tok: Any, value: str) -> bool:
-    """Is `value` one of `tok`'s added tokens (matched in the text before normalising)?"""
-    return any(t.content == value for t in getattr(tok, "added_tokens", ())) \
-        or tok.is_special(value)
+def _added_contents(tok: Any) -> frozenset[str]:
+    """`tok`'s added tokens (matched in the text before normalising)."""
+    return frozenset(t.content for t in getattr(tok, "added_tokens", ()))
 
 
 def _added(text: str, a: _Stages, b: _Stages) -> tuple[int, dict] | None:
@@ -333,9 +333,8 @@ def _pre_tokenizer(text: str, a: _Stages, b: _Stages) -> tuple[int, dict] | None
 def _crossing(spans: Sequence[tuple[int, int]],
               tokens: Sequence[tuple[str, int, int, int, int]]) -> int | None:
     """The first piece boundary in `spans` that falls strictly inside one of `tokens`."""
-    boundaries = sorted({p for span in spans for p in span})
-    inside = [(s, e) for _, _, s, e, _ in tokens if e - s > 1]
-    return next((p for p in boundaries if any(s < p < e for s, e in inside)), None)
+    inside = {p for _, _, s, e, _ in tokens for p in range(s + 1, e)}
+    return min((p for span in spans for p in span if p in inside), default=None)
 
 
 def _piece_before(pieces: Sequence[tuple[str, int, int]], cut: int
