@@ -93,21 +93,19 @@ def rows(report: DiffReport, tok_a: Any, tok_b: Any, page: int) -> list[Row]:
 
 
 def _row(d: Divergence, tok_a: Any, tok_b: Any) -> Row:
-    chips_a = _window_chips(tok_a, d.text, d.window_a)
-    chips_b = _window_chips(tok_b, d.text, d.window_b)
-    n_a, n_b = len(tok_a.encode(d.text)), len(tok_b.encode(d.text))
-    return Row(d, chips_a, chips_b,
+    enc_a, enc_b = tok_a.encode(d.text), tok_b.encode(d.text)
+    return Row(d, _window_chips(tok_a, d.text, enc_a, d.window_a),
+               _window_chips(tok_b, d.text, enc_b, d.window_b),
                more_before=bool(d.window_a and d.window_a[0][0] > 0 or
                                 d.window_b and d.window_b[0][0] > 0),
-               more_after_a=bool(d.window_a) and d.window_a[-1][0] + 1 < n_a,
-               more_after_b=bool(d.window_b) and d.window_b[-1][0] + 1 < n_b)
+               more_after_a=bool(d.window_a) and d.window_a[-1][0] + 1 < len(enc_a),
+               more_after_b=bool(d.window_b) and d.window_b[-1][0] + 1 < len(enc_b))
 
 
-def _window_chips(tok: Any, text: str, window: tuple) -> list[display.Chip]:
-    """The visualiser's chips of the tokens in `window` (their indices in the encoding)."""
+def _window_chips(tok: Any, text: str, enc: tc.Encoding, window: tuple) -> list[display.Chip]:
+    """The visualiser's chips of the tokens in `window` (their indices in `enc`)."""
     if not window:
         return []
-    enc: tc.Encoding = tok.encode(text)
     lo, hi = window[0][0], window[-1][0] + 1
     return display.chips(tok, text, enc, links=False, limit=hi)[lo:hi]
 
