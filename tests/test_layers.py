@@ -14,8 +14,8 @@ package and of layers below its own (docs/ARCHITECTURE.md draws the picture):
     pipeline         Tokenizer: the stages wired together
     implementations/ whole tokenisers (bert, openai_public, rules, bpe, unigram, training)
     formats/         tokenizer files, read into and written from whole tokenisers
-    top              pretrained (tc.load), metrics, checker, budget, chat (templates), the
-                     package itself
+    top              pretrained (tc.load), metrics, checker, budget, chat (templates), diff,
+                     diff_stress, the package itself
 
 The web layer (`app/`) has no import circle either, no router imports another, and the core
 never imports the web layer.
@@ -46,7 +46,7 @@ LAYERS = [
     ("pipeline", {"pipeline"}),
     ("implementations", {"implementations"}),
     ("formats", {"formats"}),
-    ("top", {"pretrained", "metrics", "checker", "budget", "chat", ""}),
+    ("top", {"pretrained", "metrics", "checker", "budget", "chat", "diff", "diff_stress", ""}),
 ]
 
 

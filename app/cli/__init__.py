@@ -6,6 +6,7 @@ terminal.
     tokvis train ALGO CORPUS --vocab-size N [-o OUT] [--format F]
     tokvis trace ALGO CORPUS --vocab-size N [--steps A:B]
     tokvis compare -t A -t B [...] TEXT|-
+    tokvis diff -a A -b B [--corpus NAME|FILE | --text T | --stress] [--json]
     tokvis export NAME|FILE -o OUT [--format F] [--lossy]
     tokvis chat MESSAGES.json|- [-t NAME|FILE] [--template-name N | --template FILE] [--json]
 
@@ -158,6 +159,22 @@ def build_parser() -> argparse.ArgumentParser:
     _colour(p)
     _tokenizer_options(p)
     p.set_defaults(run=commands.compare)
+
+    p = sub.add_parser("diff", help="where two tokenisers first differ, text by text "
+                                    "(exit 0: identical, 1: they differ)")
+    p.add_argument("-a", required=True, metavar="NAME|FILE")
+    p.add_argument("-b", required=True, metavar="NAME|FILE")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--corpus", metavar="NAME|FILE", help="a bundled corpus or a text file "
+                                                           "(- for stdin), one text a line")
+    src.add_argument("--text", metavar="TEXT|-", help="texts, one a line (- for stdin)")
+    src.add_argument("--stress", action="store_true",
+                     help="the generated stress set (the default)")
+    p.add_argument("--json", action="store_true", help="the whole report as JSON")
+    p.add_argument("--show", type=int, default=5, metavar="N",
+                   help="print the first N differing texts (default 5)")
+    _tokenizer_options(p)
+    p.set_defaults(run=commands.diff)
 
     p = sub.add_parser("export", help="convert a tokeniser (bundled or a file) to another format")
     p.add_argument("source", metavar="NAME|FILE")

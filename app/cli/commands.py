@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 import tokenizers_core as tc
+from tokenizers_core import diff as tc_diff
 from tokenizers_core import formats, pretrained
 from tokenizers_core.chat import read_config, render_chat
 from tokenizers_core.corpora import corpus_names, load_corpus
@@ -323,6 +324,71 @@ def compare(args: argparse.Namespace) -> int:
         print(f"\n{name}:")
         print(chip_line(tok, text, enc, colour))
     return 0
+
+
+def diff(args: argparse.Namespace) -> int:
+    """Two tokenisers on the same texts (a corpus or --text, one text a line, or the stress
+    set): exit status 0 when every text is tokenised identically, 1 when some differ, 2 for
+    bad input (as diff(1))."""
+    try:
+        tok_a, tok_b = (load_tokenizer(s, _file_options(s, args)) for s in (args.a, args.b))
+        texts, label = _diff_texts(args)
+    except (ValueError, OSError, LookupError) as exc:
+        sys.stderr.write(f"tokvis diff: error: {' '.join(str(exc).split())}\n")
+        return 2
+    report = tc_diff.diff(tok_a, tok_b, texts, names=(args.a, args.b))
+    if args.json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False))
+    else:
+        print(f"{args.a} vs {args.b} on {label}: {report.identical:,} of {report.texts:,} "
+              f"texts identical ({100 * report.share_identical:.1f}%)")
+        for stage, n in report.by_stage.items():
+            print(f"  first differ at the {stage}: {n:,}")
+        for d in report.differences[:args.show]:
+            print(f"\nline {d.index + 1}, character {d.position}: {d.stage} "
+                  f"(different: {', '.join(d.differs)})")
+            print(f"  text: {display.visible(d.text[:120])}")
+            print(f"  {args.a}: {_window_line(d.text, d.window_a, d.token_a)}")
+            print(f"  {args.b}: {_window_line(d.text, d.window_b, d.token_b)}")
+            print(f"  evidence: {json.dumps(d.evidence, ensure_ascii=False)}")
+    return 0 if report.identical == report.texts else 1
+
+
+def _window_line(text: str, window: tuple, first: int) -> str:
+    """The tokens around a divergence, by the text they cover (a special token by its name),
+    the first differing one in [brackets].
+
+    >>> _window_line("ab c", ((0, "ab", 5, 0, 2, False), (1, "Ġc", 9, 2, 4, False)), 1)
+    'ab [·c]'
+    """
+    parts = []
+    spans = [(s, e) for _, _, _, s, e, _ in window]
+    for i, token, _id, s, e, special in window:
+        shared = spans.count((s, e)) > 1             # bytes of one character: the tokens
+        label = token if special or s == e or shared else display.visible(text[s:e])
+        parts.append(f"[{label}]" if i == first else label)
+    return " ".join(parts)
+
+
+def _file_options(source: str, args: argparse.Namespace) -> argparse.Namespace:
+    """`args` for loading `source`: the file options go to the files that take them (a ranks
+    file's --pattern), not to a bundled tokeniser or a tokenizer.json, which has them all."""
+    if os.path.isfile(source) and not args.in_format:
+        with open(source, "rb") as fh:
+            takes = formats.sniff(fh.read(4096)) != "hf_json"
+    else:
+        takes = not pretrained.is_bundled(source) or os.path.isfile(source)
+    return args if takes else argparse.Namespace(special_tokens=None, pattern=None,
+                                                 lowercase=None, in_format=None)
+
+
+def _diff_texts(args: argparse.Namespace) -> tuple[list[str], str]:
+    if args.corpus is not None:
+        text, label = read_corpus(args.corpus)
+        return tc_diff.corpus_texts(text), f"the corpus {label}"
+    if args.text is not None:
+        return tc_diff.corpus_texts(read_text(args.text)), "the text"
+    return tc_diff.stress_texts(), "the stress set"
 
 
 def column_labels(sources: list[str]) -> list[str]:
