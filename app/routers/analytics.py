@@ -16,9 +16,9 @@ from .. import charts
 from ..deps import BAD_INPUT, Name, bad_input, check_text, jobs, stored_options
 from ..render import render
 from ..services.analytics import (DEFAULT_SIZES, DEFAULT_SWEEP_ALGOS, EXAMPLES, MAX_SIZES,
-                                  MAX_SWEEP_VOCAB, checked_spec, lab_tokenizers, parse_spec,
-                                  spec_of, start_sweep, sweep_url, sweep_view, tax_chart_rows,
-                                  tax_names, tax_table, unicode_forms)
+                                  MAX_SWEEP_VOCAB, TAX_DEFAULT, checked_spec, lab_tokenizers,
+                                  parse_spec, spec_of, start_sweep, sweep_url, sweep_view,
+                                  tax_chart_rows, tax_names, tax_table, unicode_forms)
 from ..tax import vocab_tokenizers
 
 router = APIRouter(tags=["analytics"])
@@ -31,7 +31,7 @@ CANCEL_COOKIE_AGE = 7 * 24 * 3600
 @router.get("/tax", response_class=HTMLResponse, summary="The multilingual tokenisation tax")
 def tax_page(request: Request, tok: list[str] | None = Query(None),
              chart: str | None = None) -> HTMLResponse:
-    names = tax_names(request, tok)
+    names = tax_names(request, tok or list(TAX_DEFAULT))
     chart = chart if chart in names else names[0]
     data = tax_table(request, names)
     yours = stored_options(request)

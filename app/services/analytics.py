@@ -39,6 +39,13 @@ def _language_facts() -> tuple[dict[str, str], dict[str, str]]:
     return scripts, samples
 
 
+# The page's columns until the reader picks others: three generations of OpenAI's byte-level BPE,
+# WordPiece, a sentencepiece BPE and a byte-level BPE of other makers, and a small Unigram model
+# whose unknown tokens show what a low ratio can hide. (The API's default is every tokeniser.)
+TAX_DEFAULT = ("r50k_base", "cl100k_base", "o200k_base", "bert-base-uncased", "mistral_v3",
+               "qwen3", "botchan_en_unigram_1000")
+
+
 def tax_names(request: Request, tok: list[str] | None) -> list[str]:
     """The tax's tokenisers: bundled names and uploaded handles (404 for any other)."""
     names = [pretrained.canonical_name(t) for t in (tok or vocab_tokenizers()) if t]
