@@ -26,7 +26,7 @@ run: $(VENV)/.run-deps
 	  --timeout-keep-alive 5 --limit-concurrency 500 --h11-max-incomplete-event-size 16384
 
 test: $(VENV)/.test-deps
-	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow"
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow" -n auto
 
 test-slow: $(VENV)/.test-deps
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m slow
