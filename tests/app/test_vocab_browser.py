@@ -29,8 +29,12 @@ def test_substring_search_is_paged(client):
     found = rows(r.text)
     assert len(found) == 50 and all("ing" in t.casefold() for _, t in found)
     assert "page <b>1</b>" in r.text
+    assert 'rel="prev"' not in r.text
+    assert 'href="/vocab?tokenizer=cl100k_base&amp;q=ing&amp;page=1"' in r.text
     nxt = client.get("/vocab", params={"tokenizer": "cl100k_base", "q": "ing", "page": 1})
     assert rows(nxt.text)[0][0] > found[-1][0]
+    assert "page <b>2</b>" in nxt.text      # the first page's link leaves `page` out of the URL
+    assert 'rel="prev" href="/vocab?tokenizer=cl100k_base&amp;q=ing"' in nxt.text
 
 
 def test_unigram_scores_and_corpus_frequency(client):
