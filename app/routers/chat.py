@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Form, HTTPException, Request
@@ -112,18 +113,17 @@ def chat_form(request: Request, role: list[str] = Form([]), content: list[str] =
     return _page(request, form, "result" if action == "render" else "main", None)
 
 
+@dataclass
 class ChatForm:
     """The page's inputs, as the form holds them."""
 
-    def __init__(self, messages: list[dict[str, Any]], tokenizer: str, template_name: str,
-                 template: str, tools: str, config: str, add_generation_prompt: bool) -> None:
-        self.messages = messages
-        self.tokenizer = tokenizer
-        self.template_name = template_name
-        self.template = template
-        self.tools = tools
-        self.config = config
-        self.add_generation_prompt = add_generation_prompt
+    messages: list[dict[str, Any]]
+    tokenizer: str
+    template_name: str
+    template: str
+    tools: str
+    config: str
+    add_generation_prompt: bool
 
     def params(self) -> dict[str, Any]:
         """The GET permalink's parameters."""
