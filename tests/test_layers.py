@@ -46,7 +46,8 @@ LAYERS = [
     ("pipeline", {"pipeline"}),
     ("implementations", {"implementations"}),
     ("formats", {"formats"}),
-    ("top", {"pretrained", "metrics", "checker", "budget", "chat", "diff", "diff_stress", ""}),
+    ("top", {"pretrained", "metrics", "checker", "budget", "chat", "diff", "diff_stress", "audit",
+             ""}),
 ]
 
 
