@@ -43,7 +43,8 @@ PATTERN_PRESETS = ("llama3", "o200k", "cl100k", "p50k", "gpt2")   # offered for 
 FORMAT_LABELS = {"hf_json": "Hugging Face tokenizer.json", "tiktoken": "tiktoken ranks file",
                  "sentencepiece": "sentencepiece .model", "vocab_txt": "WordPiece vocab.txt",
                  "vocab_merges": "vocab.json + merges.txt (.zip)",
-                 "gguf": "GGUF model (llama.cpp): its metadata"}
+                 "gguf": "GGUF model (llama.cpp): its metadata",
+                 "model_folder": "model folder (.zip of tokenizer.json + tokenizer_config.json)"}
 # The options each format's reader takes; the upload form sends every field, the rest are ignored.
 FORMAT_OPTIONS = {"tiktoken": ("pattern", "special_tokens"), "vocab_txt": ("lowercase",)}
 _LEGACY_PREFIX = "sentencepiece-model:base64:"      # the lattice view's uploads before this module

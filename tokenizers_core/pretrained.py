@@ -216,9 +216,10 @@ def load(source: str | os.PathLike | bytes, *, format: str | None = None,
     A file's format is sniffed from its content (see `formats`): a Hugging Face tokenizer.json, a
     tiktoken ranks file (which needs `pattern`, a preset name or a regex, and takes
     `special_tokens` as {string: id}), a sentencepiece .model, a WordPiece vocab.txt, or BPE's
-    vocab.json + merges.txt (a folder holding them, or a .zip of them), or a GGUF model of any
-    size (only its metadata is read). `format` names it instead ("hf_json", "tiktoken",
-    "sentencepiece", "vocab_txt", "vocab_merges", "gguf"); other
+    vocab.json + merges.txt (a folder holding them, or a .zip of them), a model's folder of
+    tokenizer.json + tokenizer_config.json (or a .zip of it: the config, with its chat template, is
+    kept as `tok.tokenizer_config`), or a GGUF model of any size (only its metadata is read). `format` names it instead ("hf_json", "tiktoken",
+    "sentencepiece", "vocab_txt", "vocab_merges", "model_folder", "gguf"); other
     `options` go to the format's reader (vocab.txt: `lowercase=`).
 
     Bundled tokenisers are cached: loading one twice returns the same object, so treat it as
@@ -250,16 +251,21 @@ def load(source: str | os.PathLike | bytes, *, format: str | None = None,
 
 
 def _load_folder(path: str, format: str | None, options: dict[str, Any]) -> Tokenizer:
-    """A folder of vocab.json + merges.txt (or encoder.json + vocab.bpe)."""
-    if format not in (None, "vocab_merges") or options:
-        raise ValueError(f"{path} is a folder: only vocab.json + merges.txt load from a folder, "
+    """A model's folder (tokenizer.json + tokenizer_config.json, see `formats/model_folder.py`)
+    or a folder of vocab.json + merges.txt (or encoder.json + vocab.bpe)."""
+    if format not in (None, "vocab_merges", "model_folder") or options:
+        raise ValueError(f"{path} is a folder: only a model's tokenizer.json (+ its "
+                         "tokenizer_config.json) or vocab.json + merges.txt load from a folder, "
                          "with no options")
-    from .formats import vocab_merges  # lazy: keeps `import tokenizers_core` light
+    from .formats import model_folder, vocab_merges  # lazy: keeps `import tokenizers_core` light
     try:
+        if format != "vocab_merges" and model_folder.holds_tokenizer_json(os.listdir(path)):
+            return model_folder.load_folder(path)
         pair = vocab_merges.read_folder(path)
         if pair is None:
-            raise ValueError("it holds no vocab.json + merges.txt (nor encoder.json + "
-                             "vocab.bpe); give the path of a tokenizer file instead")
+            raise ValueError("it holds no tokenizer.json, nor vocab.json + merges.txt (nor "
+                             "encoder.json + vocab.bpe); give the path of a tokenizer file "
+                             "instead")
         return vocab_merges.load_pair(*pair, name=os.path.basename(os.path.normpath(path)))
     except OSError as exc:
         raise ValueError(f"{path}: cannot read: {exc.strerror}") from None

@@ -190,8 +190,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("messages", metavar="MESSAGES.json|-",
                    help='a JSON list of {"role", "content"} (or {"messages", "tools"})')
     p.add_argument("-t", "--tokenizer", metavar="NAME|FILE", help="tokenize the rendered chat")
-    p.add_argument("--template-name", help="a bundled template (llama3 unless --template or "
-                   "--config gives one): llama3, mistral_v3, mistral_v7, chatml, chatml_tools, "
+    p.add_argument("--template-name", help="a bundled template (llama3 unless --template, "
+                   "--config or the tokenizer gives one: a model folder's tokenizer_config.json, "
+                   "Qwen3's own): llama3, mistral_v3, mistral_v7, chatml, chatml_tools, "
                    "gemma, llama2_strict; with --config, one of its named templates")
     p.add_argument("--template", metavar="FILE", help="a chat template file (Jinja) instead")
     p.add_argument("--config", metavar="FILE", help="a tokenizer_config.json: its chat_template "

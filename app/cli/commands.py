@@ -435,7 +435,7 @@ def chat(args: argparse.Namespace) -> int:
     messages, tools = _chat_input(read_text(args.messages) if args.messages == "-"
                                   else _read_file(args.messages))
     tok = load_tokenizer(args.tokenizer, args) if args.tokenizer else None
-    given = args.template or args.config
+    given = args.template or args.config or getattr(tok, "tokenizer_config", None)
     options: dict[str, Any] = {"template_name": args.template_name or (None if given else "llama3")}
     if args.template:
         options["chat_template"] = _read_file(args.template)

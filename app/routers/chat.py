@@ -17,7 +17,7 @@ from ..urls import url_with
 router = APIRouter(tags=["chat"])
 
 DEFAULT_TOKENIZER = "cl100k_base"
-DEFAULT_TEMPLATE = "llama3"
+DEFAULT_TEMPLATE = ""        # the tokenizer's own template, else the bundled llama3
 MAX_PERMALINK = 8000        # longer chats keep their form, without a GET link
 
 
@@ -34,7 +34,9 @@ class ChatRequest(BaseModel):
     template: str | None = Field(None, description="a chat template's text (Jinja)")
     template_name: str | None = Field(
         None, examples=["llama3"], description="a bundled example template, when no `template` "
-        "is given: " + ", ".join(t.name for t in service.chat.bundled_templates()))
+        "is given: " + ", ".join(t.name for t in service.chat.bundled_templates()) + "; or one "
+        "of the `config`'s (or the tokenizer's own) named templates. None: the tokenizer's own "
+        "template (a model folder's tokenizer_config.json, Qwen3's)")
     config: dict[str, Any] | None = Field(
         None, description="a tokenizer_config.json: its chat_template (a string, or a list of "
                           "{name, template}: `template_name` picks one, else \"default\") and "
@@ -136,7 +138,7 @@ class ChatForm:
 
 def _page(request: Request, form: ChatForm, block: str, error: str | None) -> HTMLResponse:
     ctx: dict[str, Any] = {"form": form, "error": error, "roles": service.ROLES,
-                           "config_names": [],
+                           "config_names": [], "own_names": [], "template_source": None,
                            "extras": [service.extra_fields(m) for m in form.messages],
                            "templates": service.chat.bundled_templates(),
                            "options": tokenizer_options(request, form.tokenizer)}
@@ -149,7 +151,11 @@ def _page(request: Request, form: ChatForm, block: str, error: str | None) -> HT
             tok, rendered = service.render(
                 request, form.messages, tokenizer=form.tokenizer, template=form.template or None,
                 template_name=form.template_name, config=config,
-                add_generation_prompt=form.add_generation_prompt, tools=tools)
+                add_generation_prompt=form.add_generation_prompt, tools=tools,
+                fallback=service.FALLBACK_TEMPLATE)
+            ctx["own_names"] = service.own_template_names(tok)
+            ctx["template_source"] = service.template_source(tok, form.template,
+                                                             form.template_name, config)
             ctx.update(service.page_context(tok, rendered))
         except BAD_INPUT as exc:             # shown in place of the result, the form kept
             ctx["error"], status = bad_input(exc)

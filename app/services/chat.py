@@ -17,6 +17,7 @@ ROLES = ("system", "user", "assistant", "tool")
 MAX_MESSAGES = 200
 MAX_TEMPLATE_CHARS = 100_000
 MAX_CHAT_CHIPS = 4000
+FALLBACK_TEMPLATE = "llama3"     # when no template is named and the tokenizer has none of its own
 DEFAULT_MESSAGES = [
     {"role": "system", "content": "You are a helpful assistant."},
     {"role": "user", "content": "What is the capital of France?"},
@@ -56,10 +57,12 @@ def parse_tools(raw: str) -> list[dict] | None:
 def render(request: Request, messages: list[dict[str, Any]], *, tokenizer: str | None,
            template: str | None = None, template_name: str | None = None,
            config: dict[str, Any] | None = None, add_generation_prompt: bool = False,
-           tools: Any = None) -> tuple[Any, chat.ChatRender]:
+           tools: Any = None, fallback: str | None = None) -> tuple[Any, chat.ChatRender]:
     """(the tokenizer or None, the rendered chat). The template: `template` (pasted), else the
     `config`'s (a tokenizer_config.json: `template_name` picks one of its named templates, else
-    its default), else the bundled `template_name`. Raises ValueError (422) for a bad template
+    its default), else the bundled `template_name`; with no `template_name`, the tokenizer's own
+    (a model folder's, Qwen3's) or, when it has none, the bundled `fallback` (the page's
+    FALLBACK_TEMPLATE; the API names none, so it asks for a template). Raises ValueError (422) for a bad template
     or messages, LookupError (404) for an unknown tokenizer, HTTPException (413) over a limit."""
     check_messages(request, messages)
     check_template(template)
@@ -69,10 +72,39 @@ def render(request: Request, messages: list[dict[str, Any]], *, tokenizer: str |
     if template or (config and config.get("chat_template") is not None
                     and template_name not in chat.template_names(config)):
         template_name = None
+    elif not template_name:                # the tokenizer's own template, else the fallback
+        template_name = None if own_template_names(tok) or config else fallback
     rendered = chat.render_chat(messages, tokenizer=tok, chat_template=template or None,
                                 template_name=template_name, config=config,
                                 add_generation_prompt=add_generation_prompt, tools=tools)
     return tok, rendered
+
+
+def own_template_names(tok: Any) -> list[str]:
+    """The names of the tokenizer's own chat templates (its tokenizer_config.json, kept by a
+    model folder's loader and by the bundled Qwen3), or [] when it has none."""
+    own = getattr(tok, "tokenizer_config", None)
+    return chat.template_names(own) if own else []
+
+
+def template_source(tok: Any, template: str, template_name: str,
+                    config: dict[str, Any] | None) -> str:
+    """Where the page's template came from, as a sentence."""
+    if template:
+        return "The pasted template."
+    if config is not None and config.get("chat_template") is not None:
+        return "The pasted tokenizer_config.json's chat template" + _named(template_name, config)
+    if template_name in ("", *own_template_names(tok)) and own_template_names(tok):
+        return (f"{tok.name or 'The tokenizer'}'s own chat template (its tokenizer_config.json)"
+                + _named(template_name, tok.tokenizer_config))
+    bundled = chat.bundled_template(template_name or FALLBACK_TEMPLATE)
+    return f"The bundled example “{bundled.label}” (written here; see its source note)."
+
+
+def _named(name: str, config: dict[str, Any]) -> str:
+    names = chat.template_names(config)
+    picked = name if name in names else "default"
+    return f", “{picked}”." if len(names) > 1 else "."
 
 
 def parse_config(raw: str) -> dict[str, Any] | None:

@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+import tokenizers_core as tc
 from app.cli import main
 
 MESSAGES = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]
@@ -70,3 +71,14 @@ def test_a_tokenizer_config_file(tmp_path, messages_file, capsys):
                                   "{% for m in messages %}{{ m.role }};{% endfor %}"}), encoding="utf-8")
     assert main(["chat", messages_file, "--config", str(config), "--no-color"]) == 0
     assert capsys.readouterr().out == "<B>system;user;\n"
+
+
+def test_a_model_folder_brings_its_own_template(tmp_path, messages_file, capsys):
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "tokenizer.json").write_text(json.dumps(tc.load("qwen3").to_hf_json()),
+                                           encoding="utf-8")
+    (folder / "chat_template.jinja").write_text("{% for m in messages %}{{ m.role }}|{% endfor %}",
+                                                encoding="utf-8")
+    assert main(["chat", messages_file, "-t", str(folder), "--no-color"]) == 0
+    assert capsys.readouterr().out.startswith("system|user|\n")

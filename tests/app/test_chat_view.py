@@ -113,7 +113,7 @@ def test_a_pasted_tokenizer_config_lists_its_templates(client):
     r = client.post("/chat", data=_form(config=config, action="update"),
                     headers={"HX-Request": "true"})
     assert r.status_code == 200 and "<form" in r.text
-    assert '<optgroup label="From the tokenizer_config.json">' in r.text
+    assert '<optgroup label="From the pasted tokenizer_config.json">' in r.text
     assert '<option value="rag">rag</option>' in r.text
     assert ">D3</span>" in r.text
     picked = client.post("/chat", data=_form(config=config, template_name="rag"))

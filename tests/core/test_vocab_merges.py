@@ -110,7 +110,7 @@ def test_our_textbook_bpe_loads_back_as_it_was(tmp_path, lines, vocab_size):
     ({"vocab.json": b'{"a": 0, "b": 1}', "merges.txt": b"a q\n"}, "lacks: 'a q'"),
     ({"vocab.json": b'{"a": 0, "b": 1}', "merges.txt": b"\xff\n"}, "not UTF-8"),
     ({"vocab.json": '{"ab": 0, "\u2581x": 1}'.encode(), "merges.txt": b""}, "neither byte-level"),
-    ({"tokenizer.json": b"{}"}, "holds no vocab.json"),
+    ({"tokenizer.json": b"{}"}, 'tokenizer.json has no "model"'),   # a model folder
 ])
 def test_bad_files_say_what_is_wrong(files, message):
     with pytest.raises(ValueError, match=message):
@@ -127,5 +127,5 @@ def test_a_zip_bomb_stops_at_the_cap():
 
 
 def test_a_folder_without_the_files_says_so(tmp_path):
-    with pytest.raises(ValueError, match="holds no vocab.json"):
+    with pytest.raises(ValueError, match="holds no tokenizer.json, nor vocab.json"):
         tc.load(str(tmp_path))

@@ -112,14 +112,15 @@ def prepare(messages: Any, *, chat_template: str | None = None, template_name: s
             tokenizer: Tokenizer | None = None, **extra: Any) -> ChatInputs:
     """Check the inputs and pick the template: `chat_template` (its text) first, then the
     config's (`template_name` picks among its named ones), then the bundled `template_name`;
-    given none, the `tokenizer`'s own tokenizer_config.json (its `tokenizer_config` attribute,
-    a dict, where a loader keeps one).
+    given no text and no config, the `tokenizer`'s own tokenizer_config.json (its
+    `tokenizer_config` attribute, which a model folder's loader keeps) comes before the bundled
+    ones, unless `template_name` names a bundled template it does not have.
     The template sees the special tokens the `tokenizer`'s post-processor adds (its first as
     bos_token), overridden by the bundled format's, the config's, `special_tokens`, then by
     `extra` (as transformers merges `special_tokens_map` and kwargs)."""
     bundled = None
-    if config is None and template_name is None and chat_template is None:
-        config = getattr(tokenizer, "tokenizer_config", None)    # a folder's, when kept
+    if config is None and chat_template is None:
+        config = _own_config(tokenizer, template_name)
     if chat_template is not None:
         template = chat_template
     elif config is not None and config.get("chat_template") is not None:
@@ -277,6 +278,18 @@ def _segment_at(segments: list[Segment], position: int) -> int:
         if position < segment.end:
             return i
     return len(segments) - 1
+
+
+
+def _own_config(tokenizer: Tokenizer | None, template_name: str | None) -> dict[str, Any] | None:
+    """The tokenizer's own tokenizer_config.json when it has a chat template that
+    `template_name` (None: its default) picks."""
+    own = getattr(tokenizer, "tokenizer_config", None)
+    if not own or own.get("chat_template") is None:
+        return None
+    if template_name is None or template_name in templates.template_names(own):
+        return own
+    return None
 
 
 def _post_processor_specials(tokenizer: Tokenizer) -> dict[str, str]:

@@ -8,6 +8,7 @@
 | `vocab_txt`     | `vocab_txt.py`          | a WordPiece vocabulary, one token a line (BERT)         |
 | `vocab_merges`  | `vocab_merges.py`       | BPE's vocab.json + merges.txt, zipped (GPT-2, GPT-1)    |
 | `gguf`          | `gguf_tokenizer.py`     | a GGUF model's tokenizer metadata (llama.cpp; read only)|
+| `model_folder`  | `model_folder.py`       | a model repository's tokenizer.json + tokenizer_config.json (+ chat_template.jinja), a folder or a .zip (read only) |
 
 Writing a format may lose part of a tokeniser (a `.tiktoken` holds no normaliser): `exactness.py`
 says, for a tokeniser and a format, whether the file reproduces it and if not, what changes.
@@ -22,7 +23,8 @@ says, for a tokeniser and a format, whether the file reproduces it and if not, w
 >>> sniff(b"[PAD]\\n[UNK]\\nthe\\n")
 'vocab_txt'
 
-A folder that holds vocab.json + merges.txt loads too (`tc.load("gpt2-files/")`).
+A folder that holds vocab.json + merges.txt loads too (`tc.load("gpt2-files/")`), and so does a
+model's folder of tokenizer.json + tokenizer_config.json, which keeps its chat template.
 """
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ import re
 from typing import Any
 
 from .. import pipeline
-from .files import GGUF_MAGIC, MAX_FILE_BYTES, ZIP_MAGIC, TooLarge, gunzip
+from .files import GGUF_MAGIC, MAX_FILE_BYTES, ZIP_MAGIC, TooLarge, gunzip, zip_files
 
 # format -> its module: load_bytes(data, name=, **options) and dump_bytes(tok); each is imported
 # on first use (importlib), so `import tokenizers_core` does not load five readers and writers
@@ -42,6 +44,7 @@ FORMATS: dict[str, str] = {
     "vocab_txt": "tokenizers_core.formats.vocab_txt",
     "vocab_merges": "tokenizers_core.formats.vocab_merges",
     "gguf": "tokenizers_core.formats.gguf_tokenizer",      # llama.cpp's model files: metadata only
+    "model_folder": "tokenizers_core.formats.model_folder",  # tokenizer.json + its config, zipped
 }
 
 _RANK_LINE = re.compile(rb"(?:[A-Za-z0-9+/]+={0,2}|=) \d+")     # "= 50256": the empty token
@@ -54,8 +57,8 @@ def sniff(data: bytes) -> str:
         return "gguf"
     if head.startswith(b"{"):
         return "hf_json"
-    if data.startswith(ZIP_MAGIC):
-        return "vocab_merges"                          # a zip: of vocab.json + merges.txt
+    if data.startswith(ZIP_MAGIC):                     # a zip: of a model's folder, or of
+        return _zip_format(data)                       # vocab.json + merges.txt
     lines = [line for line in data[:4096].splitlines()[:-1] or data[:4096].splitlines() if line]
     if lines and all(_RANK_LINE.fullmatch(line) for line in lines[:20]):
         return "tiktoken"
@@ -68,8 +71,17 @@ def sniff(data: bytes) -> str:
     if text is not None and text.strip() and "\x00" not in text:
         return "vocab_txt"
     raise ValueError("not a tokenizer file we know: expected a Hugging Face tokenizer.json, a "
-                     "tiktoken ranks file, a sentencepiece .model, a WordPiece vocab.txt or a "
-                     ".zip of vocab.json + merges.txt")
+                     "tiktoken ranks file, a sentencepiece .model, a WordPiece vocab.txt, a "
+                     ".zip of vocab.json + merges.txt or of a model's tokenizer.json + "
+                     "tokenizer_config.json, or a GGUF model")
+
+
+def _zip_format(data: bytes) -> str:
+    """"model_folder" for a zip holding a tokenizer.json, else "vocab_merges"."""
+    folder = importlib.import_module(FORMATS["model_folder"])
+    _archive, members = zip_files(data)
+    return "model_folder" if folder.holds_tokenizer_json([m.filename for m in members]) \
+        else "vocab_merges"
 
 
 def load_gguf_path(path: str, name: str = "") -> Any:

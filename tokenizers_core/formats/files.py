@@ -1,6 +1,9 @@
-"""What every format reader shares: the size limit, gunzip with that limit, the zip signature."""
+"""What every format reader shares: the size limit, gunzip with that limit, reading a zip
+member by member under that limit, the signatures."""
 from __future__ import annotations
 
+import io
+import zipfile
 import zlib
 
 # The largest tokenizer file we read, after decompression (Llama 4's tokenizer.json is 12 MB).
@@ -32,4 +35,32 @@ def gunzip(data: bytes, limit: int = MAX_FILE_BYTES) -> bytes:
         raise TooLarge(f"the file decompresses to more than {limit:,} bytes")
     if not inflater.eof:
         raise ValueError("the gzip file is truncated")
+    return out
+
+
+def zip_files(data: bytes) -> tuple[zipfile.ZipFile, list[zipfile.ZipInfo]]:
+    """A zip archive and its files (folders left out); ValueError when it cannot be read."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        return archive, [i for i in archive.infolist() if not i.is_dir()]
+    except (zipfile.BadZipFile, EOFError, OSError) as exc:
+        raise ValueError(f"this .zip cannot be read (is it cut short, or not a zip?): {exc}") \
+            from None
+
+
+def read_zip_members(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo],
+                     limit: int) -> list[bytes]:
+    """The members' bytes, never more than `limit` together: a zip bomb stops at the cap
+    (TooLarge), whatever sizes the archive claims."""
+    left, out = limit, []
+    for member in members:
+        try:
+            with archive.open(member) as fh:
+                part = fh.read(left + 1)
+        except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, ValueError) as exc:
+            raise ValueError(f"{member.filename} in the zip cannot be read: {exc}") from None
+        if len(part) > left:
+            raise TooLarge(f"the zip's files unzip to more than {limit:,} bytes")
+        left -= len(part)
+        out.append(part)
     return out

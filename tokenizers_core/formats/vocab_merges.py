@@ -30,7 +30,7 @@ from typing import Any
 from ..implementations.bpe import bpe_tokenizer
 from ..models.bpe.model import END_OF_WORD, UNK
 from ..pre_tokenizers import bytes_to_unicode
-from .files import TooLarge
+from .files import read_zip_members, zip_files
 from .hf_json import from_dict
 from .hf_json_writer import vocab_merges_files
 
@@ -81,28 +81,13 @@ def parse_merges(data: bytes) -> list[tuple[str, str]]:
 
 def read_zip(data: bytes, limit: int = MAX_BYTES) -> tuple[bytes, bytes]:
     """The vocab and merges files' bytes from a zip of them (at its root or in one folder)."""
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-        members = {os.path.basename(i.filename): i for i in archive.infolist()
-                   if not i.is_dir()}
-    except (zipfile.BadZipFile, EOFError, OSError) as exc:
-        raise ValueError(f"this .zip cannot be read (is it cut short, or not a zip?): {exc}") \
-            from None
+    archive, files = zip_files(data)
+    members = {os.path.basename(i.filename): i for i in files}
     for vocab_name, merges_name in NAMES:
         if vocab_name in members and merges_name in members:
-            left = limit
-            out = []
-            for name in (vocab_name, merges_name):
-                try:
-                    with archive.open(members[name]) as fh:
-                        part = fh.read(left + 1)          # never more than the cap
-                except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, ValueError) as exc:
-                    raise ValueError(f"{name} in the zip cannot be read: {exc}") from None
-                if len(part) > left:
-                    raise TooLarge(f"the zip's files unzip to more than {limit:,} bytes")
-                left -= len(part)
-                out.append(part)
-            return out[0], out[1]
+            vocab, merges = read_zip_members(archive, [members[vocab_name],
+                                                       members[merges_name]], limit)
+            return vocab, merges
     raise ValueError("the zip holds no vocab.json + merges.txt (nor encoder.json + vocab.bpe); "
                      f"it holds: {', '.join(sorted(members)[:8]) or 'nothing'}")
 

@@ -1,0 +1,164 @@
+"""A model's tokenizer folder, as a Hugging Face model repository holds it: `tokenizer.json`
+beside `tokenizer_config.json` (the chat template and the named special tokens), and, in
+repositories saved by newer transformers, `chat_template.jinja` and
+`additional_chat_templates/<name>.jinja`.
+
+Read from a folder (`tc.load("Llama-3.2-1B-Instruct/")`) or from a .zip of one (the web upload).
+The tokenizer comes from `tokenizer.json` (or, in older repositories, vocab.json + merges.txt);
+the rest is kept on it as `tok.tokenizer_config`, a dict, which the chat renderer reads
+(`tc.apply_chat_template(messages, tokenizer=tok)` needs no template then).
+
+The config is assembled as transformers' `from_pretrained` assembles it:
+- template files win over the config's `chat_template`: `chat_template.jinja` alone becomes the
+  one template; with named ones beside it, the templates become a list of {name, template},
+  "default" being `chat_template.jinja`;
+- `special_tokens_map.json` (legacy) sets the named special tokens only when the config has no
+  `added_tokens_decoder`.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from . import hf_json, vocab_merges
+from .files import TooLarge, read_zip_members, zip_files
+
+TOKENIZER = "tokenizer.json"
+CONFIG = "tokenizer_config.json"
+SPECIAL_TOKENS_MAP = "special_tokens_map.json"
+TEMPLATE = "chat_template.jinja"
+TEMPLATE_DIR = "additional_chat_templates"
+MAX_BYTES = 64 * 1024 * 1024           # every file read, together
+MAX_TEMPLATES = 64
+_SIDE_FILES = (CONFIG, SPECIAL_TOKENS_MAP, TEMPLATE)
+
+
+# ---- which files -------------------------------------------------------------------------------
+def file_key(path: str) -> str | None:
+    """The name a file of the folder is known by ("tokenizer.json",
+    "additional_chat_templates/tool_use.jinja"), or None when it is not one we read.
+
+    >>> file_key("Llama-3/tokenizer_config.json"), file_key("x/additional_chat_templates/rag.jinja")
+    ('tokenizer_config.json', 'additional_chat_templates/rag.jinja')
+    >>> file_key("model.safetensors") is None
+    True
+    """
+    parts = path.replace("\\", "/").split("/")
+    name = parts[-1]
+    if len(parts) >= 2 and parts[-2] == TEMPLATE_DIR and name.endswith(".jinja"):
+        return f"{TEMPLATE_DIR}/{name}"
+    if name in (TOKENIZER, *_SIDE_FILES, *vocab_merges.NAMES[0], *vocab_merges.NAMES[1]):
+        return name
+    return None
+
+
+def holds_tokenizer_json(paths: list[str]) -> bool:
+    """Whether a folder or zip with these file paths is a model folder (it has tokenizer.json)."""
+    return any(file_key(p) == TOKENIZER for p in paths)
+
+
+# ---- reading ------------------------------------------------------------------------------------
+def load_bytes(data: bytes, *, name: str = "", **options: Any) -> Any:
+    """A `Tokenizer`, its `tokenizer_config` kept, from a zip of a model folder."""
+    _no_options(options)
+    archive, members = zip_files(data)
+    chosen = _chosen({i.filename: i for i in members})
+    files = dict(zip(chosen, read_zip_members(archive, list(chosen.values()), MAX_BYTES)))
+    return load_files(files, name=name)
+
+
+def load_folder(path: str, name: str = "") -> Any:
+    """A `Tokenizer`, its `tokenizer_config` kept, from a model folder on disk."""
+    paths = [os.path.join(path, n) for n in os.listdir(path)]
+    template_dir = os.path.join(path, TEMPLATE_DIR)
+    if os.path.isdir(template_dir):
+        paths += [os.path.join(template_dir, n) for n in os.listdir(template_dir)]
+    chosen = _chosen({p: p for p in paths if os.path.isfile(p)})
+    if sum(os.path.getsize(p) for p in chosen.values()) > MAX_BYTES:
+        raise TooLarge(f"the folder's tokenizer files are more than {MAX_BYTES:,} bytes")
+    files = {}
+    for key, file_path in chosen.items():
+        with open(file_path, "rb") as fh:
+            files[key] = fh.read()
+    return load_files(files, name=name or os.path.basename(os.path.normpath(path)))
+
+
+def load_files(files: dict[str, bytes], name: str = "") -> Any:
+    """A `Tokenizer` from a model folder's files (by `file_key`), its `tokenizer_config` kept."""
+    if TOKENIZER in files:
+        tok = hf_json.load_bytes(files[TOKENIZER], name=name)
+    else:
+        pair = next(((files[v], files[m]) for v, m in vocab_merges.NAMES
+                     if v in files and m in files), None)
+        if pair is None:
+            raise ValueError("the folder holds no tokenizer.json (nor vocab.json + merges.txt); "
+                             f"it holds: {', '.join(sorted(files)) or 'none of the files we read'}")
+        tok = vocab_merges.load_pair(*pair, name=name)
+    config = tokenizer_config(files)
+    if config is not None:
+        tok.tokenizer_config = config
+    return tok
+
+
+def tokenizer_config(files: dict[str, bytes]) -> dict[str, Any] | None:
+    """The tokenizer_config.json as transformers assembles it from the folder's files, or None
+    when the folder has no config and no template file."""
+    config = _json_object(files[CONFIG], CONFIG) if CONFIG in files else {}
+    if SPECIAL_TOKENS_MAP in files and "added_tokens_decoder" not in config:
+        config.update(_json_object(files[SPECIAL_TOKENS_MAP], SPECIAL_TOKENS_MAP))
+    templates = _template_files(files)
+    if list(templates) == ["default"]:
+        config["chat_template"] = templates["default"]
+    elif templates:
+        config["chat_template"] = [{"name": n, "template": t} for n, t in templates.items()]
+    if not config and CONFIG not in files:
+        return None
+    return config
+
+
+def _template_files(files: dict[str, bytes]) -> dict[str, str]:
+    """{name: template} from chat_template.jinja ("default") and additional_chat_templates/."""
+    named = sorted(k for k in files if k.startswith(TEMPLATE_DIR + "/"))
+    if len(named) > MAX_TEMPLATES:
+        raise ValueError(f"the folder has {len(named)} chat templates; at most {MAX_TEMPLATES} "
+                         "are read")
+    out = {"default": _text(files[TEMPLATE], TEMPLATE)} if TEMPLATE in files else {}
+    for key in named:
+        out[key[len(TEMPLATE_DIR) + 1:-len(".jinja")]] = _text(files[key], key)
+    return out
+
+
+def _chosen(found: dict[str, Any]) -> dict[str, Any]:
+    """{file_key: what to read} for the files we read; the shallowest copy of a name wins (a
+    zip may hold the folder at its root or inside one folder)."""
+    chosen: dict[str, Any] = {}
+    for path in sorted(found, key=lambda p: (p.count("/"), p)):
+        key = file_key(path)
+        if key is not None and key not in chosen:
+            chosen[key] = found[path]
+    return chosen
+
+
+def _json_object(data: bytes, file_name: str) -> dict[str, Any]:
+    try:
+        value = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{file_name} is not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{file_name} must hold a JSON object")
+    return value
+
+
+def _text(data: bytes, file_name: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{file_name} is not UTF-8 text: {exc.reason} at byte {exc.start}") \
+            from None
+
+
+def _no_options(options: dict[str, Any]) -> None:
+    if options:
+        raise ValueError(f"a model folder takes no options (got {', '.join(sorted(options))}): "
+                         "everything it needs is in its files")
