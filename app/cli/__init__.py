@@ -176,13 +176,17 @@ def build_parser() -> argparse.ArgumentParser:
     _tokenizer_options(p)
     p.set_defaults(run=commands.diff)
 
-    p = sub.add_parser("export", help="convert a tokeniser (bundled or a file) to another format")
+    p = sub.add_parser("export", help="convert a tokeniser (bundled or a file) to another format "
+                       "(.json, .tiktoken, .model, .txt, .zip, .gguf)")
     p.add_argument("source", metavar="NAME|FILE")
     p.add_argument("-o", "--output", required=True, metavar="OUT")
     p.add_argument("--format", dest="out_format", metavar="F",
                    help="the saved format (default: from OUT's extension)")
     p.add_argument("--lossy", action="store_true",
                    help="write a format that does not reproduce the tokeniser exactly")
+    p.add_argument("--gguf-pre", metavar="NAME", help="a .gguf's tokenizer.ggml.pre: one of "
+                   "llama.cpp's pre-tokenizer names instead of the one that splits text most "
+                   "like the tokeniser (e.g. default, to see what a wrong one does)")
     _tokenizer_options(p)
     p.set_defaults(run=commands.export)
 

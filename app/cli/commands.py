@@ -18,7 +18,8 @@ from tokenizers_core import diff as tc_diff
 from tokenizers_core import formats, pretrained
 from tokenizers_core.chat import read_config, render_chat
 from tokenizers_core.corpora import corpus_names, load_corpus
-from tokenizers_core.formats.exactness import exactness
+from tokenizers_core.formats import gguf_writer
+from tokenizers_core.formats.exactness import Exactness, exactness
 from tokenizers_core.implementations.stepping import training_run
 
 from .. import display
@@ -111,6 +112,14 @@ def _save(tok: tc.Tokenizer, path: str, fmt: str | None) -> str:
         from tokenizers_core import formats
         return formats.save(tok, path, fmt)
     return save(path, format=fmt) or fmt or ""
+
+
+def _write_bytes(path: str, data: bytes) -> None:
+    try:
+        with open(path, "wb") as fh:
+            fh.write(data)
+    except OSError as exc:
+        raise ValueError(f"cannot write {path!r}: {exc.strerror}") from None
 
 
 # ---- the commands ------------------------------------------------------------------------------
@@ -407,13 +416,20 @@ def export(args: argparse.Namespace) -> int:
     needs --lossy (else exit status 2 and what would change)."""
     tok = load_tokenizer(args.source, args)
     fmt = formats.format_for_path(args.output, args.out_format)
-    said = exactness(tok, fmt)
+    if args.gguf_pre is not None and fmt != "gguf":
+        raise ValueError("--gguf-pre names a GGUF file's pre-tokenizer: write a .gguf")
+    said = exactness(tok, fmt) if args.gguf_pre is None else \
+        Exactness(fmt, changes=tuple(gguf_writer.changes(tok, pre=args.gguf_pre)))
     if said.lossy and not args.lossy:
         print(f"tokvis export: error: {args.output} ({fmt}) would not reproduce {args.source} "
               f"exactly: {' '.join(said.changes)} Give --lossy to write it anyway.",
               file=sys.stderr)
         return 2
-    written = _save(tok, args.output, fmt)
+    if args.gguf_pre is None:
+        written = _save(tok, args.output, fmt)
+    else:
+        written = fmt
+        _write_bytes(args.output, gguf_writer.dump_bytes(tok, pre=args.gguf_pre))
     print(f"wrote {args.output} ({written}, {tok.vocab_size:,} tokens)", file=sys.stderr)
     for change in said.changes:
         print(f"  changed: {change}", file=sys.stderr)

@@ -7,7 +7,7 @@
 | `sentencepiece` | `sentencepiece_model.py`| a sentencepiece `ModelProto` (`.model`)                 |
 | `vocab_txt`     | `vocab_txt.py`          | a WordPiece vocabulary, one token a line (BERT)         |
 | `vocab_merges`  | `vocab_merges.py`       | BPE's vocab.json + merges.txt, zipped (GPT-2, GPT-1)    |
-| `gguf`          | `gguf_tokenizer.py`     | a GGUF model's tokenizer metadata (llama.cpp; read only)|
+| `gguf`          | `gguf_tokenizer.py`     | a GGUF model's tokenizer metadata (llama.cpp; `gguf_writer.py` writes one) |
 | `model_folder`  | `model_folder.py`       | a model repository's tokenizer.json + tokenizer_config.json (+ chat_template.jinja), a folder or a .zip (read only) |
 
 Writing a format may lose part of a tokeniser (a `.tiktoken` holds no normaliser): `exactness.py`
@@ -114,7 +114,7 @@ def load_bytes(data: bytes, *, format: str | None = None, name: str = "", **opti
 # What `save` picks from a file name's extension.
 EXTENSIONS: dict[str, str] = {".json": "hf_json", ".tiktoken": "tiktoken",
                               ".model": "sentencepiece", ".txt": "vocab_txt",
-                              ".zip": "vocab_merges"}
+                              ".zip": "vocab_merges", ".gguf": "gguf"}
 
 
 def format_for_path(path: str, format: str | None = None) -> str:

@@ -10,6 +10,8 @@ Each format rebuilds part of a pipeline when it is loaded, and holds nothing els
 | `sentencepiece` | sentencepiece's normaliser, model and decoder (`.model`)                     |
 | `vocab_txt`     | BERT's pipeline around the WordPiece vocabulary                              |
 | `vocab_merges`  | the pipeline read off the vocabulary (byte-level, or "</w>"-suffixed)         |
+| `gguf`          | llama.cpp's model for it: byte-level BPE with a named pre-tokenizer and no   |
+|                 | normaliser, sentencepiece BPE without normalisation, Unigram, WordPiece     |
 
 `exactness(tok, format)` compares the tokeniser's parts with what the format rebuilds and says,
 in plain sentences, what a file in that format loses: a normaliser dropped, a suffix lost, added
@@ -85,6 +87,8 @@ def exactness(tok: Any, format: str) -> Exactness:
             return Exactness(format, changes=tuple(hf_json_changes(tok)))
         if format == "sentencepiece" and getattr(tok, "proto", None) is not None:
             return Exactness(format)              # a loaded .model writes its own proto back
+        if format == "gguf":                      # what llama.cpp's tokenizer models rebuild
+            return Exactness(format, changes=tuple(_writer(format).changes(tok)))
         return Exactness(format, changes=tuple(reload_changes(tok, format)))
     except ValueError as exc:
         return Exactness(format, refused=str(exc))
@@ -123,7 +127,7 @@ def _writer(format: str) -> Any:
 
 _MODULES = {"hf_json": "hf_json_writer", "tiktoken": "tiktoken_file",
             "sentencepiece": "sentencepiece_model", "vocab_txt": "vocab_txt",
-            "vocab_merges": "vocab_merges"}
+            "vocab_merges": "vocab_merges", "gguf": "gguf_writer"}
 
 
 # ---- tokenizer.json: the whole pipeline, and Hugging Face's reading of control pieces -----------

@@ -36,7 +36,7 @@ from ..models.sentencepiece_common import BYTE, CONTROL, NORMAL, UNKNOWN, USER_D
 from ..models.wordpiece.model import WordPiece
 from ..pipeline import Tokenizer
 from ..processors import TemplateProcessing
-from . import gguf_pre
+from . import gguf_pre, gguf_writer
 from .gguf import GGUFMetadata, read_metadata
 from .hf_json import from_dict
 from .sentencepiece_model import ModelProto, _check_pieces, tokenizer_from_proto
@@ -263,3 +263,8 @@ def load_path(path: str, *, name: str = "") -> Tokenizer:
     """A `Tokenizer` from a GGUF file of any size (only its key-value section is read)."""
     with gc_paused:
         return tokenizer_from_metadata(read_metadata(path), name=name)
+
+
+def dump_bytes(tok: Any) -> bytes:
+    """A GGUF file holding `tok`'s tokenizer metadata (`gguf_writer.py`)."""
+    return gguf_writer.dump_bytes(tok)
