@@ -16,9 +16,9 @@ from .. import charts
 from ..deps import BAD_INPUT, Name, bad_input, check_text, jobs, stored_options
 from ..render import render
 from ..services.analytics import (DEFAULT_SIZES, DEFAULT_SWEEP_ALGOS, EXAMPLES, MAX_SIZES,
-                                  MAX_SWEEP_VOCAB, TAX_DEFAULT, checked_spec, lab_tokenizers,
+                                  MAX_SWEEP_VOCAB, PREMIUM_BANDS, checked_spec, lab_tokenizers,
                                   parse_spec, spec_of, start_sweep, sweep_url, sweep_view,
-                                  tax_chart_rows, tax_names, tax_table, unicode_forms)
+                                  tax_chart_rows, tax_names, tax_rows, tax_table, unicode_forms)
 from ..tax import vocab_tokenizers
 
 router = APIRouter(tags=["analytics"])
@@ -30,14 +30,19 @@ CANCEL_COOKIE_AGE = 7 * 24 * 3600
 # ---- the multilingual tax ---------------------------------------------------------------------
 @router.get("/tax", response_class=HTMLResponse, summary="The multilingual tokenisation tax")
 def tax_page(request: Request, tok: list[str] | None = Query(None),
-             chart: str | None = None) -> HTMLResponse:
-    names = tax_names(request, tok or list(TAX_DEFAULT))
-    chart = chart if chart in names else names[0]
-    data = tax_table(request, names)
+             chart: str | None = None, sort: str | None = None) -> HTMLResponse:
+    """Every loaded tokeniser's premium per language (`tok`: only these columns; `sort`: a
+    column whose most expensive languages come first; `chart`: the bar chart's tokeniser)."""
     yours = stored_options(request)
-    ctx = {"names": names, "all_names": vocab_tokenizers() + [o["value"] for o in yours],
-           "labels": {o["value"]: o["label"] for o in yours}, "chart_name": chart,
-           "chart": charts.bar_chart(tax_chart_rows(data, chart)), **data}
+    all_names = vocab_tokenizers() + [o["value"] for o in yours]
+    names = tax_names(request, tok or all_names)
+    chosen = chart if chart in names else None
+    data = tax_table(request, names)
+    ctx = {"names": names, "all_names": all_names, "chart_name": chosen or names[0],
+           "labels": {o["value"]: o["label"] for o in yours}, "sort": sort,
+           "params": {"tok": tok or None, "chart": chosen}, "bands": PREMIUM_BANDS,
+           "rows": tax_rows(data, sort),
+           "chart": charts.bar_chart(tax_chart_rows(data, chosen or names[0])), **data}
     return render(request, "tax.html", ctx)
 
 

@@ -13,6 +13,7 @@ from fastapi import HTTPException, Request
 import tokenizers_core as tc
 from tokenizers_core import metrics as M
 from tokenizers_core import normalizers, pretrained
+from tokenizers_core.audit.premium import largest_premium, premiums
 from tokenizers_core.corpora import load_corpus, udhr_languages
 
 from .. import charts, display, tax
@@ -39,13 +40,6 @@ def _language_facts() -> tuple[dict[str, str], dict[str, str]]:
     return scripts, samples
 
 
-# The page's columns until the reader picks others: three generations of OpenAI's byte-level BPE,
-# WordPiece, a sentencepiece BPE and a byte-level BPE of other makers, and a small Unigram model
-# whose unknown tokens show what a low ratio can hide. (The API's default is every tokeniser.)
-TAX_DEFAULT = ("r50k_base", "cl100k_base", "o200k_base", "bert-base-uncased", "mistral_v3",
-               "qwen3", "botchan_en_unigram_1000")
-
-
 def tax_names(request: Request, tok: list[str] | None) -> list[str]:
     """The tax's tokenisers: bundled names and uploaded handles (404 for any other)."""
     names = [pretrained.canonical_name(t) for t in (tok or vocab_tokenizers()) if t]
@@ -68,10 +62,37 @@ def tax_table(request: Request, names: list[str]) -> dict[str, Any]:
             per[n] = tax.counts(n)
     counts = {n: {code: t for code, (t, _u) in p.items()} for n, p in per.items()}
     unknown = {n: {code: u for code, (_t, u) in p.items()} for n, p in per.items()}
-    rel = {n: M.relative_counts(c, "eng") for n, c in counts.items()}
+    rel = {n: premiums(c) for n, c in counts.items()}
     scripts, samples = _language_facts()
     return {"languages": langs, "counts": counts, "relative": rel, "scripts": scripts,
-            "samples": samples, "unknown": unknown}
+            "samples": samples, "unknown": unknown,
+            "band_of": {n: {code: premium_band(v) for code, v in r.items()} for n, r in rel.items()},
+            "largest": {n: largest_premium(r) for n, r in rel.items()}}
+
+
+# The colour of a premium: the band it falls in (upper bounds), as the legend names them.
+PREMIUM_BANDS = ((1.25, "under 1.25×"), (1.5, "1.25 to 1.5×"), (2.0, "1.5 to 2×"),
+                 (3.0, "2 to 3×"), (4.0, "3 to 4×"), (6.0, "4 to 6×"),
+                 (float("inf"), "6× or more"))
+
+
+def premium_band(value: float) -> int:
+    """The index of the band of `PREMIUM_BANDS` a premium falls in.
+
+    >>> premium_band(1.0), premium_band(2.5), premium_band(12)
+    (0, 3, 6)
+    """
+    return next(i for i, (upper, _label) in enumerate(PREMIUM_BANDS) if value < upper)
+
+
+def tax_rows(data: dict[str, Any], sort: str | None) -> list:
+    """The languages in the table's order: by name, or by a column's premium, most expensive
+    first (`sort`: a tokeniser of the table; any other value keeps the order by name)."""
+    by_name = sorted(data["languages"], key=lambda lang: lang.name)
+    if sort not in data["relative"]:
+        return by_name
+    rel = data["relative"][sort]
+    return sorted(by_name, key=lambda lang: -rel[lang.code])
 
 
 def tax_chart_rows(data: dict[str, Any], chart: str) -> list[tuple[str, str, float]]:
