@@ -15,9 +15,10 @@ from tokenizers_core.corpora import corpus_names
 from .. import charts
 from ..deps import BAD_INPUT, Name, bad_input, check_text, jobs, stored_options
 from ..render import render
-from ..services.analytics import (DEFAULT_SIZES, DEFAULT_SWEEP_ALGOS, EXAMPLES, MAX_SIZES,
-                                  MAX_SWEEP_VOCAB, PREMIUM_BANDS, checked_spec, lab_tokenizers,
-                                  parse_spec, spec_of, start_sweep, sweep_url, sweep_view,
+from ..services.analytics import (DEFAULT_ALPHA, DEFAULT_SIZES, DEFAULT_SWEEP_ALGOS, EXAMPLES,
+                                  MAX_SIZES, MAX_SWEEP_VOCAB, PREMIUM_BANDS, alpha_label,
+                                  checked_spec, lab_tokenizers, parse_alpha, parse_spec,
+                                  spec_of, start_sweep, sweep_url, sweep_view,
                                   tax_chart_rows, tax_names, tax_rows, tax_table, unicode_forms)
 from ..tax import vocab_tokenizers
 
@@ -100,15 +101,19 @@ class SweepRequest(BaseModel):
 @router.get("/sweep", response_class=HTMLResponse, summary="Vocab-size sweep")
 def sweep_page(request: Request, corpus: str = "botchan", heldout: str = "udhr/eng",
                algo: list[str] | None = Query(None),
-               sizes: str = ",".join(map(str, DEFAULT_SIZES))) -> HTMLResponse:
+               sizes: str = ",".join(map(str, DEFAULT_SIZES)),
+               alpha: str = str(DEFAULT_ALPHA)) -> HTMLResponse:
+    """`alpha`: the order of the Renyi efficiency shown (recomputed from the stored counts)."""
     ctx: dict[str, Any] = {"corpus": corpus, "heldout": heldout, "sizes": sizes, "error": None,
                            "algorithms": tc.algorithms(), "corpora": corpus_names(),
-                           "job": None, "chosen": algo or list(DEFAULT_SWEEP_ALGOS)}
+                           "job": None, "chosen": algo or list(DEFAULT_SWEEP_ALGOS),
+                           "alpha": alpha, "alpha_label": alpha}
     status = 200
     try:
         spec = parse_spec(corpus, heldout, algo, sizes)
         ctx.update(chosen=list(spec.algorithms), job=jobs(request).get(spec.id), spec_id=spec.id)
-        ctx.update(sweep_view(ctx["job"]))
+        value = parse_alpha(alpha)
+        ctx.update(alpha_label=alpha_label(value), **sweep_view(ctx["job"], value))
     except ValueError as exc:                # shown in place, the form kept
         ctx["error"], status = str(exc), 422
     return render(request, "sweep.html", ctx, block="progress", status_code=status)

@@ -4,6 +4,7 @@ the Unicode lab (a text's normal forms and how tokenisers split each) and the vo
 from __future__ import annotations
 
 import functools
+import math
 import unicodedata
 from dataclasses import asdict
 from typing import Any
@@ -13,6 +14,7 @@ from fastapi import HTTPException, Request
 import tokenizers_core as tc
 from tokenizers_core import metrics as M
 from tokenizers_core import normalizers, pretrained
+from tokenizers_core.audit.efficiency import DEFAULT_ALPHA, counts_of_histogram, renyi_efficiency
 from tokenizers_core.audit.premium import largest_premium, premiums
 from tokenizers_core.corpora import load_corpus, udhr_languages
 
@@ -196,20 +198,58 @@ def spec_of(job) -> SweepSpec:
                         "sizes": tuple(job.spec["sizes"])})
 
 
-def sweep_view(job) -> dict[str, Any]:
+def parse_alpha(text: str) -> float:
+    """The Renyi order of the page's slider: a number from 0 to infinity ("inf")."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:          # also NaN
+        raise ValueError(f"alpha must be a number from 0 to infinity (e.g. 2.5 or inf), "
+                         f"got {text!r}")
+    return value
+
+
+def alpha_label(alpha: float) -> str:
+    return "∞" if math.isinf(alpha) else f"{alpha:g}"
+
+
+def sweep_efficiency(rows: list[dict[str, Any]], alpha: float) -> list[float | None]:
+    """Each result row's Renyi efficiency at `alpha`, from the token counts the sweep stored
+    (None for a failed row, or one stored before the counts were kept)."""
+    out: list[float | None] = []
+    for r in rows:
+        hist = r.get("count_histogram")
+        ok = hist and r.get("vocab_size", 0) >= 2
+        out.append(renyi_efficiency(counts_of_histogram(hist), r["vocab_size"], alpha)
+                   if ok else None)
+    return out
+
+
+def sweep_view(job, alpha: float = DEFAULT_ALPHA) -> dict[str, Any]:
     if job is None or not job.results:
         return {}
+    renyi = sweep_efficiency(job.results, alpha)
     tpw: dict[str, list[tuple[float, float]]] = {}
     cpt: dict[str, list[tuple[float, float]]] = {}
-    for r in job.results:
+    eff: dict[str, list[tuple[float, float]]] = {}
+    for r, e in zip(job.results, renyi):
         if "error" in r:
             continue
         tpw.setdefault(r["algorithm"], []).append((r["size"], r["tokens_per_word"]))
         cpt.setdefault(r["algorithm"], []).append((r["size"], r["chars_per_token"]))
+        if e is not None:
+            eff.setdefault(r["algorithm"], []).append((r["size"], e))
+    label = alpha_label(alpha)
     return {"tpw_chart": charts.line_chart(tpw, x_label="vocab size (log scale)",
                                            y_label="tokens per word (held-out)"),
             "cpt_chart": charts.line_chart(cpt, x_label="vocab size (log scale)",
-                                           y_label="characters per token (held-out)")}
+                                           y_label="characters per token (held-out)"),
+            "renyi_chart": charts.line_chart(eff, x_label="vocab size (log scale)",
+                                             y_label=f"Rényi efficiency, α = {label}")
+            if eff else None,
+            "renyi": renyi, "renyi_missing": any(e is None and "error" not in r
+                                                 for r, e in zip(job.results, renyi))}
 
 
 def sweep_url(spec: SweepSpec) -> str:
