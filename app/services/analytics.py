@@ -68,7 +68,8 @@ def tax_table(request: Request, names: list[str]) -> dict[str, Any]:
     scripts, samples = _language_facts()
     return {"languages": langs, "counts": counts, "relative": rel, "scripts": scripts,
             "samples": samples, "unknown": unknown,
-            "band_of": {n: {code: premium_band(v) for code, v in r.items()} for n, r in rel.items()},
+            "band_of": {n: {code: premium_band(v) for code, v in r.items()}
+                        for n, r in rel.items()},
             "largest": {n: largest_premium(r) for n, r in rel.items()}}
 
 

@@ -57,6 +57,12 @@ def test_sentencepiece_pays_for_its_dummy_prefix_but_groups_by_digit_tokens():
     assert digit_rules(tok) == ()
 
 
+def test_a_word_level_tokenizer_keeps_every_number_whole():
+    g = detect_grouping(tc.load("word"))
+    assert (g.kind, g.size, g.name) == ("whole", 0, "every number is one token, however long")
+    assert detect_grouping(tc.load("char")).name == "single digits"
+
+
 def test_a_small_trained_model_uses_learned_chunks():
     g = detect_grouping(tc.load("botchan_en_unigram_1000"))
     assert (g.kind, g.name) == ("learned", "learned chunks (no rule)")

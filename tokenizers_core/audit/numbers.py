@@ -14,6 +14,7 @@ order. Then, in this order:
 - every token covers one digit: "single digits";
 - for some k, every probe is cut at each k-th digit counted from the left (or the right) and no
   token spans such a cut: "up to k digits, left to right" (or "right to left");
+- every probe is one token: "every number is one token, however long" (a word-level tokeniser);
 - every integer with at most N digits (N >= 2, of 0-9999) is one token, but longer ones follow
   no such rule: "whole numbers up to N digits in the vocabulary";
 - otherwise "learned chunks (no rule)".
@@ -49,7 +50,8 @@ FORMATS = (            # (what it is, how it is written)
 @dataclass(frozen=True)
 class Grouping:
     kind: str          # "single", "left_to_right", "right_to_left", "whole", "learned"
-    size: int          # k digits a group (left/right), N digits (whole), 1 (single), 0 (learned)
+    size: int          # k digits a group (left/right), N digits (whole; 0: any), 1 (single),
+    #                    0 (learned)
     name: str          # in words, e.g. "up to 3 digits, left to right"
     example: str       # a probe as the tokeniser cuts it, e.g. "123|456|7"
     rules: tuple[str, ...]   # the pre-tokeniser's alternatives that match a digit
@@ -253,6 +255,8 @@ def detect_grouping(tok, counts: list[int] | None = None) -> Grouping:
     chunks_of = {p: digit_chunks(tok, p) for p in _probes()}
     example = _shown("1234567890", digit_chunks(tok, "1234567890"))
     rules = digit_rules(tok)
+    if all(len(c) == 1 for c in chunks_of.values()):      # a word-level tokeniser
+        return Grouping("whole", 0, "every number is one token, however long", example, rules)
     rule = _group_rule(chunks_of)
     if rule and rule[1] == 1:
         return Grouping("single", 1, "single digits", example, rules)
