@@ -153,7 +153,9 @@ def sweep_api_start(request: Request, body: SweepRequest) -> dict[str, Any]:
 
 @router.get("/api/sweep/{job_id}", tags=["api"])
 def sweep_api_status(request: Request, job_id: str) -> dict[str, Any]:
-    """A sweep's progress and the results so far (any server worker answers)."""
+    """A sweep's progress and the results so far (any server worker answers). Each row's
+    `count_histogram` ([count, how many tokens occur that often]) gives its Renyi efficiency at
+    any alpha (`tokenizers_core.audit.efficiency`)."""
     job, creator = jobs(request).find(job_id)
     if job is None or job.kind != "sweep":
         raise HTTPException(404, f"no sweep {job_id!r} here (start it with POST /api/sweep)")
