@@ -27,6 +27,7 @@ from typing import Any, Callable
 
 import tokenizers_core as tc
 from tokenizers_core import metrics as M
+from tokenizers_core.audit.efficiency import count_histogram, unigram_counts
 from tokenizers_core.implementations.bert import count_words
 from tokenizers_core.models.bpe.model import gc_paused
 from tokenizers_core.models.bpe.session import BpeSession
@@ -127,9 +128,13 @@ def sweep(spec: dict[str, Any], read: Callable[[str], str],
             row: dict[str, Any] = {"algorithm": algorithm, "size": size}
             try:
                 tok = tc.train(algorithm, lines, size)
-                m = M.encoding_metrics(held, tok.encode(held), M.unk_ids(tok.model))
+                enc = tok.encode(held)
+                m = M.encoding_metrics(held, enc, M.unk_ids(tok.model))
+                ordinary = [i for i, s in zip(enc.ids, enc.special_tokens_mask) if not s]
                 row.update(vocab_size=tok.vocab_size, tokens_per_word=m.tokens_per_word,
-                           chars_per_token=m.chars_per_token, tokens=m.tokens, unk=m.unk)
+                           chars_per_token=m.chars_per_token, tokens=m.tokens, unk=m.unk,
+                           # what Renyi efficiency needs, at any alpha (the page's slider)
+                           count_histogram=count_histogram(unigram_counts(ordinary).values()))
             except ValueError as exc:
                 row["error"] = str(exc)
             row["seconds"] = round(time.perf_counter() - t0, 3)

@@ -15,10 +15,11 @@ from tokenizers_core.corpora import corpus_names
 from .. import charts
 from ..deps import BAD_INPUT, Name, bad_input, check_text, jobs, stored_options
 from ..render import render
-from ..services.analytics import (DEFAULT_SIZES, DEFAULT_SWEEP_ALGOS, EXAMPLES, MAX_SIZES,
-                                  MAX_SWEEP_VOCAB, TAX_DEFAULT, checked_spec, lab_tokenizers,
-                                  parse_spec, spec_of, start_sweep, sweep_url, sweep_view,
-                                  tax_chart_rows, tax_names, tax_table, unicode_forms)
+from ..services.analytics import (DEFAULT_ALPHA, DEFAULT_SIZES, DEFAULT_SWEEP_ALGOS, EXAMPLES,
+                                  MAX_SIZES, MAX_SWEEP_VOCAB, PREMIUM_BANDS, alpha_label,
+                                  checked_spec, lab_tokenizers, parse_alpha, parse_spec,
+                                  spec_of, start_sweep, sweep_url, sweep_view,
+                                  tax_chart_rows, tax_names, tax_rows, tax_table, unicode_forms)
 from ..tax import vocab_tokenizers
 
 router = APIRouter(tags=["analytics"])
@@ -30,14 +31,19 @@ CANCEL_COOKIE_AGE = 7 * 24 * 3600
 # ---- the multilingual tax ---------------------------------------------------------------------
 @router.get("/tax", response_class=HTMLResponse, summary="The multilingual tokenisation tax")
 def tax_page(request: Request, tok: list[str] | None = Query(None),
-             chart: str | None = None) -> HTMLResponse:
-    names = tax_names(request, tok or list(TAX_DEFAULT))
-    chart = chart if chart in names else names[0]
-    data = tax_table(request, names)
+             chart: str | None = None, sort: str | None = None) -> HTMLResponse:
+    """Every loaded tokeniser's premium per language (`tok`: only these columns; `sort`: a
+    column whose most expensive languages come first; `chart`: the bar chart's tokeniser)."""
     yours = stored_options(request)
-    ctx = {"names": names, "all_names": vocab_tokenizers() + [o["value"] for o in yours],
-           "labels": {o["value"]: o["label"] for o in yours}, "chart_name": chart,
-           "chart": charts.bar_chart(tax_chart_rows(data, chart)), **data}
+    all_names = vocab_tokenizers() + [o["value"] for o in yours]
+    names = tax_names(request, tok or all_names)
+    chosen = chart if chart in names else None
+    data = tax_table(request, names)
+    ctx = {"names": names, "all_names": all_names, "chart_name": chosen or names[0],
+           "labels": {o["value"]: o["label"] for o in yours}, "sort": sort,
+           "params": {"tok": tok or None, "chart": chosen}, "bands": PREMIUM_BANDS,
+           "rows": tax_rows(data, sort),
+           "chart": charts.bar_chart(tax_chart_rows(data, chosen or names[0])), **data}
     return render(request, "tax.html", ctx)
 
 
@@ -95,15 +101,19 @@ class SweepRequest(BaseModel):
 @router.get("/sweep", response_class=HTMLResponse, summary="Vocab-size sweep")
 def sweep_page(request: Request, corpus: str = "botchan", heldout: str = "udhr/eng",
                algo: list[str] | None = Query(None),
-               sizes: str = ",".join(map(str, DEFAULT_SIZES))) -> HTMLResponse:
+               sizes: str = ",".join(map(str, DEFAULT_SIZES)),
+               alpha: str = str(DEFAULT_ALPHA)) -> HTMLResponse:
+    """`alpha`: the order of the Renyi efficiency shown (recomputed from the stored counts)."""
     ctx: dict[str, Any] = {"corpus": corpus, "heldout": heldout, "sizes": sizes, "error": None,
                            "algorithms": tc.algorithms(), "corpora": corpus_names(),
-                           "job": None, "chosen": algo or list(DEFAULT_SWEEP_ALGOS)}
+                           "job": None, "chosen": algo or list(DEFAULT_SWEEP_ALGOS),
+                           "alpha": alpha, "alpha_label": alpha}
     status = 200
     try:
         spec = parse_spec(corpus, heldout, algo, sizes)
         ctx.update(chosen=list(spec.algorithms), job=jobs(request).get(spec.id), spec_id=spec.id)
-        ctx.update(sweep_view(ctx["job"]))
+        value = parse_alpha(alpha)
+        ctx.update(alpha_label=alpha_label(value), **sweep_view(ctx["job"], value))
     except ValueError as exc:                # shown in place, the form kept
         ctx["error"], status = str(exc), 422
     return render(request, "sweep.html", ctx, block="progress", status_code=status)
@@ -143,7 +153,9 @@ def sweep_api_start(request: Request, body: SweepRequest) -> dict[str, Any]:
 
 @router.get("/api/sweep/{job_id}", tags=["api"])
 def sweep_api_status(request: Request, job_id: str) -> dict[str, Any]:
-    """A sweep's progress and the results so far (any server worker answers)."""
+    """A sweep's progress and the results so far (any server worker answers). Each row's
+    `count_histogram` ([count, how many tokens occur that often]) gives its Renyi efficiency at
+    any alpha (`tokenizers_core.audit.efficiency`)."""
     job, creator = jobs(request).find(job_id)
     if job is None or job.kind != "sweep":
         raise HTTPException(404, f"no sweep {job_id!r} here (start it with POST /api/sweep)")

@@ -4,6 +4,7 @@ the Unicode lab (a text's normal forms and how tokenisers split each) and the vo
 from __future__ import annotations
 
 import functools
+import math
 import unicodedata
 from dataclasses import asdict
 from typing import Any
@@ -13,6 +14,8 @@ from fastapi import HTTPException, Request
 import tokenizers_core as tc
 from tokenizers_core import metrics as M
 from tokenizers_core import normalizers, pretrained
+from tokenizers_core.audit.efficiency import DEFAULT_ALPHA, counts_of_histogram, renyi_efficiency
+from tokenizers_core.audit.premium import largest_premium, premiums
 from tokenizers_core.corpora import load_corpus, udhr_languages
 
 from .. import charts, display, tax
@@ -39,13 +42,6 @@ def _language_facts() -> tuple[dict[str, str], dict[str, str]]:
     return scripts, samples
 
 
-# The page's columns until the reader picks others: three generations of OpenAI's byte-level BPE,
-# WordPiece, a sentencepiece BPE and a byte-level BPE of other makers, and a small Unigram model
-# whose unknown tokens show what a low ratio can hide. (The API's default is every tokeniser.)
-TAX_DEFAULT = ("r50k_base", "cl100k_base", "o200k_base", "bert-base-uncased", "mistral_v3",
-               "qwen3", "botchan_en_unigram_1000")
-
-
 def tax_names(request: Request, tok: list[str] | None) -> list[str]:
     """The tax's tokenisers: bundled names and uploaded handles (404 for any other)."""
     names = [pretrained.canonical_name(t) for t in (tok or vocab_tokenizers()) if t]
@@ -68,10 +64,38 @@ def tax_table(request: Request, names: list[str]) -> dict[str, Any]:
             per[n] = tax.counts(n)
     counts = {n: {code: t for code, (t, _u) in p.items()} for n, p in per.items()}
     unknown = {n: {code: u for code, (_t, u) in p.items()} for n, p in per.items()}
-    rel = {n: M.relative_counts(c, "eng") for n, c in counts.items()}
+    rel = {n: premiums(c) for n, c in counts.items()}
     scripts, samples = _language_facts()
     return {"languages": langs, "counts": counts, "relative": rel, "scripts": scripts,
-            "samples": samples, "unknown": unknown}
+            "samples": samples, "unknown": unknown,
+            "band_of": {n: {code: premium_band(v) for code, v in r.items()}
+                        for n, r in rel.items()},
+            "largest": {n: largest_premium(r) for n, r in rel.items()}}
+
+
+# The colour of a premium: the band it falls in (upper bounds), as the legend names them.
+PREMIUM_BANDS = ((1.25, "under 1.25×"), (1.5, "1.25 to 1.5×"), (2.0, "1.5 to 2×"),
+                 (3.0, "2 to 3×"), (4.0, "3 to 4×"), (6.0, "4 to 6×"),
+                 (float("inf"), "6× or more"))
+
+
+def premium_band(value: float) -> int:
+    """The index of the band of `PREMIUM_BANDS` a premium falls in.
+
+    >>> premium_band(1.0), premium_band(2.5), premium_band(12)
+    (0, 3, 6)
+    """
+    return next(i for i, (upper, _label) in enumerate(PREMIUM_BANDS) if value < upper)
+
+
+def tax_rows(data: dict[str, Any], sort: str | None) -> list:
+    """The languages in the table's order: by name, or by a column's premium, most expensive
+    first (`sort`: a tokeniser of the table; any other value keeps the order by name)."""
+    by_name = sorted(data["languages"], key=lambda lang: lang.name)
+    if sort not in data["relative"]:
+        return by_name
+    rel = data["relative"][sort]
+    return sorted(by_name, key=lambda lang: -rel[lang.code])
 
 
 def tax_chart_rows(data: dict[str, Any], chart: str) -> list[tuple[str, str, float]]:
@@ -175,20 +199,58 @@ def spec_of(job) -> SweepSpec:
                         "sizes": tuple(job.spec["sizes"])})
 
 
-def sweep_view(job) -> dict[str, Any]:
+def parse_alpha(text: str) -> float:
+    """The Renyi order of the page's slider: a number from 0 to infinity ("inf")."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:          # also NaN
+        raise ValueError(f"alpha must be a number from 0 to infinity (e.g. 2.5 or inf), "
+                         f"got {text!r}")
+    return value
+
+
+def alpha_label(alpha: float) -> str:
+    return "∞" if math.isinf(alpha) else f"{alpha:g}"
+
+
+def sweep_efficiency(rows: list[dict[str, Any]], alpha: float) -> list[float | None]:
+    """Each result row's Renyi efficiency at `alpha`, from the token counts the sweep stored
+    (None for a failed row, or one stored before the counts were kept)."""
+    out: list[float | None] = []
+    for r in rows:
+        hist = r.get("count_histogram")
+        ok = hist and r.get("vocab_size", 0) >= 2
+        out.append(renyi_efficiency(counts_of_histogram(hist), r["vocab_size"], alpha)
+                   if ok else None)
+    return out
+
+
+def sweep_view(job, alpha: float = DEFAULT_ALPHA) -> dict[str, Any]:
     if job is None or not job.results:
         return {}
+    renyi = sweep_efficiency(job.results, alpha)
     tpw: dict[str, list[tuple[float, float]]] = {}
     cpt: dict[str, list[tuple[float, float]]] = {}
-    for r in job.results:
+    eff: dict[str, list[tuple[float, float]]] = {}
+    for r, e in zip(job.results, renyi):
         if "error" in r:
             continue
         tpw.setdefault(r["algorithm"], []).append((r["size"], r["tokens_per_word"]))
         cpt.setdefault(r["algorithm"], []).append((r["size"], r["chars_per_token"]))
+        if e is not None:
+            eff.setdefault(r["algorithm"], []).append((r["size"], e))
+    label = alpha_label(alpha)
     return {"tpw_chart": charts.line_chart(tpw, x_label="vocab size (log scale)",
                                            y_label="tokens per word (held-out)"),
             "cpt_chart": charts.line_chart(cpt, x_label="vocab size (log scale)",
-                                           y_label="characters per token (held-out)")}
+                                           y_label="characters per token (held-out)"),
+            "renyi_chart": charts.line_chart(eff, x_label="vocab size (log scale)",
+                                             y_label=f"Rényi efficiency, α = {label}")
+            if eff else None,
+            "renyi": renyi, "renyi_missing": any(e is None and "error" not in r
+                                                 for r, e in zip(job.results, renyi))}
 
 
 def sweep_url(spec: SweepSpec) -> str:
