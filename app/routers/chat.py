@@ -9,7 +9,7 @@ from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..deps import BAD_INPUT, bad_input, tokenizer_options
+from ..deps import BAD_INPUT, bad_input, tokenizer_label, tokenizer_options
 from ..render import render
 from ..services import chat as service
 from ..urls import url_with
@@ -154,8 +154,9 @@ def _page(request: Request, form: ChatForm, block: str, error: str | None) -> HT
                 add_generation_prompt=form.add_generation_prompt, tools=tools,
                 fallback=service.FALLBACK_TEMPLATE)
             ctx["own_names"] = service.own_template_names(tok)
-            ctx["template_source"] = service.template_source(tok, form.template,
-                                                             form.template_name, config)
+            ctx["template_source"] = service.template_source(
+                tok, tokenizer_label(request, form.tokenizer), form.template,
+                form.template_name, config)
             ctx.update(service.page_context(tok, rendered))
         except BAD_INPUT as exc:             # shown in place of the result, the form kept
             ctx["error"], status = bad_input(exc)

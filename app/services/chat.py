@@ -87,15 +87,16 @@ def own_template_names(tok: Any) -> list[str]:
     return chat.template_names(own) if own else []
 
 
-def template_source(tok: Any, template: str, template_name: str,
+def template_source(tok: Any, label: str, template: str, template_name: str,
                     config: dict[str, Any] | None) -> str:
-    """Where the page's template came from, as a sentence."""
+    """Where the page's template came from, as a sentence (`label`: the tokenizer's name for
+    people)."""
     if template:
         return "The pasted template."
     if config is not None and config.get("chat_template") is not None:
         return "The pasted tokenizer_config.json's chat template" + _named(template_name, config)
     if template_name in ("", *own_template_names(tok)) and own_template_names(tok):
-        return (f"{tok.name or 'The tokenizer'}'s own chat template (its tokenizer_config.json)"
+        return (f"{label}'s own chat template (its tokenizer_config.json)"
                 + _named(template_name, tok.tokenizer_config))
     bundled = chat.bundled_template(template_name or FALLBACK_TEMPLATE)
     return f"The bundled example “{bundled.label}” (written here; see its source note)."

@@ -72,3 +72,37 @@ def test_a_template_error_is_shown_in_place(page, server_url):
     assert page.get_by_test_id("chat-error").inner_text() == (
         "the chat template failed at line 2: raise_exception: Only user and assistant roles.")
     assert page.locator("#chat-form").count() == 1
+
+
+def test_a_model_folders_own_template_and_the_upload_box(page, server_url, screenshot_dir,
+                                                         tmp_path):
+    """Qwen3 carries its own template (its tokenizer_config.json): /chat uses it and says so; a
+    model folder uploaded as a .zip from the page's own upload box comes back with its template."""
+    import io
+    import zipfile
+
+    import tokenizers_core as tc
+    page.goto(f"{server_url}/chat?tokenizer=qwen3")
+    source = page.get_by_test_id("template-source").inner_text()
+    assert "own chat template" in source and "Qwen3" in source
+    rendered = page.get_by_test_id("rendered").inner_text()
+    assert "<|im_start|>assistant\n<think>\n\n</think>\n\nParis." in rendered   # Qwen3's own
+    page.screenshot(path=str(screenshot_dir / "chat-qwen3-1280.png"), full_page=True)
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("m/tokenizer.json", json.dumps(tc.load("r50k_base").to_hf_json()))
+        zf.writestr("m/chat_template.jinja", XSS + "{% for m in messages %}{{ m.role }}|"
+                                                   "{% endfor %}")
+    folder = tmp_path / "model.zip"
+    folder.write_bytes(out.getvalue())
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{server_url}/chat")
+    page.get_by_test_id("upload-box").locator("summary").click()
+    page.locator('.tok-upload input[type="file"]').set_input_files(str(folder))
+    page.locator('.tok-upload button[type="submit"]').first.click()
+    page.wait_for_url("**/chat?**tokenizer=upload-*")
+    rendered = page.get_by_test_id("rendered").inner_text()
+    assert rendered.startswith(XSS) and rendered.endswith("system|user|assistant|")
+    assert page.locator("script:text('alert(2)')").count() == 0
+    page.screenshot(path=str(screenshot_dir / "chat-folder-390.png"), full_page=True)
