@@ -110,6 +110,21 @@ def client(app):
         yield c
 
 
+@pytest.fixture(scope="module")
+def isolated_client(tmp_path_factory):
+    """A TestClient over its own store, for a module whose pages list every stored tokenizer
+    (uploads made by other tests would change what they show)."""
+    from fastapi.testclient import TestClient
+
+    from app.config import Settings
+    from app.main import create_app
+    db = tmp_path_factory.mktemp("isolated") / "store.sqlite3"
+    settings = Settings(db_path=db, max_text_chars=20_000, max_corpus_bytes=2_000_000,
+                        max_upload_bytes=2_000_000, regex_timeout=0.5)
+    with TestClient(create_app(settings)) as c:
+        yield c
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -7,11 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
 
 import tokenizers_core as tc
-from app.config import Settings
-from app.main import create_app
 from tokenizers_core.audit.numbers import integer_token_counts
 
 XSS = '"><script>alert(1)</script>'
@@ -19,12 +16,8 @@ HX = {"HX-Request": "true"}
 
 
 @pytest.fixture(scope="module")
-def client(tmp_path_factory):
-    db = tmp_path_factory.mktemp("numbers") / "store.sqlite3"
-    settings = Settings(db_path=db, max_text_chars=20_000, max_corpus_bytes=2_000_000,
-                        max_upload_bytes=2_000_000, regex_timeout=0.5)
-    with TestClient(create_app(settings)) as c:
-        yield c
+def client(isolated_client):
+    return isolated_client
 
 
 def test_the_json_has_every_count_the_grouping_and_the_formats(client):

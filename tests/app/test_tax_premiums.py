@@ -7,12 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
 
 import tokenizers_core as tc
 from app import tax
-from app.config import Settings
-from app.main import create_app
 from app.services.analytics import PREMIUM_BANDS, premium_band
 from tokenizers_core.audit.premium import language_premiums, premiums, token_counts, udhr_texts
 
@@ -21,12 +18,8 @@ XSS = '"><script>alert(1)</script>'
 
 
 @pytest.fixture(scope="module")
-def client(tmp_path_factory):
-    db = tmp_path_factory.mktemp("tax") / "store.sqlite3"
-    settings = Settings(db_path=db, max_text_chars=20_000, max_corpus_bytes=2_000_000,
-                        max_upload_bytes=2_000_000, regex_timeout=0.5)
-    with TestClient(create_app(settings)) as c:
-        yield c
+def client(isolated_client):
+    return isolated_client
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "bert-base-uncased", "mistral_v3"])
