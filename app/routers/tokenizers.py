@@ -22,7 +22,7 @@ router = APIRouter(tags=["tokenizers"])
 TARGETS = {"/": "tokenizer", "/compare": "col", "/bpe/encode": "tokenizer",
            "/wordpiece/encode": "vocab", "/unigram/lattice": "model", "/tokenizers": "saved",
            "/chat": "tokenizer", "/diff": "b", "/vocab": "tokenizer"}
-MAX_COLUMNS = 8
+MAX_COLUMNS = 20          # every bundled real tokeniser side by side
 _DROP = ("step", "play", "token", "saved", "wait", "page")    # a new tokeniser starts at step 0
 
 

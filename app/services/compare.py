@@ -27,7 +27,7 @@ DEFAULT_TEXT = "unhappiness, naïve cafés and 東京"
 DEFAULT_COLUMNS = ["bpe", "wordpiece", "unigram", "o200k_base", "bert-base-uncased"]
 DEFAULT_CORPUS = "botchan"
 DEFAULT_VOCAB = 1000
-MAX_COLUMNS = 8
+MAX_COLUMNS = 20          # every bundled real tokeniser side by side
 MAX_VOCAB = 100_000
 ALGORITHM_TITLES = {"bpe": "BPE", "byte_bpe": "Byte-level BPE", "wordpiece": "WordPiece",
                     "unigram": "Unigram", "sentencepiece_bpe": "SentencePiece BPE",

@@ -6,6 +6,9 @@ import time
 
 import pytest
 
+from app.services.compare import MAX_COLUMNS
+from tokenizers_core import pretrained
+
 SMALL = ("low low low low low lower lower newest newest newest newest newest newest "
          "widest widest widest\n") * 3
 
@@ -66,7 +69,7 @@ def test_compare_bad_input(client):
     assert r.status_code == 200 and "unknown tokeniser" in r.text  # one column fails, not the page
     r = client.get("/compare", params={"text": "x", "col": ["word"], "vocab": 0})
     assert r.status_code == 422 and "vocab size" in r.text
-    r = client.get("/compare", params={"text": "x", "col": ["word"] * 9})
+    r = client.get("/compare", params={"text": "x", "col": ["word"] * (MAX_COLUMNS + 1)})
     assert r.status_code == 422 and "at most" in r.text
     r = client.get("/api/compare", params={"text": "x", "col": ["bpe"], "corpus": "nope", "vocab": 50})
     assert r.status_code == 200 and "unknown corpus" in r.json()[0]["error"]
@@ -168,11 +171,10 @@ def test_compare_fragment_sends_the_column_picker_out_of_band(client):
     assert '<option value="0" selected>1. word' in r.text     # the reference was unticked
 
 
-def test_compare_form_disables_a_ninth_column(client):
-    eight = ["word", "char", "sentence", "r50k_base", "cl100k_base", "o200k_base",
-             "bert-base-uncased", "botchan_en_unigram_1000"]
-    html = client.get("/compare", params={"text": "x", "col": eight}).text
+def test_compare_form_disables_a_column_past_the_most(client):
+    full = [n for n in pretrained.bundled()][:MAX_COLUMNS]
+    html = client.get("/compare", params={"text": "x", "col": full}).text
     picker = html.split('id="compare-cols"', 1)[1].split("</fieldset>", 1)[0]
-    assert picker.count(" checked") == 8 and " disabled" in picker
+    assert picker.count(" checked") == MAX_COLUMNS and " disabled" in picker
     assert "untick one to add another" in picker
     assert 'data-testid="cols-full" hidden' not in picker

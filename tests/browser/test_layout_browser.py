@@ -133,25 +133,29 @@ def test_corpus_workflow_keeps_the_forms_choices(sized, server_url, screenshot_d
     pg.screenshot(path=str(screenshot_dir / f"bpe_train_own_corpus_{pg.size_name}.png"))
 
 
-def test_compare_refuses_a_ninth_column_and_the_reference_follows(sized, server_url,
-                                                                   screenshot_dir):
+def test_compare_refuses_a_column_past_the_most_and_the_reference_follows(sized, server_url,
+                                                                           screenshot_dir):
     from urllib.parse import urlencode
+
+    from app.services.compare import MAX_COLUMNS
+    from tokenizers_core import pretrained
     pg = sized
-    seven = ["word", "char", "sentence", "r50k_base", "cl100k_base", "o200k_base",
-             "bert-base-uncased"]
-    pg.goto(f"{server_url}/compare?" + urlencode({"text": "naïve café", "col": seven}, doseq=True))
-    assert pg.locator("#ref option").count() == 7
-    pg.locator('#compare-cols input[value="botchan_en_unigram_1000"]').check()
-    pg.wait_for_function("() => document.querySelectorAll('#ref option').length === 8")
-    ninth = pg.locator('#compare-cols input[value="botchan_en_bpe_1000"]')
-    assert ninth.is_disabled()
+    bundled = list(pretrained.bundled())[:MAX_COLUMNS]
+    first = bundled[:-1]
+    pg.goto(f"{server_url}/compare?" + urlencode({"text": "naïve café", "col": first}, doseq=True))
+    assert pg.locator("#ref option").count() == len(first)
+    pg.locator(f'#compare-cols input[value="{bundled[-1]}"]').check()
+    pg.wait_for_function(f"() => document.querySelectorAll('#ref option').length === {MAX_COLUMNS}")
+    past = pg.locator('#compare-cols input[value="bpe"]')
+    assert past.is_disabled()
     assert pg.locator('[data-testid="cols-full"]').is_visible()
-    assert pg.locator(".compare-col").count() == 8
+    assert pg.locator(".compare-col").count() == MAX_COLUMNS
     assert page_width(pg) <= pg.viewport_size["width"]
-    pg.screenshot(path=str(screenshot_dir / f"compare_eight_{pg.size_name}.png"))
+    pg.screenshot(path=str(screenshot_dir / f"compare_full_{pg.size_name}.png"))
     pg.locator('#compare-cols input[value="char"]').uncheck()
-    pg.wait_for_function("() => document.querySelectorAll('#ref option').length === 7")
-    assert not ninth.is_disabled()
+    pg.wait_for_function(f"() => document.querySelectorAll('#ref option').length === "
+                         f"{MAX_COLUMNS - 1}")
+    assert not past.is_disabled()
     assert "char" not in " ".join(pg.locator("#ref option").all_inner_texts())
 
 
