@@ -39,7 +39,7 @@ def vocab_diff_page(request: Request, a: str = S.DEFAULT_A, b: str = S.DEFAULT_B
         ctx.update(diff=diff, text=text, rows=rows, page=page, pages=pages,
                    words=S.word_rows(diff.corpus), part_a=S.shown_or_none(diff.ranks.part_a),
                    part_b=S.shown_or_none(diff.ranks.part_b),
-                   chart=S.rank_chart(diff, label_a, label_b))
+                   chart=S.rank_chart(diff))
     except BAD_INPUT as exc:                     # shown in place, the form kept
         ctx["error"], status = bad_input(exc)
     return render(request, "vocab_diff.html", ctx, block="results", status_code=status)

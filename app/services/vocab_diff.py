@@ -157,7 +157,7 @@ class RankChart:
     y_label: str
 
 
-def rank_chart(diff: VocabDiff, label_a: str, label_b: str, bins: int = 40) -> RankChart | None:
+def rank_chart(diff: VocabDiff, bins: int = 40) -> RankChart | None:
     """A grid of `bins` x `bins` cells over the ids of A (across) and of B (up): each cell
     shaded by how many shared tokens have their ids there, and the line where the two ids are
     equal. None when nothing is shared."""
@@ -182,7 +182,7 @@ def rank_chart(diff: VocabDiff, label_a: str, label_b: str, bins: int = 40) -> R
     return RankChart(plot + left + 20, plot + top + 52, left, top, plot, cells,
                      _ticks(span_a, lambda v: left + plot * v / span_a),
                      _ticks(span_b, lambda v: top + plot - plot * v / span_b),
-                     diagonal, f"id in {label_a}", f"id in {label_b}")
+                     diagonal, "id in A", "id in B")
 
 
 def _ticks(span: int, at) -> list[tuple[float, str]]:
