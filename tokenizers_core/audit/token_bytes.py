@@ -20,7 +20,7 @@ A token's spelling depends on its family; this module undoes each family's conve
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from ..byte_level import bytes_to_unicode
 
@@ -60,9 +60,22 @@ class TokenEntry(NamedTuple):
 
 def token_entries(tok: Any) -> list[TokenEntry]:
     """Every entry of `tok`'s vocabulary (its model's, its special tokens and its added tokens,
-    as `tok.vocab_size` counts them) in id order, as bytes. An added token with an id of the
-    model's own names that entry. Raises ValueError for a tokeniser without a vocabulary (the
-    rule tokenisers: characters, words, sentences, a regex)."""
+    as `tok.vocab_size` counts them) in id order, as bytes. Raises ValueError for a tokeniser
+    without a vocabulary (the rule tokenisers: characters, words, sentences, a regex)."""
+    entry, ids = entry_reader(tok)
+    return [entry(i) for i in ids]
+
+
+def entry_of(tok: Any, id_: int) -> TokenEntry:
+    """The entry of one id (LookupError for an id outside the vocabulary)."""
+    return entry_reader(tok)[0](id_)
+
+
+def entry_reader(tok: Any) -> tuple[Callable[[int], TokenEntry], list[int]]:
+    """A function from an id to its entry (LookupError for an id outside the vocabulary), and
+    every id in order. An added token with an id of the model's own names that entry; a
+    tiktoken-style special token past the ranks is an entry of its own. ValueError for a
+    tokeniser without a vocabulary."""
     model = tok.model
     vocab = getattr(model, "vocab", None)
     if not vocab:
@@ -70,34 +83,28 @@ def token_entries(tok: Any) -> list[TokenEntry]:
                          "by rules (characters, words, sentences or a regex)")
     read = _reader(model)
     specials = _special_names(model)
-    by_id: dict[int, TokenEntry] = {}
-    for token, id_ in vocab.items():
-        by_id[id_] = _special(id_, token) if token in specials or _typed_special(model, id_) \
-            else read(id_, token)
     own = {id_: token for token, id_ in vocab.items()}
     named = getattr(model, "special_tokens", None)
-    if isinstance(named, dict):                    # tiktoken-style: specials past the ranks
-        for token, id_ in named.items():
-            if id_ not in by_id:
-                by_id[id_] = _special(id_, token, added=True)
-    for added in getattr(tok, "added_tokens", ()) or ():
-        if added.id is None:
-            continue
-        is_added = own.get(added.id) != added.content
-        if added.special or added.content in specials:
-            by_id[added.id] = _special(added.id, added.content, added=is_added)
-        elif is_added:
-            by_id[added.id] = TokenEntry(added.id, added.content, _added_bytes(model, added.content),
-                                         "", True)
-    return [by_id[i] for i in sorted(by_id)]
+    extra = {id_: token for token, id_ in named.items() if id_ not in own} \
+        if isinstance(named, dict) else {}                 # tiktoken-style: past the ranks
+    added = {a.id: a for a in getattr(tok, "added_tokens", ()) or () if a.id is not None}
 
-
-def entry_of(tok: Any, id_: int) -> TokenEntry:
-    """The entry of one id (LookupError for an id outside the vocabulary)."""
-    for entry in token_entries(tok):
-        if entry.id == id_:
-            return entry
-    raise LookupError(f"{tok.name or 'this tokeniser'} has no token with id {id_}")
+    def entry(id_: int) -> TokenEntry:
+        token = own.get(id_)
+        if id_ in added:
+            a = added[id_]
+            if a.special or a.content in specials:
+                return _special(id_, a.content, added=token != a.content)
+            if token != a.content:
+                return TokenEntry(id_, a.content, _added_bytes(model, a.content), "", True)
+        if token is None:
+            if id_ in extra:
+                return _special(id_, extra[id_], added=True)
+            raise LookupError(f"{tok.name or 'this tokeniser'} has no token with id {id_}")
+        if token in specials or _typed_special(model, id_):
+            return _special(id_, token)
+        return read(id_, token)
+    return entry, sorted({*own, *extra, *added})
 
 
 def _special(id_: int, token: str, added: bool = False) -> TokenEntry:

@@ -28,7 +28,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterator, NamedTuple
 
-from .token_bytes import TokenEntry, token_entries
+from .token_bytes import TokenEntry, entry_reader, token_entries
 
 _WORD = re.compile(r"\S+")
 
@@ -144,7 +144,7 @@ def vocab_diff(a: Any, b: Any, corpus: str | None = None) -> VocabDiff:
     only_a = [e for key, e in first_a.items() if key not in first_b]
     only_b = [e for key, e in first_b.items() if key not in first_a]
     ranks = rank_agreement(entries_a, entries_b, shared, first_a, first_b)
-    splits = corpus_splits(a, b, corpus, entries_a, entries_b) if corpus is not None else None
+    splits = corpus_splits(a, b, corpus) if corpus is not None else None
     return VocabDiff(len(entries_a), len(entries_b), shared, only_a, only_b, dup_a, dup_b,
                      ranks, splits)
 
@@ -194,8 +194,7 @@ def longest_increasing(values: list[int]) -> int:
 
 # ---- the words of a corpus ----------------------------------------------------------------------
 
-def corpus_splits(a: Any, b: Any, text: str, entries_a: list[TokenEntry] | None = None,
-                  entries_b: list[TokenEntry] | None = None) -> CorpusSplits:
+def corpus_splits(a: Any, b: Any, text: str) -> CorpusSplits:
     """Split `text` with both tokenisers (special-token strings as ordinary text, no BOS or
     EOS) and compare them word by word. A word's tokens are those whose last non-space
     character falls in it; two splits are the same when they cut the word at the same
@@ -208,8 +207,7 @@ def corpus_splits(a: Any, b: Any, text: str, entries_a: list[TokenEntry] | None 
     >>> c.words, c.same, [(w.word, [e.token for e in w.a], [e.token for e in w.b]) for w in c.differing]
     (4, 3, [('Clown,', ['ĠClown', ','], ['ĠCl', 'own', ','])])
     """
-    by_id_a = {e.id: e for e in (entries_a or token_entries(a))}
-    by_id_b = {e.id: e for e in (entries_b or token_entries(b))}
+    entry_a, entry_b = entry_reader(a)[0], entry_reader(b)[0]
     enc_a, enc_b = encode_ordinary(a, text), encode_ordinary(b, text)
     spans = [m.span() for m in _WORD.finditer(text)]
     starts = [s for s, _ in spans]
@@ -229,7 +227,7 @@ def corpus_splits(a: Any, b: Any, text: str, entries_a: list[TokenEntry] | None 
         ids_a = tuple(i for i, _ in split_a)
         ids_b = tuple(i for i, _ in split_b)
         counts[(text[spans[lo][0]:spans[hi][1]], ids_a, ids_b)] += 1
-    differing = [WordSplit(word, n, tuple(by_id_a[i] for i in ia), tuple(by_id_b[i] for i in ib))
+    differing = [WordSplit(word, n, tuple(entry_a(i) for i in ia), tuple(entry_b(i) for i in ib))
                  for (word, ia, ib), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
     return CorpusSplits(len(text), units, same, len(enc_a.ids), len(enc_b.ids), differing)
 
