@@ -28,8 +28,9 @@ CONTINUES = "continues"     # a WordPiece continuation piece (`##ing`)
 ENDS = "ends"               # a word-final piece (`ing</w>`)
 SPECIAL = "special"         # a special token: compared by its text
 
-_TO_BYTE = {ord(c): b for b, c in bytes_to_unicode().items()}    # a str.translate table
-_ALPHABET = frozenset(bytes_to_unicode().values())
+# str.translate's table from the byte alphabet to bytes; the other characters below 256 go to
+# one above it, so that encoding the result as latin-1 fails for a token not in the alphabet
+_TO_BYTE = {**{c: 0x10000 for c in range(256)}, **{ord(c): b for b, c in bytes_to_unicode().items()}}
 _METASPACE = "\u2581"       # ▁
 _BYTE_PIECE_TYPE = 6        # sentencepiece's ModelProto.SentencePiece.Type.BYTE
 _SPECIAL_TYPES = (2, 3)     # UNKNOWN, CONTROL
@@ -88,10 +89,11 @@ def entry_reader(tok: Any) -> tuple[Callable[[int], TokenEntry], list[int]]:
     extra = {id_: token for token, id_ in named.items() if id_ not in own} \
         if isinstance(named, dict) else {}                 # tiktoken-style: past the ranks
     added = {a.id: a for a in getattr(tok, "added_tokens", ()) or () if a.id is not None}
+    typed = isinstance(getattr(model, "types", None), list)
 
     def entry(id_: int) -> TokenEntry:
         token = own.get(id_)
-        if id_ in added:
+        if added and id_ in added:
             a = added[id_]
             if a.special or a.content in specials:
                 return _special(id_, a.content, added=token != a.content)
@@ -101,7 +103,7 @@ def entry_reader(tok: Any) -> tuple[Callable[[int], TokenEntry], list[int]]:
             if id_ in extra:
                 return _special(id_, extra[id_], added=True)
             raise LookupError(f"{tok.name or 'this tokeniser'} has no token with id {id_}")
-        if token in specials or _typed_special(model, id_):
+        if token in specials or typed and _typed_special(model, id_):
             return _special(id_, token)
         return read(id_, token)
     return entry, sorted({*own, *extra, *added})
@@ -125,9 +127,21 @@ def _typed_special(model: Any, id_: int) -> bool:
 def _added_bytes(model: Any, content: str) -> bytes:
     """An added token's bytes: through the byte alphabet when a byte-level model spells it so
     (as Hugging Face's ByteLevel decoder reads it), else its text in UTF-8."""
-    if getattr(model, "byte_level", False) and content and _ALPHABET.issuperset(content):
-        return content.translate(_TO_BYTE).encode("latin-1")
-    return content.encode("utf-8")
+    data = _alphabet_bytes(content) if getattr(model, "byte_level", False) else None
+    return content.encode("utf-8") if data is None else data
+
+
+def _alphabet_bytes(spelled: str) -> bytes | None:
+    """The bytes a token spelled in GPT-2's byte alphabet stands for, or None when it is not
+    spelled in it.
+
+    >>> _alphabet_bytes("ĠÃ©"), _alphabet_bytes("a b"), _alphabet_bytes("")
+    (b' \\xc3\\xa9', None, None)
+    """
+    try:
+        return spelled.translate(_TO_BYTE).encode("latin-1") or None
+    except UnicodeEncodeError:
+        return None
 
 
 def _reader(model: Any):
@@ -145,8 +159,9 @@ def _reader(model: Any):
             stem, marker = stem[:-len(suffix)], ENDS
         if prefix and stem.startswith(prefix) and len(stem) > len(prefix):
             stem, marker = stem[len(prefix):], CONTINUES
-        if byte_level and stem and _ALPHABET.issuperset(stem):
-            return TokenEntry(id_, token, stem.translate(_TO_BYTE).encode("latin-1"), marker)
+        data = _alphabet_bytes(stem) if byte_level else None
+        if data is not None:
+            return TokenEntry(id_, token, data, marker)
         if byte_pieces and _is_byte_piece(stem):
             return TokenEntry(id_, token, bytes([int(stem[3:5], 16)]), marker)
         if not (byte_level or wordpiece):
