@@ -20,7 +20,8 @@ router = APIRouter(tags=["tokenizers"])
 
 # Where an upload form may send the user back to, and the query parameter that names the tokeniser.
 TARGETS = {"/": "tokenizer", "/compare": "col", "/bpe/encode": "tokenizer",
-           "/wordpiece/encode": "vocab", "/unigram/lattice": "model", "/tokenizers": "saved"}
+           "/wordpiece/encode": "vocab", "/unigram/lattice": "model", "/tokenizers": "saved",
+           "/vocab/diff": "b"}
 MAX_COLUMNS = 8
 _DROP = ("step", "play", "token", "saved", "wait", "page")    # a new tokeniser starts at step 0
 

@@ -115,3 +115,39 @@ def test_the_api_answers_4xx_with_a_detail(client):
 def test_the_vocabulary_browser_links_here(client):
     r = client.get("/vocab")
     assert 'href="/vocab/diff' in r.text
+
+
+def test_an_upload_from_the_page_comes_back_as_b(client):
+    r = client.post("/tokenizers", data={"next": "/vocab/diff?a=r50k_base&list=only_b",
+                                         "pattern": "gpt2"},
+                    files={"file": ("tiny.tiktoken", _ranks_file([b"\xff\xfe\xfd"]))},
+                    follow_redirects=False)
+    assert r.status_code == 303
+    location = r.headers["location"]
+    assert location.startswith("/vocab/diff?a=r50k_base&list=only_b&b=upload-")
+    page = client.get(location)
+    assert page.status_code == 200 and 'data-testid="only-b-count">1<' in page.text
+    assert 'data-testid="upload-box"' in page.text
+
+
+def test_llama3_against_llama4_uploaded(client):
+    from pathlib import Path
+    interop = next((p / "shared" / "data" / "interop" for p in Path(__file__).resolve().parents
+                    if (p / "shared" / "data" / "interop").is_dir()), None)
+    if interop is None:
+        import pytest
+        pytest.skip("needs the shared interop files (Llama 3 and 4): /work/shared is absent")
+    handles = []
+    for name in ("llama3", "llama4"):
+        data = (interop / "converted" / f"{name}.tokenizer.json").read_bytes()
+        up = client.post("/api/tokenizers", files={"file": (f"{name}.json", data)},
+                         data={"name": name})
+        assert up.status_code == 201, up.text
+        handles.append(up.json()["tokenizer"])
+    r = client.get("/vocab/diff", params={"a": handles[0], "b": handles[1]})
+    assert r.status_code == 200
+    assert 'data-testid="shared-count">100,687<' in r.text
+    assert "only in llama3" in r.text and "only in llama4" in r.text
+    r = client.get("/vocab/diff", params={"a": "cl100k_base", "b": handles[0]})
+    assert re.search(r'data-testid="prefix">100,256<', r.text)
+    assert "where B has no id" not in r.text and "where A has no id 100,256" in r.text
