@@ -2,7 +2,7 @@
 compared by bytes (`tokenizers_core.audit.vocab_diff`), one list of entries a page, the chart of
 rank in A against rank in B, and the words of a corpus the two split differently.
 
-Comparing two 200k vocabularies takes about a second, so the last few diffs are kept (by the
+Comparing two 200k vocabularies takes a second or two, so the last two diffs are kept (by the
 two names: bundled names, and upload and trained handles, name one tokeniser for good) and
 paging through a list costs nothing. The corpus is cut at MAX_SPLIT_CHARS characters (at a
 line end) and the page says so: the sentencepiece encoders take about 3 s for 100,000.
@@ -31,24 +31,32 @@ LISTS = {"shared": "shared", "only_a": "only in A", "only_b": "only in B"}
 PAGE = 50
 WORDS_SHOWN = 40
 MAX_SPLIT_CHARS = 100_000
-_KEEP = 4
-
-_diffs: OrderedDict[tuple[str, ...], Any] = OrderedDict()
-_lock = threading.Lock()
 
 
-def _kept(key: tuple[str, ...], make):
-    """`make()`, kept for the last _KEEP keys."""
-    with _lock:
-        if key in _diffs:
-            _diffs.move_to_end(key)
-            return _diffs[key]
-    value = make()
-    with _lock:
-        _diffs[key] = value
-        while len(_diffs) > _KEEP:
-            _diffs.popitem(last=False)
-    return value
+class _Recent:
+    """The values of the last `size` keys (a diff of two 200k vocabularies holds about 60 MB)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.values: OrderedDict[tuple[str, ...], Any] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple[str, ...], make):
+        """The value kept for `key`, else `make()` (kept)."""
+        with self.lock:
+            if key in self.values:
+                self.values.move_to_end(key)
+                return self.values[key]
+        value = make()
+        with self.lock:
+            self.values[key] = value
+            while len(self.values) > self.size:
+                self.values.popitem(last=False)
+        return value
+
+
+_diffs = _Recent(2)
+_splits = _Recent(6)
 
 
 @dataclass(frozen=True)
@@ -72,12 +80,12 @@ def diff_of(request: Request, a: str, b: str, corpus: str = "") -> tuple[VocabDi
     LookupError for an unknown name or corpus, ValueError for a tokeniser without a
     vocabulary."""
     tok_a, tok_b = resolve_tokenizer(request, a), resolve_tokenizer(request, b)
-    diff = _kept(("vocab", a, b), lambda: vocab_diff(tok_a, tok_b))
+    diff = _diffs.get((a, b), lambda: vocab_diff(tok_a, tok_b))
     if not corpus:
         return diff, None
     text = corpus_of(request, corpus)
-    splits: CorpusSplits = _kept(("corpus", a, b, corpus),
-                                 lambda: corpus_splits(tok_a, tok_b, text.text))
+    splits: CorpusSplits = _splits.get((a, b, corpus),
+                                       lambda: corpus_splits(tok_a, tok_b, text.text))
     return dataclasses.replace(diff, corpus=splits), text
 
 
