@@ -199,3 +199,18 @@ def test_llama3_against_llama4():
     assert d.size_a == 128_256 and d.size_b == 202_048
     assert 0 < len(d.shared) < 128_256 and d.only_a and d.only_b
     assert sum(1 for e in token_entries(_llama(LLAMA3)) if e.special) == 256
+
+
+def test_a_cased_wordpiece_vocabulary_against_bert_uncased():
+    """BERT cased against uncased, on a small cased vocab.txt (the real one is not bundled):
+    the cased words are only in A, the lower-case ones and `##ing` are shared, and the
+    special tokens match by their text whatever their ids."""
+    cased = "\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "The", "the", "Paris",
+                       "##ing", "##Ing", "a"]) + "\n"
+    tok = tc.load(cased.encode(), lowercase=False)
+    d = vocab_diff(tok, tc.load("bert-base-uncased"))
+    assert {e.token for e in d.only_a} == {"The", "Paris", "##Ing"}
+    shared = {s.a.token: s.b.token for s in d.shared}
+    assert shared["##ing"] == "##ing" and shared["the"] == "the" and shared["[CLS]"] == "[CLS]"
+    assert all(s.a.marker == s.b.marker for s in d.shared)
+    assert d.ranks.prefix == 1 and d.ranks.part_a.token == "[UNK]"   # [PAD] is 0 in both
