@@ -143,7 +143,7 @@ def vocab_diff(a: Any, b: Any, corpus: str | None = None) -> VocabDiff:
     shared = [SharedToken(e, first_b[key]) for key, e in first_a.items() if key in first_b]
     only_a = [e for key, e in first_a.items() if key not in first_b]
     only_b = [e for key, e in first_b.items() if key not in first_a]
-    ranks = rank_agreement(entries_a, entries_b, shared, first_a, first_b)
+    ranks = _rank_agreement(entries_a, entries_b, shared, first_a, first_b)
     splits = corpus_splits(a, b, corpus) if corpus is not None else None
     return VocabDiff(len(entries_a), len(entries_b), shared, only_a, only_b, dup_a, dup_b,
                      ranks, splits)
@@ -157,8 +157,8 @@ def _first_by_key(entries: list[TokenEntry]) -> tuple[dict[tuple, TokenEntry], i
     return first, len(entries) - len(first)
 
 
-def rank_agreement(entries_a: list[TokenEntry], entries_b: list[TokenEntry],
-                   shared: list[SharedToken], first_a: dict, first_b: dict) -> RankAgreement:
+def _rank_agreement(entries_a: list[TokenEntry], entries_b: list[TokenEntry],
+                    shared: list[SharedToken], first_a: dict, first_b: dict) -> RankAgreement:
     """The agreement of the two numberings: see the module's docstring."""
     by_id_a = {e.id: e for e in entries_a}
     by_id_b = {e.id: e for e in entries_b}
