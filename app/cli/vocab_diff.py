@@ -16,7 +16,7 @@ from tokenizers_core.audit.token_bytes import TokenEntry
 from tokenizers_core.audit.vocab_diff import VocabDiff, vocab_diff
 
 from .. import display
-from .commands import load_tokenizer, read_corpus
+from .commands import column_labels, load_tokenizer, read_corpus
 
 _NO_FILE_OPTIONS = argparse.Namespace(special_tokens=None, pattern=None, lowercase=None,
                                       in_format=None)
@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_dict(args.limit), ensure_ascii=False))
     else:
-        print("\n".join(summary(report, args.a, args.b, label, args.show)))
+        print("\n".join(summary(report, *column_labels([args.a, args.b]), label, args.show)))
     same = not report.only_a and not report.only_b and report.ranks.same_id == len(report.shared)
     return 0 if same else 1
 
