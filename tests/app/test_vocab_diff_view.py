@@ -28,6 +28,13 @@ def test_gpt2_and_p50k_agree_all_the_way(client):
     assert r.text.count('<span class="piece') == 24          # the only-in-B list: p50k's spaces
 
 
+def test_a_vocabulary_against_itself_agrees_all_the_way(client):
+    r = client.get("/vocab/diff", params={"a": "gpt2", "b": "r50k_base", "corpus": "udhr/eng"})
+    assert r.status_code == 200
+    assert "Ranks agree all the way, up to <b data-testid=\"prefix\">50,257</b>" in r.text
+    assert "1,747 of 1,747 words (100.0%)" in r.text and 'data-testid="words-table"' not in r.text
+
+
 def test_the_words_of_a_corpus_split_differently_are_listed_with_both_splits(client):
     r = client.get("/vocab/diff", params={"a": "cl100k_base", "b": "o200k_base",
                                           "corpus": "botchan"}, headers={"HX-Request": "true"})
