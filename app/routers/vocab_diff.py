@@ -47,16 +47,19 @@ def vocab_diff_page(request: Request, a: str = S.DEFAULT_A, b: str = S.DEFAULT_B
 
 @router.get("/api/vocab/diff", tags=["api"], summary="How two vocabularies differ (JSON)")
 def vocab_diff_api(request: Request, a: Name, b: Name, corpus: str = "",
-                   limit: int = bounded(100, 0, 5000)) -> dict[str, Any]:
+                   limit: int = bounded(100, 0, 5000), offset: int = bounded(0, 0)
+                   ) -> dict[str, Any]:
     """Counts of shared tokens and of tokens only in A or only in B (compared by bytes: `bytes`
     is hex; `marker` is "continues" for a WordPiece `##` piece, "ends" for a `</w>` one,
     "special" for a special token), the agreement of their ids (`same_id`, `in_order`: the
     longest chain of shared tokens numbered in the same order, `prefix`: ids below it hold the
-    same token in both, `part_a`/`part_b`: the entries where they part), the first `limit`
-    entries of each list and, with `corpus`, the words the two split differently (most
-    frequent first; `cut`: the corpus length when only its first 100,000 characters were
-    split)."""
+    same token in both, `part_a`/`part_b`: the entries where they part), `limit` entries
+    of each list from the `offset`-th on and, with `corpus`, the words the two split
+    differently (most frequent first, paged the same way; `cut`: the corpus length when only
+    its first 100,000 characters were split)."""
     if not 0 <= limit <= 5000:
         raise ValueError(f"limit must be between 0 and 5000, not {limit}")
+    if offset < 0:
+        raise ValueError(f"offset must be 0 or more, not {offset}")
     diff, text = S.diff_of(request, a, b, corpus)
-    return S.api_answer(diff, text, limit)
+    return S.api_answer(diff, text, limit, offset)

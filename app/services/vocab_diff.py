@@ -200,8 +200,8 @@ def _ticks(span: int, at) -> list[tuple[float, str]]:
 
 # ---- the JSON answer ----------------------------------------------------------------------------
 
-def api_answer(diff: VocabDiff, text: Corpus | None, limit: int) -> dict[str, Any]:
-    data = diff.to_dict(limit)
+def api_answer(diff: VocabDiff, text: Corpus | None, limit: int, offset: int) -> dict[str, Any]:
+    data = diff.to_dict(limit, offset)
     if data["corpus"] is not None and text is not None:
         data["corpus"]["cut"] = text.cut
     return data

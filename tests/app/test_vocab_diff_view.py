@@ -109,9 +109,19 @@ def test_the_api_answers_counts_ranks_lists_and_words(client):
     assert first["a"] and first["b"] and first["count"] >= words["words_differing"][1]["count"]
 
 
+def test_the_api_pages_with_an_offset(client):
+    params = {"a": "r50k_base", "b": "p50k_base", "limit": 5}
+    first = client.get("/api/vocab/diff", params=params).json()
+    later = client.get("/api/vocab/diff", params={**params, "offset": 20}).json()
+    assert [t["bytes"] for t in first["only_b_tokens"]] == ["20" * n for n in range(2, 7)]
+    assert [t["bytes"] for t in later["only_b_tokens"]] == ["20" * n for n in range(22, 26)]
+    assert later["shared_tokens"][0]["a"]["id"] == 20
+
+
 def test_the_api_answers_4xx_with_a_detail(client):
     for params, status in (({"a": "nope", "b": "gpt2"}, 404), ({"a": "char", "b": "gpt2"}, 422),
                            ({"a": "gpt2", "b": "gpt2", "limit": -1}, 422),
+                           ({"a": "gpt2", "b": "gpt2", "offset": -1}, 422),
                            ({"a": "gpt2", "b": "gpt2", "corpus": "nope"}, 404),
                            ({"a": "", "b": "gpt2"}, 422), ({"b": "gpt2"}, 422)):
         r = client.get("/api/vocab/diff", params=params)

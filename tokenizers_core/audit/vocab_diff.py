@@ -96,10 +96,11 @@ class VocabDiff:
     ranks: RankAgreement
     corpus: CorpusSplits | None = field(default=None)
 
-    def to_dict(self, limit: int = 100) -> dict[str, Any]:
-        """JSON-safe: the counts, the rank agreement, the first `limit` entries of each list
-        and of the differing words. Bytes are hex."""
+    def to_dict(self, limit: int = 100, offset: int = 0) -> dict[str, Any]:
+        """JSON-safe: the counts, the rank agreement, `limit` entries of each list and of the
+        differing words from the `offset`-th on. Bytes are hex."""
         ranks = self.ranks
+        cut = slice(offset, offset + limit)
         out: dict[str, Any] = {
             "size_a": self.size_a, "size_b": self.size_b, "shared": len(self.shared),
             "only_a": len(self.only_a), "only_b": len(self.only_b),
@@ -109,9 +110,9 @@ class VocabDiff:
                       "part_a": _entry_dict(ranks.part_a), "part_b": _entry_dict(ranks.part_b),
                       "part_a_in_b": ranks.part_a_in_b, "part_b_in_a": ranks.part_b_in_a},
             "shared_tokens": [{"a": _entry_dict(s.a), "b": _entry_dict(s.b)}
-                              for s in self.shared[:limit]],
-            "only_a_tokens": [_entry_dict(e) for e in self.only_a[:limit]],
-            "only_b_tokens": [_entry_dict(e) for e in self.only_b[:limit]],
+                              for s in self.shared[cut]],
+            "only_a_tokens": [_entry_dict(e) for e in self.only_a[cut]],
+            "only_b_tokens": [_entry_dict(e) for e in self.only_b[cut]],
             "corpus": None,
         }
         if self.corpus is not None:
@@ -122,7 +123,7 @@ class VocabDiff:
                 "words_differing": [{"word": w.word, "count": w.count,
                                      "a": [_entry_dict(e) for e in w.a],
                                      "b": [_entry_dict(e) for e in w.b]}
-                                    for w in c.differing[:limit]]}
+                                    for w in c.differing[cut]]}
         return out
 
 
