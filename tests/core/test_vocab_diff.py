@@ -214,3 +214,17 @@ def test_a_cased_wordpiece_vocabulary_against_bert_uncased():
     assert shared["##ing"] == "##ing" and shared["the"] == "the" and shared["[CLS]"] == "[CLS]"
     assert all(s.a.marker == s.b.marker for s in d.shared)
     assert d.ranks.prefix == 1 and d.ranks.part_a.token == "[UNK]"   # [PAD] is 0 in both
+
+
+def test_a_sentencepiece_model_and_its_tokenizer_json_are_the_same_vocabulary(tmp_path):
+    """Mistral v1's .model and the tokenizer.json written from it (a Metaspace BPE with byte
+    fallback in Hugging Face's pipeline) spell the same tokens: ▁ as a space and <0xNN> as its
+    byte in both, the same ids."""
+    mistral = tc.load("mistral_v1")
+    path = tmp_path / "mistral_v1.json"
+    mistral.save(str(path))
+    d = vocab_diff(mistral, tc.load(str(path)))
+    assert not d.only_a and not d.only_b
+    assert d.ranks.same_id == len(d.shared) and d.ranks.prefix == d.size_a == d.size_b
+    converted = {s.b.token: s.b for s in d.shared}
+    assert converted["▁the"].data == b" the" and converted["<0x41>"].data == b"A"

@@ -10,7 +10,8 @@ A token's spelling depends on its family; this module undoes each family's conve
 - WordPiece: the `##` of a continuation piece is a marker, not text: `##ing` is b"ing" marked
   "continues a word", which a word-initial `ing` is not;
 - end-of-word suffixes (CLIP's and the textbook BPE's `</w>`): b"ing" marked "ends a word";
-- special and added tokens are flagged, and stand for their text in UTF-8.
+- special tokens (the unknown token too) and added tokens are flagged, and stand for their
+  text in UTF-8.
 
 >>> import tokenizers_core as tc
 >>> [(e.token, e.data, e.marker) for e in token_entries(tc.load("bert-base-uncased"))][1996:1997]
@@ -90,6 +91,7 @@ def entry_reader(tok: Any) -> tuple[Callable[[int], TokenEntry], list[int]]:
         if isinstance(named, dict) else {}                 # tiktoken-style: past the ranks
     added = {a.id: a for a in getattr(tok, "added_tokens", ()) or () if a.id is not None}
     typed = isinstance(getattr(model, "types", None), list)
+    unk_id = getattr(model, "unk_id", None)
 
     def entry(id_: int) -> TokenEntry:
         token = own.get(id_)
@@ -103,7 +105,7 @@ def entry_reader(tok: Any) -> tuple[Callable[[int], TokenEntry], list[int]]:
             if id_ in extra:
                 return _special(id_, extra[id_], added=True)
             raise LookupError(f"{tok.name or 'this tokeniser'} has no token with id {id_}")
-        if token in specials or typed and _typed_special(model, id_):
+        if token in specials or id_ == unk_id or typed and _typed_special(model, id_):
             return _special(id_, token)
         return read(id_, token)
     return entry, sorted({*own, *extra, *added})
@@ -114,7 +116,11 @@ def _special(id_: int, token: str, added: bool = False) -> TokenEntry:
 
 
 def _special_names(model: Any) -> frozenset[str]:
-    named = getattr(model, "special_tokens", None) or ()
+    """The model's special tokens and its unknown token (a marker, not bytes)."""
+    named = set(getattr(model, "special_tokens", None) or ())
+    unk = getattr(model, "unk_token", None)
+    if isinstance(unk, str):
+        named.add(unk)
     return frozenset(named)
 
 
