@@ -228,3 +228,13 @@ def test_a_sentencepiece_model_and_its_tokenizer_json_are_the_same_vocabulary(tm
     assert d.ranks.same_id == len(d.shared) and d.ranks.prefix == d.size_a == d.size_b
     converted = {s.b.token: s.b for s in d.shared}
     assert converted["▁the"].data == b" the" and converted["<0x41>"].data == b"A"
+
+
+def test_cl100k_and_the_tokenizer_json_written_from_it_are_one_vocabulary():
+    """The tiktoken ranks and Hugging Face's byte-level BPE spell tokens differently inside
+    (bytes against the GPT-2 alphabet); read as bytes they are the same, specials included."""
+    import json
+    cl100k = tc.load("cl100k_base")
+    d = vocab_diff(cl100k, tc.load(json.dumps(cl100k.to_hf_json()).encode("utf-8")))
+    assert not d.only_a and not d.only_b and d.size_a == d.size_b == 100_261
+    assert d.ranks.same_id == len(d.shared)
