@@ -49,8 +49,11 @@ def summary(d: VocabDiff, a: str, b: str, corpus: str = "", show: int = 10) -> l
     """The report as lines of text.
 
     >>> import tokenizers_core as tc
-    >>> summary(vocab_diff(tc.load("r50k_base"), tc.load("p50k_base")), "gpt2", "p50k")[:2]
-    ['gpt2 vs p50k: 50,257 tokens shared; 0 only in gpt2, 24 only in p50k', '  ids: 50,257 shared tokens have the same id; 50,257 (100.0%) keep their order']
+    >>> d = vocab_diff(tc.load("r50k_base"), tc.load("p50k_base"))
+    >>> for line in summary(d, "gpt2", "p50k")[:2]:
+    ...     print(line)
+    gpt2 vs p50k: 50,257 tokens shared; 0 only in gpt2, 24 only in p50k
+      ids: 50,257 shared tokens have the same id; 50,257 (100.0%) keep their order
     """
     r = d.ranks
     order = f"{r.in_order:,} ({100 * r.in_order / r.shared:.1f}%)" if r.shared else "0"

@@ -31,9 +31,9 @@ SPECIAL = "special"         # a special token: compared by its text
 
 # str.translate's table from the byte alphabet to bytes; the other characters below 256 go to
 # one above it, so that encoding the result as latin-1 fails for a token not in the alphabet
-_TO_BYTE = {**{c: 0x10000 for c in range(256)}, **{ord(c): b for b, c in bytes_to_unicode().items()}}
+_TO_BYTE = {**{c: 0x10000 for c in range(256)},
+            **{ord(c): b for b, c in bytes_to_unicode().items()}}
 _METASPACE = "\u2581"       # ▁
-_BYTE_PIECE_TYPE = 6        # sentencepiece's ModelProto.SentencePiece.Type.BYTE
 _SPECIAL_TYPES = (2, 3)     # UNKNOWN, CONTROL
 
 
