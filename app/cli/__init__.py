@@ -24,7 +24,7 @@ import os
 import sys
 from typing import Sequence
 
-from . import commands
+from . import commands, vocab_diff
 
 
 class _Parser(argparse.ArgumentParser):
@@ -175,6 +175,22 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print the first N differing texts (default 5)")
     _tokenizer_options(p)
     p.set_defaults(run=commands.diff)
+
+    p = sub.add_parser("vocab-diff", help="two vocabularies compared by bytes: shared tokens, "
+                                          "tokens only one has, where the ids part (exit 0: "
+                                          "the same, 1: they differ)")
+    p.add_argument("a", metavar="A", help="a bundled name or a tokenizer file")
+    p.add_argument("b", metavar="B", help="a bundled name or a tokenizer file")
+    p.add_argument("--corpus", metavar="NAME|FILE", help="also list the words of this corpus "
+                                                         "(bundled, a file, - for stdin) the "
+                                                         "two split differently")
+    p.add_argument("--show", type=int, default=10, metavar="N",
+                   help="print the N most frequent differing words (default 10)")
+    p.add_argument("--json", action="store_true", help="the report as JSON")
+    p.add_argument("--limit", type=int, default=100, metavar="N",
+                   help="--json: list at most N entries of each list (default 100)")
+    _tokenizer_options(p)
+    p.set_defaults(run=vocab_diff.run)
 
     p = sub.add_parser("export", help="convert a tokeniser (bundled or a file) to another format "
                        "(.json, .tiktoken, .model, .txt, .zip, .gguf)")

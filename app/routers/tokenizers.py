@@ -21,7 +21,7 @@ router = APIRouter(tags=["tokenizers"])
 # Where an upload form may send the user back to, and the query parameter that names the tokeniser.
 TARGETS = {"/": "tokenizer", "/compare": "col", "/bpe/encode": "tokenizer",
            "/wordpiece/encode": "vocab", "/unigram/lattice": "model", "/tokenizers": "saved",
-           "/chat": "tokenizer", "/diff": "b", "/vocab": "tokenizer"}
+           "/chat": "tokenizer", "/diff": "b", "/vocab": "tokenizer", "/vocab/diff": "b"}
 MAX_COLUMNS = 20          # every bundled real tokeniser side by side
 _DROP = ("step", "play", "token", "saved", "wait", "page")    # a new tokeniser starts at step 0
 
