@@ -322,8 +322,8 @@ class Classifier:
         if not got:
             return f"Its text {text!r} encodes to no token at all."
         n = len(got)
-        return (f"Its text {text!r} encodes to {n} other token{'s' if n != 1 else ''} "
-                "(shown); it may still occur inside a longer text.")
+        return (f"Its text {text!r} encodes to {n} other token{'s' if n != 1 else ''}"
+                "; it may still occur inside a longer text.")
 
 
 def ordinary_encoder(tok: Any) -> Callable[[str], list[int]]:
