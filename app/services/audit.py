@@ -94,11 +94,17 @@ def page_of(report: AuditReport, category: str, q: str, page: int, per_page: int
 
 
 def row(report: AuditReport, h: Health) -> dict[str, Any]:
-    """A table row: the entry, its flags, and its re-encoding as chips (id, text, colour)."""
-    return {"h": h, "shown": shown(h), "flags": report.flags(h.id),
-            "seen": report.usage.seen[h.id],
-            "chips": [{"id": i, "text": shown(report.entry(i)), "colour": i % 8}
-                      for i in h.reencoded]}
+    """A table row: the entry, its flags, and its re-encoding as chips (id, text, colour; a
+    chip whose text looks like the entry's shows the model's spelling, CLIP's ``!</w>``)."""
+    text = shown(h)
+    chips = []
+    for i in h.reencoded:
+        other = report.entry(i)
+        label = shown(other)
+        chips.append({"id": i, "text": other.token if label == text else label,
+                      "colour": i % 8})
+    return {"h": h, "shown": text, "flags": report.flags(h.id),
+            "seen": report.usage.seen[h.id], "chips": chips}
 
 
 def shown(h: Health) -> str:

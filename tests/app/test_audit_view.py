@@ -152,3 +152,8 @@ def test_cli_errors_are_one_line(capsys):
     assert main(["audit", "no-such-tokenizer"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("tokvis audit: error:") and err.count("\n") == 1
+
+
+def test_vocab_links_to_the_audit(client):
+    r = client.get("/vocab", params={"tokenizer": "bert-base-uncased"})
+    assert 'href="/audit?tokenizer=bert-base-uncased" data-testid="vocab-audit"' in r.text
