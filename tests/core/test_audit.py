@@ -184,3 +184,34 @@ def test_cl100k_duplicates_and_scripts(cl100k):
     assert rows["Hangul"].without_token > 100             # many Korean syllables need bytes
     assert rows["Latin"].tokens > 80_000
     assert cl100k.usage.has_trees and cl100k.flag_counts()["intermediate"] > 0
+
+
+def small_wordlevel() -> Tokenizer:
+    """WordLevel behind the Whitespace pre-tokenizer (`\\w+|[^\\w\\s]+`): "a!" and "a b" are
+    never produced (a word character and a "!" are always cut apart; whitespace is dropped)."""
+    from tokenizers_core.models.wordlevel.model import WordLevel
+    from tokenizers_core.pre_tokenizers import Whitespace
+    vocab = {t: i for i, t in enumerate(["[UNK]", "a", "ab", "!", "!!", "a!", "a b"])}
+    return Tokenizer(WordLevel(vocab, unk_token="[UNK]"), pre_tokenizer=Whitespace())
+
+
+def test_whitespace_pre_tokenizer_cuts_words_from_punctuation():
+    tok = small_wordlevel()
+    report = audit(tok, corpus=[""])
+    got = {h.token: h.category for h in report.entries}
+    assert got["a!"] == got["a b"] == "never" and got["!!"] == got["ab"] == "ok"
+    assert "word characters" in report.entry(tok.token_to_id("a!")).reason
+    texts = ("".join(p) for n in range(1, 6) for p in itertools.product("ab! ", repeat=n))
+    never = {h.id for h in report.entries if h.category == "never"}
+    assert not _produced(tok, texts) & never
+
+
+def test_an_added_token_is_never_called_never():
+    """"zz" has no merge, but as an added (not special) token it is matched whole: ok."""
+    from tokenizers_core.added_tokens import AddedToken
+    base = small_bpe()
+    tok = Tokenizer(base.model, pre_tokenizer=WhitespaceSplit(),
+                    added_tokens=["<s>", AddedToken("zz", special=False)])
+    report = audit(tok, corpus=[""])
+    assert report.category(tok.token_to_id("zz")) == "ok"
+    assert report.category(tok.token_to_id("a c")) == "never"

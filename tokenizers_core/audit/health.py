@@ -20,8 +20,11 @@ The categories, tried in this order (the first that holds is the entry's):
   whitespace and drops it (BERT's, Whitespace, WhitespaceSplit) never hands the model a piece
   with whitespace; BERT's also makes every punctuation character a piece of its own, so a token
   with punctuation beside anything else, or a continuation (``##,``) of a punctuation
-  character, never appears. The test suite checks soundness: on small vocabularies built for
-  it, every token that random texts (Hypothesis) produce is never called ``never``.
+  character, never appears; Whitespace (``\\w+|[^\\w\\s]+``) never puts a word character and
+  another non-space character in one piece. An added token is matched whole before the model
+  runs, so neither proof applies to it. The test suite checks soundness: on small
+  vocabularies built for it and on BERT, no token that exhaustive or random (Hypothesis) texts
+  produce is called ``never``.
 - ``undecodable``: the token's bytes are not complete UTF-8 (a byte-level token 0x80-0xFF, a
   merged partial sequence such as the first two bytes of an emoji, a byte-fallback ``<0xE6>``):
   it has no text of its own, so it is always a part of a character spread over tokens.
@@ -45,8 +48,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
+import regex
+
 from .. import byte_api
-from ..pre_tokenizers import BertPreTokenizer, is_bert_punctuation
+from ..pre_tokenizers import is_bert_punctuation
 
 CATEGORIES = ("ok", "unreachable", "never", "undecodable", "special")
 
@@ -174,25 +179,34 @@ def _split_closure(vocab: Iterable[str], start: set[str]) -> set[str]:
 
 def cut_by_pre_tokenizer(tok: Any, token: str) -> str | None:
     """Why the pre-tokeniser never hands the model a piece holding `token` (module docstring,
-    proof 2), or None when it may.
+    proof 2), or None when it may. Whitespace is the Unicode White_Space property, as the
+    pre-tokenisers' own patterns read it.
 
     >>> import tokenizers_core as tc
     >>> cut_by_pre_tokenizer(tc.load("bert-base-uncased"), "a,b")
     'the pre-tokenizer makes every punctuation character a piece of its own'
     """
-    pre = tok.pre_tokenizer
-    kind = type(pre).__name__
+    kind = type(tok.pre_tokenizer).__name__
     if kind not in ("BertPreTokenizer", "Whitespace", "WhitespaceSplit"):
         return None
-    prefix = getattr(tok.model, "continuing_subword_prefix", None) or ""
+    prefix, suffix = _continuation_prefix(tok.model), _end_of_word_suffix(tok.model)
     core = token[len(prefix):] if prefix and token.startswith(prefix) and token != prefix \
         else token
-    if any(c.isspace() for c in core) and core.strip():
+    if suffix and core.endswith(suffix):        # the model's own mark, added after the cut
+        core = core[:-len(suffix)]
+    if _SPACE.search(core) and not _SPACE.fullmatch(core):
         return "the pre-tokenizer splits on whitespace and drops it"
-    if isinstance(pre, BertPreTokenizer) and any(is_bert_punctuation(c) for c in core) \
+    if kind == "BertPreTokenizer" and any(is_bert_punctuation(c) for c in core) \
             and (len(core) > 1 or core != token):
         return "the pre-tokenizer makes every punctuation character a piece of its own"
+    if kind == "Whitespace" and _WORD.search(core) and _NOT_WORD.search(core):
+        return "the pre-tokenizer separates word characters from the others"
     return None
+
+
+_SPACE = regex.compile(r"\s+")
+_WORD = regex.compile(r"\w")
+_NOT_WORD = regex.compile(r"[^\w\s]")
 
 
 # ---- the classification --------------------------------------------------------------------------
@@ -203,6 +217,7 @@ class Classifier:
     def __init__(self, tok: Any) -> None:
         self.tok = tok
         self.special = special_ids(tok)
+        self.added = {t.id for t in tok.added_tokens}      # matched whole, before the model
         self.closure = model_closure(tok.model)
         self.unk = _unknown_token(tok.model)
         self.prefix = _continuation_prefix(tok.model)
@@ -238,7 +253,7 @@ class Classifier:
             if got != [id_]:
                 return Health(id_, token, token, "special", self._special_reason(token, got),
                               tuple(got))
-        never = self._never(token)
+        never = None if id_ in self.added else self._never(token)
         if never:
             return Health(id_, token, text, "never", f"No input can produce it: {never}.")
         if text is None:
