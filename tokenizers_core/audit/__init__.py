@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from .. import byte_api
-from .health import CATEGORIES, LABELS, Classifier, Health, ordinary_encoder, vocabulary_ids
+from .health import (CATEGORIES, LABELS, Classifier, Health, continuation_prefix,
+                     end_of_word_suffix, ordinary_encoder, vocabulary_ids)
 from .usage import Usage, bundled_corpus, corpus_usage
 from .vocabulary import DuplicateGroup, ScriptRow, bare, dup_key, duplicate_groups, script_rows
 
@@ -148,9 +149,7 @@ def audit(tok: Any, corpus: Iterable[str] | str | None = None,
 def _vocabulary_views(tok: Any, entries: list[Health], texts: list[str]
                       ) -> tuple[list[DuplicateGroup], list[ScriptRow]]:
     """Near-duplicate groups and the script table, from each entry's text."""
-    prefix = getattr(tok.model, "continuing_subword_prefix", None) or ""
-    suffix = getattr(tok.model, "end_of_word_suffix", None) \
-        or getattr(tok.model, "end_of_word", None) or ""
+    prefix, suffix = continuation_prefix(tok.model), end_of_word_suffix(tok.model)
     byte_level = byte_api.is_byte_level(tok)
     plain = [(h, h.text if byte_level or h.text is None else h.token)
              for h in entries if h.category != "special"]

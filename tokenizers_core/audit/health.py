@@ -83,15 +83,12 @@ def vocabulary_ids(tok: Any) -> list[int]:
     >>> vocabulary_ids(tc.load("bert-base-uncased"))[:3]
     [0, 1, 2]
     """
-    size = tok.model.get_vocab_size()
-    ids = set(range(size))
+    ids = set(range(tok.model.get_vocab_size()))
     ids.update(t.id for t in tok.added_tokens)
-    special = getattr(tok.model, "special_tokens", None)
-    if isinstance(special, dict):
-        ids.update(special.values())
-    top = max(ids, default=-1)
-    extra = range(size, top + 1)
-    return sorted(i for i in ids | set(extra) if tok.id_to_token(i) is not None)
+    for table in (getattr(tok.model, "vocab", None), getattr(tok.model, "special_tokens", None)):
+        if isinstance(table, dict):                  # ids need not be 0..size-1 (holes)
+            ids.update(table.values())
+    return sorted(i for i in ids if tok.id_to_token(i) is not None)
 
 
 def token_bytes(tok: Any, id_: int, token: str) -> bytes:
@@ -148,8 +145,7 @@ def model_closure(model: Any) -> set[str] | None:
 def _single_symbols(model: Any, vocab: Iterable[str]) -> set[str]:
     """The tokens a model may start a word with: one character with its continuation prefix or
     end-of-word suffix, a byte-fallback piece, the unknown token, a user-defined piece."""
-    prefix = getattr(model, "continuing_subword_prefix", None) or ""
-    suffix = getattr(model, "end_of_word_suffix", None) or getattr(model, "end_of_word", None) or ""
+    prefix, suffix = continuation_prefix(model), end_of_word_suffix(model)
     out = set()
     for token in vocab:
         core = token
@@ -189,7 +185,7 @@ def cut_by_pre_tokenizer(tok: Any, token: str) -> str | None:
     kind = type(tok.pre_tokenizer).__name__
     if kind not in ("BertPreTokenizer", "Whitespace", "WhitespaceSplit"):
         return None
-    prefix, suffix = _continuation_prefix(tok.model), _end_of_word_suffix(tok.model)
+    prefix, suffix = continuation_prefix(tok.model), end_of_word_suffix(tok.model)
     core = token[len(prefix):] if prefix and token.startswith(prefix) and token != prefix \
         else token
     if suffix and core.endswith(suffix):        # the model's own mark, added after the cut
@@ -220,10 +216,10 @@ class Classifier:
         self.added = {t.id for t in tok.added_tokens}      # matched whole, before the model
         self.closure = model_closure(tok.model)
         self.unk = _unknown_token(tok.model)
-        self.prefix = _continuation_prefix(tok.model)
+        self.prefix = continuation_prefix(tok.model)
         self.byte_level = byte_api.is_byte_level(tok)
         self.encode = ordinary_encoder(tok)
-        self.suffix = _end_of_word_suffix(tok.model)
+        self.suffix = end_of_word_suffix(tok.model)
         self.word_start = self._word_start_mark()
         self._neighbours: dict[str, list[int]] = {}
         if self.unk is not None and tok.token_to_id(self.unk) is not None:
@@ -360,11 +356,13 @@ def _unknown_token(model: Any) -> str | None:
     return model.id_to_token(unk_id) if isinstance(unk_id, int) else None
 
 
-def _continuation_prefix(model: Any) -> str:
+def continuation_prefix(model: Any) -> str:
+    """The model's continuation prefix (WordPiece's ``##``), or ""."""
     return getattr(model, "continuing_subword_prefix", None) or ""
 
 
-def _end_of_word_suffix(model: Any) -> str:
+def end_of_word_suffix(model: Any) -> str:
+    """The model's end-of-word suffix or symbol (``</w>``), or ""."""
     return getattr(model, "end_of_word_suffix", None) or getattr(model, "end_of_word", None) or ""
 
 
