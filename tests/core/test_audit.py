@@ -215,3 +215,14 @@ def test_an_added_token_is_never_called_never():
     report = audit(tok, corpus=[""])
     assert report.category(tok.token_to_id("zz")) == "ok"
     assert report.category(tok.token_to_id("a c")) == "never"
+
+
+def test_o200k_unreachable_token_still_occurs_in_a_longer_text():
+    """o200k's ` 亚洲AV` (99494): its own text is cut after the Han letters (` 亚洲` + `AV`),
+    so it is unreachable as a single token, not never: ` 亚洲AVs` is one piece, ` 亚洲AV` + `s`."""
+    from tokenizers_core.audit.health import Classifier
+    tok = tc.load("o200k_base")
+    health = Classifier(tok).classify(99494)
+    assert (health.category, health.text) == ("unreachable", " 亚洲AV")
+    assert [tok.id_to_token(i) for i in health.reencoded] == [tok.id_to_token(12555), "AV"]
+    assert tok.encode(" 亚洲AVs").ids == [99494, 82]
