@@ -32,6 +32,7 @@ from .routers import chat
 from .routers import diff
 from .routers import audit_numbers
 from .routers import vocab_diff
+from .routers import audit
 from .store import CorpusStore, StoreFull
 from .trained import TrainedTokenizers
 from .uploads import UploadedTokenizers
@@ -123,6 +124,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(diff.router)
     app.include_router(audit_numbers.router)
     app.include_router(vocab_diff.router)
+    app.include_router(audit.router)
 
     # outermost last: RequestContext (timing, HEAD, the request for jobs), then the headers and
     # the cross-site check, then FastAPI's own

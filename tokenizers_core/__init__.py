@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from .audit import audit
 from .encoding import Encoding, Token
 from .normalized import NormalizedString
 from .pipeline import Tokenizer
@@ -15,7 +16,7 @@ from .pretrained import encoding_for_model, encoding_name_for_model, load
 from .steps import Step, Trace, register_step, step_from_dict
 
 __all__ = ["Encoding", "NormalizedString", "Step", "Token", "Tokenizer", "Trace", "algorithms",
-           "apply_chat_template", "check",
+           "apply_chat_template", "audit", "check",
            "encoding_for_model", "encoding_name_for_model", "load", "register_step", "step_from_dict", "train"]
 
 

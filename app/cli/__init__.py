@@ -9,6 +9,7 @@ terminal.
     tokvis diff -a A -b B [--corpus NAME|FILE | --text T | --stress] [--json]
     tokvis export NAME|FILE -o OUT [--format F] [--lossy]
     tokvis chat MESSAGES.json|- [-t NAME|FILE] [--template-name N | --template FILE] [--json]
+    tokvis audit NAME|FILE [--category C] [--show N] [--json]
 
 `--format` is always the format written; `--from` names a tokenizer file's own format.
 
@@ -24,7 +25,7 @@ import os
 import sys
 from typing import Sequence
 
-from . import commands, vocab_diff
+from . import audit, commands, vocab_diff
 
 
 class _Parser(argparse.ArgumentParser):
@@ -223,6 +224,8 @@ def build_parser() -> argparse.ArgumentParser:
     _colour(p)
     _tokenizer_options(p)
     p.set_defaults(run=commands.chat)
+
+    audit.add_parser(sub, _tokenizer_options)
     return parser
 
 

@@ -221,5 +221,19 @@ def check(spec: dict[str, Any], read: Callable[[str], str],
     return {"first_divergence": found.first_divergence}, _pickled(found)
 
 
+def audit(spec: dict[str, Any], read: Callable[[str], str],
+          report: Callable[..., None]) -> tuple[dict[str, Any], bytes]:
+    """`tc.audit` of a bundled tokeniser (by name) or of the one the server pickled into the
+    store (`app.services.audit`); the result is the pickled report."""
+    pickled = spec.get("pickled")
+    tok = pickle.loads(bytes.fromhex(read(pickled))) if pickled else tc.load(spec["tokenizer"])
+    total = tok.model.get_vocab_size()
+    found = tc.audit(tok, progress=lambda done, of, phase: report(
+        round(done / max(of, 1) * total) if phase.startswith("classifying") else total,
+        f"{phase}: {done:,} of {of:,}", {}))
+    return found.summary(), _pickled(found)
+
+
 TASKS = {"sweep": sweep, "train": train, "bpe_steps": bpe_steps,
-         "wordpiece_steps": wordpiece_steps, "unigram_rounds": unigram_rounds, "check": check}
+         "wordpiece_steps": wordpiece_steps, "unigram_rounds": unigram_rounds, "check": check,
+         "audit": audit}

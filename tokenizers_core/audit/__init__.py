@@ -1,4 +1,178 @@
 """Vocabulary forensics: what a tokenizer's vocabulary says about itself, without model weights.
 
-Each module answers one question from research on tokenizers alone (see each module's docstring).
+Each module answers one question from research on tokenizers alone (see each module's docstring):
+
+- `health`: each entry's primary category (ok, unreachable, never, undecodable, special) and why;
+- `usage`: how a corpus uses the vocabulary, and Picky BPE's intermediate tokens;
+- `vocabulary`: near-duplicate groups and per-script coverage.
+
+`audit(tok)` runs them all:
+
+>>> import tokenizers_core as tc
+>>> report = audit(tc.load("cl100k_base"), corpus=["Hello world"])
+>>> report.category(9906), report.category(100257), report.category(94)
+('ok', 'special', 'undecodable')
 """
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from .. import byte_api
+from .health import (CATEGORIES, LABELS, Classifier, Health, continuation_prefix,
+                     end_of_word_suffix, ordinary_encoder, vocabulary_ids)
+from .usage import Usage, bundled_corpus, corpus_usage
+from .vocabulary import DuplicateGroup, ScriptRow, bare, dup_key, duplicate_groups, script_rows
+
+__all__ = ["AuditReport", "CATEGORIES", "FLAGS", "Health", "LABELS", "audit"]
+
+# Secondary flags an entry may carry besides its category.
+FLAGS = ("intermediate", "duplicate", "unseen")
+
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass
+class AuditReport:
+    """The audit of one tokenizer: `entries` in id order (one `Health` each), the corpus
+    usage, near-duplicate groups, the script table and the time each phase took."""
+    tokenizer: str
+    entries: list[Health]
+    usage: Usage
+    duplicates: list[DuplicateGroup]
+    scripts: list[ScriptRow]
+    timings: dict[str, float] = field(default_factory=dict)
+    _by_id: dict[int, int] = field(default_factory=dict, repr=False)
+    _group_of: dict[int, int] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_id = {h.id: i for i, h in enumerate(self.entries)}
+        self._group_of = {id_: g for g, group in enumerate(self.duplicates) for id_ in group.ids}
+
+    def entry(self, id_: int) -> Health:
+        """The entry of an id; ValueError for an id the vocabulary lacks."""
+        i = self._by_id.get(id_)
+        if i is None:
+            raise ValueError(f"id {id_!r} is not in the vocabulary of {self.tokenizer}")
+        return self.entries[i]
+
+    def category(self, id_: int) -> str:
+        return self.entry(id_).category
+
+    def counts(self) -> dict[str, int]:
+        """{category: entries}, every category listed (in `CATEGORIES` order)."""
+        found = Counter(h.category for h in self.entries)
+        return {c: found.get(c, 0) for c in CATEGORIES}
+
+    def flags(self, id_: int) -> list[str]:
+        """The secondary flags of an id (in `FLAGS` order)."""
+        out = []
+        if self.usage.intermediate(id_):
+            out.append("intermediate")
+        if id_ in self._group_of:
+            out.append("duplicate")
+        if self.usage.seen[id_] == 0 and self.usage.inside[id_] == 0:
+            out.append("unseen")
+        return out
+
+    def flag_counts(self) -> dict[str, int]:
+        found = Counter(f for h in self.entries for f in self.flags(h.id))
+        return {f: found.get(f, 0) for f in FLAGS}
+
+    def duplicates_of(self, id_: int) -> tuple[int, ...]:
+        """The other ids in an id's near-duplicate group."""
+        g = self._group_of.get(id_)
+        return () if g is None else tuple(i for i in self.duplicates[g].ids if i != id_)
+
+    def select(self, category: str | None = None, query: str = "") -> list[Health]:
+        """The entries of a category or flag (None: all) whose token or text holds `query`."""
+        if category is not None and category not in CATEGORIES and category not in FLAGS:
+            raise ValueError(f"unknown category {category!r}; choose one of: "
+                             f"{', '.join(CATEGORIES + FLAGS)}")
+        out = []
+        for h in self.entries:
+            if category in CATEGORIES and h.category != category:
+                continue
+            if category in FLAGS and category not in self.flags(h.id):
+                continue
+            if query and query not in h.token and query not in (h.text or ""):
+                continue
+            out.append(h)
+        return out
+
+    def entry_dict(self, h: Health) -> dict[str, Any]:
+        """One entry as JSON-safe data."""
+        return {"id": h.id, "token": h.token, "text": h.text, "category": h.category,
+                "reason": h.reason, "reencoded": list(h.reencoded), "flags": self.flags(h.id),
+                "seen": self.usage.seen[h.id], "inside": self.usage.inside[h.id],
+                "duplicates": list(self.duplicates_of(h.id))}
+
+    def summary(self) -> dict[str, Any]:
+        """Counts, flag counts, the script table and the timings (no entries)."""
+        return {"tokenizer": self.tokenizer, "vocab_size": len(self.entries),
+                "counts": self.counts(), "flags": self.flag_counts(),
+                "duplicate_groups": len(self.duplicates),
+                "intermediate_counted": self.usage.has_trees,
+                "scripts": [vars(r) for r in self.scripts],
+                "timings": {k: round(v, 3) for k, v in self.timings.items()}}
+
+
+def audit(tok: Any, corpus: Iterable[str] | str | None = None,
+          progress: Progress | None = None) -> AuditReport:
+    """Audit every vocabulary entry of `tok` (see the modules). `corpus`: texts (or one text)
+    for the usage counts and the characters of the script table; None: the bundled corpora
+    (botchan and the UDHR in 33 languages). `progress(done, total, phase)` is called now and
+    then. Raises ValueError for a tokenizer without a fixed vocabulary (the rule tokenizers)."""
+    if tok.model.get_vocab_size() == 0:
+        raise ValueError(f"{tok.name or 'this tokenizer'} has no fixed vocabulary to audit "
+                         "(a rule tokenizer numbers its tokens as they appear)")
+    texts = bundled_corpus() if corpus is None else [corpus] if isinstance(corpus, str) \
+        else list(corpus)
+    report = _Phases(progress)
+    ids = vocabulary_ids(tok)
+    classifier = Classifier(tok)
+    entries = []
+    for n, id_ in enumerate(ids):
+        entries.append(classifier.classify(id_))               # classify -> record
+        report.tick(n, len(ids), "classifying tokens")
+    report.done("classify")
+    use = corpus_usage(tok, texts, ordinary_encoder(tok),
+                       lambda done, total: report.tick(done, total, "encoding the corpus", 1))
+    report.done("corpus")
+    duplicates, scripts = _vocabulary_views(tok, entries, texts)
+    report.done("vocabulary")
+    return AuditReport(tok.name or "", entries, use, duplicates, scripts, report.timings)
+
+
+def _vocabulary_views(tok: Any, entries: list[Health], texts: list[str]
+                      ) -> tuple[list[DuplicateGroup], list[ScriptRow]]:
+    """Near-duplicate groups and the script table, from each entry's text."""
+    prefix, suffix = continuation_prefix(tok.model), end_of_word_suffix(tok.model)
+    byte_level = byte_api.is_byte_level(tok)
+    plain = [(h, h.text if byte_level or h.text is None else h.token)
+             for h in entries if h.category != "special"]
+    groups = duplicate_groups((h.id, dup_key(t, prefix, suffix)) for h, t in plain if t)
+    own = {bare(t, prefix, suffix) for _, t in plain if t}
+    chars = {c for text in texts for c in text}
+    scripts = script_rows((t for _, t in plain), own, chars)
+    return groups, scripts
+
+
+class _Phases:
+    """The audit's bookkeeping: progress calls at most every 2,000 steps, phase timings."""
+
+    def __init__(self, progress: Progress | None) -> None:
+        self.progress = progress
+        self.timings: dict[str, float] = {}
+        self._start = time.perf_counter()
+
+    def tick(self, done: int, total: int, phase: str, every: int = 2000) -> None:
+        if self.progress is not None and done % every == 0:
+            self.progress(done, total, phase)
+
+    def done(self, phase: str) -> None:
+        now = time.perf_counter()
+        self.timings[phase] = now - self._start
+        self._start = now

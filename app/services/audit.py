@@ -1,0 +1,128 @@
+"""The vocabulary health audit for `/audit`, `GET /api/audit` and `tokvis audit`: `tc.audit` of a
+tokeniser, run within the request for small vocabularies and as a job (with progress) for
+large ones, the finished report kept per server process.
+
+A job needs the tokeniser in its worker process: a bundled one is loaded there by name; any
+other (uploaded, trained) is pickled by the server into the store, as hex text the job reads
+(`file:<sha256>`), so the worker never needs the request's caches.
+"""
+from __future__ import annotations
+
+import hashlib
+import pickle
+from typing import Any
+
+from fastapi import Request
+
+import tokenizers_core as tc
+from tokenizers_core import pretrained
+from tokenizers_core.audit import CATEGORIES, FLAGS, LABELS, AuditReport, Health
+
+from ..deps import jobs, resolve_tokenizer, store
+from ..jobs.cache import RunCache
+from ..jobs.store import Job
+
+INLINE = 5_000          # vocabularies up to this size are audited within the request
+PAGE = 50               # table rows per page
+VERSION = "1"           # part of a job's id: a new audit rule means a new job
+FLAG_LABELS = {"intermediate": "Intermediate (only inside longer tokens on the corpus)",
+               "duplicate": "Near-duplicate (case, leading space, ## variants)",
+               "unseen": "Unseen on the corpus"}
+FILTERS = [(c, LABELS[c]) for c in CATEGORIES] + [(f, FLAG_LABELS[f]) for f in FLAGS]
+
+_REPORTS = RunCache(8)  # finished reports, per server process
+
+
+def job_id(tokenizer: str) -> str:
+    """The audit job of a tokeniser name (content-addressed: any worker finds the same)."""
+    return hashlib.sha256(f"audit:{VERSION}:{tokenizer}".encode()).hexdigest()[:16]
+
+
+def audit_of(request: Request, tokenizer: str) -> tuple[AuditReport | None, Job | None]:
+    """The finished report, or (None, the job) while its job runs. LookupError for an unknown
+    tokeniser, ValueError for one without a vocabulary or whose audit failed."""
+    tok = resolve_tokenizer(request, tokenizer)
+    key = job_id(_canonical(tokenizer))
+    found = _REPORTS.get(key)
+    if found is not None:
+        return found, None
+    if tok.model.get_vocab_size() <= INLINE:
+        return _REPORTS.put(key, tc.audit(tok)), None
+    engine = jobs(request)
+    job, _ = engine.submit("audit", key, _spec(request, tokenizer, tok),
+                           total=tok.model.get_vocab_size(),
+                           keep=("queued", "running", "done", "error"))
+    if job.status == "done":
+        blob = engine.store.blob(job.id)
+        if blob is not None:
+            return _REPORTS.put(key, pickle.loads(blob)), job
+    if job.status == "error":
+        raise ValueError(f"the audit of {tokenizer} failed: {job.error}")
+    return None, job
+
+
+def _canonical(tokenizer: str) -> str:
+    return pretrained.canonical_name(tokenizer) if pretrained.is_bundled(tokenizer) else tokenizer
+
+
+def _spec(request: Request, tokenizer: str, tok: Any) -> dict[str, Any]:
+    """What the job needs to find the tokeniser: a bundled name, else the pickled tokeniser."""
+    if pretrained.is_bundled(tokenizer):
+        return {"tokenizer": _canonical(tokenizer)}
+    data = pickle.dumps(tok, protocol=pickle.HIGHEST_PROTOCOL).hex().encode("ascii")
+    return {"tokenizer": tokenizer, "pickled": "file:" + store(request).put_file(data)}
+
+
+def check_filter(category: str) -> str | None:
+    """"" (all) or a category or flag; ValueError otherwise."""
+    if category and category not in CATEGORIES and category not in FLAGS:
+        raise ValueError(f"unknown category {category!r}; choose one of: "
+                         f"{', '.join(CATEGORIES + FLAGS)}")
+    return category or None
+
+
+def page_of(report: AuditReport, category: str, q: str, page: int, per_page: int = PAGE
+            ) -> dict[str, Any]:
+    """One page of the table: the rows, the page (clamped, 0-based), pages and the count."""
+    if page < 0:
+        raise ValueError("page must be 0 or more")
+    found = report.select(check_filter(category), q)
+    pages = max(1, -(-len(found) // per_page))
+    page = min(page, pages - 1)
+    rows = [row(report, h) for h in found[page * per_page:(page + 1) * per_page]]
+    return {"rows": rows, "page": page, "pages": pages, "found": len(found)}
+
+
+def row(report: AuditReport, h: Health) -> dict[str, Any]:
+    """A table row: the entry, its flags, and its re-encoding as chips (id, text, colour; a
+    chip whose text looks like the entry's shows the model's spelling, CLIP's ``!</w>``)."""
+    text = shown(h)
+    chips = []
+    for i in h.reencoded:
+        other = report.entry(i)
+        label = shown(other)
+        chips.append({"id": i, "text": other.token if label == text else label,
+                      "colour": i % 8})
+    return {"h": h, "shown": text, "flags": report.flags(h.id),
+            "seen": report.usage.seen[h.id], "chips": chips}
+
+
+def shown(h: Health) -> str:
+    """An entry's text as a chip shows it: the text, or the vocabulary's spelling when the
+    bytes are no text."""
+    return h.text if h.text is not None else h.token
+
+
+def api_answer(report: AuditReport, category: str, q: str, page: int, limit: int
+               ) -> dict[str, Any]:
+    """`GET /api/audit`'s 200 answer: the summary and one page of entries."""
+    found = page_of(report, category, q, page, limit)
+    return {**report.summary(), "category": category or None, "q": q,
+            "page": found["page"], "pages": found["pages"], "found": found["found"],
+            "entries": [report.entry_dict(r["h"]) for r in found["rows"]]}
+
+
+def progress_answer(job: Job) -> dict[str, Any]:
+    """`GET /api/audit`'s 202 answer while the job runs."""
+    return {"status": job.status, "done": job.done, "total": job.total,
+            "current": job.current}
