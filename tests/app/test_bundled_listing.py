@@ -55,9 +55,11 @@ def test_tax_counts_them(client):
         assert counts[name]["eng"] > 0, name
 
 
-def test_the_tax_page_shows_every_one_and_a_ticked_few(client):
+def test_the_tax_page_shows_every_one_and_a_ticked_few(isolated_client):
     """/tax opens on every bundled tokeniser's premiums (issue 22: the table scrolls, the
-    language stays in view); ticking some narrows it to them."""
+    language stays in view); ticking some narrows it to them. (Its own store: other tests'
+    uploads would be columns too.)"""
+    client = isolated_client
     from app.tax import vocab_tokenizers
     page = client.get("/tax").text
     assert page.count('class="num tok-head') == len(vocab_tokenizers())

@@ -18,7 +18,9 @@ def test_saved_numbers_match_the_engine():
     assert tax.compute("bert-base-uncased") == tax._saved()["bert-base-uncased"]
 
 
-def test_tax_page_reads_saved_numbers_without_loading_a_vocabulary(client, monkeypatch):
+def test_tax_page_reads_saved_numbers_without_loading_a_vocabulary(isolated_client, monkeypatch):
+    """(its own store: every upload of other tests would be a column, computed afresh)"""
+    client = isolated_client
     def no(name):
         raise AssertionError(f"/tax computed {name} instead of reading the saved numbers")
     monkeypatch.setattr(tax, "compute", no)
