@@ -30,6 +30,7 @@ from .routers import lessons
 from .routers import worksheets
 from .routers import chat
 from .routers import diff
+from .routers import audit_mix
 from .store import CorpusStore, StoreFull
 from .trained import TrainedTokenizers
 from .uploads import UploadedTokenizers
@@ -119,6 +120,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(onward.router)
     app.include_router(chat.router)
     app.include_router(diff.router)
+    app.include_router(audit_mix.router)
 
     # outermost last: RequestContext (timing, HEAD, the request for jobs), then the headers and
     # the cross-site check, then FastAPI's own

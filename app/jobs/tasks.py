@@ -216,5 +216,18 @@ def check(spec: dict[str, Any], read: Callable[[str], str],
     return {"first_divergence": found.first_divergence}, _pickled(found)
 
 
+def audit_mix(spec: dict[str, Any], read: Callable[[str], str],
+              report: Callable[..., None]) -> tuple[dict[str, Any], None]:
+    """Training-mix inference on a tokenizer: a bundled one by name, any other handed over
+    pickled (`app.services.audit_mix`); the result is the estimate as JSON."""
+    from tokenizers_core.audit.mix import estimate_mix  # lazy: scipy loads only in this job
+    tok = (pickle.loads(bytes.fromhex(spec["pickled"])) if spec.get("pickled")
+           else tc.load(spec["tokenizer"]))
+    estimate = estimate_mix(tok, merges=spec["merges"],
+                            progress=lambda done, total, message: report(done, message, {}))
+    return {**estimate.to_dict(), "tokenizer": spec["tokenizer"]}, None
+
+
 TASKS = {"sweep": sweep, "train": train, "bpe_steps": bpe_steps,
-         "wordpiece_steps": wordpiece_steps, "unigram_rounds": unigram_rounds, "check": check}
+         "wordpiece_steps": wordpiece_steps, "unigram_rounds": unigram_rounds, "check": check,
+         "audit_mix": audit_mix}
