@@ -66,7 +66,7 @@ def mix_view(job: Job | None) -> dict[str, Any]:
     result = job.results
     shown = [s for s in result["shares"] if s["share"] >= 0.0005]
     rows = [(f"{s['name']}", f"{100 * s['share']:.1f} %", 100 * s["share"]) for s in shown]
-    return {"result": result, "chart": charts.bar_chart(rows, label_width=220),
+    return {"result": result, "chart": charts.bar_chart(rows, label_width=290),
             "hidden": len(result["shares"]) - len(shown)}
 
 
