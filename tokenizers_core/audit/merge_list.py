@@ -15,7 +15,8 @@ This module puts a clear error in front of the tokenizers that have no merge lis
 Unigram, word-level, sentencepiece's char and word models), and says how a text starts out
 before the first merge: the tokenizer's own normaliser and pre-tokenizer, then the model's own
 initial symbols (bytes in the GPT-2 alphabet for byte-level BPE; characters, with ``</w>``
-where a model appends it; sentencepiece's words, each starting at a "▁").
+where a model appends it; sentencepiece's words, each starting at a "▁", each character a
+piece or, outside the vocabulary, byte pieces or ``<unk>``).
 """
 from __future__ import annotations
 
@@ -78,7 +79,21 @@ def joiner(tokenizer: Any):
 def _words(model: Any, piece: str) -> list[tuple[str, ...]]:
     if isinstance(model, BPE):
         return [tuple(model.initial_parts(piece))] if piece else []
-    return [tuple(piece[s:e]) for s, e in split_into_words(piece)]
+    return [tuple(symbol for c in piece[s:e] for symbol in _spelled(model, c))
+            for s, e in split_into_words(piece)]
+
+
+def _spelled(model: SentencePieceBpe, char: str) -> list[str]:
+    """A character as a sentencepiece model starts from it: itself if it is a piece, else its
+    UTF-8 bytes as byte pieces (with byte fallback) or the unknown piece.
+
+    (A script the trainer never saw thus stays bytes, as dense in pairs as it is in a
+    byte-level model, instead of characters that look rare.)"""
+    if model.token_to_id(char) is not None:
+        return [char]
+    if model.byte_fallback:
+        return [f"<0x{b:02X}>" for b in char.encode("utf-8")]
+    return [model.id_to_token(model.unk_id) or "<unk>"]
 
 
 def _is_bpe(model: Any) -> bool:

@@ -16,14 +16,8 @@ from __future__ import annotations
 import heapq
 from collections import defaultdict
 from dataclasses import dataclass
+from importlib.util import find_spec
 from typing import Callable
-
-try:
-    import numpy as np
-    from scipy.optimize import linprog
-    from scipy.sparse import coo_matrix
-except ImportError:          # the optional extra "mix" is not installed
-    linprog = None
 
 Pair = tuple[str, str]
 PER_BYTES = 1000.0          # counts are per 1,000 bytes of a sample
@@ -39,8 +33,11 @@ class SolverMissing(RuntimeError):
 
 
 def solver_available() -> bool:
-    """Whether scipy (and so `linprog`) can be imported here."""
-    return linprog is not None
+    """Whether scipy (and so `linprog`) is installed here."""
+    try:
+        return find_spec("scipy") is not None
+    except ImportError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -76,7 +73,7 @@ def solve_mix(histories: list[PairHistory], sizes: list[int], merges: list[Pair]
     The first program holds, at each step, the pair that beats the merge most in each sample
     alone (so no category can look free of conflict merely because the constraints so far
     speak of other scripts' pairs)."""
-    if linprog is None:
+    if not solver_available():
         raise SolverMissing()
     n = len(histories)
     scale = [PER_BYTES / max(size, 1) for size in sizes]
@@ -192,6 +189,9 @@ def _solve(constraints: list[_Constraint], n: int, steps: int, pair_slack: bool
            ) -> tuple[list[float], _Slacks, float]:
     """One linear program: variables alpha_1..n, then v_1..v_steps, then (with `pair_slack`)
     one v_p per pair."""
+    import numpy as np  # lazy: scipy (with numpy) is the optional extra "mix", and heavy
+    from scipy.optimize import linprog  # lazy: as above
+    from scipy.sparse import coo_matrix  # lazy: as above
     pair_column: dict[Pair, int] = {}
     for c in constraints if pair_slack else ():
         pair_column.setdefault(c.pair, n + steps + len(pair_column))
