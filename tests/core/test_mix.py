@@ -74,6 +74,13 @@ def test_words_are_spelled_by_the_tokenizers_own_pre_tokenizer_and_model():
         {("▁", "a"): 2, ("▁", "c", "a", "t"): 2})
 
 
+def test_a_character_outside_a_sentencepiece_vocabulary_starts_as_bytes_or_unk():
+    """As the model itself starts: byte pieces with byte fallback (Mistral), else <unk>."""
+    assert word_counts(tc.load("mistral_v3"), "𠀋x") == Counter(
+        {("▁", "<0xF0>", "<0xA0>", "<0x80>", "<0x8B>", "x"): 1})
+    assert word_counts(tc.load("botchan_en_bpe_1000"), "𠀋x") == Counter({("▁", "<unk>", "x"): 1})
+
+
 # ---- the pair counts through the merges ----------------------------------------------------------
 
 def test_merge_word_merges_left_to_right():
