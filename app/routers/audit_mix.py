@@ -16,9 +16,16 @@ from ..render import render
 from ..services.audit_mix import api_answer, mix_options, mix_view, start_mix
 
 router = APIRouter(tags=["audit"])
+BUSY = {429: {"description": "Too many jobs waiting; try again after Retry-After seconds"},
+        503: {"description": "The solver (scipy, the optional extra \"mix\") is not installed"}}
+PAGE_BUSY = {code: {**doc, "content": {"text/html": {"schema": {"type": "string"}}}}
+             for code, doc in BUSY.items()}
+RUNNING = {202: {"description": "Still running: the progress (`status`, `done`, `total`, "
+                                "`current`); ask again"}}
 
 
-@router.get("/audit/mix", response_class=HTMLResponse, summary="Training-mix inference")
+@router.get("/audit/mix", response_class=HTMLResponse, summary="Training-mix inference",
+            responses=PAGE_BUSY)
 def mix_page(request: Request, tokenizer: str = "") -> HTMLResponse:
     ctx: dict[str, Any] = {"tokenizer": tokenizer, "error": None, "job": None,
                            "options": mix_options(request, tokenizer or None),
@@ -37,7 +44,7 @@ def mix_page(request: Request, tokenizer: str = "") -> HTMLResponse:
     return render(request, "audit_mix.html", ctx, block="estimate", status_code=status)
 
 
-@router.get("/api/audit/mix", tags=["api"])
+@router.get("/api/audit/mix", tags=["api"], responses={**RUNNING, **BUSY})
 def mix_api(request: Request, tokenizer: Name) -> JSONResponse:
     """The estimated training mix of a BPE tokenizer (bundled name or handle): 202 with the
     progress while the job runs (ask again), then the shares (largest first), the residual (total
