@@ -33,6 +33,7 @@ from .routers import diff
 from .routers import audit_numbers
 from .routers import vocab_diff
 from .routers import audit
+from .routers import audit_mix
 from .store import CorpusStore, StoreFull
 from .trained import TrainedTokenizers
 from .uploads import UploadedTokenizers
@@ -125,6 +126,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(audit_numbers.router)
     app.include_router(vocab_diff.router)
     app.include_router(audit.router)
+    app.include_router(audit_mix.router)
 
     # outermost last: RequestContext (timing, HEAD, the request for jobs), then the headers and
     # the cross-site check, then FastAPI's own

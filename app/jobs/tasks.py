@@ -221,12 +221,17 @@ def check(spec: dict[str, Any], read: Callable[[str], str],
     return {"first_divergence": found.first_divergence}, _pickled(found)
 
 
+def _handed_over(spec: dict[str, Any], read: Callable[[str], str]) -> Any:
+    """The tokeniser `app/services/handover.py` handed over: pickled into the store, or bundled."""
+    pickled = spec.get("pickled")
+    return pickle.loads(bytes.fromhex(read(pickled))) if pickled else tc.load(spec["tokenizer"])
+
+
 def audit(spec: dict[str, Any], read: Callable[[str], str],
           report: Callable[..., None]) -> tuple[dict[str, Any], bytes]:
     """`tc.audit` of a bundled tokeniser (by name) or of the one the server pickled into the
     store (`app.services.audit`); the result is the pickled report."""
-    pickled = spec.get("pickled")
-    tok = pickle.loads(bytes.fromhex(read(pickled))) if pickled else tc.load(spec["tokenizer"])
+    tok = _handed_over(spec, read)
     total = tok.model.get_vocab_size()
     found = tc.audit(tok, progress=lambda done, of, phase: report(
         round(done / max(of, 1) * total) if phase.startswith("classifying") else total,
@@ -234,6 +239,17 @@ def audit(spec: dict[str, Any], read: Callable[[str], str],
     return found.summary(), _pickled(found)
 
 
+def audit_mix(spec: dict[str, Any], read: Callable[[str], str],
+              report: Callable[..., None]) -> tuple[dict[str, Any], None]:
+    """Training-mix inference on a tokenizer: a bundled one by name, any other handed over
+    pickled (`app.services.audit_mix`); the result is the estimate as JSON."""
+    from tokenizers_core.audit.mix import estimate_mix  # lazy: scipy loads only in this job
+    tok = _handed_over(spec, read)
+    estimate = estimate_mix(tok, merges=spec["merges"],
+                            progress=lambda done, total, message: report(done, message, {}))
+    return {**estimate.to_dict(), "tokenizer": spec["tokenizer"]}, None
+
+
 TASKS = {"sweep": sweep, "train": train, "bpe_steps": bpe_steps,
          "wordpiece_steps": wordpiece_steps, "unigram_rounds": unigram_rounds, "check": check,
-         "audit": audit}
+         "audit": audit, "audit_mix": audit_mix}

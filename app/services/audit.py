@@ -2,9 +2,8 @@
 tokeniser, run within the request for small vocabularies and as a job (with progress) for
 large ones, the finished report kept per server process.
 
-A job needs the tokeniser in its worker process: a bundled one is loaded there by name; any
-other (uploaded, trained) is pickled by the server into the store, as hex text the job reads
-(`file:<sha256>`), so the worker never needs the request's caches.
+A job gets its tokeniser as `handover.py` hands it over (a bundled one by name, any other
+pickled into the store once).
 """
 from __future__ import annotations
 
@@ -18,9 +17,10 @@ import tokenizers_core as tc
 from tokenizers_core import pretrained
 from tokenizers_core.audit import CATEGORIES, FLAGS, LABELS, AuditReport, Health
 
-from ..deps import jobs, resolve_tokenizer, store
+from ..deps import jobs, resolve_tokenizer
 from ..jobs.cache import RunCache
 from ..jobs.store import Job
+from .handover import tokenizer_spec
 
 INLINE = 5_000          # vocabularies up to this size are audited within the request
 PAGE = 50               # table rows per page
@@ -49,7 +49,7 @@ def audit_of(request: Request, tokenizer: str) -> tuple[AuditReport | None, Job 
     if tok.model.get_vocab_size() <= INLINE:
         return _REPORTS.put(key, tc.audit(tok)), None
     engine = jobs(request)
-    job, _ = engine.submit("audit", key, _spec(request, tokenizer, tok),
+    job, _ = engine.submit("audit", key, tokenizer_spec(request, tokenizer, tok, engine.get(key)),
                            total=tok.model.get_vocab_size(),
                            keep=("queued", "running", "done", "error"))
     if job.status == "done":
@@ -63,14 +63,6 @@ def audit_of(request: Request, tokenizer: str) -> tuple[AuditReport | None, Job 
 
 def _canonical(tokenizer: str) -> str:
     return pretrained.canonical_name(tokenizer) if pretrained.is_bundled(tokenizer) else tokenizer
-
-
-def _spec(request: Request, tokenizer: str, tok: Any) -> dict[str, Any]:
-    """What the job needs to find the tokeniser: a bundled name, else the pickled tokeniser."""
-    if pretrained.is_bundled(tokenizer):
-        return {"tokenizer": _canonical(tokenizer)}
-    data = pickle.dumps(tok, protocol=pickle.HIGHEST_PROTOCOL).hex().encode("ascii")
-    return {"tokenizer": tokenizer, "pickled": "file:" + store(request).put_file(data)}
 
 
 def check_filter(category: str) -> str | None:

@@ -1,0 +1,77 @@
+"""Training-mix inference for the web (`/audit/mix`, `GET /api/audit/mix`): the job that runs
+`tokenizers_core.audit.mix.estimate_mix` in the pool, and the page's state from that job.
+
+A job is named by the tokenizer and the number of merges, so every request for the same estimate
+finds the same job (queued, running or done). The worker loads a bundled tokenizer by name; any
+other (uploaded, trained) is handed over pickled into the store (`handover.py`).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from fastapi import Request
+
+from tokenizers_core import pretrained
+from tokenizers_core.audit.merge_list import merge_list
+from tokenizers_core.audit.mix import MERGES, ROUNDS, categories
+from tokenizers_core.audit.mix_lp import SolverMissing, solver_available
+
+from .. import charts
+from ..deps import YOURS, jobs, resolve_tokenizer, tokenizer_options
+from ..jobs import Job
+from .handover import tokenizer_spec
+
+KIND = "audit_mix"
+KEEP = ("queued", "running", "done")       # a job in any other status is started again
+BPE_FAMILIES = ("byte_bpe", "sentencepiece_bpe", "bpe")
+
+
+def mix_options(request: Request, current: str | None) -> list[dict[str, str]]:
+    """The picker's options: the bundled BPE tokenizers, the uploaded ones, and `current`."""
+    bundled = pretrained.bundled()
+    return [o for o in tokenizer_options(request, current)
+            if o["group"] in (YOURS, "Trained") or o["value"] == current
+            or (o["value"] in bundled and bundled[o["value"]].algorithm in BPE_FAMILIES)]
+
+
+def start_mix(request: Request, name: str) -> Job:
+    """Queue the estimate for tokenizer `name` (or find it): LookupError for an unknown name,
+    ValueError for a tokenizer without merges, SolverMissing without scipy, QueueFull."""
+    tok = resolve_tokenizer(request, name)
+    merge_list(tok)
+    if not solver_available():
+        raise SolverMissing()
+    job_id = mix_job_id(name, MERGES)
+    spec = {**tokenizer_spec(request, name, tok, jobs(request).get(job_id)), "merges": MERGES}
+    job, _created = jobs(request).submit(KIND, job_id, spec, total=len(categories()) + ROUNDS,
+                                         keep=KEEP)
+    return job
+
+
+def mix_job_id(name: str, merges: int) -> str:
+    raw = json.dumps({"kind": KIND, "tokenizer": name, "merges": merges}, sort_keys=True)
+    return hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+
+def mix_view(job: Job | None) -> dict[str, Any]:
+    """The page's chart and figures from a finished job ({} while it runs)."""
+    if job is None or job.status != "done" or not job.results:
+        return {}
+    result = job.results
+    shown = [s for s in result["shares"] if s["share"] >= 0.0005]
+    rows = [(f"{s['name']}", f"{100 * s['share']:.1f} %", 100 * s["share"]) for s in shown]
+    return {"result": result, "chart": charts.bar_chart(rows, label_width=290),
+            "hidden": len(result["shares"]) - len(shown)}
+
+
+def api_answer(job: Job) -> tuple[int, dict[str, Any]]:
+    """The JSON answer and its status: 200 with the estimate, 202 while it runs, 422 if it
+    failed."""
+    if job.status == "done":
+        return 200, {"status": "done", **job.results}
+    if job.status == "error":
+        return 422, {"detail": f"the estimate failed: {job.error}"}
+    return 202, {"status": job.status, "done": job.done, "total": job.total,
+                 "current": job.current, "place": job.place}

@@ -1,0 +1,29 @@
+"""Handing a tokeniser to a job's worker process, which cannot reach the server's caches: a
+bundled one goes by name and is loaded there; any other (uploaded, trained) is pickled once into
+the store as hex text (`file:<sha256>`), and the spec names that file. A job that is already
+queued, running or done needs nothing handed over again, so a page that polls its job does not
+pickle the tokeniser on every poll."""
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+from fastapi import Request
+
+from tokenizers_core import pretrained
+
+from ..deps import store
+from ..jobs.store import Job
+
+ALIVE = ("queued", "running", "done")
+
+
+def tokenizer_spec(request: Request, name: str, tok: Any, existing: Job | None) -> dict[str, Any]:
+    """The job spec's part that finds the tokeniser: {"tokenizer": name} and, for one that is
+    not bundled and whose job is not alive yet, "pickled": the stored file."""
+    if pretrained.is_bundled(name):
+        return {"tokenizer": pretrained.canonical_name(name)}
+    if existing is not None and existing.status in ALIVE:
+        return {"tokenizer": name}
+    data = pickle.dumps(tok, protocol=pickle.HIGHEST_PROTOCOL).hex().encode("ascii")
+    return {"tokenizer": name, "pickled": "file:" + store(request).put_file(data)}
