@@ -2,11 +2,19 @@
 
 Each module answers one question from research on tokenizers alone (see each module's docstring):
 
-- `health`: each entry's primary category (ok, unreachable, never, undecodable, special) and why;
+- `health`: each entry's primary category (ok, unreachable, never, undecodable, special) and why
+  (Land & Bartolo 2024, "Fishing for Magikarp");
 - `usage`: how a corpus uses the vocabulary, and Picky BPE's intermediate tokens;
-- `vocabulary`: near-duplicate groups and per-script coverage.
+- `vocabulary`: near-duplicate groups and per-script coverage;
+- `token_bytes` and `vocab_diff`: each entry as the bytes it stands for, and two vocabularies
+  compared by them (shared, only in one, where the ids part, words split differently);
+- `merge_list`, `mix` and `mix_lp`: a BPE merge list, and the training mix it implies (Hayase et
+  al. 2024, "Data Mixture Inference"; the linear program needs scipy, an optional extra);
+- `premium`: tokens relative to English on parallel text (Petrov et al. 2023);
+- `efficiency`: Rényi entropy and efficiency of the token distribution (Zouhar et al. 2023);
+- `numbers`: token counts of the integers 0-9999 and a few formats, and the digit grouping.
 
-`audit(tok)` runs them all:
+`audit(tok)` runs the first three (the health audit):
 
 >>> import tokenizers_core as tc
 >>> report = audit(tc.load("cl100k_base"), corpus=["Hello world"])
