@@ -1,4 +1,4 @@
-# The app as `pip install .` installs it: the wheel (code, bundled data, templates, static files)
+# The app as `pip install ".[mix]"` installs it: the wheel (code, bundled data, templates, static files)
 # and its pinned dependencies, no test dependencies, no source tree.
 # Build: docker build -t tokvis .    Run: docker run -p 8000:8000 -v tokvis-data:/data tokvis
 FROM python:3.11-slim AS build
@@ -13,7 +13,7 @@ RUN pip wheel --no-cache-dir --no-deps -w /dist .
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 TOKVIS_DB=/data/store.sqlite3
 COPY --from=build /dist /dist
-RUN pip install --no-cache-dir /dist/*.whl && rm -rf /dist
+RUN pip install --no-cache-dir "$(ls /dist/*.whl)[mix]" && rm -rf /dist
 RUN useradd --create-home --uid 10001 tokvis && mkdir /data && chown tokvis /data
 USER tokvis
 WORKDIR /home/tokvis
