@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from .audit import audit   # eager: importing the audit package later would rebind tc.audit
 from .encoding import Encoding, Token
 from .normalized import NormalizedString
 from .pipeline import Tokenizer
@@ -18,12 +19,6 @@ __all__ = ["Encoding", "NormalizedString", "Step", "Token", "Tokenizer", "Trace"
            "apply_chat_template", "audit", "check",
            "encoding_for_model", "encoding_name_for_model", "load", "register_step",
            "step_from_dict", "train"]
-
-
-def audit(tok: Any, corpus: Iterable[str] | str | None = None, progress: Any = None) -> Any:
-    """`tc.audit`: the vocabulary health audit of a tokeniser (see `tokenizers_core.audit`)."""
-    from .audit import audit as run_audit  # lazy: the audit's tables load on first use
-    return run_audit(tok, corpus=corpus, progress=progress)
 
 
 def check(algorithm: str, lines: Iterable[str], theirs: Any, *, vocab_size: int,

@@ -157,3 +157,18 @@ def test_cli_errors_are_one_line(capsys):
 def test_vocab_links_to_the_audit(client):
     r = client.get("/vocab", params={"tokenizer": "bert-base-uncased"})
     assert 'href="/audit?tokenizer=bert-base-uncased" data-testid="vocab-audit"' in r.text
+
+
+def test_the_audit_leads_to_the_other_forensics(client):
+    page = client.get("/audit", params={"tokenizer": "botchan_en_bpe_1000"}).text
+    more = page.split('data-testid="audit-more"', 1)[1].split("</p>", 1)[0]
+    for link in ("/vocab/diff?a=botchan_en_bpe_1000", "/audit/mix?tokenizer=botchan_en_bpe_1000",
+                 "/audit/numbers?tokenizer=botchan_en_bpe_1000", "/tax",
+                 "/vocab?tokenizer=botchan_en_bpe_1000"):
+        assert f'href="{link}"' in more, link
+
+
+def test_tc_audit_is_the_function_after_the_package_is_imported():
+    import tokenizers_core as tc
+    import tokenizers_core.audit.health  # noqa: F401  (a submodule import must not rebind it)
+    assert callable(tc.audit)
