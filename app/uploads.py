@@ -44,7 +44,7 @@ FORMAT_LABELS = {"hf_json": "Hugging Face tokenizer.json", "tiktoken": "tiktoken
                  "sentencepiece": "sentencepiece .model", "vocab_txt": "WordPiece vocab.txt",
                  "vocab_merges": "vocab.json + merges.txt (.zip)",
                  "gguf": "GGUF model (llama.cpp): its metadata",
-                 "model_folder": "model folder (.zip of tokenizer.json + tokenizer_config.json)"}
+                 "model_folder": "model folder (.zip with tokenizer.json)"}
 # The options each format's reader takes; the upload form sends every field, the rest are ignored.
 FORMAT_OPTIONS = {"tiktoken": ("pattern", "special_tokens"), "vocab_txt": ("lowercase",)}
 _LEGACY_PREFIX = "sentencepiece-model:base64:"      # the lattice view's uploads before this module
