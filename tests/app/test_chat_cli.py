@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sys
 
 import pytest
 
 import tokenizers_core as tc
+from tests.gguf_files import INTEROP
 from app.cli import main
 
 MESSAGES = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]
@@ -82,3 +84,19 @@ def test_a_model_folder_brings_its_own_template(tmp_path, messages_file, capsys)
                                                 encoding="utf-8")
     assert main(["chat", messages_file, "-t", str(folder), "--no-color"]) == 0
     assert capsys.readouterr().out.startswith("system|user|\n")
+
+
+@pytest.mark.skipif(not INTEROP, reason="../shared/data/interop is absent")
+def test_the_llama3_chat_with_its_real_tokenizer_shows_the_double_bos(tmp_path, capsys):
+    """Issue 21's bar: three messages through the Llama 3 template, tokenized by Llama 3's own
+    tokenizer.json, whose post-processor adds <|begin_of_text|> again."""
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([{"role": "system", "content": "You are terse."},
+                                {"role": "user", "content": "Hi!"},
+                                {"role": "assistant", "content": "Hello."}]), encoding="utf-8")
+    llama3 = os.path.join(INTEROP, "converted", "llama3.tokenizer.json")
+    assert main(["chat", str(chat), "-t", llama3, "--no-color"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\n"
+                          "You are terse.<|eot_id|>")
+    assert "Two BOS tokens" in err and "<|begin_of_text|>" in err
