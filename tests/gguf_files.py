@@ -12,12 +12,23 @@ import os
 import gguf
 
 import tokenizers_core as tc
+from tokenizers_core.corpora import load_corpus
+from tokenizers_core.diff import corpus_texts
 from tokenizers_core.models.sentencepiece_common import BYTE, CONTROL, NORMAL, USER_DEFINED
 
 # the real tokenizer files of ../shared/data/interop (next to the main checkout)
 INTEROP = next((p for p in (os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data",
                                          "interop"), "/work/shared/data/interop")
                 if os.path.isdir(p)), "")
+
+
+def one_megabyte() -> list[str]:
+    """Botchan repeated to 1,000,000 bytes, cut at a line end, one text a line: the issue's
+    "1 MB of text" for a GGUF against its source."""
+    one = load_corpus("botchan")
+    mb = 1_000_000
+    data = (one * (mb // len(one.encode("utf-8")) + 1)).encode("utf-8")[:mb]
+    return corpus_texts(data[:data.rfind(b"\n") + 1].decode("utf-8"))
 
 
 def write(path: str, kv: dict) -> str:
@@ -102,5 +113,5 @@ def write_bert(path: str) -> str:
                         "add_sep_token_id": vocab["[SEP]"], "add_add_bos_token": True})
 
 
-__all__ = ["BYTE", "INTEROP", "USER_DEFINED", "byte_level_kv", "write", "write_bert",
+__all__ = ["BYTE", "INTEROP", "USER_DEFINED", "byte_level_kv", "one_megabyte", "write", "write_bert",
            "write_gpt2", "write_llama3", "write_sentencepiece"]

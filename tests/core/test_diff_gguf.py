@@ -8,19 +8,11 @@ import os
 import pytest
 
 import tokenizers_core as tc
-from tests.gguf_files import INTEROP, write_llama3
+from tests.gguf_files import INTEROP, one_megabyte, write_llama3
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.diff import corpus_texts, diff
 
 pytestmark = pytest.mark.skipif(not INTEROP, reason="../shared/data/interop is absent")
-MB = 1_000_000
-
-
-def one_megabyte() -> list[str]:
-    """Botchan repeated to 1,000,000 bytes, cut at a line end, one text a line."""
-    one = load_corpus("botchan")
-    data = (one * (MB // len(one.encode("utf-8")) + 1)).encode("utf-8")[:MB]
-    return corpus_texts(data[:data.rfind(b"\n") + 1].decode("utf-8"))
 
 
 @pytest.fixture(scope="module")
