@@ -2,17 +2,13 @@
 works for trained and uploaded tokenizers, and says what is wrong in a sentence."""
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
 import tokenizers_core as tc
+from tests.no_scipy import run_without_scipy
 from tokenizers_core.corpora import load_corpus
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def wait_mix(client, tokenizer: str, timeout: float = 240) -> object:
@@ -95,12 +91,6 @@ def test_an_unknown_tokenizer_is_a_404_and_is_escaped(client):
 def test_without_scipy_the_page_and_the_api_say_so(tmp_path):
     """A subprocess in which importing scipy fails, as on an install without the extra."""
     script = (
-        "import sys\n"
-        "class Block:\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name == 'scipy' or name.startswith('scipy.'):\n"
-        "            raise ImportError('no scipy here')\n"
-        "sys.meta_path.insert(0, Block())\n"
         "from fastapi.testclient import TestClient\n"
         "from app.config import Settings\n"
         "from app.main import create_app\n"
@@ -112,8 +102,7 @@ def test_without_scipy_the_page_and_the_api_say_so(tmp_path):
         "    print(r.status_code, r.json()['detail'])\n"
         "    page = client.get('/audit/mix', params={'tokenizer': 'r50k_base'})\n"
         "    print(page.status_code, 'data-testid=\"no-solver\"' in page.text)\n")
-    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
-                         text=True, timeout=120)
+    out = run_without_scipy(script)
     assert out.returncode == 0, out.stderr
     api, page = out.stdout.strip().splitlines()
     assert api.startswith("503 ") and "pip install 'tokenizer-visualiser[mix]'" in api

@@ -3,14 +3,13 @@ counts through the merges, and the linear program checked on tokenizers we train
 known mixes of the bundled samples."""
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 import tokenizers_core as tc
+from tests.no_scipy import run_without_scipy
 from tokenizers_core.audit.merge_list import merge_list, word_counts
 from tokenizers_core.audit.mix import (category_samples, categories, estimate_mix, merge_word,
                                        pair_history)
@@ -149,12 +148,6 @@ def test_bad_options_are_value_errors(option):
 def test_without_scipy_the_core_says_how_to_install_it():
     """A subprocess in which importing scipy fails, as on an install without the extra."""
     script = (
-        "import sys\n"
-        "class Block:\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name == 'scipy' or name.startswith('scipy.'):\n"
-        "            raise ImportError('no scipy here')\n"
-        "sys.meta_path.insert(0, Block())\n"
         "import tokenizers_core as tc\n"
         "from tokenizers_core.audit.mix import estimate_mix\n"
         "from tokenizers_core.audit.mix_lp import SolverMissing, solver_available\n"
@@ -163,7 +156,6 @@ def test_without_scipy_the_core_says_how_to_install_it():
         "    estimate_mix(tc.load('r50k_base'), merges=20)\n"
         "except SolverMissing as exc:\n"
         "    print(exc)\n")
-    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
-                         text=True, timeout=120)
+    out = run_without_scipy(script)
     assert out.returncode == 0, out.stderr
     assert "pip install 'tokenizer-visualiser[mix]'" in out.stdout
