@@ -25,14 +25,48 @@ TOKVIS_TOKENIZER_CACHE_MB  memory the parsed uploaded tokenizers may keep in one
                           estimate from its counts (app/jobs/cache.py, `tokenizer_bytes`: ~300
                           bytes per vocabulary entry, 200 per merge, 410 per added token: Llama 3
                           ~95 MB, Llama 4 ~150 MB); the newest always stays
+TOKVIS_SANDBOX_WORKERS    sandboxed child processes in each of the two pools where untrusted work
+                          runs (default 2): the "search" pool runs the regexes of uploaded and
+                          custom tokenisers, the "work" pool chat templates and the parse of
+                          uploaded files. 0 runs all of it in the serving process (no sandbox)
+TOKVIS_SANDBOX_CPU_SECONDS  CPU seconds one chat template's render may use in its child (default 4;
+                          the render's own budget, 2 s, stops an ordinary slow template first); the
+                          server kills the child one second of wall clock later whatever it does
+TOKVIS_SANDBOX_MEMORY_MB  address space one chat template's render may add (default 256)
+TOKVIS_SANDBOX_PARSE_SECONDS  CPU seconds the parse of one uploaded file may use (default 5; Llama 4's
+                          tokenizer.json takes about 1 s); past it the upload is refused with 422
+TOKVIS_SANDBOX_PARSE_MEMORY_MB  address space the parse of one uploaded file may add (default 1024;
+                          Llama 4's takes about 370)
 TOKVIS_FRAME_ANCESTORS    who may show the pages in a frame: CSP frame-ancestors sources,
                           space-separated (default 'self'; e.g. "'self' https://course.example")
+TOKVIS_ALLOWED_HOSTS      host names the server answers for, besides 127.0.0.1, localhost and
+                          [::1] (always allowed): space- or comma-separated, any port; a leading
+                          wildcard `*.example.org` allows its subdomains (not example.org itself),
+                          and `*` alone allows every host (only behind a proxy that checks Host
+                          itself). A request for any other host gets 400, so a page on another
+                          domain that rebinds its DNS to this server reads and writes nothing
+                          (app/security.py, `HostCheck`). A deployment names itself here, e.g.
+                          "tokvis.example.org"
+TOKVIS_HEADER_TIMEOUT     seconds a connection may take to send a request's line and headers
+                          (default 10); past it, it is closed (app/serving.py: what `make run`,
+                          `tokvis serve` and the Dockerfile serve through). Between requests on a
+                          kept-alive connection uvicorn's --timeout-keep-alive (5 s) applies
+TOKVIS_MAX_GGUF_UPLOAD_MB  largest GGUF model sent whole to a tokenizer upload (the form without
+                          JavaScript, curl): default 8192. Only its metadata prefix (up to
+                          TOKVIS_MAX_TOKENIZER_BYTES) is read into memory; the rest passes through
+                          the temporary directory while the request lasts (app/limits.py,
+                          `WholeModelUploads`)
 """
 from __future__ import annotations
 
+import ipaddress
 import os
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
+
+DEFAULT_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+_HOST_NAME = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*")     # DNS labels; IPv4 fits too
 
 
 def _default_db() -> Path:
@@ -40,7 +74,7 @@ def _default_db() -> Path:
     return Path(base) / "tokvis" / "store.sqlite3"
 
 
-def _int(name: str, default: int) -> int:
+def _int(name: str, default: int, minimum: int = 1) -> int:
     raw = os.environ.get(name)
     if raw is None or raw == "":
         return default
@@ -48,8 +82,8 @@ def _int(name: str, default: int) -> int:
         value = int(raw)
     except ValueError:
         raise ValueError(f"{name} must be a whole number, got {raw!r}") from None
-    if value <= 0:
-        raise ValueError(f"{name} must be positive, got {value}")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")
     return value
 
 
@@ -59,6 +93,80 @@ def _sources(name: str, default: str) -> str:
     if not raw or any(c in raw for c in ";,"):
         raise ValueError(f"{name} must be CSP sources separated by spaces, got {raw!r}")
     return raw
+
+
+def _seconds(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number of seconds, got {raw!r}") from None
+    if not 0 < value < float("inf"):
+        raise ValueError(f"{name} must be a positive number of seconds, got {raw!r}")
+    return value
+
+
+def host_patterns(raw: str, name: str = "TOKVIS_ALLOWED_HOSTS") -> tuple[str, ...]:
+    """The host names in `raw` (space- or comma-separated), checked and written as the Host
+    header carries them: lower case, an IPv6 address in brackets (`::1` -> `[::1]`). A pattern
+    is a name, `*.name` (its subdomains, as Starlette's TrustedHostMiddleware reads it) or `*`
+    (every host). No port: every port of an allowed host is answered. Repeats are dropped.
+
+    >>> host_patterns("Tokvis.Example.org, *.course.example  ::1 10.0.0.7")
+    ('tokvis.example.org', '*.course.example', '[::1]', '10.0.0.7')
+    >>> host_patterns("*"), host_patterns("")
+    (('*',), ())
+    >>> host_patterns("example.org:8000")
+    Traceback (most recent call last):
+    ...
+    ValueError: TOKVIS_ALLOWED_HOSTS: 'example.org:8000' has a port; name the host alone (every port of an allowed host is answered)
+
+    Not handled: internationalised names in Unicode (write their `xn--` form, as the browser
+    sends it) and IPv6 zone ids (`fe80::1%eth0`).
+    """
+    out: list[str] = []
+    for entry in raw.replace(",", " ").split():
+        host = entry.lower()
+        if host != "*":
+            host = _host_pattern(host, entry, name)
+        if host not in out:
+            out.append(host)
+    return tuple(out)
+
+
+def _host_pattern(host: str, entry: str, name: str) -> str:
+    """One pattern of `host_patterns`, checked (ValueError naming `entry` and `name`)."""
+    if "://" in host or "/" in host:
+        raise ValueError(f"{name}: {entry!r} is a URL; name the host alone, e.g. "
+                         "tokvis.example.org")
+    if "%" in host:
+        raise ValueError(f"{name}: {entry!r} has an IPv6 zone id, which no Host header carries")
+    try:                                      # ::1, [::1], [0:0::1] -> [::1]
+        return f"[{ipaddress.IPv6Address(host.strip('[]')).compressed}]"
+    except ValueError:
+        pass
+    if ":" in host:
+        raise ValueError(f"{name}: {entry!r} has a port; name the host alone (every port of "
+                         "an allowed host is answered)")
+    wildcard = host.startswith("*.")
+    if not _HOST_NAME.fullmatch(host[2:] if wildcard else host):
+        raise ValueError(f"{name}: {entry!r} is not a host name; give names such as "
+                         "tokvis.example.org, *.example.org (its subdomains), 10.0.0.7, or * "
+                         "(every host)")
+    return host
+
+
+def allowed_hosts_from_env() -> tuple[str, ...]:
+    """127.0.0.1, localhost and [::1], then what TOKVIS_ALLOWED_HOSTS adds."""
+    added = host_patterns(os.environ.get("TOKVIS_ALLOWED_HOSTS") or "")
+    return DEFAULT_HOSTS + tuple(h for h in added if h not in DEFAULT_HOSTS)
+
+
+def header_timeout_from_env() -> float:
+    """TOKVIS_HEADER_TIMEOUT: seconds a connection may take to send a request's head."""
+    return _seconds("TOKVIS_HEADER_TIMEOUT", 10.0)
 
 
 @dataclass(frozen=True)
@@ -76,6 +184,16 @@ class Settings:
     max_tokenizer_bytes: int = 32_000_000
     max_store_mb: int = 4096
     tokenizer_cache_mb: int = 1024
+    sandbox_workers: int = 2
+    sandbox_cpu_seconds: int = 4
+    sandbox_memory_mb: int = 256
+    sandbox_parse_seconds: int = 5
+    sandbox_parse_memory_mb: int = 1024
+    max_gguf_upload_mb: int = 8192
+    # read from the environment even when a test builds Settings(...) itself (the tests' client
+    # sends Host: testserver, which tests/conftest.py adds to TOKVIS_ALLOWED_HOSTS)
+    allowed_hosts: tuple[str, ...] = field(default_factory=allowed_hosts_from_env)
+    header_timeout: float = field(default_factory=header_timeout_from_env)
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -93,4 +211,12 @@ class Settings:
             max_tokenizer_bytes=_int("TOKVIS_MAX_TOKENIZER_BYTES", 32_000_000),
             max_store_mb=_int("TOKVIS_MAX_STORE_MB", 4096),
             tokenizer_cache_mb=_int("TOKVIS_TOKENIZER_CACHE_MB", 1024),
+            sandbox_workers=_int("TOKVIS_SANDBOX_WORKERS", 2, minimum=0),
+            sandbox_cpu_seconds=_int("TOKVIS_SANDBOX_CPU_SECONDS", 4),
+            sandbox_memory_mb=_int("TOKVIS_SANDBOX_MEMORY_MB", 256),
+            sandbox_parse_seconds=_int("TOKVIS_SANDBOX_PARSE_SECONDS", 5),
+            sandbox_parse_memory_mb=_int("TOKVIS_SANDBOX_PARSE_MEMORY_MB", 1024),
+            max_gguf_upload_mb=_int("TOKVIS_MAX_GGUF_UPLOAD_MB", 8192),
+            allowed_hosts=allowed_hosts_from_env(),
+            header_timeout=header_timeout_from_env(),
         )

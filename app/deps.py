@@ -12,6 +12,7 @@ from tokenizers_core import pretrained
 from . import heap
 from .config import Settings
 from .jobs import Engine
+from .sandbox import Sandbox
 from .store import CorpusStore
 from .trained import TrainedTokenizers
 from .uploads import PREFIX as UPLOAD_PREFIX
@@ -39,6 +40,11 @@ def jobs(request: Request) -> Engine:
 
 def uploads(request: Request) -> UploadedTokenizers:
     return request.app.state.uploads
+
+
+def sandbox(request: Request) -> Sandbox:
+    """Where untrusted work runs (a chat template, an uploaded file's parse, a user's regex)."""
+    return request.app.state.sandbox
 
 
 class UnknownTokenizer(LookupError):

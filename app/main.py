@@ -19,6 +19,7 @@ from .config import Settings
 from .embed import embed_mode
 from .jobs import ClientGone, Engine, QueueFull, current_request
 from .render import STATIC_DIR, render
+from .sandbox import Sandbox, SandboxBusy
 from .security import SecurityMiddleware, queued_work_refusal
 from .routers import analytics, api, compare, corpora, docs, tokenizers, visualiser, vocab
 from .routers import wordpiece
@@ -76,9 +77,11 @@ class RequestContext:
 @asynccontextmanager
 async def _lifespan(app: FastAPI):
     app.state.store.open()        # the store's size limit, for every process; orphans dropped
+    app.state.sandbox.start()     # the warm pool where untrusted work runs
     app.state.jobs.start()        # this process's job dispatcher
     yield
     app.state.jobs.stop()
+    app.state.sandbox.stop()
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -101,8 +104,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                             queue=settings.job_queue, cpu_seconds=settings.job_cpu_seconds,
                             memory_mb=settings.job_memory_mb, guard=queued_work_refusal)
     app.state.trained = TrainedTokenizers(app.state.store, engine=app.state.jobs)
+    app.state.sandbox = Sandbox(
+        workers=settings.sandbox_workers, cpu_seconds=settings.sandbox_cpu_seconds,
+        memory_mb=settings.sandbox_memory_mb, wall_seconds=settings.sandbox_cpu_seconds + 1,
+        parse_seconds=settings.sandbox_parse_seconds,
+        parse_memory_mb=settings.sandbox_parse_memory_mb)
     app.state.uploads = UploadedTokenizers(app.state.store,
-                                           max_bytes=settings.tokenizer_cache_mb * 10 ** 6)
+                                           max_bytes=settings.tokenizer_cache_mb * 10 ** 6,
+                                           parser=app.state.sandbox.parse)
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     app.include_router(visualiser.router)
     app.include_router(corpora.router)
@@ -151,6 +160,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(QueueFull)
     async def queue_full(request: Request, exc: QueueFull):
         return error_response(request, 429, str(exc), {"Retry-After": "30"})
+
+    @app.exception_handler(SandboxBusy)
+    async def sandbox_busy(request: Request, exc: SandboxBusy):
+        return error_response(request, 503, str(exc), {"Retry-After": "2"})
 
     @app.exception_handler(StoreFull)
     async def store_full(request: Request, exc: StoreFull):

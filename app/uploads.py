@@ -24,7 +24,7 @@ import json
 import re
 import threading
 import zlib
-from typing import Any
+from typing import Any, Callable
 
 from fastapi import HTTPException, UploadFile
 from starlette.concurrency import run_in_threadpool
@@ -189,8 +189,11 @@ class UploadedTokenizers:
     """Stores uploaded tokenizer files and serves the parsed tokenisers from an LRU that keeps
     at most `max_bytes` of them (by `tokenizer_bytes`; the newest always stays)."""
 
-    def __init__(self, store: CorpusStore, max_bytes: int = 1024 * 10 ** 6) -> None:
+    def __init__(self, store: CorpusStore, max_bytes: int = 1024 * 10 ** 6,
+                 parser: Callable[[bytes, str, dict[str, Any]], tc.Tokenizer] | None = None
+                 ) -> None:
         self.store = store
+        self.parser = parser or parse    # the server's: `Sandbox.parse`, in a child process
         self._cache = RunCache(None, max_bytes)
         self._lock = threading.Lock()
         self._building: dict[str, threading.Lock] = {}   # one parse per handle at a time
@@ -218,7 +221,7 @@ class UploadedTokenizers:
         if fmt == "tiktoken" and not options.get("pattern"):
             # keep the bytes, so a form can ask for the pattern without a second upload
             raise NeedsPattern(self.store.put_file(data))
-        tok = _parse(data, fmt, options)
+        tok = self.parser(data, fmt, options)
         if fmt == "gguf":               # keep the metadata, not the tensors the prefix reached
             data = data[:tok.gguf["metadata_bytes"]]
         if fmt == "vocab_txt":          # the casing chosen (from the vocab when not given)
@@ -268,14 +271,14 @@ class UploadedTokenizers:
             data = self.store.get_file(row["sha256"]) if row else None
             if data is None:
                 return None
-            return _parse(data, row["format"], row["options"])
+            return self.parser(data, row["format"], row["options"])
         digest = handle[len(PREFIX):]
         if handle.startswith(PREFIX) and is_sha256(digest):       # an older lattice upload
             stored = self.store.get(digest)
             if stored is None or not stored.startswith(_LEGACY_PREFIX):
                 return None
             data = base64.b64decode(stored[len(_LEGACY_PREFIX):])
-            return _parse(data, "sentencepiece", {})
+            return self.parser(data, "sentencepiece", {})
         return None
 
     def _remember(self, handle: str, tok: tc.Tokenizer) -> None:
@@ -289,8 +292,9 @@ class UploadedTokenizers:
         self._cache.put(handle, tok, tokenizer_bytes(tok))
 
 
-def _parse(data: bytes, fmt: str, options: dict[str, Any]) -> tc.Tokenizer:
-    """`tc.load` on the bytes; any failure to read the file is a ValueError naming it."""
+def parse(data: bytes, fmt: str, options: dict[str, Any]) -> tc.Tokenizer:
+    """`tc.load` on the bytes; any failure to read the file is a ValueError naming it. (The
+    server runs this in a sandboxed child: `app.sandbox.Sandbox.parse`.)"""
     try:
         return tc.load(data, format=fmt, **options)
     except ValueError:

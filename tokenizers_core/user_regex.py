@@ -1,12 +1,13 @@
 """A user's regex, run safely: compiled with the `regex` module or refused with a message that
 says why (a syntax error, groups nested too deeply, counted repeats that would expand past a
-limit when compiled), and searched with a time limit, so a pattern that backtracks
+limit when compiled), and searched with a limit of CPU time, so a pattern that backtracks
 exponentially is stopped instead of hanging the server.
 
 Every pattern a user or a file supplies (the custom regex rule, a tokenizer.json's `Split` and
 `Replace`, a ranks file's pattern) is held as a `TimedPattern`: the compiled pattern, the text
-it was written as, and a `timeout` (None: no limit, as Hugging Face and tiktoken run them). Its
-searches pass the `regex` module's `timeout=`. Inside `shared_budget()` (one encode, one
+it was written as, and a `timeout` in seconds of CPU time (None: no limit, as Hugging Face and
+tiktoken run them). A server runs these searches in a sandboxed child process (`use_runner`);
+a library user runs them in the calling thread. Inside `shared_budget()` (one encode, one
 decode) all the searches of every timed pattern share that limit: a text cut into a thousand
 pieces, each just under the limit, is stopped too.
 
@@ -148,9 +149,33 @@ def match_spans(compiled: "regex.Pattern[str] | TimedPattern", text: str,
 
 
 # ---- the time limit -----------------------------------------------------------------------------
-# seconds spent so far by timed searches in the current `shared_budget()`, or None outside one
+# The limit counts work, not waiting: the CPU time of the searching thread (`time.thread_time`),
+# so a busy server (other threads holding the interpreter, other processes on the cores) never
+# turns a legitimate search into an error. The `regex` module's own `timeout=` reads the wall
+# clock; it is passed a generous multiple of the CPU time left (WALL_FACTOR, plus WALL_SLACK
+# seconds) as the backstop that actually stops a runaway search, and the CPU time is checked
+# after every search.
+WALL_FACTOR = 4.0
+WALL_SLACK = 0.5
+
+# seconds of CPU spent so far by timed searches in the current `shared_budget()`, or None
 _SPENT: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar("regex_spent",
                                                                            default=None)
+
+# Where timed searches run: None here (this thread); a server installs a runner that sends them
+# to a sandboxed child process (`use_runner`).
+Runner = Callable[["TimedPattern", str, tuple, float], "tuple[Any, float] | None"]
+_RUNNER: list[Runner | None] = [None]
+
+
+def use_runner(runner: Runner | None) -> Runner | None:
+    """Run every timed search through `runner(pattern, method, args, seconds_left)` from now on
+    (None: in this thread again); returns the runner it replaces. The runner returns `(result,
+    cpu_seconds_spent)` as the search here would give it, or None to let it run here; it raises
+    TimeoutError when the search took too long. Searches of patterns without a limit (the
+    trusted presets) always run here."""
+    previous, _RUNNER[0] = _RUNNER[0], runner
+    return previous
 
 
 @contextlib.contextmanager
@@ -167,11 +192,87 @@ def shared_budget() -> Iterator[None]:
         _SPENT.reset(token)
 
 
+def run_search(compiled: "regex.Pattern[str]", method: str, args: tuple, seconds: float
+               ) -> tuple[Any, float]:
+    """One search `method` ("finditer", "findall", "search" or "sub") of `compiled` with `args`,
+    stopped once it has used `seconds` of CPU time (TimeoutError): `(result, cpu_seconds)`.
+    `finditer` and `search` give `Match` values (plain data: they pickle, so a sandboxed child
+    can send them back).
+
+    >>> run_search(regex.compile(r"\\d+"), "finditer", ("a1b22", 0, None), 1.0)[0]
+    [Match((1, 2)), Match((3, 5))]
+    """
+    start = time.thread_time()
+    wall = seconds * WALL_FACTOR + WALL_SLACK
+    if method == "sub":
+        repl, text, count = args
+        result: Any = compiled.sub(repl, text, count, timeout=wall)
+    else:
+        text, pos, endpos = args
+        endpos = len(text) if endpos is None else endpos
+        if method == "finditer":
+            result = [Match(m.regs, text) for m in compiled.finditer(text, pos, endpos,
+                                                                     timeout=wall)]
+        elif method == "findall":
+            result = compiled.findall(text, pos, endpos, timeout=wall)
+        elif method == "search":
+            m = compiled.search(text, pos, endpos, timeout=wall)
+            result = None if m is None else Match(m.regs, text)
+        else:
+            raise ValueError(f"unknown search method {method!r}")
+    spent = time.thread_time() - start
+    if spent > seconds:
+        raise TimeoutError
+    return result, spent
+
+
+class Match:
+    """What callers read of a match: the spans of the whole match and of each group (`regs`,
+    (-1, -1) for a group that did not take part) over the searched text."""
+
+    __slots__ = ("regs", "string")
+
+    def __init__(self, regs: tuple[tuple[int, int], ...], string: str) -> None:
+        self.regs = tuple(regs)
+        self.string = string
+
+    def span(self, group: int = 0) -> tuple[int, int]:
+        return self.regs[group]
+
+    def start(self, group: int = 0) -> int:
+        return self.regs[group][0]
+
+    def end(self, group: int = 0) -> int:
+        return self.regs[group][1]
+
+    def group(self, *groups: int) -> Any:
+        found = [self._text(g) for g in groups or (0,)]
+        return found[0] if len(found) == 1 else tuple(found)
+
+    def groups(self, default: Any = None) -> tuple[Any, ...]:
+        return tuple(default if self.regs[g][0] < 0 else self._text(g)
+                     for g in range(1, len(self.regs)))
+
+    def __getitem__(self, group: int) -> Any:
+        return self._text(group)
+
+    def _text(self, group: int) -> str | None:
+        start, end = self.regs[group]
+        return None if start < 0 else self.string[start:end]
+
+    def __reduce__(self) -> Any:         # the text is the caller's: send only the spans
+        return (Match, (self.regs, ""))
+
+    def __repr__(self) -> str:
+        return f"Match({self.regs[0]!r})"
+
+
 class TimedPattern:
-    """A compiled pattern whose searches stop after `timeout` seconds (None: never) with a
-    `ValueError` naming the pattern as the user wrote it (`source`). It offers what the engine
-    calls on a pattern (`finditer`, `findall`, `search`, `sub`, `pattern`, `groups`);
-    `finditer` gives a list, so the whole search happens under the limit.
+    """A compiled pattern whose searches stop after `timeout` seconds of CPU time (None: never)
+    with a `ValueError` naming the pattern as the user wrote it (`source`). It offers what the
+    engine calls on a pattern (`finditer`, `findall`, `search`, `sub`, `pattern`, `groups`);
+    `finditer` gives a list, so the whole search happens under the limit. A runner installed
+    with `use_runner` decides where the searches run (a server: a sandboxed child process).
     """
 
     def __init__(self, compiled: "regex.Pattern[str]", source: str | None = None,
@@ -193,38 +294,44 @@ class TimedPattern:
         return self.compiled.flags
 
     def finditer(self, text: str, pos: int = 0, endpos: int | None = None) -> list[Any]:
-        return self._timed(lambda limit: list(self.compiled.finditer(
-            text, pos, len(text) if endpos is None else endpos, timeout=limit)))
+        return self._timed("finditer", (text, pos, endpos))
 
     def findall(self, text: str, pos: int = 0, endpos: int | None = None) -> list[Any]:
-        return self._timed(lambda limit: self.compiled.findall(
-            text, pos, len(text) if endpos is None else endpos, timeout=limit))
+        return self._timed("findall", (text, pos, endpos))
 
     def search(self, text: str, pos: int = 0, endpos: int | None = None) -> Any:
-        return self._timed(lambda limit: self.compiled.search(
-            text, pos, len(text) if endpos is None else endpos, timeout=limit))
+        return self._timed("search", (text, pos, endpos))
 
     def sub(self, repl: Any, text: str, count: int = 0) -> str:
-        return self._timed(lambda limit: self.compiled.sub(repl, text, count, timeout=limit))
+        return self._timed("sub", (repl, text, count))
 
-    def _timed(self, search: Callable[[float | None], Any]) -> Any:
+    def _timed(self, method: str, args: tuple) -> Any:
         if self.timeout is None:
-            return search(None)
+            return _untimed(self.compiled, method, args)
         spent = _SPENT.get()
         left = self.timeout - (spent[0] if spent else 0.0)
-        start = time.perf_counter()
+        used = 0.0
         try:
             if left <= 0:
                 raise TimeoutError
-            return search(left)
+            runner = _RUNNER[0] if method != "sub" or isinstance(args[0], str) else None
+            ran = runner(self, method, args, left) if runner is not None else None
+            result, used = ran if ran is not None else run_search(self.compiled, method, args,
+                                                                   left)
         except TimeoutError:
+            used = left
             raise ValueError(
                 f"the pattern {self.source!r} took longer than {self.timeout:g} s on this "
                 "text, so it was stopped; nested repetition such as (a|a)+ or (a+)+ makes a "
                 "regex backtrack exponentially: simplify it") from None
         finally:
             if spent is not None:
-                spent[0] += time.perf_counter() - start
+                spent[0] += used
+        if isinstance(result, Match):
+            return Match(result.regs, args[0])
+        if method == "finditer":
+            return [Match(m.regs, args[0]) for m in result]
+        return result
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, TimedPattern):
@@ -256,3 +363,13 @@ def timed_patterns(components: Iterable[Any]) -> list[TimedPattern]:
         elif type(obj).__module__.startswith("tokenizers_core."):
             stack.extend(getattr(obj, "__dict__", {}).values())
     return found
+
+
+def _untimed(compiled: "regex.Pattern[str]", method: str, args: tuple) -> Any:
+    """A search with no limit, as Hugging Face and tiktoken run them."""
+    if method == "sub":
+        return compiled.sub(*args)
+    text, pos, endpos = args
+    endpos = len(text) if endpos is None else endpos
+    found = getattr(compiled, method)(text, pos, endpos)
+    return list(found) if method == "finditer" else found

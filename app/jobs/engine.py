@@ -37,7 +37,6 @@ import contextvars
 import hashlib
 import hmac
 import json
-import multiprocessing
 import os
 import signal
 import socket
@@ -46,6 +45,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
+from ..sandbox import supervisor
 from .store import FINAL, Job, JobStore, QueueFull
 
 __all__ = ["Engine", "Job", "QueueFull", "ClientGone", "SweepSpec", "client_gone"]
@@ -118,6 +118,7 @@ class Engine:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.owner = ""
+        supervisor.preload(__package__ + ".tasks")    # the children's code: the server never runs it
 
     # ---- the web layer's side --------------------------------------------------------------
     def submit(self, kind: str, job_id: str, spec: dict[str, Any], total: int = 0,
@@ -257,7 +258,7 @@ class Engine:
             if job is None:
                 return
             from .tasks import run_job      # the children's code: the server never runs it
-            child = _context().Process(
+            child = supervisor.context().Process(
                 target=run_job, name=f"tokvis-job-{job.id}", daemon=True,
                 args=(self.db_path, job.id, job.kind, job.spec, self.cpu_seconds,
                       self.memory_bytes, os.getpid()))
@@ -272,13 +273,13 @@ class Engine:
             child.join()
             del self._children[job_id]
             code = child.exitcode
-            if code == -signal.SIGXCPU or code == -signal.SIGKILL and self._ran_out(job_id):
-                self.store.finish(job_id, "error", error_kind="budget",
-                                  error=f"the training used up its CPU budget of "
-                                        f"{self.cpu_seconds:,} s (TOKVIS_JOB_CPU_SECONDS)")
-            elif code != 0:
-                self.store.finish(job_id, "error", error_kind="internal",
-                                  error=f"the training process ended with code {code}")
+            out_of_cpu = code == -signal.SIGXCPU or code == -signal.SIGKILL and self._ran_out(job_id)
+            if code != 0:
+                self.store.finish(job_id, "error", error_kind="budget" if out_of_cpu else "internal",
+                                  error=supervisor.exit_reason(
+                                      code, "the training", self.cpu_seconds,
+                                      "TOKVIS_JOB_CPU_SECONDS", self.memory_bytes // 2 ** 20,
+                                      "TOKVIS_JOB_MEMORY_MB", out_of_cpu))
             # exit code 0: the child recorded its own result
 
     def _ran_out(self, job_id: str) -> bool:
@@ -295,17 +296,3 @@ class Engine:
             child.kill()
             child.join()
             self.store.finish(job_id, "cancelled")
-
-
-_CONTEXT = None
-
-
-def _context():
-    """Worker processes come from a fork server that has imported the engine once, so a job
-    starts in milliseconds, and none is forked from a server full of threads."""
-    global _CONTEXT
-    if _CONTEXT is None:
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["app.jobs.tasks"])
-        _CONTEXT = ctx
-    return _CONTEXT

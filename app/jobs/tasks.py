@@ -1,7 +1,7 @@
 """What a job runs, in its own worker process (started by `app.jobs.engine.Engine`).
 
-`run_job` first lowers the process's own limits (`resource.setrlimit`: CPU seconds and address
-space), so a runaway training is stopped by the kernel (SIGXCPU) or fails with MemoryError,
+`run_job` first lowers the process's own limits (`supervisor.limit_resources`: CPU seconds and
+address space, the same supervisor as the sandbox's), so a runaway training is stopped by the kernel (SIGXCPU) or fails with MemoryError,
 and the server only reads the verdict. Progress and results go straight to the job's row in
 the store, so any server worker can report them.
 
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import gc
 import json
-import os
 import pickle
 import resource
 import threading
@@ -34,33 +33,10 @@ from tokenizers_core.models.bpe.session import BpeSession
 from tokenizers_core.models.unigram.trainer import UnigramTrainer
 from tokenizers_core.models.wordpiece.session import WordPieceSession
 
+from ..sandbox.supervisor import die_with, limit_resources, set_soft_limit
 from ..store import CorpusStore, sha256_text
 from ..trained import corpus_text
 from .store import JobStore
-
-
-def limit_resources(cpu_seconds: int, memory_bytes: int) -> None:
-    """CPU time (SIGXCPU past the soft limit, SIGKILL a few seconds later) and address space
-    (allocations past it raise MemoryError) for this process; no core files."""
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
-    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, resource.RLIM_INFINITY))
-
-
-def die_with(server_pid: int) -> None:
-    """End this process soon after the server that started it is gone (killed with -9, say):
-    its job is then marked interrupted, and no training may go on unwatched. (The fork server
-    stays up while its children do, so its death cannot be the signal.)"""
-    def watch() -> None:
-        while True:
-            time.sleep(0.5)
-            try:
-                os.kill(server_pid, 0)
-            except ProcessLookupError:
-                os._exit(3)
-            except PermissionError:
-                pass
-    threading.Thread(target=watch, daemon=True, name="die-with-server").start()
 
 
 def run_job(db_path: str, job_id: str, kind: str, spec: dict[str, Any], cpu_seconds: int,
@@ -85,7 +61,7 @@ def run_job(db_path: str, job_id: str, kind: str, spec: dict[str, Any], cpu_seco
         jobs.finish(job_id, "done", results=results, blob=blob)
     if out_of_memory:
         gc.collect()
-        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes + 2 ** 27, resource.RLIM_INFINITY))
+        set_soft_limit(resource.RLIMIT_AS, memory_bytes + 2 ** 27)   # room to say so
         jobs.finish(job_id, "error", error_kind="budget",
                     error=f"the training went over its memory budget "
                           f"({memory_bytes // 2**20:,} MB; TOKVIS_JOB_MEMORY_MB)")

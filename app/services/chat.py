@@ -11,7 +11,7 @@ from fastapi import HTTPException, Request
 from tokenizers_core import chat
 
 from .. import display
-from ..deps import resolve_tokenizer, settings
+from ..deps import resolve_tokenizer, sandbox, settings
 
 ROLES = ("system", "user", "assistant", "tool")
 MAX_MESSAGES = 200
@@ -76,7 +76,8 @@ def render(request: Request, messages: list[dict[str, Any]], *, tokenizer: str |
         template_name = None if own_template_names(tok) or config else fallback
     rendered = chat.render_chat(messages, tokenizer=tok, chat_template=template or None,
                                 template_name=template_name, config=config,
-                                add_generation_prompt=add_generation_prompt, tools=tools)
+                                add_generation_prompt=add_generation_prompt, tools=tools,
+                                renderer=sandbox(request).render_chat_template)
     return tok, rendered
 
 

@@ -39,15 +39,19 @@ class Lint:
         return {"kind": self.kind, "message": self.message, "detail": self.detail}
 
 
-def find(chat: Any, inputs: Any, tokenizer: Tokenizer | None) -> list[Lint]:
-    """The lints of a `ChatRender` rendered from `ChatInputs` (with a tokenizer, all of them)."""
+def find(chat: Any, inputs: Any, tokenizer: Tokenizer | None,
+         literals: tuple[str, ...] | None = None) -> list[Lint]:
+    """The lints of a `ChatRender` rendered from `ChatInputs` (with a tokenizer, all of them);
+    `literals`: the text the template writes itself (`sandbox.literals`, found here if None)."""
     found = _turn_lints(chat, inputs)
     if tokenizer is not None:
         bos = inputs.variables.get("bos_token")
         found += _bos_lints(chat.text, bos, tokenizer)
         found += _boundary_lints(chat)
         found += _control_token_lints(inputs.messages, tokenizer)
-        found += _missing_control_tokens(chat.text, inputs, tokenizer)
+        if literals is None:
+            literals = sandbox.literals(inputs.template)
+        found += _missing_control_tokens(chat.text, inputs, tokenizer, literals)
     return found
 
 
@@ -142,9 +146,10 @@ def _control_token_lints(messages: list[dict], tokenizer: Tokenizer) -> list[Lin
     return found
 
 
-def _missing_control_tokens(text: str, inputs: Any, tokenizer: Tokenizer) -> list[Lint]:
+def _missing_control_tokens(text: str, inputs: Any, tokenizer: Tokenizer,
+                            literals: tuple[str, ...]) -> list[Lint]:
     """Control tokens the template writes that are not one token of the tokenizer."""
-    written = {m for literal in sandbox.literals(inputs.template)
+    written = {m for literal in literals
                for m in _CONTROL_LOOKING.findall(literal)}
     written |= {v for k, v in inputs.variables.items()
                 if k in ("bos_token", "eos_token") and isinstance(v, str) and v}

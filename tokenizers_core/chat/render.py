@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from ..encoding import Encoding
 from ..pipeline import Tokenizer
@@ -152,10 +152,47 @@ def render_text(inputs: ChatInputs, *, time_limit: float = sandbox.TIME_LIMIT
                           time_limit=time_limit)
 
 
+@dataclass(frozen=True)
+class TemplateRender:
+    """All that the template itself computes for a chat (and nothing else does): the text, its
+    `{% generation %}` spans, each message's segment, and the text the template writes itself
+    (its `literals`, for the lints). This is the part that runs untrusted code: a server
+    computes it in a sandboxed process (`render_chat`'s `renderer`)."""
+    text: str
+    generation_spans: list[tuple[int, int]]
+    segments: list[Segment]
+    spans_exact: bool
+    literals: tuple[str, ...]
+
+
+def render_template(inputs: ChatInputs, *, time_limit: float = sandbox.TIME_LIMIT
+                    ) -> TemplateRender:
+    """Render `inputs` and cut the text into its messages' segments (the template's work only).
+
+    >>> done = render_template(prepare([{"role": "user", "content": "Hi"}], template_name="chatml"))
+    >>> done.text, [s.role for s in done.segments], done.spans_exact
+    ('<|im_start|>user\\nHi<|im_end|>\\n', ['user'], True)
+    """
+    text, generation_spans = render_text(inputs, time_limit=time_limit)
+    segments, exact = _segments(inputs, text, time_limit)
+    return TemplateRender(text, generation_spans, segments, exact,
+                          sandbox.literals(inputs.template))
+
+
+Renderer = Callable[[ChatInputs, float], TemplateRender]
+
+
+def _render_here(inputs: ChatInputs, time_limit: float) -> TemplateRender:
+    return render_template(inputs, time_limit=time_limit)
+
+
 def render_chat(messages: Any, *, tokenizer: Tokenizer | None = None,
-                time_limit: float = sandbox.TIME_LIMIT, **options: Any) -> ChatRender:
+                time_limit: float = sandbox.TIME_LIMIT, renderer: Renderer = _render_here,
+                **options: Any) -> ChatRender:
     """Render `messages` (see `prepare` for the options) and cut the text into messages and,
-    with a `tokenizer`, into tokens; `lints` says what looks wrong (see `lints`).
+    with a `tokenizer`, into tokens; `lints` says what looks wrong (see `lints`). `renderer`
+    runs the template's own work (`render_template`): here by default; a server passes one
+    that runs it in a sandboxed process.
 
     >>> chat = render_chat([{"role": "user", "content": "Hi"}], template_name="chatml")
     >>> chat.text
@@ -164,15 +201,15 @@ def render_chat(messages: Any, *, tokenizer: Tokenizer | None = None,
     [('user', '<|im_start|>user\\nHi<|im_end|>\\n')]
     """
     inputs = prepare(messages, tokenizer=tokenizer, **options)
-    text, generation_spans = render_text(inputs, time_limit=time_limit)
-    segments, exact = _segments(inputs, text, time_limit)
+    done = renderer(inputs, time_limit)
+    text, segments, generation_spans = done.text, done.segments, done.generation_spans
     tokens = encoding = None
     if tokenizer is not None:
         encoding = encode_chat(tokenizer, text)
         tokens = _chat_tokens(encoding, segments, generation_spans)
-    chat = ChatRender(text, segments, generation_spans, exact, tokens)
-    return ChatRender(text, segments, generation_spans, exact, tokens,
-                      lints.find(chat, inputs, tokenizer), encoding)
+    chat = ChatRender(text, segments, generation_spans, done.spans_exact, tokens)
+    return ChatRender(text, segments, generation_spans, done.spans_exact, tokens,
+                      lints.find(chat, inputs, tokenizer, done.literals), encoding)
 
 
 # ---- spans --------------------------------------------------------------------------------

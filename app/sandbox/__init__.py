@@ -1,0 +1,118 @@
+"""Untrusted work runs here: in child processes with hard limits, never in the serving process.
+
+What a user sends that is code, or that our code must take apart, is untrusted:
+- a chat template (jinja2: loops, filters, string building);
+- an uploaded tokenizer file's parse (JSON, protobuf, zip, GGUF of any size and shape);
+- an uploaded pipeline's own parts: its regexes (a tokenizer.json's Split and Replace, a ranks
+  file's pattern, the custom regex rule, a trainer's pattern), searched on every encode.
+
+`Sandbox` runs each in a warm pool of sandboxed children (`pool.Pool`, started by the
+supervisor that also starts the job engine's children), with a budget of CPU seconds, address
+space and a wall-clock kill (`pool.Budget`). Two pools, so that a hostile template or a huge
+file (the "work" pool) never stands in the way of the live visualiser's searches (the "search"
+pool). The core still checks its own budgets first (a template's sizes before it builds a value,
+a normaliser's growth, a search's CPU seconds); the sandbox is the guarantee when one step is
+huge, and what keeps the server's memory out of a template's reach.
+
+    sandbox = Sandbox(settings); sandbox.start()
+    done = sandbox.render_chat_template(inputs, 2.0)     # chat.TemplateRender
+    tok = sandbox.parse(data, "hf_json", {})             # the Tokenizer, parsed in a child
+    ... encodes: `user_regex.use_runner` sends every timed search to the search pool
+
+With `TOKVIS_SANDBOX_WORKERS=0` all of it runs in the serving process (to compare).
+"""
+from __future__ import annotations
+
+import gc
+import math
+import pickle
+import threading
+from typing import Any
+
+from tokenizers_core import user_regex
+
+from .pool import Budget, Pool, SandboxBusy, SandboxFailure
+
+__all__ = ["Budget", "Pool", "Sandbox", "SandboxBusy", "SandboxFailure"]
+
+SEARCH_MEMORY_MB = 256        # a regex search: the text, its matches and the engine's stacks
+
+_ACTIVE: list["Sandbox"] = []          # started sandboxes, the latest runs the searches
+_ACTIVE_LOCK = threading.Lock()
+
+
+class Sandbox:
+    def __init__(self, workers: int = 2, cpu_seconds: float = 4, memory_mb: int = 256,
+                 wall_seconds: float = 5, parse_seconds: float = 5, parse_memory_mb: int = 1024
+                 ) -> None:
+        self.search_pool = Pool("search", workers)
+        self.work_pool = Pool("work", workers)
+        self.chat_budget = Budget(cpu_seconds, memory_mb, wall_seconds)
+        self.parse_budget = Budget(parse_seconds, parse_memory_mb, parse_seconds + 1,
+                                   "TOKVIS_SANDBOX_PARSE_SECONDS",
+                                   "TOKVIS_SANDBOX_PARSE_MEMORY_MB")
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.work_pool.workers)
+
+    def start(self) -> None:
+        self.search_pool.start()
+        self.work_pool.start()
+        with _ACTIVE_LOCK:
+            _ACTIVE.append(self)
+            if self.enabled:
+                user_regex.use_runner(_search_in_sandbox)
+
+    def stop(self) -> None:
+        with _ACTIVE_LOCK:
+            if self in _ACTIVE:
+                _ACTIVE.remove(self)
+            if not any(s.enabled for s in _ACTIVE):
+                user_regex.use_runner(None)
+        self.search_pool.stop()
+        self.work_pool.stop()
+
+    # ---- the kinds of work ---------------------------------------------------------------------
+    def render_chat_template(self, inputs: Any, time_limit: float) -> Any:
+        """`chat.render_template(inputs)` in a child: the `renderer` of `chat.render_chat`."""
+        return self.work_pool.run("chat", inputs, time_limit, budget=self.chat_budget,
+                                  what="the chat template")
+
+    def parse(self, data: bytes, fmt: str, options: dict[str, Any]) -> Any:
+        """An uploaded file read in a child (`app.uploads.parse`); the Tokenizer it gives."""
+        blob = self.work_pool.run("parse", data, fmt, options, budget=self.parse_budget,
+                                  what="reading this file")
+        return unpickle_quietly(blob)
+
+    def search(self, pattern: user_regex.TimedPattern, method: str, args: tuple,
+               seconds: float) -> tuple[Any, float]:
+        """One timed search in the search pool: `(result, cpu_seconds)` (`user_regex.Runner`)."""
+        # the search stops itself (user_regex.run_search's backstop); the child's own CPU limit
+        # and the wall-clock kill are only there for what it cannot stop
+        backstop = seconds * user_regex.WALL_FACTOR + user_regex.WALL_SLACK
+        budget = Budget(math.ceil(backstop) + 1, SEARCH_MEMORY_MB, backstop + 2,
+                        "TOKVIS_REGEX_TIMEOUT", "its fixed search budget")
+        compiled = pattern.compiled
+        return self.search_pool.run("search", compiled.pattern, compiled.flags, method, args,
+                                    seconds, budget=budget,
+                                    what=f"the pattern {pattern.source!r}")
+
+
+def _search_in_sandbox(pattern: user_regex.TimedPattern, method: str, args: tuple,
+                       seconds: float) -> tuple[Any, float] | None:
+    with _ACTIVE_LOCK:
+        sandbox = next((s for s in reversed(_ACTIVE) if s.enabled), None)
+    return None if sandbox is None else sandbox.search(pattern, method, args, seconds)
+
+
+def unpickle_quietly(blob: bytes) -> Any:
+    """`pickle.loads` with the garbage collector paused: a big vocabulary is millions of
+    objects, and a full collection in the middle of building them would stall every request."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return pickle.loads(blob)
+    finally:
+        if enabled:
+            gc.enable()

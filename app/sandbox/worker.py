@@ -1,0 +1,123 @@
+"""The sandbox's child process: it waits for one piece of untrusted work at a time, runs it
+under that work's budget, and answers.
+
+A request is `(task, args, cpu_seconds, memory_bytes)`; before running it the child moves its
+soft limits to "what I have used so far + the budget" (`supervisor.set_soft_limit`), so one
+long-lived child serves many requests, each with its own budget:
+- past its CPU seconds the kernel sends SIGXCPU, whose default action ends the child (the
+  pool reads the exit code and starts another): this stops work stuck inside one C call too,
+  which no Python-level check could;
+- past its address space an allocation fails (MemoryError): the child answers so and exits,
+  handing its memory back to the system.
+A child exits after work that left it large (RECYCLE_BYTES), and when the server is gone.
+
+The answers: `("ok", value)`, or `("error", kind, message, line)` with kind "value" (bad input:
+a 422 with the message), "template" (a chat template's failure and its line) or "internal".
+"""
+from __future__ import annotations
+
+import gc
+import importlib
+import os
+import pickle
+import resource
+from functools import lru_cache
+from typing import Any, Callable
+
+import regex
+
+from tokenizers_core import user_regex
+
+from . import supervisor
+
+RECYCLE_BYTES = 512 * 2 ** 20      # a child this large after its work makes way for a fresh one
+LIFETIME_CPU = 3600                # the hard CPU limit of a child: it retires at half of it
+
+
+def serve(conn: Any, server_pid: int) -> None:
+    """The child's main loop (the pool starts it in a fresh process from the fork server)."""
+    supervisor.die_with(server_pid)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    if hard == resource.RLIM_INFINITY or hard > LIFETIME_CPU:
+        resource.setrlimit(resource.RLIMIT_CPU, (LIFETIME_CPU, LIFETIME_CPU))
+    base = supervisor.address_space()
+    while True:
+        try:
+            task, args, cpu_seconds, memory_bytes = conn.recv()
+        except (EOFError, OSError):
+            return
+        supervisor.set_soft_limit(resource.RLIMIT_CPU,
+                                  int(supervisor.cpu_used()) + 1 + int(cpu_seconds))
+        supervisor.set_soft_limit(resource.RLIMIT_AS, supervisor.address_space() + memory_bytes)
+        answer = _run(task, args)
+        supervisor.set_soft_limit(resource.RLIMIT_AS, resource.RLIM_INFINITY)
+        if answer is None:                                # out of memory
+            gc.collect()
+            os._exit(supervisor.MEMORY_EXIT)
+        try:
+            conn.send(answer)
+        except (OSError, pickle.PicklingError, MemoryError):
+            return
+        if supervisor.address_space() > base + RECYCLE_BYTES \
+                or supervisor.cpu_used() > LIFETIME_CPU / 2:
+            return
+
+
+def _run(task: str, args: tuple) -> tuple | None:
+    """The answer to one request; None when it ran out of memory."""
+    from tokenizers_core.chat.sandbox import TemplateFailure
+    try:
+        return ("ok", _task(task)(*args))
+    except MemoryError:
+        return None
+    except TemplateFailure as exc:
+        return ("error", "template", exc.reason, exc.line)
+    except TimeoutError:
+        return ("error", "timeout", "", None)
+    except (ValueError, LookupError) as exc:
+        return ("error", "value", str(exc), None)
+    except RecursionError:
+        return ("error", "value", "the input is nested too deeply to read", None)
+    except Exception as exc:         # noqa: BLE001 - a child never dies silently
+        return ("error", "internal", f"{type(exc).__name__}: {exc}", None)
+
+
+def _task(name: str) -> Callable[..., Any]:
+    """A task by name: one of TASKS, or "module:function" (the server's own code, e.g. a test's
+    task; a name never comes from a request)."""
+    if ":" not in name:
+        return TASKS[name]
+    module, _, function = name.partition(":")
+    return getattr(importlib.import_module(module), function)
+
+
+# ---- the tasks ---------------------------------------------------------------------------------
+@lru_cache(maxsize=256)
+def _compiled(pattern: str, flags: int) -> "regex.Pattern[str]":
+    return regex.compile(pattern, flags)
+
+
+def search(pattern: str, flags: int, method: str, args: tuple, seconds: float
+           ) -> tuple[Any, float]:
+    """One search of a user's pattern (`user_regex.run_search`): its result and CPU seconds."""
+    return user_regex.run_search(_compiled(pattern, flags), method, args, seconds)
+
+
+def render_chat_template(inputs: Any, time_limit: float) -> Any:
+    """All a chat template's own work (`chat.render_template`): text, spans, literals."""
+    from tokenizers_core.chat import render
+    return render.render_template(inputs, time_limit=time_limit)
+
+
+def parse_tokenizer(data: bytes, fmt: str, options: dict[str, Any]) -> bytes:
+    """An uploaded tokenizer file read (`app.uploads.parse`), pickled for the server."""
+    from ..uploads import parse
+    return pickle.dumps(parse(data, fmt, options), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+TASKS: dict[str, Callable[..., Any]] = {
+    "search": search,
+    "chat": render_chat_template,
+    "parse": parse_tokenizer,
+}
