@@ -26,9 +26,17 @@ from typing import Any, Callable
 
 import regex
 
-from tokenizers_core import user_regex
+from tokenizers_core import formats, user_regex
+from tokenizers_core.chat import render as chat_render
+from tokenizers_core.chat.sandbox import TemplateFailure
 
+from .. import uploads
 from . import supervisor
+
+# (imported here, so the fork server has them loaded before any child starts: a child's own
+# imports would count against its first task's budget; `formats` loads its readers on first use)
+for _reader in formats.FORMATS.values():
+    importlib.import_module(_reader)
 
 RECYCLE_BYTES = 512 * 2 ** 20      # a child this large after its work makes way for a fresh one
 LIFETIME_CPU = 3600                # the hard CPU limit of a child: it retires at half of it
@@ -66,7 +74,6 @@ def serve(conn: Any, server_pid: int) -> None:
 
 def _run(task: str, args: tuple) -> tuple | None:
     """The answer to one request; None when it ran out of memory."""
-    from tokenizers_core.chat.sandbox import TemplateFailure
     try:
         return ("ok", _task(task)(*args))
     except MemoryError:
@@ -106,14 +113,12 @@ def search(pattern: str, flags: int, method: str, args: tuple, seconds: float
 
 def render_chat_template(inputs: Any, time_limit: float) -> Any:
     """All a chat template's own work (`chat.render_template`): text, spans, literals."""
-    from tokenizers_core.chat import render
-    return render.render_template(inputs, time_limit=time_limit)
+    return chat_render.render_template(inputs, time_limit=time_limit)
 
 
 def parse_tokenizer(data: bytes, fmt: str, options: dict[str, Any]) -> bytes:
     """An uploaded tokenizer file read (`app.uploads.parse`), pickled for the server."""
-    from ..uploads import parse
-    return pickle.dumps(parse(data, fmt, options), protocol=pickle.HIGHEST_PROTOCOL)
+    return pickle.dumps(uploads.parse(data, fmt, options), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 TASKS: dict[str, Callable[..., Any]] = {

@@ -1,0 +1,111 @@
+"""The server's untrusted work goes through the sandbox: a chat template's render, an uploaded
+file's parse and an uploaded pipeline's regexes run in the sandbox's children, under their
+budgets, and what is stopped there is a 422 that says why, never a 500 or a stalled server."""
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.config import Settings
+from app.main import create_app
+from app.sandbox import Sandbox
+
+BERT = Path(__file__).resolve().parents[2] / "tokenizers_core" / "data"
+
+
+def _client(tmp_path: Path, **changes) -> TestClient:
+    settings = Settings(db_path=tmp_path / "store.sqlite3", max_text_chars=20_000,
+                        max_corpus_bytes=2_000_000, max_upload_bytes=2_000_000, regex_timeout=0.5)
+    return TestClient(create_app(dataclasses.replace(settings, **changes)))
+
+
+def _split_tokenizer_json(pattern: str, extra: int = 0) -> bytes:
+    """A word-level tokenizer.json whose pre-tokenizer is a Split with `pattern` (its own regex),
+    with `extra` more words in its vocabulary."""
+    vocab = {"[UNK]": 0, "a": 1, "b": 2, **{f"w{i}": 3 + i for i in range(extra)}}
+    return json.dumps({
+        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
+        "normalizer": None,
+        "pre_tokenizer": {"type": "Split", "pattern": {"Regex": pattern},
+                          "behavior": "Isolated", "invert": False},
+        "post_processor": None, "decoder": None,
+        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"}}).encode()
+
+
+CHAT = {"messages": [{"role": "user", "content": "Hi"}], "template_name": "chatml"}
+BIG = {"messages": [{"role": "user", "content": "Hi"}],
+       "template": "{% for m in messages %}{{ m.content * 400000 }}{% endfor %}"}   # 800,000 chars
+
+
+def test_a_chat_template_renders_in_a_child_under_its_memory_budget(tmp_path):
+    """With a budget too small for anything, every render is refused by the child's own
+    address-space limit: so the render did run there."""
+    with _client(tmp_path, sandbox_workers=1, sandbox_memory_mb=1) as client:
+        answer = client.post("/api/chat", json=BIG)
+        assert answer.status_code == 422, answer.text
+        assert "memory budget of 1 MB (TOKVIS_SANDBOX_MEMORY_MB)" in answer.json()["detail"]
+    with _client(tmp_path, sandbox_workers=1) as client:
+        answer = client.post("/api/chat", json=CHAT)
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["text"] == "<|im_start|>user\nHi<|im_end|>\n"
+        assert len(client.post("/api/chat", json=BIG).json()["text"]) == 800_000
+
+
+def test_an_uploaded_file_is_parsed_in_a_child_under_its_budget(tmp_path):
+    data = _split_tokenizer_json(r"\w+", extra=50_000)      # 50,000 words: MBs to build
+    with _client(tmp_path, sandbox_workers=1, sandbox_parse_memory_mb=1) as client:
+        answer = client.post("/api/tokenizers", files={"file": ("tokenizer.json", data)})
+        assert answer.status_code == 422, answer.text
+        assert "TOKVIS_SANDBOX_PARSE_MEMORY_MB" in answer.json()["detail"]
+        assert client.get("/api/tokenizers").status_code == 200
+    with _client(tmp_path, sandbox_workers=1) as client:
+        answer = client.post("/api/tokenizers", files={"file": ("tokenizer.json", data)})
+        assert answer.status_code == 201, answer.text
+        handle = answer.json()["tokenizer"]
+        encoded = client.post("/api/encode", json={"tokenizer": handle, "text": "ab a"})
+        assert encoded.json()["tokens"] == ["[UNK]", "[UNK]", "a"]
+
+
+def test_an_uploaded_pipelines_regex_runs_in_the_search_pool(tmp_path, monkeypatch):
+    searched = []
+    real = Sandbox.search
+
+    def spy(self, pattern, method, args, seconds):
+        searched.append(pattern.source)
+        return real(self, pattern, method, args, seconds)
+    monkeypatch.setattr(Sandbox, "search", spy)
+    with _client(tmp_path, sandbox_workers=1) as client:
+        handle = client.post("/api/tokenizers", files={
+            "file": ("tokenizer.json", _split_tokenizer_json(r"[ab]+| "))}).json()["tokenizer"]
+        encoded = client.post("/api/encode", json={"tokenizer": handle, "text": "ab ba"})
+        assert encoded.status_code == 200 and encoded.json()["offsets"] == [[0, 2], [2, 3], [3, 5]]
+        assert searched and set(searched) == {r"[ab]+| "}
+        # and a pattern that backtracks for ever is stopped there, with the usual message
+        searched.clear()
+        slow = client.post("/api/encode", json={"tokenizer": "regex", "pattern": "(a|a)*$",
+                                                "text": "a" * 40 + "!"})
+        assert slow.status_code == 422 and "(a|a)*$" in slow.json()["detail"]
+        assert searched == ["(a|a)*$"]
+        # the search pool is still there for the next request
+        again = client.post("/api/encode", json={"tokenizer": handle, "text": "ab"})
+        assert again.status_code == 200
+
+
+def test_without_the_sandbox_the_same_work_runs_here(tmp_path):
+    with _client(tmp_path, sandbox_workers=0, sandbox_memory_mb=1) as client:
+        assert client.post("/api/chat", json=CHAT).status_code == 200      # no limits here
+        assert client.post("/api/encode", json={"tokenizer": "regex", "pattern": r"\w+",
+                                                "text": "a b"}).json()["tokens"] == ["a", "b"]
+
+
+@pytest.mark.parametrize("variable", ["TOKVIS_SANDBOX_WORKERS"])
+def test_the_setting_reads_zero_as_off(monkeypatch, variable):
+    monkeypatch.setenv(variable, "0")
+    assert Settings.from_env().sandbox_workers == 0
+    monkeypatch.setenv(variable, "-1")
+    with pytest.raises(ValueError, match="at least 0"):
+        Settings.from_env()
