@@ -19,4 +19,14 @@ USER tokvis
 WORKDIR /home/tokvis
 EXPOSE 8000
 VOLUME ["/data"]
+# The server answers only the host names it is configured for (a DNS-rebinding page on another
+# domain gets 400): 127.0.0.1, localhost and [::1] always, which is what a browser on this
+# machine sends through `-p 8000:8000`. A deployment sets its own name(s) when it runs the image:
+#   docker run -e TOKVIS_ALLOWED_HOSTS="tokvis.example.org" ...
+# (space- or comma-separated; "*" answers every host, only behind a proxy that checks Host).
+ENV TOKVIS_ALLOWED_HOSTS=""
+# `tokvis serve` serves through app/serving.py: a connection that has not sent a request's line
+# and headers within TOKVIS_HEADER_TIMEOUT seconds is closed (slowloris); idle kept-alive ones
+# after 5 s.
+ENV TOKVIS_HEADER_TIMEOUT=10
 CMD ["tokvis", "serve", "--host", "0.0.0.0", "--port", "8000"]

@@ -5,8 +5,9 @@ TOKVIS_DB                 SQLite file of stored corpora and trained-tokeniser sp
 TOKVIS_MAX_TEXT_CHARS     longest text the visualiser and /api/encode accept (default 100000)
 TOKVIS_MAX_CORPUS_BYTES   largest corpus that can be stored or trained on (default 5 MB)
 TOKVIS_MAX_UPLOAD_BYTES   largest uploaded file (default 5 MB)
-TOKVIS_MAX_TOKENIZER_BYTES  largest uploaded tokenizer file, before and after gunzip (default 32 MB:
-                          Llama 4's tokenizer.json is 12 MB)
+TOKVIS_MAX_TOKENIZER_BYTES  largest uploaded tokenizer file, before and after gunzip, and a zip's
+                          files together once unzipped (default 32 MB: Llama 4's tokenizer.json
+                          is 12 MB); of a GGUF model, the first this many bytes are read
 TOKVIS_REGEX_TIMEOUT      seconds the user-supplied patterns may run in one encode (default 0.5): the
                           custom regex rule's, and an uploaded file's (Split, Replace, a ranks
                           file's pattern); past it the request answers 422 naming the pattern
@@ -55,7 +56,7 @@ TOKVIS_MAX_GGUF_UPLOAD_MB  largest GGUF model sent whole to a tokenizer upload (
                           JavaScript, curl): default 8192. Only its metadata prefix (up to
                           TOKVIS_MAX_TOKENIZER_BYTES) is read into memory; the rest passes through
                           the temporary directory while the request lasts (app/limits.py,
-                          `WholeModelUploads`)
+                          `BodyLimit`)
 """
 from __future__ import annotations
 
@@ -165,7 +166,9 @@ def allowed_hosts_from_env() -> tuple[str, ...]:
 
 
 def header_timeout_from_env() -> float:
-    """TOKVIS_HEADER_TIMEOUT: seconds a connection may take to send a request's head."""
+    """TOKVIS_HEADER_TIMEOUT: seconds a connection may take to send a request's head (read by
+    the server's HTTP protocol, app/serving.py, when uvicorn loads it: not a `Settings` field,
+    since the protocol runs before and outside the app)."""
     return _seconds("TOKVIS_HEADER_TIMEOUT", 10.0)
 
 
@@ -193,7 +196,6 @@ class Settings:
     # read from the environment even when a test builds Settings(...) itself (the tests' client
     # sends Host: testserver, which tests/conftest.py adds to TOKVIS_ALLOWED_HOSTS)
     allowed_hosts: tuple[str, ...] = field(default_factory=allowed_hosts_from_env)
-    header_timeout: float = field(default_factory=header_timeout_from_env)
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -218,5 +220,4 @@ class Settings:
             sandbox_parse_memory_mb=_int("TOKVIS_SANDBOX_PARSE_MEMORY_MB", 1024),
             max_gguf_upload_mb=_int("TOKVIS_MAX_GGUF_UPLOAD_MB", 8192),
             allowed_hosts=allowed_hosts_from_env(),
-            header_timeout=header_timeout_from_env(),
         )

@@ -20,7 +20,7 @@ from .embed import embed_mode
 from .jobs import ClientGone, Engine, QueueFull, current_request
 from .render import STATIC_DIR, render
 from .sandbox import Sandbox, SandboxBusy
-from .security import SecurityMiddleware, queued_work_refusal
+from .security import HostCheck, SecurityMiddleware, queued_work_refusal
 from .routers import analytics, api, compare, corpora, docs, tokenizers, visualiser, vocab
 from .routers import wordpiece
 from .routers import unigram
@@ -86,18 +86,17 @@ async def _lifespan(app: FastAPI):
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
+    body_limit = limits.body_limit(settings.max_corpus_bytes, settings.max_upload_bytes,
+                                   settings.max_tokenizer_bytes)
     app = FastAPI(lifespan=_lifespan, title="Tokenizer Visualiser",
                   description="Watch tokenisers work, step by step: BPE, WordPiece, Unigram and "
                               "real tokenisers (GPT-2, GPT-4, GPT-4o, BERT, SentencePiece).",
                   version="0.1.0", docs_url=None, redoc_url=None,
                   dependencies=[Depends(embed_mode)],
                   # one corpus limit for every way in: a multipart text field may be as large as
-                  # a corpus (Starlette's default stops it at 1 MB), and no body need be larger
-                  # than the largest corpus or file, escaped
-                  form_limits={"max_part_size": settings.max_corpus_bytes * 3},
-                  max_body_size=limits.body_limit(settings.max_corpus_bytes,
-                                                  settings.max_upload_bytes,
-                                                  settings.max_tokenizer_bytes))
+                  # a corpus (Starlette's default stops it at 1 MB); the body limit is
+                  # `limits.BodyLimit`, below
+                  form_limits={"max_part_size": settings.max_corpus_bytes * 3})
     app.state.settings = settings
     app.state.store = CorpusStore(settings.db_path, max_bytes=settings.max_store_mb * 10 ** 6)
     app.state.jobs = Engine(settings.db_path, workers=settings.job_workers,
@@ -138,7 +137,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(audit_mix.router)
 
     # outermost last: RequestContext (timing, HEAD, the request for jobs), then the headers and
-    # the cross-site check, then FastAPI's own
+    # the cross-site check, then the host check (400 for a host not in TOKVIS_ALLOWED_HOSTS: DNS
+    # rebinding), then the body limit, then FastAPI's own. No body need be larger than the
+    # largest corpus or file, escaped, but a GGUF model sent whole (the upload form without
+    # JavaScript), of which only the metadata prefix is kept
+    app.add_middleware(limits.BodyLimit, limit=body_limit,
+                       max_model_bytes=settings.max_gguf_upload_mb * 10 ** 6)
+    app.add_middleware(HostCheck, allowed_hosts=settings.allowed_hosts)
     app.add_middleware(SecurityMiddleware, frame_ancestors=settings.frame_ancestors)
     app.add_middleware(RequestContext)
 
@@ -146,7 +151,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def http_error(request: Request, exc: StarletteHTTPException):
         headers = dict(getattr(exc, "headers", None) or {})
         if exc.status_code == 405:          # every method the path takes, not one route's
-            headers["Allow"] = allowed_methods(app, request.scope) or headers.get("Allow", "")
+            headers["Allow"] = allowed_methods(app, request.scope, headers.get("Allow", ""))
         return error_response(request, exc.status_code, exc.detail, headers,
                               json=request.url.path.startswith("/static"))
 
@@ -220,16 +225,29 @@ def plain_message(exc: ValueError) -> str:
     return f"a number {digits}is too long: no count, size or id here has that many digits"
 
 
-def allowed_methods(app: FastAPI, scope: Scope) -> str:
-    """The methods the OpenAPI schema lists for this path (HEAD wherever GET is), for `Allow`.
-    (Starlette names only the first route that matched the path, and FastAPI's GET routes do
-    not list the HEAD that `RequestContext` answers.)"""
+def allowed_methods(app: FastAPI, scope: Scope, starlette_allow: str = "") -> str:
+    """The methods this path answers, for `Allow`: those the OpenAPI schema lists for the
+    templates that match it, the most specific template only (the one with the most literal
+    segments, as routers such as Go's ServeMux rank them), and HEAD wherever GET is.
+
+    So `/api/corpora/upload` answers POST alone, though `/api/corpora/{sha256}` (GET) matches
+    it too: "upload" is no sha256. (Starlette names only the first route that matched the path,
+    and FastAPI's GET routes do not list the HEAD that `RequestContext` answers. The schema,
+    not `app.routes`, because FastAPI keeps included routers' routes behind private types; for
+    a path the schema leaves out (/docs, /openapi.json, /static) Starlette's `Allow` is used.)"""
     path = scope.get("path", "")
-    methods: set[str] = set()
+    best, methods = -1, set[str]()
     for template, item in app.openapi()["paths"].items():
         pattern = "^" + re.sub(r"\\{[^/]+?\\}", "[^/]+", re.escape(template)) + "$"
-        if re.match(pattern, path):
+        if not re.match(pattern, path):
+            continue
+        literal = sum(1 for part in template.split("/") if part and "{" not in part)
+        if literal > best:
+            best, methods = literal, set()
+        if literal == best:
             methods |= {m.upper() for m in item}
+    if not methods:
+        methods = {m.strip().upper() for m in starlette_allow.split(",") if m.strip()}
     if "GET" in methods:
         methods.add("HEAD")
     return ", ".join(sorted(methods))

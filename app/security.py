@@ -25,13 +25,21 @@ from elsewhere (a top-level navigation) still works, as does any direct GET
 
 Errors: an exception no handler took is answered here, as a 500 with these headers (JSON
 `{"detail"}` under /api, else the error page), and raised on for the server's log.
+
+Hosts (`HostCheck`, DNS rebinding): only the hosts the server is configured for are answered,
+127.0.0.1, localhost, [::1] and what `TOKVIS_ALLOWED_HOSTS` adds; any other Host gets 400. A
+page on evil.example whose DNS name is rebound to 127.0.0.1 sends `Host: evil.example:8000`
+(and a matching Origin, so the cross-site check alone would let it through): it reads and writes
+nothing.
 """
 from __future__ import annotations
 
 from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers, MutableHeaders
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS", "TRACE"}
@@ -180,3 +188,76 @@ class SecurityMiddleware:
         from .render import render
         return render(Request(scope, receive), "error.html", {"status": 403, "message": message},
                       status_code=403)
+
+
+# ---- hosts (DNS rebinding) -------------------------------------------------------------------------
+ADMITTED = "tokvis.host_admitted"       # scope key: the host check let this request through
+
+
+def host_refusal(host: str | None) -> str:
+    """What a request for a host this server does not answer for is told.
+
+    >>> host_refusal("evil.example:8000")[:62]
+    "this server does not answer for the host 'evil.example:8000'. "
+    """
+    if not host:
+        return ("the request has no Host header; this server answers only for the hosts set in "
+                "TOKVIS_ALLOWED_HOSTS (and 127.0.0.1, localhost, [::1])")
+    return (f"this server does not answer for the host {host[:100]!r}. If it is meant to be "
+            "reached by that name, add the name to TOKVIS_ALLOWED_HOSTS (space- or "
+            "comma-separated; 127.0.0.1, localhost and [::1] are always allowed)")
+
+
+class HostCheck(TrustedHostMiddleware):
+    """400 for a request whose Host is not one of `allowed_hosts` (`config.host_patterns`).
+
+    Starlette's TrustedHostMiddleware decides, unchanged: it is the well-kept part. Its Host
+    parser (`starlette._utils.parse_host_header`, read in Starlette 1.10) drops the port and
+    keeps an IPv6 literal's brackets, so `localhost:8000` is `localhost` and `[::1]:8000` is
+    `[::1]` (older Starlettes split at the first colon, which made the latter `[`: the tests
+    pin it); a missing or malformed Host is refused; `*.example.org` matches the subdomains.
+    This thin subclass puts right what it gets wrong for us, around its `__call__`:
+    - its refusal is a bare "Invalid host header"; ours names the host and the setting to
+      change, as `{"detail": ...}` under /api and as plain text elsewhere;
+    - it would redirect example.org to www.example.org when only the latter is allowed
+      (`www_redirect`): off, a host not listed is refused;
+    - it checks the patterns with `assert` (gone under `python -O`): `config.host_patterns`
+      checks them first, with a ValueError naming TOKVIS_ALLOWED_HOSTS.
+    """
+
+    def __init__(self, app: ASGIApp, allowed_hosts: tuple[str, ...]) -> None:
+        super().__init__(_Admit(app), allowed_hosts=list(allowed_hosts), www_redirect=False)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        refused = False
+
+        async def explained(message: Message) -> None:
+            nonlocal refused
+            if message["type"] == "http.response.start" and not scope.get(ADMITTED):
+                refused = True          # Starlette's own 400: ours goes instead
+                await self.refusal(scope)(scope, receive, send)
+            elif not refused:
+                await send(message)
+
+        await super().__call__(scope, receive, explained)
+
+    @staticmethod
+    def refusal(scope: Scope) -> Response:
+        message = host_refusal(Headers(scope=scope).get("host"))
+        if scope["path"].startswith("/api"):
+            return JSONResponse({"detail": message}, status_code=400)
+        return PlainTextResponse(message, status_code=400)
+
+
+class _Admit:
+    """The app behind the host check, marking the requests it let through."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope[ADMITTED] = True
+        await self.app(scope, receive, send)

@@ -73,15 +73,21 @@ async def read_tokenizer_file(upload: UploadFile, limit: int) -> bytes:
 
 def _unpacked(data: bytes, limit: int) -> bytes:
     """`data` gunzipped; a zip is unzipped once to check its size against the limit too
-    (TooLarge), and reading it later says what else may be wrong with it."""
+    (TooLarge): the files either zip reader takes (a model folder's tokenizer.json, config and
+    templates; vocab.json + merges.txt, which it finds by another rule) may not unzip to more
+    than `limit` together, TOKVIS_MAX_TOKENIZER_BYTES as the README says (the readers' own
+    64 MiB cap is the library's, for files on disk). Reading it later says what else may be
+    wrong with it."""
+    from tokenizers_core.formats import model_folder
     data = formats.gunzip(data, limit)
     if data.startswith(formats.ZIP_MAGIC):
-        try:
-            vocab_merges.read_zip(data, limit)
-        except formats.TooLarge:
-            raise
-        except ValueError:
-            pass
+        for read_zip in (model_folder.read_zip, vocab_merges.read_zip):
+            try:
+                read_zip(data, limit)
+            except formats.TooLarge:
+                raise
+            except ValueError:
+                pass
     return data
 
 

@@ -18,6 +18,13 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings as hypothesis_settings
 
+# FastAPI's TestClient sends `Host: testserver`, and the server answers only the hosts it is
+# configured for (app/security.py, `HostCheck`: 127.0.0.1, localhost, [::1] and what
+# TOKVIS_ALLOWED_HOSTS adds). Set here, at import, before any test imports the app: `Settings`
+# reads it even when a test builds `Settings(...)` itself, and the uvicorn servers the tests
+# start inherit it.
+os.environ.setdefault("TOKVIS_ALLOWED_HOSTS", "testserver")
+
 # No example database in the working tree, and no per-example deadline: CI machines are shared
 # and a slow example is not a wrong one. Under CI the examples are derandomised, so a run is
 # reproducible; locally each run explores new ones.
@@ -125,6 +132,9 @@ def isolated_client(tmp_path_factory):
         yield c
 
 
+HTTP_PROTOCOL = "app.serving:HeaderTimeoutProtocol"     # uvicorn's --http
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -133,12 +143,13 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def server_url(data_dir):
-    """A real uvicorn serving the app on 127.0.0.1 and a free port."""
+    """A real uvicorn serving the app on 127.0.0.1 and a free port, through the protocol that
+    closes a connection whose request head is late (as `make run` and `tokvis serve` do)."""
     port = _free_port()
     env = {**os.environ, "TOKVIS_DB": str(data_dir / "server.sqlite3")}
     proc = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
-         "--port", str(port), "--log-level", "warning"],
+         "--port", str(port), "--log-level", "warning", "--http", HTTP_PROTOCOL],
         cwd=ROOT, env=env)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30

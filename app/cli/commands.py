@@ -134,12 +134,15 @@ def serve(args: argparse.Namespace) -> int:
         raise ValueError(f"--limit-concurrency must be at least 1, got {args.limit_concurrency}")
     import uvicorn
     bounds = uvicorn_bounds(args.limit_concurrency)
+    # uvicorn's h11 protocol with a deadline for a request's head (TOKVIS_HEADER_TIMEOUT): a
+    # connection that sends its headers a byte at a time is closed (app/serving.py)
+    from app.serving import HeaderTimeoutProtocol  # a bad TOKVIS_HEADER_TIMEOUT fails here
     if args.workers == 1:
         from app.main import app                   # a bad setting fails here, as one line
-        uvicorn.run(app, host=args.host, port=args.port, **bounds)
+        uvicorn.run(app, host=args.host, port=args.port, http=HeaderTimeoutProtocol, **bounds)
     else:
         uvicorn.run("app.main:app", host=args.host, port=args.port, workers=args.workers,
-                    **bounds)
+                    http="app.serving:HeaderTimeoutProtocol", **bounds)
     return 0
 
 

@@ -23,6 +23,13 @@ async def upload_corpus_api(request: Request, file: UploadFile = File(...)) -> d
     return corpus_summary(store_corpus(request, text), text)
 
 
+@router.get("/api/corpora/upload", include_in_schema=False)
+def upload_corpus_api_get() -> None:
+    """405 (`Allow: POST`): the upload path takes POST only. Without this route the API's
+    `GET /api/corpora/{sha256}` would take "upload" for a sha256 and answer 404."""
+    raise HTTPException(405, "this path takes POST only: the file to store as a corpus")
+
+
 def _page(request: Request, status: int = 200, **ctx: Any) -> HTMLResponse:
     ctx.setdefault("error", None)
     ctx.setdefault("text", "")

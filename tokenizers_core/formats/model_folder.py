@@ -62,10 +62,31 @@ def holds_tokenizer_json(paths: list[str]) -> bool:
 def load_bytes(data: bytes, *, name: str = "", **options: Any) -> Any:
     """A `Tokenizer`, its `tokenizer_config` kept, from a zip of a model folder."""
     _no_options(options)
+    return load_files(read_zip(data), name=name)
+
+
+def read_zip(data: bytes, limit: int | None = None) -> dict[str, bytes]:
+    """The files of a zipped model folder that we read, by `file_key`, never more than `limit`
+    bytes together once unzipped (TooLarge; `MAX_BYTES` when None, the web upload passes
+    TOKVIS_MAX_TOKENIZER_BYTES).
+    Files we do not read (the weights) are not unzipped, whatever their size.
+
+    >>> import io, zipfile
+    >>> out = io.BytesIO()
+    >>> with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+    ...     zf.writestr("m/tokenizer.json", "{}" + " " * 1000)
+    ...     zf.writestr("m/model.safetensors", bytes(5000))
+    >>> sorted(read_zip(out.getvalue()))
+    ['tokenizer.json']
+    >>> read_zip(out.getvalue(), limit=500)
+    Traceback (most recent call last):
+    ...
+    tokenizers_core.formats.files.TooLarge: the zip's files unzip to more than 500 bytes
+    """
     archive, members = zip_files(data)
     chosen = _chosen({i.filename: i for i in members})
-    files = dict(zip(chosen, read_zip_members(archive, list(chosen.values()), MAX_BYTES)))
-    return load_files(files, name=name)
+    cap = MAX_BYTES if limit is None else limit
+    return dict(zip(chosen, read_zip_members(archive, list(chosen.values()), cap)))
 
 
 def load_folder(path: str, name: str = "") -> Any:
