@@ -34,7 +34,7 @@ def main() -> None:
     tmp = tempfile.mkdtemp()
     settings = Settings(db_path=Path(tmp) / "bench.sqlite3", max_text_chars=100_000,
                         max_corpus_bytes=5_000_000, max_upload_bytes=5_000_000, regex_timeout=0.5)
-    client = TestClient(create_app(settings))
+    client = TestClient(create_app(settings), base_url="http://127.0.0.1")
     text = two_kb_text()
     print(f"POST /api/encode, {len(text.encode())} bytes of botchan, {REQUESTS} requests each")
     print(f"{'tokenizer':<26}{'tokens':>8}{'median ms':>12}{'p95 ms':>10}")

@@ -82,7 +82,7 @@ def main() -> None:
         settings = Settings(db_path=Path(tmp) / "bench.sqlite3", max_text_chars=100_000,
                             max_corpus_bytes=5_000_000, max_upload_bytes=5_000_000,
                             regex_timeout=0.5)
-        with TestClient(create_app(settings)) as client:
+        with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
             def upload(data: bytes):
                 return client.post("/api/tokenizers", files={"file": ("tokenizer.json", data)})
 

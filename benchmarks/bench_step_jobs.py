@@ -62,7 +62,7 @@ def main() -> None:
     app = create_app(Settings(db_path=Path(tempfile.mkdtemp()) / "bench.sqlite3",
                               max_text_chars=100_000, max_corpus_bytes=6_000_000,
                               max_upload_bytes=6_000_000, regex_timeout=0.5))
-    client = TestClient(app)
+    client = TestClient(app, base_url="http://127.0.0.1")
     engine = app.state.jobs
     digest = app.state.store.put(text)
     words = random_corpus(590_000, seed=11)

@@ -23,7 +23,7 @@ from app.main import create_app  # noqa: E402
 def main() -> None:
     settings = Settings(db_path=Path(tempfile.mkdtemp()) / "bench.sqlite3", max_text_chars=1000,
                         max_corpus_bytes=100_000, max_upload_bytes=100_000, regex_timeout=0.5)
-    client = TestClient(create_app(settings))
+    client = TestClient(create_app(settings), base_url="http://127.0.0.1")
     for visit in ("first", "second"):
         t0 = time.perf_counter()
         r = client.get("/tax")

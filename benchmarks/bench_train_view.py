@@ -45,7 +45,7 @@ def main() -> None:
     app = create_app(Settings(db_path=tmp / "bench.sqlite3", max_text_chars=100_000,
                               max_corpus_bytes=5_000_000, max_upload_bytes=5_000_000,
                               regex_timeout=0.5))
-    client = TestClient(app)
+    client = TestClient(app, base_url="http://127.0.0.1")
     digest = app.state.store.put(english_1mb())
     if args.family == "bpe":
         vocab = args.vocab or 4000

@@ -79,7 +79,7 @@ def page_times() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["TOKVIS_DB"] = str(Path(tmp) / "bench.sqlite3")
         from app.main import create_app
-        with TestClient(create_app()) as client:
+        with TestClient(create_app(), base_url="http://127.0.0.1") as client:
             print("/vocab/diff (TestClient)                                 wall     cpu")
             for label, params in [
                     ("cl100k_base vs o200k_base, cold", {"a": "cl100k_base", "b": "o200k_base"}),

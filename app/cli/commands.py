@@ -150,11 +150,11 @@ LIMIT_CONCURRENCY = 500      # open connections (and requests) per worker
 
 
 def uvicorn_bounds(limit_concurrency: int = LIMIT_CONCURRENCY) -> dict[str, int]:
-    """What uvicorn offers against clients that hold connections open. It has no timeout for
-    reading a request's headers (a socket that sends a byte a minute stays open), so: idle
-    keep-alive connections close after 5 s, a request's headers may not exceed 16 KiB while
-    incomplete, and past `limit_concurrency` connections new ones get 503 instead of
-    exhausting the worker's file descriptors. (The Makefile's `run` line says the same.)"""
+    """What uvicorn offers against clients that hold connections open, beside the header-read
+    timeout of our own protocol (`app.serving`, which uvicorn lacks): idle keep-alive
+    connections close after 5 s, a request's headers may not exceed 16 KiB while incomplete,
+    and past `limit_concurrency` connections new ones get 503 instead of exhausting the
+    worker's file descriptors. (The Makefile's `run` line says the same.)"""
     return {"timeout_keep_alive": 5, "limit_concurrency": limit_concurrency,
             "h11_max_incomplete_event_size": 16 * 1024}
 

@@ -186,7 +186,7 @@ def test_pythons_own_refusal_of_long_numbers_is_said_plainly():
 
 
 def test_serve_bounds_connections(monkeypatch):
-    """uvicorn has no header-read timeout; `tokvis serve` sets what it has."""
+    """`tokvis serve` sets uvicorn's own bounds (the header-read timeout is app.serving's)."""
     import uvicorn
     from app.cli import main
     seen = {}
