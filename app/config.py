@@ -8,7 +8,7 @@ TOKVIS_MAX_UPLOAD_BYTES   largest uploaded file (default 5 MB)
 TOKVIS_MAX_TOKENIZER_BYTES  largest uploaded tokenizer file, before and after gunzip, and a zip's
                           files together once unzipped (default 32 MB: Llama 4's tokenizer.json
                           is 12 MB); of a GGUF model, the first this many bytes are read
-TOKVIS_REGEX_TIMEOUT      seconds the user-supplied patterns may run in one encode (default 0.5): the
+TOKVIS_REGEX_TIMEOUT      CPU seconds the user-supplied patterns may use in one encode (default 0.5): the
                           custom regex rule's, and an uploaded file's (Split, Replace, a ranks
                           file's pattern); past it the request answers 422 naming the pattern
 TOKVIS_JOB_WORKERS        trainings run at once, across all server processes (default 2)
@@ -36,8 +36,8 @@ TOKVIS_SANDBOX_CPU_SECONDS  CPU seconds one chat template's render may use in it
 TOKVIS_SANDBOX_MEMORY_MB  address space one chat template's render may add (default 256)
 TOKVIS_SANDBOX_PARSE_SECONDS  CPU seconds the parse of one uploaded file may use (default 5; Llama 4's
                           tokenizer.json takes about 1 s); past it the upload is refused with 422
-TOKVIS_SANDBOX_PARSE_MEMORY_MB  address space the parse of one uploaded file may add (default 1024;
-                          Llama 4's takes about 370)
+TOKVIS_SANDBOX_PARSE_MEMORY_MB  address space the parse of one uploaded file may add (default 512;
+                          Llama 4's tokenizer.json fits in 384)
 TOKVIS_FRAME_ANCESTORS    who may show the pages in a frame: CSP frame-ancestors sources,
                           space-separated (default 'self'; e.g. "'self' https://course.example")
 TOKVIS_ALLOWED_HOSTS      host names the server answers for, besides 127.0.0.1, localhost and
@@ -191,7 +191,7 @@ class Settings:
     sandbox_cpu_seconds: int = 4
     sandbox_memory_mb: int = 256
     sandbox_parse_seconds: int = 5
-    sandbox_parse_memory_mb: int = 1024
+    sandbox_parse_memory_mb: int = 512
     max_gguf_upload_mb: int = 8192
     # read from the environment even when a test builds Settings(...) itself (the tests' client
     # sends Host: testserver, which tests/conftest.py adds to TOKVIS_ALLOWED_HOSTS)
@@ -217,7 +217,7 @@ class Settings:
             sandbox_cpu_seconds=_int("TOKVIS_SANDBOX_CPU_SECONDS", 4),
             sandbox_memory_mb=_int("TOKVIS_SANDBOX_MEMORY_MB", 256),
             sandbox_parse_seconds=_int("TOKVIS_SANDBOX_PARSE_SECONDS", 5),
-            sandbox_parse_memory_mb=_int("TOKVIS_SANDBOX_PARSE_MEMORY_MB", 1024),
+            sandbox_parse_memory_mb=_int("TOKVIS_SANDBOX_PARSE_MEMORY_MB", 512),
             max_gguf_upload_mb=_int("TOKVIS_MAX_GGUF_UPLOAD_MB", 8192),
             allowed_hosts=allowed_hosts_from_env(),
         )
