@@ -20,7 +20,9 @@ def visible(text: str) -> str:
     >>> visible("a b\\n\\tc\\u200b")
     'a·b↵→c⟨U+200B⟩'
     """
-    if text.isascii() and text.isprintable():   # the common case: only spaces to show
+    # str.isprintable is False exactly for the categories below and for \n \t \r, except the
+    # space: printable text (any script, and the byte-level alphabet) has only spaces to show.
+    if text.isprintable():
         return text.replace(" ", "·")
     out = []
     for c in text:
@@ -311,23 +313,33 @@ def word_spans(text: str, enc: tc.Encoding) -> dict[int, tuple[int, int]]:
 def link_word(text: str, span: tuple[int, int], token: tuple[int, int]) -> str:
     """The word a chip's "how was it built?" link steps through: its pre-tokenised word, or,
     when that is long (SentencePiece has no pre-tokeniser: the whole text is one piece), the
-    whitespace-delimited word around the token, with the space before it.
+    whitespace-delimited word around the token, with the space before it, in at most
+    MAX_LINK_WORD characters that keep the token whole. The walks to the word's ends stop at
+    that window, so a chip costs the same in a word of 100,000 characters as in a short one.
 
     >>> link_word("the cats sat", (0, 12), (5, 8))
     'the cats sat'
     >>> text = "a " * 40 + "cats sat"
     >>> link_word(text, (0, len(text)), (81, 84))
     ' cats'
+
+    In a word longer than the window, the window ends where the token ends:
+
+    >>> word = "abcdefghij" * 10
+    >>> link_word(word, (0, 100), (90, 93)) == word[93 - MAX_LINK_WORD:93]
+    True
     """
     ws, we = span
     if we - ws <= MAX_LINK_WORD:
         return text[ws:we]
     s, e = token
-    while s > ws and not text[s - 1].isspace():
+    first = max(ws, e - MAX_LINK_WORD)        # the window keeps the token whole
+    while s > first and not text[s - 1].isspace():
         s -= 1
-    if s > ws and text[s - 1] == " ":
+    if s > first and text[s - 1] == " ":
         s -= 1
-    while e < we and not text[e].isspace():
+    last = min(we, s + MAX_LINK_WORD)
+    while e < last and not text[e].isspace():
         e += 1
     return text[s:min(e, s + MAX_LINK_WORD)]
 

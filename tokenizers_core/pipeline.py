@@ -183,8 +183,8 @@ class Tokenizer:
         enc = processors.post_process(processor, first, second, add_special_tokens)
         if trace is not None:
             trace.append(PostProcessStep(
-                tokens=tuple((t.value, t.id, t.offsets[0], t.offsets[1], t.special)
-                             for t in enc.token_list()),
+                tokens=tuple(zip(enc.tokens, enc.ids, (s for s, _ in enc.offsets),
+                                 (e for _, e in enc.offsets), map(bool, enc.special_tokens_mask))),
                 processor=describe(processor if add_special_tokens else None)))
         if self.padding is not None and padded:
             self._pad(self.padding, enc, trace)

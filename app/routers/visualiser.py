@@ -103,11 +103,15 @@ def _page(request: Request, text: str, tokenizer: str | None, pattern: str,
         message, status = bad_input(exc)
         ctx = {"error": message}
     settings_only = _settings(name, pattern, options)
-    link = url_with("/", {"text": text, **settings_only}) if text != DEFAULT_TEXT \
-        else url_with("/", settings_only)
     if stored is not None:
         link = url_with("/", {"stored": stored, **settings_only})
-    permalink = link if len(link) <= MAX_PERMALINK else None
+    elif text == DEFAULT_TEXT:
+        link = url_with("/", settings_only)
+    elif len(text) <= MAX_PERMALINK:    # else its URL is longer still: not worth quoting it
+        link = url_with("/", {"text": text, **settings_only})
+    else:
+        link = None
+    permalink = link if link is not None and len(link) <= MAX_PERMALINK else None
     ctx.update(text=text, cut=cut, max_chars=limit, tokenizer=name, pattern=pattern,
                show_ids=options["ids"], raw=options["raw"], special=options["special"],
                bos=options["bos"], budget_typed=options["budget"], ids_typed=options["decode"],
