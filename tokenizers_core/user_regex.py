@@ -154,9 +154,10 @@ def match_spans(compiled: "regex.Pattern[str] | TimedPattern", text: str,
 # turns a legitimate search into an error. The `regex` module's own `timeout=` reads the wall
 # clock; it is passed a generous multiple of the CPU time left (WALL_FACTOR, plus WALL_SLACK
 # seconds) as the backstop that actually stops a runaway search, and the CPU time is checked
-# after every search.
-WALL_FACTOR = 4.0
-WALL_SLACK = 0.5
+# after every search. In a process of its own (a sandboxed child: no other thread waits for the
+# interpreter) the wall clock is close to the CPU time, and a tighter backstop does.
+WALL_FACTOR, WALL_SLACK = 10.0, 1.0
+CHILD_WALL_FACTOR, CHILD_WALL_SLACK = 2.0, 0.25
 
 # seconds of CPU spent so far by timed searches in the current `shared_budget()`, or None
 _SPENT: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar("regex_spent",
@@ -192,10 +193,12 @@ def shared_budget() -> Iterator[None]:
         _SPENT.reset(token)
 
 
-def run_search(compiled: "regex.Pattern[str]", method: str, args: tuple, seconds: float
+def run_search(compiled: "regex.Pattern[str]", method: str, args: tuple, seconds: float,
+               wall_factor: float = WALL_FACTOR, wall_slack: float = WALL_SLACK
                ) -> tuple[Any, float]:
     """One search `method` ("finditer", "findall", "search" or "sub") of `compiled` with `args`,
     stopped once it has used `seconds` of CPU time (TimeoutError): `(result, cpu_seconds)`.
+    The search itself is stopped after `seconds * wall_factor + wall_slack` of wall clock.
     `finditer` and `search` give `Match` values (plain data: they pickle, so a sandboxed child
     can send them back).
 
@@ -203,7 +206,7 @@ def run_search(compiled: "regex.Pattern[str]", method: str, args: tuple, seconds
     [Match((1, 2)), Match((3, 5))]
     """
     start = time.thread_time()
-    wall = seconds * WALL_FACTOR + WALL_SLACK
+    wall = seconds * wall_factor + wall_slack
     if method == "sub":
         repl, text, count = args
         result: Any = compiled.sub(repl, text, count, timeout=wall)

@@ -90,7 +90,7 @@ class Sandbox:
         """One timed search in the search pool: `(result, cpu_seconds)` (`user_regex.Runner`)."""
         # the search stops itself (user_regex.run_search's backstop); the child's own CPU limit
         # and the wall-clock kill are only there for what it cannot stop
-        backstop = seconds * user_regex.WALL_FACTOR + user_regex.WALL_SLACK
+        backstop = seconds * user_regex.CHILD_WALL_FACTOR + user_regex.CHILD_WALL_SLACK
         budget = Budget(math.ceil(backstop) + 1, SEARCH_MEMORY_MB, backstop + 2,
                         "TOKVIS_REGEX_TIMEOUT", "its fixed search budget")
         compiled = pattern.compiled
