@@ -42,21 +42,23 @@ import regex
 
 from ..hf_regex import find_spans
 from ..normalized import NormalizedString
-from .aligned import _apply_edits, _checked, _map_chars, _Normalizer, _same_length
+from .aligned import (FLOOR, GROWTH, NormalizedTooLong, _apply_edits, _checked, _map_chars,
+                      _Normalizer, _same_length, check_length, max_length)
 from .unicode_forms import form_edits
 
 __all__ = [
     "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents", "Strip", "Replace",
-    "BertNormalizer", "Prepend", "Sequence",
+    "BertNormalizer", "Prepend", "Sequence", "NormalizedTooLong", "GROWTH", "FLOOR",
+    "max_length", "check_length",
 ]
 
 
 # ---- Unicode normal forms (the aligned edits: unicode_forms.py) -------------------------
-def _normalize_form(ns: NormalizedString, form: str) -> NormalizedString:
+def _normalize_form(ns: NormalizedString, form: str, by: Any) -> NormalizedString:
     text = _checked(ns).normalized
     if text.isascii() or unicodedata.is_normalized(form, text):
         return ns                                   # the fast path: nothing to do
-    return _apply_edits(ns, form_edits(form, text))
+    return _apply_edits(ns, form_edits(form, text), by=by)    # at most 18 times longer
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,7 @@ class NFC(_Normalizer):
     """
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
-        return _normalize_form(ns, "NFC")
+        return _normalize_form(ns, "NFC", self)
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ class NFD(_Normalizer):
     """
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
-        return _normalize_form(ns, "NFD")
+        return _normalize_form(ns, "NFD", self)
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,7 @@ class NFKC(_Normalizer):
     """
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
-        return _normalize_form(ns, "NFKC")
+        return _normalize_form(ns, "NFKC", self)
 
 
 @dataclass(frozen=True)
@@ -104,7 +106,7 @@ class NFKD(_Normalizer):
     """
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
-        return _normalize_form(ns, "NFKD")
+        return _normalize_form(ns, "NFKD", self)
 
 
 # ---- lowercase and accents ----------------------------------------------------------------
@@ -142,7 +144,8 @@ class Lowercase(_Normalizer):
             return ns
         if len(lowered) == len(text) and "\u03a3" not in text:
             return _same_length(ns, lowered)           # the common case: one for one
-        return _map_chars(_same_length(ns, _lower_bulk(text)), _LOWER_ONE_BY_ONE, str.lower)
+        return _map_chars(_same_length(ns, _lower_bulk(text)), _LOWER_ONE_BY_ONE, str.lower,
+                          by=self)
 
 
 # Hugging Face strips accents with two different predicates, which we follow:
@@ -337,11 +340,15 @@ class Replace(_Normalizer):
         if isinstance(self.pattern, str) and len(self.pattern) == 1 == n:
             # one character for another: each keeps its own span (the common " " -> "▁")
             return _same_length(ns, text.replace(self.pattern, self.content))
+        # The matches first: their number gives the length of the result, which must stay
+        # within the bound (see `max_length`) before anything longer is built.
+        spans = list(self._matches(text))
+        check_length(self, ns, len(text) + sum(n - (end - start) for start, end in spans))
         # Offsets, as Hugging Face's NormalizedString::replace: each replacement character
         # comes from the last matched character (the one before an empty match).
         return _apply_edits(ns, [(start, end, self.content,
                                   [max(end - 1, 0)] * n if end > 0 else None)
-                                 for start, end in self._matches(text)])
+                                 for start, end in spans])
 
 
 _EMPTY = regex.compile("")
@@ -396,11 +403,11 @@ def _clean_text(ns: NormalizedString) -> NormalizedString:
     return _map_chars(ns, _CLEAN_CANDIDATES, _clean_char)
 
 
-def _space_cjk(ns: NormalizedString) -> NormalizedString:
+def _space_cjk(ns: NormalizedString, by: Any = None) -> NormalizedString:
     """Put a space on each side of every CJK ideograph; all three characters map to it."""
     if ns.normalized.isascii():
         return ns
-    return _map_chars(ns, _CJK, lambda c: f" {c} ")
+    return _map_chars(ns, _CJK, lambda c: f" {c} ", by=by)
 
 
 @dataclass(frozen=True)
@@ -454,14 +461,16 @@ class BertNormalizer(_Normalizer):
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
         _checked(ns)
+        given = ns
         if self.clean_text:
             ns = _clean_text(ns)
         if self.handle_chinese_chars:
-            ns = _space_cjk(ns)
+            ns = _space_cjk(ns, by=self)               # 3 characters for each ideograph
         if self.strips_accents:
             ns = _drop_marks(NFD().normalize(ns), _is_nonspacing_mark)
         if self.lowercase:
             ns = Lowercase().normalize(ns)
+        check_length(self, given, len(ns))
         return ns
 
 
@@ -488,15 +497,25 @@ class Prepend(_Normalizer):
         return {"type": "Prepend", "prepend": self.prepend}
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
-        return _checked(ns).prepend(self.prepend) if len(ns) else ns
+        if not len(_checked(ns)):
+            return ns
+        check_length(self, ns, len(ns) + len(self.prepend))
+        return ns.prepend(self.prepend)
 
 
 @dataclass(frozen=True)
 class Sequence(_Normalizer):
-    """Apply normalisers one after the other; alignments compose.
+    """Apply normalisers one after the other; alignments compose. The text may grow to
+    `max_length` of the text the Sequence was given, over the whole chain: each member that
+    can grow a text checks before it builds, and the length is checked after each member (so
+    a member of any kind is bounded too); a failure names the member.
 
     >>> Sequence([NFD(), StripAccents(), Lowercase()]).normalize_str("Ünïcödé")
     'unicode'
+    >>> Sequence([Replace("a", "aa")] * 20).normalize_str("aaaa")
+    Traceback (most recent call last):
+    ...
+    tokenizers_core.normalizers.aligned.NormalizedTooLong: the normalizer Replace('a' -> 'aa'), member 15 of the Sequence, would make this 4-character text 131,072 characters long; a normalizer may make a text at most 20 times longer (or 100,000 characters)
     """
 
     normalizers: tuple[Any, ...] = field(default=())
@@ -521,9 +540,13 @@ class Sequence(_Normalizer):
         return {"type": "Sequence", "normalizers": [hf_config_of(n) for n in self.normalizers]}
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
-        _checked(ns)
-        for normalizer in self.normalizers:
-            ns = normalizer.normalize(ns)
+        given = _checked(ns)
+        for member, normalizer in enumerate(self.normalizers, 1):
+            try:
+                ns = normalizer.normalize(ns)
+                check_length(normalizer, given, len(ns))
+            except NormalizedTooLong as err:
+                raise err.within(member) from None
         return ns
 
 

@@ -29,7 +29,7 @@ from ..hf_regex import compile_hf
 from ..normalized import NormalizedString
 from . import (NFC, NFD, NFKC, NFKD, BertNormalizer, Lowercase, Prepend, Replace, Sequence, Strip,
                StripAccents)
-from .aligned import _alignments, _checked, _Normalizer, _same_length
+from .aligned import _alignments, _checked, _Normalizer, _same_length, check_length, max_length
 from .sentencepiece import PrecompiledCharsMap
 
 __all__ = ["ByteLevel", "Nmt", "Precompiled", "from_hf_config", "hf_transform"]
@@ -145,8 +145,13 @@ class Precompiled(_Normalizer):
         single = {c: self.transform(c) for c in starters}
         edits: list[tuple[int, int, str]] = []       # (start, end, replacement), in order
         pos = 0
+        # An uploaded charsmap may map a character to a long string: the length the edits
+        # give is counted as they are found, and checked against the bound at each cluster
+        # that grows the text (the replacements themselves are shared, not copied).
+        length, limit = len(text), max_length(ns)
         for grapheme in _GRAPHEME.findall(text):
             n = len(grapheme)
+            found = len(edits)
             if n == 1:
                 if grapheme in starters and (norm := single[grapheme]) is not None:
                     edits.append((pos, pos + 1, norm))
@@ -159,6 +164,10 @@ class Precompiled(_Normalizer):
                 else:
                     edits.extend((i, i + 1, single[c]) for i, c in enumerate(grapheme, pos)
                                  if c in starters and single[c] is not None)
+            if len(edits) > found:
+                length += sum(len(out) - (end - start) for start, end, out in edits[found:])
+                if length > limit:
+                    check_length(self, ns, length)
             pos += n
         if not edits:
             return ns
@@ -266,7 +275,11 @@ class ByteLevel(_Normalizer):
     """
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
-        return to_byte_level(_checked(ns)) if len(ns) else ns
+        if not len(_checked(ns)):
+            return ns
+        if not ns.normalized.isascii():              # 1 to 4 characters each
+            check_length(self, ns, len(ns.normalized.encode("utf-8", "surrogatepass")))
+        return to_byte_level(ns)
 
 
 # ---- Hugging Face's tokenizer.json ------------------------------------------------------------

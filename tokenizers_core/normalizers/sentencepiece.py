@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..normalized import NormalizedString
+from .aligned import FLOOR, GROWTH, check_length
 
 # ---- the precompiled character map (darts-clone double array) ------------------------------------
 _MISSING: Any = object()
@@ -313,8 +314,13 @@ class SentencePieceNormalizer:
         return "".join(out for _s, _e, out in self._segments(text))
 
     def _segments(self, text: str) -> list[tuple[int, int, str]]:
-        """The rewrite as (start, end, output) segments covering `text` in order."""
+        """The rewrite as (start, end, output) segments covering `text` in order. A charsmap
+        may map a character to a long string: the output is counted as it is made, and refused
+        (`NormalizedTooLong`) once it would pass the bound (`aligned.max_length`)."""
         n = len(text)
+        limit = max(GROWTH * n, FLOOR)
+        grown = 0                                # output characters minus input ones so far
+        prefix = 1 if self.add_dummy_prefix else 0     # the "▁" to come
         space = SPACE_SYMBOL if self.escape_whitespaces else " "
         segments: list[list[Any]] = []           # [start, end, output]
         i = 0
@@ -357,6 +363,9 @@ class SentencePieceNormalizer:
             if not self.remove_extra_whitespaces:
                 is_prev_space = False
             segments.append([i, j, out])
+            grown += len(out) - (j - i)
+            if n + grown + prefix > limit:
+                check_length(self, NormalizedString(text), n + grown + prefix)
             i = j
         if self.add_dummy_prefix and not self.treat_whitespace_as_suffix:
             # the dummy prefix takes no source characters: an empty span where the text starts
