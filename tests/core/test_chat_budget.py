@@ -29,11 +29,13 @@ PEAK_LIMIT = 50_000_000        # bytes: each refused template stays far below th
 
 
 def _refused(template: str, **variables) -> tuple[TemplateFailure, int]:
-    """The failure `template` ends in, and the peak memory its render allocated."""
+    """The failure `template` ends in, and the peak memory its render allocated. (The time
+    budget is lifted: tracemalloc slows every allocation, and the check under test, not the
+    clock, must be what stops the render.)"""
     tracemalloc.start()
     try:
         with pytest.raises(TemplateFailure) as caught:
-            sandbox.render(template, {"messages": [], **variables})
+            sandbox.render(template, {"messages": [], **variables}, time_limit=60)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

@@ -224,12 +224,12 @@ def _segments(inputs: ChatInputs, text: str, time_limit: float) -> tuple[list[Se
 
 def _prefix_ends(inputs: ChatInputs, text: str, time_limit: float) -> list[int] | None:
     """Where the render of the first n messages ends, for n = 0 .. len(messages); None when
-    one of them fails or is not a prefix of `text`, or when together they take longer than
-    `time_limit` seconds."""
-    deadline = time.monotonic() + time_limit
+    one of them fails or is not a prefix of `text`, or when together they take more than
+    `time_limit` seconds of CPU time (the render's own clock: see `sandbox._Budget`)."""
+    deadline = time.thread_time() + time_limit
     ends = []
     for n in range(len(inputs.messages) + 1):
-        left = deadline - time.monotonic()
+        left = deadline - time.thread_time()
         prefix = _prefix_render(inputs, inputs.messages[:n], left) if left > 0 else None
         if prefix is None or not text.startswith(prefix):
             return None

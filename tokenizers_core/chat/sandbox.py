@@ -867,8 +867,9 @@ def render(source: str, variables: dict[str, Any], *,
         except jinja2.exceptions.TemplateError as exc:
             raise TemplateFailure(_message(exc), _template_line(exc)) from None
         except (ArithmeticError, TypeError, ValueError, LookupError, AttributeError,
-                RecursionError, AssertionError, MemoryError) as exc:
-            # AssertionError: jinja's `truncate` asserts its arguments
+                RecursionError, AssertionError) as exc:
+            # AssertionError: jinja's `truncate` asserts its arguments. (A MemoryError goes on:
+            # it is the process's, and a sandboxed child reports it as its memory budget.)
             raise TemplateFailure(f"{type(exc).__name__}: {exc}", _template_line(exc)) from None
     return "".join(budget.written), budget.generation_spans
 
