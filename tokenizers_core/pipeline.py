@@ -43,6 +43,7 @@ from .added_tokens import AddedToken, AddedVocabulary
 from .encoding import Encoding, Token
 from .models import Model
 from .normalized import NormalizedString
+from .normalizers import NormalizedTooLong
 from .pre_tokenizers import byte_level_fast
 from .processors.truncation import PaddingParams, TruncationParams, pad, truncate_encodings
 from .pipeline_steps import (ModelStep, NormalizeStep, PadStep, PostProcessStep, PreTokenizeStep,
@@ -244,9 +245,13 @@ class Tokenizer:
             segments = [NormalizedString(text)]              # "" still gets its steps
         members = _members(self.normalizer, "normalizers") if trace is not None else (
             [self.normalizer] if self.normalizer is not None else [])
-        for member in members:
-            segments = [seg if i in added else member.normalize(seg)
-                        for i, seg in enumerate(segments)]
+        in_sequence = trace is not None and members != [self.normalizer]
+        for place, member in enumerate(members, 1):
+            try:
+                segments = [seg if i in added else member.normalize(seg)
+                            for i, seg in enumerate(segments)]
+            except NormalizedTooLong as exc:    # traced one member at a time: say which
+                raise exc.within(place) if in_sequence else exc from None
             if trace is not None:
                 trace.append(normalize_step(text, segments, describe(member)))
         if trace is not None and not members:

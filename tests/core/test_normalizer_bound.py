@@ -77,9 +77,10 @@ def test_fourteen_doublings_fit_and_fifteen_do_not():
 
 def test_the_visualisers_steps_are_bounded_too():
     """The step-by-step trace runs a Sequence's members one at a time; each Replace checks
-    itself, so the chain stops at the same member (named by its description)."""
-    with pytest.raises(NormalizedTooLong, match=r"Replace\('a' -> 'aa'\) would make this "
-                                                r"4-character text 131,072"):
+    itself, so the chain stops at the same member, and the trace says which it is."""
+    with pytest.raises(NormalizedTooLong, match=r"Replace\('a' -> 'aa'\), member 15 of the "
+                                                r"Sequence, would make this 4-character text "
+                                                r"131,072"):
         _doubling_tokenizer().trace("aaaa")
 
 
