@@ -36,7 +36,7 @@ TOKVIS_SANDBOX_CPU_SECONDS  CPU seconds one chat template's render may use in it
 TOKVIS_SANDBOX_MEMORY_MB  address space one chat template's render may add (default 256)
 TOKVIS_SANDBOX_PARSE_SECONDS  CPU seconds the parse of one uploaded file may use (default 4; Llama 4's
                           tokenizer.json takes about 1 s); past it the upload is refused with 422
-TOKVIS_SANDBOX_PARSE_MEMORY_MB  address space the parse of one uploaded file may add (default 448;
+TOKVIS_SANDBOX_PARSE_MEMORY_MB  address space the parse of one uploaded file may add (default 400;
                           Llama 4's tokenizer.json, among the largest real ones, needs about 320)
 TOKVIS_FRAME_ANCESTORS    who may show the pages in a frame: CSP frame-ancestors sources,
                           space-separated (default 'self'; e.g. "'self' https://course.example")
@@ -191,7 +191,7 @@ class Settings:
     sandbox_cpu_seconds: int = 4
     sandbox_memory_mb: int = 256
     sandbox_parse_seconds: int = 4
-    sandbox_parse_memory_mb: int = 448
+    sandbox_parse_memory_mb: int = 400
     max_gguf_upload_mb: int = 8192
     # read from the environment even when a test builds Settings(...) itself (the tests' client
     # sends Host: testserver, which tests/conftest.py adds to TOKVIS_ALLOWED_HOSTS)
@@ -217,7 +217,7 @@ class Settings:
             sandbox_cpu_seconds=_int("TOKVIS_SANDBOX_CPU_SECONDS", 4),
             sandbox_memory_mb=_int("TOKVIS_SANDBOX_MEMORY_MB", 256),
             sandbox_parse_seconds=_int("TOKVIS_SANDBOX_PARSE_SECONDS", 4),
-            sandbox_parse_memory_mb=_int("TOKVIS_SANDBOX_PARSE_MEMORY_MB", 448),
+            sandbox_parse_memory_mb=_int("TOKVIS_SANDBOX_PARSE_MEMORY_MB", 400),
             max_gguf_upload_mb=_int("TOKVIS_MAX_GGUF_UPLOAD_MB", 8192),
             allowed_hosts=allowed_hosts_from_env(),
         )

@@ -43,7 +43,7 @@ _ACTIVE_LOCK = threading.Lock()
 
 class Sandbox:
     def __init__(self, workers: int = 2, cpu_seconds: float = 4, memory_mb: int = 256,
-                 wall_seconds: float = 5, parse_seconds: float = 4, parse_memory_mb: int = 448
+                 wall_seconds: float = 5, parse_seconds: float = 4, parse_memory_mb: int = 400
                  ) -> None:
         self.search_pool = Pool("search", workers)
         self.work_pool = Pool("work", workers)
