@@ -84,16 +84,7 @@ class Pool:
         which imports the engine once)."""
         self._stopped = False
         if self.workers:
-            threading.Thread(target=self._fill, daemon=True, name=f"sandbox-{self.name}").start()
-
-    def _fill(self) -> None:
-        for _ in range(self.workers):
-            with self._lock:
-                if self._stopped or len(self._all) >= self.workers:
-                    return
-                child = _Child(self.server_pid)
-                self._all.add(child)
-            self._idle.put(child)
+            threading.Thread(target=self._top_up, daemon=True, name=f"sandbox-{self.name}").start()
 
     def stop(self) -> None:
         with self._lock:
