@@ -289,6 +289,7 @@ class UploadedTokenizers:
 
     def _remember(self, handle: str, tok: tc.Tokenizer) -> None:
         tok.name = handle
+        tok.sandboxed = True            # its normaliser chain runs in the sandbox (a server's)
         # As for the bundled OpenAI encodings, a special token's text in the input is ordinary
         # text unless the request allows it (`allowed_special`, the "special tokens" checkbox),
         # rather than tiktoken's error: the views show any text.

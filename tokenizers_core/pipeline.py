@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from typing import Any, Iterable, Protocol
+from typing import Any, Callable, Iterable, Protocol
 
 from . import byte_api, pretokenized, processors
 from .added_tokens import AddedToken, AddedVocabulary
@@ -100,6 +100,7 @@ class Tokenizer:
         self.decoder = decoder
         self.name = name
         self.algorithm = algorithm
+        self.sandboxed = False          # run its normaliser through `use_normalizer_runner`
         # Stage 0 (see the module docstring): the tokens matched whole before the model.
         self.added_tokens: tuple[AddedToken, ...] = _resolve_added(model, added_tokens)
         self.added_vocabulary = AddedVocabulary(self.added_tokens, self._normalize_str)
@@ -248,7 +249,7 @@ class Tokenizer:
         in_sequence = trace is not None and members != [self.normalizer]
         for place, member in enumerate(members, 1):
             try:
-                segments = [seg if i in added else member.normalize(seg)
+                segments = [seg if i in added else self._normalize_with(member, seg)
                             for i, seg in enumerate(segments)]
             except NormalizedTooLong as exc:    # traced one member at a time: say which
                 raise exc.within(place) if in_sequence else exc from None
@@ -285,7 +286,15 @@ class Tokenizer:
         return pieces, added
 
     def _normalize(self, ns: NormalizedString) -> NormalizedString:
-        return self.normalizer.normalize(ns) if self.normalizer is not None else ns
+        return self._normalize_with(self.normalizer, ns) if self.normalizer is not None else ns
+
+    def _normalize_with(self, normalizer: Normalizer, ns: NormalizedString) -> NormalizedString:
+        """`normalizer.normalize(ns)`, here, or where `use_normalizer_runner` says when this
+        tokeniser's normaliser came from a file nobody checked (`sandboxed`)."""
+        runner = _NORMALIZER_RUNNER[0]
+        if runner is not None and getattr(self, "sandboxed", False):   # (older pickles lack it)
+            return runner(normalizer, ns)
+        return normalizer.normalize(ns)
 
     def _normalize_str(self, text: str) -> str:
         return self._normalize(NormalizedString(text)).normalized
@@ -567,6 +576,30 @@ def _resolve_added(model: Model, entries: Iterable[str | AddedToken]) -> tuple[A
 
 # ---- saving: the writers live in formats/, a layer above this one ------------------------------
 _WRITERS: dict[str, Any] = {}
+
+
+# Where the normalisers of `sandboxed` tokenisers run: here (None), or through a runner a server
+# installs (its sandbox: a child process with hard limits). The pipeline's one seam for it.
+NormalizerRunner = Callable[[Any, NormalizedString], NormalizedString]
+_NORMALIZER_RUNNER: list[NormalizerRunner | None] = [None]
+
+
+def use_normalizer_runner(runner: NormalizerRunner | None) -> NormalizerRunner | None:
+    """Normalise the text of every tokeniser marked `sandboxed` with `runner(normalizer, ns)`
+    from now on (None: here again); returns the runner it replaces. A server marks the
+    tokenisers read from uploaded files, whose normaliser chains nobody has checked.
+
+    >>> from tokenizers_core.normalizers import Lowercase
+    >>> from tokenizers_core.models.wordlevel.model import WordLevel
+    >>> tok = Tokenizer(WordLevel({"hi": 0, "<unk>": 1}, unk_token="<unk>"), normalizer=Lowercase())
+    >>> tok.sandboxed = True
+    >>> previous = use_normalizer_runner(lambda normalizer, ns: normalizer.normalize(ns))
+    >>> tok.encode("HI").ids
+    [0]
+    >>> _ = use_normalizer_runner(previous)
+    """
+    previous, _NORMALIZER_RUNNER[0] = _NORMALIZER_RUNNER[0], runner
+    return previous
 
 
 def use_writers(**writers: Any) -> None:

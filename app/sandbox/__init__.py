@@ -4,13 +4,14 @@ What a user sends that is code, or that our code must take apart, is untrusted:
 - a chat template (jinja2: loops, filters, string building);
 - an uploaded tokenizer file's parse (JSON, protobuf, zip, GGUF of any size and shape);
 - an uploaded pipeline's own parts: its regexes (a tokenizer.json's Split and Replace, a ranks
-  file's pattern, the custom regex rule, a trainer's pattern), searched on every encode.
+  file's pattern, the custom regex rule, a trainer's pattern), searched on every encode, and
+  its normaliser chain (`pipeline.use_normalizer_runner`, for tokenisers marked `sandboxed`).
 
 `Sandbox` runs each in a warm pool of sandboxed children (`pool.Pool`, started by the
 supervisor that also starts the job engine's children), with a budget of CPU seconds, address
 space and a wall-clock kill (`pool.Budget`). Two pools, so that a hostile template or a huge
-file (the "work" pool) never stands in the way of the live visualiser's searches (the "search"
-pool). The core still checks its own budgets first (a template's sizes before it builds a value,
+file (the "work" pool) never stands in the way of the live visualiser's searches and
+normalisers (the "search" pool). The core still checks its own budgets first (a template's sizes before it builds a value,
 a normaliser's growth, a search's CPU seconds); the sandbox is the guarantee when one step is
 huge, and what keeps the server's memory out of a template's reach.
 
@@ -24,18 +25,22 @@ With `TOKVIS_SANDBOX_WORKERS=0` all of it runs in the serving process (to compar
 from __future__ import annotations
 
 import gc
+import hashlib
 import math
 import pickle
 import threading
+from collections import OrderedDict
 from typing import Any
 
-from tokenizers_core import user_regex
+from tokenizers_core import pipeline, user_regex
 
 from .pool import Budget, Pool, SandboxBusy, SandboxFailure
 
 __all__ = ["Budget", "Pool", "Sandbox", "SandboxBusy", "SandboxFailure"]
 
 SEARCH_MEMORY_MB = 256        # a regex search: the text, its matches and the engine's stacks
+# a normaliser: a text of at most 20 times the input (or 100,000 characters), with its alignments
+NORMALIZE_BUDGET = Budget(2, 512, 4, "its fixed normaliser budget", "its fixed normaliser budget")
 
 _ACTIVE: list["Sandbox"] = []          # started sandboxes, the latest runs the searches
 _ACTIVE_LOCK = threading.Lock()
@@ -48,6 +53,8 @@ class Sandbox:
         self.search_pool = Pool("search", workers)
         self.work_pool = Pool("work", workers)
         self.chat_budget = Budget(cpu_seconds, memory_mb, wall_seconds)
+        self._normalizers: OrderedDict[int, tuple[Any, str, bytes]] = OrderedDict()
+        self._lock = threading.Lock()
         self.parse_budget = Budget(parse_seconds, parse_memory_mb, parse_seconds + 1,
                                    "TOKVIS_SANDBOX_PARSE_SECONDS",
                                    "TOKVIS_SANDBOX_PARSE_MEMORY_MB")
@@ -63,6 +70,7 @@ class Sandbox:
             _ACTIVE.append(self)
             if self.enabled:
                 user_regex.use_runner(_search_in_sandbox)
+                pipeline.use_normalizer_runner(_normalize_in_sandbox)
 
     def stop(self) -> None:
         with _ACTIVE_LOCK:
@@ -70,6 +78,7 @@ class Sandbox:
                 _ACTIVE.remove(self)
             if not any(s.enabled for s in _ACTIVE):
                 user_regex.use_runner(None)
+                pipeline.use_normalizer_runner(None)
         self.search_pool.stop()
         self.work_pool.stop()
 
@@ -99,11 +108,51 @@ class Sandbox:
                                     what=f"the pattern {pattern.source!r}")
 
 
+    def normalize(self, normalizer: Any, ns: Any) -> Any:
+        """`normalizer.normalize(ns)` in the pipeline pool (`pipeline.NormalizerRunner`): an
+        uploaded tokeniser's normaliser chain, its growth bounded by the core and its work by
+        the child's limits."""
+        digest, blob = self._pickled(normalizer)
+        answer = self.search_pool.run("normalize", digest, None, ns, budget=NORMALIZE_BUDGET,
+                                      what=f"the normalizer {_described(normalizer)}")
+        if answer is None:        # that child has not seen it yet
+            answer = self.search_pool.run("normalize", digest, blob, ns, budget=NORMALIZE_BUDGET,
+                                          what=f"the normalizer {_described(normalizer)}")
+        return answer
+
+    def _pickled(self, normalizer: Any) -> tuple[str, bytes]:
+        """(digest, pickle) of a normaliser, worked out once per object."""
+        with self._lock:
+            known = self._normalizers.get(id(normalizer))
+            if known is not None and known[0] is normalizer:
+                self._normalizers.move_to_end(id(normalizer))
+                return known[1], known[2]
+        blob = pickle.dumps(normalizer, protocol=pickle.HIGHEST_PROTOCOL)
+        digest = hashlib.sha256(blob).hexdigest()
+        with self._lock:
+            self._normalizers[id(normalizer)] = (normalizer, digest, blob)
+            while len(self._normalizers) > 64:
+                self._normalizers.popitem(last=False)
+        return digest, blob
+
+
+def _described(normalizer: Any) -> str:
+    describe = getattr(normalizer, "describe", None)
+    text = describe() if callable(describe) else type(normalizer).__name__
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def _search_in_sandbox(pattern: user_regex.TimedPattern, method: str, args: tuple,
                        seconds: float) -> tuple[Any, float] | None:
     with _ACTIVE_LOCK:
         sandbox = next((s for s in reversed(_ACTIVE) if s.enabled), None)
     return None if sandbox is None else sandbox.search(pattern, method, args, seconds)
+
+
+def _normalize_in_sandbox(normalizer: Any, ns: Any) -> Any:
+    with _ACTIVE_LOCK:
+        sandbox = next((s for s in reversed(_ACTIVE) if s.enabled), None)
+    return normalizer.normalize(ns) if sandbox is None else sandbox.normalize(normalizer, ns)
 
 
 def unpickle_quietly(blob: bytes) -> Any:

@@ -21,6 +21,7 @@ import importlib
 import os
 import pickle
 import resource
+from collections import OrderedDict
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -112,6 +113,25 @@ def search(pattern: str, flags: int, method: str, args: tuple, seconds: float
                                  user_regex.CHILD_WALL_FACTOR, user_regex.CHILD_WALL_SLACK)
 
 
+_NORMALIZERS: OrderedDict[str, Any] = OrderedDict()    # digest -> an uploaded normaliser
+KEEP_NORMALIZERS = 32
+
+
+def normalize(digest: str, blob: bytes | None, ns: Any) -> Any:
+    """`ns` through an uploaded tokeniser's normaliser, kept here by the digest of its pickle
+    (sent once: `blob`). None when this child does not have it and no `blob` came: the server
+    sends it again with the blob."""
+    normalizer = _NORMALIZERS.get(digest)
+    if normalizer is None:
+        if blob is None:
+            return None
+        normalizer = _NORMALIZERS[digest] = pickle.loads(blob)
+        while len(_NORMALIZERS) > KEEP_NORMALIZERS:
+            _NORMALIZERS.popitem(last=False)
+    _NORMALIZERS.move_to_end(digest)
+    return normalizer.normalize(ns)
+
+
 def render_chat_template(inputs: Any, time_limit: float) -> Any:
     """All a chat template's own work (`chat.render_template`): text, spans, literals."""
     return chat_render.render_template(inputs, time_limit=time_limit)
@@ -124,6 +144,7 @@ def parse_tokenizer(data: bytes, fmt: str, options: dict[str, Any]) -> bytes:
 
 TASKS: dict[str, Callable[..., Any]] = {
     "search": search,
+    "normalize": normalize,
     "chat": render_chat_template,
     "parse": parse_tokenizer,
 }

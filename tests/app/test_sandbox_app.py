@@ -128,3 +128,34 @@ def test_a_zip_of_many_members_is_refused_before_its_directory_is_read(tmp_path)
         assert answer.status_code == 422, answer.text
         assert "1,501 entries" in answer.json()["detail"] and "at most 1,000" in answer.json()["detail"]
         assert client.get("/api/tokenizers").json() == before
+
+
+def test_an_uploaded_normaliser_chain_runs_in_the_search_pool(tmp_path, monkeypatch):
+    """The chain of an uploaded tokenizer.json normalises in a child (sent there once, then
+    named by its digest); a bundled tokeniser's normaliser runs here."""
+    normalized = []
+    real = Sandbox.normalize
+
+    def spy(self, normalizer, ns):
+        normalized.append(normalizer.describe())
+        return real(self, normalizer, ns)
+    monkeypatch.setattr(Sandbox, "normalize", spy)
+    data = json.loads(_split_tokenizer_json(r"\w+| "))
+    data["normalizer"] = {"type": "Sequence", "normalizers": [
+        {"type": "Lowercase"}, {"type": "Replace", "pattern": {"String": "b"}, "content": "a"}]}
+    with _client(tmp_path, sandbox_workers=1) as client:
+        handle = client.post("/api/tokenizers", files={
+            "file": ("tokenizer.json", json.dumps(data).encode())}).json()["tokenizer"]
+        for _ in range(3):
+            encoded = client.post("/api/encode", json={"tokenizer": handle, "text": "AB b"})
+            assert encoded.json()["tokens"] == ["[UNK]", "[UNK]", "a"]     # "aa", " ", "a"
+            assert encoded.json()["offsets"] == [[0, 2], [2, 3], [3, 4]]
+        assert normalized == ["Sequence[Lowercase, Replace('b' -> 'a')]"] * 3
+        page = client.post("/", data={"tokenizer": handle, "text": "AB b"})
+        assert page.status_code == 200       # the page's trace runs the members one by one
+        assert {"Lowercase", "Replace('b' -> 'a')"} <= set(normalized[3:]) <= {
+            "Lowercase", "Replace('b' -> 'a')", "Sequence[Lowercase, Replace('b' -> 'a')]"}
+        normalized.clear()
+        assert client.post("/api/encode", json={"tokenizer": "bert-base-uncased",
+                                                "text": "AB b"}).status_code == 200
+        assert normalized == []
