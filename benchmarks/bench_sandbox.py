@@ -29,7 +29,9 @@ gave up on may go on in it, and would weigh on the next row.
 `--latency`: Llama 3's tokenizer.json (from the shared data) uploaded through
 `POST /api/tokenizers`, then `--requests` (200) sequential `POST /api/encode` of 2 KB slices of
 Botchan with it, and with the bundled cl100k_base for reference: p50/p95/p99 of the server's own
-time (its `Server-Timing: app;dur=` header) and of the client's.
+time (its `Server-Timing: app;dur=` header) and of the client's; then the same for the
+visualiser's fragment (`POST /` with `HX-Request`, what the page asks for as one types), whose
+HTML (chips, tooltips, the pipeline's steps) costs far more than the encode.
 
 `--load`: `--clients` (50) clients for `--duration` s (60), each on one keep-alive connection,
 on a mix in equal shares: encode 2 KB with the uploaded Llama 3, with cl100k_base and with
@@ -74,6 +76,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 import zipfile
 from collections import Counter
 from dataclasses import dataclass
@@ -741,21 +744,24 @@ def upload_llama3(port: int, shared: Path) -> str:
 def run_latency(args: argparse.Namespace, workdir: Path) -> None:
     server = Server(args.code, workdir, sandbox_workers=args.sandbox_workers)
     server.start()
-    print(f"\n== interactive latency: {args.requests} sequential POST /api/encode of 2 KB, one "
+    print(f"\n== interactive latency: {args.requests} sequential POST /api/encode (and the "
+          f"visualiser's fragment, POST /) of 2 KB, one "
           f"worker; uvicorn {' '.join(server.command()[3:])}", flush=True)
     try:
         handle = upload_llama3(server.port, args.shared)
         slices = text_slices(args.shared)
         print(f"   {'tokenizer':<26}{'n':>5}{'non-200':>9}   server ms p50/p95/p99"
               f"   client ms p50/p95/p99")
-        for label, name in [("uploaded Llama 3", handle), ("bundled cl100k_base", "cl100k_base")]:
+        rows = [("uploaded Llama 3", handle, encode), ("bundled cl100k_base", "cl100k_base", encode),
+                ("uploaded Llama 3, page", handle, fragment),
+                ("bundled cl100k_base, page", "cl100k_base", fragment)]
+        for label, name, send in rows:
             for text in slices[:10]:                                     # warm-up
-                post_json(server.port, "/api/encode", {"tokenizer": name, "text": text}, 60)
+                send(server.port, name, text)
             own, client, bad = [], [], 0
             for i in range(args.requests):
-                body = {"tokenizer": name, "text": slices[i % len(slices)]}
                 start = time.perf_counter()
-                answer = post_json(server.port, "/api/encode", body, 60)
+                answer = send(server.port, name, slices[i % len(slices)])
                 client.append(time.perf_counter() - start)
                 bad += answer.status != 200
                 if (ms := server_ms(answer)) is not None:
@@ -763,6 +769,19 @@ def run_latency(args: argparse.Namespace, workdir: Path) -> None:
             print(f"   {label:<26}{len(client):>5}{bad:>9}   {_three(own):<24}{_three(client)}")
     finally:
         server.stop()
+
+
+def encode(port: int, name: str, text: str) -> Answer:
+    """`POST /api/encode`: what the live visualiser's encode costs."""
+    return post_json(port, "/api/encode", {"tokenizer": name, "text": text}, 60)
+
+
+def fragment(port: int, name: str, text: str) -> Answer:
+    """The visualiser's own fragment as htmx asks for it while one types (`POST /`, the form,
+    `HX-Request`): the encode and the page's HTML (chips, tooltips, the pipeline's steps)."""
+    body = urllib.parse.urlencode({"tokenizer": name, "text": text}).encode()
+    return call(port, "POST", "/", body, {"Content-Type": "application/x-www-form-urlencoded",
+                                          "HX-Request": "true"}, 60)
 
 
 def _three(values: list[float]) -> str:
