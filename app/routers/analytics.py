@@ -37,8 +37,9 @@ def tax_page(request: Request, tok: list[str] | None = Query(None),
     yours = stored_options(request)
     all_names = vocab_tokenizers() + [o["value"] for o in yours]
     names = tax_names(request, tok or all_names)
+    data = tax_table(request, names, leave_out_failures=not tok)
+    names = [n for n in names if n not in data["left_out"]]
     chosen = chart if chart in names else None
-    data = tax_table(request, names)
     ctx = {"names": names, "all_names": all_names, "chart_name": chosen or names[0],
            "labels": {o["value"]: o["label"] for o in yours}, "sort": sort,
            "params": {"tok": tok or None, "chart": chosen}, "bands": PREMIUM_BANDS,

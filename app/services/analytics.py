@@ -54,12 +54,22 @@ def tax_names(request: Request, tok: list[str] | None) -> list[str]:
     return names
 
 
-def tax_table(request: Request, names: list[str]) -> dict[str, Any]:
+def tax_table(request: Request, names: list[str], leave_out_failures: bool = False
+              ) -> dict[str, Any]:
+    """The tax of `names`. With `leave_out_failures` (the page's default columns: every stored
+    upload), an upload that cannot encode the texts (a file whose own normaliser or pattern
+    refuses them) is left out and named in `left_out`, rather than failing the page for
+    everyone; asked for by name, it fails with its own message."""
     langs = udhr_languages()
-    per = {}
+    per, left_out = {}, {}
     for n in names:   # bundled: saved at build time (app/tax.py); uploads: computed once, kept
         if n.startswith(UPLOAD_PREFIX):
-            per[n] = tax.counts(n, resolve_tokenizer(request, n))
+            try:
+                per[n] = tax.counts(n, resolve_tokenizer(request, n))
+            except ValueError as exc:
+                if not leave_out_failures:
+                    raise
+                left_out[n] = str(exc)
         else:
             per[n] = tax.counts(n)
     counts = {n: {code: t for code, (t, _u) in p.items()} for n, p in per.items()}
@@ -67,7 +77,7 @@ def tax_table(request: Request, names: list[str]) -> dict[str, Any]:
     rel = {n: premiums(c) for n, c in counts.items()}
     scripts, samples = _language_facts()
     return {"languages": langs, "counts": counts, "relative": rel, "scripts": scripts,
-            "samples": samples, "unknown": unknown,
+            "samples": samples, "unknown": unknown, "left_out": left_out,
             "band_of": {n: {code: premium_band(v) for code, v in r.items()}
                         for n, r in rel.items()},
             "largest": {n: largest_premium(r) for n, r in rel.items()}}

@@ -103,3 +103,32 @@ def test_hostile_parameters_render_as_text(client):
     page = client.get("/tax", params={"sort": XSS, "chart": XSS})
     assert page.status_code == 200 and "<script>alert(1)" not in page.text
     assert client.get("/tax", params={"tok": XSS}).status_code == 404
+
+
+def test_an_upload_that_cannot_encode_the_texts_is_left_out_not_fatal(tmp_path):
+    """One user's tokenizer.json whose own normaliser refuses these texts (20 x Replace "a" ->
+    "aa": issue 27's amplifier) used to fail the page for everyone, since every stored upload is
+    a column by default. It is left out, and named; asked for by name it fails with its message."""
+    import dataclasses
+    import json
+
+    from fastapi.testclient import TestClient
+
+    from app.config import Settings
+    from app.main import create_app
+    settings = Settings(db_path=tmp_path / "store.sqlite3", max_text_chars=20_000,
+                        max_corpus_bytes=2_000_000, max_upload_bytes=2_000_000, regex_timeout=0.5)
+    data = {"version": "1.0", "added_tokens": [], "pre_tokenizer": None, "post_processor": None,
+            "decoder": None, "truncation": None, "padding": None,
+            "normalizer": {"type": "Sequence", "normalizers": [
+                {"type": "Replace", "pattern": {"String": "a"}, "content": "aa"}] * 20},
+            "model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "a": 1}, "unk_token": "[UNK]"}}
+    with TestClient(create_app(dataclasses.replace(settings, sandbox_workers=1))) as client:
+        handle = client.post("/api/tokenizers", data={"name": "Doubler"}, files={
+            "file": ("tokenizer.json", json.dumps(data).encode())}).json()["tokenizer"]
+        page = client.get("/tax")
+        assert page.status_code == 200
+        note = re.search(r'data-testid="tax-left-out">(.*?)</p>', page.text, re.S).group(1)
+        assert "Doubler" in note and "Replace" in note
+        assert f'data-tok="{handle}"' not in page.text          # no column for it
+        assert client.get("/tax", params={"tok": handle}).status_code == 422
