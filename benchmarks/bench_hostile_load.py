@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 UPLOAD_LIMIT = 32_000_000          # TOKVIS_MAX_TOKENIZER_BYTES' default
@@ -83,8 +84,10 @@ def million_added(bert: dict) -> bytes:
     return json.dumps(config, separators=(",", ":")).encode()
 
 
-def worst_allowed(bert: dict) -> bytes:
-    """The most the bounds allow, cut to fit the upload limit (fewer pairs until it fits)."""
+def cjk_pairs_file(extra: Callable[[int], dict[str, Any]] | None = None, limit: int = UPLOAD_LIMIT) -> bytes:
+    """A BPE tokenizer.json of 1,000 CJK characters, as many of their pairs as fit `limit`
+    bytes (999,000 at most; fewer until it fits) with a merge for each, and `extra` sections
+    (computed from the vocabulary's size: `extra(n)`)."""
     chars = [chr(0x4E00 + i) for i in range(1000)]
     for pairs in range(999_000, 0, -50_000):
         vocab = {c: i for i, c in enumerate(chars)}
@@ -94,12 +97,16 @@ def worst_allowed(bert: dict) -> bytes:
             vocab[left + right] = len(vocab)
             merges.append(f"{left} {right}")
         config = {"model": {"type": "BPE", "vocab": vocab, "merges": merges},
-                  "pre_tokenizer": {"type": "Whitespace"},
-                  "added_tokens": added(len(vocab), 100_000)}
+                  "pre_tokenizer": {"type": "Whitespace"}, **(extra(len(vocab)) if extra else {})}
         data = json.dumps(config, ensure_ascii=False, separators=(",", ":")).encode()
-        if len(data) <= UPLOAD_LIMIT:
+        if len(data) <= limit:
             return data
     raise AssertionError("unreachable")
+
+
+def worst_allowed(bert: dict) -> bytes:
+    """The most the bounds allow, cut to fit the upload limit (fewer pairs until it fits)."""
+    return cjk_pairs_file(lambda size: {"added_tokens": added(size, 100_000)})
 
 
 def matcher_worst(bert: dict) -> bytes:

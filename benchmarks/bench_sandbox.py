@@ -84,6 +84,7 @@ from pathlib import Path
 from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_hostile_load import cjk_pairs_file  # noqa: E402
 from bench_load import _free_port, pct  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -373,22 +374,9 @@ def replace_chain(times: int = 20) -> bytes:
 
 def many_merges() -> bytes:
     """A BPE tokenizer.json of 1,000 CJK characters, ~999,000 of their pairs and a merge for
-    each (as bench_hostile_load.py's worst allowed file, without its added tokens): as many
+    each (bench_hostile_load.py's worst allowed file, without its added tokens): as many
     pairs as fit the upload limit."""
-    chars = [chr(0x4E00 + i) for i in range(1000)]
-    for pairs in range(999_000, 0, -50_000):
-        vocab = {c: i for i, c in enumerate(chars)}
-        merges = []
-        for n in range(pairs):
-            left, right = chars[n // 1000], chars[n % 1000]
-            vocab[left + right] = len(vocab)
-            merges.append(f"{left} {right}")
-        config = {"model": {"type": "BPE", "vocab": vocab, "merges": merges},
-                  "pre_tokenizer": {"type": "Whitespace"}}
-        data = json.dumps(config, ensure_ascii=False, separators=(",", ":")).encode()
-        if len(data) <= UPLOAD_LIMIT:
-            return data
-    raise AssertionError("unreachable")
+    return cjk_pairs_file(limit=UPLOAD_LIMIT)
 
 
 def many_members(count: int = 300_000) -> bytes:
