@@ -99,27 +99,35 @@ class Pool:
         Raises SandboxFailure when it was stopped, ValueError / TemplateFailure / TimeoutError
         as the task raised them, SandboxBusy when no child came free in time."""
         if not self.workers:
-            return _answer(worker._run(task, args), what, budget, None)
-        child = self._checkout(budget.wall_seconds)
-        returned = False
+            return _answer(worker._run(task, args), what, budget)
+        for _attempt in range(2):
+            child = self._checkout(budget.wall_seconds)
+            answer = self._ask(child, (task, args, budget.cpu_seconds,
+                                       budget.memory_mb * 2 ** 20), budget, what)
+            if answer is not _RETIRED:
+                return _answer(answer, what, budget)
+        raise SandboxFailure(f"{what} could not start: the sandbox's processes kept ending")
+
+    def _ask(self, child: _Child, request: tuple, budget: Budget, what: str) -> Any:
+        """`child`'s answer to `request` (the child goes back to the pool), or _RETIRED when it
+        had ended by itself before it read the request (it makes way for a fresh one after
+        large work: the request may go to another)."""
         try:
-            child.conn.send((task, args, budget.cpu_seconds, budget.memory_mb * 2 ** 20))
+            child.conn.send(request)
             if not child.conn.poll(budget.wall_seconds):
                 self._retire(child)
-                returned = True
-                raise SandboxFailure(f"{what} took longer than {budget.wall_seconds:g} s, so it "
-                                     f"was stopped")
+                raise SandboxFailure(f"{what} took longer than {budget.wall_seconds:g} s, so "
+                                     f"it was stopped")
             answer = child.conn.recv()
         except (EOFError, OSError):
             code = self._retire(child)
-            returned = True
+            if code == 0:
+                return _RETIRED
             raise SandboxFailure(supervisor.exit_reason(
                 code, what, budget.cpu_seconds, budget.cpu_setting, budget.memory_mb,
                 budget.memory_setting)) from None
-        finally:
-            if not returned:
-                self._checkin(child)
-        return _answer(answer, what, budget, child)
+        self._checkin(child)
+        return answer
 
     def _checkout(self, wait: float) -> _Child:
         self._top_up()
@@ -158,7 +166,10 @@ class Pool:
             self._idle.put(child)
 
 
-def _answer(answer: tuple | None, what: str, budget: Budget, child: _Child | None) -> Any:
+_RETIRED = object()     # a child that had ended by itself before it read a request
+
+
+def _answer(answer: tuple | None, what: str, budget: Budget) -> Any:
     """The value of a child's answer, or the exception it stands for."""
     if answer is None:
         raise SandboxFailure(supervisor.exit_reason(

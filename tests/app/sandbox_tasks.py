@@ -44,3 +44,12 @@ def sleep_marked(path: str, seconds: float) -> str:
     with open(path, "w") as f:
         f.write("started")
     return sleep(seconds)
+
+
+_KEPT: list[bytearray] = []
+
+
+def grow(megabytes: int) -> int:
+    """Keep `megabytes` alive in the child: it is then large, and ends after answering."""
+    _KEPT.append(bytearray(megabytes * 2 ** 20))
+    return os.getpid()

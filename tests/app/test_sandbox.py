@@ -136,3 +136,12 @@ def _until(check) -> None:
     deadline = time.monotonic() + 60
     while not check() and time.monotonic() < deadline:
         time.sleep(0.02)
+
+
+def test_a_child_left_large_makes_way_and_the_next_request_is_served(pool):
+    """A child whose work left it large (past worker.RECYCLE_BYTES) ends after answering; the
+    requests after it go to a fresh child, none of them told the sandbox failed."""
+    big = Budget(cpu_seconds=5, memory_mb=1024, wall_seconds=30)
+    large = pool.run("sandbox_tasks:grow", 600, budget=big, what="growth")
+    pids = {pool.run("sandbox_tasks:pid", budget=SMALL, what="pid") for _ in range(20)}
+    assert large not in pids and len(pids) == 1
