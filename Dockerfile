@@ -1,6 +1,12 @@
-# The app as `pip install ".[mix]"` installs it: the wheel (code, bundled data, templates, static files)
-# and its pinned dependencies, no test dependencies, no source tree.
+# The app as `pip install ".[mix]"` installs it: the wheel (code, bundled data, templates, static files,
+# the database migrations in app/migrations/) and its pinned dependencies, no test dependencies, no
+# source tree.
 # Build: docker build -t tokvis .    Run: docker run -p 8000:8000 -v tokvis-data:/data tokvis
+#
+# One image for every role. By default it runs `tokvis serve` on the embedded SQLite store in /data.
+# deploy/compose.yaml runs the same image three ways against one PostgreSQL database
+# (TOKVIS_DATABASE_URL): `tokvis db upgrade` once, then `tokvis serve` (servers) and
+# `tokvis worker` (job workers). See "Serving a class" in README.md.
 FROM python:3.11-slim AS build
 WORKDIR /src
 COPY pyproject.toml README.md ./
@@ -11,6 +17,8 @@ COPY static ./static
 RUN pip wheel --no-cache-dir --no-deps -w /dist .
 
 FROM python:3.11-slim
+# TOKVIS_DB is the embedded default: the SQLite file on the /data volume. Setting
+# TOKVIS_DATABASE_URL to a PostgreSQL URL replaces it (and jobs then run on `tokvis worker`).
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 TOKVIS_DB=/data/store.sqlite3
 COPY --from=build /dist /dist
 RUN pip install --no-cache-dir "$(ls /dist/*.whl)[mix]" && rm -rf /dist
@@ -29,4 +37,6 @@ ENV TOKVIS_ALLOWED_HOSTS=""
 # and headers within TOKVIS_HEADER_TIMEOUT seconds is closed (slowloris); idle kept-alive ones
 # after 5 s.
 ENV TOKVIS_HEADER_TIMEOUT=10
+# The default command: one server. Compose overrides it with `tokvis worker --concurrency 2` for
+# the workers and `tokvis db upgrade` for the one-off migration.
 CMD ["tokvis", "serve", "--host", "0.0.0.0", "--port", "8000"]

@@ -21,9 +21,11 @@ $(VENV)/.test-deps: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $@ $(VENV)/.run-deps
 
-# served as a deployment serves it (README, "Deployment"): a request's head must arrive within
+# the store migrated first (`tokvis db upgrade`: a new store is created, an older one adopted
+# with every row), then served as a deployment serves it (README, "Deployment"): a request's head must arrive within
 # TOKVIS_HEADER_TIMEOUT seconds (app/serving.py), an idle kept-alive connection closes after 5 s
 run: $(VENV)/.run-deps
+	$(BIN)/python -m app.cli db upgrade
 	$(BIN)/python -m uvicorn app.main:app --host $(HOST) --port $(PORT) \
 	  --http app.serving:HeaderTimeoutProtocol \
 	  --timeout-keep-alive 5 --limit-concurrency 500 --h11-max-incomplete-event-size 16384

@@ -1,7 +1,20 @@
 """Settings, read once from the environment (all optional; the defaults run the app as is).
 
-TOKVIS_DB                 SQLite file of stored corpora and trained-tokeniser specs
-                          (default: $XDG_DATA_HOME/tokvis/store.sqlite3, i.e. ~/.local/share/...)
+TOKVIS_DATABASE_URL       the store's database, as a SQLAlchemy URL: corpora, uploaded tokenizer
+                          files, trained-tokeniser specs and job results. Default: the SQLite file
+                          TOKVIS_DB names (the embedded mode: jobs run in the server's own
+                          processes). A PostgreSQL URL (postgresql+psycopg://user:pw@host/db)
+                          is the shared mode: several servers on one database, and jobs run by
+                          `tokvis worker` processes (README, "Serving a class")
+TOKVIS_DB                 the SQLite file, when TOKVIS_DATABASE_URL is not set (default:
+                          $XDG_DATA_HOME/tokvis/store.sqlite3, i.e. ~/.local/share/...)
+TOKVIS_SECRET_KEY         signs the pickled results kept in the store (HMAC), so that a value is
+                          unpickled only if a server or worker holding the key wrote it. Required
+                          with PostgreSQL (the same on every server and worker; at least 16
+                          characters: `openssl rand -hex 32`); an SQLite store without it keeps
+                          its own random key in a file beside it (<store>.key)
+TOKVIS_JOB_STALE_SECONDS  a running job whose process stopped beating its heartbeat (every 2 s) this
+                          long ago is marked `interrupted` by any server or worker (default 30)
 TOKVIS_MAX_TEXT_CHARS     longest text the visualiser and /api/encode accept (default 100000)
 TOKVIS_MAX_CORPUS_BYTES   largest corpus that can be stored or trained on (default 5 MB)
 TOKVIS_MAX_UPLOAD_BYTES   largest uploaded file (default 5 MB)
@@ -65,6 +78,8 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .db.engine import database_url, is_postgres
 
 DEFAULT_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 _HOST_NAME = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*")     # DNS labels; IPv4 fits too
@@ -193,9 +208,21 @@ class Settings:
     sandbox_parse_seconds: int = 4
     sandbox_parse_memory_mb: int = 400
     max_gguf_upload_mb: int = 8192
+    database_url: str | None = None       # None: the SQLite file `db_path`
+    job_stale_seconds: float = 30.0
     # read from the environment even when a test builds Settings(...) itself (the tests' client
     # sends Host: testserver, which tests/conftest.py adds to TOKVIS_ALLOWED_HOSTS)
     allowed_hosts: tuple[str, ...] = field(default_factory=allowed_hosts_from_env)
+
+    @property
+    def store_url(self) -> str:
+        """The store's database: TOKVIS_DATABASE_URL, else the SQLite file."""
+        return self.database_url or database_url(self.db_path)
+
+    @property
+    def shared(self) -> bool:
+        """A PostgreSQL store: jobs run on `tokvis worker` processes."""
+        return is_postgres(self.store_url)
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -219,5 +246,7 @@ class Settings:
             sandbox_parse_seconds=_int("TOKVIS_SANDBOX_PARSE_SECONDS", 4),
             sandbox_parse_memory_mb=_int("TOKVIS_SANDBOX_PARSE_MEMORY_MB", 400),
             max_gguf_upload_mb=_int("TOKVIS_MAX_GGUF_UPLOAD_MB", 8192),
+            database_url=os.environ.get("TOKVIS_DATABASE_URL") or None,
+            job_stale_seconds=_seconds("TOKVIS_JOB_STALE_SECONDS", 30.0),
             allowed_hosts=allowed_hosts_from_env(),
         )

@@ -11,7 +11,7 @@ from tokenizers_core import pretrained
 
 from . import heap
 from .config import Settings
-from .jobs import Engine
+from .jobs import JobQueue
 from .sandbox import Sandbox
 from .store import CorpusStore
 from .trained import TrainedTokenizers
@@ -34,7 +34,7 @@ def trained(request: Request) -> TrainedTokenizers:
     return request.app.state.trained
 
 
-def jobs(request: Request) -> Engine:
+def jobs(request: Request) -> JobQueue:
     return request.app.state.jobs
 
 

@@ -18,6 +18,7 @@ from . import limits, openapi
 from .config import Settings
 from .embed import embed_mode
 from .jobs import ClientGone, Engine, QueueFull, current_request
+from .jobs.distributed import DistributedQueue
 from .render import STATIC_DIR, render
 from .sandbox import Sandbox, SandboxBusy
 from .security import HostCheck, SecurityMiddleware, queued_work_refusal
@@ -76,7 +77,8 @@ class RequestContext:
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI):
-    app.state.store.open()        # the store's size limit, for every process; orphans dropped
+    app.state.store.open()        # its schema checked (SchemaOutdated: run `tokvis db upgrade`),
+                                  # its size limit written for every process, orphans dropped
     app.state.sandbox.start()     # the warm pool where untrusted work runs
     app.state.jobs.start()        # this process's job dispatcher
     yield
@@ -98,10 +100,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   # `limits.BodyLimit`, below
                   form_limits={"max_part_size": settings.max_corpus_bytes * 3})
     app.state.settings = settings
-    app.state.store = CorpusStore(settings.db_path, max_bytes=settings.max_store_mb * 10 ** 6)
-    app.state.jobs = Engine(settings.db_path, workers=settings.job_workers,
-                            queue=settings.job_queue, cpu_seconds=settings.job_cpu_seconds,
-                            memory_mb=settings.job_memory_mb, guard=queued_work_refusal)
+    app.state.store = CorpusStore(settings.store_url, max_bytes=settings.max_store_mb * 10 ** 6)
+    # the embedded queue runs jobs in this server's own processes; with PostgreSQL, servers
+    # only queue and `tokvis worker` processes run them (app/jobs/distributed.py)
+    queue_class = DistributedQueue if settings.shared else Engine
+    app.state.jobs = queue_class(settings.store_url, workers=settings.job_workers,
+                                 queue=settings.job_queue, cpu_seconds=settings.job_cpu_seconds,
+                                 memory_mb=settings.job_memory_mb,
+                                 stale=settings.job_stale_seconds, guard=queued_work_refusal)
     app.state.trained = TrainedTokenizers(app.state.store, engine=app.state.jobs)
     app.state.sandbox = Sandbox(
         workers=settings.sandbox_workers, cpu_seconds=settings.sandbox_cpu_seconds,

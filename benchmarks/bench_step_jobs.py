@@ -71,10 +71,8 @@ def main() -> None:
           f"{len(words) / 1e6:.1f} MB of random words:")
 
     def job_of(kind: str):
-        with engine.store._connect() as db:
-            row = db.execute("SELECT id FROM jobs WHERE kind = ? ORDER BY created DESC",
-                             (kind,)).fetchone()
-        return engine.get(row[0]) if row else None
+        found = engine.store.ids(kind)
+        return engine.get(found[0]) if found else None
 
     def running_job(kind: str, rounds: int = 0):
         """The newest job of `kind` once it runs and has recorded `rounds` steps (looking at

@@ -25,7 +25,8 @@ import os
 import sys
 from typing import Sequence
 
-from . import audit, commands, vocab_diff
+from ..setup_errors import SetupError
+from . import audit, commands, deploy, vocab_diff
 
 
 class _Parser(argparse.ArgumentParser):
@@ -226,6 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=commands.chat)
 
     audit.add_parser(sub, _tokenizer_options)
+    deploy.add_parsers(sub)
     return parser
 
 
@@ -239,7 +241,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
-    except (ValueError, OSError, LookupError) as exc:
+    except (ValueError, OSError, LookupError, SetupError) as exc:
         sys.stderr.write(f"tokvis {args.command}: error: {_one_line(exc)}\n")
         return 1
     except Exception as exc:                # a bug, not bad input: still one line, unless asked

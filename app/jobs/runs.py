@@ -15,7 +15,7 @@ A view reads a finished run at any step: BPE's `BpeSession`, WordPiece's
 - a page waits a moment (`wait`), then shows progress and polls. A job nobody polls (or waits
   for) any more is abandoned: cancelled after ABANDON seconds, so a reader who left stops it;
 - an API request waits to the end (`wait=None`), and cancels the job it queued if its client
-  leaves (`Engine.wait`).
+  leaves (`JobQueue.wait`).
 
     session = bpe_session(request, ref, text, "bpe", 1000, {}, wait=0.5)
     if isinstance(session, Job): ...          # still training: show job.done, job.place
@@ -39,7 +39,7 @@ from tokenizers_core.models.wordpiece.session import WordPieceSession
 from ..store import StoreFull, sha256_text
 from . import cache
 from .cache import RunCache
-from .engine import Engine
+from .queue import JobQueue
 from .store import Job
 
 IN_REQUEST_CHARS = 20_000      # a corpus this small trains within the request
@@ -49,7 +49,7 @@ FINAL_ERRORS = ("value", "budget")   # ... for errors, those that would only hap
 RESULT_FORMAT = 1              # raise when a pickled run's classes change shape
 
 
-def _engine(request: Request) -> Engine:
+def _engine(request: Request) -> JobQueue:
     return request.app.state.jobs
 
 
@@ -95,7 +95,7 @@ def run_job(request: Request, kind: str, spec: dict[str, Any], wait: float | Non
     raise ValueError("the training was cancelled; try again")
 
 
-def _made(engine: Engine, job: Job) -> tuple[Any, int]:
+def _made(engine: JobQueue, job: Job) -> tuple[Any, int]:
     """The job's pickled result (or progress) and its size; None if there is none or it cannot
     be read (a result pickled by other code: the row goes, so the run is trained again)."""
     raw = engine.store.blob(job.id)

@@ -1,58 +1,35 @@
-"""Background jobs as rows of the SQLite store, so any server worker (or a restarted server)
-answers for any job.
+"""Background jobs as rows of the store's database, so any server process (on any machine
+sharing the database, or a restarted server) answers for any job.
 
 A job is a row: what to run (`kind`, `spec`), where it is (`status`: queued -> running -> done,
 error, cancelled or interrupted), its progress, and its results (JSON, plus an optional pickled
-value such as a trained tokeniser). Claiming the next queued job happens in one `BEGIN
-IMMEDIATE` transaction that also counts the running ones, so the bound on concurrent trainings
-holds across every process sharing the file. Stdlib `sqlite3`, one short connection per call,
-as `app.store.CorpusStore`. Results count against the store's size limit (TOKVIS_MAX_STORE_MB):
-past it, finished jobs are dropped, least recently used first, whenever a job is queued or
-finishes (see `app.store`); a result dropped is computed again when asked for.
+value such as a trained tokeniser, signed: `app.signing`). Queuing counts the queue and claiming
+counts the running jobs while holding the jobs' turn (`app.db.engine.take_turn`), so the queue
+limit and the bound on concurrent trainings hold across every process sharing the database.
+Results count against the store's size limit (TOKVIS_MAX_STORE_MB): past it, finished jobs are
+dropped, least recently used first, whenever a job is queued or finishes (`app.store`); a
+result dropped is computed again when asked for.
 """
 from __future__ import annotations
 
 import json
 import secrets
-import sqlite3
 import time
-from contextlib import closing
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from os import PathLike
+from typing import Any, Callable
 
-from ..store import LIMITS_SCHEMA, drop_job_results, enable_wal, store_limit, used_bytes
+from sqlalchemy import Connection, delete, func, select, update
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS jobs (
-    id         TEXT PRIMARY KEY,
-    kind       TEXT NOT NULL,
-    spec       TEXT NOT NULL,
-    status     TEXT NOT NULL,
-    done       INTEGER NOT NULL DEFAULT 0,
-    total      INTEGER NOT NULL DEFAULT 0,
-    current    TEXT NOT NULL DEFAULT '',
-    results    TEXT NOT NULL DEFAULT '[]',
-    blob       BLOB,
-    error      TEXT,
-    error_kind TEXT,
-    owner      TEXT,
-    pid        INTEGER,
-    cancel     INTEGER NOT NULL DEFAULT 0,
-    created    REAL NOT NULL,
-    started    REAL,
-    finished   REAL,
-    heartbeat  REAL,
-    seen       REAL,
-    abandon    REAL
-);
-CREATE INDEX IF NOT EXISTS jobs_status ON jobs (status, created);
-""" + LIMITS_SCHEMA
-# columns added since the first release: a store made then gets them on opening
-_ADDED = (("seen", "REAL"), ("abandon", "REAL"), ("secret", "TEXT"))
+from ..db import connect, database_url, ensure_current
+from ..db.engine import take_turn, upsert
+from ..db.schema import jobs
+from ..signing import BadSignature, secret_key, sign, verify
+from ..store import within_limit
 
 ACTIVE = ("queued", "running")
 FINAL = ("done", "error", "cancelled", "interrupted")
+GONE = "the worker running this job stopped (killed, or its machine went down); start it again"
 
 
 class QueueFull(Exception):
@@ -95,11 +72,13 @@ class Job:
                 "spec": self.spec}
 
 
-_COLUMNS = ("id, kind, spec, status, done, total, current, results, error, error_kind, owner, "
-            "pid, cancel, created, started, finished, secret")
+_COLUMNS = [jobs.c.id, jobs.c.kind, jobs.c.spec, jobs.c.status, jobs.c.done, jobs.c.total,
+            jobs.c.current, jobs.c.results, jobs.c.error, jobs.c.error_kind, jobs.c.owner,
+            jobs.c.pid, jobs.c.cancel, jobs.c.created, jobs.c.started, jobs.c.finished,
+            jobs.c.secret]
 
 
-def _job(row: tuple) -> Job:
+def _job(row: Any) -> Job:
     (id_, kind, spec, status, done, total, current, results, error, error_kind, owner, pid,
      cancel, created, started, finished, secret) = row
     return Job(id_, kind, json.loads(spec), status, done, total, current, json.loads(results),
@@ -107,237 +86,265 @@ def _job(row: tuple) -> Job:
                secret=secret)
 
 
-class JobStore:
-    def __init__(self, path: Path | str) -> None:
-        self.path = Path(path)
-        self._ready = False
+def _ids(job_ids: list[str]) -> Any:
+    return jobs.c.id.in_(job_ids)
 
-    def _connect(self) -> sqlite3.Connection:
+
+class JobStore:
+    """`where`: a database URL or an SQLite file's path."""
+
+    def __init__(self, where: str | PathLike[str]) -> None:
+        self.url = database_url(where)
+        self._ready = False
+        self._key: bytes | None = None
+
+    def _connect(self) -> Any:
         if not self._ready:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        if not self._ready:
-            enable_wal(db)
-            db.executescript(_SCHEMA)
-            have = {row[1] for row in db.execute("PRAGMA table_info(jobs)")}
-            for name, kind in _ADDED:
-                if name not in have:
-                    try:
-                        db.execute(f"ALTER TABLE jobs ADD COLUMN {name} {kind}")
-                    except sqlite3.OperationalError:      # another process added it first
-                        pass
+            ensure_current(self.url)
             self._ready = True
-        return db
+        return connect(self.url)
+
+    @property
+    def key(self) -> bytes:
+        if self._key is None:
+            self._key = secret_key(self.url)
+        return self._key
 
     # ---- asking ----------------------------------------------------------------------------
     def get(self, job_id: str) -> Job | None:
-        with closing(self._connect()) as db:
-            row = db.execute(f"SELECT {_COLUMNS} FROM jobs WHERE id = ?", (job_id,)).fetchone()
-            if row is None:
-                return None
-            job = _job(row)
-            if job.status == "queued":
-                job.place = db.execute("SELECT COUNT(*) FROM jobs WHERE status = 'queued' AND "
-                                       "created <= ?", (job.created,)).fetchone()[0]
+        with self._connect() as conn:
+            return self._get(conn, job_id)
+
+    @staticmethod
+    def _get(conn: Connection, job_id: str) -> Job | None:
+        row = conn.execute(select(*_COLUMNS).where(jobs.c.id == job_id)).first()
+        if row is None:
+            return None
+        job = _job(row)
+        if job.status == "queued":
+            job.place = conn.execute(select(func.count()).select_from(jobs).where(
+                jobs.c.status == "queued", jobs.c.created <= job.created)).scalar()
         return job
 
     def blob(self, job_id: str) -> bytes | None:
-        with closing(self._connect()) as db:
-            row = db.execute("SELECT blob FROM jobs WHERE id = ?", (job_id,)).fetchone()
-        return row[0] if row else None
+        """The job's pickled value, if any and if its signature holds (a finished job whose
+        value does not is forgotten, so that it is run again)."""
+        with self._connect() as conn:
+            stored = conn.execute(select(jobs.c.blob).where(jobs.c.id == job_id)).scalar()
+        if stored is None:
+            return None
+        try:
+            return verify(self.key, stored)
+        except BadSignature:
+            self.delete(job_id)
+            return None
+
+    def ids(self, kind: str | None = None) -> list[str]:
+        """The jobs' ids (of one `kind`), the newest first."""
+        query = select(jobs.c.id).order_by(jobs.c.created.desc())
+        if kind is not None:
+            query = query.where(jobs.c.kind == kind)
+        with self._connect() as conn:
+            return list(conn.execute(query).scalars())
 
     def counts(self) -> dict[str, int]:
-        with closing(self._connect()) as db:
-            return dict(db.execute("SELECT status, COUNT(*) FROM jobs GROUP BY status"))
+        with self._connect() as conn:
+            return {status: n for status, n in conn.execute(
+                select(jobs.c.status, func.count()).group_by(jobs.c.status))}
 
     # ---- submitting and claiming -----------------------------------------------------------
     def submit(self, job_id: str, kind: str, spec: dict[str, Any], total: int,
                queue_limit: int, abandon: float | None = None,
-               keep: tuple[str, ...] = ("queued", "running", "done")) -> tuple[Job, bool]:
+               keep: tuple[str, ...] = ("queued", "running", "done"),
+               enqueue: Callable[[Connection, str], None] | None = None) -> tuple[Job, bool]:
         """Queue a job, or return the one under this id whose status is in `keep` (queued,
         running or done by default), marking it as looked at. Returns (job, True if this call
         queued it). Raises QueueFull. A job with `abandon` (seconds) is cancelled once nobody
-        has looked at it (`touch`) for that long."""
+        has looked at it (`touch`) for that long. `enqueue(conn, job_id)` runs in the same
+        transaction as the new row (a distributed queue's own entry), so both or neither
+        are written."""
         now = time.time()
-        with closing(self._connect()) as db:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                row = db.execute("SELECT status FROM jobs WHERE id = ?", (job_id,)).fetchone()
-                if row is not None and row[0] in keep:
-                    db.execute("UPDATE jobs SET seen = ? WHERE id = ?", (now, job_id))
-                    db.execute("COMMIT")
-                    return self.get(job_id), False
-                counts = dict(db.execute("SELECT status, COUNT(*) FROM jobs WHERE status IN "
-                                         "('queued', 'running') GROUP BY status"))
-                if counts.get("queued", 0) >= queue_limit:
-                    raise QueueFull(counts.get("running", 0), counts.get("queued", 0))
-                db.execute("INSERT OR REPLACE INTO jobs (id, kind, spec, status, total, created, "
-                           "seen, abandon, secret) VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?)",
-                           (job_id, kind, json.dumps(spec, sort_keys=True), total, now, now,
-                            abandon, secrets.token_urlsafe(24)))
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-        return self.get(job_id), True
+        with self._connect() as conn:
+            take_turn(conn, "jobs")
+            status = conn.execute(select(jobs.c.status).where(jobs.c.id == job_id)).scalar()
+            if status is not None and status in keep:
+                conn.execute(update(jobs).where(jobs.c.id == job_id).values(seen=now))
+                return self._get(conn, job_id), False      # type: ignore[return-value]
+            counts = {s: n for s, n in conn.execute(
+                select(jobs.c.status, func.count()).where(jobs.c.status.in_(ACTIVE))
+                .group_by(jobs.c.status))}
+            if counts.get("queued", 0) >= queue_limit:
+                raise QueueFull(counts.get("running", 0), counts.get("queued", 0))
+            if status is not None:
+                conn.execute(delete(jobs).where(jobs.c.id == job_id))
+            upsert(conn, jobs, id=job_id, kind=kind, spec=json.dumps(spec, sort_keys=True),
+                   status="queued", total=total, created=now, seen=now, abandon=abandon,
+                   secret=secrets.token_urlsafe(24))
+            if enqueue is not None:
+                enqueue(conn, job_id)
+            return self._get(conn, job_id), True            # type: ignore[return-value]
 
     def claim(self, owner: str, max_running: int) -> Job | None:
         """Take the oldest queued job for `owner` if fewer than `max_running` run anywhere."""
-        with closing(self._connect()) as db:
-            if db.execute("SELECT 1 FROM jobs WHERE status = 'queued' LIMIT 1").fetchone() is None:
+        with self._connect() as conn:
+            if conn.execute(select(jobs.c.id).where(jobs.c.status == "queued").limit(1)
+                            ).first() is None:
                 return None               # the common case: a read, no write lock
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                running = db.execute("SELECT COUNT(*) FROM jobs WHERE status = 'running'"
-                                     ).fetchone()[0]
-                row = None
-                if running < max_running:
-                    row = db.execute("SELECT id FROM jobs WHERE status = 'queued' "
-                                     "ORDER BY created LIMIT 1").fetchone()
-                if row is not None:
-                    now = time.time()
-                    db.execute("UPDATE jobs SET status = 'running', owner = ?, started = ?, "
-                               "heartbeat = ? WHERE id = ?", (owner, now, now, row[0]))
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-        return self.get(row[0]) if row is not None else None
+            take_turn(conn, "jobs")
+            running = conn.execute(select(func.count()).select_from(jobs)
+                                   .where(jobs.c.status == "running")).scalar() or 0
+            if running >= max_running:
+                return None
+            job_id = conn.execute(select(jobs.c.id).where(jobs.c.status == "queued")
+                                  .order_by(jobs.c.created).limit(1)).scalar()
+            if job_id is None:
+                return None
+            return self._start(conn, job_id, owner)
+
+    def claim_one(self, job_id: str, owner: str) -> Job | None:
+        """Take this queued job for `owner` (a distributed worker was handed it); None if it
+        is no longer queued (cancelled meanwhile, or gone)."""
+        with self._connect() as conn:
+            take_turn(conn, "jobs")
+            status = conn.execute(select(jobs.c.status).where(jobs.c.id == job_id)).scalar()
+            return self._start(conn, job_id, owner) if status == "queued" else None
+
+    def _start(self, conn: Connection, job_id: str, owner: str) -> Job | None:
+        now = time.time()
+        conn.execute(update(jobs).where(jobs.c.id == job_id)
+                     .values(status="running", owner=owner, started=now, heartbeat=now))
+        return self._get(conn, job_id)
 
     # ---- while it runs ---------------------------------------------------------------------
     def started(self, job_id: str, pid: int) -> None:
-        with closing(self._connect()) as db:
-            db.execute("UPDATE jobs SET pid = ? WHERE id = ?", (pid, job_id))
+        with self._connect() as conn:
+            conn.execute(update(jobs).where(jobs.c.id == job_id).values(pid=pid))
 
     def progress(self, job_id: str, done: int, current: str, results: Any,
                  blob: bytes | None = None) -> None:
         """A running job's progress (and, with `blob`, what it has made so far)."""
-        sets, args = "done = ?, current = ?, results = ?", [done, current, json.dumps(results)]
+        values: dict[str, Any] = {"done": done, "current": current,
+                                  "results": json.dumps(results)}
         if blob is not None:
-            sets, args = sets + ", blob = ?", args + [blob]
-        with closing(self._connect()) as db:
-            db.execute(f"UPDATE jobs SET {sets} WHERE id = ? AND status = 'running'",
-                       (*args, job_id))
+            values["blob"] = sign(self.key, blob)
+        with self._connect() as conn:
+            conn.execute(update(jobs).where(jobs.c.id == job_id, jobs.c.status == "running")
+                         .values(**values))
 
     def touch(self, job_id: str) -> float:
         """Somebody is still looking at (waiting for) this job; the time written."""
         now = time.time()
-        with closing(self._connect()) as db:
-            db.execute("UPDATE jobs SET seen = ? WHERE id = ? AND status IN "
-                       "('queued', 'running')", (now, job_id))
+        with self._connect() as conn:
+            conn.execute(update(jobs).where(jobs.c.id == job_id, jobs.c.status.in_(ACTIVE))
+                         .values(seen=now))
         return now
 
     def seen(self, job_id: str) -> float | None:
         """When somebody last looked at this job."""
-        with closing(self._connect()) as db:
-            row = db.execute("SELECT seen FROM jobs WHERE id = ?", (job_id,)).fetchone()
-        return row[0] if row else None
+        with self._connect() as conn:
+            return conn.execute(select(jobs.c.seen).where(jobs.c.id == job_id)).scalar()
 
     def cancel_abandoned(self) -> int:
         """Cancel the active jobs nobody has looked at for their `abandon` seconds: a queued
         one at once, a running one by the worker that runs it."""
         now = time.time()
-        stale = "abandon IS NOT NULL AND seen < ? - abandon"
-        with closing(self._connect()) as db:
-            if db.execute(f"SELECT 1 FROM jobs WHERE status IN ('queued', 'running') AND {stale} "
-                          "AND cancel = 0 LIMIT 1", (now,)).fetchone() is None:
+        stale = (jobs.c.abandon.is_not(None), jobs.c.seen < now - jobs.c.abandon)
+        with self._connect() as conn:
+            if conn.execute(select(jobs.c.id).where(jobs.c.status.in_(ACTIVE), *stale,
+                                                    jobs.c.cancel == 0).limit(1)).first() is None:
                 return 0                  # the common case: a read, no write lock
-            queued = db.execute(f"UPDATE jobs SET status = 'cancelled', finished = ?, "
-                                f"current = 'nobody was looking' WHERE status = 'queued' AND "
-                                f"{stale}", (now, now)).rowcount
-            running = db.execute(f"UPDATE jobs SET cancel = 1, current = 'nobody was looking' "
-                                 f"WHERE status = 'running' AND cancel = 0 AND {stale}",
-                                 (now,)).rowcount
+            queued = conn.execute(update(jobs).where(jobs.c.status == "queued", *stale).values(
+                status="cancelled", finished=now, current="nobody was looking")).rowcount
+            running = conn.execute(update(jobs).where(
+                jobs.c.status == "running", jobs.c.cancel == 0, *stale).values(
+                cancel=1, current="nobody was looking")).rowcount
         return queued + running
 
     def heartbeat(self, job_ids: list[str]) -> None:
         if not job_ids:
             return
-        with closing(self._connect()) as db:
-            db.execute(f"UPDATE jobs SET heartbeat = ? WHERE id IN "
-                       f"({','.join('?' * len(job_ids))})", (time.time(), *job_ids))
+        with self._connect() as conn:
+            conn.execute(update(jobs).where(_ids(job_ids)).values(heartbeat=time.time()))
 
     def cancel_requested(self, job_ids: list[str]) -> list[str]:
         if not job_ids:
             return []
-        with closing(self._connect()) as db:
-            rows = db.execute(f"SELECT id FROM jobs WHERE cancel = 1 AND id IN "
-                              f"({','.join('?' * len(job_ids))})", job_ids).fetchall()
-        return [r[0] for r in rows]
+        with self._connect() as conn:
+            return list(conn.execute(select(jobs.c.id).where(jobs.c.cancel == 1, _ids(job_ids)))
+                        .scalars())
 
     def request_cancel(self, job_id: str) -> Job | None:
         """Mark a job for cancelling: a queued one is cancelled at once, a running one by the
         worker that runs it (it kills the training)."""
-        with closing(self._connect()) as db:
-            db.execute("UPDATE jobs SET status = 'cancelled', finished = ? WHERE id = ? AND "
-                       "status = 'queued'", (time.time(), job_id))
-            db.execute("UPDATE jobs SET cancel = 1 WHERE id = ? AND status = 'running'",
-                       (job_id,))
-        return self.get(job_id)
+        with self._connect() as conn:
+            conn.execute(update(jobs).where(jobs.c.id == job_id, jobs.c.status == "queued")
+                         .values(status="cancelled", finished=time.time()))
+            conn.execute(update(jobs).where(jobs.c.id == job_id, jobs.c.status == "running")
+                         .values(cancel=1))
+            return self._get(conn, job_id)
 
     def finish(self, job_id: str, status: str, *, results: Any = None, blob: bytes | None = None,
                error: str | None = None, error_kind: str | None = None,
                current: str = "") -> bool:
         """Record the end of a running job (False if it was no longer running)."""
-        sets, args = ["status = ?", "finished = ?", "current = ?", "error = ?",
-                      "error_kind = ?"], [status, time.time(), current, error, error_kind]
+        values: dict[str, Any] = {"status": status, "finished": time.time(), "current": current,
+                                  "error": error, "error_kind": error_kind}
         if results is not None:
-            sets.append("results = ?")
-            args.append(json.dumps(results))
+            values["results"] = json.dumps(results)
         if blob is not None:
-            sets.append("blob = ?")
-            args.append(blob)
-        with closing(self._connect()) as db:
-            cur = db.execute(f"UPDATE jobs SET {', '.join(sets)} WHERE id = ? AND "
-                             "status = 'running'", (*args, job_id))
-            _within_limit(db)
-            return cur.rowcount == 1
+            values["blob"] = sign(self.key, blob)
+        with self._connect() as conn:
+            ended = conn.execute(update(jobs).where(jobs.c.id == job_id,
+                                                    jobs.c.status == "running")
+                                 .values(**values)).rowcount == 1
+            within_limit(conn)
+        return ended
 
     def delete(self, job_id: str) -> None:
         """Forget a finished job (its result could not be read)."""
-        with closing(self._connect()) as db:
-            db.execute("DELETE FROM jobs WHERE id = ? AND status IN "
-                       "('done', 'error', 'cancelled', 'interrupted')", (job_id,))
+        with self._connect() as conn:
+            conn.execute(delete(jobs).where(jobs.c.id == job_id, jobs.c.status.in_(FINAL)))
 
-    def interrupt(self, where: str, args: tuple = ()) -> int:
-        """Mark running jobs matching `where` as interrupted (their worker is gone)."""
-        with closing(self._connect()) as db:
-            if db.execute(f"SELECT 1 FROM jobs WHERE status = 'running' AND ({where}) LIMIT 1",
-                          args).fetchone() is None:
+    def interrupt(self, *where: Any, error: str = GONE) -> int:
+        """Mark running jobs matching `where` (Core conditions) as interrupted: their worker
+        is gone."""
+        with self._connect() as conn:
+            if conn.execute(select(jobs.c.id).where(jobs.c.status == "running", *where)
+                            .limit(1)).first() is None:
                 return 0                  # nothing to mark: no write lock taken
-            cur = db.execute("UPDATE jobs SET status = 'interrupted', finished = ?, current = '', "
-                             "error = 'the server stopped while this job ran; start it again' "
-                             f"WHERE status = 'running' AND ({where})", (time.time(), *args))
-            return cur.rowcount
+            return conn.execute(update(jobs).where(jobs.c.status == "running", *where).values(
+                status="interrupted", finished=time.time(), current="", error=error)).rowcount
+
+    def interrupt_job(self, job_id: str, error: str = GONE) -> int:
+        return self.interrupt(jobs.c.id == job_id, error=error)
+
+    def interrupt_stale(self, seconds: float) -> int:
+        """Jobs whose worker has not beaten its heart for `seconds` were interrupted."""
+        return self.interrupt(jobs.c.heartbeat < time.time() - seconds)
 
     def running_owned(self, owner_prefix: str) -> list[tuple[str, str]]:
-        with closing(self._connect()) as db:
-            return db.execute("SELECT id, owner FROM jobs WHERE status = 'running' AND "
-                              "owner LIKE ?", (owner_prefix + "%",)).fetchall()
+        with self._connect() as conn:
+            return [(r[0], r[1]) for r in conn.execute(
+                select(jobs.c.id, jobs.c.owner).where(jobs.c.status == "running",
+                                                      jobs.c.owner.startswith(owner_prefix)))]
 
     def prune(self, keep: int, keep_blobs: int, blob_bytes: int | None = None) -> None:
         """Drop the oldest finished jobs beyond `keep`, and of those that hold a pickled result
         (trained tokenisers, step-through runs: the large rows) beyond `keep_blobs` of them or
         `blob_bytes` of results together (the newest one always stays); then, past the store's
         size limit, the least recently used."""
-        finished = "status IN ('done', 'error', 'cancelled', 'interrupted')"
-        with closing(self._connect()) as db:
-            db.execute(f"DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE {finished} "
-                       "ORDER BY finished DESC LIMIT -1 OFFSET ?)", (keep,))
-            db.execute(f"DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE {finished} "
-                       "AND blob IS NOT NULL ORDER BY finished DESC LIMIT -1 OFFSET ?)",
-                       (keep_blobs,))
-            if blob_bytes is not None:
-                db.execute("DELETE FROM jobs WHERE id IN (SELECT id FROM (SELECT id, "
-                           "SUM(length(blob)) OVER (ORDER BY finished DESC) AS total, "
-                           "ROW_NUMBER() OVER (ORDER BY finished DESC) AS n FROM jobs "
-                           f"WHERE {finished} AND blob IS NOT NULL) WHERE total > ? AND n > 1)",
-                           (blob_bytes,))
-            _within_limit(db)
-
-
-def _within_limit(db: sqlite3.Connection) -> None:
-    """Drop finished jobs, least recently used first, while the store is past its limit."""
-    limit = store_limit(db)
-    if limit is not None:
-        drop_job_results(db, used_bytes(db) - limit)
+        with self._connect() as conn:
+            finished = conn.execute(
+                select(jobs.c.id, jobs.c.blob.is_not(None), func.length(jobs.c.blob))
+                .where(jobs.c.status.in_(FINAL)).order_by(jobs.c.finished.desc())).all()
+            doomed = [row[0] for row in finished[keep:]]
+            held = [row for row in finished[:keep] if row[1]]
+            doomed += [row[0] for row in held[keep_blobs:]]
+            total = 0
+            for n, (job_id, _has, size) in enumerate(held[:keep_blobs]):
+                total += size or 0
+                if blob_bytes is not None and total > blob_bytes and n > 0:
+                    doomed.append(job_id)
+            if doomed:
+                conn.execute(delete(jobs).where(_ids(doomed)))
+            within_limit(conn)

@@ -34,6 +34,7 @@ from tokenizers_core.models.unigram.trainer import UnigramTrainer
 from tokenizers_core.models.wordpiece.session import WordPieceSession
 
 from ..sandbox.supervisor import die_with, limit_resources, set_soft_limit
+from ..signing import verify
 from ..store import CorpusStore, sha256_text
 from ..trained import corpus_text
 from .store import JobStore
@@ -46,9 +47,10 @@ def run_job(db_path: str, job_id: str, kind: str, spec: dict[str, Any], cpu_seco
     die_with(server_pid)
     jobs = JobStore(db_path)
     corpora = CorpusStore(db_path)
+    key = jobs.key
     out_of_memory = False
     try:
-        results, blob = TASKS[kind](spec, _reader(corpora), _reporter(jobs, job_id))
+        results, blob = TASKS[kind](spec, _reader(corpora, key), _reporter(jobs, job_id))
     except MemoryError:
         out_of_memory = True       # reported below, once the training's memory is freed
     except LookupError as exc:
@@ -67,14 +69,18 @@ def run_job(db_path: str, job_id: str, kind: str, spec: dict[str, Any], cpu_seco
                           f"({memory_bytes // 2**20:,} MB; TOKVIS_JOB_MEMORY_MB)")
 
 
-def _reader(corpora: CorpusStore) -> Callable[[str], str]:
-    """Texts a task reads: a corpus by name or sha256, or a stored file ("file:<sha256>")."""
+def _reader(corpora: CorpusStore, key: bytes) -> Callable[[str], str]:
+    """Texts a task reads: a corpus by name or sha256, a stored file ("file:<sha256>"), or a
+    value the server signed and stored as hex ("signed:<sha256>", `app.services.handover`),
+    given back as the hex of the value once its signature holds."""
     def read(ref: str) -> str:
-        if ref.startswith("file:"):
-            data = corpora.get_file(ref[5:])
+        kind, _, digest = ref.partition(":")
+        if kind in ("file", "signed"):
+            data = corpora.get_file(digest)
             if data is None:
-                raise LookupError(f"no stored file has sha256 {ref[5:]}")
-            return data.decode("utf-8")
+                raise LookupError(f"no stored file has sha256 {digest}")
+            return verify(key, bytes.fromhex(data.decode("ascii"))).hex() \
+                if kind == "signed" else data.decode("utf-8")
         return corpus_text(corpora, ref)
     return read
 
@@ -198,7 +204,8 @@ def check(spec: dict[str, Any], read: Callable[[str], str],
 
 
 def _handed_over(spec: dict[str, Any], read: Callable[[str], str]) -> Any:
-    """The tokeniser `app/services/handover.py` handed over: pickled into the store, or bundled."""
+    """The tokeniser `app/services/handover.py` handed over: pickled into the store (signed),
+    or bundled."""
     pickled = spec.get("pickled")
     return pickle.loads(bytes.fromhex(read(pickled))) if pickled else tc.load(spec["tokenizer"])
 

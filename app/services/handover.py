@@ -1,6 +1,6 @@
 """Handing a tokeniser to a job's worker process, which cannot reach the server's caches: a
 bundled one goes by name and is loaded there; any other (uploaded, trained) is pickled once into
-the store as hex text (`file:<sha256>`), and the spec names that file. A job that is already
+the store, signed (`app.signing`), as hex text (`signed:<sha256>`), and the spec names that file. A job that is already
 queued, running or done needs nothing handed over again, so a page that polls its job does not
 pickle the tokeniser on every poll."""
 from __future__ import annotations
@@ -12,8 +12,9 @@ from fastapi import Request
 
 from tokenizers_core import pretrained
 
-from ..deps import store
+from ..deps import jobs, store
 from ..jobs.store import Job
+from ..signing import sign
 
 ALIVE = ("queued", "running", "done")
 
@@ -25,5 +26,6 @@ def tokenizer_spec(request: Request, name: str, tok: Any, existing: Job | None) 
         return {"tokenizer": pretrained.canonical_name(name)}
     if existing is not None and existing.status in ALIVE:
         return {"tokenizer": name}
-    data = pickle.dumps(tok, protocol=pickle.HIGHEST_PROTOCOL).hex().encode("ascii")
-    return {"tokenizer": name, "pickled": "file:" + store(request).put_file(data)}
+    signed = sign(jobs(request).store.key, pickle.dumps(tok, protocol=pickle.HIGHEST_PROTOCOL))
+    return {"tokenizer": name, "pickled": "signed:" + store(request).put_file(
+        signed.hex().encode("ascii"))}

@@ -31,8 +31,7 @@ def fresh(tmp_path):
 
 
 def job_ids(db: Path) -> list[str]:
-    with JobStore(db)._connect() as conn:
-        return [r[0] for r in conn.execute("SELECT id FROM jobs")]
+    return JobStore(db).ids()
 
 
 # ---- item 6: cancelling needs the id the creator got -------------------------------------------

@@ -192,7 +192,7 @@ def test_pruning_keeps_the_newest_finished_jobs_and_fewer_pickled_results(tmp_pa
     left = {n for n in range(12) if store.get(f"j{n}") is not None}
     assert left == {4, 6, 8, 9, 10, 11} | {7}                # newest 8, of those 3 with blobs
     assert all(store.blob(f"j{n}") for n in (7, 9, 11))
-    store.prune(keep=8, keep_blobs=3, blob_bytes=250)       # 100 bytes each: the newest 2
+    store.prune(keep=8, keep_blobs=3, blob_bytes=300)       # 132 bytes each, signed: the newest 2
     assert {n for n in range(12) if store.get(f"j{n}") is not None} == {4, 6, 8, 9, 10, 11}
     store.prune(keep=8, keep_blobs=3, blob_bytes=1)         # the newest one always stays
     assert store.get("j11") is not None and store.get("j9") is None

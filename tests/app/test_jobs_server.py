@@ -163,9 +163,8 @@ def test_a_step_view_client_that_leaves_stops_its_training_part_way(tmp_path):
         jobs = JobStore(db)
 
         def the_job():
-            with jobs._connect() as conn:
-                row = conn.execute("SELECT id FROM jobs WHERE kind = 'unigram_rounds'").fetchone()
-            return row and jobs.get(row[0])
+            found = jobs.ids("unigram_rounds")
+            return found and jobs.get(found[0])
         job = until(lambda: (j := the_job()) and j.status == "running" and j.pid and j)
         time.sleep(1.5)                               # well into its work
         assert running(job.pid)
@@ -194,8 +193,8 @@ def test_two_uvicorn_workers_both_answer_a_step_view(tmp_path):
         assert all('data-testid="pair-table"' in a for a in answers)
         whats = {a.split('data-testid="what">')[1].split("<")[0] for a in answers}
         assert len(whats) == 1                        # the same run, whichever worker
-        with JobStore(db)._connect() as conn:
-            kinds = [r[0] for r in conn.execute("SELECT kind FROM jobs")]
+        store = JobStore(db)
+        kinds = [store.get(job_id).kind for job_id in store.ids()]
         assert kinds == ["bpe_steps"]                 # trained once, in the pool
     finally:
         stop(proc)

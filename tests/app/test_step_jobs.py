@@ -56,9 +56,7 @@ def make_client(tmp_path):
 
 def step_jobs_of(db: Path, kind: str) -> list:
     jobs = JobStore(db)
-    with jobs._connect() as conn:
-        ids = [r[0] for r in conn.execute("SELECT id FROM jobs WHERE kind = ?", (kind,))]
-    return [jobs.get(i) for i in ids]
+    return [jobs.get(i) for i in jobs.ids(kind)]
 
 
 def poll(c: TestClient, url: str, marker: str, timeout=120.0):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 
-from app.store import enable_wal
+from app.db.engine import enable_wal
 
 
 def test_wal_is_enabled_once_the_other_connection_lets_go(tmp_path):

@@ -1,0 +1,170 @@
+"""The shared job queue: servers queue, `tokvis worker` processes run, on one PostgreSQL.
+
+When the store is PostgreSQL (TOKVIS_DATABASE_URL), several servers and several workers,
+perhaps on several machines, share one database. A job is still a row of `jobs`
+(`store.JobStore`: its status, progress, results, its cancel flag), read by whichever server
+is asked; who runs it is procrastinate's business, a PostgreSQL-only queue:
+
+- a server's `DistributedQueue.submit` writes the row and procrastinate's job in one
+  transaction (`JobStore.submit(enqueue=...)`): the queue limit's check (429), the row and the
+  queue entry commit together, or none of them;
+- a worker (`run_worker`, `tokvis worker --concurrency N`) is handed the job by procrastinate
+  (LISTEN/NOTIFY: at once), claims the row, and runs the training in a child exactly as the
+  embedded queue does (`children.Trainings`: CPU and memory limits, killed within ~0.1 s of a
+  cancel asked through any server, a heartbeat every 2 s);
+- every server and worker marks as `interrupted` the running jobs whose heartbeat stopped for
+  TOKVIS_JOB_STALE_SECONDS (a worker killed with -9; its child dies with it), and cancels the
+  jobs nobody looks at any more (`abandon`), so a dead worker's job is reported while the
+  remaining workers run the next ones.
+
+Why procrastinate (issue 28): it needs nothing but the PostgreSQL the store already is, it
+defers inside our own transaction, and it runs plain functions; what we need on top (a child
+per training, its limits, the kill on cancel) is ours and shared with the embedded queue.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from typing import Any
+
+from sqlalchemy import Connection
+from sqlalchemy.engine import make_url
+
+from ..db import ensure_current
+from ..sandbox import supervisor
+from .children import HEARTBEAT, Trainings
+from .queue import JobQueue
+from .store import JobStore
+
+TASK = "tokvis.run_job"
+QUEUE = "tokvis"
+POLL = 0.05            # seconds between two looks at a running training's row and child
+STOPPED = "the worker was stopped while this job ran; start it again"
+
+
+def conninfo(url: str) -> str:
+    """The libpq connection string of a SQLAlchemy PostgreSQL URL.
+
+    >>> conninfo("postgresql+psycopg://tokvis:pw@db:5432/tokvis")
+    'postgresql://tokvis:pw@db:5432/tokvis'
+    """
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def _procrastinate(url: str, sync: bool) -> Any:
+    import procrastinate        # lazy: only the shared mode needs it
+    connector = (procrastinate.SyncPsycopgConnector if sync else procrastinate.PsycopgConnector)
+    return procrastinate.App(connector=connector(conninfo=conninfo(url)))
+
+
+class Sweeper:
+    """A thread that, every heartbeat, cancels the jobs nobody looks at any more and marks
+    those whose process stopped beating as interrupted (any server or worker may)."""
+
+    def __init__(self, store: JobStore, stale: float) -> None:
+        self.store, self.stale = store, stale
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+
+    def start(self) -> None:
+        if self._thread is not None and self._thread.is_alive() and self._pid == os.getpid():
+            return
+        self._pid = os.getpid()
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._loop, daemon=True, name="tokvis-sweeper")
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(HEARTBEAT):
+            try:
+                self.store.cancel_abandoned()
+                self.store.interrupt_stale(self.stale)
+            except Exception:      # the database away for a moment: next beat
+                pass
+
+
+class DistributedQueue(JobQueue):
+    """The web side when the store is PostgreSQL: queue through procrastinate, never run."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.sweeper = Sweeper(self.store, self.stale)
+        self._app: Any = None
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        self.store.key                 # no TOKVIS_SECRET_KEY: refuse now, with the reason
+        self.sweeper.start()
+
+    def stop(self) -> None:
+        self.sweeper.stop()
+
+    def _enqueue(self, conn: Connection, job_id: str) -> None:
+        with self._lock:
+            if self._app is None:
+                self._app = _procrastinate(self.store.url, sync=True)
+        driver = conn.connection.driver_connection      # the psycopg connection of this transaction
+        self._app.configure_task(TASK, queue=QUEUE, connection=driver).defer(job_id=job_id)
+
+
+# ---- the worker -----------------------------------------------------------------------------
+class Worker:
+    """What `tokvis worker` runs: procrastinate's worker, whose task runs one job's training."""
+
+    def __init__(self, url: str, cpu_seconds: int, memory_mb: int, stale: float) -> None:
+        self.store = JobStore(url)
+        self.cpu_seconds, self.memory_bytes = cpu_seconds, memory_mb * 2 ** 20
+        self.sweeper = Sweeper(self.store, stale)
+        self.running: set[Trainings] = set()
+        self._lock = threading.Lock()
+        self.app = _procrastinate(url, sync=False)
+        self.app.task(name=TASK, queue=QUEUE, pass_context=True)(self.run_job)
+
+    def run(self, concurrency: int) -> None:
+        self.store.key                 # no TOKVIS_SECRET_KEY: refuse now, with the reason
+        ensure_current(self.store.url)
+        supervisor.preload(__package__ + ".tasks")
+        self.sweeper.start()
+        try:
+            self.app.run_worker(queues=[QUEUE], concurrency=concurrency, delete_jobs="always",
+                                shutdown_graceful_timeout=2.0,
+                                name=f"tokvis-{socket.gethostname()}-{os.getpid()}")
+        finally:
+            self.sweeper.stop()
+            with self._lock:
+                for trainings in list(self.running):
+                    trainings.stop(STOPPED)
+
+    def run_job(self, context: Any, job_id: str) -> None:
+        """procrastinate's task: claim the job's row, run its training in a child, and watch
+        it (cancel, heartbeat, how it ended) until the child is gone."""
+        job = self.store.claim_one(job_id, f"{socket.gethostname()}:{os.getpid()}")
+        if job is None:
+            return                     # cancelled while it waited, or pruned
+        trainings = Trainings(self.store, self.cpu_seconds, self.memory_bytes)
+        with self._lock:
+            self.running.add(trainings)
+        try:
+            trainings.start(job)
+            while len(trainings):
+                if context.should_abort():
+                    trainings.stop(STOPPED)
+                    return
+                trainings.watch()
+                time.sleep(POLL)
+        finally:
+            with self._lock:
+                self.running.discard(trainings)
+
+
+def run_worker(url: str, concurrency: int, cpu_seconds: int, memory_mb: int,
+               stale: float) -> None:
+    Worker(url, cpu_seconds, memory_mb, stale).run(concurrency)

@@ -1,0 +1,1 @@
+"""The store's Alembic migrations (`tokvis db upgrade` runs them; `app.db.migrate`)."""
