@@ -132,6 +132,8 @@ def serve(args: argparse.Namespace) -> int:
         os.environ["TOKVIS_DB"] = os.path.abspath(args.db)
     if args.limit_concurrency < 1:
         raise ValueError(f"--limit-concurrency must be at least 1, got {args.limit_concurrency}")
+    from .deploy import preflight
+    preflight()                # an outdated store or a missing secret: one line, before serving
     import uvicorn
     bounds = uvicorn_bounds(args.limit_concurrency)
     # uvicorn's h11 protocol with a deadline for a request's head (TOKVIS_HEADER_TIMEOUT): a

@@ -37,6 +37,18 @@ def _settings(args: argparse.Namespace):  # noqa: ANN202 - Settings, imported la
     return Settings.from_env()
 
 
+def preflight() -> None:
+    """What would stop a server at start, said before it starts: the store's schema (a new one
+    is created) and, in the shared mode, the secret (SetupError)."""
+    from app.config import Settings
+    from app.db import ensure_current
+    from app.signing import secret_key
+    settings = Settings.from_env()
+    ensure_current(settings.store_url)
+    if settings.shared:
+        secret_key(settings.store_url)
+
+
 def db(args: argparse.Namespace) -> int:
     from app.db import migrate, shown
     url = _settings(args).store_url

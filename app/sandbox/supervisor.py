@@ -98,13 +98,25 @@ def die_with(server_pid: int) -> None:
     def watch() -> None:
         while True:
             time.sleep(0.5)
-            try:
-                os.kill(server_pid, 0)
-            except ProcessLookupError:
+            if _gone(server_pid):
                 os._exit(3)
-            except PermissionError:
-                pass
     threading.Thread(target=watch, daemon=True, name="die-with-server").start()
+
+
+def _gone(pid: int) -> bool:
+    """The process has ended: it no longer exists, or it is a zombie its parent has not
+    reaped yet (a server killed with -9 whose parent is slow to notice)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X")
+    except (OSError, IndexError):
+        return False
 
 
 def exit_reason(code: int | None, what: str, cpu_seconds: float, cpu_setting: str,
