@@ -365,19 +365,19 @@ def report_load(args, results: dict[str, dict]) -> None:
     print(f"\n== load: {args.clients} clients, {args.duration:.0f} s; "
           + "; ".join(f"{k}: {TITLES[k]}" for k, _ in setups))
     head = "".join(f"{k + ' n':>14}{'err':>6}{'p50 ms':>8}{'p95 ms':>8}" for k, _ in setups)
-    print(f"   {'endpoint':<36}{head}")
+    print(f"   {'endpoint':<40}{head}")
     names = list(setups[0][1]["latencies"])
     for name in names:
         row = "".join(f"{len(o['latencies'][name]):>14}{o['errors'][name]:>6}"
                       f"{ms(o['latencies'][name], 50):>8}{ms(o['latencies'][name], 95):>8}"
                       for _, o in setups)
-        print(f"   {name:<36}{row}")
+        print(f"   {name:<40}{row}")
     row = ""
     for _, o in setups:
         every = [v for values in o["latencies"].values() for v in values]
         row += (f"{len(every):>14}{sum(o['errors'].values()):>6}{ms(every, 50):>8}"
                 f"{ms(every, 95):>8}")
-    print(f"   {'all':<36}{row}")
+    print(f"   {'all':<40}{row}")
     for k, o in setups:
         total = sum(len(v) for v in o["latencies"].values())
         errors = sum(o["errors"].values())
@@ -401,24 +401,25 @@ def report_latency(args, results: dict[str, dict]) -> None:
     cols = "".join(f"{k + ' (' + VIA[k] + ')':>28}" for k in keys)
     print(f"\n== job latency: {args.repeat} small sweeps (BPE, one size) submitted through A, "
           f"polled through B every {POLL * 1000:.0f} ms; ms, median / max")
-    print(f"   {'':<40}{cols}")
-    for label, field in (("submit -> running (seen through B)", "running"),
-                         ("submit -> finished (seen through B)", "done")):
-        print(f"   {label:<40}" + "".join(f"{median_max(results[k]['jobs'][field]):>28}"
-                                          for k in keys))
-    print("   outcomes: " + "; ".join(f"{k}: " + ", ".join(
-        f"{n} {s}" for s, n in results[k]["jobs"]["outcomes"].items()) for k in keys))
+    _latency_rows(results, "jobs", cols, (("submit -> running (seen through B)", "running"),
+                                          ("submit -> finished (seen through B)", "done")))
     cancels = (args.repeat + 1) // 2
     print(f"\n== cancel latency: {cancels} long sweeps (WordPiece and Unigram, 8000-20000) "
           f"submitted through A, DELETE through B {SETTLE:.1f} s after their training started; "
           "ms, median / max")
+    _latency_rows(results, "cancel", cols, (('DELETE -> "cancelled" seen through A', "seen_a"),
+                                            ("DELETE -> training process gone", "gone")))
+
+
+def _latency_rows(results: dict[str, dict], part: str, cols: str,
+                  rows: tuple[tuple[str, str], ...]) -> None:
+    """One latency table: a row per (label, field), a column per setup, then the outcomes."""
     print(f"   {'':<40}{cols}")
-    for label, field in (('DELETE -> "cancelled" seen through A', "seen_a"),
-                         ("DELETE -> training process gone", "gone")):
-        print(f"   {label:<40}" + "".join(f"{median_max(results[k]['cancel'][field]):>28}"
-                                          for k in keys))
+    for label, field in rows:
+        print(f"   {label:<40}" + "".join(f"{median_max(results[k][part][field]):>28}"
+                                          for k in results))
     print("   outcomes: " + "; ".join(f"{k}: " + ", ".join(
-        f"{n} {s}" for s, n in results[k]["cancel"]["outcomes"].items()) for k in keys))
+        f"{n} {s}" for s, n in results[k][part]["outcomes"].items()) for k in results))
 
 
 TITLES = {"embedded": "1 server on SQLite (runs its jobs)",

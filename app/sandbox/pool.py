@@ -117,7 +117,9 @@ class Pool:
             if not child.conn.poll(budget.wall_seconds):
                 self._retire(child)
                 raise SandboxFailure(f"{what} took longer than {budget.wall_seconds:g} s, so "
-                                     f"it was stopped")
+                                     f"it was stopped (its budget: {budget.cpu_seconds:g} s of "
+                                     f"CPU time, {budget.cpu_setting}; a server this busy may "
+                                     "not give it that in time: try again)")
             answer = child.conn.recv()
         except (EOFError, OSError):
             code = self._retire(child)
