@@ -25,10 +25,9 @@ from ..db import connect, database_url, ensure_current
 from ..db.engine import take_turn, upsert
 from ..db.schema import jobs
 from ..signing import BadSignature, secret_key, sign, verify
-from ..store import within_limit
+from ..store import FINAL, within_limit
 
 ACTIVE = ("queued", "running")
-FINAL = ("done", "error", "cancelled", "interrupted")
 GONE = "the worker running this job stopped (killed, or its machine went down); start it again"
 
 

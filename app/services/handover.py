@@ -1,8 +1,8 @@
 """Handing a tokeniser to a job's worker process, which cannot reach the server's caches: a
 bundled one goes by name and is loaded there; any other (uploaded, trained) is pickled once into
-the store, signed (`app.signing`), as hex text (`signed:<sha256>`), and the spec names that file. A job that is already
-queued, running or done needs nothing handed over again, so a page that polls its job does not
-pickle the tokeniser on every poll."""
+the store, signed (`app.signing`), as hex text (`signed:<sha256>`), and the spec names that
+file. A job that is already queued, running or done needs nothing handed over again, so a page
+that polls its job does not pickle the tokeniser on every poll."""
 from __future__ import annotations
 
 import pickle
