@@ -132,6 +132,7 @@ class Worker:
         self.store.key                 # no TOKVIS_SECRET_KEY: refuse now, with the reason
         ensure_current(self.store.url)
         supervisor.preload(__package__ + ".tasks")
+        supervisor.preload("sqlalchemy.dialects.postgresql.psycopg")   # each child's driver
         self.sweeper.start()
         try:
             self.app.run_worker(queues=[QUEUE], concurrency=concurrency, delete_jobs="always",
