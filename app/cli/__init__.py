@@ -245,11 +245,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"tokvis {args.command}: error: {_one_line(exc)}\n")
         return 1
     except Exception as exc:                # a bug, not bad input: still one line, unless asked
+        if _unreachable_database(exc):
+            sys.stderr.write(f"tokvis {args.command}: error: the store's database cannot be "
+                             f"reached: {_one_line(exc.__cause__ or exc)}\n")
+            return 1
         if os.environ.get("TOKVIS_DEBUG"):
             raise
         sys.stderr.write(f"tokvis {args.command}: internal error: {type(exc).__name__}: "
                          f"{_one_line(exc)} (TOKVIS_DEBUG=1 shows the traceback)\n")
         return 70
+
+
+def _unreachable_database(exc: BaseException) -> bool:
+    """SQLAlchemy's OperationalError: the database is down, or the URL names no server."""
+    errors = sys.modules.get("sqlalchemy.exc")      # loaded if the command used the store
+    return errors is not None and isinstance(exc, errors.OperationalError)
 
 
 def _one_line(exc: BaseException) -> str:

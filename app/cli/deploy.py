@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -73,7 +72,6 @@ def worker(args: argparse.Namespace) -> int:
                          "TOKVIS_DATABASE_URL (postgresql+psycopg://...); with the SQLite "
                          "store the server runs its jobs itself")
     from app.jobs.distributed import run_worker
-    sys.stderr.write(f"tokvis worker: running up to {args.concurrency} trainings at once\n")
     run_worker(settings.store_url, args.concurrency, settings.job_cpu_seconds,
                settings.job_memory_mb, settings.job_stale_seconds)
     return 0

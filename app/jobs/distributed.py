@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 import threading
 import time
 from typing import Any
@@ -32,7 +33,7 @@ from typing import Any
 from sqlalchemy import Connection
 from sqlalchemy.engine import make_url
 
-from ..db import ensure_current
+from ..db import ensure_current, shown
 from ..sandbox import supervisor
 from .children import HEARTBEAT, Trainings
 from .queue import JobQueue
@@ -133,6 +134,8 @@ class Worker:
         ensure_current(self.store.url)
         supervisor.preload(__package__ + ".tasks")
         supervisor.preload("sqlalchemy.dialects.postgresql.psycopg")   # each child's driver
+        sys.stderr.write(f"tokvis worker: running up to {concurrency} trainings at once, from "
+                         f"{shown(self.store.url)}\n")
         self.sweeper.start()
         try:
             self.app.run_worker(queues=[QUEUE], concurrency=concurrency, delete_jobs="always",

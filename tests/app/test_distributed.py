@@ -177,6 +177,20 @@ def test_a_killed_worker_leaves_its_job_interrupted_and_the_next_runs_elsewhere(
     assert until(lambda: status(a, nxt["id"])["status"] == "done", 60)
 
 
+def test_a_worker_stopped_with_sigterm_interrupts_its_job_and_ends_its_training(cluster):
+    a = cluster.server()
+    worker = cluster.worker()
+    long = submit(a, LONG)
+    job_id = long["id"].split(".")[0]
+    assert until(lambda: status(a, job_id)["status"] == "running", 60)
+    pid = until(lambda: JobStore(cluster.url).get(job_id).pid, 10)
+    worker.send_signal(signal.SIGTERM)
+    assert worker.wait(timeout=30) == 0                           # it stops within its grace
+    job = status(a, job_id)
+    assert job["status"] == "interrupted" and "worker was stopped" in job["error"]
+    assert until(lambda: not running(pid), 5)
+
+
 def test_the_queue_limit_answers_429_from_every_server(cluster):
     a, b = cluster.server(), cluster.server()
     for n in range(3):                                            # TOKVIS_JOB_QUEUE=3, no worker
