@@ -72,15 +72,27 @@ def _file_lock(url: str) -> Iterator[None]:
 _UPGRADING = threading.Lock()    # Alembic's context is one per process: one upgrade at a time
 
 
+@contextmanager
+def _migrating(url: str) -> Iterator[None]:
+    """This process's turn, and on SQLite the file's: what is read next stays true until the
+    block ends (on PostgreSQL a migration is one transaction, and env.py takes a lock)."""
+    with _UPGRADING, _file_lock(url):
+        yield
+
+
 def upgrade(url: str) -> tuple[str | None, str]:
     """Migrate the database to the newest schema; (version before, version after)."""
-    with _UPGRADING, _file_lock(url):
-        before = current(url)
-        if before != head():
-            config = _config()
-            with get_engine(url).begin() as conn:
-                config.attributes["connection"] = conn
-                command.upgrade(config, "head")
+    with _migrating(url):
+        return _upgrade(url)
+
+
+def _upgrade(url: str) -> tuple[str | None, str]:
+    before = current(url)
+    if before != head():
+        config = _config()
+        with get_engine(url).begin() as conn:
+            config.attributes["connection"] = conn
+            command.upgrade(config, "head")
     return before, head()
 
 
@@ -88,12 +100,15 @@ def ensure_current(url: str) -> None:
     """Return if the database is at the newest schema. A database with none of the store's
     tables (a new SQLite file, an empty PostgreSQL database) is created at it; otherwise
     SchemaOutdated says to run `tokvis db upgrade`."""
-    found = current(url)
-    if found == head():
-        return
-    if found is None and not _has_store_tables(url):
-        upgrade(url)
-        return
+    if current(url) == head():
+        return                                  # the common case: one read
+    with _migrating(url):                       # another process may be creating it now
+        found = current(url)
+        if found == head():
+            return
+        if found is None and not _has_store_tables(url):
+            _upgrade(url)
+            return
     if found is not None and found not in _known():
         raise SchemaOutdated(
             f"the store at {shown(url)} has schema {found}, newer than this version of tokvis "

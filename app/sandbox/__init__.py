@@ -98,9 +98,11 @@ class Sandbox:
                seconds: float) -> tuple[Any, float]:
         """One timed search in the search pool: `(result, cpu_seconds)` (`user_regex.Runner`)."""
         # the search stops itself (user_regex.run_search's backstop); the child's own CPU limit
-        # and the wall-clock kill are only there for what it cannot stop
+        # and the wall-clock kill are only there for what it cannot stop; the kill waits long
+        # enough that a busy machine, which gives the child a share of a core, is not mistaken
+        # for a runaway search (the CPU limit ends one anyway)
         backstop = seconds * user_regex.CHILD_WALL_FACTOR + user_regex.CHILD_WALL_SLACK
-        budget = Budget(math.ceil(backstop) + 1, SEARCH_MEMORY_MB, backstop + 2,
+        budget = Budget(math.ceil(backstop) + 1, SEARCH_MEMORY_MB, 3 * backstop + 5,
                         "TOKVIS_REGEX_TIMEOUT", "its fixed search budget")
         compiled = pattern.compiled
         return self.search_pool.run("search", compiled.pattern, compiled.flags, method, args,

@@ -116,10 +116,9 @@ class Pool:
             child.conn.send(request)
             if not child.conn.poll(budget.wall_seconds):
                 self._retire(child)
-                raise SandboxFailure(f"{what} took longer than {budget.wall_seconds:g} s, so "
-                                     f"it was stopped (its budget: {budget.cpu_seconds:g} s of "
-                                     f"CPU time, {budget.cpu_setting}; a server this busy may "
-                                     "not give it that in time: try again)")
+                raise SandboxFailure(f"{what} took longer than {budget.wall_seconds:g} s of "
+                                     "wall-clock time, so it was stopped (a server this busy "
+                                     "may not give it its CPU time: try again)")
             answer = child.conn.recv()
         except (EOFError, OSError):
             code = self._retire(child)

@@ -104,3 +104,15 @@ def test_a_new_store_is_created_at_the_newest_schema_and_a_newer_one_is_refused(
         db.execute("UPDATE alembic_version SET version_num = '9999'")
     with pytest.raises(SchemaOutdated, match="newer than this version"):
         migrate.ensure_current(url)
+
+
+def test_processes_creating_a_new_store_at_once_all_find_it_ready(tmp_path):
+    path = tmp_path / "together.sqlite3"
+    code = ("import sys; from app.store import CorpusStore; "
+            "print(CorpusStore(sys.argv[1]).put('text ' + sys.argv[2]))")
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(path), str(n)], cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for n in range(4)]
+    results = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [err[-500:] for _out, err in results]
+    assert len(CorpusStore(path).list()) == 4
