@@ -36,7 +36,13 @@ test: $(VENV)/.test-deps
 test-slow: $(VENV)/.test-deps
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m slow
 
-test-all: test test-slow
+# both tiers run, whatever the first gives, and both are reported; it fails if either failed
+test-all: $(VENV)/.test-deps
+	@fast=0; slow=0; \
+	$(MAKE) --no-print-directory test || fast=$$?; \
+	$(MAKE) --no-print-directory test-slow || slow=$$?; \
+	echo "fast tier: $$( [ $$fast = 0 ] && echo passed || echo FAILED ); slow tier: $$( [ $$slow = 0 ] && echo passed || echo FAILED )"; \
+	[ $$fast = 0 ] && [ $$slow = 0 ]
 
 bench: $(VENV)/.test-deps
 	for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done

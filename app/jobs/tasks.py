@@ -20,7 +20,6 @@ import gc
 import json
 import pickle
 import resource
-import threading
 import time
 from typing import Any, Callable
 
