@@ -57,7 +57,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import bench_load  # noqa: E402  (the request mix, the client loop, percentiles)
-from bench_load import (DEFAULT_IMPORT, HOST, _free_port, _text_2kb, mix, pct,  # noqa: E402
+from bench_load import (HOST, _free_port, _text_2kb, mix, pct,  # noqa: E402
                         tree_rss_mb, upload, warm_up)
 from bench_step_jobs import _alive  # noqa: E402  (a process that is gone or a zombie: False)
 
@@ -429,18 +429,12 @@ VIA = {"embedded": "A = B", "shared": "A -> B"}
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--duration", type=float, default=60.0, help="seconds of load per setup")
-    parser.add_argument("--clients", type=int, default=50)
+    bench_load.load_options(parser, "seconds of load per setup")
     parser.add_argument("--repeat", type=int, default=10,
                         help="small sweeps per setup (and half as many cancelled long ones)")
     parser.add_argument("--skip-load", action="store_true", help="only the latency parts")
-    parser.add_argument("--import", dest="imported", type=Path,
-                        default=DEFAULT_IMPORT if DEFAULT_IMPORT.exists() else None,
-                        help="a tokenizer file to upload and encode with (default: Llama 3's "
-                             "tokenizer.json from ../shared/data/interop, when present)")
     args = parser.parse_args()
-    if not 1 <= args.duration <= 600:
-        parser.error("--duration must be between 1 and 600 seconds")
+    bench_load.check_duration(parser, args)
     if args.clients < 2 or args.repeat < 1:
         parser.error("--clients must be at least 2 and --repeat at least 1")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # stop what we started, as Ctrl-C

@@ -23,7 +23,6 @@ import json
 import os
 import random
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -221,18 +220,27 @@ def report(workers: int, clients: int, rss: tuple[float, float, float], out: dic
           f"{pct(every, 95) * 1000:>9.0f}{pct(every, 99) * 1000:>9.0f}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--duration", type=float, default=60.0, help="seconds per run")
+def load_options(parser: argparse.ArgumentParser, duration_help: str) -> None:
+    """The options every load benchmark takes: --duration, --clients, --import."""
+    parser.add_argument("--duration", type=float, default=60.0, help=duration_help)
     parser.add_argument("--clients", type=int, default=50)
-    parser.add_argument("--workers", default="1,2", help="uvicorn worker counts to run")
     parser.add_argument("--import", dest="imported", type=Path,
                         default=DEFAULT_IMPORT if DEFAULT_IMPORT.exists() else None,
                         help="a tokenizer file to upload and encode with (default: Llama 3's "
                              "tokenizer.json from ../shared/data/interop, when present)")
-    args = parser.parse_args()
+
+
+def check_duration(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if not 1 <= args.duration <= 600:
         parser.error("--duration must be between 1 and 600 seconds")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    load_options(parser, "seconds per run")
+    parser.add_argument("--workers", default="1,2", help="uvicorn worker counts to run")
+    args = parser.parse_args()
+    check_duration(parser, args)
     text = _text_2kb()
     label = f"imported {args.imported.name}" if args.imported else None
     print(f"load: {args.clients} clients, {args.duration:.0f} s per run, on {HOST}; mix: "

@@ -158,13 +158,20 @@ def test_a_job_waits_for_a_worker_and_is_cancelled_through_the_other_server(clus
     assert gone < 1.0, f"the training child lived {gone:.2f} s after the cancel"
 
 
+def long_job_running(cluster: Cluster, base: str) -> tuple[str, int]:
+    """Queue a long sweep through `base` and wait until a worker runs it: its id and the pid
+    of its training child."""
+    job_id = submit(base, LONG)["id"].split(".")[0]
+    assert until(lambda: status(base, job_id)["status"] == "running", 60)
+    pid = until(lambda: JobStore(cluster.url).get(job_id).pid, 10)
+    assert pid and running(pid)
+    return job_id, pid
+
+
 def test_a_killed_worker_leaves_its_job_interrupted_and_the_next_runs_elsewhere(cluster):
     a = cluster.server()
     doomed = cluster.worker()
-    long = submit(a, LONG)
-    job_id = long["id"].split(".")[0]
-    assert until(lambda: status(a, job_id)["status"] == "running", 60)
-    pid = until(lambda: JobStore(cluster.url).get(job_id).pid, 10)
+    job_id, pid = long_job_running(cluster, a)
     os.kill(doomed.pid, signal.SIGKILL)                           # the worker, not its group
     t0 = time.monotonic()
     job = until(lambda: (s := status(a, job_id))["status"] != "running" and s, 4 * STALE + 10)
@@ -180,10 +187,7 @@ def test_a_killed_worker_leaves_its_job_interrupted_and_the_next_runs_elsewhere(
 def test_a_worker_stopped_with_sigterm_interrupts_its_job_and_ends_its_training(cluster):
     a = cluster.server()
     worker = cluster.worker()
-    long = submit(a, LONG)
-    job_id = long["id"].split(".")[0]
-    assert until(lambda: status(a, job_id)["status"] == "running", 60)
-    pid = until(lambda: JobStore(cluster.url).get(job_id).pid, 10)
+    job_id, pid = long_job_running(cluster, a)
     worker.send_signal(signal.SIGTERM)
     assert worker.wait(timeout=30) == 0                           # it stops within its grace
     job = status(a, job_id)
