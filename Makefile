@@ -7,19 +7,34 @@ PORT ?= 8000
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test test-slow test-all bench clean
+# Every install is held to constraints.txt: the exact set of releases the tests last ran with
+# (pyproject's [project] dependencies are ranges, so the package installs beside other projects;
+# CI, `make` and the Dockerfile install this tested set). `make lock` regenerates it.
+CONSTRAINTS := $(if $(wildcard constraints.txt),-c constraints.txt)
+PIP := $(BIN)/python -m pip install -q $(CONSTRAINTS)
+
+.PHONY: run test test-slow test-all bench lint docs docs-screenshots lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-$(VENV)/.run-deps: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[mix]'
+$(VENV)/.run-deps: pyproject.toml $(wildcard constraints.txt) | $(BIN)/python
+	$(PIP) -e '.[mix]'
 	touch $@
 
-$(VENV)/.test-deps: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[test]'
+$(VENV)/.test-deps: pyproject.toml $(wildcard constraints.txt) | $(BIN)/python
+	$(PIP) -e '.[test]'
 	touch $@ $(VENV)/.run-deps
+
+# with the optional extra too: mypy then sees every package the code imports, in CI as here
+$(VENV)/.lint-deps: pyproject.toml $(wildcard constraints.txt) | $(BIN)/python
+	$(PIP) -e '.[lint,mix]'
+	touch $@
+
+$(VENV)/.docs-deps: pyproject.toml $(wildcard constraints.txt) | $(BIN)/python
+	$(PIP) -e '.[docs]'
+	touch $@
 
 # the store migrated first (`tokvis db upgrade`: a new store is created, an older one adopted
 # with every row), then served as a deployment serves it (README, "Deployment"): a request's head must arrive within
@@ -46,6 +61,34 @@ test-all: $(VENV)/.test-deps
 
 bench: $(VENV)/.test-deps
 	for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+# ruff's format, then ruff's and mypy's findings held to lint-baseline/*.json: a (file, rule)
+# group may shrink, never grow (scripts/lint_baseline.py; after a fix, `--update` lowers it)
+# (all three run whatever the first gives; it fails if any failed)
+lint: $(VENV)/.lint-deps
+	@status=0; \
+	$(BIN)/python -m ruff format --check --output-format concise . || status=1; \
+	$(BIN)/python scripts/lint_baseline.py ruff || status=1; \
+	$(BIN)/python scripts/lint_baseline.py mypy || status=1; \
+	exit $$status
+
+# the docs site (mkdocs.yml, docs/), warnings as errors, into build/site (~10 s);
+# NO_MKDOCS_2_WARNING silences mkdocs-material's banner about its successor, not our warnings
+docs: $(VENV)/.docs-deps
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --quiet --site-dir build/site
+
+# the views' screenshots of the docs site, taken from a running app by a real browser
+docs-screenshots: $(VENV)/.test-deps $(VENV)/.docs-deps
+	$(BIN)/python docs/screenshots.py
+
+# constraints.txt again: every extra installed under the current lock, then frozen (the project
+# itself left out). To move to newer releases: `make clean`, delete constraints.txt, `make lock`.
+lock: $(VENV)/.test-deps $(VENV)/.lint-deps $(VENV)/.docs-deps $(VENV)/.run-deps
+	@{ echo "# The exact releases the tests run with: CI, make and the Dockerfile install under it"; \
+	   echo "# (pip install -c constraints.txt ...); pyproject.toml keeps the ranges a user gets."; \
+	   echo "# Regenerate with \`make lock\` (see the Makefile); do not edit by hand."; \
+	   $(BIN)/python -m pip freeze --exclude-editable; \
+	 } > constraints.txt.new && mv constraints.txt.new constraints.txt
 
 clean:
 	rm -rf $(VENV) build *.egg-info
