@@ -13,6 +13,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from tokenizers_core import __version__  # pyproject's, read from the installed metadata
 
 from . import limits, openapi
 from .config import Settings
@@ -93,7 +94,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(lifespan=_lifespan, title="Tokenizer Visualiser",
                   description="Watch tokenisers work, step by step: BPE, WordPiece, Unigram and "
                               "real tokenisers (GPT-2, GPT-4, GPT-4o, BERT, SentencePiece).",
-                  version="0.1.0", docs_url=None, redoc_url=None,
+                  version=__version__, docs_url=None, redoc_url=None,
                   dependencies=[Depends(embed_mode)],
                   # one corpus limit for every way in: a multipart text field may be as large as
                   # a corpus (Starlette's default stops it at 1 MB); the body limit is

@@ -4,7 +4,7 @@ Every module of `tokenizers_core` belongs to a layer; a module imports only modu
 package and of layers below its own (docs/ARCHITECTURE.md draws the picture):
 
     base             encoding, steps, normalized, byte_level, hf_regex, user_regex, corpora, added_tokens,
-                     byte_api, pretokenized, pipeline_steps
+                     byte_api, pretokenized, pipeline_steps, errors, deprecation
     normalizers/     the first stage
     pre_tokenizers/  the second (byte-level splitting builds on the normalizers' alignment)
     models/          the third: bpe/, wordpiece/, unigram/, wordlevel/ (model, trainer, session, hf)
@@ -14,8 +14,8 @@ package and of layers below its own (docs/ARCHITECTURE.md draws the picture):
     pipeline         Tokenizer: the stages wired together
     implementations/ whole tokenisers (bert, openai_public, rules, bpe, unigram, training)
     formats/         tokenizer files, read into and written from whole tokenisers
-    top              pretrained (tc.load), metrics, checker, budget, chat (templates), diff,
-                     diff_stress, the package itself
+    top              pretrained (tc.load), trainers, metrics, checker, budget, chat (templates),
+                     diff, diff_stress, the package itself
 
 The web layer (`app/`) has no import circle either, no router imports another, and the core
 never imports the web layer.
@@ -36,7 +36,8 @@ ROOT = TOP / "tokenizers_core"
 
 LAYERS = [
     ("base", {"encoding", "steps", "normalized", "byte_level", "hf_regex", "user_regex", "corpora",
-              "added_tokens", "byte_api", "pretokenized", "pipeline_steps"}),
+              "added_tokens", "byte_api", "pretokenized", "pipeline_steps", "errors",
+              "deprecation"}),
     ("normalizers", {"normalizers"}),
     ("pre_tokenizers", {"pre_tokenizers"}),
     ("models", {"models"}),
@@ -47,7 +48,7 @@ LAYERS = [
     ("implementations", {"implementations"}),
     ("formats", {"formats"}),
     ("top", {"pretrained", "metrics", "checker", "budget", "chat", "diff", "diff_stress", "audit",
-             ""}),
+             "trainers", ""}),
 ]
 
 

@@ -3,22 +3,43 @@
 >>> import tokenizers_core as tc
 >>> tc.load("char").encode("hi!").tokens
 ['h', 'i', '!']
+
+The stages are packages named as in Hugging Face `tokenizers`, each exporting Hugging Face's
+spellings: `tokenizers_core.normalizers`, `.pre_tokenizers`, `.models`, `.processors`,
+`.decoders`, and `tokenizers_core.trainers` (`BpeTrainer`, ..., for
+`Tokenizer.train_from_iterator`).
+The names each public module exports are pinned by `tests/core/test_public_api.py`; a name that
+moves keeps working for a release with a `DeprecationWarning` (`deprecation.py`).
 """
 from __future__ import annotations
 
+import importlib.metadata
 from typing import Any, Iterable
 
 from .audit import audit   # eager: importing the audit package later would rebind tc.audit
 from .encoding import Encoding, Token
+from .errors import InvalidInput, NotFound
 from .normalized import NormalizedString
 from .pipeline import Tokenizer
 from .pretrained import encoding_for_model, encoding_name_for_model, load
 from .steps import Step, Trace, register_step, step_from_dict
 
-__all__ = ["Encoding", "NormalizedString", "Step", "Token", "Tokenizer", "Trace", "algorithms",
-           "apply_chat_template", "audit", "check",
+__all__ = ["Encoding", "InvalidInput", "NormalizedString", "NotFound", "Step", "Token", "Tokenizer",
+           "Trace", "algorithms", "apply_chat_template", "audit", "check",
            "encoding_for_model", "encoding_name_for_model", "load", "register_step",
            "step_from_dict", "train"]
+
+
+def _version() -> str:
+    """The installed package's version (pyproject.toml is the one place it is written); a
+    source tree that was never installed says so rather than guess."""
+    try:
+        return importlib.metadata.version("tokenizer-visualiser")
+    except importlib.metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+__version__ = _version()
 
 
 def check(algorithm: str, lines: Iterable[str], theirs: Any, *, vocab_size: int,

@@ -235,6 +235,24 @@ class Tokenizer:
         token is one piece, its matched text)."""
         return self._pre_tokenized(text, None)[0]
 
+    def train_from_iterator(self, iterator: Iterable[str], trainer: Any) -> None:
+        """Hugging Face's: train a new model with `trainer` (one of `tokenizers_core.trainers`)
+        on the words this tokenizer's normaliser and pre-tokenizer cut from `iterator`'s lines;
+        the trainer's special tokens become special added tokens. Replaces the model in place."""
+        if isinstance(iterator, str):
+            raise ValueError("train on an iterable of lines, not one string")
+        words: dict[str, int] = {}
+        for line in iterator:
+            for piece in self.pre_tokenize(line):
+                words[piece.normalized] = words.get(piece.normalized, 0) + 1
+        self.model = trainer.train_model(words, self.model)
+        self.__dict__.pop("_pieces_seen", None)          # the old model's tokens of each piece
+        # the added tokens keep their flags and take their ids afresh from the new model
+        kept = [dataclasses.replace(a, id=None) for a in self.added_tokens]
+        specials = [t for t in trainer.special_tokens_list() if t not in {a.content for a in kept}]
+        self.added_tokens = _resolve_added(self.model, [*kept, *specials])
+        self.added_vocabulary = AddedVocabulary(self.added_tokens, self._normalize_str)
+
     def _segments(self, text: str, trace: Trace | None) -> tuple[list[NormalizedString], Added]:
         """Stages 0-1: `text` cut at the added tokens and normalised, in the two passes of
         Hugging Face's `extract_and_normalize`: tokens with normalized=False cut the original

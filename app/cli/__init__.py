@@ -25,6 +25,8 @@ import os
 import sys
 from typing import Sequence
 
+from tokenizers_core import __version__
+
 from ..setup_errors import SetupError
 from . import audit, commands, deploy, vocab_diff
 
@@ -94,6 +96,7 @@ def _training(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tokvis", description="Watch tokenisers work: the web app, and the "
                      "same engine from a terminal.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 

@@ -16,17 +16,34 @@ configures it (subclasses whose steps the same views show). sentencepiece's BPE 
 trainer are `bpe/sentencepiece.py` and `bpe/sentencepiece_trainer.py`; what its two models and
 trainers share is `sentencepiece_common.py`. A model never imports the pipeline: the Tokenizers
 built around models live in `implementations/`.
+
+The package exports Hugging Face's spellings, `BPE`, `WordPiece`, `Unigram`, `WordLevel`:
+
+>>> WordPiece({"[UNK]": 0, "play": 1, "##ing": 2}).tokenize("playing")
+[('play', 1, 0, 4), ('##ing', 2, 4, 7)]
 """
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Protocol, Sequence, runtime_checkable
+
+from .bpe.hf import HFBpe as BPE
+from .unigram.hf import HFUnigram as Unigram
+from .wordlevel.model import WordLevel
+from .wordpiece.model import WordPiece
+
+# Hugging Face's spellings (`tokenizers.models`): BPE and Unigram are the classes that take
+# Hugging Face's options (dropout, byte_fallback, unk_id, ...); `bpe.model.BPE` and
+# `unigram.model.Unigram` are the textbook models they build on
+__all__ = ["BPE", "Model", "ModelToken", "Unigram", "WordLevel", "WordPiece"]
 
 ModelToken = tuple[str, "int | None", int, int]
 
 
 @runtime_checkable
 class Model(Protocol):
-    def tokenize(self, piece: str) -> list[ModelToken]: ...
+    # Sequence, not list: a model whose ids are never None (`list[tuple[str, int, int, int]]`)
+    # fits it (a list is invariant in its item type)
+    def tokenize(self, piece: str) -> Sequence[ModelToken]: ...
 
     def id_to_token(self, id: int) -> str | None: ...
 

@@ -27,8 +27,8 @@ import regex
 from ..byte_level import to_byte_level
 from ..hf_regex import compile_hf
 from ..normalized import NormalizedString
-from . import (NFC, NFD, NFKC, NFKD, BertNormalizer, Lowercase, Prepend, Replace, Sequence, Strip,
-               StripAccents)
+from .basic import (NFC, NFD, NFKC, NFKD, BertNormalizer, Lowercase, Prepend, Replace, Sequence,
+                    Strip, StripAccents)
 from .aligned import _alignments, _checked, _Normalizer, _same_length, check_length, max_length
 from .sentencepiece import PrecompiledCharsMap
 

@@ -12,7 +12,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 # An edit rewrites normalized[start:end] as `out`; `sources` says where its characters came
 # from: None for "the whole span start:end" (how "é" from "e" + U+0301 gets the span of both),
@@ -34,6 +34,10 @@ def _char_class(code_points: Iterable[int]) -> str:
             ranges.append([cp, cp])
     return "".join(f"\\U{a:08X}" if a == b else f"\\U{a:08X}-\\U{b:08X}" for a, b in ranges)
 
+
+Form = Literal["NFC", "NFD", "NFKC", "NFKD"]   # unicodedata.normalize's four forms
+# each form and the decomposition it starts from
+_DECOMPOSED: dict[Form, Form] = {"NFC": "NFD", "NFD": "NFD", "NFKC": "NFKD", "NFKD": "NFKD"}
 
 # Each form is computed chunk by chunk. A chunk starts at a character before which the text has
 # a normalisation boundary (UAX #15 "hasBoundaryBefore"): nothing before it can reorder or
@@ -71,7 +75,7 @@ def _unicode_candidates() -> tuple[frozenset[int], frozenset[int]]:
 
 
 @functools.lru_cache(maxsize=4)
-def _chunk_pattern(form: str) -> re.Pattern[str]:
+def _chunk_pattern(form: Form) -> re.Pattern[str]:
     """The places where `form` may change the text. A match of group 1 is a run of characters
     with no boundary before them (marks; for the composing forms also characters that compose
     with the one before): with the character before it, that is one chunk. Any other match is a
@@ -81,7 +85,7 @@ def _chunk_pattern(form: str) -> re.Pattern[str]:
     """
     candidates, backward = _unicode_candidates()
     composing = form in ("NFC", "NFKC")
-    decomposed = {"NFC": "NFD", "NFKC": "NFKD"}.get(form, form)
+    decomposed = _DECOMPOSED[form]
     no_boundary: list[int] = []
     changes_alone: list[int] = []
     for cp in candidates:
@@ -94,7 +98,7 @@ def _chunk_pattern(form: str) -> re.Pattern[str]:
     return re.compile(f"([{_char_class(no_boundary)}]+)|[{_char_class(changes_alone)}]+")
 
 
-def _char_by_char(form: str, text: str, start: int, end: int) -> list[Edit]:
+def _char_by_char(form: Form, text: str, start: int, end: int) -> list[Edit]:
     """One edit for text[start:end], whose characters each normalise on their own (there is a
     boundary before every one), each output character aligned to its own source character."""
     if start >= end:
@@ -170,13 +174,13 @@ def _compose(items: list[tuple[str, int]]) -> list[tuple[str, int]]:
     return [(c, change) for c, change in out]
 
 
-def _align_chunk(form: str, chunk: str, out: str, start: int) -> Edit:
+def _align_chunk(form: Form, chunk: str, out: str, start: int) -> Edit:
     """The edit for one chunk of text that `form` changes, each output character aligned as
     Hugging Face aligns it (see `_reordered_sources`): "é" from NFD of "é" gives "e" + U+0301,
     both from "é"; NFC of "e" + U+0301 gives "é", from the "e" (the source of a composed
     character is its starter; Hugging Face's offsets then do not cover the mark).
     """
-    decomposed = {"NFC": "NFD", "NFKC": "NFKD"}.get(form, form)
+    decomposed = _DECOMPOSED[form]
     pieces = [unicodedata.normalize(decomposed, c) for c in chunk]
     text, sources = _reordered_sources(pieces, start, compose=form in ("NFC", "NFKC"))
     if text == out:
@@ -184,7 +188,7 @@ def _align_chunk(form: str, chunk: str, out: str, start: int) -> Edit:
     return (start, start + len(chunk), out, None)    # pragma: no cover - Unicode surprises
 
 
-def form_edits(form: str, text: str) -> list[Edit]:
+def form_edits(form: Form, text: str) -> list[Edit]:
     """The edits that turn `text` into its normal form `form` ("NFC", "NFD", "NFKC", "NFKD"),
     chunk by chunk, each output character aligned as Hugging Face aligns it.
 

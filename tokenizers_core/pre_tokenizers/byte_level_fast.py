@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from ..hf_regex import find_spans
 from ..normalized import NormalizedString
-from . import _HF_BYTE_LEVEL_RE, ByteLevel, Sequence, match_spans, to_byte_level
+from .basic import _HF_BYTE_LEVEL_RE, ByteLevel, Sequence, match_spans, to_byte_level
 
 Splitter = Callable[[str], list[str]]
 Piece = tuple[tuple[Any, ...], tuple[str, ...], tuple[tuple[int, int], ...]]
@@ -35,7 +35,7 @@ def pieces_of(pre_tokenizer: Any) -> Splitter | None:
                                  lambda text: match_spans(_HF_BYTE_LEVEL_RE, text))
     if len(members) != 2 or last.use_regex:
         return None
-    from .hf import Split, find_matches, merge_by_behavior  # lazy: keeps `import tokenizers_core` light
+    from .hf import Split, find_matches, merge_by_behavior  # lazy: keeps the package import light
     if type(members[0]) is Split:
         split = members[0]
         if split.behavior == "removed":

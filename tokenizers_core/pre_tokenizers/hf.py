@@ -32,8 +32,8 @@ import regex
 from ..hf_regex import char_matches, compile_hf, find_matches
 from ..normalized import NormalizedString
 from ..normalizers.hf import pattern_from_hf
-from . import (BertPreTokenizer, ByteLevel, Metaspace, PreTokenizerBase, Sequence, Whitespace,
-               WhitespaceSplit, is_bert_punctuation)
+from .basic import (BertPreTokenizer, ByteLevel, Metaspace, PreTokenizerBase, Sequence,
+                    Whitespace, WhitespaceSplit, is_bert_punctuation)
 
 __all__ = ["BEHAVIORS", "BEHAVIOR_JSON", "CharDelimiterSplit", "Digits", "FixedLength", "Punctuation", "Split", "UnicodeScripts",
            "from_hf_config", "split_by_behavior"]
