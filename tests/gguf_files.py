@@ -12,14 +12,13 @@ import os
 import gguf
 
 import tokenizers_core as tc
+from tests import shared_data
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.diff import corpus_texts
 from tokenizers_core.models.sentencepiece_common import BYTE, CONTROL, NORMAL, USER_DEFINED
 
 # the real tokenizer files of ../shared/data/interop (next to the main checkout)
-INTEROP = next((p for p in (os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data",
-                                         "interop"), "/work/shared/data/interop")
-                if os.path.isdir(p)), "")
+INTEROP = str(shared_data.INTEROP) if shared_data.INTEROP.is_dir() else ""
 
 
 def one_megabyte() -> list[str]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -15,8 +14,7 @@ import tokenizers_core as tc
 from app import display
 from app.cli.terminal import chip_line
 
-INTEROP = next((p / "shared" / "data" / "interop" for p in Path(__file__).resolve().parents
-                if (p / "shared" / "data" / "interop").is_dir()), Path("shared/data/interop"))
+from tests.shared_data import INTEROP
 LLAMA3_JSON = INTEROP / "converted" / "llama3.tokenizer.json"
 LLAMA3_RANKS = INTEROP / "raw" / "llama3" / "tokenizer.model"
 needs_interop = pytest.mark.skipif(not LLAMA3_JSON.is_file() or not LLAMA3_RANKS.is_file(),

@@ -3,14 +3,12 @@ when identical, 1 when the tokenisers differ, 2 for bad input (as diff(1))."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from app.cli import main
 
-INTEROP = next((p / "shared" / "data" / "interop" for p in Path(__file__).resolve().parents
-                if (p / "shared" / "data" / "interop").is_dir()), Path("/work/shared/data/interop"))
+from tests.shared_data import INTEROP
 
 
 def test_an_alias_and_its_encoding_are_identical(capsys):

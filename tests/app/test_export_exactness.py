@@ -18,7 +18,7 @@ from tokenizers_core.formats.tiktoken_file import parse_ranks
 
 from app import export
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "formats"))
 from test_exactness import claude_like, clip_like  # noqa: E402
 from test_cli import tokvis  # noqa: E402
 

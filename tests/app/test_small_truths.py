@@ -1,4 +1,4 @@
-"""Small truths (issue 27, item 10): what the README says about upload limits and what `Allow`
+"""Small truths (issue 27, item 10): what the docs say about upload limits and what `Allow`
 says about a path are what the server does. Each test here failed before its fix.
 
 The app under test: corpora and plain files up to 2 MB, tokenizer files up to 3 MB, so a request
@@ -44,7 +44,7 @@ def folder_zip(tokenizer_json: bytes) -> bytes:
     return out.getvalue()
 
 
-# ---- a model folder's zip is held to TOKVIS_MAX_TOKENIZER_BYTES, as the README says ----------------
+# ---- a model folder's zip is held to TOKVIS_MAX_TOKENIZER_BYTES, as the docs say ----------------
 def test_a_model_folder_within_the_limit_loads(client):
     data = folder_zip(json.dumps(tc.load("bert-base-uncased").to_hf_json()).encode())
     r = client.post("/api/tokenizers", files={"file": ("bert.zip", data)})
@@ -74,7 +74,7 @@ def gguf(tmp_path_factory) -> tuple[bytes, int]:
 
 def test_a_gguf_larger_than_any_body_loads_from_its_metadata(client, gguf):
     """The "tensors" take the file past the 7 MB body limit: it used to be a 413 ("Content Too
-    Large", in plain text), though the README promised the first part is read."""
+    Large", in plain text), though the docs promised the first part is read."""
     data, kv_end = gguf
     model = data + bytes(BODY_LIMIT)
     r = client.post("/api/tokenizers", files={"file": ("model.gguf", model)})

@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import html
 import json
-from pathlib import Path
 
 import pytest
 
 import tokenizers_core as tc
 from app.roundtrip import round_trip_notes
 
-INTEROP = next((p / "shared" / "data" / "interop" for p in Path(__file__).resolve().parents
-                if (p / "shared" / "data" / "interop").is_dir()), Path("shared/data/interop"))
+from tests.shared_data import INTEROP
 LLAMA3_JSON = INTEROP / "converted" / "llama3.tokenizer.json"
 needs_llama3 = pytest.mark.skipif(not LLAMA3_JSON.is_file(), reason="shared/data/interop is absent")
 

@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-INTEROP = next((p / "shared" / "data" / "interop" for p in Path(__file__).resolve().parents
-                if (p / "shared" / "data" / "interop").is_dir()), Path("shared/data/interop"))
+from tests.shared_data import INTEROP
 LLAMA3_JSON = INTEROP / "converted" / "llama3.tokenizer.json"
 needs_llama3 = pytest.mark.skipif(not LLAMA3_JSON.is_file(), reason="shared/data/interop is absent")
 ROOT = Path(__file__).resolve().parents[2]

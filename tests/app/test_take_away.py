@@ -12,7 +12,6 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 import tokenizers_core as tc
-from tokenizers_core import pretrained
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.formats import dump_bytes, load_bytes
 

@@ -25,7 +25,7 @@ from tokenizers_core.corpora import load_corpus
 from tokenizers_core.formats.sentencepiece_model import _DATA
 from tokenizers_core.implementations.openai_public import load_ranks
 
-INTEROP = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "interop"
+from tests.shared_data import INTEROP
 LLAMA3_RANKS = INTEROP / "raw" / "llama3" / "tokenizer.model"
 LLAMA3_JSON = INTEROP / "converted" / "llama3.tokenizer.json"
 LLAMA4_JSON = INTEROP / "converted" / "llama4.tokenizer.json"

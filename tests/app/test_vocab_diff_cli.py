@@ -3,14 +3,12 @@ same tokens under the same ids, 1 when they differ, 2 for bad input (as diff(1))
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from app.cli import main
 
-INTEROP = next((p / "shared" / "data" / "interop" for p in Path(__file__).resolve().parents
-                if (p / "shared" / "data" / "interop").is_dir()), Path("/work/shared/data/interop"))
+from tests.shared_data import INTEROP
 
 
 def test_an_alias_and_its_encoding_have_the_same_vocabulary(capsys):
@@ -41,7 +39,7 @@ def test_json_is_the_report(capsys):
 def test_a_ranks_file_takes_its_pattern_and_llama3_keeps_cl100k(capsys):
     ranks = INTEROP / "raw" / "llama3" / "tokenizer.model"
     if not ranks.is_file():
-        pytest.skip(f"needs the shared interop files ({ranks}): /work/shared is absent")
+        pytest.skip(f"needs the shared interop files ({ranks}): ../shared/data/interop is absent beside the repository")
     assert main(["vocab-diff", "cl100k_base", str(ranks), "--pattern", "llama3"]) == 1
     out = capsys.readouterr().out
     assert "ranks agree up to 100,256, where cl100k_base has no id 100,256" in out

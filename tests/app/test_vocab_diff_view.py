@@ -149,12 +149,10 @@ def test_an_upload_from_the_page_comes_back_as_b(client):
 
 
 def test_llama3_against_llama4_uploaded(client):
-    from pathlib import Path
-    interop = next((p / "shared" / "data" / "interop" for p in Path(__file__).resolve().parents
-                    if (p / "shared" / "data" / "interop").is_dir()), None)
-    if interop is None:
+    from tests.shared_data import INTEROP as interop, missing_reason
+    if missing_reason():
         import pytest
-        pytest.skip("needs the shared interop files (Llama 3 and 4): /work/shared is absent")
+        pytest.skip(missing_reason())
     handles = []
     for name in ("llama3", "llama4"):
         data = (interop / "converted" / f"{name}.tokenizer.json").read_bytes()

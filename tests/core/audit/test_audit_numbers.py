@@ -3,7 +3,6 @@ each uses, detected from its behaviour, on real bundled tokenisers and toy ones 
 each grouping."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -15,8 +14,7 @@ from tokenizers_core.implementations.rules import regex_tokenizer
 from tokenizers_core.pre_tokenizers import PRESETS
 
 # the shared data beside the checkout (../shared), from the main checkout or a worktree
-INTEROP = next((p / "shared" / "data" / "interop" for p in Path(__file__).resolve().parents
-                if (p / "shared" / "data" / "interop").is_dir()), Path("../shared/data/interop"))
+from tests.shared_data import INTEROP
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])

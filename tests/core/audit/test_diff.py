@@ -6,7 +6,6 @@ way converters get them wrong), and the Llama 3 files of the shared interop data
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -15,8 +14,7 @@ from tokenizers_core.corpora import load_corpus
 from tokenizers_core.diff import (STAGES, corpus_texts, diagnose, diff, first_difference,
                                   stress_texts)
 
-INTEROP = next((p / "shared" / "data" / "interop" for p in Path(__file__).resolve().parents
-                if (p / "shared" / "data" / "interop").is_dir()), Path("/work/shared/data/interop"))
+from tests.shared_data import INTEROP
 LLAMA3_JSON = INTEROP / "converted" / "llama3.tokenizer.json"
 LLAMA3_RANKS = INTEROP / "raw" / "llama3" / "tokenizer.model"
 ENDOFTEXT = "<|endoftext|>"

@@ -4,7 +4,6 @@ known mixes of the bundled samples."""
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -14,10 +13,7 @@ from tokenizers_core.audit.merge_list import merge_list, word_counts
 from tokenizers_core.audit.mix import (category_samples, categories, estimate_mix, merge_word,
                                        pair_history)
 
-ROOT = Path(__file__).resolve().parents[2]
-INTEROP = ROOT.parent / "shared" / "data" / "interop"
-if not INTEROP.is_dir():
-    INTEROP = Path("/work/shared/data/interop")
+from tests.shared_data import INTEROP
 
 
 def _pairs(words: Counter) -> Counter:

@@ -16,8 +16,7 @@ from tokenizers_core.audit.token_bytes import CONTINUES, ENDS, SPECIAL, entry_of
 from tokenizers_core.audit.vocab_diff import corpus_splits, longest_increasing, vocab_diff
 from tokenizers_core.corpora import load_corpus
 
-INTEROP = next((p / "shared" / "data" / "interop" for p in Path(__file__).resolve().parents
-                if (p / "shared" / "data" / "interop").is_dir()), Path("shared/data/interop"))
+from tests.shared_data import INTEROP
 LLAMA3 = INTEROP / "converted" / "llama3.tokenizer.json"
 LLAMA4 = INTEROP / "converted" / "llama4.tokenizer.json"
 
@@ -180,7 +179,7 @@ def test_cl100k_and_o200k_share_what_tiktoken_byte_lists_share():
 
 def _llama(path: Path) -> tc.Tokenizer:
     if not path.is_file():
-        pytest.skip(f"needs the shared interop files ({path}): /work/shared is absent")
+        pytest.skip(f"needs the shared interop files ({path}): ../shared/data/interop is absent beside the repository")
     return tc.load(str(path))
 
 

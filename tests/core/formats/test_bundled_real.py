@@ -31,7 +31,7 @@ tiktoken = pytest.importorskip("tiktoken")
 hf = pytest.importorskip("tokenizers")
 spm = pytest.importorskip("sentencepiece")
 
-INTEROP = Path("/work/shared/data/interop")
+from tests.shared_data import INTEROP
 for _parent in Path(__file__).resolve().parents:
     if (_parent / "shared" / "data" / "interop").is_dir():
         INTEROP = _parent / "shared" / "data" / "interop"

@@ -16,7 +16,6 @@ the BPE decoder, RobertaProcessing); and the real Llama 3 tokenizer.json (shared
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -31,8 +30,7 @@ hf = pytest.importorskip("tokenizers")
 tiktoken = pytest.importorskip("tiktoken")
 spm = pytest.importorskip("sentencepiece")
 
-INTEROP = Path(__file__).resolve().parents[3] / "shared" / "data" / "interop"
-INTEROP = INTEROP if INTEROP.is_dir() else Path("/work/shared/data/interop")
+from tests.shared_data import INTEROP
 FORMATS = ("hf_json", "tiktoken", "sentencepiece", "vocab_txt", "vocab_merges")
 TRAIN = load_corpus("botchan").splitlines()[:1500]
 TEXTS = ([load_corpus(f"udhr/{c}").splitlines()[3] for c in

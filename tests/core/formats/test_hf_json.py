@@ -18,11 +18,13 @@ import tokenizers_core as tc
 from tokenizers_core.corpora import corpus_names, load_corpus
 from tokenizers_core.formats import hf_json
 
+from tests.shared_data import INTEROP
+
 tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import (AddedToken, Regex, Tokenizer, decoders, models, normalizers,  # noqa: E402
                         pre_tokenizers, processors, trainers)
 
-LLAMA3 = Path("/work/shared/data/interop/converted/llama3.tokenizer.json")
+LLAMA3 = INTEROP / "converted" / "llama3.tokenizer.json"
 INTEROP_TEXTS = LLAMA3.parent.parent / "texts.txt"
 BYTES = [f"<0x{b:02X}>" for b in range(256)]
 QWEN_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+"

@@ -7,7 +7,6 @@ from __future__ import annotations
 import gzip
 import json
 import pickle
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -122,7 +121,7 @@ def test_loaded_tokenizers_pickle(pair):
         ours.encode("Hello <|endoftext|>", allowed_special="all").ids
 
 
-INTEROP = Path(__file__).resolve().parents[3] / "shared" / "data" / "interop"
+from tests.shared_data import INTEROP
 
 
 @pytest.mark.skipif(not INTEROP.is_dir(), reason="../shared/data/interop is not beside the repo")

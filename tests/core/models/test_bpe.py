@@ -14,8 +14,9 @@ from hypothesis import given, settings, strategies as st
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import load_corpus
+from tokenizers_core.byte_level import str_to_byte_level
 from tokenizers_core.models.bpe.model import (BPE, BpeEncodeStep, BpeMergeStep, show_bytes,
-                                              to_byte_level, token_text)
+                                              token_text)
 from tokenizers_core.models.bpe.trainer import bpe_trainer, bpe_word_table, byte_bpe_trainer
 from tokenizers_core.steps import step_from_dict
 
@@ -195,7 +196,7 @@ def test_rank_based_encoding_equals_replaying_merges(botchan_byte_bpe):
 @given(st.text(max_size=40))
 def test_encode_steps_and_long_path_agree(botchan_byte_bpe, text):
     model = botchan_byte_bpe.model
-    piece = to_byte_level(text)
+    piece = str_to_byte_level(text)
     fast = model.merge_parts(list(piece))
     steps = list(model.encode_steps(piece))
     stepped = list(piece)
@@ -221,7 +222,7 @@ def test_offsets_slice_the_original_text():
     text = "人は、生まれながらにして自由 ok"
     enc = tok.encode(text)
     for token, (start, end) in zip(enc.tokens, enc.offsets):
-        assert token in to_byte_level(text[start:end])      # a partial character: its span
+        assert token in str_to_byte_level(text[start:end])      # a partial character: its span
     assert enc.offsets[0][0] == 0 and enc.offsets[-1][1] == len(text)
 
 
@@ -235,7 +236,7 @@ def test_merge_tree():
 
 def test_show_bytes_never_hides_broken_utf8():
     assert show_bytes("あ".encode()[:2]) == "<E3 81>"
-    assert token_text(to_byte_level("é")[:1], True) == "<C3>"
+    assert token_text(str_to_byte_level("é")[:1], True) == "<C3>"
     assert token_text("Ġhello", True) == " hello"
 
 

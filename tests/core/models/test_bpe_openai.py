@@ -8,7 +8,8 @@ from hypothesis import given, settings, strategies as st
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import corpus_names, load_corpus
-from tokenizers_core.models.bpe.model import to_byte_level, token_text
+from tokenizers_core.byte_level import str_to_byte_level
+from tokenizers_core.models.bpe.model import token_text
 from tokenizers_core.implementations.openai_public import ENCODINGS, load_ranks
 from tokenizers_core.pre_tokenizers import PRESETS
 
@@ -49,7 +50,7 @@ def test_hypothesis_text_matches_tiktoken(pair, text):
     assert enc.ids == ref.encode_ordinary(text)
     assert ours.decode(enc.ids) == text
     for token, (start, end) in zip(enc.tokens, enc.offsets):
-        assert token in to_byte_level(text[start:end])     # partial characters get their span
+        assert token in str_to_byte_level(text[start:end])     # partial characters get their span
 
 
 def test_fast_path_equals_the_pipeline(pair):

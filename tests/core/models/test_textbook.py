@@ -17,7 +17,8 @@ from hypothesis import assume, given, settings, strategies as st
 import tokenizers_core as tc
 from tokenizers_core.implementations.bert import count_words
 from tokenizers_core.corpora import load_corpus
-from tokenizers_core.models.bpe.model import _BYTE_TO_CHAR, BPE
+from tokenizers_core.byte_level import BYTE_TO_CHAR
+from tokenizers_core.models.bpe.model import BPE
 from tokenizers_core.models.bpe.hf import HFBpe
 from tokenizers_core.models.bpe.trainer import (bpe_trainer, bpe_word_table, byte_bpe_trainer,
                                                 byte_bpe_word_table)
@@ -51,7 +52,7 @@ def textbook_bpe(variant: str, lines: list[str], vocab_size: int, **options):
         return bpe_train.bpe_train(bpe_word_table(lines), vocab_size, special_tokens=["<unk>"],
                                    **options)
     return bpe_train.bpe_train(byte_bpe_word_table(lines), vocab_size,
-                               alphabet=_BYTE_TO_CHAR.values(), **options)
+                               alphabet=BYTE_TO_CHAR.values(), **options)
 
 
 def fast_bpe(variant: str, lines: list[str], vocab_size: int, **options):
@@ -147,7 +148,7 @@ def test_bpe_encoding_equals_the_models(name):
         if all(c in bpe.vocab for c in word):
             assert_same_encoding(bpe.encode_steps(word),
                                  bpe_encode.bpe_encode(word, bpe.rank, end_of_word="</w>"))
-        spelled = "".join(_BYTE_TO_CHAR[b] for b in word.encode())
+        spelled = "".join(BYTE_TO_CHAR[b] for b in word.encode())
         for model in (byte, tiktoken_style):
             assert_same_encoding(model.encode_steps(spelled),
                                  bpe_encode.bpe_encode(spelled, model.rank))
@@ -188,7 +189,7 @@ def test_bpe_encoding_equals_the_models_on_random_words(corpus, words):
     except ValueError:
         return
     for word in words + corpus:
-        spelled = "".join(_BYTE_TO_CHAR[b] for b in word.encode())
+        spelled = "".join(BYTE_TO_CHAR[b] for b in word.encode())
         assert_same_encoding(byte.encode_steps(spelled), bpe_encode.bpe_encode(spelled, byte.rank))
 
 

@@ -6,7 +6,6 @@ between characters, and the first chunk is where `split_at_tokens` cuts.
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,8 +14,7 @@ from hypothesis import strategies as st
 import tokenizers_core as tc
 from tokenizers_core.budget import chunks, split_at_tokens
 
-INTEROP = next((p / "shared" / "data" / "interop" for p in Path(__file__).resolve().parents
-                if (p / "shared" / "data" / "interop").is_dir()), Path("shared/data/interop"))
+from tests.shared_data import INTEROP
 LLAMA3 = INTEROP / "converted" / "llama3.tokenizer.json"
 
 NAMES = ["cl100k_base", "bert-base-uncased", "botchan_en_unigram_1000", "llama3"]

@@ -5,7 +5,6 @@ a byte-level Hugging Face tokenizer.json (Llama 3, against tiktoken on Llama 3's
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -16,9 +15,7 @@ from tokenizers_core.implementations.openai_public import ENCODINGS, load_ranks
 from tokenizers_core.pre_tokenizers import PRESETS
 
 NAMES = ["r50k_base", "cl100k_base", "o200k_base"]
-INTEROP = Path(__file__).resolve().parents[3] / "shared" / "data" / "interop"   # beside the repo
-if not INTEROP.is_dir():                                     # a worktree elsewhere on this machine
-    INTEROP = Path("/work/shared/data/interop")
+from tests.shared_data import INTEROP
 
 
 def _reference(name):

@@ -4,7 +4,6 @@ added tokens still match, and the default is unchanged (specials matched)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -17,8 +16,7 @@ from tokenizers_core.pre_tokenizers import Whitespace
 
 tokenizers = pytest.importorskip("tokenizers")
 
-INTEROP = next((p / "shared" / "data" / "interop" for p in Path(__file__).resolve().parents
-                if (p / "shared" / "data" / "interop").is_dir()), Path("shared/data/interop"))
+from tests.shared_data import INTEROP
 LLAMA3_JSON = INTEROP / "converted" / "llama3.tokenizer.json"
 
 VOCAB = {t: i for i, t in enumerate(

@@ -1,5 +1,5 @@
-"""Every tokenizer pickles (DESIGN.md), trained ones included: background trainings hand their
-result to the server as a pickle."""
+"""Every tokenizer pickles (docs/ARCHITECTURE.md), trained ones included: background trainings
+hand their result to the server as a pickle."""
 from __future__ import annotations
 
 import pickle

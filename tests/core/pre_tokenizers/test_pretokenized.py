@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import gzip
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -20,9 +19,7 @@ from tokenizers_core.implementations.bert import VOCAB_PATH
 T = pytest.importorskip("tokenizers")
 pytest.importorskip("numpy", reason="tokenizers reads pre-tokenized input through numpy")
 
-INTEROP = Path(__file__).resolve().parents[3] / "shared" / "data" / "interop"   # beside the repo
-if not INTEROP.is_dir():                                     # a worktree elsewhere on this machine
-    INTEROP = Path("/work/shared/data/interop")
+from tests.shared_data import INTEROP
 
 WORDS = [["Hello", "world"], ["Hello", "world!", "naïve", "café"], ["", "a", ""], [],
          ["two words", " lead", "trail ", "  "], ["[MASK]", "x[SEP]y", "<|begin_of_text|>hi"],

@@ -4,16 +4,16 @@ longer than 0.5 s" and 1,305 of 2,344 legitimate encodes were answered 422."""
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 import regex
 
+from tests.shared_data import BUNDLED
 from tokenizers_core import user_regex
 from tokenizers_core.user_regex import TimedPattern, shared_budget
 
 LLAMA3 = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|"
           r" ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
-TEXT = Path(__file__).resolve().parents[2] / "tokenizers_core" / "data" / "corpora"
+TEXT = BUNDLED / "corpora"
 
 
 def _text() -> str:
