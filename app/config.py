@@ -5,7 +5,7 @@ TOKVIS_DATABASE_URL       the store's database, as a SQLAlchemy URL: corpora, up
                           TOKVIS_DB names (the embedded mode: jobs run in the server's own
                           processes). A PostgreSQL URL (postgresql+psycopg://user:pw@host/db)
                           is the shared mode: several servers on one database, and jobs run by
-                          `tokvis worker` processes (README, "Serving a class")
+                          `tokvis worker` processes (docs/deployment.md)
 TOKVIS_DB                 the SQLite file, when TOKVIS_DATABASE_URL is not set (default:
                           $XDG_DATA_HOME/tokvis/store.sqlite3, i.e. ~/.local/share/...)
 TOKVIS_SECRET_KEY         signs the pickled results kept in the store (HMAC), so that a value is

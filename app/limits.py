@@ -133,7 +133,7 @@ class BodyLimit:
 
     One exception: a GGUF model sent whole to a tokenizer upload (the upload form without
     JavaScript, curl `-F file=@model.gguf`) is taken up to `max_model_bytes` more
-    (TOKVIS_MAX_GGUF_UPLOAD_MB). The README promises that such an upload has its first part
+    (TOKVIS_MAX_GGUF_UPLOAD_MB). The docs promise that such an upload has its first part
     read (`uploads.read_tokenizer_file` keeps the first TOKVIS_MAX_TOKENIZER_BYTES of a GGUF,
     where its metadata is), and a user who picks a 4 GB model in the form expects it to load;
     with JavaScript the form sends only that prefix. What it costs stays bounded:

@@ -75,7 +75,7 @@ def _unpacked(data: bytes, limit: int) -> bytes:
     """`data` gunzipped; a zip is unzipped once to check its size against the limit too
     (TooLarge): the files either zip reader takes (a model folder's tokenizer.json, config and
     templates; vocab.json + merges.txt, which it finds by another rule) may not unzip to more
-    than `limit` together, TOKVIS_MAX_TOKENIZER_BYTES as the README says (the readers' own
+    than `limit` together, TOKVIS_MAX_TOKENIZER_BYTES as the docs say (the readers' own
     64 MiB cap is the library's, for files on disk). Reading it later says what else may be
     wrong with it."""
     from tokenizers_core.formats import model_folder

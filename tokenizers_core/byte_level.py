@@ -36,13 +36,50 @@ def unicode_to_bytes() -> dict[str, int]:
     return {c: b for b, c in bytes_to_unicode().items()}
 
 
-_BYTE_CHAR = bytes_to_unicode()
+# The table, built once: every other module imports these rather than deriving its own.
+BYTE_TO_CHAR: dict[int, str] = bytes_to_unicode()
+"""Byte -> its byte-level character; also `str.translate`'s table from Latin-1 text (one code
+point per byte) to the byte-level spelling."""
+CHAR_TO_BYTE: dict[str, int] = unicode_to_bytes()
+"""Byte-level character -> its byte (the inverse of `BYTE_TO_CHAR`)."""
+CHAR_TO_LATIN1: dict[int, int] = {ord(c): b for c, b in CHAR_TO_BYTE.items()}
+"""`str.translate`'s table from the byte-level spelling back to Latin-1 text (one code point per
+byte); a character outside the alphabet passes through unchanged."""
+
+_ASCII_BYTE_CHARS = {b: BYTE_TO_CHAR[b] for b in range(128)}    # a str.translate table
 
 
-_ASCII_BYTE_CHARS = {b: _BYTE_CHAR[b] for b in range(128)}      # a str.translate table
+# ---- spelling text and bytes in the alphabet, and back -------------------------------------------
+def bytes_to_byte_level(data: bytes) -> str:
+    """Bytes spelt in the byte-level alphabet (any bytes, UTF-8 or not).
+
+    >>> bytes_to_byte_level(b" \\xc3\\xa9")
+    'ĠÃ©'
+    """
+    return data.decode("latin-1").translate(BYTE_TO_CHAR)
 
 
-_LATIN1_BYTE_CHARS = {b: _BYTE_CHAR[b] for b in range(256)}     # bytes read as Latin-1 -> table
+def str_to_byte_level(text: str) -> str:
+    """The GPT-2 byte-level spelling of `text`: each UTF-8 byte as one printable character (a
+    lone surrogate as the 3 bytes "surrogatepass" writes). For a `NormalizedString` with its
+    alignments, see `to_byte_level`.
+
+    >>> str_to_byte_level("a é")
+    'aĠÃ©'
+    """
+    return text.encode("utf-8", "surrogatepass").decode("latin-1").translate(BYTE_TO_CHAR)
+
+
+def byte_level_to_bytes(token: str) -> bytes:
+    """The bytes a byte-level token stands for (`ValueError` for a character outside the table).
+
+    >>> byte_level_to_bytes("ĠÃ©")
+    b' \\xc3\\xa9'
+    """
+    try:
+        return bytes(CHAR_TO_BYTE[c] for c in token)
+    except KeyError as err:
+        raise ValueError(f"{err.args[0]!r} is not a byte-level character") from None
 
 
 def to_byte_level(piece: NormalizedString) -> NormalizedString:
@@ -65,7 +102,7 @@ def to_byte_level(piece: NormalizedString) -> NormalizedString:
                                 _shift=start)
     # every byte of a character takes that character's span in the original text
     data = text.encode("utf-8", "surrogatepass")
-    out = data.decode("latin-1").translate(_LATIN1_BYTE_CHARS)
+    out = data.decode("latin-1").translate(BYTE_TO_CHAR)
     align = [span for c, span in zip(text, piece.alignments) for _ in range(_utf8_length(c))]
     return NormalizedString(piece.original, _normalized=out, _align=align, _shift=start)
 

@@ -11,7 +11,7 @@ import json
 import os
 import sys
 import time
-from typing import Any
+from typing import Any, TypedDict
 
 import tokenizers_core as tc
 from tokenizers_core import diff as tc_diff
@@ -151,7 +151,14 @@ def serve(args: argparse.Namespace) -> int:
 LIMIT_CONCURRENCY = 500      # open connections (and requests) per worker
 
 
-def uvicorn_bounds(limit_concurrency: int = LIMIT_CONCURRENCY) -> dict[str, int]:
+class UvicornBounds(TypedDict):
+    """`uvicorn_bounds`' keywords, typed one by one so that `uvicorn.run(**bounds)` checks."""
+    timeout_keep_alive: int
+    limit_concurrency: int
+    h11_max_incomplete_event_size: int
+
+
+def uvicorn_bounds(limit_concurrency: int = LIMIT_CONCURRENCY) -> UvicornBounds:
     """What uvicorn offers against clients that hold connections open, beside the header-read
     timeout of our own protocol (`app.serving`, which uvicorn lacks): idle keep-alive
     connections close after 5 s, a request's headers may not exceed 16 KiB while incomplete,
@@ -469,7 +476,9 @@ def chat(args: argparse.Namespace) -> int:
         return 0
     colour = use_colour(args.colour, sys.stdout)
     print(_coloured_render(rendered, colour))
-    if tok is not None:
+    # the rendering carries an encoding and its tokens exactly when it was given a tokenizer;
+    # the test is on both so that a rendering without them prints no chips instead of failing
+    if tok is not None and rendered.encoding is not None and rendered.tokens is not None:
         print()
         print(chip_line(tok, rendered.text, rendered.encoding, colour))
         rows = [(s.role if s.index is None else f"{s.index + 1} {s.role}", n)
@@ -486,8 +495,9 @@ def _read_file(path: str) -> str:
         return _utf8(fh.read(), path)
 
 
-def _chat_input(raw: str) -> tuple[list, list | None]:
-    """A JSON list of messages, or an object with "messages" (and "tools")."""
+def _chat_input(raw: str) -> tuple[Any, Any]:
+    """A JSON list of messages, or an object with "messages" (and "tools"), as JSON gives them:
+    `render_chat` checks their shapes (a missing "messages" is its one-line error)."""
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:

@@ -1,4 +1,4 @@
-"""`tokvis db upgrade` and `tokvis worker`: the commands of a shared deployment (README,
+"""`tokvis db upgrade` and `tokvis worker`: the commands of a shared deployment (docs/deployment.md,
 "Serving a class"), which work on the embedded SQLite store too."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The JSON API (contract in DESIGN.md). Errors are 4xx with {"detail": message}."""
+"""The JSON API (contract: docs/ARCHITECTURE.md). Errors are 4xx with {"detail": message}."""
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal

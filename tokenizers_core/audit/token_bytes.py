@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple
 
-from ..byte_level import bytes_to_unicode
+from ..byte_level import CHAR_TO_LATIN1
 
 CONTINUES = "continues"     # a WordPiece continuation piece (`##ing`)
 ENDS = "ends"               # a word-final piece (`ing</w>`)
@@ -32,7 +32,7 @@ SPECIAL = "special"         # a special token: compared by its text
 # str.translate's table from the byte alphabet to bytes; the other characters below 256 go to
 # one above it, so that encoding the result as latin-1 fails for a token not in the alphabet
 _TO_BYTE = {**{c: 0x10000 for c in range(256)},
-            **{ord(c): b for b, c in bytes_to_unicode().items()}}
+            **CHAR_TO_LATIN1}
 _METASPACE = "\u2581"       # ▁
 _SPECIAL_TYPES = (2, 3)     # UNKNOWN, CONTROL
 

@@ -43,11 +43,12 @@ from typing import Any, Iterable
 
 import regex
 
-from ..byte_level import bytes_to_unicode
+from ..byte_level import bytes_to_unicode, str_to_byte_level
 from ..implementations.training import train
-from ..models.bpe.model import END_OF_WORD, to_byte_level
+from ..models.bpe.model import END_OF_WORD
 from ..models.bpe.session import training_session
 from ..models.bpe.trainer import bpe_word_table, byte_bpe_word_table
+from ..models.unigram.model import Unigram
 from ..pre_tokenizers import WHITESPACE_PATTERN
 from ..textbook.bpe_train import bpe_train, get_stats, merge
 from . import replay
@@ -133,6 +134,7 @@ def _check_bpe_merges(variant: str, lines: list[str], theirs: list[tuple[str, st
     session.total_steps()
     ours = [s.pair for s in session.steps]
     k = first_difference(ours, theirs)
+    common: dict[str, Any]  # CheckReport's fields shared by every outcome
     common = dict(algorithm=variant, kind="merges", unit="merge", compared=len(theirs),
                   reference=len(ours))
     if k is None:
@@ -220,7 +222,7 @@ def _bpe_sequences(variant: str, lines: list[str], options: dict[str, Any]):
     raw = {}
     for line in lines:
         if line:
-            seq = tuple(to_byte_level(line))
+            seq = tuple(str_to_byte_level(line))
             raw[seq] = raw.get(seq, 0) + 1
     variants = {
         "unweighted_counts": (right, {"weighted": False}),
@@ -254,6 +256,7 @@ def _check_bpe_first_seen(variant: str, lines: list[str], theirs: list[tuple[str
                            min_frequency=options.get("min_frequency", 0), ties="dict"))
     ours = [s.pair for s in steps]
     k = first_difference(ours, theirs)
+    common: dict[str, Any]  # CheckReport's fields shared by every outcome
     common = dict(algorithm=variant, kind="merges", unit="merge", compared=len(theirs),
                   reference=len(ours))
     state: dict[str, Any] = {"rule": TIE_BREAKS["minbpe"], "step_before": (k or 1) - 1}
@@ -304,9 +307,12 @@ def _merged_table(table: list, merges: list[tuple[str, str]]) -> list:
 # ---- Unigram pieces --------------------------------------------------------------------------
 def _check_pieces(lines: list[str], theirs: list[tuple[str, float]], vocab_size: int,
                   options: dict[str, Any]) -> CheckReport:
-    ours = train("unigram", lines, vocab_size, **options).model.pieces
+    model = train("unigram", lines, vocab_size, **options).model
+    assert isinstance(model, Unigram)                 # for the type checker: train's is a Model
+    ours = model.pieces
     their_scores = dict(theirs)
     our_scores = dict(ours)
+    common: dict[str, Any]  # CheckReport's fields shared by every outcome
     common = dict(algorithm="unigram", kind="pieces", unit="piece", compared=len(theirs),
                   reference=len(ours))
     missing = [(i + 1, p, s) for i, (p, s) in enumerate(ours) if p not in their_scores]

@@ -18,11 +18,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..byte_level import bytes_to_unicode
+from ..byte_level import BYTE_TO_CHAR
 
 MINBPE_HEADER = "minbpe v1"
 _ID_PAIR = re.compile(r"\d+ \d+")
-_BYTE_CHAR = bytes_to_unicode()
 
 
 @dataclass(frozen=True)
@@ -97,7 +96,7 @@ def byte_level_merges(merges: list[tuple[int, int]]) -> list[tuple[str, str]]:
     >>> byte_level_merges([(32, 116), (256, 104)])
     [('Ġ', 't'), ('Ġt', 'h')]
     """
-    spelled = {i: _BYTE_CHAR[i] for i in range(256)}
+    spelled = dict(BYTE_TO_CHAR)
     out = []
     for n, (a, b) in enumerate(merges):
         out.append((spelled[a], spelled[b]))

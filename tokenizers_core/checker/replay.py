@@ -13,6 +13,7 @@ from itertools import islice
 from typing import Callable, Sequence
 
 from ..models.bpe.model import UNK
+from ..models.unigram.model import ViterbiBacktrackStep
 from ..textbook.bpe_encode import bpe_encode
 from ..textbook.bpe_train import bpe_train, merge
 from ..textbook.unigram_viterbi import unigram_viterbi
@@ -33,12 +34,12 @@ def textbook_merges(seqs: Sequences, n: int, *, weighted: bool = True, ties: str
     """
     table = dict(seqs)
     if join is None:
-        steps = bpe_train(table, UNLIMITED, weighted=weighted, ties=ties)
+        pairs = (s.pair for s in bpe_train(table, UNLIMITED, weighted=weighted, ties=ties))
     else:
         cut = len("0123456789") - len(join("", "0123456789"))     # the prefix `join` cuts off
-        steps = wordpiece_train(table, UNLIMITED, prefix="#" * cut, special_tokens=(),
-                                score=score)
-    return [step.pair for step in islice(steps, n)]
+        pairs = (s.pair for s in wordpiece_train(table, UNLIMITED, prefix="#" * cut,
+                                                 special_tokens=(), score=score))
+    return list(islice(pairs, n))
 
 
 def encode_by_count(symbols: Sequence[str], rank: Callable[[str, str], int | None]) -> list[str]:
@@ -54,8 +55,8 @@ def encode_by_count(symbols: Sequence[str], rank: Callable[[str, str], int | Non
         pass
     if last is None:
         return list(symbols)
-    pair = last.parts[last.chosen:last.chosen + 2]          # the last step merges every occurrence
-    return list(merge(last.parts, pair, last.merged))
+    left, right = last.parts[last.chosen:last.chosen + 2]   # the last step merges every occurrence
+    return list(merge(last.parts, (left, right), last.merged))
 
 
 def viterbi(text: str, scores: dict[str, float], unk_score: float) -> list[tuple[int, int, bool]]:
@@ -69,4 +70,5 @@ def viterbi(text: str, scores: dict[str, float], unk_score: float) -> list[tuple
     [(0, 1, True), (1, 2, False)]
     """
     steps = unigram_viterbi(text, [(UNK, 0.0), *scores.items()], unk_score=unk_score)
-    return [(s.start, s.end, s.id == 0) for s in steps if s.kind == "viterbi_backtrack"][::-1]
+    return [(s.start, s.end, s.id == 0) for s in steps
+            if isinstance(s, ViterbiBacktrackStep)][::-1]

@@ -82,8 +82,9 @@ def check_tokens(algorithm: str, lines: list[str], theirs: list[str], text: str,
     enc = tok.encode(text, add_special_tokens=False)
     surface = _surface(algorithm)
     unk = _unk(tok)
-    words, pieces = _our_words(tok, enc, algorithm, text)
+    words, our_pieces = _our_words(tok, enc, algorithm, text)  # each word as our tokens spell it
     lengths = [_length(g, enc, surface, unk, start) for g, start in _starts(words)]
+    common: dict[str, Any]  # CheckReport's fields shared by every outcome
     common = dict(algorithm=algorithm, kind="tokens", unit="word", compared=len(theirs),
                   reference=len(enc.tokens))
     p = 0
@@ -101,7 +102,7 @@ def check_tokens(algorithm: str, lines: list[str], theirs: list[str], text: str,
             got.append(theirs[p])                  # a marker alone, e.g. a lone </w>
             p += 1
         if got != ours:
-            return _divergence(tok, algorithm, n, ours, got, pieces, words, theirs, text,
+            return _divergence(tok, algorithm, n, ours, got, our_pieces, words, theirs, text,
                                common)
     if p < len(theirs):
         return CheckReport(first_divergence=len(words) + 1, got=theirs[p:], explanation=(

@@ -28,6 +28,7 @@ def check_wordpiece(lines: list[str], theirs: list, kind: str, vocab_size: int,
     trainer = _trainer(words, vocab_size, options).run()
     steps = trainer.steps
     ours = [s.pair for s in steps]
+    common: dict[str, Any]  # CheckReport's fields shared by every outcome
     common = dict(algorithm="wordpiece", kind=kind, unit="merge", compared=len(theirs),
                   reference=len(steps))
     notes: list[str] = []

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import os
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring
 from typing import Any
 
 from .. import normalizers

@@ -22,7 +22,8 @@ import binascii
 from typing import Any
 
 from ..implementations.openai_public import TiktokenTokenizer, _spell
-from ..models.bpe.model import BPE, byte_level_to_bytes
+from ..byte_level import byte_level_to_bytes
+from ..models.bpe.model import BPE
 from ..pre_tokenizers import PRESETS, compile_pattern
 
 

@@ -69,7 +69,7 @@ def load_bytes(data: bytes, *, name: str = "", lowercase: bool | None = None,
     if lowercase is None:
         lowercase = not is_cased(list(model.vocab))
     tok = bert_pipeline(model, lowercase=bool(lowercase), name=name)
-    tok.lowercase = bool(lowercase)  # type: ignore[attr-defined]  (the views say which was chosen)
+    tok.lowercase = bool(lowercase)  # type: ignore[attr-defined]  # the views say which was chosen
     return tok
 
 

@@ -29,14 +29,14 @@ import functools
 import gzip
 import re
 from pathlib import Path
-from typing import Any, Collection
+from typing import Any, Collection, Iterable
 
 import regex
 
 from ..decoders import ByteLevel as ByteLevelDecoder
 from ..encoding import Encoding, Token
-from ..models.bpe.model import (_ASCII_PATTERNS, _LATIN1_TO_BYTE_LEVEL, BPE, byte_level_to_bytes,
-                                gc_paused, to_byte_level)
+from ..byte_level import byte_level_to_bytes, bytes_to_byte_level, str_to_byte_level
+from ..models.bpe.model import _ASCII_PATTERNS, BPE, gc_paused
 from ..normalized import NormalizedString
 from ..pipeline import Tokenizer
 from ..pretokenized import check_words, concat, join
@@ -159,7 +159,7 @@ class SpecialTokensSplit:
 class MarkSpecial:
     """Post-processor: mark the special tokens found in the text (they keep their offsets)."""
 
-    def __init__(self, special_ids: Collection[int]) -> None:
+    def __init__(self, special_ids: Iterable[int]) -> None:
         self.special_ids = frozenset(special_ids)
 
     def process(self, tokens: list[Token], pair: list[Token] | None) -> tuple[list[Token], list[int]]:
@@ -377,7 +377,7 @@ class TiktokenTokenizer(Tokenizer):
 
     def _encode_piece(self, piece: str):
         """(ids, tokens, offsets in the piece, piece length) for one regex piece, cached."""
-        spelled = to_byte_level(piece)
+        spelled = str_to_byte_level(piece)
         parts = self.model.merge_parts(list(spelled))
         vocab = self.model.vocab
         if len(spelled) == len(piece):                     # ASCII: one byte per character
@@ -418,17 +418,15 @@ def _split_specials(text: str, allowed: frozenset[str]) -> list[tuple[int, str, 
 @functools.lru_cache(maxsize=None)
 def load_encoding(name: str) -> TiktokenTokenizer:
     """A bundled OpenAI encoding as a `Tokenizer` (cached; treat it as read-only)."""
-    pattern, specials = ENCODINGS[name] if name in ENCODINGS else (None, None)
-    if pattern is None:
+    if name not in ENCODINGS:
         raise ValueError(f"unknown encoding {name!r}; bundled: {', '.join(ENCODINGS)}")
+    pattern, specials = ENCODINGS[name]
     vocab = {_spell(b): rank for b, rank in load_ranks(name).items()}
     model = BPE(vocab, None, rank_by="tokens", byte_level=True, special_tokens=specials)
     return TiktokenTokenizer(name, model, pattern, specials)
 
 
-def _spell(data: bytes) -> str:
-    """Token bytes in the byte-level alphabet."""
-    return data.decode("latin-1").translate(_LATIN1_TO_BYTE_LEVEL)
+_spell = bytes_to_byte_level             # token bytes in the byte-level alphabet
 
 
 def r50k_base() -> Tokenizer:

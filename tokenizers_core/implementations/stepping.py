@@ -150,7 +150,7 @@ def _unigram(lines: list[str], vocab_size: int, options: dict[str, Any]) -> Trai
 
     def finish() -> Tokenizer:
         tok = unigram_tokenizer(trainer)
-        tok.trainer = trainer                 # type: ignore[attr-defined]  (as train_unigram)
+        tok.trainer = trainer                 # type: ignore[attr-defined]  # as train_unigram
         return tok
     return TrainingRun(rounds(), finish, None)
 

@@ -5,7 +5,7 @@ The loop of karpathy/minbpe's `basic.py` (`get_stats`, `max`, `merge`), run over
 (each word as its symbols, with its frequency) and with the tie-break stated, not left to dict
 order: the highest count wins; on a tie the smallest (id(left), id(right)), ids going to the
 special tokens, then to the alphabet in code-point order, then to merged symbols in creation
-order (Hugging Face's BpeTrainer; DESIGN.md). The fast engine, `models/bpe/trainer.py`'s
+order (Hugging Face's BpeTrainer; docs/ARCHITECTURE.md). The fast engine, `models/bpe/trainer.py`'s
 `BpeTrainer` (incremental counts, a heap), is proven equal to it step by step, every field of
 every `BpeMergeStep`, by tests/core/test_textbook.py.
 

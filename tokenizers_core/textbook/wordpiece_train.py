@@ -7,8 +7,8 @@ Each word starts as its first character and `##`-prefixed continuations (`spell`
 `a` + `##b` makes `ab`, `##a` + `##b` makes `##ab`. Scores are compared exactly, as fractions;
 on a tie the higher pair count wins, then the smallest (id(left), id(right)), ids going to the
 special tokens, then to the starting symbols in code-point order, then to new symbols in
-creation order (DESIGN.md). This is the recipe of Hugging Face's course (chapter 6, "WordPiece
-tokenization") with the tie-break stated. The fast engine, `WordPieceTrainer` in
+creation order (docs/ARCHITECTURE.md). This is the recipe of Hugging Face's course (chapter
+6, "WordPiece tokenization") with the tie-break stated. The fast engine, `WordPieceTrainer` in
 `models/wordpiece/trainer.py` (incremental counts, a bounded-staleness heap), is proven equal to
 it step by step, every field of every `WordPieceMergeStep`, by tests/core/test_textbook.py.
 

@@ -483,7 +483,7 @@ def parse_merges(merges: Iterable) -> list[tuple[str, str]]:
                 raise ValueError(f"merge {number} ({m!r}) is not \"left right\" or "
                                  "[left, right]")
         pairs = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in merges]
-    return pairs  # type: ignore[return-value]
+    return pairs
 
 
 def sample(tokenizer: Any, text: str, *, dropout: float | None = None,

@@ -13,10 +13,11 @@ from __future__ import annotations
 import gc
 import heapq
 import threading
+import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterator
 
-from ...byte_level import bytes_to_unicode
+from ...byte_level import byte_level_to_bytes, str_to_byte_level
 from ...steps import Step, register_step, step_from_dict  # noqa: F401  (step_from_dict: doctests)
 
 END_OF_WORD = "</w>"
@@ -101,35 +102,12 @@ class BpeEncodeStep(Step):
 
 
 # ---- showing byte-level tokens ------------------------------------------------------------------
-def _byte_tables() -> tuple[dict[int, str], dict[str, int]]:
-    table = bytes_to_unicode()
-    return table, {c: b for b, c in table.items()}
-
-
-_BYTE_TO_CHAR, _CHAR_TO_BYTE = _byte_tables()
-# str.translate table from Latin-1 code points (one per byte) to the byte-level characters
-_LATIN1_TO_BYTE_LEVEL = {b: c for b, c in _BYTE_TO_CHAR.items()}
-
-
 def to_byte_level(text: str) -> str:
-    """The GPT-2 byte-level spelling of `text`: each UTF-8 byte as one printable character.
-
-    >>> to_byte_level("a é")
-    'aĠÃ©'
-    """
-    return text.encode("utf-8", "surrogatepass").decode("latin-1").translate(_LATIN1_TO_BYTE_LEVEL)
-
-
-def byte_level_to_bytes(token: str) -> bytes:
-    """The bytes a byte-level token stands for (`ValueError` for a character outside the table).
-
-    >>> byte_level_to_bytes("ĠÃ©")
-    b' \\xc3\\xa9'
-    """
-    try:
-        return bytes(_CHAR_TO_BYTE[c] for c in token)
-    except KeyError as err:
-        raise ValueError(f"{err.args[0]!r} is not a byte-level character") from None
+    """Deprecated: `tokenizers_core.byte_level.str_to_byte_level` (this name is also the
+    `NormalizedString` function `byte_level.to_byte_level`, which takes another type)."""
+    warnings.warn("tokenizers_core.models.bpe.model.to_byte_level is deprecated: use "
+                  "tokenizers_core.byte_level.str_to_byte_level", DeprecationWarning, stacklevel=2)
+    return str_to_byte_level(text)
 
 
 def show_bytes(data: bytes, text_fn=None) -> str:

@@ -294,7 +294,7 @@ class SentencePieceBpeTrainer:
 
     def _ties(self, best: _Symbol) -> list[_Symbol]:
         """Candidates with the same frequency (they lost on length or spelling)."""
-        out = []
+        out: list[_Symbol] = []
         for sym in self._walk(limit=8 * _TIES_SHOWN):
             if sym.freq != best.freq or len(out) >= _TIES_SHOWN:
                 break
@@ -303,7 +303,7 @@ class SentencePieceBpeTrainer:
         return out
 
     def top_pairs(self, k: int) -> tuple[tuple[str, str, int], ...]:
-        out = []
+        out: list[tuple[str, str, int]] = []
         for sym in self._walk():
             if len(out) >= k:
                 break
@@ -312,7 +312,7 @@ class SentencePieceBpeTrainer:
 
     def _merge(self, best: _Symbol) -> list[int]:
         """Replace every occurrence of best's two symbols by best, left to right."""
-        changed = []
+        changed: list[int] = []
         for sid, left, right in sorted(best.positions):
             syms = self.symbols[sid]
             if syms[left] is None:            # taken by the previous overlapping occurrence

@@ -49,7 +49,8 @@ from itertools import chain
 from typing import Any, Iterable, Iterator
 
 from .alphabet import OPTION_NAMES, check_options, spell_words
-from .model import _BYTE_TO_CHAR, END_OF_WORD, MAX_VOCAB_SIZE, UNK, BpeMergeStep
+from ...byte_level import BYTE_TO_CHAR
+from .model import END_OF_WORD, MAX_VOCAB_SIZE, UNK, BpeMergeStep
 # the corpus -> word table step lives in words.py; its names stay importable from here
 from .words import (MAX_CORPUS_CHARS, _bpe_words, _byte_bpe_words, _check_alphabet,
                     _check_min_frequency, _check_vocab_size, _splitter, bpe_word_table,
@@ -523,7 +524,7 @@ def byte_bpe_trainer(lines: Iterable[str], vocab_size: int, *, pattern: str = "g
     """A stepper for "byte_bpe": Hugging Face's `BpeTrainer` with the 256-byte alphabet (its
     initial alphabet), taking that trainer's options (`alphabet.OPTION_NAMES`)."""
     options = check_options(options, (*OPTION_NAMES, "symbol_order"))
-    options["initial_alphabet"] = [*_BYTE_TO_CHAR.values(), *options.get("initial_alphabet", ())]
+    options["initial_alphabet"] = [*BYTE_TO_CHAR.values(), *options.get("initial_alphabet", ())]
     trainer = hf_bpe_trainer(_byte_bpe_words(lines, pattern), vocab_size,
                              min_frequency=min_frequency, special_tokens=special_tokens,
                              record_top=record_top, annotate=annotate, **options)

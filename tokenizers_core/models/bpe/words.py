@@ -12,7 +12,8 @@ from typing import Any, Iterable
 import regex
 
 from ...pre_tokenizers import PRESETS, WHITESPACE_PATTERN, compile_pattern
-from .model import _ASCII_PATTERNS, END_OF_WORD, MAX_VOCAB_SIZE, to_byte_level
+from ...byte_level import str_to_byte_level
+from .model import _ASCII_PATTERNS, END_OF_WORD, MAX_VOCAB_SIZE
 
 
 # ---- corpus -> word table ------------------------------------------------------------------------
@@ -98,4 +99,4 @@ def _byte_bpe_words(lines: Iterable[str], pattern: str) -> dict[str, int]:
     """`byte_bpe_word_table` with each word as one str (one symbol per character): faster."""
     findall = _splitter(_pattern_for(pattern), pattern if pattern in _ASCII_PATTERNS else None)
     counter: Counter[str] = Counter(chain.from_iterable(map(findall, _lines(lines))))
-    return {to_byte_level(word): c for word, c in counter.items() if word}
+    return {str_to_byte_level(word): c for word, c in counter.items() if word}

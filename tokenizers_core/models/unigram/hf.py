@@ -30,6 +30,7 @@ class HFUnigram(Unigram):
     """A Unigram model with Hugging Face's rules (see the module docstring)."""
 
     fuse_unk = True                     # (models pickled before the option existed fuse)
+    float32 = False                     # scores are added as 64-bit floats
 
     def __init__(self, pieces: Sequence[tuple[str, float]], *, unk_id: int | None = None,
                  byte_fallback: bool = False, fuse_unk: bool = True) -> None:
@@ -111,58 +112,8 @@ class HFUnigram(Unigram):
             out.append(pending)
         return out
 
-    def encode_spans(self, text: str) -> list[tuple[int, int, int]]:
-        """The Viterbi path as (start, end, id): `Unigram::encode_optimized`, 64-bit floats."""
-        n = len(text)
-        if n == 0:
-            return []
-        best = [0.0] * (n + 1)
-        back = [-1] * (n + 1)
-        ids = [0] * (n + 1)
-        root = self._trie
-        unk_id, unk_score = self.unk_id, self.unk_score
-        for i in range(n):
-            here = best[i]
-            node = root
-            has_single = False
-            j = i
-            while j < n:
-                node = node.get(text[j])
-                if node is None:
-                    break
-                j += 1
-                entry = node.get("")
-                if entry is None:
-                    continue
-                cand = here + entry[1]
-                if back[j] < 0 or cand > best[j]:
-                    best[j] = cand
-                    back[j] = i
-                    ids[j] = entry[0]
-                if j == i + 1:
-                    has_single = True
-            if not has_single:
-                cand = here + unk_score
-                if back[i + 1] < 0 or cand > best[i + 1]:
-                    if unk_id is None:
-                        raise ValueError(f"no piece covers {text[i]!r} and this Unigram model "
-                                         "has no unk_id")
-                    best[i + 1] = cand
-                    back[i + 1] = i
-                    ids[i + 1] = unk_id
-        out: list[tuple[int, int, int]] = []
-        end = n
-        while end > 0:
-            out.append((back[end], end, ids[end]))
-            end = back[end]
-        out.reverse()
-        return out
-
     # ---- the lattice view ----------------------------------------------------------------------
     def pieces_at(self, text: str, i: int) -> list[tuple[int, int, float]]:
         out = [entry for entry in Unigram.pieces_at(self, text, i)
                if entry[1] is not None]
         return out
-
-    def _candidate_total(self, best_j: float, score: float, pid: int) -> float:
-        return best_j + score

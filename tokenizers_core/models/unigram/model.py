@@ -39,13 +39,13 @@ from __future__ import annotations
 
 import math
 import random
-from array import array
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterator, Sequence
 
 from ...steps import Step, register_step
 from ..sentencepiece_common import finish_tokens
 from .lattice import FLT_MAX, FLT_MIN, Lattice, _logsumexp, f32, nbest_paths, sample_path
+from .viterbi import viterbi
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 UNK_PENALTY = 10.0           # sentencepiece's kUnkPenalty
@@ -97,6 +97,8 @@ class Unigram:
     (1 normal, 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte; default: normal, with
     `<unk>` unknown). Exactly one piece must be unknown.
     """
+
+    float32 = True      # scores add and compare as 32-bit floats, as in sentencepiece
 
     def __init__(self, pieces: Sequence[tuple[str, float]], *, types: Sequence[int] | None = None,
                  byte_fallback: bool = False) -> None:
@@ -189,58 +191,10 @@ class Unigram:
 
     # ---- Viterbi, fast path ------------------------------------------------------------------
     def encode_spans(self, text: str) -> list[tuple[int, int, int]]:
-        """The Viterbi path as (start, end, id), without step objects.
-
-        The same recurrence as `viterbi_steps`, run "forward" as sentencepiece's optimised encoder
-        does: from each start i, walk the trie and relax every end position it reaches.
-        """
-        n = len(text)
-        if n == 0:
-            return []
-        best = [0.0] * (n + 1)
-        back = [-1] * (n + 1)
-        ids = [0] * (n + 1)
-        root = self._trie
-        unk_id, unk_score = self.unk_id, self.unk_score
-        rounded = array("f", [0.0])
-        for i in range(n):
-            here = best[i]
-            node = root
-            has_single = False
-            j = i
-            while j < n:
-                node = node.get(text[j])
-                if node is None:
-                    break
-                j += 1
-                entry = node.get("")
-                if entry is None:
-                    continue
-                # sentencepiece adds and compares in 32-bit floats; the rounding only matters
-                # when the double sum beats the best so far (equal floats: the earlier start stays)
-                cand = here + entry[1]
-                if back[j] < 0 or cand > best[j]:
-                    rounded[0] = cand            # the array stores a 32-bit float
-                    cand = rounded[0]
-                    if back[j] < 0 or cand > best[j]:
-                        best[j] = cand
-                        back[j] = i
-                        ids[j] = entry[0]
-                if j == i + 1:
-                    has_single = True
-            if not has_single:
-                cand = f32(here + unk_score)
-                if back[i + 1] < 0 or cand > best[i + 1]:
-                    best[i + 1] = cand
-                    back[i + 1] = i
-                    ids[i + 1] = unk_id
-        out: list[tuple[int, int, int]] = []
-        end = n
-        while end > 0:
-            out.append((back[end], end, ids[end]))
-            end = back[end]
-        out.reverse()
-        return out
+        """The Viterbi path as (start, end, id), without step objects: `viterbi` (the same
+        recurrence as `viterbi_steps`), in 32-bit floats when `float32` (sentencepiece's)."""
+        return viterbi(self._trie, text, unk_id=self.unk_id, unk_score=self.unk_score,
+                       float32=self.float32)
 
     # ---- the lattice, step by step ------------------------------------------------------------
     def pieces_at(self, text: str, i: int) -> list[tuple[int, int, float]]:
@@ -317,8 +271,9 @@ class Unigram:
             end = start
 
     def _candidate_total(self, best_j: float, score: float, pid: int) -> float:
-        """best[j] + score in 32-bit float arithmetic, as sentencepiece 0.2.3 computes it."""
-        return f32(best_j + score)
+        """best[j] + score, in 32-bit float arithmetic when `float32` (as sentencepiece 0.2.3
+        computes it; Hugging Face adds 64-bit floats)."""
+        return f32(best_j + score) if self.float32 else best_j + score
 
     # ---- n-best --------------------------------------------------------------------------------
     def nbest(self, text: str, k: int) -> list[tuple[list[str], float]]:

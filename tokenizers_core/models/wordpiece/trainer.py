@@ -9,7 +9,7 @@ where freq(ab) counts the pair and freq(a), freq(b) count the symbols, all weigh
 frequency. Merging `a` + `##b` gives `ab`, `##a` + `##b` gives `##ab`. Training stops when the
 vocabulary (special tokens + initial symbols + new symbols) reaches `vocab_size` or no pair is left.
 
-Tie-break (DESIGN.md), applied exactly: the best score (compared as fractions, by
+Tie-break (docs/ARCHITECTURE.md), applied exactly: the best score (compared as fractions, by
 cross-multiplying, never as rounded floats), then the higher pair count, then the smallest
 `(id(left), id(right))`; ids go to the special tokens, then to the initial symbols in code-point
 (Python `str`) order, then to new symbols in creation order.
@@ -117,6 +117,11 @@ def _better(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
     return a[3] < b[3]
 
 
+def _compare(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> int:
+    """`_better` as a sort comparison: the better candidate first."""
+    return -1 if _better(a, b) else (1 if _better(b, a) else 0)
+
+
 def _ranked(rows: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
     """Rows (count, freq_left, freq_right, key) best first, as `_better` orders them.
 
@@ -131,8 +136,7 @@ def _ranked(rows: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, 
     for a, b in zip(out, out[1:]):
         same_float = a[0] / (a[1] * a[2]) == b[0] / (b[1] * b[2])
         if same_float and a[0] * b[1] * b[2] != b[0] * a[1] * a[2]:
-            return sorted(rows, key=functools.cmp_to_key(
-                lambda x, y: -1 if _better(x, y) else (1 if _better(y, x) else 0)))
+            return sorted(rows, key=functools.cmp_to_key(_compare))
     return out
 
 
@@ -233,8 +237,8 @@ class WordPieceTrainer:
         pair_words: dict[int, set[int]] = collections.defaultdict(set)
         for wi, word in enumerate(self.words):
             f = self.word_freq[wi]
-            for s in word:
-                symbol_freq[s] += f
+            for sym in word:
+                symbol_freq[sym] += f
             for i in range(len(word) - 1):
                 key = (word[i] << _SHIFT) | word[i + 1]
                 pair_count[key] = pair_count.get(key, 0) + f
@@ -535,8 +539,7 @@ class WordPieceTrainer:
             rows = heapq.nsmallest(k, live, key=lambda r: (-r[0], r[3]))
         else:
             pre = heapq.nlargest(2 * k + 16, live, key=lambda r: (r[0] / (r[1] * r[2]), r[0], -r[3]))
-            rows = sorted(pre, key=functools.cmp_to_key(
-                lambda a, b: -1 if _better(a, b) else (1 if _better(b, a) else 0)))[:k]
+            rows = sorted(pre, key=functools.cmp_to_key(_compare))[:k]
         return [self.pair_row(r[3]) for r in rows]
 
     def word_table(self, offset: int = 0, limit: int = 20) -> tuple[list[WordRow], int]:
