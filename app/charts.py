@@ -2,6 +2,7 @@
 
 No SVG or HTML is built here; the templates draw from these values.
 """
+
 from __future__ import annotations
 
 import math
@@ -26,21 +27,28 @@ class BarChart:
     plot_width: float
     ticks: list[tuple[float, str]]  # (x, label)
     bar_height: float
-    reference_x: float | None      # where value 1.0 falls (the English baseline)
+    reference_x: float | None  # where value 1.0 falls (the English baseline)
 
 
-def bar_chart(rows: list[tuple[str, str, float]], *, width: float = 860, bar_height: float = 16,
-              gap: float = 5, label_width: float = 330) -> BarChart:
+def bar_chart(
+    rows: list[tuple[str, str, float]],
+    *,
+    width: float = 860,
+    bar_height: float = 16,
+    gap: float = 5,
+    label_width: float = 330,
+) -> BarChart:
     """Horizontal bars sorted by value, largest first. rows: (label, note, value)."""
     rows = sorted(rows, key=lambda r: -r[2])
     top = max((v for _, _, v in rows), default=1.0) or 1.0
     plot = width - label_width - 60
-    bars = [Bar(label, note, v, 24 + i * (bar_height + gap), plot * v / top)
-            for i, (label, note, v) in enumerate(rows)]
+    bars = [
+        Bar(label, note, v, 24 + i * (bar_height + gap), plot * v / top)
+        for i, (label, note, v) in enumerate(rows)
+    ]
     height = 24 + len(rows) * (bar_height + gap) + 28
     step = nice_step(top / 5)
-    ticks = [(label_width + plot * t / top, f"{t:g}")
-             for t in _frange(0, top + 1e-9, step)]
+    ticks = [(label_width + plot * t / top, f"{t:g}") for t in _frange(0, top + 1e-9, step)]
     ref = label_width + plot * 1.0 / top if top >= 1.0 else None
     return BarChart(bars, width, height, label_width, plot, ticks, bar_height, ref)
 
@@ -68,8 +76,15 @@ class LineChart:
     y_label: str
 
 
-def line_chart(series: dict[str, list[tuple[float, float]]], *, x_label: str, y_label: str,
-               width: float = 760, height: float = 380, log_x: bool = True) -> LineChart:
+def line_chart(
+    series: dict[str, list[tuple[float, float]]],
+    *,
+    x_label: str,
+    y_label: str,
+    width: float = 760,
+    height: float = 380,
+    log_x: bool = True,
+) -> LineChart:
     """Lines through (x, y) points, x on a log scale (vocab sizes), y from zero."""
     left, top, right, bottom = 64.0, 16.0, 20.0, 48.0
     pw, ph = width - left - right, height - top - bottom
@@ -93,8 +108,9 @@ def line_chart(series: dict[str, list[tuple[float, float]]], *, x_label: str, y_
     out = []
     for i, (name, pts) in enumerate(series.items()):
         coords = [(fx(x), fy(y), x, y) for x, y in sorted(pts) if x > 0]
-        path = " ".join(f"{'M' if j == 0 else 'L'}{cx:.1f},{cy:.1f}"
-                        for j, (cx, cy, _, _) in enumerate(coords))
+        path = " ".join(
+            f"{'M' if j == 0 else 'L'}{cx:.1f},{cy:.1f}" for j, (cx, cy, _, _) in enumerate(coords)
+        )
         out.append(Series(name, i % 8, coords, path))
     x_values = sorted({x for x in xs})
     x_ticks = spaced_ticks([(fx(x), f"{x:g}") for x in x_values])
@@ -102,11 +118,12 @@ def line_chart(series: dict[str, list[tuple[float, float]]], *, x_label: str, y_
     return LineChart(out, width, height, left, top, pw, ph, x_ticks, y_ticks, x_label, y_label)
 
 
-MIN_TICK_GAP = 44.0     # px between the centres of two x labels (a 5-digit label is ~40 px)
+MIN_TICK_GAP = 44.0  # px between the centres of two x labels (a 5-digit label is ~40 px)
 
 
-def spaced_ticks(ticks: list[tuple[float, str]], gap: float = MIN_TICK_GAP
-                 ) -> list[tuple[float, str]]:
+def spaced_ticks(
+    ticks: list[tuple[float, str]], gap: float = MIN_TICK_GAP
+) -> list[tuple[float, str]]:
     """Ticks (x, label), sorted by x, thinned so that no two labels overlap: the first and the
     last are kept, and a tick closer than `gap` to the one kept before it is dropped.
 
@@ -119,7 +136,7 @@ def spaced_ticks(ticks: list[tuple[float, str]], gap: float = MIN_TICK_GAP
         if kept and x - kept[-1][0] < gap:
             if i < len(ticks) - 1 or len(kept) == 1:
                 continue
-            kept.pop()            # the last tick wins over the one just before it
+            kept.pop()  # the last tick wins over the one just before it
         kept.append((x, label))
     return kept
 

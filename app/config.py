@@ -71,6 +71,7 @@ TOKVIS_MAX_GGUF_UPLOAD_MB  largest GGUF model sent whole to a tokenizer upload (
                           the temporary directory while the request lasts (app/limits.py,
                           `BodyLimit`)
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -82,7 +83,7 @@ from pathlib import Path
 from .db.engine import database_url, is_postgres
 
 DEFAULT_HOSTS = ("127.0.0.1", "localhost", "[::1]")
-_HOST_NAME = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*")     # DNS labels; IPv4 fits too
+_HOST_NAME = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*")  # DNS labels; IPv4 fits too
 
 
 def _default_db() -> Path:
@@ -155,22 +156,27 @@ def host_patterns(raw: str, name: str = "TOKVIS_ALLOWED_HOSTS") -> tuple[str, ..
 def _host_pattern(host: str, entry: str, name: str) -> str:
     """One pattern of `host_patterns`, checked (ValueError naming `entry` and `name`)."""
     if "://" in host or "/" in host:
-        raise ValueError(f"{name}: {entry!r} is a URL; name the host alone, e.g. "
-                         "tokvis.example.org")
+        raise ValueError(
+            f"{name}: {entry!r} is a URL; name the host alone, e.g. tokvis.example.org"
+        )
     if "%" in host:
         raise ValueError(f"{name}: {entry!r} has an IPv6 zone id, which no Host header carries")
-    try:                                      # ::1, [::1], [0:0::1] -> [::1]
+    try:  # ::1, [::1], [0:0::1] -> [::1]
         return f"[{ipaddress.IPv6Address(host.strip('[]')).compressed}]"
     except ValueError:
         pass
     if ":" in host:
-        raise ValueError(f"{name}: {entry!r} has a port; name the host alone (every port of "
-                         "an allowed host is answered)")
+        raise ValueError(
+            f"{name}: {entry!r} has a port; name the host alone (every port of "
+            "an allowed host is answered)"
+        )
     wildcard = host.startswith("*.")
     if not _HOST_NAME.fullmatch(host[2:] if wildcard else host):
-        raise ValueError(f"{name}: {entry!r} is not a host name; give names such as "
-                         "tokvis.example.org, *.example.org (its subdomains), 10.0.0.7, or * "
-                         "(every host)")
+        raise ValueError(
+            f"{name}: {entry!r} is not a host name; give names such as "
+            "tokvis.example.org, *.example.org (its subdomains), 10.0.0.7, or * "
+            "(every host)"
+        )
     return host
 
 
@@ -208,7 +214,7 @@ class Settings:
     sandbox_parse_seconds: int = 4
     sandbox_parse_memory_mb: int = 400
     max_gguf_upload_mb: int = 8192
-    database_url: str | None = None       # None: the SQLite file `db_path`
+    database_url: str | None = None  # None: the SQLite file `db_path`
     job_stale_seconds: float = 30.0
     # read from the environment even when a test builds Settings(...) itself (the tests' client
     # sends Host: testserver, which tests/conftest.py adds to TOKVIS_ALLOWED_HOSTS)

@@ -1,4 +1,5 @@
 """What routes share: the settings, the corpus store, and resolving a tokeniser by name."""
+
 from __future__ import annotations
 
 from typing import Annotated, Any
@@ -18,7 +19,7 @@ from .trained import TrainedTokenizers
 from .uploads import PREFIX as UPLOAD_PREFIX
 from .uploads import UploadedTokenizers
 
-REGEX = "regex"            # the visualiser's "custom regex" tokeniser: tokens are the pattern's matches
+REGEX = "regex"  # the visualiser's "custom regex" tokeniser: tokens are the pattern's matches
 _settled: set[str] = set()  # bundled tokenisers already moved out of the collector's way
 
 
@@ -60,6 +61,7 @@ def resolve_tokenizer(request: Request, name: str, pattern: str | None = None) -
     """
     if name == REGEX:
         from tokenizers_core.implementations.rules import regex_tokenizer
+
         if not pattern:
             raise ValueError("the custom regex tokeniser needs a pattern")
         return regex_tokenizer(pattern, timeout=settings(request).regex_timeout)
@@ -73,26 +75,37 @@ def resolve_tokenizer(request: Request, name: str, pattern: str | None = None) -
     if name.startswith(UPLOAD_PREFIX):
         tok = uploads(request).get(name)
         if tok is None:
-            raise UnknownTokenizer(f"unknown tokeniser {name!r}: no uploaded tokenizer file has "
-                                   "this handle (upload it again: POST /api/tokenizers)")
+            raise UnknownTokenizer(
+                f"unknown tokeniser {name!r}: no uploaded tokenizer file has "
+                "this handle (upload it again: POST /api/tokenizers)"
+            )
         # a file's own patterns (Split, Replace, a ranks file's pattern) run under the limit
         return tok.limit_regex_time(settings(request).regex_timeout)
     tok = trained(request).get(name)
     if tok is None:
         known = ", ".join(pretrained.bundled())
-        raise UnknownTokenizer(f"unknown tokeniser {name!r}: use a bundled one ({known}), "
-                               "'regex' with a pattern, a handle from POST /api/train, or one "
-                               "from POST /api/tokenizers (an uploaded tokenizer file)")
-    return tok.limit_regex_time(settings(request).regex_timeout)   # a trainer's user pattern
+        raise UnknownTokenizer(
+            f"unknown tokeniser {name!r}: use a bundled one ({known}), "
+            "'regex' with a pattern, a handle from POST /api/train, or one "
+            "from POST /api/tokenizers (an uploaded tokenizer file)"
+        )
+    return tok.limit_regex_time(settings(request).regex_timeout)  # a trainer's user pattern
 
 
 def stored_corpora(request: Request) -> list[dict[str, str]]:
     """The stored corpora as picker options: sha256 and "name · size · date", newest first."""
     from .display import day, filesize
-    return [{"value": c["sha256"],
-             "label": f"{c['name'] or c['sha256'][:12] + '…'} · {filesize(c['bytes'])} · "
-                      f"{day(c['created'])}"}
-            for c in store(request).list()]
+
+    return [
+        {
+            "value": c["sha256"],
+            "label": f"{c['name'] or c['sha256'][:12] + '…'} · {filesize(c['bytes'])} · "
+            f"{day(c['created'])}",
+        }
+        for c in store(request).list()
+    ]
+
+
 YOURS = "Your tokenizers"
 
 
@@ -102,9 +115,14 @@ def stored_options(request: Request, family: str | None = None) -> list[dict[str
     out = []
     for row in uploads(request).list():
         if family is None or row["family"] == family:
-            out.append({"value": row["handle"], "group": YOURS,
-                        "label": f"{row['name'] or row['handle']} ({row['algorithm']}, "
-                                 f"{row['vocab_size']:,})"})
+            out.append(
+                {
+                    "value": row["handle"],
+                    "group": YOURS,
+                    "label": f"{row['name'] or row['handle']} ({row['algorithm']}, "
+                    f"{row['vocab_size']:,})",
+                }
+            )
     return out
 
 
@@ -121,11 +139,14 @@ def tokenizer_label(request: Request, name: str) -> str:
 def check_text(request: Request, text: str, what: str = "text") -> None:
     limit = settings(request).max_text_chars
     if len(text) > limit:
-        raise HTTPException(413, f"the {what} is {len(text):,} characters; the limit is "
-                                 f"{limit:,} (set TOKVIS_MAX_TEXT_CHARS to change it)")
+        raise HTTPException(
+            413,
+            f"the {what} is {len(text):,} characters; the limit is "
+            f"{limit:,} (set TOKVIS_MAX_TEXT_CHARS to change it)",
+        )
 
 
-MAX_STEP_CHARS = 2000        # texts the step-through encoders list every merge / probe of
+MAX_STEP_CHARS = 2000  # texts the step-through encoders list every merge / probe of
 
 
 def check_step_text(request: Request, text: str, status: int = 413) -> None:
@@ -133,30 +154,46 @@ def check_step_text(request: Request, text: str, status: int = 413) -> None:
     the API; the pages show it as a 422 form error)."""
     check_text(request, text)
     if len(text) > MAX_STEP_CHARS:
-        raise HTTPException(status, f"the text is {len(text):,} characters; step through at most "
-                                    f"{MAX_STEP_CHARS:,} (the visualiser takes longer texts)")
+        raise HTTPException(
+            status,
+            f"the text is {len(text):,} characters; step through at most "
+            f"{MAX_STEP_CHARS:,} (the visualiser takes longer texts)",
+        )
 
 
 def tokenizer_options(request: Request, current: str | None = None) -> list[dict[str, str]]:
     """The tokeniser selector's options, grouped (the uploaded ones as "Your tokenizers"), plus
     `current` if it is a trained handle."""
-    groups = {"char": "Rules", "word": "Rules", "sentence": "Rules",
-              "byte_bpe": "Byte-level BPE", "wordpiece": "WordPiece",
-              "unigram": "SentencePiece", "sentencepiece_bpe": "SentencePiece"}
+    groups = {
+        "char": "Rules",
+        "word": "Rules",
+        "sentence": "Rules",
+        "byte_bpe": "Byte-level BPE",
+        "wordpiece": "WordPiece",
+        "unigram": "SentencePiece",
+        "sentencepiece_bpe": "SentencePiece",
+    }
     out = []
     for name, entry in pretrained.bundled().items():
         aliases = pretrained.aliases_of(name)
         label = entry.label + (f" ({', '.join(aliases)})" if aliases else "")
-        out.append({"value": name, "label": label,
-                    "group": groups.get(entry.algorithm, entry.algorithm)})
+        out.append(
+            {"value": name, "label": label, "group": groups.get(entry.algorithm, entry.algorithm)}
+        )
     out.append({"value": REGEX, "label": "Custom regex (matches are tokens)", "group": "Rules"})
     out += stored_options(request)
-    if current and not any(o["value"] in (current, pretrained.canonical_name(current))
-                           for o in out):           # an alias (gpt2) is its bundled entry
-        if pretrained.is_bundled(current):       # gpt-oss-120b: an unlisted encoding by name
+    if current and not any(
+        o["value"] in (current, pretrained.canonical_name(current)) for o in out
+    ):  # an alias (gpt2) is its bundled entry
+        if pretrained.is_bundled(current):  # gpt-oss-120b: an unlisted encoding by name
             canonical = pretrained.canonical_name(current)
-            out.append({"value": current, "group": "OpenAI models", "label": current
-                        if canonical == current else f"{current} ({canonical})"})
+            out.append(
+                {
+                    "value": current,
+                    "group": "OpenAI models",
+                    "label": current if canonical == current else f"{current} ({canonical})",
+                }
+            )
         else:
             out.append({"value": current, "label": f"Trained: {current}", "group": "Trained"})
     return out
@@ -168,9 +205,12 @@ def special_kwargs(tok: tc.Tokenizer, allow: str | list[str] | None) -> dict:
     if not allow:
         return {}
     import inspect
+
     if "allowed_special" not in inspect.signature(tok.encode).parameters:
-        raise ValueError(f"{tok.name} has no special tokens to allow in the text; "
-                         "only the OpenAI encodings (r50k_base, cl100k_base, o200k_base) do")
+        raise ValueError(
+            f"{tok.name} has no special tokens to allow in the text; "
+            "only the OpenAI encodings (r50k_base, cl100k_base, o200k_base) do"
+        )
     return {"allowed_special": allow}
 
 

@@ -2,6 +2,7 @@
 
 Pure functions from an `Encoding` (and its text) to small values the templates render.
 """
+
 from __future__ import annotations
 
 import unicodedata
@@ -60,6 +61,7 @@ def filesize(n: int) -> str:
 def day(timestamp: float) -> str:
     """A Unix time as its UTC date, `2026-11-23`."""
     import time
+
     return time.strftime("%Y-%m-%d", time.gmtime(timestamp))
 
 
@@ -98,8 +100,11 @@ def _byte_decoder() -> dict[str, int]:
     particular model module)."""
     global _BYTE_DECODER
     if _BYTE_DECODER is None:
-        printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
-                     *range(ord("®"), ord("ÿ") + 1)]
+        printable = [
+            *range(ord("!"), ord("~") + 1),
+            *range(ord("¡"), ord("¬") + 1),
+            *range(ord("®"), ord("ÿ") + 1),
+        ]
         table, extra = {}, 0
         for b in range(256):
             if b in printable:
@@ -148,17 +153,17 @@ def token_bytes(value: str, surface: str, byte_level: bool) -> bytes:
 class Chip(NamedTuple):
     index: int
     id: int
-    raw: str          # the token as the model spells it (Ġ, ##, ▁ kept), made visible
-    text: str         # the token as text: its surface in the input, or <E3 81> for partial bytes
+    raw: str  # the token as the model spells it (Ġ, ##, ▁ kept), made visible
+    text: str  # the token as text: its surface in the input, or <E3 81> for partial bytes
     start: int
     end: int
     bytes_hex: str
     special: bool
     colour: int
-    word: str         # the pre-tokenised word it belongs to (for step-through links)
-    value: str = ""   # the token exactly as the model spells it
-    partial: bool = False   # shows bytes of a character that another token completes
-    mark: str = ""    # "unk": the model's unknown token; "byte": a byte-fallback piece <0xE2>
+    word: str  # the pre-tokenised word it belongs to (for step-through links)
+    value: str = ""  # the token exactly as the model spells it
+    partial: bool = False  # shows bytes of a character that another token completes
+    mark: str = ""  # "unk": the model's unknown token; "byte": a byte-fallback piece <0xE2>
 
 
 def unknown_id(tok: tc.Tokenizer) -> int | None:
@@ -166,8 +171,9 @@ def unknown_id(tok: tc.Tokenizer) -> int | None:
     return metrics.unk_id(tok.model)
 
 
-def unknown_tokens(tok: tc.Tokenizer, text: str, enc: tc.Encoding,
-                   n: int | None = None) -> set[int]:
+def unknown_tokens(
+    tok: tc.Tokenizer, text: str, enc: tc.Encoding, n: int | None = None
+) -> set[int]:
     """The positions (among the first `n`) of the unknown tokens: the model's unknown token
     standing for text it has no piece for. The one definition the visualiser's chips, its
     decode note and compare's count share. Not unknown: a special token, and the unknown
@@ -239,7 +245,7 @@ def _characters(data: bytes) -> list[tuple[int, int, str | None]]:
     out: list[tuple[int, int, str | None]] = []
     pos = 0
     for c in data.decode("utf-8", errors="surrogateescape"):
-        if "\udc80" <= c <= "\udcff":          # surrogateescape: one undecodable byte
+        if "\udc80" <= c <= "\udcff":  # surrogateescape: one undecodable byte
             out.append((pos, pos + 1, None))
             pos += 1
         else:
@@ -253,10 +259,10 @@ def _run_labels(run: list[bytes]) -> list[tuple[str, bool]]:
     """`byte_labels` of consecutive tokens with nothing between them."""
     data = b"".join(run)
     chars = _characters(data)
-    out, k, a = [], 0, 0            # k: the first character not yet drawn; a: the token's start
+    out, k, a = [], 0, 0  # k: the first character not yet drawn; a: the token's start
     for piece in run:
         b = a + len(piece)
-        if k < len(chars) and chars[k][0] == a:         # the common case: whole characters
+        if k < len(chars) and chars[k][0] == a:  # the common case: whole characters
             try:
                 text = piece.decode("utf-8")
             except UnicodeDecodeError:
@@ -267,13 +273,13 @@ def _run_labels(run: list[bytes]) -> list[tuple[str, bool]]:
                 a = b
                 continue
         parts: list[str | bytes] = []
-        while k < len(chars) and chars[k][1] <= b:      # the characters this token completes
+        while k < len(chars) and chars[k][1] <= b:  # the characters this token completes
             s, e, c = chars[k]
             parts.append(data[s:e] if c is None else c)
             k += 1
-        partial = k < len(chars) and chars[k][0] < b    # one that a later token completes
+        partial = k < len(chars) and chars[k][0] < b  # one that a later token completes
         if partial:
-            parts.append(data[max(chars[k][0], a):b])
+            parts.append(data[max(chars[k][0], a) : b])
         out.append((_label(parts), partial))
         a = b
     return out
@@ -292,9 +298,9 @@ def _label(parts: list[str | bytes]) -> str:
         while j < len(parts) and type(parts[j]) is kind:
             j += 1
         if kind is bytes:
-            out.append(f"<{hex_bytes(b''.join(parts[i:j]))}>")   # type: ignore[arg-type]
+            out.append(f"<{hex_bytes(b''.join(parts[i:j]))}>")  # type: ignore[arg-type]
         else:
-            out.append(visible("".join(parts[i:j])))             # type: ignore[arg-type]
+            out.append(visible("".join(parts[i:j])))  # type: ignore[arg-type]
         i = j
     return "".join(out)
 
@@ -333,7 +339,7 @@ def link_word(text: str, span: tuple[int, int], token: tuple[int, int]) -> str:
     if we - ws <= MAX_LINK_WORD:
         return text[ws:we]
     s, e = token
-    first = max(ws, e - MAX_LINK_WORD)        # the window keeps the token whole
+    first = max(ws, e - MAX_LINK_WORD)  # the window keeps the token whole
     while s > first and not text[s - 1].isspace():
         s -= 1
     if s > first and text[s - 1] == " ":
@@ -341,7 +347,7 @@ def link_word(text: str, span: tuple[int, int], token: tuple[int, int]) -> str:
     last = min(we, s + MAX_LINK_WORD)
     while e < last and not text[e].isspace():
         e += 1
-    return text[s:min(e, s + MAX_LINK_WORD)]
+    return text[s : min(e, s + MAX_LINK_WORD)]
 
 
 def whole_tokens(tok: tc.Tokenizer, enc: tc.Encoding, n: int) -> dict[int, bool]:
@@ -372,14 +378,15 @@ def split_markers(model: Any, value: str) -> tuple[str, str, str]:
     prefix = getattr(model, "continuing_subword_prefix", None) or ""
     head = tail = ""
     if suffix and value.endswith(suffix) and len(value) > len(suffix):
-        value, tail = value[:-len(suffix)], suffix
+        value, tail = value[: -len(suffix)], suffix
     if prefix and value.startswith(prefix) and len(value) > len(prefix):
-        head, value = prefix, value[len(prefix):]
+        head, value = prefix, value[len(prefix) :]
     return head, value, tail
 
 
-def chips(tok: tc.Tokenizer, text: str, enc: tc.Encoding, links: bool = True,
-          limit: int | None = None) -> list[Chip]:
+def chips(
+    tok: tc.Tokenizer, text: str, enc: tc.Encoding, links: bool = True, limit: int | None = None
+) -> list[Chip]:
     """One chip per token (`links`: work out the word each chip's step-through link shows;
     `limit`: only the first `limit` tokens' chips). Byte-level tokenizers follow
     `byte_labels`' rule; a special or added token shows its own text."""
@@ -389,14 +396,17 @@ def chips(tok: tc.Tokenizer, text: str, enc: tc.Encoding, links: bool = True,
     n = len(enc) if limit is None else min(limit, len(enc))
     byte_level = is_byte_level(tok)
     last = len(spans) - 1
-    ahead = min(len(enc), n + 4) if byte_level else n   # the tokens after the last one drawn
-    whole = whole_tokens(tok, enc, ahead)               # complete its last character, if cut
+    ahead = min(len(enc), n + 4) if byte_level else n  # the tokens after the last one drawn
+    whole = whole_tokens(tok, enc, ahead)  # complete its last character, if cut
     unknown = unknown_tokens(tok, text, enc, ahead)
     by_bytes = None
     if byte_level:
-        stream = [None if i in whole or i in unknown
-                  else stream_bytes(tok, enc.tokens[i], text[spans[i][0]:spans[i][1]])
-                  for i in range(ahead)]
+        stream = [
+            None
+            if i in whole or i in unknown
+            else stream_bytes(tok, enc.tokens[i], text[spans[i][0] : spans[i][1]])
+            for i in range(ahead)
+        ]
         by_bytes = byte_labels(stream)
     for i in range(n):
         id_, value, (s, e) = enc.ids[i], enc.tokens[i], spans[i]
@@ -406,7 +416,8 @@ def chips(tok: tc.Tokenizer, text: str, enc: tc.Encoding, links: bool = True,
         # several tokens from one character (bytes of a character, NFKC "ﬁ" -> "f" "i")
         shared = (not in_mask) and (
             (i > 0 and spans[i - 1] == (s, e) and not enc.special_tokens_mask[i - 1])
-            or (i < last and spans[i + 1] == (s, e) and not enc.special_tokens_mask[i + 1]))
+            or (i < last and spans[i + 1] == (s, e) and not enc.special_tokens_mask[i + 1])
+        )
         if i in whole or i in unknown:
             data = (surface or value).encode("utf-8")
         else:
@@ -430,17 +441,35 @@ def chips(tok: tc.Tokenizer, text: str, enc: tc.Encoding, links: bool = True,
         word = link_word(text, words[word_id], (s, e)) if word_id in words else ""
         raw = label if value == surface else visible(value)
         mark = "unk" if i in unknown else "byte" if is_byte_piece(value) and not special else ""
-        out.append(Chip(i, id_, raw, label, s, e, hex_bytes(data), special, i % 8, word,
-                        value, partial, mark))
+        out.append(
+            Chip(
+                i,
+                id_,
+                raw,
+                label,
+                s,
+                e,
+                hex_bytes(data),
+                special,
+                i % 8,
+                word,
+                value,
+                partial,
+                mark,
+            )
+        )
     return out
 
 
-MARK_TITLES = {"unk": "unknown: the model has no piece for this text",
-               "byte": "byte fallback: one UTF-8 byte of a character the vocabulary lacks"}
+MARK_TITLES = {
+    "unk": "unknown: the model has no piece for this text",
+    "byte": "byte fallback: one UTF-8 byte of a character the vocabulary lacks",
+}
 
 
-def compact(chips: list[Chip], marks: set[int] | frozenset[int] = frozenset()
-            ) -> list[tuple[str, int, int, int, str, str, int]]:
+def compact(
+    chips: list[Chip], marks: set[int] | frozenset[int] = frozenset()
+) -> list[tuple[str, int, int, int, str, str, int]]:
     """Chips as (classes, index, start, end, title, label, id): what the compare view draws for
     thousands of chips, with every attribute worked out once here rather than in the template.
     """
@@ -462,7 +491,7 @@ def compact(chips: list[Chip], marks: set[int] | frozenset[int] = frozenset()
 
 @dataclass(frozen=True)
 class Segment:
-    text: str               # made visible
+    text: str  # made visible
     tokens: tuple[int, ...]  # indices of the tokens covering it
     start: int
     end: int
@@ -478,8 +507,11 @@ def segments(text: str, enc: tc.Encoding, upto: int | None = None) -> list[Segme
         if not special and s < end:
             cuts.update((s, min(e, end)))
     points = sorted(c for c in cuts if 0 <= c <= end)
-    spans = sorted((s, e, i) for i, ((s, e), sp) in enumerate(zip(enc.offsets, enc.special_tokens_mask))
-                   if not sp and s < e and s < end)
+    spans = sorted(
+        (s, e, i)
+        for i, ((s, e), sp) in enumerate(zip(enc.offsets, enc.special_tokens_mask))
+        if not sp and s < e and s < end
+    )
     out: list[Segment] = []
     active: list[tuple[int, int, int]] = []
     j = 0
@@ -491,7 +523,7 @@ def segments(text: str, enc: tc.Encoding, upto: int | None = None) -> list[Segme
         active = [t for t in active if t[1] > a]
         covering = tuple(sorted(i for s, e, i in active if b <= e))
         out.append(Segment(visible(text[a:b]), covering, a, b))
-    if end < len(text):             # the rest, past the chips drawn: one plain segment
+    if end < len(text):  # the rest, past the chips drawn: one plain segment
         out.append(Segment(visible(text[end:]), (), end, len(text)))
     return out
 

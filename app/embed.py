@@ -7,6 +7,7 @@ carries it through htmx requests and GET forms. (Without JavaScript, a GET form 
 an embed opens the full page.) Which sites may frame the pages is the server's frame policy
 (`TOKVIS_FRAME_ANCESTORS`), not decided here.
 """
+
 from __future__ import annotations
 
 from contextvars import ContextVar

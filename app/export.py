@@ -9,6 +9,7 @@ pages' download links both ask them: a page links an exact format plainly and a 
 behind the sentences saying what changes; the route gives a lossy file only when asked with
 `lossy=true`. Answers are cached per tokeniser object (weakly).
 """
+
 from __future__ import annotations
 
 import threading
@@ -21,9 +22,14 @@ from tokenizers_core.formats.exactness import Exactness, control_piece_change, e
 from .urls import url_with
 
 FORMATS = ("hf_json", "tiktoken", "sentencepiece", "vocab_txt", "vocab_merges")
-LABELS = {"hf_json": "tokenizer.json", "tiktoken": ".tiktoken", "sentencepiece": ".model",
-          "vocab_txt": "vocab.txt", "vocab_merges": "vocab.json + merges.txt (.zip)"}
-_cache: dict[int, tuple[Any, dict[str, Exactness]]] = {}   # id(tok) -> (weakref to tok, answers)
+LABELS = {
+    "hf_json": "tokenizer.json",
+    "tiktoken": ".tiktoken",
+    "sentencepiece": ".model",
+    "vocab_txt": "vocab.txt",
+    "vocab_merges": "vocab.json + merges.txt (.zip)",
+}
+_cache: dict[int, tuple[Any, dict[str, Exactness]]] = {}  # id(tok) -> (weakref to tok, answers)
 _lock = threading.Lock()
 
 
@@ -40,13 +46,13 @@ def exactness_of(tok: Any) -> dict[str, Exactness]:
         if said.refused is None:
             found[format] = said
     if "hf_json" not in found:
-        said = exactness(tok, "vocab_merges")   # the BPE files, where no tokenizer.json is
+        said = exactness(tok, "vocab_merges")  # the BPE files, where no tokenizer.json is
         if said.refused is None:
             found["vocab_merges"] = said
     with _lock:
         if len(_cache) > 64:
             _cache.clear()
-        _cache[id(tok)] = (weakref.ref(tok), found)     # never keeps a tokeniser alive
+        _cache[id(tok)] = (weakref.ref(tok), found)  # never keeps a tokeniser alive
     return dict(found)
 
 
@@ -65,9 +71,13 @@ def file_name(name: str, format: str) -> str:
     NAME-vocab-merges.zip (NAME made safe for a header)."""
     safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in name).strip("-.")[:60]
     safe = safe or "tokenizer"
-    return {"hf_json": "tokenizer.json", "tiktoken": f"{safe}.tiktoken",
-            "sentencepiece": f"{safe}.model", "vocab_txt": "vocab.txt",
-            "vocab_merges": f"{safe}-vocab-merges.zip"}[format]
+    return {
+        "hf_json": "tokenizer.json",
+        "tiktoken": f"{safe}.tiktoken",
+        "sentencepiece": f"{safe}.model",
+        "vocab_txt": "vocab.txt",
+        "vocab_merges": f"{safe}-vocab-merges.zip",
+    }[format]
 
 
 def download(tok: Any, name: str, format: str, lossy: bool = False) -> bytes:
@@ -76,23 +86,32 @@ def download(tok: Any, name: str, format: str, lossy: bool = False) -> bytes:
     and `lossy` was not asked for."""
     has = exactness_of(tok)
     if format not in has:
-        why = f"unknown format {format!r}" if format not in FORMATS \
+        why = (
+            f"unknown format {format!r}"
+            if format not in FORMATS
             else f"{name} has no {format} form"
+        )
         if not has:
-            raise ValueError(f"{why}; {name} has no file form (its tokens are cut from the "
-                             "text by rules)")
+            raise ValueError(
+                f"{why}; {name} has no file form (its tokens are cut from the text by rules)"
+            )
         raise ValueError(f"{why}; {name} can be downloaded as: {', '.join(has)}")
     if has[format].lossy and not lossy:
-        raise ValueError(f"a {LABELS[format]} file of {name} is not exact: "
-                         f"{' '.join(has[format].changes)} Ask with lossy=true to download it "
-                         "anyway" + (f"; exact: {', '.join(formats_of(tok))}."
-                                     if formats_of(tok) else "."))
+        raise ValueError(
+            f"a {LABELS[format]} file of {name} is not exact: "
+            f"{' '.join(has[format].changes)} Ask with lossy=true to download it "
+            "anyway" + (f"; exact: {', '.join(formats_of(tok))}." if formats_of(tok) else ".")
+        )
     return tokenizer_file(tok, format)
 
 
-MEDIA_TYPES = {"hf_json": "application/json", "tiktoken": "text/plain; charset=utf-8",
-               "sentencepiece": "application/octet-stream",
-               "vocab_txt": "text/plain; charset=utf-8", "vocab_merges": "application/zip"}
+MEDIA_TYPES = {
+    "hf_json": "application/json",
+    "tiktoken": "text/plain; charset=utf-8",
+    "sentencepiece": "application/octet-stream",
+    "vocab_txt": "text/plain; charset=utf-8",
+    "vocab_merges": "application/zip",
+}
 
 
 def tokenizer_file(tok: Any, format: str) -> bytes:
@@ -106,42 +125,74 @@ def tokenizer_file(tok: Any, format: str) -> bytes:
 # The exact and the lossy formats of a tokeniser trained by each algorithm (the tests check these
 # against `formats_of` and `lossy_formats_of` on trained ones): a training view shows them before
 # anything is trained.
-TRAINED_FORMATS = {"bpe": ["vocab_merges"], "byte_bpe": ["hf_json", "tiktoken"],
-                   "sentencepiece_bpe": ["sentencepiece"], "wordpiece": ["hf_json", "vocab_txt"],
-                   "unigram": ["sentencepiece"]}
+TRAINED_FORMATS = {
+    "bpe": ["vocab_merges"],
+    "byte_bpe": ["hf_json", "tiktoken"],
+    "sentencepiece_bpe": ["sentencepiece"],
+    "wordpiece": ["hf_json", "vocab_txt"],
+    "unigram": ["sentencepiece"],
+}
 _SENTENCEPIECE_JSON = {"hf_json": [control_piece_change(["<unk>", "<s>", "</s>"])]}
 TRAINED_LOSSY = {"sentencepiece_bpe": _SENTENCEPIECE_JSON, "unigram": _SENTENCEPIECE_JSON}
 
 
-def tokenizer_downloads(name: str, formats: list[str], pattern: str = "",
-                        lossy: dict[str, list[str]] | None = None) -> list[dict[str, Any]]:
+def tokenizer_downloads(
+    name: str, formats: list[str], pattern: str = "", lossy: dict[str, list[str]] | None = None
+) -> list[dict[str, Any]]:
     """[{label, href, format}] for a tokeniser's download links: the exact `formats`, then
     the `lossy` ones ({format: what changes}) with their "changes" and `lossy=true` in href."""
     links: list[dict[str, Any]] = [
-        {"label": LABELS[f], "format": f,
-         "href": url_with("/api/download/tokenizer",
-                          {"tokenizer": name, "format": f, "pattern": pattern or None})}
-        for f in formats]
+        {
+            "label": LABELS[f],
+            "format": f,
+            "href": url_with(
+                "/api/download/tokenizer",
+                {"tokenizer": name, "format": f, "pattern": pattern or None},
+            ),
+        }
+        for f in formats
+    ]
     for f, changes in (lossy or {}).items():
-        links.append({"label": LABELS[f], "format": f, "changes": changes,
-                      "href": url_with("/api/download/tokenizer",
-                                       {"tokenizer": name, "format": f, "lossy": "true",
-                                        "pattern": pattern or None})})
+        links.append(
+            {
+                "label": LABELS[f],
+                "format": f,
+                "changes": changes,
+                "href": url_with(
+                    "/api/download/tokenizer",
+                    {"tokenizer": name, "format": f, "lossy": "true", "pattern": pattern or None},
+                ),
+            }
+        )
     return links
 
 
-def trained_links(algorithm: str, corpus: str | None, vocab_size: Any,
-                  **options: Any) -> dict[str, Any]:
+def trained_links(
+    algorithm: str, corpus: str | None, vocab_size: Any, **options: Any
+) -> dict[str, Any]:
     """The onward links of a training view for the tokeniser its options train to the end:
     `/trained/open?...&to=visualiser|compare|FORMAT` (`app.routers.onward` trains it, or takes it
     from the cache, and redirects)."""
-    params = {"algorithm": algorithm, "corpus": corpus or None, "vocab_size": vocab_size,
-              **{k: v for k, v in options.items() if v not in (None, "", 0)}}
-    return {"visualiser": url_with("/trained/open", params, to="visualiser"),
-            "compare": url_with("/trained/open", params, to="compare"),
-            "downloads": [{"label": LABELS[f], "format": f,
-                           "href": url_with("/trained/open", params, to=f)}
-                          for f in TRAINED_FORMATS.get(algorithm, [])]
-            + [{"label": LABELS[f], "format": f, "changes": changes,
-                "href": url_with("/trained/open", params, to=f, lossy="true")}
-               for f, changes in TRAINED_LOSSY.get(algorithm, {}).items()]}
+    params = {
+        "algorithm": algorithm,
+        "corpus": corpus or None,
+        "vocab_size": vocab_size,
+        **{k: v for k, v in options.items() if v not in (None, "", 0)},
+    }
+    return {
+        "visualiser": url_with("/trained/open", params, to="visualiser"),
+        "compare": url_with("/trained/open", params, to="compare"),
+        "downloads": [
+            {"label": LABELS[f], "format": f, "href": url_with("/trained/open", params, to=f)}
+            for f in TRAINED_FORMATS.get(algorithm, [])
+        ]
+        + [
+            {
+                "label": LABELS[f],
+                "format": f,
+                "changes": changes,
+                "href": url_with("/trained/open", params, to=f, lossy="true"),
+            }
+            for f, changes in TRAINED_LOSSY.get(algorithm, {}).items()
+        ],
+    }

@@ -6,6 +6,7 @@ milliseconds to whichever request happens to trigger it. After loading or traini
 that will stay, `settle()` collects once and freezes what is left (`gc.freeze`): frozen objects
 are skipped by later collections but still freed by reference counting when they are dropped.
 """
+
 from __future__ import annotations
 
 import gc

@@ -13,6 +13,7 @@ user can act on; none holds more than the limit (plus one chunk) in memory.
 The body limit itself is `BodyLimit` (middleware): no body is read past `body_limit`, except a
 GGUF model sent whole to a tokenizer upload, of which only the metadata prefix is kept.
 """
+
 from __future__ import annotations
 
 import zlib
@@ -29,11 +30,14 @@ GZIP_MAGIC = b"\x1f\x8b"
 
 
 def too_large(what: str, size_text: str, limit: int, setting: str) -> HTTPException:
-    return HTTPException(413, f"the {what} is {size_text}; the limit is {limit:,} bytes "
-                              f"(set {setting} to change it)")
+    return HTTPException(
+        413, f"the {what} is {size_text}; the limit is {limit:,} bytes (set {setting} to change it)"
+    )
 
 
-async def read_upload(file: UploadFile, limit: int, setting: str = "TOKVIS_MAX_UPLOAD_BYTES") -> bytes:
+async def read_upload(
+    file: UploadFile, limit: int, setting: str = "TOKVIS_MAX_UPLOAD_BYTES"
+) -> bytes:
     """The bytes of an uploaded file, read in chunks; 413 as soon as it passes `limit`."""
     data = bytearray()
     while True:
@@ -73,9 +77,10 @@ def gunzip_capped(data: bytes, limit: int, setting: str = "TOKVIS_MAX_UPLOAD_BYT
                 raise too_large("file", f"over {limit:,} bytes once decompressed", limit, setting)
             pending = inflate.unconsumed_tail
             if not pending and not inflate.eof:
-                raise HTTPException(422, "the gzip stream is truncated (it ends before its "
-                                         "last block)")
-        rest = inflate.unused_data.lstrip(b"\0")   # gzip pads members with zeros at times
+                raise HTTPException(
+                    422, "the gzip stream is truncated (it ends before its last block)"
+                )
+        rest = inflate.unused_data.lstrip(b"\0")  # gzip pads members with zeros at times
         if not rest:
             return bytes(out)
 
@@ -122,7 +127,7 @@ def body_limit(max_corpus_bytes: int, *max_file_bytes: int) -> int:
 
 
 # ---- the body limit, and a GGUF model sent whole ---------------------------------------------------
-GGUF_UPLOAD_PATHS = ("/api/tokenizers", "/tokenizers", "/unigram/lattice")   # tokenizer uploads
+GGUF_UPLOAD_PATHS = ("/api/tokenizers", "/tokenizers", "/unigram/lattice")  # tokenizer uploads
 
 
 class BodyLimit:
@@ -151,8 +156,13 @@ class BodyLimit:
     "Content Too Large" in text, even under /api.)
     """
 
-    def __init__(self, app: ASGIApp, limit: int, max_model_bytes: int = 0,
-                 model_paths: tuple[str, ...] = GGUF_UPLOAD_PATHS) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        limit: int,
+        max_model_bytes: int = 0,
+        model_paths: tuple[str, ...] = GGUF_UPLOAD_PATHS,
+    ) -> None:
         self.app = app
         self.limit = limit
         self.max_model_bytes = max_model_bytes
@@ -181,33 +191,48 @@ class BodyLimit:
                 if count is not None:
                     count.feed(chunk)
                     if count.outside > self.limit:
-                        raise HTTPException(413, (
-                            f"the upload is over {self.limit:,} bytes besides a GGUF model's "
-                            "own bytes: only a GGUF model (of which the metadata at its start is "
-                            "read) may be sent larger; a tokenizer file is limited by "
-                            "TOKVIS_MAX_TOKENIZER_BYTES"))
+                        raise HTTPException(
+                            413,
+                            (
+                                f"the upload is over {self.limit:,} bytes besides a GGUF model's "
+                                "own bytes: only a GGUF model (of which the metadata at its start is "
+                                "read) may be sent larger; a tokenizer file is limited by "
+                                "TOKVIS_MAX_TOKENIZER_BYTES"
+                            ),
+                        )
             return message
 
         await self.app(scope, limited, send)
 
     def too_large(self, size_text: str, model_upload: bool) -> HTTPException:
         if model_upload:
-            return HTTPException(413, (
-                f"the upload is {size_text}; the most this server reads is {self.limit:,} bytes "
-                f"plus a GGUF model of up to {self.max_model_bytes:,} bytes, of which only the "
-                "metadata at its start is kept (set TOKVIS_MAX_GGUF_UPLOAD_MB to change it; or "
-                "send the model's first TOKVIS_MAX_TOKENIZER_BYTES only, as the upload form "
-                "does with JavaScript on)"))
-        return HTTPException(413, (
-            f"the request is {size_text}; the most this server reads is {self.limit:,} bytes, "
-            "the largest corpus or file its settings allow (TOKVIS_MAX_CORPUS_BYTES, "
-            "TOKVIS_MAX_UPLOAD_BYTES, TOKVIS_MAX_TOKENIZER_BYTES), escaped, plus room for the "
-            "other fields"))
+            return HTTPException(
+                413,
+                (
+                    f"the upload is {size_text}; the most this server reads is {self.limit:,} bytes "
+                    f"plus a GGUF model of up to {self.max_model_bytes:,} bytes, of which only the "
+                    "metadata at its start is kept (set TOKVIS_MAX_GGUF_UPLOAD_MB to change it; or "
+                    "send the model's first TOKVIS_MAX_TOKENIZER_BYTES only, as the upload form "
+                    "does with JavaScript on)"
+                ),
+            )
+        return HTTPException(
+            413,
+            (
+                f"the request is {size_text}; the most this server reads is {self.limit:,} bytes, "
+                "the largest corpus or file its settings allow (TOKVIS_MAX_CORPUS_BYTES, "
+                "TOKVIS_MAX_UPLOAD_BYTES, TOKVIS_MAX_TOKENIZER_BYTES), escaped, plus room for the "
+                "other fields"
+            ),
+        )
 
     def _model_upload_boundary(self, scope: Scope) -> bytes | None:
         """The multipart boundary of a POST to a tokenizer upload path, else None."""
-        if not self.max_model_bytes or scope["method"] != "POST" \
-                or scope["path"] not in self.model_paths:
+        if (
+            not self.max_model_bytes
+            or scope["method"] != "POST"
+            or scope["path"] not in self.model_paths
+        ):
             return None
         kind, options = parse_options_header(Headers(scope=scope).get("content-type", ""))
         if kind != b"multipart/form-data":
@@ -239,17 +264,24 @@ class OutsideTheModel:
 
     def __init__(self, boundary: bytes) -> None:
         self.total = 0
-        self.model = 0                  # bytes of the first file part's data
-        self.head = b""                 # ... and its first 4
+        self.model = 0  # bytes of the first file part's data
+        self.head = b""  # ... and its first 4
         self.files = 0
         self.in_first_file = False
         self.broken = False
         self._header = [b"", b""]
         self._disposition = b""
-        self.parser = MultipartParser(boundary, {
-            "on_part_begin": self._part_begin, "on_header_field": self._header_field,
-            "on_header_value": self._header_value, "on_header_end": self._header_end,
-            "on_headers_finished": self._headers_finished, "on_part_data": self._part_data})
+        self.parser = MultipartParser(
+            boundary,
+            {
+                "on_part_begin": self._part_begin,
+                "on_header_field": self._header_field,
+                "on_header_value": self._header_value,
+                "on_header_end": self._header_end,
+                "on_headers_finished": self._headers_finished,
+                "on_part_data": self._part_data,
+            },
+        )
 
     @property
     def outside(self) -> int:
@@ -289,5 +321,5 @@ class OutsideTheModel:
     def _part_data(self, data: bytes, start: int, end: int) -> None:
         if self.in_first_file:
             if len(self.head) < len(GGUF_MAGIC):
-                self.head += data[start:end][:len(GGUF_MAGIC) - len(self.head)]
+                self.head += data[start:end][: len(GGUF_MAGIC) - len(self.head)]
             self.model += end - start

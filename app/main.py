@@ -1,4 +1,5 @@
 """The FastAPI application (`uvicorn app.main:app`)."""
+
 from __future__ import annotations
 
 import re
@@ -13,6 +14,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
 from tokenizers_core import __version__  # pyproject's, read from the installed metadata
 
 from . import limits, openapi
@@ -21,22 +23,32 @@ from .embed import embed_mode
 from .jobs import ClientGone, Engine, QueueFull, current_request
 from .jobs.distributed import DistributedQueue
 from .render import STATIC_DIR, render
+from .routers import (
+    analytics,
+    api,
+    audit,
+    audit_mix,
+    audit_numbers,
+    bpe,
+    chat,
+    check,
+    compare,
+    corpora,
+    diff,
+    docs,
+    downloads,
+    lessons,
+    onward,
+    tokenizers,
+    unigram,
+    visualiser,
+    vocab,
+    vocab_diff,
+    wordpiece,
+    worksheets,
+)
 from .sandbox import Sandbox, SandboxBusy
 from .security import HostCheck, SecurityMiddleware, queued_work_refusal
-from .routers import analytics, api, compare, corpora, docs, tokenizers, visualiser, vocab
-from .routers import wordpiece
-from .routers import unigram
-from .routers import bpe
-from .routers import check
-from .routers import downloads, onward
-from .routers import lessons
-from .routers import worksheets
-from .routers import chat
-from .routers import diff
-from .routers import audit_numbers
-from .routers import vocab_diff
-from .routers import audit
-from .routers import audit_mix
 from .store import CorpusStore, StoreFull
 from .trained import TrainedTokenizers
 from .uploads import UploadedTokenizers
@@ -63,13 +75,15 @@ class RequestContext:
 
         async def timed(message: Message) -> None:
             if message["type"] == "http.response.start":
-                MutableHeaders(scope=message)["Server-Timing"] = \
+                MutableHeaders(scope=message)["Server-Timing"] = (
                     f"app;dur={(time.perf_counter() - start) * 1000:.1f}"
+                )
             elif head and message["type"] == "http.response.body":
                 if message.get("more_body"):
                     return
                 message = {"type": "http.response.body", "body": b""}
             await send(message)
+
         try:
             await self.app(scope, receive, timed)
         finally:
@@ -78,10 +92,10 @@ class RequestContext:
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI):
-    app.state.store.open()        # its schema checked (SchemaOutdated: run `tokvis db upgrade`),
-                                  # its size limit written for every process, orphans dropped
-    app.state.sandbox.start()     # the warm pool where untrusted work runs
-    app.state.jobs.start()        # this process's job dispatcher
+    app.state.store.open()  # its schema checked (SchemaOutdated: run `tokvis db upgrade`),
+    # its size limit written for every process, orphans dropped
+    app.state.sandbox.start()  # the warm pool where untrusted work runs
+    app.state.jobs.start()  # this process's job dispatcher
     yield
     app.state.jobs.stop()
     app.state.sandbox.stop()
@@ -89,35 +103,51 @@ async def _lifespan(app: FastAPI):
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
-    body_limit = limits.body_limit(settings.max_corpus_bytes, settings.max_upload_bytes,
-                                   settings.max_tokenizer_bytes)
-    app = FastAPI(lifespan=_lifespan, title="Tokenizer Visualiser",
-                  description="Watch tokenisers work, step by step: BPE, WordPiece, Unigram and "
-                              "real tokenisers (GPT-2, GPT-4, GPT-4o, BERT, SentencePiece).",
-                  version=__version__, docs_url=None, redoc_url=None,
-                  dependencies=[Depends(embed_mode)],
-                  # one corpus limit for every way in: a multipart text field may be as large as
-                  # a corpus (Starlette's default stops it at 1 MB); the body limit is
-                  # `limits.BodyLimit`, below
-                  form_limits={"max_part_size": settings.max_corpus_bytes * 3})
+    body_limit = limits.body_limit(
+        settings.max_corpus_bytes, settings.max_upload_bytes, settings.max_tokenizer_bytes
+    )
+    app = FastAPI(
+        lifespan=_lifespan,
+        title="Tokenizer Visualiser",
+        description="Watch tokenisers work, step by step: BPE, WordPiece, Unigram and "
+        "real tokenisers (GPT-2, GPT-4, GPT-4o, BERT, SentencePiece).",
+        version=__version__,
+        docs_url=None,
+        redoc_url=None,
+        dependencies=[Depends(embed_mode)],
+        # one corpus limit for every way in: a multipart text field may be as large as
+        # a corpus (Starlette's default stops it at 1 MB); the body limit is
+        # `limits.BodyLimit`, below
+        form_limits={"max_part_size": settings.max_corpus_bytes * 3},
+    )
     app.state.settings = settings
-    app.state.store = CorpusStore(settings.store_url, max_bytes=settings.max_store_mb * 10 ** 6)
+    app.state.store = CorpusStore(settings.store_url, max_bytes=settings.max_store_mb * 10**6)
     # the embedded queue runs jobs in this server's own processes; with PostgreSQL, servers
     # only queue and `tokvis worker` processes run them (app/jobs/distributed.py)
     queue_class = DistributedQueue if settings.shared else Engine
-    app.state.jobs = queue_class(settings.store_url, workers=settings.job_workers,
-                                 queue=settings.job_queue, cpu_seconds=settings.job_cpu_seconds,
-                                 memory_mb=settings.job_memory_mb,
-                                 stale=settings.job_stale_seconds, guard=queued_work_refusal)
+    app.state.jobs = queue_class(
+        settings.store_url,
+        workers=settings.job_workers,
+        queue=settings.job_queue,
+        cpu_seconds=settings.job_cpu_seconds,
+        memory_mb=settings.job_memory_mb,
+        stale=settings.job_stale_seconds,
+        guard=queued_work_refusal,
+    )
     app.state.trained = TrainedTokenizers(app.state.store, engine=app.state.jobs)
     app.state.sandbox = Sandbox(
-        workers=settings.sandbox_workers, cpu_seconds=settings.sandbox_cpu_seconds,
-        memory_mb=settings.sandbox_memory_mb, wall_seconds=settings.sandbox_cpu_seconds + 1,
+        workers=settings.sandbox_workers,
+        cpu_seconds=settings.sandbox_cpu_seconds,
+        memory_mb=settings.sandbox_memory_mb,
+        wall_seconds=settings.sandbox_cpu_seconds + 1,
         parse_seconds=settings.sandbox_parse_seconds,
-        parse_memory_mb=settings.sandbox_parse_memory_mb)
-    app.state.uploads = UploadedTokenizers(app.state.store,
-                                           max_bytes=settings.tokenizer_cache_mb * 10 ** 6,
-                                           parser=app.state.sandbox.parse)
+        parse_memory_mb=settings.sandbox_parse_memory_mb,
+    )
+    app.state.uploads = UploadedTokenizers(
+        app.state.store,
+        max_bytes=settings.tokenizer_cache_mb * 10**6,
+        parser=app.state.sandbox.parse,
+    )
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     app.include_router(visualiser.router)
     app.include_router(corpora.router)
@@ -148,8 +178,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # rebinding), then the body limit, then FastAPI's own. No body need be larger than the
     # largest corpus or file, escaped, but a GGUF model sent whole (the upload form without
     # JavaScript), of which only the metadata prefix is kept
-    app.add_middleware(limits.BodyLimit, limit=body_limit,
-                       max_model_bytes=settings.max_gguf_upload_mb * 10 ** 6)
+    app.add_middleware(
+        limits.BodyLimit, limit=body_limit, max_model_bytes=settings.max_gguf_upload_mb * 10**6
+    )
     app.add_middleware(HostCheck, allowed_hosts=settings.allowed_hosts)
     app.add_middleware(SecurityMiddleware, frame_ancestors=settings.frame_ancestors)
     app.add_middleware(RequestContext)
@@ -157,16 +188,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):
         headers = dict(getattr(exc, "headers", None) or {})
-        if exc.status_code == 405:          # every method the path takes, not one route's
+        if exc.status_code == 405:  # every method the path takes, not one route's
             headers["Allow"] = allowed_methods(app, request.scope, headers.get("Allow", ""))
-        return error_response(request, exc.status_code, exc.detail, headers,
-                              json=request.url.path.startswith("/static"))
+        return error_response(
+            request,
+            exc.status_code,
+            exc.detail,
+            headers,
+            json=request.url.path.startswith("/static"),
+        )
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError):
-        message = "; ".join(
-            f"{'.'.join(str(p) for p in e.get('loc', ()) if p != 'body')}: {e.get('msg')}"
-            for e in exc.errors()) or "invalid request"
+        message = (
+            "; ".join(
+                f"{'.'.join(str(p) for p in e.get('loc', ()) if p != 'body')}: {e.get('msg')}"
+                for e in exc.errors()
+            )
+            or "invalid request"
+        )
         return error_response(request, 422, message)
 
     @app.exception_handler(QueueFull)
@@ -183,7 +223,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(ClientGone)
     async def client_gone(request: Request, exc: ClientGone):
-        return JSONResponse({"detail": str(exc)}, status_code=499)   # nobody reads it
+        return JSONResponse({"detail": str(exc)}, status_code=499)  # nobody reads it
 
     @app.exception_handler(ValueError)
     async def value_error(request: Request, exc: ValueError):
@@ -206,20 +246,32 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return app
 
 
-def error_response(request: Request, status: int, message: Any,
-                   headers: dict[str, str] | None = None, json: bool = False) -> Response:
+def error_response(
+    request: Request,
+    status: int,
+    message: Any,
+    headers: dict[str, str] | None = None,
+    json: bool = False,
+) -> Response:
     """An error as the API gives it (`{"detail": message}`), as a page (error.html), or for an
     htmx request as the message alone, which lands where the request's answer would."""
     if json or request.url.path.startswith("/api"):
         return JSONResponse({"detail": message}, status_code=status, headers=headers)
-    response = render(request, "error.html", {"status": status, "message": message},
-                      block="message", status_code=status)     # htmx: just the message
+    response = render(
+        request,
+        "error.html",
+        {"status": status, "message": message},
+        block="message",
+        status_code=status,
+    )  # htmx: just the message
     response.headers.update(headers or {})
     return response
 
 
-TOO_MANY_DIGITS = re.compile(r"Exceeds the limit \(\d+ digits\) for integer string conversion"
-                             r"(?:: value has (\d+) digits)?")
+TOO_MANY_DIGITS = re.compile(
+    r"Exceeds the limit \(\d+ digits\) for integer string conversion"
+    r"(?:: value has (\d+) digits)?"
+)
 
 
 def plain_message(exc: ValueError) -> str:

@@ -12,6 +12,7 @@ answers here:
 - pages (every path outside /api) answer HTML, errors included, and a page's POST may answer
   303 See Other (to the page that shows the result).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -19,8 +20,12 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-ERROR = {"title": "Error", "type": "object", "required": ["detail"],
-         "properties": {"detail": {"type": "string", "title": "what went wrong"}}}
+ERROR = {
+    "title": "Error",
+    "type": "object",
+    "required": ["detail"],
+    "properties": {"detail": {"type": "string", "title": "what went wrong"}},
+}
 REASONS = {
     "400": "Malformed request (a form or upload that cannot be parsed)",
     "403": "Cross-site request refused (Origin / Sec-Fetch-Site of another site)",
@@ -31,10 +36,22 @@ REASONS = {
     "507": "The server's store is full (TOKVIS_MAX_STORE_MB); what is stored still works",
 }
 HTML = {"text/html": {"schema": {"type": "string"}}}
-TRAINING_PATHS = ("train", "sweep", "compare", "check")   # routes that may queue a training
-STORING_POSTS = {"/permalink", "/corpora", "/api/corpora", "/api/corpora/upload", "/tokenizers",
-                 "/api/tokenizers", "/api/train", "/api/check", "/check", "/bpe/train",
-                 "/wordpiece/train", "/unigram/train", "/unigram/lattice"}   # store what they get
+TRAINING_PATHS = ("train", "sweep", "compare", "check")  # routes that may queue a training
+STORING_POSTS = {
+    "/permalink",
+    "/corpora",
+    "/api/corpora",
+    "/api/corpora/upload",
+    "/tokenizers",
+    "/api/tokenizers",
+    "/api/train",
+    "/api/check",
+    "/check",
+    "/bpe/train",
+    "/wordpiece/train",
+    "/unigram/train",
+    "/unigram/lattice",
+}  # store what they get
 
 
 def _statuses(path: str, method: str, op: dict[str, Any]) -> list[str]:
@@ -69,8 +86,9 @@ def _uniform_tuples(node: Any) -> None:
 def schema(app: FastAPI) -> dict[str, Any]:
     if app.openapi_schema:
         return app.openapi_schema
-    doc = get_openapi(title=app.title, version=app.version, description=app.description,
-                      routes=app.routes)
+    doc = get_openapi(
+        title=app.title, version=app.version, description=app.description, routes=app.routes
+    )
     components = doc.setdefault("components", {}).setdefault("schemas", {})
     components.pop("HTTPValidationError", None)
     components.pop("ValidationError", None)
@@ -80,20 +98,25 @@ def schema(app: FastAPI) -> dict[str, Any]:
         for method, op in item.items():
             responses = op["responses"]
             for code in _statuses(path, method, op):
-                content = HTML if page else {
-                    "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+                content = (
+                    HTML
+                    if page
+                    else {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+                )
                 responses[code] = {"description": REASONS[code], "content": content}
             if code_429 := responses.get("429"):
-                code_429["headers"] = {"Retry-After": {"schema": {"type": "integer"},
-                                                       "description": "seconds to wait"}}
+                code_429["headers"] = {
+                    "Retry-After": {"schema": {"type": "integer"}, "description": "seconds to wait"}
+                }
             if page:
                 for code, response in list(responses.items()):
                     if code.startswith("2"):
                         response["content"] = HTML
-                if method == "post":       # most page forms redirect to their result
+                if method == "post":  # most page forms redirect to their result
                     responses["303"] = {
                         "description": "Done: see the page that shows the result",
-                        "headers": {"Location": {"schema": {"type": "string"}}}}
+                        "headers": {"Location": {"schema": {"type": "string"}}},
+                    }
     _uniform_tuples(doc)
     app.openapi_schema = doc
     return doc

@@ -11,6 +11,7 @@ explanation use the step's own values; no algorithm runs in the browser.
 This module is the bookkeeping every question shares (the URL's state, grading, the link on);
 each view's own question is `practice()` in its module under `app/views/`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -36,16 +37,28 @@ class PracticeState:
     until: int | None = None
 
     def query(self) -> dict[str, Any]:
-        return {"practice": 1, "score": self.score, "asked": self.asked,
-                "streak": self.streak, "until": self.until}
+        return {
+            "practice": 1,
+            "score": self.score,
+            "asked": self.asked,
+            "streak": self.streak,
+            "until": self.until,
+        }
 
 
-def practice_params(practice: bool = False, answer: str | None = None, score: int = 0,
-                    asked: int = 0, streak: int = 0, until: int | None = None) -> PracticeState:
+def practice_params(
+    practice: bool = False,
+    answer: str | None = None,
+    score: int = 0,
+    asked: int = 0,
+    streak: int = 0,
+    until: int | None = None,
+) -> PracticeState:
     """The practice query parameters (a FastAPI dependency of the step-through views)."""
     if min(score, asked, streak) < 0 or score > asked or streak > asked:
-        raise HTTPException(422, "score, asked and streak must be whole numbers with "
-                                 "0 <= streak, score <= asked")
+        raise HTTPException(
+            422, "score, asked and streak must be whole numbers with 0 <= streak, score <= asked"
+        )
     if until is not None and until < 1:
         raise HTTPException(422, "until must be a step number of 1 or more")
     return PracticeState(practice, answer if practice else None, score, asked, streak, until)
@@ -57,8 +70,8 @@ class Question:
     right, why, and the link on."""
 
     prompt: str
-    choices: list[tuple[str, str]] = field(default_factory=list)      # (value, label)
-    form: dict[str, Any] = field(default_factory=dict)                # hidden fields
+    choices: list[tuple[str, str]] = field(default_factory=list)  # (value, label)
+    form: dict[str, Any] = field(default_factory=dict)  # hidden fields
     path: str = ""
     state: PracticeState = field(default_factory=PracticeState)
     right: bool | None = None
@@ -79,20 +92,41 @@ def toggle(path: str, params: dict[str, Any], step: int) -> str:
     return url_with(path, params, step=step, practice=1)
 
 
-def question(state: PracticeState, path: str, params: dict[str, Any], k: int, prompt: str,
-             choices: list[tuple[str, str]], check: Callable[[str], tuple[bool, str]],
-             next_step: int, last: int) -> Question:
+def question(
+    state: PracticeState,
+    path: str,
+    params: dict[str, Any],
+    k: int,
+    prompt: str,
+    choices: list[tuple[str, str]],
+    check: Callable[[str], tuple[bool, str]],
+    next_step: int,
+    last: int,
+) -> Question:
     """Common bookkeeping: the form, grading `state.answer` with `check`, the next link."""
-    q = Question(prompt, choices, {**{k2: v for k2, v in params.items() if v is not None},
-                                   "step": k, **{k2: v for k2, v in state.query().items()
-                                                 if v is not None}},
-                 path, state, exit_url=url_with(path, params, step=k),
-                 share_url=url_with(path, params, step=k, practice=1, until=state.until))
+    q = Question(
+        prompt,
+        choices,
+        {
+            **{k2: v for k2, v in params.items() if v is not None},
+            "step": k,
+            **{k2: v for k2, v in state.query().items() if v is not None},
+        },
+        path,
+        state,
+        exit_url=url_with(path, params, step=k),
+        share_url=url_with(path, params, step=k, practice=1, until=state.until),
+    )
     if state.answer is None:
         return q
     right, why = check(state.answer)
-    new = replace(state, answer=None, asked=state.asked + 1, score=state.score + right,
-                  streak=state.streak + 1 if right else 0)
+    new = replace(
+        state,
+        answer=None,
+        asked=state.asked + 1,
+        score=state.score + right,
+        streak=state.streak + 1 if right else 0,
+    )
     q.right, q.feedback, q.state = right, why, new
     stop = state.until if state.until is not None else last
     if next_step <= min(stop, last) and next_step < last + 1:
@@ -101,7 +135,9 @@ def question(state: PracticeState, path: str, params: dict[str, Any], k: int, pr
     return q
 
 
-def finished(state: PracticeState, text: str, path: str, params: dict[str, Any],
-             k: int) -> Question:
-    return Question(text, state=state, done=True, path=path,
-                    exit_url=url_with(path, params, step=k))
+def finished(
+    state: PracticeState, text: str, path: str, params: dict[str, Any], k: int
+) -> Question:
+    return Question(
+        text, state=state, done=True, path=path, exit_url=url_with(path, params, step=k)
+    )

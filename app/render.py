@@ -5,6 +5,7 @@ request, and only `{% block result %}` when htmx asks (header `HX-Request`), exc
 history restore, which needs the full page. Blocks are rendered with the page's context, so a
 block must import the macros it uses inside itself.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -50,19 +51,26 @@ env.filters["ordinal"] = display.ordinal
 
 
 env.globals["url_with"] = url_with
-env.globals["trained_links"] = export.trained_links       # a training view's onward links
+env.globals["trained_links"] = export.trained_links  # a training view's onward links
 env.globals["tokenizer_downloads"] = export.tokenizer_downloads
-env.globals["upload_formats"] = FORMAT_LABELS          # the tokenizer upload form's choices
+env.globals["upload_formats"] = FORMAT_LABELS  # the tokenizer upload form's choices
 env.globals["pattern_presets"] = PATTERN_PRESETS
 
 
 def is_fragment_request(request: Request) -> bool:
-    return (request.headers.get("HX-Request") == "true"
-            and request.headers.get("HX-History-Restore-Request") != "true")
+    return (
+        request.headers.get("HX-Request") == "true"
+        and request.headers.get("HX-History-Restore-Request") != "true"
+    )
 
 
-def render(request: Request, template: str, context: dict[str, Any], block: str | None = None,
-           status_code: int = 200) -> HTMLResponse:
+def render(
+    request: Request,
+    template: str,
+    context: dict[str, Any],
+    block: str | None = None,
+    status_code: int = 200,
+) -> HTMLResponse:
     """Render `template` (or only its `block` for an htmx request)."""
     if block is not None and is_fragment_request(request):
         tmpl = env.get_template(template)

@@ -32,6 +32,7 @@ page on evil.example whose DNS name is rebound to 127.0.0.1 sends `Host: evil.ex
 (and a matching Origin, so the cross-site check alone would let it through): it reads and writes
 nothing.
 """
+
 from __future__ import annotations
 
 from urllib.parse import urlsplit
@@ -43,24 +44,41 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS", "TRACE"}
-DOCS_PATHS = ("/docs",)              # the API docs page: Swagger UI's own styles, no user content
-WORK_GETS = ("/trained/open", "/api/bpe/", "/api/wordpiece/", "/api/unigram/",
-             "/api/download/bpe/", "/api/download/wordpiece/", "/api/download/unigram/")
-GET_SITES = ("same-origin", "same-site", "none")   # what a GET that starts work may come from
+DOCS_PATHS = ("/docs",)  # the API docs page: Swagger UI's own styles, no user content
+WORK_GETS = (
+    "/trained/open",
+    "/api/bpe/",
+    "/api/wordpiece/",
+    "/api/unigram/",
+    "/api/download/bpe/",
+    "/api/download/wordpiece/",
+    "/api/download/unigram/",
+)
+GET_SITES = ("same-origin", "same-site", "none")  # what a GET that starts work may come from
 
 
 def refusal(reason: str) -> str:
-    return (f"cross-site request refused: {reason}. Use the form or link on this site's own "
-            "page, or call the API from a script (no browser Origin).")
+    return (
+        f"cross-site request refused: {reason}. Use the form or link on this site's own "
+        "page, or call the API from a script (no browser Origin)."
+    )
 
 
 def content_security_policy(frame_ancestors: str) -> str:
-    return "; ".join([
-        "default-src 'self'", "script-src 'self'", "style-src 'self'",
-        "img-src 'self' data:", "font-src 'self'", "connect-src 'self'",
-        "object-src 'none'", "base-uri 'none'", "form-action 'self'",
-        f"frame-ancestors {frame_ancestors}",
-    ])
+    return "; ".join(
+        [
+            "default-src 'self'",
+            "script-src 'self'",
+            "style-src 'self'",
+            "img-src 'self' data:",
+            "font-src 'self'",
+            "connect-src 'self'",
+            "object-src 'none'",
+            "base-uri 'none'",
+            "form-action 'self'",
+            f"frame-ancestors {frame_ancestors}",
+        ]
+    )
 
 
 def cross_site_reason(method: str, headers: Headers, path: str = "") -> str | None:
@@ -85,13 +103,13 @@ def queued_work_reason(request: Request | None) -> str | None:
     """Why a GET may not queue a new job: another site's page had the browser fetch it as a
     subresource, or frame it where framing is not allowed (None: it may)."""
     if request is None or request.method not in SAFE_METHODS:
-        return None                    # writes were checked on the way in
+        return None  # writes were checked on the way in
     headers = request.headers
     mode, dest = headers.get("sec-fetch-mode"), headers.get("sec-fetch-dest", "document")
     if mode == "navigate" and dest == "document":
-        return None                    # a permalink followed from anywhere
+        return None  # a permalink followed from anywhere
     if mode == "navigate" and not _frames_only_here(request):
-        return None                    # framed by a site TOKVIS_FRAME_ANCESTORS allows
+        return None  # framed by a site TOKVIS_FRAME_ANCESTORS allows
     return foreign(headers, GET_SITES)
 
 
@@ -142,13 +160,14 @@ class SecurityMiddleware:
             nonlocal started
             started = started or message["type"] == "http.response.start"
             await send(message)
+
         try:
             await self.app(scope, receive, self.with_headers(scope, send_started))
         except Exception:
-            if not started:            # Starlette's own 500 would come without the headers
+            if not started:  # Starlette's own 500 would come without the headers
                 response = self.internal_error(scope, receive)
                 await response(scope, receive, self.with_headers(scope, send))
-            raise                      # for the server's log (ServerErrorMiddleware re-raises)
+            raise  # for the server's log (ServerErrorMiddleware re-raises)
 
     def with_headers(self, scope: Scope, send: Send) -> Send:
         docs = scope["path"] in DOCS_PATHS
@@ -171,27 +190,40 @@ class SecurityMiddleware:
         message = "internal server error"
         if scope["path"].startswith("/api"):
             from fastapi.responses import JSONResponse
+
             return JSONResponse({"detail": message}, status_code=500)
         try:
             from .render import render
-            return render(Request(scope, receive), "error.html",
-                          {"status": 500, "message": message}, status_code=500)
-        except Exception:              # the page itself failed: plain text
+
+            return render(
+                Request(scope, receive),
+                "error.html",
+                {"status": 500, "message": message},
+                status_code=500,
+            )
+        except Exception:  # the page itself failed: plain text
             from starlette.responses import PlainTextResponse
+
             return PlainTextResponse(message, status_code=500)
 
     async def refuse(self, scope: Scope, receive: Receive, reason: str):
         message = refusal(reason)
         if scope["path"].startswith("/api"):
             from fastapi.responses import JSONResponse
+
             return JSONResponse({"detail": message}, status_code=403)
         from .render import render
-        return render(Request(scope, receive), "error.html", {"status": 403, "message": message},
-                      status_code=403)
+
+        return render(
+            Request(scope, receive),
+            "error.html",
+            {"status": 403, "message": message},
+            status_code=403,
+        )
 
 
 # ---- hosts (DNS rebinding) -------------------------------------------------------------------------
-ADMITTED = "tokvis.host_admitted"       # scope key: the host check let this request through
+ADMITTED = "tokvis.host_admitted"  # scope key: the host check let this request through
 
 
 def host_refusal(host: str | None) -> str:
@@ -201,11 +233,15 @@ def host_refusal(host: str | None) -> str:
     "this server does not answer for the host 'evil.example:8000'. "
     """
     if not host:
-        return ("the request has no Host header; this server answers only for the hosts set in "
-                "TOKVIS_ALLOWED_HOSTS (and 127.0.0.1, localhost, [::1])")
-    return (f"this server does not answer for the host {host[:100]!r}. If it is meant to be "
-            "reached by that name, add the name to TOKVIS_ALLOWED_HOSTS (space- or "
-            "comma-separated; 127.0.0.1, localhost and [::1] are always allowed)")
+        return (
+            "the request has no Host header; this server answers only for the hosts set in "
+            "TOKVIS_ALLOWED_HOSTS (and 127.0.0.1, localhost, [::1])"
+        )
+    return (
+        f"this server does not answer for the host {host[:100]!r}. If it is meant to be "
+        "reached by that name, add the name to TOKVIS_ALLOWED_HOSTS (space- or "
+        "comma-separated; 127.0.0.1, localhost and [::1] are always allowed)"
+    )
 
 
 class HostCheck(TrustedHostMiddleware):
@@ -237,7 +273,7 @@ class HostCheck(TrustedHostMiddleware):
         async def explained(message: Message) -> None:
             nonlocal refused
             if message["type"] == "http.response.start" and not scope.get(ADMITTED):
-                refused = True          # Starlette's own 400: ours goes instead
+                refused = True  # Starlette's own 400: ours goes instead
                 await self.refusal(scope)(scope, receive, send)
             elif not refused:
                 await send(message)

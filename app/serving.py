@@ -16,6 +16,7 @@ This is nginx's `client_header_timeout` and Go's `http.Server.ReadHeaderTimeout`
 behind such a proxy has it twice. What it does not time: a request body sent slowly once its
 head is complete (the route reading it waits; nginx's `client_body_timeout` is the bound there).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -36,11 +37,14 @@ def request_timeout(seconds: float) -> bytes:
     >>> request_timeout(10).split(b"\\r\\n")[0]
     b'HTTP/1.1 408 Request Timeout'
     """
-    body = (f"the request's line and headers did not arrive within {seconds:g} seconds "
-            "(TOKVIS_HEADER_TIMEOUT)\n").encode()
-    return (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
-            b"connection: close\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n"
-            + body)
+    body = (
+        f"the request's line and headers did not arrive within {seconds:g} seconds "
+        "(TOKVIS_HEADER_TIMEOUT)\n"
+    ).encode()
+    return (
+        b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
+        b"connection: close\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+    )
 
 
 class HeaderTimeoutProtocol(H11Protocol):
@@ -73,9 +77,9 @@ class HeaderTimeoutProtocol(H11Protocol):
 
     def _watch_head(self) -> None:
         if self.transport.is_closing() or self.conn.their_state is not h11.IDLE:
-            self._stop_head_clock()           # the head is here (or the connection is done)
+            self._stop_head_clock()  # the head is here (or the connection is done)
         elif self.conn.trailing_data[0]:
-            self._start_head_clock()          # part of the next head (no-op if it runs already)
+            self._start_head_clock()  # part of the next head (no-op if it runs already)
         # else: idle between requests, which the keep-alive timeout bounds
 
     def _start_head_clock(self) -> None:
@@ -91,7 +95,7 @@ class HeaderTimeoutProtocol(H11Protocol):
         self.head_deadline = None
         if self.transport.is_closing() or self.conn.their_state is not h11.IDLE:
             return
-        if self.conn.trailing_data[0]:        # part of a head came: say why it is closed
+        if self.conn.trailing_data[0]:  # part of a head came: say why it is closed
             self.transport.write(request_timeout(self.header_timeout))
         try:
             self.conn.send(h11.ConnectionClosed())

@@ -14,6 +14,7 @@ PostgreSQL). Without it an SQLite store keeps its own random key in a file besid
     stored = sign(key, pickle.dumps(run))
     run = pickle.loads(verify(key, stored))      # BadSignature if the bytes were changed
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -37,15 +38,18 @@ def secret_key(url: str) -> bytes:
     given = os.environ.get("TOKVIS_SECRET_KEY", "")
     if given:
         if len(given) < 16:
-            raise MissingSecret("TOKVIS_SECRET_KEY is too short: use at least 16 characters, "
-                                "e.g. the output of `openssl rand -hex 32`")
+            raise MissingSecret(
+                "TOKVIS_SECRET_KEY is too short: use at least 16 characters, "
+                "e.g. the output of `openssl rand -hex 32`"
+            )
         return given.encode("utf-8")
     path = sqlite_path(url)
     if path is None:
         raise MissingSecret(
             "TOKVIS_SECRET_KEY is not set: a shared store (PostgreSQL) needs the same secret "
             "on every server and worker, to sign the results they keep in it; generate one "
-            "with `openssl rand -hex 32`")
+            "with `openssl rand -hex 32`"
+        )
     return _key_file(path.with_name(path.name + ".key"))
 
 
@@ -59,7 +63,7 @@ def _key_file(path: Path) -> bytes:
     fresh = secrets.token_hex(32).encode("ascii")
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:                 # another process made it a moment ago
+    except FileExistsError:  # another process made it a moment ago
         return _settled(path)
     with os.fdopen(fd, "wb") as handle:
         handle.write(fresh)
@@ -84,7 +88,10 @@ def verify(key: bytes, stored: bytes) -> bytes:
     stored = bytes(stored)
     mac, value = stored[:DIGEST], stored[DIGEST:]
     if len(mac) != DIGEST or not hmac.compare_digest(
-            mac, hmac.new(key, value, hashlib.sha256).digest()):
-        raise BadSignature("a stored result's signature does not match (written without this "
-                           "server's TOKVIS_SECRET_KEY, or changed): it is not read")
+        mac, hmac.new(key, value, hashlib.sha256).digest()
+    ):
+        raise BadSignature(
+            "a stored result's signature does not match (written without this "
+            "server's TOKVIS_SECRET_KEY, or changed): it is not read"
+        )
     return value

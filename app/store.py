@@ -24,6 +24,7 @@ store, and when the limit is hit.
 Uploaded files' bytes go through `DatabaseFiles`, the one place that reads and writes them:
 object storage could stand in for it later, with the same accounting.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -39,7 +40,7 @@ from .db import connect, database_url, ensure_current
 from .db.engine import insert_ignore, take_turn, upsert
 from .db.schema import corpora, jobs, limits, tokenizer_files, tokenizers, trained
 
-ORPHAN_GRACE = 3600.0      # seconds an unreferenced tokenizer file may wait for its tokeniser
+ORPHAN_GRACE = 3600.0  # seconds an unreferenced tokenizer file may wait for its tokeniser
 FINAL = ("done", "error", "cancelled", "interrupted")
 
 
@@ -64,9 +65,11 @@ def result_bytes() -> ColumnElement[int]:
 def used_bytes(conn: Connection) -> int:
     """What the limit counts: corpora, tokenizer files and job results."""
     total = 0
-    for query in (select(func.coalesce(func.sum(corpora.c.bytes), 0)),
-                  DatabaseFiles.total_bytes(),
-                  select(func.coalesce(func.sum(result_bytes()), 0))):
+    for query in (
+        select(func.coalesce(func.sum(corpora.c.bytes), 0)),
+        DatabaseFiles.total_bytes(),
+        select(func.coalesce(func.sum(result_bytes()), 0)),
+    ):
         total += int(conn.execute(query).scalar() or 0)
     return total
 
@@ -76,12 +79,15 @@ def drop_job_results(conn: Connection, excess: int) -> int:
     bytes are freed or only the most recently used one is left; the bytes freed."""
     if excess <= 0:
         return 0
-    rows = conn.execute(select(jobs.c.id, result_bytes(), jobs.c.seen, jobs.c.finished)
-                        .where(jobs.c.status.in_(FINAL))).all()
-    rows.sort(key=lambda r: max(r[2] or 0, r[3] or 0), reverse=True)   # the last use first
-    rows = rows[1:]                                  # the most recently used one stays
+    rows = conn.execute(
+        select(jobs.c.id, result_bytes(), jobs.c.seen, jobs.c.finished).where(
+            jobs.c.status.in_(FINAL)
+        )
+    ).all()
+    rows.sort(key=lambda r: max(r[2] or 0, r[3] or 0), reverse=True)  # the last use first
+    rows = rows[1:]  # the most recently used one stays
     freed, doomed = 0, []
-    for job_id, size, _seen, _finished in reversed(rows):   # the least recently used first
+    for job_id, size, _seen, _finished in reversed(rows):  # the least recently used first
         if freed >= excess:
             break
         doomed.append(job_id)
@@ -105,18 +111,24 @@ class DatabaseFiles:
 
     @staticmethod
     def put(conn: Connection, digest: str, data: bytes) -> None:
-        insert_ignore(conn, tokenizer_files, sha256=digest, data=data, bytes=len(data),
-                      created=time.time())
+        insert_ignore(
+            conn, tokenizer_files, sha256=digest, data=data, bytes=len(data), created=time.time()
+        )
 
     @staticmethod
     def has(conn: Connection, digest: str) -> bool:
-        return conn.execute(select(tokenizer_files.c.sha256)
-                            .where(tokenizer_files.c.sha256 == digest)).first() is not None
+        return (
+            conn.execute(
+                select(tokenizer_files.c.sha256).where(tokenizer_files.c.sha256 == digest)
+            ).first()
+            is not None
+        )
 
     @staticmethod
     def get(conn: Connection, digest: str) -> bytes | None:
-        data = conn.execute(select(tokenizer_files.c.data)
-                            .where(tokenizer_files.c.sha256 == digest)).scalar()
+        data = conn.execute(
+            select(tokenizer_files.c.data).where(tokenizer_files.c.sha256 == digest)
+        ).scalar()
         return bytes(data) if data is not None else None
 
     @staticmethod
@@ -126,9 +138,12 @@ class DatabaseFiles:
     @staticmethod
     def drop_orphans(conn: Connection) -> int:
         """Delete the files no uploaded tokeniser points to, once `ORPHAN_GRACE` old."""
-        return conn.execute(delete(tokenizer_files).where(
-            tokenizer_files.c.created < time.time() - ORPHAN_GRACE,
-            tokenizer_files.c.sha256.not_in(select(tokenizers.c.sha256)))).rowcount
+        return conn.execute(
+            delete(tokenizer_files).where(
+                tokenizer_files.c.created < time.time() - ORPHAN_GRACE,
+                tokenizer_files.c.sha256.not_in(select(tokenizers.c.sha256)),
+            )
+        ).rowcount
 
 
 def drop_orphans(conn: Connection) -> int:
@@ -140,11 +155,13 @@ class StoreFull(Exception):
     """Storing this would take the store past its size limit (TOKVIS_MAX_STORE_MB)."""
 
     def __init__(self, used: int, adding: int, limit: int) -> None:
-        super().__init__(f"the server's store is full: it holds {used / 1e6:,.1f} MB of corpora, "
-                         f"tokenizer files and results being read, and this "
-                         f"{adding / 1e6:,.1f} MB would take it past its limit of "
-                         f"{limit / 1e6:,.0f} MB (TOKVIS_MAX_STORE_MB); "
-                         "anything stored already still works")
+        super().__init__(
+            f"the server's store is full: it holds {used / 1e6:,.1f} MB of corpora, "
+            f"tokenizer files and results being read, and this "
+            f"{adding / 1e6:,.1f} MB would take it past its limit of "
+            f"{limit / 1e6:,.0f} MB (TOKVIS_MAX_STORE_MB); "
+            "anything stored already still works"
+        )
 
 
 class CorpusStore:
@@ -172,7 +189,7 @@ class CorpusStore:
         ensure_current(self.url)
         self._ready = True
         with connect(self.url) as conn:
-            if self.max_bytes is not None:          # for every process sharing the store
+            if self.max_bytes is not None:  # for every process sharing the store
                 upsert(conn, limits, name="max_bytes", value=self.max_bytes)
             drop_orphans(conn)
 
@@ -182,20 +199,29 @@ class CorpusStore:
         digest = sha256_text(text)
         size = len(text.encode("utf-8"))
         if "\x00" in text and self.url.startswith("postgresql"):
-            raise ValueError("the text holds a NUL character (U+0000), which the shared "
-                             "store (PostgreSQL) cannot keep; remove it and try again")
+            raise ValueError(
+                "the text holds a NUL character (U+0000), which the shared "
+                "store (PostgreSQL) cannot keep; remove it and try again"
+            )
         with self._connect() as conn:
             if conn.execute(select(corpora.c.sha256).where(corpora.c.sha256 == digest)).first():
                 return digest
-            take_turn(conn, "store")                # the room checked is the room written into
+            take_turn(conn, "store")  # the room checked is the room written into
             if conn.execute(select(corpora.c.sha256).where(corpora.c.sha256 == digest)).first():
-                return digest                       # stored meanwhile by another process
+                return digest  # stored meanwhile by another process
             full = self._check_room(conn, size)
             if full is None:
-                insert_ignore(conn, corpora, sha256=digest, text=text, bytes=size, name=name,
-                              created=time.time())
+                insert_ignore(
+                    conn,
+                    corpora,
+                    sha256=digest,
+                    text=text,
+                    bytes=size,
+                    name=name,
+                    created=time.time(),
+                )
         if full is not None:
-            raise full                              # what was dropped to make room stays dropped
+            raise full  # what was dropped to make room stays dropped
         return digest
 
     def used_bytes(self) -> int:
@@ -223,20 +249,35 @@ class CorpusStore:
     def list(self, limit: int = 100) -> list[dict[str, Any]]:
         """The most recent corpora: sha256, bytes, name, created, and a short preview. (Model
         files the lattice view once kept here as base64 text are not corpora: left out.)"""
-        query = (select(corpora.c.sha256, corpora.c.bytes, corpora.c.name, corpora.c.created,
-                        func.substr(corpora.c.text, 1, 80))
-                 .where(func.substr(corpora.c.text, 1, 27) != "sentencepiece-model:base64:")
-                 .order_by(corpora.c.created.desc()).limit(limit))
+        query = (
+            select(
+                corpora.c.sha256,
+                corpora.c.bytes,
+                corpora.c.name,
+                corpora.c.created,
+                func.substr(corpora.c.text, 1, 80),
+            )
+            .where(func.substr(corpora.c.text, 1, 27) != "sentencepiece-model:base64:")
+            .order_by(corpora.c.created.desc())
+            .limit(limit)
+        )
         with self._connect() as conn:
             rows = conn.execute(query).all()
-        return [{"sha256": r[0], "bytes": r[1], "name": r[2], "created": r[3], "preview": r[4]}
-                for r in rows]
+        return [
+            {"sha256": r[0], "bytes": r[1], "name": r[2], "created": r[3], "preview": r[4]}
+            for r in rows
+        ]
 
     # ---- trained-tokeniser specs ----------------------------------------------------------
     def put_spec(self, handle: str, spec: dict[str, Any]) -> None:
         with self._connect() as conn:
-            insert_ignore(conn, trained, handle=handle, spec=json.dumps(spec, sort_keys=True),
-                          created=time.time())
+            insert_ignore(
+                conn,
+                trained,
+                handle=handle,
+                spec=json.dumps(spec, sort_keys=True),
+                created=time.time(),
+            )
 
     def get_spec(self, handle: str) -> dict[str, Any] | None:
         with self._connect() as conn:
@@ -269,14 +310,25 @@ class CorpusStore:
         algorithm, vocab_size, family). Uploading it again keeps the row; with `rename`, a
         non-empty name renames it."""
         with self._connect() as conn:
-            insert_ignore(conn, tokenizers, handle=info["handle"], sha256=info["sha256"],
-                          name=info["name"], format=info["format"],
-                          options=json.dumps(info["options"], sort_keys=True),
-                          algorithm=info["algorithm"], vocab_size=info["vocab_size"],
-                          family=info["family"], created=time.time())
+            insert_ignore(
+                conn,
+                tokenizers,
+                handle=info["handle"],
+                sha256=info["sha256"],
+                name=info["name"],
+                format=info["format"],
+                options=json.dumps(info["options"], sort_keys=True),
+                algorithm=info["algorithm"],
+                vocab_size=info["vocab_size"],
+                family=info["family"],
+                created=time.time(),
+            )
             if rename and info["name"]:
-                conn.execute(update(tokenizers).where(tokenizers.c.handle == info["handle"])
-                             .values(name=info["name"]))
+                conn.execute(
+                    update(tokenizers)
+                    .where(tokenizers.c.handle == info["handle"])
+                    .values(name=info["name"])
+                )
 
     def get_tokenizer(self, handle: str) -> dict[str, Any] | None:
         rows = self._tokenizer_rows(tokenizers.c.handle == handle)
@@ -288,17 +340,36 @@ class CorpusStore:
 
     def _tokenizer_rows(self, where: Any, limit: int | None = None) -> list[dict[str, Any]]:
         t, f = tokenizers.c, tokenizer_files.c
-        query = (select(t.handle, t.sha256, t.name, t.format, t.options, t.algorithm,
-                        t.vocab_size, t.family, t.created, f.bytes)
-                 .join_from(tokenizers, tokenizer_files, t.sha256 == f.sha256))
+        query = select(
+            t.handle,
+            t.sha256,
+            t.name,
+            t.format,
+            t.options,
+            t.algorithm,
+            t.vocab_size,
+            t.family,
+            t.created,
+            f.bytes,
+        ).join_from(tokenizers, tokenizer_files, t.sha256 == f.sha256)
         if where is not None:
             query = query.where(where)
         if limit is not None:
             query = query.order_by(t.created.desc()).limit(limit)
         with self._connect() as conn:
             rows = conn.execute(query).all()
-        keys = ("handle", "sha256", "name", "format", "options", "algorithm", "vocab_size",
-                "family", "created", "bytes")
+        keys = (
+            "handle",
+            "sha256",
+            "name",
+            "format",
+            "options",
+            "algorithm",
+            "vocab_size",
+            "family",
+            "created",
+            "bytes",
+        )
         out = [dict(zip(keys, r)) for r in rows]
         for row in out:
             row["options"] = json.loads(row["options"])

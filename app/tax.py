@@ -7,6 +7,7 @@ The file carries the sha256 of the texts it was made from; if the texts changed,
 is missing from it, that tokeniser is computed on first use instead (and kept).
 `tests/app/test_tax_data.py` checks the file against the engine.
 """
+
 from __future__ import annotations
 
 import functools
@@ -55,17 +56,19 @@ def _saved() -> dict[str, dict[str, tuple[int, int]]]:
         return {}
     if data.get("udhr_sha256") != texts_sha256():
         return {}
-    return {name: {code: (int(t), int(u)) for code, (t, u) in per.items()}
-            for name, per in data.get("counts", {}).items()}
+    return {
+        name: {code: (int(t), int(u)) for code, (t, u) in per.items()}
+        for name, per in data.get("counts", {}).items()
+    }
 
 
-MAX_KEPT = 32        # tokenisers whose numbers are kept (bundled ones and recent uploads)
+MAX_KEPT = 32  # tokenisers whose numbers are kept (bundled ones and recent uploads)
 
 
 def counts(name: str, tok: tc.Tokenizer | None = None) -> dict[str, tuple[int, int]]:
     """(tokens, unknown) per language: saved (bundled tokenisers), else computed once and kept
     (`tok`: the tokeniser behind an uploaded handle `name`; handles are content-addressed)."""
-    with _lock:   # one cold computation at a time; every later request reads what is kept
+    with _lock:  # one cold computation at a time; every later request reads what is kept
         if name not in _kept:
             saved = _saved().get(name)
             codes = {lang.code for lang in udhr_languages()}
@@ -77,12 +80,16 @@ def counts(name: str, tok: tc.Tokenizer | None = None) -> dict[str, tuple[int, i
 
 def build(path: Path = DATA) -> None:
     """Compute every bundled tokeniser's numbers and save them (run at build time)."""
-    data = {"udhr_sha256": texts_sha256(),
-            "counts": {name: {code: list(v) for code, v in compute(name).items()}
-                       for name in vocab_tokenizers()}}
+    data = {
+        "udhr_sha256": texts_sha256(),
+        "counts": {
+            name: {code: list(v) for code, v in compute(name).items()}
+            for name in vocab_tokenizers()
+        },
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = [f'{{"udhr_sha256": "{data["udhr_sha256"]}", "counts": {{']
-    for i, (name, per) in enumerate(sorted(data["counts"].items())):   # one line a tokeniser
+    for i, (name, per) in enumerate(sorted(data["counts"].items())):  # one line a tokeniser
         comma = "," if i < len(data["counts"]) - 1 else ""
         lines.append(f" {json.dumps(name)}: {json.dumps(per, sort_keys=True)}{comma}")
     path.write_text("\n".join(lines) + "\n}}\n", encoding="utf-8")

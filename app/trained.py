@@ -9,6 +9,7 @@ With a job engine (the app always has one), training runs as a job in a worker p
 CPU and memory limits (`app.jobs`); the job's row keeps the pickled tokeniser, so another server
 worker loads it instead of training again, and a client that leaves cancels its training.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -34,15 +35,22 @@ def corpus_text(store: CorpusStore, ref: str) -> str:
         if text is not None:
             return text
         raise LookupError(f"no stored corpus has sha256 {ref}")
-    raise LookupError(f"unknown corpus {ref!r}: give a bundled name (botchan, udhr/eng, ...) "
-                      "or the sha256 of a stored corpus")
+    raise LookupError(
+        f"unknown corpus {ref!r}: give a bundled name (botchan, udhr/eng, ...) "
+        "or the sha256 of a stored corpus"
+    )
 
 
-def make_spec(algorithm: str, corpus: str, vocab_size: int,
-              options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+def make_spec(
+    algorithm: str, corpus: str, vocab_size: int, options: dict[str, Any] | None = None
+) -> tuple[str, dict[str, Any]]:
     """The handle and spec of a training run (nothing is trained here)."""
-    spec = {"algorithm": algorithm, "corpus": corpus, "vocab_size": int(vocab_size),
-            "options": dict(sorted((options or {}).items()))}
+    spec = {
+        "algorithm": algorithm,
+        "corpus": corpus,
+        "vocab_size": int(vocab_size),
+        "options": dict(sorted((options or {}).items())),
+    }
     digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:12]
     return f"{algorithm}-{int(vocab_size)}-{digest}", spec
 
@@ -58,8 +66,9 @@ class TrainedTokenizers:
         self._lock = threading.Lock()
         self._building: dict[str, threading.Lock] = {}  # one training per handle at a time
 
-    def train(self, algorithm: str, corpus: str, vocab_size: int,
-              options: dict[str, Any] | None = None) -> tuple[str, tc.Tokenizer]:
+    def train(
+        self, algorithm: str, corpus: str, vocab_size: int, options: dict[str, Any] | None = None
+    ) -> tuple[str, tc.Tokenizer]:
         """Train (or fetch from the cache) and remember the spec. Raises ValueError for bad
         options, LookupError for an unknown corpus."""
         handle, spec = make_spec(algorithm, corpus, vocab_size, options)
@@ -106,8 +115,9 @@ class TrainedTokenizers:
         else:
             text = corpus_text(self.store, spec["corpus"])
             try:
-                tok = tc.train(spec["algorithm"], text.splitlines(), spec["vocab_size"],
-                               **spec["options"])
+                tok = tc.train(
+                    spec["algorithm"], text.splitlines(), spec["vocab_size"], **spec["options"]
+                )
             except TypeError as exc:  # an option the trainer does not take
                 raise ValueError(f"bad option for {spec['algorithm']}: {exc}") from None
         tok.name = handle
@@ -122,7 +132,7 @@ class TrainedTokenizers:
 
     def _train_as_job(self, handle: str, spec: dict[str, Any]) -> tc.Tokenizer:
         """Train in the job engine's pool (or load the result another worker stored)."""
-        corpus_text(self.store, spec["corpus"])          # an unknown corpus: LookupError now
+        corpus_text(self.store, spec["corpus"])  # an unknown corpus: LookupError now
         for _attempt in range(3):
             job, created = self.engine.submit("train", f"train-{handle}", spec, total=1)
             job = self.engine.wait(job.id, created)
@@ -130,7 +140,7 @@ class TrainedTokenizers:
             if blob is not None:
                 try:
                     return pickle.loads(blob)
-                except Exception:      # pickled by other code: forget it, train it again
+                except Exception:  # pickled by other code: forget it, train it again
                     self.engine.store.delete(job.id)
                     continue
             if job and job.status == "error":

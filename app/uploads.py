@@ -16,6 +16,7 @@ parse and is never parsed per request.
 (`upload-<64 hex>` is the older lattice-view upload, a base64 text in the corpus store; it is
 still read, so old permalinks keep working.)
 """
+
 from __future__ import annotations
 
 import base64
@@ -39,17 +40,28 @@ from .store import CorpusStore, StoreFull, is_sha256
 
 PREFIX = "upload-"
 HANDLE = re.compile(r"upload-[0-9a-f]{16}(-[0-9a-f]{8})?")
-PATTERN_PRESETS = ("llama3", "o200k", "cl100k", "p50k", "gpt2")   # offered for ranks files
-FORMAT_LABELS = {"hf_json": "Hugging Face tokenizer.json", "tiktoken": "tiktoken ranks file",
-                 "sentencepiece": "sentencepiece .model", "vocab_txt": "WordPiece vocab.txt",
-                 "vocab_merges": "vocab.json + merges.txt (.zip)",
-                 "gguf": "GGUF model (llama.cpp): its metadata",
-                 "model_folder": "model folder (.zip with tokenizer.json)"}
+PATTERN_PRESETS = ("llama3", "o200k", "cl100k", "p50k", "gpt2")  # offered for ranks files
+FORMAT_LABELS = {
+    "hf_json": "Hugging Face tokenizer.json",
+    "tiktoken": "tiktoken ranks file",
+    "sentencepiece": "sentencepiece .model",
+    "vocab_txt": "WordPiece vocab.txt",
+    "vocab_merges": "vocab.json + merges.txt (.zip)",
+    "gguf": "GGUF model (llama.cpp): its metadata",
+    "model_folder": "model folder (.zip with tokenizer.json)",
+}
 # The options each format's reader takes; the upload form sends every field, the rest are ignored.
 FORMAT_OPTIONS = {"tiktoken": ("pattern", "special_tokens"), "vocab_txt": ("lowercase",)}
-_LEGACY_PREFIX = "sentencepiece-model:base64:"      # the lattice view's uploads before this module
-_PARSE_ERRORS = (KeyError, TypeError, IndexError, AttributeError, RecursionError, OverflowError,
-                 UnicodeDecodeError)
+_LEGACY_PREFIX = "sentencepiece-model:base64:"  # the lattice view's uploads before this module
+_PARSE_ERRORS = (
+    KeyError,
+    TypeError,
+    IndexError,
+    AttributeError,
+    RecursionError,
+    OverflowError,
+    UnicodeDecodeError,
+)
 
 
 # ---- reading the upload (the one place that checks sizes) ----------------------------------------
@@ -57,17 +69,20 @@ async def read_tokenizer_file(upload: UploadFile, limit: int) -> bytes:
     """The uploaded file's bytes, gunzipped; 413 over `limit` bytes (before or after gunzip)."""
     data = await upload.read(limit + 1)
     if data.startswith(formats.GGUF_MAGIC):
-        return data[:limit]     # a GGUF model: the prefix up to its metadata's end is enough
+        return data[:limit]  # a GGUF model: the prefix up to its metadata's end is enough
     if len(data) > limit:
-        raise HTTPException(413, f"the file is over the tokenizer upload limit of {limit:,} bytes "
-                                 "(set TOKVIS_MAX_TOKENIZER_BYTES to change it)")
+        raise HTTPException(
+            413,
+            f"the file is over the tokenizer upload limit of {limit:,} bytes "
+            "(set TOKVIS_MAX_TOKENIZER_BYTES to change it)",
+        )
     if not data:
         raise HTTPException(422, "the file is empty: choose a tokenizer file")
     try:
         return await run_in_threadpool(_unpacked, data, limit)
     except formats.TooLarge as exc:
         raise HTTPException(413, f"{exc} (the limit is TOKVIS_MAX_TOKENIZER_BYTES)") from None
-    except ValueError as exc:                         # a bad or truncated gzip
+    except ValueError as exc:  # a bad or truncated gzip
         raise HTTPException(422, str(exc)) from None
 
 
@@ -79,6 +94,7 @@ def _unpacked(data: bytes, limit: int) -> bytes:
     64 MiB cap is the library's, for files on disk). Reading it later says what else may be
     wrong with it."""
     from tokenizers_core.formats import model_folder
+
     data = formats.gunzip(data, limit)
     if data.startswith(formats.ZIP_MAGIC):
         for read_zip in (model_folder.read_zip, vocab_merges.read_zip):
@@ -92,8 +108,8 @@ def _unpacked(data: bytes, limit: int) -> bytes:
 
 
 # ---- what a file is, from its first bytes (the upload form asks before it sends the file) --------
-SNIFF_BYTES = 4096          # `formats.sniff` reads no further than this
-HEAD_BYTES = 65_536         # the form sends this much of a file: enough gzip for SNIFF_BYTES
+SNIFF_BYTES = 4096  # `formats.sniff` reads no further than this
+HEAD_BYTES = 65_536  # the form sends this much of a file: enough gzip for SNIFF_BYTES
 
 
 def sniff_head(head: bytes) -> str | None:
@@ -108,7 +124,7 @@ def sniff_head(head: bytes) -> str | None:
     True
     """
     if head[:2] == b"\x1f\x8b":
-        try:            # a cut gzip stream decompresses as far as it goes; a bomb stops at the cap
+        try:  # a cut gzip stream decompresses as far as it goes; a bomb stops at the cap
             head = zlib.decompressobj(wbits=31).decompress(head, SNIFF_BYTES)
         except zlib.error:
             return None
@@ -132,13 +148,18 @@ def parse_special_tokens(raw: str | None) -> dict[str, int] | None:
         try:
             value = json.loads(raw)
         except json.JSONDecodeError as exc:
-            raise ValueError(f"special tokens: not valid JSON ({exc.msg} at line {exc.lineno}, "
-                             f"column {exc.colno})") from None
+            raise ValueError(
+                f"special tokens: not valid JSON ({exc.msg} at line {exc.lineno}, "
+                f"column {exc.colno})"
+            ) from None
         if not isinstance(value, dict) or not all(
-                isinstance(k, str) and k and isinstance(v, int) and not isinstance(v, bool)
-                and v >= 0 for k, v in value.items()):
-            raise ValueError('special tokens: give a JSON object of token → id, such as '
-                             '{"<|endoftext|>": 100257}')
+            isinstance(k, str) and k and isinstance(v, int) and not isinstance(v, bool) and v >= 0
+            for k, v in value.items()
+        ):
+            raise ValueError(
+                "special tokens: give a JSON object of token → id, such as "
+                '{"<|endoftext|>": 100257}'
+            )
         return value
     out: dict[str, int] = {}
     for number, line in enumerate(raw.splitlines(), 1):
@@ -146,8 +167,10 @@ def parse_special_tokens(raw: str | None) -> dict[str, int] | None:
             continue
         token, _, rank = line.strip().rpartition(" ")
         if not token.strip() or not rank.isdigit():
-            raise ValueError(f"special tokens, line {number}: expected `TOKEN ID` (or a JSON "
-                             f"object), got {line.strip()[:40]!r}")
+            raise ValueError(
+                f"special tokens, line {number}: expected `TOKEN ID` (or a JSON "
+                f"object), got {line.strip()[:40]!r}"
+            )
         out[token.strip()] = int(rank)
     return out
 
@@ -168,8 +191,9 @@ def parse_lowercase(raw: str | bool | None) -> bool | None:
 
 def model_family(tok: Any) -> str:
     """Which step-through view runs on a tokeniser's model: bpe, wordpiece, unigram or other."""
-    from tokenizers_core.models.wordpiece.model import WordPiece
     from tokenizers_core.models.bpe.sentencepiece import SentencePieceBpe
+    from tokenizers_core.models.wordpiece.model import WordPiece
+
     model = tok.model
     if hasattr(model, "viterbi_steps"):
         return "unigram"
@@ -184,9 +208,11 @@ class NeedsPattern(ValueError):
     """A ranks file was uploaded without its pattern; `sha256` names its stored bytes."""
 
     def __init__(self, sha256: str) -> None:
-        super().__init__("this is a tiktoken ranks file: it needs its pre-tokenisation pattern "
-                         f"(a preset: {', '.join(PATTERN_PRESETS)}; or a regex) and its special "
-                         "tokens, which the file does not hold")
+        super().__init__(
+            "this is a tiktoken ranks file: it needs its pre-tokenisation pattern "
+            f"(a preset: {', '.join(PATTERN_PRESETS)}; or a regex) and its special "
+            "tokens, which the file does not hold"
+        )
         self.sha256 = sha256
 
 
@@ -195,18 +221,29 @@ class UploadedTokenizers:
     """Stores uploaded tokenizer files and serves the parsed tokenisers from an LRU that keeps
     at most `max_bytes` of them (by `tokenizer_bytes`; the newest always stays)."""
 
-    def __init__(self, store: CorpusStore, max_bytes: int = 1024 * 10 ** 6,
-                 parser: Callable[[bytes, str, dict[str, Any]], tc.Tokenizer] | None = None
-                 ) -> None:
+    def __init__(
+        self,
+        store: CorpusStore,
+        max_bytes: int = 1024 * 10**6,
+        parser: Callable[[bytes, str, dict[str, Any]], tc.Tokenizer] | None = None,
+    ) -> None:
         self.store = store
-        self.parser = parser or parse    # the server's: `Sandbox.parse`, in a child process
+        self.parser = parser or parse  # the server's: `Sandbox.parse`, in a child process
         self._cache = RunCache(None, max_bytes)
         self._lock = threading.Lock()
-        self._building: dict[str, threading.Lock] = {}   # one parse per handle at a time
+        self._building: dict[str, threading.Lock] = {}  # one parse per handle at a time
 
-    def add(self, data: bytes, *, name: str = "", filename: str = "", format: str | None = None,
-            pattern: str | None = None, special_tokens: dict[str, int] | None = None,
-            lowercase: bool | None = None) -> dict[str, Any]:
+    def add(
+        self,
+        data: bytes,
+        *,
+        name: str = "",
+        filename: str = "",
+        format: str | None = None,
+        pattern: str | None = None,
+        special_tokens: dict[str, int] | None = None,
+        lowercase: bool | None = None,
+    ) -> dict[str, Any]:
         """Parse `data` (already gunzipped) and store it; the stored row (with `handle`).
 
         `name` names it (and renames it when it was stored before); else `filename` does, if
@@ -221,26 +258,35 @@ class UploadedTokenizers:
         fmt = format or sniffed
         if fmt not in formats.FORMATS:
             raise ValueError(f"unknown format {fmt!r}; choose one of: {', '.join(formats.FORMATS)}")
-        given = {"pattern": pattern or None, "special_tokens": special_tokens,
-                 "lowercase": lowercase}
+        given = {
+            "pattern": pattern or None,
+            "special_tokens": special_tokens,
+            "lowercase": lowercase,
+        }
         options = {k: given[k] for k in FORMAT_OPTIONS.get(fmt, ()) if given[k] is not None}
         if fmt == "tiktoken" and not options.get("pattern"):
             # keep the bytes, so a form can ask for the pattern without a second upload
             raise NeedsPattern(self.store.put_file(data))
         tok = self.parser(data, fmt, options)
-        if fmt == "gguf":               # keep the metadata, not the tensors the prefix reached
-            data = data[:tok.gguf["metadata_bytes"]]
-        if fmt == "vocab_txt":          # the casing chosen (from the vocab when not given)
+        if fmt == "gguf":  # keep the metadata, not the tensors the prefix reached
+            data = data[: tok.gguf["metadata_bytes"]]
+        if fmt == "vocab_txt":  # the casing chosen (from the vocab when not given)
             options["lowercase"] = bool(getattr(tok, "lowercase", lowercase))
         digest = hashlib.sha256(data).hexdigest()
         key = dict(options, **({"format": fmt} if fmt != sniffed else {}))
         handle = PREFIX + digest[:16]
         if key:
             handle += "-" + hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:8]
-        info = {"handle": handle, "sha256": digest, "format": fmt,
-                "name": (name.strip() or filename.strip())[:200],
-                "options": options, "algorithm": tok.algorithm or fmt,
-                "vocab_size": int(tok.vocab_size or 0), "family": model_family(tok)}
+        info = {
+            "handle": handle,
+            "sha256": digest,
+            "format": fmt,
+            "name": (name.strip() or filename.strip())[:200],
+            "options": options,
+            "algorithm": tok.algorithm or fmt,
+            "vocab_size": int(tok.vocab_size or 0),
+            "family": model_family(tok),
+        }
         self.store.put_file(data)
         self.store.put_tokenizer(info, rename=bool(name.strip()))
         self._remember(handle, tok)
@@ -254,7 +300,7 @@ class UploadedTokenizers:
             return tok
         with self._lock:
             building = self._building.setdefault(handle, threading.Lock())
-        with building:                  # a second request for the same handle waits for the first
+        with building:  # a second request for the same handle waits for the first
             tok = self._cache.get(handle)
             if tok is not None:
                 return tok
@@ -278,24 +324,24 @@ class UploadedTokenizers:
             if data is None:
                 return None
             return self.parser(data, row["format"], row["options"])
-        digest = handle[len(PREFIX):]
-        if handle.startswith(PREFIX) and is_sha256(digest):       # an older lattice upload
+        digest = handle[len(PREFIX) :]
+        if handle.startswith(PREFIX) and is_sha256(digest):  # an older lattice upload
             stored = self.store.get(digest)
             if stored is None or not stored.startswith(_LEGACY_PREFIX):
                 return None
-            data = base64.b64decode(stored[len(_LEGACY_PREFIX):])
+            data = base64.b64decode(stored[len(_LEGACY_PREFIX) :])
             return self.parser(data, "sentencepiece", {})
         return None
 
     def _remember(self, handle: str, tok: tc.Tokenizer) -> None:
         tok.name = handle
-        tok.sandboxed = True            # its normaliser chain runs in the sandbox (a server's)
+        tok.sandboxed = True  # its normaliser chain runs in the sandbox (a server's)
         # As for the bundled OpenAI encodings, a special token's text in the input is ordinary
         # text unless the request allows it (`allowed_special`, the "special tokens" checkbox),
         # rather than tiktoken's error: the views show any text.
         if getattr(tok, "strict_special", False):
             tok.strict_special = False
-        heap.settle()                   # a big vocabulary that stays: keep the collector off it
+        heap.settle()  # a big vocabulary that stays: keep the collector off it
         self._cache.put(handle, tok, tokenizer_bytes(tok))
 
 
@@ -306,15 +352,26 @@ def parse(data: bytes, fmt: str, options: dict[str, Any]) -> tc.Tokenizer:
         return tc.load(data, format=fmt, **options)
     except ValueError:
         raise
-    except _PARSE_ERRORS as exc:        # the readers should say ValueError; never a 500 for a file
-        raise ValueError(f"cannot read this {FORMAT_LABELS.get(fmt, fmt)}: "
-                         f"{type(exc).__name__}: {exc}") from None
+    except _PARSE_ERRORS as exc:  # the readers should say ValueError; never a 500 for a file
+        raise ValueError(
+            f"cannot read this {FORMAT_LABELS.get(fmt, fmt)}: {type(exc).__name__}: {exc}"
+        ) from None
 
 
 # ---- one upload from the form or the API -----------------------------------------------------------
-async def upload(uploads: UploadedTokenizers, limit: int, file: UploadFile | None, *,
-                 sha256: str = "", name: str = "", format: str = "", pattern: str = "",
-                 regex: str = "", special_tokens: str = "", lowercase: str = "") -> dict[str, Any]:
+async def upload(
+    uploads: UploadedTokenizers,
+    limit: int,
+    file: UploadFile | None,
+    *,
+    sha256: str = "",
+    name: str = "",
+    format: str = "",
+    pattern: str = "",
+    regex: str = "",
+    special_tokens: str = "",
+    lowercase: str = "",
+) -> dict[str, Any]:
     """Read, check and store one tokenizer file from form fields (`sha256`: a file stored
     earlier, when the form comes back for a ranks file's pattern). Raises HTTPException for
     the upload itself, ValueError (NeedsPattern among them) for the file's content."""
@@ -325,7 +382,9 @@ async def upload(uploads: UploadedTokenizers, limit: int, file: UploadFile | Non
     elif sha256:
         data = uploads.store.get_file(sha256) if is_sha256(sha256) else None
         if data is None:
-            raise HTTPException(404, f"no stored tokenizer file has sha256 {sha256}: upload it again")
+            raise HTTPException(
+                404, f"no stored tokenizer file has sha256 {sha256}: upload it again"
+            )
     else:
         raise HTTPException(422, "choose a tokenizer file to upload")
     if format and format not in formats.FORMATS:
@@ -333,9 +392,14 @@ async def upload(uploads: UploadedTokenizers, limit: int, file: UploadFile | Non
     # parsing a big file takes seconds: off the event loop, so other requests go on
     try:
         return await run_in_threadpool(
-            uploads.add, data, name=name, filename=filename, format=format or None,
+            uploads.add,
+            data,
+            name=name,
+            filename=filename,
+            format=format or None,
             pattern=regex.strip() or pattern.strip() or None,
             special_tokens=parse_special_tokens(special_tokens),
-            lowercase=parse_lowercase(lowercase))
+            lowercase=parse_lowercase(lowercase),
+        )
     except StoreFull as exc:
         raise HTTPException(507, str(exc)) from None

@@ -3,6 +3,7 @@
 Its own module, below both `app.render` (which offers it to templates) and `app.export` (whose
 download links use it), so neither imports the other.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -20,10 +21,10 @@ def url_with(path: str, params: dict[str, Any], **changes: Any) -> str:
     """
     merged = {**params, **changes}
     if EMBED.get() and path.startswith("/") and not path.startswith(("/api", "/static")):
-        merged.setdefault("embed", 1)           # links inside an embedded view stay embedded
+        merged.setdefault("embed", 1)  # links inside an embedded view stay embedded
     pairs = []
     for k, v in merged.items():
-        for item in (v if isinstance(v, (list, tuple)) else [v]):
+        for item in v if isinstance(v, (list, tuple)) else [v]:
             if item is not None and item != "":
                 pairs.append((k, item))
     query = urlencode(pairs)

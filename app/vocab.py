@@ -4,6 +4,7 @@ its BPE merge rank or Unigram score, and how often it occurs in a corpus.
 Pure functions of a `Tokenizer` (and a corpus text), cached per model: a vocabulary of 200k
 entries is listed once, then searched and paged many times.
 """
+
 from __future__ import annotations
 
 import functools
@@ -16,17 +17,17 @@ import tokenizers_core as tc
 
 from . import display
 
-MAX_FREQUENCY_CHARS = 1_000_000     # frequencies are counted on at most this much of a corpus
+MAX_FREQUENCY_CHARS = 1_000_000  # frequencies are counted on at most this much of a corpus
 
 
 class Entry(NamedTuple):
     id: int
-    value: str        # as the model spells it (Ġ, ##, ▁ kept); an added token's content
-    text: str         # as the visualiser draws it (byte-level as text; <E3 81> for partial bytes)
+    value: str  # as the model spells it (Ġ, ##, ▁ kept); an added token's content
+    text: str  # as the visualiser draws it (byte-level as text; <E3 81> for partial bytes)
     bytes_hex: str
-    special: bool     # a special token (the model's, or an added token marked special)
-    added: bool = False   # outside the model's own vocabulary: an added token of a
-                          # tokenizer.json (Llama 3's 256), a special token a ranks file lacks
+    special: bool  # a special token (the model's, or an added token marked special)
+    added: bool = False  # outside the model's own vocabulary: an added token of a
+    # tokenizer.json (Llama 3's 256), a special token a ranks file lacks
 
 
 def has_vocabulary(tok: tc.Tokenizer) -> bool:
@@ -55,6 +56,7 @@ def per_model(fn):
         with lock:
             cache.setdefault(model, {})[rest] = value
         return value
+
     return cached
 
 
@@ -68,25 +70,32 @@ def entries(model: Any, added: tuple[Any, ...] = ()) -> tuple[Entry, ...]:
     if not isinstance(specials, dict):
         specials = {}
     own = {id_: value for value, id_ in model.vocab.items()}
-    by_id: dict[int, tuple[str, bool, bool]] = {          # id -> (value, special, added)
-        id_: (value, value in specials, False) for id_, value in own.items()}
+    by_id: dict[int, tuple[str, bool, bool]] = {  # id -> (value, special, added)
+        id_: (value, value in specials, False) for id_, value in own.items()
+    }
     for value, id_ in specials.items():
         if id_ not in by_id:
             by_id[id_] = (value, True, True)
     for token in added:
         if token.id is None:
             continue
-        by_id[token.id] = (token.content, token.special or token.content in specials,
-                           own.get(token.id) != token.content)
+        by_id[token.id] = (
+            token.content,
+            token.special or token.content in specials,
+            own.get(token.id) != token.content,
+        )
     out = []
     for id_ in sorted(by_id):
         value, special, is_added = by_id[id_]
         if special or is_added or not byte_level:
-            data = (value.encode("utf-8") if special or is_added     # <0xE3>: byte fallback
-                    else display.token_bytes(value, value, False))
+            data = (
+                value.encode("utf-8")
+                if special or is_added  # <0xE3>: byte fallback
+                else display.token_bytes(value, value, False)
+            )
             text = value if special else display.visible(value)
         else:
-            head, stem, tail = display.split_markers(model, value)   # CLIP's `¬</w>`
+            head, stem, tail = display.split_markers(model, value)  # CLIP's `¬</w>`
             data = display.token_bytes(stem, stem, True)
             text = head + display.token_label(data) + tail
         out.append(Entry(id_, value, text, display.hex_bytes(data), special, is_added))
@@ -106,8 +115,8 @@ def search(tok: tc.Tokenizer, query: str) -> list[Entry]:
     query = query.strip()
     if not query:
         return list(every)
-    if query.isascii() and query.isdigit() and len(query) <= 18:   # an id ("²" is no id, and
-        return [e for e in every if e.id == int(query)]              # 5,000 digits are none)
+    if query.isascii() and query.isdigit() and len(query) <= 18:  # an id ("²" is no id, and
+        return [e for e in every if e.id == int(query)]  # 5,000 digits are none)
     q = query.casefold()
     return [e for e in every if q in e.value.casefold() or q in e.text.casefold()]
 
@@ -127,7 +136,9 @@ def merge_rank(model: Any, value: str) -> int | None:
     the token itself: the rank is its id."""
     if getattr(model, "rank_by", None) == "tokens":
         data = model.vocab.get(value)
-        return data if data is not None and len(display.token_bytes(value, value, True)) > 1 else None
+        return (
+            data if data is not None and len(display.token_bytes(value, value, True)) > 1 else None
+        )
     return _merge_ranks(model).get(value)
 
 
@@ -154,7 +165,7 @@ def frequencies(name: str, tok: tc.Tokenizer, corpus_ref: str, text: str) -> Cou
             return _counts[key]
     try:
         enc = tok.encode(text[:MAX_FREQUENCY_CHARS], add_special_tokens=False)
-    except TypeError:             # tokenisers without a post-processor option
+    except TypeError:  # tokenisers without a post-processor option
         enc = tok.encode(text[:MAX_FREQUENCY_CHARS])
     counts = Counter(enc.ids)
     with _lock:
@@ -174,4 +185,5 @@ def shower(model: Any):
     def show(value: str) -> str:
         head, stem, tail = display.split_markers(model, value)
         return head + display.token_label(display.token_bytes(stem, stem, True)) + tail
+
     return show

@@ -3,6 +3,7 @@
 In-process (FastAPI TestClient, no network); each tokeniser is warmed up first, so this is the
 steady state of a running server. Run: .venv/bin/python benchmarks/bench_api_encode.py
 """
+
 from __future__ import annotations
 
 import os
@@ -27,13 +28,18 @@ REQUESTS = int(os.environ.get("BENCH_REQUESTS", "300"))
 def two_kb_text() -> str:
     text = load_corpus("botchan")
     start = text.index("CHAPTER I")
-    return text[start:start + 2048]
+    return text[start : start + 2048]
 
 
 def main() -> None:
     tmp = tempfile.mkdtemp()
-    settings = Settings(db_path=Path(tmp) / "bench.sqlite3", max_text_chars=100_000,
-                        max_corpus_bytes=5_000_000, max_upload_bytes=5_000_000, regex_timeout=0.5)
+    settings = Settings(
+        db_path=Path(tmp) / "bench.sqlite3",
+        max_text_chars=100_000,
+        max_corpus_bytes=5_000_000,
+        max_upload_bytes=5_000_000,
+        regex_timeout=0.5,
+    )
     client = TestClient(create_app(settings), base_url="http://127.0.0.1")
     text = two_kb_text()
     print(f"POST /api/encode, {len(text.encode())} bytes of botchan, {REQUESTS} requests each")

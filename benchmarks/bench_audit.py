@@ -11,6 +11,7 @@ categories and builds each reason). Wall time and this process's CPU time are bo
 
 Run: .venv/bin/python benchmarks/bench_audit.py
 """
+
 from __future__ import annotations
 
 import sys
@@ -22,19 +23,28 @@ sys.path.insert(0, str(ROOT))
 
 import tokenizers_core as tc  # noqa: E402
 
-INTEROP = next((p / "shared" / "data" / "interop" for p in ROOT.parents
-                if (p / "shared" / "data" / "interop").is_dir()), Path("/work/shared/data/interop"))
+INTEROP = next(
+    (
+        p / "shared" / "data" / "interop"
+        for p in ROOT.parents
+        if (p / "shared" / "data" / "interop").is_dir()
+    ),
+    Path("/work/shared/data/interop"),
+)
 
 
 def tiktoken_round_trip(name: str) -> float:
     """Seconds tiktoken takes to decode and re-encode every ordinary token."""
     import tiktoken
+
     from tokenizers_core.implementations.openai_public import ENCODINGS, load_ranks
     from tokenizers_core.pre_tokenizers import PRESETS
+
     preset, specials = ENCODINGS[name]
     ranks = load_ranks(name)
-    enc = tiktoken.Encoding(name, pat_str=PRESETS[preset], mergeable_ranks=ranks,
-                            special_tokens=specials)
+    enc = tiktoken.Encoding(
+        name, pat_str=PRESETS[preset], mergeable_ranks=ranks, special_tokens=specials
+    )
     start = time.perf_counter()
     for data, id_ in ranks.items():
         try:
@@ -48,6 +58,7 @@ def tiktoken_round_trip(name: str) -> float:
 def hf_round_trip(path: Path) -> float:
     """Seconds Hugging Face `tokenizers` takes to decode and re-encode every token."""
     from tokenizers import Tokenizer
+
     tok = Tokenizer.from_file(str(path))
     size = tok.get_vocab_size(with_added_tokens=True)
     start = time.perf_counter()
@@ -64,16 +75,20 @@ def run(label: str, load, reference) -> None:
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     phases = "  ".join(f"{k} {v:5.2f} s" for k, v in report.timings.items())
     counts = ", ".join(f"{k} {v:,}" for k, v in report.counts().items() if v)
-    print(f"{label:<24} {len(report.entries):>7,} entries  {phases}  total {wall:5.2f} s "
-          f"(cpu {cpu:5.2f} s)\n{'':<24} {counts}")
+    print(
+        f"{label:<24} {len(report.entries):>7,} entries  {phases}  total {wall:5.2f} s "
+        f"(cpu {cpu:5.2f} s)\n{'':<24} {counts}"
+    )
     if reference is not None:
         try:
             ref = reference()
         except ImportError as exc:
             print(f"{'':<24} (reference skipped: {exc})")
             return
-        print(f"{'':<24} reference round trip {ref:5.2f} s; our classify phase is "
-              f"{report.timings['classify'] / ref:4.1f}x it")
+        print(
+            f"{'':<24} reference round trip {ref:5.2f} s; our classify phase is "
+            f"{report.timings['classify'] / ref:4.1f}x it"
+        )
 
 
 def main() -> None:
@@ -84,8 +99,11 @@ def main() -> None:
         if not path.is_file():
             print(f"({name}: {path} is absent, skipped)")
             continue
-        run(f"{name} tokenizer.json", lambda p=path: tc.load(str(p)),
-            lambda p=path: hf_round_trip(p))
+        run(
+            f"{name} tokenizer.json",
+            lambda p=path: tc.load(str(p)),
+            lambda p=path: hf_round_trip(p),
+        )
 
 
 if __name__ == "__main__":

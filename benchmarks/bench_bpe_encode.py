@@ -10,6 +10,7 @@ ratio ours / HF (the issue's target: >= 0.8x).
 
     .venv/bin/python benchmarks/bench_bpe_encode.py [--repeat 3] [--encoding cl100k_base]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,18 +49,25 @@ def main() -> None:
     mb = len(text.encode("utf-8")) / 1e6
     ours = tc.load(args.encoding)
     preset, specials = ENCODINGS[args.encoding]
-    ref = tiktoken.Encoding(args.encoding, pat_str=PRESETS[preset],
-                            mergeable_ranks=load_ranks(args.encoding), special_tokens=specials)
+    ref = tiktoken.Encoding(
+        args.encoding,
+        pat_str=PRESETS[preset],
+        mergeable_ranks=load_ranks(args.encoding),
+        special_tokens=specials,
+    )
     t0 = time.perf_counter()
-    merges = ours.model.merges                       # derived from the ranks (not timed below)
+    merges = ours.model.merges  # derived from the ranks (not timed below)
     print(f"derived {len(merges):,} merges from the ranks in {time.perf_counter() - t0:.1f} s")
     hf = Tokenizer(models.BPE(dict(ours.model.vocab), merges))
     # Oniguruma (HF's regex engine, Ruby syntax) reads `{1,3}+` as "{1,3}, one or more times",
     # not as a possessive {1,3}: "1905" would stay one piece. Plain `{1,3}` is what tiktoken means.
     hf_pattern = PRESETS[preset].replace(r"\p{N}{1,3}+", r"\p{N}{1,3}")
-    hf.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(hf_pattern), behavior="isolated"),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    hf.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(hf_pattern), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
 
     # the same ids, line by line
     ours_ids = [ours.encode(line).ids for line in lines]
@@ -68,12 +76,15 @@ def main() -> None:
     same = ours_ids == hf_ids == tt_ids
     print(f"ids identical (ours, HF, tiktoken) on {len(lines):,} lines: {same}")
 
-    runs = {"lines": lambda: ours.encode_batch(lines), "text": lambda: ours.encode(text),
-            "plain": lambda: [ours.encode(line) for line in lines],
-            "hf": lambda: hf.encode_batch(lines, add_special_tokens=False),
-            "tt": lambda: ref.encode_ordinary(text)}
+    runs = {
+        "lines": lambda: ours.encode_batch(lines),
+        "text": lambda: ours.encode(text),
+        "plain": lambda: [ours.encode(line) for line in lines],
+        "hf": lambda: hf.encode_batch(lines, add_special_tokens=False),
+        "tt": lambda: ref.encode_ordinary(text),
+    }
     best: dict[str, float] = {}
-    for _ in range(args.repeat):                      # interleaved, so load noise hits all
+    for _ in range(args.repeat):  # interleaved, so load noise hits all
         for name, fn in runs.items():
             best[name] = min(best.get(name, 1e9), _best(fn, 1))
     t_ours_lines, t_ours_text, t_hf, t_tt = best["lines"], best["text"], best["hf"], best["tt"]
@@ -83,9 +94,11 @@ def main() -> None:
     print(f"  ours, one call      {t_ours_text:.3f} s  {mb / t_ours_text:6.2f} MB/s")
     print(f"  HF encode_batch     {t_hf:.3f} s  {mb / t_hf:6.2f} MB/s")
     print(f"  tiktoken            {t_tt:.3f} s  {mb / t_tt:6.2f} MB/s")
-    print(f"  throughput ours/HF = {t_hf / t_ours_lines:.2f}x (encode_batch of the lines), "
-          f"{t_hf / t_ours_text:.2f}x (ours in one call); "
-          f"ours/tiktoken = {t_tt / t_ours_text:.2f}x")
+    print(
+        f"  throughput ours/HF = {t_hf / t_ours_lines:.2f}x (encode_batch of the lines), "
+        f"{t_hf / t_ours_text:.2f}x (ours in one call); "
+        f"ours/tiktoken = {t_tt / t_ours_text:.2f}x"
+    )
     cold = tc.load(args.encoding)
     cold._pieces.clear()
     cold.model._cache.clear()

@@ -13,6 +13,7 @@ Hugging Face side for "byte_bpe": `BPE()` + `ByteLevel(add_prefix_space=False)` 
 textbook variant, characters + a separate </w>), the closest HF setup: `Whitespace()` +
 `BpeTrainer(vocab_size, end_of_word_suffix="</w>")` -- a different but equally sized task.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -61,17 +62,20 @@ def main() -> None:
     parser.add_argument("--algorithms", nargs="*", default=["byte_bpe", "bpe"])
     args = parser.parse_args()
     from benchmarks.corpus import english_1mb_bytes, precompile
-    english_1mb_bytes()            # install / check the pinned corpus once, outside the timings
-    precompile()                   # .pyc files, as pip leaves for the reference
+
+    english_1mb_bytes()  # install / check the pinned corpus once, outside the timings
+    precompile()  # .pyc files, as pip leaves for the reference
     for algo in args.algorithms:
         ours, hf = [], []
         for _ in range(args.repeat):
             fmt = dict(root=str(ROOT), algo=algo, vocab=args.vocab)
             hf.append(_time(HF.format(**fmt)))
             ours.append(_time(OURS.format(**fmt)))
-        print(f"train {algo:9s} 1 MB vocab {args.vocab}: ours {min(ours):.2f} s, "
-              f"HF BpeTrainer {min(hf):.2f} s (whole process, best of {args.repeat}) "
-              f"-> ours/HF = {min(ours) / min(hf):.2f}x")
+        print(
+            f"train {algo:9s} 1 MB vocab {args.vocab}: ours {min(ours):.2f} s, "
+            f"HF BpeTrainer {min(hf):.2f} s (whole process, best of {args.repeat}) "
+            f"-> ours/HF = {min(ours) / min(hf):.2f}x"
+        )
 
 
 if __name__ == "__main__":

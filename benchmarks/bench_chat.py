@@ -6,6 +6,7 @@ each template compiled (and cached) first, as in a running server.
 
 Run: .venv/bin/python benchmarks/bench_chat.py   (BENCH_RUNS=500 by default)
 """
+
 from __future__ import annotations
 
 import os
@@ -20,9 +21,11 @@ import tokenizers_core as tc  # noqa: E402
 from tokenizers_core import chat  # noqa: E402
 
 RUNS = int(os.environ.get("BENCH_RUNS", "500"))
-MESSAGES = [{"role": "system", "content": "You are a helpful assistant."},
-            {"role": "user", "content": "What is the capital of France?"},
-            {"role": "assistant", "content": "Paris."}]
+MESSAGES = [
+    {"role": "system", "content": "You are a helpful assistant."},
+    {"role": "user", "content": "What is the capital of France?"},
+    {"role": "assistant", "content": "Paris."},
+]
 
 
 def timings(fn) -> tuple[float, float]:
@@ -41,24 +44,49 @@ def main() -> None:
     source = chat.template_source("llama3")
     specials = chat.bundled_template("llama3").special_tokens
     tok = tc.load("cl100k_base")
-    rows = [("ours: text (apply_chat_template)",
-             timings(lambda: tc.apply_chat_template(None, MESSAGES, template_name="llama3")))]
+    rows = [
+        (
+            "ours: text (apply_chat_template)",
+            timings(lambda: tc.apply_chat_template(None, MESSAGES, template_name="llama3")),
+        )
+    ]
     try:
         from transformers.utils.chat_template_utils import render_jinja_template
     except ImportError:
         print("transformers is not installed: only our own times", file=sys.stderr)
     else:
-        rows.append(("transformers: text (render_jinja_template)", timings(
-            lambda: render_jinja_template(conversations=[MESSAGES], chat_template=source,
-                                          **specials))))
-    rows.append(("ours: render_chat, no tokenizer (+ spans, lints)", timings(
-        lambda: chat.render_chat(MESSAGES, template_name="llama3"))))
-    rows.append(("ours: render_chat + cl100k_base tokens", timings(
-        lambda: chat.render_chat(MESSAGES, template_name="llama3", tokenizer=tok))))
+        rows.append(
+            (
+                "transformers: text (render_jinja_template)",
+                timings(
+                    lambda: render_jinja_template(
+                        conversations=[MESSAGES], chat_template=source, **specials
+                    )
+                ),
+            )
+        )
+    rows.append(
+        (
+            "ours: render_chat, no tokenizer (+ spans, lints)",
+            timings(lambda: chat.render_chat(MESSAGES, template_name="llama3")),
+        )
+    )
+    rows.append(
+        (
+            "ours: render_chat + cl100k_base tokens",
+            timings(lambda: chat.render_chat(MESSAGES, template_name="llama3", tokenizer=tok)),
+        )
+    )
     llama3 = _llama3()
-    if llama3 is not None:        # the real Llama 3 tokenizer.json: the double-BOS lint fires
-        rows.append(("ours: render_chat + Llama 3 tokenizer.json", timings(
-            lambda: chat.render_chat(MESSAGES, template_name="llama3", tokenizer=llama3))))
+    if llama3 is not None:  # the real Llama 3 tokenizer.json: the double-BOS lint fires
+        rows.append(
+            (
+                "ours: render_chat + Llama 3 tokenizer.json",
+                timings(
+                    lambda: chat.render_chat(MESSAGES, template_name="llama3", tokenizer=llama3)
+                ),
+            )
+        )
     print(f"3 messages, Llama 3 style template, {RUNS} runs each")
     print(f"{'':<52}{'p50 ms':>9}{'p95 ms':>9}")
     for name, (p50, p95) in rows:
@@ -69,7 +97,9 @@ def main() -> None:
 
 def _llama3():
     """Llama 3's tokenizer.json from ../shared/data/interop, or None when it is absent."""
-    path = Path(__file__).resolve().parents[2] / "shared/data/interop/converted/llama3.tokenizer.json"
+    path = (
+        Path(__file__).resolve().parents[2] / "shared/data/interop/converted/llama3.tokenizer.json"
+    )
     if not path.is_file():
         print(f"{path} is absent: no Llama 3 row", file=sys.stderr)
         return None

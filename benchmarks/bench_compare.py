@@ -3,6 +3,7 @@ multilingual-tax data for every bundled tokeniser on all 33 UDHR languages, cold
 
 In-process (TestClient). Run: .venv/bin/python benchmarks/bench_compare.py
 """
+
 from __future__ import annotations
 
 import os
@@ -26,17 +27,24 @@ COLUMNS = ["bpe", "wordpiece", "unigram", "o200k_base", "bert-base-uncased", "cl
 
 def main() -> None:
     tmp = tempfile.mkdtemp()
-    settings = Settings(db_path=Path(tmp) / "bench.sqlite3", max_text_chars=100_000,
-                        max_corpus_bytes=5_000_000, max_upload_bytes=5_000_000, regex_timeout=0.5)
+    settings = Settings(
+        db_path=Path(tmp) / "bench.sqlite3",
+        max_text_chars=100_000,
+        max_corpus_bytes=5_000_000,
+        max_upload_bytes=5_000_000,
+        regex_timeout=0.5,
+    )
     client = TestClient(create_app(settings), base_url="http://127.0.0.1")
     text = load_corpus("botchan")
     start = text.index("CHAPTER I")
-    text = text[start:start + 2048]
+    text = text[start : start + 2048]
     params = {"text": text, "col": COLUMNS, "corpus": "botchan", "vocab": 1000, "ref": 3}
     t0 = time.perf_counter()
     client.get("/compare", params={**params, "wait": "true"}).raise_for_status()
-    print(f"compare, first request (trains bpe, wordpiece, unigram on botchan at 1000): "
-          f"{time.perf_counter() - t0:.1f} s")
+    print(
+        f"compare, first request (trains bpe, wordpiece, unigram on botchan at 1000): "
+        f"{time.perf_counter() - t0:.1f} s"
+    )
     times, server = [], []
     for _ in range(REQUESTS):
         t0 = time.perf_counter()
@@ -45,11 +53,16 @@ def main() -> None:
         times.append((time.perf_counter() - t0) * 1000)
         server.append(float(r.headers["Server-Timing"].split("dur=")[1]))
     assert "compare/column?" not in r.text, "a column was not warm"
-    for label, values in (("server time (Server-Timing)", server), ("round trip (in-process client)", times)):
+    for label, values in (
+        ("server time (Server-Timing)", server),
+        ("round trip (in-process client)", times),
+    ):
         values.sort()
-        print(f"compare of {len(COLUMNS)} tokenisers on {len(text.encode())} bytes, warm, "
-              f"{REQUESTS} requests, {label}: median {statistics.median(values):.1f} ms, "
-              f"p95 {values[int(0.95 * (len(values) - 1))]:.1f} ms")
+        print(
+            f"compare of {len(COLUMNS)} tokenisers on {len(text.encode())} bytes, warm, "
+            f"{REQUESTS} requests, {label}: median {statistics.median(values):.1f} ms, "
+            f"p95 {values[int(0.95 * (len(values) - 1))]:.1f} ms"
+        )
 
     t0 = time.perf_counter()
     client.get("/api/tax").raise_for_status()
@@ -57,8 +70,10 @@ def main() -> None:
     t0 = time.perf_counter()
     body = client.get("/api/tax").json()
     warm = time.perf_counter() - t0
-    print(f"tax for {len(body['counts'])} bundled tokenisers x {len(body['languages'])} languages: "
-          f"cold {cold:.2f} s, warm {warm * 1000:.1f} ms")
+    print(
+        f"tax for {len(body['counts'])} bundled tokenisers x {len(body['languages'])} languages: "
+        f"cold {cold:.2f} s, warm {warm * 1000:.1f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ wall time and in this process's CPU time (the machine may be shared).
 
 Run: .venv/bin/python benchmarks/bench_diff.py
 """
+
 from __future__ import annotations
 
 import json
@@ -29,8 +30,14 @@ import tokenizers_core as tc  # noqa: E402
 from tokenizers_core.corpora import load_corpus  # noqa: E402
 from tokenizers_core.diff import corpus_texts, diff  # noqa: E402
 
-INTEROP = next((p / "shared" / "data" / "interop" for p in ROOT.parents
-                if (p / "shared" / "data" / "interop").is_dir()), Path("/work/shared/data/interop"))
+INTEROP = next(
+    (
+        p / "shared" / "data" / "interop"
+        for p in ROOT.parents
+        if (p / "shared" / "data" / "interop").is_dir()
+    ),
+    Path("/work/shared/data/interop"),
+)
 MB = 1_000_000
 
 
@@ -39,41 +46,66 @@ def botchan_1mb() -> str:
     one = load_corpus("botchan")
     text = one * (MB // len(one.encode("utf-8")) + 1)
     data = text.encode("utf-8")[:MB]
-    return data[:data.rfind(b"\n") + 1].decode("utf-8")
+    return data[: data.rfind(b"\n") + 1].decode("utf-8")
 
 
 def fortunes_1mb() -> str | None:
     try:
         from benchmarks.corpus import english_1mb
+
         return english_1mb()
-    except Exception as exc:                     # the package is missing: say so, go on
+    except Exception as exc:  # the package is missing: say so, go on
         print(f"(fortunes 1 MB skipped: {exc})")
         return None
 
 
 def pairs() -> list[tuple[str, object]]:
     """(label, a function that loads the pair afresh)."""
+
     def converted():
         cl100k = tc.load("cl100k_base")
         return cl100k, tc.load(json.dumps(cl100k.to_hf_json()).encode("utf-8"))
 
-    out = [("identical: cl100k_base vs its tokenizer.json", converted),
-           ("differing: cl100k_base vs o200k_base",
-            lambda: (tc.load("cl100k_base"), tc.load("o200k_base")))]
+    out = [
+        ("identical: cl100k_base vs its tokenizer.json", converted),
+        (
+            "differing: cl100k_base vs o200k_base",
+            lambda: (tc.load("cl100k_base"), tc.load("o200k_base")),
+        ),
+    ]
     gguf = _gguf_writer()
     if gguf is not None and (INTEROP / "converted").is_dir():
         folder = tempfile.mkdtemp()
         json_path = str(INTEROP / "converted" / "llama3.tokenizer.json")
-        out.append(("identical: Llama 3 tokenizer.json vs its GGUF", lambda: (
-            tc.load(json_path), tc.load(gguf(os.path.join(folder, "llama3.gguf"))))))
-        out.append(("differing: Llama 3 tokenizer.json vs its GGUF with pre 'default'", lambda: (
-            tc.load(json_path),
-            tc.load(gguf(os.path.join(folder, "default.gguf"), pre="default")))))
+        out.append(
+            (
+                "identical: Llama 3 tokenizer.json vs its GGUF",
+                lambda: (tc.load(json_path), tc.load(gguf(os.path.join(folder, "llama3.gguf")))),
+            )
+        )
+        out.append(
+            (
+                "differing: Llama 3 tokenizer.json vs its GGUF with pre 'default'",
+                lambda: (
+                    tc.load(json_path),
+                    tc.load(gguf(os.path.join(folder, "default.gguf"), pre="default")),
+                ),
+            )
+        )
     if (INTEROP / "converted").is_dir():
-        out.append(("differing: Llama 3 tokenizer.json vs ranks with GPT-2's pattern", lambda: (
-            tc.load(str(INTEROP / "converted" / "llama3.tokenizer.json")),
-            tc.load(str(INTEROP / "raw" / "llama3" / "tokenizer.model"), pattern="gpt2",
-                    special_tokens={"<|begin_of_text|>": 128000}))))
+        out.append(
+            (
+                "differing: Llama 3 tokenizer.json vs ranks with GPT-2's pattern",
+                lambda: (
+                    tc.load(str(INTEROP / "converted" / "llama3.tokenizer.json")),
+                    tc.load(
+                        str(INTEROP / "raw" / "llama3" / "tokenizer.model"),
+                        pattern="gpt2",
+                        special_tokens={"<|begin_of_text|>": 128000},
+                    ),
+                ),
+            )
+        )
     return out
 
 
@@ -94,19 +126,23 @@ def main() -> None:
         corpora.append(("fortunes (1 MB, distinct lines)", fortunes))
     for corpus_label, text in corpora:
         texts = corpus_texts(text)
-        print(f"\n{corpus_label}: {len(text.encode('utf-8')):,} bytes, {len(texts):,} texts, "
-              f"{len(set(texts)):,} distinct")
+        print(
+            f"\n{corpus_label}: {len(text.encode('utf-8')):,} bytes, {len(texts):,} texts, "
+            f"{len(set(texts)):,} distinct"
+        )
         for label, load in pairs():
             a, b = load()
             times = []
-            for _ in range(2):                       # cold, then warm
+            for _ in range(2):  # cold, then warm
                 start, cpu = time.perf_counter(), time.process_time()
                 report = diff(a, b, texts)
                 times.append((time.perf_counter() - start, time.process_time() - cpu))
             (cold, cold_cpu), (warm, warm_cpu) = times
-            print(f"  {label}: cold {cold:.2f} s (CPU {cold_cpu:.2f} s), warm {warm:.2f} s "
-                  f"(CPU {warm_cpu:.2f} s); {100 * report.share_identical:.1f}% identical, "
-                  f"{report.by_stage}")
+            print(
+                f"  {label}: cold {cold:.2f} s (CPU {cold_cpu:.2f} s), warm {warm:.2f} s "
+                f"(CPU {warm_cpu:.2f} s); {100 * report.share_identical:.1f}% identical, "
+                f"{report.by_stage}"
+            )
 
 
 if __name__ == "__main__":

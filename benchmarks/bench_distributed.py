@@ -35,6 +35,7 @@ an error. `--skip-load` runs the latency parts alone.
     .venv/bin/python benchmarks/bench_distributed.py --duration 15 --clients 20
     .venv/bin/python benchmarks/bench_distributed.py --skip-load --repeat 6
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,17 +58,34 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import bench_load  # noqa: E402  (the request mix, the client loop, percentiles)
-from bench_load import (HOST, _free_port, _text_2kb, mix, pct,  # noqa: E402
-                        tree_rss_mb, upload, warm_up)
+from bench_load import (
+    HOST,
+    _free_port,
+    _text_2kb,
+    mix,
+    pct,  # noqa: E402
+    tree_rss_mb,
+    upload,
+    warm_up,
+)
 from bench_step_jobs import _alive  # noqa: E402  (a process that is gone or a zombie: False)
 
-SERVER_FLAGS = ["--http", "app.serving:HeaderTimeoutProtocol", "--timeout-keep-alive", "5",
-                "--limit-concurrency", "500", "--h11-max-incomplete-event-size", "16384",
-                "--log-level", "warning"]            # the Makefile's `run` target
-WORKER_CONCURRENCY = 2            # = the embedded server's default TOKVIS_JOB_WORKERS
-POLL = 0.01                       # seconds between two looks at a job
-JOB_TIMEOUT = 300.0               # seconds a sweep may take to start, finish or stop
-SETTLE = 0.5                      # seconds a long sweep trains before it is cancelled
+SERVER_FLAGS = [
+    "--http",
+    "app.serving:HeaderTimeoutProtocol",
+    "--timeout-keep-alive",
+    "5",
+    "--limit-concurrency",
+    "500",
+    "--h11-max-incomplete-event-size",
+    "16384",
+    "--log-level",
+    "warning",
+]  # the Makefile's `run` target
+WORKER_CONCURRENCY = 2  # = the embedded server's default TOKVIS_JOB_WORKERS
+POLL = 0.01  # seconds between two looks at a job
+JOB_TIMEOUT = 300.0  # seconds a sweep may take to start, finish or stop
+SETTLE = 0.5  # seconds a long sweep trains before it is cancelled
 OWN_ENV = ("TOKVIS_DATABASE_URL", "TOKVIS_DB", "TOKVIS_SECRET_KEY", "TOKVIS_ALLOWED_HOSTS")
 
 
@@ -83,8 +101,14 @@ class Fleet:
     def start(self, name: str, args: list[str], env: dict[str, str]) -> subprocess.Popen:
         log = open(self.logs / f"{name}.log", "wb")
         try:
-            proc = subprocess.Popen([sys.executable, *args], cwd=ROOT, env=env, stdout=log,
-                                    stderr=subprocess.STDOUT, start_new_session=True)
+            proc = subprocess.Popen(
+                [sys.executable, *args],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         finally:
             log.close()
         self.procs.append((name, proc))
@@ -113,8 +137,11 @@ class Fleet:
         found = []
         for log in sorted(self.logs.glob("*.log")):
             lines = log.read_text(errors="replace").splitlines()
-            bad = [line for line in lines if any(word in line for word in
-                                                 ("Traceback", "ERROR", "Error", "CRITICAL"))]
+            bad = [
+                line
+                for line in lines
+                if any(word in line for word in ("Traceback", "ERROR", "Error", "CRITICAL"))
+            ]
             found += [f"{log.stem}: {line}" for line in bad]
         return found
 
@@ -125,8 +152,11 @@ def base_env() -> dict[str, str]:
 
 def start_server(fleet: Fleet, name: str, env: dict[str, str]) -> tuple[subprocess.Popen, int]:
     port = _free_port()
-    proc = fleet.start(name, ["-m", "uvicorn", "app.main:app", "--host", HOST, "--port",
-                              str(port), *SERVER_FLAGS], env)
+    proc = fleet.start(
+        name,
+        ["-m", "uvicorn", "app.main:app", "--host", HOST, "--port", str(port), *SERVER_FLAGS],
+        env,
+    )
     deadline = time.monotonic() + 60
     while True:
         try:
@@ -137,8 +167,10 @@ def start_server(fleet: Fleet, name: str, env: dict[str, str]) -> tuple[subproce
         except (OSError, http.client.HTTPException):
             pass
         if proc.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"{name} did not start (see {fleet.logs / name}.log:\n"
-                               + (fleet.logs / f"{name}.log").read_text(errors="replace")[-2000:])
+            raise RuntimeError(
+                f"{name} did not start (see {fleet.logs / name}.log:\n"
+                + (fleet.logs / f"{name}.log").read_text(errors="replace")[-2000:]
+            )
         time.sleep(0.2)
 
 
@@ -147,8 +179,9 @@ def api(port: int, method: str, path: str, body: dict | None = None) -> tuple[in
     conn = http.client.HTTPConnection(HOST, port, timeout=60)
     try:
         data = json.dumps(body).encode() if body is not None else None
-        conn.request(method, path, body=data,
-                     headers={"Content-Type": "application/json"} if data else {})
+        conn.request(
+            method, path, body=data, headers={"Content-Type": "application/json"} if data else {}
+        )
         response = conn.getresponse()
         answer = response.read()
     finally:
@@ -180,21 +213,23 @@ def load(ports: list[int], requests: list, clients: int, duration: float) -> dic
     def one(i: int) -> None:
         outs[i] = bench_load.run(ports[i], requests, shares[i], duration)
 
-    bench_load.request = counting        # run() looks it up at each request
+    bench_load.request = counting  # run() looks it up at each request
     try:
-        threads = [threading.Thread(target=one, args=(i,), daemon=True)
-                   for i in range(len(ports))]
+        threads = [threading.Thread(target=one, args=(i,), daemon=True) for i in range(len(ports))]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
     finally:
         bench_load.request = plain
-    merged = {"seconds": max(o["seconds"] for o in outs),
-              "latencies": {name: [v for o in outs for v in o["latencies"][name]]
-                            for name, *_ in requests},
-              "errors": {name: sum(o["errors"][name] for o in outs) for name, *_ in requests},
-              "statuses": statuses}
+    merged = {
+        "seconds": max(o["seconds"] for o in outs),
+        "latencies": {
+            name: [v for o in outs for v in o["latencies"][name]] for name, *_ in requests
+        },
+        "errors": {name: sum(o["errors"][name] for o in outs) for name, *_ in requests},
+        "statuses": statuses,
+    }
     return merged
 
 
@@ -226,8 +261,9 @@ def job_latency(a: int, b: int, sizes: list[int]) -> dict:
     running, done, outcomes = [], [], Counter()
     for size in sizes:
         t0 = time.perf_counter()
-        job = submit(a, {"corpus": "botchan", "heldout": "udhr/eng", "algorithms": ["bpe"],
-                         "sizes": [size]})
+        job = submit(
+            a, {"corpus": "botchan", "heldout": "udhr/eng", "algorithms": ["bpe"], "sizes": [size]}
+        )
         seen = wait_status(b, job["id"], ("queued",))
         running.append(time.perf_counter() - t0)
         if seen["status"] == "running":
@@ -242,17 +278,23 @@ def cancel_latency(a: int, b: int, store, sizes: list[int]) -> dict:
     seconds until A says cancelled, and until its training process is gone."""
     seen_a, gone, outcomes = [], [], Counter()
     for k in sizes:
-        job = submit(a, {"corpus": "botchan", "heldout": "udhr/eng",
-                         "algorithms": ["wordpiece", "unigram"],
-                         "sizes": [8000 + k, 16000 + k, 20000 + k]})
+        job = submit(
+            a,
+            {
+                "corpus": "botchan",
+                "heldout": "udhr/eng",
+                "algorithms": ["wordpiece", "unigram"],
+                "sizes": [8000 + k, 16000 + k, 20000 + k],
+            },
+        )
         creator_id = job["id"]
         job_id = creator_id.partition(".")[0]
         wait_status(b, job_id, ("queued",))
         deadline = time.monotonic() + JOB_TIMEOUT
-        while not (pid := store.get(job_id).pid):           # the child is started just after
+        while not (pid := store.get(job_id).pid):  # the child is started just after
             if time.monotonic() > deadline:
                 raise RuntimeError(f"sweep {job_id} runs but no training process is recorded")
-            api(b, "GET", f"/api/sweep/{job_id}")         # a look, as a polling page would
+            api(b, "GET", f"/api/sweep/{job_id}")  # a look, as a polling page would
             time.sleep(POLL)
         time.sleep(SETTLE)
         if not _alive(pid):
@@ -273,8 +315,9 @@ def cancel_latency(a: int, b: int, store, sizes: list[int]) -> dict:
                     t_a = time.perf_counter() - t0
                     outcomes[seen] += 1
             if time.monotonic() > deadline:
-                raise RuntimeError(f"sweep {job_id}: not cancelled or its process {pid} not "
-                                   f"gone 60 s after DELETE")
+                raise RuntimeError(
+                    f"sweep {job_id}: not cancelled or its process {pid} not gone 60 s after DELETE"
+                )
             time.sleep(POLL / 2)
         seen_a.append(t_a)
         gone.append(t_gone)
@@ -294,8 +337,9 @@ class Sizes:
         return out
 
 
-def measure(name: str, ports: list[int], store, procs: list[subprocess.Popen], args,
-            text: str, sizes: Sizes) -> dict:
+def measure(
+    name: str, ports: list[int], store, procs: list[subprocess.Popen], args, text: str, sizes: Sizes
+) -> dict:
     """Load (unless skipped), then job and cancel latency, on running servers."""
     out: dict = {}
     a, b = ports[0], ports[-1]
@@ -319,6 +363,7 @@ def measure(name: str, ports: list[int], store, procs: list[subprocess.Popen], a
 
 def embedded(fleet: Fleet, tmp: Path, args, text: str, sizes: Sizes) -> dict:
     from app.jobs.store import JobStore
+
     db = tmp / "store.sqlite3"
     proc, port = start_server(fleet, "embedded-server", {**base_env(), "TOKVIS_DB": str(db)})
     try:
@@ -330,24 +375,42 @@ def embedded(fleet: Fleet, tmp: Path, args, text: str, sizes: Sizes) -> dict:
 def shared(fleet: Fleet, args, text: str, sizes: Sizes) -> dict:
     from app.jobs.store import JobStore
     from tests.postgres import PostgresServer
+
     pg = PostgresServer()
     try:
         pg.start()
         url = pg.create_database("bench")
-        env = {**base_env(), "TOKVIS_DATABASE_URL": url,
-               "TOKVIS_SECRET_KEY": secrets.token_hex(16)}
-        done = subprocess.run([sys.executable, "-m", "app.cli", "db", "upgrade"], cwd=ROOT,
-                              env=env, capture_output=True, text=True, timeout=120)
+        env = {**base_env(), "TOKVIS_DATABASE_URL": url, "TOKVIS_SECRET_KEY": secrets.token_hex(16)}
+        done = subprocess.run(
+            [sys.executable, "-m", "app.cli", "db", "upgrade"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         if done.returncode != 0:
             raise RuntimeError(f"tokvis db upgrade failed:\n{done.stdout}{done.stderr}")
-        worker = fleet.start("shared-worker", ["-m", "app.cli", "worker", "--concurrency",
-                                               str(WORKER_CONCURRENCY)], env)
+        worker = fleet.start(
+            "shared-worker",
+            ["-m", "app.cli", "worker", "--concurrency", str(WORKER_CONCURRENCY)],
+            env,
+        )
         started = [start_server(fleet, f"shared-server-{x}", env) for x in "AB"]
         if worker.poll() is not None:
-            raise RuntimeError("the worker stopped: " + (fleet.logs / "shared-worker.log")
-                               .read_text(errors="replace")[-2000:])
-        return measure("shared", [port for _, port in started], JobStore(url),
-                       [worker, *(proc for proc, _ in started)], args, text, sizes)
+            raise RuntimeError(
+                "the worker stopped: "
+                + (fleet.logs / "shared-worker.log").read_text(errors="replace")[-2000:]
+            )
+        return measure(
+            "shared",
+            [port for _, port in started],
+            JobStore(url),
+            [worker, *(proc for proc, _ in started)],
+            args,
+            text,
+            sizes,
+        )
     finally:
         fleet.stop()
         pg.stop()
@@ -362,32 +425,38 @@ def report_load(args, results: dict[str, dict]) -> None:
     setups = [(k, r["load"]) for k, r in results.items() if "load" in r]
     if not setups:
         return
-    print(f"\n== load: {args.clients} clients, {args.duration:.0f} s; "
-          + "; ".join(f"{k}: {TITLES[k]}" for k, _ in setups))
+    print(
+        f"\n== load: {args.clients} clients, {args.duration:.0f} s; "
+        + "; ".join(f"{k}: {TITLES[k]}" for k, _ in setups)
+    )
     head = "".join(f"{k + ' n':>14}{'err':>6}{'p50 ms':>8}{'p95 ms':>8}" for k, _ in setups)
     print(f"   {'endpoint':<40}{head}")
     names = list(setups[0][1]["latencies"])
     for name in names:
-        row = "".join(f"{len(o['latencies'][name]):>14}{o['errors'][name]:>6}"
-                      f"{ms(o['latencies'][name], 50):>8}{ms(o['latencies'][name], 95):>8}"
-                      for _, o in setups)
+        row = "".join(
+            f"{len(o['latencies'][name]):>14}{o['errors'][name]:>6}"
+            f"{ms(o['latencies'][name], 50):>8}{ms(o['latencies'][name], 95):>8}"
+            for _, o in setups
+        )
         print(f"   {name:<40}{row}")
     row = ""
     for _, o in setups:
         every = [v for values in o["latencies"].values() for v in values]
-        row += (f"{len(every):>14}{sum(o['errors'].values()):>6}{ms(every, 50):>8}"
-                f"{ms(every, 95):>8}")
+        row += f"{len(every):>14}{sum(o['errors'].values()):>6}{ms(every, 50):>8}{ms(every, 95):>8}"
     print(f"   {'all':<40}{row}")
     for k, o in setups:
         total = sum(len(v) for v in o["latencies"].values())
         errors = sum(o["errors"].values())
         by_status = ", ".join(f"{n} x {s}" for s, n in sorted(o["statuses"].items()))
         failed = errors - sum(o["statuses"].values())
-        detail = ", ".join(x for x in (by_status, f"{failed} failed connections" if failed
-                                       else "") if x)
-        print(f"   {k}: {total / o['seconds']:.1f} req/s over {o['seconds']:.1f} s, "
-              f"{errors} errors{f' ({detail})' if detail else ''}; RSS of its processes after "
-              f"the run {results[k]['rss']:.0f} MB")
+        detail = ", ".join(
+            x for x in (by_status, f"{failed} failed connections" if failed else "") if x
+        )
+        print(
+            f"   {k}: {total / o['seconds']:.1f} req/s over {o['seconds']:.1f} s, "
+            f"{errors} errors{f' ({detail})' if detail else ''}; RSS of its processes after "
+            f"the run {results[k]['rss']:.0f} MB"
+        )
 
 
 def median_max(values: list[float]) -> str:
@@ -399,49 +468,83 @@ def median_max(values: list[float]) -> str:
 def report_latency(args, results: dict[str, dict]) -> None:
     keys = list(results)
     cols = "".join(f"{k + ' (' + VIA[k] + ')':>28}" for k in keys)
-    print(f"\n== job latency: {args.repeat} small sweeps (BPE, one size) submitted through A, "
-          f"polled through B every {POLL * 1000:.0f} ms; ms, median / max")
-    _latency_rows(results, "jobs", cols, (("submit -> running (seen through B)", "running"),
-                                          ("submit -> finished (seen through B)", "done")))
+    print(
+        f"\n== job latency: {args.repeat} small sweeps (BPE, one size) submitted through A, "
+        f"polled through B every {POLL * 1000:.0f} ms; ms, median / max"
+    )
+    _latency_rows(
+        results,
+        "jobs",
+        cols,
+        (
+            ("submit -> running (seen through B)", "running"),
+            ("submit -> finished (seen through B)", "done"),
+        ),
+    )
     cancels = (args.repeat + 1) // 2
-    print(f"\n== cancel latency: {cancels} long sweeps (WordPiece and Unigram, 8000-20000) "
-          f"submitted through A, DELETE through B {SETTLE:.1f} s after their training started; "
-          "ms, median / max")
-    _latency_rows(results, "cancel", cols, (('DELETE -> "cancelled" seen through A', "seen_a"),
-                                            ("DELETE -> training process gone", "gone")))
+    print(
+        f"\n== cancel latency: {cancels} long sweeps (WordPiece and Unigram, 8000-20000) "
+        f"submitted through A, DELETE through B {SETTLE:.1f} s after their training started; "
+        "ms, median / max"
+    )
+    _latency_rows(
+        results,
+        "cancel",
+        cols,
+        (
+            ('DELETE -> "cancelled" seen through A', "seen_a"),
+            ("DELETE -> training process gone", "gone"),
+        ),
+    )
 
 
-def _latency_rows(results: dict[str, dict], part: str, cols: str,
-                  rows: tuple[tuple[str, str], ...]) -> None:
+def _latency_rows(
+    results: dict[str, dict], part: str, cols: str, rows: tuple[tuple[str, str], ...]
+) -> None:
     """One latency table: a row per (label, field), a column per setup, then the outcomes."""
     print(f"   {'':<40}{cols}")
     for label, field in rows:
-        print(f"   {label:<40}" + "".join(f"{median_max(results[k][part][field]):>28}"
-                                          for k in results))
-    print("   outcomes: " + "; ".join(f"{k}: " + ", ".join(
-        f"{n} {s}" for s, n in results[k][part]["outcomes"].items()) for k in results))
+        print(
+            f"   {label:<40}"
+            + "".join(f"{median_max(results[k][part][field]):>28}" for k in results)
+        )
+    print(
+        "   outcomes: "
+        + "; ".join(
+            f"{k}: " + ", ".join(f"{n} {s}" for s, n in results[k][part]["outcomes"].items())
+            for k in results
+        )
+    )
 
 
-TITLES = {"embedded": "1 server on SQLite (runs its jobs)",
-          "shared": "2 servers on PostgreSQL + 1 worker"}
+TITLES = {
+    "embedded": "1 server on SQLite (runs its jobs)",
+    "shared": "2 servers on PostgreSQL + 1 worker",
+}
 VIA = {"embedded": "A = B", "shared": "A -> B"}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     bench_load.load_options(parser, "seconds of load per setup")
-    parser.add_argument("--repeat", type=int, default=10,
-                        help="small sweeps per setup (and half as many cancelled long ones)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=10,
+        help="small sweeps per setup (and half as many cancelled long ones)",
+    )
     parser.add_argument("--skip-load", action="store_true", help="only the latency parts")
     args = parser.parse_args()
     bench_load.check_duration(parser, args)
     if args.clients < 2 or args.repeat < 1:
         parser.error("--clients must be at least 2 and --repeat at least 1")
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # stop what we started, as Ctrl-C
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop what we started, as Ctrl-C
     text = _text_2kb()
     what = "no load" if args.skip_load else f"{args.clients} clients, {args.duration:.0f} s of load"
-    print(f"distributed: {what}, {args.repeat} sweeps per setup, on {HOST}, "
-          f"{os.cpu_count()} CPUs", flush=True)
+    print(
+        f"distributed: {what}, {args.repeat} sweeps per setup, on {HOST}, {os.cpu_count()} CPUs",
+        flush=True,
+    )
     results: dict[str, dict] = {}
     with tempfile.TemporaryDirectory(prefix="bench-distributed-") as tmp:
         fleet = Fleet(Path(tmp))

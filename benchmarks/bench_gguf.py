@@ -15,6 +15,7 @@ the share of lines with identical ids, and the first line that differs.
 
     .venv/bin/python benchmarks/bench_gguf.py [runs]
 """
+
 from __future__ import annotations
 
 import json
@@ -33,7 +34,7 @@ from benchmarks.corpus import english_1mb  # noqa: E402
 from tests.gguf_files import INTEROP, write_gpt2, write_llama3  # noqa: E402
 from tokenizers_core.corpora import corpus_names, load_corpus  # noqa: E402
 
-SIZE = 4 * 1024 ** 3
+SIZE = 4 * 1024**3
 CHILD = """
 import json, resource, sys, time
 import tokenizers_core as tc
@@ -56,8 +57,9 @@ def sparse_model(folder: str) -> tuple[str, int]:
 
 
 def load_once(path: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", CHILD, path], capture_output=True, text=True,
-                         cwd=ROOT, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, path], capture_output=True, text=True, cwd=ROOT, check=True
+    )
     return json.loads(out.stdout)
 
 
@@ -65,18 +67,24 @@ def main(runs: int = 3) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path, metadata = sparse_model(folder)
         used = os.stat(path).st_blocks * 512
-        print(f"file: {os.path.getsize(path):,} bytes ({metadata:,} of metadata, "
-              f"{used:,} on disk: sparse); tokenizer: {'Llama 3' if INTEROP else 'GPT-2'}")
+        print(
+            f"file: {os.path.getsize(path):,} bytes ({metadata:,} of metadata, "
+            f"{used:,} on disk: sparse); tokenizer: {'Llama 3' if INTEROP else 'GPT-2'}"
+        )
         results = [load_once(path) for _ in range(runs)]
         for r in results:
-            print(f"  load {r['seconds']:.2f} s ({r['cpu']:.2f} s of CPU), peak RSS {r['peak_mb']:.0f} MB, "
-                  f"vocab {r['vocab']:,}, 'Hello, world!' -> {r['ids']}")
+            print(
+                f"  load {r['seconds']:.2f} s ({r['cpu']:.2f} s of CPU), peak RSS {r['peak_mb']:.0f} MB, "
+                f"vocab {r['vocab']:,}, 'Hello, world!' -> {r['ids']}"
+            )
         best = min(r["seconds"] for r in results)
         cpu = min(r["cpu"] for r in results)
         peak = max(r["peak_mb"] for r in results)
-        print(f"best load {best:.2f} s, {cpu:.2f} s of CPU (bar < 2 s; wall time grows with the "
-              f"machine's load: {os.getloadavg()[0]:.1f} now), highest peak RSS {peak:.0f} MB "
-              "(bar < 300 MB)")
+        print(
+            f"best load {best:.2f} s, {cpu:.2f} s of CPU (bar < 2 s; wall time grows with the "
+            f"machine's load: {os.getloadavg()[0]:.1f} now), highest peak RSS {peak:.0f} MB "
+            "(bar < 300 MB)"
+        )
 
 
 def one_megabyte() -> list[str]:
@@ -103,10 +111,15 @@ def identical(folder: str) -> None:
         seconds = time.perf_counter() - start
         same = sum(a == b for a, b in zip(got, expected))
         first = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b), None)
-        print(f"pre {pre!r}: {same:,} of {len(lines):,} lines identical "
-              f"({100 * same / len(lines):.2f}%), encoded in {seconds:.1f} s"
-              + (f"; first difference: line {first + 1} {lines[first][:60]!r}"
-                 if first is not None else ""))
+        print(
+            f"pre {pre!r}: {same:,} of {len(lines):,} lines identical "
+            f"({100 * same / len(lines):.2f}%), encoded in {seconds:.1f} s"
+            + (
+                f"; first difference: line {first + 1} {lines[first][:60]!r}"
+                if first is not None
+                else ""
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ wall clock and peak RSS.
 `--code` loads `tokenizers_core` from another checkout (e.g. an older commit's worktree) to
 compare; the files are written to a temporary directory.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,7 +32,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
-UPLOAD_LIMIT = 32_000_000          # TOKVIS_MAX_TOKENIZER_BYTES' default
+UPLOAD_LIMIT = 32_000_000  # TOKVIS_MAX_TOKENIZER_BYTES' default
 
 _CHILD = """
 import sys, time
@@ -59,6 +60,7 @@ print(outcome)
 def bert_config() -> dict:
     sys.path.insert(0, str(ROOT))
     import tokenizers_core as tc
+
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "tokenizer.json"
         tc.load("bert-base-uncased").save(path)
@@ -66,25 +68,29 @@ def bert_config() -> dict:
 
 
 def added(first_id: int, count: int) -> list[dict]:
-    return [{"id": first_id + i, "content": f"<t{i}>", "normalized": False}
-            for i in range(count)]
+    return [{"id": first_id + i, "content": f"<t{i}>", "normalized": False} for i in range(count)]
 
 
 def base36(n: int) -> str:
     digits = "0123456789abcdefghijklmnopqrstuvwxyz"
-    return "".join(digits[n // 36 ** k % 36] for k in (3, 2, 1, 0))
+    return "".join(digits[n // 36**k % 36] for k in (3, 2, 1, 0))
 
 
 def million_added(bert: dict) -> bytes:
     """Short entries (`{"id":1030521,"content":"0lfl"}`), so that the file fits the upload
     limit as the issue's did."""
     base = len(bert["model"]["vocab"])
-    config = dict(bert, added_tokens=bert["added_tokens"] + [
-        {"id": base + i, "content": base36(i)} for i in range(1_000_000)])
+    config = dict(
+        bert,
+        added_tokens=bert["added_tokens"]
+        + [{"id": base + i, "content": base36(i)} for i in range(1_000_000)],
+    )
     return json.dumps(config, separators=(",", ":")).encode()
 
 
-def cjk_pairs_file(extra: Callable[[int], dict[str, Any]] | None = None, limit: int = UPLOAD_LIMIT) -> bytes:
+def cjk_pairs_file(
+    extra: Callable[[int], dict[str, Any]] | None = None, limit: int = UPLOAD_LIMIT
+) -> bytes:
     """A BPE tokenizer.json of 1,000 CJK characters, as many of their pairs as fit `limit`
     bytes (999,000 at most; fewer until it fits) with a merge for each, and `extra` sections
     (computed from the vocabulary's size: `extra(n)`)."""
@@ -96,8 +102,11 @@ def cjk_pairs_file(extra: Callable[[int], dict[str, Any]] | None = None, limit: 
             left, right = chars[n // 1000], chars[n % 1000]
             vocab[left + right] = len(vocab)
             merges.append(f"{left} {right}")
-        config = {"model": {"type": "BPE", "vocab": vocab, "merges": merges},
-                  "pre_tokenizer": {"type": "Whitespace"}, **(extra(len(vocab)) if extra else {})}
+        config = {
+            "model": {"type": "BPE", "vocab": vocab, "merges": merges},
+            "pre_tokenizer": {"type": "Whitespace"},
+            **(extra(len(vocab)) if extra else {}),
+        }
         data = json.dumps(config, ensure_ascii=False, separators=(",", ":")).encode()
         if len(data) <= limit:
             return data
@@ -112,29 +121,39 @@ def worst_allowed(bert: dict) -> bytes:
 def matcher_worst(bert: dict) -> bytes:
     base = len(bert["model"]["vocab"])
     contents = ["a" * k for k in range(1, 257)] + ["a" * k + "0" for k in range(1, 256)]
-    config = dict(bert, added_tokens=bert["added_tokens"] + [
-        {"id": base + i, "content": c, "normalized": False} for i, c in enumerate(contents)])
+    config = dict(
+        bert,
+        added_tokens=bert["added_tokens"]
+        + [{"id": base + i, "content": c, "normalized": False} for i, c in enumerate(contents)],
+    )
     return json.dumps(config).encode()
 
 
 def fresh_process_load(code: Path, path: Path, text: str = "") -> tuple[float, float, str]:
     """(seconds in `tc.load`, peak RSS in MB, what happened) in a new process."""
-    out = subprocess.run([sys.executable, "-c", _CHILD, str(code), str(path), text],
-                         capture_output=True, text=True, check=True).stdout.splitlines()
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(code), str(path), text],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
     seconds, rss = out[0].split()
     return float(seconds), float(rss) / 1024, out[1]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--code", type=Path, default=ROOT,
-                        help="the checkout whose tokenizers_core to load with")
+    parser.add_argument(
+        "--code", type=Path, default=ROOT, help="the checkout whose tokenizers_core to load with"
+    )
     args = parser.parse_args()
     bert = bert_config()
-    cases = [("1,000,000 added tokens (the reproducer)", million_added(bert), ""),
-             ("the worst file the bounds allow", worst_allowed(bert), "一丁 <t5> 七"),
-             ("511 nested added tokens, text 'ab'", matcher_worst(bert), "ab"),
-             ("511 nested added tokens, text 'a'", matcher_worst(bert), "a")]
+    cases = [
+        ("1,000,000 added tokens (the reproducer)", million_added(bert), ""),
+        ("the worst file the bounds allow", worst_allowed(bert), "一丁 <t5> 七"),
+        ("511 nested added tokens, text 'ab'", matcher_worst(bert), "ab"),
+        ("511 nested added tokens, text 'a'", matcher_worst(bert), "a"),
+    ]
     print(f"tokenizers_core from {args.code}")
     with tempfile.TemporaryDirectory() as tmp:
         for label, data, text in cases:
@@ -142,9 +161,11 @@ def main() -> int:
             path.write_bytes(data)
             start = time.perf_counter()
             seconds, rss, outcome = fresh_process_load(args.code, path, text)
-            print(f"{label}: {len(data) / 1e6:.1f} MB ({len(gzip.compress(data)) / 1e6:.1f} MB "
-                  f"gzipped)\n  load {seconds:.2f} s, process {time.perf_counter() - start:.2f} s, "
-                  f"peak RSS {rss:.0f} MB\n  {outcome}")
+            print(
+                f"{label}: {len(data) / 1e6:.1f} MB ({len(gzip.compress(data)) / 1e6:.1f} MB "
+                f"gzipped)\n  load {seconds:.2f} s, process {time.perf_counter() - start:.2f} s, "
+                f"peak RSS {rss:.0f} MB\n  {outcome}"
+            )
     return 0
 
 

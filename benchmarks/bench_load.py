@@ -15,6 +15,7 @@ plus a warm-up that trains and loads what the mix reads.
     python benchmarks/bench_load.py                      # 50 clients, 60 s, 1 and 2 workers
     python benchmarks/bench_load.py --duration 15 --workers 2
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,27 +33,31 @@ import urllib.parse
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-HOST = "127.0.0.1"                   # loopback only
+HOST = "127.0.0.1"  # loopback only
 
 
 def _text_2kb() -> str:
     sys.path.insert(0, str(ROOT))
     from tokenizers_core.corpora import load_corpus
+
     text = load_corpus("botchan")
     start = len(text) // 3
-    return text[start:start + 2048]
+    return text[start : start + 2048]
 
 
 DEFAULT_IMPORT = ROOT.parent / "shared" / "data" / "interop" / "converted" / "llama3.tokenizer.json"
 
 
-def mix(text: str, imported: tuple[str, str] | None = None
-        ) -> list[tuple[str, str, str, bytes | None]]:
+def mix(
+    text: str, imported: tuple[str, str] | None = None
+) -> list[tuple[str, str, str, bytes | None]]:
     """(name, method, path, body) of each kind of request, in equal shares. `imported` is the
     (label, handle) of an uploaded tokenizer file to encode with as well."""
+
     def encode(tok: str, label: str | None = None):
         body = json.dumps({"tokenizer": tok, "text": text}).encode()
         return (f"encode {label or tok}", "POST", "/api/encode", body)
+
     compare_text = urllib.parse.quote(text[:300])
     return [
         encode("cl100k_base"),
@@ -60,8 +65,12 @@ def mix(text: str, imported: tuple[str, str] | None = None
         encode("botchan_en_unigram_1000"),
         *([encode(imported[1], imported[0])] if imported else []),
         ("compare", "GET", f"/compare?text={compare_text}", None),
-        ("bpe step 1900", "GET", "/bpe/train?corpus=botchan&variant=bpe&vocab_size=2000"
-                                 "&step=1900", None),
+        (
+            "bpe step 1900",
+            "GET",
+            "/bpe/train?corpus=botchan&variant=bpe&vocab_size=2000&step=1900",
+            None,
+        ),
     ]
 
 
@@ -96,8 +105,7 @@ def tree_rss_mb(pid: int) -> float:
     return total / 1024
 
 
-def request(conn: http.client.HTTPConnection, method: str, path: str,
-            body: bytes | None) -> int:
+def request(conn: http.client.HTTPConnection, method: str, path: str, body: bytes | None) -> int:
     headers = {"Content-Type": "application/json"} if body is not None else {}
     conn.request(method, path, body=body, headers=headers)
     response = conn.getresponse()
@@ -108,9 +116,24 @@ def request(conn: http.client.HTTPConnection, method: str, path: str,
 def start_server(workers: int, db: Path) -> tuple[subprocess.Popen, int]:
     port = _free_port()
     env = {**os.environ, "TOKVIS_DB": str(db)}
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", HOST,
-                             "--port", str(port), "--workers", str(workers),
-                             "--log-level", "warning"], cwd=ROOT, env=env)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "app.main:app",
+            "--host",
+            HOST,
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
     deadline = time.monotonic() + 60
     while True:
         try:
@@ -128,12 +151,21 @@ def start_server(workers: int, db: Path) -> tuple[subprocess.Popen, int]:
 def upload(port: int, path: Path) -> str:
     """Store a tokenizer file through `POST /api/tokenizers` (multipart) and return its handle."""
     boundary = "bench-load-boundary"
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
-            f"filename=\"{path.name}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
-            ).encode() + path.read_bytes() + f"\r\n--{boundary}--\r\n".encode()
+    body = (
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+            f'filename="{path.name}"\r\nContent-Type: application/octet-stream\r\n\r\n'
+        ).encode()
+        + path.read_bytes()
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
     conn = http.client.HTTPConnection(HOST, port, timeout=300)
-    conn.request("POST", "/api/tokenizers", body=body,
-                 headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+    conn.request(
+        "POST",
+        "/api/tokenizers",
+        body=body,
+        headers={"Content-Type": f"multipart/form-data; boundary={boundary}"},
+    )
     response = conn.getresponse()
     answer = response.read()
     conn.close()
@@ -146,11 +178,15 @@ def warm_up(port: int, requests: list, workers: int) -> None:
     """Every request of the mix a few times (each worker loads vocabularies and trains the
     compare columns and the BPE run once), until each answers 200."""
     deadline = time.monotonic() + 300
-    finish_bpe = ("bpe run to the end", "GET", "/api/bpe/train_steps?corpus=botchan&variant=bpe"
-                                               "&vocab_size=2000", None)
+    finish_bpe = (
+        "bpe run to the end",
+        "GET",
+        "/api/bpe/train_steps?corpus=botchan&variant=bpe&vocab_size=2000",
+        None,
+    )
     for name, method, path, body in [finish_bpe, *requests]:
         ok = 0
-        while ok < 4 * workers:            # fresh connections reach every worker
+        while ok < 4 * workers:  # fresh connections reach every worker
             conn = http.client.HTTPConnection(HOST, port, timeout=300)
             status = request(conn, method, path, body)
             conn.close()
@@ -158,7 +194,7 @@ def warm_up(port: int, requests: list, workers: int) -> None:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"warm-up of {name} did not settle (last status {status})")
             if status != 200:
-                time.sleep(0.5)       # a training view answers 200 while it trains: poll on
+                time.sleep(0.5)  # a training view answers 200 while it trains: poll on
 
 
 def run(port: int, requests: list, clients: int, duration: float) -> dict:
@@ -205,29 +241,41 @@ def pct(values: list[float], q: float) -> float:
 def report(workers: int, clients: int, rss: tuple[float, float, float], out: dict) -> None:
     total = sum(len(v) for v in out["latencies"].values())
     errors = sum(out["errors"].values())
-    print(f"\n== {workers} worker{'s' if workers > 1 else ''}, {clients} clients, "
-          f"{out['seconds']:.0f} s: {total} requests, {errors} errors, "
-          f"{total / out['seconds']:.1f} req/s")
-    print(f"   RSS of the server's processes: {rss[0]:.0f} MB idle, {rss[1]:.0f} MB after "
-          f"warm-up, {rss[2]:.0f} MB after the run")
+    print(
+        f"\n== {workers} worker{'s' if workers > 1 else ''}, {clients} clients, "
+        f"{out['seconds']:.0f} s: {total} requests, {errors} errors, "
+        f"{total / out['seconds']:.1f} req/s"
+    )
+    print(
+        f"   RSS of the server's processes: {rss[0]:.0f} MB idle, {rss[1]:.0f} MB after "
+        f"warm-up, {rss[2]:.0f} MB after the run"
+    )
     print(f"   {'endpoint':<42}{'n':>7}{'err':>5}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}")
     for name, values in out["latencies"].items():
-        print(f"   {name:<42}{len(values):>7}{out['errors'][name]:>5}"
-              f"{pct(values, 50) * 1000:>9.0f}{pct(values, 95) * 1000:>9.0f}"
-              f"{pct(values, 99) * 1000:>9.0f}")
+        print(
+            f"   {name:<42}{len(values):>7}{out['errors'][name]:>5}"
+            f"{pct(values, 50) * 1000:>9.0f}{pct(values, 95) * 1000:>9.0f}"
+            f"{pct(values, 99) * 1000:>9.0f}"
+        )
     every = [v for values in out["latencies"].values() for v in values]
-    print(f"   {'all':<42}{len(every):>7}{errors:>5}{pct(every, 50) * 1000:>9.0f}"
-          f"{pct(every, 95) * 1000:>9.0f}{pct(every, 99) * 1000:>9.0f}")
+    print(
+        f"   {'all':<42}{len(every):>7}{errors:>5}{pct(every, 50) * 1000:>9.0f}"
+        f"{pct(every, 95) * 1000:>9.0f}{pct(every, 99) * 1000:>9.0f}"
+    )
 
 
 def load_options(parser: argparse.ArgumentParser, duration_help: str) -> None:
     """The options every load benchmark takes: --duration, --clients, --import."""
     parser.add_argument("--duration", type=float, default=60.0, help=duration_help)
     parser.add_argument("--clients", type=int, default=50)
-    parser.add_argument("--import", dest="imported", type=Path,
-                        default=DEFAULT_IMPORT if DEFAULT_IMPORT.exists() else None,
-                        help="a tokenizer file to upload and encode with (default: Llama 3's "
-                             "tokenizer.json from ../shared/data/interop, when present)")
+    parser.add_argument(
+        "--import",
+        dest="imported",
+        type=Path,
+        default=DEFAULT_IMPORT if DEFAULT_IMPORT.exists() else None,
+        help="a tokenizer file to upload and encode with (default: Llama 3's "
+        "tokenizer.json from ../shared/data/interop, when present)",
+    )
 
 
 def check_duration(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -243,8 +291,10 @@ def main() -> None:
     check_duration(parser, args)
     text = _text_2kb()
     label = f"imported {args.imported.name}" if args.imported else None
-    print(f"load: {args.clients} clients, {args.duration:.0f} s per run, on {HOST}; mix: "
-          + ", ".join(name for name, *_ in mix(text, (label, "") if label else None)))
+    print(
+        f"load: {args.clients} clients, {args.duration:.0f} s per run, on {HOST}; mix: "
+        + ", ".join(name for name, *_ in mix(text, (label, "") if label else None))
+    )
     for workers in [int(w) for w in args.workers.split(",")]:
         with tempfile.TemporaryDirectory() as tmp:
             proc, port = start_server(workers, Path(tmp) / "store.sqlite3")

@@ -11,6 +11,7 @@ give the same ids; the bar is >= 0.5x HF's throughput.
 
 The default file is the Llama 3 tokenizer.json in ../shared/data/interop (read where it lies).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,8 +40,13 @@ LOADERS = {
 def fresh_process_load(who: str, path: Path) -> tuple[float, float, float]:
     """(wall seconds of the whole process, seconds inside the load call, peak RSS in MB)."""
     start = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", _CHILD.format(load=LOADERS[who]), str(path)],
-                         cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD.format(load=LOADERS[who]), str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     wall = time.perf_counter() - start
     return wall, float(out[0]), float(out[1]) / 1024
 
@@ -63,17 +69,22 @@ def main() -> int:
         print(f"no tokenizer file at {args.file}: nothing to measure")
         return 0
     size = args.file.stat().st_size / 1e6
-    print(f"{args.file.name}: {size:.1f} MB, "
-          f"{len(json.loads(args.file.read_bytes())['model'].get('merges', [])):,} merges")
+    print(
+        f"{args.file.name}: {size:.1f} MB, "
+        f"{len(json.loads(args.file.read_bytes())['model'].get('merges', [])):,} merges"
+    )
     results = {who: fresh_process_load(who, args.file) for who in ("ours", "hf")}
     for who, (wall, inside, rss) in results.items():
-        print(f"  load {who:4}: process {wall:.2f} s (load call {inside:.2f} s), peak RSS {rss:.0f} MB")
+        print(
+            f"  load {who:4}: process {wall:.2f} s (load call {inside:.2f} s), peak RSS {rss:.0f} MB"
+        )
     print(f"  load ratio ours/HF (whole process): {results['ours'][0] / results['hf'][0]:.2f}x")
 
     sys.path.insert(0, str(ROOT))
+    from tokenizers import Tokenizer
+
     import tokenizers_core as tc
     from benchmarks.corpus import english_1mb
-    from tokenizers import Tokenizer
     from tokenizers_core.models.bpe.model import gc_paused
 
     text = english_1mb()
@@ -81,8 +92,9 @@ def main() -> int:
     mb = len(text.encode("utf-8")) / 1e6
     ours, hf = tc.load(str(args.file)), Tokenizer.from_file(str(args.file))
     sample = lines[:2000]
-    assert [e.ids for e in hf.encode_batch(sample)] == [ours.encode(t).ids for t in sample], \
+    assert [e.ids for e in hf.encode_batch(sample)] == [ours.encode(t).ids for t in sample], (
         "ours and HF differ on the sample: fix that before timing"
+    )
 
     def run_ours():
         with gc_paused:
@@ -90,8 +102,10 @@ def main() -> int:
 
     t_ours = _best(run_ours, args.repeat)
     t_hf = _best(lambda: hf.encode_batch(lines), args.repeat)
-    print(f"  encode 1 MB: ours {mb / t_ours:.2f} MB/s, HF encode_batch {mb / t_hf:.2f} MB/s, "
-          f"ratio {t_hf / t_ours:.2f}x of HF's throughput")
+    print(
+        f"  encode 1 MB: ours {mb / t_ours:.2f} MB/s, HF encode_batch {mb / t_hf:.2f} MB/s, "
+        f"ratio {t_hf / t_ours:.2f}x of HF's throughput"
+    )
     return 0
 
 

@@ -9,6 +9,7 @@ server's own time (the Server-Timing header), the size of the HTML fragment, and
 word the API's time and the page / API ratio.
 Run: .venv/bin/python benchmarks/bench_long_text.py [--only paste|word] [--repeat 3]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,7 +37,7 @@ def texts() -> dict[str, str]:
     english = load_corpus("botchan")
     start = english.index("CHAPTER I")
     japanese = "東京都の天気は晴れです。明日は雨が降るでしょう。" * (CHARS // 24 + 1)
-    return {"English (botchan)": english[start:start + CHARS], "Japanese": japanese[:CHARS]}
+    return {"English (botchan)": english[start : start + CHARS], "Japanese": japanese[:CHARS]}
 
 
 def long_words() -> dict[str, str]:
@@ -66,8 +67,10 @@ def pastes(client: TestClient, repeat: int) -> None:
             for _ in range(repeat):
                 r = client.post("/", data=body, headers=HTMX)
                 times.append(server_ms(r))
-            print(f"{label:<20}{name:<22}{token_count(r.text):>8}"
-                  f"{statistics.median(times):>11.0f}{len(r.content) / 1024:>9.0f}")
+            print(
+                f"{label:<20}{name:<22}{token_count(r.text):>8}"
+                f"{statistics.median(times):>11.0f}{len(r.content) / 1024:>9.0f}"
+            )
 
 
 def page(client: TestClient, text: str, name: str):
@@ -81,17 +84,21 @@ def encode(client: TestClient, text: str, name: str):
 def one_long_word(client: TestClient, repeat: int) -> None:
     """Cold: each request a word no cache has seen (the word one character shorter each time),
     as a user pasting it; warm: the same word again (the BPE's piece caches hit, for both)."""
-    print(f"\nOne word of {CHARS:,} characters: POST / (htmx fragment) and POST /api/encode, "
-          f"server ms, median of {repeat}")
-    print(f"{'word':<18}{'tokenizer':<20}{'tokens':>8}{'cold: page':>12}{'API':>7}{'ratio':>7}"
-          f"{'warm: page':>12}{'API':>7}{'ratio':>7}")
+    print(
+        f"\nOne word of {CHARS:,} characters: POST / (htmx fragment) and POST /api/encode, "
+        f"server ms, median of {repeat}"
+    )
+    print(
+        f"{'word':<18}{'tokenizer':<20}{'tokens':>8}{'cold: page':>12}{'API':>7}{'ratio':>7}"
+        f"{'warm: page':>12}{'API':>7}{'ratio':>7}"
+    )
     for label, word in long_words().items():
         for name in TOKENIZERS:
             page(client, "warm up", name)
             cold_page, cold_api, warm_page, warm_api = [], [], [], []
             for r in range(repeat):
-                cold_page.append(server_ms(page(client, word[:CHARS - 2 * r - 1], name)))
-                cold_api.append(server_ms(encode(client, word[:CHARS - 2 * r - 2], name)))
+                cold_page.append(server_ms(page(client, word[: CHARS - 2 * r - 1], name)))
+                cold_api.append(server_ms(encode(client, word[: CHARS - 2 * r - 2], name)))
             encode(client, word, name)
             for _ in range(repeat):
                 api = encode(client, word, name)
@@ -102,9 +109,12 @@ def one_long_word(client: TestClient, repeat: int) -> None:
                 assert token_count(shown.text) == tokens, (label, name)
             cold = statistics.median(cold_page), statistics.median(cold_api)
             warm = statistics.median(warm_page), statistics.median(warm_api)
-            print(f"{label:<18}{name:<20}{tokens:>8}"
-                  f"{cold[0]:>12.0f}{cold[1]:>7.0f}{cold[0] / cold[1]:>7.1f}"
-                  f"{warm[0]:>12.0f}{warm[1]:>7.0f}{warm[0] / warm[1]:>7.1f}", flush=True)
+            print(
+                f"{label:<18}{name:<20}{tokens:>8}"
+                f"{cold[0]:>12.0f}{cold[1]:>7.0f}{cold[0] / cold[1]:>7.1f}"
+                f"{warm[0]:>12.0f}{warm[1]:>7.0f}{warm[0] / warm[1]:>7.1f}",
+                flush=True,
+            )
 
 
 def main() -> None:
@@ -112,10 +122,14 @@ def main() -> None:
     parser.add_argument("--only", choices=("paste", "word"), help="run one of the two tables")
     parser.add_argument("--repeat", type=int, default=3, help="timed requests per row")
     args = parser.parse_args()
-    settings = Settings(db_path=Path(tempfile.mkdtemp()) / "bench.sqlite3",
-                        max_text_chars=CHARS, max_corpus_bytes=5_000_000,
-                        max_upload_bytes=5_000_000, regex_timeout=0.5)
-    client = TestClient(create_app(settings), base_url="http://127.0.0.1")   # an allowed host
+    settings = Settings(
+        db_path=Path(tempfile.mkdtemp()) / "bench.sqlite3",
+        max_text_chars=CHARS,
+        max_corpus_bytes=5_000_000,
+        max_upload_bytes=5_000_000,
+        regex_timeout=0.5,
+    )
+    client = TestClient(create_app(settings), base_url="http://127.0.0.1")  # an allowed host
     if args.only != "word":
         pastes(client, args.repeat)
     if args.only != "paste":

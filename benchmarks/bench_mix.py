@@ -8,6 +8,7 @@ is their byte shares): 5 x English + 2 x French (68 % / 32 %), and 3 x English +
 
 Run: .venv/bin/python benchmarks/bench_mix.py [--merges 1000] [--tokenizers r50k_base,...]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,8 +23,18 @@ import tokenizers_core as tc  # noqa: E402
 from tokenizers_core.audit.mix import category_samples, estimate_mix  # noqa: E402
 
 KNOWN = [{"eng": 5, "fra": 2}, {"eng": 3, "deu_1996": 2, "code": 1}]
-BUNDLED = ["r50k_base", "p50k_base", "cl100k_base", "o200k_base", "qwen3", "claude_2023",
-           "mistral_tekken", "mistral_v3", "clip", "whisper_multilingual"]
+BUNDLED = [
+    "r50k_base",
+    "p50k_base",
+    "cl100k_base",
+    "o200k_base",
+    "qwen3",
+    "claude_2023",
+    "mistral_tekken",
+    "mistral_v3",
+    "clip",
+    "whisper_multilingual",
+]
 
 
 def timed(tok, merges: int):
@@ -38,8 +49,10 @@ def shown(estimate, least: float = 0.02) -> str:
 
 def known_mixes(merges: int) -> None:
     samples = category_samples()
-    print(f"| known mix (trained, {merges} merges) | truth (%) | estimate (%) | worst error "
-          "(points) | residual | seconds (wall / CPU) |\n|---|---|---|---|---|---|")
+    print(
+        f"| known mix (trained, {merges} merges) | truth (%) | estimate (%) | worst error "
+        "(points) | residual | seconds (wall / CPU) |\n|---|---|---|---|---|---|"
+    )
     for repeats in KNOWN:
         text = "".join(samples[c] * r for c, r in repeats.items())
         sizes = {c: len(samples[c].encode("utf-8")) * r for c, r in repeats.items()}
@@ -49,18 +62,24 @@ def known_mixes(merges: int) -> None:
         worst = max(abs(s - truth.get(c, 0.0)) for c, s in estimate.shares)
         label = " + ".join(f"{r} x {c}" for c, r in repeats.items())
         truth_text = ", ".join(f"{c} {100 * s:.1f}" for c, s in truth.items())
-        print(f"| {label} | {truth_text} | {shown(estimate, 0.005)} | {100 * worst:.1f} | "
-              f"{estimate.residual:.2f} | {wall:.1f} / {cpu:.1f} |")
+        print(
+            f"| {label} | {truth_text} | {shown(estimate, 0.005)} | {100 * worst:.1f} | "
+            f"{estimate.residual:.2f} | {wall:.1f} / {cpu:.1f} |"
+        )
 
 
 def bundled(names: list[str], merges: int) -> None:
-    print(f"\n| tokenizer ({merges} merges) | estimate (%, shares of 2 % or more) | residual | "
-          "constraints | rounds | seconds (wall / CPU) |\n|---|---|---|---|---|---|")
+    print(
+        f"\n| tokenizer ({merges} merges) | estimate (%, shares of 2 % or more) | residual | "
+        "constraints | rounds | seconds (wall / CPU) |\n|---|---|---|---|---|---|"
+    )
     for name in names:
         estimate, wall, cpu = timed(tc.load(name), merges)
-        print(f"| {name} | {shown(estimate)} | {estimate.residual:.1f} | "
-              f"{estimate.constraints:,} | {estimate.rounds} | {wall:.1f} / {cpu:.1f} |",
-              flush=True)
+        print(
+            f"| {name} | {shown(estimate)} | {estimate.residual:.1f} | "
+            f"{estimate.constraints:,} | {estimate.rounds} | {wall:.1f} / {cpu:.1f} |",
+            flush=True,
+        )
 
 
 def main() -> None:

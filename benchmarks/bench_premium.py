@@ -8,6 +8,7 @@
 
 Run: .venv/bin/python benchmarks/bench_premium.py
 """
+
 from __future__ import annotations
 
 import sys
@@ -22,8 +23,12 @@ from fastapi.testclient import TestClient  # noqa: E402
 import tokenizers_core as tc  # noqa: E402
 from app.config import Settings  # noqa: E402
 from app.main import create_app  # noqa: E402
-from tokenizers_core.audit.efficiency import count_histogram, counts_of_histogram  # noqa: E402
-from tokenizers_core.audit.efficiency import renyi_efficiency, unigram_counts  # noqa: E402
+from tokenizers_core.audit.efficiency import (  # noqa: E402  # noqa: E402
+    count_histogram,
+    counts_of_histogram,
+    renyi_efficiency,
+    unigram_counts,
+)
 from tokenizers_core.audit.numbers import number_report  # noqa: E402
 from tokenizers_core.audit.premium import language_premiums  # noqa: E402
 from tokenizers_core.corpora import load_corpus  # noqa: E402
@@ -41,8 +46,13 @@ def timed(fn):
 
 
 def tax_first_visit() -> None:
-    settings = Settings(db_path=Path(tempfile.mkdtemp()) / "bench.sqlite3", max_text_chars=1000,
-                        max_corpus_bytes=100_000, max_upload_bytes=100_000, regex_timeout=0.5)
+    settings = Settings(
+        db_path=Path(tempfile.mkdtemp()) / "bench.sqlite3",
+        max_text_chars=1000,
+        max_corpus_bytes=100_000,
+        max_upload_bytes=100_000,
+        regex_timeout=0.5,
+    )
     client = TestClient(create_app(settings), base_url="http://127.0.0.1")
     r = client.get("/tax")
     r.raise_for_status()
@@ -56,8 +66,9 @@ def tiktoken_counts(name: str) -> float | None:
     except ImportError:
         return None
     preset, specials = ENCODINGS[name]
-    ref = tiktoken.Encoding(name, pat_str=PRESETS[preset], mergeable_ranks=load_ranks(name),
-                            special_tokens=specials)
+    ref = tiktoken.Encoding(
+        name, pat_str=PRESETS[preset], mergeable_ranks=load_ranks(name), special_tokens=specials
+    )
     return timed(lambda: [len(ref.encode_ordinary(str(n))) for n in range(10_000)])[1]
 
 
@@ -76,10 +87,15 @@ def main() -> None:
         print(f"numbers audit, {name}: {secs:.2f} s ({report.grouping.name}){vs}")
     tok = tc.train("bpe", load_corpus("botchan").splitlines(), 4000)
     hist = count_histogram(unigram_counts(tok.encode(load_corpus("udhr/eng")).ids).values())
-    _, secs = timed(lambda: [renyi_efficiency(counts_of_histogram(hist), tok.vocab_size, a / 10)
-                             for a in range(100)])
-    print(f"Renyi efficiency from a stored histogram ({len(hist)} pairs): "
-          f"{secs / 100 * 1e6:.0f} µs an alpha")
+    _, secs = timed(
+        lambda: [
+            renyi_efficiency(counts_of_histogram(hist), tok.vocab_size, a / 10) for a in range(100)
+        ]
+    )
+    print(
+        f"Renyi efficiency from a stored histogram ({len(hist)} pairs): "
+        f"{secs / 100 * 1e6:.0f} µs an alpha"
+    )
 
 
 if __name__ == "__main__":

@@ -57,6 +57,7 @@ server answers and, if not, a restart; making the three large upload files takes
 run `--duration` s plus its warm-up (at most 300 s). On 3e274a8 with `--timeout 20`, the
 reproducers took 200 s, the latency 3 s, a 30 s load on one worker 33 s.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -88,9 +89,9 @@ from bench_hostile_load import cjk_pairs_file  # noqa: E402
 from bench_load import _free_port, pct  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-HOST = "127.0.0.1"                   # loopback only
-UPLOAD_LIMIT = 32_000_000            # TOKVIS_MAX_TOKENIZER_BYTES' default
-STALL_CHECK = 5.0                    # seconds a server has to answer GET / after a reproducer
+HOST = "127.0.0.1"  # loopback only
+UPLOAD_LIMIT = 32_000_000  # TOKVIS_MAX_TOKENIZER_BYTES' default
+STALL_CHECK = 5.0  # seconds a server has to answer GET / after a reproducer
 SLOWLORIS_SOCKETS = 300
 SLOWLORIS_WINDOW = 60.0
 DEFAULT_FLAGS = ["app.main:app", "--host", "$(HOST)", "--port", "$(PORT)"]
@@ -109,7 +110,7 @@ def make_run_args(code: Path) -> tuple[list[str], str]:
     commands, current = [], ""
     for i, line in enumerate(lines):
         if re.match(r"run\s*:", line):
-            for body in lines[i + 1:]:
+            for body in lines[i + 1 :]:
                 if not body.startswith("\t"):
                     break
                 current += " " + body.strip().removesuffix("\\")
@@ -120,14 +121,14 @@ def make_run_args(code: Path) -> tuple[list[str], str]:
     words = next((shlex.split(c) for c in commands + [current] if "uvicorn" in shlex.split(c)), [])
     if not words:
         return list(DEFAULT_FLAGS), f"no uvicorn in {makefile}'s run target: uvicorn's defaults"
-    args = words[words.index("uvicorn") + 1:]
+    args = words[words.index("uvicorn") + 1 :]
     remark = ""
     for at, word in enumerate(args):
         if word == "--http" or word.startswith("--http="):
             joined = word.startswith("--http=")
             protocol = word[7:] if joined else (args[at + 1] if at + 1 < len(args) else "")
             if protocol.startswith("app.serving:") and not (code / "app" / "serving.py").exists():
-                del args[at:at + (1 if joined else 2)]
+                del args[at : at + (1 if joined else 2)]
                 remark = f"dropped --http {protocol} (the code has no app/serving.py)"
             break
     return args, remark
@@ -136,6 +137,7 @@ def make_run_args(code: Path) -> tuple[list[str], str]:
 @dataclass
 class Server:
     """A uvicorn serving `code`, in its own process group; its log goes to a file."""
+
     code: Path
     workdir: Path
     workers: int = 1
@@ -148,8 +150,9 @@ class Server:
         args, _ = make_run_args(self.code)
         filled = [a.replace("$(HOST)", HOST).replace("$(PORT)", str(self.port)) for a in args]
         if any("$(" in a for a in filled):
-            raise RuntimeError(f"make run's arguments name a variable this benchmark does not "
-                               f"know: {filled}")
+            raise RuntimeError(
+                f"make run's arguments name a variable this benchmark does not know: {filled}"
+            )
         if self.workers > 1:
             filled += ["--workers", str(self.workers)]
         return [sys.executable, "-m", "uvicorn", *filled]
@@ -163,8 +166,14 @@ class Server:
         if self.sandbox_workers is not None:
             env["TOKVIS_SANDBOX_WORKERS"] = str(self.sandbox_workers)
         log = open(self.workdir / f"server-{self.starts}.log", "wb")
-        self.proc = subprocess.Popen(self.command(), cwd=self.code, env=env, stdout=log,
-                                     stderr=subprocess.STDOUT, start_new_session=True)
+        self.proc = subprocess.Popen(
+            self.command(),
+            cwd=self.code,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         log.close()
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
@@ -172,7 +181,7 @@ class Server:
                 break
             try:
                 if call(self.port, "GET", "/api/tokenizers", timeout=5).status == 200:
-                    call(self.port, "GET", "/", timeout=60)      # the page once, cold
+                    call(self.port, "GET", "/", timeout=60)  # the page once, cold
                     return
             except OSError:
                 pass
@@ -290,8 +299,14 @@ class Answer:
     body: bytes
 
 
-def call(port: int, method: str, path: str, body: bytes | None = None,
-         headers: dict[str, str] | None = None, timeout: float = 30.0) -> Answer:
+def call(
+    port: int,
+    method: str,
+    path: str,
+    body: bytes | None = None,
+    headers: dict[str, str] | None = None,
+    timeout: float = 30.0,
+) -> Answer:
     """One request on a fresh connection (a `Host` in `headers` replaces http.client's)."""
     conn = http.client.HTTPConnection(HOST, port, timeout=timeout)
     try:
@@ -303,18 +318,35 @@ def call(port: int, method: str, path: str, body: bytes | None = None,
 
 
 def post_json(port: int, path: str, payload: dict, timeout: float) -> Answer:
-    return call(port, "POST", path, json.dumps(payload).encode(),
-                {"Content-Type": "application/json"}, timeout)
+    return call(
+        port,
+        "POST",
+        path,
+        json.dumps(payload).encode(),
+        {"Content-Type": "application/json"},
+        timeout,
+    )
 
 
 def upload(port: int, name: str, data: bytes, timeout: float) -> Answer:
     """`POST /api/tokenizers` with `data` as the multipart field `file`."""
     boundary = "bench-sandbox-boundary"
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
-            f"filename=\"{name}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
-            ).encode() + data + f"\r\n--{boundary}--\r\n".encode()
-    return call(port, "POST", "/api/tokenizers", body,
-                {"Content-Type": f"multipart/form-data; boundary={boundary}"}, timeout)
+    body = (
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+            f'filename="{name}"\r\nContent-Type: application/octet-stream\r\n\r\n'
+        ).encode()
+        + data
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
+    return call(
+        port,
+        "POST",
+        "/api/tokenizers",
+        body,
+        {"Content-Type": f"multipart/form-data; boundary={boundary}"},
+        timeout,
+    )
 
 
 def server_ms(answer: Answer) -> float | None:
@@ -330,7 +362,7 @@ class Prober(threading.Thread):
         super().__init__(daemon=True)
         self.port = port
         self.waits: list[float] = []
-        self.failed = 0                      # not 200, or the connection failed
+        self.failed = 0  # not 200, or the connection failed
         self.pending_since: float | None = None
         self._stop_event = threading.Event()
 
@@ -343,7 +375,7 @@ class Prober(threading.Thread):
                 ok = False
             self.pending_since = None
             if self._stop_event.is_set() and not ok:
-                return                       # the server was killed under it
+                return  # the server was killed under it
             self.waits.append(time.monotonic() - start)
             self.failed += not ok
             self._stop_event.wait(0.1)
@@ -363,13 +395,23 @@ class Prober(threading.Thread):
 # ---- the files the reproducers send --------------------------------------------------------------
 def replace_chain(times: int = 20) -> bytes:
     """A WordLevel tokenizer.json whose normalizer doubles every "a", `times` times."""
-    return json.dumps({
-        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
-        "normalizer": {"type": "Sequence", "normalizers": [
-            {"type": "Replace", "pattern": {"String": "a"}, "content": "aa"}] * times},
-        "pre_tokenizer": {"type": "WhitespaceSplit"}, "post_processor": None, "decoder": None,
-        "model": {"type": "WordLevel", "vocab": {"a": 0, "[UNK]": 1}, "unk_token": "[UNK]"},
-    }).encode()
+    return json.dumps(
+        {
+            "version": "1.0",
+            "truncation": None,
+            "padding": None,
+            "added_tokens": [],
+            "normalizer": {
+                "type": "Sequence",
+                "normalizers": [{"type": "Replace", "pattern": {"String": "a"}, "content": "aa"}]
+                * times,
+            },
+            "pre_tokenizer": {"type": "WhitespaceSplit"},
+            "post_processor": None,
+            "decoder": None,
+            "model": {"type": "WordLevel", "vocab": {"a": 0, "[UNK]": 1}, "unk_token": "[UNK]"},
+        }
+    ).encode()
 
 
 def many_merges() -> bytes:
@@ -417,10 +459,10 @@ def many_pieces(count: int = 2_000_000) -> bytes:
     digits = "0123456789abcdefghijklmnopqrstuvwxyz"
     parts = [_piece("<unk>", 0.0, 2), _piece("<s>", 0.0, 3), _piece("</s>", 0.0, 3)]
     for n in range(count - 3):
-        name = "".join(digits[n // 36 ** k % 36] for k in (4, 3, 2, 1, 0))
+        name = "".join(digits[n // 36**k % 36] for k in (4, 3, 2, 1, 0))
         parts.append(_piece(name, -1.0 - n / count, 1))
-    trainer = b"\x18\x01" + b"\x20" + _varint(count)          # model_type unigram, vocab_size
-    normalizer = b"\x0a\x08identity"                           # name; no charsmap
+    trainer = b"\x18\x01" + b"\x20" + _varint(count)  # model_type unigram, vocab_size
+    normalizer = b"\x0a\x08identity"  # name; no charsmap
     parts.append(b"\x12" + _varint(len(trainer)) + trainer)
     parts.append(b"\x1a" + _varint(len(normalizer)) + normalizer)
     return b"".join(parts)
@@ -448,8 +490,11 @@ class Files:
         if name not in self._made:
             start = time.perf_counter()
             self._made[name] = make()
-            print(f"   (made {name}: {len(self._made[name]) / 1e6:.1f} MB in "
-                  f"{time.perf_counter() - start:.1f} s)", flush=True)
+            print(
+                f"   (made {name}: {len(self._made[name]) / 1e6:.1f} MB in "
+                f"{time.perf_counter() - start:.1f} s)",
+                flush=True,
+            )
         return self._made[name]
 
 
@@ -481,47 +526,62 @@ def compact(status: str, width: int = 60) -> str:
     found = re.search(r"\b[45]\d\d ", status)
     if found is None:
         return status[:width]
-    head, detail = status[:found.end()], status[found.end():]
+    head, detail = status[: found.end()], status[found.end() :]
     while len(head) + len(detail) > width and ": " in detail:
         detail = detail.split(": ", 1)[1]
     text = head + detail
-    return text if len(text) <= width else text[:width - 3] + "..."
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def chat_reproducer(key: str) -> Callable[[int, float, Files], str]:
     def run(port: int, deadline: float, files: Files) -> str:
-        answer = post_json(port, "/api/chat", {"messages": MESSAGES, "template": TEMPLATES[key]},
-                           _remaining(deadline))
+        answer = post_json(
+            port,
+            "/api/chat",
+            {"messages": MESSAGES, "template": TEMPLATES[key]},
+            _remaining(deadline),
+        )
         text = json.loads(answer.body).get("text", "") if answer.status == 200 else ""
         return _detail(answer) + (f" (renders {text[:12]})" if text else "")
+
     return run
 
 
 def replace_reproducer(port: int, deadline: float, files: Files) -> str:
-    stored = upload(port, "tokenizer.json", files.get(*REPLACE),
-                    _remaining(deadline))
+    stored = upload(port, "tokenizer.json", files.get(*REPLACE), _remaining(deadline))
     if stored.status != 201:
         return f"upload {_detail(stored)}"
     handle = json.loads(stored.body)["tokenizer"]
-    answer = post_json(port, "/api/encode", {"tokenizer": handle, "text": "aaaa"},
-                       _remaining(deadline))
+    answer = post_json(
+        port, "/api/encode", {"tokenizer": handle, "text": "aaaa"}, _remaining(deadline)
+    )
     tokens = len(json.loads(answer.body).get("ids", [])) if answer.status == 200 else 0
     return f"upload 201, encode {_detail(answer)}" + (f" ({tokens:,} ids)" if tokens else "")
 
 
 def rebinding_reproducer(port: int, deadline: float, files: Files) -> str:
-    answer = call(port, "POST", "/api/corpora",
-                  json.dumps({"text": "stored through a rebound name", "name": "rebound"}).encode(),
-                  {"Content-Type": "application/json", "Host": "evil.example:8000",
-                   "Origin": "http://evil.example:8000"}, _remaining(deadline))
+    answer = call(
+        port,
+        "POST",
+        "/api/corpora",
+        json.dumps({"text": "stored through a rebound name", "name": "rebound"}).encode(),
+        {
+            "Content-Type": "application/json",
+            "Host": "evil.example:8000",
+            "Origin": "http://evil.example:8000",
+        },
+        _remaining(deadline),
+    )
     return _detail(answer) + (" (stored)" if answer.status == 201 else "")
 
 
-def upload_reproducer(file: tuple[str, Callable[[], bytes]], filename: str
-                      ) -> Callable[[int, float, Files], str]:
+def upload_reproducer(
+    file: tuple[str, Callable[[], bytes]], filename: str
+) -> Callable[[int, float, Files], str]:
     def run(port: int, deadline: float, files: Files) -> str:
         data = files.get(*file)
         return _detail(upload(port, filename, data, _remaining(deadline)))
+
     return run
 
 
@@ -535,8 +595,9 @@ def long_word_reference(port: int, timeout: float) -> float:
     tokens, and the page would then skip the encoding."""
     post_json(port, "/api/encode", {"tokenizer": "cl100k_base", "text": "warm up"}, timeout)
     start = time.perf_counter()
-    answer = post_json(port, "/api/encode", {"tokenizer": "cl100k_base", "text": "x" * 100_000},
-                       timeout)
+    answer = post_json(
+        port, "/api/encode", {"tokenizer": "cl100k_base", "text": "x" * 100_000}, timeout
+    )
     if answer.status != 200:
         raise RuntimeError(f"/api/encode of the long word answered {_detail(answer)}")
     return time.perf_counter() - start
@@ -544,8 +605,14 @@ def long_word_reference(port: int, timeout: float) -> float:
 
 def long_word_reproducer(port: int, deadline: float, files: Files) -> str:
     body = "tokenizer=cl100k_base&text=" + LONG_WORD
-    answer = call(port, "POST", "/", body.encode(),
-                  {"Content-Type": "application/x-www-form-urlencoded"}, _remaining(deadline))
+    answer = call(
+        port,
+        "POST",
+        "/",
+        body.encode(),
+        {"Content-Type": "application/x-www-form-urlencoded"},
+        _remaining(deadline),
+    )
     return _detail(answer) + f" ({len(answer.body) / 1e6:.1f} MB page)"
 
 
@@ -570,7 +637,7 @@ def slowloris_reproducer(port: int, deadline: float, files: Files) -> str:
                     s.recv(65536)
                 except OSError:
                     pass
-                open_.discard(s)               # EOF, reset or an answer: the server let go
+                open_.discard(s)  # EOF, reset or an answer: the server let go
                 last_close = time.monotonic() - start
         closed = len(sockets) - len(open_)
         when = f", the last after {last_close:.1f} s" if closed else ""
@@ -585,9 +652,9 @@ class Reproducer:
     key: str
     label: str
     run: Callable[[int, float, Files], str]
-    file: tuple[str, Callable[[], bytes]] | None = None   # what it uploads: (name, maker)
+    file: tuple[str, Callable[[], bytes]] | None = None  # what it uploads: (name, maker)
     reference: Callable[[int, float], float] | None = None  # seconds of what it is compared to
-    window: float | None = None          # its own time bound, instead of --timeout
+    window: float | None = None  # its own time bound, instead of --timeout
 
 
 REPLACE = ("20 x Replace", replace_chain)
@@ -603,16 +670,33 @@ REPRODUCERS = [
     Reproducer("pprint", "2 ([s]*1000)|pprint", chat_reproducer("pprint")),
     Reproducer("replace", "3 20 x Replace a->aa, 'aaaa'", replace_reproducer, REPLACE),
     Reproducer("rebinding", "4 rebinding POST /api/corpora", rebinding_reproducer),
-    Reproducer("merges", "5 999,000 merges tokenizer.json",
-               upload_reproducer(MERGES, "tokenizer.json"), MERGES),
-    Reproducer("zip", "5 zip of 300,000 members",
-               upload_reproducer(MEMBERS, "vocab_merges.zip"), MEMBERS),
-    Reproducer("sentencepiece", "5 sentencepiece, 2e6 pieces",
-               upload_reproducer(PIECES, "tokenizer.model"), PIECES),
-    Reproducer("longword", "7 POST / one 100,000-char word", long_word_reproducer,
-               reference=long_word_reference),
-    Reproducer("slowloris", "8 slowloris, 300 partial sockets", slowloris_reproducer,
-               window=SLOWLORIS_WINDOW + 30),
+    Reproducer(
+        "merges",
+        "5 999,000 merges tokenizer.json",
+        upload_reproducer(MERGES, "tokenizer.json"),
+        MERGES,
+    ),
+    Reproducer(
+        "zip", "5 zip of 300,000 members", upload_reproducer(MEMBERS, "vocab_merges.zip"), MEMBERS
+    ),
+    Reproducer(
+        "sentencepiece",
+        "5 sentencepiece, 2e6 pieces",
+        upload_reproducer(PIECES, "tokenizer.model"),
+        PIECES,
+    ),
+    Reproducer(
+        "longword",
+        "7 POST / one 100,000-char word",
+        long_word_reproducer,
+        reference=long_word_reference,
+    ),
+    Reproducer(
+        "slowloris",
+        "8 slowloris, 300 partial sockets",
+        slowloris_reproducer,
+        window=SLOWLORIS_WINDOW + 30,
+    ),
 ]
 
 
@@ -623,7 +707,7 @@ class Row:
     seconds: str
     worst_wait: str
     rss_growth: float
-    mark: str = ""             # "*": stalled, restarted; "+": timed out, restarted
+    mark: str = ""  # "*": stalled, restarted; "+": timed out, restarted
 
 
 def run_reproducer(server: Server, reproducer: Reproducer, timeout: float, files: Files) -> Row:
@@ -631,14 +715,14 @@ def run_reproducer(server: Server, reproducer: Reproducer, timeout: float, files
     and restarted afterwards."""
     window = reproducer.window or timeout
     if reproducer.file:
-        files.get(*reproducer.file)          # made before the clock starts
+        files.get(*reproducer.file)  # made before the clock starts
     reference = reproducer.reference(server.port, window) if reproducer.reference else None
     assert server.proc is not None
     sampler = RssSampler(server.proc.pid)
     prober = Prober(server.port)
     sampler.start()
     prober.start()
-    time.sleep(0.3)                      # a probe or two of the idle server
+    time.sleep(0.3)  # a probe or two of the idle server
     start = time.perf_counter()
     timed_out = False
     try:
@@ -652,8 +736,9 @@ def run_reproducer(server: Server, reproducer: Reproducer, timeout: float, files
     worst = prober.stop()
     if reference:
         took = time.perf_counter() - start
-        status += (f"; {'>' if timed_out else ''}{took / reference:.1f} x /api/encode's "
-                   f"{reference:.2f} s")
+        status += (
+            f"; {'>' if timed_out else ''}{took / reference:.1f} x /api/encode's {reference:.2f} s"
+        )
     stalled = not server.answers()
     growth = sampler.stop()
     row = Row(reproducer.label, status, seconds, worst, growth)
@@ -677,32 +762,46 @@ def run_reproducers(args: argparse.Namespace, workdir: Path) -> None:
             print(f" - {reproducer.label} ...", flush=True)
             row = run_reproducer(server, reproducer, args.timeout, files)
             rows.append(row)
-            print(f"   {row.status}; {row.seconds} s; worst GET / {row.worst_wait} s; "
-                  f"+{row.rss_growth:.0f} MB" + (f"; {RESTARTS[row.mark]}" if row.mark else ""),
-                  flush=True)
+            print(
+                f"   {row.status}; {row.seconds} s; worst GET / {row.worst_wait} s; "
+                f"+{row.rss_growth:.0f} MB" + (f"; {RESTARTS[row.mark]}" if row.mark else ""),
+                flush=True,
+            )
     finally:
         server.stop()
     print_table(rows, args.timeout)
 
 
-RESTARTS = {"*": f"the server did not answer GET / within {STALL_CHECK:.0f} s after it: killed "
-                 "and restarted",
-            "+": f"it timed out, and the server answered GET / within {STALL_CHECK:.0f} s, but "
-                 "its work may go on there: killed and restarted"}
+RESTARTS = {
+    "*": f"the server did not answer GET / within {STALL_CHECK:.0f} s after it: killed "
+    "and restarted",
+    "+": f"it timed out, and the server answered GET / within {STALL_CHECK:.0f} s, but "
+    "its work may go on there: killed and restarted",
+}
 
 
 def print_table(rows: list[Row], timeout: float) -> None:
     header = ("reproducer", "status", "time s", "worst GET / wait s", "tree RSS growth MB")
-    cells = [(r.label + (f" {r.mark}" if r.mark else ""), compact(r.status), r.seconds,
-              r.worst_wait, f"{r.rss_growth:.0f}") for r in rows]
+    cells = [
+        (
+            r.label + (f" {r.mark}" if r.mark else ""),
+            compact(r.status),
+            r.seconds,
+            r.worst_wait,
+            f"{r.rss_growth:.0f}",
+        )
+        for r in rows
+    ]
     widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(header)]
     print()
     print(" | ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip())
     print("-|-".join("-" * w for w in widths))
     for c in cells:
         print(" | ".join(v.ljust(w) for v, w in zip(c, widths)).rstrip())
-    print(f"client timeout {timeout:.0f} s (the slowloris: {SLOWLORIS_WINDOW:.0f} s); "
-          f'">" in the wait: a probe still unanswered when the reproducer ended')
+    print(
+        f"client timeout {timeout:.0f} s (the slowloris: {SLOWLORIS_WINDOW:.0f} s); "
+        f'">" in the wait: a probe still unanswered when the reproducer ended'
+    )
     for mark in sorted({r.mark for r in rows if r.mark}):
         print(f"{mark} {RESTARTS[mark]}")
 
@@ -712,7 +811,7 @@ def text_slices(shared: Path, size: int = 2048) -> list[str]:
     """2 KB slices of Botchan (from the shared data), from its second third on."""
     text = (shared / "data" / "corpora" / "botchan.txt").read_text(encoding="utf-8")
     start = len(text) // 3
-    return [text[i:i + size] for i in range(start, len(text) - size, size)]
+    return [text[i : i + size] for i in range(start, len(text) - size, size)]
 
 
 def llama3_path(shared: Path) -> Path:
@@ -732,19 +831,27 @@ def upload_llama3(port: int, shared: Path) -> str:
 def run_latency(args: argparse.Namespace, workdir: Path) -> None:
     server = Server(args.code, workdir, sandbox_workers=args.sandbox_workers)
     server.start()
-    print(f"\n== interactive latency: {args.requests} sequential POST /api/encode (and the "
-          f"visualiser's fragment, POST /) of 2 KB, one "
-          f"worker; uvicorn {' '.join(server.command()[3:])}", flush=True)
+    print(
+        f"\n== interactive latency: {args.requests} sequential POST /api/encode (and the "
+        f"visualiser's fragment, POST /) of 2 KB, one "
+        f"worker; uvicorn {' '.join(server.command()[3:])}",
+        flush=True,
+    )
     try:
         handle = upload_llama3(server.port, args.shared)
         slices = text_slices(args.shared)
-        print(f"   {'tokenizer':<26}{'n':>5}{'non-200':>9}   server ms p50/p95/p99"
-              f"   client ms p50/p95/p99")
-        rows = [("uploaded Llama 3", handle, encode), ("bundled cl100k_base", "cl100k_base", encode),
-                ("uploaded Llama 3, page", handle, fragment),
-                ("bundled cl100k_base, page", "cl100k_base", fragment)]
+        print(
+            f"   {'tokenizer':<26}{'n':>5}{'non-200':>9}   server ms p50/p95/p99"
+            f"   client ms p50/p95/p99"
+        )
+        rows = [
+            ("uploaded Llama 3", handle, encode),
+            ("bundled cl100k_base", "cl100k_base", encode),
+            ("uploaded Llama 3, page", handle, fragment),
+            ("bundled cl100k_base, page", "cl100k_base", fragment),
+        ]
         for label, name, send in rows:
-            for text in slices[:10]:                                     # warm-up
+            for text in slices[:10]:  # warm-up
                 send(server.port, name, text)
             own, client, bad = [], [], 0
             for i in range(args.requests):
@@ -768,41 +875,69 @@ def fragment(port: int, name: str, text: str) -> Answer:
     """The visualiser's own fragment as htmx asks for it while one types (`POST /`, the form,
     `HX-Request`): the encode and the page's HTML (chips, tooltips, the pipeline's steps)."""
     body = urllib.parse.urlencode({"tokenizer": name, "text": text}).encode()
-    return call(port, "POST", "/", body, {"Content-Type": "application/x-www-form-urlencoded",
-                                          "HX-Request": "true"}, 60)
+    return call(
+        port,
+        "POST",
+        "/",
+        body,
+        {"Content-Type": "application/x-www-form-urlencoded", "HX-Request": "true"},
+        60,
+    )
 
 
 def _three(values: list[float]) -> str:
     return "/".join(f"{pct(values, q) * 1000:.1f}" for q in (50, 95, 99))
 
 
-Request = tuple[str, str, bytes | None]              # method, path, body
+Request = tuple[str, str, bytes | None]  # method, path, body
 
 
-def load_mix(slices: list[str], handle: str
-             ) -> list[tuple[str, Callable[[random.Random], Request]]]:
+def load_mix(
+    slices: list[str], handle: str
+) -> list[tuple[str, Callable[[random.Random], Request]]]:
     """(name, a function of a random source giving (method, path, body)) of each kind."""
+
     def encode(tokenizer: str):
-        return lambda rnd: ("POST", "/api/encode", json.dumps(
-            {"tokenizer": tokenizer, "text": rnd.choice(slices)}).encode())
+        return lambda rnd: (
+            "POST",
+            "/api/encode",
+            json.dumps({"tokenizer": tokenizer, "text": rnd.choice(slices)}).encode(),
+        )
 
     def chat(rnd: random.Random):
         text = rnd.choice(slices)
-        return ("POST", "/api/chat", json.dumps({
-            "tokenizer": "cl100k_base", "template_name": "llama3",
-            "messages": [{"role": "system", "content": "You are a careful reader."},
-                         {"role": "user", "content": text[:600]},
-                         {"role": "assistant", "content": text[600:1200]}]}).encode())
-    return [("encode uploaded Llama 3", encode(handle)),
-            ("encode cl100k_base", encode("cl100k_base")),
-            ("encode bert-base-uncased", encode("bert-base-uncased")),
-            ("chat llama3 template", chat),
-            ("GET /", lambda rnd: ("GET", "/", None))]
+        return (
+            "POST",
+            "/api/chat",
+            json.dumps(
+                {
+                    "tokenizer": "cl100k_base",
+                    "template_name": "llama3",
+                    "messages": [
+                        {"role": "system", "content": "You are a careful reader."},
+                        {"role": "user", "content": text[:600]},
+                        {"role": "assistant", "content": text[600:1200]},
+                    ],
+                }
+            ).encode(),
+        )
+
+    return [
+        ("encode uploaded Llama 3", encode(handle)),
+        ("encode cl100k_base", encode("cl100k_base")),
+        ("encode bert-base-uncased", encode("bert-base-uncased")),
+        ("chat llama3 template", chat),
+        ("GET /", lambda rnd: ("GET", "/", None)),
+    ]
 
 
 def _send(conn: http.client.HTTPConnection, method: str, path: str, body: bytes | None) -> int:
-    conn.request(method, path, body=body,
-                 headers={"Content-Type": "application/json"} if body is not None else {})
+    conn.request(
+        method,
+        path,
+        body=body,
+        headers={"Content-Type": "application/json"} if body is not None else {},
+    )
     response = conn.getresponse()
     response.read()
     return response.status
@@ -816,8 +951,9 @@ def warm_up(port: int, mix: list, workers: int) -> None:
     for name, make in mix:
         ok = 0
         while ok < 4 * workers:
-            status = call(port, *make(rnd), headers={"Content-Type": "application/json"},
-                          timeout=300).status
+            status = call(
+                port, *make(rnd), headers={"Content-Type": "application/json"}, timeout=300
+            ).status
             ok = ok + 1 if status == 200 else 0
             if time.monotonic() > deadline:
                 raise RuntimeError(f"warm-up of {name} did not settle (last status {status})")
@@ -874,46 +1010,75 @@ def run_load(args: argparse.Namespace, workdir: Path) -> None:
         finally:
             server.stop()
         total = sum(len(v) for v in latencies.values())
-        print(f"\n== load: {workers} worker{'s' if workers > 1 else ''}, {args.clients} clients, "
-              f"{seconds:.0f} s: {total} requests, {total / seconds:.1f} req/s; RSS of the "
-              f"server's tree {idle:.0f} MB idle, {sampler.before:.0f} MB after warm-up, "
-              f"peak {sampler.peak:.0f} MB")
+        print(
+            f"\n== load: {workers} worker{'s' if workers > 1 else ''}, {args.clients} clients, "
+            f"{seconds:.0f} s: {total} requests, {total / seconds:.1f} req/s; RSS of the "
+            f"server's tree {idle:.0f} MB idle, {sampler.before:.0f} MB after warm-up, "
+            f"peak {sampler.peak:.0f} MB"
+        )
         print(f"   uvicorn {' '.join(server.command()[3:])}")
-        print(f"   {'endpoint':<26}{'n':>7}{'4xx':>6}{'422':>6}{'5xx':>6}{'conn':>6}"
-              f"{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}")
+        print(
+            f"   {'endpoint':<26}{'n':>7}{'4xx':>6}{'422':>6}{'5xx':>6}{'conn':>6}"
+            f"{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}"
+        )
         every: list[float] = []
         sums = Counter()
         for name, _ in mix:
             counts = statuses[name]
-            row = (sum(n for s, n in counts.items() if 400 <= s < 500), counts[422],
-                   sum(n for s, n in counts.items() if s >= 500), counts[0])
+            row = (
+                sum(n for s, n in counts.items() if 400 <= s < 500),
+                counts[422],
+                sum(n for s, n in counts.items() if s >= 500),
+                counts[0],
+            )
             sums.update(dict(zip("abcd", row)))
             every += latencies[name]
-            print(f"   {name:<26}{len(latencies[name]):>7}" + "".join(f"{v:>6}" for v in row)
-                  + "".join(f"{pct(latencies[name], q) * 1000:>9.0f}" for q in (50, 95, 99)))
-        print(f"   {'all':<26}{len(every):>7}" + "".join(f"{sums[k]:>6}" for k in "abcd")
-              + "".join(f"{pct(every, q) * 1000:>9.0f}" for q in (50, 95, 99)))
+            print(
+                f"   {name:<26}{len(latencies[name]):>7}"
+                + "".join(f"{v:>6}" for v in row)
+                + "".join(f"{pct(latencies[name], q) * 1000:>9.0f}" for q in (50, 95, 99))
+            )
+        print(
+            f"   {'all':<26}{len(every):>7}"
+            + "".join(f"{sums[k]:>6}" for k in "abcd")
+            + "".join(f"{pct(every, q) * 1000:>9.0f}" for q in (50, 95, 99))
+        )
 
 
 # ---- main ----------------------------------------------------------------------------------------
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--code", type=Path, default=ROOT,
-                        help="the checkout to serve (default: this one)")
-    parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared",
-                        help="the folder holding data/ (Llama 3's tokenizer.json, Botchan)")
-    parser.add_argument("--reproducers", action="store_true",
-                        help="the reproducers (the default when no mode is given)")
+    parser.add_argument(
+        "--code", type=Path, default=ROOT, help="the checkout to serve (default: this one)"
+    )
+    parser.add_argument(
+        "--shared",
+        type=Path,
+        default=ROOT.parent / "shared",
+        help="the folder holding data/ (Llama 3's tokenizer.json, Botchan)",
+    )
+    parser.add_argument(
+        "--reproducers",
+        action="store_true",
+        help="the reproducers (the default when no mode is given)",
+    )
     parser.add_argument("--latency", action="store_true", help="interactive latency")
     parser.add_argument("--load", action="store_true", help="the 50-client load")
-    parser.add_argument("--only", default="",
-                        help="reproducers to run, comma-separated: "
-                             + ",".join(r.key for r in REPRODUCERS))
-    parser.add_argument("--timeout", type=float, default=30.0,
-                        help="client timeout of each reproducer, seconds")
-    parser.add_argument("--sandbox-workers", type=int, default=None,
-                        help="TOKVIS_SANDBOX_WORKERS for the server (0: untrusted work in the "
-                             "serving process); default: unset")
+    parser.add_argument(
+        "--only",
+        default="",
+        help="reproducers to run, comma-separated: " + ",".join(r.key for r in REPRODUCERS),
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=30.0, help="client timeout of each reproducer, seconds"
+    )
+    parser.add_argument(
+        "--sandbox-workers",
+        type=int,
+        default=None,
+        help="TOKVIS_SANDBOX_WORKERS for the server (0: untrusted work in the "
+        "serving process); default: unset",
+    )
     parser.add_argument("--requests", type=int, default=200, help="--latency: requests")
     parser.add_argument("--duration", type=float, default=60.0, help="--load: seconds per run")
     parser.add_argument("--clients", type=int, default=50, help="--load: clients")
@@ -935,9 +1100,12 @@ def main() -> int:
     if not args.latency and not args.load:
         args.reproducers = True
     _, remark = make_run_args(args.code)
-    sandbox = ("unset" if args.sandbox_workers is None else str(args.sandbox_workers))
-    print(f"code {args.code}; TOKVIS_SANDBOX_WORKERS {sandbox}; {os.cpu_count()} cores, load "
-          f"average {os.getloadavg()[0]:.1f}" + (f"; {remark}" if remark else ""), flush=True)
+    sandbox = "unset" if args.sandbox_workers is None else str(args.sandbox_workers)
+    print(
+        f"code {args.code}; TOKVIS_SANDBOX_WORKERS {sandbox}; {os.cpu_count()} cores, load "
+        f"average {os.getloadavg()[0]:.1f}" + (f"; {remark}" if remark else ""),
+        flush=True,
+    )
     with tempfile.TemporaryDirectory(prefix="bench_sandbox-") as tmp:
         started = time.monotonic()
         if args.reproducers:

@@ -8,6 +8,7 @@ that the two files hold the same JSON. The issue's bar: ours <= 2 s.
 
 The default file is the Llama 3 tokenizer.json in ../shared/data/interop (read where it lies).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,6 +43,7 @@ def main() -> None:
     if not args.file.exists():
         sys.exit(f"{args.file} is absent: pass --file with a tokenizer.json")
     import tokenizers
+
     ours = tc.load(str(args.file))
     theirs = tokenizers.Tokenizer.from_file(str(args.file))
     out = Path(tempfile.mkdtemp())
@@ -49,13 +51,17 @@ def main() -> None:
     t_ours = best_of(args.repeat, lambda: ours.save(str(mine)))
     t_hf = best_of(args.repeat, lambda: theirs.save(str(hf)))
     same = json.loads(mine.read_text("utf-8")) == json.loads(hf.read_text("utf-8"))
-    print(f"save {args.file.name} ({ours.vocab_size:,} tokens, "
-          f"{len(ours.model.merges):,} merges), best of {args.repeat}")
+    print(
+        f"save {args.file.name} ({ours.vocab_size:,} tokens, "
+        f"{len(ours.model.merges):,} merges), best of {args.repeat}"
+    )
     print(f"{'':<8}{'seconds':>10}{'MB':>8}")
     print(f"{'ours':<8}{t_ours:>10.2f}{os.path.getsize(mine) / 1e6:>8.1f}")
     print(f"{'HF':<8}{t_hf:>10.2f}{os.path.getsize(hf) / 1e6:>8.1f}")
-    print(f"ratio ours/HF {t_ours / t_hf:.1f}x; bar ours <= 2 s: "
-          f"{'met' if t_ours <= 2 else 'NOT met'}; same JSON as HF's: {same}")
+    print(
+        f"ratio ours/HF {t_ours / t_hf:.1f}x; bar ours <= 2 s: "
+        f"{'met' if t_ours <= 2 else 'NOT met'}; same JSON as HF's: {same}"
+    )
 
 
 if __name__ == "__main__":

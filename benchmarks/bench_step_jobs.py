@@ -12,6 +12,7 @@ TestClient (no network).
 
     .venv/bin/python benchmarks/bench_step_jobs.py
 """
+
 from __future__ import annotations
 
 import resource
@@ -52,23 +53,32 @@ def _peak_mb(pid: int) -> float:
 def main() -> None:
     from fastapi.testclient import TestClient
 
-    from app.jobs import cache, runs as step_jobs
     from app.config import Settings
+    from app.jobs import cache
+    from app.jobs import runs as step_jobs
     from app.main import create_app
     from benchmarks.corpus import english_1mb
     from tests.app.job_helpers import random_corpus
 
     text = english_1mb() * 5
-    app = create_app(Settings(db_path=Path(tempfile.mkdtemp()) / "bench.sqlite3",
-                              max_text_chars=100_000, max_corpus_bytes=6_000_000,
-                              max_upload_bytes=6_000_000, regex_timeout=0.5))
+    app = create_app(
+        Settings(
+            db_path=Path(tempfile.mkdtemp()) / "bench.sqlite3",
+            max_text_chars=100_000,
+            max_corpus_bytes=6_000_000,
+            max_upload_bytes=6_000_000,
+            regex_timeout=0.5,
+        )
+    )
     client = TestClient(app, base_url="http://127.0.0.1")
     engine = app.state.jobs
     digest = app.state.store.put(text)
     words = random_corpus(590_000, seed=11)
     random_digest = app.state.store.put(words)
-    print(f"step-through trainings on {len(text.encode()) / 1e6:.1f} MB of English and "
-          f"{len(words) / 1e6:.1f} MB of random words:")
+    print(
+        f"step-through trainings on {len(text.encode()) / 1e6:.1f} MB of English and "
+        f"{len(words) / 1e6:.1f} MB of random words:"
+    )
 
     def job_of(kind: str):
         found = engine.store.ids(kind)
@@ -78,10 +88,12 @@ def main() -> None:
         """The newest job of `kind` once it runs and has recorded `rounds` steps (looking at
         it meanwhile, as a polling page would, so it is not abandoned)."""
         deadline = time.monotonic() + 600
-        while not ((job := job_of(kind)) and job.status == "running" and job.pid
-                   and job.done >= rounds):
-            assert time.monotonic() < deadline and (job is None or job.status in
-                                                    ("queued", "running")), job
+        while not (
+            (job := job_of(kind)) and job.status == "running" and job.pid and job.done >= rounds
+        ):
+            assert time.monotonic() < deadline and (
+                job is None or job.status in ("queued", "running")
+            ), job
             if job is not None:
                 engine.store.touch(job.id)
             time.sleep(0.02)
@@ -100,8 +112,10 @@ def main() -> None:
             time.sleep(0.005)
         gone = time.perf_counter() - t0
         where = f"{settle:.0f} s into round {job.done}" if rounds else "while seeding"
-        print(f"  cancel a Unigram training {where} ({time.time() - job.started:.0f} s in): "
-              f"worker gone in {gone:.2f} s")
+        print(
+            f"  cancel a Unigram training {where} ({time.time() - job.started:.0f} s in): "
+            f"worker gone in {gone:.2f} s"
+        )
 
     # abandon: one look, then nobody polls
     client.get(f"/unigram/train?corpus={random_digest}&vocab_size=8000&words=abandon")
@@ -109,8 +123,10 @@ def main() -> None:
     job = running_job("unigram_rounds")
     while engine.get(job.id).status == "running":
         time.sleep(0.02)
-    print(f"  abandoned page: training cancelled {time.perf_counter() - last_look:.1f} s after "
-          f"the last look (ABANDON = {step_jobs.ABANDON:.0f} s)")
+    print(
+        f"  abandoned page: training cancelled {time.perf_counter() - last_look:.1f} s after "
+        f"the last look (ABANDON = {step_jobs.ABANDON:.0f} s)"
+    )
 
     # memory: the pool, then in-process
     rss0 = _rss_mb()
@@ -125,16 +141,20 @@ def main() -> None:
     while 'data-testid="training"' in client.get(url).text:
         time.sleep(0.05)
     peak_pool = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"  BPE vocab 8000 in the pool: worker peak RSS {worker_peak:.0f} MB (budget "
-          f"{app.state.settings.job_memory_mb:,} MB); server RSS {rss0:.0f} -> {_rss_mb():.0f} MB "
-          f"holding the run (peak {peak_pool:.0f} MB); loading it took {time.perf_counter() - t0:.2f} s")
-    cache.BPE = cache.RunCache(6)                   # a fresh server process
-    step_jobs.IN_REQUEST_CHARS = 10 ** 9
+    print(
+        f"  BPE vocab 8000 in the pool: worker peak RSS {worker_peak:.0f} MB (budget "
+        f"{app.state.settings.job_memory_mb:,} MB); server RSS {rss0:.0f} -> {_rss_mb():.0f} MB "
+        f"holding the run (peak {peak_pool:.0f} MB); loading it took {time.perf_counter() - t0:.2f} s"
+    )
+    cache.BPE = cache.RunCache(6)  # a fresh server process
+    step_jobs.IN_REQUEST_CHARS = 10**9
     t0 = time.perf_counter()
     client.get(url)
     peak_here = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"  the same run in-process: {time.perf_counter() - t0:.1f} s, server peak RSS "
-          f"{peak_here:.0f} MB")
+    print(
+        f"  the same run in-process: {time.perf_counter() - t0:.1f} s, server peak RSS "
+        f"{peak_here:.0f} MB"
+    )
     engine.stop()
 
 

@@ -4,6 +4,7 @@ the time to compute them from scratch (what the first visit used to cost).
 
 Run: .venv/bin/python benchmarks/bench_tax.py
 """
+
 from __future__ import annotations
 
 import sys
@@ -21,8 +22,13 @@ from app.main import create_app  # noqa: E402
 
 
 def main() -> None:
-    settings = Settings(db_path=Path(tempfile.mkdtemp()) / "bench.sqlite3", max_text_chars=1000,
-                        max_corpus_bytes=100_000, max_upload_bytes=100_000, regex_timeout=0.5)
+    settings = Settings(
+        db_path=Path(tempfile.mkdtemp()) / "bench.sqlite3",
+        max_text_chars=1000,
+        max_corpus_bytes=100_000,
+        max_upload_bytes=100_000,
+        regex_timeout=0.5,
+    )
     client = TestClient(create_app(settings), base_url="http://127.0.0.1")
     for visit in ("first", "second"):
         t0 = time.perf_counter()
@@ -34,8 +40,10 @@ def main() -> None:
     t0 = time.perf_counter()
     for name in tax.vocab_tokenizers():
         tax.compute(name)
-    print(f"computing the numbers from scratch: {time.perf_counter() - t0:.1f} s "
-          f"({len(tax.vocab_tokenizers())} tokenisers x 33 texts)")
+    print(
+        f"computing the numbers from scratch: {time.perf_counter() - t0:.1f} s "
+        f"({len(tax.vocab_tokenizers())} tokenisers x 33 texts)"
+    )
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ through TestClient (no network).
     .venv/bin/python benchmarks/bench_train_view.py [--variant byte_bpe] [--vocab 4000]
     .venv/bin/python benchmarks/bench_train_view.py --family wordpiece [--vocab 5000]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,15 +37,21 @@ def main() -> None:
     from fastapi.testclient import TestClient
 
     from app.config import Settings
+    from app.jobs import cache
+    from app.jobs import runs as step_jobs
     from app.main import create_app
     from benchmarks.corpus import english_1mb
 
-    from app.jobs import cache, runs as step_jobs
-
     tmp = Path(tempfile.mkdtemp())
-    app = create_app(Settings(db_path=tmp / "bench.sqlite3", max_text_chars=100_000,
-                              max_corpus_bytes=5_000_000, max_upload_bytes=5_000_000,
-                              regex_timeout=0.5))
+    app = create_app(
+        Settings(
+            db_path=tmp / "bench.sqlite3",
+            max_text_chars=100_000,
+            max_corpus_bytes=5_000_000,
+            max_upload_bytes=5_000_000,
+            regex_timeout=0.5,
+        )
+    )
     client = TestClient(app, base_url="http://127.0.0.1")
     digest = app.state.store.put(english_1mb())
     if args.family == "bpe":
@@ -57,21 +64,23 @@ def main() -> None:
         name = f"WordPiece vocab {vocab}"
     hx = {"HX-Request": "true"}
     print(f"step view, 1 MB corpus, {name}:")
-    for mode, limit in (("in the job pool", step_jobs.IN_REQUEST_CHARS), ("in-process", 10 ** 9)):
+    for mode, limit in (("in the job pool", step_jobs.IN_REQUEST_CHARS), ("in-process", 10**9)):
         step_jobs.IN_REQUEST_CHARS = limit
-        cache.WORDPIECE = cache.RunCache(6)             # a first visit for this mode
+        cache.WORDPIECE = cache.RunCache(6)  # a first visit for this mode
         cache.BPE = cache.RunCache(6)
         start = time.perf_counter()
         r = client.get(base + "&step=0")
         assert r.status_code == 200, r.text[:500]
         first_response = time.perf_counter() - start
-        while 'data-testid="training"' in r.text:        # big runs train on while the page polls
+        while 'data-testid="training"' in r.text:  # big runs train on while the page polls
             time.sleep(0.05)
             r = client.get(base + "&step=0")
         first = time.perf_counter() - start
         total = int(r.text.split('max="')[1].split('"')[0])
-        print(f"  {mode}: first visit: a page after {first_response:.2f} s; the whole run "
-              f"({total:,} merges) ready after {first:.2f} s")
+        print(
+            f"  {mode}: first visit: a page after {first_response:.2f} s; the whole run "
+            f"({total:,} merges) ready after {first:.2f} s"
+        )
     app.state.jobs.stop()
 
     def timed(step: int) -> float:
@@ -84,8 +93,12 @@ def main() -> None:
     rng = random.Random(7)
     jumps = [timed(rng.randrange(0, total + 1)) for _ in range(30)]
     ends = [timed(total), timed(total - 1)]
-    print(f"  next step: median {statistics.median(nexts):.1f} ms, max {max(nexts):.1f} ms (target <= 30)")
-    print(f"  jump:      median {statistics.median(jumps):.1f} ms, max {max(jumps):.1f} ms (target <= 150)")
+    print(
+        f"  next step: median {statistics.median(nexts):.1f} ms, max {max(nexts):.1f} ms (target <= 30)"
+    )
+    print(
+        f"  jump:      median {statistics.median(jumps):.1f} ms, max {max(jumps):.1f} ms (target <= 150)"
+    )
     print(f"  last steps: {', '.join(f'{t:.1f} ms' for t in ends)}")
 
 

@@ -14,6 +14,7 @@ Quality: each corpus is split into train (9 lines in 10) and held-out (every 10t
 tokens per whitespace word and the held-out log-likelihood per character (natural log, summed
 over all segmentations, i.e. the lattice's forward score) of both models on the held-out lines.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -29,14 +30,19 @@ import sentencepiece as spm  # noqa: E402
 
 import tokenizers_core as tc  # noqa: E402
 from benchmarks.corpus import english_1mb  # noqa: E402
-from tokenizers_core.implementations.unigram import held_out_quality  # noqa: E402
 from tokenizers_core.formats.sentencepiece_model import _DATA, load_bytes  # noqa: E402
+from tokenizers_core.implementations.unigram import held_out_quality  # noqa: E402
 
 
 def _sp_train(lines: list[str], vocab_size: int) -> bytes:
     out = io.BytesIO()
-    spm.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=out,
-                                   vocab_size=vocab_size, model_type="unigram", minloglevel=2)
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines),
+        model_writer=out,
+        vocab_size=vocab_size,
+        model_type="unigram",
+        minloglevel=2,
+    )
     return out.getvalue()
 
 
@@ -53,9 +59,11 @@ def bench_train(repeat: int = 3) -> None:
         sp_times.append(time.perf_counter() - t0)
     rounds = len(tok.trainer.steps)
     runs = ", ".join(f"{a:.1f}/{b:.1f}" for a, b in zip(ours_times, sp_times))
-    print(f"train 1 MB, vocab 4000 ({rounds} steps): ours/sentencepiece per run {runs} s; "
-          f"best {min(ours_times):.2f} s vs {min(sp_times):.2f} s, "
-          f"ratio {min(ours_times) / min(sp_times):.2f}x")
+    print(
+        f"train 1 MB, vocab 4000 ({rounds} steps): ours/sentencepiece per run {runs} s; "
+        f"best {min(ours_times):.2f} s vs {min(sp_times):.2f} s, "
+        f"ratio {min(ours_times) / min(sp_times):.2f}x"
+    )
 
 
 def bench_encode() -> None:
@@ -79,8 +87,10 @@ def bench_encode() -> None:
     theirs = t3 - t2
     assert ours_tokens == sp_tokens
     print(f"encode 1 MB ({len(lines)} lines, {ours_tokens} tokens, botchan_en_unigram_1000):")
-    print(f"  ours Tokenizer.encode {ours:.2f} s = {mb / ours:.2f} MB/s "
-          f"(normalise {t1 - t0:.2f} s, Viterbi {t2 - t1:.2f} s)")
+    print(
+        f"  ours Tokenizer.encode {ours:.2f} s = {mb / ours:.2f} MB/s "
+        f"(normalise {t1 - t0:.2f} s, Viterbi {t2 - t1:.2f} s)"
+    )
     print(f"  sentencepiece {theirs:.3f} s = {mb / theirs:.1f} MB/s; ratio {ours / theirs:.0f}x")
 
 
@@ -89,10 +99,17 @@ def bench_quality() -> None:
         botchan = fh.read().splitlines()
     with open(os.path.join(_DATA, "corpora", "udhr", "eng.txt"), encoding="utf-8") as fh:
         udhr = fh.read().splitlines()
-    cases = [("botchan", botchan, 1000), ("botchan", botchan, 4000), ("udhr eng", udhr, 500),
-             ("udhr eng", udhr, 1000), ("1 MB english", english_1mb().splitlines(), 4000)]
-    print("quality (ours / sentencepiece; tokens/word lower is better, "
-          "log-lik/char higher is better):")
+    cases = [
+        ("botchan", botchan, 1000),
+        ("botchan", botchan, 4000),
+        ("udhr eng", udhr, 500),
+        ("udhr eng", udhr, 1000),
+        ("1 MB english", english_1mb().splitlines(), 4000),
+    ]
+    print(
+        "quality (ours / sentencepiece; tokens/word lower is better, "
+        "log-lik/char higher is better):"
+    )
     for name, lines, vocab in cases:
         lines = [l for l in lines if l.strip()]
         train = [l for i, l in enumerate(lines) if i % 10]
@@ -100,7 +117,9 @@ def bench_quality() -> None:
         try:
             theirs = load_bytes(_sp_train(train, vocab))
         except RuntimeError as exc:
-            print(f"  {name:13s} {vocab:5d}: sentencepiece cannot: {str(exc).split(':')[-1].strip()}")
+            print(
+                f"  {name:13s} {vocab:5d}: sentencepiece cannot: {str(exc).split(':')[-1].strip()}"
+            )
             continue
         try:
             ours = tc.train("unigram", train, vocab_size=vocab)
@@ -109,15 +128,18 @@ def bench_quality() -> None:
             continue
         tpw, ll = held_out_quality(ours, held)
         sp_tpw, sp_ll = held_out_quality(theirs, held)
-        print(f"  {name:13s} {vocab:5d}: tokens/word {tpw:.4f} vs {sp_tpw:.4f} "
-              f"({100 * (tpw / sp_tpw - 1):+.2f}%; negative: ours fewer), held-out log-lik/char "
-              f"{ll:.4f} vs {sp_ll:.4f} ({100 * (ll - sp_ll) / abs(sp_ll):+.2f}%; positive: "
-              f"ours more likely)")
+        print(
+            f"  {name:13s} {vocab:5d}: tokens/word {tpw:.4f} vs {sp_tpw:.4f} "
+            f"({100 * (tpw / sp_tpw - 1):+.2f}%; negative: ours fewer), held-out log-lik/char "
+            f"{ll:.4f} vs {sp_ll:.4f} ({100 * (ll - sp_ll) / abs(sp_ll):+.2f}%; positive: "
+            f"ours more likely)"
+        )
 
 
 if __name__ == "__main__":
     which = sys.argv[1:] or ["train", "encode", "quality"]
     from benchmarks.corpus import precompile
-    precompile()   # .pyc files, as pip leaves for the reference
+
+    precompile()  # .pyc files, as pip leaves for the reference
     for name in which:
         {"train": bench_train, "encode": bench_encode, "quality": bench_quality}[name]()

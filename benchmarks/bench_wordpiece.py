@@ -12,6 +12,7 @@ Python allocations (tracemalloc) is measured in a separate run, since tracing sl
 Each figure is the best of BENCH_REPEAT (default 3) runs. Other programs sharing the CPU make
 every figure noisy: run it on an idle machine to compare.
 """
+
 from __future__ import annotations
 
 import json
@@ -30,13 +31,16 @@ SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 def _lines() -> list[str]:
     sys.path.insert(0, str(ROOT))
     from benchmarks.corpus import english_1mb_lines
+
     return english_1mb_lines()
 
 
 def job_ours_train(vocab_size: int, trace: bool) -> dict:
     lines = _lines()
     import tracemalloc
+
     from tokenizers_core.implementations.bert import train_wordpiece
+
     if trace:
         tracemalloc.start()
     start = time.perf_counter()
@@ -51,12 +55,14 @@ def job_ours_train(vocab_size: int, trace: bool) -> dict:
 def job_hf_train(vocab_size: int, trace: bool) -> dict:
     lines = _lines()
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+
     start = time.perf_counter()
     tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
     tok.normalizer = normalizers.BertNormalizer(lowercase=True)
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=SPECIALS,
-                                        show_progress=False)
+    trainer = trainers.WordPieceTrainer(
+        vocab_size=vocab_size, special_tokens=SPECIALS, show_progress=False
+    )
     tok.train_from_iterator(lines, trainer=trainer)
     seconds = time.perf_counter() - start
     return {"seconds": seconds, "vocab_size": tok.get_vocab_size()}
@@ -65,6 +71,7 @@ def job_hf_train(vocab_size: int, trace: bool) -> dict:
 def job_ours_encode(_: int, trace: bool) -> dict:
     text = "\n".join(_lines()) + "\n"
     import tokenizers_core as tc
+
     tok = tc.load("bert-base-uncased")
     tok.encode("warm up the vocabulary")
     start = time.perf_counter()
@@ -77,8 +84,11 @@ def job_hf_encode(_: int, trace: bool) -> dict:
     text = "\n".join(_lines()) + "\n"
     import gzip
     import tempfile
+
     from tokenizers import BertWordPieceTokenizer
+
     from tokenizers_core.implementations.bert import VOCAB_PATH
+
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "vocab.txt")
         with gzip.open(VOCAB_PATH, "rb") as f, open(path, "wb") as g:
@@ -91,8 +101,12 @@ def job_hf_encode(_: int, trace: bool) -> dict:
     return {"seconds": seconds, "tokens": len(enc.ids), "mb": len(text.encode()) / 1e6}
 
 
-JOBS = {"ours_train": job_ours_train, "hf_train": job_hf_train,
-        "ours_encode": job_ours_encode, "hf_encode": job_hf_encode}
+JOBS = {
+    "ours_train": job_ours_train,
+    "hf_train": job_hf_train,
+    "ours_encode": job_ours_encode,
+    "hf_encode": job_hf_encode,
+}
 
 
 def _worker(name: str, arg: int, trace: bool) -> None:
@@ -106,15 +120,20 @@ REPEAT = int(os.environ.get("BENCH_REPEAT", "3"))
 
 def run(name: str, arg: int = 0, trace: bool = False) -> dict:
     """The best of REPEAT fresh-process runs (the least disturbed by other load)."""
-    return min((_run_once(name, arg, trace) for _ in range(REPEAT)),
-               key=lambda r: r["process_seconds"])
+    return min(
+        (_run_once(name, arg, trace) for _ in range(REPEAT)), key=lambda r: r["process_seconds"]
+    )
 
 
 def _run_once(name: str, arg: int = 0, trace: bool = False) -> dict:
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, __file__, "--worker", name, str(arg),
-                           "1" if trace else "0"], capture_output=True, text=True, cwd=ROOT,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = subprocess.run(
+        [sys.executable, __file__, "--worker", name, str(arg), "1" if trace else "0"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     wall = time.perf_counter() - start
     if proc.returncode:
         raise RuntimeError(f"{name} failed:\n{proc.stderr}")
@@ -129,25 +148,35 @@ def bench_train() -> None:
         ours, hf = run("ours_train", vocab_size), run("hf_train", vocab_size)
         traced = run("ours_train", vocab_size, trace=True)
         print(f"train 1 MB, vocab {vocab_size}:")
-        print(f"  ours: {ours['seconds']:.2f} s in-process, {ours['process_seconds']:.2f} s whole "
-              f"process, peak RSS {ours['maxrss_mb']:.0f} MB, tracemalloc peak "
-              f"{traced['tracemalloc_peak_mb']:.0f} MB ({ours['merges']} merges, "
-              f"vocab {ours['vocab_size']})")
-        print(f"  HF:   {hf['seconds']:.2f} s in-process, {hf['process_seconds']:.2f} s whole "
-              f"process, peak RSS {hf['maxrss_mb']:.0f} MB (vocab {hf['vocab_size']})")
-        print(f"  ratio ours/HF: whole process {ours['process_seconds'] / hf['process_seconds']:.2f}x, "
-              f"in-process {ours['seconds'] / hf['seconds']:.2f}x, "
-              f"peak RSS {ours['maxrss_mb'] / hf['maxrss_mb']:.2f}x")
+        print(
+            f"  ours: {ours['seconds']:.2f} s in-process, {ours['process_seconds']:.2f} s whole "
+            f"process, peak RSS {ours['maxrss_mb']:.0f} MB, tracemalloc peak "
+            f"{traced['tracemalloc_peak_mb']:.0f} MB ({ours['merges']} merges, "
+            f"vocab {ours['vocab_size']})"
+        )
+        print(
+            f"  HF:   {hf['seconds']:.2f} s in-process, {hf['process_seconds']:.2f} s whole "
+            f"process, peak RSS {hf['maxrss_mb']:.0f} MB (vocab {hf['vocab_size']})"
+        )
+        print(
+            f"  ratio ours/HF: whole process {ours['process_seconds'] / hf['process_seconds']:.2f}x, "
+            f"in-process {ours['seconds'] / hf['seconds']:.2f}x, "
+            f"peak RSS {ours['maxrss_mb'] / hf['maxrss_mb']:.2f}x"
+        )
 
 
 def bench_encode() -> None:
     ours, hf = run("ours_encode"), run("hf_encode")
     print("encode 1 MB with bert-base-uncased (one call on the whole text):")
     for label, r in (("ours", ours), ("HF  ", hf)):
-        print(f"  {label}: {r['seconds']:.2f} s, {r['mb'] / r['seconds']:.2f} MB/s, "
-              f"{r['tokens']} tokens, peak RSS {r['maxrss_mb']:.0f} MB")
-    print(f"  throughput ratio HF/ours: {ours['seconds'] / hf['seconds']:.1f}x "
-          f"(same tokens: {ours['tokens'] == hf['tokens']})")
+        print(
+            f"  {label}: {r['seconds']:.2f} s, {r['mb'] / r['seconds']:.2f} MB/s, "
+            f"{r['tokens']} tokens, peak RSS {r['maxrss_mb']:.0f} MB"
+        )
+    print(
+        f"  throughput ratio HF/ours: {ours['seconds'] / hf['seconds']:.1f}x "
+        f"(same tokens: {ours['tokens'] == hf['tokens']})"
+    )
 
 
 if __name__ == "__main__":
@@ -157,8 +186,11 @@ if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else "all"
     sys.path.insert(0, str(ROOT))
     from benchmarks.corpus import precompile
-    precompile()   # .pyc files, as pip leaves for the reference
-    print(f"cpu count {os.cpu_count()}, load average {os.getloadavg()[0]:.2f} (other jobs add noise)")
+
+    precompile()  # .pyc files, as pip leaves for the reference
+    print(
+        f"cpu count {os.cpu_count()}, load average {os.getloadavg()[0]:.2f} (other jobs add noise)"
+    )
     if what in ("all", "train"):
         bench_train()
     if what in ("all", "encode"):

@@ -13,6 +13,7 @@ True
 If the package is missing and we run as root with apt-get available, it is installed
 (``apt-get install -y fortunes``); otherwise a RuntimeError says how to install it.
 """
+
 from __future__ import annotations
 
 import functools
@@ -31,7 +32,8 @@ PINNED_SHA256 = "cc5fd64e8fb623e41a9ec6c1552f1a2ad1e6d2ad23e93b5085418c4629cb47e
 def _fortune_files() -> list[Path]:
     """The plain fortune files, sorted by name (the fixed file order)."""
     return sorted(
-        p for p in FORTUNES_DIR.iterdir()
+        p
+        for p in FORTUNES_DIR.iterdir()
         if p.is_file() and not p.is_symlink() and "." not in p.name
     )
 
@@ -40,11 +42,17 @@ def _ensure_installed() -> None:
     if FORTUNES_DIR.is_dir() and _fortune_files():
         return
     if os.geteuid() == 0 and shutil.which("apt-get"):
-        subprocess.run(["apt-get", "install", "-y", "fortunes"], check=False,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            ["apt-get", "install", "-y", "fortunes"],
+            check=False,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
     if not (FORTUNES_DIR.is_dir() and _fortune_files()):
-        raise RuntimeError("the benchmark corpus needs Debian's fortunes package: "
-                           "run `apt-get update && apt-get install -y fortunes`")
+        raise RuntimeError(
+            "the benchmark corpus needs Debian's fortunes package: "
+            "run `apt-get update && apt-get install -y fortunes`"
+        )
 
 
 @functools.lru_cache(maxsize=1)
@@ -56,8 +64,10 @@ def english_1mb_bytes() -> bytes:
     data = data[:cut]
     digest = hashlib.sha256(data).hexdigest()
     if digest != PINNED_SHA256:
-        raise RuntimeError(f"benchmark corpus changed: sha256 {digest}, expected {PINNED_SHA256} "
-                           f"(a different fortunes package version?)")
+        raise RuntimeError(
+            f"benchmark corpus changed: sha256 {digest}, expected {PINNED_SHA256} "
+            f"(a different fortunes package version?)"
+        )
     return data
 
 
@@ -73,8 +83,10 @@ def english_1mb_lines() -> list[str]:
 
 if __name__ == "__main__":
     text = english_1mb()
-    print(f"{len(text.encode('utf-8'))} bytes, {len(text)} chars, "
-          f"{text.count(chr(10))} lines, sha256 {hashlib.sha256(text.encode()).hexdigest()}")
+    print(
+        f"{len(text.encode('utf-8'))} bytes, {len(text)} chars, "
+        f"{text.count(chr(10))} lines, sha256 {hashlib.sha256(text.encode()).hexdigest()}"
+    )
 
 
 def precompile() -> None:
@@ -83,5 +95,5 @@ def precompile() -> None:
     PYTHONDONTWRITEBYTECODE=1 recompiles our sources in every fresh process and a
     whole-process timing charges us for it."""
     import compileall
-    compileall.compile_dir(str(Path(__file__).resolve().parent.parent / "tokenizers_core"),
-                           quiet=1)
+
+    compileall.compile_dir(str(Path(__file__).resolve().parent.parent / "tokenizers_core"), quiet=1)

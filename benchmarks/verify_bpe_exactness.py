@@ -13,6 +13,7 @@ every bundled corpus.
 
     .venv/bin/python benchmarks/verify_bpe_exactness.py [--sizes 1000 4000]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,9 +43,9 @@ def main() -> None:
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
     import tokenizers_core as tc
-    from tokenizers_core.models.bpe.trainer import bpe_trainer, byte_bpe_trainer
     from tokenizers_core.corpora import corpus_names, load_corpus
     from tokenizers_core.implementations.openai_public import ENCODINGS, load_ranks
+    from tokenizers_core.models.bpe.trainer import bpe_trainer, byte_bpe_trainer
     from tokenizers_core.pre_tokenizers import PRESETS
 
     failures = 0
@@ -55,27 +56,41 @@ def main() -> None:
         for size in args.sizes:
             hf = Tokenizer(models.BPE())
             hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-            hf.train_from_iterator(lines, trainers.BpeTrainer(
-                vocab_size=size, show_progress=False,
-                initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+            hf.train_from_iterator(
+                lines,
+                trainers.BpeTrainer(
+                    vocab_size=size,
+                    show_progress=False,
+                    initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                ),
+            )
             model = json.loads(hf.to_str())["model"]
-            merges = [tuple(m) if isinstance(m, list) else tuple(m.split(" "))
-                      for m in model["merges"]]
+            merges = [
+                tuple(m) if isinstance(m, list) else tuple(m.split(" ")) for m in model["merges"]
+            ]
             ours = tc.train("byte_bpe", lines, vocab_size=size)
             ok = ours.model.merges == merges and ours.model.vocab == model["vocab"]
             ok = ok and _stepping_agrees(byte_bpe_trainer, lines, size, merges)
             ok = ok and _stepping_agrees(bpe_trainer, lines, size)
             checked += 1
             failures += not ok
-            print(f"byte_bpe          {name:16s} V={size:5d} {'OK' if ok else 'DIFFERENT'}", flush=True)
+            print(
+                f"byte_bpe          {name:16s} V={size:5d} {'OK' if ok else 'DIFFERENT'}",
+                flush=True,
+            )
 
             path = tmp / "input.txt"
             path.write_text("\n".join(lines) + "\n", encoding="utf-8")
             try:
                 spm.SentencePieceTrainer.train(
-                    input=str(path), model_prefix=str(tmp / "m"), model_type="bpe",
-                    vocab_size=size, character_coverage=1.0,
-                    normalization_rule_name="identity", minloglevel=2)
+                    input=str(path),
+                    model_prefix=str(tmp / "m"),
+                    model_type="bpe",
+                    vocab_size=size,
+                    character_coverage=1.0,
+                    normalization_rule_name="identity",
+                    minloglevel=2,
+                )
                 sp = spm.SentencePieceProcessor(model_file=str(tmp / "m.model"))
                 ref = [(sp.id_to_piece(i), sp.get_score(i)) for i in range(sp.get_piece_size())]
             except RuntimeError:
@@ -93,21 +108,34 @@ def main() -> None:
             print(f"sentencepiece_bpe {name:16s} V={size:5d} {verdict}", flush=True)
     # the 1 MB English text the training benchmark uses (benchmarks/corpus.py)
     from benchmarks.corpus import english_1mb_lines
+
     lines = english_1mb_lines()
     hf = Tokenizer(models.BPE())
     hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    hf.train_from_iterator(lines, trainers.BpeTrainer(
-        vocab_size=4000, show_progress=False, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-    merges = [tuple(m) if isinstance(m, list) else tuple(m.split(" "))
-              for m in json.loads(hf.to_str())["model"]["merges"]]
+    hf.train_from_iterator(
+        lines,
+        trainers.BpeTrainer(
+            vocab_size=4000,
+            show_progress=False,
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        ),
+    )
+    merges = [
+        tuple(m) if isinstance(m, list) else tuple(m.split(" "))
+        for m in json.loads(hf.to_str())["model"]["merges"]
+    ]
     ok = _stepping_agrees(byte_bpe_trainer, lines, 4000, merges)
     ok = ok and _stepping_agrees(bpe_trainer, lines, 4000)
     checked += 1
     failures += not ok
     print(f"byte_bpe, bpe     english 1 MB     V= 4000 {'OK' if ok else 'DIFFERENT'}", flush=True)
     for enc_name, (preset, specials) in ENCODINGS.items():
-        ref = tiktoken.Encoding(enc_name, pat_str=PRESETS[preset],
-                                mergeable_ranks=load_ranks(enc_name), special_tokens=specials)
+        ref = tiktoken.Encoding(
+            enc_name,
+            pat_str=PRESETS[preset],
+            mergeable_ranks=load_ranks(enc_name),
+            special_tokens=specials,
+        )
         ours = tc.load(enc_name)
         for name in corpus_names():
             text = load_corpus(name)

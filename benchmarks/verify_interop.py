@@ -7,6 +7,7 @@ tiktoken 0.14.0 and tokenizers 0.23.3; see that folder's README).
 Prints one line per file and check, and exits non-zero when anything differs. The files are read
 where they lie (their licences are not the project's); without ../shared it says so and exits 0.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,8 +35,11 @@ def _specials(model: str) -> dict[str, int]:
 
 
 def check_tiktoken(model: str) -> list[str]:
-    tok = tc.load(str(INTEROP / "raw" / model / "tokenizer.model"), pattern=PATTERNS[model],
-                  special_tokens=_specials(model))
+    tok = tc.load(
+        str(INTEROP / "raw" / model / "tokenizer.model"),
+        pattern=PATTERNS[model],
+        special_tokens=_specials(model),
+    )
     failures = []
     for row in _rows(f"{model}.tiktoken"):
         text, want = row["text"], row["tiktoken"]
@@ -46,10 +50,12 @@ def check_tiktoken(model: str) -> list[str]:
             raised = False
         except ValueError:
             raised = True
-        checks = {"ids_allowed_all": got_all == want["ids_allowed_all"],
-                  "ids_none_allowed": got_none == want["ids_none_allowed"],
-                  "default_encode_raises": raised == want["default_encode_raises"],
-                  "decode": tok.decode(want["ids_allowed_all"]) == want["decode"]}
+        checks = {
+            "ids_allowed_all": got_all == want["ids_allowed_all"],
+            "ids_none_allowed": got_none == want["ids_none_allowed"],
+            "default_encode_raises": raised == want["default_encode_raises"],
+            "decode": tok.decode(want["ids_allowed_all"]) == want["decode"],
+        }
         failures += [f"{row['id']} {what}" for what, ok in checks.items() if not ok]
     return failures
 
@@ -62,17 +68,24 @@ def check_tokenizer_json(model: str) -> list[str]:
         for key, add in (("hf", True), ("hf_no_special", False)):
             want = row[key]
             enc = tok.encode(text, add_special_tokens=add)
-            got = {"ids": enc.ids, "tokens": enc.tokens,
-                   "offsets": [list(o) for o in enc.offsets],
-                   "special_tokens_mask": enc.special_tokens_mask,
-                   "attention_mask": enc.attention_mask, "type_ids": enc.type_ids}
-            failures += [f"{row['id']} {key}.{k}" for k, v in got.items()
-                         if k in want and v != want[k]]
+            got = {
+                "ids": enc.ids,
+                "tokens": enc.tokens,
+                "offsets": [list(o) for o in enc.offsets],
+                "special_tokens_mask": enc.special_tokens_mask,
+                "attention_mask": enc.attention_mask,
+                "type_ids": enc.type_ids,
+            }
+            failures += [
+                f"{row['id']} {key}.{k}" for k, v in got.items() if k in want and v != want[k]
+            ]
         hf = row["hf"]
         if "decode" in hf and tok.decode(hf["ids"]) != hf["decode"]:
             failures.append(f"{row['id']} decode")
-        if "decode_skip_special" in hf and \
-                tok.decode(hf["ids"], skip_special_tokens=True) != hf["decode_skip_special"]:
+        if (
+            "decode_skip_special" in hf
+            and tok.decode(hf["ids"], skip_special_tokens=True) != hf["decode_skip_special"]
+        ):
             failures.append(f"{row['id']} decode_skip_special")
     return failures
 
@@ -83,11 +96,13 @@ def main() -> int:
         return 0
     bad = 0
     for model in ("llama3", "llama4"):
-        for kind, check in (("tiktoken ranks", check_tiktoken),
-                            ("tokenizer.json", check_tokenizer_json)):
+        for kind, check in (
+            ("tiktoken ranks", check_tiktoken),
+            ("tokenizer.json", check_tokenizer_json),
+        ):
             try:
                 failures = check(model)
-            except Exception as exc:          # report and go on with the other files
+            except Exception as exc:  # report and go on with the other files
                 failures = [f"could not run: {type(exc).__name__}: {exc}"]
             bad += bool(failures)
             verdict = "exact" if not failures else f"{len(failures)} differences"

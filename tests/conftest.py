@@ -4,6 +4,7 @@ Browser tests drive Debian's chromium (/usr/bin/chromium, or $TOKVIS_CHROMIUM) t
 Playwright; `playwright install` cannot download here, so the executable is set explicitly.
 Screenshots go to $TOKVIS_SCREENSHOTS if set (look at them), else to a pytest temp directory.
 """
+
 from __future__ import annotations
 
 import os
@@ -16,7 +17,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings as hypothesis_settings
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 # FastAPI's TestClient sends `Host: testserver`, and the server answers only the hosts it is
 # configured for (app/security.py, `HostCheck`: 127.0.0.1, localhost, [::1] and what
@@ -29,19 +31,33 @@ os.environ.setdefault("TOKVIS_ALLOWED_HOSTS", "testserver")
 # and a slow example is not a wrong one. Under CI the examples are derandomised, so a run is
 # reproducible; locally each run explores new ones.
 hypothesis_settings.register_profile(
-    "tokvis", database=None, deadline=None, derandomize=os.environ.get("CI") == "true",
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    "tokvis",
+    database=None,
+    deadline=None,
+    derandomize=os.environ.get("CI") == "true",
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 hypothesis_settings.load_profile("tokvis")
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("TOKVIS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 
 
-INSTALL_HINT = ("install it with `apt-get install -y chromium` (Debian/Ubuntu), "
-                "or set TOKVIS_CHROMIUM to a Chromium executable")
+INSTALL_HINT = (
+    "install it with `apt-get install -y chromium` (Debian/Ubuntu), "
+    "or set TOKVIS_CHROMIUM to a Chromium executable"
+)
 
 
 def browser_missing() -> str | None:
@@ -55,7 +71,7 @@ def browser_missing() -> str | None:
     return None
 
 
-@pytest.hookimpl(tryfirst=True)          # before `-m` picks a tier by these marks
+@pytest.hookimpl(tryfirst=True)  # before `-m` picks a tier by these marks
 def pytest_collection_modifyitems(config, items):
     """Browser tests are marked `browser`. Without Chromium they are left out with one line
     at the end of the run (see pytest_terminal_summary); under CI=true a missing browser
@@ -63,8 +79,9 @@ def pytest_collection_modifyitems(config, items):
 
     The slow tier (`slow`: the browser tests, the wheel, end-to-end job-pool runs) is what
     `make test` leaves out and `make test-slow` runs; CI runs both."""
-    browser_items = [item for item in items
-                     if "tests/browser" in str(item.fspath).replace(os.sep, "/")]
+    browser_items = [
+        item for item in items if "tests/browser" in str(item.fspath).replace(os.sep, "/")
+    ]
     for item in browser_items:
         item.add_marker(pytest.mark.browser)
     for item in items:
@@ -74,8 +91,7 @@ def pytest_collection_modifyitems(config, items):
     if not missing:
         return
     if os.environ.get("CI") == "true":
-        raise pytest.UsageError(f"{missing}: the browser tests cannot run under CI; "
-                                f"{INSTALL_HINT}")
+        raise pytest.UsageError(f"{missing}: the browser tests cannot run under CI; {INSTALL_HINT}")
     config.hook.pytest_deselected(items=browser_items)
     items[:] = [item for item in items if item not in set(browser_items)]
     config.stash[_SKIPPED] = (len(browser_items), missing)
@@ -88,8 +104,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     skipped = config.stash.get(_SKIPPED, None)
     if skipped:
         count, why = skipped
-        terminalreporter.write_line(f"{count} browser tests skipped: {why}; {INSTALL_HINT}",
-                                    yellow=True)
+        terminalreporter.write_line(
+            f"{count} browser tests skipped: {why}; {INSTALL_HINT}", yellow=True
+        )
 
 
 @pytest.fixture(scope="session")
@@ -100,19 +117,27 @@ def data_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def settings(data_dir):
     from app.config import Settings
-    return Settings(db_path=data_dir / "store.sqlite3", max_text_chars=20_000,
-                    max_corpus_bytes=2_000_000, max_upload_bytes=2_000_000, regex_timeout=0.5)
+
+    return Settings(
+        db_path=data_dir / "store.sqlite3",
+        max_text_chars=20_000,
+        max_corpus_bytes=2_000_000,
+        max_upload_bytes=2_000_000,
+        regex_timeout=0.5,
+    )
 
 
 @pytest.fixture(scope="session")
 def app(settings):
     from app.main import create_app
+
     return create_app(settings)
 
 
 @pytest.fixture(scope="session")
 def client(app):
     from fastapi.testclient import TestClient
+
     with TestClient(app) as c:
         yield c
 
@@ -125,14 +150,20 @@ def isolated_client(tmp_path_factory):
 
     from app.config import Settings
     from app.main import create_app
+
     db = tmp_path_factory.mktemp("isolated") / "store.sqlite3"
-    settings = Settings(db_path=db, max_text_chars=20_000, max_corpus_bytes=2_000_000,
-                        max_upload_bytes=2_000_000, regex_timeout=0.5)
+    settings = Settings(
+        db_path=db,
+        max_text_chars=20_000,
+        max_corpus_bytes=2_000_000,
+        max_upload_bytes=2_000_000,
+        regex_timeout=0.5,
+    )
     with TestClient(create_app(settings)) as c:
         yield c
 
 
-HTTP_PROTOCOL = "app.serving:HeaderTimeoutProtocol"     # uvicorn's --http
+HTTP_PROTOCOL = "app.serving:HeaderTimeoutProtocol"  # uvicorn's --http
 
 
 def _free_port() -> int:
@@ -148,9 +179,23 @@ def server_url(data_dir):
     port = _free_port()
     env = {**os.environ, "TOKVIS_DB": str(data_dir / "server.sqlite3")}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
-         "--port", str(port), "--log-level", "warning", "--http", HTTP_PROTOCOL],
-        cwd=ROOT, env=env)
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "app.main:app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            "--http",
+            HTTP_PROTOCOL,
+        ],
+        cwd=ROOT,
+        env=env,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while True:
@@ -176,6 +221,7 @@ def browser():
     if missing:
         pytest.fail(f"{missing}: {INSTALL_HINT}")
     from playwright.sync_api import sync_playwright
+
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
@@ -201,3 +247,17 @@ def screenshot_dir(tmp_path_factory) -> Path:
         path.mkdir(parents=True, exist_ok=True)
         return path
     return tmp_path_factory.mktemp("screenshots")
+
+
+@pytest.fixture(scope="session")
+def shared_data():
+    """The shared data folder (tests/shared_data.py): skipped with the reason when it is absent,
+    and a failure under CI=true, where the clone always has ../shared beside it."""
+    from tests import shared_data as where
+
+    missing = where.missing_reason()
+    if missing and os.environ.get("CI") == "true":
+        pytest.fail(f"{missing} (CI clones the repository with ../shared beside it)")
+    if missing:
+        pytest.skip(missing)
+    return where

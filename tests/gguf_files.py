@@ -4,6 +4,7 @@
 Each `write_*` returns the path of a file holding only the metadata (no tensors), as
 llama.cpp's `convert_hf_to_gguf.py` would write the tokenizer part.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,7 +28,7 @@ def one_megabyte() -> list[str]:
     one = load_corpus("botchan")
     mb = 1_000_000
     data = (one * (mb // len(one.encode("utf-8")) + 1)).encode("utf-8")[:mb]
-    return corpus_texts(data[:data.rfind(b"\n") + 1].decode("utf-8"))
+    return corpus_texts(data[: data.rfind(b"\n") + 1].decode("utf-8"))
 
 
 def write(path: str, kv: dict) -> str:
@@ -42,8 +43,9 @@ def write(path: str, kv: dict) -> str:
     return str(path)
 
 
-def byte_level_kv(vocab: dict[str, int], merges: list[tuple[str, str]], specials: dict[str, int],
-                  pre: str) -> dict:
+def byte_level_kv(
+    vocab: dict[str, int], merges: list[tuple[str, str]], specials: dict[str, int], pre: str
+) -> dict:
     """The keys of a "gpt2" GGUF: tokens in id order, specials typed as control."""
     size = max([*vocab.values(), *specials.values()]) + 1
     tokens = [f"[PAD{i}]" for i in range(size)]
@@ -52,8 +54,13 @@ def byte_level_kv(vocab: dict[str, int], merges: list[tuple[str, str]], specials
         tokens[i], types[i] = token, NORMAL
     for token, i in specials.items():
         tokens[i], types[i] = token, CONTROL
-    return {"add_tokenizer_model": "gpt2", "add_tokenizer_pre": pre, "add_token_list": tokens,
-            "add_token_types": types, "add_token_merges": [f"{a} {b}" for a, b in merges]}
+    return {
+        "add_tokenizer_model": "gpt2",
+        "add_tokenizer_pre": pre,
+        "add_token_list": tokens,
+        "add_token_types": types,
+        "add_token_merges": [f"{a} {b}" for a, b in merges],
+    }
 
 
 def write_gpt2(path: str, pre: str = "gpt-2") -> str:
@@ -84,14 +91,17 @@ def write_llama3(path: str, pre: str = "llama-bpe") -> str:
 def write_sentencepiece(path: str, name: str, model: str) -> str:
     """A bundled sentencepiece model as a "llama" (BPE by scores) or "t5" (Unigram) GGUF."""
     proto = tc.load(name).proto
-    kv = {"add_tokenizer_model": model, "add_token_list": [p for p, _s, _t in proto.pieces],
-          "add_token_scores": [s for _p, s, _t in proto.pieces],
-          "add_token_types": [t for _p, _s, t in proto.pieces],
-          "add_add_space_prefix": proto.normalizer_spec["add_dummy_prefix"],
-          "add_remove_extra_whitespaces": proto.normalizer_spec["remove_extra_whitespaces"],
-          "add_bos_token_id": proto.trainer_spec["bos_id"],
-          "add_eos_token_id": proto.trainer_spec["eos_id"],
-          "add_unk_token_id": proto.trainer_spec["unk_id"]}
+    kv = {
+        "add_tokenizer_model": model,
+        "add_token_list": [p for p, _s, _t in proto.pieces],
+        "add_token_scores": [s for _p, s, _t in proto.pieces],
+        "add_token_types": [t for _p, _s, t in proto.pieces],
+        "add_add_space_prefix": proto.normalizer_spec["add_dummy_prefix"],
+        "add_remove_extra_whitespaces": proto.normalizer_spec["remove_extra_whitespaces"],
+        "add_bos_token_id": proto.trainer_spec["bos_id"],
+        "add_eos_token_id": proto.trainer_spec["eos_id"],
+        "add_unk_token_id": proto.trainer_spec["unk_id"],
+    }
     if model == "t5":
         kv["add_precompiled_charsmap"] = proto.normalizer_spec["precompiled_charsmap"]
     return write(path, kv)
@@ -103,14 +113,37 @@ def write_bert(path: str) -> str:
     vocab = tc.load("bert-base-uncased").model.vocab
     tokens = [""] * len(vocab)
     for token, i in vocab.items():
-        tokens[i] = (token if token.startswith("[") and token.endswith("]")
-                     else token[2:] if token.startswith("##") else "\u2581" + token)
+        tokens[i] = (
+            token
+            if token.startswith("[") and token.endswith("]")
+            else token[2:]
+            if token.startswith("##")
+            else "\u2581" + token
+        )
     types = [CONTROL if t.startswith("[") and t.endswith("]") else NORMAL for t in tokens]
     types[vocab["[UNK]"]] = gguf.TokenType.UNKNOWN
-    return write(path, {"add_tokenizer_model": "bert", "add_token_list": tokens,
-                        "add_token_types": types, "add_bos_token_id": vocab["[CLS]"],
-                        "add_sep_token_id": vocab["[SEP]"], "add_add_bos_token": True})
+    return write(
+        path,
+        {
+            "add_tokenizer_model": "bert",
+            "add_token_list": tokens,
+            "add_token_types": types,
+            "add_bos_token_id": vocab["[CLS]"],
+            "add_sep_token_id": vocab["[SEP]"],
+            "add_add_bos_token": True,
+        },
+    )
 
 
-__all__ = ["BYTE", "INTEROP", "USER_DEFINED", "byte_level_kv", "one_megabyte", "write", "write_bert",
-           "write_gpt2", "write_llama3", "write_sentencepiece"]
+__all__ = [
+    "BYTE",
+    "INTEROP",
+    "USER_DEFINED",
+    "byte_level_kv",
+    "one_megabyte",
+    "write",
+    "write_bert",
+    "write_gpt2",
+    "write_llama3",
+    "write_sentencepiece",
+]

@@ -16,6 +16,7 @@ Usage, in a test module:
         engine = sqlalchemy.create_engine(pg_url)
         ...
 """
+
 from __future__ import annotations
 
 import glob
@@ -32,9 +33,9 @@ from pathlib import Path
 
 import pytest
 
-USER = "tokvis"                       # the database superuser initdb creates (trust auth)
-SYSTEM_USER = "postgres"              # who runs the server when the tests run as root
-START_TIMEOUT = 30.0                  # seconds for the server to accept connections
+USER = "tokvis"  # the database superuser initdb creates (trust auth)
+SYSTEM_USER = "postgres"  # who runs the server when the tests run as root
+START_TIMEOUT = 30.0  # seconds for the server to accept connections
 INSTALL_HINT = "install it with `apt-get install -y postgresql` (Debian/Ubuntu)"
 
 
@@ -59,14 +60,18 @@ def find_bin_dir() -> str | None:
 def postgres_missing() -> str | None:
     """Why a PostgreSQL server cannot run here (one line), or None if it can."""
     if find_bin_dir() is None:
-        return ("PostgreSQL not found (no initdb and pg_ctl in /usr/lib/postgresql/*/bin or on "
-                f"PATH): {INSTALL_HINT}")
+        return (
+            "PostgreSQL not found (no initdb and pg_ctl in /usr/lib/postgresql/*/bin or on "
+            f"PATH): {INSTALL_HINT}"
+        )
     if os.geteuid() == 0:
         try:
             pwd.getpwnam(SYSTEM_USER)
         except KeyError:
-            return (f"running as root and there is no `{SYSTEM_USER}` system user to run "
-                    f"PostgreSQL as (it refuses to run as root): {INSTALL_HINT}")
+            return (
+                f"running as root and there is no `{SYSTEM_USER}` system user to run "
+                f"PostgreSQL as (it refuses to run as root): {INSTALL_HINT}"
+            )
     try:
         import psycopg  # noqa: F401
     except ImportError:
@@ -90,7 +95,7 @@ class PostgresServer:
         self.bin_dir = find_bin_dir()
         self.dir: Path | None = None
         self.port: int | None = None
-        self._as: dict = {}              # subprocess user/group when root: the `postgres` user
+        self._as: dict = {}  # subprocess user/group when root: the `postgres` user
 
     @property
     def data(self) -> Path:
@@ -110,9 +115,15 @@ class PostgresServer:
 
     def _run(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
-        return subprocess.run([os.path.join(self.bin_dir, args[0]), *args[1:]], cwd=self.dir,
-                              env=env, capture_output=True, text=True, timeout=timeout,
-                              **self._as)
+        return subprocess.run(
+            [os.path.join(self.bin_dir, args[0]), *args[1:]],
+            cwd=self.dir,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            **self._as,
+        )
 
     def _log_tail(self, lines: int = 30) -> str:
         try:
@@ -139,31 +150,56 @@ class PostgresServer:
         return self
 
     def _initdb(self) -> None:
-        base = ["initdb", "-D", str(self.data), "-U", USER, "--auth=trust", "-E", "UTF8",
-                "--no-sync"]             # a throwaway cluster: no fsync of its files
+        base = [
+            "initdb",
+            "-D",
+            str(self.data),
+            "-U",
+            USER,
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--no-sync",
+        ]  # a throwaway cluster: no fsync of its files
         done = self._run(*base, "--locale=C.UTF-8")
-        if done.returncode != 0:         # no C.UTF-8 locale here: the C locale, still UTF-8
+        if done.returncode != 0:  # no C.UTF-8 locale here: the C locale, still UTF-8
             shutil.rmtree(self.data, ignore_errors=True)
             done = self._run(*base, "--no-locale")
         if done.returncode != 0:
             raise RuntimeError(f"initdb failed ({done.returncode}):\n{done.stdout}{done.stderr}")
 
     def _pg_ctl_start(self) -> None:
-        for attempt in range(3):         # another process may take the free port first
+        for attempt in range(3):  # another process may take the free port first
             self.port = _free_port()
-            options = (f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 "
-                       "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
-                       "-c max_connections=200")
-            done = self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.log),
-                             "-t", str(int(START_TIMEOUT)), "-w", "start")
+            options = (
+                f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 "
+                "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+                "-c max_connections=200"
+            )
+            done = self._run(
+                "pg_ctl",
+                "-D",
+                str(self.data),
+                "-o",
+                options,
+                "-l",
+                str(self.log),
+                "-t",
+                str(int(START_TIMEOUT)),
+                "-w",
+                "start",
+            )
             if done.returncode == 0:
                 return
             if "could not bind" not in self._log_tail() or attempt == 2:
-                raise RuntimeError(f"pg_ctl start failed ({done.returncode}): "
-                                   f"{done.stdout}{done.stderr}\nserver log:\n{self._log_tail()}")
+                raise RuntimeError(
+                    f"pg_ctl start failed ({done.returncode}): "
+                    f"{done.stdout}{done.stderr}\nserver log:\n{self._log_tail()}"
+                )
 
     def _wait_ready(self) -> None:
         import psycopg
+
         deadline = time.monotonic() + START_TIMEOUT
         while True:
             try:
@@ -172,15 +208,18 @@ class PostgresServer:
                 return
             except psycopg.OperationalError as error:
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"PostgreSQL did not accept connections in "
-                                       f"{START_TIMEOUT:.0f} s: {error}\nserver log:\n"
-                                       f"{self._log_tail()}") from None
+                    raise RuntimeError(
+                        f"PostgreSQL did not accept connections in "
+                        f"{START_TIMEOUT:.0f} s: {error}\nserver log:\n"
+                        f"{self._log_tail()}"
+                    ) from None
                 time.sleep(0.1)
 
     def create_database(self, name: str) -> str:
         """Create the empty database `name`; its SQLAlchemy URL."""
         import psycopg
         from psycopg import sql
+
         with psycopg.connect(self.conninfo(), autocommit=True) as conn:
             conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
         return self.url(name)
@@ -189,17 +228,20 @@ class PostgresServer:
         """Drop database `name`, closing the connections still open on it."""
         import psycopg
         from psycopg import sql
+
         with psycopg.connect(self.conninfo(), autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)")
-                         .format(sql.Identifier(name)))
+            conn.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
 
     def stop(self) -> None:
         if self.dir is None:
             return
         if (self.data / "postmaster.pid").exists():
-            done = self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop",
-                             timeout=60)
-            if done.returncode != 0:     # pg_ctl could not stop it: kill the postmaster
+            done = self._run(
+                "pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop", timeout=60
+            )
+            if done.returncode != 0:  # pg_ctl could not stop it: kill the postmaster
                 try:
                     pid = int((self.data / "postmaster.pid").read_text().split()[0])
                     os.kill(pid, 9)
@@ -234,5 +276,5 @@ def pg_url(pg_server):
     yield url
     try:
         pg_server.drop_database(name)
-    except Exception:                    # the server goes at the end of the session anyway
+    except Exception:  # the server goes at the end of the session anyway
         pass

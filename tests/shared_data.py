@@ -6,6 +6,7 @@ interop files (`data/interop/`, see its SOURCES.md). `TOKVIS_SHARED_DATA` points
 import the paths from here (`from tests.shared_data import INTEROP`) or take the `shared_data`
 fixture (tests/conftest.py), which skips, or fails under CI, when the folder is absent.
 """
+
 from __future__ import annotations
 
 import os

@@ -1,14 +1,16 @@
 """`make test` on a machine without Chromium (issue 13, item 9): the browser tests are skipped
 with one line saying how to install it; under CI=true a missing browser fails the run."""
+
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
 from pathlib import Path
+
 import pytest
 
-pytestmark = pytest.mark.slow      # runs pytest twice in subprocesses
+pytestmark = pytest.mark.slow  # runs pytest twice in subprocesses
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -17,9 +19,22 @@ def run_browser_tests(**env: str) -> subprocess.CompletedProcess:
     environ = {k: v for k, v in os.environ.items() if k != "CI"}
     environ.update(TOKVIS_CHROMIUM="/nonexistent/chromium", **env)
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-         "tests/browser/test_layout_browser.py", "tests/app/test_docs_offline.py"],
-        cwd=ROOT, env=environ, capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/browser/test_layout_browser.py",
+            "tests/app/test_docs_offline.py",
+        ],
+        cwd=ROOT,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_without_chromium_browser_tests_skip_with_one_line():

@@ -24,6 +24,7 @@ The graph is read from the source (`ast`), counting imports inside functions as 
 top, and any string that names a core module (what `importlib.import_module` would load); so an
 import circle cannot hide inside a function.
 """
+
 from __future__ import annotations
 
 import ast
@@ -35,9 +36,24 @@ TOP = Path(__file__).resolve().parents[1]
 ROOT = TOP / "tokenizers_core"
 
 LAYERS = [
-    ("base", {"encoding", "steps", "normalized", "byte_level", "hf_regex", "user_regex", "corpora",
-              "added_tokens", "byte_api", "pretokenized", "pipeline_steps", "errors",
-              "deprecation"}),
+    (
+        "base",
+        {
+            "encoding",
+            "steps",
+            "normalized",
+            "byte_level",
+            "hf_regex",
+            "user_regex",
+            "corpora",
+            "added_tokens",
+            "byte_api",
+            "pretokenized",
+            "pipeline_steps",
+            "errors",
+            "deprecation",
+        },
+    ),
     ("normalizers", {"normalizers"}),
     ("pre_tokenizers", {"pre_tokenizers"}),
     ("models", {"models"}),
@@ -47,8 +63,21 @@ LAYERS = [
     ("pipeline", {"pipeline"}),
     ("implementations", {"implementations"}),
     ("formats", {"formats"}),
-    ("top", {"pretrained", "metrics", "checker", "budget", "chat", "diff", "diff_stress", "audit",
-             "trainers", ""}),
+    (
+        "top",
+        {
+            "pretrained",
+            "metrics",
+            "checker",
+            "budget",
+            "chat",
+            "diff",
+            "diff_stress",
+            "audit",
+            "trainers",
+            "",
+        },
+    ),
 ]
 
 
@@ -70,7 +99,7 @@ def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> str:
     if not node.level:
         return node.module or ""
     base = module.split(".") if is_package else module.split(".")[:-1]
-    base = base[:len(base) - (node.level - 1)]
+    base = base[: len(base) - (node.level - 1)]
     return ".".join(base) + ("." + node.module if node.module else "")
 
 
@@ -92,14 +121,19 @@ def edges(modules: dict[str, Path]) -> dict[str, dict[str, str]]:
             targets: list[str] = []
             if isinstance(node, ast.ImportFrom):
                 base = _resolve(module, path.name == "__init__.py", node)
-                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base
-                           for a in node.names]
+                targets = [
+                    f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base
+                    for a in node.names
+                ]
                 where = "top" if id(node) in top else "function"
             elif isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
                 where = "top" if id(node) in top else "function"
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
-                    and node.value in modules:
+            elif (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and node.value in modules
+            ):
                 targets, where = [node.value], "string"
             for target in targets:
                 known = _known(target, modules)
@@ -163,8 +197,9 @@ def test_the_graph_is_read():
 
 
 def test_cycles_are_found():
-    assert cycles({"a": {"b": "top"}, "b": {"c": "function"}, "c": {"a": "string"}}) \
-        == [["a", "b", "c"]]
+    assert cycles({"a": {"b": "top"}, "b": {"c": "function"}, "c": {"a": "string"}}) == [
+        ["a", "b", "c"]
+    ]
     assert cycles({"a": {"b": "top"}, "b": {}}) == []
 
 
@@ -178,9 +213,10 @@ def test_imports_go_down_the_layers(module):
     pipeline, the stages never import whole tokenisers, and nothing below formats/ reads files."""
     own = layer_of(module)
     for target in GRAPH[module]:
-        shared = own in (0, len(LAYERS) - 1) and layer_of(target) == own   # base, top: flat
-        assert layer_of(target) < own or _stage(target) == _stage(module) or shared, \
+        shared = own in (0, len(LAYERS) - 1) and layer_of(target) == own  # base, top: flat
+        assert layer_of(target) < own or _stage(target) == _stage(module) or shared, (
             f"{module} ({LAYERS[own][0]}) imports {target} ({LAYERS[layer_of(target)][0]})"
+        )
 
 
 def _stage(module: str) -> str:
@@ -198,8 +234,11 @@ def test_imports_sit_at_the_top():
         tree = ast.parse("\n".join(lines))
         top = {id(node) for node in tree.body}
         for node in ast.walk(tree):
-            if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in top \
-                    and "# lazy:" not in lines[node.lineno - 1]:
+            if (
+                isinstance(node, (ast.Import, ast.ImportFrom))
+                and id(node) not in top
+                and "# lazy:" not in lines[node.lineno - 1]
+            ):
                 unmarked.append(f"{module}:{node.lineno}")
     assert unmarked == []
     lazy = [m for m, out in GRAPH.items() for w in out.values() if w == "function"]
@@ -213,8 +252,12 @@ def test_the_web_layer_has_no_import_circle():
 def test_no_router_imports_another():
     """Routers share through app/views and app/services, never through each other."""
     routers = [m for m in APP_MODULES if m.startswith("app.routers.")]
-    shared = sorted(f"{m} -> {t}" for m in routers for t in APP_GRAPH[m]
-                    if t.startswith("app.routers.") and t != m)
+    shared = sorted(
+        f"{m} -> {t}"
+        for m in routers
+        for t in APP_GRAPH[m]
+        if t.startswith("app.routers.") and t != m
+    )
     assert shared == []
 
 
@@ -224,6 +267,9 @@ def test_the_core_never_imports_the_web_layer():
         names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
         names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
         # chat templates are Jinja programs (transformers' format, not HTML): chat/ may run them
-        web = ("app.", "fastapi") if module.startswith("tokenizers_core.chat") \
+        web = (
+            ("app.", "fastapi")
+            if module.startswith("tokenizers_core.chat")
             else ("app.", "fastapi", "jinja2")
+        )
         assert not any(n == "app" or n.startswith(web) for n in names), module

@@ -11,12 +11,13 @@ spellings: `tokenizers_core.normalizers`, `.pre_tokenizers`, `.models`, `.proces
 The names each public module exports are pinned by `tests/core/test_public_api.py`; a name that
 moves keeps working for a release with a `DeprecationWarning` (`deprecation.py`).
 """
+
 from __future__ import annotations
 
 import importlib.metadata
 from typing import Any, Iterable
 
-from .audit import audit   # eager: importing the audit package later would rebind tc.audit
+from .audit import audit  # eager: importing the audit package later would rebind tc.audit
 from .encoding import Encoding, Token
 from .errors import InvalidInput, NotFound
 from .normalized import NormalizedString
@@ -24,10 +25,26 @@ from .pipeline import Tokenizer
 from .pretrained import encoding_for_model, encoding_name_for_model, load
 from .steps import Step, Trace, register_step, step_from_dict
 
-__all__ = ["Encoding", "InvalidInput", "NormalizedString", "NotFound", "Step", "Token", "Tokenizer",
-           "Trace", "algorithms", "apply_chat_template", "audit", "check",
-           "encoding_for_model", "encoding_name_for_model", "load", "register_step",
-           "step_from_dict", "train"]
+__all__ = [
+    "Encoding",
+    "InvalidInput",
+    "NormalizedString",
+    "NotFound",
+    "Step",
+    "Token",
+    "Tokenizer",
+    "Trace",
+    "algorithms",
+    "apply_chat_template",
+    "audit",
+    "check",
+    "encoding_for_model",
+    "encoding_name_for_model",
+    "load",
+    "register_step",
+    "step_from_dict",
+    "train",
+]
 
 
 def _version() -> str:
@@ -42,32 +59,49 @@ def _version() -> str:
 __version__ = _version()
 
 
-def check(algorithm: str, lines: Iterable[str], theirs: Any, *, vocab_size: int,
-          **options: Any) -> Any:
+def check(
+    algorithm: str, lines: Iterable[str], theirs: Any, *, vocab_size: int, **options: Any
+) -> Any:
     """`tc.check`: a student's implementation against ours (see `tokenizers_core.checker.check`)."""
     from .checker import check as run_check  # lazy: the checker loads the textbook's sources
+
     return run_check(algorithm, lines, theirs, vocab_size=vocab_size, **options)
 
 
-def apply_chat_template(tok_or_config: Any, messages: Any, *, chat_template: str | None = None,
-                        add_generation_prompt: bool = False, tools: Any = None,
-                        **options: Any) -> str:
+def apply_chat_template(
+    tok_or_config: Any,
+    messages: Any,
+    *,
+    chat_template: str | None = None,
+    add_generation_prompt: bool = False,
+    tools: Any = None,
+    **options: Any,
+) -> str:
     """`tc.apply_chat_template`: the chat as transformers' apply_chat_template(tokenize=False)
     renders it (see `tokenizers_core.chat.apply_chat_template`; `render_chat` there gives the
     spans, tokens and lints too)."""
     from .chat import apply_chat_template as render  # lazy: jinja2 loads only for chat templates
-    return render(tok_or_config, messages, chat_template=chat_template,
-                  add_generation_prompt=add_generation_prompt, tools=tools, **options)
+
+    return render(
+        tok_or_config,
+        messages,
+        chat_template=chat_template,
+        add_generation_prompt=add_generation_prompt,
+        tools=tools,
+        **options,
+    )
 
 
 def train(algorithm: str, lines: Iterable[str], vocab_size: int, **options: Any) -> Tokenizer:
     """`tc.train`: a tokeniser trained with one of `algorithms()` on an iterable of lines (see
     `tokenizers_core.implementations.training`)."""
     from .implementations import training  # lazy: the trainers load on first use
+
     return training.train(algorithm, lines, vocab_size, **options)
 
 
 def algorithms() -> list[str]:
     """The algorithms `train` accepts."""
     from .implementations import training  # lazy: the trainers load on first use
+
     return training.algorithms()

@@ -23,6 +23,7 @@ is the matched text; the rest goes on to the pre-tokenizer and the model. The fl
 >>> [(seg.normalized, id_) for seg, id_ in vocab.split_original(NormalizedString("a <mask>b"))]
 [('a', None), (' <mask>', 3), ('b', None)]
 """
+
 from __future__ import annotations
 
 import bisect
@@ -33,8 +34,13 @@ import regex
 
 from .normalized import NormalizedString
 
-__all__ = ["AddedToken", "AddedVocabulary", "MAX_ADDED_TOKENS", "MAX_CONTENT_CHARS",
-           "check_added_count"]
+__all__ = [
+    "AddedToken",
+    "AddedVocabulary",
+    "MAX_ADDED_TOKENS",
+    "MAX_CONTENT_CHARS",
+    "check_added_count",
+]
 
 # Bounds on what a file may declare, far above real tokenizers (Llama 4's tokenizer.json: 2,048
 # added tokens, the longest 45 characters). A million added tokens took 56-84 s and 2.1 GB to load;
@@ -52,8 +58,10 @@ def check_added_count(count: int) -> None:
     ValueError: added_tokens has 100,001 entries; the most a tokenizer may have is 100,000
     """
     if count > MAX_ADDED_TOKENS:
-        raise ValueError(f"added_tokens has {count:,} entries; the most a tokenizer may have is "
-                         f"{MAX_ADDED_TOKENS:,}")
+        raise ValueError(
+            f"added_tokens has {count:,} entries; the most a tokenizer may have is "
+            f"{MAX_ADDED_TOKENS:,}"
+        )
 
 
 @dataclass(frozen=True)
@@ -76,32 +84,41 @@ class AddedToken:
         if not isinstance(self.content, str) or not self.content:
             raise ValueError(f"added token {self.content!r} must be a non-empty string")
         if len(self.content) > MAX_CONTENT_CHARS:
-            raise ValueError(f"added token {self.content[:40]!r}... is {len(self.content):,} "
-                             f"characters long; the longest an added token may be is "
-                             f"{MAX_CONTENT_CHARS}")
-        if self.id is not None and (not isinstance(self.id, int) or isinstance(self.id, bool)
-                                    or self.id < 0):
+            raise ValueError(
+                f"added token {self.content[:40]!r}... is {len(self.content):,} "
+                f"characters long; the longest an added token may be is "
+                f"{MAX_CONTENT_CHARS}"
+            )
+        if self.id is not None and (
+            not isinstance(self.id, int) or isinstance(self.id, bool) or self.id < 0
+        ):
             raise ValueError(f"added token {self.content!r}: id must be a non-negative integer")
 
     @classmethod
     def from_hf_config(cls, cfg: dict) -> "AddedToken":
         """One entry of a tokenizer.json's "added_tokens" list."""
         if not isinstance(cfg, dict) or not isinstance(cfg.get("content"), str):
-            raise ValueError("added_tokens: each entry must be an object with a string "
-                             "\"content\"")
+            raise ValueError('added_tokens: each entry must be an object with a string "content"')
         flags = {}
         for flag in ("special", "normalized", "lstrip", "rstrip", "single_word"):
             if flag in cfg:
                 if not isinstance(cfg[flag], bool):
-                    raise ValueError(f"added token {cfg['content']!r}: {flag} must be true or "
-                                     "false")
+                    raise ValueError(
+                        f"added token {cfg['content']!r}: {flag} must be true or false"
+                    )
                 flags[flag] = cfg[flag]
         return cls(cfg["content"], id=cfg.get("id"), **flags)
 
     def to_hf_config(self) -> dict:
-        return {"id": self.id, "content": self.content, "single_word": self.single_word,
-                "lstrip": self.lstrip, "rstrip": self.rstrip, "normalized": self.normalized,
-                "special": self.special}
+        return {
+            "id": self.id,
+            "content": self.content,
+            "single_word": self.single_word,
+            "lstrip": self.lstrip,
+            "rstrip": self.rstrip,
+            "normalized": self.normalized,
+            "special": self.special,
+        }
 
 
 # Rust's regex `\w` and `\s` are Unicode's word characters and White_Space (UTS #18); the
@@ -137,26 +154,31 @@ class AddedVocabulary:
     turns a token's content into its pattern for the normalised pass.
     """
 
-    def __init__(self, tokens: Iterable[AddedToken],
-                 normalize: Callable[[str], str] | None = None) -> None:
+    def __init__(
+        self, tokens: Iterable[AddedToken], normalize: Callable[[str], str] | None = None
+    ) -> None:
         self.tokens: dict[int, AddedToken] = {}
         tokens = list(tokens)
         check_added_count(len(tokens))
         for token in tokens:
             if token.id is None:
                 raise ValueError(f"added token {token.content!r} has no id")
-            self.tokens[token.id] = token           # a later entry for an id replaces it
+            self.tokens[token.id] = token  # a later entry for an id replaces it
         self.ids: dict[str, int] = {t.content: i for i, t in self.tokens.items()}
-        self.special: frozenset[str] = frozenset(t.content for t in self.tokens.values()
-                                                 if t.special)
+        self.special: frozenset[str] = frozenset(
+            t.content for t in self.tokens.values() if t.special
+        )
         # A normalised token's pattern (and what decode shows for it) is its normalised content.
         self.patterns: dict[int, str] = {
             i: (normalize(t.content) if t.normalized and normalize is not None else t.content)
-            for i, t in self.tokens.items()}
-        self._original = _matcher([(self.patterns[i], i) for i, t in self.tokens.items()
-                                   if not t.normalized])
-        self._normalized = _matcher([(self.patterns[i], i) for i, t in self.tokens.items()
-                                     if t.normalized])
+            for i, t in self.tokens.items()
+        }
+        self._original = _matcher(
+            [(self.patterns[i], i) for i, t in self.tokens.items() if not t.normalized]
+        )
+        self._normalized = _matcher(
+            [(self.patterns[i], i) for i, t in self.tokens.items() if t.normalized]
+        )
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -179,8 +201,17 @@ class AddedVocabulary:
             plain = object.__new__(AddedVocabulary)
             plain.__dict__.update(self.__dict__)
             for name, normalized in (("_original", False), ("_normalized", True)):
-                setattr(plain, name, _matcher([(self.patterns[i], i) for i, t in self.tokens.items()
-                                               if t.normalized == normalized and not t.special]))
+                setattr(
+                    plain,
+                    name,
+                    _matcher(
+                        [
+                            (self.patterns[i], i)
+                            for i, t in self.tokens.items()
+                            if t.normalized == normalized and not t.special
+                        ]
+                    ),
+                )
             self.__dict__["_without_special"] = plain
         return plain
 
@@ -192,19 +223,24 @@ class AddedVocabulary:
         """Pass 2 (on an already normalised segment): cut at the tokens with normalized=True."""
         return self._split(text, self._normalized)
 
-    def _split(self, ns: NormalizedString,
-               matcher: "_Matcher | None") -> list[tuple[NormalizedString, int | None]]:
+    def _split(
+        self, ns: NormalizedString, matcher: "_Matcher | None"
+    ) -> list[tuple[NormalizedString, int | None]]:
         sentence = ns.normalized
         if matcher is None or not sentence:
             return [(ns, None)] if sentence else []
         out: list[tuple[NormalizedString, int | None]] = []
-        pos = 0                                     # end of the last match (Rust's start_offset)
+        pos = 0  # end of the last match (Rust's start_offset)
         for start, stop, pattern in matcher.finditer(sentence):
             id_ = matcher.ids[pattern]
             token = self.tokens[id_]
-            if token.single_word and (start > 0 and _WORD.match(sentence, start - 1)
-                                      or stop < len(sentence) and _WORD.match(sentence, stop)):
-                continue                            # inside a word: not this token here
+            if token.single_word and (
+                start > 0
+                and _WORD.match(sentence, start - 1)
+                or stop < len(sentence)
+                and _WORD.match(sentence, stop)
+            ):
+                continue  # inside a word: not this token here
             if token.lstrip:
                 start = max(_space_before(sentence, start), pos)
             if token.rstrip:
@@ -236,7 +272,7 @@ class _Matcher:
     at most `MAX_CONTENT_CHARS` characters, however the strings overlap.
     """
 
-    FEW_STARTS = 64     # up to this many first characters, a regex class finds the places
+    FEW_STARTS = 64  # up to this many first characters, a regex class finds the places
 
     def __init__(self, ids: dict[str, int]) -> None:
         self.ids = ids
@@ -250,16 +286,19 @@ class _Matcher:
         firsts = sorted({p[0] for p in self._sorted})
         self._firsts = frozenset(firsts)
         # a regex character class scans fast for a few characters and slowly for many
-        self._starts = regex.compile("[" + "".join(regex.escape(c) for c in firsts) + "]") \
-            if len(firsts) <= self.FEW_STARTS else None
+        self._starts = (
+            regex.compile("[" + "".join(regex.escape(c) for c in firsts) + "]")
+            if len(firsts) <= self.FEW_STARTS
+            else None
+        )
 
     def finditer(self, text: str) -> Iterator[tuple[int, int, str]]:
         """(start, stop, the string found) of each match, left to right, none overlapping."""
-        pos = 0                                     # where the last match ended
+        pos = 0  # where the last match ended
         for start in self._places(text):
             if start < pos:
                 continue
-            found = self._longest_at(text[start:start + self._longest])
+            found = self._longest_at(text[start : start + self._longest])
             if found is not None:
                 yield start, start + len(found), found
                 pos = start + len(found)
@@ -273,7 +312,7 @@ class _Matcher:
         if s.startswith(q):
             return q
         common = _common_prefix(q, s)
-        for jump in reversed(self._jumps):          # climb while still longer than `common`
+        for jump in reversed(self._jumps):  # climb while still longer than `common`
             up = jump[j]
             if up >= 0 and len(self._sorted[up]) > common:
                 j = up
@@ -294,7 +333,7 @@ def _parents(strings: list[str]) -> list[int]:
     >>> _parents(["a", "ab", "abc", "b", "bc"])
     [-1, 0, 1, -1, 3]
     """
-    parents, chain = [], []                         # chain: indices of prefixes of the current
+    parents, chain = [], []  # chain: indices of prefixes of the current
     for i, s in enumerate(strings):
         while chain and not s.startswith(strings[chain[-1]]):
             chain.pop()

@@ -17,6 +17,7 @@ out (`add_special_tokens=False`); `options` are passed to `tok.encode` (e.g. tik
 `allowed_special`). Does not handle: a single character that alone takes more than N tokens
 (a rare character in byte pieces, a ligature NFKC spells out) - that is a ValueError.
 """
+
 from __future__ import annotations
 
 from bisect import bisect_left
@@ -27,22 +28,23 @@ from typing import Any, NamedTuple
 @dataclass(frozen=True)
 class Split:
     """The text cut where its first `n` tokens end: `text[:cut]` and `text[cut:]`."""
+
     n: int
-    cut: int                  # the character where the next chunk starts
-    head_share: int           # the whole text's tokens before the cut
-    head_tokens: int          # text[:cut] re-encoded on its own
-    rest_tokens: int          # text[cut:] re-encoded on its own
-    total: int                # the whole text's tokens
-    inside_character: bool    # the n-th token ended inside a character: the cut moved back
-    moved_back: bool          # text[:cut] re-encoded took more than n tokens: cut earlier
+    cut: int  # the character where the next chunk starts
+    head_share: int  # the whole text's tokens before the cut
+    head_tokens: int  # text[:cut] re-encoded on its own
+    rest_tokens: int  # text[cut:] re-encoded on its own
+    total: int  # the whole text's tokens
+    inside_character: bool  # the n-th token ended inside a character: the cut moved back
+    moved_back: bool  # text[:cut] re-encoded took more than n tokens: cut earlier
 
 
 @dataclass(frozen=True)
 class Chunk:
-    start: int                # characters of the text
+    start: int  # characters of the text
     end: int
-    share: int                # the whole text's tokens that start inside the chunk
-    tokens: int               # the chunk re-encoded on its own (at most n)
+    share: int  # the whole text's tokens that start inside the chunk
+    tokens: int  # the chunk re-encoded on its own (at most n)
 
 
 def split_at_tokens(tok: Any, text: str, n: int, **options: Any) -> Split:
@@ -59,14 +61,19 @@ def split_at_tokens(tok: Any, text: str, n: int, **options: Any) -> Split:
     _check_budget(n)
     spans = _spans(tok, text, options)
     cut, inside, moved = _fit(tok, text, 0, spans, n, options)
-    return Split(n=n, cut=cut, head_share=_share(spans, 0, cut),
-                 head_tokens=_count(tok, text[:cut], options),
-                 rest_tokens=_count(tok, text[cut:], options), total=len(spans.starts),
-                 inside_character=inside, moved_back=moved)
+    return Split(
+        n=n,
+        cut=cut,
+        head_share=_share(spans, 0, cut),
+        head_tokens=_count(tok, text[:cut], options),
+        rest_tokens=_count(tok, text[cut:], options),
+        total=len(spans.starts),
+        inside_character=inside,
+        moved_back=moved,
+    )
 
 
-def chunks(tok: Any, text: str, n: int, *, limit: int | None = None,
-           **options: Any) -> list[Chunk]:
+def chunks(tok: Any, text: str, n: int, *, limit: int | None = None, **options: Any) -> list[Chunk]:
     """`text` in consecutive chunks of at most `n` tokens each (each re-encoded on its own);
     joined, they give the text back. The empty text has no chunks. `limit`: stop after that
     many chunks (the rest of the text is not cut).
@@ -102,6 +109,7 @@ def _count(tok: Any, text: str, options: dict[str, Any]) -> int:
 class _Spans(NamedTuple):
     """The whole text's tokens as character spans: where each starts and ends (in token
     order, which is text order), and the starts sorted, to count with bisect."""
+
     starts: list[int]
     ends: list[int]
     ordered: list[int]
@@ -122,8 +130,9 @@ def _share(spans: _Spans, start: int, end: int) -> int:
     return bisect_left(spans.ordered, end) - bisect_left(spans.ordered, start)
 
 
-def _fit(tok: Any, text: str, start: int, spans: _Spans, n: int,
-         options: dict[str, Any]) -> tuple[int, bool, bool]:
+def _fit(
+    tok: Any, text: str, start: int, spans: _Spans, n: int, options: dict[str, Any]
+) -> tuple[int, bool, bool]:
     """(cut, inside_character, moved_back): the furthest cut after `start` such that
     text[start:cut] re-encodes to at most `n` tokens, tried first at the boundary after the
     whole text's n-th token from `start`, then at earlier token boundaries, then character by
@@ -132,7 +141,7 @@ def _fit(tok: Any, text: str, start: int, spans: _Spans, n: int,
     if start >= len(text):
         return len(text), False, False
     starts = spans.starts
-    first = bisect_left(starts, start)          # the first token at or after `start`
+    first = bisect_left(starts, start)  # the first token at or after `start`
     after = first + n
     inside = False
     candidates = [len(text)] if after >= len(starts) else []
@@ -153,9 +162,11 @@ def _fit_characters(tok: Any, text: str, start: int, n: int, options: dict[str, 
     cut = start + 1
     if _count(tok, text[start:cut], options) > n:
         count = _count(tok, text[start:cut], options)
-        raise ValueError(f"the character {text[start]!r} at position {start} alone takes {count} "
-                         f"tokens, more than the budget of {n}: no cut on a character boundary "
-                         f"fits it; raise the budget")
-    while cut < len(text) and _count(tok, text[start:cut + 1], options) <= n:
+        raise ValueError(
+            f"the character {text[start]!r} at position {start} alone takes {count} "
+            f"tokens, more than the budget of {n}: no cut on a character boundary "
+            f"fits it; raise the budget"
+        )
+    while cut < len(text) and _count(tok, text[start : cut + 1], options) <= n:
         cut += 1
     return cut

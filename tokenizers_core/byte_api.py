@@ -24,6 +24,7 @@ vocabulary entry in UTF-8 (`##ing`, `▁the`), and `decode_bytes` is `decode`'s 
 A non-token raises `NotAToken`, a KeyError as in tiktoken that is also a ValueError (the engine's
 error for bad input).
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterable
@@ -31,14 +32,14 @@ from typing import Any, Iterable
 from .byte_level import bytes_to_unicode
 
 _BYTE_OF_CHAR = {c: b for b, c in bytes_to_unicode().items()}
-_CHAR_OF_LATIN1 = {b: c for b, c in bytes_to_unicode().items()}     # a str.translate table
+_CHAR_OF_LATIN1 = {b: c for b, c in bytes_to_unicode().items()}  # a str.translate table
 _SPACES = frozenset(b" \n\t")
 
 
 class NotAToken(KeyError, ValueError):
     """An id or bytes that are no token: a KeyError, as tiktoken raises, and a ValueError."""
 
-    def __str__(self) -> str:                     # KeyError would show the message quoted
+    def __str__(self) -> str:  # KeyError would show the message quoted
         return str(self.args[0]) if self.args else ""
 
 
@@ -89,7 +90,7 @@ def decode_single_token_bytes(tok: Any, id_: int) -> bytes:
 
 def decode_tokens_bytes(tok: Any, ids: Iterable[int]) -> list[bytes]:
     """Each token's bytes (tiktoken's `decode_tokens_bytes`)."""
-    known: dict[int, bytes] = {}              # a text repeats its tokens: read each once
+    known: dict[int, bytes] = {}  # a text repeats its tokens: read each once
     out = []
     for i in _ids(ids):
         data = known.get(i) if type(i) is int else None
@@ -122,7 +123,7 @@ def decode_bytes(tok: Any, ids: Iterable[int]) -> bytes:
     """
     ids = _ids(ids)
     if not is_byte_level(tok):
-        decode_tokens_bytes(tok, ids)                     # every id checked first
+        decode_tokens_bytes(tok, ids)  # every id checked first
         return tok.decode(ids).encode("utf-8")
     return b"".join(decode_tokens_bytes(tok, ids))
 
@@ -169,16 +170,18 @@ def encode_bytes(tok: Any, data: bytes) -> list[int]:
     except UnicodeDecodeError as err:
         valid = err.start
     if getattr(tok.model, "rank_by", None) != "tokens":
-        raise ValueError(f"{_name(tok)} encodes text, and these bytes are not UTF-8 (byte "
-                         f"{valid}); only tiktoken-style encodings take any bytes")
+        raise ValueError(
+            f"{_name(tok)} encodes text, and these bytes are not UTF-8 (byte "
+            f"{valid}); only tiktoken-style encodings take any bytes"
+        )
     enc = _encode_text(tok, data[:valid].decode("utf-8"))
     ids = list(enc.ids)
-    last = enc.word_ids.count(enc.word_ids[-1]) if ids else 0      # the last piece's tokens
+    last = enc.word_ids.count(enc.word_ids[-1]) if ids else 0  # the last piece's tokens
     if last and _all_space(tok, ids[-last]):
         while last < len(ids) and _all_space(tok, ids[-last - 1]):
             last += 1
-    tail = b"".join(decode_tokens_bytes(tok, ids[len(ids) - last:])) + data[valid:]
-    del ids[len(ids) - last:]
+    tail = b"".join(decode_tokens_bytes(tok, ids[len(ids) - last :])) + data[valid:]
+    del ids[len(ids) - last :]
     whole = tok.model.vocab.get(spell(tail))
     if whole is not None:
         return ids + [whole]

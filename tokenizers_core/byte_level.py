@@ -1,6 +1,7 @@
 """GPT-2's byte-level alphabet: each byte spelt as one printable character (`Ġ` for a space), so
 that byte-level BPE can work on strings. Shared by the ByteLevel normaliser, pre-tokenizer and
 decoder, and by the byte-level BPE models (a base module: it imports nothing of the pipeline)."""
+
 from __future__ import annotations
 
 from .normalized import NormalizedString
@@ -46,7 +47,7 @@ CHAR_TO_LATIN1: dict[int, int] = {ord(c): b for c, b in CHAR_TO_BYTE.items()}
 """`str.translate`'s table from the byte-level spelling back to Latin-1 text (one code point per
 byte); a character outside the alphabet passes through unchanged."""
 
-_ASCII_BYTE_CHARS = {b: BYTE_TO_CHAR[b] for b in range(128)}    # a str.translate table
+_ASCII_BYTE_CHARS = {b: BYTE_TO_CHAR[b] for b in range(128)}  # a str.translate table
 
 
 # ---- spelling text and bytes in the alphabet, and back -------------------------------------------
@@ -94,12 +95,13 @@ def to_byte_level(piece: NormalizedString) -> NormalizedString:
     """
     text = piece.normalized
     start = piece.span(0, 0)[0]
-    if text.isascii():                      # the common case: one byte per character
+    if text.isascii():  # the common case: one byte per character
         out = text.translate(_ASCII_BYTE_CHARS)
         if piece.is_identity:
             return NormalizedString(piece.original, _normalized=out, _shift=start)
-        return NormalizedString(piece.original, _normalized=out, _align=piece.alignments,
-                                _shift=start)
+        return NormalizedString(
+            piece.original, _normalized=out, _align=piece.alignments, _shift=start
+        )
     # every byte of a character takes that character's span in the original text
     data = text.encode("utf-8", "surrogatepass")
     out = data.decode("latin-1").translate(BYTE_TO_CHAR)

@@ -13,6 +13,7 @@ here for every view, lesson and check that starts from it:
 >>> Counter(SENNRICH.split())
 Counter({'newest': 6, 'low': 5, 'widest': 3, 'lower': 2})
 """
+
 from __future__ import annotations
 
 import functools
@@ -24,8 +25,10 @@ DATA_DIR = Path(__file__).parent / "data" / "corpora"
 
 # Sennrich, Haddow and Birch (2016), "Neural Machine Translation of Rare Words with Subword
 # Units": low x5, lower x2, newest x6, widest x3, one word's repeats a line.
-SENNRICH = ("low low low low low\nlower lower\nnewest newest newest newest newest newest\n"
-            "widest widest widest\n")
+SENNRICH = (
+    "low low low low low\nlower lower\nnewest newest newest newest newest newest\n"
+    "widest widest widest\n"
+)
 
 
 @dataclass(frozen=True)
@@ -55,5 +58,7 @@ def load_corpus(name: str) -> str:
             return f.read()
     if name.startswith("udhr/") and name[5:] in {lang.code for lang in udhr_languages()}:
         return (DATA_DIR / "udhr" / f"{name[5:]}.txt").read_text(encoding="utf-8")
-    raise ValueError(f"unknown corpus {name!r}; bundled corpora are: botchan, udhr/<code> "
-                     f"(e.g. udhr/eng, udhr/cmn_hans)")
+    raise ValueError(
+        f"unknown corpus {name!r}; bundled corpora are: botchan, udhr/<code> "
+        f"(e.g. udhr/eng, udhr/cmn_hans)"
+    )

@@ -20,6 +20,7 @@ AttributeError: module 'demo' has no attribute 'nothing'
 The new home's module is named by a plain string in the table, so the import-graph test
 (`tests/test_layers.py`) sees the dependency as it sees an import.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -36,8 +37,11 @@ def moved_names(module: str, moves: Moves) -> Callable[[str], Any]:
         if name not in moves:
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
         home, new_name = moves[name]
-        warnings.warn(f"{module}.{name} moved: use {home}.{new_name} (the old name goes in the "
-                      "next release)", DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            f"{module}.{name} moved: use {home}.{new_name} (the old name goes in the next release)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return getattr(importlib.import_module(home), new_name)
 
     return __getattr__

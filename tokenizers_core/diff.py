@@ -31,6 +31,7 @@ diagnosed once.
 >>> report.differences[0].differs
 ('ids',)
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -40,13 +41,20 @@ from .diff_stress import stress_texts
 from .encoding import Encoding
 from .steps import describe
 
-__all__ = ["STAGES", "Divergence", "DiffReport", "diff", "corpus_texts", "stress_texts",
-           "first_difference"]
+__all__ = [
+    "STAGES",
+    "Divergence",
+    "DiffReport",
+    "diff",
+    "corpus_texts",
+    "stress_texts",
+    "first_difference",
+]
 
 STAGES = ("added tokens", "normaliser", "pre-tokenizer split", "model", "post-processor")
-WINDOW = 3                 # tokens drawn either side of a divergence
-SNIPPET = 12               # characters of a normalised text shown either side of a divergence
-META = "\u2581"            # sentencepiece's ▁, which stands for a space
+WINDOW = 3  # tokens drawn either side of a divergence
+SNIPPET = 12  # characters of a normalised text shown either side of a divergence
+META = "\u2581"  # sentencepiece's ▁, which stands for a space
 
 
 @dataclass(frozen=True)
@@ -73,11 +81,18 @@ class Divergence:
     window_b: tuple[tuple[int, str, int, int, int, bool], ...]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "text": self.text, "differs": list(self.differs),
-                "stage": self.stage, "position": self.position, "evidence": self.evidence,
-                "token_a": self.token_a, "token_b": self.token_b,
-                "window_a": [list(t) for t in self.window_a],
-                "window_b": [list(t) for t in self.window_b]}
+        return {
+            "index": self.index,
+            "text": self.text,
+            "differs": list(self.differs),
+            "stage": self.stage,
+            "position": self.position,
+            "evidence": self.evidence,
+            "token_a": self.token_a,
+            "token_b": self.token_b,
+            "window_a": [list(t) for t in self.window_a],
+            "window_b": [list(t) for t in self.window_b],
+        }
 
 
 @dataclass(frozen=True)
@@ -98,9 +113,15 @@ class DiffReport:
         return self.identical / self.texts if self.texts else 1.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"a": self.a, "b": self.b, "texts": self.texts, "identical": self.identical,
-                "share_identical": self.share_identical, "by_stage": dict(self.by_stage),
-                "differences": [d.to_dict() for d in self.differences]}
+        return {
+            "a": self.a,
+            "b": self.b,
+            "texts": self.texts,
+            "identical": self.identical,
+            "share_identical": self.share_identical,
+            "by_stage": dict(self.by_stage),
+            "differences": [d.to_dict() for d in self.differences],
+        }
 
 
 def corpus_texts(text: str) -> list[str]:
@@ -112,8 +133,9 @@ def corpus_texts(text: str) -> list[str]:
     return [line for line in text.split("\n") if line]
 
 
-def diff(a: Any, b: Any, texts: Iterable[str], *, names: tuple[str, str] | None = None
-         ) -> DiffReport:
+def diff(
+    a: Any, b: Any, texts: Iterable[str], *, names: tuple[str, str] | None = None
+) -> DiffReport:
     """Run `a` and `b` (Tokenizers) on every text and report where they differ.
 
     Each tokenizer encodes as its `encode` does by default (its post-processor applied; an
@@ -131,14 +153,22 @@ def diff(a: Any, b: Any, texts: Iterable[str], *, names: tuple[str, str] | None 
         if _same(x, y):
             continue
         if text not in seen:
-            seen[text] = (_renumbered(a, b, text, x, y, i) or _added_only(text, x, y, i)
-                          or diagnose(a, b, text, index=i))
+            seen[text] = (
+                _renumbered(a, b, text, x, y, i)
+                or _added_only(text, x, y, i)
+                or diagnose(a, b, text, index=i)
+            )
         out.append(_at(seen[text], i))
     out.sort(key=_informative)
     by_stage = {s: n for s in STAGES if (n := sum(d.stage == s for d in out))}
-    return DiffReport(a=names[0] if names else a.name, b=names[1] if names else b.name,
-                      texts=len(texts), identical=len(texts) - len(out),
-                      differences=tuple(out), by_stage=by_stage)
+    return DiffReport(
+        a=names[0] if names else a.name,
+        b=names[1] if names else b.name,
+        texts=len(texts),
+        identical=len(texts) - len(out),
+        differences=tuple(out),
+        by_stage=by_stage,
+    )
 
 
 def _informative(d: Divergence) -> tuple[bool, int, int, int]:
@@ -155,8 +185,18 @@ def _at(d: Divergence, index: int) -> Divergence:
     """`d` for the same text met again at `index`."""
     if d.index == index:
         return d
-    return Divergence(index, d.text, d.differs, d.stage, d.position, d.evidence, d.token_a,
-                      d.token_b, d.window_a, d.window_b)
+    return Divergence(
+        index,
+        d.text,
+        d.differs,
+        d.stage,
+        d.position,
+        d.evidence,
+        d.token_a,
+        d.token_b,
+        d.window_a,
+        d.window_b,
+    )
 
 
 def first_difference(x: Encoding, y: Encoding) -> int | None:
@@ -183,25 +223,36 @@ def diagnose(a: Any, b: Any, text: str, index: int = 0) -> Divergence:
     sa, sb = _stages(a, text, trace_a), _stages(b, text, trace_b)
     differs = _differs(x, y)
     stage, found = "model", _model(text, sa, sb)
-    if found is None:                       # the same model tokens: the post-processor's work
+    if found is None:  # the same model tokens: the post-processor's work
         stage, found = "post-processor", _post_processor(text, x, y)
-    elif differs != ("ids",):               # (renumbered tokens are the model's alone)
+    elif differs != ("ids",):  # (renumbered tokens are the model's alone)
         earlier = ((name, check(text, sa, sb)) for name, check in _EARLIER)
-        stage, found = next(((name, f) for name, f in earlier
-                             if f is not None and f[0] <= found[0]), (stage, found))
+        stage, found = next(
+            ((name, f) for name, f in earlier if f is not None and f[0] <= found[0]), (stage, found)
+        )
     position, evidence = found
     if stage == "post-processor":
         first = first_difference(x, y) or 0
         ia = ib = first
     else:
         ia, ib = _token_at(x, position), _token_at(y, position)
-    return Divergence(index=index, text=text, differs=differs, stage=stage, position=position,
-                      evidence=evidence, token_a=ia, token_b=ib,
-                      window_a=_window(x, ia), window_b=_window(y, ib))
+    return Divergence(
+        index=index,
+        text=text,
+        differs=differs,
+        stage=stage,
+        position=position,
+        evidence=evidence,
+        token_a=ia,
+        token_b=ib,
+        window_a=_window(x, ia),
+        window_b=_window(y, ib),
+    )
 
 
-def _renumbered(a: Any, b: Any, text: str, x: Encoding, y: Encoding, index: int
-                ) -> Divergence | None:
+def _renumbered(
+    a: Any, b: Any, text: str, x: Encoding, y: Encoding, index: int
+) -> Divergence | None:
     """The divergence of encodings with the same tokens numbered differently (two
     vocabularies), found without tracing: the model's; None when the tokens differ or the
     first renumbered token is one a post-processor added."""
@@ -210,32 +261,67 @@ def _renumbered(a: Any, b: Any, text: str, x: Encoding, y: Encoding, index: int
     k = first_difference(x, y)
     if k is None or x.special_tokens_mask[k] or y.special_tokens_mask[k]:
         return None
-    evidence = {"token": x.tokens[k], "id_a": x.ids[k], "id_b": y.ids[k],
-                "a_name": describe(a.model), "b_name": describe(b.model)}
-    return Divergence(index=index, text=text, differs=("ids",), stage="model",
-                      position=x.offsets[k][0], evidence=evidence, token_a=k, token_b=k,
-                      window_a=_window(x, k), window_b=_window(y, k))
+    evidence = {
+        "token": x.tokens[k],
+        "id_a": x.ids[k],
+        "id_b": y.ids[k],
+        "a_name": describe(a.model),
+        "b_name": describe(b.model),
+    }
+    return Divergence(
+        index=index,
+        text=text,
+        differs=("ids",),
+        stage="model",
+        position=x.offsets[k][0],
+        evidence=evidence,
+        token_a=k,
+        token_b=k,
+        window_a=_window(x, k),
+        window_b=_window(y, k),
+    )
 
 
 def _added_only(text: str, x: Encoding, y: Encoding, index: int) -> Divergence | None:
     """The divergence of encodings that are the same but for the special tokens their
     post-processors added (a BOS), found without tracing; None otherwise."""
+
     def own(enc: Encoding) -> list[tuple[str, int, tuple[int, int]]]:
-        return [(t, i, o) for t, i, o, m in zip(enc.tokens, enc.ids, enc.offsets,
-                                                 enc.special_tokens_mask) if not m]
+        return [
+            (t, i, o)
+            for t, i, o, m in zip(enc.tokens, enc.ids, enc.offsets, enc.special_tokens_mask)
+            if not m
+        ]
+
     if own(x) != own(y):
         return None
     position, evidence = _post_processor(text, x, y)
     k = first_difference(x, y) or 0
-    return Divergence(index=index, text=text, differs=_differs(x, y), stage="post-processor",
-                      position=position, evidence=evidence, token_a=k, token_b=k,
-                      window_a=_window(x, k), window_b=_window(y, k))
+    return Divergence(
+        index=index,
+        text=text,
+        differs=_differs(x, y),
+        stage="post-processor",
+        position=position,
+        evidence=evidence,
+        token_a=k,
+        token_b=k,
+        window_a=_window(x, k),
+        window_b=_window(y, k),
+    )
 
 
 def _differs(x: Encoding, y: Encoding) -> tuple[str, ...]:
     """Which of ids, tokens and offsets differ between two encodings."""
-    return tuple(name for name, u, v in (("ids", x.ids, y.ids), ("tokens", x.tokens, y.tokens),
-                                         ("offsets", x.offsets, y.offsets)) if u != v)
+    return tuple(
+        name
+        for name, u, v in (
+            ("ids", x.ids, y.ids),
+            ("tokens", x.tokens, y.tokens),
+            ("offsets", x.offsets, y.offsets),
+        )
+        if u != v
+    )
 
 
 @dataclass(frozen=True)
@@ -255,19 +341,28 @@ class _Stages:
 def _stages(tok: Any, text: str, trace: Sequence[Any]) -> _Stages:
     last = {step.kind: step for step in trace}
     norm, pre, model = last.get("normalize"), last.get("pre_tokenize"), last.get("model")
-    names = {kind: " → ".join(_name(s) for s in trace if s.kind == kind)
-             for kind in ("normalize", "pre_tokenize")}
+    names = {
+        kind: " → ".join(_name(s) for s in trace if s.kind == kind)
+        for kind in ("normalize", "pre_tokenize")
+    }
     identity = tuple((i, i + 1) for i in range(len(text)))
     tokens = tuple(model.tokens) if model else ()
     contents = _added_contents(tok)
-    added = tuple((s, e) for value, _, s, e, _ in tokens
-                  if e > s and text[s:e] == value and (value in contents or tok.is_special(value)))
-    return _Stages(normalized=norm.output if norm else text,
-                   alignments=tuple(norm.alignments) if norm else identity,
-                   normalizer=names["normalize"] or "none",
-                   pieces=tuple(pre.pieces) if pre else ((text, 0, len(text)),),
-                   pre_tokenizer=names["pre_tokenize"] or "none",
-                   tokens=tokens, model=model.model if model else "none", added=added)
+    added = tuple(
+        (s, e)
+        for value, _, s, e, _ in tokens
+        if e > s and text[s:e] == value and (value in contents or tok.is_special(value))
+    )
+    return _Stages(
+        normalized=norm.output if norm else text,
+        alignments=tuple(norm.alignments) if norm else identity,
+        normalizer=names["normalize"] or "none",
+        pieces=tuple(pre.pieces) if pre else ((text, 0, len(text)),),
+        pre_tokenizer=names["pre_tokenize"] or "none",
+        tokens=tokens,
+        model=model.model if model else "none",
+        added=added,
+    )
 
 
 def _name(step: Any) -> str:
@@ -285,8 +380,10 @@ def _added(text: str, a: _Stages, b: _Stages) -> tuple[int, dict] | None:
     k = _first_unequal(a.added, b.added)
     spans = [s for s in (_get(a.added, k), _get(b.added, k)) if s]
     position = min(s for s, _ in spans)
-    return position, {"a": _span_text(text, _get(a.added, k)),
-                      "b": _span_text(text, _get(b.added, k))}
+    return position, {
+        "a": _span_text(text, _get(a.added, k)),
+        "b": _span_text(text, _get(b.added, k)),
+    }
 
 
 def _normaliser(text: str, a: _Stages, b: _Stages) -> tuple[int, dict] | None:
@@ -299,8 +396,12 @@ def _normaliser(text: str, a: _Stages, b: _Stages) -> tuple[int, dict] | None:
     k = _first_unequal(norm_a, norm_b)
     position = a.alignments[k][0] if k < len(a.alignments) else len(text)
     lo = max(0, k - SNIPPET)
-    return position, {"a": a.normalized[lo:k + SNIPPET], "b": b.normalized[lo:k + SNIPPET],
-                      "a_name": a.normalizer, "b_name": b.normalizer}
+    return position, {
+        "a": a.normalized[lo : k + SNIPPET],
+        "b": b.normalized[lo : k + SNIPPET],
+        "a_name": a.normalizer,
+        "b_name": b.normalizer,
+    }
 
 
 def _pre_tokenizer(text: str, a: _Stages, b: _Stages) -> tuple[int, dict] | None:
@@ -317,28 +418,39 @@ def _pre_tokenizer(text: str, a: _Stages, b: _Stages) -> tuple[int, dict] | None
             return None
         k = _first_unequal(written_a, written_b)
         pa, pb = a.pieces[k], b.pieces[k]
-        return pa[1], {"a": _piece(text, pa), "b": _piece(text, pb), "same_split": True,
-                       "a_name": a.pre_tokenizer, "b_name": b.pre_tokenizer}
-    crossed = [p for p in (_crossing(spans_a, b.tokens), _crossing(spans_b, a.tokens))
-               if p is not None]
+        return pa[1], {
+            "a": _piece(text, pa),
+            "b": _piece(text, pb),
+            "same_split": True,
+            "a_name": a.pre_tokenizer,
+            "b_name": b.pre_tokenizer,
+        }
+    crossed = [
+        p for p in (_crossing(spans_a, b.tokens), _crossing(spans_b, a.tokens)) if p is not None
+    ]
     if not crossed:
         return None
     cut = min(crossed)
     pa, pb = _piece_before(a.pieces, cut), _piece_before(b.pieces, cut)
     position = min(p[1] for p in (pa, pb) if p)
-    return position, {"a": _piece(text, pa), "b": _piece(text, pb), "same_split": False,
-                      "a_name": a.pre_tokenizer, "b_name": b.pre_tokenizer}
+    return position, {
+        "a": _piece(text, pa),
+        "b": _piece(text, pb),
+        "same_split": False,
+        "a_name": a.pre_tokenizer,
+        "b_name": b.pre_tokenizer,
+    }
 
 
-def _crossing(spans: Sequence[tuple[int, int]],
-              tokens: Sequence[tuple[str, int, int, int, int]]) -> int | None:
+def _crossing(
+    spans: Sequence[tuple[int, int]], tokens: Sequence[tuple[str, int, int, int, int]]
+) -> int | None:
     """The first piece boundary in `spans` that falls strictly inside one of `tokens`."""
     inside = {p for _, _, s, e, _ in tokens for p in range(s + 1, e)}
     return min((p for span in spans for p in span if p in inside), default=None)
 
 
-def _piece_before(pieces: Sequence[tuple[str, int, int]], cut: int
-                  ) -> tuple[str, int, int] | None:
+def _piece_before(pieces: Sequence[tuple[str, int, int]], cut: int) -> tuple[str, int, int] | None:
     """The piece that holds the character before `cut` (ends at it, or runs across it)."""
     return next((p for p in pieces if p[1] < cut <= p[2]), None)
 
@@ -350,19 +462,30 @@ def _model(text: str, a: _Stages, b: _Stages) -> tuple[int, dict] | None:
         ids_a, ids_b = [t[1] for t in a.tokens], [t[1] for t in b.tokens]
         if ids_a == ids_b:
             return None
-        k = _first_unequal(ids_a, ids_b)             # the same tokens, numbered differently
+        k = _first_unequal(ids_a, ids_b)  # the same tokens, numbered differently
         value, id_a, s, _, _ = a.tokens[k]
-        return s, {"token": value, "id_a": id_a, "id_b": ids_b[k],
-                   "a_name": a.model, "b_name": b.model}
+        return s, {
+            "token": value,
+            "id_a": id_a,
+            "id_b": ids_b[k],
+            "a_name": a.model,
+            "b_name": b.model,
+        }
     k = _first_unequal(ta, tb)
     position = min(t[1] for t in (_get(ta, k), _get(tb, k)) if t)
     start, end = _word_at(a.pieces, position, text)
     word_a = [(v, s, e) for v, s, e in ta if start <= s < end or s == e == start]
     word_b = [(v, s, e) for v, s, e in tb if start <= s < end or s == e == start]
-    evidence = {"word": text[start:end], "start": start, "end": end,
-                "a": [v for v, _, _ in word_a], "b": [v for v, _, _ in word_b],
-                "a_name": a.model, "b_name": b.model}
-    if evidence["a"] == evidence["b"]:          # the same tokens, over different characters
+    evidence = {
+        "word": text[start:end],
+        "start": start,
+        "end": end,
+        "a": [v for v, _, _ in word_a],
+        "b": [v for v, _, _ in word_b],
+        "a_name": a.model,
+        "b_name": b.model,
+    }
+    if evidence["a"] == evidence["b"]:  # the same tokens, over different characters
         evidence["offsets_a"] = [[s, e] for _, s, e in word_a]
         evidence["offsets_b"] = [[s, e] for _, s, e in word_b]
     return position, evidence
@@ -377,13 +500,16 @@ def _post_processor(text: str, x: Encoding, y: Encoding) -> tuple[int, dict]:
         n = len(enc)
         lead = next((i for i in range(n) if not enc.special_tokens_mask[i]), n)
         trail = next((n - i for i in range(n) if not enc.special_tokens_mask[n - 1 - i]), 0)
-        return {"before": enc.tokens[:lead], "after": enc.tokens[lead + max(0, n - lead - trail):]}
+        return {"before": enc.tokens[:lead], "after": enc.tokens[lead + max(0, n - lead - trail) :]}
 
     return position, {"a": added(x), "b": added(y)}
 
 
-_EARLIER = (("added tokens", _added), ("normaliser", _normaliser),
-            ("pre-tokenizer split", _pre_tokenizer))
+_EARLIER = (
+    ("added tokens", _added),
+    ("normaliser", _normaliser),
+    ("pre-tokenizer split", _pre_tokenizer),
+)
 
 
 def _first_unequal(u: Sequence[Any], v: Sequence[Any]) -> int:
@@ -396,7 +522,7 @@ def _get(seq: Sequence[Any], k: int) -> Any:
 
 
 def _span_text(text: str, span: tuple[int, int] | None) -> str | None:
-    return text[span[0]:span[1]] if span else None
+    return text[span[0] : span[1]] if span else None
 
 
 def _piece(text: str, piece: tuple[str, int, int] | None) -> dict[str, Any] | None:
@@ -407,8 +533,7 @@ def _piece(text: str, piece: tuple[str, int, int] | None) -> dict[str, Any] | No
     return {"text": text[s:e], "piece": value, "start": s, "end": e}
 
 
-def _word_at(pieces: Sequence[tuple[str, int, int]], position: int, text: str
-             ) -> tuple[int, int]:
+def _word_at(pieces: Sequence[tuple[str, int, int]], position: int, text: str) -> tuple[int, int]:
     """The span of the pre-tokenizer piece that holds `position` (the whole text if none)."""
     for _, s, e in pieces:
         if s <= position < e:
@@ -426,5 +551,14 @@ def _token_at(enc: Encoding, position: int) -> int:
 
 def _window(enc: Encoding, i: int) -> tuple[tuple[int, str, int, int, int, bool], ...]:
     lo, hi = max(0, i - WINDOW), min(len(enc), i + WINDOW + 1)
-    return tuple((k, enc.tokens[k], enc.ids[k], enc.offsets[k][0], enc.offsets[k][1],
-                  bool(enc.special_tokens_mask[k])) for k in range(lo, hi))
+    return tuple(
+        (
+            k,
+            enc.tokens[k],
+            enc.ids[k],
+            enc.offsets[k][0],
+            enc.offsets[k][1],
+            bool(enc.special_tokens_mask[k]),
+        )
+        for k in range(lo, hi)
+    )

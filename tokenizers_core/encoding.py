@@ -4,6 +4,7 @@ An `Encoding` keeps parallel arrays (one entry per token). Offsets are **charact
 original, un-normalised input text, end exclusive: `text[start:end]` is the surface a token came
 from. Special tokens added by a post-processor get (0, 0).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

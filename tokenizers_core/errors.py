@@ -3,6 +3,7 @@
 The web layer maps them to status codes (`InvalidInput` -> 422, `NotFound` -> 404), so a
 `KeyError` or `IndexError` from a bug is not mistaken for either.
 """
+
 from __future__ import annotations
 
 

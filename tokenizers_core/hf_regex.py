@@ -27,6 +27,7 @@ Not bridged: other Oniguruma-only syntax (POSIX classes such as `[[:punct:]]`, w
 makes wider; `\W` inside a class); such a pattern either fails to compile here
 (a `ValueError` naming it) or means what it means to `regex`.
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -68,11 +69,11 @@ def compile_hf(pattern: str, *, literal: bool = False) -> "regex.Pattern[str] | 
 # Latin-1 superscripts and fractions its single-byte table counts as word characters.
 _WORD = "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\xb2\\xb3\\xb9\\xbc-\\xbe"
 _OUTSIDE = {"w": f"[{_WORD}]", "W": f"[^{_WORD}]", "h": "[0-9A-Fa-f]", "H": "[^0-9A-Fa-f]"}
-_INSIDE = {"w": "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}", "h": "0-9A-Fa-f"}   # no Latin-1 extras
+_INSIDE = {"w": "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}", "h": "0-9A-Fa-f"}  # no Latin-1 extras
 
 
 _COUNTED = regex.compile(r"\{\d+(?:,\d*)?\}")
-_OPTIONS = regex.compile(r"\(\?[imx-]*m[imx-]*[:)]")          # (?m) / (?im: ... in Ruby syntax
+_OPTIONS = regex.compile(r"\(\?[imx-]*m[imx-]*[:)]")  # (?m) / (?im: ... in Ruby syntax
 
 
 def translate(pattern: str, *, to_oniguruma: bool = False) -> str:
@@ -94,31 +95,31 @@ def translate(pattern: str, *, to_oniguruma: bool = False) -> str:
     if "\\" not in pattern and "}+" not in pattern and "(?" not in pattern:
         return pattern
     out: list[str] = []
-    depth = 0                          # nesting of [...] classes
-    atom = 0                           # where in `out` the last atom (outside classes) starts
-    groups: list[int] = []             # where in `out` each open group starts
+    depth = 0  # nesting of [...] classes
+    atom = 0  # where in `out` the last atom (outside classes) starts
+    groups: list[int] = []  # where in `out` each open group starts
     i, n = 0, len(pattern)
     while i < n:
         c = pattern[i]
         start = len(out)
         if c == "\\" and i + 1 < n:
             letter = pattern[i + 1]
-            if letter in "pPxu" and pattern.startswith("{", i + 2) and "}" in pattern[i + 2:]:
-                end = pattern.index("}", i + 2) + 1        # \p{L}, \x{41}: one atom
+            if letter in "pPxu" and pattern.startswith("{", i + 2) and "}" in pattern[i + 2 :]:
+                end = pattern.index("}", i + 2) + 1  # \p{L}, \x{41}: one atom
                 out.append(pattern[i:end])
                 i = end
             else:
                 table = {} if to_oniguruma else _INSIDE if depth else _OUTSIDE
-                out.append(table.get(letter, pattern[i:i + 2]))
+                out.append(table.get(letter, pattern[i : i + 2]))
                 i += 2
             if not depth:
                 atom = start
             continue
         if c == "[":
-            if depth and pattern.startswith("[:", i):      # a POSIX class [:alpha:]
+            if depth and pattern.startswith("[:", i):  # a POSIX class [:alpha:]
                 end = pattern.find(":]", i + 2)
                 if end >= 0:
-                    out.append(pattern[i:end + 2])
+                    out.append(pattern[i : end + 2])
                     i = end + 2
                     continue
             if not depth:
@@ -126,7 +127,7 @@ def translate(pattern: str, *, to_oniguruma: bool = False) -> str:
             depth += 1
             out.append(c)
             i += 1
-            for lead in ("^]", "]", "^"):                  # a leading "]" is literal
+            for lead in ("^]", "]", "^"):  # a leading "]" is literal
                 if pattern.startswith(lead, i):
                     out.append(lead)
                     i += len(lead)
@@ -139,7 +140,7 @@ def translate(pattern: str, *, to_oniguruma: bool = False) -> str:
             i += 1
             continue
         options = _OPTIONS.match(pattern, i) if c == "(" and not to_oniguruma else None
-        if options:                    # Ruby's "m" option is "dot matches newline": regex's "s"
+        if options:  # Ruby's "m" option is "dot matches newline": regex's "s"
             groups.append(start)
             out.append(options.group().replace("m", "s"))
             i = options.end()
@@ -176,14 +177,14 @@ def find_spans(compiled: "regex.Pattern[str]", text: str) -> list[tuple[int, int
     >>> find_spans(regex.compile("x*"), "axxb")
     [(0, 0), (1, 3), (4, 4)]
     """
-    with shared_budget():          # one time limit for all the searches below
+    with shared_budget():  # one time limit for all the searches below
         return _find_spans(compiled, text)
 
 
 def _find_spans(compiled: "regex.Pattern[str]", text: str) -> list[tuple[int, int]]:
     spans = [m.span() for m in compiled.finditer(text)]
     if all(start < end for start, end in spans):
-        return spans               # no empty match: the two iterators agree
+        return spans  # no empty match: the two iterators agree
     out: list[tuple[int, int]] = []
     pos, last_end = 0, -1
     n = len(text)
@@ -193,15 +194,16 @@ def _find_spans(compiled: "regex.Pattern[str]", text: str) -> list[tuple[int, in
             break
         start, end = m.span()
         if start == end and end == last_end:
-            pos = end + 1          # onig: skip it, move one character on
+            pos = end + 1  # onig: skip it, move one character on
             continue
         out.append((start, end))
         pos = last_end = end
     return out
 
 
-def find_matches(compiled: "regex.Pattern[str]", text: str,
-                 invert: bool = False) -> list[tuple[tuple[int, int], bool]]:
+def find_matches(
+    compiled: "regex.Pattern[str]", text: str, invert: bool = False
+) -> list[tuple[tuple[int, int], bool]]:
     """Hugging Face's `Pattern::find_matches`: the text cut into `((start, end), is_match)`,
     covering it in order (empty matches included as zero-width pieces). `invert` flips the flags.
     Empty text gives `[((0, 0), False)]`.
@@ -220,8 +222,9 @@ def find_matches(compiled: "regex.Pattern[str]", text: str,
     return out
 
 
-def char_matches(is_match: Callable[[str], bool], text: str,
-                 invert: bool = False) -> list[tuple[tuple[int, int], bool]]:
+def char_matches(
+    is_match: Callable[[str], bool], text: str, invert: bool = False
+) -> list[tuple[tuple[int, int], bool]]:
     """`find_matches` for a character predicate: every matching character is a match of its own.
 
     >>> char_matches(str.isdigit, "a12")

@@ -10,6 +10,7 @@ languages by tokens relative to English instead (`relative_counts`).
 >>> m.tokens, m.words, m.chars_per_token, m.tokens_per_word
 (3, 3, 5.0, 1.0)
 """
+
 from __future__ import annotations
 
 import itertools
@@ -21,16 +22,17 @@ from typing import Iterable, Sequence
 from .corpora import load_corpus, udhr_languages
 from .encoding import Encoding
 
+
 @dataclass(frozen=True)
 class Metrics:
-    tokens: int              # ordinary tokens (special tokens excluded)
-    special: int             # special tokens added by post-processing
-    unk: int                 # unknown-token count ([UNK], <unk>)
+    tokens: int  # ordinary tokens (special tokens excluded)
+    special: int  # special tokens added by post-processing
+    unk: int  # unknown-token count ([UNK], <unk>)
     chars: int
     bytes: int
     words: int
     chars_per_token: float
-    tokens_per_word: float   # "fertility"
+    tokens_per_word: float  # "fertility"
     bytes_per_token: float
 
     def to_dict(self) -> dict:
@@ -47,9 +49,17 @@ def text_metrics(text: str, tokens: Sequence[str], *, special: int, unk: int) ->
     chars = len(text)
     nbytes = len(text.encode("utf-8"))
     words = len(text.split())
-    return Metrics(tokens=n, special=special, unk=unk, chars=chars, bytes=nbytes, words=words,
-                   chars_per_token=_ratio(chars, n), tokens_per_word=_ratio(n, words),
-                   bytes_per_token=_ratio(nbytes, n))
+    return Metrics(
+        tokens=n,
+        special=special,
+        unk=unk,
+        chars=chars,
+        bytes=nbytes,
+        words=words,
+        chars_per_token=_ratio(chars, n),
+        tokens_per_word=_ratio(n, words),
+        bytes_per_token=_ratio(nbytes, n),
+    )
 
 
 def unk_id(model) -> int | None:
@@ -84,8 +94,9 @@ def _skip_space(text: str, pos: int) -> int:
     return pos
 
 
-def cut_points(text: str, offsets: Iterable[tuple[int, int]],
-               special_mask: Iterable[int] | None = None) -> set[int]:
+def cut_points(
+    text: str, offsets: Iterable[tuple[int, int]], special_mask: Iterable[int] | None = None
+) -> set[int]:
     """Where a tokenisation cuts the text, as character positions.
 
     Each token's start and end is moved forward past whitespace, so a tokeniser that glues the

@@ -14,6 +14,7 @@ normalised text then has original offsets `span(a, b)`.
 
 The identity case (nothing changed the text, the common fast path) stores no per-character list.
 """
+
 from __future__ import annotations
 
 from typing import Callable, Iterable
@@ -24,8 +25,14 @@ class NormalizedString:
 
     __slots__ = ("original", "normalized", "_align", "_shift")
 
-    def __init__(self, text: str, *, _normalized: str | None = None,
-                 _align: list[tuple[int, int]] | None = None, _shift: int = 0) -> None:
+    def __init__(
+        self,
+        text: str,
+        *,
+        _normalized: str | None = None,
+        _align: list[tuple[int, int]] | None = None,
+        _shift: int = 0,
+    ) -> None:
         self.original = text
         self.normalized = text if _normalized is None else _normalized
         # None means "identity": normalized[i] came from original[_shift + i].
@@ -43,8 +50,12 @@ class NormalizedString:
         return f"NormalizedString({self.normalized!r}, original span {self.span(0, len(self))})"
 
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, NormalizedString) and self.normalized == other.normalized
-                and self.original == other.original and self.alignments == other.alignments)
+        return (
+            isinstance(other, NormalizedString)
+            and self.normalized == other.normalized
+            and self.original == other.original
+            and self.alignments == other.alignments
+        )
 
     @property
     def is_identity(self) -> bool:
@@ -94,10 +105,15 @@ class NormalizedString:
     def slice(self, start: int, end: int) -> "NormalizedString":
         """The characters `[start, end)`, keeping their alignment to the original."""
         if self._align is None:
-            return NormalizedString(self.original, _normalized=self.normalized[start:end],
-                                    _shift=self._shift + start)
-        return NormalizedString(self.original, _normalized=self.normalized[start:end],
-                                _align=self._align[start:end], _shift=self.span(start, start)[0])
+            return NormalizedString(
+                self.original, _normalized=self.normalized[start:end], _shift=self._shift + start
+            )
+        return NormalizedString(
+            self.original,
+            _normalized=self.normalized[start:end],
+            _align=self._align[start:end],
+            _shift=self.span(start, start)[0],
+        )
 
     def transform(self, segments: Iterable[tuple[int, int, str]]) -> "NormalizedString":
         """Rewrite the text segment by segment.
@@ -131,8 +147,9 @@ class NormalizedString:
         if text == self.normalized and len(align) == len(self.normalized):
             if self._align is None or align == self._align:
                 return self
-        return NormalizedString(self.original, _normalized=text, _align=align,
-                                _shift=self.span(0, 0)[0])
+        return NormalizedString(
+            self.original, _normalized=text, _align=align, _shift=self.span(0, 0)[0]
+        )
 
     def map_chars(self, fn: Callable[[str], str]) -> "NormalizedString":
         """Replace each character c by fn(c) (which may be longer, shorter or empty).
@@ -156,6 +173,9 @@ class NormalizedString:
         if not prefix:
             return self
         first = self.char_span(0) if self.normalized else self.span(0, 0)
-        return NormalizedString(self.original, _normalized=prefix + self.normalized,
-                                _align=[first] * len(prefix) + self.alignments,
-                                _shift=first[0])
+        return NormalizedString(
+            self.original,
+            _normalized=prefix + self.normalized,
+            _align=[first] * len(prefix) + self.alignments,
+            _shift=first[0],
+        )

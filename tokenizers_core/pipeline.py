@@ -32,6 +32,7 @@ The trace has one step per stage, one per member of a Sequence normaliser or pre
 >>> enc.tokens, enc.offsets, enc.word_ids
 (['a', '[MASK]', 'a'], [(0, 1), (1, 7), (7, 8)], [0, 1, 2])
 """
+
 from __future__ import annotations
 
 import copy
@@ -44,15 +45,32 @@ from .encoding import Encoding, Token
 from .models import Model
 from .normalized import NormalizedString
 from .normalizers import NormalizedTooLong
+from .pipeline_steps import (
+    ModelStep,
+    NormalizeStep,
+    PadStep,
+    PostProcessStep,
+    PreTokenizeStep,
+    TruncateStep,
+    normalize_step,
+    pre_tokenize_step,
+)
 from .pre_tokenizers import byte_level_fast
 from .processors.truncation import PaddingParams, TruncationParams, pad, truncate_encodings
-from .pipeline_steps import (ModelStep, NormalizeStep, PadStep, PostProcessStep, PreTokenizeStep,
-                             TruncateStep, normalize_step, pre_tokenize_step)
 from .steps import Trace, describe
 from .user_regex import shared_budget, timed_patterns
 
-__all__ = ["AddedToken", "Tokenizer", "NormalizeStep", "PreTokenizeStep", "ModelStep",
-           "TruncateStep", "PostProcessStep", "PadStep", "describe"]
+__all__ = [
+    "AddedToken",
+    "Tokenizer",
+    "NormalizeStep",
+    "PreTokenizeStep",
+    "ModelStep",
+    "TruncateStep",
+    "PostProcessStep",
+    "PadStep",
+    "describe",
+]
 
 
 # {index of a segment or piece that is an added token: its id}
@@ -68,8 +86,9 @@ class PreTokenizer(Protocol):
 
 
 class PostProcessor(Protocol):
-    def process(self, tokens: list[Token],
-                pair: list[Token] | None) -> tuple[list[Token], list[int]]: ...
+    def process(
+        self, tokens: list[Token], pair: list[Token] | None
+    ) -> tuple[list[Token], list[int]]: ...
 
 
 class Decoder(Protocol):
@@ -86,13 +105,20 @@ class Tokenizer:
     sections of a tokenizer.json (dicts, or None); see `processors/truncation.py`.
     """
 
-    def __init__(self, model: Model, *, normalizer: Normalizer | None = None,
-                 pre_tokenizer: PreTokenizer | None = None,
-                 post_processor: PostProcessor | None = None,
-                 decoder: Decoder | None = None, name: str = "", algorithm: str = "",
-                 added_tokens: Iterable[str | AddedToken] = (),
-                 truncation: dict | TruncationParams | None = None,
-                 padding: dict | PaddingParams | None = None) -> None:
+    def __init__(
+        self,
+        model: Model,
+        *,
+        normalizer: Normalizer | None = None,
+        pre_tokenizer: PreTokenizer | None = None,
+        post_processor: PostProcessor | None = None,
+        decoder: Decoder | None = None,
+        name: str = "",
+        algorithm: str = "",
+        added_tokens: Iterable[str | AddedToken] = (),
+        truncation: dict | TruncationParams | None = None,
+        padding: dict | PaddingParams | None = None,
+    ) -> None:
         self.model = model
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
@@ -100,34 +126,53 @@ class Tokenizer:
         self.decoder = decoder
         self.name = name
         self.algorithm = algorithm
-        self.sandboxed = False          # run its normaliser through `use_normalizer_runner`
+        self.sandboxed = False  # run its normaliser through `use_normalizer_runner`
         # Stage 0 (see the module docstring): the tokens matched whole before the model.
         self.added_tokens: tuple[AddedToken, ...] = _resolve_added(model, added_tokens)
         self.added_vocabulary = AddedVocabulary(self.added_tokens, self._normalize_str)
-        self.truncation = (truncation if isinstance(truncation, TruncationParams)
-                           else TruncationParams.from_hf_config(truncation))
-        self.padding = (padding if isinstance(padding, PaddingParams)
-                        else PaddingParams.from_hf_config(padding))
+        self.truncation = (
+            truncation
+            if isinstance(truncation, TruncationParams)
+            else TruncationParams.from_hf_config(truncation)
+        )
+        self.padding = (
+            padding if isinstance(padding, PaddingParams) else PaddingParams.from_hf_config(padding)
+        )
         if self.truncation is not None:
             room = self.truncation.max_length - self._n_added(False)
             if room < self.truncation.stride:
-                raise ValueError(f"truncation stride ({self.truncation.stride}) must be at most "
-                                 f"max_length ({self.truncation.max_length}) minus the "
-                                 f"{self._n_added(False)} special tokens the post-processor adds")
+                raise ValueError(
+                    f"truncation stride ({self.truncation.stride}) must be at most "
+                    f"max_length ({self.truncation.max_length}) minus the "
+                    f"{self._n_added(False)} special tokens the post-processor adds"
+                )
 
     # ---- encoding -----------------------------------------------------------------------
-    def encode(self, text: str, pair: str | None = None, *, add_special_tokens: bool = True,
-               is_pretokenized: bool = False,
-               encode_special_tokens: bool = False) -> Encoding:
+    def encode(
+        self,
+        text: str,
+        pair: str | None = None,
+        *,
+        add_special_tokens: bool = True,
+        is_pretokenized: bool = False,
+        encode_special_tokens: bool = False,
+    ) -> Encoding:
         """Tokenise `text` (and optionally a second sequence `pair`); each a list of words with
         `is_pretokenized` (Hugging Face's; see `pretokenized`). Special added tokens typed in the
         text are matched as themselves, as Hugging Face does; `encode_special_tokens` makes them
         ordinary text (Hugging Face's option of that name, tiktoken's `encode_ordinary`)."""
-        return self._matching(encode_special_tokens)._run(text, pair, add_special_tokens, None,
-                                                          is_pretokenized=is_pretokenized)
+        return self._matching(encode_special_tokens)._run(
+            text, pair, add_special_tokens, None, is_pretokenized=is_pretokenized
+        )
 
-    def trace(self, text: str, pair: str | None = None, *, add_special_tokens: bool = True,
-              encode_special_tokens: bool = False) -> tuple[Encoding, Trace]:
+    def trace(
+        self,
+        text: str,
+        pair: str | None = None,
+        *,
+        add_special_tokens: bool = True,
+        encode_special_tokens: bool = False,
+    ) -> tuple[Encoding, Trace]:
         """Like `encode`, and also the pipeline's steps (one per stage and sequence, and one per
         member of a Sequence normaliser or pre-tokeniser)."""
         trace = Trace()
@@ -143,9 +188,13 @@ class Tokenizer:
         plain.added_vocabulary = self.added_vocabulary.without_special()
         return plain
 
-    def encode_batch(self, inputs: Iterable[str | tuple[str, str]], *,
-                     add_special_tokens: bool = True,
-                     is_pretokenized: bool = False) -> list[Encoding]:
+    def encode_batch(
+        self,
+        inputs: Iterable[str | tuple[str, str]],
+        *,
+        add_special_tokens: bool = True,
+        is_pretokenized: bool = False,
+    ) -> list[Encoding]:
         """`encode` for many texts (or `(text, pair)` tuples), as Hugging Face's
         `encode_batch`: padding "BatchLongest" pads every encoding to the longest one.
 
@@ -161,22 +210,36 @@ class Tokenizer:
         encodings = []
         for item in inputs:
             text, pair = pretokenized.batch_item(item, is_pretokenized)
-            encodings.append(self._run(text, pair, add_special_tokens, None, padded=False,
-                                       is_pretokenized=is_pretokenized))
+            encodings.append(
+                self._run(
+                    text,
+                    pair,
+                    add_special_tokens,
+                    None,
+                    padded=False,
+                    is_pretokenized=is_pretokenized,
+                )
+            )
         if self.padding is not None and encodings:
             target = self.padding.target(max(len(e) for e in encodings))
             for e in encodings:
                 pad(e, target, self.padding)
         return encodings
 
-    def _run(self, text: str, pair: str | None, add_special_tokens: bool,
-             trace: Trace | None, padded: bool = True,
-             is_pretokenized: bool = False) -> Encoding:
+    def _run(
+        self,
+        text: str,
+        pair: str | None,
+        add_special_tokens: bool,
+        trace: Trace | None,
+        padded: bool = True,
+        is_pretokenized: bool = False,
+    ) -> Encoding:
         """Hugging Face's `encode`: each sequence through stages 0-3, then truncation, the
         post-processor and padding (`Tokenizer::post_process`)."""
         sequence = pretokenized.sequence_encoder(self._encoding, text, pair, is_pretokenized)
         local_ids: dict[str, int] = {}
-        with shared_budget():          # the file's patterns share one time limit per encode
+        with shared_budget():  # the file's patterns share one time limit per encode
             first = sequence(text, 0, local_ids, trace)
             second = sequence(pair, 1, local_ids, trace) if pair is not None else None
         if self.truncation is not None:
@@ -184,10 +247,20 @@ class Tokenizer:
         processor = self.post_processor
         enc = processors.post_process(processor, first, second, add_special_tokens)
         if trace is not None:
-            trace.append(PostProcessStep(
-                tokens=tuple(zip(enc.tokens, enc.ids, (s for s, _ in enc.offsets),
-                                 (e for _, e in enc.offsets), map(bool, enc.special_tokens_mask))),
-                processor=describe(processor if add_special_tokens else None)))
+            trace.append(
+                PostProcessStep(
+                    tokens=tuple(
+                        zip(
+                            enc.tokens,
+                            enc.ids,
+                            (s for s, _ in enc.offsets),
+                            (e for _, e in enc.offsets),
+                            map(bool, enc.special_tokens_mask),
+                        )
+                    ),
+                    processor=describe(processor if add_special_tokens else None),
+                )
+            )
         if self.padding is not None and padded:
             self._pad(self.padding, enc, trace)
         return enc
@@ -197,34 +270,55 @@ class Tokenizer:
         counter = getattr(self.post_processor, "added_tokens", None)
         return counter(is_pair) if callable(counter) else 0
 
-    def _truncate(self, params: TruncationParams, first: Encoding, second: Encoding | None,
-                  add_special_tokens: bool, trace: Trace | None) -> None:
+    def _truncate(
+        self,
+        params: TruncationParams,
+        first: Encoding,
+        second: Encoding | None,
+        add_special_tokens: bool,
+        trace: Trace | None,
+    ) -> None:
         """Cut the sequences (in place) to leave room for the post-processor's tokens."""
         max_length = params.max_length
         added = self._n_added(second is not None) if add_special_tokens else 0
         if added:
             if params.max_length < added:
-                raise ValueError(f"truncation max_length ({params.max_length}) is shorter than "
-                                 f"the {added} special tokens the post-processor adds")
+                raise ValueError(
+                    f"truncation max_length ({params.max_length}) is shorter than "
+                    f"the {added} special tokens the post-processor adds"
+                )
             params = dataclasses.replace(params, max_length=params.max_length - added)
         before = tuple(len(e) for e in (first, second) if e is not None)
         truncate_encodings(first, second, params)
         if trace is not None:
             kept = [e for e in (first, second) if e is not None]
-            trace.append(TruncateStep(
-                max_length=max_length, room=params.max_length,
-                stride=params.stride, strategy=params.strategy, direction=params.direction,
-                lengths=before, kept=tuple(len(e) for e in kept),
-                overflowing=tuple(tuple(tuple(o.tokens) for o in e.overflowing) for e in kept)))
+            trace.append(
+                TruncateStep(
+                    max_length=max_length,
+                    room=params.max_length,
+                    stride=params.stride,
+                    strategy=params.strategy,
+                    direction=params.direction,
+                    lengths=before,
+                    kept=tuple(len(e) for e in kept),
+                    overflowing=tuple(tuple(tuple(o.tokens) for o in e.overflowing) for e in kept),
+                )
+            )
 
     def _pad(self, params: PaddingParams, enc: Encoding, trace: Trace | None) -> None:
         before = len(enc)
         target = params.target(before)
         pad(enc, target, params)
         if trace is not None:
-            trace.append(PadStep(length=target, direction=params.direction,
-                                 pad_token=params.pad_token, pad_id=params.pad_id,
-                                 added=len(enc) - before))
+            trace.append(
+                PadStep(
+                    length=target,
+                    direction=params.direction,
+                    pad_token=params.pad_token,
+                    pad_id=params.pad_id,
+                    added=len(enc) - before,
+                )
+            )
 
     def normalize(self, text: str) -> NormalizedString:
         """The whole text through the normaliser (added tokens are not looked for here)."""
@@ -246,7 +340,7 @@ class Tokenizer:
             for piece in self.pre_tokenize(line):
                 words[piece.normalized] = words.get(piece.normalized, 0) + 1
         self.model = trainer.train_model(words, self.model)
-        self.__dict__.pop("_pieces_seen", None)          # the old model's tokens of each piece
+        self.__dict__.pop("_pieces_seen", None)  # the old model's tokens of each piece
         # the added tokens keep their flags and take their ids afresh from the new model
         kept = [dataclasses.replace(a, id=None) for a in self.added_tokens]
         specials = [t for t in trainer.special_tokens_list() if t not in {a.content for a in kept}]
@@ -261,42 +355,69 @@ class Tokenizer:
         and {index of a segment that is an added token: its id}."""
         segments, added = _unzip(self.added_vocabulary.split_original(NormalizedString(text)))
         if trace is not None and not segments:
-            segments = [NormalizedString(text)]              # "" still gets its steps
-        members = _members(self.normalizer, "normalizers") if trace is not None else (
-            [self.normalizer] if self.normalizer is not None else [])
+            segments = [NormalizedString(text)]  # "" still gets its steps
+        members = (
+            _members(self.normalizer, "normalizers")
+            if trace is not None
+            else ([self.normalizer] if self.normalizer is not None else [])
+        )
         in_sequence = trace is not None and members != [self.normalizer]
         for place, member in enumerate(members, 1):
             try:
-                segments = [seg if i in added else self._normalize_with(member, seg)
-                            for i, seg in enumerate(segments)]
-            except NormalizedTooLong as exc:    # traced one member at a time: say which
+                segments = [
+                    seg if i in added else self._normalize_with(member, seg)
+                    for i, seg in enumerate(segments)
+                ]
+            except NormalizedTooLong as exc:  # traced one member at a time: say which
                 raise exc.within(place) if in_sequence else exc from None
             if trace is not None:
                 trace.append(normalize_step(text, segments, describe(member)))
         if trace is not None and not members:
             trace.append(normalize_step(text, segments, describe(None)))
         vocabulary = self.added_vocabulary
-        return _unzip([part for i, seg in enumerate(segments)
-                       for part in ([(seg, added[i])] if i in added else
-                                    vocabulary.split_normalized(seg) if vocabulary.has_normalized
-                                    else [(seg, None)] if len(seg) else [])])
+        return _unzip(
+            [
+                part
+                for i, seg in enumerate(segments)
+                for part in (
+                    [(seg, added[i])]
+                    if i in added
+                    else vocabulary.split_normalized(seg)
+                    if vocabulary.has_normalized
+                    else [(seg, None)]
+                    if len(seg)
+                    else []
+                )
+            ]
+        )
 
-    def _pre_tokenized(self, text: str, trace: Trace | None
-                       ) -> tuple[list[NormalizedString], Added]:
+    def _pre_tokenized(
+        self, text: str, trace: Trace | None
+    ) -> tuple[list[NormalizedString], Added]:
         """Stages 0-2: the pieces the model will see, and {index of a piece that is an added
         token: its id} (an added token is already a whole token, which the pre-tokeniser does
         not touch)."""
         pieces, added = self._segments(text, trace)
-        members = _members(self.pre_tokenizer, "pre_tokenizers") if trace is not None else (
-            [self.pre_tokenizer] if self.pre_tokenizer is not None else [])
+        members = (
+            _members(self.pre_tokenizer, "pre_tokenizers")
+            if trace is not None
+            else ([self.pre_tokenizer] if self.pre_tokenizer is not None else [])
+        )
         for member in members:
-            if not added:                                   # the common case: no added token
+            if not added:  # the common case: no added token
                 pieces = [part for piece in pieces for part in member.split(piece)]
             else:
-                pieces, added = _unzip([
-                    part for i, piece in enumerate(pieces)
-                    for part in ([(piece, added[i])] if i in added else
-                                 [(p, None) for p in member.split(piece)])])
+                pieces, added = _unzip(
+                    [
+                        part
+                        for i, piece in enumerate(pieces)
+                        for part in (
+                            [(piece, added[i])]
+                            if i in added
+                            else [(p, None) for p in member.split(piece)]
+                        )
+                    ]
+                )
             if trace is not None:
                 trace.append(pre_tokenize_step(pieces, describe(member)))
         if not members and trace is not None:
@@ -310,19 +431,24 @@ class Tokenizer:
         """`normalizer.normalize(ns)`, here, or where `use_normalizer_runner` says when this
         tokeniser's normaliser came from a file nobody checked (`sandboxed`)."""
         runner = _NORMALIZER_RUNNER[0]
-        if runner is not None and getattr(self, "sandboxed", False):   # (older pickles lack it)
+        if runner is not None and getattr(self, "sandboxed", False):  # (older pickles lack it)
             return runner(normalizer, ns)
         return normalizer.normalize(ns)
 
     def _normalize_str(self, text: str) -> str:
         return self._normalize(NormalizedString(text)).normalized
 
-    def _encoding(self, text: str, type_id: int, local_ids: dict[str, int],
-                  trace: Trace | None) -> Encoding:
+    def _encoding(
+        self, text: str, type_id: int, local_ids: dict[str, int], trace: Trace | None
+    ) -> Encoding:
         """Stages 0-3 for one sequence: the model's tokens as an `Encoding` (filled array by
         array: a text of 1 MB makes a quarter of a million tokens)."""
-        if trace is None and self.normalizer is None and self.pre_tokenizer is not None \
-                and getattr(self.model, "deterministic", True):
+        if (
+            trace is None
+            and self.normalizer is None
+            and self.pre_tokenizer is not None
+            and getattr(self.model, "deterministic", True)
+        ):
             split = self._fast_splitter()
             if split is not None:
                 fast = self._plain_byte_level_encoding(text, type_id, split)
@@ -345,14 +471,14 @@ class Tokenizer:
             tokens = tokenize(piece.normalized)
             # The model reports positions in the piece; the piece maps them to the original
             # text, through every normalisation and pre-tokenisation change.
-            if len(tokens) == 1:                       # the most common case: a whole word
+            if len(tokens) == 1:  # the most common case: a whole word
                 value, id_, start, end = tokens[0]
                 ids.append(id_)
                 values.append(value)
                 offsets.append(piece.span(start, end))
                 word_ids.append(word_id)
                 continue
-            if piece.is_identity:                      # a plain shift
+            if piece.is_identity:  # a plain shift
                 shift = piece.span(0, 0)[0]
                 offsets.extend([(shift + start, shift + end) for _, _, start, end in tokens])
             else:
@@ -362,35 +488,50 @@ class Tokenizer:
             values.extend([value for value, _, _, _ in tokens])
             word_ids.extend([word_id] * len(tokens))
         if trace is not None:
-            trace.append(ModelStep(
-                tokens=tuple(zip(values, ids, (s for s, _ in offsets), (e for _, e in offsets),
-                                 word_ids)),
-                model=describe(self.model)))
-        if None in ids:                # rule tokenisers: ids by first appearance, per encode
-            ids = [local_ids.setdefault(v, len(local_ids)) if i is None else i
-                   for i, v in zip(ids, values)]
+            trace.append(
+                ModelStep(
+                    tokens=tuple(
+                        zip(values, ids, (s for s, _ in offsets), (e for _, e in offsets), word_ids)
+                    ),
+                    model=describe(self.model),
+                )
+            )
+        if None in ids:  # rule tokenisers: ids by first appearance, per encode
+            ids = [
+                local_ids.setdefault(v, len(local_ids)) if i is None else i
+                for i, v in zip(ids, values)
+            ]
         n = len(ids)
-        return Encoding(ids=ids, tokens=values, offsets=offsets, word_ids=word_ids,  # type: ignore[arg-type]
-                        attention_mask=[1] * n, special_tokens_mask=[0] * n,
-                        type_ids=[type_id] * n)
+        return Encoding(
+            ids=ids,  # type: ignore[arg-type]
+            tokens=values,
+            offsets=offsets,
+            word_ids=word_ids,
+            attention_mask=[1] * n,
+            special_tokens_mask=[0] * n,
+            type_ids=[type_id] * n,
+        )
 
     def _fast_splitter(self) -> byte_level_fast.Splitter | None:
         """`byte_level_fast.pieces_of` the current pre-tokenizer, worked out once per one."""
         known = self.__dict__.get("_splitter_of")
         if known is None or known[0] is not self.pre_tokenizer:
             known = self.__dict__["_splitter_of"] = (
-                self.pre_tokenizer, byte_level_fast.pieces_of(self.pre_tokenizer))
+                self.pre_tokenizer,
+                byte_level_fast.pieces_of(self.pre_tokenizer),
+            )
         return known[1]
 
-    def _plain_byte_level_encoding(self, text: str, type_id: int,
-                                   split: byte_level_fast.Splitter) -> Encoding | None:
+    def _plain_byte_level_encoding(
+        self, text: str, type_id: int, split: byte_level_fast.Splitter
+    ) -> Encoding | None:
         """`_encoding` for the plain byte-level pipelines (`byte_level_fast`), untraced: each
         distinct piece is tokenised once, and its tokens' offsets are shifted into place.
         None when a segment is not a plain stretch of the text (then the general path runs)."""
         vocabulary = self.added_vocabulary
         if vocabulary.has_normalized:
             segments, added = self._segments(text, None)
-        else:             # no normaliser, no normalised added token: the first pass is all
+        else:  # no normaliser, no normalised added token: the first pass is all
             segments, added = _unzip(vocabulary.split_original(NormalizedString(text)))
         if not all(seg.is_identity for seg in segments):
             return None
@@ -401,7 +542,7 @@ class Tokenizer:
         cache = self.__dict__.setdefault("_pieces_seen", {})
         word = 0
         for i, seg in enumerate(segments):
-            if i in added:                                   # an added token, whole
+            if i in added:  # an added token, whole
                 ids.append(added[i])
                 values.append(seg.normalized)
                 offsets.append(seg.span(0, len(seg)))
@@ -409,14 +550,14 @@ class Tokenizer:
                 word += 1
                 continue
             shift = seg.span(0, 0)[0]
-            for piece in split(seg.normalized):             # the pieces tile the segment
+            for piece in split(seg.normalized):  # the pieces tile the segment
                 hit = cache.get(piece)
                 if hit is None:
                     if len(cache) >= 200_000:
                         cache.clear()
                     hit = cache[piece] = byte_level_fast.tokens_of(self.model, piece)
                 p_ids, p_values, p_offsets = hit
-                if len(p_ids) == 1:                          # most pieces: one token
+                if len(p_ids) == 1:  # most pieces: one token
                     ids.append(p_ids[0])
                     values.append(p_values[0])
                     offsets.append((shift + p_offsets[0][0], shift + p_offsets[0][1]))
@@ -429,16 +570,24 @@ class Tokenizer:
                 shift += len(piece)
                 word += 1
         n = len(ids)
-        return Encoding(ids=ids, tokens=values, offsets=offsets, word_ids=word_ids,
-                        attention_mask=[1] * n, special_tokens_mask=[0] * n,
-                        type_ids=[type_id] * n)
+        return Encoding(
+            ids=ids,
+            tokens=values,
+            offsets=offsets,
+            word_ids=word_ids,
+            attention_mask=[1] * n,
+            special_tokens_mask=[0] * n,
+            type_ids=[type_id] * n,
+        )
 
     def nbest(self, text: str, k: int) -> list[tuple[list[str], float]]:
         """Unigram models: the k best segmentations of `text` as (tokens, score), best first."""
         fn = getattr(self.model, "nbest", None)
         if fn is None:
-            raise ValueError(f"{self.name or 'this tokeniser'} is not a Unigram model; "
-                             "n-best segmentations need one")
+            raise ValueError(
+                f"{self.name or 'this tokeniser'} is not a Unigram model; "
+                "n-best segmentations need one"
+            )
         return fn(self.normalize(text).normalized, k)
 
     # ---- vocabulary and decoding ----------------------------------------------------------
@@ -460,14 +609,16 @@ class Tokenizer:
         for i in ids:
             tok = self.id_to_token(i) if isinstance(i, int) and not isinstance(i, bool) else None
             if tok is None:
-                raise ValueError(f"id {i!r} is not in the vocabulary of {self.name or 'this tokeniser'}")
+                raise ValueError(
+                    f"id {i!r} is not in the vocabulary of {self.name or 'this tokeniser'}"
+                )
             if skip_special_tokens and self.is_special(tok):
                 continue
             tokens.append(tok)
         if self.decoder is not None:
             with shared_budget():
                 return self.decoder.decode(tokens)
-        return " ".join(tokens)                    # no decoder: Hugging Face joins with spaces
+        return " ".join(tokens)  # no decoder: Hugging Face joins with spaces
 
     # tiktoken's bytes in and out (see byte_api)
     encode_single_token = byte_api.encode_single_token
@@ -492,8 +643,9 @@ class Tokenizer:
         """
         if seconds is not None and not seconds > 0:
             raise ValueError("the regex time limit must be a positive number of seconds (or None)")
-        for pattern in timed_patterns([self.normalizer, self.pre_tokenizer, self.decoder,
-                                       self.post_processor]):
+        for pattern in timed_patterns(
+            [self.normalizer, self.pre_tokenizer, self.decoder, self.post_processor]
+        ):
             pattern.timeout = seconds
         return self
 
@@ -525,7 +677,8 @@ class Tokenizer:
         `get_vocab_size(with_added_tokens=True)`)."""
         model = self.model
         return model.get_vocab_size() + sum(
-            1 for t in self.added_tokens if model.token_to_id(t.content) is None)
+            1 for t in self.added_tokens if model.token_to_id(t.content) is None
+        )
 
     def info(self) -> dict[str, Any]:
         """What `/api/tokenizers` lists about this tokeniser."""
@@ -551,8 +704,9 @@ def _members(component: Any, attribute: str) -> list[Any]:
     return [component]
 
 
-def _unzip(parts: list[tuple[NormalizedString, int | None]]
-           ) -> tuple[list[NormalizedString], Added]:
+def _unzip(
+    parts: list[tuple[NormalizedString, int | None]],
+) -> tuple[list[NormalizedString], Added]:
     """[(piece, id or None), ...] -> ([piece, ...], {index: id of each added token})."""
     return [p for p, _ in parts], {i: id_ for i, (_, id_) in enumerate(parts) if id_ is not None}
 
@@ -570,19 +724,24 @@ def _resolve_added(model: Model, entries: Iterable[str | AddedToken]) -> tuple[A
         if isinstance(entry, str):
             id_ = model.token_to_id(entry) if entry else None
             if id_ is None:
-                raise ValueError(f"added token {entry!r} must be a non-empty string in the "
-                                 "vocabulary")
+                raise ValueError(
+                    f"added token {entry!r} must be a non-empty string in the vocabulary"
+                )
             token = AddedToken(entry, id=id_, special=True, normalized=False)
         elif isinstance(entry, AddedToken):
             token = entry
             if token.id is None:
-                id_ = out[token.content].id if token.content in out else \
-                    model.token_to_id(token.content)
+                id_ = (
+                    out[token.content].id
+                    if token.content in out
+                    else model.token_to_id(token.content)
+                )
                 if id_ is None:
                     if next_id is None:
                         top = max((t.id for t in out.values()), default=None)
-                        next_id = top + 1 if top is not None and (top >= size or size == 0) \
-                            else size
+                        next_id = (
+                            top + 1 if top is not None and (top >= size or size == 0) else size
+                        )
                     id_, next_id = next_id, next_id + 1
                 token = dataclasses.replace(token, id=id_)
         else:
@@ -629,5 +788,7 @@ def use_writers(**writers: Any) -> None:
 
 def _writers() -> dict[str, Any]:
     if not _WRITERS:
-        raise RuntimeError("saving needs tokenizers_core.formats: `import tokenizers_core` loads it")
+        raise RuntimeError(
+            "saving needs tokenizers_core.formats: `import tokenizers_core` loads it"
+        )
     return _WRITERS

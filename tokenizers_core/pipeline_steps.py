@@ -2,6 +2,7 @@
 pre_tokenize, model, truncate, post_process and pad. Each is a frozen, serialisable value (see
 `steps.py`); the visualiser's pipeline panel draws them.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -87,12 +88,16 @@ class PadStep(Step):
 
 def normalize_step(text: str, segments: list[NormalizedString], name: str) -> NormalizeStep:
     """The normalise step of `segments` (the normalised stretches of `text`)."""
-    return NormalizeStep(input=text, output="".join(seg.normalized for seg in segments),
-                         alignments=tuple(a for seg in segments for a in seg.alignments),
-                         normalizer=name)
+    return NormalizeStep(
+        input=text,
+        output="".join(seg.normalized for seg in segments),
+        alignments=tuple(a for seg in segments for a in seg.alignments),
+        normalizer=name,
+    )
 
 
 def pre_tokenize_step(pieces: list[NormalizedString], name: str) -> PreTokenizeStep:
     """The pre-tokenise step of `pieces`, offsets in the original text."""
-    return PreTokenizeStep(pieces=tuple((p.normalized, *p.span(0, len(p))) for p in pieces),
-                           pre_tokenizer=name)
+    return PreTokenizeStep(
+        pieces=tuple((p.normalized, *p.span(0, len(p))) for p in pieces), pre_tokenizer=name
+    )

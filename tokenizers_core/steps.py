@@ -22,6 +22,7 @@ Field values must be JSON-safe: str, int, float, bool, None, tuples (serialised 
 restored as tuples) and dicts with string keys. Lists are not allowed in a step, because a frozen
 value must not be mutable; `from_dict` turns every JSON list back into a tuple.
 """
+
 from __future__ import annotations
 
 import dataclasses

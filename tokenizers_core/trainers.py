@@ -33,6 +33,7 @@ A keyword of Hugging Face's that we do not support raises `ValueError` naming it
   lines with its own normalisation, so it has `train(lines)` only, not `train_from_iterator`
   (Hugging Face's trains on the tokenizer's pre-tokenised words instead; the pieces differ).
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
@@ -83,12 +84,20 @@ class BpeTrainer(Trainer):
     the inside/end of a word, `max_token_length` caps a token's length in characters.
     """
 
-    def __init__(self, *, vocab_size: int = 30000, min_frequency: int = 0,
-                 show_progress: bool = True, special_tokens: Iterable[str] = (),
-                 limit_alphabet: int | None = None, initial_alphabet: Iterable[str] = (),
-                 continuing_subword_prefix: str | None = None,
-                 end_of_word_suffix: str | None = None, max_token_length: int | None = None,
-                 **unsupported: Any) -> None:
+    def __init__(
+        self,
+        *,
+        vocab_size: int = 30000,
+        min_frequency: int = 0,
+        show_progress: bool = True,
+        special_tokens: Iterable[str] = (),
+        limit_alphabet: int | None = None,
+        initial_alphabet: Iterable[str] = (),
+        continuing_subword_prefix: str | None = None,
+        end_of_word_suffix: str | None = None,
+        max_token_length: int | None = None,
+        **unsupported: Any,
+    ) -> None:
         super().__init__(unsupported)
         self.vocab_size = vocab_size
         self.min_frequency = min_frequency
@@ -99,22 +108,32 @@ class BpeTrainer(Trainer):
         self.end_of_word_suffix = end_of_word_suffix
         self.max_token_length = max_token_length
 
-    def _vocab_and_merges(self, words: Mapping[str, int]
-                          ) -> tuple[dict[str, int], list[tuple[str, str]]]:
-        run = hf_bpe_trainer(dict(words), self.vocab_size, min_frequency=self.min_frequency,
-                             special_tokens=self.special_tokens, annotate=False,
-                             limit_alphabet=self.limit_alphabet,
-                             initial_alphabet=self.initial_alphabet or None,
-                             continuing_subword_prefix=self.continuing_subword_prefix,
-                             end_of_word_suffix=self.end_of_word_suffix,
-                             max_token_length=self.max_token_length).run()
+    def _vocab_and_merges(
+        self, words: Mapping[str, int]
+    ) -> tuple[dict[str, int], list[tuple[str, str]]]:
+        run = hf_bpe_trainer(
+            dict(words),
+            self.vocab_size,
+            min_frequency=self.min_frequency,
+            special_tokens=self.special_tokens,
+            annotate=False,
+            limit_alphabet=self.limit_alphabet,
+            initial_alphabet=self.initial_alphabet or None,
+            continuing_subword_prefix=self.continuing_subword_prefix,
+            end_of_word_suffix=self.end_of_word_suffix,
+            max_token_length=self.max_token_length,
+        ).run()
         return run.vocab(), run.merge_strings()
 
     def train_model(self, words: Mapping[str, int], model: Model | None = None) -> Model:
         vocab, merges = self._vocab_and_merges(words)
-        return BPE(vocab, merges, unk_token=getattr(model, "unk_token", None),
-                   continuing_subword_prefix=self.continuing_subword_prefix,
-                   end_of_word_suffix=self.end_of_word_suffix)
+        return BPE(
+            vocab,
+            merges,
+            unk_token=getattr(model, "unk_token", None),
+            continuing_subword_prefix=self.continuing_subword_prefix,
+            end_of_word_suffix=self.end_of_word_suffix,
+        )
 
 
 class WordPieceTrainer(BpeTrainer):
@@ -127,33 +146,50 @@ class WordPieceTrainer(BpeTrainer):
     (['play', '##ing'], ['walk', '##ed'])
     """
 
-    def __init__(self, *, vocab_size: int = 30000, continuing_subword_prefix: str = "##",
-                 **options: Any) -> None:
-        super().__init__(vocab_size=vocab_size,
-                         continuing_subword_prefix=continuing_subword_prefix, **options)
+    def __init__(
+        self, *, vocab_size: int = 30000, continuing_subword_prefix: str = "##", **options: Any
+    ) -> None:
+        super().__init__(
+            vocab_size=vocab_size, continuing_subword_prefix=continuing_subword_prefix, **options
+        )
 
     def train_model(self, words: Mapping[str, int], model: Model | None = None) -> Model:
         vocab, merges = self._vocab_and_merges(words)
-        return WordPiece(vocab, unk_token=getattr(model, "unk_token", "[UNK]"),
-                         continuing_subword_prefix=self.continuing_subword_prefix or "",
-                         special_tokens=self.special_tokens, merges=merges, require_unk=False)
+        return WordPiece(
+            vocab,
+            unk_token=getattr(model, "unk_token", "[UNK]"),
+            continuing_subword_prefix=self.continuing_subword_prefix or "",
+            special_tokens=self.special_tokens,
+            merges=merges,
+            require_unk=False,
+        )
 
 
 class WordLevelTrainer(Trainer):
     """Hugging Face's `WordLevelTrainer`: the special tokens, then the words by count (ties in
     string order), those below `min_frequency` left out."""
 
-    def __init__(self, *, vocab_size: int = 30000, min_frequency: int = 0,
-                 show_progress: bool = True, special_tokens: Iterable[str] = (),
-                 **unsupported: Any) -> None:
+    def __init__(
+        self,
+        *,
+        vocab_size: int = 30000,
+        min_frequency: int = 0,
+        show_progress: bool = True,
+        special_tokens: Iterable[str] = (),
+        **unsupported: Any,
+    ) -> None:
         super().__init__(unsupported)
         self.vocab_size = vocab_size
         self.min_frequency = min_frequency
         self.special_tokens = list(special_tokens)
 
     def train_model(self, words: Mapping[str, int], model: Model | None = None) -> Model:
-        vocab = wordlevel_vocab(words, self.vocab_size, min_frequency=self.min_frequency,
-                                special_tokens=self.special_tokens)
+        vocab = wordlevel_vocab(
+            words,
+            self.vocab_size,
+            min_frequency=self.min_frequency,
+            special_tokens=self.special_tokens,
+        )
         return WordLevel(vocab, unk_token=getattr(model, "unk_token", None) or "<unk>")
 
 
@@ -165,24 +201,36 @@ class UnigramTrainer(Trainer):
     It trains on whole lines (`train`), not on a tokenizer's words: see the module docstring.
     """
 
-    def __init__(self, *, vocab_size: int = 8000, show_progress: bool = True,
-                 special_tokens: Iterable[str] | None = None, shrinking_factor: float = 0.75,
-                 unk_token: str | None = None, max_piece_length: int = 16,
-                 n_sub_iterations: int = 2, **unsupported: Any) -> None:
+    def __init__(
+        self,
+        *,
+        vocab_size: int = 8000,
+        show_progress: bool = True,
+        special_tokens: Iterable[str] | None = None,
+        shrinking_factor: float = 0.75,
+        unk_token: str | None = None,
+        max_piece_length: int = 16,
+        n_sub_iterations: int = 2,
+        **unsupported: Any,
+    ) -> None:
         super().__init__(unsupported)
         self.vocab_size = vocab_size
         self.special_tokens = special_tokens
-        self.options: dict[str, Any] = {"shrinking_factor": shrinking_factor,
-                                        "max_piece_length": max_piece_length,
-                                        "num_sub_iterations": n_sub_iterations}
+        self.options: dict[str, Any] = {
+            "shrinking_factor": shrinking_factor,
+            "max_piece_length": max_piece_length,
+            "num_sub_iterations": n_sub_iterations,
+        }
         if special_tokens is not None:
             self.options["special_tokens"] = list(special_tokens)
         if unk_token is not None:
             self.options["unk_token"] = unk_token
 
     def train_model(self, words: Mapping[str, int], model: Model | None = None) -> Model:
-        raise ValueError("UnigramTrainer trains sentencepiece's way, on whole lines: use "
-                         "UnigramTrainer(...).train(lines), not train_from_iterator")
+        raise ValueError(
+            "UnigramTrainer trains sentencepiece's way, on whole lines: use "
+            "UnigramTrainer(...).train(lines), not train_from_iterator"
+        )
 
     def train(self, lines: Iterable[str]) -> Tokenizer:
         """A sentencepiece-style Unigram tokenizer trained on `lines`."""

@@ -17,6 +17,7 @@ Traceback (most recent call last):
 ...
 ValueError: the pattern '(a|a)*$' took longer than 0.05 s on this text, so it was stopped; nested repetition such as (a|a)+ or (a+)+ makes a regex backtrack exponentially: simplify it
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -46,7 +47,8 @@ def compile_pattern(pattern: str) -> "regex.Pattern[str]":
         raise ValueError(
             f"the pattern is too large: its counted repeats {{n}} expand to about {size:,} "
             f"items when compiled (the limit is {MAX_EXPANDED_SIZE:,}); use smaller counts, "
-            "or + and *")
+            "or + and *"
+        )
     try:
         return regex.compile(pattern)
     except regex.error as err:
@@ -72,7 +74,7 @@ def expanded_size(pattern: str) -> int:
     >>> expanded_size("(ab{10}){100}"), expanded_size("a{3}|b{1,4}")
     (1100, 8)
     """
-    stack = [[0, 0]]          # for each open group: [size so far, size of its last item]
+    stack = [[0, 0]]  # for each open group: [size so far, size of its last item]
     i, n = 0, len(pattern)
     while i < n:
         c = pattern[i]
@@ -115,7 +117,7 @@ def _class_end(pattern: str, i: int) -> int:
         if c == "[":
             depth += 1
             if pattern.startswith("]", i + 1) or pattern.startswith("^]", i + 1):
-                i = pattern.index("]", i + 1) + 1       # a leading "]" is a literal
+                i = pattern.index("]", i + 1) + 1  # a leading "]" is a literal
                 continue
         elif c == "]":
             depth -= 1
@@ -127,14 +129,15 @@ def _class_end(pattern: str, i: int) -> int:
 
 def _escape_end(pattern: str, i: int) -> int:
     """The index after the escape at `pattern[i] == "\\"` (with `\\p{...}`-style braces)."""
-    if pattern.startswith("{", i + 2) and pattern[i + 1:i + 2] in ("p", "P", "N", "x", "u", "U"):
+    if pattern.startswith("{", i + 2) and pattern[i + 1 : i + 2] in ("p", "P", "N", "x", "u", "U"):
         close = pattern.find("}", i + 2)
         return close + 1 if close >= 0 else len(pattern)
     return i + 2
 
 
-def match_spans(compiled: "regex.Pattern[str] | TimedPattern", text: str,
-                timeout: float | None = None) -> list[tuple[int, int]]:
+def match_spans(
+    compiled: "regex.Pattern[str] | TimedPattern", text: str, timeout: float | None = None
+) -> list[tuple[int, int]]:
     """`(start, end)` of every match, left to right, as `findall` finds them.
 
     Zero-width matches are included (the caller decides what they mean). A `TimedPattern`
@@ -160,8 +163,9 @@ WALL_FACTOR, WALL_SLACK = 10.0, 1.0
 CHILD_WALL_FACTOR, CHILD_WALL_SLACK = 2.0, 0.25
 
 # seconds of CPU spent so far by timed searches in the current `shared_budget()`, or None
-_SPENT: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar("regex_spent",
-                                                                           default=None)
+_SPENT: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar(
+    "regex_spent", default=None
+)
 
 # Where timed searches run: None here (this thread); a server installs a runner that sends them
 # to a sandboxed child process (`use_runner`).
@@ -193,9 +197,14 @@ def shared_budget() -> Iterator[None]:
         _SPENT.reset(token)
 
 
-def run_search(compiled: "regex.Pattern[str]", method: str, args: tuple, seconds: float,
-               wall_factor: float = WALL_FACTOR, wall_slack: float = WALL_SLACK
-               ) -> tuple[Any, float]:
+def run_search(
+    compiled: "regex.Pattern[str]",
+    method: str,
+    args: tuple,
+    seconds: float,
+    wall_factor: float = WALL_FACTOR,
+    wall_slack: float = WALL_SLACK,
+) -> tuple[Any, float]:
     """One search `method` ("finditer", "findall", "search" or "sub") of `compiled` with `args`,
     stopped once it has used `seconds` of CPU time (TimeoutError): `(result, cpu_seconds)`.
     The search itself is stopped after `seconds * wall_factor + wall_slack` of wall clock.
@@ -214,8 +223,9 @@ def run_search(compiled: "regex.Pattern[str]", method: str, args: tuple, seconds
         text, pos, endpos = args
         endpos = len(text) if endpos is None else endpos
         if method == "finditer":
-            result = [Match(m.regs, text) for m in compiled.finditer(text, pos, endpos,
-                                                                     timeout=wall)]
+            result = [
+                Match(m.regs, text) for m in compiled.finditer(text, pos, endpos, timeout=wall)
+            ]
         elif method == "findall":
             result = compiled.findall(text, pos, endpos, timeout=wall)
         elif method == "search":
@@ -253,8 +263,9 @@ class Match:
         return found[0] if len(found) == 1 else tuple(found)
 
     def groups(self, default: Any = None) -> tuple[Any, ...]:
-        return tuple(default if self.regs[g][0] < 0 else self._text(g)
-                     for g in range(1, len(self.regs)))
+        return tuple(
+            default if self.regs[g][0] < 0 else self._text(g) for g in range(1, len(self.regs))
+        )
 
     def __getitem__(self, group: int) -> Any:
         return self._text(group)
@@ -263,7 +274,7 @@ class Match:
         start, end = self.regs[group]
         return None if start < 0 else self.string[start:end]
 
-    def __reduce__(self) -> Any:         # the text is the caller's: send only the spans
+    def __reduce__(self) -> Any:  # the text is the caller's: send only the spans
         return (Match, (self.regs, ""))
 
     def __repr__(self) -> str:
@@ -278,8 +289,12 @@ class TimedPattern:
     with `use_runner` decides where the searches run (a server: a sandboxed child process).
     """
 
-    def __init__(self, compiled: "regex.Pattern[str]", source: str | None = None,
-                 timeout: float | None = None) -> None:
+    def __init__(
+        self,
+        compiled: "regex.Pattern[str]",
+        source: str | None = None,
+        timeout: float | None = None,
+    ) -> None:
         self.compiled = compiled
         self.source = compiled.pattern if source is None else source
         self.timeout = timeout
@@ -319,14 +334,14 @@ class TimedPattern:
                 raise TimeoutError
             runner = _RUNNER[0] if method != "sub" or isinstance(args[0], str) else None
             ran = runner(self, method, args, left) if runner is not None else None
-            result, used = ran if ran is not None else run_search(self.compiled, method, args,
-                                                                   left)
+            result, used = ran if ran is not None else run_search(self.compiled, method, args, left)
         except TimeoutError:
             used = left
             raise ValueError(
                 f"the pattern {self.source!r} took longer than {self.timeout:g} s on this "
                 "text, so it was stopped; nested repetition such as (a|a)+ or (a+)+ makes a "
-                "regex backtrack exponentially: simplify it") from None
+                "regex backtrack exponentially: simplify it"
+            ) from None
         finally:
             if spent is not None:
                 spent[0] += used
@@ -361,7 +376,7 @@ def timed_patterns(components: Iterable[Any]) -> list[TimedPattern]:
         seen.add(id(obj))
         if isinstance(obj, TimedPattern):
             found.append(obj)
-        elif isinstance(obj, (list, tuple)) and len(obj) <= 10_000:   # longer ones are data
+        elif isinstance(obj, (list, tuple)) and len(obj) <= 10_000:  # longer ones are data
             stack.extend(obj)
         elif type(obj).__module__.startswith("tokenizers_core."):
             stack.extend(getattr(obj, "__dict__", {}).values())

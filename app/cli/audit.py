@@ -2,6 +2,7 @@
 terminal (`tokenizers_core.audit`): the counts per category and flag, then a few entries of each
 category (or of the one chosen) with the reason; `--json` prints the summary and the chosen
 entries (every entry of the category with --category, else none)."""
+
 from __future__ import annotations
 
 import argparse
@@ -17,12 +18,19 @@ def add_parser(sub: argparse._SubParsersAction, tokenizer_options) -> None:
     """Register the subcommand (with the tokenizer-file options `tokenizer_options` adds)."""
     p = sub.add_parser("audit", help="the vocabulary's health: which tokens are broken, and why")
     p.add_argument("source", metavar="NAME|FILE", help="a bundled tokeniser or a tokenizer file")
-    p.add_argument("--category", choices=CATEGORIES + FLAGS,
-                   help="only this category (or flag: intermediate, duplicate, unseen)")
-    p.add_argument("--show", type=int, default=5, metavar="N",
-                   help="entries printed per category (default 5)")
-    p.add_argument("--json", action="store_true",
-                   help="print the summary as JSON (with every entry of --category)")
+    p.add_argument(
+        "--category",
+        choices=CATEGORIES + FLAGS,
+        help="only this category (or flag: intermediate, duplicate, unseen)",
+    )
+    p.add_argument(
+        "--show", type=int, default=5, metavar="N", help="entries printed per category (default 5)"
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the summary as JSON (with every entry of --category)",
+    )
     tokenizer_options(p)
     p.set_defaults(run=run)
 
@@ -44,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         chosen = report.select(name)
         if chosen and name != "ok" or args.category:
             print(f"\n{LABELS.get(name, name)} ({len(chosen):,}):")
-            for h in chosen[:max(args.show, 0)]:
+            for h in chosen[: max(args.show, 0)]:
                 print(f"  {h.id:>7}  {h.token!r}: {h.reason}{_reencoding(tok, h.reencoded)}")
     return 0
 

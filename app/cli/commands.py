@@ -4,6 +4,7 @@ Each function takes the parsed arguments, prints its result on stdout (progress 
 stderr) and returns the exit status; bad input is a ValueError or OSError with a message the
 user can act on (`main` prints it as one line).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,8 +44,9 @@ def read_corpus(arg: str) -> tuple[str, str]:
             return _utf8(fh.read(), arg), arg
     if arg in corpus_names():
         return load_corpus(arg), arg
-    raise ValueError(f"{arg}: no such file, and not a bundled corpus (botchan, udhr/eng, "
-                     "udhr/<code>, ...)")
+    raise ValueError(
+        f"{arg}: no such file, and not a bundled corpus (botchan, udhr/eng, udhr/<code>, ...)"
+    )
 
 
 def _utf8(data: bytes, where: str) -> str:
@@ -69,7 +71,7 @@ def _json_option(raw: str | None, kind: type, example: str) -> Any:
 def load_tokenizer(source: str, args: argparse.Namespace) -> tc.Tokenizer:
     """A bundled tokeniser by name, or a tokenizer file with the file options given."""
     options: dict[str, Any] = {}
-    specials = _json_option(args.special_tokens, dict, '\'{"<|endoftext|>": 100257}\'')
+    specials = _json_option(args.special_tokens, dict, "'{\"<|endoftext|>\": 100257}'")
     if specials is not None:
         options["special_tokens"] = specials
     if args.pattern:
@@ -79,20 +81,26 @@ def load_tokenizer(source: str, args: argparse.Namespace) -> tc.Tokenizer:
     if args.in_format:
         options["format"] = args.in_format
     if options and pretrained.is_bundled(source) and not os.path.isfile(source):
-        flags = {"special_tokens": "--special-tokens", "pattern": "--pattern",
-                 "lowercase": "--lowercase/--cased", "format": "--from"}
+        flags = {
+            "special_tokens": "--special-tokens",
+            "pattern": "--pattern",
+            "lowercase": "--lowercase/--cased",
+            "format": "--from",
+        }
         given = ", ".join(flags[k] for k in options)
         verb = "apply" if len(options) > 1 else "applies"
-        raise ValueError(f"{given} {verb} only to tokenizer files; {source} is a bundled "
-                         "tokeniser")
+        raise ValueError(f"{given} {verb} only to tokenizer files; {source} is a bundled tokeniser")
     if not pretrained.is_bundled(source) and not os.path.exists(source):
-        raise ValueError(f"{source}: no such file, and not a bundled tokeniser (e.g. gpt2, "
-                         f"cl100k_base, o200k_base, bert-base-uncased)")
+        raise ValueError(
+            f"{source}: no such file, and not a bundled tokeniser (e.g. gpt2, "
+            f"cl100k_base, o200k_base, bert-base-uncased)"
+        )
     return tc.load(source, **options)
 
 
-def _encode(tok: tc.Tokenizer, text: str, allow_special: bool,
-            add_special_tokens: bool) -> tc.Encoding:
+def _encode(
+    tok: tc.Tokenizer, text: str, allow_special: bool, add_special_tokens: bool
+) -> tc.Encoding:
     return tok.encode(text, add_special_tokens=add_special_tokens, **_special(tok, allow_special))
 
 
@@ -108,8 +116,9 @@ def _special(tok: tc.Tokenizer, allow_special: bool) -> dict[str, Any]:
 def _save(tok: tc.Tokenizer, path: str, fmt: str | None) -> str:
     """Write `tok` (the format from `fmt` or the extension); returns the format written."""
     save = getattr(tok, "save", None)
-    if save is None:                       # until Tokenizer.save wraps it
+    if save is None:  # until Tokenizer.save wraps it
         from tokenizers_core import formats
+
         return formats.save(tok, path, fmt)
     return save(path, format=fmt) or fmt or ""
 
@@ -133,26 +142,37 @@ def serve(args: argparse.Namespace) -> int:
     if args.limit_concurrency < 1:
         raise ValueError(f"--limit-concurrency must be at least 1, got {args.limit_concurrency}")
     from .deploy import preflight
-    preflight()                # an outdated store or a missing secret: one line, before serving
+
+    preflight()  # an outdated store or a missing secret: one line, before serving
     import uvicorn
+
     bounds = uvicorn_bounds(args.limit_concurrency)
     # uvicorn's h11 protocol with a deadline for a request's head (TOKVIS_HEADER_TIMEOUT): a
     # connection that sends its headers a byte at a time is closed (app/serving.py)
     from app.serving import HeaderTimeoutProtocol  # a bad TOKVIS_HEADER_TIMEOUT fails here
+
     if args.workers == 1:
-        from app.main import app                   # a bad setting fails here, as one line
+        from app.main import app  # a bad setting fails here, as one line
+
         uvicorn.run(app, host=args.host, port=args.port, http=HeaderTimeoutProtocol, **bounds)
     else:
-        uvicorn.run("app.main:app", host=args.host, port=args.port, workers=args.workers,
-                    http="app.serving:HeaderTimeoutProtocol", **bounds)
+        uvicorn.run(
+            "app.main:app",
+            host=args.host,
+            port=args.port,
+            workers=args.workers,
+            http="app.serving:HeaderTimeoutProtocol",
+            **bounds,
+        )
     return 0
 
 
-LIMIT_CONCURRENCY = 500      # open connections (and requests) per worker
+LIMIT_CONCURRENCY = 500  # open connections (and requests) per worker
 
 
 class UvicornBounds(TypedDict):
     """`uvicorn_bounds`' keywords, typed one by one so that `uvicorn.run(**bounds)` checks."""
+
     timeout_keep_alive: int
     limit_concurrency: int
     h11_max_incomplete_event_size: int
@@ -164,8 +184,11 @@ def uvicorn_bounds(limit_concurrency: int = LIMIT_CONCURRENCY) -> UvicornBounds:
     connections close after 5 s, a request's headers may not exceed 16 KiB while incomplete,
     and past `limit_concurrency` connections new ones get 503 instead of exhausting the
     worker's file descriptors. (The Makefile's `run` line says the same.)"""
-    return {"timeout_keep_alive": 5, "limit_concurrency": limit_concurrency,
-            "h11_max_incomplete_event_size": 16 * 1024}
+    return {
+        "timeout_keep_alive": 5,
+        "limit_concurrency": limit_concurrency,
+        "h11_max_incomplete_event_size": 16 * 1024,
+    }
 
 
 def encode(args: argparse.Namespace) -> int:
@@ -175,16 +198,22 @@ def encode(args: argparse.Namespace) -> int:
         return _encode_words(tok, _words(text), args)
     enc = _encode(tok, text, args.allow_special, not args.no_special_tokens)
     if args.json:
-        print(json.dumps({"ids": enc.ids, "tokens": enc.tokens,
-                          "offsets": [list(o) for o in enc.offsets]}, ensure_ascii=False))
+        print(
+            json.dumps(
+                {"ids": enc.ids, "tokens": enc.tokens, "offsets": [list(o) for o in enc.offsets]},
+                ensure_ascii=False,
+            )
+        )
         return 0
     colour = use_colour(args.colour, sys.stdout)
     print(chip_line(tok, text, enc, colour))
     print("ids:", " ".join(map(str, enc.ids)))
     n = len(enc)
     per = f"{len(text) / n:.2f}" if n else "-"
-    print(f"{n:,} token{'' if n == 1 else 's'} · {len(text):,} characters · {len(text.encode('utf-8')):,} bytes · "
-          f"{per} characters/token ({tok.name})")
+    print(
+        f"{n:,} token{'' if n == 1 else 's'} · {len(text):,} characters · {len(text.encode('utf-8')):,} bytes · "
+        f"{per} characters/token ({tok.name})"
+    )
     return 0
 
 
@@ -193,8 +222,9 @@ def _words(text: str) -> list[str]:
     try:
         words = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"--words takes a JSON list of words ({exc.msg}); e.g. "
-                         '\'["Hello", "world"]\'') from None
+        raise ValueError(
+            f'--words takes a JSON list of words ({exc.msg}); e.g. \'["Hello", "world"]\''
+        ) from None
     if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
         raise ValueError('--words takes a JSON list of strings, e.g. \'["Hello", "world"]\'')
     return words
@@ -202,22 +232,48 @@ def _words(text: str) -> list[str]:
 
 def _encode_words(tok: tc.Tokenizer, words: list, args: argparse.Namespace) -> int:
     """`encode --words`: pre-tokenized input; a line of chips per word (offsets are in each word)."""
-    enc = tok.encode(words, is_pretokenized=True, add_special_tokens=not args.no_special_tokens,
-                     **_special(tok, args.allow_special))
+    enc = tok.encode(
+        words,
+        is_pretokenized=True,
+        add_special_tokens=not args.no_special_tokens,
+        **_special(tok, args.allow_special),
+    )
     if args.json:
-        print(json.dumps({"ids": enc.ids, "tokens": enc.tokens, "word_ids": enc.word_ids,
-                          "offsets": [list(o) for o in enc.offsets]}, ensure_ascii=False))
+        print(
+            json.dumps(
+                {
+                    "ids": enc.ids,
+                    "tokens": enc.tokens,
+                    "word_ids": enc.word_ids,
+                    "offsets": [list(o) for o in enc.offsets],
+                },
+                ensure_ascii=False,
+            )
+        )
         return 0
     colour = use_colour(args.colour, sys.stdout)
     for i, word in enumerate(words):
         mine = [k for k, w in enumerate(enc.word_ids) if w == i]
-        part = tc.Encoding(**{name: [getattr(enc, name)[k] for k in mine] for name in
-                              ("ids", "tokens", "offsets", "word_ids", "attention_mask",
-                               "special_tokens_mask", "type_ids")})
+        part = tc.Encoding(
+            **{
+                name: [getattr(enc, name)[k] for k in mine]
+                for name in (
+                    "ids",
+                    "tokens",
+                    "offsets",
+                    "word_ids",
+                    "attention_mask",
+                    "special_tokens_mask",
+                    "type_ids",
+                )
+            }
+        )
         print(f"{i}: {chip_line(tok, word, part, colour)}")
     print("ids:", " ".join(map(str, enc.ids)))
-    print(f"{len(enc):,} token{'' if len(enc) == 1 else 's'} · {len(words):,} "
-          f"word{'' if len(words) == 1 else 's'} ({tok.name})")
+    print(
+        f"{len(enc):,} token{'' if len(enc) == 1 else 's'} · {len(words):,} "
+        f"word{'' if len(words) == 1 else 's'} ({tok.name})"
+    )
     return 0
 
 
@@ -230,8 +286,9 @@ def decode(args: argparse.Namespace) -> int:
         try:
             ids.append(int(part))
         except ValueError:
-            raise ValueError(f"{part!r} is not a token id: give whole numbers, e.g. "
-                             "9906 1917") from None
+            raise ValueError(
+                f"{part!r} is not a token id: give whole numbers, e.g. 9906 1917"
+            ) from None
     if args.bytes:
         print(tok.decode_bytes(ids).hex())
     else:
@@ -245,13 +302,17 @@ def _training_options(args: argparse.Namespace) -> dict[str, Any]:
         options["pattern"] = args.pattern
     if args.min_frequency is not None:
         options["min_frequency"] = args.min_frequency
-    specials = _json_option(args.special_tokens, list, '\'["<|endoftext|>"]\'')
+    specials = _json_option(args.special_tokens, list, "'[\"<|endoftext|>\"]'")
     if specials is not None:
         options["special_tokens"] = specials
     if args.lowercase is not None:
         options["lowercase"] = args.lowercase
-    for name in ("limit_alphabet", "max_token_length", "continuing_subword_prefix",
-                 "end_of_word_suffix"):
+    for name in (
+        "limit_alphabet",
+        "max_token_length",
+        "continuing_subword_prefix",
+        "end_of_word_suffix",
+    ):
         if getattr(args, name) is not None:
             options[name] = getattr(args, name)
     if args.initial_alphabet is not None:
@@ -262,16 +323,21 @@ def _training_options(args: argparse.Namespace) -> dict[str, Any]:
 def train(args: argparse.Namespace) -> int:
     text, label = read_corpus(args.corpus)
     start = time.monotonic()
-    run = training_run(args.algorithm, text.splitlines(), args.vocab_size,
-                       **_training_options(args))
+    run = training_run(
+        args.algorithm, text.splitlines(), args.vocab_size, **_training_options(args)
+    )
     forced = args.progress is True
     unit = "" if run.expected is None else "merges"
-    bar = Progress(f"training {args.algorithm}", run.expected, unit,
-                   enabled=sys.stderr.isatty() if args.progress is None else args.progress,
-                   delay=0.0 if forced else 0.5)
+    bar = Progress(
+        f"training {args.algorithm}",
+        run.expected,
+        unit,
+        enabled=sys.stderr.isatty() if args.progress is None else args.progress,
+        delay=0.0 if forced else 0.5,
+    )
     note = ""
     for step in run:
-        if run.expected is None:                 # unigram: rounds, the vocabulary shrinking
+        if run.expected is None:  # unigram: rounds, the vocabulary shrinking
             note = f"round {step.round}: {step.vocab_size:,} pieces"
         bar.update(run.done, note)
     tok = run.tokenizer()
@@ -279,11 +345,16 @@ def train(args: argparse.Namespace) -> int:
     seconds = time.monotonic() - start
     if args.output:
         written = _save(tok, args.output, args.out_format)
-        print(f"wrote {args.output} ({written}, {tok.vocab_size:,} tokens, {args.algorithm}, "
-              f"{seconds:.1f} s)", file=sys.stderr)
+        print(
+            f"wrote {args.output} ({written}, {tok.vocab_size:,} tokens, {args.algorithm}, "
+            f"{seconds:.1f} s)",
+            file=sys.stderr,
+        )
         return 0
-    print(f"{args.algorithm} trained on {label}: {len(text.splitlines()):,} lines, "
-          f"{len(text):,} characters, in {seconds:.1f} s")
+    print(
+        f"{args.algorithm} trained on {label}: {len(text.splitlines()):,} lines, "
+        f"{len(text):,} characters, in {seconds:.1f} s"
+    )
     merges = getattr(tok.model, "merges", None)
     if merges is not None and args.algorithm != "unigram":
         print(f"vocabulary: {tok.vocab_size:,} tokens, {len(merges):,} merges")
@@ -291,8 +362,10 @@ def train(args: argparse.Namespace) -> int:
         print("last merges: ", pairs_text(merges[-8:]))
     else:
         pieces = sorted(getattr(tok.model, "pieces", []), key=lambda p: -p[1])
-        print(f"vocabulary: {tok.vocab_size:,} pieces, after {run.done} steps (seed, EM + pruning "
-              "rounds, final)")
+        print(
+            f"vocabulary: {tok.vocab_size:,} pieces, after {run.done} steps (seed, EM + pruning "
+            "rounds, final)"
+        )
         print("most likely pieces:", ", ".join(p for p, _s in pieces[:12]))
     print("(save it with -o tokenizer.json, or see every step with `tokvis trace`)")
     return 0
@@ -317,12 +390,13 @@ def _slice(raw: str | None) -> slice:
 def trace(args: argparse.Namespace) -> int:
     wanted = _slice(args.steps)
     text, _label = read_corpus(args.corpus)
-    run = training_run(args.algorithm, text.splitlines(), args.vocab_size,
-                       **_training_options(args))
+    run = training_run(
+        args.algorithm, text.splitlines(), args.vocab_size, **_training_options(args)
+    )
     out = sys.stdout
     for i, step in enumerate(run):
         if wanted.stop is not None and i >= wanted.stop:
-            break                                # the rest is not needed: stop training
+            break  # the rest is not needed: stop training
         if i >= wanted.start:
             out.write(json.dumps(step.to_dict(), ensure_ascii=False) + "\n")
     out.flush()
@@ -338,8 +412,10 @@ def compare(args: argparse.Namespace) -> int:
     for source, label in zip(args.tokenizers, column_labels(args.tokenizers)):
         tok = load_tokenizer(source, args)
         results.append((label, tok, tok.encode(text)))
-    rows = [(name, len(enc), f"{len(text) / len(enc):.2f}" if len(enc) else "-")
-            for name, _tok, enc in results]
+    rows = [
+        (name, len(enc), f"{len(text) / len(enc):.2f}" if len(enc) else "-")
+        for name, _tok, enc in results
+    ]
     print(table(rows, ("tokenizer", "tokens", "chars/token")))
     for name, tok, enc in results:
         print(f"\n{name}:")
@@ -361,13 +437,17 @@ def diff(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_dict(), ensure_ascii=False))
     else:
-        print(f"{args.a} vs {args.b} on {label}: {report.identical:,} of {report.texts:,} "
-              f"texts identical ({100 * report.share_identical:.1f}%)")
+        print(
+            f"{args.a} vs {args.b} on {label}: {report.identical:,} of {report.texts:,} "
+            f"texts identical ({100 * report.share_identical:.1f}%)"
+        )
         for stage, n in report.by_stage.items():
             print(f"  first differ at the {stage}: {n:,}")
-        for d in report.differences[:args.show]:
-            print(f"\nline {d.index + 1}, character {d.position}: {d.stage} "
-                  f"(different: {', '.join(d.differs)})")
+        for d in report.differences[: args.show]:
+            print(
+                f"\nline {d.index + 1}, character {d.position}: {d.stage} "
+                f"(different: {', '.join(d.differs)})"
+            )
             print(f"  text: {display.visible(d.text[:120])}")
             print(f"  {args.a}: {_window_line(d.text, d.window_a, d.token_a)}")
             print(f"  {args.b}: {_window_line(d.text, d.window_b, d.token_b)}")
@@ -385,7 +465,7 @@ def _window_line(text: str, window: tuple, first: int) -> str:
     parts = []
     spans = [(s, e) for _, _, _, s, e, _ in window]
     for i, token, _id, s, e, special in window:
-        shared = spans.count((s, e)) > 1             # bytes of one character: the tokens
+        shared = spans.count((s, e)) > 1  # bytes of one character: the tokens
         label = token if special or s == e or shared else display.visible(text[s:e])
         parts.append(f"[{label}]" if i == first else label)
     return " ".join(parts)
@@ -399,8 +479,11 @@ def _file_options(source: str, args: argparse.Namespace) -> argparse.Namespace:
             takes = formats.sniff(fh.read(4096)) != "hf_json"
     else:
         takes = not pretrained.is_bundled(source) or os.path.isfile(source)
-    return args if takes else argparse.Namespace(special_tokens=None, pattern=None,
-                                                 lowercase=None, in_format=None)
+    return (
+        args
+        if takes
+        else argparse.Namespace(special_tokens=None, pattern=None, lowercase=None, in_format=None)
+    )
 
 
 def _diff_texts(args: argparse.Namespace) -> tuple[list[str], str]:
@@ -430,12 +513,17 @@ def export(args: argparse.Namespace) -> int:
     fmt = formats.format_for_path(args.output, args.out_format)
     if args.gguf_pre is not None and fmt != "gguf":
         raise ValueError("--gguf-pre names a GGUF file's pre-tokenizer: write a .gguf")
-    said = exactness(tok, fmt) if args.gguf_pre is None else \
-        Exactness(fmt, changes=tuple(gguf_writer.changes(tok, pre=args.gguf_pre)))
+    said = (
+        exactness(tok, fmt)
+        if args.gguf_pre is None
+        else Exactness(fmt, changes=tuple(gguf_writer.changes(tok, pre=args.gguf_pre)))
+    )
     if said.lossy and not args.lossy:
-        print(f"tokvis export: error: {args.output} ({fmt}) would not reproduce {args.source} "
-              f"exactly: {' '.join(said.changes)} Give --lossy to write it anyway.",
-              file=sys.stderr)
+        print(
+            f"tokvis export: error: {args.output} ({fmt}) would not reproduce {args.source} "
+            f"exactly: {' '.join(said.changes)} Give --lossy to write it anyway.",
+            file=sys.stderr,
+        )
         return 2
     if args.gguf_pre is None:
         written = _save(tok, args.output, fmt)
@@ -447,21 +535,30 @@ def export(args: argparse.Namespace) -> int:
         print(f"  changed: {change}", file=sys.stderr)
     if said.pattern is not None:
         preset = getattr(tok, "preset", None)
-        print(f"  load it with the pattern {preset or said.pattern} and the special tokens "
-              "again (the file holds neither)", file=sys.stderr)
+        print(
+            f"  load it with the pattern {preset or said.pattern} and the special tokens "
+            "again (the file holds neither)",
+            file=sys.stderr,
+        )
     return 0
 
 
 # ---- chat ----------------------------------------------------------------------------------
-_ROLE_BACKGROUNDS = {"system": 229, "user": 153, "assistant": 158, "tool": 223,
-                     "generation prompt": 217}     # anything else (the template's text): 252
+_ROLE_BACKGROUNDS = {
+    "system": 229,
+    "user": 153,
+    "assistant": 158,
+    "tool": 223,
+    "generation prompt": 217,
+}  # anything else (the template's text): 252
 
 
 def chat(args: argparse.Namespace) -> int:
     """`tokvis chat MESSAGES.json|-`: the chat rendered through its template, each message's
     text coloured by role, then the tokens (with -t), the counts per message and the lints."""
-    messages, tools = _chat_input(read_text(args.messages) if args.messages == "-"
-                                  else _read_file(args.messages))
+    messages, tools = _chat_input(
+        read_text(args.messages) if args.messages == "-" else _read_file(args.messages)
+    )
     tok = load_tokenizer(args.tokenizer, args) if args.tokenizer else None
     given = args.template or args.config or getattr(tok, "tokenizer_config", None)
     options: dict[str, Any] = {"template_name": args.template_name or (None if given else "llama3")}
@@ -469,8 +566,13 @@ def chat(args: argparse.Namespace) -> int:
         options["chat_template"] = _read_file(args.template)
     if args.config:
         options["config"] = read_config(_read_file(args.config))
-    rendered = render_chat(messages, tokenizer=tok, tools=tools,
-                                   add_generation_prompt=args.generation_prompt, **options)
+    rendered = render_chat(
+        messages,
+        tokenizer=tok,
+        tools=tools,
+        add_generation_prompt=args.generation_prompt,
+        **options,
+    )
     if args.json:
         print(json.dumps(rendered.to_dict(), ensure_ascii=False))
         return 0
@@ -481,8 +583,10 @@ def chat(args: argparse.Namespace) -> int:
     if tok is not None and rendered.encoding is not None and rendered.tokens is not None:
         print()
         print(chip_line(tok, rendered.text, rendered.encoding, colour))
-        rows = [(s.role if s.index is None else f"{s.index + 1} {s.role}", n)
-                for s, n in zip(rendered.segments, rendered.counts())]
+        rows = [
+            (s.role if s.index is None else f"{s.index + 1} {s.role}", n)
+            for s, n in zip(rendered.segments, rendered.counts())
+        ]
         print()
         print(table(rows + [("total", len(rendered.tokens))], ("message", "tokens")))
     for lint in rendered.lints:
@@ -501,8 +605,10 @@ def _chat_input(raw: str) -> tuple[Any, Any]:
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"the messages are not valid JSON ({exc.msg}); give a list such as "
-                         '[{"role": "user", "content": "Hi"}]') from None
+        raise ValueError(
+            f"the messages are not valid JSON ({exc.msg}); give a list such as "
+            '[{"role": "user", "content": "Hi"}]'
+        ) from None
     if isinstance(data, dict):
         return data.get("messages"), data.get("tools")
     return data, None
@@ -515,7 +621,11 @@ def _coloured_render(rendered: Any, colour: bool) -> str:
     out = []
     for s in rendered.segments:
         background = _ROLE_BACKGROUNDS.get(s.role, 252)
-        piece = rendered.text[s.start:s.end]
-        out.append("\n".join(f"\x1b[30;48;5;{background}m{line}\x1b[0m" if line else ""
-                             for line in piece.split("\n")))
+        piece = rendered.text[s.start : s.end]
+        out.append(
+            "\n".join(
+                f"\x1b[30;48;5;{background}m{line}\x1b[0m" if line else ""
+                for line in piece.split("\n")
+            )
+        )
     return "".join(out)

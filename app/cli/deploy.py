@@ -1,5 +1,6 @@
 """`tokvis db upgrade` and `tokvis worker`: the commands of a shared deployment (docs/deployment.md,
 "Serving a class"), which work on the embedded SQLite store too."""
+
 from __future__ import annotations
 
 import argparse
@@ -8,31 +9,47 @@ import os
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("db", help="the store's schema: `tokvis db upgrade` migrates it")
-    p.add_argument("action", choices=("upgrade", "current"),
-                   help="upgrade: to the newest schema (idempotent; keeps every row); "
-                        "current: print the schema version")
+    p.add_argument(
+        "action",
+        choices=("upgrade", "current"),
+        help="upgrade: to the newest schema (idempotent; keeps every row); "
+        "current: print the schema version",
+    )
     _db_option(p)
     p.set_defaults(run=db)
 
-    p = sub.add_parser("worker", help="run queued jobs (trainings) from a shared PostgreSQL "
-                       "store (TOKVIS_DATABASE_URL)")
-    p.add_argument("--concurrency", type=int, default=2, metavar="N",
-                   help="trainings this worker runs at once, each in its own child (default 2)")
+    p = sub.add_parser(
+        "worker",
+        help="run queued jobs (trainings) from a shared PostgreSQL store (TOKVIS_DATABASE_URL)",
+    )
+    p.add_argument(
+        "--concurrency",
+        type=int,
+        default=2,
+        metavar="N",
+        help="trainings this worker runs at once, each in its own child (default 2)",
+    )
     _db_option(p)
     p.set_defaults(run=worker)
 
 
 def _db_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--db", metavar="URL|FILE", help="the store: a database URL or an SQLite "
-                   "file (default: $TOKVIS_DATABASE_URL, else $TOKVIS_DB, else "
-                   "~/.local/share/tokvis/store.sqlite3)")
+    p.add_argument(
+        "--db",
+        metavar="URL|FILE",
+        help="the store: a database URL or an SQLite "
+        "file (default: $TOKVIS_DATABASE_URL, else $TOKVIS_DB, else "
+        "~/.local/share/tokvis/store.sqlite3)",
+    )
 
 
 def _settings(args: argparse.Namespace):  # noqa: ANN202 - Settings, imported late
     if args.db:
-        os.environ["TOKVIS_DATABASE_URL"] = args.db if "://" in args.db \
-            else f"sqlite:///{os.path.abspath(args.db)}"
+        os.environ["TOKVIS_DATABASE_URL"] = (
+            args.db if "://" in args.db else f"sqlite:///{os.path.abspath(args.db)}"
+        )
     from app.config import Settings
+
     return Settings.from_env()
 
 
@@ -42,6 +59,7 @@ def preflight() -> None:
     from app.config import Settings
     from app.db import ensure_current
     from app.signing import secret_key
+
     settings = Settings.from_env()
     ensure_current(settings.store_url)
     if settings.shared:
@@ -50,10 +68,13 @@ def preflight() -> None:
 
 def db(args: argparse.Namespace) -> int:
     from app.db import migrate, shown
+
     url = _settings(args).store_url
     if args.action == "current":
-        print(f"{shown(url)}: schema {migrate.current(url) or 'none'} "
-              f"(this version's newest: {migrate.head()})")
+        print(
+            f"{shown(url)}: schema {migrate.current(url) or 'none'} "
+            f"(this version's newest: {migrate.head()})"
+        )
         return 0
     before, after = migrate.upgrade(url)
     if before == after:
@@ -68,10 +89,18 @@ def worker(args: argparse.Namespace) -> int:
         raise ValueError(f"--concurrency must be at least 1, got {args.concurrency}")
     settings = _settings(args)
     if not settings.shared:
-        raise ValueError("a worker runs jobs from a shared PostgreSQL store: set "
-                         "TOKVIS_DATABASE_URL (postgresql+psycopg://...); with the SQLite "
-                         "store the server runs its jobs itself")
+        raise ValueError(
+            "a worker runs jobs from a shared PostgreSQL store: set "
+            "TOKVIS_DATABASE_URL (postgresql+psycopg://...); with the SQLite "
+            "store the server runs its jobs itself"
+        )
     from app.jobs.distributed import run_worker
-    run_worker(settings.store_url, args.concurrency, settings.job_cpu_seconds,
-               settings.job_memory_mb, settings.job_stale_seconds)
+
+    run_worker(
+        settings.store_url,
+        args.concurrency,
+        settings.job_cpu_seconds,
+        settings.job_memory_mb,
+        settings.job_stale_seconds,
+    )
     return 0

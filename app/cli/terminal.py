@@ -8,6 +8,7 @@ nearest to the Okabe-Ito tints of static/app.css); without, chips are separated 
 (a token's own spaces are shown as `·`, so a real space is always a boundary). An unknown
 token shows what it stands for, in words: `[UNK ☃]`, with colour or without.
 """
+
 from __future__ import annotations
 
 import os
@@ -22,7 +23,7 @@ from .. import display
 # chip-0 .. chip-7 of static/app.css (Okabe-Ito at 20% on white), as xterm-256 backgrounds
 _BACKGROUNDS = (223, 153, 158, 229, 189, 217, 225, 252)
 _RESET = "\x1b[0m"
-_SEPARATOR = " "              # unambiguous: a token's own spaces show as ·
+_SEPARATOR = " "  # unambiguous: a token's own spaces show as ·
 
 
 def use_colour(choice: bool | None, stream: IO[str]) -> bool:
@@ -43,13 +44,13 @@ def chip_line(tok: tc.Tokenizer, text: str, enc: tc.Encoding, colour: bool) -> s
     lines: list[list[str]] = [[]]
     for chip in display.chips(tok, text, enc, links=False):
         label = chip.text
-        if chip.mark == "unk":                  # marked in words, so not by colour alone
+        if chip.mark == "unk":  # marked in words, so not by colour alone
             label = f"[UNK {label}]"
         if colour:
             style = "1;7" if chip.special else f"30;48;5;{_BACKGROUNDS[chip.colour]}"
             label = f"\x1b[{style}m{label}{_RESET}"
         lines[-1].append(label)
-        if not chip.special and text[chip.start:chip.end].endswith("\n"):
+        if not chip.special and text[chip.start : chip.end].endswith("\n"):
             lines.append([])
     joiner = "" if colour else _SEPARATOR
     return "\n".join(joiner.join(line) for line in lines if line)
@@ -84,8 +85,16 @@ class Progress:
     """A one-line progress bar on `stream` (stderr), redrawn at most ten times a second and
     shown only once a run has lasted `delay` seconds (short runs print nothing)."""
 
-    def __init__(self, label: str, total: int | None, unit: str, stream: IO[str] = sys.stderr,
-                 enabled: bool = True, delay: float = 0.5, width: int = 30) -> None:
+    def __init__(
+        self,
+        label: str,
+        total: int | None,
+        unit: str,
+        stream: IO[str] = sys.stderr,
+        enabled: bool = True,
+        delay: float = 0.5,
+        width: int = 30,
+    ) -> None:
         self.label, self.total, self.unit = label, total, unit
         self.stream, self.enabled, self.delay, self.width = stream, enabled, delay, width
         self.start = time.monotonic()
@@ -104,10 +113,11 @@ class Progress:
     def _draw(self, done: int, note: str, now: float) -> None:
         if self.total:
             filled = min(self.width, self.width * done // self.total)
-            bar = (f"[{'#' * filled}{'.' * (self.width - filled)}] "
-                   f"{done:,}/{self.total:,} {self.unit}")
+            bar = (
+                f"[{'#' * filled}{'.' * (self.width - filled)}] {done:,}/{self.total:,} {self.unit}"
+            )
         else:
-            bar = ""                               # an open-ended run: the note says it all
+            bar = ""  # an open-ended run: the note says it all
         text = " ".join(x for x in (self.label, bar, note, f"{now - self.start:.1f} s") if x)
         self.stream.write("\r" + text + "\x1b[K")
         self.stream.flush()

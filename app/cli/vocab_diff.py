@@ -4,6 +4,7 @@ how far their ids agree, and, with `--corpus`, the words the two split different
 
 Exit status as diff(1): 0 when the two have the same tokens under the same ids, 1 when they
 differ, 2 for bad input."""
+
 from __future__ import annotations
 
 import argparse
@@ -18,8 +19,9 @@ from tokenizers_core.audit.vocab_diff import VocabDiff, vocab_diff
 from .. import display
 from .commands import column_labels, load_tokenizer, read_corpus
 
-_NO_FILE_OPTIONS = argparse.Namespace(special_tokens=None, pattern=None, lowercase=None,
-                                      in_format=None)
+_NO_FILE_OPTIONS = argparse.Namespace(
+    special_tokens=None, pattern=None, lowercase=None, in_format=None
+)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -57,28 +59,39 @@ def summary(d: VocabDiff, a: str, b: str, corpus: str = "", show: int = 10) -> l
     """
     r = d.ranks
     order = f"{r.in_order:,} ({100 * r.in_order / r.shared:.1f}%)" if r.shared else "0"
-    lines = [f"{a} vs {b}: {len(d.shared):,} tokens shared; {len(d.only_a):,} only in {a}, "
-             f"{len(d.only_b):,} only in {b}",
-             f"  ids: {r.same_id:,} shared tokens have the same id; {order} keep their order"]
+    lines = [
+        f"{a} vs {b}: {len(d.shared):,} tokens shared; {len(d.only_a):,} only in {a}, "
+        f"{len(d.only_b):,} only in {b}",
+        f"  ids: {r.same_id:,} shared tokens have the same id; {order} keep their order",
+    ]
     if r.parted:
-        lines.append(f"  ranks agree up to {r.prefix:,}, then part: id {r.prefix:,} is "
-                     f"{_label(r.part_a)} in {a}{_elsewhere(r.part_a_in_b, b)} and "
-                     f"{_label(r.part_b)} in {b}{_elsewhere(r.part_b_in_a, a)}")
+        lines.append(
+            f"  ranks agree up to {r.prefix:,}, then part: id {r.prefix:,} is "
+            f"{_label(r.part_a)} in {a}{_elsewhere(r.part_a_in_b, b)} and "
+            f"{_label(r.part_b)} in {b}{_elsewhere(r.part_b_in_a, a)}"
+        )
     elif r.part_a is not None or r.part_b is not None:
         ends, goes_on = (b, a) if r.part_a is not None else (a, b)
-        lines.append(f"  ranks agree up to {r.prefix:,}, where {ends} has no id {r.prefix:,} "
-                     f"and {goes_on} goes on: every id below it holds the same token in both")
+        lines.append(
+            f"  ranks agree up to {r.prefix:,}, where {ends} has no id {r.prefix:,} "
+            f"and {goes_on} goes on: every id below it holds the same token in both"
+        )
     else:
-        lines.append(f"  ranks agree up to {r.prefix:,}: every id below it holds the same "
-                     "token in both")
+        lines.append(
+            f"  ranks agree up to {r.prefix:,}: every id below it holds the same token in both"
+        )
     if d.corpus is not None:
         c = d.corpus
-        lines.append(f"words of {corpus} split differently: {c.words - c.same:,} of "
-                     f"{c.words:,} ({len(c.differing):,} distinct); tokens: {c.tokens_a:,} "
-                     f"in {a}, {c.tokens_b:,} in {b}")
+        lines.append(
+            f"words of {corpus} split differently: {c.words - c.same:,} of "
+            f"{c.words:,} ({len(c.differing):,} distinct); tokens: {c.tokens_a:,} "
+            f"in {a}, {c.tokens_b:,} in {b}"
+        )
         for w in c.differing[:show]:
-            lines.append(f"  {display.visible(w.word)} ×{w.count:,}   {a}: {_split(w.a)}   "
-                         f"{b}: {_split(w.b)}")
+            lines.append(
+                f"  {display.visible(w.word)} ×{w.count:,}   {a}: {_split(w.a)}   "
+                f"{b}: {_split(w.b)}"
+            )
     return lines
 
 

@@ -10,6 +10,7 @@ SQLite is opened in WAL mode with a busy timeout, so several server processes an
 share one file; PostgreSQL through psycopg 3. What is dialect-specific stays here: the store and
 the job store (`app.store`, `app.jobs.store`) are written once, in Core expressions.
 """
+
 from __future__ import annotations
 
 import os
@@ -78,8 +79,9 @@ def _create(url: str) -> Engine:
     if path is None:
         # a server's threads and its job dispatcher share a small pool; connections checked
         # before use, so a restarted database is reconnected to
-        return create_engine(url, pool_size=8, max_overflow=16, pool_pre_ping=True,
-                             pool_recycle=3600)
+        return create_engine(
+            url, pool_size=8, max_overflow=16, pool_pre_ping=True, pool_recycle=3600
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
     event.listen(engine, "connect", _sqlite_setup)
@@ -126,8 +128,12 @@ def take_turn(conn: Connection, name: str) -> None:
     An UPDATE of one row of `limits` does it on both databases: SQLite takes the file's write
     lock, PostgreSQL the row's."""
     key = f"turn:{name}"
-    if conn.execute(update(limits).where(limits.c.name == key).values(value=limits.c.value)
-                    ).rowcount == 0:
+    if (
+        conn.execute(
+            update(limits).where(limits.c.name == key).values(value=limits.c.value)
+        ).rowcount
+        == 0
+    ):
         insert_ignore(conn, limits, name=key, value=0)
         conn.execute(update(limits).where(limits.c.name == key).values(value=limits.c.value))
 
@@ -139,14 +145,18 @@ def _insert(conn: Connection, table: Table) -> Any:
 def insert_ignore(conn: Connection, table: Table, **values: Any) -> int:
     """Insert a row unless one with its primary key exists; how many rows were written."""
     keys = [c.name for c in table.primary_key.columns]
-    return conn.execute(_insert(conn, table).values(**values)
-                        .on_conflict_do_nothing(index_elements=keys)).rowcount
+    return conn.execute(
+        _insert(conn, table).values(**values).on_conflict_do_nothing(index_elements=keys)
+    ).rowcount
 
 
 def upsert(conn: Connection, table: Table, **values: Any) -> None:
     """Insert a row, or replace the one with its primary key."""
     keys = [c.name for c in table.primary_key.columns]
     statement = _insert(conn, table).values(**values)
-    conn.execute(statement.on_conflict_do_update(
-        index_elements=keys,
-        set_={name: statement.excluded[name] for name in values if name not in keys}))
+    conn.execute(
+        statement.on_conflict_do_update(
+            index_elements=keys,
+            set_={name: statement.excluded[name] for name in values if name not in keys},
+        )
+    )

@@ -8,6 +8,7 @@ The migrations are Alembic's (`app/migrations/versions/`), run on a connection o
 (`app/migrations/env.py`), SQLite with a lock on a file beside the store; the threads of one
 process, with a lock of its own.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -69,7 +70,7 @@ def _file_lock(url: str) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-_UPGRADING = threading.Lock()    # Alembic's context is one per process: one upgrade at a time
+_UPGRADING = threading.Lock()  # Alembic's context is one per process: one upgrade at a time
 
 
 @contextmanager
@@ -101,8 +102,8 @@ def ensure_current(url: str) -> None:
     tables (a new SQLite file, an empty PostgreSQL database) is created at it; otherwise
     SchemaOutdated says to run `tokvis db upgrade`."""
     if current(url) == head():
-        return                                  # the common case: one read
-    with _migrating(url):                       # another process may be creating it now
+        return  # the common case: one read
+    with _migrating(url):  # another process may be creating it now
         found = current(url)
         if found == head():
             return
@@ -112,12 +113,14 @@ def ensure_current(url: str) -> None:
     if found is not None and found not in _known():
         raise SchemaOutdated(
             f"the store at {shown(url)} has schema {found}, newer than this version of tokvis "
-            f"knows (its newest is {head()}): run the newer version, or restore a backup")
+            f"knows (its newest is {head()}): run the newer version, or restore a backup"
+        )
     raise SchemaOutdated(
         f"the store at {shown(url)} has schema "
         f"{found or 'from before migrations'}, and this version needs {head()}: run "
         "`tokvis db upgrade` (with the same TOKVIS_DATABASE_URL or TOKVIS_DB), then start "
-        "again; it keeps every row")
+        "again; it keeps every row"
+    )
 
 
 def _has_store_tables(url: str) -> bool:

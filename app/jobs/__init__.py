@@ -15,9 +15,9 @@ the core (which keeps plain, resumable sessions that a caller may cache).
 
 The engine's names are re-exported here (`from app.jobs import Engine`).
 """
+
 from .engine import ClientGone, Engine, QueueFull, SweepSpec, current_request
 from .queue import JobQueue
 from .store import Job
 
-__all__ = ["ClientGone", "Engine", "Job", "JobQueue", "QueueFull", "SweepSpec",
-           "current_request"]
+__all__ = ["ClientGone", "Engine", "Job", "JobQueue", "QueueFull", "SweepSpec", "current_request"]

@@ -12,6 +12,7 @@ are built: it is read-only from then on, so requests share it without a lock.
 Parsed tokenizer files (`app.uploads`) are kept in a `RunCache` bounded by bytes alone
 (TOKVIS_TOKENIZER_CACHE_MB), each weighed by `tokenizer_bytes`.
 """
+
 from __future__ import annotations
 
 import threading
@@ -20,7 +21,7 @@ from typing import Any, Hashable
 
 from .. import heap
 
-CACHE_BYTES = 256 * 10 ** 6    # pickled runs one view's cache holds in a server process
+CACHE_BYTES = 256 * 10**6  # pickled runs one view's cache holds in a server process
 
 
 class RunCache:
@@ -45,8 +46,11 @@ class RunCache:
         with self._lock:
             self._items[key] = (value, nbytes)
             self._items.move_to_end(key)
-            while len(self._items) > 1 and (self.size is not None and len(self._items) > self.size
-                                            or self.nbytes() > self.max_bytes):
+            while len(self._items) > 1 and (
+                self.size is not None
+                and len(self._items) > self.size
+                or self.nbytes() > self.max_bytes
+            ):
                 self._items.popitem(last=False)
         return value
 
@@ -67,7 +71,7 @@ class RunCache:
     def loading(self, key: Hashable) -> threading.Lock:
         """A lock per key, so that one request loads a finished run and the others find it."""
         with self._lock:
-            if len(self._loading) > 256:          # forget idle ones (at worst, a load twice)
+            if len(self._loading) > 256:  # forget idle ones (at worst, a load twice)
                 self._loading = {k: v for k, v in self._loading.items() if v.locked()}
             return self._loading.setdefault(key, threading.Lock())
 
@@ -75,7 +79,7 @@ class RunCache:
 # What a loaded tokeniser keeps, measured with tracemalloc on real files (Llama 3's tokenizer.json:
 # 128,000 entries, 280,147 merges, 95 MB; Llama 4's: 200,000, 439,802, 160 MB; BERT's: 30,522
 # entries, 9 MB; 100,000 added tokens: 41 MB), to within 10%.
-BYTES_PER_ENTRY, BYTES_PER_MERGE, BYTES_PER_ADDED, BYTES_BASE = 300, 200, 410, 10 ** 6
+BYTES_PER_ENTRY, BYTES_PER_MERGE, BYTES_PER_ADDED, BYTES_BASE = 300, 200, 410, 10**6
 
 
 def tokenizer_bytes(tok: Any) -> int:
@@ -87,12 +91,15 @@ def tokenizer_bytes(tok: Any) -> int:
     10
     """
     model = tok.model
-    return (BYTES_BASE + BYTES_PER_ENTRY * model.get_vocab_size()
-            + BYTES_PER_MERGE * len(getattr(model, "merges", ()))
-            + BYTES_PER_ADDED * len(getattr(tok, "added_tokens", ())))
+    return (
+        BYTES_BASE
+        + BYTES_PER_ENTRY * model.get_vocab_size()
+        + BYTES_PER_MERGE * len(getattr(model, "merges", ()))
+        + BYTES_PER_ADDED * len(getattr(tok, "added_tokens", ()))
+    )
 
 
 # One cache per view (read as `cache.BPE` at call time, so a test may swap in a fresh one).
-BPE = RunCache(6)          # finished BPE `BpeSession`s, trained in the request or pooled
-WORDPIECE = RunCache(6)    # finished `WordPieceSession`s
-UNIGRAM = RunCache(16)     # Unigram runs: rounds, corpus figures, final pieces
+BPE = RunCache(6)  # finished BPE `BpeSession`s, trained in the request or pooled
+WORDPIECE = RunCache(6)  # finished `WordPieceSession`s
+UNIGRAM = RunCache(16)  # Unigram runs: rounds, corpus figures, final pieces

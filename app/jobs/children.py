@@ -11,6 +11,7 @@ CPU and memory limits before it starts (`tasks.run_job`). The process that start
 - reads how the child ended (`reap`): a child that recorded its own result exits 0; any other
   exit is reported in words (over its CPU budget, killed, ...).
 """
+
 from __future__ import annotations
 
 import os
@@ -21,14 +22,14 @@ from typing import Any
 from ..sandbox import supervisor
 from .store import Job, JobStore
 
-HEARTBEAT = 2.0            # seconds between two beats of a running job's row
+HEARTBEAT = 2.0  # seconds between two beats of a running job's row
 
 
 class Trainings:
     def __init__(self, store: JobStore, cpu_seconds: int, memory_bytes: int) -> None:
         self.store = store
         self.cpu_seconds, self.memory_bytes = cpu_seconds, memory_bytes
-        self.children: dict[str, Any] = {}     # job id -> multiprocessing.Process
+        self.children: dict[str, Any] = {}  # job id -> multiprocessing.Process
         self._last_beat = 0.0
 
     def __len__(self) -> int:
@@ -36,11 +37,22 @@ class Trainings:
 
     def start(self, job: Job) -> None:
         """Run `job` (already marked running for this process) in a child."""
-        from .tasks import run_job      # lazy: the children's code; the server never runs it
+        from .tasks import run_job  # lazy: the children's code; the server never runs it
+
         child = supervisor.context().Process(
-            target=run_job, name=f"tokvis-job-{job.id}", daemon=True,
-            args=(self.store.url, job.id, job.kind, job.spec, self.cpu_seconds,
-                  self.memory_bytes, os.getpid()))
+            target=run_job,
+            name=f"tokvis-job-{job.id}",
+            daemon=True,
+            args=(
+                self.store.url,
+                job.id,
+                job.kind,
+                job.spec,
+                self.cpu_seconds,
+                self.memory_bytes,
+                os.getpid(),
+            ),
+        )
         child.start()
         self.children[job.id] = child
         self.store.started(job.id, child.pid)
@@ -71,13 +83,24 @@ class Trainings:
             child.join()
             del self.children[job_id]
             code = child.exitcode
-            out_of_cpu = code == -signal.SIGXCPU or code == -signal.SIGKILL and self._ran_out(job_id)
+            out_of_cpu = (
+                code == -signal.SIGXCPU or code == -signal.SIGKILL and self._ran_out(job_id)
+            )
             if code != 0:
-                self.store.finish(job_id, "error", error_kind="budget" if out_of_cpu else "internal",
-                                  error=supervisor.exit_reason(
-                                      code, "the training", self.cpu_seconds,
-                                      "TOKVIS_JOB_CPU_SECONDS", self.memory_bytes // 2 ** 20,
-                                      "TOKVIS_JOB_MEMORY_MB", out_of_cpu))
+                self.store.finish(
+                    job_id,
+                    "error",
+                    error_kind="budget" if out_of_cpu else "internal",
+                    error=supervisor.exit_reason(
+                        code,
+                        "the training",
+                        self.cpu_seconds,
+                        "TOKVIS_JOB_CPU_SECONDS",
+                        self.memory_bytes // 2**20,
+                        "TOKVIS_JOB_MEMORY_MB",
+                        out_of_cpu,
+                    ),
+                )
             # exit code 0: the child recorded its own result
 
     def _ran_out(self, job_id: str) -> bool:
@@ -85,8 +108,11 @@ class Trainings:
         soft)? Only if the job ran at least its CPU budget of wall time: otherwise something
         else killed it (the out-of-memory killer, an operator), and it may be tried again."""
         job = self.store.get(job_id)
-        return job is not None and job.started is not None \
+        return (
+            job is not None
+            and job.started is not None
             and time.time() - job.started >= self.cpu_seconds
+        )
 
     def stop(self, error: str) -> None:
         """Kill every child; their jobs are interrupted, with `error` as the reason."""

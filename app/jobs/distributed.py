@@ -21,6 +21,7 @@ Why procrastinate (issue 28): it needs nothing but the PostgreSQL the store alre
 defers inside our own transaction, and it runs plain functions; what we need on top (a child
 per training, its limits, the kill on cancel) is ours and shared with the embedded queue.
 """
+
 from __future__ import annotations
 
 import os
@@ -41,7 +42,7 @@ from .store import JobStore
 
 TASK = "tokvis.run_job"
 QUEUE = "tokvis"
-POLL = 0.05            # seconds between two looks at a running training's row and child
+POLL = 0.05  # seconds between two looks at a running training's row and child
 STOPPED = "the worker was stopped while this job ran; start it again"
 
 
@@ -55,8 +56,9 @@ def conninfo(url: str) -> str:
 
 
 def _procrastinate(url: str, sync: bool) -> Any:
-    import procrastinate        # lazy: only the shared mode needs it
-    connector = (procrastinate.SyncPsycopgConnector if sync else procrastinate.PsycopgConnector)
+    import procrastinate  # lazy: only the shared mode needs it
+
+    connector = procrastinate.SyncPsycopgConnector if sync else procrastinate.PsycopgConnector
     return procrastinate.App(connector=connector(conninfo=conninfo(url)))
 
 
@@ -88,7 +90,7 @@ class Sweeper:
             try:
                 self.store.cancel_abandoned()
                 self.store.interrupt_stale(self.stale)
-            except Exception:      # the database away for a moment: next beat
+            except Exception:  # the database away for a moment: next beat
                 pass
 
 
@@ -102,7 +104,7 @@ class DistributedQueue(JobQueue):
         self._lock = threading.Lock()
 
     def start(self) -> None:
-        self.store.key                 # no TOKVIS_SECRET_KEY: refuse now, with the reason
+        self.store.key  # no TOKVIS_SECRET_KEY: refuse now, with the reason
         self.sweeper.start()
 
     def stop(self) -> None:
@@ -112,7 +114,7 @@ class DistributedQueue(JobQueue):
         with self._lock:
             if self._app is None:
                 self._app = _procrastinate(self.store.url, sync=True)
-        driver = conn.connection.driver_connection      # the psycopg connection of this transaction
+        driver = conn.connection.driver_connection  # the psycopg connection of this transaction
         self._app.configure_task(TASK, queue=QUEUE, connection=driver).defer(job_id=job_id)
 
 
@@ -122,7 +124,7 @@ class Worker:
 
     def __init__(self, url: str, cpu_seconds: int, memory_mb: int, stale: float) -> None:
         self.store = JobStore(url)
-        self.cpu_seconds, self.memory_bytes = cpu_seconds, memory_mb * 2 ** 20
+        self.cpu_seconds, self.memory_bytes = cpu_seconds, memory_mb * 2**20
         self.sweeper = Sweeper(self.store, stale)
         self.running: set[Trainings] = set()
         self._lock = threading.Lock()
@@ -130,17 +132,23 @@ class Worker:
         self.app.task(name=TASK, queue=QUEUE, pass_context=True)(self.run_job)
 
     def run(self, concurrency: int) -> None:
-        self.store.key                 # no TOKVIS_SECRET_KEY: refuse now, with the reason
+        self.store.key  # no TOKVIS_SECRET_KEY: refuse now, with the reason
         ensure_current(self.store.url)
         supervisor.preload(__package__ + ".tasks")
-        supervisor.preload("sqlalchemy.dialects.postgresql.psycopg")   # each child's driver
-        sys.stderr.write(f"tokvis worker: running up to {concurrency} trainings at once, from "
-                         f"{shown(self.store.url)}\n")
+        supervisor.preload("sqlalchemy.dialects.postgresql.psycopg")  # each child's driver
+        sys.stderr.write(
+            f"tokvis worker: running up to {concurrency} trainings at once, from "
+            f"{shown(self.store.url)}\n"
+        )
         self.sweeper.start()
         try:
-            self.app.run_worker(queues=[QUEUE], concurrency=concurrency, delete_jobs="always",
-                                shutdown_graceful_timeout=2.0,
-                                name=f"tokvis-{socket.gethostname()}-{os.getpid()}")
+            self.app.run_worker(
+                queues=[QUEUE],
+                concurrency=concurrency,
+                delete_jobs="always",
+                shutdown_graceful_timeout=2.0,
+                name=f"tokvis-{socket.gethostname()}-{os.getpid()}",
+            )
         finally:
             self.sweeper.stop()
             with self._lock:
@@ -152,7 +160,7 @@ class Worker:
         it (cancel, heartbeat, how it ended) until the child is gone."""
         job = self.store.claim_one(job_id, f"{socket.gethostname()}:{os.getpid()}")
         if job is None:
-            return                     # cancelled while it waited, or pruned
+            return  # cancelled while it waited, or pruned
         trainings = Trainings(self.store, self.cpu_seconds, self.memory_bytes)
         with self._lock:
             self.running.add(trainings)
@@ -169,6 +177,5 @@ class Worker:
                 self.running.discard(trainings)
 
 
-def run_worker(url: str, concurrency: int, cpu_seconds: int, memory_mb: int,
-               stale: float) -> None:
+def run_worker(url: str, concurrency: int, cpu_seconds: int, memory_mb: int, stale: float) -> None:
     Worker(url, cpu_seconds, memory_mb, stale).run(concurrency)

@@ -15,6 +15,7 @@ The step-through views' trainings are jobs too (`app.jobs.runs`): the child retu
 finished run, which the view then reads step by step. A view's job is `abandon`ed (cancelled)
 once nobody has polled it for a few seconds: a reader who left stops it.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -30,10 +31,17 @@ from .children import Trainings
 from .queue import ClientGone, JobQueue, client_gone, current_request
 from .store import Job, QueueFull
 
-__all__ = ["Engine", "Job", "QueueFull", "ClientGone", "SweepSpec", "client_gone",
-           "current_request"]
+__all__ = [
+    "Engine",
+    "Job",
+    "QueueFull",
+    "ClientGone",
+    "SweepSpec",
+    "client_gone",
+    "current_request",
+]
 
-TICK = 0.2                 # seconds between two looks at the children and the store
+TICK = 0.2  # seconds between two looks at the children and the store
 STOPPED = "the server stopped while this job ran; start it again"
 
 
@@ -69,7 +77,7 @@ class Engine(JobQueue):
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.owner = ""
-        supervisor.preload(__package__ + ".tasks")    # the children's code: the server never runs it
+        supervisor.preload(__package__ + ".tasks")  # the children's code: the server never runs it
 
     def _queued(self) -> None:
         self._wake.set()
@@ -83,8 +91,7 @@ class Engine(JobQueue):
             self.owner = f"{socket.gethostname()}:{os.getpid()}"
             self._stop.clear()
             self._recover()
-            self._thread = threading.Thread(target=self._loop, daemon=True,
-                                            name="tokvis-jobs")
+            self._thread = threading.Thread(target=self._loop, daemon=True, name="tokvis-jobs")
             self._thread.start()
 
     def stop(self) -> None:
@@ -112,7 +119,7 @@ class Engine(JobQueue):
                 self.trainings.beat()
                 self.store.interrupt_stale(self.stale)
                 self._claim()
-            except Exception:       # the store busy for a moment: try again next tick
+            except Exception:  # the store busy for a moment: try again next tick
                 pass
             self._wake.wait(TICK)
             self._wake.clear()

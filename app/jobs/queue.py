@@ -19,6 +19,7 @@ A request its `guard` refuses (app/main.py gives `security.queued_work_refusal`:
 site's page had a browser send) finds a job already queued or done, but queues none
 (PermissionError, answered 403).
 """
+
 from __future__ import annotations
 
 import contextvars
@@ -30,10 +31,10 @@ from sqlalchemy import Connection
 
 from .store import FINAL, Job, JobStore
 
-KEEP_FINISHED = 500        # finished jobs kept in the store (the oldest go first) ...
-KEEP_RESULTS = 48          # ... of them, those holding a pickled result (a model, a run),
-RESULT_BYTES = 10 ** 9     # ... and at most this much of such results together
-STALE = 30.0               # a running job with no heartbeat this long was interrupted
+KEEP_FINISHED = 500  # finished jobs kept in the store (the oldest go first) ...
+KEEP_RESULTS = 48  # ... of them, those holding a pickled result (a model, a run),
+RESULT_BYTES = 10**9  # ... and at most this much of such results together
+STALE = 30.0  # a running job with no heartbeat this long was interrupted
 
 
 class ClientGone(Exception):
@@ -42,8 +43,9 @@ class ClientGone(Exception):
 
 # The request being served, so that a wait deep inside a route can tell whether its client left
 # (set by `RequestContext` in app/main.py; read from the worker thread of a sync route).
-current_request: contextvars.ContextVar[Any] = contextvars.ContextVar("current_request",
-                                                                      default=None)
+current_request: contextvars.ContextVar[Any] = contextvars.ContextVar(
+    "current_request", default=None
+)
 
 
 def client_gone() -> bool:
@@ -53,8 +55,9 @@ def client_gone() -> bool:
         return False
     try:
         import anyio.from_thread
+
         return anyio.from_thread.run(request.is_disconnected)
-    except RuntimeError:    # not in a worker thread of the event loop (a test calling directly)
+    except RuntimeError:  # not in a worker thread of the event loop (a test calling directly)
         return False
 
 
@@ -62,13 +65,20 @@ class JobQueue:
     """The web layer's side of a job queue; a backend adds who runs the jobs (`start`, `stop`,
     `_enqueue`, `_queued`)."""
 
-    def __init__(self, where: Any, workers: int = 2, queue: int = 16, cpu_seconds: int = 600,
-                 memory_mb: int = 4096, stale: float = STALE,
-                 guard: Callable[[Any], str | None] = lambda request: None) -> None:
+    def __init__(
+        self,
+        where: Any,
+        workers: int = 2,
+        queue: int = 16,
+        cpu_seconds: int = 600,
+        memory_mb: int = 4096,
+        stale: float = STALE,
+        guard: Callable[[Any], str | None] = lambda request: None,
+    ) -> None:
         self.store = JobStore(where)
-        self.guard = guard          # request -> why it may not queue a new job, or None
+        self.guard = guard  # request -> why it may not queue a new job, or None
         self.workers, self.queue, self.stale = workers, queue, stale
-        self.cpu_seconds, self.memory_bytes = cpu_seconds, memory_mb * 2 ** 20
+        self.cpu_seconds, self.memory_bytes = cpu_seconds, memory_mb * 2**20
 
     # ---- a backend's part ------------------------------------------------------------------
     def start(self) -> None:
@@ -84,9 +94,15 @@ class JobQueue:
         """A job was queued (after its transaction committed)."""
 
     # ---- the web layer's side --------------------------------------------------------------
-    def submit(self, kind: str, job_id: str, spec: dict[str, Any], total: int = 0,
-               abandon: float | None = None, keep: tuple[str, ...] = ("queued", "running", "done")
-               ) -> tuple[Job, bool]:
+    def submit(
+        self,
+        kind: str,
+        job_id: str,
+        spec: dict[str, Any],
+        total: int = 0,
+        abandon: float | None = None,
+        keep: tuple[str, ...] = ("queued", "running", "done"),
+    ) -> tuple[Job, bool]:
         """Queue a job (or find it queued, running or done, or in another `keep` status).
         With `abandon`, the job is cancelled once nobody has looked at it for that many
         seconds (`submit` again and `wait` look). Raises QueueFull, and PermissionError
@@ -97,8 +113,9 @@ class JobQueue:
             found = self.store.get(job_id)
             if found is None or found.status not in keep:
                 raise PermissionError(refusal)
-        job, created = self.store.submit(job_id, kind, spec, total, self.queue, abandon, keep,
-                                         enqueue=self._enqueue)
+        job, created = self.store.submit(
+            job_id, kind, spec, total, self.queue, abandon, keep, enqueue=self._enqueue
+        )
         if created:
             self.store.prune(KEEP_FINISHED, KEEP_RESULTS, RESULT_BYTES)
             self._queued()
@@ -132,12 +149,19 @@ class JobQueue:
         if job is None or job.kind != kind:
             return None
         if not creator:
-            raise PermissionError(f"only whoever started this {kind} can cancel it: the browser "
-                                  f"that started it, or with the id POST /api/{kind} gave them")
+            raise PermissionError(
+                f"only whoever started this {kind} can cancel it: the browser "
+                f"that started it, or with the id POST /api/{kind} gave them"
+            )
         return self.cancel(job.id)
 
-    def wait(self, job_id: str, created: bool,
-             gone: Callable[[], bool] = client_gone, timeout: float | None = None) -> Job:
+    def wait(
+        self,
+        job_id: str,
+        created: bool,
+        gone: Callable[[], bool] = client_gone,
+        timeout: float | None = None,
+    ) -> Job:
         """Wait for a job to end (or, with `timeout`, at most that many seconds: the job may
         come back still active, and goes on). If the client leaves first, and this request
         queued the job, and nobody else has looked at it since (a page polling it, another
@@ -145,21 +169,23 @@ class JobQueue:
         either way."""
         delay = 0.02
         start = last_touch = time.monotonic()
-        mine = self.store.seen(job_id) or 0.0    # the last look that was this request's
+        mine = self.store.seen(job_id) or 0.0  # the last look that was this request's
         while True:
             job = self.store.get(job_id)
             if job is None or job.status in FINAL:
-                return job                       # type: ignore[return-value]
+                return job  # type: ignore[return-value]
             now = time.monotonic()
             if timeout is not None and now - start >= timeout:
                 return job
             if gone():
-                alone = (self.store.seen(job_id) or 0.0) <= mine   # nobody else looked since
+                alone = (self.store.seen(job_id) or 0.0) <= mine  # nobody else looked since
                 if created and alone:
                     self.cancel(job_id)
-                raise ClientGone(f"the client left; job {job_id} "
-                                 f"{'cancelled' if created and alone else 'left to run'}")
-            if now - last_touch > 0.3:        # a waiting request is somebody looking
+                raise ClientGone(
+                    f"the client left; job {job_id} "
+                    f"{'cancelled' if created and alone else 'left to run'}"
+                )
+            if now - last_touch > 0.3:  # a waiting request is somebody looking
                 mine = self.store.touch(job_id)
                 last_touch = now
             time.sleep(delay if timeout is None else min(delay, max(0.0, start + timeout - now)))

@@ -20,6 +20,7 @@ A view reads a finished run at any step: BPE's `BpeSession`, WordPiece's
     session = bpe_session(request, ref, text, "bpe", 1000, {}, wait=0.5)
     if isinstance(session, Job): ...          # still training: show job.done, job.place
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -42,20 +43,26 @@ from .cache import RunCache
 from .queue import JobQueue
 from .store import Job
 
-IN_REQUEST_CHARS = 20_000      # a corpus this small trains within the request
-ABANDON = 8.0                  # seconds without a poll before a view's job is cancelled
-KEEP = ("queued", "running", "done", "error")   # statuses a request takes as they are ...
-FINAL_ERRORS = ("value", "budget")   # ... for errors, those that would only happen again
-RESULT_FORMAT = 1              # raise when a pickled run's classes change shape
+IN_REQUEST_CHARS = 20_000  # a corpus this small trains within the request
+ABANDON = 8.0  # seconds without a poll before a view's job is cancelled
+KEEP = ("queued", "running", "done", "error")  # statuses a request takes as they are ...
+FINAL_ERRORS = ("value", "budget")  # ... for errors, those that would only happen again
+RESULT_FORMAT = 1  # raise when a pickled run's classes change shape
 
 
 def _engine(request: Request) -> JobQueue:
     return request.app.state.jobs
 
 
-def run_job(request: Request, kind: str, spec: dict[str, Any], wait: float | None,
-            runs: RunCache | None = None, key: Hashable = None,
-            finish: Callable[[Any], Any] = lambda made: made) -> tuple[Job, Any]:
+def run_job(
+    request: Request,
+    kind: str,
+    spec: dict[str, Any],
+    wait: float | None,
+    runs: RunCache | None = None,
+    key: Hashable = None,
+    finish: Callable[[Any], Any] = lambda made: made,
+) -> tuple[Job, Any]:
     """Queue the job for `spec` (or find it: the id is a hash of kind and spec, so every
     worker and every poll finds the same one) and wait up to `wait` seconds (None: to the
     end). Returns the job and what it has made: once it is done, `finish(result)` (kept in
@@ -70,21 +77,21 @@ def run_job(request: Request, kind: str, spec: dict[str, Any], wait: float | Non
     for _attempt in range(3):
         job, created = engine.submit(kind, job_id, spec, abandon=ABANDON, keep=KEEP)
         if job.status == "error" and job.error_kind not in FINAL_ERRORS and not created:
-            job, created = engine.submit(kind, job_id, spec, abandon=ABANDON)   # try again
+            job, created = engine.submit(kind, job_id, spec, abandon=ABANDON)  # try again
         job = engine.wait(job.id, created, timeout=wait)
         if job is None:
-            continue               # its row was pruned a moment ago: queue it again
+            continue  # its row was pruned a moment ago: queue it again
         if job.status == "error":
             raise (LookupError if job.error_kind == "lookup" else ValueError)(job.error)
         if job.status in ("cancelled", "interrupted"):
-            continue               # cancelled (abandoned before this request looked): again
+            continue  # cancelled (abandoned before this request looked): again
         if job.status != "done":
             return job, _made(engine, job)[0]
         if runs is None:
             made = _made(engine, job)[0]
             if made is not None:
                 return job, finish(made)
-            continue               # unreadable, or pruned a moment ago: train it again
+            continue  # unreadable, or pruned a moment ago: train it again
         with runs.loading(key):
             found = runs.get(key)
             if found is not None:
@@ -103,7 +110,7 @@ def _made(engine: JobQueue, job: Job) -> tuple[Any, int]:
         return None, 0
     try:
         return pickle.loads(raw), len(raw)
-    except Exception:              # AttributeError, ImportError, UnpicklingError, ...
+    except Exception:  # AttributeError, ImportError, UnpicklingError, ...
         if job.status == "done":
             engine.store.delete(job.id)
         return None, 0
@@ -114,8 +121,15 @@ def _spec(ref: str, text: str, **fields: Any) -> dict[str, Any]:
 
 
 # ---- BPE -------------------------------------------------------------------------------------------
-def bpe_session(request: Request, ref: str, text: str, variant: str, vocab_size: int,
-                options: dict[str, Any], wait: float | None) -> BpeSession | Job:
+def bpe_session(
+    request: Request,
+    ref: str,
+    text: str,
+    variant: str,
+    vocab_size: int,
+    options: dict[str, Any],
+    wait: float | None,
+) -> BpeSession | Job:
     """The finished training run the BPE view reads (trained here, or in a job and loaded),
     or the job still making it."""
     key = _bpe_key(text, variant, vocab_size, options)
@@ -124,14 +138,21 @@ def bpe_session(request: Request, ref: str, text: str, variant: str, vocab_size:
         return session
     if len(text) <= IN_REQUEST_CHARS:
         return bpe_session_here(text, variant, vocab_size, options)
-    job, session = run_job(request, "bpe_steps", _spec(
-        ref, text, variant=variant, vocab_size=vocab_size, options=options), wait,
-        runs=cache.BPE, key=key, finish=_ready_for_views)
+    job, session = run_job(
+        request,
+        "bpe_steps",
+        _spec(ref, text, variant=variant, vocab_size=vocab_size, options=options),
+        wait,
+        runs=cache.BPE,
+        key=key,
+        finish=_ready_for_views,
+    )
     return session if job.status == "done" else job
 
 
-def bpe_session_here(text: str, variant: str, vocab_size: int,
-                     options: dict[str, Any]) -> BpeSession:
+def bpe_session_here(
+    text: str, variant: str, vocab_size: int, options: dict[str, Any]
+) -> BpeSession:
     """The finished run, trained within the request (a small corpus: a page's, a worksheet's,
     a lesson's) and kept in the view's cache, where the pages find it too."""
     key = _bpe_key(text, variant, vocab_size, options)
@@ -148,13 +169,14 @@ def _bpe_key(text: str, variant: str, vocab_size: int, options: dict[str, Any]) 
 
 
 def _ready_for_views(session: BpeSession) -> BpeSession:
-    session.prepare_views()        # once, on loading, not in a view request
+    session.prepare_views()  # once, on loading, not in a view request
     return session
 
 
 # ---- WordPiece -------------------------------------------------------------------------------------
-def wordpiece_run(request: Request, ref: str, text: str, options: dict[str, Any],
-                  wait: float | None) -> WordPieceSession | Job:
+def wordpiece_run(
+    request: Request, ref: str, text: str, options: dict[str, Any], wait: float | None
+) -> WordPieceSession | Job:
     """The finished run the WordPiece view reads, or the job still making it."""
     key = (sha256_text(text), tuple(sorted(options.items())))
     session = cache.WORDPIECE.get(key)
@@ -162,8 +184,14 @@ def wordpiece_run(request: Request, ref: str, text: str, options: dict[str, Any]
         return session
     if len(text) <= IN_REQUEST_CHARS:
         return wordpiece_run_here(text, options)
-    job, session = run_job(request, "wordpiece_steps", _spec(ref, text, options=options), wait,
-                           runs=cache.WORDPIECE, key=key)
+    job, session = run_job(
+        request,
+        "wordpiece_steps",
+        _spec(ref, text, options=options),
+        wait,
+        runs=cache.WORDPIECE,
+        key=key,
+    )
     return session if job.status == "done" else job
 
 
@@ -181,19 +209,26 @@ def wordpiece_run_here(text: str, options: dict[str, Any]) -> WordPieceSession:
 class UnigramRun:
     """A Unigram training's rounds so far (all of them once `finished`), with the corpus
     figures the view shows and, when finished, the trained pieces."""
+
     rounds: list = field(default_factory=list)
     total_freq: int = 0
     distinct: int = 0
     pieces: list | None = None
-    job: Job | None = None          # the job still training, if any
+    job: Job | None = None  # the job still training, if any
 
     @property
     def finished(self) -> bool:
         return self.pieces is not None
 
 
-def unigram_run(request: Request, ref: str, text: str, vocab_size: int,
-                words: tuple[str, ...], wait: float | None) -> UnigramRun:
+def unigram_run(
+    request: Request,
+    ref: str,
+    text: str,
+    vocab_size: int,
+    words: tuple[str, ...],
+    wait: float | None,
+) -> UnigramRun:
     """The Unigram view's run: finished, or the rounds done so far and the job doing the rest."""
     key = (sha256_text(text), vocab_size, words)
     run = cache.UNIGRAM.get(key)
@@ -201,9 +236,15 @@ def unigram_run(request: Request, ref: str, text: str, vocab_size: int,
         return run
     if len(text) <= IN_REQUEST_CHARS:
         return unigram_run_here(text, vocab_size, words)
-    job, made = run_job(request, "unigram_rounds",
-                        _spec(ref, text, vocab_size=vocab_size, words=list(words)), wait,
-                        runs=cache.UNIGRAM, key=key, finish=_unigram)
+    job, made = run_job(
+        request,
+        "unigram_rounds",
+        _spec(ref, text, vocab_size=vocab_size, words=list(words)),
+        wait,
+        runs=cache.UNIGRAM,
+        key=key,
+        finish=_unigram,
+    )
     return made if job.status == "done" else _unigram(made or {}, job)
 
 
@@ -214,30 +255,41 @@ def unigram_run_here(text: str, vocab_size: int, words: tuple[str, ...] = ()) ->
     if run is None:
         trainer = UnigramTrainer(text.splitlines(), vocab_size, sample_words=words)
         rounds = list(trainer.rounds())
-        run = cache.UNIGRAM.keep(key, UnigramRun(rounds, trainer.total_freq, len(trainer.words),
-                                                 trainer.model().pieces))
+        run = cache.UNIGRAM.keep(
+            key, UnigramRun(rounds, trainer.total_freq, len(trainer.words), trainer.model().pieces)
+        )
     return run
 
 
 def _unigram(made: dict[str, Any], job: Job | None = None) -> UnigramRun:
     """A UnigramRun from what the job stored (its rounds so far, or all of them and the
     pieces)."""
-    return UnigramRun(made.get("rounds", []), made.get("total_freq", 0), made.get("distinct", 0),
-                      made.get("pieces"), job)
+    return UnigramRun(
+        made.get("rounds", []),
+        made.get("total_freq", 0),
+        made.get("distinct", 0),
+        made.get("pieces"),
+        job,
+    )
 
 
 # ---- /check ----------------------------------------------------------------------------------------
-def check_report(request: Request, ref: str, corpus: str, algorithm: str, theirs: Any,
-                 **options: Any) -> Any:
+def check_report(
+    request: Request, ref: str, corpus: str, algorithm: str, theirs: Any, **options: Any
+) -> Any:
     """`tc.check(algorithm, corpus lines, theirs, **options)`: within the request for a small
     corpus, else in the job pool (waiting to the end; the job is cancelled if the client
     leaves)."""
     if len(corpus) <= IN_REQUEST_CHARS:
         return tc.check(algorithm, corpus.splitlines(), theirs, **options)
-    try:       # what they gave may be megabytes: stored, and named in the job by its hash
+    try:  # what they gave may be megabytes: stored, and named in the job by its hash
         stored = request.app.state.store.put_file(json.dumps(theirs).encode("utf-8"))
     except StoreFull as exc:
         raise HTTPException(507, str(exc)) from None
-    _job, report = run_job(request, "check", _spec(
-        ref, corpus, algorithm=algorithm, theirs=f"file:{stored}", options=options), wait=None)
+    _job, report = run_job(
+        request,
+        "check",
+        _spec(ref, corpus, algorithm=algorithm, theirs=f"file:{stored}", options=options),
+        wait=None,
+    )
     return report

@@ -10,6 +10,7 @@ Results count against the store's size limit (TOKVIS_MAX_STORE_MB): past it, fin
 dropped, least recently used first, whenever a job is queued or finishes (`app.store`); a
 result dropped is computed again when asked for.
 """
+
 from __future__ import annotations
 
 import json
@@ -35,9 +36,11 @@ class QueueFull(Exception):
     """More jobs are waiting than the queue holds."""
 
     def __init__(self, running: int, queued: int) -> None:
-        super().__init__(f"the server is busy: {running} training{'s' if running != 1 else ''} "
-                         f"running and {queued} waiting, the most it queues; try again in a "
-                         "minute")
+        super().__init__(
+            f"the server is busy: {running} training{'s' if running != 1 else ''} "
+            f"running and {queued} waiting, the most it queues; try again in a "
+            "minute"
+        )
         self.running, self.queued = running, queued
 
 
@@ -59,30 +62,85 @@ class Job:
     created: float = 0.0
     started: float | None = None
     finished: float | None = None
-    place: int | None = None          # 1 = next to run, while queued
-    secret: str | None = field(default=None, repr=False)   # its creator's key (never shown)
+    place: int | None = None  # 1 = next to run, while queued
+    secret: str | None = field(default=None, repr=False)  # its creator's key (never shown)
 
     def to_dict(self) -> dict[str, Any]:
         start = self.started or self.created
-        return {"id": self.id, "status": self.status, "done": self.done, "total": self.total,
-                "current": self.current, "results": self.results, "error": self.error,
-                "place": self.place,
-                "seconds": round((self.finished or time.time()) - start, 2) if start else 0.0,
-                "spec": self.spec}
+        return {
+            "id": self.id,
+            "status": self.status,
+            "done": self.done,
+            "total": self.total,
+            "current": self.current,
+            "results": self.results,
+            "error": self.error,
+            "place": self.place,
+            "seconds": round((self.finished or time.time()) - start, 2) if start else 0.0,
+            "spec": self.spec,
+        }
 
 
-_COLUMNS = [jobs.c.id, jobs.c.kind, jobs.c.spec, jobs.c.status, jobs.c.done, jobs.c.total,
-            jobs.c.current, jobs.c.results, jobs.c.error, jobs.c.error_kind, jobs.c.owner,
-            jobs.c.pid, jobs.c.cancel, jobs.c.created, jobs.c.started, jobs.c.finished,
-            jobs.c.secret]
+_COLUMNS = [
+    jobs.c.id,
+    jobs.c.kind,
+    jobs.c.spec,
+    jobs.c.status,
+    jobs.c.done,
+    jobs.c.total,
+    jobs.c.current,
+    jobs.c.results,
+    jobs.c.error,
+    jobs.c.error_kind,
+    jobs.c.owner,
+    jobs.c.pid,
+    jobs.c.cancel,
+    jobs.c.created,
+    jobs.c.started,
+    jobs.c.finished,
+    jobs.c.secret,
+]
 
 
 def _job(row: Any) -> Job:
-    (id_, kind, spec, status, done, total, current, results, error, error_kind, owner, pid,
-     cancel, created, started, finished, secret) = row
-    return Job(id_, kind, json.loads(spec), status, done, total, current, json.loads(results),
-               error, error_kind, owner, pid, bool(cancel), created, started, finished,
-               secret=secret)
+    (
+        id_,
+        kind,
+        spec,
+        status,
+        done,
+        total,
+        current,
+        results,
+        error,
+        error_kind,
+        owner,
+        pid,
+        cancel,
+        created,
+        started,
+        finished,
+        secret,
+    ) = row
+    return Job(
+        id_,
+        kind,
+        json.loads(spec),
+        status,
+        done,
+        total,
+        current,
+        json.loads(results),
+        error,
+        error_kind,
+        owner,
+        pid,
+        bool(cancel),
+        created,
+        started,
+        finished,
+        secret=secret,
+    )
 
 
 def _ids(job_ids: list[str]) -> Any:
@@ -121,8 +179,11 @@ class JobStore:
             return None
         job = _job(row)
         if job.status == "queued":
-            job.place = conn.execute(select(func.count()).select_from(jobs).where(
-                jobs.c.status == "queued", jobs.c.created <= job.created)).scalar()
+            job.place = conn.execute(
+                select(func.count())
+                .select_from(jobs)
+                .where(jobs.c.status == "queued", jobs.c.created <= job.created)
+            ).scalar()
         return job
 
     def blob(self, job_id: str) -> bytes | None:
@@ -148,14 +209,25 @@ class JobStore:
 
     def counts(self) -> dict[str, int]:
         with self._connect() as conn:
-            return {status: n for status, n in conn.execute(
-                select(jobs.c.status, func.count()).group_by(jobs.c.status))}
+            return {
+                status: n
+                for status, n in conn.execute(
+                    select(jobs.c.status, func.count()).group_by(jobs.c.status)
+                )
+            }
 
     # ---- submitting and claiming -----------------------------------------------------------
-    def submit(self, job_id: str, kind: str, spec: dict[str, Any], total: int,
-               queue_limit: int, abandon: float | None = None,
-               keep: tuple[str, ...] = ("queued", "running", "done"),
-               enqueue: Callable[[Connection, str], None] | None = None) -> tuple[Job, bool]:
+    def submit(
+        self,
+        job_id: str,
+        kind: str,
+        spec: dict[str, Any],
+        total: int,
+        queue_limit: int,
+        abandon: float | None = None,
+        keep: tuple[str, ...] = ("queued", "running", "done"),
+        enqueue: Callable[[Connection, str], None] | None = None,
+    ) -> tuple[Job, bool]:
         """Queue a job, or return the one under this id whose status is in `keep` (queued,
         running or done by default), marking it as looked at. Returns (job, True if this call
         queued it). Raises QueueFull. A job with `abandon` (seconds) is cancelled once nobody
@@ -168,34 +240,56 @@ class JobStore:
             status = conn.execute(select(jobs.c.status).where(jobs.c.id == job_id)).scalar()
             if status is not None and status in keep:
                 conn.execute(update(jobs).where(jobs.c.id == job_id).values(seen=now))
-                return self._get(conn, job_id), False      # type: ignore[return-value]
-            counts = {s: n for s, n in conn.execute(
-                select(jobs.c.status, func.count()).where(jobs.c.status.in_(ACTIVE))
-                .group_by(jobs.c.status))}
+                return self._get(conn, job_id), False  # type: ignore[return-value]
+            counts = {
+                s: n
+                for s, n in conn.execute(
+                    select(jobs.c.status, func.count())
+                    .where(jobs.c.status.in_(ACTIVE))
+                    .group_by(jobs.c.status)
+                )
+            }
             if counts.get("queued", 0) >= queue_limit:
                 raise QueueFull(counts.get("running", 0), counts.get("queued", 0))
             if status is not None:
                 conn.execute(delete(jobs).where(jobs.c.id == job_id))
-            upsert(conn, jobs, id=job_id, kind=kind, spec=json.dumps(spec, sort_keys=True),
-                   status="queued", total=total, created=now, seen=now, abandon=abandon,
-                   secret=secrets.token_urlsafe(24))
+            upsert(
+                conn,
+                jobs,
+                id=job_id,
+                kind=kind,
+                spec=json.dumps(spec, sort_keys=True),
+                status="queued",
+                total=total,
+                created=now,
+                seen=now,
+                abandon=abandon,
+                secret=secrets.token_urlsafe(24),
+            )
             if enqueue is not None:
                 enqueue(conn, job_id)
-            return self._get(conn, job_id), True            # type: ignore[return-value]
+            return self._get(conn, job_id), True  # type: ignore[return-value]
 
     def claim(self, owner: str, max_running: int) -> Job | None:
         """Take the oldest queued job for `owner` if fewer than `max_running` run anywhere."""
         with self._connect() as conn:
-            if conn.execute(select(jobs.c.id).where(jobs.c.status == "queued").limit(1)
-                            ).first() is None:
-                return None               # the common case: a read, no write lock
+            if (
+                conn.execute(select(jobs.c.id).where(jobs.c.status == "queued").limit(1)).first()
+                is None
+            ):
+                return None  # the common case: a read, no write lock
             take_turn(conn, "jobs")
-            running = conn.execute(select(func.count()).select_from(jobs)
-                                   .where(jobs.c.status == "running")).scalar() or 0
+            running = (
+                conn.execute(
+                    select(func.count()).select_from(jobs).where(jobs.c.status == "running")
+                ).scalar()
+                or 0
+            )
             if running >= max_running:
                 return None
-            job_id = conn.execute(select(jobs.c.id).where(jobs.c.status == "queued")
-                                  .order_by(jobs.c.created).limit(1)).scalar()
+            job_id = conn.execute(
+                select(jobs.c.id).where(jobs.c.status == "queued").order_by(jobs.c.created).limit(1)
+            ).scalar()
             if job_id is None:
                 return None
             return self._start(conn, job_id, owner)
@@ -210,8 +304,11 @@ class JobStore:
 
     def _start(self, conn: Connection, job_id: str, owner: str) -> Job | None:
         now = time.time()
-        conn.execute(update(jobs).where(jobs.c.id == job_id)
-                     .values(status="running", owner=owner, started=now, heartbeat=now))
+        conn.execute(
+            update(jobs)
+            .where(jobs.c.id == job_id)
+            .values(status="running", owner=owner, started=now, heartbeat=now)
+        )
         return self._get(conn, job_id)
 
     # ---- while it runs ---------------------------------------------------------------------
@@ -219,23 +316,25 @@ class JobStore:
         with self._connect() as conn:
             conn.execute(update(jobs).where(jobs.c.id == job_id).values(pid=pid))
 
-    def progress(self, job_id: str, done: int, current: str, results: Any,
-                 blob: bytes | None = None) -> None:
+    def progress(
+        self, job_id: str, done: int, current: str, results: Any, blob: bytes | None = None
+    ) -> None:
         """A running job's progress (and, with `blob`, what it has made so far)."""
-        values: dict[str, Any] = {"done": done, "current": current,
-                                  "results": json.dumps(results)}
+        values: dict[str, Any] = {"done": done, "current": current, "results": json.dumps(results)}
         if blob is not None:
             values["blob"] = sign(self.key, blob)
         with self._connect() as conn:
-            conn.execute(update(jobs).where(jobs.c.id == job_id, jobs.c.status == "running")
-                         .values(**values))
+            conn.execute(
+                update(jobs).where(jobs.c.id == job_id, jobs.c.status == "running").values(**values)
+            )
 
     def touch(self, job_id: str) -> float:
         """Somebody is still looking at (waiting for) this job; the time written."""
         now = time.time()
         with self._connect() as conn:
-            conn.execute(update(jobs).where(jobs.c.id == job_id, jobs.c.status.in_(ACTIVE))
-                         .values(seen=now))
+            conn.execute(
+                update(jobs).where(jobs.c.id == job_id, jobs.c.status.in_(ACTIVE)).values(seen=now)
+            )
         return now
 
     def seen(self, job_id: str) -> float | None:
@@ -249,14 +348,25 @@ class JobStore:
         now = time.time()
         stale = (jobs.c.abandon.is_not(None), jobs.c.seen < now - jobs.c.abandon)
         with self._connect() as conn:
-            if conn.execute(select(jobs.c.id).where(jobs.c.status.in_(ACTIVE), *stale,
-                                                    jobs.c.cancel == 0).limit(1)).first() is None:
-                return 0                  # the common case: a read, no write lock
-            queued = conn.execute(update(jobs).where(jobs.c.status == "queued", *stale).values(
-                status="cancelled", finished=now, current="nobody was looking")).rowcount
-            running = conn.execute(update(jobs).where(
-                jobs.c.status == "running", jobs.c.cancel == 0, *stale).values(
-                cancel=1, current="nobody was looking")).rowcount
+            if (
+                conn.execute(
+                    select(jobs.c.id)
+                    .where(jobs.c.status.in_(ACTIVE), *stale, jobs.c.cancel == 0)
+                    .limit(1)
+                ).first()
+                is None
+            ):
+                return 0  # the common case: a read, no write lock
+            queued = conn.execute(
+                update(jobs)
+                .where(jobs.c.status == "queued", *stale)
+                .values(status="cancelled", finished=now, current="nobody was looking")
+            ).rowcount
+            running = conn.execute(
+                update(jobs)
+                .where(jobs.c.status == "running", jobs.c.cancel == 0, *stale)
+                .values(cancel=1, current="nobody was looking")
+            ).rowcount
         return queued + running
 
     def heartbeat(self, job_ids: list[str]) -> None:
@@ -269,33 +379,56 @@ class JobStore:
         if not job_ids:
             return []
         with self._connect() as conn:
-            return list(conn.execute(select(jobs.c.id).where(jobs.c.cancel == 1, _ids(job_ids)))
-                        .scalars())
+            return list(
+                conn.execute(select(jobs.c.id).where(jobs.c.cancel == 1, _ids(job_ids))).scalars()
+            )
 
     def request_cancel(self, job_id: str) -> Job | None:
         """Mark a job for cancelling: a queued one is cancelled at once, a running one by the
         worker that runs it (it kills the training)."""
         with self._connect() as conn:
-            conn.execute(update(jobs).where(jobs.c.id == job_id, jobs.c.status == "queued")
-                         .values(status="cancelled", finished=time.time()))
-            conn.execute(update(jobs).where(jobs.c.id == job_id, jobs.c.status == "running")
-                         .values(cancel=1))
+            conn.execute(
+                update(jobs)
+                .where(jobs.c.id == job_id, jobs.c.status == "queued")
+                .values(status="cancelled", finished=time.time())
+            )
+            conn.execute(
+                update(jobs).where(jobs.c.id == job_id, jobs.c.status == "running").values(cancel=1)
+            )
             return self._get(conn, job_id)
 
-    def finish(self, job_id: str, status: str, *, results: Any = None, blob: bytes | None = None,
-               error: str | None = None, error_kind: str | None = None,
-               current: str = "") -> bool:
+    def finish(
+        self,
+        job_id: str,
+        status: str,
+        *,
+        results: Any = None,
+        blob: bytes | None = None,
+        error: str | None = None,
+        error_kind: str | None = None,
+        current: str = "",
+    ) -> bool:
         """Record the end of a running job (False if it was no longer running)."""
-        values: dict[str, Any] = {"status": status, "finished": time.time(), "current": current,
-                                  "error": error, "error_kind": error_kind}
+        values: dict[str, Any] = {
+            "status": status,
+            "finished": time.time(),
+            "current": current,
+            "error": error,
+            "error_kind": error_kind,
+        }
         if results is not None:
             values["results"] = json.dumps(results)
         if blob is not None:
             values["blob"] = sign(self.key, blob)
         with self._connect() as conn:
-            ended = conn.execute(update(jobs).where(jobs.c.id == job_id,
-                                                    jobs.c.status == "running")
-                                 .values(**values)).rowcount == 1
+            ended = (
+                conn.execute(
+                    update(jobs)
+                    .where(jobs.c.id == job_id, jobs.c.status == "running")
+                    .values(**values)
+                ).rowcount
+                == 1
+            )
             within_limit(conn)
         return ended
 
@@ -308,11 +441,18 @@ class JobStore:
         """Mark running jobs matching `where` (Core conditions) as interrupted: their worker
         is gone."""
         with self._connect() as conn:
-            if conn.execute(select(jobs.c.id).where(jobs.c.status == "running", *where)
-                            .limit(1)).first() is None:
-                return 0                  # nothing to mark: no write lock taken
-            return conn.execute(update(jobs).where(jobs.c.status == "running", *where).values(
-                status="interrupted", finished=time.time(), current="", error=error)).rowcount
+            if (
+                conn.execute(
+                    select(jobs.c.id).where(jobs.c.status == "running", *where).limit(1)
+                ).first()
+                is None
+            ):
+                return 0  # nothing to mark: no write lock taken
+            return conn.execute(
+                update(jobs)
+                .where(jobs.c.status == "running", *where)
+                .values(status="interrupted", finished=time.time(), current="", error=error)
+            ).rowcount
 
     def interrupt_job(self, job_id: str, error: str = GONE) -> int:
         return self.interrupt(jobs.c.id == job_id, error=error)
@@ -323,9 +463,14 @@ class JobStore:
 
     def running_owned(self, owner_prefix: str) -> list[tuple[str, str]]:
         with self._connect() as conn:
-            return [(r[0], r[1]) for r in conn.execute(
-                select(jobs.c.id, jobs.c.owner).where(jobs.c.status == "running",
-                                                      jobs.c.owner.startswith(owner_prefix)))]
+            return [
+                (r[0], r[1])
+                for r in conn.execute(
+                    select(jobs.c.id, jobs.c.owner).where(
+                        jobs.c.status == "running", jobs.c.owner.startswith(owner_prefix)
+                    )
+                )
+            ]
 
     def prune(self, keep: int, keep_blobs: int, blob_bytes: int | None = None) -> None:
         """Drop the oldest finished jobs beyond `keep`, and of those that hold a pickled result
@@ -335,7 +480,9 @@ class JobStore:
         with self._connect() as conn:
             finished = conn.execute(
                 select(jobs.c.id, jobs.c.blob.is_not(None), func.length(jobs.c.blob))
-                .where(jobs.c.status.in_(FINAL)).order_by(jobs.c.finished.desc())).all()
+                .where(jobs.c.status.in_(FINAL))
+                .order_by(jobs.c.finished.desc())
+            ).all()
             doomed = [row[0] for row in finished[keep:]]
             held = [row for row in finished[:keep] if row[1]]
             doomed += [row[0] for row in held[keep_blobs:]]

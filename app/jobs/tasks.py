@@ -14,6 +14,7 @@ Tasks:
   while the rest run, then the final pieces);
 - "check": `tc.check` on a corpus too large to train within the request (result: the report).
 """
+
 from __future__ import annotations
 
 import gc
@@ -39,8 +40,15 @@ from ..trained import corpus_text
 from .store import JobStore
 
 
-def run_job(db_path: str, job_id: str, kind: str, spec: dict[str, Any], cpu_seconds: int,
-            memory_bytes: int, server_pid: int) -> None:
+def run_job(
+    db_path: str,
+    job_id: str,
+    kind: str,
+    spec: dict[str, Any],
+    cpu_seconds: int,
+    memory_bytes: int,
+    server_pid: int,
+) -> None:
     """The worker process's main function."""
     limit_resources(cpu_seconds, memory_bytes)
     die_with(server_pid)
@@ -51,53 +59,65 @@ def run_job(db_path: str, job_id: str, kind: str, spec: dict[str, Any], cpu_seco
     try:
         results, blob = TASKS[kind](spec, _reader(corpora, key), _reporter(jobs, job_id))
     except MemoryError:
-        out_of_memory = True       # reported below, once the training's memory is freed
+        out_of_memory = True  # reported below, once the training's memory is freed
     except LookupError as exc:
         jobs.finish(job_id, "error", error=str(exc).strip("'\""), error_kind="lookup")
     except ValueError as exc:
         jobs.finish(job_id, "error", error=str(exc), error_kind="value")
-    except Exception as exc:   # a job never dies silently: the page shows what went wrong
+    except Exception as exc:  # a job never dies silently: the page shows what went wrong
         jobs.finish(job_id, "error", error=f"{type(exc).__name__}: {exc}", error_kind="internal")
     else:
         jobs.finish(job_id, "done", results=results, blob=blob)
     if out_of_memory:
         gc.collect()
-        set_soft_limit(resource.RLIMIT_AS, memory_bytes + 2 ** 27)   # room to say so
-        jobs.finish(job_id, "error", error_kind="budget",
-                    error=f"the training went over its memory budget "
-                          f"({memory_bytes // 2**20:,} MB; TOKVIS_JOB_MEMORY_MB)")
+        set_soft_limit(resource.RLIMIT_AS, memory_bytes + 2**27)  # room to say so
+        jobs.finish(
+            job_id,
+            "error",
+            error_kind="budget",
+            error=f"the training went over its memory budget "
+            f"({memory_bytes // 2**20:,} MB; TOKVIS_JOB_MEMORY_MB)",
+        )
 
 
 def _reader(corpora: CorpusStore, key: bytes) -> Callable[[str], str]:
     """Texts a task reads: a corpus by name or sha256, a stored file ("file:<sha256>"), or a
     value the server signed and stored as hex ("signed:<sha256>", `app.services.handover`),
     given back as the hex of the value once its signature holds."""
+
     def read(ref: str) -> str:
         kind, _, digest = ref.partition(":")
         if kind in ("file", "signed"):
             data = corpora.get_file(digest)
             if data is None:
                 raise LookupError(f"no stored file has sha256 {digest}")
-            return verify(key, bytes.fromhex(data.decode("ascii"))).hex() \
-                if kind == "signed" else data.decode("utf-8")
+            return (
+                verify(key, bytes.fromhex(data.decode("ascii"))).hex()
+                if kind == "signed"
+                else data.decode("utf-8")
+            )
         return corpus_text(corpora, ref)
+
     return read
 
 
 def _reporter(jobs: JobStore, job_id: str) -> Callable[..., None]:
     last = [0.0]
 
-    def report(done: int, current: str, results: Any, force: bool = False,
-               blob: bytes | None = None) -> None:
+    def report(
+        done: int, current: str, results: Any, force: bool = False, blob: bytes | None = None
+    ) -> None:
         now = time.monotonic()
-        if force or now - last[0] > 0.3:      # at most a few writes a second
+        if force or now - last[0] > 0.3:  # at most a few writes a second
             last[0] = now
             jobs.progress(job_id, done, current, results, blob)
+
     return report
 
 
-def sweep(spec: dict[str, Any], read: Callable[[str], str],
-          report: Callable[..., None]) -> tuple[list[dict[str, Any]], None]:
+def sweep(
+    spec: dict[str, Any], read: Callable[[str], str], report: Callable[..., None]
+) -> tuple[list[dict[str, Any]], None]:
     """Train each algorithm at each size on the corpus; measure on the held-out text."""
     lines = read(spec["corpus"]).splitlines()
     held = read(spec["heldout"])
@@ -112,10 +132,15 @@ def sweep(spec: dict[str, Any], read: Callable[[str], str],
                 enc = tok.encode(held)
                 m = M.encoding_metrics(held, enc, M.unk_ids(tok.model))
                 ordinary = [i for i, s in zip(enc.ids, enc.special_tokens_mask) if not s]
-                row.update(vocab_size=tok.vocab_size, tokens_per_word=m.tokens_per_word,
-                           chars_per_token=m.chars_per_token, tokens=m.tokens, unk=m.unk,
-                           # what Renyi efficiency needs, at any alpha (the page's slider)
-                           count_histogram=count_histogram(unigram_counts(ordinary).values()))
+                row.update(
+                    vocab_size=tok.vocab_size,
+                    tokens_per_word=m.tokens_per_word,
+                    chars_per_token=m.chars_per_token,
+                    tokens=m.tokens,
+                    unk=m.unk,
+                    # what Renyi efficiency needs, at any alpha (the page's slider)
+                    count_histogram=count_histogram(unigram_counts(ordinary).values()),
+                )
             except ValueError as exc:
                 row["error"] = str(exc)
             row["seconds"] = round(time.perf_counter() - t0, 3)
@@ -124,14 +149,14 @@ def sweep(spec: dict[str, Any], read: Callable[[str], str],
     return rows, None
 
 
-def train(spec: dict[str, Any], read: Callable[[str], str],
-          report: Callable[..., None]) -> tuple[dict[str, Any], bytes]:
+def train(
+    spec: dict[str, Any], read: Callable[[str], str], report: Callable[..., None]
+) -> tuple[dict[str, Any], bytes]:
     """Train the tokeniser a handle names; the result is the pickled tokeniser."""
     text = read(spec["corpus"])
     report(0, f"{spec['algorithm']} at {spec['vocab_size']}", {}, force=True)
     try:
-        tok = tc.train(spec["algorithm"], text.splitlines(), spec["vocab_size"],
-                       **spec["options"])
+        tok = tc.train(spec["algorithm"], text.splitlines(), spec["vocab_size"], **spec["options"])
     except TypeError as exc:  # an option the trainer does not take
         raise ValueError(f"bad option for {spec['algorithm']}: {exc}") from None
     return {"vocab_size": tok.vocab_size}, pickle.dumps(tok, protocol=pickle.HIGHEST_PROTOCOL)
@@ -141,8 +166,10 @@ def train(spec: dict[str, Any], read: Callable[[str], str],
 def _step_corpus(spec: dict[str, Any], read: Callable[[str], str]) -> str:
     text = read(spec["corpus"])
     if sha256_text(text) != spec["sha"]:
-        raise ValueError(f"the corpus {spec['corpus']!r} changed since this training was asked "
-                         "for; reload the page")
+        raise ValueError(
+            f"the corpus {spec['corpus']!r} changed since this training was asked "
+            "for; reload the page"
+        )
     return text
 
 
@@ -150,8 +177,9 @@ def _pickled(value: Any) -> bytes:
     return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def bpe_steps(spec: dict[str, Any], read: Callable[[str], str],
-              report: Callable[..., None]) -> tuple[dict[str, Any], bytes]:
+def bpe_steps(
+    spec: dict[str, Any], read: Callable[[str], str], report: Callable[..., None]
+) -> tuple[dict[str, Any], bytes]:
     """A BPE training view's whole run (result: the pickled, finished `BpeSession`)."""
     text = _step_corpus(spec, read)
     report(0, "counting words", {}, force=True)
@@ -162,8 +190,9 @@ def bpe_steps(spec: dict[str, Any], read: Callable[[str], str],
     return {"merges": session.progress}, _pickled(session)
 
 
-def wordpiece_steps(spec: dict[str, Any], read: Callable[[str], str],
-                    report: Callable[..., None]) -> tuple[dict[str, Any], bytes]:
+def wordpiece_steps(
+    spec: dict[str, Any], read: Callable[[str], str], report: Callable[..., None]
+) -> tuple[dict[str, Any], bytes]:
     """A WordPiece training view's whole run (result: the pickled, finished
     `WordPieceSession`)."""
     text = _step_corpus(spec, read)
@@ -173,30 +202,30 @@ def wordpiece_steps(spec: dict[str, Any], read: Callable[[str], str],
     return {"merges": session.total}, _pickled(session)
 
 
-def unigram_rounds(spec: dict[str, Any], read: Callable[[str], str],
-                   report: Callable[..., None]) -> tuple[dict[str, Any], bytes]:
+def unigram_rounds(
+    spec: dict[str, Any], read: Callable[[str], str], report: Callable[..., None]
+) -> tuple[dict[str, Any], bytes]:
     """A Unigram training view's run. After each round the rounds so far are stored (the view
     steps through them while the rest run); the result adds the final pieces."""
     text = _step_corpus(spec, read)
     report(0, "counting words and seeding the vocabulary", {}, force=True)
-    trainer = UnigramTrainer(text.splitlines(), spec["vocab_size"],
-                             sample_words=spec["words"])
+    trainer = UnigramTrainer(text.splitlines(), spec["vocab_size"], sample_words=spec["words"])
     run: dict[str, Any] = {"rounds": [], "pieces": None, "total_freq": 0, "distinct": 0}
     for step in trainer.rounds():
         run["rounds"].append(step)
         run.update(total_freq=trainer.total_freq, distinct=len(trainer.words))
         if not step.final:
-            report(len(run["rounds"]), f"round {step.round}", {}, force=True,
-                   blob=_pickled(run))
+            report(len(run["rounds"]), f"round {step.round}", {}, force=True, blob=_pickled(run))
     run["pieces"] = trainer.model().pieces
     return {"rounds": len(run["rounds"])}, _pickled(run)
 
 
-def check(spec: dict[str, Any], read: Callable[[str], str],
-          report: Callable[..., None]) -> tuple[dict[str, Any], bytes]:
+def check(
+    spec: dict[str, Any], read: Callable[[str], str], report: Callable[..., None]
+) -> tuple[dict[str, Any], bytes]:
     """`tc.check` of a student's output on a large corpus (result: the pickled report)."""
     text = _step_corpus(spec, read)
-    theirs = json.loads(read(spec["theirs"]))         # stored, as it may be megabytes
+    theirs = json.loads(read(spec["theirs"]))  # stored, as it may be megabytes
     report(0, "training the reference", {}, force=True)
     found = tc.check(spec["algorithm"], text.splitlines(), theirs, **spec["options"])
     return {"first_divergence": found.first_divergence}, _pickled(found)
@@ -209,29 +238,45 @@ def _handed_over(spec: dict[str, Any], read: Callable[[str], str]) -> Any:
     return pickle.loads(bytes.fromhex(read(pickled))) if pickled else tc.load(spec["tokenizer"])
 
 
-def audit(spec: dict[str, Any], read: Callable[[str], str],
-          report: Callable[..., None]) -> tuple[dict[str, Any], bytes]:
+def audit(
+    spec: dict[str, Any], read: Callable[[str], str], report: Callable[..., None]
+) -> tuple[dict[str, Any], bytes]:
     """`tc.audit` of a bundled tokeniser (by name) or of the one the server pickled into the
     store (`app.services.audit`); the result is the pickled report."""
     tok = _handed_over(spec, read)
     total = tok.model.get_vocab_size()
-    found = tc.audit(tok, progress=lambda done, of, phase: report(
-        round(done / max(of, 1) * total) if phase.startswith("classifying") else total,
-        f"{phase}: {done:,} of {of:,}", {}))
+    found = tc.audit(
+        tok,
+        progress=lambda done, of, phase: report(
+            round(done / max(of, 1) * total) if phase.startswith("classifying") else total,
+            f"{phase}: {done:,} of {of:,}",
+            {},
+        ),
+    )
     return found.summary(), _pickled(found)
 
 
-def audit_mix(spec: dict[str, Any], read: Callable[[str], str],
-              report: Callable[..., None]) -> tuple[dict[str, Any], None]:
+def audit_mix(
+    spec: dict[str, Any], read: Callable[[str], str], report: Callable[..., None]
+) -> tuple[dict[str, Any], None]:
     """Training-mix inference on a tokenizer: a bundled one by name, any other handed over
     pickled (`app.services.audit_mix`); the result is the estimate as JSON."""
     from tokenizers_core.audit.mix import estimate_mix  # lazy: scipy loads only in this job
+
     tok = _handed_over(spec, read)
-    estimate = estimate_mix(tok, merges=spec["merges"],
-                            progress=lambda done, total, message: report(done, message, {}))
+    estimate = estimate_mix(
+        tok, merges=spec["merges"], progress=lambda done, total, message: report(done, message, {})
+    )
     return {**estimate.to_dict(), "tokenizer": spec["tokenizer"]}, None
 
 
-TASKS = {"sweep": sweep, "train": train, "bpe_steps": bpe_steps,
-         "wordpiece_steps": wordpiece_steps, "unigram_rounds": unigram_rounds, "check": check,
-         "audit": audit, "audit_mix": audit_mix}
+TASKS = {
+    "sweep": sweep,
+    "train": train,
+    "bpe_steps": bpe_steps,
+    "wordpiece_steps": wordpiece_steps,
+    "unigram_rounds": unigram_rounds,
+    "check": check,
+    "audit": audit,
+    "audit_mix": audit_mix,
+}

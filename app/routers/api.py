@@ -1,4 +1,5 @@
 """The JSON API (contract: docs/ARCHITECTURE.md). Errors are 4xx with {"detail": message}."""
+
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
@@ -12,8 +13,7 @@ from tokenizers_core import pretrained
 from tokenizers_core.byte_api import encoding_bytes
 
 from .. import limits
-from ..deps import (check_text, resolve_tokenizer, settings, special_kwargs, store, trained,
-                    uploads)
+from ..deps import check_text, resolve_tokenizer, settings, special_kwargs, store, trained, uploads
 from ..services.corpora import corpus_summary, normalise_newlines, store_corpus
 from ..services.specials import decode_ids
 
@@ -25,43 +25,59 @@ Text = Annotated[str, AfterValidator(limits.without_lone_surrogates)]
 
 
 class TokenizerInfo(BaseModel):
-    name: str = Field(description="what /api/encode and page URLs take: a bundled name or the "
-                                  "handle of an uploaded tokeniser")
+    name: str = Field(
+        description="what /api/encode and page URLs take: a bundled name or the "
+        "handle of an uploaded tokeniser"
+    )
     algorithm: str
     vocab_size: int
     label: str
     aliases: list[str]
     stored: bool = Field(False, description="an uploaded tokeniser (POST /api/tokenizers)")
-    format: str | None = Field(None, description="uploaded: hf_json, tiktoken, sentencepiece "
-                                                 "or vocab_txt")
+    format: str | None = Field(
+        None, description="uploaded: hf_json, tiktoken, sentencepiece or vocab_txt"
+    )
     sha256: str | None = Field(None, description="uploaded: the sha256 of the file's bytes")
 
 
 class EncodeRequest(BaseModel):
-    tokenizer: str = Field(description="a bundled name, an alias, an OpenAI model name "
-                                       "(gpt-4o-mini: its encoding), 'regex', a trained handle or "
-                                       "an uploaded tokeniser's handle",
-                           examples=["cl100k_base"])
-    text: Text | None = Field(None, examples=["Hello, world!"],
-                              description="the text to tokenise (required unless `words`)")
+    tokenizer: str = Field(
+        description="a bundled name, an alias, an OpenAI model name "
+        "(gpt-4o-mini: its encoding), 'regex', a trained handle or "
+        "an uploaded tokeniser's handle",
+        examples=["cl100k_base"],
+    )
+    text: Text | None = Field(
+        None,
+        examples=["Hello, world!"],
+        description="the text to tokenise (required unless `words`)",
+    )
     pair: Text | None = Field(None, description="an optional second sequence (BERT pairs)")
     words: list[Text] | None = Field(
-        None, examples=[["Hello", "world"]],
+        None,
+        examples=[["Hello", "world"]],
         description="pre-tokenized input instead of `text` (Hugging Face's is_pretokenized): "
-                    "each word is normalised and pre-tokenized on its own; `word_ids` are indices "
-                    "in this list and `offsets` are characters of each word")
-    pair_words: list[Text] | None = Field(None, description="a second sequence as words (with "
-                                                            "`words`)")
-    bytes: bool = Field(False, description="also answer `bytes`: each token's bytes as hex. For "
-                                           "byte-level tokenisers these are exact (a character "
-                                           "cut across tokens shows as its partial bytes); for "
-                                           "others, the token as the vocabulary spells it, in "
-                                           "UTF-8")
+        "each word is normalised and pre-tokenized on its own; `word_ids` are indices "
+        "in this list and `offsets` are characters of each word",
+    )
+    pair_words: list[Text] | None = Field(
+        None, description="a second sequence as words (with `words`)"
+    )
+    bytes: bool = Field(
+        False,
+        description="also answer `bytes`: each token's bytes as hex. For "
+        "byte-level tokenisers these are exact (a character "
+        "cut across tokens shows as its partial bytes); for "
+        "others, the token as the vocabulary spells it, in "
+        "UTF-8",
+    )
     pattern: str | None = Field(None, description="the pattern of the 'regex' tokeniser")
     add_special_tokens: bool = Field(True, description="let the post-processor add [CLS]/[SEP]")
     allowed_special: list[str] | Literal["all"] | None = Field(
-        None, description="OpenAI encodings: special tokens (or \"all\") to read as special when "
-                          "they appear in the text; by default they are encoded as ordinary text")
+        None,
+        description='OpenAI encodings: special tokens (or "all") to read as special when '
+        "they appear in the text; by default they are encoded as ordinary text",
+    )
 
 
 class EncodingOut(BaseModel):
@@ -76,22 +92,27 @@ class EncodingOut(BaseModel):
 
 class EncodeResponse(EncodingOut):
     tokenizer: str
-    bytes: list[str] | None = Field(None, description="each token's bytes as hex, when asked "
-                                                      "(`\"bytes\": true`)")
+    bytes: list[str] | None = Field(
+        None, description='each token\'s bytes as hex, when asked (`"bytes": true`)'
+    )
     overflowing: list[EncodingOut] = Field(
-        default_factory=list, description="what truncation cut off, as Hugging Face's "
-        "`overflowing` (a tokenizer.json with \"truncation\" set), each window an encoding")
+        default_factory=list,
+        description="what truncation cut off, as Hugging Face's "
+        '`overflowing` (a tokenizer.json with "truncation" set), each window an encoding',
+    )
 
 
-MAX_TRAIN_VOCAB = 100_000      # the largest vocabulary /api/train builds
+MAX_TRAIN_VOCAB = 100_000  # the largest vocabulary /api/train builds
 
 
 class TrainRequest(BaseModel):
     model_config = ConfigDict(extra="allow")
     algorithm: str = Field(examples=["bpe"])
     corpus: Text | None = Field(None, description="the training text itself")
-    corpus_name: str | None = Field(None, description="a bundled corpus (botchan, udhr/eng, ...) "
-                                    "or the sha256 of a stored corpus")
+    corpus_name: str | None = Field(
+        None,
+        description="a bundled corpus (botchan, udhr/eng, ...) or the sha256 of a stored corpus",
+    )
     vocab_size: int = Field(examples=[1000], ge=1, le=MAX_TRAIN_VOCAB)
 
 
@@ -119,11 +140,29 @@ class CorpusOut(BaseModel):
 def list_tokenizers(request: Request) -> list[dict[str, Any]]:
     """The bundled tokenisers, then the uploaded ones, most recent first (trained ones are
     reached by the handle `/api/train` returns)."""
-    bundled = [{"name": n, "algorithm": e.algorithm, "vocab_size": e.vocab_size, "label": e.label,
-                "aliases": pretrained.aliases_of(n)} for n, e in pretrained.bundled().items()]
-    stored = [{"name": r["handle"], "algorithm": r["algorithm"], "vocab_size": r["vocab_size"],
-               "label": r["name"] or r["handle"], "aliases": [], "stored": True,
-               "format": r["format"], "sha256": r["sha256"]} for r in uploads(request).list()]
+    bundled = [
+        {
+            "name": n,
+            "algorithm": e.algorithm,
+            "vocab_size": e.vocab_size,
+            "label": e.label,
+            "aliases": pretrained.aliases_of(n),
+        }
+        for n, e in pretrained.bundled().items()
+    ]
+    stored = [
+        {
+            "name": r["handle"],
+            "algorithm": r["algorithm"],
+            "vocab_size": r["vocab_size"],
+            "label": r["name"] or r["handle"],
+            "aliases": [],
+            "stored": True,
+            "format": r["format"],
+            "sha256": r["sha256"],
+        }
+        for r in uploads(request).list()
+    ]
     return bundled + stored
 
 
@@ -135,19 +174,30 @@ def encode(request: Request, body: EncodeRequest) -> dict[str, Any]:
     text, pair, words = _sequences(body)
     check_text(request, text + (pair or "") if not words else " ".join(text + (pair or [])))
     tok = resolve_tokenizer(request, body.tokenizer, body.pattern)
-    enc = tok.encode(text, pair, add_special_tokens=body.add_special_tokens,
-                     **special_kwargs(tok, body.allowed_special),
-                     **({"is_pretokenized": True} if words else {}))
+    enc = tok.encode(
+        text,
+        pair,
+        add_special_tokens=body.add_special_tokens,
+        **special_kwargs(tok, body.allowed_special),
+        **({"is_pretokenized": True} if words else {}),
+    )
     hexes = [b.hex() for b in encoding_bytes(tok, enc)] if body.bytes else None
-    return {"tokenizer": body.tokenizer, **enc.to_dict(), "bytes": hexes,
-            "overflowing": [o.to_dict() for o in enc.overflowing]}
+    return {
+        "tokenizer": body.tokenizer,
+        **enc.to_dict(),
+        "bytes": hexes,
+        "overflowing": [o.to_dict() for o in enc.overflowing],
+    }
 
 
 def _sequences(body: EncodeRequest) -> tuple[Any, Any, bool]:
     """(text or words, pair or pair words, whether words) of an encode request."""
     if (body.text is None) == (body.words is None):
-        raise HTTPException(422, "give exactly one of 'text' (a string) or 'words' (a list of "
-                                 "words, pre-tokenized input)")
+        raise HTTPException(
+            422,
+            "give exactly one of 'text' (a string) or 'words' (a list of "
+            "words, pre-tokenized input)",
+        )
     if body.words is None:
         if body.pair_words is not None:
             raise HTTPException(422, "'pair_words' goes with 'words'; with 'text' give 'pair'")
@@ -161,9 +211,12 @@ class DecodeRequest(BaseModel):
     tokenizer: str = Field(description="as in /api/encode", examples=["cl100k_base"])
     ids: list[int] = Field(examples=[[9906, 11, 1917, 0]])
     skip_special_tokens: bool = Field(False, description="leave special tokens out of the text")
-    bytes: bool = Field(False, description="also answer `hex`: the tokens' bytes joined, as "
-                                           "tiktoken's decode_bytes (partial UTF-8 kept, where "
-                                           "`text` shows U+FFFD)")
+    bytes: bool = Field(
+        False,
+        description="also answer `hex`: the tokens' bytes joined, as "
+        "tiktoken's decode_bytes (partial UTF-8 kept, where "
+        "`text` shows U+FFFD)",
+    )
 
 
 class DecodeResponse(BaseModel):
@@ -178,12 +231,15 @@ def decode(request: Request, body: DecodeRequest) -> dict[str, Any]:
     outside the vocabulary is a 422."""
     limit = settings(request).max_text_chars
     if len(body.ids) > limit:
-        raise HTTPException(413, f"{len(body.ids):,} ids are more than one request may decode "
-                                 f"({limit:,}, the text limit TOKVIS_MAX_TEXT_CHARS)")
+        raise HTTPException(
+            413,
+            f"{len(body.ids):,} ids are more than one request may decode "
+            f"({limit:,}, the text limit TOKVIS_MAX_TEXT_CHARS)",
+        )
     tok = resolve_tokenizer(request, body.tokenizer)
     try:
         text, data = decode_ids(tok, body.ids, body.skip_special_tokens, body.bytes)
-    except KeyError as exc:                          # NotAToken: also a ValueError
+    except KeyError as exc:  # NotAToken: also a ValueError
         raise HTTPException(422, str(exc)) from None
     return {"tokenizer": body.tokenizer, "text": text, "hex": data}
 
@@ -192,16 +248,25 @@ def decode(request: Request, body: DecodeRequest) -> dict[str, Any]:
 def train(request: Request, body: TrainRequest) -> dict[str, Any]:
     """Train a tokeniser; the returned handle works in `/api/encode` and in page URLs."""
     if body.algorithm not in tc.algorithms():
-        raise HTTPException(422, f"unknown algorithm {body.algorithm!r}; choose one of: "
-                                 f"{', '.join(tc.algorithms()) or 'none yet'}")
+        raise HTTPException(
+            422,
+            f"unknown algorithm {body.algorithm!r}; choose one of: "
+            f"{', '.join(tc.algorithms()) or 'none yet'}",
+        )
     if (body.corpus is None) == (body.corpus_name is None):
         raise HTTPException(422, "give exactly one of 'corpus' (the text) or 'corpus_name'")
     ref = store_corpus(request, body.corpus) if body.corpus is not None else body.corpus_name
-    handle, tok = trained(request).train(body.algorithm, ref, body.vocab_size,
-                                         dict(body.model_extra or {}))
+    handle, tok = trained(request).train(
+        body.algorithm, ref, body.vocab_size, dict(body.model_extra or {})
+    )
     merges = getattr(tok.model, "merges", None)
-    return {"tokenizer": handle, "algorithm": body.algorithm, "vocab_size": tok.vocab_size,
-            "corpus": ref, "merges": [tuple(m) for m in merges] if merges is not None else None}
+    return {
+        "tokenizer": handle,
+        "algorithm": body.algorithm,
+        "vocab_size": tok.vocab_size,
+        "corpus": ref,
+        "merges": [tuple(m) for m in merges] if merges is not None else None,
+    }
 
 
 @router.post("/corpora", response_model=CorpusOut, status_code=201)
@@ -219,8 +284,11 @@ def corpus_info(request: Request, sha256: str) -> dict[str, Any]:
     return corpus_summary(sha256, text)
 
 
-@router.get("/corpora/{sha256}/text", response_class=PlainTextResponse,
-            summary="A stored corpus's text, as text/plain")
+@router.get(
+    "/corpora/{sha256}/text",
+    response_class=PlainTextResponse,
+    summary="A stored corpus's text, as text/plain",
+)
 def corpus_text(request: Request, sha256: str) -> PlainTextResponse:
     text = store(request).get(sha256)
     if text is None:

@@ -1,5 +1,6 @@
 """The vocabulary health audit (`/audit`, `GET /api/audit`): every entry of a tokeniser sorted
 into Magikarp's categories, with the reason for each (see `tokenizers_core.audit`)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -15,17 +16,29 @@ router = APIRouter(tags=["audit"])
 
 
 @router.get("/audit", response_class=HTMLResponse, summary="Vocabulary health audit")
-def audit_page(request: Request, tokenizer: str = "cl100k_base", category: str = "",
-               q: str = "", page: int = bounded(0, 0)) -> HTMLResponse:
+def audit_page(
+    request: Request,
+    tokenizer: str = "cl100k_base",
+    category: str = "",
+    q: str = "",
+    page: int = bounded(0, 0),
+) -> HTMLResponse:
     """`category`: one category or flag (empty: all); `q`: text the token holds; `page`:
     the table's page (0-based). A large vocabulary is audited as a job: the page polls it."""
     params = {"tokenizer": tokenizer, "category": category or None, "q": q or None}
-    ctx: dict[str, Any] = {"tokenizer": tokenizer, "category": category, "q": q,
-                           "params": params, "filters": S.FILTERS, "labels": dict(S.FILTERS),
-                           "error": None,
-                           "report": None, "job": None,
-                           "options": tokenizer_options(request, tokenizer),
-                           "label": tokenizer_label(request, tokenizer)}
+    ctx: dict[str, Any] = {
+        "tokenizer": tokenizer,
+        "category": category,
+        "q": q,
+        "params": params,
+        "filters": S.FILTERS,
+        "labels": dict(S.FILTERS),
+        "error": None,
+        "report": None,
+        "job": None,
+        "options": tokenizer_options(request, tokenizer),
+        "label": tokenizer_label(request, tokenizer),
+    }
     status = 200
     try:
         S.check_filter(category)
@@ -33,15 +46,25 @@ def audit_page(request: Request, tokenizer: str = "cl100k_base", category: str =
         ctx.update(report=report, job=job)
         if report is not None:
             ctx.update(S.page_of(report, category, q, page))
-    except BAD_INPUT as exc:                     # shown in place, the form kept
+    except BAD_INPUT as exc:  # shown in place, the form kept
         ctx["error"], status = bad_input(exc)
     return render(request, "audit.html", ctx, block="results", status_code=status)
 
 
-@router.get("/api/audit", tags=["api"], summary="Vocabulary health audit (JSON)",
-            responses={202: {"description": "The audit is running: its progress"}})
-def audit_api(request: Request, tokenizer: Name, category: str = "", q: str = "",
-              page: int = bounded(0, 0), limit: int = bounded(100, 1, 1000)) -> Any:
+@router.get(
+    "/api/audit",
+    tags=["api"],
+    summary="Vocabulary health audit (JSON)",
+    responses={202: {"description": "The audit is running: its progress"}},
+)
+def audit_api(
+    request: Request,
+    tokenizer: Name,
+    category: str = "",
+    q: str = "",
+    page: int = bounded(0, 0),
+    limit: int = bounded(100, 1, 1000),
+) -> Any:
     """Counts per category and flag, the script table, and one page of entries (each with its
     category, reason, re-encoding ids and flags). While a large vocabulary's audit runs:
     202 with `status`, `done`, `total` and `current`; poll again."""

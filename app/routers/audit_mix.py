@@ -1,6 +1,7 @@
 """Training-mix inference (`/audit/mix?tokenizer=`, `GET /api/audit/mix?tokenizer=`): the
 languages and code a BPE tokenizer's merge list says it was trained on (Hayase et al. 2024),
 estimated in the job pool (`app.services.audit_mix`)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -16,22 +17,35 @@ from ..render import render
 from ..services.audit_mix import api_answer, mix_options, mix_view, start_mix
 
 router = APIRouter(tags=["audit"])
-BUSY = {429: {"description": "Too many jobs waiting; try again after Retry-After seconds"},
-        503: {"description": "The solver (scipy, the optional extra \"mix\") is not installed"}}
-PAGE_BUSY = {code: {**doc, "content": {"text/html": {"schema": {"type": "string"}}}}
-             for code, doc in BUSY.items()}
-RUNNING = {202: {"description": "Still running: the progress (`status`, `done`, `total`, "
-                                "`current`); ask again"}}
+BUSY = {
+    429: {"description": "Too many jobs waiting; try again after Retry-After seconds"},
+    503: {"description": 'The solver (scipy, the optional extra "mix") is not installed'},
+}
+PAGE_BUSY = {
+    code: {**doc, "content": {"text/html": {"schema": {"type": "string"}}}}
+    for code, doc in BUSY.items()
+}
+RUNNING = {
+    202: {
+        "description": "Still running: the progress (`status`, `done`, `total`, "
+        "`current`); ask again"
+    }
+}
 
 
-@router.get("/audit/mix", response_class=HTMLResponse, summary="Training-mix inference",
-            responses=PAGE_BUSY)
+@router.get(
+    "/audit/mix", response_class=HTMLResponse, summary="Training-mix inference", responses=PAGE_BUSY
+)
 def mix_page(request: Request, tokenizer: str = "") -> HTMLResponse:
-    ctx: dict[str, Any] = {"tokenizer": tokenizer, "error": None, "job": None,
-                           "options": mix_options(request, tokenizer or None),
-                           "merges": MERGES,
-                           "solver": solver_available(),
-                           "label": tokenizer_label(request, tokenizer) if tokenizer else ""}
+    ctx: dict[str, Any] = {
+        "tokenizer": tokenizer,
+        "error": None,
+        "job": None,
+        "options": mix_options(request, tokenizer or None),
+        "merges": MERGES,
+        "solver": solver_available(),
+        "label": tokenizer_label(request, tokenizer) if tokenizer else "",
+    }
     status = 200
     try:
         if tokenizer:
@@ -39,7 +53,7 @@ def mix_page(request: Request, tokenizer: str = "") -> HTMLResponse:
             ctx.update(mix_view(ctx["job"]))
     except SolverMissing as exc:
         ctx["error"], status = str(exc), 503
-    except BAD_INPUT as exc:                 # shown in place, the form kept
+    except BAD_INPUT as exc:  # shown in place, the form kept
         ctx["error"], status = bad_input(exc)
     return render(request, "audit_mix.html", ctx, block="estimate", status_code=status)
 

@@ -1,6 +1,7 @@
 """How a tokeniser spells numbers (`/audit/numbers`): the heatmap of token counts of 0-9999, the
 formats table and the digit grouping, as a page with a picker, as the section alone
 (`/audit/numbers/fragment`, which `/audit` loads with hx-get) and as JSON."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -17,13 +18,15 @@ TEMPLATE = "audit_numbers.html"
 
 
 def _context(request: Request, tokenizer: str) -> tuple[dict[str, Any], int]:
-    ctx: dict[str, Any] = {"tokenizer": tokenizer, "error": None,
-                           "label": tokenizer_label(request, tokenizer),
-                           "options": [o for o in tokenizer_options(request, tokenizer)
-                                       if o["value"] != REGEX]}
+    ctx: dict[str, Any] = {
+        "tokenizer": tokenizer,
+        "error": None,
+        "label": tokenizer_label(request, tokenizer),
+        "options": [o for o in tokenizer_options(request, tokenizer) if o["value"] != REGEX],
+    }
     try:
         ctx.update(numbers_view(request, tokenizer))
-    except BAD_INPUT as exc:                 # shown in place, the picker kept
+    except BAD_INPUT as exc:  # shown in place, the picker kept
         ctx["error"], status = bad_input(exc)
         return ctx, status
     return ctx, 200
@@ -35,13 +38,19 @@ def numbers_page(request: Request, tokenizer: str = "cl100k_base") -> HTMLRespon
     return render(request, TEMPLATE, ctx, block="numbers", status_code=status)
 
 
-@router.get("/audit/numbers/fragment", response_class=HTMLResponse,
-            summary="The numbers section alone (for hx-get)")
+@router.get(
+    "/audit/numbers/fragment",
+    response_class=HTMLResponse,
+    summary="The numbers section alone (for hx-get)",
+)
 def numbers_fragment(request: Request, tokenizer: str = "cl100k_base") -> HTMLResponse:
     ctx, status = _context(request, tokenizer)
     tmpl = env.get_template(TEMPLATE)
-    html = "".join(tmpl.blocks["numbers"](tmpl.new_context(
-        {"request": request, **page_globals(request), **ctx})))
+    html = "".join(
+        tmpl.blocks["numbers"](
+            tmpl.new_context({"request": request, **page_globals(request), **ctx})
+        )
+    )
     return HTMLResponse(html, status_code=status)
 
 

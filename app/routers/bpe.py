@@ -5,6 +5,7 @@ session from `app.jobs.runs`: a large corpus trains in the job pool while the pa
 progress) or the trace, and render the page `app.views.bpe_train` / `bpe_encode` build. The
 JSON answers are `app.views.answers`' (the downloads reshape the same ones).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -19,20 +20,29 @@ from ..jobs.runs import bpe_session
 from ..practice import PracticeState, practice_params
 from ..render import render
 from ..stepping import check_speed
-from ..views import answers, bpe_encode as E, bpe_train as T
+from ..views import answers
+from ..views import bpe_encode as E
+from ..views import bpe_train as T
 from ..views.common import in_place, posted_corpus, shown_corpus, training_text, whole
 
 MAX_VIEW_VOCAB = T.MAX_VIEW_VOCAB
-SYNC_SECONDS = 0.5        # a page waits this long for a run in the pool, then shows progress
+SYNC_SECONDS = 0.5  # a page waits this long for a run in the pool, then shows progress
 router = APIRouter(tags=["bpe"])
 
 
 @router.get("/bpe/train", response_class=HTMLResponse, summary="BPE training, one merge at a time")
-def train_page(request: Request, corpus: str = "", variant: str = "bpe",
-               vocab_size: str = answers.VOCAB_QUERY, pattern: str = "gpt2",
-               min_frequency: int = bounded(0, 0), step: int = 0, page: int = 0,
-               play: bool = False,
-               practice: PracticeState = Depends(practice_params)) -> HTMLResponse:
+def train_page(
+    request: Request,
+    corpus: str = "",
+    variant: str = "bpe",
+    vocab_size: str = answers.VOCAB_QUERY,
+    pattern: str = "gpt2",
+    min_frequency: int = bounded(0, 0),
+    step: int = 0,
+    page: int = 0,
+    play: bool = False,
+    practice: PracticeState = Depends(practice_params),
+) -> HTMLResponse:
     ctx = T.form(corpus, variant, vocab_size, pattern, min_frequency, page, play)
 
     def build() -> dict[str, Any]:
@@ -46,27 +56,54 @@ def train_page(request: Request, corpus: str = "", variant: str = "bpe",
     return render(request, "bpe_train.html", ctx, block="step", status_code=status)
 
 
-@router.post("/bpe/train", response_class=HTMLResponse,
-             summary="Store an edited corpus and open its BPE training view")
-def train_post(request: Request, corpus_text: str = Form(""), variant: str = Form("bpe"),
-               vocab_size: str = Form(""), pattern: str = Form("gpt2"),
-               min_frequency: int = Form(0), corpus: str = Form(""), use: str = Form("")) -> Any:
+@router.post(
+    "/bpe/train",
+    response_class=HTMLResponse,
+    summary="Store an edited corpus and open its BPE training view",
+)
+def train_post(
+    request: Request,
+    corpus_text: str = Form(""),
+    variant: str = Form("bpe"),
+    vocab_size: str = Form(""),
+    pattern: str = Form("gpt2"),
+    min_frequency: int = Form(0),
+    corpus: str = Form(""),
+    use: str = Form(""),
+) -> Any:
     """The training form: "Train" (`use=pick`) takes the picked corpus; "Use this corpus" (or
     a bare POST of `corpus_text`) stores the edited text. Either way, a redirect to the
     page's permalink."""
     ctx = T.form("", variant, vocab_size, pattern, min_frequency, 0, False)
-    return posted_corpus(request, ctx, "bpe_train.html", "/bpe/train", use=use, corpus=corpus,
-                         corpus_text=corpus_text, params=ctx["params"],
-                         check=lambda digest: T.options(variant, whole(vocab_size), pattern,
-                                                        min_frequency, digest))
+    return posted_corpus(
+        request,
+        ctx,
+        "bpe_train.html",
+        "/bpe/train",
+        use=use,
+        corpus=corpus,
+        corpus_text=corpus_text,
+        params=ctx["params"],
+        check=lambda digest: T.options(variant, whole(vocab_size), pattern, min_frequency, digest),
+    )
 
 
-@router.get("/bpe/encode", response_class=HTMLResponse,
-            summary="BPE encoding: the merges apply by rank, one at a time")
-def encode_page(request: Request, tokenizer: str = "gpt2", text: str = E.DEFAULT_TEXT,
-                step: int = 0, token: str = "", special: bool = False,
-                play: bool = False, speed: int = 1,
-                practice: PracticeState = Depends(practice_params)) -> HTMLResponse:
+@router.get(
+    "/bpe/encode",
+    response_class=HTMLResponse,
+    summary="BPE encoding: the merges apply by rank, one at a time",
+)
+def encode_page(
+    request: Request,
+    tokenizer: str = "gpt2",
+    text: str = E.DEFAULT_TEXT,
+    step: int = 0,
+    token: str = "",
+    special: bool = False,
+    play: bool = False,
+    speed: int = 1,
+    practice: PracticeState = Depends(practice_params),
+) -> HTMLResponse:
     """Opens at step 0, as the other step-through views do."""
     ctx = E.form(request, tokenizer, text, token, special, play, speed)
 
@@ -81,13 +118,19 @@ def encode_page(request: Request, tokenizer: str = "gpt2", text: str = E.DEFAULT
 
 
 # ---- JSON ------------------------------------------------------------------------------------------
-@router.get("/api/bpe/train_steps", tags=["api"],
-            summary="Every merge of BPE training (bpe, byte_bpe, sentencepiece_bpe), as step dicts")
+@router.get(
+    "/api/bpe/train_steps",
+    tags=["api"],
+    summary="Every merge of BPE training (bpe, byte_bpe, sentencepiece_bpe), as step dicts",
+)
 def train_steps_api(data: dict = Depends(answers.bpe_train_steps)) -> dict[str, Any]:
     return data
 
 
-@router.get("/api/bpe/encode_steps", tags=["api"],
-            summary="Every merge of BPE encoding, piece by piece, as step dicts")
+@router.get(
+    "/api/bpe/encode_steps",
+    tags=["api"],
+    summary="Every merge of BPE encoding, piece by piece, as step dicts",
+)
 def encode_steps_api(data: dict = Depends(answers.bpe_encode_steps)) -> dict[str, Any]:
     return data

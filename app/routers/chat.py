@@ -1,4 +1,5 @@
 """Chat templates: `POST /api/chat` (JSON) and the `/chat` page."""
+
 from __future__ import annotations
 
 import json
@@ -17,41 +18,50 @@ from ..urls import url_with
 router = APIRouter(tags=["chat"])
 
 DEFAULT_TOKENIZER = "cl100k_base"
-DEFAULT_TEMPLATE = ""        # the tokenizer's own template, else the bundled llama3
-MAX_PERMALINK = 8000        # longer chats keep their form, without a GET link
+DEFAULT_TEMPLATE = ""  # the tokenizer's own template, else the bundled llama3
+MAX_PERMALINK = 8000  # longer chats keep their form, without a GET link
 
 
 class Message(BaseModel):
-    model_config = ConfigDict(extra="allow")      # tool_calls, name, thinking, ...
+    model_config = ConfigDict(extra="allow")  # tool_calls, name, thinking, ...
     role: str = Field(examples=["user"])
     content: Any = Field(None, examples=["Hello!"])
 
 
 class ChatRequest(BaseModel):
-    tokenizer: str | None = Field(None, examples=["cl100k_base"],
-                                  description="a bundled name or a handle; none: render only")
+    tokenizer: str | None = Field(
+        None, examples=["cl100k_base"], description="a bundled name or a handle; none: render only"
+    )
     messages: list[Message] = Field(examples=[[{"role": "user", "content": "Hello!"}]])
     template: str | None = Field(None, description="a chat template's text (Jinja)")
     template_name: str | None = Field(
-        None, examples=["llama3"], description="a bundled example template, when no `template` "
+        None,
+        examples=["llama3"],
+        description="a bundled example template, when no `template` "
         "is given: " + ", ".join(t.name for t in service.chat.bundled_templates()) + "; or one "
         "of the `config`'s (or the tokenizer's own) named templates. None: the tokenizer's own "
-        "template (a model folder's tokenizer_config.json, Qwen3's)")
+        "template (a model folder's tokenizer_config.json, Qwen3's)",
+    )
     config: dict[str, Any] | None = Field(
-        None, description="a tokenizer_config.json: its chat_template (a string, or a list of "
-                          "{name, template}: `template_name` picks one, else \"default\") and "
-                          "its special tokens (bos_token, eos_token, ...)")
+        None,
+        description="a tokenizer_config.json: its chat_template (a string, or a list of "
+        '{name, template}: `template_name` picks one, else "default") and '
+        "its special tokens (bos_token, eos_token, ...)",
+    )
     add_generation_prompt: bool = False
     tools: list[dict[str, Any]] | None = Field(None, description="tool schemas (JSON)")
 
 
 class ChatResponse(BaseModel):
     text: str
-    segments: list[dict[str, Any]] = Field(description="each message's span of `text` "
-                                                       "(`index` null: the template's own text)")
+    segments: list[dict[str, Any]] = Field(
+        description="each message's span of `text` (`index` null: the template's own text)"
+    )
     generation_spans: list[tuple[int, int]] = Field(description="the {% generation %} spans")
-    spans_exact: bool = Field(description="false when the template moves text between turns: "
-                                          "the segments are then just the contents")
+    spans_exact: bool = Field(
+        description="false when the template moves text between turns: "
+        "the segments are then just the contents"
+    )
     tokens: list[dict[str, Any]] | None
     assistant_mask: list[int] | None
     counts: list[dict[str, Any]] | None
@@ -59,32 +69,57 @@ class ChatResponse(BaseModel):
     lints: list[dict[str, Any]]
 
 
-@router.post("/api/chat", response_model=ChatResponse,
-             summary="Render a chat through its template, then tokenize it",
-             description="As transformers' apply_chat_template: the text, each message's span, the "
-                         "tokens (add_special_tokens=False) with their message and role, the "
-                         "assistant mask, the counts and the lints. A template error is a 422 "
-                         "naming the template's line.")
+@router.post(
+    "/api/chat",
+    response_model=ChatResponse,
+    summary="Render a chat through its template, then tokenize it",
+    description="As transformers' apply_chat_template: the text, each message's span, the "
+    "tokens (add_special_tokens=False) with their message and role, the "
+    "assistant mask, the counts and the lints. A template error is a 422 "
+    "naming the template's line.",
+)
 def chat_api(request: Request, body: ChatRequest) -> dict[str, Any]:
     messages = [m.model_dump(exclude_none=False) for m in body.messages]
-    _, rendered = service.render(request, messages, tokenizer=body.tokenizer,
-                                 template=body.template, template_name=body.template_name,
-                                 config=body.config,
-                                 add_generation_prompt=body.add_generation_prompt,
-                                 tools=body.tools)
+    _, rendered = service.render(
+        request,
+        messages,
+        tokenizer=body.tokenizer,
+        template=body.template,
+        template_name=body.template_name,
+        config=body.config,
+        add_generation_prompt=body.add_generation_prompt,
+        tools=body.tools,
+    )
     return service.as_json(rendered)
 
 
-
 # ---- the page -------------------------------------------------------------------------------
-@router.get("/chat", response_class=HTMLResponse, summary="The chat template page",
-            description="`messages`: the chat as JSON (a permalink); the other parameters as the "
-                        "form's fields.")
-def chat_page(request: Request, messages: str | None = None, tokenizer: str | None = None,
-              template_name: str = DEFAULT_TEMPLATE, template: str = "", tools: str = "",
-              config: str = "", add_generation_prompt: bool = False) -> HTMLResponse:
-    form = ChatForm(service.DEFAULT_MESSAGES, tokenizer or DEFAULT_TOKENIZER, template_name,
-                    template, tools, config, add_generation_prompt)
+@router.get(
+    "/chat",
+    response_class=HTMLResponse,
+    summary="The chat template page",
+    description="`messages`: the chat as JSON (a permalink); the other parameters as the "
+    "form's fields.",
+)
+def chat_page(
+    request: Request,
+    messages: str | None = None,
+    tokenizer: str | None = None,
+    template_name: str = DEFAULT_TEMPLATE,
+    template: str = "",
+    tools: str = "",
+    config: str = "",
+    add_generation_prompt: bool = False,
+) -> HTMLResponse:
+    form = ChatForm(
+        service.DEFAULT_MESSAGES,
+        tokenizer or DEFAULT_TOKENIZER,
+        template_name,
+        template,
+        tools,
+        config,
+        add_generation_prompt,
+    )
     error = None
     if messages is not None:
         try:
@@ -94,24 +129,36 @@ def chat_page(request: Request, messages: str | None = None, tokenizer: str | No
     return _page(request, form, "result", error)
 
 
-@router.post("/chat", response_class=HTMLResponse, summary="The chat template page, from its form",
-             description="The form's messages come as repeated `role`, `content` and `extra` "
-                         "(a message's other fields as JSON, e.g. tool_calls, or empty) fields; "
-                         "`action` is render (as you type), update (the Render button), add, or "
-                         "remove-N / up-N / down-N (N from 0). An htmx request gets the result "
-                         "block after render, the editor and the result after the others.")
-def chat_form(request: Request, role: list[str] = Form([]), content: list[str] = Form([]),
-              extra: list[str] = Form([]),
-              tokenizer: str = Form(DEFAULT_TOKENIZER), template_name: str = Form(DEFAULT_TEMPLATE),
-              template: str = Form(""), tools: str = Form(""), config: str = Form(""),
-              add_generation_prompt: bool = Form(False), action: str = Form("render")
-              ) -> HTMLResponse:
+@router.post(
+    "/chat",
+    response_class=HTMLResponse,
+    summary="The chat template page, from its form",
+    description="The form's messages come as repeated `role`, `content` and `extra` "
+    "(a message's other fields as JSON, e.g. tool_calls, or empty) fields; "
+    "`action` is render (as you type), update (the Render button), add, or "
+    "remove-N / up-N / down-N (N from 0). An htmx request gets the result "
+    "block after render, the editor and the result after the others.",
+)
+def chat_form(
+    request: Request,
+    role: list[str] = Form([]),
+    content: list[str] = Form([]),
+    extra: list[str] = Form([]),
+    tokenizer: str = Form(DEFAULT_TOKENIZER),
+    template_name: str = Form(DEFAULT_TEMPLATE),
+    template: str = Form(""),
+    tools: str = Form(""),
+    config: str = Form(""),
+    add_generation_prompt: bool = Form(False),
+    action: str = Form("render"),
+) -> HTMLResponse:
     try:
         messages = service.edit(service.form_messages(role, content, extra), action)
     except ValueError as exc:
         raise HTTPException(422, str(exc)) from None
-    form = ChatForm(messages, tokenizer, template_name, template, tools, config,
-                    add_generation_prompt)
+    form = ChatForm(
+        messages, tokenizer, template_name, template, tools, config, add_generation_prompt
+    )
     return _page(request, form, "result" if action == "render" else "main", None)
 
 
@@ -129,19 +176,29 @@ class ChatForm:
 
     def params(self) -> dict[str, Any]:
         """The GET permalink's parameters."""
-        return {"messages": json.dumps(self.messages, ensure_ascii=False),
-                "tokenizer": self.tokenizer, "template_name": self.template_name,
-                "template": self.template or None, "tools": self.tools or None,
-                "config": self.config or None,
-                "add_generation_prompt": "true" if self.add_generation_prompt else None}
+        return {
+            "messages": json.dumps(self.messages, ensure_ascii=False),
+            "tokenizer": self.tokenizer,
+            "template_name": self.template_name,
+            "template": self.template or None,
+            "tools": self.tools or None,
+            "config": self.config or None,
+            "add_generation_prompt": "true" if self.add_generation_prompt else None,
+        }
 
 
 def _page(request: Request, form: ChatForm, block: str, error: str | None) -> HTMLResponse:
-    ctx: dict[str, Any] = {"form": form, "error": error, "roles": service.ROLES,
-                           "config_names": [], "own_names": [], "template_source": None,
-                           "extras": [service.extra_fields(m) for m in form.messages],
-                           "templates": service.chat.bundled_templates(),
-                           "options": tokenizer_options(request, form.tokenizer)}
+    ctx: dict[str, Any] = {
+        "form": form,
+        "error": error,
+        "roles": service.ROLES,
+        "config_names": [],
+        "own_names": [],
+        "template_source": None,
+        "extras": [service.extra_fields(m) for m in form.messages],
+        "templates": service.chat.bundled_templates(),
+        "options": tokenizer_options(request, form.tokenizer),
+    }
     status = 200
     if error is None:
         try:
@@ -149,16 +206,26 @@ def _page(request: Request, form: ChatForm, block: str, error: str | None) -> HT
             config = service.parse_config(form.config)
             ctx["config_names"] = service.chat.template_names(config) if config else []
             tok, rendered = service.render(
-                request, form.messages, tokenizer=form.tokenizer, template=form.template or None,
-                template_name=form.template_name, config=config,
-                add_generation_prompt=form.add_generation_prompt, tools=tools,
-                fallback=service.FALLBACK_TEMPLATE)
+                request,
+                form.messages,
+                tokenizer=form.tokenizer,
+                template=form.template or None,
+                template_name=form.template_name,
+                config=config,
+                add_generation_prompt=form.add_generation_prompt,
+                tools=tools,
+                fallback=service.FALLBACK_TEMPLATE,
+            )
             ctx["own_names"] = service.own_template_names(tok)
             ctx["template_source"] = service.template_source(
-                tok, tokenizer_label(request, form.tokenizer), form.template,
-                form.template_name, config)
+                tok,
+                tokenizer_label(request, form.tokenizer),
+                form.template,
+                form.template_name,
+                config,
+            )
             ctx.update(service.page_context(tok, rendered))
-        except BAD_INPUT as exc:             # shown in place of the result, the form kept
+        except BAD_INPUT as exc:  # shown in place of the result, the form kept
             ctx["error"], status = bad_input(exc)
     else:
         status = 422

@@ -4,6 +4,7 @@ The columns are built by `app.services.compare`; a column still training is sent
 placeholder that fetches itself from `/compare/column` (htmx), so the page never waits for the
 slowest column.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -16,54 +17,100 @@ from tokenizers_core.corpora import corpus_names
 
 from ..deps import BAD_INPUT, UPLOAD_PREFIX, Name, bad_input, bounded, tokenizer_label
 from ..render import render
-from ..services.compare import (DEFAULT_CORPUS, DEFAULT_TEXT, DEFAULT_VOCAB, MAX_COLUMNS,
-                                MAX_VOCAB, bos_note, build_columns, choices, default_columns,
-                                params, validate)
+from ..services.compare import (
+    DEFAULT_CORPUS,
+    DEFAULT_TEXT,
+    DEFAULT_VOCAB,
+    MAX_COLUMNS,
+    MAX_VOCAB,
+    bos_note,
+    build_columns,
+    choices,
+    default_columns,
+    params,
+    validate,
+)
 
 router = APIRouter(tags=["compare"])
 
 
 @router.get("/compare", response_class=HTMLResponse, summary="Compare tokenisers side by side")
-def compare_page(request: Request, text: str | None = None,
-                 col: list[str] | None = Query(None), corpus: str = DEFAULT_CORPUS,
-                 vocab: int = bounded(DEFAULT_VOCAB, 2, MAX_VOCAB), ref: int = 0,
-                 wait: bool = False, special: bool = False, bos: bool = True) -> HTMLResponse:
+def compare_page(
+    request: Request,
+    text: str | None = None,
+    col: list[str] | None = Query(None),
+    corpus: str = DEFAULT_CORPUS,
+    vocab: int = bounded(DEFAULT_VOCAB, 2, MAX_VOCAB),
+    ref: int = 0,
+    wait: bool = False,
+    special: bool = False,
+    bos: bool = True,
+) -> HTMLResponse:
     """`special`: special tokens typed in the text are read as special tokens by every column
     whose tokeniser has them (otherwise they are ordinary text), as on the visualiser. `bos`:
     the post-processors add their special tokens ([CLS]/[SEP], <|begin_of_text|>)."""
     text = DEFAULT_TEXT if text is None else text
     specs = [c for c in (col or default_columns()) if c]
-    ref = ref if 0 <= ref < len(specs) else 0   # the reference column was unticked
-    ctx = {"text": text, "specs": specs, "corpus": corpus, "vocab": vocab, "ref": ref,
-           "columns": [], "error": None, "choices": choices(request, specs),
-           "corpora": corpus_names(), "max_columns": MAX_COLUMNS,
-           "labels": {sp: tokenizer_label(request, sp) for sp in specs
-                      if sp.startswith(UPLOAD_PREFIX)},
-           "special": special, "bos": bos, "bos_note": None,
-           "params": params(text, specs, corpus, vocab, ref, special, bos)}
+    ref = ref if 0 <= ref < len(specs) else 0  # the reference column was unticked
+    ctx = {
+        "text": text,
+        "specs": specs,
+        "corpus": corpus,
+        "vocab": vocab,
+        "ref": ref,
+        "columns": [],
+        "error": None,
+        "choices": choices(request, specs),
+        "corpora": corpus_names(),
+        "max_columns": MAX_COLUMNS,
+        "labels": {
+            sp: tokenizer_label(request, sp) for sp in specs if sp.startswith(UPLOAD_PREFIX)
+        },
+        "special": special,
+        "bos": bos,
+        "bos_note": None,
+        "params": params(text, specs, corpus, vocab, ref, special, bos),
+    }
     status = 200
     try:
         validate(request, text, specs, vocab)
-        ctx["columns"] = build_columns(request, text, specs, corpus, vocab, ref, train_now=wait,
-                                       special=special, bos=bos)
+        ctx["columns"] = build_columns(
+            request, text, specs, corpus, vocab, ref, train_now=wait, special=special, bos=bos
+        )
         ctx["bos_note"] = bos_note(ctx["columns"])
-    except BAD_INPUT as exc:                     # shown above the columns, the form kept
+    except BAD_INPUT as exc:  # shown above the columns, the form kept
         ctx["error"], status = bad_input(exc)
     return render(request, "compare.html", ctx, block="columns", status_code=status)
 
 
-@router.get("/compare/column", response_class=HTMLResponse,
-            summary="One compare column (trains its model if needed)")
-def compare_column(request: Request, i: int, text: str = "", col: list[str] = Query(...),
-                   corpus: str = DEFAULT_CORPUS, vocab: int = bounded(DEFAULT_VOCAB, 2, MAX_VOCAB),
-                   ref: int = 0, special: bool = False, bos: bool = True) -> HTMLResponse:
+@router.get(
+    "/compare/column",
+    response_class=HTMLResponse,
+    summary="One compare column (trains its model if needed)",
+)
+def compare_column(
+    request: Request,
+    i: int,
+    text: str = "",
+    col: list[str] = Query(...),
+    corpus: str = DEFAULT_CORPUS,
+    vocab: int = bounded(DEFAULT_VOCAB, 2, MAX_VOCAB),
+    ref: int = 0,
+    special: bool = False,
+    bos: bool = True,
+) -> HTMLResponse:
     validate(request, text, col, vocab)
     if not 0 <= i < len(col):
         raise HTTPException(422, f"column {i} does not exist")
-    cols = build_columns(request, text, col, corpus, vocab, ref, train_now=True, only=i,
-                         special=special, bos=bos)
-    ctx = {"column": cols[i], "text": text, "ref": ref,
-           "params": params(text, col, corpus, vocab, ref, special, bos)}
+    cols = build_columns(
+        request, text, col, corpus, vocab, ref, train_now=True, only=i, special=special, bos=bos
+    )
+    ctx = {
+        "column": cols[i],
+        "text": text,
+        "ref": ref,
+        "params": params(text, col, corpus, vocab, ref, special, bos),
+    }
     return render(request, "compare_column.html", ctx)
 
 
@@ -79,18 +126,34 @@ class CompareColumnOut(BaseModel):
 
 
 @router.get("/api/compare", tags=["api"], response_model=list[CompareColumnOut])
-def compare_api(request: Request, text: str,
-                col: list[Name] | None = Query(None, max_length=MAX_COLUMNS),
-                corpus: str = DEFAULT_CORPUS, vocab: int = bounded(DEFAULT_VOCAB, 2, MAX_VOCAB),
-                ref: int = 0, special: bool = False, bos: bool = True) -> list[dict[str, Any]]:
+def compare_api(
+    request: Request,
+    text: str,
+    col: list[Name] | None = Query(None, max_length=MAX_COLUMNS),
+    corpus: str = DEFAULT_CORPUS,
+    vocab: int = bounded(DEFAULT_VOCAB, 2, MAX_VOCAB),
+    ref: int = 0,
+    special: bool = False,
+    bos: bool = True,
+) -> list[dict[str, Any]]:
     """The compare view's data: per column the tokens, offsets, the indices of tokens whose
     boundaries differ from the reference column, and the metrics (`special`: as the page's
     "special tokens in text" box; `bos`: as its "add BOS/EOS" box)."""
     specs = [c for c in (col or default_columns()) if c]
     validate(request, text, specs, vocab)
-    cols = build_columns(request, text, specs, corpus, vocab, ref, train_now=True,
-                         special=special, bos=bos)
-    return [{"spec": c.spec, "title": c.title, "error": c.error, "vocab_size": c.vocab_size,
-             "tokens": c.enc.tokens if c.enc else [], "offsets": c.enc.offsets if c.enc else [],
-             "differs": sorted(c.marks), "metrics": c.metrics.to_dict() if c.metrics else None}
-            for c in cols]
+    cols = build_columns(
+        request, text, specs, corpus, vocab, ref, train_now=True, special=special, bos=bos
+    )
+    return [
+        {
+            "spec": c.spec,
+            "title": c.title,
+            "error": c.error,
+            "vocab_size": c.vocab_size,
+            "tokens": c.enc.tokens if c.enc else [],
+            "offsets": c.enc.offsets if c.enc else [],
+            "differs": sorted(c.marks),
+            "metrics": c.metrics.to_dict() if c.metrics else None,
+        }
+        for c in cols
+    ]

@@ -1,4 +1,5 @@
 """Stored corpora: paste or upload a text, get its sha256, read it back (`/corpora`)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -41,15 +42,24 @@ def _page(request: Request, status: int = 200, **ctx: Any) -> HTMLResponse:
 def corpora_page(request: Request, saved: str | None = None) -> HTMLResponse:
     """`saved`: the sha256 just stored, confirmed with its name and size (if it is stored)."""
     text = store(request).get(saved) if saved and is_sha256(saved) else None
-    kept = None if text is None else {
-        **corpus_summary(saved, text),
-        "name": next((c["name"] for c in store(request).list() if c["sha256"] == saved), "")}
+    kept = (
+        None
+        if text is None
+        else {
+            **corpus_summary(saved, text),
+            "name": next((c["name"] for c in store(request).list() if c["sha256"] == saved), ""),
+        }
+    )
     return _page(request, saved=kept)
 
 
 @router.post("/corpora", response_class=HTMLResponse, summary="Store a pasted or uploaded corpus")
-async def corpora_save(request: Request, text: str = Form(""), name: str = Form(""),
-                       file: UploadFile | None = File(None)) -> Any:
+async def corpora_save(
+    request: Request,
+    text: str = Form(""),
+    name: str = Form(""),
+    file: UploadFile | None = File(None),
+) -> Any:
     try:
         if file is not None and file.filename:
             text = await read_corpus_upload(request, file)

@@ -1,5 +1,6 @@
 """Diff: two tokenisers on the same texts, the share identical and each differing text's first
 divergence with the pipeline stage it comes from (`/diff`, `GET /api/diff`)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -17,35 +18,67 @@ router = APIRouter(tags=["diff"])
 
 
 @router.get("/diff", response_class=HTMLResponse, summary="Where two tokenisers first differ")
-def diff_page(request: Request, a: str = S.DEFAULT_A, b: str = S.DEFAULT_B,
-              source: str = S.DEFAULT_SOURCE, corpus: str = S.DEFAULT_CORPUS, text: str = "",
-              page: int = bounded(1, 1)) -> HTMLResponse:
+def diff_page(
+    request: Request,
+    a: str = S.DEFAULT_A,
+    b: str = S.DEFAULT_B,
+    source: str = S.DEFAULT_SOURCE,
+    corpus: str = S.DEFAULT_CORPUS,
+    text: str = "",
+    page: int = bounded(1, 1),
+) -> HTMLResponse:
     """`source`: "stress" (the generated stress set), "corpus" (`corpus`, one text a line) or
     "text" (`text`, one text a line); `page`: the page of differing texts (1-based)."""
-    params = {"a": a, "b": b, "source": source, "corpus": corpus,
-              "text": text if source == "text" else None}
-    ctx: dict[str, Any] = {"a": a, "b": b, "source": source, "corpus": corpus, "text": text,
-                           "params": params, "sources": S.SOURCES, "corpora": corpus_names(),
-                           "options_a": tokenizer_options(request, a),
-                           "options_b": tokenizer_options(request, b),
-                           "stage_help": S.STAGE_HELP, "error": None, "report": None}
+    params = {
+        "a": a,
+        "b": b,
+        "source": source,
+        "corpus": corpus,
+        "text": text if source == "text" else None,
+    }
+    ctx: dict[str, Any] = {
+        "a": a,
+        "b": b,
+        "source": source,
+        "corpus": corpus,
+        "text": text,
+        "params": params,
+        "sources": S.SOURCES,
+        "corpora": corpus_names(),
+        "options_a": tokenizer_options(request, a),
+        "options_b": tokenizer_options(request, b),
+        "stage_help": S.STAGE_HELP,
+        "error": None,
+        "report": None,
+    }
     status = 200
     try:
         texts = S.load_texts(request, source, corpus, text)
         report, tok_a, tok_b = S.run(request, a, b, texts)
         pages = S.pages(report)
         page = min(max(page, 1), pages)
-        ctx.update(report=report, texts=texts, page=page, pages=pages,
-                   rows=S.rows(report, tok_a, tok_b, page - 1))
-    except BAD_INPUT as exc:                     # shown in place, the form kept
+        ctx.update(
+            report=report,
+            texts=texts,
+            page=page,
+            pages=pages,
+            rows=S.rows(report, tok_a, tok_b, page - 1),
+        )
+    except BAD_INPUT as exc:  # shown in place, the form kept
         ctx["error"], status = bad_input(exc)
     return render(request, "diff.html", ctx, block="results", status_code=status)
 
 
 @router.get("/api/diff", tags=["api"], summary="Where two tokenisers first differ (JSON)")
-def diff_api(request: Request, a: Name, b: Name, source: str = S.DEFAULT_SOURCE,
-             corpus: str = S.DEFAULT_CORPUS, text: str = "",
-             limit: int = bounded(100, 0, 1000)) -> dict[str, Any]:
+def diff_api(
+    request: Request,
+    a: Name,
+    b: Name,
+    source: str = S.DEFAULT_SOURCE,
+    corpus: str = S.DEFAULT_CORPUS,
+    text: str = "",
+    limit: int = bounded(100, 0, 1000),
+) -> dict[str, Any]:
     """The share of texts tokenised identically, the count per stage, and the first `limit`
     differing texts (most informative first), each with its first divergence: `position` (a
     character of the text), `stage`, `evidence` and the tokens around it (`window_a`,

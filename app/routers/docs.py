@@ -4,6 +4,7 @@ FastAPI's built-in page loads Swagger UI from a CDN and starts it with an inline
 one serves the vendored copy (static/swagger-ui/, pinned, see PROVENANCE) and starts it from
 static/swagger-init.js. ReDoc is not offered (it too would need a CDN).
 """
+
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
@@ -16,5 +17,6 @@ router = APIRouter(include_in_schema=False)
 
 @router.get("/docs", response_class=HTMLResponse)
 def swagger_ui(request: Request) -> HTMLResponse:
-    return templates.TemplateResponse(request, "docs.html", {
-        "title": request.app.title, "openapi_url": request.app.openapi_url})
+    return templates.TemplateResponse(
+        request, "docs.html", {"title": request.app.title, "openapi_url": request.app.openapi_url}
+    )

@@ -1,5 +1,6 @@
 """Worked lessons (`/lessons`, `/lessons/{slug}?step=k`): textbook examples, one engine state
 a step, with a sentence each (`app/lessons.py`)."""
+
 from __future__ import annotations
 
 from fastapi import APIRouter, HTTPException, Request

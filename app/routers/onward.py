@@ -7,6 +7,7 @@ views' links are plain links that work without JavaScript. A blank `corpus` is t
 default corpus (the textbook one of /bpe/train and /wordpiece/train), stored as a corpus so that
 the handle can be rebuilt by any worker.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -17,18 +18,29 @@ from fastapi.responses import RedirectResponse
 from .. import export
 from ..deps import trained
 from ..services.compare import default_columns
-from ..services.training import DEFAULT_CORPORA, MAX_VOCAB as VIEW_MAX_VOCAB, default_corpus_ref
+from ..services.training import DEFAULT_CORPORA, default_corpus_ref
+from ..services.training import MAX_VOCAB as VIEW_MAX_VOCAB
 from ..urls import url_with
 
 router = APIRouter(tags=["pages"])
 MAX_VOCAB = max(VIEW_MAX_VOCAB.values())
 
 
-@router.get("/trained/open", summary="Train a training view's tokeniser to the end and open it "
-                                     "in the visualiser, in compare, or download it")
-def trained_open(request: Request, algorithm: str, vocab_size: int, to: str = "visualiser",
-                 corpus: str = "", pattern: str = "", min_frequency: int = 0,
-                 lossy: bool = False) -> Any:
+@router.get(
+    "/trained/open",
+    summary="Train a training view's tokeniser to the end and open it "
+    "in the visualiser, in compare, or download it",
+)
+def trained_open(
+    request: Request,
+    algorithm: str,
+    vocab_size: int,
+    to: str = "visualiser",
+    corpus: str = "",
+    pattern: str = "",
+    min_frequency: int = 0,
+    lossy: bool = False,
+) -> Any:
     """`to`: visualiser, compare, or a format (hf_json, tiktoken, sentencepiece, vocab_txt,
     vocab_merges); a redirect (303) to that page or to `/api/download/tokenizer` (with
     `lossy=true` passed on, for a format that does not reproduce the tokeniser exactly)."""
@@ -36,19 +48,24 @@ def trained_open(request: Request, algorithm: str, vocab_size: int, to: str = "v
     ref = corpus or default_corpus_ref(request, algorithm)
     handle, _tok = trained(request).train(algorithm, ref, vocab_size, options)
     url = onward_url(handle, to)
-    return RedirectResponse(url + "&lossy=true" if lossy and to in export.FORMATS else url,
-                            status_code=303)
+    return RedirectResponse(
+        url + "&lossy=true" if lossy and to in export.FORMATS else url, status_code=303
+    )
 
 
-def onward_options(algorithm: str, vocab_size: int, to: str, pattern: str,
-                   min_frequency: int) -> dict[str, Any]:
+def onward_options(
+    algorithm: str, vocab_size: int, to: str, pattern: str, min_frequency: int
+) -> dict[str, Any]:
     """The training options of a view's link onward (ValueError, answered 422, for bad ones)."""
     if algorithm not in DEFAULT_CORPORA:
-        raise ValueError(f"unknown algorithm {algorithm!r}; choose one of: "
-                         f"{', '.join(DEFAULT_CORPORA)}")
+        raise ValueError(
+            f"unknown algorithm {algorithm!r}; choose one of: {', '.join(DEFAULT_CORPORA)}"
+        )
     if to not in ("visualiser", "compare", *export.FORMATS):
-        raise ValueError(f"unknown destination {to!r}; choose visualiser, compare or "
-                         f"a format ({', '.join(export.FORMATS)})")
+        raise ValueError(
+            f"unknown destination {to!r}; choose visualiser, compare or "
+            f"a format ({', '.join(export.FORMATS)})"
+        )
     if not 1 <= vocab_size <= MAX_VOCAB:
         raise ValueError(f"vocab_size must be between 1 and {MAX_VOCAB:,}")
     options: dict[str, Any] = {}

@@ -9,6 +9,7 @@ sample words); a request waits up to WAIT_SECONDS, then shows the rounds done so
 (htmx) for the rest. The pages are built by `app.views.unigram_lattice` / `unigram_train`; the
 lattice's JSON answer is `app.views.answers`' (its download reshapes the same one).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -23,46 +24,78 @@ from ..practice import PracticeState, practice_params
 from ..render import render
 from ..services.training import sample_words
 from ..uploads import upload
-from ..views import answers, unigram_lattice as L, unigram_train as T
+from ..views import answers
+from ..views import unigram_lattice as L
+from ..views import unigram_train as T
 from ..views.common import in_place, posted_corpus, shown_corpus, training_text, unigram_model
 
 DEFAULT_TEXT, MAX_NBEST = L.DEFAULT_TEXT, L.MAX_NBEST
-DEFAULT_CORPUS, DEFAULT_VOCAB, MAX_TRAIN_VOCAB = T.DEFAULT_CORPUS, T.DEFAULT_VOCAB, T.MAX_TRAIN_VOCAB
-WAIT_SECONDS = 2.0               # a training request waits this long before showing progress
+DEFAULT_CORPUS, DEFAULT_VOCAB, MAX_TRAIN_VOCAB = (
+    T.DEFAULT_CORPUS,
+    T.DEFAULT_VOCAB,
+    T.MAX_TRAIN_VOCAB,
+)
+WAIT_SECONDS = 2.0  # a training request waits this long before showing progress
 router = APIRouter(tags=["unigram"])
 
 
-@router.get("/unigram/lattice", response_class=HTMLResponse,
-            summary="The Unigram Viterbi lattice, one end position at a time")
-def lattice_page(request: Request, model: str = "tiny", text: str = DEFAULT_TEXT, step: int = 0,
-                 n: int = bounded(5, 1, MAX_NBEST), seed: int | None = None, alpha: float = 0.1,
-                 nbest_size: int = -1, play: bool = False,
-                 practice: PracticeState = Depends(practice_params)) -> HTMLResponse:
+@router.get(
+    "/unigram/lattice",
+    response_class=HTMLResponse,
+    summary="The Unigram Viterbi lattice, one end position at a time",
+)
+def lattice_page(
+    request: Request,
+    model: str = "tiny",
+    text: str = DEFAULT_TEXT,
+    step: int = 0,
+    n: int = bounded(5, 1, MAX_NBEST),
+    seed: int | None = None,
+    alpha: float = 0.1,
+    nbest_size: int = -1,
+    play: bool = False,
+    practice: PracticeState = Depends(practice_params),
+) -> HTMLResponse:
     ctx = L.form(request, model, text, n, seed, alpha, nbest_size, play)
 
     def build() -> dict[str, Any]:
         check_text(request, text)
         L.check_n(n)
-        return L.page(unigram_model(request, model), text, step, n, seed, alpha, nbest_size,
-                      practice, ctx["params"])
+        return L.page(
+            unigram_model(request, model),
+            text,
+            step,
+            n,
+            seed,
+            alpha,
+            nbest_size,
+            practice,
+            ctx["params"],
+        )
 
     status = in_place(ctx, build)
     return render(request, "unigram_lattice.html", ctx, block="step", status_code=status)
 
 
-@router.post("/unigram/lattice", response_class=HTMLResponse,
-             summary="Upload a sentencepiece .model file and open its lattice view")
-async def lattice_upload(request: Request, file: UploadFile = File(...),
-                         text: str = Form(DEFAULT_TEXT)) -> Any:
+@router.post(
+    "/unigram/lattice",
+    response_class=HTMLResponse,
+    summary="Upload a sentencepiece .model file and open its lattice view",
+)
+async def lattice_upload(
+    request: Request, file: UploadFile = File(...), text: str = Form(DEFAULT_TEXT)
+) -> Any:
     """The lattice view's own upload (the page now uses the shared form, POST /tokenizers):
     stored with the other uploaded tokenisers, then the lattice of the new handle."""
     try:
         row = await upload(uploads(request), settings(request).max_tokenizer_bytes, file)
         if row["family"] != "unigram":
-            raise ValueError(f"{file.filename or 'this file'} holds a {row['algorithm']} model; "
-                             "the lattice view needs a Unigram model (it is stored: see "
-                             "/tokenizers)")
-    except BAD_INPUT as exc:          # the form again, with the message
+            raise ValueError(
+                f"{file.filename or 'this file'} holds a {row['algorithm']} model; "
+                "the lattice view needs a Unigram model (it is stored: see "
+                "/tokenizers)"
+            )
+    except BAD_INPUT as exc:  # the form again, with the message
         ctx = L.form(request, "tiny", text)
         ctx["error"], status = bad_input(exc)
         return render(request, "unigram_lattice.html", ctx, status_code=status)
@@ -70,11 +103,19 @@ async def lattice_upload(request: Request, file: UploadFile = File(...),
     return RedirectResponse(f"/unigram/lattice?{query}", status_code=303)
 
 
-@router.get("/unigram/train", response_class=HTMLResponse,
-            summary="Unigram training, one EM + pruning round at a time")
-def train_page(request: Request, corpus: str = DEFAULT_CORPUS,
-               vocab_size: int = bounded(DEFAULT_VOCAB, 4, MAX_TRAIN_VOCAB),
-               step: int = 0, words: str = "", play: bool = False) -> HTMLResponse:
+@router.get(
+    "/unigram/train",
+    response_class=HTMLResponse,
+    summary="Unigram training, one EM + pruning round at a time",
+)
+def train_page(
+    request: Request,
+    corpus: str = DEFAULT_CORPUS,
+    vocab_size: int = bounded(DEFAULT_VOCAB, 4, MAX_TRAIN_VOCAB),
+    step: int = 0,
+    words: str = "",
+    play: bool = False,
+) -> HTMLResponse:
     ctx = T.form(corpus, vocab_size, words, play)
 
     def build() -> dict[str, Any]:
@@ -91,24 +132,45 @@ def train_page(request: Request, corpus: str = DEFAULT_CORPUS,
     return render(request, "unigram_train.html", ctx, block="step", status_code=status)
 
 
-@router.post("/unigram/train", response_class=HTMLResponse,
-             summary="Store an edited corpus and open its Unigram training view")
-def train_post(request: Request, corpus_text: str = Form(""),
-               vocab_size: int = Form(DEFAULT_VOCAB), words: str = Form(""),
-               corpus: str = Form(DEFAULT_CORPUS), use: str = Form("")) -> Any:
+@router.post(
+    "/unigram/train",
+    response_class=HTMLResponse,
+    summary="Store an edited corpus and open its Unigram training view",
+)
+def train_post(
+    request: Request,
+    corpus_text: str = Form(""),
+    vocab_size: int = Form(DEFAULT_VOCAB),
+    words: str = Form(""),
+    corpus: str = Form(DEFAULT_CORPUS),
+    use: str = Form(""),
+) -> Any:
     """The training form: "Train" (`use=pick`) takes the picked corpus; "Use this corpus" (or
     a bare POST of `corpus_text`) stores the edited text. Either way, a redirect to the
     page's permalink."""
-    return posted_corpus(request, T.form("", vocab_size, words), "unigram_train.html",
-                         "/unigram/train", use=use, corpus=corpus, corpus_text=corpus_text,
-                         params={"vocab_size": vocab_size or None, "words": words.strip()})
+    return posted_corpus(
+        request,
+        T.form("", vocab_size, words),
+        "unigram_train.html",
+        "/unigram/train",
+        use=use,
+        corpus=corpus,
+        corpus_text=corpus_text,
+        params={"vocab_size": vocab_size or None, "words": words.strip()},
+    )
 
 
-@router.post("/unigram/train/use", response_class=HTMLResponse,
-             summary="Register the trained model as a handle and open it in the lattice view")
-def train_use(request: Request, corpus: str = Form(DEFAULT_CORPUS),
-              vocab_size: int = bounded(DEFAULT_VOCAB, 4, MAX_TRAIN_VOCAB, form=True),
-              text: str = Form("")) -> Any:
+@router.post(
+    "/unigram/train/use",
+    response_class=HTMLResponse,
+    summary="Register the trained model as a handle and open it in the lattice view",
+)
+def train_use(
+    request: Request,
+    corpus: str = Form(DEFAULT_CORPUS),
+    vocab_size: int = bounded(DEFAULT_VOCAB, 4, MAX_TRAIN_VOCAB, form=True),
+    text: str = Form(""),
+) -> Any:
     T.check_vocab_size(vocab_size, where="")
     handle, _tok = trained(request).train("unigram", corpus, vocab_size)
     query = urlencode({"model": handle, "text": text or DEFAULT_TEXT})
@@ -116,7 +178,10 @@ def train_use(request: Request, corpus: str = Form(DEFAULT_CORPUS),
 
 
 # ---- JSON --------------------------------------------------------------------------------------
-@router.get("/api/unigram/lattice", tags=["api"],
-            summary="The Viterbi steps and n-best splits of a Unigram model on a text")
+@router.get(
+    "/api/unigram/lattice",
+    tags=["api"],
+    summary="The Viterbi steps and n-best splits of a Unigram model on a text",
+)
 def lattice_api(data: dict = Depends(answers.unigram_lattice_steps)) -> dict[str, Any]:
     return data

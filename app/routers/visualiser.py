@@ -1,4 +1,5 @@
 """The visualiser: type, and watch the tokens form (`/`)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -8,8 +9,16 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from tokenizers_core import pretrained
 
-from ..deps import (BAD_INPUT, REGEX, bad_input, check_text, settings, store, tokenizer_label,
-                    tokenizer_options)
+from ..deps import (
+    BAD_INPUT,
+    REGEX,
+    bad_input,
+    check_text,
+    settings,
+    store,
+    tokenizer_label,
+    tokenizer_options,
+)
 from ..render import render, url_with
 from ..services.corpora import put_text
 from ..services.visualiser import DEFAULT_TEXT, default_tokenizer, visualise
@@ -23,10 +32,19 @@ MAX_PERMALINK = 8000
 
 
 @router.get("/", response_class=HTMLResponse, summary="The visualiser page")
-def visualiser_page(request: Request, text: str | None = None, tokenizer: str | None = None,
-                    pattern: str = "", ids: bool = False, raw: bool = False,
-                    special: bool = False, bos: bool = True, budget: str = "", decode: str = "",
-                    stored: str | None = None) -> HTMLResponse:
+def visualiser_page(
+    request: Request,
+    text: str | None = None,
+    tokenizer: str | None = None,
+    pattern: str = "",
+    ids: bool = False,
+    raw: bool = False,
+    special: bool = False,
+    bos: bool = True,
+    budget: str = "",
+    decode: str = "",
+    stored: str | None = None,
+) -> HTMLResponse:
     """`special`: let the OpenAI encodings read `<|endoftext|>` and friends in the text as
     special tokens (otherwise they are ordinary text, as tiktoken's encode_ordinary).
     `bos`: let the post-processor add its special tokens (BERT's [CLS]/[SEP], Llama 3's
@@ -42,64 +60,123 @@ def visualiser_page(request: Request, text: str | None = None, tokenizer: str | 
     return _page(request, DEFAULT_TEXT if text is None else text, tokenizer, pattern, options)
 
 
-@router.post("/permalink", summary="Keep a long visualiser text and redirect to its permalink",
-             description="Stores the text (content-addressed, like a corpus) and redirects to "
-                         "`/?stored=<sha256>&...` with the form's settings.")
-def visualiser_permalink(request: Request, text: str = Form(""),
-                         tokenizer: str | None = Form(None), pattern: str = Form(""),
-                         ids: bool = Form(False), raw: bool = Form(False),
-                         special: bool = Form(False), bos: bool = Form(True),
-                         budget: str = Form(""), decode: str = Form("")) -> Response:
+@router.post(
+    "/permalink",
+    summary="Keep a long visualiser text and redirect to its permalink",
+    description="Stores the text (content-addressed, like a corpus) and redirects to "
+    "`/?stored=<sha256>&...` with the form's settings.",
+)
+def visualiser_permalink(
+    request: Request,
+    text: str = Form(""),
+    tokenizer: str | None = Form(None),
+    pattern: str = Form(""),
+    ids: bool = Form(False),
+    raw: bool = Form(False),
+    special: bool = Form(False),
+    bos: bool = Form(True),
+    budget: str = Form(""),
+    decode: str = Form(""),
+) -> Response:
     check_text(request, text)
     digest = put_text(request, text, name="visualiser permalink")
-    url = url_with("/", {"stored": digest, **_settings(tokenizer or default_tokenizer(), pattern,
-                                                       _options(ids, raw, special, bos, budget,
-                                                                decode))})
+    url = url_with(
+        "/",
+        {
+            "stored": digest,
+            **_settings(
+                tokenizer or default_tokenizer(),
+                pattern,
+                _options(ids, raw, special, bos, budget, decode),
+            ),
+        },
+    )
     if request.headers.get("HX-Request") == "true":
         return Response(status_code=204, headers={"HX-Redirect": url})
     return RedirectResponse(url, status_code=303)
 
 
-@router.post("/", response_class=HTMLResponse, summary="The visualiser page, for a long text",
-             description="The same page as GET /, from a form body, so a text of any length up "
-                         "to the limit never has to fit in a URL. htmx gets the GET permalink in "
-                         "`HX-Push-Url` when it fits in a URL, else the settings without the text.")
-def visualiser_post(request: Request, text: str = Form(""), tokenizer: str | None = Form(None),
-                    pattern: str = Form(""), ids: bool = Form(False), raw: bool = Form(False),
-                    special: bool = Form(False), bos: bool = Form(True), budget: str = Form(""),
-                    decode: str = Form("")) -> HTMLResponse:
-    return _page(request, text, tokenizer, pattern,
-                 _options(ids, raw, special, bos, budget, decode))
+@router.post(
+    "/",
+    response_class=HTMLResponse,
+    summary="The visualiser page, for a long text",
+    description="The same page as GET /, from a form body, so a text of any length up "
+    "to the limit never has to fit in a URL. htmx gets the GET permalink in "
+    "`HX-Push-Url` when it fits in a URL, else the settings without the text.",
+)
+def visualiser_post(
+    request: Request,
+    text: str = Form(""),
+    tokenizer: str | None = Form(None),
+    pattern: str = Form(""),
+    ids: bool = Form(False),
+    raw: bool = Form(False),
+    special: bool = Form(False),
+    bos: bool = Form(True),
+    budget: str = Form(""),
+    decode: str = Form(""),
+) -> HTMLResponse:
+    return _page(
+        request, text, tokenizer, pattern, _options(ids, raw, special, bos, budget, decode)
+    )
 
 
-def _options(ids: bool, raw: bool, special: bool, bos: bool, budget: str,
-             decode: str) -> dict[str, Any]:
+def _options(
+    ids: bool, raw: bool, special: bool, bos: bool, budget: str, decode: str
+) -> dict[str, Any]:
     """The page's settings besides the text, the tokeniser and its pattern."""
-    return {"ids": ids, "raw": raw, "special": special, "bos": bos, "budget": budget.strip(),
-            "decode": decode.strip()}
+    return {
+        "ids": ids,
+        "raw": raw,
+        "special": special,
+        "bos": bos,
+        "budget": budget.strip(),
+        "decode": decode.strip(),
+    }
 
 
 def _settings(name: str, pattern: str, options: dict[str, Any]) -> dict[str, Any]:
     """The page's settings as URL parameters (everything but the text); `bos` is on unless
     the URL says `bos=false`."""
-    return {"tokenizer": name, "pattern": pattern or None,
-            **{k: "true" for k in ("ids", "raw", "special") if options[k]},
-            "bos": None if options["bos"] else "false",
-            "budget": options["budget"] or None, "decode": options["decode"] or None}
+    return {
+        "tokenizer": name,
+        "pattern": pattern or None,
+        **{k: "true" for k in ("ids", "raw", "special") if options[k]},
+        "bos": None if options["bos"] else "false",
+        "budget": options["budget"] or None,
+        "decode": options["decode"] or None,
+    }
 
 
-def _page(request: Request, text: str, tokenizer: str | None, pattern: str,
-          options: dict[str, Any], stored: str | None = None) -> HTMLResponse:
+def _page(
+    request: Request,
+    text: str,
+    tokenizer: str | None,
+    pattern: str,
+    options: dict[str, Any],
+    stored: str | None = None,
+) -> HTMLResponse:
     """A text over the limit is cut at it, and the page says so (`cut`: the length given)."""
-    name = pretrained.canonical_name(tokenizer or default_tokenizer())   # gpt2 -> r50k_base
+    name = pretrained.canonical_name(tokenizer or default_tokenizer())  # gpt2 -> r50k_base
     limit = settings(request).max_text_chars
     cut = len(text) if len(text) > limit else None
     text = text[:limit]
     try:
-        ctx = {"error": None, **visualise(request, text, name, pattern, options["special"],
-                                          options["bos"], options["budget"], options["decode"])}
+        ctx = {
+            "error": None,
+            **visualise(
+                request,
+                text,
+                name,
+                pattern,
+                options["special"],
+                options["bos"],
+                options["budget"],
+                options["decode"],
+            ),
+        }
         status = 200
-    except BAD_INPUT as exc:                  # shown in place of the result, the form kept
+    except BAD_INPUT as exc:  # shown in place of the result, the form kept
         message, status = bad_input(exc)
         ctx = {"error": message}
     settings_only = _settings(name, pattern, options)
@@ -107,17 +184,29 @@ def _page(request: Request, text: str, tokenizer: str | None, pattern: str,
         link = url_with("/", {"stored": stored, **settings_only})
     elif text == DEFAULT_TEXT:
         link = url_with("/", settings_only)
-    elif len(text) <= MAX_PERMALINK:    # else its URL is longer still: not worth quoting it
+    elif len(text) <= MAX_PERMALINK:  # else its URL is longer still: not worth quoting it
         link = url_with("/", {"text": text, **settings_only})
     else:
         link = None
     permalink = link if link is not None and len(link) <= MAX_PERMALINK else None
-    ctx.update(text=text, cut=cut, max_chars=limit, tokenizer=name, pattern=pattern,
-               show_ids=options["ids"], raw=options["raw"], special=options["special"],
-               bos=options["bos"], budget_typed=options["budget"], ids_typed=options["decode"],
-               options=tokenizer_options(request, name), regex_name=REGEX,
-               label=tokenizer_label(request, name), permalink=permalink,
-               next=permalink or url_with("/", settings_only))
+    ctx.update(
+        text=text,
+        cut=cut,
+        max_chars=limit,
+        tokenizer=name,
+        pattern=pattern,
+        show_ids=options["ids"],
+        raw=options["raw"],
+        special=options["special"],
+        bos=options["bos"],
+        budget_typed=options["budget"],
+        ids_typed=options["decode"],
+        options=tokenizer_options(request, name),
+        regex_name=REGEX,
+        label=tokenizer_label(request, name),
+        permalink=permalink,
+        next=permalink or url_with("/", settings_only),
+    )
     response = render(request, "visualiser.html", ctx, block="result", status_code=status)
     response.headers["HX-Push-Url"] = permalink or url_with("/", settings_only)
     return response

@@ -1,6 +1,7 @@
 """The vocabulary diff (`/vocab/diff`, `GET /api/vocab/diff`): two tokenisers' vocabularies
 compared by the bytes their tokens stand for, how far their ids agree, and the words of a
 corpus they split differently."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -18,37 +19,64 @@ router = APIRouter(tags=["vocab"])
 
 
 @router.get("/vocab/diff", response_class=HTMLResponse, summary="How two vocabularies differ")
-def vocab_diff_page(request: Request, a: str = S.DEFAULT_A, b: str = S.DEFAULT_B,
-                    corpus: str = "", which: str = Query("shared", alias="list"),
-                    page: int = bounded(0, 0)) -> HTMLResponse:
+def vocab_diff_page(
+    request: Request,
+    a: str = S.DEFAULT_A,
+    b: str = S.DEFAULT_B,
+    corpus: str = "",
+    which: str = Query("shared", alias="list"),
+    page: int = bounded(0, 0),
+) -> HTMLResponse:
     """`corpus`: a bundled or stored corpus whose words the two split differently (none: no
     words); `list`: the entries listed ("shared", "only_a", "only_b"); `page`: its page
     (0-based)."""
     params = {"a": a, "b": b, "corpus": corpus or None, "list": which}
     label_a, label_b = tokenizer_label(request, a), tokenizer_label(request, b)
-    ctx: dict[str, Any] = {"a": a, "b": b, "corpus": corpus, "which": which, "lists": S.LISTS,
-                           "params": params, "label_a": label_a, "label_b": label_b,
-                           "options_a": tokenizer_options(request, a),
-                           "options_b": tokenizer_options(request, b),
-                           "corpora": corpus_names(), "error": None, "diff": None,
-                           "max_chars": S.MAX_SPLIT_CHARS}
+    ctx: dict[str, Any] = {
+        "a": a,
+        "b": b,
+        "corpus": corpus,
+        "which": which,
+        "lists": S.LISTS,
+        "params": params,
+        "label_a": label_a,
+        "label_b": label_b,
+        "options_a": tokenizer_options(request, a),
+        "options_b": tokenizer_options(request, b),
+        "corpora": corpus_names(),
+        "error": None,
+        "diff": None,
+        "max_chars": S.MAX_SPLIT_CHARS,
+    }
     status = 200
     try:
         diff, text = S.diff_of(request, a, b, corpus)
         rows, page, pages = S.list_rows(diff, which, page)
-        ctx.update(diff=diff, text=text, rows=rows, page=page, pages=pages,
-                   words=S.word_rows(diff.corpus), part_a=S.shown_or_none(diff.ranks.part_a),
-                   part_b=S.shown_or_none(diff.ranks.part_b),
-                   chart=S.rank_chart(diff))
-    except BAD_INPUT as exc:                     # shown in place, the form kept
+        ctx.update(
+            diff=diff,
+            text=text,
+            rows=rows,
+            page=page,
+            pages=pages,
+            words=S.word_rows(diff.corpus),
+            part_a=S.shown_or_none(diff.ranks.part_a),
+            part_b=S.shown_or_none(diff.ranks.part_b),
+            chart=S.rank_chart(diff),
+        )
+    except BAD_INPUT as exc:  # shown in place, the form kept
         ctx["error"], status = bad_input(exc)
     return render(request, "vocab_diff.html", ctx, block="results", status_code=status)
 
 
 @router.get("/api/vocab/diff", tags=["api"], summary="How two vocabularies differ (JSON)")
-def vocab_diff_api(request: Request, a: Name, b: Name, corpus: str = "",
-                   limit: int = bounded(100, 0, 5000), offset: int = bounded(0, 0)
-                   ) -> dict[str, Any]:
+def vocab_diff_api(
+    request: Request,
+    a: Name,
+    b: Name,
+    corpus: str = "",
+    limit: int = bounded(100, 0, 5000),
+    offset: int = bounded(0, 0),
+) -> dict[str, Any]:
     """Counts of shared tokens and of tokens only in A or only in B (compared by bytes: `bytes`
     is hex; `marker` is "continues" for a WordPiece `##` piece, "ends" for a `</w>` one,
     "special" for a special token), the agreement of their ids (`same_id`, `in_order`: the

@@ -6,6 +6,7 @@ corpus trains in the job pool while the page shows progress) and render the page
 `app.views.wordpiece_encode` / `wordpiece_train` build. The JSON answers are
 `app.views.answers`' (the downloads reshape the same ones).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -18,22 +19,32 @@ from ..jobs.runs import wordpiece_run
 from ..practice import PracticeState, practice_params
 from ..render import render
 from ..stepping import check_speed
-from ..views import answers, wordpiece_encode as E, wordpiece_train as T
-from ..views.common import (in_place, posted_corpus, shown_corpus, training_text,
-                           wordpiece_tokenizer)
+from ..views import answers
+from ..views import wordpiece_encode as E
+from ..views import wordpiece_train as T
+from ..views.common import in_place, posted_corpus, shown_corpus, training_text, wordpiece_tokenizer
 
 SMALL_VOCAB = E.SMALL_VOCAB
 DEFAULT_VOCAB_SIZE, MAX_TRAIN_VOCAB = T.DEFAULT_VOCAB_SIZE, T.MAX_TRAIN_VOCAB
-SYNC_SECONDS = 0.5        # a page waits this long for a run in the pool, then shows progress
+SYNC_SECONDS = 0.5  # a page waits this long for a run in the pool, then shows progress
 router = APIRouter(tags=["wordpiece"])
 
 
-@router.get("/wordpiece/encode", response_class=HTMLResponse,
-            summary="WordPiece encoding, one probe at a time")
-def encode_page(request: Request, text: str = E.DEFAULT_TEXT, vocab: str = "small",
-                vocab_text: str = SMALL_VOCAB, step: int = 0, play: bool = False,
-                speed: int = 1,
-                practice: PracticeState = Depends(practice_params)) -> HTMLResponse:
+@router.get(
+    "/wordpiece/encode",
+    response_class=HTMLResponse,
+    summary="WordPiece encoding, one probe at a time",
+)
+def encode_page(
+    request: Request,
+    text: str = E.DEFAULT_TEXT,
+    vocab: str = "small",
+    vocab_text: str = SMALL_VOCAB,
+    step: int = 0,
+    play: bool = False,
+    speed: int = 1,
+    practice: PracticeState = Depends(practice_params),
+) -> HTMLResponse:
     ctx = E.form(request, text, vocab, vocab_text, play, speed)
 
     def build() -> dict[str, Any]:
@@ -46,12 +57,20 @@ def encode_page(request: Request, text: str = E.DEFAULT_TEXT, vocab: str = "smal
     return render(request, "wordpiece_encode.html", ctx, block="step", status_code=status)
 
 
-@router.get("/wordpiece/train", response_class=HTMLResponse,
-            summary="WordPiece training, one merge at a time")
-def train_page(request: Request, corpus: str = "",
-               vocab_size: int = bounded(DEFAULT_VOCAB_SIZE, 1, MAX_TRAIN_VOCAB),
-               min_frequency: int = bounded(0, 0), step: int = 0, page: int = 0,
-               play: bool = False) -> HTMLResponse:
+@router.get(
+    "/wordpiece/train",
+    response_class=HTMLResponse,
+    summary="WordPiece training, one merge at a time",
+)
+def train_page(
+    request: Request,
+    corpus: str = "",
+    vocab_size: int = bounded(DEFAULT_VOCAB_SIZE, 1, MAX_TRAIN_VOCAB),
+    min_frequency: int = bounded(0, 0),
+    step: int = 0,
+    page: int = 0,
+    play: bool = False,
+) -> HTMLResponse:
     ctx = T.form(corpus, vocab_size, min_frequency, page, play)
 
     def build() -> dict[str, Any]:
@@ -64,28 +83,48 @@ def train_page(request: Request, corpus: str = "",
     return render(request, "wordpiece_train.html", ctx, block="step", status_code=status)
 
 
-@router.post("/wordpiece/train", response_class=HTMLResponse,
-             summary="Store an edited corpus and open its training view")
-def train_post(request: Request, corpus_text: str = Form(""),
-               vocab_size: int = Form(DEFAULT_VOCAB_SIZE), min_frequency: int = Form(0),
-               corpus: str = Form(""), use: str = Form("")) -> Any:
+@router.post(
+    "/wordpiece/train",
+    response_class=HTMLResponse,
+    summary="Store an edited corpus and open its training view",
+)
+def train_post(
+    request: Request,
+    corpus_text: str = Form(""),
+    vocab_size: int = Form(DEFAULT_VOCAB_SIZE),
+    min_frequency: int = Form(0),
+    corpus: str = Form(""),
+    use: str = Form(""),
+) -> Any:
     """The training form: "Train" (`use=pick`) takes the picked corpus; "Use this corpus" (or
     a bare POST of `corpus_text`) stores the edited text. Either way, a redirect to the
     page's permalink."""
-    return posted_corpus(request, T.form("", vocab_size, min_frequency), "wordpiece_train.html",
-                         "/wordpiece/train", use=use, corpus=corpus, corpus_text=corpus_text,
-                         params={"vocab_size": vocab_size or None,
-                                 "min_frequency": min_frequency or None})
+    return posted_corpus(
+        request,
+        T.form("", vocab_size, min_frequency),
+        "wordpiece_train.html",
+        "/wordpiece/train",
+        use=use,
+        corpus=corpus,
+        corpus_text=corpus_text,
+        params={"vocab_size": vocab_size or None, "min_frequency": min_frequency or None},
+    )
 
 
 # ---- JSON ------------------------------------------------------------------------------------
-@router.get("/api/wordpiece/encode_steps", tags=["api"],
-            summary="Every probe of WordPiece encoding, as step dicts")
+@router.get(
+    "/api/wordpiece/encode_steps",
+    tags=["api"],
+    summary="Every probe of WordPiece encoding, as step dicts",
+)
 def encode_steps_api(data: dict = Depends(answers.wordpiece_encode_steps)) -> dict[str, Any]:
     return data
 
 
-@router.get("/api/wordpiece/train_steps", tags=["api"],
-            summary="Every merge of WordPiece training, as step dicts")
+@router.get(
+    "/api/wordpiece/train_steps",
+    tags=["api"],
+    summary="Every merge of WordPiece training, as step dicts",
+)
 def train_steps_api(data: dict = Depends(answers.wordpiece_train_steps)) -> dict[str, Any]:
     return data

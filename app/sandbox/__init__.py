@@ -22,6 +22,7 @@ huge, and what keeps the server's memory out of a template's reach.
 
 With `TOKVIS_SANDBOX_WORKERS=0` all of it runs in the serving process (to compare).
 """
+
 from __future__ import annotations
 
 import gc
@@ -38,26 +39,36 @@ from .pool import Budget, Pool, SandboxBusy, SandboxFailure
 
 __all__ = ["Budget", "Pool", "Sandbox", "SandboxBusy", "SandboxFailure"]
 
-SEARCH_MEMORY_MB = 256        # a regex search: the text, its matches and the engine's stacks
+SEARCH_MEMORY_MB = 256  # a regex search: the text, its matches and the engine's stacks
 # a normaliser: a text of at most 20 times the input (or 100,000 characters), with its alignments
 NORMALIZE_BUDGET = Budget(2, 512, 4, "its fixed normaliser budget", "its fixed normaliser budget")
 
-_ACTIVE: list["Sandbox"] = []          # started sandboxes, the latest runs the searches
+_ACTIVE: list["Sandbox"] = []  # started sandboxes, the latest runs the searches
 _ACTIVE_LOCK = threading.Lock()
 
 
 class Sandbox:
-    def __init__(self, workers: int = 2, cpu_seconds: float = 4, memory_mb: int = 256,
-                 wall_seconds: float = 5, parse_seconds: float = 4, parse_memory_mb: int = 400
-                 ) -> None:
+    def __init__(
+        self,
+        workers: int = 2,
+        cpu_seconds: float = 4,
+        memory_mb: int = 256,
+        wall_seconds: float = 5,
+        parse_seconds: float = 4,
+        parse_memory_mb: int = 400,
+    ) -> None:
         self.search_pool = Pool("search", workers)
         self.work_pool = Pool("work", workers)
         self.chat_budget = Budget(cpu_seconds, memory_mb, wall_seconds)
         self._normalizers: OrderedDict[int, tuple[Any, str, bytes]] = OrderedDict()
         self._lock = threading.Lock()
-        self.parse_budget = Budget(parse_seconds, parse_memory_mb, parse_seconds + 1,
-                                   "TOKVIS_SANDBOX_PARSE_SECONDS",
-                                   "TOKVIS_SANDBOX_PARSE_MEMORY_MB")
+        self.parse_budget = Budget(
+            parse_seconds,
+            parse_memory_mb,
+            parse_seconds + 1,
+            "TOKVIS_SANDBOX_PARSE_SECONDS",
+            "TOKVIS_SANDBOX_PARSE_MEMORY_MB",
+        )
 
     @property
     def enabled(self) -> bool:
@@ -85,41 +96,67 @@ class Sandbox:
     # ---- the kinds of work ---------------------------------------------------------------------
     def render_chat_template(self, inputs: Any, time_limit: float) -> Any:
         """`chat.render_template(inputs)` in a child: the `renderer` of `chat.render_chat`."""
-        return self.work_pool.run("chat", inputs, time_limit, budget=self.chat_budget,
-                                  what="the chat template")
+        return self.work_pool.run(
+            "chat", inputs, time_limit, budget=self.chat_budget, what="the chat template"
+        )
 
     def parse(self, data: bytes, fmt: str, options: dict[str, Any]) -> Any:
         """An uploaded file read in a child (`app.uploads.parse`); the Tokenizer it gives."""
-        blob = self.work_pool.run("parse", data, fmt, options, budget=self.parse_budget,
-                                  what="reading this file")
+        blob = self.work_pool.run(
+            "parse", data, fmt, options, budget=self.parse_budget, what="reading this file"
+        )
         return unpickle_quietly(blob)
 
-    def search(self, pattern: user_regex.TimedPattern, method: str, args: tuple,
-               seconds: float) -> tuple[Any, float]:
+    def search(
+        self, pattern: user_regex.TimedPattern, method: str, args: tuple, seconds: float
+    ) -> tuple[Any, float]:
         """One timed search in the search pool: `(result, cpu_seconds)` (`user_regex.Runner`)."""
         # the search stops itself (user_regex.run_search's backstop); the child's own CPU limit
         # and the wall-clock kill are only there for what it cannot stop; the kill waits long
         # enough that a busy machine, which gives the child a share of a core, is not mistaken
         # for a runaway search (the CPU limit ends one anyway)
         backstop = seconds * user_regex.CHILD_WALL_FACTOR + user_regex.CHILD_WALL_SLACK
-        budget = Budget(math.ceil(backstop) + 1, SEARCH_MEMORY_MB, 3 * backstop + 5,
-                        "TOKVIS_REGEX_TIMEOUT", "its fixed search budget")
+        budget = Budget(
+            math.ceil(backstop) + 1,
+            SEARCH_MEMORY_MB,
+            3 * backstop + 5,
+            "TOKVIS_REGEX_TIMEOUT",
+            "its fixed search budget",
+        )
         compiled = pattern.compiled
-        return self.search_pool.run("search", compiled.pattern, compiled.flags, method, args,
-                                    seconds, budget=budget,
-                                    what=f"the pattern {pattern.source!r}")
-
+        return self.search_pool.run(
+            "search",
+            compiled.pattern,
+            compiled.flags,
+            method,
+            args,
+            seconds,
+            budget=budget,
+            what=f"the pattern {pattern.source!r}",
+        )
 
     def normalize(self, normalizer: Any, ns: Any) -> Any:
         """`normalizer.normalize(ns)` in the pipeline pool (`pipeline.NormalizerRunner`): an
         uploaded tokeniser's normaliser chain, its growth bounded by the core and its work by
         the child's limits."""
         digest, blob = self._pickled(normalizer)
-        answer = self.search_pool.run("normalize", digest, None, ns, budget=NORMALIZE_BUDGET,
-                                      what=f"the normalizer {_described(normalizer)}")
-        if answer is None:        # that child has not seen it yet
-            answer = self.search_pool.run("normalize", digest, blob, ns, budget=NORMALIZE_BUDGET,
-                                          what=f"the normalizer {_described(normalizer)}")
+        answer = self.search_pool.run(
+            "normalize",
+            digest,
+            None,
+            ns,
+            budget=NORMALIZE_BUDGET,
+            what=f"the normalizer {_described(normalizer)}",
+        )
+        if answer is None:  # that child has not seen it yet
+            answer = self.search_pool.run(
+                "normalize",
+                digest,
+                blob,
+                ns,
+                budget=NORMALIZE_BUDGET,
+                what=f"the normalizer {_described(normalizer)}",
+            )
         return answer
 
     def _pickled(self, normalizer: Any) -> tuple[str, bytes]:
@@ -144,8 +181,9 @@ def _described(normalizer: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _search_in_sandbox(pattern: user_regex.TimedPattern, method: str, args: tuple,
-                       seconds: float) -> tuple[Any, float] | None:
+def _search_in_sandbox(
+    pattern: user_regex.TimedPattern, method: str, args: tuple, seconds: float
+) -> tuple[Any, float] | None:
     with _ACTIVE_LOCK:
         sandbox = next((s for s in reversed(_ACTIVE) if s.enabled), None)
     return None if sandbox is None else sandbox.search(pattern, method, args, seconds)

@@ -14,6 +14,7 @@ supervisor's fork server and are started again whenever one is gone.
 `workers=0` runs the same tasks in the calling thread with no limits (no sandbox: what
 `TOKVIS_SANDBOX_WORKERS=0` asks for, to compare).
 """
+
 from __future__ import annotations
 
 import os
@@ -39,6 +40,7 @@ class SandboxBusy(RuntimeError):
 class Budget:
     """What one piece of work may use: CPU seconds and address space (the child's own limits),
     and the wall-clock seconds after which the server kills it whatever it is doing."""
+
     cpu_seconds: float
     memory_mb: int
     wall_seconds: float
@@ -50,8 +52,9 @@ class _Child:
     def __init__(self, server_pid: int) -> None:
         ctx = supervisor.context()
         self.conn, theirs = ctx.Pipe()
-        self.process = ctx.Process(target=worker.serve, args=(theirs, server_pid), daemon=True,
-                                   name="tokvis-sandbox")
+        self.process = ctx.Process(
+            target=worker.serve, args=(theirs, server_pid), daemon=True, name="tokvis-sandbox"
+        )
         self.process.start()
         theirs.close()
 
@@ -102,8 +105,9 @@ class Pool:
             return _answer(worker._run(task, args), what, budget)
         for _attempt in range(2):
             child = self._checkout(budget.wall_seconds)
-            answer = self._ask(child, (task, args, budget.cpu_seconds,
-                                       budget.memory_mb * 2 ** 20), budget, what)
+            answer = self._ask(
+                child, (task, args, budget.cpu_seconds, budget.memory_mb * 2**20), budget, what
+            )
             if answer is not _RETIRED:
                 return _answer(answer, what, budget)
         raise SandboxFailure(f"{what} could not start: the sandbox's processes kept ending")
@@ -116,17 +120,26 @@ class Pool:
             child.conn.send(request)
             if not child.conn.poll(budget.wall_seconds):
                 self._retire(child)
-                raise SandboxFailure(f"{what} took longer than {budget.wall_seconds:g} s of "
-                                     "wall-clock time, so it was stopped (a server this busy "
-                                     "may not give it its CPU time: try again)")
+                raise SandboxFailure(
+                    f"{what} took longer than {budget.wall_seconds:g} s of "
+                    "wall-clock time, so it was stopped (a server this busy "
+                    "may not give it its CPU time: try again)"
+                )
             answer = child.conn.recv()
         except (EOFError, OSError):
             code = self._retire(child)
             if code == 0:
                 return _RETIRED
-            raise SandboxFailure(supervisor.exit_reason(
-                code, what, budget.cpu_seconds, budget.cpu_setting, budget.memory_mb,
-                budget.memory_setting)) from None
+            raise SandboxFailure(
+                supervisor.exit_reason(
+                    code,
+                    what,
+                    budget.cpu_seconds,
+                    budget.cpu_setting,
+                    budget.memory_mb,
+                    budget.memory_setting,
+                )
+            ) from None
         self._checkin(child)
         return answer
 
@@ -136,11 +149,13 @@ class Pool:
             try:
                 child = self._idle.get(timeout=wait)
             except queue.Empty:
-                raise SandboxBusy(f"the sandbox's {self.workers} processes stayed busy for "
-                                  f"{wait:g} s; try again in a moment") from None
+                raise SandboxBusy(
+                    f"the sandbox's {self.workers} processes stayed busy for "
+                    f"{wait:g} s; try again in a moment"
+                ) from None
             if child.alive():
                 return child
-            self._retire(child)          # it retired itself (it had grown large): replace it
+            self._retire(child)  # it retired itself (it had grown large): replace it
 
     def _checkin(self, child: _Child) -> None:
         if child.alive() and not self._stopped:
@@ -167,15 +182,22 @@ class Pool:
             self._idle.put(child)
 
 
-_RETIRED = object()     # a child that had ended by itself before it read a request
+_RETIRED = object()  # a child that had ended by itself before it read a request
 
 
 def _answer(answer: tuple | None, what: str, budget: Budget) -> Any:
     """The value of a child's answer, or the exception it stands for."""
     if answer is None:
-        raise SandboxFailure(supervisor.exit_reason(
-            supervisor.MEMORY_EXIT, what, budget.cpu_seconds, budget.cpu_setting,
-            budget.memory_mb, budget.memory_setting))
+        raise SandboxFailure(
+            supervisor.exit_reason(
+                supervisor.MEMORY_EXIT,
+                what,
+                budget.cpu_seconds,
+                budget.cpu_setting,
+                budget.memory_mb,
+                budget.memory_setting,
+            )
+        )
     if answer[0] == "ok":
         return answer[1]
     _, kind, message, line = answer

@@ -12,6 +12,7 @@ limit them the same way, and say the same thing when one dies.
   unlimited hard limit there fails, and every training used to end with code 1).
 - `exit_reason(code, ...)`: a child's exit code as a sentence a user can act on.
 """
+
 from __future__ import annotations
 
 import multiprocessing
@@ -21,7 +22,7 @@ import signal
 import threading
 import time
 
-_PRELOAD: list[str] = []      # the modules the fork server imports once, for every child
+_PRELOAD: list[str] = []  # the modules the fork server imports once, for every child
 _CONTEXT = None
 _CONTEXT_LOCK = threading.Lock()
 
@@ -33,7 +34,7 @@ def preload(module: str) -> None:
         if module not in _PRELOAD:
             _PRELOAD.append(module)
         if _CONTEXT is not None:
-            _CONTEXT.set_forkserver_preload(list(_PRELOAD))   # if it has not started yet
+            _CONTEXT.set_forkserver_preload(list(_PRELOAD))  # if it has not started yet
 
 
 def context() -> multiprocessing.context.BaseContext:
@@ -95,11 +96,13 @@ def die_with(server_pid: int) -> None:
     """End this process soon after the server that started it is gone (killed with -9, say),
     so that no child goes on unwatched. (The fork server stays up while its children do, so
     its death cannot be the signal.)"""
+
     def watch() -> None:
         while True:
             time.sleep(0.5)
             if _gone(server_pid):
                 os._exit(3)
+
     threading.Thread(target=watch, daemon=True, name="die-with-server").start()
 
 
@@ -119,8 +122,15 @@ def _gone(pid: int) -> bool:
         return False
 
 
-def exit_reason(code: int | None, what: str, cpu_seconds: float, cpu_setting: str,
-                memory_mb: int, memory_setting: str, out_of_cpu: bool | None = None) -> str:
+def exit_reason(
+    code: int | None,
+    what: str,
+    cpu_seconds: float,
+    cpu_setting: str,
+    memory_mb: int,
+    memory_setting: str,
+    out_of_cpu: bool | None = None,
+) -> str:
     """Why a child running `what` ended with exit `code` (a negative code is the signal).
     `out_of_cpu`: whether a SIGKILL can have been the CPU limit's (the hard one); by default
     any SIGXCPU or SIGKILL counts as the CPU budget.
@@ -131,12 +141,15 @@ def exit_reason(code: int | None, what: str, cpu_seconds: float, cpu_setting: st
     if out_of_cpu is None:
         out_of_cpu = code in (-signal.SIGXCPU, -signal.SIGKILL)
     if code == -signal.SIGXCPU or code == -signal.SIGKILL and out_of_cpu:
-        return (f"{what} used up its CPU budget of {cpu_seconds:g} s ({cpu_setting}), "
-                f"so it was stopped")
+        return (
+            f"{what} used up its CPU budget of {cpu_seconds:g} s ({cpu_setting}), so it was stopped"
+        )
     if code == MEMORY_EXIT:
-        return (f"{what} went over its memory budget of {memory_mb:,} MB ({memory_setting}), "
-                f"so it was stopped")
+        return (
+            f"{what} went over its memory budget of {memory_mb:,} MB ({memory_setting}), "
+            f"so it was stopped"
+        )
     return f"the process running {what} ended with code {code}"
 
 
-MEMORY_EXIT = 75       # what a child exits with when it ran out of its address space
+MEMORY_EXIT = 75  # what a child exits with when it ran out of its address space

@@ -14,6 +14,7 @@ A child exits after work that left it large (RECYCLE_BYTES), and when the server
 The answers: `("ok", value)`, or `("error", kind, message, line)` with kind "value" (bad input:
 a 422 with the message), "template" (a chat template's failure and its line) or "internal".
 """
+
 from __future__ import annotations
 
 import gc
@@ -39,8 +40,8 @@ from . import supervisor
 for _reader in formats.FORMATS.values():
     importlib.import_module(_reader)
 
-RECYCLE_BYTES = 512 * 2 ** 20      # a child this large after its work makes way for a fresh one
-LIFETIME_CPU = 3600                # the hard CPU limit of a child: it retires at half of it
+RECYCLE_BYTES = 512 * 2**20  # a child this large after its work makes way for a fresh one
+LIFETIME_CPU = 3600  # the hard CPU limit of a child: it retires at half of it
 
 
 def serve(conn: Any, server_pid: int) -> None:
@@ -56,20 +57,23 @@ def serve(conn: Any, server_pid: int) -> None:
             task, args, cpu_seconds, memory_bytes = conn.recv()
         except (EOFError, OSError):
             return
-        supervisor.set_soft_limit(resource.RLIMIT_CPU,
-                                  int(supervisor.cpu_used()) + 1 + int(cpu_seconds))
+        supervisor.set_soft_limit(
+            resource.RLIMIT_CPU, int(supervisor.cpu_used()) + 1 + int(cpu_seconds)
+        )
         supervisor.set_soft_limit(resource.RLIMIT_AS, supervisor.address_space() + memory_bytes)
         answer = _run(task, args)
         supervisor.set_soft_limit(resource.RLIMIT_AS, resource.RLIM_INFINITY)
-        if answer is None:                                # out of memory
+        if answer is None:  # out of memory
             gc.collect()
             os._exit(supervisor.MEMORY_EXIT)
         try:
             conn.send(answer)
         except (OSError, pickle.PicklingError, MemoryError):
             return
-        if supervisor.address_space() > base + RECYCLE_BYTES \
-                or supervisor.cpu_used() > LIFETIME_CPU / 2:
+        if (
+            supervisor.address_space() > base + RECYCLE_BYTES
+            or supervisor.cpu_used() > LIFETIME_CPU / 2
+        ):
             return
 
 
@@ -87,7 +91,7 @@ def _run(task: str, args: tuple) -> tuple | None:
         return ("error", "value", str(exc), None)
     except RecursionError:
         return ("error", "value", "the input is nested too deeply to read", None)
-    except Exception as exc:         # noqa: BLE001 - a child never dies silently
+    except Exception as exc:  # noqa: BLE001 - a child never dies silently
         return ("error", "internal", f"{type(exc).__name__}: {exc}", None)
 
 
@@ -106,14 +110,19 @@ def _compiled(pattern: str, flags: int) -> "regex.Pattern[str]":
     return regex.compile(pattern, flags)
 
 
-def search(pattern: str, flags: int, method: str, args: tuple, seconds: float
-           ) -> tuple[Any, float]:
+def search(pattern: str, flags: int, method: str, args: tuple, seconds: float) -> tuple[Any, float]:
     """One search of a user's pattern (`user_regex.run_search`): its result and CPU seconds."""
-    return user_regex.run_search(_compiled(pattern, flags), method, args, seconds,
-                                 user_regex.CHILD_WALL_FACTOR, user_regex.CHILD_WALL_SLACK)
+    return user_regex.run_search(
+        _compiled(pattern, flags),
+        method,
+        args,
+        seconds,
+        user_regex.CHILD_WALL_FACTOR,
+        user_regex.CHILD_WALL_SLACK,
+    )
 
 
-_NORMALIZERS: OrderedDict[str, Any] = OrderedDict()    # digest -> an uploaded normaliser
+_NORMALIZERS: OrderedDict[str, Any] = OrderedDict()  # digest -> an uploaded normaliser
 KEEP_NORMALIZERS = 32
 
 

@@ -1,6 +1,7 @@
 """The analytics pages' data: the multilingual tax (tokens per UDHR language against English),
 the Unicode lab (a text's normal forms and how tokenisers split each) and the vocab-size sweep
 (a job: train at several sizes, measure on held-out text)."""
+
 from __future__ import annotations
 
 import functools
@@ -47,22 +48,26 @@ def tax_names(request: Request, tok: list[str] | None) -> list[str]:
     names = [pretrained.canonical_name(t) for t in (tok or vocab_tokenizers()) if t]
     for n in names:
         if not pretrained.is_bundled(n) and not n.startswith(UPLOAD_PREFIX):
-            raise HTTPException(404, f"unknown tokeniser {n!r}; the tax compares bundled ones "
-                                     f"({', '.join(vocab_tokenizers())}) and uploaded ones")
+            raise HTTPException(
+                404,
+                f"unknown tokeniser {n!r}; the tax compares bundled ones "
+                f"({', '.join(vocab_tokenizers())}) and uploaded ones",
+            )
     if not names:
         raise HTTPException(422, "choose at least one tokeniser")
     return names
 
 
-def tax_table(request: Request, names: list[str], leave_out_failures: bool = False
-              ) -> dict[str, Any]:
+def tax_table(
+    request: Request, names: list[str], leave_out_failures: bool = False
+) -> dict[str, Any]:
     """The tax of `names`. With `leave_out_failures` (the page's default columns: every stored
     upload), an upload that cannot encode the texts (a file whose own normaliser or pattern
     refuses them) is left out and named in `left_out`, rather than failing the page for
     everyone; asked for by name, it fails with its own message."""
     langs = udhr_languages()
     per, left_out = {}, {}
-    for n in names:   # bundled: saved at build time (app/tax.py); uploads: computed once, kept
+    for n in names:  # bundled: saved at build time (app/tax.py); uploads: computed once, kept
         if n.startswith(UPLOAD_PREFIX):
             try:
                 per[n] = tax.counts(n, resolve_tokenizer(request, n))
@@ -76,17 +81,29 @@ def tax_table(request: Request, names: list[str], leave_out_failures: bool = Fal
     unknown = {n: {code: u for code, (_t, u) in p.items()} for n, p in per.items()}
     rel = {n: premiums(c) for n, c in counts.items()}
     scripts, samples = _language_facts()
-    return {"languages": langs, "counts": counts, "relative": rel, "scripts": scripts,
-            "samples": samples, "unknown": unknown, "left_out": left_out,
-            "band_of": {n: {code: premium_band(v) for code, v in r.items()}
-                        for n, r in rel.items()},
-            "largest": {n: largest_premium(r) for n, r in rel.items()}}
+    return {
+        "languages": langs,
+        "counts": counts,
+        "relative": rel,
+        "scripts": scripts,
+        "samples": samples,
+        "unknown": unknown,
+        "left_out": left_out,
+        "band_of": {n: {code: premium_band(v) for code, v in r.items()} for n, r in rel.items()},
+        "largest": {n: largest_premium(r) for n, r in rel.items()},
+    }
 
 
 # The colour of a premium: the band it falls in (upper bounds), as the legend names them.
-PREMIUM_BANDS = ((1.25, "under 1.25×"), (1.5, "1.25 to 1.5×"), (2.0, "1.5 to 2×"),
-                 (3.0, "2 to 3×"), (4.0, "3 to 4×"), (6.0, "4 to 6×"),
-                 (float("inf"), "6× or more"))
+PREMIUM_BANDS = (
+    (1.25, "under 1.25×"),
+    (1.5, "1.25 to 1.5×"),
+    (2.0, "1.5 to 2×"),
+    (3.0, "2 to 3×"),
+    (4.0, "3 to 4×"),
+    (6.0, "4 to 6×"),
+    (float("inf"), "6× or more"),
+)
 
 
 def premium_band(value: float) -> int:
@@ -129,17 +146,28 @@ EXAMPLES = [
     ("full-width digits", "\uff11\uff12\uff13\uff14\uff15 yen"),
     ("Cyrillic а vs Latin a", "p\u0430ypal paypal"),
     ("zero-width space", "zero\u200bwidth space"),
-    ("ZWJ emoji family", "\U0001F468\u200d\U0001F469\u200d\U0001F467\u200d\U0001F466"),
+    ("ZWJ emoji family", "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"),
     ("Arabic and English", "The word \u0645\u0631\u062d\u0628\u0627 means hello"),
 ]
-FORMS = [("original", None), ("NFC", normalizers.NFC()), ("NFD", normalizers.NFD()),
-         ("NFKC", normalizers.NFKC()), ("NFKD", normalizers.NFKD())]
+FORMS = [
+    ("original", None),
+    ("NFC", normalizers.NFC()),
+    ("NFD", normalizers.NFD()),
+    ("NFKC", normalizers.NFKC()),
+    ("NFKD", normalizers.NFKD()),
+]
 DEFAULT_LAB_TOKENIZERS = ["cl100k_base", "bert-base-uncased", "botchan_en_unigram_1000", "word"]
 
 
 def code_points(text: str) -> list[dict[str, str]]:
-    return [{"cp": f"U+{ord(c):04X}", "char": display.visible(c),
-             "name": unicodedata.name(c, "(unnamed)").lower()} for c in text]
+    return [
+        {
+            "cp": f"U+{ord(c):04X}",
+            "char": display.visible(c),
+            "name": unicodedata.name(c, "(unnamed)").lower(),
+        }
+        for c in text
+    ]
 
 
 def unicode_forms(request: Request, text: str, names: list[str]) -> list[dict[str, Any]]:
@@ -147,9 +175,16 @@ def unicode_forms(request: Request, text: str, names: list[str]) -> list[dict[st
     forms = []
     for label, norm in FORMS:
         out = norm.normalize_str(text) if norm is not None else text
-        row = {"form": label, "text": out, "visible": display.visible(out), "chars": len(out),
-               "bytes": len(out.encode("utf-8")), "same": out == text,
-               "code_points": code_points(out), "tokenizations": []}
+        row = {
+            "form": label,
+            "text": out,
+            "visible": display.visible(out),
+            "chars": len(out),
+            "bytes": len(out.encode("utf-8")),
+            "same": out == text,
+            "code_points": code_points(out),
+            "tokenizations": [],
+        }
         for n, tok in toks:
             enc = tok.encode(out)
             # as the visualiser draws them: text, not the byte-level alphabet (Ġ, Ã)
@@ -161,7 +196,9 @@ def unicode_forms(request: Request, text: str, names: list[str]) -> list[dict[st
 
 def lab_tokenizers(tok: list[str] | None) -> list[str]:
     """The lab's tokenisers: those asked for, else the default ones that are bundled."""
-    return [t for t in (tok or [n for n in DEFAULT_LAB_TOKENIZERS if pretrained.is_bundled(n)]) if t]
+    return [
+        t for t in (tok or [n for n in DEFAULT_LAB_TOKENIZERS if pretrained.is_bundled(n)]) if t
+    ]
 
 
 # ---- the vocab-size sweep -------------------------------------------------------------------
@@ -173,16 +210,22 @@ MAX_SWEEP_VOCAB = 50_000
 
 def parse_spec(corpus: str, heldout: str, algo: list[str] | None, sizes: str) -> SweepSpec:
     """Validate the sweep's inputs (ValueError with the reason)."""
-    algos = tuple(a for a in (algo or [a for a in DEFAULT_SWEEP_ALGOS if a in tc.algorithms()]) if a)
+    algos = tuple(
+        a for a in (algo or [a for a in DEFAULT_SWEEP_ALGOS if a in tc.algorithms()]) if a
+    )
     unknown = [a for a in algos if a not in tc.algorithms()]
     if unknown:
-        raise ValueError(f"unknown algorithm {unknown[0]!r}; choose from {', '.join(tc.algorithms())}")
+        raise ValueError(
+            f"unknown algorithm {unknown[0]!r}; choose from {', '.join(tc.algorithms())}"
+        )
     if not algos:
         raise ValueError("choose at least one algorithm")
     try:
         values = tuple(sorted({int(s) for s in sizes.replace(",", " ").split()}))
     except ValueError:
-        raise ValueError(f"sizes must be whole numbers separated by commas, got {sizes!r}") from None
+        raise ValueError(
+            f"sizes must be whole numbers separated by commas, got {sizes!r}"
+        ) from None
     if not values or len(values) > MAX_SIZES:
         raise ValueError(f"give between 1 and {MAX_SIZES} vocab sizes")
     if values[0] < 2 or values[-1] > MAX_SWEEP_VOCAB:
@@ -190,8 +233,9 @@ def parse_spec(corpus: str, heldout: str, algo: list[str] | None, sizes: str) ->
     return SweepSpec(corpus, heldout, algos, values)
 
 
-def checked_spec(request: Request, corpus: str, heldout: str, algo: list[str] | None,
-                 sizes: str) -> SweepSpec:
+def checked_spec(
+    request: Request, corpus: str, heldout: str, algo: list[str] | None, sizes: str
+) -> SweepSpec:
     """`parse_spec`, and both corpora known (ValueError: an unknown corpus in a sweep's form or
     request is a bad field, 422, not a missing page)."""
     spec = parse_spec(corpus, heldout, algo, sizes)
@@ -205,8 +249,13 @@ def checked_spec(request: Request, corpus: str, heldout: str, algo: list[str] | 
 
 def spec_of(job) -> SweepSpec:
     """The spec a sweep job was started with."""
-    return SweepSpec(**{**job.spec, "algorithms": tuple(job.spec["algorithms"]),
-                        "sizes": tuple(job.spec["sizes"])})
+    return SweepSpec(
+        **{
+            **job.spec,
+            "algorithms": tuple(job.spec["algorithms"]),
+            "sizes": tuple(job.spec["sizes"]),
+        }
+    )
 
 
 def parse_alpha(text: str) -> float:
@@ -215,9 +264,10 @@ def parse_alpha(text: str) -> float:
         value = float(text)
     except ValueError:
         value = -1.0
-    if not value >= 0:          # also NaN
-        raise ValueError(f"alpha must be a number from 0 to infinity (e.g. 2.5 or inf), "
-                         f"got {text!r}")
+    if not value >= 0:  # also NaN
+        raise ValueError(
+            f"alpha must be a number from 0 to infinity (e.g. 2.5 or inf), got {text!r}"
+        )
     return value
 
 
@@ -232,8 +282,9 @@ def sweep_efficiency(rows: list[dict[str, Any]], alpha: float) -> list[float | N
     for r in rows:
         hist = r.get("count_histogram")
         ok = hist and r.get("vocab_size", 0) >= 2
-        out.append(renyi_efficiency(counts_of_histogram(hist), r["vocab_size"], alpha)
-                   if ok else None)
+        out.append(
+            renyi_efficiency(counts_of_histogram(hist), r["vocab_size"], alpha) if ok else None
+        )
     return out
 
 
@@ -252,25 +303,38 @@ def sweep_view(job, alpha: float = DEFAULT_ALPHA) -> dict[str, Any]:
         if e is not None:
             eff.setdefault(r["algorithm"], []).append((r["size"], e))
     label = alpha_label(alpha)
-    return {"tpw_chart": charts.line_chart(tpw, x_label="vocab size (log scale)",
-                                           y_label="tokens per word (held-out)"),
-            "cpt_chart": charts.line_chart(cpt, x_label="vocab size (log scale)",
-                                           y_label="characters per token (held-out)"),
-            "renyi_chart": charts.line_chart(eff, x_label="vocab size (log scale)",
-                                             y_label=f"Rényi efficiency, α = {label}")
-            if eff else None,
-            "renyi": renyi, "renyi_missing": any(e is None and "error" not in r
-                                                 for r, e in zip(job.results, renyi))}
+    return {
+        "tpw_chart": charts.line_chart(
+            tpw, x_label="vocab size (log scale)", y_label="tokens per word (held-out)"
+        ),
+        "cpt_chart": charts.line_chart(
+            cpt, x_label="vocab size (log scale)", y_label="characters per token (held-out)"
+        ),
+        "renyi_chart": charts.line_chart(
+            eff, x_label="vocab size (log scale)", y_label=f"Rényi efficiency, α = {label}"
+        )
+        if eff
+        else None,
+        "renyi": renyi,
+        "renyi_missing": any(e is None and "error" not in r for r, e in zip(job.results, renyi)),
+    }
 
 
 def sweep_url(spec: SweepSpec) -> str:
-    return url_with("/sweep", {"corpus": spec.corpus, "heldout": spec.heldout,
-                               "algo": list(spec.algorithms),
-                               "sizes": ",".join(map(str, spec.sizes))})
+    return url_with(
+        "/sweep",
+        {
+            "corpus": spec.corpus,
+            "heldout": spec.heldout,
+            "algo": list(spec.algorithms),
+            "sizes": ",".join(map(str, spec.sizes)),
+        },
+    )
 
 
 def start_sweep(request: Request, spec: SweepSpec):
     """Queue the sweep (or find it queued, running or done) -> (job, True if this request
     queued it: only its creator may cancel it); QueueFull -> 429."""
-    return jobs(request).submit("sweep", spec.id, asdict(spec),
-                                total=len(spec.algorithms) * len(spec.sizes))
+    return jobs(request).submit(
+        "sweep", spec.id, asdict(spec), total=len(spec.algorithms) * len(spec.sizes)
+    )

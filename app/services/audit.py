@@ -5,6 +5,7 @@ large ones, the finished report kept per server process.
 A job gets its tokeniser as `handover.py` hands it over (a bundled one by name, any other
 pickled into the store once).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -22,12 +23,14 @@ from ..jobs.cache import RunCache
 from ..jobs.store import Job
 from .handover import tokenizer_spec
 
-INLINE = 5_000          # vocabularies up to this size are audited within the request
-PAGE = 50               # table rows per page
-VERSION = "1"           # part of a job's id: a new audit rule means a new job
-FLAG_LABELS = {"intermediate": "Intermediate (only inside longer tokens on the corpus)",
-               "duplicate": "Near-duplicate (case, leading space, ## variants)",
-               "unseen": "Unseen on the corpus"}
+INLINE = 5_000  # vocabularies up to this size are audited within the request
+PAGE = 50  # table rows per page
+VERSION = "1"  # part of a job's id: a new audit rule means a new job
+FLAG_LABELS = {
+    "intermediate": "Intermediate (only inside longer tokens on the corpus)",
+    "duplicate": "Near-duplicate (case, leading space, ## variants)",
+    "unseen": "Unseen on the corpus",
+}
 FILTERS = [(c, LABELS[c]) for c in CATEGORIES] + [(f, FLAG_LABELS[f]) for f in FLAGS]
 
 _REPORTS = RunCache(8)  # finished reports, per server process
@@ -49,9 +52,13 @@ def audit_of(request: Request, tokenizer: str) -> tuple[AuditReport | None, Job 
     if tok.model.get_vocab_size() <= INLINE:
         return _REPORTS.put(key, tc.audit(tok)), None
     engine = jobs(request)
-    job, _ = engine.submit("audit", key, tokenizer_spec(request, tokenizer, tok, engine.get(key)),
-                           total=tok.model.get_vocab_size(),
-                           keep=("queued", "running", "done", "error"))
+    job, _ = engine.submit(
+        "audit",
+        key,
+        tokenizer_spec(request, tokenizer, tok, engine.get(key)),
+        total=tok.model.get_vocab_size(),
+        keep=("queued", "running", "done", "error"),
+    )
     if job.status == "done":
         blob = engine.store.blob(job.id)
         if blob is not None:
@@ -66,22 +73,24 @@ def _canonical(tokenizer: str) -> str:
 
 
 def check_filter(category: str) -> str | None:
-    """"" (all) or a category or flag; ValueError otherwise."""
+    """ "" (all) or a category or flag; ValueError otherwise."""
     if category and category not in CATEGORIES and category not in FLAGS:
-        raise ValueError(f"unknown category {category!r}; choose one of: "
-                         f"{', '.join(CATEGORIES + FLAGS)}")
+        raise ValueError(
+            f"unknown category {category!r}; choose one of: {', '.join(CATEGORIES + FLAGS)}"
+        )
     return category or None
 
 
-def page_of(report: AuditReport, category: str, q: str, page: int, per_page: int = PAGE
-            ) -> dict[str, Any]:
+def page_of(
+    report: AuditReport, category: str, q: str, page: int, per_page: int = PAGE
+) -> dict[str, Any]:
     """One page of the table: the rows, the page (clamped, 0-based), pages and the count."""
     if page < 0:
         raise ValueError("page must be 0 or more")
     found = report.select(check_filter(category), q)
     pages = max(1, -(-len(found) // per_page))
     page = min(page, pages - 1)
-    rows = [row(report, h) for h in found[page * per_page:(page + 1) * per_page]]
+    rows = [row(report, h) for h in found[page * per_page : (page + 1) * per_page]]
     return {"rows": rows, "page": page, "pages": pages, "found": len(found)}
 
 
@@ -93,10 +102,14 @@ def row(report: AuditReport, h: Health) -> dict[str, Any]:
     for i in h.reencoded:
         other = report.entry(i)
         label = shown(other)
-        chips.append({"id": i, "text": other.token if label == text else label,
-                      "colour": i % 8})
-    return {"h": h, "shown": text, "flags": report.flags(h.id),
-            "seen": report.usage.seen[h.id], "chips": chips}
+        chips.append({"id": i, "text": other.token if label == text else label, "colour": i % 8})
+    return {
+        "h": h,
+        "shown": text,
+        "flags": report.flags(h.id),
+        "seen": report.usage.seen[h.id],
+        "chips": chips,
+    }
 
 
 def shown(h: Health) -> str:
@@ -105,16 +118,20 @@ def shown(h: Health) -> str:
     return h.text if h.text is not None else h.token
 
 
-def api_answer(report: AuditReport, category: str, q: str, page: int, limit: int
-               ) -> dict[str, Any]:
+def api_answer(report: AuditReport, category: str, q: str, page: int, limit: int) -> dict[str, Any]:
     """`GET /api/audit`'s 200 answer: the summary and one page of entries."""
     found = page_of(report, category, q, page, limit)
-    return {**report.summary(), "category": category or None, "q": q,
-            "page": found["page"], "pages": found["pages"], "found": found["found"],
-            "entries": [report.entry_dict(r["h"]) for r in found["rows"]]}
+    return {
+        **report.summary(),
+        "category": category or None,
+        "q": q,
+        "page": found["page"],
+        "pages": found["pages"],
+        "found": found["found"],
+        "entries": [report.entry_dict(r["h"]) for r in found["rows"]],
+    }
 
 
 def progress_answer(job: Job) -> dict[str, Any]:
     """`GET /api/audit`'s 202 answer while the job runs."""
-    return {"status": job.status, "done": job.done, "total": job.total,
-            "current": job.current}
+    return {"status": job.status, "done": job.done, "total": job.total, "current": job.current}

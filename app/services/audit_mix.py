@@ -5,6 +5,7 @@ A job is named by the tokenizer and the number of merges, so every request for t
 finds the same job (queued, running or done). The worker loads a bundled tokenizer by name; any
 other (uploaded, trained) is handed over pickled into the store (`handover.py`).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -24,16 +25,20 @@ from ..jobs import Job
 from .handover import tokenizer_spec
 
 KIND = "audit_mix"
-KEEP = ("queued", "running", "done")       # a job in any other status is started again
+KEEP = ("queued", "running", "done")  # a job in any other status is started again
 BPE_FAMILIES = ("byte_bpe", "sentencepiece_bpe", "bpe")
 
 
 def mix_options(request: Request, current: str | None) -> list[dict[str, str]]:
     """The picker's options: the bundled BPE tokenizers, the uploaded ones, and `current`."""
     bundled = pretrained.bundled()
-    return [o for o in tokenizer_options(request, current)
-            if o["group"] in (YOURS, "Trained") or o["value"] == current
-            or (o["value"] in bundled and bundled[o["value"]].algorithm in BPE_FAMILIES)]
+    return [
+        o
+        for o in tokenizer_options(request, current)
+        if o["group"] in (YOURS, "Trained")
+        or o["value"] == current
+        or (o["value"] in bundled and bundled[o["value"]].algorithm in BPE_FAMILIES)
+    ]
 
 
 def start_mix(request: Request, name: str) -> Job:
@@ -45,8 +50,9 @@ def start_mix(request: Request, name: str) -> Job:
         raise SolverMissing()
     job_id = mix_job_id(name, MERGES)
     spec = {**tokenizer_spec(request, name, tok, jobs(request).get(job_id)), "merges": MERGES}
-    job, _created = jobs(request).submit(KIND, job_id, spec, total=len(categories()) + ROUNDS,
-                                         keep=KEEP)
+    job, _created = jobs(request).submit(
+        KIND, job_id, spec, total=len(categories()) + ROUNDS, keep=KEEP
+    )
     return job
 
 
@@ -62,8 +68,11 @@ def mix_view(job: Job | None) -> dict[str, Any]:
     result = job.results
     shown = [s for s in result["shares"] if s["share"] >= 0.0005]
     rows = [(f"{s['name']}", f"{100 * s['share']:.1f} %", 100 * s["share"]) for s in shown]
-    return {"result": result, "chart": charts.bar_chart(rows, label_width=290),
-            "hidden": len(result["shares"]) - len(shown)}
+    return {
+        "result": result,
+        "chart": charts.bar_chart(rows, label_width=290),
+        "hidden": len(result["shares"]) - len(shown),
+    }
 
 
 def api_answer(job: Job) -> tuple[int, dict[str, Any]]:
@@ -73,5 +82,10 @@ def api_answer(job: Job) -> tuple[int, dict[str, Any]]:
         return 200, {"status": "done", **job.results}
     if job.status == "error":
         return 422, {"detail": f"the estimate failed: {job.error}"}
-    return 202, {"status": job.status, "done": job.done, "total": job.total,
-                 "current": job.current, "place": job.place}
+    return 202, {
+        "status": job.status,
+        "done": job.done,
+        "total": job.total,
+        "current": job.current,
+        "place": job.place,
+    }

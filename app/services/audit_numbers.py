@@ -1,6 +1,7 @@
 """The numbers audit's data (`/audit/numbers`): a tokeniser's `NumberReport` (kept for the last
 few tokenisers asked for: 10,000 encodings take a fraction of a second, but a page, its fragment
 and its JSON often come together), the heatmap's geometry and the formats' chips."""
+
 from __future__ import annotations
 
 import threading
@@ -16,8 +17,8 @@ from tokenizers_core.audit.numbers import NumberReport, number_report
 from .. import display
 from ..deps import REGEX, resolve_tokenizer
 
-COLUMNS = 100            # the heatmap: row r holds r*100 .. r*100+99
-MAX_BAND = 6             # counts of 6 tokens or more share the darkest colour
+COLUMNS = 100  # the heatmap: row r holds r*100 .. r*100+99
+MAX_BAND = 6  # counts of 6 tokens or more share the darkest colour
 KEPT = 8
 
 _kept: OrderedDict[str, NumberReport] = OrderedDict()
@@ -27,11 +28,12 @@ _lock = threading.Lock()
 @dataclass(frozen=True)
 class HeatLayer:
     """All the integers that take `count` tokens, drawn as one SVG path of runs."""
+
     count: int
-    band: int              # the colour class: 1 .. MAX_BAND
-    numbers: int           # how many integers take this many tokens
-    first: int             # the smallest of them
-    path: str              # "M x y h w v 1 h -w z" for each run of a row
+    band: int  # the colour class: 1 .. MAX_BAND
+    numbers: int  # how many integers take this many tokens
+    first: int  # the smallest of them
+    path: str  # "M x y h w v 1 h -w z" for each run of a row
 
 
 def heatmap(counts: tuple[int, ...] | list[int]) -> list[HeatLayer]:
@@ -44,7 +46,7 @@ def heatmap(counts: tuple[int, ...] | list[int]) -> list[HeatLayer]:
     numbers: dict[int, int] = {}
     first: dict[int, int] = {}
     for row_start in range(0, len(counts), COLUMNS):
-        row = counts[row_start:row_start + COLUMNS]
+        row = counts[row_start : row_start + COLUMNS]
         x = 0
         while x < len(row):
             end = x
@@ -55,15 +57,19 @@ def heatmap(counts: tuple[int, ...] | list[int]) -> list[HeatLayer]:
             numbers[c] = numbers.get(c, 0) + end - x
             first.setdefault(c, row_start + x)
             x = end
-    return [HeatLayer(c, min(max(c, 1), MAX_BAND), numbers[c], first[c], "".join(runs[c]))
-            for c in sorted(runs)]
+    return [
+        HeatLayer(c, min(max(c, 1), MAX_BAND), numbers[c], first[c], "".join(runs[c]))
+        for c in sorted(runs)
+    ]
 
 
 def report_for(request: Request, name: str) -> tuple[tc.Tokenizer, NumberReport]:
     """The tokeniser `name` and its numbers (computed once, kept for the last few names)."""
     if name == REGEX:
-        raise ValueError("the numbers audit needs a tokeniser with a vocabulary; the custom "
-                         "regex tokeniser has none")
+        raise ValueError(
+            "the numbers audit needs a tokeniser with a vocabulary; the custom "
+            "regex tokeniser has none"
+        )
     tok = resolve_tokenizer(request, name)
     with _lock:
         report = _kept.get(name)
@@ -85,7 +91,13 @@ def numbers_view(request: Request, name: str) -> dict[str, Any]:
     for row in report.formats:
         enc = tok.encode(row.text)
         chips = [c for c in display.chips(tok, row.text, enc, links=False) if not c.special]
-        formats.append({"label": row.label, "text": row.text, "count": len(row.ids),
-                        "chips": chips})
-    return {"report": report, "grouping": report.grouping, "layers": heatmap(report.counts),
-            "rows": len(report.counts) // COLUMNS, "formats": formats}
+        formats.append(
+            {"label": row.label, "text": row.text, "count": len(row.ids), "chips": chips}
+        )
+    return {
+        "report": report,
+        "grouping": report.grouping,
+        "layers": heatmap(report.counts),
+        "rows": len(report.counts) // COLUMNS,
+        "formats": formats,
+    }

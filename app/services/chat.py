@@ -1,6 +1,7 @@
 """The chat view's and `POST /api/chat`'s work: check the inputs, resolve the tokenizer, render
 the chat through its template (`tokenizers_core.chat`), and shape the result for JSON or a page.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,7 +18,7 @@ ROLES = ("system", "user", "assistant", "tool")
 MAX_MESSAGES = 200
 MAX_TEMPLATE_CHARS = 100_000
 MAX_CHAT_CHIPS = 4000
-FALLBACK_TEMPLATE = "llama3"     # when no template is named and the tokenizer has none of its own
+FALLBACK_TEMPLATE = "llama3"  # when no template is named and the tokenizer has none of its own
 DEFAULT_MESSAGES = [
     {"role": "system", "content": "You are a helpful assistant."},
     {"role": "user", "content": "What is the capital of France?"},
@@ -28,19 +29,25 @@ DEFAULT_MESSAGES = [
 def check_messages(request: Request, messages: list[dict[str, Any]]) -> None:
     """At most MAX_MESSAGES messages, their text within the app's text limit."""
     if len(messages) > MAX_MESSAGES:
-        raise HTTPException(413, f"{len(messages):,} messages are more than a chat may have "
-                                 f"here ({MAX_MESSAGES})")
+        raise HTTPException(
+            413, f"{len(messages):,} messages are more than a chat may have here ({MAX_MESSAGES})"
+        )
     size = len(json.dumps(messages, ensure_ascii=False))
     limit = settings(request).max_text_chars
     if size > limit:
-        raise HTTPException(413, f"the messages are {size:,} characters of JSON; the limit is "
-                                 f"{limit:,} (set TOKVIS_MAX_TEXT_CHARS to change it)")
+        raise HTTPException(
+            413,
+            f"the messages are {size:,} characters of JSON; the limit is "
+            f"{limit:,} (set TOKVIS_MAX_TEXT_CHARS to change it)",
+        )
 
 
 def check_template(template: str | None) -> None:
     if template is not None and len(template) > MAX_TEMPLATE_CHARS:
-        raise HTTPException(413, f"the template is {len(template):,} characters; the limit is "
-                                 f"{MAX_TEMPLATE_CHARS:,}")
+        raise HTTPException(
+            413,
+            f"the template is {len(template):,} characters; the limit is {MAX_TEMPLATE_CHARS:,}",
+        )
 
 
 def parse_tools(raw: str) -> list[dict] | None:
@@ -54,10 +61,18 @@ def parse_tools(raw: str) -> list[dict] | None:
     return tools
 
 
-def render(request: Request, messages: list[dict[str, Any]], *, tokenizer: str | None,
-           template: str | None = None, template_name: str | None = None,
-           config: dict[str, Any] | None = None, add_generation_prompt: bool = False,
-           tools: Any = None, fallback: str | None = None) -> tuple[Any, chat.ChatRender]:
+def render(
+    request: Request,
+    messages: list[dict[str, Any]],
+    *,
+    tokenizer: str | None,
+    template: str | None = None,
+    template_name: str | None = None,
+    config: dict[str, Any] | None = None,
+    add_generation_prompt: bool = False,
+    tools: Any = None,
+    fallback: str | None = None,
+) -> tuple[Any, chat.ChatRender]:
     """(the tokenizer or None, the rendered chat). The template: `template` (pasted), else the
     `config`'s (a tokenizer_config.json: `template_name` picks one of its named templates, else
     its default), else the bundled `template_name`; with no `template_name`, the tokenizer's own
@@ -66,18 +81,27 @@ def render(request: Request, messages: list[dict[str, Any]], *, tokenizer: str |
     or messages, LookupError (404) for an unknown tokenizer, HTTPException (413) over a limit."""
     check_messages(request, messages)
     check_template(template)
-    if config is not None:                 # its templates, as JSON, within the same limit
+    if config is not None:  # its templates, as JSON, within the same limit
         check_template(json.dumps(config.get("chat_template"), ensure_ascii=False))
     tok = resolve_tokenizer(request, tokenizer) if tokenizer else None
-    if template or (config and config.get("chat_template") is not None
-                    and template_name not in chat.template_names(config)):
+    if template or (
+        config
+        and config.get("chat_template") is not None
+        and template_name not in chat.template_names(config)
+    ):
         template_name = None
-    elif not template_name:                # the tokenizer's own template, else the fallback
+    elif not template_name:  # the tokenizer's own template, else the fallback
         template_name = None if own_template_names(tok) or config else fallback
-    rendered = chat.render_chat(messages, tokenizer=tok, chat_template=template or None,
-                                template_name=template_name, config=config,
-                                add_generation_prompt=add_generation_prompt, tools=tools,
-                                renderer=sandbox(request).render_chat_template)
+    rendered = chat.render_chat(
+        messages,
+        tokenizer=tok,
+        chat_template=template or None,
+        template_name=template_name,
+        config=config,
+        add_generation_prompt=add_generation_prompt,
+        tools=tools,
+        renderer=sandbox(request).render_chat_template,
+    )
     return tok, rendered
 
 
@@ -88,8 +112,9 @@ def own_template_names(tok: Any) -> list[str]:
     return chat.template_names(own) if own else []
 
 
-def template_source(tok: Any, label: str, template: str, template_name: str,
-                    config: dict[str, Any] | None) -> str:
+def template_source(
+    tok: Any, label: str, template: str, template_name: str, config: dict[str, Any] | None
+) -> str:
     """Where the page's template came from, as a sentence (`label`: the tokenizer's name for
     people)."""
     if template:
@@ -97,8 +122,9 @@ def template_source(tok: Any, label: str, template: str, template_name: str,
     if config is not None and config.get("chat_template") is not None:
         return "The pasted tokenizer_config.json's chat template" + _named(template_name, config)
     if template_name in ("", *own_template_names(tok)) and own_template_names(tok):
-        return (f"{label}'s own chat template (its tokenizer_config.json)"
-                + _named(template_name, tok.tokenizer_config))
+        return f"{label}'s own chat template (its tokenizer_config.json)" + _named(
+            template_name, tok.tokenizer_config
+        )
     bundled = chat.bundled_template(template_name or FALLBACK_TEMPLATE)
     return f"The bundled example “{bundled.label}” (written here; see its source note)."
 
@@ -129,19 +155,27 @@ def as_json(rendered: chat.ChatRender) -> dict[str, Any]:
 
 def _counts(rendered: chat.ChatRender) -> list[dict[str, Any]]:
     """Tokens per segment: each message's (index, role) and the template's own text."""
-    return [{"message": s.index, "role": s.role, "tokens": n}
-            for s, n in zip(rendered.segments, rendered.counts())]
+    return [
+        {"message": s.index, "role": s.role, "tokens": n}
+        for s, n in zip(rendered.segments, rendered.counts())
+    ]
 
 
 def page_context(tok: Any, rendered: chat.ChatRender) -> dict[str, Any]:
     """What the page's result block shows."""
-    ctx: dict[str, Any] = {"rendered": rendered, "pieces": _pieces(rendered),
-                           "counts": None, "rows": None}
+    ctx: dict[str, Any] = {
+        "rendered": rendered,
+        "pieces": _pieces(rendered),
+        "counts": None,
+        "rows": None,
+    }
     if tok is not None and rendered.encoding is not None:
-        chips = display.chips(tok, rendered.text, rendered.encoding, links=False,
-                              limit=MAX_CHAT_CHIPS)
-        ctx["rows"] = [(c, rendered.segments[t.segment], t.assistant)
-                       for c, t in zip(chips, rendered.tokens)]
+        chips = display.chips(
+            tok, rendered.text, rendered.encoding, links=False, limit=MAX_CHAT_CHIPS
+        )
+        ctx["rows"] = [
+            (c, rendered.segments[t.segment], t.assistant) for c, t in zip(chips, rendered.tokens)
+        ]
         ctx["counts"] = _counts(rendered)
         ctx["total"] = len(rendered.tokens)
         ctx["cut_chips"] = len(rendered.tokens) > MAX_CHAT_CHIPS
@@ -160,10 +194,14 @@ def _pieces(rendered: chat.ChatRender) -> list[dict[str, Any]]:
     out = []
     for start, end in zip(edges, edges[1:]):
         segment = next((s for s in rendered.segments if s.start <= start < s.end), None)
-        out.append({"text": rendered.text[start:end],
-                    "role": segment.role if segment else "template",
-                    "index": segment.index if segment else None,
-                    "assistant": any(s <= start < e for s, e in rendered.generation_spans)})
+        out.append(
+            {
+                "text": rendered.text[start:end],
+                "role": segment.role if segment else "template",
+                "index": segment.index if segment else None,
+                "assistant": any(s <= start < e for s, e in rendered.generation_spans),
+            }
+        )
     return out
 
 
@@ -185,8 +223,7 @@ def extra_fields(message: dict[str, Any]) -> str:
     return json.dumps(rest, ensure_ascii=False) if rest else ""
 
 
-def form_messages(roles: list[str], contents: list[str], extras: list[str]
-                  ) -> list[dict[str, Any]]:
+def form_messages(roles: list[str], contents: list[str], extras: list[str]) -> list[dict[str, Any]]:
     """The editor's fields back into messages (an empty content of a message with other fields,
     such as tool_calls, is left out, as the message had none)."""
     if extras and len(extras) != len(roles):

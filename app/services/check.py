@@ -2,6 +2,7 @@
 reference run on the same corpus (`tokenizers_core.check`, trained in the job pool), with
 links into the step-through views where they first differ; and the page's worked examples.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -21,9 +22,13 @@ from ..trained import corpus_text as corpus_by_ref
 from ..urls import url_with
 from .corpora import store_corpus
 
-MAX_VOCAB = 5_000                 # the reference of a large corpus trains in the job pool
-TRAIN_VIEW = {"bpe": "/bpe/train", "byte_bpe": "/bpe/train", "sentencepiece_bpe": "/bpe/train",
-              "wordpiece": "/wordpiece/train"}
+MAX_VOCAB = 5_000  # the reference of a large corpus trains in the job pool
+TRAIN_VIEW = {
+    "bpe": "/bpe/train",
+    "byte_bpe": "/bpe/train",
+    "sentencepiece_bpe": "/bpe/train",
+    "wordpiece": "/wordpiece/train",
+}
 
 
 def reference_options(vocab_size: int, algorithm: str, extra: dict[str, Any]) -> dict[str, Any]:
@@ -35,7 +40,7 @@ def reference_options(vocab_size: int, algorithm: str, extra: dict[str, Any]) ->
     an unknown algorithm or a vocab_size out of range)."""
     chosen = {k: v for k, v in extra.items() if v not in (None, "", 0)}
     if chosen.get("ties") == "hf":
-        chosen.pop("ties")                      # the default convention
+        chosen.pop("ties")  # the default convention
     if algorithm != "byte_bpe":
         chosen.pop("pattern", None)
     if algorithm in ("sentencepiece_bpe", "unigram"):
@@ -43,50 +48,77 @@ def reference_options(vocab_size: int, algorithm: str, extra: dict[str, Any]) ->
     return chosen
 
 
-def run_check(request: Request, algorithm: str, ref: str, theirs: Any, vocab_size: int,
-              kind: str | None, text: str | None, pieces: Any,
-              options: dict[str, Any]) -> tuple[Any, dict[str, str]]:
+def run_check(
+    request: Request,
+    algorithm: str,
+    ref: str,
+    theirs: Any,
+    vocab_size: int,
+    kind: str | None,
+    text: str | None,
+    pieces: Any,
+    options: dict[str, Any],
+) -> tuple[Any, dict[str, str]]:
     """The report, and links into the step-through views for the point of divergence."""
-    check_step_text(request, text or "")             # a tokens check lists each word's steps
+    check_step_text(request, text or "")  # a tokens check lists each word's steps
     size = len(theirs) if isinstance(theirs, (str, list)) else 0
     if size > settings(request).max_upload_bytes:
-        raise HTTPException(413, f"what you gave is {size:,} long; the limit is "
-                                 f"{settings(request).max_upload_bytes:,} (TOKVIS_MAX_UPLOAD_BYTES)")
+        raise HTTPException(
+            413,
+            f"what you gave is {size:,} long; the limit is "
+            f"{settings(request).max_upload_bytes:,} (TOKVIS_MAX_UPLOAD_BYTES)",
+        )
     corpus = SENNRICH if not ref else corpus_by_ref(store(request), ref)
     if kind == "":
         kind = None
-    report = check_report(request, ref, corpus, algorithm, theirs, vocab_size=vocab_size,
-                          kind=kind, text=text or None, pieces=pieces or None, **options)
+    report = check_report(
+        request,
+        ref,
+        corpus,
+        algorithm,
+        theirs,
+        vocab_size=vocab_size,
+        kind=kind,
+        text=text or None,
+        pieces=pieces or None,
+        **options,
+    )
     return report, divergence_links(request, report, algorithm, ref, vocab_size, options, pieces)
 
 
-def divergence_links(request, report, algorithm, ref, vocab_size, options,
-                     pieces) -> dict[str, str]:
+def divergence_links(
+    request, report, algorithm, ref, vocab_size, options, pieces
+) -> dict[str, str]:
     """{"step": URL} of the step-through view at the point of divergence, if there is one."""
     k = report.first_divergence
     if k is None:
         return {}
     if options.get("ties") == "minbpe":
-        return {}                           # the step-through views follow Hugging Face's rule
+        return {}  # the step-through views follow Hugging Face's rule
     if report.kind in ("merges", "vocab") and algorithm in TRAIN_VIEW and k <= report.reference:
         params = {"corpus": ref or None, "vocab_size": vocab_size, "step": k - 1}
         if TRAIN_VIEW[algorithm] == "/bpe/train":
-            params.update(variant=algorithm, pattern=options.get("pattern"),
-                          min_frequency=options.get("min_frequency"))
+            params.update(
+                variant=algorithm,
+                pattern=options.get("pattern"),
+                min_frequency=options.get("min_frequency"),
+            )
         else:
             params.update(min_frequency=options.get("min_frequency"))
         return {"step": url_with(TRAIN_VIEW[algorithm], params)}
     if report.kind == "tokens" and report.state.get("word") and not pieces:
-        handle, _tok = trained(request).train(algorithm, ref or _stored(request), vocab_size,
-                                              options)
+        handle, _tok = trained(request).train(
+            algorithm, ref or _stored(request), vocab_size, options
+        )
         word = report.state["word"]
         if algorithm == "byte_bpe":
             word = token_text(word, True)
         elif algorithm in ("unigram", "sentencepiece_bpe"):
             word = word.replace("▁", " ").strip()
-        path, name = {"wordpiece": ("/wordpiece/encode", "vocab"),
-                      "unigram": ("/unigram/lattice", "model")}.get(algorithm,
-                                                                      ("/bpe/encode", "tokenizer"))
+        path, name = {
+            "wordpiece": ("/wordpiece/encode", "vocab"),
+            "unigram": ("/unigram/lattice", "model"),
+        }.get(algorithm, ("/bpe/encode", "tokenizer"))
         return {"step": url_with(path, {name: handle, "text": word})}
     return {}
 
@@ -113,27 +145,44 @@ def example(name: str) -> dict[str, Any]:
         corpus = "abab bba ba"
         tok = tc.train("bpe", [corpus], vocab_size=8)
         text = "aaba ab"
-        tokens = [t for w in text.split()
-                  for t in textbook.encode_by_count(tok.model.initial_parts(w), tok.model.rank)]
+        tokens = [
+            t
+            for w in text.split()
+            for t in textbook.encode_by_count(tok.model.initial_parts(w), tok.model.rank)
+        ]
         return {"corpus_text": corpus, "vocab_size": 8, "text": text, "theirs": " ".join(tokens)}
     if name == "no_unk_penalty":
         scores = {p: s for p, s in parse_pieces(EXAMPLE_PIECES) if p != "<unk>"}
         normalized = "▁c▁xy"
-        tokens = ["<unk>" if unk else normalized[i:j]
-                  for i, j, unk in textbook.viterbi(normalized, scores, unk_score=0.0)]
-        return {"algorithm": "unigram", "vocab_size": 8, "text": "c xy",
-                "pieces": EXAMPLE_PIECES, "theirs": " ".join(tokens)}
+        tokens = [
+            "<unk>" if unk else normalized[i:j]
+            for i, j, unk in textbook.viterbi(normalized, scores, unk_score=0.0)
+        ]
+        return {
+            "algorithm": "unigram",
+            "vocab_size": 8,
+            "text": "c xy",
+            "pieces": EXAMPLE_PIECES,
+            "theirs": " ".join(tokens),
+        }
     words = Counter(SENNRICH.split())
     if name == "raw_count_score":
         seqs = [((w[0], *["##" + c for c in w[1:]]), n) for w, n in words.items()]
         merges = textbook.textbook_merges(seqs, 6, join=lambda a, b: a + b[2:])
-        return {"algorithm": "wordpiece", "vocab_size": 40,
-                "theirs": "\n".join(f"{a} {b}" for a, b in merges)}
+        return {
+            "algorithm": "wordpiece",
+            "vocab_size": 40,
+            "theirs": "\n".join(f"{a} {b}" for a, b in merges),
+        }
     eow = () if name == "no_end_of_word" else ("</w>",)
     seqs = [((*w, *eow), c) for w, c in words.items()]
-    kw = {"unweighted_counts": {"weighted": False}, "dict_order_ties": {"ties": "dict"}}.get(name, {})
-    return {"vocab_size": 24,
-            "theirs": "\n".join(f"{a} {b}" for a, b in textbook.textbook_merges(seqs, 8, **kw))}
+    kw = {"unweighted_counts": {"weighted": False}, "dict_order_ties": {"ties": "dict"}}.get(
+        name, {}
+    )
+    return {
+        "vocab_size": 24,
+        "theirs": "\n".join(f"{a} {b}" for a, b in textbook.textbook_merges(seqs, 8, **kw)),
+    }
 
 
 def whole(value: str, name: str) -> int:

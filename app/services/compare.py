@@ -6,6 +6,7 @@ uploaded handle). Trained models come from the bounded cache, or are retrained f
 so a permalink works on any worker. A column whose model still needs training is returned
 `pending`: the page sends it as a placeholder that fetches itself.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -27,11 +28,17 @@ DEFAULT_TEXT = "unhappiness, naïve cafés and 東京"
 DEFAULT_COLUMNS = ["bpe", "wordpiece", "unigram", "o200k_base", "bert-base-uncased"]
 DEFAULT_CORPUS = "botchan"
 DEFAULT_VOCAB = 1000
-MAX_COLUMNS = 20          # every bundled real tokeniser side by side
+MAX_COLUMNS = 20  # every bundled real tokeniser side by side
 MAX_VOCAB = 100_000
-ALGORITHM_TITLES = {"bpe": "BPE", "byte_bpe": "Byte-level BPE", "wordpiece": "WordPiece",
-                    "unigram": "Unigram", "sentencepiece_bpe": "SentencePiece BPE",
-                    "char_bpe": "Character BPE (</w>)", "wordlevel": "WordLevel"}
+ALGORITHM_TITLES = {
+    "bpe": "BPE",
+    "byte_bpe": "Byte-level BPE",
+    "wordpiece": "WordPiece",
+    "unigram": "Unigram",
+    "sentencepiece_bpe": "SentencePiece BPE",
+    "char_bpe": "Character BPE (</w>)",
+    "wordlevel": "WordLevel",
+}
 
 
 @dataclass
@@ -49,8 +56,8 @@ class Column:
     vocab_size: int = 0
     link: tuple[str, str] | None = None
     enc: Any = None
-    compared: bool = False   # marks were worked out against the reference column
-    vocab_name: str | None = None   # the tokeniser's name for /vocab (None: no vocabulary)
+    compared: bool = False  # marks were worked out against the reference column
+    vocab_name: str | None = None  # the tokeniser's name for /vocab (None: no vocabulary)
 
 
 def default_columns() -> list[str]:
@@ -58,8 +65,9 @@ def default_columns() -> list[str]:
     return [c for c in DEFAULT_COLUMNS if c in known] or ["word", "char"]
 
 
-def column_tokenizer(request: Request, spec: str, corpus: str, vocab: int,
-                     train_now: bool) -> tuple[str, str, Any]:
+def column_tokenizer(
+    request: Request, spec: str, corpus: str, vocab: int, train_now: bool
+) -> tuple[str, str, Any]:
     """(title, subtitle, tokenizer or None if it still needs training). Raises LookupError or
     ValueError for a bad spec."""
     if spec in tc.algorithms():
@@ -74,9 +82,18 @@ def column_tokenizer(request: Request, spec: str, corpus: str, vocab: int,
     return tokenizer_label(request, spec), tok.algorithm, tok
 
 
-def build_columns(request: Request, text: str, specs: list[str], corpus: str, vocab: int,
-                  ref: int, train_now: bool, only: int | None = None,
-                  special: bool = False, bos: bool = True) -> list[Column]:
+def build_columns(
+    request: Request,
+    text: str,
+    specs: list[str],
+    corpus: str,
+    vocab: int,
+    ref: int,
+    train_now: bool,
+    only: int | None = None,
+    special: bool = False,
+    bos: bool = True,
+) -> list[Column]:
     """The columns (`special`: special tokens typed in the text are read as special tokens by
     the tokenisers that have them, as the visualiser's box; otherwise ordinary text; `bos`:
     the post-processors add their special tokens, add_special_tokens)."""
@@ -87,8 +104,9 @@ def build_columns(request: Request, text: str, specs: list[str], corpus: str, vo
             cols.append(col)
             continue
         try:
-            col.title, col.subtitle, col.tok = column_tokenizer(request, spec, corpus, vocab,
-                                                                train_now)
+            col.title, col.subtitle, col.tok = column_tokenizer(
+                request, spec, corpus, vocab, train_now
+            )
         except (LookupError, ValueError) as exc:
             col.error = str(exc).strip("'\"")
         col.pending = col.tok is None and col.error is None
@@ -103,8 +121,11 @@ def build_columns(request: Request, text: str, specs: list[str], corpus: str, vo
         if col.tok is None or (only is not None and col.index not in (only, ref)):
             continue
         try:
-            col.enc = col.tok.encode(text, add_special_tokens=bos,
-                                     **display.special_options(col.tok, special, encode=True))
+            col.enc = col.tok.encode(
+                text,
+                add_special_tokens=bos,
+                **display.special_options(col.tok, special, encode=True),
+            )
         except ValueError as exc:
             col.error = str(exc)
     reference = None
@@ -119,24 +140,31 @@ def build_columns(request: Request, text: str, specs: list[str], corpus: str, vo
         # counted from the chips, so special and unknown tokens are what the visualiser calls
         # them (Llama 3's <|eot_id|> typed is special; CLIP's typed <|endoftext|> not unknown)
         ordinary = [c.value for c in chips if not c.special]
-        col.metrics = M.text_metrics(text, ordinary, special=len(chips) - len(ordinary),
-                                     unk=sum(1 for c in chips if c.mark == "unk"))
+        col.metrics = M.text_metrics(
+            text,
+            ordinary,
+            special=len(chips) - len(ordinary),
+            unk=sum(1 for c in chips if c.mark == "unk"),
+        )
         col.vocab_size = col.tok.vocab_size
         col.link = step_link(request, col.tok)
         if reference is not None and col.index != ref:
             col.marks = {i for i, d in enumerate(M.disagreements(text, enc, reference)) if d}
             col.compared = True
         col.chips = display.compact(chips, col.marks)
-        if col.tok.vocab_size:    # each chip opens its vocabulary entry (static/app.js)
-            col.vocab_name = (make_spec(col.spec, corpus, vocab)[0] if col.spec in tc.algorithms()
-                              else col.spec)
+        if col.tok.vocab_size:  # each chip opens its vocabulary entry (static/app.js)
+            col.vocab_name = (
+                make_spec(col.spec, corpus, vocab)[0] if col.spec in tc.algorithms() else col.spec
+            )
     return cols
 
 
 def choices(request: Request, specs: list[str]) -> list[dict[str, str]]:
     """The column checkboxes: the chosen columns first, in their order (so submitting the form
     keeps the order of the columns), then the others (the uploaded ones last)."""
-    out = [{"value": a, "label": f"{ALGORITHM_TITLES.get(a, a)} (trained)"} for a in tc.algorithms()]
+    out = [
+        {"value": a, "label": f"{ALGORITHM_TITLES.get(a, a)} (trained)"} for a in tc.algorithms()
+    ]
     out += [{"value": n, "label": e.label} for n, e in pretrained.bundled().items()]
     out += [{"value": o["value"], "label": f"yours: {o['label']}"} for o in stored_options(request)]
     known = {o["value"]: o for o in out}
@@ -144,17 +172,30 @@ def choices(request: Request, specs: list[str]) -> list[dict[str, str]]:
     return chosen + [o for o in out if o["value"] not in specs]
 
 
-def params(text: str, specs: list[str], corpus: str, vocab: int, ref: int,
-           special: bool = False, bos: bool = True) -> dict[str, Any]:
-    return {"text": text, "col": specs, "corpus": corpus, "vocab": vocab, "ref": ref,
-            "special": "true" if special else None, "bos": None if bos else "false"}
+def params(
+    text: str,
+    specs: list[str],
+    corpus: str,
+    vocab: int,
+    ref: int,
+    special: bool = False,
+    bos: bool = True,
+) -> dict[str, Any]:
+    return {
+        "text": text,
+        "col": specs,
+        "corpus": corpus,
+        "vocab": vocab,
+        "ref": ref,
+        "special": "true" if special else None,
+        "bos": None if bos else "false",
+    }
 
 
 def bos_note(columns: list[Column]) -> str | None:
     """Why the "add BOS/EOS" box does nothing on this page (None: some column's tokeniser
     adds special tokens, or a column still training may)."""
-    if any(c.pending or (c.tok is not None and specials.bos_note(c.tok) is None)
-           for c in columns):
+    if any(c.pending or (c.tok is not None and specials.bos_note(c.tok) is None) for c in columns):
         return None
     return "No column's post-processor adds special tokens (no BOS or EOS) to a text."
 

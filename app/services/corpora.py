@@ -5,6 +5,7 @@ A corpus is stored content-addressed (`app.store`): its sha256 names it in every
 server worker reads it back. Line endings are normalised before hashing, so the same text
 pasted from Windows and from a file is one corpus.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -14,6 +15,7 @@ from fastapi import HTTPException, Request, UploadFile
 from .. import limits
 from ..deps import settings, store
 from ..store import StoreFull
+
 
 def normalise_newlines(text: str) -> str:
     r"""CRLF and lone CR become LF.
@@ -54,13 +56,17 @@ def first_words(text: str, limit: int = 40) -> str:
     words = " ".join(text.split())
     if len(words) <= limit:
         return words
-    cut = words[:limit + 1].rsplit(" ", 1)[0] if " " in words[:limit + 1] else words[:limit]
+    cut = words[: limit + 1].rsplit(" ", 1)[0] if " " in words[: limit + 1] else words[:limit]
     return cut + "…"
 
 
 def corpus_summary(digest: str, text: str) -> dict[str, Any]:
-    return {"sha256": digest, "bytes": len(text.encode("utf-8")), "chars": len(text),
-            "lines": len(text.splitlines())}
+    return {
+        "sha256": digest,
+        "bytes": len(text.encode("utf-8")),
+        "chars": len(text),
+        "lines": len(text.splitlines()),
+    }
 
 
 async def read_corpus_upload(request: Request, upload: UploadFile) -> str:
@@ -68,8 +74,9 @@ async def read_corpus_upload(request: Request, upload: UploadFile) -> str:
     gzip bombs and broken gzip, and bytes that are not UTF-8."""
     config = settings(request)
     data = await limits.read_upload(upload, config.max_upload_bytes)
-    return limits.text_of(limits.maybe_gunzip(data, config.max_corpus_bytes,
-                                              "TOKVIS_MAX_CORPUS_BYTES"))
+    return limits.text_of(
+        limits.maybe_gunzip(data, config.max_corpus_bytes, "TOKVIS_MAX_CORPUS_BYTES")
+    )
 
 
 async def read_upload_text(request: Request, upload: UploadFile) -> str:
@@ -78,8 +85,11 @@ async def read_upload_text(request: Request, upload: UploadFile) -> str:
     limit = settings(request).max_upload_bytes
     data = await upload.read(limit + 1)
     if len(data) > limit:
-        raise HTTPException(413, f"the file is over the upload limit of {limit:,} bytes "
-                                 "(set TOKVIS_MAX_UPLOAD_BYTES to change it)")
+        raise HTTPException(
+            413,
+            f"the file is over the upload limit of {limit:,} bytes "
+            "(set TOKVIS_MAX_UPLOAD_BYTES to change it)",
+        )
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -6,6 +6,7 @@ A corpus is cut at MAX_CORPUS_CHARS characters (at a line boundary) and the page
 diffing 1 MB takes a few seconds, so the request does it while the user waits, with htmx's
 busy indicator, rather than queueing a job.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -28,21 +29,21 @@ MAX_CORPUS_CHARS = 1_000_000
 PAGE_SIZE = 20
 STAGE_HELP = {
     "added tokens": "One tokeniser matched an added token (a special-token string) in the text "
-                    "where the other did not.",
+    "where the other did not.",
     "normaliser": "The normalised texts differ (case, accents, Unicode forms, spaces).",
     "pre-tokenizer split": "The pre-tokenizers cut the text into different pieces.",
     "model": "The pieces are the same, but the models split a piece into different tokens "
-             "or number the same tokens differently.",
+    "or number the same tokens differently.",
     "post-processor": "The tokens are the same, but the post-processors add different special "
-                      "tokens (BOS, EOS).",
+    "tokens (BOS, EOS).",
 }
 
 
 @dataclass(frozen=True)
 class Texts:
     texts: list[str]
-    label: str              # where they come from, for people
-    cut: int | None         # the corpus length in characters, when it was cut
+    label: str  # where they come from, for people
+    cut: int | None  # the corpus length in characters, when it was cut
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ class Row:
     d: Divergence
     chips_a: list[display.Chip]
     chips_b: list[display.Chip]
-    more_before: bool       # tokens left out before the window
+    more_before: bool  # tokens left out before the window
     more_after_a: bool
     more_after_b: bool
 
@@ -68,8 +69,11 @@ def load_texts(request: Request, source: str, corpus: str, text: str) -> Texts:
     if source != "corpus":
         raise ValueError(f"unknown text source {source!r}: use one of {', '.join(SOURCES)}")
     full = corpus_text(store(request), corpus)
-    kept = full if len(full) <= MAX_CORPUS_CHARS else \
-        full[:full.rfind("\n", 0, MAX_CORPUS_CHARS) + 1 or MAX_CORPUS_CHARS]
+    kept = (
+        full
+        if len(full) <= MAX_CORPUS_CHARS
+        else full[: full.rfind("\n", 0, MAX_CORPUS_CHARS) + 1 or MAX_CORPUS_CHARS]
+    )
     name = corpus if len(corpus) != 64 else corpus[:12] + "…"
     return Texts(corpus_texts(kept), f"the corpus {name}", len(full) if kept != full else None)
 
@@ -77,8 +81,9 @@ def load_texts(request: Request, source: str, corpus: str, text: str) -> Texts:
 def run(request: Request, a: str, b: str, texts: Texts) -> tuple[DiffReport, Any, Any]:
     """The report of tokenisers `a` and `b` on `texts`, and the two tokenisers."""
     tok_a, tok_b = resolve_tokenizer(request, a), resolve_tokenizer(request, b)
-    report = diff(tok_a, tok_b, texts.texts,
-                  names=(tokenizer_label(request, a), tokenizer_label(request, b)))
+    report = diff(
+        tok_a, tok_b, texts.texts, names=(tokenizer_label(request, a), tokenizer_label(request, b))
+    )
     return report, tok_a, tok_b
 
 
@@ -88,18 +93,22 @@ def pages(report: DiffReport) -> int:
 
 def rows(report: DiffReport, tok_a: Any, tok_b: Any, page: int) -> list[Row]:
     """The differing texts of page `page` (0-based), as chips around each divergence."""
-    shown = report.differences[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]
+    shown = report.differences[page * PAGE_SIZE : (page + 1) * PAGE_SIZE]
     return [_row(d, tok_a, tok_b) for d in shown]
 
 
 def _row(d: Divergence, tok_a: Any, tok_b: Any) -> Row:
     enc_a, enc_b = tok_a.encode(d.text), tok_b.encode(d.text)
-    return Row(d, _window_chips(tok_a, d.text, enc_a, d.window_a),
-               _window_chips(tok_b, d.text, enc_b, d.window_b),
-               more_before=bool(d.window_a and d.window_a[0][0] > 0 or
-                                d.window_b and d.window_b[0][0] > 0),
-               more_after_a=bool(d.window_a) and d.window_a[-1][0] + 1 < len(enc_a),
-               more_after_b=bool(d.window_b) and d.window_b[-1][0] + 1 < len(enc_b))
+    return Row(
+        d,
+        _window_chips(tok_a, d.text, enc_a, d.window_a),
+        _window_chips(tok_b, d.text, enc_b, d.window_b),
+        more_before=bool(
+            d.window_a and d.window_a[0][0] > 0 or d.window_b and d.window_b[0][0] > 0
+        ),
+        more_after_a=bool(d.window_a) and d.window_a[-1][0] + 1 < len(enc_a),
+        more_after_b=bool(d.window_b) and d.window_b[-1][0] + 1 < len(enc_b),
+    )
 
 
 def _window_chips(tok: Any, text: str, enc: tc.Encoding, window: tuple) -> list[display.Chip]:

@@ -1,5 +1,6 @@
 """The downloads' shapes: safe file names, a tokeniser's vocabulary as rows, and those rows as
 CSV cells (`app.routers.downloads` writes them as JSON Lines and CSV)."""
+
 from __future__ import annotations
 
 import re
@@ -20,7 +21,7 @@ def filename(*parts: object) -> str:
     for part in parts:
         word = re.sub(r"[^A-Za-z0-9_.]+", "-", str(part)).strip("-.")
         if re.fullmatch(r"[0-9a-f]{64}", word):
-            word = word[:12]                       # a stored corpus: its sha256, shortened
+            word = word[:12]  # a stored corpus: its sha256, shortened
         if word:
             words.append(word[:40])
     return "-".join(words) or "download"
@@ -33,8 +34,9 @@ def vocabulary_rows(tok) -> list[dict[str, Any]]:
     own vocabulary (a tokenizer.json's added token, a special token a ranks file lacks).
     ValueError for a rule tokeniser, which has none."""
     if not V.has_vocabulary(tok):
-        raise ValueError(f"{tok.name} has no fixed vocabulary: its tokens are cut from the "
-                         "text by rules")
+        raise ValueError(
+            f"{tok.name} has no fixed vocabulary: its tokens are cut from the text by rules"
+        )
     pieces = getattr(tok.model, "pieces", None)
     rows = []
     for e in V.entries_of(tok):

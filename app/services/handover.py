@@ -3,6 +3,7 @@ bundled one goes by name and is loaded there; any other (uploaded, trained) is p
 the store, signed (`app.signing`), as hex text (`signed:<sha256>`), and the spec names that
 file. A job that is already queued, running or done needs nothing handed over again, so a page
 that polls its job does not pickle the tokeniser on every poll."""
+
 from __future__ import annotations
 
 import pickle
@@ -27,5 +28,7 @@ def tokenizer_spec(request: Request, name: str, tok: Any, existing: Job | None) 
     if existing is not None and existing.status in ALIVE:
         return {"tokenizer": name}
     signed = sign(jobs(request).store.key, pickle.dumps(tok, protocol=pickle.HIGHEST_PROTOCOL))
-    return {"tokenizer": name, "pickled": "signed:" + store(request).put_file(
-        signed.hex().encode("ascii"))}
+    return {
+        "tokenizer": name,
+        "pickled": "signed:" + store(request).put_file(signed.hex().encode("ascii")),
+    }

@@ -1,6 +1,7 @@
 """Special-token controls the visualiser and compare share: what the post-processor adds (the
 "add BOS/EOS" box), and ids typed by the user decoded back (the paste-ids box, and
 `POST /api/decode`)."""
+
 from __future__ import annotations
 
 import json
@@ -12,7 +13,7 @@ import tokenizers_core as tc
 
 from .. import display
 
-MAX_PASTED_IDS = 2000       # ids the paste-ids box decodes and draws as chips
+MAX_PASTED_IDS = 2000  # ids the paste-ids box decodes and draws as chips
 
 
 # ---- add BOS/EOS: the post-processor's special tokens ----------------------------------------
@@ -35,7 +36,7 @@ def processor_tokens(tok: tc.Tokenizer) -> tuple[list[str], list[str]]:
     tokens, mask = added.tokens, added.special_tokens_mask
     first = next((i for i, m in enumerate(mask) if not m), len(mask))
     last = max((i for i, m in enumerate(mask) if not m), default=first - 1)
-    return tokens[:first], tokens[last + 1:]
+    return tokens[:first], tokens[last + 1 :]
 
 
 def bos_note(tok: tc.Tokenizer) -> str | None:
@@ -49,8 +50,10 @@ def bos_note(tok: tc.Tokenizer) -> str | None:
 def bos_summary(tok: tc.Tokenizer) -> str | None:
     """What the box adds, as a sentence ("adds [CLS] before the text and [SEP] after it")."""
     before, after = processor_tokens(tok)
-    parts = [f"{' '.join(before)} before the text" if before else "",
-             f"{' '.join(after)} after it" if after else ""]
+    parts = [
+        f"{' '.join(before)} before the text" if before else "",
+        f"{' '.join(after)} after it" if after else "",
+    ]
     said = " and ".join(p for p in parts if p)
     return f"Adds {said}." if said else None
 
@@ -83,32 +86,36 @@ def parse_ids(typed: str) -> list[int]:
         if not part:
             continue
         if not re.fullmatch(r"-?\d{1,12}", part):
-            raise ValueError(f"{part[:40]!r} is not a token id: type whole numbers such as "
-                             "1, 2 3 or a JSON list [1, 2, 3]")
+            raise ValueError(
+                f"{part[:40]!r} is not a token id: type whole numbers such as "
+                "1, 2 3 or a JSON list [1, 2, 3]"
+            )
         out.append(int(part))
     return out
 
 
-def decode_ids(tok: tc.Tokenizer, ids: list[int], skip_special_tokens: bool = False,
-               with_bytes: bool = False) -> tuple[str, str | None]:
+def decode_ids(
+    tok: tc.Tokenizer, ids: list[int], skip_special_tokens: bool = False, with_bytes: bool = False
+) -> tuple[str, str | None]:
     """(text, hex of the bytes or None): `POST /api/decode`'s answer. An id outside the
     vocabulary is a ValueError naming it."""
     text = tok.decode(ids, skip_special_tokens=skip_special_tokens)
     if not with_bytes:
         return text, None
-    kept = [i for i in ids
-            if not (skip_special_tokens and tok.is_special(tok.id_to_token(i) or ""))]
+    kept = [
+        i for i in ids if not (skip_special_tokens and tok.is_special(tok.id_to_token(i) or ""))
+    ]
     return text, tok.decode_bytes(kept).hex()
 
 
 @dataclass(frozen=True)
 class IdChip:
     id: int
-    text: str         # as the visualiser draws the token
-    raw: str          # the token as the model spells it, made visible
+    text: str  # as the visualiser draws the token
+    raw: str  # the token as the model spells it, made visible
     bytes_hex: str
     special: bool
-    partial: bool     # bytes of a character a later id completes
+    partial: bool  # bytes of a character a later id completes
     colour: int
 
 
@@ -116,8 +123,8 @@ class IdChip:
 class Decoded:
     ids: list[int]
     chips: list[IdChip]
-    text: str                 # special tokens kept, as decode does by default
-    text_plain: str           # skip_special_tokens=True
+    text: str  # special tokens kept, as decode does by default
+    text_plain: str  # skip_special_tokens=True
 
 
 def decode_pasted(tok: tc.Tokenizer, typed: str) -> Decoded:
@@ -128,13 +135,17 @@ def decode_pasted(tok: tc.Tokenizer, typed: str) -> Decoded:
         raise ValueError(f"{len(ids):,} ids are more than the box decodes ({MAX_PASTED_IDS:,})")
     unknown = [i for i in ids if tok.id_to_token(i) is None]
     if unknown and not tok.vocab_size:
-        raise ValueError(f"{tok.name or 'This tokenizer'} numbers its tokens afresh for each "
-                         "text, so it has no fixed ids to decode")
+        raise ValueError(
+            f"{tok.name or 'This tokenizer'} numbers its tokens afresh for each "
+            "text, so it has no fixed ids to decode"
+        )
     if unknown:
-        raise ValueError(f"id {unknown[0]} is not in the vocabulary of "
-                         f"{tok.name or 'this tokenizer'}")
-    return Decoded(ids, id_chips(tok, ids), tok.decode(ids),
-                   tok.decode(ids, skip_special_tokens=True))
+        raise ValueError(
+            f"id {unknown[0]} is not in the vocabulary of {tok.name or 'this tokenizer'}"
+        )
+    return Decoded(
+        ids, id_chips(tok, ids), tok.decode(ids), tok.decode(ids, skip_special_tokens=True)
+    )
 
 
 def _is_special(tok: tc.Tokenizer, id_: int, value: str) -> bool:

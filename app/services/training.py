@@ -1,6 +1,7 @@
 """What the training views share with the routes that link to them or serve their data: each
 algorithm's default corpus and vocab-size limit, and the sample words of the Unigram view's
 segmentation panel."""
+
 from __future__ import annotations
 
 from fastapi import Request
@@ -11,12 +12,22 @@ from .corpora import store_corpus
 
 # The corpus each training view starts from: Sennrich's textbook corpus (a text, stored when a
 # link needs its hash) for BPE and WordPiece, a bundled corpus (a name) for Unigram.
-DEFAULT_CORPORA = {"bpe": SENNRICH, "byte_bpe": SENNRICH, "sentencepiece_bpe": SENNRICH,
-                   "wordpiece": SENNRICH, "unigram": "udhr/eng"}
+DEFAULT_CORPORA = {
+    "bpe": SENNRICH,
+    "byte_bpe": SENNRICH,
+    "sentencepiece_bpe": SENNRICH,
+    "wordpiece": SENNRICH,
+    "unigram": "udhr/eng",
+}
 # The largest vocab_size each training view takes: BPE's and WordPiece's large runs train in
 # the job pool and any step reads off their records; Unigram's view keeps every round's pieces.
-MAX_VOCAB = {"bpe": 50_000, "byte_bpe": 50_000, "sentencepiece_bpe": 50_000,
-             "wordpiece": 50_000, "unigram": 8_000}
+MAX_VOCAB = {
+    "bpe": 50_000,
+    "byte_bpe": 50_000,
+    "sentencepiece_bpe": 50_000,
+    "wordpiece": 50_000,
+    "unigram": 8_000,
+}
 UNIGRAM_DEFAULT_VOCAB = 300
 MAX_SAMPLE_WORDS = 12
 

@@ -1,5 +1,6 @@
 """The visualiser's result for a text and a tokeniser: chips, the pipeline trace, the decode
 and its round-trip notes, counts, and where a chip links to see how its word was built."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -15,12 +16,14 @@ from ..roundtrip import round_trip_notes
 from ..uploads import model_family
 from .specials import bos_note, bos_summary, decode_pasted
 
-DEFAULT_TEXT = ("The tokenization handles preprocessing: naïve cafés, 東京, 3.14 and "
-                "<|endoftext|> all become tokens.\n\tDon't panic!")
+DEFAULT_TEXT = (
+    "The tokenization handles preprocessing: naïve cafés, 東京, 3.14 and "
+    "<|endoftext|> all become tokens.\n\tDon't panic!"
+)
 MAX_PANEL_ITEMS = 400
-MAX_COPY_TOKENS = 20_000   # the copy buttons' tokens and JSON ride in the page up to this many
-MAX_CHIPS = 2000     # chips drawn; past that the page would weigh ~0.5 KB a token (80 MB for
-                     # 100k characters of Japanese): the counts, ids and decode still cover all
+MAX_COPY_TOKENS = 20_000  # the copy buttons' tokens and JSON ride in the page up to this many
+MAX_CHIPS = 2000  # chips drawn; past that the page would weigh ~0.5 KB a token (80 MB for
+# 100k characters of Japanese): the counts, ids and decode still cover all
 
 # Where a chip links to see how its word was built, by model (only if the page exists).
 STEP_LINKS = {
@@ -79,11 +82,17 @@ def stage_members(steps: list) -> list[tuple[Any, str]]:
     return out
 
 
-MAX_BUDGET_CHUNKS = 100   # chunks the token budget panel cuts and lists
+MAX_BUDGET_CHUNKS = 100  # chunks the token budget panel cuts and lists
 
 
-def trace(request: Request, text: str, name: str, pattern: str = "", special: bool = False,
-          bos: bool = True):
+def trace(
+    request: Request,
+    text: str,
+    name: str,
+    pattern: str = "",
+    special: bool = False,
+    bos: bool = True,
+):
     """(tokeniser, encoding, trace) of `text`; `special` reads special tokens typed in the text
     as special tokens, for every tokeniser that has them (off: they are ordinary text); `bos`
     lets the post-processor add its special tokens ([CLS]/[SEP], <|begin_of_text|>). Raises
@@ -103,8 +112,9 @@ def parse_budget(typed: str) -> int | None:
     if not typed:
         return None
     if not typed.isdigit() or int(typed) < 1 or len(typed) > 9:
-        raise ValueError("the token budget is a whole number of tokens, at least 1 "
-                         f"(got {typed[:20]!r})")
+        raise ValueError(
+            f"the token budget is a whole number of tokens, at least 1 (got {typed[:20]!r})"
+        )
     return int(typed)
 
 
@@ -122,11 +132,18 @@ def budget_panel(tok, text: str, typed: str, special: bool) -> dict[str, Any] | 
         return {"error": str(exc)}
     try:
         parts, chunks_error = chunks(tok, text, n, limit=MAX_BUDGET_CHUNKS, **options), None
-    except ValueError as exc:          # a later character alone takes more than n tokens
+    except ValueError as exc:  # a later character alone takes more than n tokens
         parts, chunks_error = [], str(exc)
-    return {"n": n, "error": None, "split": split, "head": text[:split.cut],
-            "rest": text[split.cut:], "more": bool(parts) and parts[-1].end < len(text),
-            "rows": [(c, text[c.start:c.end]) for c in parts], "chunks_error": chunks_error}
+    return {
+        "n": n,
+        "error": None,
+        "split": split,
+        "head": text[: split.cut],
+        "rest": text[split.cut :],
+        "more": bool(parts) and parts[-1].end < len(text),
+        "rows": [(c, text[c.start : c.end]) for c in parts],
+        "chunks_error": chunks_error,
+    }
 
 
 def ids_panel(tok, typed: str) -> dict[str, Any] | None:
@@ -139,33 +156,49 @@ def ids_panel(tok, typed: str) -> dict[str, Any] | None:
         return {"decoded": None, "error": str(exc)}
 
 
-def visualise(request: Request, text: str, name: str, pattern: str,
-              special: bool = False, bos: bool = True, budget: str = "",
-              typed_ids: str = "") -> dict[str, Any]:
+def visualise(
+    request: Request,
+    text: str,
+    name: str,
+    pattern: str,
+    special: bool = False,
+    bos: bool = True,
+    budget: str = "",
+    typed_ids: str = "",
+) -> dict[str, Any]:
     """Everything the result block shows (the caller has checked the text's length)."""
     tok, enc, steps = trace(request, text, name, pattern, special, bos)
     chips = display.chips(tok, text, enc, limit=MAX_CHIPS)
     shown_upto = max((c.end for c in chips), default=0) if len(chips) < len(enc) else None
     try:
-        decoded = tok.decode(enc.ids)       # special tokens kept, as decode does by default
+        decoded = tok.decode(enc.ids)  # special tokens kept, as decode does by default
     except ValueError:  # the word and sentence tokenisers number tokens per input: no decode
         decoded = None
     n_tokens = len(enc)
     return dict(
         copy={"tokenizer": name, **enc.to_dict()} if n_tokens <= MAX_COPY_TOKENS else None,
-        tok=tok, enc=enc, chips=chips, decoded=decoded,
+        tok=tok,
+        enc=enc,
+        chips=chips,
+        decoded=decoded,
         round_trip=round_trip_notes(tok, text, enc, decoded) if decoded is not None else [],
         segments=display.segments(text, enc, upto=shown_upto),
         stages=stage_members(list(steps)),
-        step_link=step_link(request, tok), max_items=MAX_PANEL_ITEMS,
+        step_link=step_link(request, tok),
+        max_items=MAX_PANEL_ITEMS,
         special_note=display.special_note(tok),
-        bos_note=bos_note(tok), bos_summary=bos_summary(tok),
-        budget=budget_panel(tok, text, budget, special), pasted=ids_panel(tok, typed_ids),
-        downloads=export.tokenizer_downloads(name, export.formats_of(tok), pattern,
-                                             lossy=export.lossy_formats_of(tok)),
+        bos_note=bos_note(tok),
+        bos_summary=bos_summary(tok),
+        budget=budget_panel(tok, text, budget, special),
+        pasted=ids_panel(tok, typed_ids),
+        downloads=export.tokenizer_downloads(
+            name, export.formats_of(tok), pattern, lossy=export.lossy_formats_of(tok)
+        ),
         counts={
-            "chars": len(text), "bytes": len(text.encode("utf-8")),
-            "words": len(text.split()), "tokens": n_tokens,
+            "chars": len(text),
+            "bytes": len(text.encode("utf-8")),
+            "words": len(text.split()),
+            "tokens": n_tokens,
             "chars_per_token": (len(text) / n_tokens) if n_tokens else 0.0,
         },
     )

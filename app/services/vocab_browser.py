@@ -1,6 +1,7 @@
 """One page of the vocabulary browser: a tokeniser's entries by id or substring, each with its
 BPE merge rank or Unigram score and its count in a chosen corpus, and one entry in detail (its
 merge tree). The entries themselves are `app.vocab`'s."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -19,40 +20,59 @@ PAGE = 50
 def _tree(tok, value: str) -> dict[str, Any] | None:
     try:
         return merge_tree_of(tok, value)
-    except ValueError:            # not a BPE model, or a token the model cannot rebuild
+    except ValueError:  # not a BPE model, or a token the model cannot rebuild
         return None
 
 
-def vocab_page(request: Request, tokenizer: str, q: str, page: int, id: int | None,
-               corpus: str) -> dict[str, Any]:
+def vocab_page(
+    request: Request, tokenizer: str, q: str, page: int, id: int | None, corpus: str
+) -> dict[str, Any]:
     """The entries block's context. ValueError for a tokeniser without a vocabulary or a bad
     page, LookupError for an unknown tokeniser, corpus or id."""
     tok = resolve_tokenizer(request, tokenizer)
     if not V.has_vocabulary(tok):
-        raise ValueError(f"{tokenizer} has no vocabulary to browse: its tokens are cut by "
-                         "rules (characters, words, sentences or a regex)")
+        raise ValueError(
+            f"{tokenizer} has no vocabulary to browse: its tokens are cut by "
+            "rules (characters, words, sentences or a regex)"
+        )
     if page < 0:
         raise ValueError("page must be 0 or more")
     model = tok.model
     found = V.search(tok, q)
-    counts = V.frequencies(tokenizer, tok, corpus, corpus_text(store(request), corpus)) \
-        if corpus else None
+    counts = (
+        V.frequencies(tokenizer, tok, corpus, corpus_text(store(request), corpus))
+        if corpus
+        else None
+    )
     pages = max(1, -(-len(found) // PAGE))
     page = min(page, pages - 1)
 
     def row(entry) -> dict[str, Any]:
-        return {"entry": entry, "rank": V.merge_rank(model, entry.value),
-                "score": V.score(model, entry.id),
-                "count": counts.get(entry.id, 0) if counts is not None else None}
+        return {
+            "entry": entry,
+            "rank": V.merge_rank(model, entry.value),
+            "score": V.score(model, entry.id),
+            "count": counts.get(entry.id, 0) if counts is not None else None,
+        }
 
     detail = None
     if id is not None:
         entry = next((e for e in V.entries_of(tok) if e.id == id), None)
         if entry is None:
             raise LookupError(f"{tokenizer} has no token with id {id}")
-        detail = {**row(entry), "tree": None if entry.special or entry.added
-                  else _tree(tok, entry.value)}
-    return {"tok": tok, "rows": [row(e) for e in found[page * PAGE:(page + 1) * PAGE]],
-            "detail": detail, "page": page, "pages": pages, "found": len(found),
-            "added_count": V.added_count(tok), "show": V.shower(model), "total_tokens": sum(counts.values()) if counts else None,
-            "byte_level": bool(getattr(model, "byte_level", False))}
+        detail = {
+            **row(entry),
+            "tree": None if entry.special or entry.added else _tree(tok, entry.value),
+        }
+    return {
+        "tok": tok,
+        "rows": [row(e) for e in found[page * PAGE : (page + 1) * PAGE]],
+        "detail": detail,
+        "page": page,
+        "pages": pages,
+        "found": len(found),
+        "added_count": V.added_count(tok),
+        "show": V.shower(model),
+        "total_tokens": sum(counts.values()) if counts else None,
+        "byte_level": bool(getattr(model, "byte_level", False)),
+    }

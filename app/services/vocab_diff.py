@@ -7,6 +7,7 @@ two names: bundled names, and upload and trained handles, name one tokeniser for
 paging through a list costs nothing. The corpus is cut at MAX_SPLIT_CHARS characters (at a
 line end) and the page says so: the sentencepiece encoders take about 3 s for 100,000.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -62,7 +63,7 @@ _splits = _Recent(6)
 @dataclass(frozen=True)
 class Corpus:
     text: str
-    cut: int | None         # the corpus length in characters, when it was cut
+    cut: int | None  # the corpus length in characters, when it was cut
 
 
 def corpus_of(request: Request, corpus: str) -> Corpus:
@@ -84,12 +85,14 @@ def diff_of(request: Request, a: str, b: str, corpus: str = "") -> tuple[VocabDi
     if not corpus:
         return diff, None
     text = corpus_of(request, corpus)
-    splits: CorpusSplits = _splits.get((a, b, corpus),
-                                       lambda: corpus_splits(tok_a, tok_b, text.text))
+    splits: CorpusSplits = _splits.get(
+        (a, b, corpus), lambda: corpus_splits(tok_a, tok_b, text.text)
+    )
     return dataclasses.replace(diff, corpus=splits), text
 
 
 # ---- the page -----------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Shown:
@@ -123,7 +126,7 @@ def list_rows(diff: VocabDiff, which: str, page: int) -> tuple[list[Any], int, i
     items = {"shared": diff.shared, "only_a": diff.only_a, "only_b": diff.only_b}[which]
     pages = max(1, -(-len(items) // PAGE))
     page = min(page, pages - 1)
-    chunk = items[page * PAGE:(page + 1) * PAGE]
+    chunk = items[page * PAGE : (page + 1) * PAGE]
     if which == "shared":
         return [(shown(s.a), shown(s.b)) for s in chunk], page, pages
     return [shown(e) for e in chunk], page, pages
@@ -133,18 +136,26 @@ def word_rows(splits: CorpusSplits | None) -> list[dict[str, Any]]:
     """The most frequent differing words, each split as chips' labels."""
     if splits is None:
         return []
-    return [{"word": w.word, "count": w.count, "a": [shown(e) for e in w.a],
-             "b": [shown(e) for e in w.b]} for w in splits.differing[:WORDS_SHOWN]]
+    return [
+        {
+            "word": w.word,
+            "count": w.count,
+            "a": [shown(e) for e in w.a],
+            "b": [shown(e) for e in w.b],
+        }
+        for w in splits.differing[:WORDS_SHOWN]
+    ]
 
 
 # ---- the chart: rank in A against rank in B ------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Cell:
     x: float
     y: float
     size: float
-    level: int              # 1..5: how many shared tokens fall here, on a log scale
+    level: int  # 1..5: how many shared tokens fall here, on a log scale
     count: int
     a_range: tuple[int, int]
     b_range: tuple[int, int]
@@ -160,7 +171,7 @@ class RankChart:
     cells: list[Cell]
     x_ticks: list[tuple[float, str]]
     y_ticks: list[tuple[float, str]]
-    diagonal: tuple[float, float, float, float]     # where id in A = id in B
+    diagonal: tuple[float, float, float, float]  # where id in A = id in B
     x_label: str
     y_label: str
 
@@ -180,17 +191,33 @@ def rank_chart(diff: VocabDiff, bins: int = 40) -> RankChart | None:
         counts[key] = counts.get(key, 0) + 1
     top_count = max(counts.values())
     size = plot / bins
-    cells = [Cell(left + i * size, top + plot - (j + 1) * size, size,
-                  1 + int(4 * math.log1p(n) / math.log1p(top_count)) if top_count > 1 else 5, n,
-                  (i * span_a // bins, (i + 1) * span_a // bins - 1),
-                  (j * span_b // bins, (j + 1) * span_b // bins - 1))
-             for (i, j), n in sorted(counts.items())]
+    cells = [
+        Cell(
+            left + i * size,
+            top + plot - (j + 1) * size,
+            size,
+            1 + int(4 * math.log1p(n) / math.log1p(top_count)) if top_count > 1 else 5,
+            n,
+            (i * span_a // bins, (i + 1) * span_a // bins - 1),
+            (j * span_b // bins, (j + 1) * span_b // bins - 1),
+        )
+        for (i, j), n in sorted(counts.items())
+    ]
     same = min(span_a, span_b)
     diagonal = (left, top + plot, left + plot * same / span_a, top + plot - plot * same / span_b)
-    return RankChart(plot + left + 20, plot + top + 52, left, top, plot, cells,
-                     _ticks(span_a, lambda v: left + plot * v / span_a),
-                     _ticks(span_b, lambda v: top + plot - plot * v / span_b),
-                     diagonal, "id in A", "id in B")
+    return RankChart(
+        plot + left + 20,
+        plot + top + 52,
+        left,
+        top,
+        plot,
+        cells,
+        _ticks(span_a, lambda v: left + plot * v / span_a),
+        _ticks(span_b, lambda v: top + plot - plot * v / span_b),
+        diagonal,
+        "id in A",
+        "id in B",
+    )
 
 
 def _ticks(span: int, at) -> list[tuple[float, str]]:
@@ -199,6 +226,7 @@ def _ticks(span: int, at) -> list[tuple[float, str]]:
 
 
 # ---- the JSON answer ----------------------------------------------------------------------------
+
 
 def api_answer(diff: VocabDiff, text: Corpus | None, limit: int, offset: int) -> dict[str, Any]:
     data = diff.to_dict(limit, offset)

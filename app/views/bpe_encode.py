@@ -5,6 +5,7 @@ after the first k merges over all pieces, the step just done and its sentence. `
 is the one place an encoding step is put in words (the page and the lesson say the same). The
 code panel is `tokenizers_core/textbook/bpe_encode.py`, the line of step k lit.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -25,11 +26,10 @@ from .common import CodePanel, after, bpe_options, shower, textbook_panel
 
 PATH = "/bpe/encode"
 DEFAULT_TEXT = "lowest newer tokenization"
-DELAY = 700               # ms between played steps at speed 1
-SHEET_CHARS = 60          # an encoding worksheet's text
-SHEET_STEPS = 16          # merges on one BPE encoding worksheet
-SHEET_PAIRS = 8           # ranked pairs listed per step on a worksheet
-
+DELAY = 700  # ms between played steps at speed 1
+SHEET_CHARS = 60  # an encoding worksheet's text
+SHEET_STEPS = 16  # merges on one BPE encoding worksheet
+SHEET_PAIRS = 8  # ranked pairs listed per step on a worksheet
 
 
 def tokenizer_for(tok: Any, special: bool) -> Any:
@@ -41,9 +41,9 @@ def tokenizer_for(tok: Any, special: bool) -> Any:
 class BpeEncodeState:
     step: int
     total: int
-    flat: list                # (piece index, step) over all pieces, in order
-    pieces: list              # per piece: trace, parts now, done / total, finished, current
-    current: Any              # the step just done (BpeEncodeStep), or None at 0
+    flat: list  # (piece index, step) over all pieces, in order
+    pieces: list  # per piece: trace, parts now, done / total, finished, current
+    current: Any  # the step just done (BpeEncodeStep), or None at 0
     sentence: str
     jumps: dict
     trees: list
@@ -73,9 +73,18 @@ def state(tok: Any, traces: list, k: int, token: str = "") -> BpeEncodeState:
         except ValueError as exc:
             error_tree = str(exc)
     return BpeEncodeState(
-        step=k, total=total, flat=flat, pieces=pieces_at(traces, flat, k), current=current,
-        sentence=sentence(current, k, total, show), jumps=word_jumps([i for i, _s in flat], k),
-        trees=trees, error_tree=error_tree, byte_level=byte_level, show=show)
+        step=k,
+        total=total,
+        flat=flat,
+        pieces=pieces_at(traces, flat, k),
+        current=current,
+        sentence=sentence(current, k, total, show),
+        jumps=word_jumps([i for i, _s in flat], k),
+        trees=trees,
+        error_tree=error_tree,
+        byte_level=byte_level,
+        show=show,
+    )
 
 
 def pieces_at(traces: list, flat: list, k: int) -> list[dict[str, Any]]:
@@ -93,16 +102,28 @@ def pieces_at(traces: list, flat: list, k: int) -> list[dict[str, Any]]:
             parts = t.steps[n].parts
         else:
             parts = after(t.steps[-1])
-        out.append({"trace": t, "parts": parts, "done": n, "total": len(t.steps),
-                    "finished": n == len(t.steps), "current": i == current})
+        out.append(
+            {
+                "trace": t,
+                "parts": parts,
+                "done": n,
+                "total": len(t.steps),
+                "finished": n == len(t.steps),
+                "current": i == current,
+            }
+        )
     return out
 
 
 def sentence(step: Any, k: int, total: int, show: Callable[[str], str]) -> str:
     """What step k did, over the whole text."""
     if k == 0:
-        return ("Every piece starts as single symbols. Step to watch the merges apply, lowest "
-                "rank first." if total else "No merge applies: every piece is already its tokens.")
+        return (
+            "Every piece starts as single symbols. Step to watch the merges apply, lowest "
+            "rank first."
+            if total
+            else "No merge applies: every piece is already its tokens."
+        )
     end = " No ranked pair is left anywhere: these are the tokens." if k == total else ""
     return merge_sentence(step, show) + end
 
@@ -112,23 +133,34 @@ def merge_sentence(step: Any, show: Callable[[str], str]) -> str:
     takes a whole word, or replaces symbols the vocabulary lacks."""
     action = getattr(step, "action", "merge")
     if action == "whole_word":
-        return (f"ignore_merges: the whole word {show(step.merged)} is in the vocabulary, so it "
-                f"is one token and no merge runs.")
+        return (
+            f"ignore_merges: the whole word {show(step.merged)} is in the vocabulary, so it "
+            f"is one token and no merge runs."
+        )
     if action != "merge":
         n = len(step.replaced)
         sym, rep = step.replaced[0][1], step.replaced[0][2]
-        what = (f"{show(sym)} → {' '.join(show(r) for r in rep)}" if rep
-                else f"{show(sym)} is dropped")
-        how = ("byte fallback spells each as its UTF-8 bytes" if action == "byte_fallback"
-               else "each becomes the unknown token (a run of them fuses into one)")
-        return (f"{n} symbol{'s are' if n != 1 else ' is'} not in the vocabulary: {how} "
-                f"({what}{', …' if n > 1 else ''}); the merges start from there.")
+        what = (
+            f"{show(sym)} → {' '.join(show(r) for r in rep)}" if rep else f"{show(sym)} is dropped"
+        )
+        how = (
+            "byte fallback spells each as its UTF-8 bytes"
+            if action == "byte_fallback"
+            else "each becomes the unknown token (a run of them fuses into one)"
+        )
+        return (
+            f"{n} symbol{'s are' if n != 1 else ' is'} not in the vocabulary: {how} "
+            f"({what}{', …' if n > 1 else ''}); the merges start from there."
+        )
     left, right = step.parts[step.chosen], step.parts[step.chosen + 1]
     others = len(step.candidates) - 1
-    text = (f"Merged {show(left)} + {show(right)} → {show(step.merged)}: rank {step.rank:,} is the "
-            f"lowest")
-    return text + (f" of {len(step.candidates)} candidate pairs." if others
-                   else ", the only candidate.")
+    text = (
+        f"Merged {show(left)} + {show(right)} → {show(step.merged)}: rank {step.rank:,} is the "
+        f"lowest"
+    )
+    return text + (
+        f" of {len(step.candidates)} candidate pairs." if others else ", the only candidate."
+    )
 
 
 def code_panel(s: BpeEncodeState) -> CodePanel:
@@ -139,39 +171,69 @@ def code_panel(s: BpeEncodeState) -> CodePanel:
 
 
 # ---- the page ------------------------------------------------------------------------------------
-def form(request: Request, tokenizer: str, text: str, token: str, special: bool, play: bool,
-         speed: int) -> dict[str, Any]:
+def form(
+    request: Request, tokenizer: str, text: str, token: str, special: bool, play: bool, speed: int
+) -> dict[str, Any]:
     """What the form shows (the tokenizer picker, the text), and the page's query parameters."""
-    params = {"tokenizer": tokenizer, "text": text, "special": 1 if special else None,
-              "speed": speed if speed != 1 else None}
-    return {"tokenizer": tc.pretrained.canonical_name(tokenizer), "text": text,
-            "params": params, "error": None, "play": play, "options": bpe_options(tokenizer),
-            "token": token, "special": special, "yours": stored_options(request, "bpe"),
-            "next": url_with(PATH, params)}
+    params = {
+        "tokenizer": tokenizer,
+        "text": text,
+        "special": 1 if special else None,
+        "speed": speed if speed != 1 else None,
+    }
+    return {
+        "tokenizer": tc.pretrained.canonical_name(tokenizer),
+        "text": text,
+        "params": params,
+        "error": None,
+        "play": play,
+        "options": bpe_options(tokenizer),
+        "token": token,
+        "special": special,
+        "yours": stored_options(request, "bpe"),
+        "next": url_with(PATH, params),
+    }
 
 
-def page(tok: Any, traces: list, k: int, token: str, speed: int, answer: PracticeState,
-         params: dict[str, Any]) -> dict[str, Any]:
+def page(
+    tok: Any,
+    traces: list,
+    k: int,
+    token: str,
+    speed: int,
+    answer: PracticeState,
+    params: dict[str, Any],
+) -> dict[str, Any]:
     """The page at step k: the state, its code panel, the player, the practice question."""
     s = state(tok, traces, k, token)
-    return {**vars(s), "tok": tok, "code": code_panel(s), "speed": speed, "speeds": SPEEDS,
-            "delay": DELAY // speed,
-            "practice": practice(answer, PATH, params, s.step, s.flat, s.show)
-            if answer.on else None,
-            "practice_link": toggle(PATH, params, s.step)}
+    return {
+        **vars(s),
+        "tok": tok,
+        "code": code_panel(s),
+        "speed": speed,
+        "speeds": SPEEDS,
+        "delay": DELAY // speed,
+        "practice": practice(answer, PATH, params, s.step, s.flat, s.show) if answer.on else None,
+        "practice_link": toggle(PATH, params, s.step),
+    }
 
 
 # ---- practice: which pair of the piece merges next? -----------------------------------------------
-def practice(answer: PracticeState, path: str, params: dict[str, Any], k: int, flat: list,
-             show: Callable[[str], str]) -> Question:
+def practice(
+    answer: PracticeState,
+    path: str,
+    params: dict[str, Any],
+    k: int,
+    flat: list,
+    show: Callable[[str], str],
+) -> Question:
     """Which adjacent pair of the piece being encoded merges next? (Steps that are not merges,
     a whole word or byte fallback, are not asked.)"""
     ask = k
     while ask < len(flat) and getattr(flat[ask][1], "action", "merge") != "merge":
         ask += 1
     if ask >= len(flat) or (answer.until is not None and k >= answer.until):
-        return finished(answer, "Every piece is encoded: nothing left to predict.", path,
-                        params, k)
+        return finished(answer, "Every piece is encoded: nothing left to predict.", path, params, k)
     _piece, step = flat[ask]
     parts = step.parts
     ranks = dict(step.candidates)
@@ -185,19 +247,36 @@ def practice(answer: PracticeState, path: str, params: dict[str, Any], k: int, f
             i = -1
         if i == step.chosen:
             others = len(ranks) - 1
-            return True, (f"Right: {win} is merge number {step.rank + 1:,}, the lowest rank "
-                          f"of the {len(ranks)} known pairs here." if others else
-                          f"Right: {win} is the only known merge here (number {step.rank + 1:,}).")
+            return True, (
+                f"Right: {win} is merge number {step.rank + 1:,}, the lowest rank "
+                f"of the {len(ranks)} known pairs here."
+                if others
+                else f"Right: {win} is the only known merge here (number {step.rank + 1:,})."
+            )
         if not 0 <= i < len(parts) - 1:
             return False, f"That is not a pair of this piece. The merge is {win}."
         got = f"{show(parts[i])} + {show(parts[i + 1])}"
         if i not in ranks:
-            return False, f"{got} was never learned as a merge. The merge is {win} (number {step.rank + 1:,})."
-        return False, (f"{got} is a known merge, number {ranks[i] + 1:,}, but {win} is number "
-                       f"{step.rank + 1:,}: the merge learned earlier goes first.")
+            return (
+                False,
+                f"{got} was never learned as a merge. The merge is {win} (number {step.rank + 1:,}).",
+            )
+        return False, (
+            f"{got} is a known merge, number {ranks[i] + 1:,}, but {win} is number "
+            f"{step.rank + 1:,}: the merge learned earlier goes first."
+        )
 
-    return question(answer, path, params, k, "Which adjacent pair merges next in "
-                    f"{''.join(show(p) for p in parts)!r}?", choices, check, ask + 1, len(flat))
+    return question(
+        answer,
+        path,
+        params,
+        k,
+        f"Which adjacent pair merges next in {''.join(show(p) for p in parts)!r}?",
+        choices,
+        check,
+        ask + 1,
+        len(flat),
+    )
 
 
 # ---- the worksheet -------------------------------------------------------------------------------
@@ -209,8 +288,10 @@ def worksheet(tok: Any, text: str) -> dict[str, Any]:
     found = encode_trace(tok, text)
     total = sum(len(t.steps) for t in found)
     if total > SHEET_STEPS:
-        raise ValueError(f"this text takes {total} steps to encode; a worksheet holds at most "
-                         f"{SHEET_STEPS} (shorten the text)")
+        raise ValueError(
+            f"this text takes {total} steps to encode; a worksheet holds at most "
+            f"{SHEET_STEPS} (shorten the text)"
+        )
     show = shower(bool(getattr(tok.model, "byte_level", False)))
     words, n = [], 0
     for t in found:
@@ -220,19 +301,37 @@ def worksheet(tok: Any, text: str) -> dict[str, Any]:
             action = getattr(s, "action", "merge")
             ranked = sorted(s.candidates, key=lambda c: (c[1], c[0]))[:SHEET_PAIRS]
             merge = action == "merge"
-            steps.append({
-                "n": n, "action": action, "parts": [show(p) for p in s.parts],
-                "pairs": [[f"{show(s.parts[i])} {show(s.parts[i + 1])}", r] for i, r in ranked],
-                "winner": f"{show(s.parts[s.chosen])} {show(s.parts[s.chosen + 1])}" if merge else "",
-                "pair": [show(s.parts[s.chosen]), show(s.parts[s.chosen + 1])] if merge else [],
-                "rank": s.rank, "new": show(s.merged), "after": [show(p) for p in after(s)]})
-        words.append({"text": visible(text[t.start:t.end]), "initial": [show(p) for p in t.initial],
-                      "special": t.special, "steps": steps,
-                      "tokens": [show(x) for x, _id in t.tokens]})
-    return {"words": words, "total": total,
-            "how": "each word starts as single symbols; at every step merge the adjacent pair with "
-                   "the lowest rank (the merge learned earliest; the leftmost on a tie), until no "
-                   "pair is a merge."}
+            steps.append(
+                {
+                    "n": n,
+                    "action": action,
+                    "parts": [show(p) for p in s.parts],
+                    "pairs": [[f"{show(s.parts[i])} {show(s.parts[i + 1])}", r] for i, r in ranked],
+                    "winner": f"{show(s.parts[s.chosen])} {show(s.parts[s.chosen + 1])}"
+                    if merge
+                    else "",
+                    "pair": [show(s.parts[s.chosen]), show(s.parts[s.chosen + 1])] if merge else [],
+                    "rank": s.rank,
+                    "new": show(s.merged),
+                    "after": [show(p) for p in after(s)],
+                }
+            )
+        words.append(
+            {
+                "text": visible(text[t.start : t.end]),
+                "initial": [show(p) for p in t.initial],
+                "special": t.special,
+                "steps": steps,
+                "tokens": [show(x) for x, _id in t.tokens],
+            }
+        )
+    return {
+        "words": words,
+        "total": total,
+        "how": "each word starts as single symbols; at every step merge the adjacent pair with "
+        "the lowest rank (the merge learned earliest; the leftmost on a tie), until no "
+        "pair is a merge.",
+    }
 
 
 def check_sheet_text(text: str) -> None:
@@ -240,5 +339,7 @@ def check_sheet_text(text: str) -> None:
     if not text.strip():
         raise ValueError("type a short text to encode")
     if len(text) > SHEET_CHARS:
-        raise ValueError(f"the text is {len(text):,} characters; an encoding worksheet takes at "
-                         f"most {SHEET_CHARS}")
+        raise ValueError(
+            f"the text is {len(text):,} characters; an encoding worksheet takes at "
+            f"most {SHEET_CHARS}"
+        )

@@ -4,6 +4,7 @@ a blank-or-whole-number field, and the one place a page turns bad input into an 
 place of its step. (Storing an edited corpus is `app.services.corpora.store_corpus`; the textbook
 corpus is `tokenizers_core.corpora.SENNRICH`.)
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from ..render import render, url_with
 from ..services.corpora import store_corpus
 from ..trained import corpus_text as corpus_by_ref
 
-SHOWN_CORPUS = 20_000     # a corpus this long is shown in the form's editor (longer: not shown)
+SHOWN_CORPUS = 20_000  # a corpus this long is shown in the form's editor (longer: not shown)
 
 
 @dataclass(frozen=True)
@@ -38,8 +39,9 @@ class CodePanel:
     note: str = ""
 
 
-def textbook_panel(module: ModuleType, step: Any, finished: bool = False,
-                   note: str = "") -> CodePanel:
+def textbook_panel(
+    module: ModuleType, step: Any, finished: bool = False, note: str = ""
+) -> CodePanel:
     """The code panel of a `tokenizers_core.textbook` module at `step` (None: before any step).
 
     >>> from tokenizers_core.textbook import bpe_train
@@ -47,8 +49,12 @@ def textbook_panel(module: ModuleType, step: Any, finished: bool = False,
     >>> panel.source, panel.lines[panel.line - 1].endswith("<- start")
     ('tokenizers_core/textbook/bpe_train.py', True)
     """
-    return CodePanel(module.CODE, module.line_of(step, finished=finished),
-                     module.__name__.replace(".", "/") + ".py", note)
+    return CodePanel(
+        module.CODE,
+        module.line_of(step, finished=finished),
+        module.__name__.replace(".", "/") + ".py",
+        note,
+    )
 
 
 def training_text(request: Request, corpus: str, default: str = SENNRICH) -> str:
@@ -70,6 +76,7 @@ def shower(byte_level: bool) -> Callable[[str], str]:
     ('·é', 'a·b')
     """
     from tokenizers_core.models.bpe.model import token_text
+
     return lambda symbol: token_text(symbol, byte_level, visible)
 
 
@@ -84,7 +91,7 @@ def after(step: Any) -> tuple[str, ...]:
     if action != "merge":
         instead = {pos: tuple(rep) for pos, _sym, rep in step.replaced}
         return tuple(x for i, part in enumerate(p) for x in instead.get(i, (part,)))
-    return p[:step.chosen] + (step.merged,) + p[step.chosen + 2:]
+    return p[: step.chosen] + (step.merged,) + p[step.chosen + 2 :]
 
 
 def whole(text: str | None, name: str = "vocab_size") -> int | None:
@@ -113,9 +120,18 @@ def in_place(ctx: dict[str, Any], build: Callable[[], dict[str, Any] | None]) ->
     return 200
 
 
-def posted_corpus(request: Request, ctx: dict[str, Any], template: str, path: str, *, use: str,
-                  corpus: str, corpus_text: str, params: dict[str, Any],
-                  check: Callable[[str], Any] = lambda digest: None) -> Response:
+def posted_corpus(
+    request: Request,
+    ctx: dict[str, Any],
+    template: str,
+    path: str,
+    *,
+    use: str,
+    corpus: str,
+    corpus_text: str,
+    params: dict[str, Any],
+    check: Callable[[str], Any] = lambda digest: None,
+) -> Response:
     """A training form's POST: "Train" (`use=pick`) takes the picked corpus; "Use this corpus"
     (or a bare POST of `corpus_text`) stores the edited text; `check(digest)` validates the
     options. Either way a redirect to the page's permalink (`path` with `params` and the
@@ -131,7 +147,7 @@ def posted_corpus(request: Request, ctx: dict[str, Any], template: str, path: st
     if ctx["error"] is not None:
         ctx["corpus_text"] = corpus_text
         return render(request, template, ctx, status_code=status)
-    query = {"corpus": None, **params}            # the corpus first in the permalink
+    query = {"corpus": None, **params}  # the corpus first in the permalink
     query["corpus"] = digest or None
     return RedirectResponse(url_with(path, query), status_code=303)
 
@@ -139,9 +155,13 @@ def posted_corpus(request: Request, ctx: dict[str, Any], template: str, path: st
 # ---- the tokenizer pickers' options --------------------------------------------------------------
 def _with_current(out: list[dict[str, str]], current: str, label: str) -> list[dict[str, str]]:
     """`current` (a trained handle typed into the URL) appended when no option names it."""
-    if current and not current.startswith(UPLOAD_PREFIX) and not any(
-            o["value"] == current or current in tc.pretrained.aliases_of(o["value"])
-            for o in out):
+    if (
+        current
+        and not current.startswith(UPLOAD_PREFIX)
+        and not any(
+            o["value"] == current or current in tc.pretrained.aliases_of(o["value"]) for o in out
+        )
+    ):
         out.append({"value": current, "label": label})
     return out
 
@@ -152,24 +172,34 @@ def bpe_options(current: str) -> list[dict[str, str]]:
     for name, entry in tc.pretrained.bundled().items():
         if entry.algorithm in ("bpe", "byte_bpe", "sentencepiece_bpe"):
             aliases = tc.pretrained.aliases_of(name)
-            out.append({"value": name,
-                        "label": entry.label + (f" ({', '.join(aliases)})" if aliases else "")})
+            out.append(
+                {
+                    "value": name,
+                    "label": entry.label + (f" ({', '.join(aliases)})" if aliases else ""),
+                }
+            )
     return _with_current(out, current, f"trained: {current}")
 
 
 def wordpiece_options(current: str) -> list[dict[str, str]]:
     """The editable small vocabulary, the bundled WordPiece vocabularies, and `current`."""
     out = [{"value": "small", "label": "small (editable)"}]
-    out += [{"value": name, "label": entry.label}
-            for name, entry in tc.pretrained.bundled().items() if entry.algorithm == "wordpiece"]
+    out += [
+        {"value": name, "label": entry.label}
+        for name, entry in tc.pretrained.bundled().items()
+        if entry.algorithm == "wordpiece"
+    ]
     return _with_current(out, current, f"trained: {current}")
 
 
 def unigram_options(current: str) -> list[dict[str, str]]:
     """The tiny demo model, the bundled Unigram models, and `current`."""
     out = [{"value": "tiny", "label": "tiny demo (▁cat scores high)"}]
-    out += [{"value": name, "label": entry.label}
-            for name, entry in tc.pretrained.bundled().items() if entry.algorithm == "unigram"]
+    out += [
+        {"value": name, "label": entry.label}
+        for name, entry in tc.pretrained.bundled().items()
+        if entry.algorithm == "unigram"
+    ]
     return _with_current(out, current, f"trained: {current[:24]}")
 
 
@@ -179,22 +209,28 @@ def wordpiece_tokenizer(request: Request, vocab: str, vocab_text: str) -> tc.Tok
     name; ValueError for any other kind of tokenizer."""
     from tokenizers_core.implementations.bert import bert_pipeline
     from tokenizers_core.models.wordpiece.model import WordPiece, vocab_from_text
+
     if vocab == "small":
         return bert_pipeline(vocab_from_text(vocab_text), name="small")
     tok = resolve_tokenizer(request, vocab)
     if not isinstance(tok.model, WordPiece):
-        raise ValueError(f"{vocab!r} is a {tok.algorithm or 'non-WordPiece'} tokeniser; this "
-                         "view steps through WordPiece (try bert-base-uncased)")
+        raise ValueError(
+            f"{vocab!r} is a {tok.algorithm or 'non-WordPiece'} tokeniser; this "
+            "view steps through WordPiece (try bert-base-uncased)"
+        )
     return tok
 
 
 def unigram_model(request: Request, name: str) -> tc.Tokenizer:
     """The tokenizer behind `model=` (`tiny` is the demo); ValueError if it is not Unigram."""
     from tokenizers_core.implementations.unigram import demo_tokenizer
+
     if name == "tiny":
         return demo_tokenizer()
     tok = resolve_tokenizer(request, name)
     if not hasattr(tok.model, "viterbi_steps"):
-        raise ValueError(f"{name!r} is a {tok.algorithm or 'non-Unigram'} tokeniser; the lattice "
-                         "view steps through Unigram models (try tiny or botchan_en_unigram_1000)")
+        raise ValueError(
+            f"{name!r} is a {tok.algorithm or 'non-Unigram'} tokeniser; the lattice "
+            "view steps through Unigram models (try tiny or botchan_en_unigram_1000)"
+        )
     return tok

@@ -5,6 +5,7 @@ pruning round per step, the final cut to size. `state(run, k)` reads round k, th
 curve up to it and the sentence that says what the round did. The code panel is
 `tokenizers_core/textbook/unigram_em.py`, the line of round k lit.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -21,13 +22,13 @@ from .common import CodePanel, textbook_panel
 DEFAULT_CORPUS = DEFAULT_CORPORA["unigram"]
 DEFAULT_VOCAB = UNIGRAM_DEFAULT_VOCAB
 MAX_TRAIN_VOCAB = MAX_VOCAB["unigram"]
-SHEET_ROUNDS = 4                 # rounds on one worksheet
-SHEET_CHARS = 5000               # a worksheet's corpus (trained within the request)
+SHEET_ROUNDS = 4  # rounds on one worksheet
+SHEET_CHARS = 5000  # a worksheet's corpus (trained within the request)
 
 
-
-def check_vocab_size(vocab_size: int, limit: int = MAX_TRAIN_VOCAB, where: str = " in this view"
-                     ) -> None:
+def check_vocab_size(
+    vocab_size: int, limit: int = MAX_TRAIN_VOCAB, where: str = " in this view"
+) -> None:
     if not 4 <= vocab_size <= limit:
         raise ValueError(f"vocab_size must be between 4 and {limit:,}{where}")
 
@@ -36,7 +37,7 @@ def check_vocab_size(vocab_size: int, limit: int = MAX_TRAIN_VOCAB, where: str =
 class UnigramTrainState:
     step: int
     total: int
-    steps: list               # the rounds so far (UnigramRoundStep), the seed first
+    steps: list  # the rounds so far (UnigramRoundStep), the seed first
     current: Any
     chart: Any
     sentence: str
@@ -50,27 +51,42 @@ def state(run: Any, k: int) -> UnigramTrainState:
     total = len(steps) - 1
     k = min(max(k, 0), total)
     n_words = max(1, run.total_freq)
-    chart = line_chart({"nats per word": [
-        (s.vocab_size, -s.log_likelihood / n_words) for s in steps[: k + 1]]},
+    chart = line_chart(
+        {"nats per word": [(s.vocab_size, -s.log_likelihood / n_words) for s in steps[: k + 1]]},
         x_label="vocabulary size (log scale; rounds run right to left)",
-        y_label="− log-likelihood per word (nats)", height=300)
-    return UnigramTrainState(step=k, total=total, steps=steps, current=steps[k], chart=chart,
-                             sentence=sentence(steps[k]), n_words=run.total_freq,
-                             distinct=run.distinct)
+        y_label="− log-likelihood per word (nats)",
+        height=300,
+    )
+    return UnigramTrainState(
+        step=k,
+        total=total,
+        steps=steps,
+        current=steps[k],
+        chart=chart,
+        sentence=sentence(steps[k]),
+        n_words=run.total_freq,
+        distinct=run.distinct,
+    )
 
 
 def sentence(s: Any) -> str:
     """What a round did: the seed, an EM + pruning round, or the final cut."""
     if s.round == 0 and not s.final:
-        return (f"The seed vocabulary: every character and the most frequent substrings, "
-                f"{s.vocab_size:,} pieces; log-likelihood {s.log_likelihood:,.0f}.")
+        return (
+            f"The seed vocabulary: every character and the most frequent substrings, "
+            f"{s.vocab_size:,} pieces; log-likelihood {s.log_likelihood:,.0f}."
+        )
     if s.final:
-        return (f"Done: the vocabulary is within 1.1 × the target, so the final {s.vocab_size:,} "
-                f"pieces are every character plus the best-scoring pieces (log-likelihood "
-                f"{s.log_likelihood:,.0f} after the last EM round).")
-    return (f"Round {s.round}: EM re-estimated every piece, then pruning removed "
-            f"{s.num_pruned:,} pieces whose loss was smallest; {s.vocab_size:,} remain "
-            f"(log-likelihood {s.log_likelihood:,.0f}).")
+        return (
+            f"Done: the vocabulary is within 1.1 × the target, so the final {s.vocab_size:,} "
+            f"pieces are every character plus the best-scoring pieces (log-likelihood "
+            f"{s.log_likelihood:,.0f} after the last EM round)."
+        )
+    return (
+        f"Round {s.round}: EM re-estimated every piece, then pruning removed "
+        f"{s.num_pruned:,} pieces whose loss was smallest; {s.vocab_size:,} remain "
+        f"(log-likelihood {s.log_likelihood:,.0f})."
+    )
 
 
 def code_panel(s: UnigramTrainState) -> CodePanel:
@@ -81,9 +97,16 @@ def code_panel(s: UnigramTrainState) -> CodePanel:
 # ---- the page ------------------------------------------------------------------------------------
 def form(corpus: str, vocab_size: int, words: str, play: bool = False) -> dict[str, Any]:
     """What the training form shows, and the page's query parameters."""
-    return {"corpus": corpus, "vocab_size": vocab_size, "words": words,
-            "params": {"corpus": corpus, "vocab_size": vocab_size, "words": words or None},
-            "error": None, "play": play, "bundled": corpus_names(), "corpus_text": ""}
+    return {
+        "corpus": corpus,
+        "vocab_size": vocab_size,
+        "words": words,
+        "params": {"corpus": corpus, "vocab_size": vocab_size, "words": words or None},
+        "error": None,
+        "play": play,
+        "bundled": corpus_names(),
+        "corpus_text": "",
+    }
 
 
 def page(run: Any, k: int, sample_words: tuple[str, ...]) -> dict[str, Any]:
@@ -92,8 +115,13 @@ def page(run: Any, k: int, sample_words: tuple[str, ...]) -> dict[str, Any]:
     if not run.rounds:
         return {"running": True, "job": run.job, "steps": [], "total": 0, "step": 0}
     s = state(run, k)
-    return {**vars(s), "code": code_panel(s), "sample_words": " ".join(sample_words),
-            "running": not run.finished, "job": run.job}
+    return {
+        **vars(s),
+        "code": code_panel(s),
+        "sample_words": " ".join(sample_words),
+        "running": not run.finished,
+        "job": run.job,
+    }
 
 
 # ---- the worksheet -------------------------------------------------------------------------------
@@ -105,28 +133,46 @@ def worksheet(run: Any, start: int, end: int) -> dict[str, Any]:
     steps = run.rounds
     total = len(steps) - 1
     if end > total:
-        raise ValueError(f"this run has {total} round{'' if total == 1 else 's'}: choose a range "
-                         f"within 1–{total}")
+        raise ValueError(
+            f"this run has {total} round{'' if total == 1 else 's'}: choose a range "
+            f"within 1–{total}"
+        )
     rounds = []
     for k in range(start, end + 1):
         s, before = steps[k], steps[k - 1].vocab_size
-        rounds.append({"k": k, "before": before, "after": s.vocab_size, "final": s.final,
-                       "dropped": before - s.vocab_size - s.num_pruned, "num_pruned": s.num_pruned,
-                       "loglik": f"{s.log_likelihood:.2f}",
-                       "pruned": [[visible(p), f"{loss:.4f}"] for p, loss in s.pruned]})
-    return {"rounds": rounds, "total": total, "seed": steps[0].vocab_size,
-            "seed_loglik": f"{steps[0].log_likelihood:.2f}", "words": run.total_freq,
-            "distinct": run.distinct}
+        rounds.append(
+            {
+                "k": k,
+                "before": before,
+                "after": s.vocab_size,
+                "final": s.final,
+                "dropped": before - s.vocab_size - s.num_pruned,
+                "num_pruned": s.num_pruned,
+                "loglik": f"{s.log_likelihood:.2f}",
+                "pruned": [[visible(p), f"{loss:.4f}"] for p, loss in s.pruned],
+            }
+        )
+    return {
+        "rounds": rounds,
+        "total": total,
+        "seed": steps[0].vocab_size,
+        "seed_loglik": f"{steps[0].log_likelihood:.2f}",
+        "words": run.total_freq,
+        "distinct": run.distinct,
+    }
 
 
 def check_sheet_range(start: int, end: int, text: str) -> None:
     if end < start:
         raise ValueError(f"the range {start}–{end} is empty: 'end' must be at least 'start'")
     if end - start + 1 > SHEET_ROUNDS:
-        raise ValueError(f"a worksheet holds at most {SHEET_ROUNDS} rounds; {start}–{end} is "
-                         f"{end - start + 1}")
+        raise ValueError(
+            f"a worksheet holds at most {SHEET_ROUNDS} rounds; {start}–{end} is {end - start + 1}"
+        )
     if start < 1:
         raise ValueError("rounds are numbered from 1 (round 0 is the seed vocabulary)")
     if len(text) > SHEET_CHARS:
-        raise ValueError(f"this corpus has {len(text):,} characters; a Unigram training worksheet "
-                         f"takes at most {SHEET_CHARS:,} (paste a smaller corpus)")
+        raise ValueError(
+            f"this corpus has {len(text):,} characters; a Unigram training worksheet "
+            f"takes at most {SHEET_CHARS:,} (paste a smaller corpus)"
+        )

@@ -5,6 +5,7 @@ records: a page of the word table, the pairs by score (the next merge first, BPE
 marked), the merges so far and the sentence that says why merge k won. The code panel is
 `tokenizers_core/textbook/wordpiece_train.py`, the line of merge k lit.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,18 +19,18 @@ from ..services.training import MAX_VOCAB
 from .common import CodePanel, textbook_panel
 
 DEFAULT_VOCAB_SIZE = 40
-MAX_TRAIN_VOCAB = MAX_VOCAB["wordpiece"]   # as BPE's view: a large run trains in the job pool
+MAX_TRAIN_VOCAB = MAX_VOCAB["wordpiece"]  # as BPE's view: a large run trains in the job pool
 WORD_PAGE = 25
-SHEET_WORDS = 40                 # distinct words a worksheet (filled in by hand) takes at most
+SHEET_WORDS = 40  # distinct words a worksheet (filled in by hand) takes at most
 SHEET_PAIRS = 8
-
 
 
 def options(vocab_size: int, min_frequency: int) -> dict[str, int]:
     """The trainer's options, checked."""
     if not 1 <= vocab_size <= MAX_TRAIN_VOCAB:
-        raise ValueError(f"vocab_size must be between 1 and {MAX_TRAIN_VOCAB:,} in this view, "
-                         f"got {vocab_size}")
+        raise ValueError(
+            f"vocab_size must be between 1 and {MAX_TRAIN_VOCAB:,} in this view, got {vocab_size}"
+        )
     if min_frequency < 0:
         raise ValueError(f"min_frequency must be 0 or more, got {min_frequency}")
     return {"vocab_size": vocab_size, "min_frequency": min_frequency}
@@ -39,14 +40,14 @@ def options(vocab_size: int, min_frequency: int) -> dict[str, int]:
 class WordPieceTrainState:
     step: int
     total: int
-    rows: list                # WordRow: word, freq, symbols after k merges
+    rows: list  # WordRow: word, freq, symbols after k merges
     n_words: int
     page: int
     pages: int
-    pairs: tuple              # PairRow: the pairs by score after k merges, the next merge first
-    next_step: Any            # merge k + 1, or None at the end
-    last: Any                 # merge k, or None at 0
-    merges: list              # (i, WordPieceMergeStep), newest first, at most 40
+    pairs: tuple  # PairRow: the pairs by score after k merges, the next merge first
+    next_step: Any  # merge k + 1, or None at the end
+    last: Any  # merge k, or None at 0
+    merges: list  # (i, WordPieceMergeStep), newest first, at most 40
     sentence: str
     vocab_now: int
     initial: int
@@ -59,29 +60,48 @@ def state(session: Any, k: int, page: int = 0, page_size: int = WORD_PAGE) -> Wo
     page = max(page, 0)
     rows, n_words = session.word_rows(k, page * page_size, page_size)
     return WordPieceTrainState(
-        step=k, total=len(steps), rows=rows, n_words=n_words, page=page,
-        pages=max(1, -(-n_words // page_size)), pairs=session.pairs(k),
-        next_step=steps[k] if k < len(steps) else None, last=steps[k - 1] if k else None,
-        merges=list(enumerate(steps[:k], 1))[-40:][::-1], sentence=sentence(session, k),
-        vocab_now=session.vocab_now(k), initial=session.initial_size)
+        step=k,
+        total=len(steps),
+        rows=rows,
+        n_words=n_words,
+        page=page,
+        pages=max(1, -(-n_words // page_size)),
+        pairs=session.pairs(k),
+        next_step=steps[k] if k < len(steps) else None,
+        last=steps[k - 1] if k else None,
+        merges=list(enumerate(steps[:k], 1))[-40:][::-1],
+        sentence=sentence(session, k),
+        vocab_now=session.vocab_now(k),
+        initial=session.initial_size,
+    )
 
 
 def sentence(session: Any, k: int) -> str:
     """What merge k did and why its score won (and what BPE would have merged instead)."""
     if k == 0:
-        return ("Every word is split into characters (continuations marked ##). The table on "
-                "the right scores every adjacent pair; the top row is merged next.")
+        return (
+            "Every word is split into characters (continuations marked ##). The table on "
+            "the right scores every adjacent pair; the top row is merged next."
+        )
     steps = session.steps
     s = steps[k - 1]
-    bpe = ("BPE would have merged the same pair" if s.bpe_pair == s.pair else
-           f"BPE would have merged “{s.bpe_pair[0]} {s.bpe_pair[1]}” instead "
-           f"(the most frequent pair, {s.bpe_count:,} times)")
-    text = (f"Merged “{s.pair[0]}” + “{s.pair[1]}” into “{s.new_symbol}”: "
-            f"{s.count:,} / ({s.freq_left:,} × {s.freq_right:,}) = {s.score:.4g} was the best "
-            f"score; {bpe}.")
+    bpe = (
+        "BPE would have merged the same pair"
+        if s.bpe_pair == s.pair
+        else f"BPE would have merged “{s.bpe_pair[0]} {s.bpe_pair[1]}” instead "
+        f"(the most frequent pair, {s.bpe_count:,} times)"
+    )
+    text = (
+        f"Merged “{s.pair[0]}” + “{s.pair[1]}” into “{s.new_symbol}”: "
+        f"{s.count:,} / ({s.freq_left:,} × {s.freq_right:,}) = {s.score:.4g} was the best "
+        f"score; {bpe}."
+    )
     if k == len(steps):
-        text += " Training stops here: " + ("the vocabulary is full." if session.vocab_size
-                                            <= session.vocab_now(k) else "no pair is left.")
+        text += " Training stops here: " + (
+            "the vocabulary is full."
+            if session.vocab_size <= session.vocab_now(k)
+            else "no pair is left."
+        )
     return text
 
 
@@ -92,14 +112,26 @@ def code_panel(s: WordPieceTrainState) -> CodePanel:
 
 
 # ---- the page ------------------------------------------------------------------------------------
-def form(corpus: str, vocab_size: int, min_frequency: int, table_page: int = 0,
-         play: bool = False) -> dict[str, Any]:
+def form(
+    corpus: str, vocab_size: int, min_frequency: int, table_page: int = 0, play: bool = False
+) -> dict[str, Any]:
     """What the training form shows, and the page's query parameters."""
-    params = {"corpus": corpus or None, "vocab_size": vocab_size,
-              "min_frequency": min_frequency or None, "page": table_page or None}
-    return {"corpus": corpus, "vocab_size": vocab_size, "min_frequency": min_frequency,
-            "params": params, "error": None, "play": play, "bundled": corpus_names(),
-            "corpus_text": ""}
+    params = {
+        "corpus": corpus or None,
+        "vocab_size": vocab_size,
+        "min_frequency": min_frequency or None,
+        "page": table_page or None,
+    }
+    return {
+        "corpus": corpus,
+        "vocab_size": vocab_size,
+        "min_frequency": min_frequency,
+        "params": params,
+        "error": None,
+        "play": play,
+        "bundled": corpus_names(),
+        "corpus_text": "",
+    }
 
 
 def page(run: Any, k: int, table_page: int) -> dict[str, Any]:
@@ -116,11 +148,14 @@ def worksheet(session: Any, start: int, end: int) -> dict[str, Any]:
     """The sheet for merges start..end: pairs with count(ab), count(a), count(b) and the score
     count(ab) / (count(a) × count(b)), the merge, the word table after it."""
     if session.n_words > SHEET_WORDS:
-        raise ValueError(f"this corpus has {session.n_words:,} distinct words; a worksheet to "
-                         f"fill in by hand takes at most {SHEET_WORDS} (paste a smaller corpus)")
+        raise ValueError(
+            f"this corpus has {session.n_words:,} distinct words; a worksheet to "
+            f"fill in by hand takes at most {SHEET_WORDS} (paste a smaller corpus)"
+        )
     if end > session.total:
-        raise ValueError(f"this run makes {session.total} merges: choose a range within "
-                         f"1–{session.total}")
+        raise ValueError(
+            f"this run makes {session.total} merges: choose a range within 1–{session.total}"
+        )
 
     def table(k: int) -> list[dict[str, Any]]:
         rows = state(session, k, page_size=SHEET_WORDS).rows
@@ -130,16 +165,36 @@ def worksheet(session: Any, start: int, end: int) -> dict[str, Any]:
     for k in range(start, end + 1):
         rows = session.pairs(k - 1)[:SHEET_PAIRS]
         merge = session.steps[k - 1]
-        steps.append({
-            "k": k, "winner": f"{merge.pair[0]} {merge.pair[1]}",
-            "pairs": [[f"{r.pair[0]} {r.pair[1]}", r.count, r.freq_left, r.freq_right,
-                       f"{r.count}/{r.freq_left * r.freq_right}"] for r in rows],
-            "pair": list(merge.pair), "new": merge.new_symbol, "count": merge.count,
-            "score": f"{merge.count}/{merge.freq_left * merge.freq_right}",
-            "tied": [list(t) for t in merge.ties], "words": table(k)})
-    return {"given": table(start - 1), "steps": steps, "n_words": session.n_words,
-            "what": "score", "cols": ["pair", "count(ab)", "count(a)", "count(b)", "score"],
-            "rule": "the highest score, then the higher count, then the smaller ids",
-            "how": "Each word starts as its first character and ##-continuations. Count every "
-                   "pair and every symbol (times the word's frequency), score each pair "
-                   "count(ab) / (count(a) × count(b)), merge the best pair everywhere."}
+        steps.append(
+            {
+                "k": k,
+                "winner": f"{merge.pair[0]} {merge.pair[1]}",
+                "pairs": [
+                    [
+                        f"{r.pair[0]} {r.pair[1]}",
+                        r.count,
+                        r.freq_left,
+                        r.freq_right,
+                        f"{r.count}/{r.freq_left * r.freq_right}",
+                    ]
+                    for r in rows
+                ],
+                "pair": list(merge.pair),
+                "new": merge.new_symbol,
+                "count": merge.count,
+                "score": f"{merge.count}/{merge.freq_left * merge.freq_right}",
+                "tied": [list(t) for t in merge.ties],
+                "words": table(k),
+            }
+        )
+    return {
+        "given": table(start - 1),
+        "steps": steps,
+        "n_words": session.n_words,
+        "what": "score",
+        "cols": ["pair", "count(ab)", "count(a)", "count(b)", "score"],
+        "rule": "the highest score, then the higher count, then the smaller ids",
+        "how": "Each word starts as its first character and ##-continuations. Count every "
+        "pair and every symbol (times the word's frequency), score each pair "
+        "count(ab) / (count(a) × count(b)), merge the best pair everywhere.",
+    }

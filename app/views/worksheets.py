@@ -5,6 +5,7 @@ trained again), then drawn by its view module's `worksheet`, from the same state
 step-through page reads (`app.views.bpe_train`, `wordpiece_train`, `unigram_train`,
 `bpe_encode`, `wordpiece_encode`, `unigram_lattice`).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -15,22 +16,30 @@ from tokenizers_core.implementations.bert import count_words
 from tokenizers_core.models.bpe.session import VARIANTS
 
 from ..jobs.runs import bpe_session_here, unigram_run_here, wordpiece_run_here
-from . import (bpe_encode, bpe_train, unigram_lattice, unigram_train, wordpiece_encode,
-               wordpiece_train)
+from . import (
+    bpe_encode,
+    bpe_train,
+    unigram_lattice,
+    unigram_train,
+    wordpiece_encode,
+    wordpiece_train,
+)
 from .common import bpe_options, unigram_options, wordpiece_options
 
 TEXTBOOK = SENNRICH
 PAPERS = ("a4", "letter")
-MAX_STEPS = 8                  # merges on one training worksheet
+MAX_STEPS = 8  # merges on one training worksheet
 MAX_VOCAB = 5000
-UNIGRAM_CORPUS = ("the cat sat on the mat and the dog sat on the log\n"
-                  "a quick brown fox jumps over the lazy dog\n"
-                  "the rain in spain stays mainly in the plain\n"
-                  "she sells sea shells on the sea shore\n"
-                  "how much wood would a woodchuck chuck if a woodchuck could chuck wood\n"
-                  "peter piper picked a peck of pickled peppers\n"
-                  "the early bird catches the worm\n"
-                  "a stitch in time saves nine\n")
+UNIGRAM_CORPUS = (
+    "the cat sat on the mat and the dog sat on the log\n"
+    "a quick brown fox jumps over the lazy dog\n"
+    "the rain in spain stays mainly in the plain\n"
+    "she sells sea shells on the sea shore\n"
+    "how much wood would a woodchuck chuck if a woodchuck could chuck wood\n"
+    "peter piper picked a peck of pickled peppers\n"
+    "the early bird catches the worm\n"
+    "a stitch in time saves nine\n"
+)
 
 
 def check_paper(paper: str) -> None:
@@ -42,8 +51,9 @@ def check_range(start: int, end: int) -> None:
     if end < start:
         raise ValueError(f"the range {start}–{end} is empty: 'end' must be at least 'start'")
     if end - start + 1 > MAX_STEPS:
-        raise ValueError(f"a worksheet holds at most {MAX_STEPS} merges; "
-                         f"{start}–{end} is {end - start + 1}")
+        raise ValueError(
+            f"a worksheet holds at most {MAX_STEPS} merges; {start}–{end} is {end - start + 1}"
+        )
     if start < 1:
         raise ValueError("merges are numbered from 1")
 
@@ -53,8 +63,9 @@ def check_vocab(vocab_size: int, low: int = 1) -> None:
         raise ValueError(f"vocab_size must be between {low} and {MAX_VOCAB:,} for a worksheet")
 
 
-def worksheet(text: str, variant: str, vocab_size: int, start: int, end: int,
-              options: dict[str, Any]) -> dict[str, Any]:
+def worksheet(
+    text: str, variant: str, vocab_size: int, start: int, end: int, options: dict[str, Any]
+) -> dict[str, Any]:
     """BPE training, merges start..end (1-based, inclusive)."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown BPE variant {variant!r}; choose one of: {', '.join(VARIANTS)}")
@@ -66,10 +77,12 @@ def wordpiece_worksheet(text: str, vocab_size: int, start: int, end: int) -> dic
     """WordPiece training, merges start..end."""
     check_range(start, end)
     words = count_words(text)
-    if len(words) > wordpiece_train.SHEET_WORDS:      # before training: a sheet is done by hand
-        raise ValueError(f"this corpus has {len(words):,} distinct words; a worksheet to fill in "
-                         f"by hand takes at most {wordpiece_train.SHEET_WORDS} (paste a smaller "
-                         "corpus)")
+    if len(words) > wordpiece_train.SHEET_WORDS:  # before training: a sheet is done by hand
+        raise ValueError(
+            f"this corpus has {len(words):,} distinct words; a worksheet to fill in "
+            f"by hand takes at most {wordpiece_train.SHEET_WORDS} (paste a smaller "
+            "corpus)"
+        )
     session = wordpiece_run_here(text, {"vocab_size": vocab_size, "min_frequency": 0})
     return wordpiece_train.worksheet(session, start, end)
 
@@ -87,62 +100,146 @@ lattice_worksheet = unigram_lattice.worksheet
 
 
 # ---- the forms above the sheets (and the sheets' query parameters) ------------------------------
-def bpe_form(corpus: str, variant: str, vocab_size: int, pattern: str, start: int, end: int,
-             paper: str, key: bool) -> dict[str, Any]:
-    params = {"corpus": corpus or None, "variant": variant, "vocab_size": vocab_size,
-              "pattern": pattern if variant == "byte_bpe" else None, "start": start, "end": end,
-              "paper": paper}
-    return {"params": params, "corpus": corpus, "variant": variant, "vocab_size": vocab_size,
-            "pattern": pattern, "start": start, "end": end, "paper": paper, "key": key,
-            "variants": VARIANTS, "bundled": corpus_names(), "algorithm": "bpe",
-            "path": "/worksheet/bpe"}
+def bpe_form(
+    corpus: str,
+    variant: str,
+    vocab_size: int,
+    pattern: str,
+    start: int,
+    end: int,
+    paper: str,
+    key: bool,
+) -> dict[str, Any]:
+    params = {
+        "corpus": corpus or None,
+        "variant": variant,
+        "vocab_size": vocab_size,
+        "pattern": pattern if variant == "byte_bpe" else None,
+        "start": start,
+        "end": end,
+        "paper": paper,
+    }
+    return {
+        "params": params,
+        "corpus": corpus,
+        "variant": variant,
+        "vocab_size": vocab_size,
+        "pattern": pattern,
+        "start": start,
+        "end": end,
+        "paper": paper,
+        "key": key,
+        "variants": VARIANTS,
+        "bundled": corpus_names(),
+        "algorithm": "bpe",
+        "path": "/worksheet/bpe",
+    }
 
 
-def wordpiece_form(corpus: str, vocab_size: int, start: int, end: int, paper: str,
-                   key: bool) -> dict[str, Any]:
-    params = {"corpus": corpus or None, "vocab_size": vocab_size, "start": start, "end": end,
-              "paper": paper}
-    return {"params": params, "corpus": corpus, "variant": "wordpiece", "vocab_size": vocab_size,
-            "start": start, "end": end, "paper": paper, "key": key, "bundled": corpus_names(),
-            "algorithm": "wordpiece", "path": "/worksheet/wordpiece"}
+def wordpiece_form(
+    corpus: str, vocab_size: int, start: int, end: int, paper: str, key: bool
+) -> dict[str, Any]:
+    params = {
+        "corpus": corpus or None,
+        "vocab_size": vocab_size,
+        "start": start,
+        "end": end,
+        "paper": paper,
+    }
+    return {
+        "params": params,
+        "corpus": corpus,
+        "variant": "wordpiece",
+        "vocab_size": vocab_size,
+        "start": start,
+        "end": end,
+        "paper": paper,
+        "key": key,
+        "bundled": corpus_names(),
+        "algorithm": "wordpiece",
+        "path": "/worksheet/wordpiece",
+    }
 
 
 def bpe_encode_form(tokenizer: str, text: str, paper: str, key: bool) -> dict[str, Any]:
     tokenizer = tc.pretrained.canonical_name(tokenizer)
     params = {"tokenizer": tokenizer, "text": text, "paper": paper}
-    return {"params": params, "tokenizer": tokenizer, "text": text, "paper": paper, "key": key,
-            "algorithm": "bpe_encode", "max_chars": bpe_encode.SHEET_CHARS,
-            "path": "/worksheet/bpe_encode", "view": "/bpe/encode",
-            "view_params": {"tokenizer": tokenizer, "text": text}, "field": "tokenizer",
-            "options": bpe_options(tokenizer)}
+    return {
+        "params": params,
+        "tokenizer": tokenizer,
+        "text": text,
+        "paper": paper,
+        "key": key,
+        "algorithm": "bpe_encode",
+        "max_chars": bpe_encode.SHEET_CHARS,
+        "path": "/worksheet/bpe_encode",
+        "view": "/bpe/encode",
+        "view_params": {"tokenizer": tokenizer, "text": text},
+        "field": "tokenizer",
+        "options": bpe_options(tokenizer),
+    }
 
 
-def wordpiece_encode_form(text: str, vocab: str, vocab_text: str, paper: str,
-                          key: bool) -> dict[str, Any]:
+def wordpiece_encode_form(
+    text: str, vocab: str, vocab_text: str, paper: str, key: bool
+) -> dict[str, Any]:
     params = {"vocab": vocab, "text": text, "paper": paper}
     if vocab == "small" and vocab_text != wordpiece_encode.SMALL_VOCAB:
         params["vocab_text"] = vocab_text
-    return {"params": params, "tokenizer": vocab, "text": text, "paper": paper, "key": key,
-            "algorithm": "wordpiece_encode", "max_chars": bpe_encode.SHEET_CHARS,
-            "path": "/worksheet/wordpiece_encode", "view": "/wordpiece/encode",
-            "view_params": {k: v for k, v in params.items() if k != "paper"},
-            "options": wordpiece_options(vocab), "field": "vocab",
-            "small_vocab": vocab_text.split() if vocab == "small" else None}
+    return {
+        "params": params,
+        "tokenizer": vocab,
+        "text": text,
+        "paper": paper,
+        "key": key,
+        "algorithm": "wordpiece_encode",
+        "max_chars": bpe_encode.SHEET_CHARS,
+        "path": "/worksheet/wordpiece_encode",
+        "view": "/wordpiece/encode",
+        "view_params": {k: v for k, v in params.items() if k != "paper"},
+        "options": wordpiece_options(vocab),
+        "field": "vocab",
+        "small_vocab": vocab_text.split() if vocab == "small" else None,
+    }
 
 
 def lattice_form(model: str, text: str, paper: str, key: bool) -> dict[str, Any]:
     params = {"model": model, "text": text, "paper": paper}
-    return {"params": params, "tokenizer": model, "text": text, "paper": paper, "key": key,
-            "algorithm": "unigram_lattice", "max_chars": unigram_lattice.SHEET_CHARS,
-            "path": "/worksheet/unigram_lattice", "view": "/unigram/lattice",
-            "view_params": {"model": model, "text": text},
-            "options": unigram_options(model), "field": "model"}
+    return {
+        "params": params,
+        "tokenizer": model,
+        "text": text,
+        "paper": paper,
+        "key": key,
+        "algorithm": "unigram_lattice",
+        "max_chars": unigram_lattice.SHEET_CHARS,
+        "path": "/worksheet/unigram_lattice",
+        "view": "/unigram/lattice",
+        "view_params": {"model": model, "text": text},
+        "options": unigram_options(model),
+        "field": "model",
+    }
 
 
-def unigram_train_form(corpus: str, vocab_size: int, start: int, end: int, paper: str,
-                       key: bool) -> dict[str, Any]:
-    params = {"corpus": corpus or None, "vocab_size": vocab_size, "start": start, "end": end,
-              "paper": paper}
-    return {"params": params, "corpus": corpus, "vocab_size": vocab_size, "start": start,
-            "end": end, "paper": paper, "key": key, "bundled": corpus_names(),
-            "path": "/worksheet/unigram_train", "max_rounds": unigram_train.SHEET_ROUNDS}
+def unigram_train_form(
+    corpus: str, vocab_size: int, start: int, end: int, paper: str, key: bool
+) -> dict[str, Any]:
+    params = {
+        "corpus": corpus or None,
+        "vocab_size": vocab_size,
+        "start": start,
+        "end": end,
+        "paper": paper,
+    }
+    return {
+        "params": params,
+        "corpus": corpus,
+        "vocab_size": vocab_size,
+        "start": start,
+        "end": end,
+        "paper": paper,
+        "key": key,
+        "bundled": corpus_names(),
+        "path": "/worksheet/unigram_train",
+        "max_rounds": unigram_train.SHEET_ROUNDS,
+    }

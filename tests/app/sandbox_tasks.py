@@ -1,5 +1,6 @@
 """Tasks the sandbox tests run in a sandboxed child (`Pool.run("sandbox_tasks:spin", ...)`):
 work that no check inside the core would stop, to show what the child's limits do."""
+
 from __future__ import annotations
 
 import os
@@ -8,7 +9,7 @@ import time
 
 def spin() -> None:
     """CPU work inside one C call: no Python-level check could interrupt it."""
-    sum(range(10 ** 12))
+    sum(range(10**12))
 
 
 def sleep(seconds: float) -> str:
@@ -19,7 +20,7 @@ def sleep(seconds: float) -> str:
 
 def hog(megabytes: int) -> int:
     """Ask for `megabytes` of memory at once."""
-    return len(bytearray(megabytes * 2 ** 20))
+    return len(bytearray(megabytes * 2**20))
 
 
 def pid() -> int:
@@ -51,5 +52,5 @@ _KEPT: list[bytearray] = []
 
 def grow(megabytes: int) -> int:
     """Keep `megabytes` alive in the child: it is then large, and ends after answering."""
-    _KEPT.append(bytearray(megabytes * 2 ** 20))
+    _KEPT.append(bytearray(megabytes * 2**20))
     return os.getpid()

@@ -1,4 +1,5 @@
 """The JSON API contract: /api/tokenizers, /api/encode, /api/corpora, errors as {"detail"}."""
+
 from __future__ import annotations
 
 
@@ -34,8 +35,9 @@ def test_unknown_tokeniser_is_404(client):
 def test_bad_and_runaway_regex_are_422(client):
     r = client.post("/api/encode", json={"tokenizer": "regex", "text": "x", "pattern": "[a"})
     assert r.status_code == 422 and r.json()["detail"]
-    r = client.post("/api/encode", json={"tokenizer": "regex", "text": "a" * 40 + "!",
-                                         "pattern": "(a|aa)+$"})
+    r = client.post(
+        "/api/encode", json={"tokenizer": "regex", "text": "a" * 40 + "!", "pattern": "(a|aa)+$"}
+    )
     assert r.status_code == 422 and "0.5" in r.json()["detail"]
     r = client.post("/api/encode", json={"tokenizer": "regex", "text": "x"})
     assert r.status_code == 422 and "pattern" in r.json()["detail"]
@@ -44,12 +46,16 @@ def test_bad_and_runaway_regex_are_422(client):
 def test_malformed_body_is_422_with_detail(client):
     r = client.post("/api/encode", json={"text": "x"})
     assert r.status_code == 422 and "tokenizer" in r.json()["detail"]
-    r = client.post("/api/encode", content=b"not json", headers={"content-type": "application/json"})
+    r = client.post(
+        "/api/encode", content=b"not json", headers={"content-type": "application/json"}
+    )
     assert r.status_code == 422 and isinstance(r.json()["detail"], str)
 
 
 def test_text_limit(client, settings):
-    r = client.post("/api/encode", json={"tokenizer": "char", "text": "x" * (settings.max_text_chars + 1)})
+    r = client.post(
+        "/api/encode", json={"tokenizer": "char", "text": "x" * (settings.max_text_chars + 1)}
+    )
     assert r.status_code == 413 and "limit" in r.json()["detail"]
 
 
@@ -59,6 +65,7 @@ def test_corpus_store_round_trip(client):
     assert r.status_code == 201
     info = r.json()
     import hashlib
+
     assert info["sha256"] == hashlib.sha256(text.encode()).hexdigest()
     assert info["bytes"] == len(text) and info["lines"] == 2
     assert client.get(f"/api/corpora/{info['sha256']}").json() == info
@@ -67,9 +74,14 @@ def test_corpus_store_round_trip(client):
 
 
 def test_corpus_upload_and_limits(client, settings):
-    r = client.post("/api/corpora/upload", files={"file": ("c.txt", "é corpus\n".encode(), "text/plain")})
+    r = client.post(
+        "/api/corpora/upload", files={"file": ("c.txt", "é corpus\n".encode(), "text/plain")}
+    )
     assert r.status_code == 201 and r.json()["chars"] == 9
-    r = client.post("/api/corpora/upload", files={"file": ("c.bin", b"\xff\xfe\x00bad", "application/octet-stream")})
+    r = client.post(
+        "/api/corpora/upload",
+        files={"file": ("c.bin", b"\xff\xfe\x00bad", "application/octet-stream")},
+    )
     assert r.status_code == 422 and "UTF-8" in r.json()["detail"]
     big = b"a" * (settings.max_upload_bytes + 1)
     r = client.post("/api/corpora/upload", files={"file": ("big.txt", big, "text/plain")})
@@ -102,39 +114,51 @@ def test_special_tokens_are_text_unless_allowed(client):
     text = "a<|endoftext|>"
     plain = client.post("/api/encode", json={"tokenizer": "cl100k_base", "text": text}).json()
     assert 100257 not in plain["ids"] and "".join(plain["tokens"]).endswith("|>")
-    allowed = client.post("/api/encode", json={"tokenizer": "cl100k_base", "text": text,
-                                               "allowed_special": "all"}).json()
+    allowed = client.post(
+        "/api/encode", json={"tokenizer": "cl100k_base", "text": text, "allowed_special": "all"}
+    ).json()
     assert allowed["ids"] == [64, 100257] and allowed["special_tokens_mask"] == [0, 1]
     assert allowed["offsets"][1] == [1, 14]
-    bad = client.post("/api/encode", json={"tokenizer": "cl100k_base", "text": text,
-                                           "allowed_special": ["<|nope|>"]})
+    bad = client.post(
+        "/api/encode",
+        json={"tokenizer": "cl100k_base", "text": text, "allowed_special": ["<|nope|>"]},
+    )
     assert bad.status_code == 422 and "not a special token" in bad.json()["detail"]
-    none = client.post("/api/encode", json={"tokenizer": "word", "text": text,
-                                            "allowed_special": "all"})
+    none = client.post(
+        "/api/encode", json={"tokenizer": "word", "text": text, "allowed_special": "all"}
+    )
     assert none.status_code == 422 and "no special tokens" in none.json()["detail"]
 
 
 def test_encode_returns_what_truncation_cut_off_as_hugging_face(client):
     """A tokenizer.json with truncation (and a pair): `overflowing` as Hugging Face gives it."""
     from tokenizers import Tokenizer, models, pre_tokenizers, processors
+
     words = "the cat sat on a mat and then it ran off".split()
-    hf = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words + ["[UNK]", "[CLS]",
-                                                                         "[SEP]"])},
-                                    unk_token="[UNK]"))
+    hf = Tokenizer(
+        models.WordLevel(
+            {w: i for i, w in enumerate(words + ["[UNK]", "[CLS]", "[SEP]"])}, unk_token="[UNK]"
+        )
+    )
     hf.pre_tokenizer = pre_tokenizers.Whitespace()
     hf.post_processor = processors.BertProcessing(("[SEP]", 13), ("[CLS]", 12))
     hf.enable_truncation(8, stride=1)
-    stored = client.post("/api/tokenizers", files={"file": ("tokenizer.json",
-                                                            hf.to_str().encode())})
+    stored = client.post(
+        "/api/tokenizers", files={"file": ("tokenizer.json", hf.to_str().encode())}
+    )
     handle = stored.json()["tokenizer"]
-    for text, pair in (("the cat sat on a mat and then it ran off", None),
-                       ("the cat sat on a mat", "and then it ran off")):
-        ours = client.post("/api/encode", json={"tokenizer": handle, "text": text,
-                                                "pair": pair}).json()
+    for text, pair in (
+        ("the cat sat on a mat and then it ran off", None),
+        ("the cat sat on a mat", "and then it ran off"),
+    ):
+        ours = client.post(
+            "/api/encode", json={"tokenizer": handle, "text": text, "pair": pair}
+        ).json()
         theirs = hf.encode(text, pair)
         assert ours["ids"] == theirs.ids and ours["type_ids"] == theirs.type_ids
         assert [o["ids"] for o in ours["overflowing"]] == [o.ids for o in theirs.overflowing]
-        assert [o["offsets"] for o in ours["overflowing"]] == \
-            [[list(x) for x in o.offsets] for o in theirs.overflowing]
+        assert [o["offsets"] for o in ours["overflowing"]] == [
+            [list(x) for x in o.offsets] for o in theirs.overflowing
+        ]
     plain = client.post("/api/encode", json={"tokenizer": "gpt2", "text": "hi"}).json()
     assert plain["overflowing"] == []

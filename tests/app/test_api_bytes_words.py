@@ -1,6 +1,7 @@
 """The JSON API's bytes and words (issue 20, item 17): `POST /api/encode` with `"words"`
 (pre-tokenized input) and `"bytes": true` (each token's bytes as hex), `POST /api/decode` with
 `"bytes": true` (tiktoken's decode_bytes as hex), and OpenAI model names as tokeniser names."""
+
 from __future__ import annotations
 
 import pytest
@@ -9,28 +10,41 @@ import tokenizers_core as tc
 
 
 def test_encode_answers_each_tokens_bytes_as_hex(client):
-    r = client.post("/api/encode", json={"tokenizer": "cl100k_base", "text": "Hi 🙂", "bytes": True})
+    r = client.post(
+        "/api/encode", json={"tokenizer": "cl100k_base", "text": "Hi 🙂", "bytes": True}
+    )
     assert r.status_code == 200
     body = r.json()
     tok = tc.load("cl100k_base")
     assert body["bytes"] == [b.hex() for b in tok.decode_tokens_bytes(body["ids"])]
     assert bytes.fromhex("".join(body["bytes"])) == "Hi 🙂".encode()
-    assert "bytes" not in client.post("/api/encode", json={"tokenizer": "cl100k_base",
-                                                            "text": "Hi"}).json()
+    assert (
+        "bytes"
+        not in client.post("/api/encode", json={"tokenizer": "cl100k_base", "text": "Hi"}).json()
+    )
 
 
 def test_bytes_of_tokenisers_that_are_not_byte_level(client):
-    body = client.post("/api/encode", json={"tokenizer": "char", "text": "hé", "bytes": True}).json()
+    body = client.post(
+        "/api/encode", json={"tokenizer": "char", "text": "hé", "bytes": True}
+    ).json()
     assert body["bytes"] == ["68", "c3a9"]
-    body = client.post("/api/encode", json={"tokenizer": "bert-base-uncased", "text": "playing",
-                                            "bytes": True}).json()
+    body = client.post(
+        "/api/encode", json={"tokenizer": "bert-base-uncased", "text": "playing", "bytes": True}
+    ).json()
     assert body["tokens"] == ["[CLS]", "playing", "[SEP]"]
     assert body["bytes"] == [t.encode().hex() for t in body["tokens"]]
 
 
 def test_encode_takes_pre_tokenized_words(client):
-    r = client.post("/api/encode", json={"tokenizer": "bert-base-uncased",
-                                         "words": ["Hello", "playing"], "pair_words": ["a b"]})
+    r = client.post(
+        "/api/encode",
+        json={
+            "tokenizer": "bert-base-uncased",
+            "words": ["Hello", "playing"],
+            "pair_words": ["a b"],
+        },
+    )
     assert r.status_code == 200
     body = r.json()
     enc = tc.load("bert-base-uncased").encode(["Hello", "playing"], ["a b"], is_pretokenized=True)
@@ -40,20 +54,25 @@ def test_encode_takes_pre_tokenized_words(client):
 
 
 def test_words_with_an_openai_encoding(client):
-    body = client.post("/api/encode", json={"tokenizer": "gpt-4o-mini", "words": ["Hello", " world"],
-                                            "bytes": True}).json()
+    body = client.post(
+        "/api/encode",
+        json={"tokenizer": "gpt-4o-mini", "words": ["Hello", " world"], "bytes": True},
+    ).json()
     assert body["tokenizer"] == "gpt-4o-mini" and body["word_ids"] == [0, 1]
     assert body["bytes"] == ["48656c6c6f", "20776f726c64"]
 
 
-@pytest.mark.parametrize("payload, says", [
-    ({"tokenizer": "char"}, "exactly one of 'text'"),
-    ({"tokenizer": "char", "text": "a", "words": ["a"]}, "exactly one of 'text'"),
-    ({"tokenizer": "char", "words": ["a"], "pair": "b"}, "pair_words"),
-    ({"tokenizer": "char", "text": "a", "pair_words": ["b"]}, "'pair_words' goes with 'words'"),
-    ({"tokenizer": "char", "words": "ab"}, "words"),
-    ({"tokenizer": "char", "words": ["a", 3]}, "words"),
-])
+@pytest.mark.parametrize(
+    "payload, says",
+    [
+        ({"tokenizer": "char"}, "exactly one of 'text'"),
+        ({"tokenizer": "char", "text": "a", "words": ["a"]}, "exactly one of 'text'"),
+        ({"tokenizer": "char", "words": ["a"], "pair": "b"}, "pair_words"),
+        ({"tokenizer": "char", "text": "a", "pair_words": ["b"]}, "'pair_words' goes with 'words'"),
+        ({"tokenizer": "char", "words": "ab"}, "words"),
+        ({"tokenizer": "char", "words": ["a", 3]}, "words"),
+    ],
+)
 def test_bad_words_requests_are_422_with_a_sentence(client, payload, says):
     r = client.post("/api/encode", json=payload)
     assert r.status_code == 422 and says in str(r.json()["detail"])
@@ -65,29 +84,40 @@ def test_words_count_against_the_text_limit(client):
 
 
 def test_decode_answers_text_and_the_raw_bytes(client):
-    ids = tc.load("r50k_base").encode("🙂").ids[:1]             # half an emoji
+    ids = tc.load("r50k_base").encode("🙂").ids[:1]  # half an emoji
     r = client.post("/api/decode", json={"tokenizer": "gpt2", "ids": ids, "bytes": True})
     assert r.status_code == 200
     assert r.json() == {"tokenizer": "gpt2", "text": "\ufffd", "hex": "f09f"}
     r = client.post("/api/decode", json={"tokenizer": "cl100k_base", "ids": [9906, 100257]})
     assert r.json() == {"tokenizer": "cl100k_base", "text": "Hello<|endoftext|>"}
-    r = client.post("/api/decode", json={"tokenizer": "cl100k_base", "ids": [9906, 100257],
-                                         "skip_special_tokens": True, "bytes": True})
+    r = client.post(
+        "/api/decode",
+        json={
+            "tokenizer": "cl100k_base",
+            "ids": [9906, 100257],
+            "skip_special_tokens": True,
+            "bytes": True,
+        },
+    )
     assert r.json()["text"] == "Hello" and r.json()["hex"] == b"Hello".hex()
 
 
 @pytest.mark.parametrize("ids", [[10**9], [-1], [100261]])
 def test_decode_of_a_non_token_is_422(client, ids):
     for asked in (False, True):
-        r = client.post("/api/decode", json={"tokenizer": "cl100k_base", "ids": ids, "bytes": asked})
+        r = client.post(
+            "/api/decode", json={"tokenizer": "cl100k_base", "ids": ids, "bytes": asked}
+        )
         assert r.status_code == 422 and "not in the vocabulary" in r.json()["detail"]
 
 
 def test_model_names_work_where_tokeniser_names_do(client):
-    r = client.post("/api/encode", json={"tokenizer": "gpt-3.5-turbo-0301", "text": "Hello, world!"})
+    r = client.post(
+        "/api/encode", json={"tokenizer": "gpt-3.5-turbo-0301", "text": "Hello, world!"}
+    )
     assert r.status_code == 200 and r.json()["ids"] == [9906, 11, 1917, 0]
     r = client.post("/api/encode", json={"tokenizer": "text-davinci-003", "text": "Hello, world!"})
-    assert r.status_code == 200 and r.json()["ids"] == [15496, 11, 995, 0]      # p50k_base
+    assert r.status_code == 200 and r.json()["ids"] == [15496, 11, 995, 0]  # p50k_base
 
 
 def test_the_openapi_schema_documents_words_and_bytes(client):

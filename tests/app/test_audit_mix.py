@@ -1,5 +1,6 @@
 """/audit/mix and GET /api/audit/mix: the estimate runs in the job pool (202 while it runs),
 works for trained and uploaded tokenizers, and says what is wrong in a sentence."""
+
 from __future__ import annotations
 
 import time
@@ -24,8 +25,9 @@ def wait_mix(client, tokenizer: str, timeout: float = 240) -> object:
 @pytest.fixture(scope="module")
 def french(client) -> str:
     """A byte-level BPE trained on the French UDHR alone (a trained handle)."""
-    r = client.post("/api/train", json={"algorithm": "byte_bpe", "corpus_name": "udhr/fra",
-                                        "vocab_size": 500})
+    r = client.post(
+        "/api/train", json={"algorithm": "byte_bpe", "corpus_name": "udhr/fra", "vocab_size": 500}
+    )
     assert r.status_code == 200, r.text
     return r.json()["tokenizer"]
 
@@ -50,8 +52,9 @@ def test_the_page_draws_the_estimate_with_its_residual_and_how_to_read_it(client
     assert 'data-testid="mix-chart"' in page.text and "<svg" in page.text
     assert "residual (total slack)" in page.text and "How to read it" in page.text
     assert "French" in page.text and "merges used" in page.text
-    fragment = client.get("/audit/mix", params={"tokenizer": french},
-                          headers={"HX-Request": "true"})
+    fragment = client.get(
+        "/audit/mix", params={"tokenizer": french}, headers={"HX-Request": "true"}
+    )
     assert fragment.text.lstrip().startswith("<h2") and "<html" not in fragment.text
 
 
@@ -101,7 +104,8 @@ def test_without_scipy_the_page_and_the_api_say_so(tmp_path):
         "    r = client.get('/api/audit/mix', params={'tokenizer': 'r50k_base'})\n"
         "    print(r.status_code, r.json()['detail'])\n"
         "    page = client.get('/audit/mix', params={'tokenizer': 'r50k_base'})\n"
-        "    print(page.status_code, 'data-testid=\"no-solver\"' in page.text)\n")
+        "    print(page.status_code, 'data-testid=\"no-solver\"' in page.text)\n"
+    )
     out = run_without_scipy(script)
     assert out.returncode == 0, out.stderr
     api, page = out.stdout.strip().splitlines()

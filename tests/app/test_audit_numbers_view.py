@@ -1,6 +1,7 @@
 """`/audit/numbers` (a page with a picker), `/audit/numbers/fragment` (the section another page
 loads with hx-get) and `GET /api/audit/numbers`: the heatmap of token counts of 0-9999, its
 legend, the formats table with chips and the grouping sentence (issue 22, item 5)."""
+
 from __future__ import annotations
 
 import re
@@ -51,27 +52,29 @@ def test_the_fragment_is_the_section_alone(client):
     frag = client.get("/audit/numbers/fragment", params={"tokenizer": "mistral_v1"})
     assert frag.status_code == 200 and "<html" not in frag.text
     assert 'id="numbers"' in frag.text and "single digits" in frag.text
-    assert "premium.css" in frag.text          # its look comes along into any page
+    assert "premium.css" in frag.text  # its look comes along into any page
     # an htmx request for the page gets the same section
-    assert 'id="numbers"' in client.get("/audit/numbers", params={"tokenizer": "mistral_v1"},
-                                        headers=HX).text
+    assert (
+        'id="numbers"'
+        in client.get("/audit/numbers", params={"tokenizer": "mistral_v1"}, headers=HX).text
+    )
 
 
 def test_an_uploaded_tokenizer_is_audited_too(client):
     data = (Path(tc.__file__).parent / "data" / "botchan_en_unigram_1000.model.gz").read_bytes()
-    handle = client.post("/api/tokenizers", files={"file": ("u.model.gz", data)},
-                         data={"name": "My numbers"}).json()["tokenizer"]
+    handle = client.post(
+        "/api/tokenizers", files={"file": ("u.model.gz", data)}, data={"name": "My numbers"}
+    ).json()["tokenizer"]
     page = client.get("/audit/numbers", params={"tokenizer": handle})
     assert page.status_code == 200 and "learned chunks (no rule)" in page.text
     assert "My numbers" in page.text
 
 
-@pytest.mark.parametrize("url", ["/audit/numbers", "/audit/numbers/fragment",
-                                 "/api/audit/numbers"])
+@pytest.mark.parametrize("url", ["/audit/numbers", "/audit/numbers/fragment", "/api/audit/numbers"])
 def test_an_unknown_tokenizer_is_a_404_and_hostile_names_render_as_text(client, url):
     r = client.get(url, params={"tokenizer": XSS})
     assert r.status_code == 404
-    if url.startswith("/api"):        # JSON, never HTML: the name is data
+    if url.startswith("/api"):  # JSON, never HTML: the name is data
         assert r.headers["content-type"] == "application/json"
         assert "unknown tokeniser" in r.json()["detail"]
     else:

@@ -1,6 +1,7 @@
 """`/audit`, `GET /api/audit` and `tokvis audit`: the health audit of a bundled or uploaded
 tokeniser, inline for small vocabularies and as a polled job for large ones; bad input is a
 4xx with {"detail"}; token strings and the tokenizer parameter render as text."""
+
 from __future__ import annotations
 
 import json
@@ -17,29 +18,36 @@ def test_page_counts_table_and_links(client):
     html = r.text
     assert 'data-testid="audit-counts"' in html and 'data-testid="audit-table"' in html
     assert "Unreachable as a single token" in html and "Never produced" in html
-    assert "/vocab?tokenizer=botchan_en_bpe_1000&amp;q=3" in html       # each id links there
+    assert "/vocab?tokenizer=botchan_en_bpe_1000&amp;q=3" in html  # each id links there
     assert 'data-testid="audit-scripts"' in html
-    assert ('<section id="numbers" hx-get="/audit/numbers/fragment?tokenizer=botchan_en_bpe_1000"'
-            ' hx-trigger="load" hx-swap="innerHTML"></section>') in html
-    assert 'rel="next"' in html                                          # the pager
+    assert (
+        '<section id="numbers" hx-get="/audit/numbers/fragment?tokenizer=botchan_en_bpe_1000"'
+        ' hx-trigger="load" hx-swap="innerHTML"></section>'
+    ) in html
+    assert 'rel="next"' in html  # the pager
 
 
 def test_page_filters_by_category_and_text(client):
     _audited(client, "bert-base-uncased")
-    r = client.get("/audit", params={"tokenizer": "bert-base-uncased", "category": "special"},
-                   headers={"HX-Request": "true"})
-    assert r.status_code == 200 and "<html" not in r.text                 # the block alone
+    r = client.get(
+        "/audit",
+        params={"tokenizer": "bert-base-uncased", "category": "special"},
+        headers={"HX-Request": "true"},
+    )
+    assert r.status_code == 200 and "<html" not in r.text  # the block alone
     assert r.text.count('<tr data-category="special">') == 5
     assert 'data-category="ok"' not in r.text.split("<tbody>")[1]
-    r = client.get("/audit", params={"tokenizer": "bert-base-uncased", "category": "special",
-                                     "q": "CLS"})
+    r = client.get(
+        "/audit", params={"tokenizer": "bert-base-uncased", "category": "special", "q": "CLS"}
+    )
     assert "1 of 30,522 entries" in r.text
 
 
 def test_unreachable_rows_show_the_reencoding_as_chips(client):
     _audited(client, "bert-base-uncased")
-    r = client.get("/audit", params={"tokenizer": "bert-base-uncased",
-                                     "category": "unreachable", "q": "一"})
+    r = client.get(
+        "/audit", params={"tokenizer": "bert-base-uncased", "category": "unreachable", "q": "一"}
+    )
     row = r.text.split('<tr data-category="unreachable">')[1]
     assert 'class="chip chip-' in row and "/vocab?tokenizer=bert-base-uncased" in row
 
@@ -51,21 +59,26 @@ def test_api_small_vocabulary_answers_at_once(client):
 
 def test_api_pages_of_a_category(client):
     _audited(client, "bert-base-uncased")
-    r = client.get("/api/audit", params={"tokenizer": "bert-base-uncased",
-                                         "category": "never", "limit": 3})
+    r = client.get(
+        "/api/audit", params={"tokenizer": "bert-base-uncased", "category": "never", "limit": 3}
+    )
     assert r.status_code == 200
     body = r.json()
     assert body["counts"]["special"] == 5 and body["found"] == body["counts"]["never"]
     assert [e["token"] for e in body["entries"]] == ["[unused0]", "[unused1]", "[unused2]"]
-    assert body["entries"][0]["category"] == "never" and "punctuation" in body["entries"][0]["reason"]
+    assert (
+        body["entries"][0]["category"] == "never" and "punctuation" in body["entries"][0]["reason"]
+    )
 
 
 def test_api_bad_input_is_4xx_with_a_detail(client):
-    for params, status in [({"tokenizer": "nope"}, 404),
-                           ({"tokenizer": "bert-base-uncased", "category": "broken"}, 422),
-                           ({"tokenizer": "bert-base-uncased", "limit": 0}, 422),
-                           ({"tokenizer": "bert-base-uncased", "page": -1}, 422),
-                           ({"tokenizer": "char"}, 422)]:
+    for params, status in [
+        ({"tokenizer": "nope"}, 404),
+        ({"tokenizer": "bert-base-uncased", "category": "broken"}, 422),
+        ({"tokenizer": "bert-base-uncased", "limit": 0}, 422),
+        ({"tokenizer": "bert-base-uncased", "page": -1}, 422),
+        ({"tokenizer": "char"}, 422),
+    ]:
         r = client.get("/api/audit", params=params)
         assert r.status_code == status, params
         assert r.json()["detail"], params
@@ -93,7 +106,7 @@ def _audited(client, tokenizer: str) -> None:
 
 def test_a_large_vocabulary_runs_as_a_job_with_progress(client):
     first = client.get("/api/audit", params={"tokenizer": "cl100k_base", "limit": 2})
-    if first.status_code == 202:                     # queued or running: its progress
+    if first.status_code == 202:  # queued or running: its progress
         assert first.json()["total"] == 100_261
         assert first.json()["status"] in ("queued", "running")
         page = client.get("/audit", params={"tokenizer": "cl100k_base"})
@@ -103,8 +116,9 @@ def test_a_large_vocabulary_runs_as_a_job_with_progress(client):
     assert done.status_code == 200
     body = done.json()
     assert body["counts"]["undecodable"] == 773
-    assert [(e["id"], e["category"], e["flags"]) for e in body["entries"]] == \
-        [(99944, "ok", ["unseen"])]
+    assert [(e["id"], e["category"], e["flags"]) for e in body["entries"]] == [
+        (99944, "ok", ["unseen"])
+    ]
     page = client.get("/audit", params={"tokenizer": "cl100k_base", "category": "undecodable"})
     assert "773 of 100,261 entries" in page.text
 
@@ -113,11 +127,19 @@ def _wordlevel(n: int) -> bytes:
     vocab = {"[UNK]": 0, XSS: 1, "<i>a b</i>": 2}
     for i in range(n):
         vocab[f"w{i}"] = len(vocab)
-    return json.dumps({"version": "1.0", "truncation": None, "padding": None,
-                       "added_tokens": [], "normalizer": None,
-                       "pre_tokenizer": {"type": "WhitespaceSplit"}, "post_processor": None,
-                       "decoder": None, "model": {"type": "WordLevel", "vocab": vocab,
-                                                  "unk_token": "[UNK]"}}).encode()
+    return json.dumps(
+        {
+            "version": "1.0",
+            "truncation": None,
+            "padding": None,
+            "added_tokens": [],
+            "normalizer": None,
+            "pre_tokenizer": {"type": "WhitespaceSplit"},
+            "post_processor": None,
+            "decoder": None,
+            "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"},
+        }
+    ).encode()
 
 
 def test_an_uploaded_large_vocabulary_audits_in_a_job_and_escapes_its_tokens(client):
@@ -162,13 +184,18 @@ def test_vocab_links_to_the_audit(client):
 def test_the_audit_leads_to_the_other_forensics(client):
     page = client.get("/audit", params={"tokenizer": "botchan_en_bpe_1000"}).text
     more = page.split('data-testid="audit-more"', 1)[1].split("</p>", 1)[0]
-    for link in ("/vocab/diff?a=botchan_en_bpe_1000", "/audit/mix?tokenizer=botchan_en_bpe_1000",
-                 "/audit/numbers?tokenizer=botchan_en_bpe_1000", "/tax",
-                 "/vocab?tokenizer=botchan_en_bpe_1000"):
+    for link in (
+        "/vocab/diff?a=botchan_en_bpe_1000",
+        "/audit/mix?tokenizer=botchan_en_bpe_1000",
+        "/audit/numbers?tokenizer=botchan_en_bpe_1000",
+        "/tax",
+        "/vocab?tokenizer=botchan_en_bpe_1000",
+    ):
         assert f'href="{link}"' in more, link
 
 
 def test_tc_audit_is_the_function_after_the_package_is_imported():
     import tokenizers_core as tc
     import tokenizers_core.audit.health  # noqa: F401  (a submodule import must not rebind it)
+
     assert callable(tc.audit)

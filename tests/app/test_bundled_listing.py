@@ -1,5 +1,6 @@
 """The real tokenisers bundled from registry packages (issue 21) appear wherever the bundled ones
 do: the pickers, the visualiser, /compare, /vocab (with an entry's detail) and /tax."""
+
 from __future__ import annotations
 
 import html
@@ -8,8 +9,19 @@ import pytest
 
 from app.services.compare import MAX_COLUMNS
 
-NEW = ["p50k_base", "p50k_edit", "whisper_multilingual", "whisper_en", "claude_2023", "qwen3",
-       "mistral_tekken", "clip", "mistral_v1", "mistral_v3", "mistral_v7"]
+NEW = [
+    "p50k_base",
+    "p50k_edit",
+    "whisper_multilingual",
+    "whisper_en",
+    "claude_2023",
+    "qwen3",
+    "mistral_tekken",
+    "clip",
+    "mistral_v1",
+    "mistral_v3",
+    "mistral_v7",
+]
 XSS = "<script>alert(1)</script> Hello"
 
 
@@ -31,7 +43,9 @@ def test_compare_shows_every_real_one_at_once(client):
     """The issue's bar: 12+ bundled real tokenisers compared offline, on one page."""
     names = ["r50k_base", "cl100k_base", "o200k_base", "bert-base-uncased", *NEW]
     assert 12 <= len(names) <= MAX_COLUMNS
-    r = client.get("/compare", params=[("text", "Grüße, 世界! 12345"), *(("col", n) for n in names)])
+    r = client.get(
+        "/compare", params=[("text", "Grüße, 世界! 12345"), *(("col", n) for n in names)]
+    )
     assert r.status_code == 200
     assert f"{len(names)} of at most {MAX_COLUMNS}" in r.text
     for name in names:
@@ -40,8 +54,9 @@ def test_compare_shows_every_real_one_at_once(client):
     assert too_many.status_code == 422
 
 
-@pytest.mark.parametrize("name", ["clip", "mistral_tekken", "whisper_multilingual",
-                                  "claude_2023", "mistral_v3"])
+@pytest.mark.parametrize(
+    "name", ["clip", "mistral_tekken", "whisper_multilingual", "claude_2023", "mistral_v3"]
+)
 def test_vocab_browses_them(client, name):
     r = client.get("/vocab", params={"tokenizer": name, "q": "hello"})
     assert r.status_code == 200 and "hello" in html.unescape(r.text).lower()
@@ -61,6 +76,7 @@ def test_the_tax_page_shows_every_one_and_a_ticked_few(isolated_client):
     uploads would be columns too.)"""
     client = isolated_client
     from app.tax import vocab_tokenizers
+
     page = client.get("/tax").text
     assert page.count('class="num tok-head') == len(vocab_tokenizers())
     for name in NEW:

@@ -3,6 +3,7 @@ drawn once, by the token that completes it; the tokens before it show their shar
 as <XX> hex. The same ids give the same chips whether they come from a tiktoken ranks file, a
 Hugging Face tokenizer.json (ByteLevel) or a GPT-2 vocab.json + merges.txt, in the visualiser,
 compare and the terminal."""
+
 from __future__ import annotations
 
 import json
@@ -13,12 +14,14 @@ import pytest
 import tokenizers_core as tc
 from app import display
 from app.cli.terminal import chip_line
-
 from tests.shared_data import INTEROP
+
 LLAMA3_JSON = INTEROP / "converted" / "llama3.tokenizer.json"
 LLAMA3_RANKS = INTEROP / "raw" / "llama3" / "tokenizer.model"
-needs_interop = pytest.mark.skipif(not LLAMA3_JSON.is_file() or not LLAMA3_RANKS.is_file(),
-                                   reason="the Llama 3 files of shared/data/interop are absent")
+needs_interop = pytest.mark.skipif(
+    not LLAMA3_JSON.is_file() or not LLAMA3_RANKS.is_file(),
+    reason="the Llama 3 files of shared/data/interop are absent",
+)
 
 TEXTS = ["fi 👍 ﬁ", "a 東京 👍🏽 naïve\n\tx", "𝔘𝔫𝔦 code  ok", "👨‍👩‍👧 ﬁne 🇫🇷"]
 
@@ -26,8 +29,11 @@ TEXTS = ["fi 👍 ﬁ", "a 東京 👍🏽 naïve\n\tx", "𝔘𝔫𝔦 code  ok"
 @pytest.fixture(scope="module")
 def llama3():
     as_json = tc.load(str(LLAMA3_JSON))
-    ranks = tc.load(str(LLAMA3_RANKS), pattern="llama3",
-                    special_tokens={"<|begin_of_text|>": 128000, "<|end_of_text|>": 128001})
+    ranks = tc.load(
+        str(LLAMA3_RANKS),
+        pattern="llama3",
+        special_tokens={"<|begin_of_text|>": 128000, "<|end_of_text|>": 128001},
+    )
     return as_json, ranks
 
 
@@ -42,7 +48,8 @@ def gpt2_three_ways(tmp_path_factory):
     (files / "vocab.json").write_text(json.dumps(config["model"]["vocab"]), encoding="utf-8")
     (files / "merges.txt").write_text(
         "#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in config["model"]["merges"]),
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     return ranks, tc.load(str(folder / "tokenizer.json")), tc.load(str(files))
 
 
@@ -58,7 +65,7 @@ def test_llama3_json_and_ranks_file_draw_the_same_chips(llama3, text):
     from_json = chip_labels(as_json, text, add_special_tokens=False)
     assert from_json == chip_labels(ranks, text)
     shown = re.sub(r"<[0-9A-F ]+>", "", "".join(label for _, label, _ in from_json))
-    assert shown == display.visible(text)      # each character drawn exactly once
+    assert shown == display.visible(text)  # each character drawn exactly once
 
 
 @needs_interop
@@ -68,7 +75,15 @@ def test_llama3_json_cuts_the_thumbs_up_as_the_ranks_file_does(llama3):
     text = "fi 👍 ﬁ <|begin_of_text|>"
     json_chips = display.chips(as_json, text, as_json.encode(text))
     assert [c.text for c in json_chips] == [
-        "<|begin_of_text|>", "fi", "·<F0 9F 91>", "👍", "·<EF>", "ﬁ", "·", "<|begin_of_text|>"]
+        "<|begin_of_text|>",
+        "fi",
+        "·<F0 9F 91>",
+        "👍",
+        "·<EF>",
+        "ﬁ",
+        "·",
+        "<|begin_of_text|>",
+    ]
     assert [c.partial for c in json_chips][2:6] == [True, False, True, False]
     enc = ranks.encode(text, allowed_special="all")
     assert [c.text for c in display.chips(ranks, text, enc)] == [c.text for c in json_chips[1:]]
@@ -83,8 +98,11 @@ def test_gpt2_ranks_tokenizer_json_and_vocab_merges_draw_the_same_chips(gpt2_thr
 
 
 def test_gpt2_draws_the_ligature_on_its_last_byte():
-    assert [c.text for c in display.chips(tc.load("gpt2"), "ﬁ", tc.load("gpt2").encode("ﬁ"))] \
-        == ["<EF>", "<AC>", "ﬁ"]
+    assert [c.text for c in display.chips(tc.load("gpt2"), "ﬁ", tc.load("gpt2").encode("ﬁ"))] == [
+        "<EF>",
+        "<AC>",
+        "ﬁ",
+    ]
 
 
 @needs_interop
@@ -101,16 +119,27 @@ def test_labels_of_bytes_that_no_token_completes_are_hex():
     two tokens ends whatever character was left open."""
     assert display.byte_labels([b"\xffa", b"b"]) == [("<FF>a", False), ("b", False)]
     assert display.byte_labels([b"\xe6\x9d", None, b"\xb1"]) == [
-        ("<E6 9D>", False), ("", False), ("<B1>", False)]
+        ("<E6 9D>", False),
+        ("", False),
+        ("<B1>", False),
+    ]
 
 
 @needs_interop
 def test_tokvis_encode_prints_the_same_chips_for_both_files(capsys):
     from app import cli
+
     assert cli.main(["encode", "-t", str(LLAMA3_JSON), "--no-color", "fi 👍 ﬁ"]) == 0
     from_json = capsys.readouterr().out.splitlines()[0]
-    assert cli.main(["encode", "-t", str(LLAMA3_RANKS), "--pattern", "llama3", "--no-color",
-                     "fi 👍 ﬁ"]) == 0
+    assert (
+        cli.main(
+            ["encode", "-t", str(LLAMA3_RANKS), "--pattern", "llama3", "--no-color", "fi 👍 ﬁ"]
+        )
+        == 0
+    )
     from_ranks = capsys.readouterr().out.splitlines()[0]
-    assert from_json == "<|begin_of_text|> " + from_ranks == \
-        "<|begin_of_text|> fi ·<F0 9F 91> 👍 ·<EF> ﬁ"
+    assert (
+        from_json
+        == "<|begin_of_text|> " + from_ranks
+        == "<|begin_of_text|> fi ·<F0 9F 91> 👍 ·<EF> ﬁ"
+    )

@@ -1,6 +1,7 @@
 """The /chat page: the editor works as plain form posts (add, remove, move), htmx gets the
 blocks, the result shows the coloured render, role chips, mask, counts and lints; errors are
 shown in place; anything typed renders as text."""
+
 from __future__ import annotations
 
 import json
@@ -10,8 +11,13 @@ XSS = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 
 
 def _form(**fields):
-    data = {"role": ["system", "user", "assistant"], "content": ["Be brief.", "Hi", "Hello!"],
-            "tokenizer": "cl100k_base", "template_name": "chatml", "action": "render"}
+    data = {
+        "role": ["system", "user", "assistant"],
+        "content": ["Be brief.", "Hi", "Hello!"],
+        "tokenizer": "cl100k_base",
+        "template_name": "chatml",
+        "action": "render",
+    }
     data.update(fields)
     return data
 
@@ -30,8 +36,10 @@ def test_the_editor_buttons_without_javascript(client):
     assert added.status_code == 200 and added.text.count('data-testid="message"') == 4
     removed = client.post("/chat", data=_form(action="remove-0"))
     assert removed.text.count('data-testid="message"') == 2
-    assert 'id="content-0" name="content" class="chat-text" rows="2" spellcheck="false">Hi<' \
+    assert (
+        'id="content-0" name="content" class="chat-text" rows="2" spellcheck="false">Hi<'
         in removed.text
+    )
     moved = client.post("/chat", data=_form(action="down-0"))
     roles = re.findall(r'<option value="(system|user|assistant|tool)" selected>', moved.text)
     assert roles == ["user", "system", "assistant"]
@@ -49,13 +57,17 @@ def test_htmx_gets_the_result_or_the_editor_and_result(client):
 
 
 def test_the_result_shows_roles_mask_counts_and_lints(client):
-    r = client.post("/chat", data=_form(add_generation_prompt="true",
-                                        content=["Be brief.", "Say <|endoftext|>", "Hello!"]))
+    r = client.post(
+        "/chat",
+        data=_form(
+            add_generation_prompt="true", content=["Be brief.", "Say <|endoftext|>", "Hello!"]
+        ),
+    )
     assert r.status_code == 200
     assert 'class="role-generation-prompt"' in r.text
-    assert 'class="role-assistant gen"' in r.text                # the generation span
+    assert 'class="role-assistant gen"' in r.text  # the generation span
     assert 'data-kind="control_token_in_content"' in r.text and "as text:" in r.text
-    assert re.search(r'chat-role role-assistant', r.text)
+    assert re.search(r"chat-role role-assistant", r.text)
     assert "assistant_masks: " in r.text
 
 
@@ -71,7 +83,7 @@ def test_errors_are_shown_in_place(client):
     bad_template = client.post("/chat", data=_form(template="x\n{% if %}"))
     assert bad_template.status_code == 422
     assert "the chat template failed at line 2" in bad_template.text
-    assert 'id="chat-form"' in bad_template.text                  # the form is kept
+    assert 'id="chat-form"' in bad_template.text  # the form is kept
     bad_tools = client.post("/chat", data=_form(tools="[nope"))
     assert bad_tools.status_code == 422 and "the tools are not valid JSON" in bad_tools.text
     bad_json = client.get("/chat", params={"messages": "{"})
@@ -93,25 +105,41 @@ def test_what_the_user_types_renders_as_text(client):
 
 
 def test_the_messages_json_keeps_tool_calls_for_the_template(client):
-    messages = [{"role": "user", "content": "1+1?"},
-                {"role": "assistant", "tool_calls": [{"function": {"name": "add",
-                                                                   "arguments": {"a": 1}}}]}]
-    r = client.get("/chat", params={"messages": json.dumps(messages),
-                                    "template_name": "chatml_tools"})
+    messages = [
+        {"role": "user", "content": "1+1?"},
+        {"role": "assistant", "tool_calls": [{"function": {"name": "add", "arguments": {"a": 1}}}]},
+    ]
+    r = client.get(
+        "/chat", params={"messages": json.dumps(messages), "template_name": "chatml_tools"}
+    )
     assert r.status_code == 200 and "&lt;tool_call&gt;" in r.text
-    posted = client.post("/chat", data={
-        "role": ["user", "assistant"], "content": ["1+1?", ""],
-        "extra": ["", json.dumps({"tool_calls": messages[1]["tool_calls"]})],
-        "template_name": "chatml_tools", "tokenizer": "cl100k_base", "action": "add"})
+    posted = client.post(
+        "/chat",
+        data={
+            "role": ["user", "assistant"],
+            "content": ["1+1?", ""],
+            "extra": ["", json.dumps({"tool_calls": messages[1]["tool_calls"]})],
+            "template_name": "chatml_tools",
+            "tokenizer": "cl100k_base",
+            "action": "add",
+        },
+    )
     assert posted.status_code == 200 and "&lt;tool_call&gt;" in posted.text
     assert posted.text.count('data-testid="message"') == 3
 
 
 def test_a_pasted_tokenizer_config_lists_its_templates(client):
-    config = json.dumps({"chat_template": [{"name": "default", "template": "D{{ messages | length }}"},
-                                           {"name": "rag", "template": "R"}]})
-    r = client.post("/chat", data=_form(config=config, action="update"),
-                    headers={"HX-Request": "true"})
+    config = json.dumps(
+        {
+            "chat_template": [
+                {"name": "default", "template": "D{{ messages | length }}"},
+                {"name": "rag", "template": "R"},
+            ]
+        }
+    )
+    r = client.post(
+        "/chat", data=_form(config=config, action="update"), headers={"HX-Request": "true"}
+    )
     assert r.status_code == 200 and "<form" in r.text
     assert '<optgroup label="From the pasted tokenizer_config.json">' in r.text
     assert '<option value="rag">rag</option>' in r.text

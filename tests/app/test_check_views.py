@@ -1,4 +1,5 @@
 """The checker page (`/check`) and its JSON endpoint (`POST /api/check`)."""
+
 from __future__ import annotations
 
 import re
@@ -7,7 +8,7 @@ import pytest
 
 from app.services.check import EXAMPLES
 
-WITHOUT_EOW = "e s\nes t\nl o\nlo w\ne w\nn ew\nnew est\nd est"   # the textbook corpus, no </w>
+WITHOUT_EOW = "e s\nes t\nl o\nlo w\ne w\nn ew\nnew est\nd est"  # the textbook corpus, no </w>
 
 
 def test_page_and_examples(client):
@@ -21,13 +22,25 @@ def test_page_and_examples(client):
 @pytest.mark.parametrize("name", list(EXAMPLES))
 def test_every_example_names_its_own_mistake(client, name):
     page = client.get(f"/check?example={name}").text
-    fields = dict(re.findall(r'<input id="(vocab_size|text)" name="[^"]*" type="[^"]*"'
-                             r'(?: min="1")?(?: max="\d+")? value="([^"]*)"', page))
-    form = {"algorithm": re.search(r'<option value="([^"]*)" selected>', page).group(1),
-            "vocab_size": fields["vocab_size"], "text": fields.get("text", ""),
-            **{name_: re.search(rf'<textarea id="{name_}"[^>]*>([^<]*)<', page).group(1)
-               .replace("&lt;", "<").replace("&gt;", ">")
-               for name_ in ("theirs", "corpus_text", "pieces")}}
+    fields = dict(
+        re.findall(
+            r'<input id="(vocab_size|text)" name="[^"]*" type="[^"]*"'
+            r'(?: min="1")?(?: max="\d+")? value="([^"]*)"',
+            page,
+        )
+    )
+    form = {
+        "algorithm": re.search(r'<option value="([^"]*)" selected>', page).group(1),
+        "vocab_size": fields["vocab_size"],
+        "text": fields.get("text", ""),
+        **{
+            name_: re.search(rf'<textarea id="{name_}"[^>]*>([^<]*)<', page)
+            .group(1)
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            for name_ in ("theirs", "corpus_text", "pieces")
+        },
+    }
     r = client.post("/check", data=form)
     assert r.status_code == 200
     assert re.findall(r'data-mistake="([^"]*)"', r.text) == [name]
@@ -39,28 +52,42 @@ def test_post_reports_the_divergence_and_the_mistake(client):
     assert re.search(r'data-testid="divergence">2<', r.text)
     assert 'data-mistake="no_end_of_word"' in r.text
     assert 'href="/bpe/train?vocab_size=24&amp;step=1&amp;variant=bpe"' in r.text
-    assert "&lt;/w&gt;" in r.text                       # </w> rendered as text
+    assert "&lt;/w&gt;" in r.text  # </w> rendered as text
 
 
 def test_htmx_gets_only_the_report(client):
-    r = client.post("/check", data={"algorithm": "bpe", "vocab_size": "24", "theirs": WITHOUT_EOW},
-                    headers={"HX-Request": "true"})
-    assert r.status_code == 200 and "<html" not in r.text and "data-testid=\"verdict\"" in r.text
+    r = client.post(
+        "/check",
+        data={"algorithm": "bpe", "vocab_size": "24", "theirs": WITHOUT_EOW},
+        headers={"HX-Request": "true"},
+    )
+    assert r.status_code == 200 and "<html" not in r.text and 'data-testid="verdict"' in r.text
 
 
 def test_upload_and_identical(client):
-    ours = client.post("/api/train", json={"algorithm": "bpe", "corpus_name": "udhr/eng",
-                                           "vocab_size": 200}).json()["merges"]
+    ours = client.post(
+        "/api/train", json={"algorithm": "bpe", "corpus_name": "udhr/eng", "vocab_size": 200}
+    ).json()["merges"]
     body = "\n".join(f"{a} {b}" for a, b in ours).encode()
-    r = client.post("/check", data={"algorithm": "bpe", "vocab_size": "200", "corpus": "udhr/eng"},
-                    files={"theirs_file": ("merges.txt", body, "text/plain")})
+    r = client.post(
+        "/check",
+        data={"algorithm": "bpe", "vocab_size": "200", "corpus": "udhr/eng"},
+        files={"theirs_file": ("merges.txt", body, "text/plain")},
+    )
     assert r.status_code == 200 and "Identical to the reference" in r.text
 
 
 def test_pasted_corpus_and_wordpiece_link(client):
     corpus = "hug hug hug pug pun bun hugs hugs\n"
-    r = client.post("/api/check", json={"algorithm": "wordpiece", "corpus": corpus,
-                                        "vocab_size": 40, "theirs": "h ##u\n##u ##g"})
+    r = client.post(
+        "/api/check",
+        json={
+            "algorithm": "wordpiece",
+            "corpus": corpus,
+            "vocab_size": 40,
+            "theirs": "h ##u\n##u ##g",
+        },
+    )
     data = r.json()
     assert r.status_code == 200 and data["first_divergence"] == 1
     assert data["links"]["step"].startswith("/wordpiece/train?corpus=" + data["corpus"])
@@ -68,8 +95,10 @@ def test_pasted_corpus_and_wordpiece_link(client):
 
 
 def test_api_tokens_check_links_to_the_encoder(client):
-    r = client.post("/api/check", json={"algorithm": "bpe", "vocab_size": 24,
-                                        "theirs": ["low", "est"], "text": "lowest"})
+    r = client.post(
+        "/api/check",
+        json={"algorithm": "bpe", "vocab_size": 24, "theirs": ["low", "est"], "text": "lowest"},
+    )
     data = r.json()
     assert data["kind"] == "tokens" and data["first_divergence"] == 1
     assert data["expected"] == ["low", "est</w>"]
@@ -82,7 +111,11 @@ def test_bad_input(client):
         ({"algorithm": "nope", "vocab_size": 20, "theirs": "a b"}, 422, "unknown algorithm"),
         ({"algorithm": "bpe", "vocab_size": 0, "theirs": "a b"}, 422, "vocab_size"),
         ({"algorithm": "bpe", "vocab_size": 20, "theirs": "a b c"}, 422, "two symbols"),
-        ({"algorithm": "bpe", "vocab_size": 20, "theirs": "a b", "corpus_name": "nope"}, 404, "corpus"),
+        (
+            {"algorithm": "bpe", "vocab_size": 20, "theirs": "a b", "corpus_name": "nope"},
+            404,
+            "corpus",
+        ),
         ({"algorithm": "bpe", "vocab_size": 20, "theirs": "a b", "corpus": " "}, 422, "empty"),
         ({"algorithm": "bpe", "vocab_size": 20, "theirs": "a b", "kind": "pieces"}, 422, "checks"),
     ]
@@ -90,8 +123,10 @@ def test_bad_input(client):
         r = client.post("/api/check", json=body)
         assert r.status_code == status, (body, r.text)
         assert words in r.json()["detail"]
-    r = client.post("/api/check", json={"algorithm": "bpe", "vocab_size": 20, "theirs": "a b",
-                                        "text": "x " * 5000})
+    r = client.post(
+        "/api/check",
+        json={"algorithm": "bpe", "vocab_size": 20, "theirs": "a b", "text": "x " * 5000},
+    )
     assert r.status_code == 413 and "at most" in r.json()["detail"]
     r = client.post("/check", data={"algorithm": "bpe", "vocab_size": "x", "theirs": "a b"})
     assert r.status_code == 422 and 'data-testid="error"' in r.text
@@ -100,21 +135,27 @@ def test_bad_input(client):
 
 
 def test_their_text_is_escaped(client):
-    r = client.post("/check", data={"algorithm": "bpe", "vocab_size": "20",
-                                    "theirs": "<script>alert(1)</script> x"})
+    r = client.post(
+        "/check",
+        data={"algorithm": "bpe", "vocab_size": "20", "theirs": "<script>alert(1)</script> x"},
+    )
     assert "<script>alert(1)" not in r.text and "&lt;script&gt;" in r.text
 
 
 # ---- minbpe (issue 20, item 14) -----------------------------------------------------------------
-SENNRICH_TEXT = "low low low low low\nlower lower\nnewest newest newest newest newest newest\n" \
-                "widest widest widest\n"
+SENNRICH_TEXT = (
+    "low low low low low\nlower lower\nnewest newest newest newest newest newest\n"
+    "widest widest widest\n"
+)
 
 
 def minbpe_style_merges(text: str, n: int, pattern: str = "") -> list[list[int]]:
     """minbpe's RegexTokenizer-style loop on one line's chunks (GPT-2's pattern unless
     `pattern`), as id pairs."""
     import regex
+
     from tokenizers_core.pre_tokenizers import PRESETS
+
     chunks = [list(c.encode()) for c in regex.findall(pattern or PRESETS["gpt2"], text)]
     merges = []
     for i in range(n):
@@ -127,7 +168,7 @@ def minbpe_style_merges(text: str, n: int, pattern: str = "") -> list[list[int]]
         for ids in chunks:
             out, j = [], 0
             while j < len(ids):
-                if ids[j:j + 2] == list(pair):
+                if ids[j : j + 2] == list(pair):
                     out.append(256 + i)
                     j += 2
                 else:
@@ -142,9 +183,8 @@ def minbpe_style_merges(text: str, n: int, pattern: str = "") -> list[list[int]]
 def test_the_form_offers_minbpe_tie_break_by_name(client):
     page = client.get("/check").text
     assert 'name="ties"' in page
-    assert re.search(r'<option value="minbpe"[^>]*>minbpe: the pair seen first wins</option>',
-                     page)
-    assert ".model" in page                                  # the upload takes minbpe's file
+    assert re.search(r'<option value="minbpe"[^>]*>minbpe: the pair seen first wins</option>', page)
+    assert ".model" in page  # the upload takes minbpe's file
 
 
 def test_a_minbpe_model_file_uploaded_with_minbpe_ties_is_identical(client):
@@ -152,38 +192,67 @@ def test_a_minbpe_model_file_uploaded_with_minbpe_ties_is_identical(client):
     merges = minbpe_style_merges(text, 10)
     model = "minbpe v1\n\n0\n" + "".join(f"{a} {b}\n" for a, b in merges)
     form = {"algorithm": "byte_bpe", "vocab_size": "266", "corpus_text": text, "ties": "minbpe"}
-    r = client.post("/check", data=form,
-                    files={"theirs_file": ("toy.model", model.encode(), "text/plain")})
+    r = client.post(
+        "/check", data=form, files={"theirs_file": ("toy.model", model.encode(), "text/plain")}
+    )
     assert r.status_code == 200 and "Identical to the reference" in r.text, r.text[-800:]
-    r = client.post("/api/check", json={"algorithm": "byte_bpe", "vocab_size": 266,
-                                        "corpus": text, "theirs": merges, "ties": "minbpe"})
+    r = client.post(
+        "/api/check",
+        json={
+            "algorithm": "byte_bpe",
+            "vocab_size": 266,
+            "corpus": text,
+            "theirs": merges,
+            "ties": "minbpe",
+        },
+    )
     assert r.status_code == 200 and r.json()["first_divergence"] is None
 
 
 def test_minbpe_ties_in_the_api_explain_the_tie(client):
-    r = client.post("/api/check", json={"algorithm": "bpe", "vocab_size": 24,
-                                        "corpus": SENNRICH_TEXT, "ties": "minbpe",
-                                        "theirs": "e s\nt </w>\nes t</w>\nl o"})
+    r = client.post(
+        "/api/check",
+        json={
+            "algorithm": "bpe",
+            "vocab_size": 24,
+            "corpus": SENNRICH_TEXT,
+            "ties": "minbpe",
+            "theirs": "e s\nt </w>\nes t</w>\nl o",
+        },
+    )
     data = r.json()
     assert r.status_code == 200 and data["first_divergence"] == 2
     assert "the pair seen first wins" in data["explanation"]
     assert "minbpe" in data["state"]["rule"] and data["links"] == {}
-    bad = client.post("/api/check", json={"algorithm": "bpe", "vocab_size": 24,
-                                          "theirs": "e s", "ties": "coin"})
+    bad = client.post(
+        "/api/check", json={"algorithm": "bpe", "vocab_size": 24, "theirs": "e s", "ties": "coin"}
+    )
     assert bad.status_code == 422 and "unknown tie-break" in bad.json()["detail"]
-    wrong = client.post("/api/check", json={"algorithm": "bpe", "vocab_size": 24,
-                                            "theirs": "minbpe v1\n\n0\n32 116\n"})
+    wrong = client.post(
+        "/api/check",
+        json={"algorithm": "bpe", "vocab_size": 24, "theirs": "minbpe v1\n\n0\n32 116\n"},
+    )
     assert wrong.status_code == 422 and "byte_bpe" in wrong.json()["detail"]
 
 
 def test_the_form_uses_the_pattern_of_a_minbpe_file(client):
     """A RegexTokenizer file with the GPT-4 pattern: the form's default pattern is the file's."""
     import regex
+
     from tokenizers_core.pre_tokenizers import PRESETS
+
     text = "I'll say it's 1234 words, isn't it?  Yes!!  #42 it's 12345"
     assert regex.findall(PRESETS["gpt2"], text) != regex.findall(PRESETS["cl100k"], text)
     merges = minbpe_style_merges(text, 6, PRESETS["cl100k"])
     model = f"minbpe v1\n{PRESETS['cl100k']}\n0\n" + "".join(f"{a} {b}\n" for a, b in merges)
-    r = client.post("/check", data={"algorithm": "byte_bpe", "vocab_size": "262",
-                                    "corpus_text": text, "ties": "minbpe", "theirs": model})
+    r = client.post(
+        "/check",
+        data={
+            "algorithm": "byte_bpe",
+            "vocab_size": "262",
+            "corpus_text": text,
+            "ties": "minbpe",
+            "theirs": model,
+        },
+    )
     assert r.status_code == 200 and "Identical to the reference" in r.text, r.text[-600:]

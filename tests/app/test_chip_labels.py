@@ -1,10 +1,10 @@
 """What a chip shows (issue 13, items 3 and 5): a character cut across tokens is drawn once,
 on the token that completes it (the others show their bytes), and unknown and byte-fallback
 tokens are marked on the chip itself."""
+
 from __future__ import annotations
 
 import tokenizers_core as tc
-
 from app import display
 
 
@@ -20,7 +20,7 @@ def test_a_character_cut_across_tokens_is_drawn_once_on_the_token_that_completes
 
 
 def test_a_character_cut_into_three_tokens_shows_bytes_then_the_character():
-    text = "𝔘𝔫𝔦"           # 4-byte characters: r50k cuts them across several tokens
+    text = "𝔘𝔫𝔦"  # 4-byte characters: r50k cuts them across several tokens
     tok = tc.load("r50k_base")
     chips = display.chips(tok, text, tok.encode(text))
     shown = "".join(c.text for c in chips if not c.text.startswith("<"))
@@ -53,10 +53,16 @@ def test_unknown_tokens_are_marked_and_show_what_they_stand_for():
 def test_byte_fallback_pieces_are_marked():
     """A sentencepiece model with byte_fallback spells an unknown character as <0xE2> ..."""
     from tokenizers_core.encoding import Encoding
+
     tok = tc.load("botchan_en_unigram_1000")
-    enc = Encoding(ids=[5, 6, 7], tokens=["<0xE2>", "<0x98>", "<0x83>"],
-                   offsets=[(0, 1), (0, 1), (0, 1)], word_ids=[0, 0, 0],
-                   attention_mask=[1, 1, 1], special_tokens_mask=[0, 0, 0])
+    enc = Encoding(
+        ids=[5, 6, 7],
+        tokens=["<0xE2>", "<0x98>", "<0x83>"],
+        offsets=[(0, 1), (0, 1), (0, 1)],
+        word_ids=[0, 0, 0],
+        attention_mask=[1, 1, 1],
+        special_tokens_mask=[0, 0, 0],
+    )
     chips = display.chips(tok, "☃", enc)
     assert [c.mark for c in chips] == ["byte", "byte", "byte"]
     assert [c.text for c in chips] == ["<E2>", "<98>", "☃"]

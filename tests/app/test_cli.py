@@ -1,6 +1,7 @@
 """The `tokvis` command, run for real in a subprocess: the installed console script and
 `python -m app.cli`. Outputs are parsed and compared with the engine's own answers; every error
 is one line on stderr with a non-zero status, never a traceback."""
+
 from __future__ import annotations
 
 import base64
@@ -21,8 +22,13 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = Path(sys.executable).parent / "tokvis"
 
 
-def tokvis(*args: str, stdin: bytes | None = None, module: bool = False, cwd: Path | None = None,
-           env: dict | None = None) -> subprocess.CompletedProcess:
+def tokvis(
+    *args: str,
+    stdin: bytes | None = None,
+    module: bool = False,
+    cwd: Path | None = None,
+    env: dict | None = None,
+) -> subprocess.CompletedProcess:
     """Run the installed `tokvis` (or `python -m app.cli`), from a directory that is not the
     checkout unless `cwd` says otherwise."""
     if module:
@@ -32,8 +38,9 @@ def tokvis(*args: str, stdin: bytes | None = None, module: bool = False, cwd: Pa
         assert SCRIPT.exists(), f"{SCRIPT} is missing: reinstall with `pip install -e .`"
         cmd = [str(SCRIPT), *args]
     full_env = {**os.environ, "NO_COLOR": "", **(env or {})}
-    return subprocess.run(cmd, input=stdin, capture_output=True, cwd=cwd or "/", env=full_env,
-                          timeout=120)
+    return subprocess.run(
+        cmd, input=stdin, capture_output=True, cwd=cwd or "/", env=full_env, timeout=120
+    )
 
 
 def one_line_error(proc: subprocess.CompletedProcess, status: int = 1) -> str:
@@ -51,8 +58,7 @@ def test_encode_json_is_the_engines_encoding():
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     enc = tc.load("cl100k_base").encode(text)
-    assert data == {"ids": enc.ids, "tokens": enc.tokens,
-                    "offsets": [list(o) for o in enc.offsets]}
+    assert data == {"ids": enc.ids, "tokens": enc.tokens, "offsets": [list(o) for o in enc.offsets]}
 
 
 def test_encode_shows_chips_with_visible_whitespace_ids_and_counts():
@@ -65,14 +71,14 @@ def test_encode_shows_chips_with_visible_whitespace_ids_and_counts():
     enc = tc.load("gpt2").encode("a  b\nc")
     assert lines[2] == "ids: " + " ".join(map(str, enc.ids))
     assert lines[3].startswith(f"{len(enc)} tokens · 6 characters · 6 bytes")
-    assert "\x1b[" not in proc.stdout.decode()          # not a terminal: no colour
+    assert "\x1b[" not in proc.stdout.decode()  # not a terminal: no colour
 
 
 def test_encode_colours_on_request_and_reads_stdin():
     proc = tokvis("encode", "-t", "bert-base-uncased", "--color", "-", stdin="Hi there".encode())
     out = proc.stdout.decode()
     assert proc.returncode == 0, proc.stderr
-    assert "\x1b[30;48;5;" in out and "\x1b[1;7m[CLS]\x1b[0m" in out   # specials stand out
+    assert "\x1b[30;48;5;" in out and "\x1b[1;7m[CLS]\x1b[0m" in out  # specials stand out
     assert "ids: 101 7632 2045 102" in out
 
 
@@ -80,8 +86,7 @@ def test_encode_a_tokenizer_file(tmp_path):
     vocab = tmp_path / "vocab.txt"
     vocab.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nHug\n##s\nhug\n", encoding="utf-8")
     cased = json.loads(tokvis("encode", "-t", str(vocab), "--cased", "--json", "Hugs").stdout)
-    lower = json.loads(tokvis("encode", "-t", str(vocab), "--lowercase", "--json", "Hugs")
-                       .stdout)
+    lower = json.loads(tokvis("encode", "-t", str(vocab), "--lowercase", "--json", "Hugs").stdout)
     assert cased["tokens"] == ["[CLS]", "Hug", "##s", "[SEP]"]
     assert lower["tokens"] == ["[CLS]", "hug", "##s", "[SEP]"]
 
@@ -89,11 +94,16 @@ def test_encode_a_tokenizer_file(tmp_path):
 def test_encode_a_hugging_face_tokenizer_json_as_hugging_face_does(tmp_path):
     tokenizers = pytest.importorskip("tokenizers")
     from tokenizers.pre_tokenizers import ByteLevel
+
     hf = tokenizers.Tokenizer(tokenizers.models.BPE())
     hf.pre_tokenizer = ByteLevel(add_prefix_space=False)
     corpus = load_corpus("udhr/eng").splitlines()
-    hf.train_from_iterator(corpus, tokenizers.trainers.BpeTrainer(
-        vocab_size=400, initial_alphabet=ByteLevel.alphabet(), show_progress=False))
+    hf.train_from_iterator(
+        corpus,
+        tokenizers.trainers.BpeTrainer(
+            vocab_size=400, initial_alphabet=ByteLevel.alphabet(), show_progress=False
+        ),
+    )
     path = tmp_path / "tokenizer.json"
     hf.save(str(path))
     text = "Everyone has the right to education. Ünïcödé 東京"
@@ -101,29 +111,42 @@ def test_encode_a_hugging_face_tokenizer_json_as_hugging_face_does(tmp_path):
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     theirs = hf.encode(text)
-    assert data == {"ids": theirs.ids, "tokens": theirs.tokens,
-                    "offsets": [list(o) for o in theirs.offsets]}
+    assert data == {
+        "ids": theirs.ids,
+        "tokens": theirs.tokens,
+        "offsets": [list(o) for o in theirs.offsets],
+    }
 
 
-@pytest.mark.parametrize("args, message", [
-    (("encode", "-t", "no-such-tokenizer", "x"), "no such file, and not a bundled tokeniser"),
-    (("encode", "-t", "gpt2", "--pattern", "gpt2", "x"),
-     "--pattern applies only to tokenizer files"),
-    (("encode", "-t", "gpt2", "--from", "tiktoken", "x"), "--from applies only to tokenizer files"),
-    (("encode", "-t", "/etc/hostname", "x"), "tokvis encode: error:"),
-    (("encode", "-t", "/nonexistent/vocab.txt", "x"), "no such file"),
-    (("encode", "-t", "char", "--allow-special", "x"), "reads no special tokens"),
-    (("compare", "-t", "gpt2", "x"), "two or more"),
-    (("train", "bpe", "no-such-corpus", "--vocab-size", "10"), "not a bundled corpus"),
-    (("train", "nope", "udhr/eng", "--vocab-size", "10"), "unknown algorithm"),
-    (("train", "bpe", "udhr/eng", "--vocab-size", "0"), "vocab_size"),
-    (("train", "bpe", "udhr/eng", "--vocab-size", "50", "--pattern", "gpt2"), "does not take"),
-    (("train", "byte_bpe", "udhr/eng", "--vocab-size", "300", "--special-tokens", "{x"),
-     "not JSON"),
-    (("trace", "bpe", "udhr/eng", "--vocab-size", "50", "--steps", "x"), "--steps takes A:B"),
-    (("serve", "--port", "70000"), "--port"),
-    (("serve", "--workers", "0"), "--workers"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("encode", "-t", "no-such-tokenizer", "x"), "no such file, and not a bundled tokeniser"),
+        (
+            ("encode", "-t", "gpt2", "--pattern", "gpt2", "x"),
+            "--pattern applies only to tokenizer files",
+        ),
+        (
+            ("encode", "-t", "gpt2", "--from", "tiktoken", "x"),
+            "--from applies only to tokenizer files",
+        ),
+        (("encode", "-t", "/etc/hostname", "x"), "tokvis encode: error:"),
+        (("encode", "-t", "/nonexistent/vocab.txt", "x"), "no such file"),
+        (("encode", "-t", "char", "--allow-special", "x"), "reads no special tokens"),
+        (("compare", "-t", "gpt2", "x"), "two or more"),
+        (("train", "bpe", "no-such-corpus", "--vocab-size", "10"), "not a bundled corpus"),
+        (("train", "nope", "udhr/eng", "--vocab-size", "10"), "unknown algorithm"),
+        (("train", "bpe", "udhr/eng", "--vocab-size", "0"), "vocab_size"),
+        (("train", "bpe", "udhr/eng", "--vocab-size", "50", "--pattern", "gpt2"), "does not take"),
+        (
+            ("train", "byte_bpe", "udhr/eng", "--vocab-size", "300", "--special-tokens", "{x"),
+            "not JSON",
+        ),
+        (("trace", "bpe", "udhr/eng", "--vocab-size", "50", "--steps", "x"), "--steps takes A:B"),
+        (("serve", "--port", "70000"), "--port"),
+        (("serve", "--workers", "0"), "--workers"),
+    ],
+)
 def test_errors_are_one_line_and_status_1(args, message):
     err = one_line_error(tokvis(*args))
     assert message in err
@@ -131,16 +154,19 @@ def test_errors_are_one_line_and_status_1(args, message):
 
 def test_non_utf8_input_and_usage_errors():
     assert "not UTF-8" in one_line_error(tokvis("encode", "-t", "gpt2", "-", stdin=b"\xff\xfe"))
-    err = one_line_error(tokvis("encode", "-t", "gpt2"), status=2)   # TEXT missing
+    err = one_line_error(tokvis("encode", "-t", "gpt2"), status=2)  # TEXT missing
     assert "required" in err and "--help" in err
-    one_line_error(tokvis("train", "bpe", "udhr/eng"), status=2)     # --vocab-size missing
+    one_line_error(tokvis("train", "bpe", "udhr/eng"), status=2)  # --vocab-size missing
 
 
 def test_the_command_does_not_import_the_web_framework():
-    code = ("import sys; from app.cli import main; main(['encode', '-t', 'char', 'hi']); "
-            "print('fastapi' in sys.modules, 'uvicorn' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                         check=True).stdout
+    code = (
+        "import sys; from app.cli import main; main(['encode', '-t', 'char', 'hi']); "
+        "print('fastapi' in sys.modules, 'uvicorn' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    ).stdout
     assert out.splitlines()[-1] == "False False"
 
 
@@ -177,7 +203,7 @@ def test_train_from_stdin_with_a_progress_bar_on_stderr():
     assert "training wordpiece [" in err and "merges" in err and err.endswith("\n")
     assert "trained on stdin" in proc.stdout.decode()
     quiet = tokvis("train", "wordpiece", "-", "--vocab-size", "400", stdin=corpus)
-    assert quiet.stderr == b""                     # not a terminal: no bar
+    assert quiet.stderr == b""  # not a terminal: no bar
 
 
 TEXT = "Everyone has the right to life, liberty and security of person. Ünïcödé"
@@ -188,6 +214,7 @@ def test_train_saves_in_the_format_of_the_extension(tmp_path):
     tiktoken = pytest.importorskip("tiktoken")
     spm = pytest.importorskip("sentencepiece")
     from tokenizers_core.pre_tokenizers import PRESETS
+
     lines = load_corpus("udhr/eng").splitlines()
 
     ranks = tmp_path / "tok.tiktoken"
@@ -195,15 +222,26 @@ def test_train_saves_in_the_format_of_the_extension(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.decode().startswith(f"wrote {ranks} (tiktoken, 300 tokens")
     ours = tc.train("byte_bpe", lines, 300)
-    mergeable = {base64.b64decode(token): int(rank) for token, rank in
-                 (line.split() for line in ranks.read_text().splitlines())}
-    enc = tiktoken.Encoding("trained", pat_str=PRESETS["gpt2"], mergeable_ranks=mergeable,
-                            special_tokens={})
+    mergeable = {
+        base64.b64decode(token): int(rank)
+        for token, rank in (line.split() for line in ranks.read_text().splitlines())
+    }
+    enc = tiktoken.Encoding(
+        "trained", pat_str=PRESETS["gpt2"], mergeable_ranks=mergeable, special_tokens={}
+    )
     assert enc.encode(TEXT) == ours.encode(TEXT).ids
 
     model = tmp_path / "uni.model"
-    proc = tokvis("train", "unigram", "-", "--vocab-size", "300", "-o", str(model),
-                  stdin="\n".join(lines).encode())
+    proc = tokvis(
+        "train",
+        "unigram",
+        "-",
+        "--vocab-size",
+        "300",
+        "-o",
+        str(model),
+        stdin="\n".join(lines).encode(),
+    )
     assert proc.returncode == 0, proc.stderr
     sp = spm.SentencePieceProcessor(model_file=str(model))
     assert sp.encode(TEXT) == tc.train("unigram", lines, 300).encode(TEXT).ids
@@ -214,18 +252,20 @@ def test_export_converts_a_bundled_tokenizer(tmp_path):
     proc = tokvis("export", "bert-base-uncased", "-o", str(out))
     assert proc.returncode == 0, proc.stderr
     assert tc.load(str(out)).encode(TEXT).ids == tc.load("bert-base-uncased").encode(TEXT).ids
-    named = tmp_path / "gpt2.ranks"                        # no known extension: --format
+    named = tmp_path / "gpt2.ranks"  # no known extension: --format
     assert tokvis("export", "gpt2", "-o", str(named), "--format", "tiktoken").returncode == 0
-    assert tc.load(str(named), pattern="gpt2").encode(TEXT).ids == \
-        tc.load("gpt2").encode(TEXT).ids
+    assert tc.load(str(named), pattern="gpt2").encode(TEXT).ids == tc.load("gpt2").encode(TEXT).ids
 
 
-@pytest.mark.parametrize("args, message", [
-    (("export", "gpt2", "-o", "/tmp/x.bin"), "cannot tell the format"),
-    (("export", "gpt2", "-o", "/nonexistent/x.tiktoken"), "cannot write"),
-    (("export", "gpt2", "-o", "/tmp/x.tiktoken", "--format", "nope"), "unknown format"),
-    (("train", "wordpiece", "udhr/eng", "--vocab-size", "300", "-o", "/tmp/x.tiktoken"), ""),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("export", "gpt2", "-o", "/tmp/x.bin"), "cannot tell the format"),
+        (("export", "gpt2", "-o", "/nonexistent/x.tiktoken"), "cannot write"),
+        (("export", "gpt2", "-o", "/tmp/x.tiktoken", "--format", "nope"), "unknown format"),
+        (("train", "wordpiece", "udhr/eng", "--vocab-size", "300", "-o", "/tmp/x.tiktoken"), ""),
+    ],
+)
 def test_saving_errors_are_one_line(args, message):
     assert message in one_line_error(tokvis(*args))
 
@@ -239,22 +279,31 @@ def test_trace_prints_the_steps_as_json_lines():
     assert {d["kind"] for d in lines} == {"bpe_merge"}
     some = tokvis("trace", "unigram", "udhr/eng", "--vocab-size", "300", "--steps", "1:3")
     rounds = [json.loads(line) for line in some.stdout.decode().splitlines()]
-    expected = [s.to_dict() for s in training_run("unigram", load_corpus("udhr/eng")
-                                                  .splitlines(), 300)][1:3]
+    expected = [
+        s.to_dict() for s in training_run("unigram", load_corpus("udhr/eng").splitlines(), 300)
+    ][1:3]
     assert rounds == expected and rounds[0]["kind"] == "unigram_round"
 
 
 def test_ctrl_c_exits_130_quietly_and_a_closed_pipe_quietly():
-    proc = subprocess.Popen([str(SCRIPT), "trace", "bpe", "botchan", "--vocab-size", "20000"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd="/")
-    proc.stdout.readline()                       # training is under way (and soon blocks on
-    proc.send_signal(signal.SIGINT)              # the full pipe)
+    proc = subprocess.Popen(
+        [str(SCRIPT), "trace", "bpe", "botchan", "--vocab-size", "20000"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd="/",
+    )
+    proc.stdout.readline()  # training is under way (and soon blocks on
+    proc.send_signal(signal.SIGINT)  # the full pipe)
     _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and err == b""
-    proc = subprocess.Popen([str(SCRIPT), "trace", "bpe", "botchan", "--vocab-size", "20000"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd="/")
+    proc = subprocess.Popen(
+        [str(SCRIPT), "trace", "bpe", "botchan", "--vocab-size", "20000"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd="/",
+    )
     proc.stdout.readline()
-    proc.stdout.close()                          # `| head -1`
+    proc.stdout.close()  # `| head -1`
     assert proc.wait(timeout=60) == 141
     assert b"Traceback" not in proc.stderr.read()
 
@@ -263,12 +312,16 @@ def test_serve_runs_the_app_from_any_directory(tmp_path):
     import socket
     import time
     import urllib.request
+
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = subprocess.Popen([str(SCRIPT), "serve", "--port", str(port), "--db",
-                               str(tmp_path / "store.sqlite3")], cwd=tmp_path,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [str(SCRIPT), "serve", "--port", str(port), "--db", str(tmp_path / "store.sqlite3")],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -293,18 +346,24 @@ def test_a_bug_is_still_one_line(monkeypatch, capsys):
 
     def broken(args):
         raise RuntimeError("something\nbroke")
+
     monkeypatch.setattr(cli.commands, "encode", broken)
     monkeypatch.delenv("TOKVIS_DEBUG", raising=False)
     assert cli.main(["encode", "x"]) == 70
     err = capsys.readouterr().err
-    assert err == ("tokvis encode: internal error: RuntimeError: something broke "
-                   "(TOKVIS_DEBUG=1 shows the traceback)\n")
+    assert err == (
+        "tokvis encode: internal error: RuntimeError: something broke "
+        "(TOKVIS_DEBUG=1 shows the traceback)\n"
+    )
 
 
-@pytest.mark.parametrize("name, typed, special", [
-    ("bert-base-uncased", "[CLS] hi", "[CLS]"),
-    ("cl100k_base", "<|endoftext|> hi", "<|endoftext|>"),
-])
+@pytest.mark.parametrize(
+    "name, typed, special",
+    [
+        ("bert-base-uncased", "[CLS] hi", "[CLS]"),
+        ("cl100k_base", "<|endoftext|> hi", "<|endoftext|>"),
+    ],
+)
 def test_allow_special_reads_typed_special_tokens_for_every_kind(name, typed, special):
     """As the visualiser's box: without --allow-special a typed special token is ordinary text
     (BERT's tokenizer.json-style added tokens as much as tiktoken's); with it, one token more

@@ -1,6 +1,7 @@
 """`tokvis encode --words` (pre-tokenized input) and `tokvis decode` (`--bytes`: the raw bytes
 as hex), run for real in a subprocess (`python -m app.cli` from this checkout), and model names
 as tokeniser names (issue 20, item 17)."""
+
 from __future__ import annotations
 
 import json
@@ -17,17 +18,28 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def tokvis(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app.cli", *args], capture_output=True,
-                          cwd=ROOT, env={**os.environ, "NO_COLOR": ""}, timeout=120, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *args],
+        capture_output=True,
+        cwd=ROOT,
+        env={**os.environ, "NO_COLOR": ""},
+        timeout=120,
+        text=True,
+    )
 
 
 def test_encode_words_json_is_the_engines_pre_tokenized_encoding():
-    proc = tokvis("encode", "-t", "bert-base-uncased", "--words", "--json", '["Hello", "playing games"]')
+    proc = tokvis(
+        "encode", "-t", "bert-base-uncased", "--words", "--json", '["Hello", "playing games"]'
+    )
     assert proc.returncode == 0, proc.stderr
     enc = tc.load("bert-base-uncased").encode(["Hello", "playing games"], is_pretokenized=True)
-    assert json.loads(proc.stdout) == {"ids": enc.ids, "tokens": enc.tokens,
-                                       "word_ids": enc.word_ids,
-                                       "offsets": [list(o) for o in enc.offsets]}
+    assert json.loads(proc.stdout) == {
+        "ids": enc.ids,
+        "tokens": enc.tokens,
+        "word_ids": enc.word_ids,
+        "offsets": [list(o) for o in enc.offsets],
+    }
 
 
 def test_encode_words_prints_a_line_of_chips_per_word():
@@ -38,7 +50,9 @@ def test_encode_words_prints_a_line_of_chips_per_word():
     assert lines[2] == "ids: 64 275 66" and lines[3] == "3 tokens · 2 words (r50k_base)"
 
 
-@pytest.mark.parametrize("words, says", [("hello", "JSON list of words"), ("[1]", "JSON list of strings")])
+@pytest.mark.parametrize(
+    "words, says", [("hello", "JSON list of words"), ("[1]", "JSON list of strings")]
+)
 def test_bad_words_are_one_line_errors(words, says):
     proc = tokvis("encode", "--words", words)
     assert proc.returncode == 1 and says in proc.stderr and proc.stderr.count("\n") == 1
@@ -56,9 +70,14 @@ def test_decode_prints_the_text_and_with_bytes_the_hex():
     assert proc.stdout == "Hello world\n"
 
 
-@pytest.mark.parametrize("args, says", [(["x1"], "'x1' is not a token id"),
-                                        (["999999999"], "not in the vocabulary of cl100k_base"),
-                                        (["--bytes", "100261"], "not in the vocabulary of cl100k_base")])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["x1"], "'x1' is not a token id"),
+        (["999999999"], "not in the vocabulary of cl100k_base"),
+        (["--bytes", "100261"], "not in the vocabulary of cl100k_base"),
+    ],
+)
 def test_decode_errors_are_one_line(args, says):
     proc = tokvis("decode", *args)
     assert proc.returncode == 1 and says in proc.stderr and proc.stderr.count("\n") == 1
@@ -68,5 +87,5 @@ def test_decode_errors_are_one_line(args, says):
 def test_a_model_name_is_a_tokeniser_name():
     proc = tokvis("encode", "-t", "gpt-3.5-turbo-0301", "--json", "Hello, world!")
     assert json.loads(proc.stdout)["ids"] == [9906, 11, 1917, 0]
-    proc = tokvis("encode", "-t", "text-davinci-003", "--json", "Hello, world!")   # p50k_base
+    proc = tokvis("encode", "-t", "text-davinci-003", "--json", "Hello, world!")  # p50k_base
     assert json.loads(proc.stdout)["ids"] == [15496, 11, 995, 0]

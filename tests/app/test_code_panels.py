@@ -1,6 +1,7 @@
 """The step views' code panels show the textbook module's own source, and light the line its
 `line_of` gives for the step the page is on: before any step, the first step, a middle step
 and the last step of each of the six views (and the same in an htmx fragment)."""
+
 from __future__ import annotations
 
 import html
@@ -9,6 +10,8 @@ import re
 import pytest
 
 import tokenizers_core as tc
+from app.views.wordpiece_encode import SMALL_VOCAB
+from app.views.worksheets import UNIGRAM_CORPUS
 from tokenizers_core.corpora import SENNRICH
 from tokenizers_core.implementations.bert import bert_pipeline, count_words, encode_steps
 from tokenizers_core.implementations.unigram import demo_tokenizer
@@ -17,11 +20,14 @@ from tokenizers_core.models.unigram.model import lattice_steps
 from tokenizers_core.models.unigram.trainer import UnigramTrainer
 from tokenizers_core.models.wordpiece.model import vocab_from_text
 from tokenizers_core.models.wordpiece.session import WordPieceSession
-from tokenizers_core.textbook import (bpe_encode, bpe_train, unigram_em, unigram_viterbi,
-                                      wordpiece_encode, wordpiece_train)
-
-from app.views.wordpiece_encode import SMALL_VOCAB
-from app.views.worksheets import UNIGRAM_CORPUS
+from tokenizers_core.textbook import (
+    bpe_encode,
+    bpe_train,
+    unigram_em,
+    unigram_viterbi,
+    wordpiece_encode,
+    wordpiece_train,
+)
 
 HX = {"HX-Request": "true"}
 
@@ -29,10 +35,11 @@ HX = {"HX-Request": "true"}
 def panel(page: str) -> tuple[list[str], int, str]:
     """The code panel of a page: its lines (unescaped), the 1-based line lit, the file named."""
     box = re.search(r'data-testid="code-panel">(.*?)</figure>', page, re.S).group(1)
-    items = re.findall(r"<li( class=\"current\" aria-current=\"step\")?><code>(.*?)</code></li>",
-                       box, re.S)
+    items = re.findall(
+        r"<li( class=\"current\" aria-current=\"step\")?><code>(.*?)</code></li>", box, re.S
+    )
     lit = [n for n, (current, _text) in enumerate(items, 1) if current]
-    assert len(lit) == 1, lit                                   # exactly one line is lit
+    assert len(lit) == 1, lit  # exactly one line is lit
     source = re.search(r'data-testid="code-source">(.*?)</span>', box).group(1)
     return [html.unescape(text) for _c, text in items], lit[0], source
 
@@ -72,8 +79,14 @@ def test_bpe_encoding_lights_the_spelling_a_merge_and_the_end(client):
     assert total > 3
     for k, mark in ((0, "start"), (1, "merge"), (total // 2, "merge"), (total, "stop")):
         step = flat[k - 1] if k else None
-        check(client, f"/bpe/encode?tokenizer=gpt2&text={text}&step={k}", bpe_encode, step,
-              k == total, mark)
+        check(
+            client,
+            f"/bpe/encode?tokenizer=gpt2&text={text}&step={k}",
+            bpe_encode,
+            step,
+            k == total,
+            mark,
+        )
 
 
 def test_wordpiece_encoding_lights_each_probe_by_its_status(client):
@@ -84,13 +97,25 @@ def test_wordpiece_encoding_lights_each_probe_by_its_status(client):
     total = len(steps)
     for k, mark in ((0, "start"), (1, "miss"), (8, "hit"), (total, "stop")):
         step = steps[k - 1][1] if k else None
-        check(client, f"/wordpiece/encode?text=unaffable&step={k}", wordpiece_encode, step,
-              k == total, mark)
+        check(
+            client,
+            f"/wordpiece/encode?text=unaffable&step={k}",
+            wordpiece_encode,
+            step,
+            k == total,
+            mark,
+        )
 
 
 def test_wordpiece_encoding_lights_the_unknown_word(client):
-    check(client, "/wordpiece/encode?text=xyz&step=3", wordpiece_encode,
-          encode_steps(bert_pipeline(vocab_from_text(SMALL_VOCAB)), "xyz")[1][2][1], False, "unk")
+    check(
+        client,
+        "/wordpiece/encode?text=xyz&step=3",
+        wordpiece_encode,
+        encode_steps(bert_pipeline(vocab_from_text(SMALL_VOCAB)), "xyz")[1][2][1],
+        False,
+        "unk",
+    )
 
 
 def test_wordpiece_training_lights_the_start_a_merge_and_the_stop(client):
@@ -107,17 +132,24 @@ def test_the_lattice_lights_filling_backtracking_and_the_split(client):
     forward = sum(s.kind == "viterbi" for s in steps)
     for k, mark in ((0, "start"), (1, "fill"), (forward + 1, "backtrack"), (total, "stop")):
         step = steps[k - 1] if k else None
-        check(client, f"/unigram/lattice?text=cats&step={k}", unigram_viterbi, step, k == total,
-              mark)
+        check(
+            client, f"/unigram/lattice?text=cats&step={k}", unigram_viterbi, step, k == total, mark
+        )
 
 
 @pytest.mark.parametrize("which", ["first", "middle", "last"])
 def test_unigram_training_lights_the_seed_a_round_and_the_final_cut(client, which):
-    corpus = UNIGRAM_CORPUS                      # the worksheet's little corpus
+    corpus = UNIGRAM_CORPUS  # the worksheet's little corpus
     ref = client.post("/api/corpora", json={"text": corpus}).json()["sha256"]
     rounds = list(UnigramTrainer(corpus.splitlines(), 30).rounds())
     k = {"first": 0, "middle": 1, "last": len(rounds) - 1}[which]
     mark = {"first": "seed", "middle": "prune", "last": "final"}[which]
     assert len(rounds) > 2 and not rounds[1].final
-    check(client, f"/unigram/train?corpus={ref}&vocab_size=30&step={k}", unigram_em, rounds[k],
-          False, mark)
+    check(
+        client,
+        f"/unigram/train?corpus={ref}&vocab_size=30&step={k}",
+        unigram_em,
+        rounds[k],
+        False,
+        mark,
+    )

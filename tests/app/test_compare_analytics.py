@@ -1,4 +1,5 @@
 """Compare, tax, Unicode lab and sweep pages and their JSON endpoints (TestClient)."""
+
 from __future__ import annotations
 
 import re
@@ -9,8 +10,10 @@ import pytest
 from app.services.compare import MAX_COLUMNS
 from tokenizers_core import pretrained
 
-SMALL = ("low low low low low lower lower newest newest newest newest newest newest "
-         "widest widest widest\n") * 3
+SMALL = (
+    "low low low low low lower lower newest newest newest newest newest newest "
+    "widest widest widest\n"
+) * 3
 
 
 @pytest.fixture(scope="module")
@@ -23,8 +26,9 @@ def metric(html: str, name: str) -> list[int]:
 
 
 def test_compare_bundled_columns_with_metrics_and_marks(client):
-    r = client.get("/compare", params={"text": "Dr. Who left.", "col": ["word", "char", "sentence"],
-                                       "ref": 0})
+    r = client.get(
+        "/compare", params={"text": "Dr. Who left.", "col": ["word", "char", "sentence"], "ref": 0}
+    )
     assert r.status_code == 200
     # word: Dr . Who left . = 5; char: 13; sentence: 1
     assert metric(r.text, "tokens") == [5, 13, 1]
@@ -43,8 +47,13 @@ def test_compare_fragment_and_permalink(client):
 
 
 def test_trained_column_is_a_placeholder_then_trains(client, small_corpus):
-    params = {"text": "lowest widest", "col": ["bpe", "word"], "corpus": small_corpus,
-              "vocab": 40, "ref": 1}
+    params = {
+        "text": "lowest widest",
+        "col": ["bpe", "word"],
+        "corpus": small_corpus,
+        "vocab": 40,
+        "ref": 1,
+    }
     page = client.get("/compare", params=params)
     assert page.status_code == 200 and "/compare/column?" in page.text and "training" in page.text
     col = client.get("/compare/column", params={**params, "i": 0}, headers={"HX-Request": "true"})
@@ -55,8 +64,16 @@ def test_trained_column_is_a_placeholder_then_trains(client, small_corpus):
 
 
 def test_compare_api(client, small_corpus):
-    r = client.get("/api/compare", params={"text": "lowest", "col": ["bpe", "char"],
-                                           "corpus": small_corpus, "vocab": 40, "ref": 1})
+    r = client.get(
+        "/api/compare",
+        params={
+            "text": "lowest",
+            "col": ["bpe", "char"],
+            "corpus": small_corpus,
+            "vocab": 40,
+            "ref": 1,
+        },
+    )
     assert r.status_code == 200
     bpe, char = r.json()
     assert char["tokens"] == list("lowest") and char["differs"] == []
@@ -71,7 +88,9 @@ def test_compare_bad_input(client):
     assert r.status_code == 422 and "vocab size" in r.text
     r = client.get("/compare", params={"text": "x", "col": ["word"] * (MAX_COLUMNS + 1)})
     assert r.status_code == 422 and "at most" in r.text
-    r = client.get("/api/compare", params={"text": "x", "col": ["bpe"], "corpus": "nope", "vocab": 50})
+    r = client.get(
+        "/api/compare", params={"text": "x", "col": ["bpe"], "corpus": "nope", "vocab": 50}
+    )
     assert r.status_code == 200 and "unknown corpus" in r.json()[0]["error"]
 
 
@@ -99,7 +118,9 @@ def test_unicode_lab(client):
     assert forms["NFC"]["text"] == "\ufb01ne" and forms["NFKC"]["text"] == "fine"
     assert forms["NFKC"]["tokenizations"][0]["count"] == 4
     assert forms["original"]["tokenizations"][0]["count"] == 3
-    decomposed = {f["form"]: f for f in client.get("/api/unicode", params={"text": "cafe\u0301"}).json()}
+    decomposed = {
+        f["form"]: f for f in client.get("/api/unicode", params={"text": "cafe\u0301"}).json()
+    }
     assert decomposed["NFC"]["chars"] == 4 and decomposed["NFD"]["chars"] == 5
     assert client.get("/unicode", params={"text": "x", "tok": ["nope"]}).status_code == 404
 
@@ -114,22 +135,43 @@ def wait_job(client, job_id, timeout=120):
 
 
 def test_sweep_runs_and_bpe_never_gets_worse_with_more_merges(client, small_corpus):
-    r = client.post("/api/sweep", json={"corpus": small_corpus, "heldout": small_corpus,
-                                        "algorithms": ["bpe"], "sizes": [20, 25, 30, 40]})
+    r = client.post(
+        "/api/sweep",
+        json={
+            "corpus": small_corpus,
+            "heldout": small_corpus,
+            "algorithms": ["bpe"],
+            "sizes": [20, 25, 30, 40],
+        },
+    )
     assert r.status_code == 202
     job = wait_job(client, r.json()["id"])
     assert job["status"] == "done" and job["done"] == 4
     tpw = [row["tokens_per_word"] for row in job["results"]]
     # a BPE model with more merges applies the same merges and more: never more tokens
     assert tpw == sorted(tpw, reverse=True) and tpw[0] > tpw[-1]
-    page = client.get("/sweep", params={"corpus": small_corpus, "heldout": small_corpus,
-                                        "algo": ["bpe"], "sizes": "20,25,30,40"})
+    page = client.get(
+        "/sweep",
+        params={
+            "corpus": small_corpus,
+            "heldout": small_corpus,
+            "algo": ["bpe"],
+            "sizes": "20,25,30,40",
+        },
+    )
     assert page.status_code == 200 and "<svg" in page.text and "tokens per word" in page.text
 
 
 def test_sweep_can_be_cancelled(client):
-    r = client.post("/api/sweep", json={"corpus": "botchan", "heldout": "udhr/eng",
-                                        "algorithms": ["bpe"], "sizes": [3000, 3100, 3200, 3300]})
+    r = client.post(
+        "/api/sweep",
+        json={
+            "corpus": "botchan",
+            "heldout": "udhr/eng",
+            "algorithms": ["bpe"],
+            "sizes": [3000, 3100, 3200, 3300],
+        },
+    )
     job_id = r.json()["id"]
     assert client.delete(f"/api/sweep/{job_id}").status_code == 200
     job = wait_job(client, job_id)
@@ -144,14 +186,20 @@ def test_sweep_bad_input(client):
     r = client.get("/sweep", params={"sizes": "ten"})
     assert r.status_code == 422 and "whole numbers" in r.text
     assert client.get("/api/sweep/nope").status_code == 404
-    r = client.post("/sweep/run", data={"corpus": "nope", "heldout": "udhr/eng", "algo": ["bpe"],
-                                        "sizes": "50"})
+    r = client.post(
+        "/sweep/run", data={"corpus": "nope", "heldout": "udhr/eng", "algo": ["bpe"], "sizes": "50"}
+    )
     assert r.status_code == 422 and "unknown corpus" in r.text
 
 
 def test_columns_wait_for_a_reference_that_is_still_training(client, small_corpus):
-    params = {"text": "lowest newer", "col": ["word", "bpe"], "corpus": small_corpus,
-              "vocab": 45, "ref": 1}
+    params = {
+        "text": "lowest newer",
+        "col": ["word", "bpe"],
+        "corpus": small_corpus,
+        "vocab": 45,
+        "ref": 1,
+    }
     page = client.get("/compare", params=params)
     # the word column cannot be compared yet: it is a placeholder too, not "differs 0"
     assert page.text.count("/compare/column?") == 2 and "differs" not in page.text
@@ -161,14 +209,18 @@ def test_columns_wait_for_a_reference_that_is_still_training(client, small_corpu
 
 def test_compare_fragment_sends_the_column_picker_out_of_band(client):
     """The Reference dropdown lists exactly the ticked columns after every change (issue 13)."""
-    r = client.get("/compare", params={"text": "x", "col": ["word", "char", "cl100k_base"],
-                                       "ref": 2}, headers={"HX-Request": "true"})
+    r = client.get(
+        "/compare",
+        params={"text": "x", "col": ["word", "char", "cl100k_base"], "ref": 2},
+        headers={"HX-Request": "true"},
+    )
     picker = r.text.split('id="compare-cols"', 1)[1].split("</fieldset>", 1)[0]
     assert 'hx-swap-oob="true"' in picker
     assert picker.count("<option") == 3 and '<option value="2" selected>3. cl100k_base' in picker
-    r = client.get("/compare", params={"text": "x", "col": ["word"], "ref": 2},
-                   headers={"HX-Request": "true"})
-    assert '<option value="0" selected>1. word' in r.text     # the reference was unticked
+    r = client.get(
+        "/compare", params={"text": "x", "col": ["word"], "ref": 2}, headers={"HX-Request": "true"}
+    )
+    assert '<option value="0" selected>1. word' in r.text  # the reference was unticked
 
 
 def test_compare_form_disables_a_column_past_the_most(client):

@@ -1,5 +1,6 @@
 """The corpus workflow (issue 13, item 7): a stored corpus appears in every corpus picker by
 name, size and date; read-back is the text itself; CRLF line endings become LF, said once."""
+
 from __future__ import annotations
 
 import re
@@ -11,8 +12,11 @@ PICKERS = ["/bpe/train", "/wordpiece/train", "/unigram/train", "/compare", "/swe
 
 @pytest.fixture(scope="module")
 def stored(client):
-    r = client.post("/corpora", data={"text": "low lower\r\nnewest widest\r\n",
-                                      "name": "my little corpus"}, follow_redirects=False)
+    r = client.post(
+        "/corpora",
+        data={"text": "low lower\r\nnewest widest\r\n", "name": "my little corpus"},
+        follow_redirects=False,
+    )
     assert r.status_code == 303
     return r.headers["location"].split("saved=")[1]
 
@@ -46,14 +50,18 @@ def test_model_uploads_are_not_listed_as_corpora(client):
     assert "x.model" not in client.get("/bpe/train").text
 
 
-@pytest.mark.parametrize("path, fields", [
-    ("/bpe/train", {"variant": "byte_bpe", "vocab_size": "280", "pattern": "gpt2"}),
-    ("/wordpiece/train", {"vocab_size": "40", "min_frequency": "2"}),
-    ("/unigram/train", {"vocab_size": "60"}),
-])
+@pytest.mark.parametrize(
+    "path, fields",
+    [
+        ("/bpe/train", {"variant": "byte_bpe", "vocab_size": "280", "pattern": "gpt2"}),
+        ("/wordpiece/train", {"vocab_size": "40", "min_frequency": "2"}),
+        ("/unigram/train", {"vocab_size": "60"}),
+    ],
+)
 def test_use_this_corpus_keeps_the_forms_options(client, path, fields):
-    r = client.post(path, data={"corpus_text": "aa bb aab\r\n", "use": "text", **fields},
-                    follow_redirects=False)
+    r = client.post(
+        path, data={"corpus_text": "aa bb aab\r\n", "use": "text", **fields}, follow_redirects=False
+    )
     assert r.status_code == 303, r.text[:300]
     for k, v in fields.items():
         if k != "pattern":
@@ -61,6 +69,15 @@ def test_use_this_corpus_keeps_the_forms_options(client, path, fields):
 
 
 def test_the_train_form_posts_a_picked_corpus_to_its_permalink(client, stored):
-    r = client.post("/bpe/train", data={"corpus": stored, "variant": "bpe", "vocab_size": "30", "use": "pick",
-                                        "corpus_text": "ignored"}, follow_redirects=False)
+    r = client.post(
+        "/bpe/train",
+        data={
+            "corpus": stored,
+            "variant": "bpe",
+            "vocab_size": "30",
+            "use": "pick",
+            "corpus_text": "ignored",
+        },
+        follow_redirects=False,
+    )
     assert r.status_code == 303 and f"corpus={stored}" in r.headers["location"]

@@ -1,5 +1,6 @@
 """`tokvis worker` and `tokvis db` say what is wrong in one line: a worker needs the shared
 (PostgreSQL) store; a database that cannot be reached is named as such, not as a crash."""
+
 from __future__ import annotations
 
 import os
@@ -11,21 +12,32 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def tokvis(*args: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT, timeout=120,
-                          capture_output=True, text=True, env={**os.environ, **env})
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *args],
+        cwd=ROOT,
+        timeout=120,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+    )
 
 
 def test_a_worker_needs_the_shared_store(tmp_path):
     done = tokvis("worker", "--db", str(tmp_path / "s.sqlite3"))
     assert done.returncode == 1
-    assert done.stderr.startswith("tokvis worker: error: a worker runs jobs from a shared "
-                                  "PostgreSQL store")
+    assert done.stderr.startswith(
+        "tokvis worker: error: a worker runs jobs from a shared PostgreSQL store"
+    )
     assert tokvis("worker", "--concurrency", "0").stderr.endswith("got 0\n")
 
 
 def test_an_unreachable_database_is_one_line(tmp_path):
-    done = tokvis("worker", "--db", "postgresql+psycopg://nobody@127.0.0.1:1/none",
-                  TOKVIS_SECRET_KEY="a-secret-long-enough-for-this")
+    done = tokvis(
+        "worker",
+        "--db",
+        "postgresql+psycopg://nobody@127.0.0.1:1/none",
+        TOKVIS_SECRET_KEY="a-secret-long-enough-for-this",
+    )
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert done.stderr.startswith("tokvis worker: error: the store's database cannot be reached")
     assert "127.0.0.1" in done.stderr and len(done.stderr.splitlines()) == 1

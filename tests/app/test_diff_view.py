@@ -1,4 +1,5 @@
 """The diff view (`/diff`) and its JSON (`GET /api/diff`): two tokenisers on the same texts."""
+
 from __future__ import annotations
 
 import re
@@ -10,9 +11,9 @@ def test_the_default_page_diffs_cl100k_and_o200k_on_the_stress_set(client):
     r = client.get("/diff")
     assert r.status_code == 200
     assert 'data-testid="verdict"' in r.text and "% identical" in r.text
-    assert r.text.count('data-testid="diff-row"') == 20          # one page
+    assert r.text.count('data-testid="diff-row"') == 20  # one page
     assert 'rel="next"' in r.text and "page <b>1</b>" in r.text
-    assert '<a href="/diff">Diff</a>' in r.text                 # the nav link
+    assert '<a href="/diff">Diff</a>' in r.text  # the nav link
     # the first rows are the most informative: a pre-tokenizer split, not a renumbering
     assert re.search(r'data-testid="diff-row" data-stage="pre-tokenizer split"', r.text)
 
@@ -25,9 +26,12 @@ def test_an_alias_against_its_encoding_is_identical(client):
 
 def test_pasted_text_is_diffed_line_by_line_and_shown_as_text(client):
     text = "I don't know\nsame\n" + XSS
-    r = client.get("/diff", params={"a": "cl100k_base", "b": "o200k_base", "source": "text",
-                                    "text": text}, headers={"HX-Request": "true"})
-    assert r.status_code == 200 and "<h1>" not in r.text       # the results block alone
+    r = client.get(
+        "/diff",
+        params={"a": "cl100k_base", "b": "o200k_base", "source": "text", "text": text},
+        headers={"HX-Request": "true"},
+    )
+    assert r.status_code == 200 and "<h1>" not in r.text  # the results block alone
     assert "<script>alert(1)" not in r.text and "<img src=x" not in r.text
     assert "script&gt;alert(1)&lt;/script&gt;" in r.text and "<code>&lt;script</code>" in r.text
     assert 'data-stage="pre-tokenizer split"' in r.text and "<code>·don</code>" in r.text
@@ -69,8 +73,8 @@ def test_the_api_answers_bad_input_with_a_detail(client):
 
 
 def test_a_corpus_over_a_megabyte_is_cut_and_the_page_says_so(client):
-    line = "The cat sat on the mat. " * 40 + "\n"             # 961 characters
-    text = line * 1100                                       # 1,057,100 characters
+    line = "The cat sat on the mat. " * 40 + "\n"  # 961 characters
+    text = line * 1100  # 1,057,100 characters
     digest = client.post("/api/corpora", json={"text": text, "name": "long"}).json()["sha256"]
     params = {"a": "gpt2", "b": "r50k_base", "source": "corpus", "corpus": digest}
     page = client.get("/diff", params=params)

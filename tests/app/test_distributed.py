@@ -4,6 +4,7 @@ runs them. What one server stores the other uses; a job queued through one is po
 cancelled through the other; it waits for a worker when none runs; a worker killed with -9
 leaves its job `interrupted` and the next job runs on another; the queue limit answers 429
 from every server."""
+
 from __future__ import annotations
 
 import gzip
@@ -18,19 +19,23 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from job_helpers import running, until
+from test_jobs_server import _free_port, call, kill_group
 
 from app.jobs.store import JobStore
-from job_helpers import running, until
 from tests.postgres import pg_server, pg_url  # noqa: F401
-from test_jobs_server import _free_port, call, kill_group
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "distributed-test-secret-0123456789"
-STALE = 3.0                          # TOKVIS_JOB_STALE_SECONDS in these tests
-LONG = {"corpus": "botchan", "heldout": "udhr/eng", "algorithms": ["wordpiece", "unigram"],
-        "sizes": [8000, 16000, 20000]}
+STALE = 3.0  # TOKVIS_JOB_STALE_SECONDS in these tests
+LONG = {
+    "corpus": "botchan",
+    "heldout": "udhr/eng",
+    "algorithms": ["wordpiece", "unigram"],
+    "sizes": [8000, 16000, 20000],
+}
 
 
 class Cluster:
@@ -38,31 +43,61 @@ class Cluster:
 
     def __init__(self, url: str, **settings: str) -> None:
         self.url = url
-        self.env = {**os.environ, "TOKVIS_DATABASE_URL": url, "TOKVIS_SECRET_KEY": SECRET,
-                    "TOKVIS_JOB_STALE_SECONDS": str(STALE), **settings}
+        self.env = {
+            **os.environ,
+            "TOKVIS_DATABASE_URL": url,
+            "TOKVIS_SECRET_KEY": SECRET,
+            "TOKVIS_JOB_STALE_SECONDS": str(STALE),
+            **settings,
+        }
         self.env.pop("TOKVIS_DB", None)
         self.procs: list[subprocess.Popen] = []
 
     def tokvis(self, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT,
-                              env=env or self.env, capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-m", "app.cli", *args],
+            cwd=ROOT,
+            env=env or self.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
 
     def server(self) -> str:
         port = _free_port()
-        proc = self._start([sys.executable, "-m", "uvicorn", "app.main:app", "--host",
-                            "127.0.0.1", "--port", str(port), "--log-level", "warning"])
+        proc = self._start(
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "app.main:app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--log-level",
+                "warning",
+            ]
+        )
         base = f"http://127.0.0.1:{port}"
         ok = until(lambda: _answers(base + "/api/tokenizers") or proc.poll() is not None, 60)
         assert ok and proc.poll() is None, f"the server did not start: {_stderr(proc)}"
         return base
 
     def worker(self, concurrency: int = 1) -> subprocess.Popen:
-        return self._start([sys.executable, "-m", "app.cli", "worker", "--concurrency",
-                            str(concurrency)])
+        return self._start(
+            [sys.executable, "-m", "app.cli", "worker", "--concurrency", str(concurrency)]
+        )
 
     def _start(self, argv: list[str]) -> subprocess.Popen:
-        proc = subprocess.Popen(argv, cwd=ROOT, env=self.env, start_new_session=True,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            argv,
+            cwd=ROOT,
+            env=self.env,
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         self.procs.append(proc)
         return proc
 
@@ -105,7 +140,7 @@ def cluster(pg_url):
     made = Cluster(pg_url, TOKVIS_JOB_QUEUE="3")
     upgraded = made.tokvis("db", "upgrade")
     assert upgraded.returncode == 0 and "-> 0002" in upgraded.stdout, upgraded.stderr
-    again = made.tokvis("db", "upgrade")                  # idempotent
+    again = made.tokvis("db", "upgrade")  # idempotent
     assert again.returncode == 0 and "nothing to do" in again.stdout
     yield made
     made.close()
@@ -116,8 +151,9 @@ def test_what_one_server_stores_the_other_uses(cluster):
     text = "Grüße aus Köln, and a corpus shared by two servers.\n" * 20
     stored = call(a + "/api/corpora", "POST", {"text": text})
     assert call(f"{b}/api/corpora/{stored['sha256']}")["sha256"] == stored["sha256"]
-    vocab = gzip.decompress((ROOT / "tokenizers_core/data/vocab/bert-base-uncased-vocab.txt.gz"
-                             ).read_bytes())
+    vocab = gzip.decompress(
+        (ROOT / "tokenizers_core/data/vocab/bert-base-uncased-vocab.txt.gz").read_bytes()
+    )
     handle = _upload(a, vocab)
     encoded = call(b + "/api/encode", "POST", {"tokenizer": handle, "text": "Hello, shared world"})
     assert encoded["tokens"][:4] == ["[CLS]", "hello", ",", "shared"]
@@ -125,21 +161,31 @@ def test_what_one_server_stores_the_other_uses(cluster):
 
 def _upload(base: str, data: bytes) -> str:
     boundary = "tokvisboundary"
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
-            f"filename=\"vocab.txt\"\r\nContent-Type: application/octet-stream\r\n\r\n"
-            ).encode() + data + f"\r\n--{boundary}--\r\n".encode()
-    req = urllib.request.Request(base + "/api/tokenizers", data=body, method="POST", headers={
-        "Content-Type": f"multipart/form-data; boundary={boundary}"})
+    body = (
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+            f'filename="vocab.txt"\r\nContent-Type: application/octet-stream\r\n\r\n'
+        ).encode()
+        + data
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
+    req = urllib.request.Request(
+        base + "/api/tokenizers",
+        data=body,
+        method="POST",
+        headers={"Content-Type": f"multipart/form-data; boundary={boundary}"},
+    )
     with urllib.request.urlopen(req, timeout=60) as r:
         return json.loads(r.read())["tokenizer"]
 
 
 def test_a_job_waits_for_a_worker_and_is_cancelled_through_the_other_server(cluster):
     a, b = cluster.server(), cluster.server()
-    small = submit(a, {"corpus": "botchan", "heldout": "udhr/eng", "algorithms": ["bpe"],
-                       "sizes": [300]})
+    small = submit(
+        a, {"corpus": "botchan", "heldout": "udhr/eng", "algorithms": ["bpe"], "sizes": [300]}
+    )
     time.sleep(1.5)
-    assert status(b, small["id"])["status"] == "queued"          # no worker: it waits
+    assert status(b, small["id"])["status"] == "queued"  # no worker: it waits
     cluster.worker(concurrency=2)
     assert until(lambda: status(b, small["id"])["status"] == "done", 60)
     long = submit(a, LONG)
@@ -147,11 +193,11 @@ def test_a_job_waits_for_a_worker_and_is_cancelled_through_the_other_server(clus
     assert until(lambda: status(b, job_id)["status"] == "running", 60)
     pid = until(lambda: JobStore(cluster.url).get(job_id).pid, 10)
     assert pid and running(pid)
-    with pytest.raises(urllib.error.HTTPError) as refused:        # the public id cannot cancel
+    with pytest.raises(urllib.error.HTTPError) as refused:  # the public id cannot cancel
         call(f"{b}/api/sweep/{job_id}", "DELETE")
     assert refused.value.code == 403
     t0 = time.monotonic()
-    call(f"{b}/api/sweep/{long['id']}", "DELETE")                 # the creator's id, elsewhere
+    call(f"{b}/api/sweep/{long['id']}", "DELETE")  # the creator's id, elsewhere
     assert until(lambda: not running(pid), 5, 0.02)
     gone = time.monotonic() - t0
     assert until(lambda: status(a, job_id)["status"] == "cancelled", 5)
@@ -172,15 +218,16 @@ def test_a_killed_worker_leaves_its_job_interrupted_and_the_next_runs_elsewhere(
     a = cluster.server()
     doomed = cluster.worker()
     job_id, pid = long_job_running(cluster, a)
-    os.kill(doomed.pid, signal.SIGKILL)                           # the worker, not its group
+    os.kill(doomed.pid, signal.SIGKILL)  # the worker, not its group
     t0 = time.monotonic()
     job = until(lambda: (s := status(a, job_id))["status"] != "running" and s, 4 * STALE + 10)
     assert job and job["status"] == "interrupted" and "start it again" in job["error"]
     assert time.monotonic() - t0 < 4 * STALE + 10
-    assert until(lambda: not running(pid), 10)                    # its training died with it
+    assert until(lambda: not running(pid), 10)  # its training died with it
     cluster.worker()
-    nxt = submit(a, {"corpus": "botchan", "heldout": "udhr/eng", "algorithms": ["bpe"],
-                     "sizes": [310]})
+    nxt = submit(
+        a, {"corpus": "botchan", "heldout": "udhr/eng", "algorithms": ["bpe"], "sizes": [310]}
+    )
     assert until(lambda: status(a, nxt["id"])["status"] == "done", 60)
 
 
@@ -189,7 +236,7 @@ def test_a_worker_stopped_with_sigterm_interrupts_its_job_and_ends_its_training(
     worker = cluster.worker()
     job_id, pid = long_job_running(cluster, a)
     worker.send_signal(signal.SIGTERM)
-    assert worker.wait(timeout=30) == 0                           # it stops within its grace
+    assert worker.wait(timeout=30) == 0  # it stops within its grace
     job = status(a, job_id)
     assert job["status"] == "interrupted" and "worker was stopped" in job["error"]
     assert until(lambda: not running(pid), 5)
@@ -197,13 +244,17 @@ def test_a_worker_stopped_with_sigterm_interrupts_its_job_and_ends_its_training(
 
 def test_the_queue_limit_answers_429_from_every_server(cluster):
     a, b = cluster.server(), cluster.server()
-    for n in range(3):                                            # TOKVIS_JOB_QUEUE=3, no worker
-        submit((a, b)[n % 2], {"corpus": "botchan", "heldout": "udhr/eng",
-                               "algorithms": ["bpe"], "sizes": [400 + n]})
+    for n in range(3):  # TOKVIS_JOB_QUEUE=3, no worker
+        submit(
+            (a, b)[n % 2],
+            {"corpus": "botchan", "heldout": "udhr/eng", "algorithms": ["bpe"], "sizes": [400 + n]},
+        )
     for base in (a, b):
         with pytest.raises(urllib.error.HTTPError) as full:
-            submit(base, {"corpus": "botchan", "heldout": "udhr/eng", "algorithms": ["bpe"],
-                          "sizes": [500]})
+            submit(
+                base,
+                {"corpus": "botchan", "heldout": "udhr/eng", "algorithms": ["bpe"], "sizes": [500]},
+            )
         assert full.value.code == 429 and full.value.headers["Retry-After"]
         assert "busy" in json.loads(full.value.read())["detail"]
 
@@ -214,7 +265,12 @@ def test_shared_mode_refuses_to_start_without_the_secret_or_the_schema(pg_url):
     worker = made.tokvis("worker", env=no_secret)
     assert worker.returncode == 1 and "TOKVIS_SECRET_KEY is not set" in worker.stderr
     made.tokvis("db", "upgrade")
-    served = subprocess.run([sys.executable, "-m", "app.cli", "serve", "--port",
-                             str(_free_port())], cwd=ROOT, env=no_secret, capture_output=True,
-                            text=True, timeout=60)
+    served = subprocess.run(
+        [sys.executable, "-m", "app.cli", "serve", "--port", str(_free_port())],
+        cwd=ROOT,
+        env=no_secret,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert served.returncode != 0 and "TOKVIS_SECRET_KEY is not set" in served.stderr

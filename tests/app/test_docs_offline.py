@@ -1,4 +1,5 @@
 """/docs works offline (issue 13, item 4): Swagger UI's assets come from the app, not a CDN."""
+
 from __future__ import annotations
 
 import re
@@ -9,7 +10,7 @@ def test_docs_page_loads_only_local_assets(client):
     assert r.status_code == 200
     urls = re.findall(r'(?:src|href)="([^"]+)"', r.text)
     assert urls and all(u.startswith("/") for u in urls), urls
-    assert "<script>" not in r.text          # no inline script: the CSP may forbid it
+    assert "<script>" not in r.text  # no inline script: the CSP may forbid it
     for url in urls:
         assert client.get(url).status_code == 200, url
 
@@ -22,4 +23,4 @@ def test_swagger_ui_is_pinned_with_its_provenance(client):
 
 def test_openapi_still_served_and_redoc_not_half_broken(client):
     assert client.get("/openapi.json").json()["info"]["title"] == "Tokenizer Visualiser"
-    assert client.get("/redoc").status_code == 404   # ReDoc would need a CDN: not offered
+    assert client.get("/redoc").status_code == 404  # ReDoc would need a CDN: not offered

@@ -1,4 +1,5 @@
 """`?embed=1` on every page: the view without the site chrome, links that stay embedded."""
+
 from __future__ import annotations
 
 import re
@@ -8,8 +9,11 @@ from app.services.visualiser import page_paths
 
 def _pages(app) -> list[str]:
     skip = ("/api", "/static", "/docs", "/openapi", "/redoc")
-    return sorted(p for p in page_paths(app) if not p.startswith(skip) and "{" not in p
-                  and not p.endswith("/fragment"))      # a section other pages load, no page
+    return sorted(
+        p
+        for p in page_paths(app)
+        if not p.startswith(skip) and "{" not in p and not p.endswith("/fragment")
+    )  # a section other pages load, no page
 
 
 def test_every_page_renders_without_chrome(app, client):
@@ -44,8 +48,9 @@ def test_errors_embed_too(client):
 def test_cached_lessons_do_not_keep_an_embeds_links():
     from app.embed import EMBED
     from app.lessons import lesson
+
     lesson.cache_clear()
-    token = EMBED.set(True)                     # as during an embedded request
+    token = EMBED.set(True)  # as during an embedded request
     try:
         first = lesson("bpe-sennrich")
     finally:

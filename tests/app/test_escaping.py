@@ -1,9 +1,10 @@
 """Everything a user types is text: every page that echoes input escapes it."""
+
 from __future__ import annotations
 
 import pytest
 
-PAYLOAD = '</textarea><script>alert(1)</script><img src=x onerror=alert(2)>"\'&'
+PAYLOAD = "</textarea><script>alert(1)</script><img src=x onerror=alert(2)>\"'&"
 
 PAGES = [
     ("/", {"tokenizer": "cl100k_base"}),

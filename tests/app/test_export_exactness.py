@@ -3,6 +3,7 @@ formats as plain links, and a lossy one only behind the sentences that say what 
 `/api/download/tokenizer` gives a lossy file only with `lossy=true`; `tokvis export` only with
 `--lossy`. The Claude-like and CLIP-like tokenizer.json files are built with Hugging Face
 `tokenizers` (see tests/core/test_exactness.py)."""
+
 from __future__ import annotations
 
 import re
@@ -13,14 +14,13 @@ from pathlib import Path
 import pytest
 
 import tokenizers_core as tc
+from app import export
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.formats.tiktoken_file import parse_ranks
 
-from app import export
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "formats"))
-from test_exactness import claude_like, clip_like  # noqa: E402
 from test_cli import tokvis  # noqa: E402
+from test_exactness import claude_like, clip_like  # noqa: E402
 
 pytest.importorskip("tokenizers")
 
@@ -34,15 +34,21 @@ def upload(client, data: bytes) -> str:
 def plain_links(html: str) -> dict[str, str]:
     line = re.search(r'<p class="small take-away" data-testid="take-away">(.*?)</p>', html, re.S)
     assert line, "no download line on the page"
-    return {t: unescape(h) for h, t in re.findall(r'<a href="([^"]+)"[^>]*data-testid="([^"]+)"',
-                                                   line.group(1))}
+    return {
+        t: unescape(h)
+        for h, t in re.findall(r'<a href="([^"]+)"[^>]*data-testid="([^"]+)"', line.group(1))
+    }
 
 
 def lossy_blocks(html: str) -> dict[str, tuple[str, str]]:
     """format -> (the block's text, the link's href) of each lossy offer on the page."""
     found = {}
-    for fmt, body in re.findall(r'<details class="small take-away-lossy" '
-                                r'data-testid="lossy-([a-z_]+)">(.*?)</details>', html, re.S):
+    for fmt, body in re.findall(
+        r'<details class="small take-away-lossy" '
+        r'data-testid="lossy-([a-z_]+)">(.*?)</details>',
+        html,
+        re.S,
+    ):
         href = re.search(r'<a href="([^"]+)"', body).group(1)
         found[fmt] = (unescape(re.sub(r"<[^>]+>", " ", body)), unescape(href))
     return found
@@ -88,11 +94,12 @@ def test_the_route_refuses_a_lossy_format_unless_asked(client, claude):
     assert r.status_code == 422
     detail = r.json()["detail"]
     assert "not exact" in detail and "NFKC" in detail and "lossy=true" in detail
-    ok = client.get("/api/download/tokenizer", params={"tokenizer": claude, "format": "tiktoken",
-                                                       "lossy": "true"})
+    ok = client.get(
+        "/api/download/tokenizer",
+        params={"tokenizer": claude, "format": "tiktoken", "lossy": "true"},
+    )
     assert ok.status_code == 200
-    exact = client.get("/api/download/tokenizer", params={"tokenizer": claude,
-                                                          "format": "hf_json"})
+    exact = client.get("/api/download/tokenizer", params={"tokenizer": claude, "format": "hf_json"})
     assert exact.status_code == 200
 
 
@@ -115,7 +122,7 @@ def test_a_training_view_offers_its_lossy_format_behind_the_sentence(client):
     text, href = lossy_blocks(html)["hf_json"]
     assert "control or unknown piece" in text
     assert "to=hf_json" in href and "lossy=true" in href
-    r = client.get(href)                      # trains (or takes the cached run), then downloads
+    r = client.get(href)  # trains (or takes the cached run), then downloads
     assert r.status_code == 200 and r.headers["content-disposition"].endswith('tokenizer.json"')
 
 

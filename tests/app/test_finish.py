@@ -1,5 +1,6 @@
 """Fit and finish (issue 20, item 19): the small things a new user trips over. Each test failed
 before its change."""
+
 from __future__ import annotations
 
 import re
@@ -18,13 +19,16 @@ def _text(html: str) -> str:
 # ---- a text over the length limit -----------------------------------------------------------------
 def test_a_text_over_the_limit_is_cut_and_its_start_still_tokenised(client, settings):
     limit = settings.max_text_chars
-    r = client.post("/", data={"text": "ab " * (limit // 3 + 10), "tokenizer": "word"},
-                    headers={"HX-Request": "true"})
+    r = client.post(
+        "/",
+        data={"text": "ab " * (limit // 3 + 10), "tokenizer": "word"},
+        headers={"HX-Request": "true"},
+    )
     assert r.status_code == 200
     words = _text(r.text)
     assert f"the visualiser takes at most {limit:,} characters" in words
     assert "TOKVIS_MAX_TEXT_CHARS" not in r.text
-    assert f'data-testid="char-count">{limit}<' in r.text       # the first `limit` characters
+    assert f'data-testid="char-count">{limit}<' in r.text  # the first `limit` characters
     assert 'data-testid="text-cut"' in r.text
 
 
@@ -35,16 +39,21 @@ def test_the_textarea_knows_the_limit(client, settings):
 
 
 # ---- plurals ------------------------------------------------------------------------------------
-BAD_PLURAL = re.compile(r"(?<![\d.,])(?<!Round )\b1 (tokens|merges|pieces|steps|words|entries|rounds)\b"
-                        r"|\bfirst 1 ")
+BAD_PLURAL = re.compile(
+    r"(?<![\d.,])(?<!Round )\b1 (tokens|merges|pieces|steps|words|entries|rounds)\b"
+    r"|\bfirst 1 "
+)
 
 
-@pytest.mark.parametrize("url", [
-    "/?text=a&tokenizer=char",
-    "/bpe/encode?text=ab&step=1",
-    "/worksheet/unigram_train",
-    "/lessons",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/?text=a&tokenizer=char",
+        "/bpe/encode?text=ab&step=1",
+        "/worksheet/unigram_train",
+        "/lessons",
+    ],
+)
 def test_one_of_a_thing_is_singular(client, url):
     r = client.get(url)
     assert r.status_code == 200
@@ -73,6 +82,7 @@ def test_lessons_name_their_sources_not_seed_numbers(client):
     assert not re.search(r"\bseeds? \d{3}", words)
     assert "Sennrich et al. (2016)" in words
     from app import lessons
+
     source = open(lessons.__file__, encoding="utf-8").read()
     assert not re.search(r"\bseeds? \d{3}", source)
 
@@ -89,6 +99,7 @@ def test_an_alias_is_shown_by_its_real_name(client):
 # ---- the CLI ------------------------------------------------------------------------------------
 def test_cli_compare_labels_a_file_by_its_name(tmp_path, capsys):
     from app.cli import main
+
     path = tmp_path / "deep" / "dir" / "mine.json"
     path.parent.mkdir(parents=True)
     tc.load("bert-base-uncased").save(str(path))
@@ -100,6 +111,7 @@ def test_cli_compare_labels_a_file_by_its_name(tmp_path, capsys):
 
 def test_cli_no_color_still_marks_unknown_tokens(capsys):
     from app.cli import main
+
     assert main(["encode", "--no-color", "-t", "bert-base-uncased", "a ☃ b"]) == 0
     out = capsys.readouterr().out
     assert "[UNK ☃]" in out
@@ -107,6 +119,7 @@ def test_cli_no_color_still_marks_unknown_tokens(capsys):
 
 def test_cli_colour_marks_unknown_tokens_too(capsys):
     from app.cli import main
+
     assert main(["encode", "--color", "-t", "bert-base-uncased", "a ☃ b"]) == 0
     assert "[UNK ☃]" in capsys.readouterr().out
 
@@ -130,8 +143,10 @@ def test_corpora_confirms_what_was_stored(client):
     assert "2 lines" in words
 
 
-@pytest.mark.parametrize("url", ["/vocab?tokenizer=gpt2", "/?tokenizer=gpt-4&text=hi",
-                                 "/?tokenizer=gpt-oss-120b&text=hi"])
+@pytest.mark.parametrize(
+    "url",
+    ["/vocab?tokenizer=gpt2", "/?tokenizer=gpt-4&text=hi", "/?tokenizer=gpt-oss-120b&text=hi"],
+)
 def test_an_alias_is_its_bundled_entry_in_every_picker(client, url):
     """`gpt2` is r50k_base: no picker adds a "Trained: gpt2" entry for it; gpt-oss-120b is
     o200k_harmony, an encoding loaded by name but not listed: it is named as that."""

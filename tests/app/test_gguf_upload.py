@@ -1,6 +1,7 @@
 """A GGUF model uploads as its metadata prefix: the server reads the bytes up to the end of the
 key-value section (a whole model over the upload limit is cut to the limit, not refused), stores
 only those, and says clearly when the prefix it got ends inside the metadata."""
+
 from __future__ import annotations
 
 import struct
@@ -26,9 +27,16 @@ def gguf_bytes(tmp_path_factory) -> tuple[bytes, int]:
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
     db = tmp_path_factory.mktemp("gguf-uploads") / "store.sqlite3"
-    app = create_app(Settings(db_path=db, max_text_chars=20_000, max_corpus_bytes=2_000_000,
-                              max_upload_bytes=2_000_000, max_tokenizer_bytes=3_000_000,
-                              regex_timeout=0.5))
+    app = create_app(
+        Settings(
+            db_path=db,
+            max_text_chars=20_000,
+            max_corpus_bytes=2_000_000,
+            max_upload_bytes=2_000_000,
+            max_tokenizer_bytes=3_000_000,
+            regex_timeout=0.5,
+        )
+    )
     with TestClient(app) as c:
         yield c
 
@@ -39,13 +47,14 @@ def upload(client, data: bytes, filename: str = "model.gguf", **fields):
 
 def test_a_model_larger_than_the_limit_loads_from_its_metadata(client, gguf_bytes):
     data, kv_end = gguf_bytes
-    model = data + bytes(4_000_000)                   # "tensors": past the 3 MB upload limit
+    model = data + bytes(4_000_000)  # "tensors": past the 3 MB upload limit
     r = upload(client, model, name=XSS)
     assert r.status_code == 201, r.text
     body = r.json()
-    assert body["format"] == "gguf" and body["bytes"] == kv_end        # only the metadata kept
-    enc = client.post("/api/encode", json={"tokenizer": body["tokenizer"],
-                                           "text": "Hello world"}).json()
+    assert body["format"] == "gguf" and body["bytes"] == kv_end  # only the metadata kept
+    enc = client.post(
+        "/api/encode", json={"tokenizer": body["tokenizer"], "text": "Hello world"}
+    ).json()
     assert enc["ids"] == [15496, 995]
     page = client.get("/tokenizers").text
     assert XSS not in page and "&lt;script&gt;" in page
@@ -66,8 +75,13 @@ def test_a_prefix_cut_inside_the_metadata_is_a_422_that_says_so(client, gguf_byt
 
 
 def test_a_hostile_gguf_is_a_422(client):
-    evil = (b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", 21)
-            + b"tokenizer.ggml.tokens" + struct.pack("<IIQ", 9, 8, 10**12))
+    evil = (
+        b"GGUF"
+        + struct.pack("<IQQ", 3, 0, 1)
+        + struct.pack("<Q", 21)
+        + b"tokenizer.ggml.tokens"
+        + struct.pack("<IIQ", 9, 8, 10**12)
+    )
     r = upload(client, evil)
     assert r.status_code == 422 and "1,000,000,000,000 elements" in r.json()["detail"]
 

@@ -2,6 +2,7 @@
 start work are refused when another site makes a browser send them; 500s carry the security
 headers; the CSP covers every page but the API docs; downloads answer the content type their
 schema says; a 5,000-digit number gets a plain message."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,17 +16,27 @@ from app.jobs.engine import SweepSpec
 from app.jobs.store import JobStore
 from app.main import create_app
 
-LONG = {"corpus": "botchan", "heldout": "udhr/eng", "algorithms": ["bpe"],
-        "sizes": [3000, 3100, 3200, 3300]}
+LONG = {
+    "corpus": "botchan",
+    "heldout": "udhr/eng",
+    "algorithms": ["bpe"],
+    "sizes": [3000, 3100, 3200, 3300],
+}
 CROSS = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "image"}
 
 
 @pytest.fixture
 def fresh(tmp_path):
     """An app on its own store (so the jobs it makes are its own)."""
-    s = Settings(db_path=tmp_path / "h.sqlite3", max_text_chars=20_000,
-                 max_corpus_bytes=2_000_000, max_upload_bytes=2_000_000, regex_timeout=0.5,
-                 job_workers=1, job_queue=4)
+    s = Settings(
+        db_path=tmp_path / "h.sqlite3",
+        max_text_chars=20_000,
+        max_corpus_bytes=2_000_000,
+        max_upload_bytes=2_000_000,
+        regex_timeout=0.5,
+        job_workers=1,
+        job_queue=4,
+    )
     with TestClient(create_app(s)) as c:
         yield c
 
@@ -36,11 +47,12 @@ def job_ids(db: Path) -> list[str]:
 
 # ---- item 6: cancelling needs the id the creator got -------------------------------------------
 def test_only_the_creator_can_cancel_a_sweep(fresh):
-    spec = SweepSpec(LONG["corpus"], LONG["heldout"], tuple(LONG["algorithms"]),
-                     tuple(LONG["sizes"]))
+    spec = SweepSpec(
+        LONG["corpus"], LONG["heldout"], tuple(LONG["algorithms"]), tuple(LONG["sizes"])
+    )
     mine = fresh.post("/api/sweep", json=LONG).json()["id"]
-    assert mine != spec.id and len(mine) > len(spec.id) + 20        # not derived from the spec
-    theirs = fresh.post("/api/sweep", json=LONG).json()["id"]        # the same sweep, found
+    assert mine != spec.id and len(mine) > len(spec.id) + 20  # not derived from the spec
+    theirs = fresh.post("/api/sweep", json=LONG).json()["id"]  # the same sweep, found
     assert theirs != mine
     assert fresh.get(f"/api/sweep/{theirs}").json()["status"] in ("queued", "running")
     for guess in (spec.id, theirs, mine[:-1] + ("A" if mine[-1] != "A" else "B")):
@@ -60,12 +72,11 @@ def test_the_sweep_api_does_not_cancel_other_jobs(fresh):
 
 
 def test_the_sweep_page_cancels_only_for_the_browser_that_started_it(fresh):
-    form = {"corpus": "botchan", "heldout": "udhr/eng", "algo": ["bpe"],
-            "sizes": "3000,3100,3200"}
+    form = {"corpus": "botchan", "heldout": "udhr/eng", "algo": ["bpe"], "sizes": "3000,3100,3200"}
     spec_id = SweepSpec("botchan", "udhr/eng", ("bpe",), (3000, 3100, 3200)).id
-    other = TestClient(fresh.app)                 # another browser: no cookie
+    other = TestClient(fresh.app)  # another browser: no cookie
     r = other.post("/sweep/cancel", data={"job": spec_id}, follow_redirects=False)
-    assert r.status_code == 404                   # nothing runs yet
+    assert r.status_code == 404  # nothing runs yet
     r = fresh.post("/sweep/run", data=form, follow_redirects=False)
     assert r.status_code == 303
     r = other.post("/sweep/cancel", data={"job": spec_id}, follow_redirects=False)
@@ -78,42 +89,62 @@ def test_the_sweep_page_cancels_only_for_the_browser_that_started_it(fresh):
 
 
 # ---- item 6: GETs that start work are not reachable cross-site ----------------------------------
-WORK_GETS = ["/trained/open?algorithm=bpe&vocab_size=40",
-             "/api/bpe/train_vocab?vocab_size=41",
-             "/api/wordpiece/train_steps?vocab_size=42",
-             "/api/download/bpe/train.vocab.csv?vocab_size=43"]
+WORK_GETS = [
+    "/trained/open?algorithm=bpe&vocab_size=40",
+    "/api/bpe/train_vocab?vocab_size=41",
+    "/api/wordpiece/train_steps?vocab_size=42",
+    "/api/download/bpe/train.vocab.csv?vocab_size=43",
+]
 
 
 @pytest.mark.parametrize("url", WORK_GETS)
-@pytest.mark.parametrize("headers", [CROSS, {"Sec-Fetch-Site": "cross-site",
-                                             "Sec-Fetch-Mode": "navigate"},
-                                     {"Origin": "http://evil.example"}])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        CROSS,
+        {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate"},
+        {"Origin": "http://evil.example"},
+    ],
+)
 def test_gets_that_start_work_are_refused_cross_site(client, url, headers):
     r = client.get(url, headers=headers, follow_redirects=False)
     assert r.status_code == 403 and "cross-site" in r.text
 
 
 @pytest.mark.parametrize("url", WORK_GETS)
-@pytest.mark.parametrize("headers", [{}, {"Sec-Fetch-Site": "same-origin"},
-                                     {"Sec-Fetch-Site": "same-site"},
-                                     {"Sec-Fetch-Site": "none", "Sec-Fetch-Mode": "navigate"},
-                                     {"Origin": "http://testserver"}])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {},
+        {"Sec-Fetch-Site": "same-origin"},
+        {"Sec-Fetch-Site": "same-site"},
+        {"Sec-Fetch-Site": "none", "Sec-Fetch-Mode": "navigate"},
+        {"Origin": "http://testserver"},
+    ],
+)
 def test_gets_that_start_work_pass_same_site_and_direct(client, url, headers):
     r = client.get(url, headers=headers, follow_redirects=False)
     assert r.status_code in (200, 303), r.text[:300]
 
 
 def test_a_page_whose_get_queues_a_job_is_refused_to_other_sites_subresources(
-        fresh, tmp_path, monkeypatch):
+    fresh, tmp_path, monkeypatch
+):
     monkeypatch.setattr(runs, "IN_REQUEST_CHARS", 0)
     monkeypatch.setattr(cache, "BPE", cache.RunCache(6))
     url = "/bpe/train?corpus=udhr/eng&vocab_size=301"
-    r = fresh.get(url, headers=CROSS)               # an <img> on another site
+    r = fresh.get(url, headers=CROSS)  # an <img> on another site
     assert r.status_code == 403 and "cross-site" in r.text
-    assert job_ids(tmp_path / "h.sqlite3") == []    # nothing was queued
+    assert job_ids(tmp_path / "h.sqlite3") == []  # nothing was queued
     # a permalink followed from another site (a navigation) still works, and so does a direct GET
-    r = fresh.get(url, headers={"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate",
-                                "Sec-Fetch-Dest": "document"})
+    r = fresh.get(
+        url,
+        headers={
+            "Sec-Fetch-Site": "cross-site",
+            "Sec-Fetch-Mode": "navigate",
+            "Sec-Fetch-Dest": "document",
+        },
+    )
     assert r.status_code == 200
     assert len(job_ids(tmp_path / "h.sqlite3")) == 1
     # ... and once queued, the same job is found from anywhere
@@ -123,8 +154,13 @@ def test_a_page_whose_get_queues_a_job_is_refused_to_other_sites_subresources(
 
 # ---- item 7 ------------------------------------------------------------------------------------
 def test_500s_carry_the_security_headers_and_json_under_api(tmp_path):
-    s = Settings(db_path=tmp_path / "e.sqlite3", max_text_chars=20_000,
-                 max_corpus_bytes=2_000_000, max_upload_bytes=2_000_000, regex_timeout=0.5)
+    s = Settings(
+        db_path=tmp_path / "e.sqlite3",
+        max_text_chars=20_000,
+        max_corpus_bytes=2_000_000,
+        max_upload_bytes=2_000_000,
+        regex_timeout=0.5,
+    )
     app = create_app(s)
 
     @app.get("/api/boom")
@@ -153,9 +189,15 @@ def test_only_the_docs_page_goes_without_the_csp(client, path):
     assert "Content-Security-Policy" not in client.get("/docs").headers
 
 
-@pytest.mark.parametrize("format,name", [("hf_json", "gpt2"), ("tiktoken", "gpt2"),
-                                         ("vocab_txt", "bert-base-uncased"),
-                                         ("sentencepiece", "botchan_en_unigram_1000")])
+@pytest.mark.parametrize(
+    "format,name",
+    [
+        ("hf_json", "gpt2"),
+        ("tiktoken", "gpt2"),
+        ("vocab_txt", "bert-base-uncased"),
+        ("sentencepiece", "botchan_en_unigram_1000"),
+    ],
+)
 def test_tokenizer_download_answers_a_content_type_its_schema_lists(client, format, name):
     r = client.get("/api/download/tokenizer", params={"tokenizer": name, "format": format})
     assert r.status_code == 200, r.text[:200]
@@ -164,10 +206,16 @@ def test_tokenizer_download_answers_a_content_type_its_schema_lists(client, form
     assert r.headers["content-type"].split(";")[0].strip() in listed
 
 
-@pytest.mark.parametrize("url", ["/vocab?tokenizer=gpt2&q=" + "9" * 5000,
-                                 "/vocab?tokenizer=gpt2&q=%C2%B2",
-                                 "/api/bpe/train_vocab?vocab_size=" + "9" * 5000,
-                                 "/api/sweep/" + "9" * 5000], ids=lambda u: u[:40])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/vocab?tokenizer=gpt2&q=" + "9" * 5000,
+        "/vocab?tokenizer=gpt2&q=%C2%B2",
+        "/api/bpe/train_vocab?vocab_size=" + "9" * 5000,
+        "/api/sweep/" + "9" * 5000,
+    ],
+    ids=lambda u: u[:40],
+)
 def test_a_5000_digit_number_gets_a_plain_message(client, url):
     r = client.get(url)
     assert r.status_code < 500
@@ -177,6 +225,7 @@ def test_a_5000_digit_number_gets_a_plain_message(client, url):
 
 def test_pythons_own_refusal_of_long_numbers_is_said_plainly():
     from app.main import plain_message
+
     try:
         int("9" * 5000)
     except ValueError as exc:
@@ -187,7 +236,9 @@ def test_pythons_own_refusal_of_long_numbers_is_said_plainly():
 def test_serve_bounds_connections(monkeypatch):
     """`tokvis serve` sets uvicorn's own bounds (the header-read timeout is app.serving's)."""
     import uvicorn
+
     from app.cli import main
+
     seen = {}
     monkeypatch.setattr(uvicorn, "run", lambda *a, **kw: seen.update(kw))
     main(["serve", "--port", "8123"])

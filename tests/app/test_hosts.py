@@ -6,6 +6,7 @@ origin as far as the cross-site check can tell, so only the Host says the reques
 us. Allowed: 127.0.0.1, localhost and [::1] (any port), and what TOKVIS_ALLOWED_HOSTS adds
 (tests/conftest.py adds `testserver`, the TestClient's own Host). Everything else gets 400.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -30,9 +31,14 @@ def client(tmp_path_factory):
     here parses a file)."""
     with pytest.MonkeyPatch.context() as env:
         env.setenv("TOKVIS_ALLOWED_HOSTS", f"testserver {ADDED}")
-        settings = Settings(db_path=tmp_path_factory.mktemp("hosts") / "store.sqlite3",
-                            max_text_chars=20_000, max_corpus_bytes=2_000_000,
-                            max_upload_bytes=2_000_000, regex_timeout=0.5, sandbox_workers=0)
+        settings = Settings(
+            db_path=tmp_path_factory.mktemp("hosts") / "store.sqlite3",
+            max_text_chars=20_000,
+            max_corpus_bytes=2_000_000,
+            max_upload_bytes=2_000_000,
+            regex_timeout=0.5,
+            sandbox_workers=0,
+        )
     with TestClient(create_app(settings)) as c:
         yield c
 
@@ -43,18 +49,21 @@ def _stored(client, text: str) -> bool:
 
 
 # ---- refused ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("method, path, kwargs", [
-    ("GET", "/", {}),
-    ("GET", "/api/tokenizers", {}),
-    ("POST", "/corpora", {"data": {"text": "rebound page form"}}),
-    ("POST", "/api/corpora", {"json": {"text": "rebound page json"}}),
-    ("POST", "/api/corpora/upload", {"files": {"file": ("c.txt", b"rebound page upload")}}),
-    ("POST", "/api/tokenizers", {"files": {"file": ("v.txt", b"[UNK]\nplay\n##ing\n")}}),
-], ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize(
+    "method, path, kwargs",
+    [
+        ("GET", "/", {}),
+        ("GET", "/api/tokenizers", {}),
+        ("POST", "/corpora", {"data": {"text": "rebound page form"}}),
+        ("POST", "/api/corpora", {"json": {"text": "rebound page json"}}),
+        ("POST", "/api/corpora/upload", {"files": {"file": ("c.txt", b"rebound page upload")}}),
+        ("POST", "/api/tokenizers", {"files": {"file": ("v.txt", b"[UNK]\nplay\n##ing\n")}}),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
 def test_a_rebound_page_gets_400_and_stores_nothing(client, method, path, kwargs):
     """The attacker's page sends its own name as Host and a matching Origin."""
-    r = client.request(method, path, headers={"Host": EVIL, "Origin": f"http://{EVIL}"},
-                       **kwargs)
+    r = client.request(method, path, headers={"Host": EVIL, "Origin": f"http://{EVIL}"}, **kwargs)
     assert r.status_code == 400
     if path.startswith("/api"):
         detail = r.json()["detail"]
@@ -66,10 +75,18 @@ def test_a_rebound_page_gets_400_and_stores_nothing(client, method, path, kwargs
         assert not _stored(client, text)
 
 
-@pytest.mark.parametrize("host", [
-    "evil.example", "127.0.0.1.evil.example", "localhost.evil.example", "course.example",
-    "evilcourse.example", "[::2]:8000", "tokvis.example.org.evil.example",
-])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "evil.example",
+        "127.0.0.1.evil.example",
+        "localhost.evil.example",
+        "course.example",
+        "evilcourse.example",
+        "[::2]:8000",
+        "tokvis.example.org.evil.example",
+    ],
+)
 def test_names_that_only_look_allowed_are_refused(client, host):
     """A wildcard allows subdomains only, and no name is matched by its prefix."""
     assert client.get("/api/tokenizers", headers={"Host": host}).status_code == 400
@@ -82,12 +99,23 @@ def test_the_refusal_still_carries_the_security_headers(client):
 
 
 # ---- answered ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("host", [
-    "localhost:8000", "localhost", "127.0.0.1", "127.0.0.1:8000", "[::1]:8000", "[::1]",
-    "LocalHost:8000",                                    # host names are case-insensitive
-    "testserver", "tokvis.example.org", "tokvis.example.org:443", "a.course.example",
-    "b.a.course.example:8000",
-])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "localhost:8000",
+        "localhost",
+        "127.0.0.1",
+        "127.0.0.1:8000",
+        "[::1]:8000",
+        "[::1]",
+        "LocalHost:8000",  # host names are case-insensitive
+        "testserver",
+        "tokvis.example.org",
+        "tokvis.example.org:443",
+        "a.course.example",
+        "b.a.course.example:8000",
+    ],
+)
 def test_the_configured_hosts_are_answered_on_any_port(client, host):
     """`[::1]:8000` is host `[::1]`, port 8000: Starlette's parser keeps the brackets (one that
     split at the first colon would see `[`, and refuse the loopback address)."""
@@ -96,8 +124,11 @@ def test_the_configured_hosts_are_answered_on_any_port(client, host):
 
 
 def test_a_write_from_an_allowed_host_goes_through(client):
-    r = client.post("/api/corpora", json={"text": "from localhost"},
-                    headers={"Host": "localhost:8000", "Origin": "http://localhost:8000"})
+    r = client.post(
+        "/api/corpora",
+        json={"text": "from localhost"},
+        headers={"Host": "localhost:8000", "Origin": "http://localhost:8000"},
+    )
     assert r.status_code == 201
     assert _stored(client, "from localhost")
 
@@ -106,21 +137,34 @@ def test_a_write_from_an_allowed_host_goes_through(client):
 def test_the_setting_adds_to_the_defaults(monkeypatch, tmp_path):
     """Settings built directly (as the tests build them) read the variable too."""
     monkeypatch.setenv("TOKVIS_ALLOWED_HOSTS", "Tokvis.Example.org, 10.0.0.7 ::1  localhost")
-    settings = Settings(db_path=tmp_path / "s.sqlite3", max_text_chars=1, max_corpus_bytes=1,
-                        max_upload_bytes=1, regex_timeout=0.5)
-    assert settings.allowed_hosts == ("127.0.0.1", "localhost", "[::1]",
-                                      "tokvis.example.org", "10.0.0.7")
+    settings = Settings(
+        db_path=tmp_path / "s.sqlite3",
+        max_text_chars=1,
+        max_corpus_bytes=1,
+        max_upload_bytes=1,
+        regex_timeout=0.5,
+    )
+    assert settings.allowed_hosts == (
+        "127.0.0.1",
+        "localhost",
+        "[::1]",
+        "tokvis.example.org",
+        "10.0.0.7",
+    )
     monkeypatch.delenv("TOKVIS_ALLOWED_HOSTS")
     assert allowed_hosts_from_env() == ("127.0.0.1", "localhost", "[::1]")
 
 
-@pytest.mark.parametrize("raw, says", [
-    ("tokvis.example.org:8000", "has a port"),
-    ("http://tokvis.example.org", "is a URL"),
-    ("tokvis.*.org", "is not a host name"),
-    ("*example.org", "is not a host name"),
-    ("[::1]:8000", "has a port"),
-])
+@pytest.mark.parametrize(
+    "raw, says",
+    [
+        ("tokvis.example.org:8000", "has a port"),
+        ("http://tokvis.example.org", "is a URL"),
+        ("tokvis.*.org", "is not a host name"),
+        ("*example.org", "is not a host name"),
+        ("[::1]:8000", "has a port"),
+    ],
+)
 def test_a_bad_name_is_a_value_error_naming_the_setting(monkeypatch, raw, says):
     monkeypatch.setenv("TOKVIS_ALLOWED_HOSTS", raw)
     with pytest.raises(ValueError, match=f"TOKVIS_ALLOWED_HOSTS: .*{says}"):
@@ -146,6 +190,7 @@ def _tiny(allowed: tuple[str, ...]) -> HostCheck:
 def test_a_request_with_no_host_header_is_refused():
     """HTTP/1.0 allows leaving Host out; such a request names no host we serve."""
     import asyncio
+
     sent = []
 
     async def receive():
@@ -154,8 +199,16 @@ def test_a_request_with_no_host_header_is_refused():
     async def send(message):
         sent.append(message)
 
-    scope = {"type": "http", "method": "GET", "path": "/", "headers": [], "query_string": b"",
-             "http_version": "1.0", "scheme": "http", "server": ("127.0.0.1", 8000)}
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "path": "/",
+        "headers": [],
+        "query_string": b"",
+        "http_version": "1.0",
+        "scheme": "http",
+        "server": ("127.0.0.1", 8000),
+    }
     asyncio.run(_tiny(("localhost",))(scope, receive, send))
     assert sent[0]["status"] == 400
     assert b"no Host header" in sent[1]["body"]

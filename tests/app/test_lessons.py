@@ -1,5 +1,6 @@
 """Worked lessons: every page renders, every number a step says comes from the engine's values
 for that step, and the states equal the engine's steppers."""
+
 from __future__ import annotations
 
 import json
@@ -58,11 +59,13 @@ def test_bpe_lesson_is_the_engines_training():
 
 
 def test_encoding_lessons_are_the_engines():
-    tok = tc.train("bpe", ["low low low low lowest lowest newer newer newer wider wider"],
-                   vocab_size=25)
+    tok = tc.train(
+        "bpe", ["low low low low lowest lowest newer newer newer wider wider"], vocab_size=25
+    )
     steps = [s for s in lesson("bpe-lowest").steps if s.panel == "bpe_encode"]
-    assert [s.data["merged"] for s in steps if s.data["candidates"]] == \
-        [e.merged for e in tok.model.encode_steps("lowest")]
+    assert [s.data["merged"] for s in steps if s.data["candidates"]] == [
+        e.merged for e in tok.model.encode_steps("lowest")
+    ]
     aab = lesson("byte-bpe-aabaa").steps
     assert [s.data["pair"] for s in aab[1:4]] == [["a", "a"], ["aa", "b"], ["Ġ", "aab"]]
     assert aab[-1].data["parts"] == ["aab"] and aab[-1].data["ids"] == [257]
@@ -81,6 +84,7 @@ def test_wordpiece_and_unigram_lessons_are_the_engines():
 
 def test_sentence_lesson_uses_the_splitter():
     from tokenizers_core.implementations.rules import split_sentences
+
     last = lesson("sentences").steps[-1]
     assert last.data["spans"] == [list(s) for s in split_sentences(last.data["text"])]
     assert last.data["n"] == 3

@@ -1,6 +1,7 @@
 """Uploads and pasted text within one limit: gzip bombs, broken gzip, lone surrogates, and the
 documented corpus limit for every way in (the test settings put it at 2 MB, over Starlette's
 1 MB default for a multipart field)."""
+
 from __future__ import annotations
 
 import gzip
@@ -11,7 +12,7 @@ from fastapi import HTTPException
 
 from app import limits
 
-BOMB = gzip.compress(b"\0" * 50_000_000, compresslevel=9)     # ~50 KB that grow to 50 MB
+BOMB = gzip.compress(b"\0" * 50_000_000, compresslevel=9)  # ~50 KB that grow to 50 MB
 
 
 def test_gunzip_capped_stops_at_the_limit():
@@ -21,11 +22,14 @@ def test_gunzip_capped_stops_at_the_limit():
     assert limits.gunzip_capped(gzip.compress(b"x" * 1000), 1000) == b"x" * 1000
 
 
-@pytest.mark.parametrize("data, words", [
-    (gzip.compress(b"hello world " * 1000, mtime=0)[:-30], "truncated"),
-    (b"\x1f\x8b" + b"garbage that is not deflate", "not valid gzip"),
-    (gzip.compress(b"hello", mtime=0)[:5], "truncated"),
-])
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        (gzip.compress(b"hello world " * 1000, mtime=0)[:-30], "truncated"),
+        (b"\x1f\x8b" + b"garbage that is not deflate", "not valid gzip"),
+        (gzip.compress(b"hello", mtime=0)[:5], "truncated"),
+    ],
+)
 def test_gunzip_capped_refuses_broken_gzip(data, words):
     with pytest.raises(HTTPException) as info:
         limits.gunzip_capped(data, 1_000_000)
@@ -33,8 +37,7 @@ def test_gunzip_capped_refuses_broken_gzip(data, words):
 
 
 def test_gzip_bomb_model_upload_is_413(client):
-    r = client.post("/unigram/lattice", files={"file": ("bomb.model", BOMB)},
-                    data={"text": "cats"})
+    r = client.post("/unigram/lattice", files={"file": ("bomb.model", BOMB)}, data={"text": "cats"})
     assert r.status_code == 413
     assert "decompress" in r.text
 
@@ -44,11 +47,11 @@ def test_gzip_bomb_tokenizer_upload_is_413(client):
     assert r.status_code == 413 and "decompress" in r.json()["detail"]
 
 
-@pytest.mark.parametrize("data", [gzip.compress(b"\x0a\x05hello" * 100, mtime=0)[:-12],
-                                  b"\x1f\x8b\x08\x00 not gzip"])
+@pytest.mark.parametrize(
+    "data", [gzip.compress(b"\x0a\x05hello" * 100, mtime=0)[:-12], b"\x1f\x8b\x08\x00 not gzip"]
+)
 def test_broken_gzip_model_upload_is_422(client, data):
-    r = client.post("/unigram/lattice", files={"file": ("bad.model", data)},
-                    data={"text": "cats"})
+    r = client.post("/unigram/lattice", files={"file": ("bad.model", data)}, data={"text": "cats"})
     assert r.status_code == 422
     assert "gzip" in r.text
 
@@ -59,19 +62,24 @@ def test_gzip_bomb_corpus_upload_is_413(client):
 
 
 def test_gzipped_corpus_upload_is_read(client):
-    r = client.post("/api/corpora/upload",
-                    files={"file": ("c.txt.gz", gzip.compress("zipped corpus\n".encode()))})
+    r = client.post(
+        "/api/corpora/upload",
+        files={"file": ("c.txt.gz", gzip.compress("zipped corpus\n".encode()))},
+    )
     assert r.status_code == 201 and r.json()["lines"] == 1
 
 
 def test_broken_gzip_in_the_core_is_a_value_error():
     from tokenizers_core.formats.sentencepiece_model import parse_model_proto
+
     with pytest.raises(ValueError, match="gzip"):
         parse_model_proto(gzip.compress(b"\x0a\x05hello")[:-8])
 
 
-@pytest.mark.parametrize("tokenizer", ["char", "word", "sentence", "botchan_en_unigram_1000",
-                                       "botchan_en_bpe_1000", "cl100k_base"])
+@pytest.mark.parametrize(
+    "tokenizer",
+    ["char", "word", "sentence", "botchan_en_unigram_1000", "botchan_en_bpe_1000", "cl100k_base"],
+)
 def test_lone_surrogate_becomes_replacement_character(client, tokenizer):
     # as tiktoken: a lone surrogate is read as U+FFFD, one character, so offsets still fit
     body = '{"tokenizer": "%s", "text": "ab\\ud800 cd"}' % tokenizer
@@ -84,8 +92,11 @@ def test_lone_surrogate_becomes_replacement_character(client, tokenizer):
 
 
 def test_lone_surrogate_corpus_is_stored(client):
-    r = client.post("/api/corpora", content='{"text": "corpus \\udc80 with a lone half"}',
-                    headers={"Content-Type": "application/json"})
+    r = client.post(
+        "/api/corpora",
+        content='{"text": "corpus \\udc80 with a lone half"}',
+        headers={"Content-Type": "application/json"},
+    )
     assert r.status_code == 201, r.text
 
 
@@ -96,11 +107,13 @@ def _corpus(size: int) -> str:
 
 def test_pasted_corpus_over_one_megabyte_is_accepted_in_every_form(client):
     text = _corpus(1_500_000)
-    r = client.post("/corpora", files={"file": ("", b"")}, data={"text": text},
-                    follow_redirects=False)
+    r = client.post(
+        "/corpora", files={"file": ("", b"")}, data={"text": text}, follow_redirects=False
+    )
     assert r.status_code == 303, r.text[:300]
-    r = client.post("/bpe/train", data={"corpus_text": text, "vocab_size": "300"},
-                    follow_redirects=False)
+    r = client.post(
+        "/bpe/train", data={"corpus_text": text, "vocab_size": "300"}, follow_redirects=False
+    )
     assert r.status_code == 303
     r = client.post("/api/corpora", json={"text": text})
     assert r.status_code == 201
@@ -117,8 +130,13 @@ def test_corpus_over_the_limit_is_413_with_the_setting_named(client):
 
 
 def test_a_body_far_over_every_limit_is_refused_unread(client, settings):
-    too_much = limits.body_limit(settings.max_corpus_bytes, settings.max_upload_bytes,
-                                 settings.max_tokenizer_bytes) + 1
-    r = client.post("/api/corpora", content=b"x" * too_much,
-                    headers={"Content-Type": "application/json"})
+    too_much = (
+        limits.body_limit(
+            settings.max_corpus_bytes, settings.max_upload_bytes, settings.max_tokenizer_bytes
+        )
+        + 1
+    )
+    r = client.post(
+        "/api/corpora", content=b"x" * too_much, headers={"Content-Type": "application/json"}
+    )
     assert r.status_code == 413

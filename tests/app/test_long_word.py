@@ -6,6 +6,7 @@ built?" link walked the whole piece to find the word around it: n chips x n char
 The work is counted, not timed: the Python and C function calls the page's handler makes
 (`sys.setprofile` sees both), so the test cannot flake on a busy machine. Timings are in
 `benchmarks/bench_long_text.py` (the long-word table)."""
+
 from __future__ import annotations
 
 import random
@@ -20,7 +21,7 @@ from app.routers import visualiser as visualiser_router
 from app.services.visualiser import MAX_CHIPS
 
 HTMX = {"HX-Request": "true"}
-TOKENIZER = "o200k_base"   # one token per 東, so every chip of a short run is drawn
+TOKENIZER = "o200k_base"  # one token per 東, so every chip of a short run is drawn
 
 
 def page(client, text: str):
@@ -33,7 +34,7 @@ def calls_to_draw(client, monkeypatch, text: str) -> int:
     """Function calls (Python and built-in) the page's handler makes for `text`, once the
     tokeniser and its caches are warm. The handler runs in the TestClient's worker thread,
     so the counter is installed there, around the handler's body."""
-    page(client, text)                                   # warm: the BPE cache, the templates
+    page(client, text)  # warm: the BPE cache, the templates
     count = 0
     page_of = visualiser_router._page
 
@@ -87,4 +88,4 @@ def test_a_link_in_a_long_word_keeps_its_token_whole():
     for start, end in [(0, 3), (500, 504), (997, 1000)]:
         shown = display.link_word(word, (0, len(word)), (start, end))
         assert len(shown) == display.MAX_LINK_WORD and word[start:end] in shown
-    assert display.link_word(word, (0, 1000), (500, 504)) == word[504 - display.MAX_LINK_WORD:504]
+    assert display.link_word(word, (0, 1000), (500, 504)) == word[504 - display.MAX_LINK_WORD : 504]

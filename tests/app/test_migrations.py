@@ -1,6 +1,7 @@
 """The store's schema versions: a store made before migrations existed is adopted by `tokvis db
 upgrade` with every row; a server on an older schema refuses to start and says to run it; an
 empty database is created at the newest schema; upgrading twice does nothing the second time."""
+
 from __future__ import annotations
 
 import hashlib
@@ -47,28 +48,43 @@ TEXT = "an old corpus, kept through the upgrade\n"
 def old_store(path: Path) -> Path:
     with closing(sqlite3.connect(path)) as db, db:
         db.executescript(OLD_SCHEMA)
-        db.execute("INSERT INTO corpora VALUES (?, ?, ?, 'old', 1.0)",
-                   (hashlib.sha256(TEXT.encode()).hexdigest(), TEXT, len(TEXT)))
+        db.execute(
+            "INSERT INTO corpora VALUES (?, ?, ?, 'old', 1.0)",
+            (hashlib.sha256(TEXT.encode()).hexdigest(), TEXT, len(TEXT)),
+        )
         db.execute("INSERT INTO trained VALUES ('h', '{\"a\": 1}', 1.0)")
         db.execute("INSERT INTO tokenizer_files VALUES ('f', x'00ff', 2, 1.0)")
-        db.execute("INSERT INTO tokenizers VALUES ('upload-f', 'f', 'n', 'hf', '{}', 'bpe', 5, "
-                   "'bpe', 1.0)")
-        db.execute("INSERT INTO jobs (id, kind, spec, status, results, created) VALUES "
-                   "('j', 'sweep', '{}', 'done', '[1]', 1.0)")
+        db.execute(
+            "INSERT INTO tokenizers VALUES ('upload-f', 'f', 'n', 'hf', '{}', 'bpe', 5, 'bpe', 1.0)"
+        )
+        db.execute(
+            "INSERT INTO jobs (id, kind, spec, status, results, created) VALUES "
+            "('j', 'sweep', '{}', 'done', '[1]', 1.0)"
+        )
     return path
 
 
 def tokvis(*args: str, db: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app.cli", *args, "--db", str(db)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *args, "--db", str(db)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_a_store_from_before_migrations_is_refused_then_adopted_with_every_row(tmp_path):
     path = old_store(tmp_path / "old.sqlite3")
     with pytest.raises(SchemaOutdated, match="tokvis db upgrade"):
         CorpusStore(path).open()
-    settings = Settings(db_path=path, max_text_chars=1000, max_corpus_bytes=10 ** 6,
-                        max_upload_bytes=10 ** 6, regex_timeout=0.5)
+    settings = Settings(
+        db_path=path,
+        max_text_chars=1000,
+        max_corpus_bytes=10**6,
+        max_upload_bytes=10**6,
+        regex_timeout=0.5,
+    )
     with pytest.raises(SchemaOutdated, match="from before migrations"):
         with TestClient(create_app(settings)):
             pass
@@ -82,15 +98,20 @@ def test_a_store_from_before_migrations_is_refused_then_adopted_with_every_row(t
     assert store.get_tokenizer("upload-f")["name"] == "n"
     jobs = JobStore(path)
     assert jobs.get("j").results == [1]
-    assert jobs.submit("k", "sweep", {}, 1, queue_limit=5)[1]       # the added columns work
+    assert jobs.submit("k", "sweep", {}, 1, queue_limit=5)[1]  # the added columns work
     again = tokvis("db", "upgrade", db=path)
     assert again.returncode == 0 and "nothing to do" in again.stdout
 
 
 def test_the_server_says_to_upgrade_in_one_line(tmp_path):
     path = old_store(tmp_path / "old.sqlite3")
-    served = subprocess.run([sys.executable, "-m", "app.cli", "serve", "--port", "0", "--db",
-                             str(path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    served = subprocess.run(
+        [sys.executable, "-m", "app.cli", "serve", "--port", "0", "--db", str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert served.returncode == 1
     assert served.stderr.startswith("tokvis serve: error: the store at sqlite:///")
     assert "run `tokvis db upgrade`" in served.stderr and "Traceback" not in served.stderr
@@ -108,11 +129,20 @@ def test_a_new_store_is_created_at_the_newest_schema_and_a_newer_one_is_refused(
 
 def test_processes_creating_a_new_store_at_once_all_find_it_ready(tmp_path):
     path = tmp_path / "together.sqlite3"
-    code = ("import sys; from app.store import CorpusStore; "
-            "print(CorpusStore(sys.argv[1]).put('text ' + sys.argv[2]))")
-    procs = [subprocess.Popen([sys.executable, "-c", code, str(path), str(n)], cwd=ROOT,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for n in range(4)]
+    code = (
+        "import sys; from app.store import CorpusStore; "
+        "print(CorpusStore(sys.argv[1]).put('text ' + sys.argv[2]))"
+    )
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(path), str(n)],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(4)
+    ]
     results = [p.communicate(timeout=120) for p in procs]
     assert all(p.returncode == 0 for p in procs), [err[-500:] for _out, err in results]
     assert len(CorpusStore(path).list()) == 4

@@ -1,6 +1,7 @@
 """A model's folder uploaded as a .zip (tokenizer.json + tokenizer_config.json): it is stored
 like any tokenizer file, and its chat template is what /chat and /api/chat use for it unless
 another is picked. The bundled Qwen3 carries its own template the same way."""
+
 from __future__ import annotations
 
 import io
@@ -12,7 +13,7 @@ import pytest
 
 import tokenizers_core as tc
 
-XSS = '<img src=x onerror=alert(1)>'
+XSS = "<img src=x onerror=alert(1)>"
 TEMPLATE = "{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}"
 
 
@@ -36,15 +37,28 @@ def handle(client, folder_zip) -> str:
 
 
 def test_the_api_renders_with_the_folders_template(client, handle):
-    r = client.post("/api/chat", json={"tokenizer": handle,
-                                       "messages": [{"role": "user", "content": "hi"}]})
+    r = client.post(
+        "/api/chat", json={"tokenizer": handle, "messages": [{"role": "user", "content": "hi"}]}
+    )
     assert r.status_code == 200, r.text
     assert r.json()["text"] == "[user]hi"
-    named = client.post("/api/chat", json={"tokenizer": handle, "template_name": XSS,
-                                           "messages": [{"role": "user", "content": "hi"}]})
+    named = client.post(
+        "/api/chat",
+        json={
+            "tokenizer": handle,
+            "template_name": XSS,
+            "messages": [{"role": "user", "content": "hi"}],
+        },
+    )
     assert named.json()["text"] == "X1"
-    bundled = client.post("/api/chat", json={"tokenizer": handle, "template_name": "chatml",
-                                             "messages": [{"role": "user", "content": "hi"}]})
+    bundled = client.post(
+        "/api/chat",
+        json={
+            "tokenizer": handle,
+            "template_name": "chatml",
+            "messages": [{"role": "user", "content": "hi"}],
+        },
+    )
     assert bundled.json()["text"].startswith("<|im_start|>user")
 
 
@@ -54,20 +68,28 @@ def test_the_page_says_where_the_template_came_from_and_escapes_its_names(client
     source = re.search(r'data-testid="template-source">([^<]*)', r.text).group(1)
     assert "own chat template (its tokenizer_config.json)" in source
     assert "[user]" in r.text and XSS not in r.text
-    assert "&lt;img src=x onerror=alert(1)&gt;" in r.text     # the named template, as text
+    assert "&lt;img src=x onerror=alert(1)&gt;" in r.text  # the named template, as text
 
 
 def test_without_a_template_of_its_own_the_page_falls_back_and_the_api_asks(client):
     page = client.get("/chat", params={"tokenizer": "cl100k_base"})
     assert "The bundled example" in page.text and "&lt;|begin_of_text|&gt;" in page.text
-    api = client.post("/api/chat", json={"tokenizer": "cl100k_base",
-                                         "messages": [{"role": "user", "content": "hi"}]})
+    api = client.post(
+        "/api/chat",
+        json={"tokenizer": "cl100k_base", "messages": [{"role": "user", "content": "hi"}]},
+    )
     assert api.status_code == 422 and "give a chat template" in api.json()["detail"]
 
 
 def test_the_bundled_qwen3_uses_its_own_template(client):
-    r = client.post("/api/chat", json={"tokenizer": "qwen3", "add_generation_prompt": True,
-                                       "messages": [{"role": "user", "content": "hi"}]})
+    r = client.post(
+        "/api/chat",
+        json={
+            "tokenizer": "qwen3",
+            "add_generation_prompt": True,
+            "messages": [{"role": "user", "content": "hi"}],
+        },
+    )
     assert r.json()["text"] == "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
 
 
@@ -77,6 +99,10 @@ def test_the_stored_list_and_the_upload_boxes_lead_to_chat_and_diff(client, hand
     assert f'href="/diff?b={handle}"' in listing
     for page in ("/chat", "/diff"):
         assert 'data-testid="upload-box"' in client.get(page).text
-    done = client.post("/tokenizers", files={"file": ("Qwen3.zip", b"")},
-                       data={"next": "/diff?a=cl100k_base"}, follow_redirects=False)
+    done = client.post(
+        "/tokenizers",
+        files={"file": ("Qwen3.zip", b"")},
+        data={"next": "/diff?a=cl100k_base"},
+        follow_redirects=False,
+    )
     assert done.status_code in (303, 422)

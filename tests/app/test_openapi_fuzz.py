@@ -1,19 +1,24 @@
 """A bounded schemathesis run over every operation of the OpenAPI schema: no server errors, every
 status documented, every body as documented. (Examples are few per operation, so the run stays
 well under a minute; the trainings it starts run with a small CPU budget.)"""
+
 from __future__ import annotations
 
 import pytest
 import schemathesis
-from hypothesis import HealthCheck, settings as hypothesis_settings
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
+from schemathesis.checks import (
+    not_a_server_error,
+    response_schema_conformance,
+    status_code_conformance,
+)
 from schemathesis.config import SchemathesisConfig
-from schemathesis.checks import (not_a_server_error, response_schema_conformance,
-                                 status_code_conformance)
 
 from app.config import Settings
 from app.main import create_app
 
-pytestmark = pytest.mark.slow      # schemathesis over every operation
+pytestmark = pytest.mark.slow  # schemathesis over every operation
 
 MAX_EXAMPLES = 10
 
@@ -21,9 +26,19 @@ MAX_EXAMPLES = 10
 @pytest.fixture(scope="module")
 def fuzz_app(tmp_path_factory):
     db = tmp_path_factory.mktemp("fuzz") / "store.sqlite3"
-    app = create_app(Settings(db_path=db, max_text_chars=2_000, max_corpus_bytes=200_000,
-                              max_upload_bytes=200_000, regex_timeout=0.2, job_workers=2,
-                              job_queue=2, job_cpu_seconds=1, job_memory_mb=1024))
+    app = create_app(
+        Settings(
+            db_path=db,
+            max_text_chars=2_000,
+            max_corpus_bytes=200_000,
+            max_upload_bytes=200_000,
+            regex_timeout=0.2,
+            job_workers=2,
+            job_queue=2,
+            job_cpu_seconds=1,
+            job_memory_mb=1024,
+        )
+    )
     yield app
     app.state.jobs.stop()
 
@@ -40,18 +55,23 @@ def fuzz_schema(fuzz_app):
 
 
 CHECKS = [not_a_server_error, status_code_conformance, response_schema_conformance]
-HEAVY = "compare|tax"      # each call trains three columns or encodes 33 languages
+HEAVY = "compare|tax"  # each call trains three columns or encodes 33 languages
 
 
 @schema.exclude(path_regex=HEAVY).parametrize()
-@hypothesis_settings(max_examples=MAX_EXAMPLES, deadline=None, derandomize=True,
-                     suppress_health_check=list(HealthCheck))
+@hypothesis_settings(
+    max_examples=MAX_EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=list(HealthCheck),
+)
 def test_every_operation_keeps_its_contract(case):
     case.call_and_validate(checks=CHECKS)
 
 
 @schema.include(path_regex=HEAVY).parametrize()
-@hypothesis_settings(max_examples=1, deadline=None, derandomize=True,
-                     suppress_health_check=list(HealthCheck))
+@hypothesis_settings(
+    max_examples=1, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
+)
 def test_heavy_operations_keep_their_contract(case):
     case.call_and_validate(checks=CHECKS)

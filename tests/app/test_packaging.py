@@ -7,6 +7,7 @@ tree), installs it *with its dependencies* into a fresh venv (from pip's cache o
 starts the installed `tokvis serve` from a temporary directory. It takes ~30 s; skip it offline
 with `-m "not package"`.
 """
+
 from __future__ import annotations
 
 import os
@@ -37,8 +38,11 @@ def _listed_packages() -> set[str]:
 def test_every_python_package_is_in_the_package_list():
     """pyproject lists its packages (the templates and static dirs need a mapping, which rules
     out automatic discovery): a new subpackage must be added there, or the wheel lacks it."""
-    found = {".".join(p.parent.relative_to(ROOT).parts)
-             for top in ("tokenizers_core", "app") for p in (ROOT / top).rglob("__init__.py")}
+    found = {
+        ".".join(p.parent.relative_to(ROOT).parts)
+        for top in ("tokenizers_core", "app")
+        for p in (ROOT / top).rglob("__init__.py")
+    }
     assert found - _listed_packages() == set()
 
 
@@ -60,8 +64,11 @@ def _page_paths(app) -> list[str]:
         route = stack.pop()
         stack.extend(getattr(getattr(route, "original_router", None), "routes", []))
         path, methods = getattr(route, "path", ""), getattr(route, "methods", None) or set()
-        if "GET" in methods and "{" not in path and not path.startswith(("/api", "/docs",
-                                                                          "/redoc", "/openapi")):
+        if (
+            "GET" in methods
+            and "{" not in path
+            and not path.startswith(("/api", "/docs", "/redoc", "/openapi"))
+        ):
             paths.add(path)
     return sorted(paths)
 
@@ -81,9 +88,20 @@ def _get(url: str) -> tuple[int, str, bytes]:
 
 
 def _copy_source(dest: Path) -> Path:
-    skip = shutil.ignore_patterns(".venv", ".git", "build", "dist", "*.egg-info", "__pycache__",
-                                  ".pytest_cache", ".hypothesis", "tests", "benchmarks",
-                                  "artifacts", "*.sqlite3")
+    skip = shutil.ignore_patterns(
+        ".venv",
+        ".git",
+        "build",
+        "dist",
+        "*.egg-info",
+        "__pycache__",
+        ".pytest_cache",
+        ".hypothesis",
+        "tests",
+        "benchmarks",
+        "artifacts",
+        "*.sqlite3",
+    )
     return Path(shutil.copytree(ROOT, dest / "src", ignore=skip))
 
 
@@ -92,31 +110,56 @@ def test_the_wheel_installs_and_serves_every_page_with_its_css_and_js(tmp_path, 
     src = _copy_source(tmp_path)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TOKVIS_DB")}
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
-    subprocess.run([*pip, "wheel", "--no-deps", "-w", str(tmp_path / "dist"), str(src)],
-                   check=True, env=env, cwd=tmp_path, capture_output=True)
+    subprocess.run(
+        [*pip, "wheel", "--no-deps", "-w", str(tmp_path / "dist"), str(src)],
+        check=True,
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+    )
     wheel = next((tmp_path / "dist").glob("*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert {"app/templates/base.html", "app/templates/steps/bpe_merge.html",
-            "app/static/htmx.min.js", "app/static/app.css", "app/cli/__main__.py",
-            "tokenizers_core/data/corpora/udhr/eng.txt",
-            "tokenizers_core/data/vocab/mistral_tekken_240718.json.gz"} <= names
+    assert {
+        "app/templates/base.html",
+        "app/templates/steps/bpe_merge.html",
+        "app/static/htmx.min.js",
+        "app/static/app.css",
+        "app/cli/__main__.py",
+        "tokenizers_core/data/corpora/udhr/eng.txt",
+        "tokenizers_core/data/vocab/mistral_tekken_240718.json.gz",
+    } <= names
     assert wheel.stat().st_size < 40 * 2**20, f"the wheel is {wheel.stat().st_size:,} bytes"
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
-    subprocess.run([*pip, "--python", str(python), "install", str(wheel)], check=True, env=env,
-                   cwd=tmp_path, capture_output=True)       # with its dependencies
-    where = subprocess.run([str(python), "-c", "import app; print(app.__file__)"], check=True,
-                           capture_output=True, text=True, cwd=tmp_path, env=env).stdout
-    assert where.startswith(str(venv)), where          # the installed copy, not the checkout
+    subprocess.run(
+        [*pip, "--python", str(python), "install", str(wheel)],
+        check=True,
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+    )  # with its dependencies
+    where = subprocess.run(
+        [str(python), "-c", "import app; print(app.__file__)"],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    ).stdout
+    assert where.startswith(str(venv)), where  # the installed copy, not the checkout
 
     run_dir = tmp_path / "elsewhere"
     run_dir.mkdir()
     port = _free_port()
-    server = subprocess.Popen([str(venv / "bin" / "tokvis"), "serve", "--port", str(port),
-                               "--db", "store.sqlite3"], cwd=run_dir, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    server = subprocess.Popen(
+        [str(venv / "bin" / "tokvis"), "serve", "--port", str(port), "--db", "store.sqlite3"],
+        cwd=run_dir,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -130,14 +173,21 @@ def test_the_wheel_installs_and_serves_every_page_with_its_css_and_js(tmp_path, 
                 time.sleep(0.2)
         assets: set[str] = set()
         statuses = {}
-        for path in _page_paths(app):   # (a fragment route without its inputs is a 422 page)
+        for path in _page_paths(app):  # (a fragment route without its inputs is a 422 page)
             status, kind, body = _get(base + path + CHEAP_QUERY.get(path, ""))
             assert status < 500 and kind.startswith("text/html"), (path, status, body[:300])
             statuses[path] = status
             assets.update(re.findall(r'(?:href|src)="(/static/[^"?#]+)', body.decode()))
         assert {"/static/htmx.min.js", "/static/app.css"} <= assets
-        pages = ("/", "/compare", "/bpe/train", "/bpe/encode", "/wordpiece/train",
-                 "/wordpiece/encode", "/unigram/lattice")
+        pages = (
+            "/",
+            "/compare",
+            "/bpe/train",
+            "/bpe/encode",
+            "/wordpiece/train",
+            "/wordpiece/encode",
+            "/unigram/lattice",
+        )
         assert all(statuses[p] == 200 for p in pages), statuses
         for asset in sorted(assets):
             status, kind, body = _get(base + asset)

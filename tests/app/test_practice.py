@@ -1,5 +1,6 @@
 """Practice mode: the step-through views ask for the next step and the server checks the answer.
 Score and streak live in the URL; the answer is a plain GET form field (`answer`)."""
+
 from __future__ import annotations
 
 import re
@@ -12,8 +13,9 @@ def _feedback(html: str) -> str:
 
 
 def _next(html: str) -> dict[str, list[str]]:
-    url = re.search(r'data-testid="next-question"', html) and \
-        re.search(r'href="([^"]*)"[^>]*data-testid="next-question"', html).group(1)
+    url = re.search(r'data-testid="next-question"', html) and re.search(
+        r'href="([^"]*)"[^>]*data-testid="next-question"', html
+    ).group(1)
     return parse_qs(urlsplit(url.replace("&amp;", "&")).query)
 
 
@@ -32,8 +34,10 @@ def test_bpe_training_right_then_wrong(client):
     r = client.get("/bpe/train?step=0&practice=1&answer=e%09s")
     assert _feedback(r.text).startswith("✓ Right: e + s occurs 9 times")
     q = _next(r.text)
-    assert q["step"] == ["1"] and q["score"] == ["1"] and q["asked"] == ["1"] and q["streak"] == ["1"]
-    assert 'data-testid="pair-table"' in r.text                 # answered: the table is back
+    assert (
+        q["step"] == ["1"] and q["score"] == ["1"] and q["asked"] == ["1"] and q["streak"] == ["1"]
+    )
+    assert 'data-testid="pair-table"' in r.text  # answered: the table is back
     r = client.get("/bpe/train?step=1&practice=1&score=1&asked=1&streak=1&answer=es%09t")
     fb = _feedback(r.text)
     assert fb.startswith("✗ Close: es + t also occurs 9 times, a tie with t + &lt;/w&gt;")
@@ -44,7 +48,9 @@ def test_bpe_training_right_then_wrong(client):
 
 
 def test_until_ends_the_round(client):
-    r = client.get("/bpe/train?step=1&practice=1&until=2&score=1&asked=1&streak=1&answer=t%09%3C/w%3E")
+    r = client.get(
+        "/bpe/train?step=1&practice=1&until=2&score=1&asked=1&streak=1&answer=t%09%3C/w%3E"
+    )
     assert _feedback(r.text).startswith("✓")
     assert _next(r.text)["step"] == ["2"]
     r = client.get("/bpe/train?step=2&practice=1&until=2&score=2&asked=2&streak=2")
@@ -55,7 +61,9 @@ def test_bpe_encoding(client):
     base = "/bpe/encode?text=lowest&practice=1&step=0"
     r = client.get(base)
     assert re.findall(r'name="answer" value="([^"]*)"', r.text) == ["0", "1", "2", "3", "4"]
-    assert _feedback(client.get(base + "&answer=3").text).startswith("✓ Right: e + s is merge number 275")
+    assert _feedback(client.get(base + "&answer=3").text).startswith(
+        "✓ Right: e + s is merge number 275"
+    )
     wrong = _feedback(client.get(base + "&answer=0").text)
     assert "l + o is a known merge, number 5,440, but e + s is number 275" in wrong
 
@@ -65,7 +73,7 @@ def test_wordpiece_encoding_skips_the_misses(client):
     r = client.get(base + "&answer=un")
     assert _feedback(r.text).startswith("✓ Right: un is the longest window")
     q = _next(r.text)
-    assert q["step"] == ["8"]                   # unaffable .. una missed (7 probes), un hit: 8
+    assert q["step"] == ["8"]  # unaffable .. una missed (7 probes), un hit: 8
     assert "keeps shrinking until un" in _feedback(client.get(base + "&answer=unaff").text)
     assert "longer than u" in _feedback(client.get(base + "&answer=u").text)
     r = client.get("/wordpiece/encode?practice=1&step=8")
@@ -104,8 +112,11 @@ def test_encoding_steps_that_are_not_merges_are_not_asked():
     from app import practice
     from app.views.bpe_encode import practice as bpe_encode_question
     from tokenizers_core.models.bpe.model import BpeEncodeStep
-    flat = [(0, BpeEncodeStep(0, ("h", "i"), (), -1, -1, "hi", "whole_word")),
-            (1, BpeEncodeStep(0, ("l", "o"), ((0, 0),), 0, 0, "lo"))]
+
+    flat = [
+        (0, BpeEncodeStep(0, ("h", "i"), (), -1, -1, "hi", "whole_word")),
+        (1, BpeEncodeStep(0, ("l", "o"), ((0, 0),), 0, 0, "lo")),
+    ]
     state = practice.PracticeState(on=True, answer="0")
     q = bpe_encode_question(state, "/bpe/encode", {"text": "hi lo"}, 0, flat, str)
     assert q.right and "lo" in q.prompt and "step=2" in q.next_url

@@ -1,8 +1,8 @@
 """The note under decode(ids) says what actually happened (issue 13, item 6)."""
+
 from __future__ import annotations
 
 import tokenizers_core as tc
-
 from app.roundtrip import round_trip_notes
 
 
@@ -27,6 +27,7 @@ def test_special_tokens_the_post_processor_added_are_named_and_nothing_else():
 
 def test_special_tokens_left_out_by_decode_are_named_and_nothing_is_said_of_normalising():
     from app.roundtrip import round_trip_notes
+
     tok = tc.load("cl100k_base")
     text = "Hi <|endoftext|> there"
     enc = tok.encode(text, allowed_special="all")
@@ -48,8 +49,10 @@ def test_sentencepiece_unknown_and_spaces():
 
 def test_the_page_shows_the_notes(client):
     """The visualiser decodes as decode does by default: special tokens kept."""
-    r = client.get("/", params={"text": "Hi <|endoftext|> there", "tokenizer": "cl100k_base",
-                                "special": "true"})
+    r = client.get(
+        "/",
+        params={"text": "Hi <|endoftext|> there", "tokenizer": "cl100k_base", "special": "true"},
+    )
     assert "(round trip exact)" in r.text and "left out" not in r.text
     assert "Hi·&lt;|endoftext|&gt;·there" in r.text.split('data-testid="decoded"')[1]
     r = client.get("/", params={"text": "hello ☃", "tokenizer": "bert-base-uncased"})
@@ -61,18 +64,23 @@ def test_the_decoder_joining_tokens_its_own_way_is_said_after_the_post_processor
     said = notes("bert-base-uncased", "a , b")
     assert said == [
         "decode keeps the special tokens “[CLS]”, “[SEP]” the post-processor added.",
-        "the decoder joins the tokens its own way: “a·,·b” comes back as “a,·b”."]
+        "the decoder joins the tokens its own way: “a·,·b” comes back as “a,·b”.",
+    ]
 
 
 def test_characters_in_no_token_are_named():
     from tokenizers_core.models.wordlevel.model import WordLevel
     from tokenizers_core.pipeline import Tokenizer
     from tokenizers_core.pre_tokenizers.hf import Split
-    tok = Tokenizer(WordLevel({"a": 0, "b": 1, "[UNK]": 2}, unk_token="[UNK]"),
-                    pre_tokenizer=Split(";", "removed"))
+
+    tok = Tokenizer(
+        WordLevel({"a": 0, "b": 1, "[UNK]": 2}, unk_token="[UNK]"),
+        pre_tokenizer=Split(";", "removed"),
+    )
     enc = tok.encode("a;b")
     assert round_trip_notes(tok, "a;b", enc, tok.decode(enc.ids)) == [
-        "“;” is in no token: the pre-tokeniser dropped it."]
+        "“;” is in no token: the pre-tokeniser dropped it."
+    ]
 
 
 def test_whitespace_the_normaliser_rewrote_is_named():
@@ -85,4 +93,5 @@ def test_an_unexplained_difference_says_where_it_starts():
     tok = tc.load("cl100k_base")
     enc = tok.encode("Hello world")
     assert round_trip_notes(tok, "Hello world", enc, "Hello  world") == [
-        "decode gives “Hello··world” where the input has “Hello·world”."]
+        "decode gives “Hello··world” where the input has “Hello·world”."
+    ]

@@ -1,6 +1,7 @@
 """The sandbox's pool on its own: work that runs away in a child is stopped by the child's own
 limits (CPU seconds, address space) or by the wall-clock kill, the caller gets a message that
 says which, and the pool goes on with a fresh child. The tasks are in sandbox_tasks.py."""
+
 from __future__ import annotations
 
 import os
@@ -11,8 +12,7 @@ import threading
 
 import pytest
 
-from app.sandbox import Budget, Pool, SandboxBusy, SandboxFailure
-from app.sandbox import supervisor
+from app.sandbox import Budget, Pool, SandboxBusy, SandboxFailure, supervisor
 from tokenizers_core.chat.sandbox import TemplateFailure
 
 SMALL = Budget(cpu_seconds=1, memory_mb=128, wall_seconds=20)
@@ -37,13 +37,13 @@ def test_cpu_work_inside_one_c_call_is_stopped_by_the_cpu_limit(pool):
     with pytest.raises(SandboxFailure, match="used up its CPU budget of 1 s"):
         pool.run("sandbox_tasks:spin", budget=SMALL, what="the spin")
     after = pool.run("sandbox_tasks:pid", budget=SMALL, what="pid")
-    assert after != before                      # a fresh child took the killed one's place
+    assert after != before  # a fresh child took the killed one's place
 
 
 def test_memory_past_the_budget_is_refused_and_the_child_replaced(pool):
     with pytest.raises(SandboxFailure, match="went over its memory budget of 128 MB"):
         pool.run("sandbox_tasks:hog", 512, budget=SMALL, what="the hog")
-    assert pool.run("sandbox_tasks:hog", 16, budget=SMALL, what="a small one") == 16 * 2 ** 20
+    assert pool.run("sandbox_tasks:hog", 16, budget=SMALL, what="a small one") == 16 * 2**20
 
 
 def test_work_that_waits_without_cpu_is_killed_at_the_wall_clock_deadline(pool):
@@ -66,8 +66,12 @@ def test_errors_keep_their_kind(pool):
 def test_the_server_environment_is_not_the_childs_business(pool, monkeypatch):
     """A child comes from the fork server, started before this secret was set: it never had it."""
     monkeypatch.setenv("TOKVIS_TEST_SECRET", "hunter2")
-    assert pool.run("sandbox_tasks:read_server_secret", "TOKVIS_TEST_SECRET", budget=SMALL,
-                    what="peek") is None
+    assert (
+        pool.run(
+            "sandbox_tasks:read_server_secret", "TOKVIS_TEST_SECRET", budget=SMALL, what="peek"
+        )
+        is None
+    )
 
 
 def test_a_busy_pool_says_so_rather_than_queueing_for_ever(tmp_path):
@@ -75,9 +79,17 @@ def test_a_busy_pool_says_so_rather_than_queueing_for_ever(tmp_path):
     pool.start()
     marker = tmp_path / "started"
     try:
-        slow = threading.Thread(target=lambda: _ignore(lambda: pool.run(
-            "sandbox_tasks:sleep_marked", str(marker), 3, budget=Budget(5, 128, 10),
-            what="nap")))
+        slow = threading.Thread(
+            target=lambda: _ignore(
+                lambda: pool.run(
+                    "sandbox_tasks:sleep_marked",
+                    str(marker),
+                    3,
+                    budget=Budget(5, 128, 10),
+                    what="nap",
+                )
+            )
+        )
         slow.start()
         _until(marker.exists)
         with pytest.raises(SandboxBusy, match="stayed busy"):
@@ -96,17 +108,23 @@ def test_limits_never_raise_a_hard_limit():
     """Issue 27, item 9: under `ulimit -v` (a hard address-space limit, as containers set it)
     every training "ended with code 1", because the child asked for an unlimited hard limit.
     Run as nobody, who may not raise a hard limit."""
-    code = ("import resource; from app.sandbox.supervisor import limit_resources; "
-            "resource.setrlimit(resource.RLIMIT_AS, (2**34, 2**34)); "
-            "resource.setrlimit(resource.RLIMIT_CPU, (3000, 3000)); "
-            + ("import os; os.setgid(65534); os.setuid(65534); " if os.geteuid() == 0 else "")
-            + "limit_resources(60, 2**40); "
-            "print(resource.getrlimit(resource.RLIMIT_AS), resource.getrlimit(resource.RLIMIT_CPU))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    code = (
+        "import resource; from app.sandbox.supervisor import limit_resources; "
+        "resource.setrlimit(resource.RLIMIT_AS, (2**34, 2**34)); "
+        "resource.setrlimit(resource.RLIMIT_CPU, (3000, 3000)); "
+        + ("import os; os.setgid(65534); os.setuid(65534); " if os.geteuid() == 0 else "")
+        + "limit_resources(60, 2**40); "
+        "print(resource.getrlimit(resource.RLIMIT_AS), resource.getrlimit(resource.RLIMIT_CPU))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))),
+    )
     assert out.returncode == 0, out.stderr
     as_limit, cpu_limit = out.stdout.strip().split(") (")
-    assert as_limit == f"({2**34}, {2**34}"            # the soft limit clipped to the hard one
+    assert as_limit == f"({2**34}, {2**34}"  # the soft limit clipped to the hard one
     soft, hard = map(int, cpu_limit.strip("()").split(", "))
     assert soft <= hard <= 3000
 
@@ -114,13 +132,13 @@ def test_limits_never_raise_a_hard_limit():
 def test_exit_codes_become_sentences():
     assert "used up its CPU budget" in supervisor.exit_reason(-24, "x", 1, "S", 1, "M")
     assert "memory budget" in supervisor.exit_reason(supervisor.MEMORY_EXIT, "x", 1, "S", 1, "M")
-    assert "ended with code -9" in supervisor.exit_reason(-9, "x", 1, "S", 1, "M",
-                                                          out_of_cpu=False)
-    assert resource.RLIMIT_AS                       # (the module is importable everywhere)
+    assert "ended with code -9" in supervisor.exit_reason(-9, "x", 1, "S", 1, "M", out_of_cpu=False)
+    assert resource.RLIMIT_AS  # (the module is importable everywhere)
 
 
 def _inputs(template: str):
     from tokenizers_core.chat import prepare
+
     return prepare([{"role": "user", "content": "hi"}], chat_template=template)
 
 
@@ -133,6 +151,7 @@ def _ignore(call):
 
 def _until(check) -> None:
     import time
+
     deadline = time.monotonic() + 60
     while not check() and time.monotonic() < deadline:
         time.sleep(0.02)

@@ -1,6 +1,7 @@
 """The server's untrusted work goes through the sandbox: a chat template's render, an uploaded
 file's parse and an uploaded pipeline's regexes run in the sandbox's children, under their
 budgets, and what is stopped there is a 422 that says why, never a 500 or a stalled server."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -18,8 +19,13 @@ BERT = Path(__file__).resolve().parents[2] / "tokenizers_core" / "data"
 
 
 def _client(tmp_path: Path, **changes) -> TestClient:
-    settings = Settings(db_path=tmp_path / "store.sqlite3", max_text_chars=20_000,
-                        max_corpus_bytes=2_000_000, max_upload_bytes=2_000_000, regex_timeout=0.5)
+    settings = Settings(
+        db_path=tmp_path / "store.sqlite3",
+        max_text_chars=20_000,
+        max_corpus_bytes=2_000_000,
+        max_upload_bytes=2_000_000,
+        regex_timeout=0.5,
+    )
     return TestClient(create_app(dataclasses.replace(settings, **changes)))
 
 
@@ -27,19 +33,32 @@ def _split_tokenizer_json(pattern: str, extra: int = 0) -> bytes:
     """A word-level tokenizer.json whose pre-tokenizer is a Split with `pattern` (its own regex),
     with `extra` more words in its vocabulary."""
     vocab = {"[UNK]": 0, "a": 1, "b": 2, **{f"w{i}": 3 + i for i in range(extra)}}
-    return json.dumps({
-        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
-        "normalizer": None,
-        "pre_tokenizer": {"type": "Split", "pattern": {"Regex": pattern},
-                          "behavior": "Isolated", "invert": False},
-        "post_processor": None, "decoder": None,
-        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"}}).encode()
+    return json.dumps(
+        {
+            "version": "1.0",
+            "truncation": None,
+            "padding": None,
+            "added_tokens": [],
+            "normalizer": None,
+            "pre_tokenizer": {
+                "type": "Split",
+                "pattern": {"Regex": pattern},
+                "behavior": "Isolated",
+                "invert": False,
+            },
+            "post_processor": None,
+            "decoder": None,
+            "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"},
+        }
+    ).encode()
 
 
 CHAT = {"messages": [{"role": "user", "content": "Hi"}], "template_name": "chatml"}
-BIG = {"messages": [{"role": "user", "content": "Hi"}],   # 40 strings of 900,000 kept alive
-       "template": "".join(f"{{% set v{i} = 'x' * 900000 ~ '{i}' %}}" for i in range(40))
-       + "{{ v39|length }}"}
+BIG = {
+    "messages": [{"role": "user", "content": "Hi"}],  # 40 strings of 900,000 kept alive
+    "template": "".join(f"{{% set v{i} = 'x' * 900000 ~ '{i}' %}}" for i in range(40))
+    + "{{ v39|length }}",
+}
 
 
 def test_a_chat_template_renders_in_a_child_under_its_memory_budget(tmp_path):
@@ -57,7 +76,7 @@ def test_a_chat_template_renders_in_a_child_under_its_memory_budget(tmp_path):
 
 
 def test_an_uploaded_file_is_parsed_in_a_child_under_its_budget(tmp_path):
-    data = _split_tokenizer_json(r"\w+", extra=50_000)      # 50,000 words: MBs to build
+    data = _split_tokenizer_json(r"\w+", extra=50_000)  # 50,000 words: MBs to build
     with _client(tmp_path, sandbox_workers=1, sandbox_parse_memory_mb=1) as client:
         answer = client.post("/api/tokenizers", files={"file": ("tokenizer.json", data)})
         assert answer.status_code == 422, answer.text
@@ -78,17 +97,20 @@ def test_an_uploaded_pipelines_regex_runs_in_the_search_pool(tmp_path, monkeypat
     def spy(self, pattern, method, args, seconds):
         searched.append(pattern.source)
         return real(self, pattern, method, args, seconds)
+
     monkeypatch.setattr(Sandbox, "search", spy)
     with _client(tmp_path, sandbox_workers=1) as client:
-        handle = client.post("/api/tokenizers", files={
-            "file": ("tokenizer.json", _split_tokenizer_json(r"[ab]+| "))}).json()["tokenizer"]
+        handle = client.post(
+            "/api/tokenizers", files={"file": ("tokenizer.json", _split_tokenizer_json(r"[ab]+| "))}
+        ).json()["tokenizer"]
         encoded = client.post("/api/encode", json={"tokenizer": handle, "text": "ab ba"})
         assert encoded.status_code == 200 and encoded.json()["offsets"] == [[0, 2], [2, 3], [3, 5]]
         assert searched and set(searched) == {r"[ab]+| "}
         # and a pattern that backtracks for ever is stopped there, with the usual message
         searched.clear()
-        slow = client.post("/api/encode", json={"tokenizer": "regex", "pattern": "(a|a)*$",
-                                                "text": "a" * 40 + "!"})
+        slow = client.post(
+            "/api/encode", json={"tokenizer": "regex", "pattern": "(a|a)*$", "text": "a" * 40 + "!"}
+        )
         assert slow.status_code == 422 and "(a|a)*$" in slow.json()["detail"]
         assert searched == ["(a|a)*$"]
         # the search pool is still there for the next request
@@ -98,9 +120,10 @@ def test_an_uploaded_pipelines_regex_runs_in_the_search_pool(tmp_path, monkeypat
 
 def test_without_the_sandbox_the_same_work_runs_here(tmp_path):
     with _client(tmp_path, sandbox_workers=0, sandbox_memory_mb=1) as client:
-        assert client.post("/api/chat", json=CHAT).status_code == 200      # no limits here
-        assert client.post("/api/encode", json={"tokenizer": "regex", "pattern": r"\w+",
-                                                "text": "a b"}).json()["tokens"] == ["a", "b"]
+        assert client.post("/api/chat", json=CHAT).status_code == 200  # no limits here
+        assert client.post(
+            "/api/encode", json={"tokenizer": "regex", "pattern": r"\w+", "text": "a b"}
+        ).json()["tokens"] == ["a", "b"]
 
 
 @pytest.mark.parametrize("variable", ["TOKVIS_SANDBOX_WORKERS"])
@@ -117,6 +140,7 @@ def test_a_zip_of_many_members_is_refused_before_its_directory_is_read(tmp_path)
     in the archive's last record: past 1,000 the upload is refused at once, and nothing stored."""
     import io
     import zipfile
+
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as archive:
         archive.writestr("tokenizer.json", _split_tokenizer_json(r"\w+"))
@@ -126,7 +150,10 @@ def test_a_zip_of_many_members_is_refused_before_its_directory_is_read(tmp_path)
         before = client.get("/api/tokenizers").json()
         answer = client.post("/api/tokenizers", files={"file": ("folder.zip", out.getvalue())})
         assert answer.status_code == 422, answer.text
-        assert "1,501 entries" in answer.json()["detail"] and "at most 1,000" in answer.json()["detail"]
+        assert (
+            "1,501 entries" in answer.json()["detail"]
+            and "at most 1,000" in answer.json()["detail"]
+        )
         assert client.get("/api/tokenizers").json() == before
 
 
@@ -139,23 +166,37 @@ def test_an_uploaded_normaliser_chain_runs_in_the_search_pool(tmp_path, monkeypa
     def spy(self, normalizer, ns):
         normalized.append(normalizer.describe())
         return real(self, normalizer, ns)
+
     monkeypatch.setattr(Sandbox, "normalize", spy)
     data = json.loads(_split_tokenizer_json(r"\w+| "))
-    data["normalizer"] = {"type": "Sequence", "normalizers": [
-        {"type": "Lowercase"}, {"type": "Replace", "pattern": {"String": "b"}, "content": "a"}]}
+    data["normalizer"] = {
+        "type": "Sequence",
+        "normalizers": [
+            {"type": "Lowercase"},
+            {"type": "Replace", "pattern": {"String": "b"}, "content": "a"},
+        ],
+    }
     with _client(tmp_path, sandbox_workers=1) as client:
-        handle = client.post("/api/tokenizers", files={
-            "file": ("tokenizer.json", json.dumps(data).encode())}).json()["tokenizer"]
+        handle = client.post(
+            "/api/tokenizers", files={"file": ("tokenizer.json", json.dumps(data).encode())}
+        ).json()["tokenizer"]
         for _ in range(3):
             encoded = client.post("/api/encode", json={"tokenizer": handle, "text": "AB b"})
-            assert encoded.json()["tokens"] == ["[UNK]", "[UNK]", "a"]     # "aa", " ", "a"
+            assert encoded.json()["tokens"] == ["[UNK]", "[UNK]", "a"]  # "aa", " ", "a"
             assert encoded.json()["offsets"] == [[0, 2], [2, 3], [3, 4]]
         assert normalized == ["Sequence[Lowercase, Replace('b' -> 'a')]"] * 3
         page = client.post("/", data={"tokenizer": handle, "text": "AB b"})
-        assert page.status_code == 200       # the page's trace runs the members one by one
-        assert {"Lowercase", "Replace('b' -> 'a')"} <= set(normalized[3:]) <= {
-            "Lowercase", "Replace('b' -> 'a')", "Sequence[Lowercase, Replace('b' -> 'a')]"}
+        assert page.status_code == 200  # the page's trace runs the members one by one
+        assert (
+            {"Lowercase", "Replace('b' -> 'a')"}
+            <= set(normalized[3:])
+            <= {"Lowercase", "Replace('b' -> 'a')", "Sequence[Lowercase, Replace('b' -> 'a')]"}
+        )
         normalized.clear()
-        assert client.post("/api/encode", json={"tokenizer": "bert-base-uncased",
-                                                "text": "AB b"}).status_code == 200
+        assert (
+            client.post(
+                "/api/encode", json={"tokenizer": "bert-base-uncased", "text": "AB b"}
+            ).status_code
+            == 200
+        )
         assert normalized == []

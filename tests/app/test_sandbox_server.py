@@ -4,6 +4,7 @@ tree (the sandbox's children included) grows by less than 500 MB while it runs.
 
 Nothing here asserts a duration: a probe or a request that gets no answer in 60 s is a failure,
 which is a hang, not a slow machine. benchmarks/bench_sandbox.py measures the times."""
+
 from __future__ import annotations
 
 import http.client
@@ -16,11 +17,10 @@ import time
 from pathlib import Path
 
 import pytest
-
 from job_helpers import until
 
 ROOT = Path(__file__).resolve().parents[2]
-MB = 2 ** 20
+MB = 2**20
 
 CHAT_REPRODUCERS = {
     "sum": "{% set l = range(100000)|list %}{{ ([l] * 300)|sum(start=[])|length }}",
@@ -36,16 +36,34 @@ CHAT_REPRODUCERS = {
 def server(tmp_path_factory):
     """(port, pid) of a uvicorn serving the app with one worker, on its own store."""
     import socket
+
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = {**os.environ, "TOKVIS_DB": str(tmp_path_factory.mktemp("sandbox") / "store.sqlite3")}
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host",
-                             "127.0.0.1", "--port", str(port), "--log-level", "warning"],
-                            cwd=ROOT, env=env)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "app.main:app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
     try:
-        assert until(lambda: _get(port, "/api/tokenizers", timeout=5)[0] == 200
-                     if proc.poll() is None else True, timeout=60)
+        assert until(
+            lambda: (
+                _get(port, "/api/tokenizers", timeout=5)[0] == 200 if proc.poll() is None else True
+            ),
+            timeout=60,
+        )
         assert proc.poll() is None, "the server did not start"
         yield port, proc.pid
     finally:
@@ -53,8 +71,14 @@ def server(tmp_path_factory):
         proc.wait(timeout=30)
 
 
-def _request(port: int, method: str, path: str, body: bytes | None = None,
-             headers: dict | None = None, timeout: float = 60) -> tuple[int, bytes]:
+def _request(
+    port: int,
+    method: str,
+    path: str,
+    body: bytes | None = None,
+    headers: dict | None = None,
+    timeout: float = 60,
+) -> tuple[int, bytes]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
         conn.request(method, path, body=body, headers=headers or {})
@@ -101,6 +125,7 @@ def _while_probing(server, send):
         while not done.is_set():
             peak[0] = max(peak[0], _tree_rss(pid))
             done.wait(0.05)
+
     threads = [threading.Thread(target=probe), threading.Thread(target=sample)]
     for t in threads:
         t.start()
@@ -115,10 +140,15 @@ def _while_probing(server, send):
 
 @pytest.mark.parametrize("name", sorted(CHAT_REPRODUCERS))
 def test_a_hostile_chat_template_ends_in_a_4xx_and_stalls_nobody(server, name):
-    body = json.dumps({"messages": [{"role": "user", "content": "hi"}],
-                       "template": CHAT_REPRODUCERS[name]}).encode()
-    (status, answer), probes, growth = _while_probing(server, lambda: _request(
-        server[0], "POST", "/api/chat", body, {"Content-Type": "application/json"}))
+    body = json.dumps(
+        {"messages": [{"role": "user", "content": "hi"}], "template": CHAT_REPRODUCERS[name]}
+    ).encode()
+    (status, answer), probes, growth = _while_probing(
+        server,
+        lambda: _request(
+            server[0], "POST", "/api/chat", body, {"Content-Type": "application/json"}
+        ),
+    )
     assert 400 <= status < 500, answer[:300]
     assert "detail" in json.loads(answer)
     assert probes and set(probes) == {200}, probes
@@ -128,24 +158,46 @@ def test_a_hostile_chat_template_ends_in_a_4xx_and_stalls_nobody(server, name):
 def test_an_amplifying_normaliser_ends_in_a_422_naming_it(server):
     """Issue 27, item 3: 20 Replace "a" -> "aa" made "aaaa" 4,194,304 characters."""
     port, _ = server
-    data = json.dumps({
-        "version": "1.0", "added_tokens": [], "pre_tokenizer": None, "post_processor": None,
-        "decoder": None, "truncation": None, "padding": None,
-        "normalizer": {"type": "Sequence", "normalizers": [
-            {"type": "Replace", "pattern": {"String": "a"}, "content": "aa"}] * 20},
-        "model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "a": 1}, "unk_token": "[UNK]"},
-    }).encode()
+    data = json.dumps(
+        {
+            "version": "1.0",
+            "added_tokens": [],
+            "pre_tokenizer": None,
+            "post_processor": None,
+            "decoder": None,
+            "truncation": None,
+            "padding": None,
+            "normalizer": {
+                "type": "Sequence",
+                "normalizers": [{"type": "Replace", "pattern": {"String": "a"}, "content": "aa"}]
+                * 20,
+            },
+            "model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "a": 1}, "unk_token": "[UNK]"},
+        }
+    ).encode()
     boundary = "tokvisboundary"
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
-            f"filename=\"tokenizer.json\"\r\nContent-Type: application/json\r\n\r\n").encode() \
-        + data + f"\r\n--{boundary}--\r\n".encode()
-    status, answer = _request(port, "POST", "/api/tokenizers", body,
-                              {"Content-Type": f"multipart/form-data; boundary={boundary}"})
+    body = (
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+            f'filename="tokenizer.json"\r\nContent-Type: application/json\r\n\r\n'
+        ).encode()
+        + data
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
+    status, answer = _request(
+        port,
+        "POST",
+        "/api/tokenizers",
+        body,
+        {"Content-Type": f"multipart/form-data; boundary={boundary}"},
+    )
     assert status == 201, answer[:300]
     handle = json.loads(answer)["tokenizer"]
     encode = json.dumps({"tokenizer": handle, "text": "aaaa"}).encode()
-    (status, answer), probes, growth = _while_probing(server, lambda: _request(
-        port, "POST", "/api/encode", encode, {"Content-Type": "application/json"}))
+    (status, answer), probes, growth = _while_probing(
+        server,
+        lambda: _request(port, "POST", "/api/encode", encode, {"Content-Type": "application/json"}),
+    )
     assert status == 422, answer[:300]
     assert "Replace" in json.loads(answer)["detail"]
     assert set(probes) <= {200} and growth < 500 * MB
@@ -155,7 +207,7 @@ def test_the_sandboxs_children_are_the_servers_and_go_with_it(server):
     """The warm pool is there (children of the server process), ready before any request."""
     port, pid = server
     assert until(lambda: len(_descendants(pid)) >= 2, timeout=60)
-    assert time.monotonic()           # (nothing timed: the pool's children exist)
+    assert time.monotonic()  # (nothing timed: the pool's children exist)
 
 
 def _descendants(pid: int) -> list[int]:

@@ -6,6 +6,7 @@ Against a real uvicorn, as `make run` starts it, with a 2-second deadline. The t
 how fast the server closes a socket, only that it does, within a generous bound: the machine
 running them may be busy.
 """
+
 from __future__ import annotations
 
 import os
@@ -19,9 +20,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-HTTP_PROTOCOL = "app.serving:HeaderTimeoutProtocol"     # uvicorn's --http, as tests/conftest.py
-HEADER_TIMEOUT = 2          # seconds, for the server under test
-BOUND = 30                  # seconds within which a late socket must be closed
+HTTP_PROTOCOL = "app.serving:HeaderTimeoutProtocol"  # uvicorn's --http, as tests/conftest.py
+HEADER_TIMEOUT = 2  # seconds, for the server under test
+BOUND = 30  # seconds within which a late socket must be closed
 
 
 def _free_port() -> int:
@@ -33,13 +34,32 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> tuple[str, int]:
     port = _free_port()
-    env = {**os.environ, "TOKVIS_HEADER_TIMEOUT": str(HEADER_TIMEOUT),
-           "TOKVIS_DB": str(tmp_path_factory.mktemp("serving") / "store.sqlite3"),
-           "TOKVIS_SANDBOX_WORKERS": "0"}
+    env = {
+        **os.environ,
+        "TOKVIS_HEADER_TIMEOUT": str(HEADER_TIMEOUT),
+        "TOKVIS_DB": str(tmp_path_factory.mktemp("serving") / "store.sqlite3"),
+        "TOKVIS_SANDBOX_WORKERS": "0",
+    }
     proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
-         "--port", str(port), "--log-level", "warning", "--http", HTTP_PROTOCOL,
-         "--timeout-keep-alive", "5"], cwd=ROOT, env=env)
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "app.main:app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            "--http",
+            HTTP_PROTOCOL,
+            "--timeout-keep-alive",
+            "5",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
     deadline = time.monotonic() + 60
     while True:
         try:
@@ -131,10 +151,9 @@ def test_a_complete_request_is_answered(server):
 def test_a_head_that_trickles_in_but_completes_in_time_is_answered(server):
     """Five pieces 0.05 s apart: complete well within the 2-second deadline."""
     sock = _connect(server)
-    head = (b"GET /api/tokenizers HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            b"Connection: close\r\n\r\n")
+    head = b"GET /api/tokenizers HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
     for i in range(0, len(head), len(head) // 5 + 1):
-        sock.sendall(head[i:i + len(head) // 5 + 1])
+        sock.sendall(head[i : i + len(head) // 5 + 1])
         time.sleep(0.05)
     assert _answer(sock).startswith(b"HTTP/1.1 200 ")
 
@@ -147,7 +166,7 @@ def test_a_kept_alive_connection_serves_its_next_request_but_not_a_late_head(ser
     first = sock.recv(65536)
     assert first.startswith(b"HTTP/1.1 200 ")
     sock.settimeout(0.2)
-    try:                        # the rest of the first answer, if it came in pieces
+    try:  # the rest of the first answer, if it came in pieces
         while sock.recv(65536):
             pass
     except socket.timeout:
@@ -163,6 +182,7 @@ def test_tokvis_serve_uses_the_protocol(monkeypatch):
 
     from app.cli import main
     from app.serving import HeaderTimeoutProtocol
+
     seen = {}
     monkeypatch.setattr(uvicorn, "run", lambda *a, **kw: seen.update(kw))
     main(["serve", "--port", "8123"])
@@ -175,12 +195,13 @@ def test_make_run_and_the_test_server_use_the_protocol():
     conftest = (ROOT / "tests" / "conftest.py").read_text(encoding="utf-8")
     assert f'HTTP_PROTOCOL = "{HTTP_PROTOCOL}"' in conftest
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    run = makefile[makefile.index("\nrun:"):makefile.index("\ntest:")]
+    run = makefile[makefile.index("\nrun:") : makefile.index("\ntest:")]
     assert f"--http {HTTP_PROTOCOL}" in run and "--timeout-keep-alive 5" in run
 
 
 def test_a_bad_timeout_is_a_value_error_naming_the_setting(monkeypatch):
     from app.config import header_timeout_from_env
+
     for bad in ("soon", "0", "-1", "inf"):
         monkeypatch.setenv("TOKVIS_HEADER_TIMEOUT", bad)
         with pytest.raises(ValueError, match="TOKVIS_HEADER_TIMEOUT"):

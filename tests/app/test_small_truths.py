@@ -5,6 +5,7 @@ The app under test: corpora and plain files up to 2 MB, tokenizer files up to 3 
 body may be up to 7 MB (`limits.body_limit`: a corpus escaped, 3 x 2 MB, plus 1 MB for the other
 fields), and a GGUF model sent whole up to 20 MB more.
 """
+
 from __future__ import annotations
 
 import io
@@ -22,16 +23,24 @@ from tests.gguf_files import write_gpt2
 from tokenizers_core.formats.gguf import read_metadata
 
 TOKENIZER_LIMIT = 3_000_000
-BODY_LIMIT = limits.body_limit(2_000_000, 2_000_000, TOKENIZER_LIMIT)        # 7,000,000
+BODY_LIMIT = limits.body_limit(2_000_000, 2_000_000, TOKENIZER_LIMIT)  # 7,000,000
 GGUF_MB = 20
 
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
     db = tmp_path_factory.mktemp("small-truths") / "store.sqlite3"
-    app = create_app(Settings(db_path=db, max_text_chars=20_000, max_corpus_bytes=2_000_000,
-                              max_upload_bytes=2_000_000, max_tokenizer_bytes=TOKENIZER_LIMIT,
-                              regex_timeout=0.5, max_gguf_upload_mb=GGUF_MB))
+    app = create_app(
+        Settings(
+            db_path=db,
+            max_text_chars=20_000,
+            max_corpus_bytes=2_000_000,
+            max_upload_bytes=2_000_000,
+            max_tokenizer_bytes=TOKENIZER_LIMIT,
+            regex_timeout=0.5,
+            max_gguf_upload_mb=GGUF_MB,
+        )
+    )
     with TestClient(app) as c:
         yield c
 
@@ -79,10 +88,9 @@ def test_a_gguf_larger_than_any_body_loads_from_its_metadata(client, gguf):
     model = data + bytes(BODY_LIMIT)
     r = client.post("/api/tokenizers", files={"file": ("model.gguf", model)})
     assert r.status_code == 201, r.text[:300]
-    assert r.json()["format"] == "gguf" and r.json()["bytes"] == kv_end     # metadata kept
+    assert r.json()["format"] == "gguf" and r.json()["bytes"] == kv_end  # metadata kept
     # the upload form, without JavaScript: a redirect to the page with the new handle
-    r = client.post("/tokenizers", files={"file": ("model.gguf", model)},
-                    follow_redirects=False)
+    r = client.post("/tokenizers", files={"file": ("model.gguf", model)}, follow_redirects=False)
     assert r.status_code == 303, r.text[:300]
 
 
@@ -95,15 +103,18 @@ def test_other_files_stop_at_the_body_limit_with_a_message(client):
 def test_only_the_models_own_bytes_may_pass_the_limit(client, gguf):
     """Fields sent with a GGUF are held to the ordinary limit: two of 4 MB are too much."""
     data, _ = gguf
-    r = client.post("/api/tokenizers", files={"file": ("model.gguf", data)},
-                    data={"name": "n" * 4_000_000, "pattern": "p" * 4_000_000})
+    r = client.post(
+        "/api/tokenizers",
+        files={"file": ("model.gguf", data)},
+        data={"name": "n" * 4_000_000, "pattern": "p" * 4_000_000},
+    )
     assert r.status_code == 413
     assert "besides a GGUF model's own bytes" in r.json()["detail"]
 
 
 def test_a_gguf_past_its_own_bound_is_413_naming_the_setting(client, gguf):
     data, _ = gguf
-    model = data + bytes(BODY_LIMIT + GGUF_MB * 10 ** 6)
+    model = data + bytes(BODY_LIMIT + GGUF_MB * 10**6)
     r = client.post("/api/tokenizers", files={"file": ("model.gguf", model)})
     assert r.status_code == 413
     assert "TOKVIS_MAX_GGUF_UPLOAD_MB" in r.json()["detail"]
@@ -111,8 +122,11 @@ def test_a_gguf_past_its_own_bound_is_413_naming_the_setting(client, gguf):
 
 def test_a_body_over_the_limit_is_answered_as_the_api_answers_errors(client):
     """`{"detail"}` naming the settings (it was a bare "Content Too Large" in text)."""
-    r = client.post("/api/corpora", content=b"x" * (BODY_LIMIT + 1),
-                    headers={"Content-Type": "application/json"})
+    r = client.post(
+        "/api/corpora",
+        content=b"x" * (BODY_LIMIT + 1),
+        headers={"Content-Type": "application/json"},
+    )
     assert r.status_code == 413
     assert "TOKVIS_MAX_CORPUS_BYTES" in r.json()["detail"]
     page = client.post("/corpora", data={"text": "x" * (BODY_LIMIT + 1)})

@@ -4,6 +4,7 @@
 to read, the box is disabled and says why. The decode below keeps special tokens, as decode
 does, and its note says what happened (Llama 3 chat text: the post-processor's
 <|begin_of_text|>, nothing about the decoder)."""
+
 from __future__ import annotations
 
 import html
@@ -13,8 +14,8 @@ import pytest
 
 import tokenizers_core as tc
 from app.roundtrip import round_trip_notes
-
 from tests.shared_data import INTEROP
+
 LLAMA3_JSON = INTEROP / "converted" / "llama3.tokenizer.json"
 needs_llama3 = pytest.mark.skipif(not LLAMA3_JSON.is_file(), reason="shared/data/interop is absent")
 
@@ -52,8 +53,9 @@ def test_the_box_changes_a_tokenizer_json(client, llama3):
 
 
 @needs_llama3
-def test_llama3_chat_decode_keeps_the_specials_and_the_note_names_the_post_processor(client,
-                                                                                     llama3):
+def test_llama3_chat_decode_keeps_the_specials_and_the_note_names_the_post_processor(
+    client, llama3
+):
     text = chat_text()
     for body in (page(client, text, llama3, special=True), page(client, text, llama3)):
         assert decoded(body).replace("·", " ").replace("↵", "\n") == "<|begin_of_text|>" + text
@@ -68,21 +70,26 @@ def test_llama3_notes_say_which_decode_left_the_specials_out():
     text = chat_text()
     enc = tok.encode(text)
     assert round_trip_notes(tok, text, enc, tok.decode(enc.ids)) == [
-        "decode keeps the special token “<|begin_of_text|>” the post-processor added."]
+        "decode keeps the special token “<|begin_of_text|>” the post-processor added."
+    ]
     skipped = round_trip_notes(tok, text, enc, tok.decode(enc.ids, skip_special_tokens=True))
     assert len(skipped) == 1 and "(skip_special_tokens=True)" in skipped[0]
     assert "<|eot_id|>" in skipped[0]
 
 
 def test_bert_reads_typed_special_tokens_only_when_checked(client):
-    on, off = page(client, "[MASK] hi", "bert-base-uncased", special=True), \
-        page(client, "[MASK] hi", "bert-base-uncased")
+    on, off = (
+        page(client, "[MASK] hi", "bert-base-uncased", special=True),
+        page(client, "[MASK] hi", "bert-base-uncased"),
+    )
     assert token_count(on) == 4 and token_count(off) == 6
 
 
 def test_openai_encodings_as_before(client):
-    on, off = page(client, "a<|endoftext|>", "cl100k_base", special=True), \
-        page(client, "a<|endoftext|>", "cl100k_base")
+    on, off = (
+        page(client, "a<|endoftext|>", "cl100k_base", special=True),
+        page(client, "a<|endoftext|>", "cl100k_base"),
+    )
     assert token_count(on) == 2 and token_count(off) > 2
 
 
@@ -124,9 +131,11 @@ LLAMA3_RANKS = INTEROP / "raw" / "llama3" / "tokenizer.model"
 
 @pytest.mark.skipif(not LLAMA3_RANKS.is_file(), reason="shared/data/interop is absent")
 def test_a_ranks_file_column_takes_typed_special_tokens_either_way(client):
-    r = client.post("/api/tokenizers", files={"file": ("tokenizer.model", LLAMA3_RANKS.read_bytes())},
-                    data={"pattern": "llama3",
-                          "special_tokens": json.dumps({"<|begin_of_text|>": 128000})})
+    r = client.post(
+        "/api/tokenizers",
+        files={"file": ("tokenizer.model", LLAMA3_RANKS.read_bytes())},
+        data={"pattern": "llama3", "special_tokens": json.dumps({"<|begin_of_text|>": 128000})},
+    )
     assert r.status_code == 201, r.text
     handle = r.json()["tokenizer"]
     text = "<|begin_of_text|>Hi"

@@ -4,6 +4,7 @@ a reason where nothing is added, kept in the permalink; the paste-ids box (ids -
 the text with and without special tokens, an unknown id an error in place); "split at N tokens"
 (the cut on a character boundary, the chunks, the note that counts are not additive); and
 `tokvis encode --no-special-tokens`."""
+
 from __future__ import annotations
 
 import html
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.shared_data import INTEROP
+
 LLAMA3_JSON = INTEROP / "converted" / "llama3.tokenizer.json"
 needs_llama3 = pytest.mark.skipif(not LLAMA3_JSON.is_file(), reason="shared/data/interop is absent")
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,16 +59,19 @@ def test_the_box_is_kept_in_the_permalink(client):
 
 def test_the_trace_download_follows_the_box(client):
     off = page(client, "hi there", "bert-base-uncased", bos="false").text
-    link = html.unescape(off.split('data-testid="download-trace"')[0].rsplit('href="', 1)[1]
-                         .split('"')[0])
+    link = html.unescape(
+        off.split('data-testid="download-trace"')[0].rsplit('href="', 1)[1].split('"')[0]
+    )
     assert "bos=false" in link
     steps = [json.loads(line) for line in client.get(link).text.splitlines()]
     assert [t[0] for t in steps[-1]["tokens"]] == ["hi", "there"]
 
 
 def test_a_compare_column_fetched_alone_follows_the_box(client):
-    r = client.get("/compare/column", params={"i": 0, "text": "hi there",
-                                               "col": ["bert-base-uncased"], "bos": "false"})
+    r = client.get(
+        "/compare/column",
+        params={"i": 0, "text": "hi there", "col": ["bert-base-uncased"], "bos": "false"},
+    )
     assert r.status_code == 200 and r.text.count('class="chip chip-') == 2
 
 
@@ -74,9 +79,11 @@ def test_the_form_sends_a_hidden_false_before_the_box(client):
     """Unticked, the form sends only the hidden bos=false; ticked, bos=true comes after it and
     wins."""
     form = {"text": "hi there", "tokenizer": "bert-base-uncased"}
-    ticked = client.post("/", content="&".join(
-        f"{k}={v}" for k, v in [*form.items(), ("bos", "false"), ("bos", "true")]),
-        headers={"Content-Type": "application/x-www-form-urlencoded"})
+    ticked = client.post(
+        "/",
+        content="&".join(f"{k}={v}" for k, v in [*form.items(), ("bos", "false"), ("bos", "true")]),
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
     unticked = client.post("/", data={**form, "bos": "false"})
     assert token_count(ticked.text) == 4 and token_count(unticked.text) == 2
 
@@ -104,13 +111,16 @@ def test_llama3_adds_begin_of_text(client, llama3):
     assert by_testid(on, "bos-what") == "Adds <|begin_of_text|> before the text."
 
 
-@pytest.mark.parametrize("source, filename, adds", [
-    ("bert-base-uncased", "vocab.txt", "Adds [CLS] before the text and [SEP] after it."),
-    ("botchan_en_unigram_1000", "spm.model", None),
-])
-def test_uploaded_files_follow_their_own_post_processor(client, tmp_path, source, filename,
-                                                         adds):
+@pytest.mark.parametrize(
+    "source, filename, adds",
+    [
+        ("bert-base-uncased", "vocab.txt", "Adds [CLS] before the text and [SEP] after it."),
+        ("botchan_en_unigram_1000", "spm.model", None),
+    ],
+)
+def test_uploaded_files_follow_their_own_post_processor(client, tmp_path, source, filename, adds):
     import tokenizers_core as tc
+
     path = tmp_path / filename
     tc.load(source).save(str(path))
     r = client.post("/api/tokenizers", files={"file": (filename, path.read_bytes())})
@@ -123,16 +133,19 @@ def test_uploaded_files_follow_their_own_post_processor(client, tmp_path, source
 
 
 def test_htmx_gets_the_bos_box_and_the_ids_output_out_of_band(client):
-    body = client.get("/", params={"text": "hi", "tokenizer": "bert-base-uncased"},
-                      headers={"HX-Request": "true"}).text
+    body = client.get(
+        "/", params={"text": "hi", "tokenizer": "bert-base-uncased"}, headers={"HX-Request": "true"}
+    ).text
     assert 'id="bos-box" hx-swap-oob="true"' in body and 'id="ids-out"' in body
 
 
 def test_compare_adds_the_post_processors_tokens_as_the_box_says(client):
     cols = ["bert-base-uncased", "cl100k_base"]
     for bos, bert_special in ((None, 2), ("false", 0)):
-        r = client.get("/api/compare", params={"text": "hi there", "col": cols,
-                                               **({"bos": bos} if bos else {})})
+        r = client.get(
+            "/api/compare",
+            params={"text": "hi there", "col": cols, **({"bos": bos} if bos else {})},
+        )
         assert [c["metrics"]["special"] for c in r.json()] == [bert_special, 0]
     body = client.get("/compare", params={"text": "hi there", "col": cols, "bos": "false"}).text
     assert 'data-testid="bos-box">' in body and "disabled" not in box(body, "bos-box")
@@ -142,10 +155,25 @@ def test_compare_adds_the_post_processors_tokens_as_the_box_says(client):
 
 def test_cli_encode_no_special_tokens():
     def run(*flags):
-        out = subprocess.run([sys.executable, "-m", "app.cli", "encode", "-t", "bert-base-uncased",
-                              "--json", *flags, "hi there"], capture_output=True, text=True,
-                             cwd=ROOT, check=True).stdout
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "app.cli",
+                "encode",
+                "-t",
+                "bert-base-uncased",
+                "--json",
+                *flags,
+                "hi there",
+            ],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=True,
+        ).stdout
         return json.loads(out)["tokens"]
+
     assert run() == ["[CLS]", "hi", "there", "[SEP]"]
     assert run("--no-special-tokens") == ["hi", "there"]
 
@@ -175,25 +203,36 @@ def test_a_character_cut_across_ids_is_drawn_once(client):
     assert chips.count("partial") == 2 and "🦜" in chips and "&lt;F0 9F&gt;" in chips
 
 
-@pytest.mark.parametrize("typed, message", [
-    ("9906 999999999", "id 999999999 is not in the vocabulary of cl100k_base"),
-    ("1 two", "'two' is not a token id"),
-    ("[1, 2", "not one"),
-])
+@pytest.mark.parametrize(
+    "typed, message",
+    [
+        ("9906 999999999", "id 999999999 is not in the vocabulary of cl100k_base"),
+        ("1 two", "'two' is not a token id"),
+        ("[1, 2", "not one"),
+    ],
+)
 def test_a_bad_id_is_an_error_in_place(client, typed, message):
     r = page(client, "Hello", "cl100k_base", decode=typed)
     assert message in by_testid(r.text, "ids-error")
-    assert token_count(r.text) == 1            # the rest of the page is unaffected
+    assert token_count(r.text) == 1  # the rest of the page is unaffected
 
 
-@pytest.mark.parametrize("name, typed, decoded, labels", [
-    ("botchan_en_unigram_1000", None, "the·cats", ["·the", "·c", "at", "s"]),
-    ("bert-base-uncased", "[101, 2652, 14477, 102]", "[CLS]·playing·una·[SEP]",
-     ["[CLS]", "playing", "una", "[SEP]"]),
-    ("char", "104 105", "hi", ["h", "i"]),
-])
+@pytest.mark.parametrize(
+    "name, typed, decoded, labels",
+    [
+        ("botchan_en_unigram_1000", None, "the·cats", ["·the", "·c", "at", "s"]),
+        (
+            "bert-base-uncased",
+            "[101, 2652, 14477, 102]",
+            "[CLS]·playing·una·[SEP]",
+            ["[CLS]", "playing", "una", "[SEP]"],
+        ),
+        ("char", "104 105", "hi", ["h", "i"]),
+    ],
+)
 def test_ids_of_other_tokenizer_kinds(client, name, typed, decoded, labels):
     import tokenizers_core as tc
+
     typed = typed or " ".join(map(str, tc.load(name).encode("the cats").ids))
     body = page(client, "x", name, decode=typed).text
     assert by_testid(body, "ids-decoded") == decoded
@@ -220,14 +259,14 @@ def test_the_budget_cuts_where_the_first_n_tokens_end(client):
     assert by_testid(body, "budget-head") == "Hello·big"
     assert by_testid(body, "budget-rest") == "·world"
     rows = body.split('data-testid="budget-chunks"')[1].split("</table>")[0]
-    assert rows.count("<tr>") == 3                                      # header + 2 chunks
+    assert rows.count("<tr>") == 3  # header + 2 chunks
 
 
 def test_a_cut_inside_a_character_moves_back_and_says_so(client):
     body = page(client, "a🦜b", "cl100k_base", budget="2").text
     assert "end at character 1" in by_testid(body, "budget-cut")
     assert "inside a character" in by_testid(body, "budget-inside")
-    assert "alone takes 3 tokens" in by_testid(body, "budget-chunks-error")   # the parrot
+    assert "alone takes 3 tokens" in by_testid(body, "budget-chunks-error")  # the parrot
     body = page(client, "a🦜b", "cl100k_base", budget="3").text
     rows = body.split('data-testid="budget-chunks"')[1].split("</table>")[0]
     assert rows.count("<tr>") == 4 and "🦜" in rows
@@ -243,8 +282,9 @@ def test_the_whole_text_fits(client):
     assert "The whole text fits" in by_testid(body, "budget-fits")
 
 
-@pytest.mark.parametrize("typed, message", [("0", "at least 1"), ("abc", "at least 1"),
-                                            ("1", "alone takes")])
+@pytest.mark.parametrize(
+    "typed, message", [("0", "at least 1"), ("abc", "at least 1"), ("1", "alone takes")]
+)
 def test_a_bad_budget_is_an_error_in_place(client, typed, message):
     body = page(client, "🦜", "cl100k_base", budget=typed).text
     assert message in by_testid(body, "budget-error")

@@ -2,6 +2,7 @@
 process of the shared pool (CPU and memory budgets, cancel kills it at once), the view reads the
 same run a request would have trained, any server worker answers with it, and a page nobody
 polls any more stops its training. Real worker processes, real SQLite."""
+
 from __future__ import annotations
 
 import html
@@ -10,9 +11,11 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from job_helpers import random_corpus, running, until
 
-from app.jobs import cache, runs as step_jobs
 from app.config import Settings
+from app.jobs import cache
+from app.jobs import runs as step_jobs
 from app.jobs.store import JobStore
 from app.main import create_app
 from app.store import CorpusStore
@@ -20,14 +23,19 @@ from app.views import bpe_train
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.models.bpe.session import BpeSession
 
-from job_helpers import random_corpus, running, until
-
 HX = {"HX-Request": "true"}
 
 
 def settings(db: Path, **overrides) -> Settings:
-    base = dict(db_path=db, max_text_chars=20_000, max_corpus_bytes=6_000_000,
-                max_upload_bytes=6_000_000, regex_timeout=0.5, job_workers=1, job_queue=4)
+    base = dict(
+        db_path=db,
+        max_text_chars=20_000,
+        max_corpus_bytes=6_000_000,
+        max_upload_bytes=6_000_000,
+        regex_timeout=0.5,
+        job_workers=1,
+        job_queue=4,
+    )
     return Settings(**{**base, **overrides})
 
 
@@ -49,6 +57,7 @@ def make_client(tmp_path):
         c.__enter__()
         opened.append(c)
         return c
+
     yield make
     for c in opened:
         c.__exit__(None, None, None)
@@ -84,8 +93,9 @@ def test_a_large_bpe_run_trains_in_a_worker_process_and_is_the_same_run(make_cli
     # the run the view reads is exactly the run a request would have trained itself
     here = BpeSession(text, "bpe", 1500, {})
     here.total_steps()
-    api = c.get("/api/bpe/train_steps", params={"corpus": "botchan", "variant": "bpe",
-                                                "vocab_size": 1500}).json()
+    api = c.get(
+        "/api/bpe/train_steps", params={"corpus": "botchan", "variant": "bpe", "vocab_size": 1500}
+    ).json()
     assert [s["pair"] for s in api["steps"]] == [list(s.pair) for s in here.steps]
     assert api["stop_reason"] == here.trainer.stop_reason
     assert bpe_train.sentence(here, 700) in html.unescape(page.text)
@@ -94,19 +104,21 @@ def test_a_large_bpe_run_trains_in_a_worker_process_and_is_the_same_run(make_cli
 def test_wordpiece_and_unigram_views_train_in_the_pool_too(make_client, tmp_path, monkeypatch):
     c = make_client()
     monkeypatch.setattr(step_jobs, "IN_REQUEST_CHARS", 0)
-    page = poll(c, "/wordpiece/train?corpus=udhr/eng&vocab_size=400&step=5",
-                'data-testid="training"')
+    page = poll(
+        c, "/wordpiece/train?corpus=udhr/eng&vocab_size=400&step=5", 'data-testid="training"'
+    )
     assert page.status_code == 200 and "Merged" in page.text
-    page = poll(c, "/unigram/train?corpus=udhr/eng&vocab_size=300&step=99",
-                'data-testid="progress"')
+    page = poll(
+        c, "/unigram/train?corpus=udhr/eng&vocab_size=300&step=99", 'data-testid="progress"'
+    )
     assert page.status_code == 200 and "Done" in page.text
     db = tmp_path / "steps.sqlite3"
     assert [j.status for j in step_jobs_of(db, "wordpiece_steps")] == ["done"]
     assert [j.status for j in step_jobs_of(db, "unigram_rounds")] == ["done"]
     # in-request and in-pool runs agree
-    monkeypatch.setattr(step_jobs, "IN_REQUEST_CHARS", 10 ** 9)
+    monkeypatch.setattr(step_jobs, "IN_REQUEST_CHARS", 10**9)
     pooled = c.get("/api/wordpiece/train_steps?corpus=udhr/eng&vocab_size=400").json()
-    monkeypatch.setattr(cache, "WORDPIECE", cache.RunCache(32))   # train it here instead
+    monkeypatch.setattr(cache, "WORDPIECE", cache.RunCache(32))  # train it here instead
     here = c.get("/api/wordpiece/train_steps?corpus=udhr/eng&vocab_size=400").json()
     assert pooled == here
 
@@ -116,27 +128,29 @@ def test_another_worker_answers_with_the_run_from_the_store(make_client, tmp_pat
     a, b = make_client(), make_client()
     url = "/bpe/train?corpus=udhr/deu_1996&variant=byte_bpe&vocab_size=600&step=40"
     done = poll(a, url, 'data-testid="training"')
-    monkeypatch.setattr(cache, "BPE", cache.RunCache(6))              # b's memory
+    monkeypatch.setattr(cache, "BPE", cache.RunCache(6))  # b's memory
     other = b.get(url)
     assert other.status_code == 200 and 'data-testid="pair-table"' in other.text
-    assert done.text.split('data-testid="what">')[1][:200] == \
-        other.text.split('data-testid="what">')[1][:200]
-    assert len(step_jobs_of(tmp_path / "steps.sqlite3", "bpe_steps")) == 1   # trained once
+    assert (
+        done.text.split('data-testid="what">')[1][:200]
+        == other.text.split('data-testid="what">')[1][:200]
+    )
+    assert len(step_jobs_of(tmp_path / "steps.sqlite3", "bpe_steps")) == 1  # trained once
 
 
 @pytest.mark.slow
 def test_a_run_over_its_memory_budget_is_killed_and_reported(make_client, tmp_path):
     c = make_client(job_memory_mb=100)
     sha = CorpusStore(tmp_path / "steps.sqlite3").put(random_corpus(200_000))
-    page = poll(c, f"/bpe/train?corpus={sha}&variant=bpe&vocab_size=3000",
-                'data-testid="training"')
+    page = poll(c, f"/bpe/train?corpus={sha}&variant=bpe&vocab_size=3000", 'data-testid="training"')
     assert page.status_code == 422 and "memory budget (100 MB" in page.text
-    assert c.get("/api/tokenizers").status_code == 200           # the server is fine
+    assert c.get("/api/tokenizers").status_code == 200  # the server is fine
     again = c.get(f"/bpe/train?corpus={sha}&variant=bpe&vocab_size=3000")
-    assert again.status_code == 422 and "memory budget" in again.text   # not tried again ...
-    roomier = make_client(job_memory_mb=4096)                      # ... but with more room
-    page = poll(roomier, f"/bpe/train?corpus={sha}&variant=bpe&vocab_size=3000",
-                'data-testid="training"')
+    assert again.status_code == 422 and "memory budget" in again.text  # not tried again ...
+    roomier = make_client(job_memory_mb=4096)  # ... but with more room
+    page = poll(
+        roomier, f"/bpe/train?corpus={sha}&variant=bpe&vocab_size=3000", 'data-testid="training"'
+    )
     assert page.status_code == 200 and 'data-testid="pair-table"' in page.text
 
 
@@ -157,15 +171,15 @@ def test_a_page_nobody_polls_stops_its_training(make_client, tmp_path, monkeypat
     db = tmp_path / "steps.sqlite3"
     url = f"/unigram/train?corpus={CorpusStore(db).put(random_corpus(300_000))}&vocab_size=3000"
     first = c.get(url)
-    assert 'data-testid="progress"' in first.text, first.text[first.text.find('id="step"'):][:600]
+    assert 'data-testid="progress"' in first.text, first.text[first.text.find('id="step"') :][:600]
     (job,) = step_jobs_of(db, "unigram_rounds")
     job = until(lambda: (j := JobStore(db).get(job.id)).pid and j)
-    t0 = time.monotonic()                                      # nobody polls from here on
+    t0 = time.monotonic()  # nobody polls from here on
     job = until(lambda: (j := JobStore(db).get(job.id)).status != "running" and j, timeout=15)
     assert job.status == "cancelled" and time.monotonic() - t0 < 5
     assert until(lambda: not running(job.pid), timeout=3)
     again = c.get(url)
-    assert 'data-testid="progress"' in again.text                # a new look starts it again
+    assert 'data-testid="progress"' in again.text  # a new look starts it again
     assert JobStore(db).get(job.id).status in ("queued", "running")
 
 
@@ -174,12 +188,12 @@ def test_cancel_stops_a_unigram_round_at_once(make_client, tmp_path, monkeypatch
     """A Unigram round on a large corpus takes seconds; cancel kills it part-way, not after."""
     c = make_client()
     db = tmp_path / "steps.sqlite3"
-    sha = CorpusStore(db).put(random_corpus(300_000, seed=2))   # ~2.5 MB
+    sha = CorpusStore(db).put(random_corpus(300_000, seed=2))  # ~2.5 MB
     c.get(f"/unigram/train?corpus={sha}&vocab_size=4000")
     (job,) = step_jobs_of(db, "unigram_rounds")
     engine = c.app.state.jobs
     job = until(lambda: (j := engine.get(job.id)).pid and j)
-    time.sleep(1.0)                                             # well into its work
+    time.sleep(1.0)  # well into its work
     assert engine.get(job.id).status == "running" and running(job.pid)
     t0 = time.monotonic()
     engine.cancel(job.id)
@@ -191,9 +205,15 @@ def test_cancel_stops_a_unigram_round_at_once(make_client, tmp_path, monkeypatch
 def test_a_busy_pool_shows_the_place_in_line(make_client, tmp_path, monkeypatch):
     monkeypatch.setattr(step_jobs, "IN_REQUEST_CHARS", 0)
     c = make_client()
-    r = c.post("/api/sweep", json={"corpus": "botchan", "heldout": "udhr/eng",   # minutes
-                                   "algorithms": ["unigram", "wordpiece", "bpe"],
-                                   "sizes": [8000, 16000, 32000]})
+    r = c.post(
+        "/api/sweep",
+        json={
+            "corpus": "botchan",
+            "heldout": "udhr/eng",  # minutes
+            "algorithms": ["unigram", "wordpiece", "bpe"],
+            "sizes": [8000, 16000, 32000],
+        },
+    )
     sweep = r.json()["id"]
     until(lambda: c.get(f"/api/sweep/{sweep}").json()["status"] == "running")
     page = c.get("/wordpiece/train?corpus=udhr/eng&vocab_size=301")
@@ -204,22 +224,34 @@ def test_a_busy_pool_shows_the_place_in_line(make_client, tmp_path, monkeypatch)
 
 
 @pytest.mark.slow
-def test_check_on_a_large_corpus_trains_its_reference_in_the_pool(make_client, tmp_path,
-                                                                     monkeypatch):
+def test_check_on_a_large_corpus_trains_its_reference_in_the_pool(
+    make_client, tmp_path, monkeypatch
+):
     c = make_client()
     steps = c.get("/api/bpe/train_steps?corpus=botchan&variant=bpe&vocab_size=400").json()
     merges = [" ".join(s["pair"]) for s in steps["steps"]]
-    merges[30] = "x y"                                     # theirs goes wrong at merge 31
-    body = {"algorithm": "bpe", "corpus_name": "botchan", "vocab_size": 400,
-            "theirs": "\n".join(merges)}
+    merges[30] = "x y"  # theirs goes wrong at merge 31
+    body = {
+        "algorithm": "bpe",
+        "corpus_name": "botchan",
+        "vocab_size": 400,
+        "theirs": "\n".join(merges),
+    }
     pooled = c.post("/api/check", json=body)
     assert pooled.status_code == 200 and pooled.json()["first_divergence"] == 31
     (job,) = step_jobs_of(tmp_path / "steps.sqlite3", "check")
     assert job.status == "done"
-    page = c.post("/check", data={"algorithm": "bpe", "corpus": "botchan", "vocab_size": "400",
-                                  "theirs": body["theirs"]})      # the page: off the loop too
+    page = c.post(
+        "/check",
+        data={
+            "algorithm": "bpe",
+            "corpus": "botchan",
+            "vocab_size": "400",
+            "theirs": body["theirs"],
+        },
+    )  # the page: off the loop too
     assert page.status_code == 200 and 'data-testid="divergence">31<' in page.text
-    monkeypatch.setattr(step_jobs, "IN_REQUEST_CHARS", 10 ** 9)
+    monkeypatch.setattr(step_jobs, "IN_REQUEST_CHARS", 10**9)
     assert c.post("/api/check", json=body).json() == pooled.json()
 
 
@@ -227,24 +259,26 @@ def test_view_caches_are_bounded_by_the_size_of_what_they_hold():
     runs = cache.RunCache(5, max_bytes=100)
     for n in range(4):
         runs.put(n, f"run {n}", 40)
-    assert [runs.get(n) for n in range(4)] == [None, None, "run 2", "run 3"]   # 80 bytes
+    assert [runs.get(n) for n in range(4)] == [None, None, "run 2", "run 3"]  # 80 bytes
     runs.put("huge", "a run bigger than the cache", 500)
-    assert runs.get("huge") is not None and runs.get(3) is None   # the newest always stays
+    assert runs.get("huge") is not None and runs.get(3) is None  # the newest always stays
 
 
 def test_requests_arriving_together_load_a_finished_run_once(make_client, monkeypatch):
     import threading
+
     c = make_client()
     url = "/bpe/train?corpus=botchan&variant=bpe&vocab_size=700&step=5"
-    poll(c, url, 'data-testid="training"')                  # trained, and loaded once
-    monkeypatch.setattr(cache, "BPE", cache.RunCache(6))          # a fresh server process
+    poll(c, url, 'data-testid="training"')  # trained, and loaded once
+    monkeypatch.setattr(cache, "BPE", cache.RunCache(6))  # a fresh server process
     loads = []
     real_made = step_jobs._made
 
     def slow_made(engine, job):
         loads.append(job.id)
-        time.sleep(0.3)                                     # the others arrive meanwhile
+        time.sleep(0.3)  # the others arrive meanwhile
         return real_made(engine, job)
+
     monkeypatch.setattr(step_jobs, "_made", slow_made)
     pages = []
     threads = [threading.Thread(target=lambda: pages.append(c.get(url))) for _ in range(4)]
@@ -265,13 +299,22 @@ def test_the_core_keeps_plain_sessions_and_app_jobs_caches_them(make_client):
     from tokenizers_core.corpora import SENNRICH
     from tokenizers_core.models.bpe import session as bpe_sessions
     from tokenizers_core.models.wordpiece import session as wordpiece_sessions
+
     for module in (bpe_sessions, wordpiece_sessions):
         source = inspect.getsource(module)
-        for serving in ("threading", "Lock", "OrderedDict", "__getstate__", "__setstate__",
-                        "settled", "set by the web layer"):
+        for serving in (
+            "threading",
+            "Lock",
+            "OrderedDict",
+            "__getstate__",
+            "__setstate__",
+            "settled",
+            "set by the web layer",
+        ):
             assert serving not in source, f"{module.__name__} still has {serving}"
-    assert bpe_sessions.training_session(SENNRICH, "bpe", 24) is not \
-        bpe_sessions.training_session(SENNRICH, "bpe", 24)
+    assert bpe_sessions.training_session(SENNRICH, "bpe", 24) is not bpe_sessions.training_session(
+        SENNRICH, "bpe", 24
+    )
     c = make_client()
     for step in (1, 5):
         assert c.get(f"/bpe/train?step={step}").status_code == 200

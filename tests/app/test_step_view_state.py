@@ -1,5 +1,6 @@
 """The step views' state (app/views/): a step is put in words once, so a lesson says what the
 page says at the same step, and the step routers share code through app/views/, not each other."""
+
 from __future__ import annotations
 
 import ast

@@ -1,6 +1,7 @@
 """The store's contract, on both databases it runs on: SQLite (the embedded default) and a real
 PostgreSQL (`tests/postgres.py`; the slow tier). Corpora, specs, files and tokenisers, the size
 limit, jobs from queue to result, the queue limit under writers racing, and signed results."""
+
 from __future__ import annotations
 
 import threading
@@ -32,34 +33,44 @@ def test_corpora_specs_and_files_round_trip(url):
     (row,) = store.list()
     assert row["sha256"] == digest and row["name"] == "mixed" and row["bytes"] == len(text.encode())
     store.put_spec("h1", {"b": 2, "a": [1]})
-    store.put_spec("h1", {"other": True})                       # the first one stays
+    store.put_spec("h1", {"other": True})  # the first one stays
     assert store.get_spec("h1") == {"a": [1], "b": 2} and store.get_spec("nope") is None
-    data = bytes(range(256)) * 10                               # any bytes, NULs included
+    data = bytes(range(256)) * 10  # any bytes, NULs included
     file_digest = store.put_file(data)
     assert store.put_file(data) == file_digest and store.get_file(file_digest) == data
-    info = {"handle": "upload-x", "sha256": file_digest, "name": "", "format": "hf",
-            "options": {"pattern": None}, "algorithm": "bpe", "vocab_size": 5, "family": "bpe"}
+    info = {
+        "handle": "upload-x",
+        "sha256": file_digest,
+        "name": "",
+        "format": "hf",
+        "options": {"pattern": None},
+        "algorithm": "bpe",
+        "vocab_size": 5,
+        "family": "bpe",
+    }
     store.put_tokenizer(info)
     store.put_tokenizer({**info, "name": "renamed"})
     store.put_tokenizer({**info, "name": "kept"}, rename=False)
     found = store.get_tokenizer("upload-x")
     assert found["name"] == "renamed" and found["options"] == {"pattern": None}
-    assert found["bytes"] == len(data) and [t["handle"] for t in store.list_tokenizers()] == ["upload-x"]
+    assert found["bytes"] == len(data) and [t["handle"] for t in store.list_tokenizers()] == [
+        "upload-x"
+    ]
 
 
 def test_the_limit_refuses_what_does_not_fit_and_drops_old_results(url):
     store = CorpusStore(url, max_bytes=2000)
     jobs = JobStore(url)
-    for n in range(3):                                          # three finished results
+    for n in range(3):  # three finished results
         jobs.submit(f"j{n}", "train", {}, 1, queue_limit=10)
         jobs.claim("test:1", 10)
         jobs.finish(f"j{n}", "done", blob=b"r" * 500)
         time.sleep(0.01)
-    store.put("a" * 900)                                        # room made: the oldest go
+    store.put("a" * 900)  # room made: the oldest go
     assert jobs.get("j2") is not None and jobs.get("j0") is None
     with pytest.raises(StoreFull, match="past its limit"):
         store.put("b" * 1500)
-    assert jobs.get("j2") is not None                           # the newest result stays
+    assert jobs.get("j2") is not None  # the newest result stays
     assert store.used_bytes() <= 2000
 
 
@@ -74,9 +85,11 @@ def test_a_job_from_queue_to_result(url):
     jobs.progress("j", 2, "two of three", [1, 2], blob=b"partial")
     assert jobs.get("j").done == 2 and jobs.blob("j") == b"partial"
     assert jobs.finish("j", "done", results=[1, 2, 3], blob=b"\x00pickled\xff")
-    assert not jobs.finish("j", "error")                        # it no longer runs
+    assert not jobs.finish("j", "error")  # it no longer runs
     done = jobs.get("j")
-    assert done.status == "done" and done.results == [1, 2, 3] and jobs.blob("j") == b"\x00pickled\xff"
+    assert (
+        done.status == "done" and done.results == [1, 2, 3] and jobs.blob("j") == b"\x00pickled\xff"
+    )
     assert jobs.counts() == {"done": 1}
 
 
@@ -84,7 +97,7 @@ def test_cancel_claim_one_and_stale_jobs(url):
     jobs = JobStore(url)
     jobs.submit("q", "train", {}, 1, queue_limit=5)
     assert jobs.request_cancel("q").status == "cancelled"
-    assert jobs.claim_one("q", "w:1") is None                   # a worker handed it: nothing to run
+    assert jobs.claim_one("q", "w:1") is None  # a worker handed it: nothing to run
     jobs.submit("r", "train", {}, 1, queue_limit=5)
     assert jobs.claim_one("r", "w:1").status == "running"
     jobs.request_cancel("r")
@@ -106,7 +119,7 @@ def test_the_queue_limit_holds_under_racing_writers(url):
             outcomes.append("queued")
         except QueueFull:
             outcomes.append("full")
-        except Exception as exc:                 # anything else is a failure, shown below
+        except Exception as exc:  # anything else is a failure, shown below
             outcomes.append(f"{type(exc).__name__}: {exc}")
 
     threads = [threading.Thread(target=submit, args=(n,)) for n in range(12)]
@@ -124,6 +137,6 @@ def test_a_result_written_without_the_key_is_not_read(url, monkeypatch):
     jobs.claim("h:1", 5)
     jobs.finish("s", "done", blob=b"trusted")
     monkeypatch.setenv("TOKVIS_SECRET_KEY", "another-secret-of-enough-length")
-    stranger = JobStore(url)                     # a process holding another key reads it
-    assert stranger.blob("s") is None            # not unpickled ...
-    assert stranger.get("s") is None             # ... and forgotten, so it is run again
+    stranger = JobStore(url)  # a process holding another key reads it
+    assert stranger.blob("s") is None  # not unpickled ...
+    assert stranger.get("s") is None  # ... and forgotten, so it is run again

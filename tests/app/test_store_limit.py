@@ -1,6 +1,7 @@
 """The store's size limit (TOKVIS_MAX_STORE_MB): past it, storing a corpus or a tokenizer file is
 refused with 507 and a message (in place on the pages), what is stored keeps working, and storing
 a text that is there already still works."""
+
 from __future__ import annotations
 
 import time
@@ -18,7 +19,7 @@ def test_the_store_refuses_what_would_pass_its_limit(tmp_path):
     first = store.put("a" * 600)
     with pytest.raises(StoreFull, match="past its limit"):
         store.put("b" * 600)
-    assert store.put("a" * 600) == first                 # there already: adds nothing
+    assert store.put("a" * 600) == first  # there already: adds nothing
     with pytest.raises(StoreFull):
         store.put_file(b"x" * 500)
     store.put_file(b"x" * 300)
@@ -27,25 +28,30 @@ def test_the_store_refuses_what_would_pass_its_limit(tmp_path):
 
 @pytest.fixture
 def small(tmp_path):
-    s = Settings(db_path=tmp_path / "small.sqlite3", max_text_chars=20_000,
-                 max_corpus_bytes=2_000_000, max_upload_bytes=2_000_000, regex_timeout=0.5,
-                 max_store_mb=1)
+    s = Settings(
+        db_path=tmp_path / "small.sqlite3",
+        max_text_chars=20_000,
+        max_corpus_bytes=2_000_000,
+        max_upload_bytes=2_000_000,
+        regex_timeout=0.5,
+        max_store_mb=1,
+    )
     with TestClient(create_app(s)) as c:
         yield c
 
 
 def test_api_and_pages_answer_507_and_stored_things_still_work(small):
-    kept = small.post("/api/corpora", json={"text": "low lower newest " * 30_000})   # 510 KB
+    kept = small.post("/api/corpora", json={"text": "low lower newest " * 30_000})  # 510 KB
     assert kept.status_code == 201
-    full = small.post("/api/corpora", json={"text": "widest " * 100_000})           # 700 KB
+    full = small.post("/api/corpora", json={"text": "widest " * 100_000})  # 700 KB
     assert full.status_code == 507 and "store is full" in full.json()["detail"]
     page = small.post("/bpe/train", data={"corpus_text": "widest " * 100_000})
     assert page.status_code == 507 and "store is full" in page.text and "<form" in page.text
-    vocab = "\n".join(["[UNK]"] + [f"token{i}" for i in range(70_000)]).encode()   # 660 KB
+    vocab = "\n".join(["[UNK]"] + [f"token{i}" for i in range(70_000)]).encode()  # 660 KB
     upload = small.post("/api/tokenizers", files={"file": ("vocab.txt", vocab)})
     assert upload.status_code == 507 and "TOKVIS_MAX_STORE_MB" in upload.json()["detail"]
     sha = kept.json()["sha256"]
-    for _ in range(600):                       # a corpus this size trains in the job pool
+    for _ in range(600):  # a corpus this size trains in the job pool
         view = small.get(f"/bpe/train?corpus={sha}&vocab_size=40&step=3")
         if 'data-testid="training"' not in view.text:
             break
@@ -57,8 +63,12 @@ def test_api_and_pages_answer_507_and_stored_things_still_work(small):
 
 
 def test_the_upload_form_shows_a_full_store_in_place(small):
-    small.post("/api/corpora", json={"text": "low lower newest " * 55_000})          # 935 KB
+    small.post("/api/corpora", json={"text": "low lower newest " * 55_000})  # 935 KB
     vocab = "\n".join(["[UNK]"] + [f"token{i}" for i in range(20_000)]).encode()
-    r = small.post("/tokenizers", files={"file": ("vocab.txt", vocab)},
-                   data={"next": "/"}, headers={"HX-Request": "true"})
+    r = small.post(
+        "/tokenizers",
+        files={"file": ("vocab.txt", vocab)},
+        data={"next": "/"},
+        headers={"HX-Request": "true"},
+    )
     assert r.status_code == 507 and "store is full" in r.text and "<html" not in r.text

@@ -1,5 +1,6 @@
 """Take it with you: the download line on the visualiser, the training and the encode views;
 `/api/download/tokenizer`; `/trained/open` (a training view's tokeniser, trained to the end)."""
+
 from __future__ import annotations
 
 import io
@@ -12,10 +13,9 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 import tokenizers_core as tc
+from app import export
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.formats import dump_bytes, load_bytes
-
-from app import export
 
 TEXT = "the lowest newest widest"
 
@@ -24,8 +24,10 @@ def links(html: str) -> dict[str, str]:
     """data-testid -> href of the links in the page's download line."""
     line = re.search(r'<p class="small take-away" data-testid="take-away">(.*?)</p>', html, re.S)
     assert line, "no download line on the page"
-    return {t: unescape(h) for h, t in re.findall(r'<a href="([^"]+)"[^>]*data-testid="([^"]+)"',
-                                                   line.group(1))}
+    return {
+        t: unescape(h)
+        for h, t in re.findall(r'<a href="([^"]+)"[^>]*data-testid="([^"]+)"', line.group(1))
+    }
 
 
 def follow(client, href: str):
@@ -74,8 +76,9 @@ def test_download_a_bundled_tokenizer_in_each_format(client):
     assert r.headers["content-disposition"] == 'attachment; filename="tokenizer.json"'
     back = load_bytes(r.content, format="hf_json")
     assert back.encode("Unaffable tokenizers!").ids == tok.encode("Unaffable tokenizers!").ids
-    r = follow(client, "/api/download/tokenizer?tokenizer=botchan_en_unigram_1000"
-                       "&format=sentencepiece")
+    r = follow(
+        client, "/api/download/tokenizer?tokenizer=botchan_en_unigram_1000&format=sentencepiece"
+    )
     assert 'filename="botchan_en_unigram_1000.model"' in r.headers["content-disposition"]
     back = load_bytes(r.content, format="sentencepiece")
     sp = tc.load("botchan_en_unigram_1000")
@@ -101,12 +104,14 @@ def test_visualiser_links_each_format_of_the_current_tokenizer(client):
     html = client.get("/?tokenizer=botchan_en_unigram_1000&text=" + TEXT).text
     found = links(html)
     assert set(found) == {"download-sentencepiece", "download-trace"}
-    api = client.get("/api/download/tokenizer?tokenizer=botchan_en_unigram_1000"
-                     "&format=sentencepiece").content
+    api = client.get(
+        "/api/download/tokenizer?tokenizer=botchan_en_unigram_1000&format=sentencepiece"
+    ).content
     assert follow(client, found["download-sentencepiece"]).content == api
     trace = follow(client, found["download-trace"]).text.splitlines()
-    expected = client.get("/api/trace", params={"text": TEXT,
-                                                "tokenizer": "botchan_en_unigram_1000"})
+    expected = client.get(
+        "/api/trace", params={"text": TEXT, "tokenizer": "botchan_en_unigram_1000"}
+    )
     assert [json.loads(line) for line in trace] == expected.json()["steps"]
 
 
@@ -117,25 +122,33 @@ def test_visualiser_rule_tokenizer_has_only_its_trace(client):
 # ---- the training views -------------------------------------------------------------------------
 TRAIN_VIEWS = [
     ("/bpe/train", "bpe", ["vocab_merges"], ["trace", "merges", "vocab"]),
-    ("/bpe/train?variant=byte_bpe&corpus=udhr/eng&vocab_size=300", "byte_bpe",
-     ["hf_json", "tiktoken"], ["trace", "merges", "vocab"]),
-    ("/bpe/train?variant=sentencepiece_bpe", "sentencepiece_bpe", ["sentencepiece"],
-     ["trace", "merges", "vocab"]),
+    (
+        "/bpe/train?variant=byte_bpe&corpus=udhr/eng&vocab_size=300",
+        "byte_bpe",
+        ["hf_json", "tiktoken"],
+        ["trace", "merges", "vocab"],
+    ),
+    (
+        "/bpe/train?variant=sentencepiece_bpe",
+        "sentencepiece_bpe",
+        ["sentencepiece"],
+        ["trace", "merges", "vocab"],
+    ),
     ("/wordpiece/train", "wordpiece", ["hf_json", "vocab_txt"], ["trace", "merges", "vocab"]),
-    ("/unigram/train?vocab_size=100", "unigram", ["sentencepiece"],
-     ["trace", "vocab"]),
+    ("/unigram/train?vocab_size=100", "unigram", ["sentencepiece"], ["trace", "vocab"]),
 ]
 
 
 @pytest.mark.parametrize("view,algorithm,formats,files", TRAIN_VIEWS)
 def test_training_view_links_onward_and_to_every_file(client, view, algorithm, formats, files):
-    for _ in range(100):                      # a Unigram view may still be training
+    for _ in range(100):  # a Unigram view may still be training
         html = client.get(view).text
         if 'data-testid="take-away"' in html:
             break
     found = links(html)
-    assert set(found) == ({"open-visualiser", "open-compare"}
-                          | {f"download-{f}" for f in formats + files})
+    assert set(found) == (
+        {"open-visualiser", "open-compare"} | {f"download-{f}" for f in formats + files}
+    )
     # the step-through files are the view's own query string on the download routes
     for f in files:
         assert found[f"download-{f}"].startswith("/api/download/")
@@ -147,7 +160,9 @@ def test_training_view_links_onward_and_to_every_file(client, view, algorithm, f
     assert handle.startswith(algorithm + "-")
     assert f'data-testid="download-{formats[0]}"' in opened.text
     compared = client.get(found["open-compare"])
-    assert compared.status_code == 200 and handle in parse_qs(urlsplit(str(compared.url)).query)["col"]
+    assert (
+        compared.status_code == 200 and handle in parse_qs(urlsplit(str(compared.url)).query)["col"]
+    )
     # each format: the file the API gives for the handle, and it loads back
     tok = client.app.state.trained.get(handle)
     for f in formats:
@@ -172,23 +187,33 @@ def test_the_training_view_trace_is_the_api_answer(client):
 
 def test_trained_open_rejects_bad_input(client):
     """A page route: the error is shown on the page, with its status."""
-    for query, status, says in (("algorithm=nope&vocab_size=10", 422, "unknown algorithm"),
-                                ("algorithm=bpe&vocab_size=10&to=nowhere", 422, "destination"),
-                                ("algorithm=bpe&vocab_size=0", 422, "vocab_size must be"),
-                                ("algorithm=bpe&vocab_size=10&corpus=no-such-corpus", 404,
-                                 "unknown corpus")):
+    for query, status, says in (
+        ("algorithm=nope&vocab_size=10", 422, "unknown algorithm"),
+        ("algorithm=bpe&vocab_size=10&to=nowhere", 422, "destination"),
+        ("algorithm=bpe&vocab_size=0", 422, "vocab_size must be"),
+        ("algorithm=bpe&vocab_size=10&corpus=no-such-corpus", 404, "unknown corpus"),
+    ):
         r = client.get(f"/trained/open?{query}")
         assert r.status_code == status and says in r.text, query
 
 
 # ---- the encode views ---------------------------------------------------------------------------
-@pytest.mark.parametrize("view,api,key", [
-    ("/bpe/encode?tokenizer=gpt2&text=lowest+newer", "/api/bpe/encode_steps?tokenizer=gpt2"
-     "&text=lowest+newer", None),
-    ("/wordpiece/encode?text=unaffable+playing", "/api/wordpiece/encode_steps"
-     "?text=unaffable+playing&vocab=small", "steps"),
-    ("/unigram/lattice?text=hello", "/api/unigram/lattice?text=hello&model=tiny", "steps"),
-])
+@pytest.mark.parametrize(
+    "view,api,key",
+    [
+        (
+            "/bpe/encode?tokenizer=gpt2&text=lowest+newer",
+            "/api/bpe/encode_steps?tokenizer=gpt2&text=lowest+newer",
+            None,
+        ),
+        (
+            "/wordpiece/encode?text=unaffable+playing",
+            "/api/wordpiece/encode_steps?text=unaffable+playing&vocab=small",
+            "steps",
+        ),
+        ("/unigram/lattice?text=hello", "/api/unigram/lattice?text=hello&model=tiny", "steps"),
+    ],
+)
 def test_encode_views_link_their_trace(client, view, api, key):
     found = links(client.get(view).text)
     assert set(found) == {"download-trace"}
@@ -201,6 +226,7 @@ def test_encode_views_link_their_trace(client, view, api, key):
 def test_the_formats_cache_keeps_no_tokenizer_alive():
     import gc
     import weakref
+
     tok = tc.train("wordpiece", ["low lower newest widest"] * 3, 40)
     ref = weakref.ref(tok)
     assert export.formats_of(tok) == export.formats_of(tok) == ["hf_json", "vocab_txt"]

@@ -1,5 +1,6 @@
 """The tax's numbers are saved at build time (app/data/tax_counts.json) so /tax answers at
 once (issue 13, item 11); the saved numbers must be what the engine computes."""
+
 from __future__ import annotations
 
 import json
@@ -21,8 +22,10 @@ def test_saved_numbers_match_the_engine():
 def test_tax_page_reads_saved_numbers_without_loading_a_vocabulary(isolated_client, monkeypatch):
     """(its own store: every upload of other tests would be a column, computed afresh)"""
     client = isolated_client
+
     def no(name):
         raise AssertionError(f"/tax computed {name} instead of reading the saved numbers")
+
     monkeypatch.setattr(tax, "compute", no)
     tax._kept.clear()
     assert client.get("/tax").status_code == 200

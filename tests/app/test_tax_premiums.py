@@ -1,6 +1,7 @@
 """/tax shows Petrov et al.'s language premium (tokens relative to English on the parallel UDHR
 texts) for every loaded tokeniser at once: languages as rows, tokenisers as columns, each cell
 coloured by its premium, the rows sortable by any column (issue 22, item 4)."""
+
 from __future__ import annotations
 
 import re
@@ -33,8 +34,16 @@ def test_the_saved_numbers_are_the_premiums_computed_afresh(name):
 
 
 def test_bands_cover_every_premium_in_order():
-    assert [premium_band(v) for v in (0.5, 1.0, 1.3, 1.7, 2.5, 3.5, 5.0, 9.0)] == \
-        [0, 0, 1, 2, 3, 4, 5, 6]
+    assert [premium_band(v) for v in (0.5, 1.0, 1.3, 1.7, 2.5, 3.5, 5.0, 9.0)] == [
+        0,
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+    ]
     assert len(PREMIUM_BANDS) == 7
 
 
@@ -47,8 +56,9 @@ def test_the_page_shows_every_bundled_tokenizer_and_this_browsers_uploads(client
     assert page.status_code == 200
     assert heads(page.text) == tax.vocab_tokenizers()
     data = (DATA / "botchan_en_unigram_1000.model.gz").read_bytes()
-    handle = client.post("/api/tokenizers", files={"file": ("mine.model.gz", data)},
-                         data={"name": "My unigram"}).json()["tokenizer"]
+    handle = client.post(
+        "/api/tokenizers", files={"file": ("mine.model.gz", data)}, data={"name": "My unigram"}
+    ).json()["tokenizer"]
     page = client.get("/tax")
     assert heads(page.text) == tax.vocab_tokenizers() + [handle]
     assert "My unigram" in page.text
@@ -58,8 +68,11 @@ def test_the_page_shows_every_bundled_tokenizer_and_this_browsers_uploads(client
 
 
 def cell(html: str, lang: str, tok: str) -> str:
-    m = re.search(rf'<td class="num prem prem-(\d)[^"]*" data-lang="{lang}" data-tok="{tok}"'
-                  r'[^>]*>([\d.]+)', html)
+    m = re.search(
+        rf'<td class="num prem prem-(\d)[^"]*" data-lang="{lang}" data-tok="{tok}"'
+        r"[^>]*>([\d.]+)",
+        html,
+    )
     assert m, (lang, tok)
     return m.group(1), m.group(2)
 
@@ -72,7 +85,7 @@ def test_each_cell_is_coloured_by_its_premium_with_a_legend(client):
     assert cell(page, "eng", "o200k_base") == ("0", "1.00")
     assert 'class="premium-legend"' in page
     for i in range(len(PREMIUM_BANDS)):
-        assert f'prem-{i}' in page.split('class="premium-legend"')[1]
+        assert f"prem-{i}" in page.split('class="premium-legend"')[1]
 
 
 def order(html: str) -> list[str]:
@@ -116,19 +129,37 @@ def test_an_upload_that_cannot_encode_the_texts_is_left_out_not_fatal(tmp_path):
 
     from app.config import Settings
     from app.main import create_app
-    settings = Settings(db_path=tmp_path / "store.sqlite3", max_text_chars=20_000,
-                        max_corpus_bytes=2_000_000, max_upload_bytes=2_000_000, regex_timeout=0.5)
-    data = {"version": "1.0", "added_tokens": [], "pre_tokenizer": None, "post_processor": None,
-            "decoder": None, "truncation": None, "padding": None,
-            "normalizer": {"type": "Sequence", "normalizers": [
-                {"type": "Replace", "pattern": {"String": "a"}, "content": "aa"}] * 20},
-            "model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "a": 1}, "unk_token": "[UNK]"}}
+
+    settings = Settings(
+        db_path=tmp_path / "store.sqlite3",
+        max_text_chars=20_000,
+        max_corpus_bytes=2_000_000,
+        max_upload_bytes=2_000_000,
+        regex_timeout=0.5,
+    )
+    data = {
+        "version": "1.0",
+        "added_tokens": [],
+        "pre_tokenizer": None,
+        "post_processor": None,
+        "decoder": None,
+        "truncation": None,
+        "padding": None,
+        "normalizer": {
+            "type": "Sequence",
+            "normalizers": [{"type": "Replace", "pattern": {"String": "a"}, "content": "aa"}] * 20,
+        },
+        "model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "a": 1}, "unk_token": "[UNK]"},
+    }
     with TestClient(create_app(dataclasses.replace(settings, sandbox_workers=1))) as client:
-        handle = client.post("/api/tokenizers", data={"name": "Doubler"}, files={
-            "file": ("tokenizer.json", json.dumps(data).encode())}).json()["tokenizer"]
+        handle = client.post(
+            "/api/tokenizers",
+            data={"name": "Doubler"},
+            files={"file": ("tokenizer.json", json.dumps(data).encode())},
+        ).json()["tokenizer"]
         page = client.get("/tax")
         assert page.status_code == 200
         note = re.search(r'data-testid="tax-left-out">(.*?)</p>', page.text, re.S).group(1)
         assert "Doubler" in note and "Replace" in note
-        assert f'data-tok="{handle}"' not in page.text          # no column for it
+        assert f'data-tok="{handle}"' not in page.text  # no column for it
         assert client.get("/tax", params={"tok": handle}).status_code == 422

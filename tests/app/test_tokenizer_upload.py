@@ -5,6 +5,7 @@ that names the problem, and never lose what is stored.
 Files are built here with the reference libraries (`sentencepiece`, `tokenizers`) or cut from the
 bundled ranks; the real Llama 3 files are read from ../shared/data/interop when present.
 """
+
 from __future__ import annotations
 
 import base64
@@ -21,11 +22,11 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.main import create_app
+from tests.shared_data import INTEROP
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.formats.sentencepiece_model import _DATA
 from tokenizers_core.implementations.openai_public import load_ranks
 
-from tests.shared_data import INTEROP
 LLAMA3_RANKS = INTEROP / "raw" / "llama3" / "tokenizer.model"
 LLAMA3_JSON = INTEROP / "converted" / "llama3.tokenizer.json"
 LLAMA4_JSON = INTEROP / "converted" / "llama4.tokenizer.json"
@@ -36,11 +37,13 @@ XSS = '<script>alert("x")</script>'
 
 def has_hf_json() -> bool:
     import importlib.util
+
     return importlib.util.find_spec("tokenizers_core.formats.hf_json") is not None
 
 
-needs_hf_json = pytest.mark.skipif(not has_hf_json(),
-                                   reason="tokenizers_core/formats/hf_json.py is not in this tree yet")
+needs_hf_json = pytest.mark.skipif(
+    not has_hf_json(), reason="tokenizers_core/formats/hf_json.py is not in this tree yet"
+)
 
 
 # ---- files -------------------------------------------------------------------------------------------
@@ -52,11 +55,16 @@ def unigram_model() -> bytes:
 def script_model() -> bytes:
     """A tiny sentencepiece Unigram model with a user-defined piece that is markup."""
     import sentencepiece as spm
+
     out = io.BytesIO()
     lines = load_corpus("udhr/eng").splitlines()[:200]
-    spm.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=out,
-                                   vocab_size=120, user_defined_symbols=[XSS],
-                                   minloglevel=2)
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines),
+        model_writer=out,
+        vocab_size=120,
+        user_defined_symbols=[XSS],
+        minloglevel=2,
+    )
     return out.getvalue()
 
 
@@ -69,11 +77,16 @@ def small_ranks(n: int = 600) -> bytes:
 def hf_bpe_json(special: str = "<|endoftext|>") -> bytes:
     """A small byte-level BPE tokenizer.json trained with Hugging Face `tokenizers`."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=[special], show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=400,
+        special_tokens=[special],
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
     tok.train_from_iterator(load_corpus("udhr/eng").splitlines(), trainer)
     return tok.to_str().encode()
 
@@ -85,8 +98,16 @@ def db(tmp_path_factory) -> Path:
 
 
 def make_app(db: Path, **limits):
-    return create_app(Settings(db_path=db, max_text_chars=20_000, max_corpus_bytes=2_000_000,
-                               max_upload_bytes=2_000_000, regex_timeout=0.5, **limits))
+    return create_app(
+        Settings(
+            db_path=db,
+            max_text_chars=20_000,
+            max_corpus_bytes=2_000_000,
+            max_upload_bytes=2_000_000,
+            regex_timeout=0.5,
+            **limits,
+        )
+    )
 
 
 @pytest.fixture(scope="module")
@@ -96,8 +117,9 @@ def client(db):
 
 
 def upload(client, data: bytes, filename: str = "tokenizer.bin", **fields):
-    return client.post("/api/tokenizers", files={"file": (filename, data)},
-                       data={k: v for k, v in fields.items()})
+    return client.post(
+        "/api/tokenizers", files={"file": (filename, data)}, data={k: v for k, v in fields.items()}
+    )
 
 
 def stored(client) -> list[dict]:
@@ -107,14 +129,20 @@ def stored(client) -> list[dict]:
 # ---- the API ---------------------------------------------------------------------------------------
 def test_upload_a_sentencepiece_model_and_encode_as_sentencepiece(client):
     import sentencepiece as spm
+
     data = unigram_model()
     r = upload(client, data, "m.model", name="Botchan unigram")
     assert r.status_code == 201, r.text
     body = r.json()
     assert HANDLE.fullmatch(body["tokenizer"])
     assert body["sha256"] == hashlib.sha256(data).hexdigest()
-    assert (body["name"], body["format"], body["algorithm"], body["vocab_size"], body["model"]) == \
-        ("Botchan unigram", "sentencepiece", "unigram", 1000, "unigram")
+    assert (body["name"], body["format"], body["algorithm"], body["vocab_size"], body["model"]) == (
+        "Botchan unigram",
+        "sentencepiece",
+        "unigram",
+        1000,
+        "unigram",
+    )
     text = "I am a cat. As yet I have no name, 東京."
     enc = client.post("/api/encode", json={"tokenizer": body["tokenizer"], "text": text}).json()
     ref = spm.SentencePieceProcessor(model_proto=data)
@@ -134,20 +162,20 @@ def test_content_addressed_after_gunzip_and_stored_once(client):
     assert handles.count(first["tokenizer"]) == 1
     named = upload(client, data, "m.model", name="Named once").json()
     assert named["tokenizer"] == first["tokenizer"] and named["name"] == "Named once"
-    again = upload(client, data, "other-file-name.model").json()          # no name: kept
+    again = upload(client, data, "other-file-name.model").json()  # no name: kept
     assert again["name"] == "Named once"
 
 
 def test_parsed_once_and_cached(client):
     h = upload(client, unigram_model()).json()["tokenizer"]
     uploads = client.app.state.uploads
-    assert uploads.get(h) is uploads.get(h)            # the same object: no parse per request
+    assert uploads.get(h) is uploads.get(h)  # the same object: no parse per request
     assert uploads._cache.nbytes() <= uploads._cache.max_bytes
 
 
 def test_handles_survive_a_restart(client, db):
     h = upload(client, unigram_model()).json()["tokenizer"]
-    with TestClient(make_app(db)) as fresh:             # a new process on the same database
+    with TestClient(make_app(db)) as fresh:  # a new process on the same database
         assert len(fresh.app.state.uploads._cache) == 0
         r = fresh.post("/api/encode", json={"tokenizer": h, "text": "Hello"})
         assert r.status_code == 200 and r.json()["tokens"] == ["▁He", "ll", "o"]
@@ -172,32 +200,43 @@ def test_vocab_txt_cased_by_default_uncased_on_request(client):
 
 def test_ranks_file_needs_its_pattern_then_matches_tiktoken(client):
     import tiktoken
+
     data = small_ranks()
     r = upload(client, data, "tokenizer.model")
     assert r.status_code == 422 and "pattern" in r.json()["detail"]
     specials = {"<|endoftext|>": 600}
-    r = upload(client, data, "tokenizer.model", pattern="cl100k", special_tokens=json.dumps(specials))
+    r = upload(
+        client, data, "tokenizer.model", pattern="cl100k", special_tokens=json.dumps(specials)
+    )
     assert r.status_code == 201, r.text
     body = r.json()
     assert body["format"] == "tiktoken" and body["options"]["pattern"] == "cl100k"
     from tokenizers_core.pre_tokenizers import PRESETS
-    ref = tiktoken.Encoding("small", pat_str=PRESETS["cl100k"], special_tokens=specials,
-                            mergeable_ranks=dict(sorted(load_ranks("cl100k_base").items(),
-                                                        key=lambda kv: kv[1])[:600]))
+
+    ref = tiktoken.Encoding(
+        "small",
+        pat_str=PRESETS["cl100k"],
+        special_tokens=specials,
+        mergeable_ranks=dict(sorted(load_ranks("cl100k_base").items(), key=lambda kv: kv[1])[:600]),
+    )
     text = load_corpus("udhr/eng")[:2000] + " <|endoftext|>"
     enc = client.post("/api/encode", json={"tokenizer": body["tokenizer"], "text": text}).json()
-    assert enc["ids"] == ref.encode(text, disallowed_special=())      # specials as text ...
-    enc = client.post("/api/encode", json={"tokenizer": body["tokenizer"], "text": text,
-                                           "allowed_special": "all"}).json()
-    assert enc["ids"] == ref.encode(text, allowed_special="all")      # ... unless allowed
-    other = upload(client, data, pattern="gpt2").json()                # same bytes, other pattern
+    assert enc["ids"] == ref.encode(text, disallowed_special=())  # specials as text ...
+    enc = client.post(
+        "/api/encode", json={"tokenizer": body["tokenizer"], "text": text, "allowed_special": "all"}
+    ).json()
+    assert enc["ids"] == ref.encode(text, allowed_special="all")  # ... unless allowed
+    other = upload(client, data, pattern="gpt2").json()  # same bytes, other pattern
     assert other["tokenizer"] != body["tokenizer"]
 
 
 def test_special_tokens_as_lines_and_bad_special_tokens(client):
     data = small_ranks(300)
     r = upload(client, data, pattern="o200k", special_tokens="<|a|> 300\n<|b|>  301\n")
-    assert r.status_code == 201 and r.json()["options"]["special_tokens"] == {"<|a|>": 300, "<|b|>": 301}
+    assert r.status_code == 201 and r.json()["options"]["special_tokens"] == {
+        "<|a|>": 300,
+        "<|b|>": 301,
+    }
     r = upload(client, data, pattern="o200k", special_tokens='{"<|a|>": "x"}')
     assert r.status_code == 422 and "special tokens" in r.json()["detail"]
     r = upload(client, data, pattern="o200k", special_tokens="{not json")
@@ -210,8 +249,8 @@ def test_bad_files_are_4xx_naming_the_problem_and_nothing_is_lost(client):
     model = unigram_model()
     ranks = small_ranks(40)
     cases = [
-        (model[: len(model) // 2], {}, "truncated"),                          # a truncated protobuf
-        (ranks + b"@@@ 40\n", {"pattern": "gpt2"}, "base64"),                # a bad base64 line
+        (model[: len(model) // 2], {}, "truncated"),  # a truncated protobuf
+        (ranks + b"@@@ 40\n", {"pattern": "gpt2"}, "base64"),  # a bad base64 line
         (b"\x00\x01\x02", {}, "not a tokenizer file"),
         (b"", {}, "empty"),
         (model, {"format": "nonsense"}, "format"),
@@ -233,9 +272,11 @@ def test_bad_tokenizer_json_names_the_problem(client):
     unknown["pre_tokenizer"] = {"type": "NoSuchPreTokenizer"}
     ghost = json.loads(json.dumps(doc))
     ghost["model"]["merges"].append(["Ġthe", "zzzghost"])
-    for data, word in [(b'{"version": "1.0", "model": {"type": "BPE", "vocab": {', "json"),
-                       (json.dumps(unknown).encode(), "nosuchpretokenizer"),
-                       (json.dumps(ghost).encode(), "zzzghost")]:
+    for data, word in [
+        (b'{"version": "1.0", "model": {"type": "BPE", "vocab": {', "json"),
+        (json.dumps(unknown).encode(), "nosuchpretokenizer"),
+        (json.dumps(ghost).encode(), "zzzghost"),
+    ]:
         r = upload(client, data, "tokenizer.json")
         assert 400 <= r.status_code < 500 and word in r.json()["detail"].lower(), r.text
     assert stored(client) == before
@@ -245,7 +286,7 @@ def test_size_limits(db, tmp_path):
     with TestClient(make_app(tmp_path / "small.sqlite3", max_tokenizer_bytes=10_000)) as small:
         r = upload(small, unigram_model())
         assert r.status_code == 413 and "TOKVIS_MAX_TOKENIZER_BYTES" in r.json()["detail"]
-        bomb = gzip.compress(b"a\n" * 100_000)                     # 200 kB from a small file
+        bomb = gzip.compress(b"a\n" * 100_000)  # 200 kB from a small file
         assert len(bomb) < 10_000
         r = upload(small, bomb)
         assert r.status_code == 413 and "10,000" in r.json()["detail"]
@@ -260,15 +301,20 @@ def test_unknown_handle_is_404(client):
 
 def test_legacy_lattice_uploads_still_resolve(client):
     data = unigram_model()
-    digest = client.app.state.store.put("sentencepiece-model:base64:" + base64.b64encode(data).decode())
-    r = client.get("/unigram/lattice", params={"model": f"upload-{digest}", "text": "Hello", "step": 99})
+    digest = client.app.state.store.put(
+        "sentencepiece-model:base64:" + base64.b64encode(data).decode()
+    )
+    r = client.get(
+        "/unigram/lattice", params={"model": f"upload-{digest}", "text": "Hello", "step": 99}
+    )
     assert r.status_code == 200 and "▁He" in r.text
-    assert digest not in client.get("/corpora").text                  # not listed as a corpus
+    assert digest not in client.get("/corpora").text  # not listed as a corpus
 
 
 def hf_byte_fallback_json() -> bytes:
     """A Llama-2-style BPE (▁ for spaces, byte_fallback, fuse_unk) trained with `tokenizers`."""
     from tokenizers import Tokenizer, models, normalizers, trainers
+
     tok = Tokenizer(models.BPE(byte_fallback=True, unk_token="<unk>", fuse_unk=True))
     tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
     specials = ["<unk>", "<s>", "</s>"] + [f"<0x{i:02X}>" for i in range(256)]
@@ -280,10 +326,12 @@ def hf_byte_fallback_json() -> bytes:
 def hf_ignore_merges_json() -> bytes:
     """A byte-level BPE with `ignore_merges` (as Llama 3's), trained with `tokenizers`."""
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
     tok = Tokenizer(models.BPE(ignore_merges=True))
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    trainer = trainers.BpeTrainer(vocab_size=500, show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=500, show_progress=False, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
     tok.train_from_iterator(load_corpus("udhr/eng").splitlines(), trainer)
     doc = json.loads(tok.to_str())
     doc["model"]["ignore_merges"] = True
@@ -297,6 +345,7 @@ def what(html: str) -> str:
 @needs_hf_json
 def test_bpe_encode_shows_byte_fallback_and_whole_word_steps(client):
     from tokenizers import Tokenizer
+
     data = hf_byte_fallback_json()
     h = upload(client, data, "tokenizer.json").json()["tokenizer"]
     text = "日本 the rights"
@@ -306,14 +355,16 @@ def test_bpe_encode_shows_byte_fallback_and_whole_word_steps(client):
     page = client.get("/bpe/encode", params={"tokenizer": h, "text": text, "step": 1})
     assert page.status_code == 200 and "byte fallback" in what(page.text)
     current = re.search(r'<li class="current"[^>]*><code>(.*?)</code>', page.text).group(1)
-    assert current.endswith("&lt;- fallback")             # the merges start from these parts
+    assert current.endswith("&lt;- fallback")  # the merges start from these parts
     table = re.search(r'data-testid="replaced">(.*?)</table>', page.text, re.S).group(1)
     assert "日" in table and "&lt;0xE6&gt;" in table and "&lt;0x97&gt;" in table
     final = client.get("/bpe/encode", params={"tokenizer": h, "text": text, "step": 999})
     pieces = re.search(r'data-testid="pieces">(.*?)data-testid="trees"', final.text, re.S).group(1)
-    assert pieces.count('<span class="seg-sym">&lt;0xE6&gt;</span>') == 2     # 日 and 本
+    assert pieces.count('<span class="seg-sym">&lt;0xE6&gt;</span>') == 2  # 日 and 本
     h = upload(client, hf_ignore_merges_json(), "tokenizer.json").json()["tokenizer"]
-    steps = client.get("/api/bpe/encode_steps", params={"tokenizer": h, "text": "the rights"}).json()
+    steps = client.get(
+        "/api/bpe/encode_steps", params={"tokenizer": h, "text": "the rights"}
+    ).json()
     actions = [[s["action"] for s in p["steps"]] for p in steps["pieces"]]
     assert actions[1] == ["whole_word"]
     k = sum(len(a) for a in actions)
@@ -326,33 +377,46 @@ def test_pipeline_shows_each_member_of_a_sequence(client):
     h = upload(client, hf_byte_fallback_json(), "tokenizer.json").json()["tokenizer"]
     page = client.get("/", params={"tokenizer": h, "text": "the rights"})
     panel = re.search(r'<details class="panel pipeline">(.*?)</details>', page.text, re.S).group(1)
-    normalise = re.findall(r"Normalise <span class=\"muted\">\((.*?)\)</span> <span[^>]*>step (\d) of 2", panel)
+    normalise = re.findall(
+        r"Normalise <span class=\"muted\">\((.*?)\)</span> <span[^>]*>step (\d) of 2", panel
+    )
     assert [(n.split("(")[0], i) for n, i in normalise] == [("Prepend", "1"), ("Replace", "2")]
-    assert "▁the·rights" in panel and "▁the▁rights" in panel       # after Prepend, after Replace
+    assert "▁the·rights" in panel and "▁the▁rights" in panel  # after Prepend, after Replace
 
 
 @needs_hf_json
 def test_wordpiece_and_unigram_views_on_imported_tokenizer_json(client):
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+
     lines = load_corpus("udhr/eng").splitlines()
     wp = Tokenizer(models.WordPiece(unk_token="[UNK]"))
     wp.normalizer = normalizers.BertNormalizer(lowercase=True)
     wp.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    wp.train_from_iterator(lines, trainers.WordPieceTrainer(vocab_size=300, show_progress=False,
-                                                            special_tokens=["[UNK]"]))
+    wp.train_from_iterator(
+        lines,
+        trainers.WordPieceTrainer(vocab_size=300, show_progress=False, special_tokens=["[UNK]"]),
+    )
     uni = Tokenizer(models.Unigram())
     uni.pre_tokenizer = pre_tokenizers.Metaspace()
-    uni.train_from_iterator(lines, trainers.UnigramTrainer(vocab_size=300, show_progress=False,
-                                                           unk_token="<unk>", special_tokens=["<unk>"]))
+    uni.train_from_iterator(
+        lines,
+        trainers.UnigramTrainer(
+            vocab_size=300, show_progress=False, unk_token="<unk>", special_tokens=["<unk>"]
+        ),
+    )
     text = "Everyone has rights"
-    for ref, path, key, family in [(wp, "/wordpiece/encode", "vocab", "wordpiece"),
-                                   (uni, "/unigram/lattice", "model", "unigram")]:
+    for ref, path, key, family in [
+        (wp, "/wordpiece/encode", "vocab", "wordpiece"),
+        (uni, "/unigram/lattice", "model", "unigram"),
+    ]:
         r = upload(client, ref.to_str().encode(), "tokenizer.json")
         assert r.status_code == 201 and r.json()["model"] == family, r.text
         page = client.get(path, params={key: r.json()["tokenizer"], "text": text, "step": 999})
         assert page.status_code == 200, page.text[-500:]
-        shown = re.findall(r"<code[^>]*>(.*?)</code>",
-                           re.search(r'data-testid="final">(.*?)</p>', page.text, re.S).group(1))
+        shown = re.findall(
+            r"<code[^>]*>(.*?)</code>",
+            re.search(r'data-testid="final">(.*?)</p>', page.text, re.S).group(1),
+        )
         assert shown == ref.encode(text).tokens, family
 
 
@@ -360,21 +424,26 @@ def test_wordpiece_and_unigram_views_on_imported_tokenizer_json(client):
 def test_every_view_takes_the_handle_and_every_picker_lists_it(client):
     uni = upload(client, unigram_model(), name="My unigram").json()["tokenizer"]
     bpe = upload(client, small_ranks(), pattern="cl100k", name="My ranks").json()["tokenizer"]
-    wp = upload(client, b"[UNK]\n[CLS]\n[SEP]\nplay\n##ing\n", "vocab.txt", name="My vocab").json()["tokenizer"]
+    wp = upload(client, b"[UNK]\n[CLS]\n[SEP]\nplay\n##ing\n", "vocab.txt", name="My vocab").json()[
+        "tokenizer"
+    ]
     page = client.get("/", params={"tokenizer": uni, "text": "Hello world"})
     assert page.status_code == 200 and 'label="Your tokenizers"' in page.text
     assert f'value="{uni}" selected' in page.text and "My unigram" in page.text
     assert 'data-testid="tokenizer-upload"' in page.text
-    assert f"/unigram/lattice?model={uni}" in page.text        # chips link to the lattice
-    page = client.get("/compare", params=[("text", "Hello world"), ("col", "word"), ("col", uni),
-                                          ("col", bpe)])
+    assert f"/unigram/lattice?model={uni}" in page.text  # chips link to the lattice
+    page = client.get(
+        "/compare", params=[("text", "Hello world"), ("col", "word"), ("col", uni), ("col", bpe)]
+    )
     assert page.status_code == 200 and "My unigram" in page.text and "My ranks" in page.text
     assert page.text.count('class="compare-col') == 3 and 'role="alert"' not in page.text
     page = client.get("/bpe/encode", params={"tokenizer": bpe, "text": "lowest newer"})
     assert page.status_code == 200 and 'data-testid="pieces"' in page.text
     assert f'value="{bpe}" selected' in page.text and f'value="{uni}"' not in page.text
     page = client.get("/wordpiece/encode", params={"vocab": wp, "text": "playing", "step": 99})
-    assert page.status_code == 200 and "##ing" in page.text and f'value="{wp}" selected' in page.text
+    assert (
+        page.status_code == 200 and "##ing" in page.text and f'value="{wp}" selected' in page.text
+    )
     page = client.get("/unigram/lattice", params={"model": uni, "text": "Hello", "step": 99})
     assert page.status_code == 200 and f'value="{uni}" selected' in page.text
     page = client.get("/unigram/lattice", params={"model": bpe, "text": "Hello"})
@@ -386,7 +455,11 @@ def test_every_view_takes_the_handle_and_every_picker_lists_it(client):
 def test_tax_and_unicode_lab_take_uploaded_tokenizers(client):
     h = upload(client, unigram_model(), name="Lab unigram").json()["tokenizer"]
     page = client.get("/unicode", params={"tok": [h, "word"], "text": "café"})
-    assert page.status_code == 200 and "Lab unigram" in page.text and f'value="{h}" checked' in page.text
+    assert (
+        page.status_code == 200
+        and "Lab unigram" in page.text
+        and f'value="{h}" checked' in page.text
+    )
     body = client.get("/api/unicode", params={"tok": [h], "text": "café"}).json()
     assert body[0]["tokenizations"][0]["name"] == h
     tax = client.get("/api/tax", params={"tok": [h]})
@@ -399,45 +472,70 @@ def test_tax_and_unicode_lab_take_uploaded_tokenizers(client):
 
 def test_form_upload_returns_to_the_page_with_the_handle_chosen(client):
     data = unigram_model()
-    r = client.post("/tokenizers", files={"file": ("m.model", data)},
-                    data={"next": "/unigram/lattice?text=cats&step=3"}, follow_redirects=False)
+    r = client.post(
+        "/tokenizers",
+        files={"file": ("m.model", data)},
+        data={"next": "/unigram/lattice?text=cats&step=3"},
+        follow_redirects=False,
+    )
     assert r.status_code == 303
     loc = r.headers["location"]
     assert loc.startswith("/unigram/lattice?text=cats&model=upload-") and "step" not in loc
-    r = client.post("/tokenizers", files={"file": ("m.model", data)},
-                    data={"next": "/compare?text=hi&col=bpe&col=word"}, follow_redirects=False)
-    assert re.fullmatch(r"/compare\?text=hi&col=bpe&col=word&col=upload-[0-9a-f]{16}",
-                        r.headers["location"])
-    r = client.post("/tokenizers", files={"file": ("m.model", data)},
-                    data={"next": "https://evil.example/"}, follow_redirects=False)
+    r = client.post(
+        "/tokenizers",
+        files={"file": ("m.model", data)},
+        data={"next": "/compare?text=hi&col=bpe&col=word"},
+        follow_redirects=False,
+    )
+    assert re.fullmatch(
+        r"/compare\?text=hi&col=bpe&col=word&col=upload-[0-9a-f]{16}", r.headers["location"]
+    )
+    r = client.post(
+        "/tokenizers",
+        files={"file": ("m.model", data)},
+        data={"next": "https://evil.example/"},
+        follow_redirects=False,
+    )
     assert r.headers["location"].startswith("/tokenizers?saved=upload-")
-    r = client.post("/tokenizers", files={"file": ("m.model", data)}, data={"next": "/"},
-                    headers=HX)
+    r = client.post(
+        "/tokenizers", files={"file": ("m.model", data)}, data={"next": "/"}, headers=HX
+    )
     assert r.status_code == 200 and r.headers["HX-Redirect"].startswith("/?tokenizer=upload-")
 
 
 def test_form_errors_show_on_the_page(client):
-    r = client.post("/tokenizers", files={"file": ("x.model", b"\x0a\x05trunc")},
-                    data={"next": "/", "name": "kept name"})
+    r = client.post(
+        "/tokenizers",
+        files={"file": ("x.model", b"\x0a\x05trunc")},
+        data={"next": "/", "name": "kept name"},
+    )
     assert r.status_code == 422 and 'data-testid="upload-error"' in r.text
     assert 'value="kept name"' in r.text
-    r = client.post("/tokenizers", files={"file": ("x.model", b"\x0a\x05trunc")},
-                    data={"next": "/"}, headers=HX)
+    r = client.post(
+        "/tokenizers", files={"file": ("x.model", b"\x0a\x05trunc")}, data={"next": "/"}, headers=HX
+    )
     assert r.status_code == 422 and r.text.strip().startswith('<p class="error"')
     assert "<html" not in r.text
 
 
 def test_ranks_form_asks_for_the_pattern_without_a_second_upload(client):
     data = small_ranks()
-    r = client.post("/tokenizers", files={"file": ("tokenizer.model", data)},
-                    data={"next": "/bpe/encode?text=hello"})
+    r = client.post(
+        "/tokenizers",
+        files={"file": ("tokenizer.model", data)},
+        data={"next": "/bpe/encode?text=hello"},
+    )
     assert r.status_code == 422 and "pattern" in r.text
     digest = re.search(r'name="sha256" value="([0-9a-f]{64})"', r.text).group(1)
     assert digest == hashlib.sha256(data).hexdigest()
-    r = client.post("/tokenizers", data={"sha256": digest, "pattern": "cl100k", "regex": "",
-                                         "next": "/bpe/encode?text=hello"},
-                    follow_redirects=False)
-    assert r.status_code == 303 and "/bpe/encode?text=hello&tokenizer=upload-" in r.headers["location"]
+    r = client.post(
+        "/tokenizers",
+        data={"sha256": digest, "pattern": "cl100k", "regex": "", "next": "/bpe/encode?text=hello"},
+        follow_redirects=False,
+    )
+    assert (
+        r.status_code == 303 and "/bpe/encode?text=hello&tokenizer=upload-" in r.headers["location"]
+    )
     r = client.post("/tokenizers", data={"sha256": "0" * 64, "pattern": "cl100k"})
     assert r.status_code == 404
 
@@ -446,9 +544,12 @@ def test_names_and_tokens_are_text(client):
     r = upload(client, script_model(), "x.model", name=XSS)
     assert r.status_code == 201, r.text
     h = r.json()["tokenizer"]
-    for url, params in [("/", {"tokenizer": h, "text": f"say {XSS} now"}), ("/tokenizers", {}),
-                        ("/unigram/lattice", {"model": h, "text": XSS, "step": 99}),
-                        ("/compare", [("col", h), ("text", XSS)])]:
+    for url, params in [
+        ("/", {"tokenizer": h, "text": f"say {XSS} now"}),
+        ("/tokenizers", {}),
+        ("/unigram/lattice", {"model": h, "text": XSS, "step": 99}),
+        ("/compare", [("col", h), ("text", XSS)]),
+    ]:
         page = client.get(url, params=params)
         assert page.status_code == 200, (url, page.text[:300])
         assert XSS not in page.text and "&lt;script&gt;" in page.text, url
@@ -459,7 +560,9 @@ def test_names_and_tokens_are_text(client):
 def test_real_llama3_ranks_file(client):
     data = LLAMA3_RANKS.read_bytes()
     specials = {"<|begin_of_text|>": 128000, "<|end_of_text|>": 128001}
-    r = upload(client, data, "tokenizer.model", pattern="llama3", special_tokens=json.dumps(specials))
+    r = upload(
+        client, data, "tokenizer.model", pattern="llama3", special_tokens=json.dumps(specials)
+    )
     assert r.status_code == 201 and r.json()["vocab_size"] >= 128000
     h = r.json()["tokenizer"]
     expected = INTEROP / "expected" / "llama3.tiktoken.expected.jsonl"
@@ -476,7 +579,7 @@ def test_real_llama3_ranks_file(client):
 def test_real_llama4_tokenizer_json_is_within_the_default_limit(tmp_path):
     data = LLAMA4_JSON.read_bytes()
     assert len(data) > 12_000_000
-    with TestClient(make_app(tmp_path / "l4.sqlite3")) as c:              # default limits
+    with TestClient(make_app(tmp_path / "l4.sqlite3")) as c:  # default limits
         r = upload(c, data, "tokenizer.json", name="Llama 4")
         assert r.status_code == 201, r.text[:300]
         expected = INTEROP / "expected" / "llama4.tokenizer.json.expected.jsonl"
@@ -488,8 +591,9 @@ def test_real_llama4_tokenizer_json_is_within_the_default_limit(tmp_path):
 @needs_hf_json
 @pytest.mark.skipif(not LLAMA3_JSON.exists(), reason=f"{LLAMA3_JSON} is absent (../shared/data)")
 def test_real_llama3_tokenizer_json_in_the_views(client):
-    r = upload(client, gzip.compress(LLAMA3_JSON.read_bytes(), 1), "tokenizer.json.gz",
-               name="Llama 3")
+    r = upload(
+        client, gzip.compress(LLAMA3_JSON.read_bytes(), 1), "tokenizer.json.gz", name="Llama 3"
+    )
     assert r.status_code == 201, r.text[:300]
     h = r.json()["tokenizer"]
     expected = INTEROP / "expected" / "llama3.tokenizer.json.expected.jsonl"
@@ -497,7 +601,9 @@ def test_real_llama3_tokenizer_json_in_the_views(client):
         case = json.loads(line)
         enc = client.post("/api/encode", json={"tokenizer": h, "text": case["text"]}).json()
         assert enc["ids"] == case["hf"]["ids"] and enc["tokens"] == case["hf"]["tokens"], case["id"]
-    steps = client.get("/api/bpe/encode_steps", params={"tokenizer": h, "text": "Hello world"}).json()
+    steps = client.get(
+        "/api/bpe/encode_steps", params={"tokenizer": h, "text": "Hello world"}
+    ).json()
     assert [[s["action"] for s in p["steps"]] for p in steps["pieces"]] == [["whole_word"]] * 2
     page = client.get("/bpe/encode", params={"tokenizer": h, "text": "Hello world", "step": 999})
     assert page.status_code == 200 and "ignore_merges" in what(page.text)
@@ -508,6 +614,7 @@ def test_real_llama3_tokenizer_json_in_the_views(client):
 @needs_hf_json
 def test_tokenizer_json_built_with_tokenizers(client):
     from tokenizers import Tokenizer
+
     data = hf_bpe_json()
     r = upload(client, data, "tokenizer.json", name="small HF BPE")
     assert r.status_code == 201, r.text
@@ -531,6 +638,7 @@ def test_a_zip_of_vocab_json_and_merges_txt(client, tmp_path):
     import zipfile
 
     from tokenizers.implementations import ByteLevelBPETokenizer
+
     hf = ByteLevelBPETokenizer()
     hf.train_from_iterator([load_corpus("udhr/eng"), load_corpus("udhr/fra")], vocab_size=700)
     hf.save_model(str(tmp_path))
@@ -559,8 +667,9 @@ def test_a_zip_of_vocab_json_and_merges_txt(client, tmp_path):
 # ---- the upload form asks the server what a file is ------------------------------------------------
 def sniffed(client, head: bytes, filename: str) -> tuple[str, str]:
     """(data-format, note) of the server's answer for a file's first bytes."""
-    r = client.post("/tokenizers/sniff", files={"file": (filename, head)},
-                    headers={"HX-Request": "true"})
+    r = client.post(
+        "/tokenizers/sniff", files={"file": (filename, head)}, headers={"HX-Request": "true"}
+    )
     assert r.status_code == 200, r.text
     found = re.search(r'data-format="([^"]*)"[^>]*>(.*?)</span>', r.text, re.S)
     return found.group(1), found.group(2).strip()
@@ -570,15 +679,17 @@ def test_the_form_shows_the_format_the_server_reads_from_the_first_bytes(client)
     """The form sends a file's first 64 KB; the answer is what the upload would read it as,
     gzip included, and it names the file as text."""
     ranks, vocab = small_ranks(), b"[UNK]\n[CLS]\nplay\n##ing\n"
-    cases = [(hf_bpe_json()[:65_536], "tokenizer.json", "hf_json", "a Hugging Face tokenizer.json"),
-             (ranks[:65_536], "x.tiktoken", "tiktoken", "choose its pattern"),
-             (gzip.compress(ranks)[:65_536], "x.tiktoken.gz", "tiktoken", "tiktoken ranks file"),
-             (unigram_model()[:65_536], "m.model", "sentencepiece", "sentencepiece .model"),
-             (gzip.compress(vocab), "vocab.txt.gz", "vocab_txt", "cased or uncased")]
+    cases = [
+        (hf_bpe_json()[:65_536], "tokenizer.json", "hf_json", "a Hugging Face tokenizer.json"),
+        (ranks[:65_536], "x.tiktoken", "tiktoken", "choose its pattern"),
+        (gzip.compress(ranks)[:65_536], "x.tiktoken.gz", "tiktoken", "tiktoken ranks file"),
+        (unigram_model()[:65_536], "m.model", "sentencepiece", "sentencepiece .model"),
+        (gzip.compress(vocab), "vocab.txt.gz", "vocab_txt", "cased or uncased"),
+    ]
     for head, name, format, words in cases:
         found, note = sniffed(client, head, name)
         assert (found, name in note, words in note) == (format, True, True), (name, note)
     found, note = sniffed(client, b"\xff\xfe\x00\x01" * 10, "<b>photo</b>.jpg")
     assert found == "" and "does not look like a tokenizer file" in note
-    assert "&lt;b&gt;photo&lt;/b&gt;.jpg" in note                    # a file name is text
+    assert "&lt;b&gt;photo&lt;/b&gt;.jpg" in note  # a file name is text
     assert client.post("/tokenizers/sniff", files={"file": ("x", b"{")}).status_code == 200

@@ -1,4 +1,5 @@
 """The Unigram step-through pages: full pages, htmx fragments, permalinks, uploads, bad input."""
+
 from __future__ import annotations
 
 import gzip
@@ -27,7 +28,7 @@ def test_lattice_default_is_the_cats_demo(client):
     assert 'value="cats"' in r.text
     assert "step <b>0</b> / 7" in r.text
     assert "best[0] = 0" in what(r.text)
-    assert r.text.count("arc-future") > 5                  # nothing reached yet
+    assert r.text.count("arc-future") > 5  # nothing reached yet
 
 
 def test_lattice_steps_fill_best_then_walk_back(client):
@@ -50,7 +51,7 @@ def test_lattice_fragment_and_permalink(client):
     assert frag.status_code == 200
     assert "<html" not in frag.text and "stepper" in frag.text
     assert what(frag.text) == what(full.text) != ""
-    assert what(client.get(url).text) == what(full.text)      # same URL, same state
+    assert what(client.get(url).text) == what(full.text)  # same URL, same state
 
 
 def test_lattice_nbest_and_sample(client):
@@ -92,22 +93,31 @@ def test_lattice_bad_input(client):
 def test_upload_a_model_file(client):
     with gzip.open(os.path.join(_DATA, "botchan_en_unigram_1000.model.gz"), "rb") as fh:
         data = fh.read()
-    r = client.post("/unigram/lattice", data={"text": "Hello"},
-                    files={"file": ("m.model", data, "application/octet-stream")},
-                    follow_redirects=False)
+    r = client.post(
+        "/unigram/lattice",
+        data={"text": "Hello"},
+        files={"file": ("m.model", data, "application/octet-stream")},
+        follow_redirects=False,
+    )
     assert r.status_code == 303 and "model=upload-" in r.headers["location"]
     page = client.get(r.headers["location"] + "&step=99")
     assert page.status_code == 200 and final(page.text) == ["▁He", "ll", "o"]
 
 
 def test_upload_rejects_bad_files(client):
-    r = client.post("/unigram/lattice", data={"text": "kept text"},
-                    files={"file": ("x.model", b"not a model at all", "application/octet-stream")})
+    r = client.post(
+        "/unigram/lattice",
+        data={"text": "kept text"},
+        files={"file": ("x.model", b"not a model at all", "application/octet-stream")},
+    )
     assert r.status_code == 422 and "sentencepiece" in r.text and 'value="kept text"' in r.text
     with gzip.open(os.path.join(_DATA, "botchan_en_bpe_1000.model.gz"), "rb") as fh:
         bpe = fh.read()
-    r = client.post("/unigram/lattice", data={"text": "x"},
-                    files={"file": ("b.model", bpe, "application/octet-stream")})
+    r = client.post(
+        "/unigram/lattice",
+        data={"text": "x"},
+        files={"file": ("b.model", bpe, "application/octet-stream")},
+    )
     assert r.status_code == 422 and "Unigram" in r.text
 
 
@@ -117,8 +127,13 @@ def test_lattice_api(client):
     assert r.status_code == 200 and body["normalized"] == "▁cats"
     assert [s["kind"] for s in body["steps"]].count("viterbi") == 5
     assert body["nbest"][0] == {"tokens": ["▁cat", "s"], "score": -5.0}
-    assert client.get("/api/unigram/lattice", params={"text": "x", "model": "nope"}).status_code == 404
-    assert client.get("/api/unigram/lattice", params={"text": "x", "model": "cl100k_base"}).status_code == 422
+    assert (
+        client.get("/api/unigram/lattice", params={"text": "x", "model": "nope"}).status_code == 404
+    )
+    assert (
+        client.get("/api/unigram/lattice", params={"text": "x", "model": "cl100k_base"}).status_code
+        == 422
+    )
 
 
 # ---- training -------------------------------------------------------------------------------------
@@ -140,8 +155,9 @@ def test_train_sample_words_and_edited_corpus(client):
     samples = re.search(r'data-testid="samples">(.*?)</ul>', r.text, re.S).group(1)
     assert "freedom" in samples and "dignity" in samples
     corpus = "\n".join(["the cat sat on the mat with another cat"] * 30 + ["cats and dogs"] * 20)
-    post = client.post("/unigram/train", data={"corpus_text": corpus, "vocab_size": "22"},
-                       follow_redirects=False)
+    post = client.post(
+        "/unigram/train", data={"corpus_text": corpus, "vocab_size": "22"}, follow_redirects=False
+    )
     assert post.status_code == 303
     page = client.get(post.headers["location"])
     assert page.status_code == 200 and "seed vocabulary" in what(page.text)
@@ -161,8 +177,11 @@ def test_train_bad_input(client):
 def test_trained_model_opens_in_the_lattice_view(client):
     page = client.get("/unigram/train?corpus=udhr/eng&vocab_size=300&step=99")
     assert 'data-testid="use-form"' in page.text
-    r = client.post("/unigram/train/use", data={"corpus": "udhr/eng", "vocab_size": "300",
-                                                "text": "freedom"}, follow_redirects=False)
+    r = client.post(
+        "/unigram/train/use",
+        data={"corpus": "udhr/eng", "vocab_size": "300", "text": "freedom"},
+        follow_redirects=False,
+    )
     assert r.status_code == 303 and "model=unigram-300-" in r.headers["location"]
     lattice = client.get(r.headers["location"] + "&step=99")
     assert lattice.status_code == 200 and final(lattice.text) == ["▁freedom"]
@@ -174,11 +193,12 @@ def test_long_training_shows_progress_then_the_rounds(client, monkeypatch):
     import time
 
     import app.routers.unigram as views
+
     monkeypatch.setattr(views, "WAIT_SECONDS", 0.0)
     url = "/unigram/train?corpus=botchan&vocab_size=3000"
     first = client.get(url)
     assert first.status_code in (200, 202) and 'data-testid="progress"' in first.text
-    assert 'hx-trigger="load delay:1s"' in first.text            # htmx polls this fragment
+    assert 'hx-trigger="load delay:1s"' in first.text  # htmx polls this fragment
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         page = client.get(url + "&step=99", headers=HX)

@@ -1,6 +1,7 @@
 """One version string: pyproject.toml's `[project] version`, read at run time from the installed
 package's metadata by `tokenizers_core.__version__`, the app's OpenAPI schema and
 `tokvis --version`."""
+
 from __future__ import annotations
 
 import tomllib

@@ -1,4 +1,5 @@
 """The visualiser page, as plain HTML and as htmx fragments (TestClient)."""
+
 from __future__ import annotations
 
 import re
@@ -16,22 +17,24 @@ def test_full_page_has_form_chips_counts_and_pipeline(client):
     assert "<!doctype html>" in html.lower() and 'id="vis-form"' in html
     assert chips_of(html) == ["Hello", ",", "world", "!"]
     assert 'data-testid="token-count">4<' in html
-    assert "characters <b data-testid=\"char-count\">13</b>" in html and "bytes <b>13</b>" in html
+    assert 'characters <b data-testid="char-count">13</b>' in html and "bytes <b>13</b>" in html
     assert "Pre-tokenise" in html and "Post-process" in html
     assert "/static/htmx.min.js" in html
 
 
 def test_fragment_is_only_the_result_block(client):
-    r = client.get("/", params={"text": "a b", "tokenizer": "char"},
-                   headers={"HX-Request": "true"})
+    r = client.get("/", params={"text": "a b", "tokenizer": "char"}, headers={"HX-Request": "true"})
     assert r.status_code == 200
     assert "<html" not in r.text and 'id="vis-form"' not in r.text
     assert chips_of(r.text) == ["a", "·", "b"]  # the space is made visible
 
 
 def test_history_restore_gets_the_full_page(client):
-    r = client.get("/", params={"text": "a", "tokenizer": "char"},
-                   headers={"HX-Request": "true", "HX-History-Restore-Request": "true"})
+    r = client.get(
+        "/",
+        params={"text": "a", "tokenizer": "char"},
+        headers={"HX-Request": "true", "HX-History-Restore-Request": "true"},
+    )
     assert "<html" in r.text
 
 
@@ -55,7 +58,7 @@ def test_switching_tokeniser_moves_boundaries(client):
 
 
 def test_user_text_is_escaped(client):
-    payload = '</textarea><script>alert(1)</script><img src=x onerror=alert(1)>'
+    payload = "</textarea><script>alert(1)</script><img src=x onerror=alert(1)>"
     r = client.get("/", params={"text": payload, "tokenizer": "char"})
     assert "<script>alert(1)</script>" not in r.text
     assert "<img src=x" not in r.text
@@ -73,16 +76,20 @@ def test_custom_regex_and_its_errors(client):
     assert ok.status_code == 200 and chips_of(ok.text) == ["12"]
     bad = client.get("/", params={"text": "abc", "tokenizer": "regex", "pattern": "(a"})
     assert bad.status_code == 422 and "regex" in bad.text.lower() and "abc" in bad.text
-    slow = client.get("/", params={"text": "a" * 40 + "!", "tokenizer": "regex",
-                                   "pattern": "(a|aa)+$"})
+    slow = client.get(
+        "/", params={"text": "a" * 40 + "!", "tokenizer": "regex", "pattern": "(a|aa)+$"}
+    )
     assert slow.status_code == 422 and "0.5" in slow.text
 
 
 def test_text_over_the_limit_is_cut_at_it_on_the_page(client, settings):
     """Issue 20 item 19: the page keeps the result of the text cut at the limit (it used to
     answer 413 and wipe the result)."""
-    r = client.get("/", params={"text": "x" * (settings.max_text_chars + 1), "tokenizer": "char"},
-                   headers={"HX-Request": "true"})
+    r = client.get(
+        "/",
+        params={"text": "x" * (settings.max_text_chars + 1), "tokenizer": "char"},
+        headers={"HX-Request": "true"},
+    )
     assert r.status_code == 200 and f"at most {settings.max_text_chars:,} characters" in r.text
 
 
@@ -113,7 +120,10 @@ def test_bert_shows_masks_and_decode(client):
 def test_byte_level_decode_is_exact_and_rule_tokenisers_have_none(client):
     r = client.get("/", params={"text": "naïve café", "tokenizer": "cl100k_base"})
     assert "round trip exact" in r.text and 'data-testid="decoded">naïve·café<' in r.text
-    assert 'data-testid="decoded"' not in client.get("/", params={"text": "a b", "tokenizer": "word"}).text
+    assert (
+        'data-testid="decoded"'
+        not in client.get("/", params={"text": "a b", "tokenizer": "word"}).text
+    )
 
 
 def test_bpe_chips_link_to_their_merge_tree(client):

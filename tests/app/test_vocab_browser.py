@@ -1,4 +1,5 @@
 """The vocabulary browser (issue 13, item 15)."""
+
 from __future__ import annotations
 
 import re
@@ -10,8 +11,12 @@ import pytest
 def rows(html: str) -> list[tuple[int, str]]:
     """(id, token as drawn) of each row of the vocabulary table."""
     table = html.split('data-testid="vocab-table"', 1)[1].split("</table>", 1)[0]
-    return [(int(i), unescape(t)) for i, t in re.findall(
-        r'<a href="[^"]*">(\d+)</a></td>\s*<td><span class="piece[^"]*">([^<]*)</span>', table)]
+    return [
+        (int(i), unescape(t))
+        for i, t in re.findall(
+            r'<a href="[^"]*">(\d+)</a></td>\s*<td><span class="piece[^"]*">([^<]*)</span>', table
+        )
+    ]
 
 
 def test_look_up_by_id_shows_bytes_rank_and_merge_tree(client):
@@ -21,7 +26,7 @@ def test_look_up_by_id_shows_bytes_rank_and_merge_tree(client):
     detail = r.text.split('data-testid="vocab-detail"', 1)[1].split("</article>", 1)[0]
     assert "20 77 6F 72 6C 64" in detail and "merge rank" in detail
     tree = detail.split('data-testid="vocab-tree"', 1)[1]
-    assert tree.count("<li>") >= 3                      # ·world is built from smaller tokens
+    assert tree.count("<li>") >= 3  # ·world is built from smaller tokens
 
 
 def test_substring_search_is_paged(client):
@@ -33,36 +38,42 @@ def test_substring_search_is_paged(client):
     assert 'href="/vocab?tokenizer=cl100k_base&amp;q=ing&amp;page=1"' in r.text
     nxt = client.get("/vocab", params={"tokenizer": "cl100k_base", "q": "ing", "page": 1})
     assert rows(nxt.text)[0][0] > found[-1][0]
-    assert "page <b>2</b>" in nxt.text      # the first page's link leaves `page` out of the URL
+    assert "page <b>2</b>" in nxt.text  # the first page's link leaves `page` out of the URL
     assert 'rel="prev" href="/vocab?tokenizer=cl100k_base&amp;q=ing"' in nxt.text
 
 
 def test_unigram_scores_and_corpus_frequency(client):
-    r = client.get("/vocab", params={"tokenizer": "botchan_en_unigram_1000", "q": "▁the",
-                                     "corpus": "botchan", "id": 5})
+    r = client.get(
+        "/vocab",
+        params={"tokenizer": "botchan_en_unigram_1000", "q": "▁the", "corpus": "botchan", "id": 5},
+    )
     table = r.text.split('data-testid="vocab-table"', 1)[1]
     assert "score" in table and re.search(r'<td class="num">-\d+\.\d{4}</td>', table)
     counts = re.findall(r'<td class="num">([\d,]+)</td>\s*</tr>', table)
-    assert counts and max(int(c.replace(",", "")) for c in counts) > 1000   # ▁the is common
+    assert counts and max(int(c.replace(",", "")) for c in counts) > 1000  # ▁the is common
 
 
 def test_trained_handles_and_wordpiece(client):
-    handle = client.post("/api/train", json={"algorithm": "bpe", "corpus": "low lower newest\n",
-                                             "vocab_size": 20}).json()["tokenizer"]
+    handle = client.post(
+        "/api/train", json={"algorithm": "bpe", "corpus": "low lower newest\n", "vocab_size": 20}
+    ).json()["tokenizer"]
     r = client.get("/vocab", params={"tokenizer": handle})
     assert r.status_code == 200 and rows(r.text)
     r = client.get("/vocab", params={"tokenizer": "bert-base-uncased", "q": "##ing"})
     assert any(t == "##ing" for _, t in rows(r.text))
 
 
-@pytest.mark.parametrize("params, status, words", [
-    ({"tokenizer": "nope"}, 404, "unknown tokeniser"),
-    ({"tokenizer": "word"}, 422, "no vocabulary"),
-    ({"tokenizer": "gpt2", "id": 99999999}, 404, "no token with id"),
-    ({"tokenizer": "gpt2", "page": -1}, 422, "page"),
-    ({"tokenizer": "gpt2", "corpus": "nope"}, 404, "unknown corpus"),
-    ({"tokenizer": "gpt2", "q": "<script>"}, 200, "&lt;script&gt;"),
-])
+@pytest.mark.parametrize(
+    "params, status, words",
+    [
+        ({"tokenizer": "nope"}, 404, "unknown tokeniser"),
+        ({"tokenizer": "word"}, 422, "no vocabulary"),
+        ({"tokenizer": "gpt2", "id": 99999999}, 404, "no token with id"),
+        ({"tokenizer": "gpt2", "page": -1}, 422, "page"),
+        ({"tokenizer": "gpt2", "corpus": "nope"}, 404, "unknown corpus"),
+        ({"tokenizer": "gpt2", "q": "<script>"}, 200, "&lt;script&gt;"),
+    ],
+)
 def test_bad_input_is_a_message(client, params, status, words):
     r = client.get("/vocab", params=params)
     assert r.status_code == status and words in r.text
@@ -76,11 +87,18 @@ def test_every_visualiser_chip_links_to_its_entry(client):
 
 def test_compare_columns_name_their_vocabulary(client):
     corpus = client.post("/api/corpora", json={"text": "low lower newest widest\n" * 20}).json()
-    html = client.get("/compare", params={"text": "lowest", "col": ["bpe", "word", "gpt2"],
-                                          "corpus": corpus["sha256"], "vocab": 30,
-                                          "wait": "true"}).text
+    html = client.get(
+        "/compare",
+        params={
+            "text": "lowest",
+            "col": ["bpe", "word", "gpt2"],
+            "corpus": corpus["sha256"],
+            "vocab": 30,
+            "wait": "true",
+        },
+    ).text
     links = re.findall(r'data-vocab="([^"]+)"', html)
-    assert len(links) == 2                                  # the word column has no vocabulary
+    assert len(links) == 2  # the word column has no vocabulary
     for link in links:
         assert client.get(unescape(link) + "&id=0").status_code == 200
 
@@ -90,15 +108,19 @@ def test_uploaded_tokenizers_are_browsed_like_bundled_ones(client):
     import os
 
     from tokenizers_core.formats.sentencepiece_model import _DATA
+
     with gzip.open(os.path.join(_DATA, "botchan_en_unigram_1000.model.gz"), "rb") as fh:
         model = fh.read()
-    handle = client.post("/api/tokenizers", files={"file": ("m.model", model)},
-                         data={"name": "my unigram"}).json()["tokenizer"]
+    handle = client.post(
+        "/api/tokenizers", files={"file": ("m.model", model)}, data={"name": "my unigram"}
+    ).json()["tokenizer"]
     r = client.get("/vocab", params={"tokenizer": handle, "q": "▁the", "id": 5})
     assert r.status_code == 200 and rows(r.text)
     assert "score (log P)" in r.text and "my unigram" in r.text
     vocab_txt = "\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "play", "##ing", "##ed"]).encode()
-    handle = client.post("/api/tokenizers", files={"file": ("vocab.txt", vocab_txt)}).json()["tokenizer"]
+    handle = client.post("/api/tokenizers", files={"file": ("vocab.txt", vocab_txt)}).json()[
+        "tokenizer"
+    ]
     r = client.get("/vocab", params={"tokenizer": handle, "q": "##"})
     assert [t for _, t in rows(r.text)] == ["##ing", "##ed"]
 
@@ -111,11 +133,20 @@ def test_the_browsers_caches_do_not_keep_a_dropped_tokenizer_alive():
 
     from app import vocab
     from tokenizers_core.formats import hf_json
-    tok = hf_json.from_dict({
-        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
-        "normalizer": None, "pre_tokenizer": {"type": "WhitespaceSplit"},
-        "post_processor": None, "decoder": None,
-        "model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}})
+
+    tok = hf_json.from_dict(
+        {
+            "version": "1.0",
+            "truncation": None,
+            "padding": None,
+            "added_tokens": [],
+            "normalizer": None,
+            "pre_tokenizer": {"type": "WhitespaceSplit"},
+            "post_processor": None,
+            "decoder": None,
+            "model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]},
+        }
+    )
     assert [e.value for e in vocab.entries_of(tok)] == ["a", "b", "ab"]
     assert vocab.merge_rank(tok.model, "ab") == 0
     model = weakref.ref(tok.model)

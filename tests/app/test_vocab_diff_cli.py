@@ -1,5 +1,6 @@
 """`tokvis vocab-diff A B [--corpus NAME|FILE] [--json]`: exit status 0 when the two have the
 same tokens under the same ids, 1 when they differ, 2 for bad input (as diff(1))."""
+
 from __future__ import annotations
 
 import json
@@ -7,7 +8,6 @@ import json
 import pytest
 
 from app.cli import main
-
 from tests.shared_data import INTEROP
 
 
@@ -39,7 +39,9 @@ def test_json_is_the_report(capsys):
 def test_a_ranks_file_takes_its_pattern_and_llama3_keeps_cl100k(capsys):
     ranks = INTEROP / "raw" / "llama3" / "tokenizer.model"
     if not ranks.is_file():
-        pytest.skip(f"needs the shared interop files ({ranks}): ../shared/data/interop is absent beside the repository")
+        pytest.skip(
+            f"needs the shared interop files ({ranks}): ../shared/data/interop is absent beside the repository"
+        )
     assert main(["vocab-diff", "cl100k_base", str(ranks), "--pattern", "llama3"]) == 1
     out = capsys.readouterr().out
     assert "ranks agree up to 100,256, where cl100k_base has no id 100,256" in out

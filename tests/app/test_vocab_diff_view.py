@@ -1,5 +1,6 @@
 """The vocabulary diff (`/vocab/diff`) and its JSON (`GET /api/vocab/diff`): two vocabularies
 compared by bytes, their ids' agreement, and the words of a corpus split differently."""
+
 from __future__ import annotations
 
 import base64
@@ -11,12 +12,12 @@ XSS = '<script>alert(1)</script> "q" <img src=x onerror=alert(2)>'
 def test_the_default_page_compares_gpt4_and_gpt4o(client):
     r = client.get("/vocab/diff")
     assert r.status_code == 200
-    assert '<h1>Vocabulary diff</h1>' in r.text
+    assert "<h1>Vocabulary diff</h1>" in r.text
     shared = re.search(r'data-testid="shared-count">([\d,]+)<', r.text).group(1)
     assert shared == "85,035"
     assert 'data-testid="rank-chart"' in r.text and 'class="cell level-' in r.text
     assert "Ranks agree up to" in r.text
-    assert r.text.count("<tr") >= 50                         # the first page of shared tokens
+    assert r.text.count("<tr") >= 50  # the first page of shared tokens
     assert 'rel="next"' in r.text
 
 
@@ -25,23 +26,26 @@ def test_gpt2_and_p50k_agree_all_the_way(client):
     assert r.status_code == 200
     assert re.search(r'data-testid="prefix">50,257<', r.text)
     assert 'data-testid="only-a-count">0<' in r.text and 'data-testid="only-b-count">24<' in r.text
-    assert r.text.count('<span class="piece') == 24          # the only-in-B list: p50k's spaces
+    assert r.text.count('<span class="piece') == 24  # the only-in-B list: p50k's spaces
 
 
 def test_a_vocabulary_against_itself_agrees_all_the_way(client):
     r = client.get("/vocab/diff", params={"a": "gpt2", "b": "r50k_base", "corpus": "udhr/eng"})
     assert r.status_code == 200
-    assert "Ranks agree all the way, up to <b data-testid=\"prefix\">50,257</b>" in r.text
+    assert 'Ranks agree all the way, up to <b data-testid="prefix">50,257</b>' in r.text
     assert "1,747 of 1,747 words (100.0%)" in r.text and 'data-testid="words-table"' not in r.text
 
 
 def test_the_words_of_a_corpus_split_differently_are_listed_with_both_splits(client):
-    r = client.get("/vocab/diff", params={"a": "cl100k_base", "b": "o200k_base",
-                                          "corpus": "botchan"}, headers={"HX-Request": "true"})
-    assert r.status_code == 200 and "<h1>" not in r.text      # the results block alone
+    r = client.get(
+        "/vocab/diff",
+        params={"a": "cl100k_base", "b": "o200k_base", "corpus": "botchan"},
+        headers={"HX-Request": "true"},
+    )
+    assert r.status_code == 200 and "<h1>" not in r.text  # the results block alone
     assert 'data-testid="words-table"' in r.text and 'data-testid="cut-note"' in r.text
     first = r.text.split('data-testid="words-table"')[1].split("</tr>")[1]
-    assert "Kiyo" in first                                    # the most frequent
+    assert "Kiyo" in first  # the most frequent
     assert "/vocab?tokenizer=cl100k_base&amp;id=" in first
     assert "/vocab?tokenizer=o200k_base&amp;id=" in first
 
@@ -79,9 +83,16 @@ def _ranks_file(tokens: list[bytes]) -> bytes:
 
 def test_xss_in_token_strings_is_text(client):
     """An uploaded vocabulary whose tokens are markup: they show as text in every list."""
-    up = client.post("/api/tokenizers", files={"file": ("evil.tiktoken", _ranks_file(
-        [b"<script>alert(1)</script>", b"<img src=x onerror=alert(2)>"]))},
-        data={"pattern": "gpt2"})
+    up = client.post(
+        "/api/tokenizers",
+        files={
+            "file": (
+                "evil.tiktoken",
+                _ranks_file([b"<script>alert(1)</script>", b"<img src=x onerror=alert(2)>"]),
+            )
+        },
+        data={"pattern": "gpt2"},
+    )
     assert up.status_code == 201, up.text
     handle = up.json()["tokenizer"]
     r = client.get("/vocab/diff", params={"a": handle, "b": "cl100k_base", "list": "only_a"})
@@ -91,12 +102,16 @@ def test_xss_in_token_strings_is_text(client):
     assert 'data-testid="only-a-count">2<' in r.text
     api = client.get("/api/vocab/diff", params={"a": handle, "b": "cl100k_base"}).json()
     assert {bytes.fromhex(t["bytes"]) for t in api["only_a_tokens"]} == {
-        b"<script>alert(1)</script>", b"<img src=x onerror=alert(2)>"}
+        b"<script>alert(1)</script>",
+        b"<img src=x onerror=alert(2)>",
+    }
 
 
 def test_the_api_answers_counts_ranks_lists_and_words(client):
-    r = client.get("/api/vocab/diff", params={"a": "cl100k_base", "b": "o200k_base",
-                                              "corpus": "udhr/eng", "limit": 3})
+    r = client.get(
+        "/api/vocab/diff",
+        params={"a": "cl100k_base", "b": "o200k_base", "corpus": "udhr/eng", "limit": 3},
+    )
     assert r.status_code == 200
     data = r.json()
     assert data["shared"] == 85_035 and data["size_a"] == 100_261 and data["size_b"] == 200_000
@@ -120,11 +135,15 @@ def test_the_api_pages_with_an_offset(client):
 
 
 def test_the_api_answers_4xx_with_a_detail(client):
-    for params, status in (({"a": "nope", "b": "gpt2"}, 404), ({"a": "char", "b": "gpt2"}, 422),
-                           ({"a": "gpt2", "b": "gpt2", "limit": -1}, 422),
-                           ({"a": "gpt2", "b": "gpt2", "offset": -1}, 422),
-                           ({"a": "gpt2", "b": "gpt2", "corpus": "nope"}, 404),
-                           ({"a": "", "b": "gpt2"}, 422), ({"b": "gpt2"}, 422)):
+    for params, status in (
+        ({"a": "nope", "b": "gpt2"}, 404),
+        ({"a": "char", "b": "gpt2"}, 422),
+        ({"a": "gpt2", "b": "gpt2", "limit": -1}, 422),
+        ({"a": "gpt2", "b": "gpt2", "offset": -1}, 422),
+        ({"a": "gpt2", "b": "gpt2", "corpus": "nope"}, 404),
+        ({"a": "", "b": "gpt2"}, 422),
+        ({"b": "gpt2"}, 422),
+    ):
         r = client.get("/api/vocab/diff", params=params)
         assert r.status_code == status, (params, r.text)
         assert "detail" in r.json()
@@ -136,10 +155,12 @@ def test_the_vocabulary_browser_links_here(client):
 
 
 def test_an_upload_from_the_page_comes_back_as_b(client):
-    r = client.post("/tokenizers", data={"next": "/vocab/diff?a=r50k_base&list=only_b",
-                                         "pattern": "gpt2"},
-                    files={"file": ("tiny.tiktoken", _ranks_file([b"\xff\xfe\xfd"]))},
-                    follow_redirects=False)
+    r = client.post(
+        "/tokenizers",
+        data={"next": "/vocab/diff?a=r50k_base&list=only_b", "pattern": "gpt2"},
+        files={"file": ("tiny.tiktoken", _ranks_file([b"\xff\xfe\xfd"]))},
+        follow_redirects=False,
+    )
     assert r.status_code == 303
     location = r.headers["location"]
     assert location.startswith("/vocab/diff?a=r50k_base&list=only_b&b=upload-")
@@ -149,15 +170,19 @@ def test_an_upload_from_the_page_comes_back_as_b(client):
 
 
 def test_llama3_against_llama4_uploaded(client):
-    from tests.shared_data import INTEROP as interop, missing_reason
+    from tests.shared_data import INTEROP as interop
+    from tests.shared_data import missing_reason
+
     if missing_reason():
         import pytest
+
         pytest.skip(missing_reason())
     handles = []
     for name in ("llama3", "llama4"):
         data = (interop / "converted" / f"{name}.tokenizer.json").read_bytes()
-        up = client.post("/api/tokenizers", files={"file": (f"{name}.json", data)},
-                         data={"name": name})
+        up = client.post(
+            "/api/tokenizers", files={"file": (f"{name}.json", data)}, data={"name": name}
+        )
         assert up.status_code == 201, up.text
         handles.append(up.json()["tokenizer"])
     r = client.get("/vocab/diff", params={"a": handles[0], "b": handles[1]})

@@ -1,4 +1,5 @@
 """The WordPiece step-through pages: full pages, htmx fragments, permalinks, bad input."""
+
 from __future__ import annotations
 
 import re
@@ -19,8 +20,8 @@ def test_encode_default_page(client):
     r = client.get("/wordpiece/encode")
     assert r.status_code == 200
     assert "<html" in r.text and "Greedy longest match" in r.text
-    assert "unaffable playing" in r.text                       # the default text, in the form
-    assert "##aff" in r.text                                   # the editable small vocabulary
+    assert "unaffable playing" in r.text  # the default text, in the form
+    assert "##aff" in r.text  # the editable small vocabulary
 
 
 def test_encode_steps_through_unaffable(client):
@@ -33,8 +34,11 @@ def test_encode_steps_through_unaffable(client):
     r = client.get("/wordpiece/encode?text=unaffable&step=1")
     assert "not in the vocabulary: shrink the window" in what(r.text)
     assert 'data-testid="candidate">unaffable<' in r.text
-    assert 'data-testid="candidate">##aff<' in client.get("/wordpiece/encode?text=unaffable&step=13").text
-    last = client.get("/wordpiece/encode?text=unaffable&step=999")          # clamped to the end
+    assert (
+        'data-testid="candidate">##aff<'
+        in client.get("/wordpiece/encode?text=unaffable&step=13").text
+    )
+    last = client.get("/wordpiece/encode?text=unaffable&step=999")  # clamped to the end
     assert "step <b>14</b> / 14" in last.text
     assert "the word is done" in what(last.text)
     final = re.search(r'data-testid="final">(.*?)</p>', last.text, re.S).group(1)
@@ -52,9 +56,9 @@ def test_encode_fragment_and_permalink(client):
     frag = client.get(url, headers=HX)
     assert frag.status_code == 200
     assert "<html" not in frag.text and 'class="stepper"' in frag.text
-    assert what(frag.text) == what(full.text)                  # the URL alone fixes the state
+    assert what(frag.text) == what(full.text)  # the URL alone fixes the state
     assert 'rel="next"' in frag.text and "step=5" in frag.text
-    assert 'aria-current="step"' in frag.text                  # a pseudocode line is current
+    assert 'aria-current="step"' in frag.text  # a pseudocode line is current
 
 
 def test_encode_bert_and_visualiser_link(client):
@@ -66,8 +70,9 @@ def test_encode_bert_and_visualiser_link(client):
 
 
 def test_encode_trained_handle(client):
-    r = client.post("/api/train", json={"algorithm": "wordpiece", "corpus_name": "udhr/eng",
-                                        "vocab_size": 300})
+    r = client.post(
+        "/api/train", json={"algorithm": "wordpiece", "corpus_name": "udhr/eng", "vocab_size": 300}
+    )
     assert r.status_code in (200, 201), r.text
     handle = r.json()["tokenizer"]
     page = client.get(f"/wordpiece/encode?vocab={handle}&text=freedom&step=999")
@@ -79,23 +84,26 @@ def test_encode_custom_vocab_permalink(client):
     url = f"/wordpiece/encode?vocab=small&vocab_text={quote(vocab)}&text=abc&step=999"
     r = client.get(url)
     assert r.status_code == 200
-    assert "vocab_text=%5BUNK%5D%0Aab%0A%23%23c" in r.text      # carried in the step links
-    assert re.findall(r">([^<]+)</code>",
-                      re.search(r'data-testid="final">(.*?)</p>', r.text, re.S).group(1)) \
-        == ["ab", "##c"]
+    assert "vocab_text=%5BUNK%5D%0Aab%0A%23%23c" in r.text  # carried in the step links
+    assert re.findall(
+        r">([^<]+)</code>", re.search(r'data-testid="final">(.*?)</p>', r.text, re.S).group(1)
+    ) == ["ab", "##c"]
 
 
-@pytest.mark.parametrize("query, status, message", [
-    ("vocab=small&vocab_text=play%0A%23%23ing&text=playing", 422, "no unknown token"),
-    ("vocab=small&vocab_text=%5BUNK%5D%0Aa%0Aa&text=a", 422, "repeats"),
-    ("vocab=no-such-thing&text=a", 404, "unknown tokeniser"),
-    ("vocab=cl100k_base&text=a", 422, "WordPiece"),
-])
+@pytest.mark.parametrize(
+    "query, status, message",
+    [
+        ("vocab=small&vocab_text=play%0A%23%23ing&text=playing", 422, "no unknown token"),
+        ("vocab=small&vocab_text=%5BUNK%5D%0Aa%0Aa&text=a", 422, "repeats"),
+        ("vocab=no-such-thing&text=a", 404, "unknown tokeniser"),
+        ("vocab=cl100k_base&text=a", 422, "WordPiece"),
+    ],
+)
 def test_encode_bad_input(client, query, status, message):
     r = client.get(f"/wordpiece/encode?{query}")
     assert r.status_code == status
     assert message in r.text and 'role="alert"' in r.text
-    assert 'name="text"' in r.text                              # the form is still there
+    assert 'name="text"' in r.text  # the form is still there
 
 
 def test_encode_bad_input_keeps_the_vocab(client):
@@ -116,7 +124,9 @@ def test_encode_steps_api(client):
 
 
 def test_autoescape(client):
-    r = client.get("/wordpiece/encode?vocab=bert-base-uncased&text=%3Cscript%3Ealert(1)%3C/script%3E&step=3")
+    r = client.get(
+        "/wordpiece/encode?vocab=bert-base-uncased&text=%3Cscript%3Ealert(1)%3C/script%3E&step=3"
+    )
     assert r.status_code == 200 and "<script>alert(1)" not in r.text
 
 
@@ -124,8 +134,13 @@ def test_autoescape(client):
 def test_train_default_page(client):
     r = client.get("/wordpiece/train")
     assert r.status_code == 200
-    for part in ('data-testid="word-table"', 'data-testid="pair-table"', "BPE would pick",
-                 "WordPiece training", "newest"):
+    for part in (
+        'data-testid="word-table"',
+        'data-testid="pair-table"',
+        "BPE would pick",
+        "WordPiece training",
+        "newest",
+    ):
         assert part in r.text
 
 
@@ -142,13 +157,14 @@ def test_train_fragment_and_permalink(client):
     full, frag = client.get(url), client.get(url, headers=HX)
     assert frag.status_code == 200 and "<html" not in frag.text
     assert what(frag.text) == what(full.text)
-    again = client.get(url, headers=HX)                       # from the checkpoints
+    again = client.get(url, headers=HX)  # from the checkpoints
     assert again.text == frag.text
 
 
 def test_train_matches_the_library(client):
     import tokenizers_core as tc
     from tokenizers_core.corpora import load_corpus
+
     tok = tc.train("wordpiece", load_corpus("udhr/eng").splitlines(), vocab_size=300)
     a, b = tok.model.merges[2]
     r = client.get("/wordpiece/train?corpus=udhr/eng&vocab_size=300&step=3")
@@ -156,8 +172,11 @@ def test_train_matches_the_library(client):
 
 
 def test_train_edit_corpus_redirects_to_permalink(client):
-    r = client.post("/wordpiece/train", data={"corpus_text": "xz xz th th th the",
-                                              "vocab_size": "30"}, follow_redirects=False)
+    r = client.post(
+        "/wordpiece/train",
+        data={"corpus_text": "xz xz th th th the", "vocab_size": "30"},
+        follow_redirects=False,
+    )
     assert r.status_code == 303
     location = r.headers["location"]
     assert re.match(r"/wordpiece/train\?corpus=[0-9a-f]{64}&vocab_size=30$", location)
@@ -165,12 +184,15 @@ def test_train_edit_corpus_redirects_to_permalink(client):
     assert page.status_code == 200 and "Merged" in what(page.text)
 
 
-@pytest.mark.parametrize("query, status, message", [
-    ("vocab_size=0", 422, "vocab_size must be"),
-    ("min_frequency=-1", 422, "min_frequency"),
-    ("corpus=nonexistent", 404, "unknown corpus"),
-    ("corpus=" + "0" * 64, 404, "no stored corpus"),
-])
+@pytest.mark.parametrize(
+    "query, status, message",
+    [
+        ("vocab_size=0", 422, "vocab_size must be"),
+        ("min_frequency=-1", 422, "min_frequency"),
+        ("corpus=nonexistent", 404, "unknown corpus"),
+        ("corpus=" + "0" * 64, 404, "no stored corpus"),
+    ],
+)
 def test_train_bad_input(client, query, status, message):
     r = client.get(f"/wordpiece/train?{query}")
     assert r.status_code == status and message in r.text and 'role="alert"' in r.text
@@ -189,7 +211,9 @@ def test_train_non_number_is_4xx(client):
 def test_visualiser_chips_link_here(client):
     r = client.get("/?tokenizer=bert-base-uncased&text=Tokenization+rocks")
     assert r.status_code == 200
-    assert "/wordpiece/encode?vocab=bert-base-uncased&amp;text=Tokenization" in r.text  # the word as typed; the page normalises it
+    assert (
+        "/wordpiece/encode?vocab=bert-base-uncased&amp;text=Tokenization" in r.text
+    )  # the word as typed; the page normalises it
 
 
 def test_train_steps_api(client):

@@ -1,4 +1,5 @@
 """BPE worksheets: blank tables and a separate answer key from the engine's training run."""
+
 from __future__ import annotations
 
 import re
@@ -13,7 +14,7 @@ def test_the_sheet_is_the_engines_run():
     for s in sheet["steps"]:
         merge = session.step(s["k"])
         assert s["pair"] == list(merge.pair) and s["count"] == merge.count
-        assert s["pairs"][0][0] == " ".join(merge.pair) == s["winner"]   # it heads its table
+        assert s["pairs"][0][0] == " ".join(merge.pair) == s["winner"]  # it heads its table
     assert [r["symbols"] for r in sheet["given"]][0] == ["n", "e", "w", "e", "s", "t", "</w>"]
     assert sheet["steps"][2]["words"][0]["symbols"] == ["n", "e", "w", "est</w>"]
 
@@ -24,17 +25,25 @@ def test_blank_and_key_pages(client):
     assert blank.status_code == key.status_code == 200
     assert 'data-testid="answer"' not in blank.text and 'class="blank"' in blank.text
     answers = re.findall(r'data-testid="answer">([^<]*)<', key.text)
-    assert answers == ["e + s → es", "t + &lt;/w&gt; → t&lt;/w&gt;", "es + t&lt;/w&gt; → est&lt;/w&gt;"]
-    assert 'data-print' in blank.text and 'data-testid="key-link"' in blank.text
+    assert answers == [
+        "e + s → es",
+        "t + &lt;/w&gt; → t&lt;/w&gt;",
+        "es + t&lt;/w&gt; → est&lt;/w&gt;",
+    ]
+    assert "data-print" in blank.text and 'data-testid="key-link"' in blank.text
     letter = client.get("/worksheet/bpe?start=2&end=4&paper=letter")
     assert 'class="sheet paper-letter"' in letter.text
 
 
 def test_bad_ranges(client):
-    for query, words in [("start=3&end=2", "empty"), ("start=1&end=20", "at most"),
-                         ("start=1&end=2&paper=a3", "paper"), ("start=40&end=41", "merges"),
-                         ("corpus=botchan&vocab_size=300&start=1&end=2", "distinct words"),
-                         ("variant=nope", "variant")]:
+    for query, words in [
+        ("start=3&end=2", "empty"),
+        ("start=1&end=20", "at most"),
+        ("start=1&end=2&paper=a3", "paper"),
+        ("start=40&end=41", "merges"),
+        ("corpus=botchan&vocab_size=300&start=1&end=2", "distinct words"),
+        ("variant=nope", "variant"),
+    ]:
         r = client.get(f"/worksheet/bpe?{query}")
         assert r.status_code == 422, query
         assert words in r.text, query
@@ -50,13 +59,19 @@ def test_the_training_view_links_its_next_merges_as_a_worksheet(client):
 def test_wordpiece_sheet_is_the_engines_run(client):
     from tokenizers_core.implementations.bert import count_words
     from tokenizers_core.models.wordpiece.trainer import WordPieceTrainer
+
     steps = WordPieceTrainer(count_words(TEXTBOOK), vocab_size=40).run(until=4).steps
     sheet = wordpiece_worksheet(TEXTBOOK, 40, 2, 4)
     assert [s["pair"] for s in sheet["steps"]] == [list(m.pair) for m in steps[1:4]]
-    assert sheet["steps"][0]["score"] == f"{steps[1].count}/{steps[1].freq_left * steps[1].freq_right}"
+    assert (
+        sheet["steps"][0]["score"] == f"{steps[1].count}/{steps[1].freq_left * steps[1].freq_right}"
+    )
     assert sheet["cols"][-1] == "score"
     key = client.get("/worksheet/wordpiece?start=1&end=2&key=1")
-    assert re.findall(r'data-testid="answer">([^<]*)<', key.text) == ["##i + ##d → ##id", "w + ##id → wid"]
+    assert re.findall(r'data-testid="answer">([^<]*)<', key.text) == [
+        "##i + ##d → ##id",
+        "w + ##id → wid",
+    ]
     blank = client.get("/worksheet/wordpiece?start=1&end=2")
     assert 'data-testid="answer"' not in blank.text and "score <span" in blank.text
     assert client.get("/worksheet/wordpiece?start=1&end=99").status_code == 422
@@ -77,8 +92,9 @@ def test_bpe_encode_sheet_is_the_engines_encoding(client):
     from app.views.common import shower as _shower
     from app.views.worksheets import bpe_encode_worksheet
     from tokenizers_core.models.bpe.session import encode_trace
+
     tok = tc.load("gpt2")
-    show = _shower(True)                      # byte-level symbols as text: Ġ shows as ·
+    show = _shower(True)  # byte-level symbols as text: Ġ shows as ·
     sheet = bpe_encode_worksheet(tok, "lowest newer")
     traces = encode_trace(tok, "lowest newer")
     steps = [s for w in sheet["words"] for s in w["steps"]]
@@ -95,16 +111,24 @@ def test_bpe_encode_sheet_is_the_engines_encoding(client):
     assert not _answers(blank.text) and 'class="blank"' in blank.text
     # every blank row of a pair table has an answer row in the key, and every merge an answer
     assert blank.text.count('<td class="blank"></td><td class="blank"></td>') == sum(
-        len(s["pairs"]) for s in steps)
+        len(s["pairs"]) for s in steps
+    )
     assert len(_answers(key.text)) == len(steps) and blank.text.count("rank <span") == len(steps)
-    assert _answers(key.text)[0] == f"{steps[0]['pair'][0]} + {steps[0]['pair'][1]} → {steps[0]['new']}"
+    assert (
+        _answers(key.text)[0]
+        == f"{steps[0]['pair'][0]} + {steps[0]['pair'][1]} → {steps[0]['new']}"
+    )
     assert f"rank {steps[0]['rank']}" in key.text
 
 
 def test_bpe_encode_sheet_bad_input(client):
-    for query, words in [("text=" + "a" * 61, "at most 60"), ("text=+", "short text"),
-                         ("text=lowest&paper=a3", "paper"), ("tokenizer=bert-base-uncased", "not a BPE"),
-                         ("text=" + "tokenization+" * 4, "steps to encode")]:
+    for query, words in [
+        ("text=" + "a" * 61, "at most 60"),
+        ("text=+", "short text"),
+        ("text=lowest&paper=a3", "paper"),
+        ("tokenizer=bert-base-uncased", "not a BPE"),
+        ("text=" + "tokenization+" * 4, "steps to encode"),
+    ]:
         r = client.get(f"/worksheet/bpe_encode?{query}")
         assert 400 <= r.status_code < 500, query
         assert words in r.text, query
@@ -114,7 +138,7 @@ def test_bpe_encode_sheet_bad_input(client):
 def test_the_bpe_encode_view_links_a_worksheet(client):
     r = client.get("/bpe/encode?text=lowest+newer")
     link = re.search(r'href="([^"]*)" data-testid="worksheet-link"', r.text).group(1)
-    assert link == "/worksheet/bpe_encode?tokenizer=r50k_base&amp;text=lowest+newer"   # gpt2
+    assert link == "/worksheet/bpe_encode?tokenizer=r50k_base&amp;text=lowest+newer"  # gpt2
     assert client.get(link.replace("&amp;", "&")).status_code == 200
     assert "worksheet-link" not in client.get("/bpe/encode?text=" + "a" * 61).text
 
@@ -124,30 +148,41 @@ def test_wordpiece_encode_sheet_is_the_engines_probes(client):
     from app.views.worksheets import wordpiece_encode_worksheet
     from tokenizers_core.implementations.bert import bert_pipeline, encode_steps
     from tokenizers_core.models.wordpiece.model import vocab_from_text
+
     tok = bert_pipeline(vocab_from_text(SMALL_VOCAB), name="small")
     sheet = wordpiece_encode_worksheet(tok, "unaffable playing")
     _words, steps = encode_steps(tok, "unaffable playing")
     probes = [p for w in sheet["words"] for p in w["probes"]]
     assert [(p["candidate"], p["found"] == "yes") for p in probes] == [
-        (s.candidate, s.found) for _i, s in steps]
+        (s.candidate, s.found) for _i, s in steps
+    ]
     assert [p["taken"] for p in probes if p["taken"]] == ["un", "##aff", "##able", "play", "##ing"]
     assert [w["tokens"] for w in sheet["words"]] == [["un", "##aff", "##able"], ["play", "##ing"]]
-    assert [w["tokens"] for w in sheet["words"]] == [tok.encode(w, add_special_tokens=False).tokens
-                                                      for w in ("unaffable", "playing")]
+    assert [w["tokens"] for w in sheet["words"]] == [
+        tok.encode(w, add_special_tokens=False).tokens for w in ("unaffable", "playing")
+    ]
     blank = client.get("/worksheet/wordpiece_encode")
     key = client.get("/worksheet/wordpiece_encode?key=1")
     assert blank.status_code == key.status_code == 200
     # every probe row is four blanks on the sheet and four answers in the key
     assert blank.text.count('<td class="blank"></td>') == 4 * len(probes)
-    assert "##aff" not in blank.text.split('data-testid="sheet"')[1].split("The vocabulary")[1].split("</section>")[1]
+    assert (
+        "##aff"
+        not in blank.text.split('data-testid="sheet"')[1]
+        .split("The vocabulary")[1]
+        .split("</section>")[1]
+    )
     assert len(re.findall(r'<tr class="(?:winner)?"><td class="num">', key.text)) == len(probes)
     assert key.text.count('data-testid="answer"') == 2
 
 
 def test_wordpiece_encode_sheet_bad_input(client):
-    for query, words in [("text=" + "a" * 61, "at most 60"), ("vocab=gpt2", "WordPiece"),
-                         ("text=unaffable+unaffable+unaffable+x", "probes"),
-                         ("paper=a5", "paper")]:
+    for query, words in [
+        ("text=" + "a" * 61, "at most 60"),
+        ("vocab=gpt2", "WordPiece"),
+        ("text=unaffable+unaffable+unaffable+x", "probes"),
+        ("paper=a5", "paper"),
+    ]:
         r = client.get(f"/worksheet/wordpiece_encode?{query}")
         assert 400 <= r.status_code < 500, query
         assert words in r.text, query
@@ -164,12 +199,14 @@ def test_lattice_sheet_is_the_engines_viterbi(client):
     from app.views.worksheets import lattice_worksheet
     from tokenizers_core.implementations.unigram import demo_tokenizer
     from tokenizers_core.models.unigram.model import lattice_steps
+
     tok = demo_tokenizer()
     sheet = lattice_worksheet(tok, "cats")
     _text, steps = lattice_steps(tok, "cats")
     forward = [s for s in steps if s.kind == "viterbi"]
     assert [(r["i"], float(r["best"]), r["back"]) for r in sheet["rows"]] == [
-        (s.position, round(s.best, 2), s.back) for s in forward]
+        (s.position, round(s.best, 2), s.back) for s in forward
+    ]
     assert [r["best"] for r in sheet["rows"]] == ["-3.50", "-5.00", "-6.50", "-2.00", "-5.00"]
     assert sheet["path"] == tok.encode("cats").tokens == ["▁cat", "s"] and sheet["score"] == "-5.00"
     assert ("▁cat", "-2.00") in sheet["pieces"] and ("▁cats", "-9.00") in sheet["pieces"]
@@ -184,8 +221,12 @@ def test_lattice_sheet_is_the_engines_viterbi(client):
 
 
 def test_lattice_sheet_bad_input(client):
-    for query, words in [("text=abcdefghijklmnop", "at most 12"), ("model=gpt2", "Unigram"),
-                         ("text=+", "short text"), ("paper=a5", "paper")]:
+    for query, words in [
+        ("text=abcdefghijklmnop", "at most 12"),
+        ("model=gpt2", "Unigram"),
+        ("text=+", "short text"),
+        ("paper=a5", "paper"),
+    ]:
         r = client.get(f"/worksheet/unigram_lattice?{query}")
         assert 400 <= r.status_code < 500, query
         assert words in r.text, query
@@ -202,17 +243,21 @@ def test_the_lattice_view_links_a_worksheet(client):
 def test_unigram_train_sheet_is_the_engines_run(client):
     from app.views.worksheets import UNIGRAM_CORPUS, unigram_train_worksheet
     from tokenizers_core.models.unigram.trainer import UnigramTrainer
+
     steps = UnigramTrainer(UNIGRAM_CORPUS.splitlines(), 30).run().steps
     sheet = unigram_train_worksheet(UNIGRAM_CORPUS, 30, 1, 3)
     assert sheet["total"] == len(steps) - 1 and sheet["seed"] == steps[0].vocab_size
     for r in sheet["rounds"]:
         s = steps[r["k"]]
         assert (r["before"], r["after"], r["num_pruned"]) == (
-            steps[r["k"] - 1].vocab_size, s.vocab_size, s.num_pruned)
+            steps[r["k"] - 1].vocab_size,
+            s.vocab_size,
+            s.num_pruned,
+        )
         assert r["before"] - r["dropped"] - r["num_pruned"] == r["after"]
         assert float(r["loglik"]) == round(s.log_likelihood, 2)
         assert [p for p, _l in r["pruned"]] == [p.replace(" ", "·") for p, _l in s.pruned]
-        assert r["pruned"] or s.final                # (round 3 is the final vocabulary)
+        assert r["pruned"] or s.final  # (round 3 is the final vocabulary)
     blank = client.get("/worksheet/unigram_train")
     key = client.get("/worksheet/unigram_train?key=1")
     assert blank.status_code == key.status_code == 200
@@ -220,17 +265,29 @@ def test_unigram_train_sheet_is_the_engines_run(client):
     n_pruned = sum(len(r["pruned"]) for r in sheet["rounds"])
     assert blank.text.count('<td class="blank"></td>') == 5 * 3 + 2 * n_pruned
     assert not _answers(blank.text)
-    assert _answers(key.text) == [str(v) for r in sheet["rounds"] for v in (
-        r["before"], r["dropped"], r["num_pruned"], r["after"], r["loglik"])]
-    assert all(f'<td class="mono">{p}</td><td class="num">{loss}</td>' in key.text
-               for r in sheet["rounds"] for p, loss in r["pruned"])
+    assert _answers(key.text) == [
+        str(v)
+        for r in sheet["rounds"]
+        for v in (r["before"], r["dropped"], r["num_pruned"], r["after"], r["loglik"])
+    ]
+    assert all(
+        f'<td class="mono">{p}</td><td class="num">{loss}</td>' in key.text
+        for r in sheet["rounds"]
+        for p, loss in r["pruned"]
+    )
 
 
 def test_unigram_train_sheet_bad_input(client):
-    for query, words in [("corpus=udhr/eng", "at most 5,000"), ("start=1&end=9", "at most 4"),
-                         ("start=4&end=5", "within 1–3"), ("vocab_size=10", "too small"),
-                         ("vocab_size=2", "between 4"), ("start=0", "numbered from 1"),
-                         ("start=3&end=2", "empty"), ("corpus=nope", "unknown corpus")]:
+    for query, words in [
+        ("corpus=udhr/eng", "at most 5,000"),
+        ("start=1&end=9", "at most 4"),
+        ("start=4&end=5", "within 1–3"),
+        ("vocab_size=10", "too small"),
+        ("vocab_size=2", "between 4"),
+        ("start=0", "numbered from 1"),
+        ("start=3&end=2", "empty"),
+        ("corpus=nope", "unknown corpus"),
+    ]:
         r = client.get(f"/worksheet/unigram_train?{query}")
         assert 400 <= r.status_code < 500, query
         assert words in r.text, query
@@ -238,10 +295,13 @@ def test_unigram_train_sheet_bad_input(client):
 
 def test_the_unigram_train_view_links_a_worksheet(client):
     from app.views.worksheets import UNIGRAM_CORPUS
+
     digest = client.post("/api/corpora", json={"text": UNIGRAM_CORPUS}).json()["sha256"]
     r = client.get(f"/unigram/train?corpus={digest}&vocab_size=30&step=1")
     link = re.search(r'href="([^"]*)" data-testid="worksheet-link"', r.text).group(1)
-    assert link == f"/worksheet/unigram_train?corpus={digest}&amp;vocab_size=30&amp;start=2&amp;end=3"
+    assert (
+        link == f"/worksheet/unigram_train?corpus={digest}&amp;vocab_size=30&amp;start=2&amp;end=3"
+    )
     assert client.get(link.replace("&amp;", "&")).status_code == 200
     assert "worksheet-link" not in client.get("/unigram/train?corpus=udhr/eng&vocab_size=300").text
 
@@ -251,11 +311,13 @@ def test_a_worksheet_reads_the_run_the_page_trained(client, monkeypatch):
     (app.jobs.cache), so printing merges 1-3 of the run on screen trains nothing again."""
     from app.jobs import cache
     from tokenizers_core.models.bpe.session import BpeSession
+
     monkeypatch.setattr(cache, "BPE", cache.RunCache(6))
     made = []
     real = BpeSession.__init__
-    monkeypatch.setattr(BpeSession, "__init__",
-                        lambda self, *args: made.append(args) or real(self, *args))
+    monkeypatch.setattr(
+        BpeSession, "__init__", lambda self, *args: made.append(args) or real(self, *args)
+    )
     assert client.get("/bpe/train?vocab_size=24&step=2").status_code == 200
     assert client.get("/worksheet/bpe?vocab_size=24&start=1&end=3").status_code == 200
     assert len(made) == 1

@@ -1,6 +1,7 @@
 """The training-mix page in a real browser: pick a BPE tokenizer, watch the job's progress, read
 the bar chart and its residual; nothing a user types runs; the page fits a phone. Screenshots at
 1280 and 390 px go to $TOKVIS_SCREENSHOTS (look at them)."""
+
 from __future__ import annotations
 
 from urllib.parse import urlencode
@@ -9,7 +10,7 @@ import pytest
 
 pytestmark = pytest.mark.slow
 
-XSS = '<img src=x onerror=alert(1)><script>alert(2)</script>'
+XSS = "<img src=x onerror=alert(1)><script>alert(2)</script>"
 
 
 def test_picking_a_tokenizer_runs_the_estimate_and_draws_it(page, server_url, screenshot_dir):
@@ -18,9 +19,9 @@ def test_picking_a_tokenizer_runs_the_estimate_and_draws_it(page, server_url, sc
     page.get_by_role("button", name="Estimate the mix").click()
     page.wait_for_selector("[data-testid=mix-progress], [data-testid=mix-chart]")
     page.wait_for_selector("[data-testid=mix-chart]", timeout=240_000)
-    assert "tokenizer=botchan_en_bpe_1000" in page.url                 # a permalink
+    assert "tokenizer=botchan_en_bpe_1000" in page.url  # a permalink
     first = page.locator("[data-testid=mix-chart] g.bar text.label").first.text_content()
-    assert first == "English"                        # a tokenizer trained on an English novel
+    assert first == "English"  # a tokenizer trained on an English novel
     assert page.get_by_test_id("mix-residual").inner_text()
     page.screenshot(path=str(screenshot_dir / "audit-mix-1280.png"), full_page=True)
 

@@ -1,4 +1,5 @@
 """The BPE step-through pages in a real browser: keyboard, buttons, jump, play, htmx swaps."""
+
 from __future__ import annotations
 
 import pytest
@@ -52,7 +53,9 @@ def test_train_edited_corpus_byte_level(page, server_url, screenshot_dir):
 
 
 def test_encode_steps_and_trees(page, server_url, screenshot_dir):
-    page.goto(f"{server_url}/bpe/encode?tokenizer=gpt-4&text=lowest+tokenization+%F0%9D%94%98&step=0")
+    page.goto(
+        f"{server_url}/bpe/encode?tokenizer=gpt-4&text=lowest+tokenization+%F0%9D%94%98&step=0"
+    )
     assert "Every piece starts as single symbols" in what(page)
     page.keyboard.press("ArrowRight")
     page.wait_for_url("**step=1*")
@@ -60,7 +63,7 @@ def test_encode_steps_and_trees(page, server_url, screenshot_dir):
     assert "rank" in what(page)
     assert page.locator('[data-testid="candidates"] tr.winner').count() == 1
     page.get_by_label("last step").click()
-    page.wait_for_selector('text=these are the tokens')
+    page.wait_for_selector("text=these are the tokens")
     assert page.locator('[data-testid="trees"] .tree').count() >= 3
     assert "\ufffd" not in page.content()
     page.screenshot(path=str(screenshot_dir / "bpe_encode.png"), full_page=True)

@@ -1,5 +1,6 @@
 """The real bundled tokenisers (issue 21) side by side in /compare, and in the picker, in a real
 browser at desktop and phone widths."""
+
 from __future__ import annotations
 
 from urllib.parse import urlencode
@@ -8,8 +9,16 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-COLUMNS = ["o200k_base", "claude_2023", "qwen3", "mistral_tekken", "mistral_v7",
-           "whisper_multilingual", "clip", "p50k_base"]
+COLUMNS = [
+    "o200k_base",
+    "claude_2023",
+    "qwen3",
+    "mistral_tekken",
+    "mistral_v7",
+    "whisper_multilingual",
+    "clip",
+    "p50k_base",
+]
 TEXT = "Grüße aus Köln! 東京 👍 <script>alert(1)</script> x = f(42)"
 
 
@@ -31,8 +40,10 @@ def test_compare_eight_real_tokenisers(page, server_url, screenshot_dir, width):
 def test_the_picker_groups_them(page, server_url, screenshot_dir):
     page.goto(f"{server_url}/")
     labels = page.locator("select[name=tokenizer] optgroup").evaluate_all(
-        "gs => gs.map(g => g.label)")
+        "gs => gs.map(g => g.label)"
+    )
     assert "Byte-level BPE" in labels and "SentencePiece" in labels
     options = page.locator('select[name=tokenizer] optgroup[label="Byte-level BPE"] option')
     assert {"qwen3", "clip", "whisper_en", "mistral_tekken"} <= set(
-        options.evaluate_all("os => os.map(o => o.value)"))
+        options.evaluate_all("os => os.map(o => o.value)")
+    )

@@ -1,4 +1,5 @@
 """The checker page in a real browser: an example with a classic mistake, checked via htmx."""
+
 from __future__ import annotations
 
 import pytest
@@ -14,9 +15,11 @@ def test_check_an_example_and_follow_the_link(page, server_url, screenshot_dir):
     page.get_by_label("vocab_size").fill("24")
     page.get_by_role("button", name="Check").click()
     page.wait_for_selector('[data-testid="divergence"]')
-    assert page.url.endswith("example=no_end_of_word")           # htmx swapped the report in place
+    assert page.url.endswith("example=no_end_of_word")  # htmx swapped the report in place
     assert page.locator('[data-testid="divergence"]').inner_text() == "2"
-    assert "Forgetting the end-of-word symbol" in page.locator('[data-testid="mistakes"]').inner_text()
+    assert (
+        "Forgetting the end-of-word symbol" in page.locator('[data-testid="mistakes"]').inner_text()
+    )
     assert page.locator('[data-testid="state-pairs"] tr.winner').count() == 1
     page.screenshot(path=str(screenshot_dir / "check.png"), full_page=True)
     page.set_viewport_size({"width": 390, "height": 844})
@@ -38,9 +41,9 @@ def test_check_token_and_wordpiece_examples(page, server_url, screenshot_dir, na
 def test_checking_on_a_large_corpus_shows_that_it_is_busy(page, server_url, screenshot_dir):
     page.set_viewport_size({"width": 1400, "height": 900})
     page.goto(f"{server_url}/check")
-    assert not page.locator("#check-busy").is_visible()          # takes no room when idle
+    assert not page.locator("#check-busy").is_visible()  # takes no room when idle
     page.select_option("#corpus", "botchan")
-    page.get_by_label("vocab_size").fill("437")                 # a run of its own
+    page.get_by_label("vocab_size").fill("437")  # a run of its own
     page.locator("#theirs").fill("t h\nth e")
     page.get_by_role("button", name="Check").click()
     page.locator("#check-busy").wait_for(state="visible")

@@ -1,23 +1,29 @@
 """Compare, tax, Unicode lab and sweep pages in a real browser."""
+
 from __future__ import annotations
 
 from urllib.parse import urlencode
 
 
 def test_typing_updates_every_column_and_hover_highlights_across(page, server_url, screenshot_dir):
-    q = urlencode({"text": "naïve café", "col": ["word", "char", "bert-base-uncased"], "ref": 0}, doseq=True)
+    q = urlencode(
+        {"text": "naïve café", "col": ["word", "char", "bert-base-uncased"], "ref": 0}, doseq=True
+    )
     page.goto(f"{server_url}/compare?{q}")
     assert page.locator(".compare-col").count() == 3
     page.locator("#text").fill("unhappiness")
     page.wait_for_function(
-        "() => document.querySelector('.compare-col[data-col=\"1\"] [data-metric=tokens]').textContent === '11'")
+        "() => document.querySelector('.compare-col[data-col=\"1\"] [data-metric=tokens]').textContent === '11'"
+    )
     assert page.locator('.compare-col[data-col="0"] .chip').count() == 1
     # hover the BERT chip "##ness" (characters 7-11): the char chips n, e, s, s light up
     bert_chips = page.locator('.compare-col[data-col="2"] .chip')
     last = bert_chips.nth(bert_chips.count() - 2)  # before [SEP]
     last.hover()
     lit = page.locator('.compare-col[data-col="1"] .chip.hl .tok').all_inner_texts()
-    assert "".join(lit) == page.evaluate("() => 'unhappiness'").__getitem__(slice(int(last.get_attribute("data-s")), int(last.get_attribute("data-e"))))
+    assert "".join(lit) == page.evaluate("() => 'unhappiness'").__getitem__(
+        slice(int(last.get_attribute("data-s")), int(last.get_attribute("data-e")))
+    )
     assert page.locator('.compare-col[data-col="0"] .chip.hl').count() == 1  # the whole word
     page.screenshot(path=str(screenshot_dir / "compare.png"), full_page=True)
 
@@ -44,7 +50,9 @@ def test_unicode_lab_examples(page, server_url, screenshot_dir):
 def test_sweep_shows_progress_then_chart(page, server_url, screenshot_dir):
     page.goto(f"{server_url}/sweep?corpus=udhr/eng&heldout=udhr/fra&algo=bpe&sizes=100,200,400")
     page.locator('input[name="sizes"]').fill("100,200,400")
-    page.locator('input[name="algo"]').evaluate_all("els => els.forEach(e => e.checked = e.value === 'bpe')")
+    page.locator('input[name="algo"]').evaluate_all(
+        "els => els.forEach(e => e.checked = e.value === 'bpe')"
+    )
     page.locator('select[name="corpus"]').select_option("udhr/eng")
     page.get_by_role("button", name="Run sweep").click()
     # progress first, then (the page polls itself) the finished sweep

@@ -1,6 +1,7 @@
 """The diff page in a real browser: pick two tokenisers and a text source, read the verdict and
 the first divergences; nothing a user types runs; the page fits a phone. Screenshots at 1280
 and 390 px go to $TOKVIS_SCREENSHOTS (look at them)."""
+
 from __future__ import annotations
 
 from urllib.parse import urlencode
@@ -9,7 +10,7 @@ import pytest
 
 pytestmark = pytest.mark.slow
 
-XSS = '<img src=x onerror=alert(1)> <script>alert(2)</script>'
+XSS = "<img src=x onerror=alert(1)> <script>alert(2)</script>"
 
 
 def test_pasting_text_shows_each_divergence_with_its_stage(page, server_url, screenshot_dir):
@@ -19,11 +20,10 @@ def test_pasting_text_shows_each_divergence_with_its_stage(page, server_url, scr
     page.get_by_test_id("diff-row").first.screenshot(path=str(screenshot_dir / "diff-row-1280.png"))
     page.locator('input[name="source"][value="text"]').check()
     page.locator("#text").fill("I don't know\nthe same line, numbered differently\n" + XSS)
-    page.wait_for_function(
-        "() => document.querySelectorAll('[data-testid=diff-row]').length === 3")
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=diff-row]').length === 3")
     first = page.get_by_test_id("diff-row").first
     assert first.get_attribute("data-stage") == "pre-tokenizer split"
-    assert first.locator(".chip.differs").count() == 2           # one per tokeniser
+    assert first.locator(".chip.differs").count() == 2  # one per tokeniser
     assert "page=" not in page.url and "source=text" in page.url  # a permalink
     assert page.dialogs == [] and page.locator("img[src=x]").count() == 0
     page.screenshot(path=str(screenshot_dir / "diff-text-1280.png"), full_page=True)

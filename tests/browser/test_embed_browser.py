@@ -1,4 +1,5 @@
 """An embedded view (?embed=1) at iframe size: no chrome, and stepping keeps it embedded."""
+
 from __future__ import annotations
 
 import pytest
@@ -15,7 +16,7 @@ def test_embedded_step_view(page, server_url, screenshot_dir):
     assert "embed=1" in page.url
     page.get_by_label("next step").click()
     page.wait_for_url("**step=2*")
-    page.reload()                                  # the pushed URL is still an embed
+    page.reload()  # the pushed URL is still an embed
     assert page.locator("header.top").count() == 0
     page.screenshot(path=str(screenshot_dir / "embed_bpe_train.png"))
     page.goto(f"{server_url}/lessons/unigram-cats?embed=1&step=4")

@@ -1,5 +1,6 @@
 """Fit and finish at a phone's width (issue 20, item 19): the "Learn" menu and the worksheets
 stay inside a 390 px screen; screenshots at 1400 and 390 px go to $TOKVIS_SCREENSHOTS."""
+
 from __future__ import annotations
 
 import pytest
@@ -37,9 +38,17 @@ def test_the_learn_menu_opens_inside_the_screen(sized, server_url, screenshot_di
     pg.screenshot(path=str(screenshot_dir / f"finish_learn_menu_{pg.size_name}.png"))
 
 
-@pytest.mark.parametrize("path", ["/worksheet/bpe", "/worksheet/wordpiece",
-                                  "/worksheet/bpe_encode", "/worksheet/wordpiece_encode",
-                                  "/worksheet/unigram_lattice", "/worksheet/unigram_train"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/worksheet/bpe",
+        "/worksheet/wordpiece",
+        "/worksheet/bpe_encode",
+        "/worksheet/wordpiece_encode",
+        "/worksheet/unigram_lattice",
+        "/worksheet/unigram_train",
+    ],
+)
 def test_worksheets_fit_the_screen(sized, server_url, screenshot_dir, path):
     pg = sized
     pg.goto(f"{server_url}{path}")
@@ -57,5 +66,6 @@ def test_the_worksheet_link_shows_its_icon(browser, server_url, screenshot_dir):
     box = icon.bounding_box()
     assert box and 12 <= box["width"] <= 20
     pg.locator('[data-testid="worksheet-link"]').screenshot(
-        path=str(screenshot_dir / "finish_worksheet_link.png"))
+        path=str(screenshot_dir / "finish_worksheet_link.png")
+    )
     pg.close()

@@ -1,5 +1,6 @@
 """Layout a new user hit (issue 13): at 1400x900 and at 390x844 the page itself never scrolls
 sideways; wide things (the Unigram lattice, tables) scroll inside their own box."""
+
 from __future__ import annotations
 
 import pytest
@@ -7,7 +8,7 @@ import pytest
 pytestmark = pytest.mark.browser
 
 SIZES = {"wide": (1400, 900), "phone": (390, 844)}
-SENTENCE = "The quick brown fox jumps over the lazy dog again."   # 50 characters
+SENTENCE = "The quick brown fox jumps over the lazy dog again."  # 50 characters
 
 
 @pytest.fixture(params=sorted(SIZES))
@@ -26,7 +27,8 @@ def page_width(pg) -> int:
 
 
 def test_lattice_scrolls_in_its_box_keeps_the_current_position_in_view_and_aligns_its_table(
-        sized, server_url, screenshot_dir):
+    sized, server_url, screenshot_dir
+):
     pg = sized
     width = pg.viewport_size["width"]
     pg.goto(f"{server_url}/unigram/lattice?model=botchan_en_unigram_1000&text={SENTENCE}&step=44")
@@ -35,7 +37,10 @@ def test_lattice_scrolls_in_its_box_keeps_the_current_position_in_view_and_align
     box.scroll_into_view_if_needed()
     frame = box.bounding_box()
     current = pg.locator("svg.lattice .pos.current circle").bounding_box()
-    assert frame["x"] <= current["x"] and current["x"] + current["width"] <= frame["x"] + frame["width"]
+    assert (
+        frame["x"] <= current["x"]
+        and current["x"] + current["width"] <= frame["x"] + frame["width"]
+    )
     # the table's column of position i sits under the lattice's node i
     for i in (0, 44):
         node = pg.locator(f'svg.lattice .pos[data-i="{i}"] circle').bounding_box()
@@ -48,7 +53,10 @@ def test_lattice_scrolls_in_its_box_keeps_the_current_position_in_view_and_align
     pg.wait_for_selector('svg.lattice .pos.current[data-i="45"]')
     frame = box.bounding_box()
     current = pg.locator("svg.lattice .pos.current circle").bounding_box()
-    assert frame["x"] <= current["x"] and current["x"] + current["width"] <= frame["x"] + frame["width"]
+    assert (
+        frame["x"] <= current["x"]
+        and current["x"] + current["width"] <= frame["x"] + frame["width"]
+    )
     assert page_width(pg) <= width
 
 
@@ -81,6 +89,7 @@ def test_docs_render_with_no_outside_request(sized, server_url, screenshot_dir):
         else:
             outside.append(route.request.url)
             route.abort()
+
     pg.route("**/*", only_local)
     pg.goto(server_url + "/docs")
     pg.wait_for_selector(".swagger-ui .opblock", timeout=15_000)
@@ -133,12 +142,14 @@ def test_corpus_workflow_keeps_the_forms_choices(sized, server_url, screenshot_d
     pg.screenshot(path=str(screenshot_dir / f"bpe_train_own_corpus_{pg.size_name}.png"))
 
 
-def test_compare_refuses_a_column_past_the_most_and_the_reference_follows(sized, server_url,
-                                                                           screenshot_dir):
+def test_compare_refuses_a_column_past_the_most_and_the_reference_follows(
+    sized, server_url, screenshot_dir
+):
     from urllib.parse import urlencode
 
     from app.services.compare import MAX_COLUMNS
     from tokenizers_core import pretrained
+
     pg = sized
     bundled = list(pretrained.bundled())[:MAX_COLUMNS]
     first = bundled[:-1]
@@ -153,27 +164,32 @@ def test_compare_refuses_a_column_past_the_most_and_the_reference_follows(sized,
     assert page_width(pg) <= pg.viewport_size["width"]
     pg.screenshot(path=str(screenshot_dir / f"compare_full_{pg.size_name}.png"))
     pg.locator('#compare-cols input[value="char"]').uncheck()
-    pg.wait_for_function(f"() => document.querySelectorAll('#ref option').length === "
-                         f"{MAX_COLUMNS - 1}")
+    pg.wait_for_function(
+        f"() => document.querySelectorAll('#ref option').length === {MAX_COLUMNS - 1}"
+    )
     assert not past.is_disabled()
     assert "char" not in " ".join(pg.locator("#ref option").all_inner_texts())
 
 
 def fits(pg, selector: str) -> bool:
     """The element shows all of its content (nothing hidden behind its own scrollbar)."""
-    return pg.evaluate("s => { const e = document.querySelector(s);"
-                       " return e.scrollWidth <= e.clientWidth + 1; }", selector)
+    return pg.evaluate(
+        "s => { const e = document.querySelector(s); return e.scrollWidth <= e.clientWidth + 1; }",
+        selector,
+    )
 
 
 def test_wordpiece_pair_table_is_whole_at_1400(sized, server_url, screenshot_dir):
     pg = sized
     pg.goto(server_url + "/wordpiece/train?corpus=botchan&vocab_size=1000&step=300")
-    pg.locator('[data-testid="pair-table"]').wait_for(timeout=90_000)   # trained in the pool
+    pg.locator('[data-testid="pair-table"]').wait_for(timeout=90_000)  # trained in the pool
     assert page_width(pg) <= pg.viewport_size["width"]
     if pg.size_name == "wide":
-        assert pg.evaluate("document.querySelector('[data-testid=pair-table]').parentElement"
-                           ".scrollWidth <= document.querySelector('[data-testid=pair-table]')"
-                           ".parentElement.clientWidth + 1"), "the pair table is clipped"
+        assert pg.evaluate(
+            "document.querySelector('[data-testid=pair-table]').parentElement"
+            ".scrollWidth <= document.querySelector('[data-testid=pair-table]')"
+            ".parentElement.clientWidth + 1"
+        ), "the pair table is clipped"
     pg.locator('[data-testid="pair-table"]').scroll_into_view_if_needed()
     pg.screenshot(path=str(screenshot_dir / f"wordpiece_train_pairs_{pg.size_name}.png"))
 
@@ -184,6 +200,7 @@ def test_tax_table_and_chart_are_readable(sized, server_url, screenshot_dir):
     from urllib.parse import urlencode
 
     from app.tax import vocab_tokenizers
+
     pg = sized
     pg.goto(server_url + "/tax?" + urlencode([("tok", n) for n in vocab_tokenizers()]))
     assert page_width(pg) <= pg.viewport_size["width"]
@@ -213,13 +230,22 @@ def test_unigram_training_chart_and_rounds(sized, server_url, screenshot_dir):
 def test_sweep_results_are_readable(sized, server_url, screenshot_dir):
     import urllib.parse
     import urllib.request
-    body = urllib.parse.urlencode({"corpus": "udhr/eng", "heldout": "udhr/fra",
-                                   "algo": ["bpe", "wordpiece"], "sizes": "100,150,200"},
-                                  doseq=True).encode()
+
+    body = urllib.parse.urlencode(
+        {
+            "corpus": "udhr/eng",
+            "heldout": "udhr/fra",
+            "algo": ["bpe", "wordpiece"],
+            "sizes": "100,150,200",
+        },
+        doseq=True,
+    ).encode()
     urllib.request.urlopen(server_url + "/sweep/run", data=body, timeout=60).read()
     pg = sized
-    pg.goto(server_url + "/sweep?corpus=udhr/eng&heldout=udhr/fra&algo=bpe&algo=wordpiece"
-                         "&sizes=100,150,200")
+    pg.goto(
+        server_url + "/sweep?corpus=udhr/eng&heldout=udhr/fra&algo=bpe&algo=wordpiece"
+        "&sizes=100,150,200"
+    )
     pg.wait_for_selector(".sweep-results", timeout=60_000)
     pg.wait_for_selector("text=Done", timeout=60_000)
     assert page_width(pg) <= pg.viewport_size["width"]
@@ -245,9 +271,13 @@ def test_encoders_jump_word_by_word(sized, server_url, screenshot_dir):
     pg.wait_for_function("() => document.querySelector('.stepper .count b').textContent !== '0'")
     first = int(pg.locator(".stepper .count b").first.inner_text())
     pg.get_by_label("next word").click()
-    pg.wait_for_function(f"() => +document.querySelector('.stepper .count b').textContent > {first}")
+    pg.wait_for_function(
+        f"() => +document.querySelector('.stepper .count b').textContent > {first}"
+    )
     pg.get_by_label("previous word").click()
-    pg.wait_for_function(f"() => +document.querySelector('.stepper .count b').textContent === {first}")
+    pg.wait_for_function(
+        f"() => +document.querySelector('.stepper .count b').textContent === {first}"
+    )
     assert page_width(pg) <= pg.viewport_size["width"]
     pg.screenshot(path=str(screenshot_dir / f"bpe_encode_words_{pg.size_name}.png"))
     pg.goto(server_url + "/wordpiece/encode?vocab=bert-base-uncased&text=unaffable+tokenization")
@@ -270,8 +300,10 @@ def test_vocabulary_browser_from_a_chip(sized, server_url, screenshot_dir):
     assert page_width(pg) <= pg.viewport_size["width"]
     pg.screenshot(path=str(screenshot_dir / f"vocab_entry_{pg.size_name}.png"))
     pg.fill("#q", "token")
-    pg.wait_for_function("() => document.querySelector('[data-testid=vocab-found]').textContent"
-                         ".includes('match “token”')")
+    pg.wait_for_function(
+        "() => document.querySelector('[data-testid=vocab-found]').textContent"
+        ".includes('match “token”')"
+    )
     pg.select_option("#corpus", "botchan")
     pg.wait_for_selector(".vocab-table th:text('in corpus')")
     assert page_width(pg) <= pg.viewport_size["width"]
@@ -280,18 +312,27 @@ def test_vocabulary_browser_from_a_chip(sized, server_url, screenshot_dir):
 
 def test_compare_chip_opens_its_vocabulary_entry(sized, server_url):
     from urllib.parse import urlencode
+
     pg = sized
-    pg.goto(f"{server_url}/compare?" + urlencode(
-        {"text": "Hello world", "col": ["char", "cl100k_base"]}, doseq=True))
+    pg.goto(
+        f"{server_url}/compare?"
+        + urlencode({"text": "Hello world", "col": ["char", "cl100k_base"]}, doseq=True)
+    )
     assert pg.locator('.compare-col[data-col="0"] .chips[data-vocab]').count() == 0
     pg.locator('.compare-col[data-col="1"] .chip').nth(1).click()
     pg.wait_for_url("**/vocab?tokenizer=cl100k_base&id=1917")
     assert pg.locator('[data-testid="vocab-detail"]').count() == 1
 
 
-STEP_PAGES = ("/bpe/train?step=5", "/bpe/train?variant=sentencepiece_bpe&step=3",
-              "/bpe/encode?step=4", "/wordpiece/encode?step=8", "/wordpiece/train?step=3",
-              "/unigram/lattice?step=3", "/unigram/train?step=1")
+STEP_PAGES = (
+    "/bpe/train?step=5",
+    "/bpe/train?variant=sentencepiece_bpe&step=3",
+    "/bpe/encode?step=4",
+    "/wordpiece/encode?step=8",
+    "/wordpiece/train?step=3",
+    "/unigram/lattice?step=3",
+    "/unigram/train?step=1",
+)
 
 
 @pytest.mark.parametrize("path", STEP_PAGES)
@@ -309,6 +350,8 @@ def test_the_code_panel_scrolls_its_long_lines_inside_itself(sized, server_url, 
     assert panel["x"] >= 0 and panel["x"] + panel["width"] <= width
     lit = pg.locator(".code-scroll li.current")
     assert lit.count() == 1
-    assert lit.evaluate("e => getComputedStyle(e).backgroundColor") not in ("rgba(0, 0, 0, 0)",
-                                                                           "transparent")
-    assert lit.evaluate("e => getComputedStyle(e).whiteSpace") == "pre"      # indentation kept
+    assert lit.evaluate("e => getComputedStyle(e).backgroundColor") not in (
+        "rgba(0, 0, 0, 0)",
+        "transparent",
+    )
+    assert lit.evaluate("e => getComputedStyle(e).whiteSpace") == "pre"  # indentation kept

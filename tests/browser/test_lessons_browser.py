@@ -1,4 +1,5 @@
 """Worked lessons in a real browser: open one from the index, step with the keyboard."""
+
 from __future__ import annotations
 
 import pytest
@@ -24,9 +25,16 @@ def test_lesson_steps_with_the_keyboard(page, server_url, screenshot_dir):
     page.screenshot(path=str(screenshot_dir / "lesson_bpe_narrow.png"), full_page=True)
 
 
-@pytest.mark.parametrize("slug, step", [("unigram-cats", 5), ("wordpiece-encode", 6),
-                                        ("sentences", 9), ("byte-bpe-aabaa", 3),
-                                        ("wordpiece-score", 2)])
+@pytest.mark.parametrize(
+    "slug, step",
+    [
+        ("unigram-cats", 5),
+        ("wordpiece-encode", 6),
+        ("sentences", 9),
+        ("byte-bpe-aabaa", 3),
+        ("wordpiece-score", 2),
+    ],
+)
 def test_lesson_panels_look_right(page, server_url, screenshot_dir, slug, step):
     page.set_viewport_size({"width": 1400, "height": 900})
     page.goto(f"{server_url}/lessons/{slug}?step={step}")

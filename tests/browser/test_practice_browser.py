@@ -1,4 +1,5 @@
 """Practice mode in a real browser: answer by clicking, htmx swaps, the URL keeps the score."""
+
 from __future__ import annotations
 
 import pytest
@@ -19,7 +20,7 @@ def test_practise_bpe_training(page, server_url, screenshot_dir):
     assert page.get_by_test_id("score").inner_text() == "1"
     page.get_by_test_id("next-question").click()
     page.wait_for_url("**step=1*")
-    page.get_by_role("button", name="es t", exact=True).click()      # loses the tie-break
+    page.get_by_role("button", name="es t", exact=True).click()  # loses the tie-break
     page.wait_for_selector('[data-testid="feedback"]')
     assert page.get_by_test_id("feedback").inner_text().startswith("✗ Close")
     assert page.get_by_test_id("streak").inner_text() == "0"

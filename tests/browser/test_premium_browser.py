@@ -1,6 +1,7 @@
 """Issue 22, items 4 and 5 in a real browser: every tokeniser's premium on /tax (coloured,
 sortable, the language kept in view), Renyi efficiency on /sweep with its alpha slider, and the
 numbers heatmap on /audit/numbers; each at 1280 and 390 px wide."""
+
 from __future__ import annotations
 
 from urllib.parse import quote
@@ -14,8 +15,7 @@ def fits_the_screen(page) -> bool:
     return page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1")
 
 
-def test_tax_shows_every_tokenizer_coloured_and_sorts_by_a_column(page, server_url,
-                                                                  screenshot_dir):
+def test_tax_shows_every_tokenizer_coloured_and_sorts_by_a_column(page, server_url, screenshot_dir):
     # the first visit measures every stored tokenizer, and this server's store holds every other
     # browser test's uploads (their encodes run in the sandbox): give it time on a busy machine
     page.goto(f"{server_url}/tax", timeout=180_000)
@@ -29,7 +29,8 @@ def test_tax_shows_every_tokenizer_coloured_and_sorts_by_a_column(page, server_u
     page.locator('th.tok-head[data-tok="r50k_base"] a').click()
     page.wait_for_url("**sort=r50k_base**")
     values = page.locator('tbody td[data-tok="r50k_base"]').evaluate_all(
-        "els => els.map(e => parseFloat(e.textContent))")
+        "els => els.map(e => parseFloat(e.textContent))"
+    )
     assert values == sorted(values, reverse=True) and values[-1] < 1.01
     assert page.locator('th[aria-sort="descending"]').get_attribute("data-tok") == "r50k_base"
     page.set_viewport_size(PHONE)
@@ -53,11 +54,12 @@ def test_sweep_renyi_column_follows_the_alpha_slider(page, server_url, screensho
     assert len(before) == 6 and "α = 2.5" in page.locator("table.sweep-results thead").inner_text()
     page.screenshot(path=str(screenshot_dir / "premium_sweep_1280.png"), full_page=True)
     page.locator("#alpha").evaluate(
-        "el => { el.value = '6'; el.dispatchEvent(new Event('input', {bubbles: true})); }")
+        "el => { el.value = '6'; el.dispatchEvent(new Event('input', {bubbles: true})); }"
+    )
     page.wait_for_selector("table.sweep-results th:has-text('α = 6')")
     after = page.locator("td.renyi").all_text_contents()
     assert after != before and all(float(a) < float(b) for a, b in zip(after, before))
-    assert "alpha=6" in page.url                       # a permalink to what is shown
+    assert "alpha=6" in page.url  # a permalink to what is shown
     page.set_viewport_size(PHONE)
     page.reload()
     assert "α = 6" in page.locator("table.sweep-results thead").inner_text()

@@ -1,14 +1,14 @@
 """What a user sees when the sandbox stops their work: a hostile chat template on /chat and a
 tokenizer file whose normaliser amplifies text, each an error on the page, said as text (the
 payload inside it is not markup), with the page still usable, at 1400 and 390 px."""
+
 from __future__ import annotations
 
 import json
 from urllib.parse import urlencode
 
 XSS = '<img src=x onerror="alert(1)">'
-HOSTILE = ("{% set l = range(100000)|list %}\n"
-           "{{ ([l] * 300)|sum(start=[])|length }}" + XSS)
+HOSTILE = "{% set l = range(100000)|list %}\n{{ ([l] * 300)|sum(start=[])|length }}" + XSS
 
 
 def _no_markup_from_the_payload(page) -> None:
@@ -18,9 +18,12 @@ def _no_markup_from_the_payload(page) -> None:
 def test_a_hostile_template_is_an_error_on_the_page(page, server_url, screenshot_dir):
     messages = [{"role": "user", "content": "Hi"}]
     page.set_viewport_size({"width": 1400, "height": 900})
-    page.goto(f"{server_url}/chat?" + urlencode({"tokenizer": "cl100k_base",
-                                                 "template": HOSTILE,
-                                                 "messages": json.dumps(messages)}))
+    page.goto(
+        f"{server_url}/chat?"
+        + urlencode(
+            {"tokenizer": "cl100k_base", "template": HOSTILE, "messages": json.dumps(messages)}
+        )
+    )
     error = page.locator(".error, [role=alert]").first
     error.wait_for()
     text = error.inner_text()
@@ -34,20 +37,36 @@ def test_a_hostile_template_is_an_error_on_the_page(page, server_url, screenshot
     assert width <= 390, f"the page scrolls sideways at 390 px ({width} px wide)"
     page.screenshot(path=str(screenshot_dir / "sandbox-chat-390.png"), full_page=True)
     # the same page with an ordinary template works at once
-    page.goto(f"{server_url}/chat?" + urlencode({"tokenizer": "cl100k_base",
-                                                 "template_name": "chatml",
-                                                 "messages": json.dumps(messages)}))
+    page.goto(
+        f"{server_url}/chat?"
+        + urlencode(
+            {
+                "tokenizer": "cl100k_base",
+                "template_name": "chatml",
+                "messages": json.dumps(messages),
+            }
+        )
+    )
     assert "Hi" in page.get_by_test_id("rendered").inner_text()
 
 
-def test_an_amplifying_normaliser_is_an_error_naming_it(page, server_url, screenshot_dir,
-                                                        tmp_path):
+def test_an_amplifying_normaliser_is_an_error_naming_it(page, server_url, screenshot_dir, tmp_path):
     """Issue 27, item 3: a tokenizer.json of 20 Replace "a" -> "aa", uploaded, then used."""
-    data = {"version": "1.0", "added_tokens": [], "pre_tokenizer": None,
-            "post_processor": None, "decoder": None, "truncation": None, "padding": None,
-            "normalizer": {"type": "Sequence", "normalizers": [
-                {"type": "Replace", "pattern": {"String": "a"}, "content": "aa" + XSS}] * 20},
-            "model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "a": 1}, "unk_token": "[UNK]"}}
+    data = {
+        "version": "1.0",
+        "added_tokens": [],
+        "pre_tokenizer": None,
+        "post_processor": None,
+        "decoder": None,
+        "truncation": None,
+        "padding": None,
+        "normalizer": {
+            "type": "Sequence",
+            "normalizers": [{"type": "Replace", "pattern": {"String": "a"}, "content": "aa" + XSS}]
+            * 20,
+        },
+        "model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "a": 1}, "unk_token": "[UNK]"},
+    }
     path = tmp_path / "tokenizer.json"
     path.write_text(json.dumps(data))
     page.set_viewport_size({"width": 1400, "height": 900})

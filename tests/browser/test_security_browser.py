@@ -1,15 +1,28 @@
 """Under the Content-Security-Policy, in a real browser: no page reports a violation or a console
 error, and the scripted parts (htmx swaps, the fields app.js shows, the step slider, form posts
 from the app's own pages) still work."""
+
 from __future__ import annotations
 
 import pytest
 
 pytestmark = pytest.mark.browser
 
-PAGES = ["/", "/compare", "/bpe/train", "/bpe/encode", "/wordpiece/train", "/wordpiece/encode",
-         "/unigram/lattice", "/unigram/train", "/sweep", "/tax", "/unicode", "/corpora",
-         "/tokenizers"]
+PAGES = [
+    "/",
+    "/compare",
+    "/bpe/train",
+    "/bpe/encode",
+    "/wordpiece/train",
+    "/wordpiece/encode",
+    "/unigram/lattice",
+    "/unigram/train",
+    "/sweep",
+    "/tax",
+    "/unicode",
+    "/corpora",
+    "/tokenizers",
+]
 
 WATCH = """
 window.__csp = [];
@@ -49,13 +62,13 @@ def test_htmx_and_app_js_work_under_the_policy(watched, server_url, screenshot_d
     page.locator("#text").press_sequentially("Hello there", delay=10)
     page.wait_for_function("() => document.querySelectorAll('#result .chip').length === 2")
     assert page.locator(".regex-field").is_hidden()
-    page.select_option("#tokenizer", "regex")          # app.js shows the pattern field
+    page.select_option("#tokenizer", "regex")  # app.js shows the pattern field
     assert page.locator(".regex-field").is_visible()
 
     page.goto(f"{server_url}/bpe/train")
-    page.get_by_label("next step").click()             # an htmx swap
+    page.get_by_label("next step").click()  # an htmx swap
     page.wait_for_selector('.stepper .count b:text-is("1")')
-    page.locator(".stepper input[type=range]").fill("4")   # the slider sets the step field
+    page.locator(".stepper input[type=range]").fill("4")  # the slider sets the step field
     page.wait_for_url("**step=4*")
     page.wait_for_selector('.stepper .count b:text-is("4")')
 
@@ -80,8 +93,9 @@ def test_a_cross_site_form_post_is_refused(browser, server_url):
     # another site (a data: page here, origin "null") posts a form to the server
     context = browser.new_context()
     page = context.new_page()
-    page.set_content(f'<form method="post" action="{server_url}/api/corpora/upload">'
-                     '<button>go</button></form>')
+    page.set_content(
+        f'<form method="post" action="{server_url}/api/corpora/upload"><button>go</button></form>'
+    )
     with page.expect_response(f"{server_url}/api/corpora/upload") as info:
         page.click("button")
     assert info.value.status == 403

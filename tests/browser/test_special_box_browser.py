@@ -1,6 +1,7 @@
 """The "special tokens in text" box in a real browser (issue 20, item 13): switching to a
 tokeniser that reads no special token from the text disables it, with its reason, and
 switching back enables it; ticking it changes the chips of a tokeniser with added specials."""
+
 from __future__ import annotations
 
 from urllib.parse import quote

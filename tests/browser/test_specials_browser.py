@@ -3,11 +3,12 @@ box follows the tokenizer (disabled with its reason, enabled again) and changes 
 the paste-ids panel decodes as you type and shows an unknown id in place; "split at N tokens"
 draws the cut; nothing typed in the text or the ids box runs as script. Screenshots at 1280
 and 390 px wide."""
+
 from __future__ import annotations
 
 from urllib.parse import quote
 
-XSS = '<img src=x onerror=alert(1)><script>alert(2)</script>'
+XSS = "<img src=x onerror=alert(1)><script>alert(2)</script>"
 
 
 def chips(page) -> list[str]:
@@ -19,8 +20,10 @@ def test_bos_box_follows_the_tokenizer(page, server_url, screenshot_dir):
     box = page.locator("#bos-box input[type=checkbox]")
     assert box.is_enabled() and box.is_checked()
     assert chips(page) == ["[CLS]", "hi", "there", "[SEP]"]
-    assert page.locator("[data-testid=bos-what]").inner_text() == \
-        "Adds [CLS] before the text and [SEP] after it."
+    assert (
+        page.locator("[data-testid=bos-what]").inner_text()
+        == "Adds [CLS] before the text and [SEP] after it."
+    )
     page.screenshot(path=str(screenshot_dir / "specials-bos-bert-1280.png"))
     box.uncheck()
     page.wait_for_function("() => document.querySelectorAll('#result .chip').length === 2")
@@ -32,7 +35,7 @@ def test_bos_box_follows_the_tokenizer(page, server_url, screenshot_dir):
     page.select_option("#tokenizer", "bert-base-uncased")
     page.wait_for_selector("#bos-why", state="detached")
     page.wait_for_function("() => document.querySelectorAll('#result .chip').length === 4")
-    assert page.locator("#bos-box input[type=checkbox]").is_checked()   # the default again
+    assert page.locator("#bos-box input[type=checkbox]").is_checked()  # the default again
 
 
 def test_paste_ids_and_budget(page, server_url, screenshot_dir):
@@ -44,7 +47,7 @@ def test_paste_ids_and_budget(page, server_url, screenshot_dir):
     assert page.locator("[data-testid=ids-decoded]").inner_text() == "Hello·world<|endoftext|>"
     assert page.locator("[data-testid=ids-decoded-plain]").inner_text() == "Hello·world"
     assert page.locator("[data-testid=ids-chips] .chip").count() == 3
-    page.fill("#budget", "6")     # the 6th token ends inside the parrot: the cut moves back
+    page.fill("#budget", "6")  # the 6th token ends inside the parrot: the cut moves back
     page.wait_for_selector("[data-testid=budget-inside]")
     assert "end at character 19" in page.locator("[data-testid=budget-cut]").inner_text()
     assert "budget=6" in page.url
@@ -54,8 +57,10 @@ def test_paste_ids_and_budget(page, server_url, screenshot_dir):
     page.fill("#ids-box", "9906 999999999 " + XSS)
     page.wait_for_selector("[data-testid=ids-error]")
     page.fill("#ids-box", "9906 999999999")
-    page.wait_for_function("() => document.querySelector('[data-testid=ids-error]')"
-                           ".textContent.includes('999999999 is not in the vocabulary')")
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=ids-error]')"
+        ".textContent.includes('999999999 is not in the vocabulary')"
+    )
     page.screenshot(path=str(screenshot_dir / "specials-ids-error-390.png"), full_page=True)
     assert page.dialogs == []
     assert page.locator("#result img[src=x]").count() == 0
@@ -69,11 +74,12 @@ def test_compare_bos_box(page, server_url, screenshot_dir):
     assert first.locator(".chip .tok").all_inner_texts() == ["[CLS]", "hi", "there", "[SEP]"]
     page.locator("#bos-box input[type=checkbox]").uncheck()
     page.wait_for_function(
-        "() => document.querySelector('.compare-col').querySelectorAll('.chip').length === 2")
+        "() => document.querySelector('.compare-col').querySelectorAll('.chip').length === 2"
+    )
     assert "bos=false" in page.url
     for width in (1280, 390):
         page.set_viewport_size({"width": width, "height": 900})
         page.screenshot(path=str(screenshot_dir / f"specials-compare-{width}.png"), full_page=True)
-    page.reload()                               # the permalink keeps the box off
+    page.reload()  # the permalink keeps the box off
     assert not page.locator("#bos-box input[type=checkbox]").is_checked()
     assert page.locator(".compare-col").first.locator(".chip").count() == 2

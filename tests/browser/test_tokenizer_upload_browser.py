@@ -1,6 +1,7 @@
 """Uploading your own tokenizer in a real browser: the picker, drag-and-drop, the options a
 ranks file or a vocab.txt needs, errors in place, the new handle in every view, and markup in a
 tokenizer's name or tokens shown as text."""
+
 from __future__ import annotations
 
 import base64
@@ -22,22 +23,29 @@ def small_ranks(n: int = 600) -> bytes:
 def script_model() -> bytes:
     """A tiny sentencepiece Unigram model with a user-defined piece that is markup."""
     import sentencepiece as spm
+
     out = io.BytesIO()
-    spm.SentencePieceTrainer.train(sentence_iterator=iter(load_corpus("udhr/eng").splitlines()[:200]),
-                                   model_writer=out, vocab_size=120, user_defined_symbols=[XSS],
-                                   minloglevel=2)
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(load_corpus("udhr/eng").splitlines()[:200]),
+        model_writer=out,
+        vocab_size=120,
+        user_defined_symbols=[XSS],
+        minloglevel=2,
+    )
     return out.getvalue()
 
 
 def byte_fallback_json() -> bytes:
     """A Llama-2-style tokenizer.json (▁ for spaces, byte_fallback) trained with `tokenizers`."""
     from tokenizers import Tokenizer, models, normalizers, trainers
+
     tok = Tokenizer(models.BPE(byte_fallback=True, unk_token="<unk>", fuse_unk=True))
     tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
     specials = ["<unk>", "<s>", "</s>"] + [f"<0x{i:02X}>" for i in range(256)]
-    tok.train_from_iterator(load_corpus("udhr/eng").splitlines(),
-                            trainers.BpeTrainer(vocab_size=400, special_tokens=specials,
-                                                show_progress=False))
+    tok.train_from_iterator(
+        load_corpus("udhr/eng").splitlines(),
+        trainers.BpeTrainer(vocab_size=400, special_tokens=specials, show_progress=False),
+    )
     return tok.to_str().encode()
 
 
@@ -50,17 +58,21 @@ def chips(page) -> list[str]:
     return page.locator("#result .chip .tok").all_inner_texts()
 
 
-def test_upload_a_ranks_file_through_the_picker_and_encode(page, server_url, tmp_path, screenshot_dir):
+def test_upload_a_ranks_file_through_the_picker_and_encode(
+    page, server_url, tmp_path, screenshot_dir
+):
     path = tmp_path / "tokenizer.model"
     path.write_bytes(small_ranks())
     page.set_viewport_size({"width": 1400, "height": 900})
     page.goto(f"{server_url}/?text={quote('Hello world, hello tokens')}")
     form = open_upload(page)
     ranks, casing = form.locator('[data-for="tiktoken"]'), form.locator('[data-for="vocab_txt"]')
-    assert not ranks.is_visible() and not casing.is_visible()       # nothing asked before a file
+    assert not ranks.is_visible() and not casing.is_visible()  # nothing asked before a file
     form.locator("#tok-file").set_input_files(str(path))
-    page.wait_for_function("() => document.querySelector('.tok-upload .sniffed').textContent.includes('tiktoken')")
-    assert ranks.is_visible() and not casing.is_visible()           # a ranks file asks for its pattern
+    page.wait_for_function(
+        "() => document.querySelector('.tok-upload .sniffed').textContent.includes('tiktoken')"
+    )
+    assert ranks.is_visible() and not casing.is_visible()  # a ranks file asks for its pattern
     form.locator("#tok-pattern").select_option("cl100k")
     form.locator("#tok-special").fill('{"<|endoftext|>": 600}')
     form.locator("#tok-name").fill("Small ranks")
@@ -75,7 +87,9 @@ def test_upload_a_ranks_file_through_the_picker_and_encode(page, server_url, tmp
     assert "".join(chips(page)).replace("·", " ") == "Hello world, hello tokens"
     # typing re-encodes with the uploaded tokeniser (htmx), the URL keeps the handle
     page.locator("#text").fill("the the")
-    page.wait_for_function("() => [...document.querySelectorAll('#result .chip .tok')].map(c => c.textContent).join('|') === 'th|e|·the'")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('#result .chip .tok')].map(c => c.textContent).join('|') === 'th|e|·the'"
+    )
     assert "tokenizer=upload-" in page.url
     page.screenshot(path=str(screenshot_dir / "upload-visualiser-1400.png"), full_page=True)
     page.set_viewport_size({"width": 390, "height": 844})
@@ -109,7 +123,9 @@ def test_drop_a_vocab_txt_and_choose_its_casing(page, server_url, screenshot_dir
         zone.dispatchEvent(new DragEvent('dragover', {dataTransfer: dt, bubbles: true, cancelable: true}));
         zone.dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
     }""")
-    page.wait_for_function("() => document.querySelector('.tok-upload .sniffed').textContent.includes('vocab.txt')")
+    page.wait_for_function(
+        "() => document.querySelector('.tok-upload .sniffed').textContent.includes('vocab.txt')"
+    )
     assert form.locator('[data-for="vocab_txt"]').is_visible()
     assert not form.locator('[data-for="tiktoken"]').is_visible()
     form.locator('input[name="lowercase"][value="true"]').check()
@@ -132,7 +148,7 @@ def test_a_bad_file_shows_its_error_in_place(page, server_url, tmp_path, screens
     error = page.locator('[data-testid="upload-error"]')
     error.wait_for()
     assert "sentencepiece model" in error.inner_text()
-    assert "/compare" in page.url and "upload-" not in page.url      # still on the page
+    assert "/compare" in page.url and "upload-" not in page.url  # still on the page
     page.screenshot(path=str(screenshot_dir / "upload-error-1400.png"), full_page=True)
 
 
@@ -165,7 +181,9 @@ def test_a_tokenizer_json_steps_through_byte_fallback(page, server_url, tmp_path
     page.goto(f"{server_url}/bpe/encode?text={quote('日本 the rights')}")
     form = open_upload(page)
     form.locator("#tok-file").set_input_files(str(path))
-    page.wait_for_function("() => document.querySelector('.tok-upload .sniffed').textContent.includes('tokenizer.json')")
+    page.wait_for_function(
+        "() => document.querySelector('.tok-upload .sniffed').textContent.includes('tokenizer.json')"
+    )
     assert not form.locator('[data-for="tiktoken"]').is_visible()
     form.locator('button[type="submit"]').click()
     page.wait_for_url("**tokenizer=upload-*")

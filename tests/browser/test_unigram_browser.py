@@ -1,4 +1,5 @@
 """The Unigram step-through pages in a real browser: keyboard, buttons, htmx swaps, upload."""
+
 from __future__ import annotations
 
 import gzip
@@ -36,7 +37,9 @@ def test_lattice_steps_to_cat_s(page, server_url, screenshot_dir):
 
 
 def test_lattice_sample_and_bundled_model(page, server_url, screenshot_dir):
-    page.goto(f"{server_url}/unigram/lattice?model=botchan_en_unigram_1000&text=Hello+world&step=999")
+    page.goto(
+        f"{server_url}/unigram/lattice?model=botchan_en_unigram_1000&text=Hello+world&step=999"
+    )
     assert page.locator('[data-testid="nbest"] li').count() == 5
     page.locator('[data-testid="sample-form"] button').click()
     page.wait_for_selector('[data-testid="sample"]')

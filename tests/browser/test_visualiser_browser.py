@@ -1,4 +1,5 @@
 """The visualiser in a real browser: typing, switching tokenisers, hovering, XSS."""
+
 from __future__ import annotations
 
 from urllib.parse import quote
@@ -50,11 +51,13 @@ def test_keyboard_focus_shows_the_tooltip(page, server_url):
 
 def test_xss_payloads_render_as_text(page, server_url, screenshot_dir):
     page.goto(f"{server_url}/?tokenizer=word&text=safe")
-    payload = '<img src=x onerror=alert(1)></textarea><script>alert(2)</script>'
+    payload = "<img src=x onerror=alert(1)></textarea><script>alert(2)</script>"
     page.locator("#text").fill(payload)
     page.locator("#text").dispatch_event("input")
-    page.wait_for_function("() => document.querySelector('#result .mirror') && "
-                           "document.querySelector('#result .mirror').textContent.includes('onerror')")
+    page.wait_for_function(
+        "() => document.querySelector('#result .mirror') && "
+        "document.querySelector('#result .mirror').textContent.includes('onerror')"
+    )
     assert page.locator("#result img").count() == 0
     assert page.locator("#result script").count() == 0
     assert "<img·src=x·onerror=alert(1)>" in page.locator("#result .mirror").inner_text()
@@ -91,11 +94,14 @@ def test_pasting_a_long_text_works_and_shows_progress(browser, server_url, scree
         context = browser.new_context(viewport={"width": width, "height": height})
         page = context.new_page()
         page.goto(f"{server_url}/?tokenizer=cl100k_base")
-        for text, name in (("The cat sat on the mat. " * 1700, "ascii"),
-                           ("東京都の天気は晴れです。" * 420, "cjk")):
+        for text, name in (
+            ("The cat sat on the mat. " * 1700, "ascii"),
+            ("東京都の天気は晴れです。" * 420, "cjk"),
+        ):
             page.locator("#text").fill(text)
-            page.wait_for_selector(f'[data-testid="char-count"]:text-is("{len(text)}")',
-                                   timeout=30_000)
+            page.wait_for_selector(
+                f'[data-testid="char-count"]:text-is("{len(text)}")', timeout=30_000
+            )
             assert page.locator('[data-testid="no-permalink"]').count() == 1
             assert page.locator(".error").count() == 0
             assert int(page.locator('[data-testid="token-count"]').inner_text()) > 1000
@@ -112,9 +118,12 @@ def test_pasting_a_long_text_works_and_shows_progress(browser, server_url, scree
 
 def test_copy_buttons_copy_ids_tokens_and_json(browser, server_url, screenshot_dir):
     import json
+
     for width, height in ((1400, 900), (390, 844)):
-        context = browser.new_context(viewport={"width": width, "height": height},
-                                      permissions=["clipboard-read", "clipboard-write"])
+        context = browser.new_context(
+            viewport={"width": width, "height": height},
+            permissions=["clipboard-read", "clipboard-write"],
+        )
         page = context.new_page()
         page.goto(f"{server_url}/?tokenizer=cl100k_base&text=Hello+world")
         page.get_by_role("button", name="copy ids").click()

@@ -1,6 +1,7 @@
 """The vocabulary diff in a real browser: pick two vocabularies and a corpus, read the counts,
 where the ids part and the chart, switch lists and pages; nothing in a parameter runs; the page
 fits a phone. Screenshots at 1280 and 390 px go to $TOKVIS_SCREENSHOTS (look at them)."""
+
 from __future__ import annotations
 
 from urllib.parse import urlencode
@@ -9,7 +10,7 @@ import pytest
 
 pytestmark = pytest.mark.slow
 
-XSS = '<img src=x onerror=alert(1)> <script>alert(2)</script>'
+XSS = "<img src=x onerror=alert(1)> <script>alert(2)</script>"
 
 
 def test_picking_vocabularies_a_corpus_and_a_list(page, server_url, screenshot_dir):
@@ -20,10 +21,12 @@ def test_picking_vocabularies_a_corpus_and_a_list(page, server_url, screenshot_d
     page.locator("#b").select_option("p50k_base")
     page.wait_for_function("() => location.search.includes('b=p50k_base')")
     page.wait_for_function(
-        "() => document.querySelector('[data-testid=only-a-count]').textContent === '57,170'")
+        "() => document.querySelector('[data-testid=only-a-count]').textContent === '57,170'"
+    )
     page.locator("#a").select_option("r50k_base")
     page.wait_for_function(
-        "() => document.querySelector('[data-testid=prefix]')?.textContent === '50,257'")
+        "() => document.querySelector('[data-testid=prefix]')?.textContent === '50,257'"
+    )
     page.locator("#corpus").select_option("botchan")
     page.wait_for_selector("[data-testid=words-sentence]")
     assert "words" in page.get_by_test_id("words-sentence").inner_text()
@@ -43,7 +46,8 @@ def test_a_corpus_on_a_phone_screen(page, server_url, screenshot_dir):
     page.screenshot(path=str(screenshot_dir / "vocab-diff-390.png"), full_page=True)
     for part in ("summary", "ranks", "words"):
         page.get_by_test_id(f"vdiff-{part}").screenshot(
-            path=str(screenshot_dir / f"vocab-diff-{part}-390.png"))
+            path=str(screenshot_dir / f"vocab-diff-{part}-390.png")
+        )
     page.get_by_role("link", name="next ▶").click()
     page.wait_for_function("() => location.search.includes('page=1')")
     assert "page 2" in page.locator("nav.stepper .count").inner_text()

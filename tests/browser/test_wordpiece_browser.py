@@ -1,4 +1,5 @@
 """The WordPiece step-through pages in a real browser: keyboard, buttons, htmx swaps."""
+
 from __future__ import annotations
 
 import pytest
@@ -29,14 +30,21 @@ def test_encode_step_with_keyboard_and_buttons(page, server_url, screenshot_dir)
     assert "“una” is not in the vocabulary" in what(page)
     page.get_by_label("last step").click()
     page.wait_for_selector('[data-testid="final"]')
-    assert page.locator('[data-testid="final"] code').all_inner_texts() == \
-        ["un", "##aff", "##able", "play", "##ing"]
+    assert page.locator('[data-testid="final"] code').all_inner_texts() == [
+        "un",
+        "##aff",
+        "##able",
+        "play",
+        "##ing",
+    ]
     page.go_back()
     page.wait_for_url("**step=7*")
 
 
 def test_encode_unk_and_bert(page, server_url, screenshot_dir):
-    page.goto(f"{server_url}/wordpiece/encode?vocab=bert-base-uncased&text=Tokenization+%E2%98%83&step=999")
+    page.goto(
+        f"{server_url}/wordpiece/encode?vocab=bert-base-uncased&text=Tokenization+%E2%98%83&step=999"
+    )
     final = page.locator('[data-testid="final"] code').all_inner_texts()
     assert final == ["token", "##ization", "[UNK]"]
     page.screenshot(path=str(screenshot_dir / "wordpiece_encode_bert.png"), full_page=True)
@@ -54,7 +62,7 @@ def test_train_play_and_jump(page, server_url, screenshot_dir):
     assert page.locator('[data-testid="merge-list"] li').count() == 4
     page.screenshot(path=str(screenshot_dir / "wordpiece_train.png"), full_page=True)
     page.get_by_label("play").click()
-    page.wait_for_url("**step=6*", timeout=10_000)          # play advances on its own
+    page.wait_for_url("**step=6*", timeout=10_000)  # play advances on its own
     page.get_by_label("pause").click()
 
 

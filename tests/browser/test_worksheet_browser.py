@@ -1,4 +1,5 @@
 """Worksheets printed to PDF by a real browser (Chromium's print engine), on A4 and Letter."""
+
 from __future__ import annotations
 
 import io
@@ -7,12 +8,13 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-A4 = (595.3, 841.9)          # points
+A4 = (595.3, 841.9)  # points
 LETTER = (612.0, 792.0)
 
 
 def _pdf(page, url: str):
     from pypdf import PdfReader
+
     page.goto(url)
     page.emulate_media(media="print")
     return PdfReader(io.BytesIO(page.pdf(prefer_css_page_size=True, print_background=True)))
@@ -32,8 +34,10 @@ def test_worksheet_and_key_print(page, server_url, screenshot_dir, paper, size):
     blank_text = "".join(p.extract_text() for p in blank.pages)
     key_text = "".join(p.extract_text() for p in key.pages)
     assert "Merge 4" in blank_text and "Name" in blank_text
-    assert "e + s → es" not in blank_text and "Print" not in blank_text    # no controls on paper
-    assert "Answer key" in key_text and "e + s → es" in key_text and "es + t</w> → est</w>" in key_text
+    assert "e + s → es" not in blank_text and "Print" not in blank_text  # no controls on paper
+    assert (
+        "Answer key" in key_text and "e + s → es" in key_text and "es + t</w> → est</w>" in key_text
+    )
 
 
 def test_print_button(page, server_url, screenshot_dir):
@@ -72,10 +76,14 @@ def test_bpe_encode_worksheet_and_key_print(page, server_url, screenshot_dir, pa
 
 
 @pytest.mark.parametrize("size", [(1400, 900), (390, 844)])
-@pytest.mark.parametrize("view, sheet", [("/bpe/encode?text=lowest+newer", "bpe_encode"),
-                                         ("/wordpiece/encode?text=unaffable+playing",
-                                          "wordpiece_encode"),
-                                         ("/unigram/lattice?text=cats+dog", "unigram_lattice")])
+@pytest.mark.parametrize(
+    "view, sheet",
+    [
+        ("/bpe/encode?text=lowest+newer", "bpe_encode"),
+        ("/wordpiece/encode?text=unaffable+playing", "wordpiece_encode"),
+        ("/unigram/lattice?text=cats+dog", "unigram_lattice"),
+    ],
+)
 def test_encode_worksheets_on_screen(page, server_url, screenshot_dir, size, view, sheet):
     page.set_viewport_size({"width": size[0], "height": size[1]})
     page.goto(server_url + view)
@@ -85,7 +93,9 @@ def test_encode_worksheets_on_screen(page, server_url, screenshot_dir, size, vie
     page.get_by_test_id("key-link").click()
     page.wait_for_url("**key=1*")
     assert page.get_by_test_id("answer").count() >= 1
-    page.screenshot(path=str(screenshot_dir / f"worksheet_{sheet}_key_{size[0]}.png"), full_page=True)
+    page.screenshot(
+        path=str(screenshot_dir / f"worksheet_{sheet}_key_{size[0]}.png"), full_page=True
+    )
     assert page.evaluate("document.documentElement.scrollWidth") <= size[0] + 1
 
 
@@ -104,20 +114,24 @@ def test_lattice_sheet_prints_on_a4(page, server_url):
         assert len(doc.pages) == 1
         assert abs(float(doc.pages[0].mediabox.height) - A4[1]) < 1.5
     blank_text, key_text = blank.pages[0].extract_text(), key.pages[0].extract_text()
-    assert "best[i]" in blank_text and "\n5 s\n" in blank_text     # row 5: i and the character
-    assert "\n5 s -5.00 4 s\n" in key_text, key_text                # best[5], back[5], the piece
+    assert "best[i]" in blank_text and "\n5 s\n" in blank_text  # row 5: i and the character
+    assert "\n5 s -5.00 4 s\n" in key_text, key_text  # best[5], back[5], the piece
 
 
 @pytest.mark.parametrize("size", [(1400, 900), (390, 844)])
 def test_unigram_train_sheet_on_screen_and_letter(page, server_url, screenshot_dir, size):
     page.set_viewport_size({"width": size[0], "height": size[1]})
     page.goto(f"{server_url}/worksheet/unigram_train?paper=letter")
-    page.screenshot(path=str(screenshot_dir / f"worksheet_unigram_train_{size[0]}.png"), full_page=True)
+    page.screenshot(
+        path=str(screenshot_dir / f"worksheet_unigram_train_{size[0]}.png"), full_page=True
+    )
     assert page.evaluate("document.documentElement.scrollWidth") <= size[0] + 1
     page.get_by_test_id("key-link").click()
     page.wait_for_url("**key=1*")
-    page.screenshot(path=str(screenshot_dir / f"worksheet_unigram_train_key_{size[0]}.png"), full_page=True)
-    assert page.get_by_test_id("answer").first.inner_text() == "84"      # the seed's pieces
+    page.screenshot(
+        path=str(screenshot_dir / f"worksheet_unigram_train_key_{size[0]}.png"), full_page=True
+    )
+    assert page.get_by_test_id("answer").first.inner_text() == "84"  # the seed's pieces
     if size[0] == 1400:
         page.emulate_media(media="print")
         doc = _pdf(page, page.url)

@@ -8,6 +8,7 @@ then leaves the list. A new name is added to `__all__` and to the list together.
 The stage modules also offer Hugging Face's spellings (`tokenizers.models.WordPiece`,
 `tokenizers.pre_tokenizers.Split`, ...), checked against `tokenizers` 0.23's own modules.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -46,34 +47,87 @@ HF_NAMES_WE_LACK = {
 
 HF_NAMES = {
     "models": {"BPE", "Model", "Unigram", "WordLevel", "WordPiece"},
-    "normalizers": {"BertNormalizer", "ByteLevel", "Lowercase", "NFC", "NFD", "NFKC", "NFKD",
-                    "Nmt", "Precompiled", "Prepend", "Replace", "Sequence", "Strip",
-                    "StripAccents"},
-    "pre_tokenizers": {"BertPreTokenizer", "ByteLevel", "CharDelimiterSplit", "Digits",
-                       "FixedLength", "Metaspace", "Punctuation", "Sequence", "Split",
-                       "UnicodeScripts", "Whitespace", "WhitespaceSplit"},
-    "processors": {"BertProcessing", "ByteLevel", "RobertaProcessing", "Sequence",
-                   "TemplateProcessing"},
-    "decoders": {"BPEDecoder", "ByteFallback", "ByteLevel", "CTC", "Fuse", "Metaspace",
-                 "Replace", "Sequence", "Strip", "WordPiece"},
-    "trainers": {"BpeTrainer", "Trainer", "UnigramTrainer", "WordLevelTrainer",
-                 "WordPieceTrainer"},
+    "normalizers": {
+        "BertNormalizer",
+        "ByteLevel",
+        "Lowercase",
+        "NFC",
+        "NFD",
+        "NFKC",
+        "NFKD",
+        "Nmt",
+        "Precompiled",
+        "Prepend",
+        "Replace",
+        "Sequence",
+        "Strip",
+        "StripAccents",
+    },
+    "pre_tokenizers": {
+        "BertPreTokenizer",
+        "ByteLevel",
+        "CharDelimiterSplit",
+        "Digits",
+        "FixedLength",
+        "Metaspace",
+        "Punctuation",
+        "Sequence",
+        "Split",
+        "UnicodeScripts",
+        "Whitespace",
+        "WhitespaceSplit",
+    },
+    "processors": {
+        "BertProcessing",
+        "ByteLevel",
+        "RobertaProcessing",
+        "Sequence",
+        "TemplateProcessing",
+    },
+    "decoders": {
+        "BPEDecoder",
+        "ByteFallback",
+        "ByteLevel",
+        "CTC",
+        "Fuse",
+        "Metaspace",
+        "Replace",
+        "Sequence",
+        "Strip",
+        "WordPiece",
+    },
+    "trainers": {"BpeTrainer", "Trainer", "UnigramTrainer", "WordLevelTrainer", "WordPieceTrainer"},
 }
 
 # The modules that were one file each before the per-stage layout (commit d6e05c2) and are
 # packages now: their old names are served from the new homes, with a warning (`_MOVED`).
-SHIMS = ["tokenizers_core.models.bpe", "tokenizers_core.models.unigram",
-         "tokenizers_core.models.wordlevel", "tokenizers_core.models.wordpiece"]
-DEPRECATED = [(shim, old, *home) for shim in SHIMS
-              for old, home in sorted(importlib.import_module(shim)._MOVED.items())]
+SHIMS = [
+    "tokenizers_core.models.bpe",
+    "tokenizers_core.models.unigram",
+    "tokenizers_core.models.wordlevel",
+    "tokenizers_core.models.wordpiece",
+]
+DEPRECATED = [
+    (shim, old, *home)
+    for shim in SHIMS
+    for old, home in sorted(importlib.import_module(shim)._MOVED.items())
+]
 
 
 def test_the_list_is_read():
     assert len(PINNED) == 11
-    assert ("tokenizers_core.models.wordpiece", "WordPiece", "tokenizers_core.models",
-            "WordPiece") in DEPRECATED
-    assert ("tokenizers_core.models.unigram", "sample", "tokenizers_core.models.unigram.model",
-            "sample") in DEPRECATED
+    assert (
+        "tokenizers_core.models.wordpiece",
+        "WordPiece",
+        "tokenizers_core.models",
+        "WordPiece",
+    ) in DEPRECATED
+    assert (
+        "tokenizers_core.models.unigram",
+        "sample",
+        "tokenizers_core.models.unigram.model",
+        "sample",
+    ) in DEPRECATED
     assert sum(map(len, PINNED.values())) >= 139
 
 
@@ -81,9 +135,11 @@ def test_the_list_is_read():
 def test_pinned_names_are_still_exported(module):
     exported = set(importlib.import_module(module).__all__)
     gone = sorted(PINNED[module] - exported)
-    assert not gone, (f"{module} no longer exports {gone}: a public name is a promise. Keep it "
-                      "working for a release with a DeprecationWarning (tokenizers_core/"
-                      "deprecation.py), then remove it from tests/core/public_api.txt")
+    assert not gone, (
+        f"{module} no longer exports {gone}: a public name is a promise. Keep it "
+        "working for a release with a DeprecationWarning (tokenizers_core/"
+        "deprecation.py), then remove it from tests/core/public_api.txt"
+    )
 
 
 @pytest.mark.parametrize("module", sorted(PINNED))
@@ -112,13 +168,24 @@ def test_our_hugging_face_list_is_theirs():
         assert theirs == HF_NAMES[stage] | HF_NAMES_WE_LACK.get(stage, set()), stage
 
 
-@pytest.mark.parametrize("module, name", [
-    ("tokenizers_core.pre_tokenizers", name) for name in
-    ("Split", "Punctuation", "Digits", "FixedLength", "UnicodeScripts", "CharDelimiterSplit")
-] + [("tokenizers_core.normalizers", "from_hf_config"), ("tokenizers_core.models", "WordPiece")])
+@pytest.mark.parametrize(
+    "module, name",
+    [
+        ("tokenizers_core.pre_tokenizers", name)
+        for name in (
+            "Split",
+            "Punctuation",
+            "Digits",
+            "FixedLength",
+            "UnicodeScripts",
+            "CharDelimiterSplit",
+        )
+    ]
+    + [("tokenizers_core.normalizers", "from_hf_config"), ("tokenizers_core.models", "WordPiece")],
+)
 def test_names_the_issue_found_raising_are_real_exports(module, name):
     with warnings.catch_warnings():
-        warnings.simplefilter("error")                 # a real export does not warn
+        warnings.simplefilter("error")  # a real export does not warn
         assert getattr(importlib.import_module(module), name) is not None
 
 
@@ -133,8 +200,11 @@ def test_moved_names_warn_and_still_resolve(old_module, old, new_module, new):
 def test_the_old_import_statement_works():
     with pytest.warns(DeprecationWarning):
         from tokenizers_core.models.wordpiece import WordPiece
-    assert WordPiece({"[UNK]": 0, "un": 1, "##aff": 2, "##able": 3}).tokenize("unaffable") \
-        == [("un", 1, 0, 2), ("##aff", 2, 2, 5), ("##able", 3, 5, 9)]
+    assert WordPiece({"[UNK]": 0, "un": 1, "##aff": 2, "##able": 3}).tokenize("unaffable") == [
+        ("un", 1, 0, 2),
+        ("##aff", 2, 2, 5),
+        ("##able", 3, 5, 9),
+    ]
 
 
 def test_a_name_that_never_was_is_still_an_attribute_error():
@@ -144,6 +214,7 @@ def test_a_name_that_never_was_is_still_an_attribute_error():
 
 def test_the_version_comes_from_the_package_metadata():
     import importlib.metadata
+
     assert tc.__version__ == importlib.metadata.version("tokenizer-visualiser")
 
 
@@ -154,6 +225,7 @@ def test_the_domain_errors_are_the_builtin_kinds():
 def test_py_typed_ships_inside_the_package():
     """PEP 561: the marker sits in the package directory and the wheel's package data names it."""
     import tomllib
+
     assert (Path(tc.__file__).parent / "py.typed").is_file()
     project = tomllib.loads((Path(tc.__file__).parents[1] / "pyproject.toml").read_text())
     assert "py.typed" in project["tool"]["setuptools"]["package-data"]["tokenizers_core"]

@@ -21,6 +21,7 @@ Each module answers one question from research on tokenizers alone (see each mod
 >>> report.category(9906), report.category(100257), report.category(94)
 ('ok', 'special', 'undecodable')
 """
+
 from __future__ import annotations
 
 import time
@@ -29,8 +30,16 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from .. import byte_api
-from .health import (CATEGORIES, LABELS, Classifier, Health, continuation_prefix,
-                     end_of_word_suffix, ordinary_encoder, vocabulary_ids)
+from .health import (
+    CATEGORIES,
+    LABELS,
+    Classifier,
+    Health,
+    continuation_prefix,
+    end_of_word_suffix,
+    ordinary_encoder,
+    vocabulary_ids,
+)
 from .usage import Usage, bundled_corpus, corpus_usage
 from .vocabulary import DuplicateGroup, ScriptRow, bare, dup_key, duplicate_groups, script_rows
 
@@ -46,6 +55,7 @@ Progress = Callable[[int, int, str], None]
 class AuditReport:
     """The audit of one tokenizer: `entries` in id order (one `Health` each), the corpus
     usage, near-duplicate groups, the script table and the time each phase took."""
+
     tokenizer: str
     entries: list[Health]
     usage: Usage
@@ -97,8 +107,9 @@ class AuditReport:
     def select(self, category: str | None = None, query: str = "") -> list[Health]:
         """The entries of a category or flag (None: all) whose token or text holds `query`."""
         if category is not None and category not in CATEGORIES and category not in FLAGS:
-            raise ValueError(f"unknown category {category!r}; choose one of: "
-                             f"{', '.join(CATEGORIES + FLAGS)}")
+            raise ValueError(
+                f"unknown category {category!r}; choose one of: {', '.join(CATEGORIES + FLAGS)}"
+            )
         out = []
         for h in self.entries:
             if category in CATEGORIES and h.category != category:
@@ -112,55 +123,83 @@ class AuditReport:
 
     def entry_dict(self, h: Health) -> dict[str, Any]:
         """One entry as JSON-safe data."""
-        return {"id": h.id, "token": h.token, "text": h.text, "category": h.category,
-                "reason": h.reason, "reencoded": list(h.reencoded), "flags": self.flags(h.id),
-                "seen": self.usage.seen[h.id], "inside": self.usage.inside[h.id],
-                "duplicates": list(self.duplicates_of(h.id))}
+        return {
+            "id": h.id,
+            "token": h.token,
+            "text": h.text,
+            "category": h.category,
+            "reason": h.reason,
+            "reencoded": list(h.reencoded),
+            "flags": self.flags(h.id),
+            "seen": self.usage.seen[h.id],
+            "inside": self.usage.inside[h.id],
+            "duplicates": list(self.duplicates_of(h.id)),
+        }
 
     def summary(self) -> dict[str, Any]:
         """Counts, flag counts, the script table and the timings (no entries)."""
-        return {"tokenizer": self.tokenizer, "vocab_size": len(self.entries),
-                "counts": self.counts(), "flags": self.flag_counts(),
-                "duplicate_groups": len(self.duplicates),
-                "intermediate_counted": self.usage.has_trees,
-                "scripts": [vars(r) for r in self.scripts],
-                "timings": {k: round(v, 3) for k, v in self.timings.items()}}
+        return {
+            "tokenizer": self.tokenizer,
+            "vocab_size": len(self.entries),
+            "counts": self.counts(),
+            "flags": self.flag_counts(),
+            "duplicate_groups": len(self.duplicates),
+            "intermediate_counted": self.usage.has_trees,
+            "scripts": [vars(r) for r in self.scripts],
+            "timings": {k: round(v, 3) for k, v in self.timings.items()},
+        }
 
 
-def audit(tok: Any, corpus: Iterable[str] | str | None = None,
-          progress: Progress | None = None) -> AuditReport:
+def audit(
+    tok: Any, corpus: Iterable[str] | str | None = None, progress: Progress | None = None
+) -> AuditReport:
     """Audit every vocabulary entry of `tok` (see the modules). `corpus`: texts (or one text)
     for the usage counts and the characters of the script table; None: the bundled corpora
     (botchan and the UDHR in 33 languages). `progress(done, total, phase)` is called now and
     then. Raises ValueError for a tokenizer without a fixed vocabulary (the rule tokenizers)."""
     if tok.model.get_vocab_size() == 0:
-        raise ValueError(f"{tok.name or 'this tokenizer'} has no fixed vocabulary to audit "
-                         "(a rule tokenizer numbers its tokens as they appear)")
-    texts = bundled_corpus() if corpus is None else [corpus] if isinstance(corpus, str) \
+        raise ValueError(
+            f"{tok.name or 'this tokenizer'} has no fixed vocabulary to audit "
+            "(a rule tokenizer numbers its tokens as they appear)"
+        )
+    texts = (
+        bundled_corpus()
+        if corpus is None
+        else [corpus]
+        if isinstance(corpus, str)
         else list(corpus)
+    )
     report = _Phases(progress)
     ids = vocabulary_ids(tok)
     classifier = Classifier(tok)
     entries = []
     for n, id_ in enumerate(ids):
-        entries.append(classifier.classify(id_))               # classify -> record
+        entries.append(classifier.classify(id_))  # classify -> record
         report.tick(n, len(ids), "classifying tokens")
     report.done("classify")
-    use = corpus_usage(tok, texts, ordinary_encoder(tok),
-                       lambda done, total: report.tick(done, total, "encoding the corpus", 1))
+    use = corpus_usage(
+        tok,
+        texts,
+        ordinary_encoder(tok),
+        lambda done, total: report.tick(done, total, "encoding the corpus", 1),
+    )
     report.done("corpus")
     duplicates, scripts = _vocabulary_views(tok, entries, texts)
     report.done("vocabulary")
     return AuditReport(tok.name or "", entries, use, duplicates, scripts, report.timings)
 
 
-def _vocabulary_views(tok: Any, entries: list[Health], texts: list[str]
-                      ) -> tuple[list[DuplicateGroup], list[ScriptRow]]:
+def _vocabulary_views(
+    tok: Any, entries: list[Health], texts: list[str]
+) -> tuple[list[DuplicateGroup], list[ScriptRow]]:
     """Near-duplicate groups and the script table, from each entry's text."""
     prefix, suffix = continuation_prefix(tok.model), end_of_word_suffix(tok.model)
     byte_level = byte_api.is_byte_level(tok)
-    plain = [(h, h.text if byte_level or h.text is None else h.token)
-             for h in entries if h.category != "special"]
+    plain = [
+        (h, h.text if byte_level or h.text is None else h.token)
+        for h in entries
+        if h.category != "special"
+    ]
     groups = duplicate_groups((h.id, dup_key(t, prefix, suffix)) for h, t in plain if t)
     own = {bare(t, prefix, suffix) for _, t in plain if t}
     chars = {c for text in texts for c in text}

@@ -11,6 +11,7 @@ shows less "code" than it saw.
 >>> 0 < len(text.encode("utf-8")) <= 4_000 and "def " in text
 True
 """
+
 from __future__ import annotations
 
 from importlib import resources

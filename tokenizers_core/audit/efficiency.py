@@ -29,13 +29,14 @@ Only the counts matter, not which tokens they belong to: `count_histogram` keeps
 (how many tokens occur c times), a few dozen numbers for a whole corpus. Tokens that never occur
 add nothing to the sum (0 ** alpha = 0), except at alpha = 0, where they are not counted.
 """
+
 from __future__ import annotations
 
 import math
 from collections import Counter
 from typing import Iterable
 
-DEFAULT_ALPHA = 2.5     # Zouhar et al.'s best predictor of downstream quality
+DEFAULT_ALPHA = 2.5  # Zouhar et al.'s best predictor of downstream quality
 
 
 def unigram_counts(ids: Iterable[int]) -> Counter[int]:
@@ -66,7 +67,7 @@ def counts_of_histogram(histogram: Iterable[Iterable[int]]) -> list[int]:
 
 
 def _check_alpha(alpha: float) -> None:
-    if not alpha >= 0:          # also catches NaN
+    if not alpha >= 0:  # also catches NaN
         raise ValueError(f"alpha must be a number from 0 to infinity, got {alpha!r}")
 
 
@@ -98,8 +99,7 @@ def renyi_entropy(counts: Iterable[int], alpha: float) -> float:
     return log_sum / (1 - alpha)
 
 
-def renyi_efficiency(counts: Iterable[int], vocab_size: int,
-                     alpha: float = DEFAULT_ALPHA) -> float:
+def renyi_efficiency(counts: Iterable[int], vocab_size: int, alpha: float = DEFAULT_ALPHA) -> float:
     """H_alpha(p) / log |V|: 1 when the tokens spread evenly over the whole vocabulary, 0 when
     one token is all there is.
 
@@ -107,6 +107,7 @@ def renyi_efficiency(counts: Iterable[int], vocab_size: int,
     0.75
     """
     if vocab_size < 2:
-        raise ValueError(f"a vocabulary needs at least 2 entries to carry information, "
-                         f"got {vocab_size}")
+        raise ValueError(
+            f"a vocabulary needs at least 2 entries to carry information, got {vocab_size}"
+        )
     return renyi_entropy(counts, alpha) / math.log(vocab_size)

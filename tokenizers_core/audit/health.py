@@ -43,6 +43,7 @@ under-training shows only in the model's weights (Magikarp's unembedding indicat
 tokenizer and a corpus do say is that the bundled corpora never produce it (`seen` is 0, and
 the audit's ``unseen`` flag).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -55,9 +56,13 @@ from ..pre_tokenizers import is_bert_punctuation
 
 CATEGORIES = ("ok", "unreachable", "never", "undecodable", "special")
 
-LABELS = {"ok": "OK", "unreachable": "Unreachable as a single token",
-          "never": "Never produced", "undecodable": "Undecodable (partial UTF-8)",
-          "special": "Special only"}
+LABELS = {
+    "ok": "OK",
+    "unreachable": "Unreachable as a single token",
+    "never": "Never produced",
+    "undecodable": "Undecodable (partial UTF-8)",
+    "special": "Special only",
+}
 
 # A token that occurs only inside a word is re-encoded beside one of these letters (the first
 # that gives it back), rare ones first.
@@ -68,6 +73,7 @@ _NEIGHBOURS = "qxzjkvwyfbghpmcudlnrtsioae"
 class Health:
     """One entry's primary category, the reason in a sentence, its decoded text (None when
     its bytes are not complete UTF-8) and, for "unreachable", the ids its text encodes to."""
+
     id: int
     token: str
     text: str | None
@@ -86,7 +92,7 @@ def vocabulary_ids(tok: Any) -> list[int]:
     ids = set(range(tok.model.get_vocab_size()))
     ids.update(t.id for t in tok.added_tokens)
     for table in (getattr(tok.model, "vocab", None), getattr(tok.model, "special_tokens", None)):
-        if isinstance(table, dict):                  # ids need not be 0..size-1 (holes)
+        if isinstance(table, dict):  # ids need not be 0..size-1 (holes)
             ids.update(table.values())
     return sorted(i for i in ids if tok.id_to_token(i) is not None)
 
@@ -96,8 +102,12 @@ def token_bytes(tok: Any, id_: int, token: str) -> bytes:
     byte (``<0xE6>``), else its text in UTF-8."""
     if byte_api.is_byte_level(tok) and not tok.is_special(token):
         return tok.decode_single_token_bytes(id_)
-    if getattr(tok.model, "byte_fallback", False) and len(token) == 6 \
-            and token.startswith("<0x") and token.endswith(">"):
+    if (
+        getattr(tok.model, "byte_fallback", False)
+        and len(token) == 6
+        and token.startswith("<0x")
+        and token.endswith(">")
+    ):
         try:
             return bytes([int(token[3:5], 16)])
         except ValueError:
@@ -126,14 +136,17 @@ def model_closure(model: Any) -> set[str] | None:
     kind = type(model).__name__
     if kind == "SentencePieceBpe":
         return _split_closure(model.vocab, _single_symbols(model, model.vocab))
-    if kind not in ("BPE", "HFBpe") or getattr(model, "rank_by", "merges") != "merges" \
-            or getattr(model, "ignore_merges", False):
+    if (
+        kind not in ("BPE", "HFBpe")
+        or getattr(model, "rank_by", "merges") != "merges"
+        or getattr(model, "ignore_merges", False)
+    ):
         return None
     closure = _single_symbols(model, model.vocab)
     join = getattr(model, "_join", lambda a, b: a + b)
     merges = [(a, b, join(a, b)) for a, b in model.merges]
     grew = True
-    while grew:                         # one pass settles the usual merge list; odd ones loop
+    while grew:  # one pass settles the usual merge list; odd ones loop
         grew = False
         for left, right, made in merges:
             if made not in closure and left in closure and right in closure:
@@ -150,15 +163,15 @@ def _single_symbols(model: Any, vocab: Iterable[str]) -> set[str]:
     for token in vocab:
         core = token
         if prefix and core.startswith(prefix) and len(core) > len(prefix):
-            core = core[len(prefix):]
+            core = core[len(prefix) :]
         if suffix and core.endswith(suffix) and len(core) > len(suffix):
-            core = core[:-len(suffix)]
+            core = core[: -len(suffix)]
         if len(core) == 1 or core == suffix or (len(token) == 6 and token.startswith("<0x")):
             out.add(token)
     unk = _unknown_token(model)
     if unk is not None:
         out.add(unk)
-    out.update(getattr(model, "_user", None) or ())      # sentencepiece's user-defined pieces
+    out.update(getattr(model, "_user", None) or ())  # sentencepiece's user-defined pieces
     return out
 
 
@@ -167,8 +180,9 @@ def _split_closure(vocab: Iterable[str], start: set[str]) -> set[str]:
     pair whose concatenation is a piece), shortest first."""
     closure = set(start)
     for token in sorted(vocab, key=len):
-        if token not in closure and any(token[:i] in closure and token[i:] in closure
-                                        for i in range(1, len(token))):
+        if token not in closure and any(
+            token[:i] in closure and token[i:] in closure for i in range(1, len(token))
+        ):
             closure.add(token)
     return closure
 
@@ -186,14 +200,18 @@ def cut_by_pre_tokenizer(tok: Any, token: str) -> str | None:
     if kind not in ("BertPreTokenizer", "Whitespace", "WhitespaceSplit"):
         return None
     prefix, suffix = continuation_prefix(tok.model), end_of_word_suffix(tok.model)
-    core = token[len(prefix):] if prefix and token.startswith(prefix) and token != prefix \
-        else token
-    if suffix and core.endswith(suffix):        # the model's own mark, added after the cut
-        core = core[:-len(suffix)]
+    core = (
+        token[len(prefix) :] if prefix and token.startswith(prefix) and token != prefix else token
+    )
+    if suffix and core.endswith(suffix):  # the model's own mark, added after the cut
+        core = core[: -len(suffix)]
     if _SPACE.search(core) and not _SPACE.fullmatch(core):
         return "the pre-tokenizer splits on whitespace and drops it"
-    if kind == "BertPreTokenizer" and any(is_bert_punctuation(c) for c in core) \
-            and (len(core) > 1 or core != token):
+    if (
+        kind == "BertPreTokenizer"
+        and any(is_bert_punctuation(c) for c in core)
+        and (len(core) > 1 or core != token)
+    ):
         return "the pre-tokenizer makes every punctuation character a piece of its own"
     if kind == "Whitespace" and _WORD.search(core) and _NOT_WORD.search(core):
         return "the pre-tokenizer separates word characters from the others"
@@ -213,7 +231,7 @@ class Classifier:
     def __init__(self, tok: Any) -> None:
         self.tok = tok
         self.special = special_ids(tok)
-        self.added = {t.id for t in tok.added_tokens}      # matched whole, before the model
+        self.added = {t.id for t in tok.added_tokens}  # matched whole, before the model
         self.closure = model_closure(tok.model)
         self.unk = _unknown_token(tok.model)
         self.prefix = continuation_prefix(tok.model)
@@ -226,7 +244,7 @@ class Classifier:
             self.special.setdefault(tok.token_to_id(self.unk), self.unk)
 
     def _word_start_mark(self) -> str:
-        """"▁" when the tokenizer marks the start of a word with it (sentencepiece and
+        """ "▁" when the tokenizer marks the start of a word with it (sentencepiece and
         Metaspace with a prepended "▁": a piece without it occurs only inside a word)."""
         if self.byte_level or self.prefix:
             return ""
@@ -247,15 +265,21 @@ class Classifier:
         if id_ in self.special:
             got = self._encode(token)
             if got != [id_]:
-                return Health(id_, token, token, "special", self._special_reason(token, got),
-                              tuple(got))
+                return Health(
+                    id_, token, token, "special", self._special_reason(token, got), tuple(got)
+                )
         never = None if id_ in self.added else self._never(token)
         if never:
             return Health(id_, token, text, "never", f"No input can produce it: {never}.")
         if text is None:
-            return Health(id_, token, None, "undecodable",
-                          f"Its bytes ({_hex(raw)}) are not complete UTF-8: it is only ever a "
-                          "part of a character that spans several tokens.")
+            return Health(
+                id_,
+                token,
+                None,
+                "undecodable",
+                f"Its bytes ({_hex(raw)}) are not complete UTF-8: it is only ever a "
+                "part of a character that spans several tokens.",
+            )
         decoded = self._decoded(id_, token, text)
         got = self._encode(decoded)
         if got == [id_]:
@@ -264,20 +288,26 @@ class Classifier:
         start = side and self._in_context(id_, decoded, side)
         if start:
             where = f"after {start!r}" if side == "before" else f"before {start!r}"
-            return Health(id_, token, decoded, "ok",
-                          f"A piece of a longer word: its text encodes back to it {where}.")
-        return Health(id_, token, decoded, "unreachable", self._unreachable_reason(decoded, got),
-                      tuple(got))
+            return Health(
+                id_,
+                token,
+                decoded,
+                "ok",
+                f"A piece of a longer word: its text encodes back to it {where}.",
+            )
+        return Health(
+            id_, token, decoded, "unreachable", self._unreachable_reason(decoded, got), tuple(got)
+        )
 
     def _decoded(self, id_: int, token: str, text: str) -> str:
         """The entry's text as a decode of it alone gives it (a byte-level token's bytes; a
         continuation token's text without its prefix)."""
         if self.byte_level:
             if self.suffix and token.endswith(self.suffix) and len(token) > len(self.suffix):
-                return text[:-len(self.suffix)]          # CLIP's "hello</w>": the word "hello"
+                return text[: -len(self.suffix)]  # CLIP's "hello</w>": the word "hello"
             return text
         if self.prefix and token.startswith(self.prefix) and len(token) > len(self.prefix):
-            return token[len(self.prefix):]
+            return token[len(self.prefix) :]
         return self.tok.decode([id_])
 
     def _inside_word(self, token: str) -> str | None:
@@ -312,7 +342,7 @@ class Classifier:
     def _encode(self, text: str) -> list[int]:
         try:
             return self.encode(text)
-        except ValueError:          # a file's pattern that times out on this text
+        except ValueError:  # a file's pattern that times out on this text
             return []
 
     def _never(self, token: str) -> str | None:
@@ -323,8 +353,10 @@ class Classifier:
         return cut_by_pre_tokenizer(self.tok, token)
 
     def _special_reason(self, token: str, got: list[int]) -> str:
-        reason = "A special token: typed as text it becomes other tokens, so it occurs only " \
-                 "when asked for as a special token."
+        reason = (
+            "A special token: typed as text it becomes other tokens, so it occurs only "
+            "when asked for as a special token."
+        )
         if token == self.unk:
             reason += " Characters outside the vocabulary also become it."
         return reason if got else "A special token: typed as text it gives no token at all."
@@ -333,18 +365,18 @@ class Classifier:
         if not got:
             return f"Its text {text!r} encodes to no token at all."
         n = len(got)
-        return (f"Its text {text!r} encodes to {n} other token{'s' if n != 1 else ''}"
-                "; it may still occur inside a longer text.")
+        return (
+            f"Its text {text!r} encodes to {n} other token{'s' if n != 1 else ''}"
+            "; it may still occur inside a longer text."
+        )
 
 
 def ordinary_encoder(tok: Any) -> Callable[[str], list[int]]:
     """text -> ids as ordinary text: no special tokens added, none matched in the text
     (tiktoken's `encode_ordinary`; Hugging Face's `encode_special_tokens`)."""
-    if hasattr(tok, "check_disallowed"):                 # a tiktoken-style encoding
-        return lambda text: tok.encode(text, add_special_tokens=False,
-                                       disallowed_special=()).ids
-    return lambda text: tok.encode(text, add_special_tokens=False,
-                                   encode_special_tokens=True).ids
+    if hasattr(tok, "check_disallowed"):  # a tiktoken-style encoding
+        return lambda text: tok.encode(text, add_special_tokens=False, disallowed_special=()).ids
+    return lambda text: tok.encode(text, add_special_tokens=False, encode_special_tokens=True).ids
 
 
 def _unknown_token(model: Any) -> str | None:

@@ -18,6 +18,7 @@ initial symbols (bytes in the GPT-2 alphabet for byte-level BPE; characters, wit
 where a model appends it; sentencepiece's words, each starting at a "▁", each character a
 piece or, outside the vocabulary, byte pieces or ``<unk>``).
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -41,8 +42,10 @@ def merge_list(tokenizer: Any) -> list[tuple[str, str]]:
     """
     model = getattr(tokenizer, "model", None)
     if not _is_bpe(model):
-        raise ValueError(f"{_name(tokenizer)} has no merge list: it is {_kind(model)}, and only "
-                         "a BPE tokenizer learns its vocabulary by merging pairs in order")
+        raise ValueError(
+            f"{_name(tokenizer)} has no merge list: it is {_kind(model)}, and only "
+            "a BPE tokenizer learns its vocabulary by merging pairs in order"
+        )
     merges = model.merges
     if not merges:
         raise ValueError(f"{_name(tokenizer)} has an empty merge list: nothing was learned")
@@ -58,7 +61,7 @@ def word_counts(tokenizer: Any, text: str) -> Counter[tuple[str, ...]]:
     >>> sorted(word_counts(tc.load("r50k_base"), "a cat, a cat").items())
     [((',',), 1), (('a',), 1), (('Ġ', 'a'), 1), (('Ġ', 'c', 'a', 't'), 2)]
     """
-    merge_list(tokenizer)                       # the same error for a model that cannot merge
+    merge_list(tokenizer)  # the same error for a model that cannot merge
     model = tokenizer.model
     counts: Counter[tuple[str, ...]] = Counter()
     for piece in tokenizer.pre_tokenize(text):
@@ -79,8 +82,10 @@ def joiner(tokenizer: Any):
 def _words(model: Any, piece: str) -> list[tuple[str, ...]]:
     if isinstance(model, BPE):
         return [tuple(model.initial_parts(piece))] if piece else []
-    return [tuple(symbol for c in piece[s:e] for symbol in _spelled(model, c))
-            for s, e in split_into_words(piece)]
+    return [
+        tuple(symbol for c in piece[s:e] for symbol in _spelled(model, c))
+        for s, e in split_into_words(piece)
+    ]
 
 
 def _spelled(model: SentencePieceBpe, char: str) -> list[str]:
@@ -105,8 +110,11 @@ def _is_bpe(model: Any) -> bool:
 def _kind(model: Any) -> str:
     if isinstance(model, SentencePieceSplit):
         return f"a sentencepiece {model.kind} model"
-    words = {"WordPiece": "a WordPiece model", "Unigram": "a Unigram model",
-             "WordLevel": "a word-level model"}
+    words = {
+        "WordPiece": "a WordPiece model",
+        "Unigram": "a Unigram model",
+        "WordLevel": "a word-level model",
+    }
     return words.get(type(model).__name__, "a rule-based tokenizer")
 
 

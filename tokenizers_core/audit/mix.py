@@ -38,6 +38,7 @@ up only as residual or as its nearest sampled neighbour; samples of a few kiloby
 one document) blur languages that share pairs. The linear program is solved by scipy's HiGHS
 (`linprog`), an optional dependency (`pip install 'tokenizer-visualiser[mix]'`).
 """
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict
@@ -62,21 +63,26 @@ class MixEstimate:
     """The estimated proportions, largest first, and how well they explain the merges."""
 
     tokenizer: str
-    shares: tuple[tuple[str, float], ...]   # (category, share of the training bytes)
-    residual: float       # the total slack, in pair occurrences per 1,000 bytes of the mix
-    merges: int           # merges that took part (the first T of the list)
-    constraints: int      # constraints in the last linear program
-    rounds: int           # linear programs solved (lazy constraint generation)
+    shares: tuple[tuple[str, float], ...]  # (category, share of the training bytes)
+    residual: float  # the total slack, in pair occurrences per 1,000 bytes of the mix
+    merges: int  # merges that took part (the first T of the list)
+    constraints: int  # constraints in the last linear program
+    rounds: int  # linear programs solved (lazy constraint generation)
 
     def share(self, category: str) -> float:
         return dict(self.shares)[category]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"tokenizer": self.tokenizer,
-                "shares": [{"category": c, "name": category_name(c), "share": s}
-                           for c, s in self.shares],
-                "residual": self.residual, "merges": self.merges,
-                "constraints": self.constraints, "rounds": self.rounds}
+        return {
+            "tokenizer": self.tokenizer,
+            "shares": [
+                {"category": c, "name": category_name(c), "share": s} for c, s in self.shares
+            ],
+            "residual": self.residual,
+            "merges": self.merges,
+            "constraints": self.constraints,
+            "rounds": self.rounds,
+        }
 
 
 def categories() -> list[str]:
@@ -98,9 +104,16 @@ def category_samples() -> dict[str, str]:
     return samples
 
 
-def estimate_mix(tokenizer: Any, *, merges: int = MERGES, top_pairs: int = TOP_PAIRS,
-                 rounds: int = ROUNDS, pair_slack: bool = False, samples: dict[str, str] | None = None,
-                 progress: Progress | None = None) -> MixEstimate:
+def estimate_mix(
+    tokenizer: Any,
+    *,
+    merges: int = MERGES,
+    top_pairs: int = TOP_PAIRS,
+    rounds: int = ROUNDS,
+    pair_slack: bool = False,
+    samples: dict[str, str] | None = None,
+    progress: Progress | None = None,
+) -> MixEstimate:
     """Estimate the proportions of the categories in `tokenizer`'s training data.
 
     `merges` is T, `top_pairs` the competitors added per step and round, `rounds` the most
@@ -124,19 +137,29 @@ def estimate_mix(tokenizer: Any, *, merges: int = MERGES, top_pairs: int = TOP_P
         histories.append(pair_history(words, learned, joiner(tokenizer)))
         report(k + 1, total, f"counted the merges in the {category_name(category)} sample")
     sizes = [len(text.encode("utf-8")) for text in samples.values()]
-    solution = solve_mix(histories, sizes, learned, top_pairs=top_pairs, rounds=rounds,
-                         pair_slack=pair_slack,
-                         progress=lambda r: report(len(samples) + r, total,
-                                                   f"solved linear program {r}"))
+    solution = solve_mix(
+        histories,
+        sizes,
+        learned,
+        top_pairs=top_pairs,
+        rounds=rounds,
+        pair_slack=pair_slack,
+        progress=lambda r: report(len(samples) + r, total, f"solved linear program {r}"),
+    )
     shares = sorted(zip(samples, solution.alpha), key=lambda cs: (-cs[1], cs[0]))
-    return MixEstimate(tokenizer=str(getattr(tokenizer, "name", "") or "tokenizer"),
-                       shares=tuple(shares), residual=solution.residual,
-                       merges=len(learned), constraints=solution.constraints,
-                       rounds=solution.rounds)
+    return MixEstimate(
+        tokenizer=str(getattr(tokenizer, "name", "") or "tokenizer"),
+        shares=tuple(shares),
+        residual=solution.residual,
+        merges=len(learned),
+        constraints=solution.constraints,
+        rounds=solution.rounds,
+    )
 
 
-def pair_history(words: Counter[tuple[str, ...]], merges: list[Pair],
-                 join: Callable[[str, str], str]) -> PairHistory:
+def pair_history(
+    words: Counter[tuple[str, ...]], merges: list[Pair], join: Callable[[str, str], str]
+) -> PairHistory:
     """Apply `merges` in order to a sample's `words` ({symbols: count}), recording the pair
     counts: the counts before the first merge, then, after each merge, the new count of every
     pair whose count it changed.
@@ -152,8 +175,8 @@ def pair_history(words: Counter[tuple[str, ...]], merges: list[Pair],
     initial = dict(state.pair_counts)
     changes = []
     for pair in merges:
-        before = state.merge(pair, join(*pair))        # count and apply: rewrite each word
-        changes.append(state.changed_since(before))    # record: the counts the merge moved
+        before = state.merge(pair, join(*pair))  # count and apply: rewrite each word
+        changes.append(state.changed_since(before))  # record: the counts the merge moved
     return PairHistory(initial, changes)
 
 
@@ -181,8 +204,9 @@ class _Words:
 
     def changed_since(self, before: dict[Pair, int]) -> dict[Pair, int]:
         """The pairs of `before` whose count is no longer what it was, with their new count."""
-        return {p: self.pair_counts[p] for p, count in before.items()
-                if self.pair_counts[p] != count}
+        return {
+            p: self.pair_counts[p] for p, count in before.items() if self.pair_counts[p] != count
+        }
 
     def _add(self, i: int, before: dict[Pair, int]) -> None:
         symbols, count = self.symbols[i], self.counts[i]

@@ -11,6 +11,7 @@ lazily: `_competitors` replays the counts under the current proportions and retu
 step, the pairs that beat the merge by more than the slacks allow. scipy's HiGHS (`linprog`)
 solves each program; scipy is optional, and `SolverMissing` says so when it is absent.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -20,7 +21,7 @@ from importlib.util import find_spec
 from typing import Callable
 
 Pair = tuple[str, str]
-PER_BYTES = 1000.0          # counts are per 1,000 bytes of a sample
+PER_BYTES = 1000.0  # counts are per 1,000 bytes of a sample
 TOLERANCE = 1e-9
 
 
@@ -28,8 +29,10 @@ class SolverMissing(RuntimeError):
     """Training-mix inference needs scipy, which is not installed."""
 
     def __init__(self) -> None:
-        super().__init__("training-mix inference needs scipy's linear-program solver, which is "
-                         "not installed; install it with: pip install 'tokenizer-visualiser[mix]'")
+        super().__init__(
+            "training-mix inference needs scipy's linear-program solver, which is "
+            "not installed; install it with: pip install 'tokenizer-visualiser[mix]'"
+        )
 
 
 def solver_available() -> bool:
@@ -61,12 +64,19 @@ class MixSolution:
 class _Constraint:
     step: int
     pair: Pair
-    row: tuple[tuple[int, float], ...]      # (i, d_i,t(p)) for each category i where it is not 0
+    row: tuple[tuple[int, float], ...]  # (i, d_i,t(p)) for each category i where it is not 0
 
 
-def solve_mix(histories: list[PairHistory], sizes: list[int], merges: list[Pair], *,
-              top_pairs: int, rounds: int, pair_slack: bool,
-              progress: Callable[[int], None] | None = None) -> MixSolution:
+def solve_mix(
+    histories: list[PairHistory],
+    sizes: list[int],
+    merges: list[Pair],
+    *,
+    top_pairs: int,
+    rounds: int,
+    pair_slack: bool,
+    progress: Callable[[int], None] | None = None,
+) -> MixSolution:
     """The proportions (one per history, in order) that best explain `merges`: solve, replay
     the counts under the answer, add the constraints it violates, and solve again.
 
@@ -82,8 +92,9 @@ def solve_mix(histories: list[PairHistory], sizes: list[int], merges: list[Pair]
     program: dict[tuple[int, Pair], _Constraint] = {}
     alpha, residual, done = [1.0 / n] * n, 0.0, 0
     for done in range(1, rounds + 1):
-        found = _competitors(histories, scale, merges, views, slacks,
-                             top_pairs=1 if done == 1 else top_pairs)
+        found = _competitors(
+            histories, scale, merges, views, slacks, top_pairs=1 if done == 1 else top_pairs
+        )
         new = [c for c in found if (c.step, c.pair) not in program]
         if not new:
             done -= 1
@@ -98,8 +109,8 @@ def solve_mix(histories: list[PairHistory], sizes: list[int], merges: list[Pair]
 
 @dataclass(frozen=True)
 class _Slacks:
-    step: list[float]           # v_t
-    pair: dict[Pair, float]     # v_p
+    step: list[float]  # v_t
+    pair: dict[Pair, float]  # v_p
 
     def allow(self, t: int, pair: Pair) -> float:
         return self.step[t] + self.pair.get(pair, 0.0) + TOLERANCE
@@ -125,9 +136,15 @@ class _View:
             heapq.heappush(self.heap, (-self.mixed[pair], pair))
 
 
-def _competitors(histories: list[PairHistory], scale: list[float], merges: list[Pair],
-                 views: list[list[float]], slacks: _Slacks, *,
-                 top_pairs: int) -> list[_Constraint]:
+def _competitors(
+    histories: list[PairHistory],
+    scale: list[float],
+    merges: list[Pair],
+    views: list[list[float]],
+    slacks: _Slacks,
+    *,
+    top_pairs: int,
+) -> list[_Constraint]:
     """Replay the counts step by step; at each step and under each view's proportions, take up
     to `top_pairs` pairs, most frequent first, that beat the merge by more than the slacks
     v_t + v_p allow."""
@@ -165,7 +182,7 @@ def _beating(view: _View, merge: Pair, t: int, slacks: _Slacks, k: int) -> list[
         seen.add(pair)
         taken.append(entry)
         if value - target <= slacks.step[t] + TOLERANCE:
-            break                                     # no pair further down beats the merge
+            break  # no pair further down beats the merge
         if pair != merge and value - target > slacks.allow(t, pair):
             pairs.append(pair)
     for entry in taken:
@@ -173,8 +190,9 @@ def _beating(view: _View, merge: Pair, t: int, slacks: _Slacks, k: int) -> list[
     return pairs
 
 
-def _row(scale: list[float], current: list[dict[Pair, int]], merge: Pair,
-         pair: Pair) -> tuple[tuple[int, float], ...]:
+def _row(
+    scale: list[float], current: list[dict[Pair, int]], merge: Pair, pair: Pair
+) -> tuple[tuple[int, float], ...]:
     """d_i,t(p) = (c_i,t(merge) - c_i,t(pair)) per 1,000 bytes, for each sample where it is
     not 0 (most samples hold neither pair: a constraint's row is sparse)."""
     row = []
@@ -185,19 +203,21 @@ def _row(scale: list[float], current: list[dict[Pair, int]], merge: Pair,
     return tuple(row)
 
 
-def _solve(constraints: list[_Constraint], n: int, steps: int, pair_slack: bool
-           ) -> tuple[list[float], _Slacks, float]:
+def _solve(
+    constraints: list[_Constraint], n: int, steps: int, pair_slack: bool
+) -> tuple[list[float], _Slacks, float]:
     """One linear program: variables alpha_1..n, then v_1..v_steps, then (with `pair_slack`)
     one v_p per pair."""
     import numpy as np  # lazy: scipy (with numpy) is the optional extra "mix", and heavy
     from scipy.optimize import linprog  # lazy: as above
     from scipy.sparse import coo_matrix  # lazy: as above
+
     pair_column: dict[Pair, int] = {}
     for c in constraints if pair_slack else ():
         pair_column.setdefault(c.pair, n + steps + len(pair_column))
     width = n + steps + len(pair_column)
     rows, cols, values = [], [], []
-    for r, c in enumerate(constraints):        # -(sum_i alpha_i d_i) - v_t [- v_p] <= 0
+    for r, c in enumerate(constraints):  # -(sum_i alpha_i d_i) - v_t [- v_p] <= 0
         slack = [n + c.step] + ([pair_column[c.pair]] if pair_slack else [])
         rows += [r] * (len(c.row) + len(slack))
         cols += [i for i, _d in c.row] + slack
@@ -205,13 +225,20 @@ def _solve(constraints: list[_Constraint], n: int, steps: int, pair_slack: bool
     a_ub = coo_matrix((values, (rows, cols)), shape=(len(constraints), width)).tocsr()
     cost = np.concatenate([np.zeros(n), np.ones(width - n)])
     a_eq = coo_matrix((np.ones(n), (np.zeros(n), np.arange(n))), shape=(1, width)).tocsr()
-    result = linprog(cost, A_ub=a_ub, b_ub=np.zeros(len(constraints)), A_eq=a_eq, b_eq=[1.0],
-                     bounds=(0, None), method="highs-ds")
+    result = linprog(
+        cost,
+        A_ub=a_ub,
+        b_ub=np.zeros(len(constraints)),
+        A_eq=a_eq,
+        b_eq=[1.0],
+        bounds=(0, None),
+        method="highs-ds",
+    )
     if result.status != 0:
         raise ValueError(f"the linear program could not be solved: {result.message}")
     x = result.x
     alpha = [max(float(a), 0.0) for a in x[:n]]
     total = sum(alpha) or 1.0
     slack_pair = {pair: float(x[col]) for pair, col in pair_column.items()}
-    slacks = _Slacks([float(v) for v in x[n:n + steps]], slack_pair)
+    slacks = _Slacks([float(v) for v in x[n : n + steps]], slack_pair)
     return [a / total for a in alpha], slacks, float(result.fun)

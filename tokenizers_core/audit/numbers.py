@@ -25,6 +25,7 @@ expressions that match a digit (`digit_rules`).
 Each number is encoded alone; special tokens a post-processor adds ([CLS], <|begin_of_text|>)
 are not counted.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -33,8 +34,8 @@ import regex
 
 from ..pre_tokenizers import HF_BYTE_LEVEL_PATTERN
 
-INTEGERS = 10_000      # the heatmap's numbers: 0 .. 9999
-FORMATS = (            # (what it is, how it is written)
+INTEGERS = 10_000  # the heatmap's numbers: 0 .. 9999
+FORMATS = (  # (what it is, how it is written)
     ("pi to two places", "3.14"),
     ("a small decimal", "0.001"),
     ("thousands separators", "1,000,000"),
@@ -49,39 +50,51 @@ FORMATS = (            # (what it is, how it is written)
 
 @dataclass(frozen=True)
 class Grouping:
-    kind: str          # "single", "left_to_right", "right_to_left", "whole", "learned"
-    size: int          # k digits a group (left/right), N digits (whole; 0: any), 1 (single),
+    kind: str  # "single", "left_to_right", "right_to_left", "whole", "learned"
+    size: int  # k digits a group (left/right), N digits (whole; 0: any), 1 (single),
     #                    0 (learned)
-    name: str          # in words, e.g. "up to 3 digits, left to right"
-    example: str       # a probe as the tokeniser cuts it, e.g. "123|456|7"
-    rules: tuple[str, ...]   # the pre-tokeniser's alternatives that match a digit
+    name: str  # in words, e.g. "up to 3 digits, left to right"
+    example: str  # a probe as the tokeniser cuts it, e.g. "123|456|7"
+    rules: tuple[str, ...]  # the pre-tokeniser's alternatives that match a digit
 
     def sentence(self) -> str:
         """The grouping as a sentence for people."""
-        where = (f" Its pre-tokeniser's rule for digits: {', '.join(self.rules)}."
-                 if self.rules else "")
+        where = (
+            f" Its pre-tokeniser's rule for digits: {', '.join(self.rules)}." if self.rules else ""
+        )
         return f"Digit grouping: {self.name}. 1234567890 is cut {self.example}.{where}"
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "size": self.size, "name": self.name,
-                "example": self.example, "rules": list(self.rules), "sentence": self.sentence()}
+        return {
+            "kind": self.kind,
+            "size": self.size,
+            "name": self.name,
+            "example": self.example,
+            "rules": list(self.rules),
+            "sentence": self.sentence(),
+        }
 
 
 @dataclass(frozen=True)
 class FormatRow:
     label: str
     text: str
-    tokens: tuple[str, ...]   # each token's surface in the text (what its offsets cover)
+    tokens: tuple[str, ...]  # each token's surface in the text (what its offsets cover)
     ids: tuple[int, ...]
 
     def to_dict(self) -> dict:
-        return {"label": self.label, "text": self.text, "count": len(self.ids),
-                "tokens": list(self.tokens), "ids": list(self.ids)}
+        return {
+            "label": self.label,
+            "text": self.text,
+            "count": len(self.ids),
+            "tokens": list(self.tokens),
+            "ids": list(self.ids),
+        }
 
 
 @dataclass(frozen=True)
 class NumberReport:
-    counts: tuple[int, ...]   # tokens of each integer 0 .. 9999
+    counts: tuple[int, ...]  # tokens of each integer 0 .. 9999
     grouping: Grouping
     formats: tuple[FormatRow, ...]
 
@@ -93,9 +106,12 @@ class NumberReport:
         return dict(sorted(out.items()))
 
     def to_dict(self) -> dict:
-        return {"counts": list(self.counts), "histogram": self.histogram(),
-                "grouping": self.grouping.to_dict(),
-                "formats": [f.to_dict() for f in self.formats]}
+        return {
+            "counts": list(self.counts),
+            "histogram": self.histogram(),
+            "grouping": self.grouping.to_dict(),
+            "formats": [f.to_dict() for f in self.formats],
+        }
 
 
 def _ordinary(tok, text: str) -> list[tuple[int, tuple[int, int]]]:
@@ -136,7 +152,7 @@ def _probes() -> list[str]:
         for _ in range(3):
             digits = []
             for _ in range(length):
-                x = (x * 1103515245 + 12345) % 2 ** 31      # a fixed linear congruential walk
+                x = (x * 1103515245 + 12345) % 2**31  # a fixed linear congruential walk
                 digits.append(str(x // 65536 % 10))
             out.append("".join(digits))
         out += ["9" * length, "1" + "0" * (length - 1)]
@@ -154,8 +170,11 @@ def _cuts(chunks: tuple[int, ...]) -> set[int]:
 def _keeps_groups(chunks: tuple[int, ...], k: int, from_right: bool) -> bool:
     """Are the digits cut at every k-th digit (from the left or right), never across one?"""
     length = sum(chunks)
-    grid = {length - j for j in range(0, length, k)} if from_right else \
-        set(range(k, length + 1, k)) | {length}
+    grid = (
+        {length - j for j in range(0, length, k)}
+        if from_right
+        else set(range(k, length + 1, k)) | {length}
+    )
     grid.discard(0)
     return grid <= _cuts(chunks) and max(chunks) <= k
 
@@ -173,7 +192,7 @@ def _group_rule(chunks_of: dict[str, tuple[int, ...]]) -> tuple[str, int] | None
 def _whole_digits(whole: list[bool]) -> int:
     """The largest N such that every integer of at most N digits is one token."""
     n = 0
-    while 10 ** (n + 1) <= len(whole) and all(whole[:10 ** (n + 1)]):
+    while 10 ** (n + 1) <= len(whole) and all(whole[: 10 ** (n + 1)]):
         n += 1
     return n
 
@@ -181,7 +200,7 @@ def _whole_digits(whole: list[bool]) -> int:
 def _shown(digits: str, chunks: tuple[int, ...]) -> str:
     parts, pos = [], 0
     for n in chunks:
-        parts.append(digits[pos:pos + n])
+        parts.append(digits[pos : pos + n])
         pos += n
     return "|".join(parts)
 
@@ -202,7 +221,7 @@ def _alternatives(pattern: str) -> list[str]:
             in_class = c != "]"
         elif c == "[":
             in_class = True
-            if pattern[i + 1:i + 2] == "]":
+            if pattern[i + 1 : i + 2] == "]":
                 i += 1
         elif c == "(":
             depth += 1
@@ -224,7 +243,7 @@ def _patterns(pre_tokenizer) -> list[str]:
     pattern = getattr(pre_tokenizer, "pattern", None)
     if isinstance(pattern, str) and getattr(pre_tokenizer, "is_regex", True):
         found.append(pattern)
-    if getattr(pre_tokenizer, "use_regex", False):       # ByteLevel's own GPT-2 pattern
+    if getattr(pre_tokenizer, "use_regex", False):  # ByteLevel's own GPT-2 pattern
         found.append(HF_BYTE_LEVEL_PATTERN)
     for inner in getattr(pre_tokenizer, "pre_tokenizers", ()) or ():
         found += _patterns(inner)
@@ -255,7 +274,7 @@ def detect_grouping(tok, counts: list[int] | None = None) -> Grouping:
     chunks_of = {p: digit_chunks(tok, p) for p in _probes()}
     example = _shown("1234567890", digit_chunks(tok, "1234567890"))
     rules = digit_rules(tok)
-    if all(len(c) == 1 for c in chunks_of.values()):      # a word-level tokeniser
+    if all(len(c) == 1 for c in chunks_of.values()):  # a word-level tokeniser
         return Grouping("whole", 0, "every number is one token, however long", example, rules)
     rule = _group_rule(chunks_of)
     if rule and rule[1] == 1:
@@ -268,16 +287,20 @@ def detect_grouping(tok, counts: list[int] | None = None) -> Grouping:
         counts = integer_token_counts(tok)
     n = _whole_digits(_whole_flags(tok, counts))
     if n >= 2:
-        return Grouping("whole", n, f"whole numbers up to {n} digits in the vocabulary, longer "
-                        "ones in learned chunks", example, rules)
+        return Grouping(
+            "whole",
+            n,
+            f"whole numbers up to {n} digits in the vocabulary, longer ones in learned chunks",
+            example,
+            rules,
+        )
     return Grouping("learned", 0, "learned chunks (no rule)", example, rules)
 
 
 def _whole_flags(tok, counts: list[int]) -> list[bool]:
     """Which integers are one digit-carrying token; only those of one or two tokens (a lone
     "▁" may come first) need encoding again."""
-    return [c <= 2 and digit_chunks(tok, str(n)) == (len(str(n)),)
-            for n, c in enumerate(counts)]
+    return [c <= 2 and digit_chunks(tok, str(n)) == (len(str(n)),) for n, c in enumerate(counts)]
 
 
 def number_report(tok) -> NumberReport:
@@ -286,6 +309,9 @@ def number_report(tok) -> NumberReport:
     formats = []
     for label, text in FORMATS:
         tokens = _ordinary(tok, text)
-        formats.append(FormatRow(label, text, tuple(text[s:e] for _i, (s, e) in tokens),
-                                 tuple(i for i, _o in tokens)))
+        formats.append(
+            FormatRow(
+                label, text, tuple(text[s:e] for _i, (s, e) in tokens), tuple(i for i, _o in tokens)
+            )
+        )
     return NumberReport(tuple(counts), detect_grouping(tok, counts), tuple(formats))

@@ -18,6 +18,7 @@ around every text ([CLS], [SEP], <|begin_of_text|>) are the same in every langua
 A low premium from a tokeniser that maps text to unknown tokens is no bargain (the text was lost,
 not compressed); `tokenizers_core.metrics.metrics_per_language` counts those too.
 """
+
 from __future__ import annotations
 
 from typing import Mapping
@@ -53,8 +54,9 @@ def premiums(counts: Mapping[str, int], base: str = BASE) -> dict[str, float]:
     return relative_counts(dict(counts), base)
 
 
-def language_premiums(tok, texts: Mapping[str, str] | None = None,
-                      base: str = BASE) -> dict[str, float]:
+def language_premiums(
+    tok, texts: Mapping[str, str] | None = None, base: str = BASE
+) -> dict[str, float]:
     """The premium of each language for `tok` on `texts` (default: the 33 UDHR texts)."""
     return premiums(token_counts(tok, udhr_texts() if texts is None else texts), base)
 

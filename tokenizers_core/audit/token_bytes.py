@@ -19,22 +19,22 @@ A token's spelling depends on its family; this module undoes each family's conve
 >>> entry_of(tc.load("bert-base-uncased"), 2075).key
 ('continues', b'ing')
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple
 
 from ..byte_level import CHAR_TO_LATIN1
 
-CONTINUES = "continues"     # a WordPiece continuation piece (`##ing`)
-ENDS = "ends"               # a word-final piece (`ing</w>`)
-SPECIAL = "special"         # a special token: compared by its text
+CONTINUES = "continues"  # a WordPiece continuation piece (`##ing`)
+ENDS = "ends"  # a word-final piece (`ing</w>`)
+SPECIAL = "special"  # a special token: compared by its text
 
 # str.translate's table from the byte alphabet to bytes; the other characters below 256 go to
 # one above it, so that encoding the result as latin-1 fails for a token not in the alphabet
-_TO_BYTE = {**{c: 0x10000 for c in range(256)},
-            **CHAR_TO_LATIN1}
-_METASPACE = "\u2581"       # ▁
-_SPECIAL_TYPES = (2, 3)     # UNKNOWN, CONTROL
+_TO_BYTE = {**{c: 0x10000 for c in range(256)}, **CHAR_TO_LATIN1}
+_METASPACE = "\u2581"  # ▁
+_SPECIAL_TYPES = (2, 3)  # UNKNOWN, CONTROL
 
 
 class TokenEntry(NamedTuple):
@@ -81,14 +81,19 @@ def entry_reader(tok: Any) -> tuple[Callable[[int], TokenEntry], list[int]]:
     model = tok.model
     vocab = getattr(model, "vocab", None)
     if not vocab:
-        raise ValueError(f"{tok.name or 'this tokeniser'} has no vocabulary: its tokens are cut "
-                         "by rules (characters, words, sentences or a regex)")
+        raise ValueError(
+            f"{tok.name or 'this tokeniser'} has no vocabulary: its tokens are cut "
+            "by rules (characters, words, sentences or a regex)"
+        )
     read = _reader(model)
     specials = _special_names(model)
     own = {id_: token for token, id_ in vocab.items()}
     named = getattr(model, "special_tokens", None)
-    extra = {id_: token for token, id_ in named.items() if id_ not in own} \
-        if isinstance(named, dict) else {}                 # tiktoken-style: past the ranks
+    extra = (
+        {id_: token for token, id_ in named.items() if id_ not in own}
+        if isinstance(named, dict)
+        else {}
+    )  # tiktoken-style: past the ranks
     added = {a.id: a for a in getattr(tok, "added_tokens", ()) or () if a.id is not None}
     typed = isinstance(getattr(model, "types", None), list)
     unk_id = getattr(model, "unk_id", None)
@@ -108,6 +113,7 @@ def entry_reader(tok: Any) -> tuple[Callable[[int], TokenEntry], list[int]]:
         if token in specials or id_ == unk_id or typed and _typed_special(model, id_):
             return _special(id_, token)
         return read(id_, token)
+
     return entry, sorted({*own, *extra, *added})
 
 
@@ -162,9 +168,9 @@ def _reader(model: Any):
     def read(id_: int, token: str) -> TokenEntry:
         stem, marker = token, ""
         if suffix and stem.endswith(suffix) and len(stem) > len(suffix):
-            stem, marker = stem[:-len(suffix)], ENDS
+            stem, marker = stem[: -len(suffix)], ENDS
         if prefix and stem.startswith(prefix) and len(stem) > len(prefix):
-            stem, marker = stem[len(prefix):], CONTINUES
+            stem, marker = stem[len(prefix) :], CONTINUES
         data = _alphabet_bytes(stem) if byte_level else None
         if data is not None:
             return TokenEntry(id_, token, data, marker)
@@ -173,6 +179,7 @@ def _reader(model: Any):
         if not (byte_level or wordpiece):
             stem = stem.replace(_METASPACE, " ")
         return TokenEntry(id_, token, stem.encode("utf-8", "surrogatepass"), marker)
+
     return read
 
 

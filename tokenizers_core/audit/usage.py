@@ -13,6 +13,7 @@ Face's, tiktoken's ranks, sentencepiece's BPE); for WordPiece, Unigram and WordL
 >>> use.seen[tc.load("botchan_en_bpe_1000").token_to_id("▁the")]
 1
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -32,6 +33,7 @@ def bundled_corpus() -> list[str]:
 class Usage:
     """`seen[id]`: times the id is a final token; `inside[id]`: times it is a part (at any
     depth) of a final token; `has_trees`: whether `inside` was counted."""
+
     seen: Counter = field(default_factory=Counter)
     inside: Counter = field(default_factory=Counter)
     has_trees: bool = False
@@ -41,8 +43,12 @@ class Usage:
         return self.seen[id_] == 0 and self.inside[id_] > 0
 
 
-def corpus_usage(tok: Any, texts: Iterable[str], encode: Callable[[str], list[int]] | None = None,
-                 progress: Callable[[int, int], None] | None = None) -> Usage:
+def corpus_usage(
+    tok: Any,
+    texts: Iterable[str],
+    encode: Callable[[str], list[int]] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Usage:
     """Encode each text (as ordinary text) and count; then walk each final token's merge
     tree once, adding its count to every part below it."""
     encode = encode or ordinary_encoder(tok)

@@ -20,6 +20,7 @@ which, in three figures over the shared tokens:
 Two entries of one vocabulary may stand for the same bytes (sentencepiece's byte piece `<0x41>`
 beside `A`): the first by id speaks for both, and `duplicates_a`/`duplicates_b` count the others.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -48,9 +49,9 @@ class RankAgreement:
     same_id: int
     in_order: int
     prefix: int
-    part_a: TokenEntry | None       # A's entry at id `prefix` (None: A has none there)
+    part_a: TokenEntry | None  # A's entry at id `prefix` (None: A has none there)
     part_b: TokenEntry | None
-    part_a_in_b: int | None         # the id A's entry has in B (None: B lacks it)
+    part_a_in_b: int | None  # the id A's entry has in B (None: B lacks it)
     part_b_in_a: int | None
 
     @property
@@ -88,8 +89,8 @@ class CorpusSplits:
 class VocabDiff:
     size_a: int
     size_b: int
-    shared: list[SharedToken]           # in A's id order
-    only_a: list[TokenEntry]            # in id order
+    shared: list[SharedToken]  # in A's id order
+    only_a: list[TokenEntry]  # in id order
     only_b: list[TokenEntry]
     duplicates_a: int
     duplicates_b: int
@@ -102,15 +103,25 @@ class VocabDiff:
         ranks = self.ranks
         cut = slice(offset, offset + limit)
         out: dict[str, Any] = {
-            "size_a": self.size_a, "size_b": self.size_b, "shared": len(self.shared),
-            "only_a": len(self.only_a), "only_b": len(self.only_b),
-            "duplicates_a": self.duplicates_a, "duplicates_b": self.duplicates_b,
-            "ranks": {"same_id": ranks.same_id, "in_order": ranks.in_order,
-                      "prefix": ranks.prefix,
-                      "part_a": _entry_dict(ranks.part_a), "part_b": _entry_dict(ranks.part_b),
-                      "part_a_in_b": ranks.part_a_in_b, "part_b_in_a": ranks.part_b_in_a},
-            "shared_tokens": [{"a": _entry_dict(s.a), "b": _entry_dict(s.b)}
-                              for s in self.shared[cut]],
+            "size_a": self.size_a,
+            "size_b": self.size_b,
+            "shared": len(self.shared),
+            "only_a": len(self.only_a),
+            "only_b": len(self.only_b),
+            "duplicates_a": self.duplicates_a,
+            "duplicates_b": self.duplicates_b,
+            "ranks": {
+                "same_id": ranks.same_id,
+                "in_order": ranks.in_order,
+                "prefix": ranks.prefix,
+                "part_a": _entry_dict(ranks.part_a),
+                "part_b": _entry_dict(ranks.part_b),
+                "part_a_in_b": ranks.part_a_in_b,
+                "part_b_in_a": ranks.part_b_in_a,
+            },
+            "shared_tokens": [
+                {"a": _entry_dict(s.a), "b": _entry_dict(s.b)} for s in self.shared[cut]
+            ],
             "only_a_tokens": [_entry_dict(e) for e in self.only_a[cut]],
             "only_b_tokens": [_entry_dict(e) for e in self.only_b[cut]],
             "corpus": None,
@@ -118,20 +129,36 @@ class VocabDiff:
         if self.corpus is not None:
             c = self.corpus
             out["corpus"] = {
-                "chars": c.chars, "words": c.words, "same": c.same, "tokens_a": c.tokens_a,
-                "tokens_b": c.tokens_b, "differing": len(c.differing),
-                "words_differing": [{"word": w.word, "count": w.count,
-                                     "a": [_entry_dict(e) for e in w.a],
-                                     "b": [_entry_dict(e) for e in w.b]}
-                                    for w in c.differing[cut]]}
+                "chars": c.chars,
+                "words": c.words,
+                "same": c.same,
+                "tokens_a": c.tokens_a,
+                "tokens_b": c.tokens_b,
+                "differing": len(c.differing),
+                "words_differing": [
+                    {
+                        "word": w.word,
+                        "count": w.count,
+                        "a": [_entry_dict(e) for e in w.a],
+                        "b": [_entry_dict(e) for e in w.b],
+                    }
+                    for w in c.differing[cut]
+                ],
+            }
         return out
 
 
 def _entry_dict(e: TokenEntry | None) -> dict[str, Any] | None:
     if e is None:
         return None
-    return {"id": e.id, "token": e.token, "bytes": e.data.hex(), "marker": e.marker,
-            "special": e.special, "added": e.added}
+    return {
+        "id": e.id,
+        "token": e.token,
+        "bytes": e.data.hex(),
+        "marker": e.marker,
+        "special": e.special,
+        "added": e.added,
+    }
 
 
 def vocab_diff(a: Any, b: Any, corpus: str | None = None) -> VocabDiff:
@@ -146,8 +173,9 @@ def vocab_diff(a: Any, b: Any, corpus: str | None = None) -> VocabDiff:
     only_b = [e for key, e in first_b.items() if key not in first_a]
     ranks = _rank_agreement(entries_a, entries_b, shared, first_a, first_b)
     splits = corpus_splits(a, b, corpus) if corpus is not None else None
-    return VocabDiff(len(entries_a), len(entries_b), shared, only_a, only_b, dup_a, dup_b,
-                     ranks, splits)
+    return VocabDiff(
+        len(entries_a), len(entries_b), shared, only_a, only_b, dup_a, dup_b, ranks, splits
+    )
 
 
 def _first_by_key(entries: list[TokenEntry]) -> tuple[dict[tuple, TokenEntry], int]:
@@ -158,23 +186,32 @@ def _first_by_key(entries: list[TokenEntry]) -> tuple[dict[tuple, TokenEntry], i
     return first, len(entries) - len(first)
 
 
-def _rank_agreement(entries_a: list[TokenEntry], entries_b: list[TokenEntry],
-                    shared: list[SharedToken], first_a: dict, first_b: dict) -> RankAgreement:
+def _rank_agreement(
+    entries_a: list[TokenEntry],
+    entries_b: list[TokenEntry],
+    shared: list[SharedToken],
+    first_a: dict,
+    first_b: dict,
+) -> RankAgreement:
     """The agreement of the two numberings: see the module's docstring."""
     by_id_a = {e.id: e for e in entries_a}
     by_id_b = {e.id: e for e in entries_b}
     prefix = 0
-    while prefix in by_id_a and prefix in by_id_b and \
-            by_id_a[prefix].key == by_id_b[prefix].key:
+    while prefix in by_id_a and prefix in by_id_b and by_id_a[prefix].key == by_id_b[prefix].key:
         prefix += 1
     part_a, part_b = by_id_a.get(prefix), by_id_b.get(prefix)
     in_b = first_b.get(part_a.key) if part_a is not None else None
     in_a = first_a.get(part_b.key) if part_b is not None else None
     return RankAgreement(
-        shared=len(shared), same_id=sum(1 for s in shared if s.a.id == s.b.id),
-        in_order=longest_increasing([s.b.id for s in shared]), prefix=prefix,
-        part_a=part_a, part_b=part_b, part_a_in_b=in_b.id if in_b is not None else None,
-        part_b_in_a=in_a.id if in_a is not None else None)
+        shared=len(shared),
+        same_id=sum(1 for s in shared if s.a.id == s.b.id),
+        in_order=longest_increasing([s.b.id for s in shared]),
+        prefix=prefix,
+        part_a=part_a,
+        part_b=part_b,
+        part_a_in_b=in_b.id if in_b is not None else None,
+        part_b_in_a=in_a.id if in_a is not None else None,
+    )
 
 
 def longest_increasing(values: list[int]) -> int:
@@ -183,7 +220,7 @@ def longest_increasing(values: list[int]) -> int:
     >>> longest_increasing([0, 1, 5, 2, 3, 9, 4]), longest_increasing([])
     (5, 0)
     """
-    tails: list[int] = []            # tails[k]: the smallest last value of a run of k + 1
+    tails: list[int] = []  # tails[k]: the smallest last value of a run of k + 1
     for v in values:
         k = bisect.bisect_left(tails, v)
         if k == len(tails):
@@ -194,6 +231,7 @@ def longest_increasing(values: list[int]) -> int:
 
 
 # ---- the words of a corpus ----------------------------------------------------------------------
+
 
 def corpus_splits(a: Any, b: Any, text: str) -> CorpusSplits:
     """Split `text` with both tokenisers (special-token strings as ordinary text, no BOS or
@@ -228,24 +266,25 @@ def corpus_splits(a: Any, b: Any, text: str) -> CorpusSplits:
             continue
         ids_a = tuple(i for i, _ in split_a)
         ids_b = tuple(i for i, _ in split_b)
-        counts[(text[spans[lo][0]:spans[hi][1]], ids_a, ids_b)] += 1
-    differing = [WordSplit(word, n, tuple(entry_a(i) for i in ia), tuple(entry_b(i) for i in ib))
-                 for (word, ia, ib), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+        counts[(text[spans[lo][0] : spans[hi][1]], ids_a, ids_b)] += 1
+    differing = [
+        WordSplit(word, n, tuple(entry_a(i) for i in ia), tuple(entry_b(i) for i in ib))
+        for (word, ia, ib), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    ]
     return CorpusSplits(len(text), units, same, len(enc_a.ids), len(enc_b.ids), differing)
 
 
 def encode_ordinary(tok: Any, text: str) -> Any:
     """`tok.encode(text)` with special-token strings as ordinary text and no BOS/EOS added."""
-    if hasattr(tok, "check_disallowed"):                 # tiktoken-style encodings
+    if hasattr(tok, "check_disallowed"):  # tiktoken-style encodings
         return tok.encode(text, add_special_tokens=False, disallowed_special=())
     return tok.encode(text, add_special_tokens=False, encode_special_tokens=True)
 
 
-Cut = tuple[int, int, int, int]      # a token's first and last word, and its characters
+Cut = tuple[int, int, int, int]  # a token's first and last word, and its characters
 
 
-def _token_cuts(text: str, offsets: list[tuple[int, int]], starts: list[int]
-                ) -> list[Cut | None]:
+def _token_cuts(text: str, offsets: list[tuple[int, int]], starts: list[int]) -> list[Cut | None]:
     """For each token: the words of its first and last non-space characters (indices into
     `starts`) and the characters from the one to the other (end exclusive); None for a token
     of whitespace alone (or none at all)."""
@@ -260,14 +299,20 @@ def _token_cuts(text: str, offsets: list[tuple[int, int]], starts: list[int]
         first = s
         while text[first].isspace():
             first += 1
-        out.append((bisect.bisect_right(starts, first) - 1, bisect.bisect_right(starts, last) - 1,
-                    first, last + 1))
+        out.append(
+            (
+                bisect.bisect_right(starts, first) - 1,
+                bisect.bisect_right(starts, last) - 1,
+                first,
+                last + 1,
+            )
+        )
     return out
 
 
 def _units(n_words: int, cuts: list[Cut | None]) -> list[int]:
     """Each word's unit: words joined by a token that spans them share one (numbered 0..)."""
-    joined = [False] * max(n_words, 1)          # joined[k]: word k and word k + 1 are one unit
+    joined = [False] * max(n_words, 1)  # joined[k]: word k and word k + 1 are one unit
     for cut in cuts:
         if cut is not None:
             for k in range(cut[0], cut[1]):
@@ -289,8 +334,9 @@ def _unit_spans(unit_of: list[int]) -> Iterator[tuple[int, int]]:
             lo = k + 1
 
 
-def _tokens_by_unit(ids: list[int], cuts: list[Cut | None], unit_of: list[int]
-                    ) -> dict[int, list[tuple[int, tuple[int, int]]]]:
+def _tokens_by_unit(
+    ids: list[int], cuts: list[Cut | None], unit_of: list[int]
+) -> dict[int, list[tuple[int, tuple[int, int]]]]:
     """Each unit's tokens: (id, characters) in order."""
     out: dict[int, list[tuple[int, tuple[int, int]]]] = {}
     for id_, cut in zip(ids, cuts):

@@ -12,6 +12,7 @@
 >>> dup_key("Ġthe".replace("Ġ", " ")), dup_key("##THE", prefix="##"), dup_key("▁The")
 ('the', 'the', 'the')
 """
+
 from __future__ import annotations
 
 import unicodedata
@@ -29,9 +30,9 @@ def bare(text: str, prefix: str = "", suffix: str = "") -> str:
     """A token's text without the continuation prefix, the end-of-word suffix and one leading
     space (``▁`` too): the characters it has a token for."""
     if prefix and text.startswith(prefix) and len(text) > len(prefix):
-        text = text[len(prefix):]
+        text = text[len(prefix) :]
     if suffix and text.endswith(suffix) and len(text) > len(suffix):
-        text = text[:-len(suffix)]
+        text = text[: -len(suffix)]
     text = text.replace("\u2581", " ")
     return text[1:] if text.startswith(" ") and len(text) > 1 else text
 
@@ -80,6 +81,7 @@ def token_script(text: str | None) -> str:
 class ScriptRow:
     """One script: `tokens` in the vocabulary; `chars` distinct characters of it in the
     corpus, of which `without_token` have no token of their own (`examples`: a few)."""
+
     script: str
     tokens: int
     chars: int
@@ -87,8 +89,9 @@ class ScriptRow:
     examples: str
 
 
-def script_rows(token_texts: Iterable[str | None], own_texts: set[str],
-                corpus_chars: Iterable[str]) -> list[ScriptRow]:
+def script_rows(
+    token_texts: Iterable[str | None], own_texts: set[str], corpus_chars: Iterable[str]
+) -> list[ScriptRow]:
     """The table, by number of tokens (most first). `own_texts`: the texts (keys) the vocabulary
     has a token for; `corpus_chars`: the distinct characters of the corpus.
 
@@ -103,7 +106,14 @@ def script_rows(token_texts: Iterable[str | None], own_texts: set[str],
     rows = []
     for name in set(tokens) | set(chars):
         missing = [c for c in chars.get(name, ()) if c not in own_texts]
-        rows.append(ScriptRow(name, tokens.get(name, 0), len(chars.get(name, ())),
-                              len(missing), "".join(missing[:12])))
+        rows.append(
+            ScriptRow(
+                name,
+                tokens.get(name, 0),
+                len(chars.get(name, ())),
+                len(missing),
+                "".join(missing[:12]),
+            )
+        )
     rows.sort(key=lambda r: (-r.tokens, -r.chars, r.script))
     return rows

@@ -6,6 +6,7 @@ also returns each message's span, the `{% generation %}` spans, the tokens with 
 and role, the counts and the lints (see `render` and `lints`). Bundled example templates are in
 `data/chat_templates/` (see `templates`).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -14,23 +15,51 @@ from ..pipeline import Tokenizer
 from .lints import Lint
 from .render import ChatRender, ChatToken, Segment, prepare, render_chat, render_text
 from .sandbox import TemplateFailure
-from .templates import (BundledTemplate, bundled_template, bundled_templates, read_config,
-                        template_from_config, template_names, template_source)
+from .templates import (
+    BundledTemplate,
+    bundled_template,
+    bundled_templates,
+    read_config,
+    template_from_config,
+    template_names,
+    template_source,
+)
 
-__all__ = ["BundledTemplate", "ChatRender", "ChatToken", "Lint", "Segment", "TemplateFailure",
-           "apply_chat_template", "bundled_template", "bundled_templates", "read_config",
-           "render_chat", "template_from_config", "template_names", "template_source"]
+__all__ = [
+    "BundledTemplate",
+    "ChatRender",
+    "ChatToken",
+    "Lint",
+    "Segment",
+    "TemplateFailure",
+    "apply_chat_template",
+    "bundled_template",
+    "bundled_templates",
+    "read_config",
+    "render_chat",
+    "template_from_config",
+    "template_names",
+    "template_source",
+]
 
 
 # transformers' options that make apply_chat_template tokenize; here render_chat does that
-_TOKENIZING_OPTIONS = frozenset({"tokenize", "return_dict", "return_assistant_tokens_mask",
-                                 "return_tensors"})
+_TOKENIZING_OPTIONS = frozenset(
+    {"tokenize", "return_dict", "return_assistant_tokens_mask", "return_tensors"}
+)
 
 
-def apply_chat_template(tok_or_config: Tokenizer | dict[str, Any] | None, messages: Any, *,
-                        chat_template: str | None = None, template_name: str | None = None,
-                        add_generation_prompt: bool = False, tools: Any = None,
-                        documents: Any = None, **extra: Any) -> str:
+def apply_chat_template(
+    tok_or_config: Tokenizer | dict[str, Any] | None,
+    messages: Any,
+    *,
+    chat_template: str | None = None,
+    template_name: str | None = None,
+    add_generation_prompt: bool = False,
+    tools: Any = None,
+    documents: Any = None,
+    **extra: Any,
+) -> str:
     """The rendered chat, as transformers' `apply_chat_template(..., tokenize=False)` gives it.
 
     `tok_or_config`: a Tokenizer (the template's bos_token is then what its post-processor
@@ -47,13 +76,23 @@ def apply_chat_template(tok_or_config: Tokenizer | dict[str, Any] | None, messag
     """
     asked = sorted(_TOKENIZING_OPTIONS & extra.keys())
     if asked:
-        raise ValueError(f"apply_chat_template returns the rendered text; {', '.join(asked)} "
-                         "belong to transformers' tokenizing call: for the ids and the "
-                         "assistant mask use tokenizers_core.chat.render_chat(messages, "
-                         "tokenizer=tok, ...).ids and .assistant_mask")
+        raise ValueError(
+            f"apply_chat_template returns the rendered text; {', '.join(asked)} "
+            "belong to transformers' tokenizing call: for the ids and the "
+            "assistant mask use tokenizers_core.chat.render_chat(messages, "
+            "tokenizer=tok, ...).ids and .assistant_mask"
+        )
     config = tok_or_config if isinstance(tok_or_config, dict) else None
     tokenizer = tok_or_config if isinstance(tok_or_config, Tokenizer) else None
-    inputs = prepare(messages, chat_template=chat_template, template_name=template_name,
-                     config=config, add_generation_prompt=add_generation_prompt, tools=tools,
-                     documents=documents, tokenizer=tokenizer, **extra)
+    inputs = prepare(
+        messages,
+        chat_template=chat_template,
+        template_name=template_name,
+        config=config,
+        add_generation_prompt=add_generation_prompt,
+        tools=tools,
+        documents=documents,
+        tokenizer=tokenizer,
+        **extra,
+    )
     return render_text(inputs)[0]

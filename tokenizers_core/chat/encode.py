@@ -5,6 +5,7 @@ own BOS) and reads special tokens typed in the text as control tokens. Our Huggi
 tokenisers match special added tokens unless `encode_special_tokens`; tiktoken-style ones match
 them only when `allowed_special` names them.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -13,8 +14,13 @@ from ..encoding import Encoding
 from ..pipeline import Tokenizer
 
 
-def encode_chat(tokenizer: Tokenizer, text: str, *, add_special_tokens: bool = False,
-                parse_specials: bool = True) -> Encoding:
+def encode_chat(
+    tokenizer: Tokenizer,
+    text: str,
+    *,
+    add_special_tokens: bool = False,
+    parse_specials: bool = True,
+) -> Encoding:
     """Encode `text` with special tokens typed in it parsed (or, `parse_specials=False`, read
     as text), without the post-processor unless `add_special_tokens`.
 
@@ -25,15 +31,22 @@ def encode_chat(tokenizer: Tokenizer, text: str, *, add_special_tokens: bool = F
     7
     """
     if "allowed_special" in inspect.signature(tokenizer.encode).parameters:
-        return tokenizer.encode(text, add_special_tokens=add_special_tokens,
-                                allowed_special="all" if parse_specials else ())
-    return tokenizer.encode(text, add_special_tokens=add_special_tokens,
-                            encode_special_tokens=not parse_specials)
+        return tokenizer.encode(
+            text,
+            add_special_tokens=add_special_tokens,
+            allowed_special="all" if parse_specials else (),
+        )
+    return tokenizer.encode(
+        text, add_special_tokens=add_special_tokens, encode_special_tokens=not parse_specials
+    )
 
 
 def control_tokens(tokenizer: Tokenizer) -> list[str]:
     """The special tokens a text can contain, longest first (added tokens marked special, or
     the model's own special tokens for tiktoken and sentencepiece files)."""
-    found = set(tokenizer.added_vocabulary.special) if tokenizer.added_tokens else \
-        set(getattr(tokenizer.model, "special_tokens", None) or ())
+    found = (
+        set(tokenizer.added_vocabulary.special)
+        if tokenizer.added_tokens
+        else set(getattr(tokenizer.model, "special_tokens", None) or ())
+    )
     return sorted(found, key=lambda t: (-len(t), t))

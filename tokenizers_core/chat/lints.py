@@ -13,6 +13,7 @@ transformers, llama.cpp and tiktokenizer):
 - control tokens the template writes (`<|im_start|>`, `[INST]`, its bos_token) that the
   tokenizer does not have, so they become ordinary text: the template is for another model.
 """
+
 from __future__ import annotations
 
 import re
@@ -23,7 +24,7 @@ from ..pipeline import Tokenizer
 from . import sandbox
 from .encode import control_tokens, encode_chat
 
-MAX_LISTED = 8        # tokens named in the boundary lint
+MAX_LISTED = 8  # tokens named in the boundary lint
 # what a control token looks like in a template's text: <|im_start|>, <start_of_turn>, [INST]
 _CONTROL_LOOKING = re.compile(r"<\|[^|<>\s]{1,40}\|>|<[a-z_]{2,40}>|</?s>|\[/?[A-Z_]{3,40}\]")
 
@@ -31,6 +32,7 @@ _CONTROL_LOOKING = re.compile(r"<\|[^|<>\s]{1,40}\|>|<[a-z_]{2,40}>|</?s>|\[/?[A
 @dataclass(frozen=True)
 class Lint:
     """Something about the rendered chat the user should know, said in a sentence."""
+
     kind: str
     message: str
     detail: dict[str, Any] = field(default_factory=dict)
@@ -39,8 +41,9 @@ class Lint:
         return {"kind": self.kind, "message": self.message, "detail": self.detail}
 
 
-def find(chat: Any, inputs: Any, tokenizer: Tokenizer | None,
-         literals: tuple[str, ...] | None = None) -> list[Lint]:
+def find(
+    chat: Any, inputs: Any, tokenizer: Tokenizer | None, literals: tuple[str, ...] | None = None
+) -> list[Lint]:
     """The lints of a `ChatRender` rendered from `ChatInputs` (with a tokenizer, all of them);
     `literals`: the text the template writes itself (`sandbox.literals`, found here if None)."""
     found = _turn_lints(chat, inputs)
@@ -61,16 +64,30 @@ def _bos_lints(text: str, bos: Any, tokenizer: Tokenizer) -> list[Lint]:
     bos_id = tokenizer.token_to_id(bos)
     with_processor = encode_chat(tokenizer, text, add_special_tokens=True).ids
     if with_processor[:2] == [bos_id, bos_id]:
-        return [Lint("double_bos", f"Two BOS tokens: the template writes {bos} and the tokenizer's "
-                     f"post-processor adds another when the text is encoded with special tokens "
-                     f"on (the default); encode the rendered chat with add_special_tokens=False, "
-                     f"as apply_chat_template does.", {"bos": bos, "id": bos_id})]
+        return [
+            Lint(
+                "double_bos",
+                f"Two BOS tokens: the template writes {bos} and the tokenizer's "
+                f"post-processor adds another when the text is encoded with special tokens "
+                f"on (the default); encode the rendered chat with add_special_tokens=False, "
+                f"as apply_chat_template does.",
+                {"bos": bos, "id": bos_id},
+            )
+        ]
     if not text.startswith(bos):
         adds = with_processor[:1] == [bos_id]
-        how = ("only the post-processor adds it, and apply_chat_template encodes without it"
-               if adds else "neither the template nor the post-processor adds it")
-        return [Lint("no_bos", f"No BOS token: the tokenizer has {bos}, but {how}.",
-                     {"bos": bos, "id": bos_id})]
+        how = (
+            "only the post-processor adds it, and apply_chat_template encodes without it"
+            if adds
+            else "neither the template nor the post-processor adds it"
+        )
+        return [
+            Lint(
+                "no_bos",
+                f"No BOS token: the tokenizer has {bos}, but {how}.",
+                {"bos": bos, "id": bos_id},
+            )
+        ]
     return []
 
 
@@ -78,20 +95,29 @@ def _boundary_lints(chat: Any) -> list[Lint]:
     """Tokens across a boundary: between two segments, or between a message's content and the
     template's text around it (a header's "\\n\\n" merged with the content's first characters).
     One lint lists them all."""
-    boundaries = dict(reversed(_boundaries(chat.segments)))     # one description per position
-    crossing = [(k, token, position, what) for k, token in enumerate(chat.tokens)
-                for position, what in boundaries.items() if token.start < position < token.end]
+    boundaries = dict(reversed(_boundaries(chat.segments)))  # one description per position
+    crossing = [
+        (k, token, position, what)
+        for k, token in enumerate(chat.tokens)
+        for position, what in boundaries.items()
+        if token.start < position < token.end
+    ]
     if not crossing:
         return []
     n = len(crossing)
-    listed = "; ".join(f"token {k + 1} {token.token!r} ({what})"
-                       for k, token, _, what in crossing[:MAX_LISTED])
+    listed = "; ".join(
+        f"token {k + 1} {token.token!r} ({what})" for k, token, _, what in crossing[:MAX_LISTED]
+    )
     more = f"; and {n - MAX_LISTED} more" if n > MAX_LISTED else ""
-    return [Lint("boundary_token",
-                 f"{n} token{'s' if n > 1 else ''} span{'' if n > 1 else 's'} a boundary between "
-                 f"a message and the template's text, so the model sees the boundary inside a "
-                 f"token and the same content tokenises differently elsewhere: {listed}{more}.",
-                 {"tokens": [{"token": k, "position": p} for k, _, p, _ in crossing]})]
+    return [
+        Lint(
+            "boundary_token",
+            f"{n} token{'s' if n > 1 else ''} span{'' if n > 1 else 's'} a boundary between "
+            f"a message and the template's text, so the model sees the boundary inside a "
+            f"token and the same content tokenises differently elsewhere: {listed}{more}.",
+            {"tokens": [{"token": k, "position": p} for k, _, p, _ in crossing]},
+        )
+    ]
 
 
 def _boundaries(segments: list[Any]) -> list[tuple[int, str]]:
@@ -111,17 +137,30 @@ def _turn_lints(chat: Any, inputs: Any) -> list[Lint]:
         return []
     last = inputs.messages[-1].get("role")
     if last in ("user", "tool") and not inputs.add_generation_prompt:
-        return [Lint("no_generation_prompt",
-                     f"The chat ends with a {last} message and add_generation_prompt is off: "
-                     f"nothing opens the assistant's turn, so the model may continue the "
-                     f"{last}'s text instead of answering.")]
+        return [
+            Lint(
+                "no_generation_prompt",
+                f"The chat ends with a {last} message and add_generation_prompt is off: "
+                f"nothing opens the assistant's turn, so the model may continue the "
+                f"{last}'s text instead of answering.",
+            )
+        ]
     eot = inputs.end_of_turn
-    if last == "assistant" and not inputs.add_generation_prompt and eot \
-            and chat.text.rstrip().endswith(eot):
-        return [Lint("closed_last_turn",
-                     f"The last assistant message is closed by {eot}: fine for training, but "
-                     f"to have the model continue that reply the chat must end inside it "
-                     f"(transformers' continue_final_message).", {"token": eot})]
+    if (
+        last == "assistant"
+        and not inputs.add_generation_prompt
+        and eot
+        and chat.text.rstrip().endswith(eot)
+    ):
+        return [
+            Lint(
+                "closed_last_turn",
+                f"The last assistant message is closed by {eot}: fine for training, but "
+                f"to have the model continue that reply the chat must end inside it "
+                f"(transformers' continue_final_message).",
+                {"token": eot},
+            )
+        ]
     return []
 
 
@@ -137,35 +176,48 @@ def _control_token_lints(messages: list[dict], tokenizer: Tokenizer) -> list[Lin
             continue
         parsed = encode_chat(tokenizer, content)
         as_text = encode_chat(tokenizer, content, parse_specials=False)
-        found.append(Lint(
-            "control_token_in_content",
-            f"Message {i + 1} ({message['role']}) contains {', '.join(typed)}, which the "
-            f"tokenizer reads as a control token, not as text: {len(parsed.ids)} tokens parsed, "
-            f"{len(as_text.ids)} as text.",
-            {"message": i, "typed": typed, "parsed": parsed.tokens, "as_text": as_text.tokens}))
+        found.append(
+            Lint(
+                "control_token_in_content",
+                f"Message {i + 1} ({message['role']}) contains {', '.join(typed)}, which the "
+                f"tokenizer reads as a control token, not as text: {len(parsed.ids)} tokens parsed, "
+                f"{len(as_text.ids)} as text.",
+                {"message": i, "typed": typed, "parsed": parsed.tokens, "as_text": as_text.tokens},
+            )
+        )
     return found
 
 
-def _missing_control_tokens(text: str, inputs: Any, tokenizer: Tokenizer,
-                            literals: tuple[str, ...]) -> list[Lint]:
+def _missing_control_tokens(
+    text: str, inputs: Any, tokenizer: Tokenizer, literals: tuple[str, ...]
+) -> list[Lint]:
     """Control tokens the template writes that are not one token of the tokenizer."""
-    written = {m for literal in literals
-               for m in _CONTROL_LOOKING.findall(literal)}
-    written |= {v for k, v in inputs.variables.items()
-                if k in ("bos_token", "eos_token") and isinstance(v, str) and v}
+    written = {m for literal in literals for m in _CONTROL_LOOKING.findall(literal)}
+    written |= {
+        v
+        for k, v in inputs.variables.items()
+        if k in ("bos_token", "eos_token") and isinstance(v, str) and v
+    }
     missing = sorted(t for t in written if t in text and tokenizer.token_to_id(t) is None)
     if not missing:
         return []
     pieces = {t: encode_chat(tokenizer, t).tokens for t in missing}
     listed = ", ".join(f"{t} ({len(pieces[t])} tokens)" for t in missing)
-    return [Lint("missing_control_token",
-                 f"The template writes control tokens this tokenizer does not have, so they are "
-                 f"split into ordinary text: {listed}. Is this the template of another model?",
-                 {"tokens": pieces})]
+    return [
+        Lint(
+            "missing_control_token",
+            f"The template writes control tokens this tokenizer does not have, so they are "
+            f"split into ordinary text: {listed}. Is this the template of another model?",
+            {"tokens": pieces},
+        )
+    ]
 
 
 def _name(segment: Any) -> str:
     if segment.index is None:
-        return "the generation prompt" if segment.role == "generation prompt" \
+        return (
+            "the generation prompt"
+            if segment.role == "generation prompt"
             else "the template's text"
+        )
     return f"message {segment.index + 1} ({segment.role})"

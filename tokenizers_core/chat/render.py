@@ -14,6 +14,7 @@ special tokens typed in the text parsed as control tokens. Each token belongs to
 first character is in; a token overlapping a `{% generation %}` span is in the assistant mask
 (transformers' `return_assistant_tokens_mask`).
 """
+
 from __future__ import annotations
 
 import time
@@ -26,7 +27,7 @@ from . import lints, sandbox, templates
 from .encode import encode_chat
 from .lints import Lint
 
-TEMPLATE_ROLE = "template"        # the role of text written before the first message
+TEMPLATE_ROLE = "template"  # the role of text written before the first message
 PROMPT_ROLE = "generation prompt"
 
 
@@ -35,6 +36,7 @@ class Segment:
     """A stretch of the rendered text: message `index`'s (None for the template's own text);
     `content` is where the message's content sits inside it (None if the template changed it
     past finding)."""
+
     index: int | None
     role: str
     start: int
@@ -42,8 +44,13 @@ class Segment:
     content: tuple[int, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "role": self.role, "start": self.start, "end": self.end,
-                "content": None if self.content is None else list(self.content)}
+        return {
+            "index": self.index,
+            "role": self.role,
+            "start": self.start,
+            "end": self.end,
+            "content": None if self.content is None else list(self.content),
+        }
 
 
 @dataclass(frozen=True)
@@ -52,12 +59,18 @@ class ChatToken:
     token: str
     start: int
     end: int
-    segment: int           # index into ChatRender.segments
-    assistant: bool        # in the assistant mask
+    segment: int  # index into ChatRender.segments
+    assistant: bool  # in the assistant mask
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "token": self.token, "start": self.start, "end": self.end,
-                "segment": self.segment, "assistant": self.assistant}
+        return {
+            "id": self.id,
+            "token": self.token,
+            "start": self.start,
+            "end": self.end,
+            "segment": self.segment,
+            "assistant": self.assistant,
+        }
 
 
 @dataclass(frozen=True)
@@ -66,9 +79,9 @@ class ChatRender:
     segments: list[Segment]
     generation_spans: list[tuple[int, int]]
     spans_exact: bool
-    tokens: list[ChatToken] | None = None     # None without a tokenizer
+    tokens: list[ChatToken] | None = None  # None without a tokenizer
     lints: list[Lint] = field(default_factory=list)
-    encoding: Encoding | None = None          # the tokens as an Encoding (for chips)
+    encoding: Encoding | None = None  # the tokens as an Encoding (for chips)
 
     @property
     def ids(self) -> list[int]:
@@ -87,29 +100,42 @@ class ChatRender:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "segments": [s.to_dict() for s in self.segments],
-                "generation_spans": [list(s) for s in self.generation_spans],
-                "spans_exact": self.spans_exact,
-                "tokens": None if self.tokens is None else [t.to_dict() for t in self.tokens],
-                "counts": self.counts() if self.tokens is not None else None,
-                "total": len(self.tokens) if self.tokens is not None else None,
-                "lints": [lint.to_dict() for lint in self.lints]}
+        return {
+            "text": self.text,
+            "segments": [s.to_dict() for s in self.segments],
+            "generation_spans": [list(s) for s in self.generation_spans],
+            "spans_exact": self.spans_exact,
+            "tokens": None if self.tokens is None else [t.to_dict() for t in self.tokens],
+            "counts": self.counts() if self.tokens is not None else None,
+            "total": len(self.tokens) if self.tokens is not None else None,
+            "lints": [lint.to_dict() for lint in self.lints],
+        }
 
 
 @dataclass(frozen=True)
 class ChatInputs:
     """What a render needs, checked: the template's text and the variables it sees."""
+
     template: str
     messages: list[dict[str, Any]]
-    variables: dict[str, Any]            # everything but messages and add_generation_prompt
+    variables: dict[str, Any]  # everything but messages and add_generation_prompt
     add_generation_prompt: bool
     end_of_turn: str | None
 
 
-def prepare(messages: Any, *, chat_template: str | None = None, template_name: str | None = None,
-            config: dict[str, Any] | None = None, add_generation_prompt: bool = False,
-            tools: Any = None, documents: Any = None, special_tokens: dict[str, str] | None = None,
-            tokenizer: Tokenizer | None = None, **extra: Any) -> ChatInputs:
+def prepare(
+    messages: Any,
+    *,
+    chat_template: str | None = None,
+    template_name: str | None = None,
+    config: dict[str, Any] | None = None,
+    add_generation_prompt: bool = False,
+    tools: Any = None,
+    documents: Any = None,
+    special_tokens: dict[str, str] | None = None,
+    tokenizer: Tokenizer | None = None,
+    **extra: Any,
+) -> ChatInputs:
     """Check the inputs and pick the template: `chat_template` (its text) first, then the
     config's (`template_name` picks among its named ones), then the bundled `template_name`;
     given no text and no config, the `tokenizer`'s own tokenizer_config.json (its
@@ -129,27 +155,43 @@ def prepare(messages: Any, *, chat_template: str | None = None, template_name: s
         bundled = templates.bundled_template(template_name)
         template = templates.template_source(template_name)
     else:
-        raise ValueError("give a chat template: its text, a tokenizer_config.json that has one, "
-                         "or the name of a bundled example")
+        raise ValueError(
+            "give a chat template: its text, a tokenizer_config.json that has one, "
+            "or the name of a bundled example"
+        )
     if not isinstance(template, str):
         raise ValueError("a chat template must be a string")
-    specials = {**(_post_processor_specials(tokenizer) if tokenizer else {}),
-                **(bundled.special_tokens if bundled else {}),
-                **(templates.special_tokens_of_config(config) if config else {}),
-                **(special_tokens or {})}
-    variables = {**specials, **_plain(extra), "tools": _check_tools(tools),
-                 "documents": _check_documents(documents)}
+    specials = {
+        **(_post_processor_specials(tokenizer) if tokenizer else {}),
+        **(bundled.special_tokens if bundled else {}),
+        **(templates.special_tokens_of_config(config) if config else {}),
+        **(special_tokens or {}),
+    }
+    variables = {
+        **specials,
+        **_plain(extra),
+        "tools": _check_tools(tools),
+        "documents": _check_documents(documents),
+    }
     end_of_turn = bundled.end_of_turn if bundled else specials.get("eos_token")
-    return ChatInputs(template, _check_messages(messages), variables, bool(add_generation_prompt),
-                      end_of_turn)
+    return ChatInputs(
+        template, _check_messages(messages), variables, bool(add_generation_prompt), end_of_turn
+    )
 
 
-def render_text(inputs: ChatInputs, *, time_limit: float = sandbox.TIME_LIMIT
-                ) -> tuple[str, list[tuple[int, int]]]:
+def render_text(
+    inputs: ChatInputs, *, time_limit: float = sandbox.TIME_LIMIT
+) -> tuple[str, list[tuple[int, int]]]:
     """The rendered text and its `{% generation %}` spans (transformers' `render_jinja_template`)."""
-    return sandbox.render(inputs.template, {**inputs.variables, "messages": inputs.messages,
-                                            "add_generation_prompt": inputs.add_generation_prompt},
-                          time_limit=time_limit)
+    return sandbox.render(
+        inputs.template,
+        {
+            **inputs.variables,
+            "messages": inputs.messages,
+            "add_generation_prompt": inputs.add_generation_prompt,
+        },
+        time_limit=time_limit,
+    )
 
 
 @dataclass(frozen=True)
@@ -158,6 +200,7 @@ class TemplateRender:
     `{% generation %}` spans, each message's segment, and the text the template writes itself
     (its `literals`, for the lints). This is the part that runs untrusted code: a server
     computes it in a sandboxed process (`render_chat`'s `renderer`)."""
+
     text: str
     generation_spans: list[tuple[int, int]]
     segments: list[Segment]
@@ -165,8 +208,9 @@ class TemplateRender:
     literals: tuple[str, ...]
 
 
-def render_template(inputs: ChatInputs, *, time_limit: float = sandbox.TIME_LIMIT
-                    ) -> TemplateRender:
+def render_template(
+    inputs: ChatInputs, *, time_limit: float = sandbox.TIME_LIMIT
+) -> TemplateRender:
     """Render `inputs` and cut the text into its messages' segments (the template's work only).
 
     >>> done = render_template(prepare([{"role": "user", "content": "Hi"}], template_name="chatml"))
@@ -175,8 +219,9 @@ def render_template(inputs: ChatInputs, *, time_limit: float = sandbox.TIME_LIMI
     """
     text, generation_spans = render_text(inputs, time_limit=time_limit)
     segments, exact = _segments(inputs, text, time_limit)
-    return TemplateRender(text, generation_spans, segments, exact,
-                          sandbox.literals(inputs.template))
+    return TemplateRender(
+        text, generation_spans, segments, exact, sandbox.literals(inputs.template)
+    )
 
 
 Renderer = Callable[[ChatInputs, float], TemplateRender]
@@ -186,9 +231,14 @@ def _render_here(inputs: ChatInputs, time_limit: float) -> TemplateRender:
     return render_template(inputs, time_limit=time_limit)
 
 
-def render_chat(messages: Any, *, tokenizer: Tokenizer | None = None,
-                time_limit: float = sandbox.TIME_LIMIT, renderer: Renderer = _render_here,
-                **options: Any) -> ChatRender:
+def render_chat(
+    messages: Any,
+    *,
+    tokenizer: Tokenizer | None = None,
+    time_limit: float = sandbox.TIME_LIMIT,
+    renderer: Renderer = _render_here,
+    **options: Any,
+) -> ChatRender:
     """Render `messages` (see `prepare` for the options) and cut the text into messages and,
     with a `tokenizer`, into tokens; `lints` says what looks wrong (see `lints`). `renderer`
     runs the template's own work (`render_template`): here by default; a server passes one
@@ -208,8 +258,15 @@ def render_chat(messages: Any, *, tokenizer: Tokenizer | None = None,
         encoding = encode_chat(tokenizer, text)
         tokens = _chat_tokens(encoding, segments, generation_spans)
     chat = ChatRender(text, segments, generation_spans, done.spans_exact, tokens)
-    return ChatRender(text, segments, generation_spans, done.spans_exact, tokens,
-                      lints.find(chat, inputs, tokenizer, done.literals), encoding)
+    return ChatRender(
+        text,
+        segments,
+        generation_spans,
+        done.spans_exact,
+        tokens,
+        lints.find(chat, inputs, tokenizer, done.literals),
+        encoding,
+    )
 
 
 # ---- spans --------------------------------------------------------------------------------
@@ -245,9 +302,16 @@ def _turn_segments(inputs: ChatInputs, text: str, ends: list[int]) -> list[Segme
     for i, message in enumerate(messages):
         start, end = ends[i], ends[i + 1]
         if i == len(messages) - 1 and not inputs.add_generation_prompt:
-            end = len(text)           # whatever the template closes the chat with
-        segments.append(Segment(i, str(message.get("role", "")), start, end,
-                                _find_content(text, message.get("content"), start, end)))
+            end = len(text)  # whatever the template closes the chat with
+        segments.append(
+            Segment(
+                i,
+                str(message.get("role", "")),
+                start,
+                end,
+                _find_content(text, message.get("content"), start, end),
+            )
+        )
     if messages and inputs.add_generation_prompt and ends[-1] < len(text):
         segments.append(Segment(None, PROMPT_ROLE, ends[-1], len(text)))
     return [s for s in segments if s.end > s.start or s.index is not None]
@@ -258,8 +322,9 @@ def _content_segments(messages: list[dict[str, Any]], text: str) -> list[Segment
     is found (the first occurrence not already taken), the rest the template's."""
     taken: list[tuple[int, int, int]] = []
     for i, message in enumerate(messages):
-        span = _find_content(text, message.get("content"), 0, len(text),
-                             [(s, e) for s, e, _ in taken])
+        span = _find_content(
+            text, message.get("content"), 0, len(text), [(s, e) for s, e, _ in taken]
+        )
         if span is not None:
             taken.append((*span, i))
     segments, position = [], 0
@@ -273,8 +338,9 @@ def _content_segments(messages: list[dict[str, Any]], text: str) -> list[Segment
     return segments
 
 
-def _find_content(text: str, content: Any, start: int, end: int,
-                  taken: list[tuple[int, int]] = ()) -> tuple[int, int] | None:
+def _find_content(
+    text: str, content: Any, start: int, end: int, taken: list[tuple[int, int]] = ()
+) -> tuple[int, int] | None:
     """Where `content` (or, as templates often trim it, its stripped text) is first in
     text[start:end] without overlapping a `taken` span.
 
@@ -301,12 +367,21 @@ def _prefix_render(inputs: ChatInputs, messages: list[dict], time_limit: float) 
         return None
 
 
-def _chat_tokens(encoding: Encoding, segments: list[Segment],
-                 generation_spans: list[tuple[int, int]]) -> list[ChatToken]:
+def _chat_tokens(
+    encoding: Encoding, segments: list[Segment], generation_spans: list[tuple[int, int]]
+) -> list[ChatToken]:
     out = []
     for id_, token, (start, end) in zip(encoding.ids, encoding.tokens, encoding.offsets):
-        out.append(ChatToken(id_, token, start, end, _segment_at(segments, start),
-                             any(end > s and start < e for s, e in generation_spans)))
+        out.append(
+            ChatToken(
+                id_,
+                token,
+                start,
+                end,
+                _segment_at(segments, start),
+                any(end > s and start < e for s, e in generation_spans),
+            )
+        )
     return out
 
 
@@ -315,7 +390,6 @@ def _segment_at(segments: list[Segment], position: int) -> int:
         if position < segment.end:
             return i
     return len(segments) - 1
-
 
 
 def _own_config(tokenizer: Tokenizer | None, template_name: str | None) -> dict[str, Any] | None:
@@ -356,8 +430,14 @@ def _check_messages(messages: Any) -> list[dict[str, Any]]:
         if not isinstance(message, dict) or not isinstance(message.get("role"), str):
             raise ValueError(f"message {i + 1} must be an object with a string 'role'")
         message = {k: v for k, v in _plain(message).items() if v is not None}
-        reasoning = next((message[k] for k in ("reasoning_content", "thinking", "reasoning")
-                          if message.get(k) is not None), None)
+        reasoning = next(
+            (
+                message[k]
+                for k in ("reasoning_content", "thinking", "reasoning")
+                if message.get(k) is not None
+            ),
+            None,
+        )
         if reasoning is not None:
             message = {"thinking": reasoning, **message, "reasoning_content": reasoning}
         out.append(message)

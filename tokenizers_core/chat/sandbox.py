@@ -33,8 +33,11 @@ This is the first line of defence, and the only one a library user rendering in-
 bounds what a template can build, not what the interpreter needs to run it (a server also renders
 in a child process with hard limits).
 """
+
 from __future__ import annotations
 
+import functools
+import inspect
 import itertools
 import json
 import re
@@ -44,8 +47,6 @@ from collections.abc import ItemsView, KeysView, ValuesView
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import datetime
-import functools
-import inspect
 from functools import lru_cache
 from typing import Any, Callable, Iterator
 
@@ -57,12 +58,12 @@ import jinja2.nodes
 import jinja2.utils
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-MAX_OUTPUT = 1_000_000        # characters a render may produce (and any one value it builds)
-MAX_ITEMS = 100_000           # items (characters, words) one call of an item-by-item filter takes
-MAX_EXPONENT = 1_000          # `a ** b` with a larger b is refused
-MAX_INT_BITS = 100_000        # bits of an integer `*` or `**` may build (str() stops at 4,300 digits)
-MAX_INDENT = 100              # tojson's indent (transformers has no limit; templates use 2 or 4)
-TIME_LIMIT = 2.0              # seconds of CPU time a render may take
+MAX_OUTPUT = 1_000_000  # characters a render may produce (and any one value it builds)
+MAX_ITEMS = 100_000  # items (characters, words) one call of an item-by-item filter takes
+MAX_EXPONENT = 1_000  # `a ** b` with a larger b is refused
+MAX_INT_BITS = 100_000  # bits of an integer `*` or `**` may build (str() stops at 4,300 digits)
+MAX_INDENT = 100  # tojson's indent (transformers has no limit; templates use 2 or 4)
+TIME_LIMIT = 2.0  # seconds of CPU time a render may take
 
 
 class TemplateFailure(ValueError):
@@ -71,8 +72,11 @@ class TemplateFailure(ValueError):
     def __init__(self, message: str, line: int | None = None) -> None:
         self.reason = message
         self.line = line
-        super().__init__(f"the chat template failed at line {line}: {message}" if line
-                         else f"the chat template failed: {message}")
+        super().__init__(
+            f"the chat template failed at line {line}: {message}"
+            if line
+            else f"the chat template failed: {message}"
+        )
 
 
 class _BudgetExceeded(Exception):
@@ -100,7 +104,7 @@ class _Budget:
         self.time_limit = time_limit
         self.cpu_deadline = time.thread_time() + time_limit
         self.next_reading = time.monotonic() + self.READ_EVERY
-        self.written: list[str] = []            # the output so far, chunk by chunk
+        self.written: list[str] = []  # the output so far, chunk by chunk
         self.written_chars = 0
         self.generation_spans: list[tuple[int, int]] = []
 
@@ -111,8 +115,7 @@ class _Budget:
     def read_clock(self) -> None:
         self.next_reading = time.monotonic() + self.READ_EVERY
         if time.thread_time() > self.cpu_deadline:
-            raise _BudgetExceeded(f"it ran for more than {self.time_limit:g} seconds "
-                                  "(of CPU time)")
+            raise _BudgetExceeded(f"it ran for more than {self.time_limit:g} seconds (of CPU time)")
 
 
 _BUDGET: ContextVar[_Budget | None] = ContextVar("chat_template_budget", default=None)
@@ -120,7 +123,7 @@ _BUDGET: ContextVar[_Budget | None] = ContextVar("chat_template_budget", default
 
 def _tick() -> None:
     budget = _BUDGET.get()
-    if budget is not None and time.monotonic() >= budget.next_reading:    # budget.tick(), inlined
+    if budget is not None and time.monotonic() >= budget.next_reading:  # budget.tick(), inlined
         budget.read_clock()
 
 
@@ -149,7 +152,7 @@ def weight(value: Any, limit: int = MAX_OUTPUT, *, indent: int = 0) -> int:
     15
     """
     total = 0
-    pending = [iter((value,))]              # one iterator per level of nesting being walked
+    pending = [iter((value,))]  # one iterator per level of nesting being walked
     while pending:
         item = next(pending[-1], _END)
         if item is _END:
@@ -160,7 +163,7 @@ def weight(value: Any, limit: int = MAX_OUTPUT, *, indent: int = 0) -> int:
         elif isinstance(item, (int, float)) or item is None:
             total += _scalar_weight(item)
         else:
-            if isinstance(item, jinja2.utils.Namespace):       # its text shows its values
+            if isinstance(item, jinja2.utils.Namespace):  # its text shows its values
                 item = object.__getattribute__(item, "_Namespace__attrs")
             if isinstance(item, dict):
                 total += len(item) * (1 + indent * len(pending))
@@ -189,7 +192,7 @@ def _scalar_weight(value: Any) -> int:
     if isinstance(value, float):
         return len(repr(value))
     if isinstance(value, (bytes, bytearray)):
-        return 4 * len(value)             # repr() writes a byte as up to 4 characters
+        return 4 * len(value)  # repr() writes a byte as up to 4 characters
     return 1
 
 
@@ -256,7 +259,7 @@ _PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?[#0\- +]*(\d*)(?:\.(\d*))?")
 # string methods and filters whose numeric arguments are widths (the result that long)
 # (a format's fields are sized by `_format_size`, widths taken from its arguments included)
 _WIDTH_TAKERS = frozenset({"center", "ljust", "rjust", "zfill", "expandtabs", "indent"})
-_FLOAT_FIELD = 330            # the longest text of a float in a field: '%f' % 1e308 is 316
+_FLOAT_FIELD = 330  # the longest text of a float in a field: '%f' % 1e308 is 316
 
 
 def _check_arguments(name: str, target: Any, args: tuple, kwargs: dict) -> None:
@@ -282,8 +285,11 @@ def _check_arguments(name: str, target: Any, args: tuple, kwargs: dict) -> None:
     takes_widths = name in _WIDTH_TAKERS or (name == "%" and "*" in str(target))  # '%*d'
     if takes_widths and any(isinstance(v, int) and v > MAX_OUTPUT for v in values):
         raise _BudgetExceeded(f"{name} was asked for more than {MAX_OUTPUT:,} characters")
-    if name in ("format", "format_map", "%") and isinstance(target, str) \
-            and max(_format_widths(target, percent=name == "%"), default=0) > MAX_OUTPUT:
+    if (
+        name in ("format", "format_map", "%")
+        and isinstance(target, str)
+        and max(_format_widths(target, percent=name == "%"), default=0) > MAX_OUTPUT
+    ):
         raise _BudgetExceeded(f"a format asked for a width over {MAX_OUTPUT:,} characters")
     if _estimate(name, target, args, kwargs) > MAX_OUTPUT:
         raise _BudgetExceeded(f"{name} would build more than {MAX_OUTPUT:,} characters")
@@ -306,9 +312,12 @@ def _format_widths(text: str, percent: bool) -> list[int]:
 def _format_specs(text: str) -> list[str]:
     """The spec of each `{}` field of a `str.format` string ("" for a field without one)."""
     try:
-        return [spec or "" for _, field_name, spec, _ in string.Formatter().parse(text)
-                if field_name is not None]
-    except ValueError:              # not a {}-format: str.format will say so itself
+        return [
+            spec or ""
+            for _, field_name, spec, _ in string.Formatter().parse(text)
+            if field_name is not None
+        ]
+    except ValueError:  # not a {}-format: str.format will say so itself
         return []
 
 
@@ -324,11 +333,11 @@ def _format_size(template: str, arguments: list, *, percent: bool) -> int:
     >>> _format_size("{0}{0}{0}", ["x" * 10], percent=False)   # 9 + 3 x 10
     39
     """
-    weights = [_FLOAT_FIELD if isinstance(a, float) else weight(a, MAX_OUTPUT)
-               for a in arguments]
-    largest_int = max((a for a in arguments if isinstance(a, int) and not isinstance(a, bool)),
-                      default=0)
-    if percent:                   # (a {} field is literal text to `%`, and a % one to format)
+    weights = [_FLOAT_FIELD if isinstance(a, float) else weight(a, MAX_OUTPUT) for a in arguments]
+    largest_int = max(
+        (a for a in arguments if isinstance(a, int) and not isinstance(a, bool)), default=0
+    )
+    if percent:  # (a {} field is literal text to `%`, and a % one to format)
         specs = _PERCENT_SPEC.findall(template)
         widths = sum(int(n) for spec in specs for n in spec if n)
         fields = len(specs)
@@ -350,8 +359,12 @@ def _estimate(name: str, target: Any, args: tuple, kwargs: dict | None = None) -
     if not isinstance(target, str):
         return 0
     size = len(target)
-    if name == "replace" and len(args) >= 2 and isinstance(args[0], str) \
-            and isinstance(args[1], str):
+    if (
+        name == "replace"
+        and len(args) >= 2
+        and isinstance(args[0], str)
+        and isinstance(args[1], str)
+    ):
         return size + (size // max(len(args[0]), 1) + 1) * len(args[1])
     if name == "join" and args:
         return _join_size(args[0], target)
@@ -365,8 +378,9 @@ def _estimate(name: str, target: Any, args: tuple, kwargs: dict | None = None) -
         table = args[0]
         replacements = table.values() if isinstance(table, dict) else table
         if isinstance(replacements, (list, tuple, ValuesView)):
-            longest = max((weight(r, MAX_OUTPUT) for r in replacements if isinstance(r, str)),
-                          default=1)
+            longest = max(
+                (weight(r, MAX_OUTPUT) for r in replacements if isinstance(r, str)), default=1
+            )
             return size * max(longest, 1)
     if name in ("format", "format_map"):
         arguments = [*args, *kwargs.values()]
@@ -397,16 +411,45 @@ def _indent_size(text: str, width: Any) -> int:
 # ---- filters ----------------------------------------------------------------------------------
 # Filters that make text of the value they are given: a value that is not a string is weighed
 # first (`str()` of a list of a thousand million-character strings is a gigabyte).
-_TEXT_MAKERS = frozenset({"string", "e", "escape", "forceescape", "safe", "upper", "lower",
-                          "capitalize", "title", "trim", "striptags", "replace", "wordcount",
-                          "wordwrap", "urlize", "urlencode", "center", "indent", "format",
-                          "xmlattr"})
+_TEXT_MAKERS = frozenset(
+    {
+        "string",
+        "e",
+        "escape",
+        "forceescape",
+        "safe",
+        "upper",
+        "lower",
+        "capitalize",
+        "title",
+        "trim",
+        "striptags",
+        "replace",
+        "wordcount",
+        "wordwrap",
+        "urlize",
+        "urlencode",
+        "center",
+        "indent",
+        "format",
+        "xmlattr",
+    }
+)
 # Filters that go item by item in Python, or copy each item (case-insensitive keys lowercase a
 # copy of every string): at most MAX_ITEMS items, weighing at most MAX_OUTPUT.
 _ITEM_BY_ITEM = frozenset({"sort", "unique", "dictsort", "groupby", "min", "max"})
 # Filters whose other arguments `_check_filter` reads too (the others only weigh their value).
-_READS_ARGUMENTS = _ITEM_BY_ITEM | {"batch", "slice", "pprint", "replace", "indent", "center",
-                                    "wordwrap", "urlize", "format"}
+_READS_ARGUMENTS = _ITEM_BY_ITEM | {
+    "batch",
+    "slice",
+    "pprint",
+    "replace",
+    "indent",
+    "center",
+    "wordwrap",
+    "urlize",
+    "format",
+}
 _PASSED = frozenset({"environment", "env", "eval_ctx", "context"})
 
 
@@ -414,10 +457,11 @@ def _parameters(function: Callable) -> inspect.Signature | None:
     """A filter's signature without the environment or context jinja passes it first."""
     try:
         signature = inspect.signature(function)
-    except (TypeError, ValueError):       # pragma: no cover - every jinja filter has one
+    except (TypeError, ValueError):  # pragma: no cover - every jinja filter has one
         return None
-    return signature.replace(parameters=[p for p in signature.parameters.values()
-                                         if p.name not in _PASSED])
+    return signature.replace(
+        parameters=[p for p in signature.parameters.values() if p.name not in _PASSED]
+    )
 
 
 def _check_filter(name: str, params: dict[str, Any]) -> Any:
@@ -435,22 +479,31 @@ def _check_filter(name: str, params: dict[str, Any]) -> Any:
     if name in _TEXT_MAKERS:
         size = len(value) if isinstance(value, str) else weight(value)
         if size > MAX_OUTPUT:
-            raise _BudgetExceeded(f"{name} would write a value of more than {MAX_OUTPUT:,} "
-                                  "characters")
-    if name == "batch" and params.get("fill_with") is not None \
-            and _count(params.get("linecount")) > MAX_OUTPUT:
-        raise _BudgetExceeded(f"batch was asked for batches of {params['linecount']:,} items "
-                              f"(at most {MAX_OUTPUT:,})")
+            raise _BudgetExceeded(
+                f"{name} would write a value of more than {MAX_OUTPUT:,} characters"
+            )
+    if (
+        name == "batch"
+        and params.get("fill_with") is not None
+        and _count(params.get("linecount")) > MAX_OUTPUT
+    ):
+        raise _BudgetExceeded(
+            f"batch was asked for batches of {params['linecount']:,} items (at most {MAX_OUTPUT:,})"
+        )
     if name == "slice" and _count(params.get("slices")) > MAX_ITEMS:
-        raise _BudgetExceeded(f"slice was asked for {params['slices']:,} slices "
-                              f"(at most {MAX_ITEMS:,})")
+        raise _BudgetExceeded(
+            f"slice was asked for {params['slices']:,} slices (at most {MAX_ITEMS:,})"
+        )
     if name == "pprint":
         _refuse_heavy("pprint", value, MAX_ITEMS, indent=1)
     if name in ("wordwrap", "urlize") and size > MAX_ITEMS:
         raise _BudgetExceeded(f"{name} takes at most {MAX_ITEMS:,} characters, not {size:,}")
     estimate = 0
-    if name == "replace" and isinstance(params.get("old"), str) \
-            and isinstance(params.get("new"), str):
+    if (
+        name == "replace"
+        and isinstance(params.get("old"), str)
+        and isinstance(params.get("new"), str)
+    ):
         estimate = size + (size // max(len(params["old"]), 1) + 1) * len(params["new"])
     elif name == "indent":
         if isinstance(params.get("width"), int) and params["width"] > MAX_OUTPUT:
@@ -484,11 +537,9 @@ def _bounded_items(name: str, value: Any) -> Any:
     MAX_ITEMS items, weighing at most MAX_OUTPUT), an iterator wrapped to stop past MAX_ITEMS."""
     if hasattr(value, "__len__"):
         if len(value) > MAX_ITEMS:
-            raise _BudgetExceeded(f"{name} takes at most {MAX_ITEMS:,} items, not "
-                                  f"{len(value):,}")
+            raise _BudgetExceeded(f"{name} takes at most {MAX_ITEMS:,} items, not {len(value):,}")
         if weight(value) > MAX_OUTPUT:
-            raise _BudgetExceeded(f"{name} takes values weighing at most {MAX_OUTPUT:,} "
-                                  "characters")
+            raise _BudgetExceeded(f"{name} takes values weighing at most {MAX_OUTPUT:,} characters")
         return value
     return _counted(name, value)
 
@@ -506,12 +557,19 @@ def _guarded_filter(name: str, function: Any) -> Any:
     signature = _parameters(function) if name in _READS_ARGUMENTS else None
     makes_text = name in _TEXT_MAKERS
 
-    @functools.wraps(function)          # keeps jinja's pass_context / pass_environment marks
+    @functools.wraps(function)  # keeps jinja's pass_context / pass_environment marks
     def guarded(*args: Any, **kwargs: Any) -> Any:
         _tick()
-        first = next((i for i, a in enumerate(args)
-                      if not isinstance(a, (jinja2.runtime.Context, jinja2.nodes.EvalContext,
-                                            jinja2.Environment))), None)
+        first = next(
+            (
+                i
+                for i, a in enumerate(args)
+                if not isinstance(
+                    a, (jinja2.runtime.Context, jinja2.nodes.EvalContext, jinja2.Environment)
+                )
+            ),
+            None,
+        )
         if signature is None:
             if makes_text and first is not None and not isinstance(args[first], str):
                 _check_filter(name, {"value": args[first]})
@@ -519,19 +577,21 @@ def _guarded_filter(name: str, function: Any) -> Any:
             try:
                 bound = signature.bind(*args[first:], **kwargs)
             except TypeError:
-                bound = None            # wrong arguments: the filter itself says so
+                bound = None  # wrong arguments: the filter itself says so
             if bound is not None:
                 bound.apply_defaults()
                 value = _check_filter(name, bound.arguments)
                 if value is not args[first]:
-                    args = (*args[:first], value, *args[first + 1:])
+                    args = (*args[:first], value, *args[first + 1 :])
         return _check_size(function(*args, **kwargs))
+
     return guarded
 
 
 @jinja2.pass_environment
-def _sum(environment: jinja2.Environment, iterable: Any, attribute: Any = None,
-         start: Any = 0) -> Any:
+def _sum(
+    environment: jinja2.Environment, iterable: Any, attribute: Any = None, start: Any = 0
+) -> Any:
     """jinja's `sum`, its size known before it is built: lists and tuples are counted as they
     are taken (so the items past the limit are never made) and summed in one pass. Python's
     `sum` of lists copies the running total at every step (quadratic): `[l] * 300` of a
@@ -556,19 +616,20 @@ def _sum(environment: jinja2.Environment, iterable: Any, attribute: Any = None,
         same_kind = same_kind and type(item) is kind
         items.append(item)
     if same_kind:
-        return kind(itertools.chain(start, *items))      # start + items[0] + items[1] + ...
+        return kind(itertools.chain(start, *items))  # start + items[0] + items[1] + ...
     if isinstance(start, (str, bytes, bytearray)):
-        return sum(items, start)                         # Python's own TypeError
+        return sum(items, start)  # Python's own TypeError
     total = start
-    for item in items:                                   # numbers (or a TypeError, as sum's)
+    for item in items:  # numbers (or a TypeError, as sum's)
         _tick()
         total = total + item
     return total
 
 
 @jinja2.pass_eval_context
-def _join(eval_ctx: jinja2.nodes.EvalContext, value: Any, d: str = "",
-          attribute: Any = None) -> str:
+def _join(
+    eval_ctx: jinja2.nodes.EvalContext, value: Any, d: str = "", attribute: Any = None
+) -> str:
     """jinja's `join`, its size known before it is built: the items taken (at most
     MAX_OUTPUT of them) and weighed first."""
     if attribute is not None:
@@ -602,8 +663,9 @@ class _GenerationBlock(jinja2.ext.Extension):
     def parse(self, parser: Any) -> jinja2.nodes.Node:
         lineno = next(parser.stream).lineno
         body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
-        return jinja2.nodes.CallBlock(self.call_method("_render_generation"), [], [],
-                                      body).set_lineno(lineno)
+        return jinja2.nodes.CallBlock(
+            self.call_method("_render_generation"), [], [], body
+        ).set_lineno(lineno)
 
     def _render_generation(self, caller: Any) -> str:
         text = caller()
@@ -627,7 +689,7 @@ class _TemplateDict:
 class _Namespace(jinja2.utils.Namespace):
     """`namespace(...)` that refuses underscore names (as transformers') and huge values."""
 
-    def __init__(*args: Any, **kwargs: Any) -> None:      # noqa: N805 (jinja's own signature trick)
+    def __init__(*args: Any, **kwargs: Any) -> None:  # noqa: N805 (jinja's own signature trick)
         self, args = args[0], args[1:]
         attrs = dict(*args, **kwargs)
         for name, value in attrs.items():
@@ -642,15 +704,17 @@ class _Namespace(jinja2.utils.Namespace):
     def _check(name: Any, value: Any) -> None:
         if isinstance(name, str) and name.startswith("_"):
             raise jinja2.exceptions.SecurityError(
-                f"a chat template cannot store the underscore name {name!r} on a namespace")
+                f"a chat template cannot store the underscore name {name!r} on a namespace"
+            )
         _check_size(value)
 
 
 def _lipsum(n: int = 5, html: bool = True, min: int = 20, max: int = 100) -> str:  # noqa: A002
     """jinja's `lipsum` (n paragraphs of min to max words), at most MAX_ITEMS words."""
     if _count(n) * _count(max) > MAX_ITEMS:
-        raise _BudgetExceeded(f"lipsum was asked for up to {n * max:,} words "
-                              f"(at most {MAX_ITEMS:,})")
+        raise _BudgetExceeded(
+            f"lipsum was asked for up to {n * max:,} words (at most {MAX_ITEMS:,})"
+        )
     return jinja2.utils.generate_lorem_ipsum(n=n, html=html, min=min, max=max)
 
 
@@ -688,8 +752,9 @@ class _CodeGenerator(jinja2.compiler.CodeGenerator):
         the clock (an empty loop inside a loop calls nothing else that would)."""
         ticking = jinja2.nodes.EnvironmentAttribute("ticking")
         if not (isinstance(node.iter, jinja2.nodes.Call) and node.iter.node == ticking):
-            node.iter = jinja2.nodes.Call(ticking, [node.iter], [], None, None,
-                                          lineno=node.iter.lineno)
+            node.iter = jinja2.nodes.Call(
+                ticking, [node.iter], [], None, None, lineno=node.iter.lineno
+            )
         super().visit_For(node, frame)
 
 
@@ -698,18 +763,27 @@ class ChatEnvironment(ImmutableSandboxedEnvironment):
 
     intercepted_binops = frozenset({"*", "+", "**", "%"})
     code_generator_class = _CodeGenerator
-    concat = staticmethod(_checked_concat)     # a macro's output, and `~`
+    concat = staticmethod(_checked_concat)  # a macro's output, and `~`
     ticking = _Ticking
 
     def __init__(self) -> None:
-        super().__init__(trim_blocks=True, lstrip_blocks=True, finalize=_checked_output,
-                         extensions=[_GenerationBlock, jinja2.ext.loopcontrols])
+        super().__init__(
+            trim_blocks=True,
+            lstrip_blocks=True,
+            finalize=_checked_output,
+            extensions=[_GenerationBlock, jinja2.ext.loopcontrols],
+        )
         self.filters.update(sum=_sum, join=_join, list=_list)
         for name, function in list(self.filters.items()):
             self.filters[name] = _guarded_filter(name, function)
         self.filters["tojson"] = _tojson
-        self.globals.update(raise_exception=_raise_exception, strftime_now=_strftime_now,
-                            dict=_TemplateDict(), namespace=_Namespace, lipsum=_lipsum)
+        self.globals.update(
+            raise_exception=_raise_exception,
+            strftime_now=_strftime_now,
+            dict=_TemplateDict(),
+            namespace=_Namespace,
+            lipsum=_lipsum,
+        )
 
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
         _tick()
@@ -722,12 +796,13 @@ class ChatEnvironment(ImmutableSandboxedEnvironment):
                 arguments = right if isinstance(right, tuple) else (right,)
                 _check_arguments("%", left, arguments, {})
                 return _check_size(super().call_binop(context, operator, left, right))
-        elif isinstance(right, int):                      # **
+        elif isinstance(right, int):  # **
             if abs(right) > MAX_EXPONENT:
                 raise _BudgetExceeded(f"it raised a number to a power above {MAX_EXPONENT}")
             if isinstance(left, int) and left.bit_length() * right > MAX_INT_BITS:
-                raise _BudgetExceeded(f"it raised a number to a power of more than "
-                                      f"{MAX_INT_BITS:,} bits")
+                raise _BudgetExceeded(
+                    f"it raised a number to a power of more than {MAX_INT_BITS:,} bits"
+                )
         return super().call_binop(context, operator, left, right)
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
@@ -735,7 +810,7 @@ class ChatEnvironment(ImmutableSandboxedEnvironment):
         target = getattr(__obj, "__self__", None)
         if isinstance(target, str):
             name = getattr(__obj, "__name__", "a string method")
-            if name == "join" and args:              # take the items once, then weigh them
+            if name == "join" and args:  # take the items once, then weigh them
                 args = (_take(args[0], "join"), *args[1:])
             _check_arguments(name, target, args, kwargs)
         return _check_size(super().call(__context, __obj, *args, **kwargs))
@@ -750,6 +825,7 @@ class ChatEnvironment(ImmutableSandboxedEnvironment):
         def checked(*args: Any, **kwargs: Any) -> str:
             _check_arguments(value.__name__, value.__self__, args, kwargs)
             return _check_size(wrapper(*args, **kwargs))
+
         return checked
 
     def getattr(self, obj: Any, attribute: str) -> Any:
@@ -779,8 +855,13 @@ def _raise_exception(message: str) -> None:
     raise jinja2.exceptions.TemplateError(message)
 
 
-def _tojson(x: Any, ensure_ascii: bool = False, indent: int | str | None = None,
-            separators: tuple[str, str] | None = None, sort_keys: bool = False) -> str:
+def _tojson(
+    x: Any,
+    ensure_ascii: bool = False,
+    indent: int | str | None = None,
+    separators: tuple[str, str] | None = None,
+    sort_keys: bool = False,
+) -> str:
     """transformers' `tojson`: plain `json.dumps` (jinja's own escapes HTML characters); an
     indent over MAX_INDENT is refused, and a value whose text, indentation included, would
     weigh more than MAX_OUTPUT characters is refused before it is written.
@@ -794,8 +875,11 @@ def _tojson(x: Any, ensure_ascii: bool = False, indent: int | str | None = None,
         raise _BudgetExceeded(f"tojson's indent is over {MAX_INDENT}")
     if weight(x, MAX_OUTPUT, indent=max(width, 0)) > MAX_OUTPUT:
         raise _BudgetExceeded(f"tojson would write more than {MAX_OUTPUT:,} characters")
-    return _check_size(json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators,
-                      sort_keys=sort_keys))
+    return _check_size(
+        json.dumps(
+            x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys
+        )
+    )
 
 
 def _strftime_now(format: str) -> str:
@@ -831,16 +915,18 @@ def literals(source: str) -> tuple[str, ...]:
     >>> literals("{{ '<|im_start|>' + m }}x")
     ('<|im_start|>', 'x')
     """
-    compile_template(source)                       # a syntax error says so first
+    compile_template(source)  # a syntax error says so first
     tree = _ENVIRONMENT.parse(source)
     found = [node.data for node in tree.find_all(jinja2.nodes.TemplateData)]
-    found += [node.value for node in tree.find_all(jinja2.nodes.Const)
-              if isinstance(node.value, str)]
+    found += [
+        node.value for node in tree.find_all(jinja2.nodes.Const) if isinstance(node.value, str)
+    ]
     return tuple(sorted(set(found)))
 
 
-def render(source: str, variables: dict[str, Any], *,
-           time_limit: float = TIME_LIMIT) -> tuple[str, list[tuple[int, int]]]:
+def render(
+    source: str, variables: dict[str, Any], *, time_limit: float = TIME_LIMIT
+) -> tuple[str, list[tuple[int, int]]]:
     """Render `source` with `variables`: the text and the `{% generation %}` spans (character
     offsets in the text). Raises `TemplateFailure` for any error, with the template's line;
     `time_limit` is in seconds of the rendering thread's CPU time (see `_Budget`).
@@ -866,8 +952,15 @@ def render(source: str, variables: dict[str, Any], *,
             raise TemplateFailure(f"it was stopped: {exc}", _template_line(exc)) from None
         except jinja2.exceptions.TemplateError as exc:
             raise TemplateFailure(_message(exc), _template_line(exc)) from None
-        except (ArithmeticError, TypeError, ValueError, LookupError, AttributeError,
-                RecursionError, AssertionError) as exc:
+        except (
+            ArithmeticError,
+            TypeError,
+            ValueError,
+            LookupError,
+            AttributeError,
+            RecursionError,
+            AssertionError,
+        ) as exc:
             # AssertionError: jinja's `truncate` asserts its arguments. (A MemoryError goes on:
             # it is the process's, and a sandboxed child reports it as its memory budget.)
             raise TemplateFailure(f"{type(exc).__name__}: {exc}", _template_line(exc)) from None

@@ -5,6 +5,7 @@ A tokenizer_config.json holds `chat_template` as a string, or as a list of `{"na
 `eos_token`, ...) are strings or `{"content": ...}` objects. The bundled examples are data files in
 `data/chat_templates/` (see SOURCES.md there), each with the special tokens its format uses.
 """
+
 from __future__ import annotations
 
 import functools
@@ -16,34 +17,62 @@ from typing import Any
 _DATA = Path(__file__).resolve().parents[1] / "data" / "chat_templates"
 
 # The named special tokens transformers passes to a template (SPECIAL_TOKENS_ATTRIBUTES).
-SPECIAL_TOKEN_NAMES = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token",
-                       "cls_token", "mask_token")
+SPECIAL_TOKEN_NAMES = (
+    "bos_token",
+    "eos_token",
+    "unk_token",
+    "sep_token",
+    "pad_token",
+    "cls_token",
+    "mask_token",
+)
 
 
 @dataclass(frozen=True)
 class BundledTemplate:
     name: str
     label: str
-    special_tokens: dict[str, str]      # bos_token, eos_token, ... as the format spells them
-    end_of_turn: str                    # the token that closes a turn
+    special_tokens: dict[str, str]  # bos_token, eos_token, ... as the format spells them
+    end_of_turn: str  # the token that closes a turn
 
 
 _BUNDLED = {
-    t.name: t for t in (
-        BundledTemplate("llama3", "Llama 3 style",
-                        {"bos_token": "<|begin_of_text|>", "eos_token": "<|eot_id|>"}, "<|eot_id|>"),
-        BundledTemplate("mistral_v3", "Mistral v3 (with tools)",
-                        {"bos_token": "<s>", "eos_token": "</s>"}, "</s>"),
-        BundledTemplate("mistral_v7", "Mistral v7 (with tools)",
-                        {"bos_token": "<s>", "eos_token": "</s>"}, "</s>"),
-        BundledTemplate("chatml", "ChatML (Qwen)",
-                        {"eos_token": "<|im_end|>"}, "<|im_end|>"),
-        BundledTemplate("chatml_tools", "ChatML with tools (Qwen 2.5 style)",
-                        {"eos_token": "<|im_end|>"}, "<|im_end|>"),
-        BundledTemplate("gemma", "Gemma style",
-                        {"bos_token": "<bos>", "eos_token": "<eos>"}, "<end_of_turn>"),
-        BundledTemplate("llama2_strict", "Llama 2 (raises unless roles alternate)",
-                        {"bos_token": "<s>", "eos_token": "</s>"}, "</s>"),
+    t.name: t
+    for t in (
+        BundledTemplate(
+            "llama3",
+            "Llama 3 style",
+            {"bos_token": "<|begin_of_text|>", "eos_token": "<|eot_id|>"},
+            "<|eot_id|>",
+        ),
+        BundledTemplate(
+            "mistral_v3",
+            "Mistral v3 (with tools)",
+            {"bos_token": "<s>", "eos_token": "</s>"},
+            "</s>",
+        ),
+        BundledTemplate(
+            "mistral_v7",
+            "Mistral v7 (with tools)",
+            {"bos_token": "<s>", "eos_token": "</s>"},
+            "</s>",
+        ),
+        BundledTemplate("chatml", "ChatML (Qwen)", {"eos_token": "<|im_end|>"}, "<|im_end|>"),
+        BundledTemplate(
+            "chatml_tools",
+            "ChatML with tools (Qwen 2.5 style)",
+            {"eos_token": "<|im_end|>"},
+            "<|im_end|>",
+        ),
+        BundledTemplate(
+            "gemma", "Gemma style", {"bos_token": "<bos>", "eos_token": "<eos>"}, "<end_of_turn>"
+        ),
+        BundledTemplate(
+            "llama2_strict",
+            "Llama 2 (raises unless roles alternate)",
+            {"bos_token": "<s>", "eos_token": "</s>"},
+            "</s>",
+        ),
     )
 }
 
@@ -59,8 +88,10 @@ def bundled_templates() -> list[BundledTemplate]:
 
 def bundled_template(name: str) -> BundledTemplate:
     if name not in _BUNDLED:
-        raise ValueError(f"no bundled chat template is named {name!r}; the bundled ones are: "
-                         + ", ".join(_BUNDLED))
+        raise ValueError(
+            f"no bundled chat template is named {name!r}; the bundled ones are: "
+            + ", ".join(_BUNDLED)
+        )
     return _BUNDLED[name]
 
 
@@ -100,15 +131,19 @@ def template_from_config(config: dict[str, Any], name: str | None = None) -> str
         raise ValueError("this tokenizer_config.json has no chat_template")
     if isinstance(found, str):
         if name not in (None, "default"):
-            raise ValueError(f"this tokenizer_config.json has one chat template, not one named {name!r}")
+            raise ValueError(
+                f"this tokenizer_config.json has one chat template, not one named {name!r}"
+            )
         return found
     if not isinstance(found, list) or not all(isinstance(t, dict) for t in found):
         raise ValueError("chat_template must be a string or a list of {name, template} objects")
     named = {t.get("name"): t.get("template") for t in found}
     wanted = name or "default"
     if not isinstance(named.get(wanted), str):
-        raise ValueError(f"this tokenizer_config.json has no chat template named {wanted!r}; it has: "
-                         + ", ".join(str(n) for n in named))
+        raise ValueError(
+            f"this tokenizer_config.json has no chat template named {wanted!r}; it has: "
+            + ", ".join(str(n) for n in named)
+        )
     return named[wanted]
 
 

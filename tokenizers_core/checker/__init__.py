@@ -37,6 +37,7 @@ True
 >>> [m.name for m in r.mistakes]       # without </w>, (es, t) has no (t, </w>) to tie with
 ['no_end_of_word']
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterable
@@ -53,8 +54,19 @@ from ..pre_tokenizers import WHITESPACE_PATTERN
 from ..textbook.bpe_train import bpe_train, get_stats, merge
 from . import replay
 from .parse import parse_merges, parse_minbpe_model, parse_pieces, parse_tokens, parse_vocab
-from .report import (ALGORITHMS, KINDS, MAX_REPLAY_MERGES, MISTAKES, REPLAY_BUDGET, TOP_PAIRS,
-                     CheckReport, Mistake, first_difference, pair_text, replay_mistakes)
+from .report import (
+    ALGORITHMS,
+    KINDS,
+    MAX_REPLAY_MERGES,
+    MISTAKES,
+    REPLAY_BUDGET,
+    TOP_PAIRS,
+    CheckReport,
+    Mistake,
+    first_difference,
+    pair_text,
+    replay_mistakes,
+)
 from .tokens import check_tokens
 from .wordpiece import check_wordpiece
 
@@ -65,15 +77,24 @@ __all__ = ["ALGORITHMS", "KINDS", "MISTAKES", "TIE_BREAKS", "CheckReport", "Mist
 
 TIE_BREAKS = {
     "hf": "Hugging Face's rule: on a tie, the pair of earlier-made symbols wins (the smallest "
-          "(id(left), id(right)))",
+    "(id(left), id(right)))",
     "minbpe": "minbpe's rule: on a tie, the pair seen first in the text wins (Python's max over "
-              "the pair counts, which keep the order in which pairs first occur)",
+    "the pair counts, which keep the order in which pairs first occur)",
 }
 
 
-def check(algorithm: str, lines: Iterable[str], theirs: Any, *, vocab_size: int,
-          kind: str | None = None, text: str | None = None, pieces: Any = None,
-          ties: str = "hf", **options: Any) -> CheckReport:
+def check(
+    algorithm: str,
+    lines: Iterable[str],
+    theirs: Any,
+    *,
+    vocab_size: int,
+    kind: str | None = None,
+    text: str | None = None,
+    pieces: Any = None,
+    ties: str = "hf",
+    **options: Any,
+) -> CheckReport:
     """Compare `theirs` with the reference trained on `lines` (see the module docstring).
 
     `kind` is sniffed when not given: "tokens" when `text` is given, "pieces" for unigram,
@@ -95,12 +116,19 @@ def check(algorithm: str, lines: Iterable[str], theirs: Any, *, vocab_size: int,
         raise ValueError("the minbpe tie-break applies to a merges check of bpe or byte_bpe")
     model = parse_minbpe_model(theirs) if isinstance(theirs, str) else None
     if model is not None and model.pattern and algorithm == "byte_bpe":
-        options.setdefault("pattern", model.pattern)     # the file's own split pattern
+        options.setdefault("pattern", model.pattern)  # the file's own split pattern
     if kind == "tokens":
         if text is None or not str(text).strip():
             raise ValueError("a tokens check needs the text your tokens are for (text=...)")
-        return check_tokens(algorithm, lines, parse_tokens(theirs), text, vocab_size,
-                            options, parse_pieces(pieces) if pieces else None)
+        return check_tokens(
+            algorithm,
+            lines,
+            parse_tokens(theirs),
+            text,
+            vocab_size,
+            options,
+            parse_pieces(pieces) if pieces else None,
+        )
     if kind == "pieces":
         return _check_pieces(lines, parse_pieces(theirs), vocab_size, options)
     if algorithm == "wordpiece":
@@ -121,67 +149,104 @@ def _sniff(algorithm: str, theirs: Any, text: str | None) -> str:
         items = theirs.splitlines() if isinstance(theirs, str) else list(theirs)
         if isinstance(theirs, str) and theirs.lstrip()[:1] in ("[", "{"):
             return "merges" if theirs.lstrip().startswith("[[") else "vocab"
-        if not any((" " in i) if isinstance(i, str) else isinstance(i, (list, tuple))
-                   for i in items):
+        if not any(
+            (" " in i) if isinstance(i, str) else isinstance(i, (list, tuple)) for i in items
+        ):
             return "vocab"
     return "merges"
 
 
 # ---- BPE merges ------------------------------------------------------------------------------
-def _check_bpe_merges(variant: str, lines: list[str], theirs: list[tuple[str, str]],
-                      vocab_size: int, options: dict[str, Any]) -> CheckReport:
+def _check_bpe_merges(
+    variant: str,
+    lines: list[str],
+    theirs: list[tuple[str, str]],
+    vocab_size: int,
+    options: dict[str, Any],
+) -> CheckReport:
     session = training_session("\n".join(lines), variant, vocab_size, **options)
     session.total_steps()
     ours = [s.pair for s in session.steps]
     k = first_difference(ours, theirs)
     common: dict[str, Any]  # CheckReport's fields shared by every outcome
-    common = dict(algorithm=variant, kind="merges", unit="merge", compared=len(theirs),
-                  reference=len(ours))
+    common = dict(
+        algorithm=variant, kind="merges", unit="merge", compared=len(theirs), reference=len(ours)
+    )
     if k is None:
-        return CheckReport(first_divergence=None, explanation=(
-            f"All {len(ours)} merges equal the reference's, in the same order."), **common)
+        return CheckReport(
+            first_divergence=None,
+            explanation=(f"All {len(ours)} merges equal the reference's, in the same order."),
+            **common,
+        )
     state, sentence = _bpe_state(session, k, theirs)
-    mistakes, notes = _bpe_mistakes(variant, lines, theirs, k, options) if k <= len(theirs) \
-        else ((), ())
+    mistakes, notes = (
+        _bpe_mistakes(variant, lines, theirs, k, options) if k <= len(theirs) else ((), ())
+    )
     expected = ours[k - 1] if k <= len(ours) else None
     got = theirs[k - 1] if k <= len(theirs) else None
-    return CheckReport(first_divergence=k, explanation=sentence, expected=expected, got=got,
-                       state=state, mistakes=mistakes, notes=notes, **common)
+    return CheckReport(
+        first_divergence=k,
+        explanation=sentence,
+        expected=expected,
+        got=got,
+        state=state,
+        mistakes=mistakes,
+        notes=notes,
+        **common,
+    )
 
 
 def _bpe_state(session, k: int, theirs: list[tuple[str, str]]) -> tuple[dict[str, Any], str]:
     """The reference's state just before merge k, and a sentence on why it merges what it does."""
     step = session.step(k)
-    state: dict[str, Any] = {"pairs": [list(p) for p in session.pair_table(k)][:TOP_PAIRS],
-                             "rule": session.rule, "step_before": k - 1}
+    state: dict[str, Any] = {
+        "pairs": [list(p) for p in session.pair_table(k)][:TOP_PAIRS],
+        "rule": session.rule,
+        "step_before": k - 1,
+    }
     if step is None:
         reason = session.trainer.stop_reason or "no pair is left"
-        return state, (f"The reference stops after {len(session.steps)} merges ({reason}); you "
-                       f"made {len(theirs)}. Merge {k} and later are extra.")
-    state.update(winner=list(step.pair), count=step.count,
-                 tied=[list(t) for t in step.tied or ()], n_tied=step.n_tied)
+        return state, (
+            f"The reference stops after {len(session.steps)} merges ({reason}); you "
+            f"made {len(theirs)}. Merge {k} and later are extra."
+        )
+    state.update(
+        winner=list(step.pair),
+        count=step.count,
+        tied=[list(t) for t in step.tied or ()],
+        n_tied=step.n_tied,
+    )
     win = pair_text(step.pair)
     if k > len(theirs):
-        return state, (f"You stopped after {len(theirs)} merges; the reference goes on to "
-                       f"{len(session.steps)}. Merge {k} should be {win} ({step.count:,} "
-                       f"occurrences).")
+        return state, (
+            f"You stopped after {len(theirs)} merges; the reference goes on to "
+            f"{len(session.steps)}. Merge {k} should be {win} ({step.count:,} "
+            f"occurrences)."
+        )
     got = theirs[k - 1]
     counts = _pair_counts_at(session, k - 1)
     their_count = counts.get(got)
     state["their_count"] = their_count
     text = f"Merge {k}: you merged {pair_text(got)}, the reference merges {win}. "
     if their_count is None:
-        before = "Before any merge" if k == 1 else \
-            f"After the first {k - 1} merge{'s' if k > 2 else ''}"
-        text += (f"{before}, {pair_text(got)} does not occur in the "
-                 f"corpus at all (as the reference splits it into symbols); {win} occurs "
-                 f"{step.count:,} times.")
+        before = (
+            "Before any merge" if k == 1 else f"After the first {k - 1} merge{'s' if k > 2 else ''}"
+        )
+        text += (
+            f"{before}, {pair_text(got)} does not occur in the "
+            f"corpus at all (as the reference splits it into symbols); {win} occurs "
+            f"{step.count:,} times."
+        )
     elif their_count < step.count:
-        text += (f"Counted over every word and weighted by how often the word occurs, {win} "
-                 f"occurs {step.count:,} times and {pair_text(got)} only {their_count:,}.")
+        text += (
+            f"Counted over every word and weighted by how often the word occurs, {win} "
+            f"occurs {step.count:,} times and {pair_text(got)} only {their_count:,}."
+        )
     else:
-        text += (f"Both occur {step.count:,} times: a tie, and the tie-break decides. The rule: "
-                 f"{session.rule}.")
+        text += (
+            f"Both occur {step.count:,} times: a tie, and the tie-break decides. The rule: "
+            f"{session.rule}."
+        )
     return state, text
 
 
@@ -232,53 +297,89 @@ def _bpe_sequences(variant: str, lines: list[str], options: dict[str, Any]):
     return right, variants
 
 
-def _bpe_mistakes(variant: str, lines: list[str], theirs: list, k: int,
-                  options: dict[str, Any]) -> tuple[tuple[Mistake, ...], tuple[str, ...]]:
+def _bpe_mistakes(
+    variant: str, lines: list[str], theirs: list, k: int, options: dict[str, Any]
+) -> tuple[tuple[Mistake, ...], tuple[str, ...]]:
     if variant not in ("bpe", "byte_bpe"):
         return (), ()
     _right, variants = _bpe_sequences(variant, lines, options)
     return replay_mistakes(variants, theirs, k)
 
 
-def _check_bpe_first_seen(variant: str, lines: list[str], theirs: list[tuple[str, str]],
-                          vocab_size: int, options: dict[str, Any]) -> CheckReport:
+def _check_bpe_first_seen(
+    variant: str,
+    lines: list[str],
+    theirs: list[tuple[str, str]],
+    vocab_size: int,
+    options: dict[str, Any],
+) -> CheckReport:
     """Merges against the textbook trainer with minbpe's tie-break (the pair seen first wins):
     the same word table, recounted at every merge (so small corpora only, as the replays)."""
     table, _variants = _bpe_sequences(variant, lines, options)
     size = sum(len(w) for w, _f in table)
     if size * max(len(theirs), 1) > REPLAY_BUDGET or len(theirs) > MAX_REPLAY_MERGES:
-        raise ValueError(f"the minbpe tie-break is checked by the textbook trainer, which "
-                         f"recounts every pair at every merge: at most {MAX_REPLAY_MERGES} "
-                         "merges on a small corpus")
+        raise ValueError(
+            f"the minbpe tie-break is checked by the textbook trainer, which "
+            f"recounts every pair at every merge: at most {MAX_REPLAY_MERGES} "
+            "merges on a small corpus"
+        )
     alphabet = list(bytes_to_unicode().values()) if variant == "byte_bpe" else []
-    steps = list(bpe_train(dict(table), vocab_size, alphabet=alphabet,
-                           special_tokens=["<unk>"] if variant == "bpe" else [],
-                           min_frequency=options.get("min_frequency", 0), ties="dict"))
+    steps = list(
+        bpe_train(
+            dict(table),
+            vocab_size,
+            alphabet=alphabet,
+            special_tokens=["<unk>"] if variant == "bpe" else [],
+            min_frequency=options.get("min_frequency", 0),
+            ties="dict",
+        )
+    )
     ours = [s.pair for s in steps]
     k = first_difference(ours, theirs)
     common: dict[str, Any]  # CheckReport's fields shared by every outcome
-    common = dict(algorithm=variant, kind="merges", unit="merge", compared=len(theirs),
-                  reference=len(ours))
+    common = dict(
+        algorithm=variant, kind="merges", unit="merge", compared=len(theirs), reference=len(ours)
+    )
     state: dict[str, Any] = {"rule": TIE_BREAKS["minbpe"], "step_before": (k or 1) - 1}
     if k is None:
-        return CheckReport(first_divergence=None, state=state, explanation=(
-            f"All {len(ours)} merges equal the reference's (minbpe's tie-break), in the same "
-            "order."), **common)
+        return CheckReport(
+            first_divergence=None,
+            state=state,
+            explanation=(
+                f"All {len(ours)} merges equal the reference's (minbpe's tie-break), in the same "
+                "order."
+            ),
+            **common,
+        )
     if k > len(ours):
-        return CheckReport(first_divergence=k, state=state, got=theirs[k - 1], explanation=(
-            f"The reference stops after {len(ours)} merges; you made {len(theirs)}. Merge {k} "
-            "and later are extra."), **common)
+        return CheckReport(
+            first_divergence=k,
+            state=state,
+            got=theirs[k - 1],
+            explanation=(
+                f"The reference stops after {len(ours)} merges; you made {len(theirs)}. Merge {k} "
+                "and later are extra."
+            ),
+            **common,
+        )
     step = steps[k - 1]
-    counts = get_stats(_merged_table(table, ours[:k - 1]))
-    state.update(winner=list(step.pair), count=step.count,
-                 pairs=[[a, b, n] for (a, b), n in sorted(counts.items(),
-                                                          key=lambda kv: -kv[1])[:TOP_PAIRS]])
+    counts = get_stats(_merged_table(table, ours[: k - 1]))
+    state.update(
+        winner=list(step.pair),
+        count=step.count,
+        pairs=[
+            [a, b, n] for (a, b), n in sorted(counts.items(), key=lambda kv: -kv[1])[:TOP_PAIRS]
+        ],
+    )
     win = pair_text(step.pair)
     if k > len(theirs):
-        text = (f"You stopped after {len(theirs)} merges; the reference goes on to {len(ours)}. "
-                f"Merge {k} should be {win} ({step.count:,} occurrences).")
-        return CheckReport(first_divergence=k, explanation=text, expected=step.pair,
-                           state=state, **common)
+        text = (
+            f"You stopped after {len(theirs)} merges; the reference goes on to {len(ours)}. "
+            f"Merge {k} should be {win} ({step.count:,} occurrences)."
+        )
+        return CheckReport(
+            first_divergence=k, explanation=text, expected=step.pair, state=state, **common
+        )
     got = theirs[k - 1]
     their_count = counts.get(got)
     state["their_count"] = their_count
@@ -289,12 +390,15 @@ def _check_bpe_first_seen(variant: str, lines: list[str], theirs: list[tuple[str
         text += f"{win} occurs {step.count:,} times and {pair_text(got)} only {their_count:,}."
     else:
         seen = list(counts)
-        text += (f"Both occur {step.count:,} times: a tie. With minbpe's rule the pair seen "
-                 f"first wins: {win} first occurs before {pair_text(got)} (pair "
-                 f"{seen.index(step.pair) + 1} and {seen.index(got) + 1} in the order pairs "
-                 "first occur).")
-    return CheckReport(first_divergence=k, explanation=text, expected=step.pair, got=got,
-                       state=state, **common)
+        text += (
+            f"Both occur {step.count:,} times: a tie. With minbpe's rule the pair seen "
+            f"first wins: {win} first occurs before {pair_text(got)} (pair "
+            f"{seen.index(step.pair) + 1} and {seen.index(got) + 1} in the order pairs "
+            "first occur)."
+        )
+    return CheckReport(
+        first_divergence=k, explanation=text, expected=step.pair, got=got, state=state, **common
+    )
 
 
 def _merged_table(table: list, merges: list[tuple[str, str]]) -> list:
@@ -305,30 +409,52 @@ def _merged_table(table: list, merges: list[tuple[str, str]]) -> list:
 
 
 # ---- Unigram pieces --------------------------------------------------------------------------
-def _check_pieces(lines: list[str], theirs: list[tuple[str, float]], vocab_size: int,
-                  options: dict[str, Any]) -> CheckReport:
+def _check_pieces(
+    lines: list[str], theirs: list[tuple[str, float]], vocab_size: int, options: dict[str, Any]
+) -> CheckReport:
     model = train("unigram", lines, vocab_size, **options).model
-    assert isinstance(model, Unigram)                 # for the type checker: train's is a Model
+    assert isinstance(model, Unigram)  # for the type checker: train's is a Model
     ours = model.pieces
     their_scores = dict(theirs)
     our_scores = dict(ours)
     common: dict[str, Any]  # CheckReport's fields shared by every outcome
-    common = dict(algorithm="unigram", kind="pieces", unit="piece", compared=len(theirs),
-                  reference=len(ours))
+    common = dict(
+        algorithm="unigram", kind="pieces", unit="piece", compared=len(theirs), reference=len(ours)
+    )
     missing = [(i + 1, p, s) for i, (p, s) in enumerate(ours) if p not in their_scores]
     extra = [p for p, _s in theirs if p not in our_scores]
-    worst = max(((abs(s - their_scores[p]), p) for p, s in ours if p in their_scores),
-                default=(0.0, None))
-    state = {"missing": [p for _i, p, _s in missing[:20]], "extra": extra[:20],
-             "largest_score_gap": worst[0], "largest_gap_piece": worst[1]}
+    worst = max(
+        ((abs(s - their_scores[p]), p) for p, s in ours if p in their_scores), default=(0.0, None)
+    )
+    state = {
+        "missing": [p for _i, p, _s in missing[:20]],
+        "extra": extra[:20],
+        "largest_score_gap": worst[0],
+        "largest_gap_piece": worst[1],
+    }
     if not missing and not extra:
-        return CheckReport(first_divergence=None, state=state, explanation=(
-            f"The same {len(ours)} pieces as the reference; the largest score difference is "
-            f"{worst[0]:.4f}" + (f" (on {worst[1]})." if worst[1] else ".")), **common)
+        return CheckReport(
+            first_divergence=None,
+            state=state,
+            explanation=(
+                f"The same {len(ours)} pieces as the reference; the largest score difference is "
+                f"{worst[0]:.4f}" + (f" (on {worst[1]})." if worst[1] else ".")
+            ),
+            **common,
+        )
     k = missing[0][0] if missing else len(ours) + 1
-    text = (f"Piece {k} of the reference ({missing[0][1]!r}, score {missing[0][2]:.4f}) is not "
-            f"among yours." if missing else "You have every piece of the reference and more.")
+    text = (
+        f"Piece {k} of the reference ({missing[0][1]!r}, score {missing[0][2]:.4f}) is not "
+        f"among yours."
+        if missing
+        else "You have every piece of the reference and more."
+    )
     text += f" {len(missing)} of ours are missing from yours; {len(extra)} of yours are not ours."
-    return CheckReport(first_divergence=k, explanation=text, state=state,
-                       expected=missing[0][1] if missing else None,
-                       got=extra[0] if extra else None, **common)
+    return CheckReport(
+        first_divergence=k,
+        explanation=text,
+        state=state,
+        expected=missing[0][1] if missing else None,
+        got=extra[0] if extra else None,
+        **common,
+    )

@@ -11,6 +11,7 @@ integer pairs (`[[32, 116], ...]`). Ids 0-255 are the bytes; merge i (from 0) ma
 Such merges are byte-level: they become our byte_bpe symbols (the GPT-2 byte-to-unicode
 alphabet, "Ġ" for a space), so that they compare with the reference's.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,6 +29,7 @@ _ID_PAIR = re.compile(r"\d+ \d+")
 class MinbpeModel:
     """A minbpe `.model` file: its split pattern ("" for BasicTokenizer), special tokens and
     merges as id pairs, in learned order."""
+
     pattern: str
     special_tokens: dict[str, int]
     merges: list[tuple[int, int]]
@@ -44,17 +46,19 @@ def parse_minbpe_model(text: str) -> MinbpeModel | None:
     if not lines or lines[0].strip() != MINBPE_HEADER:
         return None
     if len(lines) < 3 or not lines[2].strip().isdigit():
-        raise ValueError("a minbpe .model file has the pattern on line 2 and the number of "
-                         "special tokens on line 3; line 3 here is "
-                         f"{(lines[2] if len(lines) > 2 else '')!r}")
+        raise ValueError(
+            "a minbpe .model file has the pattern on line 2 and the number of "
+            "special tokens on line 3; line 3 here is "
+            f"{(lines[2] if len(lines) > 2 else '')!r}"
+        )
     count = int(lines[2])
     specials: dict[str, int] = {}
-    for n, line in enumerate(lines[3:3 + count], 4):
+    for n, line in enumerate(lines[3 : 3 + count], 4):
         token, _sep, id_ = line.strip().rpartition(" ")
         if not token or not id_.isdigit():
             raise ValueError(f"line {n} of the minbpe file ({line!r}) is not 'token id'")
         specials[token] = int(id_)
-    merges = id_merges([ln for ln in lines[3 + count:] if ln.strip()], first_line=4 + count)
+    merges = id_merges([ln for ln in lines[3 + count :] if ln.strip()], first_line=4 + count)
     return MinbpeModel(lines[1].strip(), specials, merges)
 
 
@@ -73,16 +77,22 @@ def id_merges(items: list[Any], first_line: int = 1) -> list[tuple[int, int]]:
     for n, item in enumerate(items):
         if isinstance(item, str) and _ID_PAIR.fullmatch(item.strip()):
             a, b = map(int, item.split())
-        elif isinstance(item, (list, tuple)) and len(item) == 2 and all(
-                isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in item):
+        elif (
+            isinstance(item, (list, tuple))
+            and len(item) == 2
+            and all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in item)
+        ):
             a, b = item
         else:
-            raise ValueError(f"line {first_line + n} ({item!r}) is not a merge of two token "
-                             "ids such as '32 116'")
+            raise ValueError(
+                f"line {first_line + n} ({item!r}) is not a merge of two token ids such as '32 116'"
+            )
         bad = next((i for i in (a, b) if i >= 256 + n), None)
         if bad is not None:
-            raise ValueError(f"merge {n + 1} ({a} {b}) names id {bad}, which no earlier merge "
-                             "made (merge i makes id 256 + i)")
+            raise ValueError(
+                f"merge {n + 1} ({a} {b}) names id {bad}, which no earlier merge "
+                "made (merge i makes id 256 + i)"
+            )
         out.append((a, b))
     if not out:
         raise ValueError("no merges given")
@@ -117,8 +127,7 @@ def _id_items(theirs: Any) -> list[Any] | None:
             return lines if lines and all(_ID_PAIR.fullmatch(ln) for ln in lines) else None
         theirs = loaded
     items = list(theirs) if isinstance(theirs, (list, tuple)) else []
-    if items and all(isinstance(i, (list, tuple)) and i and isinstance(i[0], int)
-                     for i in items):
+    if items and all(isinstance(i, (list, tuple)) and i and isinstance(i[0], int) for i in items):
         return items
     return None
 
@@ -130,11 +139,18 @@ def _json(text: str) -> Any | None:
     try:
         return json.loads(stripped)
     except json.JSONDecodeError as exc:
-        if "".join(stripped[:2].split()) not in ("[[", '["', '{"', "[]", "{}") and \
-                not stripped.replace(" ", "").startswith(('[[', '["', '{"')):
-            return None                      # e.g. a vocabulary whose first token is [UNK]
-        raise ValueError(f"this looks like JSON but does not parse: {exc.msg} "
-                         f"(line {exc.lineno}, column {exc.colno})") from None
+        if "".join(stripped[:2].split()) not in (
+            "[[",
+            '["',
+            '{"',
+            "[]",
+            "{}",
+        ) and not stripped.replace(" ", "").startswith(("[[", '["', '{"')):
+            return None  # e.g. a vocabulary whose first token is [UNK]
+        raise ValueError(
+            f"this looks like JSON but does not parse: {exc.msg} "
+            f"(line {exc.lineno}, column {exc.colno})"
+        ) from None
 
 
 def parse_merges(theirs: Any, *, byte_ids: bool = False) -> list[tuple[str, str]]:
@@ -155,12 +171,15 @@ def parse_merges(theirs: Any, *, byte_ids: bool = False) -> list[tuple[str, str]
     """
     ids = _id_items(theirs)
     # bare "32 116" lines are ids only for byte_bpe: for bpe they are merges of digits
-    plain_lines = isinstance(theirs, str) and _json(theirs) is None \
-        and parse_minbpe_model(theirs) is None
+    plain_lines = (
+        isinstance(theirs, str) and _json(theirs) is None and parse_minbpe_model(theirs) is None
+    )
     if ids is not None and (byte_ids or not plain_lines):
         if not byte_ids:
-            raise ValueError("these merges are token ids, as minbpe writes them: minbpe is "
-                             "byte-level BPE, so check them as byte_bpe")
+            raise ValueError(
+                "these merges are token ids, as minbpe writes them: minbpe is "
+                "byte-level BPE, so check them as byte_bpe"
+            )
         return byte_level_merges(id_merges(ids))
     if isinstance(theirs, str):
         loaded = _json(theirs)

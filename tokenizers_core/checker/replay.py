@@ -7,6 +7,7 @@ only (`checker.MAX_REPLAY_MERGES` and `REPLAY_BUDGET` cap them).
 >>> textbook_merges(words, 2)
 [('l', 'o'), ('lo', 'w')]
 """
+
 from __future__ import annotations
 
 from itertools import islice
@@ -20,12 +21,18 @@ from ..textbook.unigram_viterbi import unigram_viterbi
 from ..textbook.wordpiece_train import wordpiece_train
 
 Sequences = Sequence[tuple[tuple[str, ...], int]]
-UNLIMITED = 1 << 62                 # a vocabulary size that never stops a replay
+UNLIMITED = 1 << 62  # a vocabulary size that never stops a replay
 
 
-def textbook_merges(seqs: Sequences, n: int, *, weighted: bool = True, ties: str = "ids",
-                    score: str = "count", join: Callable[[str, str], str] | None = None,
-                    ) -> list[tuple[str, str]]:
+def textbook_merges(
+    seqs: Sequences,
+    n: int,
+    *,
+    weighted: bool = True,
+    ties: str = "ids",
+    score: str = "count",
+    join: Callable[[str, str], str] | None = None,
+) -> list[tuple[str, str]]:
     """Up to `n` merges of the textbook trainer on a word table of (symbols, frequency).
 
     Without `join`, BPE (`textbook.bpe_train`, with its `weighted` and `ties` switches); with
@@ -36,9 +43,13 @@ def textbook_merges(seqs: Sequences, n: int, *, weighted: bool = True, ties: str
     if join is None:
         pairs = (s.pair for s in bpe_train(table, UNLIMITED, weighted=weighted, ties=ties))
     else:
-        cut = len("0123456789") - len(join("", "0123456789"))     # the prefix `join` cuts off
-        pairs = (s.pair for s in wordpiece_train(table, UNLIMITED, prefix="#" * cut,
-                                                 special_tokens=(), score=score))
+        cut = len("0123456789") - len(join("", "0123456789"))  # the prefix `join` cuts off
+        pairs = (
+            s.pair
+            for s in wordpiece_train(
+                table, UNLIMITED, prefix="#" * cut, special_tokens=(), score=score
+            )
+        )
     return list(islice(pairs, n))
 
 
@@ -55,7 +66,7 @@ def encode_by_count(symbols: Sequence[str], rank: Callable[[str, str], int | Non
         pass
     if last is None:
         return list(symbols)
-    left, right = last.parts[last.chosen:last.chosen + 2]   # the last step merges every occurrence
+    left, right = last.parts[last.chosen : last.chosen + 2]  # the last step merges every occurrence
     return list(merge(last.parts, (left, right), last.merged))
 
 
@@ -70,5 +81,4 @@ def viterbi(text: str, scores: dict[str, float], unk_score: float) -> list[tuple
     [(0, 1, True), (1, 2, False)]
     """
     steps = unigram_viterbi(text, [(UNK, 0.0), *scores.items()], unk_score=unk_score)
-    return [(s.start, s.end, s.id == 0) for s in steps
-            if isinstance(s, ViterbiBacktrackStep)][::-1]
+    return [(s.start, s.end, s.id == 0) for s in steps if isinstance(s, ViterbiBacktrackStep)][::-1]

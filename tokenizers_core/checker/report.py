@@ -1,5 +1,6 @@
 """What every check shares: the report, the named mistakes, and how a divergence is found and a
 mistake confirmed by replaying it (`replay_mistakes`)."""
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -10,15 +11,19 @@ from . import replay
 ALGORITHMS = ("bpe", "byte_bpe", "sentencepiece_bpe", "wordpiece", "unigram")
 
 
-KINDS = {"bpe": ("merges", "tokens"), "byte_bpe": ("merges", "tokens"),
-         "sentencepiece_bpe": ("merges", "tokens"), "wordpiece": ("merges", "vocab", "tokens"),
-         "unigram": ("pieces", "tokens")}
+KINDS = {
+    "bpe": ("merges", "tokens"),
+    "byte_bpe": ("merges", "tokens"),
+    "sentencepiece_bpe": ("merges", "tokens"),
+    "wordpiece": ("merges", "vocab", "tokens"),
+    "unigram": ("pieces", "tokens"),
+}
 
 
 TOP_PAIRS = 8
 
 
-REPLAY_BUDGET = 30_000_000        # symbols x merges the slow textbook replays may touch
+REPLAY_BUDGET = 30_000_000  # symbols x merges the slow textbook replays may touch
 
 
 MAX_REPLAY_MERGES = 400
@@ -102,8 +107,9 @@ def pair_text(pair: tuple[str, str]) -> str:
     return f"{pair[0]} + {pair[1]}"
 
 
-def replay_mistakes(variants: dict[str, tuple[list, dict]], theirs: list, k: int,
-                    join=None, explain=None) -> tuple[tuple[Mistake, ...], tuple[str, ...]]:
+def replay_mistakes(
+    variants: dict[str, tuple[list, dict]], theirs: list, k: int, join=None, explain=None
+) -> tuple[tuple[Mistake, ...], tuple[str, ...]]:
     """Replay each mistaken trainer far enough to compare with their merges; name those that
     reproduce theirs through merge k."""
     n = min(len(theirs), k + 20, MAX_REPLAY_MERGES)
@@ -112,16 +118,19 @@ def replay_mistakes(variants: dict[str, tuple[list, dict]], theirs: list, k: int
     for name, (seqs, kw) in variants.items():
         size = sum(len(s) for s, _ in seqs)
         if size * n > REPLAY_BUDGET or k > MAX_REPLAY_MERGES:
-            notes.append(f"The classic mistakes were not replayed: merge {k} on this corpus is "
-                         "too far for the slow textbook replays (they recount everything at "
-                         f"every merge; at most {MAX_REPLAY_MERGES} merges on a small corpus).")
+            notes.append(
+                f"The classic mistakes were not replayed: merge {k} on this corpus is "
+                "too far for the slow textbook replays (they recount everything at "
+                f"every merge; at most {MAX_REPLAY_MERGES} merges on a small corpus)."
+            )
             break
         merges = replay.textbook_merges(seqs, n, join=join, **kw)
         agree = prefix_agreement(merges, theirs)
         key = "across_words" if name.startswith("across_words") else name
         if agree >= k and (key not in found or found[key].agrees < agree):
-            found[key] = Mistake(key, MISTAKES[key], (explain or _explain)(key, agree, len(theirs)),
-                                 agree)
+            found[key] = Mistake(
+                key, MISTAKES[key], (explain or _explain)(key, agree, len(theirs)), agree
+            )
     best = max((m.agrees for m in found.values()), default=0)
     return tuple(m for m in found.values() if m.agrees == best), tuple(notes)
 
@@ -131,12 +140,19 @@ def _explain(name: str, agree: int, total: int) -> str:
         "unweighted_counts": "each distinct word adds 1 to its pairs instead of its frequency",
         "no_end_of_word": "words are split into characters with no </w> at the end",
         "across_words": "each line is one long sequence, so pairs span the gap between words",
-        "dict_order_ties": ("a tie goes to the pair seen first in the text (max(counts, "
-                            "key=counts.get), as minbpe does), not to the pair of earlier-made "
-                            "symbols; if you follow minbpe on purpose, check with its tie-break "
-                            "(ties=minbpe)"),
+        "dict_order_ties": (
+            "a tie goes to the pair seen first in the text (max(counts, "
+            "key=counts.get), as minbpe does), not to the pair of earlier-made "
+            "symbols; if you follow minbpe on purpose, check with its tie-break "
+            "(ties=minbpe)"
+        ),
         "raw_count_score": "the pair with the highest count wins, not the highest score",
     }[name]
-    reach = (f"all {total} of your merges" if agree >= total
-             else "your first merge" if agree == 1 else f"your first {agree} merges")
+    reach = (
+        f"all {total} of your merges"
+        if agree >= total
+        else "your first merge"
+        if agree == 1
+        else f"your first {agree} merges"
+    )
     return f"Replaying BPE with this mistake ({how}) gives exactly {reach}."

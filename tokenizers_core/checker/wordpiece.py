@@ -1,4 +1,5 @@
 """The WordPiece part of `check`: a merge list or a vocabulary against the likelihood trainer."""
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -7,18 +8,31 @@ from typing import Any
 from ..implementations.bert import count_words
 from ..models.wordpiece.trainer import WordPieceTrainer
 from . import replay
-from .report import (MAX_REPLAY_MERGES, MISTAKES, REPLAY_BUDGET, TOP_PAIRS, CheckReport, Mistake,
-                     first_difference, pair_text, replay_mistakes)
+from .report import (
+    MAX_REPLAY_MERGES,
+    MISTAKES,
+    REPLAY_BUDGET,
+    TOP_PAIRS,
+    CheckReport,
+    Mistake,
+    first_difference,
+    pair_text,
+    replay_mistakes,
+)
 
 
 def _trainer(words: dict[str, int], vocab_size: int, options: dict[str, Any]):
-    kw = {k: options[k] for k in ("min_frequency", "special_tokens", "continuing_subword_prefix")
-          if k in options}
+    kw = {
+        k: options[k]
+        for k in ("min_frequency", "special_tokens", "continuing_subword_prefix")
+        if k in options
+    }
     return WordPieceTrainer(words, vocab_size=vocab_size, **kw)
 
 
-def check_wordpiece(lines: list[str], theirs: list, kind: str, vocab_size: int,
-                    options: dict[str, Any]) -> CheckReport:
+def check_wordpiece(
+    lines: list[str], theirs: list, kind: str, vocab_size: int, options: dict[str, Any]
+) -> CheckReport:
     lowercase = options.get("lowercase", True)
     if not isinstance(lowercase, bool):
         raise ValueError("lowercase must be true or false")
@@ -29,8 +43,9 @@ def check_wordpiece(lines: list[str], theirs: list, kind: str, vocab_size: int,
     steps = trainer.steps
     ours = [s.pair for s in steps]
     common: dict[str, Any]  # CheckReport's fields shared by every outcome
-    common = dict(algorithm="wordpiece", kind=kind, unit="merge", compared=len(theirs),
-                  reference=len(steps))
+    common = dict(
+        algorithm="wordpiece", kind=kind, unit="merge", compared=len(theirs), reference=len(steps)
+    )
     notes: list[str] = []
     if kind == "merges":
         k = first_difference(ours, theirs)
@@ -39,22 +54,33 @@ def check_wordpiece(lines: list[str], theirs: list, kind: str, vocab_size: int,
         k, got, notes = _vocab_divergence(trainer, theirs)
     if k is None:
         what = "merges" if kind == "merges" else "merged symbols"
-        return CheckReport(first_divergence=None, explanation=(
-            f"All {len(steps)} {what} equal the reference's."), **common)
+        return CheckReport(
+            first_divergence=None,
+            explanation=(f"All {len(steps)} {what} equal the reference's."),
+            **common,
+        )
     prefix = trainer.prefix
     seqs = [((w[0], *[prefix + c for c in w[1:]]), f) for w, f in words.items()]
-    join = lambda a, b: a + b[len(prefix):]  # noqa: E731
+    join = lambda a, b: a + b[len(prefix) :]  # noqa: E731
     state, text = _state(lines, words, vocab_size, options, k, steps, got, kind)
     mistakes: tuple[Mistake, ...] = ()
     if kind == "merges" and k <= len(theirs):
-        mistakes, replayed = replay_mistakes({"raw_count_score": (seqs, {"score": "count"})},
-                                             theirs, k, join=join)
+        mistakes, replayed = replay_mistakes(
+            {"raw_count_score": (seqs, {"score": "count"})}, theirs, k, join=join
+        )
         notes += replayed
     elif kind == "vocab" and k <= len(steps):
         mistakes = _vocab_mistake(seqs, join, set(theirs), k)
-    return CheckReport(first_divergence=k, explanation=text,
-                       expected=(steps[k - 1].pair if k <= len(steps) else None), got=got,
-                       state=state, mistakes=mistakes, notes=tuple(notes), **common)
+    return CheckReport(
+        first_divergence=k,
+        explanation=text,
+        expected=(steps[k - 1].pair if k <= len(steps) else None),
+        got=got,
+        state=state,
+        mistakes=mistakes,
+        notes=tuple(notes),
+        **common,
+    )
 
 
 def _vocab_divergence(trainer, theirs: list[str]) -> tuple[int | None, Any, list[str]]:
@@ -63,12 +89,16 @@ def _vocab_divergence(trainer, theirs: list[str]) -> tuple[int | None, Any, list
     have = set(theirs)
     ours_all = set(trainer.symbols)
     notes = []
-    initial = [s for s in trainer.symbols[:trainer.initial_size] if s not in trainer.special_tokens]
+    initial = [
+        s for s in trainer.symbols[: trainer.initial_size] if s not in trainer.special_tokens
+    ]
     lacking = [s for s in initial if s not in have]
     if lacking:
-        notes.append(f"Your vocabulary lacks {len(lacking)} starting symbols, e.g. "
-                     f"{', '.join(lacking[:6])} (the first character of a word as is, the "
-                     f"others with the continuation prefix {trainer.prefix!r}).")
+        notes.append(
+            f"Your vocabulary lacks {len(lacking)} starting symbols, e.g. "
+            f"{', '.join(lacking[:6])} (the first character of a word as is, the "
+            f"others with the continuation prefix {trainer.prefix!r})."
+        )
     extra = [t for t in theirs if t not in ours_all]
     got = extra[0] if extra else None
     for i, step in enumerate(trainer.steps):
@@ -84,25 +114,41 @@ def _state(lines, words, vocab_size, options, k, steps, got, kind) -> tuple[dict
     rows = before.top_pairs(TOP_PAIRS)
     state: dict[str, Any] = {
         "pairs": [[*r.pair, r.count, r.freq_left, r.freq_right] for r in rows],
-        "rule": ("the highest score count(ab) / (count(a) × count(b)), compared exactly; then "
-                 "the higher count; then the smaller (id(left), id(right))"),
-        "step_before": k - 1}
+        "rule": (
+            "the highest score count(ab) / (count(a) × count(b)), compared exactly; then "
+            "the higher count; then the smaller (id(left), id(right))"
+        ),
+        "step_before": k - 1,
+    }
     if k > len(steps):
-        return state, (f"The reference stops after {len(steps)} merges (the vocabulary is full "
-                       f"or no pair is left); yours has more" +
-                       (f", e.g. {got!r}." if got else "."))
+        return state, (
+            f"The reference stops after {len(steps)} merges (the vocabulary is full "
+            f"or no pair is left); yours has more" + (f", e.g. {got!r}." if got else ".")
+        )
     step = steps[k - 1]
-    state.update(winner=list(step.pair), count=step.count, freq_left=step.freq_left,
-                 freq_right=step.freq_right, tied=[list(t) for t in step.ties],
-                 bpe_pair=list(step.bpe_pair), bpe_count=step.bpe_count)
-    win = (f"{pair_text(step.pair)} → {step.new_symbol}: score {step.count} / "
-           f"({step.freq_left} × {step.freq_right}) = {_fraction(step.count, step.freq_left * step.freq_right)}")
+    state.update(
+        winner=list(step.pair),
+        count=step.count,
+        freq_left=step.freq_left,
+        freq_right=step.freq_right,
+        tied=[list(t) for t in step.ties],
+        bpe_pair=list(step.bpe_pair),
+        bpe_count=step.bpe_count,
+    )
+    win = (
+        f"{pair_text(step.pair)} → {step.new_symbol}: score {step.count} / "
+        f"({step.freq_left} × {step.freq_right}) = {_fraction(step.count, step.freq_left * step.freq_right)}"
+    )
     if kind == "vocab":
-        text = (f"Merge {k} makes {step.new_symbol!r}, which your vocabulary lacks. The reference "
-                f"merges {win}.")
+        text = (
+            f"Merge {k} makes {step.new_symbol!r}, which your vocabulary lacks. The reference "
+            f"merges {win}."
+        )
         if step.bpe_pair != step.pair:
-            text += (f" (Plain BPE would merge {pair_text(step.bpe_pair)} here: it occurs "
-                     f"{step.bpe_count} times, more often, but scores lower.)")
+            text += (
+                f" (Plain BPE would merge {pair_text(step.bpe_pair)} here: it occurs "
+                f"{step.bpe_count} times, more often, but scores lower.)"
+            )
         return state, text
     if got is None:
         return state, f"You stopped after {k - 1} merges; merge {k} should be {win}."
@@ -112,10 +158,15 @@ def _state(lines, words, vocab_size, options, k, steps, got, kind) -> tuple[dict
         row = before.pair_row((sym[got[0]] << 32) | sym[got[1]])
         state["their_row"] = [row.count, row.freq_left, row.freq_right]
         if row.count:
-            text += (f"Yours scores {row.count} / ({row.freq_left} × {row.freq_right}) = "
-                     f"{_fraction(row.count, row.freq_left * row.freq_right)}, lower"
-                     + (" though it occurs more often." if row.count > step.count else "."))
-            if row.count * step.freq_left * step.freq_right == step.count * row.freq_left * row.freq_right:
+            text += (
+                f"Yours scores {row.count} / ({row.freq_left} × {row.freq_right}) = "
+                f"{_fraction(row.count, row.freq_left * row.freq_right)}, lower"
+                + (" though it occurs more often." if row.count > step.count else ".")
+            )
+            if (
+                row.count * step.freq_left * step.freq_right
+                == step.count * row.freq_left * row.freq_right
+            ):
                 text = text.replace(", lower", ", the same score: the tie-break decides")
             return state, text
     return state, text + f"After {k - 1} merges, {pair_text(got)} does not occur in the corpus."
@@ -123,7 +174,9 @@ def _state(lines, words, vocab_size, options, k, steps, got, kind) -> tuple[dict
 
 def _fraction(n: int, d: int) -> str:
     f = Fraction(n, d)
-    return f"{f.numerator}/{f.denominator} ≈ {n / d:.4g}" if f.denominator != 1 else str(f.numerator)
+    return (
+        f"{f.numerator}/{f.denominator} ≈ {n / d:.4g}" if f.denominator != 1 else str(f.numerator)
+    )
 
 
 def _vocab_mistake(seqs, join, have: set[str], k: int) -> tuple[Mistake, ...]:
@@ -138,6 +191,12 @@ def _vocab_mistake(seqs, join, have: set[str], k: int) -> tuple[Mistake, ...]:
     if agree < k:
         return ()
     reach = "merge" if agree == 1 else f"{agree} merges"
-    return (Mistake("raw_count_score", MISTAKES["raw_count_score"],
-                    f"Replaying WordPiece with the highest count winning (not the highest score) "
-                    f"makes exactly the symbols of your first {reach}.", agree),)
+    return (
+        Mistake(
+            "raw_count_score",
+            MISTAKES["raw_count_score"],
+            f"Replaying WordPiece with the highest count winning (not the highest score) "
+            f"makes exactly the symbols of your first {reach}.",
+            agree,
+        ),
+    )

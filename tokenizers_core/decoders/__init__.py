@@ -15,6 +15,7 @@ They behave as `tokenizers` 0.23.3's `decoders` module (read from its Rust sourc
 `from_hf_config` builds one from a `tokenizer.json` "decoder" entry. `SentencePieceDecoder` is
 sentencepiece's own `Decode` (for `.model` files), not a Hugging Face decoder.
 """
+
 from __future__ import annotations
 
 import functools
@@ -24,8 +25,20 @@ from typing import Any, Iterable
 from ..byte_level import unicode_to_bytes
 from ..hf_regex import compile_hf, find_matches
 
-__all__ = ["BPEDecoder", "ByteFallback", "ByteLevel", "CTC", "Fuse", "Metaspace", "Replace",
-           "Sequence", "SentencePieceDecoder", "Strip", "WordPiece", "from_hf_config"]
+__all__ = [
+    "BPEDecoder",
+    "ByteFallback",
+    "ByteLevel",
+    "CTC",
+    "Fuse",
+    "Metaspace",
+    "Replace",
+    "Sequence",
+    "SentencePieceDecoder",
+    "Strip",
+    "WordPiece",
+    "from_hf_config",
+]
 
 
 class _Decoder:
@@ -46,8 +59,10 @@ class _Decoder:
         >>> Strip(" ", 1, 0).to_hf_config()
         {'type': 'Strip', 'content': ' ', 'start': 1, 'stop': 0}
         """
-        return {"type": type(self).__name__,
-                **{k: v for k, v in vars(self).items() if not k.startswith("_")}}
+        return {
+            "type": type(self).__name__,
+            **{k: v for k, v in vars(self).items() if not k.startswith("_")},
+        }
 
     def __repr__(self) -> str:
         return self.describe()
@@ -82,8 +97,9 @@ class ByteLevel(_Decoder):
     '\\ufffd'
     """
 
-    def __init__(self, add_prefix_space: bool = True, trim_offsets: bool = True,
-                 use_regex: bool = True) -> None:
+    def __init__(
+        self, add_prefix_space: bool = True, trim_offsets: bool = True, use_regex: bool = True
+    ) -> None:
         self.add_prefix_space = add_prefix_space
         self.trim_offsets = trim_offsets
         self.use_regex = use_regex
@@ -104,8 +120,17 @@ class ByteLevel(_Decoder):
 
 # ---- WordPiece (BERT) --------------------------------------------------------------------------
 _WORDPIECE_CLEANUP = (
-    (" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"),
-    (" 'm", "'m"), (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re"),
+    (" .", "."),
+    (" ?", "?"),
+    (" !", "!"),
+    (" ,", ","),
+    (" ' ", "'"),
+    (" n't", "n't"),
+    (" 'm", "'m"),
+    (" do not", " don't"),
+    (" 's", "'s"),
+    (" 've", "'ve"),
+    (" 're", "'re"),
 )
 
 
@@ -144,7 +169,7 @@ class WordPiece(_Decoder):
         for i, token in enumerate(tokens):
             if i:
                 if token.startswith(self.prefix):
-                    token = token[len(self.prefix):]
+                    token = token[len(self.prefix) :]
                 else:
                     token = " " + token
             out.append(wordpiece_cleanup(token) if self.cleanup else token)
@@ -163,21 +188,26 @@ class Metaspace(_Decoder):
     'Hey  you'
     """
 
-    def __init__(self, replacement: str = "\u2581", prepend_scheme: str = "always",
-                 split: bool = True) -> None:
+    def __init__(
+        self, replacement: str = "\u2581", prepend_scheme: str = "always", split: bool = True
+    ) -> None:
         if not isinstance(replacement, str) or len(replacement) != 1:
             raise ValueError("Metaspace: the replacement must be exactly one character")
         if prepend_scheme not in ("always", "first", "never"):
-            raise ValueError(f"Metaspace: unknown prepend_scheme {prepend_scheme!r}; "
-                             "choose 'always', 'first' or 'never'")
+            raise ValueError(
+                f"Metaspace: unknown prepend_scheme {prepend_scheme!r}; "
+                "choose 'always', 'first' or 'never'"
+            )
         self.replacement = replacement
         self.prepend_scheme = prepend_scheme
         self.split = split
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
         rep = self.replacement
-        return [token.replace(rep, "" if i == 0 and self.prepend_scheme != "never" else " ")
-                for i, token in enumerate(tokens)]
+        return [
+            token.replace(rep, "" if i == 0 and self.prepend_scheme != "never" else " ")
+            for i, token in enumerate(tokens)
+        ]
 
     def describe(self) -> str:
         return f"Metaspace ({self.replacement} -> space)"
@@ -196,8 +226,9 @@ class BPEDecoder(_Decoder):
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
         last = len(tokens) - 1
-        return [token.replace(self.suffix, "" if i == last else " ")
-                for i, token in enumerate(tokens)]
+        return [
+            token.replace(self.suffix, "" if i == last else " ") for i, token in enumerate(tokens)
+        ]
 
     def describe(self) -> str:
         return f"BPEDecoder ({self.suffix!r} -> space)"
@@ -212,8 +243,9 @@ class CTC(_Decoder):
     'hello a'
     """
 
-    def __init__(self, pad_token: str = "<pad>", word_delimiter_token: str = "|",
-                 cleanup: bool = True) -> None:
+    def __init__(
+        self, pad_token: str = "<pad>", word_delimiter_token: str = "|", cleanup: bool = True
+    ) -> None:
         self.pad_token = pad_token
         self.word_delimiter_token = word_delimiter_token
         self.cleanup = cleanup
@@ -222,7 +254,7 @@ class CTC(_Decoder):
         out: list[str] = []
         previous: str | None = None
         for token in tokens:
-            if token == previous:                    # collapse repeats (before anything else)
+            if token == previous:  # collapse repeats (before anything else)
                 continue
             previous = token
             text = token.replace(self.pad_token, "") if self.pad_token else token
@@ -361,22 +393,32 @@ class Replace(_Decoder):
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Replace) and (other.pattern, other.content, other.is_regex) == (
-            self.pattern, self.content, self.is_regex)
+            self.pattern,
+            self.content,
+            self.is_regex,
+        )
 
     __hash__ = _Decoder.__hash__
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
-        return ["".join(self.content if is_match else token[start:end]
-                        for (start, end), is_match in find_matches(self._compiled, token))
-                for token in tokens]
+        return [
+            "".join(
+                self.content if is_match else token[start:end]
+                for (start, end), is_match in find_matches(self._compiled, token)
+            )
+            for token in tokens
+        ]
 
     def describe(self) -> str:
         shown = f"/{self.pattern}/" if self.is_regex else repr(self.pattern)
         return f"Replace ({shown} -> {self.content!r})"
 
     def to_hf_config(self) -> dict[str, Any]:
-        return {"type": "Replace", "pattern": {"Regex" if self.is_regex else "String": self.pattern},
-                "content": self.content}
+        return {
+            "type": "Replace",
+            "pattern": {"Regex" if self.is_regex else "String": self.pattern},
+            "content": self.content,
+        }
 
 
 class Sequence(_Decoder):
@@ -421,7 +463,7 @@ def _utf8_char_length(data: bytes, i: int) -> int:
         return 1
     for length, lo, hi in ((2, 0xC2, 0xDF), (3, 0xE0, 0xEF), (4, 0xF0, 0xF4)):
         if lo <= b <= hi:
-            chunk = data[i:i + length]
+            chunk = data[i : i + length]
             if len(chunk) < length:
                 return 0
             try:
@@ -444,10 +486,17 @@ class SentencePieceDecoder:
     'aあ'
     """
 
-    def __init__(self, *, replacement: str = "\u2581", unk_piece: str = "<unk>",
-                 unk_surface: str = " \u2047 ", control: tuple[str, ...] = ("<s>", "</s>"),
-                 strip_leading_space: bool = True, remove_extra_whitespaces: bool = True,
-                 byte_fallback: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        replacement: str = "\u2581",
+        unk_piece: str = "<unk>",
+        unk_surface: str = " \u2047 ",
+        control: tuple[str, ...] = ("<s>", "</s>"),
+        strip_leading_space: bool = True,
+        remove_extra_whitespaces: bool = True,
+        byte_fallback: bool = False,
+    ) -> None:
         self.replacement = replacement
         self.unk_piece = unk_piece
         self.unk_surface = unk_surface
@@ -457,7 +506,9 @@ class SentencePieceDecoder:
         self.byte_fallback = byte_fallback
 
     def describe(self) -> str:
-        return f"SentencePiece ({self.replacement} -> space{', bytes' if self.byte_fallback else ''})"
+        return (
+            f"SentencePiece ({self.replacement} -> space{', bytes' if self.byte_fallback else ''})"
+        )
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
         return [self.decode(tokens)]
@@ -484,7 +535,7 @@ class SentencePieceDecoder:
                     parts.append("\ufffd")
                     i += 1
                 else:
-                    parts.append(data[i:i + n].decode("utf-8"))
+                    parts.append(data[i : i + n].decode("utf-8"))
                     i += n
             pending.clear()
 
@@ -503,7 +554,7 @@ class SentencePieceDecoder:
             else:
                 has_bos_ws = False
                 if is_bos_ws and self.strip_leading_space and piece.startswith(self.replacement):
-                    piece = piece[len(self.replacement):]
+                    piece = piece[len(self.replacement) :]
                     has_bos_ws = not self.remove_extra_whitespaces
                 text, bos_ws_seen = piece.replace(self.replacement, " "), has_bos_ws
             parts.append(text)
@@ -515,8 +566,9 @@ class SentencePieceDecoder:
 def _opt(config: dict[str, Any], key: str, default: Any, kind: type) -> Any:
     value = config.get(key, default)
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise ValueError(f"{key} must be {'true or false' if kind is bool else kind.__name__}, "
-                         f"not {value!r}")
+        raise ValueError(
+            f"{key} must be {'true or false' if kind is bool else kind.__name__}, not {value!r}"
+        )
     return value
 
 
@@ -533,6 +585,7 @@ def _replace(config: dict[str, Any]) -> Replace:
     if "pattern" not in config or "content" not in config:
         raise ValueError("it needs a 'pattern' and a 'content'")
     from ..normalizers.hf import pattern_from_hf  # lazy: keeps `import tokenizers_core` light
+
     text, is_regex = pattern_from_hf(config["pattern"])
     return Replace(text, config["content"], is_regex=is_regex)
 
@@ -545,20 +598,24 @@ def _sequence(config: dict[str, Any]) -> Sequence:
 
 
 _BUILDERS: dict[str, Any] = {
-    "ByteLevel": lambda c: ByteLevel(_opt(c, "add_prefix_space", True, bool),
-                                     _opt(c, "trim_offsets", True, bool),
-                                     _opt(c, "use_regex", True, bool)),
-    "WordPiece": lambda c: WordPiece(_opt(c, "prefix", "##", str),
-                                     _opt(c, "cleanup", True, bool)),
+    "ByteLevel": lambda c: ByteLevel(
+        _opt(c, "add_prefix_space", True, bool),
+        _opt(c, "trim_offsets", True, bool),
+        _opt(c, "use_regex", True, bool),
+    ),
+    "WordPiece": lambda c: WordPiece(_opt(c, "prefix", "##", str), _opt(c, "cleanup", True, bool)),
     "Metaspace": _metaspace,
     "BPEDecoder": lambda c: BPEDecoder(_opt(c, "suffix", "</w>", str)),
-    "CTC": lambda c: CTC(_opt(c, "pad_token", "<pad>", str),
-                         _opt(c, "word_delimiter_token", "|", str),
-                         _opt(c, "cleanup", True, bool)),
+    "CTC": lambda c: CTC(
+        _opt(c, "pad_token", "<pad>", str),
+        _opt(c, "word_delimiter_token", "|", str),
+        _opt(c, "cleanup", True, bool),
+    ),
     "ByteFallback": lambda c: ByteFallback(),
     "Fuse": lambda c: Fuse(),
-    "Strip": lambda c: Strip(_opt(c, "content", " ", str), _opt(c, "start", 0, int),
-                             _opt(c, "stop", 0, int)),
+    "Strip": lambda c: Strip(
+        _opt(c, "content", " ", str), _opt(c, "start", 0, int), _opt(c, "stop", 0, int)
+    ),
     "Replace": _replace,
     "Sequence": _sequence,
 }
@@ -580,8 +637,9 @@ def from_hf_config(config: dict[str, Any] | None) -> Any:
         raise ValueError(f'a decoder config is a JSON object with a "type", not {config!r}')
     kind = config["type"]
     if kind not in _BUILDERS:
-        raise ValueError(f"decoder type {kind!r} is not supported (supported: "
-                         f"{', '.join(SUPPORTED)})")
+        raise ValueError(
+            f"decoder type {kind!r} is not supported (supported: {', '.join(SUPPORTED)})"
+        )
     try:
         return _BUILDERS[kind](config)
     except ValueError as err:

@@ -26,6 +26,7 @@ says, for a tokeniser and a format, whether the file reproduces it and if not, w
 A folder that holds vocab.json + merges.txt loads too (`tc.load("gpt2-files/")`), and so does a
 model's folder of tokenizer.json + tokenizer_config.json, which keeps its chat template.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -43,11 +44,11 @@ FORMATS: dict[str, str] = {
     "sentencepiece": "tokenizers_core.formats.sentencepiece_model",
     "vocab_txt": "tokenizers_core.formats.vocab_txt",
     "vocab_merges": "tokenizers_core.formats.vocab_merges",
-    "gguf": "tokenizers_core.formats.gguf_tokenizer",      # llama.cpp's model files: metadata only
+    "gguf": "tokenizers_core.formats.gguf_tokenizer",  # llama.cpp's model files: metadata only
     "model_folder": "tokenizers_core.formats.model_folder",  # tokenizer.json + its config, zipped
 }
 
-_RANK_LINE = re.compile(rb"(?:[A-Za-z0-9+/]+={0,2}|=) \d+")     # "= 50256": the empty token
+_RANK_LINE = re.compile(rb"(?:[A-Za-z0-9+/]+={0,2}|=) \d+")  # "= 50256": the empty token
 
 
 def sniff(data: bytes) -> str:
@@ -57,8 +58,8 @@ def sniff(data: bytes) -> str:
         return "gguf"
     if head.startswith(b"{"):
         return "hf_json"
-    if data.startswith(ZIP_MAGIC):                     # a zip: of a model's folder, or of
-        return _zip_format(data)                       # vocab.json + merges.txt
+    if data.startswith(ZIP_MAGIC):  # a zip: of a model's folder, or of
+        return _zip_format(data)  # vocab.json + merges.txt
     lines = [line for line in data[:4096].splitlines()[:-1] or data[:4096].splitlines() if line]
     if lines and all(_RANK_LINE.fullmatch(line) for line in lines[:20]):
         return "tiktoken"
@@ -70,18 +71,23 @@ def sniff(data: bytes) -> str:
         text = None
     if text is not None and text.strip() and "\x00" not in text:
         return "vocab_txt"
-    raise ValueError("not a tokenizer file we know: expected a Hugging Face tokenizer.json, a "
-                     "tiktoken ranks file, a sentencepiece .model, a WordPiece vocab.txt, a "
-                     ".zip of vocab.json + merges.txt or of a model's tokenizer.json + "
-                     "tokenizer_config.json, or a GGUF model")
+    raise ValueError(
+        "not a tokenizer file we know: expected a Hugging Face tokenizer.json, a "
+        "tiktoken ranks file, a sentencepiece .model, a WordPiece vocab.txt, a "
+        ".zip of vocab.json + merges.txt or of a model's tokenizer.json + "
+        "tokenizer_config.json, or a GGUF model"
+    )
 
 
 def _zip_format(data: bytes) -> str:
-    """"model_folder" for a zip holding a tokenizer.json, else "vocab_merges"."""
+    """ "model_folder" for a zip holding a tokenizer.json, else "vocab_merges"."""
     folder = importlib.import_module(FORMATS["model_folder"])
     _archive, members = zip_files(data)
-    return "model_folder" if folder.holds_tokenizer_json([m.filename for m in members]) \
+    return (
+        "model_folder"
+        if folder.holds_tokenizer_json([m.filename for m in members])
         else "vocab_merges"
+    )
 
 
 def load_gguf_path(path: str, name: str = "") -> Any:
@@ -112,9 +118,14 @@ def load_bytes(data: bytes, *, format: str | None = None, name: str = "", **opti
 
 
 # What `save` picks from a file name's extension.
-EXTENSIONS: dict[str, str] = {".json": "hf_json", ".tiktoken": "tiktoken",
-                              ".model": "sentencepiece", ".txt": "vocab_txt",
-                              ".zip": "vocab_merges", ".gguf": "gguf"}
+EXTENSIONS: dict[str, str] = {
+    ".json": "hf_json",
+    ".tiktoken": "tiktoken",
+    ".model": "sentencepiece",
+    ".txt": "vocab_txt",
+    ".zip": "vocab_merges",
+    ".gguf": "gguf",
+}
 
 
 def format_for_path(path: str, format: str | None = None) -> str:
@@ -130,8 +141,10 @@ def format_for_path(path: str, format: str | None = None) -> str:
     for ext, name in EXTENSIONS.items():
         if str(path).endswith(ext):
             return name
-    raise ValueError(f"cannot tell the format from {str(path)!r}: use an extension "
-                     f"({', '.join(EXTENSIONS)}) or name the format ({', '.join(FORMATS)})")
+    raise ValueError(
+        f"cannot tell the format from {str(path)!r}: use an extension "
+        f"({', '.join(EXTENSIONS)}) or name the format ({', '.join(FORMATS)})"
+    )
 
 
 def dump_bytes(tok: Any, format: str) -> bytes:
@@ -157,9 +170,21 @@ def save(tok: Any, path: str, format: str | None = None) -> str:
     return format
 
 
-__all__ = ["EXTENSIONS", "FORMATS", "MAX_FILE_BYTES", "TooLarge", "ZIP_MAGIC", "dump_bytes",
-           "format_for_path", "GGUF_MAGIC", "gunzip",
-           "load_bytes", "load_gguf_path", "save", "sniff"]
+__all__ = [
+    "EXTENSIONS",
+    "FORMATS",
+    "MAX_FILE_BYTES",
+    "TooLarge",
+    "ZIP_MAGIC",
+    "dump_bytes",
+    "format_for_path",
+    "GGUF_MAGIC",
+    "gunzip",
+    "load_bytes",
+    "load_gguf_path",
+    "save",
+    "sniff",
+]
 
 
 def _save(tok: Any, path: str, format: str | None = None) -> str:

@@ -14,6 +14,7 @@ reference library.
 - CLIP: a bare merges file, in CLIP's pipeline (`clip_tokenizer_json`).
 - Claude (2023), Qwen3: Hugging Face tokenizer.json files.
 """
+
 from __future__ import annotations
 
 import base64
@@ -41,22 +42,31 @@ def _read(filename: str) -> bytes:
 def _ranks_file(filename: str, name: str, specials: dict[str, int]) -> Tokenizer:
     """A gzipped tiktoken ranks file with r50k's (GPT-2's) pattern. Special-token strings typed
     in the text are ordinary text unless allowed, as in the other bundled OpenAI encodings."""
-    tok = tiktoken_file.load_bytes(_read(filename), name=name, pattern="gpt2",
-                                   special_tokens=specials)
+    tok = tiktoken_file.load_bytes(
+        _read(filename), name=name, pattern="gpt2", special_tokens=specials
+    )
     tok.strict_special = False
     return tok
 
 
 # ---- OpenAI's p50k ------------------------------------------------------------------------------
 
+
 def p50k_base() -> Tokenizer:
     return _ranks_file("p50k_base.tiktoken.gz", "p50k_base", {ENDOFTEXT: 50256})
 
 
 def p50k_edit() -> Tokenizer:
-    return _ranks_file("p50k_base.tiktoken.gz", "p50k_edit",
-                       {ENDOFTEXT: 50256, "<|fim_prefix|>": 50281, "<|fim_middle|>": 50282,
-                        "<|fim_suffix|>": 50283})
+    return _ranks_file(
+        "p50k_base.tiktoken.gz",
+        "p50k_edit",
+        {
+            ENDOFTEXT: 50256,
+            "<|fim_prefix|>": 50281,
+            "<|fim_middle|>": 50282,
+            "<|fim_suffix|>": 50283,
+        },
+    )
 
 
 # ---- Whisper ------------------------------------------------------------------------------------
@@ -67,7 +77,8 @@ WHISPER_LANGUAGES = (
     "en zh de es ru ko fr ja pt tr pl ca nl ar sv it id hi fi vi he uk el ms cs ro da hu ta no th "
     "ur hr bg lt la mi ml cy sk te fa lv bn sr az sl kn et mk br eu is hy ne mn bs kk sq sw gl mr "
     "pa si km sn yo so af oc ka be tg sd gu am yi lo uz fo ht ps tk nn mt sa lb my bo tl mg as tt "
-    "haw ln ha ba jw su").split()
+    "haw ln ha ba jw su"
+).split()
 
 
 def whisper_specials(first_id: int) -> dict[str, int]:
@@ -79,16 +90,26 @@ def whisper_specials(first_id: int) -> dict[str, int]:
     >>> specials["<|notimestamps|>"], specials["<|0.00|>"], specials["<|30.00|>"]
     (50363, 50364, 51864)
     """
-    names = [ENDOFTEXT, "<|startoftranscript|>", *(f"<|{code}|>" for code in WHISPER_LANGUAGES),
-             "<|translate|>", "<|transcribe|>", "<|startoflm|>", "<|startofprev|>",
-             "<|nospeech|>", "<|notimestamps|>", *(f"<|{i * 0.02:.2f}|>" for i in range(1501))]
+    names = [
+        ENDOFTEXT,
+        "<|startoftranscript|>",
+        *(f"<|{code}|>" for code in WHISPER_LANGUAGES),
+        "<|translate|>",
+        "<|transcribe|>",
+        "<|startoflm|>",
+        "<|startofprev|>",
+        "<|nospeech|>",
+        "<|notimestamps|>",
+        *(f"<|{i * 0.02:.2f}|>" for i in range(1501)),
+    ]
     return {token: first_id + i for i, token in enumerate(names)}
 
 
 def whisper_multilingual() -> Tokenizer:
     """Whisper's multilingual tokeniser (50,257 ranks, the last the empty token `= 50256`)."""
-    return _ranks_file("whisper_multilingual.tiktoken.gz", "whisper_multilingual",
-                       whisper_specials(50257))
+    return _ranks_file(
+        "whisper_multilingual.tiktoken.gz", "whisper_multilingual", whisper_specials(50257)
+    )
 
 
 def whisper_en() -> Tokenizer:
@@ -98,6 +119,7 @@ def whisper_en() -> Tokenizer:
 
 
 # ---- Mistral ------------------------------------------------------------------------------------
+
 
 def mistral_v1() -> Tokenizer:
     return sentencepiece_model.load_bytes(_read("mistral_v1.model.gz"), name="mistral_v1")
@@ -113,10 +135,12 @@ def mistral_v7() -> Tokenizer:
 
 # Tekken's first control tokens by id (mistral-common 1.12.0's defaults for a file that lists
 # none); the others up to `default_num_special_tokens` are "<SPECIAL_{id}>"
-TEKKEN_CONTROL = ("<unk> <s> </s> [INST] [/INST] [AVAILABLE_TOOLS] [/AVAILABLE_TOOLS] "
-                  "[TOOL_RESULTS] [/TOOL_RESULTS] [TOOL_CALLS] [IMG] <pad> [IMG_BREAK] [IMG_END] "
-                  "[PREFIX] [MIDDLE] [SUFFIX] [SYSTEM_PROMPT] [/SYSTEM_PROMPT] "
-                  "[TOOL_CONTENT]").split()
+TEKKEN_CONTROL = (
+    "<unk> <s> </s> [INST] [/INST] [AVAILABLE_TOOLS] [/AVAILABLE_TOOLS] "
+    "[TOOL_RESULTS] [/TOOL_RESULTS] [TOOL_CALLS] [IMG] <pad> [IMG_BREAK] [IMG_END] "
+    "[PREFIX] [MIDDLE] [SUFFIX] [SYSTEM_PROMPT] [/SYSTEM_PROMPT] "
+    "[TOOL_CONTENT]"
+).split()
 
 
 class TekkenTokenizer(TiktokenTokenizer):
@@ -138,8 +162,10 @@ def tekken_from_json(data: bytes, name: str) -> Tokenizer:
     listed = [t["token_str"] for t in tekken.get("special_tokens") or []] or TEKKEN_CONTROL
     specials = {token: i for i, token in enumerate(listed)}
     specials.update({f"<SPECIAL_{i}>": i for i in range(len(listed), n_special)})
-    vocab = {_spell(base64.b64decode(t["token_bytes"])): t["rank"] + n_special
-             for t in tekken["vocab"][:config["default_vocab_size"] - n_special]}
+    vocab = {
+        _spell(base64.b64decode(t["token_bytes"])): t["rank"] + n_special
+        for t in tekken["vocab"][: config["default_vocab_size"] - n_special]
+    }
     model = BPE(vocab, None, rank_by="tokens", byte_level=True, special_tokens=specials)
     return TekkenTokenizer(name, model, config["pattern"], specials)
 
@@ -151,9 +177,11 @@ def mistral_tekken() -> Tokenizer:
 
 # ---- CLIP ---------------------------------------------------------------------------------------
 
-CLIP_PATTERN = (r"<\|startoftext\|>|<\|endoftext\|>|'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|"
-                r"[^\s\p{L}\p{N}]+")
-CLIP_MERGES = 49152 - 256 - 2      # the merges CLIP uses: the file's lines 1..48894
+CLIP_PATTERN = (
+    r"<\|startoftext\|>|<\|endoftext\|>|'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|"
+    r"[^\s\p{L}\p{N}]+"
+)
+CLIP_MERGES = 49152 - 256 - 2  # the merges CLIP uses: the file's lines 1..48894
 
 
 def clip_tokenizer_json(merges_file: str) -> dict[str, Any]:
@@ -162,36 +190,83 @@ def clip_tokenizer_json(merges_file: str) -> dict[str, Any]:
     is dropped); byte-level BPE whose word-final tokens end in `</w>`; the vocabulary is the
     256 byte characters, the same with `</w>`, one token per merge, then <|startoftext|> and
     <|endoftext|>, which the post-processor puts around the text."""
-    lines = merges_file.split("\n")[1:CLIP_MERGES + 1]
+    lines = merges_file.split("\n")[1 : CLIP_MERGES + 1]
     # GPT-2's order: the printable bytes (which stand for themselves), then the rest (U+0100..)
     alphabet = sorted(bytes_to_unicode().values())
     tokens = alphabet + [c + "</w>" for c in alphabet] + [line.replace(" ", "") for line in lines]
     tokens += ["<|startoftext|>", ENDOFTEXT]
     vocab = {token: i for i, token in enumerate(tokens)}
     sot, eot = vocab["<|startoftext|>"], vocab[ENDOFTEXT]
-    added = [{"id": i, "content": s, "single_word": False, "lstrip": False, "rstrip": False,
-              "normalized": False, "special": True} for s, i in ((tokens[sot], sot), (ENDOFTEXT, eot))]
+    added = [
+        {
+            "id": i,
+            "content": s,
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
+        for s, i in ((tokens[sot], sot), (ENDOFTEXT, eot))
+    ]
     return {
         "added_tokens": added,
-        "normalizer": {"type": "Sequence", "normalizers": [
-            {"type": "NFC"}, {"type": "Replace", "pattern": {"Regex": r"\s+"}, "content": " "},
-            {"type": "Lowercase"}]},
-        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
-            {"type": "Split", "pattern": {"Regex": CLIP_PATTERN}, "behavior": "Removed",
-             "invert": True},
-            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
-             "use_regex": False}]},
-        "post_processor": {"type": "RobertaProcessing", "sep": [ENDOFTEXT, eot],
-                           "cls": ["<|startoftext|>", sot], "trim_offsets": False,
-                           "add_prefix_space": False},
+        "normalizer": {
+            "type": "Sequence",
+            "normalizers": [
+                {"type": "NFC"},
+                {"type": "Replace", "pattern": {"Regex": r"\s+"}, "content": " "},
+                {"type": "Lowercase"},
+            ],
+        },
+        "pre_tokenizer": {
+            "type": "Sequence",
+            "pretokenizers": [
+                {
+                    "type": "Split",
+                    "pattern": {"Regex": CLIP_PATTERN},
+                    "behavior": "Removed",
+                    "invert": True,
+                },
+                {
+                    "type": "ByteLevel",
+                    "add_prefix_space": False,
+                    "trim_offsets": True,
+                    "use_regex": False,
+                },
+            ],
+        },
+        "post_processor": {
+            "type": "RobertaProcessing",
+            "sep": [ENDOFTEXT, eot],
+            "cls": ["<|startoftext|>", sot],
+            "trim_offsets": False,
+            "add_prefix_space": False,
+        },
         # decoding as CLIP's: each "</w>" a space (Ġ is the space byte), then the bytes
-        "decoder": {"type": "Sequence", "decoders": [
-            {"type": "Replace", "pattern": {"String": "</w>"}, "content": "\u0120"},
-            {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
-             "use_regex": True}]},
-        "model": {"type": "BPE", "dropout": None, "unk_token": ENDOFTEXT,
-                  "continuing_subword_prefix": "", "end_of_word_suffix": "</w>",
-                  "fuse_unk": False, "byte_fallback": False, "vocab": vocab, "merges": lines},
+        "decoder": {
+            "type": "Sequence",
+            "decoders": [
+                {"type": "Replace", "pattern": {"String": "</w>"}, "content": "\u0120"},
+                {
+                    "type": "ByteLevel",
+                    "add_prefix_space": True,
+                    "trim_offsets": True,
+                    "use_regex": True,
+                },
+            ],
+        },
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": ENDOFTEXT,
+            "continuing_subword_prefix": "",
+            "end_of_word_suffix": "</w>",
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "vocab": vocab,
+            "merges": lines,
+        },
     }
 
 
@@ -207,12 +282,14 @@ def clip() -> Tokenizer:
 
 # ---- Claude -------------------------------------------------------------------------------------
 
+
 def claude_2023() -> Tokenizer:
     """Anthropic's 2023 Claude tokeniser (the anthropic SDK's tokenizer.json, 65,000 ids)."""
     return hf_json.load_bytes(_read("claude_2023_tokenizer.json.gz"), name="claude_2023")
 
 
 # ---- Qwen3 --------------------------------------------------------------------------------------
+
 
 def qwen3() -> Tokenizer:
     """Qwen3's tokeniser (151,669 ids with its added tokens: <|im_start|>, <think>, ...), the

@@ -30,6 +30,7 @@ Not handled: two readers may still disagree on an input that no part describes (
 edge cases of `hf_json_writer.sentencepiece_sections`); the differential tests
 (`tests/core/test_exactness.py`) run every claim on real text through the reference libraries.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -44,10 +45,12 @@ from ..normalizers.sentencepiece import SentencePieceNormalizer
 from ..pre_tokenizers import HF_BYTE_LEVEL_PATTERN, PRESETS, ByteLevel, Regex, Sequence
 from ..pre_tokenizers.hf import Split
 
-READERS = {"sentencepiece": "tokenizers_core.formats.sentencepiece_model",
-           "vocab_txt": "tokenizers_core.formats.vocab_txt",
-           "vocab_merges": "tokenizers_core.formats.vocab_merges"}
-WRITE_UP_TO = 60_000        # vocabularies this size or smaller are asked by writing them
+READERS = {
+    "sentencepiece": "tokenizers_core.formats.sentencepiece_model",
+    "vocab_txt": "tokenizers_core.formats.vocab_txt",
+    "vocab_merges": "tokenizers_core.formats.vocab_merges",
+}
+WRITE_UP_TO = 60_000  # vocabularies this size or smaller are asked by writing them
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,7 @@ class Exactness:
     `changes`: what a written file loses, one sentence each (empty: the file is exact);
     `pattern`: for tiktoken, the regex to give tiktoken again when loading (None when the
     tokeniser's pre-tokenizer is no single regex)."""
+
     format: str
     refused: str | None = None
     changes: tuple[str, ...] = ()
@@ -75,19 +79,21 @@ class Exactness:
 def exactness(tok: Any, format: str) -> Exactness:
     """Whether a file of `format` reproduces `tok` exactly, and if not, what changes."""
     if not _has_vocabulary(tok):
-        return Exactness(format, refused=f"{_name(tok)} has no file form: its tokens are cut "
-                                         "from the text by rules")
+        return Exactness(
+            format,
+            refused=f"{_name(tok)} has no file form: its tokens are cut from the text by rules",
+        )
     try:
         if format == "tiktoken":
             _check_tiktoken(tok)
             pattern, changes = tiktoken_changes(tok)
             return Exactness(format, changes=tuple(changes), pattern=pattern)
-        if format == "hf_json":                   # the writer refuses what it cannot hold
+        if format == "hf_json":  # the writer refuses what it cannot hold
             _check_writes(tok, format)
             return Exactness(format, changes=tuple(hf_json_changes(tok)))
         if format == "sentencepiece" and getattr(tok, "proto", None) is not None:
-            return Exactness(format)              # a loaded .model writes its own proto back
-        if format == "gguf":                      # what llama.cpp's tokenizer models rebuild
+            return Exactness(format)  # a loaded .model writes its own proto back
+        if format == "gguf":  # what llama.cpp's tokenizer models rebuild
             return Exactness(format, changes=tuple(_writer(format).changes(tok)))
         return Exactness(format, changes=tuple(reload_changes(tok, format)))
     except ValueError as exc:
@@ -104,10 +110,12 @@ def _check_writes(tok: Any, format: str) -> bytes | None:
     if format == "hf_json" and (hasattr(tok.model, "to_hf_config") or _sentencepiece_style(tok)):
         return None
     if format == "vocab_merges":
-        raise ValueError(f"{_name(tok)} is too large to check as vocab.json + merges.txt here; "
-                         "its tokenizer.json holds the same vocabulary and merges")
+        raise ValueError(
+            f"{_name(tok)} is too large to check as vocab.json + merges.txt here; "
+            "its tokenizer.json holds the same vocabulary and merges"
+        )
     if format == "vocab_txt" or (format == "sentencepiece" and _sentencepiece_style(tok)):
-        return _writer(format).dump_bytes(tok)    # quick to write, or quick to refuse
+        return _writer(format).dump_bytes(tok)  # quick to write, or quick to refuse
     raise ValueError(f"{_name(tok)} has no {format} form")
 
 
@@ -116,7 +124,7 @@ def _check_tiktoken(tok: Any) -> None:
     module = _writer("tiktoken")
     model = tok.model
     if not isinstance(model, BPE) or not model.byte_level:
-        module.dump_bytes(tok)                     # raises, saying why
+        module.dump_bytes(tok)  # raises, saying why
     if model.rank_by == "merges":
         module.check_merges_follow_ids(model)
 
@@ -125,9 +133,14 @@ def _writer(format: str) -> Any:
     return importlib.import_module(f"tokenizers_core.formats.{_MODULES[format]}")
 
 
-_MODULES = {"hf_json": "hf_json_writer", "tiktoken": "tiktoken_file",
-            "sentencepiece": "sentencepiece_model", "vocab_txt": "vocab_txt",
-            "vocab_merges": "vocab_merges", "gguf": "gguf_writer"}
+_MODULES = {
+    "hf_json": "hf_json_writer",
+    "tiktoken": "tiktoken_file",
+    "sentencepiece": "sentencepiece_model",
+    "vocab_txt": "vocab_txt",
+    "vocab_merges": "vocab_merges",
+    "gguf": "gguf_writer",
+}
 
 
 # ---- tokenizer.json: the whole pipeline, and Hugging Face's reading of control pieces -----------
@@ -149,8 +162,10 @@ def control_piece_change(pieces: list[str]) -> str:
     'Text that spells a control or unknown piece (<unk>) becomes that token: sentencepiece reads it as text, Hugging Face matches it.'
     """
     shown = ", ".join(pieces[:3]) + (", ..." if len(pieces) > 3 else "")
-    return (f"Text that spells a control or unknown piece ({shown}) becomes that token: "
-            "sentencepiece reads it as text, Hugging Face matches it.")
+    return (
+        f"Text that spells a control or unknown piece ({shown}) becomes that token: "
+        "sentencepiece reads it as text, Hugging Face matches it."
+    )
 
 
 # ---- tiktoken: ranks only; the pattern and the special tokens come at load time ------------------
@@ -158,24 +173,30 @@ def tiktoken_changes(tok: Any) -> tuple[str | None, list[str]]:
     """(the regex tiktoken must be given, what a ranks file loses) for a byte-level BPE."""
     changes: list[str] = []
     if tok.normalizer is not None:
-        changes.append(f"The normaliser ({_label(tok.normalizer)}) is dropped: tiktoken reads "
-                       "the text as it is.")
+        changes.append(
+            f"The normaliser ({_label(tok.normalizer)}) is dropped: tiktoken reads "
+            "the text as it is."
+        )
     pattern = tiktoken_pattern(tok)
     if pattern is None:
-        changes.append(f"The pre-tokenizer ({_label(tok.pre_tokenizer)}) is not one regex, so "
-                       "tiktoken splits the text another way.")
+        changes.append(
+            f"The pre-tokenizer ({_label(tok.pre_tokenizer)}) is not one regex, so "
+            "tiktoken splits the text another way."
+        )
     elif _prefix_space(tok.pre_tokenizer):
         changes.append("The space the pre-tokenizer puts before the text is no longer added.")
     changes += _model_changes(tok.model)
     changes += _added_token_changes(tok)
     processor = tok.post_processor
     if processor is not None and _adds_tokens(processor):
-        changes.append(f"The post-processor ({_label(processor)}) is dropped: its tokens are no "
-                       "longer added.")
+        changes.append(
+            f"The post-processor ({_label(processor)}) is dropped: its tokens are no longer added."
+        )
     decoder = tok.decoder
     if decoder is not None and not isinstance(decoder, ByteLevelDecoder):
-        changes.append(f"The decoder ({_label(decoder)}) is dropped: tiktoken decodes the bytes "
-                       "as they are.")
+        changes.append(
+            f"The decoder ({_label(decoder)}) is dropped: tiktoken decodes the bytes as they are."
+        )
     changes += _length_changes(tok)
     return pattern, changes
 
@@ -189,7 +210,7 @@ def tiktoken_pattern(tok: Any) -> str | None:
     """
     own = getattr(tok, "pattern", None)
     if isinstance(own, str) and own:
-        return own                                 # a tiktoken-style tokeniser's own pattern
+        return own  # a tiktoken-style tokeniser's own pattern
     return _split_regex(tok.pre_tokenizer)
 
 
@@ -197,8 +218,12 @@ def _split_regex(pre: Any) -> str | None:
     parts = list(pre.pre_tokenizers) if isinstance(pre, Sequence) else [pre]
     if len(parts) == 1 and isinstance(parts[0], ByteLevel) and parts[0].use_regex:
         return HF_BYTE_LEVEL_PATTERN
-    if len(parts) == 2 and isinstance(parts[1], ByteLevel) and not parts[1].use_regex \
-            and not parts[1].add_prefix_space:
+    if (
+        len(parts) == 2
+        and isinstance(parts[1], ByteLevel)
+        and not parts[1].use_regex
+        and not parts[1].add_prefix_space
+    ):
         return _single_regex(parts[0])
     return None
 
@@ -206,10 +231,15 @@ def _split_regex(pre: Any) -> str | None:
 def _single_regex(pre: Any) -> str | None:
     if isinstance(pre, Regex):
         return pre.pattern
-    if isinstance(pre, Split) and pre.is_regex and (
+    if (
+        isinstance(pre, Split)
+        and pre.is_regex
+        and (
             (pre.behavior == "isolated" and not pre.invert)
-            or (pre.behavior == "removed" and pre.invert)):
-        return translate(pre.pattern)              # as the `regex` module (tiktoken) reads it
+            or (pre.behavior == "removed" and pre.invert)
+        )
+    ):
+        return translate(pre.pattern)  # as the `regex` module (tiktoken) reads it
     return None
 
 
@@ -222,8 +252,10 @@ def _model_changes(model: BPE) -> list[str]:
     changes = []
     suffix = getattr(model, "end_of_word_suffix", None) or getattr(model, "end_of_word", None)
     if suffix:
-        changes.append(f"The end-of-word suffix {suffix!r} is lost: tiktoken's tokens carry no "
-                       "suffix, so the last token of each word changes.")
+        changes.append(
+            f"The end-of-word suffix {suffix!r} is lost: tiktoken's tokens carry no "
+            "suffix, so the last token of each word changes."
+        )
     prefix = getattr(model, "continuing_subword_prefix", None)
     if prefix:
         changes.append(f"The continuing-subword prefix {prefix!r} is lost.")
@@ -231,9 +263,11 @@ def _model_changes(model: BPE) -> list[str]:
         changes.append("BPE dropout is dropped: tiktoken always merges.")
     ties = _tied_merges(model)
     if ties:
-        changes.append(f"{ties:,} merges make a token another merge also makes; tiktoken ranks "
-                       "them as one, so where two of them overlap in a word it may merge in "
-                       "another order.")
+        changes.append(
+            f"{ties:,} merges make a token another merge also makes; tiktoken ranks "
+            "them as one, so where two of them overlap in a word it may merge in "
+            "another order."
+        )
     return changes
 
 
@@ -255,12 +289,16 @@ def _added_token_changes(tok: Any) -> list[str]:
     stripping = [t.content for t in added if t.special and (t.lstrip or t.rstrip or t.single_word)]
     changes = []
     if plain:
-        changes.append(f"Added tokens that are not special ({len(plain):,}, first: "
-                       f"{plain[0]!r}) become special tokens: tiktoken matches them only where "
-                       "allowed_special allows.")
+        changes.append(
+            f"Added tokens that are not special ({len(plain):,}, first: "
+            f"{plain[0]!r}) become special tokens: tiktoken matches them only where "
+            "allowed_special allows."
+        )
     if stripping:
-        changes.append(f"Special tokens that take in the spaces around them ({len(stripping):,}, "
-                       f"first: {stripping[0]!r}) match only their bare string in tiktoken.")
+        changes.append(
+            f"Special tokens that take in the spaces around them ({len(stripping):,}, "
+            f"first: {stripping[0]!r}) match only their bare string in tiktoken."
+        )
     return changes
 
 
@@ -274,20 +312,31 @@ def reload_changes(tok: Any, format: str) -> list[str]:
     except ValueError as exc:
         raise ValueError(f"a {format} file of {_name(tok)} does not load back: {exc}") from None
     changes = []
-    for what, label in (("normalizer", "normaliser"), ("pre_tokenizer", "pre-tokenizer"),
-                        ("post_processor", "post-processor"), ("decoder", "decoder")):
+    for what, label in (
+        ("normalizer", "normaliser"),
+        ("pre_tokenizer", "pre-tokenizer"),
+        ("post_processor", "post-processor"),
+        ("decoder", "decoder"),
+    ):
         ours, theirs = getattr(tok, what), getattr(back, what)
         if _behaviour(what, ours) != _behaviour(what, theirs):
             changes.append(_replaced(label, ours, theirs))
     if format != "sentencepiece":
         ours, theirs = _model_options(tok.model), _model_options(back.model)
-        changes += [f"The model's {key} changes from {ours.get(key)!r} to {theirs.get(key)!r}."
-                    for key in sorted(set(ours) | set(theirs)) if ours.get(key) != theirs.get(key)]
-    lost = sorted({(t.id, t.content) for t in tok.added_tokens}
-                  - {(t.id, t.content) for t in back.added_tokens})
+        changes += [
+            f"The model's {key} changes from {ours.get(key)!r} to {theirs.get(key)!r}."
+            for key in sorted(set(ours) | set(theirs))
+            if ours.get(key) != theirs.get(key)
+        ]
+    lost = sorted(
+        {(t.id, t.content) for t in tok.added_tokens}
+        - {(t.id, t.content) for t in back.added_tokens}
+    )
     if lost:
-        changes.append(f"{_count(len(lost), 'added token')} no longer matched whole in the "
-                       f"text (first: {lost[0][1]!r}).")
+        changes.append(
+            f"{_count(len(lost), 'added token')} no longer matched whole in the "
+            f"text (first: {lost[0][1]!r})."
+        )
     return changes + _length_changes(tok)
 
 
@@ -358,8 +407,10 @@ def _adds_tokens(processor: Any) -> bool:
 
 
 def _has_vocabulary(tok: Any) -> bool:
-    return isinstance(getattr(tok.model, "vocab", None), dict) \
+    return (
+        isinstance(getattr(tok.model, "vocab", None), dict)
         or getattr(tok.model, "pieces", None) is not None
+    )
 
 
 def _size(tok: Any) -> int:

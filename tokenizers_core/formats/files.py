@@ -1,5 +1,6 @@
 """What every format reader shares: the size limit, gunzip with that limit, reading a zip
 member by member under that limit, the signatures."""
+
 from __future__ import annotations
 
 import io
@@ -9,7 +10,7 @@ import zlib
 # The largest tokenizer file we read, after decompression (Llama 4's tokenizer.json is 12 MB).
 MAX_FILE_BYTES = 64 * 1024 * 1024
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
-GGUF_MAGIC = b"GGUF"          # llama.cpp's model files (formats/gguf.py)
+GGUF_MAGIC = b"GGUF"  # llama.cpp's model files (formats/gguf.py)
 
 
 class TooLarge(ValueError):
@@ -59,7 +60,7 @@ def zip_member_count(data: bytes) -> int | None:
     at = data.rfind(_END_OF_DIRECTORY, max(0, len(data) - 65_557))
     if at < 0 or at + 12 > len(data):
         return None
-    return int.from_bytes(data[at + 10:at + 12], "little")
+    return int.from_bytes(data[at + 10 : at + 12], "little")
 
 
 def zip_files(data: bytes) -> tuple[zipfile.ZipFile, list[zipfile.ZipInfo]]:
@@ -67,19 +68,23 @@ def zip_files(data: bytes) -> tuple[zipfile.ZipFile, list[zipfile.ZipInfo]]:
     holds more than MAX_ZIP_MEMBERS entries."""
     count = zip_member_count(data)
     if count is not None and count > MAX_ZIP_MEMBERS:
-        raise ValueError(f"the zip holds {count:,}{'+' if count == 0xFFFF else ''} entries; a "
-                         f"tokenizer's zip (a model folder, vocab.json + merges.txt) holds at "
-                         f"most {MAX_ZIP_MEMBERS:,}")
+        raise ValueError(
+            f"the zip holds {count:,}{'+' if count == 0xFFFF else ''} entries; a "
+            f"tokenizer's zip (a model folder, vocab.json + merges.txt) holds at "
+            f"most {MAX_ZIP_MEMBERS:,}"
+        )
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         return archive, [i for i in archive.infolist() if not i.is_dir()]
     except (zipfile.BadZipFile, EOFError, OSError) as exc:
-        raise ValueError(f"this .zip cannot be read (is it cut short, or not a zip?): {exc}") \
-            from None
+        raise ValueError(
+            f"this .zip cannot be read (is it cut short, or not a zip?): {exc}"
+        ) from None
 
 
-def read_zip_members(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo],
-                     limit: int) -> list[bytes]:
+def read_zip_members(
+    archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], limit: int
+) -> list[bytes]:
     """The members' bytes, never more than `limit` together: a zip bomb stops at the cap
     (TooLarge), whatever sizes the archive claims."""
     left, out = limit, []

@@ -24,6 +24,7 @@ ValueError: the GGUF header declares 1,000,000,000,000 key-value pairs; the most
 does not handle: GGUF version 1 (32-bit counts, 2023) and big-endian files (both are refused
 with a message).
 """
+
 from __future__ import annotations
 
 import io
@@ -34,15 +35,23 @@ from typing import Any, BinaryIO
 from .files import GGUF_MAGIC, MAX_FILE_BYTES
 
 MAX_KV_PAIRS = 1 << 16
-MAX_ARRAY = 2_000_000          # a tokenizer.json's bound on merges (Llama 4 has 200,000 tokens)
+MAX_ARRAY = 2_000_000  # a tokenizer.json's bound on merges (Llama 4 has 200,000 tokens)
 MAX_STRING = 16 * 1024 * 1024  # a chat template or a precompiled charsmap is a few hundred KB
 _CHUNK = 1 << 20
 
 # value type -> (name, struct format of one element); strings and arrays are read apart
 _SCALARS: dict[int, tuple[str, str]] = {
-    0: ("uint8", "B"), 1: ("int8", "b"), 2: ("uint16", "H"), 3: ("int16", "h"),
-    4: ("uint32", "I"), 5: ("int32", "i"), 6: ("float32", "f"), 7: ("bool", "?"),
-    10: ("uint64", "Q"), 11: ("int64", "q"), 12: ("float64", "d"),
+    0: ("uint8", "B"),
+    1: ("int8", "b"),
+    2: ("uint16", "H"),
+    3: ("int16", "h"),
+    4: ("uint32", "I"),
+    5: ("int32", "i"),
+    6: ("float32", "f"),
+    7: ("bool", "?"),
+    10: ("uint64", "Q"),
+    11: ("int64", "q"),
+    12: ("float64", "d"),
 }
 STRING, ARRAY = 8, 9
 
@@ -71,8 +80,8 @@ class _Cursor:
     def __init__(self, source: bytes | BinaryIO, size: int, prefix: bool) -> None:
         self.file = None if isinstance(source, (bytes, bytearray)) else source
         self.buf = bytes(source) if self.file is None else b""
-        self.start = 0       # the file offset of buf[0]
-        self.pos = 0         # the file offset we are at
+        self.start = 0  # the file offset of buf[0]
+        self.pos = 0  # the file offset we are at
         self.size = size
         self.prefix = prefix
 
@@ -82,18 +91,24 @@ class _Cursor:
     def need(self, n: int, what: str) -> None:
         if n > self.remaining():
             if self.prefix:
-                raise ValueError(f"the upload is cut before the end of the GGUF metadata (at "
-                                 f"{what}, byte {self.pos:,}); send a longer prefix of the file")
-            raise ValueError(f"the GGUF file is truncated: {what} at byte {self.pos:,} needs "
-                             f"{n:,} bytes and {self.remaining():,} follow")
+                raise ValueError(
+                    f"the upload is cut before the end of the GGUF metadata (at "
+                    f"{what}, byte {self.pos:,}); send a longer prefix of the file"
+                )
+            raise ValueError(
+                f"the GGUF file is truncated: {what} at byte {self.pos:,} needs "
+                f"{n:,} bytes and {self.remaining():,} follow"
+            )
         if self.file is not None and self.pos + n > self.start + len(self.buf):
             self._fill(n)
 
     def _fill(self, n: int) -> None:
         if self.pos + n > MAX_FILE_BYTES:
-            raise ValueError(f"the GGUF key-value section is larger than {MAX_FILE_BYTES:,} "
-                             "bytes; the most we read")
-        keep = self.buf[self.pos - self.start:]
+            raise ValueError(
+                f"the GGUF key-value section is larger than {MAX_FILE_BYTES:,} "
+                "bytes; the most we read"
+            )
+        keep = self.buf[self.pos - self.start :]
         self.start = self.pos
         assert self.file is not None
         more = self.file.read(max(n - len(keep), _CHUNK))
@@ -129,7 +144,7 @@ class _Cursor:
                 self.bound(n, 1, MAX_STRING, f"element {i} of {key!r} declares {n:,} bytes")
             if pos + n > end:
                 buf, start, end = self._refill(pos, n, f"element {i} of {key!r}")
-            pieces.append(buf[pos - start:pos - start + n])
+            pieces.append(buf[pos - start : pos - start + n])
             pos += n
         self.pos = pos
         joined = b"\0".join(pieces)
@@ -154,7 +169,7 @@ class _Cursor:
         self.need(n, what)
         at = self.pos - self.start
         self.pos += n
-        return self.buf[at:at + n]
+        return self.buf[at : at + n]
 
 
 def read_metadata(source: bytes | str, *, prefix: bool = False) -> GGUFMetadata:
@@ -179,14 +194,18 @@ def _read(cur: _Cursor) -> GGUFMetadata:
         raise ValueError("not a GGUF file: it does not start with the bytes 'GGUF'")
     (version,) = cur.unpack("<I", "the version")
     if version not in (2, 3):
-        hint = (" (the file is big-endian, which we do not read)"
-                if int.from_bytes(version.to_bytes(4, "little"), "big") in (2, 3) else "")
-        raise ValueError(f"GGUF version {version} is not supported; we read versions 2 and 3"
-                         f"{hint}")
+        hint = (
+            " (the file is big-endian, which we do not read)"
+            if int.from_bytes(version.to_bytes(4, "little"), "big") in (2, 3)
+            else ""
+        )
+        raise ValueError(f"GGUF version {version} is not supported; we read versions 2 and 3{hint}")
     tensor_count, kv_count = cur.unpack("<QQ", "the counts")
     if kv_count > MAX_KV_PAIRS:
-        raise ValueError(f"the GGUF header declares {kv_count:,} key-value pairs; the most we "
-                         f"read is {MAX_KV_PAIRS:,}")
+        raise ValueError(
+            f"the GGUF header declares {kv_count:,} key-value pairs; the most we "
+            f"read is {MAX_KV_PAIRS:,}"
+        )
     meta = GGUFMetadata(version, tensor_count)
     for _ in range(kv_count):
         key = _string(cur, "a key")
@@ -224,4 +243,3 @@ def _array(cur: _Cursor, key: str) -> list:
     if kind == ARRAY:
         raise ValueError(f"{key!r} is an array of arrays, which no tokenizer key is")
     raise ValueError(f"{key!r} is an array of value type {kind}, which GGUF does not define")
-

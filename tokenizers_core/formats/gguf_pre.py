@@ -20,6 +20,7 @@ True
 >>> lookup("no-such-model").known, lookup("no-such-model").regexes == DEFAULT
 (False, True)
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -28,10 +29,14 @@ _CONTRACTIONS = "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])"
 
 GPT2 = [r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)"]
 DEFAULT = [r"[\p{P}\$\+<=>\^~\|]+", GPT2[0], r"\p{N}+", r"[0-9][0-9][0-9]"]
-LLAMA3 = [_CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
-          r"|\s*[\r\n]+|\s+(?!\S)|\s+"]
-QWEN2 = [_CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
-         r"|\s*[\r\n]+|\s+(?!\S)|\s+"]
+LLAMA3 = [
+    _CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+]
+QWEN2 = [
+    _CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+]
 STARCODER = [r"\p{N}", GPT2[0]]
 FALCON = [r"[\p{P}\$\+<=>\^~\|`]+", GPT2[0], r"[0-9][0-9][0-9]"]
 DEEPSEEK_LLM = [
@@ -43,18 +48,25 @@ DEEPSEEK_LLM = [
     r"\p{N}+",
 ]
 DEEPSEEK_CODER = [r"[\r\n]", r"\s?\p{L}+", r"\s?\p{P}+", r"[一-龥ࠀ-一가-퟿]+", r"\p{N}"]
-DEEPSEEK3 = [r"\p{N}{1,3}", r"[一-龥぀-ゟ゠-ヿ]+",
-             r"[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?"
-             r"[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"]
+DEEPSEEK3 = [
+    r"\p{N}{1,3}",
+    r"[一-龥぀-ゟ゠-ヿ]+",
+    r"[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?"
+    r"[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+]
 PORO = [r" ?[^(\s|.,!?…。，、।۔،)]+"]
 VIKING = [PORO[0], r"\p{N}"]
 _UPPER_THEN_LOWER = r"((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+"
 _LOWER_AFTER_UPPER = r"((?=[\p{L}])([^a-z]))+((?=[\p{L}])([^A-Z]))*"
-TEKKEN = [rf"[^\r\n\p{{L}}\p{{N}}]?{_UPPER_THEN_LOWER}|[^\r\n\p{{L}}\p{{N}}]?{_LOWER_AFTER_UPPER}"
-          r"|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"]
-GPT4O = [rf"[^\r\n\p{{L}}\p{{N}}]?{_UPPER_THEN_LOWER}{_CONTRACTIONS}?"
-         rf"|[^\r\n\p{{L}}\p{{N}}]?{_LOWER_AFTER_UPPER}{_CONTRACTIONS}?"
-         r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"]
+TEKKEN = [
+    rf"[^\r\n\p{{L}}\p{{N}}]?{_UPPER_THEN_LOWER}|[^\r\n\p{{L}}\p{{N}}]?{_LOWER_AFTER_UPPER}"
+    r"|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+]
+GPT4O = [
+    rf"[^\r\n\p{{L}}\p{{N}}]?{_UPPER_THEN_LOWER}{_CONTRACTIONS}?"
+    rf"|[^\r\n\p{{L}}\p{{N}}]?{_LOWER_AFTER_UPPER}{_CONTRACTIONS}?"
+    r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+]
 
 
 @dataclass(frozen=True)
@@ -73,20 +85,52 @@ class PreTokenizerSpec:
 # name -> (regexes, ignore_merges, add_bos), as llama_vocab::impl::load sets them
 _TABLE: dict[str, tuple[list[str], bool, bool]] = {
     "default": (DEFAULT, False, False),
-    **{n: (LLAMA3, True, True) for n in ("llama3", "llama-v3", "llama-bpe", "falcon3",
-                                         "falcon-h1", "pixtral", "midm-2.0", "lfm2")},
+    **{
+        n: (LLAMA3, True, True)
+        for n in (
+            "llama3",
+            "llama-v3",
+            "llama-bpe",
+            "falcon3",
+            "falcon-h1",
+            "pixtral",
+            "midm-2.0",
+            "lfm2",
+        )
+    },
     "deepseek-llm": (DEEPSEEK_LLM, False, False),
     "deepseek-coder": (DEEPSEEK_CODER, False, False),
     "deepseek-v3": (DEEPSEEK3, False, False),
     "falcon": (FALCON, False, False),
-    **{n: (GPT2, False, False) for n in ("gpt-2", "phi-2", "jina-es", "jina-de", "gigachat",
-                                         "jina-v2-es", "jina-v2-de", "a.x-4.0", "mellum",
-                                         "jina-v1-en", "jina-v2-code", "roberta-bpe", "mpt",
-                                         "olmo", "jais", "exaone4")},
-    **{n: (STARCODER, False, False) for n in ("starcoder", "refact", "command-r", "smollm",
-                                              "codeshell", "exaone", "minerva-7b")},
-    **{n: (QWEN2, False, False) for n in ("qwen2", "deepseek-r1-qwen", "kormo", "megrez",
-                                          "stablelm2")},
+    **{
+        n: (GPT2, False, False)
+        for n in (
+            "gpt-2",
+            "phi-2",
+            "jina-es",
+            "jina-de",
+            "gigachat",
+            "jina-v2-es",
+            "jina-v2-de",
+            "a.x-4.0",
+            "mellum",
+            "jina-v1-en",
+            "jina-v2-code",
+            "roberta-bpe",
+            "mpt",
+            "olmo",
+            "jais",
+            "exaone4",
+        )
+    },
+    **{
+        n: (STARCODER, False, False)
+        for n in ("starcoder", "refact", "command-r", "smollm", "codeshell", "exaone", "minerva-7b")
+    },
+    **{
+        n: (QWEN2, False, False)
+        for n in ("qwen2", "deepseek-r1-qwen", "kormo", "megrez", "stablelm2")
+    },
     **{n: (LLAMA3, False, False) for n in ("dbrx", "smaug-bpe", "glm4", "chatglm-bpe")},
     **{n: (PORO, False, False) for n in ("poro-chat", "bloom", "gpt3-finnish")},
     "viking": (VIKING, False, False),
@@ -109,15 +153,21 @@ def warning(name: str | None) -> str | None:
     """The sentence to show a user for this pre-tokenizer name, or None when it is a known,
     specific one."""
     if name is None or name == "":
-        return ("The GGUF names no pre-tokenizer (tokenizer.ggml.pre), so llama.cpp splits the "
-                "text with its generic 'default' regexes, which most models' own tokenizers do "
-                "not use: expect different tokens on numbers, punctuation and spaces.")
+        return (
+            "The GGUF names no pre-tokenizer (tokenizer.ggml.pre), so llama.cpp splits the "
+            "text with its generic 'default' regexes, which most models' own tokenizers do "
+            "not use: expect different tokens on numbers, punctuation and spaces."
+        )
     if name == "default":
-        return ("The GGUF's pre-tokenizer is 'default': llama.cpp splits the text with its "
-                "generic regexes, not the model's own, the commonest reason a GGUF tokenizes "
-                "differently from its tokenizer.json.")
+        return (
+            "The GGUF's pre-tokenizer is 'default': llama.cpp splits the text with its "
+            "generic regexes, not the model's own, the commonest reason a GGUF tokenizes "
+            "differently from its tokenizer.json."
+        )
     if name not in _TABLE:
-        return (f"The GGUF's pre-tokenizer {name!r} is not one we know (llama.cpp refuses names "
-                "it does not know); it is loaded with llama.cpp's 'default' regexes, so its "
-                "tokens may differ from the model's.")
+        return (
+            f"The GGUF's pre-tokenizer {name!r} is not one we know (llama.cpp refuses names "
+            "it does not know); it is loaded with llama.cpp's 'default' regexes, so its "
+            "tokens may differ from the model's."
+        )
     return None

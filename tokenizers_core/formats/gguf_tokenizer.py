@@ -25,6 +25,7 @@ use the `regex` module (the two can disagree on rare code points).
 What we keep of the file besides the pipeline: `tok.gguf` (model, pre, special ids, flags),
 `tok.chat_template` and `tok.warnings` (sentences: the pre-tokenizer is `default` or unknown).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -44,8 +45,12 @@ from .sentencepiece_model import ModelProto, _check_pieces, tokenizer_from_proto
 MODELS = ("gpt2", "llama", "t5", "bert")
 _KEY = "tokenizer.ggml."
 # llama.cpp's BOS/EOS defaults per model when the file has no add_bos/add_eos key
-_ADD_DEFAULTS = {"gpt2": (False, False), "llama": (True, False), "t5": (False, True),
-                 "bert": (True, False)}
+_ADD_DEFAULTS = {
+    "gpt2": (False, False),
+    "llama": (True, False),
+    "t5": (False, True),
+    "bert": (True, False),
+}
 
 
 def tokenizer_from_metadata(meta: GGUFMetadata, *, name: str = "") -> Tokenizer:
@@ -55,8 +60,9 @@ def tokenizer_from_metadata(meta: GGUFMetadata, *, name: str = "") -> Tokenizer:
     if model is None:
         raise ValueError("the GGUF holds no tokenizer (no tokenizer.ggml.model key)")
     if model not in MODELS:
-        raise ValueError(f"the GGUF's tokenizer model {model!r} is not supported; we read "
-                         f"{', '.join(MODELS)}")
+        raise ValueError(
+            f"the GGUF's tokenizer model {model!r} is not supported; we read {', '.join(MODELS)}"
+        )
     tokens = _str_list(kv, "tokens")
     types = _int_list(kv, "token_type", len(tokens), default=NORMAL)
     pre = kv.get(_KEY + "pre")
@@ -73,9 +79,17 @@ def tokenizer_from_metadata(meta: GGUFMetadata, *, name: str = "") -> Tokenizer:
     if model != "bert":
         tok.post_processor = _bos_eos(tokens, bos if add_bos else None, eos if add_eos else None)
     tok.name = name
-    tok.gguf = {"model": model, "pre": pre, "version": meta.version, "bos_token_id": bos,  # type: ignore[attr-defined]
-                "eos_token_id": eos, "add_bos_token": add_bos, "add_eos_token": add_eos,
-                "tensor_count": meta.tensor_count, "metadata_bytes": meta.kv_end}
+    tok.gguf = {  # type: ignore[attr-defined]
+        "model": model,
+        "pre": pre,
+        "version": meta.version,
+        "bos_token_id": bos,
+        "eos_token_id": eos,
+        "add_bos_token": add_bos,
+        "add_eos_token": add_eos,
+        "tensor_count": meta.tensor_count,
+        "metadata_bytes": meta.kv_end,
+    }
     tok.chat_template = kv.get("tokenizer.chat_template")  # type: ignore[attr-defined]
     warning = gguf_pre.warning(pre if isinstance(pre, str) else None) if model == "gpt2" else None
     tok.warnings = [warning] if warning else []  # type: ignore[attr-defined]
@@ -84,27 +98,46 @@ def tokenizer_from_metadata(meta: GGUFMetadata, *, name: str = "") -> Tokenizer:
 
 # ---- the four models ---------------------------------------------------------------------------
 
-def _byte_level_bpe(tokens: list[str], types: list[int], merges: list[str],
-                    spec: gguf_pre.PreTokenizerSpec) -> Tokenizer:
+
+def _byte_level_bpe(
+    tokens: list[str], types: list[int], merges: list[str], spec: gguf_pre.PreTokenizerSpec
+) -> Tokenizer:
     """llama.cpp's BPE: `spec`'s regexes split the text (each splitting the pieces of the one
     before), the pieces go through GPT-2's byte map, and merges apply by rank."""
-    splits = [{"type": "Split", "pattern": {"Regex": regex}, "behavior": "Isolated",
-               "invert": False} for regex in spec.regexes]
-    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
-                  "use_regex": False}
+    splits = [
+        {"type": "Split", "pattern": {"Regex": regex}, "behavior": "Isolated", "invert": False}
+        for regex in spec.regexes
+    ]
+    byte_level = {
+        "type": "ByteLevel",
+        "add_prefix_space": False,
+        "trim_offsets": False,
+        "use_regex": False,
+    }
     config = {
         "added_tokens": _added(tokens, types),
         "pre_tokenizer": {"type": "Sequence", "pretokenizers": [*splits, byte_level]},
-        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
-                    "use_regex": False},
-        "model": {"type": "BPE", "dropout": None, "unk_token": None,
-                  "continuing_subword_prefix": None, "end_of_word_suffix": None,
-                  "fuse_unk": False, "byte_fallback": False,
-                  "ignore_merges": spec.ignore_merges, "vocab": _first_ids(tokens),
-                  "merges": merges},
+        "decoder": {
+            "type": "ByteLevel",
+            "add_prefix_space": False,
+            "trim_offsets": False,
+            "use_regex": False,
+        },
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "ignore_merges": spec.ignore_merges,
+            "vocab": _first_ids(tokens),
+            "merges": merges,
+        },
     }
     if not _one_inner_space_each(merges):
-        config["model"]["merges"] = [_merge(m) for m in merges]     # the slow, exact split
+        config["model"]["merges"] = [_merge(m) for m in merges]  # the slow, exact split
     return from_dict(config)
 
 
@@ -116,8 +149,7 @@ def _one_inner_space_each(merges: list[str]) -> bool:
     (True, False)
     """
     joined = "\n".join(merges)
-    return (joined.count(" ") == len(merges) and not joined.startswith(" ")
-            and "\n " not in joined)
+    return joined.count(" ") == len(merges) and not joined.startswith(" ") and "\n " not in joined
 
 
 def _merge(line: str) -> list[str]:
@@ -126,27 +158,34 @@ def _merge(line: str) -> list[str]:
     at = line.find(" ", 1)
     if at < 0:
         raise ValueError(f"the merge {line!r} has no space between its two symbols")
-    return [line[:at], line[at + 1:]]
+    return [line[:at], line[at + 1 :]]
 
 
-def _sentencepiece(model: str, tokens: list[str], scores: list[float], types: list[int],
-                   kv: dict[str, Any]) -> Tokenizer:
-    """"llama" (BPE by scores) and "t5" (Unigram), run by our sentencepiece model code."""
+def _sentencepiece(
+    model: str, tokens: list[str], scores: list[float], types: list[int], kv: dict[str, Any]
+) -> Tokenizer:
+    """ "llama" (BPE by scores) and "t5" (Unigram), run by our sentencepiece model code."""
     if UNKNOWN not in types:
         unk = _special_id(kv, "unknown", tokens)
         types = [UNKNOWN if i == unk else t for i, t in enumerate(types)]
     pieces = list(zip(tokens, scores, types))
     byte_fallback = sum(t == BYTE for t in types) == 256
     charsmap = kv.get(_KEY + "precompiled_charsmap") if model == "t5" else None
-    trainer = {"model_type": 1 if model == "t5" else 2, "byte_fallback": byte_fallback,
-               "unk_surface": " \u2047 ", "treat_whitespace_as_suffix": False}
-    normalizer = {"name": "", "precompiled_charsmap": bytes(x & 0xFF for x in charsmap or ()),
-                  "add_dummy_prefix": _flag(kv, "add_space_prefix", True),
-                  # llama.cpp's SPM only prefixes a space and escapes spaces (llama-vocab.cpp,
-                  # `tokenize`); its UGM reads this key
-                  "remove_extra_whitespaces": model == "t5" and _flag(
-                      kv, "remove_extra_whitespaces", False),
-                  "escape_whitespaces": True}
+    trainer = {
+        "model_type": 1 if model == "t5" else 2,
+        "byte_fallback": byte_fallback,
+        "unk_surface": " \u2047 ",
+        "treat_whitespace_as_suffix": False,
+    }
+    normalizer = {
+        "name": "",
+        "precompiled_charsmap": bytes(x & 0xFF for x in charsmap or ()),
+        "add_dummy_prefix": _flag(kv, "add_space_prefix", True),
+        # llama.cpp's SPM only prefixes a space and escapes spaces (llama-vocab.cpp,
+        # `tokenize`); its UGM reads this key
+        "remove_extra_whitespaces": model == "t5" and _flag(kv, "remove_extra_whitespaces", False),
+        "escape_whitespaces": True,
+    }
     _check_pieces(pieces, trainer)
     return tokenizer_from_proto(ModelProto(pieces, trainer, normalizer))
 
@@ -167,15 +206,27 @@ def _wordpiece(tokens: list[str]) -> Tokenizer:
 
 # ---- special tokens ----------------------------------------------------------------------------
 
+
 def _added(tokens: list[str], types: list[int]) -> list[dict[str, Any]]:
     """Control tokens as special added tokens, user-defined ones as plain added tokens."""
-    return [{"id": i, "content": t, "single_word": False, "lstrip": False, "rstrip": False,
-             "normalized": False, "special": kind == CONTROL}
-            for i, (t, kind) in enumerate(zip(tokens, types)) if kind in (CONTROL, USER_DEFINED)]
+    return [
+        {
+            "id": i,
+            "content": t,
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": kind == CONTROL,
+        }
+        for i, (t, kind) in enumerate(zip(tokens, types))
+        if kind in (CONTROL, USER_DEFINED)
+    ]
 
 
-def _add_flags(kv: dict[str, Any], model: str, spec: gguf_pre.PreTokenizerSpec
-               ) -> tuple[bool, bool]:
+def _add_flags(
+    kv: dict[str, Any], model: str, spec: gguf_pre.PreTokenizerSpec
+) -> tuple[bool, bool]:
     bos_default, eos_default = _ADD_DEFAULTS[model]
     if model == "gpt2":
         bos_default = spec.add_bos
@@ -186,9 +237,14 @@ def _bos_eos(tokens: list[str], bos: int | None, eos: int | None) -> TemplatePro
     """The post-processor that adds BOS before and EOS after the text (None: neither)."""
     if bos is None and eos is None:
         return None
-    single = [*(["<bos>"] if bos is not None else []), "$A", *(["<eos>"] if eos is not None else [])]
-    specials = [(label, [i], [tokens[i]]) for label, i in (("<bos>", bos), ("<eos>", eos))
-                if i is not None]
+    single = [
+        *(["<bos>"] if bos is not None else []),
+        "$A",
+        *(["<eos>"] if eos is not None else []),
+    ]
+    specials = [
+        (label, [i], [tokens[i]]) for label, i in (("<bos>", bos), ("<eos>", eos)) if i is not None
+    ]
     return TemplateProcessing(single, special_tokens=specials)
 
 
@@ -197,12 +253,15 @@ def _special_id(kv: dict[str, Any], which: str, tokens: list[str]) -> int | None
     if value is None:
         return None
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < len(tokens):
-        raise ValueError(f"tokenizer.ggml.{which}_token_id is {value!r}, not the id of one of "
-                         f"the {len(tokens):,} tokens")
+        raise ValueError(
+            f"tokenizer.ggml.{which}_token_id is {value!r}, not the id of one of "
+            f"the {len(tokens):,} tokens"
+        )
     return value
 
 
 # ---- typed reads of the metadata -------------------------------------------------------------
+
 
 def _str_list(kv: dict[str, Any], key: str) -> list[str]:
     value = kv.get(_KEY + key)
@@ -217,15 +276,18 @@ def _int_list(kv: dict[str, Any], key: str, n: int, *, default: int) -> list[int
         return [default] * n
     if not isinstance(value, list) or len(value) != n or (value and type(value[0]) is not int):
         raise ValueError(f"tokenizer.ggml.{key} must be {n:,} integers, one per token")
-    return [v or NORMAL for v in value]          # 0 is llama.cpp's "undefined": normal
+    return [v or NORMAL for v in value]  # 0 is llama.cpp's "undefined": normal
 
 
 def _float_list(kv: dict[str, Any], key: str, n: int) -> list[float]:
     value = kv.get(_KEY + key)
     if value is None:
         return [0.0] * n
-    if not isinstance(value, list) or len(value) != n or (
-            value and type(value[0]) not in (int, float)):
+    if (
+        not isinstance(value, list)
+        or len(value) != n
+        or (value and type(value[0]) not in (int, float))
+    ):
         raise ValueError(f"tokenizer.ggml.{key} must be {n:,} numbers, one per token")
     return [float(v) for v in value]
 
@@ -240,7 +302,7 @@ def _flag(kv: dict[str, Any], key: str, default: bool) -> bool:
 def _first_ids(tokens: list[str]) -> dict[str, int]:
     """token -> its first id (a repeated token keeps the first, as llama.cpp's map does)."""
     vocab = dict(zip(tokens, range(len(tokens))))
-    if len(vocab) < len(tokens):                   # a repeated token: keep its first id
+    if len(vocab) < len(tokens):  # a repeated token: keep its first id
         vocab = {}
         for i, token in enumerate(tokens):
             vocab.setdefault(token, i)
@@ -249,13 +311,16 @@ def _first_ids(tokens: list[str]) -> dict[str, int]:
 
 # ---- what formats/ calls ----------------------------------------------------------------------
 
+
 def load_bytes(data: bytes, *, name: str = "", prefix: bool = True, **options: Any) -> Tokenizer:
     """A `Tokenizer` from a GGUF file's bytes, or from the first bytes of it (an upload: it
     must reach the end of the key-value section)."""
     if options:
-        raise ValueError(f"a GGUF file takes no options (got {', '.join(sorted(options))}): "
-                         "everything it needs is in its metadata")
-    with gc_paused:   # a million small objects, none cyclic: the collector would only slow us
+        raise ValueError(
+            f"a GGUF file takes no options (got {', '.join(sorted(options))}): "
+            "everything it needs is in its metadata"
+        )
+    with gc_paused:  # a million small objects, none cyclic: the collector would only slow us
         return tokenizer_from_metadata(read_metadata(data, prefix=prefix), name=name)
 
 

@@ -16,6 +16,7 @@ closest, and `changes` says what differs (so does `formats/exactness.py`). Speci
 added tokens are written as control tokens, the others as user-defined ones; BOS and EOS ids
 and whether they are added come from the post-processor.
 """
+
 from __future__ import annotations
 
 import struct
@@ -33,20 +34,33 @@ _UINT32, _INT32, _FLOAT32, _BOOL = 4, 5, 6, 7
 _UNUSED = 5
 # texts whose pieces tell llama.cpp's pre-tokenizers apart: contractions and case, digit runs,
 # punctuation runs, whitespace before words and newlines, scripts with and without spaces
-PROBES = ("Hello world! It's 2024; we'LL see.", "12345678 3.14159 1,000,000 x=42+7",
-          "  two  spaces\n\n\nand\ttabs \n end ", "don't DON'T you've they'RE",
-          "CamelCaseWord lowerUPPER ÀÉÎ ñandú", "日本語のテキスト、中文。한국어 텍스트",
-          "emoji 👍🏽 family 👨‍👩‍👧 flags 🇫🇷", "code: def f(x):\n    return x**2  # ok\n",
-          "path/to/file.txt https://example.com/a?b=c", "!!! ??? ... --- ___ \"quoted\"",
-          "Ünïcödé ﬁ ligature e\u0301 مرحبا بالعالم שלום", "a\r\nb\rc\u2028d\u00a0e")
+PROBES = (
+    "Hello world! It's 2024; we'LL see.",
+    "12345678 3.14159 1,000,000 x=42+7",
+    "  two  spaces\n\n\nand\ttabs \n end ",
+    "don't DON'T you've they'RE",
+    "CamelCaseWord lowerUPPER ÀÉÎ ñandú",
+    "日本語のテキスト、中文。한국어 텍스트",
+    "emoji 👍🏽 family 👨‍👩‍👧 flags 🇫🇷",
+    "code: def f(x):\n    return x**2  # ok\n",
+    "path/to/file.txt https://example.com/a?b=c",
+    '!!! ??? ... --- ___ "quoted"',
+    "Ünïcödé ﬁ ligature e\u0301 مرحبا بالعالم שלום",
+    "a\r\nb\rc\u2028d\u00a0e",
+)
 
 
 # ---- the file -----------------------------------------------------------------------------------
 def dump_bytes(tok: Any, *, pre: str | None = None) -> bytes:
     """The GGUF bytes of `tok`'s tokenizer (ValueError when no GGUF model runs it). `pre`
     names llama.cpp's pre-tokenizer for a byte-level BPE instead of the detected one."""
-    return encode_file({"general.architecture": "llama", "general.name": tok.name or "tokenizer",
-                        **tokenizer_kv(tok, pre=pre)})
+    return encode_file(
+        {
+            "general.architecture": "llama",
+            "general.name": tok.name or "tokenizer",
+            **tokenizer_kv(tok, pre=pre),
+        }
+    )
 
 
 def encode_file(kv: dict[str, Any]) -> bytes:
@@ -121,9 +135,12 @@ def _byte_level_kv(tok: Any, pre: str | None) -> dict[str, Any]:
     kv: dict[str, Any] = {
         "tokenizer.ggml.model": "gpt2",
         "tokenizer.ggml.pre": pre or pre_match(tok, data).name,
-        "tokenizer.ggml.tokens": tokens, "tokenizer.ggml.token_type": types,
-        "tokenizer.ggml.merges": [m if isinstance(m, str) else f"{m[0]} {m[1]}"
-                                  for m in model["merges"]]}
+        "tokenizer.ggml.tokens": tokens,
+        "tokenizer.ggml.token_type": types,
+        "tokenizer.ggml.merges": [
+            m if isinstance(m, str) else f"{m[0]} {m[1]}" for m in model["merges"]
+        ],
+    }
     return {**kv, **_bos_eos_kv(tok, tokens)}
 
 
@@ -131,23 +148,32 @@ def _sentencepiece_kv(tok: Any) -> dict[str, Any]:
     proto = _proto(tok)
     model_type = proto.trainer_spec.get("model_type", 1)
     if model_type not in (1, 2):
-        raise ValueError("only sentencepiece BPE and Unigram models have a GGUF form (this one "
-                         "is a word or character model)")
+        raise ValueError(
+            "only sentencepiece BPE and Unigram models have a GGUF form (this one "
+            "is a word or character model)"
+        )
     kv: dict[str, Any] = {
         "tokenizer.ggml.model": "llama" if model_type == 2 else "t5",
         "tokenizer.ggml.tokens": [p for p, _s, _t in proto.pieces],
         "tokenizer.ggml.scores": [float(s) for _p, s, _t in proto.pieces],
         "tokenizer.ggml.token_type": [t for _p, _s, t in proto.pieces],
         "tokenizer.ggml.add_space_prefix": bool(proto.normalizer_spec["add_dummy_prefix"]),
-        "tokenizer.ggml.remove_extra_whitespaces":
-            bool(proto.normalizer_spec["remove_extra_whitespaces"])}
-    for key, field in (("bos", "bos_id"), ("eos", "eos_id"), ("unknown", "unk_id"),
-                       ("padding", "pad_id")):
+        "tokenizer.ggml.remove_extra_whitespaces": bool(
+            proto.normalizer_spec["remove_extra_whitespaces"]
+        ),
+    }
+    for key, field in (
+        ("bos", "bos_id"),
+        ("eos", "eos_id"),
+        ("unknown", "unk_id"),
+        ("padding", "pad_id"),
+    ):
         if 0 <= proto.trainer_spec.get(field, -1) < len(proto.pieces):
             kv[f"tokenizer.ggml.{key}_token_id"] = proto.trainer_spec[field]
     if model_type == 1:
         kv["tokenizer.ggml.precompiled_charsmap"] = list(
-            proto.normalizer_spec["precompiled_charsmap"])
+            proto.normalizer_spec["precompiled_charsmap"]
+        )
     adds = _adds(tok)
     kv["tokenizer.ggml.add_bos_token"] = adds[0] is not None
     kv["tokenizer.ggml.add_eos_token"] = adds[1] is not None
@@ -160,17 +186,25 @@ def _bert_kv(tok: Any) -> dict[str, Any]:
     tokens, types = [f"[PAD{i}]" for i in range(size)], [_UNUSED] * size
     for token, i in vocab.items():
         bracketed = token.startswith("[") and token.endswith("]")
-        tokens[i] = token if bracketed else token[2:] if token.startswith("##") \
-            else "\u2581" + token
+        tokens[i] = (
+            token if bracketed else token[2:] if token.startswith("##") else "\u2581" + token
+        )
         types[i] = CONTROL if bracketed else NORMAL
     unk = vocab.get(getattr(tok.model, "unk_token", "[UNK]"))
     if unk is not None:
         types[unk] = UNKNOWN
-    kv: dict[str, Any] = {"tokenizer.ggml.model": "bert", "tokenizer.ggml.tokens": tokens,
-                          "tokenizer.ggml.token_type": types,
-                          "tokenizer.ggml.add_bos_token": True}
-    for key, token in (("bos", "[CLS]"), ("seperator", "[SEP]"), ("padding", "[PAD]"),
-                       ("unknown", "[UNK]")):
+    kv: dict[str, Any] = {
+        "tokenizer.ggml.model": "bert",
+        "tokenizer.ggml.tokens": tokens,
+        "tokenizer.ggml.token_type": types,
+        "tokenizer.ggml.add_bos_token": True,
+    }
+    for key, token in (
+        ("bos", "[CLS]"),
+        ("seperator", "[SEP]"),
+        ("padding", "[PAD]"),
+        ("unknown", "[UNK]"),
+    ):
         if token in vocab:
             kv[f"tokenizer.ggml.{key}_token_id"] = vocab[token]
     return kv
@@ -178,8 +212,22 @@ def _bert_kv(tok: Any) -> dict[str, Any]:
 
 # ---- the pre-tokenizer's name -------------------------------------------------------------------
 # the name llama.cpp's converter writes for each family, first; then the rest in table order
-PREFERRED = ("llama-bpe", "qwen2", "gpt-2", "gpt-4o", "tekken", "deepseek-v3", "deepseek-llm",
-             "deepseek-coder", "starcoder", "falcon", "poro-chat", "viking", "dbrx", "default")
+PREFERRED = (
+    "llama-bpe",
+    "qwen2",
+    "gpt-2",
+    "gpt-4o",
+    "tekken",
+    "deepseek-v3",
+    "deepseek-llm",
+    "deepseek-coder",
+    "starcoder",
+    "falcon",
+    "poro-chat",
+    "viking",
+    "dbrx",
+    "default",
+)
 
 
 @dataclass(frozen=True)
@@ -220,13 +268,22 @@ def pre_match(tok: Any, data: dict[str, Any] | None = None) -> PreMatch:
 
 def _llama_cpp_pre_tokenizer(spec: gguf_pre.PreTokenizerSpec) -> Any:
     """The pre-tokenizer our GGUF reader builds for `spec` (its regexes, then the byte map)."""
-    splits = [{"type": "Split", "pattern": {"Regex": r}, "behavior": "Isolated", "invert": False}
-              for r in spec.regexes]
-    level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
-             "use_regex": False}
-    return from_dict({"model": {"type": "BPE", "vocab": {}, "merges": []},
-                      "pre_tokenizer": {"type": "Sequence",
-                                        "pretokenizers": [*splits, level]}}).pre_tokenizer
+    splits = [
+        {"type": "Split", "pattern": {"Regex": r}, "behavior": "Isolated", "invert": False}
+        for r in spec.regexes
+    ]
+    level = {
+        "type": "ByteLevel",
+        "add_prefix_space": False,
+        "trim_offsets": False,
+        "use_regex": False,
+    }
+    return from_dict(
+        {
+            "model": {"type": "BPE", "vocab": {}, "merges": []},
+            "pre_tokenizer": {"type": "Sequence", "pretokenizers": [*splits, level]},
+        }
+    ).pre_tokenizer
 
 
 def _pieces(pre: Any, text: str) -> list[str]:
@@ -242,61 +299,94 @@ def changes(tok: Any, *, pre: str | None = None) -> list[str]:
         return _sentencepiece_changes(_proto(tok))
     if tok.algorithm == "wordpiece":
         lowercase = bool(getattr(tok.normalizer, "lowercase", False))
-        return ([] if lowercase else ["llama.cpp's WordPiece lower-cases the text; this "
-                                      "tokenizer keeps case."]) + [
+        return (
+            []
+            if lowercase
+            else ["llama.cpp's WordPiece lower-cases the text; this tokenizer keeps case."]
+        ) + [
             "llama.cpp's WordPiece splits words and accents with its own tables, which can "
-            "differ from BERT's on accented and CJK text."]
+            "differ from BERT's on accented and CJK text."
+        ]
     data = _byte_level_json(tok)
     out = []
     if data.get("normalizer") is not None:
-        out.append(f"The normaliser ({type(tok.normalizer).__name__}) is dropped: llama.cpp's "
-                   "BPE does not normalise text.")
+        out.append(
+            f"The normaliser ({type(tok.normalizer).__name__}) is dropped: llama.cpp's "
+            "BPE does not normalise text."
+        )
     match = pre_match(tok, data)
     if pre is not None and pre != match.name:
         _check_pre(pre)
-        return out + [f"The file names llama.cpp's pre-tokenizer {pre!r}, as asked, where "
-                      f"{match.name!r} splits text most like this tokenizer: expect different "
-                      "tokens on numbers, punctuation and spaces."] + _added_changes(tok, data)
+        return (
+            out
+            + [
+                f"The file names llama.cpp's pre-tokenizer {pre!r}, as asked, where "
+                f"{match.name!r} splits text most like this tokenizer: expect different "
+                "tokens on numbers, punctuation and spaces."
+            ]
+            + _added_changes(tok, data)
+        )
     if match.agree < len(PROBES):
-        out.append(f"llama.cpp has no pre-tokenizer that splits text as this one does; the "
-                   f"closest, {match.name!r}, splits {len(PROBES) - match.agree} of "
-                   f"{len(PROBES)} test texts differently.")
+        out.append(
+            f"llama.cpp has no pre-tokenizer that splits text as this one does; the "
+            f"closest, {match.name!r}, splits {len(PROBES) - match.agree} of "
+            f"{len(PROBES)} test texts differently."
+        )
     if not match.same_lookup:
         looks = bool(data["model"].get("ignore_merges", False))
-        out.append(f"llama.cpp's {match.name!r} " + ("merges by rank only, where this "
-                   "tokenizer first looks a whole piece up in its vocabulary" if looks else
-                   "looks a whole piece up in the vocabulary before merging, where this "
-                   "tokenizer merges by rank only") + ": they differ on a piece that is a "
-                   "token its own merges do not build.")
+        out.append(
+            f"llama.cpp's {match.name!r} "
+            + (
+                "merges by rank only, where this "
+                "tokenizer first looks a whole piece up in its vocabulary"
+                if looks
+                else "looks a whole piece up in the vocabulary before merging, where this "
+                "tokenizer merges by rank only"
+            )
+            + ": they differ on a piece that is a "
+            "token its own merges do not build."
+        )
     return out + _added_changes(tok, data)
 
 
 def _sentencepiece_changes(proto: Any) -> list[str]:
     out = []
     spec = proto.normalizer_spec
-    if proto.trainer_spec.get("model_type", 1) == 2:      # "llama": SPM
+    if proto.trainer_spec.get("model_type", 1) == 2:  # "llama": SPM
         if spec["precompiled_charsmap"]:
-            out.append(f"The normaliser ({spec.get('name') or 'a precompiled charsmap'}) is "
-                       "dropped: llama.cpp's SPM does not normalise text.")
+            out.append(
+                f"The normaliser ({spec.get('name') or 'a precompiled charsmap'}) is "
+                "dropped: llama.cpp's SPM does not normalise text."
+            )
         if spec["remove_extra_whitespaces"]:
-            out.append("Runs of spaces are kept: llama.cpp's SPM does not remove extra "
-                       "whitespace as this model does.")
+            out.append(
+                "Runs of spaces are kept: llama.cpp's SPM does not remove extra "
+                "whitespace as this model does."
+            )
     return out
 
 
 def _added_changes(tok: Any, data: dict[str, Any]) -> list[str]:
     out = []
-    flagged = [a["content"] for a in data.get("added_tokens", [])
-               if any(a.get(k) for k in ("lstrip", "rstrip", "single_word"))]
+    flagged = [
+        a["content"]
+        for a in data.get("added_tokens", [])
+        if any(a.get(k) for k in ("lstrip", "rstrip", "single_word"))
+    ]
     if flagged:
-        out.append(f"{len(flagged)} added tokens lose their lstrip/rstrip/single_word rules "
-                   f"(first: {flagged[0]!r}): llama.cpp matches them as they are.")
+        out.append(
+            f"{len(flagged)} added tokens lose their lstrip/rstrip/single_word rules "
+            f"(first: {flagged[0]!r}): llama.cpp matches them as they are."
+        )
     specials = [a["content"] for a in data.get("added_tokens", []) if a.get("special")]
-    typed = next((s for s in specials[:50] if len(tok.encode(s, add_special_tokens=False)) != 1),
-                 None)
+    typed = next(
+        (s for s in specials[:50] if len(tok.encode(s, add_special_tokens=False)) != 1), None
+    )
     if typed is not None:
-        out.append(f"Special-token strings typed in the text (such as {typed!r}) become control "
-                   "tokens, where this tokenizer reads them as text.")
+        out.append(
+            f"Special-token strings typed in the text (such as {typed!r}) become control "
+            "tokens, where this tokenizer reads them as text."
+        )
     return out
 
 
@@ -306,21 +396,25 @@ def _byte_level_json(tok: Any) -> dict[str, Any]:
     data = _hf_json(tok)
     model = data["model"]
     if model.get("type") != "BPE" or not _byte_level(data):
-        raise ValueError(f"{tok.name or 'this tokenizer'} is not byte-level BPE, a sentencepiece "
-                         "model or BERT's WordPiece, so no GGUF tokenizer model runs it")
+        raise ValueError(
+            f"{tok.name or 'this tokenizer'} is not byte-level BPE, a sentencepiece "
+            "model or BERT's WordPiece, so no GGUF tokenizer model runs it"
+        )
     extras = [k for k in ("continuing_subword_prefix", "end_of_word_suffix") if model.get(k)]
     if extras or model.get("byte_fallback") or model.get("dropout"):
-        what = extras[0] if extras else "byte_fallback" if model.get("byte_fallback") \
-            else "dropout"
-        raise ValueError(f"{tok.name or 'this tokenizer'}'s BPE uses {what}, which llama.cpp's "
-                         "BPE does not have, so it has no GGUF form")
+        what = extras[0] if extras else "byte_fallback" if model.get("byte_fallback") else "dropout"
+        raise ValueError(
+            f"{tok.name or 'this tokenizer'}'s BPE uses {what}, which llama.cpp's "
+            "BPE does not have, so it has no GGUF form"
+        )
     return data
 
 
 def _check_pre(pre: str) -> None:
     if pre not in gguf_pre.NAMES:
-        raise ValueError(f"llama.cpp has no pre-tokenizer {pre!r}; it has: "
-                         + ", ".join(gguf_pre.NAMES))
+        raise ValueError(
+            f"llama.cpp has no pre-tokenizer {pre!r}; it has: " + ", ".join(gguf_pre.NAMES)
+        )
 
 
 # ---- helpers ------------------------------------------------------------------------------------
@@ -332,8 +426,9 @@ def _hf_json(tok: Any) -> dict[str, Any]:
 
 
 def _byte_level(data: dict[str, Any]) -> bool:
-    return '"ByteLevel"' in repr(data.get("pre_tokenizer")).replace("'", '"') and \
-        '"ByteLevel"' in repr(data.get("decoder")).replace("'", '"')
+    return '"ByteLevel"' in repr(data.get("pre_tokenizer")).replace(
+        "'", '"'
+    ) and '"ByteLevel"' in repr(data.get("decoder")).replace("'", '"')
 
 
 def _id_ordered(vocab: dict[str, int], added: list[dict[str, Any]]) -> tuple[list[str], list[int]]:
@@ -343,8 +438,10 @@ def _id_ordered(vocab: dict[str, int], added: list[dict[str, Any]]) -> tuple[lis
     for token, i in vocab.items():
         tokens[i], types[i] = token, NORMAL
     for a in added:
-        tokens[a["id"]], types[a["id"]] = a["content"], CONTROL if a.get("special") \
-            else USER_DEFINED
+        tokens[a["id"]], types[a["id"]] = (
+            a["content"],
+            CONTROL if a.get("special") else USER_DEFINED,
+        )
     return tokens, types
 
 
@@ -361,8 +458,10 @@ def _adds(tok: Any) -> tuple[int | None, int | None]:
 
 def _bos_eos_kv(tok: Any, tokens: list[str]) -> dict[str, Any]:
     bos, eos = _adds(tok)
-    kv: dict[str, Any] = {"tokenizer.ggml.add_bos_token": bos is not None,
-                          "tokenizer.ggml.add_eos_token": eos is not None}
+    kv: dict[str, Any] = {
+        "tokenizer.ggml.add_bos_token": bos is not None,
+        "tokenizer.ggml.add_eos_token": eos is not None,
+    }
     if bos is not None:
         kv["tokenizer.ggml.bos_token_id"] = bos
     if eos is not None:
@@ -378,18 +477,26 @@ def _proto(tok: Any) -> Any:
 
 
 def _sentencepiece_style(tok: Any) -> bool:
-    return tok.algorithm in ("unigram", "sentencepiece_bpe") and \
-        type(tok.normalizer).__name__ == "SentencePieceNormalizer"
+    return (
+        tok.algorithm in ("unigram", "sentencepiece_bpe")
+        and type(tok.normalizer).__name__ == "SentencePieceNormalizer"
+    )
 
 
 def _chat_template(tok: Any) -> str | None:
     config = getattr(tok, "tokenizer_config", None) or {}
     template = config.get("chat_template") or getattr(tok, "chat_template", None)
     if isinstance(template, list):
-        template = next((t.get("template") for t in template if t.get("name") == "default"),
-                        None)
+        template = next((t.get("template") for t in template if t.get("name") == "default"), None)
     return template if isinstance(template, str) else None
 
 
-__all__ = ["PROBES", "PreMatch", "changes", "dump_bytes", "encode_file", "pre_match",
-           "tokenizer_kv"]
+__all__ = [
+    "PROBES",
+    "PreMatch",
+    "changes",
+    "dump_bytes",
+    "encode_file",
+    "pre_match",
+    "tokenizer_kv",
+]

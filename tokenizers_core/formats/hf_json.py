@@ -32,19 +32,20 @@ vocabulary, a vocabulary that is not token -> id.
 The tokenizer's `algorithm` says which step-through view applies: "byte_bpe" for BPE behind a
 ByteLevel pre-tokenizer, "bpe" for other BPE, "wordpiece", "unigram", "wordlevel".
 """
+
 from __future__ import annotations
 
 import json
 from typing import Any
 
 from .. import decoders, processors
+from ..added_tokens import check_added_count
 from ..models.bpe.hf import hf_bpe_from_config
 from ..models.bpe.model import gc_paused
 from ..models.unigram.hf import HFUnigram
 from ..models.wordlevel.model import WordLevel
 from ..models.wordpiece.model import WordPiece
 from ..normalizers import hf as normalizers
-from ..added_tokens import check_added_count
 from ..pipeline import AddedToken, Tokenizer
 from ..pre_tokenizers import hf as pre_tokenizers
 from .hf_json_writer import dump_bytes, to_hf_json  # noqa: F401  (the writer: format's dump_bytes)
@@ -65,9 +66,11 @@ def load_bytes(data: bytes, *, name: str = "", **options: Any) -> Tokenizer:
     ([0], 'wordlevel')
     """
     if options:
-        raise ValueError(f"a tokenizer.json takes no options (got {', '.join(sorted(options))}): "
-                         "everything it needs is in the file")
-    with gc_paused:   # millions of small objects, none cyclic: the collector would only slow us
+        raise ValueError(
+            f"a tokenizer.json takes no options (got {', '.join(sorted(options))}): "
+            "everything it needs is in the file"
+        )
+    with gc_paused:  # millions of small objects, none cyclic: the collector would only slow us
         return _load(data, name)
 
 
@@ -75,11 +78,14 @@ def _load(data: bytes, name: str) -> Tokenizer:
     try:
         config = json.loads(data)
     except UnicodeDecodeError as exc:
-        raise ValueError(f"the tokenizer.json is not UTF-8 text: {exc.reason} at byte "
-                         f"{exc.start}") from None
+        raise ValueError(
+            f"the tokenizer.json is not UTF-8 text: {exc.reason} at byte {exc.start}"
+        ) from None
     except json.JSONDecodeError as exc:
-        raise ValueError(f"the tokenizer.json is not valid JSON: {exc.msg} (line {exc.lineno}, "
-                         f"column {exc.colno})") from None
+        raise ValueError(
+            f"the tokenizer.json is not valid JSON: {exc.msg} (line {exc.lineno}, "
+            f"column {exc.colno})"
+        ) from None
     except RecursionError:
         raise ValueError("the tokenizer.json is nested too deeply to read") from None
     return from_dict(config, name=name)
@@ -88,9 +94,9 @@ def _load(data: bytes, name: str) -> Tokenizer:
 def from_dict(config: dict, *, name: str = "") -> Tokenizer:
     """A `Tokenizer` from a parsed tokenizer.json."""
     if not isinstance(config, dict):
-        raise ValueError("a tokenizer.json must be a JSON object with a \"model\"")
+        raise ValueError('a tokenizer.json must be a JSON object with a "model"')
     if not isinstance(config.get("model"), dict):
-        raise ValueError("the tokenizer.json has no \"model\" object")
+        raise ValueError('the tokenizer.json has no "model" object')
     _check_sizes(config)
     pre_cfg = config.get("pre_tokenizer")
     byte_level = _uses(pre_cfg, "ByteLevel")
@@ -111,10 +117,17 @@ def from_dict(config: dict, *, name: str = "") -> Tokenizer:
         if value is not None and not isinstance(value, dict):
             raise ValueError(f"{section} must be an object or null")
         sections[section] = value
-    return Tokenizer(model, normalizer=normalizer, pre_tokenizer=pre_tokenizer,
-                     post_processor=post_processor, decoder=decoder, name=name,
-                     algorithm=_algorithm(config["model"], byte_level),
-                     added_tokens=added_tokens, **sections)
+    return Tokenizer(
+        model,
+        normalizer=normalizer,
+        pre_tokenizer=pre_tokenizer,
+        post_processor=post_processor,
+        decoder=decoder,
+        name=name,
+        algorithm=_algorithm(config["model"], byte_level),
+        added_tokens=added_tokens,
+        **sections,
+    )
 
 
 def _check_sizes(config: dict) -> None:
@@ -124,8 +137,10 @@ def _check_sizes(config: dict) -> None:
     for field, limit in (("vocab", MAX_VOCAB), ("merges", MAX_MERGES)):
         value = model.get(field)
         if isinstance(value, (dict, list)) and len(value) > limit:
-            raise ValueError(f"model {field} has {len(value):,} entries; the most a tokenizer "
-                             f"may have is {limit:,}")
+            raise ValueError(
+                f"model {field} has {len(value):,} entries; the most a tokenizer "
+                f"may have is {limit:,}"
+            )
     added = config.get("added_tokens")
     if isinstance(added, list):
         check_added_count(len(added))
@@ -161,8 +176,9 @@ def _component(section: str, module: Any, cfg: Any) -> Any:
         return build(cfg)
     except ValueError as exc:
         message = str(exc)
-        raise ValueError(message if message.startswith(section) else f"{section}: {message}") \
-            from None
+        raise ValueError(
+            message if message.startswith(section) else f"{section}: {message}"
+        ) from None
 
 
 def _uses(cfg: Any, type_name: str) -> bool:
@@ -197,7 +213,7 @@ def _model_type(cfg: dict) -> str:
             return "WordPiece"
         if isinstance(cfg.get("vocab"), dict):
             return "WordLevel"
-        raise ValueError("model: no \"type\", and its fields fit no model we know")
+        raise ValueError('model: no "type", and its fields fit no model we know')
     if kind not in MODEL_TYPES:
         raise ValueError(f"model: unknown type {kind!r}; supported: {', '.join(MODEL_TYPES)}")
     return kind
@@ -209,18 +225,26 @@ def model_from_config(cfg: dict, *, byte_level: bool = False) -> Any:
     try:
         if kind == "BPE":
             return hf_bpe_from_config(
-                _vocab(cfg), cfg.get("merges", []),
+                _vocab(cfg),
+                cfg.get("merges", []),
                 unk_token=_opt_str(cfg, "unk_token"),
                 continuing_subword_prefix=_opt_str(cfg, "continuing_subword_prefix"),
                 end_of_word_suffix=_opt_str(cfg, "end_of_word_suffix"),
-                fuse_unk=_flag(cfg, "fuse_unk"), byte_fallback=_flag(cfg, "byte_fallback"),
-                ignore_merges=_flag(cfg, "ignore_merges"), dropout=cfg.get("dropout"),
-                byte_level=byte_level)
+                fuse_unk=_flag(cfg, "fuse_unk"),
+                byte_fallback=_flag(cfg, "byte_fallback"),
+                ignore_merges=_flag(cfg, "ignore_merges"),
+                dropout=cfg.get("dropout"),
+                byte_level=byte_level,
+            )
         if kind == "WordPiece":
-            return WordPiece(_vocab(cfg), unk_token=_str(cfg, "unk_token", "[UNK]"),
-                             continuing_subword_prefix=_str(cfg, "continuing_subword_prefix", "##"),
-                             max_input_chars_per_word=_int(cfg, "max_input_chars_per_word", 100),
-                             special_tokens=(), require_unk=False)
+            return WordPiece(
+                _vocab(cfg),
+                unk_token=_str(cfg, "unk_token", "[UNK]"),
+                continuing_subword_prefix=_str(cfg, "continuing_subword_prefix", "##"),
+                max_input_chars_per_word=_int(cfg, "max_input_chars_per_word", 100),
+                special_tokens=(),
+                require_unk=False,
+            )
         if kind == "WordLevel":
             return WordLevel(_vocab(cfg), unk_token=_str(cfg, "unk_token", "<unk>"))
         return _unigram(cfg)
@@ -234,8 +258,13 @@ def _unigram(cfg: dict) -> HFUnigram:
         raise ValueError("vocab must be a list of [piece, score] pairs")
     pieces = []
     for number, entry in enumerate(vocab):
-        if (not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[0], str)
-                or isinstance(entry[1], bool) or not isinstance(entry[1], (int, float))):
+        if (
+            not isinstance(entry, list)
+            or len(entry) != 2
+            or not isinstance(entry[0], str)
+            or isinstance(entry[1], bool)
+            or not isinstance(entry[1], (int, float))
+        ):
             raise ValueError(f"vocab entry {number} ({entry!r}) is not [piece, score]")
         pieces.append((entry[0], float(entry[1])))
     unk_id = cfg.get("unk_id")

@@ -20,6 +20,7 @@ need more than that:
   vocab.json + merges.txt it does have) and the rule tokenizers (char, word, sentence: no fixed
   vocabulary) raise `ValueError` saying so.
 """
+
 from __future__ import annotations
 
 import json
@@ -41,7 +42,7 @@ SPACE = "\u2581"
 
 def to_hf_json(tok: Any) -> dict[str, Any]:
     """The tokenizer.json of `tok` as a dict (ValueError when it has no exact form)."""
-    with gc_paused:     # a million small lists (the merges), none cyclic
+    with gc_paused:  # a million small lists (the merges), none cyclic
         return _to_hf_json(tok)
 
 
@@ -51,15 +52,20 @@ def _to_hf_json(tok: Any) -> dict[str, Any]:
         return _sentencepiece(tok)
     to_config = getattr(model, "to_hf_config", None)
     if to_config is None:
-        raise ValueError(f"{_name(tok)} has no tokenizer.json form: its model "
-                         f"({type(model).__name__}) has no fixed vocabulary (a rule tokenizer)")
+        raise ValueError(
+            f"{_name(tok)} has no tokenizer.json form: its model "
+            f"({type(model).__name__}) has no fixed vocabulary (a rule tokenizer)"
+        )
     added = list(tok.added_tokens)
     model_cfg = to_config()
     specials = getattr(tok, "special_tokens", None) or getattr(model, "special_tokens", None)
     if isinstance(specials, dict) and specials:  # tiktoken-style special tokens: token -> id
         known = {t.content for t in added}
-        added += [AddedToken(s, id=i, special=True, normalized=False)
-                  for s, i in specials.items() if s not in known]
+        added += [
+            AddedToken(s, id=i, special=True, normalized=False)
+            for s, i in specials.items()
+            if s not in known
+        ]
         # in the model's vocabulary too: HF gives an added token that is not there the next id
         # after the vocabulary, whatever id the file says (cl100k leaves 100256 unused)
         vocab = dict(model_cfg["vocab"])
@@ -67,22 +73,39 @@ def _to_hf_json(tok: Any) -> dict[str, Any]:
             vocab.setdefault(s, i)
         model_cfg["vocab"] = dict(sorted(vocab.items(), key=lambda kv: kv[1]))
     decoder = tok.decoder
-    return _document(tok, model=model_cfg, added=added,
-                     normalizer=_section("normalizer", tok.normalizer),
-                     pre_tokenizer=_section("pre-tokenizer", tok.pre_tokenizer),
-                     post_processor=_section("post-processor", tok.post_processor),
-                     decoder=_section("decoder", decoder))
+    return _document(
+        tok,
+        model=model_cfg,
+        added=added,
+        normalizer=_section("normalizer", tok.normalizer),
+        pre_tokenizer=_section("pre-tokenizer", tok.pre_tokenizer),
+        post_processor=_section("post-processor", tok.post_processor),
+        decoder=_section("decoder", decoder),
+    )
 
 
-def _document(tok: Any, *, model: dict, added: list[AddedToken], normalizer: Any,
-              pre_tokenizer: Any, post_processor: Any, decoder: Any) -> dict[str, Any]:
+def _document(
+    tok: Any,
+    *,
+    model: dict,
+    added: list[AddedToken],
+    normalizer: Any,
+    pre_tokenizer: Any,
+    post_processor: Any,
+    decoder: Any,
+) -> dict[str, Any]:
     """The sections in the order tokenizers 0.23.3 writes them."""
-    return {"version": "1.0",
-            "truncation": tok.truncation.to_hf_config() if tok.truncation else None,
-            "padding": tok.padding.to_hf_config() if tok.padding else None,
-            "added_tokens": [t.to_hf_config() for t in sorted(added, key=lambda t: t.id)],
-            "normalizer": normalizer, "pre_tokenizer": pre_tokenizer,
-            "post_processor": post_processor, "decoder": decoder, "model": model}
+    return {
+        "version": "1.0",
+        "truncation": tok.truncation.to_hf_config() if tok.truncation else None,
+        "padding": tok.padding.to_hf_config() if tok.padding else None,
+        "added_tokens": [t.to_hf_config() for t in sorted(added, key=lambda t: t.id)],
+        "normalizer": normalizer,
+        "pre_tokenizer": pre_tokenizer,
+        "post_processor": post_processor,
+        "decoder": decoder,
+        "model": model,
+    }
 
 
 def _section(what: str, component: Any) -> dict | None:
@@ -115,7 +138,7 @@ def dumps(doc: dict[str, Any]) -> str:
     vocabulary and merges (millions of entries for Llama 3) written one entry a line by the C
     encoder."""
     compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-    string = encode_basestring               # the C encoder of one string
+    string = encode_basestring  # the C encoder of one string
     parts = []
     for key, value in doc.items():
         if key == "model" and isinstance(value, dict):
@@ -144,8 +167,9 @@ def _all_int(values: Any) -> bool:
 
 
 def _all_pairs(items: list) -> bool:
-    return all(type(x) is list and len(x) == 2 and type(x[0]) is str and type(x[1]) is str
-               for x in items)
+    return all(
+        type(x) is list and len(x) == 2 and type(x[0]) is str and type(x[1]) is str for x in items
+    )
 
 
 def _indent(value: Any, level: int) -> str:
@@ -207,28 +231,40 @@ def sentencepiece_sections(tok: Any) -> dict[str, Any]:
     normalizer: SentencePieceNormalizer = tok.normalizer
     model = tok.model
     if normalizer.treat_whitespace_as_suffix:
-        raise ValueError("a sentencepiece model with treat_whitespace_as_suffix has no "
-                         "tokenizer.json form (Hugging Face's Metaspace puts ▁ before words)")
+        raise ValueError(
+            "a sentencepiece model with treat_whitespace_as_suffix has no "
+            "tokenizer.json form (Hugging Face's Metaspace puts ▁ before words)"
+        )
     if not normalizer.escape_whitespaces:
-        raise ValueError("a sentencepiece model without escape_whitespaces has no tokenizer.json "
-                         "form (Hugging Face's Metaspace always turns spaces into ▁)")
+        raise ValueError(
+            "a sentencepiece model without escape_whitespaces has no tokenizer.json "
+            "form (Hugging Face's Metaspace always turns spaces into ▁)"
+        )
     steps: list[dict[str, Any]] = []
     if normalizer.charsmap is not None:
         steps.append(Precompiled(normalizer.charsmap.blob).to_hf_config())
     if normalizer.remove_extra_whitespaces:
         # leading spaces go; trailing spaces and "▁"s go (sentencepiece strips the escaped
         # text's trailing "▁", a literal one too); a run of spaces keeps its first
-        steps += [_replace_regex(r"\A +", ""), _replace_regex(f"[ {SPACE}]+\\z", ""),
-                  _replace_regex("(?<= ) +", "")]
+        steps += [
+            _replace_regex(r"\A +", ""),
+            _replace_regex(f"[ {SPACE}]+\\z", ""),
+            _replace_regex("(?<= ) +", ""),
+        ]
     if normalizer.add_dummy_prefix:
         steps.append({"type": "Prepend", "prepend": SPACE})
     types = list(model.types)
     if UNUSED in types:
-        raise ValueError("a sentencepiece model with unused pieces has no tokenizer.json form "
-                         "(Hugging Face would match them)")
+        raise ValueError(
+            "a sentencepiece model with unused pieces has no tokenizer.json form "
+            "(Hugging Face would match them)"
+        )
     pieces = model.pieces
-    added = [AddedToken(p, id=i, special=t == CONTROL, normalized=False)
-             for i, ((p, _s), t) in enumerate(zip(pieces, types)) if t in (CONTROL, UNKNOWN)]
+    added = [
+        AddedToken(p, id=i, special=t == CONTROL, normalized=False)
+        for i, ((p, _s), t) in enumerate(zip(pieces, types))
+        if t in (CONTROL, UNKNOWN)
+    ]
     byte_fallback = bool(model.byte_fallback)
     if isinstance(model, Unigram):
         model_cfg = model.to_hf_config()
@@ -238,46 +274,72 @@ def sentencepiece_sections(tok: Any) -> dict[str, Any]:
                 piece = pieces[i][0]
                 model_cfg["vocab"][i] = [piece, len(piece.encode("utf-8")) * model.max_score - 0.1]
     elif getattr(model, "kind", "") == "word":
-        raise ValueError(f"{_name(tok)}: a sentencepiece word model has no tokenizer.json form "
-                         "(Hugging Face's WordLevel neither fuses consecutive unknown words nor "
-                         "names them by their text)")
+        raise ValueError(
+            f"{_name(tok)}: a sentencepiece word model has no tokenizer.json form "
+            "(Hugging Face's WordLevel neither fuses consecutive unknown words nor "
+            "names them by their text)"
+        )
     elif USER_DEFINED in types:
-        raise ValueError(f"{_name(tok)}: a sentencepiece BPE model with user-defined pieces has "
-                         "no tokenizer.json form (sentencepiece starts from them as whole "
-                         "symbols; Hugging Face's BPE starts from characters, and as added "
-                         "tokens they would change the ▁ around them)")
+        raise ValueError(
+            f"{_name(tok)}: a sentencepiece BPE model with user-defined pieces has "
+            "no tokenizer.json form (sentencepiece starts from them as whole "
+            "symbols; Hugging Face's BPE starts from characters, and as added "
+            "tokens they would change the ▁ around them)"
+        )
     elif isinstance(model, SentencePieceBpe):
         unk = pieces[model.unk_id][0]
-        model_cfg = {"type": "BPE", "dropout": None, "unk_token": unk,
-                     "continuing_subword_prefix": None, "end_of_word_suffix": None,
-                     "fuse_unk": True, "byte_fallback": byte_fallback, "ignore_merges": False,
-                     "vocab": {p: i for i, (p, _s) in enumerate(pieces)},
-                     "merges": [[a, b] for a, b in model.merges]}
+        model_cfg = {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": unk,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": True,
+            "byte_fallback": byte_fallback,
+            "ignore_merges": False,
+            "vocab": {p: i for i, (p, _s) in enumerate(pieces)},
+            "merges": [[a, b] for a, b in model.merges],
+        }
     else:
-        raise ValueError(f"{_name(tok)}: a sentencepiece {type(model).__name__} model has no "
-                         "tokenizer.json form (only Unigram and BPE do)")
-    decoders: list[dict[str, Any]] = [{"type": "Replace", "pattern": {"String": SPACE},
-                                       "content": " "}]
+        raise ValueError(
+            f"{_name(tok)}: a sentencepiece {type(model).__name__} model has no "
+            "tokenizer.json form (only Unigram and BPE do)"
+        )
+    decoders: list[dict[str, Any]] = [
+        {"type": "Replace", "pattern": {"String": SPACE}, "content": " "}
+    ]
     # sentencepiece's decode: the unknown piece shows as " ⁇ ", control pieces vanish (each a
     # whole token: a Replace of its string, where no other piece holds that string)
     spd = tok.decoder if isinstance(tok.decoder, SentencePieceDecoder) else SentencePieceDecoder()
-    shown = {p: spd.unk_surface if t == UNKNOWN else "" for (p, _s), t in zip(pieces, types)
-             if t in (UNKNOWN, CONTROL)}
+    shown = {
+        p: spd.unk_surface if t == UNKNOWN else ""
+        for (p, _s), t in zip(pieces, types)
+        if t in (UNKNOWN, CONTROL)
+    }
     for piece, surface in shown.items():
         if any(piece in p and p != piece for p, _s in pieces):
-            raise ValueError(f"{_name(tok)}: the piece {piece!r} is inside another piece, so "
-                             "no tokenizer.json decoder can show it as sentencepiece does")
+            raise ValueError(
+                f"{_name(tok)}: the piece {piece!r} is inside another piece, so "
+                "no tokenizer.json decoder can show it as sentencepiece does"
+            )
         decoders.insert(0, {"type": "Replace", "pattern": {"String": piece}, "content": surface})
     if byte_fallback:
         decoders.append({"type": "ByteFallback"})
     decoders.append({"type": "Fuse"})
     if normalizer.add_dummy_prefix:
         decoders.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
-    return {"normalizer": {"type": "Sequence", "normalizers": steps} if steps else None,
-            "pre_tokenizer": {"type": "Metaspace", "replacement": SPACE,
-                              "prepend_scheme": "never", "split": True},
-            "model": model_cfg, "added": added,
-            "decoder": {"type": "Sequence", "decoders": decoders}}
+    return {
+        "normalizer": {"type": "Sequence", "normalizers": steps} if steps else None,
+        "pre_tokenizer": {
+            "type": "Metaspace",
+            "replacement": SPACE,
+            "prepend_scheme": "never",
+            "split": True,
+        },
+        "model": model_cfg,
+        "added": added,
+        "decoder": {"type": "Sequence", "decoders": decoders},
+    }
 
 
 def _replace_regex(pattern: str, content: str) -> dict[str, Any]:
@@ -286,18 +348,27 @@ def _replace_regex(pattern: str, content: str) -> dict[str, Any]:
 
 def _sentencepiece(tok: Any) -> dict[str, Any]:
     if not isinstance(tok.decoder, (SentencePieceDecoder, type(None))):
-        raise ValueError(f"{_name(tok)}: a sentencepiece normaliser with a "
-                         f"{type(tok.decoder).__name__} decoder has no tokenizer.json form")
+        raise ValueError(
+            f"{_name(tok)}: a sentencepiece normaliser with a "
+            f"{type(tok.decoder).__name__} decoder has no tokenizer.json form"
+        )
     if tok.pre_tokenizer is not None:
-        raise ValueError(f"{_name(tok)}: a sentencepiece normaliser with a pre-tokenizer has no "
-                         "tokenizer.json form")
+        raise ValueError(
+            f"{_name(tok)}: a sentencepiece normaliser with a pre-tokenizer has no "
+            "tokenizer.json form"
+        )
     sections = sentencepiece_sections(tok)
     known = {t.id for t in sections["added"]}
     added = sections["added"] + [t for t in tok.added_tokens if t.id not in known]
-    return _document(tok, model=sections["model"], added=added,
-                     normalizer=sections["normalizer"], pre_tokenizer=sections["pre_tokenizer"],
-                     post_processor=_section("post-processor", tok.post_processor),
-                     decoder=sections["decoder"])
+    return _document(
+        tok,
+        model=sections["model"],
+        added=added,
+        normalizer=sections["normalizer"],
+        pre_tokenizer=sections["pre_tokenizer"],
+        post_processor=_section("post-processor", tok.post_processor),
+        decoder=sections["decoder"],
+    )
 
 
 # ---- vocab.json + merges.txt ------------------------------------------------------------------
@@ -310,20 +381,29 @@ def vocab_merges_files(tok: Any) -> dict[str, bytes]:
     model = tok.model
     merges = getattr(model, "merges", None)
     vocab = getattr(model, "vocab", None)
-    if not isinstance(vocab, dict) or merges is None or isinstance(model, SentencePieceBpe) \
-            or not hasattr(model, "rank"):
+    if (
+        not isinstance(vocab, dict)
+        or merges is None
+        or isinstance(model, SentencePieceBpe)
+        or not hasattr(model, "rank")
+    ):
         raise ValueError(f"{_name(tok)} is not a BPE model: vocab.json + merges.txt hold BPE only")
     for a, b in merges:
         if " " in a or " " in b:
-            raise ValueError(f"the merge {a!r} + {b!r} holds a space, which merges.txt cannot "
-                             "write (one merge a line, its two sides split at the space)")
+            raise ValueError(
+                f"the merge {a!r} + {b!r} holds a space, which merges.txt cannot "
+                "write (one merge a line, its two sides split at the space)"
+            )
     full = dict(vocab)
     for s, i in (getattr(model, "special_tokens", None) or {}).items():
         full.setdefault(s, i)
     ordered = dict(sorted(full.items(), key=lambda kv: kv[1]))
-    return {"vocab.json": json.dumps(ordered, ensure_ascii=False).encode("utf-8"),
-            "merges.txt": ("#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in merges)
-                           ).encode("utf-8")}
+    return {
+        "vocab.json": json.dumps(ordered, ensure_ascii=False).encode("utf-8"),
+        "merges.txt": ("#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in merges)).encode(
+            "utf-8"
+        ),
+    }
 
 
 def save_vocab_merges(tok: Any, directory: str) -> list[str]:
@@ -341,5 +421,11 @@ def save_vocab_merges(tok: Any, directory: str) -> list[str]:
     return paths
 
 
-__all__ = ["dump_bytes", "dumps", "save_vocab_merges", "sentencepiece_sections", "to_hf_json",
-           "vocab_merges_files"]
+__all__ = [
+    "dump_bytes",
+    "dumps",
+    "save_vocab_merges",
+    "sentencepiece_sections",
+    "to_hf_json",
+    "vocab_merges_files",
+]

@@ -15,6 +15,7 @@ The config is assembled as transformers' `from_pretrained` assembles it:
 - `special_tokens_map.json` (legacy) sets the named special tokens only when the config has no
   `added_tokens_decoder`.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,7 +30,7 @@ CONFIG = "tokenizer_config.json"
 SPECIAL_TOKENS_MAP = "special_tokens_map.json"
 TEMPLATE = "chat_template.jinja"
 TEMPLATE_DIR = "additional_chat_templates"
-MAX_BYTES = 64 * 1024 * 1024           # every file read, together
+MAX_BYTES = 64 * 1024 * 1024  # every file read, together
 MAX_TEMPLATES = 64
 _SIDE_FILES = (CONFIG, SPECIAL_TOKENS_MAP, TEMPLATE)
 
@@ -110,11 +111,14 @@ def load_files(files: dict[str, bytes], name: str = "") -> Any:
     if TOKENIZER in files:
         tok = hf_json.load_bytes(files[TOKENIZER], name=name)
     else:
-        pair = next(((files[v], files[m]) for v, m in vocab_merges.NAMES
-                     if v in files and m in files), None)
+        pair = next(
+            ((files[v], files[m]) for v, m in vocab_merges.NAMES if v in files and m in files), None
+        )
         if pair is None:
-            raise ValueError("the folder holds no tokenizer.json (nor vocab.json + merges.txt); "
-                             f"it holds: {', '.join(sorted(files)) or 'none of the files we read'}")
+            raise ValueError(
+                "the folder holds no tokenizer.json (nor vocab.json + merges.txt); "
+                f"it holds: {', '.join(sorted(files)) or 'none of the files we read'}"
+            )
         tok = vocab_merges.load_pair(*pair, name=name)
     config = tokenizer_config(files)
     if config is not None:
@@ -142,11 +146,12 @@ def _template_files(files: dict[str, bytes]) -> dict[str, str]:
     """{name: template} from chat_template.jinja ("default") and additional_chat_templates/."""
     named = sorted(k for k in files if k.startswith(TEMPLATE_DIR + "/"))
     if len(named) > MAX_TEMPLATES:
-        raise ValueError(f"the folder has {len(named)} chat templates; at most {MAX_TEMPLATES} "
-                         "are read")
+        raise ValueError(
+            f"the folder has {len(named)} chat templates; at most {MAX_TEMPLATES} are read"
+        )
     out = {"default": _text(files[TEMPLATE], TEMPLATE)} if TEMPLATE in files else {}
     for key in named:
-        out[key[len(TEMPLATE_DIR) + 1:-len(".jinja")]] = _text(files[key], key)
+        out[key[len(TEMPLATE_DIR) + 1 : -len(".jinja")]] = _text(files[key], key)
     return out
 
 
@@ -175,11 +180,14 @@ def _text(data: bytes, file_name: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{file_name} is not UTF-8 text: {exc.reason} at byte {exc.start}") \
-            from None
+        raise ValueError(
+            f"{file_name} is not UTF-8 text: {exc.reason} at byte {exc.start}"
+        ) from None
 
 
 def _no_options(options: dict[str, Any]) -> None:
     if options:
-        raise ValueError(f"a model folder takes no options (got {', '.join(sorted(options))}): "
-                         "everything it needs is in its files")
+        raise ValueError(
+            f"a model folder takes no options (got {', '.join(sorted(options))}): "
+            "everything it needs is in its files"
+        )

@@ -17,6 +17,7 @@ All four model types load (unigram, bpe, char, word). What it does not handle: t
 `denormalizer_spec` (applied by sentencepiece after decoding; no bundled model has one) and
 big-endian charsmaps.
 """
+
 from __future__ import annotations
 
 import functools
@@ -28,8 +29,15 @@ from typing import Any
 
 from ..decoders import SentencePieceDecoder
 from ..models.bpe.sentencepiece import SentencePieceBpe, SentencePieceSplit
-from ..models.sentencepiece_common import (BYTE, NORMAL, PIECE_TYPES, UNKNOWN, UNUSED, USER_DEFINED,
-                                           piece_to_byte)
+from ..models.sentencepiece_common import (
+    BYTE,
+    NORMAL,
+    PIECE_TYPES,
+    UNKNOWN,
+    UNUSED,
+    USER_DEFINED,
+    piece_to_byte,
+)
 from ..models.unigram.model import Unigram
 from ..normalizers.sentencepiece import PrecompiledCharsMap, SentencePieceNormalizer
 from ..pipeline import Tokenizer
@@ -79,16 +87,16 @@ def _fields(data: bytes) -> list[tuple[int, int, Any]]:
         elif wire == 1:
             if pos + 8 > n:
                 raise ValueError("truncated fixed64 field")
-            value, pos = data[pos:pos + 8], pos + 8
+            value, pos = data[pos : pos + 8], pos + 8
         elif wire == 2:
             length, pos = _read_varint(data, pos)
             if pos + length > n:
                 raise ValueError("truncated length-delimited field")
-            value, pos = data[pos:pos + length], pos + length
+            value, pos = data[pos : pos + length], pos + length
         elif wire == 5:
             if pos + 4 > n:
                 raise ValueError("truncated fixed32 field")
-            value, pos = data[pos:pos + 4], pos + 4
+            value, pos = data[pos : pos + 4], pos + 4
         else:
             raise ValueError(f"unsupported wire type {wire}")
         out.append((number, wire, value))
@@ -113,29 +121,44 @@ def _as_float(value: Any, what: str) -> float:
 def _as_int(value: Any, what: str) -> int:
     if not isinstance(value, int):
         raise ValueError(f"{what} should be an integer")
-    if value >= 1 << 63:          # negative int32/int64 values are sign-extended to 64 bits
+    if value >= 1 << 63:  # negative int32/int64 values are sign-extended to 64 bits
         value -= 1 << 64
     return value
 
 
 # The TrainerSpec / NormalizerSpec fields this package uses: number -> (name, kind, default).
 _TRAINER_FIELDS: dict[int, tuple[str, str, Any]] = {
-    3: ("model_type", "int", 1), 4: ("vocab_size", "int", 8000),
-    10: ("character_coverage", "float", 0.9995), 14: ("seed_sentencepiece_size", "int", 1000000),
-    15: ("shrinking_factor", "float", 0.75), 17: ("num_sub_iterations", "int", 2),
-    20: ("max_sentencepiece_length", "int", 16), 21: ("split_by_unicode_script", "bool", True),
-    22: ("split_by_whitespace", "bool", True), 23: ("split_by_number", "bool", True),
-    24: ("treat_whitespace_as_suffix", "bool", False), 25: ("split_digits", "bool", False),
-    26: ("allow_whitespace_only_pieces", "bool", False), 35: ("byte_fallback", "bool", False),
-    40: ("unk_id", "int", 0), 41: ("bos_id", "int", 1), 42: ("eos_id", "int", 2),
-    43: ("pad_id", "int", -1), 44: ("unk_surface", "str", " \u2047 "),
-    45: ("unk_piece", "str", "<unk>"), 46: ("bos_piece", "str", "<s>"),
-    47: ("eos_piece", "str", "</s>"), 48: ("pad_piece", "str", "<pad>"),
+    3: ("model_type", "int", 1),
+    4: ("vocab_size", "int", 8000),
+    10: ("character_coverage", "float", 0.9995),
+    14: ("seed_sentencepiece_size", "int", 1000000),
+    15: ("shrinking_factor", "float", 0.75),
+    17: ("num_sub_iterations", "int", 2),
+    20: ("max_sentencepiece_length", "int", 16),
+    21: ("split_by_unicode_script", "bool", True),
+    22: ("split_by_whitespace", "bool", True),
+    23: ("split_by_number", "bool", True),
+    24: ("treat_whitespace_as_suffix", "bool", False),
+    25: ("split_digits", "bool", False),
+    26: ("allow_whitespace_only_pieces", "bool", False),
+    35: ("byte_fallback", "bool", False),
+    40: ("unk_id", "int", 0),
+    41: ("bos_id", "int", 1),
+    42: ("eos_id", "int", 2),
+    43: ("pad_id", "int", -1),
+    44: ("unk_surface", "str", " \u2047 "),
+    45: ("unk_piece", "str", "<unk>"),
+    46: ("bos_piece", "str", "<s>"),
+    47: ("eos_piece", "str", "</s>"),
+    48: ("pad_piece", "str", "<pad>"),
 }
 _NORMALIZER_FIELDS: dict[int, tuple[str, str, Any]] = {
-    1: ("name", "str", ""), 2: ("precompiled_charsmap", "bytes", b""),
-    3: ("add_dummy_prefix", "bool", True), 4: ("remove_extra_whitespaces", "bool", True),
-    5: ("escape_whitespaces", "bool", True), 6: ("normalization_rule_tsv", "str", ""),
+    1: ("name", "str", ""),
+    2: ("precompiled_charsmap", "bytes", b""),
+    3: ("add_dummy_prefix", "bool", True),
+    4: ("remove_extra_whitespaces", "bool", True),
+    5: ("escape_whitespaces", "bool", True),
+    6: ("normalization_rule_tsv", "str", ""),
 }
 MODEL_TYPES = {1: "unigram", 2: "bpe", 3: "word", 4: "char"}
 
@@ -240,8 +263,9 @@ def _check_pieces(pieces: list[tuple[str, float, int]], trainer: dict[str, Any])
         if ptype == BYTE and piece_to_byte(piece) < 0:
             raise ValueError(f"not a valid sentencepiece model: byte piece {piece!r} is invalid")
     if len(unk) != 1:
-        raise ValueError("not a valid sentencepiece model: it needs exactly one <unk> piece, "
-                         f"found {len(unk)}")
+        raise ValueError(
+            f"not a valid sentencepiece model: it needs exactly one <unk> piece, found {len(unk)}"
+        )
     byte_pieces = {piece_to_byte(p) for p, _s, t in pieces if t == BYTE}
     if byte_pieces and not trainer["byte_fallback"]:
         raise ValueError("not a valid sentencepiece model: byte pieces without byte_fallback")
@@ -251,49 +275,64 @@ def _check_pieces(pieces: list[tuple[str, float, int]], trainer: dict[str, Any])
 
 # ---- building a Tokenizer from a ModelProto --------------------------------------------------------
 
+
 def normalizer_from_proto(proto: ModelProto) -> SentencePieceNormalizer:
     spec = proto.normalizer_spec
     blob = spec["precompiled_charsmap"]
     charsmap = PrecompiledCharsMap(blob) if blob else None
     user = tuple(p for p, _s, t in proto.pieces if t == USER_DEFINED)
     return SentencePieceNormalizer(
-        charsmap, add_dummy_prefix=spec["add_dummy_prefix"],
+        charsmap,
+        add_dummy_prefix=spec["add_dummy_prefix"],
         remove_extra_whitespaces=spec["remove_extra_whitespaces"],
         escape_whitespaces=spec["escape_whitespaces"],
         treat_whitespace_as_suffix=proto.trainer_spec["treat_whitespace_as_suffix"],
-        user_defined=user, name=spec["name"] or ("custom" if blob else "identity"))
+        user_defined=user,
+        name=spec["name"] or ("custom" if blob else "identity"),
+    )
 
 
 def decoder_from_proto(proto: ModelProto) -> Any:
     spec = proto.normalizer_spec
     unk = next(p for p, _s, t in proto.pieces if t == UNKNOWN)
     return SentencePieceDecoder(
-        unk_piece=unk, unk_surface=proto.trainer_spec["unk_surface"],
+        unk_piece=unk,
+        unk_surface=proto.trainer_spec["unk_surface"],
         strip_leading_space=spec["add_dummy_prefix"] or spec["remove_extra_whitespaces"],
         remove_extra_whitespaces=spec["remove_extra_whitespaces"],
-        byte_fallback=proto.trainer_spec["byte_fallback"])
+        byte_fallback=proto.trainer_spec["byte_fallback"],
+    )
 
 
 def tokenizer_from_proto(proto: ModelProto, name: str = "") -> Any:
     """A `Tokenizer` that encodes exactly as sentencepiece does with this model."""
     kind = proto.model_type
     if kind == "unigram":
-        model: Any = Unigram([(p, s) for p, s, _t in proto.pieces],
-                             types=[t for _p, _s, t in proto.pieces],
-                             byte_fallback=proto.trainer_spec["byte_fallback"])
+        model: Any = Unigram(
+            [(p, s) for p, s, _t in proto.pieces],
+            types=[t for _p, _s, t in proto.pieces],
+            byte_fallback=proto.trainer_spec["byte_fallback"],
+        )
         algorithm = "unigram"
     elif kind == "bpe":
         model = SentencePieceBpe(proto.pieces, byte_fallback=proto.trainer_spec["byte_fallback"])
         algorithm = "sentencepiece_bpe"
     elif kind in ("char", "word"):
-        model = SentencePieceSplit(proto.pieces, kind=kind,
-                                   byte_fallback=proto.trainer_spec["byte_fallback"])
+        model = SentencePieceSplit(
+            proto.pieces, kind=kind, byte_fallback=proto.trainer_spec["byte_fallback"]
+        )
         algorithm = f"sentencepiece_{kind}"
     else:
         raise ValueError(f"sentencepiece model type {kind!r} is not supported")
-    tok = Tokenizer(model, normalizer=normalizer_from_proto(proto), pre_tokenizer=None,
-                    decoder=decoder_from_proto(proto), name=name, algorithm=algorithm)
-    tok.proto = proto                  # type: ignore[attr-defined]
+    tok = Tokenizer(
+        model,
+        normalizer=normalizer_from_proto(proto),
+        pre_tokenizer=None,
+        decoder=decoder_from_proto(proto),
+        name=name,
+        algorithm=algorithm,
+    )
+    tok.proto = proto  # type: ignore[attr-defined]
     return tok
 
 
@@ -362,8 +401,11 @@ def _field(number: int, kind: str, value: Any) -> bytes:
 
 
 def _spec_bytes(spec: dict[str, Any], table: dict[int, tuple[str, str, Any]]) -> bytes:
-    return b"".join(_field(number, kind, spec[name])
-                    for number, (name, kind, _default) in sorted(table.items()) if name in spec)
+    return b"".join(
+        _field(number, kind, spec[name])
+        for number, (name, kind, _default) in sorted(table.items())
+        if name in spec
+    )
 
 
 def serialize_model_proto(proto: ModelProto) -> bytes:
@@ -399,24 +441,34 @@ def proto_from_tokenizer(tok: Any) -> ModelProto:
     else:
         kind = None
     if kind is None or not isinstance(norm, SentencePieceNormalizer):
-        raise ValueError(f"{tok.name or tok.algorithm or 'this tokeniser'} is not a "
-                         "sentencepiece model (Unigram or sentencepiece BPE with sentencepiece's "
-                         "normaliser), so it has no .model form; save it as tokenizer.json")
+        raise ValueError(
+            f"{tok.name or tok.algorithm or 'this tokeniser'} is not a "
+            "sentencepiece model (Unigram or sentencepiece BPE with sentencepiece's "
+            "normaliser), so it has no .model form; save it as tokenizer.json"
+        )
     pieces = [(p, float(s), t) for (p, s), t in zip(model.pieces, model.types)]
     ids = {p: i for i, (p, _s, _t) in enumerate(pieces)}
     unk = next(i for i, (_p, _s, t) in enumerate(pieces) if t == UNKNOWN)
     decoder = tok.decoder
-    trainer = {"model_type": _MODEL_TYPE_IDS[kind], "vocab_size": len(pieces),
-               "treat_whitespace_as_suffix": norm.treat_whitespace_as_suffix,
-               "byte_fallback": bool(model.byte_fallback),
-               "unk_id": unk, "bos_id": ids.get("<s>", -1), "eos_id": ids.get("</s>", -1),
-               "pad_id": ids.get("<pad>", -1), "unk_piece": pieces[unk][0],
-               "unk_surface": getattr(decoder, "unk_surface", " \u2047 ")}
-    normalizer = {"name": norm.name or "identity",
-                  "precompiled_charsmap": norm.charsmap.blob if norm.charsmap else b"",
-                  "add_dummy_prefix": norm.add_dummy_prefix,
-                  "remove_extra_whitespaces": norm.remove_extra_whitespaces,
-                  "escape_whitespaces": norm.escape_whitespaces}
+    trainer = {
+        "model_type": _MODEL_TYPE_IDS[kind],
+        "vocab_size": len(pieces),
+        "treat_whitespace_as_suffix": norm.treat_whitespace_as_suffix,
+        "byte_fallback": bool(model.byte_fallback),
+        "unk_id": unk,
+        "bos_id": ids.get("<s>", -1),
+        "eos_id": ids.get("</s>", -1),
+        "pad_id": ids.get("<pad>", -1),
+        "unk_piece": pieces[unk][0],
+        "unk_surface": getattr(decoder, "unk_surface", " \u2047 "),
+    }
+    normalizer = {
+        "name": norm.name or "identity",
+        "precompiled_charsmap": norm.charsmap.blob if norm.charsmap else b"",
+        "add_dummy_prefix": norm.add_dummy_prefix,
+        "remove_extra_whitespaces": norm.remove_extra_whitespaces,
+        "escape_whitespaces": norm.escape_whitespaces,
+    }
     return ModelProto(pieces, trainer, normalizer)
 
 

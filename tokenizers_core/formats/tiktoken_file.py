@@ -15,14 +15,15 @@ special token's text raises unless it is in `allowed_special` or `disallowed_spe
 >>> tok.encode("hi!").ids, tok.encode("<|end|>", allowed_special="all").ids
 ([256, 33], [257])
 """
+
 from __future__ import annotations
 
 import base64
 import binascii
 from typing import Any
 
-from ..implementations.openai_public import TiktokenTokenizer, _spell
 from ..byte_level import byte_level_to_bytes
+from ..implementations.openai_public import TiktokenTokenizer, _spell
 from ..models.bpe.model import BPE
 from ..pre_tokenizers import PRESETS, compile_pattern
 
@@ -36,13 +37,15 @@ def parse_ranks(data: bytes) -> dict[bytes, int]:
             continue
         fields = line.split()
         if len(fields) != 2 or not fields[1].isdigit():
-            raise ValueError(f"line {number} of the ranks file is not 'base64-token rank': "
-                             f"{line[:60]!r}")
+            raise ValueError(
+                f"line {number} of the ranks file is not 'base64-token rank': {line[:60]!r}"
+            )
         try:
             token = _decode_token(fields[0])
         except (binascii.Error, ValueError):
-            raise ValueError(f"line {number} of the ranks file has bad base64: "
-                             f"{fields[0][:60]!r}") from None
+            raise ValueError(
+                f"line {number} of the ranks file has bad base64: {fields[0][:60]!r}"
+            ) from None
         rank = int(fields[1])
         if token in ranks or rank in seen_ranks:
             what = f"token {token!r}" if token in ranks else f"rank {rank}"
@@ -53,8 +56,10 @@ def parse_ranks(data: bytes) -> dict[bytes, int]:
         raise ValueError("the ranks file is empty")
     missing = [b for b in range(256) if bytes([b]) not in ranks]
     if missing:
-        raise ValueError(f"the ranks file gives no rank to {len(missing)} of the 256 single "
-                         f"bytes (first: {missing[0]:#04x}); byte-level BPE needs all of them")
+        raise ValueError(
+            f"the ranks file gives no rank to {len(missing)} of the 256 single "
+            f"bytes (first: {missing[0]:#04x}); byte-level BPE needs all of them"
+        )
     return ranks
 
 
@@ -80,35 +85,50 @@ def _check_specials(special_tokens: Any, ranks: dict[bytes, int]) -> dict[str, i
     if special_tokens is None:
         return {}
     if not isinstance(special_tokens, dict) or not all(
-            isinstance(k, str) and k and isinstance(v, int) and not isinstance(v, bool)
-            for k, v in special_tokens.items()):
-        raise ValueError("special_tokens must map each special token's string to its id, "
-                         'e.g. {"<|endoftext|>": 50256}')
+        isinstance(k, str) and k and isinstance(v, int) and not isinstance(v, bool)
+        for k, v in special_tokens.items()
+    ):
+        raise ValueError(
+            "special_tokens must map each special token's string to its id, "
+            'e.g. {"<|endoftext|>": 50256}'
+        )
     taken = set(ranks.values())
     clash = sorted(s for s, i in special_tokens.items() if i in taken)
     if clash:
-        raise ValueError(f"special token {clash[0]!r} has id {special_tokens[clash[0]]}, which "
-                         "the ranks file gives to an ordinary token")
+        raise ValueError(
+            f"special token {clash[0]!r} has id {special_tokens[clash[0]]}, which "
+            "the ranks file gives to an ordinary token"
+        )
     return dict(special_tokens)
 
 
 def _check_pattern(pattern: Any) -> str:
     if pattern is None:
-        raise ValueError("a tiktoken ranks file does not say how to split text: give pattern= "
-                         f"(a preset: {', '.join(PRESETS)}; or a regex)")
+        raise ValueError(
+            "a tiktoken ranks file does not say how to split text: give pattern= "
+            f"(a preset: {', '.join(PRESETS)}; or a regex)"
+        )
     if not isinstance(pattern, str) or not pattern:
         raise ValueError("pattern must be a preset name or a regex")
     if pattern not in PRESETS:
-        compile_pattern(pattern)            # ValueError with the regex error
+        compile_pattern(pattern)  # ValueError with the regex error
     return pattern
 
 
-def load_bytes(data: bytes, *, name: str = "", pattern: str | None = None,
-               special_tokens: dict[str, int] | None = None, **options: Any) -> TiktokenTokenizer:
+def load_bytes(
+    data: bytes,
+    *,
+    name: str = "",
+    pattern: str | None = None,
+    special_tokens: dict[str, int] | None = None,
+    **options: Any,
+) -> TiktokenTokenizer:
     """A `Tokenizer` from the bytes of a ranks file; tiktoken's special-token rule applies."""
     if options:
-        raise ValueError(f"a tiktoken ranks file takes pattern= and special_tokens=, not "
-                         f"{', '.join(sorted(options))}")
+        raise ValueError(
+            f"a tiktoken ranks file takes pattern= and special_tokens=, not "
+            f"{', '.join(sorted(options))}"
+        )
     pattern = _check_pattern(pattern)
     ranks = parse_ranks(data)
     specials = _check_specials(special_tokens, ranks)
@@ -130,8 +150,10 @@ def dump_bytes(tok: Any) -> bytes:
     """
     model = tok.model
     if not isinstance(model, BPE) or not model.byte_level:
-        raise ValueError(f"{tok.name or tok.algorithm or 'this tokeniser'} is not byte-level BPE, "
-                         "so it has no tiktoken form; save it as tokenizer.json")
+        raise ValueError(
+            f"{tok.name or tok.algorithm or 'this tokeniser'} is not byte-level BPE, "
+            "so it has no tiktoken form; save it as tokenizer.json"
+        )
     if model.rank_by == "merges":
         check_merges_follow_ids(model)
     specials = set(model.special_tokens) | set(getattr(tok, "added_tokens", ()) or ())
@@ -151,7 +173,8 @@ def check_merges_follow_ids(model: BPE) -> None:
     for left, right in model.merges:
         id_ = model.vocab.get(left + right)
         if id_ is None or id_ < last:
-            raise ValueError("this BPE's merge order does not follow its token ids, so ranking "
-                             "by id (tiktoken) would merge differently; save it as tokenizer.json")
+            raise ValueError(
+                "this BPE's merge order does not follow its token ids, so ranking "
+                "by id (tiktoken) would merge differently; save it as tokenizer.json"
+            )
         last = id_
-

@@ -19,6 +19,7 @@ On disk: a folder holding the two files (`tc.load("dir/")`), or a .zip of them (
 app downloads and takes as an upload). A zip is read member by member with a size cap, so a
 zip bomb stops at the cap.
 """
+
 from __future__ import annotations
 
 import io
@@ -34,8 +35,8 @@ from .files import read_zip_members, zip_files
 from .hf_json import from_dict
 from .hf_json_writer import vocab_merges_files
 
-NAMES = (("vocab.json", "merges.txt"), ("encoder.json", "vocab.bpe"))   # HF's, then OpenAI's
-MAX_BYTES = 64 * 1024 * 1024           # both files together, unzipped
+NAMES = (("vocab.json", "merges.txt"), ("encoder.json", "vocab.bpe"))  # HF's, then OpenAI's
+MAX_BYTES = 64 * 1024 * 1024  # both files together, unzipped
 
 
 # ---- reading ---------------------------------------------------------------------------------------
@@ -47,8 +48,7 @@ def parse_vocab(data: bytes) -> dict[str, int]:
         raise ValueError(f"vocab.json is not a JSON object of token -> id: {exc}") from None
     if not isinstance(vocab, dict) or not vocab:
         raise ValueError("vocab.json must be a non-empty JSON object of token -> id")
-    if not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0
-               for i in vocab.values()):
+    if not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in vocab.values()):
         raise ValueError("vocab.json: every id must be a whole number of 0 or more")
     if len(set(vocab.values())) != len(vocab):
         raise ValueError("vocab.json: two tokens share an id")
@@ -64,8 +64,9 @@ def parse_merges(data: bytes) -> list[tuple[str, str]]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"merges.txt is not UTF-8 text: {exc.reason} at byte {exc.start}") \
-            from None
+        raise ValueError(
+            f"merges.txt is not UTF-8 text: {exc.reason} at byte {exc.start}"
+        ) from None
     merges = []
     for number, line in enumerate(text.split("\n"), 1):
         line = line.rstrip("\r")
@@ -73,8 +74,10 @@ def parse_merges(data: bytes) -> list[tuple[str, str]]:
             continue
         parts = line.split(" ")
         if len(parts) != 2 or not all(parts):
-            raise ValueError(f"merges.txt line {number}: expected two symbols split by one "
-                             f"space, got {line[:60]!r}")
+            raise ValueError(
+                f"merges.txt line {number}: expected two symbols split by one "
+                f"space, got {line[:60]!r}"
+            )
         merges.append((parts[0], parts[1]))
     return merges
 
@@ -85,11 +88,14 @@ def read_zip(data: bytes, limit: int = MAX_BYTES) -> tuple[bytes, bytes]:
     members = {os.path.basename(i.filename): i for i in files}
     for vocab_name, merges_name in NAMES:
         if vocab_name in members and merges_name in members:
-            vocab, merges = read_zip_members(archive, [members[vocab_name],
-                                                       members[merges_name]], limit)
+            vocab, merges = read_zip_members(
+                archive, [members[vocab_name], members[merges_name]], limit
+            )
             return vocab, merges
-    raise ValueError("the zip holds no vocab.json + merges.txt (nor encoder.json + vocab.bpe); "
-                     f"it holds: {', '.join(sorted(members)[:8]) or 'nothing'}")
+    raise ValueError(
+        "the zip holds no vocab.json + merges.txt (nor encoder.json + vocab.bpe); "
+        f"it holds: {', '.join(sorted(members)[:8]) or 'nothing'}"
+    )
 
 
 def read_folder(path: str) -> tuple[bytes, bytes] | None:
@@ -106,7 +112,7 @@ def read_folder(path: str) -> tuple[bytes, bytes] | None:
 
 # ---- the pipeline ----------------------------------------------------------------------------------
 def kind_of(vocab: dict[str, int], merges: list[tuple[str, str]]) -> str:
-    """"bpe" (the textbook form), "byte_level" or "char" (GPT-1 style), from the vocabulary.
+    """ "bpe" (the textbook form), "byte_level" or "char" (GPT-1 style), from the vocabulary.
 
     GPT-1's vocabulary spells a word's last symbol with "</w>" (about half its tokens); a
     byte-level one has no such tokens, only characters of the byte-level alphabet (in which
@@ -123,17 +129,20 @@ def kind_of(vocab: dict[str, int], merges: list[tuple[str, str]]) -> str:
     'char'
     """
     made = {left + right for left, right in merges}
-    if END_OF_WORD in vocab and all(token in made for token in vocab
-                                    if token.endswith(END_OF_WORD) and token != END_OF_WORD):
+    if END_OF_WORD in vocab and all(
+        token in made for token in vocab if token.endswith(END_OF_WORD) and token != END_OF_WORD
+    ):
         return "bpe"
     if 20 * sum(token.endswith(END_OF_WORD) for token in vocab) >= len(vocab):
         return "char"
     alphabet = set(bytes_to_unicode().values())
     if all(set(token) <= alphabet for token in vocab):
         return "byte_level"
-    raise ValueError("these files are neither byte-level BPE (GPT-2, RoBERTa: tokens spelled with "
-                     "Ġ for a space) nor GPT-1 style (a word's last symbol ends in </w>), so "
-                     "they do not say which pipeline to run: load the model's tokenizer.json")
+    raise ValueError(
+        "these files are neither byte-level BPE (GPT-2, RoBERTa: tokens spelled with "
+        "Ġ for a space) nor GPT-1 style (a word's last symbol ends in </w>), so "
+        "they do not say which pipeline to run: load the model's tokenizer.json"
+    )
 
 
 def tokenizer_from(vocab: dict[str, int], merges: list[tuple[str, str]], name: str = "") -> Any:
@@ -155,35 +164,78 @@ def tokenizer_from(vocab: dict[str, int], merges: list[tuple[str, str]], name: s
 
 def _hf_config(kind: str, vocab: dict[str, int], merges: list[tuple[str, str]]) -> dict:
     """The tokenizer.json Hugging Face's ByteLevelBPETokenizer / CharBPETokenizer builds."""
-    model = {"type": "BPE", "dropout": None, "fuse_unk": False, "byte_fallback": False,
-             "ignore_merges": False, "vocab": vocab, "merges": [list(m) for m in merges]}
+    model = {
+        "type": "BPE",
+        "dropout": None,
+        "fuse_unk": False,
+        "byte_fallback": False,
+        "ignore_merges": False,
+        "vocab": vocab,
+        "merges": [list(m) for m in merges],
+    }
     if kind == "byte_level":
         level = {"add_prefix_space": False, "trim_offsets": True, "use_regex": True}
-        return {"added_tokens": [], "normalizer": None,
-                "pre_tokenizer": {"type": "ByteLevel", **level},
-                "post_processor": {"type": "ByteLevel", **level, "add_prefix_space": True,
-                                   "trim_offsets": False},
-                "decoder": {"type": "ByteLevel", **level, "add_prefix_space": True},
-                "model": {**model, "unk_token": None, "continuing_subword_prefix": "",
-                          "end_of_word_suffix": ""}}
+        return {
+            "added_tokens": [],
+            "normalizer": None,
+            "pre_tokenizer": {"type": "ByteLevel", **level},
+            "post_processor": {
+                "type": "ByteLevel",
+                **level,
+                "add_prefix_space": True,
+                "trim_offsets": False,
+            },
+            "decoder": {"type": "ByteLevel", **level, "add_prefix_space": True},
+            "model": {
+                **model,
+                "unk_token": None,
+                "continuing_subword_prefix": "",
+                "end_of_word_suffix": "",
+            },
+        }
     unk = "<unk>"
-    added = ([{"id": vocab[unk], "content": unk, "single_word": False, "lstrip": False,
-               "rstrip": False, "normalized": False, "special": True}] if unk in vocab else [])
-    return {"added_tokens": added,
-            "normalizer": {"type": "BertNormalizer", "clean_text": True,
-                           "handle_chinese_chars": True, "strip_accents": None,
-                           "lowercase": False},
-            "pre_tokenizer": {"type": "BertPreTokenizer"}, "post_processor": None,
-            "decoder": {"type": "BPEDecoder", "suffix": END_OF_WORD},
-            "model": {**model, "unk_token": unk, "continuing_subword_prefix": None,
-                      "end_of_word_suffix": END_OF_WORD}}
+    added = (
+        [
+            {
+                "id": vocab[unk],
+                "content": unk,
+                "single_word": False,
+                "lstrip": False,
+                "rstrip": False,
+                "normalized": False,
+                "special": True,
+            }
+        ]
+        if unk in vocab
+        else []
+    )
+    return {
+        "added_tokens": added,
+        "normalizer": {
+            "type": "BertNormalizer",
+            "clean_text": True,
+            "handle_chinese_chars": True,
+            "strip_accents": None,
+            "lowercase": False,
+        },
+        "pre_tokenizer": {"type": "BertPreTokenizer"},
+        "post_processor": None,
+        "decoder": {"type": "BPEDecoder", "suffix": END_OF_WORD},
+        "model": {
+            **model,
+            "unk_token": unk,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": END_OF_WORD,
+        },
+    }
 
 
 def load_bytes(data: bytes, *, name: str = "", **options: Any) -> Any:
     """A `Tokenizer` from a zip of vocab.json + merges.txt."""
     if options:
-        raise ValueError(f"vocab.json + merges.txt take no options (got "
-                         f"{', '.join(sorted(options))})")
+        raise ValueError(
+            f"vocab.json + merges.txt take no options (got {', '.join(sorted(options))})"
+        )
     vocab, merges = read_zip(data)
     return tokenizer_from(parse_vocab(vocab), parse_merges(merges), name)
 

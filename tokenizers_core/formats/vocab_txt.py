@@ -12,6 +12,7 @@ default a vocabulary with an upper-case letter anywhere is taken as cased (bert-
 >>> load_bytes(b"[UNK]\\nthe\\n", lowercase=True).encode("THE").tokens
 ['the']
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -26,15 +27,19 @@ def is_cased(tokens: list[str]) -> bool:
     >>> is_cased(["[UNK]", "[CLS]", "the"]), is_cased(["[UNK]", "The"])
     (False, True)
     """
-    return any(t != t.lower() for t in tokens
-               if not (t.startswith("[") and t.endswith("]")) and not t.startswith("<"))
+    return any(
+        t != t.lower()
+        for t in tokens
+        if not (t.startswith("[") and t.endswith("]")) and not t.startswith("<")
+    )
 
 
 MERGES_ALONE = (
     "this is a BPE merges file (a merges.txt, or CLIP's bpe_simple_vocab_16e6.txt.gz): one merge "
     "'a b' a line, after a '#version' line. A merges file alone is not a tokenizer: it gives no "
     "token ids. Load it with its vocab.json: both files in one .zip (vocab.json + merges.txt), "
-    "or a folder of both, or the model's tokenizer.json")
+    "or a folder of both, or the model's tokenizer.json"
+)
 
 
 def is_merges_file(text: str) -> bool:
@@ -52,12 +57,14 @@ def is_merges_file(text: str) -> bool:
         return False
     if "#version" in lines[0]:
         return True
-    return len(lines) >= 2 and all(len(line.split(" ")) == 2 and all(line.split(" "))
-                                   for line in lines)
+    return len(lines) >= 2 and all(
+        len(line.split(" ")) == 2 and all(line.split(" ")) for line in lines
+    )
 
 
-def load_bytes(data: bytes, *, name: str = "", lowercase: bool | None = None,
-               **options: Any) -> Any:
+def load_bytes(
+    data: bytes, *, name: str = "", lowercase: bool | None = None, **options: Any
+) -> Any:
     """A BERT-style tokeniser from the bytes of a vocab.txt (`lowercase`: None = from the vocab)."""
     try:
         text = data.decode("utf-8")
@@ -82,8 +89,10 @@ def dump_bytes(tok: Any) -> bytes:
     """
     model = tok.model
     if not isinstance(model, WordPiece):
-        raise ValueError(f"{tok.name or tok.algorithm or 'this tokeniser'} is not WordPiece, so "
-                         "it has no vocab.txt form; save it as tokenizer.json")
+        raise ValueError(
+            f"{tok.name or tok.algorithm or 'this tokeniser'} is not WordPiece, so "
+            "it has no vocab.txt form; save it as tokenizer.json"
+        )
     by_id = sorted(model.vocab.items(), key=lambda kv: kv[1])
     if [i for _t, i in by_id] != list(range(len(by_id))):
         raise ValueError("a vocab.txt numbers tokens by line, but this vocabulary's ids have gaps")

@@ -23,6 +23,7 @@ normalisation, exactly as typed (case-sensitive, so "[cls]" is ordinary text), a
 >>> tok.encode("[cls]").tokens
 ['[CLS]', '[', 'cl', '##s', ']', '[SEP]']
 """
+
 from __future__ import annotations
 
 import collections
@@ -39,7 +40,9 @@ from ..pipeline import Tokenizer
 from ..pre_tokenizers import BertPreTokenizer
 from ..processors import BertProcessing
 
-VOCAB_PATH = Path(__file__).resolve().parent.parent / "data" / "vocab" / "bert-base-uncased-vocab.txt.gz"
+VOCAB_PATH = (
+    Path(__file__).resolve().parent.parent / "data" / "vocab" / "bert-base-uncased-vocab.txt.gz"
+)
 
 
 def bert_pipeline(model: WordPiece, *, lowercase: bool = True, name: str = "") -> Tokenizer:
@@ -47,13 +50,21 @@ def bert_pipeline(model: WordPiece, *, lowercase: bool = True, name: str = "") -
     is no post-processor (nothing to add). The model's special tokens that are in its vocabulary
     are matched whole in the input text (Hugging Face adds them as special added tokens)."""
     cls_id, sep_id = model.token_to_id("[CLS]"), model.token_to_id("[SEP]")
-    processor = (BertProcessing(sep=("[SEP]", sep_id), cls=("[CLS]", cls_id))
-                 if cls_id is not None and sep_id is not None else None)
-    return Tokenizer(model, normalizer=BertNormalizer(lowercase=lowercase),
-                     pre_tokenizer=BertPreTokenizer(), post_processor=processor,
-                     decoder=decoders.WordPiece(prefix=model.continuing_subword_prefix),
-                     name=name, algorithm="wordpiece",
-                     added_tokens=[t for t in model.special_tokens if t in model.vocab])
+    processor = (
+        BertProcessing(sep=("[SEP]", sep_id), cls=("[CLS]", cls_id))
+        if cls_id is not None and sep_id is not None
+        else None
+    )
+    return Tokenizer(
+        model,
+        normalizer=BertNormalizer(lowercase=lowercase),
+        pre_tokenizer=BertPreTokenizer(),
+        post_processor=processor,
+        decoder=decoders.WordPiece(prefix=model.continuing_subword_prefix),
+        name=name,
+        algorithm="wordpiece",
+        added_tokens=[t for t in model.special_tokens if t in model.vocab],
+    )
 
 
 def bert_base_uncased() -> Tokenizer:
@@ -91,10 +102,14 @@ def count_words(lines: Iterable[str] | str, *, lowercase: bool = True) -> dict[s
         # before that step depends on ASCII case. It makes "The" and "the" one chunk.
         # (On UTF-8 bytes: A-Z never occur inside a multi-byte character, and bytes.translate
         # is much faster than str.translate.)
-        text = text.encode("utf-8", "surrogatepass").translate(_ASCII_LOWER).decode(
-            "utf-8", "surrogatepass")
+        text = (
+            text.encode("utf-8", "surrogatepass")
+            .translate(_ASCII_LOWER)
+            .decode("utf-8", "surrogatepass")
+        )
     chunks = collections.Counter(
-        text.replace("\t", " ").replace("\r", " ").replace("\n", " ").split(" "))
+        text.replace("\t", " ").replace("\r", " ").replace("\n", " ").split(" ")
+    )
     words: dict[str, int] = {}
     for chunk, freq in chunks.items():
         if not chunk:
@@ -104,26 +119,38 @@ def count_words(lines: Iterable[str] | str, *, lowercase: bool = True) -> dict[s
             # accents (and is lowercased already), so only punctuation splits it.
             pieces = [chunk] if chunk.isalnum() else _ASCII_WORDS.findall(chunk)
         else:
-            pieces = [p.normalized for p in
-                      pre_tokenizer.split(normalizer.normalize(NormalizedString(chunk)))]
+            pieces = [
+                p.normalized
+                for p in pre_tokenizer.split(normalizer.normalize(NormalizedString(chunk)))
+            ]
         for w in pieces:
             if w:
                 words[w] = words.get(w, 0) + freq
     return words
 
 
-def wordpiece_trainer(lines: Iterable[str] | str, vocab_size: int, *, lowercase: bool = True,
-                      **options: Any) -> WordPieceTrainer:
+def wordpiece_trainer(
+    lines: Iterable[str] | str, vocab_size: int, *, lowercase: bool = True, **options: Any
+) -> WordPieceTrainer:
     """The training stepper over BERT-normalised, BERT-pre-tokenised words of `lines`."""
-    return WordPieceTrainer(count_words(lines, lowercase=lowercase), vocab_size=vocab_size,
-                            **options)
+    return WordPieceTrainer(
+        count_words(lines, lowercase=lowercase), vocab_size=vocab_size, **options
+    )
 
 
-def train_wordpiece(lines: Iterable[str] | str, vocab_size: int, *, min_frequency: int = 0,
-                    special_tokens: Iterable[str] | None = None,
-                    continuing_subword_prefix: str = "##", lowercase: bool = True,
-                    max_input_chars_per_word: int = 100, limit_alphabet: int | None = None,
-                    initial_alphabet: Iterable[str] = (), **unknown: Any) -> Tokenizer:
+def train_wordpiece(
+    lines: Iterable[str] | str,
+    vocab_size: int,
+    *,
+    min_frequency: int = 0,
+    special_tokens: Iterable[str] | None = None,
+    continuing_subword_prefix: str = "##",
+    lowercase: bool = True,
+    max_input_chars_per_word: int = 100,
+    limit_alphabet: int | None = None,
+    initial_alphabet: Iterable[str] = (),
+    **unknown: Any,
+) -> Tokenizer:
     """`train("wordpiece", lines, vocab_size, ...)`: a likelihood-trained WordPiece model in the
     BERT pipeline. `tok.model.merges` lists the merges in learned order, `tok.model.vocab` the
     vocabulary (special tokens first, then the initial symbols, then the merged ones).
@@ -133,25 +160,36 @@ def train_wordpiece(lines: Iterable[str] | str, vocab_size: int, *, min_frequenc
     ('##g', '##s')
     """
     if "end_of_word_suffix" in unknown:
-        raise ValueError("WordPiece takes no end_of_word_suffix: its model marks where a word goes "
-                         "on (continuing_subword_prefix), never where it ends, so tokens with a "
-                         "suffix would never match; train char_bpe or byte_bpe for a suffix")
+        raise ValueError(
+            "WordPiece takes no end_of_word_suffix: its model marks where a word goes "
+            "on (continuing_subword_prefix), never where it ends, so tokens with a "
+            "suffix would never match; train char_bpe or byte_bpe for a suffix"
+        )
     if unknown:
-        raise ValueError(f"unknown WordPiece option(s) {', '.join(sorted(unknown))}; the options "
-                         "are min_frequency, special_tokens, continuing_subword_prefix, "
-                         "lowercase, max_input_chars_per_word, limit_alphabet, initial_alphabet")
+        raise ValueError(
+            f"unknown WordPiece option(s) {', '.join(sorted(unknown))}; the options "
+            "are min_frequency, special_tokens, continuing_subword_prefix, "
+            "lowercase, max_input_chars_per_word, limit_alphabet, initial_alphabet"
+        )
     if not isinstance(lowercase, bool):
         raise ValueError("lowercase must be true or false")
-    trainer = wordpiece_trainer(lines, vocab_size, lowercase=lowercase,
-                                min_frequency=min_frequency, special_tokens=special_tokens,
-                                continuing_subword_prefix=continuing_subword_prefix,
-                                limit_alphabet=limit_alphabet, initial_alphabet=initial_alphabet)
+    trainer = wordpiece_trainer(
+        lines,
+        vocab_size,
+        lowercase=lowercase,
+        min_frequency=min_frequency,
+        special_tokens=special_tokens,
+        continuing_subword_prefix=continuing_subword_prefix,
+        limit_alphabet=limit_alphabet,
+        initial_alphabet=initial_alphabet,
+    )
     model = trainer.model(max_input_chars_per_word=max_input_chars_per_word)
     return bert_pipeline(model, lowercase=lowercase)
 
 
-def encode_steps(tok: Tokenizer, text: str, *, max_steps: int = 20_000
-                 ) -> tuple[list[tuple[str, int, int]], list[tuple[int, WordPieceProbeStep]]]:
+def encode_steps(
+    tok: Tokenizer, text: str, *, max_steps: int = 20_000
+) -> tuple[list[tuple[str, int, int]], list[tuple[int, WordPieceProbeStep]]]:
     """The encoding stepper over a whole text: the words the pre-tokeniser makes (each as
     `(word, start, end)`, offsets in `text`) and every probe of greedy longest match as
     `(word index, probe)`, in order. Raises ValueError if `tok` is not a WordPiece tokeniser or
@@ -170,6 +208,7 @@ def encode_steps(tok: Tokenizer, text: str, *, max_steps: int = 20_000
         for probe in model.probes(word):
             steps.append((index, probe))
             if len(steps) > max_steps:
-                raise ValueError(f"this text needs more than {max_steps:,} probes; "
-                                 "step through a shorter text")
+                raise ValueError(
+                    f"this text needs more than {max_steps:,} probes; step through a shorter text"
+                )
     return words, steps

@@ -22,6 +22,7 @@ Offsets are character positions in the original text; a token holding only part 
 UTF-8 bytes gets that whole character's span. A lone surrogate (not encodable as UTF-8) is
 encoded as U+FFFD, as tiktoken does.
 """
+
 from __future__ import annotations
 
 import base64
@@ -33,14 +34,14 @@ from typing import Any, Collection, Iterable
 
 import regex
 
+from ..byte_level import byte_level_to_bytes, bytes_to_byte_level, str_to_byte_level
 from ..decoders import ByteLevel as ByteLevelDecoder
 from ..encoding import Encoding, Token
-from ..byte_level import byte_level_to_bytes, bytes_to_byte_level, str_to_byte_level
 from ..models.bpe.model import _ASCII_PATTERNS, BPE, gc_paused
 from ..normalized import NormalizedString
 from ..pipeline import Tokenizer
-from ..pretokenized import check_words, concat, join
 from ..pre_tokenizers import PRESETS, ByteLevel, Regex, Sequence
+from ..pretokenized import check_words, concat, join
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "vocab"
 
@@ -55,9 +56,16 @@ def _harmony_specials(base: dict[str, int]) -> dict[str, int]:
     """o200k_harmony's special tokens: o200k_base's, the harmony format's named ones, and
     `<|reserved_N|>` for every other id from 200,000 to 201,087. (Id 200018 is both
     `<|endofprompt|>` and `<|reserved_200018|>`, as in tiktoken; it decodes as the first.)"""
-    named = {"<|startoftext|>": 199998, "<|return|>": 200002, "<|constrain|>": 200003,
-             "<|channel|>": 200005, "<|start|>": 200006, "<|end|>": 200007,
-             "<|message|>": 200008, "<|call|>": 200012}
+    named = {
+        "<|startoftext|>": 199998,
+        "<|return|>": 200002,
+        "<|constrain|>": 200003,
+        "<|channel|>": 200005,
+        "<|start|>": 200006,
+        "<|end|>": 200007,
+        "<|message|>": 200008,
+        "<|call|>": 200012,
+    }
     reserved = {f"<|reserved_{i}|>": i for i in range(200000, 201088) if i not in named.values()}
     return {**base, **named, **reserved}
 
@@ -65,8 +73,16 @@ def _harmony_specials(base: dict[str, int]) -> dict[str, int]:
 # name -> (pattern preset in pre_tokenizers.PRESETS, special tokens), from tiktoken 0.14.0
 ENCODINGS: dict[str, tuple[str, dict[str, int]]] = {
     "r50k_base": ("gpt2", {ENDOFTEXT: 50256}),
-    "cl100k_base": ("cl100k", {ENDOFTEXT: 100257, FIM_PREFIX: 100258, FIM_MIDDLE: 100259,
-                               FIM_SUFFIX: 100260, ENDOFPROMPT: 100276}),
+    "cl100k_base": (
+        "cl100k",
+        {
+            ENDOFTEXT: 100257,
+            FIM_PREFIX: 100258,
+            FIM_MIDDLE: 100259,
+            FIM_SUFFIX: 100260,
+            ENDOFPROMPT: 100276,
+        },
+    ),
     "o200k_base": ("o200k", {ENDOFTEXT: 199999, ENDOFPROMPT: 200018}),
     "o200k_harmony": ("o200k", _harmony_specials({ENDOFTEXT: 199999, ENDOFPROMPT: 200018})),
 }
@@ -162,13 +178,19 @@ class MarkSpecial:
     def __init__(self, special_ids: Iterable[int]) -> None:
         self.special_ids = frozenset(special_ids)
 
-    def process(self, tokens: list[Token], pair: list[Token] | None) -> tuple[list[Token], list[int]]:
-        out = [Token(t.id, t.value, t.offsets, t.word_id, True) if t.id in self.special_ids else t
-               for t in tokens]
+    def process(
+        self, tokens: list[Token], pair: list[Token] | None
+    ) -> tuple[list[Token], list[int]]:
+        out = [
+            Token(t.id, t.value, t.offsets, t.word_id, True) if t.id in self.special_ids else t
+            for t in tokens
+        ]
         type_ids = [0] * len(out)
         if pair is not None:
-            more = [Token(t.id, t.value, t.offsets, t.word_id, True)
-                    if t.id in self.special_ids else t for t in pair]
+            more = [
+                Token(t.id, t.value, t.offsets, t.word_id, True) if t.id in self.special_ids else t
+                for t in pair
+            ]
             out += more
             type_ids += [1] * len(more)
         return out, type_ids
@@ -192,11 +214,22 @@ class TiktokenTokenizer(Tokenizer):
     `Encoding` (tested).
     """
 
-    def __init__(self, name: str, model: BPE, pattern: str, special_tokens: dict[str, int], *,
-                 strict_special: bool = False) -> None:
-        super().__init__(model, pre_tokenizer=Sequence([Regex(pattern, timeout=None),
-                                                        ByteLevel(use_regex=False)]),
-                         decoder=ByteLevelDecoder(), name=name, algorithm="byte_bpe")
+    def __init__(
+        self,
+        name: str,
+        model: BPE,
+        pattern: str,
+        special_tokens: dict[str, int],
+        *,
+        strict_special: bool = False,
+    ) -> None:
+        super().__init__(
+            model,
+            pre_tokenizer=Sequence([Regex(pattern, timeout=None), ByteLevel(use_regex=False)]),
+            decoder=ByteLevelDecoder(),
+            name=name,
+            algorithm="byte_bpe",
+        )
         self.preset = pattern if pattern in PRESETS else None
         self.pattern = PRESETS.get(pattern, pattern)
         self.special_tokens = dict(special_tokens)
@@ -206,7 +239,9 @@ class TiktokenTokenizer(Tokenizer):
         # see models.bpe._ASCII_PATTERNS, tested equal)
         ascii_pattern = _ASCII_PATTERNS.get(self.preset or "", None)
         self._ascii = re.compile(ascii_pattern) if ascii_pattern else self._compiled
-        self._pieces: dict[str, tuple[tuple[int, ...], tuple[str, ...], tuple[tuple[int, int], ...]]] = {}
+        self._pieces: dict[
+            str, tuple[tuple[int, ...], tuple[str, ...], tuple[tuple[int, int], ...]]
+        ] = {}
         self._variants: dict[frozenset[str], Tokenizer] = {}
 
     def allowed(self, allowed_special: Collection[str] | str = ()) -> frozenset[str]:
@@ -218,26 +253,31 @@ class TiktokenTokenizer(Tokenizer):
         allowed = frozenset(allowed_special)
         unknown = sorted(allowed - set(self.special_tokens))
         if unknown:
-            raise ValueError(f"{', '.join(unknown)} is not a special token of {self.name}; "
-                             f"its special tokens are {', '.join(self.special_tokens)}")
+            raise ValueError(
+                f"{', '.join(unknown)} is not a special token of {self.name}; "
+                f"its special tokens are {', '.join(self.special_tokens)}"
+            )
         return allowed
 
-    def check_disallowed(self, text: str, allowed: frozenset[str],
-                         disallowed_special: Collection[str] | str | None) -> None:
+    def check_disallowed(
+        self, text: str, allowed: frozenset[str], disallowed_special: Collection[str] | str | None
+    ) -> None:
         """Raise ValueError when `text` holds a disallowed special token (tiktoken's rule)."""
         if disallowed_special is None:
             disallowed_special = "all" if self.strict_special else ()
         if disallowed_special == "all":
             disallowed = frozenset(self.special_tokens) - allowed
         else:
-            disallowed = frozenset([disallowed_special] if isinstance(disallowed_special, str)
-                                   else disallowed_special)
+            disallowed = frozenset(
+                [disallowed_special] if isinstance(disallowed_special, str) else disallowed_special
+            )
         for token in sorted(disallowed, key=lambda t: (-len(t), t)):
             if token in text:
                 raise ValueError(
                     f"the text contains the special token {token!r}, which is disallowed: pass "
                     "it in allowed_special to encode it as a special token, or "
-                    "disallowed_special=() to encode it as ordinary text")
+                    "disallowed_special=() to encode it as ordinary text"
+                )
 
     def with_special(self, allowed_special: Collection[str] | str) -> Tokenizer:
         """The general pipeline that also cuts out the allowed special tokens."""
@@ -246,16 +286,27 @@ class TiktokenTokenizer(Tokenizer):
             return self
         variant = self._variants.get(allowed)
         if variant is None:
-            variant = Tokenizer(self.model, pre_tokenizer=SpecialTokensSplit(self.pre_tokenizer, allowed),
-                                post_processor=MarkSpecial(self.special_tokens[s] for s in allowed),
-                                decoder=self.decoder, name=self.name, algorithm=self.algorithm)
+            variant = Tokenizer(
+                self.model,
+                pre_tokenizer=SpecialTokensSplit(self.pre_tokenizer, allowed),
+                post_processor=MarkSpecial(self.special_tokens[s] for s in allowed),
+                decoder=self.decoder,
+                name=self.name,
+                algorithm=self.algorithm,
+            )
             self._variants[allowed] = variant
         return variant
 
-    def encode(self, text: str, pair: str | None = None, *, add_special_tokens: bool = True,
-               allowed_special: Collection[str] | str = (),
-               disallowed_special: Collection[str] | str | None = None,
-               is_pretokenized: bool = False) -> Encoding:
+    def encode(
+        self,
+        text: str,
+        pair: str | None = None,
+        *,
+        add_special_tokens: bool = True,
+        allowed_special: Collection[str] | str = (),
+        disallowed_special: Collection[str] | str | None = None,
+        is_pretokenized: bool = False,
+    ) -> Encoding:
         if is_pretokenized:
             return self._encode_words(text, pair, allowed_special, disallowed_special)
         if not isinstance(text, str) or (pair is not None and not isinstance(pair, str)):
@@ -265,17 +316,23 @@ class TiktokenTokenizer(Tokenizer):
             self.check_disallowed(t, allowed, disallowed_special)
         if pair is not None or self.preset is None:
             # a pattern of the user's may skip text, which the fast path assumes it never does
-            return self.trace(text, pair, add_special_tokens=add_special_tokens,
-                              allowed_special=allowed)[0]
+            return self.trace(
+                text, pair, add_special_tokens=add_special_tokens, allowed_special=allowed
+            )[0]
         text, starts = _surrogate_safe(text)
         if len(text) < 20_000:
             return _restore_offsets(self._fast_encode(text, allowed), starts)
-        with gc_paused:                   # a long text makes ~1 tuple per token: no GC passes
+        with gc_paused:  # a long text makes ~1 tuple per token: no GC passes
             return _restore_offsets(self._fast_encode(text, allowed), starts)
 
-    def encode_batch(self, texts: list[str], *, allowed_special: Collection[str] | str = (),
-                     disallowed_special: Collection[str] | str | None = None,
-                     is_pretokenized: bool = False) -> list[Encoding]:
+    def encode_batch(
+        self,
+        texts: list[str],
+        *,
+        allowed_special: Collection[str] | str = (),
+        disallowed_special: Collection[str] | str | None = None,
+        is_pretokenized: bool = False,
+    ) -> list[Encoding]:
         """`encode` for many texts (Hugging Face's `encode_batch`). The cyclic garbage collector
         is paused meanwhile: thousands of fresh `Encoding`s would otherwise set off collections
         that cost more than the encoding itself.
@@ -286,22 +343,48 @@ class TiktokenTokenizer(Tokenizer):
         if isinstance(texts, str):
             raise ValueError("encode_batch takes a list of texts; use encode for one text")
         with gc_paused:
-            return [self.encode(t, allowed_special=allowed_special,
-                                disallowed_special=disallowed_special,
-                                is_pretokenized=is_pretokenized) for t in texts]
+            return [
+                self.encode(
+                    t,
+                    allowed_special=allowed_special,
+                    disallowed_special=disallowed_special,
+                    is_pretokenized=is_pretokenized,
+                )
+                for t in texts
+            ]
 
-    def _encode_words(self, words: list[str], pair: list[str] | None, allowed_special: Any,
-                      disallowed_special: Any) -> Encoding:
+    def _encode_words(
+        self,
+        words: list[str],
+        pair: list[str] | None,
+        allowed_special: Any,
+        disallowed_special: Any,
+    ) -> Encoding:
         """Pre-tokenized input (see `pretokenized`): each word encoded on its own, word id =
         its index, offsets in the word; a pair's tokens get type id 1."""
         sequences = [check_words(s) for s in (words, pair) if s is not None]
-        parts = [join([self.encode(w, allowed_special=allowed_special,
-                                   disallowed_special=disallowed_special) for w in seq], type_id)
-                 for type_id, seq in enumerate(sequences)]
+        parts = [
+            join(
+                [
+                    self.encode(
+                        w, allowed_special=allowed_special, disallowed_special=disallowed_special
+                    )
+                    for w in seq
+                ],
+                type_id,
+            )
+            for type_id, seq in enumerate(sequences)
+        ]
         return concat(parts)
 
-    def trace(self, text: str, pair: str | None = None, *, add_special_tokens: bool = True,
-              allowed_special: Collection[str] | str = ()):
+    def trace(
+        self,
+        text: str,
+        pair: str | None = None,
+        *,
+        add_special_tokens: bool = True,
+        allowed_special: Collection[str] | str = (),
+    ):
         """The general pipeline's encoding and steps. Text with surrogates is traced as the
         surrogate-safe text tiktoken encodes; the encoding's offsets point into `text`."""
         pipeline = self.with_special(self.allowed(allowed_special))
@@ -371,16 +454,22 @@ class TiktokenTokenizer(Tokenizer):
         special_mask = [0] * n
         for i in specials_at:
             special_mask[i] = 1
-        return Encoding(ids=ids, tokens=tokens, offsets=offsets, word_ids=word_ids,
-                        attention_mask=[1] * n, special_tokens_mask=special_mask,
-                        type_ids=[0] * n)
+        return Encoding(
+            ids=ids,
+            tokens=tokens,
+            offsets=offsets,
+            word_ids=word_ids,
+            attention_mask=[1] * n,
+            special_tokens_mask=special_mask,
+            type_ids=[0] * n,
+        )
 
     def _encode_piece(self, piece: str):
         """(ids, tokens, offsets in the piece, piece length) for one regex piece, cached."""
         spelled = str_to_byte_level(piece)
         parts = self.model.merge_parts(list(spelled))
         vocab = self.model.vocab
-        if len(spelled) == len(piece):                     # ASCII: one byte per character
+        if len(spelled) == len(piece):  # ASCII: one byte per character
             char_of_byte = None
         else:
             char_of_byte = [i for i, c in enumerate(piece) for _ in range(len(c.encode("utf-8")))]
@@ -390,7 +479,7 @@ class TiktokenTokenizer(Tokenizer):
             end = pos + len(part)
             if char_of_byte is None:
                 out_offsets.append((pos, end))
-            else:                                          # a partial character gets its span
+            else:  # a partial character gets its span
                 out_offsets.append((char_of_byte[pos], char_of_byte[end - 1] + 1))
             pos = end
         hit = (tuple(vocab[p] for p in parts), tuple(parts), tuple(out_offsets), len(piece))
@@ -407,7 +496,7 @@ def _split_specials(text: str, allowed: frozenset[str]) -> list[tuple[int, str, 
     pos = 0
     for m in regex.finditer(pattern, text):
         if m.start() > pos:
-            out.append((pos, text[pos:m.start()], False))
+            out.append((pos, text[pos : m.start()], False))
         out.append((m.start(), m.group(), True))
         pos = m.end()
     if pos < len(text):
@@ -426,7 +515,7 @@ def load_encoding(name: str) -> TiktokenTokenizer:
     return TiktokenTokenizer(name, model, pattern, specials)
 
 
-_spell = bytes_to_byte_level             # token bytes in the byte-level alphabet
+_spell = bytes_to_byte_level  # token bytes in the byte-level alphabet
 
 
 def r50k_base() -> Tokenizer:

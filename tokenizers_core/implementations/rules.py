@@ -27,6 +27,7 @@ one "word". Every other non-space character (punctuation, symbols, emoji) is a t
 own. Whitespace is never a token. Not handled: word segmentation of Thai, Lao, Khmer or Japanese
 kana runs (they stay whole runs), hyphenated words ("well-known" is three tokens).
 """
+
 from __future__ import annotations
 
 import regex
@@ -106,12 +107,12 @@ def char_tokenizer() -> Tokenizer:
 
 
 # ---- words -----------------------------------------------------------------------------------
-_WORD_CHAR = r"[\p{L}\p{M}\p{N}\p{Join_Control}--\p{Han}]"   # (V1 syntax: set difference)
+_WORD_CHAR = r"[\p{L}\p{M}\p{N}\p{Join_Control}--\p{Han}]"  # (V1 syntax: set difference)
 WORD_PATTERN = (
     r"(?V1)"
-    r"\p{Han}\p{M}*"                                  # one Han character (kanji) with its marks
-    rf"|{_WORD_CHAR}+(?:['’]{_WORD_CHAR}+)*"          # a word; apostrophes inside are allowed
-    r"|\S"                                            # any other non-space character on its own
+    r"\p{Han}\p{M}*"  # one Han character (kanji) with its marks
+    rf"|{_WORD_CHAR}+(?:['’]{_WORD_CHAR}+)*"  # a word; apostrophes inside are allowed
+    r"|\S"  # any other non-space character on its own
 )
 _WORD_RE = regex.compile(WORD_PATTERN)
 
@@ -127,8 +128,9 @@ class WordSplit(PreTokenizerBase):
         return [text.slice(*m.span()) for m in _WORD_RE.finditer(text.normalized)]
 
     def describe(self) -> str:
-        return ("words (letters/digits with inner apostrophes; each Han character; "
-                "each other symbol)")
+        return (
+            "words (letters/digits with inner apostrophes; each Han character; each other symbol)"
+        )
 
 
 def word_tokenizer() -> Tokenizer:
@@ -137,16 +139,21 @@ def word_tokenizer() -> Tokenizer:
     >>> word_tokenizer().encode("Cost: $3.50 (approx.)").tokens
     ['Cost', ':', '$', '3', '.', '50', '(', 'approx', '.', ')']
     """
-    return Tokenizer(PieceModel("words"), pre_tokenizer=WordSplit(), decoder=Fuse(), name="word",
-                     algorithm="word")
+    return Tokenizer(
+        PieceModel("words"),
+        pre_tokenizer=WordSplit(),
+        decoder=Fuse(),
+        name="word",
+        algorithm="word",
+    )
 
 
 # ---- sentences -------------------------------------------------------------------------------
 # Sentence-ending punctuation of the scripts in our corpora: . ! ? … and doubled forms, CJK
 # full-width 。！？, Arabic ؟ and Urdu ۔, Devanagari danda । ॥, Armenian ։, Ethiopic ። ፧.
 _TERMINATORS_RE = regex.compile(r"[.!?…‼⁇⁈⁉。！？｡؟۔।॥։።፧]+")
-_NO_SPACE_NEEDED = frozenset("。！？｡")               # CJK: the next sentence follows directly
-_CLOSERS = frozenset("\"'”’»›)]}」』）】〕〉》")       # closing quotes and brackets
+_NO_SPACE_NEEDED = frozenset("。！？｡")  # CJK: the next sentence follows directly
+_CLOSERS = frozenset("\"'”’»›)]}」』）】〕〉》")  # closing quotes and brackets
 _OPENERS = "\"'“‘«‹([{¿¡「『（【"
 _LINE_BREAK = r"(?:\r\n|[\n\r\v\f\x85\u2028\u2029])"
 _BREAK_RE = {
@@ -154,24 +161,86 @@ _BREAK_RE = {
     "paragraph": regex.compile(rf"{_LINE_BREAK}(?:[^\S\n\r\v\f\x85\u2028\u2029]*{_LINE_BREAK})+"),
 }
 _SPACE_RE = regex.compile(r"\s")
-_DOTTED_RE = regex.compile(r"(?:\p{L}\.)+\p{L}")       # U.S, e.g, Ph.D (without the last dot)
+_DOTTED_RE = regex.compile(r"(?:\p{L}\.)+\p{L}")  # U.S, e.g, Ph.D (without the last dot)
 
 # Abbreviations, lower-cased, without their final dot. Three kinds:
 # titles and Latin/short forms that (almost) never end a sentence ...
-ABBREVIATIONS_NEVER_FINAL = frozenset({
-    "mr", "mrs", "ms", "mx", "dr", "prof", "rev", "fr", "st", "sgt", "capt", "lt", "col", "gen",
-    "gov", "sen", "rep", "pres", "hon", "mt", "messrs", "mme", "mlle",
-    "e.g", "i.e", "eg", "ie", "vs", "cf", "viz", "approx", "ca", "u.s", "u.k", "u.n", "e.u",
-})
+ABBREVIATIONS_NEVER_FINAL = frozenset(
+    {
+        "mr",
+        "mrs",
+        "ms",
+        "mx",
+        "dr",
+        "prof",
+        "rev",
+        "fr",
+        "st",
+        "sgt",
+        "capt",
+        "lt",
+        "col",
+        "gen",
+        "gov",
+        "sen",
+        "rep",
+        "pres",
+        "hon",
+        "mt",
+        "messrs",
+        "mme",
+        "mlle",
+        "e.g",
+        "i.e",
+        "eg",
+        "ie",
+        "vs",
+        "cf",
+        "viz",
+        "approx",
+        "ca",
+        "u.s",
+        "u.k",
+        "u.n",
+        "e.u",
+    }
+)
 # ... ones that end a sentence when the next word starts with a capital letter ...
-ABBREVIATIONS_MAYBE_FINAL = frozenset({
-    "etc", "a.m", "p.m", "inc", "ltd", "co", "corp", "jr", "sr", "bros", "al", "esq", "ph.d",
-    "b.c", "a.d",
-})
+ABBREVIATIONS_MAYBE_FINAL = frozenset(
+    {
+        "etc",
+        "a.m",
+        "p.m",
+        "inc",
+        "ltd",
+        "co",
+        "corp",
+        "jr",
+        "sr",
+        "bros",
+        "al",
+        "esq",
+        "ph.d",
+        "b.c",
+        "a.d",
+    }
+)
 # ... and ones that stand before a number ("No. 5", "p. 12") but are ordinary words otherwise.
-ABBREVIATIONS_BEFORE_NUMBER = frozenset({
-    "no", "nos", "vol", "p", "pp", "art", "fig", "ch", "sec", "op", "nr",
-})
+ABBREVIATIONS_BEFORE_NUMBER = frozenset(
+    {
+        "no",
+        "nos",
+        "vol",
+        "p",
+        "pp",
+        "art",
+        "fig",
+        "ch",
+        "sec",
+        "op",
+        "nr",
+    }
+)
 
 
 def split_sentences(text: str, *, newlines: str = "line") -> list[tuple[int, int]]:
@@ -247,19 +316,20 @@ def _sentence_ends(text: str, seg_start: int, seg_end: int) -> list[int]:
     return ends
 
 
-def _is_sentence_end(text: str, seg_start: int, seg_end: int, run_start: int, run_end: int,
-                     end: int) -> bool:
+def _is_sentence_end(
+    text: str, seg_start: int, seg_end: int, run_start: int, run_end: int, end: int
+) -> bool:
     """Does the terminator run `text[run_start:run_end]` (closers up to `end`) end a sentence?"""
     run = text[run_start:run_end]
     if end < seg_end and not _SPACE_RE.match(text[end]):
-        return run[-1] in _NO_SPACE_NEEDED            # "3.14", "U.S.A": no space, no end
+        return run[-1] in _NO_SPACE_NEEDED  # "3.14", "U.S.A": no space, no end
     nxt = _next_char(text, end, seg_end)
     if nxt is None:
-        return True                                    # the end of the segment
+        return True  # the end of the segment
     if "…" in run or (len(run) > 1 and set(run) == {"."}):
-        return not nxt.islower()                       # "Wait... what?" goes on
+        return not nxt.islower()  # "Wait... what?" goes on
     if run != ".":
-        return not (end > run_end and nxt.islower())   # '"Stop!" she said' goes on
+        return not (end > run_end and nxt.islower())  # '"Stop!" she said' goes on
     word = _word_before(text, seg_start, run_start)
     return not _is_abbreviation(word, nxt)
 
@@ -293,7 +363,7 @@ def _is_abbreviation(word: str, next_char: str) -> bool:
         return not next_char.isupper()
     if key in ABBREVIATIONS_BEFORE_NUMBER:
         return next_char.isdigit()
-    return len(word) == 1 and word.isupper()          # an initial: "J. K. Rowling"
+    return len(word) == 1 and word.isupper()  # an initial: "J. K. Rowling"
 
 
 class SentenceSplit(PreTokenizerBase):
@@ -309,8 +379,9 @@ class SentenceSplit(PreTokenizerBase):
         self.newlines = newlines
 
     def split(self, text: NormalizedString) -> list[NormalizedString]:
-        return [text.slice(a, b) for a, b in split_sentences(text.normalized,
-                                                            newlines=self.newlines)]
+        return [
+            text.slice(a, b) for a, b in split_sentences(text.normalized, newlines=self.newlines)
+        ]
 
     def describe(self) -> str:
         return f"sentences (. ! ? with abbreviation guards; breaks: {self.newlines})"
@@ -322,8 +393,13 @@ def sentence_tokenizer(newlines: str = "line") -> Tokenizer:
     >>> sentence_tokenizer().encode("Hi. Hi. Bye.").ids
     [0, 0, 1]
     """
-    return Tokenizer(PieceModel("sentences"), pre_tokenizer=SentenceSplit(newlines), decoder=Fuse(),
-                     name="sentence", algorithm="sentence")
+    return Tokenizer(
+        PieceModel("sentences"),
+        pre_tokenizer=SentenceSplit(newlines),
+        decoder=Fuse(),
+        name="sentence",
+        algorithm="sentence",
+    )
 
 
 # ---- a regex of your own ---------------------------------------------------------------------
@@ -337,12 +413,27 @@ def regex_tokenizer(pattern: str, timeout: float | None = 0.5) -> Tokenizer:
     >>> regex_tokenizer(r"[A-Z][a-z]*").encode("HelloWorld Hi").tokens
     ['Hello', 'World', 'Hi']
     """
-    return Tokenizer(PieceModel("matches"), pre_tokenizer=Regex(pattern, timeout=timeout), decoder=Fuse(),
-                     name="regex", algorithm="regex")
+    return Tokenizer(
+        PieceModel("matches"),
+        pre_tokenizer=Regex(pattern, timeout=timeout),
+        decoder=Fuse(),
+        name="regex",
+        algorithm="regex",
+    )
 
 
 __all__ = [
-    "ABBREVIATIONS_BEFORE_NUMBER", "ABBREVIATIONS_MAYBE_FINAL", "ABBREVIATIONS_NEVER_FINAL",
-    "CharModel", "PieceModel", "SentenceSplit", "WORD_PATTERN", "WordSplit", "char_tokenizer",
-    "regex_tokenizer", "sentence_tokenizer", "split_sentences", "word_tokenizer",
+    "ABBREVIATIONS_BEFORE_NUMBER",
+    "ABBREVIATIONS_MAYBE_FINAL",
+    "ABBREVIATIONS_NEVER_FINAL",
+    "CharModel",
+    "PieceModel",
+    "SentenceSplit",
+    "WORD_PATTERN",
+    "WordSplit",
+    "char_tokenizer",
+    "regex_tokenizer",
+    "sentence_tokenizer",
+    "split_sentences",
+    "word_tokenizer",
 ]

@@ -14,6 +14,7 @@ caller the loop, so it can count, show or stop between steps:
 None where that is not known in advance (Unigram's rounds: the seed size decides). Options are
 those of `train` for the same algorithm; an unknown one is a ValueError, as is a bad value.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Iterator
@@ -36,23 +37,38 @@ OPTIONS: dict[str, tuple[str, ...]] = {
     "char_bpe": ("min_frequency", "special_tokens", "unk_token", "lowercase", *_HF_BPE),
     "wordlevel": ("min_frequency", "special_tokens", "unk_token"),
     "sentencepiece_bpe": (),
-    "wordpiece": ("min_frequency", "special_tokens", "continuing_subword_prefix", "lowercase",
-                  "max_input_chars_per_word", "limit_alphabet", "initial_alphabet"),
-    "unigram": ("max_piece_length", "seed_size", "shrinking_factor", "num_sub_iterations",
-                "character_coverage", "normalization", "split_by_unicode_script",
-                "split_by_number"),
+    "wordpiece": (
+        "min_frequency",
+        "special_tokens",
+        "continuing_subword_prefix",
+        "lowercase",
+        "max_input_chars_per_word",
+        "limit_alphabet",
+        "initial_alphabet",
+    ),
+    "unigram": (
+        "max_piece_length",
+        "seed_size",
+        "shrinking_factor",
+        "num_sub_iterations",
+        "character_coverage",
+        "normalization",
+        "split_by_unicode_script",
+        "split_by_number",
+    ),
 }
 
 
 class TrainingRun:
     """Iterate for the steps; `tokenizer()` (after the last step) for the result."""
 
-    def __init__(self, steps: Iterable[Step], finish: Callable[[], Tokenizer],
-                 expected: int | None) -> None:
+    def __init__(
+        self, steps: Iterable[Step], finish: Callable[[], Tokenizer], expected: int | None
+    ) -> None:
         self._steps = iter(steps)
         self._finish = finish
         self.expected = expected
-        self.done = 0                      # steps made so far
+        self.done = 0  # steps made so far
         self._result: Tokenizer | None = None
 
     def __iter__(self) -> Iterator[Step]:
@@ -69,8 +85,9 @@ class TrainingRun:
         return self._result
 
 
-def training_run(algorithm: str, lines: Iterable[str], vocab_size: int,
-                 **options: Any) -> TrainingRun:
+def training_run(
+    algorithm: str, lines: Iterable[str], vocab_size: int, **options: Any
+) -> TrainingRun:
     """A `TrainingRun` of one of `tokenizers_core.algorithms()` (see the module docstring)."""
     if algorithm not in OPTIONS:
         raise ValueError(f"unknown algorithm {algorithm!r}; choose one of: {', '.join(OPTIONS)}")
@@ -86,8 +103,11 @@ def training_run(algorithm: str, lines: Iterable[str], vocab_size: int,
 
 def _bpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
     trainer = bpe_trainer(lines, vocab_size, annotate=False, **options)
-    return TrainingRun(trainer, lambda: bpe_tokenizer(trainer.vocab(), trainer.merge_strings()),
-                       max(0, vocab_size - trainer.alphabet_size))
+    return TrainingRun(
+        trainer,
+        lambda: bpe_tokenizer(trainer.vocab(), trainer.merge_strings()),
+        max(0, vocab_size - trainer.alphabet_size),
+    )
 
 
 def _byte_bpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
@@ -95,11 +115,15 @@ def _byte_bpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> Tra
     specials = _check_specials(options.get("special_tokens", ()))
 
     def finish() -> Tokenizer:
-        return byte_bpe_tokenizer(trainer.vocab(), trainer.merge_strings(),
-                                  pattern=options.get("pattern", "gpt2"),
-                                  special_tokens={t: trainer.symbol_ids[t] for t in specials},
-                                  continuing_subword_prefix=options.get("continuing_subword_prefix"),
-                                  end_of_word_suffix=options.get("end_of_word_suffix"))
+        return byte_bpe_tokenizer(
+            trainer.vocab(),
+            trainer.merge_strings(),
+            pattern=options.get("pattern", "gpt2"),
+            special_tokens={t: trainer.symbol_ids[t] for t in specials},
+            continuing_subword_prefix=options.get("continuing_subword_prefix"),
+            end_of_word_suffix=options.get("end_of_word_suffix"),
+        )
+
     return TrainingRun(trainer, finish, max(0, vocab_size - trainer.alphabet_size))
 
 
@@ -109,7 +133,7 @@ def _char_bpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> Tra
 
 
 def _wordlevel(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
-    tok = train_wordlevel(lines, vocab_size, **options)     # one counting pass: no steps
+    tok = train_wordlevel(lines, vocab_size, **options)  # one counting pass: no steps
     return TrainingRun((), lambda: tok, 0)
 
 
@@ -118,11 +142,14 @@ def _sentencepiece_bpe(lines: list[str], vocab_size: int, options: dict[str, Any
 
     def finish() -> Tokenizer:
         pieces = trainer.pieces()
-        if len(pieces) < vocab_size:          # as train_sentencepiece_bpe (hard_vocab_limit)
-            raise ValueError(f"vocab_size {vocab_size} is too high for this corpus: "
-                             f"sentencepiece's BPE can make at most {len(pieces)} pieces from "
-                             f"it; choose at most {len(pieces)}")
+        if len(pieces) < vocab_size:  # as train_sentencepiece_bpe (hard_vocab_limit)
+            raise ValueError(
+                f"vocab_size {vocab_size} is too high for this corpus: "
+                f"sentencepiece's BPE can make at most {len(pieces)} pieces from "
+                f"it; choose at most {len(pieces)}"
+            )
         return sentencepiece_bpe_tokenizer(pieces, trainer.merges)
+
     return TrainingRun(trainer, finish, trainer.target)
 
 
@@ -134,8 +161,8 @@ def _wordpiece(lines: list[str], vocab_size: int, options: dict[str, Any]) -> Tr
     trainer = wordpiece_trainer(lines, vocab_size, lowercase=lowercase, **options)
 
     def finish() -> Tokenizer:
-        return bert_pipeline(trainer.model(max_input_chars_per_word=max_chars),
-                             lowercase=lowercase)
+        return bert_pipeline(trainer.model(max_input_chars_per_word=max_chars), lowercase=lowercase)
+
     return TrainingRun(trainer, finish, max(0, vocab_size - trainer.initial_size))
 
 
@@ -145,16 +172,23 @@ def _unigram(lines: list[str], vocab_size: int, options: dict[str, Any]) -> Trai
     def rounds() -> Iterator[Step]:
         try:
             yield from trainer.rounds()
-        except ValueError as exc:             # name a size that trains, as train_unigram does
+        except ValueError as exc:  # name a size that trains, as train_unigram does
             raise ValueError(_with_accepted_size(exc, lines, options)) from None
 
     def finish() -> Tokenizer:
         tok = unigram_tokenizer(trainer)
-        tok.trainer = trainer                 # type: ignore[attr-defined]  # as train_unigram
+        tok.trainer = trainer  # type: ignore[attr-defined]  # as train_unigram
         return tok
+
     return TrainingRun(rounds(), finish, None)
 
 
-_MAKERS = {"bpe": _bpe, "byte_bpe": _byte_bpe, "sentencepiece_bpe": _sentencepiece_bpe,
-           "wordpiece": _wordpiece, "unigram": _unigram, "char_bpe": _char_bpe,
-           "wordlevel": _wordlevel}
+_MAKERS = {
+    "bpe": _bpe,
+    "byte_bpe": _byte_bpe,
+    "sentencepiece_bpe": _sentencepiece_bpe,
+    "wordpiece": _wordpiece,
+    "unigram": _unigram,
+    "char_bpe": _char_bpe,
+    "wordlevel": _wordlevel,
+}

@@ -4,6 +4,7 @@ each returning a whole `Tokenizer`.
 >>> algorithms()
 ['bpe', 'byte_bpe', 'sentencepiece_bpe', 'wordpiece', 'unigram', 'char_bpe', 'wordlevel']
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable, Iterable
@@ -18,9 +19,14 @@ from .bpe import train_bpe, train_byte_bpe, train_char_bpe, train_sentencepiece_
 from .unigram import train_unigram
 
 
-def train_wordlevel(lines: Iterable[str], vocab_size: int, *, min_frequency: int = 0,
-                    special_tokens: Iterable[str] = ("<unk>",), unk_token: str = "<unk>"
-                    ) -> Tokenizer:
+def train_wordlevel(
+    lines: Iterable[str],
+    vocab_size: int,
+    *,
+    min_frequency: int = 0,
+    special_tokens: Iterable[str] = ("<unk>",),
+    unk_token: str = "<unk>",
+) -> Tokenizer:
     """Train "wordlevel": Whitespace words (`\\w+|[^\\w\\s]+`), the most frequent ones whole,
     as Hugging Face's WordLevelTrainer (`models/wordlevel/trainer.py`); a word outside the
     vocabulary is `unk_token`.
@@ -28,11 +34,17 @@ def train_wordlevel(lines: Iterable[str], vocab_size: int, *, min_frequency: int
     >>> train_wordlevel(["the cat sat on the mat"], 4).encode("the dog").tokens
     ['the', '<unk>']
     """
-    vocab = wordlevel_vocab(_bpe_words(lines), vocab_size, min_frequency=min_frequency,
-                            special_tokens=special_tokens)
+    vocab = wordlevel_vocab(
+        _bpe_words(lines), vocab_size, min_frequency=min_frequency, special_tokens=special_tokens
+    )
     specials = [special_tokens] if isinstance(special_tokens, str) else list(special_tokens)
-    return Tokenizer(WordLevel(vocab, unk_token=unk_token), pre_tokenizer=Whitespace(),
-                     algorithm="wordlevel", added_tokens=[t for t in specials if t in vocab])
+    return Tokenizer(
+        WordLevel(vocab, unk_token=unk_token),
+        pre_tokenizer=Whitespace(),
+        algorithm="wordlevel",
+        added_tokens=[t for t in specials if t in vocab],
+    )
+
 
 # algorithm -> function(lines, vocab_size=..., **options) -> Tokenizer
 _TRAINERS: dict[str, Callable[..., Tokenizer]] = {

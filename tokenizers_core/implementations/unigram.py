@@ -1,5 +1,6 @@
 """The Unigram tokenisers: the trained "unigram" (sentencepiece's normaliser, Unigram, its decoder),
 its training entry point, and the tiny demo the lattice view opens with."""
+
 from __future__ import annotations
 
 import re
@@ -16,8 +17,13 @@ from ..pipeline import Tokenizer
 def unigram_tokenizer(trainer: UnigramTrainer) -> Tokenizer:
     """The trained "unigram" tokeniser: the trainer's normaliser, its model, sentencepiece's
     decoder (runs training first if needed)."""
-    return Tokenizer(trainer.model(), normalizer=trainer.normalizer, decoder=SentencePieceDecoder(),
-                     name="unigram (trained)", algorithm="unigram")
+    return Tokenizer(
+        trainer.model(),
+        normalizer=trainer.normalizer,
+        decoder=SentencePieceDecoder(),
+        name="unigram (trained)",
+        algorithm="unigram",
+    )
 
 
 def demo_tokenizer() -> Any:
@@ -31,8 +37,13 @@ def demo_tokenizer() -> Any:
     ['▁cat', 's']
     """
     model = Unigram(list(DEMO_PIECES), types=[UNKNOWN] + [NORMAL] * (len(DEMO_PIECES) - 1))
-    return Tokenizer(model, normalizer=SentencePieceNormalizer(None), decoder=SentencePieceDecoder(),
-                     name="tiny", algorithm="unigram")
+    return Tokenizer(
+        model,
+        normalizer=SentencePieceNormalizer(None),
+        decoder=SentencePieceDecoder(),
+        name="tiny",
+        algorithm="unigram",
+    )
 
 
 def held_out_quality(tok: Any, held: Iterable[str]) -> tuple[float, float]:
@@ -63,12 +74,13 @@ def train_unigram(lines: Iterable[str], vocab_size: int, **options: Any) -> Any:
         tok = unigram_tokenizer(trainer)
     except ValueError as exc:
         raise ValueError(_with_accepted_size(exc, lines, options)) from None
-    tok.trainer = trainer                       # type: ignore[attr-defined]
+    tok.trainer = trainer  # type: ignore[attr-defined]
     return tok
 
 
-_TOO_LARGE = re.compile(r"(vocab_size \d+ is too large for this corpus: .*?use at most )(\d+)(.*)",
-                        re.S)
+_TOO_LARGE = re.compile(
+    r"(vocab_size \d+ is too large for this corpus: .*?use at most )(\d+)(.*)", re.S
+)
 
 
 def _with_accepted_size(exc: ValueError, lines: Any, options: dict[str, Any]) -> str:

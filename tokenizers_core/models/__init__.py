@@ -22,6 +22,7 @@ The package exports Hugging Face's spellings, `BPE`, `WordPiece`, `Unigram`, `Wo
 >>> WordPiece({"[UNK]": 0, "play": 1, "##ing": 2}).tokenize("playing")
 [('play', 1, 0, 4), ('##ing', 2, 4, 7)]
 """
+
 from __future__ import annotations
 
 from typing import Protocol, Sequence, runtime_checkable

@@ -16,21 +16,56 @@ typed). Each one has `normalize(NormalizedString) -> NormalizedString`, `describ
 Face's behaviour is surprising; `hf.py` holds those only tokenizer.json files use
 (`Precompiled`, `Nmt`, `ByteLevel`) and the reader of its "normalizer" entry (`from_hf_config`).
 """
+
 from __future__ import annotations
 
-from .basic import (FLOOR, GROWTH, NFC, NFD, NFKC, NFKD, WHITESPACE, BertNormalizer, Lowercase,
-                    NormalizedTooLong, Prepend, Replace, Sequence, Strip, StripAccents,
-                    check_length, hf_config_of, max_length)
+from .basic import (
+    FLOOR,
+    GROWTH,
+    NFC,
+    NFD,
+    NFKC,
+    NFKD,
+    WHITESPACE,
+    BertNormalizer,
+    Lowercase,
+    NormalizedTooLong,
+    Prepend,
+    Replace,
+    Sequence,
+    Strip,
+    StripAccents,
+    check_length,
+    hf_config_of,
+    max_length,
+)
 from .hf import ByteLevel, Nmt, Precompiled, from_hf_config
 
 __all__ = [
     # Hugging Face's normalisers, by their names in `tokenizers.normalizers`
-    "BertNormalizer", "ByteLevel", "Lowercase", "NFC", "NFD", "NFKC", "NFKD", "Nmt",
-    "Precompiled", "Prepend", "Replace", "Sequence", "Strip", "StripAccents",
+    "BertNormalizer",
+    "ByteLevel",
+    "Lowercase",
+    "NFC",
+    "NFD",
+    "NFKC",
+    "NFKD",
+    "Nmt",
+    "Precompiled",
+    "Prepend",
+    "Replace",
+    "Sequence",
+    "Strip",
+    "StripAccents",
     # the reader of tokenizer.json's "normalizer" entry and its inverse
-    "from_hf_config", "hf_config_of",
+    "from_hf_config",
+    "hf_config_of",
     # the guard on how long normalised text may grow
-    "FLOOR", "GROWTH", "NormalizedTooLong", "check_length", "max_length",
+    "FLOOR",
+    "GROWTH",
+    "NormalizedTooLong",
+    "check_length",
+    "max_length",
     # the characters Hugging Face's Strip and BertNormalizer take for white space
     "WHITESPACE",
 ]

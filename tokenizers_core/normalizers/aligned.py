@@ -2,6 +2,7 @@
 normalised character still knows the span of the original text it came from (offsets stay
 characters of the input), the bound on how long a normaliser may make a text, and the
 `_Normalizer` base class."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -11,7 +12,6 @@ import regex
 
 from ..normalized import NormalizedString
 from .unicode_forms import Edit
-
 
 # ---- how long a normaliser may make a text ---------------------------------------------------
 # Real normalisers make a text a little longer at most: NFKC and NFKD spell one character as up
@@ -40,8 +40,9 @@ class NormalizedTooLong(ValueError):
     "the normalizer Replace('a' -> 'aa'), member 15 of the Sequence, would make this 4-character text 131,072 characters long; a normalizer may make a text at most 20 times longer (or 100,000 characters)"
     """
 
-    def __init__(self, normalizer: str, source_length: int, length: int,
-                 where: tuple[int, ...] = ()) -> None:
+    def __init__(
+        self, normalizer: str, source_length: int, length: int, where: tuple[int, ...] = ()
+    ) -> None:
         self.normalizer = normalizer
         self.source_length = source_length
         self.length = length
@@ -52,12 +53,14 @@ class NormalizedTooLong(ValueError):
         super().__init__(
             f"the normalizer {normalizer}{place} would make this {source_length:,}-character "
             f"text {length:,} characters long; a normalizer may make a text at most {GROWTH} "
-            f"times longer (or {FLOOR:,} characters)")
+            f"times longer (or {FLOOR:,} characters)"
+        )
 
     def within(self, member: int) -> "NormalizedTooLong":
         """The same failure, said of member `member` of a Sequence."""
-        return NormalizedTooLong(self.normalizer, self.source_length, self.length,
-                                 (member, *self.where))
+        return NormalizedTooLong(
+            self.normalizer, self.source_length, self.length, (member, *self.where)
+        )
 
 
 def max_length(ns: NormalizedString) -> int:
@@ -96,7 +99,7 @@ def _describe(normalizer: Any, width: int = 80) -> str:
     """
     describe = getattr(normalizer, "describe", None)
     text = describe() if callable(describe) else type(normalizer).__name__
-    return text if len(text) <= width else text[:width - 4] + "...)"
+    return text if len(text) <= width else text[: width - 4] + "...)"
 
 
 def _edited_length(text: str, edits: list[Edit]) -> int:
@@ -111,8 +114,7 @@ def _edited_length(text: str, edits: list[Edit]) -> int:
 # ---- shared helpers -----------------------------------------------------------------------
 def _checked(ns: Any) -> NormalizedString:
     if not isinstance(ns, NormalizedString):
-        raise ValueError("normalize() takes a NormalizedString; "
-                         "use normalize_str() for plain text")
+        raise ValueError("normalize() takes a NormalizedString; use normalize_str() for plain text")
     return ns
 
 
@@ -124,8 +126,7 @@ def _alignments(ns: NormalizedString) -> list[tuple[int, int]]:
     return ns.alignments
 
 
-def _apply_edits(ns: NormalizedString, edits: Iterable[Edit], by: Any = None
-                 ) -> NormalizedString:
+def _apply_edits(ns: NormalizedString, edits: Iterable[Edit], by: Any = None) -> NormalizedString:
     """Apply `edits` (in order, not overlapping; the text between them stays as it is) and
     carry the alignments to the original text along. With `by` (the normaliser applying
     them), a result longer than `max_length` is refused first (`check_length`).
@@ -143,10 +144,16 @@ def _apply_edits(ns: NormalizedString, edits: Iterable[Edit], by: Any = None
     edits = list(edits)
     if by is not None:
         check_length(by, ns, _edited_length(text, edits))
-    if ns.is_identity and all(end - start == len(out) and
-                              (sources is None and len(out) == 1 or
-                               sources is not None and list(sources) == list(range(start, end)))
-                              for start, end, out, sources in edits):
+    if ns.is_identity and all(
+        end - start == len(out)
+        and (
+            sources is None
+            and len(out) == 1
+            or sources is not None
+            and list(sources) == list(range(start, end))
+        )
+        for start, end, out, sources in edits
+    ):
         # every edit is character for character: the result is still aligned one to one
         if not edits:
             return ns
@@ -163,7 +170,7 @@ def _apply_edits(ns: NormalizedString, edits: Iterable[Edit], by: Any = None
     for start, end, out, sources in edits:
         if start < pos or end < start:
             raise ValueError(f"edits must be in order and not overlap (at {start})")
-        parts.append(text[pos:start])                  # unchanged: character to character
+        parts.append(text[pos:start])  # unchanged: character to character
         align.extend(source[pos:start])
         parts.append(out)
         if sources is None:
@@ -176,8 +183,9 @@ def _apply_edits(ns: NormalizedString, edits: Iterable[Edit], by: Any = None
     parts.append(text[pos:])
     align.extend(source[pos:])
     # Offsets in the original text: `align` is built from ns's own spans, edit by edit.
-    return NormalizedString(ns.original, _normalized="".join(parts), _align=align,
-                            _shift=ns.span(0, 0)[0])
+    return NormalizedString(
+        ns.original, _normalized="".join(parts), _align=align, _shift=ns.span(0, 0)[0]
+    )
 
 
 def _same_length(ns: NormalizedString, text: str) -> NormalizedString:
@@ -186,12 +194,14 @@ def _same_length(ns: NormalizedString, text: str) -> NormalizedString:
         return ns
     if ns.is_identity:  # still character for character with the original: no list needed
         return NormalizedString(ns.original, _normalized=text, _shift=ns.span(0, 0)[0])
-    return NormalizedString(ns.original, _normalized=text, _align=_alignments(ns),
-                            _shift=ns.span(0, 0)[0])
+    return NormalizedString(
+        ns.original, _normalized=text, _align=_alignments(ns), _shift=ns.span(0, 0)[0]
+    )
 
 
-def _map_chars(ns: NormalizedString, candidates: regex.Pattern,
-               fn: Callable[[str], str], by: Any = None) -> NormalizedString:
+def _map_chars(
+    ns: NormalizedString, candidates: regex.Pattern, fn: Callable[[str], str], by: Any = None
+) -> NormalizedString:
     """Replace each character c that `candidates` matches by fn(c) ("" drops it). With `by`
     (the normaliser), a result longer than `max_length` is refused before it is built.
 
@@ -216,12 +226,18 @@ def _map_chars(ns: NormalizedString, candidates: regex.Pattern,
     if by is not None and any(len(out) > 1 for out in others.values()):
         check_length(by, ns, len(text) + sum(len(others[c]) - 1 for c in found if c in others))
     new_text = ns.normalized.translate(str.maketrans(others))
-    if sum(c in others for c in found) * 64 < len(text):     # a few changes: edit in place
-        return _apply_edits(ns, [(m.start(), m.end(), others[c], [m.start()] * len(others[c]))
-                                 for m in candidates.finditer(text) if (c := m.group()) in others])
-    if not any(others.values()):                             # deletions only
+    if sum(c in others for c in found) * 64 < len(text):  # a few changes: edit in place
+        return _apply_edits(
+            ns,
+            [
+                (m.start(), m.end(), others[c], [m.start()] * len(others[c]))
+                for m in candidates.finditer(text)
+                if (c := m.group()) in others
+            ],
+        )
+    if not any(others.values()):  # deletions only
         align = [span for span, c in zip(_alignments(ns), text) if c not in others]
-    else:                                                    # many: one pass over the text
+    else:  # many: one pass over the text
         align = []
         for span, c in zip(_alignments(ns), text):
             if c in others:
@@ -229,8 +245,9 @@ def _map_chars(ns: NormalizedString, candidates: regex.Pattern,
             else:
                 align.append(span)
     # Offsets in the original text: each output character keeps its source character's span.
-    return NormalizedString(ns.original, _normalized=new_text, _align=align,
-                            _shift=ns.span(0, 0)[0])
+    return NormalizedString(
+        ns.original, _normalized=new_text, _align=align, _shift=ns.span(0, 0)[0]
+    )
 
 
 class _Normalizer:

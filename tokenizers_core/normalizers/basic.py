@@ -33,6 +33,7 @@ newer than its Unicode version can differ.
 `tokenizer.json`; it and the normalisers only such files use (`Precompiled`, `Nmt`, `ByteLevel`)
 are in `normalizers/hf.py`.
 """
+
 from __future__ import annotations
 
 import unicodedata
@@ -44,14 +45,37 @@ import regex
 
 from ..hf_regex import find_spans
 from ..normalized import NormalizedString
-from .aligned import (FLOOR, GROWTH, NormalizedTooLong, _apply_edits, _checked, _map_chars,
-                      _Normalizer, _same_length, check_length, max_length)
+from .aligned import (
+    FLOOR,
+    GROWTH,
+    NormalizedTooLong,
+    _apply_edits,
+    _checked,
+    _map_chars,
+    _Normalizer,
+    _same_length,
+    check_length,
+    max_length,
+)
 from .unicode_forms import Form, form_edits
 
 __all__ = [
-    "NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents", "Strip", "Replace",
-    "BertNormalizer", "Prepend", "Sequence", "NormalizedTooLong", "GROWTH", "FLOOR",
-    "max_length", "check_length",
+    "NFC",
+    "NFD",
+    "NFKC",
+    "NFKD",
+    "Lowercase",
+    "StripAccents",
+    "Strip",
+    "Replace",
+    "BertNormalizer",
+    "Prepend",
+    "Sequence",
+    "NormalizedTooLong",
+    "GROWTH",
+    "FLOOR",
+    "max_length",
+    "check_length",
 ]
 
 
@@ -59,8 +83,8 @@ __all__ = [
 def _normalize_form(ns: NormalizedString, form: Form, by: Any) -> NormalizedString:
     text = _checked(ns).normalized
     if text.isascii() or unicodedata.is_normalized(form, text):
-        return ns                                   # the fast path: nothing to do
-    return _apply_edits(ns, form_edits(form, text), by=by)    # at most 18 times longer
+        return ns  # the fast path: nothing to do
+    return _apply_edits(ns, form_edits(form, text), by=by)  # at most 18 times longer
 
 
 @dataclass(frozen=True)
@@ -125,7 +149,7 @@ def _lower_bulk(text: str) -> str:
     >>> _lower_bulk("AΣİB")
     'aΣİb'
     """
-    parts = _LOWER_ONE_BY_ONE_SPLIT.split(text)    # runs and single special characters alternate
+    parts = _LOWER_ONE_BY_ONE_SPLIT.split(text)  # runs and single special characters alternate
     return "".join(part if i % 2 else part.lower() for i, part in enumerate(parts))
 
 
@@ -145,9 +169,10 @@ class Lowercase(_Normalizer):
         if lowered == text:
             return ns
         if len(lowered) == len(text) and "\u03a3" not in text:
-            return _same_length(ns, lowered)           # the common case: one for one
-        return _map_chars(_same_length(ns, _lower_bulk(text)), _LOWER_ONE_BY_ONE, str.lower,
-                          by=self)
+            return _same_length(ns, lowered)  # the common case: one for one
+        return _map_chars(
+            _same_length(ns, _lower_bulk(text)), _LOWER_ONE_BY_ONE, str.lower, by=self
+        )
 
 
 # Hugging Face strips accents with two different predicates, which we follow:
@@ -175,7 +200,8 @@ _MARKS_UNKNOWN_TO_HF = _code_points(
     "11937-11938 1193B-1193E 11940 11942-11943 119D1-119D7 119DA-119E0 119E4 11A01-11A0A "
     "11A33-11A39 11A3B-11A3E 11A47 11A51-11A5B 11A8A-11A99 11D31-11D36 11D3A 11D3C-11D3D "
     "11D3F-11D45 11D47 11D8A-11D8E 11D90-11D91 11D93-11D97 11EF3-11EF6 16F4F 16F7F-16F87 16FE4 "
-    "16FF0-16FF1 1CF00-1CF2D 1CF30-1CF46 1E130-1E136 1E2AE 1E2EC-1E2EF")
+    "16FF0-16FF1 1CF00-1CF2D 1CF30-1CF46 1E130-1E136 1E2AE 1E2EC-1E2EF"
+)
 _NONSPACING_UNKNOWN_TO_HF = _code_points(
     "07FD 0898-089F 08CA-08E1 09FE 0AFA-0AFF 0B55 0C04 0C3C 0D00 0D3B-0D3C 0D81 0EBA 180F "
     "1885-1886 1ABF-1ACE 1DF6-1DFB A82C A8C5 A8FF A9BD 10D24-10D27 10EAB-10EAC 10F46-10F50 "
@@ -185,7 +211,8 @@ _NONSPACING_UNKNOWN_TO_HF = _code_points(
     "11C30-11C36 11C38-11C3D 11C3F 11C92-11CA7 11CAA-11CB0 11CB2-11CB3 11CB5-11CB6 11D31-11D36 "
     "11D3A 11D3C-11D3D 11D3F-11D45 11D47 11D90-11D91 11D95 11D97 11EF3-11EF4 16F4F 16FE4 "
     "1CF00-1CF2D 1CF30-1CF46 1E000-1E006 1E008-1E018 1E01B-1E021 1E023-1E024 1E026-1E02A "
-    "1E130-1E136 1E2AE 1E2EC-1E2EF 1E944-1E94A")
+    "1E130-1E136 1E2AE 1E2EC-1E2EF 1E944-1E94A"
+)
 _HF_EXTRA_MARKS = "\u1cf2\u1cf3"
 _HF_EXTRA_NONSPACING = "\u1734"
 _MARK_CANDIDATES = regex.compile(r"[\p{M}" + _HF_EXTRA_MARKS + "]")
@@ -240,8 +267,10 @@ class StripAccents(_Normalizer):
 # ---- whitespace -----------------------------------------------------------------------------
 # Unicode's White_Space property (Rust's char::is_whitespace, which Hugging Face uses). Python's
 # str.isspace() also counts U+001C..U+001F, which Hugging Face does not strip.
-WHITESPACE = frozenset("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
-                       "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+WHITESPACE = frozenset(
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
+    "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
 
 
 @dataclass(frozen=True)
@@ -311,10 +340,13 @@ class Replace(_Normalizer):
     def __post_init__(self) -> None:
         if not isinstance(self.content, str):
             raise ValueError("Replace content must be a string")
-        if not isinstance(self.pattern, str) and not callable(getattr(self.pattern,
-                                                                      "finditer", None)):
-            raise ValueError("Replace pattern must be a string (matched literally) or a "
-                             "compiled regex pattern, e.g. regex.compile(r'\\s+')")
+        if not isinstance(self.pattern, str) and not callable(
+            getattr(self.pattern, "finditer", None)
+        ):
+            raise ValueError(
+                "Replace pattern must be a string (matched literally) or a "
+                "compiled regex pattern, e.g. regex.compile(r'\\s+')"
+            )
 
     def describe(self) -> str:
         if isinstance(self.pattern, str):
@@ -348,9 +380,13 @@ class Replace(_Normalizer):
         check_length(self, ns, len(text) + sum(n - (end - start) for start, end in spans))
         # Offsets, as Hugging Face's NormalizedString::replace: each replacement character
         # comes from the last matched character (the one before an empty match).
-        return _apply_edits(ns, [(start, end, self.content,
-                                  [max(end - 1, 0)] * n if end > 0 else None)
-                                 for start, end in spans])
+        return _apply_edits(
+            ns,
+            [
+                (start, end, self.content, [max(end - 1, 0)] * n if end > 0 else None)
+                for start, end in spans
+            ],
+        )
 
 
 _EMPTY = regex.compile("")
@@ -373,15 +409,24 @@ def _literal_matches(text: str, literal: str) -> Iterable[tuple[int, int]]:
 # ---- BERT -------------------------------------------------------------------------------
 # Format characters (Cf) added after the Unicode version of Hugging Face's category table: it
 # does not see them as control characters, so BERT's cleaner keeps them.
-_CF_UNKNOWN_TO_HF = frozenset("\u0890\u0891\u08e2\U000110cd" +
-                              "".join(map(chr, range(0x13430, 0x13440))))
+_CF_UNKNOWN_TO_HF = frozenset(
+    "\u0890\u0891\u08e2\U000110cd" + "".join(map(chr, range(0x13430, 0x13440)))
+)
 _CLEAN_CANDIDATES = regex.compile(
-    "[\x00-\x1f\x7f-\x9f\ufffd\\p{Cf}\\p{Co}\\p{Cs}"
-    + "".join(sorted(WHITESPACE - {" "})) + "]")
+    "[\x00-\x1f\x7f-\x9f\ufffd\\p{Cf}\\p{Co}\\p{Cs}" + "".join(sorted(WHITESPACE - {" "})) + "]"
+)
 # The "CJK Unified Ideographs" blocks of Hugging Face's (and Google BERT's) is_chinese_char.
 # Hangul, Hiragana and Katakana are not in them: those scripts put spaces between words.
-_CJK_RANGES = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
-               (0x2B740, 0x2B81F), (0x2B920, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F))
+_CJK_RANGES = (
+    (0x4E00, 0x9FFF),
+    (0x3400, 0x4DBF),
+    (0x20000, 0x2A6DF),
+    (0x2A700, 0x2B73F),
+    (0x2B740, 0x2B81F),
+    (0x2B920, 0x2CEAF),
+    (0xF900, 0xFAFF),
+    (0x2F800, 0x2FA1F),
+)
 _CJK = regex.compile("[" + "".join(f"\\U{a:08X}-\\U{b:08X}" for a, b in _CJK_RANGES) + "]")
 
 
@@ -391,11 +436,14 @@ def _clean_char(c: str) -> str:
     >>> _clean_char("\\x00"), _clean_char("\\t"), _clean_char("\\u200b"), _clean_char("\\xa0")
     ('', ' ', '', ' ')
     """
-    if c in "\t\n\r":                   # control characters, but counted as whitespace
+    if c in "\t\n\r":  # control characters, but counted as whitespace
         return " "
     category = unicodedata.category(c)
-    if c in "\x00\ufffd" or category in ("Cc", "Co", "Cs") or (
-            category == "Cf" and c not in _CF_UNKNOWN_TO_HF):
+    if (
+        c in "\x00\ufffd"
+        or category in ("Cc", "Co", "Cs")
+        or (category == "Cf" and c not in _CF_UNKNOWN_TO_HF)
+    ):
         return ""
     return " " if c in WHITESPACE else c
 
@@ -441,13 +489,19 @@ class BertNormalizer(_Normalizer):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"BertNormalizer {name} must be True or False")
         if self.strip_accents is not None and not isinstance(self.strip_accents, bool):
-            raise ValueError("BertNormalizer strip_accents must be True, False or None "
-                             "(None: strip accents when lowercasing)")
+            raise ValueError(
+                "BertNormalizer strip_accents must be True, False or None "
+                "(None: strip accents when lowercasing)"
+            )
 
     def to_hf_config(self) -> dict[str, Any]:
-        return {"type": "BertNormalizer", "clean_text": self.clean_text,
-                "handle_chinese_chars": self.handle_chinese_chars,
-                "strip_accents": self.strip_accents, "lowercase": self.lowercase}
+        return {
+            "type": "BertNormalizer",
+            "clean_text": self.clean_text,
+            "handle_chinese_chars": self.handle_chinese_chars,
+            "strip_accents": self.strip_accents,
+            "lowercase": self.lowercase,
+        }
 
     @property
     def strips_accents(self) -> bool:
@@ -455,10 +509,16 @@ class BertNormalizer(_Normalizer):
         return self.lowercase if self.strip_accents is None else self.strip_accents
 
     def describe(self) -> str:
-        steps = [name for name, on in (("clean_text", self.clean_text),
-                                       ("handle_chinese_chars", self.handle_chinese_chars),
-                                       ("strip_accents", self.strips_accents),
-                                       ("lowercase", self.lowercase)) if on]
+        steps = [
+            name
+            for name, on in (
+                ("clean_text", self.clean_text),
+                ("handle_chinese_chars", self.handle_chinese_chars),
+                ("strip_accents", self.strips_accents),
+                ("lowercase", self.lowercase),
+            )
+            if on
+        ]
         return f"BertNormalizer({', '.join(steps)})"
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
@@ -467,7 +527,7 @@ class BertNormalizer(_Normalizer):
         if self.clean_text:
             ns = _clean_text(ns)
         if self.handle_chinese_chars:
-            ns = _space_cjk(ns, by=self)               # 3 characters for each ideograph
+            ns = _space_cjk(ns, by=self)  # 3 characters for each ideograph
         if self.strips_accents:
             ns = _drop_marks(NFD().normalize(ns), _is_nonspacing_mark)
         if self.lowercase:
@@ -523,19 +583,20 @@ class Sequence(_Normalizer):
     normalizers: tuple[Any, ...] = field(default=())
 
     def __post_init__(self) -> None:
-        if isinstance(self.normalizers, (str, bytes)) or not isinstance(
-                self.normalizers, Iterable):
+        if isinstance(self.normalizers, (str, bytes)) or not isinstance(self.normalizers, Iterable):
             raise ValueError("Sequence takes a list of normalizers")
         items = tuple(self.normalizers)
         for item in items:
             if not callable(getattr(item, "normalize", None)):
-                raise ValueError(f"Sequence item {item!r} is not a normalizer "
-                                 "(it has no normalize method)")
+                raise ValueError(
+                    f"Sequence item {item!r} is not a normalizer (it has no normalize method)"
+                )
         object.__setattr__(self, "normalizers", items)
 
     def describe(self) -> str:
-        names = ", ".join(getattr(n, "describe", lambda n=n: type(n).__name__)()
-                          for n in self.normalizers)
+        names = ", ".join(
+            getattr(n, "describe", lambda n=n: type(n).__name__)() for n in self.normalizers
+        )
         return f"Sequence[{names}]"
 
     def to_hf_config(self) -> dict[str, Any]:

@@ -15,6 +15,7 @@ back as Hugging Face does.
 >>> ByteLevel().normalize(NormalizedString("é!")).alignments
 [(0, 1), (0, 1), (1, 2)]
 """
+
 from __future__ import annotations
 
 import base64
@@ -27,9 +28,20 @@ import regex
 from ..byte_level import to_byte_level
 from ..hf_regex import compile_hf
 from ..normalized import NormalizedString
-from .basic import (NFC, NFD, NFKC, NFKD, BertNormalizer, Lowercase, Prepend, Replace, Sequence,
-                    Strip, StripAccents)
 from .aligned import _alignments, _checked, _Normalizer, _same_length, check_length, max_length
+from .basic import (
+    NFC,
+    NFD,
+    NFKC,
+    NFKD,
+    BertNormalizer,
+    Lowercase,
+    Prepend,
+    Replace,
+    Sequence,
+    Strip,
+    StripAccents,
+)
 from .sentencepiece import PrecompiledCharsMap
 
 __all__ = ["ByteLevel", "Nmt", "Precompiled", "from_hf_config", "hf_transform"]
@@ -49,7 +61,7 @@ def hf_transform(ns: NormalizedString, changes: list[tuple[str, int]]) -> Normal
     source = ns.alignments
     start = ns.span(0, 0)[0]
     align: list[tuple[int, int]] = []
-    pos = 0                                          # the next source character
+    pos = 0  # the next source character
     for _, change in changes:
         if change > 0:
             align.append(source[pos - 1] if pos > 0 else (start, start))
@@ -100,8 +112,9 @@ class Precompiled(_Normalizer):
         object.__setattr__(self, "_map", charsmap)
 
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, Precompiled)
-                and bytes(other.precompiled_charsmap) == bytes(self.precompiled_charsmap))
+        return isinstance(other, Precompiled) and bytes(other.precompiled_charsmap) == bytes(
+            self.precompiled_charsmap
+        )
 
     def __hash__(self) -> int:
         return hash(bytes(self.precompiled_charsmap))
@@ -117,8 +130,12 @@ class Precompiled(_Normalizer):
         return "Precompiled (sentencepiece charsmap)"
 
     def to_hf_config(self) -> dict[str, Any]:
-        return {"type": "Precompiled", "precompiled_charsmap":
-                base64.b64encode(bytes(self.precompiled_charsmap)).decode("ascii")}
+        return {
+            "type": "Precompiled",
+            "precompiled_charsmap": base64.b64encode(bytes(self.precompiled_charsmap)).decode(
+                "ascii"
+            ),
+        }
 
     def transform(self, chunk: str) -> str | None:
         """The replacement for the shortest rule whose key is a prefix of `chunk`, or None."""
@@ -141,9 +158,9 @@ class Precompiled(_Normalizer):
         chars = set(text)
         starters = {c for c in chars if self._starts_rule(c)}
         if not starters:
-            return ns                                # nothing the map could rewrite
+            return ns  # nothing the map could rewrite
         single = {c: self.transform(c) for c in starters}
-        edits: list[tuple[int, int, str]] = []       # (start, end, replacement), in order
+        edits: list[tuple[int, int, str]] = []  # (start, end, replacement), in order
         pos = 0
         # An uploaded charsmap may map a character to a long string: the length the edits
         # give is counted as they are found, and checked against the bound at each cluster
@@ -162,8 +179,11 @@ class Precompiled(_Normalizer):
                 if norm is not None:
                     edits.append((pos, pos + n, norm))
                 else:
-                    edits.extend((i, i + 1, single[c]) for i, c in enumerate(grapheme, pos)
-                                 if c in starters and single[c] is not None)
+                    edits.extend(
+                        (i, i + 1, single[c])
+                        for i, c in enumerate(grapheme, pos)
+                        if c in starters and single[c] is not None
+                    )
             if len(edits) > found:
                 length += sum(len(out) - (end - start) for start, end, out in edits[found:])
                 if length > limit:
@@ -171,7 +191,7 @@ class Precompiled(_Normalizer):
             pos += n
         if not edits:
             return ns
-        if any(not norm for _, _, norm in edits):    # a deletion: Hugging Face's own bookkeeping
+        if any(not norm for _, _, norm in edits):  # a deletion: Hugging Face's own bookkeeping
             return hf_transform(ns, _changes(text, edits))
         return _apply_replacements(ns, edits)
 
@@ -188,8 +208,9 @@ def _changes(text: str, edits: list[tuple[int, int, str]]) -> list[tuple[str, in
     return changes
 
 
-def _apply_replacements(ns: NormalizedString, edits: list[tuple[int, int, str]]
-                        ) -> NormalizedString:
+def _apply_replacements(
+    ns: NormalizedString, edits: list[tuple[int, int, str]]
+) -> NormalizedString:
     """`hf_transform` of `_changes(...)` when no replacement is empty, without building the
     list: a replacement's characters take the replaced characters' spans one for one, extra
     ones the span of the last replaced character; a shorter one drops the rest."""
@@ -202,14 +223,15 @@ def _apply_replacements(ns: NormalizedString, edits: list[tuple[int, int, str]]
         parts.append(text[pos:start])
         align.extend(source[pos:start])
         old, new = end - start, len(norm)
-        align.extend(source[start:start + min(old, new)])
-        align.extend([source[end - 1]] * (new - old))     # nothing when new <= old
+        align.extend(source[start : start + min(old, new)])
+        align.extend([source[end - 1]] * (new - old))  # nothing when new <= old
         parts.append(norm)
         pos = end
     parts.append(text[pos:])
     align.extend(source[pos:])
-    return NormalizedString(ns.original, _normalized="".join(parts), _align=align,
-                            _shift=ns.span(0, 0)[0])
+    return NormalizedString(
+        ns.original, _normalized="".join(parts), _align=align, _shift=ns.span(0, 0)[0]
+    )
 
 
 def _replace(changes: list[tuple[str, int]], old: str, new: str) -> None:
@@ -231,12 +253,12 @@ def _replace(changes: list[tuple[str, int]], old: str, new: str) -> None:
 
 # ---- Nmt and ByteLevel ----------------------------------------------------------------------------
 _NMT_DROP = frozenset([*range(0x01, 0x09), 0x0B, *range(0x0E, 0x20), 0x7F, 0x8F, 0x9F])
-_NMT_SPACE = frozenset([0x09, 0x0A, 0x0C, 0x0D, 0x1680, *range(0x200B, 0x2010), 0x2028, 0x2029,
-                        0x2581, 0xFEFF, 0xFFFD])
+_NMT_SPACE = frozenset(
+    [0x09, 0x0A, 0x0C, 0x0D, 0x1680, *range(0x200B, 0x2010), 0x2028, 0x2029, 0x2581, 0xFEFF, 0xFFFD]
+)
 _NMT_TABLE = {**{cp: None for cp in _NMT_DROP}, **{cp: " " for cp in _NMT_SPACE}}
 _NMT_DROPPED = regex.compile("[" + "".join(f"\\U{cp:08X}" for cp in sorted(_NMT_DROP)) + "]")
-_NMT_CANDIDATES = regex.compile("[" + "".join(f"\\U{cp:08X}" for cp in sorted(_NMT_TABLE))
-                                + "]")
+_NMT_CANDIDATES = regex.compile("[" + "".join(f"\\U{cp:08X}" for cp in sorted(_NMT_TABLE)) + "]")
 
 
 @dataclass(frozen=True)
@@ -254,14 +276,15 @@ class Nmt(_Normalizer):
         text = _checked(ns).normalized
         if not _NMT_CANDIDATES.search(text):
             return ns
-        if not _NMT_DROPPED.search(text):           # only spaces: one for one
+        if not _NMT_DROPPED.search(text):  # only spaces: one for one
             return _same_length(ns, text.translate(_NMT_TABLE))
         kept = [(i, c) for i, c in enumerate(text) if ord(c) not in _NMT_DROP]
         source = ns.alignments
         start = ns.span(0, 0)[0]
         out = "".join(c for _, c in kept).translate(_NMT_TABLE)
-        return NormalizedString(ns.original, _normalized=out, _align=[source[i] for i, _ in kept],
-                                _shift=start)
+        return NormalizedString(
+            ns.original, _normalized=out, _align=[source[i] for i, _ in kept], _shift=start
+        )
 
 
 @dataclass(frozen=True)
@@ -277,16 +300,23 @@ class ByteLevel(_Normalizer):
     def normalize(self, ns: NormalizedString) -> NormalizedString:
         if not len(_checked(ns)):
             return ns
-        if not ns.normalized.isascii():              # 1 to 4 characters each
+        if not ns.normalized.isascii():  # 1 to 4 characters each
             check_length(self, ns, len(ns.normalized.encode("utf-8", "surrogatepass")))
         return to_byte_level(ns)
 
 
 # ---- Hugging Face's tokenizer.json ------------------------------------------------------------
-_SIMPLE = {"NFC": NFC, "NFD": NFD, "NFKC": NFKC, "NFKD": NFKD, "Lowercase": Lowercase,
-           "StripAccents": StripAccents, "Nmt": Nmt, "ByteLevel": ByteLevel}
-SUPPORTED = [*_SIMPLE, "Strip", "Replace", "BertNormalizer", "Prepend", "Precompiled",
-             "Sequence"]
+_SIMPLE = {
+    "NFC": NFC,
+    "NFD": NFD,
+    "NFKC": NFKC,
+    "NFKD": NFKD,
+    "Lowercase": Lowercase,
+    "StripAccents": StripAccents,
+    "Nmt": Nmt,
+    "ByteLevel": ByteLevel,
+}
+SUPPORTED = [*_SIMPLE, "Strip", "Replace", "BertNormalizer", "Prepend", "Precompiled", "Sequence"]
 
 
 def _bool(config: dict[str, Any], key: str, default: Any) -> Any:
@@ -304,10 +334,13 @@ def _required(config: dict[str, Any], key: str) -> Any:
 
 def pattern_from_hf(pattern: Any) -> tuple[str, bool]:
     """A Hugging Face pattern object, `{"String": s}` or `{"Regex": r}`, as (text, is_regex)."""
-    if not isinstance(pattern, dict) or len(pattern) != 1 or not (
-            "String" in pattern or "Regex" in pattern):
+    if (
+        not isinstance(pattern, dict)
+        or len(pattern) != 1
+        or not ("String" in pattern or "Regex" in pattern)
+    ):
         raise ValueError(f'pattern must be {{"String": ...}} or {{"Regex": ...}}, not {pattern!r}')
-    (kind, text), = pattern.items()
+    ((kind, text),) = pattern.items()
     if not isinstance(text, str):
         raise ValueError(f"the {kind} pattern must be a string, not {text!r}")
     return text, kind == "Regex"
@@ -328,8 +361,9 @@ def from_hf_config(config: dict[str, Any] | None) -> Any:
         raise ValueError(f'a normalizer config is a JSON object with a "type", not {config!r}')
     kind = config["type"]
     if kind not in SUPPORTED:
-        raise ValueError(f"normalizer type {kind!r} is not supported (supported: "
-                         f"{', '.join(SUPPORTED)})")
+        raise ValueError(
+            f"normalizer type {kind!r} is not supported (supported: {', '.join(SUPPORTED)})"
+        )
     try:
         return _build(kind, config)
     except ValueError as err:
@@ -342,8 +376,9 @@ def _build(kind: str, config: dict[str, Any]) -> Any:
     if kind in _SIMPLE:
         return _SIMPLE[kind]()
     if kind == "Strip":
-        return Strip(left=_bool(config, "strip_left", True),
-                     right=_bool(config, "strip_right", True))
+        return Strip(
+            left=_bool(config, "strip_left", True), right=_bool(config, "strip_right", True)
+        )
     if kind == "Replace":
         text, is_regex = pattern_from_hf(_required(config, "pattern"))
         content = _required(config, "content")
@@ -353,10 +388,12 @@ def _build(kind: str, config: dict[str, Any]) -> Any:
             return Replace(compile_hf(text), content, source=text)
         return Replace(text, content)
     if kind == "BertNormalizer":
-        return BertNormalizer(clean_text=_bool(config, "clean_text", True),
-                              handle_chinese_chars=_bool(config, "handle_chinese_chars", True),
-                              strip_accents=_bool(config, "strip_accents", None),
-                              lowercase=_bool(config, "lowercase", True))
+        return BertNormalizer(
+            clean_text=_bool(config, "clean_text", True),
+            handle_chinese_chars=_bool(config, "handle_chinese_chars", True),
+            strip_accents=_bool(config, "strip_accents", None),
+            lowercase=_bool(config, "lowercase", True),
+        )
     if kind == "Prepend":
         prepend = _required(config, "prepend")
         if not isinstance(prepend, str):

@@ -1,5 +1,6 @@
 """sentencepiece's normaliser (`Normalizer::Normalize`): its precompiled character map, the dummy
 prefix and whitespace handling, with alignment kept so offsets stay characters of the input."""
+
 from __future__ import annotations
 
 import functools
@@ -32,18 +33,18 @@ class PrecompiledCharsMap:
     def __init__(self, blob: bytes) -> None:
         if len(blob) <= 4:
             raise ValueError("the precompiled charsmap is broken (too short)")
-        self.blob = bytes(blob)           # kept as read, for writers (.model, tokenizer.json)
+        self.blob = bytes(blob)  # kept as read, for writers (.model, tokenizer.json)
         trie_size = struct.unpack("<I", blob[:4])[0]
         if trie_size >= len(blob) or trie_size % 4:
             raise ValueError("the precompiled charsmap is broken (bad trie size)")
         units = array("I")
-        if units.itemsize != 4:       # pragma: no cover - exotic platforms
+        if units.itemsize != 4:  # pragma: no cover - exotic platforms
             units = array("L")
-        units.frombytes(blob[4:4 + trie_size])
+        units.frombytes(blob[4 : 4 + trie_size])
         if sys.byteorder != "little":  # pragma: no cover
             units.byteswap()
         self._units = units
-        self._strings = blob[4 + trie_size:]
+        self._strings = blob[4 + trie_size :]
         self._root = self._offset(units[0]) if units else 0
         self._replacement: dict[int, str] = {}
         # trie position -> {char: (position after the char's bytes, value or -1) or None}
@@ -67,7 +68,7 @@ class PrecompiledCharsMap:
             if pos >= n:
                 return None
             unit = units[pos]
-            if unit & 0x800000FF != b:        # label check (leaf units never match)
+            if unit & 0x800000FF != b:  # label check (leaf units never match)
                 return None
             pos ^= self._offset(unit)
             value = units[pos] & 0x7FFFFFFF if (unit >> 8) & 1 else -1
@@ -153,9 +154,11 @@ class NfkcCaseFoldRules:
 
     @property
     def blob(self) -> bytes:
-        raise ValueError("the nfkc_cf rule has no precompiled character map here, so a model "
-                         "trained with it cannot be saved to a sentencepiece file; train with "
-                         "normalization='nmt_nfkc' or 'identity' to save one")
+        raise ValueError(
+            "the nfkc_cf rule has no precompiled character map here, so a model "
+            "trained with it cannot be saved to a sentencepiece file; train with "
+            "normalization='nmt_nfkc' or 'identity' to save one"
+        )
 
     @staticmethod
     def rule(text: str) -> str:
@@ -259,10 +262,17 @@ class SentencePieceNormalizer:
     '▁Hello▁world'
     """
 
-    def __init__(self, charsmap: PrecompiledCharsMap | None, *, add_dummy_prefix: bool = True,
-                 remove_extra_whitespaces: bool = True, escape_whitespaces: bool = True,
-                 treat_whitespace_as_suffix: bool = False, user_defined: tuple[str, ...] = (),
-                 name: str = "") -> None:
+    def __init__(
+        self,
+        charsmap: PrecompiledCharsMap | None,
+        *,
+        add_dummy_prefix: bool = True,
+        remove_extra_whitespaces: bool = True,
+        escape_whitespaces: bool = True,
+        treat_whitespace_as_suffix: bool = False,
+        user_defined: tuple[str, ...] = (),
+        name: str = "",
+    ) -> None:
         self.charsmap = charsmap
         self.add_dummy_prefix = add_dummy_prefix
         self.remove_extra_whitespaces = remove_extra_whitespaces
@@ -319,12 +329,12 @@ class SentencePieceNormalizer:
         (`NormalizedTooLong`) once it would pass the bound (`aligned.max_length`)."""
         n = len(text)
         limit = max(GROWTH * n, FLOOR)
-        grown = 0                                # output characters minus input ones so far
-        prefix = 1 if self.add_dummy_prefix else 0     # the "▁" to come
+        grown = 0  # output characters minus input ones so far
+        prefix = 1 if self.add_dummy_prefix else 0  # the "▁" to come
         space = SPACE_SYMBOL if self.escape_whitespaces else " "
-        segments: list[list[Any]] = []           # [start, end, output]
+        segments: list[list[Any]] = []  # [start, end, output]
         i = 0
-        if self.remove_extra_whitespaces:        # drop leading whitespace
+        if self.remove_extra_whitespaces:  # drop leading whitespace
             while i < n:
                 out, j = self._prefix(text, i)
                 if out != " ":
@@ -347,14 +357,15 @@ class SentencePieceNormalizer:
                 k = m.start() if m else n
             if k > i:
                 run = text[i:k]
-                segments.append([i, k, run.replace(" ", SPACE_SYMBOL)
-                                 if self.escape_whitespaces else run])
+                segments.append(
+                    [i, k, run.replace(" ", SPACE_SYMBOL) if self.escape_whitespaces else run]
+                )
                 is_prev_space = squeeze and run[-1] == " "
                 i = k
                 if i == n:
                     break
             out, j = self._prefix(text, i)
-            if is_prev_space:                    # squeeze runs of spaces into one
+            if is_prev_space:  # squeeze runs of spaces into one
                 out = out.lstrip(" ")
             if out:
                 is_prev_space = out.endswith(" ")
@@ -371,7 +382,7 @@ class SentencePieceNormalizer:
             # the dummy prefix takes no source characters: an empty span where the text starts
             start = segments[first_out][0]
             segments.insert(first_out, [start, start, space])
-        if self.remove_extra_whitespaces:        # drop trailing whitespace
+        if self.remove_extra_whitespaces:  # drop trailing whitespace
             for k in range(len(segments) - 1, first_out - 1, -1):
                 start, end, out = segments[k]
                 stripped = out.rstrip(space)
@@ -385,8 +396,10 @@ class SentencePieceNormalizer:
                 if stripped:
                     break
         if self.add_dummy_prefix and self.treat_whitespace_as_suffix:
-            last = next((k for k in range(len(segments) - 1, first_out - 1, -1)
-                         if segments[k][2]), len(segments) - 1)
+            last = next(
+                (k for k in range(len(segments) - 1, first_out - 1, -1) if segments[k][2]),
+                len(segments) - 1,
+            )
             end = segments[last][1]
             segments.insert(last + 1, [end, end, space])
         return [(s, e, o) for s, e, o in segments]
@@ -400,7 +413,7 @@ class SentencePieceNormalizer:
         new = set(text).difference(self._kinds)
         if not new and self._pattern is not None:
             return self._pattern
-        with self._lock:                     # one thread updates the caches at a time
+        with self._lock:  # one thread updates the caches at a time
             return self._update_pattern(new)
 
     def _update_pattern(self, new: set[str]) -> "re.Pattern[str]":
@@ -431,12 +444,14 @@ class SentencePieceNormalizer:
                 changed = True
         if changed:
             ones = sorted(c for c, k in self._kinds.items() if k == 1 and c != " ")
-            parts = ["  "]                 # a run of spaces (a single space is copied as ▁)
+            parts = ["  "]  # a run of spaces (a single space is copied as ▁)
             if ones:
                 parts.append("[" + "".join(re.escape(c) for c in ones) + "]")
             if self._starters and self._conts:
-                parts.append("[" + "".join(re.escape(c) for c in sorted(self._starters)) + "]"
-                             "(?=[" + "".join(re.escape(c) for c in sorted(self._conts)) + "])")
+                parts.append(
+                    "[" + "".join(re.escape(c) for c in sorted(self._starters)) + "]"
+                    "(?=[" + "".join(re.escape(c) for c in sorted(self._conts)) + "])"
+                )
             self._pattern = re.compile("|".join(parts))
         return self._pattern  # type: ignore[return-value]
 
@@ -473,13 +488,17 @@ def nmt_nfkc_charsmap() -> PrecompiledCharsMap:
 NORMALIZATIONS = ("nmt_nfkc", "nfkc_cf", "identity")
 
 
-def sentencepiece_normalizer(normalization: str,
-                             user_defined: tuple[str, ...] = ()) -> SentencePieceNormalizer:
+def sentencepiece_normalizer(
+    normalization: str, user_defined: tuple[str, ...] = ()
+) -> SentencePieceNormalizer:
     """The normaliser sentencepiece's trainer names `normalization` (one of `NORMALIZATIONS`),
     passing `user_defined` symbols through unchanged."""
     if normalization == "identity":
         return SentencePieceNormalizer(None, user_defined=user_defined, name="identity")
     if normalization == "nfkc_cf":
-        return SentencePieceNormalizer(NfkcCaseFoldRules(), user_defined=user_defined,  # type: ignore[arg-type]
-                                       name="nfkc_cf")
+        return SentencePieceNormalizer(
+            NfkcCaseFoldRules(),  # type: ignore[arg-type]
+            user_defined=user_defined,
+            name="nfkc_cf",
+        )
     return SentencePieceNormalizer(nmt_nfkc_charsmap(), user_defined=user_defined, name="nmt_nfkc")

@@ -6,6 +6,7 @@ Hugging Face's alignment crate assigns it (a composed "é" comes from the "e"; a
 canonical reordering keeps its own source). `normalizers.NFC` and the others apply the edits to a
 `NormalizedString`, so token offsets still point into what the user typed.
 """
+
 from __future__ import annotations
 
 import functools
@@ -35,7 +36,7 @@ def _char_class(code_points: Iterable[int]) -> str:
     return "".join(f"\\U{a:08X}" if a == b else f"\\U{a:08X}-\\U{b:08X}" for a, b in ranges)
 
 
-Form = Literal["NFC", "NFD", "NFKC", "NFKD"]   # unicodedata.normalize's four forms
+Form = Literal["NFC", "NFD", "NFKC", "NFKD"]  # unicodedata.normalize's four forms
 # each form and the decomposition it starts from
 _DECOMPOSED: dict[Form, Form] = {"NFC": "NFD", "NFD": "NFD", "NFKC": "NFKD", "NFKD": "NFKD"}
 
@@ -68,7 +69,7 @@ def _unicode_candidates() -> tuple[frozenset[int], frozenset[int]]:
             candidates.add(cp)
         if dec and not dec.startswith("<"):
             parts = dec.split()
-            if len(parts) == 2:          # a canonical pair: its second half composes backward
+            if len(parts) == 2:  # a canonical pair: its second half composes backward
                 backward.add(int(parts[1], 16))
     candidates |= backward
     return frozenset(candidates), frozenset(backward)
@@ -107,8 +108,9 @@ def _char_by_char(form: Form, text: str, start: int, end: int) -> list[Edit]:
     return [(start, end, "".join(pieces), [i for i, p in enumerate(pieces, start) for _ in p])]
 
 
-def _reordered_sources(pieces: list[str], start: int, compose: bool = False
-                       ) -> tuple[str, list[int]]:
+def _reordered_sources(
+    pieces: list[str], start: int, compose: bool = False
+) -> tuple[str, list[int]]:
     """Canonical ordering (and, with `compose`, canonical composition) of decomposed `pieces`
     (one per source character), with the source index of each output character, as Hugging
     Face's alignment crate assigns it.
@@ -130,8 +132,8 @@ def _reordered_sources(pieces: list[str], start: int, compose: bool = False
     """
     flagged = [(c, int(k > 0)) for piece in pieces for k, c in enumerate(piece)]
     ordered: list[tuple[str, int]] = []
-    run: list[tuple[str, int]] = []                  # marks waiting to be sorted
-    for item in flagged + [("", 0)]:                 # a sentinel starter flushes the last run
+    run: list[tuple[str, int]] = []  # marks waiting to be sorted
+    for item in flagged + [("", 0)]:  # a sentinel starter flushes the last run
         if item[0] and unicodedata.combining(item[0]):
             run.append(item)
             continue
@@ -144,7 +146,7 @@ def _reordered_sources(pieces: list[str], start: int, compose: bool = False
     sources: list[int] = []
     next_source = start
     for _, change in ordered:
-        if change > 0:                               # inserted: the source before it
+        if change > 0:  # inserted: the source before it
             sources.append(max(next_source - 1, 0))
         else:
             sources.append(next_source)
@@ -185,7 +187,7 @@ def _align_chunk(form: Form, chunk: str, out: str, start: int) -> Edit:
     text, sources = _reordered_sources(pieces, start, compose=form in ("NFC", "NFKC"))
     if text == out:
         return (start, start + len(chunk), out, sources)
-    return (start, start + len(chunk), out, None)    # pragma: no cover - Unicode surprises
+    return (start, start + len(chunk), out, None)  # pragma: no cover - Unicode surprises
 
 
 def form_edits(form: Form, text: str) -> list[Edit]:
@@ -198,7 +200,7 @@ def form_edits(form: Form, text: str) -> list[Edit]:
     [(3, 5, 'é', [3])]
     """
     edits: list[Edit] = []
-    pending: tuple[int, int] | None = None          # characters that change on their own
+    pending: tuple[int, int] | None = None  # characters that change on their own
     for m in _chunk_pattern(form).finditer(text):
         start, end = m.span()
         if m.lastindex is None:
@@ -206,8 +208,8 @@ def form_edits(form: Form, text: str) -> list[Edit]:
                 edits += _char_by_char(form, text, *pending)
             pending = (start, end)
             continue
-        start = max(start - 1, 0)                   # the marks join the character before them
-        if pending is not None:                     # ... which may end the pending run
+        start = max(start - 1, 0)  # the marks join the character before them
+        if pending is not None:  # ... which may end the pending run
             edits += _char_by_char(form, text, pending[0], min(pending[1], start))
             pending = None
         chunk = text[start:end]

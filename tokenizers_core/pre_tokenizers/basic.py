@@ -72,6 +72,7 @@ Hugging Face's `Split` (every behavior, `invert`), `Punctuation`, `Digits`, `Cha
 `pre_tokenizers/hf.py`. `ByteLevel`'s offset trimming belongs after the
 model (`ByteLevel.trim_offsets_of`), not here.
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterable
@@ -110,9 +111,14 @@ LLAMA3_PATTERN = (
     r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
 )
 # p50k_base uses r50k's pattern (tiktoken); Llama 4 uses o200k's.
-PRESETS: dict[str, str] = {"gpt2": GPT2_PATTERN, "r50k": GPT2_PATTERN, "p50k": GPT2_PATTERN,
-                           "cl100k": CL100K_PATTERN, "o200k": O200K_PATTERN,
-                           "llama3": LLAMA3_PATTERN}
+PRESETS: dict[str, str] = {
+    "gpt2": GPT2_PATTERN,
+    "r50k": GPT2_PATTERN,
+    "p50k": GPT2_PATTERN,
+    "cl100k": CL100K_PATTERN,
+    "o200k": O200K_PATTERN,
+    "llama3": LLAMA3_PATTERN,
+}
 
 # Hugging Face's ByteLevel pattern (byte_level.rs), which is OpenAI's original GPT-2 pattern.
 HF_BYTE_LEVEL_PATTERN = (
@@ -125,7 +131,7 @@ _PRESET_RE = {name: regex.compile(p) for name, p in PRESETS.items()}
 _HF_BYTE_LEVEL_RE = regex.compile(HF_BYTE_LEVEL_PATTERN)
 _WHITESPACE_RE = regex.compile(WHITESPACE_PATTERN)
 _SPACE_RE = regex.compile(r"\s")
-_NON_SPACE_RE = regex.compile(r"\S+")                  # \s is the White_Space property
+_NON_SPACE_RE = regex.compile(r"\S+")  # \s is the White_Space property
 _ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 # Hugging Face decides "Unicode punctuation" with the Rust crate unicode_categories 0.1.1, whose
 # tables are Unicode 8.0's. To give the same pieces we use today's P* (the `regex` module's
@@ -142,8 +148,7 @@ _PUNCT_SINCE_UNICODE_8 = (
     "\U00011f43-\U00011f4f\U00011fff\U00012ff1-\U00012ff2\U00016d6d-\U00016d6f"
     "\U00016e97-\U00016e9a\U00016fe2\U0001e5ff\U0001e95e-\U0001e95f"
 )
-_UNICODE_PUNCT_RE = regex.compile(
-    rf"(?V1)[[\p{{P}}--[{_PUNCT_SINCE_UNICODE_8}]]\u166d\U000111c9]")
+_UNICODE_PUNCT_RE = regex.compile(rf"(?V1)[[\p{{P}}--[{_PUNCT_SINCE_UNICODE_8}]]\u166d\U000111c9]")
 _BEHAVIORS = ("removed", "isolated")
 
 
@@ -249,8 +254,8 @@ class BertPreTokenizer(PreTokenizerBase):
             start = word_start
             for i in range(word_start, word_end):
                 if is_bert_punctuation(text.normalized[i]):
-                    spans.append((start, i))          # the word before it (maybe empty)
-                    spans.append((i, i + 1))          # the punctuation character alone
+                    spans.append((start, i))  # the word before it (maybe empty)
+                    spans.append((i, i + 1))  # the punctuation character alone
                     start = i + 1
             spans.append((start, word_end))
         return _slices(text, spans)
@@ -285,8 +290,9 @@ class Regex(PreTokenizerBase):
     [('a', (0, 1)), ('12', (1, 3)), ('b', (3, 4)), ('3', (4, 5))]
     """
 
-    def __init__(self, pattern_or_preset: str, timeout: float | None = 0.5,
-                 behavior: str = "removed") -> None:
+    def __init__(
+        self, pattern_or_preset: str, timeout: float | None = 0.5, behavior: str = "removed"
+    ) -> None:
         if behavior not in _BEHAVIORS:
             raise ValueError(f"unknown behavior {behavior!r}; choose 'removed' or 'isolated'")
         if timeout is not None and not timeout > 0:
@@ -317,9 +323,12 @@ class Regex(PreTokenizerBase):
         pieces) for "removed", as is for "isolated". Hugging Face runs it with Oniguruma, which
         reads `X{1,3}+` as a repeat of `X{1,3}`, so a possessive counted repeat is written as
         an atomic group (`hf_regex.translate`)."""
-        return {"type": "Split", "pattern": {"Regex": translate(self.pattern, to_oniguruma=True)},
-                "behavior": "Removed" if self.behavior == "removed" else "Isolated",
-                "invert": self.behavior == "removed"}
+        return {
+            "type": "Split",
+            "pattern": {"Regex": translate(self.pattern, to_oniguruma=True)},
+            "behavior": "Removed" if self.behavior == "removed" else "Isolated",
+            "invert": self.behavior == "removed",
+        }
 
     def describe(self) -> str:
         if self.preset is not None:
@@ -345,8 +354,9 @@ class ByteLevel(PreTokenizerBase):
     [('ĠHÃ©', (0, 2)), ('Ġ', (2, 3)), ('Ġyou', (3, 7))]
     """
 
-    def __init__(self, add_prefix_space: bool = False, use_regex: bool = True,
-                 trim_offsets: bool = True) -> None:
+    def __init__(
+        self, add_prefix_space: bool = False, use_regex: bool = True, trim_offsets: bool = True
+    ) -> None:
         self.add_prefix_space = bool(add_prefix_space)
         self.use_regex = bool(use_regex)
         self.trim_offsets = bool(trim_offsets)
@@ -363,11 +373,16 @@ class ByteLevel(PreTokenizerBase):
         return [to_byte_level(p) for p in pieces]
 
     def to_hf_config(self) -> dict:
-        return {"type": "ByteLevel", "add_prefix_space": self.add_prefix_space,
-                "trim_offsets": self.trim_offsets, "use_regex": self.use_regex}
+        return {
+            "type": "ByteLevel",
+            "add_prefix_space": self.add_prefix_space,
+            "trim_offsets": self.trim_offsets,
+            "use_regex": self.use_regex,
+        }
 
-    def trim_offsets_of(self, token: str, offsets: tuple[int, int],
-                        is_first: bool) -> tuple[int, int]:
+    def trim_offsets_of(
+        self, token: str, offsets: tuple[int, int], is_first: bool
+    ) -> tuple[int, int]:
         """Hugging Face's offset trimming for one byte-level token (a no-op if not trim_offsets).
 
         Leading and trailing "Ġ" (or whitespace) are moved out of the offsets, except the one
@@ -423,13 +438,15 @@ class Metaspace(PreTokenizerBase):
 
     _SCHEMES = ("always", "first", "never")
 
-    def __init__(self, replacement: str = "▁", prepend_scheme: str = "always",
-                 split: bool = True) -> None:
+    def __init__(
+        self, replacement: str = "▁", prepend_scheme: str = "always", split: bool = True
+    ) -> None:
         if not isinstance(replacement, str) or len(replacement) != 1:
             raise ValueError("the Metaspace replacement must be exactly one character")
         if prepend_scheme not in self._SCHEMES:
-            raise ValueError(f"unknown prepend_scheme {prepend_scheme!r}; "
-                             "choose 'always', 'first' or 'never'")
+            raise ValueError(
+                f"unknown prepend_scheme {prepend_scheme!r}; choose 'always', 'first' or 'never'"
+            )
         self.replacement = replacement
         self.prepend_scheme = prepend_scheme
         self.split_pieces = bool(split)
@@ -438,7 +455,7 @@ class Metaspace(PreTokenizerBase):
         if not len(text):
             return []
         rep = self.replacement
-        if " " in text.normalized:          # same length: alignment stays character by character
+        if " " in text.normalized:  # same length: alignment stays character by character
             text = text.transform([(0, len(text), text.normalized.replace(" ", rep))])
         if self._prepends(text):
             text = text.prepend(rep)
@@ -459,8 +476,12 @@ class Metaspace(PreTokenizerBase):
         return f"Metaspace ({self.replacement}, prepend {self.prepend_scheme})"
 
     def to_hf_config(self) -> dict:
-        return {"type": "Metaspace", "replacement": self.replacement,
-                "prepend_scheme": self.prepend_scheme, "split": self.split_pieces}
+        return {
+            "type": "Metaspace",
+            "replacement": self.replacement,
+            "prepend_scheme": self.prepend_scheme,
+            "split": self.split_pieces,
+        }
 
 
 class Sequence(PreTokenizerBase):
@@ -480,8 +501,7 @@ class Sequence(PreTokenizerBase):
     def split(self, text: NormalizedString) -> list[NormalizedString]:
         pieces = [text] if len(text) else []
         for pre in self.pre_tokenizers:
-            pieces = [out for piece in pieces
-                      for out in pre.split(piece)]  # type: ignore[attr-defined]
+            pieces = [out for piece in pieces for out in pre.split(piece)]  # type: ignore[attr-defined]
         return pieces
 
     def describe(self) -> str:
@@ -497,8 +517,22 @@ class Sequence(PreTokenizerBase):
 
 
 __all__ = [
-    "BertPreTokenizer", "ByteLevel", "CL100K_PATTERN", "GPT2_PATTERN", "HF_BYTE_LEVEL_PATTERN",
-    "Metaspace", "O200K_PATTERN", "PRESETS", "Regex", "Sequence", "Whitespace",
-    "WhitespaceSplit", "bytes_to_unicode", "compile_pattern", "is_bert_punctuation",
-    "match_spans", "to_byte_level", "unicode_to_bytes",
+    "BertPreTokenizer",
+    "ByteLevel",
+    "CL100K_PATTERN",
+    "GPT2_PATTERN",
+    "HF_BYTE_LEVEL_PATTERN",
+    "Metaspace",
+    "O200K_PATTERN",
+    "PRESETS",
+    "Regex",
+    "Sequence",
+    "Whitespace",
+    "WhitespaceSplit",
+    "bytes_to_unicode",
+    "compile_pattern",
+    "is_bert_punctuation",
+    "match_spans",
+    "to_byte_level",
+    "unicode_to_bytes",
 ]

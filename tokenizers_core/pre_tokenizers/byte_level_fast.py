@@ -8,6 +8,7 @@ uses `pieces_of` and `tokens_of` instead of building a `NormalizedString` per pi
 pipeline is of this shape and nothing is being traced; tests check both ways give the same
 `Encoding`.
 """
+
 from __future__ import annotations
 
 import functools
@@ -25,26 +26,35 @@ def pieces_of(pre_tokenizer: Any) -> Splitter | None:
     """A function text -> its pieces, which tile the text (each starts where the one before
     ended), for a plain byte-level pre-tokenizer; None when `pre_tokenizer` is of another shape,
     or drops text (Split's "removed"): then the general pipeline runs."""
-    members = (list(pre_tokenizer.pre_tokenizers) if type(pre_tokenizer) is Sequence
-               else [pre_tokenizer])
+    members = (
+        list(pre_tokenizer.pre_tokenizers) if type(pre_tokenizer) is Sequence else [pre_tokenizer]
+    )
     last = members[-1]
     if type(last) is not ByteLevel or last.add_prefix_space:
         return None
     if len(members) == 1 and last.use_regex:
-        return functools.partial(_tiles, _HF_BYTE_LEVEL_RE,
-                                 lambda text: match_spans(_HF_BYTE_LEVEL_RE, text))
+        return functools.partial(
+            _tiles, _HF_BYTE_LEVEL_RE, lambda text: match_spans(_HF_BYTE_LEVEL_RE, text)
+        )
     if len(members) != 2 or last.use_regex:
         return None
     from .hf import Split, find_matches, merge_by_behavior  # lazy: keeps the package import light
+
     if type(members[0]) is Split:
         split = members[0]
         if split.behavior == "removed":
             return None
-        if split.behavior == "isolated" and not split.invert:     # Llama 3, Qwen, ...
-            return functools.partial(_tiles, split._compiled,
-                                     functools.partial(_isolated, split._compiled))
-        return functools.partial(_tiles, None, lambda text: merge_by_behavior(
-            find_matches(split._compiled, text, split.invert), split.behavior))
+        if split.behavior == "isolated" and not split.invert:  # Llama 3, Qwen, ...
+            return functools.partial(
+                _tiles, split._compiled, functools.partial(_isolated, split._compiled)
+            )
+        return functools.partial(
+            _tiles,
+            None,
+            lambda text: merge_by_behavior(
+                find_matches(split._compiled, text, split.invert), split.behavior
+            ),
+        )
     return None
 
 

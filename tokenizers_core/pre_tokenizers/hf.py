@@ -21,6 +21,7 @@ the **behavior** says what becomes of each match:
 Empty pieces are never kept. Regex patterns are Hugging Face's (Oniguruma, Ruby syntax) run
 with the `regex` module; see `hf_regex`.
 """
+
 from __future__ import annotations
 
 import functools
@@ -32,25 +33,48 @@ import regex
 from ..hf_regex import char_matches, compile_hf, find_matches
 from ..normalized import NormalizedString
 from ..normalizers.hf import pattern_from_hf
-from .basic import (BertPreTokenizer, ByteLevel, Metaspace, PreTokenizerBase, Sequence,
-                    Whitespace, WhitespaceSplit, is_bert_punctuation)
+from .basic import (
+    BertPreTokenizer,
+    ByteLevel,
+    Metaspace,
+    PreTokenizerBase,
+    Sequence,
+    Whitespace,
+    WhitespaceSplit,
+    is_bert_punctuation,
+)
 
-__all__ = ["BEHAVIORS", "BEHAVIOR_JSON", "CharDelimiterSplit", "Digits", "FixedLength", "Punctuation", "Split", "UnicodeScripts",
-           "from_hf_config", "split_by_behavior"]
+__all__ = [
+    "BEHAVIORS",
+    "BEHAVIOR_JSON",
+    "CharDelimiterSplit",
+    "Digits",
+    "FixedLength",
+    "Punctuation",
+    "Split",
+    "UnicodeScripts",
+    "from_hf_config",
+    "split_by_behavior",
+]
 
 BEHAVIORS = ("removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous")
 # how tokenizer.json spells them (serde's names of SplitDelimiterBehavior)
-BEHAVIOR_JSON = {"Removed": "removed", "Isolated": "isolated",
-                 "MergedWithPrevious": "merged_with_previous",
-                 "MergedWithNext": "merged_with_next", "Contiguous": "contiguous"}
+BEHAVIOR_JSON = {
+    "Removed": "removed",
+    "Isolated": "isolated",
+    "MergedWithPrevious": "merged_with_previous",
+    "MergedWithNext": "merged_with_next",
+    "Contiguous": "contiguous",
+}
 _JSON_BEHAVIOR = {ours: theirs for theirs, ours in BEHAVIOR_JSON.items()}
 Matches = list[tuple[tuple[int, int], bool]]
 
 
 def _check_behavior(behavior: Any, who: str) -> str:
     if behavior not in BEHAVIORS:
-        raise ValueError(f"{who}: unknown behavior {behavior!r}; choose one of "
-                         f"{', '.join(BEHAVIORS)}")
+        raise ValueError(
+            f"{who}: unknown behavior {behavior!r}; choose one of {', '.join(BEHAVIORS)}"
+        )
     return behavior
 
 
@@ -75,7 +99,7 @@ def merge_by_behavior(matches: Matches, behavior: str) -> list[tuple[int, int]]:
     if behavior == "merged_with_next":
         for (start, end), is_match in reversed(matches):
             if is_match and not previous and out:
-                out[-1][0] = start                   # glue the match to the piece after it
+                out[-1][0] = start  # glue the match to the piece after it
             else:
                 out.append([start, end])
             previous = is_match
@@ -83,7 +107,7 @@ def merge_by_behavior(matches: Matches, behavior: str) -> list[tuple[int, int]]:
     for (start, end), is_match in matches:
         if behavior == "contiguous":
             glue = is_match == previous
-        else:                                        # merged_with_previous
+        else:  # merged_with_previous
             glue = is_match and not previous
         if glue and out:
             out[-1][1] = end
@@ -93,11 +117,13 @@ def merge_by_behavior(matches: Matches, behavior: str) -> list[tuple[int, int]]:
     return [(s, e) for s, e in out]
 
 
-def split_by_behavior(text: NormalizedString, matches: Matches,
-                      behavior: str) -> list[NormalizedString]:
+def split_by_behavior(
+    text: NormalizedString, matches: Matches, behavior: str
+) -> list[NormalizedString]:
     """The non-empty pieces of `text`, each still aligned to the original text."""
-    return [text.slice(start, end) for start, end in merge_by_behavior(matches, behavior)
-            if start < end]
+    return [
+        text.slice(start, end) for start, end in merge_by_behavior(matches, behavior) if start < end
+    ]
 
 
 class Split(PreTokenizerBase):
@@ -112,8 +138,9 @@ class Split(PreTokenizerBase):
     [('hi', (0, 2)), ('you', (4, 7))]
     """
 
-    def __init__(self, pattern: str, behavior: str, invert: bool = False, *,
-                 is_regex: bool = False) -> None:
+    def __init__(
+        self, pattern: str, behavior: str, invert: bool = False, *, is_regex: bool = False
+    ) -> None:
         self.pattern = pattern
         self.is_regex = bool(is_regex)
         self.behavior = _check_behavior(behavior, "Split")
@@ -131,8 +158,12 @@ class Split(PreTokenizerBase):
         return f"Split ({shown}, {self.behavior}{', inverted' if self.invert else ''})"
 
     def to_hf_config(self) -> dict[str, Any]:
-        return {"type": "Split", "pattern": {"Regex" if self.is_regex else "String": self.pattern},
-                "behavior": _JSON_BEHAVIOR[self.behavior], "invert": self.invert}
+        return {
+            "type": "Split",
+            "pattern": {"Regex" if self.is_regex else "String": self.pattern},
+            "behavior": _JSON_BEHAVIOR[self.behavior],
+            "invert": self.invert,
+        }
 
 
 class _CharSplit(PreTokenizerBase):
@@ -144,8 +175,7 @@ class _CharSplit(PreTokenizerBase):
         raise NotImplementedError
 
     def split(self, text: NormalizedString) -> list[NormalizedString]:
-        return split_by_behavior(text, char_matches(self._is_match, text.normalized),
-                                 self.behavior)
+        return split_by_behavior(text, char_matches(self._is_match, text.normalized), self.behavior)
 
 
 class Punctuation(_CharSplit):
@@ -185,8 +215,9 @@ class Digits(_CharSplit):
 
     def __init__(self, individual_digits: bool = False) -> None:
         if not isinstance(individual_digits, bool):
-            raise ValueError(f"Digits: individual_digits must be true or false, "
-                             f"not {individual_digits!r}")
+            raise ValueError(
+                f"Digits: individual_digits must be true or false, not {individual_digits!r}"
+            )
         self.individual_digits = individual_digits
         self.behavior = "isolated" if individual_digits else "contiguous"
 
@@ -211,8 +242,9 @@ class CharDelimiterSplit(_CharSplit):
 
     def __init__(self, delimiter: str) -> None:
         if not isinstance(delimiter, str) or len(delimiter) != 1:
-            raise ValueError(f"CharDelimiterSplit: the delimiter must be one character, "
-                             f"not {delimiter!r}")
+            raise ValueError(
+                f"CharDelimiterSplit: the delimiter must be one character, not {delimiter!r}"
+            )
         self.delimiter = delimiter
 
     def _is_match(self, c: str) -> bool:
@@ -238,8 +270,9 @@ class FixedLength(PreTokenizerBase):
         self.length = length
 
     def split(self, text: NormalizedString) -> list[NormalizedString]:
-        return [text.slice(i, min(i + self.length, len(text)))
-                for i in range(0, len(text), self.length)]
+        return [
+            text.slice(i, min(i + self.length, len(text))) for i in range(0, len(text), self.length)
+        ]
 
     def to_hf_config(self) -> dict[str, Any]:
         return {"type": "FixedLength", "length": self.length}
@@ -268,30 +301,41 @@ _SCRIPTS = (
     "PhagsPa Phoenician PsalterPahlavi Rejang Runic Samaritan Saurashtra Sharada Shavian "
     "Siddham SignWriting Sinhala SoraSompeng Sundanese SylotiNagri Syriac Tagalog Tagbanwa "
     "TaiLe TaiTham TaiViet Takri Tamil Tangut Telugu Thaana Thai Tibetan Tifinagh Tirhuta "
-    "Ugaritic Vai WarangCiti Yi").split()
-_UNKNOWN_TO_HF = frozenset(chr(cp) for item in (
-    "0560 0588 05EF 061D 07FD-07FF 0860-086A 0870-088E 0890-0891 0898-089F 08B5 08BE-08D3 "
-    "09FC-09FE 0A76 0AFA-0AFF 0B55 0C04 0C3C 0C5D 0C77 0C84 0CDD 0D00 0D04 0D3B-0D3C 0D81 0E86 "
-    "0E89 0E8C 0E8E-0E93 0E98 0EA0 0EA8-0EA9 0EAC 0EBA 170D 1715 171F 180F 1878 1ABF-1ACE 1B4C "
-    "1B7D-1B7E 1C90-1CBA 1CBD-1CBF 1CF7 1CFA 1DF6-1DFA 20BF-20C0 23FF 2B97 2BBA-2BBC 2BC9 "
-    "2BD2-2BEB 2BF0-2BFF 2C2F 2C5F 2E45-2E5D 312E-312F 31BB-31BF 32FF 4DB6-4DBF 9FD6-9FFF A7AF "
-    "A7B8-A7CA A7D0-A7D1 A7D3 A7D5-A7D9 A7F2-A7F6 A82C A8FE-A8FF AB66-AB6B FBC2 FD40-FD4F FDCF "
-    "FDFE-FDFF 1019C 1032D-1032F 10780-10785 10787-107B0 107B2-107BA 10A34-10A35 10A48 "
-    "11070-11075 110C2 110CD 11144-11147 111CE-111CF 1133B 1145A 1145E-11461 116B8-116B9 1171A "
-    "11740-11746 11AB0-11ABF 11FB0 11FC0-11FF1 11FFF 13430-13438 16F45-16F4A 16F4F 16F7F-16F87 "
-    "16FE2-16FE3 16FF0-16FF1 187ED-187F7 18AF3-18AFF 18D00-18D08 1AFF0-1AFF3 1AFF5-1AFFB "
-    "1AFFD-1AFFE 1B002-1B122 1B150-1B152 1B164-1B167 1CF00-1CF2D 1CF30-1CF46 1CF50-1CFC3 "
-    "1D1E9-1D1EA 1D2E0-1D2F3 1D372-1D378 1DF00-1DF1E 1E7E0-1E7E6 1E7E8-1E7EB 1E7ED-1E7EE "
-    "1E7F0-1E7FE 1E94B 1EC71-1ECB4 1ED01-1ED3D 1F10D-1F10F 1F12F 1F16C-1F16F 1F1AD 1F260-1F265 "
-    "1F6D3-1F6D7 1F6DD-1F6DF 1F6F7-1F6FC 1F7D5-1F7D8 1F7E0-1F7EB 1F7F0 1F8B0-1F8B1 1F900-1F90F "
-    "1F91F 1F928-1F92F 1F931-1F932 1F93F 1F94C-1F94F 1F95F-1F97F 1F992-1F9BF 1F9C1-1FA53 "
-    "1FA60-1FA6D 1FA70-1FA74 1FA78-1FA7C 1FA80-1FA86 1FA90-1FAAC 1FAB0-1FABA 1FAC0-1FAC5 "
-    "1FAD0-1FAD9 1FAE0-1FAE7 1FAF0-1FAF6 1FB00-1FB92 1FB94-1FBCA 1FBF0-1FBF9 2A6D7-2A6DF "
-    "2B735-2B738 2CEB0-2EBE0 30000-3134A"
-).split() for cp in range(int(item.partition("-")[0], 16),
-                          int(item.partition("-")[2] or item.partition("-")[0], 16) + 1))
-_SCRIPT_CHANGED = {"\u0589": "Common", "\u061c": "Common", "\u0953": "Devanagari",
-                   "\u0954": "Devanagari"}
+    "Ugaritic Vai WarangCiti Yi"
+).split()
+_UNKNOWN_TO_HF = frozenset(
+    chr(cp)
+    for item in (
+        "0560 0588 05EF 061D 07FD-07FF 0860-086A 0870-088E 0890-0891 0898-089F 08B5 08BE-08D3 "
+        "09FC-09FE 0A76 0AFA-0AFF 0B55 0C04 0C3C 0C5D 0C77 0C84 0CDD 0D00 0D04 0D3B-0D3C 0D81 0E86 "
+        "0E89 0E8C 0E8E-0E93 0E98 0EA0 0EA8-0EA9 0EAC 0EBA 170D 1715 171F 180F 1878 1ABF-1ACE 1B4C "
+        "1B7D-1B7E 1C90-1CBA 1CBD-1CBF 1CF7 1CFA 1DF6-1DFA 20BF-20C0 23FF 2B97 2BBA-2BBC 2BC9 "
+        "2BD2-2BEB 2BF0-2BFF 2C2F 2C5F 2E45-2E5D 312E-312F 31BB-31BF 32FF 4DB6-4DBF 9FD6-9FFF A7AF "
+        "A7B8-A7CA A7D0-A7D1 A7D3 A7D5-A7D9 A7F2-A7F6 A82C A8FE-A8FF AB66-AB6B FBC2 FD40-FD4F FDCF "
+        "FDFE-FDFF 1019C 1032D-1032F 10780-10785 10787-107B0 107B2-107BA 10A34-10A35 10A48 "
+        "11070-11075 110C2 110CD 11144-11147 111CE-111CF 1133B 1145A 1145E-11461 116B8-116B9 1171A "
+        "11740-11746 11AB0-11ABF 11FB0 11FC0-11FF1 11FFF 13430-13438 16F45-16F4A 16F4F 16F7F-16F87 "
+        "16FE2-16FE3 16FF0-16FF1 187ED-187F7 18AF3-18AFF 18D00-18D08 1AFF0-1AFF3 1AFF5-1AFFB "
+        "1AFFD-1AFFE 1B002-1B122 1B150-1B152 1B164-1B167 1CF00-1CF2D 1CF30-1CF46 1CF50-1CFC3 "
+        "1D1E9-1D1EA 1D2E0-1D2F3 1D372-1D378 1DF00-1DF1E 1E7E0-1E7E6 1E7E8-1E7EB 1E7ED-1E7EE "
+        "1E7F0-1E7FE 1E94B 1EC71-1ECB4 1ED01-1ED3D 1F10D-1F10F 1F12F 1F16C-1F16F 1F1AD 1F260-1F265 "
+        "1F6D3-1F6D7 1F6DD-1F6DF 1F6F7-1F6FC 1F7D5-1F7D8 1F7E0-1F7EB 1F7F0 1F8B0-1F8B1 1F900-1F90F "
+        "1F91F 1F928-1F92F 1F931-1F932 1F93F 1F94C-1F94F 1F95F-1F97F 1F992-1F9BF 1F9C1-1FA53 "
+        "1FA60-1FA6D 1FA70-1FA74 1FA78-1FA7C 1FA80-1FA86 1FA90-1FAAC 1FAB0-1FABA 1FAC0-1FAC5 "
+        "1FAD0-1FAD9 1FAE0-1FAE7 1FAF0-1FAF6 1FB00-1FB92 1FB94-1FBCA 1FBF0-1FBF9 2A6D7-2A6DF "
+        "2B735-2B738 2CEB0-2EBE0 30000-3134A"
+    ).split()
+    for cp in range(
+        int(item.partition("-")[0], 16),
+        int(item.partition("-")[2] or item.partition("-")[0], 16) + 1,
+    )
+)
+_SCRIPT_CHANGED = {
+    "\u0589": "Common",
+    "\u061c": "Common",
+    "\u0953": "Devanagari",
+    "\u0954": "Devanagari",
+}
 
 
 @functools.cache
@@ -373,21 +417,22 @@ def _metaspace(config: dict[str, Any]) -> Metaspace:
     replacement = _required(config, "replacement")
     scheme = config.get("prepend_scheme", "always")
     add_prefix_space = config.get("add_prefix_space")
-    if add_prefix_space is False and scheme != "never":   # the legacy option, read as HF does
+    if add_prefix_space is False and scheme != "never":  # the legacy option, read as HF does
         raise ValueError("add_prefix_space does not match declared prepend_scheme")
     return Metaspace(replacement, prepend_scheme=scheme, split=_bool(config, "split", True))
 
 
 def _split(config: dict[str, Any]) -> Split:
     text, is_regex = pattern_from_hf(_required(config, "pattern"))
-    return Split(text, _behavior(config), _bool(config, "invert", False),
-                 is_regex=is_regex)
+    return Split(text, _behavior(config), _bool(config, "invert", False), is_regex=is_regex)
 
 
 _BUILDERS: dict[str, Callable[[dict[str, Any]], Any]] = {
-    "ByteLevel": lambda c: ByteLevel(add_prefix_space=_bool(c, "add_prefix_space", True),
-                                     trim_offsets=_bool(c, "trim_offsets", True),
-                                     use_regex=_bool(c, "use_regex", True)),
+    "ByteLevel": lambda c: ByteLevel(
+        add_prefix_space=_bool(c, "add_prefix_space", True),
+        trim_offsets=_bool(c, "trim_offsets", True),
+        use_regex=_bool(c, "use_regex", True),
+    ),
     "Split": _split,
     "Metaspace": _metaspace,
     "Whitespace": lambda c: Whitespace(),
@@ -425,8 +470,9 @@ def from_hf_config(config: dict[str, Any] | None) -> Any:
         raise ValueError(f'a pre_tokenizer config is a JSON object with a "type", not {config!r}')
     kind = config["type"]
     if kind not in _BUILDERS:
-        raise ValueError(f"pre_tokenizer type {kind!r} is not supported (supported: "
-                         f"{', '.join(SUPPORTED)})")
+        raise ValueError(
+            f"pre_tokenizer type {kind!r} is not supported (supported: {', '.join(SUPPORTED)})"
+        )
     try:
         return _BUILDERS[kind](config)
     except ValueError as err:

@@ -28,14 +28,23 @@ one merged encoding. Special tokens get offsets (0, 0), no word id and special-t
 >>> [t.value for t in tokens], type_ids
 (['[CLS]', 'a', '[SEP]', 'b', '[SEP]'], [0, 0, 0, 1, 1])
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
 from ..encoding import Encoding, Token
 
-__all__ = ["TemplateProcessing", "BertProcessing", "RobertaProcessing", "ByteLevel", "Sequence",
-           "post_process", "merge", "from_hf_config"]
+__all__ = [
+    "TemplateProcessing",
+    "BertProcessing",
+    "RobertaProcessing",
+    "ByteLevel",
+    "Sequence",
+    "post_process",
+    "merge",
+    "from_hf_config",
+]
 
 
 # ---- encodings: merging and wrapping ----------------------------------------------------------
@@ -59,15 +68,15 @@ def merge(encodings: Iterable[Encoding]) -> Encoding:
 def _merge_with(self: Encoding, pair: Encoding) -> None:
     """`self += pair`, overflowing windows included (Rust's `merge_with`, in its order)."""
     overflowing: list[Encoding] = []
-    for mine in self.overflowing:                   # each of our windows with the pair ...
+    for mine in self.overflowing:  # each of our windows with the pair ...
         combined = copy_encoding(mine)
         _merge_with(combined, pair)
         overflowing.append(combined)
-        for theirs in pair.overflowing:             # ... and with each of its windows
+        for theirs in pair.overflowing:  # ... and with each of its windows
             combined = copy_encoding(mine)
             _merge_with(combined, theirs)
             overflowing.append(combined)
-    for theirs in pair.overflowing:                 # ourselves with each of its windows
+    for theirs in pair.overflowing:  # ourselves with each of its windows
         combined = copy_encoding(self)
         _merge_with(combined, theirs)
         overflowing.append(combined)
@@ -83,27 +92,48 @@ def _merge_with(self: Encoding, pair: Encoding) -> None:
 
 def copy_encoding(e: Encoding) -> Encoding:
     """A copy whose lists (and overflowing windows) can be changed without touching `e`."""
-    return Encoding(ids=list(e.ids), tokens=list(e.tokens), offsets=list(e.offsets),
-                    word_ids=list(e.word_ids), attention_mask=list(e.attention_mask),
-                    special_tokens_mask=list(e.special_tokens_mask), type_ids=list(e.type_ids),
-                    overflowing=[copy_encoding(o) for o in e.overflowing])
+    return Encoding(
+        ids=list(e.ids),
+        tokens=list(e.tokens),
+        offsets=list(e.offsets),
+        word_ids=list(e.word_ids),
+        attention_mask=list(e.attention_mask),
+        special_tokens_mask=list(e.special_tokens_mask),
+        type_ids=list(e.type_ids),
+        overflowing=[copy_encoding(o) for o in e.overflowing],
+    )
 
 
 def _specials(ids: list[int], tokens: list[str], type_id: int) -> Encoding:
     """The encoding of special tokens: offsets (0, 0), no word, mask 1."""
     n = len(ids)
-    return Encoding(ids=list(ids), tokens=list(tokens), offsets=[(0, 0)] * n,
-                    word_ids=[None] * n, attention_mask=[1] * n, special_tokens_mask=[1] * n,
-                    type_ids=[type_id] * n)
+    return Encoding(
+        ids=list(ids),
+        tokens=list(tokens),
+        offsets=[(0, 0)] * n,
+        word_ids=[None] * n,
+        attention_mask=[1] * n,
+        special_tokens_mask=[1] * n,
+        type_ids=[type_id] * n,
+    )
 
 
-def _wrap(encoding: Encoding, before: Encoding | None, after: Encoding | None,
-          type_ids: list[int] | None = None) -> Encoding:
+def _wrap(
+    encoding: Encoding,
+    before: Encoding | None,
+    after: Encoding | None,
+    type_ids: list[int] | None = None,
+) -> Encoding:
     """`before + encoding + after` without its overflowing (each window is wrapped by itself)."""
-    body = Encoding(ids=encoding.ids, tokens=encoding.tokens, offsets=encoding.offsets,
-                    word_ids=encoding.word_ids, attention_mask=encoding.attention_mask,
-                    special_tokens_mask=encoding.special_tokens_mask,
-                    type_ids=encoding.type_ids if type_ids is None else type_ids)
+    body = Encoding(
+        ids=encoding.ids,
+        tokens=encoding.tokens,
+        offsets=encoding.offsets,
+        word_ids=encoding.word_ids,
+        attention_mask=encoding.attention_mask,
+        special_tokens_mask=encoding.special_tokens_mask,
+        type_ids=encoding.type_ids if type_ids is None else type_ids,
+    )
     return merge([e for e in (before, body, after) if e is not None])
 
 
@@ -118,13 +148,16 @@ def _wrapped(encoding: Encoding, before: Encoding, after: Encoding, type_id: int
         offsets=before.offsets + encoding.offsets + after.offsets,
         word_ids=before.word_ids + encoding.word_ids + after.word_ids,
         attention_mask=before.attention_mask + encoding.attention_mask + after.attention_mask,
-        special_tokens_mask=(before.special_tokens_mask + encoding.special_tokens_mask
-                             + after.special_tokens_mask),
-        type_ids=before.type_ids + [type_id] * n + after.type_ids)
+        special_tokens_mask=(
+            before.special_tokens_mask + encoding.special_tokens_mask + after.special_tokens_mask
+        ),
+        type_ids=before.type_ids + [type_id] * n + after.type_ids,
+    )
 
 
-def post_process(processor: Any, encoding: Encoding, pair: Encoding | None,
-                 add_special_tokens: bool = True) -> Encoding:
+def post_process(
+    processor: Any, encoding: Encoding, pair: Encoding | None, add_special_tokens: bool = True
+) -> Encoding:
     """Stage 4 as Hugging Face's `Tokenizer::post_process` runs it (after truncation, before
     padding): without a processor the sequences are joined; with one, each sequence's type ids
     are set to its index (0 or 1), the processor runs, and the results are merged."""
@@ -134,7 +167,7 @@ def post_process(processor: Any, encoding: Encoding, pair: Encoding | None,
     around = getattr(processor, "single_around", None)
     if pair is None and add_special_tokens and not encoding.overflowing and around is not None:
         parts = around()
-        if parts is not None:                    # the common case, in one pass
+        if parts is not None:  # the common case, in one pass
             return _wrapped(encoding, *parts)
     for i, e in enumerate(encodings):
         e.type_ids = [i] * len(e.ids)
@@ -143,8 +176,9 @@ def post_process(processor: Any, encoding: Encoding, pair: Encoding | None,
     # A processor of the older, token-list kind (`process(tokens, pair) -> (tokens, type_ids)`).
     if not add_special_tokens:
         return merge(encodings)
-    tokens, type_ids = processor.process(encoding.token_list(),
-                                         pair.token_list() if pair is not None else None)
+    tokens, type_ids = processor.process(
+        encoding.token_list(), pair.token_list() if pair is not None else None
+    )
     out = Encoding.from_tokens(tokens)
     out.type_ids = list(type_ids)
     return out
@@ -154,8 +188,9 @@ class _TokenListProcessing:
     """`process(tokens, pair) -> (tokens, type_ids)` over `Token` lists, for callers that have
     no `Encoding` (the processor's own work is `process_encodings`)."""
 
-    def process(self, tokens: list[Token], pair: list[Token] | None
-                ) -> tuple[list[Token], list[int]]:
+    def process(
+        self, tokens: list[Token], pair: list[Token] | None
+    ) -> tuple[list[Token], list[int]]:
         first = Encoding.from_tokens(tokens, 0)
         second = Encoding.from_tokens(pair, 1) if pair is not None else None
         out = post_process(self, first, second, True)
@@ -171,8 +206,9 @@ def _parse_piece(item: str) -> tuple[str, str, int]:
     """
     parts = item.split(":")
     if len(parts) > 2 or (len(parts) == 2 and not parts[1].isdigit()):
-        raise ValueError(f"template item {item!r}: write NAME or NAME:TYPE_ID "
-                         "(a type id is a number)")
+        raise ValueError(
+            f"template item {item!r}: write NAME or NAME:TYPE_ID (a type id is a number)"
+        )
     name = parts[0]
     type_id = int(parts[1]) if len(parts) == 2 else None
     if name.startswith("$"):
@@ -209,8 +245,10 @@ def _spell(template: list[tuple[str, str, int]]) -> str:
     >>> _spell(_parse_template("[CLS]:0 $A:0 [SEP]:0 $B:1 [SEP]:1"))
     '[CLS] $A [SEP] $B:1 [SEP]:1'
     """
-    return " ".join(("$" + name if kind == "seq" else name) + (f":{type_id}" if type_id else "")
-                    for kind, name, type_id in template)
+    return " ".join(
+        ("$" + name if kind == "seq" else name) + (f":{type_id}" if type_id else "")
+        for kind, name, type_id in template
+    )
 
 
 class TemplateProcessing(_TokenListProcessing):
@@ -227,8 +265,12 @@ class TemplateProcessing(_TokenListProcessing):
     ['<', 'bos>', 'x']
     """
 
-    def __init__(self, single: str | list[str], pair: str | list[str] | None = None,
-                 special_tokens: Iterable[tuple] = ()) -> None:
+    def __init__(
+        self,
+        single: str | list[str],
+        pair: str | list[str] | None = None,
+        special_tokens: Iterable[tuple] = (),
+    ) -> None:
         self.special_tokens: dict[str, tuple[list[int], list[str]]] = {}
         for entry in special_tokens:
             if len(entry) == 2:
@@ -240,9 +282,12 @@ class TemplateProcessing(_TokenListProcessing):
             else:
                 raise ValueError("a special token is (token, id) or (name, ids, tokens)")
             if len(ids) != len(tokens) or not all(
-                    isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in ids):
-                raise ValueError(f"special token {token!r}: ids must be non-negative integers, "
-                                 "as many as its tokens")
+                isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in ids
+            ):
+                raise ValueError(
+                    f"special token {token!r}: ids must be non-negative integers, "
+                    "as many as its tokens"
+                )
             self.special_tokens[str(token)] = (ids, [str(t) for t in tokens])
         self._single = _parse_template(single)
         if any(kind == "seq" and name == "B" for kind, name, _ in self._single):
@@ -250,8 +295,10 @@ class TemplateProcessing(_TokenListProcessing):
         self._pair = _parse_template(pair) if pair is not None else None
         for kind, name, _ in self._single + (self._pair or []):
             if kind == "special" and name not in self.special_tokens:
-                raise ValueError(f"template item {name!r} is neither $A, $B nor a declared "
-                                 f"special token (declared: {', '.join(self.special_tokens) or 'none'})")
+                raise ValueError(
+                    f"template item {name!r} is neither $A, $B nor a declared "
+                    f"special token (declared: {', '.join(self.special_tokens) or 'none'})"
+                )
         # As the templates read, type ids 0 left out: "[CLS] $A [SEP] $B:1 [SEP]:1".
         self.single_template = _spell(self._single)
         self.pair_template = _spell(self._pair) if self._pair is not None else None
@@ -259,8 +306,11 @@ class TemplateProcessing(_TokenListProcessing):
     def added_tokens(self, is_pair: bool) -> int:
         """How many tokens the template adds (a special token may stand for several)."""
         template = self._pair if is_pair else self._single
-        return sum(len(self.special_tokens[name][0])
-                   for kind, name, _ in template or [] if kind == "special")
+        return sum(
+            len(self.special_tokens[name][0])
+            for kind, name, _ in template or []
+            if kind == "special"
+        )
 
     def single_around(self) -> tuple[Encoding, Encoding, int] | None:
         """(the special tokens before $A, those after, $A's type id) when the single template
@@ -268,21 +318,35 @@ class TemplateProcessing(_TokenListProcessing):
         known = self.__dict__.get("_around")
         if known is None:
             seqs = [i for i, (kind, _n, _t) in enumerate(self._single) if kind == "seq"]
-            if len(seqs) != 1 or type(self).process_encodings is not \
-                    TemplateProcessing.process_encodings:      # a subclass does more
+            if (
+                len(seqs) != 1
+                or type(self).process_encodings is not TemplateProcessing.process_encodings
+            ):  # a subclass does more
                 known = (None,)
             else:
+
                 def specials(items):
-                    return merge([_specials(*self.special_tokens[name], type_id)
-                                  for _k, name, type_id in items])
+                    return merge(
+                        [
+                            _specials(*self.special_tokens[name], type_id)
+                            for _k, name, type_id in items
+                        ]
+                    )
+
                 at = seqs[0]
-                known = ((specials(self._single[:at]), specials(self._single[at + 1:]),
-                          self._single[at][2]),)
+                known = (
+                    (
+                        specials(self._single[:at]),
+                        specials(self._single[at + 1 :]),
+                        self._single[at][2],
+                    ),
+                )
             self.__dict__["_around"] = known
         return known[0]
 
-    def process_encodings(self, encodings: list[Encoding],
-                          add_special_tokens: bool) -> list[Encoding]:
+    def process_encodings(
+        self, encodings: list[Encoding], add_special_tokens: bool
+    ) -> list[Encoding]:
         if len(encodings) == 2 and self._pair is None:
             raise ValueError("this post-processor has no template for a pair of sequences")
         template = self._single if len(encodings) == 1 else self._pair
@@ -304,12 +368,23 @@ class TemplateProcessing(_TokenListProcessing):
 
     def to_hf_config(self) -> dict:
         def items(parsed):
-            return [{"Sequence": {"id": name, "type_id": t}} if kind == "seq" else
-                    {"SpecialToken": {"id": name, "type_id": t}} for kind, name, t in parsed]
+            return [
+                {"Sequence": {"id": name, "type_id": t}}
+                if kind == "seq"
+                else {"SpecialToken": {"id": name, "type_id": t}}
+                for kind, name, t in parsed
+            ]
+
         pair = self._pair if self._pair is not None else _parse_template("$A:0 $B:1")
-        return {"type": "TemplateProcessing", "single": items(self._single), "pair": items(pair),
-                "special_tokens": {name: {"id": name, "ids": ids, "tokens": tokens}
-                                   for name, (ids, tokens) in self.special_tokens.items()}}
+        return {
+            "type": "TemplateProcessing",
+            "single": items(self._single),
+            "pair": items(pair),
+            "special_tokens": {
+                name: {"id": name, "ids": ids, "tokens": tokens}
+                for name, (ids, tokens) in self.special_tokens.items()
+            },
+        }
 
 
 # ---- BERT and RoBERTa -----------------------------------------------------------------------------
@@ -317,16 +392,18 @@ class BertProcessing(_TokenListProcessing):
     """BERT's post-processor: `[CLS] $A [SEP]` and, for pairs, `[CLS] $A [SEP] $B [SEP]` with
     type id 0 up to the first [SEP] and 1 after it (Hugging Face's `BertProcessing`)."""
 
-    def __init__(self, sep: tuple[str, int] = ("[SEP]", 102),
-                 cls: tuple[str, int] = ("[CLS]", 101)) -> None:
+    def __init__(
+        self, sep: tuple[str, int] = ("[SEP]", 102), cls: tuple[str, int] = ("[CLS]", 101)
+    ) -> None:
         self.sep = _token_and_id(sep, "sep")
         self.cls = _token_and_id(cls, "cls")
 
     def added_tokens(self, is_pair: bool) -> int:
         return 3 if is_pair else 2
 
-    def process_encodings(self, encodings: list[Encoding],
-                          add_special_tokens: bool) -> list[Encoding]:
+    def process_encodings(
+        self, encodings: list[Encoding], add_special_tokens: bool
+    ) -> list[Encoding]:
         if not add_special_tokens:
             return encodings
         cls = lambda: _specials([self.cls[1]], [self.cls[0]], 0)  # noqa: E731
@@ -335,8 +412,10 @@ class BertProcessing(_TokenListProcessing):
         for i, encoding in enumerate(encodings):
             first = i == 0
             main = _wrap(encoding, cls() if first else None, sep(0 if first else 1))
-            main.overflowing = [_wrap(o, cls() if first else None, sep(0 if first else 1))
-                                for o in encoding.overflowing]
+            main.overflowing = [
+                _wrap(o, cls() if first else None, sep(0 if first else 1))
+                for o in encoding.overflowing
+            ]
             out.append(main)
         return out
 
@@ -353,8 +432,13 @@ class RobertaProcessing(_TokenListProcessing):
     token's ends, as `ByteLevel` below (keeping the first token's one added prefix space when
     `add_prefix_space`)."""
 
-    def __init__(self, sep: tuple[str, int] = ("</s>", 2), cls: tuple[str, int] = ("<s>", 0),
-                 trim_offsets: bool = True, add_prefix_space: bool = True) -> None:
+    def __init__(
+        self,
+        sep: tuple[str, int] = ("</s>", 2),
+        cls: tuple[str, int] = ("<s>", 0),
+        trim_offsets: bool = True,
+        add_prefix_space: bool = True,
+    ) -> None:
         self.sep = _token_and_id(sep, "sep")
         self.cls = _token_and_id(cls, "cls")
         self.trim_offsets = _flag(trim_offsets, "trim_offsets")
@@ -363,13 +447,14 @@ class RobertaProcessing(_TokenListProcessing):
     def added_tokens(self, is_pair: bool) -> int:
         return 4 if is_pair else 2
 
-    def process_encodings(self, encodings: list[Encoding],
-                          add_special_tokens: bool) -> list[Encoding]:
+    def process_encodings(
+        self, encodings: list[Encoding], add_special_tokens: bool
+    ) -> list[Encoding]:
         if self.trim_offsets:
             for encoding in encodings:
                 for e in [encoding, *encoding.overflowing]:
                     trim_offsets(e, self.add_prefix_space)
-        for encoding in encodings:                  # "RoBERTa is weird": every type id is 0
+        for encoding in encodings:  # "RoBERTa is weird": every type id is 0
             encoding.type_ids = [0] * len(encoding.ids)
         if not add_special_tokens:
             return encodings
@@ -379,25 +464,48 @@ class RobertaProcessing(_TokenListProcessing):
         for i, encoding in enumerate(encodings):
             before = cls if i == 0 else sep
             main = _wrap(encoding, before(), sep())
-            main.overflowing = [_wrap(o, before(), sep(), [0] * len(o.ids))
-                                for o in encoding.overflowing]
+            main.overflowing = [
+                _wrap(o, before(), sep(), [0] * len(o.ids)) for o in encoding.overflowing
+            ]
             out.append(main)
         return out
 
     def describe(self) -> str:
-        return (f"{self.cls[0]} $A {self.sep[0]} (pairs: {self.cls[0]} $A {self.sep[0]} "
-                f"{self.sep[0]} $B {self.sep[0]}){', trim offsets' if self.trim_offsets else ''}")
+        return (
+            f"{self.cls[0]} $A {self.sep[0]} (pairs: {self.cls[0]} $A {self.sep[0]} "
+            f"{self.sep[0]} $B {self.sep[0]}){', trim offsets' if self.trim_offsets else ''}"
+        )
 
     def to_hf_config(self) -> dict:
-        return {"type": "RobertaProcessing", "sep": list(self.sep), "cls": list(self.cls),
-                "trim_offsets": self.trim_offsets, "add_prefix_space": self.add_prefix_space}
+        return {
+            "type": "RobertaProcessing",
+            "sep": list(self.sep),
+            "cls": list(self.cls),
+            "trim_offsets": self.trim_offsets,
+            "add_prefix_space": self.add_prefix_space,
+        }
 
 
 # ---- ByteLevel: trimming offsets --------------------------------------------------------------
 # Rust's `char::is_whitespace` (Unicode White_Space), and "Ġ", the byte-level spelling of " ".
-_WHITE_SPACE = frozenset(map(chr, [*range(0x9, 0xE), 0x20, 0x85, 0xA0, 0x1680,
-                                   *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F,
-                                   0x3000]))
+_WHITE_SPACE = frozenset(
+    map(
+        chr,
+        [
+            *range(0x9, 0xE),
+            0x20,
+            0x85,
+            0xA0,
+            0x1680,
+            *range(0x2000, 0x200B),
+            0x2028,
+            0x2029,
+            0x202F,
+            0x205F,
+            0x3000,
+        ],
+    )
+)
 _SPACES = _WHITE_SPACE | {"Ġ"}
 
 
@@ -441,8 +549,9 @@ class ByteLevel:
     def added_tokens(self, is_pair: bool) -> int:
         return 0
 
-    def process_encodings(self, encodings: list[Encoding],
-                          add_special_tokens: bool) -> list[Encoding]:
+    def process_encodings(
+        self, encodings: list[Encoding], add_special_tokens: bool
+    ) -> list[Encoding]:
         if self.trim_offsets:
             for encoding in encodings:
                 for e in [encoding, *encoding.overflowing]:
@@ -453,8 +562,12 @@ class ByteLevel:
         return "ByteLevel" + (" (trim offsets)" if self.trim_offsets else "")
 
     def to_hf_config(self) -> dict:
-        return {"type": "ByteLevel", "add_prefix_space": self.add_prefix_space,
-                "trim_offsets": self.trim_offsets, "use_regex": True}
+        return {
+            "type": "ByteLevel",
+            "add_prefix_space": self.add_prefix_space,
+            "trim_offsets": self.trim_offsets,
+            "use_regex": True,
+        }
 
 
 class Sequence:
@@ -472,14 +585,14 @@ class Sequence:
     def single_around(self) -> tuple[Encoding, Encoding, int] | None:
         """A template's `single_around` when every other member leaves encodings as they are
         (ByteLevel without offset trimming), as in Llama 3's Sequence[ByteLevel, Template]."""
-        rest = [p for p in self.processors
-                if not (type(p) is ByteLevel and not p.trim_offsets)]
+        rest = [p for p in self.processors if not (type(p) is ByteLevel and not p.trim_offsets)]
         if len(rest) != 1 or type(rest[0]) is not TemplateProcessing:
             return None
         return rest[0].single_around()
 
-    def process_encodings(self, encodings: list[Encoding],
-                          add_special_tokens: bool) -> list[Encoding]:
+    def process_encodings(
+        self, encodings: list[Encoding], add_special_tokens: bool
+    ) -> list[Encoding]:
         for processor in self.processors:
             encodings = processor.process_encodings(encodings, add_special_tokens)
         return encodings
@@ -497,8 +610,14 @@ def _describe(p: Any) -> str:
 
 
 def _token_and_id(value: Any, what: str) -> tuple[str, int]:
-    if (not isinstance(value, (list, tuple)) or len(value) != 2 or not isinstance(value[0], str)
-            or not isinstance(value[1], int) or isinstance(value[1], bool) or value[1] < 0):
+    if (
+        not isinstance(value, (list, tuple))
+        or len(value) != 2
+        or not isinstance(value[0], str)
+        or not isinstance(value[1], int)
+        or isinstance(value[1], bool)
+        or value[1] < 0
+    ):
         raise ValueError(f"{what} must be [token, id] (a string and a non-negative integer)")
     return (value[0], value[1])
 
@@ -520,35 +639,47 @@ def _template_from_hf(items: Any, where: str) -> list[str]:
     out = []
     for item in items:
         if not isinstance(item, dict) or len(item) != 1:
-            raise ValueError(f"TemplateProcessing: {where} item {item!r} is not "
-                             "{\"Sequence\": ...} or {\"SpecialToken\": ...}")
-        (kind, body), = item.items()
-        if not isinstance(body, dict) or not isinstance(body.get("id"), str) or \
-                not isinstance(body.get("type_id", 0), int):
+            raise ValueError(
+                f"TemplateProcessing: {where} item {item!r} is not "
+                '{"Sequence": ...} or {"SpecialToken": ...}'
+            )
+        ((kind, body),) = item.items()
+        if (
+            not isinstance(body, dict)
+            or not isinstance(body.get("id"), str)
+            or not isinstance(body.get("type_id", 0), int)
+        ):
             raise ValueError(f"TemplateProcessing: {where} item {item!r} needs an id and a type_id")
         type_id = body.get("type_id", 0)
         if kind == "Sequence" and body["id"] in ("A", "B"):
             out.append(f"${body['id']}:{type_id}")
         elif kind == "SpecialToken":
             if ":" in body["id"] or " " in body["id"] or body["id"].startswith("$"):
-                raise ValueError(f"TemplateProcessing: special token id {body['id']!r} cannot be "
-                                 "written in a template")
+                raise ValueError(
+                    f"TemplateProcessing: special token id {body['id']!r} cannot be "
+                    "written in a template"
+                )
             out.append(f"{body['id']}:{type_id}")
         else:
-            raise ValueError(f"TemplateProcessing: {where} item {item!r} is not a sequence A/B "
-                             "or a special token")
+            raise ValueError(
+                f"TemplateProcessing: {where} item {item!r} is not a sequence A/B "
+                "or a special token"
+            )
     return out
 
 
 def _special_tokens_from_hf(cfg: Any) -> list[tuple]:
-    if isinstance(cfg, list):               # the Python API's [(token, id), ...]
+    if isinstance(cfg, list):  # the Python API's [(token, id), ...]
         return [tuple(e) for e in cfg]
     if not isinstance(cfg, Mapping):
         raise ValueError("TemplateProcessing: special_tokens must be an object")
     out = []
     for name, spec in cfg.items():
-        if not isinstance(spec, Mapping) or not isinstance(spec.get("ids"), list) or \
-                not isinstance(spec.get("tokens"), list):
+        if (
+            not isinstance(spec, Mapping)
+            or not isinstance(spec.get("ids"), list)
+            or not isinstance(spec.get("tokens"), list)
+        ):
             raise ValueError(f"TemplateProcessing: special token {name!r} needs ids and tokens")
         out.append((spec.get("id", name), spec["ids"], spec["tokens"]))
     return out
@@ -563,24 +694,31 @@ def from_hf_config(cfg: Mapping | None) -> Any:
     if cfg is None:
         return None
     if not isinstance(cfg, Mapping) or not isinstance(cfg.get("type"), str):
-        raise ValueError("post_processor must be an object with a \"type\"")
+        raise ValueError('post_processor must be an object with a "type"')
     kind = cfg["type"]
     try:
         if kind == "TemplateProcessing":
             return TemplateProcessing(
                 _template_from_hf(cfg.get("single", "$0"), "single"),
                 _template_from_hf(cfg.get("pair", "$A:0 $B:1"), "pair"),
-                _special_tokens_from_hf(cfg.get("special_tokens", {})))
+                _special_tokens_from_hf(cfg.get("special_tokens", {})),
+            )
         if kind == "BertProcessing":
-            return BertProcessing(sep=cfg.get("sep", ("[SEP]", 102)),
-                                  cls=cfg.get("cls", ("[CLS]", 101)))
+            return BertProcessing(
+                sep=cfg.get("sep", ("[SEP]", 102)), cls=cfg.get("cls", ("[CLS]", 101))
+            )
         if kind == "RobertaProcessing":
-            return RobertaProcessing(sep=cfg.get("sep", ("</s>", 2)), cls=cfg.get("cls", ("<s>", 0)),
-                                     trim_offsets=cfg.get("trim_offsets", True),
-                                     add_prefix_space=cfg.get("add_prefix_space", True))
+            return RobertaProcessing(
+                sep=cfg.get("sep", ("</s>", 2)),
+                cls=cfg.get("cls", ("<s>", 0)),
+                trim_offsets=cfg.get("trim_offsets", True),
+                add_prefix_space=cfg.get("add_prefix_space", True),
+            )
         if kind == "ByteLevel":
-            return ByteLevel(trim_offsets=cfg.get("trim_offsets", True),
-                             add_prefix_space=cfg.get("add_prefix_space", True))
+            return ByteLevel(
+                trim_offsets=cfg.get("trim_offsets", True),
+                add_prefix_space=cfg.get("add_prefix_space", True),
+            )
         if kind == "Sequence":
             processors = cfg.get("processors")
             if not isinstance(processors, list):
@@ -588,7 +726,12 @@ def from_hf_config(cfg: Mapping | None) -> Any:
             return Sequence(from_hf_config(p) for p in processors)
     except ValueError as exc:
         message = str(exc)
-        raise ValueError(message if message.startswith(("post_processor", "TemplateProcessing"))
-                         else f"post_processor {kind}: {message}") from None
-    raise ValueError(f"post_processor {kind!r} is not supported (supported: TemplateProcessing, "
-                     "BertProcessing, RobertaProcessing, ByteLevel, Sequence)")
+        raise ValueError(
+            message
+            if message.startswith(("post_processor", "TemplateProcessing"))
+            else f"post_processor {kind}: {message}"
+        ) from None
+    raise ValueError(
+        f"post_processor {kind!r} is not supported (supported: TemplateProcessing, "
+        "BertProcessing, RobertaProcessing, ByteLevel, Sequence)"
+    )

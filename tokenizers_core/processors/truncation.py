@@ -24,6 +24,7 @@ length), rounded up to a multiple of `pad_to_multiple_of`.
 >>> e.tokens, e.attention_mask
 (['a', 'b', 'c', '[PAD]', '[PAD]'], [1, 1, 1, 0, 0])
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
@@ -31,16 +32,25 @@ from typing import Any, Mapping
 
 from ..encoding import Encoding
 
-__all__ = ["MAX_LENGTH", "TruncationParams", "PaddingParams", "truncate", "truncate_encodings",
-           "pad"]
+__all__ = [
+    "MAX_LENGTH",
+    "TruncationParams",
+    "PaddingParams",
+    "truncate",
+    "truncate_encodings",
+    "pad",
+]
 
 # The longest padding or truncation length a file may ask for: as many tokens as the longest
 # text the web server takes by default can make (100,000 characters, up to 4 byte tokens each).
 # A file's {"Fixed": 3000000} would otherwise build millions of pad tokens for the text "a".
 MAX_LENGTH = 400_000
 
-_STRATEGIES = {"LongestFirst": "longest_first", "OnlyFirst": "only_first",
-               "OnlySecond": "only_second"}
+_STRATEGIES = {
+    "LongestFirst": "longest_first",
+    "OnlyFirst": "only_first",
+    "OnlySecond": "only_second",
+}
 _DIRECTIONS = {"Right": "right", "Left": "left"}
 
 
@@ -61,12 +71,15 @@ def _length(cfg: Mapping, key: str, where: str) -> int:
     """
     value = cfg.get(key)
     if isinstance(value, float) and value.is_integer():
-        raise ValueError(f"{where}: {key} must be an integer, not {value!r} (and at most "
-                         f"{MAX_LENGTH:,})")
+        raise ValueError(
+            f"{where}: {key} must be an integer, not {value!r} (and at most {MAX_LENGTH:,})"
+        )
     value = _int(cfg, key, None, where)
     if value > MAX_LENGTH:
-        raise ValueError(f"{where}: {key} is {value:,} tokens; it may be at most {MAX_LENGTH:,} "
-                         "(the most tokens the longest text makes)")
+        raise ValueError(
+            f"{where}: {key} is {value:,} tokens; it may be at most {MAX_LENGTH:,} "
+            "(the most tokens the longest text makes)"
+        )
     return value
 
 
@@ -95,14 +108,20 @@ class TruncationParams:
             return None
         if not isinstance(cfg, Mapping):
             raise ValueError("truncation must be an object or null")
-        return cls(max_length=_length(cfg, "max_length", "truncation"),
-                   stride=_int(cfg, "stride", 0, "truncation"),
-                   strategy=_choice(cfg, "strategy", "LongestFirst", _STRATEGIES, "truncation"),
-                   direction=_choice(cfg, "direction", "Right", _DIRECTIONS, "truncation"))
+        return cls(
+            max_length=_length(cfg, "max_length", "truncation"),
+            stride=_int(cfg, "stride", 0, "truncation"),
+            strategy=_choice(cfg, "strategy", "LongestFirst", _STRATEGIES, "truncation"),
+            direction=_choice(cfg, "direction", "Right", _DIRECTIONS, "truncation"),
+        )
 
     def to_hf_config(self) -> dict:
-        return {"direction": _key(_DIRECTIONS, self.direction), "max_length": self.max_length,
-                "strategy": _key(_STRATEGIES, self.strategy), "stride": self.stride}
+        return {
+            "direction": _key(_DIRECTIONS, self.direction),
+            "max_length": self.max_length,
+            "strategy": _key(_STRATEGIES, self.strategy),
+            "stride": self.stride,
+        }
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -131,23 +150,31 @@ class PaddingParams:
         elif isinstance(strategy, Mapping) and set(strategy) == {"Fixed"}:
             length = _length(strategy, "Fixed", "padding")
         else:
-            raise ValueError("padding: strategy must be \"BatchLongest\" or {\"Fixed\": N}")
+            raise ValueError('padding: strategy must be "BatchLongest" or {"Fixed": N}')
         multiple = cfg.get("pad_to_multiple_of")
         if multiple is not None:
             multiple = _length(cfg, "pad_to_multiple_of", "padding")
         token = cfg.get("pad_token", "[PAD]")
         if not isinstance(token, str):
             raise ValueError("padding: pad_token must be a string")
-        return cls(length=length,
-                   direction=_choice(cfg, "direction", "Right", _DIRECTIONS, "padding"),
-                   pad_to_multiple_of=multiple, pad_id=_int(cfg, "pad_id", 0, "padding"),
-                   pad_type_id=_int(cfg, "pad_type_id", 0, "padding"), pad_token=token)
+        return cls(
+            length=length,
+            direction=_choice(cfg, "direction", "Right", _DIRECTIONS, "padding"),
+            pad_to_multiple_of=multiple,
+            pad_id=_int(cfg, "pad_id", 0, "padding"),
+            pad_type_id=_int(cfg, "pad_type_id", 0, "padding"),
+            pad_token=token,
+        )
 
     def to_hf_config(self) -> dict:
-        return {"strategy": "BatchLongest" if self.length is None else {"Fixed": self.length},
-                "direction": _key(_DIRECTIONS, self.direction),
-                "pad_to_multiple_of": self.pad_to_multiple_of, "pad_id": self.pad_id,
-                "pad_type_id": self.pad_type_id, "pad_token": self.pad_token}
+        return {
+            "strategy": "BatchLongest" if self.length is None else {"Fixed": self.length},
+            "direction": _key(_DIRECTIONS, self.direction),
+            "pad_to_multiple_of": self.pad_to_multiple_of,
+            "pad_id": self.pad_id,
+            "pad_type_id": self.pad_type_id,
+            "pad_token": self.pad_token,
+        }
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -167,11 +194,15 @@ def _key(names: dict[str, str], value: str) -> str:
 
 # ---- truncation -------------------------------------------------------------------------------
 def _window(e: Encoding, start: int, stop: int) -> Encoding:
-    return Encoding(ids=e.ids[start:stop], tokens=e.tokens[start:stop],
-                    offsets=e.offsets[start:stop], word_ids=e.word_ids[start:stop],
-                    attention_mask=e.attention_mask[start:stop],
-                    special_tokens_mask=e.special_tokens_mask[start:stop],
-                    type_ids=e.type_ids[start:stop])
+    return Encoding(
+        ids=e.ids[start:stop],
+        tokens=e.tokens[start:stop],
+        offsets=e.offsets[start:stop],
+        word_ids=e.word_ids[start:stop],
+        attention_mask=e.attention_mask[start:stop],
+        special_tokens_mask=e.special_tokens_mask[start:stop],
+        type_ids=e.type_ids[start:stop],
+    )
 
 
 def truncate(e: Encoding, max_length: int, stride: int = 0, direction: str = "right") -> None:
@@ -188,8 +219,10 @@ def truncate(e: Encoding, max_length: int, stride: int = 0, direction: str = "ri
         e.overflowing = [whole]
         return
     if stride >= max_length:
-        raise ValueError(f"truncation stride ({stride}) must be less than the length it cuts to "
-                         f"({max_length}, after leaving room for special tokens)")
+        raise ValueError(
+            f"truncation stride ({stride}) must be less than the length it cuts to "
+            f"({max_length}, after leaving room for special tokens)"
+        )
     step = max_length - stride
     parts: list[tuple[int, int]] = []
     if direction == "right":
@@ -243,7 +276,7 @@ def truncate_encodings(first: Encoding, pair: Encoding | None, params: Truncatio
             truncate(first, total - to_remove, params.stride, params.direction)
             return
         n1, n2 = len(first.ids), len(pair.ids)
-        swap = n1 > n2                              # n1: the shorter one
+        swap = n1 > n2  # n1: the shorter one
         if swap:
             n1, n2 = n2, n1
         n2 = n1 if n1 > params.max_length else max(n1, params.max_length - n1)
@@ -258,11 +291,17 @@ def truncate_encodings(first: Encoding, pair: Encoding | None, params: Truncatio
     if params.strategy == "only_second" and pair is None:
         raise ValueError("truncation strategy only_second needs a second sequence")
     target = first if params.strategy == "only_first" else pair
-    if len(target.ids) <= to_remove:                # type: ignore[union-attr]
-        raise ValueError(f"truncation: the {params.strategy.split('_')[1]} sequence is too short "
-                         f"to bring the total down to max_length={params.max_length}")
-    truncate(target, len(target.ids) - to_remove, params.stride,  # type: ignore[union-attr]
-             params.direction)
+    if len(target.ids) <= to_remove:  # type: ignore[union-attr]
+        raise ValueError(
+            f"truncation: the {params.strategy.split('_')[1]} sequence is too short "
+            f"to bring the total down to max_length={params.max_length}"
+        )
+    truncate(
+        target,
+        len(target.ids) - to_remove,  # type: ignore[union-attr]
+        params.stride,
+        params.direction,
+    )
 
 
 # ---- padding ------------------------------------------------------------------------------

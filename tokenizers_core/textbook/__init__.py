@@ -26,6 +26,7 @@ some lines (`# ... <- merge`), never by a line number written down.
 >>> code[marked_line(code, "first") - 1].strip()
 'x = 1      # the first line <- first'
 """
+
 from __future__ import annotations
 
 import inspect

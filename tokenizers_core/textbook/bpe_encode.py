@@ -25,6 +25,7 @@ the word (the first seen on a tie), every occurrence at once, instead of the low
 >>> [(s.parts, s.merged) for s in bpe_encode("low", lambda a, b: ranks.get((a, b)))]
 [(('l', 'o', 'w'), 'lo'), (('lo', 'w'), 'low')]
 """
+
 from __future__ import annotations
 
 from typing import Callable, Iterator
@@ -37,36 +38,56 @@ from .bpe_train import merge
 Rank = Callable[[str, str], "int | None"]
 
 
-def bpe_encode(word: str, rank: Rank, *, end_of_word: str | None = None,
-               vocab: dict[str, int] | None = None, unk_token: str | None = None,
-               byte_fallback: bool = False, ignore_merges: bool = False,
-               order: str = "rank") -> Iterator[BpeEncodeStep]:
-    if ignore_merges and vocab is not None and word in vocab:    # the word is a token: done <- whole_word
+def bpe_encode(
+    word: str,
+    rank: Rank,
+    *,
+    end_of_word: str | None = None,
+    vocab: dict[str, int] | None = None,
+    unk_token: str | None = None,
+    byte_fallback: bool = False,
+    ignore_merges: bool = False,
+    order: str = "rank",
+) -> Iterator[BpeEncodeStep]:
+    if (
+        ignore_merges and vocab is not None and word in vocab
+    ):  # the word is a token: done <- whole_word
         yield BpeEncodeStep(0, tuple(word), (), -1, -1, word, "whole_word")
         return
     parts, replaced = spell(word, vocab, unk_token, byte_fallback)  # the word as symbols <- start
-    if replaced:                                                 # unknown characters were replaced <- fallback
-        action = "byte_fallback" if any(r and r[0] != unk_token for _i, _c, r in replaced) else "unknown"
+    if replaced:  # unknown characters were replaced <- fallback
+        action = (
+            "byte_fallback" if any(r and r[0] != unk_token for _i, _c, r in replaced) else "unknown"
+        )
         yield BpeEncodeStep(0, tuple(word), (), -1, -1, "", action, tuple(replaced))
-    parts += [end_of_word] if end_of_word else []                # (+ the end-of-word symbol)
+    parts += [end_of_word] if end_of_word else []  # (+ the end-of-word symbol)
     index = 1 if replaced else 0
     while len(parts) > 1:
-        candidates = [(i, rank(a, b)) for i, (a, b) in enumerate(zip(parts, parts[1:]))
-                      if rank(a, b) is not None]                 # rank every adjacent pair <- rank
+        candidates = [
+            (i, rank(a, b))
+            for i, (a, b) in enumerate(zip(parts, parts[1:]))
+            if rank(a, b) is not None
+        ]  # rank every adjacent pair <- rank
         if not candidates:
-            return                                               # no pair is a merge: done <- stop
-        chosen, best = pick(parts, candidates, order)            # the lowest rank, leftmost <- pick
+            return  # no pair is a merge: done <- stop
+        chosen, best = pick(parts, candidates, order)  # the lowest rank, leftmost <- pick
         merged = parts[chosen] + parts[chosen + 1]
-        yield BpeEncodeStep(index, tuple(parts), tuple(candidates), chosen, best, merged)  # <- merge
+        yield BpeEncodeStep(
+            index, tuple(parts), tuple(candidates), chosen, best, merged
+        )  # <- merge
         pair = (parts[chosen], parts[chosen + 1])
-        parts[chosen:chosen + 2] = [merged]                      # merge it
-        if order == "count":                                     # (the mistake: every occurrence)
+        parts[chosen : chosen + 2] = [merged]  # merge it
+        if order == "count":  # (the mistake: every occurrence)
             parts = list(merge(tuple(parts), pair, merged))
         index += 1
 
 
-def spell(word: str, vocab: dict[str, int] | None, unk_token: str | None = None,
-          byte_fallback: bool = False) -> tuple[list[str], list[tuple[int, str, tuple[str, ...]]]]:
+def spell(
+    word: str,
+    vocab: dict[str, int] | None,
+    unk_token: str | None = None,
+    byte_fallback: bool = False,
+) -> tuple[list[str], list[tuple[int, str, tuple[str, ...]]]]:
     """The symbols merging starts from, and the characters replaced as (position, character,
     replacement). Without a vocabulary every character is a symbol.
 
@@ -85,9 +106,9 @@ def spell(word: str, vocab: dict[str, int] | None, unk_token: str | None = None,
             continue
         pieces = tuple(byte_piece(b) for b in ch.encode("utf-8", "surrogatepass"))
         if byte_fallback and all(p in vocab for p in pieces):
-            replacement = pieces                       # its bytes, as <0x..> pieces
+            replacement = pieces  # its bytes, as <0x..> pieces
         elif unk_token is None:
-            replacement = ()                           # dropped, as Hugging Face drops it
+            replacement = ()  # dropped, as Hugging Face drops it
         elif unk_token not in vocab:
             raise ValueError(f"the unknown token {unk_token!r} is not in the vocabulary")
         else:
@@ -97,7 +118,9 @@ def spell(word: str, vocab: dict[str, int] | None, unk_token: str | None = None,
     return parts, replaced
 
 
-def pick(parts: list[str], candidates: list[tuple[int, int]], order: str = "rank") -> tuple[int, int]:
+def pick(
+    parts: list[str], candidates: list[tuple[int, int]], order: str = "rank"
+) -> tuple[int, int]:
     """The candidate (position, rank) to merge: the lowest rank, leftmost on a tie; with
     `order="count"` (the mistake) the first position of the pair occurring most often.
 
@@ -117,8 +140,12 @@ def pick(parts: list[str], candidates: list[tuple[int, int]], order: str = "rank
 
 
 CODE = code_of(bpe_encode)
-_MARKS = {"merge": "merge", "whole_word": "whole_word", "byte_fallback": "fallback",
-          "unknown": "fallback"}
+_MARKS = {
+    "merge": "merge",
+    "whole_word": "whole_word",
+    "byte_fallback": "fallback",
+    "unknown": "fallback",
+}
 
 
 def line_of(step: BpeEncodeStep | None, *, finished: bool = False) -> int:

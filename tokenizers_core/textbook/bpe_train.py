@@ -24,6 +24,7 @@ The classic mistakes are switches: `weighted=False` counts each distinct word on
 >>> [(s.pair, s.count, s.new_id) for s in bpe_train(words, vocab_size=8)]
 [(('l', 'o'), 7, 6), (('lo', 'w'), 7, 7)]
 """
+
 from __future__ import annotations
 
 from typing import Iterable, Iterator, Mapping
@@ -31,35 +32,54 @@ from typing import Iterable, Iterator, Mapping
 from ..models.bpe.model import BpeMergeStep
 from . import code_of, marked_line
 
-SHOWN_TIES = 6           # as the fast engine: the first six tied pairs, the first twelve words
+SHOWN_TIES = 6  # as the fast engine: the first six tied pairs, the first twelve words
 SHOWN_WORDS = 12
 
 Pair = tuple[str, str]
 
 
-def bpe_train(words: Mapping[tuple[str, ...], int], vocab_size: int, *,
-              alphabet: Iterable[str] = (), special_tokens: Iterable[str] = (),
-              min_frequency: int = 0, weighted: bool = True,
-              ties: str = "ids") -> Iterator[BpeMergeStep]:
-    table = [(tuple(word), freq) for word, freq in words.items()]  # each word as its symbols <- start
-    names = ["".join(word) for word, _freq in table]               # (the words as the views name them)
-    ids: dict[str, int] = {}                                        # ids: special tokens, then the alphabet
+def bpe_train(
+    words: Mapping[tuple[str, ...], int],
+    vocab_size: int,
+    *,
+    alphabet: Iterable[str] = (),
+    special_tokens: Iterable[str] = (),
+    min_frequency: int = 0,
+    weighted: bool = True,
+    ties: str = "ids",
+) -> Iterator[BpeMergeStep]:
+    table = [
+        (tuple(word), freq) for word, freq in words.items()
+    ]  # each word as its symbols <- start
+    names = ["".join(word) for word, _freq in table]  # (the words as the views name them)
+    ids: dict[str, int] = {}  # ids: special tokens, then the alphabet
     for symbol in [*special_tokens, *sorted({*alphabet, *(s for w, _f in table for s in w)})]:
-        ids.setdefault(symbol, len(ids))                            # ... in code-point order
+        ids.setdefault(symbol, len(ids))  # ... in code-point order
     index = 0
     while True:
-        counts = get_stats(table, weighted)                         # count every adjacent pair <- count
-        pair = pick(counts, ids, ties) if counts else None          # the most frequent pair <- pick
+        counts = get_stats(table, weighted)  # count every adjacent pair <- count
+        pair = pick(counts, ids, ties) if counts else None  # the most frequent pair <- pick
         if len(ids) >= vocab_size or pair is None or counts[pair] < min_frequency:
-            return                                                  # full, or no pair left to merge <- stop
-        new = pair[0] + pair[1]                                     # the new symbol, spelled out
-        merged = [(merge(word, pair, new), freq) for word, freq in table]  # merge it everywhere <- merge
+            return  # full, or no pair left to merge <- stop
+        new = pair[0] + pair[1]  # the new symbol, spelled out
+        merged = [
+            (merge(word, pair, new), freq) for word, freq in table
+        ]  # merge it everywhere <- merge
         changed = [n for n, (a, _f), (b, _g) in zip(names, table, merged) if a != b]
         tied = by_ids([p for p in counts if counts[p] == counts[pair] and p != pair], ids)
-        ids.setdefault(new, len(ids))                               # the new symbol gets the next id
-        yield BpeMergeStep(index, pair, counts[pair], new, ids[new],    # record the merge <- record
-                       tuple(tied[:SHOWN_TIES]), len(tied[:SHOWN_TIES]), len(tied) > SHOWN_TIES,
-                       tuple(changed[:SHOWN_WORDS]), len(changed))
+        ids.setdefault(new, len(ids))  # the new symbol gets the next id
+        yield BpeMergeStep(
+            index,
+            pair,
+            counts[pair],
+            new,
+            ids[new],  # record the merge <- record
+            tuple(tied[:SHOWN_TIES]),
+            len(tied[:SHOWN_TIES]),
+            len(tied) > SHOWN_TIES,
+            tuple(changed[:SHOWN_WORDS]),
+            len(changed),
+        )
         table = merged
         index += 1
 
@@ -110,7 +130,7 @@ def merge(word: tuple[str, ...], pair: Pair, new: str) -> tuple[str, ...]:
     out: list[str] = []
     i = 0
     while i < len(word):
-        if word[i] == pair[0] and word[i + 1:i + 2] == pair[1:]:
+        if word[i] == pair[0] and word[i + 1 : i + 2] == pair[1:]:
             out.append(new)
             i += 2
         else:

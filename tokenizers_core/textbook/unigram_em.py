@@ -36,6 +36,7 @@ first piece (sentencepiece's trainer gives the unknown piece id 0).
 >>> [piece for piece, _score in rounds[-1].survivors]
 ['▁ab', '▁b', '▁', 'a', 'b']
 """
+
 from __future__ import annotations
 
 import math
@@ -46,35 +47,42 @@ from ..models.unigram.model import UNK_PENALTY
 from ..models.unigram.trainer import UnigramRoundStep, digamma
 from . import code_of, marked_line
 
-SHOWN = 12                  # pruned pieces and survivors a round shows, as the fast engine
-SPECIALS = 3                # <unk> <s> </s>, before the trained pieces
-Edge = tuple[int, int, "str | None"]     # (start, end, piece); None is an uncovered character
+SHOWN = 12  # pruned pieces and survivors a round shows, as the fast engine
+SPECIALS = 3  # <unk> <s> </s>, before the trained pieces
+Edge = tuple[int, int, "str | None"]  # (start, end, piece); None is an uncovered character
 
 
-def unigram_em(words: Mapping[str, int], seed: Sequence[tuple[str, float]], vocab_size: int, *,
-               shrinking_factor: float = 0.75, num_sub_iterations: int = 2) -> Iterator[UnigramRoundStep]:
-    logp = dict(seed)                                             # live piece -> log P, in order <- seed
+def unigram_em(
+    words: Mapping[str, int],
+    seed: Sequence[tuple[str, float]],
+    vocab_size: int,
+    *,
+    shrinking_factor: float = 0.75,
+    num_sub_iterations: int = 2,
+) -> Iterator[UnigramRoundStep]:
+    logp = dict(seed)  # live piece -> log P, in order <- seed
     characters = [p for p, _lp in seed if len(p) == 1]
     desired = int(vocab_size * 1.1)
     tokens = 0
     for round_no in count(1):
         for sub in range(num_sub_iterations):
-            expected, loglik = e_step(words, logp)                # expected counts <- e_step
-            if round_no == 1 and sub == 0:                        # (the seed's likelihood)
+            expected, loglik = e_step(words, logp)  # expected counts <- e_step
+            if round_no == 1 and sub == 0:  # (the seed's likelihood)
                 yield record(0, loglik, tokens, 0, [], logp)
-            logp = m_step(expected, logp)                         # re-estimate, drop the rare <- m_step
+            logp = m_step(expected, logp)  # re-estimate, drop the rare <- m_step
         if len(logp) <= desired:
-            break                                                 # small enough: stop <- stop
-        losses, tokens = prune_losses(words, logp)                # each piece's loss <- prune
+            break  # small enough: stop <- stop
+        losses, tokens = prune_losses(words, logp)  # each piece's loss <- prune
         pruned, removed, logp = prune(losses, logp, desired, shrinking_factor)
         if not removed:
-            break                                                 # nothing may go: stop
+            break  # nothing may go: stop
         yield record(round_no, loglik, tokens, removed, pruned, logp)
         if len(logp) <= desired:
-            break                                                 # small enough after pruning
-    final = finalize(words, logp, characters, vocab_size)         # characters + the best pieces <- final
-    yield UnigramRoundStep(round_no, len(final) + SPECIALS, loglik, tokens, 0, (),
-                       tuple(final[:SHOWN]), (), True)
+            break  # small enough after pruning
+    final = finalize(words, logp, characters, vocab_size)  # characters + the best pieces <- final
+    yield UnigramRoundStep(
+        round_no, len(final) + SPECIALS, loglik, tokens, 0, (), tuple(final[:SHOWN]), (), True
+    )
 
 
 def lattice(word: str, logp: Mapping[str, float]) -> list[Edge]:
@@ -106,18 +114,18 @@ def e_step(words: Mapping[str, int], logp: dict[str, float]) -> tuple[dict[str, 
     loglik = 0.0
     for word, freq in sorted(words.items()):
         edges = lattice(word, logp)
-        alpha = [1.0] + [0.0] * len(word)                 # alpha[i]: all splits of word[:i]
+        alpha = [1.0] + [0.0] * len(word)  # alpha[i]: all splits of word[:i]
         for s, e, p in edges:
             alpha[e] += alpha[s] * prob[p]
         z = alpha[-1]
-        beta = [0.0] * len(word) + [1.0]                  # beta[i]: all splits of word[i:]
+        beta = [0.0] * len(word) + [1.0]  # beta[i]: all splits of word[i:]
         for s, e, p in reversed(edges):
             x = prob[p] * beta[e]
             beta[s] += x
-            expected[p] += freq / z * alpha[s] * x        # P(this edge is used) x frequency
+            expected[p] += freq / z * alpha[s] * x  # P(this edge is used) x frequency
         loglik += freq * math.log(z)
     first = next(iter(logp))
-    expected[first] += expected.pop(None)                 # the unknown piece is id 0
+    expected[first] += expected.pop(None)  # the unknown piece is id 0
     return expected, loglik
 
 
@@ -129,7 +137,9 @@ def m_step(expected: dict[str, float], logp: dict[str, float]) -> dict[str, floa
     return {p: digamma(expected[p]) - log_total for p in kept}
 
 
-def best_path_counts(words: Mapping[str, int], logp: dict[str, float]) -> tuple[dict[str, float], int]:
+def best_path_counts(
+    words: Mapping[str, int], logp: dict[str, float]
+) -> tuple[dict[str, float], int]:
     """How often each piece is on a word's best path (an uncovered character counts for the
     first piece), and the corpus length in tokens."""
     freq = dict.fromkeys(logp, 0.0)
@@ -142,7 +152,9 @@ def best_path_counts(words: Mapping[str, int], logp: dict[str, float]) -> tuple[
     return freq, tokens
 
 
-def prune_losses(words: Mapping[str, int], logp: dict[str, float]) -> tuple[dict[str, float | None], int]:
+def prune_losses(
+    words: Mapping[str, int], logp: dict[str, float]
+) -> tuple[dict[str, float | None], int]:
     """Each piece's loss (None: keep it whatever it costs; absent: drop it), and the corpus
     length in tokens under the best split."""
     freq, tokens = best_path_counts(words, logp)
@@ -151,24 +163,34 @@ def prune_losses(words: Mapping[str, int], logp: dict[str, float]) -> tuple[dict
     losses: dict[str, float | None] = {}
     for piece, lp in logp.items():
         if freq[piece] == 0:
-            continue                                      # on no best path
-        alt = None if len(piece) == 1 else best_path(
-            len(piece), [e for e in lattice(piece, logp) if e[2] != piece], logp,
-            unknown_score(logp))
+            continue  # on no best path
+        alt = (
+            None
+            if len(piece) == 1
+            else best_path(
+                len(piece),
+                [e for e in lattice(piece, logp) if e[2] != piece],
+                logp,
+                unknown_score(logp),
+            )
+        )
         if alt is None:
-            losses[piece] = None                          # a character, or no other spelling
+            losses[piece] = None  # a character, or no other spelling
             continue
         alt_score = sum(unknown_score(logp) if p is None else logp[p] for p in alt)
         alt = [first if p is None else p for p in alt]
-        if alt_score <= lp:                               # the likelihood lost by re-splitting
+        if alt_score <= lp:  # the likelihood lost by re-splitting
             fi, log_alt = freq[piece], math.log(total + freq[piece] * (len(alt) - 1))
             logprob_alt = sum(math.log(freq[p] + fi) - log_alt for p in alt)
-            losses[piece] = fi / sum(words.values()) * (math.log(fi) - math.log(total) - logprob_alt)
+            losses[piece] = (
+                fi / sum(words.values()) * (math.log(fi) - math.log(total) - logprob_alt)
+            )
     return losses, tokens
 
 
-def best_path(n: int, edges: list[Edge], logp: dict[str, float],
-              unk_score: float | None) -> list[str | None] | None:
+def best_path(
+    n: int, edges: list[Edge], logp: dict[str, float], unk_score: float | None
+) -> list[str | None] | None:
     """The pieces of the best path through `edges` (the earliest start on a tie), or None
     when no path reaches the end; an uncovered character scores `unk_score`."""
     best, back = [0.0] + [-math.inf] * n, [(0, None)] * (n + 1)
@@ -185,23 +207,26 @@ def best_path(n: int, edges: list[Edge], logp: dict[str, float],
     return path[::-1]
 
 
-def prune(losses: dict[str, float | None], logp: dict[str, float], desired: int,
-          shrinking_factor: float) -> tuple[list[tuple[str, float]], int, dict[str, float]]:
+def prune(
+    losses: dict[str, float | None], logp: dict[str, float], desired: int, shrinking_factor: float
+) -> tuple[list[tuple[str, float]], int, dict[str, float]]:
     """Keep the must-keeps and the largest losses, down to max(desired, shrink x size):
     the pruned (piece, loss), smallest loss first; how many pieces went; the new log P, in
     the new order (the must-keeps, then by loss)."""
     keep = [p for p in logp if p in losses and losses[p] is None]
     order = {p: i for i, p in enumerate(logp)}
-    ranked = sorted((p for p in logp if losses.get(p) is not None),
-                    key=lambda p: (-losses[p], order[p]))
+    ranked = sorted(
+        (p for p in logp if losses.get(p) is not None), key=lambda p: (-losses[p], order[p])
+    )
     room = max(0, max(desired, int(shrinking_factor * len(logp))) - len(keep))
     pruned = [(p, losses[p]) for p in reversed(ranked[room:])]
     survivors = keep + ranked[:room]
     return pruned, len(logp) - len(survivors), {p: logp[p] for p in survivors}
 
 
-def finalize(words: Mapping[str, int], logp: dict[str, float], characters: list[str],
-             vocab_size: int) -> list[tuple[str, float]]:
+def finalize(
+    words: Mapping[str, int], logp: dict[str, float], characters: list[str], vocab_size: int
+) -> list[tuple[str, float]]:
     """Every character (one on no best path just above the weakest piece that is on one) +
     the best pieces on a best path, best first."""
     freq, _tokens = best_path_counts(words, logp)
@@ -216,18 +241,34 @@ def finalize(words: Mapping[str, int], logp: dict[str, float], characters: list[
             break
         final.setdefault(piece, score)
     if len(final) < vocab_size - SPECIALS:
-        raise ValueError(f"vocab_size {vocab_size} is too large for this corpus: training kept "
-                         f"only {len(final) + SPECIALS} pieces")
+        raise ValueError(
+            f"vocab_size {vocab_size} is too large for this corpus: training kept "
+            f"only {len(final) + SPECIALS} pieces"
+        )
     return sorted(final.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
-def record(round_no: int, loglik: float, tokens: int, removed: int,
-           pruned: list[tuple[str, float]], logp: dict[str, float]) -> UnigramRoundStep:
+def record(
+    round_no: int,
+    loglik: float,
+    tokens: int,
+    removed: int,
+    pruned: list[tuple[str, float]],
+    logp: dict[str, float],
+) -> UnigramRoundStep:
     """A round's step: its size, likelihood, the pruned pieces and the strongest survivors."""
     live = sorted(logp.items(), key=lambda kv: -kv[1])
-    return UnigramRoundStep(round_no, len(live), float(loglik), tokens, removed,
-                        tuple((p, float(loss)) for p, loss in pruned[:SHOWN]),
-                        tuple(live[:SHOWN]), (), False)
+    return UnigramRoundStep(
+        round_no,
+        len(live),
+        float(loglik),
+        tokens,
+        removed,
+        tuple((p, float(loss)) for p, loss in pruned[:SHOWN]),
+        tuple(live[:SHOWN]),
+        (),
+        False,
+    )
 
 
 CODE = code_of(unigram_em)

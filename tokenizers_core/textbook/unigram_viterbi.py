@@ -25,52 +25,75 @@ The classic mistake is a switch: `unk_score=0.0` leaves the penalty out, so `<un
 >>> [s.piece for s in unigram_viterbi("▁cats", pieces) if s.kind == "viterbi_backtrack"]
 ['s', '▁cat']
 """
+
 from __future__ import annotations
 
 from typing import Iterator, Sequence
 
-from ..models.unigram.model import (NORMAL, UNK_PENALTY, UNKNOWN, ViterbiBacktrackStep, ViterbiStep,
-                                    f32)
+from ..models.unigram.model import (
+    NORMAL,
+    UNK_PENALTY,
+    UNKNOWN,
+    ViterbiBacktrackStep,
+    ViterbiStep,
+    f32,
+)
 from . import code_of, marked_line
 
 UNK = "<unk>"
 
 
-def unigram_viterbi(text: str, pieces: Sequence[tuple[str, float]], *,
-                    types: Sequence[int] | None = None,
-                    unk_score: float | None = None) -> Iterator[ViterbiStep | ViterbiBacktrackStep]:
+def unigram_viterbi(
+    text: str,
+    pieces: Sequence[tuple[str, float]],
+    *,
+    types: Sequence[int] | None = None,
+    unk_score: float | None = None,
+) -> Iterator[ViterbiStep | ViterbiBacktrackStep]:
     types = types or [UNKNOWN if p == UNK else NORMAL for p, _s in pieces]
-    unk_id = types.index(UNKNOWN)                                 # the unknown piece's id <- start
-    vocab = {}                                                    # piece -> (id, score)
+    unk_id = types.index(UNKNOWN)  # the unknown piece's id <- start
+    vocab = {}  # piece -> (id, score)
     for pid, (piece, score) in reversed(list(enumerate(pieces))):
-        if types[pid] == NORMAL:                                  # (the first id of a repeated piece)
+        if types[pid] == NORMAL:  # (the first id of a repeated piece)
             vocab[piece] = (pid, f32(score))
-    if unk_score is None:                                         # <unk> costs 10 more than the worst
+    if unk_score is None:  # <unk> costs 10 more than the worst
         unk_score = f32(min(s for _i, s in vocab.values()) - UNK_PENALTY)
     best, back, ids = [0.0] * (len(text) + 1), [0] * (len(text) + 1), [0] * (len(text) + 1)
-    for i in range(1, len(text) + 1):                             # advance the end position
+    for i in range(1, len(text) + 1):  # advance the end position
         candidates = []
-        for j in range(i):                                        # every start, the earliest first
+        for j in range(i):  # every start, the earliest first
             piece = text[j:i]
-            if piece in vocab:                                    # a piece: best[j] + its score
+            if piece in vocab:  # a piece: best[j] + its score
                 pid, score = vocab[piece]
-            elif j == i - 1 and text[j] not in vocab:             # no piece covers text[j]: <unk>
+            elif j == i - 1 and text[j] not in vocab:  # no piece covers text[j]: <unk>
                 pid, score = unk_id, unk_score
             else:
                 continue
             candidates.append((j, piece, pid, score, f32(best[j] + score)))
         winner = max(range(len(candidates)), key=lambda k: (candidates[k][4], -k))
-        best[i], back[i], ids[i] = candidates[winner][4], candidates[winner][0], candidates[winner][2]
-        yield ViterbiStep(i, tuple(candidates), winner, best[i], back[i], ids[i] == unk_id)  # <- fill
+        best[i], back[i], ids[i] = (
+            candidates[winner][4],
+            candidates[winner][0],
+            candidates[winner][2],
+        )
+        yield ViterbiStep(
+            i, tuple(candidates), winner, best[i], back[i], ids[i] == unk_id
+        )  # <- fill
     path: tuple[str, ...] = ()
     end = len(text)
-    while end > 0:                                                # follow the back-pointers
+    while end > 0:  # follow the back-pointers
         start = back[end]
         path += (text[start:end],)
-        yield ViterbiBacktrackStep(end, start, text[start:end], ids[end],    # <- backtrack
-                                   float(best[end] - best[start]), path)
+        yield ViterbiBacktrackStep(
+            end,
+            start,
+            text[start:end],
+            ids[end],  # <- backtrack
+            float(best[end] - best[start]),
+            path,
+        )
         end = start
-    return                                                        # the pieces, read left to right <- stop
+    return  # the pieces, read left to right <- stop
 
 
 CODE = code_of(unigram_viterbi)

@@ -14,6 +14,7 @@ per probe; it covers everything the fast engine does.
 >>> [p.candidate for p in wordpiece_encode("unaffable", vocab) if p.found]
 ['un', '##aff', '##able']
 """
+
 from __future__ import annotations
 
 from typing import Container, Iterator
@@ -22,30 +23,34 @@ from ..models.wordpiece.model import MAX_INPUT_CHARS_PER_WORD, WordPieceProbeSte
 from . import code_of, marked_line
 
 
-def wordpiece_encode(word: str, vocab: Container[str], *, unk_token: str = "[UNK]",
-                     prefix: str = "##",
-                     max_input_chars_per_word: int = MAX_INPUT_CHARS_PER_WORD,
-                     ) -> Iterator[WordPieceProbeStep]:
-    if len(word) > max_input_chars_per_word:                    # too long: unknown, unprobed <- too_long
+def wordpiece_encode(
+    word: str,
+    vocab: Container[str],
+    *,
+    unk_token: str = "[UNK]",
+    prefix: str = "##",
+    max_input_chars_per_word: int = MAX_INPUT_CHARS_PER_WORD,
+) -> Iterator[WordPieceProbeStep]:
+    if len(word) > max_input_chars_per_word:  # too long: unknown, unprobed <- too_long
         yield WordPieceProbeStep(word, 0, len(word), word, False, (unk_token,), "too_long")
         return
-    pieces: tuple[str, ...] = ()                                # the tokens kept so far <- start
+    pieces: tuple[str, ...] = ()  # the tokens kept so far <- start
     start = 0
-    while start < len(word):                                    # one piece per start
-        end = len(word)                                         # the widest window first
+    while start < len(word):  # one piece per start
+        end = len(word)  # the widest window first
         while True:
             candidate = word[start:end] if start == 0 else prefix + word[start:end]
-            if candidate in vocab:                              # in the vocabulary: keep it <- hit
+            if candidate in vocab:  # in the vocabulary: keep it <- hit
                 pieces += (candidate,)
                 yield WordPieceProbeStep(word, start, end, candidate, True, pieces, "hit")
                 break
-            if end - 1 == start:                                # not even one character: <- unk
+            if end - 1 == start:  # not even one character: <- unk
                 yield WordPieceProbeStep(word, start, end, candidate, False, (unk_token,), "unk")
-                return                                          # ... the whole word is unknown
+                return  # ... the whole word is unknown
             yield WordPieceProbeStep(word, start, end, candidate, False, pieces, "miss")  # <- miss
-            end -= 1                                            # shrink the window
-        start = end                                             # the next window starts here
-    return                                                      # every start matched: done <- stop
+            end -= 1  # shrink the window
+        start = end  # the next window starts here
+    return  # every start matched: done <- stop
 
 
 CODE = code_of(wordpiece_encode)

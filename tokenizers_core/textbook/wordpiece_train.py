@@ -20,6 +20,7 @@ The classic mistake is a switch: `score="count"` lets the most frequent pair win
 >>> step.pair, step.new_symbol, (step.count, step.freq_left, step.freq_right)
 (('##g', '##s'), '##gs', (5, 20, 5))
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -30,31 +31,47 @@ from ..models.wordpiece.trainer import WordPieceMergeStep
 from . import code_of, marked_line
 from .bpe_train import merge
 
-SHOWN_TIES = 5                 # as the fast engine
+SHOWN_TIES = 5  # as the fast engine
 
 Pair = tuple[str, str]
 
 
-def wordpiece_train(words: Mapping[tuple[str, ...], int], vocab_size: int, *,
-                    prefix: str = "##", special_tokens: Iterable[str] = DEFAULT_SPECIAL_TOKENS,
-                    min_frequency: int = 0, score: str = "likelihood") -> Iterator[WordPieceMergeStep]:
-    table = [(tuple(w), f) for w, f in words.items() if w and f > 0]  # each word as its symbols <- start
-    ids: dict[str, int] = {}                                        # ids: special tokens, then symbols
+def wordpiece_train(
+    words: Mapping[tuple[str, ...], int],
+    vocab_size: int,
+    *,
+    prefix: str = "##",
+    special_tokens: Iterable[str] = DEFAULT_SPECIAL_TOKENS,
+    min_frequency: int = 0,
+    score: str = "likelihood",
+) -> Iterator[WordPieceMergeStep]:
+    table = [
+        (tuple(w), f) for w, f in words.items() if w and f > 0
+    ]  # each word as its symbols <- start
+    ids: dict[str, int] = {}  # ids: special tokens, then symbols
     for symbol in [*special_tokens, *sorted({s for w, _f in table for s in w})]:
-        ids.setdefault(symbol, len(ids))                            # ... in code-point order
+        ids.setdefault(symbol, len(ids))  # ... in code-point order
     index = 1
     while True:
-        pairs, symbols = count(table)                               # count pairs and symbols <- count
+        pairs, symbols = count(table)  # count pairs and symbols <- count
         pairs = {p: c for p, c in pairs.items() if c >= min_frequency}
         if len(ids) >= vocab_size or not pairs:
-            return                                                  # full, or no pair left <- stop
-        rank = ranker(pairs, symbols, ids, score)                   # score(a, b), then count, then ids
-        best = max(pairs, key=rank)                                 # the best pair wins <- pick
-        new = best[0] + best[1][len(prefix):]                       # a + ##b -> ab, ##a + ##b -> ##ab
-        merged = [(merge(w, best, new), f) for w, f in table]       # merge it everywhere <- merge
-        ids.setdefault(new, len(ids))                               # the new symbol gets the next id
-        yield record(index, best, new, pairs, symbols, ids, rank,   # record the merge <- record
-                     sum(a != b for (a, _f), (b, _g) in zip(table, merged)))
+            return  # full, or no pair left <- stop
+        rank = ranker(pairs, symbols, ids, score)  # score(a, b), then count, then ids
+        best = max(pairs, key=rank)  # the best pair wins <- pick
+        new = best[0] + best[1][len(prefix) :]  # a + ##b -> ab, ##a + ##b -> ##ab
+        merged = [(merge(w, best, new), f) for w, f in table]  # merge it everywhere <- merge
+        ids.setdefault(new, len(ids))  # the new symbol gets the next id
+        yield record(
+            index,
+            best,
+            new,
+            pairs,
+            symbols,
+            ids,
+            rank,  # record the merge <- record
+            sum(a != b for (a, _f), (b, _g) in zip(table, merged)),
+        )
         table = merged
         index += 1
 
@@ -85,8 +102,9 @@ def count(table: list[tuple[tuple[str, ...], int]]) -> tuple[dict[Pair, int], di
     return pairs, symbols
 
 
-def ranker(pairs: dict[Pair, int], symbols: dict[str, int], ids: dict[str, int],
-           score: str = "likelihood"):
+def ranker(
+    pairs: dict[Pair, int], symbols: dict[str, int], ids: dict[str, int], score: str = "likelihood"
+):
     """A sort key, larger is better: the exact score count(ab) / (count(a) * count(b)), then the
     count, then the smaller ids; `score="count"` (BPE's rule, the mistake here) skips the score.
 
@@ -99,20 +117,47 @@ def ranker(pairs: dict[Pair, int], symbols: dict[str, int], ids: dict[str, int],
         return lambda p: (pairs[p], -ids[p[0]], -ids[p[1]])
     if score != "likelihood":
         raise ValueError(f"score must be 'likelihood' or 'count', not {score!r}")
-    return lambda p: (Fraction(pairs[p], symbols[p[0]] * symbols[p[1]]), pairs[p],
-                      -ids[p[0]], -ids[p[1]])
+    return lambda p: (
+        Fraction(pairs[p], symbols[p[0]] * symbols[p[1]]),
+        pairs[p],
+        -ids[p[0]],
+        -ids[p[1]],
+    )
 
 
-def record(index: int, best: Pair, new: str, pairs: dict[Pair, int], symbols: dict[str, int],
-           ids: dict[str, int], rank, changed: int) -> WordPieceMergeStep:
+def record(
+    index: int,
+    best: Pair,
+    new: str,
+    pairs: dict[Pair, int],
+    symbols: dict[str, int],
+    ids: dict[str, int],
+    rank,
+    changed: int,
+) -> WordPieceMergeStep:
     """The step: the merge, its counts and score, what plain BPE would merge instead, and the
     pairs with the same score (by count, symbol counts, ids: as the fast engine lists them)."""
     c, fl, fr = pairs[best], symbols[best[0]], symbols[best[1]]
     bpe = max(pairs, key=ranker(pairs, symbols, ids, "count"))
-    ties = sorted((pairs[p], symbols[p[0]], symbols[p[1]], ids[p[0]], ids[p[1]], p)
-                  for p in pairs if p != best and rank(p)[0] == rank(best)[0])
-    return WordPieceMergeStep(index, best, new, c, fl, fr, c / (fl * fr), bpe, pairs[bpe],
-                          tuple(t[-1] for t in ties[:SHOWN_TIES]), changed, len(ids))
+    ties = sorted(
+        (pairs[p], symbols[p[0]], symbols[p[1]], ids[p[0]], ids[p[1]], p)
+        for p in pairs
+        if p != best and rank(p)[0] == rank(best)[0]
+    )
+    return WordPieceMergeStep(
+        index,
+        best,
+        new,
+        c,
+        fl,
+        fr,
+        c / (fl * fr),
+        bpe,
+        pairs[bpe],
+        tuple(t[-1] for t in ties[:SHOWN_TIES]),
+        changed,
+        len(ids),
+    )
 
 
 CODE = code_of(wordpiece_train)

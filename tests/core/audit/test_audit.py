@@ -1,12 +1,14 @@
 """`tc.audit`: every category on small vocabularies built to have it, soundness of "never"
 (no token a text produces is ever called never: exhaustively and with Hypothesis), and the
 real cl100k, checked against tiktoken built offline from the same ranks file."""
+
 from __future__ import annotations
 
 import itertools
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tokenizers_core as tc
 from tokenizers_core.audit import CATEGORIES, audit
@@ -24,21 +26,36 @@ def small_bpe() -> Tokenizer:
         never:       zz, "a c" (no merge builds them)   undecodable: <0xC3>
         special:     <s>
     """
-    vocab = {t: i for i, t in enumerate(
-        ["<unk>", "<s>", "a", "b", "c", "z", "bc", "ab", "abc", "zz", "a c", "<0xC3>"])}
-    model = HFBpe(vocab, [("b", "c"), ("a", "b"), ("ab", "c")], unk_token="<unk>",
-                  byte_fallback=True)
-    return Tokenizer(model, pre_tokenizer=WhitespaceSplit(), added_tokens=["<s>"],
-                     name="small")
+    vocab = {
+        t: i
+        for i, t in enumerate(
+            ["<unk>", "<s>", "a", "b", "c", "z", "bc", "ab", "abc", "zz", "a c", "<0xC3>"]
+        )
+    }
+    model = HFBpe(
+        vocab, [("b", "c"), ("a", "b"), ("ab", "c")], unk_token="<unk>", byte_fallback=True
+    )
+    return Tokenizer(model, pre_tokenizer=WhitespaceSplit(), added_tokens=["<s>"], name="small")
 
 
 def test_each_category_on_a_small_bpe():
     tok = small_bpe()
     report = audit(tok, corpus=["ab abc bc a", "zab"])
     got = {h.token: h.category for h in report.entries}
-    assert got == {"<unk>": "special", "<s>": "special", "a": "ok", "b": "ok", "c": "ok",
-                   "z": "ok", "bc": "ok", "ab": "ok", "abc": "unreachable", "zz": "never",
-                   "a c": "never", "<0xC3>": "undecodable"}
+    assert got == {
+        "<unk>": "special",
+        "<s>": "special",
+        "a": "ok",
+        "b": "ok",
+        "c": "ok",
+        "z": "ok",
+        "bc": "ok",
+        "ab": "ok",
+        "abc": "unreachable",
+        "zz": "never",
+        "a c": "never",
+        "<0xC3>": "undecodable",
+    }
     abc = report.entry(tok.token_to_id("abc"))
     assert [tok.id_to_token(i) for i in abc.reencoded] == ["a", "bc"]
     assert "encodes to 2 other tokens" in abc.reason
@@ -68,8 +85,11 @@ def test_select_filters_by_category_and_text():
 
 
 def _produced(tok, texts) -> set[int]:
-    return {i for text in texts for i in tok.encode(text, add_special_tokens=False,
-                                                    encode_special_tokens=True).ids}
+    return {
+        i
+        for text in texts
+        for i in tok.encode(text, add_special_tokens=False, encode_special_tokens=True).ids
+    }
 
 
 def test_never_is_sound_exhaustively_on_the_small_bpe():
@@ -85,8 +105,11 @@ def test_never_is_sound_exhaustively_on_the_small_bpe():
 def trained():
     """A byte-level BPE and a WordPiece trained here, audited once."""
     lines = ["the cat sat on the mat, the end.", "a bat! ab abc; éa ça"] * 5
-    toks = [tc.train("bpe", lines, 80), tc.train("wordpiece", lines, 80),
-            tc.train("sentencepiece_bpe", lines, 60)]
+    toks = [
+        tc.train("bpe", lines, 80),
+        tc.train("wordpiece", lines, 80),
+        tc.train("sentencepiece_bpe", lines, 60),
+    ]
     return [(tok, audit(tok, corpus=[""])) for tok in toks]
 
 
@@ -115,13 +138,13 @@ def bert():
 
 def test_bert_categories(bert):
     tok, report = bert
-    cat = lambda t: report.category(tok.token_to_id(t))   # noqa: E731
+    cat = lambda t: report.category(tok.token_to_id(t))  # noqa: E731
     assert cat("[CLS]") == "special" and cat("[UNK]") == "special"
     assert "outside the vocabulary" in report.entry(tok.token_to_id("[UNK]")).reason
-    assert cat("[unused0]") == "never"        # "[" is always a piece of its own
+    assert cat("[unused0]") == "never"  # "[" is always a piece of its own
     assert cat("the") == "ok" and cat("##ing") == "ok"
     assert "after" in report.entry(tok.token_to_id("##ing")).reason
-    assert cat("##一") == "unreachable"       # the normaliser isolates CJK characters
+    assert cat("##一") == "unreachable"  # the normaliser isolates CJK characters
 
 
 @settings(max_examples=150, deadline=None)
@@ -141,11 +164,17 @@ def cl100k():
 @pytest.fixture(scope="module")
 def tiktoken_cl100k():
     import tiktoken
+
     from tokenizers_core.implementations.openai_public import ENCODINGS, load_ranks
     from tokenizers_core.pre_tokenizers import PRESETS
+
     preset, specials = ENCODINGS["cl100k_base"]
-    return tiktoken.Encoding("cl100k_base", pat_str=PRESETS[preset],
-                             mergeable_ranks=load_ranks("cl100k_base"), special_tokens=specials)
+    return tiktoken.Encoding(
+        "cl100k_base",
+        pat_str=PRESETS[preset],
+        mergeable_ranks=load_ranks("cl100k_base"),
+        special_tokens=specials,
+    )
 
 
 def test_cl100k_davidjl(cl100k, tiktoken_cl100k):
@@ -178,10 +207,10 @@ def test_cl100k_categories_match_tiktoken(cl100k, tiktoken_cl100k):
 
 
 def test_cl100k_duplicates_and_scripts(cl100k):
-    group = cl100k.duplicates_of(791)                     # "The"
-    assert {1820, 578, 279} <= set(group)                 # "the", " The", " the"
+    group = cl100k.duplicates_of(791)  # "The"
+    assert {1820, 578, 279} <= set(group)  # "the", " The", " the"
     rows = {r.script: r for r in cl100k.scripts}
-    assert rows["Hangul"].without_token > 100             # many Korean syllables need bytes
+    assert rows["Hangul"].without_token > 100  # many Korean syllables need bytes
     assert rows["Latin"].tokens > 80_000
     assert cl100k.usage.has_trees and cl100k.flag_counts()["intermediate"] > 0
 
@@ -191,6 +220,7 @@ def small_wordlevel() -> Tokenizer:
     never produced (a word character and a "!" are always cut apart; whitespace is dropped)."""
     from tokenizers_core.models.wordlevel.model import WordLevel
     from tokenizers_core.pre_tokenizers import Whitespace
+
     vocab = {t: i for i, t in enumerate(["[UNK]", "a", "ab", "!", "!!", "a!", "a b"])}
     return Tokenizer(WordLevel(vocab, unk_token="[UNK]"), pre_tokenizer=Whitespace())
 
@@ -207,11 +237,15 @@ def test_whitespace_pre_tokenizer_cuts_words_from_punctuation():
 
 
 def test_an_added_token_is_never_called_never():
-    """"zz" has no merge, but as an added (not special) token it is matched whole: ok."""
+    """ "zz" has no merge, but as an added (not special) token it is matched whole: ok."""
     from tokenizers_core.added_tokens import AddedToken
+
     base = small_bpe()
-    tok = Tokenizer(base.model, pre_tokenizer=WhitespaceSplit(),
-                    added_tokens=["<s>", AddedToken("zz", special=False)])
+    tok = Tokenizer(
+        base.model,
+        pre_tokenizer=WhitespaceSplit(),
+        added_tokens=["<s>", AddedToken("zz", special=False)],
+    )
     report = audit(tok, corpus=[""])
     assert report.category(tok.token_to_id("zz")) == "ok"
     assert report.category(tok.token_to_id("a c")) == "never"
@@ -221,6 +255,7 @@ def test_o200k_unreachable_token_still_occurs_in_a_longer_text():
     """o200k's ` 亚洲AV` (99494): its own text is cut after the Han letters (` 亚洲` + `AV`),
     so it is unreachable as a single token, not never: ` 亚洲AVs` is one piece, ` 亚洲AV` + `s`."""
     from tokenizers_core.audit.health import Classifier
+
     tok = tc.load("o200k_base")
     health = Classifier(tok).classify(99494)
     assert (health.category, health.text) == ("unreachable", " 亚洲AV")

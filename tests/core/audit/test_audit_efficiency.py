@@ -1,5 +1,6 @@
 """Renyi efficiency (Zouhar et al. 2023, "Tokenization and the Noiseless Channel"): the formulas
 against values worked by hand, their limits, and a real tokeniser's unigram distribution."""
+
 from __future__ import annotations
 
 import math
@@ -7,8 +8,13 @@ import math
 import pytest
 
 import tokenizers_core as tc
-from tokenizers_core.audit.efficiency import (count_histogram, counts_of_histogram,
-                                              renyi_efficiency, renyi_entropy, unigram_counts)
+from tokenizers_core.audit.efficiency import (
+    count_histogram,
+    counts_of_histogram,
+    renyi_efficiency,
+    renyi_entropy,
+    unigram_counts,
+)
 from tokenizers_core.corpora import load_corpus
 
 # counts 1, 1, 2 -> p = 1/4, 1/4, 1/2
@@ -27,7 +33,7 @@ def test_collision_entropy_at_alpha_two_is_worked_by_hand():
 
 def test_alpha_two_and_a_half_is_worked_by_hand():
     # H_2.5 = 1/(1 - 2.5) ln(2 (1/4)^2.5 + (1/2)^2.5) = -(2/3) ln(1/16 + 2^-2.5)
-    assert renyi_entropy([1, 1, 2], 2.5) == pytest.approx(-(2 / 3) * math.log(1 / 16 + 2 ** -2.5))
+    assert renyi_entropy([1, 1, 2], 2.5) == pytest.approx(-(2 / 3) * math.log(1 / 16 + 2**-2.5))
 
 
 def test_alpha_zero_counts_the_tokens_that_occur_and_infinity_the_most_frequent():
@@ -66,12 +72,15 @@ def test_a_histogram_keeps_what_the_formula_needs():
     assert count_histogram([4, 4, 1]) == [[1, 1], [4, 2]]
 
 
-@pytest.mark.parametrize("args, message", [
-    (([], 2.5), "no tokens"),
-    (([1, -2], 2.5), "negative"),
-    (([1, 2], -1), "alpha"),
-    (([1, 2], math.nan), "alpha"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (([], 2.5), "no tokens"),
+        (([1, -2], 2.5), "negative"),
+        (([1, 2], -1), "alpha"),
+        (([1, 2], math.nan), "alpha"),
+    ],
+)
 def test_bad_input_is_a_clear_value_error(args, message):
     with pytest.raises(ValueError, match=message):
         renyi_entropy(*args)

@@ -1,20 +1,27 @@
 """How tokenisers spell numbers (issue 22, item 5): token counts of 0-9999 and the digit grouping
 each uses, detected from its behaviour, on real bundled tokenisers and toy ones built to have
 each grouping."""
-from __future__ import annotations
 
+from __future__ import annotations
 
 import pytest
 
 import tokenizers_core as tc
-from tokenizers_core.audit.numbers import (FORMATS, INTEGERS, detect_grouping, digit_chunks,
-                                           digit_rules, integer_token_counts, number_report)
-from tokenizers_core.implementations.openai_public import ENCODINGS, load_ranks
-from tokenizers_core.implementations.rules import regex_tokenizer
-from tokenizers_core.pre_tokenizers import PRESETS
 
 # the shared data beside the checkout (../shared), from the main checkout or a worktree
 from tests.shared_data import INTEROP
+from tokenizers_core.audit.numbers import (
+    FORMATS,
+    INTEGERS,
+    detect_grouping,
+    digit_chunks,
+    digit_rules,
+    integer_token_counts,
+    number_report,
+)
+from tokenizers_core.implementations.openai_public import ENCODINGS, load_ranks
+from tokenizers_core.implementations.rules import regex_tokenizer
+from tokenizers_core.pre_tokenizers import PRESETS
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
@@ -49,7 +56,7 @@ def test_llama2_style_sentencepiece_and_qwen_split_every_digit(name):
 
 
 def test_sentencepiece_pays_for_its_dummy_prefix_but_groups_by_digit_tokens():
-    tok = tc.load("mistral_v1")           # "7" -> "▁", "7"
+    tok = tc.load("mistral_v1")  # "7" -> "▁", "7"
     assert integer_token_counts(tok, 12)[7] == 2 and integer_token_counts(tok, 12)[11] == 3
     assert digit_chunks(tok, "2024") == (1, 1, 1, 1)
     assert digit_rules(tok) == ()
@@ -66,12 +73,15 @@ def test_a_small_trained_model_uses_learned_chunks():
     assert (g.kind, g.name) == ("learned", "learned chunks (no rule)")
 
 
-@pytest.mark.parametrize("pattern, kind, size, example", [
-    (r"\d", "single", 1, "1|2|3|4|5|6|7|8|9|0"),
-    (r"\d{1,2}", "left_to_right", 2, "12|34|56|78|90"),
-    (r"\d{1,3}(?=(?:\d{3})*(?!\d))", "right_to_left", 3, "1|234|567|890"),
-    (r"\d{1,4}", "left_to_right", 4, "1234|5678|90"),
-])
+@pytest.mark.parametrize(
+    "pattern, kind, size, example",
+    [
+        (r"\d", "single", 1, "1|2|3|4|5|6|7|8|9|0"),
+        (r"\d{1,2}", "left_to_right", 2, "12|34|56|78|90"),
+        (r"\d{1,3}(?=(?:\d{3})*(?!\d))", "right_to_left", 3, "1|234|567|890"),
+        (r"\d{1,4}", "left_to_right", 4, "1234|5678|90"),
+    ],
+)
 def test_toy_tokenizers_built_to_have_each_grouping(pattern, kind, size, example):
     g = detect_grouping(regex_tokenizer(pattern))
     assert (g.kind, g.size, g.example) == (kind, size, example)
@@ -82,9 +92,14 @@ def test_toy_tokenizers_built_to_have_each_grouping(pattern, kind, size, example
 
 def test_counts_match_tiktoken_on_every_integer():
     import tiktoken
+
     preset, specials = ENCODINGS["r50k_base"]
-    ref = tiktoken.Encoding("r50k_base", pat_str=PRESETS[preset],
-                            mergeable_ranks=load_ranks("r50k_base"), special_tokens=specials)
+    ref = tiktoken.Encoding(
+        "r50k_base",
+        pat_str=PRESETS[preset],
+        mergeable_ranks=load_ranks("r50k_base"),
+        special_tokens=specials,
+    )
     counts = integer_token_counts(tc.load("r50k_base"))
     assert len(counts) == INTEGERS
     assert counts == [len(ref.encode_ordinary(str(n))) for n in range(INTEGERS)]

@@ -1,12 +1,12 @@
 """Language premiums (Petrov et al. 2023): tokens of a language's text over tokens of the same
 text in English, on parallel texts (the bundled UDHR in 33 languages)."""
+
 from __future__ import annotations
 
 import pytest
 
 import tokenizers_core as tc
-from tokenizers_core.audit.premium import (language_premiums, largest_premium, premiums,
-                                           token_counts)
+from tokenizers_core.audit.premium import language_premiums, largest_premium, premiums, token_counts
 from tokenizers_core.corpora import load_corpus, udhr_languages
 
 # A toy parallel text: the word tokeniser makes 3 tokens of English, 5 of French, 2 of German.

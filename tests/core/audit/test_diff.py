@@ -3,6 +3,7 @@
 Every pair is real: bundled encodings, tokenizer.json files written from them (and edited the
 way converters get them wrong), and the Llama 3 files of the shared interop data.
 """
+
 from __future__ import annotations
 
 import json
@@ -10,11 +11,17 @@ import json
 import pytest
 
 import tokenizers_core as tc
-from tokenizers_core.corpora import load_corpus
-from tokenizers_core.diff import (STAGES, corpus_texts, diagnose, diff, first_difference,
-                                  stress_texts)
-
 from tests.shared_data import INTEROP
+from tokenizers_core.corpora import load_corpus
+from tokenizers_core.diff import (
+    STAGES,
+    corpus_texts,
+    diagnose,
+    diff,
+    first_difference,
+    stress_texts,
+)
+
 LLAMA3_JSON = INTEROP / "converted" / "llama3.tokenizer.json"
 LLAMA3_RANKS = INTEROP / "raw" / "llama3" / "tokenizer.model"
 ENDOFTEXT = "<|endoftext|>"
@@ -37,12 +44,19 @@ def cl100k_json(cl100k) -> dict:
 def with_bos(config: dict) -> dict:
     """`config` with a post-processor that puts <|endoftext|> before every text (a BOS)."""
     eot = next(t["id"] for t in config["added_tokens"] if t["content"] == ENDOFTEXT)
-    single = [{"SpecialToken": {"id": ENDOFTEXT, "type_id": 0}},
-              {"Sequence": {"id": "A", "type_id": 0}}]
-    return {**config, "post_processor": {
-        "type": "TemplateProcessing", "single": single,
-        "pair": single + [{"Sequence": {"id": "B", "type_id": 1}}],
-        "special_tokens": {ENDOFTEXT: {"id": ENDOFTEXT, "ids": [eot], "tokens": [ENDOFTEXT]}}}}
+    single = [
+        {"SpecialToken": {"id": ENDOFTEXT, "type_id": 0}},
+        {"Sequence": {"id": "A", "type_id": 0}},
+    ]
+    return {
+        **config,
+        "post_processor": {
+            "type": "TemplateProcessing",
+            "single": single,
+            "pair": single + [{"Sequence": {"id": "B", "type_id": 1}}],
+            "special_tokens": {ENDOFTEXT: {"id": ENDOFTEXT, "ids": [eot], "tokens": [ENDOFTEXT]}},
+        },
+    }
 
 
 def test_an_alias_is_identical_to_its_encoding():
@@ -52,15 +66,19 @@ def test_an_alias_is_identical_to_its_encoding():
 
 
 def test_a_tokenizer_json_written_from_cl100k_differs_only_on_special_token_strings(
-        cl100k, cl100k_json):
+    cl100k, cl100k_json
+):
     """The OpenAI encoding reads "<|endoftext|>" typed in a text as ordinary text (tiktoken's
     encode_ordinary); the tokenizer.json matches it as an added token, first of all stages."""
     converted = from_json(cl100k_json)
     botchan = diff(cl100k, converted, corpus_texts(load_corpus("botchan")))
     assert botchan.identical == botchan.texts > 4000
     stress = diff(cl100k, converted, stress_texts())
-    assert {d.text for d in stress.differences} == \
-        {"<|endoftext|>", "a<|endoftext|>b", "<|fim_prefix|>x<|fim_suffix|>"}
+    assert {d.text for d in stress.differences} == {
+        "<|endoftext|>",
+        "a<|endoftext|>b",
+        "<|fim_prefix|>x<|fim_suffix|>",
+    }
     first = next(d for d in stress.differences if d.text == "a<|endoftext|>b")
     assert first.stage == "added tokens" and first.position == 1
     assert first.evidence == {"a": None, "b": ENDOFTEXT}
@@ -80,8 +98,9 @@ def test_cl100k_and_o200k_split_a_russian_word_differently_in_the_model(cl100k):
     report = diff(cl100k, tc.load("o200k_base"), ["Съешь же"])
     (d,) = report.differences
     assert d.stage == "model" and d.evidence["word"] == "Съешь"
-    assert "".join(d.evidence["a"]) == "".join(d.evidence["b"]) and \
-        d.evidence["a"] != d.evidence["b"]
+    assert (
+        "".join(d.evidence["a"]) == "".join(d.evidence["b"]) and d.evidence["a"] != d.evidence["b"]
+    )
     assert set(d.differs) == {"ids", "tokens", "offsets"}
 
 
@@ -109,7 +128,7 @@ def test_a_bos_added_by_one_post_processor_is_the_post_processors_doing(cl100k_j
     d = report.differences[0]
     assert d.evidence["b"]["before"] == [ENDOFTEXT] and d.evidence["a"]["before"] == []
     assert d.token_a == d.token_b == 0 and d.position == 0
-    assert [d.index for d in report.differences] == [2, 0, 1]    # the shorter text first
+    assert [d.index for d in report.differences] == [2, 0, 1]  # the shorter text first
 
 
 def test_first_difference_by_tokens_then_by_ids(cl100k):
@@ -126,8 +145,11 @@ def test_llama3_ranks_with_the_gpt2_pattern_part_at_the_pre_tokenizer():
     <|begin_of_text|> first, which the ranks file does not: texts the patterns cut alike, or
     cut differently into the same tokens (" 12345"), part at the post-processor only."""
     hf = tc.load(str(LLAMA3_JSON))
-    ranks = tc.load(str(LLAMA3_RANKS), pattern="gpt2",
-                    special_tokens={"<|begin_of_text|>": 128000, "<|end_of_text|>": 128001})
+    ranks = tc.load(
+        str(LLAMA3_RANKS),
+        pattern="gpt2",
+        special_tokens={"<|begin_of_text|>": 128000, "<|end_of_text|>": 128001},
+    )
     report = diff(hf, ranks, ["Hello world", "I'M here", "It costs 12345 dollars"])
     assert report.by_stage == {"pre-tokenizer split": 1, "post-processor": 2}
     d = report.differences[0]
@@ -140,8 +162,14 @@ def test_llama3_ranks_with_the_gpt2_pattern_part_at_the_pre_tokenizer():
 def test_stress_texts_are_fixed_and_cover_the_hard_cases():
     texts = stress_texts()
     assert texts == stress_texts() and len(texts) == len(set(texts)) >= 80
-    for needed in ("a\r\nb", "123456789012", "👨‍👩‍👧‍👦 family", "e\u0301 vs \u00e9",
-                   "<|endoftext|>", "a   b"):
+    for needed in (
+        "a\r\nb",
+        "123456789012",
+        "👨‍👩‍👧‍👦 family",
+        "e\u0301 vs \u00e9",
+        "<|endoftext|>",
+        "a   b",
+    ):
         assert needed in texts
 
 
@@ -160,13 +188,19 @@ def test_a_text_that_is_not_a_string_is_refused(cl100k):
 def test_the_untraced_shortcuts_agree_with_tracing(cl100k, cl100k_json):
     """Renumbered tokens and a post-processor's BOS are found without tracing; tracing the
     same texts finds the same stage, position and tokens."""
-    pairs = [(cl100k, tc.load("o200k_base")),
-             (from_json(cl100k_json), from_json(with_bos(cl100k_json)))]
+    pairs = [
+        (cl100k, tc.load("o200k_base")),
+        (from_json(cl100k_json), from_json(with_bos(cl100k_json))),
+    ]
     for a, b in pairs:
         for d in diff(a, b, stress_texts()).differences:
             traced = diagnose(a, b, d.text, index=d.index)
-            assert (traced.stage, traced.position, traced.window_a, traced.window_b) == \
-                (d.stage, d.position, d.window_a, d.window_b), d.text
+            assert (traced.stage, traced.position, traced.window_a, traced.window_b) == (
+                d.stage,
+                d.position,
+                d.window_a,
+                d.window_b,
+            ), d.text
 
 
 def test_a_coarser_split_whose_tokens_respect_the_finer_one_is_no_pre_tokenizer_difference():

@@ -1,6 +1,7 @@
 """The issue's bar for diff: a GGUF written from Llama 3's tokenizer.json (as llama.cpp's
 converter writes it) is identical to it on 1 MB of text; with the pre-tokenizer `default`, the
 first divergences are the pre-tokenizer's split, and say so."""
+
 from __future__ import annotations
 
 import os

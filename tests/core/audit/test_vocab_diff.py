@@ -4,6 +4,7 @@ differently on a corpus.
 
 Small vocabularies built here have known overlaps; the real checks compare cl100k_base and
 o200k_base with tiktoken's own byte lists, and cl100k_base with Llama 3 (shared interop files)."""
+
 from __future__ import annotations
 
 import base64
@@ -12,11 +13,11 @@ from pathlib import Path
 import pytest
 
 import tokenizers_core as tc
+from tests.shared_data import INTEROP
 from tokenizers_core.audit.token_bytes import CONTINUES, ENDS, SPECIAL, entry_of, token_entries
 from tokenizers_core.audit.vocab_diff import corpus_splits, longest_increasing, vocab_diff
 from tokenizers_core.corpora import load_corpus
 
-from tests.shared_data import INTEROP
 LLAMA3 = INTEROP / "converted" / "llama3.tokenizer.json"
 LLAMA4 = INTEROP / "converted" / "llama4.tokenizer.json"
 
@@ -29,6 +30,7 @@ def ranks_file(extra: list[bytes]) -> tc.Tokenizer:
 
 
 # ---- small vocabularies with known overlaps -----------------------------------------------------
+
 
 def test_two_ranks_files_share_by_bytes_and_part_where_their_ids_do():
     """A = bytes, "ab", " the", "xy"; B = bytes, " the", "ab", "zz". They share the 256 bytes,
@@ -45,7 +47,7 @@ def test_two_ranks_files_share_by_bytes_and_part_where_their_ids_do():
     assert r.prefix == 256 and r.parted
     assert (r.part_a.data, r.part_b.data) == (b"ab", b" the")
     assert (r.part_a_in_b, r.part_b_in_a) == (257, 257)
-    assert r.same_id == 256 + 1            # the bytes and <|endoftext|> (259 in both)
+    assert r.same_id == 256 + 1  # the bytes and <|endoftext|> (259 in both)
     assert r.in_order == 258
 
 
@@ -83,7 +85,7 @@ def test_sentencepiece_metaspace_is_a_space_and_byte_pieces_are_their_byte():
     mistral = tc.load("mistral_v1")
     assert entry_of(mistral, mistral.model.vocab["▁the"]).data == b" the"
     assert entry_of(mistral, mistral.model.vocab["<0xE2>"]).data == b"\xe2"
-    assert entry_of(mistral, 1).special                          # <s>, a control piece
+    assert entry_of(mistral, 1).special  # <s>, a control piece
     d = vocab_diff(mistral, mistral)
     # <0x41> stands for the same byte as A: the first by id speaks for both
     assert d.duplicates_a == d.duplicates_b > 0
@@ -111,6 +113,7 @@ def test_a_rule_tokeniser_has_no_vocabulary_to_compare():
 
 
 # ---- words split differently on a corpus --------------------------------------------------------
+
 
 def test_words_split_differently_most_frequent_first():
     """cl100k splits ` Kiyo` as `ĠKi yo`, o200k as `ĠK iyo`; ` Clown` is one cl100k token and
@@ -144,6 +147,7 @@ def test_special_token_strings_in_the_corpus_are_ordinary_text():
 
 def test_to_dict_is_json_safe():
     import json
+
     d = vocab_diff(ranks_file([b"ab"]), ranks_file([b"\xff\xfe"]), corpus="ab ab")
     data = json.loads(json.dumps(d.to_dict(limit=5)))
     assert data["only_b_tokens"][0]["bytes"] == "fffe"
@@ -152,13 +156,16 @@ def test_to_dict_is_json_safe():
 
 # ---- real vocabularies --------------------------------------------------------------------------
 
+
 def _tiktoken(name: str):
     tiktoken = pytest.importorskip("tiktoken")
     from tokenizers_core.implementations.openai_public import ENCODINGS, load_ranks
     from tokenizers_core.pre_tokenizers import PRESETS
+
     preset, specials = ENCODINGS[name]
-    return tiktoken.Encoding(name, pat_str=PRESETS[preset], mergeable_ranks=load_ranks(name),
-                             special_tokens=specials)
+    return tiktoken.Encoding(
+        name, pat_str=PRESETS[preset], mergeable_ranks=load_ranks(name), special_tokens=specials
+    )
 
 
 def test_cl100k_and_o200k_share_what_tiktoken_byte_lists_share():
@@ -172,14 +179,16 @@ def test_cl100k_and_o200k_share_what_tiktoken_byte_lists_share():
     assert {e.data for e in d.only_b if not e.special} == bytes_b - bytes_a
     specials = {s.a.token for s in d.shared if s.a.special}
     assert specials == set(ref_a.special_tokens_set) & set(ref_b.special_tokens_set)
-    for s in plain[:2000]:                       # and each side's id is tiktoken's rank
+    for s in plain[:2000]:  # and each side's id is tiktoken's rank
         assert ref_a.encode_single_token(s.a.data) == s.a.id
         assert ref_b.encode_single_token(s.b.data) == s.b.id
 
 
 def _llama(path: Path) -> tc.Tokenizer:
     if not path.is_file():
-        pytest.skip(f"needs the shared interop files ({path}): ../shared/data/interop is absent beside the repository")
+        pytest.skip(
+            f"needs the shared interop files ({path}): ../shared/data/interop is absent beside the repository"
+        )
     return tc.load(str(path))
 
 
@@ -190,7 +199,7 @@ def test_llama3_keeps_cl100k_ranks_then_parts():
     d = vocab_diff(tc.load("cl100k_base"), llama3)
     assert d.ranks.prefix == 100_256
     assert d.ranks.part_a is None and d.ranks.part_b is not None
-    assert not [e for e in d.only_a if not e.special]            # every cl100k rank is in Llama 3
+    assert not [e for e in d.only_a if not e.special]  # every cl100k rank is in Llama 3
     assert len(d.only_b) >= 28_000 - 256
 
 
@@ -205,15 +214,31 @@ def test_a_cased_wordpiece_vocabulary_against_bert_uncased():
     """BERT cased against uncased, on a small cased vocab.txt (the real one is not bundled):
     the cased words are only in A, the lower-case ones and `##ing` are shared, and the
     special tokens match by their text whatever their ids."""
-    cased = "\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "The", "the", "Paris",
-                       "##ing", "##Ing", "a"]) + "\n"
+    cased = (
+        "\n".join(
+            [
+                "[PAD]",
+                "[UNK]",
+                "[CLS]",
+                "[SEP]",
+                "[MASK]",
+                "The",
+                "the",
+                "Paris",
+                "##ing",
+                "##Ing",
+                "a",
+            ]
+        )
+        + "\n"
+    )
     tok = tc.load(cased.encode(), lowercase=False)
     d = vocab_diff(tok, tc.load("bert-base-uncased"))
     assert {e.token for e in d.only_a} == {"The", "Paris", "##Ing"}
     shared = {s.a.token: s.b.token for s in d.shared}
     assert shared["##ing"] == "##ing" and shared["the"] == "the" and shared["[CLS]"] == "[CLS]"
     assert all(s.a.marker == s.b.marker for s in d.shared)
-    assert d.ranks.prefix == 1 and d.ranks.part_a.token == "[UNK]"   # [PAD] is 0 in both
+    assert d.ranks.prefix == 1 and d.ranks.part_a.token == "[UNK]"  # [PAD] is 0 in both
 
 
 def test_a_sentencepiece_model_and_its_tokenizer_json_are_the_same_vocabulary(tmp_path):
@@ -234,6 +259,7 @@ def test_cl100k_and_the_tokenizer_json_written_from_it_are_one_vocabulary():
     """The tiktoken ranks and Hugging Face's byte-level BPE spell tokens differently inside
     (bytes against the GPT-2 alphabet); read as bytes they are the same, specials included."""
     import json
+
     cl100k = tc.load("cl100k_base")
     d = vocab_diff(cl100k, tc.load(json.dumps(cl100k.to_hf_json()).encode("utf-8")))
     assert not d.only_a and not d.only_b and d.size_a == d.size_b == 100_261

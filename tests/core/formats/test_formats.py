@@ -1,5 +1,6 @@
 """`tc.load` for files and bytes: the format sniffed from the content, gzip, bad files, vocab.txt
 cased or not (against Hugging Face's BertWordPieceTokenizer), and every tokenizer pickles."""
+
 from __future__ import annotations
 
 import gzip
@@ -10,10 +11,10 @@ from pathlib import Path
 import pytest
 
 import tokenizers_core as tc
-from tokenizers_core.implementations.bert import VOCAB_PATH
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.formats import MAX_FILE_BYTES, gunzip, sniff
 from tokenizers_core.formats.sentencepiece_model import _DATA
+from tokenizers_core.implementations.bert import VOCAB_PATH
 from tokenizers_core.pretrained import bundled
 
 TEXT = "Hello, World! Tokyo 東京 naïve café 👍 <unk> [CLS]"
@@ -26,14 +27,16 @@ def _model_bytes() -> bytes:
 def test_the_format_comes_from_the_content_not_the_name(tmp_path):
     spm = _model_bytes()
     assert sniff(spm) == "sentencepiece"
-    odd = tmp_path / "tokenizer.model.v3"                   # as Mistral names its files
+    odd = tmp_path / "tokenizer.model.v3"  # as Mistral names its files
     odd.write_bytes(spm)
     assert tc.load(str(odd)).encode(TEXT).ids == tc.load("botchan_en_unigram_1000").encode(TEXT).ids
     vocab = gzip.decompress(VOCAB_PATH.read_bytes())
     assert sniff(vocab) == "vocab_txt"
-    named_json = tmp_path / "vocab.json"                    # a vocab.txt whatever its name
+    named_json = tmp_path / "vocab.json"  # a vocab.txt whatever its name
     named_json.write_bytes(vocab)
-    assert tc.load(str(named_json)).encode(TEXT).ids == tc.load("bert-base-uncased").encode(TEXT).ids
+    assert (
+        tc.load(str(named_json)).encode(TEXT).ids == tc.load("bert-base-uncased").encode(TEXT).ids
+    )
     assert tc.load(gzip.compress(vocab)).encode("hello").tokens == ["[CLS]", "hello", "[SEP]"]
 
 
@@ -51,11 +54,11 @@ def test_bad_sources_and_bad_files_say_what_is_wrong(tmp_path):
     with pytest.raises(ValueError, match="sentencepiece|protobuf|truncated|model"):
         tc.load(_model_bytes()[:5000])
     with pytest.raises(ValueError):
-        tc.load(12345)                                      # type: ignore[arg-type]
+        tc.load(12345)  # type: ignore[arg-type]
 
 
 def test_a_gzip_bomb_stops_at_the_limit():
-    bomb = gzip.compress(b"\0" * (8 * 1024 * 1024), compresslevel=9)   # ~8 KB -> 8 MB
+    bomb = gzip.compress(b"\0" * (8 * 1024 * 1024), compresslevel=9)  # ~8 KB -> 8 MB
     with pytest.raises(ValueError, match="decompresses to more than"):
         gunzip(bomb, limit=1024 * 1024)
     assert len(gunzip(bomb, limit=MAX_FILE_BYTES)) == 8 * 1024 * 1024
@@ -63,6 +66,7 @@ def test_a_gzip_bomb_stops_at_the_limit():
 
 def test_vocab_txt_casing_follows_the_vocabulary_unless_told(tmp_path):
     from tokenizers import BertWordPieceTokenizer
+
     words = sorted(set(re.findall(r"\w+|[^\w\s]", load_corpus("botchan")[:30_000])))
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + words
     vocab += sorted({"##" + w[i:] for w in words for i in range(1, min(len(w), 4))} - set(vocab))
@@ -81,8 +85,7 @@ def test_vocab_txt_casing_follows_the_vocabulary_unless_told(tmp_path):
 
 def _trained() -> list:
     lines = load_corpus("botchan").splitlines()[:400]
-    return [tc.train(a, lines, vocab_size=300 if a != "unigram" else 200)
-            for a in tc.algorithms()]
+    return [tc.train(a, lines, vocab_size=300 if a != "unigram" else 200) for a in tc.algorithms()]
 
 
 def test_every_tokenizer_pickles():
@@ -93,8 +96,9 @@ def test_every_tokenizer_pickles():
         assert again.encode(TEXT).ids == tok.encode(TEXT).ids, tok.name or tok.algorithm
 
 
-@pytest.mark.parametrize("lines", [["low lower lowest newer wider"], ["hello world"] * 3,
-                                   ["x" * 50], ["the cat"]])
+@pytest.mark.parametrize(
+    "lines", [["low lower lowest newer wider"], ["hello world"] * 3, ["x" * 50], ["the cat"]]
+)
 def test_unigram_size_error_suggests_a_size_that_trains(lines):
     with pytest.raises(ValueError, match="use at most") as info:
         tc.train("unigram", lines, vocab_size=100)

@@ -1,6 +1,7 @@
 """A GGUF written from a tokenizer (with the `gguf` package, as llama.cpp's converter writes
 it) loads into a Tokenizer that encodes as the source does, on multilingual texts; with the
 pre-tokenizer `default` it does not, and says why."""
+
 from __future__ import annotations
 
 import gzip
@@ -13,8 +14,7 @@ import sentencepiece as spm
 from sentencepiece import sentencepiece_model_pb2
 
 import tokenizers_core as tc
-from tests.gguf_files import (INTEROP, write_bert, write_gpt2, write_llama3,
-                              write_sentencepiece)
+from tests.gguf_files import INTEROP, write_bert, write_gpt2, write_llama3, write_sentencepiece
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.formats import gguf_pre
 
@@ -24,8 +24,20 @@ needs_interop = pytest.mark.skipif(not INTEROP, reason="../shared/data/interop i
 
 def _texts() -> list[str]:
     """UDHR paragraphs in several scripts, the start of Botchan, and the interop texts."""
-    texts = [load_corpus(f"udhr/{code}")[:1500] for code in
-             ("eng", "fra", "deu_1996", "ell_monotonic", "arb", "cmn_hans", "amh", "ben", "fin")]
+    texts = [
+        load_corpus(f"udhr/{code}")[:1500]
+        for code in (
+            "eng",
+            "fra",
+            "deu_1996",
+            "ell_monotonic",
+            "arb",
+            "cmn_hans",
+            "amh",
+            "ben",
+            "fin",
+        )
+    ]
     texts += load_corpus("botchan")[:20_000].split("\n\n")
     if INTEROP:
         with open(os.path.join(INTEROP, "texts.txt"), encoding="utf-8") as fh:
@@ -52,8 +64,9 @@ def test_gpt2_as_gguf_encodes_as_the_bundled_gpt2(folder):
     assert _ids(tok, TEXTS, encode_special_tokens=True) == _ids(ours, TEXTS)
     assert tok.gguf["pre"] == "gpt-2" and tok.warnings == []
     assert tok.encode("a<|endoftext|>").ids == [64, 50256]
-    assert pickle.loads(pickle.dumps(tok)).encode("héllo wörld").ids == \
-        ours.encode("héllo wörld").ids
+    assert (
+        pickle.loads(pickle.dumps(tok)).encode("héllo wörld").ids == ours.encode("héllo wörld").ids
+    )
 
 
 @needs_interop
@@ -62,9 +75,9 @@ def test_llama3_as_gguf_encodes_as_its_tokenizer_json(folder):
     source = tc.load(os.path.join(INTEROP, "converted", "llama3.tokenizer.json"))
     assert _ids(tok, TEXTS) == _ids(source, TEXTS)
     with open(os.path.join(INTEROP, "special_texts.json"), encoding="utf-8") as fh:
-        specials = json.load(fh)["llama3.tokenizer.json"]          # control tokens in the text
+        specials = json.load(fh)["llama3.tokenizer.json"]  # control tokens in the text
     assert _ids(tok, specials) == _ids(source, specials)
-    assert tok.encode("Hi").ids[0] == 128000                       # llama-bpe adds BOS
+    assert tok.encode("Hi").ids[0] == 128000  # llama-bpe adds BOS
     assert tok.chat_template.startswith("{{ bos_token }}")
 
 
@@ -82,12 +95,24 @@ def test_an_unknown_pre_tokenizer_loads_with_the_default_regexes_and_a_warning(f
     assert "not one we know" in tok.warnings[0]
     default = tc.load(write_gpt2(str(folder / "default.gguf"), pre="default"))
     assert _ids(tok, TEXTS[:5]) == _ids(default, TEXTS[:5])
-    assert default.encode("x 12345").tokens == ["x", "Ġ", "123", "45"]    # as llama.cpp splits
+    assert default.encode("x 12345").tokens == ["x", "Ġ", "123", "45"]  # as llama.cpp splits
 
 
 def test_the_pre_tokenizer_table_names_llama_cpps_common_names():
-    for name in ("llama-bpe", "llama3", "qwen2", "gpt-2", "default", "deepseek-llm",
-                 "deepseek-coder", "starcoder", "falcon", "tekken", "gpt-4o", "command-r"):
+    for name in (
+        "llama-bpe",
+        "llama3",
+        "qwen2",
+        "gpt-2",
+        "default",
+        "deepseek-llm",
+        "deepseek-coder",
+        "starcoder",
+        "falcon",
+        "tekken",
+        "gpt-4o",
+        "command-r",
+    ):
         assert gguf_pre.lookup(name).known, name
     assert gguf_pre.lookup("llama-bpe").ignore_merges
     assert gguf_pre.warning("qwen2") is None
@@ -96,10 +121,13 @@ def test_the_pre_tokenizer_table_names_llama_cpps_common_names():
 def test_the_unigram_model_as_t5_encodes_as_sentencepiece(folder):
     tok = tc.load(write_sentencepiece(str(folder / "t5.gguf"), "botchan_en_unigram_1000", "t5"))
     sp = spm.SentencePieceProcessor(
-        model_file=None, model_proto=gzip.decompress(
-            open(os.path.join(DATA, "botchan_en_unigram_1000.model.gz"), "rb").read()))
+        model_file=None,
+        model_proto=gzip.decompress(
+            open(os.path.join(DATA, "botchan_en_unigram_1000.model.gz"), "rb").read()
+        ),
+    )
     assert _ids(tok, TEXTS, add_special_tokens=False) == [sp.encode(t) for t in TEXTS]
-    assert tok.encode("hi").tokens[-1] == "</s>"                  # t5 adds EOS
+    assert tok.encode("hi").tokens[-1] == "</s>"  # t5 adds EOS
 
 
 def test_the_bpe_model_as_llama_encodes_as_sentencepiece_without_its_charsmap(folder):
@@ -108,16 +136,17 @@ def test_the_bpe_model_as_llama_encodes_as_sentencepiece_without_its_charsmap(fo
     remove_extra_whitespaces off (BPE by the scores of the pieces)."""
     tok = tc.load(write_sentencepiece(str(folder / "llama.gguf"), "botchan_en_bpe_1000", "llama"))
     proto = sentencepiece_model_pb2.ModelProto()
-    proto.ParseFromString(gzip.decompress(
-        open(os.path.join(DATA, "botchan_en_bpe_1000.model.gz"), "rb").read()))
+    proto.ParseFromString(
+        gzip.decompress(open(os.path.join(DATA, "botchan_en_bpe_1000.model.gz"), "rb").read())
+    )
     proto.normalizer_spec.name = "identity"
     proto.normalizer_spec.precompiled_charsmap = b""
     proto.normalizer_spec.remove_extra_whitespaces = False
     sp = spm.SentencePieceProcessor(model_proto=proto.SerializeToString())
     assert _ids(tok, TEXTS, add_special_tokens=False) == [sp.encode(t) for t in TEXTS]
-    assert tok.encode("hi").tokens[0] == "<s>"                    # llama adds BOS
+    assert tok.encode("hi").tokens[0] == "<s>"  # llama adds BOS
     assert tok.encode("a  b", add_special_tokens=False).tokens == sp.encode("a  b", out_type=str)
-    assert "▁▁" in "".join(tok.encode("a  b").tokens)                 # both spaces kept
+    assert "▁▁" in "".join(tok.encode("a  b").tokens)  # both spaces kept
 
 
 def test_bert_as_gguf_encodes_as_the_bundled_bert(folder):
@@ -130,6 +159,7 @@ def test_a_gguf_saves_as_a_tokenizer_json_that_hugging_face_runs_the_same(folder
     """GGUF -> tokenizer.json: the file Hugging Face `tokenizers` loads encodes as the GGUF
     does (the llama.cpp regexes travel as Split pre-tokenizers)."""
     from tokenizers import Tokenizer as HFTokenizer
+
     tok = tc.load(write_llama3(str(folder / "llama3-save.gguf"), pre="qwen2"))
     tok.save(str(folder / "from-gguf.json"))
     theirs = HFTokenizer.from_file(str(folder / "from-gguf.json"))

@@ -2,6 +2,7 @@
 package (llama.cpp's own Python reader and writer) reads and writes; read back as llama.cpp
 builds it, it tokenises as the source wherever `changes` (and `exactness`) says it does, and
 where it says it does not, the first divergences are at the stage its sentences name."""
+
 from __future__ import annotations
 
 import functools
@@ -20,23 +21,39 @@ from tokenizers_core.formats.exactness import exactness
 gguf = pytest.importorskip("gguf")
 
 
-
 def explained(tok: tc.Tokenizer, sentences: tuple[str, ...], text: str) -> bool:
     """Whether one of the claimed changes can explain a text tokenised differently: a special
     token's string in it, a normaliser that changes it, spaces a normaliser would collapse; a
     pre-tokenizer or merge-order claim explains any text."""
+
     def says(words: str) -> bool:
         return any(words in s for s in sentences)
+
     specials = [a["content"] for a in tok.to_hf_json()["added_tokens"] if a["special"]]
-    return (says("pre-tokenizer") or says("merges by rank") or says("whole piece up")
-            or (says("Special-token strings") and any(s in text for s in specials))
-            or (says("normaliser") and tok.normalizer.normalize_str(text) != text)
-            or (says("Runs of spaces") and ("  " in text or text != text.strip())))
+    return (
+        says("pre-tokenizer")
+        or says("merges by rank")
+        or says("whole piece up")
+        or (says("Special-token strings") and any(s in text for s in specials))
+        or (says("normaliser") and tok.normalizer.normalize_str(text) != text)
+        or (says("Runs of spaces") and ("  " in text or text != text.strip()))
+    )
 
 
-WRITABLE = ["r50k_base", "cl100k_base", "qwen3", "whisper_en", "claude_2023", "mistral_tekken",
-            "mistral_v1", "mistral_v3", "mistral_v7", "botchan_en_unigram_1000",
-            "botchan_en_bpe_1000", "bert-base-uncased"]
+WRITABLE = [
+    "r50k_base",
+    "cl100k_base",
+    "qwen3",
+    "whisper_en",
+    "claude_2023",
+    "mistral_tekken",
+    "mistral_v1",
+    "mistral_v3",
+    "mistral_v7",
+    "botchan_en_unigram_1000",
+    "botchan_en_bpe_1000",
+    "bert-base-uncased",
+]
 
 
 def interop_texts() -> list[str]:
@@ -58,8 +75,10 @@ def read_with_gguf(path) -> tuple[dict, int]:
     """The file's fields as the gguf package reads them: scalars and strings as values, arrays
     by their length (turning 100k strings into Python is the slow part), and the tensors."""
     reader = gguf.GGUFReader(str(path))
-    fields = {name: (f.contents() if len(f.data) == 1 else len(f.data))
-              for name, f in reader.fields.items()}
+    fields = {
+        name: (f.contents() if len(f.data) == 1 else len(f.data))
+        for name, f in reader.fields.items()
+    }
     return fields, len(reader.tensors)
 
 
@@ -72,8 +91,7 @@ def test_the_gguf_package_reads_what_we_write(tmp_path, name):
     assert tensors == 0
     assert fields["general.architecture"] == "llama"
     assert fields["tokenizer.ggml.model"] == back.gguf["model"]
-    assert fields["tokenizer.ggml.tokens"] == fields["tokenizer.ggml.token_type"] \
-        == back.vocab_size
+    assert fields["tokenizer.ggml.tokens"] == fields["tokenizer.ggml.token_type"] == back.vocab_size
 
 
 def test_our_file_holds_what_llama_cpps_writer_writes_for_gpt2(tmp_path):
@@ -82,16 +100,23 @@ def test_our_file_holds_what_llama_cpps_writer_writes_for_gpt2(tmp_path):
     tok = tc.train("byte_bpe", load_corpus("botchan").splitlines()[:400], 600)
     data = tok.to_hf_json()
     specials = {a["content"]: a["id"] for a in data["added_tokens"]}
-    merges = [tuple(m) if isinstance(m, list) else tuple(m.split(" ", 1))
-              for m in data["model"]["merges"]]
+    merges = [
+        tuple(m) if isinstance(m, list) else tuple(m.split(" ", 1)) for m in data["model"]["merges"]
+    ]
     kv = byte_level_kv(data["model"]["vocab"], merges, specials, gguf_writer.pre_match(tok).name)
     kv["add_add_bos_token"] = kv["add_add_eos_token"] = False
     theirs = gguf.GGUFReader(write(str(tmp_path / "theirs.gguf"), kv)).fields
     (tmp_path / "ours.gguf").write_bytes(gguf_writer.dump_bytes(tok))
     ours = gguf.GGUFReader(str(tmp_path / "ours.gguf")).fields
-    for key in ("tokenizer.ggml.model", "tokenizer.ggml.pre", "tokenizer.ggml.tokens",
-                "tokenizer.ggml.token_type", "tokenizer.ggml.merges",
-                "tokenizer.ggml.add_bos_token", "tokenizer.ggml.add_eos_token"):
+    for key in (
+        "tokenizer.ggml.model",
+        "tokenizer.ggml.pre",
+        "tokenizer.ggml.tokens",
+        "tokenizer.ggml.token_type",
+        "tokenizer.ggml.merges",
+        "tokenizer.ggml.add_bos_token",
+        "tokenizer.ggml.add_eos_token",
+    ):
         assert ours[key].contents() == theirs[key].contents(), key
         assert ours[key].types == theirs[key].types, key
 
@@ -133,11 +158,14 @@ def test_a_named_default_pre_tokenizer_parts_at_the_split():
     assert any("'default', as asked" in c for c in gguf_writer.changes(tok, pre="default"))
 
 
-@pytest.mark.parametrize("name,pre,message", [
-    ("clip", None, "end_of_word_suffix"),
-    ("word", None, "no GGUF form: 'word' has no tokenizer.json form"),
-    ("qwen3", "no-such", "no pre-tokenizer 'no-such'"),
-])
+@pytest.mark.parametrize(
+    "name,pre,message",
+    [
+        ("clip", None, "end_of_word_suffix"),
+        ("word", None, "no GGUF form: 'word' has no tokenizer.json form"),
+        ("qwen3", "no-such", "no pre-tokenizer 'no-such'"),
+    ],
+)
 def test_what_cannot_be_written_says_why(name, pre, message):
     with pytest.raises(ValueError, match=message):
         gguf_writer.dump_bytes(tc.load(name), pre=pre)

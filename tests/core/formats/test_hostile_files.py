@@ -9,6 +9,7 @@
    costs O(n * longest) lookups whatever `max_input_chars_per_word` says; the tokens stay HF's.
 16. `WordPiece::default()` (an empty vocabulary) loads and saves back as `tokenizers` writes it.
 """
+
 from __future__ import annotations
 
 import base64
@@ -17,13 +18,22 @@ import json
 import pickle
 
 import pytest
-from tokenizers import Regex, Tokenizer as HFTokenizer, decoders, models, normalizers, pre_tokenizers
+from tokenizers import (
+    Regex,
+    decoders,
+    models,
+    normalizers,
+    pre_tokenizers,
+)
+from tokenizers import (
+    Tokenizer as HFTokenizer,
+)
 
 import tokenizers_core as tc
 from tokenizers_core.implementations.rules import regex_tokenizer
 
 EVIL = "(a|a)*$"
-SLOW = "a" * 24 + "!"        # ~2^24 backtracking steps: seconds without a limit
+SLOW = "a" * 24 + "!"  # ~2^24 backtracking steps: seconds without a limit
 LIMIT = 0.2
 
 
@@ -49,20 +59,28 @@ def test_a_split_pattern_that_backtracks_is_stopped_and_named():
     tok.limit_regex_time(LIMIT)
     with pytest.raises(ValueError, match=r"\(a\|a\)\*\$.*longer than 0.2 s"):
         tok.encode(SLOW)
-    assert tok.encode("aa!").tokens == ["[UNK]"]          # a short text runs as before
+    assert tok.encode("aa!").tokens == ["[UNK]"]  # a short text runs as before
 
 
 def test_a_replace_normalizer_pattern_is_stopped_and_named():
-    tok = tc.load(evil_json(normalizer=normalizers.Replace(Regex(EVIL), "a"),
-                            pre_tokenizer=pre_tokenizers.WhitespaceSplit()))
+    tok = tc.load(
+        evil_json(
+            normalizer=normalizers.Replace(Regex(EVIL), "a"),
+            pre_tokenizer=pre_tokenizers.WhitespaceSplit(),
+        )
+    )
     tok.limit_regex_time(LIMIT)
     with pytest.raises(ValueError, match=r"\(a\|a\)\*\$"):
         tok.encode(SLOW)
 
 
 def test_a_replace_decoder_pattern_is_stopped_and_named():
-    tok = tc.load(evil_json(decoder=decoders.Replace(Regex(EVIL), "a"),
-                            pre_tokenizer=pre_tokenizers.WhitespaceSplit()))
+    tok = tc.load(
+        evil_json(
+            decoder=decoders.Replace(Regex(EVIL), "a"),
+            pre_tokenizer=pre_tokenizers.WhitespaceSplit(),
+        )
+    )
     tok.limit_regex_time(LIMIT)
     with pytest.raises(ValueError, match=r"\(a\|a\)\*\$"):
         tok.decode([4])
@@ -84,8 +102,13 @@ def test_the_custom_regex_rule_names_its_pattern():
 def test_the_limit_covers_the_whole_text_not_each_piece():
     """Each piece ("a" * 15 + "!") stays well under the limit (~20 ms); a hundred of them do
     not, and the one encode is stopped."""
-    tok = tc.load(evil_json(pre_tokenizer=pre_tokenizers.Sequence([
-        pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Split(Regex(EVIL), "isolated")])))
+    tok = tc.load(
+        evil_json(
+            pre_tokenizer=pre_tokenizers.Sequence(
+                [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Split(Regex(EVIL), "isolated")]
+            )
+        )
+    )
     tok.limit_regex_time(LIMIT)
     tok.encode("a" * 15 + "!")
     with pytest.raises(ValueError, match=r"\(a\|a\)\*\$"):
@@ -111,27 +134,42 @@ def test_the_limit_survives_pickling_and_leaves_the_file_unchanged():
 
 
 # ---- 2. padding and truncation lengths ----------------------------------------------------------
-@pytest.mark.parametrize("section, value", [
-    ("padding", {"strategy": {"Fixed": 3_000_000}}),
-    ("padding", {"strategy": {"Fixed": 10 ** 12}}),
-    ("padding", {"strategy": {"Fixed": 1e12}}),
-    ("padding", {"strategy": "BatchLongest", "pad_to_multiple_of": 3_000_000}),
-    ("truncation", {"max_length": 10 ** 12}),
-])
+@pytest.mark.parametrize(
+    "section, value",
+    [
+        ("padding", {"strategy": {"Fixed": 3_000_000}}),
+        ("padding", {"strategy": {"Fixed": 10**12}}),
+        ("padding", {"strategy": {"Fixed": 1e12}}),
+        ("padding", {"strategy": "BatchLongest", "pad_to_multiple_of": 3_000_000}),
+        ("truncation", {"max_length": 10**12}),
+    ],
+)
 def test_huge_padding_and_truncation_lengths_are_refused_at_load(section, value):
     def edit(config):
-        config[section] = dict({"direction": "Right", "pad_id": 3, "pad_type_id": 0,
-                                "pad_token": "[PAD]"} if section == "padding" else
-                               {"direction": "Right", "stride": 0, "strategy": "LongestFirst"},
-                               **value)
+        config[section] = dict(
+            {"direction": "Right", "pad_id": 3, "pad_type_id": 0, "pad_token": "[PAD]"}
+            if section == "padding"
+            else {"direction": "Right", "stride": 0, "strategy": "LongestFirst"},
+            **value,
+        )
+
     with pytest.raises(ValueError, match=f"{section}.*at most [0-9,]+"):
         tc.load(with_config(edit))
 
 
 def test_ordinary_padding_still_loads_and_pads_as_hugging_face():
-    data = with_config(lambda c: c.update(padding={
-        "strategy": {"Fixed": 512}, "direction": "Right", "pad_to_multiple_of": None,
-        "pad_id": 3, "pad_type_id": 0, "pad_token": "[PAD]"}))
+    data = with_config(
+        lambda c: c.update(
+            padding={
+                "strategy": {"Fixed": 512},
+                "direction": "Right",
+                "pad_to_multiple_of": None,
+                "pad_id": 3,
+                "pad_type_id": 0,
+                "pad_token": "[PAD]",
+            }
+        )
+    )
     enc = tc.load(data).encode("a !")
     ref = HFTokenizer.from_str(data.decode()).encode("a !")
     assert (enc.ids, enc.attention_mask) == (ref.ids, ref.attention_mask)
@@ -139,8 +177,17 @@ def test_ordinary_padding_still_loads_and_pads_as_hugging_face():
 
 # ---- 3. WordPiece probes bounded by the longest vocabulary entry --------------------------------
 def wordpiece_json(max_input_chars: float) -> bytes:
-    vocab = {"[UNK]": 0, "a": 1, "b": 2, "##a": 3, "##b": 4, "ab": 5, "##ab": 6, "##aba": 7,
-             "##bb": 8}
+    vocab = {
+        "[UNK]": 0,
+        "a": 1,
+        "b": 2,
+        "##a": 3,
+        "##b": 4,
+        "ab": 5,
+        "##ab": 6,
+        "##aba": 7,
+        "##bb": 8,
+    }
     config = json.loads(HFTokenizer(models.WordPiece(vocab, unk_token="[UNK]")).to_str())
     config["model"]["max_input_chars_per_word"] = max_input_chars
     return json.dumps(config).encode()
@@ -152,7 +199,7 @@ LONG_WORDS = ["ab" * 3000, "abba" * 1500, "a" * 5999 + "c", "b" * 6000]
 def test_long_words_with_a_huge_max_input_chars_match_hugging_face():
     """Words of 2,000 characters (Hugging Face itself takes seconds on 6,000: its probes are
     not bounded), of 1,999 and of 2,000 characters around the longest entry's edge."""
-    data = wordpiece_json(10 ** 9)
+    data = wordpiece_json(10**9)
     ref = HFTokenizer.from_str(data.decode())
     tok = tc.load(data)
     for word in [w[:2000] for w in LONG_WORDS] + ["ab" * 999 + "abb", "b" + "aba" * 666]:
@@ -174,7 +221,7 @@ class CountingDict(dict):
 @pytest.mark.parametrize("word", LONG_WORDS, ids=["ab", "abba", "a-c", "b"])
 def test_each_probe_looks_no_further_than_the_longest_vocabulary_entry(word):
     """A word of n characters costs at most n * (longest entry + 1) lookups, not n^2 / 2."""
-    model = copy.copy(tc.load(wordpiece_json(10 ** 9)).model)
+    model = copy.copy(tc.load(wordpiece_json(10**9)).model)
     model._cache = {}
     model.vocab = CountingDict(model.vocab)
     CountingDict.lookups = 0

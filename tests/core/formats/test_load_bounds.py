@@ -2,13 +2,15 @@
 tokens, vocab entries or merges than any real tokenizer is refused at load with a message naming
 the field, its count and the limit; up to the limits, loading builds nothing large, and the
 added-token matcher finds what Hugging Face's Aho-Corasick finds."""
+
 from __future__ import annotations
 
 import json
 import tracemalloc
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 import tokenizers_core as tc
 from tokenizers_core.added_tokens import MAX_ADDED_TOKENS, MAX_CONTENT_CHARS, _matcher
@@ -27,31 +29,45 @@ def bert_json(tmp_path_factory) -> dict:
 
 def with_added(config: dict, contents: list[str]) -> bytes:
     base = len(config["model"]["vocab"])
-    flags = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False,
-             "special": False}
-    added = config["added_tokens"] + [dict(flags, id=base + i, content=c)
-                                      for i, c in enumerate(contents)]
+    flags = {
+        "single_word": False,
+        "lstrip": False,
+        "rstrip": False,
+        "normalized": False,
+        "special": False,
+    }
+    added = config["added_tokens"] + [
+        dict(flags, id=base + i, content=c) for i, c in enumerate(contents)
+    ]
     return json.dumps(dict(config, added_tokens=added)).encode()
 
 
 def test_more_added_tokens_than_the_limit_is_refused_naming_the_field(bert_json):
-    data = with_added(bert_json, [f"<t{i}>" for i in range(MAX_ADDED_TOKENS)])   # + BERT's 5
-    with pytest.raises(ValueError, match=r"added_tokens has 100,005 entries; the most a "
-                                         r"tokenizer may have is 100,000"):
+    data = with_added(bert_json, [f"<t{i}>" for i in range(MAX_ADDED_TOKENS)])  # + BERT's 5
+    with pytest.raises(
+        ValueError,
+        match=r"added_tokens has 100,005 entries; the most a "
+        r"tokenizer may have is 100,000",
+    ):
         tc.load(data)
 
 
 def test_a_vocab_past_the_limit_is_refused_naming_the_field():
     vocab = {f"w{i}": i for i in range(MAX_VOCAB + 1)}
     data = json.dumps({"model": {"type": "WordLevel", "vocab": vocab, "unk_token": "w0"}})
-    with pytest.raises(ValueError, match=r"model vocab has 1,000,001 entries; the most a "
-                                         r"tokenizer may have is 1,000,000"):
+    with pytest.raises(
+        ValueError,
+        match=r"model vocab has 1,000,001 entries; the most a "
+        r"tokenizer may have is 1,000,000",
+    ):
         tc.load(data.encode())
 
 
 def test_an_added_token_longer_than_the_limit_is_refused(bert_json):
-    with pytest.raises(ValueError, match=f"257 characters long; the longest an added token may "
-                                         f"be is {MAX_CONTENT_CHARS}"):
+    with pytest.raises(
+        ValueError,
+        match=f"257 characters long; the longest an added token may be is {MAX_CONTENT_CHARS}",
+    ):
         tc.load(with_added(bert_json, ["x" * 257]))
 
 
@@ -64,18 +80,30 @@ def test_the_most_added_tokens_allowed_load_without_large_structures(bert_json):
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert peak < 250 * 2 ** 20, f"loading peaked at {peak / 2 ** 20:.0f} MB"
-    assert tok.encode("a <t7> b <t99994>c").tokens == ["[CLS]", "a", "<t7>", "b", "<t99994>",
-                                                       "c", "[SEP]"]
+    assert peak < 250 * 2**20, f"loading peaked at {peak / 2**20:.0f} MB"
+    assert tok.encode("a <t7> b <t99994>c").tokens == [
+        "[CLS]",
+        "a",
+        "<t7>",
+        "b",
+        "<t99994>",
+        "c",
+        "[SEP]",
+    ]
 
 
-TEXTS = ["<a><ab><abc>abcd", "xx<abc>>>ab<<a>", "ünïcödé <ab> and ab<a>b <abc",
-         "a" * 40 + "<a" * 10 + "abc" * 5, "no added token here", "<<<<>>>>"]
+TEXTS = [
+    "<a><ab><abc>abcd",
+    "xx<abc>>>ab<<a>",
+    "ünïcödé <ab> and ab<a>b <abc",
+    "a" * 40 + "<a" * 10 + "abc" * 5,
+    "no added token here",
+    "<<<<>>>>",
+]
 
 
 @pytest.mark.parametrize("many_starts", [False, True])
-def test_matches_are_leftmost_longest_as_hugging_face_finds_them(bert_json, tmp_path,
-                                                                  many_starts):
+def test_matches_are_leftmost_longest_as_hugging_face_finds_them(bert_json, tmp_path, many_starts):
     """Tokens that overlap and share prefixes; with `many_starts`, 200 more tokens that start
     with 200 different characters (the matcher's other way of finding places to look)."""
     contents = ["<a", "<a>", "<ab>", "<abc>", "ab", "abc", "b<", "<<", ">>>", "a" * 7]
@@ -102,8 +130,10 @@ def brute_force(patterns: set[str], text: str) -> list[tuple[int, int, str]]:
     return out
 
 
-@given(st.sets(st.text("ab0", min_size=1, max_size=8), min_size=1, max_size=30),
-       st.text("ab0c", max_size=60))
+@given(
+    st.sets(st.text("ab0", min_size=1, max_size=8), min_size=1, max_size=30),
+    st.text("ab0c", max_size=60),
+)
 def test_the_matcher_finds_what_the_definition_finds(patterns, text):
     """Strings over a tiny alphabet overlap and nest every way (prefix chains, near misses)."""
     matcher = _matcher([(p, i) for i, p in enumerate(sorted(patterns))])

@@ -2,10 +2,12 @@
 sentencepiece loads our .model, tiktoken our ranks file, Hugging Face's BertWordPieceTokenizer our
 vocab.txt; each gives the same pieces and ids as the tokeniser we saved, and so does
 `tc.load(saved)`."""
+
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import load_corpus
@@ -14,9 +16,11 @@ from tokenizers_core.formats.tiktoken_file import parse_ranks
 from tokenizers_core.pre_tokenizers import PRESETS
 
 TRAIN = load_corpus("botchan").splitlines()[:3000]
-TEXTS = (load_corpus("botchan").splitlines()[3000:3400]
-         + [load_corpus(f"udhr/{c}")[:2000] for c in ("fra", "jpn", "rus", "hin")]
-         + ["  Hello  World ①ﬁ", "東京 👍", "naïve\tcafé\n"])
+TEXTS = (
+    load_corpus("botchan").splitlines()[3000:3400]
+    + [load_corpus(f"udhr/{c}")[:2000] for c in ("fra", "jpn", "rus", "hin")]
+    + ["  Hello  World ①ﬁ", "東京 👍", "naïve\tcafé\n"]
+)
 
 
 @pytest.fixture(scope="module")
@@ -24,8 +28,9 @@ def trained():
     return {a: tc.train(a, TRAIN, vocab_size=600) for a in tc.algorithms()}
 
 
-@pytest.mark.parametrize("which", ["unigram", "sentencepiece_bpe", "botchan_en_unigram_1000",
-                                   "botchan_en_bpe_1000"])
+@pytest.mark.parametrize(
+    "which", ["unigram", "sentencepiece_bpe", "botchan_en_unigram_1000", "botchan_en_bpe_1000"]
+)
 def test_sentencepiece_loads_our_model_files(which, trained, tmp_path):
     spm = pytest.importorskip("sentencepiece")
     tok = trained.get(which) or tc.load(which)
@@ -45,8 +50,9 @@ def test_tiktoken_loads_our_ranks_files(which, trained):
     tok = trained.get(which) or tc.load(which)
     data = dump_bytes(tok, "tiktoken")
     pattern = "gpt2" if which != "cl100k_base" else "cl100k"
-    ref = tiktoken.Encoding("saved", pat_str=PRESETS[pattern], mergeable_ranks=parse_ranks(data),
-                            special_tokens={})
+    ref = tiktoken.Encoding(
+        "saved", pat_str=PRESETS[pattern], mergeable_ranks=parse_ranks(data), special_tokens={}
+    )
     again = tc.load(data, pattern=pattern)
     for text in TEXTS:
         ids = tok.encode(text).ids
@@ -73,15 +79,19 @@ def _byte_bpe():
 
 def _byte_bpe_ref(tiktoken):
     if "ref" not in _CACHE:
-        _CACHE["ref"] = tiktoken.Encoding("saved", pat_str=PRESETS["gpt2"], special_tokens={},
-                                          mergeable_ranks=parse_ranks(
-                                              dump_bytes(_byte_bpe(), "tiktoken")))
+        _CACHE["ref"] = tiktoken.Encoding(
+            "saved",
+            pat_str=PRESETS["gpt2"],
+            special_tokens={},
+            mergeable_ranks=parse_ranks(dump_bytes(_byte_bpe(), "tiktoken")),
+        )
     return _CACHE["ref"]
 
 
 @pytest.mark.parametrize("which", ["wordpiece", "bert-base-uncased"])
 def test_hugging_face_loads_our_vocab_txt(which, trained, tmp_path):
     from tokenizers import BertWordPieceTokenizer
+
     tok = trained.get(which) or tc.load(which)
     path = tmp_path / "vocab.txt"
     assert save(tok, str(path)) == "vocab_txt"

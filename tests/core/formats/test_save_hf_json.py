@@ -5,6 +5,7 @@ special-tokens mask and decode our tokenizer gives, on UDHR, botchan and Hypothe
 read from tokenizer.json (written back as HF's `to_str()` writes them), sentencepiece models with
 and without byte fallback, and the tokenizers with no exact form (a ValueError that says so).
 """
+
 from __future__ import annotations
 
 import json
@@ -14,7 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import corpus_names, load_corpus
@@ -28,9 +30,26 @@ import test_hf_json as families  # noqa: E402  (the model families built with to
 
 SP = "\u2581"
 BYTE_PIECE = re.compile(r"<0x[0-9A-F]{2}>")
-EDGES = ["", " ", "   ", " a  b ", "  leading", "trailing  ", "a   b    c", "\tx\ny\r\n",
-         "a\n\n b", "x\u00a0 y", "a\u3000b", "日本語のテキスト", "é e\u0301 Ω ß İ ǅ", "emoji 🤗 👍🏽 🇯🇵",
-         "12345 67.8 9,000", "don't WE'LL y'all", "CHAPTER VII.", "unknown ☃ ⁂ ꙮ 𝔘"]
+EDGES = [
+    "",
+    " ",
+    "   ",
+    " a  b ",
+    "  leading",
+    "trailing  ",
+    "a   b    c",
+    "\tx\ny\r\n",
+    "a\n\n b",
+    "x\u00a0 y",
+    "a\u3000b",
+    "日本語のテキスト",
+    "é e\u0301 Ω ß İ ǅ",
+    "emoji 🤗 👍🏽 🇯🇵",
+    "12345 67.8 9,000",
+    "don't WE'LL y'all",
+    "CHAPTER VII.",
+    "unknown ☃ ⁂ ꙮ 𝔘",
+]
 
 
 def _texts() -> list[str]:
@@ -50,8 +69,10 @@ def sentencepiece_view(tok, text: str, enc) -> dict:
     is a token alone covers nothing in sentencepiece and the first character in HF; an unknown
     character's BPE token is the text in sentencepiece and "<unk>" in HF (same id); Unigram's
     byte pieces each cover the whole run of unknown characters in HF."""
-    offsets = [(s, e + 1) if s == e < len(text) and v == SP else (s, e)
-               for (s, e), v in zip(enc.offsets, enc.tokens)]
+    offsets = [
+        (s, e + 1) if s == e < len(text) and v == SP else (s, e)
+        for (s, e), v in zip(enc.offsets, enc.tokens)
+    ]
     if hasattr(tok.model, "nbest") and tok.model.byte_fallback:
         # Unigram: HF's byte pieces each cover the whole run of unknown characters
         run: list[int] = []
@@ -61,20 +82,27 @@ def sentencepiece_view(tok, text: str, enc) -> dict:
                 continue
             if run:
                 span = (offsets[run[0]][0], offsets[run[-1]][1])
-                offsets[run[0]:run[-1] + 1] = [span] * len(run)
+                offsets[run[0] : run[-1] + 1] = [span] * len(run)
                 run = []
     tokens = list(enc.tokens)
-    if not hasattr(tok.model, "nbest"):                     # BPE
+    if not hasattr(tok.model, "nbest"):  # BPE
         unk = tok.model.unk_id
         tokens = [tok.model.id_to_token(unk) if i == unk else v for i, v in zip(enc.ids, tokens)]
-    return {"ids": enc.ids, "tokens": tokens, "offsets": offsets,
-            "special_tokens_mask": enc.special_tokens_mask}
+    return {
+        "ids": enc.ids,
+        "tokens": tokens,
+        "offsets": offsets,
+        "special_tokens_mask": enc.special_tokens_mask,
+    }
 
 
 def view(enc) -> dict:
-    return {"ids": list(enc.ids), "tokens": list(enc.tokens),
-            "offsets": [tuple(o) for o in enc.offsets],
-            "special_tokens_mask": list(enc.special_tokens_mask)}
+    return {
+        "ids": list(enc.ids),
+        "tokens": list(enc.tokens),
+        "offsets": [tuple(o) for o in enc.offsets],
+        "special_tokens_mask": list(enc.special_tokens_mask),
+    }
 
 
 def compare(ours, ref: Tokenizer, texts=TEXTS, *, sentencepiece: bool = False) -> None:
@@ -82,19 +110,20 @@ def compare(ours, ref: Tokenizer, texts=TEXTS, *, sentencepiece: bool = False) -
     skipped = 0
     for text in texts:
         if sentencepiece and _precompiled_differs(ours, text):
-            skipped += 1                                    # documented difference 2
+            skipped += 1  # documented difference 2
             continue
         enc = ours.encode(text)
         mine = sentencepiece_view(ours, text, enc) if sentencepiece else view(enc)
         theirs = view(ref.encode(text))
         if sentencepiece and _charsmap_rewrites(ours, text):
-            del mine["offsets"], theirs["offsets"]          # documented difference 8
+            del mine["offsets"], theirs["offsets"]  # documented difference 8
         assert mine == theirs, text[:60]
         if sentencepiece and ours.normalizer.normalize_str(text).startswith(SP + SP):
-            continue                                        # documented difference 7
+            continue  # documented difference 7
         for skip in (False, True):
-            assert ours.decode(enc.ids, skip_special_tokens=skip) == \
-                ref.decode(enc.ids, skip_special_tokens=skip), (text[:60], skip)
+            assert ours.decode(enc.ids, skip_special_tokens=skip) == ref.decode(
+                enc.ids, skip_special_tokens=skip
+            ), (text[:60], skip)
     assert skipped <= max(1, len(texts) // 8), f"{skipped} of {len(texts)} texts normalise apart"
 
 
@@ -143,8 +172,9 @@ def test_trained_special_tokens_are_added_tokens(tmp_path):
     assert [t["content"] for t in ours.to_hf_json()["added_tokens"]] == ["<|endoftext|>", "<pad>"]
     assert ref.encode("a<|endoftext|>b").tokens == ["a", "<|endoftext|>", "b"]
     assert ours.encode("a<|endoftext|>b").tokens[1] == "<"
-    assert ref.decode([0, 1], skip_special_tokens=True) == ours.decode([0, 1],
-                                                                       skip_special_tokens=True)
+    assert ref.decode([0, 1], skip_special_tokens=True) == ours.decode(
+        [0, 1], skip_special_tokens=True
+    )
 
 
 @pytest.mark.parametrize("algorithm", ["sentencepiece_bpe", "unigram"])
@@ -171,15 +201,20 @@ def test_textbook_bpe_as_vocab_and_merges(tmp_path):
     ours = tc.train("bpe", LINES, vocab_size=300)
     assert ours.save(str(tmp_path), format="vocab_merges") == "vocab_merges"
     lines = (tmp_path / "merges.txt").read_text("utf-8").splitlines()
-    assert lines[0].startswith("#version") and [tuple(m.split(" ")) for m in lines[1:]] == \
-        list(ours.model.merges)
-    model = models.BPE.from_file(str(tmp_path / "vocab.json"), str(tmp_path / "merges.txt"),
-                                 end_of_word_suffix="</w>", unk_token="<unk>")
+    assert lines[0].startswith("#version") and [tuple(m.split(" ")) for m in lines[1:]] == list(
+        ours.model.merges
+    )
+    model = models.BPE.from_file(
+        str(tmp_path / "vocab.json"),
+        str(tmp_path / "merges.txt"),
+        end_of_word_suffix="</w>",
+        unk_token="<unk>",
+    )
     ref = Tokenizer(model)
     ref.pre_tokenizer = pre_tokenizers.Whitespace()
     ref.decoder = decoders.BPEDecoder()
     assert ref.get_vocab() == {t: i for t, i in ours.model.vocab.items()}
-    same = ours.encode("the cat")                   # words whose merges agree
+    same = ours.encode("the cat")  # words whose merges agree
     assert view(ref.encode("the cat")) == view(same)
     assert ours.encode("pillow").tokens == ["p", "i", "l", "l", "ow</w>"]
     assert ref.encode("pillow").tokens == ["p", "i", "l", "lo", "w</w>"]
@@ -221,22 +256,39 @@ def spm_byte_fallback(request, tmp_path_factory):
     return _spm(tmp_path_factory.mktemp("spm"), request.param, byte_fallback=True)
 
 
-HARD = ["  a  ", "a" + " " * 7 + "b", " \t a\t\tb \n", "\n\n", "a\u00a0\u00a0b", "x \u3000 y",
-        "☃ unknown ꙮ", "日本", "🤗🤗", "\u0085a\u2028b", "ＡＢＣ ｶﾀｶﾅ ①", "a" * 40, "▁▁x ▁ y"]
+HARD = [
+    "  a  ",
+    "a" + " " * 7 + "b",
+    " \t a\t\tb \n",
+    "\n\n",
+    "a\u00a0\u00a0b",
+    "x \u3000 y",
+    "☃ unknown ꙮ",
+    "日本",
+    "🤗🤗",
+    "\u0085a\u2028b",
+    "ＡＢＣ ｶﾀｶﾅ ①",
+    "a" * 40,
+    "▁▁x ▁ y",
+]
 
 
 def test_sentencepiece_byte_fallback_saves(spm_byte_fallback, tmp_path):
-    save_and_check(spm_byte_fallback, tmp_path, sentencepiece=True,
-                   texts=TEXTS[::2] + EDGES + HARD)
+    save_and_check(spm_byte_fallback, tmp_path, sentencepiece=True, texts=TEXTS[::2] + EDGES + HARD)
 
 
 def _spm(tmp: Path, model_type: str, **options) -> tc.Tokenizer:
     spm = pytest.importorskip("sentencepiece")
     corpus = tmp / "corpus.txt"
     corpus.write_text("\n".join(LINES), encoding="utf-8")
-    spm.SentencePieceTrainer.train(input=str(corpus), model_prefix=str(tmp / model_type),
-                                   vocab_size=600, model_type=model_type, minloglevel=2,
-                                   **options)
+    spm.SentencePieceTrainer.train(
+        input=str(corpus),
+        model_prefix=str(tmp / model_type),
+        vocab_size=600,
+        model_type=model_type,
+        minloglevel=2,
+        **options,
+    )
     return tc.load(str(tmp / f"{model_type}.model"))
 
 
@@ -252,31 +304,48 @@ def test_sentencepiece_user_defined_pieces(tmp_path):
         bpe.to_hf_json()
 
 
-@pytest.mark.parametrize("options", [{"add_dummy_prefix": False},
-                                     {"remove_extra_whitespaces": False, "byte_fallback": True},
-                                     {"normalization_rule_name": "identity"}])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"add_dummy_prefix": False},
+        {"remove_extra_whitespaces": False, "byte_fallback": True},
+        {"normalization_rule_name": "identity"},
+    ],
+)
 def test_sentencepiece_normaliser_options(options, tmp_path):
     ours = _spm(tmp_path, "unigram", **options)
-    compare(ours, Tokenizer.from_str(json.dumps(ours.to_hf_json())), TEXTS[::3] + HARD,
-            sentencepiece=True)
+    compare(
+        ours,
+        Tokenizer.from_str(json.dumps(ours.to_hf_json())),
+        TEXTS[::3] + HARD,
+        sentencepiece=True,
+    )
 
 
 def test_sentencepiece_char_and_word_models(tmp_path):
     ours = _spm(tmp_path, "char")
-    compare(ours, Tokenizer.from_str(json.dumps(ours.to_hf_json())), TEXTS[::3] + HARD,
-            sentencepiece=True)
+    compare(
+        ours,
+        Tokenizer.from_str(json.dumps(ours.to_hf_json())),
+        TEXTS[::3] + HARD,
+        sentencepiece=True,
+    )
     with pytest.raises(ValueError, match="word model has no tokenizer.json form"):
         _spm(tmp_path, "word").to_hf_json()
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.text(st.sampled_from(" \t\n\u00a0\u3000ab▁日é☃🤗") | st.characters(
-    blacklist_categories=("Cs",)), max_size=30))
+@given(
+    st.text(
+        st.sampled_from(" \t\n\u00a0\u3000ab▁日é☃🤗") | st.characters(blacklist_categories=("Cs",)),
+        max_size=30,
+    )
+)
 def test_sentencepiece_any_text(text):
     """Hypothesis text, weighted to whitespace runs and unknown characters, on both bundled
     sentencepiece models; texts hitting a documented difference are left out."""
     if any(s in text for s in ("<s>", "</s>", "<unk>")):
-        return                                              # documented difference 1
+        return  # documented difference 1
     for ours, ref in _sentencepiece_pairs():
         if _precompiled_differs(ours, text):
             continue
@@ -318,6 +387,7 @@ def _precompiled_differs(ours, text: str) -> bool:
         return False
     from tokenizers_core.normalized import NormalizedString
     from tokenizers_core.normalizers.hf import Precompiled
+
     hf = Precompiled(charsmap.blob).normalize(NormalizedString(text)).normalized
     sp, i = [], 0
     while i < len(text):
@@ -332,7 +402,7 @@ def test_sentencepiece_documented_differences():
     ours, ref = _sentencepiece_pairs()[0]
     assert ours.encode("<s>").tokens != ref.encode("<s>").tokens == ["<s>"]
     assert ours.decode(ours.encode("\u2581a").ids) == "a" != ref.decode(ours.encode("\u2581a").ids)
-    text = "\ufb01\u0301"                                      # ligature + combining mark
+    text = "\ufb01\u0301"  # ligature + combining mark
     assert _precompiled_differs(ours, text)
     assert ours.encode(text).ids != ref.encode(text).ids
 
@@ -360,8 +430,14 @@ def test_imported_round_trip(family, tmp_path):
 
 def test_truncation_padding_and_added_tokens_round_trip(tmp_path):
     ref = families.cased_bert_style()
-    ref.add_tokens([tokenizers.AddedToken("<mask>", lstrip=True, rstrip=True, special=True,
-                                          normalized=False), tokenizers.AddedToken("NEW")])
+    ref.add_tokens(
+        [
+            tokenizers.AddedToken(
+                "<mask>", lstrip=True, rstrip=True, special=True, normalized=False
+            ),
+            tokenizers.AddedToken("NEW"),
+        ]
+    )
     ref.enable_truncation(12, stride=2, strategy="only_first", direction="left")
     ref.enable_padding(length=16, pad_id=0, pad_token="[PAD]", pad_to_multiple_of=8)
     ours = hf_json.load_bytes(ref.to_str().encode())
@@ -386,8 +462,11 @@ _EXACT: list = []
 
 def _exact_pairs():
     if not _EXACT:
-        for ours in (tc.train("byte_bpe", LINES[:600], vocab_size=400),
-                     tc.train("wordpiece", LINES[:600], vocab_size=400), tc.load("r50k_base")):
+        for ours in (
+            tc.train("byte_bpe", LINES[:600], vocab_size=400),
+            tc.train("wordpiece", LINES[:600], vocab_size=400),
+            tc.load("r50k_base"),
+        ):
             _EXACT.append((ours, Tokenizer.from_str(json.dumps(ours.to_hf_json()))))
     return _EXACT
 
@@ -404,8 +483,7 @@ def test_format_from_extension_and_errors(tmp_path):
     with pytest.raises(ValueError, match="cannot tell the format"):
         tok.save(str(tmp_path / "tokenizer.bin"))
     assert tok.save(str(tmp_path / "tokenizer.bin"), format="hf_json") == "hf_json"
-    assert tc.load(str(tmp_path / "tokenizer.bin")).encode("Hello!").ids == \
-        tok.encode("Hello!").ids
+    assert tc.load(str(tmp_path / "tokenizer.bin")).encode("Hello!").ids == tok.encode("Hello!").ids
     with pytest.raises(ValueError, match="cannot write"):
         tok.save(str(tmp_path / "missing" / "dir" / "tokenizer.json"))
 
@@ -418,8 +496,10 @@ def test_llama3_tiktoken_file_saves_as_the_hub_file(tmp_path):
     raw = families.LLAMA3.parent.parent / "raw" / "llama3" / "tokenizer.model"
     if not raw.exists() or not families.INTEROP_TEXTS.exists():
         pytest.skip(f"{raw} is absent (the real Llama 3 file lives outside the repository)")
-    pattern = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"
-               r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+    pattern = (
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"
+        r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+    )
     hub_json = json.loads(families.LLAMA3.read_text("utf-8"))
     specials = {t["content"]: t["id"] for t in hub_json["added_tokens"]}
     ours = tc.load(str(raw), pattern=pattern, special_tokens=specials)
@@ -427,12 +507,16 @@ def test_llama3_tiktoken_file_saves_as_the_hub_file(tmp_path):
     ours.save(str(path))
     ref = Tokenizer.from_file(str(path))
     hub = Tokenizer.from_file(str(families.LLAMA3))
-    texts = [json.loads(line) for line in families.INTEROP_TEXTS.read_text("utf-8").splitlines()
-             if line.strip()]
+    texts = [
+        json.loads(line)
+        for line in families.INTEROP_TEXTS.read_text("utf-8").splitlines()
+        if line.strip()
+    ]
     for text in texts:
         mine = ours.encode(text, allowed_special="all")
-        assert ref.encode(text).ids == hub.encode(text, add_special_tokens=False).ids == \
-            mine.ids, text[:40]
-        if "<|" not in text:            # special tokens: our mask marks them, HF's does not
+        assert ref.encode(text).ids == hub.encode(text, add_special_tokens=False).ids == mine.ids, (
+            text[:40]
+        )
+        if "<|" not in text:  # special tokens: our mask marks them, HF's does not
             assert view(ref.encode(text)) == view(mine), text[:40]
         assert ref.decode(mine.ids, skip_special_tokens=False) == ours.decode(mine.ids)

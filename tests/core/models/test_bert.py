@@ -1,17 +1,19 @@
 """The BERT pipeline and the bundled bert-base-uncased, against Hugging Face's
 `BertWordPieceTokenizer(vocab, lowercase=True)` (a test-only oracle)."""
+
 from __future__ import annotations
 
 import gzip
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import tokenizers_core as tc
-from tokenizers_core.implementations.bert import VOCAB_PATH, bert_pipeline, count_words
 from tokenizers_core.corpora import corpus_names, load_corpus
 from tokenizers_core.decoders import WordPiece as WordPieceDecoder
 from tokenizers_core.encoding import Token
+from tokenizers_core.implementations.bert import VOCAB_PATH, bert_pipeline, count_words
 from tokenizers_core.models.wordpiece.model import WordPiece
 from tokenizers_core.processors import BertProcessing, TemplateProcessing
 
@@ -99,53 +101,113 @@ def test_lines_identical(hf, ours):
 # ---- differential: generated text -----------------------------------------------------------
 # Assigned characters only (the Unicode tables of Python and of Rust can differ on new ones).
 TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cn", "Co")), max_size=60)
-MIXED = st.lists(st.sampled_from(["Hello", "WORLD", "naïve", "über", "café", "中文", "ไทย",
-                                  "مرحبا", "नमस्ते", "don't", "...", " ", "\t", "\n", "unaffable",
-                                  "x" * 101, "Ǆ", "ﬁ", "\u0301", "İ", "ß", "12,5%"]),
-                 max_size=12).map("".join)
+MIXED = st.lists(
+    st.sampled_from(
+        [
+            "Hello",
+            "WORLD",
+            "naïve",
+            "über",
+            "café",
+            "中文",
+            "ไทย",
+            "مرحبا",
+            "नमस्ते",
+            "don't",
+            "...",
+            " ",
+            "\t",
+            "\n",
+            "unaffable",
+            "x" * 101,
+            "Ǆ",
+            "ﬁ",
+            "\u0301",
+            "İ",
+            "ß",
+            "12,5%",
+        ]
+    ),
+    max_size=12,
+).map("".join)
 
 
 # Text with special tokens typed in it, whole, in the wrong case, broken or nested.
-WITH_SPECIALS = st.lists(st.one_of(
-    st.sampled_from(SPECIALS + ("[cls]", "[Sep]", "[", "]", "MASK", "[MASK", "SEP]", " ", "\u0301")),
-    st.sampled_from(["Hello", "naïve", "中文", "don't", "x" * 101, "İ", "\t"]),
-    TEXT.map(lambda t: t[:8])), max_size=10).map("".join)
+WITH_SPECIALS = st.lists(
+    st.one_of(
+        st.sampled_from(
+            SPECIALS + ("[cls]", "[Sep]", "[", "]", "MASK", "[MASK", "SEP]", " ", "\u0301")
+        ),
+        st.sampled_from(["Hello", "naïve", "中文", "don't", "x" * 101, "İ", "\t"]),
+        TEXT.map(lambda t: t[:8]),
+    ),
+    max_size=10,
+).map("".join)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.one_of(TEXT, MIXED, WITH_SPECIALS))
 def test_hypothesis_identical(hf, ours, text):
     assert_same(ours.encode(text), hf.encode(text))
-    assert_same(ours.encode(text, add_special_tokens=False),
-                hf.encode(text, add_special_tokens=False))
+    assert_same(
+        ours.encode(text, add_special_tokens=False), hf.encode(text, add_special_tokens=False)
+    )
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.one_of(TEXT, MIXED, WITH_SPECIALS), st.one_of(TEXT, MIXED, WITH_SPECIALS))
 def test_hypothesis_pairs_and_decode(hf, ours, a, b):
     ours_enc = ours.encode(a, b)
     assert_same(ours_enc, hf.encode(a, b))
     assert ours.decode(ours_enc.ids, skip_special_tokens=True) == hf.decode(ours_enc.ids)
-    assert ours.decode(ours_enc.ids, skip_special_tokens=False) == \
-        hf.decode(ours_enc.ids, skip_special_tokens=False)
+    assert ours.decode(ours_enc.ids, skip_special_tokens=False) == hf.decode(
+        ours_enc.ids, skip_special_tokens=False
+    )
 
 
 # ---- special tokens typed in the text (Hugging Face's added tokens) -------------------------
-@pytest.mark.parametrize("text, tokens, offsets, word_ids", [
-    ("[CLS] hello [SEP]", ["[CLS]", "[CLS]", "hello", "[SEP]", "[SEP]"],
-     [(0, 0), (0, 5), (6, 11), (12, 17), (0, 0)], [None, 0, 1, 2, None]),
-    ("a[MASK]b", ["[CLS]", "a", "[MASK]", "b", "[SEP]"],
-     [(0, 0), (0, 1), (1, 7), (7, 8), (0, 0)], [None, 0, 1, 2, None]),
-    # Matched as typed, before lowercasing: "[cls]" is ordinary text.
-    ("[cls]", ["[CLS]", "[", "cl", "##s", "]", "[SEP]"],
-     [(0, 0), (0, 1), (1, 3), (3, 4), (4, 5), (0, 0)], [None, 0, 1, 1, 2, None]),
-    ("[UNK]", ["[CLS]", "[UNK]", "[SEP]"], [(0, 0), (0, 5), (0, 0)], [None, 0, None]),
-    ("[[MASK]]", ["[CLS]", "[", "[MASK]", "]", "[SEP]"],
-     [(0, 0), (0, 1), (1, 7), (7, 8), (0, 0)], [None, 0, 1, 2, None]),
-    # Each stretch between matches is normalised alone: the lone accent is stripped away.
-    ("É[PAD]\u0301", ["[CLS]", "e", "[PAD]", "[SEP]"],
-     [(0, 0), (0, 1), (1, 6), (0, 0)], [None, 0, 1, None]),
-])
+@pytest.mark.parametrize(
+    "text, tokens, offsets, word_ids",
+    [
+        (
+            "[CLS] hello [SEP]",
+            ["[CLS]", "[CLS]", "hello", "[SEP]", "[SEP]"],
+            [(0, 0), (0, 5), (6, 11), (12, 17), (0, 0)],
+            [None, 0, 1, 2, None],
+        ),
+        (
+            "a[MASK]b",
+            ["[CLS]", "a", "[MASK]", "b", "[SEP]"],
+            [(0, 0), (0, 1), (1, 7), (7, 8), (0, 0)],
+            [None, 0, 1, 2, None],
+        ),
+        # Matched as typed, before lowercasing: "[cls]" is ordinary text.
+        (
+            "[cls]",
+            ["[CLS]", "[", "cl", "##s", "]", "[SEP]"],
+            [(0, 0), (0, 1), (1, 3), (3, 4), (4, 5), (0, 0)],
+            [None, 0, 1, 1, 2, None],
+        ),
+        ("[UNK]", ["[CLS]", "[UNK]", "[SEP]"], [(0, 0), (0, 5), (0, 0)], [None, 0, None]),
+        (
+            "[[MASK]]",
+            ["[CLS]", "[", "[MASK]", "]", "[SEP]"],
+            [(0, 0), (0, 1), (1, 7), (7, 8), (0, 0)],
+            [None, 0, 1, 2, None],
+        ),
+        # Each stretch between matches is normalised alone: the lone accent is stripped away.
+        (
+            "É[PAD]\u0301",
+            ["[CLS]", "e", "[PAD]", "[SEP]"],
+            [(0, 0), (0, 1), (1, 6), (0, 0)],
+            [None, 0, 1, None],
+        ),
+    ],
+)
 def test_special_tokens_in_text(hf, ours, text, tokens, offsets, word_ids):
     enc = ours.encode(text)
     assert enc.tokens == tokens and enc.offsets == offsets and enc.word_ids == word_ids
@@ -167,8 +229,11 @@ def test_special_tokens_decode(hf, ours):
     ids = ours.encode("hi [MASK] there [UNK]").ids
     assert ids == [101, 7632, 103, 2045, 100, 102]
     assert ours.decode(ids, skip_special_tokens=True) == hf.decode(ids) == "hi there"
-    assert ours.decode(ids, skip_special_tokens=False) == \
-        hf.decode(ids, skip_special_tokens=False) == "[CLS] hi [MASK] there [UNK] [SEP]"
+    assert (
+        ours.decode(ids, skip_special_tokens=False)
+        == hf.decode(ids, skip_special_tokens=False)
+        == "[CLS] hi [MASK] there [UNK] [SEP]"
+    )
 
 
 def test_special_tokens_in_the_trace(ours):
@@ -182,8 +247,12 @@ def test_special_tokens_in_the_trace(ours):
 
 
 def test_trained_model_matches_its_special_tokens():
-    tok = tc.train("wordpiece", ["hug pug pun bun hugs"] * 3, vocab_size=30,
-                   special_tokens=["<pad>", "[UNK]", "<mask>"])
+    tok = tc.train(
+        "wordpiece",
+        ["hug pug pun bun hugs"] * 3,
+        vocab_size=30,
+        special_tokens=["<pad>", "[UNK]", "<mask>"],
+    )
     enc = tok.encode("hug<mask>pug", add_special_tokens=False)
     assert enc.tokens[1] == "<mask>" and enc.offsets[1] == (3, 9)
     assert tok.decode(enc.ids, skip_special_tokens=True) == "hug pug"
@@ -197,7 +266,9 @@ def test_trained_model_matches_its_special_tokens():
         assert_same(tok.encode(text), hf_tok.encode(text))
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.one_of(TEXT, MIXED))
 def test_offsets_slice_the_original(ours, text):
     """Every token's offsets slice the original text; after normalising, that slice spells the
@@ -223,8 +294,11 @@ def test_bert_processing_pairs():
 
 
 def test_template_processing():
-    proc = TemplateProcessing(single="<s> $A </s>", pair="<s> $A </s> </s> $B:1 </s>:1",
-                              special_tokens=[("<s>", 0), ("</s>", 2)])
+    proc = TemplateProcessing(
+        single="<s> $A </s>",
+        pair="<s> $A </s> </s> $B:1 </s>:1",
+        special_tokens=[("<s>", 0), ("</s>", 2)],
+    )
     tokens, type_ids = proc.process([Token(5, "x", (0, 1), 0)], [Token(6, "y", (0, 1), 0)])
     assert [t.value for t in tokens] == ["<s>", "x", "</s>", "</s>", "y", "</s>"]
     assert type_ids == [0, 0, 0, 0, 1, 1]
@@ -235,12 +309,37 @@ def test_template_processing():
 
 
 def test_decoder_matches_hugging_face():
-    tokens = ["hello", ",", "world", "##s", "!", "do", "not", "it", "'", "s", "a", ".", "?",
-              "don", "'", "t", "n't", "'m", "x", "##", "##y", "'s", "'ve", "'re"]
+    tokens = [
+        "hello",
+        ",",
+        "world",
+        "##s",
+        "!",
+        "do",
+        "not",
+        "it",
+        "'",
+        "s",
+        "a",
+        ".",
+        "?",
+        "don",
+        "'",
+        "t",
+        "n't",
+        "'m",
+        "x",
+        "##",
+        "##y",
+        "'s",
+        "'ve",
+        "'re",
+    ]
     ref = tokenizers.decoders.WordPiece()
     assert WordPieceDecoder().decode(tokens) == ref.decode(tokens)
-    assert WordPieceDecoder(cleanup=False).decode(tokens) == \
-        tokenizers.decoders.WordPiece(cleanup=False).decode(tokens)
+    assert WordPieceDecoder(cleanup=False).decode(tokens) == tokenizers.decoders.WordPiece(
+        cleanup=False
+    ).decode(tokens)
     assert WordPieceDecoder().decode(["##a", "b"]) == "##a b"
 
 
@@ -258,7 +357,8 @@ def test_trained_model_gets_the_pipeline():
     hf_tok.normalizer = tokenizers.normalizers.BertNormalizer(lowercase=True)
     hf_tok.pre_tokenizer = tokenizers.pre_tokenizers.BertPreTokenizer()
     hf_tok.post_processor = tokenizers.processors.BertProcessing(
-        ("[SEP]", tok.model.vocab["[SEP]"]), ("[CLS]", tok.model.vocab["[CLS]"]))
+        ("[SEP]", tok.model.vocab["[SEP]"]), ("[CLS]", tok.model.vocab["[CLS]"])
+    )
     text = load_corpus("udhr/deu_1996")[:2000]
     assert_same(tok.encode(text), hf_tok.encode(text))
 
@@ -279,7 +379,9 @@ def test_count_words_matches_the_pipeline(ours):
     assert count_words(lines) == words
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(st.one_of(TEXT, MIXED), max_size=4))
 def test_count_words_fast_path(ours, lines):
     """count_words (ASCII fast path, chunk cache) sees exactly the pipeline's words."""
@@ -303,11 +405,13 @@ def test_count_words_cased(lines):
 
 def test_load_a_vocab_file_by_path(tmp_path):
     import tokenizers_core as tc
+
     vocab = tmp_path / "vocab.txt"
     vocab.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\nplay\n##ing\n", encoding="utf-8")
     tok = tc.load(str(vocab))
     assert tok.encode("Playing").tokens == ["[CLS]", "play", "##ing", "[SEP]"]
     vocab.write_text("[PAD]\nplay\n", encoding="utf-8")
     import pytest
+
     with pytest.raises(ValueError, match=r"\[UNK\]"):
         tc.load(str(vocab))

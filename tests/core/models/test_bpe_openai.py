@@ -1,16 +1,18 @@
 """The bundled OpenAI encodings against tiktoken, built offline from the same ranks files
 (`tiktoken.Encoding(name, pat_str=..., mergeable_ranks=..., special_tokens=...)`; never
 `tiktoken.get_encoding`, which downloads)."""
+
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tokenizers_core as tc
-from tokenizers_core.corpora import corpus_names, load_corpus
 from tokenizers_core.byte_level import str_to_byte_level
-from tokenizers_core.models.bpe.model import token_text
+from tokenizers_core.corpora import corpus_names, load_corpus
 from tokenizers_core.implementations.openai_public import ENCODINGS, load_ranks
+from tokenizers_core.models.bpe.model import token_text
 from tokenizers_core.pre_tokenizers import PRESETS
 
 NAMES = ["r50k_base", "cl100k_base", "o200k_base"]
@@ -19,10 +21,12 @@ NAMES = ["r50k_base", "cl100k_base", "o200k_base"]
 @pytest.fixture(scope="module", params=NAMES)
 def pair(request):
     import tiktoken
+
     name = request.param
     preset, specials = ENCODINGS[name]
-    ref = tiktoken.Encoding(name, pat_str=PRESETS[preset], mergeable_ranks=load_ranks(name),
-                            special_tokens=specials)
+    ref = tiktoken.Encoding(
+        name, pat_str=PRESETS[preset], mergeable_ranks=load_ranks(name), special_tokens=specials
+    )
     return tc.load(name), ref
 
 
@@ -50,7 +54,7 @@ def test_hypothesis_text_matches_tiktoken(pair, text):
     assert enc.ids == ref.encode_ordinary(text)
     assert ours.decode(enc.ids) == text
     for token, (start, end) in zip(enc.tokens, enc.offsets):
-        assert token in str_to_byte_level(text[start:end])     # partial characters get their span
+        assert token in str_to_byte_level(text[start:end])  # partial characters get their span
 
 
 def test_fast_path_equals_the_pipeline(pair):
@@ -75,7 +79,7 @@ def test_special_tokens_are_text_unless_allowed(pair):
 
 def test_partial_character_tokens_show_as_bytes():
     tok = tc.load("cl100k_base")
-    enc = tok.encode("𝔘")                       # 4 bytes, split by cl100k
+    enc = tok.encode("𝔘")  # 4 bytes, split by cl100k
     shown = [token_text(t, True) for t in enc.tokens]
     assert len(enc.tokens) > 1 and all(s.startswith("<") for s in shown)
     assert all(o == (0, 1) for o in enc.offsets)
@@ -92,12 +96,14 @@ def test_merge_tree_of_a_real_token():
             leaves.append(node["token"])
         for child in node["children"]:
             walk(child)
+
     walk(tree)
     assert "".join(leaves) == "Ġworld" and tree["id"] == 995 and len(tree["children"]) == 2
 
 
 def test_listing_without_loading():
     from tokenizers_core.pretrained import bundled
+
     info = bundled()
     assert info["cl100k_base"].algorithm == "byte_bpe"
     for name in NAMES:

@@ -1,6 +1,7 @@
 """`"sentencepiece_bpe"` against sentencepiece itself (trained into tmp_path from an input file):
 `SentencePieceTrainer.train(model_type="bpe", vocab_size=V, character_coverage=1.0,
 normalization_rule_name="identity")`, other options at their defaults."""
+
 from __future__ import annotations
 
 import json
@@ -18,19 +19,34 @@ SEED = ["low low low lower lowest newer wider"]
 
 def reference(lines, vocab_size, tmp_path):
     import sentencepiece as spm
+
     path = tmp_path / "input.txt"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     prefix = tmp_path / "m"
-    spm.SentencePieceTrainer.train(input=str(path), model_prefix=str(prefix), model_type="bpe",
-                                   vocab_size=vocab_size, character_coverage=1.0,
-                                   normalization_rule_name="identity", minloglevel=2)
+    spm.SentencePieceTrainer.train(
+        input=str(path),
+        model_prefix=str(prefix),
+        model_type="bpe",
+        vocab_size=vocab_size,
+        character_coverage=1.0,
+        normalization_rule_name="identity",
+        minloglevel=2,
+    )
     sp = spm.SentencePieceProcessor(model_file=str(prefix) + ".model")
     return sp, [(sp.id_to_piece(i), sp.get_score(i)) for i in range(sp.get_piece_size())]
 
 
-@pytest.mark.parametrize("name,vocab_size", [("botchan", 1000), ("udhr/eng", 1000),
-                                             ("udhr/jpn", 1000), ("udhr/hye", 1000),
-                                             ("udhr/tha", 600), ("udhr/deu_1996", 4000)])
+@pytest.mark.parametrize(
+    "name,vocab_size",
+    [
+        ("botchan", 1000),
+        ("udhr/eng", 1000),
+        ("udhr/jpn", 1000),
+        ("udhr/hye", 1000),
+        ("udhr/tha", 600),
+        ("udhr/deu_1996", 4000),
+    ],
+)
 def test_pieces_equal_sentencepiece(name, vocab_size, tmp_path):
     lines = load_corpus(name).splitlines()
     sp, pieces = reference(lines, vocab_size, tmp_path)
@@ -41,12 +57,15 @@ def test_pieces_equal_sentencepiece(name, vocab_size, tmp_path):
     assert tok.decode(tok.encode(text).ids) == sp.decode(sp.encode(text))
 
 
-@pytest.mark.parametrize("extra", [
-    "foo ⁇ bar ⁇⁇ baz",            # "⁇" is an ordinary character
-    "foo ▅ bar ▅▅ baz",            # "▅" is sentencepiece's reserved unknown mark: line skipped
-    "qu\tux qu\tux quux",         # a tab is an ordinary character that never merges
-    "a<s>b <unk>c d</s>",          # meta pieces in the text become a boundary
-])
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "foo ⁇ bar ⁇⁇ baz",  # "⁇" is an ordinary character
+        "foo ▅ bar ▅▅ baz",  # "▅" is sentencepiece's reserved unknown mark: line skipped
+        "qu\tux qu\tux quux",  # a tab is an ordinary character that never merges
+        "a<s>b <unk>c d</s>",  # meta pieces in the text become a boundary
+    ],
+)
 def test_reserved_characters_like_sentencepiece(extra, tmp_path):
     lines = load_corpus("udhr/eng").splitlines() + [extra] * 30
     _, pieces = reference(lines, 400, tmp_path)
@@ -78,7 +97,7 @@ def test_too_large_vocab_is_an_error_like_sentencepiece(tmp_path):
 
 def test_piece_rules():
     assert script("ア") == script("漢") == "Han"
-    assert script("\u0589") == "Common"              # sentencepiece's (older) script table
+    assert script("\u0589") == "Common"  # sentencepiece's (older) script table
     assert is_valid_piece("▁the") and not is_valid_piece("the▁")
     assert not is_valid_piece("a1") and is_valid_piece("1,")
     assert not is_valid_piece("x" * 17)

@@ -2,37 +2,50 @@
 encoding (which `trace` runs), and Hugging Face's, on tokenizer.json files of both shapes it
 takes: Split(regex) + ByteLevel(use_regex=False) as Llama 3, and ByteLevel with its own regex
 as GPT-2 / RoBERTa; with added tokens in the text."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tokenizers_core as tc
-from tokenizers_core.pre_tokenizers import byte_level_fast
 from tokenizers_core.corpora import load_corpus
+from tokenizers_core.pre_tokenizers import byte_level_fast
 
 tokenizers = pytest.importorskip("tokenizers")
 
-LLAMA3_SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"
-                r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+LLAMA3_SPLIT = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"
+    r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
 LINES = load_corpus("botchan").splitlines()[:1500] + load_corpus("udhr/jpn").splitlines()[:60]
 
 
 def _train(split_first: bool) -> tuple[tc.Tokenizer, object]:
     from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
+
     hf = Tokenizer(models.BPE(ignore_merges=split_first))
     if split_first:
-        hf.pre_tokenizer = pre_tokenizers.Sequence([
-            pre_tokenizers.Split(Regex(LLAMA3_SPLIT), "isolated"),
-            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+        hf.pre_tokenizer = pre_tokenizers.Sequence(
+            [
+                pre_tokenizers.Split(Regex(LLAMA3_SPLIT), "isolated"),
+                pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+            ]
+        )
     else:
         hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     hf.decoder = tokenizers.decoders.ByteLevel()
-    hf.train_from_iterator(LINES, trainers.BpeTrainer(
-        vocab_size=800, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        special_tokens=["<|start|>", "<|end|>"]))
+    hf.train_from_iterator(
+        LINES,
+        trainers.BpeTrainer(
+            vocab_size=800,
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            special_tokens=["<|start|>", "<|end|>"],
+        ),
+    )
     return tc.load(hf.to_str().encode("utf-8")), hf
 
 
@@ -55,8 +68,11 @@ def test_fast_path_equals_the_general_path_and_hugging_face(pair, text):
     general, _steps = ours.trace(text)
     want = hf.encode(text)
     assert fast.to_dict() == general.to_dict()
-    assert (fast.ids, fast.tokens, [tuple(o) for o in fast.offsets]) == \
-        (want.ids, want.tokens, [tuple(o) for o in want.offsets])
+    assert (fast.ids, fast.tokens, [tuple(o) for o in fast.offsets]) == (
+        want.ids,
+        want.tokens,
+        [tuple(o) for o in want.offsets],
+    )
 
 
 def test_real_text_and_added_tokens(pair):
@@ -79,5 +95,7 @@ def test_other_split_behaviors_match_too(behavior):
         fast = ours.encode(text)
         assert fast.to_dict() == ours.trace(text)[0].to_dict()
         want = hf.encode(text)
-        assert (fast.ids, [tuple(o) for o in fast.offsets]) == \
-            (want.ids, [tuple(o) for o in want.offsets])
+        assert (fast.ids, [tuple(o) for o in fast.offsets]) == (
+            want.ids,
+            [tuple(o) for o in want.offsets],
+        )

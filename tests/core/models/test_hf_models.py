@@ -6,20 +6,22 @@ and no pre-tokenizer, and loaded by both libraries; then every distinct word of 
 few UDHR texts (English, Chinese, Amharic, Hindi, Arabic, Russian) is encoded by both, one word
 at a time: ids, tokens, offsets (characters) and any error must agree.
 """
+
 from __future__ import annotations
 
 import json
 import re
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.formats import hf_json
-from tokenizers_core.models.bpe.model import BPE, BpeEncodeStep
 from tokenizers_core.models.bpe.hf import HFBpe
-from tokenizers_core.models.unigram.model import BYTE, UNKNOWN, Unigram
+from tokenizers_core.models.bpe.model import BPE, BpeEncodeStep
 from tokenizers_core.models.unigram.hf import HFUnigram
+from tokenizers_core.models.unigram.model import BYTE, UNKNOWN, Unigram
 from tokenizers_core.steps import step_from_dict
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -54,7 +56,7 @@ def _train(model, trainer, lines):
 def _outcome(encode, word):
     try:
         enc = encode(word)
-    except Exception as exc:          # noqa: BLE001  (either library's error)
+    except Exception as exc:  # noqa: BLE001  (either library's error)
         return ("error", type(exc).__name__ == "ValueError" or "Exception" in type(exc).__name__)
     return enc.ids, enc.tokens, [tuple(o) for o in enc.offsets]
 
@@ -75,14 +77,22 @@ BPE_CASES = {
     "unk": (dict(unk_token="<unk>"), dict(special_tokens=["<unk>"])),
     "fuse_unk": (dict(unk_token="<unk>", fuse_unk=True), dict(special_tokens=["<unk>"])),
     "no_unk": (dict(), dict()),
-    "prefix": (dict(unk_token="<unk>", continuing_subword_prefix="##"),
-               dict(special_tokens=["<unk>"], continuing_subword_prefix="##")),
-    "suffix": (dict(unk_token="<unk>", end_of_word_suffix="</w>"),
-               dict(special_tokens=["<unk>"], end_of_word_suffix="</w>")),
-    "byte_fallback": (dict(unk_token="<unk>", byte_fallback=True),
-                      dict(special_tokens=["<unk>"] + BYTES)),
-    "byte_fallback_fuse": (dict(unk_token="<unk>", byte_fallback=True, fuse_unk=True),
-                           dict(special_tokens=["<unk>"] + BYTES[:128])),
+    "prefix": (
+        dict(unk_token="<unk>", continuing_subword_prefix="##"),
+        dict(special_tokens=["<unk>"], continuing_subword_prefix="##"),
+    ),
+    "suffix": (
+        dict(unk_token="<unk>", end_of_word_suffix="</w>"),
+        dict(special_tokens=["<unk>"], end_of_word_suffix="</w>"),
+    ),
+    "byte_fallback": (
+        dict(unk_token="<unk>", byte_fallback=True),
+        dict(special_tokens=["<unk>"] + BYTES),
+    ),
+    "byte_fallback_fuse": (
+        dict(unk_token="<unk>", byte_fallback=True, fuse_unk=True),
+        dict(special_tokens=["<unk>"] + BYTES[:128]),
+    ),
     "ignore_merges": (dict(unk_token="<unk>", ignore_merges=True), dict(special_tokens=["<unk>"])),
 }
 
@@ -90,21 +100,26 @@ BPE_CASES = {
 @pytest.mark.parametrize("case", sorted(BPE_CASES))
 def test_bpe_option_against_hf(case, training_lines, words):
     model_options, trainer_options = BPE_CASES[case]
-    ref = _train(models.BPE(**model_options),
-                 trainers.BpeTrainer(vocab_size=700, show_progress=False, **trainer_options),
-                 training_lines)
+    ref = _train(
+        models.BPE(**model_options),
+        trainers.BpeTrainer(vocab_size=700, show_progress=False, **trainer_options),
+        training_lines,
+    )
     assert_same(ref, words)
 
 
 def test_bpe_merges_as_strings_or_pairs(training_lines, words):
     """tokenizer.json files hold merges as "a b" (older) or ["a", "b"] (0.20+): same model."""
-    ref = _train(models.BPE(unk_token="<unk>"),
-                 trainers.BpeTrainer(vocab_size=500, special_tokens=["<unk>"], show_progress=False),
-                 training_lines)
+    ref = _train(
+        models.BPE(unk_token="<unk>"),
+        trainers.BpeTrainer(vocab_size=500, special_tokens=["<unk>"], show_progress=False),
+        training_lines,
+    )
     config = json.loads(ref.to_str())
     assert isinstance(config["model"]["merges"][0], list)
-    as_strings = dict(config, model=dict(config["model"], merges=[
-        " ".join(m) for m in config["model"]["merges"]]))
+    as_strings = dict(
+        config, model=dict(config["model"], merges=[" ".join(m) for m in config["model"]["merges"]])
+    )
     a = hf_json.from_dict(config)
     b = hf_json.from_dict(as_strings)
     assert a.model.merges == b.model.merges
@@ -127,8 +142,15 @@ def test_byte_fallback_keeps_a_pending_unknown_after_the_bytes():
     """Hugging Face's ordering quirk: an unknown token waiting to be added stays pending while
     byte pieces are added, so it comes after them."""
     vocab = {"<unk>": 0, "a": 1, "<0xC3>": 2, "<0xA9>": 3}
-    config = {"model": {"type": "BPE", "vocab": vocab, "merges": [], "unk_token": "<unk>",
-                        "byte_fallback": True}}
+    config = {
+        "model": {
+            "type": "BPE",
+            "vocab": vocab,
+            "merges": [],
+            "unk_token": "<unk>",
+            "byte_fallback": True,
+        }
+    }
     ref = Tokenizer.from_str(json.dumps(config))
     ours = hf_json.from_dict(config)
     for word in ["a日éa", "日é", "é日日a", "日"]:
@@ -136,9 +158,11 @@ def test_byte_fallback_keeps_a_pending_unknown_after_the_bytes():
 
 
 def test_bpe_dropout_is_explicit_and_seeded(training_lines, words):
-    ref = _train(models.BPE(unk_token="<unk>", dropout=0.5, ignore_merges=True),
-                 trainers.BpeTrainer(vocab_size=500, special_tokens=["<unk>"],
-                                     show_progress=False), training_lines)
+    ref = _train(
+        models.BPE(unk_token="<unk>", dropout=0.5, ignore_merges=True),
+        trainers.BpeTrainer(vocab_size=500, special_tokens=["<unk>"], show_progress=False),
+        training_lines,
+    )
     tok = hf_json.load_bytes(ref.to_str().encode())
     model = tok.model
     assert model.dropout == 0.5
@@ -161,15 +185,18 @@ def test_bpe_dropout_is_explicit_and_seeded(training_lines, words):
         model.with_dropout(1.5)
     # on a whole tokenizer: the pipeline with the model sampled, the tokenizer left as it was
     from tokenizers_core.models.bpe.hf import sample
+
     text = " ".join(words[:50])
     assert sample(tok, text, dropout=1.0, seed=3).tokens == every.encode(text).tokens
     assert tok.encode(text).ids == plain.encode(text).ids
 
 
 def test_wordpiece_against_hf(training_lines, words):
-    ref = _train(models.WordPiece(unk_token="[UNK]"),
-                 trainers.WordPieceTrainer(vocab_size=700, special_tokens=["[UNK]"],
-                                           show_progress=False), training_lines)
+    ref = _train(
+        models.WordPiece(unk_token="[UNK]"),
+        trainers.WordPieceTrainer(vocab_size=700, special_tokens=["[UNK]"], show_progress=False),
+        training_lines,
+    )
     assert_same(ref, words)
     config = json.loads(ref.to_str())
     config["model"]["max_input_chars_per_word"] = 6
@@ -177,9 +204,11 @@ def test_wordpiece_against_hf(training_lines, words):
 
 
 def test_wordpiece_without_unk_token_is_valid_until_a_word_fails(training_lines, words):
-    ref = _train(models.WordPiece(unk_token="[UNK]"),
-                 trainers.WordPieceTrainer(vocab_size=700, special_tokens=[],
-                                           show_progress=False), training_lines)
+    ref = _train(
+        models.WordPiece(unk_token="[UNK]"),
+        trainers.WordPieceTrainer(vocab_size=700, special_tokens=[], show_progress=False),
+        training_lines,
+    )
     assert "[UNK]" not in ref.get_vocab()
     assert_same(ref, words)
     ours = hf_json.load_bytes(ref.to_str().encode())
@@ -189,9 +218,11 @@ def test_wordpiece_without_unk_token_is_valid_until_a_word_fails(training_lines,
 
 
 def test_wordlevel_against_hf(training_lines, words):
-    ref = _train(models.WordLevel(unk_token="<unk>"),
-                 trainers.WordLevelTrainer(vocab_size=700, special_tokens=["<unk>"],
-                                           show_progress=False), training_lines)
+    ref = _train(
+        models.WordLevel(unk_token="<unk>"),
+        trainers.WordLevelTrainer(vocab_size=700, special_tokens=["<unk>"], show_progress=False),
+        training_lines,
+    )
     assert_same(ref, words)
     ours = hf_json.load_bytes(ref.to_str().encode())
     assert ours.algorithm == "wordlevel"
@@ -200,9 +231,13 @@ def test_wordlevel_against_hf(training_lines, words):
 @pytest.mark.parametrize("byte_fallback", [False, True])
 def test_unigram_against_hf(byte_fallback, training_lines, words):
     specials = ["<unk>"] + (BYTES if byte_fallback else [])
-    ref = _train(models.Unigram(byte_fallback=byte_fallback),
-                 trainers.UnigramTrainer(vocab_size=700, special_tokens=specials, unk_token="<unk>",
-                                         show_progress=False), training_lines)
+    ref = _train(
+        models.Unigram(byte_fallback=byte_fallback),
+        trainers.UnigramTrainer(
+            vocab_size=700, special_tokens=specials, unk_token="<unk>", show_progress=False
+        ),
+        training_lines,
+    )
     assert_same(ref, words)
 
 
@@ -223,8 +258,14 @@ def test_unigram_with_only_byte_pieces_does_not_overflow():
     pieces = [("<unk>", 0.0)] + [(b, 0.0) for b in BYTES]
     sp = Unigram(pieces, types=[UNKNOWN] + [BYTE] * 256, byte_fallback=True)
     assert [t for t, *_ in sp.tokenize("aé")] == ["<0x61>", "<0xC3>", "<0xA9>"]
-    config = {"model": {"type": "Unigram", "vocab": [list(p) for p in pieces], "unk_id": 0,
-                        "byte_fallback": True}}
+    config = {
+        "model": {
+            "type": "Unigram",
+            "vocab": [list(p) for p in pieces],
+            "unk_id": 0,
+            "byte_fallback": True,
+        }
+    }
     ref = Tokenizer.from_str(json.dumps(config))
     assert _outcome(hf_json.from_dict(config).encode, "aé日") == _outcome(ref.encode, "aé日")
 
@@ -237,14 +278,16 @@ def _final_parts(model, piece):
         return [steps[0].merged], steps
     for s in steps:
         if s.action == "merge":
-            parts = list(s.parts[:s.chosen]) + [s.merged] + list(s.parts[s.chosen + 2:])
+            parts = list(s.parts[: s.chosen]) + [s.merged] + list(s.parts[s.chosen + 2 :])
     return parts, steps
 
 
 def test_encode_steps_show_byte_fallback_and_whole_words(training_lines, words):
-    ref = _train(models.BPE(unk_token="<unk>", byte_fallback=True, ignore_merges=True),
-                 trainers.BpeTrainer(vocab_size=700, special_tokens=["<unk>"] + BYTES,
-                                     show_progress=False), training_lines)
+    ref = _train(
+        models.BPE(unk_token="<unk>", byte_fallback=True, ignore_merges=True),
+        trainers.BpeTrainer(vocab_size=700, special_tokens=["<unk>"] + BYTES, show_progress=False),
+        training_lines,
+    )
     model = hf_json.load_bytes(ref.to_str().encode()).model
     seen = set()
     for word in words:
@@ -262,8 +305,13 @@ def test_encode_steps_show_byte_fallback_and_whole_words(training_lines, words):
 
 
 def test_encode_steps_show_unknown_and_prefix_merges():
-    model = HFBpe({"<unk>": 0, "a": 1, "##b": 2, "ab": 3}, [("a", "##b")], unk_token="<unk>",
-                  continuing_subword_prefix="##", fuse_unk=True)
+    model = HFBpe(
+        {"<unk>": 0, "a": 1, "##b": 2, "ab": 3},
+        [("a", "##b")],
+        unk_token="<unk>",
+        continuing_subword_prefix="##",
+        fuse_unk=True,
+    )
     steps = list(model.encode_steps("abzz"))
     assert steps[0].action == "unknown"
     assert steps[0].replaced == ((2, "##z", ("<unk>",)), (3, "##z", ()))
@@ -288,14 +336,31 @@ def test_bpe_step_round_trip_and_old_fields():
 @settings(max_examples=150)
 @given(st.text(alphabet="ab日é ##<>z", max_size=12))
 def test_hf_bpe_options_agree_with_hf_on_any_text(text):
-    vocab = {"<unk>": 0, "a": 1, "b": 2, "##a": 3, "##b": 4, "ab": 5, "ba": 6, "aba": 7,
-             "<0xC3>": 8, "<0xA9>": 9, "b</w>": 10, "##b</w>": 11, "abab": 12, "a</w>": 13,
-             "##a</w>": 14, "ab</w>": 15}
+    vocab = {
+        "<unk>": 0,
+        "a": 1,
+        "b": 2,
+        "##a": 3,
+        "##b": 4,
+        "ab": 5,
+        "ba": 6,
+        "aba": 7,
+        "<0xC3>": 8,
+        "<0xA9>": 9,
+        "b</w>": 10,
+        "##b</w>": 11,
+        "abab": 12,
+        "a</w>": 13,
+        "##a</w>": 14,
+        "ab</w>": 15,
+    }
     merges = [["a", "b"], ["b", "a"], ["ab", "a"], ["ab", "ab"], ["a", "b</w>"]]
-    for options in (dict(unk_token="<unk>", byte_fallback=True),
-                    dict(unk_token="<unk>", fuse_unk=True, ignore_merges=True),
-                    dict(end_of_word_suffix="</w>", unk_token="<unk>"),
-                    dict()):
+    for options in (
+        dict(unk_token="<unk>", byte_fallback=True),
+        dict(unk_token="<unk>", fuse_unk=True, ignore_merges=True),
+        dict(end_of_word_suffix="</w>", unk_token="<unk>"),
+        dict(),
+    ):
         config = {"model": dict(type="BPE", vocab=vocab, merges=merges, **options)}
         ref = Tokenizer.from_str(json.dumps(config))
         ours = hf_json.from_dict(config)
@@ -317,15 +382,20 @@ def test_bad_models_name_the_problem():
     for model, message in bad:
         with pytest.raises(ValueError, match=message):
             hf_json.from_dict({"model": model})
-    assert isinstance(hf_json.from_dict({"model": {"vocab": [["<unk>", 0.0]], "unk_id": 0}}).model,
-                      HFUnigram)
+    assert isinstance(
+        hf_json.from_dict({"model": {"vocab": [["<unk>", 0.0]], "unk_id": 0}}).model, HFUnigram
+    )
 
 
 def test_unigram_lattice_steps_follow_hf_scores(training_lines, words):
     """The lattice view's Viterbi steps (64-bit sums here) end on the path `tokenize` takes."""
-    ref = _train(models.Unigram(), trainers.UnigramTrainer(
-        vocab_size=700, special_tokens=["<unk>"], unk_token="<unk>", show_progress=False),
-        training_lines)
+    ref = _train(
+        models.Unigram(),
+        trainers.UnigramTrainer(
+            vocab_size=700, special_tokens=["<unk>"], unk_token="<unk>", show_progress=False
+        ),
+        training_lines,
+    )
     model = hf_json.load_bytes(ref.to_str().encode()).model
     for word in words[::10]:
         steps = list(model.viterbi_steps(word))
@@ -339,21 +409,34 @@ def test_byte_fallback_with_a_suffix_never_runs_past_the_word():
     """Hugging Face counts the suffix's bytes under byte fallback ("x</w>" is 5 pieces of length
     1), so its offsets run past the word; ours agree on ids and tokens and stop at the end."""
     vocab = {"a": 0, **{f"<0x{b:02X}>": 1 + b for b in range(256)}}
-    config = {"model": {"type": "BPE", "vocab": vocab, "merges": [], "byte_fallback": True,
-                        "end_of_word_suffix": "</w>"}}
+    config = {
+        "model": {
+            "type": "BPE",
+            "vocab": vocab,
+            "merges": [],
+            "byte_fallback": True,
+            "end_of_word_suffix": "</w>",
+        }
+    }
     ref = Tokenizer.from_str(json.dumps(config))
     ours = hf_json.from_dict(config)
     for word in ["ax", "日", "ab日"]:
         e, o = ref.encode(word), ours.encode(word)
         assert (o.ids, o.tokens) == (e.ids, e.tokens)
-        assert max(end for _, end in e.offsets) > len(word)            # Hugging Face's overrun
+        assert max(end for _, end in e.offsets) > len(word)  # Hugging Face's overrun
         assert all(0 <= s <= end <= len(word) for s, end in o.offsets)
 
 
 def test_a_prefix_longer_than_a_merge_side_is_refused():
     """Hugging Face cuts the prefix's bytes off every right side and panics when it cannot."""
-    config = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"]],
-                        "continuing_subword_prefix": "##"}}
+    config = {
+        "model": {
+            "type": "BPE",
+            "vocab": {"a": 0, "b": 1, "ab": 2},
+            "merges": [["a", "b"]],
+            "continuing_subword_prefix": "##",
+        }
+    }
     # (tokenizers 0.23.3 panics on this file: "slice index starts at 1 but ends at 0")
     with pytest.raises(ValueError, match="shorter than the prefix"):
         hf_json.from_dict(config)

@@ -2,6 +2,7 @@
 item 17): every exact name and every prefix of the installed tiktoken's `model.py`, the same
 KeyError for a name it does not know, and a clear ValueError for an encoding we do not bundle.
 The encodings themselves are checked against tiktoken built offline from the bundled ranks."""
+
 from __future__ import annotations
 
 import pytest
@@ -12,14 +13,16 @@ import tokenizers_core as tc
 from tokenizers_core.implementations.openai_public import ENCODINGS, load_ranks
 from tokenizers_core.pre_tokenizers import PRESETS
 
-BUNDLED_AS = {"gpt2": "r50k_base"}          # tiktoken's "gpt2" is r50k_base's ranks
-BUNDLED = {*ENCODINGS, "p50k_base", "p50k_edit"}     # p50k: formats/bundled_models.py
+BUNDLED_AS = {"gpt2": "r50k_base"}  # tiktoken's "gpt2" is r50k_base's ranks
+BUNDLED = {*ENCODINGS, "p50k_base", "p50k_edit"}  # p50k: formats/bundled_models.py
 
 
 def _every_model_name() -> list[str]:
     """tiktoken's exact names, and for each prefix a made-up model that only the prefix names."""
-    return [*tiktoken.model.MODEL_TO_ENCODING,
-            *(prefix + "2099-01-01" for prefix in tiktoken.model.MODEL_PREFIX_TO_ENCODING)]
+    return [
+        *tiktoken.model.MODEL_TO_ENCODING,
+        *(prefix + "2099-01-01" for prefix in tiktoken.model.MODEL_PREFIX_TO_ENCODING),
+    ]
 
 
 @pytest.mark.parametrize("model", _every_model_name())
@@ -62,8 +65,12 @@ def test_the_names_the_issue_lists():
 def test_gpt_oss_encodes_the_harmony_format_as_tiktoken():
     """o200k_harmony is o200k_base's ranks with the harmony chat format's special tokens."""
     specials = ENCODINGS["o200k_harmony"][1]
-    ref = tiktoken.Encoding("o200k_harmony", pat_str=PRESETS["o200k"],
-                            mergeable_ranks=load_ranks("o200k_harmony"), special_tokens=specials)
+    ref = tiktoken.Encoding(
+        "o200k_harmony",
+        pat_str=PRESETS["o200k"],
+        mergeable_ranks=load_ranks("o200k_harmony"),
+        special_tokens=specials,
+    )
     ours = tc.load("gpt-oss-20b")
     text = "<|start|>user<|message|>What is 2+2?<|end|><|start|>assistant<|channel|>final<|message|>4<|return|>"
     assert ours.encode(text, allowed_special="all").ids == ref.encode(text, allowed_special="all")
@@ -84,4 +91,4 @@ def test_model_names_are_bundled_names_for_the_pickers():
     assert tc.pretrained.canonical_name("gpt-3.5-turbo") == "cl100k_base"
     assert tc.pretrained.canonical_name("text-davinci-003") == "p50k_base"
     assert not tc.pretrained.is_bundled("llama-3")
-    assert "o200k_harmony" not in tc.pretrained.bundled()        # loadable, not listed
+    assert "o200k_harmony" not in tc.pretrained.bundled()  # loadable, not listed

@@ -4,20 +4,28 @@ The golden cases follow the seed's rules: code points for `char`; "letters/digit
 punctuation character" for `word` (the seed's ASCII regex, which ours extends to every script
 and to inner apostrophes); . ! ? with an abbreviation block-list for `sentence`.
 """
+
 from __future__ import annotations
 
 import time
 
 import pytest
 import regex
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from tokenizers_core.pretrained import load
 from tokenizers_core.corpora import corpus_names, load_corpus
+from tokenizers_core.implementations.rules import (
+    CharModel,
+    PieceModel,
+    char_tokenizer,
+    regex_tokenizer,
+    sentence_tokenizer,
+    split_sentences,
+    word_tokenizer,
+)
 from tokenizers_core.models import Model
-from tokenizers_core.implementations.rules import (CharModel, PieceModel, char_tokenizer,
-                                                   regex_tokenizer, sentence_tokenizer,
-                                                   split_sentences, word_tokenizer)
+from tokenizers_core.pretrained import load
 
 
 def sentences(text: str, **options) -> list[str]:
@@ -72,8 +80,22 @@ def test_word_agrees_with_the_seed_rule_on_ascii_without_apostrophes():
 
 def test_word_golden():
     enc = word_tokenizer().encode("Don't panic, O’Brien... it's 3.5°C!")
-    assert enc.tokens == ["Don't", "panic", ",", "O’Brien", ".", ".", ".", "it's", "3", ".",
-                          "5", "°", "C", "!"]
+    assert enc.tokens == [
+        "Don't",
+        "panic",
+        ",",
+        "O’Brien",
+        ".",
+        ".",
+        ".",
+        "it's",
+        "3",
+        ".",
+        "5",
+        "°",
+        "C",
+        "!",
+    ]
     # quotes around a word are not inner apostrophes
     assert word_tokenizer().encode("'hi'").tokens == ["'", "hi", "'"]
 
@@ -96,8 +118,10 @@ def test_word_ids_by_first_appearance():
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=40)
-       | st.text(alphabet=list(" \n\t'’-.,!aZé1\u0301人"), max_size=40))
+@given(
+    st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=40)
+    | st.text(alphabet=list(" \n\t'’-.,!aZé1\u0301人"), max_size=40)
+)
 def test_word_tokens_cover_every_non_space_character(text):
     enc = word_tokenizer().encode(text)
     assert "".join(enc.tokens) == regex.sub(r"\s", "", text)
@@ -109,37 +133,56 @@ def test_word_tokens_cover_every_non_space_character(text):
 # ---- sentence -------------------------------------------------------------------------------
 def test_sentence_plain_terminators():
     assert sentences("It rained. Did it stop? No! Good.") == [
-        "It rained.", "Did it stop?", "No!", "Good."]
+        "It rained.",
+        "Did it stop?",
+        "No!",
+        "Good.",
+    ]
 
 
-@pytest.mark.parametrize("text, expected", [
-    # titles before a name never end a sentence
-    ("Dr. Lee met Mr. and Mrs. Park. They talked.",
-     ["Dr. Lee met Mr. and Mrs. Park.", "They talked."]),
-    ("Ask Prof. Ito or Ms. Ruiz at St. Mary's. Then wait.",
-     ["Ask Prof. Ito or Ms. Ruiz at St. Mary's.", "Then wait."]),
-    # Latin and short forms
-    ("Bring fruit, e.g. plums, i.e. anything. Fine.",
-     ["Bring fruit, e.g. plums, i.e. anything.", "Fine."]),
-    ("It was red vs. blue. Blue won.", ["It was red vs. blue.", "Blue won."]),
-    ("The U.S. Senate met. It voted.", ["The U.S. Senate met.", "It voted."]),
-    # "etc." and "p.m." end a sentence only before a capital letter
-    ("Pens, ink, etc. are here. We start at 9 a.m. sharp.",
-     ["Pens, ink, etc. are here.", "We start at 9 a.m. sharp."]),
-    ("Bring pens, ink, etc. Then sit. It ends at 5 p.m. Go home.",
-     ["Bring pens, ink, etc.", "Then sit.", "It ends at 5 p.m.", "Go home."]),
-    # "No." before a number, initials
-    ("See No. 7 on p. 12. I said no. Right.",
-     ["See No. 7 on p. 12.", "I said no.", "Right."]),
-    ("J. R. R. Tolkien wrote it. Read it.", ["J. R. R. Tolkien wrote it.", "Read it."]),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # titles before a name never end a sentence
+        (
+            "Dr. Lee met Mr. and Mrs. Park. They talked.",
+            ["Dr. Lee met Mr. and Mrs. Park.", "They talked."],
+        ),
+        (
+            "Ask Prof. Ito or Ms. Ruiz at St. Mary's. Then wait.",
+            ["Ask Prof. Ito or Ms. Ruiz at St. Mary's.", "Then wait."],
+        ),
+        # Latin and short forms
+        (
+            "Bring fruit, e.g. plums, i.e. anything. Fine.",
+            ["Bring fruit, e.g. plums, i.e. anything.", "Fine."],
+        ),
+        ("It was red vs. blue. Blue won.", ["It was red vs. blue.", "Blue won."]),
+        ("The U.S. Senate met. It voted.", ["The U.S. Senate met.", "It voted."]),
+        # "etc." and "p.m." end a sentence only before a capital letter
+        (
+            "Pens, ink, etc. are here. We start at 9 a.m. sharp.",
+            ["Pens, ink, etc. are here.", "We start at 9 a.m. sharp."],
+        ),
+        (
+            "Bring pens, ink, etc. Then sit. It ends at 5 p.m. Go home.",
+            ["Bring pens, ink, etc.", "Then sit.", "It ends at 5 p.m.", "Go home."],
+        ),
+        # "No." before a number, initials
+        ("See No. 7 on p. 12. I said no. Right.", ["See No. 7 on p. 12.", "I said no.", "Right."]),
+        ("J. R. R. Tolkien wrote it. Read it.", ["J. R. R. Tolkien wrote it.", "Read it."]),
+    ],
+)
 def test_sentence_abbreviations(text, expected):
     assert sentences(text) == expected
 
 
 def test_sentence_decimals_and_dotted_words():
     assert sentences("Pi is 3.14159 roughly. Visit example.org now. Version 2.0.1 is out.") == [
-        "Pi is 3.14159 roughly.", "Visit example.org now.", "Version 2.0.1 is out."]
+        "Pi is 3.14159 roughly.",
+        "Visit example.org now.",
+        "Version 2.0.1 is out.",
+    ]
 
 
 def test_sentence_ellipses():
@@ -151,7 +194,10 @@ def test_sentence_closing_quotes_and_brackets():
     assert sentences('He said "Stop." Then he ran.') == ['He said "Stop."', "Then he ran."]
     assert sentences("(It was late.) We slept.") == ["(It was late.)", "We slept."]
     assert sentences("“Really?” she asked. “Yes!” He nodded.") == [
-        "“Really?” she asked.", "“Yes!”", "He nodded."]
+        "“Really?” she asked.",
+        "“Yes!”",
+        "He nodded.",
+    ]
     assert sentences("'Stop!' he cried.") == ["'Stop!' he cried."]
 
 
@@ -165,7 +211,10 @@ def test_sentence_newlines():
     # paragraph mode: a single line break is a space (hard-wrapped prose)
     wrapped = "This sentence is\nwrapped. Next one.\n\nNew paragraph"
     assert sentences(wrapped, newlines="paragraph") == [
-        "This sentence is\nwrapped.", "Next one.", "New paragraph"]
+        "This sentence is\nwrapped.",
+        "Next one.",
+        "New paragraph",
+    ]
     with pytest.raises(ValueError, match="newlines"):
         split_sentences("x", newlines="never")
 
@@ -194,7 +243,7 @@ def test_sentence_on_corpora(corpus):
     text = load_corpus(corpus)
     spans = split_sentences(text)
     lines = [ln for ln in text.splitlines() if ln.strip()]
-    assert len(spans) >= len(lines)            # every line break ends a sentence
+    assert len(spans) >= len(lines)  # every line break ends a sentence
     for a, b in spans:
         piece = text[a:b]
         assert piece and piece == piece.strip() and "\n" not in piece
@@ -210,8 +259,10 @@ _SENTENCE_ALPHABET = list(" \n\t.!?…\"')”abAB1Dr.e.g.") + ["Mr.", "etc.", ".
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.lists(st.sampled_from(_SENTENCE_ALPHABET), max_size=30).map("".join)
-       | st.text(max_size=40), st.sampled_from(["line", "paragraph"]))
+@given(
+    st.lists(st.sampled_from(_SENTENCE_ALPHABET), max_size=30).map("".join) | st.text(max_size=40),
+    st.sampled_from(["line", "paragraph"]),
+)
 def test_sentence_spans_partition_the_text(text, newlines):
     spans = split_sentences(text, newlines=newlines)
     assert all(a < b for a, b in spans)
@@ -219,7 +270,7 @@ def test_sentence_spans_partition_the_text(text, newlines):
     for a, b in spans:
         assert not regex.match(r"\s", text[a]) and not regex.match(r"\s", text[b - 1])
     # nothing but whitespace lies outside the sentences
-    outside = [text[p[1]:n[0]] for p, n in zip([(0, 0)] + spans, spans + [(len(text),) * 2])]
+    outside = [text[p[1] : n[0]] for p, n in zip([(0, 0)] + spans, spans + [(len(text),) * 2])]
     assert all(not regex.search(r"\S", gap) for gap in outside)
 
 

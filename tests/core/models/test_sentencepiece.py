@@ -5,6 +5,7 @@ texts must come out with identical pieces, ids and offsets for both bundled mode
 Hypothesis-generated text, and small models trained here with the options real users turn on
 (byte fallback, user-defined symbols, no dummy prefix, kept whitespace, identity normalisation).
 """
+
 from __future__ import annotations
 
 import glob
@@ -18,9 +19,14 @@ from hypothesis import strategies as st
 
 import tokenizers_core as tc
 from tokenizers_core.decoders import SentencePieceDecoder
+from tokenizers_core.formats.sentencepiece_model import (
+    _DATA,
+    _fields,
+    _read_varint,
+    load_bytes,
+    parse_model_proto,
+)
 from tokenizers_core.normalized import NormalizedString
-from tokenizers_core.formats.sentencepiece_model import (_DATA, load_bytes, parse_model_proto,
-                                                         _fields, _read_varint)
 from tokenizers_core.normalizers.sentencepiece import PrecompiledCharsMap, SentencePieceNormalizer
 
 spm = pytest.importorskip("sentencepiece")
@@ -63,6 +69,7 @@ def _assert_same(tok, sp, lines: list[str]) -> None:
 
 # ---- the bundled models --------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", MODELS)
 def test_pieces_scores_and_types_match_the_file(name, sps):
     sp = sps[name]
@@ -92,8 +99,16 @@ def test_udhr_identical_to_sentencepiece(name, path, sps):
 def test_offsets_are_sentencepieces_in_characters(name, sps):
     sp = sps[name]
     tok = tc.load(name)
-    lines = ["  Hello,   world!  ", "Ｈｅｌｌｏ　ｗｏｒｌｄ ﬁne", "naïve café 東京", "a\u0301b \t c",
-             "Hello world ", "  Ｈｅｌｌｏ  wörld ", "x \t", "a  b  "]
+    lines = [
+        "  Hello,   world!  ",
+        "Ｈｅｌｌｏ　ｗｏｒｌｄ ﬁne",
+        "naïve café 東京",
+        "a\u0301b \t c",
+        "Hello world ",
+        "  Ｈｅｌｌｏ  wörld ",
+        "x \t",
+        "a  b  ",
+    ]
     for path in UDHR[::4]:
         with open(path, encoding="utf-8") as fh:
             lines += fh.read().splitlines()[:3]
@@ -115,8 +130,17 @@ def test_offsets_are_sentencepieces_in_characters(name, sps):
 def test_normaliser_is_sentencepieces(name, sps):
     sp = sps[name]
     tok = tc.load(name)
-    samples = ["  Hello   world  ", "Ｈｅｌｌｏ", "ﬁ ① ㈱ ＡＢＣ ｶﾞ", "\u3000x\u00a0y\t\nz", "e\u0301 A\u030a",
-               "\x00\x01\x7f", "Ⅻ ½ ™ …", "▁▁ a ▁", ""]
+    samples = [
+        "  Hello   world  ",
+        "Ｈｅｌｌｏ",
+        "ﬁ ① ㈱ ＡＢＣ ｶﾞ",
+        "\u3000x\u00a0y\t\nz",
+        "e\u0301 A\u030a",
+        "\x00\x01\x7f",
+        "Ⅻ ½ ™ …",
+        "▁▁ a ▁",
+        "",
+    ]
     for path in UDHR:
         with open(path, encoding="utf-8") as fh:
             samples.append(fh.readline().rstrip("\n"))
@@ -137,12 +161,15 @@ def test_decode_matches_sentencepiece_and_round_trips(name, sps):
 
 
 _TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
-_MIXED = st.text(st.sampled_from(list("ab cdeé\u0301\t\n東京ＡＢ①ﬁ\u3000\u200b\x00▁<>.,'-0123")),
-                 max_size=30)
+_MIXED = st.text(
+    st.sampled_from(list("ab cdeé\u0301\t\n東京ＡＢ①ﬁ\u3000\u200b\x00▁<>.,'-0123")), max_size=30
+)
 
 
 @pytest.mark.parametrize("name", MODELS)
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(text=st.one_of(_TEXT, _MIXED))
 def test_hypothesis_text_identical(name, text, sps):
     sp = sps[name]
@@ -162,11 +189,12 @@ def test_hypothesis_text_identical(name, text, sps):
             assert (gs <= ws and we <= ge) or (ws <= gs and ge <= we)
         if text.isascii() and text.isprintable():
             assert enc.offsets == want
-    for (s, e) in enc.offsets:
+    for s, e in enc.offsets:
         assert 0 <= s <= e <= len(text)
 
 
 # ---- models trained here with sentencepiece, covering the options users turn on ------------------
+
 
 def _train_text() -> list[str]:
     return [line for line in _botchan_lines()[:1500] if line.strip()]
@@ -180,33 +208,67 @@ def trained_models(tmp_path_factory) -> dict:
     variants = {
         "unigram_bytes": dict(model_type="unigram", vocab_size=600, byte_fallback=True),
         "bpe_bytes": dict(model_type="bpe", vocab_size=600, byte_fallback=True),
-        "unigram_user": dict(model_type="unigram", vocab_size=500,
-                             user_defined_symbols=["<sep>", "cat", "▁the"]),
+        "unigram_user": dict(
+            model_type="unigram", vocab_size=500, user_defined_symbols=["<sep>", "cat", "▁the"]
+        ),
         "bpe_user": dict(model_type="bpe", vocab_size=500, user_defined_symbols=["<sep>", "ing"]),
-        "unigram_plain": dict(model_type="unigram", vocab_size=400, add_dummy_prefix=False,
-                              remove_extra_whitespaces=False, normalization_rule_name="identity"),
-        "unigram_suffix": dict(model_type="unigram", vocab_size=400,
-                               treat_whitespace_as_suffix=True, control_symbols=["<ctl>"]),
-        "char": dict(model_type="char", vocab_size=200, user_defined_symbols=["<sep>", "ing"],
-                     control_symbols=["<ctl>"]),
+        "unigram_plain": dict(
+            model_type="unigram",
+            vocab_size=400,
+            add_dummy_prefix=False,
+            remove_extra_whitespaces=False,
+            normalization_rule_name="identity",
+        ),
+        "unigram_suffix": dict(
+            model_type="unigram",
+            vocab_size=400,
+            treat_whitespace_as_suffix=True,
+            control_symbols=["<ctl>"],
+        ),
+        "char": dict(
+            model_type="char",
+            vocab_size=200,
+            user_defined_symbols=["<sep>", "ing"],
+            control_symbols=["<ctl>"],
+        ),
         "word": dict(model_type="word", vocab_size=800, user_defined_symbols=["<sep>"]),
         "char_bytes": dict(model_type="char", vocab_size=400, byte_fallback=True),
     }
     out = {}
     for key, opts in variants.items():
         prefix = str(base / key)
-        spm.SentencePieceTrainer.train(input=str(corpus), model_prefix=prefix,
-                                       minloglevel=2, num_threads=1, **opts)
+        spm.SentencePieceTrainer.train(
+            input=str(corpus), model_prefix=prefix, minloglevel=2, num_threads=1, **opts
+        )
         out[key] = prefix + ".model"
     return out
 
 
-_SAMPLES = ["Hello world, the cat sat.", "東京は日本の首都です。", "naïve café — Ωμέγα ★",
-            "  spaces   everywhere  ", "<sep>catting<sep>the▁the", "ing ing sing", "\t tabs\tand\nlines"]
+_SAMPLES = [
+    "Hello world, the cat sat.",
+    "東京は日本の首都です。",
+    "naïve café — Ωμέγα ★",
+    "  spaces   everywhere  ",
+    "<sep>catting<sep>the▁the",
+    "ing ing sing",
+    "\t tabs\tand\nlines",
+]
 
 
-@pytest.mark.parametrize("key", ["unigram_bytes", "bpe_bytes", "unigram_user", "bpe_user",
-                                 "unigram_plain", "unigram_suffix", "char", "word", "char_bytes"])
+@pytest.mark.parametrize(
+    "key",
+    [
+        "unigram_bytes",
+        "bpe_bytes",
+        "unigram_user",
+        "bpe_user",
+        "unigram_plain",
+        "unigram_suffix",
+        "char",
+        "word",
+        "char_bytes",
+    ],
+)
 def test_any_sentencepiece_model_file_loads_and_matches(key, trained_models):
     path = trained_models[key]
     sp = spm.SentencePieceProcessor(model_file=path)
@@ -229,10 +291,17 @@ def test_byte_fallback_spells_unknown_characters_as_bytes(trained_models):
 
 # ---- bad files -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("content", [
-    b"", b"hello, this is a text file\n", bytes(range(256)), b"\x0a\x05\x0a\x03abc",
-    b"\x0a\x03\x0a\x01a",                   # a piece but no <unk>
-])
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"hello, this is a text file\n",
+        bytes(range(256)),
+        b"\x0a\x05\x0a\x03abc",
+        b"\x0a\x03\x0a\x01a",  # a piece but no <unk>
+    ],
+)
 def test_corrupt_or_foreign_files_raise_value_error(content, tmp_path):
     path = tmp_path / "bad.model"
     path.write_bytes(content)
@@ -253,16 +322,23 @@ def test_load_path_and_gzip_bytes(tmp_path):
     path = tmp_path / "m.model"
     path.write_bytes(data)
     tok = tc.load(str(path))
-    assert tok.encode("Hello world").tokens == tc.load("botchan_en_bpe_1000").encode("Hello world").tokens
+    assert (
+        tok.encode("Hello world").tokens
+        == tc.load("botchan_en_bpe_1000").encode("Hello world").tokens
+    )
     assert load_bytes(gzip.compress(data)).vocab_size == 1000
 
 
 # ---- the pieces on their own ----------------------------------------------------------------------
 
+
 def test_wire_format_reader():
     assert _read_varint(b"\xac\x02", 0) == (300, 2)
     assert _fields(b"\x08\x96\x01\x12\x02hi\x1d\x00\x00\x80\x3f") == [
-        (1, 0, 150), (2, 2, b"hi"), (3, 5, b"\x00\x00\x80\x3f")]
+        (1, 0, 150),
+        (2, 2, b"hi"),
+        (3, 5, b"\x00\x00\x80\x3f"),
+    ]
     with pytest.raises(ValueError):
         _fields(b"\x12\x05ab")
 
@@ -298,15 +374,25 @@ def test_bpe_merges_replayed_by_rank_reproduce_the_encoder():
     pieces as sentencepiece's score-driven encoder on every botchan word."""
     tok = tc.load("botchan_en_bpe_1000")
     ranks = {pair: r for r, pair in enumerate(tok.model.merges)}
-    words = sorted({w for line in _botchan_lines()[:800] for w in tok.normalize(line).normalized.split("▁") if w})
+    words = sorted(
+        {
+            w
+            for line in _botchan_lines()[:800]
+            for w in tok.normalize(line).normalized.split("▁")
+            if w
+        }
+    )
     for w in words[:1500]:
         symbols = list("▁" + w)
         while len(symbols) > 1:
-            pairs = [(ranks.get((a, b), 1 << 30), i) for i, (a, b) in enumerate(zip(symbols, symbols[1:]))]
+            pairs = [
+                (ranks.get((a, b), 1 << 30), i)
+                for i, (a, b) in enumerate(zip(symbols, symbols[1:]))
+            ]
             rank, i = min(pairs)
             if rank == 1 << 30:
                 break
-            symbols[i:i + 2] = [symbols[i] + symbols[i + 1]]
+            symbols[i : i + 2] = [symbols[i] + symbols[i + 1]]
         assert symbols == [t for t, *_ in tok.model.tokenize("▁" + w)], w
 
 
@@ -314,7 +400,9 @@ def test_bpe_merges_replayed_by_rank_reproduce_the_encoder():
 def test_own_reader_agrees_with_protobuf(name):
     """Our stdlib wire-format reader against Google's protobuf parsing of the same file."""
     from sentencepiece import sentencepiece_model_pb2 as pb
+
     from tokenizers_core.formats.sentencepiece_model import parse_model_proto
+
     data = _model_bytes(name)
     ref = pb.ModelProto()
     ref.ParseFromString(data)

@@ -1,4 +1,5 @@
 """`training_run` steps the same trainers `train` runs: same steps, same tokeniser."""
+
 from __future__ import annotations
 
 import pytest
@@ -10,13 +11,16 @@ from tokenizers_core.implementations.stepping import training_run
 TEXT = "Everyone has the right to life, liberty and security of person. <|endoftext|> 東京"
 
 
-@pytest.mark.parametrize("algorithm, options", [
-    ("bpe", {"min_frequency": 2}),
-    ("byte_bpe", {"pattern": "cl100k", "special_tokens": ["<|endoftext|>"]}),
-    ("sentencepiece_bpe", {}),
-    ("wordpiece", {"lowercase": False}),
-    ("unigram", {}),
-])
+@pytest.mark.parametrize(
+    "algorithm, options",
+    [
+        ("bpe", {"min_frequency": 2}),
+        ("byte_bpe", {"pattern": "cl100k", "special_tokens": ["<|endoftext|>"]}),
+        ("sentencepiece_bpe", {}),
+        ("wordpiece", {"lowercase": False}),
+        ("unigram", {}),
+    ],
+)
 def test_a_run_learns_what_train_learns(algorithm, options):
     lines = load_corpus("udhr/eng").splitlines()
     run = training_run(algorithm, lines, 300, **dict(options))

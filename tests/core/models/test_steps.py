@@ -1,4 +1,5 @@
 """The Step protocol: frozen values, JSON round trips, a registry keyed by kind."""
+
 from __future__ import annotations
 
 import json
@@ -6,7 +7,8 @@ from dataclasses import FrozenInstanceError, dataclass
 from typing import ClassVar
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 import tokenizers_core as tc
 from tokenizers_core.pipeline import ModelStep, NormalizeStep, PostProcessStep, PreTokenizeStep
@@ -26,8 +28,13 @@ class _DemoMerge(Step):
 def test_to_dict_is_json_and_round_trips():
     s = _DemoMerge(3, ("e", "r"), 5, {"tied": (("w", "e"), ("r", "</w>"))})
     d = s.to_dict()
-    assert d == {"kind": "test_demo_merge", "index": 3, "pair": ["e", "r"], "count": 5,
-                 "extra": {"tied": [["w", "e"], ["r", "</w>"]]}}
+    assert d == {
+        "kind": "test_demo_merge",
+        "index": 3,
+        "pair": ["e", "r"],
+        "count": 5,
+        "extra": {"tied": [["w", "e"], ["r", "</w>"]]},
+    }
     assert step_from_dict(json.loads(json.dumps(d))) == s
     assert _DemoMerge.from_dict(d) == s
 
@@ -49,6 +56,7 @@ def test_unknown_kind_and_missing_fields_are_value_errors():
 
 def test_duplicate_kind_is_refused():
     with pytest.raises(TypeError):
+
         @register_step
         @dataclass(frozen=True)
         class Other(Step):

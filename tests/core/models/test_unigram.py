@@ -11,6 +11,7 @@ Golden case (the seed's "▁cats", with `▁cat` scored high and `s` present), w
                   best[4] + "s" -5.0)                                  = -5.0   (s)
     back-pointers from 5: s (4..5), ▁cat (0..4)  ->  ▁cat s
 """
+
 from __future__ import annotations
 
 import collections
@@ -23,11 +24,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tokenizers_core as tc
-from tokenizers_core.models.unigram.model import (BYTE, NORMAL, UNKNOWN, Unigram,
-                                                  ViterbiBacktrackStep, ViterbiStep, f32,
-                                                  lattice_steps, sample)
-from tokenizers_core.implementations.unigram import demo_tokenizer
 from tokenizers_core.formats.sentencepiece_model import _DATA
+from tokenizers_core.implementations.unigram import demo_tokenizer
+from tokenizers_core.models.unigram.model import (
+    BYTE,
+    NORMAL,
+    UNKNOWN,
+    Unigram,
+    ViterbiBacktrackStep,
+    ViterbiStep,
+    f32,
+    lattice_steps,
+    sample,
+)
 from tokenizers_core.steps import step_from_dict
 
 spm = pytest.importorskip("sentencepiece")
@@ -51,6 +60,7 @@ def _botchan_lines() -> list[str]:
 
 # ---- the golden lattice --------------------------------------------------------------------------
 
+
 def test_cats_lattice_steps(demo):
     text, steps = lattice_steps(demo, "cats")
     assert text == "▁cats"
@@ -60,7 +70,11 @@ def test_cats_lattice_steps(demo):
     assert [s.back for s in forward] == [0, 0, 0, 0, 4]
     last = forward[-1]
     assert [(c[0], c[1], c[4]) for c in last.candidates] == [
-        (0, "▁cats", -9.0), (2, "ats", -12.5), (3, "ts", -12.5), (4, "s", -5.0)]
+        (0, "▁cats", -9.0),
+        (2, "ats", -12.5),
+        (3, "ts", -12.5),
+        (4, "s", -5.0),
+    ]
     assert last.candidates[last.winner][1] == "s"
     back = [s for s in steps if s.kind == "viterbi_backtrack"]
     assert [(s.start, s.end, s.piece) for s in back] == [(4, 5, "s"), (0, 4, "▁cat")]
@@ -77,18 +91,20 @@ def test_steps_survive_json(demo):
 
 def test_unknown_characters_get_an_unk_node_with_the_penalty(demo):
     model = demo.model
-    assert model.unk_score == f32(-9.0 - 10.0)          # min score - kUnkPenalty
+    assert model.unk_score == f32(-9.0 - 10.0)  # min score - kUnkPenalty
     _text, steps = lattice_steps(demo, "cod")
     unknown = [s for s in steps if s.kind == "viterbi" and s.unknown]
     assert [s.position for s in unknown] == [3, 4]
     enc = demo.encode("cod")
-    assert enc.tokens == ["▁c", "od"]                 # consecutive unknowns merge into one token
+    assert enc.tokens == ["▁c", "od"]  # consecutive unknowns merge into one token
     assert enc.ids == [model.token_to_id("▁c"), model.unk_id]
     assert enc.offsets == [(0, 1), (1, 3)]
 
 
 def test_byte_fallback_spells_unknowns_in_utf8_bytes():
-    pieces = [("<unk>", 0.0), ("▁", -1.0), ("a", -2.0)] + [(f"<0x{b:02X}>", 0.0) for b in range(256)]
+    pieces = [("<unk>", 0.0), ("▁", -1.0), ("a", -2.0)] + [
+        (f"<0x{b:02X}>", 0.0) for b in range(256)
+    ]
     types = [UNKNOWN, NORMAL, NORMAL] + [BYTE] * 256
     model = Unigram(pieces, types=types, byte_fallback=True)
     tokens = model.tokenize("▁aé")
@@ -98,7 +114,10 @@ def test_byte_fallback_spells_unknowns_in_utf8_bytes():
 
 # ---- the fast path and the stepper agree -------------------------------------------------------------
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(text=st.text(st.sampled_from(list("cats▁dog")), max_size=25))
 def test_fast_path_equals_steps_on_demo(text, demo):
     model = demo.model
@@ -117,6 +136,7 @@ def test_fast_path_equals_steps_on_botchan_model():
 
 
 # ---- n-best ---------------------------------------------------------------------------------------------
+
 
 def test_nbest_matches_sentencepiece(botchan_sp):
     tok = tc.load("botchan_en_unigram_1000")
@@ -155,6 +175,7 @@ def test_nbest_and_sampling_reject_bad_arguments(demo):
 
 # ---- sampling ---------------------------------------------------------------------------------------------
 
+
 def test_sampling_is_reproducible_and_nbest_one_is_the_best(demo):
     a = [sample(demo, "cats cats", seed=s) for s in range(20)]
     b = [sample(demo, "cats cats", seed=s) for s in range(20)]
@@ -170,8 +191,9 @@ def test_sampling_from_the_whole_lattice_follows_the_path_probabilities(demo):
     z = sum(math.exp(alpha * s) for _t, s in paths)
     expected = {tuple(t): math.exp(alpha * s) / z for t, s in paths}
     n = 3000
-    counts = collections.Counter(tuple(sample(demo, "cats", alpha=alpha, nbest_size=-1, seed=i))
-                                 for i in range(n))
+    counts = collections.Counter(
+        tuple(sample(demo, "cats", alpha=alpha, nbest_size=-1, seed=i)) for i in range(n)
+    )
     for path, p in expected.items():
         assert abs(counts[path] / n - p) < 4 * math.sqrt(p * (1 - p) / n) + 0.005, path
 
@@ -184,6 +206,7 @@ def test_sampling_among_the_n_best(demo):
 
 # ---- the model on its own ---------------------------------------------------------------------------------
 
+
 def test_model_protocol_and_bad_models():
     model = demo_tokenizer().model
     assert model.get_vocab_size() == 15
@@ -193,4 +216,4 @@ def test_model_protocol_and_bad_models():
     with pytest.raises(ValueError):
         Unigram([])
     with pytest.raises(ValueError):
-        Unigram([("a", -1.0)], types=[NORMAL])          # no <unk>
+        Unigram([("a", -1.0)], types=[NORMAL])  # no <unk>

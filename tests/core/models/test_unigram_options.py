@@ -1,5 +1,6 @@
 """Unigram options the upstream suites exercise (issue 20, item 17): Hugging Face's `fuse_unk`,
 the trainer's special tokens, sentencepiece's entropy, scored sampling and `emit_unk_piece`."""
+
 from __future__ import annotations
 
 import gzip
@@ -13,13 +14,27 @@ import pytest
 import tokenizers_core as tc
 from tokenizers_core.formats.sentencepiece_model import _DATA
 from tokenizers_core.models.unigram.hf import HFUnigram
-from tokenizers_core.models.unigram.regularization import (calculate_entropy, encode_pieces,
-                                                           sample_encode_and_score)
+from tokenizers_core.models.unigram.regularization import (
+    calculate_entropy,
+    encode_pieces,
+    sample_encode_and_score,
+)
 
 # tokenizers/src/models/unigram/model.rs, test_encode2: the pieces and what Rust expects
-ENCODE2 = [("<unk>", 0.0), ("ab", 0.0), ("cd", -0.1), ("abc", -0.2), ("a", -0.3), ("b", -0.4),
-           ("c", -0.5), ("ABC", -0.5), ("abcdabcd", 20.0), ("q", 20.5), ("r", 20.5),
-           ("qr", -0.5)]
+ENCODE2 = [
+    ("<unk>", 0.0),
+    ("ab", 0.0),
+    ("cd", -0.1),
+    ("abc", -0.2),
+    ("a", -0.3),
+    ("b", -0.4),
+    ("c", -0.5),
+    ("ABC", -0.5),
+    ("abcdabcd", 20.0),
+    ("q", 20.5),
+    ("r", 20.5),
+    ("qr", -0.5),
+]
 
 
 def tokens(model, text):
@@ -42,8 +57,9 @@ def test_fuse_unk_default_matches_hugging_face():
     tokenizers = pytest.importorskip("tokenizers")
     theirs = tokenizers.models.Unigram(ENCODE2, unk_id=0, byte_fallback=False)
     for text in ("AB", "xyz東京", "abABCcd", "xabcabaabcdd"):
-        assert tokens(HFUnigram(ENCODE2, unk_id=0), text) == \
-            [t.value for t in theirs.tokenize(text)]
+        assert tokens(HFUnigram(ENCODE2, unk_id=0), text) == [
+            t.value for t in theirs.tokenize(text)
+        ]
 
 
 # ---- sentencepiece's entropy, scored samples, emit_unk_piece ------------------------------------
@@ -95,7 +111,7 @@ def test_sampled_scores_are_exact_log_probabilities_and_frequencies_follow_them(
     for pieces, score in samples:
         assert score == pytest.approx(dist[tuple(pieces)], abs=1e-9)
     counts = Counter(tuple(p) for p, _s in samples)
-    for pieces, log_p in dist.items():          # within 5 standard deviations
+    for pieces, log_p in dist.items():  # within 5 standard deviations
         n, p = 4000, math.exp(log_p)
         assert abs(counts[pieces] - n * p) <= 5 * math.sqrt(n * p * (1 - p)) + 1, pieces
 
@@ -111,7 +127,9 @@ def test_sampling_at_alpha_zero_is_uniform_and_seeded_draws_repeat():
         sample_encode_and_score(tok, "Hello", num_samples=0)
 
 
-@pytest.mark.parametrize("name", ["botchan_en_unigram_1000.model.gz", "botchan_en_bpe_1000.model.gz"])
+@pytest.mark.parametrize(
+    "name", ["botchan_en_unigram_1000.model.gz", "botchan_en_bpe_1000.model.gz"]
+)
 def test_emit_unk_piece_matches_sentencepiece(name):
     spm = pytest.importorskip("sentencepiece")
     blob = gzip.open(os.path.join(_DATA, name)).read()
@@ -119,8 +137,9 @@ def test_emit_unk_piece_matches_sentencepiece(name):
     tok = tc.load(blob)
     for text in ("Hello 漢字 world ü", "naïve café ☃☃ end", "plain text"):
         for emit in (False, True):
-            assert encode_pieces(tok, text, emit_unk_piece=emit) == \
-                sp.encode(text, out_type=str, emit_unk_piece=emit), (text, emit)
+            assert encode_pieces(tok, text, emit_unk_piece=emit) == sp.encode(
+                text, out_type=str, emit_unk_piece=emit
+            ), (text, emit)
 
 
 # ---- the trainer's special tokens, unknown token and user-defined symbols -------------------------
@@ -133,9 +152,15 @@ def test_user_defined_symbols_train_as_sentencepiece_does(size):
     boundary the trained pieces never cross."""
     spm = pytest.importorskip("sentencepiece")
     out = io.BytesIO()
-    spm.SentencePieceTrainer.train(sentence_iterator=iter(HUGS), model_writer=out, vocab_size=size,
-                                   model_type="unigram", minloglevel=3, num_threads=1,
-                                   user_defined_symbols=["<sep>", "<x>"])
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(HUGS),
+        model_writer=out,
+        vocab_size=size,
+        model_type="unigram",
+        minloglevel=3,
+        num_threads=1,
+        user_defined_symbols=["<sep>", "<x>"],
+    )
     sp = spm.SentencePieceProcessor(model_proto=out.getvalue())
     tok = tc.train("unigram", HUGS, vocab_size=size, user_defined_symbols=["<sep>", "<x>"])
     theirs = [sp.id_to_piece(i) for i in range(size)]
@@ -153,22 +178,29 @@ def test_special_and_unknown_tokens_come_first_as_hugging_face_puts_them():
     for specials, unk in ((["[CLS]", "[SEP]"], "[UNK]"), (["[CLS]", "[UNK]", "[SEP]"], "[UNK]")):
         hf = tokenizers.Tokenizer(tokenizers.models.Unigram())
         hf.pre_tokenizer = tokenizers.pre_tokenizers.Metaspace()
-        hf.train_from_iterator(lines, tokenizers.trainers.UnigramTrainer(
-            vocab_size=21, special_tokens=specials, unk_token=unk, show_progress=False))
+        hf.train_from_iterator(
+            lines,
+            tokenizers.trainers.UnigramTrainer(
+                vocab_size=21, special_tokens=specials, unk_token=unk, show_progress=False
+            ),
+        )
         ours = tc.train("unigram", lines, vocab_size=21, special_tokens=specials, unk_token=unk)
         first = len(specials) + (unk not in specials)
-        assert [ours.model.id_to_token(i) for i in range(first)] == \
-            [hf.id_to_token(i) for i in range(first)]
+        assert [ours.model.id_to_token(i) for i in range(first)] == [
+            hf.id_to_token(i) for i in range(first)
+        ]
         assert ours.model.unk_id == hf.token_to_id(unk)
         assert ours.model.id_to_token(ours.encode("A ☃").ids[-1]) == unk
 
 
 def test_trainer_tokens_bad_input():
     lines = ["A first sentence", "Another sentence", "And a last one"]
-    for options, message in (({"unk_token": ""}, "unk_token"),
-                             ({"special_tokens": "<s>"}, "not one string"),
-                             ({"special_tokens": ["<s>", "<s>"]}, "must all differ"),
-                             ({"user_defined_symbols": ["<unk>"]}, "must all differ"),
-                             ({"user_defined_symbols": [""]}, "non-empty")):
+    for options, message in (
+        ({"unk_token": ""}, "unk_token"),
+        ({"special_tokens": "<s>"}, "not one string"),
+        ({"special_tokens": ["<s>", "<s>"]}, "must all differ"),
+        ({"user_defined_symbols": ["<unk>"]}, "must all differ"),
+        ({"user_defined_symbols": [""]}, "non-empty"),
+    ):
         with pytest.raises(ValueError, match=message):
             tc.train("unigram", lines, vocab_size=21, **options)

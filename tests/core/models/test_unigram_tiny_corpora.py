@@ -5,6 +5,7 @@ seed the vocabulary (the suffix array's repeated substrings with two continuatio
 end being one), the order of the seed pieces, pruning's characters and unknown nodes, and which
 sizes it accepts. sentencepiece 0.2.3 is the reference (test-only).
 """
+
 from __future__ import annotations
 
 import io
@@ -22,9 +23,14 @@ def sentencepiece_train(lines: list[str], size: int):
     """sentencepiece's Unigram at `size` (None when it refuses the size)."""
     out = io.BytesIO()
     try:
-        spm.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=out,
-                                       vocab_size=size, model_type="unigram", minloglevel=3,
-                                       num_threads=1)
+        spm.SentencePieceTrainer.train(
+            sentence_iterator=iter(lines),
+            model_writer=out,
+            vocab_size=size,
+            model_type="unigram",
+            minloglevel=3,
+            num_threads=1,
+        )
     except RuntimeError:
         return None
     return spm.SentencePieceProcessor(model_proto=out.getvalue())
@@ -66,8 +72,11 @@ def test_a_sentence_at_the_largest_accepted_size_splits_as_sentencepiece_does():
 
 @pytest.mark.parametrize("size", [18, 19, 20, 21])
 def test_the_three_sentences_train_the_model_sentencepiece_trains(size):
-    assert_same_model(tc.train("unigram", THREE, vocab_size=size),
-                      sentencepiece_train(THREE, size), THREE + ["A sentence"])
+    assert_same_model(
+        tc.train("unigram", THREE, vocab_size=size),
+        sentencepiece_train(THREE, size),
+        THREE + ["A sentence"],
+    )
 
 
 TINY = {

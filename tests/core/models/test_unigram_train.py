@@ -3,22 +3,22 @@
 The full-size figures (botchan and the English UDHR at 1000/4000, and the 1 MB benchmark text)
 come from `benchmarks/bench_unigram.py`; here a small case keeps the suite fast.
 """
-from __future__ import annotations
 
-import itertools
+from __future__ import annotations
 
 import gzip
 import io
+import itertools
 import os
 
 import pytest
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import load_corpus
+from tokenizers_core.formats.sentencepiece_model import _DATA, load_bytes
+from tokenizers_core.implementations.unigram import held_out_quality, unigram_tokenizer
 from tokenizers_core.models.sentencepiece_common import is_valid_piece, split_words
 from tokenizers_core.models.unigram.trainer import UnigramRoundStep, UnigramTrainer, digamma
-from tokenizers_core.implementations.unigram import held_out_quality, unigram_tokenizer
-from tokenizers_core.formats.sentencepiece_model import _DATA, load_bytes
 from tokenizers_core.steps import step_from_dict
 
 spm = pytest.importorskip("sentencepiece")
@@ -32,7 +32,9 @@ def _botchan() -> list[str]:
 @pytest.fixture(scope="module")
 def corpus() -> tuple[list[str], list[str]]:
     lines = _botchan()[:2500]
-    return [l for i, l in enumerate(lines) if i % 10], [l for i, l in enumerate(lines) if i % 10 == 0]
+    return [l for i, l in enumerate(lines) if i % 10], [
+        l for i, l in enumerate(lines) if i % 10 == 0
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -47,14 +49,20 @@ def test_quality_close_to_sentencepiece(corpus, trained):
     train, held = corpus
     _trainer, ours = trained
     out = io.BytesIO()
-    spm.SentencePieceTrainer.train(sentence_iterator=iter(train), model_writer=out, vocab_size=600,
-                                   model_type="unigram", minloglevel=2, num_threads=1)
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(train),
+        model_writer=out,
+        vocab_size=600,
+        model_type="unigram",
+        minloglevel=2,
+        num_threads=1,
+    )
     theirs = load_bytes(out.getvalue())
     tpw, ll = held_out_quality(ours, held)
     sp_tpw, sp_ll = held_out_quality(theirs, held)
     # within 2% (or better than sentencepiece)
     assert tpw <= sp_tpw * 1.02, (tpw, sp_tpw)
-    assert ll >= sp_ll * 1.02, (ll, sp_ll)          # log-likelihoods are negative
+    assert ll >= sp_ll * 1.02, (ll, sp_ll)  # log-likelihoods are negative
 
 
 def test_rounds_are_steps(trained):
@@ -118,7 +126,7 @@ def test_helpers():
     assert split_words("▁a▁bc▁") == ["▁a", "▁bc", "▁"]
     assert is_valid_piece("▁the", 16) and not is_valid_piece("the▁", 16)
     assert not is_valid_piece("ab", 1) and not is_valid_piece("aж", 16)
-    assert is_valid_piece("e\u0301", 16)                 # a mark takes its base's script
+    assert is_valid_piece("e\u0301", 16)  # a mark takes its base's script
     assert abs(digamma(10.0) - 2.251752589066721) < 1e-9
 
 

@@ -1,5 +1,6 @@
 """CharBPE-style training and the WordLevel trainer, against Hugging Face's
 `CharBPETokenizer().train_from_iterator` and `WordLevelTrainer` on real text."""
+
 from __future__ import annotations
 
 import json
@@ -10,8 +11,12 @@ import tokenizers_core as tc
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.models.wordlevel.trainer import wordlevel_vocab
 
-TEXTS = ["Hello, world! I'm training a tokenizer.", "Botchan's mother died when he was young.",
-         "Crème brûlée costs 5€ — naïve café.", "unknown characters: 日本語 ⅷ ☃"]
+TEXTS = [
+    "Hello, world! I'm training a tokenizer.",
+    "Botchan's mother died when he was young.",
+    "Crème brûlée costs 5€ — naïve café.",
+    "unknown characters: 日本語 ⅷ ☃",
+]
 
 
 @pytest.fixture(scope="module")
@@ -23,16 +28,20 @@ def hf_model(tok) -> dict:
     return json.loads(tok.to_str())["model"]
 
 
-@pytest.mark.parametrize("vocab_size, options", [
-    (1000, {}),
-    (600, {"min_frequency": 5, "limit_alphabet": 50}),
-])
+@pytest.mark.parametrize(
+    "vocab_size, options",
+    [
+        (1000, {}),
+        (600, {"min_frequency": 5, "limit_alphabet": 50}),
+    ],
+)
 def test_char_bpe_trains_and_encodes_like_hugging_face(botchan, vocab_size, options):
     from tokenizers import CharBPETokenizer
+
     hf = CharBPETokenizer()
     hf.train_from_iterator(botchan, vocab_size=vocab_size, show_progress=False, **options)
     model = hf_model(hf._tokenizer)
-    order = sorted(model["vocab"], key=model["vocab"].get)     # its numbering of "x</w>"
+    order = sorted(model["vocab"], key=model["vocab"].get)  # its numbering of "x</w>"
     tok = tc.train("char_bpe", botchan, vocab_size, symbol_order=order, **options)
     assert tok.model.vocab == model["vocab"]
     assert tok.model.merges == [tuple(m) for m in model["merges"]]
@@ -52,18 +61,23 @@ def test_char_bpe_glues_the_suffix_to_the_last_character():
 
 def hf_wordlevel(lines, **trainer_options):
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
     tok = Tokenizer(models.WordLevel(unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok.train_from_iterator(lines, trainers.WordLevelTrainer(show_progress=False,
-                                                             **trainer_options))
+    tok.train_from_iterator(
+        lines, trainers.WordLevelTrainer(show_progress=False, **trainer_options)
+    )
     return tok
 
 
-@pytest.mark.parametrize("vocab_size, options", [
-    (2000, {"special_tokens": ["<unk>"]}),
-    (500, {"special_tokens": ["<unk>", "<pad>"], "min_frequency": 3}),
-    (100_000, {"special_tokens": ["<unk>"], "min_frequency": 2}),
-])
+@pytest.mark.parametrize(
+    "vocab_size, options",
+    [
+        (2000, {"special_tokens": ["<unk>"]}),
+        (500, {"special_tokens": ["<unk>", "<pad>"], "min_frequency": 3}),
+        (100_000, {"special_tokens": ["<unk>"], "min_frequency": 2}),
+    ],
+)
 def test_wordlevel_trains_and_encodes_like_hugging_face(botchan, vocab_size, options):
     hf = hf_wordlevel(botchan, vocab_size=vocab_size, **options)
     tok = tc.train("wordlevel", botchan, vocab_size, **options)
@@ -80,11 +94,14 @@ def test_wordlevel_order_is_count_then_the_word():
     assert list(wordlevel_vocab({"the": 3, "sat": 1, "a": 3}, 10, min_frequency=2)) == ["a", "the"]
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"vocab_size": 0}, "vocab_size must be a whole number of at least 1"),
-    ({"vocab_size": 5, "min_frequency": -1}, "min_frequency must be a whole number"),
-    ({"vocab_size": 5, "special_tokens": [""]}, "special tokens must be non-empty strings"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"vocab_size": 0}, "vocab_size must be a whole number of at least 1"),
+        ({"vocab_size": 5, "min_frequency": -1}, "min_frequency must be a whole number"),
+        ({"vocab_size": 5, "special_tokens": [""]}, "special tokens must be non-empty strings"),
+    ],
+)
 def test_wordlevel_bad_options(kwargs, message):
     with pytest.raises(ValueError, match=message):
         tc.train("wordlevel", ["a b c"], **kwargs)
@@ -93,6 +110,7 @@ def test_wordlevel_bad_options(kwargs, message):
 @pytest.mark.parametrize("algorithm", ["char_bpe", "wordlevel"])
 def test_saved_tokenizer_json_loads_in_hugging_face_and_here(botchan, algorithm, tmp_path):
     from tokenizers import Tokenizer
+
     tok = tc.train(algorithm, botchan[:3000], 600)
     path = tmp_path / "tokenizer.json"
     tok.save(str(path))

@@ -1,10 +1,12 @@
 """WordPiece encoding: greedy longest match, its probe steps, vocabulary loading."""
+
 from __future__ import annotations
 
 import gzip
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tokenizers_core.models.wordpiece.model import WordPiece, WordPieceProbeStep, vocab_from_text
 from tokenizers_core.steps import step_from_dict
@@ -27,8 +29,12 @@ def test_playing_golden(small):
     assert small.tokenize("playing") == [("play", 1, 0, 4), ("##ing", 2, 4, 7)]
     probes = list(small.probes("playing"))
     assert [(p.start, p.end, p.candidate, p.found) for p in probes] == [
-        (0, 7, "playing", False), (0, 6, "playin", False), (0, 5, "playi", False),
-        (0, 4, "play", True), (4, 7, "##ing", True)]
+        (0, 7, "playing", False),
+        (0, 6, "playin", False),
+        (0, 5, "playi", False),
+        (0, 4, "play", True),
+        (4, 7, "##ing", True),
+    ]
     assert probes[-1].pieces == ("play", "##ing")
     assert probes[3].pieces == ("play",)
 
@@ -41,7 +47,7 @@ def test_unaffable_golden(small):
 
 
 def test_whole_word_unk(small):
-    """"plax": p-l-a match, then no "##x" at all -> the WHOLE word is [UNK], offsets (0, 4)."""
+    """ "plax": p-l-a match, then no "##x" at all -> the WHOLE word is [UNK], offsets (0, 4)."""
     assert small.tokenize("plax") == [("[UNK]", 0, 0, 4)]
     probes = list(small.probes("plax"))
     assert probes[-1].status == "unk" and probes[-1].candidate == "##x"
@@ -50,10 +56,10 @@ def test_whole_word_unk(small):
 
 
 def test_too_long_word_is_unk(small):
-    word = "a" + "b" * 100                      # 101 characters > 100
+    word = "a" + "b" * 100  # 101 characters > 100
     assert small.tokenize(word) == [("[UNK]", 0, 0, 101)]
     assert [p.status for p in small.probes(word)] == ["too_long"]
-    ok = "a" + "b" * 99                         # exactly 100: encoded
+    ok = "a" + "b" * 99  # exactly 100: encoded
     assert tokens(small, ok) == ["a"] + ["##b"] * 99
 
 
@@ -125,11 +131,18 @@ def test_probe_dataclass_is_frozen():
         p.start = 1  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("module", ["tokenizers_core.models.wordpiece.model",
-                                    "tokenizers_core.models.wordpiece.trainer",
-                                    "tokenizers_core.implementations.bert", "tokenizers_core.processors"])
+@pytest.mark.parametrize(
+    "module",
+    [
+        "tokenizers_core.models.wordpiece.model",
+        "tokenizers_core.models.wordpiece.trainer",
+        "tokenizers_core.implementations.bert",
+        "tokenizers_core.processors",
+    ],
+)
 def test_docstring_examples(module):
     import doctest
     import importlib
+
     result = doctest.testmod(importlib.import_module(module))
     assert result.failed == 0 and result.attempted > 0

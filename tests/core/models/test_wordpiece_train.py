@@ -1,16 +1,18 @@
 """WordPiece likelihood training: golden cases, exactness against a recount-everything textbook
 loop, the stepper and its checkpoints."""
+
 from __future__ import annotations
 
 import collections
 from fractions import Fraction
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import tokenizers_core as tc
-from tokenizers_core.implementations.bert import count_words
 from tokenizers_core.corpora import corpus_names, load_corpus
+from tokenizers_core.implementations.bert import count_words
 from tokenizers_core.models.wordpiece.trainer import WordPieceMergeStep, WordPieceTrainer, _better
 from tokenizers_core.steps import step_from_dict
 
@@ -42,12 +44,15 @@ def textbook_wordpiece(word_counts, vocab_size, min_frequency=0, specials=SPECIA
                 sym_freq[s] += f
             for a, b in zip(w, w[1:]):
                 pair_freq[(a, b)] += f
-        candidates = [(Fraction(c, sym_freq[a] * sym_freq[b]), c, -ids[a], -ids[b], a, b)
-                      for (a, b), c in pair_freq.items() if c >= min_frequency]
+        candidates = [
+            (Fraction(c, sym_freq[a] * sym_freq[b]), c, -ids[a], -ids[b], a, b)
+            for (a, b), c in pair_freq.items()
+            if c >= min_frequency
+        ]
         if not candidates:
             break
         *_, a, b = max(candidates)
-        new = a + b[len(prefix):]
+        new = a + b[len(prefix) :]
         ids.setdefault(new, len(ids))
         merges.append((a, b))
         merged: collections.Counter = collections.Counter()
@@ -87,8 +92,10 @@ def test_hugging_face_course_example():
     assert first.pair == ("##g", "##s") and first.new_symbol == "##gs"
     assert first.bpe_pair == ("##u", "##g") and first.bpe_count == 20
     trainer.run()
-    assert trainer.merges == textbook_wordpiece(
-        {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, 40)[0]
+    assert (
+        trainer.merges
+        == textbook_wordpiece({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, 40)[0]
+    )
 
 
 def test_merge_rules_for_prefixes():
@@ -127,9 +134,13 @@ def test_min_frequency_and_vocab_size():
 
 
 def test_bad_options():
-    for bad in (dict(vocab_size=0), dict(vocab_size="10"), dict(vocab_size=10, min_frequency=-1),
-                dict(vocab_size=10, special_tokens=["[UNK]", "[UNK]"]),
-                dict(vocab_size=10, special_tokens=[""])):
+    for bad in (
+        dict(vocab_size=0),
+        dict(vocab_size="10"),
+        dict(vocab_size=10, min_frequency=-1),
+        dict(vocab_size=10, special_tokens=["[UNK]", "[UNK]"]),
+        dict(vocab_size=10, special_tokens=[""]),
+    ):
         with pytest.raises(ValueError):
             WordPieceTrainer({"ab": 1}, **bad)
     with pytest.raises(ValueError):
@@ -181,8 +192,9 @@ def test_custom_prefix_and_specials_equal_textbook():
     words = count_words(load_corpus("udhr/eng").splitlines())
     specials = ("<unk>",)
     expected, ids = textbook_wordpiece(words, 150, specials=specials, prefix="@@")
-    trainer = WordPieceTrainer(words, vocab_size=150, special_tokens=specials,
-                               continuing_subword_prefix="@@").run()
+    trainer = WordPieceTrainer(
+        words, vocab_size=150, special_tokens=specials, continuing_subword_prefix="@@"
+    ).run()
     assert trainer.merges == expected and trainer.vocab == ids
 
 
@@ -210,8 +222,8 @@ def test_copy_resumes_identically(botchan_words):
     straight = WordPieceTrainer(botchan_words, vocab_size=10**6).run(300)
     half = WordPieceTrainer(botchan_words, vocab_size=10**6).run(120)
     snapshot = half.copy()
-    half.run(200)                                   # the original moves on ...
-    snapshot.run(300)                               # ... the copy is unaffected
+    half.run(200)  # the original moves on ...
+    snapshot.run(300)  # ... the copy is unaffected
     assert snapshot.merges == straight.merges
     assert snapshot.steps == straight.steps
 
@@ -235,8 +247,9 @@ def test_train_api():
     assert enc.type_ids[-1] == 1 and enc.special_tokens_mask[0] == 1
     assert tok.decode(enc.ids, skip_special_tokens=True) == "everyone has the right to life. second"
     text = "Everyone has the right to life."
-    for token, (start, end), special, type_id in zip(enc.tokens, enc.offsets,
-                                                     enc.special_tokens_mask, enc.type_ids):
+    for token, (start, end), special, type_id in zip(
+        enc.tokens, enc.offsets, enc.special_tokens_mask, enc.type_ids
+    ):
         if not special and token != "[UNK]" and type_id == 0:
             assert text[start:end].lower() == token.removeprefix("##")
 
@@ -255,7 +268,9 @@ def trained_eng():
     return tc.train("wordpiece", load_corpus("udhr/eng").splitlines(), vocab_size=400)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.text(max_size=40) | st.sampled_from(["[SEP]", "a [CLS] b", "[sep]", "x[MASK]"]))
 def test_trained_model_encodes_anything(trained_eng, text):
     """Any text encodes; every token is in the vocabulary; ordinary tokens' offsets slice the
@@ -274,24 +289,30 @@ def test_trained_model_encodes_anything(trained_eng, text):
 
 
 # ---- the view's session: the records equal the live trainer's state ------------------------------
-@pytest.mark.parametrize("corpus, vocab_size, min_frequency", [
-    ("udhr/eng", 600, 0), ("udhr/fra", 500, 2), ("udhr/rus", 700, 0)])
+@pytest.mark.parametrize(
+    "corpus, vocab_size, min_frequency",
+    [("udhr/eng", 600, 0), ("udhr/fra", 500, 2), ("udhr/rus", 700, 0)],
+)
 def test_session_reads_the_same_state_as_a_live_trainer(corpus, vocab_size, min_frequency):
     """At every step, the recorded pair table and the replayed word table are exactly what a
     trainer stepped to k shows; and recording does not change the training."""
     import pickle
 
-    from tokenizers_core.implementations.bert import count_words
     from tokenizers_core.corpora import load_corpus
+    from tokenizers_core.implementations.bert import count_words
     from tokenizers_core.models.wordpiece.session import TOP_PAIRS, WordPieceSession
+
     words = count_words(load_corpus(corpus))
-    session = pickle.loads(pickle.dumps(       # as a worker process hands it over
-        WordPieceSession(words, vocab_size=vocab_size, min_frequency=min_frequency).run()))
+    session = pickle.loads(
+        pickle.dumps(  # as a worker process hands it over
+            WordPieceSession(words, vocab_size=vocab_size, min_frequency=min_frequency).run()
+        )
+    )
     live = WordPieceTrainer(words, vocab_size=vocab_size, min_frequency=min_frequency)
     for k in range(session.total + 1):
         assert session.pairs(k) == tuple(live.top_pairs(TOP_PAIRS)), k
         if k % 25 == 0 or k == session.total:
-            assert session.word_rows(k, 0, 10 ** 6) == live.word_table(0, 10 ** 6), k
+            assert session.word_rows(k, 0, 10**6) == live.word_table(0, 10**6), k
             assert session.vocab_now(k) == len(live.symbols)
         live.step()
     assert [s.to_dict() for s in session.steps] == [s.to_dict() for s in live.steps]
@@ -299,11 +320,18 @@ def test_session_reads_the_same_state_as_a_live_trainer(corpus, vocab_size, min_
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.dictionaries(st.text(alphabet="abcab", min_size=1, max_size=7),
-                       st.integers(min_value=1, max_value=9), min_size=1, max_size=14),
-       st.integers(min_value=5, max_value=60))
+@given(
+    st.dictionaries(
+        st.text(alphabet="abcab", min_size=1, max_size=7),
+        st.integers(min_value=1, max_value=9),
+        min_size=1,
+        max_size=14,
+    ),
+    st.integers(min_value=5, max_value=60),
+)
 def test_session_matches_a_live_trainer_on_any_word_counts(words, vocab_size):
     from tokenizers_core.models.wordpiece.session import TOP_PAIRS, WordPieceSession
+
     session = WordPieceSession(words, vocab_size=vocab_size).run()
     live = WordPieceTrainer(words, vocab_size=vocab_size)
     for k in range(session.total + 1):

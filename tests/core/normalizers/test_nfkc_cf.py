@@ -1,5 +1,6 @@
 """sentencepiece's `nfkc_cf` normalisation by name (issue 20, item 17): NFKC plus case folding,
 checked against sentencepiece 0.2.3 trained with `normalization_rule_name="nfkc_cf"`."""
+
 from __future__ import annotations
 
 import io
@@ -18,14 +19,26 @@ LINES = ["Hello World ÀÉÎ Straße ﬁ Ⅻ ① ｶ ǅ", "ΣΑΣ İstanbul caf�
 @pytest.fixture(scope="module")
 def theirs():
     out = io.BytesIO()
-    spm.SentencePieceTrainer.train(sentence_iterator=iter(LINES), model_writer=out, vocab_size=60,
-                                   model_type="unigram", minloglevel=3, num_threads=1,
-                                   normalization_rule_name="nfkc_cf", hard_vocab_limit=False)
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(LINES),
+        model_writer=out,
+        vocab_size=60,
+        model_type="unigram",
+        minloglevel=3,
+        num_threads=1,
+        normalization_rule_name="nfkc_cf",
+        hard_vocab_limit=False,
+    )
     return spm.SentencePieceProcessor(model_proto=out.getvalue())
 
 
-BLOCKS = [(0x20, 0x3400), (0xA000, 0xAC00), (0xF900, 0x10000), (0x1D400, 0x1D800),
-          (0x1F100, 0x1F300)]        # where the rewriting characters are
+BLOCKS = [
+    (0x20, 0x3400),
+    (0xA000, 0xAC00),
+    (0xF900, 0x10000),
+    (0x1D400, 0x1D800),
+    (0x1F100, 0x1F300),
+]  # where the rewriting characters are
 
 
 def test_every_code_point_normalises_as_sentencepiece_does(theirs):
@@ -34,10 +47,14 @@ def test_every_code_point_normalises_as_sentencepiece_does(theirs):
     letter, is the one known difference; run over every code point up to U+30000, it is the
     only one)."""
     ours = sentencepiece_normalizer("nfkc_cf")
-    points = [cp for lo, hi in BLOCKS for cp in range(lo, hi)
-              if unicodedata.category(chr(cp)) not in ("Cs", "Cn", "Co") and cp != 0x344]
+    points = [
+        cp
+        for lo, hi in BLOCKS
+        for cp in range(lo, hi)
+        if unicodedata.category(chr(cp)) not in ("Cs", "Cn", "Co") and cp != 0x344
+    ]
     for k in range(0, len(points), 1000):
-        text = " ".join(f"x{chr(cp)}x" for cp in points[k:k + 1000])
+        text = " ".join(f"x{chr(cp)}x" for cp in points[k : k + 1000])
         assert ours.normalize_str(text) == theirs.normalize(text), hex(points[k])
 
 

@@ -1,10 +1,12 @@
 """NormalizedString: alignment of every normalised character to the original text."""
+
 from __future__ import annotations
 
 import unicodedata
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tokenizers_core.normalized import NormalizedString
 

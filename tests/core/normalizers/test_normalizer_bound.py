@@ -8,6 +8,7 @@ most any character takes; BertNormalizer writes " 中 " for "中" (3); sentencep
 NFKC plus short rules. So the bound refuses the hostile chain before it builds the long text,
 naming the member, and lets every real normaliser through.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -22,14 +23,27 @@ import tokenizers_core as tc
 from tokenizers_core import pretrained
 from tokenizers_core.corpora import corpus_names, load_corpus
 from tokenizers_core.normalized import NormalizedString
-from tokenizers_core.normalizers import (FLOOR, GROWTH, NFKC, NFKD, BertNormalizer, Lowercase,
-                                         NormalizedTooLong, Prepend, Replace, Sequence,
-                                         max_length)
+from tokenizers_core.normalizers import (
+    FLOOR,
+    GROWTH,
+    NFKC,
+    NFKD,
+    BertNormalizer,
+    Lowercase,
+    NormalizedTooLong,
+    Prepend,
+    Replace,
+    Sequence,
+    max_length,
+)
 from tokenizers_core.normalizers.hf import ByteLevel, Precompiled, from_hf_config
-from tokenizers_core.normalizers.sentencepiece import (_NMT_NFKC, PrecompiledCharsMap,
-                                                       SentencePieceNormalizer)
+from tokenizers_core.normalizers.sentencepiece import (
+    _NMT_NFKC,
+    PrecompiledCharsMap,
+    SentencePieceNormalizer,
+)
 
-PEAK_LIMIT = 50_000_000        # bytes
+PEAK_LIMIT = 50_000_000  # bytes
 
 
 def _peak(run) -> tuple[BaseException | None, int]:
@@ -49,8 +63,10 @@ def _peak(run) -> tuple[BaseException | None, int]:
 def _doubling_tokenizer(times: int = 20) -> tc.Tokenizer:
     """bert-base-uncased with the issue's normalizer: `times` x Replace "a" -> "aa"."""
     data = tc.load("bert-base-uncased").to_hf_json()
-    data["normalizer"] = {"type": "Sequence", "normalizers": [
-        {"type": "Replace", "pattern": {"String": "a"}, "content": "aa"}] * times}
+    data["normalizer"] = {
+        "type": "Sequence",
+        "normalizers": [{"type": "Replace", "pattern": {"String": "a"}, "content": "aa"}] * times,
+    }
     return tc.load(json.dumps(data).encode())
 
 
@@ -64,13 +80,14 @@ def test_the_issues_doubling_chain_is_refused_naming_its_member():
     assert str(raised) == (
         "the normalizer Replace('a' -> 'aa'), member 15 of the Sequence, would make this "
         "4-character text 131,072 characters long; a normalizer may make a text at most 20 "
-        "times longer (or 100,000 characters)")
+        "times longer (or 100,000 characters)"
+    )
     assert (raised.where, raised.source_length, raised.length) == ((15,), 4, 131_072)
     assert peak < PEAK_LIMIT, f"peak {peak / 1e6:.1f} MB"
 
 
 def test_fourteen_doublings_fit_and_fifteen_do_not():
-    assert len(_doubling_tokenizer(14).normalize("aaaa")) == 4 * 2 ** 14
+    assert len(_doubling_tokenizer(14).normalize("aaaa")) == 4 * 2**14
     with pytest.raises(NormalizedTooLong, match="member 15 of the Sequence"):
         _doubling_tokenizer(15).normalize("aaaa")
 
@@ -78,9 +95,12 @@ def test_fourteen_doublings_fit_and_fifteen_do_not():
 def test_the_visualisers_steps_are_bounded_too():
     """The step-by-step trace runs a Sequence's members one at a time; each Replace checks
     itself, so the chain stops at the same member, and the trace says which it is."""
-    with pytest.raises(NormalizedTooLong, match=r"Replace\('a' -> 'aa'\), member 15 of the "
-                                                r"Sequence, would make this 4-character text "
-                                                r"131,072"):
+    with pytest.raises(
+        NormalizedTooLong,
+        match=r"Replace\('a' -> 'aa'\), member 15 of the "
+        r"Sequence, would make this 4-character text "
+        r"131,072",
+    ):
         _doubling_tokenizer().trace("aaaa")
 
 
@@ -105,14 +125,13 @@ def test_a_megabyte_replacement_is_refused_before_it_is_written():
     assert isinstance(raised, NormalizedTooLong)
     assert raised.length == 1000 * 1_000_000
     assert peak < PEAK_LIMIT, f"peak {peak / 1e6:.1f} MB"
-    assert len(str(raised)) < 300                           # the description is cut short
+    assert len(str(raised)) < 300  # the description is cut short
     assert replace.normalize_str("nothing to see") == "nothing to see"
 
 
 def test_a_megabyte_replacement_in_a_tokenizer_json():
     data = tc.load("bert-base-uncased").to_hf_json()
-    data["normalizer"] = {"type": "Replace", "pattern": {"String": "a"},
-                          "content": "x" * 1_000_000}
+    data["normalizer"] = {"type": "Replace", "pattern": {"String": "a"}, "content": "x" * 1_000_000}
     tok = tc.load(json.dumps(data).encode())
     raised, peak = _peak(lambda: tok.encode("a banana"))
     assert isinstance(raised, NormalizedTooLong)
@@ -139,7 +158,7 @@ def test_a_charsmap_with_a_long_replacement_is_stopped_as_it_goes():
     spm = SentencePieceNormalizer(PrecompiledCharsMap(charsmap), name="uploaded")
     with pytest.raises(NormalizedTooLong, match=r"SentencePiece\(uploaded\)"):
         spm.normalize(NormalizedString("aaa"))
-    assert precompiled.normalize_str("a") == "x" * 50_000     # 1 character to 50,000: fits the floor
+    assert precompiled.normalize_str("a") == "x" * 50_000  # 1 character to 50,000: fits the floor
 
 
 def _one_rule_charsmap(key: str, value: str) -> bytes:
@@ -155,9 +174,9 @@ def _one_rule_charsmap(key: str, value: str) -> bytes:
     value_unit = child ^ 1
     size = max(child, value_unit) + 1
     units = [0] * size
-    units[0] = 1 << 10                                  # offset 1
-    units[child] = label | (1 << 8) | (1 << 10)         # has a leaf; offset 1 -> value_unit
-    units[value_unit] = 0 | (1 << 31)                   # value: replacement at byte 0
+    units[0] = 1 << 10  # offset 1
+    units[child] = label | (1 << 8) | (1 << 10)  # has a leaf; offset 1 -> value_unit
+    units[value_unit] = 0 | (1 << 31)  # value: replacement at byte 0
     blob = b"".join(struct.pack("<I", u) for u in units)
     return struct.pack("<I", len(blob)) + blob + value.encode() + b"\x00"
 
@@ -179,7 +198,7 @@ def test_nfkc_spells_out_the_longest_ligature():
 
 
 def test_bert_spaces_every_ideograph():
-    text = "中文字" * 40_000                           # 120,000 characters -> 360,000
+    text = "中文字" * 40_000  # 120,000 characters -> 360,000
     assert BertNormalizer().normalize_str(text) == " 中  文  字 " * 40_000
 
 
@@ -212,5 +231,12 @@ def test_every_bundled_normalizer_passes_the_corpora(corpora):
             out = normalizer.normalize(NormalizedString(text))
             assert len(out) <= max(GROWTH * len(text), FLOOR), (name, corpus)
         checked.append(name)
-    assert {"bert-base-uncased", "claude_2023", "qwen3", "clip", "mistral_v3",
-            "botchan_en_unigram_1000", "botchan_en_bpe_1000"} <= set(checked)
+    assert {
+        "bert-base-uncased",
+        "claude_2023",
+        "qwen3",
+        "clip",
+        "mistral_v3",
+        "botchan_en_unigram_1000",
+        "botchan_en_bpe_1000",
+    } <= set(checked)

@@ -4,17 +4,17 @@ The properties, on real tokenisers (cl100k, Llama 3's tokenizer.json, BERT, the 
 every chunk re-encodes to at most N tokens, the chunks join back into the text, every cut falls
 between characters, and the first chunk is where `split_at_tokens` cuts.
 """
-from __future__ import annotations
 
+from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tokenizers_core as tc
+from tests.shared_data import INTEROP
 from tokenizers_core.budget import chunks, split_at_tokens
 
-from tests.shared_data import INTEROP
 LLAMA3 = INTEROP / "converted" / "llama3.tokenizer.json"
 
 NAMES = ["cl100k_base", "bert-base-uncased", "botchan_en_unigram_1000", "llama3"]
@@ -34,10 +34,28 @@ def tokenizer(name: str) -> tc.Tokenizer:
 
 # Text that stresses cuts: words, runs of spaces, digits, accents, CJK, emoji (several
 # byte-level tokens per character), a ligature NFKC spells out, newlines.
-TEXT = st.text(st.sampled_from(list("ab cé東京🦜👍🏽 \n\t1234.,'ﬁ")),
-               max_size=40)
-PARTS = st.lists(st.sampled_from(["Hello", " world", " ", "  ", "🦜", "東京", "é", "ﬁ", "\n",
-                                  "123456", "it's", "naïve", "x", "."]), max_size=25).map("".join)
+TEXT = st.text(st.sampled_from(list("ab cé東京🦜👍🏽 \n\t1234.,'ﬁ")), max_size=40)
+PARTS = st.lists(
+    st.sampled_from(
+        [
+            "Hello",
+            " world",
+            " ",
+            "  ",
+            "🦜",
+            "東京",
+            "é",
+            "ﬁ",
+            "\n",
+            "123456",
+            "it's",
+            "naïve",
+            "x",
+            ".",
+        ]
+    ),
+    max_size=25,
+).map("".join)
 
 
 def _one_character_too_big(tok, text: str, n: int) -> bool:
@@ -54,11 +72,11 @@ def test_chunks_fit_and_join_back(name, text, n):
     except ValueError as exc:
         assert "alone takes" in str(exc) and _one_character_too_big(tok, text, n)
         return
-    assert "".join(text[c.start:c.end] for c in parts) == text
+    assert "".join(text[c.start : c.end] for c in parts) == text
     assert [c.start for c in parts[1:]] == [c.end for c in parts[:-1]]
     for c in parts:
         assert c.end > c.start
-        assert c.tokens == len(tok.encode(text[c.start:c.end], add_special_tokens=False)) <= n
+        assert c.tokens == len(tok.encode(text[c.start : c.end], add_special_tokens=False)) <= n
     total = len(tok.encode(text, add_special_tokens=False))
     assert sum(c.share for c in parts) == total
 
@@ -75,8 +93,8 @@ def test_split_is_the_first_chunk(name, text, n):
         assert _one_character_too_big(tok, text, n)
         return
     assert s.cut == (first[0].end if first else 0)
-    assert s.head_tokens == len(tok.encode(text[:s.cut], add_special_tokens=False)) <= n
-    assert s.rest_tokens == len(tok.encode(text[s.cut:], add_special_tokens=False))
+    assert s.head_tokens == len(tok.encode(text[: s.cut], add_special_tokens=False)) <= n
+    assert s.rest_tokens == len(tok.encode(text[s.cut :], add_special_tokens=False))
     assert s.total == len(tok.encode(text, add_special_tokens=False))
     assert s.head_share <= s.total
 
@@ -92,7 +110,10 @@ def test_a_budget_that_ends_inside_a_character_moves_back():
     s = split_at_tokens(tok, text, 2)
     assert (s.cut, s.inside_character, s.head_tokens, s.rest_tokens) == (1, True, 1, 4)
     assert [(c.start, c.end, c.tokens) for c in chunks(tok, text, 3)] == [
-        (0, 1, 1), (1, 2, 3), (2, 3, 1)]
+        (0, 1, 1),
+        (1, 2, 3),
+        (2, 3, 1),
+    ]
 
 
 def test_counts_are_not_additive():
@@ -103,11 +124,14 @@ def test_counts_are_not_additive():
     tok = tokenizer("bert-base-uncased")
     text = "unaffable playing"
     s = split_at_tokens(tok, text, 2)
-    assert (text[:s.cut], s.head_share, s.head_tokens, s.total) == ("unaffa", 2, 2, 4)
+    assert (text[: s.cut], s.head_share, s.head_tokens, s.total) == ("unaffa", 2, 2, 4)
     assert s.rest_tokens == 3 and s.head_tokens + s.rest_tokens != s.total
     parts = chunks(tok, text, 2)
-    assert [(text[c.start:c.end], c.share, c.tokens) for c in parts] == [
-        ("unaffa", 2, 2), ("ble ", 1, 2), ("playing", 1, 1)]
+    assert [(text[c.start : c.end], c.share, c.tokens) for c in parts] == [
+        ("unaffa", 2, 2),
+        ("ble ", 1, 2),
+        ("playing", 1, 1),
+    ]
 
 
 def test_bert_budget_counts_no_cls_sep():
@@ -141,12 +165,16 @@ def test_typed_special_tokens_follow_the_options():
 def test_chunks_stop_at_the_limit():
     tok = tokenizer("cl100k_base")
     text = "one two three four five"
-    assert [(c.start, c.end) for c in chunks(tok, text, 2, limit=2)] == \
-        [(c.start, c.end) for c in chunks(tok, text, 2)][:2] == [(0, 7), (7, 18)]
+    assert (
+        [(c.start, c.end) for c in chunks(tok, text, 2, limit=2)]
+        == [(c.start, c.end) for c in chunks(tok, text, 2)][:2]
+        == [(0, 7), (7, 18)]
+    )
 
 
-SPECIAL_PARTS = st.lists(st.sampled_from(["Hello", " world", " ", "<|endoftext|>", "<|", "|>",
-                                          "🦜", "\n"]), max_size=20).map("".join)
+SPECIAL_PARTS = st.lists(
+    st.sampled_from(["Hello", " world", " ", "<|endoftext|>", "<|", "|>", "🦜", "\n"]), max_size=20
+).map("".join)
 
 
 @pytest.mark.parametrize("options", [{"allowed_special": "all"}, {"disallowed_special": ()}])
@@ -160,5 +188,5 @@ def test_chunks_with_typed_special_tokens(options, text, n):
     except ValueError:
         assert _one_character_too_big(tok, text, n)
         return
-    assert "".join(text[c.start:c.end] for c in parts) == text
-    assert all(len(tok.encode(text[c.start:c.end], **options)) == c.tokens <= n for c in parts)
+    assert "".join(text[c.start : c.end] for c in parts) == text
+    assert all(len(tok.encode(text[c.start : c.end], **options)) == c.tokens <= n for c in parts)

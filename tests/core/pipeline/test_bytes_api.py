@@ -2,12 +2,14 @@
 `encode_single_token(b"...")`, `encode_bytes` (tiktoken's `_encode_bytes`), `decode_bytes`,
 `decode_single_token_bytes` and `decode_tokens_bytes`, for the bundled OpenAI encodings and for
 a byte-level Hugging Face tokenizer.json (Llama 3, against tiktoken on Llama 3's own ranks)."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tokenizers_core as tc
 from tokenizers_core.byte_api import NotAToken
@@ -20,9 +22,11 @@ from tests.shared_data import INTEROP
 
 def _reference(name):
     import tiktoken
+
     preset, specials = ENCODINGS[name]
-    return tiktoken.Encoding(name, pat_str=PRESETS[preset], mergeable_ranks=load_ranks(name),
-                             special_tokens=specials)
+    return tiktoken.Encoding(
+        name, pat_str=PRESETS[preset], mergeable_ranks=load_ranks(name), special_tokens=specials
+    )
 
 
 @pytest.fixture(scope="module", params=NAMES)
@@ -47,10 +51,14 @@ def test_special_tokens_encode_as_single_tokens(pair):
     ours, ref = pair
     for special in ref.special_tokens_set:
         assert ours.encode_single_token(special) == ref.encode_single_token(special)
-        assert ours.encode_single_token(special.encode()) == ref.encode_single_token(special.encode())
+        assert ours.encode_single_token(special.encode()) == ref.encode_single_token(
+            special.encode()
+        )
 
 
-@pytest.mark.parametrize("non_token", [b"zzzqqqxx", "hello world, how are you", b"\xff\xfe\xfd", b""])
+@pytest.mark.parametrize(
+    "non_token", [b"zzzqqqxx", "hello world, how are you", b"\xff\xfe\xfd", b""]
+)
 def test_a_non_token_is_a_key_error_as_in_tiktoken(pair, non_token):
     ours, ref = pair
     with pytest.raises(KeyError):
@@ -86,8 +94,17 @@ def test_decode_bytes_of_a_character_cut_across_tokens(pair):
     assert ours.decode_bytes(with_special) == ref.decode_bytes(with_special) == b"a<|endoftext|>b"
 
 
-TIKTOKEN_CASES = [b" \xec\x8b\xa4\xed", b"\xff", b"hello \xe2\x80", b"a\n\n \xf0\x9f", b"  \t\n\xc3",
-                  b"\xf0\x9f\x99\x82\xf0\x9f", b"", b"plain text", b"<|endoftext|>\xe2"]
+TIKTOKEN_CASES = [
+    b" \xec\x8b\xa4\xed",
+    b"\xff",
+    b"hello \xe2\x80",
+    b"a\n\n \xf0\x9f",
+    b"  \t\n\xc3",
+    b"\xf0\x9f\x99\x82\xf0\x9f",
+    b"",
+    b"plain text",
+    b"<|endoftext|>\xe2",
+]
 
 
 @pytest.mark.parametrize("data", TIKTOKEN_CASES)
@@ -98,7 +115,10 @@ def test_encode_bytes_as_tiktoken(pair, data):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.binary(max_size=24) | st.text(max_size=12).map(lambda t: t.encode("utf-8", "surrogatepass")[:-1]))
+@given(
+    st.binary(max_size=24)
+    | st.text(max_size=12).map(lambda t: t.encode("utf-8", "surrogatepass")[:-1])
+)
 def test_encode_bytes_matches_tiktoken_on_any_bytes(pair, data):
     ours, ref = pair
     assert ours.encode_bytes(data) == ref._encode_bytes(data)
@@ -113,10 +133,15 @@ def llama3():
         pytest.skip(f"needs the shared interop files ({path})")
     import tiktoken
     from tiktoken.load import load_tiktoken_bpe
+
     config = json.loads(path.read_text(encoding="utf-8"))
     specials = {t["content"]: t["id"] for t in config["added_tokens"]}
-    ref = tiktoken.Encoding("llama3", pat_str=PRESETS["llama3"], special_tokens=specials,
-                            mergeable_ranks=load_tiktoken_bpe(str(INTEROP / "raw" / "llama3" / "tokenizer.model")))
+    ref = tiktoken.Encoding(
+        "llama3",
+        pat_str=PRESETS["llama3"],
+        special_tokens=specials,
+        mergeable_ranks=load_tiktoken_bpe(str(INTEROP / "raw" / "llama3" / "tokenizer.model")),
+    )
     return tc.load(str(path)), ref
 
 

@@ -1,6 +1,7 @@
 """`Tokenizer.encode(text, encode_special_tokens=True)`: special added tokens typed in the text
 are ordinary text, as Hugging Face's `encode_special_tokens` (a test-only oracle); the other
 added tokens still match, and the default is unchanged (specials matched)."""
+
 from __future__ import annotations
 
 import json
@@ -17,20 +18,52 @@ from tokenizers_core.pre_tokenizers import Whitespace
 tokenizers = pytest.importorskip("tokenizers")
 
 from tests.shared_data import INTEROP
+
 LLAMA3_JSON = INTEROP / "converted" / "llama3.tokenizer.json"
 
-VOCAB = {t: i for i, t in enumerate(
-    ["[UNK]", "[CLS]", "[SEP]", "[MASK]", "<new>", "[", "]", "<", ">", "cls", "mask", "new",
-     "hi", "##s", "c", "##l", "m", "##a", "##k", "n", "##e", "##w", "h", "##i"])}
-ADDED = [AddedToken("[CLS]", special=True, normalized=False),
-         AddedToken("[MASK]", special=True, normalized=True, lstrip=True),
-         AddedToken("<new>", special=False, normalized=True)]
+VOCAB = {
+    t: i
+    for i, t in enumerate(
+        [
+            "[UNK]",
+            "[CLS]",
+            "[SEP]",
+            "[MASK]",
+            "<new>",
+            "[",
+            "]",
+            "<",
+            ">",
+            "cls",
+            "mask",
+            "new",
+            "hi",
+            "##s",
+            "c",
+            "##l",
+            "m",
+            "##a",
+            "##k",
+            "n",
+            "##e",
+            "##w",
+            "h",
+            "##i",
+        ]
+    )
+}
+ADDED = [
+    AddedToken("[CLS]", special=True, normalized=False),
+    AddedToken("[MASK]", special=True, normalized=True, lstrip=True),
+    AddedToken("<new>", special=False, normalized=True),
+]
 TEXTS = ["[CLS] hi [MASK] <new>", "hi [mask]<NEW>[CLS]", "[CLS][CLS] [MASK]", "no added here"]
 
 
 def ours() -> Tokenizer:
-    return Tokenizer(WordPiece(VOCAB), normalizer=Lowercase(), pre_tokenizer=Whitespace(),
-                     added_tokens=ADDED)
+    return Tokenizer(
+        WordPiece(VOCAB), normalizer=Lowercase(), pre_tokenizer=Whitespace(), added_tokens=ADDED
+    )
 
 
 def theirs(encode_special_tokens: bool):
@@ -38,8 +71,9 @@ def theirs(encode_special_tokens: bool):
     tok.normalizer = tokenizers.normalizers.Lowercase()
     tok.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
     for t in ADDED:
-        added = tokenizers.AddedToken(t.content, special=t.special, normalized=t.normalized,
-                                      lstrip=t.lstrip)
+        added = tokenizers.AddedToken(
+            t.content, special=t.special, normalized=t.normalized, lstrip=t.lstrip
+        )
         (tok.add_special_tokens if t.special else tok.add_tokens)([added])
     tok.encode_special_tokens = encode_special_tokens
     return tok
@@ -47,7 +81,11 @@ def theirs(encode_special_tokens: bool):
 
 def same(enc, ref) -> None:
     assert (enc.tokens, enc.ids, enc.offsets, enc.special_tokens_mask) == (
-        ref.tokens, ref.ids, [tuple(o) for o in ref.offsets], ref.special_tokens_mask)
+        ref.tokens,
+        ref.ids,
+        [tuple(o) for o in ref.offsets],
+        ref.special_tokens_mask,
+    )
 
 
 @pytest.mark.parametrize("text", TEXTS)
@@ -82,5 +120,8 @@ def test_llama3_special_texts_as_ordinary_text_match_hugging_face():
     texts = json.loads((INTEROP / "special_texts.json").read_text())["llama3.tokenizer.json"]
     for text in texts:
         same(tok.encode(text, encode_special_tokens=True), ref.encode(text))
-    assert tok.encode(texts[0]).tokens[:3] == ["<|begin_of_text|>", "<|begin_of_text|>",
-                                               "<|start_header_id|>"]
+    assert tok.encode(texts[0]).tokens[:3] == [
+        "<|begin_of_text|>",
+        "<|begin_of_text|>",
+        "<|start_header_id|>",
+    ]

@@ -5,17 +5,30 @@ tokens made from every UDHR text and botchan (byte-level pieces, Metaspace piece
 WordPiece-style pieces) and Hypothesis lists of token-like strings. Configs are also loaded
 from Hugging Face's own JSON.
 """
+
 from __future__ import annotations
 
 import json
 import pickle
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tokenizers_core.corpora import corpus_names, load_corpus
-from tokenizers_core.decoders import (CTC, BPEDecoder, ByteFallback, ByteLevel, Fuse, Metaspace,
-                                      Replace, Sequence, Strip, WordPiece, from_hf_config)
+from tokenizers_core.decoders import (
+    CTC,
+    BPEDecoder,
+    ByteFallback,
+    ByteLevel,
+    Fuse,
+    Metaspace,
+    Replace,
+    Sequence,
+    Strip,
+    WordPiece,
+    from_hf_config,
+)
 
 tokenizers = pytest.importorskip("tokenizers")
 hf = tokenizers.decoders
@@ -23,13 +36,22 @@ hf = tokenizers.decoders
 CASES = [
     ("ByteLevel", ByteLevel(), lambda: hf.ByteLevel()),
     ("Metaspace", Metaspace(), lambda: hf.Metaspace()),
-    ("Metaspace(first)", Metaspace(prepend_scheme="first"),
-     lambda: hf.Metaspace(prepend_scheme="first")),
-    ("Metaspace(never, _)", Metaspace("_", "never"),
-     lambda: hf.Metaspace(replacement="_", prepend_scheme="never")),
+    (
+        "Metaspace(first)",
+        Metaspace(prepend_scheme="first"),
+        lambda: hf.Metaspace(prepend_scheme="first"),
+    ),
+    (
+        "Metaspace(never, _)",
+        Metaspace("_", "never"),
+        lambda: hf.Metaspace(replacement="_", prepend_scheme="never"),
+    ),
     ("WordPiece", WordPiece(), lambda: hf.WordPiece()),
-    ("WordPiece(no cleanup, @@)", WordPiece("@@", cleanup=False),
-     lambda: hf.WordPiece(prefix="@@", cleanup=False)),
+    (
+        "WordPiece(no cleanup, @@)",
+        WordPiece("@@", cleanup=False),
+        lambda: hf.WordPiece(prefix="@@", cleanup=False),
+    ),
     ("BPEDecoder", BPEDecoder(), lambda: hf.BPEDecoder()),
     ("BPEDecoder(_)", BPEDecoder("_"), lambda: hf.BPEDecoder(suffix="_")),
     ("ByteFallback", ByteFallback(), lambda: hf.ByteFallback()),
@@ -37,19 +59,35 @@ CASES = [
     ("Strip", Strip(" ", 1, 0), lambda: hf.Strip(" ", 1, 0)),
     ("Strip(▁, 2, 1)", Strip("▁", 2, 1), lambda: hf.Strip("▁", 2, 1)),
     ("Replace", Replace("▁", " "), lambda: hf.Replace("▁", " ")),
-    ("Replace(regex)", Replace(r"\s+|#", "_", is_regex=True),
-     lambda: hf.Replace(tokenizers.Regex(r"\s+|#"), "_")),
+    (
+        "Replace(regex)",
+        Replace(r"\s+|#", "_", is_regex=True),
+        lambda: hf.Replace(tokenizers.Regex(r"\s+|#"), "_"),
+    ),
     ("Replace(empty)", Replace("", "x"), lambda: hf.Replace("", "x")),
     ("CTC", CTC(), lambda: hf.CTC()),
-    ("CTC(no cleanup)", CTC("[PAD]", "▁", cleanup=False),
-     lambda: hf.CTC(pad_token="[PAD]", word_delimiter_token="▁", cleanup=False)),
-    ("Sequence(Llama 2)", Sequence([Replace("▁", " "), ByteFallback(), Fuse(), Strip(" ", 1, 0)]),
-     lambda: hf.Sequence([hf.Replace("▁", " "), hf.ByteFallback(), hf.Fuse(),
-                          hf.Strip(" ", 1, 0)])),
-    ("Sequence(Metaspace, ByteFallback)", Sequence([ByteFallback(), Metaspace()]),
-     lambda: hf.Sequence([hf.ByteFallback(), hf.Metaspace()])),
-    ("Sequence(Fuse, Strip)", Sequence([Fuse(), Strip("a", 3, 3)]),
-     lambda: hf.Sequence([hf.Fuse(), hf.Strip("a", 3, 3)])),
+    (
+        "CTC(no cleanup)",
+        CTC("[PAD]", "▁", cleanup=False),
+        lambda: hf.CTC(pad_token="[PAD]", word_delimiter_token="▁", cleanup=False),
+    ),
+    (
+        "Sequence(Llama 2)",
+        Sequence([Replace("▁", " "), ByteFallback(), Fuse(), Strip(" ", 1, 0)]),
+        lambda: hf.Sequence(
+            [hf.Replace("▁", " "), hf.ByteFallback(), hf.Fuse(), hf.Strip(" ", 1, 0)]
+        ),
+    ),
+    (
+        "Sequence(Metaspace, ByteFallback)",
+        Sequence([ByteFallback(), Metaspace()]),
+        lambda: hf.Sequence([hf.ByteFallback(), hf.Metaspace()]),
+    ),
+    (
+        "Sequence(Fuse, Strip)",
+        Sequence([Fuse(), Strip("a", 3, 3)]),
+        lambda: hf.Sequence([hf.Fuse(), hf.Strip("a", 3, 3)]),
+    ),
 ]
 IDS = [c[0] for c in CASES]
 
@@ -71,7 +109,7 @@ def assert_same(ours, theirs, tokens, where):
     strips indexes out of bounds in Rust), ours must still decode without an error."""
     try:
         want = theirs.decode(tokens)
-    except BaseException as err:                      # pyo3's PanicException
+    except BaseException as err:  # pyo3's PanicException
         if "Panic" not in type(err).__name__:
             raise
         ours.decode(tokens)
@@ -89,9 +127,29 @@ def test_same_as_hugging_face_on_corpora(label, ours, make_hf):
 
 TOKEN = st.one_of(
     st.text(st.sampled_from("ab ▁#<>x0|_ĠÃ©"), max_size=6),
-    st.sampled_from(["<0xE3>", "<0x81>", "<0x82>", "<0xff>", "<0x41>", "<0x+A>", "<0x-1>",
-                     "<0xé>", "<pad>", "|", "##", "</w>", "▁", " ", "  ", "ãģ", "Ġ"]),
-    st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=4))
+    st.sampled_from(
+        [
+            "<0xE3>",
+            "<0x81>",
+            "<0x82>",
+            "<0xff>",
+            "<0x41>",
+            "<0x+A>",
+            "<0x-1>",
+            "<0xé>",
+            "<pad>",
+            "|",
+            "##",
+            "</w>",
+            "▁",
+            " ",
+            "  ",
+            "ãģ",
+            "Ġ",
+        ]
+    ),
+    st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=4),
+)
 
 
 @pytest.mark.parametrize("label,ours,make_hf", CASES, ids=IDS)
@@ -102,13 +160,17 @@ def test_same_as_hugging_face_on_hypothesis_tokens(label, ours, make_hf):
     @given(st.lists(TOKEN, min_size=1, max_size=10))
     def check(tokens):
         assert_same(ours, theirs, tokens, f"{label} on {tokens!r}")
+
     check()
 
 
 def test_byte_fallback_reads_lower_case_hex():
     """Issue 11: `<0x8f>` is a byte token as well as `<0x8F>` (as Hugging Face reads it)."""
-    assert ByteFallback().decode(["<0xc3>", "<0xA9>"]) == "é" == \
-        hf.ByteFallback().decode(["<0xc3>", "<0xA9>"])
+    assert (
+        ByteFallback().decode(["<0xc3>", "<0xA9>"])
+        == "é"
+        == hf.ByteFallback().decode(["<0xc3>", "<0xA9>"])
+    )
     assert ByteFallback().decode(["<0xc3>", "z"]) == "\ufffdz"
 
 
@@ -127,39 +189,43 @@ def hf_config(hf_decoder):
 def test_hugging_face_json_loads(label, ours, make_hf):
     """Hugging Face's JSON builds the same decoder, with its options as attributes."""
     built = pickle.loads(pickle.dumps(from_hf_config(hf_config(make_hf()))))
-    assert built == ours if not isinstance(ours, Sequence) else \
-        built.decoders == ours.decoders
+    assert built == ours if not isinstance(ours, Sequence) else built.decoders == ours.decoders
 
 
 def test_options_are_kept_as_attributes():
     strip = from_hf_config({"type": "Strip", "content": " ", "start": 1, "stop": 0})
     assert (strip.content, strip.start, strip.stop) == (" ", 1, 0)
-    ctc = from_hf_config({"type": "CTC", "pad_token": "<pad>", "word_delimiter_token": "|",
-                          "cleanup": False})
+    ctc = from_hf_config(
+        {"type": "CTC", "pad_token": "<pad>", "word_delimiter_token": "|", "cleanup": False}
+    )
     assert (ctc.pad_token, ctc.word_delimiter_token, ctc.cleanup) == ("<pad>", "|", False)
-    meta = from_hf_config({"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first",
-                           "split": False})
+    meta = from_hf_config(
+        {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": False}
+    )
     assert (meta.replacement, meta.prepend_scheme, meta.split) == ("▁", "first", False)
     replace = from_hf_config({"type": "Replace", "pattern": {"String": "▁"}, "content": " "})
     assert (replace.pattern, replace.is_regex, replace.content) == ("▁", False, " ")
     assert from_hf_config(None) is None
 
 
-@pytest.mark.parametrize("config,message", [
-    ({"type": "Magic"}, "'Magic' is not supported"),
-    ({"decoders": []}, '"type"'),
-    ({"type": "Strip", "content": "ab", "start": 1, "stop": 0}, "one character"),
-    ({"type": "Strip", "content": " ", "start": -1, "stop": 0}, "start"),
-    ({"type": "Strip", "content": " ", "start": True, "stop": 0}, "start"),
-    ({"type": "Replace", "pattern": {"Regex": "("}, "content": ""}, "Replace"),
-    ({"type": "Replace", "pattern": {"String": "a"}}, "content"),
-    ({"type": "Metaspace"}, "replacement"),
-    ({"type": "Metaspace", "replacement": "▁", "prepend_scheme": "often"}, "often"),
-    ({"type": "WordPiece", "prefix": 3}, "prefix"),
-    ({"type": "CTC", "cleanup": "no"}, "cleanup"),
-    ({"type": "Sequence", "decoders": [{"type": "Fuse"}, {"type": "Nope"}]}, "Nope"),
-    ({"type": "Sequence"}, "decoders"),
-])
+@pytest.mark.parametrize(
+    "config,message",
+    [
+        ({"type": "Magic"}, "'Magic' is not supported"),
+        ({"decoders": []}, '"type"'),
+        ({"type": "Strip", "content": "ab", "start": 1, "stop": 0}, "one character"),
+        ({"type": "Strip", "content": " ", "start": -1, "stop": 0}, "start"),
+        ({"type": "Strip", "content": " ", "start": True, "stop": 0}, "start"),
+        ({"type": "Replace", "pattern": {"Regex": "("}, "content": ""}, "Replace"),
+        ({"type": "Replace", "pattern": {"String": "a"}}, "content"),
+        ({"type": "Metaspace"}, "replacement"),
+        ({"type": "Metaspace", "replacement": "▁", "prepend_scheme": "often"}, "often"),
+        ({"type": "WordPiece", "prefix": 3}, "prefix"),
+        ({"type": "CTC", "cleanup": "no"}, "cleanup"),
+        ({"type": "Sequence", "decoders": [{"type": "Fuse"}, {"type": "Nope"}]}, "Nope"),
+        ({"type": "Sequence"}, "decoders"),
+    ],
+)
 def test_bad_configs_raise_value_error_naming_the_problem(config, message):
     with pytest.raises(ValueError, match=message):
         from_hf_config(config)
@@ -175,10 +241,13 @@ def test_to_hf_config_writes_what_hugging_face_writes(label, ours, make_hf):
 
 def test_a_tokenizer_with_no_decoder_joins_tokens_with_spaces_as_hugging_face():
     """No decoder in a tokenizer.json: Hugging Face's decode joins the tokens with a space."""
-    from tokenizers import Tokenizer as HFTokenizer, models, pre_tokenizers
+    from tokenizers import Tokenizer as HFTokenizer
+    from tokenizers import models, pre_tokenizers
+
     ref = HFTokenizer(models.WordLevel({"the": 0, "cat": 1, "[UNK]": 2}, unk_token="[UNK]"))
     ref.pre_tokenizer = pre_tokenizers.Whitespace()
     from tokenizers_core.formats import hf_json
+
     ours = hf_json.from_dict(json.loads(ref.to_str()))
     ids = ref.encode("the cat sat").ids
     assert ours.encode("the cat sat").ids == ids

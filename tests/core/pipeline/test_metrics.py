@@ -1,4 +1,5 @@
 """Compare metrics on small cases worked out by hand."""
+
 from __future__ import annotations
 
 import pytest
@@ -44,8 +45,8 @@ def test_empty_text_has_zero_ratios():
 
 def test_cut_points_ignore_which_side_the_space_is_on():
     text = "un happy"
-    gpt_like = [(0, 2), (2, 8)]        # "un", " happy"
-    bert_like = [(0, 2), (3, 8)]       # "un", "happy"
+    gpt_like = [(0, 2), (2, 8)]  # "un", " happy"
+    bert_like = [(0, 2), (3, 8)]  # "un", "happy"
     assert M.cut_points(text, gpt_like) == M.cut_points(text, bert_like) == {0, 3, 8}
     # special tokens ([CLS] at (0, 0)) are ignored
     assert M.cut_points(text, [(0, 0), (0, 8)], [1, 0]) == {0, 8}
@@ -53,10 +54,18 @@ def test_cut_points_ignore_which_side_the_space_is_on():
 
 def test_disagreements_by_hand():
     text = "unhappiness"
-    reference = M.cut_points(text, [(0, 2), (2, 11)])          # un | happiness
+    reference = M.cut_points(text, [(0, 2), (2, 11)])  # un | happiness
     assert M.disagreements(text, enc_with([(0, 3), (3, 11)]), reference) == [True, True]
-    assert M.disagreements(text, enc_with([(0, 2), (2, 7), (7, 11)]), reference) == [False, True, True]
-    assert M.disagreements(text, enc_with([(0, 0), (0, 2), (2, 11)], [1, 0, 0]), reference) == [False, False, False]
+    assert M.disagreements(text, enc_with([(0, 2), (2, 7), (7, 11)]), reference) == [
+        False,
+        True,
+        True,
+    ]
+    assert M.disagreements(text, enc_with([(0, 0), (0, 2), (2, 11)], [1, 0, 0]), reference) == [
+        False,
+        False,
+        False,
+    ]
 
 
 def test_relative_counts_and_scripts():
@@ -69,6 +78,7 @@ def test_relative_counts_and_scripts():
 
 def test_metrics_per_language_covers_every_udhr_text():
     from tokenizers_core.corpora import udhr_languages
+
     per = M.metrics_per_language(tc.load("word"))
     assert set(per) == {lang.code for lang in udhr_languages()}
     assert all(m.tokens > 0 and m.unk == 0 for m in per.values())

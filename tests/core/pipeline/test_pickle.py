@@ -1,5 +1,6 @@
 """Every tokenizer pickles (docs/ARCHITECTURE.md), trained ones included: background trainings
 hand their result to the server as a pickle."""
+
 from __future__ import annotations
 
 import pickle

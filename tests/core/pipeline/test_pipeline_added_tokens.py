@@ -1,9 +1,11 @@
 """`Tokenizer(..., added_tokens=[...])`: tokens matched whole in the original text before
 normalisation, against Hugging Face's added special tokens (a test-only oracle)."""
+
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tokenizers_core.models.wordpiece.model import WordPiece
 from tokenizers_core.normalizers import Lowercase
@@ -15,8 +17,12 @@ tokenizers = pytest.importorskip("tokenizers")
 
 # Overlapping added tokens: "<ab>" and "<a" start at the same place, "b>" inside "<ab>".
 ADDED = ("<a", "<ab>", "b>", "[X]")
-VOCAB = {t: i for i, t in enumerate(
-    ["[UNK]", *ADDED, "a", "b", "ab", "<", ">", "[", "]", "x", "##a", "##b", "##>", "##x"])}
+VOCAB = {
+    t: i
+    for i, t in enumerate(
+        ["[UNK]", *ADDED, "a", "b", "ab", "<", ">", "[", "]", "x", "##a", "##b", "##>", "##x"]
+    )
+}
 
 
 def ours(added=ADDED, **stages) -> Tokenizer:
@@ -29,7 +35,7 @@ def hf():
     tok = tokenizers.Tokenizer(tokenizers.models.WordPiece(VOCAB, unk_token="[UNK]"))
     tok.normalizer = tokenizers.normalizers.Lowercase()
     tok.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
-    tok.add_special_tokens(list(ADDED))     # special: normalized, lstrip, rstrip, single_word false
+    tok.add_special_tokens(list(ADDED))  # special: normalized, lstrip, rstrip, single_word false
     return tok
 
 
@@ -102,11 +108,35 @@ def test_trace_and_pre_tokenize():
 
 
 # ---- differential -----------------------------------------------------------------------------
-TEXT = st.lists(st.sampled_from(["<", ">", "a", "b", "A", "B", "[", "]", "X", "x", " ", "\t",
-                                 "<a", "<ab>", "b>", "[X]", "É"]), max_size=16).map("".join)
+TEXT = st.lists(
+    st.sampled_from(
+        [
+            "<",
+            ">",
+            "a",
+            "b",
+            "A",
+            "B",
+            "[",
+            "]",
+            "X",
+            "x",
+            " ",
+            "\t",
+            "<a",
+            "<ab>",
+            "b>",
+            "[X]",
+            "É",
+        ]
+    ),
+    max_size=16,
+).map("".join)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(TEXT)
 def test_hypothesis_identical(hf, text):
     assert_same(ours().encode(text), hf.encode(text))

@@ -3,13 +3,15 @@ and `encode_batch`) against Hugging Face `tokenizers` on the same tokenizer.json
 through the normaliser and the pre-tokenizer on its own, word ids are list indices, offsets are
 characters of each word. BERT (WordPiece), GPT-2 style (ByteLevel with add_prefix_space), Llama 3
 (Split + ByteLevel, a template post-processor) and a Unigram with Metaspace."""
+
 from __future__ import annotations
 
 import gzip
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import corpus_names, load_corpus
@@ -21,16 +23,29 @@ pytest.importorskip("numpy", reason="tokenizers reads pre-tokenized input throug
 
 from tests.shared_data import INTEROP
 
-WORDS = [["Hello", "world"], ["Hello", "world!", "naïve", "café"], ["", "a", ""], [],
-         ["two words", " lead", "trail ", "  "], ["[MASK]", "x[SEP]y", "<|begin_of_text|>hi"],
-         ["日本語", "🙂👍🏽", "Straße", "ﬁ"], ["don't", "I'll", "12345", "\t\n"], ["▁", "Ġ", "##ing"]]
+WORDS = [
+    ["Hello", "world"],
+    ["Hello", "world!", "naïve", "café"],
+    ["", "a", ""],
+    [],
+    ["two words", " lead", "trail ", "  "],
+    ["[MASK]", "x[SEP]y", "<|begin_of_text|>hi"],
+    ["日本語", "🙂👍🏽", "Straße", "ﬁ"],
+    ["don't", "I'll", "12345", "\t\n"],
+    ["▁", "Ġ", "##ing"],
+]
 
 
 def view(e) -> dict:
-    return {"ids": list(e.ids), "tokens": list(e.tokens), "offsets": [tuple(o) for o in e.offsets],
-            "word_ids": list(e.word_ids), "type_ids": list(e.type_ids),
-            "special_tokens_mask": list(e.special_tokens_mask),
-            "attention_mask": list(e.attention_mask)}
+    return {
+        "ids": list(e.ids),
+        "tokens": list(e.tokens),
+        "offsets": [tuple(o) for o in e.offsets],
+        "word_ids": list(e.word_ids),
+        "type_ids": list(e.type_ids),
+        "special_tokens_mask": list(e.special_tokens_mask),
+        "attention_mask": list(e.attention_mask),
+    }
 
 
 def _bert():
@@ -46,10 +61,18 @@ def _bert():
 def _gpt2():
     """r50k_base's BPE behind GPT-2's pre-tokenizer: ByteLevel with add_prefix_space."""
     config = tc.load("r50k_base").to_hf_json()
-    config["pre_tokenizer"] = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
-                               "use_regex": True}
-    config["post_processor"] = {"type": "ByteLevel", "add_prefix_space": True,
-                                "trim_offsets": True, "use_regex": True}
+    config["pre_tokenizer"] = {
+        "type": "ByteLevel",
+        "add_prefix_space": True,
+        "trim_offsets": True,
+        "use_regex": True,
+    }
+    config["post_processor"] = {
+        "type": "ByteLevel",
+        "add_prefix_space": True,
+        "trim_offsets": True,
+        "use_regex": True,
+    }
     return json.dumps(config)
 
 
@@ -66,15 +89,22 @@ def _unigram(scheme):
     text = json.dumps(config)
     assert "Metaspace" in text
     for section in ("pre_tokenizer", "decoder"):
-        stages = config[section].get("pretokenizers", config[section].get("decoders", [config[section]]))
+        stages = config[section].get(
+            "pretokenizers", config[section].get("decoders", [config[section]])
+        )
         for stage in stages:
             if stage.get("type") == "Metaspace":
                 stage["prepend_scheme"] = scheme
     return json.dumps(config)
 
 
-FILES = {"bert": _bert, "gpt2": _gpt2, "llama3": _llama3,
-         "unigram-always": lambda: _unigram("always"), "unigram-first": lambda: _unigram("first")}
+FILES = {
+    "bert": _bert,
+    "gpt2": _gpt2,
+    "llama3": _llama3,
+    "unigram-always": lambda: _unigram("always"),
+    "unigram-first": lambda: _unigram("first"),
+}
 
 
 @pytest.fixture(scope="module", params=list(FILES))
@@ -86,40 +116,48 @@ def pair(request):
 @pytest.mark.parametrize("words", WORDS)
 def test_words_encode_as_hugging_face(pair, words):
     ours, hf = pair
-    assert view(ours.encode(words, is_pretokenized=True)) == \
-        view(hf.encode(words, is_pretokenized=True))
-    assert view(ours.encode(words, is_pretokenized=True, add_special_tokens=False)) == \
-        view(hf.encode(words, is_pretokenized=True, add_special_tokens=False))
+    assert view(ours.encode(words, is_pretokenized=True)) == view(
+        hf.encode(words, is_pretokenized=True)
+    )
+    assert view(ours.encode(words, is_pretokenized=True, add_special_tokens=False)) == view(
+        hf.encode(words, is_pretokenized=True, add_special_tokens=False)
+    )
 
 
 def test_pairs_of_word_lists_encode_as_hugging_face(pair):
     ours, hf = pair
     for a, b in zip(WORDS, WORDS[1:] + WORDS[:1]):
-        assert view(ours.encode(a, b, is_pretokenized=True)) == \
-            view(hf.encode(a, b, is_pretokenized=True)), (a, b)
+        assert view(ours.encode(a, b, is_pretokenized=True)) == view(
+            hf.encode(a, b, is_pretokenized=True)
+        ), (a, b)
 
 
 def test_batches_read_word_lists_and_pairs_as_hugging_face(pair):
     ours, hf = pair
     batch = [["Hello", "world"], ("two", "words"), (["a", "pair"], ["of", "lists"]), ("x", "y")]
-    assert [view(e) for e in ours.encode_batch(batch, is_pretokenized=True)] == \
-        [view(e) for e in hf.encode_batch(batch, is_pretokenized=True)]
+    assert [view(e) for e in ours.encode_batch(batch, is_pretokenized=True)] == [
+        view(e) for e in hf.encode_batch(batch, is_pretokenized=True)
+    ]
 
 
 def test_corpus_words_encode_as_hugging_face(pair):
     ours, hf = pair
     for name in corpus_names():
         words = load_corpus(name)[:600].split(" ")
-        assert view(ours.encode(words, is_pretokenized=True)) == \
-            view(hf.encode(words, is_pretokenized=True)), name
+        assert view(ours.encode(words, is_pretokenized=True)) == view(
+            hf.encode(words, is_pretokenized=True)
+        ), name
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(st.text(max_size=8), max_size=6))
 def test_hypothesis_words(pair, words):
     ours, hf = pair
-    assert view(ours.encode(words, is_pretokenized=True)) == \
-        view(hf.encode(words, is_pretokenized=True))
+    assert view(ours.encode(words, is_pretokenized=True)) == view(
+        hf.encode(words, is_pretokenized=True)
+    )
 
 
 @pytest.mark.parametrize("bad", ["Hello world", ["a", 3], [["a"]], None, b"ab"])
@@ -134,8 +172,9 @@ def test_the_wrong_kind_of_input_is_a_value_error(bad):
 def test_tiktoken_encodings_take_words_too():
     """tiktoken has no pre-tokenized input: each word is encoded as its own text."""
     tok = tc.load("cl100k_base")
-    enc = tok.encode(["Hello", " world", "<|endoftext|>"], is_pretokenized=True,
-                     allowed_special="all")
+    enc = tok.encode(
+        ["Hello", " world", "<|endoftext|>"], is_pretokenized=True, allowed_special="all"
+    )
     assert enc.ids == [*tok.encode("Hello").ids, *tok.encode(" world").ids, 100257]
     assert enc.word_ids == [0, 1, 2] and enc.offsets == [(0, 5), (0, 6), (0, 13)]
     both = tok.encode(["a"], ["b", "c"], is_pretokenized=True)
@@ -156,5 +195,6 @@ def test_truncation_and_padding_apply_to_the_whole_word_list():
         assert view(mine) == view(theirs)
         assert [view(o) for o in mine.overflowing] == [view(o) for o in theirs.overflowing]
     batch = [words, (words, more), ["short"]]
-    assert [view(e) for e in ours.encode_batch(batch, is_pretokenized=True)] == \
-        [view(e) for e in hf.encode_batch(batch, is_pretokenized=True)]
+    assert [view(e) for e in ours.encode_batch(batch, is_pretokenized=True)] == [
+        view(e) for e in hf.encode_batch(batch, is_pretokenized=True)
+    ]

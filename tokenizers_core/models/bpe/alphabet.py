@@ -27,17 +27,24 @@ Hugging Face vocabulary), which makes a run reproducible exactly.
 Not handled: a prefix or suffix that makes two spellings of one string (a prefix that is itself
 a character of the word, say) is taken as Hugging Face takes it, one symbol.
 """
+
 from __future__ import annotations
 
 from collections import Counter
 from typing import Any, Iterable, Mapping
 
-OPTION_NAMES = ("limit_alphabet", "initial_alphabet", "continuing_subword_prefix",
-                "end_of_word_suffix", "max_token_length")
+OPTION_NAMES = (
+    "limit_alphabet",
+    "initial_alphabet",
+    "continuing_subword_prefix",
+    "end_of_word_suffix",
+    "max_token_length",
+)
 
 
-def check_options(options: Mapping[str, Any], allowed: Iterable[str] = OPTION_NAMES
-                  ) -> dict[str, Any]:
+def check_options(
+    options: Mapping[str, Any], allowed: Iterable[str] = OPTION_NAMES
+) -> dict[str, Any]:
     """The alphabet options with their values checked (ValueError names a bad one).
 
     >>> check_options({"initial_alphabet": ["ab", "c"], "limit_alphabet": 3})
@@ -46,8 +53,10 @@ def check_options(options: Mapping[str, Any], allowed: Iterable[str] = OPTION_NA
     allowed = tuple(allowed)
     unknown = sorted(set(options) - set(allowed))
     if unknown:
-        raise ValueError(f"unknown option(s) {', '.join(unknown)}; the alphabet options here "
-                         f"are {', '.join(allowed)}")
+        raise ValueError(
+            f"unknown option(s) {', '.join(unknown)}; the alphabet options here "
+            f"are {', '.join(allowed)}"
+        )
     out: dict[str, Any] = {}
     for name, value in options.items():
         if value is not None:
@@ -68,7 +77,7 @@ def _checked(name: str, value: Any) -> Any:
         return value
     if not isinstance(value, str):
         raise ValueError(f"{name} must be a string")
-    return value or None                   # an empty prefix or suffix changes nothing
+    return value or None  # an empty prefix or suffix changes nothing
 
 
 def character_counts(word_counts: Mapping[str, int]) -> Counter[str]:
@@ -84,8 +93,11 @@ def character_counts(word_counts: Mapping[str, int]) -> Counter[str]:
     return counts
 
 
-def kept_characters(word_counts: Mapping[str, int], limit_alphabet: int | None = None,
-                    initial_alphabet: Iterable[str] = ()) -> list[str]:
+def kept_characters(
+    word_counts: Mapping[str, int],
+    limit_alphabet: int | None = None,
+    initial_alphabet: Iterable[str] = (),
+) -> list[str]:
     """The alphabet in code-point order: the corpus's characters and the initial alphabet,
     less the rarest ones past `limit_alphabet`. On a tie at the cut the later code point goes
     first (Hugging Face sorts unstably there, so its choice varies).
@@ -104,14 +116,19 @@ def kept_characters(word_counts: Mapping[str, int], limit_alphabet: int | None =
     counts = character_counts(word_counts)
     chars = set(counts) | initial
     ranked = sorted(chars, key=lambda c: (c in initial, counts[c], -ord(c)))
-    return sorted(ranked[max(0, len(ranked) - limit_alphabet):])
+    return sorted(ranked[max(0, len(ranked) - limit_alphabet) :])
 
 
-def spell_words(word_counts: Mapping[str, int], *, known: Iterable[str] = (),
-                limit_alphabet: int | None = None, initial_alphabet: Iterable[str] = (),
-                continuing_subword_prefix: str | None = None,
-                end_of_word_suffix: str | None = None,
-                symbol_order: Iterable[str] | None = None) -> tuple[dict, list[str]]:
+def spell_words(
+    word_counts: Mapping[str, int],
+    *,
+    known: Iterable[str] = (),
+    limit_alphabet: int | None = None,
+    initial_alphabet: Iterable[str] = (),
+    continuing_subword_prefix: str | None = None,
+    end_of_word_suffix: str | None = None,
+    symbol_order: Iterable[str] | None = None,
+) -> tuple[dict, list[str]]:
     """The word table and the alphabet (initial symbols in id order) training starts from.
 
     `known` are symbols already in the vocabulary (the special tokens): as in Hugging Face, a
@@ -122,15 +139,18 @@ def spell_words(word_counts: Mapping[str, int], *, known: Iterable[str] = (),
     keep = set(chars) | set(known)
     prefix, suffix = continuing_subword_prefix or "", end_of_word_suffix or ""
     if not prefix and not suffix:
-        if limit_alphabet is None:                   # every character is kept
+        if limit_alphabet is None:  # every character is kept
             return word_counts, chars
         return _without_dropped(word_counts, keep), chars
     words: dict[tuple[str, ...], int] = {}
     forms: set[str] = set()
     for word, freq in word_counts.items():
         last = len(word) - 1
-        spelled = tuple((prefix if i else "") + c + (suffix if i == last else "")
-                        for i, c in enumerate(word) if c in keep)
+        spelled = tuple(
+            (prefix if i else "") + c + (suffix if i == last else "")
+            for i, c in enumerate(word)
+            if c in keep
+        )
         forms.update(spelled)
         words[spelled] = words.get(spelled, 0) + freq
     return words, chars + _ordered(forms - keep, symbol_order)

@@ -32,6 +32,7 @@ word's end. No released model combines byte fallback with a prefix or suffix.
 >>> m.tokenize("abéx")
 [('ab', 3, 0, 2), ('<0xC3>', 4, 2, 3), ('<0xA9>', 5, 2, 3), ('<unk>', 0, 3, 4)]
 """
+
 from __future__ import annotations
 
 import copy
@@ -55,8 +56,9 @@ def byte_piece(byte: int) -> str:
     return f"<0x{byte:02X}>"
 
 
-def check_merges(vocab: dict[str, int], merges: list[tuple[str, str]],
-                 prefix: str | None = None) -> None:
+def check_merges(
+    vocab: dict[str, int], merges: list[tuple[str, str]], prefix: str | None = None
+) -> None:
     """Raise ValueError naming the first merge whose sides or result are not in `vocab`
     (Hugging Face's `MergeTokenOutOfVocabulary`).
 
@@ -77,16 +79,17 @@ def check_merges(vocab: dict[str, int], merges: list[tuple[str, str]],
         else:
             joined = list(map(str.__add__, lefts, rights))
         if all(map(has, lefts)) and all(map(has, rights)) and all(map(has, joined)):
-            return                              # the common case, checked at C speed
-    except TypeError:                           # a side that is not a string
+            return  # the common case, checked at C speed
+    except TypeError:  # a side that is not a string
         pass
     for number, (a, b) in enumerate(merges, 1):
         if not (isinstance(a, str) and isinstance(b, str)):
             raise ValueError(f"merge {number} {(a, b)!r} is not a pair of strings")
         for token in (a, b, joined_of[(a, b)] if cut else a + b):
             if token not in vocab:
-                raise ValueError(f"merge {number} {(a, b)!r} names {token!r}, which is not in "
-                                 "the vocabulary")
+                raise ValueError(
+                    f"merge {number} {(a, b)!r} names {token!r}, which is not in the vocabulary"
+                )
 
 
 def cut_join(left: str, right: str, prefix: str) -> str:
@@ -104,13 +107,16 @@ def cut_join(left: str, right: str, prefix: str) -> str:
     raw = right.encode("utf-8", "surrogatepass")
     size = len(prefix.encode("utf-8", "surrogatepass"))
     if len(raw) < size:
-        raise ValueError(f"merge {(left, right)!r}: the right side is shorter than the prefix "
-                         f"{prefix!r}")
+        raise ValueError(
+            f"merge {(left, right)!r}: the right side is shorter than the prefix {prefix!r}"
+        )
     try:
         return left + raw[size:].decode("utf-8")
     except UnicodeDecodeError:
-        raise ValueError(f"merge {(left, right)!r}: cutting the prefix {prefix!r} off the right "
-                         "side splits a character") from None
+        raise ValueError(
+            f"merge {(left, right)!r}: cutting the prefix {prefix!r} off the right "
+            "side splits a character"
+        ) from None
 
 
 class HFBpe(BPE):
@@ -121,17 +127,28 @@ class HFBpe(BPE):
     ByteLevel pre-tokenizer has already spelled the text in its alphabet).
     """
 
-    def __init__(self, vocab: dict[str, int], merges: list[tuple[str, str]], *,
-                 unk_token: str | None = None, continuing_subword_prefix: str | None = None,
-                 end_of_word_suffix: str | None = None, fuse_unk: bool = False,
-                 byte_fallback: bool = False, ignore_merges: bool = False,
-                 dropout: float | None = None, byte_level: bool = False,
-                 cache_size: int = 100_000) -> None:
-        if dropout is not None and not (isinstance(dropout, (int, float))
-                                        and 0.0 <= dropout <= 1.0):
+    def __init__(
+        self,
+        vocab: dict[str, int],
+        merges: list[tuple[str, str]],
+        *,
+        unk_token: str | None = None,
+        continuing_subword_prefix: str | None = None,
+        end_of_word_suffix: str | None = None,
+        fuse_unk: bool = False,
+        byte_fallback: bool = False,
+        ignore_merges: bool = False,
+        dropout: float | None = None,
+        byte_level: bool = False,
+        cache_size: int = 100_000,
+    ) -> None:
+        if dropout is not None and not (
+            isinstance(dropout, (int, float)) and 0.0 <= dropout <= 1.0
+        ):
             raise ValueError(f"BPE dropout must be a number between 0 and 1, not {dropout!r}")
-        super().__init__(vocab, [], byte_level=byte_level, unk_token=unk_token,
-                         cache_size=cache_size)
+        super().__init__(
+            vocab, [], byte_level=byte_level, unk_token=unk_token, cache_size=cache_size
+        )
         self._merges = merges
         # pair -> rank; a later duplicate overwrites an earlier one, as in Hugging Face
         self._pair_ranks = dict(zip(merges, range(len(merges))))
@@ -145,8 +162,11 @@ class HFBpe(BPE):
         cut = len(self.continuing_subword_prefix or "")
         # merging a and ##b makes a + b: Hugging Face cuts the prefix's length off the right side
         self._cut = cut
-        self._joined = ({pair: cut_join(*pair, self.continuing_subword_prefix) for pair in merges}
-                        if cut else None)
+        self._joined = (
+            {pair: cut_join(*pair, self.continuing_subword_prefix) for pair in merges}
+            if cut
+            else None
+        )
         # plain: every symbol is one character and a merge is concatenation (Llama 3, GPT-2)
         self._plain = not (cut or self.end_of_word_suffix or self.byte_fallback)
 
@@ -159,14 +179,25 @@ class HFBpe(BPE):
         'a'
         """
         ranks = self._pair_ranks or {}
-        merges = self._merges if len(ranks) == len(self._merges) else [     # no repeated pair
-            pair for pair, _rank in sorted(ranks.items(), key=lambda kv: kv[1])]
-        return {"type": "BPE", "dropout": self.dropout, "unk_token": self.unk_token,
-                "continuing_subword_prefix": self.continuing_subword_prefix,
-                "end_of_word_suffix": self.end_of_word_suffix, "fuse_unk": self.fuse_unk,
-                "byte_fallback": self.byte_fallback, "ignore_merges": self.ignore_merges,
-                "vocab": dict(sorted(self.vocab.items(), key=lambda kv: kv[1])),
-                "merges": list(map(list, merges))}
+        merges = (
+            self._merges
+            if len(ranks) == len(self._merges)
+            else [  # no repeated pair
+                pair for pair, _rank in sorted(ranks.items(), key=lambda kv: kv[1])
+            ]
+        )
+        return {
+            "type": "BPE",
+            "dropout": self.dropout,
+            "unk_token": self.unk_token,
+            "continuing_subword_prefix": self.continuing_subword_prefix,
+            "end_of_word_suffix": self.end_of_word_suffix,
+            "fuse_unk": self.fuse_unk,
+            "byte_fallback": self.byte_fallback,
+            "ignore_merges": self.ignore_merges,
+            "vocab": dict(sorted(self.vocab.items(), key=lambda kv: kv[1])),
+            "merges": list(map(list, merges)),
+        }
 
     # -- options ---------------------------------------------------------------------------------
     def with_dropout(self, dropout: float | None = None, *, seed: int | None = None) -> "HFBpe":
@@ -189,8 +220,9 @@ class HFBpe(BPE):
 
     def describe(self) -> str:
         kind = "byte-level BPE" if self.byte_level else "BPE"
-        options = [name for name in ("ignore_merges", "byte_fallback", "fuse_unk")
-                   if getattr(self, name)]
+        options = [
+            name for name in ("ignore_merges", "byte_fallback", "fuse_unk") if getattr(self, name)
+        ]
         if self.continuing_subword_prefix:
             options.append(f"prefix {self.continuing_subword_prefix!r}")
         if self.end_of_word_suffix:
@@ -203,7 +235,7 @@ class HFBpe(BPE):
     # -- encoding --------------------------------------------------------------------------------
     def tokenize(self, piece: str) -> list[tuple[str, int, int, int]]:
         """The tokens of one piece as (token, id, start, end), character positions in the piece."""
-        if self.ignore_merges:                              # 1. a word in the vocabulary
+        if self.ignore_merges:  # 1. a word in the vocabulary
             id_ = self.vocab.get(piece)
             if id_ is not None:
                 return [(piece, id_, 0, len(piece))]
@@ -214,7 +246,7 @@ class HFBpe(BPE):
             return []
         vocab = self.vocab
         out = None
-        if self._plain:                                     # the fast path: 2 and 4 only
+        if self._plain:  # the fast path: 2 and 4 only
             parts = BPE.merge_parts(self, list(piece))
             ids = list(map(vocab.get, parts))
             if None not in ids:
@@ -258,8 +290,9 @@ class HFBpe(BPE):
             parts[-1] += self.end_of_word_suffix
         return parts
 
-    def _symbols(self, piece: str) -> tuple[list[str], list[int],
-                                           list[tuple[int, str, tuple[str, ...]]]]:
+    def _symbols(
+        self, piece: str
+    ) -> tuple[list[str], list[int], list[tuple[int, str, tuple[str, ...]]]]:
         """Steps 2-3: the symbols merging starts from, each one's length in bytes of the word
         (as Hugging Face counts them: a byte piece is 1, so a prefix's bytes count too), and
         the symbols that were replaced, as (position, symbol, replacement)."""
@@ -268,7 +301,7 @@ class HFBpe(BPE):
         parts: list[str] = []
         lengths: list[int] = []
         replaced: list[tuple[int, str, tuple[str, ...]]] = []
-        unk: int | None = None              # the byte length of a pending unknown token
+        unk: int | None = None  # the byte length of a pending unknown token
         for i, (ch, s) in enumerate(zip(piece, self.spelled(piece))):
             size = len(ch.encode("utf-8", "surrogatepass"))
             if s in vocab:
@@ -288,7 +321,7 @@ class HFBpe(BPE):
                     replaced.append((i, s, tuple(pieces)))
                     continue
             if unk_token is None:
-                replaced.append((i, s, ()))          # dropped, as Hugging Face drops it
+                replaced.append((i, s, ()))  # dropped, as Hugging Face drops it
                 continue
             if unk_token not in vocab:
                 raise ValueError(f"the unknown token {unk_token!r} is not in the vocabulary")
@@ -310,11 +343,13 @@ class HFBpe(BPE):
         if self._joined is None:
             return left + right
         joined = self._joined.get((left, right))
-        return joined if joined is not None else cut_join(left, right,
-                                                          self.continuing_subword_prefix)
+        return (
+            joined if joined is not None else cut_join(left, right, self.continuing_subword_prefix)
+        )
 
-    def _merge(self, parts: list[str], lengths: list[int],
-               dropout: float | None) -> tuple[list[str], list[int]]:
+    def _merge(
+        self, parts: list[str], lengths: list[int], dropout: float | None
+    ) -> tuple[list[str], list[int]]:
         """Step 4 as Hugging Face's `Word::merge_all`: a heap of (rank, position) over a linked
         list of symbols; an entry whose pair has changed since it was queued is skipped. With
         `dropout`, each merge popped is skipped with that probability (skipped entries return to
@@ -349,7 +384,7 @@ class HFBpe(BPE):
             j = nxt[i]
             pair = (parts[i], parts[j])
             if ranks.get(pair) is None or join(*pair) != new:
-                continue                        # stale: the pair here has changed
+                continue  # stale: the pair here has changed
             parts[i] = new
             lengths[i] += lengths[j]
             alive[j] = False
@@ -398,13 +433,16 @@ class HFBpe(BPE):
         parts, _lengths, replaced = self._symbols(piece)
         index = 0
         if replaced:
-            action = "byte_fallback" if any(r and r[0] != self.unk_token
-                                            for _i, _s, r in replaced) else "unknown"
-            yield BpeEncodeStep(0, tuple(self.spelled(piece)), (), -1, -1, "", action,
-                                tuple(replaced))
+            action = (
+                "byte_fallback"
+                if any(r and r[0] != self.unk_token for _i, _s, r in replaced)
+                else "unknown"
+            )
+            yield BpeEncodeStep(
+                0, tuple(self.spelled(piece)), (), -1, -1, "", action, tuple(replaced)
+            )
             index = 1
         yield from self._merge_steps(parts, index, limit)
-
 
     def _split_of(self, token: str) -> tuple[str, str] | None:
         made = getattr(self, "_made_by", None)
@@ -419,7 +457,7 @@ class HFBpe(BPE):
 class _DropoutBpe(HFBpe):
     """A model made by `HFBpe.with_dropout`: `tokenize` samples (no cache, no whole words)."""
 
-    deterministic = False               # the same piece may give other tokens next time
+    deterministic = False  # the same piece may give other tokens next time
 
     def tokenize(self, piece: str) -> list[tuple[str, int, int, int]]:
         if not self.dropout:
@@ -427,8 +465,9 @@ class _DropoutBpe(HFBpe):
         return self._encode_word(piece, self.dropout)
 
     def describe(self) -> str:
-        return HFBpe.describe(self).replace("not applied: encoding is deterministic",
-                                            "sampled (BPE-dropout)")
+        return HFBpe.describe(self).replace(
+            "not applied: encoding is deterministic", "sampled (BPE-dropout)"
+        )
 
 
 def _char_span(word: str):
@@ -450,6 +489,7 @@ def _char_span(word: str):
         if b <= a:
             return start, start
         return start, (char_of[b - 1] + 1 if b <= total else n)
+
     return span
 
 
@@ -472,22 +512,22 @@ def parse_merges(merges: Iterable) -> list[tuple[str, str]]:
         raise ValueError("the BPE model's merges must be a list")
     kinds = set(map(type, merges))
     pairs: list = []
-    if kinds == {str}:                          # "a b" (C-level split and tuple)
+    if kinds == {str}:  # "a b" (C-level split and tuple)
         pairs = list(map(tuple, map(str.split, merges, repeat(" "))))
-    elif kinds == {list}:                       # ["a", "b"]
+    elif kinds == {list}:  # ["a", "b"]
         pairs = list(map(tuple, merges))
     if len(pairs) != len(merges) or (pairs and set(map(len, pairs)) != {2}):
         for number, m in enumerate(merges, 1):
             p = m.split(" ") if isinstance(m, str) else m
             if not isinstance(p, list) or len(p) != 2:
-                raise ValueError(f"merge {number} ({m!r}) is not \"left right\" or "
-                                 "[left, right]")
+                raise ValueError(f'merge {number} ({m!r}) is not "left right" or [left, right]')
         pairs = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in merges]
     return pairs
 
 
-def sample(tokenizer: Any, text: str, *, dropout: float | None = None,
-           seed: int | None = None) -> Any:
+def sample(
+    tokenizer: Any, text: str, *, dropout: float | None = None, seed: int | None = None
+) -> Any:
     """Encode `text` with BPE-dropout: the whole pipeline, with the model replaced by
     `model.with_dropout(dropout, seed=seed)` (`dropout` defaults to the file's own). Returns the
     `Encoding`; the tokenizer itself is left deterministic.
@@ -499,8 +539,10 @@ def sample(tokenizer: Any, text: str, *, dropout: float | None = None,
     """
     model = tokenizer.model
     if not isinstance(model, HFBpe):
-        raise ValueError(f"{tokenizer.name or 'this tokeniser'} is not a Hugging Face BPE model; "
-                         "BPE-dropout needs one")
+        raise ValueError(
+            f"{tokenizer.name or 'this tokeniser'} is not a Hugging Face BPE model; "
+            "BPE-dropout needs one"
+        )
     sampler = copy.copy(tokenizer)
     sampler.model = model.with_dropout(dropout, seed=seed)
     return sampler.encode(text)

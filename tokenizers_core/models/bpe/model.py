@@ -8,6 +8,7 @@ building steps and caches each word's result.
 Loaded Hugging Face models (`formats/hf_json.py`) use the same class with Hugging Face's
 options (see `BPE`).
 """
+
 from __future__ import annotations
 
 import gc
@@ -22,12 +23,14 @@ from ...steps import Step, register_step, step_from_dict  # noqa: F401  (step_fr
 
 END_OF_WORD = "</w>"
 UNK = "<unk>"
-MAX_VOCAB_SIZE = 1_000_000   # < 0x110000: every symbol id is also a character
+MAX_VOCAB_SIZE = 1_000_000  # < 0x110000: every symbol id is also a character
 _INF = 1 << 62
 
-BPE_RULE = ("highest count; on a tie the pair with the smaller (id(left), id(right)) wins, where "
-            "ids are given to the alphabet in code-point order and then to merged symbols in "
-            "creation order (Hugging Face's BpeTrainer)")
+BPE_RULE = (
+    "highest count; on a tie the pair with the smaller (id(left), id(right)) wins, where "
+    "ids are given to the alphabet in code-point order and then to merged symbols in "
+    "creation order (Hugging Face's BpeTrainer)"
+)
 
 
 # ---- steps --------------------------------------------------------------------------------------
@@ -99,14 +102,16 @@ class BpeEncodeStep(Step):
     replaced: tuple[tuple[int, str, tuple[str, ...]], ...] = ()
 
 
-
-
 # ---- showing byte-level tokens ------------------------------------------------------------------
 def to_byte_level(text: str) -> str:
     """Deprecated: `tokenizers_core.byte_level.str_to_byte_level` (this name is also the
     `NormalizedString` function `byte_level.to_byte_level`, which takes another type)."""
-    warnings.warn("tokenizers_core.models.bpe.model.to_byte_level is deprecated: use "
-                  "tokenizers_core.byte_level.str_to_byte_level", DeprecationWarning, stacklevel=2)
+    warnings.warn(
+        "tokenizers_core.models.bpe.model.to_byte_level is deprecated: use "
+        "tokenizers_core.byte_level.str_to_byte_level",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     return str_to_byte_level(text)
 
 
@@ -129,7 +134,7 @@ def show_bytes(data: bytes, text_fn=None) -> str:
     while i < len(data):
         for size in (1, 2, 3, 4):
             try:
-                ch = data[i:i + size].decode("utf-8")
+                ch = data[i : i + size].decode("utf-8")
             except UnicodeDecodeError:
                 continue
             break
@@ -184,10 +189,18 @@ class BPE:
     [('ab', 2, 0, 2), ('ab', 2, 2, 4)]
     """
 
-    def __init__(self, vocab: dict[str, int], merges: list[tuple[str, str]], *,
-                 rank_by: str = "merges", end_of_word: str | None = None,
-                 byte_level: bool = False, unk_token: str | None = None,
-                 special_tokens: dict[str, int] | None = None, cache_size: int = 100_000) -> None:
+    def __init__(
+        self,
+        vocab: dict[str, int],
+        merges: list[tuple[str, str]],
+        *,
+        rank_by: str = "merges",
+        end_of_word: str | None = None,
+        byte_level: bool = False,
+        unk_token: str | None = None,
+        special_tokens: dict[str, int] | None = None,
+        cache_size: int = 100_000,
+    ) -> None:
         if rank_by not in ("merges", "tokens"):
             raise ValueError(f"rank_by must be 'merges' or 'tokens', not {rank_by!r}")
         self.vocab = vocab
@@ -228,7 +241,9 @@ class BPE:
 
     def describe(self) -> str:
         kind = "byte-level BPE" if self.byte_level else "BPE"
-        rule = "ranked by token id (tiktoken)" if self.rank_by == "tokens" else "ranked by merge order"
+        rule = (
+            "ranked by token id (tiktoken)" if self.rank_by == "tokens" else "ranked by merge order"
+        )
         return f"{kind}, {len(self.vocab):,} tokens, {rule}"
 
     def to_hf_config(self) -> dict:
@@ -246,13 +261,20 @@ class BPE:
                 f"the textbook BPE has no exact tokenizer.json form: its {self.end_of_word!r} is "
                 "a symbol of its own that merges like any other, where Hugging Face's "
                 "end_of_word_suffix is glued to each word's last character. Save it as "
-                "vocab.json + merges.txt instead (format=\"vocab_merges\", a directory)")
-        return {"type": "BPE", "dropout": None, "unk_token": self.unk_token,
-                "continuing_subword_prefix": None, "end_of_word_suffix": None,
-                "fuse_unk": False, "byte_fallback": False,
-                "ignore_merges": self.rank_by == "tokens",
-                "vocab": dict(sorted(self.vocab.items(), key=lambda kv: kv[1])),
-                "merges": [[a, b] for a, b in self.merges]}
+                'vocab.json + merges.txt instead (format="vocab_merges", a directory)'
+            )
+        return {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": self.unk_token,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "ignore_merges": self.rank_by == "tokens",
+            "vocab": dict(sorted(self.vocab.items(), key=lambda kv: kv[1])),
+            "merges": [[a, b] for a, b in self.merges],
+        }
 
     def tokenize(self, piece: str) -> list[tuple[str, int, int, int]]:
         """The tokens of one piece as (token, id, start, end), positions in the piece.
@@ -296,8 +318,8 @@ class BPE:
             return parts
         if self._pair_ranks is None and limit is None:
             whole = "".join(parts)
-            if whole in self.vocab:           # tiktoken's shortcut: a piece that is a token
-                return [whole]                # is that token (what its BPE gives anyway)
+            if whole in self.vocab:  # tiktoken's shortcut: a piece that is a token
+                return [whole]  # is that token (what its BPE gives anyway)
         if len(parts) > 256:
             return _merge_long(parts, self.rank, limit)
         cutoff = _INF if limit is None else limit
@@ -340,8 +362,9 @@ class BPE:
         """
         yield from self._merge_steps(self.initial_parts(piece), 0, limit)
 
-    def _merge_steps(self, parts: list[str], index: int,
-                     limit: int | None) -> Iterator[BpeEncodeStep]:
+    def _merge_steps(
+        self, parts: list[str], index: int, limit: int | None
+    ) -> Iterator[BpeEncodeStep]:
         """The textbook loop: rank every adjacent pair, merge the lowest (leftmost on a tie)."""
         while len(parts) > 1:
             candidates = []
@@ -354,7 +377,7 @@ class BPE:
             chosen, rank = min(candidates, key=lambda c: (c[1], c[0]))
             merged = self._join(parts[chosen], parts[chosen + 1])
             yield BpeEncodeStep(index, tuple(parts), tuple(candidates), chosen, rank, merged)
-            parts = parts[:chosen] + [merged] + parts[chosen + 2:]
+            parts = parts[:chosen] + [merged] + parts[chosen + 2 :]
             index += 1
 
     def _join(self, left: str, right: str) -> str:
@@ -382,7 +405,9 @@ class BPE:
         """The unknown token for `part`, covering `width` characters of the piece (an
         end-of-word symbol adds none, so the offsets never run past the word)."""
         if self.unk_token is None or self.unk_token not in self.vocab:
-            raise ValueError(f"{part!r} is not in the vocabulary and this model has no unknown token")
+            raise ValueError(
+                f"{part!r} is not in the vocabulary and this model has no unknown token"
+            )
         return [(self.unk_token, self.vocab[self.unk_token], pos, pos + width)]
 
     # -- explaining a token ----------------------------------------------------------------------
@@ -440,7 +465,7 @@ def _merge_long(parts: list[str], rank_of, limit: int | None) -> list[str]:
         r, i, left, right = heapq.heappop(heap)
         j = nxt[i] if alive[i] else n
         if j >= n or parts[i] != left or parts[j] != right:
-            continue                      # a stale entry: one side has changed since
+            continue  # a stale entry: one side has changed since
         parts[i] = left + right
         alive[j] = False
         nxt[i] = nxt[j]
@@ -508,16 +533,20 @@ gc_paused = _GcPause()
 # [ \t\n\r\x0b\x0c] -- not `re`'s \s, which also takes \x1c-\x1f. Tested against `regex`.
 _S, _NS = r"[ \t\n\r\x0b\x0c]", r"[^ \t\n\r\x0b\x0c]"
 _ASCII_PATTERNS = {
-    "gpt2": (r"'(?:[sdmt]|ll|ve|re)| ?[A-Za-z]++| ?[0-9]++| ?[^ \t\n\r\x0b\x0cA-Za-z0-9]++"
-             rf"|{_S}++$|{_S}+(?!{_NS})|{_S}"),
+    "gpt2": (
+        r"'(?:[sdmt]|ll|ve|re)| ?[A-Za-z]++| ?[0-9]++| ?[^ \t\n\r\x0b\x0cA-Za-z0-9]++"
+        rf"|{_S}++$|{_S}+(?!{_NS})|{_S}"
+    ),
     "whitespace": r"[A-Za-z0-9_]+|[^A-Za-z0-9_ \t\n\r\x0b\x0c]+",
-    "cl100k": (r"'(?i:[sdmt]|ll|ve|re)|[^\r\nA-Za-z0-9]?+[A-Za-z]++|[0-9]{1,3}+"
-               r"| ?[^ \t\n\r\x0b\x0cA-Za-z0-9]++[\r\n]*+"
-               rf"|{_S}++$|{_S}*[\r\n]|{_S}+(?!{_NS})|{_S}"),
-    "o200k": (r"[^\r\nA-Za-z0-9]?[A-Z]*[a-z]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
-              r"|[^\r\nA-Za-z0-9]?[A-Z]+[a-z]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
-              r"|[0-9]{1,3}| ?[^ \t\n\r\x0b\x0cA-Za-z0-9]+[\r\n/]*"
-              rf"|{_S}*[\r\n]+|{_S}+(?!{_NS})|{_S}+"),
+    "cl100k": (
+        r"'(?i:[sdmt]|ll|ve|re)|[^\r\nA-Za-z0-9]?+[A-Za-z]++|[0-9]{1,3}+"
+        r"| ?[^ \t\n\r\x0b\x0cA-Za-z0-9]++[\r\n]*+"
+        rf"|{_S}++$|{_S}*[\r\n]|{_S}+(?!{_NS})|{_S}"
+    ),
+    "o200k": (
+        r"[^\r\nA-Za-z0-9]?[A-Z]*[a-z]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+        r"|[^\r\nA-Za-z0-9]?[A-Z]+[a-z]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+        r"|[0-9]{1,3}| ?[^ \t\n\r\x0b\x0cA-Za-z0-9]+[\r\n/]*"
+        rf"|{_S}*[\r\n]+|{_S}+(?!{_NS})|{_S}+"
+    ),
 }
-
-

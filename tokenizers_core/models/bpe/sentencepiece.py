@@ -5,17 +5,26 @@ Its normaliser lives in `normalizers/sentencepiece.py`, the piece types and byte
 shares with the Unigram model in `models/sentencepiece_common.py`, its trainer in
 `sentencepiece_trainer.py`, and reading/writing the file in `formats/sentencepiece_model.py`.
 """
+
 from __future__ import annotations
 
 import heapq
 
-from ..sentencepiece_common import (CONTROL, NORMAL, SPACE, UNKNOWN, UNUSED, USER_DEFINED,
-                                    finish_tokens)
+from ..sentencepiece_common import (
+    CONTROL,
+    NORMAL,
+    SPACE,
+    UNKNOWN,
+    UNUSED,
+    USER_DEFINED,
+    finish_tokens,
+)
 
 # ---- the normaliser ------------------------------------------------------------------------------
 
 
 # ---- sentencepiece's BPE model (encoding by piece scores) ---------------------------------------
+
 
 class SentencePieceBpe:
     """sentencepiece's BPE encoder (`bpe_model.cc`): merge the adjacent pair whose merged piece
@@ -30,15 +39,18 @@ class SentencePieceBpe:
     `<0xNN>` byte pieces when the model has byte fallback.
     """
 
-    def __init__(self, pieces: list[tuple[str, float, int]], *, byte_fallback: bool = False) -> None:
+    def __init__(
+        self, pieces: list[tuple[str, float, int]], *, byte_fallback: bool = False
+    ) -> None:
         self._pieces = list(pieces)
         self.vocab = {p: i for i, (p, _s, _t) in enumerate(pieces)}
         self._normal: dict[str, int] = {}
         for i, (p, _s, t) in enumerate(pieces):
             if t in (NORMAL, USER_DEFINED, UNUSED):
                 self._normal.setdefault(p, i)
-        self._reserved = {p: i for i, (p, _s, t) in enumerate(pieces)
-                          if t not in (NORMAL, USER_DEFINED, UNUSED)}
+        self._reserved = {
+            p: i for i, (p, _s, t) in enumerate(pieces) if t not in (NORMAL, USER_DEFINED, UNUSED)
+        }
         self.types = [t for _p, _s, t in pieces]
         self.scores = [s for _p, s, _t in pieces]
         self.unk_id = next(i for i, t in enumerate(self.types) if t == UNKNOWN)
@@ -66,10 +78,13 @@ class SentencePieceBpe:
         [('a', 'b'), ('ab', 'b')]
         """
         if self._merges is None:
-            learned = {p: i for i, (p, _s, t) in enumerate(self._pieces)
-                       if t != NORMAL or len(p) == 1}
-            order = sorted((i for i, (p, _s, t) in enumerate(self._pieces)
-                            if t == NORMAL and len(p) > 1), key=lambda i: (-self.scores[i], i))
+            learned = {
+                p: i for i, (p, _s, t) in enumerate(self._pieces) if t != NORMAL or len(p) == 1
+            }
+            order = sorted(
+                (i for i, (p, _s, t) in enumerate(self._pieces) if t == NORMAL and len(p) > 1),
+                key=lambda i: (-self.scores[i], i),
+            )
             out = []
             for i in order:
                 piece = self._pieces[i][0]
@@ -119,8 +134,9 @@ class SentencePieceBpe:
                 i += 1
         return out
 
-    def encode_spans(self, text: str, *, vocabulary: dict[str, int] | None = None
-                     ) -> list[tuple[int, int]]:
+    def encode_spans(
+        self, text: str, *, vocabulary: dict[str, int] | None = None
+    ) -> list[tuple[int, int]]:
         """The merged symbols as (start, end) character spans of `text` (merging only into
         pieces of `vocabulary`, by default the model's)."""
         symbols = self._initial_symbols(text)
@@ -140,7 +156,7 @@ class SentencePieceBpe:
         def add_pair(left: int, right: int) -> None:
             if left == -1 or right == -1 or frozen[left] or frozen[right]:
                 return
-            pid = normal.get(text[start[left]:end[right]])
+            pid = normal.get(text[start[left] : end[right]])
             if pid is None:
                 return
             # highest score first; among equal scores the leftmost pair
@@ -150,10 +166,14 @@ class SentencePieceBpe:
             add_pair(k - 1, k)
         while agenda:
             _neg, left, right, size = heapq.heappop(agenda)
-            if not alive[left] or not alive[right] or end[right] - start[left] != size \
-                    or nxt[left] != right:
+            if (
+                not alive[left]
+                or not alive[right]
+                or end[right] - start[left] != size
+                or nxt[left] != right
+            ):
                 continue
-            end[left] = end[right]          # merge right into left
+            end[left] = end[right]  # merge right into left
             alive[right] = False
             nxt[left] = nxt[right]
             if nxt[right] >= 0:
@@ -164,11 +184,17 @@ class SentencePieceBpe:
 
     def tokenize(self, text: str) -> list[tuple[str, int, int, int]]:
         spans = self.encode_spans(text)
-        return finish_tokens(text, [(s, e, self._piece_id(text[s:e])) for s, e in spans],
-                             self.unk_id, self.byte_fallback, self._piece_id)
+        return finish_tokens(
+            text,
+            [(s, e, self._piece_id(text[s:e])) for s, e in spans],
+            self.unk_id,
+            self.byte_fallback,
+            self._piece_id,
+        )
 
 
 # ---- sentencepiece's char and word models (no merging) -------------------------------------------
+
 
 class SentencePieceSplit(SentencePieceBpe):
     """sentencepiece's `char` and `word` models (`char_model.cc`, `word_model.cc`): the
@@ -186,8 +212,9 @@ class SentencePieceSplit(SentencePieceBpe):
     (In the last, "▁" and "a" are each unknown, and consecutive unknowns become one `<unk>`.)
     """
 
-    def __init__(self, pieces: list[tuple[str, float, int]], *, kind: str,
-                 byte_fallback: bool = False) -> None:
+    def __init__(
+        self, pieces: list[tuple[str, float, int]], *, kind: str, byte_fallback: bool = False
+    ) -> None:
         if kind not in ("char", "word"):
             raise ValueError(f"kind must be 'char' or 'word', not {kind!r}")
         super().__init__(pieces, byte_fallback=byte_fallback)
@@ -200,8 +227,9 @@ class SentencePieceSplit(SentencePieceBpe):
     def merges(self) -> list[tuple[str, str]]:
         return []
 
-    def encode_spans(self, text: str, *, vocabulary: dict[str, int] | None = None
-                     ) -> list[tuple[int, int]]:
+    def encode_spans(
+        self, text: str, *, vocabulary: dict[str, int] | None = None
+    ) -> list[tuple[int, int]]:
         if self.kind == "char":
             return [(s, e) for s, e, _user in self._initial_symbols(text)]
         return split_into_words(text)

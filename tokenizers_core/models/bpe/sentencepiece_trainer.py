@@ -28,6 +28,7 @@ normalization_rule_name="identity")`` with the other options at their defaults):
 >>> [p for p, _ in t.pieces()][:8]
 ['<unk>', '<s>', '</s>', 'lo', 'low', '▁low', 'er', 'es']
 """
+
 from __future__ import annotations
 
 import heapq
@@ -49,8 +50,11 @@ _ACTIVE_RATIO = struct.unpack("f", struct.pack("f", 0.05))[0]
 _UPDATE_EVERY = 100
 _TIES_SHOWN = 6
 
-SENTENCEPIECE_RULE = ("highest frequency; on a tie the shorter piece, then the smaller string "
-                      "(sentencepiece's BPE trainer)")
+SENTENCEPIECE_RULE = (
+    "highest frequency; on a tie the shorter piece, then the smaller string "
+    "(sentencepiece's BPE trainer)"
+)
+
 
 def _f32(x: float) -> float:
     return struct.unpack("f", struct.pack("f", x))[0]
@@ -67,13 +71,17 @@ def normalize_line(line: str) -> str:
     return SPACE + text.replace(" ", SPACE) if text else ""
 
 
-_META_RE = regex.compile("|".join(regex.escape(p) for p in sorted(META_PIECES, key=len, reverse=True)))
+_META_RE = regex.compile(
+    "|".join(regex.escape(p) for p in sorted(META_PIECES, key=len, reverse=True))
+)
 
 
 def load_sentences(lines: Iterable[str]) -> list[str]:
     """The normalised sentences sentencepiece would train on (see the module docstring)."""
     if isinstance(lines, str):
-        raise ValueError("give the corpus as a list of lines (e.g. text.splitlines()), not one string")
+        raise ValueError(
+            "give the corpus as a list of lines (e.g. text.splitlines()), not one string"
+        )
     out = []
     total = 0
     for item in lines:
@@ -105,7 +113,7 @@ def required_chars(sentences: list[str]) -> dict[str, int]:
     out: dict[str, int] = {}
     covered = 0
     for c, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
-        if _f32(covered / total) >= 1.0:          # sentencepiece compares a float
+        if _f32(covered / total) >= 1.0:  # sentencepiece compares a float
             break
         covered += n
         if c == BOUNDARY:
@@ -118,8 +126,14 @@ def required_chars(sentences: list[str]) -> dict[str, int]:
 class _Symbol:
     __slots__ = ("left", "right", "chars", "is_unk", "freq", "positions", "active", "cached")
 
-    def __init__(self, chars: str, left: "_Symbol | None" = None, right: "_Symbol | None" = None,
-                 is_unk: bool = False, freq: int = 0) -> None:
+    def __init__(
+        self,
+        chars: str,
+        left: "_Symbol | None" = None,
+        right: "_Symbol | None" = None,
+        is_unk: bool = False,
+        freq: int = 0,
+    ) -> None:
         self.left = left
         self.right = right
         self.chars = chars
@@ -149,9 +163,11 @@ class SentencePieceBpeTrainer:
         self.chars = required_chars(sentences)
         needed = len(self.chars) + len(META_PIECES)
         if vocab_size < needed:
-            raise ValueError(f"vocab_size {vocab_size} is below the {needed} pieces this corpus "
-                             f"needs (<unk>, <s>, </s> and {len(self.chars)} characters); "
-                             f"choose at least {needed}")
+            raise ValueError(
+                f"vocab_size {vocab_size} is below the {needed} pieces this corpus "
+                f"needs (<unk>, <s>, </s> and {len(self.chars)} characters); "
+                f"choose at least {needed}"
+            )
         words: Counter[str] = Counter()
         for s in sentences:
             s = "".join(c if c in self.chars else UNK_CHAR for c in s)
@@ -160,9 +176,10 @@ class SentencePieceBpeTrainer:
         table = sorted(words.items(), key=lambda kv: (-kv[1], kv[0]))
         self.word_keys = [w for w, _ in table]
         self.counts = [c for _, c in table]
-        self._cache: dict = {}                 # symbols by key: a char, or (left id, right id)
+        self._cache: dict = {}  # symbols by key: a char, or (left id, right id)
         self.symbols: list[list[_Symbol | None]] = [
-            [self._char_symbol(c) for c in w] for w in self.word_keys]
+            [self._char_symbol(c) for c in w] for w in self.word_keys
+        ]
         self._active: set[_Symbol] = set()
         self._heap: list = []
         self._seq = 0
@@ -315,7 +332,7 @@ class SentencePieceBpeTrainer:
         changed: list[int] = []
         for sid, left, right in sorted(best.positions):
             syms = self.symbols[sid]
-            if syms[left] is None:            # taken by the previous overlapping occurrence
+            if syms[left] is None:  # taken by the previous overlapping occurrence
                 continue
             nxt = next((i for i in range(right + 1, len(syms)) if syms[i] is not None), -1)
             prv = next((i for i in range(left - 1, -1, -1) if syms[i] is not None), -1)
@@ -342,27 +359,33 @@ class SentencePieceBpeTrainer:
             if len(self.final) % _UPDATE_EVERY == 0:
                 self._update_active()
             table = self.top_pairs(self.record_top) if self.record_top else None
-            best = self._pick()                                # pick the best candidate
+            best = self._pick()  # pick the best candidate
             if best is None:
                 self.stop_reason = "no pair is left to merge"
                 break
-            if best.chars in self._dup:                        # made before in another way
+            if best.chars in self._dup:  # made before in another way
                 self._remove(best)
                 continue
             self._dup.add(best.chars)
             tied = self._ties(best)
-            self.final.append(best.chars)                      # record the piece
+            self.final.append(best.chars)  # record the piece
             self.merges.append((best.left.chars, best.right.chars))
-            changed = self._merge(best)                        # merge it everywhere
+            changed = self._merge(best)  # merge it everywhere
             self._remove(best)
             if table is not None:
                 self.tables.append(table)
             step = BpeMergeStep(
-                index=len(self.final) - 1, pair=(best.left.chars, best.right.chars),
-                count=best.freq, new_symbol=best.chars, new_id=len(META_PIECES) + len(self.final) - 1,
-                tied=tuple((s.left.chars, s.right.chars) for s in tied), n_tied=len(tied),
-                ties_more=False, changed_words=tuple(self.word_keys[i] for i in changed[:12]),
-                n_changed_words=len(changed))
+                index=len(self.final) - 1,
+                pair=(best.left.chars, best.right.chars),
+                count=best.freq,
+                new_symbol=best.chars,
+                new_id=len(META_PIECES) + len(self.final) - 1,
+                tied=tuple((s.left.chars, s.right.chars) for s in tied),
+                n_tied=len(tied),
+                ties_more=False,
+                changed_words=tuple(self.word_keys[i] for i in changed[:12]),
+                n_changed_words=len(changed),
+            )
             self.steps.append(step)
             return step
         self.done = True
@@ -389,8 +412,9 @@ class SentencePieceBpeTrainer:
         return out
 
 
-def sentencepiece_bpe_trainer(lines: Iterable[str], vocab_size: int, *,
-                              record_top: int = 0) -> SentencePieceBpeTrainer:
+def sentencepiece_bpe_trainer(
+    lines: Iterable[str], vocab_size: int, *, record_top: int = 0
+) -> SentencePieceBpeTrainer:
     return SentencePieceBpeTrainer(lines, vocab_size, record_top=record_top)
 
 
@@ -405,7 +429,9 @@ class TrainedSentencePieceBpe(SentencePieceBpe):
         return sentencepiece_encode_steps(self, piece)
 
 
-def sentencepiece_encode_steps(model: SentencePieceBpe, piece: str, below: int | None = None) -> Iterator:
+def sentencepiece_encode_steps(
+    model: SentencePieceBpe, piece: str, below: int | None = None
+) -> Iterator:
     """One `BpeEncodeStep` per merge of sentencepiece's BPE encoder: of the adjacent pairs whose
     concatenation is a piece, the one with the highest score wins (leftmost on a tie); the rank
     shown is the piece's id. With `below`, only pieces scoring higher than piece `below`."""
@@ -424,5 +450,5 @@ def sentencepiece_encode_steps(model: SentencePieceBpe, piece: str, below: int |
         chosen, rank = min(candidates, key=lambda c: (-scores[c[1]], c[0]))
         merged = parts[chosen] + parts[chosen + 1]
         yield BpeEncodeStep(index, tuple(parts), tuple(candidates), chosen, rank, merged)
-        parts[chosen:chosen + 2] = [merged]
+        parts[chosen : chosen + 2] = [merged]
         index += 1

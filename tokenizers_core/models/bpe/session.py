@@ -18,6 +18,7 @@ which only reads).
 >>> [r.segments for r in s.word_rows(2)[0]][:2]
 [('lo', 'w', '</w>'), ('n', 'e', 'we', 's', 't', '</w>')]
 """
+
 from __future__ import annotations
 
 import time
@@ -35,8 +36,10 @@ TOP_K = 12
 RULES = {
     "bpe": BPE_RULE,
     "byte_bpe": BPE_RULE,
-    "sentencepiece_bpe": ("highest frequency; on a tie the shorter piece, then the smaller string "
-                          "(sentencepiece's BPE trainer)"),
+    "sentencepiece_bpe": (
+        "highest frequency; on a tie the shorter piece, then the smaller string "
+        "(sentencepiece's BPE trainer)"
+    ),
 }
 
 
@@ -56,7 +59,9 @@ class BpeSession:
 
     def __init__(self, text: str, variant: str, vocab_size: int, options: dict[str, Any]) -> None:
         if variant not in VARIANTS:
-            raise ValueError(f"unknown BPE variant {variant!r}; choose one of: {', '.join(VARIANTS)}")
+            raise ValueError(
+                f"unknown BPE variant {variant!r}; choose one of: {', '.join(VARIANTS)}"
+            )
         lines = text.splitlines()
         if variant == "bpe":
             self.trainer = bpe_trainer(lines, vocab_size, record_top=TOP_K, **options)
@@ -70,10 +75,12 @@ class BpeSession:
         self.byte_level = variant == "byte_bpe"
         self.rule = RULES[variant]
         counts = self.trainer.counts
-        self.order = sorted(range(len(counts)), key=lambda i: (-counts[i], self.trainer.word_text(i)))
+        self.order = sorted(
+            range(len(counts)), key=lambda i: (-counts[i], self.trainer.word_text(i))
+        )
         self._replay: BPE | None = None
         self._replay_len = -1
-        self._spelled: list[str] | None = None     # each word's starting symbols, joined
+        self._spelled: list[str] | None = None  # each word's starting symbols, joined
 
     # -- moving ----------------------------------------------------------------------------------
     @property
@@ -99,8 +106,13 @@ class BpeSession:
         """A finished run keeps only what views read (steps, tables, the word table): the
         pair counts, the heap and the live segmentations go (views replay from the merges)."""
         t = self.trainer
-        for name, empty in (("_heap", list), ("_entries", list), ("pair_counts", dict),
-                            ("_cache", dict), ("_active", set)):
+        for name, empty in (
+            ("_heap", list),
+            ("_entries", list),
+            ("pair_counts", dict),
+            ("_cache", dict),
+            ("_active", set),
+        ):
             if hasattr(t, name):
                 setattr(t, name, empty())
         if isinstance(getattr(t, "words", None), list):
@@ -118,7 +130,7 @@ class BpeSession:
     def total_steps(self) -> int:
         """All the merges this run makes (runs it to the end)."""
         with gc_paused:
-            return self.advance_to(10 ** 9)
+            return self.advance_to(10**9)
 
     def run_for(self, seconds: float) -> bool:
         """Advance for at most about `seconds`; True when the run is finished."""
@@ -182,7 +194,7 @@ class BpeSession:
         pages = max(1, -(-n // page_size))
         page = min(max(page, 0), pages - 1)
         rows = []
-        for i in self.order[page * page_size:(page + 1) * page_size]:
+        for i in self.order[page * page_size : (page + 1) * page_size]:
             now = self.segmentation(i, k)
             before = self.segmentation(i, k - 1) if k > 0 else now
             rows.append(WordRow(self.word(i), self.trainer.counts[i], now, now != before))
@@ -197,7 +209,7 @@ class BpeSession:
         out = []
         for i in self.order:
             if step.new_symbol not in self._spelled[i]:
-                continue                  # a merge makes its symbol: a word without it is as was
+                continue  # a merge makes its symbol: a word without it is as was
             now = self.segmentation(i, k)
             before = self.segmentation(i, k - 1)
             if now != before:
@@ -211,7 +223,11 @@ class BpeSession:
         text = self.trainer.word_text(i)
         if self.byte_level:
             return token_text(text, True)
-        return text[:-len(END_OF_WORD)] if self.variant == "bpe" and text.endswith(END_OF_WORD) else text
+        return (
+            text[: -len(END_OF_WORD)]
+            if self.variant == "bpe" and text.endswith(END_OF_WORD)
+            else text
+        )
 
     def show(self, symbol: str) -> str:
         """A symbol as the view shows it (byte-level symbols as text; broken UTF-8 as <E3 81>)."""
@@ -251,11 +267,13 @@ def encode_trace(tokenizer: Any, text: str, max_pieces: int = 200) -> list[Piece
     for piece in tokenizer.pre_tokenize(text)[:max_pieces]:
         start, end = piece.span(0, len(piece))
         word = piece.normalized
-        if word in specials and isinstance(specials, dict):      # an allowed special token
+        if word in specials and isinstance(specials, dict):  # an allowed special token
             out.append(PieceTrace(word, start, end, (), (word,), ((word, specials[word]),), True))
             continue
         steps = tuple(steps_of(word))
-        initial = tuple(model.initial_parts(word)) if hasattr(model, "initial_parts") else tuple(word)
+        initial = (
+            tuple(model.initial_parts(word)) if hasattr(model, "initial_parts") else tuple(word)
+        )
         tokens = tuple((t, i) for t, i, _s, _e in model.tokenize(word))
         out.append(PieceTrace(word, start, end, steps, initial, tokens))
     return out
@@ -267,8 +285,10 @@ def _steps_function(tokenizer: Any):
         return model.encode_steps
     if isinstance(model, SentencePieceBpe):
         return lambda piece: sentencepiece_encode_steps(model, piece)
-    raise ValueError(f"{tokenizer.name or 'this tokeniser'} is not a BPE tokeniser "
-                     f"({tokenizer.algorithm or type(model).__name__}); the merge view needs one")
+    raise ValueError(
+        f"{tokenizer.name or 'this tokeniser'} is not a BPE tokeniser "
+        f"({tokenizer.algorithm or type(model).__name__}); the merge view needs one"
+    )
 
 
 def merge_tree_of(tokenizer: Any, token: str) -> dict[str, Any]:
@@ -279,7 +299,7 @@ def merge_tree_of(tokenizer: Any, token: str) -> dict[str, Any]:
     model = tokenizer.model
     if hasattr(model, "merge_tree"):
         return model.merge_tree(token)
-    _steps_function(tokenizer)            # raises for non-BPE models
+    _steps_function(tokenizer)  # raises for non-BPE models
     pid = model.token_to_id(token)
     if pid is None:
         raise ValueError(f"{token!r} is not a token of this model")
@@ -295,7 +315,12 @@ def _sp_tree(model: Any, piece: str, depth: int) -> dict[str, Any]:
     parts = list(piece)
     if steps:
         last = steps[-1]
-        parts = list(last.parts[:last.chosen]) + [last.merged] + list(last.parts[last.chosen + 2:])
+        parts = (
+            list(last.parts[: last.chosen]) + [last.merged] + list(last.parts[last.chosen + 2 :])
+        )
     if len(parts) == 2:
-        node["children"] = [_sp_tree(model, parts[0], depth + 1), _sp_tree(model, parts[1], depth + 1)]
+        node["children"] = [
+            _sp_tree(model, parts[0], depth + 1),
+            _sp_tree(model, parts[1], depth + 1),
+        ]
     return node

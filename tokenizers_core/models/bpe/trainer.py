@@ -41,6 +41,7 @@ Hugging Face's `Word::merge` does (`_drop_long`, `_places`).
 >>> t.merge_strings()[:3]
 [('l', 'o'), ('lo', 'w'), ('e', 'r')]
 """
+
 from __future__ import annotations
 
 import heapq
@@ -48,13 +49,22 @@ from collections import defaultdict
 from itertools import chain
 from typing import Any, Iterable, Iterator
 
-from .alphabet import OPTION_NAMES, check_options, spell_words
 from ...byte_level import BYTE_TO_CHAR
+from .alphabet import OPTION_NAMES, check_options, spell_words
 from .model import END_OF_WORD, MAX_VOCAB_SIZE, UNK, BpeMergeStep
+
 # the corpus -> word table step lives in words.py; its names stay importable from here
-from .words import (MAX_CORPUS_CHARS, _bpe_words, _byte_bpe_words, _check_alphabet,
-                    _check_min_frequency, _check_vocab_size, _splitter, bpe_word_table,
-                    byte_bpe_word_table)
+from .words import (
+    MAX_CORPUS_CHARS,
+    _bpe_words,
+    _byte_bpe_words,
+    _check_alphabet,
+    _check_min_frequency,
+    _check_vocab_size,
+    _splitter,
+    bpe_word_table,
+    byte_bpe_word_table,
+)
 
 _TIES_SHOWN = 6
 _CHANGED_SHOWN = 12
@@ -73,9 +83,9 @@ def _sym(i: int) -> str:
 # Smallest first means: the highest count, then the smaller (id(left), id(right)), then the older
 # entry. `seq` indexes `BpeTrainer._entries`, which holds the entry's pair and its words to visit.
 _COUNT_SHIFT = 72
-_LOW = (1 << _COUNT_SHIFT) - 1            # everything below the count: the pair and seq
+_LOW = (1 << _COUNT_SHIFT) - 1  # everything below the count: the pair and seq
 _SEQ = (1 << 32) - 1
-_WRAP = 1 << 64                           # a negative count read as Rust's u64
+_WRAP = 1 << 64  # a negative count read as Rust's u64
 
 
 def _entry(count: int, key: str, seq: int) -> int:
@@ -99,12 +109,21 @@ class BpeTrainer:
     [(('a', 'b'), 4)]
     """
 
-    def __init__(self, words: dict, vocab_size: int, *, min_frequency: int = 0,
-                 special_tokens: Iterable[str] = (), initial_alphabet: Iterable[str] = (),
-                 end_of_word: str | None = None, alphabet: Iterable[str] | None = None,
-                 continuing_subword_prefix: str | None = None,
-                 max_token_length: int | None = None, record_top: int = 0,
-                 annotate: bool = True) -> None:
+    def __init__(
+        self,
+        words: dict,
+        vocab_size: int,
+        *,
+        min_frequency: int = 0,
+        special_tokens: Iterable[str] = (),
+        initial_alphabet: Iterable[str] = (),
+        end_of_word: str | None = None,
+        alphabet: Iterable[str] | None = None,
+        continuing_subword_prefix: str | None = None,
+        max_token_length: int | None = None,
+        record_top: int = 0,
+        annotate: bool = True,
+    ) -> None:
         self.vocab_size = vocab_size
         self.min_frequency = min_frequency
         self.record_top = record_top
@@ -139,10 +158,10 @@ class BpeTrainer:
         self._heap: list[int] = []
         self._entries: list[tuple[str, list[int]] | None] = []
         self._count_all_pairs()
-        self.merges: list[tuple[int, int]] = []     # (left id, right id), in learned order
+        self.merges: list[tuple[int, int]] = []  # (left id, right id), in learned order
         self.new_ids: list[int] = []
         self.steps: list[BpeMergeStep] = []
-        self.tables: list[tuple[tuple[str, str, int], ...]] = []   # top pairs before each merge
+        self.tables: list[tuple[tuple[str, str, int], ...]] = []  # top pairs before each merge
         self.done = False
         self.stop_reason = ""
 
@@ -151,15 +170,19 @@ class BpeTrainer:
         table = self.__dict__.get("_table")
         if table is None:
             table = self._table = str.maketrans(
-                {c: _sym(i) for c, i in self.symbol_ids.items() if len(c) == 1})
+                {c: _sym(i) for c, i in self.symbol_ids.items() if len(c) == 1}
+            )
             if self.end_of_word:
                 self._end_code = _sym(self.symbol_ids[self.end_of_word])
         if isinstance(word, str):
             code = word.translate(table)
         else:
             text = "".join(word)
-            code = text.translate(table) if len(text) == len(word) else \
-                "".join(_sym(self.symbol_ids[c]) for c in word)
+            code = (
+                text.translate(table)
+                if len(text) == len(word)
+                else "".join(_sym(self.symbol_ids[c]) for c in word)
+            )
         return code + self._end_code if self.end_of_word else code
 
     def _add_symbol(self, sym: str) -> int:
@@ -211,22 +234,26 @@ class BpeTrainer:
             top = heap[0]
             key, pos = entries[top & _SEQ]
             current = counts[key]
-            if current < 0:       # counted in one place, too long to count in another (see
+            if current < 0:  # counted in one place, too long to count in another (see
                 current += _WRAP  # `_places`): Hugging Face reads it as u64, so it wraps and wins
-            if top >> _COUNT_SHIFT != -current:          # stale: re-queue with the current count
+            if top >> _COUNT_SHIFT != -current:  # stale: re-queue with the current count
                 heapq.heapreplace(heap, (-current << _COUNT_SHIFT) + (top & _LOW))
                 continue
             if current < 1 or self.min_frequency > current:
-                self.stop_reason = (f"the best pair occurs {current} times, below "
-                                    f"min_frequency {self.min_frequency}" if current >= 1
-                                    else "no pair is left to merge")
+                self.stop_reason = (
+                    f"the best pair occurs {current} times, below "
+                    f"min_frequency {self.min_frequency}"
+                    if current >= 1
+                    else "no pair is left to merge"
+                )
                 return None
             heapq.heappop(heap)
             entries[top & _SEQ] = None
             return key, current, pos
 
-    def _apply_merge(self, key: str, new: str, positions: Iterable[int], fresh: bool = False
-                     ) -> list[int]:
+    def _apply_merge(
+        self, key: str, new: str, positions: Iterable[int], fresh: bool = False
+    ) -> list[int]:
         """Merge the pair `key` -> `new` in the given words (left to right, as `str.replace`
         does) and update the neighbouring pair counts in place: each merge turns `x a` into
         `x new` and `b y` into `new y` (between two merges, `b a` becomes `new new`). The merged
@@ -239,21 +266,21 @@ class BpeTrainer:
         words, counts, pc = self.words, self.counts, self.pair_counts
         a, b = key
         ba = b + a
-        made: defaultdict[str, list[int]] = defaultdict(list)   # pair -> words where it gained
-        occ = self._occ                                # (None without max_token_length)
-        measured = made if occ is None else defaultdict(list)   # gains checked place by place
+        made: defaultdict[str, list[int]] = defaultdict(list)  # pair -> words where it gained
+        occ = self._occ  # (None without max_token_length)
+        measured = made if occ is None else defaultdict(list)  # gains checked place by place
         changed = []
         for i in positions:
             head, found, tail = words[i].partition(key)
             if not found:
-                continue                               # a stale position: nothing to do
+                continue  # a stale position: nothing to do
             changed.append(i)
             w = counts[i]
-            if occ is not None and (not fresh or i in occ):     # lengths tracked place by place
+            if occ is not None and (not fresh or i in occ):  # lengths tracked place by place
                 self._apply_merge_slow(i, key, new, measured)
-            elif not fresh and new in words[i]:        # `new` already here (the same string
-                self._apply_merge_slow(i, key, new, made)       # made twice): the general way
-            elif key in tail:                          # two or more occurrences
+            elif not fresh and new in words[i]:  # `new` already here (the same string
+                self._apply_merge_slow(i, key, new, made)  # made twice): the general way
+            elif key in tail:  # two or more occurrences
                 word = words[i] = words[i].replace(key, new)
                 last = len(word) - 1
                 j = word.find(new)
@@ -264,11 +291,11 @@ class BpeTrainer:
                         made[p + new].append(i)
                     if j < last:
                         q = word[j + 1]
-                        if q != new:                   # (new, new) is counted from its right end
+                        if q != new:  # (new, new) is counted from its right end
                             pc[b + q] -= w
                             made[new + q].append(i)
                     j = word.find(new, j + 1)
-            else:                                      # one occurrence: x a b y -> x new y
+            else:  # one occurrence: x a b y -> x new y
                 words[i] = head + new + tail
                 if head:
                     p = head[-1]
@@ -320,8 +347,8 @@ class BpeTrainer:
         def change(k: str, delta: int, span: int = 0) -> None:
             if delta < 0:
                 pc[k] -= w
-            elif places is None or span < limit:       # as `Word::merge`: a pair too long
-                made[k].append(i)                      # to merge is not counted
+            elif places is None or span < limit:  # as `Word::merge`: a pair too long
+                made[k].append(i)  # to merge is not counted
 
         j = 0
         while j < len(word) - 1:
@@ -330,9 +357,9 @@ class BpeTrainer:
                 if j > 0:
                     change(word[j - 1] + a, -1)
                     change(word[j - 1] + new, 1, span + (places[j - 1] if places else 0))
-                word[j:j + 2] = [new]
+                word[j : j + 2] = [new]
                 if places:
-                    places[j:j + 2] = [span]
+                    places[j : j + 2] = [span]
                 if j < len(word) - 1:
                     change(b + word[j + 1], -1)
                     change(new + word[j + 1], 1, span + (places[j + 1] if places else 0))
@@ -363,8 +390,9 @@ class BpeTrainer:
         found, more = self._walk(_TIES_SHOWN, count, best_key, max_visits=16)
         return [k for k, _ in found], more
 
-    def _walk(self, limit: int, min_count: int, skip_key: str, max_visits: int
-              ) -> tuple[list[tuple[str, int]], bool]:
+    def _walk(
+        self, limit: int, min_count: int, skip_key: str, max_visits: int
+    ) -> tuple[list[tuple[str, int]], bool]:
         """Best-first walk of the heap giving valid (pair, count) in (count desc, pair asc) order.
 
         A stale entry is re-queued in the walk with its current count, so the order is exact.
@@ -374,7 +402,7 @@ class BpeTrainer:
             return [], False
         floor = max(min_count, 1)
         size = len(heap)
-        frontier = [(heap[0], 0)]                 # (entry, its index in the heap, or -1)
+        frontier = [(heap[0], 0)]  # (entry, its index in the heap, or -1)
         seen = {skip_key}
         out: list[tuple[str, int]] = []
         visits = 0
@@ -418,7 +446,7 @@ class BpeTrainer:
             raise StopIteration
         if self.record_top:
             table = self.top_pairs(self.record_top)
-        best = self._pop_best()                                  # pick the most frequent pair
+        best = self._pop_best()  # pick the most frequent pair
         if best is None:
             self.done = True
             raise StopIteration
@@ -429,13 +457,17 @@ class BpeTrainer:
         if new == size:
             self.lengths.append(self.lengths[a] + self.lengths[b])
         tied = more = None
-        if self.annotate:                                        # (for the view: who tied)
+        if self.annotate:  # (for the view: who tied)
             if new == size:
                 self._settle(count)
             tied, more = self._ties(count, key)
-        changed = self._apply_merge(key, _sym(new), positions,   # merge it everywhere
-                                    fresh=new == size)
-        self.merges.append((a, b))                               # record the merge
+        changed = self._apply_merge(
+            key,
+            _sym(new),
+            positions,  # merge it everywhere
+            fresh=new == size,
+        )
+        self.merges.append((a, b))  # record the merge
         self.new_ids.append(new)
         if self.record_top:
             self.tables.append(table)
@@ -447,21 +479,37 @@ class BpeTrainer:
         """The merged symbol: `left` + `right`, less the right side's continuation prefix
         (merging "a" and "##b" makes "ab"), as Hugging Face builds it."""
         if self.prefix and right.startswith(self.prefix):
-            right = right[len(self.prefix):]
+            right = right[len(self.prefix) :]
         return left + right
 
-    def _record(self, index: int, a: int, b: int, count: int, new: int, tied: list[str] | None,
-                more: bool | None, changed: list[int]) -> BpeMergeStep:
+    def _record(
+        self,
+        index: int,
+        a: int,
+        b: int,
+        count: int,
+        new: int,
+        tied: list[str] | None,
+        more: bool | None,
+        changed: list[int],
+    ) -> BpeMergeStep:
         sym = self.symbols
         if not self.annotate:
-            return BpeMergeStep(index, (sym[a], sym[b]), count, sym[new], new, None, None, None, None,
-                            len(changed))
+            return BpeMergeStep(
+                index, (sym[a], sym[b]), count, sym[new], new, None, None, None, None, len(changed)
+            )
         return BpeMergeStep(
-            index=index, pair=(sym[a], sym[b]), count=count, new_symbol=sym[new], new_id=new,
+            index=index,
+            pair=(sym[a], sym[b]),
+            count=count,
+            new_symbol=sym[new],
+            new_id=new,
             tied=tuple((sym[ord(k[0])], sym[ord(k[1])]) for k in tied),
-            n_tied=len(tied), ties_more=more,
+            n_tied=len(tied),
+            ties_more=more,
             changed_words=tuple(self.word_text(i) for i in changed[:_CHANGED_SHOWN]),
-            n_changed_words=len(changed))
+            n_changed_words=len(changed),
+        )
 
     def run(self) -> "BpeTrainer":
         for _ in self:
@@ -498,8 +546,15 @@ class BpeTrainer:
 
 
 # ---- the trainers registered in tokenizers_core._TRAINERS -----------------------------------------
-def bpe_trainer(lines: Iterable[str], vocab_size: int, *, min_frequency: int = 0,
-                record_top: int = 0, annotate: bool = True, **options: Any) -> BpeTrainer:
+def bpe_trainer(
+    lines: Iterable[str],
+    vocab_size: int,
+    *,
+    min_frequency: int = 0,
+    record_top: int = 0,
+    annotate: bool = True,
+    **options: Any,
+) -> BpeTrainer:
     """A stepper for the textbook "bpe" variant (see the module docstring). Options:
     limit_alphabet, initial_alphabet and max_token_length, as Hugging Face's (`alphabet.py`);
     `<unk>` and `</w>` are always in the alphabet, outside the limit."""
@@ -510,33 +565,65 @@ def bpe_trainer(lines: Iterable[str], vocab_size: int, *, min_frequency: int = 0
         raise ValueError("the corpus has no words to learn from")
     max_length = options.pop("max_token_length", None)
     words, chars = spell_words(words, known=[UNK], **options)
-    trainer = BpeTrainer(words, vocab_size, min_frequency=_check_min_frequency(min_frequency),
-                         special_tokens=[UNK], end_of_word=END_OF_WORD,
-                         alphabet=sorted({*chars, END_OF_WORD}), max_token_length=max_length,
-                         record_top=record_top, annotate=annotate)
+    trainer = BpeTrainer(
+        words,
+        vocab_size,
+        min_frequency=_check_min_frequency(min_frequency),
+        special_tokens=[UNK],
+        end_of_word=END_OF_WORD,
+        alphabet=sorted({*chars, END_OF_WORD}),
+        max_token_length=max_length,
+        record_top=record_top,
+        annotate=annotate,
+    )
     _check_alphabet(vocab_size, trainer.alphabet_size, "<unk>, the characters and </w>")
     return trainer
 
 
-def byte_bpe_trainer(lines: Iterable[str], vocab_size: int, *, pattern: str = "gpt2",
-                     min_frequency: int = 0, special_tokens: Iterable[str] = (),
-                     record_top: int = 0, annotate: bool = True, **options: Any) -> BpeTrainer:
+def byte_bpe_trainer(
+    lines: Iterable[str],
+    vocab_size: int,
+    *,
+    pattern: str = "gpt2",
+    min_frequency: int = 0,
+    special_tokens: Iterable[str] = (),
+    record_top: int = 0,
+    annotate: bool = True,
+    **options: Any,
+) -> BpeTrainer:
     """A stepper for "byte_bpe": Hugging Face's `BpeTrainer` with the 256-byte alphabet (its
     initial alphabet), taking that trainer's options (`alphabet.OPTION_NAMES`)."""
     options = check_options(options, (*OPTION_NAMES, "symbol_order"))
     options["initial_alphabet"] = [*BYTE_TO_CHAR.values(), *options.get("initial_alphabet", ())]
-    trainer = hf_bpe_trainer(_byte_bpe_words(lines, pattern), vocab_size,
-                             min_frequency=min_frequency, special_tokens=special_tokens,
-                             record_top=record_top, annotate=annotate, **options)
+    trainer = hf_bpe_trainer(
+        _byte_bpe_words(lines, pattern),
+        vocab_size,
+        min_frequency=min_frequency,
+        special_tokens=special_tokens,
+        record_top=record_top,
+        annotate=annotate,
+        **options,
+    )
     spelled = options.get("continuing_subword_prefix") or options.get("end_of_word_suffix")
-    _check_alphabet(vocab_size, trainer.alphabet_size, "the special tokens and 256 bytes"
-                    + (" and their spellings with the prefix or suffix" if spelled else ""))
+    _check_alphabet(
+        vocab_size,
+        trainer.alphabet_size,
+        "the special tokens and 256 bytes"
+        + (" and their spellings with the prefix or suffix" if spelled else ""),
+    )
     return trainer
 
 
-def hf_bpe_trainer(word_counts: dict[str, int], vocab_size: int, *, min_frequency: int = 0,
-                   special_tokens: Iterable[str] = (), record_top: int = 0,
-                   annotate: bool = True, **options: Any) -> BpeTrainer:
+def hf_bpe_trainer(
+    word_counts: dict[str, int],
+    vocab_size: int,
+    *,
+    min_frequency: int = 0,
+    special_tokens: Iterable[str] = (),
+    record_top: int = 0,
+    annotate: bool = True,
+    **options: Any,
+) -> BpeTrainer:
     """Hugging Face's `BpeTrainer` with all its options (`alphabet.py`) over a table of
     pre-tokenised words, plus `symbol_order` (see `alphabet.spell_words`).
 
@@ -550,10 +637,17 @@ def hf_bpe_trainer(word_counts: dict[str, int], vocab_size: int, *, min_frequenc
     options = check_options(options)
     max_length = options.pop("max_token_length", None)
     words, alphabet = spell_words(word_counts, known=specials, symbol_order=order, **options)
-    return BpeTrainer(words, vocab_size, min_frequency=_check_min_frequency(min_frequency),
-                      special_tokens=specials, alphabet=alphabet,
-                      continuing_subword_prefix=options.get("continuing_subword_prefix"),
-                      max_token_length=max_length, record_top=record_top, annotate=annotate)
+    return BpeTrainer(
+        words,
+        vocab_size,
+        min_frequency=_check_min_frequency(min_frequency),
+        special_tokens=specials,
+        alphabet=alphabet,
+        continuing_subword_prefix=options.get("continuing_subword_prefix"),
+        max_token_length=max_length,
+        record_top=record_top,
+        annotate=annotate,
+    )
 
 
 def _check_specials(special_tokens: Iterable[str]) -> list[str]:
@@ -566,5 +660,3 @@ def _check_specials(special_tokens: Iterable[str]) -> list[str]:
         if tok not in out:
             out.append(tok)
     return out
-
-

@@ -2,6 +2,7 @@
 start from (`trainer.py`), for the textbook "bpe" (Whitespace words and "</w>") and "byte_bpe"
 (regex pieces spelled in the GPT-2 byte-level alphabet); and the checks of the sizes asked for.
 """
+
 from __future__ import annotations
 
 import re
@@ -11,10 +12,9 @@ from typing import Any, Iterable
 
 import regex
 
-from ...pre_tokenizers import PRESETS, WHITESPACE_PATTERN, compile_pattern
 from ...byte_level import str_to_byte_level
+from ...pre_tokenizers import PRESETS, WHITESPACE_PATTERN, compile_pattern
 from .model import _ASCII_PATTERNS, END_OF_WORD, MAX_VOCAB_SIZE
-
 
 # ---- corpus -> word table ------------------------------------------------------------------------
 MAX_CORPUS_CHARS = 20_000_000
@@ -22,7 +22,9 @@ MAX_CORPUS_CHARS = 20_000_000
 
 def _lines(lines: Iterable[str]) -> list[str]:
     if isinstance(lines, str):
-        raise ValueError("give the corpus as a list of lines (e.g. text.splitlines()), not one string")
+        raise ValueError(
+            "give the corpus as a list of lines (e.g. text.splitlines()), not one string"
+        )
     out = list(lines)
     if not all(isinstance(line, str) for line in out):
         raise ValueError("every line of the corpus must be a string")
@@ -49,14 +51,16 @@ def _check_min_frequency(min_frequency: Any) -> int:
 
 def _check_alphabet(vocab_size: int, alphabet_size: int, what: str) -> None:
     if vocab_size < alphabet_size:
-        raise ValueError(f"vocab_size {vocab_size} is below the {alphabet_size} symbols this corpus "
-                         f"starts with ({what}); choose at least {alphabet_size}")
+        raise ValueError(
+            f"vocab_size {vocab_size} is below the {alphabet_size} symbols this corpus "
+            f"starts with ({what}); choose at least {alphabet_size}"
+        )
 
 
 def _splitter(pattern: str, ascii_name: str | None):
     """A function line -> pieces: `re` with the ASCII pattern for ASCII lines, else `regex`."""
     findall = regex.compile(pattern).findall
-    if ascii_name not in _ASCII_PATTERNS:     # (None, or a preset without an ASCII spelling)
+    if ascii_name not in _ASCII_PATTERNS:  # (None, or a preset without an ASCII spelling)
         return findall
     ascii_findall = re.compile(_ASCII_PATTERNS[ascii_name]).findall
     return lambda line: ascii_findall(line) if line.isascii() else findall(line)

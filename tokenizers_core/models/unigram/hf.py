@@ -18,6 +18,7 @@ start), with Hugging Face's differences:
 >>> m.tokenize("abxxa")
 [('ab', 3, 0, 2), ('xx', 0, 2, 4), ('a', 1, 4, 5)]
 """
+
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -29,18 +30,25 @@ from .model import NORMAL, UNK_PENALTY, Unigram
 class HFUnigram(Unigram):
     """A Unigram model with Hugging Face's rules (see the module docstring)."""
 
-    fuse_unk = True                     # (models pickled before the option existed fuse)
-    float32 = False                     # scores are added as 64-bit floats
+    fuse_unk = True  # (models pickled before the option existed fuse)
+    float32 = False  # scores are added as 64-bit floats
 
-    def __init__(self, pieces: Sequence[tuple[str, float]], *, unk_id: int | None = None,
-                 byte_fallback: bool = False, fuse_unk: bool = True) -> None:
+    def __init__(
+        self,
+        pieces: Sequence[tuple[str, float]],
+        *,
+        unk_id: int | None = None,
+        byte_fallback: bool = False,
+        fuse_unk: bool = True,
+    ) -> None:
         pieces = [(str(p), float(s)) for p, s in pieces]
         if unk_id is not None:
             if not pieces:
                 raise ValueError("the vocabulary is empty but at least <unk> is needed")
             if not 0 <= unk_id < len(pieces):
-                raise ValueError(f"unk_id {unk_id} is not an index of the vocabulary "
-                                 f"({len(pieces)} pieces)")
+                raise ValueError(
+                    f"unk_id {unk_id} is not an index of the vocabulary ({len(pieces)} pieces)"
+                )
         self._pieces = pieces
         self.types = [NORMAL] * len(pieces)
         self.unk_id = unk_id
@@ -51,7 +59,7 @@ class HFUnigram(Unigram):
         self.special_tokens = frozenset()
         self._trie: dict[str, Any] = {}
         for i, (piece, _score) in enumerate(pieces):
-            self.vocab[piece] = i                   # a repeated piece: the last id wins
+            self.vocab[piece] = i  # a repeated piece: the last id wins
         for piece, i in self.vocab.items():
             node = self._trie
             for ch in piece:
@@ -64,8 +72,9 @@ class HFUnigram(Unigram):
         self.max_piece_length = max((len(p) for p, _s in pieces), default=1)
 
     def describe(self) -> str:
-        extra = (", byte fallback" if self.byte_fallback else "") + \
-            ("" if self.fuse_unk else ", unknown characters not fused")
+        extra = (", byte fallback" if self.byte_fallback else "") + (
+            "" if self.fuse_unk else ", unknown characters not fused"
+        )
         return f"Unigram ({len(self._pieces):,} pieces{extra})"
 
     def token_to_id(self, token: str) -> int | None:
@@ -114,6 +123,5 @@ class HFUnigram(Unigram):
 
     # ---- the lattice view ----------------------------------------------------------------------
     def pieces_at(self, text: str, i: int) -> list[tuple[int, int, float]]:
-        out = [entry for entry in Unigram.pieces_at(self, text, i)
-               if entry[1] is not None]
+        out = [entry for entry in Unigram.pieces_at(self, text, i) if entry[1] is not None]
         return out

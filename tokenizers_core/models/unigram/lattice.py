@@ -5,6 +5,7 @@ Position i of the lattice sits between character i-1 and character i of the text
 piece that starts at `pos` and is `length` characters long. Scores are 32-bit floats and sums are
 rounded as the C++ code rounds them (`f32`).
 """
+
 from __future__ import annotations
 
 import math
@@ -37,13 +38,15 @@ def f32(x: float) -> float:
 
 # ---- the lattice -------------------------------------------------------------------------------
 
+
 class Node:
     """A lattice node (sentencepiece's `Lattice::Node`): `piece` = text[pos:pos+length]."""
 
     __slots__ = ("node_id", "pos", "length", "id", "piece", "score", "backtrace_score", "prev")
 
-    def __init__(self, node_id: int, pos: int, length: int, id: int, piece: str,
-                 score: float) -> None:
+    def __init__(
+        self, node_id: int, pos: int, length: int, id: int, piece: str, score: float
+    ) -> None:
         self.node_id = node_id
         self.pos = pos
         self.length = length
@@ -84,7 +87,7 @@ class Lattice:
         return node
 
     def insert(self, pos: int, length: int, id: int, score: float) -> Node:
-        node = self._new(pos, length, id, self.text[pos:pos + length], score)
+        node = self._new(pos, length, id, self.text[pos : pos + length], score)
         self.begin_nodes[pos].append(node)
         self.end_nodes[pos + length].append(node)
         return node
@@ -116,7 +119,8 @@ class Lattice:
             lefts = self.end_nodes[pos]
             for rnode in self.begin_nodes[pos]:
                 alpha[rnode.node_id] = _logsumexp(
-                    [inv_theta * l.score + alpha[l.node_id] for l in lefts])
+                    [inv_theta * l.score + alpha[l.node_id] for l in lefts]
+                )
         return alpha
 
     def backward(self, inv_theta: float = 1.0) -> list[float]:
@@ -126,7 +130,8 @@ class Lattice:
             rights = self.begin_nodes[pos]
             for lnode in self.end_nodes[pos]:
                 beta[lnode.node_id] = _logsumexp(
-                    [inv_theta * r.score + beta[r.node_id] for r in rights])
+                    [inv_theta * r.score + beta[r.node_id] for r in rights]
+                )
         return beta
 
 
@@ -145,6 +150,7 @@ def _logsumexp(values: Sequence[float]) -> float:
 
 
 # ---- A* n-best (sentencepiece's Lattice::NBest), with libstdc++'s heap discipline -------------------
+
 
 class _Hyp:
     __slots__ = ("node", "next", "fx", "gx")
@@ -226,9 +232,11 @@ def nbest_paths(lat: Lattice, k: int) -> list[tuple[list[Node], float]]:
                 break
             continue
         for lnode in lat.end_nodes[node.pos]:
-            _heap_push(agenda, _Hyp(lnode, top, f32(lnode.backtrace_score + top.gx),
-                                    f32(lnode.score + top.gx)))
-        if len(agenda) >= _MAX_AGENDA:          # keep the agenda small, as sentencepiece does
+            _heap_push(
+                agenda,
+                _Hyp(lnode, top, f32(lnode.backtrace_score + top.gx), f32(lnode.score + top.gx)),
+            )
+        if len(agenda) >= _MAX_AGENDA:  # keep the agenda small, as sentencepiece does
             kept: list[_Hyp] = []
             for _ in range(min(_MIN_AGENDA, k * 10)):
                 _heap_push(kept, _heap_pop(agenda))

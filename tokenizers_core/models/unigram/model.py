@@ -35,6 +35,7 @@ The lattice and its searches (Viterbi, forward-backward, A* n-best, sampling) ar
 What it does not do: sentencepiece's random number stream (sampling here is reproducible with a
 `seed`, but the draws differ from sentencepiece's).
 """
+
 from __future__ import annotations
 
 import math
@@ -48,8 +49,9 @@ from .lattice import FLT_MAX, FLT_MIN, Lattice, _logsumexp, f32, nbest_paths, sa
 from .viterbi import viterbi
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
-UNK_PENALTY = 10.0           # sentencepiece's kUnkPenalty
+UNK_PENALTY = 10.0  # sentencepiece's kUnkPenalty
 # ---- steps -------------------------------------------------------------------------------------
+
 
 @register_step
 @dataclass(frozen=True)
@@ -90,6 +92,7 @@ class ViterbiBacktrackStep(Step):
 
 # ---- the model ---------------------------------------------------------------------------------
 
+
 class Unigram:
     """A Unigram model: pieces with log-probability scores.
 
@@ -98,10 +101,15 @@ class Unigram:
     `<unk>` unknown). Exactly one piece must be unknown.
     """
 
-    float32 = True      # scores add and compare as 32-bit floats, as in sentencepiece
+    float32 = True  # scores add and compare as 32-bit floats, as in sentencepiece
 
-    def __init__(self, pieces: Sequence[tuple[str, float]], *, types: Sequence[int] | None = None,
-                 byte_fallback: bool = False) -> None:
+    def __init__(
+        self,
+        pieces: Sequence[tuple[str, float]],
+        *,
+        types: Sequence[int] | None = None,
+        byte_fallback: bool = False,
+    ) -> None:
         pieces = [(str(p), float(s)) for p, s in pieces]
         if not pieces:
             raise ValueError("a Unigram model needs at least one piece")
@@ -123,7 +131,9 @@ class Unigram:
         self.min_score = min(normal_scores) if normal_scores else FLT_MAX
         self.max_score = max(normal_scores + [FLT_MIN]) if normal_scores else FLT_MIN
         self.unk_score = f32(self.min_score - UNK_PENALTY)
-        self.special_tokens = frozenset(p for (p, _s), t in zip(self._pieces, types) if t == CONTROL)
+        self.special_tokens = frozenset(
+            p for (p, _s), t in zip(self._pieces, types) if t == CONTROL
+        )
         # The trie: nested dicts char -> child; key "" holds (id, score, is_user_defined) of a
         # piece ending there (unused pieces keep their path but no entry, as sentencepiece skips them).
         self._trie: dict[str, Any] = {}
@@ -160,9 +170,12 @@ class Unigram:
         >>> Unigram([("<unk>", 0.0), ("a", -1.5)]).to_hf_config()
         {'type': 'Unigram', 'unk_id': 0, 'vocab': [['<unk>', 0.0], ['a', -1.5]], 'byte_fallback': False}
         """
-        return {"type": "Unigram", "unk_id": self.unk_id,
-                "vocab": [[piece, score] for piece, score in self._pieces],
-                "byte_fallback": self.byte_fallback}
+        return {
+            "type": "Unigram",
+            "unk_id": self.unk_id,
+            "vocab": [[piece, score] for piece, score in self._pieces],
+            "byte_fallback": self.byte_fallback,
+        }
 
     def get_vocab_size(self) -> int:
         return len(self._pieces)
@@ -186,15 +199,17 @@ class Unigram:
 
     def tokenize(self, text: str) -> list[tuple[str, int, int, int]]:
         """The best segmentation of a normalised text as (token, id, start, end)."""
-        return finish_tokens(text, self.encode_spans(text), self.unk_id, self.byte_fallback,
-                             self._piece_id)
+        return finish_tokens(
+            text, self.encode_spans(text), self.unk_id, self.byte_fallback, self._piece_id
+        )
 
     # ---- Viterbi, fast path ------------------------------------------------------------------
     def encode_spans(self, text: str) -> list[tuple[int, int, int]]:
         """The Viterbi path as (start, end, id), without step objects: `viterbi` (the same
         recurrence as `viterbi_steps`), in 32-bit floats when `float32` (sentencepiece's)."""
-        return viterbi(self._trie, text, unk_id=self.unk_id, unk_score=self.unk_score,
-                       float32=self.float32)
+        return viterbi(
+            self._trie, text, unk_id=self.unk_id, unk_score=self.unk_score, float32=self.float32
+        )
 
     # ---- the lattice, step by step ------------------------------------------------------------
     def pieces_at(self, text: str, i: int) -> list[tuple[int, int, float]]:
@@ -213,7 +228,7 @@ class Unigram:
             entry = node.get("")
             if entry is not None:
                 pid, score, user = entry
-                if user:      # the lattice uses the length in characters
+                if user:  # the lattice uses the length in characters
                     score = (j - i) * self.max_score - 0.1
                 out.append((j, pid, score))
                 if j == i + 1:
@@ -254,20 +269,31 @@ class Unigram:
                 candidates.append((j, piece, pid, score, total))
                 if winner < 0 or total > best[i]:
                     winner = len(candidates) - 1
-                    best[i] = total          # (already rounded as the model rounds)
+                    best[i] = total  # (already rounded as the model rounds)
             back[i] = candidates[winner][0]
             ids[i] = candidates[winner][2]
-            yield ViterbiStep(position=i, candidates=tuple(candidates), winner=winner,
-                              best=best[i], back=back[i],
-                              unknown=candidates[winner][2] == self.unk_id)
+            yield ViterbiStep(
+                position=i,
+                candidates=tuple(candidates),
+                winner=winner,
+                best=best[i],
+                back=back[i],
+                unknown=candidates[winner][2] == self.unk_id,
+            )
         path: list[str] = []
         end = n
         while end > 0:
             start = back[end]
             piece = text[start:end]
             path.append(piece)
-            yield ViterbiBacktrackStep(end=end, start=start, piece=piece, id=ids[end],
-                                       score=float(best[end] - best[start]), path=tuple(path))
+            yield ViterbiBacktrackStep(
+                end=end,
+                start=start,
+                piece=piece,
+                id=ids[end],
+                score=float(best[end] - best[start]),
+                path=tuple(path),
+            )
             end = start
 
     def _candidate_total(self, best_j: float, score: float, pid: int) -> float:
@@ -285,7 +311,9 @@ class Unigram:
         """
         return [(tokens, score) for tokens, _spans, score in self.nbest_detailed(text, k)]
 
-    def nbest_detailed(self, text: str, k: int) -> list[tuple[list[str], list[tuple[int, int, int]], float]]:
+    def nbest_detailed(
+        self, text: str, k: int
+    ) -> list[tuple[list[str], list[tuple[int, int, int]], float]]:
         """Like `nbest`, with each path's (start, end, id) spans."""
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             raise ValueError("the number of segmentations k must be a positive integer")
@@ -301,8 +329,9 @@ class Unigram:
         return results
 
     # ---- sampling --------------------------------------------------------------------------------
-    def sample(self, text: str, *, alpha: float = 0.1, nbest_size: int = -1,
-               seed: int | None = None) -> list[tuple[str, int, int, int]]:
+    def sample(
+        self, text: str, *, alpha: float = 0.1, nbest_size: int = -1, seed: int | None = None
+    ) -> list[tuple[str, int, int, int]]:
         """One segmentation drawn at random (subword regularisation), as sentencepiece's
         `SampleEncode`:
 
@@ -340,8 +369,10 @@ class Unigram:
 
 # ---- Tokenizer-level helpers ---------------------------------------------------------------------
 
-def sample(tokenizer: Any, text: str, *, alpha: float = 0.1, nbest_size: int = -1,
-           seed: int | None = None) -> list[str]:
+
+def sample(
+    tokenizer: Any, text: str, *, alpha: float = 0.1, nbest_size: int = -1, seed: int | None = None
+) -> list[str]:
     """Subword regularisation on a whole `Tokenizer` (normalise, then `Unigram.sample`).
 
     >>> import tokenizers_core as tc
@@ -351,8 +382,9 @@ def sample(tokenizer: Any, text: str, *, alpha: float = 0.1, nbest_size: int = -
     """
     fn = getattr(tokenizer.model, "sample", None)
     if fn is None:
-        raise ValueError(f"{tokenizer.name or 'this tokeniser'} is not a Unigram model; "
-                         "sampling needs one")
+        raise ValueError(
+            f"{tokenizer.name or 'this tokeniser'} is not a Unigram model; sampling needs one"
+        )
     if not isinstance(text, str):
         raise ValueError("text must be a string")
     normalized = tokenizer.normalize(text).normalized
@@ -371,9 +403,19 @@ def lattice_steps(tokenizer: Any, text: str) -> tuple[str, list[Step]]:
 # ---- the tiny demo model of the lattice view -------------------------------------------------------
 
 DEMO_PIECES: tuple[tuple[str, float], ...] = (
-    ("<unk>", 0.0), ("▁cat", -2.0), ("s", -3.0), ("▁", -3.5), ("c", -4.0), ("a", -4.0),
-    ("t", -4.0), ("at", -4.5), ("▁c", -5.0), ("cat", -5.0), ("ca", -5.5), ("ts", -6.0),
-    ("▁ca", -6.5), ("ats", -7.5), ("▁cats", -9.0),
+    ("<unk>", 0.0),
+    ("▁cat", -2.0),
+    ("s", -3.0),
+    ("▁", -3.5),
+    ("c", -4.0),
+    ("a", -4.0),
+    ("t", -4.0),
+    ("at", -4.5),
+    ("▁c", -5.0),
+    ("cat", -5.0),
+    ("ca", -5.5),
+    ("ts", -6.0),
+    ("▁ca", -6.5),
+    ("ats", -7.5),
+    ("▁cats", -9.0),
 )
-
-

@@ -14,6 +14,7 @@ sentencepiece computes in 32-bit floats; these run in 64-bit (a difference near 
 The Python package of sentencepiece 0.2.3 exposes neither: tests check them against every
 segmentation enumerated by hand.
 """
+
 from __future__ import annotations
 
 import math
@@ -42,8 +43,9 @@ def lattice_entropy(lat: Lattice, alpha: float = 1.0) -> float:
     return -entropy[lat.eos.node_id]
 
 
-def sample_and_score(lat: Lattice, num_samples: int, alpha: float,
-                     rng: random.Random) -> list[tuple[list[Any], float]]:
+def sample_and_score(
+    lat: Lattice, num_samples: int, alpha: float, rng: random.Random
+) -> list[tuple[list[Any], float]]:
     """`num_samples` segmentations drawn with replacement, each with its log-probability
     alpha * score(x) - log Z (the nodes of each path, left to right)."""
     log_z = lat.forward(alpha)[lat.eos.node_id]
@@ -56,11 +58,13 @@ def sample_and_score(lat: Lattice, num_samples: int, alpha: float,
 
 # ---- on a whole tokeniser ------------------------------------------------------------------------
 
+
 def _unigram_model(tokenizer: Any, what: str) -> Any:
     model = tokenizer.model
     if not hasattr(model, "lattice"):
-        raise ValueError(f"{tokenizer.name or 'this tokeniser'} is not a Unigram model; "
-                         f"{what} needs one")
+        raise ValueError(
+            f"{tokenizer.name or 'this tokeniser'} is not a Unigram model; {what} needs one"
+        )
     return model
 
 
@@ -89,9 +93,16 @@ def calculate_entropy(tokenizer: Any, text: str, alpha: float = 1.0) -> float:
     return lattice_entropy(model.lattice(tokenizer.normalize(text).normalized), _alpha(alpha))
 
 
-def sample_encode_and_score(tokenizer: Any, text: str, *, num_samples: int = 1,
-                            alpha: float = 0.1, wor: bool = False, include_best: bool = False,
-                            seed: int | None = None) -> list[tuple[list[str], float]]:
+def sample_encode_and_score(
+    tokenizer: Any,
+    text: str,
+    *,
+    num_samples: int = 1,
+    alpha: float = 0.1,
+    wor: bool = False,
+    include_best: bool = False,
+    seed: int | None = None,
+) -> list[tuple[list[str], float]]:
     """sentencepiece's `SampleEncodeAndScore` on a Unigram `Tokenizer`: `num_samples`
     segmentations of the normalised text drawn at random (P(x) proportional to
     exp(alpha * score(x))), each as (pieces, log P(x)). `seed` makes the draw reproducible.
@@ -101,9 +112,14 @@ def sample_encode_and_score(tokenizer: Any, text: str, *, num_samples: int = 1,
     """
     model = _unigram_model(tokenizer, "sampling")
     if wor or include_best:
-        raise ValueError("sampling without replacement (wor, include_best) is not offered: "
-                         "use wor=False")
-    if isinstance(num_samples, bool) or not isinstance(num_samples, int) or not 1 <= num_samples <= 10_000:
+        raise ValueError(
+            "sampling without replacement (wor, include_best) is not offered: use wor=False"
+        )
+    if (
+        isinstance(num_samples, bool)
+        or not isinstance(num_samples, int)
+        or not 1 <= num_samples <= 10_000
+    ):
         raise ValueError("num_samples must be an integer between 1 and 10,000")
     if not isinstance(text, str):
         raise ValueError("text must be a string")

@@ -4,6 +4,7 @@ forward-backward over a word's lattice, Viterbi and the second-best split of a p
 A word's lattice is a list of edges (start, end, piece index), sorted by start; the index
 `unk` (one past the pieces) is an uncovered character.
 """
+
 from __future__ import annotations
 
 import math
@@ -26,8 +27,12 @@ def substring_counts(words: list[str], freqs: list[int], max_len: int) -> Counte
         by_freq.setdefault(f, []).append(w)
     counts: Counter[str] = Counter()
     for f, group in by_freq.items():
-        c = Counter(w[i:j] for w in group for i in range(len(w))
-                    for j in range(i + 2, min(len(w), i + max_len) + 1))
+        c = Counter(
+            w[i:j]
+            for w in group
+            for i in range(len(w))
+            for j in range(i + 2, min(len(w), i + max_len) + 1)
+        )
         if f == 1:
             counts.update(c)
         else:
@@ -53,8 +58,14 @@ def plain_word_piece(piece: str) -> bool:
     return body.isascii() and body.isalpha()
 
 
-def forward_backward(n: int, edges: list[tuple[int, int, int]], probs: list[float], freq: int,
-                      expected: list[float], expectations: bool = True) -> float:
+def forward_backward(
+    n: int,
+    edges: list[tuple[int, int, int]],
+    probs: list[float],
+    freq: int,
+    expected: list[float],
+    expectations: bool = True,
+) -> float:
     """log Z of one word's lattice (Z = the summed probability of all its segmentations); adds
     freq x P(piece used at that place) to `expected`.
 
@@ -65,7 +76,7 @@ def forward_backward(n: int, edges: list[tuple[int, int, int]], probs: list[floa
         return forward_backward_log(n, edges, probs, freq, expected, expectations)
     alpha = [0.0] * (n + 1)
     alpha[0] = 1.0
-    for s, e, pid in edges:                      # edges are sorted by start
+    for s, e, pid in edges:  # edges are sorted by start
         alpha[e] += alpha[s] * probs[pid]
     z = alpha[n]
     if z <= 0.0:
@@ -83,8 +94,14 @@ def forward_backward(n: int, edges: list[tuple[int, int, int]], probs: list[floa
     return math.log(z)
 
 
-def forward_backward_log(n: int, edges: list[tuple[int, int, int]], probs: list[float], freq: int,
-                          expected: list[float], expectations: bool = True) -> float:
+def forward_backward_log(
+    n: int,
+    edges: list[tuple[int, int, int]],
+    probs: list[float],
+    freq: int,
+    expected: list[float],
+    expectations: bool = True,
+) -> float:
     """The same in log space (for very long words)."""
     neg = -math.inf
     logs = {pid: (math.log(probs[pid]) if probs[pid] > 0 else neg) for _s, _e, pid in edges}
@@ -113,8 +130,9 @@ def lse(a: float, b: float) -> float:
     return a + math.log1p(math.exp(b - a))
 
 
-def viterbi(n: int, edges: list[tuple[int, int, int]], logp: list[float], unk: int,
-             unk_score: float) -> list[int]:
+def viterbi(
+    n: int, edges: list[tuple[int, int, int]], logp: list[float], unk: int, unk_score: float
+) -> list[int]:
     """The best path's piece indices (the unknown pseudo piece `unk` scores `unk_score`)."""
     best = [-math.inf] * (n + 1)
     best[0] = 0.0
@@ -133,8 +151,14 @@ def viterbi(n: int, edges: list[tuple[int, int, int]], logp: list[float], unk: i
     return out
 
 
-def second_best(n: int, edges: list[tuple[int, int, int]], own: int, logp: list[float],
-                 unk: int, unk_score: float) -> tuple[float, list[int]] | None:
+def second_best(
+    n: int,
+    edges: list[tuple[int, int, int]],
+    own: int,
+    logp: list[float],
+    unk: int,
+    unk_score: float,
+) -> tuple[float, list[int]] | None:
     """The best segmentation of a piece (its lattice `edges`) into two or more pieces:
     (score, piece indices), or None when there is none. Dropped pieces score -inf."""
     best = [-math.inf] * (n + 1)
@@ -181,5 +205,3 @@ def lattice_edges(text: str, trie: dict[str, Any], unk: int | None) -> list[tupl
         if not single and unk is not None:
             edges.append((i, i + 1, unk))
     return edges
-
-

@@ -30,6 +30,7 @@ Each word's lattice is built once from the seed vocabulary and thinned as pieces
 Training works on words: text is normalised (nmt_nfkc, as sentencepiece's default) and split
 before each "▁".
 """
+
 from __future__ import annotations
 
 import heapq
@@ -42,12 +43,20 @@ from ...normalizers.sentencepiece import NORMALIZATIONS, sentencepiece_normalize
 from ...steps import Step, register_step
 from ..sentencepiece_common import SPACE, UNK_CHAR, is_valid_piece, split_words
 from .model import CONTROL, NORMAL, UNK_PENALTY, UNKNOWN, USER_DEFINED, Unigram
-from .train_loops import (forward_backward, lattice_edges, plain_word_piece, second_best,
-                          substring_counts, suffix_tree_order, viterbi)
+from .train_loops import (
+    forward_backward,
+    lattice_edges,
+    plain_word_piece,
+    second_best,
+    substring_counts,
+    suffix_tree_order,
+    viterbi,
+)
 
-_LINE_END = "\0"              # sentencepiece's boundary after each line in its suffix array
+_LINE_END = "\0"  # sentencepiece's boundary after each line in its suffix array
 
 # ---- the step -------------------------------------------------------------------------------------
+
 
 @register_step
 @dataclass(frozen=True)
@@ -77,8 +86,10 @@ class UnigramRoundStep(Step):
 
 # ---- small helpers -----------------------------------------------------------------------------
 
-def meta_pieces(unk_token: str, special_tokens: Iterable[str],
-                user_defined_symbols: Iterable[str]) -> list[tuple[str, int]]:
+
+def meta_pieces(
+    unk_token: str, special_tokens: Iterable[str], user_defined_symbols: Iterable[str]
+) -> list[tuple[str, int]]:
     """The pieces a trained model starts with, as (piece, type): the special tokens (control),
     the unknown token first unless it is one of them (as Hugging Face's UnigramTrainer), then
     the user-defined symbols.
@@ -125,11 +136,18 @@ def digamma(x: float) -> float:
     xx = 1.0 / x
     xx2 = xx * xx
     xx4 = xx2 * xx2
-    return (result + math.log(x) + xx2 / 24 - 7.0 / 960.0 * xx4 + 31.0 / 8064.0 * xx4 * xx2
-            - 127.0 / 30720.0 * xx4 * xx4)
+    return (
+        result
+        + math.log(x)
+        + xx2 / 24
+        - 7.0 / 960.0 * xx4
+        + 31.0 / 8064.0 * xx4 * xx2
+        - 127.0 / 30720.0 * xx4 * xx4
+    )
 
 
 # ---- the trainer -----------------------------------------------------------------------------
+
 
 class UnigramTrainer:
     """A resumable Unigram trainer: iterate `rounds()` for the steps, then `tokenizer()`.
@@ -146,18 +164,31 @@ class UnigramTrainer:
     by training, which treats them as boundaries).
     """
 
-    def __init__(self, lines: Iterable[str], vocab_size: int, *, max_piece_length: int = 16,
-                 seed_size: int = 1_000_000, shrinking_factor: float = 0.75,
-                 num_sub_iterations: int = 2, character_coverage: float = 0.9995,
-                 normalization: str = "nmt_nfkc", sample_words: Iterable[str] = (),
-                 split_by_unicode_script: bool = True, split_by_number: bool = True,
-                 unk_token: str = "<unk>", special_tokens: Iterable[str] = ("<s>", "</s>"),
-                 user_defined_symbols: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        lines: Iterable[str],
+        vocab_size: int,
+        *,
+        max_piece_length: int = 16,
+        seed_size: int = 1_000_000,
+        shrinking_factor: float = 0.75,
+        num_sub_iterations: int = 2,
+        character_coverage: float = 0.9995,
+        normalization: str = "nmt_nfkc",
+        sample_words: Iterable[str] = (),
+        split_by_unicode_script: bool = True,
+        split_by_number: bool = True,
+        unk_token: str = "<unk>",
+        special_tokens: Iterable[str] = ("<s>", "</s>"),
+        user_defined_symbols: Iterable[str] = (),
+    ) -> None:
         self.meta = meta_pieces(unk_token, special_tokens, user_defined_symbols)
         n_meta = len(self.meta)
         if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size <= n_meta:
-            raise ValueError(f"vocab_size must be an integer of at least {n_meta + 1} "
-                             f"({n_meta} special pieces and one character)")
+            raise ValueError(
+                f"vocab_size must be an integer of at least {n_meta + 1} "
+                f"({n_meta} special pieces and one character)"
+            )
         if not isinstance(max_piece_length, int) or not 1 <= max_piece_length <= 64:
             raise ValueError("max_piece_length must be an integer between 1 and 64")
         if not 0 < float(shrinking_factor) < 1:
@@ -197,22 +228,22 @@ class UnigramTrainer:
         while True:
             round_no += 1
             for sub in range(self.num_sub_iterations):
-                expected, loglik = self._e_step()          # expected counts (forward-backward)
-                if round_no == 1 and sub == 0:             # the seed's likelihood is known now
+                expected, loglik = self._e_step()  # expected counts (forward-backward)
+                if round_no == 1 and sub == 0:  # the seed's likelihood is known now
                     yield self._record(0, loglik, 0, [], final=False)
-                if self._m_step(expected):                 # re-estimate log-probabilities
-                    self._compact_lattices()               # (a dropped character is unknown now)
+                if self._m_step(expected):  # re-estimate log-probabilities
+                    self._compact_lattices()  # (a dropped character is unknown now)
             if self._alive_count() <= desired:
                 break
-            pruned, removed = self._prune(desired)         # drop the least useful pieces
-            if not removed:                                # every piece left must stay (characters,
-                break                                      # pieces with no other spelling): stop
+            pruned, removed = self._prune(desired)  # drop the least useful pieces
+            if not removed:  # every piece left must stay (characters,
+                break  # pieces with no other spelling): stop
             self._compact_lattices()
             yield self._record(round_no, loglik, removed, pruned, final=False)
-            if self._alive_count() <= desired:             # small enough: sentencepiece 0.2.3
-                break                                      # finalises without another EM round
+            if self._alive_count() <= desired:  # small enough: sentencepiece 0.2.3
+                break  # finalises without another EM round
         self._finalize()
-        self.lattices, self._seed_trie, self._piece_lattices = [], {}, {}   # free the big ones
+        self.lattices, self._seed_trie, self._piece_lattices = [], {}, {}  # free the big ones
         yield self._record(round_no, loglik, 0, [], final=True)
 
     def run(self) -> "UnigramTrainer":
@@ -235,15 +266,15 @@ class UnigramTrainer:
     def _load_words(self) -> None:
         chars: Counter[str] = Counter()
         words: Counter[str] = Counter()
-        last: Counter[str] = Counter()           # how often each word ends its line
+        last: Counter[str] = Counter()  # how often each word ends its line
         normalize = self.normalizer.normalize_str
         for line in self._lines:
             if not isinstance(line, str):
                 raise ValueError("training lines must be strings")
             if UNK_CHAR in line:
-                continue                         # reserved by sentencepiece: the line is skipped
+                continue  # reserved by sentencepiece: the line is skipped
             text = normalize(line)
-            for symbol in self.user_defined:      # a boundary, as sentencepiece's trainer
+            for symbol in self.user_defined:  # a boundary, as sentencepiece's trainer
                 text = text.replace(symbol, UNK_CHAR)
             if text:
                 line_words = split_words(text)
@@ -267,9 +298,11 @@ class UnigramTrainer:
             required[c] = f
         n_meta = len(self.meta)
         if len(required) + n_meta > self.vocab_size:
-            raise ValueError(f"vocab_size {self.vocab_size} is too small: the corpus has "
-                             f"{len(required)} characters, and {n_meta} special pieces come "
-                             f"first; use at least {len(required) + n_meta}")
+            raise ValueError(
+                f"vocab_size {self.vocab_size} is too small: the corpus has "
+                f"{len(required)} characters, and {n_meta} special pieces come "
+                f"first; use at least {len(required) + n_meta}"
+            )
         self.required = required
         # rare characters become "▅" (no piece may contain it), as sentencepiece does
         rare = set(chars) - set(required)
@@ -298,8 +331,10 @@ class UnigramTrainer:
         sentence", is no seed, nor `st` in "first", "last" (always followed by a space).
         """
         max_len = self.max_piece_length
-        followed = ([w + SPACE for w in self.words], [f - self._line_ends[w] for w, f
-                                                      in zip(self.words, self.freqs)])
+        followed = (
+            [w + SPACE for w in self.words],
+            [f - self._line_ends[w] for w, f in zip(self.words, self.freqs)],
+        )
         for w, f in self._line_ends.items():
             if f:
                 followed[0].append(w + _LINE_END)
@@ -307,24 +342,37 @@ class UnigramTrainer:
         counts = substring_counts(*followed, max_len + 1)
         # a substring always followed by the same character is no node of the suffix tree
         extended = {s[:-1] for s, f in counts.items() if len(s) > 2 and counts[s[:-1]] == f}
-        candidates = [(f * len(s), s) for s, f in counts.items()
-                      if f >= 2 and len(s) <= max_len and s not in extended
-                      and (plain_word_piece(s)
-                           or is_valid_piece(s, max_len, split_by_script=self.split_by_script,
-                                             split_by_number=self.split_by_number))]
+        candidates = [
+            (f * len(s), s)
+            for s, f in counts.items()
+            if f >= 2
+            and len(s) <= max_len
+            and s not in extended
+            and (
+                plain_word_piece(s)
+                or is_valid_piece(
+                    s,
+                    max_len,
+                    split_by_script=self.split_by_script,
+                    split_by_number=self.split_by_number,
+                )
+            )
+        ]
         candidates.sort(key=lambda t: (-t[0], suffix_tree_order(t[1])))
         candidates = candidates[: self.seed_size]
         seed = sorted(self.required.items(), key=lambda kv: (-kv[1], kv[0]))
         seed += [(s, score) for score, s in candidates]
         if len(seed) + len(self.meta) < self.vocab_size:
-            raise ValueError(f"vocab_size {self.vocab_size} is too large for this corpus: it "
-                             f"yields only {len(seed)} candidate pieces; use at most "
-                             f"{len(seed) + len(self.meta)}")
+            raise ValueError(
+                f"vocab_size {self.vocab_size} is too large for this corpus: it "
+                f"yields only {len(seed)} candidate pieces; use at most "
+                f"{len(seed) + len(self.meta)}"
+            )
         total = math.log(sum(f for _s, f in seed))
         self.pieces = [s for s, _f in seed]
         self.logp = [math.log(f) - total for _s, f in seed]
         self.alive = [True] * len(self.pieces)
-        self.order = list(range(len(self.pieces)))    # the live pieces in sentencepiece's order
+        self.order = list(range(len(self.pieces)))  # the live pieces in sentencepiece's order
         self.index = {p: i for i, p in enumerate(self.pieces)}
 
     # ---- 3. lattices (built once, thinned as pieces die) --------------------------------------------
@@ -336,7 +384,7 @@ class UnigramTrainer:
                 node = node.setdefault(ch, {})
             node[""] = i
         self._seed_trie = trie
-        self.unk_index = len(self.pieces)          # a pseudo piece for uncovered characters
+        self.unk_index = len(self.pieces)  # a pseudo piece for uncovered characters
         self.lattices = [lattice_edges(w, trie, self.unk_index) for w in self.words]
         self._piece_lattices: dict[int, list[tuple[int, int, int]]] = {}
 
@@ -348,8 +396,11 @@ class UnigramTrainer:
 
     def _live_edges(self, edges: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
         alive, unk = self.alive, self.unk_index
-        return [e if e[2] == unk or alive[e[2]] else (e[0], e[1], unk) for e in edges
-                if e[2] == unk or alive[e[2]] or e[1] - e[0] == 1]
+        return [
+            e if e[2] == unk or alive[e[2]] else (e[0], e[1], unk)
+            for e in edges
+            if e[2] == unk or alive[e[2]] or e[1] - e[0] == 1
+        ]
 
     def _alive_count(self) -> int:
         return sum(self.alive)
@@ -389,7 +440,7 @@ class UnigramTrainer:
                 self.logp[i] = digamma(expected[i]) - log_total
             else:
                 self.alive[i] = False
-                self.logp[i] = -math.inf       # probability 0 until the lattices are thinned
+                self.logp[i] = -math.inf  # probability 0 until the lattices are thinned
                 char_died = char_died or len(self.pieces[i]) == 1
         self.order = kept
         return char_died
@@ -412,14 +463,14 @@ class UnigramTrainer:
         rank = {i: r for r, i in enumerate(order)}
         for i in order:
             if freq[i] == 0:
-                continue                          # on no best path: gone
+                continue  # on no best path: gone
             alt = self._alternative(i, unk_score)
             if alt is None:
-                keep.append(i)                    # a character, or no other way to spell it
+                keep.append(i)  # a character, or no other way to spell it
                 continue
             alt_score, alt_ids = alt
             if alt_score > logp[i]:
-                continue                          # never the best split of itself: useless
+                continue  # never the best split of itself: useless
             # the loss: how much likelihood the corpus loses if uses of `piece` are re-split
             fi = freq[i]
             log_total_alt = math.log(total + fi * (len(alt_ids) - 1))
@@ -490,14 +541,23 @@ class UnigramTrainer:
                 break
             final.setdefault(piece, score)
         if len(final) < room:
-            raise ValueError(f"vocab_size {self.vocab_size} is too large for this corpus: "
-                             f"training kept only {len(final) + n_meta} pieces; use at most "
-                             f"{len(final) + n_meta} or give more text")
+            raise ValueError(
+                f"vocab_size {self.vocab_size} is too large for this corpus: "
+                f"training kept only {len(final) + n_meta} pieces; use at most "
+                f"{len(final) + n_meta} or give more text"
+            )
         self._final = sorted(final.items(), key=lambda kv: (-kv[1], kv[0]))
 
     # ---- steps ----------------------------------------------------------------------------------------
-    def _record(self, round_no: int, loglik: float, num_pruned: int,
-                pruned: list[tuple[str, float]], *, final: bool) -> UnigramRoundStep:
+    def _record(
+        self,
+        round_no: int,
+        loglik: float,
+        num_pruned: int,
+        pruned: list[tuple[str, float]],
+        *,
+        final: bool,
+    ) -> UnigramRoundStep:
         if final and self._final is not None:
             live = list(self._final)
             strongest = live[:12]
@@ -511,12 +571,18 @@ class UnigramTrainer:
             if not final:
                 live = [(self.pieces[i], self.logp[i]) for i, a in enumerate(self.alive) if a]
             model = Unigram([("<unk>", 0.0)] + live, types=[UNKNOWN] + [NORMAL] * len(live))
-            samples = tuple((w, tuple(t for t, *_ in model.tokenize(
-                self.normalizer.normalize_str(w)))) for w in self.sample_words)
+            samples = tuple(
+                (w, tuple(t for t, *_ in model.tokenize(self.normalizer.normalize_str(w))))
+                for w in self.sample_words
+            )
         return UnigramRoundStep(
-            round=round_no, vocab_size=size + (len(self.meta) if final else 0),
-            log_likelihood=float(loglik), tokens=int(getattr(self, "_tokens", 0)),
+            round=round_no,
+            vocab_size=size + (len(self.meta) if final else 0),
+            log_likelihood=float(loglik),
+            tokens=int(getattr(self, "_tokens", 0)),
             num_pruned=num_pruned,
             pruned=tuple((p, float(l)) for p, l in pruned[:12]),
             survivors=tuple((p, float(s)) for p, s in strongest),
-            samples=samples, final=final)
+            samples=samples,
+            final=final,
+        )

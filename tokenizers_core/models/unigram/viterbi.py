@@ -12,6 +12,7 @@ The trie is the models' own: nested dicts keyed by character, a piece's end hold
 >>> viterbi(trie, "abxa", unk_id=0, unk_score=-11.0)
 [(0, 2, 3), (2, 3, 0), (3, 4, 1)]
 """
+
 from __future__ import annotations
 
 from array import array
@@ -20,8 +21,9 @@ from typing import Any
 from .lattice import f32
 
 
-def viterbi(trie: dict[str, Any], text: str, *, unk_id: int | None, unk_score: float,
-            float32: bool = False) -> list[tuple[int, int, int]]:
+def viterbi(
+    trie: dict[str, Any], text: str, *, unk_id: int | None, unk_score: float, float32: bool = False
+) -> list[tuple[int, int, int]]:
     """The best path through `text`'s lattice as (start, end, id), left to right.
 
     Run "forward" as both engines' optimised encoders do: from each start i, walk the trie and
@@ -31,10 +33,10 @@ def viterbi(trie: dict[str, Any], text: str, *, unk_id: int | None, unk_score: f
     Raises ValueError when an unknown node is needed and `unk_id` is None.
     """
     n = len(text)
-    best = [0.0] * (n + 1)         # best score of a path ending at each position
-    back = [-1] * (n + 1)          # where that path's last piece starts (-1: no path yet)
-    ids = [0] * (n + 1)            # and that piece's id
-    rounded = array("f", [0.0]) if float32 else None   # storing into it rounds to 32 bits
+    best = [0.0] * (n + 1)  # best score of a path ending at each position
+    back = [-1] * (n + 1)  # where that path's last piece starts (-1: no path yet)
+    ids = [0] * (n + 1)  # and that piece's id
+    rounded = array("f", [0.0]) if float32 else None  # storing into it rounds to 32 bits
     for i in range(n):
         here = best[i]
         node = trie
@@ -64,8 +66,15 @@ def viterbi(trie: dict[str, Any], text: str, *, unk_id: int | None, unk_score: f
     return _backtrack(back, ids)
 
 
-def _relax_unknown(best: list[float], back: list[int], ids: list[int], i: int, cand: float,
-                   unk_id: int | None, text: str) -> None:
+def _relax_unknown(
+    best: list[float],
+    back: list[int],
+    ids: list[int],
+    i: int,
+    cand: float,
+    unk_id: int | None,
+    text: str,
+) -> None:
     """Offer the unknown node text[i:i+1] scoring `cand` as the best path ending at i + 1."""
     if back[i + 1] < 0 or cand > best[i + 1]:
         if unk_id is None:

@@ -8,6 +8,7 @@
 A model whose vocabulary lacks its unknown token works until a word is missing, which then raises
 ValueError (Hugging Face's MissingUnkToken).
 """
+
 from __future__ import annotations
 
 
@@ -29,8 +30,10 @@ class WordLevel:
             return [(word, id_, 0, len(word))]
         unk_id = self.vocab.get(self.unk_token)
         if unk_id is None:
-            raise ValueError(f"{word!r} is not in the WordLevel vocabulary, which has no unknown "
-                             f"token {self.unk_token!r}")
+            raise ValueError(
+                f"{word!r} is not in the WordLevel vocabulary, which has no unknown "
+                f"token {self.unk_token!r}"
+            )
         return [(self.unk_token, unk_id, 0, len(word))]
 
     def id_to_token(self, id: int) -> str | None:
@@ -44,8 +47,11 @@ class WordLevel:
 
     def to_hf_config(self) -> dict:
         """The model section of a tokenizer.json (the vocabulary in id order)."""
-        return {"type": "WordLevel", "vocab": dict(sorted(self.vocab.items(), key=lambda kv: kv[1])),
-                "unk_token": self.unk_token}
+        return {
+            "type": "WordLevel",
+            "vocab": dict(sorted(self.vocab.items(), key=lambda kv: kv[1])),
+            "unk_token": self.unk_token,
+        }
 
     def describe(self) -> str:
         return f"WordLevel ({len(self.vocab):,} words, unknown {self.unk_token!r})"

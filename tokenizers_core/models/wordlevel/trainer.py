@@ -13,14 +13,20 @@ Hugging Face's `WordLevelTrainer` (`tokenizers/src/models/wordlevel/trainer.rs`,
 As in Hugging Face, a word equal to a special token takes the later id (the special token's id
 is then unused), and a `vocab_size` below the number of special tokens keeps only the first ones.
 """
+
 from __future__ import annotations
 
 from itertools import chain, islice
 from typing import Any, Iterable, Mapping
 
 
-def wordlevel_vocab(word_counts: Mapping[str, int], vocab_size: int, *,
-                    min_frequency: int = 0, special_tokens: Iterable[str] = ()) -> dict[str, int]:
+def wordlevel_vocab(
+    word_counts: Mapping[str, int],
+    vocab_size: int,
+    *,
+    min_frequency: int = 0,
+    special_tokens: Iterable[str] = (),
+) -> dict[str, int]:
     """The trained vocabulary, word -> id (see the module docstring)."""
     vocab_size = _whole(vocab_size, "vocab_size", least=1)
     min_frequency = _whole(min_frequency, "min_frequency", least=0)

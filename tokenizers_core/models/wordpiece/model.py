@@ -18,6 +18,7 @@ Every probe is also a step (`WordPieceProbeStep`, kind "wordpiece_probe") from `
 `tokenize` is the same loop without building step values (the fast path), and the tests check that
 both agree. Training lives in `trainer.py`.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -77,18 +78,26 @@ class WordPiece:
     ValueError: WordPiece cannot split 'c' and its vocabulary has no unknown token '[UNK]'
     """
 
-    def __init__(self, vocab: dict[str, int], *, unk_token: str = "[UNK]",
-                 continuing_subword_prefix: str = "##",
-                 max_input_chars_per_word: int = MAX_INPUT_CHARS_PER_WORD,
-                 special_tokens: Iterable[str] | None = None,
-                 merges: Iterable[tuple[str, str]] = (), require_unk: bool = True) -> None:
+    def __init__(
+        self,
+        vocab: dict[str, int],
+        *,
+        unk_token: str = "[UNK]",
+        continuing_subword_prefix: str = "##",
+        max_input_chars_per_word: int = MAX_INPUT_CHARS_PER_WORD,
+        special_tokens: Iterable[str] | None = None,
+        merges: Iterable[tuple[str, str]] = (),
+        require_unk: bool = True,
+    ) -> None:
         # an empty vocabulary is valid without the unknown token (Hugging Face's
         # `WordPiece::default()`): it loads and saves, and cannot split any word
         if not isinstance(vocab, dict) or (not vocab and require_unk):
             raise ValueError("a WordPiece vocabulary needs at least one token")
         if require_unk and unk_token not in vocab:
-            raise ValueError(f"the vocabulary has no unknown token {unk_token!r}; WordPiece "
-                             "needs it for words it cannot split")
+            raise ValueError(
+                f"the vocabulary has no unknown token {unk_token!r}; WordPiece "
+                "needs it for words it cannot split"
+            )
         if not isinstance(max_input_chars_per_word, int) or max_input_chars_per_word < 1:
             raise ValueError("max_input_chars_per_word must be a positive integer")
         if not isinstance(continuing_subword_prefix, str):
@@ -114,10 +123,13 @@ class WordPiece:
         >>> WordPiece({"[UNK]": 0, "a": 1}).to_hf_config()["vocab"]
         {'[UNK]': 0, 'a': 1}
         """
-        return {"type": "WordPiece", "unk_token": self.unk_token,
-                "continuing_subword_prefix": self.continuing_subword_prefix,
-                "max_input_chars_per_word": self.max_input_chars_per_word,
-                "vocab": dict(sorted(self.vocab.items(), key=lambda kv: kv[1]))}
+        return {
+            "type": "WordPiece",
+            "unk_token": self.unk_token,
+            "continuing_subword_prefix": self.continuing_subword_prefix,
+            "max_input_chars_per_word": self.max_input_chars_per_word,
+            "vocab": dict(sorted(self.vocab.items(), key=lambda kv: kv[1])),
+        }
 
     # ---- loading --------------------------------------------------------------------------
     @classmethod
@@ -136,8 +148,10 @@ class WordPiece:
         for number, line in enumerate(lines):
             token = line.rstrip()
             if token in vocab:
-                raise ValueError(f"the vocabulary repeats {token!r} (lines {vocab[token] + 1} and "
-                                 f"{number + 1}); every token must appear once")
+                raise ValueError(
+                    f"the vocabulary repeats {token!r} (lines {vocab[token] + 1} and "
+                    f"{number + 1}); every token must appear once"
+                )
             vocab[token] = number
         if not vocab:
             raise ValueError("the vocabulary is empty; give one token a line")
@@ -188,20 +202,20 @@ class WordPiece:
             return self._unknown(word)
         prefix = self.continuing_subword_prefix
         longest = self.__dict__.get("_longest")
-        if longest is None:                          # a model pickled before `_longest`
+        if longest is None:  # a model pickled before `_longest`
             longest = self._longest = max(map(len, vocab), default=0)
         out: list[tuple[str, int, int, int]] = []
         start = 0
         while start < n:
             end = min(n, start + longest - (len(prefix) if start else 0))
-            while start < end:                       # shrink the window from the right
+            while start < end:  # shrink the window from the right
                 candidate = word[start:end] if start == 0 else prefix + word[start:end]
                 id_ = vocab.get(candidate)
                 if id_ is not None:
                     out.append((candidate, id_, start, end))
                     break
                 end -= 1
-            else:                                    # nothing matched at `start`
+            else:  # nothing matched at `start`
                 return self._unknown(word)
             start = end
         return out
@@ -210,8 +224,10 @@ class WordPiece:
         """The whole word as the unknown token (ValueError for a model without one)."""
         unk_id = self.vocab.get(self.unk_token)
         if unk_id is None:
-            raise ValueError(f"WordPiece cannot split {word!r} and its vocabulary has no unknown "
-                             f"token {self.unk_token!r}")
+            raise ValueError(
+                f"WordPiece cannot split {word!r} and its vocabulary has no unknown "
+                f"token {self.unk_token!r}"
+            )
         return [(self.unk_token, unk_id, 0, len(word))]
 
     # ---- the stepper ----------------------------------------------------------------------
@@ -241,9 +257,10 @@ class WordPiece:
                     yield WordPieceProbeStep(word, start, end, candidate, True, pieces, "hit")
                     matched = True
                     break
-                if end - 1 == start:                 # the last, one-character window failed
-                    yield WordPieceProbeStep(word, start, end, candidate, False,
-                                         (self.unk_token,), "unk")
+                if end - 1 == start:  # the last, one-character window failed
+                    yield WordPieceProbeStep(
+                        word, start, end, candidate, False, (self.unk_token,), "unk"
+                    )
                     return
                 yield WordPieceProbeStep(word, start, end, candidate, False, pieces, "miss")
                 end -= 1

@@ -17,24 +17,34 @@ it and hands it over).
 >>> [(r.word, r.symbols) for r in s.word_rows(1, 0, 5)[0]][2]
 ('hugs', ('h', '##u', '##gs'))
 """
+
 from __future__ import annotations
 
 from typing import Callable, Iterable, Mapping
 
 from .trainer import PairRow, WordPieceMergeStep, WordPieceTrainer, WordRow, _merge_word
 
-TOP_PAIRS = 12            # rows of the view's pair table
-REPORT_EVERY = 100        # merges between two progress reports
+TOP_PAIRS = 12  # rows of the view's pair table
+REPORT_EVERY = 100  # merges between two progress reports
 
 
 class WordPieceSession:
     """A WordPiece training run that a view can read at any step (see the module docstring)."""
 
-    def __init__(self, word_counts: Mapping[str, int] | Iterable[tuple[str, int]], *,
-                 vocab_size: int, min_frequency: int = 0) -> None:
-        self.trainer = WordPieceTrainer(word_counts, vocab_size=vocab_size,
-                                        min_frequency=min_frequency, record_top=TOP_PAIRS,
-                                        record_history=True)
+    def __init__(
+        self,
+        word_counts: Mapping[str, int] | Iterable[tuple[str, int]],
+        *,
+        vocab_size: int,
+        min_frequency: int = 0,
+    ) -> None:
+        self.trainer = WordPieceTrainer(
+            word_counts,
+            vocab_size=vocab_size,
+            min_frequency=min_frequency,
+            record_top=TOP_PAIRS,
+            record_history=True,
+        )
         self.vocab_size, self.min_frequency = vocab_size, min_frequency
 
     def run(self, report: Callable[[int], None] | None = None) -> "WordPieceSession":
@@ -99,8 +109,12 @@ class WordPieceSession:
             if j > k:
                 break
             step = t.steps[j - 1]
-            ids, _times = _merge_word(ids, t.symbol_id[step.pair[0]], t.symbol_id[step.pair[1]],
-                                      t.symbol_id[step.new_symbol])
+            ids, _times = _merge_word(
+                ids,
+                t.symbol_id[step.pair[0]],
+                t.symbol_id[step.pair[1]],
+                t.symbol_id[step.new_symbol],
+            )
         return tuple(t.symbols[s] for s in ids)
 
     def _first_ids(self, i: int) -> list[int]:
@@ -113,7 +127,8 @@ class WordPieceSession:
         of words, as `trainer.word_table` gives it after k merges."""
         t = self.trainer
         first = max(0, offset)
-        rows = [WordRow(t.words_text[i], t.word_freq[i], self.segmentation(i, k))
-                for i in range(first, min(self.n_words, first + limit))]
+        rows = [
+            WordRow(t.words_text[i], t.word_freq[i], self.segmentation(i, k))
+            for i in range(first, min(self.n_words, first + limit))
+        ]
         return rows, self.n_words
-

@@ -34,6 +34,7 @@ pair is found exactly by popping every entry that could still reach the best tru
 (`_pick_best`). The heap is rebuilt when stale entries outnumber live ones, which keeps memory
 bounded. Tests check the merges against a recount-everything textbook loop.
 """
+
 from __future__ import annotations
 
 import collections
@@ -47,11 +48,11 @@ from ...steps import Step, register_step
 from ..bpe.alphabet import check_options, kept_characters
 from .model import DEFAULT_SPECIAL_TOKENS, WordPiece
 
-_SHIFT = 32                       # pair key = (left id << 32) | right id: orders like the tuple
+_SHIFT = 32  # pair key = (left id << 32) | right id: orders like the tuple
 _MASK = (1 << _SHIFT) - 1
-_FLOAT_SLACK = 1e-9               # floats only pre-select; exact fractions decide
-_DRIFT = 0.95                     # re-push a symbol's pairs when its count falls below 95% ...
-_BOUND = 1 / (_DRIFT * _DRIFT)    # ... so a heap entry understates a score by at most this factor
+_FLOAT_SLACK = 1e-9  # floats only pre-select; exact fractions decide
+_DRIFT = 0.95  # re-push a symbol's pairs when its count falls below 95% ...
+_BOUND = 1 / (_DRIFT * _DRIFT)  # ... so a heap entry understates a score by at most this factor
 
 
 @register_step
@@ -173,15 +174,26 @@ class WordPieceTrainer:
     `top_pairs`, `word_table`, `merges`, `vocab`; `copy()` snapshots it (for checkpoints).
     """
 
-    def __init__(self, word_counts: Mapping[str, int] | Iterable[tuple[str, int]], *,
-                 vocab_size: int, min_frequency: int = 0,
-                 special_tokens: Iterable[str] | None = None,
-                 continuing_subword_prefix: str = "##", limit_alphabet: int | None = None,
-                 initial_alphabet: Iterable[str] = (), record_top: int = 0,
-                 record_history: bool = False) -> None:
+    def __init__(
+        self,
+        word_counts: Mapping[str, int] | Iterable[tuple[str, int]],
+        *,
+        vocab_size: int,
+        min_frequency: int = 0,
+        special_tokens: Iterable[str] | None = None,
+        continuing_subword_prefix: str = "##",
+        limit_alphabet: int | None = None,
+        initial_alphabet: Iterable[str] = (),
+        record_top: int = 0,
+        record_history: bool = False,
+    ) -> None:
         if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 1:
             raise ValueError(f"vocab_size must be a positive integer, got {vocab_size!r}")
-        if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 0:
+        if (
+            isinstance(min_frequency, bool)
+            or not isinstance(min_frequency, int)
+            or min_frequency < 0
+        ):
             raise ValueError(f"min_frequency must be a non-negative integer, got {min_frequency!r}")
         if not isinstance(continuing_subword_prefix, str):
             raise ValueError("continuing_subword_prefix must be a string")
@@ -190,16 +202,17 @@ class WordPieceTrainer:
             raise ValueError("special tokens must be non-empty strings")
         if len(set(specials)) != len(specials):
             raise ValueError("special tokens must not repeat")
-        alphabet = check_options({"limit_alphabet": limit_alphabet,
-                                  "initial_alphabet": initial_alphabet})
+        alphabet = check_options(
+            {"limit_alphabet": limit_alphabet, "initial_alphabet": initial_alphabet}
+        )
         self.limit_alphabet = alphabet.get("limit_alphabet")
         self.initial_alphabet = tuple(alphabet.get("initial_alphabet", ()))
         self.vocab_size = vocab_size
         self.min_frequency = min_frequency
         self.prefix = continuing_subword_prefix
         self.special_tokens = tuple(specials)
-        self.record_top = record_top            # keep the top pairs of every state (the views)
-        self.record_history = record_history    # keep the merges that changed each word
+        self.record_top = record_top  # keep the top pairs of every state (the views)
+        self.record_history = record_history  # keep the merges that changed each word
         items = word_counts.items() if isinstance(word_counts, Mapping) else word_counts
         counts: dict[str, int] = {}
         for word, freq in items:
@@ -229,8 +242,9 @@ class WordPieceTrainer:
         self.initial_size = len(self.symbols)
         first_id = {c: self.symbol_id[c] for c in firsts}
         other_id = {c: self.symbol_id[prefix + c] for c in others}
-        self.words: list[list[int]] = [[first_id[w[0]], *[other_id[c] for c in w[1:]]]
-                                       for w in self.words_text]
+        self.words: list[list[int]] = [
+            [first_id[w[0]], *[other_id[c] for c in w[1:]]] for w in self.words_text
+        ]
         # Symbol counts, pair counts and the pair -> words index, weighted by word frequency.
         symbol_freq = [0] * len(self.symbols)
         pair_count: dict[int, int] = {}
@@ -252,9 +266,10 @@ class WordPieceTrainer:
             self.symbol_pairs.setdefault(key & _MASK, set()).add(key)
         self.merges: list[tuple[str, str]] = []
         self.steps: list[WordPieceMergeStep] = []
-        self.tables: list[tuple] = []   # with record_top: the best pairs after k merges (rows)
-        self.history: list[array] | None = (           # with record_history: word -> merge numbers
-            [array("I") for _ in self.words] if self.record_history else None)
+        self.tables: list[tuple] = []  # with record_top: the best pairs after k merges (rows)
+        self.history: list[array] | None = (  # with record_history: word -> merge numbers
+            [array("I") for _ in self.words] if self.record_history else None
+        )
         self.done = False
         self._rebuild_heaps()
 
@@ -312,8 +327,7 @@ class WordPieceTrainer:
     def _rebuild_heaps(self) -> None:
         """Fresh heaps from the live pairs (at the start, and to drop stale entries)."""
         self._pushed_freq = list(self.symbol_freq)
-        eligible = [(k, c) for k, c in self.pair_count.items()
-                    if c > 0 and c >= self.min_frequency]
+        eligible = [(k, c) for k, c in self.pair_count.items() if c > 0 and c >= self.min_frequency]
         self._score_heap = [self._score_entry(k, c) for k, c in eligible]
         self._count_heap = [(-c, k) for k, c in eligible]
         heapq.heapify(self._score_heap)
@@ -322,28 +336,35 @@ class WordPieceTrainer:
     # ---- the textbook loop ----------------------------------------------------------------
     def step(self) -> WordPieceMergeStep | None:
         """One merge: pick the best pair, merge it everywhere, record it. None when done."""
-        self._record_table()                           # the pairs this state offers
+        self._record_table()  # the pairs this state offers
         if self.done or len(self.symbols) >= self.vocab_size:
             self.done = True
             return None
-        best = self._pick_best()                       # argmax of the score, exact tie-break
+        best = self._pick_best()  # argmax of the score, exact tie-break
         if best is None:
             self.done = True
             return None
         key, ties = best
-        bpe_key, bpe_count = self._bpe_choice()        # what plain BPE would merge now
+        bpe_key, bpe_count = self._bpe_choice()  # what plain BPE would merge now
         left, right = key >> _SHIFT, key & _MASK
         count, fl, fr = self.pair_count[key], self.symbol_freq[left], self.symbol_freq[right]
-        new_symbol = self.symbols[left] + self.symbols[right][len(self.prefix):]
+        new_symbol = self.symbols[left] + self.symbols[right][len(self.prefix) :]
         changed = self._apply_merge(key, self._add_symbol(new_symbol))
         self.merges.append((self.symbols[left], self.symbols[right]))
         step = WordPieceMergeStep(
-            index=len(self.steps) + 1, pair=(self.symbols[left], self.symbols[right]),
-            new_symbol=new_symbol, count=count, freq_left=fl, freq_right=fr,
+            index=len(self.steps) + 1,
+            pair=(self.symbols[left], self.symbols[right]),
+            new_symbol=new_symbol,
+            count=count,
+            freq_left=fl,
+            freq_right=fr,
             score=count / (fl * fr),
             bpe_pair=(self.symbols[bpe_key >> _SHIFT], self.symbols[bpe_key & _MASK]),
-            bpe_count=bpe_count, ties=ties, words_changed=changed,
-            vocab_size=len(self.symbols))
+            bpe_count=bpe_count,
+            ties=ties,
+            words_changed=changed,
+            vocab_size=len(self.symbols),
+        )
         self.steps.append(step)
         return step
 
@@ -376,15 +397,15 @@ class WordPieceTrainer:
         min_freq = max(1, self.min_frequency)
         popped: list[tuple[float, int]] = []
         rows: dict[int, tuple[int, int, int, int]] = {}
-        best_k: list[float] = []                       # the k best true scores so far (a min-heap)
+        best_k: list[float] = []  # the k best true scores so far (a min-heap)
         while heap:
             if len(best_k) == k and -heap[0][0] * _BOUND * (1 + _FLOAT_SLACK) < best_k[0]:
-                break                                  # nothing left can reach the top k
+                break  # nothing left can reach the top k
             entry = heapq.heappop(heap)
             key = entry[1]
             count = counts.get(key, 0)
             if count < min_freq or key in rows:
-                continue                               # a dead pair or a duplicate: dropped
+                continue  # a dead pair or a duplicate: dropped
             popped.append(entry)
             row = rows[key] = (count, freq[key >> _SHIFT], freq[key & _MASK], key)
             score = count / (row[1] * row[2])
@@ -415,20 +436,25 @@ class WordPieceTrainer:
         while heap:
             stored = -heap[0][0]
             if best is not None and stored * _BOUND * (1 + _FLOAT_SLACK) < best_score:
-                break                                  # nothing left can reach the best
+                break  # nothing left can reach the best
             key = heapq.heappop(heap)[1]
             count = counts.get(key, 0)
             if count < min_freq or key in rows:
-                continue                               # a dead pair or a duplicate entry
+                continue  # a dead pair or a duplicate entry
             row = (count, freq[key >> _SHIFT], freq[key & _MASK], key)
             rows[key] = row
             if best is None or _better(row, best):
                 best, best_score = row, count / (row[1] * row[2])
         if best is None:
             return None
-        ties = tuple((self.symbols[r[3] >> _SHIFT], self.symbols[r[3] & _MASK]) for r in
-                     sorted(r for r in rows.values() if r is not best
-                            and r[0] * best[1] * best[2] == best[0] * r[1] * r[2])[:5])
+        ties = tuple(
+            (self.symbols[r[3] >> _SHIFT], self.symbols[r[3] & _MASK])
+            for r in sorted(
+                r
+                for r in rows.values()
+                if r is not best and r[0] * best[1] * best[2] == best[0] * r[1] * r[2]
+            )[:5]
+        )
         for key, (count, fl, fr, _) in rows.items():
             if key != best[3]:
                 heapq.heappush(heap, (-count / (fl * fr), key))
@@ -454,10 +480,10 @@ class WordPieceTrainer:
             word = self.words[wi]
             merged, times = _merge_word(word, left, right, new)
             if not times:
-                continue                               # stale index entry
+                continue  # stale index entry
             changed += 1
             if self.history is not None:
-                self.history[wi].append(len(self.steps) + 1)    # this merge's number
+                self.history[wi].append(len(self.steps) + 1)  # this merge's number
             f = self.word_freq[wi]
             for k in _pairs_of(word):
                 delta[k] -= f
@@ -489,7 +515,7 @@ class WordPieceTrainer:
                 push(score_heap, (-c / (sym_freq[k >> _SHIFT] * sym_freq[k & _MASK]), k))
         if new == len(self._pushed_freq):
             self._pushed_freq.append(sym_freq[new])
-        else:                                          # an existing symbol made again: its
+        else:  # an existing symbol made again: its
             self._pushed_freq[new] = max(self._pushed_freq[new], sym_freq[new])  # scores fell
         for s in (left, right):
             if sym_freq[s] < _DRIFT * self._pushed_freq[s]:
@@ -507,25 +533,44 @@ class WordPieceTrainer:
     def model(self, **options: Any) -> WordPiece:
         """Run to the end and return the trained `WordPiece` model."""
         self.run()
-        unk = options.pop("unk_token", "[UNK]" if "[UNK]" in self.special_tokens
-                          else (self.special_tokens[0] if self.special_tokens else "[UNK]"))
+        unk = options.pop(
+            "unk_token",
+            "[UNK]"
+            if "[UNK]" in self.special_tokens
+            else (self.special_tokens[0] if self.special_tokens else "[UNK]"),
+        )
         vocab = self.vocab
         if unk not in vocab:
             raise ValueError(f"the unknown token {unk!r} must be one of the special tokens")
-        return WordPiece(vocab, unk_token=unk, continuing_subword_prefix=self.prefix,
-                         special_tokens=self.special_tokens, merges=self.merges, **options)
+        return WordPiece(
+            vocab,
+            unk_token=unk,
+            continuing_subword_prefix=self.prefix,
+            special_tokens=self.special_tokens,
+            merges=self.merges,
+            **options,
+        )
 
     def pair_row(self, key: int) -> PairRow:
         count = self.pair_count.get(key, 0)
         fl, fr = self.symbol_freq[key >> _SHIFT], self.symbol_freq[key & _MASK]
-        return PairRow((self.symbols[key >> _SHIFT], self.symbols[key & _MASK]), count, fl, fr,
-                       count / (fl * fr) if fl and fr else 0.0)
+        return PairRow(
+            (self.symbols[key >> _SHIFT], self.symbols[key & _MASK]),
+            count,
+            fl,
+            fr,
+            count / (fl * fr) if fl and fr else 0.0,
+        )
 
     def pair_rows(self, rows: Iterable[tuple[int, int, int, int]]) -> tuple[PairRow, ...]:
         """Recorded rows (count, freq_left, freq_right, key) as PairRows."""
         symbols = self.symbols
-        return tuple(PairRow((symbols[key >> _SHIFT], symbols[key & _MASK]), count, fl, fr,
-                             count / (fl * fr)) for count, fl, fr, key in rows)
+        return tuple(
+            PairRow(
+                (symbols[key >> _SHIFT], symbols[key & _MASK]), count, fl, fr, count / (fl * fr)
+            )
+            for count, fl, fr, key in rows
+        )
 
     def top_pairs(self, k: int = 10, by: str = "score") -> list[PairRow]:
         """The k best pairs now (the next merge first), by exact score or (by="count") by count.
@@ -533,20 +578,28 @@ class WordPieceTrainer:
         Only pairs with at least `min_frequency` occurrences are candidates.
         """
         freq = self.symbol_freq
-        live = [(c, freq[key >> _SHIFT], freq[key & _MASK], key)
-                for key, c in self.pair_count.items() if c >= max(1, self.min_frequency)]
+        live = [
+            (c, freq[key >> _SHIFT], freq[key & _MASK], key)
+            for key, c in self.pair_count.items()
+            if c >= max(1, self.min_frequency)
+        ]
         if by == "count":
             rows = heapq.nsmallest(k, live, key=lambda r: (-r[0], r[3]))
         else:
-            pre = heapq.nlargest(2 * k + 16, live, key=lambda r: (r[0] / (r[1] * r[2]), r[0], -r[3]))
+            pre = heapq.nlargest(
+                2 * k + 16, live, key=lambda r: (r[0] / (r[1] * r[2]), r[0], -r[3])
+            )
             rows = sorted(pre, key=functools.cmp_to_key(_compare))[:k]
         return [self.pair_row(r[3]) for r in rows]
 
     def word_table(self, offset: int = 0, limit: int = 20) -> tuple[list[WordRow], int]:
         """A page of the word table (most frequent words first) and the number of words."""
-        rows = [WordRow(self.words_text[i], self.word_freq[i],
-                        tuple(self.symbols[s] for s in self.words[i]))
-                for i in range(max(0, offset), min(len(self.words), max(0, offset) + limit))]
+        rows = [
+            WordRow(
+                self.words_text[i], self.word_freq[i], tuple(self.symbols[s] for s in self.words[i])
+            )
+            for i in range(max(0, offset), min(len(self.words), max(0, offset) + limit))
+        ]
         return rows, len(self.words)
 
     def copy(self) -> "WordPieceTrainer":
@@ -570,7 +623,8 @@ class WordPieceTrainer:
         return other
 
 
-def train_merges(word_counts: Mapping[str, int], vocab_size: int, **options: Any) -> list[tuple[str, str]]:
+def train_merges(
+    word_counts: Mapping[str, int], vocab_size: int, **options: Any
+) -> list[tuple[str, str]]:
     """The merge list of a full training run (a convenience for tests and scripts)."""
     return WordPieceTrainer(word_counts, vocab_size=vocab_size, **options).run().merges
-
