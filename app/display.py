@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 
 import tokenizers_core as tc
 from tokenizers_core import metrics
+from tokenizers_core.byte_level import CHAR_TO_BYTE
 
 _VISIBLE = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}
 
@@ -92,30 +93,6 @@ def token_label(data: bytes) -> str:
         return f"<{hex_bytes(data)}>"
 
 
-_BYTE_DECODER: dict[str, int] | None = None
-
-
-def _byte_decoder() -> dict[str, int]:
-    """GPT-2's byte-to-unicode table, inverted (built here so the app does not depend on a
-    particular model module)."""
-    global _BYTE_DECODER
-    if _BYTE_DECODER is None:
-        printable = [
-            *range(ord("!"), ord("~") + 1),
-            *range(ord("¡"), ord("¬") + 1),
-            *range(ord("®"), ord("ÿ") + 1),
-        ]
-        table, extra = {}, 0
-        for b in range(256):
-            if b in printable:
-                table[chr(b)] = b
-            else:
-                table[chr(256 + extra)] = b
-                extra += 1
-        _BYTE_DECODER = table
-    return _BYTE_DECODER
-
-
 def is_byte_level(tok: tc.Tokenizer) -> bool:
     return bool(getattr(tok.model, "byte_level", False)) or tok.algorithm == "byte_bpe"
 
@@ -127,7 +104,7 @@ def _byte_alphabet() -> tuple[frozenset[str], dict[int, int]]:
     """The byte alphabet's characters, and `str.translate`'s table from each to its byte."""
     global _BYTE_ALPHABET
     if _BYTE_ALPHABET is None:
-        table = _byte_decoder()
+        table = CHAR_TO_BYTE
         _BYTE_ALPHABET = frozenset(table), {ord(c): b for c, b in table.items()}
     return _BYTE_ALPHABET
 
