@@ -5,8 +5,9 @@ frequent than another)."""
 from __future__ import annotations
 
 import random
-import time
 from pathlib import Path
+
+from tests.polling import wait_until as until  # noqa: F401 (the job tests' name for it)
 
 
 def running(pid: int) -> bool:
@@ -15,17 +16,6 @@ def running(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in "ZX"
     except OSError:
         return False
-
-
-def until(check, timeout: float = 30.0, step: float = 0.1):
-    """Call `check` until it returns something true (returned) or `timeout` seconds pass (its
-    last value is returned)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value or time.monotonic() > deadline:
-            return value
-        time.sleep(step)
 
 
 def random_corpus(n_words: int, seed: int = 1) -> str:

@@ -184,7 +184,7 @@ def test_a_job_waits_for_a_worker_and_is_cancelled_through_the_other_server(clus
     small = submit(
         a, {"corpus": "botchan", "heldout": "udhr/eng", "algorithms": ["bpe"], "sizes": [300]}
     )
-    time.sleep(1.5)
+    time.sleep(1.5)  # sleep: no worker yet, so the job must still be waiting a while later
     assert status(b, small["id"])["status"] == "queued"  # no worker: it waits
     cluster.worker(concurrency=2)
     assert until(lambda: status(b, small["id"])["status"] == "done", 60)

@@ -15,6 +15,7 @@ from app.config import Settings
 from app.jobs import ClientGone, Engine, QueueFull
 from app.main import create_app
 from app.store import CorpusStore
+from tests.polling import wait_until
 
 LONG = {
     "corpus": "botchan",
@@ -50,7 +51,8 @@ def test_pool_and_queue_are_bounded(engine):
     assert wait_for(engine, "j1", ("queued",)).status == "running"
     engine.submit("sweep", "j2", long_spec(2), total=9)
     engine.submit("sweep", "j3", long_spec(3), total=9)
-    time.sleep(0.5)
+    # the dispatcher has seen both, and neither starts while j1 runs
+    assert wait_until(lambda: engine.get("j2").place == 1 and engine.get("j3").place == 2)
     assert engine.get("j2").status == "queued" and engine.get("j2").place == 1
     assert engine.get("j3").status == "queued" and engine.get("j3").place == 2
     with pytest.raises(QueueFull, match="busy: 1 training running and 2 waiting"):
@@ -66,8 +68,7 @@ def test_pool_and_queue_are_bounded(engine):
 def test_cancel_kills_the_training_at_once(engine):
     engine.submit("sweep", "long", LONG, total=9)
     job = wait_for(engine, "long", ("queued",))
-    time.sleep(1.0)  # well inside the first training
-    job = engine.get("long")
+    job = wait_until(lambda: (j := engine.get("long")).pid and j)  # its child has started
     assert job.status == "running" and job.pid
     t0 = time.monotonic()
     engine.cancel("long")
@@ -236,7 +237,7 @@ def test_a_leaving_client_does_not_cancel_a_job_someone_else_is_looking_at(engin
 
     with pytest.raises(ClientGone, match="left to run"):
         engine.wait("shared", created=True, gone=gone)
-    time.sleep(0.5)
+    time.sleep(0.5)  # sleep: the job must still run a while later (nothing to poll for)
     assert engine.get("shared").status == "running"
     engine.cancel("shared")
 

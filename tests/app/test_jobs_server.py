@@ -118,7 +118,7 @@ def test_a_client_that_leaves_cancels_its_training(tmp_path):
         job_id = "train-" + make_spec("wordpiece", "botchan", 20000, {})[0]
         jobs = JobStore(db)
         assert until(lambda: (j := jobs.get(job_id)) and j.status == "running")
-        time.sleep(0.5)
+        time.sleep(0.5)  # sleep: into its work, so the leaving client ends a busy job
         sock.close()  # the client leaves
         t0 = time.monotonic()
         job = until(lambda: (j := jobs.get(job_id)) and j.status != "running" and j, timeout=10)
@@ -207,7 +207,7 @@ def test_a_step_view_client_that_leaves_stops_its_training_part_way(tmp_path):
             return found and jobs.get(found[0])
 
         job = until(lambda: (j := the_job()) and j.status == "running" and j.pid and j)
-        time.sleep(1.5)  # well into its work
+        time.sleep(1.5)  # sleep: well into its work (the leaving client must end a busy job)
         assert running(job.pid)
         sock.close()  # the client leaves
         t0 = time.monotonic()

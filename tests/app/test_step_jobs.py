@@ -193,7 +193,7 @@ def test_cancel_stops_a_unigram_round_at_once(make_client, tmp_path, monkeypatch
     (job,) = step_jobs_of(db, "unigram_rounds")
     engine = c.app.state.jobs
     job = until(lambda: (j := engine.get(job.id)).pid and j)
-    time.sleep(1.0)  # well into its work
+    time.sleep(1.0)  # sleep: well into its work (the cancel must land mid-training)
     assert engine.get(job.id).status == "running" and running(job.pid)
     t0 = time.monotonic()
     engine.cancel(job.id)
@@ -276,7 +276,7 @@ def test_requests_arriving_together_load_a_finished_run_once(make_client, monkey
 
     def slow_made(engine, job):
         loads.append(job.id)
-        time.sleep(0.3)  # the others arrive meanwhile
+        time.sleep(0.3)  # sleep: a slow load, so the other requests arrive meanwhile
         return real_made(engine, job)
 
     monkeypatch.setattr(step_jobs, "_made", slow_made)

@@ -1,0 +1,77 @@
+"""The tests' own hygiene, kept by a test: data found one way, waits that poll.
+
+- No test hard-codes where this machine keeps the checkout or the shared data: paths come from
+  `tests/shared_data.py` (which alone knows that `shared` sits beside the repository).
+- A fixed `time.sleep` in a test body (not inside a polling loop) assumes how far a job or a
+  server got, which is what flakes on a busy machine: poll with `tests/polling.wait_until`
+  instead, or say on the line, after `# sleep:`, why waiting blindly is the point.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+FILES = sorted(p for p in TESTS.rglob("*.py") if p.name != Path(__file__).name)
+ABSOLUTE = re.compile(r"""["'](/work|/tmp/ci-check|/root)/""")
+OWN_SEARCH = re.compile(r"""["']shared["']\s*/\s*["']data["']|parents[^\n]*shared""")
+
+
+def rel(path: Path) -> str:
+    return str(path.relative_to(TESTS.parent))
+
+
+@pytest.mark.parametrize("path", FILES, ids=rel)
+def test_no_absolute_paths_and_one_way_to_the_shared_data(path):
+    text = path.read_text(encoding="utf-8")
+    assert not ABSOLUTE.search(text), f"{rel(path)}: an absolute path; use tests/shared_data.py"
+    if path.name != "shared_data.py":
+        assert not OWN_SEARCH.search(text), (
+            f"{rel(path)}: searches for the shared data itself; import it from tests.shared_data"
+        )
+
+
+def blind_sleeps(tree: ast.AST) -> list[int]:
+    """Lines of `time.sleep(<constant of 0.2 s or more>)` not inside a loop or a lambda."""
+    found: list[int] = []
+
+    def visit(node: ast.AST, in_loop: bool) -> None:
+        in_loop = in_loop or isinstance(node, (ast.For, ast.While, ast.Lambda, ast.AsyncFor))
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "sleep"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, (int, float))
+            and node.args[0].value >= 0.2
+            and not in_loop
+        ):
+            found.append(node.lineno)
+        for child in ast.iter_child_nodes(node):
+            visit(child, in_loop)
+
+    visit(tree, False)
+    return found
+
+
+@pytest.mark.parametrize("path", FILES, ids=rel)
+def test_a_fixed_sleep_says_why(path):
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    unexplained = [n for n in blind_sleeps(ast.parse(text)) if "# sleep:" not in lines[n - 1]]
+    assert not unexplained, (
+        f"{rel(path)}: fixed sleeps at lines {unexplained}; poll with tests.polling.wait_until, "
+        "or say after '# sleep:' on the line why a blind wait is the point"
+    )
+
+
+def test_the_rules_catch_what_they_are_for():
+    code = "import time\ndef test():\n    time.sleep(1)\n    while x:\n        time.sleep(1)\n"
+    assert blind_sleeps(ast.parse(code)) == [3]
+    assert ABSOLUTE.search('INTEROP = Path("/work/shared/data")')
+    assert OWN_SEARCH.search('next(p / "shared" / "data" for p in here.parents)')
