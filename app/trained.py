@@ -16,13 +16,13 @@ import hashlib
 import json
 import pickle
 import threading
-from collections import OrderedDict
 from typing import Any
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import corpus_names, load_corpus
 
 from . import heap
+from .lru import LRU
 from .store import CorpusStore, is_sha256
 
 
@@ -62,7 +62,7 @@ class TrainedTokenizers:
         self.store = store
         self.engine = engine
         self.maxsize = maxsize
-        self._cache: OrderedDict[str, tc.Tokenizer] = OrderedDict()
+        self._cache: LRU[str, tc.Tokenizer] = LRU(maxsize)
         self._lock = threading.Lock()
         self._building: dict[str, threading.Lock] = {}  # one training per handle at a time
 
@@ -94,11 +94,7 @@ class TrainedTokenizers:
         return self._cached(handle)
 
     def _cached(self, handle: str) -> tc.Tokenizer | None:
-        with self._lock:
-            tok = self._cache.get(handle)
-            if tok is not None:
-                self._cache.move_to_end(handle)
-            return tok
+        return self._cache.get(handle)
 
     def _build(self, handle: str, spec: dict[str, Any]) -> tc.Tokenizer:
         with self._lock:
@@ -122,11 +118,8 @@ class TrainedTokenizers:
                 raise ValueError(f"bad option for {spec['algorithm']}: {exc}") from None
         tok.name = handle
         heap.settle()  # the model stays in the cache: keep the collector off it
+        self._cache.put(handle, tok)
         with self._lock:
-            self._cache[handle] = tok
-            self._cache.move_to_end(handle)
-            while len(self._cache) > self.maxsize:
-                self._cache.popitem(last=False)
             self._building.pop(handle, None)
         return tok
 

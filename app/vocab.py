@@ -10,12 +10,13 @@ from __future__ import annotations
 import functools
 import threading
 import weakref
-from collections import Counter, OrderedDict
+from collections import Counter
 from typing import Any, NamedTuple
 
 import tokenizers_core as tc
 
 from . import display
+from .lru import LRU
 
 MAX_FREQUENCY_CHARS = 1_000_000  # frequencies are counted on at most this much of a corpus
 
@@ -150,29 +151,22 @@ def score(model: Any, id_: int) -> float | None:
     return pieces[id_][1] if 0 <= id_ < len(pieces) else None
 
 
-_counts: OrderedDict[tuple[str, str], Counter] = OrderedDict()
-_lock = threading.Lock()
+_counts: LRU[tuple[str, str], Counter] = LRU(6)  # the last few (tokeniser, corpus) pairs
 
 
 def frequencies(name: str, tok: tc.Tokenizer, corpus_ref: str, text: str) -> Counter:
     """How often each id occurs when `tok` (named `name`) encodes the corpus (its first
     MAX_FREQUENCY_CHARS characters, no special tokens added), kept for the last few
     (tokeniser, corpus) pairs."""
-    key = (name, corpus_ref)
-    with _lock:
-        if key in _counts:
-            _counts.move_to_end(key)
-            return _counts[key]
+    return _counts.get_or_make((name, corpus_ref), lambda: _frequencies(tok, text))
+
+
+def _frequencies(tok: tc.Tokenizer, text: str) -> Counter:
     try:
         enc = tok.encode(text[:MAX_FREQUENCY_CHARS], add_special_tokens=False)
     except TypeError:  # tokenisers without a post-processor option
         enc = tok.encode(text[:MAX_FREQUENCY_CHARS])
-    counts = Counter(enc.ids)
-    with _lock:
-        _counts[key] = counts
-        while len(_counts) > 6:
-            _counts.popitem(last=False)
-    return counts
+    return Counter(enc.ids)
 
 
 def shower(model: Any):

@@ -16,50 +16,21 @@ Parsed tokenizer files (`app.uploads`) are kept in a `RunCache` bounded by bytes
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from typing import Any, Hashable
 
 from .. import heap
+from ..lru import LRU
 
 CACHE_BYTES = 256 * 10**6  # pickled runs one view's cache holds in a server process
 
 
-class RunCache:
-    """A small thread-safe LRU of finished runs (per server process), bounded by count (None:
-    no bound) and by the bytes of the runs it holds (the newest always stays)."""
+class RunCache(LRU[Hashable, Any]):
+    """The finished runs of the step views (per server process): an `LRU` bounded by count
+    (None: no bound) and by the bytes of the runs it holds (the newest always stays)."""
 
     def __init__(self, size: int | None, max_bytes: int = CACHE_BYTES) -> None:
-        self.size, self.max_bytes = size, max_bytes
-        self._items: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
+        super().__init__(size, max_bytes)
         self._loading: dict[Hashable, threading.Lock] = {}
-        self._lock = threading.Lock()
-
-    def get(self, key: Hashable) -> Any:
-        with self._lock:
-            item = self._items.get(key)
-            if item is None:
-                return None
-            self._items.move_to_end(key)
-            return item[0]
-
-    def put(self, key: Hashable, value: Any, nbytes: int = 0) -> Any:
-        with self._lock:
-            self._items[key] = (value, nbytes)
-            self._items.move_to_end(key)
-            while len(self._items) > 1 and (
-                self.size is not None
-                and len(self._items) > self.size
-                or self.nbytes() > self.max_bytes
-            ):
-                self._items.popitem(last=False)
-        return value
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def nbytes(self) -> int:
-        """The bytes of what it holds, as given to `put`."""
-        return sum(n for _v, n in self._items.values())
 
     def keep(self, key: Hashable, run: Any, nbytes: int = 0, settle: bool = False) -> Any:
         """`put`, first moving a run that will stay out of the collector's scans (`settle`):

@@ -30,11 +30,11 @@ import hashlib
 import math
 import pickle
 import threading
-from collections import OrderedDict
 from typing import Any
 
 from tokenizers_core import pipeline, user_regex
 
+from ..lru import LRU
 from .pool import Budget, Pool, SandboxBusy, SandboxFailure
 
 __all__ = ["Budget", "Pool", "Sandbox", "SandboxBusy", "SandboxFailure"]
@@ -60,7 +60,7 @@ class Sandbox:
         self.search_pool = Pool("search", workers)
         self.work_pool = Pool("work", workers)
         self.chat_budget = Budget(cpu_seconds, memory_mb, wall_seconds)
-        self._normalizers: OrderedDict[int, tuple[Any, str, bytes]] = OrderedDict()
+        self._normalizers: LRU[int, tuple[Any, str, bytes]] = LRU(64)
         self._lock = threading.Lock()
         self.parse_budget = Budget(
             parse_seconds,
@@ -161,17 +161,12 @@ class Sandbox:
 
     def _pickled(self, normalizer: Any) -> tuple[str, bytes]:
         """(digest, pickle) of a normaliser, worked out once per object."""
-        with self._lock:
-            known = self._normalizers.get(id(normalizer))
-            if known is not None and known[0] is normalizer:
-                self._normalizers.move_to_end(id(normalizer))
-                return known[1], known[2]
+        known = self._normalizers.get(id(normalizer))
+        if known is not None and known[0] is normalizer:
+            return known[1], known[2]
         blob = pickle.dumps(normalizer, protocol=pickle.HIGHEST_PROTOCOL)
         digest = hashlib.sha256(blob).hexdigest()
-        with self._lock:
-            self._normalizers[id(normalizer)] = (normalizer, digest, blob)
-            while len(self._normalizers) > 64:
-                self._normalizers.popitem(last=False)
+        self._normalizers.put(id(normalizer), (normalizer, digest, blob))
         return digest, blob
 
 

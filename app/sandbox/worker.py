@@ -22,7 +22,6 @@ import importlib
 import os
 import pickle
 import resource
-from collections import OrderedDict
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -33,6 +32,7 @@ from tokenizers_core.chat import render as chat_render
 from tokenizers_core.chat.sandbox import TemplateFailure
 
 from .. import uploads
+from ..lru import LRU
 from . import supervisor
 
 # (imported here, so the fork server has them loaded before any child starts: a child's own
@@ -122,8 +122,8 @@ def search(pattern: str, flags: int, method: str, args: tuple, seconds: float) -
     )
 
 
-_NORMALIZERS: OrderedDict[str, Any] = OrderedDict()  # digest -> an uploaded normaliser
 KEEP_NORMALIZERS = 32
+_NORMALIZERS: LRU[str, Any] = LRU(KEEP_NORMALIZERS)  # digest -> an uploaded normaliser
 
 
 def normalize(digest: str, blob: bytes | None, ns: Any) -> Any:
@@ -134,10 +134,7 @@ def normalize(digest: str, blob: bytes | None, ns: Any) -> Any:
     if normalizer is None:
         if blob is None:
             return None
-        normalizer = _NORMALIZERS[digest] = pickle.loads(blob)
-        while len(_NORMALIZERS) > KEEP_NORMALIZERS:
-            _NORMALIZERS.popitem(last=False)
-    _NORMALIZERS.move_to_end(digest)
+        normalizer = _NORMALIZERS.put(digest, pickle.loads(blob))
     return normalizer.normalize(ns)
 
 

@@ -4,8 +4,6 @@ and its JSON often come together), the heatmap's geometry and the formats' chips
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,13 +14,13 @@ from tokenizers_core.audit.numbers import NumberReport, number_report
 
 from .. import display
 from ..deps import REGEX, resolve_tokenizer
+from ..lru import LRU
 
 COLUMNS = 100  # the heatmap: row r holds r*100 .. r*100+99
 MAX_BAND = 6  # counts of 6 tokens or more share the darkest colour
 KEPT = 8
 
-_kept: OrderedDict[str, NumberReport] = OrderedDict()
-_lock = threading.Lock()
+_kept: LRU[str, NumberReport] = LRU(KEPT)
 
 
 @dataclass(frozen=True)
@@ -71,17 +69,7 @@ def report_for(request: Request, name: str) -> tuple[tc.Tokenizer, NumberReport]
             "regex tokeniser has none"
         )
     tok = resolve_tokenizer(request, name)
-    with _lock:
-        report = _kept.get(name)
-        if report is not None:
-            _kept.move_to_end(name)
-    if report is None:
-        report = number_report(tok)
-        with _lock:
-            _kept[name] = report
-            while len(_kept) > KEPT:
-                _kept.popitem(last=False)
-    return tok, report
+    return tok, _kept.get_or_make(name, lambda: number_report(tok))
 
 
 def numbers_view(request: Request, name: str) -> dict[str, Any]:

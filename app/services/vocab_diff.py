@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +23,7 @@ from tokenizers_core.audit.vocab_diff import CorpusSplits, VocabDiff, corpus_spl
 from .. import display
 from ..charts import nice_step
 from ..deps import resolve_tokenizer, store
+from ..lru import LRU
 from ..trained import corpus_text
 
 DEFAULT_A, DEFAULT_B = "cl100k_base", "o200k_base"
@@ -34,30 +33,8 @@ WORDS_SHOWN = 40
 MAX_SPLIT_CHARS = 100_000
 
 
-class _Recent:
-    """The values of the last `size` keys (a diff of two 200k vocabularies holds about 60 MB)."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.values: OrderedDict[tuple[str, ...], Any] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key: tuple[str, ...], make):
-        """The value kept for `key`, else `make()` (kept)."""
-        with self.lock:
-            if key in self.values:
-                self.values.move_to_end(key)
-                return self.values[key]
-        value = make()
-        with self.lock:
-            self.values[key] = value
-            while len(self.values) > self.size:
-                self.values.popitem(last=False)
-        return value
-
-
-_diffs = _Recent(2)
-_splits = _Recent(6)
+_diffs: LRU[tuple[str, ...], Any] = LRU(2)  # a diff of two 200k vocabularies: ~60 MB
+_splits: LRU[tuple[str, ...], Any] = LRU(6)
 
 
 @dataclass(frozen=True)
@@ -81,11 +58,11 @@ def diff_of(request: Request, a: str, b: str, corpus: str = "") -> tuple[VocabDi
     LookupError for an unknown name or corpus, ValueError for a tokeniser without a
     vocabulary."""
     tok_a, tok_b = resolve_tokenizer(request, a), resolve_tokenizer(request, b)
-    diff = _diffs.get((a, b), lambda: vocab_diff(tok_a, tok_b))
+    diff = _diffs.get_or_make((a, b), lambda: vocab_diff(tok_a, tok_b))
     if not corpus:
         return diff, None
     text = corpus_of(request, corpus)
-    splits: CorpusSplits = _splits.get(
+    splits: CorpusSplits = _splits.get_or_make(
         (a, b, corpus), lambda: corpus_splits(tok_a, tok_b, text.text)
     )
     return dataclasses.replace(diff, corpus=splits), text
