@@ -130,7 +130,7 @@ def check(
             parse_pieces(pieces) if pieces else None,
         )
     if kind == "pieces":
-        return _check_pieces(lines, parse_pieces(theirs), vocab_size, options)
+        return check_pieces(lines, parse_pieces(theirs), vocab_size, options)
     if algorithm == "wordpiece":
         their = parse_vocab(theirs) if kind == "vocab" else parse_merges(theirs)
         return check_wordpiece(lines, their, kind, vocab_size, options)
@@ -409,7 +409,7 @@ def _merged_table(table: list, merges: list[tuple[str, str]]) -> list:
 
 
 # ---- Unigram pieces --------------------------------------------------------------------------
-def _check_pieces(
+def check_pieces(
     lines: list[str], theirs: list[tuple[str, float]], vocab_size: int, options: dict[str, Any]
 ) -> CheckReport:
     model = train("unigram", lines, vocab_size, **options).model

@@ -15,7 +15,7 @@ from typing import Any
 from ..decoders import SentencePieceDecoder
 from ..implementations.training import train
 from ..models.bpe.model import token_text
-from ..models.bpe.session import _steps_function
+from ..models.bpe.session import steps_function
 from ..models.unigram.model import NORMAL, UNKNOWN, Unigram
 from ..normalizers.sentencepiece import SentencePieceNormalizer
 from ..pipeline import Tokenizer
@@ -227,7 +227,7 @@ def _steps(tok, algorithm: str, word: str) -> tuple[list[dict[str, Any]], str]:
             "merge": s.rank + 1,
             "candidates": [[i, r + 1] for i, r in s.candidates],
         }
-        for s in _steps_function(tok)(word)
+        for s in steps_function(tok)(word)
         if getattr(s, "action", "merge") == "merge"
     ]
     order = ", ".join(f"{s['merged']} (merge {s['merge']})" for s in steps[:6])

@@ -40,7 +40,7 @@ from ..processors import TemplateProcessing
 from . import gguf_pre, gguf_writer
 from .gguf import GGUFMetadata, read_metadata
 from .hf_json import from_dict
-from .sentencepiece_model import ModelProto, _check_pieces, tokenizer_from_proto
+from .sentencepiece_model import ModelProto, check_pieces, tokenizer_from_proto
 
 MODELS = ("gpt2", "llama", "t5", "bert")
 _KEY = "tokenizer.ggml."
@@ -186,7 +186,7 @@ def _sentencepiece(
         "remove_extra_whitespaces": model == "t5" and _flag(kv, "remove_extra_whitespaces", False),
         "escape_whitespaces": True,
     }
-    _check_pieces(pieces, trainer)
+    check_pieces(pieces, trainer)
     return tokenizer_from_proto(ModelProto(pieces, trainer, normalizer))
 
 

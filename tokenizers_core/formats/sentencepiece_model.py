@@ -242,11 +242,11 @@ def parse_model_proto(data: bytes) -> ModelProto:
                 raise ValueError(f"field {number} has the wrong wire type")
     except ValueError as exc:
         raise ValueError(f"not a sentencepiece model file: {exc}") from None
-    _check_pieces(pieces, trainer)
+    check_pieces(pieces, trainer)
     return ModelProto(pieces, trainer, normalizer, denormalizer)
 
 
-def _check_pieces(pieces: list[tuple[str, float, int]], trainer: dict[str, Any]) -> None:
+def check_pieces(pieces: list[tuple[str, float, int]], trainer: dict[str, Any]) -> None:
     if not pieces:
         raise ValueError("not a sentencepiece model file: it has no pieces")
     seen: dict[tuple[bool, str], int] = {}

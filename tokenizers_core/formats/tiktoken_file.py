@@ -81,7 +81,7 @@ def _encode_token(token: bytes) -> bytes:
     return base64.b64encode(token) if token else b"="
 
 
-def _check_specials(special_tokens: Any, ranks: dict[bytes, int]) -> dict[str, int]:
+def check_specials(special_tokens: Any, ranks: dict[bytes, int]) -> dict[str, int]:
     if special_tokens is None:
         return {}
     if not isinstance(special_tokens, dict) or not all(
@@ -131,7 +131,7 @@ def load_bytes(
         )
     pattern = _check_pattern(pattern)
     ranks = parse_ranks(data)
-    specials = _check_specials(special_tokens, ranks)
+    specials = check_specials(special_tokens, ranks)
     vocab = {_spell(token): rank for token, rank in ranks.items()}
     model = BPE(vocab, None, rank_by="tokens", byte_level=True, special_tokens=specials)
     return TiktokenTokenizer(name or "tiktoken file", model, pattern, specials, strict_special=True)

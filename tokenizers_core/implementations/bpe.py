@@ -11,7 +11,7 @@ from ..decoders import ByteLevel as ByteLevelDecoder
 from ..models.bpe.hf import HFBpe
 from ..models.bpe.model import BPE, END_OF_WORD, UNK, gc_paused
 from ..models.bpe.sentencepiece_trainer import SentencePieceBpeTrainer, TrainedSentencePieceBpe
-from ..models.bpe.trainer import _check_specials, bpe_trainer, byte_bpe_trainer, hf_bpe_trainer
+from ..models.bpe.trainer import bpe_trainer, byte_bpe_trainer, check_specials, hf_bpe_trainer
 from ..models.sentencepiece_common import CONTROL, NORMAL, UNKNOWN
 from ..normalizers import BertNormalizer
 from ..normalizers.sentencepiece import SentencePieceNormalizer
@@ -97,7 +97,7 @@ def train_byte_bpe(
             annotate=False,
             **options,
         ).run()
-        specials = {t: trainer.symbol_ids[t] for t in _check_specials(special_tokens)}
+        specials = {t: trainer.symbol_ids[t] for t in check_specials(special_tokens)}
         vocab, merges = trainer.vocab(), trainer.merge_strings()
         del trainer  # freed by reference counting before the GC resumes
     return byte_bpe_tokenizer(
@@ -193,7 +193,7 @@ def char_bpe_run(
     """The "char_bpe" stepper and the function that wires its result (`train_char_bpe`)."""
     if not isinstance(lowercase, bool):
         raise ValueError("lowercase must be true or false")
-    specials = _check_specials(special_tokens)
+    specials = check_specials(special_tokens)
     trainer = hf_bpe_trainer(
         count_words(lines, lowercase=lowercase),
         vocab_size,

@@ -37,7 +37,7 @@ import regex
 from ..byte_level import byte_level_to_bytes, bytes_to_byte_level, str_to_byte_level
 from ..decoders import ByteLevel as ByteLevelDecoder
 from ..encoding import Encoding, Token
-from ..models.bpe.model import _ASCII_PATTERNS, BPE, gc_paused
+from ..models.bpe.model import ASCII_PATTERNS, BPE, gc_paused
 from ..normalized import NormalizedString
 from ..pipeline import Tokenizer
 from ..pre_tokenizers import PRESETS, ByteLevel, Regex, Sequence
@@ -236,8 +236,8 @@ class TiktokenTokenizer(Tokenizer):
         self.strict_special = strict_special
         self._compiled = regex.compile(self.pattern)
         # pure-ASCII text is split with `re` and the ASCII spelling of the pattern (faster;
-        # see models.bpe._ASCII_PATTERNS, tested equal)
-        ascii_pattern = _ASCII_PATTERNS.get(self.preset or "", None)
+        # see models.bpe.ASCII_PATTERNS, tested equal)
+        ascii_pattern = ASCII_PATTERNS.get(self.preset or "", None)
         self._ascii = re.compile(ascii_pattern) if ascii_pattern else self._compiled
         self._pieces: dict[
             str, tuple[tuple[int, ...], tuple[str, ...], tuple[tuple[int, int], ...]]

@@ -20,14 +20,14 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Iterator
 
 from ..models.bpe.sentencepiece_trainer import SentencePieceBpeTrainer
-from ..models.bpe.trainer import _check_specials, bpe_trainer, byte_bpe_trainer
+from ..models.bpe.trainer import bpe_trainer, byte_bpe_trainer, check_specials
 from ..models.unigram.trainer import UnigramTrainer
 from ..pipeline import Tokenizer
 from ..steps import Step
 from .bert import bert_pipeline, wordpiece_trainer
 from .bpe import bpe_tokenizer, byte_bpe_tokenizer, char_bpe_run, sentencepiece_bpe_tokenizer
 from .training import train_wordlevel
-from .unigram import _with_accepted_size, unigram_tokenizer
+from .unigram import unigram_tokenizer, with_accepted_size
 
 _ALPHABET = ("limit_alphabet", "initial_alphabet", "max_token_length")
 _HF_BPE = (*_ALPHABET, "continuing_subword_prefix", "end_of_word_suffix", "symbol_order")
@@ -112,7 +112,7 @@ def _bpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> Training
 
 def _byte_bpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
     trainer = byte_bpe_trainer(lines, vocab_size, annotate=False, **options)
-    specials = _check_specials(options.get("special_tokens", ()))
+    specials = check_specials(options.get("special_tokens", ()))
 
     def finish() -> Tokenizer:
         return byte_bpe_tokenizer(
@@ -173,7 +173,7 @@ def _unigram(lines: list[str], vocab_size: int, options: dict[str, Any]) -> Trai
         try:
             yield from trainer.rounds()
         except ValueError as exc:  # name a size that trains, as train_unigram does
-            raise ValueError(_with_accepted_size(exc, lines, options)) from None
+            raise ValueError(with_accepted_size(exc, lines, options)) from None
 
     def finish() -> Tokenizer:
         tok = unigram_tokenizer(trainer)

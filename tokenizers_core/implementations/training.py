@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
-from ..models.bpe.trainer import _bpe_words
+from ..models.bpe.trainer import bpe_words
 from ..models.wordlevel.model import WordLevel
 from ..models.wordlevel.trainer import wordlevel_vocab
 from ..pipeline import Tokenizer
@@ -35,7 +35,7 @@ def train_wordlevel(
     ['the', '<unk>']
     """
     vocab = wordlevel_vocab(
-        _bpe_words(lines), vocab_size, min_frequency=min_frequency, special_tokens=special_tokens
+        bpe_words(lines), vocab_size, min_frequency=min_frequency, special_tokens=special_tokens
     )
     specials = [special_tokens] if isinstance(special_tokens, str) else list(special_tokens)
     return Tokenizer(

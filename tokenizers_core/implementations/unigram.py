@@ -73,7 +73,7 @@ def train_unigram(lines: Iterable[str], vocab_size: int, **options: Any) -> Any:
         trainer = UnigramTrainer(lines, vocab_size, **options)
         tok = unigram_tokenizer(trainer)
     except ValueError as exc:
-        raise ValueError(_with_accepted_size(exc, lines, options)) from None
+        raise ValueError(with_accepted_size(exc, lines, options)) from None
     tok.trainer = trainer  # type: ignore[attr-defined]
     return tok
 
@@ -83,7 +83,7 @@ _TOO_LARGE = re.compile(
 )
 
 
-def _with_accepted_size(exc: ValueError, lines: Any, options: dict[str, Any]) -> str:
+def with_accepted_size(exc: ValueError, lines: Any, options: dict[str, Any]) -> str:
     """The "too large" message with its suggested size replaced by the largest size that trains
     (tried downwards from the suggestion, a few times at most, on small corpora only)."""
     message = str(exc)

@@ -126,7 +126,7 @@ def _alignments(ns: NormalizedString) -> list[tuple[int, int]]:
     return ns.alignments
 
 
-def _apply_edits(ns: NormalizedString, edits: Iterable[Edit], by: Any = None) -> NormalizedString:
+def apply_edits(ns: NormalizedString, edits: Iterable[Edit], by: Any = None) -> NormalizedString:
     """Apply `edits` (in order, not overlapping; the text between them stays as it is) and
     carry the alignments to the original text along. With `by` (the normaliser applying
     them), a result longer than `max_length` is refused first (`check_length`).
@@ -135,9 +135,9 @@ def _apply_edits(ns: NormalizedString, edits: Iterable[Edit], by: Any = None) ->
     so a same-length rewrite that is not character by character (NFD of "a" + U+0301 + U+0323
     puts the dot below first) is not mistaken for one.
 
-    >>> _apply_edits(NormalizedString("abc"), [(0, 2, "ba", [1, 0])]).alignments
+    >>> apply_edits(NormalizedString("abc"), [(0, 2, "ba", [1, 0])]).alignments
     [(1, 2), (0, 1), (2, 3)]
-    >>> _apply_edits(NormalizedString("abc"), [(1, 3, "x", None)]).alignments
+    >>> apply_edits(NormalizedString("abc"), [(1, 3, "x", None)]).alignments
     [(0, 1), (1, 3)]
     """
     text = ns.normalized
@@ -188,7 +188,7 @@ def _apply_edits(ns: NormalizedString, edits: Iterable[Edit], by: Any = None) ->
     )
 
 
-def _same_length(ns: NormalizedString, text: str) -> NormalizedString:
+def same_length(ns: NormalizedString, text: str) -> NormalizedString:
     """`text` replaces ns's text character for character (same length, same alignments)."""
     if text == ns.normalized:
         return ns
@@ -199,7 +199,7 @@ def _same_length(ns: NormalizedString, text: str) -> NormalizedString:
     )
 
 
-def _map_chars(
+def map_chars(
     ns: NormalizedString, candidates: regex.Pattern, fn: Callable[[str], str], by: Any = None
 ) -> NormalizedString:
     """Replace each character c that `candidates` matches by fn(c) ("" drops it). With `by`
@@ -209,9 +209,9 @@ def _map_chars(
     `str.translate` that keeps the alignments; each character of a longer replacement maps to
     the replaced character's span.
 
-    >>> _map_chars(NormalizedString("a-b"), regex.compile("-"), lambda c: "").alignments
+    >>> map_chars(NormalizedString("a-b"), regex.compile("-"), lambda c: "").alignments
     [(0, 1), (2, 3)]
-    >>> _map_chars(NormalizedString("a-b"), regex.compile("-"), lambda c: "<>").alignments
+    >>> map_chars(NormalizedString("a-b"), regex.compile("-"), lambda c: "<>").alignments
     [(0, 1), (1, 2), (1, 2), (2, 3)]
     """
     text = ns.normalized
@@ -220,14 +220,14 @@ def _map_chars(
     one_for_one = {c: out for c, out in table.items() if len(out) == 1 and out != c}
     others = {c: out for c, out in table.items() if len(out) != 1}
     if one_for_one:
-        ns = _same_length(ns, text.translate(str.maketrans(one_for_one)))
+        ns = same_length(ns, text.translate(str.maketrans(one_for_one)))
     if not others:
         return ns
     if by is not None and any(len(out) > 1 for out in others.values()):
         check_length(by, ns, len(text) + sum(len(others[c]) - 1 for c in found if c in others))
     new_text = ns.normalized.translate(str.maketrans(others))
     if sum(c in others for c in found) * 64 < len(text):  # a few changes: edit in place
-        return _apply_edits(
+        return apply_edits(
             ns,
             [
                 (m.start(), m.end(), others[c], [m.start()] * len(others[c]))

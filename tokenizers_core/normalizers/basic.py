@@ -49,13 +49,13 @@ from .aligned import (
     FLOOR,
     GROWTH,
     NormalizedTooLong,
-    _apply_edits,
     _checked,
-    _map_chars,
     _Normalizer,
-    _same_length,
+    apply_edits,
     check_length,
+    map_chars,
     max_length,
+    same_length,
 )
 from .unicode_forms import Form, form_edits
 
@@ -84,7 +84,7 @@ def _normalize_form(ns: NormalizedString, form: Form, by: Any) -> NormalizedStri
     text = _checked(ns).normalized
     if text.isascii() or unicodedata.is_normalized(form, text):
         return ns  # the fast path: nothing to do
-    return _apply_edits(ns, form_edits(form, text), by=by)  # at most 18 times longer
+    return apply_edits(ns, form_edits(form, text), by=by)  # at most 18 times longer
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,7 @@ _LOWER_ONE_BY_ONE_SPLIT = regex.compile("([\u0130\u03a3])")
 
 
 def _lower_bulk(text: str) -> str:
-    """Lowercase all but "İ" and "Σ" (left for `_map_chars`); same length as `text`.
+    """Lowercase all but "İ" and "Σ" (left for `map_chars`); same length as `text`.
 
     >>> _lower_bulk("AΣİB")
     'aΣİb'
@@ -169,10 +169,8 @@ class Lowercase(_Normalizer):
         if lowered == text:
             return ns
         if len(lowered) == len(text) and "\u03a3" not in text:
-            return _same_length(ns, lowered)  # the common case: one for one
-        return _map_chars(
-            _same_length(ns, _lower_bulk(text)), _LOWER_ONE_BY_ONE, str.lower, by=self
-        )
+            return same_length(ns, lowered)  # the common case: one for one
+        return map_chars(same_length(ns, _lower_bulk(text)), _LOWER_ONE_BY_ONE, str.lower, by=self)
 
 
 # Hugging Face strips accents with two different predicates, which we follow:
@@ -243,7 +241,7 @@ def _is_nonspacing_mark(c: str) -> bool:
 def _drop_marks(ns: NormalizedString, is_mark: Callable[[str], bool]) -> NormalizedString:
     if ns.normalized.isascii():
         return ns
-    return _map_chars(ns, _MARK_CANDIDATES, lambda c: "" if is_mark(c) else c)
+    return map_chars(ns, _MARK_CANDIDATES, lambda c: "" if is_mark(c) else c)
 
 
 @dataclass(frozen=True)
@@ -373,14 +371,14 @@ class Replace(_Normalizer):
         n = len(self.content)
         if isinstance(self.pattern, str) and len(self.pattern) == 1 == n:
             # one character for another: each keeps its own span (the common " " -> "▁")
-            return _same_length(ns, text.replace(self.pattern, self.content))
+            return same_length(ns, text.replace(self.pattern, self.content))
         # The matches first: their number gives the length of the result, which must stay
         # within the bound (see `max_length`) before anything longer is built.
         spans = list(self._matches(text))
         check_length(self, ns, len(text) + sum(n - (end - start) for start, end in spans))
         # Offsets, as Hugging Face's NormalizedString::replace: each replacement character
         # comes from the last matched character (the one before an empty match).
-        return _apply_edits(
+        return apply_edits(
             ns,
             [
                 (start, end, self.content, [max(end - 1, 0)] * n if end > 0 else None)
@@ -450,14 +448,14 @@ def _clean_char(c: str) -> str:
 
 def _clean_text(ns: NormalizedString) -> NormalizedString:
     """Drop NUL, U+FFFD and control/format/private-use characters; other whitespace -> " "."""
-    return _map_chars(ns, _CLEAN_CANDIDATES, _clean_char)
+    return map_chars(ns, _CLEAN_CANDIDATES, _clean_char)
 
 
 def _space_cjk(ns: NormalizedString, by: Any = None) -> NormalizedString:
     """Put a space on each side of every CJK ideograph; all three characters map to it."""
     if ns.normalized.isascii():
         return ns
-    return _map_chars(ns, _CJK, lambda c: f" {c} ", by=by)
+    return map_chars(ns, _CJK, lambda c: f" {c} ", by=by)
 
 
 @dataclass(frozen=True)

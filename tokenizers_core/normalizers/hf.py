@@ -28,7 +28,7 @@ import regex
 from ..byte_level import to_byte_level
 from ..hf_regex import compile_hf
 from ..normalized import NormalizedString
-from .aligned import _alignments, _checked, _Normalizer, _same_length, check_length, max_length
+from .aligned import _alignments, _checked, _Normalizer, check_length, max_length, same_length
 from .basic import (
     NFC,
     NFD,
@@ -277,7 +277,7 @@ class Nmt(_Normalizer):
         if not _NMT_CANDIDATES.search(text):
             return ns
         if not _NMT_DROPPED.search(text):  # only spaces: one for one
-            return _same_length(ns, text.translate(_NMT_TABLE))
+            return same_length(ns, text.translate(_NMT_TABLE))
         kept = [(i, c) for i, c in enumerate(text) if ord(c) not in _NMT_DROP]
         source = ns.alignments
         start = ns.span(0, 0)[0]

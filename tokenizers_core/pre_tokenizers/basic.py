@@ -128,7 +128,7 @@ HF_BYTE_LEVEL_PATTERN = (
 WHITESPACE_PATTERN = r"\w+|[^\w\s]+"
 
 _PRESET_RE = {name: regex.compile(p) for name, p in PRESETS.items()}
-_HF_BYTE_LEVEL_RE = regex.compile(HF_BYTE_LEVEL_PATTERN)
+HF_BYTE_LEVEL_RE = regex.compile(HF_BYTE_LEVEL_PATTERN)
 _WHITESPACE_RE = regex.compile(WHITESPACE_PATTERN)
 _SPACE_RE = regex.compile(r"\s")
 _NON_SPACE_RE = regex.compile(r"\S+")  # \s is the White_Space property
@@ -367,7 +367,7 @@ class ByteLevel(PreTokenizerBase):
         if self.add_prefix_space and not text.normalized.startswith(" "):
             text = text.prepend(" ")
         if self.use_regex:
-            pieces = _slices(text, match_spans(_HF_BYTE_LEVEL_RE, text.normalized))
+            pieces = _slices(text, match_spans(HF_BYTE_LEVEL_RE, text.normalized))
         else:
             pieces = [text]
         return [to_byte_level(p) for p in pieces]

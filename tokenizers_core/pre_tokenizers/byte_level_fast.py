@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from ..hf_regex import find_spans
 from ..normalized import NormalizedString
-from .basic import _HF_BYTE_LEVEL_RE, ByteLevel, Sequence, match_spans, to_byte_level
+from .basic import HF_BYTE_LEVEL_RE, ByteLevel, Sequence, match_spans, to_byte_level
 
 Splitter = Callable[[str], list[str]]
 Piece = tuple[tuple[Any, ...], tuple[str, ...], tuple[tuple[int, int], ...]]
@@ -34,7 +34,7 @@ def pieces_of(pre_tokenizer: Any) -> Splitter | None:
         return None
     if len(members) == 1 and last.use_regex:
         return functools.partial(
-            _tiles, _HF_BYTE_LEVEL_RE, lambda text: match_spans(_HF_BYTE_LEVEL_RE, text)
+            _tiles, HF_BYTE_LEVEL_RE, lambda text: match_spans(HF_BYTE_LEVEL_RE, text)
         )
     if len(members) != 2 or last.use_regex:
         return None

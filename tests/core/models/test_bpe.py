@@ -419,12 +419,12 @@ def test_ascii_fast_split_equals_regex(text):
     """The `re` spelling of the presets and the Whitespace pattern used for ASCII text."""
     import regex
 
-    from tokenizers_core.models.bpe.trainer import _splitter
+    from tokenizers_core.models.bpe.trainer import splitter
     from tokenizers_core.pre_tokenizers import GPT2_PATTERN, PRESETS, WHITESPACE_PATTERN
 
     for name, pattern in PRESETS.items():
-        assert _splitter(pattern, name)(text) == regex.findall(pattern, text), name
-    assert _splitter(GPT2_PATTERN, "gpt2")(text) == regex.findall(GPT2_PATTERN, text)
-    assert _splitter(WHITESPACE_PATTERN, "whitespace")(text) == regex.findall(
+        assert splitter(pattern, name)(text) == regex.findall(pattern, text), name
+    assert splitter(GPT2_PATTERN, "gpt2")(text) == regex.findall(GPT2_PATTERN, text)
+    assert splitter(WHITESPACE_PATTERN, "whitespace")(text) == regex.findall(
         WHITESPACE_PATTERN, text
     )

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import tokenizers_core as tc
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.models.bpe.alphabet import character_counts
-from tokenizers_core.models.bpe.trainer import _bpe_words, hf_bpe_trainer
+from tokenizers_core.models.bpe.trainer import bpe_words, hf_bpe_trainer
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +27,7 @@ def botchan() -> list[str]:
 
 @pytest.fixture(scope="module")
 def botchan_words(botchan) -> dict[str, int]:
-    return dict(_bpe_words(botchan))  # Hugging Face's Whitespace words, with counts
+    return dict(bpe_words(botchan))  # Hugging Face's Whitespace words, with counts
 
 
 def hf_train(lines, pre_tokenizer, **trainer_options):
@@ -240,5 +240,5 @@ def test_any_options_on_small_corpora_match_hugging_face(
         if v
     }
     theirs = hf_whitespace(lines, vocab_size=vocab_size, **options)
-    mine = ours(dict(_bpe_words(lines)), vocab_size, symbol_order=numbering(theirs[0]), **options)
+    mine = ours(dict(bpe_words(lines)), vocab_size, symbol_order=numbering(theirs[0]), **options)
     assert mine == theirs

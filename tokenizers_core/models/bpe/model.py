@@ -532,7 +532,7 @@ gc_paused = _GcPause()
 # text \p{L} is [A-Za-z], \p{N} and \d are [0-9], \w is [A-Za-z0-9_] and \s (White_Space) is
 # [ \t\n\r\x0b\x0c] -- not `re`'s \s, which also takes \x1c-\x1f. Tested against `regex`.
 _S, _NS = r"[ \t\n\r\x0b\x0c]", r"[^ \t\n\r\x0b\x0c]"
-_ASCII_PATTERNS = {
+ASCII_PATTERNS = {
     "gpt2": (
         r"'(?:[sdmt]|ll|ve|re)| ?[A-Za-z]++| ?[0-9]++| ?[^ \t\n\r\x0b\x0cA-Za-z0-9]++"
         rf"|{_S}++$|{_S}+(?!{_NS})|{_S}"

@@ -41,7 +41,7 @@ import regex
 from ..sentencepiece_common import BOUNDARY, SPACE, UNK_CHAR, is_valid_piece, split_words
 from .model import BpeEncodeStep, BpeMergeStep
 from .sentencepiece import SentencePieceBpe
-from .trainer import MAX_CORPUS_CHARS, _check_vocab_size
+from .trainer import MAX_CORPUS_CHARS, check_vocab_size
 
 META_PIECES = ("<unk>", "<s>", "</s>")
 MAX_SENTENCE_BYTES = 4192
@@ -157,7 +157,7 @@ class SentencePieceBpeTrainer:
     """
 
     def __init__(self, lines: Iterable[str], vocab_size: int, *, record_top: int = 0) -> None:
-        self.vocab_size = _check_vocab_size(vocab_size)
+        self.vocab_size = check_vocab_size(vocab_size)
         self.record_top = record_top
         sentences = load_sentences(lines)
         self.chars = required_chars(sentences)

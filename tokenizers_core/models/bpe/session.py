@@ -261,7 +261,7 @@ def encode_trace(tokenizer: Any, text: str, max_pieces: int = 200) -> list[Piece
     Works for any BPE-family tokenizer whose model has `encode_steps` (bpe, byte_bpe, the OpenAI
     encodings, sentencepiece_bpe); raises ValueError for others."""
     model = tokenizer.model
-    steps_of = _steps_function(tokenizer)
+    steps_of = steps_function(tokenizer)
     specials = getattr(model, "special_tokens", None) or {}
     out = []
     for piece in tokenizer.pre_tokenize(text)[:max_pieces]:
@@ -279,7 +279,7 @@ def encode_trace(tokenizer: Any, text: str, max_pieces: int = 200) -> list[Piece
     return out
 
 
-def _steps_function(tokenizer: Any):
+def steps_function(tokenizer: Any):
     model = tokenizer.model
     if hasattr(model, "encode_steps"):
         return model.encode_steps
@@ -299,7 +299,7 @@ def merge_tree_of(tokenizer: Any, token: str) -> dict[str, Any]:
     model = tokenizer.model
     if hasattr(model, "merge_tree"):
         return model.merge_tree(token)
-    _steps_function(tokenizer)  # raises for non-BPE models
+    steps_function(tokenizer)  # raises for non-BPE models
     pid = model.token_to_id(token)
     if pid is None:
         raise ValueError(f"{token!r} is not a token of this model")

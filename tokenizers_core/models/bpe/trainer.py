@@ -56,14 +56,14 @@ from .model import END_OF_WORD, MAX_VOCAB_SIZE, UNK, BpeMergeStep
 # the corpus -> word table step lives in words.py; its names stay importable from here
 from .words import (
     MAX_CORPUS_CHARS,
-    _bpe_words,
-    _byte_bpe_words,
-    _check_alphabet,
-    _check_min_frequency,
-    _check_vocab_size,
-    _splitter,
     bpe_word_table,
+    bpe_words,
     byte_bpe_word_table,
+    byte_bpe_words,
+    check_alphabet,
+    check_min_frequency,
+    check_vocab_size,
+    splitter,
 )
 
 _TIES_SHOWN = 6
@@ -558,9 +558,9 @@ def bpe_trainer(
     """A stepper for the textbook "bpe" variant (see the module docstring). Options:
     limit_alphabet, initial_alphabet and max_token_length, as Hugging Face's (`alphabet.py`);
     `<unk>` and `</w>` are always in the alphabet, outside the limit."""
-    vocab_size = _check_vocab_size(vocab_size)
+    vocab_size = check_vocab_size(vocab_size)
     options = check_options(options, ("limit_alphabet", "initial_alphabet", "max_token_length"))
-    words = _bpe_words(lines)
+    words = bpe_words(lines)
     if not words:
         raise ValueError("the corpus has no words to learn from")
     max_length = options.pop("max_token_length", None)
@@ -568,7 +568,7 @@ def bpe_trainer(
     trainer = BpeTrainer(
         words,
         vocab_size,
-        min_frequency=_check_min_frequency(min_frequency),
+        min_frequency=check_min_frequency(min_frequency),
         special_tokens=[UNK],
         end_of_word=END_OF_WORD,
         alphabet=sorted({*chars, END_OF_WORD}),
@@ -576,7 +576,7 @@ def bpe_trainer(
         record_top=record_top,
         annotate=annotate,
     )
-    _check_alphabet(vocab_size, trainer.alphabet_size, "<unk>, the characters and </w>")
+    check_alphabet(vocab_size, trainer.alphabet_size, "<unk>, the characters and </w>")
     return trainer
 
 
@@ -596,7 +596,7 @@ def byte_bpe_trainer(
     options = check_options(options, (*OPTION_NAMES, "symbol_order"))
     options["initial_alphabet"] = [*BYTE_TO_CHAR.values(), *options.get("initial_alphabet", ())]
     trainer = hf_bpe_trainer(
-        _byte_bpe_words(lines, pattern),
+        byte_bpe_words(lines, pattern),
         vocab_size,
         min_frequency=min_frequency,
         special_tokens=special_tokens,
@@ -605,7 +605,7 @@ def byte_bpe_trainer(
         **options,
     )
     spelled = options.get("continuing_subword_prefix") or options.get("end_of_word_suffix")
-    _check_alphabet(
+    check_alphabet(
         vocab_size,
         trainer.alphabet_size,
         "the special tokens and 256 bytes"
@@ -631,8 +631,8 @@ def hf_bpe_trainer(
     >>> t.merge_strings()[:2]
     [('l', 'o'), ('lo', 'w</w>')]
     """
-    vocab_size = _check_vocab_size(vocab_size)
-    specials = _check_specials(special_tokens)
+    vocab_size = check_vocab_size(vocab_size)
+    specials = check_specials(special_tokens)
     order = options.pop("symbol_order", None)
     options = check_options(options)
     max_length = options.pop("max_token_length", None)
@@ -640,7 +640,7 @@ def hf_bpe_trainer(
     return BpeTrainer(
         words,
         vocab_size,
-        min_frequency=_check_min_frequency(min_frequency),
+        min_frequency=check_min_frequency(min_frequency),
         special_tokens=specials,
         alphabet=alphabet,
         continuing_subword_prefix=options.get("continuing_subword_prefix"),
@@ -650,7 +650,7 @@ def hf_bpe_trainer(
     )
 
 
-def _check_specials(special_tokens: Iterable[str]) -> list[str]:
+def check_specials(special_tokens: Iterable[str]) -> list[str]:
     if isinstance(special_tokens, str):
         special_tokens = [special_tokens]
     out = []

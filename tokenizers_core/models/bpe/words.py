@@ -14,7 +14,7 @@ import regex
 
 from ...byte_level import str_to_byte_level
 from ...pre_tokenizers import PRESETS, WHITESPACE_PATTERN, compile_pattern
-from .model import _ASCII_PATTERNS, END_OF_WORD, MAX_VOCAB_SIZE
+from .model import ASCII_PATTERNS, END_OF_WORD, MAX_VOCAB_SIZE
 
 # ---- corpus -> word table ------------------------------------------------------------------------
 MAX_CORPUS_CHARS = 20_000_000
@@ -35,7 +35,7 @@ def _lines(lines: Iterable[str]) -> list[str]:
     return out
 
 
-def _check_vocab_size(vocab_size: Any) -> int:
+def check_vocab_size(vocab_size: Any) -> int:
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
         raise ValueError("vocab_size must be a whole number")
     if not 1 <= vocab_size <= MAX_VOCAB_SIZE:
@@ -43,13 +43,13 @@ def _check_vocab_size(vocab_size: Any) -> int:
     return vocab_size
 
 
-def _check_min_frequency(min_frequency: Any) -> int:
+def check_min_frequency(min_frequency: Any) -> int:
     if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 0:
         raise ValueError("min_frequency must be a whole number >= 0")
     return min_frequency
 
 
-def _check_alphabet(vocab_size: int, alphabet_size: int, what: str) -> None:
+def check_alphabet(vocab_size: int, alphabet_size: int, what: str) -> None:
     if vocab_size < alphabet_size:
         raise ValueError(
             f"vocab_size {vocab_size} is below the {alphabet_size} symbols this corpus "
@@ -57,12 +57,12 @@ def _check_alphabet(vocab_size: int, alphabet_size: int, what: str) -> None:
         )
 
 
-def _splitter(pattern: str, ascii_name: str | None):
+def splitter(pattern: str, ascii_name: str | None):
     """A function line -> pieces: `re` with the ASCII pattern for ASCII lines, else `regex`."""
     findall = regex.compile(pattern).findall
-    if ascii_name not in _ASCII_PATTERNS:  # (None, or a preset without an ASCII spelling)
+    if ascii_name not in ASCII_PATTERNS:  # (None, or a preset without an ASCII spelling)
         return findall
-    ascii_findall = re.compile(_ASCII_PATTERNS[ascii_name]).findall
+    ascii_findall = re.compile(ASCII_PATTERNS[ascii_name]).findall
     return lambda line: ascii_findall(line) if line.isascii() else findall(line)
 
 
@@ -72,12 +72,12 @@ def bpe_word_table(lines: Iterable[str]) -> dict[tuple[str, ...], int]:
     >>> bpe_word_table(["low low", "lower"])
     {('l', 'o', 'w', '</w>'): 2, ('l', 'o', 'w', 'e', 'r', '</w>'): 1}
     """
-    return {(*word, END_OF_WORD): c for word, c in _bpe_words(lines).items()}
+    return {(*word, END_OF_WORD): c for word, c in bpe_words(lines).items()}
 
 
-def _bpe_words(lines: Iterable[str]) -> Counter[str]:
+def bpe_words(lines: Iterable[str]) -> Counter[str]:
     """The Whitespace words of the corpus, each as one str, with counts."""
-    findall = _splitter(WHITESPACE_PATTERN, "whitespace")
+    findall = splitter(WHITESPACE_PATTERN, "whitespace")
     return Counter(chain.from_iterable(map(findall, _lines(lines))))
 
 
@@ -96,11 +96,11 @@ def byte_bpe_word_table(lines: Iterable[str], pattern: str = "gpt2") -> dict[tup
     >>> byte_bpe_word_table(["hi hi"])
     {('h', 'i'): 1, ('Ġ', 'h', 'i'): 1}
     """
-    return {tuple(word): c for word, c in _byte_bpe_words(lines, pattern).items()}
+    return {tuple(word): c for word, c in byte_bpe_words(lines, pattern).items()}
 
 
-def _byte_bpe_words(lines: Iterable[str], pattern: str) -> dict[str, int]:
+def byte_bpe_words(lines: Iterable[str], pattern: str) -> dict[str, int]:
     """`byte_bpe_word_table` with each word as one str (one symbol per character): faster."""
-    findall = _splitter(_pattern_for(pattern), pattern if pattern in _ASCII_PATTERNS else None)
+    findall = splitter(_pattern_for(pattern), pattern if pattern in ASCII_PATTERNS else None)
     counter: Counter[str] = Counter(chain.from_iterable(map(findall, _lines(lines))))
     return {str_to_byte_level(word): c for word, c in counter.items() if word}

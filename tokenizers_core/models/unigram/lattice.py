@@ -118,7 +118,7 @@ class Lattice:
         for pos in range(len(self.text) + 1):
             lefts = self.end_nodes[pos]
             for rnode in self.begin_nodes[pos]:
-                alpha[rnode.node_id] = _logsumexp(
+                alpha[rnode.node_id] = logsumexp(
                     [inv_theta * l.score + alpha[l.node_id] for l in lefts]
                 )
         return alpha
@@ -129,16 +129,16 @@ class Lattice:
         for pos in range(len(self.text), -1, -1):
             rights = self.begin_nodes[pos]
             for lnode in self.end_nodes[pos]:
-                beta[lnode.node_id] = _logsumexp(
+                beta[lnode.node_id] = logsumexp(
                     [inv_theta * r.score + beta[r.node_id] for r in rights]
                 )
         return beta
 
 
-def _logsumexp(values: Sequence[float]) -> float:
+def logsumexp(values: Sequence[float]) -> float:
     """log(sum(exp(v))) computed stably.
 
-    >>> round(_logsumexp([math.log(1), math.log(3)]), 6) == round(math.log(4), 6)
+    >>> round(logsumexp([math.log(1), math.log(3)]), 6) == round(math.log(4), 6)
     True
     """
     if not values:

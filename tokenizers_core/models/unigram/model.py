@@ -45,7 +45,7 @@ from typing import Any, ClassVar, Iterator, Sequence
 
 from ...steps import Step, register_step
 from ..sentencepiece_common import finish_tokens
-from .lattice import FLT_MAX, FLT_MIN, Lattice, _logsumexp, f32, nbest_paths, sample_path
+from .lattice import FLT_MAX, FLT_MIN, Lattice, f32, logsumexp, nbest_paths, sample_path
 from .viterbi import viterbi
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
@@ -358,7 +358,7 @@ class Unigram:
         elif nbest_size > 1:
             paths = self.nbest_detailed(text, nbest_size)
             logs = [alpha * score for _t, _s, score in paths]
-            z = _logsumexp(logs)
+            z = logsumexp(logs)
             weights = [math.exp(v - z) for v in logs]
             spans = rng.choices(paths, weights=weights)[0][1]
         else:

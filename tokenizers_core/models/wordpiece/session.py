@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Mapping
 
-from .trainer import PairRow, WordPieceMergeStep, WordPieceTrainer, WordRow, _merge_word
+from .trainer import PairRow, WordPieceMergeStep, WordPieceTrainer, WordRow, merge_word
 
 TOP_PAIRS = 12  # rows of the view's pair table
 REPORT_EVERY = 100  # merges between two progress reports
@@ -109,7 +109,7 @@ class WordPieceSession:
             if j > k:
                 break
             step = t.steps[j - 1]
-            ids, _times = _merge_word(
+            ids, _times = merge_word(
                 ids,
                 t.symbol_id[step.pair[0]],
                 t.symbol_id[step.pair[1]],

@@ -146,10 +146,10 @@ def _pairs_of(word: list[int]) -> list[int]:
     return [(word[i] << _SHIFT) | word[i + 1] for i in range(len(word) - 1)]
 
 
-def _merge_word(word: list[int], left: int, right: int, new: int) -> tuple[list[int], int]:
+def merge_word(word: list[int], left: int, right: int, new: int) -> tuple[list[int], int]:
     """Replace each `left right` by `new`, left to right without overlap; return (word, times).
 
-    >>> _merge_word([1, 1, 1], 1, 1, 9)
+    >>> merge_word([1, 1, 1], 1, 1, 9)
     ([9, 1], 1)
     """
     out: list[int] = []
@@ -478,7 +478,7 @@ class WordPieceTrainer:
         changed = 0
         for wi in sorted(self.pair_words.get(key, ())):
             word = self.words[wi]
-            merged, times = _merge_word(word, left, right, new)
+            merged, times = merge_word(word, left, right, new)
             if not times:
                 continue  # stale index entry
             changed += 1
