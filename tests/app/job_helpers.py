@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from tests.polling import wait_until as until  # noqa: F401 (the job tests' name for it)
+from tests.polling import wait_until
 
 
 def running(pid: int) -> bool:
@@ -16,6 +16,11 @@ def running(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in "ZX"
     except OSError:
         return False
+
+
+def until(check, timeout: float = 30.0, step: float = 0.1):
+    """The job tests' name for `tests.polling.wait_until` (`step`: the polling interval)."""
+    return wait_until(check, timeout, step)
 
 
 def random_corpus(n_words: int, seed: int = 1) -> str:
