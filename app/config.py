@@ -80,6 +80,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tokenizers_core.errors import InvalidInput
+
 from .db.engine import database_url, is_postgres
 
 DEFAULT_HOSTS = ("127.0.0.1", "localhost", "[::1]")
@@ -98,9 +100,9 @@ def _int(name: str, default: int, minimum: int = 1) -> int:
     try:
         value = int(raw)
     except ValueError:
-        raise ValueError(f"{name} must be a whole number, got {raw!r}") from None
+        raise InvalidInput(f"{name} must be a whole number, got {raw!r}") from None
     if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+        raise InvalidInput(f"{name} must be at least {minimum}, got {value}")
     return value
 
 
@@ -108,7 +110,7 @@ def _sources(name: str, default: str) -> str:
     """A CSP source list from the environment (no `;` or `,`, which would end the directive)."""
     raw = " ".join((os.environ.get(name) or default).split())
     if not raw or any(c in raw for c in ";,"):
-        raise ValueError(f"{name} must be CSP sources separated by spaces, got {raw!r}")
+        raise InvalidInput(f"{name} must be CSP sources separated by spaces, got {raw!r}")
     return raw
 
 
@@ -119,9 +121,9 @@ def _seconds(name: str, default: float) -> float:
     try:
         value = float(raw)
     except ValueError:
-        raise ValueError(f"{name} must be a number of seconds, got {raw!r}") from None
+        raise InvalidInput(f"{name} must be a number of seconds, got {raw!r}") from None
     if not 0 < value < float("inf"):
-        raise ValueError(f"{name} must be a positive number of seconds, got {raw!r}")
+        raise InvalidInput(f"{name} must be a positive number of seconds, got {raw!r}")
     return value
 
 
@@ -138,7 +140,7 @@ def host_patterns(raw: str, name: str = "TOKVIS_ALLOWED_HOSTS") -> tuple[str, ..
     >>> host_patterns("example.org:8000")
     Traceback (most recent call last):
     ...
-    ValueError: TOKVIS_ALLOWED_HOSTS: 'example.org:8000' has a port; name the host alone (every port of an allowed host is answered)
+    tokenizers_core.errors.InvalidInput: TOKVIS_ALLOWED_HOSTS: 'example.org:8000' has a port; name the host alone (every port of an allowed host is answered)
 
     Not handled: internationalised names in Unicode (write their `xn--` form, as the browser
     sends it) and IPv6 zone ids (`fe80::1%eth0`).
@@ -156,23 +158,23 @@ def host_patterns(raw: str, name: str = "TOKVIS_ALLOWED_HOSTS") -> tuple[str, ..
 def _host_pattern(host: str, entry: str, name: str) -> str:
     """One pattern of `host_patterns`, checked (ValueError naming `entry` and `name`)."""
     if "://" in host or "/" in host:
-        raise ValueError(
+        raise InvalidInput(
             f"{name}: {entry!r} is a URL; name the host alone, e.g. tokvis.example.org"
         )
     if "%" in host:
-        raise ValueError(f"{name}: {entry!r} has an IPv6 zone id, which no Host header carries")
+        raise InvalidInput(f"{name}: {entry!r} has an IPv6 zone id, which no Host header carries")
     try:  # ::1, [::1], [0:0::1] -> [::1]
         return f"[{ipaddress.IPv6Address(host.strip('[]')).compressed}]"
     except ValueError:
         pass
     if ":" in host:
-        raise ValueError(
+        raise InvalidInput(
             f"{name}: {entry!r} has a port; name the host alone (every port of "
             "an allowed host is answered)"
         )
     wildcard = host.startswith("*.")
     if not _HOST_NAME.fullmatch(host[2:] if wildcard else host):
-        raise ValueError(
+        raise InvalidInput(
             f"{name}: {entry!r} is not a host name; give names such as "
             "tokvis.example.org, *.example.org (its subdomains), 10.0.0.7, or * "
             "(every host)"

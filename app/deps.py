@@ -9,6 +9,7 @@ from pydantic import StringConstraints
 
 import tokenizers_core as tc
 from tokenizers_core import pretrained
+from tokenizers_core.errors import InvalidInput, NotFound
 
 from . import heap
 from .config import Settings
@@ -48,7 +49,7 @@ def sandbox(request: Request) -> Sandbox:
     return request.app.state.sandbox
 
 
-class UnknownTokenizer(LookupError):
+class UnknownTokenizer(NotFound):
     pass
 
 
@@ -56,14 +57,14 @@ def resolve_tokenizer(request: Request, name: str, pattern: str | None = None) -
     """The one place a tokeniser name is resolved: a bundled name or alias, an uploaded
     tokeniser's handle (`upload-...`), a trained handle, or the custom regex tokeniser.
 
-    Raises UnknownTokenizer (-> 404) for a name nobody knows, ValueError (-> 422) for a bad
+    Raises UnknownTokenizer (-> 404) for a name nobody knows, InvalidInput (-> 422) for a bad
     pattern.
     """
     if name == REGEX:
         from tokenizers_core.implementations.rules import regex_tokenizer
 
         if not pattern:
-            raise ValueError("the custom regex tokeniser needs a pattern")
+            raise InvalidInput("the custom regex tokeniser needs a pattern")
         return regex_tokenizer(pattern, timeout=settings(request).regex_timeout)
     if pretrained.is_bundled(name):
         canonical = pretrained.canonical_name(name)
@@ -207,7 +208,7 @@ def special_kwargs(tok: tc.Tokenizer, allow: str | list[str] | None) -> dict:
     import inspect
 
     if "allowed_special" not in inspect.signature(tok.encode).parameters:
-        raise ValueError(
+        raise InvalidInput(
             f"{tok.name} has no special tokens to allow in the text; "
             "only the OpenAI encodings (r50k_base, cl100k_base, o200k_base) do"
         )
@@ -228,17 +229,18 @@ def bounded(default: Any, lo: float, hi: float | None = None, form: bool = False
     return (Form if form else Query)(default, json_schema_extra=extra)
 
 
-BAD_INPUT = (HTTPException, LookupError, ValueError)
+# (a KeyError or a plain ValueError from a bug is not among them: it goes on, to a 500)
+BAD_INPUT = (HTTPException, NotFound, InvalidInput)
 
 
 def bad_input(exc: Exception) -> tuple[str, int]:
     """The message and status a page shows for bad input: an HTTPException keeps its own, an
-    unknown name (LookupError) is 404, any other ValueError from the core is 422.
+    unknown name (NotFound) is 404, the InvalidInput of the core or a service is 422.
 
     Use: `except BAD_INPUT as exc: ctx["error"], status = bad_input(exc)`.
     """
     if isinstance(exc, HTTPException):
         return str(exc.detail), exc.status_code
-    if isinstance(exc, LookupError):
+    if isinstance(exc, NotFound):
         return str(exc).strip("'\""), 404
     return str(exc), 422

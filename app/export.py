@@ -16,6 +16,7 @@ import threading
 import weakref
 from typing import Any
 
+from tokenizers_core.errors import InvalidInput
 from tokenizers_core.formats import dump_bytes
 from tokenizers_core.formats.exactness import Exactness, control_piece_change, exactness
 
@@ -92,12 +93,12 @@ def download(tok: Any, name: str, format: str, lossy: bool = False) -> bytes:
             else f"{name} has no {format} form"
         )
         if not has:
-            raise ValueError(
+            raise InvalidInput(
                 f"{why}; {name} has no file form (its tokens are cut from the text by rules)"
             )
-        raise ValueError(f"{why}; {name} can be downloaded as: {', '.join(has)}")
+        raise InvalidInput(f"{why}; {name} can be downloaded as: {', '.join(has)}")
     if has[format].lossy and not lossy:
-        raise ValueError(
+        raise InvalidInput(
             f"a {LABELS[format]} file of {name} is not exact: "
             f"{' '.join(has[format].changes)} Ask with lossy=true to download it "
             "anyway" + (f"; exact: {', '.join(formats_of(tok))}." if formats_of(tok) else ".")
@@ -117,7 +118,7 @@ MEDIA_TYPES = {
 def tokenizer_file(tok: Any, format: str) -> bytes:
     """The bytes of `tok` in `format` (ValueError when it has none, or the format is unknown)."""
     if format not in FORMATS:
-        raise ValueError(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
+        raise InvalidInput(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
     return dump_bytes(tok, format)
 
 

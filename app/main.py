@@ -16,6 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tokenizers_core import __version__  # pyproject's, read from the installed metadata
+from tokenizers_core.errors import InvalidInput, NotFound
 
 from . import limits, openapi
 from .config import Settings
@@ -225,9 +226,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def client_gone(request: Request, exc: ClientGone):
         return JSONResponse({"detail": str(exc)}, status_code=499)  # nobody reads it
 
+    @app.exception_handler(InvalidInput)
+    async def invalid_input(request: Request, exc: InvalidInput):
+        # Routes let the core's InvalidInput through: bad input is the user's, answered 422.
+        # A plain ValueError is not caught here: from a bug it is a 500, not the user's fault.
+        return error_response(request, 422, plain_message(exc))
+
     @app.exception_handler(ValueError)
     async def value_error(request: Request, exc: ValueError):
-        # Routes let the core's ValueError through: bad input is the user's, answered 422.
+        # One plain ValueError is always the user's: Python's refusal to read a number of more
+        # than 4,300 digits, which `int()` raises wherever a typed number is read. Any other is
+        # a bug, raised on to a 500.
+        if TOO_MANY_DIGITS.search(str(exc)) is None:
+            raise exc
         return error_response(request, 422, plain_message(exc))
 
     @app.exception_handler(PermissionError)
@@ -236,9 +247,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # (security.queued_work_refusal)
         return error_response(request, 403, str(exc))
 
-    @app.exception_handler(LookupError)
-    async def not_found(request: Request, exc: LookupError):
-        # ... and its LookupError (an unknown tokenizer, corpus or step), answered 404.
+    @app.exception_handler(NotFound)
+    async def not_found(request: Request, exc: NotFound):
+        # ... and its NotFound (an unknown tokenizer, corpus or step), answered 404; a KeyError
+        # or IndexError from a bug is a 500.
         message = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
         return error_response(request, 404, message)
 
@@ -275,7 +287,7 @@ TOO_MANY_DIGITS = re.compile(
 
 
 def plain_message(exc: ValueError) -> str:
-    """The ValueError's message, but Python's own refusal of a number too long to read (a
+    """The error's message, but Python's own refusal of a number too long to read (a
     5,000-digit id or count, from `int()` anywhere) said plainly."""
     found = TOO_MANY_DIGITS.search(str(exc))
     if found is None:

@@ -36,6 +36,8 @@ from typing import Any
 from sqlalchemy import Connection, delete, func, select, update
 from sqlalchemy.sql import ColumnElement
 
+from tokenizers_core.errors import InvalidInput
+
 from .db import connect, database_url, ensure_current
 from .db.engine import insert_ignore, take_turn, upsert
 from .db.schema import corpora, jobs, limits, tokenizer_files, tokenizers, trained
@@ -199,7 +201,7 @@ class CorpusStore:
         digest = sha256_text(text)
         size = len(text.encode("utf-8"))
         if "\x00" in text and self.url.startswith("postgresql"):
-            raise ValueError(
+            raise InvalidInput(
                 "the text holds a NUL character (U+0000), which the shared "
                 "store (PostgreSQL) cannot keep; remove it and try again"
             )

@@ -20,6 +20,7 @@ from typing import Any
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import corpus_names, load_corpus
+from tokenizers_core.errors import InvalidInput, NotFound
 
 from . import heap
 from .lru import LRU
@@ -34,8 +35,8 @@ def corpus_text(store: CorpusStore, ref: str) -> str:
         text = store.get(ref)
         if text is not None:
             return text
-        raise LookupError(f"no stored corpus has sha256 {ref}")
-    raise LookupError(
+        raise NotFound(f"no stored corpus has sha256 {ref}")
+    raise NotFound(
         f"unknown corpus {ref!r}: give a bundled name (botchan, udhr/eng, ...) "
         "or the sha256 of a stored corpus"
     )
@@ -115,7 +116,7 @@ class TrainedTokenizers:
                     spec["algorithm"], text.splitlines(), spec["vocab_size"], **spec["options"]
                 )
             except TypeError as exc:  # an option the trainer does not take
-                raise ValueError(f"bad option for {spec['algorithm']}: {exc}") from None
+                raise InvalidInput(f"bad option for {spec['algorithm']}: {exc}") from None
         tok.name = handle
         heap.settle()  # the model stays in the cache: keep the collector off it
         self._cache.put(handle, tok)
@@ -138,7 +139,7 @@ class TrainedTokenizers:
                     continue
             if job and job.status == "error":
                 if job.error_kind == "lookup":
-                    raise LookupError(job.error)
-                raise ValueError(job.error)
+                    raise NotFound(job.error)
+                raise InvalidInput(job.error)
             # cancelled or interrupted by someone else, or pruned a moment ago: queue it again
-        raise ValueError(f"the training of {handle} was cancelled; try again")
+        raise InvalidInput(f"the training of {handle} was cancelled; try again")

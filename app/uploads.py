@@ -32,6 +32,7 @@ from starlette.concurrency import run_in_threadpool
 
 import tokenizers_core as tc
 from tokenizers_core import formats
+from tokenizers_core.errors import InvalidInput
 from tokenizers_core.formats import vocab_merges
 
 from . import heap
@@ -148,7 +149,7 @@ def parse_special_tokens(raw: str | None) -> dict[str, int] | None:
         try:
             value = json.loads(raw)
         except json.JSONDecodeError as exc:
-            raise ValueError(
+            raise InvalidInput(
                 f"special tokens: not valid JSON ({exc.msg} at line {exc.lineno}, "
                 f"column {exc.colno})"
             ) from None
@@ -156,7 +157,7 @@ def parse_special_tokens(raw: str | None) -> dict[str, int] | None:
             isinstance(k, str) and k and isinstance(v, int) and not isinstance(v, bool) and v >= 0
             for k, v in value.items()
         ):
-            raise ValueError(
+            raise InvalidInput(
                 "special tokens: give a JSON object of token → id, such as "
                 '{"<|endoftext|>": 100257}'
             )
@@ -166,8 +167,9 @@ def parse_special_tokens(raw: str | None) -> dict[str, int] | None:
         if not line.strip():
             continue
         token, _, rank = line.strip().rpartition(" ")
-        if not token.strip() or not rank.isdigit():
-            raise ValueError(
+        # ("²" is a digit to isdigit and not to int; 5,000 digits are more than int() reads)
+        if not token.strip() or not (rank.isascii() and rank.isdigit() and len(rank) < 19):
+            raise InvalidInput(
                 f"special tokens, line {number}: expected `TOKEN ID` (or a JSON "
                 f"object), got {line.strip()[:40]!r}"
             )
@@ -186,7 +188,7 @@ def parse_lowercase(raw: str | bool | None) -> bool | None:
         return True
     if value in ("false", "0", "no", "off", "cased"):
         return False
-    raise ValueError(f"lowercase must be auto, cased or uncased, got {raw!r}")
+    raise InvalidInput(f"lowercase must be auto, cased or uncased, got {raw!r}")
 
 
 def model_family(tok: Any) -> str:
@@ -204,7 +206,7 @@ def model_family(tok: Any) -> str:
     return "other"
 
 
-class NeedsPattern(ValueError):
+class NeedsPattern(InvalidInput):
     """A ranks file was uploaded without its pattern; `sha256` names its stored bytes."""
 
     def __init__(self, sha256: str) -> None:
@@ -257,7 +259,9 @@ class UploadedTokenizers:
             sniffed = None
         fmt = format or sniffed
         if fmt not in formats.FORMATS:
-            raise ValueError(f"unknown format {fmt!r}; choose one of: {', '.join(formats.FORMATS)}")
+            raise InvalidInput(
+                f"unknown format {fmt!r}; choose one of: {', '.join(formats.FORMATS)}"
+            )
         given = {
             "pattern": pattern or None,
             "special_tokens": special_tokens,
@@ -346,14 +350,16 @@ class UploadedTokenizers:
 
 
 def parse(data: bytes, fmt: str, options: dict[str, Any]) -> tc.Tokenizer:
-    """`tc.load` on the bytes; any failure to read the file is a ValueError naming it. (The
+    """`tc.load` on the bytes; any failure to read the file is an InvalidInput naming it. (The
     server runs this in a sandboxed child: `app.sandbox.Sandbox.parse`.)"""
     try:
         return tc.load(data, format=fmt, **options)
-    except ValueError:
+    except InvalidInput:
         raise
-    except _PARSE_ERRORS as exc:  # the readers should say ValueError; never a 500 for a file
-        raise ValueError(
+    # a reader should say InvalidInput; whatever else it lets through (a UnicodeDecodeError,
+    # a KeyError of a hostile file) is still the file's fault: never a 500 for a file
+    except (ValueError, *_PARSE_ERRORS) as exc:
+        raise InvalidInput(
             f"cannot read this {FORMAT_LABELS.get(fmt, fmt)}: {type(exc).__name__}: {exc}"
         ) from None
 
@@ -388,7 +394,9 @@ async def upload(
     else:
         raise HTTPException(422, "choose a tokenizer file to upload")
     if format and format not in formats.FORMATS:
-        raise ValueError(f"unknown format {format!r}; choose one of: {', '.join(formats.FORMATS)}")
+        raise InvalidInput(
+            f"unknown format {format!r}; choose one of: {', '.join(formats.FORMATS)}"
+        )
     # parsing a big file takes seconds: off the event loop, so other requests go on
     try:
         return await run_in_threadpool(

@@ -114,17 +114,22 @@ def data_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("tokvis-data")
 
 
-@pytest.fixture(scope="session")
-def settings(data_dir):
+def make_settings(db_path: Path):
+    """The tests' settings over the store at `db_path`: the bundled defaults with smaller limits."""
     from app.config import Settings
 
     return Settings(
-        db_path=data_dir / "store.sqlite3",
+        db_path=db_path,
         max_text_chars=20_000,
         max_corpus_bytes=2_000_000,
         max_upload_bytes=2_000_000,
         regex_timeout=0.5,
     )
+
+
+@pytest.fixture(scope="session")
+def settings(data_dir):
+    return make_settings(data_dir / "store.sqlite3")
 
 
 @pytest.fixture(scope="session")
@@ -148,18 +153,23 @@ def isolated_client(tmp_path_factory):
     (uploads made by other tests would change what they show)."""
     from fastapi.testclient import TestClient
 
-    from app.config import Settings
     from app.main import create_app
 
     db = tmp_path_factory.mktemp("isolated") / "store.sqlite3"
-    settings = Settings(
-        db_path=db,
-        max_text_chars=20_000,
-        max_corpus_bytes=2_000_000,
-        max_upload_bytes=2_000_000,
-        regex_timeout=0.5,
-    )
-    with TestClient(create_app(settings)) as c:
+    with TestClient(create_app(make_settings(db))) as c:
+        yield c
+
+
+@pytest.fixture
+def store_client(tmp_path):
+    """A TestClient over a store made for this one test, for a test that writes (stores a
+    corpus or a tokenizer): what it stores is gone after it, so no other test sees it, in
+    any order. (A fresh app costs about 0.1 s; the read-only tests share `client`.)"""
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+
+    with TestClient(create_app(make_settings(tmp_path / "store.sqlite3"))) as c:
         yield c
 
 

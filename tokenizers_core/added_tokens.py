@@ -32,6 +32,7 @@ from typing import Callable, Iterable, Iterator, Optional
 
 import regex
 
+from .errors import InvalidInput
 from .normalized import NormalizedString
 
 __all__ = [
@@ -53,12 +54,12 @@ MAX_CONTENT_CHARS = 256
 def check_added_count(count: int) -> None:
     """ValueError when a tokenizer declares more added tokens than `MAX_ADDED_TOKENS`.
 
-    >>> check_added_count(100_001)
+    >>> check_added_count(100_001)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    ValueError: added_tokens has 100,001 entries; the most a tokenizer may have is 100,000
+    tokenizers_core.errors.InvalidInput: added_tokens has 100,001 entries; the most a tokenizer ...
     """
     if count > MAX_ADDED_TOKENS:
-        raise ValueError(
+        raise InvalidInput(
             f"added_tokens has {count:,} entries; the most a tokenizer may have is "
             f"{MAX_ADDED_TOKENS:,}"
         )
@@ -82,9 +83,9 @@ class AddedToken:
 
     def __post_init__(self) -> None:
         if not isinstance(self.content, str) or not self.content:
-            raise ValueError(f"added token {self.content!r} must be a non-empty string")
+            raise InvalidInput(f"added token {self.content!r} must be a non-empty string")
         if len(self.content) > MAX_CONTENT_CHARS:
-            raise ValueError(
+            raise InvalidInput(
                 f"added token {self.content[:40]!r}... is {len(self.content):,} "
                 f"characters long; the longest an added token may be is "
                 f"{MAX_CONTENT_CHARS}"
@@ -92,18 +93,18 @@ class AddedToken:
         if self.id is not None and (
             not isinstance(self.id, int) or isinstance(self.id, bool) or self.id < 0
         ):
-            raise ValueError(f"added token {self.content!r}: id must be a non-negative integer")
+            raise InvalidInput(f"added token {self.content!r}: id must be a non-negative integer")
 
     @classmethod
     def from_hf_config(cls, cfg: dict) -> "AddedToken":
         """One entry of a tokenizer.json's "added_tokens" list."""
         if not isinstance(cfg, dict) or not isinstance(cfg.get("content"), str):
-            raise ValueError('added_tokens: each entry must be an object with a string "content"')
+            raise InvalidInput('added_tokens: each entry must be an object with a string "content"')
         flags = {}
         for flag in ("special", "normalized", "lstrip", "rstrip", "single_word"):
             if flag in cfg:
                 if not isinstance(cfg[flag], bool):
-                    raise ValueError(
+                    raise InvalidInput(
                         f"added token {cfg['content']!r}: {flag} must be true or false"
                     )
                 flags[flag] = cfg[flag]
@@ -162,7 +163,7 @@ class AddedVocabulary:
         check_added_count(len(tokens))
         for token in tokens:
             if token.id is None:
-                raise ValueError(f"added token {token.content!r} has no id")
+                raise InvalidInput(f"added token {token.content!r} has no id")
             self.tokens[token.id] = token  # a later entry for an id replaces it
         self.ids: dict[str, int] = {t.content: i for i, t in self.tokens.items()}
         self.special: frozenset[str] = frozenset(

@@ -24,6 +24,8 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from .errors import InvalidInput
+
 
 @dataclass(frozen=True)
 class Split:
@@ -95,7 +97,7 @@ def chunks(tok: Any, text: str, n: int, *, limit: int | None = None, **options: 
 
 def _check_budget(n: int) -> None:
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise ValueError(f"the token budget must be a whole number of at least 1 (got {n!r})")
+        raise InvalidInput(f"the token budget must be a whole number of at least 1 (got {n!r})")
 
 
 def _encode(tok: Any, text: str, options: dict[str, Any]) -> Any:
@@ -162,7 +164,7 @@ def _fit_characters(tok: Any, text: str, start: int, n: int, options: dict[str, 
     cut = start + 1
     if _count(tok, text[start:cut], options) > n:
         count = _count(tok, text[start:cut], options)
-        raise ValueError(
+        raise InvalidInput(
             f"the character {text[start]!r} at position {start} alone takes {count} "
             f"tokens, more than the budget of {n}: no cut on a character boundary "
             f"fits it; raise the budget"

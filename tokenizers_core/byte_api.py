@@ -29,15 +29,14 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from .byte_level import bytes_to_unicode
+from .byte_level import CHAR_TO_BYTE, bytes_to_byte_level
+from .errors import InvalidInput
 
-_BYTE_OF_CHAR = {c: b for b, c in bytes_to_unicode().items()}
-_CHAR_OF_LATIN1 = {b: c for b, c in bytes_to_unicode().items()}  # a str.translate table
 _SPACES = frozenset(b" \n\t")
 
 
-class NotAToken(KeyError, ValueError):
-    """An id or bytes that are no token: a KeyError, as tiktoken raises, and a ValueError."""
+class NotAToken(KeyError, InvalidInput):
+    """An id or bytes that are no token: a KeyError, as tiktoken raises, and an InvalidInput."""
 
     def __str__(self) -> str:  # KeyError would show the message quoted
         return str(self.args[0]) if self.args else ""
@@ -54,7 +53,7 @@ def spell(data: bytes) -> str:
     >>> spell(b" \\xc3\\xa9")
     'ĠÃ©'
     """
-    return data.decode("latin-1").translate(_CHAR_OF_LATIN1)
+    return bytes_to_byte_level(data)
 
 
 def _read(token: str) -> bytes:
@@ -65,7 +64,7 @@ def _read(token: str) -> bytes:
     (b' \\xc3\\xa9', b'<|begin_of_text|>', b'a b')
     """
     try:
-        return bytes(_BYTE_OF_CHAR[c] for c in token)
+        return bytes(CHAR_TO_BYTE[c] for c in token)
     except KeyError:
         return token.encode("utf-8")
 
@@ -170,7 +169,7 @@ def encode_bytes(tok: Any, data: bytes) -> list[int]:
     except UnicodeDecodeError as err:
         valid = err.start
     if getattr(tok.model, "rank_by", None) != "tokens":
-        raise ValueError(
+        raise InvalidInput(
             f"{_name(tok)} encodes text, and these bytes are not UTF-8 (byte "
             f"{valid}); only tiktoken-style encodings take any bytes"
         )
@@ -204,10 +203,10 @@ def _bytes(data: Any) -> bytes:
         return data.encode("utf-8", "surrogatepass")
     if isinstance(data, (bytes, bytearray, memoryview)):
         return bytes(data)
-    raise ValueError(f"expected bytes or a string, not {type(data).__name__}")
+    raise InvalidInput(f"expected bytes or a string, not {type(data).__name__}")
 
 
 def _ids(ids: Iterable[int]) -> list[int]:
     if isinstance(ids, (str, bytes)) or not isinstance(ids, Iterable):
-        raise ValueError("give a list of token ids")
+        raise InvalidInput("give a list of token ids")
     return list(ids)

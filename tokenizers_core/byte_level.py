@@ -4,6 +4,7 @@ decoder, and by the byte-level BPE models (a base module: it imports nothing of 
 
 from __future__ import annotations
 
+from .errors import InvalidInput
 from .normalized import NormalizedString
 
 
@@ -80,7 +81,7 @@ def byte_level_to_bytes(token: str) -> bytes:
     try:
         return bytes(CHAR_TO_BYTE[c] for c in token)
     except KeyError as err:
-        raise ValueError(f"{err.args[0]!r} is not a byte-level character") from None
+        raise InvalidInput(f"{err.args[0]!r} is not a byte-level character") from None
 
 
 def to_byte_level(piece: NormalizedString) -> NormalizedString:

@@ -21,6 +21,8 @@ import gzip
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import InvalidInput
+
 DATA_DIR = Path(__file__).parent / "data" / "corpora"
 
 # Sennrich, Haddow and Birch (2016), "Neural Machine Translation of Rare Words with Subword
@@ -58,7 +60,7 @@ def load_corpus(name: str) -> str:
             return f.read()
     if name.startswith("udhr/") and name[5:] in {lang.code for lang in udhr_languages()}:
         return (DATA_DIR / "udhr" / f"{name[5:]}.txt").read_text(encoding="utf-8")
-    raise ValueError(
+    raise InvalidInput(
         f"unknown corpus {name!r}; bundled corpora are: botchan, udhr/<code> "
         f"(e.g. udhr/eng, udhr/cmn_hans)"
     )

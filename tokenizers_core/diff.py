@@ -39,6 +39,7 @@ from typing import Any, Iterable, Sequence
 
 from .diff_stress import stress_texts
 from .encoding import Encoding
+from .errors import InvalidInput
 from .steps import describe
 
 __all__ = [
@@ -145,7 +146,7 @@ def diff(
     texts = list(texts)
     for t in texts:
         if not isinstance(t, str):
-            raise ValueError(f"every text to diff must be a str, not {type(t).__name__}")
+            raise InvalidInput(f"every text to diff must be a str, not {type(t).__name__}")
     encs_a, encs_b = a.encode_batch(texts), b.encode_batch(texts)
     seen: dict[str, Divergence] = {}
     out: list[Divergence] = []

@@ -34,6 +34,7 @@ from typing import Callable
 
 import regex
 
+from .errors import InvalidInput
 from .user_regex import TimedPattern, shared_budget
 
 __all__ = ["compile_hf", "find_matches", "find_spans", "char_matches"]
@@ -50,19 +51,19 @@ def compile_hf(pattern: str, *, literal: bool = False) -> "regex.Pattern[str] | 
     >>> compile_hf("(")
     Traceback (most recent call last):
     ...
-    ValueError: invalid regex '(': missing ) at position 1
+    tokenizers_core.errors.InvalidInput: invalid regex '(': missing ) at position 1
     """
     if not isinstance(pattern, str):
-        raise ValueError(f"a pattern must be a string, not {type(pattern).__name__}")
+        raise InvalidInput(f"a pattern must be a string, not {type(pattern).__name__}")
     if literal:
         return regex.compile(regex.escape(pattern))
     try:
         return TimedPattern(regex.compile(translate(pattern), regex.MULTILINE), pattern)
     except regex.error as err:
         where = f" at position {err.pos}" if err.pos is not None else ""
-        raise ValueError(f"invalid regex {pattern!r}: {err.msg}{where}") from None
+        raise InvalidInput(f"invalid regex {pattern!r}: {err.msg}{where}") from None
     except (RecursionError, OverflowError, MemoryError) as err:
-        raise ValueError(f"invalid regex {pattern!r}: {err}") from None
+        raise InvalidInput(f"invalid regex {pattern!r}: {err}") from None
 
 
 # Oniguruma's \w: Unicode's word characters without the joiners (Join_Control), plus the

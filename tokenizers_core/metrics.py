@@ -21,6 +21,7 @@ from typing import Iterable, Sequence
 
 from .corpora import load_corpus, udhr_languages
 from .encoding import Encoding
+from .errors import InvalidInput
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,7 @@ def relative_counts(counts: dict[str, int], base: str) -> dict[str, float]:
     {'eng': 1.0, 'fra': 1.3}
     """
     if not counts.get(base):
-        raise ValueError(f"the base {base!r} has no count to compare against")
+        raise InvalidInput(f"the base {base!r} has no count to compare against")
     return {k: v / counts[base] for k, v in counts.items()}
 
 

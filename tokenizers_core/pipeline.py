@@ -42,6 +42,7 @@ from typing import Any, Callable, Iterable, Protocol
 from . import byte_api, pretokenized, processors
 from .added_tokens import AddedToken, AddedVocabulary
 from .encoding import Encoding, Token
+from .errors import InvalidInput
 from .models import Model
 from .normalized import NormalizedString
 from .normalizers import NormalizedTooLong
@@ -141,7 +142,7 @@ class Tokenizer:
         if self.truncation is not None:
             room = self.truncation.max_length - self._n_added(False)
             if room < self.truncation.stride:
-                raise ValueError(
+                raise InvalidInput(
                     f"truncation stride ({self.truncation.stride}) must be at most "
                     f"max_length ({self.truncation.max_length}) minus the "
                     f"{self._n_added(False)} special tokens the post-processor adds"
@@ -206,7 +207,7 @@ class Tokenizer:
         [[0, 1, 1], [0, 0, 0]]
         """
         if isinstance(inputs, str):
-            raise ValueError("encode_batch takes a list of texts; use encode for one text")
+            raise InvalidInput("encode_batch takes a list of texts; use encode for one text")
         encodings = []
         for item in inputs:
             text, pair = pretokenized.batch_item(item, is_pretokenized)
@@ -283,7 +284,7 @@ class Tokenizer:
         added = self._n_added(second is not None) if add_special_tokens else 0
         if added:
             if params.max_length < added:
-                raise ValueError(
+                raise InvalidInput(
                     f"truncation max_length ({params.max_length}) is shorter than "
                     f"the {added} special tokens the post-processor adds"
                 )
@@ -334,7 +335,7 @@ class Tokenizer:
         on the words this tokenizer's normaliser and pre-tokenizer cut from `iterator`'s lines;
         the trainer's special tokens become special added tokens. Replaces the model in place."""
         if isinstance(iterator, str):
-            raise ValueError("train on an iterable of lines, not one string")
+            raise InvalidInput("train on an iterable of lines, not one string")
         words: dict[str, int] = {}
         for line in iterator:
             for piece in self.pre_tokenize(line):
@@ -584,7 +585,7 @@ class Tokenizer:
         """Unigram models: the k best segmentations of `text` as (tokens, score), best first."""
         fn = getattr(self.model, "nbest", None)
         if fn is None:
-            raise ValueError(
+            raise InvalidInput(
                 f"{self.name or 'this tokeniser'} is not a Unigram model; "
                 "n-best segmentations need one"
             )
@@ -609,7 +610,7 @@ class Tokenizer:
         for i in ids:
             tok = self.id_to_token(i) if isinstance(i, int) and not isinstance(i, bool) else None
             if tok is None:
-                raise ValueError(
+                raise InvalidInput(
                     f"id {i!r} is not in the vocabulary of {self.name or 'this tokeniser'}"
                 )
             if skip_special_tokens and self.is_special(tok):
@@ -639,10 +640,12 @@ class Tokenizer:
         >>> tok.encode("a" * 40 + "!")
         Traceback (most recent call last):
         ...
-        ValueError: the pattern '(a|a)*$' took longer than 0.05 s on this text, so it was stopped; nested repetition such as (a|a)+ or (a+)+ makes a regex backtrack exponentially: simplify it
+        tokenizers_core.errors.InvalidInput: the pattern '(a|a)*$' took longer than 0.05 s on this text, so it was stopped; nested repetition such as (a|a)+ or (a+)+ makes a regex backtrack exponentially: simplify it
         """
         if seconds is not None and not seconds > 0:
-            raise ValueError("the regex time limit must be a positive number of seconds (or None)")
+            raise InvalidInput(
+                "the regex time limit must be a positive number of seconds (or None)"
+            )
         for pattern in timed_patterns(
             [self.normalizer, self.pre_tokenizer, self.decoder, self.post_processor]
         ):
@@ -716,7 +719,7 @@ def _resolve_added(model: Model, entries: Iterable[str | AddedToken]) -> tuple[A
     must be in the vocabulary; an `AddedToken` without an id takes the id of an earlier entry
     or of the model for the same string, or the next free id (Hugging Face's `add_tokens`)."""
     if isinstance(entries, (str, AddedToken)):
-        raise ValueError("added_tokens must be a list of strings or AddedTokens")
+        raise InvalidInput("added_tokens must be a list of strings or AddedTokens")
     out: dict[str, AddedToken] = {}
     size = model.get_vocab_size()
     next_id: int | None = None
@@ -724,7 +727,7 @@ def _resolve_added(model: Model, entries: Iterable[str | AddedToken]) -> tuple[A
         if isinstance(entry, str):
             id_ = model.token_to_id(entry) if entry else None
             if id_ is None:
-                raise ValueError(
+                raise InvalidInput(
                     f"added token {entry!r} must be a non-empty string in the vocabulary"
                 )
             token = AddedToken(entry, id=id_, special=True, normalized=False)
@@ -745,7 +748,7 @@ def _resolve_added(model: Model, entries: Iterable[str | AddedToken]) -> tuple[A
                     id_, next_id = next_id, next_id + 1
                 token = dataclasses.replace(token, id=id_)
         else:
-            raise ValueError(f"added token {entry!r} must be a string or an AddedToken")
+            raise InvalidInput(f"added token {entry!r} must be a string or an AddedToken")
         out.pop(token.content, None)
         out[token.content] = token
     return tuple(out.values())

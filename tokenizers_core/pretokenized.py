@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .encoding import Encoding
+from .errors import InvalidInput
 
 # stages 0-3 for one text: (text, type_id, local_ids, trace) -> Encoding
 EncodeSequence = Callable[[str, int, dict, Any], Encoding]
@@ -31,7 +32,7 @@ def check_words(words: Any) -> list[str]:
     ['a', 'b']
     """
     if not isinstance(words, (list, tuple)) or not all(isinstance(w, str) for w in words):
-        raise ValueError(
+        raise InvalidInput(
             "pre-tokenized input is a list of words (strings), e.g. "
             '["Hello", "world"]; give a plain string without is_pretokenized'
         )
@@ -45,7 +46,7 @@ def sequence_encoder(
     words. Checks the input first (ValueError for the wrong kind)."""
     if not is_pretokenized:
         if not isinstance(text, str) or (pair is not None and not isinstance(pair, str)):
-            raise ValueError(
+            raise InvalidInput(
                 "text to encode must be a string (a list of words needs is_pretokenized=True)"
             )
         return encode_sequence

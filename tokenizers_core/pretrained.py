@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import formats
+from .errors import InvalidInput
 from .pipeline import Tokenizer
 
 
@@ -199,7 +200,7 @@ def encoding_name_for_model(model_name: str) -> str:
     for prefix, encoding in MODEL_PREFIX_TO_ENCODING.items():
         if isinstance(model_name, str) and model_name.startswith(prefix):
             return encoding
-    raise KeyError(
+    raise KeyError(  # as tiktoken raises it; load() and the pickers catch it
         f"{model_name!r} is not an OpenAI model name tokvis knows; give an encoding "
         f"instead ({', '.join(_listed_encodings())})"
     )
@@ -215,7 +216,7 @@ def encoding_for_model(model_name: str) -> Tokenizer:
     encoding = encoding_name_for_model(model_name)
     name = _SAME_ENCODING.get(encoding, encoding)
     if name not in _BUNDLED and name not in _UNLISTED:
-        raise ValueError(
+        raise InvalidInput(
             f"{model_name} uses OpenAI's {encoding} encoding, which is not bundled; "
             f"the bundled encodings are {', '.join(_listed_encodings())}"
         )
@@ -321,7 +322,7 @@ def load(
     if isinstance(source, os.PathLike):
         source = os.fspath(source)
     if not isinstance(source, str) or not source:
-        raise ValueError(
+        raise InvalidInput(
             "give a tokeniser name (e.g. 'cl100k_base'), a path to a tokenizer file or its bytes"
         )
     name = _ALIASES.get(source, source)
@@ -338,14 +339,16 @@ def load(
     ):
         return encoding_for_model(source)  # a file of the same name came first
     known = ", ".join(sorted([*_BUNDLED, *_ALIASES]))
-    raise ValueError(f"unknown tokeniser {source!r}: not a file, and the bundled ones are: {known}")
+    raise InvalidInput(
+        f"unknown tokeniser {source!r}: not a file, and the bundled ones are: {known}"
+    )
 
 
 def _load_folder(path: str, format: str | None, options: dict[str, Any]) -> Tokenizer:
     """A model's folder (tokenizer.json + tokenizer_config.json, see `formats/model_folder.py`)
     or a folder of vocab.json + merges.txt (or encoder.json + vocab.bpe)."""
     if format not in (None, "vocab_merges", "model_folder") or options:
-        raise ValueError(
+        raise InvalidInput(
             f"{path} is a folder: only a model's tokenizer.json (+ its "
             "tokenizer_config.json) or vocab.json + merges.txt load from a folder, "
             "with no options"
@@ -357,16 +360,16 @@ def _load_folder(path: str, format: str | None, options: dict[str, Any]) -> Toke
             return model_folder.load_folder(path)
         pair = vocab_merges.read_folder(path)
         if pair is None:
-            raise ValueError(
+            raise InvalidInput(
                 "it holds no tokenizer.json, nor vocab.json + merges.txt (nor "
                 "encoder.json + vocab.bpe); give the path of a tokenizer file "
                 "instead"
             )
         return vocab_merges.load_pair(*pair, name=os.path.basename(os.path.normpath(path)))
     except OSError as exc:
-        raise ValueError(f"{path}: cannot read: {exc.strerror}") from None
+        raise InvalidInput(f"{path}: cannot read: {exc.strerror}") from None
     except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from None
+        raise InvalidInput(f"{path}: {exc}") from None
 
 
 def _starts_with(path: str, magic: bytes) -> bool:
@@ -382,10 +385,10 @@ def _load_file(path: str, format: str | None, options: dict[str, Any]) -> Tokeni
         try:  # a model of gigabytes: only its metadata is read
             return formats.load_gguf_path(path, name=os.path.basename(path))
         except ValueError as exc:
-            raise ValueError(f"{path}: {exc}") from None
+            raise InvalidInput(f"{path}: {exc}") from None
     size = os.path.getsize(path)
     if size > formats.MAX_FILE_BYTES:
-        raise ValueError(
+        raise InvalidInput(
             f"{path}: {size:,} bytes is more than a tokenizer file may be "
             f"({formats.MAX_FILE_BYTES:,})"
         )
@@ -393,8 +396,8 @@ def _load_file(path: str, format: str | None, options: dict[str, Any]) -> Tokeni
         with open(path, "rb") as fh:
             data = fh.read()
     except OSError as exc:
-        raise ValueError(f"cannot read {path!r}: {exc.strerror}") from None
+        raise InvalidInput(f"cannot read {path!r}: {exc.strerror}") from None
     try:
         return formats.load_bytes(data, format=format, name=os.path.basename(path), **options)
     except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from None
+        raise InvalidInput(f"{path}: {exc}") from None

@@ -30,6 +30,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Iterator
 
+from .errors import InvalidInput
+
 _STEP_KINDS: dict[str, type["Step"]] = {}
 
 
@@ -87,14 +89,14 @@ class Step:
         if cls is Step or not cls.kind:
             kind = data.get("kind")
             if kind not in _STEP_KINDS:
-                raise ValueError(f"unknown step kind {kind!r}")
+                raise InvalidInput(f"unknown step kind {kind!r}")
             target = _STEP_KINDS[kind]
         elif data.get("kind", cls.kind) != cls.kind:
-            raise ValueError(f"expected a {cls.kind!r} step, got {data.get('kind')!r}")
+            raise InvalidInput(f"expected a {cls.kind!r} step, got {data.get('kind')!r}")
         names = {f.name for f in dataclasses.fields(target)}
         missing = names - data.keys()
         if missing:
-            raise ValueError(f"{target.kind} step is missing {sorted(missing)}")
+            raise InvalidInput(f"{target.kind} step is missing {sorted(missing)}")
         return target(**{k: _from_json(data[k]) for k in names})
 
 

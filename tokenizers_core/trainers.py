@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
+from .errors import InvalidInput
 from .implementations import training
 from .models import BPE, Model, WordLevel, WordPiece
 from .models.bpe.trainer import hf_bpe_trainer
@@ -58,7 +59,7 @@ class Trainer:
     def __init__(self, unsupported: Mapping[str, Any]) -> None:
         if unsupported:
             names = ", ".join(sorted(unsupported))
-            raise ValueError(f"{type(self).__name__}: {names} is not supported here")
+            raise InvalidInput(f"{type(self).__name__}: {names} is not supported here")
 
     def train_model(self, words: Mapping[str, int], model: Model | None = None) -> Model:
         """A model trained on `words` (word -> count); `model` is the one it replaces, whose
@@ -227,7 +228,7 @@ class UnigramTrainer(Trainer):
             self.options["unk_token"] = unk_token
 
     def train_model(self, words: Mapping[str, int], model: Model | None = None) -> Model:
-        raise ValueError(
+        raise InvalidInput(
             "UnigramTrainer trains sentencepiece's way, on whole lines: use "
             "UnigramTrainer(...).train(lines), not train_from_iterator"
         )

@@ -15,7 +15,7 @@ pieces, each just under the limit, is stopped too.
 >>> slow.findall("a" * 40 + "!")
 Traceback (most recent call last):
 ...
-ValueError: the pattern '(a|a)*$' took longer than 0.05 s on this text, so it was stopped; nested repetition such as (a|a)+ or (a+)+ makes a regex backtrack exponentially: simplify it
+tokenizers_core.errors.InvalidInput: the pattern '(a|a)*$' took longer than 0.05 s on this text, so it was stopped; nested repetition such as (a|a)+ or (a+)+ makes a regex backtrack exponentially: simplify it
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ from typing import Any, Callable, Iterable, Iterator
 
 import regex
 
+from .errors import InvalidInput
+
 
 def compile_pattern(pattern: str) -> "regex.Pattern[str]":
     """Compile a user-supplied pattern with the `regex` module, or explain why not.
@@ -34,17 +36,17 @@ def compile_pattern(pattern: str) -> "regex.Pattern[str]":
     >>> compile_pattern("(ab")
     Traceback (most recent call last):
     ...
-    ValueError: invalid regex: missing ) at position 3
+    tokenizers_core.errors.InvalidInput: invalid regex: missing ) at position 3
     """
     if not isinstance(pattern, str):
-        raise ValueError("the regex pattern must be a string")
+        raise InvalidInput("the regex pattern must be a string")
     if not pattern:
-        raise ValueError("the regex pattern is empty; type a pattern such as \\w+|[^\\w\\s]")
+        raise InvalidInput("the regex pattern is empty; type a pattern such as \\w+|[^\\w\\s]")
     # `regex` expands counted repeats when compiling, so (?:a{10000}){10000} would take minutes
     # and gigabytes before any timeout applies: refuse it up front.
     size = expanded_size(pattern)
     if size > MAX_EXPANDED_SIZE:
-        raise ValueError(
+        raise InvalidInput(
             f"the pattern is too large: its counted repeats {{n}} expand to about {size:,} "
             f"items when compiled (the limit is {MAX_EXPANDED_SIZE:,}); use smaller counts, "
             "or + and *"
@@ -53,11 +55,11 @@ def compile_pattern(pattern: str) -> "regex.Pattern[str]":
         return regex.compile(pattern)
     except regex.error as err:
         where = f" at position {err.pos}" if err.pos is not None else ""
-        raise ValueError(f"invalid regex: {err.msg}{where}") from None
+        raise InvalidInput(f"invalid regex: {err.msg}{where}") from None
     except RecursionError:
-        raise ValueError("invalid regex: groups are nested too deeply") from None
+        raise InvalidInput("invalid regex: groups are nested too deeply") from None
     except (OverflowError, MemoryError, ValueError) as err:
-        raise ValueError(f"invalid regex: {err}") from None
+        raise InvalidInput(f"invalid regex: {err}") from None
 
 
 MAX_EXPANDED_SIZE = 100_000
@@ -337,7 +339,7 @@ class TimedPattern:
             result, used = ran if ran is not None else run_search(self.compiled, method, args, left)
         except TimeoutError:
             used = left
-            raise ValueError(
+            raise InvalidInput(
                 f"the pattern {self.source!r} took longer than {self.timeout:g} s on this "
                 "text, so it was stopped; nested repetition such as (a|a)+ or (a+)+ makes a "
                 "regex backtrack exponentially: simplify it"

@@ -19,6 +19,7 @@ from tokenizers_core import diff as tc_diff
 from tokenizers_core import formats, pretrained
 from tokenizers_core.chat import read_config, render_chat
 from tokenizers_core.corpora import corpus_names, load_corpus
+from tokenizers_core.errors import InvalidInput
 from tokenizers_core.formats import gguf_writer
 from tokenizers_core.formats.exactness import Exactness, exactness
 from tokenizers_core.implementations.stepping import training_run
@@ -44,7 +45,7 @@ def read_corpus(arg: str) -> tuple[str, str]:
             return _utf8(fh.read(), arg), arg
     if arg in corpus_names():
         return load_corpus(arg), arg
-    raise ValueError(
+    raise InvalidInput(
         f"{arg}: no such file, and not a bundled corpus (botchan, udhr/eng, udhr/<code>, ...)"
     )
 
@@ -53,7 +54,7 @@ def _utf8(data: bytes, where: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{where} is not UTF-8 text (byte {exc.start})") from None
+        raise InvalidInput(f"{where} is not UTF-8 text (byte {exc.start})") from None
 
 
 def _json_option(raw: str | None, kind: type, example: str) -> Any:
@@ -62,9 +63,9 @@ def _json_option(raw: str | None, kind: type, example: str) -> Any:
     try:
         value = json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"--special-tokens is not JSON ({exc.msg}); e.g. {example}") from None
+        raise InvalidInput(f"--special-tokens is not JSON ({exc.msg}); e.g. {example}") from None
     if not isinstance(value, kind):
-        raise ValueError(f"--special-tokens must be a JSON {kind.__name__}, e.g. {example}")
+        raise InvalidInput(f"--special-tokens must be a JSON {kind.__name__}, e.g. {example}")
     return value
 
 
@@ -89,9 +90,11 @@ def load_tokenizer(source: str, args: argparse.Namespace) -> tc.Tokenizer:
         }
         given = ", ".join(flags[k] for k in options)
         verb = "apply" if len(options) > 1 else "applies"
-        raise ValueError(f"{given} {verb} only to tokenizer files; {source} is a bundled tokeniser")
+        raise InvalidInput(
+            f"{given} {verb} only to tokenizer files; {source} is a bundled tokeniser"
+        )
     if not pretrained.is_bundled(source) and not os.path.exists(source):
-        raise ValueError(
+        raise InvalidInput(
             f"{source}: no such file, and not a bundled tokeniser (e.g. gpt2, "
             f"cl100k_base, o200k_base, bert-base-uncased)"
         )
@@ -109,7 +112,7 @@ def _special(tok: tc.Tokenizer, allow_special: bool) -> dict[str, Any]:
     `--allow-special` (for every tokeniser that has special tokens)."""
     note = display.special_note(tok)
     if allow_special and note is not None:
-        raise ValueError(f"{tok.name}: --allow-special does nothing here. {note}")
+        raise InvalidInput(f"{tok.name}: --allow-special does nothing here. {note}")
     return display.special_options(tok, allow_special, encode=True)
 
 
@@ -128,19 +131,19 @@ def _write_bytes(path: str, data: bytes) -> None:
         with open(path, "wb") as fh:
             fh.write(data)
     except OSError as exc:
-        raise ValueError(f"cannot write {path!r}: {exc.strerror}") from None
+        raise InvalidInput(f"cannot write {path!r}: {exc.strerror}") from None
 
 
 # ---- the commands ------------------------------------------------------------------------------
 def serve(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
-        raise ValueError(f"--port must be between 0 and 65535, got {args.port}")
+        raise InvalidInput(f"--port must be between 0 and 65535, got {args.port}")
     if args.workers < 1:
-        raise ValueError(f"--workers must be at least 1, got {args.workers}")
+        raise InvalidInput(f"--workers must be at least 1, got {args.workers}")
     if args.db:
         os.environ["TOKVIS_DB"] = os.path.abspath(args.db)
     if args.limit_concurrency < 1:
-        raise ValueError(f"--limit-concurrency must be at least 1, got {args.limit_concurrency}")
+        raise InvalidInput(f"--limit-concurrency must be at least 1, got {args.limit_concurrency}")
     from .deploy import preflight
 
     preflight()  # an outdated store or a missing secret: one line, before serving
@@ -222,11 +225,11 @@ def _words(text: str) -> list[str]:
     try:
         words = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(
+        raise InvalidInput(
             f'--words takes a JSON list of words ({exc.msg}); e.g. \'["Hello", "world"]\''
         ) from None
     if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
-        raise ValueError('--words takes a JSON list of strings, e.g. \'["Hello", "world"]\'')
+        raise InvalidInput('--words takes a JSON list of strings, e.g. \'["Hello", "world"]\'')
     return words
 
 
@@ -286,7 +289,7 @@ def decode(args: argparse.Namespace) -> int:
         try:
             ids.append(int(part))
         except ValueError:
-            raise ValueError(
+            raise InvalidInput(
                 f"{part!r} is not a token id: give whole numbers, e.g. 9906 1917"
             ) from None
     if args.bytes:
@@ -381,9 +384,9 @@ def _slice(raw: str | None) -> slice:
         if not sep:
             raise ValueError
     except ValueError:
-        raise ValueError(f"--steps takes A:B (e.g. 0:10, 100:, :5), got {raw!r}") from None
+        raise InvalidInput(f"--steps takes A:B (e.g. 0:10, 100:, :5), got {raw!r}") from None
     if start < 0 or (stop is not None and stop < 0):
-        raise ValueError(f"--steps counts from the first step: no negative numbers ({raw!r})")
+        raise InvalidInput(f"--steps counts from the first step: no negative numbers ({raw!r})")
     return slice(start, stop)
 
 
@@ -405,7 +408,7 @@ def trace(args: argparse.Namespace) -> int:
 
 def compare(args: argparse.Namespace) -> int:
     if len(args.tokenizers) < 2:
-        raise ValueError("give two or more tokenisers to compare: -t A -t B")
+        raise InvalidInput("give two or more tokenisers to compare: -t A -t B")
     text = read_text(args.text)
     colour = use_colour(args.colour, sys.stdout)
     results = []
@@ -512,7 +515,7 @@ def export(args: argparse.Namespace) -> int:
     tok = load_tokenizer(args.source, args)
     fmt = formats.format_for_path(args.output, args.out_format)
     if args.gguf_pre is not None and fmt != "gguf":
-        raise ValueError("--gguf-pre names a GGUF file's pre-tokenizer: write a .gguf")
+        raise InvalidInput("--gguf-pre names a GGUF file's pre-tokenizer: write a .gguf")
     said = (
         exactness(tok, fmt)
         if args.gguf_pre is None
@@ -605,7 +608,7 @@ def _chat_input(raw: str) -> tuple[Any, Any]:
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise ValueError(
+        raise InvalidInput(
             f"the messages are not valid JSON ({exc.msg}); give a list such as "
             '[{"role": "user", "content": "Hi"}]'
         ) from None

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import os
 
+from tokenizers_core.errors import InvalidInput
+
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("db", help="the store's schema: `tokvis db upgrade` migrates it")
@@ -86,10 +88,10 @@ def db(args: argparse.Namespace) -> int:
 
 def worker(args: argparse.Namespace) -> int:
     if args.concurrency < 1:
-        raise ValueError(f"--concurrency must be at least 1, got {args.concurrency}")
+        raise InvalidInput(f"--concurrency must be at least 1, got {args.concurrency}")
     settings = _settings(args)
     if not settings.shared:
-        raise ValueError(
+        raise InvalidInput(
             "a worker runs jobs from a shared PostgreSQL store: set "
             "TOKVIS_DATABASE_URL (postgresql+psycopg://...); with the SQLite "
             "store the server runs its jobs itself"

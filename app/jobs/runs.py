@@ -32,6 +32,7 @@ from typing import Any, Callable, Hashable
 from fastapi import HTTPException, Request
 
 import tokenizers_core as tc
+from tokenizers_core.errors import InvalidInput, NotFound
 from tokenizers_core.implementations.bert import count_words
 from tokenizers_core.models.bpe.session import BpeSession
 from tokenizers_core.models.unigram.trainer import UnigramTrainer
@@ -67,7 +68,7 @@ def run_job(
     worker and every poll finds the same one) and wait up to `wait` seconds (None: to the
     end). Returns the job and what it has made: once it is done, `finish(result)` (kept in
     `runs` under `key`, loaded by one request while the others wait for it); while it runs,
-    what it stored so far (None if nothing). Raises ValueError (LookupError for a corpus that
+    what it stored so far (None if nothing). Raises InvalidInput (NotFound for a corpus that
     is gone) if the training failed, QueueFull if the queue is full."""
     engine = _engine(request)
     # the budgets are part of the id (a run over its budget is tried again under a larger
@@ -82,7 +83,7 @@ def run_job(
         if job is None:
             continue  # its row was pruned a moment ago: queue it again
         if job.status == "error":
-            raise (LookupError if job.error_kind == "lookup" else ValueError)(job.error)
+            raise (NotFound if job.error_kind == "lookup" else InvalidInput)(job.error)
         if job.status in ("cancelled", "interrupted"):
             continue  # cancelled (abandoned before this request looked): again
         if job.status != "done":
@@ -99,7 +100,7 @@ def run_job(
             made, nbytes = _made(engine, job)
             if made is not None:
                 return job, runs.keep(key, finish(made), nbytes, settle=True)
-    raise ValueError("the training was cancelled; try again")
+    raise InvalidInput("the training was cancelled; try again")
 
 
 def _made(engine: JobQueue, job: Job) -> tuple[Any, int]:

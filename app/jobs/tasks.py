@@ -27,6 +27,7 @@ from typing import Any, Callable
 import tokenizers_core as tc
 from tokenizers_core import metrics as M
 from tokenizers_core.audit.efficiency import count_histogram, unigram_counts
+from tokenizers_core.errors import InvalidInput, NotFound
 from tokenizers_core.implementations.bert import count_words
 from tokenizers_core.models.bpe.model import gc_paused
 from tokenizers_core.models.bpe.session import BpeSession
@@ -60,7 +61,7 @@ def run_job(
         results, blob = TASKS[kind](spec, _reader(corpora, key), _reporter(jobs, job_id))
     except MemoryError:
         out_of_memory = True  # reported below, once the training's memory is freed
-    except LookupError as exc:
+    except NotFound as exc:  # a KeyError from a bug is "internal", not "no such corpus"
         jobs.finish(job_id, "error", error=str(exc).strip("'\""), error_kind="lookup")
     except ValueError as exc:
         jobs.finish(job_id, "error", error=str(exc), error_kind="value")
@@ -90,7 +91,7 @@ def _reader(corpora: CorpusStore, key: bytes) -> Callable[[str], str]:
         if kind in ("file", "signed"):
             data = corpora.get_file(digest)
             if data is None:
-                raise LookupError(f"no stored file has sha256 {digest}")
+                raise NotFound(f"no stored file has sha256 {digest}")
             return (
                 verify(key, bytes.fromhex(data.decode("ascii"))).hex()
                 if kind == "signed"
@@ -158,7 +159,7 @@ def train(
     try:
         tok = tc.train(spec["algorithm"], text.splitlines(), spec["vocab_size"], **spec["options"])
     except TypeError as exc:  # an option the trainer does not take
-        raise ValueError(f"bad option for {spec['algorithm']}: {exc}") from None
+        raise InvalidInput(f"bad option for {spec['algorithm']}: {exc}") from None
     return {"vocab_size": tok.vocab_size}, pickle.dumps(tok, protocol=pickle.HIGHEST_PROTOCOL)
 
 
@@ -166,7 +167,7 @@ def train(
 def _step_corpus(spec: dict[str, Any], read: Callable[[str], str]) -> str:
     text = read(spec["corpus"])
     if sha256_text(text) != spec["sha"]:
-        raise ValueError(
+        raise InvalidInput(
             f"the corpus {spec['corpus']!r} changed since this training was asked "
             "for; reload the page"
         )

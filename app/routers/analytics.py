@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 import tokenizers_core as tc
 from tokenizers_core import pretrained
 from tokenizers_core.corpora import corpus_names
+from tokenizers_core.errors import InvalidInput
 
 from .. import charts
 from ..deps import BAD_INPUT, Name, bad_input, check_text, jobs, stored_options
@@ -122,7 +123,7 @@ def unicode_page(
     try:
         check_text(request, text)
         if len(text) > MAX_LAB_TEXT:
-            raise ValueError(
+            raise InvalidInput(
                 "the Unicode lab lists every code point; keep the text under "
                 f"{MAX_LAB_TEXT:,} characters"
             )

@@ -8,6 +8,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 
+from tokenizers_core.errors import InvalidInput
+
 from ..deps import BAD_INPUT, Name, bad_input, bounded, tokenizer_label, tokenizer_options
 from ..render import render
 from ..services import audit as S
@@ -69,7 +71,7 @@ def audit_api(
     category, reason, re-encoding ids and flags). While a large vocabulary's audit runs:
     202 with `status`, `done`, `total` and `current`; poll again."""
     if not 1 <= limit <= 1000:
-        raise ValueError(f"limit must be between 1 and 1000, not {limit}")
+        raise InvalidInput(f"limit must be between 1 and 1000, not {limit}")
     S.check_filter(category)
     report, job = S.audit_of(request, tokenizer)
     if report is None:

@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 
 from tokenizers_core.checker import ALGORITHMS, KINDS, TIE_BREAKS
 from tokenizers_core.corpora import SENNRICH, corpus_names
+from tokenizers_core.errors import InvalidInput
 
 from ..deps import BAD_INPUT, bad_input
 from ..render import render
@@ -157,7 +158,7 @@ async def check_post(
         if theirs_file is not None and theirs_file.filename:
             theirs = ctx["theirs"] = await read_upload_text(request, theirs_file)
         if not theirs.strip():
-            raise ValueError("paste (or upload) what your implementation produced")
+            raise InvalidInput("paste (or upload) what your implementation produced")
         size = whole(vocab_size, "vocab_size")
         ref = store_corpus(request, corpus_text) if corpus_text.strip() else corpus
         options = reference_options(

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from tokenizers_core.corpora import corpus_names
+from tokenizers_core.errors import InvalidInput
 
 from ..deps import BAD_INPUT, Name, bad_input, bounded, tokenizer_options
 from ..render import render
@@ -84,7 +85,7 @@ def diff_api(
     character of the text), `stage`, `evidence` and the tokens around it (`window_a`,
     `window_b` as `[index, token, id, start, end, special]`)."""
     if not 0 <= limit <= 1000:
-        raise ValueError(f"limit must be between 0 and 1000, not {limit}")
+        raise InvalidInput(f"limit must be between 0 and 1000, not {limit}")
     texts = S.load_texts(request, source, corpus, text)
     report, _, _ = S.run(request, a, b, texts)
     return {**S.api_report(report, limit), "source": texts.label, "cut": texts.cut}

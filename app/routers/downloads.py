@@ -40,6 +40,8 @@ from typing import Any, Iterable
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import Response
 
+from tokenizers_core.errors import InvalidInput
+
 from .. import export
 from ..deps import check_text, resolve_tokenizer, store
 from ..jobs import runs
@@ -252,7 +254,7 @@ def unigram_train_api(
     503 with Retry-After: ask again within a few seconds (the run goes on while somebody asks;
     one nobody asks about for 8 s is stopped)."""
     if not 4 <= vocab_size <= MAX_VOCAB["unigram"]:
-        raise ValueError(f"vocab_size must be between 4 and {MAX_VOCAB['unigram']:,}")
+        raise InvalidInput(f"vocab_size must be between 4 and {MAX_VOCAB['unigram']:,}")
     text = corpus_by_ref(store(request), corpus)
     sample = sample_words(text, words)
     run = unigram_run(request, corpus, text, vocab_size, sample, wait=UNIGRAM_WAIT_SECONDS)

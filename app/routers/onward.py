@@ -15,6 +15,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
 
+from tokenizers_core.errors import InvalidInput
+
 from .. import export
 from ..deps import trained
 from ..services.compare import default_columns
@@ -58,16 +60,16 @@ def onward_options(
 ) -> dict[str, Any]:
     """The training options of a view's link onward (ValueError, answered 422, for bad ones)."""
     if algorithm not in DEFAULT_CORPORA:
-        raise ValueError(
+        raise InvalidInput(
             f"unknown algorithm {algorithm!r}; choose one of: {', '.join(DEFAULT_CORPORA)}"
         )
     if to not in ("visualiser", "compare", *export.FORMATS):
-        raise ValueError(
+        raise InvalidInput(
             f"unknown destination {to!r}; choose visualiser, compare or "
             f"a format ({', '.join(export.FORMATS)})"
         )
     if not 1 <= vocab_size <= MAX_VOCAB:
-        raise ValueError(f"vocab_size must be between 1 and {MAX_VOCAB:,}")
+        raise InvalidInput(f"vocab_size must be between 1 and {MAX_VOCAB:,}")
     options: dict[str, Any] = {}
     if min_frequency and algorithm in ("bpe", "byte_bpe", "wordpiece"):
         options["min_frequency"] = min_frequency

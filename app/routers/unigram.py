@@ -18,6 +18,8 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse
 
+from tokenizers_core.errors import InvalidInput
+
 from ..deps import BAD_INPUT, bad_input, bounded, check_text, settings, trained, uploads
 from ..jobs.runs import unigram_run
 from ..practice import PracticeState, practice_params
@@ -90,7 +92,7 @@ async def lattice_upload(
     try:
         row = await upload(uploads(request), settings(request).max_tokenizer_bytes, file)
         if row["family"] != "unigram":
-            raise ValueError(
+            raise InvalidInput(
                 f"{file.filename or 'this file'} holds a {row['algorithm']} model; "
                 "the lattice view needs a Unigram model (it is stored: see "
                 "/tokenizers)"

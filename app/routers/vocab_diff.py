@@ -10,6 +10,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from tokenizers_core.corpora import corpus_names
+from tokenizers_core.errors import InvalidInput
 
 from ..deps import BAD_INPUT, Name, bad_input, bounded, tokenizer_label, tokenizer_options
 from ..render import render
@@ -86,8 +87,8 @@ def vocab_diff_api(
     differently (most frequent first, paged the same way; `cut`: the corpus length when only
     its first 100,000 characters were split)."""
     if not 0 <= limit <= 5000:
-        raise ValueError(f"limit must be between 0 and 5000, not {limit}")
+        raise InvalidInput(f"limit must be between 0 and 5000, not {limit}")
     if offset < 0:
-        raise ValueError(f"offset must be 0 or more, not {offset}")
+        raise InvalidInput(f"offset must be 0 or more, not {offset}")
     diff, text = S.diff_of(request, a, b, corpus)
     return S.api_answer(diff, text, limit, offset)

@@ -7,7 +7,7 @@
 when every child stays busy that long), sends it the work and its budget, and waits on the
 pipe, not on the child: the waiting thread holds no lock, so the server goes on serving. Past
 the wall-clock deadline the child is killed (SIGKILL) and replaced, and the caller gets a
-`SandboxFailure` (a ValueError: answered 422) saying what was stopped and why; the same when
+`SandboxFailure` (an InvalidInput: answered 422) saying what was stopped and why; the same when
 the child died of its CPU limit (SIGXCPU) or ran out of memory. Children come from the
 supervisor's fork server and are started again whenever one is gone.
 
@@ -24,11 +24,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from tokenizers_core.chat.sandbox import TemplateFailure
+from tokenizers_core.errors import InvalidInput
 
 from . import supervisor, worker
 
 
-class SandboxFailure(ValueError):
+class SandboxFailure(InvalidInput):
     """Untrusted work that was stopped (over its CPU, memory or time budget) or failed."""
 
 
@@ -206,5 +207,5 @@ def _answer(answer: tuple | None, what: str, budget: Budget) -> Any:
     if kind == "timeout":
         raise TimeoutError
     if kind == "value":
-        raise ValueError(message)
+        raise InvalidInput(message)
     raise SandboxFailure(f"{what} failed: {message}")

@@ -18,6 +18,7 @@ from tokenizers_core import normalizers, pretrained
 from tokenizers_core.audit.efficiency import DEFAULT_ALPHA, counts_of_histogram, renyi_efficiency
 from tokenizers_core.audit.premium import largest_premium, premiums
 from tokenizers_core.corpora import load_corpus, udhr_languages
+from tokenizers_core.errors import InvalidInput, NotFound
 
 from .. import charts, display, tax
 from ..deps import UPLOAD_PREFIX, jobs, resolve_tokenizer, store
@@ -215,35 +216,35 @@ def parse_spec(corpus: str, heldout: str, algo: list[str] | None, sizes: str) ->
     )
     unknown = [a for a in algos if a not in tc.algorithms()]
     if unknown:
-        raise ValueError(
+        raise InvalidInput(
             f"unknown algorithm {unknown[0]!r}; choose from {', '.join(tc.algorithms())}"
         )
     if not algos:
-        raise ValueError("choose at least one algorithm")
+        raise InvalidInput("choose at least one algorithm")
     try:
         values = tuple(sorted({int(s) for s in sizes.replace(",", " ").split()}))
     except ValueError:
-        raise ValueError(
+        raise InvalidInput(
             f"sizes must be whole numbers separated by commas, got {sizes!r}"
         ) from None
     if not values or len(values) > MAX_SIZES:
-        raise ValueError(f"give between 1 and {MAX_SIZES} vocab sizes")
+        raise InvalidInput(f"give between 1 and {MAX_SIZES} vocab sizes")
     if values[0] < 2 or values[-1] > MAX_SWEEP_VOCAB:
-        raise ValueError(f"vocab sizes must be between 2 and {MAX_SWEEP_VOCAB}")
+        raise InvalidInput(f"vocab sizes must be between 2 and {MAX_SWEEP_VOCAB}")
     return SweepSpec(corpus, heldout, algos, values)
 
 
 def checked_spec(
     request: Request, corpus: str, heldout: str, algo: list[str] | None, sizes: str
 ) -> SweepSpec:
-    """`parse_spec`, and both corpora known (ValueError: an unknown corpus in a sweep's form or
+    """`parse_spec`, and both corpora known (InvalidInput: an unknown corpus in a sweep's form or
     request is a bad field, 422, not a missing page)."""
     spec = parse_spec(corpus, heldout, algo, sizes)
     for ref in (spec.corpus, spec.heldout):
         try:
             corpus_text(store(request), ref)
-        except LookupError as exc:
-            raise ValueError(str(exc).strip("'\"")) from None
+        except NotFound as exc:
+            raise InvalidInput(str(exc).strip("'\"")) from None
     return spec
 
 
@@ -265,7 +266,7 @@ def parse_alpha(text: str) -> float:
     except ValueError:
         value = -1.0
     if not value >= 0:  # also NaN
-        raise ValueError(
+        raise InvalidInput(
             f"alpha must be a number from 0 to infinity (e.g. 2.5 or inf), got {text!r}"
         )
     return value

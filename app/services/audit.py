@@ -17,6 +17,7 @@ from fastapi import Request
 import tokenizers_core as tc
 from tokenizers_core import pretrained
 from tokenizers_core.audit import CATEGORIES, FLAGS, LABELS, AuditReport, Health
+from tokenizers_core.errors import InvalidInput
 
 from ..deps import jobs, resolve_tokenizer
 from ..jobs.cache import RunCache
@@ -64,7 +65,7 @@ def audit_of(request: Request, tokenizer: str) -> tuple[AuditReport | None, Job 
         if blob is not None:
             return _REPORTS.put(key, pickle.loads(blob)), job
     if job.status == "error":
-        raise ValueError(f"the audit of {tokenizer} failed: {job.error}")
+        raise InvalidInput(f"the audit of {tokenizer} failed: {job.error}")
     return None, job
 
 
@@ -75,7 +76,7 @@ def _canonical(tokenizer: str) -> str:
 def check_filter(category: str) -> str | None:
     """ "" (all) or a category or flag; ValueError otherwise."""
     if category and category not in CATEGORIES and category not in FLAGS:
-        raise ValueError(
+        raise InvalidInput(
             f"unknown category {category!r}; choose one of: {', '.join(CATEGORIES + FLAGS)}"
         )
     return category or None
@@ -86,7 +87,7 @@ def page_of(
 ) -> dict[str, Any]:
     """One page of the table: the rows, the page (clamped, 0-based), pages and the count."""
     if page < 0:
-        raise ValueError("page must be 0 or more")
+        raise InvalidInput("page must be 0 or more")
     found = report.select(check_filter(category), q)
     pages = max(1, -(-len(found) // per_page))
     page = min(page, pages - 1)

@@ -11,6 +11,7 @@ from fastapi import Request
 
 import tokenizers_core as tc
 from tokenizers_core.audit.numbers import NumberReport, number_report
+from tokenizers_core.errors import InvalidInput
 
 from .. import display
 from ..deps import REGEX, resolve_tokenizer
@@ -64,7 +65,7 @@ def heatmap(counts: tuple[int, ...] | list[int]) -> list[HeatLayer]:
 def report_for(request: Request, name: str) -> tuple[tc.Tokenizer, NumberReport]:
     """The tokeniser `name` and its numbers (computed once, kept for the last few names)."""
     if name == REGEX:
-        raise ValueError(
+        raise InvalidInput(
             "the numbers audit needs a tokeniser with a vocabulary; the custom "
             "regex tokeniser has none"
         )

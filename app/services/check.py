@@ -14,6 +14,7 @@ import tokenizers_core as tc
 from tokenizers_core.checker import ALGORITHMS, textbook
 from tokenizers_core.checker.parse import parse_pieces
 from tokenizers_core.corpora import SENNRICH
+from tokenizers_core.errors import InvalidInput
 from tokenizers_core.models.bpe.model import token_text
 
 from ..deps import check_step_text, settings, store, trained
@@ -33,9 +34,11 @@ TRAIN_VIEW = {
 
 def reference_options(vocab_size: int, algorithm: str, extra: dict[str, Any]) -> dict[str, Any]:
     if algorithm not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {algorithm!r}; choose one of: {', '.join(ALGORITHMS)}")
+        raise InvalidInput(
+            f"unknown algorithm {algorithm!r}; choose one of: {', '.join(ALGORITHMS)}"
+        )
     if not 1 <= vocab_size <= MAX_VOCAB:
-        raise ValueError(f"vocab_size must be between 1 and {MAX_VOCAB:,} here, got {vocab_size}")
+        raise InvalidInput(f"vocab_size must be between 1 and {MAX_VOCAB:,} here, got {vocab_size}")
     """The reference trainer's options from a form's or request's extra fields (ValueError for
     an unknown algorithm or a vocab_size out of range)."""
     chosen = {k: v for k, v in extra.items() if v not in (None, "", 0)}
@@ -190,4 +193,4 @@ def whole(value: str, name: str) -> int:
     try:
         return int(str(value).strip() or 0)
     except ValueError:
-        raise ValueError(f"{name} must be a whole number, got {value!r}") from None
+        raise InvalidInput(f"{name} must be a whole number, got {value!r}") from None

@@ -17,6 +17,7 @@ from fastapi import Request
 import tokenizers_core as tc
 from tokenizers_core import metrics as M
 from tokenizers_core import pretrained
+from tokenizers_core.errors import InvalidInput, NotFound
 
 from .. import display
 from ..deps import check_text, resolve_tokenizer, stored_options, tokenizer_label, trained
@@ -107,7 +108,7 @@ def build_columns(
             col.title, col.subtitle, col.tok = column_tokenizer(
                 request, spec, corpus, vocab, train_now
             )
-        except (LookupError, ValueError) as exc:
+        except (NotFound, InvalidInput) as exc:
             col.error = str(exc).strip("'\"")
         col.pending = col.tok is None and col.error is None
         cols.append(col)
@@ -204,6 +205,6 @@ def validate(request: Request, text: str, specs: list[str], vocab: int) -> None:
     """ValueError (or the text limit's 413) for inputs the view does not take."""
     check_text(request, text)
     if len(specs) > MAX_COLUMNS:
-        raise ValueError(f"at most {MAX_COLUMNS} columns, please (got {len(specs)})")
+        raise InvalidInput(f"at most {MAX_COLUMNS} columns, please (got {len(specs)})")
     if not 2 <= vocab <= MAX_VOCAB:
-        raise ValueError(f"the vocab size must be between 2 and {MAX_VOCAB}")
+        raise InvalidInput(f"the vocab size must be between 2 and {MAX_VOCAB}")

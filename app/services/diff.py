@@ -16,6 +16,7 @@ from fastapi import Request
 
 import tokenizers_core as tc
 from tokenizers_core.diff import DiffReport, Divergence, corpus_texts, diff, stress_texts
+from tokenizers_core.errors import InvalidInput
 
 from .. import display
 from ..deps import check_text, resolve_tokenizer, store, tokenizer_label
@@ -67,7 +68,7 @@ def load_texts(request: Request, source: str, corpus: str, text: str) -> Texts:
         check_text(request, text)
         return Texts(corpus_texts(text), "the pasted text", None)
     if source != "corpus":
-        raise ValueError(f"unknown text source {source!r}: use one of {', '.join(SOURCES)}")
+        raise InvalidInput(f"unknown text source {source!r}: use one of {', '.join(SOURCES)}")
     full = corpus_text(store(request), corpus)
     kept = (
         full

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
+from tokenizers_core.errors import InvalidInput
+
 from .. import vocab as V
 
 
@@ -34,7 +36,7 @@ def vocabulary_rows(tok) -> list[dict[str, Any]]:
     own vocabulary (a tokenizer.json's added token, a special token a ranks file lacks).
     ValueError for a rule tokeniser, which has none."""
     if not V.has_vocabulary(tok):
-        raise ValueError(
+        raise InvalidInput(
             f"{tok.name} has no fixed vocabulary: its tokens are cut from the text by rules"
         )
     pieces = getattr(tok.model, "pieces", None)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import tokenizers_core as tc
+from tokenizers_core.errors import InvalidInput
 
 from .. import display
 
@@ -67,26 +68,28 @@ def parse_ids(typed: str) -> list[int]:
 
     >>> parse_ids("1, 2 3"), parse_ids("[9906, 1917]"), parse_ids("  ")
     ([1, 2, 3], [9906, 1917], [])
-    >>> parse_ids("1 two")
+    >>> parse_ids("1 two")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: 'two' is not a token id: type whole numbers such as 1, 2 3 or a JSON list [1, 2, 3]
+    tokenizers_core.errors.InvalidInput: 'two' is not a token id: type whole numbers such as 1, ...
     """
     typed = typed.strip()
     if typed.startswith("["):
         try:
             value = json.loads(typed)
         except json.JSONDecodeError as exc:
-            raise ValueError(f"the ids look like a JSON list but are not one ({exc.msg})") from None
+            raise InvalidInput(
+                f"the ids look like a JSON list but are not one ({exc.msg})"
+            ) from None
         if not isinstance(value, list) or not all(type(v) is int for v in value):
-            raise ValueError("a JSON list of ids holds whole numbers only, e.g. [1, 2, 3]")
+            raise InvalidInput("a JSON list of ids holds whole numbers only, e.g. [1, 2, 3]")
         return value
     out = []
     for part in _SEPARATORS.split(typed):
         if not part:
             continue
         if not re.fullmatch(r"-?\d{1,12}", part):
-            raise ValueError(
+            raise InvalidInput(
                 f"{part[:40]!r} is not a token id: type whole numbers such as "
                 "1, 2 3 or a JSON list [1, 2, 3]"
             )
@@ -132,15 +135,15 @@ def decode_pasted(tok: tc.Tokenizer, typed: str) -> Decoded:
     tokens. ValueError for a malformed list, too many ids, or an id outside the vocabulary."""
     ids = parse_ids(typed)
     if len(ids) > MAX_PASTED_IDS:
-        raise ValueError(f"{len(ids):,} ids are more than the box decodes ({MAX_PASTED_IDS:,})")
+        raise InvalidInput(f"{len(ids):,} ids are more than the box decodes ({MAX_PASTED_IDS:,})")
     unknown = [i for i in ids if tok.id_to_token(i) is None]
     if unknown and not tok.vocab_size:
-        raise ValueError(
+        raise InvalidInput(
             f"{tok.name or 'This tokenizer'} numbers its tokens afresh for each "
             "text, so it has no fixed ids to decode"
         )
     if unknown:
-        raise ValueError(
+        raise InvalidInput(
             f"id {unknown[0]} is not in the vocabulary of {tok.name or 'this tokenizer'}"
         )
     return Decoded(

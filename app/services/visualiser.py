@@ -9,6 +9,7 @@ from fastapi import Request
 
 from tokenizers_core import pretrained
 from tokenizers_core.budget import chunks, split_at_tokens
+from tokenizers_core.errors import InvalidInput
 
 from .. import display, export
 from ..deps import resolve_tokenizer
@@ -111,8 +112,9 @@ def parse_budget(typed: str) -> int | None:
     typed = typed.strip()
     if not typed:
         return None
-    if not typed.isdigit() or int(typed) < 1 or len(typed) > 9:
-        raise ValueError(
+    # the length first: int() refuses 5,000 digits, and reads "²" (a digit to isdigit) not
+    if not (typed.isascii() and typed.isdigit()) or len(typed) > 9 or int(typed) < 1:
+        raise InvalidInput(
             f"the token budget is a whole number of tokens, at least 1 (got {typed[:20]!r})"
         )
     return int(typed)

@@ -8,6 +8,7 @@ from typing import Any
 
 from fastapi import Request
 
+from tokenizers_core.errors import InvalidInput, NotFound
 from tokenizers_core.models.bpe.session import merge_tree_of
 
 from .. import vocab as V
@@ -31,12 +32,12 @@ def vocab_page(
     page, LookupError for an unknown tokeniser, corpus or id."""
     tok = resolve_tokenizer(request, tokenizer)
     if not V.has_vocabulary(tok):
-        raise ValueError(
+        raise InvalidInput(
             f"{tokenizer} has no vocabulary to browse: its tokens are cut by "
             "rules (characters, words, sentences or a regex)"
         )
     if page < 0:
-        raise ValueError("page must be 0 or more")
+        raise InvalidInput("page must be 0 or more")
     model = tok.model
     found = V.search(tok, q)
     counts = (
@@ -59,7 +60,7 @@ def vocab_page(
     if id is not None:
         entry = next((e for e in V.entries_of(tok) if e.id == id), None)
         if entry is None:
-            raise LookupError(f"{tokenizer} has no token with id {id}")
+            raise NotFound(f"{tokenizer} has no token with id {id}")
         detail = {
             **row(entry),
             "tree": None if entry.special or entry.added else _tree(tok, entry.value),

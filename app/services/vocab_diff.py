@@ -19,6 +19,7 @@ from fastapi import Request
 
 from tokenizers_core.audit.token_bytes import TokenEntry
 from tokenizers_core.audit.vocab_diff import CorpusSplits, VocabDiff, corpus_splits, vocab_diff
+from tokenizers_core.errors import InvalidInput
 
 from .. import display
 from ..charts import nice_step
@@ -97,9 +98,9 @@ def list_rows(diff: VocabDiff, which: str, page: int) -> tuple[list[Any], int, i
     """One page (0-based, clamped) of a list ("shared", "only_a", "only_b"): rows, the page,
     and the number of pages. ValueError for an unknown list or a negative page."""
     if which not in LISTS:
-        raise ValueError(f"unknown list {which!r}: use one of {', '.join(LISTS)}")
+        raise InvalidInput(f"unknown list {which!r}: use one of {', '.join(LISTS)}")
     if page < 0:
-        raise ValueError("page must be 0 or more")
+        raise InvalidInput("page must be 0 or more")
     items = {"shared": diff.shared, "only_a": diff.only_a, "only_b": diff.only_b}[which]
     pages = max(1, -(-len(items) // PAGE))
     page = min(page, pages - 1)

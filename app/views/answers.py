@@ -14,6 +14,7 @@ from typing import Any
 
 from fastapi import Query, Request
 
+from tokenizers_core.errors import InvalidInput
 from tokenizers_core.implementations.bert import encode_steps
 from tokenizers_core.models.bpe.session import RULES, encode_trace
 from tokenizers_core.models.unigram.model import lattice_steps
@@ -170,7 +171,7 @@ def unigram_lattice_steps(
     """The Viterbi steps (forward, then the backtrack) and the n best splits of a text."""
     check_text(request, text)
     if not 1 <= n <= unigram_lattice.MAX_NBEST:
-        raise ValueError(f"n must be between 1 and {unigram_lattice.MAX_NBEST}")
+        raise InvalidInput(f"n must be between 1 and {unigram_lattice.MAX_NBEST}")
     tok = unigram_model(request, model)
     unigram_lattice.check_size(tok, text, 10 * unigram_lattice.MAX_CHARS, "at most {limit}")
     normalized, steps = lattice_steps(tok, text)

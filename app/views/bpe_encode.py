@@ -14,6 +14,7 @@ from typing import Any, Callable
 from fastapi import Request
 
 import tokenizers_core as tc
+from tokenizers_core.errors import InvalidInput
 from tokenizers_core.models.bpe.session import encode_trace, merge_tree_of
 from tokenizers_core.textbook import bpe_encode as textbook
 
@@ -288,7 +289,7 @@ def worksheet(tok: Any, text: str) -> dict[str, Any]:
     found = encode_trace(tok, text)
     total = sum(len(t.steps) for t in found)
     if total > SHEET_STEPS:
-        raise ValueError(
+        raise InvalidInput(
             f"this text takes {total} steps to encode; a worksheet holds at most "
             f"{SHEET_STEPS} (shorten the text)"
         )
@@ -337,9 +338,9 @@ def worksheet(tok: Any, text: str) -> dict[str, Any]:
 def check_sheet_text(text: str) -> None:
     """An encoding worksheet's text: not blank, at most SHEET_CHARS characters."""
     if not text.strip():
-        raise ValueError("type a short text to encode")
+        raise InvalidInput("type a short text to encode")
     if len(text) > SHEET_CHARS:
-        raise ValueError(
+        raise InvalidInput(
             f"the text is {len(text):,} characters; an encoding worksheet takes at "
             f"most {SHEET_CHARS}"
         )

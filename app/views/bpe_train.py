@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from tokenizers_core.corpora import SENNRICH, corpus_names
+from tokenizers_core.errors import InvalidInput
 from tokenizers_core.models.bpe.session import RULES, VARIANTS
 from tokenizers_core.textbook import bpe_train as textbook
 
@@ -45,21 +46,21 @@ def options(
     """The view's inputs checked: the vocabulary size (a default by variant for the textbook
     corpus, else 1000) and the trainer's options."""
     if variant not in VARIANTS:
-        raise ValueError(f"unknown BPE variant {variant!r}; choose one of: {', '.join(VARIANTS)}")
+        raise InvalidInput(f"unknown BPE variant {variant!r}; choose one of: {', '.join(VARIANTS)}")
     if vocab_size is None:
         vocab_size = DEFAULT_VOCAB[variant] if not corpus else 1000
     if not 1 <= vocab_size <= MAX_VIEW_VOCAB:
-        raise ValueError(
+        raise InvalidInput(
             f"vocab_size must be between 1 and {MAX_VIEW_VOCAB:,} in this view, got {vocab_size}"
         )
     if min_frequency < 0:
-        raise ValueError(f"min_frequency must be 0 or more, got {min_frequency}")
+        raise InvalidInput(f"min_frequency must be 0 or more, got {min_frequency}")
     out: dict[str, Any] = {}
     if variant in ("bpe", "byte_bpe") and min_frequency:
         out["min_frequency"] = min_frequency
     if variant == "byte_bpe":
         if pattern not in PATTERNS:
-            raise ValueError(f"unknown pattern {pattern!r}; choose one of: {', '.join(PATTERNS)}")
+            raise InvalidInput(f"unknown pattern {pattern!r}; choose one of: {', '.join(PATTERNS)}")
         out["pattern"] = pattern
     return vocab_size, out
 
@@ -291,13 +292,13 @@ def worksheet(session: Any, start: int, end: int) -> dict[str, Any]:
     too large to do by hand or a range outside the run."""
     n_words = len(session.order)
     if n_words > SHEET_WORDS:
-        raise ValueError(
+        raise InvalidInput(
             f"this corpus has {n_words:,} distinct words; a worksheet to fill in by "
             f"hand takes at most {SHEET_WORDS} (paste a smaller corpus)"
         )
     total = session.total_steps()
     if start < 1 or end > total:
-        raise ValueError(f"this run makes {total} merges: choose a range within 1–{total}")
+        raise InvalidInput(f"this run makes {total} merges: choose a range within 1–{total}")
     show = session.show
 
     def table(k: int) -> list[dict[str, Any]]:

@@ -16,6 +16,7 @@ from fastapi.responses import RedirectResponse, Response
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import SENNRICH
+from tokenizers_core.errors import InvalidInput
 
 from ..deps import BAD_INPUT, UPLOAD_PREFIX, bad_input, resolve_tokenizer, store
 from ..display import visible
@@ -105,7 +106,7 @@ def whole(text: str | None, name: str = "vocab_size") -> int | None:
     try:
         return int(str(text).strip())
     except ValueError:
-        raise ValueError(f"{name} must be a whole number, got {text!r}") from None
+        raise InvalidInput(f"{name} must be a whole number, got {text!r}") from None
 
 
 def in_place(ctx: dict[str, Any], build: Callable[[], dict[str, Any] | None]) -> int:
@@ -214,7 +215,7 @@ def wordpiece_tokenizer(request: Request, vocab: str, vocab_text: str) -> tc.Tok
         return bert_pipeline(vocab_from_text(vocab_text), name="small")
     tok = resolve_tokenizer(request, vocab)
     if not isinstance(tok.model, WordPiece):
-        raise ValueError(
+        raise InvalidInput(
             f"{vocab!r} is a {tok.algorithm or 'non-WordPiece'} tokeniser; this "
             "view steps through WordPiece (try bert-base-uncased)"
         )
@@ -229,7 +230,7 @@ def unigram_model(request: Request, name: str) -> tc.Tokenizer:
         return demo_tokenizer()
     tok = resolve_tokenizer(request, name)
     if not hasattr(tok.model, "viterbi_steps"):
-        raise ValueError(
+        raise InvalidInput(
             f"{name!r} is a {tok.algorithm or 'non-Unigram'} tokeniser; the lattice "
             "view steps through Unigram models (try tiny or botchan_en_unigram_1000)"
         )

@@ -15,6 +15,7 @@ from typing import Any
 
 from fastapi import Request
 
+from tokenizers_core.errors import InvalidInput
 from tokenizers_core.models.unigram.model import lattice_steps, sample
 from tokenizers_core.textbook import unigram_viterbi as textbook
 
@@ -43,7 +44,9 @@ def check_size(
     """ValueError when the normalised text is longer than `limit` characters."""
     size = len(tok.normalize(text))
     if size > limit:
-        raise ValueError(f"the normalised text has {size} characters; " + what.format(limit=limit))
+        raise InvalidInput(
+            f"the normalised text has {size} characters; " + what.format(limit=limit)
+        )
 
 
 @dataclass(frozen=True)
@@ -194,7 +197,7 @@ def code_panel(s: LatticeState) -> CodePanel:
 # ---- the page ------------------------------------------------------------------------------------
 def check_n(n: int) -> None:
     if not 1 <= n <= MAX_NBEST:
-        raise ValueError(f"n (the number of best splits) must be between 1 and {MAX_NBEST}")
+        raise InvalidInput(f"n (the number of best splits) must be between 1 and {MAX_NBEST}")
 
 
 def form(
@@ -328,7 +331,7 @@ def worksheet(tok: Any, text: str) -> dict[str, Any]:
     (given), per end position i the best score best[i], the back-pointer back[i] and the piece
     text[back[i]:i], then the best path read from the back-pointers."""
     if not text.strip():
-        raise ValueError("type a short text (a word or two)")
+        raise InvalidInput("type a short text (a word or two)")
     text = text.replace("▁", " ")
     check_size(tok, text, SHEET_CHARS, "a lattice worksheet takes at most {limit} (one row each)")
     normalized, steps = lattice_steps(tok, text)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tokenizers_core.corpora import corpus_names
+from tokenizers_core.errors import InvalidInput
 from tokenizers_core.textbook import unigram_em as textbook
 
 from ..charts import line_chart
@@ -30,7 +31,7 @@ def check_vocab_size(
     vocab_size: int, limit: int = MAX_TRAIN_VOCAB, where: str = " in this view"
 ) -> None:
     if not 4 <= vocab_size <= limit:
-        raise ValueError(f"vocab_size must be between 4 and {limit:,}{where}")
+        raise InvalidInput(f"vocab_size must be between 4 and {limit:,}{where}")
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,7 @@ def worksheet(run: Any, start: int, end: int) -> dict[str, Any]:
     steps = run.rounds
     total = len(steps) - 1
     if end > total:
-        raise ValueError(
+        raise InvalidInput(
             f"this run has {total} round{'' if total == 1 else 's'}: choose a range "
             f"within 1–{total}"
         )
@@ -164,15 +165,15 @@ def worksheet(run: Any, start: int, end: int) -> dict[str, Any]:
 
 def check_sheet_range(start: int, end: int, text: str) -> None:
     if end < start:
-        raise ValueError(f"the range {start}–{end} is empty: 'end' must be at least 'start'")
+        raise InvalidInput(f"the range {start}–{end} is empty: 'end' must be at least 'start'")
     if end - start + 1 > SHEET_ROUNDS:
-        raise ValueError(
+        raise InvalidInput(
             f"a worksheet holds at most {SHEET_ROUNDS} rounds; {start}–{end} is {end - start + 1}"
         )
     if start < 1:
-        raise ValueError("rounds are numbered from 1 (round 0 is the seed vocabulary)")
+        raise InvalidInput("rounds are numbered from 1 (round 0 is the seed vocabulary)")
     if len(text) > SHEET_CHARS:
-        raise ValueError(
+        raise InvalidInput(
             f"this corpus has {len(text):,} characters; a Unigram training worksheet "
             f"takes at most {SHEET_CHARS:,} (paste a smaller corpus)"
         )

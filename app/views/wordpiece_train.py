@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tokenizers_core.corpora import corpus_names
+from tokenizers_core.errors import InvalidInput
 from tokenizers_core.textbook import wordpiece_train as textbook
 
 from ..jobs import Job
@@ -28,11 +29,11 @@ SHEET_PAIRS = 8
 def options(vocab_size: int, min_frequency: int) -> dict[str, int]:
     """The trainer's options, checked."""
     if not 1 <= vocab_size <= MAX_TRAIN_VOCAB:
-        raise ValueError(
+        raise InvalidInput(
             f"vocab_size must be between 1 and {MAX_TRAIN_VOCAB:,} in this view, got {vocab_size}"
         )
     if min_frequency < 0:
-        raise ValueError(f"min_frequency must be 0 or more, got {min_frequency}")
+        raise InvalidInput(f"min_frequency must be 0 or more, got {min_frequency}")
     return {"vocab_size": vocab_size, "min_frequency": min_frequency}
 
 
@@ -148,12 +149,12 @@ def worksheet(session: Any, start: int, end: int) -> dict[str, Any]:
     """The sheet for merges start..end: pairs with count(ab), count(a), count(b) and the score
     count(ab) / (count(a) × count(b)), the merge, the word table after it."""
     if session.n_words > SHEET_WORDS:
-        raise ValueError(
+        raise InvalidInput(
             f"this corpus has {session.n_words:,} distinct words; a worksheet to "
             f"fill in by hand takes at most {SHEET_WORDS} (paste a smaller corpus)"
         )
     if end > session.total:
-        raise ValueError(
+        raise InvalidInput(
             f"this run makes {session.total} merges: choose a range within 1–{session.total}"
         )
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import SENNRICH, corpus_names
+from tokenizers_core.errors import InvalidInput
 from tokenizers_core.implementations.bert import count_words
 from tokenizers_core.models.bpe.session import VARIANTS
 
@@ -44,23 +45,23 @@ UNIGRAM_CORPUS = (
 
 def check_paper(paper: str) -> None:
     if paper not in PAPERS:
-        raise ValueError(f"paper must be one of {', '.join(PAPERS)}, not {paper!r}")
+        raise InvalidInput(f"paper must be one of {', '.join(PAPERS)}, not {paper!r}")
 
 
 def check_range(start: int, end: int) -> None:
     if end < start:
-        raise ValueError(f"the range {start}–{end} is empty: 'end' must be at least 'start'")
+        raise InvalidInput(f"the range {start}–{end} is empty: 'end' must be at least 'start'")
     if end - start + 1 > MAX_STEPS:
-        raise ValueError(
+        raise InvalidInput(
             f"a worksheet holds at most {MAX_STEPS} merges; {start}–{end} is {end - start + 1}"
         )
     if start < 1:
-        raise ValueError("merges are numbered from 1")
+        raise InvalidInput("merges are numbered from 1")
 
 
 def check_vocab(vocab_size: int, low: int = 1) -> None:
     if not low <= vocab_size <= MAX_VOCAB:
-        raise ValueError(f"vocab_size must be between {low} and {MAX_VOCAB:,} for a worksheet")
+        raise InvalidInput(f"vocab_size must be between {low} and {MAX_VOCAB:,} for a worksheet")
 
 
 def worksheet(
@@ -68,7 +69,7 @@ def worksheet(
 ) -> dict[str, Any]:
     """BPE training, merges start..end (1-based, inclusive)."""
     if variant not in VARIANTS:
-        raise ValueError(f"unknown BPE variant {variant!r}; choose one of: {', '.join(VARIANTS)}")
+        raise InvalidInput(f"unknown BPE variant {variant!r}; choose one of: {', '.join(VARIANTS)}")
     check_range(start, end)
     return bpe_train.worksheet(bpe_session_here(text, variant, vocab_size, options), start, end)
 
@@ -78,7 +79,7 @@ def wordpiece_worksheet(text: str, vocab_size: int, start: int, end: int) -> dic
     check_range(start, end)
     words = count_words(text)
     if len(words) > wordpiece_train.SHEET_WORDS:  # before training: a sheet is done by hand
-        raise ValueError(
+        raise InvalidInput(
             f"this corpus has {len(words):,} distinct words; a worksheet to fill in "
             f"by hand takes at most {wordpiece_train.SHEET_WORDS} (paste a smaller "
             "corpus)"

@@ -59,35 +59,35 @@ def test_text_limit(client, settings):
     assert r.status_code == 413 and "limit" in r.json()["detail"]
 
 
-def test_corpus_store_round_trip(client):
+def test_corpus_store_round_trip(store_client):
     text = "low lower lowest\nnewer wider\n"
-    r = client.post("/api/corpora", json={"text": text})
+    r = store_client.post("/api/corpora", json={"text": text})
     assert r.status_code == 201
     info = r.json()
     import hashlib
 
     assert info["sha256"] == hashlib.sha256(text.encode()).hexdigest()
     assert info["bytes"] == len(text) and info["lines"] == 2
-    assert client.get(f"/api/corpora/{info['sha256']}").json() == info
-    assert client.get(f"/api/corpora/{info['sha256']}/text").text == text
-    assert client.post("/api/corpora", json={"text": text}).json() == info  # idempotent
+    assert store_client.get(f"/api/corpora/{info['sha256']}").json() == info
+    assert store_client.get(f"/api/corpora/{info['sha256']}/text").text == text
+    assert store_client.post("/api/corpora", json={"text": text}).json() == info  # idempotent
 
 
-def test_corpus_upload_and_limits(client, settings):
-    r = client.post(
+def test_corpus_upload_and_limits(store_client, settings):
+    r = store_client.post(
         "/api/corpora/upload", files={"file": ("c.txt", "é corpus\n".encode(), "text/plain")}
     )
     assert r.status_code == 201 and r.json()["chars"] == 9
-    r = client.post(
+    r = store_client.post(
         "/api/corpora/upload",
         files={"file": ("c.bin", b"\xff\xfe\x00bad", "application/octet-stream")},
     )
     assert r.status_code == 422 and "UTF-8" in r.json()["detail"]
     big = b"a" * (settings.max_upload_bytes + 1)
-    r = client.post("/api/corpora/upload", files={"file": ("big.txt", big, "text/plain")})
+    r = store_client.post("/api/corpora/upload", files={"file": ("big.txt", big, "text/plain")})
     assert r.status_code == 413
-    assert client.post("/api/corpora", json={"text": "  \n"}).status_code == 422
-    assert client.get("/api/corpora/" + "0" * 64).status_code == 404
+    assert store_client.post("/api/corpora", json={"text": "  \n"}).status_code == 422
+    assert store_client.get("/api/corpora/" + "0" * 64).status_code == 404
 
 
 def test_train_rejects_bad_requests(client):

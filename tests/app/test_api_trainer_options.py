@@ -57,9 +57,9 @@ def test_a_bad_option_is_a_422_with_a_message(client):
     assert "limit_alphabet must be a whole number" in r.json()["detail"]
 
 
-def test_compare_trains_char_bpe_and_wordlevel_columns(client):
-    corpus = client.post("/api/corpora", json={"text": CORPUS}).json()["sha256"]
-    r = client.get(
+def test_compare_trains_char_bpe_and_wordlevel_columns(store_client):
+    corpus = store_client.post("/api/corpora", json={"text": CORPUS}).json()["sha256"]
+    r = store_client.get(
         "/api/compare",
         params={
             "text": "I was young",
@@ -74,7 +74,7 @@ def test_compare_trains_char_bpe_and_wordlevel_columns(client):
     lines = CORPUS.splitlines()
     assert char_bpe["tokens"] == tc.train("char_bpe", lines, 300).encode("I was young").tokens
     assert wordlevel["tokens"] == tc.train("wordlevel", lines, 300).encode("I was young").tokens
-    page = client.get("/compare", params={"text": "x"})
+    page = store_client.get("/compare", params={"text": "x"})
     assert (
         "Character BPE (&lt;/w&gt;) (trained)" in page.text and "WordLevel (trained)" in page.text
     )

@@ -138,15 +138,15 @@ def test_the_lattice_lights_filling_backtracking_and_the_split(client):
 
 
 @pytest.mark.parametrize("which", ["first", "middle", "last"])
-def test_unigram_training_lights_the_seed_a_round_and_the_final_cut(client, which):
+def test_unigram_training_lights_the_seed_a_round_and_the_final_cut(store_client, which):
     corpus = UNIGRAM_CORPUS  # the worksheet's little corpus
-    ref = client.post("/api/corpora", json={"text": corpus}).json()["sha256"]
+    ref = store_client.post("/api/corpora", json={"text": corpus}).json()["sha256"]
     rounds = list(UnigramTrainer(corpus.splitlines(), 30).rounds())
     k = {"first": 0, "middle": 1, "last": len(rounds) - 1}[which]
     mark = {"first": "seed", "middle": "prune", "last": "final"}[which]
     assert len(rounds) > 2 and not rounds[1].final
     check(
-        client,
+        store_client,
         f"/unigram/train?corpus={ref}&vocab_size=30&step={k}",
         unigram_em,
         rounds[k],

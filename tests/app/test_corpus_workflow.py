@@ -29,10 +29,10 @@ def test_pasted_crlf_is_stored_as_lf_and_the_page_says_so(client, stored):
     assert page.lower().count("line endings are normalised to lf") == 1
 
 
-def test_the_api_normalises_too_and_keeps_the_name(client):
-    info = client.post("/api/corpora", json={"text": "a\r\nb", "name": "api one"}).json()
-    assert client.get(f"/api/corpora/{info['sha256']}/text").text == "a\nb"
-    assert "api one" in client.get("/corpora").text
+def test_the_api_normalises_too_and_keeps_the_name(store_client):
+    info = store_client.post("/api/corpora", json={"text": "a\r\nb", "name": "api one"}).json()
+    assert store_client.get(f"/api/corpora/{info['sha256']}/text").text == "a\nb"
+    assert "api one" in store_client.get("/corpora").text
 
 
 @pytest.mark.parametrize("path", PICKERS)

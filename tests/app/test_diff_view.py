@@ -72,15 +72,15 @@ def test_the_api_answers_bad_input_with_a_detail(client):
     assert client.get("/api/diff", params={"a": "", "b": "gpt2"}).status_code == 422
 
 
-def test_a_corpus_over_a_megabyte_is_cut_and_the_page_says_so(client):
+def test_a_corpus_over_a_megabyte_is_cut_and_the_page_says_so(store_client):
     line = "The cat sat on the mat. " * 40 + "\n"  # 961 characters
     text = line * 1100  # 1,057,100 characters
-    digest = client.post("/api/corpora", json={"text": text, "name": "long"}).json()["sha256"]
+    digest = store_client.post("/api/corpora", json={"text": text, "name": "long"}).json()["sha256"]
     params = {"a": "gpt2", "b": "r50k_base", "source": "corpus", "corpus": digest}
-    page = client.get("/diff", params=params)
+    page = store_client.get("/diff", params=params)
     assert page.status_code == 200 and 'data-testid="cut-note"' in page.text
     assert "The corpus is 1,057,100 characters" in page.text
-    data = client.get("/api/diff", params=params).json()
+    data = store_client.get("/api/diff", params=params).json()
     assert data["cut"] == 1_057_100 and data["texts"] == 1_000_000 // len(line)
 
 

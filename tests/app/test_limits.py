@@ -56,13 +56,13 @@ def test_broken_gzip_model_upload_is_422(client, data):
     assert "gzip" in r.text
 
 
-def test_gzip_bomb_corpus_upload_is_413(client):
-    r = client.post("/api/corpora/upload", files={"file": ("bomb.txt.gz", BOMB)})
+def test_gzip_bomb_corpus_upload_is_413(store_client):
+    r = store_client.post("/api/corpora/upload", files={"file": ("bomb.txt.gz", BOMB)})
     assert r.status_code == 413 and "decompressed" in r.json()["detail"]
 
 
-def test_gzipped_corpus_upload_is_read(client):
-    r = client.post(
+def test_gzipped_corpus_upload_is_read(store_client):
+    r = store_client.post(
         "/api/corpora/upload",
         files={"file": ("c.txt.gz", gzip.compress("zipped corpus\n".encode()))},
     )
@@ -91,8 +91,8 @@ def test_lone_surrogate_becomes_replacement_character(client, tokenizer):
     assert max(e for _s, e in out["offsets"]) <= len(text)
 
 
-def test_lone_surrogate_corpus_is_stored(client):
-    r = client.post(
+def test_lone_surrogate_corpus_is_stored(store_client):
+    r = store_client.post(
         "/api/corpora",
         content='{"text": "corpus \\udc80 with a lone half"}',
         headers={"Content-Type": "application/json"},
@@ -105,38 +105,38 @@ def _corpus(size: int) -> str:
     return (line * (size // len(line) + 1))[:size]
 
 
-def test_pasted_corpus_over_one_megabyte_is_accepted_in_every_form(client):
+def test_pasted_corpus_over_one_megabyte_is_accepted_in_every_form(store_client):
     text = _corpus(1_500_000)
-    r = client.post(
+    r = store_client.post(
         "/corpora", files={"file": ("", b"")}, data={"text": text}, follow_redirects=False
     )
     assert r.status_code == 303, r.text[:300]
-    r = client.post(
+    r = store_client.post(
         "/bpe/train", data={"corpus_text": text, "vocab_size": "300"}, follow_redirects=False
     )
     assert r.status_code == 303
-    r = client.post("/api/corpora", json={"text": text})
+    r = store_client.post("/api/corpora", json={"text": text})
     assert r.status_code == 201
 
 
-def test_corpus_over_the_limit_is_413_with_the_setting_named(client):
+def test_corpus_over_the_limit_is_413_with_the_setting_named(store_client):
     text = _corpus(2_000_001)
-    r = client.post("/corpora", files={"file": ("", b"")}, data={"text": text})
+    r = store_client.post("/corpora", files={"file": ("", b"")}, data={"text": text})
     assert r.status_code == 413 and "TOKVIS_MAX_CORPUS_BYTES" in r.text
-    r = client.post("/wordpiece/train", data={"corpus_text": text})
+    r = store_client.post("/wordpiece/train", data={"corpus_text": text})
     assert r.status_code == 413 and "TOKVIS_MAX_CORPUS_BYTES" in r.text
-    r = client.post("/api/corpora", json={"text": text})
+    r = store_client.post("/api/corpora", json={"text": text})
     assert r.status_code == 413 and "TOKVIS_MAX_CORPUS_BYTES" in r.json()["detail"]
 
 
-def test_a_body_far_over_every_limit_is_refused_unread(client, settings):
+def test_a_body_far_over_every_limit_is_refused_unread(store_client, settings):
     too_much = (
         limits.body_limit(
             settings.max_corpus_bytes, settings.max_upload_bytes, settings.max_tokenizer_bytes
         )
         + 1
     )
-    r = client.post(
+    r = store_client.post(
         "/api/corpora", content=b"x" * too_much, headers={"Content-Type": "application/json"}
     )
     assert r.status_code == 413

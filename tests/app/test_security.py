@@ -87,8 +87,8 @@ def test_cross_site_posts_are_refused(client, headers):
         {"Sec-Fetch-Site": "none"},
     ],
 )
-def test_same_site_and_non_browser_posts_pass(client, headers):
-    r = client.post("/api/corpora", json={"text": "a same-origin corpus"}, headers=headers)
+def test_same_site_and_non_browser_posts_pass(store_client, headers):
+    r = store_client.post("/api/corpora", json={"text": "a same-origin corpus"}, headers=headers)
     assert r.status_code == 201
 
 

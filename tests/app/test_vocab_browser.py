@@ -85,9 +85,11 @@ def test_every_visualiser_chip_links_to_its_entry(client):
     assert "/vocab?tokenizer=cl100k_base&amp;id=1917" in html
 
 
-def test_compare_columns_name_their_vocabulary(client):
-    corpus = client.post("/api/corpora", json={"text": "low lower newest widest\n" * 20}).json()
-    html = client.get(
+def test_compare_columns_name_their_vocabulary(store_client):
+    corpus = store_client.post(
+        "/api/corpora", json={"text": "low lower newest widest\n" * 20}
+    ).json()
+    html = store_client.get(
         "/compare",
         params={
             "text": "lowest",
@@ -100,7 +102,7 @@ def test_compare_columns_name_their_vocabulary(client):
     links = re.findall(r'data-vocab="([^"]+)"', html)
     assert len(links) == 2  # the word column has no vocabulary
     for link in links:
-        assert client.get(unescape(link) + "&id=0").status_code == 200
+        assert store_client.get(unescape(link) + "&id=0").status_code == 200
 
 
 def test_uploaded_tokenizers_are_browsed_like_bundled_ones(client):

@@ -293,17 +293,20 @@ def test_unigram_train_sheet_bad_input(client):
         assert words in r.text, query
 
 
-def test_the_unigram_train_view_links_a_worksheet(client):
+def test_the_unigram_train_view_links_a_worksheet(store_client):
     from app.views.worksheets import UNIGRAM_CORPUS
 
-    digest = client.post("/api/corpora", json={"text": UNIGRAM_CORPUS}).json()["sha256"]
-    r = client.get(f"/unigram/train?corpus={digest}&vocab_size=30&step=1")
+    digest = store_client.post("/api/corpora", json={"text": UNIGRAM_CORPUS}).json()["sha256"]
+    r = store_client.get(f"/unigram/train?corpus={digest}&vocab_size=30&step=1")
     link = re.search(r'href="([^"]*)" data-testid="worksheet-link"', r.text).group(1)
     assert (
         link == f"/worksheet/unigram_train?corpus={digest}&amp;vocab_size=30&amp;start=2&amp;end=3"
     )
-    assert client.get(link.replace("&amp;", "&")).status_code == 200
-    assert "worksheet-link" not in client.get("/unigram/train?corpus=udhr/eng&vocab_size=300").text
+    assert store_client.get(link.replace("&amp;", "&")).status_code == 200
+    assert (
+        "worksheet-link"
+        not in store_client.get("/unigram/train?corpus=udhr/eng&vocab_size=300").text
+    )
 
 
 def test_a_worksheet_reads_the_run_the_page_trained(client, monkeypatch):

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from .. import byte_api
+from ..errors import InvalidInput
 from .health import (
     CATEGORIES,
     LABELS,
@@ -73,7 +74,7 @@ class AuditReport:
         """The entry of an id; ValueError for an id the vocabulary lacks."""
         i = self._by_id.get(id_)
         if i is None:
-            raise ValueError(f"id {id_!r} is not in the vocabulary of {self.tokenizer}")
+            raise InvalidInput(f"id {id_!r} is not in the vocabulary of {self.tokenizer}")
         return self.entries[i]
 
     def category(self, id_: int) -> str:
@@ -107,7 +108,7 @@ class AuditReport:
     def select(self, category: str | None = None, query: str = "") -> list[Health]:
         """The entries of a category or flag (None: all) whose token or text holds `query`."""
         if category is not None and category not in CATEGORIES and category not in FLAGS:
-            raise ValueError(
+            raise InvalidInput(
                 f"unknown category {category!r}; choose one of: {', '.join(CATEGORIES + FLAGS)}"
             )
         out = []
@@ -158,7 +159,7 @@ def audit(
     (botchan and the UDHR in 33 languages). `progress(done, total, phase)` is called now and
     then. Raises ValueError for a tokenizer without a fixed vocabulary (the rule tokenizers)."""
     if tok.model.get_vocab_size() == 0:
-        raise ValueError(
+        raise InvalidInput(
             f"{tok.name or 'this tokenizer'} has no fixed vocabulary to audit "
             "(a rule tokenizer numbers its tokens as they appear)"
         )

@@ -17,6 +17,8 @@ from __future__ import annotations
 from importlib import resources
 from importlib.resources.abc import Traversable
 
+from ..errors import InvalidInput
+
 CODE_BYTES = 20_000
 
 
@@ -24,7 +26,7 @@ def code_sample(max_bytes: int = CODE_BYTES) -> str:
     """The first whole source files of `tokenizers_core` (sorted by path) that fit in
     `max_bytes` bytes of UTF-8 (at least the first file's opening, if none fits whole)."""
     if max_bytes < 1:
-        raise ValueError(f"the code sample needs at least one byte, not {max_bytes}")
+        raise InvalidInput(f"the code sample needs at least one byte, not {max_bytes}")
     out: list[str] = []
     size = 0
     for text in _sources(resources.files("tokenizers_core")):

@@ -36,6 +36,8 @@ import math
 from collections import Counter
 from typing import Iterable
 
+from ..errors import InvalidInput
+
 DEFAULT_ALPHA = 2.5  # Zouhar et al.'s best predictor of downstream quality
 
 
@@ -68,16 +70,16 @@ def counts_of_histogram(histogram: Iterable[Iterable[int]]) -> list[int]:
 
 def _check_alpha(alpha: float) -> None:
     if not alpha >= 0:  # also catches NaN
-        raise ValueError(f"alpha must be a number from 0 to infinity, got {alpha!r}")
+        raise InvalidInput(f"alpha must be a number from 0 to infinity, got {alpha!r}")
 
 
 def _probabilities(counts: Iterable[int]) -> list[float]:
     values = list(counts)
     if any(c < 0 for c in values):
-        raise ValueError("token counts cannot be negative")
+        raise InvalidInput("token counts cannot be negative")
     total = sum(values)
     if not total:
-        raise ValueError("no tokens to measure: the distribution is empty")
+        raise InvalidInput("no tokens to measure: the distribution is empty")
     return [c / total for c in values if c]
 
 
@@ -107,7 +109,7 @@ def renyi_efficiency(counts: Iterable[int], vocab_size: int, alpha: float = DEFA
     0.75
     """
     if vocab_size < 2:
-        raise ValueError(
+        raise InvalidInput(
             f"a vocabulary needs at least 2 entries to carry information, got {vocab_size}"
         )
     return renyi_entropy(counts, alpha) / math.log(vocab_size)

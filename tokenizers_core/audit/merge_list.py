@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..errors import InvalidInput
 from ..models.bpe.hf import HFBpe, cut_join
 from ..models.bpe.model import BPE
 from ..models.bpe.sentencepiece import SentencePieceBpe, SentencePieceSplit, split_into_words
@@ -38,17 +39,17 @@ def merge_list(tokenizer: Any) -> list[tuple[str, str]]:
     >>> merge_list(tc.load("bert-base-uncased"))
     Traceback (most recent call last):
     ...
-    ValueError: bert-base-uncased has no merge list: it is a WordPiece model, and only a BPE tokenizer learns its vocabulary by merging pairs in order
+    tokenizers_core.errors.InvalidInput: bert-base-uncased has no merge list: it is a WordPiece model, and only a BPE tokenizer learns its vocabulary by merging pairs in order
     """
     model = getattr(tokenizer, "model", None)
     if not _is_bpe(model):
-        raise ValueError(
+        raise InvalidInput(
             f"{_name(tokenizer)} has no merge list: it is {_kind(model)}, and only "
             "a BPE tokenizer learns its vocabulary by merging pairs in order"
         )
     merges = model.merges
     if not merges:
-        raise ValueError(f"{_name(tokenizer)} has an empty merge list: nothing was learned")
+        raise InvalidInput(f"{_name(tokenizer)} has an empty merge list: nothing was learned")
     return list(merges)
 
 

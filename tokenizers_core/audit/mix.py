@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..corpora import load_corpus, udhr_languages
+from ..errors import InvalidInput
 from .code_samples import code_sample
 from .merge_list import joiner, merge_list, word_counts
 from .mix_lp import PairHistory, solve_mix
@@ -124,11 +125,11 @@ def estimate_mix(
     """
     for name, value in (("merges", merges), ("top_pairs", top_pairs), ("rounds", rounds)):
         if not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive whole number, not {value!r}")
+            raise InvalidInput(f"{name} must be a positive whole number, not {value!r}")
     learned = merge_list(tokenizer)[:merges]
     samples = category_samples() if samples is None else samples
     if not samples:
-        raise ValueError("training-mix inference needs at least one category sample")
+        raise InvalidInput("training-mix inference needs at least one category sample")
     report = progress or (lambda done, total, message: None)
     total = len(samples) + rounds
     histories = []

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from importlib.util import find_spec
 from typing import Callable
 
+from ..errors import InvalidInput
+
 Pair = tuple[str, str]
 PER_BYTES = 1000.0  # counts are per 1,000 bytes of a sample
 TOLERANCE = 1e-9
@@ -235,7 +237,7 @@ def _solve(
         method="highs-ds",
     )
     if result.status != 0:
-        raise ValueError(f"the linear program could not be solved: {result.message}")
+        raise InvalidInput(f"the linear program could not be solved: {result.message}")
     x = result.x
     alpha = [max(float(a), 0.0) for a in x[:n]]
     total = sum(alpha) or 1.0

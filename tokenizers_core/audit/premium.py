@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from ..corpora import load_corpus, udhr_languages
+from ..errors import InvalidInput
 from ..metrics import relative_counts
 
 BASE = "eng"
@@ -37,7 +38,7 @@ def udhr_texts() -> dict[str, str]:
 def token_counts(tok, texts: Mapping[str, str]) -> dict[str, int]:
     """The ordinary tokens (special tokens left out) `tok` makes of each text, by language."""
     if not texts:
-        raise ValueError("no texts to count tokens in")
+        raise InvalidInput("no texts to count tokens in")
     out = {}
     for code, text in texts.items():
         enc = tok.encode(text)
@@ -48,9 +49,9 @@ def token_counts(tok, texts: Mapping[str, str]) -> dict[str, int]:
 def premiums(counts: Mapping[str, int], base: str = BASE) -> dict[str, float]:
     """Each language's token count over the base language's (English): its premium."""
     if base not in counts:
-        raise ValueError(f"the premium is relative to {base!r}, and there is no {base!r} text")
+        raise InvalidInput(f"the premium is relative to {base!r}, and there is no {base!r} text")
     if not counts[base]:
-        raise ValueError(f"the {base!r} text has no tokens to compare against")
+        raise InvalidInput(f"the {base!r} text has no tokens to compare against")
     return relative_counts(dict(counts), base)
 
 
@@ -68,6 +69,6 @@ def largest_premium(by_language: Mapping[str, float]) -> tuple[str, float]:
     ('tam', 4.8)
     """
     if not by_language:
-        raise ValueError("no premiums to compare")
+        raise InvalidInput("no premiums to compare")
     code = max(by_language, key=lambda c: by_language[c])
     return code, by_language[code]

@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any, Callable, NamedTuple
 
 from ..byte_level import CHAR_TO_LATIN1
+from ..errors import InvalidInput, NotFound
 
 CONTINUES = "continues"  # a WordPiece continuation piece (`##ing`)
 ENDS = "ends"  # a word-final piece (`ing</w>`)
@@ -81,7 +82,7 @@ def entry_reader(tok: Any) -> tuple[Callable[[int], TokenEntry], list[int]]:
     model = tok.model
     vocab = getattr(model, "vocab", None)
     if not vocab:
-        raise ValueError(
+        raise InvalidInput(
             f"{tok.name or 'this tokeniser'} has no vocabulary: its tokens are cut "
             "by rules (characters, words, sentences or a regex)"
         )
@@ -109,7 +110,7 @@ def entry_reader(tok: Any) -> tuple[Callable[[int], TokenEntry], list[int]]:
         if token is None:
             if id_ in extra:
                 return _special(id_, extra[id_], added=True)
-            raise LookupError(f"{tok.name or 'this tokeniser'} has no token with id {id_}")
+            raise NotFound(f"{tok.name or 'this tokeniser'} has no token with id {id_}")
         if token in specials or id_ == unk_id or typed and _typed_special(model, id_):
             return _special(id_, token)
         return read(id_, token)

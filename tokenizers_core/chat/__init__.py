@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import InvalidInput
 from ..pipeline import Tokenizer
 from .lints import Lint
 from .render import ChatRender, ChatToken, Segment, prepare, render_chat, render_text
@@ -76,7 +77,7 @@ def apply_chat_template(
     """
     asked = sorted(_TOKENIZING_OPTIONS & extra.keys())
     if asked:
-        raise ValueError(
+        raise InvalidInput(
             f"apply_chat_template returns the rendered text; {', '.join(asked)} "
             "belong to transformers' tokenizing call: for the ids and the "
             "assistant mask use tokenizers_core.chat.render_chat(messages, "

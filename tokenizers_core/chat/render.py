@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..encoding import Encoding
+from ..errors import InvalidInput
 from ..pipeline import Tokenizer
 from . import lints, sandbox, templates
 from .encode import encode_chat
@@ -155,12 +156,12 @@ def prepare(
         bundled = templates.bundled_template(template_name)
         template = templates.template_source(template_name)
     else:
-        raise ValueError(
+        raise InvalidInput(
             "give a chat template: its text, a tokenizer_config.json that has one, "
             "or the name of a bundled example"
         )
     if not isinstance(template, str):
-        raise ValueError("a chat template must be a string")
+        raise InvalidInput("a chat template must be a string")
     specials = {
         **(_post_processor_specials(tokenizer) if tokenizer else {}),
         **(bundled.special_tokens if bundled else {}),
@@ -424,11 +425,11 @@ def _check_messages(messages: Any) -> list[dict[str, Any]]:
     """The messages as plain data: a list of objects with a string `role`; keys whose value is
     None dropped and reasoning copied under its other names (as transformers does)."""
     if not isinstance(messages, (list, tuple)):
-        raise ValueError("messages must be a list of {role, content} objects")
+        raise InvalidInput("messages must be a list of {role, content} objects")
     out = []
     for i, message in enumerate(messages):
         if not isinstance(message, dict) or not isinstance(message.get("role"), str):
-            raise ValueError(f"message {i + 1} must be an object with a string 'role'")
+            raise InvalidInput(f"message {i + 1} must be an object with a string 'role'")
         message = {k: v for k, v in _plain(message).items() if v is not None}
         reasoning = next(
             (
@@ -448,7 +449,7 @@ def _check_tools(tools: Any) -> list[dict] | None:
     if tools is None:
         return None
     if not isinstance(tools, (list, tuple)) or not all(isinstance(t, dict) for t in tools):
-        raise ValueError("tools must be a list of JSON schemas (objects)")
+        raise InvalidInput("tools must be a list of JSON schemas (objects)")
     return _plain(list(tools))
 
 
@@ -456,7 +457,7 @@ def _check_documents(documents: Any) -> list[dict] | None:
     if documents is None:
         return None
     if not isinstance(documents, (list, tuple)) or not all(isinstance(d, dict) for d in documents):
-        raise ValueError("documents must be a list of objects with 'title' and 'text'")
+        raise InvalidInput("documents must be a list of objects with 'title' and 'text'")
     return _plain(list(documents))
 
 

@@ -58,6 +58,8 @@ import jinja2.nodes
 import jinja2.utils
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from ..errors import InvalidInput
+
 MAX_OUTPUT = 1_000_000  # characters a render may produce (and any one value it builds)
 MAX_ITEMS = 100_000  # items (characters, words) one call of an item-by-item filter takes
 MAX_EXPONENT = 1_000  # `a ** b` with a larger b is refused
@@ -66,7 +68,7 @@ MAX_INDENT = 100  # tojson's indent (transformers has no limit; templates use 2 
 TIME_LIMIT = 2.0  # seconds of CPU time a render may take
 
 
-class TemplateFailure(ValueError):
+class TemplateFailure(InvalidInput):
     """A chat template that does not compile or render; `line` is its 1-based line, or None."""
 
     def __init__(self, message: str, line: int | None = None) -> None:

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import InvalidInput
+
 _DATA = Path(__file__).resolve().parents[1] / "data" / "chat_templates"
 
 # The named special tokens transformers passes to a template (SPECIAL_TOKENS_ATTRIBUTES).
@@ -88,7 +90,7 @@ def bundled_templates() -> list[BundledTemplate]:
 
 def bundled_template(name: str) -> BundledTemplate:
     if name not in _BUNDLED:
-        raise ValueError(
+        raise InvalidInput(
             f"no bundled chat template is named {name!r}; the bundled ones are: "
             + ", ".join(_BUNDLED)
         )
@@ -112,9 +114,9 @@ def read_config(config: dict[str, Any] | str | bytes) -> dict[str, Any]:
         try:
             config = json.loads(config)
         except (ValueError, UnicodeDecodeError) as exc:
-            raise ValueError(f"the tokenizer_config.json is not valid JSON: {exc}") from None
+            raise InvalidInput(f"the tokenizer_config.json is not valid JSON: {exc}") from None
     if not isinstance(config, dict):
-        raise ValueError("a tokenizer_config.json must hold a JSON object")
+        raise InvalidInput("a tokenizer_config.json must hold a JSON object")
     return config
 
 
@@ -128,19 +130,19 @@ def template_from_config(config: dict[str, Any], name: str | None = None) -> str
     """
     found = config.get("chat_template")
     if found is None:
-        raise ValueError("this tokenizer_config.json has no chat_template")
+        raise InvalidInput("this tokenizer_config.json has no chat_template")
     if isinstance(found, str):
         if name not in (None, "default"):
-            raise ValueError(
+            raise InvalidInput(
                 f"this tokenizer_config.json has one chat template, not one named {name!r}"
             )
         return found
     if not isinstance(found, list) or not all(isinstance(t, dict) for t in found):
-        raise ValueError("chat_template must be a string or a list of {name, template} objects")
+        raise InvalidInput("chat_template must be a string or a list of {name, template} objects")
     named = {t.get("name"): t.get("template") for t in found}
     wanted = name or "default"
     if not isinstance(named.get(wanted), str):
-        raise ValueError(
+        raise InvalidInput(
             f"this tokenizer_config.json has no chat template named {wanted!r}; it has: "
             + ", ".join(str(n) for n in named)
         )

@@ -45,6 +45,7 @@ from typing import Any, Iterable
 import regex
 
 from ..byte_level import bytes_to_unicode, str_to_byte_level
+from ..errors import InvalidInput
 from ..implementations.training import train
 from ..models.bpe.model import END_OF_WORD
 from ..models.bpe.session import training_session
@@ -103,23 +104,25 @@ def check(
     against ours on their pieces. Raises ValueError for bad input.
     """
     if algorithm not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {algorithm!r}; choose one of: {', '.join(ALGORITHMS)}")
+        raise InvalidInput(
+            f"unknown algorithm {algorithm!r}; choose one of: {', '.join(ALGORITHMS)}"
+        )
     if isinstance(lines, str):
         lines = lines.splitlines()
     lines = list(lines)
     kind = kind or _sniff(algorithm, theirs, text)
     if kind not in KINDS[algorithm]:
-        raise ValueError(f"{algorithm} checks {' or '.join(KINDS[algorithm])}, not {kind!r}")
+        raise InvalidInput(f"{algorithm} checks {' or '.join(KINDS[algorithm])}, not {kind!r}")
     if ties not in TIE_BREAKS:
-        raise ValueError(f"unknown tie-break {ties!r}; choose one of: {', '.join(TIE_BREAKS)}")
+        raise InvalidInput(f"unknown tie-break {ties!r}; choose one of: {', '.join(TIE_BREAKS)}")
     if ties == "minbpe" and (kind != "merges" or algorithm not in ("bpe", "byte_bpe")):
-        raise ValueError("the minbpe tie-break applies to a merges check of bpe or byte_bpe")
+        raise InvalidInput("the minbpe tie-break applies to a merges check of bpe or byte_bpe")
     model = parse_minbpe_model(theirs) if isinstance(theirs, str) else None
     if model is not None and model.pattern and algorithm == "byte_bpe":
         options.setdefault("pattern", model.pattern)  # the file's own split pattern
     if kind == "tokens":
         if text is None or not str(text).strip():
-            raise ValueError("a tokens check needs the text your tokens are for (text=...)")
+            raise InvalidInput("a tokens check needs the text your tokens are for (text=...)")
         return check_tokens(
             algorithm,
             lines,
@@ -318,7 +321,7 @@ def _check_bpe_first_seen(
     table, _variants = _bpe_sequences(variant, lines, options)
     size = sum(len(w) for w, _f in table)
     if size * max(len(theirs), 1) > REPLAY_BUDGET or len(theirs) > MAX_REPLAY_MERGES:
-        raise ValueError(
+        raise InvalidInput(
             f"the minbpe tie-break is checked by the textbook trainer, which "
             f"recounts every pair at every merge: at most {MAX_REPLAY_MERGES} "
             "merges on a small corpus"

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..byte_level import BYTE_TO_CHAR
+from ..errors import InvalidInput
 
 MINBPE_HEADER = "minbpe v1"
 _ID_PAIR = re.compile(r"\d+ \d+")
@@ -45,8 +46,10 @@ def parse_minbpe_model(text: str) -> MinbpeModel | None:
     lines = text.replace("\r\n", "\n").split("\n")
     if not lines or lines[0].strip() != MINBPE_HEADER:
         return None
-    if len(lines) < 3 or not lines[2].strip().isdigit():
-        raise ValueError(
+    count_text = lines[2].strip() if len(lines) > 2 else ""
+    # ASCII digits only ("²" is a digit to isdigit, not to int), and not 5,000 of them
+    if not (count_text.isascii() and count_text.isdigit() and len(count_text) < 10):
+        raise InvalidInput(
             "a minbpe .model file has the pattern on line 2 and the number of "
             "special tokens on line 3; line 3 here is "
             f"{(lines[2] if len(lines) > 2 else '')!r}"
@@ -55,8 +58,8 @@ def parse_minbpe_model(text: str) -> MinbpeModel | None:
     specials: dict[str, int] = {}
     for n, line in enumerate(lines[3 : 3 + count], 4):
         token, _sep, id_ = line.strip().rpartition(" ")
-        if not token or not id_.isdigit():
-            raise ValueError(f"line {n} of the minbpe file ({line!r}) is not 'token id'")
+        if not token or not (id_.isascii() and id_.isdigit() and len(id_) < 19):
+            raise InvalidInput(f"line {n} of the minbpe file ({line!r}) is not 'token id'")
         specials[token] = int(id_)
     merges = id_merges([ln for ln in lines[3 + count :] if ln.strip()], first_line=4 + count)
     return MinbpeModel(lines[1].strip(), specials, merges)
@@ -71,7 +74,7 @@ def id_merges(items: list[Any], first_line: int = 1) -> list[tuple[int, int]]:
     >>> id_merges(["104 300"])
     Traceback (most recent call last):
     ...
-    ValueError: merge 1 (104 300) names id 300, which no earlier merge made (merge i makes id 256 + i)
+    tokenizers_core.errors.InvalidInput: merge 1 (104 300) names id 300, which no earlier merge made (merge i makes id 256 + i)
     """
     out = []
     for n, item in enumerate(items):
@@ -84,18 +87,18 @@ def id_merges(items: list[Any], first_line: int = 1) -> list[tuple[int, int]]:
         ):
             a, b = item
         else:
-            raise ValueError(
+            raise InvalidInput(
                 f"line {first_line + n} ({item!r}) is not a merge of two token ids such as '32 116'"
             )
         bad = next((i for i in (a, b) if i >= 256 + n), None)
         if bad is not None:
-            raise ValueError(
+            raise InvalidInput(
                 f"merge {n + 1} ({a} {b}) names id {bad}, which no earlier merge "
                 "made (merge i makes id 256 + i)"
             )
         out.append((a, b))
     if not out:
-        raise ValueError("no merges given")
+        raise InvalidInput("no merges given")
     return out
 
 
@@ -147,7 +150,7 @@ def _json(text: str) -> Any | None:
             "{}",
         ) and not stripped.replace(" ", "").startswith(("[[", '["', '{"')):
             return None  # e.g. a vocabulary whose first token is [UNK]
-        raise ValueError(
+        raise InvalidInput(
             f"this looks like JSON but does not parse: {exc.msg} "
             f"(line {exc.lineno}, column {exc.colno})"
         ) from None
@@ -165,7 +168,7 @@ def parse_merges(theirs: Any, *, byte_ids: bool = False) -> list[tuple[str, str]
     >>> parse_merges("l o w")
     Traceback (most recent call last):
     ...
-    ValueError: merge 1 ('l o w') is not two symbols separated by one space
+    tokenizers_core.errors.InvalidInput: merge 1 ('l o w') is not two symbols separated by one space
     >>> parse_merges("32 116\\n256 104", byte_ids=True)
     [('Ġ', 't'), ('Ġt', 'h')]
     """
@@ -176,7 +179,7 @@ def parse_merges(theirs: Any, *, byte_ids: bool = False) -> list[tuple[str, str]
     )
     if ids is not None and (byte_ids or not plain_lines):
         if not byte_ids:
-            raise ValueError(
+            raise InvalidInput(
                 "these merges are token ids, as minbpe writes them: minbpe is "
                 "byte-level BPE, so check them as byte_bpe"
             )
@@ -191,7 +194,7 @@ def parse_merges(theirs: Any, *, byte_ids: bool = False) -> list[tuple[str, str]
     else:
         items = list(theirs)
     if isinstance(items, dict):
-        raise ValueError("give the merges as a list in learned order, not a dict")
+        raise InvalidInput("give the merges as a list in learned order, not a dict")
     out = []
     for n, item in enumerate(items, 1):
         if isinstance(item, str):
@@ -199,12 +202,12 @@ def parse_merges(theirs: Any, *, byte_ids: bool = False) -> list[tuple[str, str]
         elif isinstance(item, (list, tuple)):
             parts = list(item)
         else:
-            raise ValueError(f"merge {n} ({item!r}) is not a pair of symbols")
+            raise InvalidInput(f"merge {n} ({item!r}) is not a pair of symbols")
         if len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
-            raise ValueError(f"merge {n} ({item!r}) is not two symbols separated by one space")
+            raise InvalidInput(f"merge {n} ({item!r}) is not two symbols separated by one space")
         out.append((parts[0], parts[1]))
     if not out:
-        raise ValueError("no merges given: paste one merge a line, e.g. 'l o'")
+        raise InvalidInput("no merges given: paste one merge a line, e.g. 'l o'")
     return out
 
 
@@ -222,9 +225,9 @@ def parse_tokens(theirs: Any) -> list[str]:
     else:
         items = list(theirs)
     if not isinstance(items, list) or not all(isinstance(t, str) and t for t in items):
-        raise ValueError("give the tokens as a list of non-empty strings")
+        raise InvalidInput("give the tokens as a list of non-empty strings")
     if not items:
-        raise ValueError("no tokens given")
+        raise InvalidInput("no tokens given")
     return items
 
 
@@ -247,7 +250,7 @@ def parse_vocab(theirs: Any) -> list[str]:
         items = sorted(items, key=lambda t: items[t])
     items = list(items)
     if not items or not all(isinstance(t, str) and t for t in items):
-        raise ValueError("give the vocabulary as one token a line")
+        raise InvalidInput("give the vocabulary as one token a line")
     return items
 
 
@@ -269,7 +272,7 @@ def parse_pieces(theirs: Any) -> list[tuple[str, float]]:
                 if not sep:
                     piece, sep, score = line.strip().rpartition(" ")
                 if not sep or not piece:
-                    raise ValueError(f"line {n} ({line!r}) is not 'piece<TAB>score'")
+                    raise InvalidInput(f"line {n} ({line!r}) is not 'piece<TAB>score'")
                 rows.append((piece, score))
         else:
             rows = loaded
@@ -278,11 +281,11 @@ def parse_pieces(theirs: Any) -> list[tuple[str, float]]:
     out = []
     for n, row in enumerate(rows, 1):
         if not isinstance(row, (list, tuple)) or len(row) != 2 or not isinstance(row[0], str):
-            raise ValueError(f"piece {n} ({row!r}) is not (piece, score)")
+            raise InvalidInput(f"piece {n} ({row!r}) is not (piece, score)")
         try:
             out.append((row[0], float(row[1])))
         except (TypeError, ValueError):
-            raise ValueError(f"piece {n}: the score {row[1]!r} is not a number") from None
+            raise InvalidInput(f"piece {n}: the score {row[1]!r} is not a number") from None
     if not out:
-        raise ValueError("no pieces given")
+        raise InvalidInput("no pieces given")
     return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from ..errors import InvalidInput
 from ..implementations.bert import count_words
 from ..models.wordpiece.trainer import WordPieceTrainer
 from . import replay
@@ -35,10 +36,10 @@ def check_wordpiece(
 ) -> CheckReport:
     lowercase = options.get("lowercase", True)
     if not isinstance(lowercase, bool):
-        raise ValueError("lowercase must be true or false")
+        raise InvalidInput("lowercase must be true or false")
     words = count_words(lines, lowercase=lowercase)
     if not words:
-        raise ValueError("the corpus has no words to learn from")
+        raise InvalidInput("the corpus has no words to learn from")
     trainer = _trainer(words, vocab_size, options).run()
     steps = trainer.steps
     ours = [s.pair for s in steps]

@@ -23,6 +23,7 @@ import re
 from typing import Any, Iterable
 
 from ..byte_level import unicode_to_bytes
+from ..errors import InvalidInput
 from ..hf_regex import compile_hf, find_matches
 
 __all__ = [
@@ -192,9 +193,9 @@ class Metaspace(_Decoder):
         self, replacement: str = "\u2581", prepend_scheme: str = "always", split: bool = True
     ) -> None:
         if not isinstance(replacement, str) or len(replacement) != 1:
-            raise ValueError("Metaspace: the replacement must be exactly one character")
+            raise InvalidInput("Metaspace: the replacement must be exactly one character")
         if prepend_scheme not in ("always", "first", "never"):
-            raise ValueError(
+            raise InvalidInput(
                 f"Metaspace: unknown prepend_scheme {prepend_scheme!r}; "
                 "choose 'always', 'first' or 'never'"
             )
@@ -346,10 +347,10 @@ class Strip(_Decoder):
 
     def __init__(self, content: str = " ", start: int = 0, stop: int = 0) -> None:
         if not isinstance(content, str) or len(content) != 1:
-            raise ValueError("Strip: content must be exactly one character")
+            raise InvalidInput("Strip: content must be exactly one character")
         for name, value in (("start", start), ("stop", stop)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise ValueError(f"Strip: {name} must be a whole number >= 0, not {value!r}")
+                raise InvalidInput(f"Strip: {name} must be a whole number >= 0, not {value!r}")
         self.content = content
         self.start = start
         self.stop = stop
@@ -385,7 +386,7 @@ class Replace(_Decoder):
 
     def __init__(self, pattern: str, content: str, *, is_regex: bool = False) -> None:
         if not isinstance(content, str):
-            raise ValueError("Replace: content must be a string")
+            raise InvalidInput("Replace: content must be a string")
         self.pattern = pattern
         self.content = content
         self.is_regex = is_regex
@@ -432,7 +433,7 @@ class Sequence(_Decoder):
         items = list(decoders)
         for d in items:
             if not callable(getattr(d, "decode_chain", None)):
-                raise ValueError(f"Sequence: {d!r} is not a decoder (it has no decode_chain)")
+                raise InvalidInput(f"Sequence: {d!r} is not a decoder (it has no decode_chain)")
         self.decoders = items
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
@@ -447,7 +448,7 @@ class Sequence(_Decoder):
         configs = []
         for d in self.decoders:
             if not callable(getattr(d, "to_hf_config", None)):
-                raise ValueError(f"the decoder {type(d).__name__} has no tokenizer.json form")
+                raise InvalidInput(f"the decoder {type(d).__name__} has no tokenizer.json form")
             configs.append(d.to_hf_config())
         return {"type": "Sequence", "decoders": configs}
 
@@ -566,7 +567,7 @@ class SentencePieceDecoder:
 def _opt(config: dict[str, Any], key: str, default: Any, kind: type) -> Any:
     value = config.get(key, default)
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise ValueError(
+        raise InvalidInput(
             f"{key} must be {'true or false' if kind is bool else kind.__name__}, not {value!r}"
         )
     return value
@@ -575,15 +576,15 @@ def _opt(config: dict[str, Any], key: str, default: Any, kind: type) -> Any:
 def _metaspace(config: dict[str, Any]) -> Metaspace:
     scheme = _opt(config, "prepend_scheme", "always", str)
     if config.get("add_prefix_space") is False and scheme != "never":
-        raise ValueError("add_prefix_space does not match declared prepend_scheme")
+        raise InvalidInput("add_prefix_space does not match declared prepend_scheme")
     if "replacement" not in config:
-        raise ValueError("it has no 'replacement'")
+        raise InvalidInput("it has no 'replacement'")
     return Metaspace(config["replacement"], scheme, _opt(config, "split", True, bool))
 
 
 def _replace(config: dict[str, Any]) -> Replace:
     if "pattern" not in config or "content" not in config:
-        raise ValueError("it needs a 'pattern' and a 'content'")
+        raise InvalidInput("it needs a 'pattern' and a 'content'")
     from ..normalizers.hf import pattern_from_hf  # lazy: keeps `import tokenizers_core` light
 
     text, is_regex = pattern_from_hf(config["pattern"])
@@ -593,7 +594,7 @@ def _replace(config: dict[str, Any]) -> Replace:
 def _sequence(config: dict[str, Any]) -> Sequence:
     items = config.get("decoders")
     if not isinstance(items, list):
-        raise ValueError("decoders must be a list")
+        raise InvalidInput("decoders must be a list")
     return Sequence([from_hf_config(item) for item in items])
 
 
@@ -634,10 +635,10 @@ def from_hf_config(config: dict[str, Any] | None) -> Any:
     if config is None:
         return None
     if not isinstance(config, dict) or not isinstance(config.get("type"), str):
-        raise ValueError(f'a decoder config is a JSON object with a "type", not {config!r}')
+        raise InvalidInput(f'a decoder config is a JSON object with a "type", not {config!r}')
     kind = config["type"]
     if kind not in _BUILDERS:
-        raise ValueError(
+        raise InvalidInput(
             f"decoder type {kind!r} is not supported (supported: {', '.join(SUPPORTED)})"
         )
     try:
@@ -645,7 +646,7 @@ def from_hf_config(config: dict[str, Any] | None) -> Any:
     except ValueError as err:
         if str(err).startswith(("decoder ", "bad ")):
             raise
-        raise ValueError(f"bad {kind} decoder config: {err}") from None
+        raise InvalidInput(f"bad {kind} decoder config: {err}") from None
 
 
 class EndOfWordDecoder:

@@ -34,6 +34,7 @@ import re
 from typing import Any
 
 from .. import pipeline
+from ..errors import InvalidInput
 from .files import GGUF_MAGIC, MAX_FILE_BYTES, ZIP_MAGIC, TooLarge, gunzip, zip_files
 
 # format -> its module: load_bytes(data, name=, **options) and dump_bytes(tok); each is imported
@@ -71,7 +72,7 @@ def sniff(data: bytes) -> str:
         text = None
     if text is not None and text.strip() and "\x00" not in text:
         return "vocab_txt"
-    raise ValueError(
+    raise InvalidInput(
         "not a tokenizer file we know: expected a Hugging Face tokenizer.json, a "
         "tiktoken ranks file, a sentencepiece .model, a WordPiece vocab.txt, a "
         ".zip of vocab.json + merges.txt or of a model's tokenizer.json + "
@@ -107,12 +108,12 @@ def load_bytes(data: bytes, *, format: str | None = None, name: str = "", **opti
     (tiktoken files need `pattern=` and take `special_tokens=`).
     """
     if not isinstance(data, (bytes, bytearray)):
-        raise ValueError("a tokenizer file is bytes")
+        raise InvalidInput("a tokenizer file is bytes")
     data = gunzip(bytes(data))
     if format is None:
         format = sniff(data)
     if format not in FORMATS:
-        raise ValueError(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
+        raise InvalidInput(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
     reader = importlib.import_module(FORMATS[format])
     return reader.load_bytes(data, name=name, **options)
 
@@ -136,12 +137,12 @@ def format_for_path(path: str, format: str | None = None) -> str:
     """
     if format is not None:
         if format not in FORMATS:
-            raise ValueError(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
+            raise InvalidInput(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
         return format
     for ext, name in EXTENSIONS.items():
         if str(path).endswith(ext):
             return name
-    raise ValueError(
+    raise InvalidInput(
         f"cannot tell the format from {str(path)!r}: use an extension "
         f"({', '.join(EXTENSIONS)}) or name the format ({', '.join(FORMATS)})"
     )
@@ -151,10 +152,10 @@ def dump_bytes(tok: Any, format: str) -> bytes:
     """The bytes of `tok` in `format` (ValueError, saying what does exist, when the format
     cannot hold it; `exactness.exactness` says what a file it can hold loses)."""
     if format not in FORMATS:
-        raise ValueError(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
+        raise InvalidInput(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
     writer = importlib.import_module(FORMATS[format])
     if not hasattr(writer, "dump_bytes"):
-        raise ValueError(f"saving as {format} is not supported yet")
+        raise InvalidInput(f"saving as {format} is not supported yet")
     return writer.dump_bytes(tok)
 
 
@@ -166,7 +167,7 @@ def save(tok: Any, path: str, format: str | None = None) -> str:
         with open(path, "wb") as fh:
             fh.write(data)
     except OSError as exc:
-        raise ValueError(f"cannot write {str(path)!r}: {exc.strerror}") from None
+        raise InvalidInput(f"cannot write {str(path)!r}: {exc.strerror}") from None
     return format
 
 

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..decoders import ByteLevel as ByteLevelDecoder
+from ..errors import InvalidInput
 from ..hf_regex import translate
 from ..models.bpe.model import BPE
 from ..models.unigram.model import CONTROL, UNKNOWN
@@ -110,13 +111,13 @@ def _check_writes(tok: Any, format: str) -> bytes | None:
     if format == "hf_json" and (hasattr(tok.model, "to_hf_config") or _sentencepiece_style(tok)):
         return None
     if format == "vocab_merges":
-        raise ValueError(
+        raise InvalidInput(
             f"{_name(tok)} is too large to check as vocab.json + merges.txt here; "
             "its tokenizer.json holds the same vocabulary and merges"
         )
     if format == "vocab_txt" or (format == "sentencepiece" and _sentencepiece_style(tok)):
         return _writer(format).dump_bytes(tok)  # quick to write, or quick to refuse
-    raise ValueError(f"{_name(tok)} has no {format} form")
+    raise InvalidInput(f"{_name(tok)} has no {format} form")
 
 
 def _check_tiktoken(tok: Any) -> None:
@@ -310,7 +311,7 @@ def reload_changes(tok: Any, format: str) -> list[str]:
     try:
         back = importlib.import_module(READERS[format]).load_bytes(data, name=tok.name)
     except ValueError as exc:
-        raise ValueError(f"a {format} file of {_name(tok)} does not load back: {exc}") from None
+        raise InvalidInput(f"a {format} file of {_name(tok)} does not load back: {exc}") from None
     changes = []
     for what, label in (
         ("normalizer", "normaliser"),

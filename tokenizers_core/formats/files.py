@@ -7,13 +7,15 @@ import io
 import zipfile
 import zlib
 
+from ..errors import InvalidInput
+
 # The largest tokenizer file we read, after decompression (Llama 4's tokenizer.json is 12 MB).
 MAX_FILE_BYTES = 64 * 1024 * 1024
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 GGUF_MAGIC = b"GGUF"  # llama.cpp's model files (formats/gguf.py)
 
 
-class TooLarge(ValueError):
+class TooLarge(InvalidInput):
     """A file that unpacks (gunzip, unzip) to more than the limit."""
 
 
@@ -31,11 +33,11 @@ def gunzip(data: bytes, limit: int = MAX_FILE_BYTES) -> bytes:
     try:
         out = inflater.decompress(data, limit + 1)
     except zlib.error as exc:
-        raise ValueError(f"the file is not valid gzip: {exc}") from None
+        raise InvalidInput(f"the file is not valid gzip: {exc}") from None
     if len(out) > limit:
         raise TooLarge(f"the file decompresses to more than {limit:,} bytes")
     if not inflater.eof:
-        raise ValueError("the gzip file is truncated")
+        raise InvalidInput("the gzip file is truncated")
     return out
 
 
@@ -68,7 +70,7 @@ def zip_files(data: bytes) -> tuple[zipfile.ZipFile, list[zipfile.ZipInfo]]:
     holds more than MAX_ZIP_MEMBERS entries."""
     count = zip_member_count(data)
     if count is not None and count > MAX_ZIP_MEMBERS:
-        raise ValueError(
+        raise InvalidInput(
             f"the zip holds {count:,}{'+' if count == 0xFFFF else ''} entries; a "
             f"tokenizer's zip (a model folder, vocab.json + merges.txt) holds at "
             f"most {MAX_ZIP_MEMBERS:,}"
@@ -77,7 +79,7 @@ def zip_files(data: bytes) -> tuple[zipfile.ZipFile, list[zipfile.ZipInfo]]:
         archive = zipfile.ZipFile(io.BytesIO(data))
         return archive, [i for i in archive.infolist() if not i.is_dir()]
     except (zipfile.BadZipFile, EOFError, OSError) as exc:
-        raise ValueError(
+        raise InvalidInput(
             f"this .zip cannot be read (is it cut short, or not a zip?): {exc}"
         ) from None
 
@@ -93,7 +95,7 @@ def read_zip_members(
             with archive.open(member) as fh:
                 part = fh.read(left + 1)
         except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, ValueError) as exc:
-            raise ValueError(f"{member.filename} in the zip cannot be read: {exc}") from None
+            raise InvalidInput(f"{member.filename} in the zip cannot be read: {exc}") from None
         if len(part) > left:
             raise TooLarge(f"the zip's files unzip to more than {limit:,} bytes")
         left -= len(part)

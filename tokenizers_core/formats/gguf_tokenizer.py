@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..added_tokens import AddedToken
+from ..errors import InvalidInput
 from ..implementations.bert import bert_pipeline
 from ..models.bpe.model import gc_paused
 from ..models.sentencepiece_common import BYTE, CONTROL, NORMAL, UNKNOWN, USER_DEFINED
@@ -58,9 +59,9 @@ def tokenizer_from_metadata(meta: GGUFMetadata, *, name: str = "") -> Tokenizer:
     kv = meta.kv
     model = kv.get(_KEY + "model")
     if model is None:
-        raise ValueError("the GGUF holds no tokenizer (no tokenizer.ggml.model key)")
+        raise InvalidInput("the GGUF holds no tokenizer (no tokenizer.ggml.model key)")
     if model not in MODELS:
-        raise ValueError(
+        raise InvalidInput(
             f"the GGUF's tokenizer model {model!r} is not supported; we read {', '.join(MODELS)}"
         )
     tokens = _str_list(kv, "tokens")
@@ -157,7 +158,7 @@ def _merge(line: str) -> list[str]:
     `word.find(' ', 1)`)."""
     at = line.find(" ", 1)
     if at < 0:
-        raise ValueError(f"the merge {line!r} has no space between its two symbols")
+        raise InvalidInput(f"the merge {line!r} has no space between its two symbols")
     return [line[:at], line[at + 1 :]]
 
 
@@ -253,7 +254,7 @@ def _special_id(kv: dict[str, Any], which: str, tokens: list[str]) -> int | None
     if value is None:
         return None
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < len(tokens):
-        raise ValueError(
+        raise InvalidInput(
             f"tokenizer.ggml.{which}_token_id is {value!r}, not the id of one of "
             f"the {len(tokens):,} tokens"
         )
@@ -266,7 +267,7 @@ def _special_id(kv: dict[str, Any], which: str, tokens: list[str]) -> int | None
 def _str_list(kv: dict[str, Any], key: str) -> list[str]:
     value = kv.get(_KEY + key)
     if not isinstance(value, list) or (value and not isinstance(value[0], str)):
-        raise ValueError(f"the GGUF's tokenizer.ggml.{key} is missing or not an array of strings")
+        raise InvalidInput(f"the GGUF's tokenizer.ggml.{key} is missing or not an array of strings")
     return value
 
 
@@ -275,7 +276,7 @@ def _int_list(kv: dict[str, Any], key: str, n: int, *, default: int) -> list[int
     if value is None:
         return [default] * n
     if not isinstance(value, list) or len(value) != n or (value and type(value[0]) is not int):
-        raise ValueError(f"tokenizer.ggml.{key} must be {n:,} integers, one per token")
+        raise InvalidInput(f"tokenizer.ggml.{key} must be {n:,} integers, one per token")
     return [v or NORMAL for v in value]  # 0 is llama.cpp's "undefined": normal
 
 
@@ -288,14 +289,14 @@ def _float_list(kv: dict[str, Any], key: str, n: int) -> list[float]:
         or len(value) != n
         or (value and type(value[0]) not in (int, float))
     ):
-        raise ValueError(f"tokenizer.ggml.{key} must be {n:,} numbers, one per token")
+        raise InvalidInput(f"tokenizer.ggml.{key} must be {n:,} numbers, one per token")
     return [float(v) for v in value]
 
 
 def _flag(kv: dict[str, Any], key: str, default: bool) -> bool:
     value = kv.get(_KEY + key, default)
     if not isinstance(value, bool):
-        raise ValueError(f"tokenizer.ggml.{key} must be true or false, not {value!r}")
+        raise InvalidInput(f"tokenizer.ggml.{key} must be true or false, not {value!r}")
     return value
 
 
@@ -316,7 +317,7 @@ def load_bytes(data: bytes, *, name: str = "", prefix: bool = True, **options: A
     """A `Tokenizer` from a GGUF file's bytes, or from the first bytes of it (an upload: it
     must reach the end of the key-value section)."""
     if options:
-        raise ValueError(
+        raise InvalidInput(
             f"a GGUF file takes no options (got {', '.join(sorted(options))}): "
             "everything it needs is in its metadata"
         )

@@ -23,6 +23,7 @@ import struct
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import InvalidInput
 from ..models.sentencepiece_common import CONTROL, NORMAL, UNKNOWN, USER_DEFINED
 from . import gguf_pre, sentencepiece_model
 from .gguf import ARRAY, STRING
@@ -148,7 +149,7 @@ def _sentencepiece_kv(tok: Any) -> dict[str, Any]:
     proto = _proto(tok)
     model_type = proto.trainer_spec.get("model_type", 1)
     if model_type not in (1, 2):
-        raise ValueError(
+        raise InvalidInput(
             "only sentencepiece BPE and Unigram models have a GGUF form (this one "
             "is a word or character model)"
         )
@@ -396,14 +397,14 @@ def _byte_level_json(tok: Any) -> dict[str, Any]:
     data = _hf_json(tok)
     model = data["model"]
     if model.get("type") != "BPE" or not _byte_level(data):
-        raise ValueError(
+        raise InvalidInput(
             f"{tok.name or 'this tokenizer'} is not byte-level BPE, a sentencepiece "
             "model or BERT's WordPiece, so no GGUF tokenizer model runs it"
         )
     extras = [k for k in ("continuing_subword_prefix", "end_of_word_suffix") if model.get(k)]
     if extras or model.get("byte_fallback") or model.get("dropout"):
         what = extras[0] if extras else "byte_fallback" if model.get("byte_fallback") else "dropout"
-        raise ValueError(
+        raise InvalidInput(
             f"{tok.name or 'this tokenizer'}'s BPE uses {what}, which llama.cpp's "
             "BPE does not have, so it has no GGUF form"
         )
@@ -412,7 +413,7 @@ def _byte_level_json(tok: Any) -> dict[str, Any]:
 
 def _check_pre(pre: str) -> None:
     if pre not in gguf_pre.NAMES:
-        raise ValueError(
+        raise InvalidInput(
             f"llama.cpp has no pre-tokenizer {pre!r}; it has: " + ", ".join(gguf_pre.NAMES)
         )
 
@@ -422,7 +423,7 @@ def _hf_json(tok: Any) -> dict[str, Any]:
     try:
         return tok.to_hf_json()
     except ValueError as exc:
-        raise ValueError(f"no GGUF form: {exc}") from None
+        raise InvalidInput(f"no GGUF form: {exc}") from None
 
 
 def _byte_level(data: dict[str, Any]) -> bool:

@@ -40,6 +40,7 @@ from typing import Any
 
 from .. import decoders, processors
 from ..added_tokens import check_added_count
+from ..errors import InvalidInput
 from ..models.bpe.hf import hf_bpe_from_config
 from ..models.bpe.model import gc_paused
 from ..models.unigram.hf import HFUnigram
@@ -66,7 +67,7 @@ def load_bytes(data: bytes, *, name: str = "", **options: Any) -> Tokenizer:
     ([0], 'wordlevel')
     """
     if options:
-        raise ValueError(
+        raise InvalidInput(
             f"a tokenizer.json takes no options (got {', '.join(sorted(options))}): "
             "everything it needs is in the file"
         )
@@ -78,25 +79,25 @@ def _load(data: bytes, name: str) -> Tokenizer:
     try:
         config = json.loads(data)
     except UnicodeDecodeError as exc:
-        raise ValueError(
+        raise InvalidInput(
             f"the tokenizer.json is not UTF-8 text: {exc.reason} at byte {exc.start}"
         ) from None
     except json.JSONDecodeError as exc:
-        raise ValueError(
+        raise InvalidInput(
             f"the tokenizer.json is not valid JSON: {exc.msg} (line {exc.lineno}, "
             f"column {exc.colno})"
         ) from None
     except RecursionError:
-        raise ValueError("the tokenizer.json is nested too deeply to read") from None
+        raise InvalidInput("the tokenizer.json is nested too deeply to read") from None
     return from_dict(config, name=name)
 
 
 def from_dict(config: dict, *, name: str = "") -> Tokenizer:
     """A `Tokenizer` from a parsed tokenizer.json."""
     if not isinstance(config, dict):
-        raise ValueError('a tokenizer.json must be a JSON object with a "model"')
+        raise InvalidInput('a tokenizer.json must be a JSON object with a "model"')
     if not isinstance(config.get("model"), dict):
-        raise ValueError('the tokenizer.json has no "model" object')
+        raise InvalidInput('the tokenizer.json has no "model" object')
     _check_sizes(config)
     pre_cfg = config.get("pre_tokenizer")
     byte_level = _uses(pre_cfg, "ByteLevel")
@@ -109,13 +110,13 @@ def from_dict(config: dict, *, name: str = "") -> Tokenizer:
         decoder = SpaceJoin()
     added = config.get("added_tokens") or []
     if not isinstance(added, list):
-        raise ValueError("added_tokens must be a list")
+        raise InvalidInput("added_tokens must be a list")
     added_tokens = [AddedToken.from_hf_config(entry) for entry in added]
     sections = {}
     for section in ("truncation", "padding"):
         value = config.get(section)
         if value is not None and not isinstance(value, dict):
-            raise ValueError(f"{section} must be an object or null")
+            raise InvalidInput(f"{section} must be an object or null")
         sections[section] = value
     return Tokenizer(
         model,
@@ -137,7 +138,7 @@ def _check_sizes(config: dict) -> None:
     for field, limit in (("vocab", MAX_VOCAB), ("merges", MAX_MERGES)):
         value = model.get(field)
         if isinstance(value, (dict, list)) and len(value) > limit:
-            raise ValueError(
+            raise InvalidInput(
                 f"model {field} has {len(value):,} entries; the most a tokenizer "
                 f"may have is {limit:,}"
             )
@@ -168,15 +169,15 @@ def _component(section: str, module: Any, cfg: Any) -> Any:
     if cfg is None:
         return None
     if not isinstance(cfg, dict):
-        raise ValueError(f"{section} must be an object or null")
+        raise InvalidInput(f"{section} must be an object or null")
     build = getattr(module, "from_hf_config", None)
     if build is None:
-        raise ValueError(f"{section} {cfg.get('type')!r} is not supported yet")
+        raise InvalidInput(f"{section} {cfg.get('type')!r} is not supported yet")
     try:
         return build(cfg)
     except ValueError as exc:
         message = str(exc)
-        raise ValueError(
+        raise InvalidInput(
             message if message.startswith(section) else f"{section}: {message}"
         ) from None
 
@@ -213,9 +214,9 @@ def _model_type(cfg: dict) -> str:
             return "WordPiece"
         if isinstance(cfg.get("vocab"), dict):
             return "WordLevel"
-        raise ValueError('model: no "type", and its fields fit no model we know')
+        raise InvalidInput('model: no "type", and its fields fit no model we know')
     if kind not in MODEL_TYPES:
-        raise ValueError(f"model: unknown type {kind!r}; supported: {', '.join(MODEL_TYPES)}")
+        raise InvalidInput(f"model: unknown type {kind!r}; supported: {', '.join(MODEL_TYPES)}")
     return kind
 
 
@@ -249,13 +250,13 @@ def model_from_config(cfg: dict, *, byte_level: bool = False) -> Any:
             return WordLevel(_vocab(cfg), unk_token=_str(cfg, "unk_token", "<unk>"))
         return _unigram(cfg)
     except ValueError as exc:
-        raise ValueError(f"model ({kind}): {exc}") from None
+        raise InvalidInput(f"model ({kind}): {exc}") from None
 
 
 def _unigram(cfg: dict) -> HFUnigram:
     vocab = cfg.get("vocab")
     if not isinstance(vocab, list):
-        raise ValueError("vocab must be a list of [piece, score] pairs")
+        raise InvalidInput("vocab must be a list of [piece, score] pairs")
     pieces = []
     for number, entry in enumerate(vocab):
         if (
@@ -265,42 +266,42 @@ def _unigram(cfg: dict) -> HFUnigram:
             or isinstance(entry[1], bool)
             or not isinstance(entry[1], (int, float))
         ):
-            raise ValueError(f"vocab entry {number} ({entry!r}) is not [piece, score]")
+            raise InvalidInput(f"vocab entry {number} ({entry!r}) is not [piece, score]")
         pieces.append((entry[0], float(entry[1])))
     unk_id = cfg.get("unk_id")
     if unk_id is not None and (isinstance(unk_id, bool) or not isinstance(unk_id, int)):
-        raise ValueError("unk_id must be an integer or null")
+        raise InvalidInput("unk_id must be an integer or null")
     return HFUnigram(pieces, unk_id=unk_id, byte_fallback=_flag(cfg, "byte_fallback"))
 
 
 def _vocab(cfg: dict) -> dict[str, int]:
     vocab = cfg.get("vocab")
     if not isinstance(vocab, dict):
-        raise ValueError("vocab must be an object mapping each token to its id")
+        raise InvalidInput("vocab must be an object mapping each token to its id")
     if not all(type(v) is int and v >= 0 for v in vocab.values()):
         bad = next(k for k, v in vocab.items() if type(v) is not int or v < 0)
-        raise ValueError(f"the vocab gives {bad!r} the id {vocab[bad]!r}; ids are integers >= 0")
+        raise InvalidInput(f"the vocab gives {bad!r} the id {vocab[bad]!r}; ids are integers >= 0")
     return vocab
 
 
 def _opt_str(cfg: dict, key: str) -> str | None:
     value = cfg.get(key)
     if value is not None and not isinstance(value, str):
-        raise ValueError(f"{key} must be a string or null")
+        raise InvalidInput(f"{key} must be a string or null")
     return value
 
 
 def _str(cfg: dict, key: str, default: str) -> str:
     value = cfg.get(key, default)
     if not isinstance(value, str):
-        raise ValueError(f"{key} must be a string")
+        raise InvalidInput(f"{key} must be a string")
     return value
 
 
 def _int(cfg: dict, key: str, default: int) -> int:
     value = cfg.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{key} must be a whole number >= 0")
+        raise InvalidInput(f"{key} must be a whole number >= 0")
     return value
 
 
@@ -309,5 +310,5 @@ def _flag(cfg: dict, key: str) -> bool:
     if value is None:
         return False
     if not isinstance(value, bool):
-        raise ValueError(f"{key} must be true or false")
+        raise InvalidInput(f"{key} must be true or false")
     return value

@@ -31,6 +31,7 @@ from typing import Any
 from .. import normalizers
 from ..added_tokens import AddedToken
 from ..decoders import SentencePieceDecoder
+from ..errors import InvalidInput
 from ..models.bpe.model import gc_paused
 from ..models.bpe.sentencepiece import SentencePieceBpe
 from ..models.unigram.model import CONTROL, UNKNOWN, UNUSED, USER_DEFINED, Unigram
@@ -52,7 +53,7 @@ def _to_hf_json(tok: Any) -> dict[str, Any]:
         return _sentencepiece(tok)
     to_config = getattr(model, "to_hf_config", None)
     if to_config is None:
-        raise ValueError(
+        raise InvalidInput(
             f"{_name(tok)} has no tokenizer.json form: its model "
             f"({type(model).__name__}) has no fixed vocabulary (a rule tokenizer)"
         )
@@ -118,7 +119,7 @@ def _section(what: str, component: Any) -> dict | None:
     if to_config is None:
         describe = getattr(component, "describe", None)
         label = describe() if callable(describe) else type(component).__name__
-        raise ValueError(f"the {what} {label!r} has no tokenizer.json form")
+        raise InvalidInput(f"the {what} {label!r} has no tokenizer.json form")
     return to_config()
 
 
@@ -231,12 +232,12 @@ def sentencepiece_sections(tok: Any) -> dict[str, Any]:
     normalizer: SentencePieceNormalizer = tok.normalizer
     model = tok.model
     if normalizer.treat_whitespace_as_suffix:
-        raise ValueError(
+        raise InvalidInput(
             "a sentencepiece model with treat_whitespace_as_suffix has no "
             "tokenizer.json form (Hugging Face's Metaspace puts ▁ before words)"
         )
     if not normalizer.escape_whitespaces:
-        raise ValueError(
+        raise InvalidInput(
             "a sentencepiece model without escape_whitespaces has no tokenizer.json "
             "form (Hugging Face's Metaspace always turns spaces into ▁)"
         )
@@ -255,7 +256,7 @@ def sentencepiece_sections(tok: Any) -> dict[str, Any]:
         steps.append({"type": "Prepend", "prepend": SPACE})
     types = list(model.types)
     if UNUSED in types:
-        raise ValueError(
+        raise InvalidInput(
             "a sentencepiece model with unused pieces has no tokenizer.json form "
             "(Hugging Face would match them)"
         )
@@ -274,13 +275,13 @@ def sentencepiece_sections(tok: Any) -> dict[str, Any]:
                 piece = pieces[i][0]
                 model_cfg["vocab"][i] = [piece, len(piece.encode("utf-8")) * model.max_score - 0.1]
     elif getattr(model, "kind", "") == "word":
-        raise ValueError(
+        raise InvalidInput(
             f"{_name(tok)}: a sentencepiece word model has no tokenizer.json form "
             "(Hugging Face's WordLevel neither fuses consecutive unknown words nor "
             "names them by their text)"
         )
     elif USER_DEFINED in types:
-        raise ValueError(
+        raise InvalidInput(
             f"{_name(tok)}: a sentencepiece BPE model with user-defined pieces has "
             "no tokenizer.json form (sentencepiece starts from them as whole "
             "symbols; Hugging Face's BPE starts from characters, and as added "
@@ -301,7 +302,7 @@ def sentencepiece_sections(tok: Any) -> dict[str, Any]:
             "merges": [[a, b] for a, b in model.merges],
         }
     else:
-        raise ValueError(
+        raise InvalidInput(
             f"{_name(tok)}: a sentencepiece {type(model).__name__} model has no "
             "tokenizer.json form (only Unigram and BPE do)"
         )
@@ -318,7 +319,7 @@ def sentencepiece_sections(tok: Any) -> dict[str, Any]:
     }
     for piece, surface in shown.items():
         if any(piece in p and p != piece for p, _s in pieces):
-            raise ValueError(
+            raise InvalidInput(
                 f"{_name(tok)}: the piece {piece!r} is inside another piece, so "
                 "no tokenizer.json decoder can show it as sentencepiece does"
             )
@@ -348,12 +349,12 @@ def _replace_regex(pattern: str, content: str) -> dict[str, Any]:
 
 def _sentencepiece(tok: Any) -> dict[str, Any]:
     if not isinstance(tok.decoder, (SentencePieceDecoder, type(None))):
-        raise ValueError(
+        raise InvalidInput(
             f"{_name(tok)}: a sentencepiece normaliser with a "
             f"{type(tok.decoder).__name__} decoder has no tokenizer.json form"
         )
     if tok.pre_tokenizer is not None:
-        raise ValueError(
+        raise InvalidInput(
             f"{_name(tok)}: a sentencepiece normaliser with a pre-tokenizer has no "
             "tokenizer.json form"
         )
@@ -387,10 +388,12 @@ def vocab_merges_files(tok: Any) -> dict[str, bytes]:
         or isinstance(model, SentencePieceBpe)
         or not hasattr(model, "rank")
     ):
-        raise ValueError(f"{_name(tok)} is not a BPE model: vocab.json + merges.txt hold BPE only")
+        raise InvalidInput(
+            f"{_name(tok)} is not a BPE model: vocab.json + merges.txt hold BPE only"
+        )
     for a, b in merges:
         if " " in a or " " in b:
-            raise ValueError(
+            raise InvalidInput(
                 f"the merge {a!r} + {b!r} holds a space, which merges.txt cannot "
                 "write (one merge a line, its two sides split at the space)"
             )
@@ -417,7 +420,7 @@ def save_vocab_merges(tok: Any, directory: str) -> list[str]:
             with open(paths[-1], "wb") as fh:
                 fh.write(content)
     except OSError as exc:
-        raise ValueError(f"cannot write {directory!r}: {exc.strerror}") from None
+        raise InvalidInput(f"cannot write {directory!r}: {exc.strerror}") from None
     return paths
 
 

@@ -22,6 +22,7 @@ import json
 import os
 from typing import Any
 
+from ..errors import InvalidInput
 from . import hf_json, vocab_merges
 from .files import TooLarge, read_zip_members, zip_files
 
@@ -115,7 +116,7 @@ def load_files(files: dict[str, bytes], name: str = "") -> Any:
             ((files[v], files[m]) for v, m in vocab_merges.NAMES if v in files and m in files), None
         )
         if pair is None:
-            raise ValueError(
+            raise InvalidInput(
                 "the folder holds no tokenizer.json (nor vocab.json + merges.txt); "
                 f"it holds: {', '.join(sorted(files)) or 'none of the files we read'}"
             )
@@ -146,7 +147,7 @@ def _template_files(files: dict[str, bytes]) -> dict[str, str]:
     """{name: template} from chat_template.jinja ("default") and additional_chat_templates/."""
     named = sorted(k for k in files if k.startswith(TEMPLATE_DIR + "/"))
     if len(named) > MAX_TEMPLATES:
-        raise ValueError(
+        raise InvalidInput(
             f"the folder has {len(named)} chat templates; at most {MAX_TEMPLATES} are read"
         )
     out = {"default": _text(files[TEMPLATE], TEMPLATE)} if TEMPLATE in files else {}
@@ -170,9 +171,9 @@ def _json_object(data: bytes, file_name: str) -> dict[str, Any]:
     try:
         value = json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{file_name} is not valid JSON: {exc}") from None
+        raise InvalidInput(f"{file_name} is not valid JSON: {exc}") from None
     if not isinstance(value, dict):
-        raise ValueError(f"{file_name} must hold a JSON object")
+        raise InvalidInput(f"{file_name} must hold a JSON object")
     return value
 
 
@@ -180,14 +181,14 @@ def _text(data: bytes, file_name: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(
+        raise InvalidInput(
             f"{file_name} is not UTF-8 text: {exc.reason} at byte {exc.start}"
         ) from None
 
 
 def _no_options(options: dict[str, Any]) -> None:
     if options:
-        raise ValueError(
+        raise InvalidInput(
             f"a model folder takes no options (got {', '.join(sorted(options))}): "
             "everything it needs is in its files"
         )

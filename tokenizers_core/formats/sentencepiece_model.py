@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..decoders import SentencePieceDecoder
+from ..errors import InvalidInput
 from ..models.bpe.sentencepiece import SentencePieceBpe, SentencePieceSplit
 from ..models.sentencepiece_common import (
     BYTE,
@@ -55,7 +56,7 @@ def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
     shift = 0
     while True:
         if pos >= len(data):
-            raise ValueError("truncated varint")
+            raise InvalidInput("truncated varint")
         b = data[pos]
         pos += 1
         result |= (b & 0x7F) << shift
@@ -63,7 +64,7 @@ def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
             return result, pos
         shift += 7
         if shift > 63:
-            raise ValueError("varint is too long")
+            raise InvalidInput("varint is too long")
 
 
 def _fields(data: bytes) -> list[tuple[int, int, Any]]:
@@ -81,46 +82,46 @@ def _fields(data: bytes) -> list[tuple[int, int, Any]]:
         key, pos = _read_varint(data, pos)
         number, wire = key >> 3, key & 7
         if number == 0:
-            raise ValueError("field number 0 is invalid")
+            raise InvalidInput("field number 0 is invalid")
         if wire == 0:
             value, pos = _read_varint(data, pos)
         elif wire == 1:
             if pos + 8 > n:
-                raise ValueError("truncated fixed64 field")
+                raise InvalidInput("truncated fixed64 field")
             value, pos = data[pos : pos + 8], pos + 8
         elif wire == 2:
             length, pos = _read_varint(data, pos)
             if pos + length > n:
-                raise ValueError("truncated length-delimited field")
+                raise InvalidInput("truncated length-delimited field")
             value, pos = data[pos : pos + length], pos + length
         elif wire == 5:
             if pos + 4 > n:
-                raise ValueError("truncated fixed32 field")
+                raise InvalidInput("truncated fixed32 field")
             value, pos = data[pos : pos + 4], pos + 4
         else:
-            raise ValueError(f"unsupported wire type {wire}")
+            raise InvalidInput(f"unsupported wire type {wire}")
         out.append((number, wire, value))
     return out
 
 
 def _as_str(value: Any, what: str) -> str:
     if not isinstance(value, bytes):
-        raise ValueError(f"{what} should be a string")
+        raise InvalidInput(f"{what} should be a string")
     try:
         return value.decode("utf-8")
     except UnicodeDecodeError:
-        raise ValueError(f"{what} is not valid UTF-8") from None
+        raise InvalidInput(f"{what} is not valid UTF-8") from None
 
 
 def _as_float(value: Any, what: str) -> float:
     if not isinstance(value, bytes) or len(value) != 4:
-        raise ValueError(f"{what} should be a 32-bit float")
+        raise InvalidInput(f"{what} should be a 32-bit float")
     return _FLOAT.unpack(value)[0]
 
 
 def _as_int(value: Any, what: str) -> int:
     if not isinstance(value, int):
-        raise ValueError(f"{what} should be an integer")
+        raise InvalidInput(f"{what} should be an integer")
     if value >= 1 << 63:  # negative int32/int64 values are sign-extended to 64 bits
         value -= 1 << 64
     return value
@@ -180,7 +181,7 @@ def _read_spec(data: bytes, table: dict[int, tuple[str, str, Any]], what: str) -
             spec[name] = _as_str(value, label)
         else:
             if not isinstance(value, bytes):
-                raise ValueError(f"{label} should be bytes")
+                raise InvalidInput(f"{label} should be bytes")
             spec[name] = value
     return spec
 
@@ -210,7 +211,7 @@ def parse_model_proto(data: bytes) -> ModelProto:
     empty or defined twice, exactly one `<unk>`, and 256 byte pieces when byte fallback is on.
     """
     if not isinstance(data, (bytes, bytearray)):
-        raise ValueError("a sentencepiece model must be given as bytes")
+        raise InvalidInput("a sentencepiece model must be given as bytes")
     data = bytes(data)
     data = gunzip(data)
     try:
@@ -230,7 +231,7 @@ def parse_model_proto(data: bytes) -> ModelProto:
                     elif n2 == 3:
                         ptype = _as_int(v2, "piece type")
                 if piece is None:
-                    raise ValueError("a piece has no text")
+                    raise InvalidInput("a piece has no text")
                 pieces.append((piece, score, ptype))
             elif number == 2 and wire == 2:
                 trainer = _read_spec(value, _TRAINER_FIELDS, "trainer_spec")
@@ -239,38 +240,40 @@ def parse_model_proto(data: bytes) -> ModelProto:
             elif number == 5 and wire == 2:
                 denormalizer = _read_spec(value, _NORMALIZER_FIELDS, "denormalizer_spec")
             elif number in (1, 2, 3, 4, 5):
-                raise ValueError(f"field {number} has the wrong wire type")
+                raise InvalidInput(f"field {number} has the wrong wire type")
     except ValueError as exc:
-        raise ValueError(f"not a sentencepiece model file: {exc}") from None
+        raise InvalidInput(f"not a sentencepiece model file: {exc}") from None
     check_pieces(pieces, trainer)
     return ModelProto(pieces, trainer, normalizer, denormalizer)
 
 
 def check_pieces(pieces: list[tuple[str, float, int]], trainer: dict[str, Any]) -> None:
     if not pieces:
-        raise ValueError("not a sentencepiece model file: it has no pieces")
+        raise InvalidInput("not a sentencepiece model file: it has no pieces")
     seen: dict[tuple[bool, str], int] = {}
     unk = [i for i, (_p, _s, t) in enumerate(pieces) if t == UNKNOWN]
     for i, (piece, _score, ptype) in enumerate(pieces):
         if ptype not in PIECE_TYPES:
-            raise ValueError(f"not a sentencepiece model file: piece {i} has unknown type {ptype}")
+            raise InvalidInput(
+                f"not a sentencepiece model file: piece {i} has unknown type {ptype}"
+            )
         if not piece:
-            raise ValueError(f"not a sentencepiece model file: piece {i} is empty")
+            raise InvalidInput(f"not a sentencepiece model file: piece {i} is empty")
         key = (ptype in (NORMAL, USER_DEFINED, UNUSED), piece)
         if key in seen:
-            raise ValueError(f"not a valid sentencepiece model: piece {piece!r} is defined twice")
+            raise InvalidInput(f"not a valid sentencepiece model: piece {piece!r} is defined twice")
         seen[key] = i
         if ptype == BYTE and piece_to_byte(piece) < 0:
-            raise ValueError(f"not a valid sentencepiece model: byte piece {piece!r} is invalid")
+            raise InvalidInput(f"not a valid sentencepiece model: byte piece {piece!r} is invalid")
     if len(unk) != 1:
-        raise ValueError(
+        raise InvalidInput(
             f"not a valid sentencepiece model: it needs exactly one <unk> piece, found {len(unk)}"
         )
     byte_pieces = {piece_to_byte(p) for p, _s, t in pieces if t == BYTE}
     if byte_pieces and not trainer["byte_fallback"]:
-        raise ValueError("not a valid sentencepiece model: byte pieces without byte_fallback")
+        raise InvalidInput("not a valid sentencepiece model: byte pieces without byte_fallback")
     if trainer["byte_fallback"] and len(byte_pieces) != 256:
-        raise ValueError("not a valid sentencepiece model: byte_fallback needs 256 byte pieces")
+        raise InvalidInput("not a valid sentencepiece model: byte_fallback needs 256 byte pieces")
 
 
 # ---- building a Tokenizer from a ModelProto --------------------------------------------------------
@@ -323,7 +326,7 @@ def tokenizer_from_proto(proto: ModelProto, name: str = "") -> Any:
         )
         algorithm = f"sentencepiece_{kind}"
     else:
-        raise ValueError(f"sentencepiece model type {kind!r} is not supported")
+        raise InvalidInput(f"sentencepiece model type {kind!r} is not supported")
     tok = Tokenizer(
         model,
         normalizer=normalizer_from_proto(proto),
@@ -441,7 +444,7 @@ def proto_from_tokenizer(tok: Any) -> ModelProto:
     else:
         kind = None
     if kind is None or not isinstance(norm, SentencePieceNormalizer):
-        raise ValueError(
+        raise InvalidInput(
             f"{tok.name or tok.algorithm or 'this tokeniser'} is not a "
             "sentencepiece model (Unigram or sentencepiece BPE with sentencepiece's "
             "normaliser), so it has no .model form; save it as tokenizer.json"

@@ -23,6 +23,7 @@ import binascii
 from typing import Any
 
 from ..byte_level import byte_level_to_bytes
+from ..errors import InvalidInput
 from ..implementations.openai_public import TiktokenTokenizer, _spell
 from ..models.bpe.model import BPE
 from ..pre_tokenizers import PRESETS, compile_pattern
@@ -36,27 +37,27 @@ def parse_ranks(data: bytes) -> dict[bytes, int]:
         if not line.strip():
             continue
         fields = line.split()
-        if len(fields) != 2 or not fields[1].isdigit():
-            raise ValueError(
+        if len(fields) != 2 or not fields[1].isdigit() or len(fields[1]) > 18:
+            raise InvalidInput(
                 f"line {number} of the ranks file is not 'base64-token rank': {line[:60]!r}"
             )
         try:
             token = _decode_token(fields[0])
         except (binascii.Error, ValueError):
-            raise ValueError(
+            raise InvalidInput(
                 f"line {number} of the ranks file has bad base64: {fields[0][:60]!r}"
             ) from None
         rank = int(fields[1])
         if token in ranks or rank in seen_ranks:
             what = f"token {token!r}" if token in ranks else f"rank {rank}"
-            raise ValueError(f"line {number} of the ranks file repeats {what}")
+            raise InvalidInput(f"line {number} of the ranks file repeats {what}")
         ranks[token] = rank
         seen_ranks.add(rank)
     if not ranks:
-        raise ValueError("the ranks file is empty")
+        raise InvalidInput("the ranks file is empty")
     missing = [b for b in range(256) if bytes([b]) not in ranks]
     if missing:
-        raise ValueError(
+        raise InvalidInput(
             f"the ranks file gives no rank to {len(missing)} of the 256 single "
             f"bytes (first: {missing[0]:#04x}); byte-level BPE needs all of them"
         )
@@ -88,14 +89,14 @@ def check_specials(special_tokens: Any, ranks: dict[bytes, int]) -> dict[str, in
         isinstance(k, str) and k and isinstance(v, int) and not isinstance(v, bool)
         for k, v in special_tokens.items()
     ):
-        raise ValueError(
+        raise InvalidInput(
             "special_tokens must map each special token's string to its id, "
             'e.g. {"<|endoftext|>": 50256}'
         )
     taken = set(ranks.values())
     clash = sorted(s for s, i in special_tokens.items() if i in taken)
     if clash:
-        raise ValueError(
+        raise InvalidInput(
             f"special token {clash[0]!r} has id {special_tokens[clash[0]]}, which "
             "the ranks file gives to an ordinary token"
         )
@@ -104,12 +105,12 @@ def check_specials(special_tokens: Any, ranks: dict[bytes, int]) -> dict[str, in
 
 def _check_pattern(pattern: Any) -> str:
     if pattern is None:
-        raise ValueError(
+        raise InvalidInput(
             "a tiktoken ranks file does not say how to split text: give pattern= "
             f"(a preset: {', '.join(PRESETS)}; or a regex)"
         )
     if not isinstance(pattern, str) or not pattern:
-        raise ValueError("pattern must be a preset name or a regex")
+        raise InvalidInput("pattern must be a preset name or a regex")
     if pattern not in PRESETS:
         compile_pattern(pattern)  # ValueError with the regex error
     return pattern
@@ -125,7 +126,7 @@ def load_bytes(
 ) -> TiktokenTokenizer:
     """A `Tokenizer` from the bytes of a ranks file; tiktoken's special-token rule applies."""
     if options:
-        raise ValueError(
+        raise InvalidInput(
             f"a tiktoken ranks file takes pattern= and special_tokens=, not "
             f"{', '.join(sorted(options))}"
         )
@@ -150,7 +151,7 @@ def dump_bytes(tok: Any) -> bytes:
     """
     model = tok.model
     if not isinstance(model, BPE) or not model.byte_level:
-        raise ValueError(
+        raise InvalidInput(
             f"{tok.name or tok.algorithm or 'this tokeniser'} is not byte-level BPE, "
             "so it has no tiktoken form; save it as tokenizer.json"
         )
@@ -173,7 +174,7 @@ def check_merges_follow_ids(model: BPE) -> None:
     for left, right in model.merges:
         id_ = model.vocab.get(left + right)
         if id_ is None or id_ < last:
-            raise ValueError(
+            raise InvalidInput(
                 "this BPE's merge order does not follow its token ids, so ranking "
                 "by id (tiktoken) would merge differently; save it as tokenizer.json"
             )

@@ -28,6 +28,7 @@ import os
 import zipfile
 from typing import Any
 
+from ..errors import InvalidInput
 from ..implementations.bpe import bpe_tokenizer
 from ..models.bpe.model import END_OF_WORD, UNK
 from ..pre_tokenizers import bytes_to_unicode
@@ -45,13 +46,13 @@ def parse_vocab(data: bytes) -> dict[str, int]:
     try:
         vocab = json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"vocab.json is not a JSON object of token -> id: {exc}") from None
+        raise InvalidInput(f"vocab.json is not a JSON object of token -> id: {exc}") from None
     if not isinstance(vocab, dict) or not vocab:
-        raise ValueError("vocab.json must be a non-empty JSON object of token -> id")
+        raise InvalidInput("vocab.json must be a non-empty JSON object of token -> id")
     if not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in vocab.values()):
-        raise ValueError("vocab.json: every id must be a whole number of 0 or more")
+        raise InvalidInput("vocab.json: every id must be a whole number of 0 or more")
     if len(set(vocab.values())) != len(vocab):
-        raise ValueError("vocab.json: two tokens share an id")
+        raise InvalidInput("vocab.json: two tokens share an id")
     return vocab
 
 
@@ -64,7 +65,7 @@ def parse_merges(data: bytes) -> list[tuple[str, str]]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(
+        raise InvalidInput(
             f"merges.txt is not UTF-8 text: {exc.reason} at byte {exc.start}"
         ) from None
     merges = []
@@ -74,7 +75,7 @@ def parse_merges(data: bytes) -> list[tuple[str, str]]:
             continue
         parts = line.split(" ")
         if len(parts) != 2 or not all(parts):
-            raise ValueError(
+            raise InvalidInput(
                 f"merges.txt line {number}: expected two symbols split by one "
                 f"space, got {line[:60]!r}"
             )
@@ -92,7 +93,7 @@ def read_zip(data: bytes, limit: int = MAX_BYTES) -> tuple[bytes, bytes]:
                 archive, [members[vocab_name], members[merges_name]], limit
             )
             return vocab, merges
-    raise ValueError(
+    raise InvalidInput(
         "the zip holds no vocab.json + merges.txt (nor encoder.json + vocab.bpe); "
         f"it holds: {', '.join(sorted(members)[:8]) or 'nothing'}"
     )
@@ -104,7 +105,7 @@ def read_folder(path: str) -> tuple[bytes, bytes] | None:
         vocab_path, merges_path = os.path.join(path, vocab_name), os.path.join(path, merges_name)
         if os.path.isfile(vocab_path) and os.path.isfile(merges_path):
             if os.path.getsize(vocab_path) + os.path.getsize(merges_path) > MAX_BYTES:
-                raise ValueError(f"{path}: the two files are more than {MAX_BYTES:,} bytes")
+                raise InvalidInput(f"{path}: the two files are more than {MAX_BYTES:,} bytes")
             with open(vocab_path, "rb") as v, open(merges_path, "rb") as m:
                 return v.read(), m.read()
     return None
@@ -138,7 +139,7 @@ def kind_of(vocab: dict[str, int], merges: list[tuple[str, str]]) -> str:
     alphabet = set(bytes_to_unicode().values())
     if all(set(token) <= alphabet for token in vocab):
         return "byte_level"
-    raise ValueError(
+    raise InvalidInput(
         "these files are neither byte-level BPE (GPT-2, RoBERTa: tokens spelled with "
         "Ġ for a space) nor GPT-1 style (a word's last symbol ends in </w>), so "
         "they do not say which pipeline to run: load the model's tokenizer.json"
@@ -149,11 +150,11 @@ def tokenizer_from(vocab: dict[str, int], merges: list[tuple[str, str]], name: s
     """The tokeniser for a vocabulary and merge list (the pipeline chosen by `kind_of`)."""
     missing = [f"{a} {b}" for a, b in merges[:100_000] if a not in vocab or b not in vocab]
     if missing:
-        raise ValueError(f"merges.txt names a symbol vocab.json lacks: {missing[0]!r}")
+        raise InvalidInput(f"merges.txt names a symbol vocab.json lacks: {missing[0]!r}")
     kind = kind_of(vocab, merges)
     if kind == "bpe":
         if UNK not in vocab:
-            raise ValueError(f"a textbook bpe vocabulary holds {UNK}; this one does not")
+            raise InvalidInput(f"a textbook bpe vocabulary holds {UNK}; this one does not")
         tok = bpe_tokenizer(vocab, merges)
     else:
         tok = from_dict(_hf_config(kind, vocab, merges), name=name)
@@ -233,7 +234,7 @@ def _hf_config(kind: str, vocab: dict[str, int], merges: list[tuple[str, str]]) 
 def load_bytes(data: bytes, *, name: str = "", **options: Any) -> Any:
     """A `Tokenizer` from a zip of vocab.json + merges.txt."""
     if options:
-        raise ValueError(
+        raise InvalidInput(
             f"vocab.json + merges.txt take no options (got {', '.join(sorted(options))})"
         )
     vocab, merges = read_zip(data)

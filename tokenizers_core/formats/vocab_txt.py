@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import InvalidInput
 from ..implementations.bert import bert_pipeline
 from ..models.wordpiece.model import WordPiece, vocab_from_text
 
@@ -69,9 +70,9 @@ def load_bytes(
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"a vocab.txt must be UTF-8 text: {exc}") from None
+        raise InvalidInput(f"a vocab.txt must be UTF-8 text: {exc}") from None
     if is_merges_file(text):
-        raise ValueError(MERGES_ALONE)
+        raise InvalidInput(MERGES_ALONE)
     model = vocab_from_text(text, **options)
     if lowercase is None:
         lowercase = not is_cased(list(model.vocab))
@@ -89,14 +90,16 @@ def dump_bytes(tok: Any) -> bytes:
     """
     model = tok.model
     if not isinstance(model, WordPiece):
-        raise ValueError(
+        raise InvalidInput(
             f"{tok.name or tok.algorithm or 'this tokeniser'} is not WordPiece, so "
             "it has no vocab.txt form; save it as tokenizer.json"
         )
     by_id = sorted(model.vocab.items(), key=lambda kv: kv[1])
     if [i for _t, i in by_id] != list(range(len(by_id))):
-        raise ValueError("a vocab.txt numbers tokens by line, but this vocabulary's ids have gaps")
+        raise InvalidInput(
+            "a vocab.txt numbers tokens by line, but this vocabulary's ids have gaps"
+        )
     bad = next((t for t, _i in by_id if "\n" in t or "\r" in t or t != t.strip()), None)
     if bad is not None:
-        raise ValueError(f"the token {bad!r} cannot be a line of a vocab.txt")
+        raise InvalidInput(f"the token {bad!r} cannot be a line of a vocab.txt")
     return "".join(t + "\n" for t, _i in by_id).encode("utf-8")

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .. import decoders
+from ..errors import InvalidInput
 from ..models.wordpiece.model import WordPiece, WordPieceProbeStep
 from ..models.wordpiece.trainer import WordPieceTrainer
 from ..normalized import NormalizedString
@@ -96,7 +97,7 @@ def count_words(lines: Iterable[str] | str, *, lowercase: bool = True) -> dict[s
     try:
         text = " ".join(_lines(lines))
     except TypeError:
-        raise ValueError("training lines must be strings") from None
+        raise InvalidInput("training lines must be strings") from None
     if lowercase:
         # Lowercasing ASCII first is safe: the normaliser lowercases anyway, and nothing
         # before that step depends on ASCII case. It makes "The" and "the" one chunk.
@@ -160,19 +161,19 @@ def train_wordpiece(
     ('##g', '##s')
     """
     if "end_of_word_suffix" in unknown:
-        raise ValueError(
+        raise InvalidInput(
             "WordPiece takes no end_of_word_suffix: its model marks where a word goes "
             "on (continuing_subword_prefix), never where it ends, so tokens with a "
             "suffix would never match; train char_bpe or byte_bpe for a suffix"
         )
     if unknown:
-        raise ValueError(
+        raise InvalidInput(
             f"unknown WordPiece option(s) {', '.join(sorted(unknown))}; the options "
             "are min_frequency, special_tokens, continuing_subword_prefix, "
             "lowercase, max_input_chars_per_word, limit_alphabet, initial_alphabet"
         )
     if not isinstance(lowercase, bool):
-        raise ValueError("lowercase must be true or false")
+        raise InvalidInput("lowercase must be true or false")
     trainer = wordpiece_trainer(
         lines,
         vocab_size,
@@ -201,14 +202,14 @@ def encode_steps(
     """
     model = tok.model
     if not isinstance(model, WordPiece):
-        raise ValueError(f"{tok.name or 'this tokeniser'} is not a WordPiece tokeniser")
+        raise InvalidInput(f"{tok.name or 'this tokeniser'} is not a WordPiece tokeniser")
     words = [(p.normalized, *p.span(0, len(p))) for p in tok.pre_tokenize(text)]
     steps: list[tuple[int, WordPieceProbeStep]] = []
     for index, (word, _, _) in enumerate(words):
         for probe in model.probes(word):
             steps.append((index, probe))
             if len(steps) > max_steps:
-                raise ValueError(
+                raise InvalidInput(
                     f"this text needs more than {max_steps:,} probes; step through a shorter text"
                 )
     return words, steps

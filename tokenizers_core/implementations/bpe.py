@@ -8,6 +8,7 @@ from typing import Any, Iterable
 
 from ..decoders import BPEDecoder, EndOfWordDecoder, SentencePieceDecoder
 from ..decoders import ByteLevel as ByteLevelDecoder
+from ..errors import InvalidInput
 from ..models.bpe.hf import HFBpe
 from ..models.bpe.model import BPE, END_OF_WORD, UNK, gc_paused
 from ..models.bpe.sentencepiece_trainer import SentencePieceBpeTrainer, TrainedSentencePieceBpe
@@ -57,7 +58,7 @@ def train_bpe(lines: Iterable[str], vocab_size: int, *, min_frequency: int = 0, 
     """Train the textbook "bpe" variant; returns a `Tokenizer`. Options: limit_alphabet,
     initial_alphabet, max_token_length (`models/bpe/alphabet.py`)."""
     if {"continuing_subword_prefix", "end_of_word_suffix"} & set(options):
-        raise ValueError(
+        raise InvalidInput(
             "the textbook bpe spells a word's end as a symbol of its own (</w>), "
             "so it takes no continuing_subword_prefix or end_of_word_suffix; "
             "train char_bpe or byte_bpe for those"
@@ -118,7 +119,7 @@ def train_sentencepiece_bpe(lines: Iterable[str], vocab_size: int):
         pieces, merges = trainer.pieces(), trainer.merges
         del trainer  # freed by reference counting before the GC resumes
     if len(pieces) < vocab_size:  # sentencepiece refuses too (hard_vocab_limit)
-        raise ValueError(
+        raise InvalidInput(
             f"vocab_size {vocab_size} is too high for this corpus: sentencepiece's BPE "
             f"can make at most {len(pieces)} pieces from it; choose at most {len(pieces)}"
         )
@@ -192,7 +193,7 @@ def char_bpe_run(
 ):
     """The "char_bpe" stepper and the function that wires its result (`train_char_bpe`)."""
     if not isinstance(lowercase, bool):
-        raise ValueError("lowercase must be true or false")
+        raise InvalidInput("lowercase must be true or false")
     specials = check_specials(special_tokens)
     trainer = hf_bpe_trainer(
         count_words(lines, lowercase=lowercase),

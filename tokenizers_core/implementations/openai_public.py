@@ -37,6 +37,7 @@ import regex
 from ..byte_level import byte_level_to_bytes, bytes_to_byte_level, str_to_byte_level
 from ..decoders import ByteLevel as ByteLevelDecoder
 from ..encoding import Encoding, Token
+from ..errors import InvalidInput
 from ..models.bpe.model import ASCII_PATTERNS, BPE, gc_paused
 from ..normalized import NormalizedString
 from ..pipeline import Tokenizer
@@ -95,7 +96,7 @@ _RANKS_FILE = {"o200k_harmony": "o200k_base"}
 def load_ranks(name: str) -> dict[bytes, int]:
     """The mergeable ranks of a bundled encoding: token bytes -> rank."""
     if name not in ENCODINGS:
-        raise ValueError(f"unknown encoding {name!r}; bundled: {', '.join(ENCODINGS)}")
+        raise InvalidInput(f"unknown encoding {name!r}; bundled: {', '.join(ENCODINGS)}")
     if name in _RANKS_FILE:
         return load_ranks(_RANKS_FILE[name])
     ranks: dict[bytes, int] = {}
@@ -253,7 +254,7 @@ class TiktokenTokenizer(Tokenizer):
         allowed = frozenset(allowed_special)
         unknown = sorted(allowed - set(self.special_tokens))
         if unknown:
-            raise ValueError(
+            raise InvalidInput(
                 f"{', '.join(unknown)} is not a special token of {self.name}; "
                 f"its special tokens are {', '.join(self.special_tokens)}"
             )
@@ -273,7 +274,7 @@ class TiktokenTokenizer(Tokenizer):
             )
         for token in sorted(disallowed, key=lambda t: (-len(t), t)):
             if token in text:
-                raise ValueError(
+                raise InvalidInput(
                     f"the text contains the special token {token!r}, which is disallowed: pass "
                     "it in allowed_special to encode it as a special token, or "
                     "disallowed_special=() to encode it as ordinary text"
@@ -310,7 +311,7 @@ class TiktokenTokenizer(Tokenizer):
         if is_pretokenized:
             return self._encode_words(text, pair, allowed_special, disallowed_special)
         if not isinstance(text, str) or (pair is not None and not isinstance(pair, str)):
-            raise ValueError("text to encode must be a string")
+            raise InvalidInput("text to encode must be a string")
         allowed = self.allowed(allowed_special) if allowed_special else frozenset()
         for t in (text, pair or ""):
             self.check_disallowed(t, allowed, disallowed_special)
@@ -341,7 +342,7 @@ class TiktokenTokenizer(Tokenizer):
         [[15496], [995]]
         """
         if isinstance(texts, str):
-            raise ValueError("encode_batch takes a list of texts; use encode for one text")
+            raise InvalidInput("encode_batch takes a list of texts; use encode for one text")
         with gc_paused:
             return [
                 self.encode(
@@ -403,7 +404,7 @@ class TiktokenTokenizer(Tokenizer):
         for i in ids:
             token = self.model.id_to_token(i) if isinstance(i, int) else None
             if token is None:
-                raise ValueError(f"id {i!r} is not in the vocabulary of {self.name}")
+                raise InvalidInput(f"id {i!r} is not in the vocabulary of {self.name}")
             if i in special_ids:
                 if not skip_special_tokens:
                     data += token.encode("utf-8")
@@ -508,7 +509,7 @@ def _split_specials(text: str, allowed: frozenset[str]) -> list[tuple[int, str, 
 def load_encoding(name: str) -> TiktokenTokenizer:
     """A bundled OpenAI encoding as a `Tokenizer` (cached; treat it as read-only)."""
     if name not in ENCODINGS:
-        raise ValueError(f"unknown encoding {name!r}; bundled: {', '.join(ENCODINGS)}")
+        raise InvalidInput(f"unknown encoding {name!r}; bundled: {', '.join(ENCODINGS)}")
     pattern, specials = ENCODINGS[name]
     vocab = {_spell(b): rank for b, rank in load_ranks(name).items()}
     model = BPE(vocab, None, rank_by="tokens", byte_level=True, special_tokens=specials)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import regex
 
 from ..decoders import Fuse
+from ..errors import InvalidInput
 from ..normalized import NormalizedString
 from ..pipeline import Tokenizer
 from ..pre_tokenizers import PreTokenizerBase, Regex
@@ -274,7 +275,7 @@ def split_sentences(text: str, *, newlines: str = "line") -> list[tuple[int, int
     languages whose sentences end without punctuation (Thai).
     """
     if newlines not in _BREAK_RE:
-        raise ValueError(f"unknown newlines mode {newlines!r}; choose 'line' or 'paragraph'")
+        raise InvalidInput(f"unknown newlines mode {newlines!r}; choose 'line' or 'paragraph'")
     spans: list[tuple[int, int]] = []
     for seg_start, seg_end in _segments(text, _BREAK_RE[newlines]):
         start = seg_start
@@ -375,7 +376,7 @@ class SentenceSplit(PreTokenizerBase):
 
     def __init__(self, newlines: str = "line") -> None:
         if newlines not in _BREAK_RE:
-            raise ValueError(f"unknown newlines mode {newlines!r}; choose 'line' or 'paragraph'")
+            raise InvalidInput(f"unknown newlines mode {newlines!r}; choose 'line' or 'paragraph'")
         self.newlines = newlines
 
     def split(self, text: NormalizedString) -> list[NormalizedString]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Iterator
 
+from ..errors import InvalidInput
 from ..models.bpe.sentencepiece_trainer import SentencePieceBpeTrainer
 from ..models.bpe.trainer import bpe_trainer, byte_bpe_trainer, check_specials
 from ..models.unigram.trainer import UnigramTrainer
@@ -90,13 +91,15 @@ def training_run(
 ) -> TrainingRun:
     """A `TrainingRun` of one of `tokenizers_core.algorithms()` (see the module docstring)."""
     if algorithm not in OPTIONS:
-        raise ValueError(f"unknown algorithm {algorithm!r}; choose one of: {', '.join(OPTIONS)}")
+        raise InvalidInput(f"unknown algorithm {algorithm!r}; choose one of: {', '.join(OPTIONS)}")
     unknown = sorted(set(options) - set(OPTIONS[algorithm]))
     if unknown:
         allowed = ", ".join(OPTIONS[algorithm]) or "none"
-        raise ValueError(f"{algorithm} does not take {', '.join(unknown)} (its options: {allowed})")
+        raise InvalidInput(
+            f"{algorithm} does not take {', '.join(unknown)} (its options: {allowed})"
+        )
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 1:
-        raise ValueError(f"vocab_size must be a positive whole number, got {vocab_size!r}")
+        raise InvalidInput(f"vocab_size must be a positive whole number, got {vocab_size!r}")
     lines = list(lines)
     return _MAKERS[algorithm](lines, vocab_size, options)
 
@@ -143,7 +146,7 @@ def _sentencepiece_bpe(lines: list[str], vocab_size: int, options: dict[str, Any
     def finish() -> Tokenizer:
         pieces = trainer.pieces()
         if len(pieces) < vocab_size:  # as train_sentencepiece_bpe (hard_vocab_limit)
-            raise ValueError(
+            raise InvalidInput(
                 f"vocab_size {vocab_size} is too high for this corpus: "
                 f"sentencepiece's BPE can make at most {len(pieces)} pieces from "
                 f"it; choose at most {len(pieces)}"
@@ -156,7 +159,7 @@ def _sentencepiece_bpe(lines: list[str], vocab_size: int, options: dict[str, Any
 def _wordpiece(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
     lowercase = options.pop("lowercase", True)
     if not isinstance(lowercase, bool):
-        raise ValueError("lowercase must be true or false")
+        raise InvalidInput("lowercase must be true or false")
     max_chars = options.pop("max_input_chars_per_word", 100)
     trainer = wordpiece_trainer(lines, vocab_size, lowercase=lowercase, **options)
 
@@ -173,7 +176,7 @@ def _unigram(lines: list[str], vocab_size: int, options: dict[str, Any]) -> Trai
         try:
             yield from trainer.rounds()
         except ValueError as exc:  # name a size that trains, as train_unigram does
-            raise ValueError(with_accepted_size(exc, lines, options)) from None
+            raise InvalidInput(with_accepted_size(exc, lines, options)) from None
 
     def finish() -> Tokenizer:
         tok = unigram_tokenizer(trainer)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
+from ..errors import InvalidInput
 from ..models.bpe.trainer import bpe_words
 from ..models.wordlevel.model import WordLevel
 from ..models.wordlevel.trainer import wordlevel_vocab
@@ -67,5 +68,5 @@ def train(algorithm: str, lines: Iterable[str], vocab_size: int, **options: Any)
     """Train a tokeniser with one of `algorithms()` on an iterable of lines."""
     if algorithm not in _TRAINERS:
         known = ", ".join(_TRAINERS) or "none yet"
-        raise ValueError(f"unknown algorithm {algorithm!r}; choose one of: {known}")
+        raise InvalidInput(f"unknown algorithm {algorithm!r}; choose one of: {known}")
     return _TRAINERS[algorithm](lines, vocab_size=vocab_size, **options)

@@ -7,6 +7,7 @@ import re
 from typing import Any, Iterable
 
 from ..decoders import SentencePieceDecoder
+from ..errors import InvalidInput
 from ..models.sentencepiece_common import NORMAL, UNKNOWN
 from ..models.unigram.model import DEMO_PIECES, Unigram
 from ..models.unigram.trainer import UnigramTrainer
@@ -73,7 +74,7 @@ def train_unigram(lines: Iterable[str], vocab_size: int, **options: Any) -> Any:
         trainer = UnigramTrainer(lines, vocab_size, **options)
         tok = unigram_tokenizer(trainer)
     except ValueError as exc:
-        raise ValueError(with_accepted_size(exc, lines, options)) from None
+        raise InvalidInput(with_accepted_size(exc, lines, options)) from None
     tok.trainer = trainer  # type: ignore[attr-defined]
     return tok
 

@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 import regex
 
+from ..errors import InvalidInput
 from ..normalized import NormalizedString
 from .unicode_forms import Edit
 
@@ -32,7 +33,7 @@ GROWTH = 20
 FLOOR = 100_000
 
 
-class NormalizedTooLong(ValueError):
+class NormalizedTooLong(InvalidInput):
     """A normaliser would make a text longer than `max_length` allows. `where` is the member's
     place in its Sequence(s), outermost first (1-based).
 
@@ -114,7 +115,9 @@ def _edited_length(text: str, edits: list[Edit]) -> int:
 # ---- shared helpers -----------------------------------------------------------------------
 def _checked(ns: Any) -> NormalizedString:
     if not isinstance(ns, NormalizedString):
-        raise ValueError("normalize() takes a NormalizedString; use normalize_str() for plain text")
+        raise InvalidInput(
+            "normalize() takes a NormalizedString; use normalize_str() for plain text"
+        )
     return ns
 
 
@@ -276,5 +279,5 @@ class _Normalizer:
         'hello'
         """
         if not isinstance(text, str):
-            raise ValueError("normalize_str() takes a string")
+            raise InvalidInput("normalize_str() takes a string")
         return self.normalize(NormalizedString(text)).normalized

@@ -43,6 +43,7 @@ from typing import Any, Callable
 
 import regex
 
+from ..errors import InvalidInput
 from ..hf_regex import find_spans
 from ..normalized import NormalizedString
 from .aligned import (
@@ -285,7 +286,7 @@ class Strip(_Normalizer):
 
     def __post_init__(self) -> None:
         if not isinstance(self.left, bool) or not isinstance(self.right, bool):
-            raise ValueError("Strip(left=..., right=...) takes booleans")
+            raise InvalidInput("Strip(left=..., right=...) takes booleans")
 
     def to_hf_config(self) -> dict[str, Any]:
         return {"type": "Strip", "strip_left": self.left, "strip_right": self.right}
@@ -337,11 +338,11 @@ class Replace(_Normalizer):
 
     def __post_init__(self) -> None:
         if not isinstance(self.content, str):
-            raise ValueError("Replace content must be a string")
+            raise InvalidInput("Replace content must be a string")
         if not isinstance(self.pattern, str) and not callable(
             getattr(self.pattern, "finditer", None)
         ):
-            raise ValueError(
+            raise InvalidInput(
                 "Replace pattern must be a string (matched literally) or a "
                 "compiled regex pattern, e.g. regex.compile(r'\\s+')"
             )
@@ -485,9 +486,9 @@ class BertNormalizer(_Normalizer):
     def __post_init__(self) -> None:
         for name in ("clean_text", "handle_chinese_chars", "lowercase"):
             if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"BertNormalizer {name} must be True or False")
+                raise InvalidInput(f"BertNormalizer {name} must be True or False")
         if self.strip_accents is not None and not isinstance(self.strip_accents, bool):
-            raise ValueError(
+            raise InvalidInput(
                 "BertNormalizer strip_accents must be True, False or None "
                 "(None: strip accents when lowercasing)"
             )
@@ -548,7 +549,7 @@ class Prepend(_Normalizer):
 
     def __post_init__(self) -> None:
         if not isinstance(self.prepend, str):
-            raise ValueError("Prepend takes a string")
+            raise InvalidInput("Prepend takes a string")
 
     def describe(self) -> str:
         return f"Prepend({self.prepend!r})"
@@ -582,11 +583,11 @@ class Sequence(_Normalizer):
 
     def __post_init__(self) -> None:
         if isinstance(self.normalizers, (str, bytes)) or not isinstance(self.normalizers, Iterable):
-            raise ValueError("Sequence takes a list of normalizers")
+            raise InvalidInput("Sequence takes a list of normalizers")
         items = tuple(self.normalizers)
         for item in items:
             if not callable(getattr(item, "normalize", None)):
-                raise ValueError(
+                raise InvalidInput(
                     f"Sequence item {item!r} is not a normalizer (it has no normalize method)"
                 )
         object.__setattr__(self, "normalizers", items)
@@ -616,5 +617,5 @@ def hf_config_of(normalizer: Any) -> dict[str, Any]:
     """`normalizer.to_hf_config()`, or a `ValueError` naming what tokenizer.json cannot hold."""
     to_config = getattr(normalizer, "to_hf_config", None)
     if to_config is None:
-        raise ValueError(f"the normalizer {type(normalizer).__name__} has no tokenizer.json form")
+        raise InvalidInput(f"the normalizer {type(normalizer).__name__} has no tokenizer.json form")
     return to_config()

@@ -26,6 +26,7 @@ from typing import Any
 import regex
 
 from ..byte_level import to_byte_level
+from ..errors import InvalidInput
 from ..hf_regex import compile_hf
 from ..normalized import NormalizedString
 from .aligned import _alignments, _checked, _Normalizer, check_length, max_length, same_length
@@ -104,11 +105,11 @@ class Precompiled(_Normalizer):
 
     def __post_init__(self) -> None:
         if not isinstance(self.precompiled_charsmap, (bytes, bytearray)):
-            raise ValueError("Precompiled takes the charsmap as bytes")
+            raise InvalidInput("Precompiled takes the charsmap as bytes")
         try:
             charsmap = PrecompiledCharsMap(bytes(self.precompiled_charsmap))
         except (ValueError, IndexError) as err:
-            raise ValueError(f"Precompiled normalizer: {err}") from None
+            raise InvalidInput(f"Precompiled normalizer: {err}") from None
         object.__setattr__(self, "_map", charsmap)
 
     def __eq__(self, other: object) -> bool:
@@ -322,13 +323,13 @@ SUPPORTED = [*_SIMPLE, "Strip", "Replace", "BertNormalizer", "Prepend", "Precomp
 def _bool(config: dict[str, Any], key: str, default: Any) -> Any:
     value = config.get(key, default)
     if value is not None and not isinstance(value, bool):
-        raise ValueError(f"{key} must be true or false, not {value!r}")
+        raise InvalidInput(f"{key} must be true or false, not {value!r}")
     return value
 
 
 def _required(config: dict[str, Any], key: str) -> Any:
     if key not in config:
-        raise ValueError(f"it has no {key!r}")
+        raise InvalidInput(f"it has no {key!r}")
     return config[key]
 
 
@@ -339,10 +340,12 @@ def pattern_from_hf(pattern: Any) -> tuple[str, bool]:
         or len(pattern) != 1
         or not ("String" in pattern or "Regex" in pattern)
     ):
-        raise ValueError(f'pattern must be {{"String": ...}} or {{"Regex": ...}}, not {pattern!r}')
+        raise InvalidInput(
+            f'pattern must be {{"String": ...}} or {{"Regex": ...}}, not {pattern!r}'
+        )
     ((kind, text),) = pattern.items()
     if not isinstance(text, str):
-        raise ValueError(f"the {kind} pattern must be a string, not {text!r}")
+        raise InvalidInput(f"the {kind} pattern must be a string, not {text!r}")
     return text, kind == "Regex"
 
 
@@ -358,10 +361,10 @@ def from_hf_config(config: dict[str, Any] | None) -> Any:
     if config is None:
         return None
     if not isinstance(config, dict) or not isinstance(config.get("type"), str):
-        raise ValueError(f'a normalizer config is a JSON object with a "type", not {config!r}')
+        raise InvalidInput(f'a normalizer config is a JSON object with a "type", not {config!r}')
     kind = config["type"]
     if kind not in SUPPORTED:
-        raise ValueError(
+        raise InvalidInput(
             f"normalizer type {kind!r} is not supported (supported: {', '.join(SUPPORTED)})"
         )
     try:
@@ -369,7 +372,7 @@ def from_hf_config(config: dict[str, Any] | None) -> Any:
     except ValueError as err:
         if str(err).startswith(("normalizer ", "bad ")):
             raise
-        raise ValueError(f"bad {kind} normalizer config: {err}") from None
+        raise InvalidInput(f"bad {kind} normalizer config: {err}") from None
 
 
 def _build(kind: str, config: dict[str, Any]) -> Any:
@@ -383,7 +386,7 @@ def _build(kind: str, config: dict[str, Any]) -> Any:
         text, is_regex = pattern_from_hf(_required(config, "pattern"))
         content = _required(config, "content")
         if not isinstance(content, str):
-            raise ValueError(f"content must be a string, not {content!r}")
+            raise InvalidInput(f"content must be a string, not {content!r}")
         if is_regex:
             return Replace(compile_hf(text), content, source=text)
         return Replace(text, content)
@@ -397,18 +400,18 @@ def _build(kind: str, config: dict[str, Any]) -> Any:
     if kind == "Prepend":
         prepend = _required(config, "prepend")
         if not isinstance(prepend, str):
-            raise ValueError(f"prepend must be a string, not {prepend!r}")
+            raise InvalidInput(f"prepend must be a string, not {prepend!r}")
         return Prepend(prepend)
     if kind == "Precompiled":
         blob = _required(config, "precompiled_charsmap")
         if not isinstance(blob, str):
-            raise ValueError("precompiled_charsmap must be a base64 string")
+            raise InvalidInput("precompiled_charsmap must be a base64 string")
         try:
             raw = base64.b64decode(blob, validate=True)
         except (binascii.Error, ValueError):
-            raise ValueError("precompiled_charsmap is not valid base64") from None
+            raise InvalidInput("precompiled_charsmap is not valid base64") from None
         return Precompiled(raw)
     items = _required(config, "normalizers")
     if not isinstance(items, list):
-        raise ValueError("normalizers must be a list")
+        raise InvalidInput("normalizers must be a list")
     return Sequence([from_hf_config(item) for item in items])

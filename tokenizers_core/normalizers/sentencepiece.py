@@ -14,6 +14,7 @@ from array import array
 from pathlib import Path
 from typing import Any
 
+from ..errors import InvalidInput
 from ..normalized import NormalizedString
 from .aligned import FLOOR, GROWTH, check_length
 
@@ -32,11 +33,11 @@ class PrecompiledCharsMap:
 
     def __init__(self, blob: bytes) -> None:
         if len(blob) <= 4:
-            raise ValueError("the precompiled charsmap is broken (too short)")
+            raise InvalidInput("the precompiled charsmap is broken (too short)")
         self.blob = bytes(blob)  # kept as read, for writers (.model, tokenizer.json)
         trie_size = struct.unpack("<I", blob[:4])[0]
         if trie_size >= len(blob) or trie_size % 4:
-            raise ValueError("the precompiled charsmap is broken (bad trie size)")
+            raise InvalidInput("the precompiled charsmap is broken (bad trie size)")
         units = array("I")
         if units.itemsize != 4:  # pragma: no cover - exotic platforms
             units = array("L")
@@ -154,7 +155,7 @@ class NfkcCaseFoldRules:
 
     @property
     def blob(self) -> bytes:
-        raise ValueError(
+        raise InvalidInput(
             "the nfkc_cf rule has no precompiled character map here, so a model "
             "trained with it cannot be saved to a sentencepiece file; train with "
             "normalization='nmt_nfkc' or 'identity' to save one"

@@ -81,6 +81,7 @@ from typing import Sequence as SequenceType
 import regex
 
 from ..byte_level import BYTE_TO_CHAR, bytes_to_unicode, to_byte_level, unicode_to_bytes  # noqa: F401
+from ..errors import InvalidInput
 from ..hf_regex import translate
 from ..normalized import NormalizedString
 from ..steps import describe
@@ -294,9 +295,9 @@ class Regex(PreTokenizerBase):
         self, pattern_or_preset: str, timeout: float | None = 0.5, behavior: str = "removed"
     ) -> None:
         if behavior not in _BEHAVIORS:
-            raise ValueError(f"unknown behavior {behavior!r}; choose 'removed' or 'isolated'")
+            raise InvalidInput(f"unknown behavior {behavior!r}; choose 'removed' or 'isolated'")
         if timeout is not None and not timeout > 0:
-            raise ValueError("timeout must be a positive number of seconds (or None)")
+            raise InvalidInput("timeout must be a positive number of seconds (or None)")
         self.behavior = behavior
         if isinstance(pattern_or_preset, str) and pattern_or_preset in PRESETS:
             self.preset: str | None = pattern_or_preset
@@ -442,9 +443,9 @@ class Metaspace(PreTokenizerBase):
         self, replacement: str = "▁", prepend_scheme: str = "always", split: bool = True
     ) -> None:
         if not isinstance(replacement, str) or len(replacement) != 1:
-            raise ValueError("the Metaspace replacement must be exactly one character")
+            raise InvalidInput("the Metaspace replacement must be exactly one character")
         if prepend_scheme not in self._SCHEMES:
-            raise ValueError(
+            raise InvalidInput(
                 f"unknown prepend_scheme {prepend_scheme!r}; choose 'always', 'first' or 'never'"
             )
         self.replacement = replacement
@@ -495,7 +496,7 @@ class Sequence(PreTokenizerBase):
         items = list(pre_tokenizers)
         for p in items:
             if isinstance(p, (str, bytes)) or not callable(getattr(p, "split", None)):
-                raise ValueError(f"{p!r} is not a pre-tokenizer (it has no split method)")
+                raise InvalidInput(f"{p!r} is not a pre-tokenizer (it has no split method)")
         self.pre_tokenizers = tuple(items)
 
     def split(self, text: NormalizedString) -> list[NormalizedString]:
@@ -511,7 +512,9 @@ class Sequence(PreTokenizerBase):
         configs = []
         for p in self.pre_tokenizers:
             if not callable(getattr(p, "to_hf_config", None)):
-                raise ValueError(f"the pre-tokenizer {type(p).__name__} has no tokenizer.json form")
+                raise InvalidInput(
+                    f"the pre-tokenizer {type(p).__name__} has no tokenizer.json form"
+                )
             configs.append(p.to_hf_config())
         return {"type": "Sequence", "pretokenizers": configs}
 

@@ -30,6 +30,7 @@ from typing import Any, Callable
 
 import regex
 
+from ..errors import InvalidInput
 from ..hf_regex import char_matches, compile_hf, find_matches
 from ..normalized import NormalizedString
 from ..normalizers.hf import pattern_from_hf
@@ -72,7 +73,7 @@ Matches = list[tuple[tuple[int, int], bool]]
 
 def _check_behavior(behavior: Any, who: str) -> str:
     if behavior not in BEHAVIORS:
-        raise ValueError(
+        raise InvalidInput(
             f"{who}: unknown behavior {behavior!r}; choose one of {', '.join(BEHAVIORS)}"
         )
     return behavior
@@ -145,7 +146,7 @@ class Split(PreTokenizerBase):
         self.is_regex = bool(is_regex)
         self.behavior = _check_behavior(behavior, "Split")
         if not isinstance(invert, bool):
-            raise ValueError(f"Split: invert must be true or false, not {invert!r}")
+            raise InvalidInput(f"Split: invert must be true or false, not {invert!r}")
         self.invert = invert
         self._compiled = compile_hf(pattern, literal=not is_regex)
 
@@ -215,7 +216,7 @@ class Digits(_CharSplit):
 
     def __init__(self, individual_digits: bool = False) -> None:
         if not isinstance(individual_digits, bool):
-            raise ValueError(
+            raise InvalidInput(
                 f"Digits: individual_digits must be true or false, not {individual_digits!r}"
             )
         self.individual_digits = individual_digits
@@ -242,7 +243,7 @@ class CharDelimiterSplit(_CharSplit):
 
     def __init__(self, delimiter: str) -> None:
         if not isinstance(delimiter, str) or len(delimiter) != 1:
-            raise ValueError(
+            raise InvalidInput(
                 f"CharDelimiterSplit: the delimiter must be one character, not {delimiter!r}"
             )
         self.delimiter = delimiter
@@ -266,7 +267,7 @@ class FixedLength(PreTokenizerBase):
 
     def __init__(self, length: int = 5) -> None:
         if not isinstance(length, int) or isinstance(length, bool) or length < 1:
-            raise ValueError(f"FixedLength: length must be a whole number >= 1, not {length!r}")
+            raise InvalidInput(f"FixedLength: length must be a whole number >= 1, not {length!r}")
         self.length = length
 
     def split(self, text: NormalizedString) -> list[NormalizedString]:
@@ -396,20 +397,20 @@ class UnicodeScripts(PreTokenizerBase):
 def _bool(config: dict[str, Any], key: str, default: Any) -> Any:
     value = config.get(key, default)
     if not isinstance(value, bool):
-        raise ValueError(f"{key} must be true or false, not {value!r}")
+        raise InvalidInput(f"{key} must be true or false, not {value!r}")
     return value
 
 
 def _required(config: dict[str, Any], key: str) -> Any:
     if key not in config:
-        raise ValueError(f"it has no {key!r}")
+        raise InvalidInput(f"it has no {key!r}")
     return config[key]
 
 
 def _behavior(config: dict[str, Any], default: str | None = None) -> str:
     value = config.get("behavior", default) if default else _required(config, "behavior")
     if value not in BEHAVIOR_JSON:
-        raise ValueError(f"unknown behavior {value!r}; choose one of {', '.join(BEHAVIOR_JSON)}")
+        raise InvalidInput(f"unknown behavior {value!r}; choose one of {', '.join(BEHAVIOR_JSON)}")
     return BEHAVIOR_JSON[value]
 
 
@@ -418,7 +419,7 @@ def _metaspace(config: dict[str, Any]) -> Metaspace:
     scheme = config.get("prepend_scheme", "always")
     add_prefix_space = config.get("add_prefix_space")
     if add_prefix_space is False and scheme != "never":  # the legacy option, read as HF does
-        raise ValueError("add_prefix_space does not match declared prepend_scheme")
+        raise InvalidInput("add_prefix_space does not match declared prepend_scheme")
     return Metaspace(replacement, prepend_scheme=scheme, split=_bool(config, "split", True))
 
 
@@ -451,7 +452,7 @@ SUPPORTED = list(_BUILDERS)
 def _sequence(config: dict[str, Any]) -> Sequence:
     items = _required(config, "pretokenizers")
     if not isinstance(items, list):
-        raise ValueError("pretokenizers must be a list")
+        raise InvalidInput("pretokenizers must be a list")
     return Sequence([from_hf_config(item) for item in items])
 
 
@@ -467,10 +468,10 @@ def from_hf_config(config: dict[str, Any] | None) -> Any:
     if config is None:
         return None
     if not isinstance(config, dict) or not isinstance(config.get("type"), str):
-        raise ValueError(f'a pre_tokenizer config is a JSON object with a "type", not {config!r}')
+        raise InvalidInput(f'a pre_tokenizer config is a JSON object with a "type", not {config!r}')
     kind = config["type"]
     if kind not in _BUILDERS:
-        raise ValueError(
+        raise InvalidInput(
             f"pre_tokenizer type {kind!r} is not supported (supported: {', '.join(SUPPORTED)})"
         )
     try:
@@ -478,4 +479,4 @@ def from_hf_config(config: dict[str, Any] | None) -> Any:
     except ValueError as err:
         if str(err).startswith(("pre_tokenizer ", "bad ")):
             raise
-        raise ValueError(f"bad {kind} pre_tokenizer config: {err}") from None
+        raise InvalidInput(f"bad {kind} pre_tokenizer config: {err}") from None

@@ -34,6 +34,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from ..encoding import Encoding, Token
+from ..errors import InvalidInput
 
 __all__ = [
     "TemplateProcessing",
@@ -205,8 +206,10 @@ def _parse_piece(item: str) -> tuple[str, str, int]:
     (('seq', 'B', 1), ('seq', 'A', 1), ('special', '[SEP]', 0))
     """
     parts = item.split(":")
-    if len(parts) > 2 or (len(parts) == 2 and not parts[1].isdigit()):
-        raise ValueError(
+    # a type id: ASCII digits ("²" is a digit to isdigit, not to int), and not 5,000 of them
+    typed = parts[1] if len(parts) == 2 else "0"
+    if len(parts) > 2 or not (typed.isascii() and typed.isdigit() and len(typed) < 19):
+        raise InvalidInput(
             f"template item {item!r}: write NAME or NAME:TYPE_ID (a type id is a number)"
         )
     name = parts[0]
@@ -217,10 +220,10 @@ def _parse_piece(item: str) -> tuple[str, str, int]:
             seq, default = "A", 0
         elif rest in ("B", "b"):
             seq, default = "B", 0
-        elif rest.isdigit():
+        elif rest.isascii() and rest.isdigit() and len(rest) < 19:
             seq, default = "A", int(rest)
         else:
-            raise ValueError(f"template item {item!r}: a sequence is $A, $B or $N (a type id)")
+            raise InvalidInput(f"template item {item!r}: a sequence is $A, $B or $N (a type id)")
         return "seq", seq, default if type_id is None else type_id
     return "special", name, 0 if type_id is None else type_id
 
@@ -233,9 +236,9 @@ def _parse_template(template: str | list[str]) -> list[tuple[str, str, int]]:
     elif isinstance(template, (list, tuple)) and all(isinstance(i, str) for i in template):
         items = list(template)
     else:
-        raise ValueError("a template is a string such as '[CLS] $A [SEP]' or a list of items")
+        raise InvalidInput("a template is a string such as '[CLS] $A [SEP]' or a list of items")
     if not template or items == [""]:
-        raise ValueError("a template needs at least one item, e.g. '[CLS] $A [SEP]'")
+        raise InvalidInput("a template needs at least one item, e.g. '[CLS] $A [SEP]'")
     return [_parse_piece(item) for item in items]
 
 
@@ -280,22 +283,22 @@ class TemplateProcessing(_TokenListProcessing):
                 token, ids, tokens = entry
                 ids, tokens = list(ids), list(tokens)
             else:
-                raise ValueError("a special token is (token, id) or (name, ids, tokens)")
+                raise InvalidInput("a special token is (token, id) or (name, ids, tokens)")
             if len(ids) != len(tokens) or not all(
                 isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in ids
             ):
-                raise ValueError(
+                raise InvalidInput(
                     f"special token {token!r}: ids must be non-negative integers, "
                     "as many as its tokens"
                 )
             self.special_tokens[str(token)] = (ids, [str(t) for t in tokens])
         self._single = _parse_template(single)
         if any(kind == "seq" and name == "B" for kind, name, _ in self._single):
-            raise ValueError("the single-sequence template cannot use $B")
+            raise InvalidInput("the single-sequence template cannot use $B")
         self._pair = _parse_template(pair) if pair is not None else None
         for kind, name, _ in self._single + (self._pair or []):
             if kind == "special" and name not in self.special_tokens:
-                raise ValueError(
+                raise InvalidInput(
                     f"template item {name!r} is neither $A, $B nor a declared "
                     f"special token (declared: {', '.join(self.special_tokens) or 'none'})"
                 )
@@ -348,7 +351,7 @@ class TemplateProcessing(_TokenListProcessing):
         self, encodings: list[Encoding], add_special_tokens: bool
     ) -> list[Encoding]:
         if len(encodings) == 2 and self._pair is None:
-            raise ValueError("this post-processor has no template for a pair of sequences")
+            raise InvalidInput("this post-processor has no template for a pair of sequences")
         template = self._single if len(encodings) == 1 else self._pair
         out: list[Encoding] = []
         for kind, name, type_id in template:  # type: ignore[union-attr]
@@ -577,7 +580,9 @@ class Sequence:
         self.processors = list(processors)
         for p in self.processors:
             if not hasattr(p, "process_encodings"):
-                raise ValueError(f"{type(p).__name__} cannot be part of a post-processor Sequence")
+                raise InvalidInput(
+                    f"{type(p).__name__} cannot be part of a post-processor Sequence"
+                )
 
     def added_tokens(self, is_pair: bool) -> int:
         return sum(p.added_tokens(is_pair) for p in self.processors)
@@ -618,13 +623,13 @@ def _token_and_id(value: Any, what: str) -> tuple[str, int]:
         or isinstance(value[1], bool)
         or value[1] < 0
     ):
-        raise ValueError(f"{what} must be [token, id] (a string and a non-negative integer)")
+        raise InvalidInput(f"{what} must be [token, id] (a string and a non-negative integer)")
     return (value[0], value[1])
 
 
 def _flag(value: Any, what: str) -> bool:
     if not isinstance(value, bool):
-        raise ValueError(f"{what} must be true or false")
+        raise InvalidInput(f"{what} must be true or false")
     return value
 
 
@@ -635,11 +640,11 @@ def _template_from_hf(items: Any, where: str) -> list[str]:
     if isinstance(items, str):
         return items.split(" ")
     if not isinstance(items, list):
-        raise ValueError(f"TemplateProcessing: {where} must be a list of template items")
+        raise InvalidInput(f"TemplateProcessing: {where} must be a list of template items")
     out = []
     for item in items:
         if not isinstance(item, dict) or len(item) != 1:
-            raise ValueError(
+            raise InvalidInput(
                 f"TemplateProcessing: {where} item {item!r} is not "
                 '{"Sequence": ...} or {"SpecialToken": ...}'
             )
@@ -649,19 +654,21 @@ def _template_from_hf(items: Any, where: str) -> list[str]:
             or not isinstance(body.get("id"), str)
             or not isinstance(body.get("type_id", 0), int)
         ):
-            raise ValueError(f"TemplateProcessing: {where} item {item!r} needs an id and a type_id")
+            raise InvalidInput(
+                f"TemplateProcessing: {where} item {item!r} needs an id and a type_id"
+            )
         type_id = body.get("type_id", 0)
         if kind == "Sequence" and body["id"] in ("A", "B"):
             out.append(f"${body['id']}:{type_id}")
         elif kind == "SpecialToken":
             if ":" in body["id"] or " " in body["id"] or body["id"].startswith("$"):
-                raise ValueError(
+                raise InvalidInput(
                     f"TemplateProcessing: special token id {body['id']!r} cannot be "
                     "written in a template"
                 )
             out.append(f"{body['id']}:{type_id}")
         else:
-            raise ValueError(
+            raise InvalidInput(
                 f"TemplateProcessing: {where} item {item!r} is not a sequence A/B "
                 "or a special token"
             )
@@ -672,7 +679,7 @@ def _special_tokens_from_hf(cfg: Any) -> list[tuple]:
     if isinstance(cfg, list):  # the Python API's [(token, id), ...]
         return [tuple(e) for e in cfg]
     if not isinstance(cfg, Mapping):
-        raise ValueError("TemplateProcessing: special_tokens must be an object")
+        raise InvalidInput("TemplateProcessing: special_tokens must be an object")
     out = []
     for name, spec in cfg.items():
         if (
@@ -680,7 +687,7 @@ def _special_tokens_from_hf(cfg: Any) -> list[tuple]:
             or not isinstance(spec.get("ids"), list)
             or not isinstance(spec.get("tokens"), list)
         ):
-            raise ValueError(f"TemplateProcessing: special token {name!r} needs ids and tokens")
+            raise InvalidInput(f"TemplateProcessing: special token {name!r} needs ids and tokens")
         out.append((spec.get("id", name), spec["ids"], spec["tokens"]))
     return out
 
@@ -694,7 +701,7 @@ def from_hf_config(cfg: Mapping | None) -> Any:
     if cfg is None:
         return None
     if not isinstance(cfg, Mapping) or not isinstance(cfg.get("type"), str):
-        raise ValueError('post_processor must be an object with a "type"')
+        raise InvalidInput('post_processor must be an object with a "type"')
     kind = cfg["type"]
     try:
         if kind == "TemplateProcessing":
@@ -722,16 +729,16 @@ def from_hf_config(cfg: Mapping | None) -> Any:
         if kind == "Sequence":
             processors = cfg.get("processors")
             if not isinstance(processors, list):
-                raise ValueError("Sequence needs a list of processors")
+                raise InvalidInput("Sequence needs a list of processors")
             return Sequence(from_hf_config(p) for p in processors)
     except ValueError as exc:
         message = str(exc)
-        raise ValueError(
+        raise InvalidInput(
             message
             if message.startswith(("post_processor", "TemplateProcessing"))
             else f"post_processor {kind}: {message}"
         ) from None
-    raise ValueError(
+    raise InvalidInput(
         f"post_processor {kind!r} is not supported (supported: TemplateProcessing, "
         "BertProcessing, RobertaProcessing, ByteLevel, Sequence)"
     )

@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Mapping
 
 from ..encoding import Encoding
+from ..errors import InvalidInput
 
 __all__ = [
     "MAX_LENGTH",
@@ -57,7 +58,7 @@ _DIRECTIONS = {"Right": "right", "Left": "left"}
 def _int(cfg: Mapping, key: str, default: int | None, where: str) -> int:
     value = cfg.get(key, default)
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ValueError(f"{where}: {key} must be a non-negative integer")
+        raise InvalidInput(f"{where}: {key} must be a non-negative integer")
     return value
 
 
@@ -67,16 +68,16 @@ def _length(cfg: Mapping, key: str, where: str) -> int:
     >>> _length({"Fixed": 3_000_000}, "Fixed", "padding")
     Traceback (most recent call last):
     ...
-    ValueError: padding: Fixed is 3,000,000 tokens; it may be at most 400,000 (the most tokens the longest text makes)
+    tokenizers_core.errors.InvalidInput: padding: Fixed is 3,000,000 tokens; it may be at most 400,000 (the most tokens the longest text makes)
     """
     value = cfg.get(key)
     if isinstance(value, float) and value.is_integer():
-        raise ValueError(
+        raise InvalidInput(
             f"{where}: {key} must be an integer, not {value!r} (and at most {MAX_LENGTH:,})"
         )
     value = _int(cfg, key, None, where)
     if value > MAX_LENGTH:
-        raise ValueError(
+        raise InvalidInput(
             f"{where}: {key} is {value:,} tokens; it may be at most {MAX_LENGTH:,} "
             "(the most tokens the longest text makes)"
         )
@@ -89,7 +90,7 @@ def _choice(cfg: Mapping, key: str, default: str, names: dict[str, str], where: 
         return names[value]
     if value in names.values():
         return value
-    raise ValueError(f"{where}: {key} must be one of {', '.join(names)} (got {value!r})")
+    raise InvalidInput(f"{where}: {key} must be one of {', '.join(names)} (got {value!r})")
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ class TruncationParams:
         if cfg is None:
             return None
         if not isinstance(cfg, Mapping):
-            raise ValueError("truncation must be an object or null")
+            raise InvalidInput("truncation must be an object or null")
         return cls(
             max_length=_length(cfg, "max_length", "truncation"),
             stride=_int(cfg, "stride", 0, "truncation"),
@@ -143,20 +144,20 @@ class PaddingParams:
         if cfg is None:
             return None
         if not isinstance(cfg, Mapping):
-            raise ValueError("padding must be an object or null")
+            raise InvalidInput("padding must be an object or null")
         strategy = cfg.get("strategy", "BatchLongest")
         if strategy == "BatchLongest":
             length = None
         elif isinstance(strategy, Mapping) and set(strategy) == {"Fixed"}:
             length = _length(strategy, "Fixed", "padding")
         else:
-            raise ValueError('padding: strategy must be "BatchLongest" or {"Fixed": N}')
+            raise InvalidInput('padding: strategy must be "BatchLongest" or {"Fixed": N}')
         multiple = cfg.get("pad_to_multiple_of")
         if multiple is not None:
             multiple = _length(cfg, "pad_to_multiple_of", "padding")
         token = cfg.get("pad_token", "[PAD]")
         if not isinstance(token, str):
-            raise ValueError("padding: pad_token must be a string")
+            raise InvalidInput("padding: pad_token must be a string")
         return cls(
             length=length,
             direction=_choice(cfg, "direction", "Right", _DIRECTIONS, "padding"),
@@ -219,7 +220,7 @@ def truncate(e: Encoding, max_length: int, stride: int = 0, direction: str = "ri
         e.overflowing = [whole]
         return
     if stride >= max_length:
-        raise ValueError(
+        raise InvalidInput(
             f"truncation stride ({stride}) must be less than the length it cuts to "
             f"({max_length}, after leaving room for special tokens)"
         )
@@ -289,10 +290,10 @@ def truncate_encodings(first: Encoding, pair: Encoding | None, params: Truncatio
         truncate(pair, n2, params.stride, params.direction)
         return
     if params.strategy == "only_second" and pair is None:
-        raise ValueError("truncation strategy only_second needs a second sequence")
+        raise InvalidInput("truncation strategy only_second needs a second sequence")
     target = first if params.strategy == "only_first" else pair
     if len(target.ids) <= to_remove:  # type: ignore[union-attr]
-        raise ValueError(
+        raise InvalidInput(
             f"truncation: the {params.strategy.split('_')[1]} sequence is too short "
             f"to bring the total down to max_length={params.max_length}"
         )

@@ -33,6 +33,8 @@ import inspect
 import textwrap
 from typing import Callable
 
+from ..errors import NotFound
+
 MARK = "<- "
 
 
@@ -49,13 +51,13 @@ def marked_line(code: tuple[str, ...], mark: str) -> int:
     >>> marked_line(("a = 1",), "two")
     Traceback (most recent call last):
     ...
-    LookupError: no line of the code is marked '<- two'
+    tokenizers_core.errors.NotFound: no line of the code is marked '<- two'
     """
     tag = MARK + mark
     for number, line in enumerate(code, 1):
         if line.rstrip().endswith(tag):
             return number
-    raise LookupError(f"no line of the code is marked {tag!r}")
+    raise NotFound(f"no line of the code is marked {tag!r}")
 
 
 def line_marks(code: tuple[str, ...]) -> dict[str, int]:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterator
 
+from ..errors import InvalidInput
 from ..models.bpe.hf import byte_piece
 from ..models.bpe.model import BpeEncodeStep
 from . import code_of, marked_line
@@ -110,7 +111,7 @@ def spell(
         elif unk_token is None:
             replacement = ()  # dropped, as Hugging Face drops it
         elif unk_token not in vocab:
-            raise ValueError(f"the unknown token {unk_token!r} is not in the vocabulary")
+            raise InvalidInput(f"the unknown token {unk_token!r} is not in the vocabulary")
         else:
             replacement = (unk_token,)
         parts.extend(replacement)
@@ -130,7 +131,7 @@ def pick(
     if order == "rank":
         return min(candidates, key=lambda c: (c[1], c[0]))
     if order != "count":
-        raise ValueError(f"order must be 'rank' or 'count', not {order!r}")
+        raise InvalidInput(f"order must be 'rank' or 'count', not {order!r}")
     counts: dict[tuple[str, str], int] = {}
     for i, _r in candidates:
         pair = (parts[i], parts[i + 1])

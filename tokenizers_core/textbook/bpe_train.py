@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, Mapping
 
+from ..errors import InvalidInput
 from ..models.bpe.model import BpeMergeStep
 from . import code_of, marked_line
 
@@ -112,7 +113,7 @@ def pick(counts: dict[Pair, int], ids: dict[str, int], ties: str = "ids") -> Pai
     if ties == "dict":
         return max(counts, key=counts.__getitem__)
     if ties != "ids":
-        raise ValueError(f"ties must be 'ids' or 'dict', not {ties!r}")
+        raise InvalidInput(f"ties must be 'ids' or 'dict', not {ties!r}")
     return min(counts, key=lambda p: (-counts[p], ids[p[0]], ids[p[1]]))
 
 

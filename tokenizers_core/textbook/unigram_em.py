@@ -43,6 +43,7 @@ import math
 from itertools import count
 from typing import Iterator, Mapping, Sequence
 
+from ..errors import InvalidInput
 from ..models.unigram.model import UNK_PENALTY
 from ..models.unigram.trainer import UnigramRoundStep, digamma
 from . import code_of, marked_line
@@ -241,7 +242,7 @@ def finalize(
             break
         final.setdefault(piece, score)
     if len(final) < vocab_size - SPECIALS:
-        raise ValueError(
+        raise InvalidInput(
             f"vocab_size {vocab_size} is too large for this corpus: training kept "
             f"only {len(final) + SPECIALS} pieces"
         )

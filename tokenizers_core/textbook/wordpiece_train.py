@@ -26,6 +26,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Iterable, Iterator, Mapping
 
+from ..errors import InvalidInput
 from ..models.wordpiece.model import DEFAULT_SPECIAL_TOKENS
 from ..models.wordpiece.trainer import WordPieceMergeStep
 from . import code_of, marked_line
@@ -116,7 +117,7 @@ def ranker(
     if score == "count":
         return lambda p: (pairs[p], -ids[p[0]], -ids[p[1]])
     if score != "likelihood":
-        raise ValueError(f"score must be 'likelihood' or 'count', not {score!r}")
+        raise InvalidInput(f"score must be 'likelihood' or 'count', not {score!r}")
     return lambda p: (
         Fraction(pairs[p], symbols[p[0]] * symbols[p[1]]),
         pairs[p],

@@ -33,6 +33,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterable, Mapping
 
+from ...errors import InvalidInput
+
 OPTION_NAMES = (
     "limit_alphabet",
     "initial_alphabet",
@@ -53,7 +55,7 @@ def check_options(
     allowed = tuple(allowed)
     unknown = sorted(set(options) - set(allowed))
     if unknown:
-        raise ValueError(
+        raise InvalidInput(
             f"unknown option(s) {', '.join(unknown)}; the alphabet options here "
             f"are {', '.join(allowed)}"
         )
@@ -68,15 +70,15 @@ def _checked(name: str, value: Any) -> Any:
     """One option's value, checked (and initial_alphabet cut to first characters)."""
     if name in ("initial_alphabet", "symbol_order"):
         if isinstance(value, str) or not all(isinstance(c, str) for c in value):
-            raise ValueError(f"{name} must be a list of strings")
+            raise InvalidInput(f"{name} must be a list of strings")
         return [c[0] for c in value if c] if name == "initial_alphabet" else list(value)
     if name in ("limit_alphabet", "max_token_length"):
         least = 0 if name == "limit_alphabet" else 1
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
-            raise ValueError(f"{name} must be a whole number of at least {least}")
+            raise InvalidInput(f"{name} must be a whole number of at least {least}")
         return value
     if not isinstance(value, str):
-        raise ValueError(f"{name} must be a string")
+        raise InvalidInput(f"{name} must be a string")
     return value or None  # an empty prefix or suffix changes nothing
 
 

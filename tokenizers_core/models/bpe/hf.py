@@ -42,6 +42,7 @@ from itertools import accumulate, repeat
 from operator import itemgetter
 from typing import Any, Iterable, Iterator
 
+from ...errors import InvalidInput
 from .model import BPE, BpeEncodeStep
 
 _NONE = -1
@@ -62,10 +63,10 @@ def check_merges(
     """Raise ValueError naming the first merge whose sides or result are not in `vocab`
     (Hugging Face's `MergeTokenOutOfVocabulary`).
 
-    >>> check_merges({"a": 0, "b": 1, "ab": 2}, [("a", "b"), ("a", "c")])
+    >>> check_merges({"a": 0, "b": 1, "ab": 2}, [("a", "b"), ("a", "c")])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: merge 2 ('a', 'c') names 'c', which is not in the vocabulary
+    tokenizers_core.errors.InvalidInput: merge 2 ('a', 'c') names 'c', which is not in the ...
     """
     cut = len(prefix) if prefix else 0
     if prefix:
@@ -84,10 +85,10 @@ def check_merges(
         pass
     for number, (a, b) in enumerate(merges, 1):
         if not (isinstance(a, str) and isinstance(b, str)):
-            raise ValueError(f"merge {number} {(a, b)!r} is not a pair of strings")
+            raise InvalidInput(f"merge {number} {(a, b)!r} is not a pair of strings")
         for token in (a, b, joined_of[(a, b)] if cut else a + b):
             if token not in vocab:
-                raise ValueError(
+                raise InvalidInput(
                     f"merge {number} {(a, b)!r} names {token!r}, which is not in the vocabulary"
                 )
 
@@ -99,21 +100,21 @@ def cut_join(left: str, right: str, prefix: str) -> str:
 
     >>> cut_join("a", "##b", "##"), cut_join("a", "xyb", "##")
     ('ab', 'ab')
-    >>> cut_join("a", "b", "##")
+    >>> cut_join("a", "b", "##")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: merge ('a', 'b'): the right side is shorter than the prefix '##'
+    tokenizers_core.errors.InvalidInput: merge ('a', 'b'): the right side is shorter than the ...
     """
     raw = right.encode("utf-8", "surrogatepass")
     size = len(prefix.encode("utf-8", "surrogatepass"))
     if len(raw) < size:
-        raise ValueError(
+        raise InvalidInput(
             f"merge {(left, right)!r}: the right side is shorter than the prefix {prefix!r}"
         )
     try:
         return left + raw[size:].decode("utf-8")
     except UnicodeDecodeError:
-        raise ValueError(
+        raise InvalidInput(
             f"merge {(left, right)!r}: cutting the prefix {prefix!r} off the right "
             "side splits a character"
         ) from None
@@ -145,7 +146,7 @@ class HFBpe(BPE):
         if dropout is not None and not (
             isinstance(dropout, (int, float)) and 0.0 <= dropout <= 1.0
         ):
-            raise ValueError(f"BPE dropout must be a number between 0 and 1, not {dropout!r}")
+            raise InvalidInput(f"BPE dropout must be a number between 0 and 1, not {dropout!r}")
         super().__init__(
             vocab, [], byte_level=byte_level, unk_token=unk_token, cache_size=cache_size
         )
@@ -210,7 +211,7 @@ class HFBpe(BPE):
         """
         p = self.dropout if dropout is None else dropout
         if p is None or not (isinstance(p, (int, float)) and 0.0 <= p <= 1.0):
-            raise ValueError(f"BPE dropout must be a number between 0 and 1, not {p!r}")
+            raise InvalidInput(f"BPE dropout must be a number between 0 and 1, not {p!r}")
         sampler = object.__new__(_DropoutBpe)
         sampler.__dict__.update(self.__dict__)
         sampler.dropout = p
@@ -324,7 +325,7 @@ class HFBpe(BPE):
                 replaced.append((i, s, ()))  # dropped, as Hugging Face drops it
                 continue
             if unk_token not in vocab:
-                raise ValueError(f"the unknown token {unk_token!r} is not in the vocabulary")
+                raise InvalidInput(f"the unknown token {unk_token!r} is not in the vocabulary")
             if unk is not None and self.fuse_unk:
                 unk += size
                 replaced.append((i, s, ()))
@@ -412,7 +413,7 @@ class HFBpe(BPE):
         if not self._cut:
             return BPE.merge_parts(self, parts, limit)
         if limit is not None:
-            raise ValueError("merge_parts(limit=...) needs a model without a subword prefix")
+            raise InvalidInput("merge_parts(limit=...) needs a model without a subword prefix")
         return self._merge(parts, [1] * len(parts), None)[0]
 
     # -- the steps for the views -----------------------------------------------------------------
@@ -509,7 +510,7 @@ def parse_merges(merges: Iterable) -> list[tuple[str, str]]:
     [('a', 'b'), ('ab', 'c')]
     """
     if not isinstance(merges, list):
-        raise ValueError("the BPE model's merges must be a list")
+        raise InvalidInput("the BPE model's merges must be a list")
     kinds = set(map(type, merges))
     pairs: list = []
     if kinds == {str}:  # "a b" (C-level split and tuple)
@@ -520,7 +521,7 @@ def parse_merges(merges: Iterable) -> list[tuple[str, str]]:
         for number, m in enumerate(merges, 1):
             p = m.split(" ") if isinstance(m, str) else m
             if not isinstance(p, list) or len(p) != 2:
-                raise ValueError(f'merge {number} ({m!r}) is not "left right" or [left, right]')
+                raise InvalidInput(f'merge {number} ({m!r}) is not "left right" or [left, right]')
         pairs = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in merges]
     return pairs
 
@@ -539,7 +540,7 @@ def sample(
     """
     model = tokenizer.model
     if not isinstance(model, HFBpe):
-        raise ValueError(
+        raise InvalidInput(
             f"{tokenizer.name or 'this tokeniser'} is not a Hugging Face BPE model; "
             "BPE-dropout needs one"
         )

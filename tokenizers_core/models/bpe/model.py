@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Iterator
 
 from ...byte_level import byte_level_to_bytes, str_to_byte_level
+from ...errors import InvalidInput
 from ...steps import Step, register_step, step_from_dict  # noqa: F401  (step_from_dict: doctests)
 
 END_OF_WORD = "</w>"
@@ -202,7 +203,7 @@ class BPE:
         cache_size: int = 100_000,
     ) -> None:
         if rank_by not in ("merges", "tokens"):
-            raise ValueError(f"rank_by must be 'merges' or 'tokens', not {rank_by!r}")
+            raise InvalidInput(f"rank_by must be 'merges' or 'tokens', not {rank_by!r}")
         self.vocab = vocab
         self._merges = list(merges) if merges is not None else None
         self.rank_by = rank_by
@@ -257,7 +258,7 @@ class BPE:
         [['a', 'b']]
         """
         if self.end_of_word:
-            raise ValueError(
+            raise InvalidInput(
                 f"the textbook BPE has no exact tokenizer.json form: its {self.end_of_word!r} is "
                 "a symbol of its own that merges like any other, where Hugging Face's "
                 "end_of_word_suffix is glued to each word's last character. Save it as "
@@ -405,7 +406,7 @@ class BPE:
         """The unknown token for `part`, covering `width` characters of the piece (an
         end-of-word symbol adds none, so the offsets never run past the word)."""
         if self.unk_token is None or self.unk_token not in self.vocab:
-            raise ValueError(
+            raise InvalidInput(
                 f"{part!r} is not in the vocabulary and this model has no unknown token"
             )
         return [(self.unk_token, self.vocab[self.unk_token], pos, pos + width)]
@@ -421,7 +422,7 @@ class BPE:
         (['lo', 'w'], ['l', 'o'])
         """
         if token not in self.vocab and token not in self.special_tokens:
-            raise ValueError(f"{token!r} is not a token of this model")
+            raise InvalidInput(f"{token!r} is not a token of this model")
         return self._tree(token, 0)
 
     def _tree(self, token: str, depth: int) -> dict[str, Any]:

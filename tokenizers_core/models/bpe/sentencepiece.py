@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 
+from ...errors import InvalidInput
 from ..sentencepiece_common import (
     CONTROL,
     NORMAL,
@@ -216,7 +217,7 @@ class SentencePieceSplit(SentencePieceBpe):
         self, pieces: list[tuple[str, float, int]], *, kind: str, byte_fallback: bool = False
     ) -> None:
         if kind not in ("char", "word"):
-            raise ValueError(f"kind must be 'char' or 'word', not {kind!r}")
+            raise InvalidInput(f"kind must be 'char' or 'word', not {kind!r}")
         super().__init__(pieces, byte_fallback=byte_fallback)
         self.kind = kind
 

@@ -38,6 +38,7 @@ from typing import Iterable, Iterator
 
 import regex
 
+from ...errors import InvalidInput
 from ..sentencepiece_common import BOUNDARY, SPACE, UNK_CHAR, is_valid_piece, split_words
 from .model import BpeEncodeStep, BpeMergeStep
 from .sentencepiece import SentencePieceBpe
@@ -79,17 +80,17 @@ _META_RE = regex.compile(
 def load_sentences(lines: Iterable[str]) -> list[str]:
     """The normalised sentences sentencepiece would train on (see the module docstring)."""
     if isinstance(lines, str):
-        raise ValueError(
+        raise InvalidInput(
             "give the corpus as a list of lines (e.g. text.splitlines()), not one string"
         )
     out = []
     total = 0
     for item in lines:
         if not isinstance(item, str):
-            raise ValueError("every line of the corpus must be a string")
+            raise InvalidInput("every line of the corpus must be a string")
         total += len(item)
         if total > MAX_CORPUS_CHARS:
-            raise ValueError(f"the corpus is over the limit of {MAX_CORPUS_CHARS:,} characters")
+            raise InvalidInput(f"the corpus is over the limit of {MAX_CORPUS_CHARS:,} characters")
         for line in item.split("\n"):
             if not line or len(line.encode("utf-8", "surrogatepass")) > MAX_SENTENCE_BYTES:
                 continue
@@ -99,7 +100,7 @@ def load_sentences(lines: Iterable[str]) -> list[str]:
             if text:
                 out.append(text)
     if not out:
-        raise ValueError("the corpus is empty: give at least one line of text")
+        raise InvalidInput("the corpus is empty: give at least one line of text")
     return out
 
 
@@ -163,7 +164,7 @@ class SentencePieceBpeTrainer:
         self.chars = required_chars(sentences)
         needed = len(self.chars) + len(META_PIECES)
         if vocab_size < needed:
-            raise ValueError(
+            raise InvalidInput(
                 f"vocab_size {vocab_size} is below the {needed} pieces this corpus "
                 f"needs (<unk>, <s>, </s> and {len(self.chars)} characters); "
                 f"choose at least {needed}"

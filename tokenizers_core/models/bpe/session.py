@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from ...errors import InvalidInput
 from .model import BPE, BPE_RULE, END_OF_WORD, BpeEncodeStep, BpeMergeStep, gc_paused, token_text
 from .sentencepiece import SentencePieceBpe
 from .sentencepiece_trainer import sentencepiece_bpe_trainer, sentencepiece_encode_steps
@@ -59,7 +60,7 @@ class BpeSession:
 
     def __init__(self, text: str, variant: str, vocab_size: int, options: dict[str, Any]) -> None:
         if variant not in VARIANTS:
-            raise ValueError(
+            raise InvalidInput(
                 f"unknown BPE variant {variant!r}; choose one of: {', '.join(VARIANTS)}"
             )
         lines = text.splitlines()
@@ -285,7 +286,7 @@ def steps_function(tokenizer: Any):
         return model.encode_steps
     if isinstance(model, SentencePieceBpe):
         return lambda piece: sentencepiece_encode_steps(model, piece)
-    raise ValueError(
+    raise InvalidInput(
         f"{tokenizer.name or 'this tokeniser'} is not a BPE tokeniser "
         f"({tokenizer.algorithm or type(model).__name__}); the merge view needs one"
     )
@@ -302,7 +303,7 @@ def merge_tree_of(tokenizer: Any, token: str) -> dict[str, Any]:
     steps_function(tokenizer)  # raises for non-BPE models
     pid = model.token_to_id(token)
     if pid is None:
-        raise ValueError(f"{token!r} is not a token of this model")
+        raise InvalidInput(f"{token!r} is not a token of this model")
     return _sp_tree(model, token, 0)
 
 

@@ -50,6 +50,7 @@ from itertools import chain
 from typing import Any, Iterable, Iterator
 
 from ...byte_level import BYTE_TO_CHAR
+from ...errors import InvalidInput
 from .alphabet import OPTION_NAMES, check_options, spell_words
 from .model import END_OF_WORD, MAX_VOCAB_SIZE, UNK, BpeMergeStep
 
@@ -188,7 +189,7 @@ class BpeTrainer:
     def _add_symbol(self, sym: str) -> int:
         if sym not in self.symbol_ids:
             if len(self.symbols) >= MAX_VOCAB_SIZE:
-                raise ValueError(f"a vocabulary is limited to {MAX_VOCAB_SIZE:,} symbols")
+                raise InvalidInput(f"a vocabulary is limited to {MAX_VOCAB_SIZE:,} symbols")
             self.symbol_ids[sym] = len(self.symbols)
             self.symbols.append(sym)
         return self.symbol_ids[sym]
@@ -562,7 +563,7 @@ def bpe_trainer(
     options = check_options(options, ("limit_alphabet", "initial_alphabet", "max_token_length"))
     words = bpe_words(lines)
     if not words:
-        raise ValueError("the corpus has no words to learn from")
+        raise InvalidInput("the corpus has no words to learn from")
     max_length = options.pop("max_token_length", None)
     words, chars = spell_words(words, known=[UNK], **options)
     trainer = BpeTrainer(
@@ -656,7 +657,7 @@ def check_specials(special_tokens: Iterable[str]) -> list[str]:
     out = []
     for tok in special_tokens:
         if not isinstance(tok, str) or not tok:
-            raise ValueError("special tokens must be non-empty strings")
+            raise InvalidInput("special tokens must be non-empty strings")
         if tok not in out:
             out.append(tok)
     return out

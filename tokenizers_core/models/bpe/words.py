@@ -13,6 +13,7 @@ from typing import Any, Iterable
 import regex
 
 from ...byte_level import str_to_byte_level
+from ...errors import InvalidInput
 from ...pre_tokenizers import PRESETS, WHITESPACE_PATTERN, compile_pattern
 from .model import ASCII_PATTERNS, END_OF_WORD, MAX_VOCAB_SIZE
 
@@ -22,36 +23,36 @@ MAX_CORPUS_CHARS = 20_000_000
 
 def _lines(lines: Iterable[str]) -> list[str]:
     if isinstance(lines, str):
-        raise ValueError(
+        raise InvalidInput(
             "give the corpus as a list of lines (e.g. text.splitlines()), not one string"
         )
     out = list(lines)
     if not all(isinstance(line, str) for line in out):
-        raise ValueError("every line of the corpus must be a string")
+        raise InvalidInput("every line of the corpus must be a string")
     if sum(map(len, out)) > MAX_CORPUS_CHARS:
-        raise ValueError(f"the corpus is over the limit of {MAX_CORPUS_CHARS:,} characters")
+        raise InvalidInput(f"the corpus is over the limit of {MAX_CORPUS_CHARS:,} characters")
     if not any(map(str.strip, out)):
-        raise ValueError("the corpus is empty: give at least one line of text")
+        raise InvalidInput("the corpus is empty: give at least one line of text")
     return out
 
 
 def check_vocab_size(vocab_size: Any) -> int:
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
-        raise ValueError("vocab_size must be a whole number")
+        raise InvalidInput("vocab_size must be a whole number")
     if not 1 <= vocab_size <= MAX_VOCAB_SIZE:
-        raise ValueError(f"vocab_size must be between 1 and {MAX_VOCAB_SIZE:,}")
+        raise InvalidInput(f"vocab_size must be between 1 and {MAX_VOCAB_SIZE:,}")
     return vocab_size
 
 
 def check_min_frequency(min_frequency: Any) -> int:
     if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 0:
-        raise ValueError("min_frequency must be a whole number >= 0")
+        raise InvalidInput("min_frequency must be a whole number >= 0")
     return min_frequency
 
 
 def check_alphabet(vocab_size: int, alphabet_size: int, what: str) -> None:
     if vocab_size < alphabet_size:
-        raise ValueError(
+        raise InvalidInput(
             f"vocab_size {vocab_size} is below the {alphabet_size} symbols this corpus "
             f"starts with ({what}); choose at least {alphabet_size}"
         )
@@ -85,7 +86,7 @@ def _pattern_for(pattern: str) -> str:
     if pattern in PRESETS:
         return PRESETS[pattern]
     if not isinstance(pattern, str) or not pattern:
-        raise ValueError("pattern must be a preset name (gpt2, cl100k, o200k) or a regex")
+        raise InvalidInput("pattern must be a preset name (gpt2, cl100k, o200k) or a regex")
     compile_pattern(pattern)
     return pattern
 

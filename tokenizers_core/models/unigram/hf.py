@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ...errors import InvalidInput
 from ..bpe.hf import byte_piece
 from .model import NORMAL, UNK_PENALTY, Unigram
 
@@ -44,9 +45,9 @@ class HFUnigram(Unigram):
         pieces = [(str(p), float(s)) for p, s in pieces]
         if unk_id is not None:
             if not pieces:
-                raise ValueError("the vocabulary is empty but at least <unk> is needed")
+                raise InvalidInput("the vocabulary is empty but at least <unk> is needed")
             if not 0 <= unk_id < len(pieces):
-                raise ValueError(
+                raise InvalidInput(
                     f"unk_id {unk_id} is not an index of the vocabulary ({len(pieces)} pieces)"
                 )
         self._pieces = pieces
@@ -83,7 +84,7 @@ class HFUnigram(Unigram):
     def _piece_id(self, piece: str) -> int:
         pid = self.vocab.get(piece, self.unk_id)
         if pid is None:
-            raise ValueError(f"{piece!r} is not a piece and this Unigram model has no unk_id")
+            raise InvalidInput(f"{piece!r} is not a piece and this Unigram model has no unk_id")
         return pid
 
     # ---- encoding ------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterator, Sequence
 
+from ...errors import InvalidInput
 from ...steps import Step, register_step
 from ..sentencepiece_common import finish_tokens
 from .lattice import FLT_MAX, FLT_MIN, Lattice, f32, logsumexp, nbest_paths, sample_path
@@ -112,15 +113,15 @@ class Unigram:
     ) -> None:
         pieces = [(str(p), float(s)) for p, s in pieces]
         if not pieces:
-            raise ValueError("a Unigram model needs at least one piece")
+            raise InvalidInput("a Unigram model needs at least one piece")
         if types is None:
             types = [UNKNOWN if p == "<unk>" else NORMAL for p, _s in pieces]
         types = list(types)
         if len(types) != len(pieces):
-            raise ValueError("give one type per piece")
+            raise InvalidInput("give one type per piece")
         unk = [i for i, t in enumerate(types) if t == UNKNOWN]
         if len(unk) != 1:
-            raise ValueError(f"a Unigram model needs exactly one <unk> piece, found {len(unk)}")
+            raise InvalidInput(f"a Unigram model needs exactly one <unk> piece, found {len(unk)}")
         self._pieces = [(p, f32(s)) for p, s in pieces]
         self.types = types
         self.unk_id = unk[0]
@@ -316,7 +317,7 @@ class Unigram:
     ) -> list[tuple[list[str], list[tuple[int, int, int]], float]]:
         """Like `nbest`, with each path's (start, end, id) spans."""
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
-            raise ValueError("the number of segmentations k must be a positive integer")
+            raise InvalidInput("the number of segmentations k must be a positive integer")
         k = min(k, 1024)
         if not text:
             return [([], [], 0.0)]
@@ -343,13 +344,13 @@ class Unigram:
         `seed` makes the draw reproducible.
         """
         if not isinstance(nbest_size, int) or nbest_size > 512:
-            raise ValueError("nbest_size must be an integer <= 512 (negative: sample from all)")
+            raise InvalidInput("nbest_size must be an integer <= 512 (negative: sample from all)")
         try:
             alpha = float(alpha)
         except (TypeError, ValueError):
-            raise ValueError("alpha must be a number") from None
+            raise InvalidInput("alpha must be a number") from None
         if not math.isfinite(alpha) or alpha < 0:
-            raise ValueError("alpha must be a non-negative number")
+            raise InvalidInput("alpha must be a non-negative number")
         rng = random.Random(seed)
         if not text:
             return []
@@ -382,11 +383,11 @@ def sample(
     """
     fn = getattr(tokenizer.model, "sample", None)
     if fn is None:
-        raise ValueError(
+        raise InvalidInput(
             f"{tokenizer.name or 'this tokeniser'} is not a Unigram model; sampling needs one"
         )
     if not isinstance(text, str):
-        raise ValueError("text must be a string")
+        raise InvalidInput("text must be a string")
     normalized = tokenizer.normalize(text).normalized
     return [t for t, *_ in fn(normalized, alpha=alpha, nbest_size=nbest_size, seed=seed)]
 
@@ -395,7 +396,7 @@ def lattice_steps(tokenizer: Any, text: str) -> tuple[str, list[Step]]:
     """The normalised text and the Viterbi steps of a Unigram `Tokenizer` on `text`."""
     model = tokenizer.model
     if not hasattr(model, "viterbi_steps"):
-        raise ValueError(f"{tokenizer.name or 'this tokeniser'} is not a Unigram model")
+        raise InvalidInput(f"{tokenizer.name or 'this tokeniser'} is not a Unigram model")
     normalized = tokenizer.normalize(text).normalized
     return normalized, list(model.viterbi_steps(normalized))
 

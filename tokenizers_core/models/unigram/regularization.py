@@ -21,6 +21,7 @@ import math
 import random
 from typing import Any
 
+from ...errors import InvalidInput
 from .lattice import Lattice, sample_path
 
 
@@ -62,7 +63,7 @@ def sample_and_score(
 def _unigram_model(tokenizer: Any, what: str) -> Any:
     model = tokenizer.model
     if not hasattr(model, "lattice"):
-        raise ValueError(
+        raise InvalidInput(
             f"{tokenizer.name or 'this tokeniser'} is not a Unigram model; {what} needs one"
         )
     return model
@@ -72,9 +73,9 @@ def _alpha(alpha: Any) -> float:
     try:
         value = float(alpha)
     except (TypeError, ValueError):
-        raise ValueError("alpha must be a number") from None
+        raise InvalidInput("alpha must be a number") from None
     if not math.isfinite(value) or value < 0:
-        raise ValueError("alpha must be a non-negative number")
+        raise InvalidInput("alpha must be a non-negative number")
     return value
 
 
@@ -89,7 +90,7 @@ def calculate_entropy(tokenizer: Any, text: str, alpha: float = 1.0) -> float:
     """
     model = _unigram_model(tokenizer, "its entropy")
     if not isinstance(text, str):
-        raise ValueError("text must be a string")
+        raise InvalidInput("text must be a string")
     return lattice_entropy(model.lattice(tokenizer.normalize(text).normalized), _alpha(alpha))
 
 
@@ -112,7 +113,7 @@ def sample_encode_and_score(
     """
     model = _unigram_model(tokenizer, "sampling")
     if wor or include_best:
-        raise ValueError(
+        raise InvalidInput(
             "sampling without replacement (wor, include_best) is not offered: use wor=False"
         )
     if (
@@ -120,9 +121,9 @@ def sample_encode_and_score(
         or not isinstance(num_samples, int)
         or not 1 <= num_samples <= 10_000
     ):
-        raise ValueError("num_samples must be an integer between 1 and 10,000")
+        raise InvalidInput("num_samples must be an integer between 1 and 10,000")
     if not isinstance(text, str):
-        raise ValueError("text must be a string")
+        raise InvalidInput("text must be a string")
     normalized = tokenizer.normalize(text).normalized
     if not normalized:
         return []

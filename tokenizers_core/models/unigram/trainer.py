@@ -39,6 +39,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Iterator
 
+from ...errors import InvalidInput
 from ...normalizers.sentencepiece import NORMALIZATIONS, sentencepiece_normalizer
 from ...steps import Step, register_step
 from ..sentencepiece_common import SPACE, UNK_CHAR, is_valid_piece, split_words
@@ -102,23 +103,23 @@ def meta_pieces(
     specials = _strings(special_tokens, "special_tokens")
     user = _strings(user_defined_symbols, "user_defined_symbols")
     if not isinstance(unk_token, str) or not unk_token:
-        raise ValueError("unk_token must be a non-empty string")
+        raise InvalidInput("unk_token must be a non-empty string")
     meta = [(p, UNKNOWN if p == unk_token else CONTROL) for p in specials]
     if unk_token not in specials:
         meta.insert(0, (unk_token, UNKNOWN))
     meta += [(p, USER_DEFINED) for p in user]
     pieces = [p for p, _t in meta]
     if len(set(pieces)) != len(pieces):
-        raise ValueError("unk_token, special_tokens and user_defined_symbols must all differ")
+        raise InvalidInput("unk_token, special_tokens and user_defined_symbols must all differ")
     return meta
 
 
 def _strings(values: Iterable[str], name: str) -> list[str]:
     if isinstance(values, str):
-        raise ValueError(f"{name} must be a list of strings, not one string")
+        raise InvalidInput(f"{name} must be a list of strings, not one string")
     out = list(values)
     if not all(isinstance(v, str) and v for v in out):
-        raise ValueError(f"{name} must be non-empty strings")
+        raise InvalidInput(f"{name} must be non-empty strings")
     return out
 
 
@@ -185,20 +186,20 @@ class UnigramTrainer:
         self.meta = meta_pieces(unk_token, special_tokens, user_defined_symbols)
         n_meta = len(self.meta)
         if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size <= n_meta:
-            raise ValueError(
+            raise InvalidInput(
                 f"vocab_size must be an integer of at least {n_meta + 1} "
                 f"({n_meta} special pieces and one character)"
             )
         if not isinstance(max_piece_length, int) or not 1 <= max_piece_length <= 64:
-            raise ValueError("max_piece_length must be an integer between 1 and 64")
+            raise InvalidInput("max_piece_length must be an integer between 1 and 64")
         if not 0 < float(shrinking_factor) < 1:
-            raise ValueError("shrinking_factor must be between 0 and 1")
+            raise InvalidInput("shrinking_factor must be between 0 and 1")
         if not isinstance(num_sub_iterations, int) or num_sub_iterations < 1:
-            raise ValueError("num_sub_iterations must be a positive integer")
+            raise InvalidInput("num_sub_iterations must be a positive integer")
         if not 0 < float(character_coverage) <= 1:
-            raise ValueError("character_coverage must be in (0, 1]")
+            raise InvalidInput("character_coverage must be in (0, 1]")
         if normalization not in NORMALIZATIONS:
-            raise ValueError("normalization must be one of " + ", ".join(NORMALIZATIONS))
+            raise InvalidInput("normalization must be one of " + ", ".join(NORMALIZATIONS))
         if isinstance(lines, str):
             lines = lines.splitlines()
         self.vocab_size = vocab_size
@@ -270,7 +271,7 @@ class UnigramTrainer:
         normalize = self.normalizer.normalize_str
         for line in self._lines:
             if not isinstance(line, str):
-                raise ValueError("training lines must be strings")
+                raise InvalidInput("training lines must be strings")
             if UNK_CHAR in line:
                 continue  # reserved by sentencepiece: the line is skipped
             text = normalize(line)
@@ -282,7 +283,7 @@ class UnigramTrainer:
                 last[line_words[-1]] += 1
         self._lines = ()
         if not words:
-            raise ValueError("the corpus is empty: give at least one line with some text")
+            raise InvalidInput("the corpus is empty: give at least one line with some text")
         for w, f in words.items():
             for c in w:
                 chars[c] += f
@@ -298,7 +299,7 @@ class UnigramTrainer:
             required[c] = f
         n_meta = len(self.meta)
         if len(required) + n_meta > self.vocab_size:
-            raise ValueError(
+            raise InvalidInput(
                 f"vocab_size {self.vocab_size} is too small: the corpus has "
                 f"{len(required)} characters, and {n_meta} special pieces come "
                 f"first; use at least {len(required) + n_meta}"
@@ -363,7 +364,7 @@ class UnigramTrainer:
         seed = sorted(self.required.items(), key=lambda kv: (-kv[1], kv[0]))
         seed += [(s, score) for score, s in candidates]
         if len(seed) + len(self.meta) < self.vocab_size:
-            raise ValueError(
+            raise InvalidInput(
                 f"vocab_size {self.vocab_size} is too large for this corpus: it "
                 f"yields only {len(seed)} candidate pieces; use at most "
                 f"{len(seed) + len(self.meta)}"
@@ -541,7 +542,7 @@ class UnigramTrainer:
                 break
             final.setdefault(piece, score)
         if len(final) < room:
-            raise ValueError(
+            raise InvalidInput(
                 f"vocab_size {self.vocab_size} is too large for this corpus: "
                 f"training kept only {len(final) + n_meta} pieces; use at most "
                 f"{len(final) + n_meta} or give more text"

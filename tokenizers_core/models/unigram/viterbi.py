@@ -18,6 +18,7 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
+from ...errors import InvalidInput
 from .lattice import f32
 
 
@@ -78,7 +79,7 @@ def _relax_unknown(
     """Offer the unknown node text[i:i+1] scoring `cand` as the best path ending at i + 1."""
     if back[i + 1] < 0 or cand > best[i + 1]:
         if unk_id is None:
-            raise ValueError(f"no piece covers {text[i]!r} and this Unigram model has no unk_id")
+            raise InvalidInput(f"no piece covers {text[i]!r} and this Unigram model has no unk_id")
         best[i + 1], back[i + 1], ids[i + 1] = cand, i, unk_id
 
 

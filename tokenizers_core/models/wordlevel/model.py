@@ -11,15 +11,17 @@ ValueError (Hugging Face's MissingUnkToken).
 
 from __future__ import annotations
 
+from ...errors import InvalidInput
+
 
 class WordLevel:
     """A word -> id table with an unknown token."""
 
     def __init__(self, vocab: dict[str, int], *, unk_token: str = "<unk>") -> None:
         if not isinstance(vocab, dict):
-            raise ValueError("a WordLevel vocabulary maps each word to its id")
+            raise InvalidInput("a WordLevel vocabulary maps each word to its id")
         if not isinstance(unk_token, str):
-            raise ValueError("unk_token must be a string")
+            raise InvalidInput("unk_token must be a string")
         self.vocab = vocab
         self.unk_token = unk_token
         self._id_to_token = {i: t for t, i in vocab.items()}
@@ -30,7 +32,7 @@ class WordLevel:
             return [(word, id_, 0, len(word))]
         unk_id = self.vocab.get(self.unk_token)
         if unk_id is None:
-            raise ValueError(
+            raise InvalidInput(
                 f"{word!r} is not in the WordLevel vocabulary, which has no unknown "
                 f"token {self.unk_token!r}"
             )

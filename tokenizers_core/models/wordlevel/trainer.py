@@ -19,6 +19,8 @@ from __future__ import annotations
 from itertools import chain, islice
 from typing import Any, Iterable, Mapping
 
+from ...errors import InvalidInput
+
 
 def wordlevel_vocab(
     word_counts: Mapping[str, int],
@@ -32,7 +34,7 @@ def wordlevel_vocab(
     min_frequency = _whole(min_frequency, "min_frequency", least=0)
     specials = list(special_tokens) if not isinstance(special_tokens, str) else [special_tokens]
     if not all(isinstance(t, str) and t for t in specials):
-        raise ValueError("special tokens must be non-empty strings")
+        raise InvalidInput("special tokens must be non-empty strings")
     ranked = sorted(word_counts.items(), key=lambda wc: (-wc[1], wc[0]))
     words = (w for w, count in ranked if count >= min_frequency)
     entries = islice(chain(specials, words), vocab_size)
@@ -41,5 +43,5 @@ def wordlevel_vocab(
 
 def _whole(value: Any, name: str, *, least: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise ValueError(f"{name} must be a whole number of at least {least}")
+        raise InvalidInput(f"{name} must be a whole number of at least {least}")
     return value

@@ -25,6 +25,7 @@ import gzip
 from dataclasses import dataclass
 from typing import ClassVar, Iterable, Iterator
 
+from ...errors import InvalidInput
 from ...steps import Step, register_step
 
 DEFAULT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -72,10 +73,10 @@ class WordPiece:
     >>> wp = WordPiece({"a": 0, "##b": 1}, require_unk=False)
     >>> [t for t, *_ in wp.tokenize("ab")]
     ['a', '##b']
-    >>> wp.tokenize("c")
+    >>> wp.tokenize("c")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: WordPiece cannot split 'c' and its vocabulary has no unknown token '[UNK]'
+    tokenizers_core.errors.InvalidInput: WordPiece cannot split 'c' and its vocabulary has no ...
     """
 
     def __init__(
@@ -92,20 +93,20 @@ class WordPiece:
         # an empty vocabulary is valid without the unknown token (Hugging Face's
         # `WordPiece::default()`): it loads and saves, and cannot split any word
         if not isinstance(vocab, dict) or (not vocab and require_unk):
-            raise ValueError("a WordPiece vocabulary needs at least one token")
+            raise InvalidInput("a WordPiece vocabulary needs at least one token")
         if require_unk and unk_token not in vocab:
-            raise ValueError(
+            raise InvalidInput(
                 f"the vocabulary has no unknown token {unk_token!r}; WordPiece "
                 "needs it for words it cannot split"
             )
         if not isinstance(max_input_chars_per_word, int) or max_input_chars_per_word < 1:
-            raise ValueError("max_input_chars_per_word must be a positive integer")
+            raise InvalidInput("max_input_chars_per_word must be a positive integer")
         if not isinstance(continuing_subword_prefix, str):
-            raise ValueError("continuing_subword_prefix must be a string")
+            raise InvalidInput("continuing_subword_prefix must be a string")
         self.vocab: dict[str, int] = dict(vocab)
         self._id_to_token: dict[int, str] = {i: t for t, i in self.vocab.items()}
         if len(self._id_to_token) != len(self.vocab):
-            raise ValueError("two tokens of the vocabulary share an id")
+            raise InvalidInput("two tokens of the vocabulary share an id")
         self.unk_token = unk_token
         self.continuing_subword_prefix = continuing_subword_prefix
         self.max_input_chars_per_word = max_input_chars_per_word
@@ -139,22 +140,22 @@ class WordPiece:
         Trailing whitespace (the newline) is removed, as Hugging Face does. A vocabulary with a
         repeated token, or without the unknown token, is rejected with the reason.
 
-        >>> WordPiece.from_lines(["[UNK]", "a", "a"])
+        >>> WordPiece.from_lines(["[UNK]", "a", "a"])  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        ValueError: the vocabulary repeats 'a' (lines 2 and 3); every token must appear once
+        tokenizers_core.errors.InvalidInput: the vocabulary repeats 'a' (lines 2 and 3); every ...
         """
         vocab: dict[str, int] = {}
         for number, line in enumerate(lines):
             token = line.rstrip()
             if token in vocab:
-                raise ValueError(
+                raise InvalidInput(
                     f"the vocabulary repeats {token!r} (lines {vocab[token] + 1} and "
                     f"{number + 1}); every token must appear once"
                 )
             vocab[token] = number
         if not vocab:
-            raise ValueError("the vocabulary is empty; give one token a line")
+            raise InvalidInput("the vocabulary is empty; give one token a line")
         return cls(vocab, **options)
 
     @classmethod
@@ -224,7 +225,7 @@ class WordPiece:
         """The whole word as the unknown token (ValueError for a model without one)."""
         unk_id = self.vocab.get(self.unk_token)
         if unk_id is None:
-            raise ValueError(
+            raise InvalidInput(
                 f"WordPiece cannot split {word!r} and its vocabulary has no unknown "
                 f"token {self.unk_token!r}"
             )
@@ -285,8 +286,8 @@ def vocab_from_text(text: str, **options) -> WordPiece:
     >>> vocab_from_text("play\\n##ing")
     Traceback (most recent call last):
     ...
-    ValueError: the vocabulary has no unknown token '[UNK]'; WordPiece needs it for words it cannot split
+    tokenizers_core.errors.InvalidInput: the vocabulary has no unknown token '[UNK]'; WordPiece needs it for words it cannot split
     """
     if not isinstance(text, str):
-        raise ValueError("the vocabulary must be text, one token a line")
+        raise InvalidInput("the vocabulary must be text, one token a line")
     return WordPiece.from_lines(_vocab_lines(text), **options)

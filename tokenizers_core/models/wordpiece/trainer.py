@@ -44,6 +44,7 @@ from array import array
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Iterator, Mapping
 
+from ...errors import InvalidInput
 from ...steps import Step, register_step
 from ..bpe.alphabet import check_options, kept_characters
 from .model import DEFAULT_SPECIAL_TOKENS, WordPiece
@@ -188,20 +189,22 @@ class WordPieceTrainer:
         record_history: bool = False,
     ) -> None:
         if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 1:
-            raise ValueError(f"vocab_size must be a positive integer, got {vocab_size!r}")
+            raise InvalidInput(f"vocab_size must be a positive integer, got {vocab_size!r}")
         if (
             isinstance(min_frequency, bool)
             or not isinstance(min_frequency, int)
             or min_frequency < 0
         ):
-            raise ValueError(f"min_frequency must be a non-negative integer, got {min_frequency!r}")
+            raise InvalidInput(
+                f"min_frequency must be a non-negative integer, got {min_frequency!r}"
+            )
         if not isinstance(continuing_subword_prefix, str):
-            raise ValueError("continuing_subword_prefix must be a string")
+            raise InvalidInput("continuing_subword_prefix must be a string")
         specials = list(DEFAULT_SPECIAL_TOKENS if special_tokens is None else special_tokens)
         if any(not isinstance(t, str) or not t for t in specials):
-            raise ValueError("special tokens must be non-empty strings")
+            raise InvalidInput("special tokens must be non-empty strings")
         if len(set(specials)) != len(specials):
-            raise ValueError("special tokens must not repeat")
+            raise InvalidInput("special tokens must not repeat")
         alphabet = check_options(
             {"limit_alphabet": limit_alphabet, "initial_alphabet": initial_alphabet}
         )
@@ -217,7 +220,7 @@ class WordPieceTrainer:
         counts: dict[str, int] = {}
         for word, freq in items:
             if not isinstance(word, str) or isinstance(freq, bool) or not isinstance(freq, int):
-                raise ValueError("word counts must map words (str) to frequencies (int)")
+                raise InvalidInput("word counts must map words (str) to frequencies (int)")
             if word and freq > 0:
                 counts[word] = counts.get(word, 0) + freq
         self._init_state(counts)
@@ -541,7 +544,7 @@ class WordPieceTrainer:
         )
         vocab = self.vocab
         if unk not in vocab:
-            raise ValueError(f"the unknown token {unk!r} must be one of the special tokens")
+            raise InvalidInput(f"the unknown token {unk!r} must be one of the special tokens")
         return WordPiece(
             vocab,
             unk_token=unk,
