@@ -71,7 +71,7 @@ class TrainedTokenizers:
         self, algorithm: str, corpus: str, vocab_size: int, options: dict[str, Any] | None = None
     ) -> tuple[str, tc.Tokenizer]:
         """Train (or fetch from the cache) and remember the spec. Raises ValueError for bad
-        options, LookupError for an unknown corpus."""
+        options, NotFound for an unknown corpus."""
         handle, spec = make_spec(algorithm, corpus, vocab_size, options)
         cached = self._cached(handle)
         if cached is not None:
@@ -126,7 +126,7 @@ class TrainedTokenizers:
 
     def _train_as_job(self, handle: str, spec: dict[str, Any]) -> tc.Tokenizer:
         """Train in the job engine's pool (or load the result another worker stored)."""
-        corpus_text(self.store, spec["corpus"])  # an unknown corpus: LookupError now
+        corpus_text(self.store, spec["corpus"])  # an unknown corpus: NotFound now
         for _attempt in range(3):
             job, created = self.engine.submit("train", f"train-{handle}", spec, total=1)
             job = self.engine.wait(job.id, created)

@@ -43,7 +43,7 @@ def job_id(tokenizer: str) -> str:
 
 
 def audit_of(request: Request, tokenizer: str) -> tuple[AuditReport | None, Job | None]:
-    """The finished report, or (None, the job) while its job runs. LookupError for an unknown
+    """The finished report, or (None, the job) while its job runs. NotFound for an unknown
     tokeniser, ValueError for one without a vocabulary or whose audit failed."""
     tok = resolve_tokenizer(request, tokenizer)
     key = job_id(_canonical(tokenizer))

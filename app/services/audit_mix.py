@@ -42,7 +42,7 @@ def mix_options(request: Request, current: str | None) -> list[dict[str, str]]:
 
 
 def start_mix(request: Request, name: str) -> Job:
-    """Queue the estimate for tokenizer `name` (or find it): LookupError for an unknown name,
+    """Queue the estimate for tokenizer `name` (or find it): NotFound for an unknown name,
     ValueError for a tokenizer without merges, SolverMissing without scipy, QueueFull."""
     tok = resolve_tokenizer(request, name)
     merge_list(tok)

@@ -79,7 +79,7 @@ def render(
     its default), else the bundled `template_name`; with no `template_name`, the tokenizer's own
     (a model folder's, Qwen3's) or, when it has none, the bundled `fallback` (the page's
     FALLBACK_TEMPLATE; the API names none, so it asks for a template). Raises ValueError (422) for a bad template
-    or messages, LookupError (404) for an unknown tokenizer, HTTPException (413) over a limit."""
+    or messages, NotFound (404) for an unknown tokenizer, HTTPException (413) over a limit."""
     check_messages(request, messages)
     check_template(template)
     if config is not None:  # its templates, as JSON, within the same limit

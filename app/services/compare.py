@@ -69,7 +69,7 @@ def default_columns() -> list[str]:
 def column_tokenizer(
     request: Request, spec: str, corpus: str, vocab: int, train_now: bool
 ) -> tuple[str, str, Any]:
-    """(title, subtitle, tokenizer or None if it still needs training). Raises LookupError or
+    """(title, subtitle, tokenizer or None if it still needs training). Raises NotFound or
     ValueError for a bad spec."""
     if spec in tc.algorithms():
         handle, _ = make_spec(spec, corpus, vocab)

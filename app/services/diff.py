@@ -61,7 +61,7 @@ class Row:
 
 def load_texts(request: Request, source: str, corpus: str, text: str) -> Texts:
     """The texts of a source ("stress", "corpus" or "text"). Raises ValueError for an unknown
-    source, LookupError for an unknown corpus."""
+    source, NotFound for an unknown corpus."""
     if source == "stress":
         return Texts(stress_texts(), "the stress set", None)
     if source == "text":

@@ -97,7 +97,7 @@ def trace(
     """(tokeniser, encoding, trace) of `text`; `special` reads special tokens typed in the text
     as special tokens, for every tokeniser that has them (off: they are ordinary text); `bos`
     lets the post-processor add its special tokens ([CLS]/[SEP], <|begin_of_text|>). Raises
-    LookupError / ValueError for a bad name or pattern."""
+    NotFound / InvalidInput for a bad name or pattern."""
     tok = resolve_tokenizer(request, name, pattern)
     enc, steps = tok.trace(text, add_special_tokens=bos, **display.special_options(tok, special))
     return tok, enc, steps

@@ -29,7 +29,7 @@ def vocab_page(
     request: Request, tokenizer: str, q: str, page: int, id: int | None, corpus: str
 ) -> dict[str, Any]:
     """The entries block's context. ValueError for a tokeniser without a vocabulary or a bad
-    page, LookupError for an unknown tokeniser, corpus or id."""
+    page, NotFound for an unknown tokeniser, corpus or id."""
     tok = resolve_tokenizer(request, tokenizer)
     if not V.has_vocabulary(tok):
         raise InvalidInput(

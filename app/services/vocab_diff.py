@@ -46,7 +46,7 @@ class Corpus:
 
 def corpus_of(request: Request, corpus: str) -> Corpus:
     """A bundled or stored corpus, cut at MAX_SPLIT_CHARS characters (at a line end).
-    LookupError for an unknown one."""
+    NotFound for an unknown one."""
     full = corpus_text(store(request), corpus)
     if len(full) <= MAX_SPLIT_CHARS:
         return Corpus(full, None)
@@ -56,7 +56,7 @@ def corpus_of(request: Request, corpus: str) -> Corpus:
 
 def diff_of(request: Request, a: str, b: str, corpus: str = "") -> tuple[VocabDiff, Corpus | None]:
     """The diff of tokenisers `a` and `b` (and, with `corpus`, their splits of it). Raises
-    LookupError for an unknown name or corpus, ValueError for a tokeniser without a
+    NotFound for an unknown name or corpus, InvalidInput for a tokeniser without a
     vocabulary."""
     tok_a, tok_b = resolve_tokenizer(request, a), resolve_tokenizer(request, b)
     diff = _diffs.get_or_make((a, b), lambda: vocab_diff(tok_a, tok_b))

@@ -70,14 +70,14 @@ def token_entries(tok: Any) -> list[TokenEntry]:
 
 
 def entry_of(tok: Any, id_: int) -> TokenEntry:
-    """The entry of one id (LookupError for an id outside the vocabulary)."""
+    """The entry of one id (NotFound for an id outside the vocabulary)."""
     return entry_reader(tok)[0](id_)
 
 
 def entry_reader(tok: Any) -> tuple[Callable[[int], TokenEntry], list[int]]:
-    """A function from an id to its entry (LookupError for an id outside the vocabulary), and
+    """A function from an id to its entry (NotFound for an id outside the vocabulary), and
     every id in order. An added token with an id of the model's own names that entry; a
-    tiktoken-style special token past the ranks is an entry of its own. ValueError for a
+    tiktoken-style special token past the ranks is an entry of its own. InvalidInput for a
     tokeniser without a vocabulary."""
     model = tok.model
     vocab = getattr(model, "vocab", None)
