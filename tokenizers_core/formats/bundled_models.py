@@ -23,8 +23,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..byte_level import bytes_to_unicode
-from ..implementations.openai_public import TiktokenTokenizer, _spell
+from ..byte_level import bytes_to_byte_level, bytes_to_unicode
+from ..implementations.openai_public import TiktokenTokenizer
 from ..models.bpe.model import BPE
 from ..pipeline import Tokenizer
 from . import hf_json, sentencepiece_model, tiktoken_file
@@ -163,7 +163,7 @@ def tekken_from_json(data: bytes, name: str) -> Tokenizer:
     specials = {token: i for i, token in enumerate(listed)}
     specials.update({f"<SPECIAL_{i}>": i for i in range(len(listed), n_special)})
     vocab = {
-        _spell(base64.b64decode(t["token_bytes"])): t["rank"] + n_special
+        bytes_to_byte_level(base64.b64decode(t["token_bytes"])): t["rank"] + n_special
         for t in tekken["vocab"][: config["default_vocab_size"] - n_special]
     }
     model = BPE(vocab, None, rank_by="tokens", byte_level=True, special_tokens=specials)

@@ -22,9 +22,9 @@ import base64
 import binascii
 from typing import Any
 
-from ..byte_level import byte_level_to_bytes
+from ..byte_level import byte_level_to_bytes, bytes_to_byte_level
 from ..errors import InvalidInput
-from ..implementations.openai_public import TiktokenTokenizer, _spell
+from ..implementations.openai_public import TiktokenTokenizer
 from ..models.bpe.model import BPE
 from ..pre_tokenizers import PRESETS, compile_pattern
 
@@ -133,7 +133,7 @@ def load_bytes(
     pattern = _check_pattern(pattern)
     ranks = parse_ranks(data)
     specials = check_specials(special_tokens, ranks)
-    vocab = {_spell(token): rank for token, rank in ranks.items()}
+    vocab = {bytes_to_byte_level(token): rank for token, rank in ranks.items()}
     model = BPE(vocab, None, rank_by="tokens", byte_level=True, special_tokens=specials)
     return TiktokenTokenizer(name or "tiktoken file", model, pattern, specials, strict_special=True)
 

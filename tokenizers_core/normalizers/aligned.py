@@ -1,7 +1,7 @@
 """What every normaliser shares: edits applied with their alignment kept, so that each
 normalised character still knows the span of the original text it came from (offsets stay
 characters of the input), the bound on how long a normaliser may make a text, and the
-`_Normalizer` base class."""
+`NormalizerBase` base class."""
 
 from __future__ import annotations
 
@@ -113,7 +113,7 @@ def _edited_length(text: str, edits: list[Edit]) -> int:
 
 
 # ---- shared helpers -----------------------------------------------------------------------
-def _checked(ns: Any) -> NormalizedString:
+def checked_input(ns: Any) -> NormalizedString:
     if not isinstance(ns, NormalizedString):
         raise InvalidInput(
             "normalize() takes a NormalizedString; use normalize_str() for plain text"
@@ -121,7 +121,7 @@ def _checked(ns: Any) -> NormalizedString:
     return ns
 
 
-def _alignments(ns: NormalizedString) -> list[tuple[int, int]]:
+def fast_alignments(ns: NormalizedString) -> list[tuple[int, int]]:
     """`ns.alignments`, built faster for the identity case (1 MB texts come through here)."""
     if ns.is_identity:
         first = ns.span(0, 0)[0]
@@ -166,7 +166,7 @@ def apply_edits(ns: NormalizedString, edits: Iterable[Edit], by: Any = None) -> 
             pos = end
         parts.append(text[pos:])
         return NormalizedString(ns.original, _normalized="".join(parts), _shift=ns.span(0, 0)[0])
-    source = _alignments(ns)
+    source = fast_alignments(ns)
     parts: list[str] = []
     align: list[tuple[int, int]] = []
     pos = 0
@@ -198,7 +198,7 @@ def same_length(ns: NormalizedString, text: str) -> NormalizedString:
     if ns.is_identity:  # still character for character with the original: no list needed
         return NormalizedString(ns.original, _normalized=text, _shift=ns.span(0, 0)[0])
     return NormalizedString(
-        ns.original, _normalized=text, _align=_alignments(ns), _shift=ns.span(0, 0)[0]
+        ns.original, _normalized=text, _align=fast_alignments(ns), _shift=ns.span(0, 0)[0]
     )
 
 
@@ -239,10 +239,10 @@ def map_chars(
             ],
         )
     if not any(others.values()):  # deletions only
-        align = [span for span, c in zip(_alignments(ns), text) if c not in others]
+        align = [span for span, c in zip(fast_alignments(ns), text) if c not in others]
     else:  # many: one pass over the text
         align = []
-        for span, c in zip(_alignments(ns), text):
+        for span, c in zip(fast_alignments(ns), text):
             if c in others:
                 align.extend([span] * len(others[c]))
             else:
@@ -253,7 +253,7 @@ def map_chars(
     )
 
 
-class _Normalizer:
+class NormalizerBase:
     """What every normaliser shares: `normalize_str` and a default `describe`."""
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:  # pragma: no cover

@@ -50,10 +50,10 @@ from .aligned import (
     FLOOR,
     GROWTH,
     NormalizedTooLong,
-    _checked,
-    _Normalizer,
+    NormalizerBase,
     apply_edits,
     check_length,
+    checked_input,
     map_chars,
     max_length,
     same_length,
@@ -82,14 +82,14 @@ __all__ = [
 
 # ---- Unicode normal forms (the aligned edits: unicode_forms.py) -------------------------
 def _normalize_form(ns: NormalizedString, form: Form, by: Any) -> NormalizedString:
-    text = _checked(ns).normalized
+    text = checked_input(ns).normalized
     if text.isascii() or unicodedata.is_normalized(form, text):
         return ns  # the fast path: nothing to do
     return apply_edits(ns, form_edits(form, text), by=by)  # at most 18 times longer
 
 
 @dataclass(frozen=True)
-class NFC(_Normalizer):
+class NFC(NormalizerBase):
     """Canonical composition: "e" + U+0301 -> "é" (aligned to the "e", as Hugging Face).
 
     >>> NFC().normalize(NormalizedString("cafe\\u0301")).alignments[-1]
@@ -101,7 +101,7 @@ class NFC(_Normalizer):
 
 
 @dataclass(frozen=True)
-class NFD(_Normalizer):
+class NFD(NormalizerBase):
     """Canonical decomposition: "é" -> "e" + U+0301, both aligned to "é".
 
     >>> NFD().normalize(NormalizedString("é")).alignments
@@ -113,7 +113,7 @@ class NFD(_Normalizer):
 
 
 @dataclass(frozen=True)
-class NFKC(_Normalizer):
+class NFKC(NormalizerBase):
     """Compatibility composition: "ﬁ" -> "fi", "①" -> "1", full-width "Ａ" -> "A".
 
     >>> NFKC().normalize_str("ＡＢＣ１２３")
@@ -125,7 +125,7 @@ class NFKC(_Normalizer):
 
 
 @dataclass(frozen=True)
-class NFKD(_Normalizer):
+class NFKD(NormalizerBase):
     """Compatibility decomposition: "ﬁ" -> "fi", "é" -> "e" + U+0301.
 
     >>> [hex(ord(c)) for c in NFKD().normalize_str("ǆ")]
@@ -155,7 +155,7 @@ def _lower_bulk(text: str) -> str:
 
 
 @dataclass(frozen=True)
-class Lowercase(_Normalizer):
+class Lowercase(NormalizerBase):
     """Lowercase each character on its own (Unicode full case mapping, no context rules).
 
     >>> Lowercase().normalize(NormalizedString("İx")).alignments   # "i̇" has two characters
@@ -165,7 +165,7 @@ class Lowercase(_Normalizer):
     """
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
-        text = _checked(ns).normalized
+        text = checked_input(ns).normalized
         lowered = text.lower()
         if lowered == text:
             return ns
@@ -246,7 +246,7 @@ def _drop_marks(ns: NormalizedString, is_mark: Callable[[str], bool]) -> Normali
 
 
 @dataclass(frozen=True)
-class StripAccents(_Normalizer):
+class StripAccents(NormalizerBase):
     """Drop combining marks. Accents are only separate characters after NFD, so use
     `Sequence([NFD(), StripAccents()])` (as Hugging Face expects).
 
@@ -260,7 +260,7 @@ class StripAccents(_Normalizer):
     """
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
-        return _drop_marks(_checked(ns), _is_combining_mark)
+        return _drop_marks(checked_input(ns), _is_combining_mark)
 
 
 # ---- whitespace -----------------------------------------------------------------------------
@@ -273,7 +273,7 @@ WHITESPACE = frozenset(
 
 
 @dataclass(frozen=True)
-class Strip(_Normalizer):
+class Strip(NormalizerBase):
     """Remove leading (`left`) and trailing (`right`) Unicode whitespace.
 
     >>> ns = Strip().normalize(NormalizedString("  hi\\u3000"))
@@ -297,7 +297,7 @@ class Strip(_Normalizer):
         return f"Strip({'left' if self.left else 'right' if self.right else 'nothing'})"
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
-        text = _checked(ns).normalized
+        text = checked_input(ns).normalized
         start, end = 0, len(text)
         if self.left:
             while start < end and text[start] in WHITESPACE:
@@ -312,7 +312,7 @@ class Strip(_Normalizer):
 
 # ---- replace --------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class Replace(_Normalizer):
+class Replace(NormalizerBase):
     """Replace every match of `pattern` by `content`, left to right, without overlaps.
 
     A plain string pattern is literal (as in Hugging Face); pass a compiled `regex` (or `re`)
@@ -366,7 +366,7 @@ class Replace(_Normalizer):
         return _literal_matches(text, self.pattern)
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
-        text = _checked(ns).normalized
+        text = checked_input(ns).normalized
         if not text:
             return ns
         n = len(self.content)
@@ -460,7 +460,7 @@ def _space_cjk(ns: NormalizedString, by: Any = None) -> NormalizedString:
 
 
 @dataclass(frozen=True)
-class BertNormalizer(_Normalizer):
+class BertNormalizer(NormalizerBase):
     """BERT's normaliser, exactly as Hugging Face's, in this order:
 
     1. `clean_text`: drop NUL, U+FFFD and control characters (Cc, Cf, Co; tab, newline and
@@ -521,7 +521,7 @@ class BertNormalizer(_Normalizer):
         return f"BertNormalizer({', '.join(steps)})"
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
-        _checked(ns)
+        checked_input(ns)
         given = ns
         if self.clean_text:
             ns = _clean_text(ns)
@@ -537,7 +537,7 @@ class BertNormalizer(_Normalizer):
 
 # ---- prepend and sequence ------------------------------------------------------------------
 @dataclass(frozen=True)
-class Prepend(_Normalizer):
+class Prepend(NormalizerBase):
     """Put `prepend` in front of non-empty text (Hugging Face's Prepend, used with "▁");
     its characters align with the first character.
 
@@ -558,14 +558,14 @@ class Prepend(_Normalizer):
         return {"type": "Prepend", "prepend": self.prepend}
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
-        if not len(_checked(ns)):
+        if not len(checked_input(ns)):
             return ns
         check_length(self, ns, len(ns) + len(self.prepend))
         return ns.prepend(self.prepend)
 
 
 @dataclass(frozen=True)
-class Sequence(_Normalizer):
+class Sequence(NormalizerBase):
     """Apply normalisers one after the other; alignments compose. The text may grow to
     `max_length` of the text the Sequence was given, over the whole chain: each member that
     can grow a text checks before it builds, and the length is checked after each member (so
@@ -602,7 +602,7 @@ class Sequence(_Normalizer):
         return {"type": "Sequence", "normalizers": [hf_config_of(n) for n in self.normalizers]}
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
-        given = _checked(ns)
+        given = checked_input(ns)
         for member, normalizer in enumerate(self.normalizers, 1):
             try:
                 ns = normalizer.normalize(ns)

@@ -29,7 +29,14 @@ from ..byte_level import to_byte_level
 from ..errors import InvalidInput
 from ..hf_regex import compile_hf
 from ..normalized import NormalizedString
-from .aligned import _alignments, _checked, _Normalizer, check_length, max_length, same_length
+from .aligned import (
+    NormalizerBase,
+    check_length,
+    checked_input,
+    fast_alignments,
+    max_length,
+    same_length,
+)
 from .basic import (
     NFC,
     NFD,
@@ -80,7 +87,7 @@ _GRAPHEME = regex.compile(r"\X", regex.DOTALL)
 
 
 @dataclass(frozen=True, eq=False)
-class Precompiled(_Normalizer):
+class Precompiled(NormalizerBase):
     """sentencepiece's precompiled character map, applied as Hugging Face applies it
     (`normalizers/precompiled.rs`), which differs from sentencepiece's own longest-match scan:
 
@@ -155,7 +162,7 @@ class Precompiled(_Normalizer):
         return self._map.step(self._map._root, c) is not None
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
-        text = _checked(ns).normalized
+        text = checked_input(ns).normalized
         chars = set(text)
         starters = {c for c in chars if self._starts_rule(c)}
         if not starters:
@@ -216,7 +223,7 @@ def _apply_replacements(
     list: a replacement's characters take the replaced characters' spans one for one, extra
     ones the span of the last replaced character; a shorter one drops the rest."""
     text = ns.normalized
-    source = _alignments(ns)
+    source = fast_alignments(ns)
     parts: list[str] = []
     align: list[tuple[int, int]] = []
     pos = 0
@@ -263,7 +270,7 @@ _NMT_CANDIDATES = regex.compile("[" + "".join(f"\\U{cp:08X}" for cp in sorted(_N
 
 
 @dataclass(frozen=True)
-class Nmt(_Normalizer):
+class Nmt(NormalizerBase):
     """sentencepiece's "nmt" cleaning, as Hugging Face's `Nmt`: drop the ASCII control
     characters U+0001-U+0008, U+000B, U+000E-U+001F, U+007F, U+008F, U+009F; turn tab, newline,
     form feed, carriage return, U+1680, U+200B-U+200F, U+2028, U+2029, U+2581, U+FEFF and
@@ -274,7 +281,7 @@ class Nmt(_Normalizer):
     """
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
-        text = _checked(ns).normalized
+        text = checked_input(ns).normalized
         if not _NMT_CANDIDATES.search(text):
             return ns
         if not _NMT_DROPPED.search(text):  # only spaces: one for one
@@ -289,7 +296,7 @@ class Nmt(_Normalizer):
 
 
 @dataclass(frozen=True)
-class ByteLevel(_Normalizer):
+class ByteLevel(NormalizerBase):
     """Spell every character as its UTF-8 bytes through GPT-2's byte-to-unicode table (the
     normaliser form of the `ByteLevel` pre-tokenizer); each byte character comes from its
     character.
@@ -299,7 +306,7 @@ class ByteLevel(_Normalizer):
     """
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
-        if not len(_checked(ns)):
+        if not len(checked_input(ns)):
             return ns
         if not ns.normalized.isascii():  # 1 to 4 characters each
             check_length(self, ns, len(ns.normalized.encode("utf-8", "surrogatepass")))
