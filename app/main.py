@@ -40,6 +40,7 @@ from .routers import (
     downloads,
     lessons,
     onward,
+    tokenizations,
     tokenizers,
     unigram,
     visualiser,
@@ -173,6 +174,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(vocab_diff.router)
     app.include_router(audit.router)
     app.include_router(audit_mix.router)
+    app.include_router(tokenizations.router)
 
     # outermost last: RequestContext (timing, HEAD, the request for jobs), then the headers and
     # the cross-site check, then the host check (400 for a host not in TOKVIS_ALLOWED_HOSTS: DNS

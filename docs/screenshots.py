@@ -63,6 +63,17 @@ VIEWS = [
     ),
     ("unigram_lattice", "/unigram/lattice?text=cats&step=3", STEP),
     ("unigram_train", "/unigram/train?step=2", STEP),
+    (
+        "bpe_superbpe",
+        "/bpe/train?variant=superbpe&corpus=udhr/eng&vocab_size=700&transition=600&step=420",
+        STEP,
+    ),
+    (
+        "bpe_picky",
+        "/bpe/train?variant=picky_bpe&corpus=udhr/eng&vocab_size=600&threshold=0.6&step=300",
+        STEP,
+    ),
+    ("bpe_parity", "/bpe/train?variant=parity_bpe&corpus=udhr/all&vocab_size=600&step=120", STEP),
     ("practice", "/bpe/train?practice=1&step=4", {"scroll": "text=Train step by step"}),
     (
         "compare",
@@ -83,6 +94,10 @@ VIEWS = [
     ("chat", "/chat"),
     ("diff", "/diff?" + urlencode({"a": "cl100k_base", "b": "o200k_base"})),
     ("vocab", "/vocab?tokenizer=cl100k_base"),
+    (
+        "tokenizations",
+        "/tokenizations?" + urlencode({"tokenizer": "cl100k_base", "ids": "359 65767 2065"}),
+    ),
     ("vocab_diff", "/vocab/diff?" + urlencode({"a": "cl100k_base", "b": "o200k_base"})),
     ("audit", "/audit?tokenizer=bert-base-uncased"),
     ("audit_mix", "/audit/mix?tokenizer=r50k_base", {"wait": "main svg"}),

@@ -15,7 +15,8 @@ package and of layers below its own (docs/ARCHITECTURE.md draws the picture):
     implementations/ whole tokenisers (bert, openai_public, rules, bpe, unigram, training)
     formats/         tokenizer files, read into and written from whole tokenisers
     top              pretrained (tc.load), trainers, metrics, checker, budget, chat (templates),
-                     diff, diff_stress, the package itself
+                     diff, diff_stress, tokenizations (the space of token sequences), the
+                     package itself
 
 The web layer (`app/`) has no import circle either, no router imports another, and the core
 never imports the web layer.
@@ -75,6 +76,7 @@ LAYERS = [
             "diff_stress",
             "audit",
             "trainers",
+            "tokenizations",
             "",
         },
     ),

@@ -24,6 +24,7 @@ from .normalized import NormalizedString
 from .pipeline import Tokenizer
 from .pretrained import encoding_for_model, encoding_name_for_model, load
 from .steps import Step, Trace, register_step, step_from_dict
+from .tokenizations import is_canonical, tokenizations  # eager, as audit: the package's name
 
 __all__ = [
     "Encoding",
@@ -40,9 +41,11 @@ __all__ = [
     "check",
     "encoding_for_model",
     "encoding_name_for_model",
+    "is_canonical",
     "load",
     "register_step",
     "step_from_dict",
+    "tokenizations",
     "train",
 ]
 

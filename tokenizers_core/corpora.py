@@ -1,5 +1,6 @@
 """The bundled corpora: "botchan" (an English novel, 279 KB) and the Universal Declaration of
-Human Rights in 33 languages ("udhr/eng", "udhr/cmn_hans", ...; the same 30 articles in each).
+Human Rights in 33 languages ("udhr/eng", "udhr/cmn_hans", ...; the same 30 articles in each),
+and all 33 one after another ("udhr/all", a multilingual corpus).
 
 >>> "botchan" in corpus_names() and "udhr/eng" in corpus_names()
 True
@@ -48,8 +49,11 @@ def udhr_languages() -> tuple[Language, ...]:
     return tuple(Language(*row.split("\t")[:4]) for row in rows if row.strip())
 
 
+ALL_UDHR = "udhr/all"  # the 33 translations one after another: a multilingual corpus
+
+
 def corpus_names() -> list[str]:
-    return ["botchan"] + [f"udhr/{lang.code}" for lang in udhr_languages()]
+    return ["botchan"] + [f"udhr/{lang.code}" for lang in udhr_languages()] + [ALL_UDHR]
 
 
 @functools.lru_cache(maxsize=64)
@@ -58,9 +62,11 @@ def load_corpus(name: str) -> str:
     if name == "botchan":
         with gzip.open(DATA_DIR / "botchan.txt.gz", "rt", encoding="utf-8") as f:
             return f.read()
+    if name == ALL_UDHR:
+        return "".join(load_corpus(f"udhr/{lang.code}") for lang in udhr_languages())
     if name.startswith("udhr/") and name[5:] in {lang.code for lang in udhr_languages()}:
         return (DATA_DIR / "udhr" / f"{name[5:]}.txt").read_text(encoding="utf-8")
     raise InvalidInput(
         f"unknown corpus {name!r}; bundled corpora are: botchan, udhr/<code> "
-        f"(e.g. udhr/eng, udhr/cmn_hans)"
+        f"(e.g. udhr/eng, udhr/cmn_hans) and udhr/all"
     )

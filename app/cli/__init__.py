@@ -29,7 +29,7 @@ from typing import Sequence
 from tokenizers_core import __version__
 
 from ..setup_errors import SetupError
-from . import audit, commands, deploy, vocab_diff
+from . import audit, commands, deploy, tokenizations, vocab_diff
 
 
 class _Parser(argparse.ArgumentParser):
@@ -391,6 +391,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=commands.chat)
 
     audit.add_parser(sub, _tokenizer_options)
+    tokenizations.add_parser(sub, _tokenizer_options)
     deploy.add_parsers(sub)
     return parser
 

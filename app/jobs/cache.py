@@ -74,3 +74,4 @@ def tokenizer_bytes(tok: Any) -> int:
 BPE = RunCache(6)  # finished BPE `BpeSession`s, trained in the request or pooled
 WORDPIECE = RunCache(6)  # finished `WordPieceSession`s
 UNIGRAM = RunCache(16)  # Unigram runs: rounds, corpus figures, final pieces
+FAMILY = RunCache(6)  # the new BPE family's finished runs (`FamilyRun`: every step)

@@ -34,6 +34,7 @@ from fastapi import HTTPException, Request
 import tokenizers_core as tc
 from tokenizers_core.errors import InvalidInput, NotFound
 from tokenizers_core.implementations.bert import count_words
+from tokenizers_core.implementations.bpe_runs import FamilyRun, family_run
 from tokenizers_core.models.bpe.session import BpeSession
 from tokenizers_core.models.unigram.trainer import UnigramTrainer
 from tokenizers_core.models.wordpiece.session import WordPieceSession
@@ -172,6 +173,54 @@ def _bpe_key(text: str, variant: str, vocab_size: int, options: dict[str, Any]) 
 def _ready_for_views(session: BpeSession) -> BpeSession:
     session.prepare_views()  # once, on loading, not in a view request
     return session
+
+
+# ---- the new BPE family (SuperBPE, Picky BPE, parity-aware BPE) -----------------------------
+def family_steps(
+    request: Request,
+    ref: str,
+    text: str,
+    variant: str,
+    vocab_size: int,
+    options: dict[str, Any],
+    wait: float | None,
+) -> FamilyRun | Job:
+    """The finished run the family's view reads (trained here, or in a job and loaded), or the
+    job still making it."""
+    key = _family_key(text, ref, variant, vocab_size, options)
+    run = cache.FAMILY.get(key)
+    if run is not None:
+        return run
+    if len(text) <= IN_REQUEST_CHARS:
+        return family_steps_here(text, ref, variant, vocab_size, options)
+    job, run = run_job(
+        request,
+        "bpe_family_steps",
+        _spec(ref, text, variant=variant, vocab_size=vocab_size, options=options),
+        wait,
+        runs=cache.FAMILY,
+        key=key,
+    )
+    return run if job.status == "done" else job
+
+
+def family_steps_here(
+    text: str, ref: str, variant: str, vocab_size: int, options: dict[str, Any]
+) -> FamilyRun:
+    """The finished run, trained within the request and kept in the view's cache."""
+    key = _family_key(text, ref, variant, vocab_size, options)
+    run = cache.FAMILY.get(key)
+    if run is None:
+        made = family_run(variant, text.splitlines(), vocab_size, corpus=ref, **options)
+        run = cache.FAMILY.keep(key, made, settle=True)
+    return run
+
+
+def _family_key(
+    text: str, ref: str, variant: str, vocab_size: int, options: dict[str, Any]
+) -> Hashable:
+    # the corpus's name too: parity-aware BPE reads udhr/all by its languages
+    return (sha256_text(text), ref, variant, vocab_size, tuple(sorted(options.items())))
 
 
 # ---- WordPiece -------------------------------------------------------------------------------------

@@ -9,7 +9,8 @@ Tasks:
 - "sweep": train each algorithm at each size, measure a held-out text (results: one row each);
 - "train": train one tokeniser from a handle's spec (result: the pickled tokeniser);
 - the step-through views' runs (`app.jobs.runs`), each handed over pickled:
-  "bpe_steps" (the finished `BpeSession`), "wordpiece_steps" (the finished
+  "bpe_steps" (the finished `BpeSession`), "bpe_family_steps" (a SuperBPE, Picky BPE or
+  parity-aware BPE run: `FamilyRun`), "wordpiece_steps" (the finished
   `WordPieceSession`), "unigram_rounds" (the rounds, stored after each one so the view can show them
   while the rest run, then the final pieces);
 - "check": `tc.check` on a corpus too large to train within the request (result: the report).
@@ -29,6 +30,7 @@ from tokenizers_core import metrics as M
 from tokenizers_core.audit.efficiency import count_histogram, unigram_counts
 from tokenizers_core.errors import InvalidInput, NotFound
 from tokenizers_core.implementations.bert import count_words
+from tokenizers_core.implementations.bpe_runs import family_run
 from tokenizers_core.models.bpe.model import gc_paused
 from tokenizers_core.models.bpe.session import BpeSession
 from tokenizers_core.models.unigram.trainer import UnigramTrainer
@@ -137,6 +139,7 @@ def sweep(
                     vocab_size=tok.vocab_size,
                     tokens_per_word=m.tokens_per_word,
                     chars_per_token=m.chars_per_token,
+                    bytes_per_token=m.bytes_per_token,
                     tokens=m.tokens,
                     unk=m.unk,
                     # what Renyi efficiency needs, at any alpha (the page's slider)
@@ -189,6 +192,24 @@ def bpe_steps(
         while not session.run_for(0.25):
             report(session.progress, f"{session.progress:,} merges", {})
     return {"merges": session.progress}, _pickled(session)
+
+
+def bpe_family_steps(
+    spec: dict[str, Any], read: Callable[[str], str], report: Callable[..., None]
+) -> tuple[dict[str, Any], bytes]:
+    """A SuperBPE, Picky BPE or parity-aware BPE view's whole run (result: the pickled
+    `FamilyRun`)."""
+    text = _step_corpus(spec, read)
+    report(0, "counting words", {}, force=True)
+    run = family_run(
+        spec["variant"],
+        text.splitlines(),
+        spec["vocab_size"],
+        corpus=spec["corpus"],
+        progress=lambda done: report(done, f"{done:,} merges", {}),
+        **spec["options"],
+    )
+    return {"merges": run.total}, _pickled(run)
 
 
 def wordpiece_steps(
@@ -275,6 +296,7 @@ TASKS = {
     "sweep": sweep,
     "train": train,
     "bpe_steps": bpe_steps,
+    "bpe_family_steps": bpe_family_steps,
     "wordpiece_steps": wordpiece_steps,
     "unigram_rounds": unigram_rounds,
     "check": check,

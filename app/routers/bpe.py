@@ -13,15 +13,17 @@ from typing import Any
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse
 
-from tokenizers_core.models.bpe.session import encode_trace
+from tokenizers_core.models.bpe.session import VARIANTS, encode_trace
 
 from ..deps import bounded, check_step_text, resolve_tokenizer
-from ..jobs.runs import bpe_session
+from ..jobs import Job
+from ..jobs.runs import bpe_session, family_steps
 from ..practice import PracticeState, practice_params
 from ..render import render
 from ..stepping import check_speed
 from ..views import answers
 from ..views import bpe_encode as E
+from ..views import bpe_family as F
 from ..views import bpe_train as T
 from ..views.common import in_place, posted_corpus, shown_corpus, training_text, whole
 
@@ -41,8 +43,14 @@ def train_page(
     step: int = 0,
     page: int = 0,
     play: bool = False,
+    transition: str = "",
+    threshold: str = "",
     practice: PracticeState = Depends(practice_params),
 ) -> HTMLResponse:
+    """`variant`: bpe, byte_bpe, sentencepiece_bpe, or one of the new family (superbpe,
+    picky_bpe, parity_bpe: `transition` is SuperBPE's, `threshold` Picky BPE's)."""
+    if variant in F.FAMILY:
+        return _family_page(request, corpus, variant, vocab_size, transition, threshold, step, play)
     ctx = T.form(corpus, variant, vocab_size, pattern, min_frequency, page, play)
 
     def build() -> dict[str, Any]:
@@ -54,6 +62,39 @@ def train_page(
 
     status = in_place(ctx, build)
     return render(request, "bpe_train.html", ctx, block="step", status_code=status)
+
+
+def _family_page(
+    request: Request,
+    corpus: str,
+    variant: str,
+    vocab_size: str,
+    transition: str,
+    threshold: str,
+    step: int,
+    play: bool,
+) -> HTMLResponse:
+    ctx = F.form(corpus, variant, vocab_size, transition, threshold, play)
+    ctx["variants"] = [*VARIANTS, *F.FAMILY]
+    ctx["step"] = step  # (the progress panel polls this step's URL)
+
+    def build() -> dict[str, Any]:
+        ctx["size"], options = F.options(
+            variant,
+            whole(vocab_size),
+            F.number(transition, "transition"),
+            F.number(threshold, "threshold"),
+        )
+        text = training_text(request, ctx["corpus"])
+        run = family_steps(
+            request, ctx["corpus"], text, variant, ctx["size"], options, wait=SYNC_SECONDS
+        )
+        if isinstance(run, Job):
+            return {"training": True, "job": run}
+        return F.page(run, step)
+
+    status = in_place(ctx, build)
+    return render(request, "bpe_family.html", ctx, block="step", status_code=status)
 
 
 @router.post(

@@ -39,6 +39,9 @@ ALGORITHM_TITLES = {
     "sentencepiece_bpe": "SentencePiece BPE",
     "char_bpe": "Character BPE (</w>)",
     "wordlevel": "WordLevel",
+    "superbpe": "SuperBPE",
+    "picky_bpe": "Picky BPE",
+    "parity_bpe": "Parity-aware BPE",
 }
 
 

@@ -10,6 +10,7 @@ from fastapi import Request
 from tokenizers_core import pretrained
 from tokenizers_core.budget import chunks, split_at_tokens
 from tokenizers_core.errors import InvalidInput
+from tokenizers_core.tokenizations import is_canonical
 
 from .. import display, export
 from ..deps import resolve_tokenizer
@@ -149,13 +150,35 @@ def budget_panel(tok, text: str, typed: str, special: bool) -> dict[str, Any] | 
 
 
 def ids_panel(tok, typed: str) -> dict[str, Any] | None:
-    """The paste-ids box's result (None when the box is empty): the decode, or the error."""
+    """The paste-ids box's result (None when the box is empty): the decode and whether the ids
+    are canonical (what encode gives for their text), or the error."""
     if not typed.strip():
         return None
     try:
-        return {"decoded": decode_pasted(tok, typed), "error": None}
+        decoded = decode_pasted(tok, typed)
     except ValueError as exc:
         return {"decoded": None, "error": str(exc)}
+    return {"decoded": decoded, "error": None, "canonical": canonical_note(tok, decoded.ids)}
+
+
+def canonical_note(tok, ids: list[int]) -> dict[str, Any] | None:
+    """Whether pasted ids are canonical: {"canonical": True}, or where they first break and
+    what encode gives instead; None where the question has no answer here (special tokens, a
+    model without a fixed vocabulary, a text over the bound of the space of tokenisations)."""
+    try:
+        found = is_canonical(tok, ids)
+    except InvalidInput:
+        return None
+    if found is None:
+        return {"canonical": True, "name": tok.name}
+    return {
+        "canonical": False,
+        "name": tok.name,
+        "index": found.index,
+        "reason": found.reason,
+        "canonical_ids": list(found.canonical_ids),
+        "canonical_tokens": list(found.canonical_tokens),
+    }
 
 
 def visualise(

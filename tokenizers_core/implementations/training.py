@@ -1,8 +1,9 @@
 """`tc.train(algorithm, lines, vocab_size, **options)`: the algorithms this project trains,
 each returning a whole `Tokenizer`.
 
->>> algorithms()
-['bpe', 'byte_bpe', 'sentencepiece_bpe', 'wordpiece', 'unigram', 'char_bpe', 'wordlevel']
+>>> algorithms()  # doctest: +NORMALIZE_WHITESPACE
+['bpe', 'byte_bpe', 'sentencepiece_bpe', 'wordpiece', 'unigram', 'char_bpe', 'wordlevel',
+ 'superbpe', 'picky_bpe', 'parity_bpe']
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from ..pipeline import Tokenizer
 from ..pre_tokenizers import Whitespace
 from .bert import train_wordpiece
 from .bpe import train_bpe, train_byte_bpe, train_char_bpe, train_sentencepiece_bpe
+from .bpe_family import train_picky_bpe, train_superbpe
+from .parity import train_parity_bpe_lines
 from .unigram import train_unigram
 
 
@@ -56,6 +59,9 @@ _TRAINERS: dict[str, Callable[..., Tokenizer]] = {
     "unigram": train_unigram,
     "char_bpe": train_char_bpe,
     "wordlevel": train_wordlevel,
+    "superbpe": train_superbpe,
+    "picky_bpe": train_picky_bpe,
+    "parity_bpe": train_parity_bpe_lines,
 }
 
 

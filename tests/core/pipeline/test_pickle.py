@@ -14,7 +14,8 @@ LINES = ["low low low lower lowest newer wider", "ünïcode text 日本 ▁cats"
 
 @pytest.mark.parametrize("algorithm", tc.algorithms())
 def test_trained_tokenizers_pickle(algorithm):
-    tok = tc.train(algorithm, LINES, {"byte_bpe": 270, "unigram": 25}.get(algorithm, 40))
+    byte_level = {a: 270 for a in ("byte_bpe", "superbpe", "picky_bpe", "parity_bpe")}
+    tok = tc.train(algorithm, LINES, {**byte_level, "unigram": 25}.get(algorithm, 40))
     text = "lower newest cats 日本"
     before = tok.encode(text)
     back = pickle.loads(pickle.dumps(tok))

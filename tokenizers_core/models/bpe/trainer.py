@@ -47,7 +47,7 @@ from __future__ import annotations
 import heapq
 from collections import defaultdict
 from itertools import chain
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
 from ...byte_level import BYTE_TO_CHAR
 from ...errors import InvalidInput
@@ -66,6 +66,25 @@ from .words import (
     check_vocab_size,
     splitter,
 )
+
+# the trainers and their checks, then the names kept from words.py (listed so that they read as
+# re-exports, not as unused imports)
+__all__ = [
+    "BpeTrainer",
+    "bpe_trainer",
+    "byte_bpe_trainer",
+    "hf_bpe_trainer",
+    "check_specials",
+    "MAX_CORPUS_CHARS",
+    "bpe_word_table",
+    "bpe_words",
+    "byte_bpe_word_table",
+    "byte_bpe_words",
+    "check_alphabet",
+    "check_min_frequency",
+    "check_vocab_size",
+    "splitter",
+]
 
 _TIES_SHOWN = 6
 _CHANGED_SHOWN = 12
@@ -89,7 +108,7 @@ _SEQ = (1 << 32) - 1
 _WRAP = 1 << 64  # a negative count read as Rust's u64
 
 
-def _entry(count: int, key: str, seq: int) -> int:
+def heap_entry(count: int, key: str, seq: int) -> int:
     return (-count << _COUNT_SHIFT) + (ord(key[0]) << 52) + (ord(key[1]) << 32) + seq
 
 
@@ -112,7 +131,7 @@ class BpeTrainer:
 
     def __init__(
         self,
-        words: dict,
+        words: Mapping[str, int] | Mapping[tuple[str, ...], int],
         vocab_size: int,
         *,
         min_frequency: int = 0,
@@ -215,10 +234,10 @@ class BpeTrainer:
         for key, pos in where.items():
             counts[key] = sum(map(weight, pos))
         self._entries = list(where.items())
-        self._heap = [_entry(counts[key], key, seq) for seq, key in enumerate(where)]
+        self._heap = [heap_entry(counts[key], key, seq) for seq, key in enumerate(where)]
         heapq.heapify(self._heap)
 
-    def _pop_best(self) -> tuple[str, int, set[int]] | None:
+    def _pop_best(self) -> tuple[str, int, list[int]] | None:
         """The best pair (key, count, words to visit), or None when training must stop.
 
         Heap entries go stale as counts change; a stale entry that surfaces is re-queued with the
@@ -233,7 +252,9 @@ class BpeTrainer:
                 self.stop_reason = "no pair is left to merge"
                 return None
             top = heap[0]
-            key, pos = entries[top & _SEQ]
+            entry = entries[top & _SEQ]
+            assert entry is not None  # an entry is forgotten only when it leaves the heap
+            key, pos = entry
             current = counts[key]
             if current < 0:  # counted in one place, too long to count in another (see
                 current += _WRAP  # `_places`): Hugging Face reads it as u64, so it wraps and wins
@@ -265,7 +286,7 @@ class BpeTrainer:
         in C at the end rather than added occurrence by occurrence. `fresh` says `new` is a
         symbol made just now (nearly always), so no word holds it yet."""
         words, counts, pc = self.words, self.counts, self.pair_counts
-        a, b = key
+        a, b = key[0], key[1]
         ba = b + a
         made: defaultdict[str, list[int]] = defaultdict(list)  # pair -> words where it gained
         occ = self._occ  # (None without max_token_length)
@@ -315,7 +336,7 @@ class BpeTrainer:
         for k, where in made.items():
             pc[k] = c = pc[k] + sum(map(weight, where))
             if c > 0:
-                push(heap, _entry(c, k, len(entries)))
+                push(heap, heap_entry(c, k, len(entries)))
                 entries.append((k, where))
         return changed
 
@@ -324,6 +345,8 @@ class BpeTrainer:
         neighbour pair counts only while it spans fewer than `max_token_length` initial symbols
         (so merged tokens stay shorter than that, the first merges of two symbols aside)."""
         lengths, limit = self.lengths, self.max_token_length
+        if limit is None:  # (only called with a limit)
+            return
         for k in [k for k in made if lengths[ord(k[0])] + lengths[ord(k[1])] >= limit]:
             del made[k]
 
@@ -338,7 +361,7 @@ class BpeTrainer:
     def _apply_merge_slow(self, i: int, key: str, new: str, made: dict[str, list[int]]) -> None:
         """Hugging Face's `Word::merge` literally, one occurrence at a time (used only when the
         merged symbol already occurs in the word). Gains go to `made`, as in `_apply_merge`."""
-        a, b = key
+        a, b = key[0], key[1]
         word = list(self.words[i])
         w = self.counts[i]
         pc = self.pair_counts
@@ -348,7 +371,7 @@ class BpeTrainer:
         def change(k: str, delta: int, span: int = 0) -> None:
             if delta < 0:
                 pc[k] -= w
-            elif places is None or span < limit:  # as `Word::merge`: a pair too long
+            elif limit is None or span < limit:  # as `Word::merge`: a pair too long
                 made[k].append(i)  # to merge is not counted
 
         j = 0
@@ -366,7 +389,7 @@ class BpeTrainer:
                     change(new + word[j + 1], 1, span + (places[j + 1] if places else 0))
             j += 1
         self.words[i] = "".join(word)
-        if places:
+        if places and self._occ is not None:  # (places are measured only with `_occ`)
             self._occ[i] = places
 
     def _settle(self, count: int) -> None:
@@ -380,7 +403,9 @@ class BpeTrainer:
         replace = heapq.heapreplace
         while heap and -(heap[0] >> _COUNT_SHIFT) >= count:
             top = heap[0]
-            current = pc[entries[top & _SEQ][0]]
+            entry = entries[top & _SEQ]
+            assert entry is not None  # an entry is forgotten only when it leaves the heap
+            current = pc[entry[0]]
             if top >> _COUNT_SHIFT == -current:
                 return
             replace(heap, (-current << _COUNT_SHIFT) + (top & _LOW))
@@ -416,7 +441,9 @@ class BpeTrainer:
                 for c in (2 * idx + 1, 2 * idx + 2):
                     if c < size and -(heap[c] >> _COUNT_SHIFT) >= min_count:
                         heapq.heappush(frontier, (heap[c], c))
-            key = entries[top & _SEQ][0]
+            entry = entries[top & _SEQ]
+            assert entry is not None  # an entry is forgotten only when it leaves the heap
+            key = entry[0]
             if key in seen:
                 continue
             visits += 1
@@ -495,7 +522,7 @@ class BpeTrainer:
         changed: list[int],
     ) -> BpeMergeStep:
         sym = self.symbols
-        if not self.annotate:
+        if not self.annotate or tied is None:  # (`tied` is None exactly when not annotating)
             return BpeMergeStep(
                 index, (sym[a], sym[b]), count, sym[new], new, None, None, None, None, len(changed)
             )
@@ -546,7 +573,7 @@ class BpeTrainer:
         return [(sym[a], sym[b]) for r, (a, b) in enumerate(self.merges) if last[(a, b)] == r]
 
 
-# ---- the trainers registered in tokenizers_core._TRAINERS -----------------------------------------
+# ---- the trainers registered in tokenizers_core._TRAINERS ----------------------------------------
 def bpe_trainer(
     lines: Iterable[str],
     vocab_size: int,
@@ -565,9 +592,9 @@ def bpe_trainer(
     if not words:
         raise InvalidInput("the corpus has no words to learn from")
     max_length = options.pop("max_token_length", None)
-    words, chars = spell_words(words, known=[UNK], **options)
+    spelled, chars = spell_words(words, known=[UNK], **options)
     trainer = BpeTrainer(
-        words,
+        spelled,
         vocab_size,
         min_frequency=check_min_frequency(min_frequency),
         special_tokens=[UNK],

@@ -1,0 +1,111 @@
+"""The space of tokenisations over HTTP and in a terminal: `GET /api/tokenizations`, `POST
+/api/canonical`, `GET /api/heal`, the `/tokenizations` page and `tokvis tokenizations`. The
+counts themselves are proved against brute force in tests/core/tokenizations; here, that the
+app answers what the core computes, says the bounds, and escapes what a user types."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import tokenizers_core as tc
+from app.cli import main as tokvis
+
+TEXTS = ["Hello world", "naïve café", "東京タワー", "🙂 ok"]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_the_api_answers_the_cores_count_and_encodes_canonical(client, text):
+    r = client.get(
+        "/api/tokenizations",
+        params={"tokenizer": "cl100k_base", "text": text, "k": 3, "samples": 4, "seed": 7},
+    )
+    assert r.status_code == 200
+    body = r.json()
+    space = tc.tokenizations(tc.load("cl100k_base"), text)
+    assert body["count"] == str(space.count()) and body["unit"] == "byte"
+    enc = client.post("/api/encode", json={"tokenizer": "cl100k_base", "text": text}).json()
+    assert body["canonical"] == enc["ids"]
+    assert len(body["shortest"][0]) <= len(enc["ids"])
+    assert body["samples"] == space.sample(4, seed=7)
+    for ids in body["samples"]:  # every sample decodes to the text
+        decoded = client.post("/api/decode", json={"tokenizer": "cl100k_base", "ids": ids})
+        assert decoded.json()["text"] == text
+
+
+def test_a_text_over_the_bound_is_422_saying_the_bound(client):
+    r = client.get("/api/tokenizations", params={"tokenizer": "cl100k_base", "text": "é" * 1001})
+    assert r.status_code == 422
+    assert "2,000" in r.json()["detail"]
+    ok = client.get("/api/tokenizations", params={"tokenizer": "cl100k_base", "text": "a" * 2000})
+    assert ok.status_code == 200 and len(ok.json()["count"]) > 100  # exact, hundreds of digits
+
+
+@pytest.mark.parametrize(
+    ("params", "status", "words"),
+    [
+        ({"tokenizer": "nope", "text": "x"}, 404, "unknown tokeniser"),
+        ({"tokenizer": "char", "text": "x"}, 422, "no fixed subword vocabulary"),
+        ({"tokenizer": "cl100k_base", "text": "x", "k": 101}, 422, "k must be"),
+        ({"tokenizer": "cl100k_base", "text": "x", "samples": 5000}, 422, "samples must be"),
+    ],
+)
+def test_bad_requests_are_answered_plainly(client, params, status, words):
+    r = client.get("/api/tokenizations", params=params)
+    assert r.status_code == status and words in r.json()["detail"]
+
+
+def test_canonical_ids_and_a_break(client):
+    ids = client.post("/api/encode", json={"tokenizer": "gpt2", "text": "Hello world"}).json()
+    r = client.post("/api/canonical", json={"tokenizer": "gpt2", "ids": ids["ids"]})
+    assert r.json() == {"canonical": True, "first_break": None, "canonical_ids": ids["ids"]}
+    split = tc.load("gpt2").encode("H").ids + tc.load("gpt2").encode("ello world").ids
+    r = client.post("/api/canonical", json={"tokenizer": "gpt2", "ids": split})
+    body = r.json()
+    assert body["canonical"] is False and body["canonical_ids"] == ids["ids"]
+    assert 0 <= body["first_break"] < len(split)
+    bad = client.post("/api/canonical", json={"tokenizer": "gpt2", "ids": [10**9]})
+    assert bad.status_code == 422
+
+
+def test_healing_lists_tokens_that_extend_the_removed_text(client):
+    r = client.get("/api/heal", params={"tokenizer": "cl100k_base", "prompt": "The quick bro"})
+    body = r.json()
+    assert body["removed"] == " bro" and body["healed_ids"] == body["ids"][:-1]
+    assert body["n_allowed"] >= len(body["allowed"]) > 1
+    assert all(text.startswith(" bro") for _id, text in body["allowed"])
+
+
+def test_the_page_shows_the_space_and_escapes_the_text(client):
+    xss = "<script>alert(1)</script>"
+    r = client.get(
+        "/tokenizations", params={"tokenizer": "cl100k_base", "text": xss, "ids": "39 4896"}
+    )
+    assert r.status_code == 200
+    assert "<script>alert(1)" not in r.text and "&lt;script&gt;" in r.text
+    assert 'data-testid="tok-lattice"' in r.text and 'data-testid="tok-check"' in r.text
+    assert "Not canonical" in r.text
+
+
+def test_the_page_keeps_its_form_on_bad_input(client):
+    r = client.get("/tokenizations", params={"tokenizer": "word", "text": "hi"})
+    assert r.status_code == 422
+    assert "no fixed subword vocabulary" in r.text and 'id="tok-form"' in r.text
+
+
+def test_the_terminal_prints_the_count_and_checks_ids(capsys):
+    assert tokvis(["tokenizations", "cl100k_base", "Hello world", "--json", "--seed", "1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["count"] == "336" and out["canonical"] == [9906, 1917]
+    assert tokvis(["tokenizations", "cl100k_base", "-", "--check", "39 4896"]) == 1
+    assert "not canonical" in capsys.readouterr().out
+
+
+def test_the_visualisers_paste_ids_box_says_whether_they_are_canonical(client):
+    page = client.get("/", params={"tokenizer": "cl100k_base", "text": "hi", "decode": "39 4896"})
+    note = page.text.split('data-testid="ids-canonical">')[1].split("</p>")[0]
+    assert "Not canonical" in note and "&#39;H&#39; + &#39;ello&#39;" in note
+    assert "/tokenizations?" in note  # onward: every tokenization of the text
+    page = client.get("/", params={"tokenizer": "cl100k_base", "text": "hi", "decode": "9906"})
+    assert "<strong>Canonical</strong>" in page.text
