@@ -219,9 +219,7 @@ def _result(
     )
 
 
-def _pair_reason(
-    tok: Any, space: Space, pair: tuple[int, ...], encoded: tuple[int, ...]
-) -> str:
+def _pair_reason(tok: Any, space: Space, pair: tuple[int, ...], encoded: tuple[int, ...]) -> str:
     """Why a pair breaks, with its tokens: "'H' + 'ello' encode on their own as 'Hello'"."""
     spell = " + ".join(repr(t) for t in token_texts(tok, space, pair))
     again = " + ".join(repr(t) for t in token_texts(tok, space, encoded))
