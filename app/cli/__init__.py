@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
-from typing import Sequence
+from typing import Any, Sequence
 
 from tokenizers_core import __version__
 
@@ -396,8 +397,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+LONG_RUNNING = ("serve", "worker")  # servers: their own SIGINT handling shuts them down
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command not in LONG_RUNNING and argv is None:  # a process of its own, not a test's
+        signal.signal(signal.SIGINT, _interrupted)
     try:
         return args.run(args) or 0
     except KeyboardInterrupt:
@@ -423,6 +429,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{_one_line(exc)} (TOKVIS_DEBUG=1 shows the traceback)\n"
         )
         return 70
+
+
+def _interrupted(signum: int, frame: Any) -> None:
+    """Ctrl-C: stop now, quietly, with the status a shell gives (130). What was printed is
+    flushed; nothing runs after (no finaliser, no thread, no `finally` to be interrupted half-way
+    and print a traceback, which a KeyboardInterrupt landing anywhere could). A second Ctrl-C
+    during the flush stops at once."""
+    signal.signal(signal.SIGINT, lambda *_: os._exit(130))
+    try:
+        sys.stdout.flush()
+    except Exception:  # a closed pipe: nothing more to say
+        pass
+    os._exit(130)
 
 
 def _unreachable_database(exc: BaseException) -> bool:
