@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from tokenizers_core.corpora import corpus_names
+from tokenizers_core.corpora import ALL_UDHR, corpus_names, load_corpus, udhr_languages
 
 from ..deps import store
 from ..render import render
@@ -31,10 +31,28 @@ def upload_corpus_api_get() -> None:
     raise HTTPException(405, "this path takes POST only: the file to store as a corpus")
 
 
+def bundled_corpora() -> list[dict[str, Any]]:
+    """The bundled corpora as the page lists them: name, language, size in bytes and lines."""
+    names = {f"udhr/{lang.code}": lang.name for lang in udhr_languages()}
+    names.update({"botchan": "English (a novel)", ALL_UDHR: "all 33 UDHR languages"})
+    rows = []
+    for name in corpus_names():
+        text = load_corpus(name)
+        rows.append(
+            {
+                "name": name,
+                "language": names.get(name, ""),
+                "bytes": len(text.encode("utf-8")),
+                "lines": text.count("\n") + (not text.endswith("\n")),
+            }
+        )
+    return rows
+
+
 def _page(request: Request, status: int = 200, **ctx: Any) -> HTMLResponse:
     ctx.setdefault("error", None)
     ctx.setdefault("text", "")
-    ctx.update(stored=store(request).list(), bundled=corpus_names())
+    ctx.update(stored=store(request).list(), bundled=bundled_corpora())
     return render(request, "corpora.html", ctx, status_code=status)
 
 
