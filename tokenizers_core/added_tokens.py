@@ -334,7 +334,8 @@ def _parents(strings: list[str]) -> list[int]:
     >>> _parents(["a", "ab", "abc", "b", "bc"])
     [-1, 0, 1, -1, 3]
     """
-    parents, chain = [], []  # chain: indices of prefixes of the current
+    parents: list[int] = []
+    chain: list[int] = []  # indices of prefixes of the current
     for i, s in enumerate(strings):
         while chain and not s.startswith(strings[chain[-1]]):
             chain.pop()

@@ -132,7 +132,8 @@ def encode_single_token(tok: Any, text_or_bytes: str | bytes) -> int:
     `encode_single_token`; special tokens too). NotAToken when no single token has them.
 
     >>> import tokenizers_core as tc
-    >>> tc.load("r50k_base").encode_single_token("hello"), tc.load("gpt2").encode_single_token(b"<|endoftext|>")
+    >>> (tc.load("r50k_base").encode_single_token("hello"),
+    ...  tc.load("gpt2").encode_single_token(b"<|endoftext|>"))
     (31373, 50256)
     """
     data = _bytes(text_or_bytes)

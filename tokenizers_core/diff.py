@@ -367,7 +367,7 @@ def _stages(tok: Any, text: str, trace: Sequence[Any]) -> _Stages:
 
 
 def _name(step: Any) -> str:
-    return getattr(step, "normalizer", None) or getattr(step, "pre_tokenizer", "")
+    return getattr(step, "normalizer", "") or getattr(step, "pre_tokenizer", "")
 
 
 def _added_contents(tok: Any) -> frozenset[str]:
@@ -432,11 +432,11 @@ def _pre_tokenizer(text: str, a: _Stages, b: _Stages) -> tuple[int, dict] | None
     if not crossed:
         return None
     cut = min(crossed)
-    pa, pb = _piece_before(a.pieces, cut), _piece_before(b.pieces, cut)
-    position = min(p[1] for p in (pa, pb) if p)
+    before_a, before_b = _piece_before(a.pieces, cut), _piece_before(b.pieces, cut)
+    position = min(p[1] for p in (before_a, before_b) if p)
     return position, {
-        "a": _piece(text, pa),
-        "b": _piece(text, pb),
+        "a": _piece(text, before_a),
+        "b": _piece(text, before_b),
         "same_split": False,
         "a_name": a.pre_tokenizer,
         "b_name": b.pre_tokenizer,

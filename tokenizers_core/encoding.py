@@ -1,8 +1,8 @@
 """`Token` and `Encoding`: what a tokeniser returns, as in Hugging Face `tokenizers`.
 
-An `Encoding` keeps parallel arrays (one entry per token). Offsets are **character** positions in the
-original, un-normalised input text, end exclusive: `text[start:end]` is the surface a token came
-from. Special tokens added by a post-processor get (0, 0).
+An `Encoding` keeps parallel arrays (one entry per token). Offsets are **character** positions in
+the original, un-normalised input text, end exclusive: `text[start:end]` is the surface a token
+came from. Special tokens added by a post-processor get (0, 0).
 """
 
 from __future__ import annotations

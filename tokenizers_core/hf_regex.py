@@ -60,8 +60,10 @@ def compile_hf(pattern: str, *, literal: bool = False) -> "regex.Pattern[str] | 
     try:
         return TimedPattern(regex.compile(translate(pattern), regex.MULTILINE), pattern)
     except regex.error as err:
-        where = f" at position {err.pos}" if err.pos is not None else ""
-        raise InvalidInput(f"invalid regex {pattern!r}: {err.msg}{where}") from None
+        # regex.error sets both attributes; the types-regex stubs declare neither
+        msg, pos = err.msg, err.pos  # type: ignore[attr-defined]
+        where = f" at position {pos}" if pos is not None else ""
+        raise InvalidInput(f"invalid regex {pattern!r}: {msg}{where}") from None
     except (RecursionError, OverflowError, MemoryError) as err:
         raise InvalidInput(f"invalid regex {pattern!r}: {err}") from None
 
@@ -169,7 +171,7 @@ def translate(pattern: str, *, to_oniguruma: bool = False) -> str:
     return "".join(out)
 
 
-def find_spans(compiled: "regex.Pattern[str]", text: str) -> list[tuple[int, int]]:
+def find_spans(compiled: "regex.Pattern[str] | TimedPattern", text: str) -> list[tuple[int, int]]:
     """The matches of `compiled` in `text`, left to right, as Oniguruma's iterator finds them.
 
     An empty match right where the previous match ended is skipped, and the search resumes one
@@ -182,7 +184,7 @@ def find_spans(compiled: "regex.Pattern[str]", text: str) -> list[tuple[int, int
         return _find_spans(compiled, text)
 
 
-def _find_spans(compiled: "regex.Pattern[str]", text: str) -> list[tuple[int, int]]:
+def _find_spans(compiled: "regex.Pattern[str] | TimedPattern", text: str) -> list[tuple[int, int]]:
     spans = [m.span() for m in compiled.finditer(text)]
     if all(start < end for start, end in spans):
         return spans  # no empty match: the two iterators agree
@@ -203,7 +205,7 @@ def _find_spans(compiled: "regex.Pattern[str]", text: str) -> list[tuple[int, in
 
 
 def find_matches(
-    compiled: "regex.Pattern[str]", text: str, invert: bool = False
+    compiled: "regex.Pattern[str] | TimedPattern", text: str, invert: bool = False
 ) -> list[tuple[tuple[int, int], bool]]:
     """Hugging Face's `Pattern::find_matches`: the text cut into `((start, end), is_match)`,
     covering it in order (empty matches included as zero-width pieces). `invert` flips the flags.

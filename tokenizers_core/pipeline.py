@@ -106,6 +106,9 @@ class Tokenizer:
     sections of a tokenizer.json (dicts, or None); see `processors/truncation.py`.
     """
 
+    # a model folder's tokenizer_config.json, which its loader keeps (`formats/model_folder.py`)
+    tokenizer_config: dict[str, Any] | None = None
+
     def __init__(
         self,
         model: Model,
@@ -637,10 +640,12 @@ class Tokenizer:
 
         >>> from tokenizers_core.implementations.rules import regex_tokenizer
         >>> tok = regex_tokenizer("(a|a)*$").limit_regex_time(0.05)
-        >>> tok.encode("a" * 40 + "!")
+        >>> tok.encode("a" * 40 + "!")  # doctest: +NORMALIZE_WHITESPACE
         Traceback (most recent call last):
         ...
-        tokenizers_core.errors.InvalidInput: the pattern '(a|a)*$' took longer than 0.05 s on this text, so it was stopped; nested repetition such as (a|a)+ or (a+)+ makes a regex backtrack exponentially: simplify it
+        tokenizers_core.errors.InvalidInput: the pattern '(a|a)*$' took longer than 0.05 s on this
+        text, so it was stopped; nested repetition such as (a|a)+ or (a+)+ makes a regex backtrack
+        exponentially: simplify it
         """
         if seconds is not None and not seconds > 0:
             raise InvalidInput(
@@ -741,7 +746,7 @@ def _resolve_added(model: Model, entries: Iterable[str | AddedToken]) -> tuple[A
                 )
                 if id_ is None:
                     if next_id is None:
-                        top = max((t.id for t in out.values()), default=None)
+                        top = max((t.id for t in out.values() if t.id is not None), default=None)
                         next_id = (
                             top + 1 if top is not None and (top >= size or size == 0) else size
                         )

@@ -38,10 +38,11 @@ class PreTokenizeStep(Step):
 @register_step
 @dataclass(frozen=True)
 class ModelStep(Step):
-    """Stage 3: the model's tokens as `(token, id, start, end, word_id)`."""
+    """Stage 3: the model's tokens as `(token, id, start, end, word_id)`. The id is None where
+    the model gives none (a rule tokeniser: the pipeline numbers its tokens afterwards)."""
 
     kind: ClassVar[str] = "model"
-    tokens: tuple[tuple[str, int, int, int, int], ...]
+    tokens: tuple[tuple[str, int | None, int, int, int | None], ...]
     model: str
 
 

@@ -41,9 +41,10 @@ def check_words(words: Any) -> list[str]:
 
 def sequence_encoder(
     encode_sequence: EncodeSequence, text: Any, pair: Any, is_pretokenized: bool
-) -> EncodeSequence:
+) -> Callable[[Any, int, dict, Any], Encoding]:
     """What encodes one sequence: `encode_sequence` for a text, or word by word for a list of
-    words. Checks the input first (ValueError for the wrong kind)."""
+    words (so it takes whichever `text` is). Checks the input first (ValueError for the wrong
+    kind)."""
     if not is_pretokenized:
         if not isinstance(text, str) or (pair is not None and not isinstance(pair, str)):
             raise InvalidInput(
@@ -63,7 +64,8 @@ def sequence_encoder(
 def join(encodings: list[Encoding], type_id: int) -> Encoding:
     """One sequence made of the words' encodings: word i's tokens get word id i.
 
-    >>> a, b = Encoding([1], ["a"], [(0, 1)], [0], [1], [0], [0]), Encoding([2], ["b"], [(0, 1)], [0], [1], [0], [0])
+    >>> a = Encoding([1], ["a"], [(0, 1)], [0], [1], [0], [0])
+    >>> b = Encoding([2], ["b"], [(0, 1)], [0], [1], [0], [0])
     >>> join([a, b], 0).word_ids
     [0, 1]
     """
@@ -98,7 +100,8 @@ def batch_item(item: Any, is_pretokenized: bool) -> tuple[Any, Any]:
     pair)` tuple. Words: a list of words, or a pair of word lists, as Hugging Face reads them
     (a list of two strings is two words, not a pair).
 
-    >>> batch_item(("a", "b"), True), batch_item((["a"], ["b"]), True), batch_item(("a", "b"), False)
+    >>> (batch_item(("a", "b"), True), batch_item((["a"], ["b"]), True),
+    ...  batch_item(("a", "b"), False))
     ((('a', 'b'), None), (['a'], ['b']), ('a', 'b'))
     """
     if not is_pretokenized:

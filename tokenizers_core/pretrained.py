@@ -302,13 +302,13 @@ def load(
     encoding; see `encoding_name_for_model`), or a tokeniser file (a path or its bytes).
 
     A file's format is sniffed from its content (see `formats`): a Hugging Face tokenizer.json, a
-    tiktoken ranks file (which needs `pattern`, a preset name or a regex, and takes
-    `special_tokens` as {string: id}), a sentencepiece .model, a WordPiece vocab.txt, or BPE's
-    vocab.json + merges.txt (a folder holding them, or a .zip of them), a model's folder of
-    tokenizer.json + tokenizer_config.json (or a .zip of it: the config, with its chat template, is
-    kept as `tok.tokenizer_config`), or a GGUF model of any size (only its metadata is read). `format` names it instead ("hf_json", "tiktoken",
-    "sentencepiece", "vocab_txt", "vocab_merges", "model_folder", "gguf"); other
-    `options` go to the format's reader (vocab.txt: `lowercase=`).
+    tiktoken ranks file (which needs `pattern`, a preset name or a regex, and takes `special_tokens`
+    as {string: id}), a sentencepiece .model, a WordPiece vocab.txt, or BPE's vocab.json +
+    merges.txt (a folder holding them, or a .zip of them), a model's folder of tokenizer.json +
+    tokenizer_config.json (or a .zip of it: the config, with its chat template, is kept as
+    `tok.tokenizer_config`), or a GGUF model of any size (only its metadata is read). `format` names
+    it instead ("hf_json", "tiktoken", "sentencepiece", "vocab_txt", "vocab_merges", "model_folder",
+    "gguf"); other `options` go to the format's reader (vocab.txt: `lowercase=`).
 
     Bundled tokenisers are cached: loading one twice returns the same object, so treat it as
     read-only.

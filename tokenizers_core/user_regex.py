@@ -12,10 +12,12 @@ decode) all the searches of every timed pattern share that limit: a text cut int
 pieces, each just under the limit, is stopped too.
 
 >>> slow = TimedPattern(regex.compile("(a|a)*$"), timeout=0.05)
->>> slow.findall("a" * 40 + "!")
+>>> slow.findall("a" * 40 + "!")  # doctest: +NORMALIZE_WHITESPACE
 Traceback (most recent call last):
 ...
-tokenizers_core.errors.InvalidInput: the pattern '(a|a)*$' took longer than 0.05 s on this text, so it was stopped; nested repetition such as (a|a)+ or (a+)+ makes a regex backtrack exponentially: simplify it
+tokenizers_core.errors.InvalidInput: the pattern '(a|a)*$' took longer than 0.05 s on this text, so
+it was stopped; nested repetition such as (a|a)+ or (a+)+ makes a regex backtrack exponentially:
+simplify it
 """
 
 from __future__ import annotations
@@ -54,8 +56,10 @@ def compile_pattern(pattern: str) -> "regex.Pattern[str]":
     try:
         return regex.compile(pattern)
     except regex.error as err:
-        where = f" at position {err.pos}" if err.pos is not None else ""
-        raise InvalidInput(f"invalid regex: {err.msg}{where}") from None
+        # regex.error sets both attributes; the types-regex stubs declare neither
+        msg, pos = err.msg, err.pos  # type: ignore[attr-defined]
+        where = f" at position {pos}" if pos is not None else ""
+        raise InvalidInput(f"invalid regex: {msg}{where}") from None
     except RecursionError:
         raise InvalidInput("invalid regex: groups are nested too deeply") from None
     except (OverflowError, MemoryError, ValueError) as err:

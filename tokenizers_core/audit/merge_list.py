@@ -22,7 +22,7 @@ piece or, outside the vocabulary, byte pieces or ``<unk>``).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..errors import InvalidInput
 from ..models.bpe.hf import HFBpe, cut_join
@@ -36,10 +36,11 @@ def merge_list(tokenizer: Any) -> list[tuple[str, str]]:
     >>> import tokenizers_core as tc
     >>> merge_list(tc.load("r50k_base"))[:3]
     [('Ġ', 't'), ('Ġ', 'a'), ('h', 'e')]
-    >>> merge_list(tc.load("bert-base-uncased"))
+    >>> merge_list(tc.load("bert-base-uncased"))  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    tokenizers_core.errors.InvalidInput: bert-base-uncased has no merge list: it is a WordPiece model, and only a BPE tokenizer learns its vocabulary by merging pairs in order
+    tokenizers_core.errors.InvalidInput: bert-base-uncased has no merge list: it is a WordPiece
+    model, and only a BPE tokenizer learns its vocabulary by merging pairs in order
     """
     model = getattr(tokenizer, "model", None)
     if not _is_bpe(model):
@@ -102,7 +103,7 @@ def _spelled(model: SentencePieceBpe, char: str) -> list[str]:
     return [model.id_to_token(model.unk_id) or "<unk>"]
 
 
-def _is_bpe(model: Any) -> bool:
+def _is_bpe(model: Any) -> TypeGuard[BPE | HFBpe | SentencePieceBpe]:
     if isinstance(model, SentencePieceSplit):
         return False
     return isinstance(model, (BPE, HFBpe, SentencePieceBpe))

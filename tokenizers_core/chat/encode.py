@@ -9,6 +9,7 @@ them only when `allowed_special` names them.
 from __future__ import annotations
 
 import inspect
+from typing import Callable
 
 from ..encoding import Encoding
 from ..pipeline import Tokenizer
@@ -30,13 +31,15 @@ def encode_chat(
     >>> len(encode_chat(tc.load("cl100k_base"), "<|endoftext|>", parse_specials=False).ids)
     7
     """
-    if "allowed_special" in inspect.signature(tokenizer.encode).parameters:
-        return tokenizer.encode(
+    # the keywords differ by kind (the module docstring), so the signature is read at run time
+    encode: Callable[..., Encoding] = tokenizer.encode
+    if "allowed_special" in inspect.signature(encode).parameters:
+        return encode(
             text,
             add_special_tokens=add_special_tokens,
             allowed_special="all" if parse_specials else (),
         )
-    return tokenizer.encode(
+    return encode(
         text, add_special_tokens=add_special_tokens, encode_special_tokens=not parse_specials
     )
 

@@ -180,8 +180,8 @@ def _control_token_lints(messages: list[dict], tokenizer: Tokenizer) -> list[Lin
             Lint(
                 "control_token_in_content",
                 f"Message {i + 1} ({message['role']}) contains {', '.join(typed)}, which the "
-                f"tokenizer reads as a control token, not as text: {len(parsed.ids)} tokens parsed, "
-                f"{len(as_text.ids)} as text.",
+                f"tokenizer reads as a control token, not as text: {len(parsed.ids)} tokens "
+                f"parsed, {len(as_text.ids)} as text.",
                 {"message": i, "typed": typed, "parsed": parsed.tokens, "as_text": as_text.tokens},
             )
         )

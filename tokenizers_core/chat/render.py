@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from ..encoding import Encoding
 from ..errors import InvalidInput
@@ -183,7 +183,8 @@ def prepare(
 def render_text(
     inputs: ChatInputs, *, time_limit: float = sandbox.TIME_LIMIT
 ) -> tuple[str, list[tuple[int, int]]]:
-    """The rendered text and its `{% generation %}` spans (transformers' `render_jinja_template`)."""
+    """The rendered text and its `{% generation %}` spans (transformers'
+    `render_jinja_template`)."""
     return sandbox.render(
         inputs.template,
         {
@@ -340,7 +341,7 @@ def _content_segments(messages: list[dict[str, Any]], text: str) -> list[Segment
 
 
 def _find_content(
-    text: str, content: Any, start: int, end: int, taken: list[tuple[int, int]] = ()
+    text: str, content: Any, start: int, end: int, taken: Sequence[tuple[int, int]] = ()
 ) -> tuple[int, int] | None:
     """Where `content` (or, as templates often trim it, its stripped text) is first in
     text[start:end] without overlapping a `taken` span.

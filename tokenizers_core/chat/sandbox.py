@@ -270,10 +270,11 @@ def _check_arguments(name: str, target: Any, args: tuple, kwargs: dict) -> None:
     widths inside a format string, or a result (`replace`, `join`, `format`, `expandtabs`,
     `translate`, `indent`) whose size `_estimate` puts over the limit.
 
-    >>> _check_arguments("center", "a", (10**9,), {})
+    >>> _check_arguments("center", "a", (10**9,), {})  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    tokenizers_core.chat.sandbox._BudgetExceeded: center was asked for more than 1,000,000 characters
+    tokenizers_core.chat.sandbox._BudgetExceeded: center was asked for more than
+    1,000,000 characters
     >>> _check_arguments("replace", "abc", ("", "x" * 400_000), {})
     Traceback (most recent call last):
     ...
@@ -471,10 +472,12 @@ def _check_filter(name: str, params: dict[str, Any]) -> Any:
     name, defaults filled in); returns the value to filter (an iterator the filter takes item
     by item comes back wrapped, so that it stops at MAX_ITEMS).
 
-    >>> _check_filter("batch", {"value": [1], "linecount": 10**8, "fill_with": 0})
+    >>> _check_filter("batch", {"value": [1], "linecount": 10**8,
+    ...                         "fill_with": 0})  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    tokenizers_core.chat.sandbox._BudgetExceeded: batch was asked for batches of 100,000,000 items (at most 1,000,000)
+    tokenizers_core.chat.sandbox._BudgetExceeded: batch was asked for batches of 100,000,000
+    items (at most 1,000,000)
     """
     value = next(iter(params.values()))
     size = 0
@@ -607,7 +610,8 @@ def _sum(
     if attribute is not None:
         iterable = map(jinja2.filters.make_attrgetter(environment, attribute), iterable)
     kind = type(start)
-    items, size, same_kind = [], _size_of(start), kind in (list, tuple)
+    items: list[Any] = []
+    size, same_kind = _size_of(start), kind in (list, tuple)
     for item in iterable:
         _tick()
         if len(items) == MAX_OUTPUT:
@@ -897,10 +901,11 @@ _ENVIRONMENT = ChatEnvironment()
 def compile_template(source: str) -> jinja2.Template:
     """The compiled template (cached by its text); a syntax error is a `TemplateFailure`.
 
-    >>> compile_template("{% if %}")
+    >>> compile_template("{% if %}")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    tokenizers_core.chat.sandbox.TemplateFailure: the chat template failed at line 1: Expected an expression, got 'end of statement block'
+    tokenizers_core.chat.sandbox.TemplateFailure: the chat template failed at line 1: Expected an
+    expression, got 'end of statement block'
     """
     if not isinstance(source, str) or not source.strip():
         raise TemplateFailure("the template is empty")
@@ -935,10 +940,12 @@ def render(
 
     >>> render("{% for m in messages %}{{ m.role }}{% endfor %}", {"messages": [{"role": "user"}]})
     ('user', [])
-    >>> render("{% set l = range(100000) | list %}\\n{{ ([l] * 300) | sum(start=[]) }}", {})
+    >>> render("{% set l = range(100000) | list %}\\n{{ ([l] * 300) | sum(start=[]) }}",
+    ...        {})  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    tokenizers_core.chat.sandbox.TemplateFailure: the chat template failed at line 2: it was stopped: it multiplied a value to more than 1,000,000 items
+    tokenizers_core.chat.sandbox.TemplateFailure: the chat template failed at line 2: it was
+    stopped: it multiplied a value to more than 1,000,000 items
     """
     template = compile_template(source)
     budget = _Budget(time_limit)

@@ -125,7 +125,8 @@ def template_from_config(config: dict[str, Any], name: str | None = None) -> str
     of named templates the one called `name` (by default "default", as transformers picks).
 
     >>> template_from_config({"chat_template": [{"name": "default", "template": "A"},
-    ...                                          {"name": "tool_use", "template": "B"}]}, "tool_use")
+    ...                                          {"name": "tool_use", "template": "B"}]},
+    ...                      "tool_use")
     'B'
     """
     found = config.get("chat_template")
@@ -163,7 +164,8 @@ def special_tokens_of_config(config: dict[str, Any]) -> dict[str, str]:
     """The named special tokens of a tokenizer_config.json as strings (a token written as
     {"content": ...} gives its content), as transformers' `special_tokens_map` passes them.
 
-    >>> special_tokens_of_config({"bos_token": {"content": "<s>"}, "eos_token": "</s>", "pad_token": None})
+    >>> special_tokens_of_config({"bos_token": {"content": "<s>"}, "eos_token": "</s>",
+    ...                           "pad_token": None})
     {'bos_token': '<s>', 'eos_token': '</s>'}
     """
     out = {}

@@ -71,10 +71,11 @@ def id_merges(items: list[Any], first_line: int = 1) -> list[tuple[int, int]]:
 
     >>> id_merges(["104 105", [256, 33]])
     [(104, 105), (256, 33)]
-    >>> id_merges(["104 300"])
+    >>> id_merges(["104 300"])  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    tokenizers_core.errors.InvalidInput: merge 1 (104 300) names id 300, which no earlier merge made (merge i makes id 256 + i)
+    tokenizers_core.errors.InvalidInput: merge 1 (104 300) names id 300, which no earlier merge
+    made (merge i makes id 256 + i)
     """
     out = []
     for n, item in enumerate(items):

@@ -136,9 +136,10 @@ def _state(lines, words, vocab_size, options, k, steps, got, kind) -> tuple[dict
         bpe_pair=list(step.bpe_pair),
         bpe_count=step.bpe_count,
     )
+    score = _fraction(step.count, step.freq_left * step.freq_right)
     win = (
         f"{pair_text(step.pair)} → {step.new_symbol}: score {step.count} / "
-        f"({step.freq_left} × {step.freq_right}) = {_fraction(step.count, step.freq_left * step.freq_right)}"
+        f"({step.freq_left} × {step.freq_right}) = {score}"
     )
     if kind == "vocab":
         text = (

@@ -453,7 +453,7 @@ class Sequence(_Decoder):
         return {"type": "Sequence", "decoders": configs}
 
 
-# ---- SentencePiece / Metaspace (helper U) ---------------------------------------------------------
+# ---- SentencePiece / Metaspace (helper U) --------------------------------------------------------
 _SP_BYTE_PIECE = re.compile(r"<0x([0-9A-F]{2})>")
 
 

@@ -1,14 +1,17 @@
 """The tokenizer file formats other libraries use, one module per format.
 
-| format          | module                  | what it is                                              |
-|-----------------|-------------------------|---------------------------------------------------------|
-| `hf_json`       | `hf_json.py`            | Hugging Face `tokenizer.json` (the whole pipeline)      |
-| `tiktoken`      | `tiktoken_file.py`      | base64 token + rank per line (OpenAI, Llama 3/4)        |
-| `sentencepiece` | `sentencepiece_model.py`| a sentencepiece `ModelProto` (`.model`)                 |
-| `vocab_txt`     | `vocab_txt.py`          | a WordPiece vocabulary, one token a line (BERT)         |
-| `vocab_merges`  | `vocab_merges.py`       | BPE's vocab.json + merges.txt, zipped (GPT-2, GPT-1)    |
-| `gguf`          | `gguf_tokenizer.py`     | a GGUF model's tokenizer metadata (llama.cpp; `gguf_writer.py` writes one) |
-| `model_folder`  | `model_folder.py`       | a model repository's tokenizer.json + tokenizer_config.json (+ chat_template.jinja), a folder or a .zip (read only) |
+| format          | module                   | what it is                                         |
+|-----------------|--------------------------|----------------------------------------------------|
+| `hf_json`       | `hf_json.py`             | Hugging Face `tokenizer.json` (the whole pipeline) |
+| `tiktoken`      | `tiktoken_file.py`       | base64 token + rank per line (OpenAI, Llama 3/4)   |
+| `sentencepiece` | `sentencepiece_model.py` | a sentencepiece `ModelProto` (`.model`)            |
+| `vocab_txt`     | `vocab_txt.py`           | a WordPiece vocabulary, one token a line (BERT)    |
+| `vocab_merges`  | `vocab_merges.py`        | BPE vocab.json + merges.txt, zipped (GPT-2, GPT-1) |
+| `gguf`          | `gguf_tokenizer.py`      | a GGUF model's tokenizer metadata (llama.cpp)      |
+| `model_folder`  | `model_folder.py`        | a model repository's tokenizer files (read only)   |
+
+`gguf_writer.py` writes a GGUF file. A model folder holds a repository's tokenizer.json +
+tokenizer_config.json (+ chat_template.jinja), as a folder or a .zip.
 
 Writing a format may lose part of a tokeniser (a `.tiktoken` holds no normaliser): `exactness.py`
 says, for a tokeniser and a format, whether the file reproduces it and if not, what changes.

@@ -159,8 +159,9 @@ def hf_json_changes(tok: Any) -> list[str]:
 def control_piece_change(pieces: list[str]) -> str:
     """The sentence for a sentencepiece model's control and unknown pieces in tokenizer.json.
 
-    >>> control_piece_change(["<unk>"])
-    'Text that spells a control or unknown piece (<unk>) becomes that token: sentencepiece reads it as text, Hugging Face matches it.'
+    >>> print(control_piece_change(["<unk>"]))  # doctest: +NORMALIZE_WHITESPACE
+    Text that spells a control or unknown piece (<unk>) becomes that token: sentencepiece reads it
+    as text, Hugging Face matches it.
     """
     shown = ", ".join(pieces[:3]) + (", ..." if len(pieces) > 3 else "")
     return (

@@ -79,8 +79,11 @@ class _Cursor:
     """
 
     def __init__(self, source: bytes | BinaryIO, size: int, prefix: bool) -> None:
-        self.file = None if isinstance(source, (bytes, bytearray)) else source
-        self.buf = bytes(source) if self.file is None else b""
+        self.file: BinaryIO | None
+        if isinstance(source, (bytes, bytearray)):
+            self.file, self.buf = None, bytes(source)
+        else:
+            self.file, self.buf = source, b""
         self.start = 0  # the file offset of buf[0]
         self.pos = 0  # the file offset we are at
         self.size = size

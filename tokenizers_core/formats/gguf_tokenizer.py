@@ -3,12 +3,14 @@
 llama.cpp (`src/llama-vocab.cpp`, `llama_vocab::impl::load`) picks the algorithm from
 `tokenizer.ggml.model`:
 
-| model  | llama.cpp          | what we build                                                     |
-|--------|--------------------|-------------------------------------------------------------------|
-| `gpt2` | BPE by merge rank  | byte-level BPE: llama.cpp's regexes for `.pre` (`gguf_pre.py`), then GPT-2's byte map |
-| `llama`| SPM: BPE by score  | sentencepiece BPE: the adjacent pair whose join has the best score merges first, byte fallback to `<0xXX>` |
-| `t5`   | UGM: Unigram       | sentencepiece Unigram with `.precompiled_charsmap`                 |
-| `bert` | WPM: WordPiece     | BERT's pipeline, lower-cased                                      |
+| model   | llama.cpp         | what we build                                                      |
+|---------|-------------------|--------------------------------------------------------------------|
+| `gpt2`  | BPE by merge rank | byte-level BPE: llama.cpp's regexes for `.pre` (`gguf_pre.py`),    |
+|         |                   | then GPT-2's byte map                                              |
+| `llama` | SPM: BPE by score | sentencepiece BPE: the adjacent pair whose join has the best score |
+|         |                   | merges first, byte fallback to `<0xXX>`                            |
+| `t5`    | UGM: Unigram      | sentencepiece Unigram with `.precompiled_charsmap`                 |
+| `bert`  | WPM: WordPiece    | BERT's pipeline, lower-cased                                       |
 
 Note that a "llama" GGUF runs BPE by scores even when the model was trained as a Unigram: that
 is what llama.cpp does. The tokens' types (`.token_type`: 1 normal, 2 unknown, 3 control, 4
@@ -30,7 +32,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..added_tokens import AddedToken
 from ..errors import InvalidInput
 from ..implementations.bert import bert_pipeline
 from ..models.bpe.model import gc_paused
@@ -115,7 +116,7 @@ def _byte_level_bpe(
         "trim_offsets": False,
         "use_regex": False,
     }
-    config = {
+    config: dict[str, Any] = {
         "added_tokens": _added(tokens, types),
         "pre_tokenizer": {"type": "Sequence", "pretokenizers": [*splits, byte_level]},
         "decoder": {

@@ -3,12 +3,11 @@
 
 A tokenizer is written as the `tokenizer.ggml.model` that runs it the same way:
 
-| the tokenizer                                   | model   | what is written                              |
-|-------------------------------------------------|---------|----------------------------------------------|
-| byte-level BPE (tokenizer.json, tiktoken, ranks)| `gpt2`  | tokens in id order, merges, the `.pre` name   |
-| sentencepiece BPE (`.model`)                    | `llama` | pieces, scores, types, `add_space_prefix`    |
-| sentencepiece Unigram (`.model`)                | `t5`    | the same and the precompiled charsmap        |
-| BERT's WordPiece (vocab.txt)                    | `bert`  | the converter's vocabulary: ▁ on word starts |
+- byte-level BPE (tokenizer.json, tiktoken, ranks) as `gpt2`: tokens in id order, merges, the
+  `.pre` name;
+- sentencepiece BPE (`.model`) as `llama`: pieces, scores, types, `add_space_prefix`;
+- sentencepiece Unigram (`.model`) as `t5`: the same and the precompiled charsmap;
+- BERT's WordPiece (vocab.txt) as `bert`: the converter's vocabulary, ▁ on word starts.
 
 `.pre` is the name of llama.cpp's pre-tokenizer that splits `PROBES` as the tokenizer's own
 does and looks whole pieces up (`ignore_merges`) as it does (`pre_match`); when none does, the

@@ -3,7 +3,8 @@
 
     {"version": "1.0",
      "truncation": null | {...}, "padding": null | {...},
-     "added_tokens": [{"id", "content", "single_word", "lstrip", "rstrip", "normalized", "special"}],
+     "added_tokens": [{"id", "content", "single_word", "lstrip", "rstrip", "normalized",
+                       "special"}],
      "normalizer": null | {"type": ...}, "pre_tokenizer": null | {...},
      "model": {"type": "BPE" | "WordPiece" | "Unigram" | "WordLevel", ...},
      "post_processor": null | {...}, "decoder": null | {...}}
@@ -11,16 +12,18 @@
 Each component is built by its own module's `from_hf_config` (normalizers, pre_tokenizers,
 processors, decoders); the models are built here, from the model's section:
 
-| type        | class                               | fields read                                       |
-|-------------|-------------------------------------|---------------------------------------------------|
-| `BPE`       | `models.bpe.hf.HFBpe`               | vocab, merges, unk_token, continuing_subword_     |
-|             |                                     | prefix, end_of_word_suffix, fuse_unk,             |
-|             |                                     | byte_fallback, ignore_merges, dropout (kept,      |
-|             |                                     | applied only on request: see `models/bpe/hf.py`)  |
-| `WordPiece` | `models.wordpiece.model.WordPiece`  | vocab, unk_token, continuing_subword_prefix,      |
-|             |                                     | max_input_chars_per_word                          |
-| `Unigram`   | `models.unigram.hf.HFUnigram`       | vocab ([piece, score] list), unk_id, byte_fallback|
-| `WordLevel` | `models.wordlevel.model.WordLevel`  | vocab, unk_token                                  |
+| type        | class                              | fields read                                  |
+|-------------|------------------------------------|----------------------------------------------|
+| `BPE`       | `models.bpe.hf.HFBpe`              | vocab, merges, unk_token,                    |
+|             |                                    | continuing_subword_prefix,                   |
+|             |                                    | end_of_word_suffix, fuse_unk, byte_fallback, |
+|             |                                    | ignore_merges, dropout (kept, applied only   |
+|             |                                    | on request: see `models/bpe/hf.py`)          |
+| `WordPiece` | `models.wordpiece.model.WordPiece` | vocab, unk_token, continuing_subword_prefix, |
+|             |                                    | max_input_chars_per_word                     |
+| `Unigram`   | `models.unigram.hf.HFUnigram`      | vocab ([piece, score] list), unk_id,         |
+|             |                                    | byte_fallback                                |
+| `WordLevel` | `models.wordlevel.model.WordLevel` | vocab, unk_token                             |
 
 Writing is `hf_json_writer.py` (`dump_bytes`, `to_hf_json`): every tokenizer read here is
 written back as tokenizers 0.23.3's `to_str()` would write it.
@@ -200,7 +203,7 @@ def _algorithm(model_cfg: dict, byte_level: bool) -> str:
     return kind.lower()
 
 
-# ---- models ---------------------------------------------------------------------------------------
+# ---- models --------------------------------------------------------------------------------------
 def _model_type(cfg: dict) -> str:
     """The model's "type"; without one, guessed from its fields as Hugging Face's untagged
     fallback does (merges: BPE; a list vocab: Unigram; max_input_chars_per_word: WordPiece)."""

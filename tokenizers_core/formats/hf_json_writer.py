@@ -100,7 +100,8 @@ def _document(
         "version": "1.0",
         "truncation": tok.truncation.to_hf_config() if tok.truncation else None,
         "padding": tok.padding.to_hf_config() if tok.padding else None,
-        "added_tokens": [t.to_hf_config() for t in sorted(added, key=lambda t: t.id)],
+        # (a tokenizer's added tokens all have ids; `or 0` only gives None a place in the order)
+        "added_tokens": [t.to_hf_config() for t in sorted(added, key=lambda t: t.id or 0)],
         "normalizer": normalizer,
         "pre_tokenizer": pre_tokenizer,
         "post_processor": post_processor,
@@ -178,7 +179,7 @@ def _indent(value: Any, level: int) -> str:
     return text.replace("\n", "\n" + " " * level)
 
 
-# ---- sentencepiece --------------------------------------------------------------------------------
+# ---- sentencepiece -------------------------------------------------------------------------------
 def sentencepiece_sections(tok: Any) -> dict[str, Any]:
     """The Hugging Face pipeline of a sentencepiece tokenizer (after transformers'
     `SpmConverter`, adjusted to follow sentencepiece itself rather than the slow tokenizer):

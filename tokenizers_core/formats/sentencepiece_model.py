@@ -83,6 +83,7 @@ def _fields(data: bytes) -> list[tuple[int, int, Any]]:
         number, wire = key >> 3, key & 7
         if number == 0:
             raise InvalidInput("field number 0 is invalid")
+        value: int | bytes
         if wire == 0:
             value, pos = _read_varint(data, pos)
         elif wire == 1:
@@ -276,7 +277,7 @@ def check_pieces(pieces: list[tuple[str, float, int]], trainer: dict[str, Any]) 
         raise InvalidInput("not a valid sentencepiece model: byte_fallback needs 256 byte pieces")
 
 
-# ---- building a Tokenizer from a ModelProto --------------------------------------------------------
+# ---- building a Tokenizer from a ModelProto ------------------------------------------------------
 
 
 def normalizer_from_proto(proto: ModelProto) -> SentencePieceNormalizer:
@@ -368,7 +369,7 @@ def _bundled_proto(filename: str) -> ModelProto:
         return parse_model_proto(fh.read())
 
 
-# ---- writing: a Tokenizer -> ModelProto -> the protobuf wire format --------------------------------
+# ---- writing: a Tokenizer -> ModelProto -> the protobuf wire format ------------------------------
 
 _MODEL_TYPE_IDS = {name: number for number, name in MODEL_TYPES.items()}
 
@@ -415,7 +416,8 @@ def serialize_model_proto(proto: ModelProto) -> bytes:
     """The bytes of a `.model` file for `proto` (what `parse_model_proto` reads back).
 
     >>> p = parse_model_proto(serialize_model_proto(ModelProto(
-    ...     [("<unk>", 0.0, UNKNOWN), ("a", -1.5, NORMAL)], {"model_type": 2}, {"name": "identity"})))
+    ...     [("<unk>", 0.0, UNKNOWN), ("a", -1.5, NORMAL)], {"model_type": 2},
+    ...     {"name": "identity"})))
     >>> p.pieces, p.model_type, p.normalizer_spec["name"]
     ([('<unk>', 0.0, 2), ('a', -1.5, 1)], 'bpe', 'identity')
     """

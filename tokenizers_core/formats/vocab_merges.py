@@ -40,7 +40,7 @@ NAMES = (("vocab.json", "merges.txt"), ("encoder.json", "vocab.bpe"))  # HF's, t
 MAX_BYTES = 64 * 1024 * 1024  # both files together, unzipped
 
 
-# ---- reading ---------------------------------------------------------------------------------------
+# ---- reading -------------------------------------------------------------------------------------
 def parse_vocab(data: bytes) -> dict[str, int]:
     """vocab.json: a JSON object, token -> id (ids whole numbers, none twice)."""
     try:
@@ -111,7 +111,7 @@ def read_folder(path: str) -> tuple[bytes, bytes] | None:
     return None
 
 
-# ---- the pipeline ----------------------------------------------------------------------------------
+# ---- the pipeline --------------------------------------------------------------------------------
 def kind_of(vocab: dict[str, int], merges: list[tuple[str, str]]) -> str:
     """ "bpe" (the textbook form), "byte_level" or "char" (GPT-1 style), from the vocabulary.
 
@@ -246,7 +246,7 @@ def load_pair(vocab: bytes, merges: bytes, name: str = "") -> Any:
     return tokenizer_from(parse_vocab(vocab), parse_merges(merges), name)
 
 
-# ---- writing ---------------------------------------------------------------------------------------
+# ---- writing -------------------------------------------------------------------------------------
 def dump_bytes(tok: Any) -> bytes:
     """A zip of the vocab.json and merges.txt of a BPE model (ValueError when it is none)."""
     files = vocab_merges_files(tok)

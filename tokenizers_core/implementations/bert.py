@@ -1,4 +1,5 @@
-"""The BERT pipeline: BertNormalizer -> BertPreTokenizer -> WordPiece -> [CLS] $A [SEP] (as 'How Machines Comprehend Language' draws it).
+"""The BERT pipeline: BertNormalizer -> BertPreTokenizer -> WordPiece -> [CLS] $A [SEP] (as
+'How Machines Comprehend Language' draws it).
 
 `bert_base_uncased()` is the bundled real tokeniser; `train_wordpiece(lines, vocab_size)` trains a
 WordPiece model by likelihood and puts it in the same pipeline.
@@ -18,8 +19,10 @@ normalisation, exactly as typed (case-sensitive, so "[cls]" is ordinary text), a
 `rstrip` and `single_word` all false); see `Tokenizer`'s added tokens in `pipeline.py`:
 
 >>> enc = tok.encode("a[MASK]b")
->>> enc.tokens, enc.offsets[1:4], enc.word_ids, enc.special_tokens_mask
-(['[CLS]', 'a', '[MASK]', 'b', '[SEP]'], [(0, 1), (1, 7), (7, 8)], [None, 0, 1, 2, None], [1, 0, 0, 0, 1])
+>>> enc.tokens, enc.offsets[1:4]
+(['[CLS]', 'a', '[MASK]', 'b', '[SEP]'], [(0, 1), (1, 7), (7, 8)])
+>>> enc.word_ids, enc.special_tokens_mask
+([None, 0, 1, 2, None], [1, 0, 0, 0, 1])
 >>> tok.encode("[cls]").tokens
 ['[CLS]', '[', 'cl', '##s', ']', '[SEP]']
 """

@@ -40,6 +40,7 @@ def byte_bpe_tokenizer(
 ):
     """The "byte_bpe" pipeline: regex pieces, byte-level spelling, merges by rank. With a
     prefix or suffix the model is Hugging Face's BPE with them (`HFBpe`)."""
+    model: BPE
     if continuing_subword_prefix or end_of_word_suffix:
         model = HFBpe(
             vocab,

@@ -215,6 +215,8 @@ class TiktokenTokenizer(Tokenizer):
     `Encoding` (tested).
     """
 
+    model: BPE  # (ranked by token id; `Tokenizer` types it as any `Model`)
+
     def __init__(
         self,
         name: str,
@@ -240,8 +242,9 @@ class TiktokenTokenizer(Tokenizer):
         # see models.bpe.ASCII_PATTERNS, tested equal)
         ascii_pattern = ASCII_PATTERNS.get(self.preset or "", None)
         self._ascii = re.compile(ascii_pattern) if ascii_pattern else self._compiled
+        # piece -> (ids, tokens, offsets in the piece, the piece's length)
         self._pieces: dict[
-            str, tuple[tuple[int, ...], tuple[str, ...], tuple[tuple[int, int], ...]]
+            str, tuple[tuple[int, ...], tuple[str, ...], tuple[tuple[int, int], ...], int]
         ] = {}
         self._variants: dict[frozenset[str], Tokenizer] = {}
 
@@ -356,13 +359,14 @@ class TiktokenTokenizer(Tokenizer):
 
     def _encode_words(
         self,
-        words: list[str],
-        pair: list[str] | None,
+        words: Any,
+        pair: Any,
         allowed_special: Any,
         disallowed_special: Any,
     ) -> Encoding:
-        """Pre-tokenized input (see `pretokenized`): each word encoded on its own, word id =
-        its index, offsets in the word; a pair's tokens get type id 1."""
+        """Pre-tokenized input (see `pretokenized`; checked here, so any value is taken): each
+        word encoded on its own, word id = its index, offsets in the word; a pair's tokens get
+        type id 1."""
         sequences = [check_words(s) for s in (words, pair) if s is not None]
         parts = [
             join(
@@ -419,7 +423,7 @@ class TiktokenTokenizer(Tokenizer):
         ids: list[int] = []
         tokens: list[str] = []
         offsets: list[tuple[int, int]] = []
-        word_ids: list[int] = []
+        word_ids: list[int | None] = []
         specials_at: list[int] = []
         word = 0
         segments = _split_specials(text, allowed) if allowed else [(0, text, False)]

@@ -9,11 +9,11 @@ A model is any object with
 - `id_to_token(id) -> str | None`, `token_to_id(token) -> int | None`
 - `get_vocab_size() -> int` (0 when there is no fixed vocabulary)
 
-One package per model: `bpe/`, `wordpiece/`, `unigram/`, `wordlevel/`, each with `model.py` (encoding),
-`trainer.py` (training; none for WordLevel), `session.py` where a step-through view reads any step
-of a training run (BPE, WordPiece), and `hf.py` for Hugging Face's variant as a tokenizer.json
-configures it (subclasses whose steps the same views show). sentencepiece's BPE model and
-trainer are `bpe/sentencepiece.py` and `bpe/sentencepiece_trainer.py`; what its two models and
+One package per model: `bpe/`, `wordpiece/`, `unigram/`, `wordlevel/`, each with `model.py`
+(encoding), `trainer.py` (training; none for WordLevel), `session.py` where a step-through view
+reads any step of a training run (BPE, WordPiece), and `hf.py` for Hugging Face's variant as a
+tokenizer.json configures it (subclasses whose steps the same views show). sentencepiece's BPE model
+and trainer are `bpe/sentencepiece.py` and `bpe/sentencepiece_trainer.py`; what its two models and
 trainers share is `sentencepiece_common.py`. A model never imports the pipeline: the Tokenizers
 built around models live in `implementations/`.
 

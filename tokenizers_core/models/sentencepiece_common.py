@@ -26,8 +26,8 @@ MAX_PIECE_LENGTH = 16
 # ModelProto.SentencePiece.Type
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 
-_SCRIPTS = """Adlam Ahom Anatolian_Hieroglyphs Arabic Armenian Avestan Balinese Bamum Bassa_Vah Batak
-Bengali Bhaiksuki Bopomofo Brahmi Braille Buginese Buhid Canadian_Aboriginal Carian
+_SCRIPTS = """Adlam Ahom Anatolian_Hieroglyphs Arabic Armenian Avestan Balinese Bamum Bassa_Vah
+Batak Bengali Bhaiksuki Bopomofo Brahmi Braille Buginese Buhid Canadian_Aboriginal Carian
 Caucasian_Albanian Chakma Cham Cherokee Chorasmian Coptic Cuneiform Cypriot Cypro_Minoan Cyrillic
 Deseret Devanagari Dives_Akuru Dogra Duployan Egyptian_Hieroglyphs Elbasan Elymaic Ethiopic Georgian
 Glagolitic Gothic Grantha Greek Gujarati Gunjala_Gondi Gurmukhi Han Hangul Hanifi_Rohingya Hanunoo
@@ -272,7 +272,7 @@ def script(c: str) -> str:
     if k >= 0 and _SCRIPT_EXCEPTIONS[k][0] <= cp <= _SCRIPT_EXCEPTIONS[k][1]:
         return _SCRIPT_EXCEPTIONS[k][2]
     m = _script_re().match(c)
-    name = m.lastgroup if m else "Common"
+    name = (m.lastgroup if m else None) or "Common"  # (a match always names its group)
     return "Han" if name in ("Hiragana", "Katakana") else name
 
 
@@ -292,7 +292,7 @@ def is_valid_piece(
     """
     if not piece or len(piece) > max_length:
         return False
-    prev = None
+    prev: str | None = None
     for pos, c in enumerate(piece):
         if c in (UNK_CHAR, "\x00", BOUNDARY, " "):
             return False
@@ -300,7 +300,7 @@ def is_valid_piece(
             if pos > 0:
                 return False
             continue
-        s = script(c)
+        s: str | None = script(c)
         if s == "Inherited":
             s = prev
         if not split_by_number and unicodedata.category(c) == "Nd":
@@ -357,7 +357,11 @@ def byte_to_piece(b: int) -> str:
 
 
 def finish_tokens(
-    text: str, spans: list[tuple[int, int, int]], unk_id: int, byte_fallback: bool, piece_id: Any
+    text: str,
+    spans: list[tuple[int, int, int]],
+    unk_id: int | None,
+    byte_fallback: bool,
+    piece_id: Any,
 ) -> list[tuple[str, int, int, int]]:
     """As sentencepiece's PopulateSentencePieceText: an unknown piece becomes its UTF-8 bytes
     (`<0xE3>` ...) under byte fallback; otherwise consecutive unknown pieces merge into one.

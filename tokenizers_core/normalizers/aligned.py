@@ -37,8 +37,11 @@ class NormalizedTooLong(InvalidInput):
     """A normaliser would make a text longer than `max_length` allows. `where` is the member's
     place in its Sequence(s), outermost first (1-based).
 
-    >>> str(NormalizedTooLong("Replace('a' -> 'aa')", 4, 131_072, (15,)))
-    "the normalizer Replace('a' -> 'aa'), member 15 of the Sequence, would make this 4-character text 131,072 characters long; a normalizer may make a text at most 20 times longer (or 100,000 characters)"
+    >>> print(NormalizedTooLong("Replace('a' -> 'aa')", 4, 131_072,
+    ...                         (15,)))  # doctest: +NORMALIZE_WHITESPACE
+    the normalizer Replace('a' -> 'aa'), member 15 of the Sequence, would make this 4-character text
+    131,072 characters long; a normalizer may make a text at most 20 times longer (or 100,000
+    characters)
     """
 
     def __init__(
@@ -80,10 +83,13 @@ def check_length(normalizer: Any, ns: NormalizedString, length: int) -> None:
     `length` characters long, past `max_length(ns)`. Call it before building the longer text.
 
     >>> from tokenizers_core.normalizers import Replace
-    >>> check_length(Replace("a", "aa"), NormalizedString("abcd"), 131_072)
+    >>> check_length(Replace("a", "aa"), NormalizedString("abcd"),
+    ...              131_072)  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    tokenizers_core.normalizers.aligned.NormalizedTooLong: the normalizer Replace('a' -> 'aa') would make this 4-character text 131,072 characters long; a normalizer may make a text at most 20 times longer (or 100,000 characters)
+    tokenizers_core.normalizers.aligned.NormalizedTooLong: the normalizer Replace('a' -> 'aa') would
+    make this 4-character text 131,072 characters long; a normalizer may make a text at most 20
+    times longer (or 100,000 characters)
     """
     if length > max_length(ns):
         start, end = ns.span(0, len(ns))
@@ -160,12 +166,13 @@ def apply_edits(ns: NormalizedString, edits: Iterable[Edit], by: Any = None) -> 
         # every edit is character for character: the result is still aligned one to one
         if not edits:
             return ns
-        parts, pos = [], 0
+        pieces: list[str] = []
+        pos = 0
         for start, end, out, _ in edits:
-            parts += [text[pos:start], out]
+            pieces += [text[pos:start], out]
             pos = end
-        parts.append(text[pos:])
-        return NormalizedString(ns.original, _normalized="".join(parts), _shift=ns.span(0, 0)[0])
+        pieces.append(text[pos:])
+        return NormalizedString(ns.original, _normalized="".join(pieces), _shift=ns.span(0, 0)[0])
     source = fast_alignments(ns)
     parts: list[str] = []
     align: list[tuple[int, int]] = []
@@ -203,7 +210,7 @@ def same_length(ns: NormalizedString, text: str) -> NormalizedString:
 
 
 def map_chars(
-    ns: NormalizedString, candidates: regex.Pattern, fn: Callable[[str], str], by: Any = None
+    ns: NormalizedString, candidates: regex.Pattern[str], fn: Callable[[str], str], by: Any = None
 ) -> NormalizedString:
     """Replace each character c that `candidates` matches by fn(c) ("" drops it). With `by`
     (the normaliser), a result longer than `max_length` is refused before it is built.
@@ -219,16 +226,18 @@ def map_chars(
     """
     text = ns.normalized
     found = candidates.findall(text)
-    table = {c: fn(c) for c in set(found)}
+    table: dict[str, str] = {c: fn(c) for c in set(found)}
     one_for_one = {c: out for c, out in table.items() if len(out) == 1 and out != c}
     others = {c: out for c, out in table.items() if len(out) != 1}
     if one_for_one:
-        ns = same_length(ns, text.translate(str.maketrans(one_for_one)))
+        swaps = str.maketrans(one_for_one)
+        ns = same_length(ns, text.translate(swaps))
     if not others:
         return ns
     if by is not None and any(len(out) > 1 for out in others.values()):
         check_length(by, ns, len(text) + sum(len(others[c]) - 1 for c in found if c in others))
-    new_text = ns.normalized.translate(str.maketrans(others))
+    replacements = str.maketrans(others)
+    new_text = ns.normalized.translate(replacements)
     if sum(c in others for c in found) * 64 < len(text):  # a few changes: edit in place
         return apply_edits(
             ns,

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable
+from collections.abc import Sequence as SequenceType
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -573,13 +574,15 @@ class Sequence(NormalizerBase):
 
     >>> Sequence([NFD(), StripAccents(), Lowercase()]).normalize_str("Ünïcödé")
     'unicode'
-    >>> Sequence([Replace("a", "aa")] * 20).normalize_str("aaaa")
+    >>> Sequence([Replace("a", "aa")] * 20).normalize_str("aaaa")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    tokenizers_core.normalizers.aligned.NormalizedTooLong: the normalizer Replace('a' -> 'aa'), member 15 of the Sequence, would make this 4-character text 131,072 characters long; a normalizer may make a text at most 20 times longer (or 100,000 characters)
+    tokenizers_core.normalizers.aligned.NormalizedTooLong: the normalizer Replace('a' -> 'aa'),
+    member 15 of the Sequence, would make this 4-character text 131,072 characters long; a
+    normalizer may make a text at most 20 times longer (or 100,000 characters)
     """
 
-    normalizers: tuple[Any, ...] = field(default=())
+    normalizers: SequenceType[Any] = field(default=())  # a list or tuple, kept as a tuple
 
     def __post_init__(self) -> None:
         if isinstance(self.normalizers, (str, bytes)) or not isinstance(self.normalizers, Iterable):

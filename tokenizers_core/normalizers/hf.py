@@ -188,9 +188,9 @@ class Precompiled(NormalizerBase):
                     edits.append((pos, pos + n, norm))
                 else:
                     edits.extend(
-                        (i, i + 1, single[c])
+                        (i, i + 1, one)
                         for i, c in enumerate(grapheme, pos)
-                        if c in starters and single[c] is not None
+                        if c in starters and (one := single[c]) is not None
                     )
             if len(edits) > found:
                 length += sum(len(out) - (end - start) for start, end, out in edits[found:])
@@ -259,7 +259,7 @@ def _replace(changes: list[tuple[str, int]], old: str, new: str) -> None:
         changes[-1] = (c, change + diff)
 
 
-# ---- Nmt and ByteLevel ----------------------------------------------------------------------------
+# ---- Nmt and ByteLevel ---------------------------------------------------------------------------
 _NMT_DROP = frozenset([*range(0x01, 0x09), 0x0B, *range(0x0E, 0x20), 0x7F, 0x8F, 0x9F])
 _NMT_SPACE = frozenset(
     [0x09, 0x0A, 0x0C, 0x0D, 0x1680, *range(0x200B, 0x2010), 0x2028, 0x2029, 0x2581, 0xFEFF, 0xFFFD]

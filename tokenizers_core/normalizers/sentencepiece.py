@@ -431,8 +431,9 @@ class SentencePieceNormalizer:
                 new_starters.append(c)
                 self._starters.add(c)
         if cm is not None:
-            states = [cm.step(cm._root, c)[0] for c in self._starters]
-            new_states = [cm.step(cm._root, c)[0] for c in new_starters]
+            # (a starter always has a step from the root: see `_classify`)
+            states = [st[0] for c in self._starters if (st := cm.step(cm._root, c)) is not None]
+            new_states = [st[0] for c in new_starters if (st := cm.step(cm._root, c)) is not None]
             # a known character may continue a new starter; a new character an old one
             for d in list(self._kinds) if new_starters else new:
                 if d in self._conts:

@@ -68,8 +68,8 @@ Hugging Face's older tables. For BERT's punctuation, whose Hugging Face tables a
 we reproduce the old tables exactly (see `is_bert_punctuation`).
 
 Hugging Face's `Split` (every behavior, `invert`), `Punctuation`, `Digits`, `CharDelimiterSplit`,
-`UnicodeScripts`, `FixedLength` and the reader of tokenizer.json's "pre_tokenizer" (`from_hf_config`) are in
-`pre_tokenizers/hf.py`. `ByteLevel`'s offset trimming belongs after the
+`UnicodeScripts`, `FixedLength` and the reader of tokenizer.json's "pre_tokenizer"
+(`from_hf_config`) are in `pre_tokenizers/hf.py`. `ByteLevel`'s offset trimming belongs after the
 model (`ByteLevel.trim_offsets_of`), not here.
 """
 
@@ -108,8 +108,8 @@ O200K_PATTERN = "|".join(
 )
 # Meta's Llama 3 pattern (from its public tokenizer code): cl100k's alternatives, no possessives.
 LLAMA3_PATTERN = (
-    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
-    r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"""
+    r"""| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 )
 # p50k_base uses r50k's pattern (tiktoken); Llama 4 uses o200k's.
 PRESETS: dict[str, str] = {
@@ -492,8 +492,8 @@ class Sequence(PreTokenizerBase):
     [('a', (0, 1)), ('b', (2, 3))]
     """
 
-    def __init__(self, pre_tokenizers: SequenceType[object]) -> None:
-        items = list(pre_tokenizers)
+    def __init__(self, pre_tokenizers: SequenceType[Any]) -> None:
+        items = list(pre_tokenizers)  # anything with a `split` (duck-typed, checked here)
         for p in items:
             if isinstance(p, (str, bytes)) or not callable(getattr(p, "split", None)):
                 raise InvalidInput(f"{p!r} is not a pre-tokenizer (it has no split method)")
@@ -502,7 +502,7 @@ class Sequence(PreTokenizerBase):
     def split(self, text: NormalizedString) -> list[NormalizedString]:
         pieces = [text] if len(text) else []
         for pre in self.pre_tokenizers:
-            pieces = [out for piece in pieces for out in pre.split(piece)]  # type: ignore[attr-defined]
+            pieces = [out for piece in pieces for out in pre.split(piece)]
         return pieces
 
     def describe(self) -> str:

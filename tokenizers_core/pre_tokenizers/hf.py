@@ -362,7 +362,7 @@ def script_of(c: str) -> str:
     if c in _SCRIPT_CHANGED:
         return _SCRIPT_CHANGED[c]
     m = _script_re().match(c)
-    script = m.lastgroup if m else "Any"
+    script = (m.lastgroup if m else None) or "Any"  # (a match always names its group)
     return "Han" if script in ("Hiragana", "Katakana") else script
 
 

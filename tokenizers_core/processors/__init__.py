@@ -390,7 +390,7 @@ class TemplateProcessing(_TokenListProcessing):
         }
 
 
-# ---- BERT and RoBERTa -----------------------------------------------------------------------------
+# ---- BERT and RoBERTa ----------------------------------------------------------------------------
 class BertProcessing(_TokenListProcessing):
     """BERT's post-processor: `[CLS] $A [SEP]` and, for pairs, `[CLS] $A [SEP] $B [SEP]` with
     type id 0 up to the first [SEP] and 1 after it (Hugging Face's `BertProcessing`)."""
@@ -423,7 +423,8 @@ class BertProcessing(_TokenListProcessing):
         return out
 
     def describe(self) -> str:
-        return f"{self.cls[0]} $A {self.sep[0]} (pairs: {self.cls[0]} $A {self.sep[0]} $B {self.sep[0]})"
+        cls, sep = self.cls[0], self.sep[0]
+        return f"{cls} $A {sep} (pairs: {cls} $A {sep} $B {sep})"
 
     def to_hf_config(self) -> dict:
         return {"type": "BertProcessing", "sep": list(self.sep), "cls": list(self.cls)}
@@ -633,7 +634,7 @@ def _flag(value: Any, what: str) -> bool:
     return value
 
 
-# ---- tokenizer.json -------------------------------------------------------------------------------
+# ---- tokenizer.json ------------------------------------------------------------------------------
 def _template_from_hf(items: Any, where: str) -> list[str]:
     """A template as a tokenizer.json stores it: [{"SpecialToken": {"id", "type_id"}} |
     {"Sequence": {"id": "A" | "B", "type_id"}}, ...] (or a string, as the Python API takes)."""

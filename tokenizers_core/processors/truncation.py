@@ -65,10 +65,11 @@ def _int(cfg: Mapping, key: str, default: int | None, where: str) -> int:
 def _length(cfg: Mapping, key: str, where: str) -> int:
     """A length in tokens: a non-negative integer of at most `MAX_LENGTH`.
 
-    >>> _length({"Fixed": 3_000_000}, "Fixed", "padding")
+    >>> _length({"Fixed": 3_000_000}, "Fixed", "padding")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    tokenizers_core.errors.InvalidInput: padding: Fixed is 3,000,000 tokens; it may be at most 400,000 (the most tokens the longest text makes)
+    tokenizers_core.errors.InvalidInput: padding: Fixed is 3,000,000 tokens; it may be at most
+    400,000 (the most tokens the longest text makes)
     """
     value = cfg.get(key)
     if isinstance(value, float) and value.is_integer():
@@ -289,17 +290,20 @@ def truncate_encodings(first: Encoding, pair: Encoding | None, params: Truncatio
         truncate(first, n1, params.stride, params.direction)
         truncate(pair, n2, params.stride, params.direction)
         return
-    if params.strategy == "only_second" and pair is None:
+    if params.strategy == "only_first":
+        target = first
+    elif pair is not None:
+        target = pair
+    else:
         raise InvalidInput("truncation strategy only_second needs a second sequence")
-    target = first if params.strategy == "only_first" else pair
-    if len(target.ids) <= to_remove:  # type: ignore[union-attr]
+    if len(target.ids) <= to_remove:
         raise InvalidInput(
             f"truncation: the {params.strategy.split('_')[1]} sequence is too short "
             f"to bring the total down to max_length={params.max_length}"
         )
     truncate(
         target,
-        len(target.ids) - to_remove,  # type: ignore[union-attr]
+        len(target.ids) - to_remove,
         params.stride,
         params.direction,
     )
@@ -314,11 +318,12 @@ def pad(e: Encoding, target: int, params: PaddingParams) -> None:
     n = target - len(e.ids)
     if n <= 0:
         return
+    no_words: list[int | None] = [None] * n
     if params.direction == "left":
         e.ids = [params.pad_id] * n + e.ids
         e.type_ids = [params.pad_type_id] * n + e.type_ids
         e.tokens = [params.pad_token] * n + e.tokens
-        e.word_ids = [None] * n + e.word_ids
+        e.word_ids = no_words + e.word_ids
         e.attention_mask = [0] * n + e.attention_mask
         e.special_tokens_mask = [1] * n + e.special_tokens_mask
         e.offsets = [(0, 0)] * n + e.offsets
@@ -326,7 +331,7 @@ def pad(e: Encoding, target: int, params: PaddingParams) -> None:
         e.ids = e.ids + [params.pad_id] * n
         e.type_ids = e.type_ids + [params.pad_type_id] * n
         e.tokens = e.tokens + [params.pad_token] * n
-        e.word_ids = e.word_ids + [None] * n
+        e.word_ids = e.word_ids + no_words
         e.attention_mask = e.attention_mask + [0] * n
         e.special_tokens_mask = e.special_tokens_mask + [1] * n
         e.offsets = e.offsets + [(0, 0)] * n

@@ -28,7 +28,7 @@ the word (the first seen on a tie), every occurrence at once, instead of the low
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 from ..errors import InvalidInput
 from ..models.bpe.hf import byte_piece
@@ -40,7 +40,7 @@ Rank = Callable[[str, str], "int | None"]
 
 
 def bpe_encode(
-    word: str,
+    word: str | Sequence[str],
     rank: Rank,
     *,
     end_of_word: str | None = None,
@@ -51,7 +51,7 @@ def bpe_encode(
     order: str = "rank",
 ) -> Iterator[BpeEncodeStep]:
     if (
-        ignore_merges and vocab is not None and word in vocab
+        ignore_merges and vocab is not None and isinstance(word, str) and word in vocab
     ):  # the word is a token: done <- whole_word
         yield BpeEncodeStep(0, tuple(word), (), -1, -1, word, "whole_word")
         return
@@ -65,9 +65,9 @@ def bpe_encode(
     index = 1 if replaced else 0
     while len(parts) > 1:
         candidates = [
-            (i, rank(a, b))
+            (i, r)
             for i, (a, b) in enumerate(zip(parts, parts[1:]))
-            if rank(a, b) is not None
+            if (r := rank(a, b)) is not None
         ]  # rank every adjacent pair <- rank
         if not candidates:
             return  # no pair is a merge: done <- stop
@@ -84,7 +84,7 @@ def bpe_encode(
 
 
 def spell(
-    word: str,
+    word: str | Sequence[str],
     vocab: dict[str, int] | None,
     unk_token: str | None = None,
     byte_fallback: bool = False,
@@ -125,7 +125,8 @@ def pick(
     """The candidate (position, rank) to merge: the lowest rank, leftmost on a tie; with
     `order="count"` (the mistake) the first position of the pair occurring most often.
 
-    >>> pick(list("abab"), [(0, 1), (1, 0), (2, 1)]), pick(list("abab"), [(0, 1), (1, 0), (2, 1)], "count")
+    >>> (pick(list("abab"), [(0, 1), (1, 0), (2, 1)]),
+    ...  pick(list("abab"), [(0, 1), (1, 0), (2, 1)], "count"))
     ((1, 0), (0, 1))
     """
     if order == "rank":

@@ -109,9 +109,9 @@ def unknown_score(logp: Mapping[str, float]) -> float:
 def e_step(words: Mapping[str, int], logp: dict[str, float]) -> tuple[dict[str, float], float]:
     """Expected count of every piece (forward-backward over each word's lattice) and the
     corpus log-likelihood."""
-    prob = {p: math.exp(lp) for p, lp in logp.items()}
+    prob: dict[str | None, float] = {p: math.exp(lp) for p, lp in logp.items()}
     prob[None] = math.exp(unknown_score(logp))
-    expected: dict[str | None, float] = dict.fromkeys(prob, 0.0)
+    expected = dict.fromkeys(prob, 0.0)
     loglik = 0.0
     for word, freq in sorted(words.items()):
         edges = lattice(word, logp)
@@ -127,7 +127,7 @@ def e_step(words: Mapping[str, int], logp: dict[str, float]) -> tuple[dict[str, 
         loglik += freq * math.log(z)
     first = next(iter(logp))
     expected[first] += expected.pop(None)  # the unknown piece is id 0
-    return expected, loglik
+    return {p: n for p, n in expected.items() if p is not None}, loglik  # keyed by piece only
 
 
 def m_step(expected: dict[str, float], logp: dict[str, float]) -> dict[str, float]:
@@ -179,10 +179,10 @@ def prune_losses(
             losses[piece] = None  # a character, or no other spelling
             continue
         alt_score = sum(unknown_score(logp) if p is None else logp[p] for p in alt)
-        alt = [first if p is None else p for p in alt]
+        spelled = [first if p is None else p for p in alt]
         if alt_score <= lp:  # the likelihood lost by re-splitting
-            fi, log_alt = freq[piece], math.log(total + freq[piece] * (len(alt) - 1))
-            logprob_alt = sum(math.log(freq[p] + fi) - log_alt for p in alt)
+            fi, log_alt = freq[piece], math.log(total + freq[piece] * (len(spelled) - 1))
+            logprob_alt = sum(math.log(freq[p] + fi) - log_alt for p in spelled)
             losses[piece] = (
                 fi / sum(words.values()) * (math.log(fi) - math.log(total) - logprob_alt)
             )
@@ -190,18 +190,20 @@ def prune_losses(
 
 
 def best_path(
-    n: int, edges: list[Edge], logp: dict[str, float], unk_score: float | None
+    n: int, edges: list[Edge], logp: dict[str, float], unk_score: float
 ) -> list[str | None] | None:
     """The pieces of the best path through `edges` (the earliest start on a tie), or None
     when no path reaches the end; an uncovered character scores `unk_score`."""
-    best, back = [0.0] + [-math.inf] * n, [(0, None)] * (n + 1)
+    best = [0.0] + [-math.inf] * n
+    back: list[tuple[int, str | None]] = [(0, None)] * (n + 1)
     for s, e, p in edges:
         cand = best[s] + (unk_score if p is None else logp[p])
         if cand > best[e]:
             best[e], back[e] = cand, (s, p)
     if best[n] == -math.inf:
         return None
-    path, e = [], n
+    path: list[str | None] = []
+    e = n
     while e > 0:
         e, p = back[e]
         path.append(p)
@@ -215,12 +217,11 @@ def prune(
     the pruned (piece, loss), smallest loss first; how many pieces went; the new log P, in
     the new order (the must-keeps, then by loss)."""
     keep = [p for p in logp if p in losses and losses[p] is None]
+    scored = {p: loss for p, loss in losses.items() if loss is not None}
     order = {p: i for i, p in enumerate(logp)}
-    ranked = sorted(
-        (p for p in logp if losses.get(p) is not None), key=lambda p: (-losses[p], order[p])
-    )
+    ranked = sorted((p for p in logp if p in scored), key=lambda p: (-scored[p], order[p]))
     room = max(0, max(desired, int(shrinking_factor * len(logp))) - len(keep))
-    pruned = [(p, losses[p]) for p in reversed(ranked[room:])]
+    pruned = [(p, scored[p]) for p in reversed(ranked[room:])]
     survivors = keep + ranked[:room]
     return pruned, len(logp) - len(survivors), {p: logp[p] for p in survivors}
 

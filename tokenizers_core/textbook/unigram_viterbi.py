@@ -9,14 +9,14 @@
 
 A character no piece covers is an `<unk>` node scoring `min(score) - 10` (sentencepiece's
 kUnkPenalty); sums are rounded to 32-bit floats as sentencepiece's C++ rounds them
-(`src/unigram_model.cc`, `Lattice::Viterbi`). It yields one `ViterbiStep` per end position,
-then one `ViterbiBacktrackStep` per piece of the best path, as the fast engine,
-`Unigram.viterbi_steps` (and `Unigram.encode_spans`, its trie walk) in `models/unigram/model.py`, is
-proven to do by tests/core/test_textbook.py. `pieces` are (piece, score) in id order and `types`
-their sentencepiece types (by default "<unk>" is the unknown piece, every other a normal one);
-only normal pieces are matched: it does not cover user-defined pieces (scored by length),
-nor byte fallback, which sentencepiece applies after the search. Slow on purpose: every start is tried
-for every end (no trie).
+(`src/unigram_model.cc`, `Lattice::Viterbi`). It yields one `ViterbiStep` per end position, then one
+`ViterbiBacktrackStep` per piece of the best path, as the fast engine, `Unigram.viterbi_steps` (and
+`Unigram.encode_spans`, its trie walk) in `models/unigram/model.py`, is proven to do by
+tests/core/test_textbook.py. `pieces` are (piece, score) in id order and `types` their sentencepiece
+types (by default "<unk>" is the unknown piece, every other a normal one); only normal pieces are
+matched: it does not cover user-defined pieces (scored by length), nor byte fallback, which
+sentencepiece applies after the search. Slow on purpose: every start is tried for every end (no
+trie).
 
 The classic mistake is a switch: `unk_score=0.0` leaves the penalty out, so `<unk>` is cheap.
 

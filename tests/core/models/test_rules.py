@@ -289,10 +289,10 @@ def test_regex_tokenizer_errors():
     with pytest.raises(ValueError, match="empty"):
         regex_tokenizer("")
     tok = regex_tokenizer(r"(a|a)+$", timeout=0.2)
-    start = time.perf_counter()
+    start = time.process_time()  # this process's CPU seconds: work done, whatever the load
     with pytest.raises(ValueError, match="took longer than 0.2 s"):
         tok.encode("a" * 40 + "b")
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5
 
 
 def test_regex_tokenizer_empty_matches_are_safe():

@@ -130,7 +130,7 @@ def spell_words(
     continuing_subword_prefix: str | None = None,
     end_of_word_suffix: str | None = None,
     symbol_order: Iterable[str] | None = None,
-) -> tuple[dict, list[str]]:
+) -> tuple[Mapping[str, int] | dict[tuple[str, ...], int], list[str]]:
     """The word table and the alphabet (initial symbols in id order) training starts from.
 
     `known` are symbols already in the vocabulary (the special tokens): as in Hugging Face, a

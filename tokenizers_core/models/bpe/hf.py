@@ -128,6 +128,10 @@ class HFBpe(BPE):
     ByteLevel pre-tokenizer has already spelled the text in its alphabet).
     """
 
+    # both set by __init__, never None here (`BPE` may leave them to be derived later)
+    _merges: list[tuple[str, str]]
+    _pair_ranks: dict[tuple[str, str], int]
+
     def __init__(
         self,
         vocab: dict[str, int],
@@ -160,14 +164,11 @@ class HFBpe(BPE):
         self.ignore_merges = bool(ignore_merges)
         self.dropout = dropout
         self._rng: random.Random | None = None
-        cut = len(self.continuing_subword_prefix or "")
+        prefix = self.continuing_subword_prefix
+        cut = len(prefix or "")
         # merging a and ##b makes a + b: Hugging Face cuts the prefix's length off the right side
         self._cut = cut
-        self._joined = (
-            {pair: cut_join(*pair, self.continuing_subword_prefix) for pair in merges}
-            if cut
-            else None
-        )
+        self._joined = {pair: cut_join(*pair, prefix) for pair in merges} if prefix else None
         # plain: every symbol is one character and a merge is concatenation (Llama 3, GPT-2)
         self._plain = not (cut or self.end_of_word_suffix or self.byte_fallback)
 
@@ -176,7 +177,8 @@ class HFBpe(BPE):
         in id order, each merge once at its rank (a repeated pair keeps its last rank, as the
         merge map does).
 
-        >>> HFBpe({"a": 0, "b": 1, "ab": 2}, [("a", "b")], unk_token="a").to_hf_config()["unk_token"]
+        >>> bpe = HFBpe({"a": 0, "b": 1, "ab": 2}, [("a", "b")], unk_token="a")
+        >>> bpe.to_hf_config()["unk_token"]
         'a'
         """
         ranks = self._pair_ranks or {}
@@ -246,11 +248,11 @@ class HFBpe(BPE):
         if not piece:
             return []
         vocab = self.vocab
-        out = None
+        out: list[tuple[str, int, int, int]] | None = None
         if self._plain:  # the fast path: 2 and 4 only
             parts = BPE.merge_parts(self, list(piece))
-            ids = list(map(vocab.get, parts))
-            if None not in ids:
+            ids = [i for i in map(vocab.get, parts) if i is not None]
+            if len(ids) == len(parts):  # every part is a token
                 ends = list(accumulate(map(len, parts)))
                 out = list(zip(parts, ids, [0] + ends[:-1], ends))
         if out is None:
@@ -307,6 +309,7 @@ class HFBpe(BPE):
             size = len(ch.encode("utf-8", "surrogatepass"))
             if s in vocab:
                 if unk is not None:
+                    assert unk_token is not None  # (an unknown is pending only with a token)
                     parts.append(unk_token)
                     lengths.append(unk)
                     unk = None
@@ -336,6 +339,7 @@ class HFBpe(BPE):
             unk = size
             replaced.append((i, s, (unk_token,)))
         if unk is not None:
+            assert unk_token is not None  # (as above)
             parts.append(unk_token)
             lengths.append(unk)
         return parts, lengths, replaced
@@ -344,9 +348,10 @@ class HFBpe(BPE):
         if self._joined is None:
             return left + right
         joined = self._joined.get((left, right))
-        return (
-            joined if joined is not None else cut_join(left, right, self.continuing_subword_prefix)
-        )
+        if joined is not None:
+            return joined
+        assert self.continuing_subword_prefix is not None  # (`_joined` is made only with one)
+        return cut_join(left, right, self.continuing_subword_prefix)
 
     def _merge(
         self, parts: list[str], lengths: list[int], dropout: float | None

@@ -193,7 +193,7 @@ class BPE:
     def __init__(
         self,
         vocab: dict[str, int],
-        merges: list[tuple[str, str]],
+        merges: list[tuple[str, str]] | None,
         *,
         rank_by: str = "merges",
         end_of_word: str | None = None,
@@ -499,7 +499,7 @@ def _merges_from_ranks(vocab: dict[str, int], special: dict[str, int]) -> list[t
     return merges
 
 
-# ---- pausing the cyclic garbage collector while training -------------------------------------------
+# ---- pausing the cyclic garbage collector while training -----------------------------------------
 class _GcPause:
     """While any training runs, keep Python's cyclic garbage collector off: training allocates
     millions of small acyclic objects, and the collections they trigger cost ~10% of the time.

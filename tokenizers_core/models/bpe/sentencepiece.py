@@ -228,6 +228,10 @@ class SentencePieceSplit(SentencePieceBpe):
     def merges(self) -> list[tuple[str, str]]:
         return []
 
+    @merges.setter
+    def merges(self, merges: list[tuple[str, str]]) -> None:
+        raise AttributeError(f"a sentencepiece {self.kind} model merges nothing: no merges to set")
+
     def encode_spans(
         self, text: str, *, vocabulary: dict[str, int] | None = None
     ) -> list[tuple[int, int]]:

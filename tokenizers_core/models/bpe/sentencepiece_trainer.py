@@ -61,7 +61,7 @@ def _f32(x: float) -> float:
     return struct.unpack("f", struct.pack("f", x))[0]
 
 
-# ---- sentences -> words ---------------------------------------------------------------------------
+# ---- sentences -> words --------------------------------------------------------------------------
 def normalize_line(line: str) -> str:
     """The identity rule with sentencepiece's whitespace handling.
 
@@ -146,6 +146,11 @@ class _Symbol:
 
     def sort_key(self) -> tuple[int, int, str]:
         return (-self.freq, len(self.chars), self.chars)
+
+    def pair(self) -> tuple[str, str]:
+        """The two symbols a candidate joins (only a character has none)."""
+        assert self.left is not None and self.right is not None, "a character joins nothing"
+        return self.left.chars, self.right.chars
 
 
 class SentencePieceBpeTrainer:
@@ -325,7 +330,7 @@ class SentencePieceBpeTrainer:
         for sym in self._walk():
             if len(out) >= k:
                 break
-            out.append((sym.left.chars, sym.right.chars, sym.freq))
+            out.append((*sym.pair(), sym.freq))
         return tuple(out)
 
     def _merge(self, best: _Symbol) -> list[int]:
@@ -370,18 +375,18 @@ class SentencePieceBpeTrainer:
             self._dup.add(best.chars)
             tied = self._ties(best)
             self.final.append(best.chars)  # record the piece
-            self.merges.append((best.left.chars, best.right.chars))
+            self.merges.append(best.pair())
             changed = self._merge(best)  # merge it everywhere
             self._remove(best)
             if table is not None:
                 self.tables.append(table)
             step = BpeMergeStep(
                 index=len(self.final) - 1,
-                pair=(best.left.chars, best.right.chars),
+                pair=best.pair(),
                 count=best.freq,
                 new_symbol=best.chars,
                 new_id=len(META_PIECES) + len(self.final) - 1,
-                tied=tuple((s.left.chars, s.right.chars) for s in tied),
+                tied=tuple(s.pair() for s in tied),
                 n_tied=len(tied),
                 ties_more=False,
                 changed_words=tuple(self.word_keys[i] for i in changed[:12]),

@@ -64,6 +64,8 @@ class BpeSession:
                 f"unknown BPE variant {variant!r}; choose one of: {', '.join(VARIANTS)}"
             )
         lines = text.splitlines()
+        # a BpeTrainer or a SentencePieceBpeTrainer: read alike (steps, tables, the word table)
+        self.trainer: Any
         if variant == "bpe":
             self.trainer = bpe_trainer(lines, vocab_size, record_top=TOP_K, **options)
         elif variant == "byte_bpe":
@@ -207,9 +209,11 @@ class BpeSession:
         if step is None:
             return []
         self.prepare_views()
+        spelled = self._spelled
+        assert spelled is not None  # (prepare_views made it)
         out = []
         for i in self.order:
-            if step.new_symbol not in self._spelled[i]:
+            if step.new_symbol not in spelled[i]:
                 continue  # a merge makes its symbol: a word without it is as was
             now = self.segmentation(i, k)
             before = self.segmentation(i, k - 1)
@@ -241,7 +245,7 @@ def training_session(text: str, variant: str, vocab_size: int, **options: Any) -
     return BpeSession(text, variant, vocab_size, options)
 
 
-# ---- encoding, step by step ------------------------------------------------------------------------
+# ---- encoding, step by step ----------------------------------------------------------------------
 @dataclass(frozen=True)
 class PieceTrace:
     """How one pre-tokenised piece was encoded: its text, where it is in the original text, the

@@ -96,9 +96,9 @@ class HFUnigram(Unigram):
             pid = self.vocab.get(string)
             if pid is None and self.byte_fallback:
                 pieces = [byte_piece(b) for b in string.encode("utf-8", "surrogatepass")]
-                ids = [self.vocab.get(p) for p in pieces]
-                if None not in ids:
-                    out.extend((p, i, start, end) for p, i in zip(pieces, ids))
+                known = [(p, i) for p in pieces if (i := self.vocab.get(p)) is not None]
+                if len(known) == len(pieces):  # every byte is a piece
+                    out.extend((p, i, start, end) for p, i in known)
                     continue
             if pid is None:
                 pid = self._piece_id(string)

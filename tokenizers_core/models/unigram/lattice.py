@@ -57,7 +57,10 @@ class Node:
         self.prev: Node | None = None
 
     def __repr__(self) -> str:
-        return f"Node({self.piece!r}, {self.pos}:{self.pos + self.length}, id={self.id}, {self.score:.4f})"
+        return (
+            f"Node({self.piece!r}, {self.pos}:{self.pos + self.length}, id={self.id}, "
+            f"{self.score:.4f})"
+        )
 
 
 class Lattice:
@@ -113,13 +116,14 @@ class Lattice:
         return path, self.eos.backtrace_score
 
     def forward(self, inv_theta: float = 1.0) -> list[float]:
-        """alpha[node_id]: log of the summed probability of all paths from BOS to the node's start."""
+        """alpha[node_id]: log of the summed probability of all paths from BOS to the node's
+        start."""
         alpha = [0.0] * len(self.nodes)
         for pos in range(len(self.text) + 1):
             lefts = self.end_nodes[pos]
             for rnode in self.begin_nodes[pos]:
                 alpha[rnode.node_id] = logsumexp(
-                    [inv_theta * l.score + alpha[l.node_id] for l in lefts]
+                    [inv_theta * left.score + alpha[left.node_id] for left in lefts]
                 )
         return alpha
 
@@ -149,7 +153,7 @@ def logsumexp(values: Sequence[float]) -> float:
     return m + math.log(sum(math.exp(v - m) for v in values))
 
 
-# ---- A* n-best (sentencepiece's Lattice::NBest), with libstdc++'s heap discipline -------------------
+# ---- A* n-best (sentencepiece's Lattice::NBest), with libstdc++'s heap discipline ----------------
 
 
 class _Hyp:
@@ -175,7 +179,8 @@ def _heap_push(heap: list[_Hyp], value: _Hyp) -> None:
 
 
 def _heap_pop(heap: list[_Hyp]) -> _Hyp:
-    """std::pop_heap + pop_back: libstdc++ sinks the hole to a leaf, then pushes the last value up."""
+    """std::pop_heap + pop_back: libstdc++ sinks the hole to a leaf, then pushes the last value
+    up."""
     top = heap[0]
     last = heap.pop()
     n = len(heap)
@@ -253,7 +258,7 @@ def sample_path(lat: Lattice, inv_theta: float, rng: random.Random) -> list[Node
     out: list[Node] = []
     while True:
         lefts = lat.end_nodes[node.pos]
-        weights = [math.exp(alpha[l.node_id] + inv_theta * l.score - z) for l in lefts]
+        weights = [math.exp(alpha[left.node_id] + inv_theta * left.score - z) for left in lefts]
         node = rng.choices(lefts, weights=weights)[0]
         if node is lat.bos:
             break

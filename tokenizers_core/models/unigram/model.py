@@ -124,7 +124,7 @@ class Unigram:
             raise InvalidInput(f"a Unigram model needs exactly one <unk> piece, found {len(unk)}")
         self._pieces = [(p, f32(s)) for p, s in pieces]
         self.types = types
-        self.unk_id = unk[0]
+        self.unk_id: int | None = unk[0]  # (always set here; `HFUnigram` may have none)
         self.byte_fallback = byte_fallback
         self.vocab: dict[str, int] = {}
         self._reserved: dict[str, int] = {}
@@ -136,7 +136,8 @@ class Unigram:
             p for (p, _s), t in zip(self._pieces, types) if t == CONTROL
         )
         # The trie: nested dicts char -> child; key "" holds (id, score, is_user_defined) of a
-        # piece ending there (unused pieces keep their path but no entry, as sentencepiece skips them).
+        # piece ending there (unused pieces keep their path but no entry, as sentencepiece skips
+        # them).
         self._trie: dict[str, Any] = {}
         for i, ((piece, score), t) in enumerate(zip(self._pieces, types)):
             if t in (NORMAL, USER_DEFINED, UNUSED):
@@ -168,8 +169,9 @@ class Unigram:
         does beyond it (control pieces never matched in text, user-defined pieces) the
         tokenizer.json writer expresses with added tokens (`formats/hf_json_writer.py`).
 
-        >>> Unigram([("<unk>", 0.0), ("a", -1.5)]).to_hf_config()
-        {'type': 'Unigram', 'unk_id': 0, 'vocab': [['<unk>', 0.0], ['a', -1.5]], 'byte_fallback': False}
+        >>> Unigram([("<unk>", 0.0), ("a", -1.5)]).to_hf_config()  # doctest: +NORMALIZE_WHITESPACE
+        {'type': 'Unigram', 'unk_id': 0, 'vocab': [['<unk>', 0.0], ['a', -1.5]],
+         'byte_fallback': False}
         """
         return {
             "type": "Unigram",
@@ -196,7 +198,10 @@ class Unigram:
         """sentencepiece's PieceToId: reserved pieces first, then the vocabulary, else <unk>."""
         if piece in self._reserved:
             return self._reserved[piece]
-        return self.vocab.get(piece, self.unk_id)
+        pid = self.vocab.get(piece, self.unk_id)
+        if pid is None:  # (only a Hugging Face model may have no unknown piece)
+            raise InvalidInput(f"{piece!r} is not a piece and this Unigram model has no unk_id")
+        return pid
 
     def tokenize(self, text: str) -> list[tuple[str, int, int, int]]:
         """The best segmentation of a normalised text as (token, id, start, end)."""
@@ -222,9 +227,10 @@ class Unigram:
         n = len(text)
         has_single = False
         while j < n:
-            node = node.get(text[j])
-            if node is None:
+            child = node.get(text[j])
+            if child is None:
                 break
+            node = child
             j += 1
             entry = node.get("")
             if entry is not None:
@@ -250,7 +256,8 @@ class Unigram:
         """The Viterbi search as steps: one `viterbi` step per end position 1..N, then one
         `viterbi_backtrack` step per piece of the best path (right to left).
 
-        >>> m = Unigram([("<unk>", 0.0), ("a", -1.0), ("b", -1.0), ("ab", -1.5)], types=[2, 1, 1, 1])
+        >>> m = Unigram([("<unk>", 0.0), ("a", -1.0), ("b", -1.0), ("ab", -1.5)],
+        ...             types=[2, 1, 1, 1])
         >>> [(s.kind, getattr(s, "best", None)) for s in m.viterbi_steps("ab")][:2]
         [('viterbi', -1.0), ('viterbi', -1.5)]
         """
@@ -401,7 +408,7 @@ def lattice_steps(tokenizer: Any, text: str) -> tuple[str, list[Step]]:
     return normalized, list(model.viterbi_steps(normalized))
 
 
-# ---- the tiny demo model of the lattice view -------------------------------------------------------
+# ---- the tiny demo model of the lattice view -----------------------------------------------------
 
 DEMO_PIECES: tuple[tuple[str, float], ...] = (
     ("<unk>", 0.0),

@@ -193,9 +193,10 @@ def lattice_edges(text: str, trie: dict[str, Any], unk: int | None) -> list[tupl
         single = False
         j = i
         while j < n:
-            node = node.get(text[j])
-            if node is None:
+            child = node.get(text[j])
+            if child is None:
                 break
+            node = child
             j += 1
             pid = node.get("")
             if pid is not None:

@@ -56,7 +56,7 @@ from .train_loops import (
 
 _LINE_END = "\0"  # sentencepiece's boundary after each line in its suffix array
 
-# ---- the step -------------------------------------------------------------------------------------
+# ---- the step ------------------------------------------------------------------------------------
 
 
 @register_step
@@ -164,6 +164,12 @@ class UnigramTrainer:
     one of them, then `user_defined_symbols` (sentencepiece's flag: always one piece, never cut
     by training, which treats them as boundaries).
     """
+
+    # made by `_build_lattices`: each word's edges (start, end, piece), the trie of the seed
+    # pieces, and the lattices of pieces split so far (piece -> its edges)
+    lattices: list[list[tuple[int, int, int]]]
+    _seed_trie: dict[str, Any]
+    _piece_lattices: dict[int, list[tuple[int, int, int]]]
 
     def __init__(
         self,
@@ -376,7 +382,7 @@ class UnigramTrainer:
         self.order = list(range(len(self.pieces)))  # the live pieces in sentencepiece's order
         self.index = {p: i for i, p in enumerate(self.pieces)}
 
-    # ---- 3. lattices (built once, thinned as pieces die) --------------------------------------------
+    # ---- 3. lattices (built once, thinned as pieces die) -----------------------------------------
     def _build_lattices(self) -> None:
         trie: dict[str, Any] = {}
         for i, p in enumerate(self.pieces):
@@ -387,7 +393,7 @@ class UnigramTrainer:
         self._seed_trie = trie
         self.unk_index = len(self.pieces)  # a pseudo piece for uncovered characters
         self.lattices = [lattice_edges(w, trie, self.unk_index) for w in self.words]
-        self._piece_lattices: dict[int, list[tuple[int, int, int]]] = {}
+        self._piece_lattices = {}
 
     def _compact_lattices(self) -> None:
         """Drop the edges of dead pieces; a dead character's edge becomes an unknown edge (as
@@ -415,7 +421,7 @@ class UnigramTrainer:
         probs.append(math.exp(self._unk_score()))
         return probs
 
-    # ---- 4. EM -------------------------------------------------------------------------------------
+    # ---- 4. EM -----------------------------------------------------------------------------------
     def _e_step(self) -> tuple[list[float], float]:
         """Expected count of every piece, and the corpus log-likelihood, by forward-backward."""
         probs = self._probabilities()
@@ -446,7 +452,7 @@ class UnigramTrainer:
         self.order = kept
         return char_died
 
-    # ---- 5. pruning ---------------------------------------------------------------------------------
+    # ---- 5. pruning ------------------------------------------------------------------------------
     def _prune(self, desired: int) -> tuple[list[tuple[str, float]], int]:
         """Remove the pieces whose loss is smallest, down to max(desired, shrink x size).
 
@@ -454,7 +460,7 @@ class UnigramTrainer:
         pieces went in all (also those on no best path, or never the best split of
         themselves). As sentencepiece, the survivors' new order is the pieces kept whatever
         they cost, then the rest by loss; an unknown character counts as the first piece."""
-        order, logp, unk = self.order, self.logp, self.unk_index
+        order, logp = self.order, self.logp
         unk_score = self._unk_score()
         freq, self._tokens = self._viterbi_frequencies()
         total = sum(freq[i] for i in order)
@@ -522,7 +528,7 @@ class UnigramTrainer:
             return None
         return alt[0], [self.order[0] if n == self.unk_index else n for n in alt[1]]
 
-    # ---- 6. the final vocabulary ------------------------------------------------------------------
+    # ---- 6. the final vocabulary -----------------------------------------------------------------
     def _finalize(self) -> None:
         used, _tokens = self._viterbi_frequencies()
         live = {self.pieces[i]: self.logp[i] for i in self.order if used[i]}
@@ -549,7 +555,7 @@ class UnigramTrainer:
             )
         self._final = sorted(final.items(), key=lambda kv: (-kv[1], kv[0]))
 
-    # ---- steps ----------------------------------------------------------------------------------------
+    # ---- steps -----------------------------------------------------------------------------------
     def _record(
         self,
         round_no: int,
@@ -582,7 +588,7 @@ class UnigramTrainer:
             log_likelihood=float(loglik),
             tokens=int(getattr(self, "_tokens", 0)),
             num_pruned=num_pruned,
-            pruned=tuple((p, float(l)) for p, l in pruned[:12]),
+            pruned=tuple((p, float(loss)) for p, loss in pruned[:12]),
             survivors=tuple((p, float(s)) for p, s in strongest),
             samples=samples,
             final=final,

@@ -44,9 +44,10 @@ def viterbi(
         has_single = False
         j = i
         while j < n:
-            node = node.get(text[j])
-            if node is None:
+            child = node.get(text[j])
+            if child is None:
                 break
+            node = child
             j += 1
             entry = node.get("")
             if entry is None:

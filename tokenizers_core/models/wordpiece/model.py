@@ -1,10 +1,11 @@
 """WordPiece: greedy longest-match encoding over a vocabulary of pieces (BERT's model).
 
-Encoding one word (the 'How it works' guide's loop): at each start position the window `word[start:end]` shrinks from the
-right one character at a time until it is in the vocabulary (with the continuation prefix `##`
-when start > 0); the match is kept and the next window starts where it ended. If some position has
-no match at all, the *whole* word becomes `[UNK]`; a word longer than `max_input_chars_per_word`
-(100) is `[UNK]` without probing. This is Hugging Face's `models.WordPiece` rule.
+Encoding one word (the 'How it works' guide's loop): at each start position the window
+`word[start:end]` shrinks from the right one character at a time until it is in the vocabulary (with
+the continuation prefix `##` when start > 0); the match is kept and the next window starts where it
+ended. If some position has no match at all, the *whole* word becomes `[UNK]`; a word longer than
+`max_input_chars_per_word` (100) is `[UNK]` without probing. This is Hugging Face's
+`models.WordPiece` rule.
 
 >>> wp = WordPiece({"[UNK]": 0, "play": 1, "##ing": 2, "un": 3, "##aff": 4, "##able": 5})
 >>> [t for t, *_ in wp.tokenize("playing")]
@@ -176,7 +177,10 @@ class WordPiece:
         return len(self.vocab)
 
     def describe(self) -> str:
-        return f"WordPiece ({len(self.vocab):,} tokens, {self.continuing_subword_prefix!r} continuations)"
+        return (
+            f"WordPiece ({len(self.vocab):,} tokens, "
+            f"{self.continuing_subword_prefix!r} continuations)"
+        )
 
     def tokenize(self, word: str) -> list[tuple[str, int, int, int]]:
         """Greedy longest match of one word: `[(token, id, start, end), ...]`, positions in
@@ -283,10 +287,11 @@ def vocab_from_text(text: str, **options) -> WordPiece:
 
     >>> vocab_from_text("[UNK]\\nplay\\n##ing\\n").vocab
     {'[UNK]': 0, 'play': 1, '##ing': 2}
-    >>> vocab_from_text("play\\n##ing")
+    >>> vocab_from_text("play\\n##ing")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    tokenizers_core.errors.InvalidInput: the vocabulary has no unknown token '[UNK]'; WordPiece needs it for words it cannot split
+    tokenizers_core.errors.InvalidInput: the vocabulary has no unknown token '[UNK]'; WordPiece
+    needs it for words it cannot split
     """
     if not isinstance(text, str):
         raise InvalidInput("the vocabulary must be text, one token a line")

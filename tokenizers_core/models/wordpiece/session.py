@@ -105,6 +105,7 @@ class WordPieceSession:
         """Word i's symbols after k merges."""
         t = self.trainer
         ids = self._first_ids(i)
+        assert t.history is not None  # (the session's trainer records it: record_history=True)
         for j in t.history[i]:
             if j > k:
                 break

@@ -14,8 +14,9 @@ cross-multiplying, never as rounded floats), then the higher pair count, then th
 `(id(left), id(right))`; ids go to the special tokens, then to the initial symbols in code-point
 (Python `str`) order, then to new symbols in creation order.
 
-LeetLLM's example (its tokenization article): with freq(t)=1000, freq(h)=800, freq(th)=500 and freq(x)=10, freq(z)=8,
-freq(xz)=7, BPE merges "th" (500 > 7) but WordPiece merges "xz" (7/80 > 500/800000).
+LeetLLM's example (its tokenization article): with freq(t)=1000, freq(h)=800, freq(th)=500 and
+freq(x)=10, freq(z)=8, freq(xz)=7, BPE merges "th" (500 > 7) but WordPiece merges "xz"
+(7/80 > 500/800000).
 
 >>> trainer = WordPieceTrainer({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, vocab_size=30)
 >>> step = trainer.step()
@@ -143,7 +144,8 @@ def _ranked(rows: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, 
 
 
 def _pairs_of(word: list[int]) -> list[int]:
-    """The adjacent pair keys of a word, with repeats: [1, 2, 1, 2] -> keys of (1,2), (2,1), (1,2)."""
+    """The adjacent pair keys of a word, with repeats: [1, 2, 1, 2] -> keys of (1,2), (2,1),
+    (1,2)."""
     return [(word[i] << _SHIFT) | word[i + 1] for i in range(len(word) - 1)]
 
 
