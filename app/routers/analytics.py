@@ -35,6 +35,8 @@ from ..services.analytics import (
     sweep_url,
     sweep_view,
     tax_chart_rows,
+    tax_heads,
+    tax_labels,
     tax_names,
     tax_rows,
     tax_table,
@@ -64,11 +66,13 @@ def tax_page(
     data = tax_table(request, names, leave_out_failures=not tok)
     names = [n for n in names if n not in data["left_out"]]
     chosen = chart if chart in names else None
+    labels = tax_labels(request, all_names, yours)
     ctx = {
         "names": names,
         "all_names": all_names,
         "chart_name": chosen or names[0],
-        "labels": {o["value"]: o["label"] for o in yours},
+        "labels": labels,
+        "heads": tax_heads(labels),
         "sort": sort,
         "params": {"tok": tok or None, "chart": chosen},
         "bands": PREMIUM_BANDS,
@@ -89,12 +93,12 @@ def tax_api(
     return {
         "languages": [
             {
-                "code": l.code,
-                "name": l.name,
-                "direction": l.direction,
-                "script": data["scripts"][l.code],
+                "code": lang.code,
+                "name": lang.name,
+                "direction": lang.direction,
+                "script": data["scripts"][lang.code],
             }
-            for l in data["languages"]
+            for lang in data["languages"]
         ],
         "counts": data["counts"],
         "unknown": data["unknown"],

@@ -26,6 +26,7 @@ from ..services.compare import (
     bos_note,
     build_columns,
     choices,
+    chosen_columns,
     default_columns,
     params,
     validate,
@@ -71,6 +72,7 @@ def compare_page(
         "bos_note": None,
         "params": params(text, specs, corpus, vocab, ref, special, bos),
     }
+    ctx["chosen"] = chosen_columns(ctx["choices"], ctx["params"])
     status = 200
     try:
         validate(request, text, specs, vocab)

@@ -29,6 +29,33 @@ from ..urls import url_with
 
 
 # ---- the multilingual tax ---------------------------------------------------------------------
+def tax_labels(request: Request, names: list[str], yours: list[dict[str, str]]) -> dict[str, str]:
+    """Each tokeniser's name for people (the checkboxes, the tooltips): a bundled one's label,
+    an upload's picker label."""
+    labels = {n: e.label for n, e in pretrained.bundled().items() if n in names}
+    return {**labels, **{o["value"]: o["label"] for o in yours}}
+
+
+def tax_heads(labels: dict[str, str]) -> dict[str, tuple[str, str | None]]:
+    """Each column head: (a short name, the bundled tokeniser's id under it, or None for an
+    upload, whose handle means nothing to people)."""
+    return {
+        n: (short_label(label), None if n.startswith(UPLOAD_PREFIX) else n)
+        for n, label in labels.items()
+    }
+
+
+def short_label(label: str) -> str:
+    """A column head's name: a label without its parenthesis or its second clause.
+
+    >>> short_label("GPT-2 (r50k_base, byte-level BPE)")
+    'GPT-2'
+    >>> short_label("GPT-3 text-davinci-003, Codex (p50k_base, byte-level BPE)")
+    'GPT-3 text-davinci-003'
+    """
+    return label.split(" (")[0].split(", ")[0] or label
+
+
 def script_label(script: str) -> str:
     return script if len(script) <= 3 else script.title()
 

@@ -26,13 +26,19 @@ from .handover import tokenizer_spec
 
 INLINE = 5_000  # vocabularies up to this size are audited within the request
 PAGE = 50  # table rows per page
-VERSION = "1"  # part of a job's id: a new audit rule means a new job
+VERSION = "2"  # part of a job's id: a new audit rule means a new job (2: "duplicate" is same bytes)
 FLAG_LABELS = {
     "intermediate": "Intermediate (only inside longer tokens on the corpus)",
-    "duplicate": "Near-duplicate (case, leading space, ## variants)",
+    "duplicate": "Duplicate (another id stands for the same bytes)",
     "unseen": "Unseen on the corpus",
 }
-FILTERS = [(c, LABELS[c]) for c in CATEGORIES] + [(f, FLAG_LABELS[f]) for f in FLAGS]
+# what is wrong first: the problem categories, then the flags, the healthy entries last
+PROBLEMS = tuple(c for c in CATEGORIES if c != "ok")
+FILTERS = (
+    [(c, LABELS[c]) for c in PROBLEMS]
+    + [(f, FLAG_LABELS[f]) for f in FLAGS]
+    + [("ok", LABELS["ok"])]
+)
 
 _REPORTS = RunCache(8)  # finished reports, per server process
 
@@ -85,14 +91,42 @@ def check_filter(category: str) -> str | None:
 def page_of(
     report: AuditReport, category: str, q: str, page: int, per_page: int = PAGE
 ) -> dict[str, Any]:
-    """One page of the table: the rows, the page (clamped, 0-based), pages and the count."""
+    """One page of the table: the rows, the page (clamped, 0-based), pages and the count;
+    with no category, every entry, what is wrong first (`healthy`: how many are not, and
+    `healthy_page`, the page where they start)."""
     if page < 0:
         raise InvalidInput("page must be 0 or more")
     found = report.select(check_filter(category), q)
+    healthy = None
+    if not category:
+        found = problems_first(report, found)
+        healthy = sum(1 for h in found if _rank(report, h) == HEALTHY)
     pages = max(1, -(-len(found) // per_page))
     page = min(page, pages - 1)
     rows = [row(report, h) for h in found[page * per_page : (page + 1) * per_page]]
-    return {"rows": rows, "page": page, "pages": pages, "found": len(found)}
+    return {
+        "rows": rows,
+        "page": page,
+        "pages": pages,
+        "found": len(found),
+        "healthy": healthy,  # None when a category is chosen
+        "healthy_page": None if healthy is None else (len(found) - healthy) // per_page,
+    }
+
+
+def problems_first(report: AuditReport, entries: list[Health]) -> list[Health]:
+    """`entries` with what is wrong first: the problem categories in `PROBLEMS` order, then
+    healthy entries flagged "duplicate", then the healthy ones; by id within each."""
+    return sorted(entries, key=lambda h: (_rank(report, h), h.id))
+
+
+HEALTHY = len(PROBLEMS) + 1  # the rank of a healthy entry with no duplicate
+
+
+def _rank(report: AuditReport, h: Health) -> int:
+    if h.category != "ok":
+        return PROBLEMS.index(h.category)
+    return HEALTHY - 1 if report.same_bytes_as(h.id) else HEALTHY
 
 
 def row(report: AuditReport, h: Health) -> dict[str, Any]:
@@ -104,12 +138,14 @@ def row(report: AuditReport, h: Health) -> dict[str, Any]:
         other = report.entry(i)
         label = shown(other)
         chips.append({"id": i, "text": other.token if label == text else label, "colour": i % 8})
+    same = [{"id": i, "text": shown(report.entry(i))} for i in report.same_bytes_as(h.id)]
     return {
         "h": h,
         "shown": text,
         "flags": report.flags(h.id),
         "seen": report.usage.seen[h.id],
         "chips": chips,
+        "same": same,
     }
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from fastapi import HTTPException, Request
 
 from tokenizers_core import chat
+from tokenizers_core.chat.encode import encode_chat
 from tokenizers_core.errors import InvalidInput
 
 from .. import display
@@ -78,8 +79,9 @@ def render(
     `config`'s (a tokenizer_config.json: `template_name` picks one of its named templates, else
     its default), else the bundled `template_name`; with no `template_name`, the tokenizer's own
     (a model folder's, Qwen3's) or, when it has none, the bundled `fallback` (the page's
-    FALLBACK_TEMPLATE; the API names none, so it asks for a template). Raises ValueError (422) for a bad template
-    or messages, NotFound (404) for an unknown tokenizer, HTTPException (413) over a limit."""
+    FALLBACK_TEMPLATE; the API names none, so it asks for a template). Raises ValueError (422)
+    for a bad template or messages, NotFound (404) for an unknown tokenizer, HTTPException
+    (413) over a limit."""
     check_messages(request, messages)
     check_template(template)
     if config is not None:  # its templates, as JSON, within the same limit
@@ -180,7 +182,32 @@ def page_context(tok: Any, rendered: chat.ChatRender) -> dict[str, Any]:
         ctx["counts"] = _counts(rendered)
         ctx["total"] = len(rendered.tokens)
         ctx["cut_chips"] = len(rendered.tokens) > MAX_CHAT_CHIPS
+        ctx["post"] = post_processed(tok, rendered)
     return ctx
+
+
+def post_processed(tok: Any, rendered: chat.ChatRender) -> dict[str, Any] | None:
+    """The ids of the rendered text encoded again as ordinary text, `tokenizer(text)` with
+    its default add_special_tokens=True: what a model receives when a server encodes the
+    prompt itself, with the post-processor's tokens (BERT's [CLS] … [SEP], Llama's BOS) around
+    apply_chat_template's ids. The double-BOS and no-BOS lints speak of these ids.
+
+    None when the post-processor adds nothing (the two are the same). Otherwise
+    {"ids": [...], "before": [(id, token)], "after": [(id, token)]}: the tokens it adds
+    before and after (when they do not simply surround the chat's ids, `before` and `after`
+    are empty and only `ids` is shown).
+    """
+    ids = rendered.ids or []
+    full = encode_chat(tok, rendered.text, add_special_tokens=True)
+    if full.ids == ids:
+        return None
+    pairs = list(zip(full.ids, full.tokens))
+    k = next(
+        (k for k in range(len(pairs) - len(ids) + 1) if full.ids[k : k + len(ids)] == ids), None
+    )
+    if k is None:
+        return {"ids": full.ids, "before": [], "after": []}
+    return {"ids": full.ids, "before": pairs[:k], "after": pairs[k + len(ids) :]}
 
 
 def _pieces(rendered: chat.ChatRender) -> list[dict[str, Any]]:
@@ -256,7 +283,8 @@ def edit(messages: list[dict[str, Any]], action: str) -> list[dict[str, Any]]:
 
     >>> [m["role"] for m in edit([{"role": "user", "content": "a"}], "add")]
     ['user', 'assistant']
-    >>> [m["content"] for m in edit([{"role": "user", "content": "a"}, {"role": "user", "content": "b"}], "up-1")]
+    >>> two = [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}]
+    >>> [m["content"] for m in edit(two, "up-1")]
     ['b', 'a']
     """
     out = list(messages)

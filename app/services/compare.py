@@ -22,6 +22,7 @@ from tokenizers_core.errors import InvalidInput, NotFound
 from .. import display
 from ..deps import check_text, resolve_tokenizer, stored_options, tokenizer_label, trained
 from ..trained import make_spec
+from ..urls import url_with
 from . import specials
 from .visualiser import step_link
 
@@ -174,6 +175,36 @@ def choices(request: Request, specs: list[str]) -> list[dict[str, str]]:
     known = {o["value"]: o for o in out}
     chosen = [known.get(s, {"value": s, "label": s}) for s in dict.fromkeys(specs)]
     return chosen + [o for o in out if o["value"] not in specs]
+
+
+def without_column(params: dict[str, Any], i: int) -> dict[str, Any]:
+    """The compare URL's `params` with column `i` dropped, the reference kept on its column
+    (the first column when the reference is the one dropped).
+
+    >>> without_column({"col": ["a", "b", "c"], "ref": 2}, 0)
+    {'col': ['b', 'c'], 'ref': 1}
+    >>> without_column({"col": ["a", "b", "c"], "ref": 1}, 1)
+    {'col': ['a', 'c'], 'ref': 0}
+    """
+    cols, ref = list(params["col"]), params["ref"]
+    del cols[i]
+    return {**params, "col": cols, "ref": ref - 1 if i < ref else 0 if i == ref else ref}
+
+
+def chosen_columns(
+    choices: list[dict[str, str]], params: dict[str, Any]
+) -> list[tuple[str, str, bool]]:
+    """The ticked columns above the results: (label, the URL without it, is it the reference),
+    in the columns' order (`choices` lists the ticked ones first, as `choices()` makes it)."""
+    labels = {o["value"]: o["label"] for o in choices}
+    return [
+        (
+            labels.get(spec, spec),
+            url_with("/compare", without_column(params, i)),
+            i == params["ref"],
+        )
+        for i, spec in enumerate(params["col"])
+    ]
 
 
 def params(

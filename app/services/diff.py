@@ -57,6 +57,24 @@ class Row:
     more_before: bool  # tokens left out before the window
     more_after_a: bool
     more_after_b: bool
+    # each side's tokens and pieces as text, with the spelling the pipeline uses when it differs
+    # (a byte-level model's `à®µ` for `வ`): see `spelled`
+    words_a: tuple[tuple[str, str], ...] = ()
+    words_b: tuple[tuple[str, str], ...] = ()
+    piece_a: tuple[str, str] | None = None
+    piece_b: tuple[str, str] | None = None
+    token: tuple[str, str] | None = None  # the renumbered token (stage "model", ids only)
+
+    @property
+    def byte_spelled(self) -> bool:
+        """Some evidence of this row is shown decoded from a byte-level spelling."""
+        pairs = [*self.words_a, *self.words_b, self.piece_a, self.piece_b, self.token]
+        return any(p and p[0] != p[1] for p in pairs)
+
+    @property
+    def has_partial(self) -> bool:
+        """Some chip shows its share of a character cut across tokens (`<E0 AE>`)."""
+        return any(c.partial for c in (*self.chips_a, *self.chips_b))
 
 
 def load_texts(request: Request, source: str, corpus: str, text: str) -> Texts:
@@ -98,8 +116,37 @@ def rows(report: DiffReport, tok_a: Any, tok_b: Any, page: int) -> list[Row]:
     return [_row(d, tok_a, tok_b) for d in shown]
 
 
+def spelled(tok: Any, value: str) -> tuple[str, str]:
+    """(the text a token or piece stands for, its spelling in `tok`'s pipeline): a byte-level
+    model writes each UTF-8 byte as one printable character, so `வ` is spelt `à®µ` and a space
+    `Ġ`; other models' spellings (`##ing`, `▁cat`) are shown as they are. Bytes that are not
+    whole characters are shown as `<E0 AE>`.
+
+    >>> import tokenizers_core as tc
+    >>> spelled(tc.load("gpt2"), "ĠcafÃ©")
+    ('·café', 'ĠcafÃ©')
+    >>> spelled(tc.load("bert-base-uncased"), "##ing")
+    ('##ing', '##ing')
+    """
+    if not display.is_byte_level(tok):
+        return value, value
+    head, stem, tail = display.split_markers(tok.model, value)
+    return head + display.token_label(display.stream_bytes(tok, stem, stem)) + tail, value
+
+
 def _row(d: Divergence, tok_a: Any, tok_b: Any) -> Row:
     enc_a, enc_b = tok_a.encode(d.text), tok_b.encode(d.text)
+    ev = d.evidence
+    extra: dict[str, Any] = {}
+    if d.stage == "model" and "word" in ev:
+        extra["words_a"] = tuple(spelled(tok_a, t) for t in ev["a"])
+        extra["words_b"] = tuple(spelled(tok_b, t) for t in ev["b"])
+    elif d.stage == "model":
+        extra["token"] = spelled(tok_a, ev["token"])
+    elif d.stage == "pre-tokenizer split":
+        for side, tok in (("a", tok_a), ("b", tok_b)):
+            if ev.get(side):
+                extra[f"piece_{side}"] = (display.visible(ev[side]["text"]), ev[side]["piece"])
     return Row(
         d,
         _window_chips(tok_a, d.text, enc_a, d.window_a),
@@ -109,6 +156,7 @@ def _row(d: Divergence, tok_a: Any, tok_b: Any) -> Row:
         ),
         more_after_a=bool(d.window_a) and d.window_a[-1][0] + 1 < len(enc_a),
         more_after_b=bool(d.window_b) and d.window_b[-1][0] + 1 < len(enc_b),
+        **extra,
     )
 
 

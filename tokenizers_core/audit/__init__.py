@@ -5,7 +5,8 @@ Each module answers one question from research on tokenizers alone (see each mod
 - `health`: each entry's primary category (ok, unreachable, never, undecodable, special) and why
   (Land & Bartolo 2024, "Fishing for Magikarp");
 - `usage`: how a corpus uses the vocabulary, and Picky BPE's intermediate tokens;
-- `vocabulary`: near-duplicate groups and per-script coverage;
+- `vocabulary`: near-duplicate groups (case and leading-space variants, for reading) and
+  per-script coverage;
 - `token_bytes` and `vocab_diff`: each entry as the bytes it stands for, and two vocabularies
   compared by them (shared, only in one, where the ids part, words split differently);
 - `merge_list`, `mix` and `mix_lp`: a BPE merge list, and the training mix it implies (Hayase et
@@ -41,12 +42,20 @@ from .health import (
     ordinary_encoder,
     vocabulary_ids,
 )
+from .token_bytes import token_entries
 from .usage import Usage, bundled_corpus, corpus_usage
 from .vocabulary import DuplicateGroup, ScriptRow, bare, dup_key, duplicate_groups, script_rows
 
 __all__ = ["AuditReport", "CATEGORIES", "FLAGS", "Health", "LABELS", "audit"]
 
-# Secondary flags an entry may carry besides its category.
+# Secondary flags an entry may carry besides its category:
+# - intermediate: only ever inside longer tokens on the corpus (Picky BPE);
+# - duplicate: another id stands for exactly the same bytes, with the same word marker (a
+#   byte-fallback piece `<0x41>` beside `A`; two entries a broken file spells alike): the model
+#   has two embeddings for one text, and the encoder ever produces at most one of them. Case
+#   and leading-space variants (`the`, ` The`) are not duplicates: they are different text,
+#   listed as near-duplicate groups for reading;
+# - unseen: neither produced nor inside a produced token on the corpus.
 FLAGS = ("intermediate", "duplicate", "unseen")
 
 Progress = Callable[[int, int, str], None]
@@ -55,7 +64,9 @@ Progress = Callable[[int, int, str], None]
 @dataclass
 class AuditReport:
     """The audit of one tokenizer: `entries` in id order (one `Health` each), the corpus
-    usage, near-duplicate groups, the script table and the time each phase took."""
+    usage, near-duplicate groups (case and space variants), the groups of ids that stand for
+    the same bytes (`same_bytes`: the "duplicate" flag), the script table and the time each
+    phase took."""
 
     tokenizer: str
     entries: list[Health]
@@ -63,12 +74,15 @@ class AuditReport:
     duplicates: list[DuplicateGroup]
     scripts: list[ScriptRow]
     timings: dict[str, float] = field(default_factory=dict)
+    same_bytes: list[DuplicateGroup] = field(default_factory=list)
     _by_id: dict[int, int] = field(default_factory=dict, repr=False)
     _group_of: dict[int, int] = field(default_factory=dict, repr=False)
+    _same_of: dict[int, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._by_id = {h.id: i for i, h in enumerate(self.entries)}
         self._group_of = {id_: g for g, group in enumerate(self.duplicates) for id_ in group.ids}
+        self._same_of = {id_: g for g, group in enumerate(self.same_bytes) for id_ in group.ids}
 
     def entry(self, id_: int) -> Health:
         """The entry of an id; ValueError for an id the vocabulary lacks."""
@@ -90,7 +104,7 @@ class AuditReport:
         out = []
         if self.usage.intermediate(id_):
             out.append("intermediate")
-        if id_ in self._group_of:
+        if id_ in self._same_of:
             out.append("duplicate")
         if self.usage.seen[id_] == 0 and self.usage.inside[id_] == 0:
             out.append("unseen")
@@ -101,9 +115,15 @@ class AuditReport:
         return {f: found.get(f, 0) for f in FLAGS}
 
     def duplicates_of(self, id_: int) -> tuple[int, ...]:
-        """The other ids in an id's near-duplicate group."""
+        """The other ids in an id's near-duplicate group (case and leading-space variants)."""
         g = self._group_of.get(id_)
         return () if g is None else tuple(i for i in self.duplicates[g].ids if i != id_)
+
+    def same_bytes_as(self, id_: int) -> tuple[int, ...]:
+        """The other ids that stand for exactly the same bytes as `id_` (its "duplicate"
+        flag's reason; () when it has none)."""
+        g = self._same_of.get(id_)
+        return () if g is None else tuple(i for i in self.same_bytes[g].ids if i != id_)
 
     def select(self, category: str | None = None, query: str = "") -> list[Health]:
         """The entries of a category or flag (None: all) whose token or text holds `query`."""
@@ -135,6 +155,7 @@ class AuditReport:
             "seen": self.usage.seen[h.id],
             "inside": self.usage.inside[h.id],
             "duplicates": list(self.duplicates_of(h.id)),
+            "same_bytes": list(self.same_bytes_as(h.id)),
         }
 
     def summary(self) -> dict[str, Any]:
@@ -145,6 +166,7 @@ class AuditReport:
             "counts": self.counts(),
             "flags": self.flag_counts(),
             "duplicate_groups": len(self.duplicates),
+            "same_bytes_groups": len(self.same_bytes),
             "intermediate_counted": self.usage.has_trees,
             "scripts": [vars(r) for r in self.scripts],
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
@@ -186,8 +208,34 @@ def audit(
     )
     report.done("corpus")
     duplicates, scripts = _vocabulary_views(tok, entries, texts)
+    same = same_bytes_groups(tok)
     report.done("vocabulary")
-    return AuditReport(tok.name or "", entries, use, duplicates, scripts, report.timings)
+    return AuditReport(tok.name or "", entries, use, duplicates, scripts, report.timings, same)
+
+
+def same_bytes_groups(tok: Any) -> list[DuplicateGroup]:
+    """Groups of two or more ordinary entries that stand for exactly the same bytes with the
+    same word marker (`token_bytes`: `##ing` continues a word and `ing` does not, so they
+    differ; special and added tokens are left out). The key is the marker and the bytes as
+    text (bytes that are not UTF-8 as `\\xe2` escapes).
+
+    >>> import tokenizers_core as tc
+    >>> same_bytes_groups(tc.load("cl100k_base"))
+    []
+    >>> groups = same_bytes_groups(tc.load("mistral_v1"))  # its byte pieces beside characters
+    >>> len(groups), [g.ids for g in groups if g.key == "A"]  # <0x41> and A
+    (125, [(68, 28741)])
+    """
+    by_key: dict[tuple[str, bytes], list[int]] = {}
+    for e in token_entries(tok):
+        if not e.special and not e.added:
+            by_key.setdefault(e.key, []).append(e.id)
+    groups = [
+        DuplicateGroup(marker + data.decode("utf-8", "backslashreplace"), tuple(ids))
+        for (marker, data), ids in by_key.items()
+        if len(ids) > 1
+    ]
+    return sorted(groups, key=lambda g: g.ids)
 
 
 def _vocabulary_views(

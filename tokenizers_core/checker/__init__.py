@@ -16,10 +16,14 @@ lines and compares what the student's code produced:
 Merges may be minbpe's (a `.model` file, "32 116" lines, JSON integer pairs: `parse.py`), checked
 as byte_bpe; a minbpe file's split pattern is the reference's unless `pattern=` is given.
 
-`ties` names the tie-break convention the reference follows (`TIE_BREAKS`): "hf" (Hugging Face's
-BpeTrainer: the pair of earlier-made symbols wins, the default) or "minbpe" (karpathy/minbpe's
-`max(stats, key=stats.get)`: the pair seen first in the text wins, since the counts keep the
-order in which pairs first occur), for a merges check of bpe or byte_bpe.
+`ties` names the conventions the reference follows (`TIE_BREAKS`, `READS`): "hf" (Hugging Face's
+BpeTrainer: the corpus read line by line, so no piece holds a line end, and on a tie the pair
+of earlier-made symbols wins; the default) or "minbpe" (karpathy/minbpe's `train(text)`: the
+whole text as one sequence, so a piece may hold a line end (a full stop and the newline
+after it are one piece of GPT-4's pattern), and on a tie the pair seen first in the text
+wins, `max(stats, key=stats.get)`), for a merges check of bpe or byte_bpe. Every merges
+report names the convention it used (`state["reads"]`), and a divergence that a line end
+explains says so.
 
 A classic mistake is named only when replaying it reproduces what they gave through the point
 of divergence (`replay.py`: the modules of `tokenizers_core/textbook/` with one mistake switched
@@ -40,6 +44,7 @@ True
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Iterable
 
 import regex
@@ -74,7 +79,24 @@ from .wordpiece import check_wordpiece
 # app/services/check.py imports the replays as `textbook`; remove once it imports `replay`
 textbook = replay
 
-__all__ = ["ALGORITHMS", "KINDS", "MISTAKES", "TIE_BREAKS", "CheckReport", "Mistake", "check"]
+__all__ = [
+    "ALGORITHMS",
+    "KINDS",
+    "MISTAKES",
+    "READS",
+    "TIE_BREAKS",
+    "CheckReport",
+    "Mistake",
+    "check",
+]
+
+# How the reference reads the corpus, by tie-break convention (see the module docstring).
+READS = {
+    "hf": "The reference reads the corpus line by line, as Hugging Face's trainers do: each "
+    "line is pre-tokenised on its own, so no piece holds a line end",
+    "minbpe": "The reference reads the corpus as one text, as minbpe's train(text) does: its "
+    "lines joined by line ends and pre-tokenised as a whole, so a piece may hold a line end",
+}
 
 TIE_BREAKS = {
     "hf": "Hugging Face's rule: on a tie, the pair of earlier-made symbols wins (the smallest "
@@ -139,8 +161,43 @@ def check(
         return check_wordpiece(lines, their, kind, vocab_size, options)
     merges = parse_merges(theirs, byte_ids=algorithm == "byte_bpe")
     if ties == "minbpe":
-        return _check_bpe_first_seen(algorithm, lines, merges, vocab_size, options)
-    return _check_bpe_merges(algorithm, lines, merges, vocab_size, options)
+        report = _check_bpe_first_seen(algorithm, lines, merges, vocab_size, options)
+    else:
+        report = _line_end_note(
+            _check_bpe_merges(algorithm, lines, merges, vocab_size, options), merges
+        )
+    return replace(report, state={**report.state, "reads": READS[ties]})
+
+
+# the symbols a line end becomes: byte-level (Ċ is "\n", č is "\r") and plain text
+_LINE_ENDS = ("Ċ", "č", "\n", "\r")
+
+
+def _line_end_note(report: CheckReport, theirs: list[tuple[str, str]]) -> CheckReport:
+    """Where their merges part from the reference (the first divergence, or where the best
+    replayed mistake stops agreeing) on a merge holding a line end, which the line-by-line
+    reference never sees: say that their corpus was read whole, as minbpe's is, and how to
+    check that. Otherwise the report as it is."""
+    if report.ok:
+        return report
+    at = [report.first_divergence, *(m.agrees + 1 for m in report.mistakes)]
+    k = next(
+        (
+            k
+            for k in sorted(set(at))
+            if k <= len(theirs) and any(e in "".join(theirs[k - 1]) for e in _LINE_ENDS)
+        ),
+        None,
+    )
+    if k is None:
+        return report
+    note = (
+        f"{READS['hf']}. Your merge {k}, {pair_text(theirs[k - 1])}, holds a line end (Ċ is a "
+        "newline in the byte-level alphabet): your trainer read the whole text as one "
+        "sequence, as minbpe's train(text) does. Check with minbpe's conventions "
+        "(ties=minbpe), which read the corpus that way."
+    )
+    return replace(report, explanation=f"{report.explanation} {note}")
 
 
 def _sniff(algorithm: str, theirs: Any, text: str | None) -> str:
@@ -318,7 +375,7 @@ def _check_bpe_first_seen(
 ) -> CheckReport:
     """Merges against the textbook trainer with minbpe's tie-break (the pair seen first wins):
     the same word table, recounted at every merge (so small corpora only, as the replays)."""
-    table, _variants = _bpe_sequences(variant, lines, options)
+    table = _whole_text_table(variant, lines, options)
     size = sum(len(w) for w, _f in table)
     if size * max(len(theirs), 1) > REPLAY_BUDGET or len(theirs) > MAX_REPLAY_MERGES:
         raise InvalidInput(
@@ -349,8 +406,8 @@ def _check_bpe_first_seen(
             first_divergence=None,
             state=state,
             explanation=(
-                f"All {len(ours)} merges equal the reference's (minbpe's tie-break), in the same "
-                "order."
+                f"All {len(ours)} merges equal the reference's, in the same order (minbpe's "
+                "conventions: the whole text as one sequence, the pair seen first wins a tie)."
             ),
             **common,
         )
@@ -402,6 +459,20 @@ def _check_bpe_first_seen(
     return CheckReport(
         first_divergence=k, explanation=text, expected=step.pair, got=got, state=state, **common
     )
+
+
+def _whole_text_table(variant: str, lines: list[str], options: dict[str, Any]) -> list:
+    """minbpe's word table: the whole text (its lines joined by line ends) pre-tokenised as one,
+    each piece with its count, in the order pieces first occur (so the pair counts keep the
+    order in which pairs first occur, as minbpe's do). For bpe (Whitespace words), the same as
+    reading line by line: a line end is whitespace, never inside a word.
+
+    >>> _whole_text_table("byte_bpe", ["Hi.", "Hi."], {"pattern": "cl100k"})[:2]
+    [(('H', 'i'), 2), (('.', 'Ċ'), 1)]
+    """
+    if variant != "byte_bpe":
+        return _bpe_sequences(variant, lines, options)[0]
+    return list(byte_bpe_word_table(["\n".join(lines)], options.get("pattern", "gpt2")).items())
 
 
 def _merged_table(table: list, merges: list[tuple[str, str]]) -> list:

@@ -39,18 +39,45 @@ def textbook_merges(
     `join` (how two symbols make one: WordPiece's drops the right side's prefix), WordPiece
     (`textbook.wordpiece_train`, `score` "likelihood" or the mistake "count").
     """
+    return list(islice(_pairs(seqs, weighted, ties, score, join), n))
+
+
+def agreement(
+    seqs: Sequences,
+    theirs: Sequence[tuple[str, str]],
+    n: int,
+    *,
+    weighted: bool = True,
+    ties: str = "ids",
+    score: str = "count",
+    join: Callable[[str, str], str] | None = None,
+) -> int:
+    """How many of `theirs` the replay (as `textbook_merges`) gives in a row from the first,
+    looking at most `n` far; it stops at the first difference, so a mistake that parts early
+    costs little.
+
+    >>> words = [(("l", "o", "w", "</w>"), 5), (("l", "o", "w", "e", "r", "</w>"), 2)]
+    >>> agreement(words, [("l", "o"), ("lo", "w"), ("x", "y")], 10)
+    2
+    """
+    agree = 0
+    for ours, their in zip(islice(_pairs(seqs, weighted, ties, score, join), n), theirs):
+        if ours != their:
+            break
+        agree += 1
+    return agree
+
+
+def _pairs(seqs: Sequences, weighted: bool, ties: str, score: str, join):
+    """The replay's merges, one at a time (see `textbook_merges`)."""
     table = dict(seqs)
     if join is None:
-        pairs = (s.pair for s in bpe_train(table, UNLIMITED, weighted=weighted, ties=ties))
-    else:
-        cut = len("0123456789") - len(join("", "0123456789"))  # the prefix `join` cuts off
-        pairs = (
-            s.pair
-            for s in wordpiece_train(
-                table, UNLIMITED, prefix="#" * cut, special_tokens=(), score=score
-            )
-        )
-    return list(islice(pairs, n))
+        return (s.pair for s in bpe_train(table, UNLIMITED, weighted=weighted, ties=ties))
+    cut = len("0123456789") - len(join("", "0123456789"))  # the prefix `join` cuts off
+    return (
+        s.pair
+        for s in wordpiece_train(table, UNLIMITED, prefix="#" * cut, special_tokens=(), score=score)
+    )
 
 
 def encode_by_count(symbols: Sequence[str], rank: Callable[[str, str], int | None]) -> list[str]:

@@ -111,21 +111,22 @@ def replay_mistakes(
     variants: dict[str, tuple[list, dict]], theirs: list, k: int, join=None, explain=None
 ) -> tuple[tuple[Mistake, ...], tuple[str, ...]]:
     """Replay each mistaken trainer far enough to compare with their merges; name those that
-    reproduce theirs through merge k."""
-    n = min(len(theirs), k + 20, MAX_REPLAY_MERGES)
+    reproduce theirs through merge k. A replay goes as far as their merges do (within the
+    budget), so a mistake that explains all of them says "all N", as a check under that
+    convention does (minbpe's tie-break: "identical, all N"), not merely the first k + 20."""
     found: dict[str, Mistake] = {}
     notes = []
     for name, (seqs, kw) in variants.items():
         size = sum(len(s) for s, _ in seqs)
-        if size * n > REPLAY_BUDGET or k > MAX_REPLAY_MERGES:
+        if size * min(len(theirs), k + 20) > REPLAY_BUDGET or k > MAX_REPLAY_MERGES:
             notes.append(
                 f"The classic mistakes were not replayed: merge {k} on this corpus is "
                 "too far for the slow textbook replays (they recount everything at "
                 f"every merge; at most {MAX_REPLAY_MERGES} merges on a small corpus)."
             )
             break
-        merges = replay.textbook_merges(seqs, n, join=join, **kw)
-        agree = prefix_agreement(merges, theirs)
+        n = min(len(theirs), MAX_REPLAY_MERGES, max(k + 20, REPLAY_BUDGET // max(size, 1)))
+        agree = replay.agreement(seqs, theirs, n, join=join, **kw)
         key = "across_words" if name.startswith("across_words") else name
         if agree >= k and (key not in found or found[key].agrees < agree):
             found[key] = Mistake(
