@@ -141,7 +141,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         workers=settings.sandbox_workers,
         cpu_seconds=settings.sandbox_cpu_seconds,
         memory_mb=settings.sandbox_memory_mb,
-        wall_seconds=settings.sandbox_cpu_seconds + 1,
         parse_seconds=settings.sandbox_parse_seconds,
         parse_memory_mb=settings.sandbox_parse_memory_mb,
     )

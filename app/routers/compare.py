@@ -53,7 +53,7 @@ def compare_page(
     text = DEFAULT_TEXT if text is None else text
     specs = [c for c in (col or default_columns()) if c]
     ref = ref if 0 <= ref < len(specs) else 0  # the reference column was unticked
-    ctx = {
+    ctx: dict[str, Any] = {
         "text": text,
         "specs": specs,
         "corpus": corpus,
@@ -76,10 +76,10 @@ def compare_page(
     status = 200
     try:
         validate(request, text, specs, vocab)
-        ctx["columns"] = build_columns(
+        columns = build_columns(
             request, text, specs, corpus, vocab, ref, train_now=wait, special=special, bos=bos
         )
-        ctx["bos_note"] = bos_note(ctx["columns"])
+        ctx["columns"], ctx["bos_note"] = columns, bos_note(columns)
     except BAD_INPUT as exc:  # shown above the columns, the form kept
         ctx["error"], status = bad_input(exc)
     return render(request, "compare.html", ctx, block="columns", status_code=status)

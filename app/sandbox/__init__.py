@@ -47,25 +47,40 @@ _ACTIVE: list["Sandbox"] = []  # started sandboxes, the latest runs the searches
 _ACTIVE_LOCK = threading.Lock()
 
 
+def backstop_wall(cpu_seconds: float) -> float:
+    """The wall-clock seconds after which a child with `cpu_seconds` of CPU is killed whatever it
+    is doing: the CPU budget scaled as the searches' backstop is (`user_regex.CHILD_WALL_FACTOR`,
+    `CHILD_WALL_SLACK`), so a child on a loaded machine gets its CPU seconds before the kill.
+
+    >>> backstop_wall(4) > 4
+    True
+    """
+    return cpu_seconds * user_regex.CHILD_WALL_FACTOR + user_regex.CHILD_WALL_SLACK
+
+
 class Sandbox:
     def __init__(
         self,
         workers: int = 2,
         cpu_seconds: float = 4,
         memory_mb: int = 256,
-        wall_seconds: float = 5,
+        wall_seconds: float | None = None,
         parse_seconds: float = 4,
         parse_memory_mb: int = 400,
     ) -> None:
         self.search_pool = Pool("search", workers)
         self.work_pool = Pool("work", workers)
-        self.chat_budget = Budget(cpu_seconds, memory_mb, wall_seconds)
+        # the CPU limit ends runaway work; the wall-clock kill is the backstop for a child that
+        # does not run at all, and waits long enough that a busy machine, which gives the child
+        # a share of a core, is not mistaken for one (as the searches' backstop below)
+        wall = wall_seconds if wall_seconds is not None else backstop_wall(cpu_seconds)
+        self.chat_budget = Budget(cpu_seconds, memory_mb, wall)
         self._normalizers: LRU[int, tuple[Any, str, bytes]] = LRU(64)
         self._lock = threading.Lock()
         self.parse_budget = Budget(
             parse_seconds,
             parse_memory_mb,
-            parse_seconds + 1,
+            backstop_wall(parse_seconds),
             "TOKVIS_SANDBOX_PARSE_SECONDS",
             "TOKVIS_SANDBOX_PARSE_MEMORY_MB",
         )

@@ -180,7 +180,7 @@ def _line_end_note(report: CheckReport, theirs: list[tuple[str, str]]) -> CheckR
     check that. Otherwise the report as it is."""
     if report.ok:
         return report
-    at = [report.first_divergence, *(m.agrees + 1 for m in report.mistakes)]
+    at = [k for k in (report.first_divergence, *(m.agrees + 1 for m in report.mistakes)) if k]
     k = next(
         (
             k

@@ -37,6 +37,11 @@ QWEN2 = [
     _CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
     r"|\s*[\r\n]+|\s+(?!\S)|\s+"
 ]
+# Qwen 3.5: Qwen2's, with marks (\p{M}) kept with the letters they follow
+QWEN35 = [
+    _CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+]
 STARCODER = [r"\p{N}", GPT2[0]]
 FALCON = [r"[\p{P}\$\+<=>\^~\|`]+", GPT2[0], r"[0-9][0-9][0-9]"]
 DEEPSEEK_LLM = [
@@ -67,6 +72,10 @@ GPT4O = [
     rf"|[^\r\n\p{{L}}\p{{N}}]?{_LOWER_AFTER_UPPER}{_CONTRACTIONS}?"
     r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"
 ]
+NEWLINE_RUNS = [r"[^\n]+|[\n]+"]
+# the pre-tokenizers whose BPE runs on raw UTF-8 with spaces as "▁" (llama.cpp's
+# `byte_encode = false` and `escape_whitespaces = true`), not on GPT-2's byte map
+RAW_UTF8 = frozenset({"gemma4", "granite-embed-multi-311m"})
 
 
 @dataclass(frozen=True)
@@ -129,13 +138,16 @@ _TABLE: dict[str, tuple[list[str], bool, bool]] = {
     },
     **{
         n: (QWEN2, False, False)
-        for n in ("qwen2", "deepseek-r1-qwen", "kormo", "megrez", "stablelm2")
+        for n in ("qwen2", "deepseek-r1-qwen", "kormo", "megrez", "stablelm2", "f2llmv2")
     },
+    "qwen35": (QWEN35, False, False),
     **{n: (LLAMA3, False, False) for n in ("dbrx", "smaug-bpe", "glm4", "chatglm-bpe")},
     **{n: (PORO, False, False) for n in ("poro-chat", "bloom", "gpt3-finnish")},
     "viking": (VIKING, False, False),
     "tekken": (TEKKEN, True, True),
     **{n: (GPT4O, False, False) for n in ("gpt-4o", "llama4")},
+    # "SPM-style BPE" on raw UTF-8 (tokenizer.ggml.model "gemma4"): only newlines split
+    **{n: (NEWLINE_RUNS, False, True) for n in ("gemma4", "granite-embed-multi-311m")},
 }
 NAMES = tuple(sorted(_TABLE))
 

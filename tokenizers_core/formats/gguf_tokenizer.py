@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..added_tokens import AddedToken
 from ..errors import InvalidInput
 from ..implementations.bert import bert_pipeline
 from ..models.bpe.model import gc_paused
@@ -44,14 +45,17 @@ from .gguf import GGUFMetadata, read_metadata
 from .hf_json import from_dict
 from .sentencepiece_model import ModelProto, check_pieces, tokenizer_from_proto
 
-MODELS = ("gpt2", "llama", "t5", "bert")
+MODELS = ("gpt2", "llama", "t5", "bert", "gemma4")
 _KEY = "tokenizer.ggml."
 # llama.cpp's BOS/EOS defaults per model when the file has no add_bos/add_eos key
+# llama.cpp's unknown id when the file names none
+_DEFAULT_UNK = {"llama": 0, "t5": 2}
 _ADD_DEFAULTS = {
     "gpt2": (False, False),
     "llama": (True, False),
     "t5": (False, True),
     "bert": (True, False),
+    "gemma4": (True, False),  # llama.cpp forces add_bos on for Gemma 4
 }
 
 
@@ -69,7 +73,11 @@ def tokenizer_from_metadata(meta: GGUFMetadata, *, name: str = "") -> Tokenizer:
     types = _int_list(kv, "token_type", len(tokens), default=NORMAL)
     pre = kv.get(_KEY + "pre")
     spec = gguf_pre.lookup(pre if isinstance(pre, str) else "default")
-    if model == "gpt2":
+    if model == "gemma4":  # llama.cpp sets this pre-tokenizer whatever the file says
+        spec = gguf_pre.lookup("gemma4")
+    if spec.name in gguf_pre.RAW_UTF8 and model in ("gpt2", "gemma4"):
+        tok = _raw_utf8_bpe(tokens, types, _str_list(kv, "merges"), spec)
+    elif model == "gpt2":
         tok = _byte_level_bpe(tokens, types, _str_list(kv, "merges"), spec)
     elif model == "bert":
         tok = _wordpiece(tokens)
@@ -77,6 +85,8 @@ def tokenizer_from_metadata(meta: GGUFMetadata, *, name: str = "") -> Tokenizer:
         scores = _float_list(kv, "scores", len(tokens))
         tok = _sentencepiece(model, tokens, scores, types, kv)
     add_bos, add_eos = _add_flags(kv, model, spec)
+    if spec.name in gguf_pre.RAW_UTF8 and model != "bert":
+        add_bos = True  # llama.cpp overrides a false add_bos_token for Gemma 4's pre-tokenizer
     bos, eos = _special_id(kv, "bos", tokens), _special_id(kv, "eos", tokens)
     if model != "bert":
         tok.post_processor = _bos_eos(tokens, bos if add_bos else None, eos if add_eos else None)
@@ -143,6 +153,47 @@ def _byte_level_bpe(
     return from_dict(config)
 
 
+def _raw_utf8_bpe(
+    tokens: list[str], types: list[int], merges: list[str], spec: gguf_pre.PreTokenizerSpec
+) -> Tokenizer:
+    """llama.cpp's "SPM-style BPE" (`tokenizer.ggml.model` "gemma4"): spaces become `▁`,
+    the text is cut only into runs of newlines and runs of anything else, merges apply by
+    rank to the raw UTF-8 characters (no GPT-2 byte map), and a character the vocabulary
+    lacks becomes its `<0xXX>` byte tokens."""
+    config: dict[str, Any] = {
+        "added_tokens": _added(tokens, types),
+        "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
+        "pre_tokenizer": {
+            "type": "Sequence",
+            "pretokenizers": [
+                {"type": "Split", "pattern": {"Regex": r}, "behavior": "Isolated", "invert": False}
+                for r in spec.regexes
+            ],
+        },
+        "decoder": {
+            "type": "Sequence",
+            "decoders": [
+                {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "},
+                {"type": "ByteFallback"},
+                {"type": "Fuse"},
+            ],
+        },
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": True,
+            "ignore_merges": spec.ignore_merges,
+            "vocab": _first_ids(tokens),
+            "merges": [_merge(m) for m in merges],
+        },
+    }
+    return from_dict(config)
+
+
 def _one_inner_space_each(merges: list[str]) -> bool:
     """Whether every merge is "left right" with one space, not first (then Hugging Face's
     "a b" form splits it as llama.cpp does), checked at C speed.
@@ -166,11 +217,19 @@ def _merge(line: str) -> list[str]:
 def _sentencepiece(
     model: str, tokens: list[str], scores: list[float], types: list[int], kv: dict[str, Any]
 ) -> Tokenizer:
-    """ "llama" (BPE by scores) and "t5" (Unigram), run by our sentencepiece model code."""
-    if UNKNOWN not in types:
-        unk = _special_id(kv, "unknown", tokens)
-        types = [UNKNOWN if i == unk else t for i, t in enumerate(types)]
-    pieces = list(zip(tokens, scores, types))
+    """ "llama" (BPE by scores) and "t5" (Unigram), run by our sentencepiece model code, with
+    llama.cpp's special tokens in front (`_with_added`)."""
+    unk = _special_id(kv, "unknown", tokens)
+    if unk is None:  # llama.cpp's defaults: SPM's <unk> is 0, UGM's 2
+        unk = _DEFAULT_UNK[model] if _DEFAULT_UNK[model] < len(tokens) else None
+    if unk is not None and (types.count(UNKNOWN) != 1 or types[unk] != UNKNOWN):
+        # llama.cpp reads one unknown id from the metadata and lets any number of tokens be
+        # typed UNKNOWN (Phi-3's 53 [PAD...]): they are special tokens like CONTROL ones
+        wanted = [UNKNOWN if i == unk else t for i, t in enumerate(types)]
+        wanted = [CONTROL if t == UNKNOWN and i != unk else t for i, t in enumerate(wanted)]
+        pieces = list(zip(tokens, scores, wanted))
+    else:
+        pieces = list(zip(tokens, scores, types))
     byte_fallback = sum(t == BYTE for t in types) == 256
     charsmap = kv.get(_KEY + "precompiled_charsmap") if model == "t5" else None
     trainer = {
@@ -189,7 +248,45 @@ def _sentencepiece(
         "escape_whitespaces": True,
     }
     check_pieces(pieces, trainer)
-    return tokenizer_from_proto(ModelProto(pieces, trainer, normalizer))
+    tok = tokenizer_from_proto(ModelProto(pieces, trainer, normalizer))
+    return _with_added(tok, tokens, types, _rstrip_specials(kv))
+
+
+def _with_added(tok: Tokenizer, tokens: list[str], types: list[int], rstrip: set[str]) -> Tokenizer:
+    """`tok` with llama.cpp's special tokens matched in the raw text before anything else
+    (`tokenizer_st_partition`): CONTROL and UNKNOWN ones when special tokens are parsed,
+    USER_DEFINED ones always. Each stretch of text between them is then normalised on its
+    own, so it gets its own leading `▁`, as llama.cpp's SPM prefixes a space to the text
+    after a special token."""
+    added = [
+        AddedToken(t, id=i, special=kind != USER_DEFINED, normalized=False, rstrip=t in rstrip)
+        for i, (t, kind) in enumerate(zip(tokens, types))
+        if kind in (CONTROL, USER_DEFINED, UNKNOWN)
+    ]
+    if not added:
+        return tok
+    out = Tokenizer(
+        tok.model,
+        normalizer=tok.normalizer,
+        pre_tokenizer=tok.pre_tokenizer,
+        decoder=tok.decoder,
+        algorithm=tok.algorithm,
+        added_tokens=added,
+    )
+    out.proto = tok.proto  # type: ignore[attr-defined]
+    return out
+
+
+def _rstrip_specials(kv: dict[str, Any]) -> set[str]:
+    """The tokens llama.cpp gives its RSTRIP attribute (`load`, "set attributes by model
+    name"): for a model named Phi-3, every special token but <unk>, <s> and <|endoftext|>
+    eats the spaces after it."""
+    name = str(kv.get("general.name", "")).lower()
+    if "phi-3" not in name and "phi3" not in name:
+        return set()
+    tokens, types = kv.get(_KEY + "tokens") or [], kv.get(_KEY + "token_type") or []
+    keep = {"<unk>", "<s>", "<|endoftext|>"}
+    return {t for t, kind in zip(tokens, types) if kind in (CONTROL, USER_DEFINED, UNKNOWN)} - keep
 
 
 def _wordpiece(tokens: list[str]) -> Tokenizer:
@@ -210,7 +307,8 @@ def _wordpiece(tokens: list[str]) -> Tokenizer:
 
 
 def _added(tokens: list[str], types: list[int]) -> list[dict[str, Any]]:
-    """Control tokens as special added tokens, user-defined ones as plain added tokens."""
+    """Control (and unknown) tokens as special added tokens, user-defined ones as plain added
+    tokens, as llama.cpp's `tokenizer_st_partition` matches them."""
     return [
         {
             "id": i,
@@ -219,10 +317,10 @@ def _added(tokens: list[str], types: list[int]) -> list[dict[str, Any]]:
             "lstrip": False,
             "rstrip": False,
             "normalized": False,
-            "special": kind == CONTROL,
+            "special": kind != USER_DEFINED,
         }
         for i, (t, kind) in enumerate(zip(tokens, types))
-        if kind in (CONTROL, USER_DEFINED)
+        if kind in (CONTROL, USER_DEFINED, UNKNOWN)
     ]
 
 

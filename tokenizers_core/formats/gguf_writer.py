@@ -363,6 +363,13 @@ def _sentencepiece_changes(proto: Any) -> list[str]:
                 "Runs of spaces are kept: llama.cpp's SPM does not remove extra "
                 "whitespace as this model does."
             )
+    typed = next((p for p, _s, t in proto.pieces if t in (CONTROL, UNKNOWN, USER_DEFINED)), None)
+    if typed is not None:
+        out.append(
+            f"Special-token strings typed in the text (such as {typed!r}) become control "
+            "tokens, and the text after one gets its own leading \u2581: llama.cpp's SPM "
+            "prefixes a space to each stretch of text after a special token."
+        )
     return out
 
 

@@ -14,7 +14,14 @@ import sentencepiece as spm
 from sentencepiece import sentencepiece_model_pb2
 
 import tokenizers_core as tc
-from tests.gguf_files import INTEROP, write_bert, write_gpt2, write_llama3, write_sentencepiece
+from tests.gguf_files import (
+    INTEROP,
+    write,
+    write_bert,
+    write_gpt2,
+    write_llama3,
+    write_sentencepiece,
+)
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.formats import gguf_pre
 
@@ -126,7 +133,9 @@ def test_the_unigram_model_as_t5_encodes_as_sentencepiece(folder):
             open(os.path.join(DATA, "botchan_en_unigram_1000.model.gz"), "rb").read()
         ),
     )
-    assert _ids(tok, TEXTS, add_special_tokens=False) == [sp.encode(t) for t in TEXTS]
+    # sentencepiece reads "<s>" typed in a text as text: llama.cpp's parse_special=false
+    plain = {"add_special_tokens": False, "encode_special_tokens": True}
+    assert _ids(tok, TEXTS, **plain) == [sp.encode(t) for t in TEXTS]
     assert tok.encode("hi").tokens[-1] == "</s>"  # t5 adds EOS
 
 
@@ -143,7 +152,8 @@ def test_the_bpe_model_as_llama_encodes_as_sentencepiece_without_its_charsmap(fo
     proto.normalizer_spec.precompiled_charsmap = b""
     proto.normalizer_spec.remove_extra_whitespaces = False
     sp = spm.SentencePieceProcessor(model_proto=proto.SerializeToString())
-    assert _ids(tok, TEXTS, add_special_tokens=False) == [sp.encode(t) for t in TEXTS]
+    plain = {"add_special_tokens": False, "encode_special_tokens": True}
+    assert _ids(tok, TEXTS, **plain) == [sp.encode(t) for t in TEXTS]
     assert tok.encode("hi").tokens[0] == "<s>"  # llama adds BOS
     assert tok.encode("a  b", add_special_tokens=False).tokens == sp.encode("a  b", out_type=str)
     assert "▁▁" in "".join(tok.encode("a  b").tokens)  # both spaces kept
@@ -164,3 +174,39 @@ def test_a_gguf_saves_as_a_tokenizer_json_that_hugging_face_runs_the_same(folder
     tok.save(str(folder / "from-gguf.json"))
     theirs = HFTokenizer.from_file(str(folder / "from-gguf.json"))
     assert _ids(tok, TEXTS) == [theirs.encode(t).ids for t in TEXTS]
+
+
+def test_control_tokens_typed_in_the_text_are_parsed_for_llama_and_t5(folder):
+    """llama.cpp's `tokenizer_st_partition` matches control tokens in the raw text when special
+    tokens are parsed, and its SPM prefixes a space to the text after one: "<s>hi" is
+    `<s>` then "▁hi" (not "▁<", "s", ">", "hi"); with parsing off it is text again."""
+    for model in ("llama", "t5"):
+        name = "botchan_en_bpe_1000" if model == "llama" else "botchan_en_unigram_1000"
+        tok = tc.load(write_sentencepiece(str(folder / f"parse-{model}.gguf"), name, model))
+        parsed = tok.encode("<s>hi", add_special_tokens=False)
+        assert parsed.tokens[0] == "<s>" and parsed.tokens[1].startswith("\u2581"), model
+        plain = tok.encode("<s>hi", add_special_tokens=False, encode_special_tokens=True)
+        assert "<s>" not in plain.tokens, model
+
+
+def test_tokens_typed_unknown_beside_the_unknown_id_load_as_control_tokens(folder):
+    """Phi-3's GGUF types 53 `[PAD...]` tokens UNKNOWN and names <unk> (typed CONTROL) as its
+    unknown id: llama.cpp loads it (one unknown id, from the metadata); so do we, and the
+    extra UNKNOWN tokens are special tokens, matched only when special tokens are parsed."""
+    pieces = tc.load("botchan_en_bpe_1000").proto.pieces
+    unk = next(i for i, (_p, _s, t) in enumerate(pieces) if t == 2)
+    path = write(
+        str(folder / "phi3-like.gguf"),
+        {
+            "add_tokenizer_model": "llama",
+            "add_token_list": [p for p, _s, _t in pieces] + ["[PAD1]", "[PAD2]"],
+            "add_token_scores": [s for _p, s, _t in pieces] + [0.0, 0.0],
+            "add_token_types": [3 if i == unk else t for i, (_p, _s, t) in enumerate(pieces)]
+            + [2, 2],
+            "add_unk_token_id": unk,
+        },
+    )
+    tok = tc.load(path)
+    assert tok.encode("x[PAD2]", add_special_tokens=False).tokens[-1] == "[PAD2]"
+    plain = tok.encode("x[PAD2]", add_special_tokens=False, encode_special_tokens=True)
+    assert "[PAD2]" not in plain.tokens
