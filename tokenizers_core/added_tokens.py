@@ -27,7 +27,7 @@ is the matched text; the rest goes on to the pre-tokenizer and the model. The fl
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Iterator, Optional
 
 import regex
@@ -40,7 +40,9 @@ __all__ = [
     "AddedVocabulary",
     "MAX_ADDED_TOKENS",
     "MAX_CONTENT_CHARS",
+    "NAMED_SPECIAL_TOKENS",
     "check_added_count",
+    "config_added_tokens",
 ]
 
 # Bounds on what a file may declare, far above real tokenizers (Llama 4's tokenizer.json: 2,048
@@ -370,3 +372,129 @@ def _matcher(pairs: list[tuple[str, int]]) -> _Matcher | None:
         if pattern:
             ids.setdefault(pattern, id_)
     return _Matcher(ids) if ids else None
+
+
+# ---- the tokens a tokenizer_config.json adds -----------------------------------------------------
+# transformers' named special tokens (`SPECIAL_TOKENS_ATTRIBUTES`), in its order
+NAMED_SPECIAL_TOKENS = (
+    "bos_token",
+    "eos_token",
+    "unk_token",
+    "sep_token",
+    "pad_token",
+    "cls_token",
+    "mask_token",
+)
+_FLAGS = ("special", "normalized", "lstrip", "rstrip", "single_word")
+
+
+def _config_token(entry: object, where: str, *, special: bool | None = None) -> AddedToken:
+    """An `AddedToken` from a config's spelling of one: a string (special, matched as typed) or
+    an object {"content", flags...} (`special` forces its flag, as transformers does for the
+    named tokens of a special_tokens_map.json). A flag left out takes `tokenizers.AddedToken`'s
+    default: normalized unless special, the others false."""
+    if isinstance(entry, str):
+        return AddedToken(entry, special=True, normalized=False)
+    if not isinstance(entry, dict) or not isinstance(entry.get("content"), str):
+        raise InvalidInput(f'{where}: a token is a string or an object with a string "content"')
+    flags = {}
+    for flag in _FLAGS:
+        if flag in entry:
+            if not isinstance(entry[flag], bool):
+                raise InvalidInput(f"{where}: {entry['content']!r}: {flag} must be true or false")
+            flags[flag] = entry[flag]
+    if special is not None:
+        flags["special"] = special
+    flags.setdefault("normalized", not flags.get("special", False))
+    return AddedToken(entry["content"], **flags)
+
+
+def _decoder_tokens(config: dict) -> list[AddedToken]:
+    """The config's `added_tokens_decoder` ({"id": {content, flags}}) in the order of the ids."""
+    decoder = config.get("added_tokens_decoder")
+    if decoder is None:
+        return []
+    if not isinstance(decoder, dict):
+        raise InvalidInput("added_tokens_decoder must be an object of {id: token}")
+    check_added_count(len(decoder))
+    ordered = []
+    for key, entry in decoder.items():
+        if not isinstance(key, str) or not key.isdigit():
+            raise InvalidInput(f"added_tokens_decoder: {key!r} is not an id")
+        ordered.append((int(key), _config_token(entry, "added_tokens_decoder")))
+    return [token for _id, token in sorted(ordered, key=lambda pair: pair[0])]
+
+
+def _named_tokens(config: dict) -> list[object]:
+    """The named special tokens' values: bos_token ... mask_token, then any other `*_token`
+    that holds a token (a model's own: "image_token"), then `model_specific_special_tokens` and
+    an `extra_special_tokens` object, as transformers' `__init__` reads them."""
+    names = [*NAMED_SPECIAL_TOKENS]
+    names += [k for k in config if k.endswith("_token") and k not in NAMED_SPECIAL_TOKENS]
+    values = [config.get(name) for name in names]
+    for key in ("model_specific_special_tokens", "extra_special_tokens"):
+        if isinstance(config.get(key), dict):
+            values += list(config[key].values())
+    return [v for v in values if isinstance(v, (str, dict))]
+
+
+def config_added_tokens(config: dict, existing: Iterable[AddedToken] = ()) -> list[AddedToken]:
+    """The tokens transformers adds to a tokenizer.json's tokenizer from its
+    tokenizer_config.json (transformers 5.24, `TokenizersBackend.__init__`), in its order and
+    without ids: give them to `Tokenizer(added_tokens=[*existing, *these])`, which takes each
+    one's id as Hugging Face's `add_tokens` does (the id of the same string already added or in
+    the vocabulary, else the next free id after the vocabulary: NOT the id the config lists,
+    which a model's remote code may use but transformers does not).
+
+    1. `added_tokens_decoder`, in the order of its ids, with each entry's flags; an entry the
+       tokenizer already has with the same flags is left out; one with other flags replaces it.
+    2. The named special tokens (`bos_token` ...), then `extra_special_tokens` (or the older
+       `additional_special_tokens`): each the tokenizer does not have yet, as a special token
+       (a string is matched as typed; an object keeps its flags).
+    3. Any of these whose string a named special token holds is special.
+
+    >>> config = {"bos_token": "<s>", "added_tokens_decoder": {
+    ...     "92543": {"content": "<|im_start|>", "special": True, "normalized": False},
+    ...     "1": {"content": "<s>", "special": True, "normalized": False}}}
+    >>> [(t.content, t.special, t.normalized) for t in config_added_tokens(config)]
+    [('<s>', True, False), ('<|im_start|>', True, False)]
+    >>> have = [AddedToken("<s>", 1, special=True, normalized=False)]
+    >>> [t.content for t in config_added_tokens(config, have)]
+    ['<|im_start|>']
+    """
+    if not isinstance(config, dict):
+        raise InvalidInput("a tokenizer_config.json must hold a JSON object")
+    existing = list(existing)
+    have = {_same(t) for t in existing}
+    adding = [t for t in _decoder_tokens(config) if _same(t) not in have]
+    known = {t.content for t in existing} | {t.content for t in adding}
+    named = [_as_special(v, "a named special token") for v in _named_tokens(config)]
+    extra = config.get("extra_special_tokens")
+    if not isinstance(extra, list):
+        extra = config.get("additional_special_tokens")
+    extras = (
+        [_as_special(v, "extra_special_tokens") for v in extra if isinstance(v, (str, dict))]
+        if isinstance(extra, list)
+        else []
+    )
+    for token in [*named, *extras]:
+        if token.content not in known:
+            adding.append(token)
+            known.add(token.content)
+    named_strings = {t.content for t in named}
+    return [
+        replace(t, special=True) if not t.special and t.content in named_strings else t
+        for t in adding
+    ]
+
+
+def _same(token: AddedToken) -> tuple:
+    """What transformers compares to tell an added token it already has (its `repr`: the
+    string and the flags, not the id)."""
+    return (token.content, *(getattr(token, flag) for flag in _FLAGS))
+
+
+def _as_special(value: object, where: str) -> AddedToken:
+    """A named or extra special token: a string, or an object whose flags it keeps (transformers
+    reads a legacy special_tokens_map.json's objects as special)."""
+    return _config_token(value, where, special=True)

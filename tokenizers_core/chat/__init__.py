@@ -20,6 +20,7 @@ from .templates import (
     BundledTemplate,
     bundled_template,
     bundled_templates,
+    picked_template_name,
     read_config,
     template_from_config,
     template_names,
@@ -36,6 +37,7 @@ __all__ = [
     "apply_chat_template",
     "bundled_template",
     "bundled_templates",
+    "picked_template_name",
     "read_config",
     "render_chat",
     "template_from_config",
@@ -66,10 +68,11 @@ def apply_chat_template(
     `tok_or_config`: a Tokenizer (the template's bos_token is then what its post-processor
     adds, unless the template's format says otherwise), a tokenizer_config.json as a dict, or
     None. The template is `chat_template` (its text), else the config's own (a dict given as
-    `tok_or_config`; `template_name` picks one of its named templates), else the
-    bundled example `template_name`. `extra` reaches the template as variables (as
-    transformers' kwargs do). A template's error, `raise_exception` included, is a ValueError
-    naming the template's line.
+    `tok_or_config`, or the tokenizer's kept `tokenizer_config`; `template_name` picks one of its
+    named templates, and with none given `tools` pick "tool_use" where it has one, as in
+    transformers), else the bundled example `template_name`. `extra` reaches the template as
+    variables (as transformers' kwargs do). A template's error, `raise_exception` included, is a
+    ValueError naming the template's line.
 
     >>> apply_chat_template(None, [{"role": "user", "content": "Hi"}], template_name="llama3",
     ...                     add_generation_prompt=True)

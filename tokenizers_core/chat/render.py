@@ -23,6 +23,7 @@ from typing import Any, Callable, Sequence
 
 from ..encoding import Encoding
 from ..errors import InvalidInput
+from ..formats.model_folder import with_config_tokens
 from ..pipeline import Tokenizer
 from . import lints, sandbox, templates
 from .encode import encode_chat
@@ -138,7 +139,9 @@ def prepare(
     **extra: Any,
 ) -> ChatInputs:
     """Check the inputs and pick the template: `chat_template` (its text) first, then the
-    config's (`template_name` picks among its named ones), then the bundled `template_name`;
+    config's (`template_name` picks among its named ones; with none, "tool_use" when `tools`
+    are given and it has one, else "default", as transformers' `get_chat_template`), then the
+    bundled `template_name`;
     given no text and no config, the `tokenizer`'s own tokenizer_config.json (its
     `tokenizer_config` attribute, which a model folder's loader keeps) comes before the bundled
     ones, unless `template_name` names a bundled template it does not have.
@@ -151,7 +154,7 @@ def prepare(
     if chat_template is not None:
         template = chat_template
     elif config is not None and config.get("chat_template") is not None:
-        template = templates.template_from_config(config, template_name)
+        template = templates.template_from_config(config, template_name, tools=tools)
     elif template_name is not None:
         bundled = templates.bundled_template(template_name)
         template = templates.template_source(template_name)
@@ -244,7 +247,9 @@ def render_chat(
     """Render `messages` (see `prepare` for the options) and cut the text into messages and,
     with a `tokenizer`, into tokens; `lints` says what looks wrong (see `lints`). `renderer`
     runs the template's own work (`render_template`): here by default; a server passes one
-    that runs it in a sandboxed process.
+    that runs it in a sandboxed process. A `config` given with the `tokenizer` adds its tokens
+    to it first, as transformers does when it loads the two together (`with_config_tokens`:
+    its `added_tokens_decoder`, then the named special tokens the tokenizer lacks).
 
     >>> chat = render_chat([{"role": "user", "content": "Hi"}], template_name="chatml")
     >>> chat.text
@@ -252,6 +257,8 @@ def render_chat(
     >>> [(s.role, chat.text[s.start:s.end]) for s in chat.segments]
     [('user', '<|im_start|>user\\nHi<|im_end|>\\n')]
     """
+    if tokenizer is not None:
+        tokenizer = with_config_tokens(tokenizer, options.get("config"))
     inputs = prepare(messages, tokenizer=tokenizer, **options)
     done = renderer(inputs, time_limit)
     text, segments, generation_spans = done.text, done.segments, done.generation_spans

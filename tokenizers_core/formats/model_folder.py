@@ -13,7 +13,12 @@ The config is assembled as transformers' `from_pretrained` assembles it:
   one template; with named ones beside it, the templates become a list of {name, template},
   "default" being `chat_template.jinja`;
 - `special_tokens_map.json` (legacy) sets the named special tokens only when the config has no
-  `added_tokens_decoder`.
+  `added_tokens_decoder`;
+- the config's tokens are added to the tokenizer as transformers' `PreTrainedTokenizerFast`
+  adds them (`with_config_tokens`): `added_tokens_decoder` with each entry's flags, then the
+  named special tokens it lacks; a token the vocabulary lacks is appended after it, whatever
+  id the config lists (InternLM2's `<|im_start|>` is 92549 in transformers, 92543 in its
+  config).
 """
 
 from __future__ import annotations
@@ -22,7 +27,9 @@ import json
 import os
 from typing import Any
 
+from ..added_tokens import config_added_tokens
 from ..errors import InvalidInput
+from ..pipeline import Tokenizer
 from . import hf_json, vocab_merges
 from .files import TooLarge, read_zip_members, zip_files
 
@@ -123,8 +130,48 @@ def load_files(files: dict[str, bytes], name: str = "") -> Any:
         tok = vocab_merges.load_pair(*pair, name=name)
     config = tokenizer_config(files)
     if config is not None:
+        tok = with_config_tokens(tok, config)
         tok.tokenizer_config = config
     return tok
+
+
+def with_config_tokens(tok: Any, config: dict[str, Any] | None) -> Any:
+    """`tok` with the tokens its tokenizer_config.json adds, as transformers'
+    `PreTrainedTokenizerFast(tokenizer_file=..., **config)` adds them (see
+    `added_tokens.config_added_tokens`): a new `Tokenizer` sharing `tok`'s stages, or `tok`
+    itself when the config adds nothing. Only a Hugging Face style `Tokenizer` takes them: a
+    tiktoken or Tekken tokeniser keeps its own special tokens (transformers has no such
+    backend to add them to).
+
+    >>> data = {"model": {"type": "WordLevel", "vocab": {"<unk>": 0, "hi": 1},
+    ...                   "unk_token": "<unk>"}, "pre_tokenizer": {"type": "WhitespaceSplit"}}
+    >>> tok = hf_json.from_dict(data)
+    >>> config = {"added_tokens_decoder": {"7": {"content": "<|im_start|>", "special": True,
+    ...                                          "normalized": False}}}
+    >>> with_config_tokens(tok, config).encode("<|im_start|>hi").ids
+    [2, 1]
+    """
+    if not isinstance(config, dict) or type(tok) is not Tokenizer:
+        return tok
+    adding = config_added_tokens(config, tok.added_tokens)
+    if not adding:
+        return tok
+    out = Tokenizer(
+        tok.model,
+        normalizer=tok.normalizer,
+        pre_tokenizer=tok.pre_tokenizer,
+        post_processor=tok.post_processor,
+        decoder=tok.decoder,
+        name=tok.name,
+        algorithm=tok.algorithm,
+        added_tokens=[*tok.added_tokens, *adding],
+        truncation=tok.truncation,
+        padding=tok.padding,
+    )
+    out.sandboxed = tok.sandboxed
+    if tok.tokenizer_config is not None:
+        out.tokenizer_config = tok.tokenizer_config
+    return out
 
 
 def tokenizer_config(files: dict[str, bytes]) -> dict[str, Any] | None:
