@@ -45,14 +45,20 @@ TOKVIS_SANDBOX_WORKERS    sandboxed child processes in each of the two pools whe
                           uploaded files. 0 runs all of it in the serving process (no sandbox)
 TOKVIS_SANDBOX_CPU_SECONDS  CPU seconds one chat template's render may use in its child (default 4;
                           the render's own budget, 2 s, stops an ordinary slow template first); the
-                          server kills the child one second of wall clock later whatever it does
+                          server kills a child that has not finished after twice that in wall
+                          clock (a busy machine gives it its CPU late) whatever it does
 TOKVIS_SANDBOX_MEMORY_MB  address space one chat template's render may add (default 256)
 TOKVIS_SANDBOX_PARSE_SECONDS  CPU seconds the parse of one uploaded file may use (default 4; Llama 4's
                           tokenizer.json takes about 1 s); past it the upload is refused with 422
 TOKVIS_SANDBOX_PARSE_MEMORY_MB  address space the parse of one uploaded file may add (default 400;
                           Llama 4's tokenizer.json, among the largest real ones, needs about 320)
-TOKVIS_FRAME_ANCESTORS    who may show the pages in a frame: CSP frame-ancestors sources,
-                          space-separated (default 'self'; e.g. "'self' https://course.example")
+TOKVIS_FRAME_ANCESTORS    who may show the pages in a frame (`?embed=1` in an <iframe>): CSP
+                          frame-ancestors sources, space-separated (default 'self': only this
+                          server's own pages). An origin names its port: a course page served on
+                          another port is "'self' http://localhost:8080", one opened from a file
+                          needs `file:`, a site "'self' https://course.example". A page it does
+                          not name gets a blank frame ("refused to connect"); every page's footer
+                          ("Embed this view") shows the <iframe> code and the value in force
 TOKVIS_ALLOWED_HOSTS      host names the server answers for, besides 127.0.0.1, localhost and
                           [::1] (always allowed): space- or comma-separated, any port; a leading
                           wildcard `*.example.org` allows its subdomains (not example.org itself),

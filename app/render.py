@@ -17,6 +17,7 @@ from fastapi.templating import Jinja2Templates
 
 from . import display, export
 from .deps import stored_corpora
+from .embed import EMBED
 from .uploads import FORMAT_LABELS, PATTERN_PRESETS
 from .urls import url_with
 
@@ -25,8 +26,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def page_globals(request: Request) -> dict[str, Any]:
     """What every page may call: `stored_corpora()` (the corpus pickers' stored options,
-    read from SQLite only when a picker asks)."""
-    return {"stored_corpora": lambda: stored_corpora(request)}
+    read from SQLite only when a picker asks), and `frame_ancestors`, who may frame the pages
+    (TOKVIS_FRAME_ANCESTORS: the footer's embed code says it)."""
+    state = getattr(request.app.state, "settings", None) if "app" in request.scope else None
+    return {
+        "stored_corpora": lambda: stored_corpora(request),
+        "frame_ancestors": getattr(state, "frame_ancestors", "'self'"),
+    }
 
 
 def asset_dir(name: str) -> Path:
@@ -48,9 +54,11 @@ env.filters["filesize"] = display.filesize
 env.filters["sci"] = display.sci
 env.filters["day"] = display.day
 env.filters["ordinal"] = display.ordinal
+env.filters["num"] = "{:,}".format  # 12813 -> 12,813: every count a page shows
 
 
 env.globals["url_with"] = url_with
+env.globals["embedded"] = EMBED.get  # this request is an embed (?embed=1): macros see it too
 env.globals["trained_links"] = export.trained_links  # a training view's onward links
 env.globals["tokenizer_downloads"] = export.tokenizer_downloads
 env.globals["upload_formats"] = FORMAT_LABELS  # the tokenizer upload form's choices

@@ -50,6 +50,7 @@ FORMAT_LABELS = {
     "vocab_merges": "vocab.json + merges.txt (.zip)",
     "gguf": "GGUF model (llama.cpp): its metadata",
     "model_folder": "model folder (.zip with tokenizer.json)",
+    "tekken": "Mistral Tekken JSON (tekken.json)",
 }
 # The options each format's reader takes; the upload form sends every field, the rest are ignored.
 FORMAT_OPTIONS = {"tiktoken": ("pattern", "special_tokens"), "vocab_txt": ("lowercase",)}

@@ -52,7 +52,7 @@ def server_ms(response) -> float:
 
 
 def token_count(html: str) -> int:
-    return int(html.split('data-testid="token-count">', 1)[1].split("<", 1)[0])
+    return int(html.split('data-testid="token-count">', 1)[1].split("<", 1)[0].replace(",", ""))
 
 
 def pastes(client: TestClient, repeat: int) -> None:

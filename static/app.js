@@ -56,14 +56,16 @@
     if (ev.target.closest && (ev.target.closest(".chip") || ev.target.closest(".seg"))) clear();
   });
   // A select with data-shows="SELECTOR" data-shows-when="VALUE" shows that field only for
-  // that value (with data-shows-disables, its inputs are disabled while hidden); a range with
-  // data-sets="NAME" copies its value into its form's NAME field. (Here, not inline: the
+  // that value (a field's own data-when="V1 V2" names the values it applies to instead; with
+  // data-shows-disables, its inputs are disabled while hidden); a range with data-sets="NAME"
+  // copies its value into its form's NAME field. (Here, not inline: the
   // Content-Security-Policy allows only the app's own scripts.)
   document.addEventListener("change", function (ev) {
     var sel = ev.target.closest && ev.target.closest("select[data-shows]");
     if (!sel) return;
-    var on = sel.value === sel.dataset.showsWhen;
     document.querySelectorAll(sel.dataset.shows).forEach(function (field) {
+      var when = field.dataset.when ? field.dataset.when.split(" ") : [sel.dataset.showsWhen];
+      var on = when.indexOf(sel.value) >= 0;
       field.hidden = !on;
       if (!sel.hasAttribute("data-shows-disables")) return;
       field.querySelectorAll("input, textarea, select").forEach(function (el) { el.disabled = !on; });
@@ -257,4 +259,42 @@ document.addEventListener("click", function (ev) {
     if (box.top > window.innerHeight - 80) panel.scrollIntoView({block: "center"});
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init); else init();
+})();
+
+// The header's menus (templates/base.html, details/summary, which open without JavaScript):
+// opening one closes the others; Escape or a click outside closes them all.
+(function () {
+  "use strict";
+  function menus() { return document.querySelectorAll("header.top details.menu"); }
+  document.addEventListener("toggle", function (ev) {
+    var menu = ev.target;
+    if (!menu.matches || !menu.matches("header.top details.menu") || !menu.open) return;
+    menus().forEach(function (other) { if (other !== menu) other.open = false; });
+  }, true);
+  document.addEventListener("click", function (ev) {
+    var inside = ev.target.closest && ev.target.closest("header.top details.menu");
+    menus().forEach(function (m) { if (m !== inside) m.open = false; });
+  });
+  document.addEventListener("keydown", function (ev) {
+    if (ev.key !== "Escape") return;
+    menus().forEach(function (m) {
+      if (!m.open) return;
+      m.open = false;
+      if (m.contains(document.activeElement)) m.querySelector("summary").focus();
+    });
+  });
+})();
+
+// The footer's "Embed this view" (templates/base.html): the <iframe> code names the page's
+// address as it is now (htmx may have moved it since the page was drawn), with embed=1.
+(function () {
+  "use strict";
+  document.addEventListener("toggle", function (ev) {
+    var box = ev.target;
+    if (!box.matches || !box.matches("details.embed-code") || !box.open) return;
+    var url = new URL(window.location.href);
+    url.searchParams.set("embed", "1");
+    box.querySelector(".embed-snippet").textContent = '<iframe src="' + url.href +
+      '" width="100%" height="600" title="Tokenizer Visualiser" loading="lazy"></iframe>';
+  }, true);
 })();

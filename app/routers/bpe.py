@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Depends, Form, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, RedirectResponse
 
 from tokenizers_core.models.bpe.session import VARIANTS, encode_trace
 
@@ -21,6 +21,7 @@ from ..jobs.runs import bpe_session, family_steps
 from ..practice import PracticeState, practice_params
 from ..render import render
 from ..stepping import check_speed
+from ..urls import url_with
 from ..views import answers
 from ..views import bpe_encode as E
 from ..views import bpe_family as F
@@ -115,6 +116,9 @@ def train_post(
     """The training form: "Train" (`use=pick`) takes the picked corpus; "Use this corpus" (or
     a bare POST of `corpus_text`) stores the edited text. Either way, a redirect to the
     page's permalink."""
+    if variant in F.FAMILY:  # the new family's view reads its corpus by name: go there
+        query = {"variant": variant, "corpus": corpus or None, "vocab_size": vocab_size or None}
+        return RedirectResponse(url_with("/bpe/train", query), status_code=303)
     ctx = T.form("", variant, vocab_size, pattern, min_frequency, 0, False)
     return posted_corpus(
         request,

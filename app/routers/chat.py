@@ -225,6 +225,7 @@ def _page(request: Request, form: ChatForm, block: str, error: str | None) -> HT
                 form.template,
                 form.template_name,
                 config,
+                tools,
             )
             ctx.update(service.page_context(tok, rendered))
         except BAD_INPUT as exc:  # shown in place of the result, the form kept

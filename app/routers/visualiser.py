@@ -21,7 +21,13 @@ from ..deps import (
 )
 from ..render import render, url_with
 from ..services.corpora import put_text
-from ..services.visualiser import DEFAULT_TEXT, default_tokenizer, visualise
+from ..services.visualiser import (
+    DEFAULT_TEXT,
+    DEFER_CHARS,
+    default_tokenizer,
+    visualise,
+    window_choices,
+)
 from ..store import is_sha256
 
 router = APIRouter(tags=["pages"])
@@ -43,15 +49,17 @@ def visualiser_page(
     bos: bool = True,
     budget: str = "",
     decode: str = "",
+    window: str = "",
     stored: str | None = None,
 ) -> HTMLResponse:
     """`special`: let the OpenAI encodings read `<|endoftext|>` and friends in the text as
     special tokens (otherwise they are ordinary text, as tiktoken's encode_ordinary).
     `bos`: let the post-processor add its special tokens (BERT's [CLS]/[SEP], Llama 3's
     <|begin_of_text|>; `add_special_tokens`). `budget`: split the text at this many tokens.
-    `decode`: token ids to decode ("1, 2 3" or a JSON list).
+    `decode`: token ids to decode ("1, 2 3" or a JSON list). `window`: the context window
+    (tokens) the count is a share of; blank: the model's.
     `stored`: the sha256 of a text kept by POST /permalink (a text too long for a URL)."""
-    options = _options(ids, raw, special, bos, budget, decode)
+    options = _options(ids, raw, special, bos, budget, decode, window)
     if stored is not None:
         kept = store(request).get(stored) if is_sha256(stored) else None
         if kept is None:
@@ -77,6 +85,7 @@ def visualiser_permalink(
     bos: bool = Form(True),
     budget: str = Form(""),
     decode: str = Form(""),
+    window: str = Form(""),
 ) -> Response:
     check_text(request, text)
     digest = put_text(request, text, name="visualiser permalink")
@@ -87,7 +96,7 @@ def visualiser_permalink(
             **_settings(
                 tokenizer or default_tokenizer(),
                 pattern,
-                _options(ids, raw, special, bos, budget, decode),
+                _options(ids, raw, special, bos, budget, decode, window),
             ),
         },
     )
@@ -102,7 +111,8 @@ def visualiser_permalink(
     summary="The visualiser page, for a long text",
     description="The same page as GET /, from a form body, so a text of any length up "
     "to the limit never has to fit in a URL. htmx gets the GET permalink in "
-    "`HX-Push-Url` when it fits in a URL, else the settings without the text.",
+    "`HX-Push-Url` when it fits in a URL, else the settings without the text. A text over "
+    "20,000 characters gets its count alone; the page loads the rest from POST /tokens.",
 )
 def visualiser_post(
     request: Request,
@@ -115,14 +125,39 @@ def visualiser_post(
     bos: bool = Form(True),
     budget: str = Form(""),
     decode: str = Form(""),
+    window: str = Form(""),
 ) -> HTMLResponse:
-    return _page(
-        request, text, tokenizer, pattern, _options(ids, raw, special, bos, budget, decode)
-    )
+    options = _options(ids, raw, special, bos, budget, decode, window)
+    return _page(request, text, tokenizer, pattern, options)
+
+
+@router.post(
+    "/tokens",
+    response_class=HTMLResponse,
+    summary="The visualiser's tokens, after its count",
+    description="What the visualiser shows under the count of a long text (chips, the input "
+    "cut at token boundaries, ids, decode, the pipeline), from the same form body as POST /. "
+    "htmx gets that part alone; a plain POST (no JavaScript) gets the whole page with it.",
+)
+def visualiser_tokens(
+    request: Request,
+    text: str = Form(""),
+    tokenizer: str | None = Form(None),
+    pattern: str = Form(""),
+    ids: bool = Form(False),
+    raw: bool = Form(False),
+    special: bool = Form(False),
+    bos: bool = Form(True),
+    budget: str = Form(""),
+    decode: str = Form(""),
+    window: str = Form(""),
+) -> HTMLResponse:
+    options = _options(ids, raw, special, bos, budget, decode, window)
+    return _page(request, text, tokenizer, pattern, options, block="details")
 
 
 def _options(
-    ids: bool, raw: bool, special: bool, bos: bool, budget: str, decode: str
+    ids: bool, raw: bool, special: bool, bos: bool, budget: str, decode: str, window: str = ""
 ) -> dict[str, Any]:
     """The page's settings besides the text, the tokeniser and its pattern."""
     return {
@@ -132,6 +167,7 @@ def _options(
         "bos": bos,
         "budget": budget.strip(),
         "decode": decode.strip(),
+        "window": window.strip(),
     }
 
 
@@ -145,6 +181,7 @@ def _settings(name: str, pattern: str, options: dict[str, Any]) -> dict[str, Any
         "bos": None if options["bos"] else "false",
         "budget": options["budget"] or None,
         "decode": options["decode"] or None,
+        "window": options["window"] or None,
     }
 
 
@@ -155,8 +192,11 @@ def _page(
     pattern: str,
     options: dict[str, Any],
     stored: str | None = None,
+    block: str = "result",
 ) -> HTMLResponse:
-    """A text over the limit is cut at it, and the page says so (`cut`: the length given)."""
+    """A text over the limit is cut at it, and the page says so (`cut`: the length given).
+    A text over DEFER_CHARS gets its count alone, unless `block` asks for the tokens (POST
+    /tokens): htmx then gets that block, a plain request the whole page with it."""
     name = pretrained.canonical_name(tokenizer or default_tokenizer())  # gpt2 -> r50k_base
     limit = settings(request).max_text_chars
     cut = len(text) if len(text) > limit else None
@@ -173,6 +213,8 @@ def _page(
                 options["bos"],
                 options["budget"],
                 options["decode"],
+                options["window"],
+                first=block == "result" and len(text) > DEFER_CHARS,
             ),
         }
         status = 200
@@ -201,12 +243,15 @@ def _page(
         bos=options["bos"],
         budget_typed=options["budget"],
         ids_typed=options["decode"],
+        window_typed=options["window"],
+        window_choices=window_choices(options["window"]),
         options=tokenizer_options(request, name),
         regex_name=REGEX,
         label=tokenizer_label(request, name),
         permalink=permalink,
         next=permalink or url_with("/", settings_only),
     )
-    response = render(request, "visualiser.html", ctx, block="result", status_code=status)
-    response.headers["HX-Push-Url"] = permalink or url_with("/", settings_only)
+    response = render(request, "visualiser.html", ctx, block=block, status_code=status)
+    if block == "result":
+        response.headers["HX-Push-Url"] = permalink or url_with("/", settings_only)
     return response

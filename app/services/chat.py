@@ -116,25 +116,32 @@ def own_template_names(tok: Any) -> list[str]:
 
 
 def template_source(
-    tok: Any, label: str, template: str, template_name: str, config: dict[str, Any] | None
+    tok: Any,
+    label: str,
+    template: str,
+    template_name: str,
+    config: dict[str, Any] | None,
+    tools: Any = None,
 ) -> str:
     """Where the page's template came from, as a sentence (`label`: the tokenizer's name for
-    people)."""
+    people; `tools`: given, they pick a config's "tool_use" template, as in transformers)."""
     if template:
         return "The pasted template."
     if config is not None and config.get("chat_template") is not None:
-        return "The pasted tokenizer_config.json's chat template" + _named(template_name, config)
+        return "The pasted tokenizer_config.json's chat template" + _named(
+            template_name, config, tools
+        )
     if template_name in ("", *own_template_names(tok)) and own_template_names(tok):
         return f"{label}'s own chat template (its tokenizer_config.json)" + _named(
-            template_name, tok.tokenizer_config
+            template_name, tok.tokenizer_config, tools
         )
     bundled = chat.bundled_template(template_name or FALLBACK_TEMPLATE)
     return f"The bundled example “{bundled.label}” (written here; see its source note)."
 
 
-def _named(name: str, config: dict[str, Any]) -> str:
+def _named(name: str, config: dict[str, Any], tools: Any = None) -> str:
     names = chat.template_names(config)
-    picked = name if name in names else "default"
+    picked = chat.picked_template_name(config, name if name in names else None, tools)
     return f", “{picked}”." if len(names) > 1 else "."
 
 

@@ -1,5 +1,10 @@
-"""The visualiser's result for a text and a tokeniser: chips, the pipeline trace, the decode
-and its round-trip notes, counts, and where a chip links to see how its word was built."""
+"""The visualiser's result for a text and a tokeniser: the count first (tokens, characters, the
+share of a context window), then chips, the pipeline trace, the decode and its round-trip notes,
+and where a chip links to see how its word was built.
+
+A long text (over DEFER_CHARS characters) gets its count alone (`visualise(..., first=True)`:
+one encode, no trace, no chips), and the page loads the rest in a second request (POST /tokens):
+a 99,000-character paste shows its count before the browser has to draw 2,000 chips."""
 
 from __future__ import annotations
 
@@ -26,6 +31,31 @@ MAX_PANEL_ITEMS = 400
 MAX_COPY_TOKENS = 20_000  # the copy buttons' tokens and JSON ride in the page up to this many
 MAX_CHIPS = 2000  # chips drawn; past that the page would weigh ~0.5 KB a token (80 MB for
 # 100k characters of Japanese): the counts, ids and decode still cover all
+DEFER_CHARS = 20_000  # a longer text's page shows the count, and loads the chips after it
+
+# The context window the share is of, by bundled tokenizer: the model the tokenizer was made for
+# and its published window, in tokens (an uploaded tokenizer, or a tokenizer of no one model, gets
+# DEFAULT_WINDOW; the page lets the reader pick another from WINDOWS).
+CONTEXT_WINDOWS: dict[str, tuple[int, str]] = {
+    "r50k_base": (1_024, "GPT-2"),
+    "p50k_base": (4_097, "text-davinci-003"),
+    "cl100k_base": (8_192, "GPT-4"),
+    "o200k_base": (128_000, "GPT-4o"),
+    "o200k_harmony": (131_072, "gpt-oss"),
+    "bert-base-uncased": (512, "BERT"),
+    "whisper_multilingual": (448, "Whisper's decoder"),
+    "whisper_en": (448, "Whisper's decoder"),
+    "claude_2023": (100_000, "Claude 2"),
+    "qwen3": (131_072, "Qwen3"),  # its tokenizer_config.json's model_max_length
+    "mistral_tekken": (128_000, "Mistral NeMo"),
+    "mistral_v1": (8_192, "Mistral 7B v0.1"),
+    "mistral_v3": (32_768, "Mistral 7B v0.3"),
+    "mistral_v7": (32_768, "Mistral Small 3"),
+    "clip": (77, "CLIP's text encoder"),
+}
+DEFAULT_WINDOW = 8_192
+WINDOWS = (512, 2_048, 4_096, 8_192, 32_768, 128_000, 200_000, 1_000_000)
+MAX_WINDOW = 100_000_000
 
 # Where a chip links to see how its word was built, by model (only if the page exists).
 STEP_LINKS = {
@@ -181,6 +211,69 @@ def canonical_note(tok, ids: list[int]) -> dict[str, Any] | None:
     }
 
 
+def context_window(name: str, typed: str, tokens: int) -> dict[str, Any]:
+    """The window the count is a share of: the one picked (`typed`, a whole number of tokens),
+    else the model's (CONTEXT_WINDOWS), else DEFAULT_WINDOW; with the share `tokens` take of it
+    and the choices the picker offers. A `typed` that is not a window is ignored, and said so.
+
+    >>> w = context_window("cl100k_base", "", 4096)
+    >>> w["size"], w["model"], w["label"], w["picked"]
+    (8192, 'GPT-4', '50%', False)
+    >>> w = context_window("word", "1000", 1500)
+    >>> w["size"], w["model"], w["share"], w["picked"], 1000 in w["choices"]
+    (1000, None, 1.5, True, True)
+    >>> context_window("word", "lots", 5)["error"]
+    "the context window is a whole number of tokens (got 'lots')"
+    """
+    size, model = CONTEXT_WINDOWS.get(name, (DEFAULT_WINDOW, None))
+    picked = parse_window(typed)
+    error = None
+    if picked is None and typed.strip():
+        error = f"the context window is a whole number of tokens (got {typed.strip()[:20]!r})"
+    share = tokens / (picked or size)
+    return {
+        "size": picked or size,
+        "model": model,
+        "picked": picked is not None,
+        "error": error,
+        "share": share,
+        "label": share_label(share),
+        "choices": window_choices(typed),
+    }
+
+
+def parse_window(typed: str) -> int | None:
+    """A picked context window: a whole number of tokens from 1 to MAX_WINDOW, else None.
+
+    >>> parse_window("4096"), parse_window(""), parse_window("0"), parse_window("²")
+    (4096, None, None, None)
+    """
+    typed = typed.strip()
+    if not (typed.isascii() and typed.isdigit()) or len(typed) > 9:
+        return None
+    return int(typed) if 0 < int(typed) <= MAX_WINDOW else None
+
+
+def window_choices(typed: str) -> list[int]:
+    """The windows the picker offers: WINDOWS, and the one in the URL if it is another."""
+    picked = parse_window(typed)
+    return sorted({*WINDOWS, *([picked] if picked else [])})
+
+
+def share_label(share: float) -> str:
+    """A share of a window as the count shows it.
+
+    >>> [share_label(x) for x in (0, 0.0004, 0.0123, 0.5, 1.0, 3.25)]
+    ['0%', '<0.1%', '1.2%', '50%', '100%', '325%']
+    """
+    if share == 0:
+        return "0%"
+    if share < 0.001:
+        return "<0.1%"
+    percent = share * 100
+    return f"{percent:,.1f}%" if percent < 10 else f"{percent:,.0f}%"
+
+
 def visualise(
     request: Request,
     text: str,
@@ -190,19 +283,64 @@ def visualise(
     bos: bool = True,
     budget: str = "",
     typed_ids: str = "",
+    window: str = "",
+    first: bool = False,
 ) -> dict[str, Any]:
-    """Everything the result block shows (the caller has checked the text's length)."""
-    tok, enc, steps = trace(request, text, name, pattern, special, bos)
+    """Everything the result block shows (the caller has checked the text's length); `first`:
+    only what the count block shows (one encode: no trace, no chips), the rest left to
+    `details` (the page asks for it in a second request)."""
+    tok = resolve_tokenizer(request, name, pattern)
+    if first:
+        enc = tok.encode(
+            text, add_special_tokens=bos, **display.special_options(tok, special, encode=True)
+        )
+        rest: dict[str, Any] = {}
+    else:
+        enc, steps = tok.trace(
+            text, add_special_tokens=bos, **display.special_options(tok, special)
+        )
+        rest = details(request, tok, enc, steps, text, name, pattern, special, budget)
+    n_tokens = len(enc)
+    return dict(
+        tok=tok,
+        deferred=first,
+        special_note=display.special_note(tok),
+        bos_note=bos_note(tok),
+        bos_summary=bos_summary(tok),
+        pasted=ids_panel(tok, typed_ids),
+        window=context_window(name, window, n_tokens),
+        counts={
+            "chars": len(text),
+            "bytes": len(text.encode("utf-8")),
+            "words": len(text.split()),
+            "tokens": n_tokens,
+            "chars_per_token": (len(text) / n_tokens) if n_tokens else 0.0,
+        },
+        **rest,
+    )
+
+
+def details(
+    request: Request,
+    tok,
+    enc,
+    steps,
+    text: str,
+    name: str,
+    pattern: str,
+    special: bool,
+    budget: str,
+) -> dict[str, Any]:
+    """What the page shows under the count: chips, the input cut at token boundaries, the ids
+    and their decode, the pipeline's stages, the budget panel and the downloads."""
     chips = display.chips(tok, text, enc, limit=MAX_CHIPS)
     shown_upto = max((c.end for c in chips), default=0) if len(chips) < len(enc) else None
     try:
         decoded = tok.decode(enc.ids)  # special tokens kept, as decode does by default
     except ValueError:  # the word and sentence tokenisers number tokens per input: no decode
         decoded = None
-    n_tokens = len(enc)
     return dict(
-        copy={"tokenizer": name, **enc.to_dict()} if n_tokens <= MAX_COPY_TOKENS else None,
-        tok=tok,
+        copy={"tokenizer": name, **enc.to_dict()} if len(enc) <= MAX_COPY_TOKENS else None,
         enc=enc,
         chips=chips,
         decoded=decoded,
@@ -211,19 +349,8 @@ def visualise(
         stages=stage_members(list(steps)),
         step_link=step_link(request, tok),
         max_items=MAX_PANEL_ITEMS,
-        special_note=display.special_note(tok),
-        bos_note=bos_note(tok),
-        bos_summary=bos_summary(tok),
         budget=budget_panel(tok, text, budget, special),
-        pasted=ids_panel(tok, typed_ids),
         downloads=export.tokenizer_downloads(
             name, export.formats_of(tok), pattern, lossy=export.lossy_formats_of(tok)
         ),
-        counts={
-            "chars": len(text),
-            "bytes": len(text.encode("utf-8")),
-            "words": len(text.split()),
-            "tokens": n_tokens,
-            "chars_per_token": (len(text) / n_tokens) if n_tokens else 0.0,
-        },
     )

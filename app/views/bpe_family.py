@@ -138,23 +138,23 @@ def page(run: FamilyRun, k: int) -> dict[str, Any]:
 
 def sentence(run: FamilyRun, k: int) -> str:
     """What merge k did, in words, with what the variant adds."""
+    if k == 0 and run.variant == "superbpe":
+        last_stage1 = (run.first_after_transition() or run.total + 1) - 1
+        return (
+            f"Before any merge: {run.alphabet} byte tokens. Merges 1 to {last_stage1:,} are "
+            f"ordinary byte-level BPE inside words; after the transition at "
+            f"{run.transition:,} tokens, merges may cross whitespace."
+        )
+    if k == 0 and run.variant == "picky_bpe":
+        return (
+            f"Before any merge: {run.alphabet} byte tokens. After each merge a token that "
+            f"now occurs mostly inside the new one (IoS ≥ {run.threshold}) is removed."
+        )
     if k == 0:
-        return {
-            "superbpe": (
-                f"Before any merge: {run.alphabet} byte tokens. Merges 1 to "
-                f"{(run.first_after_transition() or run.total + 1) - 1:,} are ordinary "
-                f"byte-level BPE inside words; after the transition at {run.transition:,} "
-                "tokens, merges may cross whitespace."
-            ),
-            "picky_bpe": (
-                f"Before any merge: {run.alphabet} byte tokens. After each merge a token that "
-                f"now occurs mostly inside the new one (IoS ≥ {run.threshold}) is removed."
-            ),
-            "parity_bpe": (
-                f"Before any merge: {len(run.languages)} languages, each measured on "
-                f"{run.dev}. Each merge is chosen for the language compressed worst."
-            ),
-        }[run.variant]
+        return (
+            f"Before any merge: {len(run.languages)} languages, each measured on "
+            f"{run.dev}. Each merge is chosen for the language compressed worst."
+        )
     step = run.steps[k - 1]
     what = (
         f"Merge {k}: {show(step.pair[0])} + {show(step.pair[1])} → {show(step.new_symbol)}, "

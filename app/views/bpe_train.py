@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from tokenizers_core.corpora import SENNRICH, corpus_names
 from tokenizers_core.errors import InvalidInput
+from tokenizers_core.implementations.bpe_runs import FAMILY
 from tokenizers_core.models.bpe.session import RULES, VARIANTS
 from tokenizers_core.textbook import bpe_train as textbook
 
@@ -210,7 +211,7 @@ def form(
         "bundled": corpus_names(),
         "corpus_text": SENNRICH if not corpus else "",
         "size": None,
-        "variants": VARIANTS,
+        "variants": [*VARIANTS, *FAMILY],  # the new family has its own view, at the same path
         "patterns": PATTERNS,
         "page": page,
     }

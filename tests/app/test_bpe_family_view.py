@@ -84,3 +84,23 @@ def test_the_family_trains_by_name_and_appears_in_compare(client):
     plain, superbpe = r.json()
     assert superbpe["error"] is None and superbpe["title"] == "SuperBPE"
     assert "".join(superbpe["tokens"]) == "".join(plain["tokens"])  # the same bytes
+
+
+def test_the_bpe_training_form_offers_the_family_and_sends_it_to_its_view(client):
+    page = client.get("/bpe/train").text
+    assert '<option value="superbpe"' in page and '<option value="parity_bpe"' in page
+    r = client.post(
+        "/bpe/train",
+        data={"variant": "picky_bpe", "corpus": "udhr/eng", "use": "pick"},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303
+    assert r.headers["location"] == "/bpe/train?variant=picky_bpe&corpus=udhr%2Feng"
+
+
+@pytest.mark.parametrize("variant", ["superbpe", "picky_bpe", "parity_bpe"])
+def test_each_view_opens_before_its_first_merge(client, variant):
+    r = client.get(
+        "/bpe/train", params={"variant": variant, "corpus": "udhr/eng", "vocab_size": 300}
+    )
+    assert r.status_code == 200 and what(r.text).startswith("Before any merge")

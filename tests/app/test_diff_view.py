@@ -13,7 +13,7 @@ def test_the_default_page_diffs_cl100k_and_o200k_on_the_stress_set(client):
     assert 'data-testid="verdict"' in r.text and "% identical" in r.text
     assert r.text.count('data-testid="diff-row"') == 20  # one page
     assert 'rel="next"' in r.text and "page <b>1</b>" in r.text
-    assert '<a href="/diff">Diff</a>' in r.text  # the nav link
+    assert 'href="/diff"' in r.text  # the nav link
     # the first rows are the most informative: a pre-tokenizer split, not a renumbering
     assert re.search(r'data-testid="diff-row" data-stage="pre-tokenizer split"', r.text)
 

@@ -28,7 +28,7 @@ def test_a_text_over_the_limit_is_cut_and_its_start_still_tokenised(client, sett
     words = _text(r.text)
     assert f"the visualiser takes at most {limit:,} characters" in words
     assert "TOKVIS_MAX_TEXT_CHARS" not in r.text
-    assert f'data-testid="char-count">{limit}<' in r.text  # the first `limit` characters
+    assert f'data-testid="char-count">{limit:,}<' in r.text  # the first `limit` characters
     assert 'data-testid="text-cut"' in r.text
 
 
