@@ -29,6 +29,7 @@ from typing import Any
 
 from ..decoders import SentencePieceDecoder
 from ..errors import InvalidInput
+from ..models.bpe.model import gc_paused
 from ..models.bpe.sentencepiece import SentencePieceBpe, SentencePieceSplit
 from ..models.sentencepiece_common import (
     BYTE,
@@ -77,32 +78,84 @@ def _fields(data: bytes) -> list[tuple[int, int, Any]]:
     """
     out: list[tuple[int, int, Any]] = []
     pos = 0
-    n = len(data)
-    while pos < n:
-        key, pos = _read_varint(data, pos)
-        number, wire = key >> 3, key & 7
-        if number == 0:
-            raise InvalidInput("field number 0 is invalid")
-        value: int | bytes
-        if wire == 0:
-            value, pos = _read_varint(data, pos)
-        elif wire == 1:
-            if pos + 8 > n:
-                raise InvalidInput("truncated fixed64 field")
-            value, pos = data[pos : pos + 8], pos + 8
-        elif wire == 2:
-            length, pos = _read_varint(data, pos)
-            if pos + length > n:
-                raise InvalidInput("truncated length-delimited field")
-            value, pos = data[pos : pos + length], pos + length
-        elif wire == 5:
-            if pos + 4 > n:
-                raise InvalidInput("truncated fixed32 field")
-            value, pos = data[pos : pos + 4], pos + 4
-        else:
-            raise InvalidInput(f"unsupported wire type {wire}")
+    while pos < len(data):
+        number, wire, value, pos = _read_field(data, pos)
         out.append((number, wire, value))
     return out
+
+
+def _read_field(data: bytes, pos: int) -> tuple[int, int, Any, int]:
+    """The field at `pos` as (field number, wire type, raw value, next position).
+
+    >>> _read_field(b"\\x12\\x02hi", 0)
+    (2, 2, b'hi', 4)
+    """
+    n = len(data)
+    key, pos = _read_varint(data, pos)
+    number, wire = key >> 3, key & 7
+    if number == 0:
+        raise InvalidInput("field number 0 is invalid")
+    value: int | bytes
+    if wire == 0:
+        value, pos = _read_varint(data, pos)
+    elif wire == 1:
+        if pos + 8 > n:
+            raise InvalidInput("truncated fixed64 field")
+        value, pos = data[pos : pos + 8], pos + 8
+    elif wire == 2:
+        length, pos = _read_varint(data, pos)
+        if pos + length > n:
+            raise InvalidInput("truncated length-delimited field")
+        value, pos = data[pos : pos + length], pos + length
+    elif wire == 5:
+        if pos + 4 > n:
+            raise InvalidInput("truncated fixed32 field")
+        value, pos = data[pos : pos + 4], pos + 4
+    else:
+        raise InvalidInput(f"unsupported wire type {wire}")
+    return number, wire, value, pos
+
+
+# ---- the pieces, fast: the layout sentencepiece writes -------------------------------------------
+# A .model holds one `SentencePiece` message per piece (262,144 in AI21's), nearly all laid out
+# alike: `0A len` (ModelProto field 1), then `0A len text` (piece), `15 f32` (score) and, unless
+# the type is NORMAL, `18 type` -- every length and the type one byte. `_read_plain_pieces` reads
+# a run of those with fixed offsets; anything else (a longer piece, another field order, an extra
+# field) stops it, and the generic reader takes that field, so the results are the same.
+_PIECE_KEY, _TEXT_KEY, _SCORE_KEY, _TYPE_KEY = 0x0A, 0x0A, 0x15, 0x18
+
+
+def _read_plain_pieces(data: bytes, pos: int, out: list[tuple[str, float, int]]) -> int:
+    """Append the pieces laid out as sentencepiece writes them from `pos` on, as (piece, score,
+    type); return the position of the first field that is not one.
+
+    >>> out = []
+    >>> _read_plain_pieces(b"\\x0a\\x08\\x0a\\x01a\\x15\\x00\\x00\\xc0\\xbf\\x12\\x00", 0, out), out
+    (10, [('a', -1.5, 1)])
+    """
+    n = len(data)
+    unpack_score = _FLOAT.unpack_from
+    while pos + 9 <= n and data[pos] == _PIECE_KEY:
+        size, text_len = data[pos + 1], data[pos + 3]
+        end = pos + 2 + size  # the message is data[pos + 2 : end]
+        score_at = pos + 4 + text_len
+        if size > 0x7F or text_len > 0x7F or data[pos + 2] != _TEXT_KEY or end > n:
+            break
+        if score_at + 5 > end or data[score_at] != _SCORE_KEY:
+            break
+        if end == score_at + 5:
+            ptype = NORMAL
+        elif end == score_at + 7 and data[score_at + 5] == _TYPE_KEY and data[end - 1] < 0x80:
+            ptype = data[end - 1]
+        else:
+            break
+        try:
+            piece = data[pos + 4 : score_at].decode("utf-8")
+        except UnicodeDecodeError:
+            break  # (the generic reader says what is wrong)
+        out.append((piece, unpack_score(data, score_at + 1)[0], ptype))
+        pos = end
+    return pos
 
 
 def _as_str(value: Any, what: str) -> str:
@@ -216,24 +269,18 @@ def parse_model_proto(data: bytes) -> ModelProto:
     data = bytes(data)
     data = gunzip(data)
     try:
-        top = _fields(data)
         pieces: list[tuple[str, float, int]] = []
         trainer = _read_spec(b"", _TRAINER_FIELDS, "trainer_spec")
         normalizer = _read_spec(b"", _NORMALIZER_FIELDS, "normalizer_spec")
         denormalizer = None
-        for number, wire, value in top:
+        pos = 0
+        while pos < len(data):
+            pos = _read_plain_pieces(data, pos, pieces)  # the common case, fast
+            if pos >= len(data):
+                break
+            number, wire, value, pos = _read_field(data, pos)
             if number == 1 and wire == 2:
-                piece, score, ptype = None, 0.0, NORMAL
-                for n2, _w2, v2 in _fields(value):
-                    if n2 == 1:
-                        piece = _as_str(v2, "piece")
-                    elif n2 == 2:
-                        score = _as_float(v2, "piece score")
-                    elif n2 == 3:
-                        ptype = _as_int(v2, "piece type")
-                if piece is None:
-                    raise InvalidInput("a piece has no text")
-                pieces.append((piece, score, ptype))
+                pieces.append(_read_piece(value))
             elif number == 2 and wire == 2:
                 trainer = _read_spec(value, _TRAINER_FIELDS, "trainer_spec")
             elif number == 3 and wire == 2:
@@ -248,24 +295,35 @@ def parse_model_proto(data: bytes) -> ModelProto:
     return ModelProto(pieces, trainer, normalizer, denormalizer)
 
 
+def _read_piece(message: bytes) -> tuple[str, float, int]:
+    """One `SentencePiece` message, any layout, as (piece, score, type).
+
+    >>> _read_piece(b"\\x15\\x00\\x00\\xc0\\xbf\\x0a\\x01a")
+    ('a', -1.5, 1)
+    """
+    piece, score, ptype = None, 0.0, NORMAL
+    for number, _wire, value in _fields(message):
+        if number == 1:
+            piece = _as_str(value, "piece")
+        elif number == 2:
+            score = _as_float(value, "piece score")
+        elif number == 3:
+            ptype = _as_int(value, "piece type")
+    if piece is None:
+        raise InvalidInput("a piece has no text")
+    return piece, score, ptype
+
+
 def check_pieces(pieces: list[tuple[str, float, int]], trainer: dict[str, Any]) -> None:
+    """What sentencepiece checks of the pieces (see `parse_model_proto`): whole-list checks
+    first, and only when one fails the piece-by-piece loop that names the first bad piece."""
     if not pieces:
         raise InvalidInput("not a sentencepiece model file: it has no pieces")
-    seen: dict[tuple[bool, str], int] = {}
-    unk = [i for i, (_p, _s, t) in enumerate(pieces) if t == UNKNOWN]
-    for i, (piece, _score, ptype) in enumerate(pieces):
-        if ptype not in PIECE_TYPES:
-            raise InvalidInput(
-                f"not a sentencepiece model file: piece {i} has unknown type {ptype}"
-            )
-        if not piece:
-            raise InvalidInput(f"not a sentencepiece model file: piece {i} is empty")
-        key = (ptype in (NORMAL, USER_DEFINED, UNUSED), piece)
-        if key in seen:
-            raise InvalidInput(f"not a valid sentencepiece model: piece {piece!r} is defined twice")
-        seen[key] = i
-        if ptype == BYTE and piece_to_byte(piece) < 0:
-            raise InvalidInput(f"not a valid sentencepiece model: byte piece {piece!r} is invalid")
+    texts = [p for p, _s, _t in pieces]
+    types = [t for _p, _s, t in pieces]
+    if not _pieces_look_valid(texts, types):
+        _check_each_piece(pieces)
+    unk = [i for i, t in enumerate(types) if t == UNKNOWN]
     if len(unk) != 1:
         raise InvalidInput(
             f"not a valid sentencepiece model: it needs exactly one <unk> piece, found {len(unk)}"
@@ -275,6 +333,50 @@ def check_pieces(pieces: list[tuple[str, float, int]], trainer: dict[str, Any]) 
         raise InvalidInput("not a valid sentencepiece model: byte pieces without byte_fallback")
     if trainer["byte_fallback"] and len(byte_pieces) != 256:
         raise InvalidInput("not a valid sentencepiece model: byte_fallback needs 256 byte pieces")
+
+
+def _pieces_look_valid(texts: list[str], types: list[int]) -> bool:
+    """What `_check_each_piece` checks, over whole lists: known types, no empty piece, none
+    defined twice (among the pieces the text is matched against, or among the reserved ones),
+    byte pieces spelled `<0xNN>`.
+
+    >>> _pieces_look_valid(["<unk>", "a"], [UNKNOWN, NORMAL])
+    True
+    >>> _pieces_look_valid(["<unk>", "a", "a"], [UNKNOWN, NORMAL, NORMAL])
+    False
+    """
+    if not set(types) <= PIECE_TYPES.keys() or "" in texts:
+        return False
+    matched = [p for p, t in zip(texts, types) if t in _MATCHED_TYPES]
+    reserved = [p for p, t in zip(texts, types) if t not in _MATCHED_TYPES]
+    byte_pieces = [p for p, t in zip(texts, types) if t == BYTE]
+    return (
+        len(set(matched)) == len(matched)
+        and len(set(reserved)) == len(reserved)
+        and all(piece_to_byte(p) >= 0 for p in byte_pieces)
+    )
+
+
+_MATCHED_TYPES = frozenset((NORMAL, USER_DEFINED, UNUSED))  # in the trie; the others reserved
+
+
+def _check_each_piece(pieces: list[tuple[str, float, int]]) -> None:
+    """The first piece of an unknown type, empty, defined twice (among matched pieces or among
+    reserved ones) or an invalid byte piece raises InvalidInput."""
+    seen: set[tuple[bool, str]] = set()
+    for i, (piece, _score, ptype) in enumerate(pieces):
+        if ptype not in PIECE_TYPES:
+            raise InvalidInput(
+                f"not a sentencepiece model file: piece {i} has unknown type {ptype}"
+            )
+        if not piece:
+            raise InvalidInput(f"not a sentencepiece model file: piece {i} is empty")
+        key = (ptype in _MATCHED_TYPES, piece)
+        if key in seen:
+            raise InvalidInput(f"not a valid sentencepiece model: piece {piece!r} is defined twice")
+        seen.add(key)
+        if ptype == BYTE and piece_to_byte(piece) < 0:
+            raise InvalidInput(f"not a valid sentencepiece model: byte piece {piece!r} is invalid")
 
 
 # ---- building a Tokenizer from a ModelProto ------------------------------------------------------
@@ -342,7 +444,8 @@ def tokenizer_from_proto(proto: ModelProto, name: str = "") -> Any:
 
 def load_bytes(data: bytes, name: str = "") -> Any:
     """A `Tokenizer` from the bytes of a `.model` file (gzip-compressed is fine)."""
-    return tokenizer_from_proto(parse_model_proto(data), name=name)
+    with gc_paused:  # ~a million small objects (pieces, trie nodes), none cyclic
+        return tokenizer_from_proto(parse_model_proto(data), name=name)
 
 
 _DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data")

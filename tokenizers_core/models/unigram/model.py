@@ -20,9 +20,11 @@ Example: with `▁cat` scored high and `s` present, "▁cats" comes out as `▁c
 >>> [t for t, *_ in m.tokenize("▁cats")]
 ['▁cat', 's']
 
-This module follows sentencepiece's `unigram_model.cc` to the bit: scores are 32-bit floats and
-sums are rounded as the C++ code rounds them, ties go to the earliest start, a character no piece
-covers becomes an `<unk>` node scoring `min_score - 10` (kUnkPenalty), consecutive unknown
+This module follows sentencepiece's (0.2.3) `unigram_model.cc` to the bit: scores are 32-bit
+floats and sums are rounded as the C++ code rounds them (`float + float`, and on a long text the
+same shift of the running scores, see `viterbi.py`), ties go to the earliest start, a
+user-defined piece scores 0.1 per character past its first (`user_defined_score`), a character
+no piece covers becomes an `<unk>` node scoring `min_score - 10` (kUnkPenalty), consecutive unknown
 characters merge into one token, and a model with byte pieces (`<0xE3>`) spells an unknown
 character as its UTF-8 bytes instead. n-best uses sentencepiece's A* search (with the same heap
 discipline as libstdc++'s priority_queue, so even equal-score alternatives come out in the same
@@ -40,8 +42,9 @@ from __future__ import annotations
 
 import math
 import random
+from array import array
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterator, Sequence
+from typing import Any, ClassVar, Iterable, Iterator, Sequence
 
 from ...errors import InvalidInput
 from ...steps import Step, register_step
@@ -51,6 +54,58 @@ from .viterbi import viterbi
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 UNK_PENALTY = 10.0  # sentencepiece's kUnkPenalty
+
+
+def user_defined_score(length: int) -> float:
+    """The score of a user-defined piece `length` long (sentencepiece 0.2.3's
+    `GetUserDefinedScore`, a 32-bit float): 0.1 per unit beyond the first, so a longer match
+    beats its parts and every user-defined piece beats the normal pieces (scores <= 0).
+
+    >>> user_defined_score(1), user_defined_score(4)
+    (0.0, 0.30000001192092896)
+    """
+    return f32(0.1 * (length - 1))
+
+
+_MATCHED_TYPES = frozenset((NORMAL, USER_DEFINED, UNUSED))
+
+
+def rounded_to_f32(values: list[float]) -> list[float]:
+    """Each value rounded to the nearest 32-bit float (`f32` of each, in one C call); too large
+    becomes infinite.
+
+    >>> rounded_to_f32([0.1, -1.5, 1e39])
+    [0.10000000149011612, -1.5, inf]
+    """
+    return array("f", values).tolist()
+
+
+def first_ids(strings: list[str], ids: list[int]) -> dict[str, int]:
+    """{strings[i]: i} over `ids` (ascending), the first id of a repeated string winning.
+
+    >>> first_ids(["a", "b", "a"], [0, 1, 2])
+    {'a': 0, 'b': 1}
+    """
+    return {strings[i]: i for i in reversed(ids)} if ids else {}
+
+
+def build_trie(items: Iterable[tuple[str, Any]]) -> dict[str, Any]:
+    """The character trie of the pieces: nested dicts char -> child, where a piece ends key ""
+    holding its entry (the first entry wins; None: the path only, no entry).
+
+    >>> build_trie([("ab", 1), ("a", 2), ("ab", 3), ("b", None)])
+    {'a': {'b': {'': 1}, '': 2}, 'b': {}}
+    """
+    trie: dict[str, Any] = {}
+    for piece, entry in items:
+        node = trie
+        for ch in piece:
+            node = node.setdefault(ch, {})
+        if entry is not None:
+            node.setdefault("", entry)
+    return trie
+
+
 # ---- steps -------------------------------------------------------------------------------------
 
 
@@ -122,12 +177,11 @@ class Unigram:
         unk = [i for i, t in enumerate(types) if t == UNKNOWN]
         if len(unk) != 1:
             raise InvalidInput(f"a Unigram model needs exactly one <unk> piece, found {len(unk)}")
-        self._pieces = [(p, f32(s)) for p, s in pieces]
+        strings = [p for p, _s in pieces]
+        self._pieces = list(zip(strings, rounded_to_f32([s for _p, s in pieces])))
         self.types = types
         self.unk_id: int | None = unk[0]  # (always set here; `HFUnigram` may have none)
         self.byte_fallback = byte_fallback
-        self.vocab: dict[str, int] = {}
-        self._reserved: dict[str, int] = {}
         normal_scores = [s for (_p, s), t in zip(self._pieces, types) if t == NORMAL]
         self.min_score = min(normal_scores) if normal_scores else FLT_MAX
         self.max_score = max(normal_scores + [FLT_MIN]) if normal_scores else FLT_MIN
@@ -135,25 +189,27 @@ class Unigram:
         self.special_tokens = frozenset(
             p for (p, _s), t in zip(self._pieces, types) if t == CONTROL
         )
-        # The trie: nested dicts char -> child; key "" holds (id, score, is_user_defined) of a
-        # piece ending there (unused pieces keep their path but no entry, as sentencepiece skips
-        # them).
-        self._trie: dict[str, Any] = {}
-        for i, ((piece, score), t) in enumerate(zip(self._pieces, types)):
-            if t in (NORMAL, USER_DEFINED, UNUSED):
-                self.vocab.setdefault(piece, i)
-                node = self._trie
-                for ch in piece:
-                    node = node.setdefault(ch, {})
-                if t != UNUSED and "" not in node:
-                    if t == USER_DEFINED:
-                        score = len(piece.encode("utf-8")) * self.max_score - 0.1
-                    node[""] = (i, score, t == USER_DEFINED)
-            else:
-                self._reserved.setdefault(piece, i)
+        # normal, user-defined and unused pieces are matched in the text (the first of a
+        # repeated spelling wins); the others are reserved: found only by their spelling
+        matched = [i for i, t in enumerate(types) if t in _MATCHED_TYPES]
+        self._reserved = first_ids(
+            strings, [i for i, t in enumerate(types) if t not in _MATCHED_TYPES]
+        )
+        self.vocab = first_ids(strings, matched)
         for piece, i in self._reserved.items():
             self.vocab.setdefault(piece, i)
-        self.max_piece_length = max((len(p) for p, _s in self._pieces), default=1)
+        self._trie = build_trie((strings[i], self._trie_entry(i)) for i in matched)
+        self.max_piece_length = max(map(len, strings), default=1)
+
+    def _trie_entry(self, i: int) -> tuple[int, float, bool] | None:
+        """What the trie holds where piece i ends: (id, score, is_user_defined), or None for an
+        unused piece (sentencepiece keeps its path in the trie but skips it)."""
+        t = self.types[i]
+        if t == UNUSED:
+            return None
+        if t == USER_DEFINED:  # (the optimised encoder counts UTF-8 bytes)
+            return (i, user_defined_score(len(self._pieces[i][0].encode("utf-8"))), True)
+        return (i, self._pieces[i][1], False)
 
     # ---- the Model protocol ------------------------------------------------------------------
     @property
@@ -212,9 +268,16 @@ class Unigram:
     # ---- Viterbi, fast path ------------------------------------------------------------------
     def encode_spans(self, text: str) -> list[tuple[int, int, int]]:
         """The Viterbi path as (start, end, id), without step objects: `viterbi` (the same
-        recurrence as `viterbi_steps`), in 32-bit floats when `float32` (sentencepiece's)."""
+        recurrence as `viterbi_steps`), in 32-bit floats when `float32` (sentencepiece's). Past a
+        path score of 100,000 it shifts the scores as sentencepiece's encoder does, which the
+        lattice and `viterbi_steps` (sentencepiece's original encoder) do not."""
         return viterbi(
-            self._trie, text, unk_id=self.unk_id, unk_score=self.unk_score, float32=self.float32
+            self._trie,
+            text,
+            unk_id=self.unk_id,
+            unk_score=self.unk_score,
+            float32=self.float32,
+            max_piece_length=self.max_piece_length,
         )
 
     # ---- the lattice, step by step ------------------------------------------------------------
@@ -235,8 +298,8 @@ class Unigram:
             entry = node.get("")
             if entry is not None:
                 pid, score, user = entry
-                if user:  # the lattice uses the length in characters
-                    score = (j - i) * self.max_score - 0.1
+                if user:  # the lattice counts characters
+                    score = user_defined_score(j - i)
                 out.append((j, pid, score))
                 if j == i + 1:
                     has_single = True

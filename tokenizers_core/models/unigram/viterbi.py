@@ -15,6 +15,7 @@ The trie is the models' own: nested dicts keyed by character, a piece's end hold
 
 from __future__ import annotations
 
+import math
 from array import array
 from typing import Any
 
@@ -23,14 +24,27 @@ from .lattice import f32
 
 
 def viterbi(
-    trie: dict[str, Any], text: str, *, unk_id: int | None, unk_score: float, float32: bool = False
+    trie: dict[str, Any],
+    text: str,
+    *,
+    unk_id: int | None,
+    unk_score: float,
+    float32: bool = False,
+    max_piece_length: int | None = None,
 ) -> list[tuple[int, int, int]]:
     """The best path through `text`'s lattice as (start, end, id), left to right.
 
     Run "forward" as both engines' optimised encoders do: from each start i, walk the trie and
     relax every end j it reaches (best score ending at j = best[i] + the piece's score); a
     character no piece of length 1 covers adds an unknown node scoring `unk_score`. Ties keep
-    the earlier start. With `float32`, every sum is rounded to a 32-bit float before it is kept.
+    the earlier start (a candidate must be strictly greater).
+
+    With `float32`, sentencepiece 0.2.3's arithmetic (`EncodeOptimized`): scores and sums are
+    32-bit floats (`float + float`, rounded before they are compared), and once the best score
+    at a start passes +-100,000 every kept score from there on is shifted by it (its
+    `kScoreResetThreshold`: on a long text the sums would otherwise lose their low bits), which
+    changes how later sums round. Hugging Face adds 64-bit floats and never shifts.
+    `max_piece_length` (the longest piece, in characters) bounds how far ahead that shift looks.
     Raises ValueError when an unknown node is needed and `unk_id` is None.
     """
     n = len(text)
@@ -38,8 +52,13 @@ def viterbi(
     back = [-1] * (n + 1)  # where that path's last piece starts (-1: no path yet)
     ids = [0] * (n + 1)  # and that piece's id
     rounded = array("f", [0.0]) if float32 else None  # storing into it rounds to 32 bits
+    ahead = max(max_piece_length or n, 1)  # no piece reaches further than this past its start
+    low, high = (-_RESET_AT, _RESET_AT) if float32 else (-math.inf, math.inf)  # see below
     for i in range(n):
         here = best[i]
+        if here < low or here > high:  # (sentencepiece shifts scores past +-100,000)
+            _shift_scores(best, back, i, min(n, i + ahead))
+            here = best[i]  # (0.0)
         node = trie
         has_single = False
         j = i
@@ -53,9 +72,9 @@ def viterbi(
             if entry is None:
                 continue
             cand = here + entry[1]
-            # the rounding only matters when the double sum beats the best so far (cheap path)
+            # (rounding is monotonic: only a sum that beats the best unrounded can after it)
             if back[j] < 0 or cand > best[j]:
-                if rounded is not None:
+                if rounded is not None:  # (what _stored does, inline: this runs per relax)
                     rounded[0] = cand
                     cand = rounded[0]
                 if back[j] < 0 or cand > best[j]:
@@ -66,6 +85,38 @@ def viterbi(
             cand = f32(here + unk_score) if float32 else here + unk_score
             _relax_unknown(best, back, ids, i, cand, unk_id, text)
     return _backtrack(back, ids)
+
+
+_RESET_AT = 100000.0  # sentencepiece's kScoreResetThreshold
+
+
+def _shift_scores(best: list[float], back: list[int], start: int, last: int) -> None:
+    """Subtract best[start] from the kept scores of start..last that have a path, in 32-bit
+    floats, so best[start] becomes 0 (sentencepiece's score reset; see `viterbi`). `last` is at
+    or past the furthest end relaxed so far: sentencepiece shifts up to that end, and the
+    positions past it have no path yet, so they are left alone either way.
+
+    >>> best, back = [0.0, -100001.0, -100003.0, 0.0], [-1, 0, 0, -1]
+    >>> _shift_scores(best, back, 1, 3); best
+    [0.0, 0.0, -2.0, 0.0]
+    """
+    offset = best[start]
+    for k in range(start, last + 1):
+        if k == start or back[k] >= 0:
+            best[k] = f32(best[k] - offset)
+
+
+def _stored(total: float, rounded: array | None) -> float:
+    """`total` as the best-score table keeps it: rounded to a 32-bit float when `rounded` is a
+    one-slot `array("f")` (sentencepiece's `float best_path_score`), else as it is.
+
+    >>> _stored(0.1, array("f", [0.0])), _stored(0.1, None)
+    (0.10000000149011612, 0.1)
+    """
+    if rounded is None:
+        return total
+    rounded[0] = total  # (a float array stores 32 bits: this rounds, and overflows to inf)
+    return rounded[0]
 
 
 def _relax_unknown(

@@ -1,0 +1,131 @@
+"""Benchmark: loading sentencepiece `.model` files, ours against sentencepiece (issue 31, item 13).
+
+For each file, timed in one run: a fresh Python process that imports the library and loads the
+file (wall clock of the whole process, and of the load call inside it), then in this process the
+load call alone (best of `--repeat`, ours including the garbage collection its objects cost, as a
+user pays it). Ours is `tokenizers_core.load(path)`, sentencepiece's
+`SentencePieceProcessor(model_file=path)`. The bar: ours under 3x sentencepiece's.
+
+    .venv/bin/python benchmarks/bench_load_model.py [--repeat 3] [--ai21 PATH] [FILE ...]
+
+The files: the bundled botchan models (decompressed to a temporary folder), the `.model` files in
+../shared/data/vocab, and AI21's `j2-tokenizer.model` (262,144 pieces, from the `ai21-tokenizer`
+1.1.0 wheel on PyPI) at `--ai21` or $AI21_J2_MODEL, skipped when absent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import gzip
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VOCAB = ROOT.parent / "shared" / "data" / "vocab"
+BUNDLED = ROOT / "tokenizers_core" / "data"
+AI21 = Path(
+    os.environ.get("AI21_J2_MODEL")
+    or "/tmp/ai21/x/ai21_tokenizer/resources/j2-tokenizer/j2-tokenizer.model"
+)
+
+_CHILD = """
+import sys, time
+t0 = time.perf_counter()
+{load}
+print(time.perf_counter() - t0)
+"""
+LOADERS = {
+    "ours": "import gc, tokenizers_core as tc\ntok = tc.load(sys.argv[1]); gc.collect(0)",
+    "sentencepiece": (
+        "import sentencepiece as spm\ntok = spm.SentencePieceProcessor(model_file=sys.argv[1])"
+    ),
+}
+
+
+def fresh_process_load(who: str, path: Path) -> tuple[float, float]:
+    """(wall seconds of the whole process, seconds of the import and load inside it)."""
+    start = time.perf_counter()
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD.format(load=LOADERS[who]), str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    return time.perf_counter() - start, float(out[-1])
+
+
+def in_process_load(who: str, path: Path, repeat: int) -> float:
+    """Best of `repeat` load calls in this process (ours followed by a young-generation
+    collection: the garbage collector was paused while loading and would otherwise run on the
+    next allocations)."""
+    import sentencepiece as spm
+
+    import tokenizers_core as tc
+
+    times: list[float] = []
+    while len(times) < repeat or sum(times) < 0.5:  # (small files: enough runs to time them)
+        start = time.perf_counter()
+        tok: object
+        if who == "ours":
+            tok = tc.load(str(path))
+            gc.collect(0)
+        else:
+            tok = spm.SentencePieceProcessor(model_file=str(path))
+        times.append(time.perf_counter() - start)
+        del tok
+        gc.collect()
+    return min(times)
+
+
+def model_files(tmp: Path, ai21: Path, extra: list[Path]) -> list[Path]:
+    """The bundled models (decompressed into `tmp`), the shared ones, AI21's if present."""
+    files = []
+    for gz in sorted(BUNDLED.glob("*.model.gz")):
+        out = tmp / gz.name.removesuffix(".gz")
+        out.write_bytes(gzip.decompress(gz.read_bytes()))
+        files.append(out)
+    files += sorted(VOCAB.glob("*.model")) if VOCAB.is_dir() else []
+    if ai21.is_file():
+        files.append(ai21)
+    else:
+        print(f"(AI21's j2-tokenizer.model is not at {ai21}: skipped; --ai21 PATH to add it)")
+    return files + extra
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="*", type=Path)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--ai21", type=Path, default=AI21)
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    worst = 0.0
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in model_files(Path(tmp), args.ai21, args.files):
+            size = path.stat().st_size / 1e6
+            whole = {who: fresh_process_load(who, path) for who in LOADERS}
+            inside = {who: in_process_load(who, path, args.repeat) for who in LOADERS}
+            ratio_whole = whole["ours"][0] / whole["sentencepiece"][0]
+            ratio_inside = inside["ours"] / inside["sentencepiece"]
+            worst = max(worst, ratio_inside)
+            print(f"{path.name} ({size:.2f} MB)")
+            for who in LOADERS:
+                print(
+                    f"  {who:13}: process {whole[who][0]:.2f} s (import + load {whole[who][1]:.2f}"
+                    f" s), in process {inside[who] * 1000:.1f} ms"
+                )
+            print(
+                f"  ratio ours/sentencepiece: process {ratio_whole:.2f}x, load {ratio_inside:.2f}x"
+            )
+    print(f"worst in-process ratio: {worst:.2f}x (bar: under 3x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
