@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
@@ -31,7 +32,8 @@ def upload_corpus_api_get() -> None:
     raise HTTPException(405, "this path takes POST only: the file to store as a corpus")
 
 
-def bundled_corpora() -> list[dict[str, Any]]:
+@functools.cache  # the bundled texts never change: measured once per process
+def bundled_corpora() -> tuple[dict[str, Any], ...]:
     """The bundled corpora as the page lists them: name, language, size in bytes and lines."""
     names = {f"udhr/{lang.code}": lang.name for lang in udhr_languages()}
     names.update({"botchan": "English (a novel)", ALL_UDHR: "all 33 UDHR languages"})
@@ -46,7 +48,7 @@ def bundled_corpora() -> list[dict[str, Any]]:
                 "lines": text.count("\n") + (not text.endswith("\n")),
             }
         )
-    return rows
+    return tuple(rows)
 
 
 def _page(request: Request, status: int = 200, **ctx: Any) -> HTMLResponse:

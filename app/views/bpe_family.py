@@ -13,6 +13,7 @@ panel is the textbook loop of the variant, the line of merge k lit.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from tokenizers_core.corpora import ALL_UDHR, corpus_names, udhr_languages
@@ -297,5 +298,10 @@ def _merge(step: Any) -> dict[str, Any]:
 
 
 def _name(code: str) -> str:
-    names = {lang.code: lang.name for lang in udhr_languages()}
-    return names.get(code, code)
+    """A UDHR language's name by its code (a script group's name is its own)."""
+    return _language_names().get(code, code)
+
+
+@functools.cache
+def _language_names() -> dict[str, str]:
+    return {lang.code: lang.name for lang in udhr_languages()}
