@@ -15,6 +15,8 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
+from tokenizers_core.formats import tiktoken_specials
+
 from . import display, export
 from .deps import stored_corpora
 from .embed import EMBED
@@ -63,6 +65,7 @@ env.globals["trained_links"] = export.trained_links  # a training view's onward 
 env.globals["tokenizer_downloads"] = export.tokenizer_downloads
 env.globals["upload_formats"] = FORMAT_LABELS  # the tokenizer upload form's choices
 env.globals["pattern_presets"] = PATTERN_PRESETS
+env.globals["special_presets"] = tiktoken_specials.LABELS
 
 
 def is_fragment_request(request: Request) -> bool:

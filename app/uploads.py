@@ -33,7 +33,7 @@ from starlette.concurrency import run_in_threadpool
 import tokenizers_core as tc
 from tokenizers_core import formats
 from tokenizers_core.errors import InvalidInput
-from tokenizers_core.formats import vocab_merges
+from tokenizers_core.formats import tiktoken_specials, vocab_merges
 
 from . import heap
 from .jobs.cache import RunCache, tokenizer_bytes
@@ -207,14 +207,48 @@ def model_family(tok: Any) -> str:
     return "other"
 
 
+def ranks_file_options(data: bytes, options: dict[str, Any]) -> dict[str, Any]:
+    """A ranks file's pattern and special tokens, the presets of the known encoding with as
+    many ranks filling in what the user left to "from the rank count" (None). Given ones stay;
+    `{}` (the "none" choice) stays none."""
+    if options.get("pattern") and "special_tokens" in options:
+        return options
+    known = tiktoken_specials.suggest(tiktoken_specials.count_ranks(data))
+    if known is None:
+        return options
+    return {
+        "pattern": options.get("pattern") or known.pattern,
+        "special_tokens": options.get("special_tokens", known.specials),
+    }
+
+
+def special_tokens_field(text: str, preset: str) -> dict[str, int] | str | None:
+    """The special tokens a form asks for: its typed lines (they win), else the preset chosen:
+    a name, "none" ({}), or "" for the preset the file's rank count suggests (None)."""
+    typed = parse_special_tokens(text)
+    if typed is not None:
+        return typed
+    preset = preset.strip()
+    if preset in ("", "auto"):
+        return None
+    if preset == "none":
+        return {}
+    if preset not in tiktoken_specials.PRESETS:
+        raise InvalidInput(
+            f"unknown special-token preset {preset!r}; choose one of: "
+            f"{', '.join(tiktoken_specials.PRESETS)}, or none"
+        )
+    return preset
+
+
 class NeedsPattern(InvalidInput):
     """A ranks file was uploaded without its pattern; `sha256` names its stored bytes."""
 
     def __init__(self, sha256: str) -> None:
         super().__init__(
-            "this is a tiktoken ranks file: it needs its pre-tokenisation pattern "
-            f"(a preset: {', '.join(PATTERN_PRESETS)}; or a regex) and its special "
-            "tokens, which the file does not hold"
+            "this is a tiktoken ranks file of a size no known encoding has, so it needs "
+            f"its pre-tokenisation pattern (a preset: {', '.join(PATTERN_PRESETS)}; or a "
+            "regex) and its special tokens, which the file does not hold"
         )
         self.sha256 = sha256
 
@@ -244,7 +278,7 @@ class UploadedTokenizers:
         filename: str = "",
         format: str | None = None,
         pattern: str | None = None,
-        special_tokens: dict[str, int] | None = None,
+        special_tokens: dict[str, int] | str | None = None,
         lowercase: bool | None = None,
     ) -> dict[str, Any]:
         """Parse `data` (already gunzipped) and store it; the stored row (with `handle`).
@@ -269,9 +303,11 @@ class UploadedTokenizers:
             "lowercase": lowercase,
         }
         options = {k: given[k] for k in FORMAT_OPTIONS.get(fmt, ()) if given[k] is not None}
-        if fmt == "tiktoken" and not options.get("pattern"):
-            # keep the bytes, so a form can ask for the pattern without a second upload
-            raise NeedsPattern(self.store.put_file(data))
+        if fmt == "tiktoken":
+            options = ranks_file_options(data, options)
+            if not options.get("pattern"):
+                # keep the bytes, so a form can ask for the pattern without a second upload
+                raise NeedsPattern(self.store.put_file(data))
         tok = self.parser(data, fmt, options)
         if fmt == "gguf":  # keep the metadata, not the tensors the prefix reached
             data = data[: tok.gguf["metadata_bytes"]]
@@ -377,6 +413,7 @@ async def upload(
     pattern: str = "",
     regex: str = "",
     special_tokens: str = "",
+    special_preset: str = "",
     lowercase: str = "",
 ) -> dict[str, Any]:
     """Read, check and store one tokenizer file from form fields (`sha256`: a file stored
@@ -407,7 +444,7 @@ async def upload(
             filename=filename,
             format=format or None,
             pattern=regex.strip() or pattern.strip() or None,
-            special_tokens=parse_special_tokens(special_tokens),
+            special_tokens=special_tokens_field(special_tokens, special_preset),
             lowercase=parse_lowercase(lowercase),
         )
     except StoreFull as exc:

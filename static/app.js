@@ -238,6 +238,24 @@ document.addEventListener("click", function (ev) {
       input.files = ev.dataTransfer.files;
       chosen(form);
     });
+    // An upload of megabytes takes seconds to send and seconds to read: say which, as it goes
+    // (htmx disables the button meanwhile: hx-disabled-elt)
+    var progress = form.querySelector(".upload-progress");
+    var bar = progress.querySelector("progress");
+    var said = progress.querySelector(".upload-progress-text");
+    form.addEventListener("htmx:beforeRequest", function () {
+      progress.hidden = false; bar.value = 0; said.textContent = "sending…";
+    });
+    form.addEventListener("htmx:xhr:progress", function (ev) {
+      if (!ev.detail.lengthComputable || !ev.detail.total) return;
+      var done = Math.round(100 * ev.detail.loaded / ev.detail.total);
+      bar.value = done;
+      said.textContent = done < 100 ? "sending… " + done + "%" : "sent; reading the file…";
+    });
+    form.addEventListener("htmx:afterRequest", function (ev) {
+      if (!ev.detail.successful || !ev.detail.xhr.getResponseHeader("HX-Redirect")) progress.hidden = true;
+      else said.textContent = "loaded; opening it…";
+    });
     // htmx may have changed the page's URL since it was rendered: come back to the page as it is
     form.addEventListener("submit", function () {
       var next = form.querySelector('input[name="next"]');

@@ -93,13 +93,16 @@ async def upload_api(
     format: str = Form(""),
     pattern: str = Form(""),
     special_tokens: str = Form(""),
+    special_preset: str = Form(""),
     lowercase: str = Form(""),
 ) -> dict[str, Any]:
     """A Hugging Face tokenizer.json, a tiktoken ranks file, a sentencepiece .model or a
     WordPiece vocab.txt (gzipped is fine; the format is sniffed from the content unless
-    `format` names it). A ranks file needs `pattern` (a preset: llama3, o200k, cl100k, p50k,
-    gpt2; or a regex) and takes `special_tokens` as a JSON object `{"<|endoftext|>": 100257}`;
-    a vocab.txt takes `lowercase` (true, false, or empty: from the vocabulary). Options a
+    `format` names it). A ranks file takes `pattern` (a preset: llama3, o200k, cl100k, p50k,
+    gpt2; or a regex) and `special_tokens` as a JSON object `{"<|endoftext|>": 100257}` or
+    `special_preset` (gpt2, cl100k, o200k, llama3, llama4, or none); what is left out comes
+    from the encoding with as many ranks (128,000: Llama 3), and a file of no known size
+    needs its pattern. A vocab.txt takes `lowercase` (true, false, or empty: from the vocabulary). Options a
     format does not take are ignored. The file is stored under the sha256 of its bytes."""
     row = await U.upload(
         uploads(request),
@@ -109,6 +112,7 @@ async def upload_api(
         format=format,
         pattern=pattern,
         special_tokens=special_tokens,
+        special_preset=special_preset,
         lowercase=lowercase,
     )
     return summary(row)
@@ -175,6 +179,7 @@ async def upload_form(
     pattern: str = Form(""),
     regex: str = Form(""),
     special_tokens: str = Form(""),
+    special_preset: str = Form(""),
     lowercase: str = Form(""),
 ) -> Response:
     """Without JavaScript: a 303 to `next` with the handle chosen, or this page with the
@@ -191,6 +196,7 @@ async def upload_form(
             pattern=pattern,
             regex=regex,
             special_tokens=special_tokens,
+            special_preset=special_preset,
             lowercase=lowercase,
         )
     except BAD_INPUT as exc:
@@ -202,6 +208,7 @@ async def upload_form(
             "pattern": pattern,
             "regex": regex,
             "special_tokens": special_tokens,
+            "special_preset": special_preset,
             "lowercase": lowercase,
         }
         if is_fragment_request(request):

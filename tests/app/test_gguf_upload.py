@@ -102,8 +102,8 @@ def test_the_visualiser_says_when_the_pre_tokenizer_is_default(client, tmp_path)
     path = write_gpt2(str(tmp_path / "default.gguf"), pre="default")
     handle = upload(client, open(path, "rb").read()).json()["tokenizer"]
     page = client.get("/", params={"tokenizer": handle, "text": "It costs 12345 dollars"}).text
-    assert 'data-testid="gguf-warning"' in page and "pre-tokenizer is &#39;default&#39;" in page
+    assert 'data-testid="load-warning"' in page and "pre-tokenizer is &#39;default&#39;" in page
     assert "pre-tokenizer default), run as llama.cpp runs it" in page
     good = upload(client, open(write_gpt2(str(tmp_path / "gpt2.gguf")), "rb").read())
     page = client.get("/", params={"tokenizer": good.json()["tokenizer"], "text": "Hi"}).text
-    assert "pre-tokenizer gpt-2" in page and 'data-testid="gguf-warning"' not in page
+    assert "pre-tokenizer gpt-2" in page and 'data-testid="load-warning"' not in page

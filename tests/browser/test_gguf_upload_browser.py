@@ -34,7 +34,7 @@ def test_a_gguf_larger_than_the_limit_is_sent_as_its_prefix(
     page.screenshot(path=str(screenshot_dir / "gguf-upload-1280.png"), full_page=True)
     form.locator('button[type="submit"]').click()
     page.wait_for_url("**tokenizer=upload-*", timeout=60_000)
-    warning = page.locator('[data-testid="gguf-warning"]')
+    warning = page.locator('[data-testid="load-warning"]')
     assert "'default'" in warning.inner_text()
     assert "pre-tokenizer default" in page.locator('[data-testid="gguf-info"]').inner_text()
     assert XSS in page.locator('[data-testid="tokenizer-info"]').inner_text()  # shown as text

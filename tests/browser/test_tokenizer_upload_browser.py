@@ -194,3 +194,29 @@ def test_a_tokenizer_json_steps_through_byte_fallback(page, server_url, tmp_path
     page.screenshot(path=str(screenshot_dir / "upload-byte-fallback-1400.png"), full_page=True)
     page.set_viewport_size({"width": 390, "height": 844})
     page.screenshot(path=str(screenshot_dir / "upload-byte-fallback-390.png"), full_page=True)
+
+
+def test_a_raw_llama3_file_shows_progress_and_loads_as_llama3(
+    page, server_url, screenshot_dir, shared_data
+):
+    from tests.shared_data import INTEROP
+
+    path = INTEROP / "raw" / "llama3" / "tokenizer.model"
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{server_url}/?text={quote('<|begin_of_text|>Hello')}")
+    form = open_upload(page)
+    form.locator("#tok-file").set_input_files(str(path))
+    page.wait_for_function(
+        "() => document.querySelector('.tok-upload .sniffed').textContent.includes('tiktoken')"
+    )
+    assert form.locator("#tok-special-preset option:checked").inner_text() == "from the rank count"
+    page.screenshot(path=str(screenshot_dir / "upload-ranks-presets-390.png"), full_page=True)
+    form.locator('button[type="submit"]').click()
+    # the parse of 2 MB takes a while: the button is off and the progress line says so meanwhile
+    form.locator('[data-testid="upload-progress"]').wait_for(state="visible")
+    assert form.locator('button[type="submit"]').is_disabled()
+    page.wait_for_url("**tokenizer=upload-*")
+    note = page.locator('[data-testid="source-note"]').inner_text()
+    assert "pattern preset 'llama3'" in note and "256 special tokens (preset 'llama3')" in note
+    assert page.locator('[data-testid="load-warning"]').count() == 0
+    page.screenshot(path=str(screenshot_dir / "upload-ranks-llama3-390.png"), full_page=True)

@@ -6,7 +6,9 @@
 OpenAI's encodings and Meta's Llama 3 and 4 (whose file is named `tokenizer.model`) ship this
 format. It holds neither the pre-tokenisation pattern nor the special tokens, so loading needs
 both: `pattern` (a preset of `pre_tokenizers.PRESETS`: "gpt2"/"r50k", "p50k", "cl100k", "o200k",
-"llama3"; or a regex) and `special_tokens` ({string: id}, may be empty). Encoding then follows
+"llama3"; or a regex) and `special_tokens` ({string: id}, may be empty, or a preset of
+`tiktoken_specials`: "gpt2", "cl100k", "o200k", "llama3", "llama4"). Loaded with none, the
+tokeniser's `warnings` say so, naming the preset its rank count suggests. Encoding then follows
 tiktoken exactly (`openai_public.TiktokenTokenizer`), including its special-token rule: a
 special token's text raises unless it is in `allowed_special` or `disallowed_special=()`.
 
@@ -27,6 +29,7 @@ from ..errors import InvalidInput
 from ..implementations.openai_public import TiktokenTokenizer
 from ..models.bpe.model import BPE
 from ..pre_tokenizers import PRESETS, compile_pattern
+from . import tiktoken_specials
 
 
 def parse_ranks(data: bytes) -> dict[bytes, int]:
@@ -83,8 +86,11 @@ def _encode_token(token: bytes) -> bytes:
 
 
 def check_specials(special_tokens: Any, ranks: dict[bytes, int]) -> dict[str, int]:
+    """{token: id} from a dict or a preset name, checked against the file's ranks."""
     if special_tokens is None:
         return {}
+    if isinstance(special_tokens, str):
+        special_tokens = tiktoken_specials.special_tokens(special_tokens)
     if not isinstance(special_tokens, dict) or not all(
         isinstance(k, str) and k and isinstance(v, int) and not isinstance(v, bool)
         for k, v in special_tokens.items()
@@ -135,7 +141,36 @@ def load_bytes(
     specials = check_specials(special_tokens, ranks)
     vocab = {bytes_to_byte_level(token): rank for token, rank in ranks.items()}
     model = BPE(vocab, None, rank_by="tokens", byte_level=True, special_tokens=specials)
-    return TiktokenTokenizer(name or "tiktoken file", model, pattern, specials, strict_special=True)
+    tok = TiktokenTokenizer(name or "tiktoken file", model, pattern, specials, strict_special=True)
+    tok.warnings = [] if specials else [no_specials_warning(len(ranks))]  # type: ignore[attr-defined]
+    tok.source_note = read_as(pattern, special_tokens, specials)  # type: ignore[attr-defined]
+    return tok
+
+
+def read_as(pattern: str, given: Any, specials: dict[str, int]) -> str:
+    """One sentence saying what a ranks file was read with (the file cannot say it)."""
+    split = f"the pattern preset {pattern!r}" if pattern in PRESETS else "a regex of its own"
+    if isinstance(given, str):
+        marks = f"{len(specials):,} special tokens (preset {given!r})"
+    else:
+        marks = f"{len(specials):,} special tokens" if specials else "no special tokens"
+    return f"A tiktoken ranks file, read with {split} and {marks}."
+
+
+def no_specials_warning(rank_count: int) -> str:
+    """What a user should know of a ranks file loaded with no special tokens."""
+    said = (
+        "This ranks file was loaded with no special tokens (the format does not hold them), "
+        "so text such as <|endoftext|> is split as ordinary text and no token marks a "
+        "document's start or end."
+    )
+    known = tiktoken_specials.suggest(rank_count)
+    if known is None:
+        return said + " Give them when you load it, one TOKEN ID a line."
+    return (
+        f"{said} Its {rank_count:,} ranks are as many as {known.known_as} has: load it "
+        f"with the special-token preset {known.specials!r} to get that model's."
+    )
 
 
 def dump_bytes(tok: Any) -> bytes:
