@@ -59,6 +59,9 @@ TOKVIS_FRAME_ANCESTORS    who may show the pages in a frame (`?embed=1` in an <i
                           needs `file:`, a site "'self' https://course.example". A page it does
                           not name gets a blank frame ("refused to connect"); every page's footer
                           ("Embed this view") shows the <iframe> code and the value in force
+TOKVIS_WARM_UP            1 (default): as the server starts, one thread loads the bundled tokenizers
+                          the pages open with and the default vocabulary diff, so first visits
+                          find them made (app/warmup.py); 0: each is made on its first visit
 TOKVIS_ALLOWED_HOSTS      host names the server answers for, besides 127.0.0.1, localhost and
                           [::1] (always allowed): space- or comma-separated, any port; a leading
                           wildcard `*.example.org` allows its subdomains (not example.org itself),
@@ -224,6 +227,7 @@ class Settings:
     max_gguf_upload_mb: int = 8192
     database_url: str | None = None  # None: the SQLite file `db_path`
     job_stale_seconds: float = 30.0
+    warm_up: bool = False  # make the first visits' caches at start-up (app/warmup.py)
     # read from the environment even when a test builds Settings(...) itself (the tests' client
     # sends Host: testserver, which tests/conftest.py adds to TOKVIS_ALLOWED_HOSTS)
     allowed_hosts: tuple[str, ...] = field(default_factory=allowed_hosts_from_env)
@@ -247,6 +251,7 @@ class Settings:
             max_upload_bytes=_int("TOKVIS_MAX_UPLOAD_BYTES", 5_000_000),
             regex_timeout=float(os.environ.get("TOKVIS_REGEX_TIMEOUT") or 0.5),
             frame_ancestors=_sources("TOKVIS_FRAME_ANCESTORS", "'self'"),
+            warm_up=os.environ.get("TOKVIS_WARM_UP", "1").strip() not in ("0", "false", "no", ""),
             job_workers=_int("TOKVIS_JOB_WORKERS", 2),
             job_queue=_int("TOKVIS_JOB_QUEUE", 16),
             job_cpu_seconds=_int("TOKVIS_JOB_CPU_SECONDS", 600),

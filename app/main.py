@@ -52,6 +52,7 @@ from .routers import (
 from .sandbox import Sandbox, SandboxBusy
 from .security import HostCheck, SecurityMiddleware, queued_work_refusal
 from .store import CorpusStore, StoreFull
+from .warmup import WarmUp
 from .trained import TrainedTokenizers
 from .uploads import UploadedTokenizers
 
@@ -98,6 +99,9 @@ async def _lifespan(app: FastAPI):
     # its size limit written for every process, orphans dropped
     app.state.sandbox.start()  # the warm pool where untrusted work runs
     app.state.jobs.start()  # this process's job dispatcher
+    if app.state.settings.warm_up:
+        app.state.warm_up = WarmUp()
+        app.state.warm_up.start()  # the first visits' caches, made in a thread
     yield
     app.state.jobs.stop()
     app.state.sandbox.stop()

@@ -26,6 +26,9 @@ from hypothesis import settings as hypothesis_settings
 # reads it even when a test builds `Settings(...)` itself, and the uvicorn servers the tests
 # start inherit it.
 os.environ.setdefault("TOKVIS_ALLOWED_HOSTS", "testserver")
+# the servers the browser tests start read the environment: no start-up warm-up there (many start
+# at once on 2 cores; tests/app/test_warmup.py starts one with it)
+os.environ.setdefault("TOKVIS_WARM_UP", "0")
 
 # No example database in the working tree, and no per-example deadline: CI machines are shared
 # and a slow example is not a wrong one. Under CI the examples are derandomised, so a run is

@@ -45,15 +45,24 @@ def start_mix(request: Request, name: str) -> Job:
     """Queue the estimate for tokenizer `name` (or find it): NotFound for an unknown name,
     ValueError for a tokenizer without merges, SolverMissing without scipy, QueueFull."""
     tok = resolve_tokenizer(request, name)
-    merge_list(tok)
+    job_id = mix_job_id(name, MERGES)
+    known = jobs(request).get(job_id)
+    if not has_known_merges(name, known):
+        merge_list(tok)  # (deriving a tiktoken file's merges takes a second: only when unsure)
     if not solver_available():
         raise SolverMissing()
-    job_id = mix_job_id(name, MERGES)
-    spec = {**tokenizer_spec(request, name, tok, jobs(request).get(job_id)), "merges": MERGES}
+    spec = {**tokenizer_spec(request, name, tok, known), "merges": MERGES}
     job, _created = jobs(request).submit(
         KIND, job_id, spec, total=len(categories()) + ROUNDS, keep=KEEP
     )
     return job
+
+
+def has_known_merges(name: str, known: Job | None) -> bool:
+    """Whether `name` is known to have a merge list without deriving it: a job of it exists
+    (its own check passed), or it is a bundled BPE tokenizer."""
+    bundled = pretrained.bundled().get(pretrained.canonical_name(name))
+    return known is not None or (bundled is not None and bundled.algorithm in BPE_FAMILIES)
 
 
 def mix_job_id(name: str, merges: int) -> str:

@@ -19,6 +19,7 @@ from fastapi import Request
 
 from tokenizers_core.audit.token_bytes import TokenEntry
 from tokenizers_core.audit.vocab_diff import CorpusSplits, VocabDiff, corpus_splits, vocab_diff
+from tokenizers_core import load
 from tokenizers_core.errors import InvalidInput
 
 from .. import display
@@ -67,6 +68,11 @@ def diff_of(request: Request, a: str, b: str, corpus: str = "") -> tuple[VocabDi
         (a, b, corpus), lambda: corpus_splits(tok_a, tok_b, text.text)
     )
     return dataclasses.replace(diff, corpus=splits), text
+
+
+def warm_default() -> None:
+    """The page's default diff, made ahead of its first visit (app/warmup.py)."""
+    _diffs.get_or_make((DEFAULT_A, DEFAULT_B), lambda: vocab_diff(load(DEFAULT_A), load(DEFAULT_B)))
 
 
 # ---- the page -----------------------------------------------------------------------------------
