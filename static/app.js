@@ -316,3 +316,38 @@ document.addEventListener("click", function (ev) {
       '" width="100%" height="600" title="Tokenizer Visualiser" loading="lazy"></iframe>';
   }, true);
 })();
+
+// A box that is on by default sends "off" from a hidden field before it (partials/bos_box.html):
+// ticked, the form would send both (bos=false&bos=true) and the address bar would show both.
+// Leave the hidden value out when its box is ticked: on a plain submit, and in htmx's requests.
+(function () {
+  "use strict";
+  function tickedNames(form) {
+    var names = {};
+    form.querySelectorAll("input.unticked-value").forEach(function (hidden) {
+      var box = form.querySelector('input[type="checkbox"][name="' + hidden.name + '"]');
+      if (box && box.checked) names[hidden.name] = hidden.value;
+    });
+    return names;
+  }
+  document.addEventListener("htmx:configRequest", function (ev) {
+    var form = ev.detail.elt.closest ? (ev.detail.elt.closest("form") || ev.detail.elt.form) : null;
+    if (!form) return;
+    var params = ev.detail.parameters, names = tickedNames(form);
+    Object.keys(names).forEach(function (name) {
+      if (!params.getAll) return;
+      var kept = params.getAll(name).filter(function (v) { return v !== names[name]; });
+      params.delete(name);
+      kept.forEach(function (v) { params.append(name, v); });
+    });
+  });
+  document.addEventListener("submit", function (ev) {
+    var names = tickedNames(ev.target);
+    ev.target.querySelectorAll("input.unticked-value").forEach(function (hidden) {
+      if (hidden.name in names) {
+        hidden.disabled = true;
+        setTimeout(function () { hidden.disabled = false; }, 0);  // back for the next change
+      }
+    });
+  }, true);
+})();

@@ -83,3 +83,8 @@ def test_compare_bos_box(page, server_url, screenshot_dir):
     page.reload()  # the permalink keeps the box off
     assert not page.locator("#bos-box input[type=checkbox]").is_checked()
     assert page.locator(".compare-col").first.locator(".chip").count() == 2
+    page.locator("#bos-box input[type=checkbox]").check()  # on again: one value in the address
+    page.wait_for_function(
+        "() => document.querySelector('.compare-col').querySelectorAll('.chip').length === 4"
+    )
+    assert "bos=true" in page.url and "bos=false" not in page.url
