@@ -46,6 +46,7 @@ class Lesson:
     source: str
     steps: tuple[LessonStep, ...] = field(default_factory=tuple)
     practice: str | None = None  # the same example in a step-through view's practice mode
+    view: str | None = None  # where to try it on your own text, when no step links a view
 
 
 def _pairs(table) -> list[list[Any]]:
@@ -208,6 +209,7 @@ def lesson_bpe_lowest() -> Lesson:
         "Merges apply by rank, the earliest learned first, whatever their position in the word.",
         f"{GUIDE} and {LEETLLM}",
         tuple(steps),
+        view=url_with("/bpe/encode", {"text": "lowest lowestest"}),
     )
 
 
@@ -301,6 +303,7 @@ def lesson_wordpiece_score() -> Lesson:
         "The likelihood score count(ab) / (count(a) × count(b)) against BPE's raw count.",
         LEETLLM,
         steps,
+        view="/wordpiece/train",
     )
 
 
@@ -536,7 +539,16 @@ def page(slug: str, k: int, play: bool = False) -> dict[str, Any]:
         "play": play,
         "params": {},
         "path": f"/lessons/{slug}",
+        "next_lesson": next_lesson(slug) if k == total else None,
+        "try_it": next((s.link for s in reversed(ls.steps) if s.link), ls.view),
     }
+
+
+def next_lesson(slug: str) -> Lesson | None:
+    """The lesson after `slug` in the list (None after the last): where a finished one leads."""
+    slugs = list(LESSONS)
+    after = slugs.index(slug) + 1
+    return lesson(slugs[after]) if after < len(slugs) else None
 
 
 @functools.lru_cache(maxsize=None)

@@ -97,3 +97,24 @@ def test_lessons_end_with_practice_of_the_same_example(client):
         link = re.search(r'href="([^"]*)" data-testid="lesson-practice"', r.text).group(1)
         page = client.get(link.replace("&amp;", "&"))
         assert page.status_code == 200 and 'data-testid="practice-form"' in page.text
+
+
+@pytest.mark.parametrize("slug", list(LESSONS))
+def test_no_lesson_ends_in_a_dead_end(client, slug):
+    """The last step leads on: to the next lesson (the last one to /check), and to the view
+    where the reader's own text can go; every link there answers."""
+    ls = lesson(slug)
+    last = client.get(f"/lessons/{slug}?step={len(ls.steps) - 1}").text
+    assert 'data-testid="lesson-next"' in last
+    slugs = list(LESSONS)
+    if slug != slugs[-1]:
+        assert f'href="/lessons/{slugs[slugs.index(slug) + 1]}"' in last
+    else:
+        assert 'data-testid="lesson-check"' in last
+    block = last.split('data-testid="lesson-next"', 1)[1].split("</div>", 1)[0]
+    links = [h.replace("&amp;", "&") for h in re.findall(r'href="([^"]+)"', block)]
+    assert len(links) >= 2, links
+    for link in links:
+        assert client.get(link).status_code == 200, link
+    first = client.get(f"/lessons/{slug}?step=0").text
+    assert 'data-testid="lesson-next"' not in first or len(ls.steps) == 1

@@ -40,3 +40,16 @@ def test_lesson_panels_look_right(page, server_url, screenshot_dir, slug, step):
     page.goto(f"{server_url}/lessons/{slug}?step={step}")
     assert page.locator('[data-testid="lesson-text"]').inner_text()
     page.screenshot(path=str(screenshot_dir / f"lesson_{slug}.png"), full_page=True)
+
+
+def test_the_last_step_leads_on(page, server_url, screenshot_dir):
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{server_url}/lessons/wordpiece-score?step=99")
+        nxt = page.locator('[data-testid="lesson-next-link"]')
+        assert nxt.is_visible() and "Next lesson" in nxt.inner_text()
+        box = nxt.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width  # no sideways scroll
+        page.screenshot(path=str(screenshot_dir / f"lesson_end_{width}.png"), full_page=True)
+    nxt.click()
+    page.wait_for_url("**/lessons/wordpiece-encode")
