@@ -138,3 +138,11 @@ def test_unigram_train_sheet_on_screen_and_letter(page, server_url, screenshot_d
         text = "".join(p.extract_text() for p in doc.pages)
         assert "Round 3" in text and "-838.58" in text and 1 <= len(doc.pages) <= 4
         assert all(abs(float(p.mediabox.height) - LETTER[1]) < 1.5 for p in doc.pages)
+
+
+@pytest.mark.parametrize("sheet", ["bpe", "wordpiece"])
+def test_a_letter_sheets_first_page_holds_an_exercise(page, server_url, sheet):
+    """Letter is shorter than A4: its first page still holds merge 1 beside the word table."""
+    for paper in ("letter", "a4"):
+        doc = _pdf(page, f"{server_url}/worksheet/{sheet}?paper={paper}")
+        assert "Merge 1" in doc.pages[0].extract_text(), paper
