@@ -12,6 +12,7 @@ through TestClient (no network).
 - htmx fragment requests (what the browser actually sends when stepping).
 
     .venv/bin/python benchmarks/bench_train_view.py [--variant byte_bpe] [--vocab 4000]
+        [--corpus wagahai]
     .venv/bin/python benchmarks/bench_train_view.py --family wordpiece [--vocab 5000]
 """
 
@@ -33,6 +34,9 @@ def main() -> None:
     parser.add_argument("--family", choices=("bpe", "wordpiece"), default="bpe")
     parser.add_argument("--variant", default="byte_bpe", help="BPE's variant")
     parser.add_argument("--vocab", type=int, help="default: 4000 (BPE), 5000 (WordPiece)")
+    parser.add_argument(
+        "--corpus", help="a bundled corpus instead of the pinned one (e.g. wagahai: 1.1 MB)"
+    )
     args = parser.parse_args()
     from fastapi.testclient import TestClient
 
@@ -53,7 +57,7 @@ def main() -> None:
         )
     )
     client = TestClient(app, base_url="http://127.0.0.1")
-    digest = app.state.store.put(english_1mb())
+    digest = args.corpus or app.state.store.put(english_1mb())
     if args.family == "bpe":
         vocab = args.vocab or 4000
         base = f"/bpe/train?corpus={digest}&variant={args.variant}&vocab_size={vocab}"
@@ -63,7 +67,7 @@ def main() -> None:
         base = f"/wordpiece/train?corpus={digest}&vocab_size={vocab}"
         name = f"WordPiece vocab {vocab}"
     hx = {"HX-Request": "true"}
-    print(f"step view, 1 MB corpus, {name}:")
+    print(f"step view, {args.corpus or 'the pinned 1 MB'} corpus, {name}:")
     for mode, limit in (("in the job pool", step_jobs.IN_REQUEST_CHARS), ("in-process", 10**9)):
         step_jobs.IN_REQUEST_CHARS = limit
         cache.WORDPIECE = cache.RunCache(6)  # a first visit for this mode

@@ -1,6 +1,7 @@
-"""The bundled corpora: "botchan" (an English novel, 279 KB) and the Universal Declaration of
+"""The bundled corpora: "botchan" (an English novel, 279 KB), the Universal Declaration of
 Human Rights in 33 languages ("udhr/eng", "udhr/cmn_hans", ...; the same 30 articles in each),
-and all 33 one after another ("udhr/all", a multilingual corpus).
+all 33 one after another ("udhr/all", a multilingual corpus), and "wagahai" (Sōseki's
+吾輩は猫である in Japanese, 1.1 MB: the real 1 MB corpus the step-through views are built for).
 
 >>> "botchan" in corpus_names() and "udhr/eng" in corpus_names()
 True
@@ -50,23 +51,26 @@ def udhr_languages() -> tuple[Language, ...]:
 
 
 ALL_UDHR = "udhr/all"  # the 33 translations one after another: a multilingual corpus
+WAGAHAI = "wagahai"  # 吾輩は猫である, 1,120,576 bytes of Japanese
+LARGE = (WAGAHAI,)  # over 1 MB: what a test that runs every corpus whole may leave out
 
 
 def corpus_names() -> list[str]:
-    return ["botchan"] + [f"udhr/{lang.code}" for lang in udhr_languages()] + [ALL_UDHR]
+    udhr = [f"udhr/{lang.code}" for lang in udhr_languages()]
+    return ["botchan", *udhr, ALL_UDHR, WAGAHAI]
 
 
 @functools.lru_cache(maxsize=64)
 def load_corpus(name: str) -> str:
     """The text of a bundled corpus, by name."""
-    if name == "botchan":
-        with gzip.open(DATA_DIR / "botchan.txt.gz", "rt", encoding="utf-8") as f:
+    if name in ("botchan", WAGAHAI):
+        with gzip.open(DATA_DIR / f"{name}.txt.gz", "rt", encoding="utf-8") as f:
             return f.read()
     if name == ALL_UDHR:
         return "".join(load_corpus(f"udhr/{lang.code}") for lang in udhr_languages())
     if name.startswith("udhr/") and name[5:] in {lang.code for lang in udhr_languages()}:
         return (DATA_DIR / "udhr" / f"{name[5:]}.txt").read_text(encoding="utf-8")
     raise InvalidInput(
-        f"unknown corpus {name!r}; bundled corpora are: botchan, udhr/<code> "
+        f"unknown corpus {name!r}; bundled corpora are: botchan, wagahai, udhr/<code> "
         f"(e.g. udhr/eng, udhr/cmn_hans) and udhr/all"
     )

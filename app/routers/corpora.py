@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from tokenizers_core.corpora import ALL_UDHR, corpus_names, load_corpus, udhr_languages
+from tokenizers_core.corpora import ALL_UDHR, WAGAHAI, corpus_names, load_corpus, udhr_languages
 
 from ..deps import store
 from ..render import render
@@ -36,7 +36,13 @@ def upload_corpus_api_get() -> None:
 def bundled_corpora() -> tuple[dict[str, Any], ...]:
     """The bundled corpora as the page lists them: name, language, size in bytes and lines."""
     names = {f"udhr/{lang.code}": lang.name for lang in udhr_languages()}
-    names.update({"botchan": "English (a novel)", ALL_UDHR: "all 33 UDHR languages"})
+    names.update(
+        {
+            "botchan": "English (a novel)",
+            ALL_UDHR: "all 33 UDHR languages",
+            WAGAHAI: "Japanese (a novel)",
+        }
+    )
     rows = []
     for name in corpus_names():
         text = load_corpus(name)

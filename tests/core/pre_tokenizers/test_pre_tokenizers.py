@@ -20,7 +20,7 @@ import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokenizers_core.corpora import corpus_names, load_corpus
+from tokenizers_core.corpora import LARGE, corpus_names, load_corpus
 from tokenizers_core.implementations.rules import PieceModel
 from tokenizers_core.normalized import NormalizedString
 from tokenizers_core.pipeline import PreTokenizeStep, Tokenizer
@@ -46,7 +46,7 @@ from tokenizers_core.steps import step_from_dict
 hf = pytest.importorskip("tokenizers.pre_tokenizers")
 tiktoken = pytest.importorskip("tiktoken")
 
-CORPORA = corpus_names()
+CORPORA = [n for n in corpus_names() if n not in LARGE]
 
 # (label, ours, Hugging Face's)
 CONFIGS = {
