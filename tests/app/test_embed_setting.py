@@ -122,3 +122,32 @@ def test_the_pattern_field_is_for_byte_bpe_only(client):
     assert '<select id="variant" name="variant" data-shows=".variant-field"' in html
     assert '<select id="pattern" name="pattern" disabled>' in html  # not sent while hidden
     assert "pattern (byte_bpe)" not in html
+
+
+STEP_VIEWS = [
+    "/bpe/train?step=2",
+    "/bpe/train?variant=picky_bpe&corpus=botchan&vocab_size=300&step=2",
+    "/wordpiece/train?step=2",
+    "/unigram/train?step=1",
+    "/bpe/encode?text=lowest&step=1",
+    "/wordpiece/encode?text=unaffable&step=1",
+    "/unigram/lattice?text=cats&step=1",
+]
+
+
+@pytest.mark.parametrize("path", STEP_VIEWS)
+def test_every_embedded_step_view_keeps_to_its_state(client, path):
+    """In a frame, no step view offers worksheets or downloads (they open in the full page,
+    via "Open in the Tokenizer Visualiser"), and its code is folded."""
+    from tests.polling import wait_until
+
+    page = wait_until(
+        lambda: (
+            (t := client.get(path + "&embed=1").text) and 'data-testid="training"' not in t and t
+        ),
+        timeout=120,
+    )
+    assert 'data-testid="worksheet-link"' not in page and 'data-testid="take-away"' not in page
+    assert 'data-testid="open-full"' in page
+    if 'data-testid="code-panel"' in page:
+        assert 'data-testid="code-fold"' in page
