@@ -52,9 +52,9 @@ from .routers import (
 from .sandbox import Sandbox, SandboxBusy
 from .security import HostCheck, SecurityMiddleware, queued_work_refusal
 from .store import CorpusStore, StoreFull
-from .warmup import WarmUp
 from .trained import TrainedTokenizers
 from .uploads import UploadedTokenizers
+from .warmup import WarmUp
 
 
 class RequestContext:

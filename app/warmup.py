@@ -2,15 +2,17 @@
 
 A bundled tokenizer's vocabulary takes 0.4-0.6 s to load and the default vocabulary diff
 (cl100k_base against o200k_base) 1.5 s more: done on a first visit, they are what a visitor
-waits for. One low-priority thread makes them after start-up, in the order of the pages people
-open first; a request that needs one before the thread has made it makes it itself, as it
-would have without the warm-up. Nothing here is stored: it is the per-process caches' usual content, made early.
+waits for. One thread makes them after start-up, in the order of the pages people open
+first; a request that needs one before the thread has made it makes it itself, as it would
+have without the warm-up. Nothing here is stored: it is the per-process caches' usual
+content, made early.
 The trainings and audits that take longer are jobs, whose results the store keeps across
 restarts, and whose pages show their progress at once.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -29,7 +31,9 @@ TOKENIZERS = ("cl100k_base", "o200k_base", "r50k_base", "bert-base-uncased")
 
 
 def _steps() -> list[tuple[str, Callable[[], object]]]:
-    steps: list[tuple[str, Callable[[], object]]] = [(n, lambda n=n: load(n)) for n in TOKENIZERS]
+    steps: list[tuple[str, Callable[[], object]]] = [
+        (name, functools.partial(load, name)) for name in TOKENIZERS
+    ]
     steps += [
         ("vocabulary entries of cl100k_base", lambda: vocab.entries_of(load("cl100k_base"))),
         ("the default vocabulary diff", vocab_diff.warm_default),

@@ -102,8 +102,9 @@ async def upload_api(
     gpt2; or a regex) and `special_tokens` as a JSON object `{"<|endoftext|>": 100257}` or
     `special_preset` (gpt2, cl100k, o200k, llama3, llama4, or none); what is left out comes
     from the encoding with as many ranks (128,000: Llama 3), and a file of no known size
-    needs its pattern. A vocab.txt takes `lowercase` (true, false, or empty: from the vocabulary). Options a
-    format does not take are ignored. The file is stored under the sha256 of its bytes."""
+    needs its pattern. A vocab.txt takes `lowercase` (true, false, or empty: from the
+    vocabulary). Options a format does not take are ignored. The file is stored under the
+    sha256 of its bytes."""
     row = await U.upload(
         uploads(request),
         settings(request).max_tokenizer_bytes,

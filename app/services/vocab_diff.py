@@ -17,9 +17,9 @@ from typing import Any
 
 from fastapi import Request
 
+from tokenizers_core import load
 from tokenizers_core.audit.token_bytes import TokenEntry
 from tokenizers_core.audit.vocab_diff import CorpusSplits, VocabDiff, corpus_splits, vocab_diff
-from tokenizers_core import load
 from tokenizers_core.errors import InvalidInput
 
 from .. import display
