@@ -270,11 +270,11 @@ def sentencepiece_sections(tok: Any) -> dict[str, Any]:
     byte_fallback = bool(model.byte_fallback)
     if isinstance(model, Unigram):
         model_cfg = model.to_hf_config()
-        # a user-defined piece always wins in sentencepiece's lattice: the score it gives it
+        # a user-defined piece scores as sentencepiece 0.2.3's encoder scores it (0.1 per UTF-8
+        # byte past the first, `user_defined_score`), above every normal piece
         for i, t in enumerate(types):
             if t == USER_DEFINED:
-                piece = pieces[i][0]
-                model_cfg["vocab"][i] = [piece, len(piece.encode("utf-8")) * model.max_score - 0.1]
+                model_cfg["vocab"][i] = [pieces[i][0], model.match_scores[i]]
     elif getattr(model, "kind", "") == "word":
         raise InvalidInput(
             f"{_name(tok)}: a sentencepiece word model has no tokenizer.json form "

@@ -25,7 +25,7 @@ import gzip
 import os
 import struct
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from ..decoders import SentencePieceDecoder
 from ..errors import InvalidInput
@@ -49,9 +49,10 @@ from .files import gunzip
 
 _FLOAT = struct.Struct("<f")
 _DOUBLE = struct.Struct("<d")
+Buffer = bytes | memoryview  # what the wire readers take (a memoryview: slices without copies)
 
 
-def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
+def _read_varint(data: Buffer, pos: int) -> tuple[int, int]:
     """Decode a base-128 varint at `pos`; return (value, next position)."""
     result = 0
     shift = 0
@@ -68,10 +69,11 @@ def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
             raise InvalidInput("varint is too long")
 
 
-def _fields(data: bytes) -> list[tuple[int, int, Any]]:
+def _fields(data: Buffer) -> list[tuple[int, int, Any]]:
     """All fields of one protobuf message as (field number, wire type, raw value).
 
-    Varints come back as ints, fixed32/fixed64 as their raw bytes, length-delimited fields as bytes.
+    Varints come back as ints, fixed32/fixed64 as their raw bytes, length-delimited fields as bytes
+    (slices of `data`: memoryviews when `data` is one, so a large field is not copied).
 
     >>> _fields(b"\\x08\\x96\\x01\\x12\\x02hi")
     [(1, 0, 150), (2, 2, b'hi')]
@@ -84,7 +86,7 @@ def _fields(data: bytes) -> list[tuple[int, int, Any]]:
     return out
 
 
-def _read_field(data: bytes, pos: int) -> tuple[int, int, Any, int]:
+def _read_field(data: Buffer, pos: int) -> tuple[int, int, Any, int]:
     """The field at `pos` as (field number, wire type, raw value, next position).
 
     >>> _read_field(b"\\x12\\x02hi", 0)
@@ -95,7 +97,7 @@ def _read_field(data: bytes, pos: int) -> tuple[int, int, Any, int]:
     number, wire = key >> 3, key & 7
     if number == 0:
         raise InvalidInput("field number 0 is invalid")
-    value: int | bytes
+    value: int | Buffer
     if wire == 0:
         value, pos = _read_varint(data, pos)
     elif wire == 1:
@@ -159,16 +161,16 @@ def _read_plain_pieces(data: bytes, pos: int, out: list[tuple[str, float, int]])
 
 
 def _as_str(value: Any, what: str) -> str:
-    if not isinstance(value, bytes):
+    if not isinstance(value, (bytes, memoryview)):
         raise InvalidInput(f"{what} should be a string")
     try:
-        return value.decode("utf-8")
+        return str(value, "utf-8")
     except UnicodeDecodeError:
         raise InvalidInput(f"{what} is not valid UTF-8") from None
 
 
 def _as_float(value: Any, what: str) -> float:
-    if not isinstance(value, bytes) or len(value) != 4:
+    if not isinstance(value, (bytes, memoryview)) or len(value) != 4:
         raise InvalidInput(f"{what} should be a 32-bit float")
     return _FLOAT.unpack(value)[0]
 
@@ -218,7 +220,7 @@ _NORMALIZER_FIELDS: dict[int, tuple[str, str, Any]] = {
 MODEL_TYPES = {1: "unigram", 2: "bpe", 3: "word", 4: "char"}
 
 
-def _read_spec(data: bytes, table: dict[int, tuple[str, str, Any]], what: str) -> dict[str, Any]:
+def _read_spec(data: Buffer, table: dict[int, tuple[str, str, Any]], what: str) -> dict[str, Any]:
     spec = {name: default for name, _kind, default in table.values()}
     for number, _wire, value in _fields(data):
         if number not in table:
@@ -234,9 +236,9 @@ def _read_spec(data: bytes, table: dict[int, tuple[str, str, Any]], what: str) -
         elif kind == "str":
             spec[name] = _as_str(value, label)
         else:
-            if not isinstance(value, bytes):
+            if not isinstance(value, (bytes, memoryview)):
                 raise InvalidInput(f"{label} should be bytes")
-            spec[name] = value
+            spec[name] = bytes(value)
     return spec
 
 
@@ -273,12 +275,13 @@ def parse_model_proto(data: bytes) -> ModelProto:
         trainer = _read_spec(b"", _TRAINER_FIELDS, "trainer_spec")
         normalizer = _read_spec(b"", _NORMALIZER_FIELDS, "normalizer_spec")
         denormalizer = None
+        view = memoryview(data)  # (its slices are not copies: the charsmap is ~240 KB)
         pos = 0
         while pos < len(data):
             pos = _read_plain_pieces(data, pos, pieces)  # the common case, fast
             if pos >= len(data):
                 break
-            number, wire, value, pos = _read_field(data, pos)
+            number, wire, value, pos = _read_field(view, pos)
             if number == 1 and wire == 2:
                 pieces.append(_read_piece(value))
             elif number == 2 and wire == 2:
@@ -295,7 +298,7 @@ def parse_model_proto(data: bytes) -> ModelProto:
     return ModelProto(pieces, trainer, normalizer, denormalizer)
 
 
-def _read_piece(message: bytes) -> tuple[str, float, int]:
+def _read_piece(message: Buffer) -> tuple[str, float, int]:
     """One `SentencePiece` message, any layout, as (piece, score, type).
 
     >>> _read_piece(b"\\x15\\x00\\x00\\xc0\\xbf\\x0a\\x01a")
@@ -319,23 +322,24 @@ def check_pieces(pieces: list[tuple[str, float, int]], trainer: dict[str, Any]) 
     first, and only when one fails the piece-by-piece loop that names the first bad piece."""
     if not pieces:
         raise InvalidInput("not a sentencepiece model file: it has no pieces")
-    texts = [p for p, _s, _t in pieces]
-    types = [t for _p, _s, t in pieces]
+    texts, _scores, types = zip(*pieces)
     if not _pieces_look_valid(texts, types):
         _check_each_piece(pieces)
-    unk = [i for i, t in enumerate(types) if t == UNKNOWN]
-    if len(unk) != 1:
+    unknown = types.count(UNKNOWN)
+    if unknown != 1:
         raise InvalidInput(
-            f"not a valid sentencepiece model: it needs exactly one <unk> piece, found {len(unk)}"
+            f"not a valid sentencepiece model: it needs exactly one <unk> piece, found {unknown}"
         )
-    byte_pieces = {piece_to_byte(p) for p, _s, t in pieces if t == BYTE}
+    byte_pieces: set[int] = set()
+    if BYTE in types:
+        byte_pieces = {piece_to_byte(p) for p, t in zip(texts, types) if t == BYTE}
     if byte_pieces and not trainer["byte_fallback"]:
         raise InvalidInput("not a valid sentencepiece model: byte pieces without byte_fallback")
     if trainer["byte_fallback"] and len(byte_pieces) != 256:
         raise InvalidInput("not a valid sentencepiece model: byte_fallback needs 256 byte pieces")
 
 
-def _pieces_look_valid(texts: list[str], types: list[int]) -> bool:
+def _pieces_look_valid(texts: Sequence[str], types: Sequence[int]) -> bool:
     """What `_check_each_piece` checks, over whole lists: known types, no empty piece, none
     defined twice (among the pieces the text is matched against, or among the reserved ones),
     byte pieces spelled `<0xNN>`.
@@ -345,16 +349,17 @@ def _pieces_look_valid(texts: list[str], types: list[int]) -> bool:
     >>> _pieces_look_valid(["<unk>", "a", "a"], [UNKNOWN, NORMAL, NORMAL])
     False
     """
-    if not set(types) <= PIECE_TYPES.keys() or "" in texts:
+    kinds = set(types)
+    if not kinds <= PIECE_TYPES.keys() or "" in texts:
         return False
-    matched = [p for p, t in zip(texts, types) if t in _MATCHED_TYPES]
-    reserved = [p for p, t in zip(texts, types) if t not in _MATCHED_TYPES]
-    byte_pieces = [p for p, t in zip(texts, types) if t == BYTE]
-    return (
-        len(set(matched)) == len(matched)
-        and len(set(reserved)) == len(reserved)
-        and all(piece_to_byte(p) >= 0 for p in byte_pieces)
-    )
+    if len(set(texts)) < len(texts):  # (rare: a spelling both matched and reserved is allowed)
+        matched = [p for p, t in zip(texts, types) if t in _MATCHED_TYPES]
+        reserved = [p for p, t in zip(texts, types) if t not in _MATCHED_TYPES]
+        if len(set(matched)) < len(matched) or len(set(reserved)) < len(reserved):
+            return False
+    if BYTE not in kinds:
+        return True
+    return all(piece_to_byte(p) >= 0 for p, t in zip(texts, types) if t == BYTE)
 
 
 _MATCHED_TYPES = frozenset((NORMAL, USER_DEFINED, UNUSED))  # in the trie; the others reserved
@@ -444,7 +449,7 @@ def tokenizer_from_proto(proto: ModelProto, name: str = "") -> Any:
 
 def load_bytes(data: bytes, name: str = "") -> Any:
     """A `Tokenizer` from the bytes of a `.model` file (gzip-compressed is fine)."""
-    with gc_paused:  # ~a million small objects (pieces, trie nodes), none cyclic
+    with gc_paused:  # a tuple per piece and the dicts over them, none cyclic
         return tokenizer_from_proto(parse_model_proto(data), name=name)
 
 

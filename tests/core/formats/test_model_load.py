@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import pickle
 import struct
 
 import pytest
@@ -20,6 +21,7 @@ from tokenizers_core.formats.sentencepiece_model import (
     _fields,
     _read_piece,
     _varint,
+    botchan_en_unigram_1000,
     parse_model_proto,
 )
 
@@ -56,7 +58,11 @@ def _model(*pieces: bytes) -> bytes:
 def test_the_bundled_models_read_as_the_generic_reader_reads_them(name):
     with gzip.open(os.path.join(_DATA, name), "rb") as fh:
         data = fh.read()
-    assert parse_model_proto(data).pieces == _generic_pieces(data)
+    proto = parse_model_proto(data)
+    assert proto.pieces == _generic_pieces(data)
+    # (the specs are read through a memoryview; what is kept is bytes and str, not views)
+    assert type(proto.normalizer_spec["precompiled_charsmap"]) is bytes
+    assert type(proto.normalizer_spec["name"]) is str
 
 
 def test_every_layout_reads_the_same():
@@ -125,3 +131,16 @@ def test_a_reserved_piece_may_share_a_matched_pieces_spelling():
     assert [p for p, _s, _t in parse_model_proto(ok).pieces] == ["<unk>", "<s>", "<s>"]
     with pytest.raises(InvalidInput, match="defined twice"):
         parse_model_proto(_model(unk, _text("<s>") + _type(3), _text("<s>") + _type(3)))
+
+
+def test_the_unigram_trie_is_built_by_the_first_search():
+    """Loading leaves the trie (most of a large model's load time) to the first encode; a model
+    pickled before or after that encodes the same."""
+    tok = botchan_en_unigram_1000()  # (a fresh load: `tc.load` of the name may be shared)
+    assert "trie" not in vars(tok.model)
+    before = pickle.loads(pickle.dumps(tok))
+    tokens = tok.encode("I am Botchan, and this is the first encode.").tokens
+    assert "trie" in vars(tok.model)
+    after = pickle.loads(pickle.dumps(tok))
+    for other in (before, after):
+        assert other.encode("I am Botchan, and this is the first encode.").tokens == tokens

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import struct
 import sys
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from hypothesis import strategies as st
 import tokenizers_core as tc
 from tokenizers_core.corpora import corpus_names, load_corpus
 from tokenizers_core.formats import hf_json
+from tokenizers_core.models.unigram.model import user_defined_score
 
 tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers  # noqa: E402
@@ -298,6 +300,10 @@ def test_sentencepiece_user_defined_pieces(tmp_path):
     ours = _spm(tmp_path, "unigram", user_defined_symbols=["<sep>", "Botchan"])
     texts = ["hello<sep>world", "a <sep> b", "<sep>", "I am Botchan.", "xBotchany"]
     assert ours.encode("a <sep> b").tokens == ["▁a", "▁", "<sep>", "▁b"]
+    # written with sentencepiece 0.2.3's score, 0.1 * (UTF-8 length - 1) as a 32-bit float
+    vocab = dict(map(tuple, ours.to_hf_json()["model"]["vocab"]))
+    assert vocab["<sep>"] == user_defined_score(5) == struct.unpack("<f", struct.pack("<f", 0.4))[0]
+    assert vocab["Botchan"] == user_defined_score(7)
     save_and_check(ours, tmp_path, sentencepiece=True, texts=texts + TEXTS[::4])
     bpe = _spm(tmp_path, "bpe", user_defined_symbols=["<sep>"])
     with pytest.raises(ValueError, match="user-defined pieces has no tokenizer.json form"):

@@ -21,7 +21,7 @@ start), with Hugging Face's differences:
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Iterator, Sequence
 
 from ...errors import InvalidInput
 from ..bpe.hf import byte_piece
@@ -58,19 +58,17 @@ class HFUnigram(Unigram):
         self.vocab: dict[str, int] = {}
         self._reserved: dict[str, int] = {}
         self.special_tokens = frozenset()
-        self._trie: dict[str, Any] = {}
         for i, (piece, _score) in enumerate(pieces):
             self.vocab[piece] = i  # a repeated piece: the last id wins
-        for piece, i in self.vocab.items():
-            node = self._trie
-            for ch in piece:
-                node = node.setdefault(ch, {})
-            node[""] = (i, pieces[i][1], False)
         scores = [s for _p, s in pieces]
         self.min_score = min(scores) if scores else float("inf")
         self.max_score = max(scores) if scores else 0.0
         self.unk_score = self.min_score - UNK_PENALTY
         self.max_piece_length = max((len(p) for p, _s in pieces), default=1)
+
+    def _trie_items(self) -> Iterator[tuple[str, int | None]]:
+        """Every piece with its id, the last id of a repeated piece (as `vocab` holds them)."""
+        return iter(self.vocab.items())
 
     def describe(self) -> str:
         extra = (", byte fallback" if self.byte_fallback else "") + (

@@ -40,6 +40,7 @@ What it does not do: sentencepiece's random number stream (sampling here is repr
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from array import array
@@ -48,6 +49,7 @@ from typing import Any, ClassVar, Iterable, Iterator, Sequence
 
 from ...errors import InvalidInput
 from ...steps import Step, register_step
+from ..bpe.model import gc_paused
 from ..sentencepiece_common import finish_tokens
 from .lattice import FLT_MAX, FLT_MIN, Lattice, f32, logsumexp, nbest_paths, sample_path
 from .viterbi import viterbi
@@ -89,9 +91,9 @@ def first_ids(strings: list[str], ids: list[int]) -> dict[str, int]:
     return {strings[i]: i for i in reversed(ids)} if ids else {}
 
 
-def build_trie(items: Iterable[tuple[str, Any]]) -> dict[str, Any]:
+def build_trie(items: Iterable[tuple[str, int | None]]) -> dict[str, Any]:
     """The character trie of the pieces: nested dicts char -> child, where a piece ends key ""
-    holding its entry (the first entry wins; None: the path only, no entry).
+    holding its id (the first id wins; None: the path only, no id).
 
     >>> build_trie([("ab", 1), ("a", 2), ("ab", 3), ("b", None)])
     {'a': {'b': {'': 1}, '': 2}, 'b': {}}
@@ -198,18 +200,35 @@ class Unigram:
         self.vocab = first_ids(strings, matched)
         for piece, i in self._reserved.items():
             self.vocab.setdefault(piece, i)
-        self._trie = build_trie((strings[i], self._trie_entry(i)) for i in matched)
         self.max_piece_length = max(map(len, strings), default=1)
 
-    def _trie_entry(self, i: int) -> tuple[int, float, bool] | None:
-        """What the trie holds where piece i ends: (id, score, is_user_defined), or None for an
-        unused piece (sentencepiece keeps its path in the trie but skips it)."""
-        t = self.types[i]
-        if t == UNUSED:
-            return None
-        if t == USER_DEFINED:  # (the optimised encoder counts UTF-8 bytes)
-            return (i, user_defined_score(len(self._pieces[i][0].encode("utf-8"))), True)
-        return (i, self._pieces[i][1], False)
+    # ---- what the searches walk, built on first use ------------------------------------------
+    # The trie is most of a large model's load time (AI21's 262,144 pieces make ~918,000 nodes,
+    # ~0.55 s), so it is built by the first search that needs it, not by the constructor.
+    @functools.cached_property
+    def trie(self) -> dict[str, Any]:
+        """The character trie of the pieces matched in the text (`build_trie`): normal and
+        user-defined pieces end in their id; an unused piece keeps its path but has no id
+        (sentencepiece keeps it in its trie and skips it)."""
+        with gc_paused:  # (~a million small dicts, none cyclic)
+            return build_trie(self._trie_items())
+
+    def _trie_items(self) -> Iterator[tuple[str, int | None]]:
+        """(piece, id or None) for `build_trie`, in id order (the first of a repeated piece
+        wins)."""
+        for i, ((piece, _score), t) in enumerate(zip(self._pieces, self.types)):
+            if t in _MATCHED_TYPES:
+                yield piece, (None if t == UNUSED else i)
+
+    @functools.cached_property
+    def match_scores(self) -> list[float]:
+        """The score of each id as the fast Viterbi search adds it: the piece's own, but a
+        user-defined piece's `user_defined_score` of its length in UTF-8 bytes (what
+        sentencepiece's optimised encoder counts; its lattice counts characters, `pieces_at`)."""
+        return [
+            user_defined_score(len(p.encode("utf-8"))) if t == USER_DEFINED else s
+            for (p, s), t in zip(self._pieces, self.types)
+        ]
 
     # ---- the Model protocol ------------------------------------------------------------------
     @property
@@ -272,7 +291,8 @@ class Unigram:
         path score of 100,000 it shifts the scores as sentencepiece's encoder does, which the
         lattice and `viterbi_steps` (sentencepiece's original encoder) do not."""
         return viterbi(
-            self._trie,
+            self.trie,
+            self.match_scores,
             text,
             unk_id=self.unk_id,
             unk_score=self.unk_score,
@@ -285,7 +305,7 @@ class Unigram:
         """The pieces starting at i as (end, id, score), shortest first, plus an `<unk>` node of
         length 1 when no piece covers text[i] (sentencepiece's PopulateNodes)."""
         out = []
-        node = self._trie
+        node = self.trie
         j = i
         n = len(text)
         has_single = False
@@ -295,10 +315,10 @@ class Unigram:
                 break
             node = child
             j += 1
-            entry = node.get("")
-            if entry is not None:
-                pid, score, user = entry
-                if user:  # the lattice counts characters
+            pid = node.get("")
+            if pid is not None:
+                score = self._pieces[pid][1]
+                if self.types[pid] == USER_DEFINED:  # the lattice counts characters
                     score = user_defined_score(j - i)
                 out.append((j, pid, score))
                 if j == i + 1:

@@ -5,11 +5,11 @@ One function for both engines it is proved against: sentencepiece (`unigram_mode
 (`models/unigram/model.rs`, `encode_optimized`) as 64-bit floats; `float32=` chooses. The
 step-by-step version the views show is `Unigram.viterbi_steps`, which tests prove equal to this.
 
-The trie is the models' own: nested dicts keyed by character, a piece's end holding
-`node[""] = (id, score, user_defined)`.
+The trie is the models' own: nested dicts keyed by character, a piece's end holding its id
+`node[""] = id`; `scores[id]` is the score the search adds for that piece.
 
->>> trie = {"a": {"": (1, -1.0, False), "b": {"": (3, -1.5, False)}}, "b": {"": (2, -1.0, False)}}
->>> viterbi(trie, "abxa", unk_id=0, unk_score=-11.0)
+>>> trie = {"a": {"": 1, "b": {"": 3}}, "b": {"": 2}}
+>>> viterbi(trie, [0.0, -1.0, -1.0, -1.5], "abxa", unk_id=0, unk_score=-11.0)
 [(0, 2, 3), (2, 3, 0), (3, 4, 1)]
 """
 
@@ -25,6 +25,7 @@ from .lattice import f32
 
 def viterbi(
     trie: dict[str, Any],
+    scores: list[float],
     text: str,
     *,
     unk_id: int | None,
@@ -68,17 +69,17 @@ def viterbi(
                 break
             node = child
             j += 1
-            entry = node.get("")
-            if entry is None:
+            pid = node.get("")
+            if pid is None:
                 continue
-            cand = here + entry[1]
+            cand = here + scores[pid]
             # (rounding is monotonic: only a sum that beats the best unrounded can after it)
             if back[j] < 0 or cand > best[j]:
                 if rounded is not None:  # (what _stored does, inline: this runs per relax)
                     rounded[0] = cand
                     cand = rounded[0]
                 if back[j] < 0 or cand > best[j]:
-                    best[j], back[j], ids[j] = cand, i, entry[0]
+                    best[j], back[j], ids[j] = cand, i, pid
             if j == i + 1:
                 has_single = True
         if not has_single:
