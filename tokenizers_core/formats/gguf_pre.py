@@ -7,8 +7,10 @@ keeping the text between matches as pieces too (Hugging Face's `Split(..., "isol
 then the pieces go through GPT-2's byte-to-unicode map. The table below is ours, written from
 llama.cpp's `src/llama-vocab.cpp` (`llama_vocab::impl::load`, which maps names to
 `LLAMA_VOCAB_PRE_TYPE_*`, and `llm_tokenizer_bpe`, which gives each type its regexes), read in
-November 2026. llama.cpp writes the contractions of Llama 3's `(?i:'s|'t|...)` as
-`'[sS]|'[tT]|...`; we keep its spelling, since that is what llama.cpp runs.
+November 2026 in the llama.cpp that `llama-cpp-python` 0.3.36 vendors (the version whose
+vocab tests `tests/core/formats/test_llama_cpp_vocabs.py` runs). llama.cpp writes the
+contractions of Llama 3's `(?i:'s|'t|...)` as `'[sS]|'[tT]|...`; we keep its spelling, since
+that is what llama.cpp runs.
 
 `default` (and a missing name) is llama.cpp's fallback: four generic regexes that split
 numbers and punctuation unlike most models' own pre-tokenizers, the commonest reason a GGUF
@@ -73,9 +75,106 @@ GPT4O = [
     r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"
 ]
 NEWLINE_RUNS = [r"[^\n]+|[\n]+"]
+# Jais 2: Llama 3's, with white space cut in runs of 512, 256, ..., 4, 1-2 and 1
+JAIS2 = [
+    _CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s{512}(?!\S)|\s{256}(?!\S)|\s{128}(?!\S)|\s{64}(?!\S)|\s{32}(?!\S)"
+    r"|\s{16}(?!\S)|\s{8}(?!\S)|\s{4}(?!\S)|\s{1,2}(?!\S)|\s{1}"
+]
+_DEEPSEEK3_WORDS = (
+    r"[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+"
+)
+SPARK2_5 = [
+    r"\p{N}{1,3}",
+    r"[一-龥぀-ゟ゠-ヿ]+",
+    _DEEPSEEK3_WORDS + r"| ?[\p{P}\p{S}]+|[\r\n]|\s+(?!\S)|\s+",
+    r"\p{N}",
+]
+# llama.cpp runs a regex with \p{...} on a "collapsed" text where every letter is one byte,
+# so \p{Lu}, \p{Ll}, \p{Lt}, \p{Lm} and \p{Lo} all mean any letter (of either case, ASCII
+# too): Youtu's and Tiny Aya's case-splitting alternatives become "a run of letters and
+# marks". We write what llama.cpp runs, not the tokenizer.json regex it was copied from.
+_LETTER_RUN = r"[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+" + _CONTRACTIONS + "?"
+YOUTU = [
+    r"[가-힣ㄱ-ㆎ]+|[！…“”‘’—：；，、-〿︰-﹏]+|[ㄅ-ㄯ]+|[一-龥぀-ゟ゠-ヿ]+",
+    _LETTER_RUN + r"|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+]
+# digits cut in threes from the right, "1234567" -> "1", "234", "567": llama.cpp's own code
+# (`unicode_regex_split_custom_afmoe`, also run for Tiny Aya's `\d{1,3}(?=(?:\d{3})*\b)`),
+# whose first piece of a run of digits also takes the text before it since the last piece
+# (the later regexes split that text off again, unless it ends in characters none of them
+# matches, such as a control character)
+AFMOE_DIGITS = r"\P{N}*\p{N}{1,3}(?=(?:\p{N}{3})*(?!\p{N}))"
+TINY_AYA = [
+    AFMOE_DIGITS,
+    _LETTER_RUN + r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+]
+AFMOE = [
+    AFMOE_DIGITS,
+    r"[一-鿿㐀-䶿豈-﫿぀-ゟ゠-ヿ･-ﾟ⼀-⿟เ-๿຀-໿ក-៿က-႟ꩠ-ꩿꧠ-꧿가-힯ᄀ-ᇿ]+",
+    _DEEPSEEK3_WORDS + r"| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+]
+# Kimi K2: llama.cpp's own code (`unicode_regex_split_custom_kimi_k2`) for the tokenizer's
+# regex: runs of Han (its `unicode_cpt_is_han` ranges), runs of other letters (no case split,
+# no marks) with an optional contraction, numbers by three, then Llama 3's tail
+_HAN = (
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002a6df\U0002a700-\U0002b73f"
+    "\U0002b740-\U0002b81f\U0002b820-\U0002ceaf\U0002ceb0-\U0002ebef\U0002f800-\U0002fa1f"
+)
+KIMI_K2 = [
+    rf"[{_HAN}]+|[^\r\n\p{{L}}\p{{N}}]?[^\P{{L}}{_HAN}]+{_CONTRACTIONS}?|\p{{N}}{{1,3}}"
+    r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+]
+# "(?=(\d{3})+(?!\d))" is empty: it cuts a run of digits before each group of three from the
+# right; llama.cpp runs it with std::wregex, whose \d is ASCII's
+SUPERBPE = [r"\p{N}+", r"(?=([0-9]{3})+(?![0-9]))"]
+BAILINGMOE = [
+    r"'(?:[sSdDmMtT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"
+    r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+"
+]
+SEED_CODER = [
+    _CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1}| ?[^\s\p{L}\p{N}\r\n]+"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+]
+# Qwen 2's without the contractions (Turkish suffixes after an apostrophe stay on the word)
+UFAKZEKA = [r"[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"]
+LAGUNA = [NEWLINE_RUNS[0], QWEN2[0]]
+EXAONE_MOE = [
+    _CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?(?:\p{L}\p{M}*(?: \p{L}\p{M}*)*)+|\p{N}"
+    r"| ?[^\s\p{L}\p{N}]+[\r\n/]?|\s*[\r\n]|\s+(?!\S)|\s+"
+]
+MINICPM5 = [
+    r"\p{N}{1,3}",
+    _CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}+| ?[^\s\p{L}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+",
+]
+# GPT-4o's, with marks (\p{M}) kept with the letters they follow
+_UPPER_THEN_LOWER_M = r"((?=[\p{L}\p{M}])([^a-z]))*((?=[\p{L}\p{M}])([^A-Z]))+"
+_LOWER_AFTER_UPPER_M = r"((?=[\p{L}\p{M}])([^a-z]))+((?=[\p{L}\p{M}])([^A-Z]))*"
+GRANITE_EMB_MULTI = [
+    rf"[^\r\n\p{{L}}\p{{N}}]?{_UPPER_THEN_LOWER_M}{_CONTRACTIONS}?"
+    rf"|[^\r\n\p{{L}}\p{{N}}]?{_LOWER_AFTER_UPPER_M}{_CONTRACTIONS}?"
+    r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+]
+CHAMELEON = [
+    r"<sentinel:[0-9]+>",
+    r"(IMGIMG)((A|B|C|D|E|F|G|H|I){1,4})Z",
+    r"([\t\n]|    |  )",
+    r"\p{N}",
+    r"[\p{P}!-/:-@\[-`{-~]",
+    GPT2[0],
+]
+WHITESPACE = [r"\S+"]
 # the pre-tokenizers whose BPE runs on raw UTF-8 with spaces as "▁" (llama.cpp's
 # `byte_encode = false` and `escape_whitespaces = true`), not on GPT-2's byte map
-RAW_UTF8 = frozenset({"gemma4", "granite-embed-multi-311m"})
+RAW_UTF8 = frozenset({"gemma4", "granite-embed-multi-311m", "sarvam-moe"})
+# raw UTF-8 with spaces left as they are (`byte_encode = false` only): jina-v2-zh's "whitespace"
+RAW_UTF8_UNESCAPED = frozenset({"whitespace"})
+# Gemma 4's type: llama.cpp turns a false add_bos_token on for it
+FORCED_BOS = frozenset({"gemma4", "granite-embed-multi-311m"})
+# ChatGLM's and GLM's: llama.cpp forgets its default BOS id (special_bos_id = LLAMA_TOKEN_NULL),
+# so only a bos_token_id key in the file gives them one
+NO_DEFAULT_BOS = frozenset({"chatglm-bpe", "glm4", "glm5"})
 
 
 @dataclass(frozen=True)
@@ -105,11 +204,17 @@ _TABLE: dict[str, tuple[list[str], bool, bool]] = {
             "pixtral",
             "midm-2.0",
             "lfm2",
+            "jina-v5-nano",
         )
     },
+    "minicpm5": (MINICPM5, True, False),
     "deepseek-llm": (DEEPSEEK_LLM, False, False),
     "deepseek-coder": (DEEPSEEK_CODER, False, False),
-    "deepseek-v3": (DEEPSEEK3, False, False),
+    **{
+        n: (DEEPSEEK3, False, False) for n in ("deepseek-v3", "hunyuan-dense", "hy_v4", "joyai-llm")
+    },
+    "spark2_5": (SPARK2_5, False, False),
+    "youtu": (YOUTU, True, False),
     "falcon": (FALCON, False, False),
     **{
         n: (GPT2, False, False)
@@ -130,24 +235,62 @@ _TABLE: dict[str, tuple[list[str], bool, bool]] = {
             "olmo",
             "jais",
             "exaone4",
+            "modern-bert",
+            "trillion",
+            "granite-docling",
         )
     },
     **{
         n: (STARCODER, False, False)
-        for n in ("starcoder", "refact", "command-r", "smollm", "codeshell", "exaone", "minerva-7b")
+        for n in (
+            "starcoder",
+            "refact",
+            "command-r",
+            "smollm",
+            "codeshell",
+            "exaone",
+            "minerva-7b",
+            "mellum2",
+        )
     },
     **{
         n: (QWEN2, False, False)
-        for n in ("qwen2", "deepseek-r1-qwen", "kormo", "megrez", "stablelm2", "f2llmv2")
+        for n in (
+            "qwen2",
+            "deepseek-r1-qwen",
+            "kormo",
+            "megrez",
+            "stablelm2",
+            "f2llmv2",
+            "hunyuan",
+            "solar-open",
+            "grok-2",
+        )
     },
     "qwen35": (QWEN35, False, False),
-    **{n: (LLAMA3, False, False) for n in ("dbrx", "smaug-bpe", "glm4", "chatglm-bpe")},
+    # ChatGLM 4's regex is Llama 3's; glm4 and glm5 look a whole piece up first, chatglm-bpe not
+    **{n: (LLAMA3, False, False) for n in ("dbrx", "smaug-bpe", "chatglm-bpe")},
+    **{n: (LLAMA3, True, False) for n in ("glm4", "glm5")},
     **{n: (PORO, False, False) for n in ("poro-chat", "bloom", "gpt3-finnish")},
     "viking": (VIKING, False, False),
     "tekken": (TEKKEN, True, True),
-    **{n: (GPT4O, False, False) for n in ("gpt-4o", "llama4")},
+    **{n: (GPT4O, False, False) for n in ("gpt-4o", "llama4", "kanana2", "talkie", "minimax-m2")},
     # "SPM-style BPE" on raw UTF-8 (tokenizer.ggml.model "gemma4"): only newlines split
     **{n: (NEWLINE_RUNS, False, True) for n in ("gemma4", "granite-embed-multi-311m")},
+    "sarvam-moe": (NEWLINE_RUNS, False, False),
+    "whitespace": (WHITESPACE, False, False),
+    "jais-2": (JAIS2, False, False),
+    **{n: (TINY_AYA, False, False) for n in ("tiny_aya", "cohere2moe")},
+    "kimi-k2": (KIMI_K2, False, False),
+    "superbpe": (SUPERBPE, False, False),
+    **{n: (BAILINGMOE, False, False) for n in ("bailingmoe", "bailingmoe2", "llada-moe")},
+    "seed-coder": (SEED_CODER, False, False),
+    "ufakzeka": (UFAKZEKA, False, False),
+    "afmoe": (AFMOE, False, False),
+    "laguna": (LAGUNA, False, False),
+    "exaone-moe": (EXAONE_MOE, False, False),
+    "granite-embed-multi-97m": (GRANITE_EMB_MULTI, True, False),
+    "chameleon": (CHAMELEON, False, True),
 }
 NAMES = tuple(sorted(_TABLE))
 

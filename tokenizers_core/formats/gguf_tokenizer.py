@@ -10,19 +10,30 @@ llama.cpp (`src/llama-vocab.cpp`, `llama_vocab::impl::load`) picks the algorithm
 | `llama` | SPM: BPE by score | sentencepiece BPE: the adjacent pair whose join has the best score |
 |         |                   | merges first, byte fallback to `<0xXX>`                            |
 | `t5`    | UGM: Unigram      | sentencepiece Unigram with `.precompiled_charsmap`                 |
-| `bert`  | WPM: WordPiece    | BERT's pipeline, lower-cased                                       |
+| `bert`  | WPM: WordPiece    | llama.cpp's WPM pre-processing (`gguf_wpm.py`), then WordPiece's   |
+|         |                   | longest match with no word-length limit, [CLS] ... [SEP]           |
 
 Note that a "llama" GGUF runs BPE by scores even when the model was trained as a Unigram: that
 is what llama.cpp does. The tokens' types (`.token_type`: 1 normal, 2 unknown, 3 control, 4
 user-defined, 5 unused, 6 byte) are sentencepiece's numbers. Control tokens become special
 added tokens and user-defined ones plain added tokens (matched whole in the text, as llama.cpp
 matches them). BOS and EOS are added as `.add_bos_token` / `.add_eos_token` say, with
-llama.cpp's defaults when the file does not.
+llama.cpp's defaults when the file does not; a "gpt2" file without `.bos_token_id` /
+`.eos_token_id` gets llama.cpp's id 11 for both (none for BOS under the ChatGLM/GLM
+pre-tokenizers, `gguf_pre.NO_DEFAULT_BOS`).
 
-What is not reproduced: for "bert" we run BERT's pipeline as Hugging Face runs it, while
-llama.cpp's WPM has its own pre-processing (NFD, lower-case, its punctuation table) that may
-differ on accented text; and llama.cpp runs its regexes with its own Unicode tables, where we
-use the `regex` module (the two can disagree on rare code points).
+For "bert" we run llama.cpp's WPM, not BERT's pipeline as Hugging Face runs it: its
+pre-processing (`llm_tokenizer_wpm_session::preprocess`, in `gguf_wpm.py`) keeps only the first
+code point of each character's NFD (a Hangul syllable becomes its leading consonant), drops
+spacing marks (Mc) as well as non-spacing ones, ends words at every Unicode white space (`\x0b`
+too, which BERT drops as a control), and lower-cases one code point to one; and its longest
+match (`llm_tokenizer_wpm_session::tokenize`) has no 100-character limit, so a long word is
+split into pieces where Hugging Face gives [UNK]. The file's `tokenizer.ggml.normalizer.lowercase`
+and `.strip_accents` keys are read as llama.cpp reads them.
+
+What is not reproduced: llama.cpp runs its regexes and WPM's flags with its own Unicode tables
+(the latest UnicodeData.txt when they were generated), where we use the `regex` module and
+Python's `unicodedata` (the two can disagree on code points assigned since).
 
 What we keep of the file besides the pipeline: `tok.gguf` (model, pre, special ids, flags),
 `tok.chat_template` and `tok.warnings` (sentences: the pre-tokenizer is `default` or unknown).
@@ -30,17 +41,18 @@ What we keep of the file besides the pipeline: `tok.gguf` (model, pre, special i
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
+from .. import decoders
 from ..added_tokens import AddedToken
 from ..errors import InvalidInput
-from ..implementations.bert import bert_pipeline
 from ..models.bpe.model import gc_paused
 from ..models.sentencepiece_common import BYTE, CONTROL, NORMAL, UNKNOWN, USER_DEFINED
 from ..models.wordpiece.model import WordPiece
 from ..pipeline import Tokenizer
-from ..processors import TemplateProcessing
-from . import gguf_pre, gguf_writer
+from ..processors import BertProcessing, TemplateProcessing
+from . import gguf_pre, gguf_wpm, gguf_writer
 from .gguf import GGUFMetadata, read_metadata
 from .hf_json import from_dict
 from .sentencepiece_model import ModelProto, check_pieces, tokenizer_from_proto
@@ -75,20 +87,29 @@ def tokenizer_from_metadata(meta: GGUFMetadata, *, name: str = "") -> Tokenizer:
     spec = gguf_pre.lookup(pre if isinstance(pre, str) else "default")
     if model == "gemma4":  # llama.cpp sets this pre-tokenizer whatever the file says
         spec = gguf_pre.lookup("gemma4")
-    if spec.name in gguf_pre.RAW_UTF8 and model in ("gpt2", "gemma4"):
-        tok = _raw_utf8_bpe(tokens, types, _str_list(kv, "merges"), spec)
+    raw_utf8 = spec.name in gguf_pre.RAW_UTF8 | gguf_pre.RAW_UTF8_UNESCAPED
+    if raw_utf8 and model in ("gpt2", "gemma4"):
+        escape = spec.name in gguf_pre.RAW_UTF8
+        tok = _raw_utf8_bpe(tokens, types, _str_list(kv, "merges"), spec, escape=escape)
     elif model == "gpt2":
         tok = _byte_level_bpe(tokens, types, _str_list(kv, "merges"), spec)
     elif model == "bert":
-        tok = _wordpiece(tokens)
+        tok = _wordpiece(tokens, types, kv)
     else:
         scores = _float_list(kv, "scores", len(tokens))
         tok = _sentencepiece(model, tokens, scores, types, kv)
     add_bos, add_eos = _add_flags(kv, model, spec)
-    if spec.name in gguf_pre.RAW_UTF8 and model != "bert":
+    if spec.name in gguf_pre.FORCED_BOS and model != "bert":
         add_bos = True  # llama.cpp overrides a false add_bos_token for Gemma 4's pre-tokenizer
     bos, eos = _special_id(kv, "bos", tokens), _special_id(kv, "eos", tokens)
-    if model != "bert":
+    if model == "gpt2":  # llama.cpp's BPE defaults, 11 and 11, unless the file names others
+        default_bos = 11 if spec.name not in gguf_pre.NO_DEFAULT_BOS else None
+        bos = bos if bos is not None else _in_range(default_bos, tokens)
+        eos = eos if eos is not None else _in_range(11, tokens)
+    if model == "bert":  # llama.cpp's WPM adds [CLS] ... [SEP] whatever add_bos says
+        add_bos, add_eos = True, False
+        bos = _wpm_id(kv, "bos", tokens, 101)
+    else:
         tok.post_processor = _bos_eos(tokens, bos if add_bos else None, eos if add_eos else None)
     tok.name = name
     tok.gguf = {  # type: ignore[attr-defined]
@@ -154,15 +175,23 @@ def _byte_level_bpe(
 
 
 def _raw_utf8_bpe(
-    tokens: list[str], types: list[int], merges: list[str], spec: gguf_pre.PreTokenizerSpec
+    tokens: list[str],
+    types: list[int],
+    merges: list[str],
+    spec: gguf_pre.PreTokenizerSpec,
+    *,
+    escape: bool = True,
 ) -> Tokenizer:
-    """llama.cpp's "SPM-style BPE" (`tokenizer.ggml.model` "gemma4"): spaces become `▁`,
-    the text is cut only into runs of newlines and runs of anything else, merges apply by
-    rank to the raw UTF-8 characters (no GPT-2 byte map), and a character the vocabulary
-    lacks becomes its `<0xXX>` byte tokens."""
+    """llama.cpp's "SPM-style BPE" (`tokenizer.ggml.model` "gemma4", Sarvam's pre-tokenizer):
+    spaces become `▁` (`escape`), the text is cut by `spec`'s regexes (runs of newlines and
+    runs of anything else), merges apply by rank to the raw UTF-8 characters (no GPT-2 byte
+    map), and a character the vocabulary lacks becomes its `<0xXX>` byte tokens. Without
+    `escape` (the "whitespace" pre-tokenizer) spaces stay spaces."""
     config: dict[str, Any] = {
         "added_tokens": _added(tokens, types),
-        "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
+        "normalizer": (
+            {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"} if escape else None
+        ),
         "pre_tokenizer": {
             "type": "Sequence",
             "pretokenizers": [
@@ -173,7 +202,11 @@ def _raw_utf8_bpe(
         "decoder": {
             "type": "Sequence",
             "decoders": [
-                {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "},
+                *(
+                    [{"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "}]
+                    if escape
+                    else []
+                ),
                 {"type": "ByteFallback"},
                 {"type": "Fuse"},
             ],
@@ -289,18 +322,64 @@ def _rstrip_specials(kv: dict[str, Any]) -> set[str]:
     return {t for t, kind in zip(tokens, types) if kind in (CONTROL, USER_DEFINED, UNKNOWN)} - keep
 
 
-def _wordpiece(tokens: list[str]) -> Tokenizer:
-    """llama.cpp's converter writes BERT's vocabulary with a "phantom space": a word-initial
-    token gets a leading ▁ and a continuation loses its ##; [CLS]-style tokens stay as they
-    are. We undo that and run BERT's pipeline."""
+def _wordpiece(tokens: list[str], types: list[int], kv: dict[str, Any]) -> Tokenizer:
+    """llama.cpp's WPM. Its converter writes BERT's vocabulary with a "phantom space": a
+    word-initial token gets a leading ▁ and a continuation loses its ##; [CLS]-style and
+    special-typed tokens stay as they are. We undo that, so that WordPiece's lookups are
+    llama.cpp's: a word's first piece is "▁" + piece, a later one the bare piece.
+
+    The rest is `llm_tokenizer_wpm_session`: its pre-processing (`gguf_wpm.py`), longest match
+    with no limit on a word's length (max_input_chars_per_word is off), a word with no split
+    becomes the unknown token (`unknown_token_id`, else 100), and with special tokens
+    [CLS] ... [SEP] (`bos_token_id`, else 101; `seperator_token_id`, else 102) whatever the
+    add_bos/add_sep flags say, as `llama_vocab::impl::tokenize` does for WPM."""
     vocab: dict[str, int] = {}
-    for i, token in enumerate(tokens):
-        if token.startswith("\u2581"):
+    for i, (token, kind) in enumerate(zip(tokens, types)):
+        if kind in (CONTROL, USER_DEFINED, UNKNOWN) or (token[:1], token[-1:]) == ("[", "]"):
+            pass
+        elif token.startswith("\u2581"):
             token = token[1:]
-        elif not (token.startswith("[") and token.endswith("]")):
+        else:
             token = "##" + token
         vocab.setdefault(token, i)
-    return bert_pipeline(WordPiece(vocab), lowercase=True)
+    unk = _wpm_id(kv, "unknown", tokens, 100)
+    model = WordPiece(
+        vocab,
+        unk_token=tokens[unk] if unk is not None else "[UNK]",
+        max_input_chars_per_word=sys.maxsize,  # llama.cpp has no word-length limit
+        require_unk=unk is not None,
+    )
+    bos, sep = _wpm_id(kv, "bos", tokens, 101), _wpm_id(kv, "seperator", tokens, 102)
+    processor = (
+        BertProcessing(sep=(tokens[sep], sep), cls=(tokens[bos], bos))
+        if bos is not None and sep is not None
+        else None
+    )
+    lowercase = _flag(kv, "normalizer.lowercase", True)
+    added = [
+        AddedToken(t, id=i, special=kind != USER_DEFINED, normalized=False)
+        for i, (t, kind) in enumerate(zip(tokens, types))
+        if kind in (CONTROL, USER_DEFINED, UNKNOWN)
+    ]
+    return Tokenizer(
+        model,
+        normalizer=gguf_wpm.WpmNormalizer(
+            lowercase=lowercase, strip_accents=_flag(kv, "normalizer.strip_accents", lowercase)
+        ),
+        pre_tokenizer=gguf_wpm.WpmPreTokenizer(),
+        post_processor=processor,
+        decoder=decoders.WordPiece(prefix="##"),
+        algorithm="wordpiece",
+        added_tokens=added or [t for t in model.special_tokens if t in model.vocab],
+    )
+
+
+def _wpm_id(kv: dict[str, Any], which: str, tokens: list[str], default: int) -> int | None:
+    """A WPM special id: the file's, else llama.cpp's default when the vocabulary has it."""
+    given = _special_id(kv, which, tokens)
+    if given is not None:
+        return given
+    return default if default < len(tokens) else None
 
 
 # ---- special tokens ----------------------------------------------------------------------------
@@ -346,6 +425,11 @@ def _bos_eos(tokens: list[str], bos: int | None, eos: int | None) -> TemplatePro
         (label, [i], [tokens[i]]) for label, i in (("<bos>", bos), ("<eos>", eos)) if i is not None
     ]
     return TemplateProcessing(single, special_tokens=specials)
+
+
+def _in_range(token_id: int | None, tokens: list[str]) -> int | None:
+    """A default id, or None when the vocabulary is too small for it (llama.cpp disables it)."""
+    return token_id if token_id is not None and token_id < len(tokens) else None
 
 
 def _special_id(kv: dict[str, Any], which: str, tokens: list[str]) -> int | None:

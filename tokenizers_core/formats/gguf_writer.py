@@ -304,8 +304,10 @@ def changes(tok: Any, *, pre: str | None = None) -> list[str]:
             if lowercase
             else ["llama.cpp's WordPiece lower-cases the text; this tokenizer keeps case."]
         ) + [
-            "llama.cpp's WordPiece splits words and accents with its own tables, which can "
-            "differ from BERT's on accented and CJK text."
+            "llama.cpp's WordPiece pre-processes the text its own way (a Hangul syllable "
+            "becomes its first consonant, spacing vowel signs are dropped, \\x0b and other "
+            "Unicode spaces end words) and has no 100-character word limit, so it can differ "
+            "from BERT's on such text."
         ]
     data = _byte_level_json(tok)
     out = []

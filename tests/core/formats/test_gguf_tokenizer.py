@@ -24,6 +24,9 @@ from tests.gguf_files import (
 )
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.formats import gguf_pre
+from tokenizers_core.formats.gguf_wpm import WpmNormalizer, WpmPreTokenizer
+from tokenizers_core.normalizers import BertNormalizer
+from tokenizers_core.pre_tokenizers import BertPreTokenizer
 
 DATA = os.path.join(os.path.dirname(tc.__file__), "data")
 needs_interop = pytest.mark.skipif(not INTEROP, reason="../shared/data/interop is absent")
@@ -53,6 +56,14 @@ def _texts() -> list[str]:
 
 
 TEXTS = _texts()
+
+
+def wpm_differs(text: str) -> bool:
+    """Whether llama.cpp's WPM pre-processing cuts `text` into other words than BERT's, or
+    finds a word over BERT's 100 characters (llama.cpp has no such limit)."""
+    bert = BertPreTokenizer().pre_tokenize_str(BertNormalizer().normalize_str(text))
+    wpm = WpmPreTokenizer().pre_tokenize_str(WpmNormalizer().normalize_str(text))
+    return [p for p, _ in bert] != [p for p, _ in wpm] or any(len(p) > 100 for p, _ in wpm)
 
 
 def _ids(tok, texts, **options):
@@ -160,8 +171,12 @@ def test_the_bpe_model_as_llama_encodes_as_sentencepiece_without_its_charsmap(fo
 
 
 def test_bert_as_gguf_encodes_as_the_bundled_bert(folder):
+    """The same ids wherever llama.cpp's WPM pre-processing cuts the same words as BERT's
+    (it differs on spacing marks, Hangul and the like: Bengali's vowel signs here)."""
     tok = tc.load(write_bert(str(folder / "bert.gguf")))
-    assert _ids(tok, TEXTS) == _ids(tc.load("bert-base-uncased"), TEXTS)
+    same = [t for t in TEXTS if not wpm_differs(t)]
+    assert len(same) >= len(TEXTS) - 3
+    assert _ids(tok, same) == _ids(tc.load("bert-base-uncased"), same)
 
 
 @needs_interop

@@ -17,7 +17,10 @@ from tokenizers_core.corpora import load_corpus
 from tokenizers_core.diff import corpus_texts, diff, stress_texts
 from tokenizers_core.formats import gguf_writer, load_bytes, sniff
 from tokenizers_core.formats.exactness import exactness
+from tokenizers_core.formats.gguf_wpm import WpmNormalizer, WpmPreTokenizer
 from tokenizers_core.models.sentencepiece_common import CONTROL, UNKNOWN, USER_DEFINED
+from tokenizers_core.normalizers import BertNormalizer
+from tokenizers_core.pre_tokenizers import BertPreTokenizer
 
 gguf = pytest.importorskip("gguf")
 
@@ -54,7 +57,16 @@ def explained(tok: tc.Tokenizer, sentences: tuple[str, ...], text: str) -> bool:
         or (says("Special-token strings") and any(s in text for s in specials))
         or (says("normaliser") and tok.normalizer.normalize_str(text) != text)
         or (says("Runs of spaces") and ("  " in text or text != text.strip()))
+        or (says("pre-processes the text its own way") and wpm_differs(text))
     )
+
+
+def wpm_differs(text: str) -> bool:
+    """Whether llama.cpp's WPM pre-processing cuts `text` into other words than BERT's, or
+    finds a word over BERT's 100 characters (llama.cpp has no such limit)."""
+    bert = BertPreTokenizer().pre_tokenize_str(BertNormalizer().normalize_str(text))
+    wpm = WpmPreTokenizer().pre_tokenize_str(WpmNormalizer().normalize_str(text))
+    return [p for p, _ in bert] != [p for p, _ in wpm] or any(len(p) > 100 for p, _ in wpm)
 
 
 WRITABLE = [
