@@ -48,8 +48,9 @@ run: $(VENV)/.run-deps
 test: $(VENV)/.test-deps
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow" -n auto
 
+# two workers, each file's tests on one (a file's servers and browser are module-scoped)
 test-slow: $(VENV)/.test-deps
-	$(BIN)/python -m pytest -q -p no:cacheprovider -m slow
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m slow -n 2 --dist loadfile
 
 # both tiers run, whatever the first gives, and both are reported; it fails if either failed
 test-all: $(VENV)/.test-deps
