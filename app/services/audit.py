@@ -51,11 +51,11 @@ def job_id(tokenizer: str) -> str:
 def audit_of(request: Request, tokenizer: str) -> tuple[AuditReport | None, Job | None]:
     """The finished report, or (None, the job) while its job runs. NotFound for an unknown
     tokeniser, ValueError for one without a vocabulary or whose audit failed."""
-    tok = resolve_tokenizer(request, tokenizer)
     key = job_id(_canonical(tokenizer))
-    found = _REPORTS.get(key)
-    if found is not None:
+    found = _REPORTS.get(key) or _stored_report(request, key)
+    if found is not None:  # (no need to load the tokenizer: an upload's parse takes seconds)
         return found, None
+    tok = resolve_tokenizer(request, tokenizer)
     if tok.model.get_vocab_size() <= INLINE:
         return _REPORTS.put(key, tc.audit(tok)), None
     engine = jobs(request)
@@ -73,6 +73,16 @@ def audit_of(request: Request, tokenizer: str) -> tuple[AuditReport | None, Job 
     if job.status == "error":
         raise InvalidInput(f"the audit of {tokenizer} failed: {job.error}")
     return None, job
+
+
+def _stored_report(request: Request, key: str) -> AuditReport | None:
+    """The report a finished job left in the store (a restart keeps it), or None."""
+    engine = jobs(request)
+    job = engine.get(key)
+    if job is None or job.status != "done":
+        return None
+    blob = engine.store.blob(job.id)
+    return None if blob is None else _REPORTS.put(key, pickle.loads(blob))
 
 
 def _canonical(tokenizer: str) -> str:
