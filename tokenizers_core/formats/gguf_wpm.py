@@ -21,8 +21,8 @@ llama.cpp does not run BERT's normaliser: `llm_tokenizer_wpm_session::preprocess
 
 `WpmNormalizer` does steps 1-5 (a word-ending character becomes " "), `WpmPreTokenizer`
 steps 2 and 6. The flags are read from Python's `unicodedata` with llama.cpp's rules, so code
-points newer than Python's Unicode version are ordinary characters here. What we do not
-reproduce: the options come from `tokenizer.ggml.normalizer.lowercase` and
+points newer than Python's Unicode version are ordinary characters here (the one thing not
+reproduced). The two options come from `tokenizer.ggml.normalizer.lowercase` and
 `.strip_accents` (both default on; `strip_accents` follows `lowercase`), as llama.cpp reads
 them.
 
