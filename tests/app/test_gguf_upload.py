@@ -107,3 +107,17 @@ def test_the_visualiser_says_when_the_pre_tokenizer_is_default(client, tmp_path)
     good = upload(client, open(write_gpt2(str(tmp_path / "gpt2.gguf")), "rb").read())
     page = client.get("/", params={"tokenizer": good.json()["tokenizer"], "text": "Hi"}).text
     assert "pre-tokenizer gpt-2" in page and 'data-testid="load-warning"' not in page
+
+
+def test_a_bert_gguf_says_its_wordpiece_is_llama_cpps(client):
+    from tokenizers_core import load
+    from tokenizers_core.formats import gguf_writer
+
+    data = gguf_writer.dump_bytes(load("bert-base-uncased"))
+    handle = upload(client, data, "bert.gguf").json()["tokenizer"]
+    page = client.get("/", params={"tokenizer": handle, "text": "한국어 text"}).text
+    assert "(bert), run as llama.cpp runs it" in page
+    assert "pre-processing is llama.cpp's own, not BERT's" in page
+    r = client.post("/api/encode", json={"tokenizer": handle, "text": "한"})
+    bert = client.post("/api/encode", json={"tokenizer": "bert-base-uncased", "text": "한"})
+    assert r.json()["tokens"] != bert.json()["tokens"]  # llama.cpp keeps only ᄒ
