@@ -248,10 +248,20 @@ def load_pair(vocab: bytes, merges: bytes, name: str = "") -> Any:
 
 # ---- writing -------------------------------------------------------------------------------------
 def dump_bytes(tok: Any) -> bytes:
-    """A zip of the vocab.json and merges.txt of a BPE model (ValueError when it is none)."""
+    """A zip of the vocab.json and merges.txt of a BPE model (ValueError when it is none). The
+    same tokeniser always gives the same bytes: the entries carry a fixed date (1980-01-01, the
+    zip format's first), not the time of writing.
+
+    >>> from tokenizers_core import load
+    >>> dump_bytes(load("r50k_base")) == dump_bytes(load("r50k_base"))
+    True
+    """
     files = vocab_merges_files(tok)
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
         for file_name, content in files.items():
-            zf.writestr(file_name, content)
+            entry = zipfile.ZipInfo(file_name, date_time=(1980, 1, 1, 0, 0, 0))
+            entry.compress_type = zipfile.ZIP_DEFLATED
+            entry.external_attr = 0o644 << 16
+            zf.writestr(entry, content)
     return out.getvalue()
