@@ -45,38 +45,13 @@ from ..errors import InvalidInput
 from ..normalized import NormalizedString
 from ..normalizers import BertNormalizer
 from ..normalizers.aligned import NormalizerBase, checked_input, map_chars
+from ..normalizers.basic import CJK_RANGES, WHITESPACE
 from ..pre_tokenizers import BertPreTokenizer
 from ..pre_tokenizers.basic import PreTokenizerBase
 
-# Unicode's White_Space property, as llama.cpp's gen-unicode-data.py lists it
-WHITESPACE = frozenset(
-    chr(c)
-    for c in (
-        *range(0x09, 0x0D + 1),
-        0x20,
-        0x85,
-        0xA0,
-        0x1680,
-        *range(0x2000, 0x200A + 1),
-        0x2028,
-        0x2029,
-        0x202F,
-        0x205F,
-        0x3000,
-    )
-)
-# the CJK ideographs of BERT and of llama.cpp's `is_chinese_char` (0x2B920, not 0x2B820, as in
-# Hugging Face's Rust code)
-CJK_RANGES = (
-    (0x4E00, 0x9FFF),
-    (0x3400, 0x4DBF),
-    (0x20000, 0x2A6DF),
-    (0x2A700, 0x2B73F),
-    (0x2B740, 0x2B81F),
-    (0x2B920, 0x2CEAF),
-    (0xF900, 0xFAFF),
-    (0x2F800, 0x2FA1F),
-)
+# WHITESPACE and CJK_RANGES are the BERT normaliser's: llama.cpp's gen-unicode-data.py lists the
+# same White_Space set, and its `is_chinese_char` has BERT's ranges.
+
 # the ASCII symbols (S*, below 0x7F) that llama.cpp isolates like punctuation
 ASCII_SYMBOLS = "$+<=>^`|~"
 # characters every step leaves as they are: space, digits, ASCII punctuation, a-z

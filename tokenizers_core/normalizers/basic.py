@@ -417,7 +417,7 @@ _CLEAN_CANDIDATES = regex.compile(
 )
 # The "CJK Unified Ideographs" blocks of Hugging Face's (and Google BERT's) is_chinese_char.
 # Hangul, Hiragana and Katakana are not in them: those scripts put spaces between words.
-_CJK_RANGES = (
+CJK_RANGES = (
     (0x4E00, 0x9FFF),
     (0x3400, 0x4DBF),
     (0x20000, 0x2A6DF),
@@ -427,7 +427,7 @@ _CJK_RANGES = (
     (0xF900, 0xFAFF),
     (0x2F800, 0x2FA1F),
 )
-_CJK = regex.compile("[" + "".join(f"\\U{a:08X}-\\U{b:08X}" for a, b in _CJK_RANGES) + "]")
+_CJK = regex.compile("[" + "".join(f"\\U{a:08X}-\\U{b:08X}" for a, b in CJK_RANGES) + "]")
 
 
 def _clean_char(c: str) -> str:
