@@ -182,8 +182,8 @@ def rank_chart(diff: VocabDiff, bins: int = 40) -> RankChart | None:
             size,
             1 + int(4 * math.log1p(n) / math.log1p(top_count)) if top_count > 1 else 5,
             n,
-            (i * span_a // bins, (i + 1) * span_a // bins - 1),
-            (j * span_b // bins, (j + 1) * span_b // bins - 1),
+            _cell_ids(i, span_a, bins),
+            _cell_ids(j, span_b, bins),
         )
         for (i, j), n in sorted(counts.items())
     ]
@@ -204,8 +204,20 @@ def rank_chart(diff: VocabDiff, bins: int = 40) -> RankChart | None:
     )
 
 
+def _cell_ids(i: int, span: int, bins: int) -> tuple[int, int]:
+    """The first and last id that fall in cell `i` of `bins` over ids 0..span-1 (those with
+    `id * bins // span == i`); for fewer ids than cells, the one id of the cell.
+
+    >>> _cell_ids(0, 100, 40), _cell_ids(1, 100, 40), _cell_ids(20, 2, 40)
+    ((0, 2), (3, 4), (1, 1))
+    """
+    return -(-i * span // bins), -(-(i + 1) * span // bins) - 1
+
+
 def _ticks(span: int, at) -> list[tuple[float, str]]:
-    step = int(nice_step(span / 4))
+    """Ticks at round ids from 0 to `span`, about four of them (one per id when there are
+    fewer: a step under 1 would be 0)."""
+    step = max(1, int(nice_step(span / 4)))
     return [(at(v), f"{v // 1000:,}k" if v >= 1000 else str(v)) for v in range(0, span + 1, step)]
 
 

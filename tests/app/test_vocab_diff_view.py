@@ -192,3 +192,18 @@ def test_llama3_against_llama4_uploaded(client):
     r = client.get("/vocab/diff", params={"a": "cl100k_base", "b": handles[0]})
     assert re.search(r'data-testid="prefix">100,256<', r.text)
     assert "where B has no id" not in r.text and "where A has no id 100,256" in r.text
+
+
+def test_a_three_token_vocabulary_draws_its_chart(store_client):
+    """A vocab.txt of "a", "b", "[UNK]" shares ids 0 and 1 with cl100k ([UNK] is none of
+    its bytes): ids 0..1 span less than a tick step, which was 0 (a range() error, a 500).
+    Every id gets a tick, and each cell's tooltip names the ids in it."""
+    up = store_client.post("/api/tokenizers", files={"file": ("vocab.txt", b"a\nb\n[UNK]\n")})
+    assert up.status_code == 201, up.text
+    handle = up.json()["tokenizer"]
+    r = store_client.get("/vocab/diff", params={"a": handle, "b": "cl100k_base"})
+    assert r.status_code == 200, r.text[-2000:]
+    assert 'data-testid="shared-count">2<' in r.text
+    chart = r.text.split('data-testid="rank-chart"')[1].split("</svg>")[0]
+    assert "ids 0–0 in A" in chart and "ids 1–1 in A" in chart  # not "ids 1–0"
+    assert re.findall(r'class="tick">(\d+)<', chart)[:2] == ["0", "1"]  # across: ids 0, 1
