@@ -14,6 +14,7 @@ panel is the textbook loop of the variant, the line of merge k lit.
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 from tokenizers_core.corpora import ALL_UDHR, corpus_names, udhr_languages
@@ -76,13 +77,20 @@ def number(text: str, name: str) -> float | None:
 
     >>> number(" 0.8 ", "threshold"), number("", "threshold")
     (0.8, None)
+    >>> number("nan", "threshold")
+    Traceback (most recent call last):
+    ...
+    tokenizers_core.errors.InvalidInput: threshold must be a number, got 'nan'
     """
     if not text.strip():
         return None
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
-        raise InvalidInput(f"{name} must be a number, got {text!r}") from None
+        value = math.nan
+    if math.isnan(value):  # float() reads "nan", which no option means
+        raise InvalidInput(f"{name} must be a number, got {text!r}")
+    return value
 
 
 def options(
@@ -103,7 +111,7 @@ def options(
         )
     out: dict[str, Any] = {}
     if variant == "superbpe" and transition is not None:
-        if transition != int(transition) or not 256 <= transition <= size:
+        if not 256 <= transition <= size or transition != int(transition):  # inf: out of range
             raise InvalidInput(
                 f"the transition must be between 256 and the vocab size {size:,}, got {transition}"
             )

@@ -64,7 +64,11 @@ def test_parity_bpe_groups_an_untagged_corpus_by_script(store_client):
     ("params", "message"),
     [
         ({"variant": "superbpe", "vocab_size": 500, "transition": 900}, "transition must be"),
+        ({"variant": "superbpe", "transition": "nan"}, "transition must be a number"),
+        ({"variant": "superbpe", "transition": "inf"}, "transition must be between"),
+        ({"variant": "superbpe", "transition": "-inf"}, "transition must be between"),
         ({"variant": "picky_bpe", "threshold": "many"}, "threshold must be a number"),
+        ({"variant": "picky_bpe", "threshold": "NaN"}, "threshold must be a number"),
         ({"variant": "picky_bpe", "threshold": 0}, "threshold"),
         ({"variant": "parity_bpe", "vocab_size": 100}, "between 257"),
     ],

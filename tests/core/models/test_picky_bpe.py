@@ -241,3 +241,10 @@ def test_every_step_survives_to_dict_and_maps_to_a_code_line():
 def test_bad_thresholds_raise_invalid_input(threshold):
     with pytest.raises(InvalidInput):
         train_picky_bpe(["abc abc abd"], 300, threshold=threshold)
+
+
+@pytest.mark.parametrize("threshold", [0, -1, float("nan"), "0.9", True])
+def test_a_threshold_that_is_no_number_above_0_is_refused(threshold):
+    """NaN compares false with everything: `nan <= 0` let it through as a threshold."""
+    with pytest.raises(tc.InvalidInput, match="threshold must be a number above 0"):
+        tc.train("picky_bpe", ["low lower lowest"], vocab_size=270, threshold=threshold)

@@ -97,7 +97,7 @@ def check_threshold(threshold: Any) -> float:
     tokenizers_core.errors.InvalidInput: threshold must be a number above 0 (tau; 0.9 in the \
 paper's best runs, above 1 for plain BPE), not 0
     """
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or threshold <= 0:
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not threshold > 0:
         raise InvalidInput(
             "threshold must be a number above 0 (tau; 0.9 in the paper's best runs, above 1 "
             f"for plain BPE), not {threshold!r}"
