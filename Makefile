@@ -39,9 +39,14 @@ $(VENV)/.docs-deps: pyproject.toml $(wildcard constraints.txt) | $(BIN)/python
 # the store migrated first (`tokvis db upgrade`: a new store is created, an older one adopted
 # with every row), then served as a deployment serves it (README, "Deployment"): a request's head must arrive within
 # TOKVIS_HEADER_TIMEOUT seconds (app/serving.py), an idle kept-alive connection closes after 5 s
+# The store is a file in this checkout (.tokvis/, which git ignores), so two checkouts never list
+# each other's corpora and uploads; TOKVIS_DB or TOKVIS_DATABASE_URL, when set, names another
+# (`tokvis serve` and an installed package keep the per-user default, docs/configuration.md).
+# The server's first lines say which store it opened ("store: sqlite:///...").
+RUN_DB := $(or $(TOKVIS_DB),$(CURDIR)/.tokvis/store.sqlite3)
 run: $(VENV)/.run-deps
-	$(BIN)/python -m app.cli db upgrade
-	$(BIN)/python -m uvicorn app.main:app --host $(HOST) --port $(PORT) \
+	TOKVIS_DB='$(RUN_DB)' $(BIN)/python -m app.cli db upgrade
+	TOKVIS_DB='$(RUN_DB)' $(BIN)/python -m uvicorn app.main:app --host $(HOST) --port $(PORT) \
 	  --http app.serving:HeaderTimeoutProtocol \
 	  --timeout-keep-alive 5 --limit-concurrency 500 --h11-max-incomplete-event-size 16384
 

@@ -7,7 +7,10 @@ TOKVIS_DATABASE_URL       the store's database, as a SQLAlchemy URL: corpora, up
                           is the shared mode: several servers on one database, and jobs run by
                           `tokvis worker` processes (docs/deployment.md)
 TOKVIS_DB                 the SQLite file, when TOKVIS_DATABASE_URL is not set (default:
-                          $XDG_DATA_HOME/tokvis/store.sqlite3, i.e. ~/.local/share/...)
+                          $XDG_DATA_HOME/tokvis/store.sqlite3, i.e. ~/.local/share/..., one per
+                          user, which every `tokvis serve` shares; `make run` sets it to
+                          .tokvis/store.sqlite3 in the checkout, so each checkout has its own).
+                          The server's first lines name the store it opened ("store: sqlite:///...")
 TOKVIS_SECRET_KEY         signs the pickled results kept in the store (HMAC), so that a value is
                           unpickled only if a server or worker holding the key wrote it. Required
                           with PostgreSQL (the same on every server and worker; at least 16

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from contextlib import asynccontextmanager
@@ -20,6 +21,7 @@ from tokenizers_core.errors import InvalidInput, NotFound
 
 from . import limits, openapi
 from .config import Settings
+from .db import shown
 from .embed import embed_mode
 from .jobs import ClientGone, Engine, QueueFull, current_request
 from .jobs.distributed import DistributedQueue
@@ -93,10 +95,17 @@ class RequestContext:
             current_request.reset(token)
 
 
+# uvicorn's own logger: its handler prints INFO lines as the server starts (`make run`, `tokvis
+# serve`), where a logger of ours would print nothing without a logging set-up of its own
+_start_log = logging.getLogger("uvicorn.error")
+
+
 @asynccontextmanager
 async def _lifespan(app: FastAPI):
     app.state.store.open()  # its schema checked (SchemaOutdated: run `tokvis db upgrade`),
     # its size limit written for every process, orphans dropped
+    # where the corpora and uploads are kept (two checkouts sharing one store list each other's)
+    _start_log.info("store: %s", shown(app.state.settings.store_url))
     app.state.sandbox.start()  # the warm pool where untrusted work runs
     app.state.jobs.start()  # this process's job dispatcher
     if app.state.settings.warm_up:

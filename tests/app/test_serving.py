@@ -10,6 +10,7 @@ running them may be busy.
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -208,3 +209,60 @@ def test_a_bad_timeout_is_a_value_error_naming_the_setting(monkeypatch):
             header_timeout_from_env()
     monkeypatch.setenv("TOKVIS_HEADER_TIMEOUT", "2.5")
     assert header_timeout_from_env() == 2.5
+
+
+# ---- where the store is --------------------------------------------------------------------
+def test_the_server_says_which_store_it_opened(tmp_path):
+    """Its first lines name the store (issue 38, item 8: a fresh clone's pickers listed another
+    checkout's corpora, from the per-user default store, and nothing said so)."""
+    import threading
+
+    from app.db import database_url
+    from tests.polling import wait_until
+
+    db = tmp_path / "own.sqlite3"
+    env = {**os.environ, "TOKVIS_DB": str(db), "TOKVIS_SANDBOX_WORKERS": "0"}
+    env.pop("TOKVIS_DATABASE_URL", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(_free_port())],
+        cwd=ROOT,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines: list[str] = []
+    threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True).start()
+    try:
+        said = wait_until(lambda: [line for line in lines if "store: " in line], timeout=60)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert said, f"no 'store: ' line in the server's output: {lines}"
+    assert said[0].rstrip().endswith(f"store: {database_url(db)}"), said
+
+
+def _make_run_lines(**env: str) -> list[str]:
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    environ = {k: v for k, v in os.environ.items() if k not in ("TOKVIS_DB", "MAKEFLAGS")}
+    out = subprocess.run(
+        ["make", "-n", "run"], cwd=ROOT, env={**environ, **env}, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    return [
+        line
+        for line in out.stdout.splitlines()
+        if "app.cli db upgrade" in line or "uvicorn" in line
+    ]
+
+
+def test_make_run_keeps_its_store_in_the_checkout():
+    """`make run` serves (and migrates) a store in this checkout, which git ignores, unless
+    TOKVIS_DB names another."""
+    lines = _make_run_lines()
+    assert len(lines) == 2, lines
+    own = f"TOKVIS_DB='{ROOT}/.tokvis/store.sqlite3' "
+    assert all(line.startswith(own) for line in lines), lines
+    assert "/.tokvis/" in (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
+    chosen = _make_run_lines(TOKVIS_DB="/srv/tokvis/store.sqlite3")
+    assert all(line.startswith("TOKVIS_DB='/srv/tokvis/store.sqlite3' ") for line in chosen)
