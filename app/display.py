@@ -506,25 +506,90 @@ def segments(text: str, enc: tc.Encoding, upto: int | None = None) -> list[Segme
 
 
 # ---- special tokens typed in the text ------------------------------------------------------
+# One switch on every surface, named `special` (the page's and compare's `special=true|false`,
+# the CLI's `--special` / `--no-special`, the API's `"special": true | false`): left out, a
+# special token typed in the text is read as the tokenizer's own library reads it by default;
+# true reads it as its one special id, false as ordinary text.
+SPECIAL_CHOICES = {"": None, "true": True, "false": False}
+
+
+def special_choice(value: str | bool | None) -> bool | None:
+    """The `special` switch from a query or form value: "" (left out) is None, the owner
+    library's default; "true" / "false" (or a bool). Anything else is an InvalidInput.
+
+    >>> special_choice(""), special_choice("true"), special_choice("false")
+    (None, True, False)
+    """
+    if value is None or isinstance(value, bool):
+        return value
+    key = value.strip().lower()
+    if key in ("on", "1"):
+        key = "true"
+    if key in ("off", "0"):
+        key = "false"
+    if key not in SPECIAL_CHOICES:
+        raise tc.InvalidInput(f"special must be true, false or left out, not {value!r}")
+    return SPECIAL_CHOICES[key]
+
+
+def special_param(special: bool | None) -> str | None:
+    """The switch as a URL parameter: "true", "false", or None (left out: the default)."""
+    return None if special is None else ("true" if special else "false")
+
+
 def special_note(tok) -> str | None:
-    """Why the "special tokens in text" box does nothing for `tok` (None: it applies). It applies
-    to the OpenAI encodings and ranks files given special tokens, and to every tokenizer with
-    special added tokens (tokenizer.json files, BERT); sentencepiece models read no token from
-    the text (`<s>` typed is text), and the rule tokenisers have none."""
+    """Why the `special` switch does nothing for `tok` (None: it applies). It applies to the
+    OpenAI encodings and ranks files given special tokens, and to every tokenizer with special
+    added tokens (tokenizer.json files, BERT, GGUF); sentencepiece models read no token from the
+    text (`<s>` typed is text), and the rule tokenisers have none."""
     if getattr(tok, "special_tokens", None) or getattr(tok.added_vocabulary, "special", None):
         return None
     return "This tokenizer reads no special tokens from the text: typed, they are ordinary text."
 
 
-def special_options(tok, special: bool, encode: bool = False) -> dict[str, Any]:
-    """The keywords of `tok.trace` (`encode`: of `tok.encode`) that read special tokens typed
-    in the text as special tokens (`special`) or as ordinary text (tiktoken's
-    `allowed_special`, and `disallowed_special=()` so that a ranks file's encode does not
-    refuse them; Hugging Face's `encode_special_tokens` for added special tokens)."""
+def _is_tiktoken(tok) -> bool:
+    return bool(getattr(tok, "special_tokens", None)) and hasattr(tok, "strict_special")
+
+
+def special_default(tok) -> str | None:
+    """What the owner library does, by default, with a special token typed in the text (the
+    page's label for the switch left out); None where the switch does not apply."""
+    if special_note(tok) is not None:
+        return None
+    if _is_tiktoken(tok):
+        if tok.strict_special:
+            return "refused, as tiktoken's encode refuses it"
+        return "ordinary text"
+    return "a special token, as Hugging Face's encode reads it"
+
+
+def special_options(tok, special: bool | None, text: str | list | None = None) -> dict[str, Any]:
+    """The keywords of `tok.encode` / `tok.trace` for the `special` switch: None is the owner
+    library's default (no keywords: Hugging Face matches special added tokens, tiktoken refuses
+    them, which raises here with the switch's name when `text` holds one); True reads them as
+    special tokens (tiktoken's `allowed_special="all"`, Hugging Face's default); False as
+    ordinary text (`disallowed_special=()`, Hugging Face's `encode_special_tokens=True`)."""
     if special_note(tok) is not None:
         return {}
-    if getattr(tok, "special_tokens", None):
-        if special:
-            return {"allowed_special": "all"}
-        return {"disallowed_special": ()} if encode else {}
-    return {"encode_special_tokens": not special}
+    if _is_tiktoken(tok):
+        if special is None:
+            _refuse_typed_special(tok, text)
+            return {}
+        return {"allowed_special": "all"} if special else {"disallowed_special": ()}
+    return {} if special is None else {"encode_special_tokens": not special}
+
+
+def _refuse_typed_special(tok, text: str | list | None) -> None:
+    """tiktoken's default refusal of a special token typed in the text, said in the words of
+    the surfaces' switch (the core's own message names tiktoken's keywords)."""
+    if not tok.strict_special or text is None:
+        return
+    texts = [text] if isinstance(text, str) else [t for t in text if isinstance(t, str)]
+    for token in sorted(tok.special_tokens, key=lambda t: (-len(t), t)):
+        if any(token in t for t in texts):
+            raise tc.InvalidInput(
+                f"the text holds the special token {token!r}, which tiktoken's encode refuses "
+                f"by default ({tok.name} is a tiktoken encoding): turn the special switch on "
+                "(special=true; tokvis --special) to read it as one special token, or off "
+                "(special=false; tokvis --no-special) to read it as ordinary text"
+            )

@@ -2,10 +2,10 @@
 terminal.
 
     tokvis serve [--host H] [--port P] [--workers N] [--db FILE]
-    tokvis encode -t NAME|FILE [--json] TEXT|-
+    tokvis encode -t NAME|FILE [--json] [--count] [--special | --no-special] TEXT|-|-f FILE
     tokvis train ALGO CORPUS --vocab-size N [-o OUT] [--format F]
     tokvis trace ALGO CORPUS --vocab-size N [--steps A:B]
-    tokvis compare -t A -t B [...] TEXT|-
+    tokvis compare -t A -t B [...] [--special | --no-special] TEXT|-|-f FILE
     tokvis diff -a A -b B [--corpus NAME|FILE | --text T | --stress] [--json]
     tokvis export NAME|FILE -o OUT [--format F] [--lossy]
     tokvis chat MESSAGES.json|- [-t NAME|FILE] [--template-name N | --template FILE] [--json]
@@ -31,6 +31,31 @@ from tokenizers_core import __version__
 
 from ..setup_errors import SetupError
 from . import audit, commands, deploy, tokenizations, vocab_diff
+
+
+def _text_source(p: argparse.ArgumentParser) -> None:
+    """The text of `encode` and `compare`: TEXT, `-` for stdin, or `-f FILE`."""
+    p.add_argument("text", nargs="?", metavar="TEXT|-", help="the text, or - to read stdin")
+    p.add_argument(
+        "-f", "--file", metavar="FILE", help="read the text from FILE (UTF-8) instead of TEXT"
+    )
+
+
+def _special_switch(p: argparse.ArgumentParser) -> None:
+    """`--special` / `--no-special`: the one switch for special tokens typed in the text, as
+    the page's and the API's `special` (left out: the tokenizer's own library's default)."""
+    p.add_argument(
+        "--special",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="special tokens typed in the text (<|endoftext|>, <|eot_id|>, [CLS]): --special "
+        "reads them as special tokens, --no-special as ordinary text; left out, as the "
+        "tokenizer's own library does (Hugging Face matches them, tiktoken refuses the text)",
+    )
+    # the old spelling of --special, kept working
+    p.add_argument(
+        "--allow-special", dest="special", action="store_const", const=True, help=argparse.SUPPRESS
+    )
 
 
 class _Parser(argparse.ArgumentParser):
@@ -189,14 +214,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="a bundled tokeniser (gpt2, cl100k_base, bert-base-uncased, ...) or a "
         "tokenizer file (default: cl100k_base)",
     )
-    p.add_argument("text", metavar="TEXT|-", help="the text, or - to read stdin")
+    _text_source(p)
     p.add_argument("--json", action="store_true", help='print {"ids", "tokens", "offsets"}')
     p.add_argument(
-        "--allow-special",
+        "--count",
         action="store_true",
-        help="read special tokens typed in the text (<|endoftext|>, [CLS], ...) as "
-        "special tokens; without it they are ordinary text",
+        help='print the token count alone (with --json: {"tokens", "characters", "bytes"})',
     )
+    _special_switch(p)
     p.add_argument(
         "--no-special-tokens",
         action="store_true",
@@ -269,7 +294,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME|FILE",
         help="give it two or more times",
     )
-    p.add_argument("text", metavar="TEXT|-")
+    _text_source(p)
+    _special_switch(p)
     _colour(p)
     _tokenizer_options(p)
     p.set_defaults(run=commands.compare)

@@ -29,8 +29,18 @@ from .terminal import Progress, chip_line, pairs_text, table, use_colour
 
 
 # ---- inputs ------------------------------------------------------------------------------------
-def read_text(arg: str) -> str:
-    """The TEXT argument, or stdin for `-` (read as UTF-8)."""
+def read_text(arg: str | None, path: str | None = None) -> str:
+    """The TEXT argument, stdin for `-`, or the file `path` (`-f FILE`), read as UTF-8."""
+    if path is not None:
+        if arg is not None:
+            raise InvalidInput("give the text as TEXT or as -f FILE, not both")
+        try:
+            with open(path, "rb") as fh:
+                return _utf8(fh.read(), path)
+        except OSError as exc:
+            raise InvalidInput(f"{path}: {exc.strerror or exc}") from None
+    if arg is None:
+        raise InvalidInput("give the text: TEXT, - to read stdin, or -f FILE")
     if arg != "-":
         return arg
     return _utf8(sys.stdin.buffer.read(), "stdin")
@@ -102,18 +112,19 @@ def load_tokenizer(source: str, args: argparse.Namespace) -> tc.Tokenizer:
 
 
 def _encode(
-    tok: tc.Tokenizer, text: str, allow_special: bool, add_special_tokens: bool
+    tok: tc.Tokenizer, text: str, special: bool | None, add_special_tokens: bool
 ) -> tc.Encoding:
-    return tok.encode(text, add_special_tokens=add_special_tokens, **_special(tok, allow_special))
+    return tok.encode(text, add_special_tokens=add_special_tokens, **_special(tok, special, text))
 
 
-def _special(tok: tc.Tokenizer, allow_special: bool) -> dict[str, Any]:
-    """The visualiser's rule: special tokens typed in the text are ordinary text unless
-    `--allow-special` (for every tokeniser that has special tokens)."""
+def _special(tok: tc.Tokenizer, special: bool | None, text: Any = None) -> dict[str, Any]:
+    """The page's and the API's rule for `--special` / `--no-special` (left out: the
+    tokenizer's own library's default; `display.special_options`)."""
     note = display.special_note(tok)
-    if allow_special and note is not None:
-        raise InvalidInput(f"{tok.name}: --allow-special does nothing here. {note}")
-    return display.special_options(tok, allow_special, encode=True)
+    if special is not None and note is not None:
+        flag = "--special" if special else "--no-special"
+        raise InvalidInput(f"{tok.name}: {flag} does nothing here. {note}")
+    return display.special_options(tok, special, text)
 
 
 def _save(tok: tc.Tokenizer, path: str, fmt: str | None) -> str:
@@ -196,10 +207,12 @@ def uvicorn_bounds(limit_concurrency: int = LIMIT_CONCURRENCY) -> UvicornBounds:
 
 def encode(args: argparse.Namespace) -> int:
     tok = load_tokenizer(args.tokenizer, args)
-    text = read_text(args.text)
+    text = read_text(args.text, args.file)
     if args.words:
         return _encode_words(tok, _words(text), args)
-    enc = _encode(tok, text, args.allow_special, not args.no_special_tokens)
+    enc = _encode(tok, text, args.special, not args.no_special_tokens)
+    if args.count:
+        return _print_count(tok, text, enc, args.json)
     if args.json:
         print(
             json.dumps(
@@ -217,6 +230,17 @@ def encode(args: argparse.Namespace) -> int:
         f"{n:,} token{'' if n == 1 else 's'} · {len(text):,} characters · {len(text.encode('utf-8')):,} bytes · "
         f"{per} characters/token ({tok.name})"
     )
+    return 0
+
+
+def _print_count(tok: tc.Tokenizer, text: str, enc: tc.Encoding, as_json: bool) -> int:
+    """`encode --count`: the number of tokens alone (the page's big count), or with `--json`
+    the page's counts as `{"tokens", "characters", "bytes"}`."""
+    if as_json:
+        counts = {"tokens": len(enc), "characters": len(text), "bytes": len(text.encode("utf-8"))}
+        print(json.dumps({"tokenizer": tok.name, **counts}))
+    else:
+        print(len(enc))
     return 0
 
 
@@ -239,7 +263,7 @@ def _encode_words(tok: tc.Tokenizer, words: list, args: argparse.Namespace) -> i
         words,
         is_pretokenized=True,
         add_special_tokens=not args.no_special_tokens,
-        **_special(tok, args.allow_special),
+        **_special(tok, args.special, words),
     )
     if args.json:
         print(
@@ -296,6 +320,13 @@ def decode(args: argparse.Namespace) -> int:
         print(tok.decode_bytes(ids).hex())
     else:
         print(tok.decode(ids, skip_special_tokens=args.skip_special))
+    dropped = tok.unknown_ids(ids) if tok.drops_unknown_ids else []
+    if dropped:  # a tokenizer.json's: dropped as Hugging Face's decode drops them
+        print(
+            f"dropped {len(dropped)} id{'s' * (len(dropped) != 1)} not in the vocabulary "
+            f"(as Hugging Face's decode drops them): {' '.join(map(str, dropped))}",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -409,12 +440,14 @@ def trace(args: argparse.Namespace) -> int:
 def compare(args: argparse.Namespace) -> int:
     if len(args.tokenizers) < 2:
         raise InvalidInput("give two or more tokenisers to compare: -t A -t B")
-    text = read_text(args.text)
+    text = read_text(args.text, args.file)
     colour = use_colour(args.colour, sys.stdout)
     results = []
     for source, label in zip(args.tokenizers, column_labels(args.tokenizers)):
         tok = load_tokenizer(source, args)
-        results.append((label, tok, tok.encode(text)))
+        # --special applies to the columns that read special tokens at all, as on the page
+        options = display.special_options(tok, args.special, text)
+        results.append((label, tok, tok.encode(text, **options)))
     rows = [
         (name, len(enc), f"{len(text) / len(enc):.2f}" if len(enc) else "-")
         for name, _tok, enc in results

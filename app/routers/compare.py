@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from tokenizers_core.corpora import corpus_names
 
 from ..deps import BAD_INPUT, UPLOAD_PREFIX, Name, bad_input, bounded, tokenizer_label
+from ..display import special_choice
 from ..render import render
 from ..services.compare import (
     DEFAULT_CORPUS,
@@ -44,13 +45,15 @@ def compare_page(
     vocab: int = bounded(DEFAULT_VOCAB, 2, MAX_VOCAB),
     ref: int = 0,
     wait: bool = False,
-    special: bool = False,
+    special: str = "",
     bos: bool = True,
 ) -> HTMLResponse:
-    """`special`: special tokens typed in the text are read as special tokens by every column
-    whose tokeniser has them (otherwise they are ordinary text), as on the visualiser. `bos`:
+    """`special`: how special tokens typed in the text are read, as on the visualiser (left
+    out: as each column's own library does by default; `true`: special tokens; `false`:
+    ordinary text). `bos`:
     the post-processors add their special tokens ([CLS]/[SEP], <|begin_of_text|>)."""
     text = DEFAULT_TEXT if text is None else text
+    choice = special_choice(special)
     specs = [c for c in (col or default_columns()) if c]
     ref = ref if 0 <= ref < len(specs) else 0  # the reference column was unticked
     ctx: dict[str, Any] = {
@@ -67,17 +70,17 @@ def compare_page(
         "labels": {
             sp: tokenizer_label(request, sp) for sp in specs if sp.startswith(UPLOAD_PREFIX)
         },
-        "special": special,
+        "special": choice,
         "bos": bos,
         "bos_note": None,
-        "params": params(text, specs, corpus, vocab, ref, special, bos),
+        "params": params(text, specs, corpus, vocab, ref, choice, bos),
     }
     ctx["chosen"] = chosen_columns(ctx["choices"], ctx["params"])
     status = 200
     try:
         validate(request, text, specs, vocab)
         columns = build_columns(
-            request, text, specs, corpus, vocab, ref, train_now=wait, special=special, bos=bos
+            request, text, specs, corpus, vocab, ref, train_now=wait, special=choice, bos=bos
         )
         ctx["columns"], ctx["bos_note"] = columns, bos_note(columns)
     except BAD_INPUT as exc:  # shown above the columns, the form kept
@@ -98,20 +101,21 @@ def compare_column(
     corpus: str = DEFAULT_CORPUS,
     vocab: int = bounded(DEFAULT_VOCAB, 2, MAX_VOCAB),
     ref: int = 0,
-    special: bool = False,
+    special: str = "",
     bos: bool = True,
 ) -> HTMLResponse:
     validate(request, text, col, vocab)
+    choice = special_choice(special)
     if not 0 <= i < len(col):
         raise HTTPException(422, f"column {i} does not exist")
     cols = build_columns(
-        request, text, col, corpus, vocab, ref, train_now=True, only=i, special=special, bos=bos
+        request, text, col, corpus, vocab, ref, train_now=True, only=i, special=choice, bos=bos
     )
     ctx = {
         "column": cols[i],
         "text": text,
         "ref": ref,
-        "params": params(text, col, corpus, vocab, ref, special, bos),
+        "params": params(text, col, corpus, vocab, ref, choice, bos),
     }
     return render(request, "compare_column.html", ctx)
 
@@ -135,16 +139,25 @@ def compare_api(
     corpus: str = DEFAULT_CORPUS,
     vocab: int = bounded(DEFAULT_VOCAB, 2, MAX_VOCAB),
     ref: int = 0,
-    special: bool = False,
+    special: str = "",
     bos: bool = True,
 ) -> list[dict[str, Any]]:
     """The compare view's data: per column the tokens, offsets, the indices of tokens whose
     boundaries differ from the reference column, and the metrics (`special`: as the page's
-    "special tokens in text" box; `bos`: as its "add BOS/EOS" box)."""
+    "special tokens in text" switch, `true`, `false` or left out for each library's default;
+    `bos`: as its "add BOS/EOS" box)."""
     specs = [c for c in (col or default_columns()) if c]
     validate(request, text, specs, vocab)
     cols = build_columns(
-        request, text, specs, corpus, vocab, ref, train_now=True, special=special, bos=bos
+        request,
+        text,
+        specs,
+        corpus,
+        vocab,
+        ref,
+        train_now=True,
+        special=special_choice(special),
+        bos=bos,
     )
     return [
         {

@@ -323,11 +323,12 @@ def trace_api(
     text: str = DEFAULT_TEXT,
     tokenizer: str = "",
     pattern: str = "",
-    special: bool = False,
+    special: bool | None = None,
     bos: bool = True,
 ) -> dict[str, Any]:
     """The stages the visualiser shows for `text` (its query parameters: `tokenizer`,
-    `pattern` for the custom regex, `special` to read special tokens in the text, `bos`
+    `pattern` for the custom regex, `special` for special tokens typed in the text (left out:
+    the tokenizer's own library's default; true: special tokens; false: text), `bos`
     false to leave out the post-processor's special tokens)."""
     name = tokenizer or default_tokenizer()
     check_text(request, text)

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from tokenizers_core import pretrained
+from tokenizers_core.errors import InvalidInput
 
 from ..deps import (
     BAD_INPUT,
@@ -19,12 +20,14 @@ from ..deps import (
     tokenizer_label,
     tokenizer_options,
 )
+from ..display import special_choice, special_param
 from ..render import render, url_with
 from ..services.corpora import put_text
 from ..services.visualiser import (
     DEFAULT_TEXT,
     DEFER_CHARS,
     default_tokenizer,
+    special_labels,
     visualise,
     window_choices,
 )
@@ -45,15 +48,16 @@ def visualiser_page(
     pattern: str = "",
     ids: bool = False,
     raw: bool = False,
-    special: bool = False,
+    special: str = "",
     bos: bool = True,
     budget: str = "",
     decode: str = "",
     window: str = "",
     stored: str | None = None,
 ) -> HTMLResponse:
-    """`special`: let the OpenAI encodings read `<|endoftext|>` and friends in the text as
-    special tokens (otherwise they are ordinary text, as tiktoken's encode_ordinary).
+    """`special`: how special tokens typed in the text (`<|endoftext|>`, `<|eot_id|>`,
+    `[CLS]`) are read: left out, as the tokenizer's own library does by default (Hugging Face
+    matches them, tiktoken refuses the text); `true`, as special tokens; `false`, as text.
     `bos`: let the post-processor add its special tokens (BERT's [CLS]/[SEP], Llama 3's
     <|begin_of_text|>; `add_special_tokens`). `budget`: split the text at this many tokens.
     `decode`: token ids to decode ("1, 2 3" or a JSON list). `window`: the context window
@@ -81,7 +85,7 @@ def visualiser_permalink(
     pattern: str = Form(""),
     ids: bool = Form(False),
     raw: bool = Form(False),
-    special: bool = Form(False),
+    special: str = Form(""),
     bos: bool = Form(True),
     budget: str = Form(""),
     decode: str = Form(""),
@@ -121,7 +125,7 @@ def visualiser_post(
     pattern: str = Form(""),
     ids: bool = Form(False),
     raw: bool = Form(False),
-    special: bool = Form(False),
+    special: str = Form(""),
     bos: bool = Form(True),
     budget: str = Form(""),
     decode: str = Form(""),
@@ -146,7 +150,7 @@ def visualiser_tokens(
     pattern: str = Form(""),
     ids: bool = Form(False),
     raw: bool = Form(False),
-    special: bool = Form(False),
+    special: str = Form(""),
     bos: bool = Form(True),
     budget: str = Form(""),
     decode: str = Form(""),
@@ -157,13 +161,18 @@ def visualiser_tokens(
 
 
 def _options(
-    ids: bool, raw: bool, special: bool, bos: bool, budget: str, decode: str, window: str = ""
+    ids: bool, raw: bool, special: str, bos: bool, budget: str, decode: str, window: str = ""
 ) -> dict[str, Any]:
-    """The page's settings besides the text, the tokeniser and its pattern."""
+    """The page's settings besides the text, the tokeniser and its pattern (`special`: the
+    switch's value as typed; a bad one is a 422)."""
+    try:
+        choice = special_choice(special)
+    except InvalidInput as exc:
+        raise HTTPException(422, str(exc)) from None
     return {
         "ids": ids,
         "raw": raw,
-        "special": special,
+        "special": choice,
         "bos": bos,
         "budget": budget.strip(),
         "decode": decode.strip(),
@@ -177,7 +186,8 @@ def _settings(name: str, pattern: str, options: dict[str, Any]) -> dict[str, Any
     return {
         "tokenizer": name,
         "pattern": pattern or None,
-        **{k: "true" for k in ("ids", "raw", "special") if options[k]},
+        **{k: "true" for k in ("ids", "raw") if options[k]},
+        "special": special_param(options["special"]),
         "bos": None if options["bos"] else "false",
         "budget": options["budget"] or None,
         "decode": options["decode"] or None,
@@ -220,7 +230,7 @@ def _page(
         status = 200
     except BAD_INPUT as exc:  # shown in place of the result, the form kept
         message, status = bad_input(exc)
-        ctx = {"error": message}
+        ctx = {"error": message, **special_labels(request, name, pattern)}
     settings_only = _settings(name, pattern, options)
     if stored is not None:
         link = url_with("/", {"stored": stored, **settings_only})

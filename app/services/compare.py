@@ -96,12 +96,12 @@ def build_columns(
     ref: int,
     train_now: bool,
     only: int | None = None,
-    special: bool = False,
+    special: bool | None = None,
     bos: bool = True,
 ) -> list[Column]:
-    """The columns (`special`: special tokens typed in the text are read as special tokens by
-    the tokenisers that have them, as the visualiser's box; otherwise ordinary text; `bos`:
-    the post-processors add their special tokens, add_special_tokens)."""
+    """The columns (`special`: the switch for special tokens typed in the text, as the
+    visualiser's: None, each column's own library's default; True, special tokens; False,
+    ordinary text; `bos`: the post-processors add their special tokens, add_special_tokens)."""
     cols: list[Column] = []
     for i, spec in enumerate(specs):
         col = Column(i, spec, spec)
@@ -129,7 +129,7 @@ def build_columns(
             col.enc = col.tok.encode(
                 text,
                 add_special_tokens=bos,
-                **display.special_options(col.tok, special, encode=True),
+                **display.special_options(col.tok, special, text),
             )
         except ValueError as exc:
             col.error = str(exc)
@@ -213,7 +213,7 @@ def params(
     corpus: str,
     vocab: int,
     ref: int,
-    special: bool = False,
+    special: bool | None = None,
     bos: bool = True,
 ) -> dict[str, Any]:
     return {
@@ -222,7 +222,7 @@ def params(
         "corpus": corpus,
         "vocab": vocab,
         "ref": ref,
-        "special": "true" if special else None,
+        "special": display.special_param(special),
         "bos": None if bos else "false",
     }
 

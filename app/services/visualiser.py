@@ -14,7 +14,7 @@ from fastapi import Request
 
 from tokenizers_core import pretrained
 from tokenizers_core.budget import chunks, split_at_tokens
-from tokenizers_core.errors import InvalidInput
+from tokenizers_core.errors import InvalidInput, NotFound
 from tokenizers_core.tokenizations import is_canonical
 
 from .. import display, export
@@ -122,15 +122,18 @@ def trace(
     text: str,
     name: str,
     pattern: str = "",
-    special: bool = False,
+    special: bool | None = None,
     bos: bool = True,
 ):
-    """(tokeniser, encoding, trace) of `text`; `special` reads special tokens typed in the text
-    as special tokens, for every tokeniser that has them (off: they are ordinary text); `bos`
+    """(tokeniser, encoding, trace) of `text`; `special` is the switch for special tokens typed
+    in the text (None: the tokenizer's own library's default; True: special tokens; False:
+    ordinary text; `display.special_options`); `bos`
     lets the post-processor add its special tokens ([CLS]/[SEP], <|begin_of_text|>). Raises
     NotFound / InvalidInput for a bad name or pattern."""
     tok = resolve_tokenizer(request, name, pattern)
-    enc, steps = tok.trace(text, add_special_tokens=bos, **display.special_options(tok, special))
+    enc, steps = tok.trace(
+        text, add_special_tokens=bos, **display.special_options(tok, special, text)
+    )
     return tok, enc, steps
 
 
@@ -151,7 +154,7 @@ def parse_budget(typed: str) -> int | None:
     return int(typed)
 
 
-def budget_panel(tok, text: str, typed: str, special: bool) -> dict[str, Any] | None:
+def budget_panel(tok, text: str, typed: str, special: bool | None) -> dict[str, Any] | None:
     """The token budget panel: the text cut where its first N tokens end, and the text in
     chunks of at most N tokens (the first MAX_BUDGET_CHUNKS of them); `error` instead for a
     bad budget or a single character that takes more than N tokens. None without a budget."""
@@ -159,7 +162,7 @@ def budget_panel(tok, text: str, typed: str, special: bool) -> dict[str, Any] | 
         n = parse_budget(typed)
         if n is None:
             return None
-        options = display.special_options(tok, special, encode=True)
+        options = display.special_options(tok, special, text)
         split = split_at_tokens(tok, text, n, **options)
     except ValueError as exc:
         return {"error": str(exc)}
@@ -274,12 +277,25 @@ def share_label(share: float) -> str:
     return f"{percent:,.1f}%" if percent < 10 else f"{percent:,.0f}%"
 
 
+def special_labels(request: Request, name: str, pattern: str) -> dict[str, Any]:
+    """What the special switch says for this tokenizer (its note and its default), for a page
+    whose result is an error (none when the tokenizer itself is the error)."""
+    try:
+        tok = resolve_tokenizer(request, name, pattern)
+    except (InvalidInput, NotFound):
+        return {}
+    return {
+        "special_note": display.special_note(tok),
+        "special_default": display.special_default(tok),
+    }
+
+
 def visualise(
     request: Request,
     text: str,
     name: str,
     pattern: str,
-    special: bool = False,
+    special: bool | None = None,
     bos: bool = True,
     budget: str = "",
     typed_ids: str = "",
@@ -292,12 +308,12 @@ def visualise(
     tok = resolve_tokenizer(request, name, pattern)
     if first:
         enc = tok.encode(
-            text, add_special_tokens=bos, **display.special_options(tok, special, encode=True)
+            text, add_special_tokens=bos, **display.special_options(tok, special, text)
         )
         rest: dict[str, Any] = {}
     else:
         enc, steps = tok.trace(
-            text, add_special_tokens=bos, **display.special_options(tok, special)
+            text, add_special_tokens=bos, **display.special_options(tok, special, text)
         )
         rest = details(request, tok, enc, steps, text, name, pattern, special, budget)
     n_tokens = len(enc)
@@ -305,6 +321,7 @@ def visualise(
         tok=tok,
         deferred=first,
         special_note=display.special_note(tok),
+        special_default=display.special_default(tok),
         bos_note=bos_note(tok),
         bos_summary=bos_summary(tok),
         pasted=ids_panel(tok, typed_ids),
@@ -328,7 +345,7 @@ def details(
     text: str,
     name: str,
     pattern: str,
-    special: bool,
+    special: bool | None,
     budget: str,
 ) -> dict[str, Any]:
     """What the page shows under the count: chips, the input cut at token boundaries, the ids

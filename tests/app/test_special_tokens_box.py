@@ -1,7 +1,7 @@
-"""The visualiser's "special tokens in text" box works for every tokenizer kind (issue 20, item
-13): checked, special tokens typed in the text are special tokens; unchecked, ordinary text
-(tiktoken's encode_ordinary, Hugging Face's encode_special_tokens). Where a tokenizer has none
-to read, the box is disabled and says why. The decode below keeps special tokens, as decode
+"""The visualiser's "special tokens in text" switch (`special`) works for every tokenizer kind:
+left out, the tokenizer's own library's default (Hugging Face matches them, tiktoken refuses the
+text); true, special tokens; false, ordinary text (tiktoken's encode_ordinary, Hugging Face's
+encode_special_tokens). Where a tokenizer has none to read, the switch is disabled and says why. The decode below keeps special tokens, as decode
 does, and its note says what happened (Llama 3 chat text: the post-processor's
 <|begin_of_text|>, nothing about the decoder)."""
 
@@ -24,8 +24,9 @@ def chat_text() -> str:
     return json.loads((INTEROP / "special_texts.json").read_text())["llama3.tokenizer.json"][0]
 
 
-def page(client, text, tokenizer, special=False, **headers):
-    params = {"text": text, "tokenizer": tokenizer, **({"special": "true"} if special else {})}
+def page(client, text, tokenizer, special=None, **headers):
+    switch = {} if special is None else {"special": "true" if special else "false"}
+    params = {"text": text, "tokenizer": tokenizer, **switch}
     return client.get("/", params=params, headers=headers).text
 
 
@@ -45,10 +46,12 @@ def llama3(client):
 
 
 @needs_llama3
-def test_the_box_changes_a_tokenizer_json(client, llama3):
+def test_the_switch_changes_a_tokenizer_json(client, llama3):
+    """Left out, Hugging Face's default: the typed specials are matched, as on."""
     text = chat_text()
-    on, off = page(client, text, llama3, special=True), page(client, text, llama3)
+    on, off = page(client, text, llama3, special=True), page(client, text, llama3, special=False)
     assert token_count(on) == 22 and token_count(off) > 40
+    assert token_count(page(client, text, llama3)) == 22
     assert 'data-testid="special-why"' not in on
 
 
@@ -57,7 +60,7 @@ def test_llama3_chat_decode_keeps_the_specials_and_the_note_names_the_post_proce
     client, llama3
 ):
     text = chat_text()
-    for body in (page(client, text, llama3, special=True), page(client, text, llama3)):
+    for body in (page(client, text, llama3), page(client, text, llama3, special=False)):
         assert decoded(body).replace("·", " ").replace("↵", "\n") == "<|begin_of_text|>" + text
         notes = body.split('data-testid="round-trip">')[1].split("</ul>")[0]
         assert "the post-processor added" in notes and "&lt;|begin_of_text|&gt;" in notes
@@ -77,28 +80,34 @@ def test_llama3_notes_say_which_decode_left_the_specials_out():
     assert "<|eot_id|>" in skipped[0]
 
 
-def test_bert_reads_typed_special_tokens_only_when_checked(client):
-    on, off = (
+def test_bert_reads_typed_special_tokens_as_hugging_face_unless_switched_off(client):
+    on, off, default = (
         page(client, "[MASK] hi", "bert-base-uncased", special=True),
+        page(client, "[MASK] hi", "bert-base-uncased", special=False),
         page(client, "[MASK] hi", "bert-base-uncased"),
     )
-    assert token_count(on) == 4 and token_count(off) == 6
+    assert token_count(on) == 4 and token_count(off) == 6 and token_count(default) == 4
+    assert "default: a special token, as Hugging Face" in default
 
 
-def test_openai_encodings_as_before(client):
+def test_openai_encodings_refuse_a_typed_special_token_by_default_as_tiktoken(client):
     on, off = (
         page(client, "a<|endoftext|>", "cl100k_base", special=True),
-        page(client, "a<|endoftext|>", "cl100k_base"),
+        page(client, "a<|endoftext|>", "cl100k_base", special=False),
     )
     assert token_count(on) == 2 and token_count(off) > 2
+    r = client.get("/", params={"text": "a<|endoftext|>", "tokenizer": "cl100k_base"})
+    assert r.status_code == 422
+    assert "tiktoken&#39;s encode refuses" in r.text and "special=true" in r.text
+    assert "default: refused, as tiktoken" in r.text  # the switch says what the default does
 
 
 @pytest.mark.parametrize("name", ["botchan_en_unigram_1000", "char"])
 def test_the_box_is_disabled_with_a_reason_where_it_cannot_apply(client, name):
     body = page(client, "<s> hi", name, special=True)
     box = body.split('id="special-box"')[1].split("</div>")[0]
-    checkbox = box.split("<input")[1].split(">")[0]
-    assert "disabled" in checkbox and "checked" not in checkbox
+    select = box.split("<select")[1].split(">")[0]
+    assert "disabled" in select
     assert "reads no special tokens from the text" in box
 
 
@@ -111,19 +120,23 @@ def test_htmx_gets_the_box_out_of_band(client):
 
 
 def compare_specials(client, text, cols, special):
-    params = {"text": text, "col": cols, **({"special": "true"} if special else {})}
+    switch = {} if special is None else {"special": "true" if special else "false"}
+    params = {"text": text, "col": cols, **switch}
     r = client.get("/api/compare", params=params)
     assert r.status_code == 200, r.text
     return [(c["error"], c["metrics"] and c["metrics"]["special"]) for c in r.json()]
 
 
-def test_compare_reads_special_tokens_as_the_box_says(client):
+def test_compare_reads_special_tokens_as_the_switch_says(client):
     text = "Hi <|endoftext|> [CLS] there"
     cols = ["bert-base-uncased", "cl100k_base"]
     assert compare_specials(client, text, cols, False) == [(None, 2), (None, 0)]
     assert compare_specials(client, text, cols, True) == [(None, 3), (None, 1)]
+    # left out, each column's own library: BERT matches [CLS], tiktoken refuses the text
+    (bert, cl100k) = compare_specials(client, text, cols, None)
+    assert bert == (None, 3) and "tiktoken's encode refuses" in cl100k[0]
     page = client.get("/compare", params={"text": text, "col": cols, "special": "true"}).text
-    assert 'name="special" value="true" checked' in page
+    assert '<option value="true" selected>' in page
 
 
 LLAMA3_RANKS = INTEROP / "raw" / "llama3" / "tokenizer.model"

@@ -37,7 +37,7 @@ def encode_chat(
         return encode(
             text,
             add_special_tokens=add_special_tokens,
-            allowed_special="all" if parse_specials else (),
+            **({"allowed_special": "all"} if parse_specials else {"disallowed_special": ()}),
         )
     return encode(
         text, add_special_tokens=add_special_tokens, encode_special_tokens=not parse_specials

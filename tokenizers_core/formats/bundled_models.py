@@ -38,12 +38,11 @@ def _read(filename: str) -> bytes:
 
 
 def _ranks_file(filename: str, name: str, specials: dict[str, int]) -> Tokenizer:
-    """A gzipped tiktoken ranks file with r50k's (GPT-2's) pattern. Special-token strings typed
-    in the text are ordinary text unless allowed, as in the other bundled OpenAI encodings."""
+    """A gzipped tiktoken ranks file with r50k's (GPT-2's) pattern, with tiktoken's rule for
+    special-token strings typed in the text, as the other bundled OpenAI encodings."""
     tok = tiktoken_file.load_bytes(
         _read(filename), name=name, pattern="gpt2", special_tokens=specials
     )
-    tok.strict_special = False
     return tok
 
 

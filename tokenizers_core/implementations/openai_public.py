@@ -12,11 +12,11 @@ lowest rank (leftmost on a tie). The ids are the ranks, so they equal tiktoken's
 >>> tok.encode("Hello, world!").ids
 [15496, 11, 995, 0]
 
-**Special tokens** (``<|endoftext|>`` ...) are encoded as ordinary text unless allowed:
-``tok.encode(text, allowed_special={"<|endoftext|>"})`` (or ``"all"``) turns each occurrence into
-its single special id. This is tiktoken's ``encode_ordinary`` by default and its
-``encode(..., allowed_special=...)`` when allowed; unlike tiktoken we never raise on a disallowed
-special token found in the text -- it is simply ordinary text.
+**Special tokens** (``<|endoftext|>`` ...) typed in the text are tiktoken's business, with
+tiktoken's defaults: ``tok.encode(text)`` raises ``InvalidInput`` (a ``ValueError``) when the text
+holds one, as tiktoken's ``encode`` does; ``allowed_special={"<|endoftext|>"}`` (or ``"all"``)
+turns each occurrence into its single special id, and ``disallowed_special=()`` reads them as
+ordinary text (tiktoken's ``encode_ordinary``).
 
 Offsets are character positions in the original text; a token holding only part of a character's
 UTF-8 bytes gets that whole character's span. A lone surrogate (not encodable as UTF-8) is
@@ -40,7 +40,8 @@ from ..encoding import Encoding, Token
 from ..errors import InvalidInput
 from ..models.bpe.model import ASCII_PATTERNS, BPE, gc_paused
 from ..normalized import NormalizedString
-from ..pipeline import Tokenizer
+from ..byte_api import NotAToken
+from ..pipeline import Tokenizer, is_id
 from ..pre_tokenizers import PRESETS, ByteLevel, Regex, Sequence
 from ..pretokenized import check_words, concat, join
 
@@ -207,8 +208,8 @@ class TiktokenTokenizer(Tokenizer):
     `pattern` is a preset name of `pre_tokenizers.PRESETS` or a regex. `encode` takes
     `allowed_special` (special tokens, or "all") and `disallowed_special` (special tokens, "all"
     = every one not allowed; `()` = none). A disallowed special token found in the text raises
-    `ValueError`, as tiktoken does; `strict_special=False` (the bundled encodings, as the
-    visualiser uses them) makes `()` the default, so special-token strings are ordinary text.
+    `ValueError`, as tiktoken does (`strict_special=False` makes `()` the default instead, so
+    special-token strings are ordinary text unless allowed).
 
     For a single text `encode` runs a fast path (one regex pass, a per-piece cache, arrays filled
     directly); `trace` runs the general pipeline stage by stage, and the two give the same
@@ -224,7 +225,7 @@ class TiktokenTokenizer(Tokenizer):
         pattern: str,
         special_tokens: dict[str, int],
         *,
-        strict_special: bool = False,
+        strict_special: bool = True,
     ) -> None:
         super().__init__(
             model,
@@ -321,7 +322,8 @@ class TiktokenTokenizer(Tokenizer):
         if pair is not None or self.preset is None:
             # a pattern of the user's may skip text, which the fast path assumes it never does
             return self.trace(
-                text, pair, add_special_tokens=add_special_tokens, allowed_special=allowed
+                text, pair, add_special_tokens=add_special_tokens, allowed_special=allowed,
+                disallowed_special=(),  # checked above
             )[0]
         text, starts = _surrogate_safe(text)
         if len(text) < 20_000:
@@ -389,10 +391,16 @@ class TiktokenTokenizer(Tokenizer):
         *,
         add_special_tokens: bool = True,
         allowed_special: Collection[str] | str = (),
+        disallowed_special: Collection[str] | str | None = None,
     ):
-        """The general pipeline's encoding and steps. Text with surrogates is traced as the
-        surrogate-safe text tiktoken encodes; the encoding's offsets point into `text`."""
-        pipeline = self.with_special(self.allowed(allowed_special))
+        """The general pipeline's encoding and steps, with `encode`'s special-token options
+        (a disallowed special token in the text raises here too). Text with surrogates is
+        traced as the surrogate-safe text tiktoken encodes; the encoding's offsets point into
+        `text`."""
+        allowed = self.allowed(allowed_special) if allowed_special else frozenset()
+        for t in (text, pair or ""):
+            self.check_disallowed(t, allowed, disallowed_special)
+        pipeline = self.with_special(allowed)
         text, starts = _surrogate_safe(text)
         pair, _pair_starts = _surrogate_safe(pair) if pair is not None else (None, None)
         enc, steps = Tokenizer.trace(pipeline, text, pair, add_special_tokens=add_special_tokens)
@@ -402,13 +410,17 @@ class TiktokenTokenizer(Tokenizer):
 
     def decode(self, ids: list[int], *, skip_special_tokens: bool = False) -> str:
         """tiktoken's `decode`: every token's bytes joined (a special token's as UTF-8), then
-        read as UTF-8 with U+FFFD for invalid bytes; special tokens kept unless asked."""
+        read as UTF-8 with U+FFFD for invalid bytes; special tokens kept unless asked. An id
+        the vocabulary lacks is a KeyError, as tiktoken 0.14 raises it ("Invalid token for
+        decoding"): `NotAToken`, also a ValueError."""
         special_ids = set(self.special_tokens.values())
         data = bytearray()
         for i in ids:
-            token = self.model.id_to_token(i) if isinstance(i, int) else None
+            token = self.model.id_to_token(i) if is_id(i) else None
             if token is None:
-                raise InvalidInput(f"id {i!r} is not in the vocabulary of {self.name}")
+                raise (NotAToken if is_id(i) else InvalidInput)(
+                    f"id {i!r} is not in the vocabulary of {self.name}"
+                )
             if i in special_ids:
                 if not skip_special_tokens:
                     data += token.encode("utf-8")
