@@ -13,6 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from tokenizers_core.checker import ALGORITHMS, KINDS, TIE_BREAKS
 from tokenizers_core.corpora import SENNRICH, corpus_names
 from tokenizers_core.errors import InvalidInput
+from tokenizers_core.pre_tokenizers import WHITESPACE_PATTERN
 
 from ..deps import BAD_INPUT, bad_input
 from ..render import render
@@ -110,6 +111,7 @@ def _page_context(**values: Any) -> dict[str, Any]:
         "links": {},
         "error": None,
         "textbook": SENNRICH,
+        "words": {"bpe_pattern": WHITESPACE_PATTERN},
     }
     ctx.update(values)
     return ctx

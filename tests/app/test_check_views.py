@@ -256,3 +256,25 @@ def test_the_form_uses_the_pattern_of_a_minbpe_file(client):
         },
     )
     assert r.status_code == 200 and "Identical to the reference" in r.text, r.text[-600:]
+
+
+def test_the_page_says_what_a_bpe_word_is_and_where_unk_goes(client):
+    """The form says what a word is for bpe (the reference's \\w+|[^\\w\\s]+) and that <unk>
+    takes a vocab_size slot; a report with one merge too many says where the slot went."""
+    page = client.get("/check").text
+    assert r"<code>\w+|[^\w\s]+</code>" in page and "counts <code>&lt;unk&gt;</code>" in page
+    theirs = client.post(  # a trainer without <unk>: one merge more at vocab_size 25
+        "/api/train", json={"algorithm": "bpe", "corpus": SENNRICH_TEXT, "vocab_size": 26}
+    ).json()["merges"]
+    r = client.post(
+        "/check",
+        data={
+            "algorithm": "bpe",
+            "vocab_size": "25",
+            "corpus_text": SENNRICH_TEXT,
+            "theirs": "\n".join(map(" ".join, theirs)),
+        },
+    )
+    assert re.search(r'data-testid="divergence">14<', r.text), r.text[-1500:]
+    assert "counts the reference&#39;s &lt;unk&gt; (one slot)" in r.text
+    assert 'data-testid="words"' in r.text

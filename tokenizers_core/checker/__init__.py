@@ -52,20 +52,18 @@ import regex
 from ..byte_level import bytes_to_unicode, str_to_byte_level
 from ..errors import InvalidInput
 from ..implementations.training import train
-from ..models.bpe.model import END_OF_WORD
+from ..models.bpe.model import END_OF_WORD, UNK
 from ..models.bpe.session import training_session
 from ..models.bpe.trainer import bpe_word_table, byte_bpe_word_table
 from ..models.unigram.model import Unigram
 from ..pre_tokenizers import WHITESPACE_PATTERN
-from ..textbook.bpe_train import bpe_train, get_stats, merge
 from . import replay
+from .first_seen import FirstSeenBpe
 from .parse import parse_merges, parse_minbpe_model, parse_pieces, parse_tokens, parse_vocab
 from .report import (
     ALGORITHMS,
     KINDS,
-    MAX_REPLAY_MERGES,
     MISTAKES,
-    REPLAY_BUDGET,
     TOP_PAIRS,
     CheckReport,
     Mistake,
@@ -85,6 +83,7 @@ __all__ = [
     "MISTAKES",
     "READS",
     "TIE_BREAKS",
+    "WORDS",
     "CheckReport",
     "Mistake",
     "check",
@@ -96,6 +95,13 @@ READS = {
     "line is pre-tokenised on its own, so no piece holds a line end",
     "minbpe": "The reference reads the corpus as one text, as minbpe's train(text) does: its "
     "lines joined by line ends and pre-tokenised as a whole, so a piece may hold a line end",
+}
+
+# What the reference calls a word, for "bpe" (shown with every bpe report and on the form).
+WORDS = {
+    "bpe": f"A word, for bpe, is each match of {WHITESPACE_PATTERN} (a run of letters, digits "
+    "and _, or a run of other non-space characters, so don't is don ' t), and each word ends "
+    f"with {END_OF_WORD}; no pair crosses two words",
 }
 
 TIE_BREAKS = {
@@ -166,7 +172,39 @@ def check(
         report = _line_end_note(
             _check_bpe_merges(algorithm, lines, merges, vocab_size, options), merges
         )
-    return replace(report, state={**report.state, "reads": READS[ties]})
+    report = _unk_note(report, algorithm, lines, vocab_size)
+    return _with_words(replace(report, state={**report.state, "reads": READS[ties]}))
+
+
+def _with_words(report: CheckReport) -> CheckReport:
+    """The report with what the reference calls a word (`WORDS`), where the algorithm has one."""
+    if report.algorithm not in WORDS:
+        return report
+    return replace(report, state={**report.state, "words": WORDS[report.algorithm]})
+
+
+def _unk_note(report: CheckReport, variant: str, lines: list[str], vocab_size: int) -> CheckReport:
+    """Where the reference stops before their merges do, for bpe: say that vocab_size counts
+    <unk> (one slot), the initial symbols and the merges, so that a vocabulary without <unk>
+    makes one merge more ("you made 143, the reference stops after 142").
+
+    >>> r = check("bpe", ["low low lower"], ["l o", "lo w", "low </w>"], vocab_size=9)
+    >>> print(r.explanation.split(". ", 2)[2])  # doctest: +NORMALIZE_WHITESPACE
+    vocab_size 9 counts the reference's <unk> (one slot), its 6 initial symbols (</w> among
+    them) and its 2 merges: 1 + 6 + 2 = 9; a vocabulary without <unk> has room for one more.
+    """
+    if variant != "bpe" or report.ok or report.compared <= report.reference:
+        return report
+    initial = len({s for word in bpe_word_table(lines) for s in word})
+    merges = report.reference
+    if 1 + initial + merges != vocab_size:  # not stopped by a full vocabulary
+        return report
+    note = (
+        f"vocab_size {vocab_size} counts the reference's {UNK} (one slot), its {initial} "
+        f"initial symbols ({END_OF_WORD} among them) and its {merges} merges: 1 + {initial} + "
+        f"{merges} = {vocab_size}; a vocabulary without {UNK} has room for one more."
+    )
+    return replace(report, explanation=f"{report.explanation} {note}")
 
 
 # the symbols a line end becomes: byte-level (Ċ is "\n", č is "\r") and plain text
@@ -373,28 +411,27 @@ def _check_bpe_first_seen(
     vocab_size: int,
     options: dict[str, Any],
 ) -> CheckReport:
-    """Merges against the textbook trainer with minbpe's tie-break (the pair seen first wins):
-    the same word table, recounted at every merge (so small corpora only, as the replays)."""
+    """Merges against the textbook trainer with minbpe's tie-break (the pair seen first wins),
+    run incrementally (`first_seen.FirstSeenBpe`, the same merges as `textbook.bpe_train`
+    with `ties="dict"`) on the same word table."""
     table = _whole_text_table(variant, lines, options)
-    size = sum(len(w) for w, _f in table)
-    if size * max(len(theirs), 1) > REPLAY_BUDGET or len(theirs) > MAX_REPLAY_MERGES:
-        raise InvalidInput(
-            f"the minbpe tie-break is checked by the textbook trainer, which "
-            f"recounts every pair at every merge: at most {MAX_REPLAY_MERGES} "
-            "merges on a small corpus"
-        )
     alphabet = list(bytes_to_unicode().values()) if variant == "byte_bpe" else []
-    steps = list(
-        bpe_train(
-            dict(table),
-            vocab_size,
-            alphabet=alphabet,
-            special_tokens=["<unk>"] if variant == "bpe" else [],
-            min_frequency=options.get("min_frequency", 0),
-            ties="dict",
-        )
+    trainer = FirstSeenBpe(
+        table,
+        vocab_size,
+        alphabet=alphabet,
+        special_tokens=["<unk>"] if variant == "bpe" else [],
+        min_frequency=options.get("min_frequency", 0),
     )
-    ours = [s.pair for s in steps]
+    steps: list[tuple[tuple[str, str], int]] = []
+    counts: dict[tuple[str, str], int] | None = None  # every pair's count where theirs differ
+    while (step := trainer.next_merge()) is not None:
+        n = len(steps)
+        if counts is None and (n >= len(theirs) or step[0] != theirs[n]):
+            counts = trainer.stats()  # the state just before the first divergence
+        trainer.apply(step[0])
+        steps.append(step)
+    ours = [pair for pair, _count in steps]
     k = first_difference(ours, theirs)
     common: dict[str, Any]  # CheckReport's fields shared by every outcome
     common = dict(
@@ -422,42 +459,42 @@ def _check_bpe_first_seen(
             ),
             **common,
         )
-    step = steps[k - 1]
-    counts = get_stats(_merged_table(table, ours[: k - 1]))
+    pair, count = steps[k - 1]
+    counts = counts or {}
     state.update(
-        winner=list(step.pair),
-        count=step.count,
+        winner=list(pair),
+        count=count,
         pairs=[
             [a, b, n] for (a, b), n in sorted(counts.items(), key=lambda kv: -kv[1])[:TOP_PAIRS]
         ],
     )
-    win = pair_text(step.pair)
+    win = pair_text(pair)
     if k > len(theirs):
         text = (
             f"You stopped after {len(theirs)} merges; the reference goes on to {len(ours)}. "
-            f"Merge {k} should be {win} ({step.count:,} occurrences)."
+            f"Merge {k} should be {win} ({count:,} occurrences)."
         )
         return CheckReport(
-            first_divergence=k, explanation=text, expected=step.pair, state=state, **common
+            first_divergence=k, explanation=text, expected=pair, state=state, **common
         )
     got = theirs[k - 1]
     their_count = counts.get(got)
     state["their_count"] = their_count
     text = f"Merge {k}: you merged {pair_text(got)}, the reference merges {win}. "
     if their_count is None:
-        text += f"{pair_text(got)} does not occur at that point; {win} occurs {step.count:,} times."
-    elif their_count < step.count:
-        text += f"{win} occurs {step.count:,} times and {pair_text(got)} only {their_count:,}."
+        text += f"{pair_text(got)} does not occur at that point; {win} occurs {count:,} times."
+    elif their_count < count:
+        text += f"{win} occurs {count:,} times and {pair_text(got)} only {their_count:,}."
     else:
         seen = list(counts)
         text += (
-            f"Both occur {step.count:,} times: a tie. With minbpe's rule the pair seen "
+            f"Both occur {count:,} times: a tie. With minbpe's rule the pair seen "
             f"first wins: {win} first occurs before {pair_text(got)} (pair "
-            f"{seen.index(step.pair) + 1} and {seen.index(got) + 1} in the order pairs "
+            f"{seen.index(pair) + 1} and {seen.index(got) + 1} in the order pairs "
             "first occur)."
         )
     return CheckReport(
-        first_divergence=k, explanation=text, expected=step.pair, got=got, state=state, **common
+        first_divergence=k, explanation=text, expected=pair, got=got, state=state, **common
     )
 
 
@@ -473,13 +510,6 @@ def _whole_text_table(variant: str, lines: list[str], options: dict[str, Any]) -
     if variant != "byte_bpe":
         return _bpe_sequences(variant, lines, options)[0]
     return list(byte_bpe_word_table(["\n".join(lines)], options.get("pattern", "gpt2")).items())
-
-
-def _merged_table(table: list, merges: list[tuple[str, str]]) -> list:
-    """The word table after applying `merges` in order."""
-    for pair in merges:
-        table = [(merge(word, pair, pair[0] + pair[1]), freq) for word, freq in table]
-    return table
 
 
 # ---- Unigram pieces --------------------------------------------------------------------------

@@ -14,6 +14,9 @@ import re
 from collections import Counter
 
 import pytest
+from hypothesis import given as hypothesis_given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import load_corpus
@@ -491,3 +494,87 @@ def test_minbpe_ties_only_for_bpe_merges():
         tc.check("wordpiece", SENNRICH, "e s", vocab_size=30, ties="minbpe")
     with pytest.raises(ValueError, match="unknown tie-break"):
         tc.check("bpe", SENNRICH, "e s", vocab_size=30, ties="random")
+
+
+# ---- minbpe's tie-break, incrementally (checker/first_seen.py) ---------------------------------
+def _first_seen_merges(table, vocab_size, **options):
+    from tokenizers_core.checker.first_seen import FirstSeenBpe
+
+    trainer, merges = FirstSeenBpe(table, vocab_size, **options), []
+    while (step := trainer.merge_next()) is not None:
+        merges.append(step)
+    return merges
+
+
+def _recounted_merges(table, vocab_size, **options):
+    from tokenizers_core.textbook.bpe_train import bpe_train
+
+    return [(s.pair, s.count) for s in bpe_train(dict(table), vocab_size, ties="dict", **options)]
+
+
+@hypothesis_given(
+    st.lists(
+        st.tuples(st.text("abc", min_size=1, max_size=8).map(tuple), st.integers(1, 3)),
+        min_size=1,
+        max_size=6,
+        unique_by=lambda wf: wf[0],
+    ),
+    st.integers(1, 30),
+    st.sampled_from([0, 0, 2]),
+)
+@hypothesis_settings(max_examples=150, deadline=None)
+def test_the_incremental_first_seen_trainer_equals_the_textbook_recount(table, size, min_freq):
+    """Every merge and count of `textbook.bpe_train(ties="dict")`, which recounts all pairs at
+    every merge and takes `max(stats, key=stats.get)`, on small tables full of ties (runs such
+    as "aaa" included, where a pair overlaps itself)."""
+    assert _first_seen_merges(table, size, min_frequency=min_freq) == _recounted_merges(
+        table, size, min_frequency=min_freq
+    )
+
+
+@pytest.mark.parametrize("variant", ["bpe", "byte_bpe"])
+def test_the_incremental_first_seen_trainer_on_botchan(variant):
+    from tokenizers_core.byte_level import bytes_to_unicode
+    from tokenizers_core.checker import _whole_text_table
+
+    table = _whole_text_table(variant, load_corpus("botchan").splitlines()[:60], {})
+    options = {
+        "alphabet": list(bytes_to_unicode().values()) if variant == "byte_bpe" else [],
+        "special_tokens": ["<unk>"] if variant == "bpe" else [],
+    }
+    fast = _first_seen_merges(table, 600, **options)
+    assert len(fast) > 150 and fast == _recounted_merges(table, 600, **options)
+
+
+def test_a_minbpe_check_goes_past_the_textbook_recounts_cap():
+    """A check under minbpe's tie-break runs incrementally, so 450 merges (past the 400 the
+    textbook recount was capped at) are answered, identical, not refused."""
+    from tokenizers_core.pre_tokenizers import PRESETS
+
+    merges = student_minbpe(MINBPE_TEXT, PRESETS["gpt2"], 450)
+    model = minbpe_model_file(PRESETS["gpt2"], merges)
+    report = tc.check("byte_bpe", [MINBPE_TEXT], model, vocab_size=256 + 450, ties="minbpe")
+    assert report.first_divergence is None, report.explanation
+    swapped = merges[:300] + [merges[301], merges[300]] + merges[302:]
+    report = tc.check("byte_bpe", [MINBPE_TEXT], swapped, vocab_size=256 + 450, ties="minbpe")
+    assert report.first_divergence == 301 and report.explanation.startswith("Merge 301:")
+
+
+# ---- what the reference calls a word, and the slot <unk> takes --------------------------------
+@pytest.mark.parametrize("ties", ["hf", "minbpe"])
+def test_a_bpe_report_says_what_a_word_is(ties):
+    report = tc.check("bpe", SENNRICH, student_bpe(SENNRICH, 5), vocab_size=16, ties=ties)
+    assert r"\w+|[^\w\s]+" in report.state["words"] and "</w>" in report.state["words"]
+    byte = tc.check("byte_bpe", SENNRICH, [("l", "o")], vocab_size=257)
+    assert "words" not in byte.state
+
+
+@pytest.mark.parametrize("ties", ["hf", "minbpe"])
+def test_one_merge_too_many_names_the_unk_slot(ties):
+    """vocab_size 25 on the textbook corpus: <unk> + 11 initial symbols (</w> among them) + 13
+    merges. A student without <unk> makes 14: the report says where the 25th slot went."""
+    theirs = student_bpe(SENNRICH, 14, dict_ties=ties == "minbpe")
+    report = tc.check("bpe", SENNRICH, theirs, vocab_size=25, ties=ties)
+    assert report.first_divergence == 14 and report.reference == 13
+    assert "counts the reference's <unk> (one slot)" in report.explanation
+    assert "1 + 11 + 13 = 25" in report.explanation
