@@ -693,3 +693,30 @@ def test_the_form_shows_the_format_the_server_reads_from_the_first_bytes(client)
     assert found == "" and "does not look like a tokenizer file" in note
     assert "&lt;b&gt;photo&lt;/b&gt;.jpg" in note  # a file name is text
     assert client.post("/tokenizers/sniff", files={"file": ("x", b"{")}).status_code == 200
+
+
+def test_a_vocab_txt_cut_inside_a_character_and_a_tokenizer_json_with_a_bom_upload(
+    store_client,
+):
+    """The format is read from a file's first 4,096 bytes: a vocab.txt whose byte 4,096 is
+    inside "東" was "not a tokenizer file we know", and a tokenizer.json saved with a UTF-8
+    BOM was read as a vocab.txt. Both upload as what they are, and the form's sniff (a
+    file's first 64 KB, cut anywhere) says so."""
+    head = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n" + "".join(f"w{i}\n" for i in range(2000))
+    head = head[: head.index("\n", 4000) + 1]
+    vocab = (head + "x" * (4095 - len(head) - 1) + "\n東京\nthe\n").encode()
+    assert vocab[4095:4098] == "東".encode()
+    up = store_client.post("/api/tokenizers", files={"file": ("vocab.txt", vocab)})
+    assert (up.status_code, up.json().get("format")) == (201, "vocab_txt"), up.text
+    assert sniffed(store_client, vocab[:4096], "vocab.txt")[0] == "vocab_txt"
+    bom = b"\xef\xbb\xbf" + hf_bpe_json()
+    up = store_client.post("/api/tokenizers", files={"file": ("tokenizer.json", bom)})
+    assert (up.status_code, up.json().get("format")) == (201, "hf_json"), up.text
+    plain = store_client.post("/api/tokenizers", files={"file": ("t.json", hf_bpe_json())})
+
+    def ids(handle: str) -> list[int]:
+        body = {"tokenizer": handle, "text": "hello world, low lower"}
+        return store_client.post("/api/encode", json=body).json()["ids"]
+
+    assert ids(up.json()["tokenizer"]) == ids(plain.json()["tokenizer"])
+    assert sniffed(store_client, bom[:65_536], "tokenizer.json")[0] == "hf_json"

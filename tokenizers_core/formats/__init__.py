@@ -35,6 +35,7 @@ model's folder of tokenizer.json + tokenizer_config.json, which keeps its chat t
 
 from __future__ import annotations
 
+import codecs
 import importlib
 import re
 from typing import Any
@@ -60,23 +61,23 @@ _RANK_LINE = re.compile(rb"(?:[A-Za-z0-9+/]+={0,2}|=) \d+")  # "= 50256": the em
 
 
 def sniff(data: bytes) -> str:
-    """The format of a tokenizer file's bytes (ValueError when it is none we know)."""
-    head = data[:4096].lstrip()
+    """The format of a tokenizer file's bytes (ValueError when it is none we know). Its
+    first 4,096 bytes decide (`data` may be only a file's first bytes, as the upload form
+    sends them); a UTF-8 BOM in front of a JSON file is skipped, as `json.loads` skips it."""
     if data.startswith(GGUF_MAGIC):
         return "gguf"
-    if head.startswith(b"{"):  # a JSON object: a Tekken file has keys no tokenizer.json has
+    head = data[:SNIFF_BYTES]
+    if head.removeprefix(UTF8_BOM).lstrip().startswith(b"{"):
+        # a JSON object: a Tekken file has keys no tokenizer.json has
         return "tekken" if _tekken().looks_like_tekken(data) else "hf_json"
     if data.startswith(ZIP_MAGIC):  # a zip: of a model's folder, or of
         return _zip_format(data)  # vocab.json + merges.txt
-    lines = [line for line in data[:4096].splitlines()[:-1] or data[:4096].splitlines() if line]
+    lines = [line for line in head.splitlines()[:-1] or head.splitlines() if line]
     if lines and all(_RANK_LINE.fullmatch(line) for line in lines[:20]):
         return "tiktoken"
     if _looks_like_protobuf(data):
         return "sentencepiece"
-    try:
-        text = data[:4096].decode("utf-8")
-    except UnicodeDecodeError:
-        text = None
+    text = utf8_head(head)
     if text is not None and text.strip() and "\x00" not in text:
         return "vocab_txt"
     raise InvalidInput(
@@ -85,6 +86,24 @@ def sniff(data: bytes) -> str:
         "WordPiece vocab.txt, a .zip of vocab.json + merges.txt or of a model's "
         "tokenizer.json + tokenizer_config.json, or a GGUF model"
     )
+
+
+SNIFF_BYTES = 4096
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def utf8_head(head: bytes) -> str | None:
+    """The text of a file's first bytes, None when they are not UTF-8. A cut may fall inside
+    a character (its first 1-3 bytes end `head`): that character is left out, and the
+    format's reader decodes the whole file.
+
+    >>> "東".encode(), utf8_head(b"ab\\xe6\\x9d"), utf8_head(b"a\\xffb")
+    (b'\\xe6\\x9d\\xb1', 'ab', None)
+    """
+    try:
+        return codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+    except UnicodeDecodeError:
+        return None
 
 
 def _tekken() -> Any:

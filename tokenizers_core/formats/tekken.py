@@ -61,7 +61,7 @@ def looks_like_tekken(data: bytes) -> bool:
     >>> looks_like_tekken(b'{"model": {"type": "BPE", "vocab": {"token_bytes": 7}}}')
     False
     """
-    if data.lstrip()[:1] != b"{":
+    if data.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] != b"{":  # a UTF-8 BOM may come first
         return False
     for key in (b'"token_bytes"', b'"is_control"'):  # bytes.find: a 12 MB file in milliseconds
         at = data.find(key)
@@ -125,7 +125,7 @@ def special_tokens_of(tekken: dict[str, Any], n_special: int) -> dict[str, int]:
     """
     listed = tekken.get("special_tokens")
     if listed is None:
-        if _version(tekken["config"]) > 7:
+        if _version(tekken.get("config") or {}) > 7:
             raise _fail(
                 'a file of a version after v7 lists its "special_tokens" (mistral-common '
                 "has no defaults for it)"
@@ -184,6 +184,7 @@ def from_dict(tekken: Any, name: str = "tekken") -> TekkenTokenizer:
     if not isinstance(tekken, dict) or not isinstance(tekken.get("config"), dict):
         raise _fail('it is a JSON object with a "config" object and a "vocab" list')
     config = tekken["config"]
+    _version(config)  # mistral-common has no default either ("Unknown version: None")
     pattern = config.get("pattern")
     if not isinstance(pattern, str) or not pattern:
         raise _fail('"config" needs the "pattern" that splits the text')
@@ -198,7 +199,7 @@ def from_dict(tekken: Any, name: str = "tekken") -> TekkenTokenizer:
     ranks = ranks_of(tekken.get("vocab"), size - n_special)
     vocab = {bytes_to_byte_level(token): rank + n_special for token, rank in ranks.items()}
     model = BPE(vocab, None, rank_by="tokens", byte_level=True, special_tokens=specials)
-    return TekkenTokenizer(name, model, pattern, specials, version=str(config["version"]))
+    return TekkenTokenizer(name, model, pattern, specials, version=config["version"])
 
 
 def load_bytes(data: bytes, *, name: str = "") -> TekkenTokenizer:

@@ -4,6 +4,7 @@ cased or not (against Hugging Face's BertWordPieceTokenizer), and every tokenize
 from __future__ import annotations
 
 import gzip
+import json
 import pickle
 import re
 from pathlib import Path
@@ -104,3 +105,51 @@ def test_unigram_size_error_suggests_a_size_that_trains(lines):
         tc.train("unigram", lines, vocab_size=100)
     suggested = int(re.search(r"use at most (\d+)", str(info.value)).group(1))
     assert tc.train("unigram", lines, vocab_size=suggested).vocab_size == suggested
+
+
+def vocab_with_a_character_across(at: int, char: str = "東") -> bytes:
+    """A BERT-style vocab.txt (specials, ASCII words, then words in other scripts) padded so
+    that `char` starts at byte `at`: with `at` = 4095, byte 4,096 falls inside it."""
+    head = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n" + "".join(f"w{i}\n" for i in range(at // 4))
+    head = head[: at - 40]
+    head = head[: head.rindex("\n") + 1]
+    filler = "x" * (at - len(head.encode()) - 1) + "\n"  # one ASCII token up to `at`
+    tail = [char + "京", "naïve", "café", "##é", "👍", "the", "##s"] + [f"t{i}" for i in range(100)]
+    data = (head + filler + "\n".join(tail) + "\n").encode()
+    assert data[at:].startswith(char.encode())
+    return data
+
+
+@pytest.mark.parametrize(
+    "at, char",
+    [(4095, "東"), (4094, "東"), (4095, "é"), (4093, "👍"), (4096, "東"), (65_535, "東")],
+)
+def test_a_vocab_txt_is_sniffed_wherever_a_character_falls(at, char):
+    """The first 4,096 bytes decide the format; cut there, a character may be cut in two,
+    and the head is then not whole UTF-8. That was "not a tokenizer file we know"."""
+    data = vocab_with_a_character_across(at, char)
+    assert sniff(data) == "vocab_txt"
+    assert sniff(data[: at + 1]) == "vocab_txt"  # the form sends a file's first 64 KB
+    tok = tc.load(data)
+    assert tok.model.vocab[char + "京"] == data[:at].count(b"\n")  # its line number
+
+
+def test_a_head_that_is_not_utf8_before_the_cut_is_still_refused():
+    """Only a character cut by the 4,096-byte head is forgiven: a bad byte before it is not."""
+    data = vocab_with_a_character_across(4095).replace(b"w1\n", b"w\xff\n", 1)
+    with pytest.raises(tc.InvalidInput, match="not a tokenizer file we know"):
+        sniff(data)
+
+
+def test_a_tokenizer_json_that_starts_with_a_utf8_bom_is_read_as_one(tmp_path):
+    """Windows editors save JSON with a BOM (EF BB BF). json.loads of the bytes skips it,
+    Hugging Face's Tokenizer.from_file refuses it ("expected value at line 1 column 1"); it
+    was sniffed as a vocab.txt (then "no unknown token '[UNK]'"). We read it as the
+    tokenizer.json it is."""
+    plain = json.dumps(tc.load("bert-base-uncased").to_hf_json()).encode()
+    bom = b"\xef\xbb\xbf" + plain
+    assert sniff(bom) == "hf_json"
+    path = tmp_path / "tokenizer.json"
+    path.write_bytes(bom)
+    assert tc.load(str(path)).encode(TEXT).ids == tc.load(plain).encode(TEXT).ids
+    assert sniff(b"\xef\xbb\xbf" + b"  " + plain) == "hf_json"

@@ -98,10 +98,13 @@ def test_a_tekken_file_is_sniffed_by_its_content():
     assert sniff(json.dumps({"special_tokens": listed, "config": {}}).encode()) == "tekken"
 
 
-@pytest.mark.parametrize("how", ["bytes", "gzip", "path"])
+@pytest.mark.parametrize("how", ["bytes", "gzip", "path", "bom"])
 def test_a_tekken_file_gives_mistral_commons_ids(how, tmp_path):
     data = as_bytes(tekken_file())
-    if how == "bytes":
+    if how == "bom":  # saved by an editor that starts UTF-8 with EF BB BF: still a Tekken file
+        tok = tc.load(b"\xef\xbb\xbf" + data)
+        assert isinstance(tok, tekken.TekkenTokenizer)
+    elif how == "bytes":
         tok = tc.load(data)
     elif how == "gzip":
         tok = tc.load(gzip.compress(data))
@@ -151,6 +154,14 @@ def test_listed_special_tokens_take_their_ranks_and_fillers_the_rest():
     [
         (lambda d: d.pop("special_tokens", None) or d["config"].update(version="v13"), "v7"),
         (lambda d: d["config"].update(version="3"), "version"),
+        (lambda d: d["config"].pop("version"), '"config" needs a "version"'),
+        (  # with its special tokens listed, a KeyError: 'version' once
+            lambda d: (
+                d.update(special_tokens=[{"rank": 0, "token_str": "<unk>"}])
+                or d["config"].pop("version")
+            ),
+            '"config" needs a "version"',
+        ),
         (lambda d: d["config"].pop("pattern"), "pattern"),
         (lambda d: d["config"].update(default_vocab_size=10**6), "vocab"),
         (lambda d: d["vocab"][270].update(rank=7), "entry 270"),
