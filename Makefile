@@ -13,7 +13,7 @@ BIN := $(VENV)/bin
 CONSTRAINTS := $(if $(wildcard constraints.txt),-c constraints.txt)
 PIP := $(BIN)/python -m pip install -q $(CONSTRAINTS)
 
-.PHONY: run test test-slow test-all bench lint docs docs-screenshots lock clean
+.PHONY: run test test-slow test-all test-without-shared bench lint docs docs-screenshots lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,14 @@ run: $(VENV)/.run-deps
 
 test: $(VENV)/.test-deps
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow" -n auto
+
+# A fresh clone has no ../shared beside it: the test files that read it (through tests/shared_data.py,
+# or a helper module of tests/ that does) run once more with it hidden (TOKVIS_HIDE_SHARED=1), and
+# each of their tests must pass or skip. .ci/run runs this after the two tiers.
+SHARED_HELPERS := $(subst $(eval) ,|,$(basename $(notdir $(shell grep -l shared_data tests/*.py | grep -v -e conftest -e /test_))))
+SHARED_TESTS = $(shell grep -rlE '$(SHARED_HELPERS)' tests --include='test_*.py' | sort)
+test-without-shared: $(VENV)/.test-deps
+	TOKVIS_HIDE_SHARED=1 $(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow" -n auto $(SHARED_TESTS)
 
 # two workers, each file's tests on one (a file's servers and browser are module-scoped)
 test-slow: $(VENV)/.test-deps

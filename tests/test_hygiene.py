@@ -10,7 +10,11 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -75,3 +79,60 @@ def test_the_rules_catch_what_they_are_for():
     assert blind_sleeps(ast.parse(code)) == [3]
     assert ABSOLUTE.search('INTEROP = Path("/work/shared/data")')
     assert OWN_SEARCH.search('next(p / "shared" / "data" for p in here.parents)')
+
+
+# ---- a fresh clone, without ../shared (issue 38, item 7) ----------------------------------------
+def test_hiding_the_shared_data_hides_every_path_and_the_fixture_skips_even_under_ci(tmp_path):
+    (tmp_path / "test_it.py").write_text(
+        "from tests import shared_data as where\n"
+        "def test_paths():\n"
+        "    assert where.HIDDEN and not where.INTEROP.exists() and not where.DATA.exists()\n"
+        "    assert 'TOKVIS_HIDE_SHARED' in where.missing_reason()\n"
+        "def test_fixture(shared_data):\n"
+        "    raise AssertionError('not skipped')\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "conftest.py").write_text(
+        "from tests.conftest import shared_data  # noqa: F401\n", encoding="utf-8"
+    )
+    env = {**os.environ, "TOKVIS_HIDE_SHARED": "1", "CI": "true", "PYTHONPATH": str(TESTS.parent)}
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", str(tmp_path)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "1 passed, 1 skipped" in out.stdout and "hidden" in out.stdout, out.stdout
+
+
+def files_reading_the_shared_data() -> set[str]:
+    """Test files that import tests.shared_data, take its fixture, or import a helper of tests/
+    that reads it."""
+    helpers = [p.stem for p in TESTS.glob("*.py") if "shared_data" in p.read_text(encoding="utf-8")]
+    helpers = [h for h in helpers if h != "conftest" and not h.startswith("test_")]
+    return {
+        rel(p)
+        for p in FILES
+        if p.name.startswith("test_") and any(h in p.read_text(encoding="utf-8") for h in helpers)
+    }
+
+
+def test_ci_runs_every_test_that_reads_the_shared_data_again_without_it():
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    ci = (TESTS.parent / ".ci" / "run").read_text(encoding="utf-8")
+    assert "\ntime make test-without-shared || status=1\n" in ci
+    out = subprocess.run(
+        ["make", "-n", "test-without-shared"],
+        cwd=TESTS.parent,
+        capture_output=True,
+        text=True,
+    )
+    command = next(line for line in out.stdout.splitlines() if "TOKVIS_HIDE_SHARED=1" in line)
+    assert '-m "not slow"' in command
+    listed = {word for word in command.split() if word.startswith("tests/")}
+    wanted = files_reading_the_shared_data()
+    assert "tests/core/formats/test_exactness.py" in wanted
+    assert wanted <= listed, sorted(wanted - listed)
