@@ -51,7 +51,7 @@ from .routers import (
     wordpiece,
     worksheets,
 )
-from .sandbox import Sandbox, SandboxBusy
+from .sandbox import Sandbox, SandboxBusy, client_of, current_client
 from .security import HostCheck, SecurityMiddleware, queued_work_refusal
 from .store import CorpusStore, StoreFull
 from .trained import TrainedTokenizers
@@ -77,6 +77,7 @@ class RequestContext:
         if head:
             scope = {**scope, "method": "GET"}
         token = current_request.set(Request(scope, receive))
+        client = current_client.set(client_of(scope))  # whose work the sandbox runs
 
         async def timed(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -93,6 +94,7 @@ class RequestContext:
             await self.app(scope, receive, timed)
         finally:
             current_request.reset(token)
+            current_client.reset(client)
 
 
 # uvicorn's own logger: its handler prints INFO lines as the server starts (`make run`, `tokvis

@@ -9,11 +9,13 @@ What a user sends that is code, or that our code must take apart, is untrusted:
 
 `Sandbox` runs each in a warm pool of sandboxed children (`pool.Pool`, started by the
 supervisor that also starts the job engine's children), with a budget of CPU seconds, address
-space and a wall-clock kill (`pool.Budget`). Two pools, so that a hostile template or a huge
-file (the "work" pool) never stands in the way of the live visualiser's searches and
-normalisers (the "search" pool). The core still checks its own budgets first (a template's sizes before it builds a value,
-a normaliser's growth, a search's CPU seconds); the sandbox is the guarantee when one step is
-huge, and what keeps the server's memory out of a template's reach.
+space and a kill for a stalled child (`pool.Budget`). Two pools, so that a hostile template or a
+huge file (the "work" pool) never stands in the way of the live visualiser's searches and
+normalisers (the "search" pool); the work pool keeps as many children again for small work, and
+serves the clients who used it least first, so that loops of heavy templates cannot keep a
+small chat waiting. The core still checks its own budgets first (a template's sizes before it
+builds a value, a normaliser's growth, a search's CPU seconds); the sandbox is the guarantee
+when one step is huge, and what keeps the server's memory out of a template's reach.
 
     sandbox = Sandbox(settings); sandbox.start()
     done = sandbox.render_chat_template(inputs, 2.0)     # chat.TemplateRender
@@ -36,8 +38,17 @@ from tokenizers_core import pipeline, user_regex
 
 from ..lru import LRU
 from .pool import Budget, Pool, SandboxBusy, SandboxFailure
+from .watch import client_of, current_client
 
-__all__ = ["Budget", "Pool", "Sandbox", "SandboxBusy", "SandboxFailure"]
+__all__ = [
+    "Budget",
+    "Pool",
+    "Sandbox",
+    "SandboxBusy",
+    "SandboxFailure",
+    "client_of",
+    "current_client",
+]
 
 SEARCH_MEMORY_MB = 256  # a regex search: the text, its matches and the engine's stacks
 # a normaliser: a text of at most 20 times the input (or 100,000 characters), with its alignments
@@ -69,7 +80,9 @@ class Sandbox:
         parse_memory_mb: int = 400,
     ) -> None:
         self.search_pool = Pool("search", workers)
-        self.work_pool = Pool("work", workers)
+        # as many again for small work: however many loops of heavy templates clients send,
+        # a small chat finds a child within a small task's time (`pool.Pool`, issue 38 item 13)
+        self.work_pool = Pool("work", workers, reserve=workers)
         # the CPU limit ends runaway work; the wall-clock kill is the backstop for a child that
         # does not run at all, and waits long enough that a busy machine, which gives the child
         # a share of a core, is not mistaken for one (as the searches' backstop below)

@@ -49,10 +49,23 @@ def context() -> multiprocessing.context.BaseContext:
 
 
 def set_soft_limit(which: int, value: int) -> None:
-    """Set the soft limit `which` to `value`, clipped to the hard limit (which stays)."""
+    """Set the soft limit `which` to `value`, clipped to the hard limit (which stays);
+    `resource.RLIM_INFINITY` asks for as much as the hard limit allows. (RLIM_INFINITY is -1 to
+    Python: `min(value, hard)` kept it, and under `ulimit -v` every sandboxed child asked for more
+    than its hard limit after its first task and died "with code 1".)
+
+    >>> import subprocess, sys
+    >>> code = ("import resource; from app.sandbox.supervisor import set_soft_limit; "
+    ...         "resource.setrlimit(resource.RLIMIT_AS, (2**33, 2**33)); "
+    ...         "set_soft_limit(resource.RLIMIT_AS, 2**32); "
+    ...         "set_soft_limit(resource.RLIMIT_AS, resource.RLIM_INFINITY); "
+    ...         "print(resource.getrlimit(resource.RLIMIT_AS))")
+    >>> subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
+    '(8589934592, 8589934592)\\n'
+    """
     _, hard = resource.getrlimit(which)
-    if hard != resource.RLIM_INFINITY:
-        value = min(value, hard)
+    if hard != resource.RLIM_INFINITY and (value == resource.RLIM_INFINITY or value > hard):
+        value = hard
     resource.setrlimit(which, (value, hard))
 
 
@@ -149,7 +162,26 @@ def exit_reason(
             f"{what} went over its memory budget of {memory_mb:,} MB ({memory_setting}), "
             f"so it was stopped"
         )
+    if code == START_FAILED_EXIT:
+        return f"the sandbox could not start a process for {what} (see the server's log)"
+    if code is not None and code < 0:
+        name = _signal_name(-code)
+        if code == -signal.SIGKILL:
+            return (
+                f"the process running {what} was killed ({name}) before it used its CPU "
+                f"budget: the system may be out of memory (a container's memory limit, the "
+                f"out-of-memory killer)"
+            )
+        return f"the process running {what} was killed by the signal {name}"
     return f"the process running {what} ended with code {code}"
 
 
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"number {number}"
+
+
 MEMORY_EXIT = 75  # what a child exits with when it ran out of its address space
+START_FAILED_EXIT = 76  # what a child exits with when it could not set itself up (it says why)

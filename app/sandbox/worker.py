@@ -12,7 +12,8 @@ long-lived child serves many requests, each with its own budget:
 A child exits after work that left it large (RECYCLE_BYTES), and when the server is gone.
 
 The answers: `("ok", value)`, or `("error", kind, message, line)` with kind "value" (bad input:
-a 422 with the message), "template" (a chat template's failure and its line) or "internal".
+a 422 with the message), "template" (a chat template's failure and its line), "internal", or
+"sandbox" (the child could not set itself up or its limits: it says why, and exits).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import os
 import pickle
 import resource
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 import regex
 
@@ -45,24 +46,25 @@ LIFETIME_CPU = 3600  # the hard CPU limit of a child: it retires at half of it
 
 
 def serve(conn: Any, server_pid: int) -> None:
-    """The child's main loop (the pool starts it in a fresh process from the fork server)."""
-    supervisor.die_with(server_pid)
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    if hard == resource.RLIM_INFINITY or hard > LIFETIME_CPU:
-        resource.setrlimit(resource.RLIMIT_CPU, (LIFETIME_CPU, LIFETIME_CPU))
-    base = supervisor.address_space()
+    """The child's main loop (the pool starts it in a fresh process from the fork server).
+    A child that cannot set itself up or its limits says why and exits (`_give_up`), so the
+    422 the user gets names the cause, not an exit code."""
+    try:
+        _set_up(server_pid)
+        base = supervisor.address_space()
+    except (OSError, ValueError) as exc:
+        _give_up(conn, f"the sandbox could not start: {type(exc).__name__}: {exc}")
     while True:
         try:
             task, args, cpu_seconds, memory_bytes = conn.recv()
         except (EOFError, OSError):
             return
-        supervisor.set_soft_limit(
-            resource.RLIMIT_CPU, int(supervisor.cpu_used()) + 1 + int(cpu_seconds)
-        )
-        supervisor.set_soft_limit(resource.RLIMIT_AS, supervisor.address_space() + memory_bytes)
+        try:
+            _limit(cpu_seconds, memory_bytes)
+        except (OSError, ValueError) as exc:
+            _give_up(conn, f"the sandbox could not set its limits: {type(exc).__name__}: {exc}")
         answer = _run(task, args)
-        supervisor.set_soft_limit(resource.RLIMIT_AS, resource.RLIM_INFINITY)
+        supervisor.set_soft_limit(resource.RLIMIT_AS, resource.RLIM_INFINITY)  # the hard one
         if answer is None:  # out of memory
             gc.collect()
             os._exit(supervisor.MEMORY_EXIT)
@@ -75,6 +77,33 @@ def serve(conn: Any, server_pid: int) -> None:
             or supervisor.cpu_used() > LIFETIME_CPU / 2
         ):
             return
+
+
+def _set_up(server_pid: int) -> None:
+    """No core files, a lifetime's CPU limit, and an end when the server is gone."""
+    supervisor.die_with(server_pid)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    if hard == resource.RLIM_INFINITY or hard > LIFETIME_CPU:
+        resource.setrlimit(resource.RLIMIT_CPU, (LIFETIME_CPU, LIFETIME_CPU))
+
+
+def _limit(cpu_seconds: float, memory_bytes: int) -> None:
+    """The soft limits for one task: its CPU seconds and address space on top of what this
+    child has used, within the hard limits the server was started with (`ulimit -v`)."""
+    supervisor.set_soft_limit(
+        resource.RLIMIT_CPU, int(supervisor.cpu_used()) + 1 + int(cpu_seconds)
+    )
+    supervisor.set_soft_limit(resource.RLIMIT_AS, supervisor.address_space() + memory_bytes)
+
+
+def _give_up(conn: Any, message: str) -> NoReturn:
+    """Tell the server why this child cannot work (the answer to the request it sends, or has
+    sent), and exit."""
+    try:
+        conn.send(("error", "sandbox", message, None))
+    finally:
+        os._exit(supervisor.START_FAILED_EXIT)
 
 
 def _run(task: str, args: tuple) -> tuple | None:

@@ -54,3 +54,54 @@ def grow(megabytes: int) -> int:
     """Keep `megabytes` alive in the child: it is then large, and ends after answering."""
     _KEPT.append(bytearray(megabytes * 2**20))
     return os.getpid()
+
+
+def burn_until(marker: str, stop: str) -> str:
+    """CPU work (long work, to the pool) from the moment `marker` is written until `stop` exists."""
+    with open(marker, "w") as f:
+        f.write("started")
+    while not os.path.exists(stop):
+        sum(range(10_000))
+    return "stopped"
+
+
+def burn(cpu_seconds: float) -> float:
+    """`cpu_seconds` of CPU work, then its CPU seconds."""
+    start = time.process_time()
+    while time.process_time() - start < cpu_seconds:
+        sum(range(10_000))
+    return time.process_time() - start
+
+
+def busy_for(cpu: int, seconds: float) -> tuple[float, float]:
+    """CPU work on the core `cpu` only, for `seconds` of wall-clock time: (CPU seconds, wall
+    seconds). Beside CPU hogs on that core it gets a share of it: its CPU comes slowly."""
+    os.sched_setaffinity(0, {cpu})
+    start, cpu_start = time.monotonic(), time.process_time()
+    while time.monotonic() - start < seconds:
+        sum(range(10_000))
+    return time.process_time() - cpu_start, time.monotonic() - start
+
+
+def wait_for(marker: str, stop: str) -> str:
+    """No CPU: waits (asleep) from the moment `marker` is written until `stop` exists."""
+    with open(marker, "w") as f:
+        f.write("started")
+    while not os.path.exists(stop):
+        time.sleep(0.01)
+    return "released"
+
+
+def note(path: str, text: str) -> str:
+    """Append `text` as a line of `path` (the order of the lines is the order of the tasks)."""
+    with open(path, "a") as f:
+        f.write(text + "\n")
+    return text
+
+
+def die_by(signal_number: int) -> None:
+    """The child ends by `signal_number` (what an operator's kill or the kernel's OOM killer do)."""
+    import signal
+
+    os.kill(os.getpid(), signal.Signals(signal_number))
+    time.sleep(10)

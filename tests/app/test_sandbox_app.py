@@ -200,3 +200,58 @@ def test_an_uploaded_normaliser_chain_runs_in_the_search_pool(tmp_path, monkeypa
             == 200
         )
         assert normalized == []
+
+
+UNDER_A_HARD_LIMIT = """
+import json, os, sys
+from pathlib import Path
+os.environ["TOKVIS_ALLOWED_HOSTS"] = "testserver"
+from fastapi.testclient import TestClient
+from app.config import Settings
+from app.main import create_app
+
+if __name__ == "__main__":
+    here = Path(sys.argv[1])
+    settings = Settings(
+        db_path=here / "store.sqlite3", max_text_chars=20_000, max_corpus_bytes=2_000_000,
+        max_upload_bytes=2_000_000, regex_timeout=0.5, sandbox_workers=1,
+    )
+    with TestClient(create_app(settings)) as client:
+        chat = client.post("/api/chat", json=json.loads(sys.argv[2]))
+        upload = client.post(
+            "/api/tokenizers", files={"file": ("tokenizer.json", (here / "tok.json").read_bytes())}
+        )
+        encoded = client.post(
+            "/api/encode", json={"tokenizer": upload.json().get("tokenizer"), "text": "a b"}
+        )
+        print(json.dumps([chat.status_code, chat.json(), upload.status_code, upload.json(),
+                          encoded.json().get("tokens")]))
+"""
+
+
+def test_chats_and_uploads_work_under_a_hard_address_space_limit(tmp_path):
+    """Issue 38, item 12: under `ulimit -v` (systemd's LimitAS=, a container's limit) every chat
+    and upload was a 422 "ended with code 1": after each task the child asked for an unlimited
+    soft limit, above the hard one. A server started under a hard limit of 3 GB renders a chat,
+    reads an upload and encodes with it, all in its sandbox's children."""
+    import resource
+    import subprocess
+    import sys
+
+    limit = 3 * 10**9
+    (tmp_path / "tok.json").write_bytes(_split_tokenizer_json(r"\w+| "))
+    (tmp_path / "script.py").write_text(UNDER_A_HARD_LIMIT)
+    out = subprocess.run(
+        [sys.executable, str(tmp_path / "script.py"), str(tmp_path), json.dumps(CHAT)],
+        capture_output=True,
+        text=True,
+        cwd=BERT.parents[1],
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)),
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    chat_status, chat, upload_status, upload, tokens = json.loads(out.stdout.splitlines()[-1])
+    assert chat_status == 200, chat
+    assert chat["text"] == "<|im_start|>user\nHi<|im_end|>\n"
+    assert upload_status == 201, upload
+    assert tokens == ["a", "[UNK]", "b"]  # " " is not in its vocabulary
