@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import heapq
 import random
 from bisect import bisect_right
 from itertools import accumulate
@@ -58,35 +57,60 @@ def shortest(out: Adjacency, k: int) -> list[list[int]]:
     """The k token sequences with the fewest tokens, fewest first; among sequences of the same
     length, the smaller ids first (compared lexicographically, from the first token).
 
-    best[i] keeps the k best sequences spelling units i..n as entries (tokens, id, next node,
-    rank in best[next]); filling it is a k-way merge of best[end] over the edges leaving i. Two
-    entries with the same length and first id leave by the same edge, so their rank in
-    best[next] is their order: the key (tokens, id, rank) is the lexicographic order.
+    best[i] keeps the k best sequences spelling units i..n, in that order, as entries (id,
+    next node, rank in best[next]), and groups[i][t] is the rank of its first sequence of
+    fewest[i] + t tokens (groups[i][-1]: the row's length). A sequence of t + 1 tokens from i
+    is an edge, then one of t tokens from its end; among those, the smaller first id comes
+    first and, for the same id (the same edge), the order of best[end]. So filling best[i] is,
+    for t = fewest, fewest + 1, ...: for each edge by id, the ranks of best[end] with t
+    tokens, until k are taken -- a merge that compares no sequences, linear in edges + k.
 
     >>> shortest([[(1, 5), (1, 3), (2, 9)], [(2, 1)]], 4)
     [[9], [3, 1], [5, 1]]
     """
     n = len(out)
-    best: list[list[tuple[int, int, int, int]]] = [[] for _ in range(n + 1)]
-    best[n] = [(0, -1, n, 0)]
+    best: list[list[tuple[int, int, int]]] = [[] for _ in range(n + 1)]
+    fewest = [0] * (n + 1)
+    groups: list[list[int]] = [[] for _ in range(n + 1)]
+    best[n], groups[n] = [(-1, n, 0)], [0, 1]  # the end: one sequence of 0 tokens
     for start in range(n - 1, -1, -1):
-        heap = [(best[end][0][0] + 1, id_, end, 0) for end, id_ in out[start] if best[end]]
-        heapq.heapify(heap)
-        row = best[start]
-        while heap and len(row) < k:
-            entry = heapq.heappop(heap)
-            row.append(entry)
-            _tokens, id_, end, rank = entry
-            if rank + 1 < len(best[end]):
-                heapq.heappush(heap, (best[end][rank + 1][0] + 1, id_, end, rank + 1))
+        edges = sorted(
+            [(id_, end, fewest[end], groups[end]) for end, id_ in out[start] if best[end]]
+        )
+        if edges:
+            best[start], groups[start] = _merge(edges, k)
+            fewest[start] = min([low for _id, _end, low, _g in edges]) + 1
     return [_path(best, n, rank) for rank in range(len(best[0]))]
 
 
-def _path(best: list[list[tuple[int, int, int, int]]], n: int, rank: int) -> list[int]:
+def _merge(
+    edges: list[tuple[int, int, int, list[int]]], k: int
+) -> tuple[list[tuple[int, int, int]], list[int]]:
+    """One node's row of `shortest` from its edges (id, end, fewest[end], groups[end]), by
+    id: the first k of their rows' entries by length, then edge, then rank; and its groups."""
+    low = min([low for _id, _end, low, _g in edges])
+    high = max([low + len(g) - 2 for _id, _end, low, g in edges])
+    row: list[tuple[int, int, int]] = []
+    bounds = [0]
+    for tokens in range(low, high + 1):  # the sequences of tokens + 1 tokens from here
+        for id_, end, first_length, group in edges:
+            t = tokens - first_length
+            if 0 <= t < len(group) - 1:
+                first, stop = group[t], min(group[t + 1], group[t] + k - len(row))
+                row.extend([(id_, end, rank) for rank in range(first, stop)])
+                if len(row) == k:
+                    break
+        bounds.append(len(row))
+        if len(row) == k:
+            break
+    return row, bounds
+
+
+def _path(best: list[list[tuple[int, int, int]]], n: int, rank: int) -> list[int]:
     ids = []
     node = 0
     while node != n:
-        _tokens, id_, node, rank = best[node][rank]
+        id_, node, rank = best[node][rank]
         ids.append(id_)
     return ids
 
@@ -106,22 +130,26 @@ class Sampler:
         self.out = out
         self.n = len(out)
         self.count = self.rest[0]
-        self._sums = [list(accumulate(self.rest[end] for end, _id in here)) for here in out]
+        rest = self.rest
+        self._sums = [list(accumulate([rest[end] for end, _id in here])) for here in out]
 
     def path(self, rank: int) -> list[int]:
         """The path of this rank (0 <= rank < count) in the order of the edges (by end, id)."""
-        ids = []
-        node = 0
-        while node != self.n:
-            sums = self._sums[node]
-            k = bisect_right(sums, rank)
-            if k:
+        ids: list[int] = []
+        append = ids.append
+        node, n, sums_of, out = 0, self.n, self._sums, self.out
+        while node != n:
+            sums = sums_of[node]
+            if rank < sums[0]:  # the first edge (the likeliest: half the time in a long text)
+                node, id_ = out[node][0]
+            else:
+                k = bisect_right(sums, rank, 1)
                 rank -= sums[k - 1]
-            end, id_ = self.out[node][k]
-            ids.append(id_)
-            node = end
+                node, id_ = out[node][k]
+            append(id_)
         return ids
 
     def sample(self, count: int, rng: random.Random) -> list[list[int]]:
         """`count` paths drawn uniformly (independently, with replacement)."""
-        return [self.path(rng.randrange(self.count)) for _ in range(count)]
+        path, total = self.path, self.count
+        return [path(rng.randrange(total)) for _ in range(count)]
