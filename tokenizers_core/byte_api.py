@@ -121,6 +121,8 @@ def decode_bytes(tok: Any, ids: Iterable[int]) -> bytes:
     (b'\\xf0\\x9f', '\ufffd')
     """
     ids = _ids(ids)
+    if getattr(tok, "drops_unknown_ids", False):  # as its decode: Hugging Face's
+        ids = [i for i in ids if not (type(i) is int and 0 <= i and tok.id_to_token(i) is None)]
     if not is_byte_level(tok):
         decode_tokens_bytes(tok, ids)  # every id checked first
         return tok.decode(ids).encode("utf-8")

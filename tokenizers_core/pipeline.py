@@ -96,6 +96,19 @@ class Decoder(Protocol):
     def decode(self, tokens: list[str]) -> str: ...
 
 
+MAX_ID = 2**32  # ids are unsigned 32-bit in Hugging Face's and tiktoken's decode
+
+
+def is_id(value: object) -> bool:
+    """Whether `value` can be a token id at all: a whole number from 0 to 2**32 - 1, as the
+    owner libraries read one (a bool or a float is none).
+
+    >>> is_id(100256), is_id(-1), is_id(2**32), is_id(True), is_id("7")
+    (True, False, False, False, False)
+    """
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < MAX_ID
+
+
 class Tokenizer:
     """A complete tokeniser. `name` and `algorithm` label it in views and in the API.
 
@@ -108,6 +121,11 @@ class Tokenizer:
 
     # a model folder's tokenizer_config.json, which its loader keeps (`formats/model_folder.py`)
     tokenizer_config: dict[str, Any] | None = None
+    # what `decode` does with an id the vocabulary lacks: False raises (tiktoken's KeyError),
+    # True drops it (Hugging Face's decode; set by the tokenizer.json loader)
+    drops_unknown_ids: bool = False
+    # what the class a tokenizer_config.json names changed (`formats/hf_classes.ClassRebuild`)
+    class_rebuild: Any = None
 
     def __init__(
         self,
@@ -607,13 +625,26 @@ class Tokenizer:
     def decode(self, ids: list[int], *, skip_special_tokens: bool = False) -> str:
         """Turn ids back into text (the decoder joins the tokens; with no decoder, a space
         joins them, as Hugging Face's decode). Special tokens are kept
-        unless `skip_special_tokens` (as Hugging Face's and tiktoken's decode); an id outside
-        the vocabulary is a ValueError (Hugging Face drops it silently)."""
+        unless `skip_special_tokens` (as Hugging Face's and tiktoken's decode). An id the
+        vocabulary lacks (cl100k's 100256, between its ranks and its special tokens) is
+        dropped by a tokenizer.json's tokenizer, as Hugging Face drops it (`drops_unknown_ids`;
+        `unknown_ids` names them), and is a KeyError elsewhere, as tiktoken raises
+        (`NotAToken`, also a ValueError). Anything that is no id at all (a negative number, one
+        past 2**32, a string) is a ValueError everywhere.
+
+        >>> import tokenizers_core as tc
+        >>> tc.load("cl100k_base").decode([9906, 100256])
+        Traceback (most recent call last):
+        ...
+        tokenizers_core.byte_api.NotAToken: id 100256 is not in the vocabulary of cl100k_base
+        """
         tokens: list[str] = []
         for i in ids:
-            tok = self.id_to_token(i) if isinstance(i, int) and not isinstance(i, bool) else None
+            tok = self.id_to_token(i) if is_id(i) else None
             if tok is None:
-                raise InvalidInput(
+                if self.drops_unknown_ids and is_id(i):
+                    continue
+                raise (byte_api.NotAToken if is_id(i) else InvalidInput)(
                     f"id {i!r} is not in the vocabulary of {self.name or 'this tokeniser'}"
                 )
             if skip_special_tokens and self.is_special(tok):
@@ -623,6 +654,16 @@ class Tokenizer:
             with shared_budget():
                 return self.decoder.decode(tokens)
         return " ".join(tokens)  # no decoder: Hugging Face joins with spaces
+
+    def unknown_ids(self, ids: list[int]) -> list[int]:
+        """The ids of `ids` that are no token of this tokenizer, in order: what `decode` drops
+        when `drops_unknown_ids` (else the first of them is its KeyError).
+
+        >>> import tokenizers_core as tc
+        >>> tc.load("cl100k_base").unknown_ids([9906, 100256, 100257, 10**6])
+        [100256, 1000000]
+        """
+        return [i for i in ids if is_id(i) and self.id_to_token(i) is None]
 
     # tiktoken's bytes in and out (see byte_api)
     encode_single_token = byte_api.encode_single_token
@@ -722,13 +763,21 @@ def _unzip(
 def _resolve_added(model: Model, entries: Iterable[str | AddedToken]) -> tuple[AddedToken, ...]:
     """Each added token with its id: a plain string is a special token matched as typed and
     must be in the vocabulary; an `AddedToken` without an id takes the id of an earlier entry
-    or of the model for the same string, or the next free id (Hugging Face's `add_tokens`)."""
+    or of the model for the same string, or the next free id (Hugging Face's `add_tokens` of
+    them in one batch: past the vocabulary's count of entries, or past the top id of the tokens
+    given with ids, whichever is more)."""
     if isinstance(entries, (str, AddedToken)):
         raise InvalidInput("added_tokens must be a list of strings or AddedTokens")
     out: dict[str, AddedToken] = {}
-    size = model.get_vocab_size()
+    # Hugging Face's model vocab size: how many entries, not the top id + 1 (a vocabulary with a
+    # gap, cl100k's 100256, gives a new token the id past its count: 100261, not 100277)
+    vocab = getattr(model, "vocab", None)
+    size = len(vocab) if isinstance(vocab, dict) else model.get_vocab_size()
     next_id: int | None = None
+    given: set[str] = set()  # the tokens that came with an id (Hugging Face's added map so far)
     for entry in entries:
+        if isinstance(entry, str) or (isinstance(entry, AddedToken) and entry.id is not None):
+            given.add(entry if isinstance(entry, str) else entry.content)
         if isinstance(entry, str):
             id_ = model.token_to_id(entry) if entry else None
             if id_ is None:
@@ -745,8 +794,9 @@ def _resolve_added(model: Model, entries: Iterable[str | AddedToken]) -> tuple[A
                     else model.token_to_id(token.content)
                 )
                 if id_ is None:
-                    if next_id is None:
-                        top = max((t.id for t in out.values() if t.id is not None), default=None)
+                    if next_id is None:  # from the tokens added before: given with their ids
+                        ids = [t.id for t in out.values() if t.content in given]
+                        top = max((i for i in ids if i is not None), default=None)
                         next_id = (
                             top + 1 if top is not None and (top >= size or size == 0) else size
                         )

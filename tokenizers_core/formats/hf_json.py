@@ -79,6 +79,11 @@ def load_bytes(data: bytes, *, name: str = "", **options: Any) -> Tokenizer:
 
 
 def _load(data: bytes, name: str) -> Tokenizer:
+    return from_dict(parse_bytes(data), name=name)
+
+
+def parse_bytes(data: bytes) -> Any:
+    """A tokenizer.json's bytes parsed (InvalidInput saying what is wrong with them)."""
     try:
         config = json.loads(data)
     except UnicodeDecodeError as exc:
@@ -92,7 +97,7 @@ def _load(data: bytes, name: str) -> Tokenizer:
         ) from None
     except RecursionError:
         raise InvalidInput("the tokenizer.json is nested too deeply to read") from None
-    return from_dict(config, name=name)
+    return config
 
 
 def from_dict(config: dict, *, name: str = "") -> Tokenizer:
@@ -121,7 +126,7 @@ def from_dict(config: dict, *, name: str = "") -> Tokenizer:
         if value is not None and not isinstance(value, dict):
             raise InvalidInput(f"{section} must be an object or null")
         sections[section] = value
-    return Tokenizer(
+    tok = Tokenizer(
         model,
         normalizer=normalizer,
         pre_tokenizer=pre_tokenizer,
@@ -132,6 +137,8 @@ def from_dict(config: dict, *, name: str = "") -> Tokenizer:
         added_tokens=added_tokens,
         **sections,
     )
+    tok.drops_unknown_ids = True  # Hugging Face's decode skips an id the vocabulary lacks
+    return tok
 
 
 def _check_sizes(config: dict) -> None:

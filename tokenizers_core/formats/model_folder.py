@@ -27,10 +27,12 @@ import json
 import os
 from typing import Any
 
+from .. import processors
 from ..added_tokens import config_added_tokens
 from ..errors import InvalidInput
+from ..models.bpe.model import gc_paused
 from ..pipeline import Tokenizer
-from . import hf_json, vocab_merges
+from . import hf_classes, hf_json, vocab_merges
 from .files import TooLarge, read_zip_members, zip_files
 
 TOKENIZER = "tokenizer.json"
@@ -115,7 +117,13 @@ def load_folder(path: str, name: str = "") -> Any:
 
 
 def load_files(files: dict[str, bytes], name: str = "") -> Any:
-    """A `Tokenizer` from a model folder's files (by `file_key`), its `tokenizer_config` kept."""
+    """A `Tokenizer` from a model folder's files (by `file_key`), its `tokenizer_config` kept.
+    A config whose `tokenizer_class` transformers rebuilds (`hf_classes`) is followed, and
+    `tok.class_rebuild` says what the class changed."""
+    config = tokenizer_config(files)
+    klass = hf_classes.class_of(config, files.get(TOKENIZER))
+    if TOKENIZER in files and config is not None and klass is not None:
+        return _load_as_class(files[TOKENIZER], config, klass, name)
     if TOKENIZER in files:
         tok = hf_json.load_bytes(files[TOKENIZER], name=name)
     else:
@@ -128,10 +136,33 @@ def load_files(files: dict[str, bytes], name: str = "") -> Any:
                 f"it holds: {', '.join(sorted(files)) or 'none of the files we read'}"
             )
         tok = vocab_merges.load_pair(*pair, name=name)
-    config = tokenizer_config(files)
     if config is not None:
         tok = with_config_tokens(tok, config)
         tok.tokenizer_config = config
+    return tok
+
+
+def _load_as_class(data: bytes, config: dict[str, Any], klass: str, name: str) -> Any:
+    """The tokenizer.json's tokenizer as transformers 5 builds it for class `klass`: the
+    file's vocabulary, merges, padding and truncation, the class's own components and named
+    tokens (`hf_classes.rebuild`), then the post-processor the class sets."""
+    with gc_paused:  # as hf_json.load_bytes: millions of small objects, none cyclic
+        parsed = hf_json.parse_bytes(data)
+        plan, what = hf_classes.rebuild(parsed, config, klass)
+        built = hf_json.from_dict(
+            parsed if not what.followed else {**plan.data, "added_tokens": []}, name=name
+        )
+    if not what.followed:
+        tok = with_config_tokens(built, config)
+    else:
+        tok = with_config_tokens(built, plan.config)
+        post = plan.post(tok, plan.config) if plan.post is not None else None
+        if post is not None:
+            tok.post_processor = processors.from_hf_config(post)
+        elif plan.post is not None:
+            tok.post_processor = None
+    tok.tokenizer_config = config
+    tok.class_rebuild = what
     return tok
 
 
@@ -169,6 +200,8 @@ def with_config_tokens(tok: Any, config: dict[str, Any] | None) -> Any:
         padding=tok.padding,
     )
     out.sandboxed = tok.sandboxed
+    out.drops_unknown_ids = tok.drops_unknown_ids
+    out.class_rebuild = tok.class_rebuild
     if tok.tokenizer_config is not None:
         out.tokenizer_config = tok.tokenizer_config
     return out

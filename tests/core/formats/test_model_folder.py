@@ -11,6 +11,7 @@ import zipfile
 import pytest
 
 import tokenizers_core as tc
+from tests.shared_data import INTEROP
 from tokenizers_core.formats import TooLarge, model_folder, sniff
 
 transformers = pytest.importorskip("transformers")
@@ -165,3 +166,105 @@ def test_a_zip_bomb_stops_at_the_cap(qwen3_json, monkeypatch):
     data = zipped({"tokenizer.json": qwen3_json, "chat_template.jinja": "x" * 10_000})
     with pytest.raises(TooLarge, match="more than"):
         model_folder.load_bytes(data)
+
+
+# ---- a tokenizer_class that transformers 5 rebuilds ------------------------------------------
+# A class with an `__init__` of its own (GPT2Tokenizer ...) keeps the tokenizer.json's vocabulary,
+# merges and post-processor but builds its own normaliser, pre-tokenizer and decoder, and brings
+# its own named special tokens: a cl100k-style file named GPT2Tokenizer splits at GPT-2's regex.
+def multilingual_texts() -> list[str]:
+    from tokenizers_core.corpora import corpus_names, load_corpus
+
+    names = [n for n in corpus_names() if n.startswith("udhr/")][::4]
+    texts = [load_corpus(n)[:400] for n in names]
+    return texts + [
+        ".\n",
+        "Hello world.\nNext line.\n\n",
+        "  two  spaces\t\ttabs 12345 67890 don't WE'LL",
+        "<|endoftext|>Hi<|fim_prefix|> <s>x</s> [CLS] ça",
+        "emoji 🙂👍🏽 مرحبا 日本語。\n中文 Straße İstanbul",
+    ]
+
+
+@pytest.fixture(scope="module")
+def cl100k_file(tmp_path_factory) -> bytes:
+    path = tmp_path_factory.mktemp("cl100k") / "tokenizer.json"
+    tc.load("cl100k_base").save(str(path))
+    return path.read_bytes()
+
+
+def as_class(root, data: bytes, klass: str, **config):
+    return write_folder(
+        root, {"tokenizer.json": data, "tokenizer_config.json": json.dumps({"tokenizer_class": klass, **config})}
+    )
+
+
+def assert_same_ids(folder, texts):
+    ours, ref = tc.load(str(folder)), theirs(folder)
+    for text in texts:
+        for add in (True, False):
+            assert ours.encode(text, add_special_tokens=add).ids == ref(
+                text, add_special_tokens=add
+            )["input_ids"], (text, add)
+        ids = ref(text)["input_ids"]
+        assert ours.decode(ids) == ref.decode(ids)
+    return ours, ref
+
+
+@pytest.mark.parametrize(
+    "klass, config",
+    [
+        ("GPT2Tokenizer", {}),
+        ("GPT2TokenizerFast", {"add_prefix_space": True}),
+        ("Qwen2Tokenizer", {}),
+        ("GPTNeoXTokenizer", {"add_bos_token": True}),  # beside a tokenizer.json: ignored
+        ("RobertaTokenizer", {}),
+        ("RobertaTokenizerFast", {"bos_token": "<|endoftext|>", "cls_token": "<|endoftext|>"}),
+        ("LlamaTokenizerFast", {}),  # byte-level file: transformers reads it as it is
+        ("PreTrainedTokenizerFast", {}),
+    ],
+)
+def test_a_rebuilding_class_gives_transformers_ids(tmp_path, cl100k_file, klass, config):
+    ours, _ = assert_same_ids(as_class(tmp_path, cl100k_file, klass, **config), multilingual_texts())
+    rebuilt = klass not in ("LlamaTokenizerFast", "PreTrainedTokenizerFast")
+    assert (ours.class_rebuild is not None) == rebuilt
+    if rebuilt:
+        assert ours.class_rebuild.followed and "pre-tokenizer" in ours.class_rebuild.note()
+
+
+def test_gpt2tokenizer_splits_a_full_stop_and_newline_in_two(tmp_path, cl100k_file):
+    """cl100k's regex keeps ".\\n" one piece (one token, 627); GPT-2's splits it (13, 198)."""
+    plain = tc.load(str(write_folder(tmp_path / "plain", {"tokenizer.json": cl100k_file})))
+    gpt2 = tc.load(str(as_class(tmp_path / "gpt2", cl100k_file, "GPT2Tokenizer")))
+    assert plain.encode(".\n").ids == [627]
+    assert gpt2.encode(".\n").ids == theirs(tmp_path / "gpt2")(".\n")["input_ids"] == [13, 198]
+    note = gpt2.class_rebuild.note()
+    assert "GPT2Tokenizer" in note and "ByteLevel (GPT-2's regex)" in note
+
+
+@pytest.mark.parametrize("config", [{}, {"do_lower_case": False, "strip_accents": False}])
+def test_bert_tokenizer_rebuilds_its_normaliser(tmp_path, config):
+    """BertTokenizer lowercases unless the config says do_lower_case false, whatever the file."""
+    data = json.dumps(tc.load("bert-base-uncased").to_hf_json()).encode()
+    texts = [*multilingual_texts()[:6], "Héllo WORLD, naïve café"]
+    assert_same_ids(as_class(tmp_path, data, "BertTokenizer", **config), texts)
+
+
+def test_a_class_we_do_not_rebuild_says_so(tmp_path, cl100k_file):
+    ours = tc.load(str(as_class(tmp_path, cl100k_file, "CLIPTokenizer")))
+    assert not ours.class_rebuild.followed and "does not follow" in ours.class_rebuild.note()
+    assert ours.encode(".\n").ids == [627]  # the file as it is
+
+
+needs_llama3 = pytest.mark.skipif(
+    not (INTEROP / "converted" / "llama3.tokenizer.json").is_file(),
+    reason="shared/data/interop is absent",
+)
+
+
+@needs_llama3
+def test_the_real_llama3_file_named_gpt2tokenizer(tmp_path):
+    """A post-processor of its own (BOS) kept, `ignore_merges` dropped, as transformers does."""
+    data = (INTEROP / "converted" / "llama3.tokenizer.json").read_bytes()
+    ours, _ = assert_same_ids(as_class(tmp_path, data, "GPT2Tokenizer"), multilingual_texts())
+    assert "ignore_merges=False" in ours.class_rebuild.note()

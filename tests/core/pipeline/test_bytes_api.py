@@ -175,3 +175,19 @@ def test_other_tokenisers_give_their_entries_and_text_as_utf8():
     assert bert.encode_single_token(b"[CLS]") == 101
     with pytest.raises(KeyError):
         bert.encode_single_token(b"\xff")
+
+
+@pytest.mark.parametrize("extra", [[10**9], [100256], [100261], [199998], [50257]])
+def test_decode_of_an_id_the_vocabulary_lacks_raises_as_tiktoken(pair, extra):
+    """tiktoken 0.14's decode raises KeyError ("Invalid token for decoding: 100256") for an id
+    that is no token; ours raises a KeyError too (NotAToken, also a ValueError), never drops it."""
+    ours, ref = pair
+    ids = [0, *extra]
+    try:
+        expected = ref.decode(ids)
+    except KeyError:
+        with pytest.raises(KeyError, match="is not in the vocabulary of"):
+            ours.decode(ids)
+        assert ours.unknown_ids(ids) == extra and not ours.drops_unknown_ids
+    else:
+        assert ours.decode(ids) == expected

@@ -252,3 +252,68 @@ def test_a_tokenizer_with_no_decoder_joins_tokens_with_spaces_as_hugging_face():
     ids = ref.encode("the cat sat").ids
     assert ours.encode("the cat sat").ids == ids
     assert ours.decode(ids) == ref.decode(ids) == "the cat [UNK]"
+
+
+# ---- ids the vocabulary lacks ---------------------------------------------------------------
+# A tokenizer.json converted from an OpenAI encoding keeps tiktoken's numbering: cl100k's ranks
+# end at 100255 and its special tokens start at 100257, so 100256 (and 100261-100275) are no
+# token. Hugging Face's decode drops such an id (`id_to_token` gives None, filtered out).
+CL100K_GAP = [100256, 100261, 100275]
+
+
+@pytest.fixture(scope="module")
+def cl100k_json(tmp_path_factory):
+    """cl100k as a tokenizer.json, written by our own save, with Hugging Face's reading of it."""
+    import tokenizers_core as tc
+    from tokenizers import Tokenizer as HFTokenizer
+
+    path = tmp_path_factory.mktemp("cl100k") / "tokenizer.json"
+    tc.load("cl100k_base").save(str(path))
+    return tc.load(str(path)), HFTokenizer.from_file(str(path))
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [
+        [9906, 100256, 1917],  # "Hello", the gap, " world"
+        [100256],
+        [9906, 100257, 100256, 100276, 1917],  # special tokens beside the gap
+        [9906, *CL100K_GAP, 10**6, 2**32 - 1, 1917],
+        [8582, 100256, 9468],  # a character cut across ids, the gap between its bytes
+    ],
+)
+@pytest.mark.parametrize("skip", [False, True])
+def test_an_id_the_vocabulary_lacks_is_dropped_as_hugging_face_drops_it(cl100k_json, ids, skip):
+    ours, ref = cl100k_json
+    assert ours.decode(ids, skip_special_tokens=skip) == ref.decode(ids, skip_special_tokens=skip)
+    gone = [i for i in ids if i in CL100K_GAP or i >= 10**6]
+    assert ours.unknown_ids(ids) == gone
+    assert ours.drops_unknown_ids
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.one_of(st.integers(0, 300), st.integers(100250, 100280)), max_size=12))
+def test_any_ids_around_the_gap_decode_as_hugging_face(cl100k_json, ids):
+    ours, ref = cl100k_json
+    assert ours.decode(ids, skip_special_tokens=False) == ref.decode(ids, skip_special_tokens=False)
+
+
+@pytest.mark.parametrize("bad", [-1, 2**32, "7", 1.0, True])
+def test_what_is_no_id_at_all_is_still_refused(cl100k_json, bad):
+    """Hugging Face refuses these too (OverflowError, TypeError): a ValueError here."""
+    ours, _ = cl100k_json
+    with pytest.raises(ValueError, match="is not in the vocabulary"):
+        ours.decode([9906, bad])
+
+
+def test_a_model_folder_drops_them_too(tmp_path, cl100k_json):
+    """Its tokenizer_config.json adds tokens (a new Tokenizer): the rule goes with it."""
+    import tokenizers_core as tc
+
+    ours, ref = cl100k_json
+    (tmp_path / "tokenizer.json").write_text(json.dumps(ours.to_hf_json()))
+    (tmp_path / "tokenizer_config.json").write_text(
+        json.dumps({"added_tokens_decoder": {"100300": {"content": "<|im_start|>", "special": True}}})
+    )
+    folder = tc.load(str(tmp_path))
+    assert folder.decode([9906, 100256, 1917]) == ref.decode([9906, 100256, 1917]) == "Hello world"
