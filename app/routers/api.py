@@ -223,12 +223,19 @@ class DecodeResponse(BaseModel):
     tokenizer: str
     text: str
     hex: str | None = Field(None, description="the decoded bytes as hex, when asked")
+    dropped: list[int] = Field(
+        default_factory=list,
+        description="ids the vocabulary lacks, left out of `text` as the owner library's "
+        "decode leaves them out (a tokenizer.json's: Hugging Face drops them; a tiktoken "
+        "encoding's raise instead: a 422)",
+    )
 
 
 @router.post("/decode", response_model=DecodeResponse, response_model_exclude_none=True)
 def decode(request: Request, body: DecodeRequest) -> dict[str, Any]:
     """Turn token ids back into text (and, with `"bytes": true`, the raw bytes as hex). An id
-    outside the vocabulary is a 422."""
+    outside the vocabulary is dropped, and named in `dropped`, for a tokenizer.json's tokenizer
+    (as Hugging Face's decode drops it); for the others (tiktoken's KeyError) it is a 422."""
     limit = settings(request).max_text_chars
     if len(body.ids) > limit:
         raise HTTPException(
@@ -238,10 +245,10 @@ def decode(request: Request, body: DecodeRequest) -> dict[str, Any]:
         )
     tok = resolve_tokenizer(request, body.tokenizer)
     try:
-        text, data = decode_ids(tok, body.ids, body.skip_special_tokens, body.bytes)
+        text, data, dropped = decode_ids(tok, body.ids, body.skip_special_tokens, body.bytes)
     except KeyError as exc:  # NotAToken: also a ValueError
         raise HTTPException(422, str(exc)) from None
-    return {"tokenizer": body.tokenizer, "text": text, "hex": data}
+    return {"tokenizer": body.tokenizer, "text": text, "hex": data, "dropped": dropped}
 
 
 @router.post("/train", response_model=TrainResponse, response_model_exclude_none=True)

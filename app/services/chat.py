@@ -190,7 +190,15 @@ def page_context(tok: Any, rendered: chat.ChatRender) -> dict[str, Any]:
         ctx["total"] = len(rendered.tokens)
         ctx["cut_chips"] = len(rendered.tokens) > MAX_CHAT_CHIPS
         ctx["post"] = post_processed(tok, rendered)
+        ctx["class_note"] = class_note(tok)
     return ctx
+
+
+def class_note(tok: Any) -> str | None:
+    """What the class the tokenizer_config.json names changed (transformers 5 rebuilds the
+    tokenizer.json's tokenizer from it; `tokenizers_core.formats.hf_classes`), or None."""
+    rebuilt = getattr(tok, "class_rebuild", None)
+    return rebuilt.note() if rebuilt is not None else None
 
 
 def post_processed(tok: Any, rendered: chat.ChatRender) -> dict[str, Any] | None:

@@ -97,18 +97,34 @@ def parse_ids(typed: str) -> list[int]:
     return out
 
 
+def dropped_ids(tok: tc.Tokenizer, ids: list[int]) -> list[int]:
+    """The ids decode leaves out: a tokenizer.json's tokenizer drops an id its vocabulary
+    lacks, as Hugging Face's decode does (cl100k's 100256, between its ranks and its special
+    tokens); [] for the others, whose decode raises for one (tiktoken's KeyError).
+
+    >>> dropped_ids(tc.load("cl100k_base"), [9906, 100256])
+    []
+    """
+    return tok.unknown_ids(ids) if tok.drops_unknown_ids else []
+
+
 def decode_ids(
     tok: tc.Tokenizer, ids: list[int], skip_special_tokens: bool = False, with_bytes: bool = False
-) -> tuple[str, str | None]:
-    """(text, hex of the bytes or None): `POST /api/decode`'s answer. An id outside the
-    vocabulary is a ValueError naming it."""
+) -> tuple[str, str | None, list[int]]:
+    """(text, hex of the bytes or None, the ids dropped): `POST /api/decode`'s answer. An id
+    outside the vocabulary is dropped where the owner library drops it (`dropped_ids`), else a
+    ValueError naming it."""
     text = tok.decode(ids, skip_special_tokens=skip_special_tokens)
+    dropped = dropped_ids(tok, ids)
     if not with_bytes:
-        return text, None
+        return text, None, dropped
+    gone = set(dropped)
     kept = [
-        i for i in ids if not (skip_special_tokens and tok.is_special(tok.id_to_token(i) or ""))
+        i
+        for i in ids
+        if i not in gone and not (skip_special_tokens and tok.is_special(tok.id_to_token(i) or ""))
     ]
-    return text, tok.decode_bytes(kept).hex()
+    return text, tok.decode_bytes(kept).hex(), dropped
 
 
 @dataclass(frozen=True)
@@ -128,11 +144,14 @@ class Decoded:
     chips: list[IdChip]
     text: str  # special tokens kept, as decode does by default
     text_plain: str  # skip_special_tokens=True
+    dropped: list[int]  # ids the vocabulary lacks, which decode leaves out (`dropped_ids`)
 
 
 def decode_pasted(tok: tc.Tokenizer, typed: str) -> Decoded:
     """The paste-ids box: the ids, which token each is, and the text with and without special
-    tokens. ValueError for a malformed list, too many ids, or an id outside the vocabulary."""
+    tokens. ValueError for a malformed list, too many ids, or an id outside the vocabulary
+    (a tokenizer.json's tokenizer drops such an id instead, as Hugging Face's decode does, and
+    `dropped` names it)."""
     ids = parse_ids(typed)
     if len(ids) > MAX_PASTED_IDS:
         raise InvalidInput(f"{len(ids):,} ids are more than the box decodes ({MAX_PASTED_IDS:,})")
@@ -142,12 +161,18 @@ def decode_pasted(tok: tc.Tokenizer, typed: str) -> Decoded:
             f"{tok.name or 'This tokenizer'} numbers its tokens afresh for each "
             "text, so it has no fixed ids to decode"
         )
-    if unknown:
+    if unknown and not tok.drops_unknown_ids:
         raise InvalidInput(
             f"id {unknown[0]} is not in the vocabulary of {tok.name or 'this tokenizer'}"
         )
+    gone = set(unknown)
+    kept = [i for i in ids if i not in gone]
     return Decoded(
-        ids, id_chips(tok, ids), tok.decode(ids), tok.decode(ids, skip_special_tokens=True)
+        ids,
+        id_chips(tok, kept),
+        tok.decode(ids),
+        tok.decode(ids, skip_special_tokens=True),
+        unknown,
     )
 
 

@@ -9,6 +9,7 @@ what is drawn and shapes the values the page and the API answer.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 from fastapi import Request
@@ -18,6 +19,7 @@ from tokenizers_core.tokenizations import (
     MAX_K,
     MAX_SAMPLES,
     MAX_TEXT_BYTES,
+    CanonicalBreak,
     Lattice,
     Tokenizations,
     heal,
@@ -26,7 +28,7 @@ from tokenizers_core.tokenizations import (
 )
 
 from ..deps import check_text, resolve_tokenizer
-from .specials import parse_ids
+from .specials import dropped_ids, parse_ids
 
 DEFAULT_TOKENIZER = "cl100k_base"
 DEFAULT_TEXT = "unbelievable tokenization"
@@ -74,7 +76,7 @@ def api_canonical(request: Request, name: str, ids: list[int]) -> dict[str, Any]
     """`POST /api/canonical`: whether `ids` are what encode gives for their text, the first
     break (None when canonical) and the canonical ids."""
     tok = resolve_tokenizer(request, name)
-    found = is_canonical(tok, ids)
+    found, dropped = canonical_check(tok, ids)
     if found is None:
         return {"canonical": True, "first_break": None, "canonical_ids": list(ids)}
     return {
@@ -83,7 +85,49 @@ def api_canonical(request: Request, name: str, ids: list[int]) -> dict[str, Any]
         "canonical_ids": list(found.canonical_ids),
         "method": found.method,
         "reason": found.reason,
+        "dropped": dropped,
     }
+
+
+def canonical_check(tok: Any, ids: list[int]) -> tuple[CanonicalBreak | None, list[int]]:
+    """`is_canonical`, and the ids decode drops (`dropped_ids`: a tokenizer.json's tokenizer
+    leaves out an id its vocabulary lacks, as Hugging Face's decode does). The other ids are
+    checked; a dropped id makes the sequence not canonical (encode never gives it back), and
+    the break is the first dropped id unless the others break before it."""
+    dropped = dropped_ids(tok, ids)
+    if not dropped:
+        return is_canonical(tok, ids), []
+    gone = set(dropped)
+    at = [k for k, i in enumerate(ids) if i not in gone]
+    kept = [ids[k] for k in at]
+    found = is_canonical(tok, kept) if kept else None
+    first = next(k for k, i in enumerate(ids) if i in gone)
+    tokens = tuple(tok.id_to_token(i) or "(not in the vocabulary)" for i in ids)
+    if found is not None and at[found.index] < first:
+        where = at[found.index]
+        return replace(found, index=where, differs_at=where, ids=tuple(ids), tokens=tokens), dropped
+    canonical = found.canonical_ids if found is not None else tuple(kept)
+    canonical_tokens = found.canonical_tokens if found is not None else tokens_of(tok, kept)
+    reason = (
+        f"id {ids[first]} is not in the vocabulary of {tok.name or 'this tokenizer'}: decode "
+        "leaves it out (as Hugging Face's decode does), so encode cannot give it back"
+    )
+    return CanonicalBreak(
+        first,
+        "dropped",
+        tuple(ids),
+        tokens,
+        tuple(canonical),
+        tuple(canonical_tokens),
+        first,
+        (),
+        (),
+        reason,
+    ), dropped
+
+
+def tokens_of(tok: Any, ids: list[int]) -> tuple[str, ...]:
+    return tuple(tok.id_to_token(i) or "" for i in ids)
 
 
 def api_heal(request: Request, name: str, prompt: str) -> dict[str, Any]:
@@ -146,14 +190,15 @@ def _check(space: Tokenizations, typed: str) -> dict[str, Any]:
     ids = parse_ids(typed)
     if not ids:
         raise InvalidInput("paste some token ids to check")
-    found = is_canonical(space.tok, ids)
+    found, dropped = canonical_check(space.tok, ids)
     text = space.tok.decode(ids)
     if found is None:
-        return {"canonical": True, "ids": ids, "text": text}
+        return {"canonical": True, "ids": ids, "text": text, "dropped": []}
     return {
         "canonical": False,
         "ids": ids,
         "text": text,
+        "dropped": dropped,
         "break": found.to_dict(),
         "tokens": list(zip(found.ids, found.tokens)),
         "canonical_tokens": list(zip(found.canonical_ids, found.canonical_tokens)),

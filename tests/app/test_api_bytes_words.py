@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import tokenizers_core as tc
@@ -87,9 +89,9 @@ def test_decode_answers_text_and_the_raw_bytes(client):
     ids = tc.load("r50k_base").encode("🙂").ids[:1]  # half an emoji
     r = client.post("/api/decode", json={"tokenizer": "gpt2", "ids": ids, "bytes": True})
     assert r.status_code == 200
-    assert r.json() == {"tokenizer": "gpt2", "text": "\ufffd", "hex": "f09f"}
+    assert r.json() == {"tokenizer": "gpt2", "text": "\ufffd", "hex": "f09f", "dropped": []}
     r = client.post("/api/decode", json={"tokenizer": "cl100k_base", "ids": [9906, 100257]})
-    assert r.json() == {"tokenizer": "cl100k_base", "text": "Hello<|endoftext|>"}
+    assert r.json() == {"tokenizer": "cl100k_base", "text": "Hello<|endoftext|>", "dropped": []}
     r = client.post(
         "/api/decode",
         json={
@@ -127,3 +129,41 @@ def test_the_openapi_schema_documents_words_and_bytes(client):
     assert "hex" in props["bytes"]["description"]
     decode = spec["components"]["schemas"]["DecodeRequest"]["properties"]
     assert "decode_bytes" in decode["bytes"]["description"]
+
+
+def gap_tokenizer_json() -> bytes:
+    """A cl100k-style tokenizer.json: byte-level BPE whose special token sits one id past the
+    end of the ranks, in the vocabulary and as an added token (as our save writes cl100k), so
+    the id between (265 here, 100256 in cl100k's conversion) is no token."""
+    tok = tc.train("byte_bpe", ["hello world"] * 20, vocab_size=270)
+    data = tok.to_hf_json()
+    data["model"]["vocab"]["<|endoftext|>"] = tok.vocab_size + 1
+    data["added_tokens"] = [
+        {
+            "id": tok.vocab_size + 1,
+            "content": "<|endoftext|>",
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
+    ]
+    return json.dumps(data).encode()
+
+
+def test_decode_drops_an_id_a_tokenizer_json_lacks_and_says_so(store_client):
+    """As Hugging Face's decode: the id is left out, and `dropped` names it."""
+    from tokenizers import Tokenizer as HFTokenizer
+
+    data = gap_tokenizer_json()
+    r = store_client.post("/api/tokenizers", files={"file": ("tokenizer.json", data)})
+    assert r.status_code == 201, r.text
+    handle, ref = r.json()["tokenizer"], HFTokenizer.from_str(data.decode())
+    ids = [263, 265, 264, 266, 10**6]
+    for skip in (False, True):
+        body = {"tokenizer": handle, "ids": ids, "skip_special_tokens": skip, "bytes": True}
+        got = store_client.post("/api/decode", json=body).json()
+        assert got["text"] == ref.decode(ids, skip_special_tokens=skip)
+        assert got["dropped"] == [265, 10**6]
+        assert bytes.fromhex(got["hex"]).decode() == got["text"]

@@ -89,3 +89,13 @@ def test_a_model_name_is_a_tokeniser_name():
     assert json.loads(proc.stdout)["ids"] == [9906, 11, 1917, 0]
     proc = tokvis("encode", "-t", "text-davinci-003", "--json", "Hello, world!")  # p50k_base
     assert json.loads(proc.stdout)["ids"] == [15496, 11, 995, 0]
+
+
+def test_decode_of_a_tokenizer_json_drops_an_id_it_lacks_and_says_so(tmp_path):
+    from tests.app.test_api_bytes_words import gap_tokenizer_json
+
+    path = tmp_path / "tokenizer.json"
+    path.write_bytes(gap_tokenizer_json())
+    proc = tokvis("decode", "-t", str(path), "263", "265", "264")
+    assert proc.returncode == 0 and proc.stdout == "hello world\n"
+    assert "dropped 1 id not in the vocabulary" in proc.stderr and "265" in proc.stderr

@@ -293,3 +293,18 @@ def test_a_bad_budget_is_an_error_in_place(client, typed, message):
 def test_the_budget_and_ids_are_kept_in_the_permalink(client):
     r = page(client, "Hello big world", "cl100k_base", budget="2", decode="1 2")
     assert "budget=2" in r.headers["HX-Push-Url"] and "decode=1+2" in r.headers["HX-Push-Url"]
+
+
+def test_ids_a_tokenizer_json_lacks_are_dropped_and_named(store_client):
+    """The paste-ids box decodes as Hugging Face does (the id left out) and says which."""
+    from tests.app.test_api_bytes_words import gap_tokenizer_json
+
+    r = store_client.post(
+        "/api/tokenizers", files={"file": ("tokenizer.json", gap_tokenizer_json())}
+    )
+    body = page(store_client, "x", r.json()["tokenizer"], decode="263 265 264 266").text
+    assert "ids-error" not in body
+    assert by_testid(body, "ids-decoded") == "hello·world<|endoftext|>"
+    assert "<code>265</code>" in body.split('data-testid="ids-dropped"')[1].split("</p>")[0]
+    chips = body.split('data-testid="ids-chips"')[1].split("</ol>")[0]
+    assert chips.count("<li") == 3  # a chip for each id that is a token

@@ -109,3 +109,25 @@ def test_the_visualisers_paste_ids_box_says_whether_they_are_canonical(client):
     assert "/tokenizations?" in note  # onward: every tokenization of the text
     page = client.get("/", params={"tokenizer": "cl100k_base", "text": "hi", "decode": "9906"})
     assert "<strong>Canonical</strong>" in page.text
+
+
+def test_an_id_a_tokenizer_json_lacks_is_named_and_breaks_canonicality(store_client):
+    """decode drops it (as Hugging Face's does), so encode cannot give it back: not canonical,
+    the break at that id, `dropped` naming it; the page says it and checks the rest."""
+    from tests.app.test_api_bytes_words import gap_tokenizer_json
+
+    r = store_client.post(
+        "/api/tokenizers", files={"file": ("tokenizer.json", gap_tokenizer_json())}
+    )
+    handle = r.json()["tokenizer"]
+    body = store_client.post("/api/canonical", json={"tokenizer": handle, "ids": [263, 265, 264]})
+    got = body.json()
+    assert body.status_code == 200, got
+    assert got["canonical"] is False and got["first_break"] == 1 and got["dropped"] == [265]
+    assert got["canonical_ids"] == [263, 264] and "265 is not in the vocabulary" in got["reason"]
+    page = store_client.get(
+        "/tokenizations", params={"tokenizer": handle, "text": "hello world", "ids": "263 265 264"}
+    )
+    assert page.status_code == 200
+    assert "<code>265</code>" in page.text.split('data-testid="tok-check-dropped"')[1]
+    assert "breaks at token 1" in page.text

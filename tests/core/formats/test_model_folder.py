@@ -195,7 +195,11 @@ def cl100k_file(tmp_path_factory) -> bytes:
 
 def as_class(root, data: bytes, klass: str, **config):
     return write_folder(
-        root, {"tokenizer.json": data, "tokenizer_config.json": json.dumps({"tokenizer_class": klass, **config})}
+        root,
+        {
+            "tokenizer.json": data,
+            "tokenizer_config.json": json.dumps({"tokenizer_class": klass, **config}),
+        },
     )
 
 
@@ -203,9 +207,10 @@ def assert_same_ids(folder, texts):
     ours, ref = tc.load(str(folder)), theirs(folder)
     for text in texts:
         for add in (True, False):
-            assert ours.encode(text, add_special_tokens=add).ids == ref(
-                text, add_special_tokens=add
-            )["input_ids"], (text, add)
+            assert (
+                ours.encode(text, add_special_tokens=add).ids
+                == ref(text, add_special_tokens=add)["input_ids"]
+            ), (text, add)
         ids = ref(text)["input_ids"]
         assert ours.decode(ids) == ref.decode(ids)
     return ours, ref
@@ -225,7 +230,9 @@ def assert_same_ids(folder, texts):
     ],
 )
 def test_a_rebuilding_class_gives_transformers_ids(tmp_path, cl100k_file, klass, config):
-    ours, _ = assert_same_ids(as_class(tmp_path, cl100k_file, klass, **config), multilingual_texts())
+    ours, _ = assert_same_ids(
+        as_class(tmp_path, cl100k_file, klass, **config), multilingual_texts()
+    )
     rebuilt = klass not in ("LlamaTokenizerFast", "PreTrainedTokenizerFast")
     assert (ours.class_rebuild is not None) == rebuilt
     if rebuilt:

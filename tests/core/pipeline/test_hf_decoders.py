@@ -264,8 +264,9 @@ CL100K_GAP = [100256, 100261, 100275]
 @pytest.fixture(scope="module")
 def cl100k_json(tmp_path_factory):
     """cl100k as a tokenizer.json, written by our own save, with Hugging Face's reading of it."""
-    import tokenizers_core as tc
     from tokenizers import Tokenizer as HFTokenizer
+
+    import tokenizers_core as tc
 
     path = tmp_path_factory.mktemp("cl100k") / "tokenizer.json"
     tc.load("cl100k_base").save(str(path))
@@ -313,7 +314,9 @@ def test_a_model_folder_drops_them_too(tmp_path, cl100k_json):
     ours, ref = cl100k_json
     (tmp_path / "tokenizer.json").write_text(json.dumps(ours.to_hf_json()))
     (tmp_path / "tokenizer_config.json").write_text(
-        json.dumps({"added_tokens_decoder": {"100300": {"content": "<|im_start|>", "special": True}}})
+        json.dumps(
+            {"added_tokens_decoder": {"100300": {"content": "<|im_start|>", "special": True}}}
+        )
     )
     folder = tc.load(str(tmp_path))
     assert folder.decode([9906, 100256, 1917]) == ref.decode([9906, 100256, 1917]) == "Hello world"
