@@ -106,3 +106,38 @@ def test_the_stored_list_and_the_upload_boxes_lead_to_chat_and_diff(client, hand
         follow_redirects=False,
     )
     assert done.status_code in (303, 422)
+
+
+def test_chat_says_what_the_configs_tokenizer_class_changed(client, tmp_path):
+    """A byte-level tokenizer.json that splits as GPT-4 does, named GPT2Tokenizer: transformers
+    5 splits it by GPT-2's regex; /chat's ids are transformers' and the page says what changed."""
+    transformers = pytest.importorskip("transformers")
+    trained = tc.train(
+        "byte_bpe", ["Hi.\nÇa va? 你好 don't\n"] * 30, vocab_size=300, pattern="cl100k"
+    )
+    files = {
+        "tokenizer.json": json.dumps(trained.to_hf_json()),
+        "tokenizer_config.json": json.dumps(
+            {"tokenizer_class": "GPT2Tokenizer", "chat_template": TEMPLATE}
+        ),
+    }
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, content in files.items():
+            zf.writestr(f"m/{name}", content)
+            (tmp_path / name).write_text(content)
+    r = client.post("/api/tokenizers", files={"file": ("m.zip", out.getvalue())})
+    assert r.status_code == 201, r.text
+    messages = [{"role": "user", "content": "Hi.\nÇa va? 你好 don't"}]
+    page = client.get(
+        "/chat", params={"tokenizer": r.json()["tokenizer"], "messages": json.dumps(messages)}
+    )
+    note = re.search(r'data-testid="class-note">([^<]*)', page.text).group(1)
+    assert "GPT2Tokenizer" in note and "ByteLevel (GPT-2&#39;s regex)" in note
+    ids = re.search(r'data-testid="chat-ids">input_ids: ([^<]*)', page.text).group(1)
+    theirs = transformers.AutoTokenizer.from_pretrained(str(tmp_path)).apply_chat_template(
+        messages, tokenize=True, return_dict=False
+    )
+    assert [int(i) for i in ids.split()] == list(theirs)
+    visualiser = client.get("/", params={"tokenizer": r.json()["tokenizer"], "text": ".\n"})
+    assert "GPT2Tokenizer" in visualiser.text.split('data-testid="class-note"')[1].split("</p>")[0]

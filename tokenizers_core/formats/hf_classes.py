@@ -10,7 +10,7 @@ tokenizer from them in its `__init__`, with the class's own model options, norma
 pre-tokenizer and decoder. So a cl100k-style tokenizer.json named `GPT2Tokenizer` is split by
 GPT-2's regex (`".\\n"` is two tokens, not cl100k's one).
 
-Of the 65 such classes in transformers 5.24 (`docs/model-folders.md` lists each with what it
+Of the 65 such classes in transformers 5.24 (`docs/formats.md` lists each with what it
 changes), these are rebuilt here as transformers rebuilds them (`REBUILT`, each checked against
 `AutoTokenizer` on multilingual text); for the others `class_rebuild` says the class rebuilds
 and that we read the file as it is (`followed` False):
@@ -45,7 +45,7 @@ from typing import Any, Callable
 # Every class with an `__init__` of its own under transformers/models/*/tokenization_*.py, as
 # `convert_to_native_format` tells it from TokenizersBackend. (The classes without one --
 # ConvBertTokenizer, FNetTokenizer(Fast), DPR*TokenizerFast, ParakeetTokenizer -- read the file as
-# it is.) What each changes is in docs/model-folders.md.
+# it is.) What each changes is in docs/formats.md.
 REBUILDING_CLASSES = frozenset(
     """AlbertTokenizer BarthezTokenizer BertTokenizer BigBirdTokenizer BlenderbotTokenizer
     CLIPTokenizer CamembertTokenizer CodeGenTokenizer CodeLlamaTokenizer CohereTokenizer
@@ -396,7 +396,7 @@ def _changes(before: dict[str, Any], plan: _Plan) -> list[str]:
             now = "none" if plan.post is _no_post else "the class's own"
             out.append(f"{_NAMES[key]} {now} instead of the file's {_summary(was, key)}")
             continue
-        if _strip(was) != _strip(now):
+        if _strip(was, key) != _strip(now, key):
             out.append(
                 f"{_NAMES[key]} {_summary(now, key)} instead of the file's {_summary(was, key)}"
             )
@@ -411,11 +411,19 @@ def _changes(before: dict[str, Any], plan: _Plan) -> list[str]:
     return out
 
 
-def _strip(config: Any) -> Any:
+def _strip(config: Any, key: str = "") -> Any:
+    """A component without what changes neither ids nor text: `trim_offsets` (offsets only),
+    a ByteLevel decoder's options (it reads none of them).
+
+    >>> _strip({"type": "ByteLevel", "trim_offsets": False}, "decoder")
+    {'type': 'ByteLevel'}
+    """
     if isinstance(config, dict):
-        return {k: _strip(v) for k, v in config.items()}
+        if key == "decoder" and config.get("type") == "ByteLevel":
+            return {"type": "ByteLevel"}
+        return {k: _strip(v, key) for k, v in config.items() if k != "trim_offsets"}
     if isinstance(config, list):
-        return [_strip(v) for v in config]
+        return [_strip(v, key) for v in config]
     return config
 
 

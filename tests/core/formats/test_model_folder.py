@@ -275,3 +275,17 @@ def test_the_real_llama3_file_named_gpt2tokenizer(tmp_path):
     data = (INTEROP / "converted" / "llama3.tokenizer.json").read_bytes()
     ours, _ = assert_same_ids(as_class(tmp_path, data, "GPT2Tokenizer"), multilingual_texts())
     assert "ignore_merges=False" in ours.class_rebuild.note()
+
+
+def test_qwen3s_own_config_names_a_class_that_changes_nothing(tmp_path, qwen3_json):
+    """Qwen3's real tokenizer_config.json names Qwen2Tokenizer, whose components are its file's:
+    no note, and transformers' ids."""
+    import gzip
+    from importlib.resources import files
+
+    config = gzip.decompress(
+        files("tokenizers_core.data.vocab").joinpath("qwen3_tokenizer_config.json.gz").read_bytes()
+    )
+    folder = write_folder(tmp_path, {"tokenizer.json": qwen3_json, "tokenizer_config.json": config})
+    ours, _ = assert_same_ids(folder, multilingual_texts()[-5:])
+    assert ours.class_rebuild.followed and ours.class_rebuild.note() is None
