@@ -44,6 +44,16 @@ def asset_dir(name: str) -> Path:
     return packaged if packaged.is_dir() else ROOT / name
 
 
+def count_of(n: int, noun: str, plural: str | None = None) -> str:
+    """A count with separators and its noun, singular for 1 (pages' one number filter,
+    `{{ n | count_of("occurrence") }}`).
+
+    >>> count_of(1, "occurrence"), count_of(1455, "merge"), count_of(2, "entry", "entries")
+    ('1 occurrence', '1,455 merges', '2 entries')
+    """
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
 TEMPLATES_DIR = asset_dir("templates")
 STATIC_DIR = asset_dir("static")
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR), context_processors=[page_globals])
@@ -57,6 +67,7 @@ env.filters["sci"] = display.sci
 env.filters["day"] = display.day
 env.filters["ordinal"] = display.ordinal
 env.filters["num"] = "{:,}".format  # 12813 -> 12,813: every count a page shows
+env.filters["count_of"] = count_of  # 1 -> "1 merge", 1455 -> "1,455 merges"
 
 
 env.globals["url_with"] = url_with

@@ -38,7 +38,7 @@ from ..db import ensure_current, shown
 from ..sandbox import supervisor
 from .children import HEARTBEAT, Trainings
 from .queue import JobQueue
-from .store import JobStore
+from .store import Job, JobStore
 
 TASK = "tokvis.run_job"
 QUEUE = "tokvis"
@@ -164,6 +164,8 @@ class Worker:
         trainings = Trainings(self.store, self.cpu_seconds, self.memory_bytes)
         with self._lock:
             self.running.add(trainings)
+        began = time.monotonic()
+        log(started_line(job))
         try:
             trainings.start(job)
             while len(trainings):
@@ -175,6 +177,36 @@ class Worker:
         finally:
             with self._lock:
                 self.running.discard(trainings)
+            log(ended_line(job, self.store.get(job.id), time.monotonic() - began))
+
+
+# ---- one line per job on stderr: which, its kind, how long, how it ended ---------------------
+def log(line: str) -> None:
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()  # a line per job as it happens, also through a pipe (docker logs)
+
+
+def started_line(job: Job) -> str:
+    """The line a job's start prints.
+
+    >>> started_line(Job("a1b2", "sweep", {}, "running"))
+    'tokvis worker: job a1b2 (sweep) started'
+    """
+    return f"tokvis worker: job {job.id} ({job.kind}) started"
+
+
+def ended_line(job: Job, final: Job | None, seconds: float) -> str:
+    """How the job ended, from its row once the training is gone (None: the row was pruned).
+
+    >>> ended_line(Job("a1b2", "sweep", {}, "running"), Job("a1b2", "sweep", {}, "done"), 3.14)
+    'tokvis worker: job a1b2 (sweep) ended: done in 3.1 s'
+    >>> failed = Job("a1b2", "sweep", {}, "error", error="out of memory\\nat step 3")
+    >>> ended_line(failed, failed, 0.42)
+    'tokvis worker: job a1b2 (sweep) ended: error in 0.4 s: out of memory'
+    """
+    status = final.status if final is not None else "gone (its row was pruned)"
+    why = f": {final.error.splitlines()[0][:200]}" if final is not None and final.error else ""
+    return f"tokvis worker: job {job.id} ({job.kind}) ended: {status} in {seconds:.1f} s{why}"
 
 
 def run_worker(url: str, concurrency: int, cpu_seconds: int, memory_mb: int, stale: float) -> None:

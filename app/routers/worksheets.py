@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from ..deps import check_step_text, resolve_tokenizer
@@ -54,7 +54,9 @@ def bpe_worksheet(
     request: Request,
     corpus: str = "",
     variant: str = "bpe",
-    vocab_size: int = 24,
+    vocab_size: int | None = Query(
+        None, description="blank: the corpus's starting symbols and 12 merges (textbook: 24)"
+    ),
     pattern: str = "gpt2",
     start: int = 1,
     end: int = 3,
@@ -62,7 +64,6 @@ def bpe_worksheet(
     key: bool = False,
 ) -> HTMLResponse:
     def build() -> dict[str, Any]:
-        W.check_vocab(vocab_size)
         return W.worksheet(
             training_text(request, corpus, W.TEXTBOOK),
             variant,

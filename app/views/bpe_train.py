@@ -230,6 +230,7 @@ def page(
         "code": code_panel(s),
         "practice": practice(s, answer, PATH, params) if answer.on else None,
         "practice_link": toggle(PATH, params, s.step),
+        "sheet_words": SHEET_WORDS,  # a worksheet is offered for a corpus this small
     }
 
 

@@ -141,7 +141,7 @@ def page(run: Any, k: int, table_page: int) -> dict[str, Any]:
     if isinstance(run, Job):
         return {"training": True, "job": run, "step": k}
     s = state(run, k, table_page)
-    return {**vars(s), "session": run, "code": code_panel(s)}
+    return {**vars(s), "session": run, "code": code_panel(s), "sheet_words": SHEET_WORDS}
 
 
 # ---- the worksheet -------------------------------------------------------------------------------

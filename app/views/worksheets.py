@@ -14,7 +14,9 @@ import tokenizers_core as tc
 from tokenizers_core.corpora import SENNRICH, corpus_names
 from tokenizers_core.errors import InvalidInput
 from tokenizers_core.implementations.bert import count_words
-from tokenizers_core.models.bpe.session import VARIANTS
+from tokenizers_core.models.bpe.sentencepiece_trainer import META_PIECES
+from tokenizers_core.models.bpe.session import VARIANTS, BpeSession
+from tokenizers_core.models.bpe.words import bpe_word_table, byte_bpe_word_table
 
 from ..jobs.runs import bpe_session_here, unigram_run_here, wordpiece_run_here
 from . import (
@@ -65,13 +67,82 @@ def check_vocab(vocab_size: int, low: int = 1) -> None:
 
 
 def worksheet(
-    text: str, variant: str, vocab_size: int, start: int, end: int, options: dict[str, Any]
+    text: str,
+    variant: str,
+    vocab_size: int | None,
+    start: int,
+    end: int,
+    options: dict[str, Any],
 ) -> dict[str, Any]:
-    """BPE training, merges start..end (1-based, inclusive)."""
+    """BPE training, merges start..end (1-based, inclusive), on the corpus or, when it has more
+    distinct words than a sheet done by hand takes, on its first lines that fit
+    (`sheet_corpus`). Without `vocab_size`, the corpus's starting symbols and
+    `SPARE_MERGES` merges more (the textbook corpus: 24)."""
     if variant not in VARIANTS:
         raise InvalidInput(f"unknown BPE variant {variant!r}; choose one of: {', '.join(VARIANTS)}")
     check_range(start, end)
-    return bpe_train.worksheet(bpe_session_here(text, variant, vocab_size, options), start, end)
+    text, cut = sheet_corpus(text, variant, options)
+    if vocab_size is None:
+        vocab_size = start_symbols(text, variant, options) + max(SPARE_MERGES, end)
+    check_vocab(vocab_size)
+    session = bpe_session_here(text, variant, vocab_size, options)
+    sheet = bpe_train.worksheet(session, start, end)
+    return {**sheet, "vocab_size": vocab_size, "cut": cut, "sheet_words": bpe_train.SHEET_WORDS}
+
+
+SPARE_MERGES = 12  # merges a sheet's default vocab_size leaves room for
+
+
+def sheet_corpus(text: str, variant: str, options: dict[str, Any]) -> tuple[str, dict | None]:
+    """The corpus a hand worksheet is trained on: the text itself when it has at most
+    `SHEET_WORDS` distinct words, else its first lines that do, with {"lines", "of", "words"}
+    saying how many lines of how many (and the whole corpus's distinct words). InvalidInput
+    when even the first line has too many.
+
+    >>> sheet_corpus("low low\nlower", "bpe", {})
+    ('low low\nlower', None)
+    """
+    lines = text.splitlines()
+    total = _distinct_words(lines, variant, options)
+    if total <= bpe_train.SHEET_WORDS:
+        return text, None
+    fits, over = 0, 1  # the first `fits` lines fit, the first `over` may not
+    while over < len(lines) and _distinct_words(lines[:over], variant, options) <= (
+        bpe_train.SHEET_WORDS
+    ):
+        fits, over = over, over * 2
+    while over - fits > 1:  # bisect: the first `fits` lines fit, the first `over` do not
+        mid = (fits + over) // 2
+        if _distinct_words(lines[:mid], variant, options) <= bpe_train.SHEET_WORDS:
+            fits = mid
+        else:
+            over = mid
+    if not any(line.strip() for line in lines[:fits]):
+        raise InvalidInput(
+            f"this corpus has {total:,} distinct words and its first line alone more than "
+            f"{bpe_train.SHEET_WORDS}, which a worksheet to fill in by hand takes at most "
+            "(paste a smaller corpus)"
+        )
+    return "\n".join(lines[:fits]), {"lines": fits, "of": len(lines), "words": total}
+
+
+def _distinct_words(lines: list[str], variant: str, options: dict[str, Any]) -> int:
+    """The rows of the run's word table (its distinct words), without starting a run."""
+    if not any(line.strip() for line in lines):
+        return 0
+    if variant == "bpe":
+        return len(bpe_word_table(lines))
+    if variant == "byte_bpe":
+        return len(byte_bpe_word_table(lines, options.get("pattern", "gpt2")))
+    return len(BpeSession("\n".join(lines), variant, MAX_VOCAB, options).order)
+
+
+def start_symbols(text: str, variant: str, options: dict[str, Any]) -> int:
+    """How many symbols the run starts with (its vocabulary before any merge)."""
+    trainer = BpeSession(text, variant, MAX_VOCAB, options).trainer
+    if hasattr(trainer, "alphabet_size"):
+        return trainer.alphabet_size
+    return len(trainer.chars) + len(META_PIECES)  # sentencepiece: <unk>, <s>, </s>
 
 
 def wordpiece_worksheet(text: str, vocab_size: int, start: int, end: int) -> dict[str, Any]:
@@ -104,7 +175,7 @@ lattice_worksheet = unigram_lattice.worksheet
 def bpe_form(
     corpus: str,
     variant: str,
-    vocab_size: int,
+    vocab_size: int | None,
     pattern: str,
     start: int,
     end: int,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -240,6 +241,30 @@ def test_a_worker_stopped_with_sigterm_interrupts_its_job_and_ends_its_training(
     job = status(a, job_id)
     assert job["status"] == "interrupted" and "worker was stopped" in job["error"]
     assert until(lambda: not running(pid), 5)
+
+
+def test_a_worker_prints_a_line_when_a_job_starts_and_one_when_it_ends(cluster):
+    """`tokvis worker` says which job it runs, its kind, and when it ends how long it took and
+    how it ended (done, error, cancelled, interrupted)."""
+    a = cluster.server()
+    worker = cluster.worker()
+    job = submit(
+        a, {"corpus": "botchan", "heldout": "udhr/eng", "algorithms": ["bpe"], "sizes": [320]}
+    )
+    job_id = job["id"].split(".")[0]
+    final = until(
+        lambda: (s := status(a, job_id))["status"] not in ("queued", "running") and s, 120
+    )
+    assert final, status(a, job_id)  # done (or, on a machine too busy for its heartbeat, not)
+    worker.send_signal(signal.SIGTERM)
+    assert worker.wait(timeout=30) == 0
+    lines = worker.stderr.read().decode().splitlines()
+    assert f"tokvis worker: job {job_id} (sweep) started" in lines
+    ended = [
+        line for line in lines if line.startswith(f"tokvis worker: job {job_id} (sweep) ended")
+    ]
+    assert len(ended) == 1, lines
+    assert re.match(rf".* ended: {final['status']} in \d+\.\d s", ended[0]), (ended, final)
 
 
 def test_the_queue_limit_answers_429_from_every_server(cluster):

@@ -41,7 +41,6 @@ def test_bad_ranges(client):
         ("start=1&end=20", "at most"),
         ("start=1&end=2&paper=a3", "paper"),
         ("start=40&end=41", "merges"),
-        ("corpus=botchan&vocab_size=300&start=1&end=2", "distinct words"),
         ("variant=nope", "variant"),
     ]:
         r = client.get(f"/worksheet/bpe?{query}")
@@ -324,3 +323,70 @@ def test_a_worksheet_reads_the_run_the_page_trained(client, monkeypatch):
     assert client.get("/bpe/train?vocab_size=24&step=2").status_code == 200
     assert client.get("/worksheet/bpe?vocab_size=24&start=1&end=3").status_code == 200
     assert len(made) == 1
+
+
+def test_a_large_corpus_opens_on_a_sheet_of_its_first_lines(client):
+    """botchan has thousands of distinct words: the sheet trains on its first lines that a hand
+    worksheet takes (at most 40 distinct words), says so, and picks a vocab_size that works
+    (the corpus's starting symbols and 12 merges; it was 24, below botchan's 85 symbols)."""
+    r = client.get("/worksheet/bpe?corpus=botchan")
+    assert r.status_code == 200, re.findall(r'data-testid="error">([^<]*)', r.text)
+    cut = re.search(r'data-testid="sheet-cut">([^<]*)<', r.text).group(1)
+    assert "at most 40 distinct words" in cut and "its first 2 lines" in cut
+    assert re.search(
+        r"vocab_size 49, the first 2 lines of corpus botchan: 29 distinct words", r.text
+    )
+    key = client.get("/worksheet/bpe?corpus=botchan&key=1")
+    assert len(re.findall(r'data-testid="answer">', key.text)) == 3
+    byte = client.get("/worksheet/bpe?variant=byte_bpe")  # the textbook: 256 bytes and 12
+    assert byte.status_code == 200 and "vocab_size 268" in byte.text
+    assert client.get("/worksheet/bpe?corpus=botchan&vocab_size=24").status_code == 422
+
+
+def test_the_training_view_offers_a_worksheet_only_where_it_works(client):
+    """A corpus with more words than a hand worksheet takes gets a note and a link to a sheet
+    of its first lines, not "Print merges 4-7" (whose sheet was one sentence of error)."""
+    from tests.polling import wait_until
+
+    url = "/bpe/train?corpus=udhr/eng&vocab_size=200&step=3"
+    page = wait_until(lambda: _when(client.get(url).text, "worksheet-"), 60)
+    assert 'data-testid="worksheet-link"' not in page
+    note = re.search(r'data-testid="worksheet-note">(.*?)</p>', page).group(1)
+    assert "at most 40 distinct words" in note
+    href = re.search(r'href="([^"]*)"', note).group(1).replace("&amp;", "&")
+    assert href == "/worksheet/bpe?corpus=udhr%2Feng&variant=bpe"
+    assert client.get(href).status_code == 200
+
+
+def test_the_wordpiece_view_offers_a_worksheet_only_where_it_works(client):
+    from tests.polling import wait_until
+
+    url = "/wordpiece/train?corpus=udhr/eng&vocab_size=200&step=3"
+    page = wait_until(lambda: _when(client.get(url).text, "worksheet-"), 60)
+    assert 'data-testid="worksheet-link"' not in page and 'data-testid="worksheet-note"' in page
+
+
+def test_every_label_of_a_worksheet_form_is_held_with_its_box(client):
+    """Each label and its box are one item of the wrapping form (span.pair), so a line never
+    ends with a label whose box starts the next."""
+    for path in [
+        "/worksheet/bpe",
+        "/worksheet/wordpiece",
+        "/worksheet/unigram_train",
+        "/worksheet/bpe_encode",
+        "/worksheet/wordpiece_encode",
+        "/worksheet/unigram_lattice",
+    ]:
+        form = re.search(r'data-testid="worksheet-form">(.*?)</form>', client.get(path).text, re.S)
+        labels = re.findall(r'<label for="(\w+)"', form.group(1))
+        pairs = re.findall(
+            r'<span class="pair"><label for="(\w+)">.*?<(?:input|select) id="\1"',
+            form.group(1),
+            re.S,
+        )
+        assert labels and labels == pairs, path
+
+
+def _when(text: str, mark: str) -> str | None:
+    """The page once it shows `mark` (a training in the job pool first shows its progress)."""
+    return text if mark in text else None
