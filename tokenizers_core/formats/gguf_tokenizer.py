@@ -17,10 +17,11 @@ Note that a "llama" GGUF runs BPE by scores even when the model was trained as a
 is what llama.cpp does. The tokens' types (`.token_type`: 1 normal, 2 unknown, 3 control, 4
 user-defined, 5 unused, 6 byte) are sentencepiece's numbers. Control tokens become special
 added tokens and user-defined ones plain added tokens (matched whole in the text, as llama.cpp
-matches them). BOS and EOS are added as `.add_bos_token` / `.add_eos_token` say, with
-llama.cpp's defaults when the file does not; a "gpt2" file without `.bos_token_id` /
-`.eos_token_id` gets llama.cpp's id 11 for both (none for BOS under the ChatGLM/GLM
-pre-tokenizers, `gguf_pre.NO_DEFAULT_BOS`).
+matches them); a token llama.cpp takes for a control token by its text (`</s>`,
+`<|endoftext|>`, ...: `llama_cpp_types`) is a control token whatever the file types it. BOS
+and EOS are added as `.add_bos_token` / `.add_eos_token` say, with llama.cpp's defaults when
+the file does not; a "gpt2" file without `.bos_token_id` / `.eos_token_id` gets llama.cpp's
+id 11 for both (none for BOS under the ChatGLM/GLM pre-tokenizers, `gguf_pre.NO_DEFAULT_BOS`).
 
 For "bert" we run llama.cpp's WPM, not BERT's pipeline as Hugging Face runs it: its
 pre-processing (`llm_tokenizer_wpm_session::preprocess`, in `gguf_wpm.py`) keeps only the first
@@ -82,7 +83,7 @@ def tokenizer_from_metadata(meta: GGUFMetadata, *, name: str = "") -> Tokenizer:
             f"the GGUF's tokenizer model {model!r} is not supported; we read {', '.join(MODELS)}"
         )
     tokens = _str_list(kv, "tokens")
-    types = _int_list(kv, "token_type", len(tokens), default=NORMAL)
+    types = llama_cpp_types(tokens, _int_list(kv, "token_type", len(tokens), default=NORMAL), kv)
     pre = kv.get(_KEY + "pre")
     spec = gguf_pre.lookup(pre if isinstance(pre, str) else "default")
     if model == "gemma4":  # llama.cpp sets this pre-tokenizer whatever the file says
@@ -127,6 +128,64 @@ def tokenizer_from_metadata(meta: GGUFMetadata, *, name: str = "") -> Tokenizer:
     warning = gguf_pre.warning(pre if isinstance(pre, str) else None) if model == "gpt2" else None
     tok.warnings = [warning] if warning else []  # type: ignore[attr-defined]
     return tok
+
+
+# ---- the types llama.cpp gives tokens by their text -------------------------------------------
+
+# `llama_vocab::impl::load` adds the CONTROL flag to every token with one of these texts (its
+# end-of-generation list), whatever the file types it: "control-looking token ... was not
+# control-type; this is probably a bug in the model. its type will be overridden".
+EOG_TEXTS = frozenset(
+    "<|eot_id|> <|im_end|> <|end|> <|return|> <|call|> <|flush|> <|calls|> <end_of_turn> "
+    "<|endoftext|> </s> <|eom_id|> <EOT> _<EOT> [EOT] [EOS] <|end_of_text|> "
+    "<end_of_utterance> <eos> <turn|> <|tool_response> <｜end▁of▁sentence｜> [e~[".split()
+)
+# ... and to the fill-in-the-middle tokens it finds by text when the file names no id for them
+# (under any of the keys, the second ones deprecated)
+FIM_TEXTS = {
+    "fim_pre_token_id prefix_token_id": (
+        "<|fim_prefix|> <fim-prefix> <fim_prefix> <｜fim▁begin｜> <PRE> ▁<PRE> "
+        "<|code_prefix|> <|prefix|>"
+    ),
+    "fim_suf_token_id suffix_token_id": (
+        "<|fim_suffix|> <fim-suffix> <fim_suffix> <｜fim▁hole｜> <SUF> ▁<SUF> "
+        "<|code_suffix|> <|suffix|>"
+    ),
+    "fim_mid_token_id middle_token_id": (
+        "<|fim_middle|> <fim-middle> <fim_middle> <｜fim▁end｜> <MID> ▁<MID> "
+        "<|code_middle|> <|middle|>"
+    ),
+    "fim_pad_token_id": "<|fim_pad|> <fim-pad> <fim_pad> <PAD> [PAD]",
+    "fim_rep_token_id": "<|fim_repo|> <|repo_name|> <fim-repo> <REPO> <reponame>",
+    "fim_sep_token_id": "<|file_sep|>",
+}
+# ... and it makes these gpt-oss tokens USER_DEFINED, so they are matched with parsing off too
+ALWAYS_MATCHED = frozenset(["<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"])
+
+
+def llama_cpp_types(tokens: list[str], types: list[int], kv: dict[str, Any]) -> list[int]:
+    """The file's token types as llama.cpp reads them: a NORMAL or USER_DEFINED token whose
+    text llama.cpp takes for a control token (`EOG_TEXTS`, and `FIM_TEXTS` when the file
+    names no such id) becomes CONTROL, so that with special tokens not parsed it is text, as
+    `tokenizer_st_partition` skips control tokens then (Phi-3's GGUF types `</s>`
+    USER_DEFINED: llama.cpp reads a typed `</s>` as text). `ALWAYS_MATCHED` become
+    USER_DEFINED. (For the FIM kinds llama.cpp flags the first text it finds in a hash map;
+    we flag every one of them, which differs only for a file holding two such texts.)
+
+    >>> llama_cpp_types(["a", "</s>", "<|mine|>", "<|fim_pad|>"], [1, 4, 4, 4], {})
+    [1, 3, 4, 3]
+    """
+    control = set(EOG_TEXTS)
+    for keys, texts in FIM_TEXTS.items():
+        if not any(_KEY + key in kv for key in keys.split()):
+            control.update(texts.split())
+    out = list(types)
+    for i, token in enumerate(tokens):
+        if token in ALWAYS_MATCHED:
+            out[i] = USER_DEFINED
+        elif token in control and out[i] in (NORMAL, USER_DEFINED):
+            out[i] = CONTROL
+    return out
 
 
 # ---- the four models ---------------------------------------------------------------------------

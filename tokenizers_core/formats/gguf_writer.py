@@ -387,6 +387,14 @@ def _added_changes(tok: Any, data: dict[str, Any]) -> list[str]:
             f"{len(flagged)} added tokens lose their lstrip/rstrip/single_word rules "
             f"(first: {flagged[0]!r}): llama.cpp matches them as they are."
         )
+    added = {a["content"] for a in data.get("added_tokens", [])}
+    looking = sorted(t for t in control_looking(list(data["model"]["vocab"])) if t not in added)
+    if looking:
+        out.append(
+            f"Tokens llama.cpp takes for control tokens by their text ({len(looking)}, first: "
+            f"{looking[0]!r}) are matched whole in the text when special tokens are parsed, "
+            "where this tokenizer reads them as text."
+        )
     specials = [a["content"] for a in data.get("added_tokens", []) if a.get("special")]
     typed = next(
         (s for s in specials[:50] if len(tok.encode(s, add_special_tokens=False)) != 1), None
@@ -397,6 +405,19 @@ def _added_changes(tok: Any, data: dict[str, Any]) -> list[str]:
             "tokens, where this tokenizer reads them as text."
         )
     return out
+
+
+def control_looking(tokens: list[str]) -> set[str]:
+    """The tokens a GGUF without fill-in-the-middle ids (as we write one) holding `tokens`
+    has flagged CONTROL by llama.cpp, for their text (`gguf_tokenizer.llama_cpp_types`).
+
+    >>> sorted(control_looking(["a", "</s>", "<|fim_pad|>"]))
+    ['</s>', '<|fim_pad|>']
+    """
+    from .gguf_tokenizer import llama_cpp_types  # it imports this module
+
+    types = llama_cpp_types(tokens, [NORMAL] * len(tokens), {})
+    return {t for t, kind in zip(tokens, types) if kind == CONTROL}
 
 
 def _byte_level_json(tok: Any) -> dict[str, Any]:

@@ -225,3 +225,30 @@ def test_tokens_typed_unknown_beside_the_unknown_id_load_as_control_tokens(folde
     assert tok.encode("x[PAD2]", add_special_tokens=False).tokens[-1] == "[PAD2]"
     plain = tok.encode("x[PAD2]", add_special_tokens=False, encode_special_tokens=True)
     assert "[PAD2]" not in plain.tokens
+
+
+def test_user_defined_tokens_llama_cpp_flags_as_control_are_text_with_parsing_off(folder):
+    """Phi-3's GGUF types `</s>` USER_DEFINED; llama.cpp's `load` adds the CONTROL flag to
+    every token whose text is on its end-of-generation list (`</s>`, `<|endoftext|>`,
+    `<|im_end|>`, ...), and `tokenizer_st_partition` skips control tokens when special
+    tokens are not parsed: typed in the text, `</s>` is text there (it was our id 2). Other
+    user-defined tokens are matched either way."""
+    pieces = tc.load("botchan_en_bpe_1000").proto.pieces
+    tokens = [p for p, _s, _t in pieces] + ["<|mine|>", "<|im_end|>"]
+    types = [4 if p == "</s>" else t for p, _s, t in pieces] + [4, 4]
+    path = write(
+        str(folder / "phi3-user-defined.gguf"),
+        {
+            "add_tokenizer_model": "llama",
+            "add_token_list": tokens,
+            "add_token_scores": [s for _p, s, _t in pieces] + [0.0, 0.0],
+            "add_token_types": types,
+        },
+    )
+    tok = tc.load(path)
+    text = "hi</s> there<|im_end|> and <|mine|>"
+    parsed = tok.encode(text, add_special_tokens=False)
+    assert {"</s>", "<|im_end|>", "<|mine|>"} <= set(parsed.tokens)
+    plain = tok.encode(text, add_special_tokens=False, encode_special_tokens=True)
+    assert "</s>" not in plain.tokens and "<|im_end|>" not in plain.tokens
+    assert "<|mine|>" in plain.tokens  # user-defined: matched whatever the switch says

@@ -17,6 +17,7 @@ from tokenizers_core.corpora import load_corpus
 from tokenizers_core.diff import corpus_texts, diff, stress_texts
 from tokenizers_core.formats import gguf_writer, load_bytes, sniff
 from tokenizers_core.formats.exactness import exactness
+from tokenizers_core.formats.gguf_tokenizer import EOG_TEXTS
 from tokenizers_core.formats.gguf_wpm import WpmNormalizer, WpmPreTokenizer
 from tokenizers_core.models.sentencepiece_common import CONTROL, UNKNOWN, USER_DEFINED
 from tokenizers_core.normalizers import BertNormalizer
@@ -55,6 +56,7 @@ def explained(tok: tc.Tokenizer, sentences: tuple[str, ...], text: str) -> bool:
         or says("merges by rank")
         or says("whole piece up")
         or (says("Special-token strings") and any(s in text for s in specials))
+        or (says("by their text") and any(t in text for t in EOG_TEXTS))
         or (says("normaliser") and tok.normalizer.normalize_str(text) != text)
         or (says("Runs of spaces") and ("  " in text or text != text.strip()))
         or (says("pre-processes the text its own way") and wpm_differs(text))

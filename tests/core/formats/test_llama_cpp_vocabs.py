@@ -146,3 +146,20 @@ def test_every_vocab_file_loads(vocab_dir: Path, vocab: str) -> None:
     if vocab == "none":
         pytest.fail("the fetch ran but no vocab files were collected: rerun pytest")
     assert _load(vocab_dir, vocab).vocab_size > 0  # type: ignore[attr-defined]
+
+
+@pytest.mark.skipif(not VOCABS and os.environ.get("CI") != "true", reason=FETCH_HINT)
+def test_phi3s_user_defined_eos_typed_in_the_text_is_text_with_parsing_off(vocab_dir: Path):
+    """ggml-vocab-phi-3.gguf types `</s>` (id 2) USER_DEFINED; llama.cpp flags it CONTROL by
+    its text (its end-of-generation list), so with parse_special=false it is text: "▁</",
+    "s", ">" by the scores (llama.cpp's SPM joins the best-scored pair; `</s>` itself scores
+    -1000). With special tokens parsed it is id 2, and the spaces after it are eaten (the
+    RSTRIP llama.cpp gives Phi-3's special tokens)."""
+    if "phi-3" not in VOCABS:
+        pytest.skip("no ggml-vocab-phi-3.gguf in the cache")
+    tok = _load(vocab_dir, "phi-3")
+    text = "Hi </s> there"
+    plain = tok.encode(text, add_special_tokens=False, encode_special_tokens=True)  # type: ignore[attr-defined]
+    assert plain.ids == [6324, 1533, 29879, 29958, 727]  # ▁Hi ▁</ s > ▁there
+    assert tok.decode(plain.ids) == text  # type: ignore[attr-defined]
+    assert tok.encode(text, add_special_tokens=False).ids == [6324, 29871, 2, 727]  # type: ignore[attr-defined]
