@@ -11,7 +11,7 @@ pre-tokenizer and decoder. So a cl100k-style tokenizer.json named `GPT2Tokenizer
 GPT-2's regex (`".\\n"` is two tokens, not cl100k's one).
 
 Of the 65 such classes in transformers 5.24 (`docs/formats.md` lists each with what it
-changes), these are rebuilt here as transformers rebuilds them (`REBUILT`, each checked against
+changes), these 13 are rebuilt here as transformers rebuilds them (`REBUILT`, each checked against
 `AutoTokenizer` on multilingual text); for the others `class_rebuild` says the class rebuilds
 and that we read the file as it is (`followed` False):
 
@@ -25,9 +25,17 @@ and that we read the file as it is (`followed` False):
   beside a tokenizer.json).
 - RobertaTokenizer: GPT-2's pre-tokenizer and decoder, the same BPE, no normalizer; its
   post-processor always RobertaProcessing(`</s>`, `<s>`).
-- BertTokenizer: normalizer BertNormalizer(`do_lower_case`, `tokenize_chinese_chars`,
-  `strip_accents`), pre-tokenizer BertPreTokenizer, decoder WordPiece, WordPiece with the
-  class's unk token; its post-processor always `[CLS] $A [SEP]`.
+- BertTokenizer (and DistilBertTokenizer, the same): normalizer BertNormalizer(`do_lower_case`,
+  `tokenize_chinese_chars`, `strip_accents`), pre-tokenizer BertPreTokenizer, decoder
+  WordPiece, WordPiece with the class's unk token; its post-processor always `[CLS] $A [SEP]`.
+  The DPR classes (DPRContextEncoder-, DPRQuestionEncoder-, DPRReaderTokenizer) are BERT's but
+  swallow `do_lower_case`: they always lowercase.
+- Qwen3_5Tokenizer: Qwen2's, with Qwen3.5's regex (letters with their marks).
+- CodeGenTokenizer: GPT-2's, with a ByteLevel post-processor (offsets only) when the file has none.
+- BlenderbotTokenizer: GPT-2's with `add_prefix_space` on by default and RoBERTa's named tokens
+  (`<mask>` with lstrip); the file's post-processor.
+- DebertaTokenizer: GPT-2's, BERT's named tokens, its post-processor always `[CLS] $A [SEP]`
+  (pair `[CLS] $A [SEP] [SEP] $B [SEP]`).
 
 Each class also brings its own named special tokens (GPT-2's `<|endoftext|>`, RoBERTa's `<s>`
 ... `<mask>`), added where the config names none (`class_defaults`). The tokens a rebuilt
@@ -66,6 +74,10 @@ GPT2_REGEX = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s
 QWEN2_REGEX = (
     r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
     r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+QWEN3_5_REGEX = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}"""
+    r"""| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 )
 _COMPONENTS = ("normalizer", "pre_tokenizer", "decoder", "post_processor")
 _NAMES = {
@@ -259,7 +271,7 @@ def _gpt2(data: dict[str, Any], config: dict[str, Any]) -> _Plan:
     return _Plan(data, config, _keep_file_post(data), defaults)
 
 
-def _qwen2(data: dict[str, Any], config: dict[str, Any]) -> _Plan:
+def _qwen2(data: dict[str, Any], config: dict[str, Any], regex: str = QWEN2_REGEX) -> _Plan:
     data["model"] = _plain_bpe(data["model"])
     data["normalizer"] = {"type": "NFC"}
     data["pre_tokenizer"] = {
@@ -267,7 +279,7 @@ def _qwen2(data: dict[str, Any], config: dict[str, Any]) -> _Plan:
         "pretokenizers": [
             {
                 "type": "Split",
-                "pattern": {"Regex": QWEN2_REGEX},
+                "pattern": {"Regex": regex},
                 "behavior": "Isolated",
                 "invert": False,
             },
@@ -374,12 +386,86 @@ def _bert(data: dict[str, Any], config: dict[str, Any]) -> _Plan:
     return _Plan(data, config, post, defaults)
 
 
+def _qwen3_5(data: dict[str, Any], config: dict[str, Any]) -> _Plan:
+    return _qwen2(data, config, QWEN3_5_REGEX)
+
+
+def _codegen(data: dict[str, Any], config: dict[str, Any]) -> _Plan:
+    """GPT-2's rebuild with a ByteLevel post-processor of its own (offsets only), which the
+    file's post-processor replaces when it has one."""
+    plan = _gpt2(data, config)
+    plan.defaults["pad_token"] = None
+    if data.get("post_processor") is None:
+        data["post_processor"] = {
+            "type": "ByteLevel",
+            "add_prefix_space": True,
+            "trim_offsets": False,
+            "use_regex": True,
+        }
+    plan.post = None
+    return plan
+
+
+def _blenderbot(data: dict[str, Any], config: dict[str, Any]) -> _Plan:
+    """GPT-2's rebuild with a prefix space by default, RoBERTa's named tokens (`<mask>` with
+    lstrip), the file's post-processor."""
+    plan = _gpt2(data, {"add_prefix_space": True, **config})
+    plan.defaults = {
+        "bos_token": "<s>",
+        "eos_token": "</s>",
+        "sep_token": "</s>",
+        "cls_token": "<s>",
+        "unk_token": "<unk>",
+        "pad_token": "<pad>",
+        "mask_token": {"content": "<mask>", "lstrip": True, "rstrip": False, "normalized": False},
+    }
+    return plan
+
+
+def _deberta(data: dict[str, Any], config: dict[str, Any]) -> _Plan:
+    """GPT-2's components, `[CLS] $A [SEP]` (pair `[CLS] $A [SEP] [SEP] $B [SEP]`, every type
+    id 0) always, BERT's named tokens."""
+    plan = _gpt2(data, config)
+    data["post_processor"] = None
+
+    def post(tok: Any, cfg: dict[str, Any]) -> dict[str, Any]:
+        cls, sep = _token(cfg.get("cls_token")) or "[CLS]", _token(cfg.get("sep_token")) or "[SEP]"
+        single = [f"{cls}:0", "$A:0", f"{sep}:0"]
+        return _template(tok, single, [*single, f"{sep}:0", "$B:0", f"{sep}:0"], [cls, sep])
+
+    plan.post = post
+    plan.defaults = {
+        "bos_token": "[CLS]",
+        "eos_token": "[SEP]",
+        "sep_token": "[SEP]",
+        "cls_token": "[CLS]",
+        "unk_token": "[UNK]",
+        "pad_token": "[PAD]",
+        "mask_token": "[MASK]",
+    }
+    return plan
+
+
+def _dpr(data: dict[str, Any], config: dict[str, Any]) -> _Plan:
+    """BertTokenizer's rebuild; the DPR classes take `do_lower_case` and do not pass it on, so
+    BERT's default lowercases whatever the config says."""
+    return _bert(data, {**config, "do_lower_case": True})
+
+
 REBUILT: dict[str, Callable[[dict[str, Any], dict[str, Any]], _Plan]] = {
     "GPT2Tokenizer": _gpt2,
     "Qwen2Tokenizer": _qwen2,
+    "Qwen3_5Tokenizer": _qwen3_5,
     "GPTNeoXTokenizer": _gpt_neox,
+    "CodeGenTokenizer": _codegen,
+    "BlenderbotTokenizer": _blenderbot,
     "RobertaTokenizer": _roberta,
+    "DebertaTokenizer": _deberta,
     "BertTokenizer": _bert,
+    "DistilBertTokenizer": _bert,
+    "DPRContextEncoderTokenizer": _dpr,
+    "DPRQuestionEncoderTokenizer": _dpr,
+    "DPRReaderTokenizer": _dpr,
 }
 
 
@@ -442,10 +528,13 @@ def _summary(config: Any, key: str = "pre_tokenizer") -> str:
         return "Sequence[" + ", ".join(_summary(m, key) for m in members) + "]"
     if kind == "ByteLevel" and key == "pre_tokenizer" and config.get("use_regex", True):
         return "ByteLevel (GPT-2's regex)"
+    if kind == "BertNormalizer":
+        return f"BertNormalizer ({'lowercasing' if config.get('lowercase', True) else 'cased'})"
     if kind == "Split":
         pattern = config.get("pattern") or {}
         regex = pattern.get("Regex") if isinstance(pattern, dict) else None
-        if regex == QWEN2_REGEX:
-            return "Split (Qwen2's regex)"
-        return "Split (the file's regex)" if regex else "Split"
+        known = {QWEN2_REGEX: "Qwen2's regex", QWEN3_5_REGEX: "Qwen3.5's regex"}
+        if regex in known:
+            return f"Split ({known[regex]})"
+        return "Split (a regex of its own)" if regex else "Split"
     return str(kind)

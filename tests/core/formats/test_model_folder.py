@@ -181,7 +181,7 @@ def multilingual_texts() -> list[str]:
         ".\n",
         "Hello world.\nNext line.\n\n",
         "  two  spaces\t\ttabs 12345 67890 don't WE'LL",
-        "<|endoftext|>Hi<|fim_prefix|> <s>x</s> [CLS] ça",
+        "<|endoftext|>Hi<|fim_prefix|> <s>x</s> [CLS] ça hi <mask> there [MASK]",
         "emoji 🙂👍🏽 مرحبا 日本語。\n中文 Straße İstanbul",
     ]
 
@@ -216,27 +216,57 @@ def assert_same_ids(folder, texts):
     return ours, ref
 
 
-@pytest.mark.parametrize(
-    "klass, config",
-    [
-        ("GPT2Tokenizer", {}),
-        ("GPT2TokenizerFast", {"add_prefix_space": True}),
-        ("Qwen2Tokenizer", {}),
-        ("GPTNeoXTokenizer", {"add_bos_token": True}),  # beside a tokenizer.json: ignored
-        ("RobertaTokenizer", {}),
-        ("RobertaTokenizerFast", {"bos_token": "<|endoftext|>", "cls_token": "<|endoftext|>"}),
-        ("LlamaTokenizerFast", {}),  # byte-level file: transformers reads it as it is
-        ("PreTrainedTokenizerFast", {}),
-    ],
-)
-def test_a_rebuilding_class_gives_transformers_ids(tmp_path, cl100k_file, klass, config):
-    ours, _ = assert_same_ids(
-        as_class(tmp_path, cl100k_file, klass, **config), multilingual_texts()
-    )
-    rebuilt = klass not in ("LlamaTokenizerFast", "PreTrainedTokenizerFast")
+@pytest.fixture(scope="module")
+def small_file() -> bytes:
+    """A small cl100k-style tokenizer.json: byte-level BPE trained with cl100k's pattern, its
+    special token in the vocabulary one id past a gap, as our save writes cl100k."""
+    from tokenizers_core.corpora import load_corpus
+
+    lines = load_corpus("udhr/all").splitlines()[::3]
+    tok = tc.train("byte_bpe", lines, vocab_size=1200, pattern="cl100k")
+    data = tok.to_hf_json()
+    data["model"]["vocab"]["<|endoftext|>"] = tok.vocab_size + 1
+    data["added_tokens"] = [
+        {
+            "id": tok.vocab_size + 1,
+            "content": "<|endoftext|>",
+            "special": True,
+            "normalized": False,
+            "lstrip": False,
+            "rstrip": False,
+            "single_word": False,
+        }
+    ]
+    return json.dumps(data).encode()
+
+
+REBUILDING = [
+    ("GPT2Tokenizer", {}),
+    ("GPT2TokenizerFast", {"add_prefix_space": True}),
+    ("Qwen2Tokenizer", {}),
+    ("Qwen3_5Tokenizer", {}),
+    ("GPTNeoXTokenizer", {"add_bos_token": True}),  # beside a tokenizer.json: ignored
+    ("CodeGenTokenizer", {}),
+    ("BlenderbotTokenizer", {}),
+    ("RobertaTokenizer", {}),
+    ("RobertaTokenizerFast", {"bos_token": "<|endoftext|>", "cls_token": "<|endoftext|>"}),
+    ("DebertaTokenizer", {}),
+]
+AS_IT_IS = [("LlamaTokenizerFast", {}), ("PreTrainedTokenizerFast", {})]
+
+
+@pytest.mark.parametrize("klass, config", REBUILDING + AS_IT_IS)
+def test_a_rebuilding_class_gives_transformers_ids(tmp_path, small_file, klass, config):
+    ours, _ = assert_same_ids(as_class(tmp_path, small_file, klass, **config), multilingual_texts())
+    rebuilt = (klass, config) in REBUILDING
     assert (ours.class_rebuild is not None) == rebuilt
     if rebuilt:
         assert ours.class_rebuild.followed and "pre-tokenizer" in ours.class_rebuild.note()
+
+
+@pytest.mark.parametrize("klass", ["GPT2Tokenizer", "Qwen2Tokenizer", "RobertaTokenizer"])
+def test_cl100ks_own_file_under_a_class_gives_transformers_ids(tmp_path, cl100k_file, klass):
+    assert_same_ids(as_class(tmp_path, cl100k_file, klass), multilingual_texts())
 
 
 def test_gpt2tokenizer_splits_a_full_stop_and_newline_in_two(tmp_path, cl100k_file):
@@ -249,12 +279,19 @@ def test_gpt2tokenizer_splits_a_full_stop_and_newline_in_two(tmp_path, cl100k_fi
     assert "GPT2Tokenizer" in note and "ByteLevel (GPT-2's regex)" in note
 
 
+@pytest.mark.parametrize(
+    "klass",
+    ["BertTokenizer", "DistilBertTokenizer", "DPRReaderTokenizer", "DPRContextEncoderTokenizer"],
+)
 @pytest.mark.parametrize("config", [{}, {"do_lower_case": False, "strip_accents": False}])
-def test_bert_tokenizer_rebuilds_its_normaliser(tmp_path, config):
-    """BertTokenizer lowercases unless the config says do_lower_case false, whatever the file."""
+def test_bert_tokenizers_rebuild_their_normaliser(tmp_path, klass, config):
+    """BertTokenizer lowercases unless the config says do_lower_case false, whatever the file;
+    the DPR classes swallow do_lower_case, so they always lowercase."""
     data = json.dumps(tc.load("bert-base-uncased").to_hf_json()).encode()
     texts = [*multilingual_texts()[:6], "Héllo WORLD, naïve café"]
-    assert_same_ids(as_class(tmp_path, data, "BertTokenizer", **config), texts)
+    ours, _ = assert_same_ids(as_class(tmp_path, data, klass, **config), texts)
+    cased = config and not klass.startswith("DPR")
+    assert ("BertNormalizer (cased)" in (ours.class_rebuild.note() or "")) == bool(cased)
 
 
 def test_a_class_we_do_not_rebuild_says_so(tmp_path, cl100k_file):
