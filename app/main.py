@@ -53,6 +53,7 @@ from .routers import (
 )
 from .sandbox import Sandbox, SandboxBusy, client_of, current_client
 from .security import HostCheck, SecurityMiddleware, queued_work_refusal
+from .services.tokenizations_work import SpacePool
 from .store import CorpusStore, StoreFull
 from .trained import TrainedTokenizers
 from .uploads import UploadedTokenizers
@@ -109,6 +110,7 @@ async def _lifespan(app: FastAPI):
     # where the corpora and uploads are kept (two checkouts sharing one store list each other's)
     _start_log.info("store: %s", shown(app.state.settings.store_url))
     app.state.sandbox.start()  # the warm pool where untrusted work runs
+    app.state.tokenizations.start()  # the pool where /api/tokenizations' paths are worked out
     app.state.jobs.start()  # this process's job dispatcher
     if app.state.settings.warm_up:
         app.state.warm_up = WarmUp()
@@ -116,6 +118,7 @@ async def _lifespan(app: FastAPI):
     yield
     app.state.jobs.stop()
     app.state.sandbox.stop()
+    app.state.tokenizations.stop()
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -159,6 +162,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         parse_seconds=settings.sandbox_parse_seconds,
         parse_memory_mb=settings.sandbox_parse_memory_mb,
     )
+    app.state.tokenizations = SpacePool(workers=settings.sandbox_workers)
     app.state.uploads = UploadedTokenizers(
         app.state.store,
         max_bytes=settings.tokenizer_cache_mb * 10**6,

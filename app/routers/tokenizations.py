@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, Field
 
 from tokenizers_core.errors import InvalidInput
@@ -18,6 +18,31 @@ from ..render import render
 from ..services import tokenizations as S
 
 router = APIRouter(tags=["tokenizations"])
+
+_IDS = {"type": "array", "items": {"type": "integer"}}
+SPACE_DOC: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The space of tokenisations of the text",
+        "content": {
+            "application/json": {
+                "schema": {
+                    "type": "object",
+                    "required": ["tokenizer", "unit", "count", "log10", "canonical"],
+                    "properties": {
+                        "tokenizer": {"type": "string"},
+                        "unit": {"type": "string", "enum": ["byte", "char"]},
+                        "count": {"type": "string", "pattern": "^[0-9]+$"},
+                        "log10": {"type": "number"},
+                        "canonical": _IDS,
+                        "shortest": {"type": "array", "items": _IDS},
+                        "samples": {"type": "array", "items": _IDS},
+                    },
+                }
+            }
+        },
+    },
+    503: {"description": "Too busy to work it out now; try again after Retry-After seconds"},
+}
 
 
 @router.get(
@@ -87,6 +112,7 @@ def _rates(seed: int, dropout: float, stochastok: float) -> None:
     "/api/tokenizations",
     tags=["api"],
     summary="How many token sequences decode to a text; the shortest, and uniform samples",
+    responses=SPACE_DOC,
 )
 def tokenizations_api(
     request: Request,
@@ -95,16 +121,19 @@ def tokenizations_api(
     k: int = bounded(5, 0, S.MAX_K),
     samples: int = bounded(5, 0, S.MAX_SAMPLES),
     seed: int | None = None,
-) -> dict[str, Any]:
+) -> Response:
     """For a text of at most 2,000 bytes (special tokens aside): `count`, the number of token
     sequences that decode to it, exact, as a decimal string; `log10`; `canonical`, what encode
     gives; `shortest`, the k sequences of fewest tokens; `samples`, drawn uniformly from all of
-    them (by `seed`). `unit` says whether the lattice is over bytes or characters."""
+    them (by `seed`). `unit` says whether the lattice is over bytes or characters. The work
+    has a budget of CPU seconds and memory: past it, a 422 saying so; a 503 with Retry-After
+    when the server is too busy to start it."""
     if not 0 <= k <= S.MAX_K:
         raise InvalidInput(f"k must be between 0 and {S.MAX_K}, not {k}")
     if not 0 <= samples <= S.MAX_SAMPLES:
         raise InvalidInput(f"samples must be between 0 and {S.MAX_SAMPLES:,}, not {samples}")
-    return S.api_space(request, tokenizer, text, k, samples, seed)
+    body = S.api_space(request, tokenizer, text, k, samples, seed)
+    return Response(body, media_type="application/json")
 
 
 class CanonicalRequest(BaseModel):

@@ -56,20 +56,13 @@ __all__ = [
 # ---- the API ---------------------------------------------------------------------------------
 def api_space(
     request: Request, name: str, text: str, k: int, samples: int, seed: int | None
-) -> dict[str, Any]:
-    """`GET /api/tokenizations`: the count as a decimal string (it may have hundreds of
-    digits), its log10, the canonical ids, the k shortest sequences and `samples` uniform
-    samples."""
+) -> bytes:
+    """`GET /api/tokenizations`'s answer as JSON text: the count as a decimal string (it may
+    have hundreds of digits), its log10, the canonical ids, the k shortest sequences and
+    `samples` uniform samples. Here the text is only spelled; the paths are worked out in a
+    child (`tokenizations_work`), within a budget."""
     space = _space(request, name, text)
-    return {
-        "tokenizer": name,
-        "unit": space.lattice.unit,
-        "count": str(space.count()),
-        "log10": space.log10(),
-        "canonical": space.canonical(),
-        "shortest": space.shortest(k) if k else [],
-        "samples": space.sample(samples, seed=seed) if samples else [],
-    }
+    return request.app.state.tokenizations.answer(space, name, k, samples, seed)
 
 
 def api_canonical(request: Request, name: str, ids: list[int]) -> dict[str, Any]:

@@ -56,6 +56,72 @@ def test_bad_requests_are_answered_plainly(client, params, status, words):
     assert r.status_code == status and words in r.json()["detail"]
 
 
+BIG = {"tokenizer": "cl100k_base", "text": "tokenization " * 150, "k": 100, "samples": 1000}
+
+
+def test_the_paths_are_worked_out_outside_the_serving_process(client, monkeypatch):
+    """The serving process only spells the text (an encode); the lattice, the count, the
+    shortest sequences and the samples are a child's work (`tokenizations_work`): with the
+    lattice's search broken here, the answers are still the core's, four at once too."""
+    import importlib
+    from concurrent.futures import ThreadPoolExecutor
+
+    core = importlib.import_module(
+        "tokenizers_core.tokenizations"
+    )  # the module (tc's is a function)
+    expected = core.tokenizations(tc.load("cl100k_base"), BIG["text"])
+    want = [
+        {"count": str(expected.count()), "shortest": expected.shortest(100)},
+        [expected.sample(1000, seed=seed) for seed in range(4)],
+    ]
+
+    def broken(*_args):
+        raise AssertionError("the serving process searched the lattice")
+
+    monkeypatch.setattr(core, "find_edges", broken)
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(
+            pool.map(
+                lambda seed: client.get("/api/tokenizations", params={**BIG, "seed": seed}),
+                range(4),
+            )
+        )
+    assert [r.status_code for r in answers] == [200] * 4
+    bodies = [r.json() for r in answers]
+    assert all({"count": b["count"], "shortest": b["shortest"]} == want[0] for b in bodies)
+    assert [b["samples"] for b in bodies] == want[1]
+    assert all(b["canonical"] == expected.canonical() and b["unit"] == "byte" for b in bodies)
+
+
+def test_work_over_its_budget_is_a_422_saying_so(client, monkeypatch):
+    """The child's budget holds: with a memory budget of 1 MB, a thousand samples of a
+    thousand ids cannot be drawn, and the answer says which budget stopped it."""
+    from app.sandbox import Budget
+    from app.services import tokenizations_work
+
+    tight = Budget(10, 1, 40, "its fixed budget", "its fixed budget")
+    monkeypatch.setattr(tokenizations_work, "BUDGET", tight)
+    r = client.get("/api/tokenizations", params={**BIG, "seed": 1})
+    assert r.status_code == 422
+    assert "memory budget of 1 MB" in r.json()["detail"]
+    monkeypatch.undo()
+    ok = client.get("/api/tokenizations", params={**BIG, "text": "Hello", "seed": 1})
+    assert ok.status_code == 200 and ok.json()["count"] == "14"
+
+
+def test_a_crafted_vocabulary_over_the_lattices_bound_is_refused(store_client):
+    """A Unigram tokenizer.json whose pieces are "a" .. "a" * 300: 2,000 "a"s would be a
+    lattice of 600,000 edges; the answer is a 422 naming the bound of 500,000."""
+    pieces = [["<unk>", 0.0]] + [["a" * n, -1.0] for n in range(1, 301)]
+    crafted = {"version": "1.0", "model": {"type": "Unigram", "unk_id": 0, "vocab": pieces}}
+    upload = ("tokenizer.json", json.dumps(crafted).encode())
+    handle = store_client.post("/api/tokenizers", files={"file": upload}).json()["tokenizer"]
+    r = store_client.get("/api/tokenizations", params={"tokenizer": handle, "text": "a" * 2000})
+    assert r.status_code == 422 and "500,000" in r.json()["detail"]
+    small = store_client.get("/api/tokenizations", params={"tokenizer": handle, "text": "aaa"})
+    assert small.status_code == 200 and small.json()["count"] == "4"
+
+
 def test_canonical_ids_and_a_break(client):
     ids = client.post("/api/encode", json={"tokenizer": "gpt2", "text": "Hello world"}).json()
     r = client.post("/api/canonical", json={"tokenizer": "gpt2", "ids": ids["ids"]})

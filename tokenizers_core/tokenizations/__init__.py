@@ -80,8 +80,10 @@ def tokenizations(tok: Any, text: str) -> "Tokenizations":
 
 class Tokenizations:
     """The space of one text under one tokeniser: the lattice's edges over `units` (out[i] =
-    [(end, id), ...]) and the canonical `path` of (start, end, id) edges. Counts are computed
-    once, when first asked for."""
+    [(end, id), ...]) and the canonical `path` of (start, end, id) edges. The edges and the
+    counts are found once, when first asked for (InvalidInput then for a lattice of more than
+    `lattice.MAX_EDGES` edges); `tok` is only read by the lattice value, dropout and
+    StochasTok's callers, so the paths can be worked out elsewhere from (space, units, path)."""
 
     def __init__(
         self,
@@ -96,7 +98,11 @@ class Tokenizations:
         self.text = text
         self.units = units
         self.path = path
-        self.out = find_edges(space, units, path)
+
+    @cached_property
+    def out(self) -> list[list[tuple[int, int]]]:
+        """The lattice's adjacency: out[i] = [(end, id), ...] by end, then id."""
+        return find_edges(self.space, self.units, self.path)
 
     @cached_property
     def lattice(self) -> Lattice:
@@ -108,12 +114,16 @@ class Tokenizations:
         return prefix_counts(self.out)
 
     @cached_property
+    def _rest(self) -> list[int]:
+        return suffix_counts(self.out)
+
+    @cached_property
     def _sampler(self) -> Sampler:
-        return Sampler(self.out, suffix_counts(self.out))
+        return Sampler(self.out, self._rest)
 
     def count(self) -> int:
         """How many token sequences decode to the text (exact; 1 for the empty text)."""
-        return self._ways[-1]
+        return self._rest[0]
 
     def log10(self) -> float:
         """log10 of the count (the count itself may have hundreds of digits)."""

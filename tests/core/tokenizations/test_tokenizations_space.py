@@ -10,7 +10,9 @@ samplers, against a brute-force enumeration on the reference libraries' own voca
 - The canonical path is the reference's encode (tiktoken, sentencepiece, Hugging Face
   `tokenizers` on Llama 3's tokenizer.json) on UDHR snippets in 33 languages.
 - Every path decodes to the text; uniform samples are uniform (a chi-square on 14 sequences).
-- Bounds: 2,001 bytes is refused, saying the bound; 2,000 bytes gets its exact count.
+- Bounds: 2,001 bytes is refused, saying the bound; 2,000 bytes gets its exact count; a
+  lattice of more than 500,000 edges (a crafted vocabulary) is refused.
+- The paths' algorithms (shortest, unranking) against brute force on random lattices.
 """
 
 from __future__ import annotations
@@ -23,12 +25,15 @@ from collections import Counter
 from functools import cache
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tokenizers_core as tc
 from tokenizers_core.errors import InvalidInput
 from tokenizers_core.formats.bundled_models import DATA_DIR
 from tokenizers_core.implementations.openai_public import ENCODINGS, load_ranks
 from tokenizers_core.models.bpe.model import BPE
+from tokenizers_core.models.unigram.model import Unigram
 from tokenizers_core.pipeline import Tokenizer
 from tokenizers_core.pre_tokenizers import PRESETS
 from tokenizers_core.tokenizations import (
@@ -36,6 +41,8 @@ from tokenizers_core.tokenizations import (
     Lattice,
     tokenizations,
 )
+from tokenizers_core.tokenizations.lattice import MAX_EDGES
+from tokenizers_core.tokenizations.paths import Sampler, prefix_counts, shortest, suffix_counts
 
 tiktoken = pytest.importorskip("tiktoken")
 spm = pytest.importorskip("sentencepiece")
@@ -270,6 +277,55 @@ def test_the_count_is_exact_at_the_bound(cl100k):
     assert t.counts_by_length() == ways
     assert t.log10() == pytest.approx(math.log10(ways[-1]))
     assert len(t.shortest(5)) == 5 and len(t.sample(3, seed=0)) == 3
+
+
+def test_a_lattice_over_its_edge_bound_is_refused_early():
+    """A crafted vocabulary: the Unigram pieces "a" .. "a" * 300 match 300 tokens at each of a
+    2,000-character text's first positions, 600,000 edges in all, over the lattice's bound of
+    500,000: InvalidInput naming the bound, found within the first 1,667 positions (so before
+    any count or sample is attempted)."""
+    tok = Tokenizer(Unigram([("<unk>", 0.0)] + [("a" * n, -1.0) for n in range(1, 301)]))
+    t = tokenizations(tok, "a" * 2000)
+    with pytest.raises(InvalidInput, match="more than 500,000 tokens.*shorter text"):
+        t.count()
+    assert MAX_EDGES == 500_000
+    assert tokenizations(tok, "a" * 1000).count() > 10**290  # 300 tokens at each of 1,000
+
+
+def _paths(out, start=0):
+    """Every path of a DAG from `start` to the end, as ids (brute force)."""
+    if start == len(out):
+        return [[]]
+    return [[id_] + rest for end, id_ in out[start] for rest in _paths(out, end)]
+
+
+@st.composite
+def _dags(draw):
+    """Random lattices over n units: token `id` spans 1 + id % 3 units (a token has one
+    surface: the same id from a position always ends at the same place); by end, then id."""
+    n = draw(st.integers(0, 9))
+    out = []
+    for i in range(n):
+        ids = draw(st.sets(st.integers(0, 5), max_size=6))
+        out.append(sorted((i + 1 + id_ % 3, id_) for id_ in ids if i + 1 + id_ % 3 <= n))
+    return out
+
+
+@given(_dags(), st.integers(1, 40), st.integers(0, 2**32))
+@settings(max_examples=300, deadline=None)
+def test_shortest_and_samples_are_the_brute_forces(out, k, seed):
+    """shortest(k) is the first k paths by (length, ids); counts and unranking agree with the
+    list of all paths in edge order (rank r is the r-th), so a seeded sample is that path."""
+    every = _paths(out)
+    assert shortest(out, k) == sorted(every, key=lambda p: (len(p), p))[:k]
+    rest = suffix_counts(out)
+    assert rest[0] == len(every) == prefix_counts(out)[-1]
+    if every:
+        sampler = Sampler(out, rest)
+        assert [sampler.path(r) for r in range(len(every))] == every
+        rng = random.Random(seed)
+        ranks = [rng.randrange(len(every)) for _ in range(5)]
+        assert sampler.sample(5, random.Random(seed)) == [every[r] for r in ranks]
 
 
 @pytest.mark.parametrize("bad", [0, 101, -1, 1.5, True])
