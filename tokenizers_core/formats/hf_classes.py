@@ -11,7 +11,7 @@ pre-tokenizer and decoder. So a cl100k-style tokenizer.json named `GPT2Tokenizer
 GPT-2's regex (`".\\n"` is two tokens, not cl100k's one).
 
 Of the 65 such classes in transformers 5.24 (`docs/formats.md` lists each with what it
-changes), these 13 are rebuilt here as transformers rebuilds them (`REBUILT`, each checked against
+changes), these 14 are rebuilt here as transformers rebuilds them (`REBUILT`, each checked against
 `AutoTokenizer` on multilingual text); for the others `class_rebuild` says the class rebuilds
 and that we read the file as it is (`followed` False):
 
@@ -25,6 +25,10 @@ and that we read the file as it is (`followed` False):
   beside a tokenizer.json).
 - RobertaTokenizer: GPT-2's pre-tokenizer and decoder, the same BPE, no normalizer; its
   post-processor always RobertaProcessing(`</s>`, `<s>`).
+- LlamaTokenizer (beside a tokenizer.json that is not byte-level): no normaliser, Metaspace
+  without splitting (prepend "first"; "always" with `legacy`, "never" without
+  `add_prefix_space`), the decoder ▁ -> space, bytes, fuse, strip; a BPE with fuse_unk and
+  byte_fallback and no unk token; the file's post-processor.
 - BertTokenizer (and DistilBertTokenizer, the same): normalizer BertNormalizer(`do_lower_case`,
   `tokenize_chinese_chars`, `strip_accents`), pre-tokenizer BertPreTokenizer, decoder
   WordPiece, WordPiece with the class's unk token; its post-processor always `[CLS] $A [SEP]`.
@@ -452,7 +456,47 @@ def _dpr(data: dict[str, Any], config: dict[str, Any]) -> _Plan:
     return _bert(data, {**config, "do_lower_case": True})
 
 
+def _llama(data: dict[str, Any], config: dict[str, Any]) -> _Plan:
+    """sentencepiece-style BPE (fuse_unk, byte_fallback, no unk token), no normaliser,
+    Metaspace without splitting (prepend "first", "always" with `legacy`, "never" without
+    `add_prefix_space`), the decoder ▁ -> space, bytes, fuse (and strip one leading space);
+    the file's post-processor. (A byte-level file never gets here: see `class_of`.)"""
+    model = data["model"]
+    data["model"] = {
+        "type": "BPE",
+        "dropout": None,
+        "unk_token": None,
+        "continuing_subword_prefix": None,
+        "end_of_word_suffix": None,
+        "fuse_unk": True,
+        "byte_fallback": True,
+        "ignore_merges": False,
+        "vocab": _vocab_dict(model.get("vocab")),
+        "merges": model.get("merges") or [],
+    }
+    prefix = _flag(config, "add_prefix_space", True)
+    scheme = ("always" if config.get("legacy", False) else "first") if prefix else "never"
+    data["normalizer"] = None
+    data["pre_tokenizer"] = {
+        "type": "Metaspace",
+        "replacement": "\u2581",
+        "prepend_scheme": scheme,
+        "split": False,
+    }
+    decoders = [
+        {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "},
+        {"type": "ByteFallback"},
+        {"type": "Fuse"},
+    ]
+    if prefix:
+        decoders.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
+    data["decoder"] = {"type": "Sequence", "decoders": decoders}
+    defaults = {"unk_token": "<unk>", "bos_token": "<s>", "eos_token": "</s>"}
+    return _Plan(data, config, _keep_file_post(data), defaults)
+
+
 REBUILT: dict[str, Callable[[dict[str, Any], dict[str, Any]], _Plan]] = {
+    "LlamaTokenizer": _llama,
     "GPT2Tokenizer": _gpt2,
     "Qwen2Tokenizer": _qwen2,
     "Qwen3_5Tokenizer": _qwen3_5,
@@ -528,6 +572,9 @@ def _summary(config: Any, key: str = "pre_tokenizer") -> str:
         return "Sequence[" + ", ".join(_summary(m, key) for m in members) + "]"
     if kind == "ByteLevel" and key == "pre_tokenizer" and config.get("use_regex", True):
         return "ByteLevel (GPT-2's regex)"
+    if kind == "Metaspace":
+        split = "" if config.get("split", True) else ", no split"
+        return f"Metaspace (prepend {config.get('prepend_scheme', 'always')}{split})"
     if kind == "BertNormalizer":
         return f"BertNormalizer ({'lowercasing' if config.get('lowercase', True) else 'cased'})"
     if kind == "Split":

@@ -294,6 +294,29 @@ def test_bert_tokenizers_rebuild_their_normaliser(tmp_path, klass, config):
     assert ("BertNormalizer (cased)" in (ours.class_rebuild.note() or "")) == bool(cased)
 
 
+@pytest.fixture(scope="module")
+def mistral_json() -> bytes:
+    return json.dumps(tc.load("mistral_v1").to_hf_json()).encode()
+
+
+@pytest.mark.parametrize(
+    "klass, config",
+    [
+        ("LlamaTokenizer", {}),
+        ("LlamaTokenizerFast", {"legacy": True}),
+        ("LlamaTokenizer", {"add_prefix_space": False}),
+    ],
+)
+def test_llama_tokenizer_rebuilds_a_sentencepiece_style_file(tmp_path, mistral_json, klass, config):
+    """Mistral 7B v0.1's tokenizer as a tokenizer.json (a Prepend normaliser, Metaspace):
+    LlamaTokenizer drops the normaliser, prepends at the first word only, and has no unk
+    token in its model, as transformers 5 builds it."""
+    data = mistral_json
+    texts = [*multilingual_texts(), " leading space", "two  spaces", "<unk> and </s> x"]
+    ours, _ = assert_same_ids(as_class(tmp_path, data, klass, **config), texts)
+    assert "normaliser none instead of the file's Sequence[Prepend]" in ours.class_rebuild.note()
+
+
 def test_a_class_we_do_not_rebuild_says_so(tmp_path, cl100k_file):
     ours = tc.load(str(as_class(tmp_path, cl100k_file, "CLIPTokenizer")))
     assert not ours.class_rebuild.followed and "does not follow" in ours.class_rebuild.note()
