@@ -14,14 +14,16 @@ the child's progress from the kernel (`watch.Progress`), every `TICK` seconds:
   machine, is not (issue 38, item 11), unless the wall clock passes `CEILING_FACTOR` times that;
 - places for long work (issue 38, item 13): the pool has `workers + reserve` children, and at
   most `workers` of them may run long work, work past `small_cpu` seconds of CPU. A task that
-  turns long while those places are taken is stopped (SandboxBusy: a 503 with Retry-After), so
-  `reserve` children always come free within a small task's time for the next small task,
-  whatever loops of heavy work other clients send. A client that has used less than the holder
-  of a place for long work (`watch.Usage`: recent CPU seconds, before their current tasks) by far
-  takes that place, and the holder's task is stopped (SandboxBusy);
+  turns long while those places are taken is stopped (SandboxBusy: a 503 with Retry-After, and
+  its client is charged its whole CPU budget), so `reserve` children always come free within a
+  small task's time for the next small task, whatever loops of heavy work other clients send.
+  A client that had used far less (`_outweighs`) than the holder of a place for long work takes
+  that place, and the holder's task is stopped (SandboxBusy);
 - fairness: a request that waits for a child is served before those whose clients have used
-  more of the sandbox recently (`watch.Usage`); a request that waits longer than its budget's
-  `wall_seconds` for one gets SandboxBusy.
+  more of the sandbox recently (`watch.Usage`: CPU seconds, halving every 30 s), and when no
+  child is idle it takes the child of a small task whose client had used far more (that task
+  is stopped: SandboxBusy). A request that waits longer than its budget's `wall_seconds` for a
+  child gets SandboxBusy.
 Children come from the supervisor's fork server and are started again whenever one is gone.
 
 `workers=0` runs the same tasks in the calling thread with no limits (no sandbox: what
@@ -47,6 +49,7 @@ from .watch import Progress, Usage, current_client
 
 TICK = 0.05  # seconds between two looks at a child at work
 SMALL_CPU = 0.25  # CPU seconds after which a task is long work
+USAGE_QUANTUM = 0.05  # clients whose recent use differs by less are served in order of arrival
 CEILING_FACTOR = 8  # a child that runs, slowly, is killed after this many times wall_seconds
 PREEMPT_RATIO, PREEMPT_MARGIN = 2.0, 2.0  # a long task gives way to a client who used less by far
 
@@ -181,7 +184,6 @@ class Pool:
         """`child`'s answer to `request` (the child goes back to the pool), or _RETIRED when it
         had ended by itself before it read the request (it makes way for a fresh one after
         large work: the request may go to another)."""
-        child.client, child.history, child.preempted = client, self.usage.of(client), False
         progress = Progress(child.pid)
         charged = 0.0
         try:
@@ -195,10 +197,7 @@ class Pool:
         except (EOFError, OSError):
             code = self._retire(child)
             if child.preempted:
-                raise SandboxBusy(
-                    f"{what} was stopped after {progress.cpu:.2g} s of CPU time to make way "
-                    "for other clients' work; try again in a moment"
-                ) from None
+                raise _made_way(what, progress) from None
             if code == 0:
                 return _RETIRED
             raise SandboxFailure(_exit_reason(code, what, budget)) from None
@@ -215,6 +214,9 @@ class Pool:
     def _watch(self, child: _Child, progress: Progress, budget: Budget, what: str) -> None:
         """Stop the task in `child` if it is stalled, past the ceiling, or long work without a
         place (raises); else let it go on."""
+        if child.preempted:  # (it is being killed)
+            self._retire(child)
+            raise _made_way(what, progress)
         if progress.stalled > budget.wall_seconds:
             self._retire(child)
             if not progress.exact:  # no accounting of the child's CPU: all waiting counted
@@ -235,6 +237,9 @@ class Pool:
             )
         if progress.cpu > self.small_cpu and child not in self._long:
             if not self._take_long_place(child):
+                # what it asked for counts as used: a client whose loops are refused so ranks
+                # behind those with small work (a hog costs its budget, not a small task's)
+                self.usage.charge(child.client, budget.cpu_seconds)
                 self._retire(child)
                 raise SandboxBusy(
                     f"{what} needs more than {self.small_cpu:g} s of CPU time, and the "
@@ -253,7 +258,7 @@ class Pool:
             if not others:
                 return False
             victim = max(others, key=lambda c: c.history)
-            if victim.history <= PREEMPT_RATIO * child.history + PREEMPT_MARGIN:
+            if not _outweighs(victim.history, child.history):
                 return False
             victim.preempted = True
             self._long.discard(victim)
@@ -285,23 +290,55 @@ class Pool:
                 self._cond.notify_all()
 
     def _take_turn(self, me: tuple[int, str], deadline: float, wait: float) -> _Child:
+        """The child for the waiting request `me` once it is its turn (a child is idle and no
+        waiting request of a client who used less is ahead): marked as `me`'s client's."""
+        claimed = False
         with self._cond:
             while not (self._idle and self._next_waiter() == me):
+                if not claimed and not self._idle and self._next_waiter() == me:
+                    claimed = self._make_way(me[1])
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise SandboxBusy(
                         f"the sandbox's {self.size} processes stayed busy for "
                         f"{wait:g} s; try again in a moment"
                     )
-                self._cond.wait(left)
-            return self._idle.pop()
+                self._cond.wait(min(left, 1.0))
+            child = self._idle.pop()
+            child.client, child.history, child.preempted = me[1], self.usage.of(me[1]), False
+            return child
+
+    def _make_way(self, client: str) -> bool:
+        """Stop the small task (not yet long) of a client who had used far more than `client`
+        (`_outweighs`), so that `client`'s request gets the child that takes its place; False when
+        there is none.
+        (Called with the lock held; the stopped task's own thread retires its child.)"""
+        mine = self.usage.of(client)
+        small = [c for c in self._all if c not in self._idle and c not in self._long]
+        victims = [
+            c
+            for c in small
+            if not c.preempted
+            and c.client != client
+            and _outweighs(c.history, mine, margin=self.small_cpu)
+        ]
+        if not victims:
+            return False
+        victim = max(victims, key=lambda c: c.history)
+        victim.preempted = True
+        self._long.discard(victim)
+        try:
+            os.kill(victim.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        return True
 
     def _next_waiter(self) -> tuple[int, str]:
-        """The request served next: its client used least (counted in small tasks' worth, so
-        that clients with little use are served in the order they came), then the first."""
+        """The request served next: its client used least (counted in USAGE_QUANTUM seconds,
+        so that clients with next to no use are served in the order they came), then the first."""
         return min(
             self._waiting,
-            key=lambda w: (math.floor(self.usage.of(w[1]) / self.small_cpu), w[0]),
+            key=lambda w: (math.floor(self.usage.of(w[1]) / USAGE_QUANTUM), w[0]),
         )
 
     def _checkin(self, child: _Child) -> None:
@@ -343,6 +380,26 @@ class Pool:
 
 
 _RETIRED = object()  # a child that had ended by itself before it read a request
+
+
+def _made_way(what: str, progress: Progress) -> SandboxBusy:
+    return SandboxBusy(
+        f"{what} was stopped after {progress.cpu:.2g} s of CPU time to make way for other "
+        "clients' work; try again in a moment"
+    )
+
+
+def _outweighs(theirs: float, mine: float, margin: float = PREEMPT_MARGIN) -> bool:
+    """Has a client who had used `theirs` CPU seconds (before its task began) used so much more
+    than one who used `mine` that its task should give way? (A place for long work is taken
+    with the default margin; a small task gives way with a margin of a small task's CPU.)
+
+    >>> _outweighs(30.0, 0.1), _outweighs(3.0, 2.0), _outweighs(1.5, 0.0)
+    (True, False, False)
+    >>> _outweighs(0.6, 0.01, margin=SMALL_CPU)
+    True
+    """
+    return theirs > PREEMPT_RATIO * mine + margin
 
 
 def _exit_reason(code: int | None, what: str, budget: Budget) -> str:
