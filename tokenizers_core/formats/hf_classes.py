@@ -11,7 +11,7 @@ pre-tokenizer and decoder. So a cl100k-style tokenizer.json named `GPT2Tokenizer
 GPT-2's regex (`".\\n"` is two tokens, not cl100k's one).
 
 Of the 65 such classes in transformers 5.24 (`docs/formats.md` lists each with what it
-changes), these 14 are rebuilt here as transformers rebuilds them (`REBUILT`, each checked against
+changes), these 15 are rebuilt here as transformers rebuilds them (`REBUILT`, each checked against
 `AutoTokenizer` on multilingual text); for the others `class_rebuild` says the class rebuilds
 and that we read the file as it is (`followed` False):
 
@@ -29,6 +29,9 @@ and that we read the file as it is (`followed` False):
   without splitting (prepend "first"; "always" with `legacy`, "never" without
   `add_prefix_space`), the decoder ▁ -> space, bytes, fuse, strip; a BPE with fuse_unk and
   byte_fallback and no unk token; the file's post-processor.
+- GemmaTokenizer: the normaliser space -> ▁, a Split on " ", the decoder ▁ -> space, bytes,
+  fuse; a BPE with fuse_unk, byte_fallback and the class's unk token; the file's
+  post-processor.
 - BertTokenizer (and DistilBertTokenizer, the same): normalizer BertNormalizer(`do_lower_case`,
   `tokenize_chinese_chars`, `strip_accents`), pre-tokenizer BertPreTokenizer, decoder
   WordPiece, WordPiece with the class's unk token; its post-processor always `[CLS] $A [SEP]`.
@@ -495,7 +498,51 @@ def _llama(data: dict[str, Any], config: dict[str, Any]) -> _Plan:
     return _Plan(data, config, _keep_file_post(data), defaults)
 
 
+def _gemma(data: dict[str, Any], config: dict[str, Any]) -> _Plan:
+    """sentencepiece-style BPE (fuse_unk, byte_fallback, the class's unk token), the normaliser
+    space -> ▁, a Split on " " (which finds none left), the decoder ▁ -> space, bytes, fuse;
+    the file's post-processor."""
+    model = data["model"]
+    unk = _token(config.get("unk_token", "<unk>")) or "<unk>"
+    data["model"] = {
+        "type": "BPE",
+        "dropout": None,
+        "unk_token": unk,
+        "continuing_subword_prefix": None,
+        "end_of_word_suffix": None,
+        "fuse_unk": True,
+        "byte_fallback": True,
+        "ignore_merges": False,
+        "vocab": _vocab_dict(model.get("vocab")),
+        "merges": model.get("merges") or [],
+    }
+    data["normalizer"] = {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}
+    data["pre_tokenizer"] = {
+        "type": "Split",
+        "pattern": {"String": " "},
+        "behavior": "MergedWithPrevious",
+        "invert": False,
+    }
+    data["decoder"] = {
+        "type": "Sequence",
+        "decoders": [
+            {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "},
+            {"type": "ByteFallback"},
+            {"type": "Fuse"},
+        ],
+    }
+    defaults = {
+        "unk_token": "<unk>",
+        "bos_token": "<bos>",
+        "eos_token": "<eos>",
+        "pad_token": "<pad>",
+        "mask_token": "<mask>",
+    }
+    return _Plan(data, config, _keep_file_post(data), defaults)
+
+
 REBUILT: dict[str, Callable[[dict[str, Any], dict[str, Any]], _Plan]] = {
+    "GemmaTokenizer": _gemma,
     "LlamaTokenizer": _llama,
     "GPT2Tokenizer": _gpt2,
     "Qwen2Tokenizer": _qwen2,

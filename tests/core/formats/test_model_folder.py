@@ -300,21 +300,21 @@ def mistral_json() -> bytes:
 
 
 @pytest.mark.parametrize(
-    "klass, config",
+    "klass, config, says",
     [
-        ("LlamaTokenizer", {}),
-        ("LlamaTokenizerFast", {"legacy": True}),
-        ("LlamaTokenizer", {"add_prefix_space": False}),
+        ("LlamaTokenizer", {}, "normaliser none instead of the file's Sequence[Prepend]"),
+        ("LlamaTokenizerFast", {"legacy": True}, "Metaspace (prepend always, no split)"),
+        ("LlamaTokenizer", {"add_prefix_space": False}, "Metaspace (prepend never, no split)"),
+        ("GemmaTokenizer", {}, "normaliser Replace instead of the file's Sequence[Prepend]"),
     ],
 )
-def test_llama_tokenizer_rebuilds_a_sentencepiece_style_file(tmp_path, mistral_json, klass, config):
+def test_sentencepiece_style_classes_rebuild_the_file(tmp_path, mistral_json, klass, config, says):
     """Mistral 7B v0.1's tokenizer as a tokenizer.json (a Prepend normaliser, Metaspace):
     LlamaTokenizer drops the normaliser, prepends at the first word only, and has no unk
-    token in its model, as transformers 5 builds it."""
-    data = mistral_json
+    token in its model; GemmaTokenizer replaces spaces with ▁ instead; as transformers 5."""
     texts = [*multilingual_texts(), " leading space", "two  spaces", "<unk> and </s> x"]
-    ours, _ = assert_same_ids(as_class(tmp_path, data, klass, **config), texts)
-    assert "normaliser none instead of the file's Sequence[Prepend]" in ours.class_rebuild.note()
+    ours, _ = assert_same_ids(as_class(tmp_path, mistral_json, klass, **config), texts)
+    assert says in ours.class_rebuild.note()
 
 
 def test_a_class_we_do_not_rebuild_says_so(tmp_path, cl100k_file):
