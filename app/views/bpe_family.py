@@ -23,6 +23,7 @@ from tokenizers_core.implementations.bpe_runs import FAMILY, FamilyRun
 from tokenizers_core.models.bpe.picky import check_threshold
 from tokenizers_core.textbook import parity_bpe_train, picky_bpe_train, superbpe_train
 
+from ..render import count_of
 from .common import shower, textbook_panel
 
 DEFAULT_CORPUS = {"superbpe": "botchan", "picky_bpe": "botchan", "parity_bpe": ALL_UDHR}
@@ -138,11 +139,33 @@ def page(run: FamilyRun, k: int) -> dict[str, Any]:
         "size": run.vocab_size,
         "code": textbook_panel(TEXTBOOK[run.variant], last, finished=k == total),
         "sentence": sentence(run, k),
+        "stopped": stop_sentence(run) if k == total else "",
     }
     ctx.update(
         {"superbpe": _superbpe, "picky_bpe": _picky, "parity_bpe": _parity}[run.variant](run, k)
     )
     return ctx
+
+
+def stop_sentence(run: FamilyRun) -> str:
+    """Why the run ends where it does, in the engine's words, with what Picky BPE adds (a
+    removal frees an id, so the ids made count the removed too)."""
+    reason = getattr(run, "stop_reason", "")  # (a run pickled before it was kept: none)
+    alive = run.steps[-1].vocab_after if run.steps and run.variant == "picky_bpe" else None
+    size = alive if alive is not None else run.alphabet + run.total
+    full = size >= run.vocab_size or reason.startswith("the vocabulary reached")
+    if full:
+        why = f"the vocabulary is full ({count_of(run.vocab_size, 'token')})"
+    elif reason:
+        why = f"{reason}, with the vocabulary at {size:,} of {run.vocab_size:,}"
+    else:
+        why = f"no more merges, with the vocabulary at {size:,} of {run.vocab_size:,}"
+    if run.variant == "picky_bpe" and run.removals:
+        why += (
+            f"; {count_of(run.removals, 'removal')} freed ids along the way, so "
+            f"{count_of(run.total, 'merge')} made {run.alphabet + run.total:,} ids in all"
+        )
+    return f"Training stopped after merge {run.total:,}: {why}."
 
 
 def sentence(run: FamilyRun, k: int) -> str:
@@ -167,7 +190,7 @@ def sentence(run: FamilyRun, k: int) -> str:
     step = run.steps[k - 1]
     what = (
         f"Merge {k}: {show(step.pair[0])} + {show(step.pair[1])} → {show(step.new_symbol)}, "
-        f"{step.count:,} occurrences"
+        f"{count_of(step.count, 'occurrence')}"
     )
     if run.variant == "superbpe":
         if step.superword:
@@ -200,6 +223,7 @@ def _picky(run: FamilyRun, k: int) -> dict[str, Any]:
     step = run.steps[k - 1] if k else None
     removed = [
         {
+            "n": 0,  # its number in removal order (below)
             "k": s.index + 1,
             "token": show(r[0]),
             "ios": r[1],
@@ -209,6 +233,8 @@ def _picky(run: FamilyRun, k: int) -> dict[str, Any]:
         for s in run.steps[:k]
         for r in s.removed
     ]
+    for n, r in enumerate(removed, 1):
+        r["n"] = n
     bars = []
     if step is not None:
         sides = step.pair if len(step.ios) == 2 else step.pair[:1]

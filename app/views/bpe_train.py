@@ -20,6 +20,7 @@ from tokenizers_core.textbook import bpe_train as textbook
 
 from ..jobs import Job
 from ..practice import PracticeState, Question, finished, question, toggle
+from ..render import count_of
 from ..services.training import MAX_VOCAB
 from .common import CodePanel, shower, textbook_panel
 
@@ -129,7 +130,7 @@ def merge_phrase(step: Any, show: Callable[[str], str], variant: str) -> str:
     """A merge in words: `e + s → es, 9 occurrences`, and the tie it won, if any."""
     what = (
         f"{show(step.pair[0])} + {show(step.pair[1])} → {show(step.new_symbol)}, "
-        f"{step.count:,} occurrences"
+        f"{count_of(step.count, 'occurrence')}"
     )
     if step.n_tied:
         more = "+" if step.ties_more else ""
@@ -155,7 +156,7 @@ def sentence(session: Any, k: int) -> str:
     n = step.n_changed_words
     return (
         f"Merged {merge_phrase(step, session.show, session.variant)} "
-        f"({n:,} word{'s' if n != 1 else ''} changed)."
+        f"({count_of(n, 'word')} changed)."
     )
 
 

@@ -108,3 +108,40 @@ def test_each_view_opens_before_its_first_merge(client, variant):
         "/bpe/train", params={"variant": variant, "corpus": "udhr/eng", "vocab_size": 300}
     )
     assert r.status_code == 200 and what(r.text).startswith("Before any merge")
+
+
+def test_picky_bpe_says_why_it_stops_and_numbers_removals_in_order(client):
+    """udhr/eng runs out of pairs at 816 of 1,000 tokens (855 removals freed ids): the last
+    step says so in the engine's words; "Removed so far" numbers each removal in the order it
+    happened (the newest, shown first, has the highest number), not the newest as 1."""
+    params = {"variant": "picky_bpe", "corpus": "udhr/eng", "vocab_size": 1000}
+    run = family_run("picky_bpe", load_corpus("udhr/eng").splitlines(), 1000)
+    last = client.get("/bpe/train", params={**params, "step": run.total}).text
+    stop = html.unescape(re.search(r'data-testid="stop-reason">([^<]*)<', last).group(1))
+    assert stop.startswith(f"Training stopped after merge {run.total:,}: no pair is left to merge")
+    assert "the vocabulary at 816 of 1,000" in stop and f"{run.removals:,} removals" in stop
+    removals = last.split('data-testid="removals"')[1].split("</ol>")[0]
+    numbers = [int(n) for n in re.findall(r'<li value="(\d+)">', removals)]
+    assert numbers[0] == run.removals and numbers == sorted(numbers, reverse=True)
+    assert (
+        "newest first" in last
+        and 'data-testid="stop-reason"'
+        not in client.get("/bpe/train", params={**params, "step": 3}).text
+    )
+
+
+def test_the_family_form_shows_its_defaults_and_counts_read_alike(client):
+    """The vocab_size box's default is in its label (the box read "defau"), and every count has
+    separators and its noun in the singular for 1 ("1 occurrence", not "1 occurrences")."""
+    page = client.get("/bpe/train", params={"variant": "picky_bpe", "step": 0}).text
+    assert re.search(r'vocab_size <span class="muted small">\(default 1,000\)</span>', page)
+    assert 'placeholder="1000"' in page and "default (" not in page
+    params = {"variant": "picky_bpe", "corpus": "udhr/eng", "vocab_size": 1000}
+    run = family_run("picky_bpe", load_corpus("udhr/eng").splitlines(), 1000)
+    page = client.get("/bpe/train", params={**params, "step": run.total}).text
+    assert f"vocabulary 816 of 1,000 · {run.total:,} merges in all" in page
+    from app.views.bpe_train import sentence
+    from tokenizers_core.models.bpe.session import training_session
+
+    once = training_session("ab", "bpe", 20)  # one word, once: each merge occurs once
+    assert sentence(once, 1).startswith("Merged a + b → ab, 1 occurrence; 1 other pair tied")

@@ -172,7 +172,7 @@ def test_encode_special_tokens_option(client):
 
 def test_blank_vocab_size_means_the_default(client):
     r = client.get("/bpe/train?corpus=udhr/eng&variant=bpe&vocab_size=&pattern=gpt2&step=2")
-    assert r.status_code == 200 and "of 1000" in r.text
+    assert r.status_code == 200 and "of 1,000" in r.text
     r = client.get("/bpe/train?vocab_size=lots")
     assert r.status_code == 422 and "whole number" in r.text
 

@@ -206,3 +206,14 @@ def test_long_training_shows_progress_then_the_rounds(client, monkeypatch):
             break
         time.sleep(0.5)
     assert "Done" in what(page.text)
+
+
+def test_train_says_what_its_negative_numbers_mean(client):
+    """The pruned pieces' losses and the log-likelihood are negative numbers: the page says
+    what they are (the log-likelihood: closer to 0 is better; a loss below 0: the piece's
+    split is more likely than the piece, so dropping it costs nothing)."""
+    page = client.get("/unigram/train?step=1").text
+    assert re.search(r'<td class="num">-\d', page.split('data-testid="pruned"')[1])
+    note = re.search(r'data-testid="loss-note">([^<]*)<', page).group(1)
+    assert "Below 0" in note and "costs nothing" in note
+    assert "always negative, closer to 0 is better" in page

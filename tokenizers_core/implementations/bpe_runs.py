@@ -44,6 +44,7 @@ class FamilyRun:
     languages: tuple[str, ...] = ()
     dev: str = ""  # parity: what each language's compression is measured on
     alphabet: int = 256
+    stop_reason: str = ""  # why training stopped, in the trainer's words
 
     @property
     def total(self) -> int:
@@ -104,6 +105,7 @@ def family_run(
             run.steps.append(step)
             if progress is not None and len(run.steps) % 100 == 0:
                 progress(len(run.steps))
+    run.stop_reason = getattr(trainer, "stop_reason", "")
     if variant == "parity_bpe":
         run.languages = tuple(run.steps[0].languages) if run.steps else ()
     return run
