@@ -282,6 +282,29 @@ def test_bad_tokenizer_json_names_the_problem(client):
     assert stored(client) == before
 
 
+def test_a_post_processor_adding_too_much_is_refused_naming_the_bound(client):
+    """A tokenizer.json whose TemplateProcessing's special token stands for 5,000 ids (each
+    encode would add them all): a 422 naming the bound of 1,000, nothing stored; the same
+    file with 3 ids encodes "a b 0" to 6 ids."""
+    from tests.core.pipeline.test_hf_processors import (
+        A,
+        _special,
+        _template,
+        crafted_tokenizer_json,
+    )
+
+    before = stored(client)
+    hostile = crafted_tokenizer_json(_template([_special("[X]"), A], {"[X]": [3] * 5000}))
+    r = upload(client, hostile, "tokenizer.json")
+    assert r.status_code == 422, r.text
+    assert "adds 5,000 tokens" in r.json()["detail"] and "at most 1,000" in r.json()["detail"]
+    assert stored(client) == before
+    fine = crafted_tokenizer_json(_template([_special("[X]"), A], {"[X]": [3] * 3}))
+    handle = upload(client, fine, "tokenizer.json").json()["tokenizer"]
+    enc = client.post("/api/encode", json={"tokenizer": handle, "text": "a b 0"}).json()
+    assert enc["ids"] == [3, 3, 3, 0, 1, 2]
+
+
 def test_size_limits(db, tmp_path):
     with TestClient(make_app(tmp_path / "small.sqlite3", max_tokenizer_bytes=10_000)) as small:
         r = upload(small, unigram_model())

@@ -19,6 +19,13 @@ one merged encoding. Special tokens get offsets (0, 0), no word id and special-t
 
 `from_hf_config` builds one from a tokenizer.json's "post_processor" entry.
 
+What a post-processor may add to a text is bounded, at load: at most `MAX_ADDED_TOKENS` ids
+around one text or a pair (real tokenizers add a handful: BERT 3, Llama 3 1), each sequence
+at most `MAX_SEQUENCE_COPIES` times in a template (real ones: once), at most
+`MAX_SPECIAL_TOKENS` special tokens declared and at most `MAX_PROCESSORS` processors in a
+Sequence; past a bound, InvalidInput naming it. (A crafted file's special token of 200,000 ids
+turned "a b 0" into 200,001 ids, a 5.4 MB answer.)
+
 >>> from tokenizers_core.encoding import Token
 >>> bert = BertProcessing(sep=("[SEP]", 102), cls=("[CLS]", 101))
 >>> tokens, type_ids = bert.process([Token(7592, "hello", (0, 5), 0)], None)
@@ -37,6 +44,7 @@ from ..encoding import Encoding, Token
 from ..errors import InvalidInput
 
 __all__ = [
+    "MAX_ADDED_TOKENS",
     "TemplateProcessing",
     "BertProcessing",
     "RobertaProcessing",
@@ -46,6 +54,26 @@ __all__ = [
     "merge",
     "from_hf_config",
 ]
+
+MAX_ADDED_TOKENS = 1_000  # ids a post-processor may add to one text (or a pair)
+MAX_SEQUENCE_COPIES = 4  # times a template may hold $A (or $B)
+MAX_SPECIAL_TOKENS = 1_000  # special tokens a TemplateProcessing may declare
+MAX_PROCESSORS = 64  # processors in a Sequence, nested ones counted
+
+
+def _check_added(added: int, what: str) -> None:
+    """InvalidInput when a post-processor would add more than `MAX_ADDED_TOKENS` ids.
+
+    >>> _check_added(200_000, "its single template")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tokenizers_core.errors.InvalidInput: post_processor: its single template adds 200,000 tokens...
+    """
+    if added > MAX_ADDED_TOKENS:
+        raise InvalidInput(
+            f"post_processor: {what} adds {added:,} tokens to a text; a post-processor may add "
+            f"at most {MAX_ADDED_TOKENS:,} (real tokenizers add a handful)"
+        )
 
 
 # ---- encodings: merging and wrapping ----------------------------------------------------------
@@ -230,7 +258,8 @@ def _parse_piece(item: str) -> tuple[str, str, int]:
 
 def _parse_template(template: str | list[str]) -> list[tuple[str, str, int]]:
     """A template as Hugging Face reads it: a string split on single spaces, or a list of
-    items (a tokenizer.json stores the parsed form; see `_template_from_hf`)."""
+    items (a tokenizer.json stores the parsed form; see `_template_from_hf`); InvalidInput
+    for one of more items than a post-processor may add tokens (and its two sequences)."""
     if isinstance(template, str):
         items = template.split(" ")
     elif isinstance(template, (list, tuple)) and all(isinstance(i, str) for i in template):
@@ -239,7 +268,32 @@ def _parse_template(template: str | list[str]) -> list[tuple[str, str, int]]:
         raise InvalidInput("a template is a string such as '[CLS] $A [SEP]' or a list of items")
     if not template or items == [""]:
         raise InvalidInput("a template needs at least one item, e.g. '[CLS] $A [SEP]'")
+    most = MAX_ADDED_TOKENS + 2 * MAX_SEQUENCE_COPIES  # its specials and its sequences
+    if len(items) > most:
+        raise InvalidInput(
+            f"post_processor: a template of {len(items):,} items; a template may have at "
+            f"most {most:,} (real ones have a handful)"
+        )
     return [_parse_piece(item) for item in items]
+
+
+def _check_declared(count: int) -> None:
+    if count > MAX_SPECIAL_TOKENS:
+        raise InvalidInput(
+            f"post_processor: it declares {count:,} special tokens; a post-processor may "
+            f"declare at most {MAX_SPECIAL_TOKENS:,} (real tokenizers declare a handful)"
+        )
+
+
+def _check_copies(template: list[tuple[str, str, int]] | None, what: str) -> None:
+    """InvalidInput when a template holds $A or $B more than `MAX_SEQUENCE_COPIES` times."""
+    for seq in ("A", "B"):
+        copies = sum(1 for kind, name, _t in template or () if kind == "seq" and name == seq)
+        if copies > MAX_SEQUENCE_COPIES:
+            raise InvalidInput(
+                f"post_processor: {what} holds ${seq} {copies:,} times (each a copy of the "
+                f"text's tokens); a template may hold it at most {MAX_SEQUENCE_COPIES} times"
+            )
 
 
 def _spell(template: list[tuple[str, str, int]]) -> str:
@@ -275,6 +329,8 @@ class TemplateProcessing(_TokenListProcessing):
         special_tokens: Iterable[tuple] = (),
     ) -> None:
         self.special_tokens: dict[str, tuple[list[int], list[str]]] = {}
+        special_tokens = list(special_tokens)
+        _check_declared(len(special_tokens))
         for entry in special_tokens:
             if len(entry) == 2:
                 token, id_ = entry
@@ -284,6 +340,7 @@ class TemplateProcessing(_TokenListProcessing):
                 ids, tokens = list(ids), list(tokens)
             else:
                 raise InvalidInput("a special token is (token, id) or (name, ids, tokens)")
+            _check_added(len(ids), f"its special token {str(token)[:40]!r}")
             if len(ids) != len(tokens) or not all(
                 isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in ids
             ):
@@ -302,6 +359,9 @@ class TemplateProcessing(_TokenListProcessing):
                     f"template item {name!r} is neither $A, $B nor a declared "
                     f"special token (declared: {', '.join(self.special_tokens) or 'none'})"
                 )
+        for is_pair, which in ((False, "its single template"), (True, "its pair template")):
+            _check_added(self.added_tokens(is_pair), which)
+            _check_copies(self._pair if is_pair else self._single, which)
         # As the templates read, type ids 0 left out: "[CLS] $A [SEP] $B:1 [SEP]:1".
         self.single_template = _spell(self._single)
         self.pair_template = _spell(self._pair) if self._pair is not None else None
@@ -584,6 +644,19 @@ class Sequence:
                 raise InvalidInput(
                     f"{type(p).__name__} cannot be part of a post-processor Sequence"
                 )
+        count = self.count()
+        if count > MAX_PROCESSORS:  # each runs on every encoding
+            raise InvalidInput(
+                f"post_processor: a Sequence of {count:,} processors; a Sequence may hold at "
+                f"most {MAX_PROCESSORS} (real tokenizers chain two)"
+            )
+        if all(hasattr(p, "added_tokens") for p in self.processors):
+            for is_pair, which in ((False, "a Sequence (one text)"), (True, "a Sequence (a pair)")):
+                _check_added(self.added_tokens(is_pair), which)
+
+    def count(self) -> int:
+        """How many processors it holds, those of nested Sequences counted."""
+        return sum(p.count() if isinstance(p, Sequence) else 1 for p in self.processors)
 
     def added_tokens(self, is_pair: bool) -> int:
         return sum(p.added_tokens(is_pair) for p in self.processors)
@@ -681,6 +754,7 @@ def _special_tokens_from_hf(cfg: Any) -> list[tuple]:
         return [tuple(e) for e in cfg]
     if not isinstance(cfg, Mapping):
         raise InvalidInput("TemplateProcessing: special_tokens must be an object")
+    _check_declared(len(cfg))  # before any of them is read
     out = []
     for name, spec in cfg.items():
         if (

@@ -1,7 +1,8 @@
 """Post-processors, truncation and padding against Hugging Face `tokenizers` 0.23.3 (a test-only
 oracle): tokenizers built with `tokenizers`, saved with `to_str()`, loaded by us through
 formats/hf_json.py (and built directly with our classes), compared on ids, tokens, offsets,
-masks, type ids, word ids and every overflowing window."""
+masks, type ids, word ids and every overflowing window. What a crafted file's post-processor
+may add to a text is bounded at load (1,000 tokens)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 from tokenizers_core import processors
 from tokenizers_core.corpora import corpus_names, load_corpus
 from tokenizers_core.encoding import Encoding, Token
+from tokenizers_core.errors import InvalidInput
 from tokenizers_core.formats.hf_json import load_bytes
 from tokenizers_core.models.wordlevel.model import WordLevel
 from tokenizers_core.pipeline import Tokenizer
@@ -215,6 +217,102 @@ def test_bad_configs_are_value_errors():
             truncation={"max_length": 4, "stride": 3},
             post_processor=processors.BertProcessing(("[SEP]", 1), ("[CLS]", 2)),
         )
+
+
+def crafted_tokenizer_json(post_processor) -> bytes:
+    """A WordLevel tokenizer.json ("a", "b", "0") with this post-processor."""
+    return json.dumps(
+        {
+            "version": "1.0",
+            "pre_tokenizer": {"type": "Whitespace"},
+            "post_processor": post_processor,
+            "model": {
+                "type": "WordLevel",
+                "vocab": {"a": 0, "b": 1, "0": 2, "[X]": 3},
+                "unk_token": "[X]",
+            },
+        }
+    ).encode()
+
+
+def _special(name, type_id=0):
+    return {"SpecialToken": {"id": name, "type_id": type_id}}
+
+
+A, B = {"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}
+
+
+def _template(single, specials, pair=(A, B)):
+    return {
+        "type": "TemplateProcessing",
+        "single": list(single),
+        "pair": list(pair),
+        "special_tokens": {
+            name: {"id": name, "ids": ids, "tokens": ["[X]"] * len(ids)}
+            for name, ids in specials.items()
+        },
+    }
+
+
+HOSTILE_POST_PROCESSORS = {
+    # the issue's file: one special token standing for 200,000 ids ("a b 0" -> 200,001 ids)
+    "one special token of 200,000 ids": (
+        _template([_special("[X]"), A], {"[X]": [3] * 200_000}),
+        "special token '\\[X\\]' adds 200,000 tokens.*at most 1,000",
+    ),
+    "a template of 1,001 special tokens": (
+        _template([_special("[X]")] * 1001 + [A], {"[X]": [3]}),
+        "single template adds 1,001 tokens.*at most 1,000",
+    ),
+    "a pair template of 600 x 2 ids": (
+        _template([A], {"[X]": [3, 3]}, pair=[_special("[X]")] * 600 + [A, B]),
+        "pair template adds 1,200 tokens.*at most 1,000",
+    ),
+    "2,000 special tokens declared": (
+        _template([A], {f"[X{i}]": [3] for i in range(2000)}),
+        "declares 2,000 special tokens.*at most 1,000",
+    ),
+    "a template of 200,000 items": (
+        _template([_special("[X]")] * 200_000 + [A], {"[X]": [3]}),
+        "template of 200,001 items.*at most 1,008",
+    ),
+    "$A 10 times": (_template([A] * 10, {}), "holds \\$A 10 times.*at most 4"),
+    "a Sequence of 3 x 400 ids": (
+        {
+            "type": "Sequence",
+            "processors": [_template([_special("[X]"), A], {"[X]": [3] * 400})] * 3,
+        },
+        "a Sequence \\(one text\\) adds 1,200 tokens.*at most 1,000",
+    ),
+    "a Sequence of 100 ByteLevel": (
+        {"type": "Sequence", "processors": [{"type": "ByteLevel"}] * 100},
+        "Sequence of 100 processors.*at most 64",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", HOSTILE_POST_PROCESSORS)
+def test_what_a_post_processor_may_add_is_bounded_at_load(name):
+    """A crafted tokenizer.json whose post-processor would add more than 1,000 tokens to a
+    text (or hold 2,000 special tokens, a template of 200,000 items, $A ten times, a Sequence
+    of 100 processors) is refused by tc.load, naming the bound; real ones add a handful."""
+    import tokenizers_core as tc
+
+    post_processor, message = HOSTILE_POST_PROCESSORS[name]
+    with pytest.raises(InvalidInput, match=message):
+        tc.load(crafted_tokenizer_json(post_processor))
+
+
+def test_a_post_processor_at_the_bound_loads_and_adds_it():
+    """1,000 ids around a text is allowed (the bound, not a real tokenizer's need) and added as
+    Hugging Face adds them."""
+    import tokenizers_core as tc
+
+    data = crafted_tokenizer_json(_template([_special("[X]"), A], {"[X]": [3] * 1000}))
+    ours = tc.load(data).encode("a b 0")
+    theirs = T.Tokenizer.from_str(data.decode()).encode("a b 0")
+    assert ours.ids == theirs.ids == [3] * 1000 + [0, 1, 2]
+    assert processors.MAX_ADDED_TOKENS == 1000
 
 
 def test_configs_round_trip():
