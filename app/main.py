@@ -12,6 +12,7 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import DBAPIError
 from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -22,6 +23,7 @@ from tokenizers_core.errors import InvalidInput, NotFound
 from . import limits, openapi
 from .config import Settings
 from .db import shown
+from .db.engine import DATABASE_AWAY, database_unreachable
 from .embed import embed_mode
 from .jobs import ClientGone, Engine, QueueFull, current_request
 from .jobs.distributed import DistributedQueue
@@ -241,6 +243,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(StoreFull)
     async def store_full(request: Request, exc: StoreFull):
         return error_response(request, 507, str(exc))
+
+    @app.exception_handler(DBAPIError)
+    async def database_away(request: Request, exc: DBAPIError):
+        # the database restarting or out of reach (a connection refused or dropped): 503, try
+        # again; any other database error is a bug, raised on to a 500
+        if not database_unreachable(exc):
+            raise exc
+        return error_response(request, 503, DATABASE_AWAY, {"Retry-After": "5"})
 
     @app.exception_handler(ClientGone)
     async def client_gone(request: Request, exc: ClientGone):

@@ -12,3 +12,7 @@ class SchemaOutdated(SetupError):
 
 class MissingSecret(SetupError):
     """A shared store, and no (or too short a) TOKVIS_SECRET_KEY."""
+
+
+class KeyMismatch(SetupError):
+    """TOKVIS_SECRET_KEY is not the key the store's signed results were written with."""

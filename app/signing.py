@@ -13,6 +13,11 @@ PostgreSQL). Without it an SQLite store keeps its own random key in a file besid
     key = secret_key(url)
     stored = sign(key, pickle.dumps(run))
     run = pickle.loads(verify(key, stored))      # BadSignature if the bytes were changed
+
+The store keeps a fingerprint of the first key it saw (`fingerprint`: an HMAC of a fixed
+string, which does not give the key away), and a server or worker whose key gives another one
+refuses to start (`check_fingerprint`, KeyMismatch): with the wrong key every result another
+process stored would be unreadable, and each training run again and again.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import secrets
 from pathlib import Path
 
 from .db.engine import sqlite_path
-from .setup_errors import MissingSecret
+from .setup_errors import KeyMismatch, MissingSecret
 
 DIGEST = hashlib.sha256().digest_size
 
@@ -79,6 +84,33 @@ def _settled(path: Path) -> bytes:
     raise MissingSecret(f"the store's key file {path} is empty: delete it and start again")
 
 
+MISMATCH = (
+    "TOKVIS_SECRET_KEY is not the key this store's results are signed with (the store keeps "
+    "a fingerprint of the key it first saw): every server and worker of one store needs the "
+    "same TOKVIS_SECRET_KEY. To change the key for good, stop them all and run `tokvis db "
+    "upgrade --new-secret-key` with the new key set (the results signed with the old one are "
+    "trained again)"
+)
+
+
+def fingerprint(key: bytes) -> int:
+    """A 63-bit fingerprint of `key` (kept in the store's `limits` table, a BIGINT).
+
+    >>> fingerprint(b"0123456789abcdef") == fingerprint(b"0123456789abcdef")
+    True
+    >>> fingerprint(b"0123456789abcdef") == fingerprint(b"0123456789abcdeg")
+    False
+    """
+    digest = hmac.new(key, b"tokvis: the store's signing key", hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def check_fingerprint(stored: int | None, key: bytes) -> None:
+    """KeyMismatch when the store's fingerprint (None: none yet) is not `key`'s."""
+    if stored is not None and stored != fingerprint(key):
+        raise KeyMismatch(MISMATCH)
+
+
 def sign(key: bytes, value: bytes) -> bytes:
     return hmac.new(key, value, hashlib.sha256).digest() + value
 
@@ -91,7 +123,8 @@ def verify(key: bytes, stored: bytes) -> bytes:
         mac, hmac.new(key, value, hashlib.sha256).digest()
     ):
         raise BadSignature(
-            "a stored result's signature does not match (written without this "
-            "server's TOKVIS_SECRET_KEY, or changed): it is not read"
+            "a stored result's signature does not match: it was written with another "
+            "TOKVIS_SECRET_KEY than this process's (every server and worker of one store "
+            "needs the same key), or changed; it is not read"
         )
     return value

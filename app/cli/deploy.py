@@ -17,6 +17,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         help="upgrade: to the newest schema (idempotent; keeps every row); "
         "current: print the schema version",
     )
+    p.add_argument(
+        "--new-secret-key",
+        action="store_true",
+        help="upgrade: record the fingerprint of this TOKVIS_SECRET_KEY as the store's (the key "
+        "changed for good; servers and workers with another key refuse to start)",
+    )
     _db_option(p)
     p.set_defaults(run=db)
 
@@ -60,12 +66,12 @@ def preflight() -> None:
     is created) and, in the shared mode, the secret (SetupError)."""
     from app.config import Settings
     from app.db import ensure_current
-    from app.signing import secret_key
+    from app.jobs.store import JobStore
 
     settings = Settings.from_env()
     ensure_current(settings.store_url)
     if settings.shared:
-        secret_key(settings.store_url)
+        JobStore(settings.store_url).key  # set, long enough, and the store's (KeyMismatch)
 
 
 def db(args: argparse.Namespace) -> int:
@@ -83,6 +89,11 @@ def db(args: argparse.Namespace) -> int:
         print(f"{shown(url)}: schema {after}, the newest; nothing to do")
     else:
         print(f"{shown(url)}: schema {before or 'none'} -> {after}")
+    if getattr(args, "new_secret_key", False):
+        from app.jobs.store import JobStore
+
+        JobStore(url).forget_key()
+        print(f"{shown(url)}: results are signed with this TOKVIS_SECRET_KEY from now on")
     return 0
 
 

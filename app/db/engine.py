@@ -24,6 +24,7 @@ from typing import Any, Iterator
 from sqlalchemy import Connection, Engine, Table, create_engine, event, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from .schema import limits
 
@@ -55,6 +56,24 @@ def sqlite_path(url: str) -> Path | None:
     if parsed.get_backend_name() != "sqlite" or not parsed.database:
         return None
     return Path(parsed.database)
+
+
+DATABASE_AWAY = (
+    "the store's database cannot be reached right now (restarting, or the network to it is "
+    "down); try again in a few seconds"
+)
+
+
+def database_unreachable(exc: DBAPIError) -> bool:
+    """Whether a database error means the database is away for now (its connection refused,
+    dropped or shut down; SQLite locked past its wait), not a bug in a statement."""
+    if exc.connection_invalidated:
+        return True
+    if not isinstance(exc, (OperationalError, InterfaceError)):
+        return False
+    if isinstance(exc.orig, sqlite3.Error):  # "no such table" is a bug; a lock is a wait
+        return "locked" in str(exc.orig) or "busy" in str(exc.orig)
+    return True
 
 
 def shown(url: str) -> str:

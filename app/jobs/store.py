@@ -23,12 +23,13 @@ from typing import Any, Callable
 from sqlalchemy import Connection, delete, func, select, update
 
 from ..db import connect, database_url, ensure_current
-from ..db.engine import take_turn, upsert
-from ..db.schema import jobs
-from ..signing import BadSignature, secret_key, sign, verify
+from ..db.engine import insert_ignore, sqlite_path, take_turn, upsert
+from ..db.schema import jobs, limits
+from ..signing import BadSignature, check_fingerprint, fingerprint, secret_key, sign, verify
 from ..store import FINAL, within_limit
 
 ACTIVE = ("queued", "running")
+KEY_FINGERPRINT = "secret_key_fingerprint"  # its row in `limits`
 GONE = "the worker running this job stopped (killed, or its machine went down); start it again"
 
 
@@ -163,9 +164,34 @@ class JobStore:
 
     @property
     def key(self) -> bytes:
+        """The key that signs the results (KeyMismatch when the store's results are signed
+        with another: `app.signing`)."""
         if self._key is None:
-            self._key = secret_key(self.url)
+            key = secret_key(self.url)
+            self._check_key(key)
+            self._key = key
         return self._key
+
+    def _check_key(self, key: bytes) -> None:
+        """Record `key`'s fingerprint if the store has none, else check it (KeyMismatch). A
+        shared store only: an SQLite store's own key lives beside it, and a result signed with
+        another is trained again."""
+        if sqlite_path(self.url) is not None:
+            return
+        with self._connect() as conn:
+            insert_ignore(conn, limits, name=KEY_FINGERPRINT, value=fingerprint(key))
+            stored = conn.execute(
+                select(limits.c.value).where(limits.c.name == KEY_FINGERPRINT)
+            ).scalar()
+        check_fingerprint(stored, key)
+
+    def forget_key(self) -> None:
+        """Record the fingerprint of this process's key in place of the store's (`tokvis db
+        upgrade --new-secret-key`: the key changed for good)."""
+        key = secret_key(self.url)
+        with self._connect() as conn:
+            upsert(conn, limits, name=KEY_FINGERPRINT, value=fingerprint(key))
+        self._key = key
 
     # ---- asking ----------------------------------------------------------------------------
     def get(self, job_id: str) -> Job | None:

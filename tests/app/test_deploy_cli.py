@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tests.postgres import pg_server, pg_url  # noqa: F401
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -49,3 +53,26 @@ def test_db_current_and_upgrade_on_a_new_sqlite_store(tmp_path):
     first = tokvis("db", "upgrade", "--db", str(store))
     assert first.returncode == 0 and "schema none -> " in first.stdout
     assert "nothing to do" in tokvis("db", "upgrade", "--db", str(store)).stdout
+
+
+@pytest.mark.slow
+def test_a_server_or_worker_with_another_secret_key_refuses_to_start(pg_url):  # noqa: F811
+    """The store keeps a fingerprint of the first TOKVIS_SECRET_KEY it saw. A server or worker
+    with another key started silently, and each training through it ran three times and ended
+    "cancelled" (it could not read what the others signed): now it refuses to start, in one
+    line naming TOKVIS_SECRET_KEY; `tokvis db upgrade --new-secret-key` changes the key."""
+    url = pg_url
+    first, other = "the-first-secret-key-0123456789", "another-secret-key-0123456789"
+    upgrade = tokvis("db", "upgrade", "--new-secret-key", "--db", url, TOKVIS_SECRET_KEY=first)
+    assert upgrade.returncode == 0, upgrade.stderr
+    for command in (["worker"], ["serve", "--port", "1"]):  # serve's --db is an SQLite file
+        done = tokvis(*command, TOKVIS_DATABASE_URL=url, TOKVIS_SECRET_KEY=other)
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        assert "TOKVIS_SECRET_KEY is not the key this store's results are signed with" in (
+            done.stderr
+        )
+        assert len(done.stderr.splitlines()) == 1, done.stderr
+    changed = tokvis("db", "upgrade", "--new-secret-key", "--db", url, TOKVIS_SECRET_KEY=other)
+    assert changed.returncode == 0 and "signed with this TOKVIS_SECRET_KEY" in changed.stdout
+    done = tokvis("worker", "--db", url, TOKVIS_SECRET_KEY=first)  # the old key is refused now
+    assert done.returncode == 1 and "TOKVIS_SECRET_KEY is not the key" in done.stderr

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from app.jobs.store import JobStore, QueueFull
+from app.setup_errors import KeyMismatch
 from app.store import CorpusStore, StoreFull
 from tests.postgres import pg_server, pg_url  # noqa: F401
 
@@ -132,11 +133,25 @@ def test_the_queue_limit_holds_under_racing_writers(url):
 
 
 def test_a_result_written_without_the_key_is_not_read(url, monkeypatch):
+    """SQLite: a process holding another key does not unpickle a result, and forgets it, so it
+    is run again. PostgreSQL (shared by servers and workers that must agree): such a process
+    refuses to work at all, naming TOKVIS_SECRET_KEY (it started silently, and each training
+    through it ran three times and ended "cancelled"); `tokvis db upgrade --new-secret-key`
+    makes a new key the store's."""
     jobs = JobStore(url)
     jobs.submit("s", "train", {}, 1, queue_limit=5)
     jobs.claim("h:1", 5)
     jobs.finish("s", "done", blob=b"trusted")
     monkeypatch.setenv("TOKVIS_SECRET_KEY", "another-secret-of-enough-length")
     stranger = JobStore(url)  # a process holding another key reads it
+    if url.startswith("postgresql"):
+        with pytest.raises(KeyMismatch, match="TOKVIS_SECRET_KEY is not the key"):
+            stranger.blob("s")
+        stranger.forget_key()  # the key changed for good
+        assert JobStore(url).key == b"another-secret-of-enough-length"
+        monkeypatch.setenv("TOKVIS_SECRET_KEY", SECRET)
+        with pytest.raises(KeyMismatch):
+            JobStore(url).key  # the old key is the stranger now
+        return
     assert stranger.blob("s") is None  # not unpickled ...
     assert stranger.get("s") is None  # ... and forgotten, so it is run again
