@@ -87,8 +87,20 @@
       }
     });
   }
-  keepCurrentInView();
-  document.addEventListener("htmx:afterSettle", keepCurrentInView);
+  // A code panel (templates/macros/panels.html code_panel) scrolls itself, not the page, so
+  // that its highlighted line sits in the middle of the panel after every step or jump.
+  function keepCurrentLineInView() {
+    document.querySelectorAll(".code-scroll").forEach(function (box) {
+      var line = box.querySelector("li.current");
+      if (!line || box.scrollHeight <= box.clientHeight) return;
+      var b = box.getBoundingClientRect(), l = line.getBoundingClientRect();
+      box.scrollTop += (l.top + l.height / 2) - (b.top + b.height / 2);
+    });
+  }
+  function keepBothInView() { keepCurrentInView(); keepCurrentLineInView(); }
+  keepBothInView();
+  document.addEventListener("htmx:afterSettle", keepBothInView);
+  document.addEventListener("toggle", keepCurrentLineInView, true);  // a folded panel opened
 })();
 // Embeds (?embed=1, templates/base.html): htmx requests and GET forms keep the page embedded.
 (function () {

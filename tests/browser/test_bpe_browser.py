@@ -67,3 +67,25 @@ def test_encode_steps_and_trees(page, server_url, screenshot_dir):
     assert page.locator('[data-testid="trees"] .tree').count() >= 3
     assert "\ufffd" not in page.content()
     page.screenshot(path=str(screenshot_dir / "bpe_encode.png"), full_page=True)
+
+
+def test_train_leads_with_the_state_and_its_code_line_in_view(page, server_url):
+    """At 1280 x 900 the first screen holds the stepper and the pair counts (the form comes
+    after the state, a link up top leads to it); after a jump, the code panel has scrolled
+    itself so that its highlighted line is inside it."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{server_url}/bpe/train?step=2")
+    assert page.locator('[data-testid="pair-table"]').bounding_box()["y"] < 900
+    assert page.locator('[data-testid="step-form"]').bounding_box()["y"] > 900
+    page.locator(".stepper input[type=number]").fill("12")
+    page.locator(".stepper input[type=number]").dispatch_event("change")
+    page.wait_for_selector('.stepper .count b:text-is("12")')
+    page.wait_for_function(
+        """() => {
+            const box = document.querySelector('.code-scroll'), line = box.querySelector('li.current');
+            const b = box.getBoundingClientRect(), l = line.getBoundingClientRect();
+            return box.scrollTop > 0 && l.top >= b.top && l.bottom <= b.bottom;
+        }"""
+    )
+    page.get_by_test_id("to-options").click()
+    page.wait_for_url("**#options")
