@@ -141,6 +141,7 @@ class Chip(NamedTuple):
     value: str = ""  # the token exactly as the model spells it
     partial: bool = False  # shows bytes of a character that another token completes
     mark: str = ""  # "unk": the model's unknown token; "byte": a byte-fallback piece <0xE2>
+    source: str = ""  # the input's characters, made visible, where the token differs (Café)
 
 
 def unknown_id(tok: tc.Tokenizer) -> int | None:
@@ -413,11 +414,12 @@ def chips(
         elif shared:
             label = visible(value)
         else:
-            label = visible(surface or value)
+            label = visible(normalised_text(tok, value, surface) or surface or value)
         word_id = enc.word_ids[i]
         word = link_word(text, words[word_id], (s, e)) if word_id in words else ""
         raw = label if value == surface else visible(value)
         mark = "unk" if i in unknown else "byte" if is_byte_piece(value) and not special else ""
+        source = visible(surface) if surface and label != visible(surface) else ""
         out.append(
             Chip(
                 i,
@@ -433,9 +435,28 @@ def chips(
                 value,
                 partial,
                 mark,
+                source,
             )
         )
     return out
+
+
+def normalised_text(tok: tc.Tokenizer, value: str, surface: str) -> str | None:
+    """The text a token stands for where the normaliser changed the input under it (BERT
+    uncased: "Café" is the token `cafe`, "Ll" is `##ll`): the token without the model's word
+    markers (`##`, `</w>`, sentencepiece's `▁` as a space). None where the token spells its
+    surface (then the chip shows the input's own characters).
+
+    >>> wp = tc.load("bert-base-uncased")
+    >>> [normalised_text(wp, v, s) for v, s in [("cafe", "Café"), ("##ll", "Ll"), ("hi", "hi")]]
+    ['cafe', 'll', None]
+    """
+    if not surface or value == surface:
+        return None
+    stem = split_markers(tok.model, value)[1].replace("▁", " ")
+    if stem.strip() == surface.strip() or is_byte_piece(value):
+        return None
+    return stem
 
 
 MARK_TITLES = {
@@ -454,6 +475,8 @@ def compact(
     for c in chips:
         classes = f"chip chip-{c.colour}"
         title = f"{c.raw} · id {c.id} · offsets {c.start}–{c.end} · bytes {c.bytes_hex}"
+        if c.source:
+            title += f" · from the text {c.source}"
         if c.special:
             classes += " special"
         if c.mark:

@@ -139,15 +139,17 @@ def diff(
 ) -> DiffReport:
     """Run `a` and `b` (Tokenizers) on every text and report where they differ.
 
-    Each tokenizer encodes as its `encode` does by default (its post-processor applied; an
-    OpenAI encoding reads special-token strings as ordinary text, a tokenizer.json matches its
-    added tokens). Raises ValueError for a text that is not a str.
+    Each tokenizer encodes as its `encode` does by default (its post-processor applied; a
+    tokenizer.json matches its added tokens), but for a tiktoken encoding, which reads
+    special-token strings as ordinary text (its `encode_ordinary`: its `encode` would refuse
+    the text). Raises ValueError for a text that is not a str.
     """
     texts = list(texts)
     for t in texts:
         if not isinstance(t, str):
             raise InvalidInput(f"every text to diff must be a str, not {type(t).__name__}")
-    encs_a, encs_b = a.encode_batch(texts), b.encode_batch(texts)
+    encs_a = a.encode_batch(texts, **_as_text(a))
+    encs_b = b.encode_batch(texts, **_as_text(b))
     seen: dict[str, Divergence] = {}
     out: list[Divergence] = []
     for i, (text, x, y) in enumerate(zip(texts, encs_a, encs_b)):
@@ -216,11 +218,17 @@ def first_difference(x: Encoding, y: Encoding) -> int | None:
     return next((i for i in range(n) if x.ids[i] != y.ids[i]), None)
 
 
+def _as_text(tok: Any) -> dict[str, Any]:
+    """The keywords that make a tiktoken encoding read special-token strings as ordinary text
+    (`disallowed_special=()`); none for the other kinds."""
+    return {"disallowed_special": ()} if hasattr(tok, "strict_special") else {}
+
+
 def diagnose(a: Any, b: Any, text: str, index: int = 0) -> Divergence:
     """The first divergence of `a` and `b` on `text` (which they must tokenise differently),
     found by tracing both pipelines and comparing their stages in order."""
-    x, trace_a = a.trace(text)
-    y, trace_b = b.trace(text)
+    x, trace_a = a.trace(text, **_as_text(a))
+    y, trace_b = b.trace(text, **_as_text(b))
     sa, sb = _stages(a, text, trace_a), _stages(b, text, trace_b)
     differs = _differs(x, y)
     stage, found = "model", _model(text, sa, sb)

@@ -34,9 +34,10 @@ from . import audit, commands, deploy, tokenizations, vocab_diff
 
 
 def _text_source(p: argparse.ArgumentParser) -> None:
-    """The text of `encode` and `compare`: TEXT, `-` for stdin, or `-f FILE`."""
-    p.add_argument("text", nargs="?", metavar="TEXT|-", help="the text, or - to read stdin")
-    p.add_argument(
+    """The text of `encode` and `compare`: TEXT, `-` for stdin, or `-f FILE` (one of them)."""
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("text", nargs="?", metavar="TEXT|-", help="the text, or - to read stdin")
+    source.add_argument(
         "-f", "--file", metavar="FILE", help="read the text from FILE (UTF-8) instead of TEXT"
     )
 

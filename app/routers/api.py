@@ -12,7 +12,7 @@ import tokenizers_core as tc
 from tokenizers_core import pretrained
 from tokenizers_core.byte_api import encoding_bytes
 
-from .. import limits
+from .. import display, limits
 from ..deps import check_text, resolve_tokenizer, settings, special_kwargs, store, trained, uploads
 from ..services.corpora import corpus_summary, normalise_newlines, store_corpus
 from ..services.specials import decode_ids
@@ -73,10 +73,19 @@ class EncodeRequest(BaseModel):
     )
     pattern: str | None = Field(None, description="the pattern of the 'regex' tokeniser")
     add_special_tokens: bool = Field(True, description="let the post-processor add [CLS]/[SEP]")
+    special: bool | None = Field(
+        None,
+        description="special tokens typed in the text (`<|endoftext|>`, `<|eot_id|>`, "
+        "`[CLS]`): true reads them as special tokens, false as ordinary text; left out, as "
+        "the tokenizer's own library does by default (Hugging Face matches them; tiktoken "
+        "refuses the text, a 422). The same switch as the page's `special` and tokvis's "
+        "`--special` / `--no-special`",
+    )
     allowed_special: list[str] | Literal["all"] | None = Field(
         None,
-        description='OpenAI encodings: special tokens (or "all") to read as special when '
-        "they appear in the text; by default they are encoded as ordinary text",
+        description='tiktoken encodings: the special tokens (or "all") to read as special '
+        "when they appear in the text, as tiktoken's `allowed_special` (the others then are "
+        "ordinary text); takes the place of `special`",
     )
 
 
@@ -169,8 +178,9 @@ def list_tokenizers(request: Request) -> list[dict[str, Any]]:
 @router.post("/encode", response_model=EncodeResponse, response_model_exclude_none=True)
 def encode(request: Request, body: EncodeRequest) -> dict[str, Any]:
     """Tokenise a text, or a list of `words` (pre-tokenized input). Special-token strings such
-    as `<|endoftext|>` in the text are encoded as ordinary text unless `allowed_special` names
-    them (OpenAI encodings only). `"bytes": true` adds each token's bytes as hex."""
+    as `<|endoftext|>` in the text are read as the tokenizer's own library reads them unless
+    `special` says otherwise (or `allowed_special` names them, for tiktoken encodings).
+    `"bytes": true` adds each token's bytes as hex."""
     text, pair, words = _sequences(body)
     check_text(request, text + (pair or "") if not words else " ".join(text + (pair or [])))
     tok = resolve_tokenizer(request, body.tokenizer, body.pattern)
@@ -178,7 +188,7 @@ def encode(request: Request, body: EncodeRequest) -> dict[str, Any]:
         text,
         pair,
         add_special_tokens=body.add_special_tokens,
-        **special_kwargs(tok, body.allowed_special),
+        **_special_options(tok, body, [text, pair] if not words else [*text, *(pair or [])]),
         **({"is_pretokenized": True} if words else {}),
     )
     hexes = [b.hex() for b in encoding_bytes(tok, enc)] if body.bytes else None
@@ -188,6 +198,19 @@ def encode(request: Request, body: EncodeRequest) -> dict[str, Any]:
         "bytes": hexes,
         "overflowing": [o.to_dict() for o in enc.overflowing],
     }
+
+
+def _special_options(tok: Any, body: EncodeRequest, texts: list) -> dict[str, Any]:
+    """The encode keywords of the request's `special` switch (`allowed_special` in its place
+    when given), as the page and the CLI read it (`display.special_options`)."""
+    if body.allowed_special:
+        if body.special is not None:
+            raise tc.InvalidInput("give special or allowed_special, not both")
+        return special_kwargs(tok, body.allowed_special)
+    if body.special is not None and display.special_note(tok) is not None:
+        note = display.special_note(tok)
+        raise tc.InvalidInput(f"{body.tokenizer}: special does nothing here. {note}")
+    return display.special_options(tok, body.special, texts)
 
 
 def _sequences(body: EncodeRequest) -> tuple[Any, Any, bool]:

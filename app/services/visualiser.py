@@ -23,9 +23,10 @@ from ..roundtrip import round_trip_notes
 from ..uploads import model_family
 from .specials import bos_note, bos_summary, decode_pasted
 
+# (no special token: typed in the text, cl100k's own library refuses one by default)
 DEFAULT_TEXT = (
     "The tokenization handles preprocessing: naïve cafés, 東京, 3.14 and "
-    "<|endoftext|> all become tokens.\n\tDon't panic!"
+    "👍 all become tokens.\n\tDon't panic!"
 )
 MAX_PANEL_ITEMS = 400
 MAX_COPY_TOKENS = 20_000  # the copy buttons' tokens and JSON ride in the page up to this many

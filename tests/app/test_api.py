@@ -110,9 +110,13 @@ def test_corpora_page_paste_and_upload(client):
     assert r.status_code == 422 and "empty" in r.text
 
 
-def test_special_tokens_are_text_unless_allowed(client):
+def test_special_tokens_as_tiktoken_reads_them_unless_switched(client):
     text = "a<|endoftext|>"
-    plain = client.post("/api/encode", json={"tokenizer": "cl100k_base", "text": text}).json()
+    refused = client.post("/api/encode", json={"tokenizer": "cl100k_base", "text": text})
+    assert refused.status_code == 422 and "refuses" in refused.json()["detail"]
+    plain = client.post(
+        "/api/encode", json={"tokenizer": "cl100k_base", "text": text, "special": False}
+    ).json()
     assert 100257 not in plain["ids"] and "".join(plain["tokens"]).endswith("|>")
     allowed = client.post(
         "/api/encode", json={"tokenizer": "cl100k_base", "text": text, "allowed_special": "all"}

@@ -180,8 +180,43 @@ def test_compare_prints_a_table_and_the_tokens_of_each():
     for line, name in zip(lines[1:3], ("gpt2", "bert-base-uncased")):
         n = len(tc.load(name).encode(text))
         assert line.split() == [name, str(n), f"{len(text) / n:.2f}"]
-    # the chips show the tokens' surfaces in the text, as the web does
-    assert "bert-base-uncased:" in lines and "[CLS] token ization naïve [SEP]" in lines
+    # the chips show the tokens, as the web does: BERT uncased's normaliser made "naive"
+    assert "bert-base-uncased:" in lines and "[CLS] token ization naive [SEP]" in lines
+
+
+def test_encode_reads_a_file_and_counts(tmp_path):
+    text = "Hello, world!\n東京 naïve\n" * 50
+    path = tmp_path / "text.txt"
+    path.write_text(text, encoding="utf-8")
+    n = len(tc.load("cl100k_base").encode(text))
+    proc = tokvis("encode", "-t", "cl100k_base", "-f", str(path), "--count")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.decode() == f"{n}\n"
+    proc = tokvis("encode", "-t", "cl100k_base", "--file", str(path), "--count", "--json")
+    assert json.loads(proc.stdout) == {
+        "tokenizer": "cl100k_base",
+        "tokens": n,
+        "characters": len(text),
+        "bytes": len(text.encode("utf-8")),
+    }
+    proc = tokvis("encode", "-t", "cl100k_base", "-f", str(path), "--json")
+    assert json.loads(proc.stdout)["ids"] == tc.load("cl100k_base").encode(text).ids
+    assert "no such file" in one_line_error(tokvis("encode", "-f", str(tmp_path / "none"))).lower()
+    assert "not allowed with" in one_line_error(tokvis("encode", "-f", str(path), "hi"), 2)
+    assert "is required" in one_line_error(tokvis("encode"), status=2)
+
+
+def test_encode_special_switch_as_the_page_and_the_api():
+    """`--special` / `--no-special`; left out, tiktoken's own default refuses the text."""
+    text = "<|endoftext|>Hi"
+    on = json.loads(tokvis("encode", "-t", "cl100k_base", "--special", "--json", text).stdout)
+    off = json.loads(tokvis("encode", "-t", "cl100k_base", "--no-special", "--json", text).stdout)
+    assert on["ids"] == [100257, 13347] and len(off["ids"]) > 2
+    old = json.loads(
+        tokvis("encode", "-t", "cl100k_base", "--allow-special", "--json", text).stdout
+    )
+    assert old == on
+    assert "--special" in one_line_error(tokvis("encode", "-t", "cl100k_base", text))
 
 
 # ---- train, trace, export ----------------------------------------------------------------------
@@ -365,9 +400,9 @@ def test_a_bug_is_still_one_line(monkeypatch, capsys):
     ],
 )
 def test_allow_special_reads_typed_special_tokens_for_every_kind(name, typed, special):
-    """As the visualiser's box: without --allow-special a typed special token is ordinary text
-    (BERT's tokenizer.json-style added tokens as much as tiktoken's); with it, one token more
-    than the post-processor adds."""
-    plain = json.loads(tokvis("encode", "-t", name, "--json", typed).stdout)
+    """As the visualiser's switch: with --no-special a typed special token is ordinary text
+    (BERT's tokenizer.json-style added tokens as much as tiktoken's); with --special (or its
+    old spelling --allow-special), one token more than the post-processor adds."""
+    plain = json.loads(tokvis("encode", "-t", name, "--json", "--no-special", typed).stdout)
     parsed = json.loads(tokvis("encode", "-t", name, "--json", "--allow-special", typed).stdout)
     assert parsed["tokens"].count(special) == plain["tokens"].count(special) + 1

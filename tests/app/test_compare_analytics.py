@@ -230,3 +230,14 @@ def test_compare_form_disables_a_column_past_the_most(client):
     assert picker.count(" checked") == MAX_COLUMNS and " disabled" in picker
     assert "untick one to add another" in picker
     assert 'data-testid="cols-full" hidden' not in picker
+
+
+def test_chips_show_the_tokens_a_normaliser_made_with_the_text_on_hover(client):
+    """BERT uncased reads "Café Llama" as `cafe`, `ll`, `##ama`: its chips say so (not the
+    input's "Café", "Ll"), and the hover names the characters they came from."""
+    page = client.get("/compare", params={"text": "Café Llama", "col": ["bert-base-uncased"]}).text
+    labels = re.findall(r'<span class="tok">([^<]*)</span>', page)
+    assert labels == ["[CLS]", "cafe", "ll", "ama", "[SEP]"]
+    assert "from the text Café" in page and "from the text Ll" in page
+    visualiser = client.get("/", params={"text": "Café", "tokenizer": "bert-base-uncased"}).text
+    assert '<span class="tok">cafe</span>' in visualiser and "from the text “Café”" in visualiser

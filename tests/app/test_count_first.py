@@ -60,7 +60,7 @@ def test_every_tokenizer_counts_first_what_its_chips_count(client, monkeypatch, 
     names = picker_names(client)
     for name in names:
         params = {"text": MIXED, "tokenizer": name}
-        params.update({"special": "true"} if special else {})
+        params.update({"special": "true" if special else "false"})
         params.update({"pattern": r"\w+|[^\w\s]"} if name == "regex" else {})
         monkeypatch.setattr(router, "DEFER_CHARS", 10**9)
         full = client.get("/", params=params)

@@ -100,7 +100,7 @@ def test_empty_text_renders(client):
 
 def test_special_tokens_toggle(client):
     params = {"text": "hi<|endoftext|>", "tokenizer": "cl100k_base"}
-    off = client.get("/", params=params)
+    off = client.get("/", params={**params, "special": "false"})
     assert "special" not in re.findall(r'<li class="chip ([^"]*)"', off.text)[-1]
     on = client.get("/", params={**params, "special": "true"})
     assert re.findall(r'<li class="chip ([^"]*)"', on.text)[-1].endswith("special")

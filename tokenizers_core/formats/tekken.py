@@ -75,7 +75,11 @@ def looks_like_tekken(data: bytes) -> bool:
 class TekkenTokenizer(TiktokenTokenizer):
     """tiktoken's encoding with Tekken's pattern. The pattern matches every character (its last
     alternatives take any whitespace, and ` ?[^\\s\\p{L}\\p{N}]+` anything else), so the fast
-    path applies as for the OpenAI presets. `version` is the file's ("v3", "v7", ...)."""
+    path applies as for the OpenAI presets. `version` is the file's ("v3", "v7", ...).
+
+    A control token's text typed in the input is ordinary text by default, as mistral-common's
+    `Tekkenizer.encode` reads it (its tiktoken encoding holds no special tokens, so nothing is
+    refused); `allowed_special` reads them as control tokens."""
 
     def __init__(
         self,
@@ -86,7 +90,7 @@ class TekkenTokenizer(TiktokenTokenizer):
         *,
         version: str = "",
     ) -> None:
-        super().__init__(name, model, pattern, special_tokens)
+        super().__init__(name, model, pattern, special_tokens, strict_special=False)
         self.preset = "tekken"
         self.version = version
 

