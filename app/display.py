@@ -581,9 +581,9 @@ def special_default(tok) -> str | None:
         return None
     if _is_tiktoken(tok):
         if tok.strict_special:
-            return "refused, as tiktoken's encode refuses it"
+            return "refused (tiktoken)"
         return "ordinary text"
-    return "a special token, as Hugging Face's encode reads it"
+    return "special (Hugging Face)"
 
 
 def special_options(tok, special: bool | None, text: str | list | None = None) -> dict[str, Any]:

@@ -87,7 +87,7 @@ def test_bert_reads_typed_special_tokens_as_hugging_face_unless_switched_off(cli
         page(client, "[MASK] hi", "bert-base-uncased"),
     )
     assert token_count(on) == 4 and token_count(off) == 6 and token_count(default) == 4
-    assert "default: a special token, as Hugging Face" in default
+    assert "default: special (Hugging Face)" in default
 
 
 def test_openai_encodings_refuse_a_typed_special_token_by_default_as_tiktoken(client):
@@ -99,7 +99,7 @@ def test_openai_encodings_refuse_a_typed_special_token_by_default_as_tiktoken(cl
     r = client.get("/", params={"text": "a<|endoftext|>", "tokenizer": "cl100k_base"})
     assert r.status_code == 422
     assert "tiktoken&#39;s encode refuses" in r.text and "special=true" in r.text
-    assert "default: refused, as tiktoken" in r.text  # the switch says what the default does
+    assert "default: refused (tiktoken)" in r.text  # the switch says what the default does
 
 
 @pytest.mark.parametrize("name", ["botchan_en_unigram_1000", "char"])
