@@ -11,7 +11,7 @@ pre-tokenizer and decoder. So a cl100k-style tokenizer.json named `GPT2Tokenizer
 GPT-2's regex (`".\\n"` is two tokens, not cl100k's one).
 
 Of the 65 such classes in transformers 5.24 (`docs/formats.md` lists each with what it
-changes), these 15 are rebuilt here as transformers rebuilds them (`REBUILT`, each checked against
+changes), these 16 are rebuilt here as transformers rebuilds them (`REBUILT`, each checked against
 `AutoTokenizer` on multilingual text); for the others `class_rebuild` says the class rebuilds
 and that we read the file as it is (`followed` False):
 
@@ -32,6 +32,9 @@ and that we read the file as it is (`followed` False):
 - GemmaTokenizer: the normaliser space -> ▁, a Split on " ", the decoder ▁ -> space, bytes,
   fuse; a BPE with fuse_unk, byte_fallback and the class's unk token; the file's
   post-processor.
+- XLMRobertaTokenizer: Unigram with unk_id 3 whatever the file says, the file's Precompiled
+  charsmap alone as the normaliser, WhitespaceSplit + Metaspace, a Metaspace decoder; its
+  post-processor always `<s> $A </s>`.
 - BertTokenizer (and DistilBertTokenizer, the same): normalizer BertNormalizer(`do_lower_case`,
   `tokenize_chinese_chars`, `strip_accents`), pre-tokenizer BertPreTokenizer, decoder
   WordPiece, WordPiece with the class's unk token; its post-processor always `[CLS] $A [SEP]`.
@@ -541,7 +544,68 @@ def _gemma(data: dict[str, Any], config: dict[str, Any]) -> _Plan:
     return _Plan(data, config, _keep_file_post(data), defaults)
 
 
+def _precompiled(normalizer: Any) -> dict[str, Any] | None:
+    """The first Precompiled normaliser of a file's (sentencepiece's charsmap), which the
+    Unigram classes keep (`convert_to_native_format`'s `_spm_precompiled_charsmap`)."""
+    if not isinstance(normalizer, dict):
+        return None
+    members = normalizer.get("normalizers") if normalizer.get("type") == "Sequence" else None
+    for member in members if isinstance(members, list) else [normalizer]:
+        if isinstance(member, dict) and member.get("type") == "Precompiled":
+            if member.get("precompiled_charsmap"):
+                return {
+                    "type": "Precompiled",
+                    "precompiled_charsmap": member["precompiled_charsmap"],
+                }
+    return None
+
+
+def _xlm_roberta(data: dict[str, Any], config: dict[str, Any]) -> _Plan:
+    """Unigram with unk_id 3 whatever the file says, the file's Precompiled charsmap alone as
+    the normaliser, WhitespaceSplit + Metaspace, a Metaspace decoder; its post-processor always
+    `<s> $A </s>` (pair `<s> $A </s> </s> $B </s>`), RoBERTa's named tokens."""
+    model = data["model"]
+    data["model"] = {
+        "type": "Unigram",
+        "unk_id": 3,
+        "byte_fallback": False,
+        "vocab": model.get("vocab"),
+    }
+    scheme = "always" if _flag(config, "add_prefix_space", True) else "never"
+    metaspace = {
+        "type": "Metaspace",
+        "replacement": "\u2581",
+        "prepend_scheme": scheme,
+        "split": True,
+    }
+    data["normalizer"] = _precompiled(data.get("normalizer"))
+    data["pre_tokenizer"] = {
+        "type": "Sequence",
+        "pretokenizers": [{"type": "WhitespaceSplit"}, metaspace],
+    }
+    data["decoder"] = dict(metaspace)
+    data["post_processor"] = None
+    defaults = {
+        "bos_token": "<s>",
+        "eos_token": "</s>",
+        "sep_token": "</s>",
+        "cls_token": "<s>",
+        "unk_token": "<unk>",
+        "pad_token": "<pad>",
+        "mask_token": "<mask>",
+    }
+
+    def post(tok: Any, cfg: dict[str, Any]) -> dict[str, Any]:
+        bos = _token(cfg.get("bos_token")) or "<s>"  # the config's, else the class's
+        eos = _token(cfg.get("eos_token")) or "</s>"
+        single = [f"{bos}:0", "$A:0", f"{eos}:0"]
+        return _template(tok, single, [*single, f"{eos}:0", "$B:0", f"{eos}:0"], [bos, eos])
+
+    return _Plan(data, config, post, defaults)
+
+
 REBUILT: dict[str, Callable[[dict[str, Any], dict[str, Any]], _Plan]] = {
+    "XLMRobertaTokenizer": _xlm_roberta,
     "GemmaTokenizer": _gemma,
     "LlamaTokenizer": _llama,
     "GPT2Tokenizer": _gpt2,

@@ -317,6 +317,18 @@ def test_sentencepiece_style_classes_rebuild_the_file(tmp_path, mistral_json, kl
     assert says in ours.class_rebuild.note()
 
 
+@pytest.mark.parametrize("config", [{}, {"add_prefix_space": False}])
+def test_xlm_roberta_rebuilds_a_unigram_file(tmp_path, config):
+    """botchan's Unigram as a tokenizer.json: XLMRobertaTokenizer keeps only its Precompiled
+    charsmap, splits at whitespace, numbers the unknown token 3 whatever the file says, and
+    wraps a text in <s> ... </s>, as transformers 5 builds it."""
+    data = json.dumps(tc.load("botchan_en_unigram_1000").to_hf_json()).encode()
+    ours, _ = assert_same_ids(
+        as_class(tmp_path, data, "XLMRobertaTokenizer", **config), multilingual_texts()
+    )
+    assert "post-processor the class's own" in ours.class_rebuild.note()
+
+
 def test_a_class_we_do_not_rebuild_says_so(tmp_path, cl100k_file):
     ours = tc.load(str(as_class(tmp_path, cl100k_file, "CLIPTokenizer")))
     assert not ours.class_rebuild.followed and "does not follow" in ours.class_rebuild.note()
