@@ -11,7 +11,7 @@ pre-tokenizer and decoder. So a cl100k-style tokenizer.json named `GPT2Tokenizer
 GPT-2's regex (`".\\n"` is two tokens, not cl100k's one).
 
 Of the 65 such classes in transformers 5.24 (`docs/formats.md` lists each with what it
-changes), these 16 are rebuilt here as transformers rebuilds them (`REBUILT`, each checked against
+changes), these 17 are rebuilt here as transformers rebuilds them (`REBUILT`, each checked against
 `AutoTokenizer` on multilingual text); for the others `class_rebuild` says the class rebuilds
 and that we read the file as it is (`followed` False):
 
@@ -35,6 +35,8 @@ and that we read the file as it is (`followed` False):
 - XLMRobertaTokenizer: Unigram with unk_id 3 whatever the file says, the file's Precompiled
   charsmap alone as the normaliser, WhitespaceSplit + Metaspace, a Metaspace decoder; its
   post-processor always `<s> $A </s>`.
+- T5Tokenizer: XLM-R's components with unk_id 2; `<extra_id_0>` ... `<extra_id_99>`
+  (`extra_ids`) when the config names no extra tokens; its post-processor always `$A </s>`.
 - BertTokenizer (and DistilBertTokenizer, the same): normalizer BertNormalizer(`do_lower_case`,
   `tokenize_chinese_chars`, `strip_accents`), pre-tokenizer BertPreTokenizer, decoder
   WordPiece, WordPiece with the class's unk token; its post-processor always `[CLS] $A [SEP]`.
@@ -604,7 +606,33 @@ def _xlm_roberta(data: dict[str, Any], config: dict[str, Any]) -> _Plan:
     return _Plan(data, config, post, defaults)
 
 
+def _t5(data: dict[str, Any], config: dict[str, Any]) -> _Plan:
+    """XLM-R's components with unk_id 2 and prepending always; `<extra_id_0>` ...
+    `<extra_id_99>` as extra special tokens when the config names none; its post-processor
+    always `$A </s>` (pair `$A </s> $B </s>`)."""
+    plan = _xlm_roberta(data, {**config, "add_prefix_space": True})
+    data["model"]["unk_id"] = 2
+    plan.defaults = {"eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>"}
+    extras = ("extra_special_tokens", "additional_special_tokens")
+    if not any(config.get(k) for k in extras):
+        count = config.get("extra_ids", 100)
+        count = count if isinstance(count, int) and 0 <= count <= 1000 else 100
+        plan.defaults["extra_special_tokens"] = [f"<extra_id_{i}>" for i in range(count)]
+
+    def post(tok: Any, cfg: dict[str, Any]) -> dict[str, Any]:
+        template = _template(tok, ["$A:0", "</s>:0"], ["$A:0", "</s>:0", "$B:0", "</s>:0"], [])
+        eos = _token(cfg.get("eos_token")) or "</s>"
+        template["special_tokens"] = {
+            "</s>": {"id": "</s>", "ids": [tok.token_to_id(eos)], "tokens": ["</s>"]}
+        }
+        return template
+
+    plan.post = post
+    return plan
+
+
 REBUILT: dict[str, Callable[[dict[str, Any], dict[str, Any]], _Plan]] = {
+    "T5Tokenizer": _t5,
     "XLMRobertaTokenizer": _xlm_roberta,
     "GemmaTokenizer": _gemma,
     "LlamaTokenizer": _llama,

@@ -317,15 +317,24 @@ def test_sentencepiece_style_classes_rebuild_the_file(tmp_path, mistral_json, kl
     assert says in ours.class_rebuild.note()
 
 
-@pytest.mark.parametrize("config", [{}, {"add_prefix_space": False}])
-def test_xlm_roberta_rebuilds_a_unigram_file(tmp_path, config):
+@pytest.mark.parametrize(
+    "klass, config",
+    [
+        ("XLMRobertaTokenizer", {}),
+        ("XLMRobertaTokenizer", {"add_prefix_space": False}),
+        ("T5Tokenizer", {}),
+        ("T5Tokenizer", {"extra_ids": 3}),
+        ("T5Tokenizer", {"additional_special_tokens": ["<extra_id_0>", "<x>"]}),
+    ],
+)
+def test_unigram_classes_rebuild_the_file(tmp_path, klass, config):
     """botchan's Unigram as a tokenizer.json: XLMRobertaTokenizer keeps only its Precompiled
     charsmap, splits at whitespace, numbers the unknown token 3 whatever the file says, and
-    wraps a text in <s> ... </s>, as transformers 5 builds it."""
+    wraps a text in <s> ... </s>; T5Tokenizer numbers it 2, adds <extra_id_0> ... and ends a
+    text with </s>; as transformers 5 builds them."""
     data = json.dumps(tc.load("botchan_en_unigram_1000").to_hf_json()).encode()
-    ours, _ = assert_same_ids(
-        as_class(tmp_path, data, "XLMRobertaTokenizer", **config), multilingual_texts()
-    )
+    texts = [*multilingual_texts(), "x <extra_id_0> y <extra_id_99>z <x>"]
+    ours, _ = assert_same_ids(as_class(tmp_path, data, klass, **config), texts)
     assert "post-processor the class's own" in ours.class_rebuild.note()
 
 
