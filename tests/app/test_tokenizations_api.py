@@ -6,6 +6,7 @@ app answers what the core computes, says the bounds, and escapes what a user typ
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -196,4 +197,23 @@ def test_an_id_a_tokenizer_json_lacks_is_named_and_breaks_canonicality(store_cli
     )
     assert page.status_code == 200
     assert "<code>265</code>" in page.text.split('data-testid="tok-check-dropped"')[1]
-    assert "breaks at token 1" in page.text
+    assert "breaks at token 2 of 3" in page.text  # first_break 1: counted from 0 in the API
+
+
+def test_the_page_puts_the_verdict_under_the_count_and_counts_tokens_from_1(client):
+    """The canonicality verdict of pasted ids comes right after the count (it was 2,100 px
+    down, under the lattice and the samples), and names the breaking tokens counted from 1:
+    "Hello" + " w" + "orld" first breaks at the pair of tokens 2 and 3 (the API's first_break
+    is 1, counted from 0)."""
+    params = {"tokenizer": "cl100k_base", "text": "Hello world", "ids": "9906 289 1410"}
+    page = client.get("/tokenizations", params=params).text
+    order = [page.index(f'data-testid="{t}"') for t in ("tok-count", "tok-check", "tok-lattice")]
+    assert order == sorted(order)
+    verdict = re.search(r'data-testid="tok-check-verdict">(.*?)</p>', page).group(1)
+    assert "breaks at token 2 of 3, the pair of tokens 2 and 3 (counted from 1" in verdict
+    assert (
+        client.post(
+            "/api/canonical", json={"tokenizer": "cl100k_base", "ids": [9906, 289, 1410]}
+        ).json()["first_break"]
+        == 1
+    )

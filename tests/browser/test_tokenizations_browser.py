@@ -61,3 +61,18 @@ def test_a_phone_and_a_long_text(page, server_url, screenshot_dir):
     page.get_by_test_id("tok-text").fill(text + "x" * 200)
     page.wait_for_selector("[data-testid=tok-error]")
     assert "at most 2,000" in page.get_by_test_id("tok-error").inner_text()
+
+
+def test_the_lattice_uses_the_width_of_its_panel(page, server_url):
+    """A short text's lattice is drawn across its whole panel (it was drawn at its own small
+    size at the left of a wide one), no taller than 368 px; a long one keeps its size and
+    scrolls sideways."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    for text, wide in (("Hello world", False), ("Tokenisation is the first thing. " * 4, True)):
+        query = {"tokenizer": "cl100k_base", "text": text}
+        page.goto(f"{server_url}/tokenizations?{urlencode(query)}")
+        svg = page.get_by_test_id("tok-lattice")
+        box = page.locator(".lattice-scroll")
+        drawn, room = svg.bounding_box(), box.evaluate("e => e.clientWidth")
+        assert drawn["width"] >= room - 1 and drawn["height"] <= 368.5, (text, drawn, room)
+        assert (box.evaluate("e => e.scrollWidth") > room) == wide, text
