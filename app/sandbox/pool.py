@@ -48,6 +48,7 @@ from . import supervisor, worker
 from .watch import Progress, Usage, current_client
 
 TICK = 0.05  # seconds between two looks at a child at work
+STARTUP = 60.0  # seconds a request waits for the pool's first child to start
 SMALL_CPU = 0.25  # CPU seconds after which a task is long work
 USAGE_QUANTUM = 0.05  # clients whose recent use differs by less are served in order of arrival
 CEILING_FACTOR = 8  # a child that runs, slowly, is killed after this many times wall_seconds
@@ -131,7 +132,8 @@ class Pool:
         self._long: set[_Child] = set()  # children running long work
         self._waiting: list[tuple[int, str]] = []  # (arrival, client) of requests for a child
         self._arrivals = itertools.count()
-        self._starting = threading.Lock()
+        self._starter = False  # a thread is starting children
+        self._start_failure: SandboxFailure | None = None  # why the last start failed
         self._stopped = False
         supervisor.preload(worker.__name__)
 
@@ -141,7 +143,7 @@ class Pool:
         which imports the engine once)."""
         self._stopped = False
         if self.workers:
-            threading.Thread(target=self._top_up, daemon=True, name=f"sandbox-{self.name}").start()
+            self._top_up()
 
     def stop(self) -> None:
         with self._cond:
@@ -274,6 +276,7 @@ class Pool:
         """An idle, live child for `client`'s request, once no waiting request of a client who
         used less is ahead of it; SandboxBusy after `wait` seconds."""
         self._top_up()
+        self._until_started()
         deadline = time.monotonic() + wait
         me = (next(self._arrivals), client)
         with self._cond:
@@ -289,6 +292,18 @@ class Pool:
                 self._waiting.remove(me)
                 self._cond.notify_all()
 
+    def _until_started(self) -> None:
+        """Wait while the pool has no child yet and is starting its first (the first start
+        also starts the fork server, which imports the engine: seconds on a busy machine, which
+        do not count against a request's wait for a child), at most STARTUP seconds."""
+        end = time.monotonic() + STARTUP
+        with self._cond:
+            while not self._all and self._starter and not self._stopped:
+                left = end - time.monotonic()
+                if left <= 0:
+                    return
+                self._cond.wait(left)
+
     def _take_turn(self, me: tuple[int, str], deadline: float, wait: float) -> _Child:
         """The child for the waiting request `me` once it is its turn (a child is idle and no
         waiting request of a client who used less is ahead): marked as `me`'s client's."""
@@ -297,6 +312,8 @@ class Pool:
             while not (self._idle and self._next_waiter() == me):
                 if not claimed and not self._idle and self._next_waiter() == me:
                     claimed = self._make_way(me[1])
+                if self._start_failure and not self._all and not self._starter:
+                    raise self._start_failure
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise SandboxBusy(
@@ -359,24 +376,40 @@ class Pool:
         return code
 
     def _top_up(self) -> None:
-        """Start children until there are `size` of them (those gone are replaced)."""
-        with self._starting:
-            while True:
-                with self._cond:
-                    if self._stopped or len(self._all) >= self.size:
-                        return
-                try:
-                    child = _Child(self.server_pid)
-                except OSError as exc:
-                    raise SandboxFailure(f"the sandbox could not start a process: {exc}") from None
-                with self._cond:
-                    if not self._stopped:
-                        self._all.add(child)
-                        self._idle.append(child)
-                        self._cond.notify_all()
-                        continue
-                child.kill()
+        """Have the starter thread start children until there are `size` of them (those gone
+        are replaced); nobody waits on it but a request that finds no idle child."""
+        with self._cond:
+            if self._stopped or self._starter or len(self._all) >= self.size:
                 return
+            self._starter = True
+        threading.Thread(target=self._start_children, daemon=True, name="sandbox-start").start()
+
+    def _start_children(self) -> None:
+        while True:
+            with self._cond:
+                if self._stopped or len(self._all) >= self.size:
+                    self._starter = False
+                    return
+            try:
+                child = _Child(self.server_pid)
+            except OSError as exc:
+                with self._cond:
+                    self._start_failure = SandboxFailure(
+                        f"the sandbox could not start a process: {exc}"
+                    )
+                    self._starter = False
+                    self._cond.notify_all()
+                return
+            with self._cond:
+                if not self._stopped:
+                    self._all.add(child)
+                    self._idle.append(child)
+                    self._start_failure = None
+                    self._cond.notify_all()
+                    continue
+                self._starter = False
+            child.kill()
+            return
 
 
 _RETIRED = object()  # a child that had ended by itself before it read a request
