@@ -45,11 +45,14 @@ TOKVIS_TOKENIZER_CACHE_MB  memory the parsed uploaded tokenizers may keep in one
 TOKVIS_SANDBOX_WORKERS    sandboxed child processes in each of the two pools where untrusted work
                           runs (default 2): the "search" pool runs the regexes of uploaded and
                           custom tokenisers, the "work" pool chat templates and the parse of
-                          uploaded files. 0 runs all of it in the serving process (no sandbox)
+                          uploaded files (with as many again kept for small work: at most this
+                          many tasks run past 0.25 s of CPU at once). 0 runs all of it in the
+                          serving process (no sandbox)
 TOKVIS_SANDBOX_CPU_SECONDS  CPU seconds one chat template's render may use in its child (default 4;
                           the render's own budget, 2 s, stops an ordinary slow template first); the
-                          server kills a child that has not finished after twice that in wall
-                          clock (a busy machine gives it its CPU late) whatever it does
+                          server kills a child that is stalled (neither running nor waiting for a
+                          CPU) for twice that, and one that runs, however slowly, after about 16
+                          times that in wall clock
 TOKVIS_SANDBOX_MEMORY_MB  address space one chat template's render may add (default 256)
 TOKVIS_SANDBOX_PARSE_SECONDS  CPU seconds the parse of one uploaded file may use (default 4; Llama 4's
                           tokenizer.json takes about 1 s); past it the upload is refused with 422
