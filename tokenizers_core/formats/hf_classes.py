@@ -11,7 +11,7 @@ pre-tokenizer and decoder. So a cl100k-style tokenizer.json named `GPT2Tokenizer
 GPT-2's regex (`".\\n"` is two tokens, not cl100k's one).
 
 Of the 65 such classes in transformers 5.24 (`docs/formats.md` lists each with what it
-changes), these 17 are rebuilt here as transformers rebuilds them (`REBUILT`, each checked against
+changes), these 18 are rebuilt here as transformers rebuilds them (`REBUILT`, each checked against
 `AutoTokenizer` on multilingual text); for the others `class_rebuild` says the class rebuilds
 and that we read the file as it is (`followed` False):
 
@@ -37,6 +37,8 @@ and that we read the file as it is (`followed` False):
   post-processor always `<s> $A </s>`.
 - T5Tokenizer: XLM-R's components with unk_id 2; `<extra_id_0>` ... `<extra_id_99>`
   (`extra_ids`) when the config names no extra tokens; its post-processor always `$A </s>`.
+- CohereTokenizer: GPT-2's BPE, NFC, Digits (one digit a piece) + ByteLevel, Cohere's named
+  tokens; the file's post-processor.
 - BertTokenizer (and DistilBertTokenizer, the same): normalizer BertNormalizer(`do_lower_case`,
   `tokenize_chinese_chars`, `strip_accents`), pre-tokenizer BertPreTokenizer, decoder
   WordPiece, WordPiece with the class's unk token; its post-processor always `[CLS] $A [SEP]`.
@@ -631,7 +633,32 @@ def _t5(data: dict[str, Any], config: dict[str, Any]) -> _Plan:
     return plan
 
 
+def _cohere(data: dict[str, Any], config: dict[str, Any]) -> _Plan:
+    """GPT-2's BPE, NFC, Digits (each digit alone) + ByteLevel, a ByteLevel decoder, Cohere's
+    named tokens; the file's post-processor."""
+    plan = _gpt2(data, config)
+    data["normalizer"] = {"type": "NFC"}
+    data["pre_tokenizer"] = {
+        "type": "Sequence",
+        "pretokenizers": [
+            {"type": "Digits", "individual_digits": True},
+            _byte_level(_flag(config, "add_prefix_space", False)),
+        ],
+    }
+    plan.defaults = {
+        "unk_token": "<UNK>",
+        "bos_token": "<BOS_TOKEN>",
+        "eos_token": "<|END_OF_TURN_TOKEN|>",
+        "pad_token": "<PAD>",
+        "cls_token": "<CLS>",
+        "sep_token": "<SEP>",
+        "mask_token": "<MASK_TOKEN>",
+    }
+    return plan
+
+
 REBUILT: dict[str, Callable[[dict[str, Any], dict[str, Any]], _Plan]] = {
+    "CohereTokenizer": _cohere,
     "T5Tokenizer": _t5,
     "XLMRobertaTokenizer": _xlm_roberta,
     "GemmaTokenizer": _gemma,

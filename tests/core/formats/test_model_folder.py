@@ -251,6 +251,7 @@ REBUILDING = [
     ("RobertaTokenizer", {}),
     ("RobertaTokenizerFast", {"bos_token": "<|endoftext|>", "cls_token": "<|endoftext|>"}),
     ("DebertaTokenizer", {}),
+    ("CohereTokenizer", {}),
 ]
 AS_IT_IS = [("LlamaTokenizerFast", {}), ("PreTrainedTokenizerFast", {})]
 
