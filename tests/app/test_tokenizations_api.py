@@ -155,6 +155,16 @@ def test_the_page_shows_the_space_and_escapes_the_text(client):
     assert "Not canonical" in r.text
 
 
+def test_the_pages_dropout_panel_says_when_a_piece_is_too_long(client):
+    """400 spaces are one piece of 400 characters: BPE-dropout (n^2 draws a sample) is refused
+    in its panel, naming the bound, and the rest of the page stands."""
+    r = client.get("/tokenizations", params={"tokenizer": "cl100k_base", "text": " " * 400})
+    assert r.status_code == 200
+    panel = r.text.split('data-testid="tok-dropout-error">')[1].split("</p>")[0]
+    assert "at most 300 characters" in panel and "400" in panel
+    assert 'data-testid="tok-lattice"' in r.text
+
+
 def test_the_page_keeps_its_form_on_bad_input(client):
     r = client.get("/tokenizations", params={"tokenizer": "word", "text": "hi"})
     assert r.status_code == 422

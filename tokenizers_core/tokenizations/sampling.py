@@ -9,7 +9,8 @@ dropped with probability p, the best of the rest is applied, and the word is fin
 step drops them all. tiktoken's shortcut (a piece that is a token is that token) is not taken
 under dropout, as Hugging Face skips `ignore_merges` under dropout. Unigram and WordPiece have no
 merges to drop, nor a BPE that does not encode by merging alone (Picky BPE replays removals):
-InvalidInput.
+InvalidInput. Provilkov's algorithm costs the square of a piece's length, so it is drawn for
+pieces of at most `MAX_DROPOUT_PIECE` characters (InvalidInput past it).
 
 **StochasTok** (Sims et al., ICLR 2026, arXiv 2506.01687; its reference code,
 anyasims/stochastok `StochastokProcessor.expand`): start from the canonical ids and make
@@ -38,6 +39,10 @@ from .space import merges_plainly
 
 Adjacency = list[list[tuple[int, int]]]
 Rank = Callable[[str, str], "float | None"]
+# Provilkov's dropout redraws every pair at every merge, so a piece of n symbols costs ~n^2/2
+# draws (2,000 spaces under cl100k_base, or a 2,000-character text under sentencepiece's BPE,
+# which reads a whole text as one piece: 1.5-2 s a sample); Hugging Face's own is not bounded
+MAX_DROPOUT_PIECE = 300
 
 
 def dropout_merge(parts: list[str], rank: Rank, p: float, rng: random.Random) -> list[str]:
@@ -74,9 +79,10 @@ def dropout_ids(tok: Any, pieces: list[str], p: float, rng: random.Random) -> li
             f"{tok.name or 'this tokeniser'} does not encode by merging alone "
             f"({type(model).__name__}): BPE-dropout needs merges to drop"
         )
-    if isinstance(model, HFBpe):
+    if isinstance(model, HFBpe):  # Hugging Face's rule: a queue of merges, no redraws
         sampler = model.with_dropout(p, seed=rng.getrandbits(64))
         return [id_ for piece in pieces for _t, id_, _s, _e in sampler.tokenize(piece)]
+    _check_piece_sizes(pieces)
     if isinstance(model, SentencePieceBpe):
         return [id_ for piece in pieces for id_ in _sentencepiece_dropout(model, piece, p, rng)]
     out: list[int] = []  # the engine's BPE (tiktoken's ranks, the textbook's merges)
@@ -84,6 +90,17 @@ def dropout_ids(tok: Any, pieces: list[str], p: float, rng: random.Random) -> li
         parts = dropout_merge(model.initial_parts(piece), model.rank, p, rng)
         out.extend(_bpe_id(tok, part) for part in parts)
     return out
+
+
+def _check_piece_sizes(pieces: list[str]) -> None:
+    """InvalidInput for a piece of more than `MAX_DROPOUT_PIECE` characters (see above)."""
+    longest = max((len(piece) for piece in pieces), default=0)
+    if longest > MAX_DROPOUT_PIECE:
+        raise InvalidInput(
+            f"BPE-dropout redraws every pair at every merge, so it is drawn for pieces of at "
+            f"most {MAX_DROPOUT_PIECE:,} characters; this text's longest piece has "
+            f"{longest:,} (sentencepiece reads a whole text as one piece): try a shorter text"
+        )
 
 
 def _bpe_id(tok: Any, part: str) -> int:

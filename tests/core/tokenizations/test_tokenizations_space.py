@@ -423,6 +423,23 @@ def paths_of(t):
     return follows
 
 
+@pytest.mark.parametrize(
+    ("name", "long"),
+    [("cl100k_base", " " * 2000), ("mistral_v1", "word " * 61)],  # one piece of 2,000 / 306
+)
+def test_dropout_of_a_piece_past_its_bound_is_refused_saying_so(name, long):
+    """Provilkov's dropout redraws every pair at every merge (n^2/2 draws for a piece of n
+    symbols: 1.5-2 s a sample for 2,000): past 300 characters in one piece it is refused,
+    naming the bound; sentencepiece's BPE reads a whole text as one piece, so there the bound
+    is the text's length. Hugging Face's own dropout (a queue of merges) is not bounded."""
+    tok = tc.load(name)
+    with pytest.raises(InvalidInput, match="at most 300 characters.*shorter text"):
+        tokenizations(tok, long).dropout(1, 0.1, seed=0)
+    assert len(tokenizations(tok, long[:290]).dropout(2, 0.1, seed=0)) == 2
+    qwen = tokenizations(tc.load("qwen3"), " " * 2000)  # a tokenizer.json: Hugging Face's rule
+    assert len(qwen.dropout(1, 0.1, seed=0)) == 1
+
+
 def test_dropout_needs_merges():
     t = tokenizations(tc.load("botchan_en_unigram_1000"), "hello")
     with pytest.raises(InvalidInput, match="needs merges to drop"):
