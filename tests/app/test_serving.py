@@ -33,14 +33,18 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory) -> tuple[str, int]:
+def server_and_log(tmp_path_factory) -> tuple[str, int, Path, Path]:
+    """The server, the file its log goes to (uvicorn's INFO lines, no access log) and its store."""
     port = _free_port()
+    folder = tmp_path_factory.mktemp("serving")
+    store, log = folder / "store.sqlite3", folder / "server.log"
     env = {
         **os.environ,
         "TOKVIS_HEADER_TIMEOUT": str(HEADER_TIMEOUT),
-        "TOKVIS_DB": str(tmp_path_factory.mktemp("serving") / "store.sqlite3"),
+        "TOKVIS_DB": str(store),
         "TOKVIS_SANDBOX_WORKERS": "0",
     }
+    env.pop("TOKVIS_DATABASE_URL", None)
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -52,7 +56,8 @@ def server(tmp_path_factory) -> tuple[str, int]:
             "--port",
             str(port),
             "--log-level",
-            "warning",
+            "info",
+            "--no-access-log",
             "--http",
             HTTP_PROTOCOL,
             "--timeout-keep-alive",
@@ -60,6 +65,7 @@ def server(tmp_path_factory) -> tuple[str, int]:
         ],
         cwd=ROOT,
         env=env,
+        stderr=log.open("w"),
     )
     deadline = time.monotonic() + 60
     while True:
@@ -71,12 +77,17 @@ def server(tmp_path_factory) -> tuple[str, int]:
                 proc.kill()
                 raise RuntimeError("uvicorn did not start")
             time.sleep(0.2)
-    yield "127.0.0.1", port
+    yield "127.0.0.1", port, log, store
     proc.terminate()
     try:
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
         proc.kill()
+
+
+@pytest.fixture(scope="module")
+def server(server_and_log) -> tuple[str, int]:
+    return server_and_log[:2]
 
 
 def _connect(server) -> socket.socket:
@@ -212,33 +223,15 @@ def test_a_bad_timeout_is_a_value_error_naming_the_setting(monkeypatch):
 
 
 # ---- where the store is --------------------------------------------------------------------
-def test_the_server_says_which_store_it_opened(tmp_path):
+def test_the_server_says_which_store_it_opened(server_and_log):
     """Its first lines name the store (issue 38, item 8: a fresh clone's pickers listed another
     checkout's corpora, from the per-user default store, and nothing said so)."""
-    import threading
-
     from app.db import database_url
-    from tests.polling import wait_until
 
-    db = tmp_path / "own.sqlite3"
-    env = {**os.environ, "TOKVIS_DB": str(db), "TOKVIS_SANDBOX_WORKERS": "0"}
-    env.pop("TOKVIS_DATABASE_URL", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(_free_port())],
-        cwd=ROOT,
-        env=env,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    lines: list[str] = []
-    threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True).start()
-    try:
-        said = wait_until(lambda: [line for line in lines if "store: " in line], timeout=60)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-    assert said, f"no 'store: ' line in the server's output: {lines}"
-    assert said[0].rstrip().endswith(f"store: {database_url(db)}"), said
+    _host, _port, log, store = server_and_log
+    said = [line for line in log.read_text(encoding="utf-8").splitlines() if "store: " in line]
+    assert said, f"no 'store: ' line in the server's log: {log.read_text(encoding='utf-8')}"
+    assert said[0].endswith(f"store: {database_url(store)}"), said
 
 
 def _make_run_lines(**env: str) -> list[str]:
