@@ -123,6 +123,9 @@ class Pool:
         self.name = name
         self.workers = workers  # children that may run long work
         self.size = workers + reserve if workers else 0  # and those kept for small work
+        # a pool with children kept for small work stops a heavy client's small task for a
+        # waiting request (without, as for the visualiser's searches, requests only queue)
+        self.reserved = reserve > 0
         self.small_cpu = small_cpu
         self.server_pid = server_pid or os.getpid()
         self.usage = Usage()
@@ -310,7 +313,7 @@ class Pool:
         claimed = False
         with self._cond:
             while not (self._idle and self._next_waiter() == me):
-                if not claimed and not self._idle and self._next_waiter() == me:
+                if self.reserved and not claimed and not self._idle and self._next_waiter() == me:
                     claimed = self._make_way(me[1])
                 if self._start_failure and not self._all and not self._starter:
                     raise self._start_failure

@@ -353,25 +353,30 @@ def test_a_waiting_request_takes_the_child_of_a_heavy_users_small_task(tmp_path)
     """With no child idle, the request of a client with little use does not wait for a task
     whose client had used far more: that task gives way (a 503 to its client), and the request
     is served by the child started in its place."""
-    pool = Pool("make-way", workers=1)
+    pool = Pool("make-way", workers=1, reserve=1)
     pool.start()
     try:
         pool.usage.charge("heavy", 50.0)
-        heavy, outcome = _in_thread(
-            lambda: _as_client(
-                "heavy",
-                lambda: pool.run(
-                    "sandbox_tasks:wait_for",
-                    str(tmp_path / "m"),
-                    str(tmp_path / "never"),
-                    budget=LONG,
-                    what="the heavy user's task",
-                ),
+        heavy = [
+            _in_thread(
+                lambda marker=marker: _as_client(
+                    "heavy",
+                    lambda: pool.run(
+                        "sandbox_tasks:wait_for",
+                        str(tmp_path / marker),
+                        str(tmp_path / "stop"),
+                        budget=LONG,
+                        what="the heavy user's task",
+                    ),
+                )
             )
-        )
-        _until(lambda: (tmp_path / "m").exists())
+            for marker in ("m1", "m2")
+        ]
+        _until(lambda: (tmp_path / "m1").exists() and (tmp_path / "m2").exists())
         assert _as_client("light", lambda: pool.run("sandbox_tasks:echo", 7, budget=LONG, what="x"))
-        heavy.join(60)
-        assert isinstance(outcome[0], SandboxBusy) and "to make way" in str(outcome[0])
+        _until(lambda: any(outcome for _, outcome in heavy))
+        (given_way,) = [outcome[0] for _, outcome in heavy if outcome]
+        assert isinstance(given_way, SandboxBusy) and "to make way" in str(given_way)
     finally:
+        (tmp_path / "stop").write_text("")
         pool.stop()
