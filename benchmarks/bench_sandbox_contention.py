@@ -145,7 +145,8 @@ def hostile_loop(port: int, source: str, stop: threading.Event, statuses: Counte
 
 def run_hostile(args: argparse.Namespace, server: Server) -> None:
     print(f"{args.loops} hostile loops and a legitimate chat every {args.every} s, {args.code}")
-    alone, statuses = [], Counter()
+    alone: list[float] = []
+    statuses: Counter[int] = Counter()
     for _ in range(10):
         start = time.monotonic()
         statuses[chat(server.port, LEGIT_CHAT, 60, "127.0.0.1")[0]] += 1
@@ -154,7 +155,7 @@ def run_hostile(args: argparse.Namespace, server: Server) -> None:
         f"  the legitimate chat alone: statuses {dict(statuses)}; p50 {pct(alone, 50):.2f} s, "
         f"max {max(alone):.2f} s (load {Path('/proc/loadavg').read_text().split()[0]})"
     )
-    stop, hostile = threading.Event(), Counter()
+    stop, hostile = threading.Event(), Counter[int]()
     loops = [
         threading.Thread(
             target=hostile_loop, args=(server.port, f"127.0.0.{2 + i}", stop, hostile), daemon=True
@@ -164,7 +165,8 @@ def run_hostile(args: argparse.Namespace, server: Server) -> None:
     for loop in loops:
         loop.start()
     time.sleep(2)  # the loops fill the sandbox
-    times, statuses, details = [], Counter(), Counter()
+    times: list[float] = []
+    statuses, details = Counter[int](), Counter[str]()
     end = time.monotonic() + args.duration
     while time.monotonic() < end:
         start = time.monotonic()
