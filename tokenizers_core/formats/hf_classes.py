@@ -169,6 +169,8 @@ def rebuild(data: dict[str, Any], config: dict[str, Any], name: str) -> tuple[_P
     """The plan for building `data` (a parsed tokenizer.json) as class `name` does, and what it
     changes. A class not in `REBUILT` keeps the file as it is (`followed` False)."""
     make = REBUILT.get(name)
+    if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
+        make = None  # not a tokenizer.json: from_dict says what is wrong with it
     if make is None:
         return _Plan(data, config), ClassRebuild(name, name, followed=False)
     plan = make(copy.copy(data), config)
