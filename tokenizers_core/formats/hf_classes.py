@@ -11,7 +11,7 @@ pre-tokenizer and decoder. So a cl100k-style tokenizer.json named `GPT2Tokenizer
 GPT-2's regex (`".\\n"` is two tokens, not cl100k's one).
 
 Of the 65 such classes in transformers 5.24 (`docs/formats.md` lists each with what it
-changes), these 18 are rebuilt here as transformers rebuilds them (`REBUILT`, each checked against
+changes), these 19 are rebuilt here as transformers rebuilds them (`REBUILT`, each checked against
 `AutoTokenizer` on multilingual text); for the others `class_rebuild` says the class rebuilds
 and that we read the file as it is (`followed` False):
 
@@ -39,6 +39,8 @@ and that we read the file as it is (`followed` False):
   (`extra_ids`) when the config names no extra tokens; its post-processor always `$A </s>`.
 - CohereTokenizer: GPT-2's BPE, NFC, Digits (one digit a piece) + ByteLevel, Cohere's named
   tokens; the file's post-processor.
+- OpenAIGPTTokenizer: GPT-1's BPE (`</w>` word ends, the class's unk token), BertNormalizer
+  (lowercasing) and BertPreTokenizer, a BPEDecoder; the file's post-processor.
 - BertTokenizer (and DistilBertTokenizer, the same): normalizer BertNormalizer(`do_lower_case`,
   `tokenize_chinese_chars`, `strip_accents`), pre-tokenizer BertPreTokenizer, decoder
   WordPiece, WordPiece with the class's unk token; its post-processor always `[CLS] $A [SEP]`.
@@ -659,7 +661,37 @@ def _cohere(data: dict[str, Any], config: dict[str, Any]) -> _Plan:
     return plan
 
 
+def _openai_gpt(data: dict[str, Any], config: dict[str, Any]) -> _Plan:
+    """GPT-1's: a BPE whose word ends carry `</w>` and whose unk token is the class's,
+    BertNormalizer (lowercasing) and BertPreTokenizer, a BPEDecoder; the file's
+    post-processor."""
+    model = data["model"]
+    data["model"] = {
+        "type": "BPE",
+        "dropout": None,
+        "unk_token": _token(config.get("unk_token", "<unk>")) or "<unk>",
+        "continuing_subword_prefix": "",
+        "end_of_word_suffix": "</w>",
+        "fuse_unk": False,
+        "byte_fallback": False,
+        "ignore_merges": False,
+        "vocab": _vocab_dict(model.get("vocab")),
+        "merges": model.get("merges") or [],
+    }
+    data["normalizer"] = {
+        "type": "BertNormalizer",
+        "clean_text": True,
+        "handle_chinese_chars": True,
+        "strip_accents": None,
+        "lowercase": True,
+    }
+    data["pre_tokenizer"] = {"type": "BertPreTokenizer"}
+    data["decoder"] = {"type": "BPEDecoder", "suffix": "</w>"}
+    return _Plan(data, config, _keep_file_post(data), {"unk_token": "<unk>"})
+
+
 REBUILT: dict[str, Callable[[dict[str, Any], dict[str, Any]], _Plan]] = {
+    "OpenAIGPTTokenizer": _openai_gpt,
     "CohereTokenizer": _cohere,
     "T5Tokenizer": _t5,
     "XLMRobertaTokenizer": _xlm_roberta,

@@ -339,6 +339,27 @@ def test_unigram_classes_rebuild_the_file(tmp_path, klass, config):
     assert "post-processor the class's own" in ours.class_rebuild.note()
 
 
+def test_openai_gpt_tokenizer_rebuilds_a_word_end_bpe(tmp_path):
+    """A BPE whose word ends carry </w> (trained by Hugging Face on botchan, Whitespace
+    pre-tokenizer): OpenAIGPTTokenizer lowercases with BERT's normaliser and splits as BERT
+    does, as transformers 5 builds it."""
+    from tokenizers import Tokenizer as HFTokenizer
+    from tokenizers import decoders, models, pre_tokenizers, trainers
+
+    from tokenizers_core.corpora import load_corpus
+
+    ref = HFTokenizer(models.BPE(unk_token="<unk>", end_of_word_suffix="</w>"))
+    ref.pre_tokenizer = pre_tokenizers.Whitespace()
+    ref.decoder = decoders.BPEDecoder()
+    trainer = trainers.BpeTrainer(
+        vocab_size=800, special_tokens=["<unk>"], end_of_word_suffix="</w>"
+    )
+    ref.train_from_iterator(load_corpus("botchan").splitlines()[:3000], trainer)
+    data = ref.to_str().encode()
+    ours, _ = assert_same_ids(as_class(tmp_path, data, "OpenAIGPTTokenizer"), multilingual_texts())
+    assert "BertNormalizer (lowercasing) instead of the file's none" in ours.class_rebuild.note()
+
+
 def test_a_class_we_do_not_rebuild_says_so(tmp_path, cl100k_file):
     ours = tc.load(str(as_class(tmp_path, cl100k_file, "CLIPTokenizer")))
     assert not ours.class_rebuild.followed and "does not follow" in ours.class_rebuild.note()
