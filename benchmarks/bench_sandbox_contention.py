@@ -42,6 +42,9 @@ from bench_sandbox import ROOT, Server  # noqa: E402
 HOSTILE_TEMPLATE = (
     "{% for i in range(100000) %}{% for j in range(100000) %}{{ '' }}{% endfor %}{% endfor %}"
 )
+# the uploads come from an address of their own: the sandbox serves first the clients that used
+# it least lately, and six large uploads would put the legitimate chats' client behind the loops
+UPLOADER = "127.0.0.200"
 LEGIT_CHAT = {
     "messages": [
         {"role": "system", "content": "You are a helpful assistant."},
@@ -87,7 +90,7 @@ def upload(port: int, data: bytes, timeout: float) -> tuple[int, bytes]:
         + f"\r\n--{boundary}--\r\n".encode()
     )
     headers = {"Content-Type": f"multipart/form-data; boundary={boundary}"}
-    return post(port, "/api/tokenizers", body, headers, timeout)
+    return post(port, "/api/tokenizers", body, headers, timeout, UPLOADER)
 
 
 def detail(body: bytes) -> str:

@@ -76,7 +76,7 @@ class Sandbox:
         cpu_seconds: float = 4,
         memory_mb: int = 256,
         wall_seconds: float | None = None,
-        parse_seconds: float = 4,
+        parse_seconds: float = 8,
         parse_memory_mb: int = 400,
     ) -> None:
         self.search_pool = Pool("search", workers)
