@@ -21,7 +21,7 @@ from typing import Callable
 from tokenizers_core import load
 
 from . import heap, vocab
-from .services import vocab_diff
+from .services import analytics, vocab_diff
 
 log = logging.getLogger("tokvis.warmup")
 
@@ -35,11 +35,24 @@ def _steps() -> list[tuple[str, Callable[[], object]]]:
         (name, functools.partial(load, name)) for name in TOKENIZERS
     ]
     steps += [
+        ("the compare and tax pages' templates", _compile_templates),
+        ("the tax page's language facts", analytics.language_facts),
         ("vocabulary entries of cl100k_base", lambda: vocab.entries_of(load("cl100k_base"))),
         ("the default vocabulary diff", vocab_diff.warm_default),
         ("settle the heap", heap.settle),
     ]
     return steps
+
+
+# the pages whose first visit compiled their templates (about 1 s each on a busy machine)
+TEMPLATES = ("visualiser.html", "compare.html", "tax.html")
+
+
+def _compile_templates() -> None:
+    from .render import env
+
+    for name in TEMPLATES:
+        env.get_template(name)
 
 
 class WarmUp:

@@ -148,11 +148,11 @@ def dominant_script(text: str) -> str:
     ('CYRILLIC', 'CJK', '')
     """
     counts: Counter[str] = Counter()
-    for c in text:
+    for c, n in Counter(text).items():  # each distinct character once, in first-seen order
         if c.isalpha():
             name = unicodedata.name(c, "")
             if name:
-                counts[name.split(" ")[0]] += 1
+                counts[name.split(" ")[0]] += n
     return counts.most_common(1)[0][0] if counts else ""
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import importlib
 import os
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -281,8 +282,22 @@ def _known_model(name: str) -> bool:
     return True
 
 
-@functools.lru_cache(maxsize=None)
+_LOADING: dict[str, threading.Lock] = {}  # a bundled name -> the lock its first load holds
+_LOADING_GUARD = threading.Lock()
+
+
 def _load_bundled(name: str) -> Tokenizer:
+    """The bundled tokenizer, loaded once per process: a second thread asking while the first
+    loads it (a server's start-up warm-up and a first visit) waits for that load instead of
+    making its own beside it (two loads of o200k_base on one busy machine took twice as long)."""
+    with _LOADING_GUARD:
+        lock = _LOADING.setdefault(name, threading.Lock())
+    with lock:
+        return _load_bundled_once(name)
+
+
+@functools.lru_cache(maxsize=None)
+def _load_bundled_once(name: str) -> Tokenizer:
     entry = _BUNDLED[name] if name in _BUNDLED else _UNLISTED[name]
     factory = getattr(importlib.import_module(entry.module), entry.factory)
     tok = factory()

@@ -61,7 +61,7 @@ def script_label(script: str) -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def _language_facts() -> tuple[dict[str, str], dict[str, str]]:
+def language_facts() -> tuple[dict[str, str], dict[str, str]]:
     """Each UDHR language's script and a short sample of its text (computed once)."""
     scripts, samples = {}, {}
     for lang in udhr_languages():
@@ -108,7 +108,7 @@ def tax_table(
     counts = {n: {code: t for code, (t, _u) in p.items()} for n, p in per.items()}
     unknown = {n: {code: u for code, (_t, u) in p.items()} for n, p in per.items()}
     rel = {n: premiums(c) for n, c in counts.items()}
-    scripts, samples = _language_facts()
+    scripts, samples = language_facts()
     return {
         "languages": langs,
         "counts": counts,
