@@ -120,6 +120,7 @@ def test_picky_bpe_says_why_it_stops_and_numbers_removals_in_order(client):
     stop = html.unescape(re.search(r'data-testid="stop-reason">([^<]*)<', last).group(1))
     assert stop.startswith(f"Training stopped after merge {run.total:,}: no pair is left to merge")
     assert "the vocabulary at 816 of 1,000" in stop and f"{run.removals:,} removals" in stop
+    assert f"step <b>{run.total:,}</b> / {run.total:,}" in last  # the stepper's, as the rest
     removals = last.split('data-testid="removals"')[1].split("</ol>")[0]
     numbers = [int(n) for n in re.findall(r'<li value="(\d+)">', removals)]
     assert numbers[0] == run.removals and numbers == sorted(numbers, reverse=True)
