@@ -99,8 +99,8 @@ def sheet_corpus(text: str, variant: str, options: dict[str, Any]) -> tuple[str,
     saying how many lines of how many (and the whole corpus's distinct words). InvalidInput
     when even the first line has too many.
 
-    >>> sheet_corpus("low low\nlower", "bpe", {})
-    ('low low\nlower', None)
+    >>> sheet_corpus("low low\\nlower", "bpe", {})
+    ('low low\\nlower', None)
     """
     lines = text.splitlines()
     total = _distinct_words(lines, variant, options)
