@@ -7,8 +7,10 @@ answers here:
 - the statuses a route can give besides its success are listed: 400 (a malformed form), 403 (a
   cross-site request refused, on POST/DELETE; app/security.py), 404 (an unknown tokeniser,
   corpus, job or model), 413 (over a size limit), 422 (invalid input), 429 (too many trainings
-  waiting, on the routes that train; app/jobs/engine.py), 507 (the store is full, on the POSTs that
-  store a text or a file; app/store.py);
+  waiting: on every route, as any route that takes a tokeniser's name may train a stored one;
+  app/jobs/engine.py), 503 (the database away, or the sandbox busy: on every route, with
+  Retry-After; app/main.py), 507 (the store is full, on the POSTs that store a text or a file;
+  app/store.py);
 - pages (every path outside /api) answer HTML, errors included, and a page's POST may answer
   303 See Other (to the page that shows the result).
 """
@@ -33,10 +35,10 @@ REASONS = {
     "413": "Too large: a text, corpus or file over its limit",
     "422": "Invalid input; the message says what is wrong",
     "429": "Too many trainings waiting; try again after Retry-After seconds",
+    "503": "The database is away or the sandbox is busy; try again after Retry-After seconds",
     "507": "The server's store is full (TOKVIS_MAX_STORE_MB); what is stored still works",
 }
 HTML = {"text/html": {"schema": {"type": "string"}}}
-TRAINING_PATHS = ("train", "sweep", "compare", "check")  # routes that may queue a training
 STORING_POSTS = {
     "/permalink",
     "/corpora",
@@ -55,13 +57,11 @@ STORING_POSTS = {
 
 
 def _statuses(path: str, method: str, op: dict[str, Any]) -> list[str]:
-    codes = ["404", "413", "422"]
+    codes = ["404", "413", "422", "429", "503"]
     if "requestBody" in op:
         codes.insert(0, "400")
     if method in ("post", "put", "patch", "delete"):
         codes.append("403")
-    if any(word in path for word in TRAINING_PATHS):
-        codes.append("429")
     if method == "post" and path in STORING_POSTS:
         codes.append("507")
     return sorted(codes)
@@ -104,8 +104,8 @@ def schema(app: FastAPI) -> dict[str, Any]:
                     else {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
                 )
                 responses[code] = {"description": REASONS[code], "content": content}
-            if code_429 := responses.get("429"):
-                code_429["headers"] = {
+            for code in ("429", "503"):
+                responses[code]["headers"] = {
                     "Retry-After": {"schema": {"type": "integer"}, "description": "seconds to wait"}
                 }
             if page:

@@ -44,6 +44,7 @@ def audit_page(
     status = 200
     try:
         S.check_filter(category)
+        S.check_page(page)  # before the audit: a running one shows no page
         report, job = S.audit_of(request, tokenizer)
         ctx.update(report=report, job=job)
         if report is not None:
@@ -73,6 +74,7 @@ def audit_api(
     if not 1 <= limit <= 1000:
         raise InvalidInput(f"limit must be between 1 and 1000, not {limit}")
     S.check_filter(category)
+    S.check_page(page)
     report, job = S.audit_of(request, tokenizer)
     if report is None:
         return JSONResponse(S.progress_answer(job), status_code=202)

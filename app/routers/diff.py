@@ -54,10 +54,12 @@ def diff_page(
     }
     status = 200
     try:
+        if page < 1:  # as the schema says (past the last page is the last page)
+            raise InvalidInput(f"page must be 1 or more, not {page}")
         texts = S.load_texts(request, source, corpus, text)
         report, tok_a, tok_b = S.run(request, a, b, texts)
         pages = S.pages(report)
-        page = min(max(page, 1), pages)
+        page = min(page, pages)
         ctx.update(
             report=report,
             texts=texts,

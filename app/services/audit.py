@@ -98,14 +98,19 @@ def check_filter(category: str) -> str | None:
     return category or None
 
 
+def check_page(page: int) -> None:
+    """InvalidInput for a page below 0 (pages are 0-based; past the last is the last)."""
+    if page < 0:
+        raise InvalidInput(f"page must be 0 or more, not {page}")
+
+
 def page_of(
     report: AuditReport, category: str, q: str, page: int, per_page: int = PAGE
 ) -> dict[str, Any]:
     """One page of the table: the rows, the page (clamped, 0-based), pages and the count;
     with no category, every entry, what is wrong first (`healthy`: how many are not, and
     `healthy_page`, the page where they start)."""
-    if page < 0:
-        raise InvalidInput("page must be 0 or more")
+    check_page(page)
     found = report.select(check_filter(category), q)
     healthy = None
     if not category:

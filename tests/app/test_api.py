@@ -166,3 +166,13 @@ def test_encode_returns_what_truncation_cut_off_as_hugging_face(client):
         ]
     plain = client.post("/api/encode", json={"tokenizer": "gpt2", "text": "hi"}).json()
     assert plain["overflowing"] == []
+
+
+def test_openapi_lists_429_and_503_with_retry_after_on_every_operation(client):
+    """Any route that takes a tokeniser's name may train a stored one (429 past the queue's
+    limit), and any may find the database away (503): the schema says so, with Retry-After."""
+    spec = client.get("/openapi.json").json()
+    for path, item in spec["paths"].items():
+        for method, op in item.items():
+            for code in ("429", "503"):
+                assert "Retry-After" in op["responses"][code]["headers"], (path, method, code)

@@ -199,3 +199,12 @@ def test_tc_audit_is_the_function_after_the_package_is_imported():
     import tokenizers_core.audit.health  # noqa: F401  (a submodule import must not rebind it)
 
     assert callable(tc.audit)
+
+
+def test_a_page_below_0_is_refused_even_while_the_audit_runs(store_client):
+    """The schema says page >= 0; a negative page was answered 200 (the running audit's
+    progress, or the first page). It is a 422 that says so, as a page and as JSON."""
+    page = store_client.get("/audit", params={"tokenizer": "gpt2", "page": -1})
+    assert page.status_code == 422 and "page must be 0 or more" in page.text
+    api = store_client.get("/api/audit", params={"tokenizer": "gpt2", "page": -1})
+    assert api.status_code == 422 and api.json()["detail"] == "page must be 0 or more, not -1"

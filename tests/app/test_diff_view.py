@@ -87,3 +87,10 @@ def test_a_corpus_over_a_megabyte_is_cut_and_the_page_says_so(store_client):
 def test_no_text_to_diff_says_so(client):
     r = client.get("/diff", params={"source": "text", "text": "\n\n"})
     assert r.status_code == 200 and ">No texts</b>" in r.text and "Identical" not in r.text
+
+
+def test_a_page_below_1_is_refused(client):
+    """The schema says page >= 1; page 0 or -1 was shown as page 1 (a 200)."""
+    for page in (0, -1):
+        r = client.get("/diff", params={"page": page})
+        assert r.status_code == 422 and f"page must be 1 or more, not {page}" in r.text

@@ -1,6 +1,8 @@
 """A bounded schemathesis run over every operation of the OpenAPI schema: no server errors, every
 status documented, every body as documented. (Examples are few per operation, so the run stays
-well under a minute; the trainings it starts run with a small CPU budget.)"""
+well under a minute; the trainings it starts run with a small CPU budget.) The paged
+operations also go through schemathesis's coverage phase (each bound of each parameter): what
+their schema refuses (a page below its minimum) they refuse."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import schemathesis
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 from schemathesis.checks import (
+    negative_data_rejection,
     not_a_server_error,
     response_schema_conformance,
     status_code_conformance,
@@ -75,3 +78,25 @@ def test_every_operation_keeps_its_contract(case):
 )
 def test_heavy_operations_keep_their_contract(case):
     case.call_and_validate(checks=CHECKS)
+
+
+PAGED = r"^/(api/)?(audit|diff|vocab/diff)$"  # a `page` with a minimum, checked by the route
+
+
+@pytest.fixture(scope="module")
+def boundary_schema(fuzz_app):
+    # the coverage phase alone: each parameter at and past its bounds
+    phases = {"examples": {"enabled": False}, "fuzzing": {"enabled": False}}
+    config = SchemathesisConfig.from_dict({"phases": phases})
+    return schemathesis.openapi.from_asgi("/openapi.json", fuzz_app, config=config)
+
+
+boundaries = schemathesis.pytest.from_fixture("boundary_schema")
+
+
+@boundaries.include(path_regex=PAGED).parametrize()
+@hypothesis_settings(deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+def test_paged_operations_refuse_what_their_schema_refuses(case):
+    """`/audit?page=-1` was a 200 (the running audit's progress) where the schema says
+    page >= 0, and `/diff?page=0` the first page where it says page >= 1."""
+    case.call_and_validate(checks=[*CHECKS, negative_data_rejection])
