@@ -16,6 +16,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -29,8 +30,9 @@ from tokenizers_core.textbook.bpe_train import bpe_train  # noqa: E402
 REPEAT = int(os.environ.get("BENCH_REPEAT", "3"))
 
 
-def best(fn) -> tuple[float, object]:
-    times, out = [], None
+def best(fn: Callable[[], Any]) -> tuple[float, Any]:
+    times: list[float] = []
+    out: Any = None
     for _ in range(REPEAT):
         start = time.perf_counter()
         out = fn()
@@ -56,7 +58,7 @@ def main(n_lines: int, n_merges: int) -> None:
     t_after, ours = best(after)
     t_before, recounted = best(before)
     assert ours == recounted, "the incremental trainer must give the recount's merges"
-    hf = tc.train("byte_bpe", lines, vocab_size=vocab_size).model.merges
+    hf = tc.train("byte_bpe", lines, vocab_size=vocab_size).model.merges  # type: ignore[attr-defined]
     t_hf, _ = best(lambda: tc.check("byte_bpe", lines, hf, vocab_size=vocab_size))
     t_check, report = best(
         lambda: tc.check("byte_bpe", lines, ours, vocab_size=vocab_size, ties="minbpe")

@@ -82,7 +82,8 @@ def test_train_leads_with_the_state_and_its_code_line_in_view(page, server_url):
     page.wait_for_selector('.stepper .count b:text-is("12")')
     page.wait_for_function(
         """() => {
-            const box = document.querySelector('.code-scroll'), line = box.querySelector('li.current');
+            const box = document.querySelector('.code-scroll');
+            const line = box.querySelector('li.current');
             const b = box.getBoundingClientRect(), l = line.getBoundingClientRect();
             return box.scrollTop > 0 && l.top >= b.top && l.bottom <= b.bottom;
         }"""
