@@ -14,6 +14,7 @@ result dropped is computed again when asked for.
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from ..db.schema import jobs, limits
 from ..signing import BadSignature, check_fingerprint, fingerprint, secret_key, sign, verify
 from ..store import FINAL, within_limit
 
+_log = logging.getLogger("uvicorn.error")  # printed where the server prints its start lines
 ACTIVE = ("queued", "running")
 KEY_FINGERPRINT = "secret_key_fingerprint"  # its row in `limits`
 GONE = "the worker running this job stopped (killed, or its machine went down); start it again"
@@ -221,7 +223,8 @@ class JobStore:
             return None
         try:
             return verify(self.key, stored)
-        except BadSignature:
+        except BadSignature as exc:  # said, in the log: it is trained again, not lost silently
+            _log.warning("job %s: %s; it is run again", job_id, exc)
             self.delete(job_id)
             return None
 

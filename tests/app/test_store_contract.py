@@ -132,7 +132,7 @@ def test_the_queue_limit_holds_under_racing_writers(url):
     assert jobs.counts() == {"queued": 5}
 
 
-def test_a_result_written_without_the_key_is_not_read(url, monkeypatch):
+def test_a_result_written_without_the_key_is_not_read(url, monkeypatch, caplog):
     """SQLite: a process holding another key does not unpickle a result, and forgets it, so it
     is run again. PostgreSQL (shared by servers and workers that must agree): such a process
     refuses to work at all, naming TOKVIS_SECRET_KEY (it started silently, and each training
@@ -155,3 +155,5 @@ def test_a_result_written_without_the_key_is_not_read(url, monkeypatch):
         return
     assert stranger.blob("s") is None  # not unpickled ...
     assert stranger.get("s") is None  # ... and forgotten, so it is run again
+    assert "job s: a stored result's signature does not match" in caplog.text  # ... and said
+    assert "TOKVIS_SECRET_KEY" in caplog.text
