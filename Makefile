@@ -91,7 +91,8 @@ lint: $(VENV)/.lint-deps
 docs: $(VENV)/.docs-deps
 	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --quiet --site-dir build/site
 
-# the views' screenshots of the docs site, taken from a running app by a real browser
+# the views' screenshots of the docs site, taken from a running app by a real browser, and
+# docs/img/manifest.json: what each shows (tests/test_docs_screenshots.py fails when one is older)
 docs-screenshots: $(VENV)/.test-deps $(VENV)/.docs-deps
 	$(BIN)/python docs/screenshots.py
 
