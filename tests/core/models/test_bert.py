@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tokenizers_core as tc
-from tokenizers_core.corpora import LARGE, corpus_names, load_corpus
+from tests import corpora
+from tokenizers_core.corpora import load_corpus
 from tokenizers_core.decoders import WordPiece as WordPieceDecoder
 from tokenizers_core.encoding import Token
 from tokenizers_core.implementations.bert import VOCAB_PATH, bert_pipeline, count_words
@@ -66,9 +67,9 @@ def test_bundled_listing(ours):
 
 
 # ---- differential: real text ----------------------------------------------------------------
-@pytest.mark.parametrize("name", [n for n in corpus_names() if n not in LARGE])
+@pytest.mark.parametrize("name", corpora.names(large=False))  # udhr/all as its seams
 def test_identical_to_hugging_face(hf, ours, name):
-    text = load_corpus(name)
+    text = corpora.text(name)
     assert_same(ours.encode(text), hf.encode(text))
 
 

@@ -14,7 +14,8 @@ import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokenizers_core.corpora import corpus_names, load_corpus
+from tests import corpora
+from tokenizers_core.corpora import load_corpus
 from tokenizers_core.implementations.rules import (
     CharModel,
     PieceModel,
@@ -238,9 +239,9 @@ def test_sentence_tokens_numbered_by_first_appearance():
     assert sentence_tokenizer().encode("Yes. No. Yes.").ids == [0, 1, 0]
 
 
-@pytest.mark.parametrize("corpus", corpus_names())
+@pytest.mark.parametrize("corpus", corpora.names())  # udhr/all as its seams (tests/corpora.py)
 def test_sentence_on_corpora(corpus):
-    text = load_corpus(corpus)
+    text = corpora.text(corpus)
     spans = split_sentences(text)
     lines = [ln for ln in text.splitlines() if ln.strip()]
     assert len(spans) >= len(lines)  # every line break ends a sentence

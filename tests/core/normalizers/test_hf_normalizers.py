@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokenizers_core.corpora import LARGE, corpus_names, load_corpus
+from tests import corpora as bundled
 from tokenizers_core.formats.sentencepiece_model import _bundled_proto
 from tokenizers_core.normalized import NormalizedString
 from tokenizers_core.normalizers import (
@@ -161,7 +161,7 @@ def assert_same(ours, theirs, text, where):
 
 @pytest.fixture(scope="module")
 def corpora():
-    return {name: load_corpus(name) for name in corpus_names() if name not in LARGE}
+    return bundled.texts(large=False)  # udhr/all as its seams (tests/corpora.py)
 
 
 @pytest.mark.parametrize("label,ours,make_hf", CASES, ids=IDS)

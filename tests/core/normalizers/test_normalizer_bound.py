@@ -20,8 +20,8 @@ import pytest
 import regex
 
 import tokenizers_core as tc
+from tests import corpora as bundled
 from tokenizers_core import pretrained
-from tokenizers_core.corpora import LARGE, corpus_names, load_corpus
 from tokenizers_core.normalized import NormalizedString
 from tokenizers_core.normalizers import (
     FLOOR,
@@ -215,8 +215,8 @@ def test_a_sentencepiece_chain_on_the_longest_ligature():
 @pytest.fixture(scope="module")
 def corpora():
     """The shared corpora (botchan and 33 UDHR translations; the package bundles the same
-    texts as ../shared/data/corpora)."""
-    return {name: load_corpus(name) for name in corpus_names() if name not in LARGE}
+    texts as ../shared/data/corpora; udhr/all as its seams, tests/corpora.py)."""
+    return bundled.texts(large=False)
 
 
 def test_every_bundled_normalizer_passes_the_corpora(corpora):

@@ -25,7 +25,7 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokenizers_core.corpora import LARGE, corpus_names, load_corpus
+from tests import corpora as bundled
 from tokenizers_core.normalized import NormalizedString
 from tokenizers_core.normalizers import (
     NFC,
@@ -302,7 +302,7 @@ HARD = (
 
 @pytest.fixture(scope="module")
 def corpora():
-    return {name: load_corpus(name) for name in corpus_names() if name not in LARGE}
+    return bundled.texts(large=False)  # udhr/all as its seams (tests/corpora.py)
 
 
 def assert_same_or_wider(text, ours, theirs, identical, where):

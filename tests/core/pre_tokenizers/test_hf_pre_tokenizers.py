@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokenizers_core.corpora import LARGE, corpus_names, load_corpus
+from tests import corpora as bundled
 from tokenizers_core.pre_tokenizers import (
     BertPreTokenizer,
     ByteLevel,
@@ -227,7 +227,7 @@ HARD = [
 
 @pytest.fixture(scope="module")
 def corpora():
-    return {name: load_corpus(name) for name in corpus_names() if name not in LARGE}
+    return bundled.texts(large=False)  # udhr/all as its seams (tests/corpora.py)
 
 
 def assert_same(ours, theirs, text, where):

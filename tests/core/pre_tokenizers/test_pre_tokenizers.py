@@ -20,7 +20,8 @@ import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokenizers_core.corpora import LARGE, corpus_names, load_corpus
+from tests import corpora as bundled
+from tokenizers_core.corpora import load_corpus
 from tokenizers_core.implementations.rules import PieceModel
 from tokenizers_core.normalized import NormalizedString
 from tokenizers_core.pipeline import PreTokenizeStep, Tokenizer
@@ -46,7 +47,7 @@ from tokenizers_core.steps import step_from_dict
 hf = pytest.importorskip("tokenizers.pre_tokenizers")
 tiktoken = pytest.importorskip("tiktoken")
 
-CORPORA = [n for n in corpus_names() if n not in LARGE]
+CORPORA = bundled.names(large=False)  # udhr/all as its seams (tests/corpora.py)
 
 # (label, ours, Hugging Face's)
 CONFIGS = {
@@ -224,7 +225,7 @@ def test_pipeline_traces_the_pieces():
 @pytest.mark.parametrize("corpus", CORPORA)
 def test_matches_hugging_face_on_corpora(config, corpus):
     ours, make_hf = CONFIGS[config]
-    text = load_corpus(corpus)
+    text = bundled.text(corpus)
     expected = make_hf().pre_tokenize_str(text)
     got = ours.pre_tokenize_str(text)
     if got != expected:
@@ -306,7 +307,7 @@ def test_presets_split_like_tiktoken(preset, pair_ranks):
     )
     pre = Regex(preset)
     for corpus in CORPORA:
-        text = load_corpus(corpus)
+        text = bundled.text(corpus)
         pieces = [p for p, _ in pre.pre_tokenize_str(text)]
         assert pieces == regex.findall(PRESETS[preset], text), corpus  # tiktoken's Python path
         ours = [t for p in pieces for t in enc._core_bpe.encode_single_piece(p.encode("utf-8"))]
