@@ -59,9 +59,11 @@ _ACTIVE_LOCK = threading.Lock()
 
 
 def backstop_wall(cpu_seconds: float) -> float:
-    """The wall-clock seconds after which a child with `cpu_seconds` of CPU is killed whatever it
-    is doing: the CPU budget scaled as the searches' backstop is (`user_regex.CHILD_WALL_FACTOR`,
-    `CHILD_WALL_SLACK`), so a child on a loaded machine gets its CPU seconds before the kill.
+    """The wall-clock seconds for which a child with `cpu_seconds` of CPU may be stalled (neither
+    running nor waiting for a CPU) before it is killed, and how long its work waits for a child:
+    the CPU budget scaled as the searches' backstop is (`user_regex.CHILD_WALL_FACTOR`,
+    `CHILD_WALL_SLACK`). A child that runs, however slowly, is killed only at `CEILING_FACTOR`
+    times that (`pool.Budget.ceiling_seconds`).
 
     >>> backstop_wall(4) > 4
     True
@@ -83,9 +85,9 @@ class Sandbox:
         # as many again for small work: however many loops of heavy templates clients send,
         # a small chat finds a child within a small task's time (`pool.Pool`, issue 38 item 13)
         self.work_pool = Pool("work", workers, reserve=workers)
-        # the CPU limit ends runaway work; the wall-clock kill is the backstop for a child that
-        # does not run at all, and waits long enough that a busy machine, which gives the child
-        # a share of a core, is not mistaken for one (as the searches' backstop below)
+        # the CPU limit ends runaway work; the kill for a stalled child is the backstop for one
+        # that does not run at all: a busy machine, which gives the child a share of a core, only
+        # makes it wait for a CPU, which is not a stall (issue 38, item 11)
         wall = wall_seconds if wall_seconds is not None else backstop_wall(cpu_seconds)
         self.chat_budget = Budget(cpu_seconds, memory_mb, wall)
         self._normalizers: LRU[int, tuple[Any, str, bytes]] = LRU(64)
@@ -140,9 +142,7 @@ class Sandbox:
     ) -> tuple[Any, float]:
         """One timed search in the search pool: `(result, cpu_seconds)` (`user_regex.Runner`)."""
         # the search stops itself (user_regex.run_search's backstop); the child's own CPU limit
-        # and the wall-clock kill are only there for what it cannot stop; the kill waits long
-        # enough that a busy machine, which gives the child a share of a core, is not mistaken
-        # for a runaway search (the CPU limit ends one anyway)
+        # and the kill for a stalled child are only there for what it cannot stop
         backstop = seconds * user_regex.CHILD_WALL_FACTOR + user_regex.CHILD_WALL_SLACK
         budget = Budget(
             math.ceil(backstop) + 1,
