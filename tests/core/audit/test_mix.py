@@ -165,7 +165,7 @@ def test_without_scipy_the_core_says_how_to_install_it():
         "from tokenizers_core.audit.mix_lp import SolverMissing, solver_available\n"
         "assert not solver_available()\n"
         "try:\n"
-        "    estimate_mix(tc.load('r50k_base'), merges=20)\n"
+        "    estimate_mix(tc.load('r50k_base'), merges=20, samples={'eng': 'the cat'})\n"
         "except SolverMissing as exc:\n"
         "    print(exc)\n"
     )
