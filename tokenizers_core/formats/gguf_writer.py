@@ -396,8 +396,10 @@ def _added_changes(tok: Any, data: dict[str, Any]) -> list[str]:
             "where this tokenizer reads them as text."
         )
     specials = [a["content"] for a in data.get("added_tokens", []) if a.get("special")]
+    as_text = {"disallowed_special": ()} if hasattr(tok, "strict_special") else {}  # tiktoken's
     typed = next(
-        (s for s in specials[:50] if len(tok.encode(s, add_special_tokens=False)) != 1), None
+        (s for s in specials[:50] if len(tok.encode(s, add_special_tokens=False, **as_text)) != 1),
+        None,
     )
     if typed is not None:
         out.append(
