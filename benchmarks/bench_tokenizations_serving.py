@@ -161,7 +161,8 @@ def _run_text(url: str, pid: int, label: str, text: str, args: argparse.Namespac
 
     looper = threading.Thread(target=encode_loop, daemon=True)
     looper.start()
-    slowest, statuses = [], []
+    slowest: list[float] = []
+    statuses: list[int] = []
     for round_ in range(args.rounds):
         results: list[tuple[int, float, int]] = []
         threads = [
