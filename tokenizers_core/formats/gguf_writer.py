@@ -26,6 +26,7 @@ from ..errors import InvalidInput
 from ..models.sentencepiece_common import CONTROL, NORMAL, UNKNOWN, USER_DEFINED
 from . import gguf_pre, sentencepiece_model
 from .gguf import ARRAY, STRING
+from .gguf_types import llama_cpp_types
 from .hf_json import from_dict
 
 VERSION = 3
@@ -411,13 +412,11 @@ def _added_changes(tok: Any, data: dict[str, Any]) -> list[str]:
 
 def control_looking(tokens: list[str]) -> set[str]:
     """The tokens a GGUF without fill-in-the-middle ids (as we write one) holding `tokens`
-    has flagged CONTROL by llama.cpp, for their text (`gguf_tokenizer.llama_cpp_types`).
+    has flagged CONTROL by llama.cpp, for their text (`gguf_types.llama_cpp_types`).
 
     >>> sorted(control_looking(["a", "</s>", "<|fim_pad|>"]))
     ['</s>', '<|fim_pad|>']
     """
-    from .gguf_tokenizer import llama_cpp_types  # it imports this module
-
     types = llama_cpp_types(tokens, [NORMAL] * len(tokens), {})
     return {t for t, kind in zip(tokens, types) if kind == CONTROL}
 

@@ -17,7 +17,7 @@ from tokenizers_core.corpora import load_corpus
 from tokenizers_core.diff import diff, stress_texts
 from tokenizers_core.formats import gguf_writer, load_bytes, sniff
 from tokenizers_core.formats.exactness import exactness
-from tokenizers_core.formats.gguf_tokenizer import EOG_TEXTS
+from tokenizers_core.formats.gguf_types import EOG_TEXTS
 from tokenizers_core.formats.gguf_wpm import WpmNormalizer, WpmPreTokenizer
 from tokenizers_core.models.sentencepiece_common import CONTROL, UNKNOWN, USER_DEFINED
 from tokenizers_core.normalizers import BertNormalizer
