@@ -23,13 +23,14 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Mapping
 from contextvars import ContextVar
 from typing import Any
 
 current_client: ContextVar[str] = ContextVar("sandbox_client", default="")
 
 
-def client_of(scope: dict[str, Any]) -> str:
+def client_of(scope: Mapping[str, Any]) -> str:
     """The client an ASGI request comes from: its remote address ("" when unknown).
 
     >>> client_of({"client": ("203.0.113.7", 51234)}), client_of({})

@@ -1,9 +1,9 @@
 """The visualiser's "special tokens in text" switch (`special`) works for every tokenizer kind:
 left out, the tokenizer's own library's default (Hugging Face matches them, tiktoken refuses the
 text); true, special tokens; false, ordinary text (tiktoken's encode_ordinary, Hugging Face's
-encode_special_tokens). Where a tokenizer has none to read, the switch is disabled and says why. The decode below keeps special tokens, as decode
-does, and its note says what happened (Llama 3 chat text: the post-processor's
-<|begin_of_text|>, nothing about the decoder)."""
+encode_special_tokens). Where a tokenizer has none to read, the switch is disabled and says why.
+The decode below keeps special tokens, as decode does, and its note says what happened (Llama 3
+chat text: the post-processor's <|begin_of_text|>, nothing about the decoder)."""
 
 from __future__ import annotations
 

@@ -34,13 +34,13 @@ from typing import Any, Collection, Iterable
 
 import regex
 
+from ..byte_api import NotAToken
 from ..byte_level import byte_level_to_bytes, bytes_to_byte_level, str_to_byte_level
 from ..decoders import ByteLevel as ByteLevelDecoder
 from ..encoding import Encoding, Token
 from ..errors import InvalidInput
 from ..models.bpe.model import ASCII_PATTERNS, BPE, gc_paused
 from ..normalized import NormalizedString
-from ..byte_api import NotAToken
 from ..pipeline import Tokenizer, is_id
 from ..pre_tokenizers import PRESETS, ByteLevel, Regex, Sequence
 from ..pretokenized import check_words, concat, join
@@ -322,7 +322,10 @@ class TiktokenTokenizer(Tokenizer):
         if pair is not None or self.preset is None:
             # a pattern of the user's may skip text, which the fast path assumes it never does
             return self.trace(
-                text, pair, add_special_tokens=add_special_tokens, allowed_special=allowed,
+                text,
+                pair,
+                add_special_tokens=add_special_tokens,
+                allowed_special=allowed,
                 disallowed_special=(),  # checked above
             )[0]
         text, starts = _surrogate_safe(text)
