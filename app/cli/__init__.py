@@ -192,8 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=1)
     p.add_argument(
         "--db",
-        metavar="FILE",
-        help="the SQLite store (default: $TOKVIS_DB, else ~/.local/share/tokvis/store.sqlite3)",
+        metavar="URL|FILE",
+        help="the store: a database URL or an SQLite file (default: $TOKVIS_DATABASE_URL, "
+        "else $TOKVIS_DB, else ~/.local/share/tokvis/store.sqlite3)",
     )
     p.add_argument(
         "--limit-concurrency",

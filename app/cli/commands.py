@@ -151,8 +151,10 @@ def serve(args: argparse.Namespace) -> int:
         raise InvalidInput(f"--port must be between 0 and 65535, got {args.port}")
     if args.workers < 1:
         raise InvalidInput(f"--workers must be at least 1, got {args.workers}")
-    if args.db:
-        os.environ["TOKVIS_DB"] = os.path.abspath(args.db)
+    if args.db:  # a database URL, or an SQLite file (as `tokvis db` and `worker` read --db)
+        os.environ["TOKVIS_DATABASE_URL"] = (
+            args.db if "://" in args.db else f"sqlite:///{os.path.abspath(args.db)}"
+        )
     if args.limit_concurrency < 1:
         raise InvalidInput(f"--limit-concurrency must be at least 1, got {args.limit_concurrency}")
     from .deploy import preflight

@@ -184,6 +184,16 @@ def test_compare_prints_a_table_and_the_tokens_of_each():
     assert "bert-base-uncased:" in lines and "[CLS] token ization naive [SEP]" in lines
 
 
+def test_serve_takes_a_database_url_as_db_reads_one(tmp_path):
+    """`serve --db URL` is the URL (as `tokvis db` and `worker` read --db), not a file named
+    like it: nothing appears in the working directory, and the unreachable database is one line."""
+    proc = tokvis(
+        "serve", "--port", "0", "--db", "postgresql+psycopg://nobody@127.0.0.1:9/x", cwd=tmp_path
+    )
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr.decode()
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_encode_reads_a_file_and_counts(tmp_path):
     text = "Hello, world!\n東京 naïve\n" * 50
     path = tmp_path / "text.txt"

@@ -65,7 +65,7 @@ def test_a_server_or_worker_with_another_secret_key_refuses_to_start(pg_url):  #
     first, other = "the-first-secret-key-0123456789", "another-secret-key-0123456789"
     upgrade = tokvis("db", "upgrade", "--new-secret-key", "--db", url, TOKVIS_SECRET_KEY=first)
     assert upgrade.returncode == 0, upgrade.stderr
-    for command in (["worker"], ["serve", "--port", "1"]):  # serve's --db is an SQLite file
+    for command in (["worker"], ["serve", "--port", "1"]):
         done = tokvis(*command, TOKVIS_DATABASE_URL=url, TOKVIS_SECRET_KEY=other)
         assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
         assert "TOKVIS_SECRET_KEY is not the key this store's results are signed with" in (
