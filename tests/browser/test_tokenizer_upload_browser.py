@@ -78,7 +78,7 @@ def test_upload_a_ranks_file_through_the_picker_and_encode(
     form.locator("#tok-name").fill("Small ranks")
     page.screenshot(path=str(screenshot_dir / "upload-form-ranks-1400.png"), full_page=True)
     form.locator('button[type="submit"]').click()
-    page.wait_for_url("**tokenizer=upload-*")
+    page.wait_for_url("**tokenizer=upload-*", timeout=90_000)  # a 2 MB parse on a busy machine
     assert "Hello world, hello tokens" == page.locator("#text").input_value()
     selected = page.locator("#tokenizer option:checked")
     assert selected.inner_text().startswith("Small ranks")
@@ -186,7 +186,7 @@ def test_a_tokenizer_json_steps_through_byte_fallback(page, server_url, tmp_path
     )
     assert not form.locator('[data-for="tiktoken"]').is_visible()
     form.locator('button[type="submit"]').click()
-    page.wait_for_url("**tokenizer=upload-*")
+    page.wait_for_url("**tokenizer=upload-*", timeout=90_000)  # a 2 MB parse on a busy machine
     page.goto(page.url + "&step=1")
     assert "byte fallback" in page.locator('[data-testid="what"]').inner_text()
     replaced = page.locator('[data-testid="replaced"]').inner_text()
@@ -215,7 +215,7 @@ def test_a_raw_llama3_file_shows_progress_and_loads_as_llama3(
     # the parse of 2 MB takes a while: the button is off and the progress line says so meanwhile
     form.locator('[data-testid="upload-progress"]').wait_for(state="visible")
     assert form.locator('button[type="submit"]').is_disabled()
-    page.wait_for_url("**tokenizer=upload-*")
+    page.wait_for_url("**tokenizer=upload-*", timeout=90_000)  # a 2 MB parse on a busy machine
     note = page.locator('[data-testid="source-note"]').inner_text()
     assert "pattern preset 'llama3'" in note and "256 special tokens (preset 'llama3')" in note
     assert page.locator('[data-testid="load-warning"]').count() == 0
