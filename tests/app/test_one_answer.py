@@ -23,10 +23,9 @@ import pytest
 
 import tokenizers_core as tc
 from app.cli import main as cli_main
+from tests.oracles import tiktoken_encoding
 from tests.shared_data import INTEROP
 from tokenizers_core.formats.bundled_models import DATA_DIR
-from tokenizers_core.implementations.openai_public import ENCODINGS, load_ranks
-from tokenizers_core.pre_tokenizers import PRESETS
 
 hf = pytest.importorskip("tokenizers")
 tiktoken = pytest.importorskip("tiktoken")
@@ -132,13 +131,7 @@ def qwen3_ref():
 
 @pytest.fixture(scope="module")
 def cl100k_ref():
-    preset, specials = ENCODINGS["cl100k_base"]
-    return tiktoken.Encoding(
-        "cl100k_base",
-        pat_str=PRESETS[preset],
-        mergeable_ranks=load_ranks("cl100k_base"),
-        special_tokens=specials,
-    )
+    return tiktoken_encoding("cl100k_base")
 
 
 QWEN_TEXTS = ["<|im_start|>user\nHi<|im_end|>", "naïve <|endoftext|>東京", "no specials here"]

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tokenizers_core as tc
+from tests.oracles import tiktoken_encoding
 from tokenizers_core.audit import CATEGORIES, audit
 from tokenizers_core.audit.health import model_closure
 from tokenizers_core.models.bpe.hf import HFBpe
@@ -163,18 +164,8 @@ def cl100k():
 
 @pytest.fixture(scope="module")
 def tiktoken_cl100k():
-    import tiktoken
-
-    from tokenizers_core.implementations.openai_public import ENCODINGS, load_ranks
-    from tokenizers_core.pre_tokenizers import PRESETS
-
-    preset, specials = ENCODINGS["cl100k_base"]
-    return tiktoken.Encoding(
-        "cl100k_base",
-        pat_str=PRESETS[preset],
-        mergeable_ranks=load_ranks("cl100k_base"),
-        special_tokens=specials,
-    )
+    pytest.importorskip("tiktoken")
+    return tiktoken_encoding("cl100k_base")
 
 
 def test_cl100k_davidjl(cl100k, tiktoken_cl100k):
