@@ -60,15 +60,26 @@ def test_hypothesis_text_matches_tiktoken(pair, text):
 def test_fast_path_equals_the_pipeline(pair):
     ours, _ = pair
     text = load_corpus("udhr/jpn")[:2000] + "\n\n  <|endoftext|> naïve 🙂🙂  \t x"
-    assert ours.encode(text) == ours.trace(text)[0]
+    as_text = {"disallowed_special": ()}
+    assert ours.encode(text, **as_text) == ours.trace(text, **as_text)[0]
+    for run in (ours.encode, ours.trace):  # both refuse it by default, as tiktoken's encode
+        with pytest.raises(ValueError, match="special token"):
+            run(text)
     allowed = ours.encode(text, allowed_special="all")
     assert allowed == ours.trace(text, allowed_special="all")[0]
 
 
-def test_special_tokens_are_text_unless_allowed(pair):
+def test_special_tokens_as_tiktoken_reads_them(pair):
+    """tiktoken's defaults: `encode` refuses a typed special token, `disallowed_special=()`
+    reads it as text (`encode_ordinary`), `allowed_special` as its special id."""
     ours, ref = pair
     text = "a<|endoftext|>b"
-    assert ours.encode(text).ids == ref.encode_ordinary(text)
+    with pytest.raises(ValueError):
+        ref.encode(text)
+    with pytest.raises(ValueError, match="disallowed"):
+        ours.encode(text)
+    assert ours.encode(text, disallowed_special=()).ids == ref.encode_ordinary(text)
+    assert ours.encode(text, disallowed_special=()).ids == ref.encode(text, disallowed_special=())
     enc = ours.encode(text, allowed_special={"<|endoftext|>"})
     assert enc.ids == ref.encode(text, allowed_special={"<|endoftext|>"})
     i = enc.tokens.index("<|endoftext|>")

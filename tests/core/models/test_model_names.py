@@ -74,7 +74,9 @@ def test_gpt_oss_encodes_the_harmony_format_as_tiktoken():
     ours = tc.load("gpt-oss-20b")
     text = "<|start|>user<|message|>What is 2+2?<|end|><|start|>assistant<|channel|>final<|message|>4<|return|>"
     assert ours.encode(text, allowed_special="all").ids == ref.encode(text, allowed_special="all")
-    assert ours.encode(text).ids == ref.encode_ordinary(text)
+    assert ours.encode(text, disallowed_special=()).ids == ref.encode_ordinary(text)
+    with pytest.raises(ValueError):  # as tiktoken's encode, by default
+        ours.encode(text)
     assert ours.vocab_size == ref.n_vocab == 201088
 
 
