@@ -55,11 +55,12 @@ test: $(VENV)/.test-deps
 
 # A fresh clone has no ../shared beside it: the test files that read it (through tests/shared_data.py,
 # or a helper module of tests/ that does) run once more with it hidden (TOKVIS_HIDE_SHARED=1), and
-# each of their tests must pass or skip. .ci/run runs this after the two tiers.
+# each of their tests must pass or skip (the fast tier's and the heavy ones of the slow tier, which
+# are most of those that read it). .ci/run runs this after the two tiers.
 SHARED_HELPERS := $(subst $(eval) ,|,$(basename $(notdir $(shell grep -l shared_data tests/*.py | grep -v -e conftest -e /test_))))
 SHARED_TESTS = $(shell grep -rlE '$(SHARED_HELPERS)' tests --include='test_*.py' | sort)
 test-without-shared: $(VENV)/.test-deps
-	TOKVIS_HIDE_SHARED=1 $(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow" -n auto $(SHARED_TESTS)
+	TOKVIS_HIDE_SHARED=1 $(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow or heavy" -n auto $(SHARED_TESTS)
 
 # two workers, each file's tests on one (a file's servers and browser are module-scoped)
 test-slow: $(VENV)/.test-deps

@@ -74,21 +74,33 @@ def browser_missing() -> str | None:
     return None
 
 
+# the docstring examples over two seconds, `heavy` as the tests are (a doctest has no decorator):
+# a real vocabulary audited, a child process started under its limits
+HEAVY_DOCTESTS = {
+    "tokenizers_core.audit",
+    "app.sandbox.supervisor.limit_resources",
+    "app.sandbox.supervisor.set_soft_limit",
+}
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` picks a tier by these marks
 def pytest_collection_modifyitems(config, items):
     """Browser tests are marked `browser`. Without Chromium they are left out with one line
     at the end of the run (see pytest_terminal_summary); under CI=true a missing browser
     stops the run instead, so CI never passes without its browser tests.
 
-    The slow tier (`slow`: the browser tests, the wheel, end-to-end job-pool runs) is what
-    `make test` leaves out and `make test-slow` runs; CI runs both."""
+    The slow tier (`slow`: the browser tests, the wheel, end-to-end job-pool runs, and the
+    `heavy` cases, each over a second) is what `make test` leaves out and `make test-slow`
+    runs; CI runs both."""
     browser_items = [
         item for item in items if "tests/browser" in str(item.fspath).replace(os.sep, "/")
     ]
     for item in browser_items:
         item.add_marker(pytest.mark.browser)
     for item in items:
-        if item.get_closest_marker("browser") or item.get_closest_marker("package"):
+        if item.name in HEAVY_DOCTESTS:
+            item.add_marker(pytest.mark.heavy)
+        if any(item.get_closest_marker(mark) for mark in ("browser", "package", "heavy")):
             item.add_marker(pytest.mark.slow)
     missing = browser_items and browser_missing()
     if not missing:

@@ -82,6 +82,7 @@ def test_the_rules_catch_what_they_are_for():
 
 
 # ---- a fresh clone, without ../shared (issue 38, item 7) ----------------------------------------
+@pytest.mark.heavy
 def test_hiding_the_shared_data_hides_every_path_and_the_fixture_skips_even_under_ci(tmp_path):
     (tmp_path / "test_it.py").write_text(
         "from tests import shared_data as where\n"
@@ -131,7 +132,7 @@ def test_ci_runs_every_test_that_reads_the_shared_data_again_without_it():
         text=True,
     )
     command = next(line for line in out.stdout.splitlines() if "TOKVIS_HIDE_SHARED=1" in line)
-    assert '-m "not slow"' in command
+    assert '-m "not slow or heavy"' in command
     listed = {word for word in command.split() if word.startswith("tests/")}
     wanted = files_reading_the_shared_data()
     assert "tests/core/formats/test_exactness.py" in wanted

@@ -226,6 +226,7 @@ def _stage(module: str) -> str:
     return ".".join(module.split(".")[:2])
 
 
+@pytest.mark.heavy
 def test_imports_sit_at_the_top():
     """An import inside a function hides a dependency (it was how the old circle held): the
     few left are there to keep `import tokenizers_core` light, and each says so on its line
@@ -263,6 +264,7 @@ def test_no_router_imports_another():
     assert shared == []
 
 
+@pytest.mark.heavy
 def test_the_core_never_imports_the_web_layer():
     for module, path in MODULES.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))

@@ -94,6 +94,7 @@ class _Child:
         self.client = ""  # whose task it runs
         self.history = 0.0  # that client's usage when the task began
         self.preempted = False  # stopped to give its place for long work to another client
+        self._closing = threading.Lock()  # a request past its budget and stop() may both kill it
 
     @property
     def pid(self) -> int:
@@ -103,11 +104,14 @@ class _Child:
         return self.process.is_alive()
 
     def kill(self) -> int | None:
-        """Kill it (if it still runs) and its exit code."""
-        if self.process.is_alive():
-            self.process.kill()
-        self.process.join(timeout=5)
-        self.conn.close()
+        """Kill it (if it still runs) and its exit code. Once: a second close of the pipe would
+        close whatever file took its descriptor number meanwhile."""
+        with self._closing:
+            if self.process.is_alive():
+                self.process.kill()
+            self.process.join(timeout=5)
+            if not self.conn.closed:
+                self.conn.close()
         return self.process.exitcode
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 
 def test_list_tokenizers(client):
     r = client.get("/api/tokenizers")
@@ -32,6 +34,7 @@ def test_unknown_tokeniser_is_404(client):
     assert r.status_code == 404 and "unknown tokeniser" in r.json()["detail"]
 
 
+@pytest.mark.heavy
 def test_bad_and_runaway_regex_are_422(client):
     r = client.post("/api/encode", json={"tokenizer": "regex", "text": "x", "pattern": "[a"})
     assert r.status_code == 422 and r.json()["detail"]
@@ -95,6 +98,7 @@ def test_train_rejects_bad_requests(client):
     assert r.status_code == 422 and "unknown algorithm" in r.json()["detail"]
 
 
+@pytest.mark.heavy
 def test_openapi_docs(client):
     assert client.get("/docs").status_code == 200
     spec = client.get("/openapi.json").json()
@@ -110,6 +114,7 @@ def test_corpora_page_paste_and_upload(client):
     assert r.status_code == 422 and "empty" in r.text
 
 
+@pytest.mark.heavy
 def test_special_tokens_as_tiktoken_reads_them_unless_switched(client):
     text = "a<|endoftext|>"
     refused = client.post("/api/encode", json={"tokenizer": "cl100k_base", "text": text})

@@ -55,6 +55,7 @@ def test_encode_takes_pre_tokenized_words(client):
     assert body["offsets"][1:3] == [[0, 5], [0, 7]]
 
 
+@pytest.mark.heavy
 def test_words_with_an_openai_encoding(client):
     body = client.post(
         "/api/encode",

@@ -3,6 +3,8 @@ wordlevel; a bad option is a 422 with a message."""
 
 from __future__ import annotations
 
+import pytest
+
 import tokenizers_core as tc
 from tokenizers_core.corpora import load_corpus
 
@@ -57,6 +59,7 @@ def test_a_bad_option_is_a_422_with_a_message(client):
     assert "limit_alphabet must be a whole number" in r.json()["detail"]
 
 
+@pytest.mark.heavy
 def test_compare_trains_char_bpe_and_wordlevel_columns(store_client):
     corpus = store_client.post("/api/corpora", json={"text": CORPUS}).json()["sha256"]
     r = store_client.get(

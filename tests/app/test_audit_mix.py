@@ -32,6 +32,7 @@ def french(client) -> str:
     return r.json()["tokenizer"]
 
 
+@pytest.mark.heavy
 def test_the_api_answers_202_then_the_estimate_of_a_trained_tokenizer(client, french):
     first = client.get("/api/audit/mix", params={"tokenizer": french})
     assert first.status_code in (200, 202)
@@ -45,6 +46,7 @@ def test_the_api_answers_202_then_the_estimate_of_a_trained_tokenizer(client, fr
     assert body["merges"] == 500 - 256 and body["constraints"] > 0 and body["rounds"] >= 1
 
 
+@pytest.mark.heavy
 def test_the_page_draws_the_estimate_with_its_residual_and_how_to_read_it(client, french):
     wait_mix(client, french)
     page = client.get("/audit/mix", params={"tokenizer": french})
@@ -58,6 +60,7 @@ def test_the_page_draws_the_estimate_with_its_residual_and_how_to_read_it(client
     assert fragment.text.lstrip().startswith("<h2") and "<html" not in fragment.text
 
 
+@pytest.mark.heavy
 def test_an_uploaded_tokenizer_json_is_estimated_too(client, tmp_path):
     """Handed to the worker pickled: an upload lives in the server's store, not the worker's."""
     path = tmp_path / "de.json"
@@ -91,6 +94,7 @@ def test_an_unknown_tokenizer_is_a_404_and_is_escaped(client):
     assert "&lt;script&gt;" in page.text
 
 
+@pytest.mark.heavy
 def test_without_scipy_the_page_and_the_api_say_so(tmp_path):
     """A subprocess in which importing scipy fails, as on an install without the extra."""
     script = (

@@ -48,6 +48,7 @@ def test_the_page_draws_the_heatmap_legend_formats_and_sentence(client):
     assert "1,000,000" in table and table.count('class="chips"') == 9
 
 
+@pytest.mark.heavy
 def test_the_fragment_is_the_section_alone(client):
     frag = client.get("/audit/numbers/fragment", params={"tokenizer": "mistral_v1"})
     assert frag.status_code == 200 and "<html" not in frag.text
@@ -60,6 +61,7 @@ def test_the_fragment_is_the_section_alone(client):
     )
 
 
+@pytest.mark.heavy
 def test_an_uploaded_tokenizer_is_audited_too(client):
     data = (Path(tc.__file__).parent / "data" / "botchan_en_unigram_1000.model.gz").read_bytes()
     handle = client.post(

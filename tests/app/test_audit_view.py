@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from app.cli import main
 from app.services.audit import job_id
 
 XSS = "<script>alert(1)</script>"
 
 
+@pytest.mark.heavy
 def test_page_counts_table_and_links(client):
     r = client.get("/audit", params={"tokenizer": "botchan_en_bpe_1000"})
     assert r.status_code == 200
@@ -27,6 +30,7 @@ def test_page_counts_table_and_links(client):
     assert 'rel="next"' in html  # the pager
 
 
+@pytest.mark.heavy
 def test_page_filters_by_category_and_text(client):
     _audited(client, "bert-base-uncased")
     r = client.get(
@@ -43,6 +47,7 @@ def test_page_filters_by_category_and_text(client):
     assert "1 of 30,522 entries" in r.text
 
 
+@pytest.mark.heavy
 def test_unreachable_rows_show_the_reencoding_as_chips(client):
     _audited(client, "bert-base-uncased")
     r = client.get(
@@ -52,11 +57,13 @@ def test_unreachable_rows_show_the_reencoding_as_chips(client):
     assert 'class="chip chip-' in row and "/vocab?tokenizer=bert-base-uncased" in row
 
 
+@pytest.mark.heavy
 def test_api_small_vocabulary_answers_at_once(client):
     r = client.get("/api/audit", params={"tokenizer": "botchan_en_unigram_1000"})
     assert r.status_code == 200 and r.json()["counts"]["special"] == 3
 
 
+@pytest.mark.heavy
 def test_api_pages_of_a_category(client):
     _audited(client, "bert-base-uncased")
     r = client.get(
@@ -104,6 +111,7 @@ def _audited(client, tokenizer: str) -> None:
     _wait_for(client, tokenizer)
 
 
+@pytest.mark.heavy
 def test_a_large_vocabulary_runs_as_a_job_with_progress(client):
     first = client.get("/api/audit", params={"tokenizer": "cl100k_base", "limit": 2})
     if first.status_code == 202:  # queued or running: its progress
@@ -142,6 +150,7 @@ def _wordlevel(n: int) -> bytes:
     ).encode()
 
 
+@pytest.mark.heavy
 def test_an_uploaded_large_vocabulary_audits_in_a_job_and_escapes_its_tokens(client):
     up = client.post("/api/tokenizers", files={"file": ("tokenizer.json", _wordlevel(6000))})
     assert up.status_code == 201, up.text
@@ -157,12 +166,14 @@ def test_an_uploaded_large_vocabulary_audits_in_a_job_and_escapes_its_tokens(cli
     assert "<i>a" not in page.text
 
 
+@pytest.mark.heavy
 def test_cli_counts_and_examples(capsys):
     assert main(["audit", "bert-base-uncased", "--category", "never", "--show", "2"]) == 0
     out = capsys.readouterr().out
     assert "Never produced" in out and "1,087" in out and "'[unused0]'" in out
 
 
+@pytest.mark.heavy
 def test_cli_json(capsys):
     assert main(["audit", "botchan_en_bpe_1000", "--json", "--category", "special"]) == 0
     body = json.loads(capsys.readouterr().out)
@@ -181,6 +192,7 @@ def test_vocab_links_to_the_audit(client):
     assert 'href="/audit?tokenizer=bert-base-uncased" data-testid="vocab-audit"' in r.text
 
 
+@pytest.mark.heavy
 def test_the_audit_leads_to_the_other_forensics(client):
     page = client.get("/audit", params={"tokenizer": "botchan_en_bpe_1000"}).text
     more = page.split('data-testid="audit-more"', 1)[1].split("</p>", 1)[0]

@@ -31,6 +31,7 @@ def test_every_new_tokeniser_is_in_the_picker(client):
         assert f'value="{name}"' in page, name
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", NEW)
 def test_the_visualiser_and_the_api_encode_with_it(client, name):
     r = client.get("/", params={"text": XSS, "tokenizer": name})
@@ -39,6 +40,7 @@ def test_the_visualiser_and_the_api_encode_with_it(client, name):
     assert r.status_code == 200 and r.json()["ids"]
 
 
+@pytest.mark.heavy
 def test_compare_shows_every_real_one_at_once(client):
     """The issue's bar: 12+ bundled real tokenisers compared offline, on one page."""
     names = ["r50k_base", "cl100k_base", "o200k_base", "bert-base-uncased", *NEW]
@@ -54,6 +56,7 @@ def test_compare_shows_every_real_one_at_once(client):
     assert too_many.status_code == 422
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize(
     "name", ["clip", "mistral_tekken", "whisper_multilingual", "claude_2023", "mistral_v3"]
 )

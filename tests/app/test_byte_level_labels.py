@@ -125,6 +125,7 @@ def test_labels_of_bytes_that_no_token_completes_are_hex():
     ]
 
 
+@pytest.mark.heavy
 @needs_interop
 def test_tokvis_encode_prints_the_same_chips_for_both_files(capsys):
     from app import cli

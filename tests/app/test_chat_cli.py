@@ -103,6 +103,7 @@ def test_a_tokenizer_config_file(tmp_path, messages_file, capsys):
     assert capsys.readouterr().out == "<B>system;user;\n"
 
 
+@pytest.mark.heavy
 def test_a_model_folder_brings_its_own_template(tmp_path, messages_file, capsys):
     folder = tmp_path / "model"
     folder.mkdir()
@@ -116,6 +117,7 @@ def test_a_model_folder_brings_its_own_template(tmp_path, messages_file, capsys)
     assert capsys.readouterr().out.startswith("system|user|\n")
 
 
+@pytest.mark.heavy
 @pytest.mark.skipif(not INTEROP, reason="../shared/data/interop is absent")
 def test_the_llama3_chat_with_its_real_tokenizer_shows_the_double_bos(tmp_path, capsys):
     """Issue 21's bar: three messages through the Llama 3 template, tokenized by Llama 3's own

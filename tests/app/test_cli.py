@@ -52,6 +52,7 @@ def one_line_error(proc: subprocess.CompletedProcess, status: int = 1) -> str:
 
 
 # ---- encode ------------------------------------------------------------------------------------
+@pytest.mark.heavy
 def test_encode_json_is_the_engines_encoding():
     text = "Hello,  world!\nnaïve 東京"
     proc = tokvis("encode", "-t", "cl100k_base", "--json", text)
@@ -61,6 +62,7 @@ def test_encode_json_is_the_engines_encoding():
     assert data == {"ids": enc.ids, "tokens": enc.tokens, "offsets": [list(o) for o in enc.offsets]}
 
 
+@pytest.mark.heavy
 def test_encode_shows_chips_with_visible_whitespace_ids_and_counts():
     proc = tokvis("encode", "-t", "gpt2", "a  b\nc", module=True)
     assert proc.returncode == 0, proc.stderr
@@ -82,6 +84,7 @@ def test_encode_colours_on_request_and_reads_stdin():
     assert "ids: 101 7632 2045 102" in out
 
 
+@pytest.mark.heavy
 def test_encode_a_tokenizer_file(tmp_path):
     vocab = tmp_path / "vocab.txt"
     vocab.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nHug\n##s\nhug\n", encoding="utf-8")
@@ -118,6 +121,7 @@ def test_encode_a_hugging_face_tokenizer_json_as_hugging_face_does(tmp_path):
     }
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize(
     "args, message",
     [
@@ -152,6 +156,7 @@ def test_errors_are_one_line_and_status_1(args, message):
     assert message in err
 
 
+@pytest.mark.heavy
 def test_non_utf8_input_and_usage_errors():
     assert "not UTF-8" in one_line_error(tokvis("encode", "-t", "gpt2", "-", stdin=b"\xff\xfe"))
     err = one_line_error(tokvis("encode", "-t", "gpt2"), status=2)  # TEXT missing
@@ -171,6 +176,7 @@ def test_the_command_does_not_import_the_web_framework():
 
 
 # ---- compare -----------------------------------------------------------------------------------
+@pytest.mark.heavy
 def test_compare_prints_a_table_and_the_tokens_of_each():
     text = "tokenization naïve"
     proc = tokvis("compare", "-t", "gpt2", "-t", "bert-base-uncased", text)
@@ -184,6 +190,7 @@ def test_compare_prints_a_table_and_the_tokens_of_each():
     assert "bert-base-uncased:" in lines and "[CLS] token ization naive [SEP]" in lines
 
 
+@pytest.mark.heavy
 def test_serve_takes_a_database_url_as_db_reads_one(tmp_path):
     """`serve --db URL` is the URL (as `tokvis db` and `worker` read --db), not a file named
     like it: nothing appears in the working directory, and the unreachable database is one line."""
@@ -194,6 +201,7 @@ def test_serve_takes_a_database_url_as_db_reads_one(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.heavy
 def test_encode_reads_a_file_and_counts(tmp_path):
     text = "Hello, world!\n東京 naïve\n" * 50
     path = tmp_path / "text.txt"
@@ -216,6 +224,7 @@ def test_encode_reads_a_file_and_counts(tmp_path):
     assert "is required" in one_line_error(tokvis("encode"), status=2)
 
 
+@pytest.mark.heavy
 def test_encode_special_switch_as_the_page_and_the_api():
     """`--special` / `--no-special`; left out, tiktoken's own default refuses the text."""
     text = "<|endoftext|>Hi"
@@ -240,6 +249,7 @@ def test_train_prints_a_summary_of_what_train_learns():
     assert f"first merges: {first}" in out
 
 
+@pytest.mark.heavy
 def test_train_from_stdin_with_a_progress_bar_on_stderr():
     corpus = load_corpus("udhr/eng").encode()
     proc = tokvis("train", "wordpiece", "-", "--vocab-size", "400", "--progress", stdin=corpus)
@@ -254,6 +264,7 @@ def test_train_from_stdin_with_a_progress_bar_on_stderr():
 TEXT = "Everyone has the right to life, liberty and security of person. Ünïcödé"
 
 
+@pytest.mark.heavy
 def test_train_saves_in_the_format_of_the_extension(tmp_path):
     """byte_bpe -> .tiktoken (tiktoken reads it), unigram -> .model (sentencepiece reads it)."""
     tiktoken = pytest.importorskip("tiktoken")
@@ -292,6 +303,7 @@ def test_train_saves_in_the_format_of_the_extension(tmp_path):
     assert sp.encode(TEXT) == tc.train("unigram", lines, 300).encode(TEXT).ids
 
 
+@pytest.mark.heavy
 def test_export_converts_a_bundled_tokenizer(tmp_path):
     out = tmp_path / "vocab.txt"
     proc = tokvis("export", "bert-base-uncased", "-o", str(out))
@@ -315,6 +327,7 @@ def test_saving_errors_are_one_line(args, message):
     assert message in one_line_error(tokvis(*args))
 
 
+@pytest.mark.heavy
 def test_trace_prints_the_steps_as_json_lines():
     proc = tokvis("trace", "bpe", "udhr/eng", "--vocab-size", "100", module=True)
     assert proc.returncode == 0, proc.stderr
@@ -330,6 +343,7 @@ def test_trace_prints_the_steps_as_json_lines():
     assert rounds == expected and rounds[0]["kind"] == "unigram_round"
 
 
+@pytest.mark.heavy
 def test_ctrl_c_exits_130_quietly_and_a_closed_pipe_quietly():
     proc = subprocess.Popen(
         [str(SCRIPT), "trace", "bpe", "botchan", "--vocab-size", "20000"],
@@ -353,6 +367,7 @@ def test_ctrl_c_exits_130_quietly_and_a_closed_pipe_quietly():
     assert b"Traceback" not in proc.stderr.read()
 
 
+@pytest.mark.heavy
 def test_serve_runs_the_app_from_any_directory(tmp_path):
     import socket
     import time

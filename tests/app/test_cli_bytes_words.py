@@ -42,6 +42,7 @@ def test_encode_words_json_is_the_engines_pre_tokenized_encoding():
     }
 
 
+@pytest.mark.heavy
 def test_encode_words_prints_a_line_of_chips_per_word():
     proc = tokvis("encode", "-t", "gpt2", "--words", '["a b", "c"]')
     assert proc.returncode == 0, proc.stderr
@@ -58,6 +59,7 @@ def test_bad_words_are_one_line_errors(words, says):
     assert proc.returncode == 1 and says in proc.stderr and proc.stderr.count("\n") == 1
 
 
+@pytest.mark.heavy
 def test_decode_prints_the_text_and_with_bytes_the_hex():
     ids = tc.load("r50k_base").encode("🙂").ids
     proc = tokvis("decode", "-t", "gpt2", str(ids[0]))
@@ -84,6 +86,7 @@ def test_decode_errors_are_one_line(args, says):
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.heavy
 def test_a_model_name_is_a_tokeniser_name():
     proc = tokvis("encode", "-t", "gpt-3.5-turbo-0301", "--json", "Hello, world!")
     assert json.loads(proc.stdout)["ids"] == [9906, 11, 1917, 0]
@@ -91,6 +94,7 @@ def test_a_model_name_is_a_tokeniser_name():
     assert json.loads(proc.stdout)["ids"] == [15496, 11, 995, 0]
 
 
+@pytest.mark.heavy
 def test_decode_of_a_tokenizer_json_drops_an_id_it_lacks_and_says_so(tmp_path):
     from tests.app.test_api_bytes_words import gap_tokenizer_json
 

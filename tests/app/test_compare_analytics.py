@@ -223,6 +223,7 @@ def test_compare_fragment_sends_the_column_picker_out_of_band(client):
     assert '<option value="0" selected>1. word' in r.text  # the reference was unticked
 
 
+@pytest.mark.heavy
 def test_compare_form_disables_a_column_past_the_most(client):
     full = [n for n in pretrained.bundled()][:MAX_COLUMNS]
     html = client.get("/compare", params={"text": "x", "col": full}).text

@@ -51,6 +51,7 @@ def test_the_picker_lists_the_bundled_tokenizers(client):
     assert {"cl100k_base", "o200k_base", "bert-base-uncased", "word", "char"} <= set(names)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("special", [False, True])
 def test_every_tokenizer_counts_first_what_its_chips_count(client, monkeypatch, special):
     """For every tokenizer of the picker, the count alone (one encode, no trace: what a long
@@ -222,6 +223,7 @@ def menus(html: str) -> dict[str, list[str]]:
     return out
 
 
+@pytest.mark.heavy
 def test_the_navigation_is_five_menus_holding_every_link(client):
     html = client.get("/tokenizers").text
     groups = menus(html)

@@ -26,6 +26,7 @@ def tokvis(*args: str, **env: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.heavy
 def test_a_worker_needs_the_shared_store(tmp_path):
     done = tokvis("worker", "--db", str(tmp_path / "s.sqlite3"))
     assert done.returncode == 1
@@ -35,6 +36,7 @@ def test_a_worker_needs_the_shared_store(tmp_path):
     assert tokvis("worker", "--concurrency", "0").stderr.endswith("got 0\n")
 
 
+@pytest.mark.heavy
 def test_an_unreachable_database_is_one_line(tmp_path):
     done = tokvis(
         "worker",
@@ -47,6 +49,7 @@ def test_an_unreachable_database_is_one_line(tmp_path):
     assert "127.0.0.1" in done.stderr and len(done.stderr.splitlines()) == 1
 
 
+@pytest.mark.heavy
 def test_db_current_and_upgrade_on_a_new_sqlite_store(tmp_path):
     store = tmp_path / "new.sqlite3"
     assert "schema none" in tokvis("db", "current", "--db", str(store)).stdout

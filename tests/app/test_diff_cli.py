@@ -61,6 +61,7 @@ def test_bad_input_exits_2_with_one_line(capsys):
     assert main(["diff", "-a", "gpt2", "-b", "gpt2", "--corpus", "no/such/file"]) == 2
 
 
+@pytest.mark.heavy
 @pytest.mark.skipif(not (INTEROP / "converted").is_dir(), reason="shared/data/interop is absent")
 def test_file_options_go_to_the_ranks_file_not_the_tokenizer_json(capsys):
     """--pattern and --special-tokens are the ranks file's; the tokenizer.json has its own."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 XSS = '<script>alert(1)</script> "quoted" <img src=x onerror=alert(2)>'
 
 
@@ -72,6 +74,7 @@ def test_the_api_answers_bad_input_with_a_detail(client):
     assert client.get("/api/diff", params={"a": "", "b": "gpt2"}).status_code == 422
 
 
+@pytest.mark.heavy
 def test_a_corpus_over_a_megabyte_is_cut_and_the_page_says_so(store_client):
     line = "The cat sat on the mat. " * 40 + "\n"  # 961 characters
     text = line * 1100  # 1,057,100 characters

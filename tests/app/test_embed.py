@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from app.services.visualiser import page_paths
 
 
@@ -16,6 +18,7 @@ def _pages(app) -> list[str]:
     )  # a section other pages load, no page
 
 
+@pytest.mark.heavy
 def test_every_page_renders_without_chrome(app, client):
     pages = _pages(app) + ["/lessons/bpe-sennrich"]
     assert {"/", "/compare", "/bpe/train", "/check", "/lessons"} <= set(pages)

@@ -127,6 +127,7 @@ def test_a_training_view_offers_its_lossy_format_behind_the_sentence(client):
 
 
 # ---- tokvis export --------------------------------------------------------------------------------
+@pytest.mark.heavy
 def test_tokvis_export_needs_lossy_for_a_lossy_format(tmp_path):
     source = tmp_path / "claude.json"
     source.write_bytes(claude_like())

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 XSS = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 BOS_TEMPLATE = "{{ bos_token }}{% for m in messages %}{{ m['content'] }}{% endfor %}"
 
@@ -120,6 +122,7 @@ def rows_categories(html: str) -> list[str]:
     return re.findall(r'<tr data-category="([^"]+)">', html.split("<tbody>", 1)[1])
 
 
+@pytest.mark.heavy
 def test_audit_leads_with_what_is_wrong(client):
     """Page 1 was 50 healthy tokens (in id order); now the problem categories first, the
     healthy entries last, and the counts list the problems before "OK"."""
@@ -138,6 +141,7 @@ def test_audit_leads_with_what_is_wrong(client):
     assert 'data-testid="problems-first"' not in special.text
 
 
+@pytest.mark.heavy
 def test_the_api_pages_every_entry_problems_first(client):
     body = client.get(
         "/api/audit", params={"tokenizer": "botchan_en_unigram_1000", "limit": 5}
@@ -145,6 +149,7 @@ def test_the_api_pages_every_entry_problems_first(client):
     assert body["entries"] and body["entries"][0]["category"] != "ok"
 
 
+@pytest.mark.heavy
 def test_a_switch_of_tokenizer_sends_the_numbers_section_again(client):
     """The numbers section sat outside the swapped results: after a switch it kept the previous
     tokenizer's digit grouping until a reload. The results fragment now sends it again (out of

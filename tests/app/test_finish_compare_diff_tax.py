@@ -8,6 +8,8 @@ import re
 from html import unescape
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
+
 from app.services import diff as diff_service
 from tokenizers_core import pretrained
 
@@ -150,6 +152,7 @@ def test_pasted_hostile_text_stays_text_in_the_spellings(client):
 
 
 # ---- /tax --------------------------------------------------------------------------------------
+@pytest.mark.heavy
 def test_tax_names_its_tokenisers_in_the_boxes_and_the_heads(client):
     html = client.get("/tax").text
     form = html.split('class="panel tax-form"', 1)[1].split("</form>", 1)[0]

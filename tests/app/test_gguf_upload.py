@@ -45,6 +45,7 @@ def upload(client, data: bytes, filename: str = "model.gguf", **fields):
     return client.post("/api/tokenizers", files={"file": (filename, data)}, data=fields)
 
 
+@pytest.mark.heavy
 def test_a_model_larger_than_the_limit_loads_from_its_metadata(client, gguf_bytes):
     data, kv_end = gguf_bytes
     model = data + bytes(4_000_000)  # "tensors": past the 3 MB upload limit
@@ -60,6 +61,7 @@ def test_a_model_larger_than_the_limit_loads_from_its_metadata(client, gguf_byte
     assert XSS not in page and "&lt;script&gt;" in page
 
 
+@pytest.mark.heavy
 def test_the_same_model_cut_at_two_places_is_one_upload(client, gguf_bytes):
     data, kv_end = gguf_bytes
     a = upload(client, data[:kv_end]).json()
@@ -98,6 +100,7 @@ def test_the_upload_form_names_gguf(client):
     assert "GGUF" in client.get("/tokenizers").text
 
 
+@pytest.mark.heavy
 def test_the_visualiser_says_when_the_pre_tokenizer_is_default(client, tmp_path):
     path = write_gpt2(str(tmp_path / "default.gguf"), pre="default")
     handle = upload(client, open(path, "rb").read()).json()["tokenizer"]

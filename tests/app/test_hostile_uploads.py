@@ -75,6 +75,7 @@ def timed(call):
     return r, time.perf_counter() - start
 
 
+@pytest.mark.heavy
 def test_the_api_answers_422_naming_the_pattern(client, evil):
     r, seconds = timed(
         lambda: client.post("/api/encode", json={"tokenizer": evil, "text": REPRODUCER})
@@ -86,6 +87,7 @@ def test_the_api_answers_422_naming_the_pattern(client, evil):
     assert ok.status_code == 200  # ordinary text still encodes
 
 
+@pytest.mark.heavy
 def test_the_visualiser_answers_422_naming_the_pattern(client, evil):
     r, seconds = timed(lambda: client.get("/", params={"tokenizer": evil, "text": REPRODUCER}))
     assert r.status_code == 422
@@ -93,6 +95,7 @@ def test_the_visualiser_answers_422_naming_the_pattern(client, evil):
     print(f"GET /: {seconds:.2f} s")
 
 
+@pytest.mark.heavy
 def test_compare_stops_the_column_and_names_the_pattern(client, evil):
     """Compare shows each column's error in the column (the other columns still draw)."""
     r, seconds = timed(
@@ -105,6 +108,7 @@ def test_compare_stops_the_column_and_names_the_pattern(client, evil):
     print(f"GET /compare: {seconds:.2f} s")
 
 
+@pytest.mark.heavy
 def test_a_ranks_file_pattern_answers_422(client):
     ranks = b"".join(base64.b64encode(bytes([b])) + b" %d\n" % b for b in range(256))
     handle = handle_of(client, ranks, pattern=EVIL)
@@ -112,6 +116,7 @@ def test_a_ranks_file_pattern_answers_422(client):
     assert r.status_code == 422 and EVIL in r.json()["detail"]
 
 
+@pytest.mark.heavy
 def test_the_custom_regex_rule_answers_422_naming_the_pattern(client):
     r = client.post("/api/encode", json={"tokenizer": "regex", "pattern": EVIL, "text": REPRODUCER})
     assert r.status_code == 422 and EVIL in r.json()["detail"]
@@ -136,6 +141,7 @@ def test_huge_fixed_padding_is_refused_at_upload(client, fixed):
 
 
 # ---- 3. WordPiece max_input_chars_per_word ------------------------------------------------------------
+@pytest.mark.heavy
 def test_a_long_word_with_a_huge_max_input_chars_encodes_as_hugging_face(client):
     vocab = {"[UNK]": 0, "a": 1, "b": 2, "##a": 3, "##b": 4, "ab": 5, "##ab": 6}
     config = json.loads(HFTokenizer(models.WordPiece(vocab, unk_token="[UNK]")).to_str())

@@ -78,6 +78,7 @@ def test_cancel_kills_the_training_at_once(engine):
     assert not running(job.pid)  # the process is gone, not just flagged
 
 
+@pytest.mark.heavy
 def test_a_training_over_its_cpu_budget_is_stopped_and_reported(tmp_path):
     e = Engine(tmp_path / "cpu.sqlite3", workers=1, queue=2, cpu_seconds=1, memory_mb=4096)
     try:
@@ -88,6 +89,7 @@ def test_a_training_over_its_cpu_budget_is_stopped_and_reported(tmp_path):
         e.stop()
 
 
+@pytest.mark.heavy
 def test_a_training_over_its_memory_budget_is_stopped_and_reported(tmp_path):
     text = random_corpus(200_000)
     db = tmp_path / "mem.sqlite3"

@@ -58,6 +58,7 @@ def calls_to_draw(client, monkeypatch, text: str) -> int:
     return count
 
 
+@pytest.mark.heavy
 def test_the_page_does_linear_work_on_one_long_word(client, monkeypatch):
     """Doubling a one-word text (1,000 -> 2,000 characters, every chip drawn) about doubles the
     page's work; with the quadratic link walk it grew 3.1x."""

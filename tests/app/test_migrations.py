@@ -74,6 +74,7 @@ def tokvis(*args: str, db: Path) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.heavy
 def test_a_store_from_before_migrations_is_refused_then_adopted_with_every_row(tmp_path):
     path = old_store(tmp_path / "old.sqlite3")
     with pytest.raises(SchemaOutdated, match="tokvis db upgrade"):
@@ -103,6 +104,7 @@ def test_a_store_from_before_migrations_is_refused_then_adopted_with_every_row(t
     assert again.returncode == 0 and "nothing to do" in again.stdout
 
 
+@pytest.mark.heavy
 def test_the_server_says_to_upgrade_in_one_line(tmp_path):
     path = old_store(tmp_path / "old.sqlite3")
     served = subprocess.run(
@@ -127,6 +129,7 @@ def test_a_new_store_is_created_at_the_newest_schema_and_a_newer_one_is_refused(
         migrate.ensure_current(url)
 
 
+@pytest.mark.heavy
 def test_processes_creating_a_new_store_at_once_all_find_it_ready(tmp_path):
     path = tmp_path / "together.sqlite3"
     code = (

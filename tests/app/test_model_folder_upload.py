@@ -36,6 +36,7 @@ def handle(client, folder_zip) -> str:
     return r.json()["tokenizer"]
 
 
+@pytest.mark.heavy
 def test_the_api_renders_with_the_folders_template(client, handle):
     r = client.post(
         "/api/chat", json={"tokenizer": handle, "messages": [{"role": "user", "content": "hi"}]}
@@ -62,6 +63,7 @@ def test_the_api_renders_with_the_folders_template(client, handle):
     assert bundled.json()["text"].startswith("<|im_start|>user")
 
 
+@pytest.mark.heavy
 def test_the_page_says_where_the_template_came_from_and_escapes_its_names(client, handle):
     r = client.get("/chat", params={"tokenizer": handle})
     assert r.status_code == 200
@@ -93,6 +95,7 @@ def test_the_bundled_qwen3_uses_its_own_template(client):
     assert r.json()["text"] == "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
 
 
+@pytest.mark.heavy
 def test_the_stored_list_and_the_upload_boxes_lead_to_chat_and_diff(client, handle):
     listing = client.get("/tokenizers").text
     assert f'href="/chat?tokenizer={handle}"' in listing

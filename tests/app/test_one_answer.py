@@ -160,6 +160,7 @@ def test_an_openai_encoding_gives_tiktokens_ids_or_refusal_everywhere(
 LLAMA3_JSON = INTEROP / "converted" / "llama3.tokenizer.json"
 
 
+@pytest.mark.heavy
 @pytest.mark.skipif(not LLAMA3_JSON.is_file(), reason="shared/data/interop is absent")
 def test_the_real_llama3_tokenizer_json_the_same_everywhere(client):
     """The issue's case: `<|eot_id|>Hi` was 9 tokens on the page and in tokvis, 3 in the API

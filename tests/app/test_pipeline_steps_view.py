@@ -50,6 +50,7 @@ def test_sequence_members_truncation_and_padding_are_shown(client):
     assert "overflowing window" in html and "[PAD]" in html
 
 
+@pytest.mark.heavy
 def test_pipeline_panel_in_a_browser(page, server_url, screenshot_dir):
     """Look at it: the panel opened, at desktop and phone widths."""
     import json

@@ -21,6 +21,7 @@ def upload(client, data: bytes, **fields):
     return client.post("/api/tokenizers", files=files, data=fields)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("model, pattern", [("llama3", "llama3"), ("llama4", "o200k")])
 def test_a_raw_llama_file_alone_loads_as_its_model(store_client, shared_data, model, pattern):
     data = (INTEROP / "raw" / model / "tokenizer.model").read_bytes()
@@ -41,6 +42,7 @@ def test_a_raw_llama_file_alone_loads_as_its_model(store_client, shared_data, mo
     assert 'data-testid="load-warning"' not in page
 
 
+@pytest.mark.heavy
 def test_none_loads_without_specials_and_the_page_warns(store_client, shared_data):
     data = (INTEROP / "raw" / "llama3" / "tokenizer.model").read_bytes()
     r = upload(store_client, data, pattern="llama3", special_preset="none")
@@ -54,6 +56,7 @@ def test_none_loads_without_specials_and_the_page_warns(store_client, shared_dat
     assert 'data-testid="load-warning"' in page and "special-token preset &#39;llama3&#39;" in page
 
 
+@pytest.mark.heavy
 def test_typed_tokens_win_over_the_preset_and_a_bad_preset_is_422(store_client, shared_data):
     data = (INTEROP / "raw" / "llama3" / "tokenizer.model").read_bytes()
     r = upload(store_client, data, special_tokens="<|x|> 128000", special_preset="llama3")
@@ -62,6 +65,7 @@ def test_typed_tokens_win_over_the_preset_and_a_bad_preset_is_422(store_client, 
     assert r.status_code == 422 and "llama4" in r.json()["detail"]
 
 
+@pytest.mark.heavy
 def test_a_file_of_no_known_size_still_asks_for_its_pattern(store_client):
     ranks = sorted(load_ranks("cl100k_base").items(), key=lambda kv: kv[1])[:300]
     data = b"".join(base64.b64encode(t) + b" %d\n" % r for t, r in ranks)

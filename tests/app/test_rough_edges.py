@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import time
 
+import pytest
+
 
 def test_wordpiece_scores_share_one_notation_and_the_bpe_pick_sits_in_the_pair_cell(client):
     html = client.get("/wordpiece/train", params={"step": 3}).text
@@ -44,6 +46,7 @@ def test_line_chart_labels_never_overlap():
     assert chart.x_ticks[0][1] == "300" and chart.x_ticks[-1][1] == "1980"
 
 
+@pytest.mark.heavy
 def test_tax_table_keeps_every_column_and_the_unk_badge_whole(client):
     html = client.get("/tax").text
     assert 'class="num tok-head"' in html and "unk-badge" in html

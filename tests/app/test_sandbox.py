@@ -32,6 +32,7 @@ def test_a_value_comes_back_and_the_child_is_not_the_server(pool):
     assert pool.run("sandbox_tasks:pid", budget=SMALL, what="pid") != os.getpid()
 
 
+@pytest.mark.heavy
 def test_cpu_work_inside_one_c_call_is_stopped_by_the_cpu_limit(pool):
     """`sum(range(10**12))` never returns to Python: only the kernel's SIGXCPU stops it."""
     before = pool.run("sandbox_tasks:pid", budget=SMALL, what="pid")
@@ -56,6 +57,7 @@ def test_work_that_waits_without_cpu_is_killed_once_stalled(pool):
     assert pool.run("sandbox_tasks:echo", 1, budget=SMALL, what="echo") == 1
 
 
+@pytest.mark.heavy
 def test_work_that_gets_its_cpu_slowly_is_not_taken_for_stalled():
     """Issue 38, item 11: a 12 MB upload was refused at load 13-17 ("took longer than 8.25 s of
     wall-clock time"): the kill counted the time the child waited for a core. Here the child
@@ -116,6 +118,7 @@ def test_the_server_environment_is_not_the_childs_business(pool, monkeypatch):
     )
 
 
+@pytest.mark.heavy
 def test_a_busy_pool_says_so_rather_than_queueing_for_ever(tmp_path):
     pool = Pool("busy", workers=1)
     pool.start()
@@ -146,6 +149,7 @@ def test_no_workers_runs_in_this_process():
     assert pool.run("sandbox_tasks:pid", budget=SMALL, what="pid") == os.getpid()
 
 
+@pytest.mark.heavy
 def test_limits_never_raise_a_hard_limit():
     """Issue 27, item 9: under `ulimit -v` (a hard address-space limit, as containers set it)
     every training "ended with code 1", because the child asked for an unlimited hard limit.
@@ -252,6 +256,7 @@ def lanes(tmp_path):
     pool.stop()
 
 
+@pytest.mark.heavy
 def test_small_work_is_served_while_loops_of_long_work_hold_the_place_for_it(lanes, tmp_path):
     """Before: 8 clients looping a heavy template kept every child busy, and every legitimate
     chat got a 503 for 40 s. Now a task that turns long (past `small_cpu` of CPU) while the
@@ -280,6 +285,7 @@ def test_small_work_is_served_while_loops_of_long_work_hold_the_place_for_it(lan
     assert hog.is_alive() and not outcome and lanes.long_work == 1  # the long work goes on
 
 
+@pytest.mark.heavy
 def test_a_client_that_used_little_takes_the_place_of_one_that_used_much(lanes, tmp_path):
     """Long work from a client with little recent use (an upload) is not refused because a
     client who has used the sandbox far more holds the place: that client's task gives way."""

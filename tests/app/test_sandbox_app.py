@@ -61,6 +61,7 @@ BIG = {
 }
 
 
+@pytest.mark.heavy
 def test_a_chat_template_renders_in_a_child_under_its_memory_budget(tmp_path):
     """With a budget too small for anything, every render is refused by the child's own
     address-space limit: so the render did run there."""
@@ -90,6 +91,7 @@ def test_an_uploaded_file_is_parsed_in_a_child_under_its_budget(tmp_path):
         assert encoded.json()["tokens"] == ["[UNK]", "[UNK]", "a"]
 
 
+@pytest.mark.heavy
 def test_an_uploaded_pipelines_regex_runs_in_the_search_pool(tmp_path, monkeypatch):
     searched = []
     real = Sandbox.search
@@ -229,6 +231,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.heavy
 def test_chats_and_uploads_work_under_a_hard_address_space_limit(tmp_path):
     """Issue 38, item 12: under `ulimit -v` (systemd's LimitAS=, a container's limit) every chat
     and upload was a 422 "ended with code 1": after each task the child asked for an unlimited

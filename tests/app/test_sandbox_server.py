@@ -151,6 +151,7 @@ def _while_probing(server, send):
     return result, statuses, peak[0] - base
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", sorted(CHAT_REPRODUCERS))
 def test_a_hostile_chat_template_ends_in_a_4xx_and_stalls_nobody(server, name):
     body = json.dumps(
@@ -168,6 +169,7 @@ def test_a_hostile_chat_template_ends_in_a_4xx_and_stalls_nobody(server, name):
     assert growth < 500 * MB, f"the process tree grew by {growth / MB:.0f} MB"
 
 
+@pytest.mark.heavy
 def test_an_amplifying_normaliser_ends_in_a_422_naming_it(server):
     """Issue 27, item 3: 20 Replace "a" -> "aa" made "aaaa" 4,194,304 characters."""
     port, _ = server
@@ -216,6 +218,7 @@ def test_an_amplifying_normaliser_ends_in_a_422_naming_it(server):
     assert set(probes) <= {200} and growth < 500 * MB
 
 
+@pytest.mark.heavy
 def test_the_sandboxs_children_are_the_servers_and_go_with_it(server):
     """The warm pool is there (children of the server process), ready before any request."""
     port, pid = server

@@ -19,6 +19,7 @@ def test_security_headers_on_every_response(client, path):
     assert r.headers["X-Frame-Options"] == "SAMEORIGIN"
 
 
+@pytest.mark.heavy
 def test_pages_have_no_inline_script_or_style(client):
     for path in [
         "/",

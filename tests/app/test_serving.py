@@ -125,6 +125,7 @@ def _answer(sock: socket.socket) -> bytes:
     return data
 
 
+@pytest.mark.heavy
 def test_a_partial_request_line_is_closed(server):
     sock = _connect(server)
     sock.sendall(b"GET /api/tokeni")
@@ -132,6 +133,7 @@ def test_a_partial_request_line_is_closed(server):
     assert got.startswith(b"HTTP/1.1 408 ") and b"TOKVIS_HEADER_TIMEOUT" in got
 
 
+@pytest.mark.heavy
 def test_headers_sent_a_byte_at_a_time_forever_are_closed(server):
     """The slowloris client: each poll sends one more byte of a header that never ends."""
     sock = _connect(server)
@@ -140,10 +142,12 @@ def test_headers_sent_a_byte_at_a_time_forever_are_closed(server):
     assert got == b"" or got.startswith(b"HTTP/1.1 408 ")
 
 
+@pytest.mark.heavy
 def test_a_connection_that_sends_nothing_is_closed_silently(server):
     assert _closed_within(_connect(server), BOUND) == b""
 
 
+@pytest.mark.heavy
 def test_many_slow_sockets_are_all_closed_and_others_are_served_meanwhile(server):
     socks = [_connect(server) for _ in range(30)]
     for sock in socks:
@@ -154,12 +158,14 @@ def test_many_slow_sockets_are_all_closed_and_others_are_served_meanwhile(server
         _closed_within(sock, BOUND)
 
 
+@pytest.mark.heavy
 def test_a_complete_request_is_answered(server):
     sock = _connect(server)
     sock.sendall(b"GET /api/tokenizers HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
     assert _answer(sock).startswith(b"HTTP/1.1 200 ")
 
 
+@pytest.mark.heavy
 def test_a_head_that_trickles_in_but_completes_in_time_is_answered(server):
     """Five pieces 0.05 s apart: complete well within the 2-second deadline."""
     sock = _connect(server)
@@ -170,6 +176,7 @@ def test_a_head_that_trickles_in_but_completes_in_time_is_answered(server):
     assert _answer(sock).startswith(b"HTTP/1.1 200 ")
 
 
+@pytest.mark.heavy
 def test_a_kept_alive_connection_serves_its_next_request_but_not_a_late_head(server):
     """After an answered request the clock restarts with the next request's first bytes."""
     sock = _connect(server)
@@ -223,6 +230,7 @@ def test_a_bad_timeout_is_a_value_error_naming_the_setting(monkeypatch):
 
 
 # ---- where the store is --------------------------------------------------------------------
+@pytest.mark.heavy
 def test_the_server_says_which_store_it_opened(server_and_log):
     """Its first lines name the store (issue 38, item 8: a fresh clone's pickers listed another
     checkout's corpora, from the per-user default store, and nothing said so)."""

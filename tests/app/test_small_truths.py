@@ -81,6 +81,7 @@ def gguf(tmp_path_factory) -> tuple[bytes, int]:
     return open(path, "rb").read(), read_metadata(path).kv_end
 
 
+@pytest.mark.heavy
 def test_a_gguf_larger_than_any_body_loads_from_its_metadata(client, gguf):
     """The "tensors" take the file past the 7 MB body limit: it used to be a 413 ("Content Too
     Large", in plain text), though the docs promised the first part is read."""
@@ -100,6 +101,7 @@ def test_other_files_stop_at_the_body_limit_with_a_message(client):
     assert "TOKVIS_MAX_TOKENIZER_BYTES" in r.json()["detail"]
 
 
+@pytest.mark.heavy
 def test_only_the_models_own_bytes_may_pass_the_limit(client, gguf):
     """Fields sent with a GGUF are held to the ordinary limit: two of 4 MB are too much."""
     data, _ = gguf

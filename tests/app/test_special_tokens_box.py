@@ -45,6 +45,7 @@ def llama3(client):
     return r.json()["tokenizer"]
 
 
+@pytest.mark.heavy
 @needs_llama3
 def test_the_switch_changes_a_tokenizer_json(client, llama3):
     """Left out, Hugging Face's default: the typed specials are matched, as on."""
@@ -55,6 +56,7 @@ def test_the_switch_changes_a_tokenizer_json(client, llama3):
     assert 'data-testid="special-why"' not in on
 
 
+@pytest.mark.heavy
 @needs_llama3
 def test_llama3_chat_decode_keeps_the_specials_and_the_note_names_the_post_processor(
     client, llama3
@@ -67,6 +69,7 @@ def test_llama3_chat_decode_keeps_the_specials_and_the_note_names_the_post_proce
         assert "joins" not in notes and "left out" not in notes
 
 
+@pytest.mark.heavy
 @needs_llama3
 def test_llama3_notes_say_which_decode_left_the_specials_out():
     tok = tc.load(str(LLAMA3_JSON))
@@ -142,6 +145,7 @@ def test_compare_reads_special_tokens_as_the_switch_says(client):
 LLAMA3_RANKS = INTEROP / "raw" / "llama3" / "tokenizer.model"
 
 
+@pytest.mark.heavy
 @pytest.mark.skipif(not LLAMA3_RANKS.is_file(), reason="shared/data/interop is absent")
 def test_a_ranks_file_column_takes_typed_special_tokens_either_way(client):
     r = client.post(

@@ -103,6 +103,7 @@ def llama3(client):
     return r.json()["tokenizer"]
 
 
+@pytest.mark.heavy
 @needs_llama3
 def test_llama3_adds_begin_of_text(client, llama3):
     on = page(client, "Hello", llama3).text
@@ -153,6 +154,7 @@ def test_compare_adds_the_post_processors_tokens_as_the_box_says(client):
     assert "No column" in by_testid(only_openai, "bos-why")
 
 
+@pytest.mark.heavy
 def test_cli_encode_no_special_tokens():
     def run(*flags):
         out = subprocess.run(

@@ -79,6 +79,7 @@ def poll(c: TestClient, url: str, marker: str, timeout=120.0):
     return r
 
 
+@pytest.mark.heavy
 def test_a_large_bpe_run_trains_in_a_worker_process_and_is_the_same_run(make_client, tmp_path):
     c = make_client()
     text = load_corpus("botchan")
@@ -101,6 +102,7 @@ def test_a_large_bpe_run_trains_in_a_worker_process_and_is_the_same_run(make_cli
     assert bpe_train.sentence(here, 700) in html.unescape(page.text)
 
 
+@pytest.mark.heavy
 def test_wordpiece_and_unigram_views_train_in_the_pool_too(make_client, tmp_path, monkeypatch):
     c = make_client()
     monkeypatch.setattr(step_jobs, "IN_REQUEST_CHARS", 0)
@@ -202,6 +204,7 @@ def test_cancel_stops_a_unigram_round_at_once(make_client, tmp_path, monkeypatch
     assert engine.get(job.id).status == "cancelled"
 
 
+@pytest.mark.heavy
 def test_a_busy_pool_shows_the_place_in_line(make_client, tmp_path, monkeypatch):
     monkeypatch.setattr(step_jobs, "IN_REQUEST_CHARS", 0)
     c = make_client()
@@ -264,6 +267,7 @@ def test_view_caches_are_bounded_by_the_size_of_what_they_hold():
     assert runs.get("huge") is not None and runs.get(3) is None  # the newest always stays
 
 
+@pytest.mark.heavy
 def test_requests_arriving_together_load_a_finished_run_once(make_client, monkeypatch):
     import threading
 

@@ -40,6 +40,7 @@ def small(tmp_path):
         yield c
 
 
+@pytest.mark.heavy
 def test_api_and_pages_answer_507_and_stored_things_still_work(small):
     kept = small.post("/api/corpora", json={"text": "low lower newest " * 30_000})  # 510 KB
     assert kept.status_code == 201

@@ -59,6 +59,7 @@ def one_mb(tmp_path, monkeypatch):
         yield client, settings.db_path
 
 
+@pytest.mark.heavy
 def test_anonymous_training_gets_keep_the_store_within_its_limit(one_mb):
     """The issue's 50 GETs at a small scale: each BPE run on botchan (274 KB, trained in the job
     pool) leaves a ~0.4 MB result; 7 of them would hold ~2.9 MB."""
@@ -75,6 +76,7 @@ def test_anonymous_training_gets_keep_the_store_within_its_limit(one_mb):
     assert again.status_code == 200 and again.json() == first.json()
 
 
+@pytest.mark.heavy
 def test_a_corpus_makes_room_by_dropping_job_results(one_mb):
     client, path = one_mb
     for size in (1000, 1001):

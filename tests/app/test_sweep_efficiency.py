@@ -71,6 +71,7 @@ def efficiencies(html: str) -> dict[tuple[str, int], float]:
     }
 
 
+@pytest.mark.heavy
 def test_the_page_shows_the_efficiency_at_the_default_alpha_without_javascript(client, done):
     page = client.get("/sweep", params=QUERY)
     assert page.status_code == 200
@@ -82,6 +83,7 @@ def test_the_page_shows_the_efficiency_at_the_default_alpha_without_javascript(c
     assert 'name="alpha"' in page.text and 'type="range"' in page.text
 
 
+@pytest.mark.heavy
 def test_another_alpha_recomputes_from_the_stored_counts(client, done):
     for alpha in ("1", "0", "inf"):
         frag = client.get(

@@ -55,6 +55,7 @@ def test_trained_formats_are_those_the_writers_write(algorithm):
     assert sorted(export.formats_of(tok) + list(export.lossy_formats_of(tok))) == sorted(written)
 
 
+@pytest.mark.heavy
 def test_a_large_model_is_decided_by_type_as_the_writers_decide():
     tok = tc.load("cl100k_base")
     assert export.formats_of(tok) == ["hf_json", "tiktoken"]

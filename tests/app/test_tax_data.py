@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from app import tax
 
 
@@ -14,6 +16,7 @@ def test_saved_numbers_cover_every_bundled_tokeniser_and_the_current_texts():
     assert sorted(data["counts"]) == sorted(tax.vocab_tokenizers())
 
 
+@pytest.mark.heavy
 def test_saved_numbers_match_the_engine():
     """One tokeniser in full (the quickest to load); the file is written by the same function."""
     assert tax.compute("bert-base-uncased") == tax._saved()["bert-base-uncased"]

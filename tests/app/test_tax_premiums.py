@@ -23,6 +23,7 @@ def client(isolated_client):
     return isolated_client
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", ["cl100k_base", "bert-base-uncased", "mistral_v3"])
 def test_the_saved_numbers_are_the_premiums_computed_afresh(name):
     """app/data/tax_counts.json is made at build time; the core computes the same premiums now
@@ -51,6 +52,7 @@ def heads(html: str) -> list[str]:
     return re.findall(r'<th class="num tok-head[^"]*"[^>]*data-tok="([^"]+)"', html)
 
 
+@pytest.mark.heavy
 def test_the_page_shows_every_bundled_tokenizer_and_this_browsers_uploads(client):
     page = client.get("/tax")
     assert page.status_code == 200
@@ -77,6 +79,7 @@ def cell(html: str, lang: str, tok: str) -> str:
     return m.group(1), m.group(2)
 
 
+@pytest.mark.heavy
 def test_each_cell_is_coloured_by_its_premium_with_a_legend(client):
     page = client.get("/tax", params=[("tok", "r50k_base"), ("tok", "o200k_base")]).text
     got = language_premiums(tc.load("r50k_base"))
@@ -92,6 +95,7 @@ def order(html: str) -> list[str]:
     return re.findall(r'<tr class="lang-row" data-lang="([^"]+)"', html)
 
 
+@pytest.mark.heavy
 def test_rows_sort_by_a_tokenizer_most_expensive_first_and_by_language_by_default(client):
     params = [("tok", "r50k_base"), ("tok", "cl100k_base")]
     by_name = order(client.get("/tax", params=params).text)
@@ -118,6 +122,7 @@ def test_hostile_parameters_render_as_text(client):
     assert client.get("/tax", params={"tok": XSS}).status_code == 404
 
 
+@pytest.mark.heavy
 def test_an_upload_that_cannot_encode_the_texts_is_left_out_not_fatal(tmp_path):
     """One user's tokenizer.json whose own normaliser refuses these texts (20 x Replace "a" ->
     "aa": issue 27's amplifier) used to fail the page for everyone, since every stored upload is

@@ -60,6 +60,7 @@ def test_bad_requests_are_answered_plainly(client, params, status, words):
 BIG = {"tokenizer": "cl100k_base", "text": "tokenization " * 150, "k": 100, "samples": 1000}
 
 
+@pytest.mark.heavy
 def test_the_paths_are_worked_out_outside_the_serving_process(client, monkeypatch):
     """The serving process only spells the text (an encode); the lattice, the count, the
     shortest sequences and the samples are a child's work (`tokenizations_work`): with the
@@ -117,6 +118,7 @@ def test_work_over_its_budget_is_a_422_saying_so(client, monkeypatch):
     assert ok.status_code == 200 and ok.json()["count"] == "14"
 
 
+@pytest.mark.heavy
 def test_a_crafted_vocabulary_over_the_lattices_bound_is_refused(store_client):
     """A Unigram tokenizer.json whose pieces are "a" .. "a" * 300: 2,000 "a"s would be a
     lattice of 600,000 edges; the answer is a 422 naming the bound of 500,000."""

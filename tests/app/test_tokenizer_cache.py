@@ -72,6 +72,7 @@ def test_the_budget_is_a_setting(monkeypatch):
     assert Settings.from_env().tokenizer_cache_mb == 1024
 
 
+@pytest.mark.heavy
 def test_an_upload_past_the_added_token_bound_is_a_422_naming_the_field(client, bert_file):
     config = json.loads(bert_file)
     config["added_tokens"] += [

@@ -475,6 +475,7 @@ def test_every_view_takes_the_handle_and_every_picker_lists_it(client):
     assert all(h in page.text for h in (uni, bpe, wp)) and "My vocab" in page.text
 
 
+@pytest.mark.heavy
 def test_tax_and_unicode_lab_take_uploaded_tokenizers(client):
     h = upload(client, unigram_model(), name="Lab unigram").json()["tokenizer"]
     page = client.get("/unicode", params={"tok": [h, "word"], "text": "café"})
@@ -579,6 +580,7 @@ def test_names_and_tokens_are_text(client):
 
 
 # ---- real files ------------------------------------------------------------------------------------------
+@pytest.mark.heavy
 @pytest.mark.skipif(not LLAMA3_RANKS.exists(), reason=f"{LLAMA3_RANKS} is absent (../shared/data)")
 def test_real_llama3_ranks_file(client):
     data = LLAMA3_RANKS.read_bytes()
@@ -597,6 +599,7 @@ def test_real_llama3_ranks_file(client):
     assert page.status_code == 200 and "Hello" in page.text
 
 
+@pytest.mark.heavy
 @needs_hf_json
 @pytest.mark.skipif(not LLAMA4_JSON.exists(), reason=f"{LLAMA4_JSON} is absent (../shared/data)")
 def test_real_llama4_tokenizer_json_is_within_the_default_limit(tmp_path):
@@ -611,6 +614,7 @@ def test_real_llama4_tokenizer_json_is_within_the_default_limit(tmp_path):
         assert enc.json()["ids"] == case["hf"]["ids"]
 
 
+@pytest.mark.heavy
 @needs_hf_json
 @pytest.mark.skipif(not LLAMA3_JSON.exists(), reason=f"{LLAMA3_JSON} is absent (../shared/data)")
 def test_real_llama3_tokenizer_json_in_the_views(client):
@@ -654,6 +658,7 @@ def test_tokenizer_json_built_with_tokenizers(client):
     assert page.status_code == 200 and "small HF BPE" in page.text
 
 
+@pytest.mark.heavy
 def test_a_zip_of_vocab_json_and_merges_txt(client, tmp_path):
     """GPT-2-style files, zipped: uploaded, encoded as Hugging Face's ByteLevelBPETokenizer
     does, shown in the BPE encoding view; a zip bomb is refused with a message."""

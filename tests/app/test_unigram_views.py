@@ -6,6 +6,8 @@ import gzip
 import os
 import re
 
+import pytest
+
 from tokenizers_core.formats.sentencepiece_model import _DATA
 
 HX = {"HX-Request": "true"}
@@ -189,6 +191,7 @@ def test_trained_model_opens_in_the_lattice_view(client):
     assert bad.status_code == 404
 
 
+@pytest.mark.heavy
 def test_long_training_shows_progress_then_the_rounds(client, monkeypatch):
     import time
 

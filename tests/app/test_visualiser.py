@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from html import unescape
 
+import pytest
+
 
 def chips_of(html: str) -> list[str]:
     return [unescape(t) for t in re.findall(r'<span class="tok">(.*?)</span>', html, re.S)]
@@ -71,6 +73,7 @@ def test_unknown_tokeniser_is_404_with_message_and_input_kept(client):
     assert "unknown tokeniser" in r.text and "keep me" in r.text
 
 
+@pytest.mark.heavy
 def test_custom_regex_and_its_errors(client):
     ok = client.get("/", params={"text": "ab12cd", "tokenizer": "regex", "pattern": r"\d+"})
     assert ok.status_code == 200 and chips_of(ok.text) == ["12"]

@@ -146,12 +146,14 @@ def test_api_and_csv_mark_each_entry(client, small):
     assert table[-2:] == [["5", "<|start|>", "true", "true"], ["6", "xyz", "false", "true"]]
 
 
+@pytest.mark.heavy
 def test_openai_special_tokens_are_marked_too(client):
     data = client.get("/api/vocab", params={"tokenizer": "cl100k_base"}).json()["vocab"]
     assert data[-1] == {"id": 100276, "token": "<|endofprompt|>", "special": True, "added": True}
     assert data[0] == {"id": 0, "token": "!", "special": False, "added": False}
 
 
+@pytest.mark.heavy
 @pytest.mark.skipif(
     not LLAMA3_JSON.is_file(), reason="../shared/data/interop is not beside the repo"
 )

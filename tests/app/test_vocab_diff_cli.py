@@ -18,6 +18,7 @@ def test_an_alias_and_its_encoding_have_the_same_vocabulary(capsys):
     assert "ranks agree up to 50,257: every id below it" in out
 
 
+@pytest.mark.heavy
 def test_two_encodings_differ_and_the_words_of_a_corpus_show_both_splits(capsys, tmp_path):
     corpus = tmp_path / "c.txt"
     corpus.write_text(" Kiyo Kiyo the Kiyo Clown\n", encoding="utf-8")
@@ -36,6 +37,7 @@ def test_json_is_the_report(capsys):
     assert data["only_b_tokens"][0]["bytes"] == "2020" and data["ranks"]["prefix"] == 50_257
 
 
+@pytest.mark.heavy
 def test_a_ranks_file_takes_its_pattern_and_llama3_keeps_cl100k(capsys):
     ranks = INTEROP / "raw" / "llama3" / "tokenizer.model"
     if not ranks.is_file():

@@ -6,9 +6,12 @@ from __future__ import annotations
 import base64
 import re
 
+import pytest
+
 XSS = '<script>alert(1)</script> "q" <img src=x onerror=alert(2)>'
 
 
+@pytest.mark.heavy
 def test_the_default_page_compares_gpt4_and_gpt4o(client):
     r = client.get("/vocab/diff")
     assert r.status_code == 200
@@ -36,6 +39,7 @@ def test_a_vocabulary_against_itself_agrees_all_the_way(client):
     assert "1,747 of 1,747 words (100.0%)" in r.text and 'data-testid="words-table"' not in r.text
 
 
+@pytest.mark.heavy
 def test_the_words_of_a_corpus_split_differently_are_listed_with_both_splits(client):
     r = client.get(
         "/vocab/diff",
@@ -50,12 +54,14 @@ def test_the_words_of_a_corpus_split_differently_are_listed_with_both_splits(cli
     assert "/vocab?tokenizer=o200k_base&amp;id=" in first
 
 
+@pytest.mark.heavy
 def test_a_list_is_paged_and_the_tabs_keep_the_choice(client):
     r = client.get("/vocab/diff", params={"list": "only_a", "page": 3})
     assert r.status_code == 200 and "page <b>4</b>" in r.text
     assert 'aria-current="page">only in A' in r.text
 
 
+@pytest.mark.heavy
 def test_bad_input_is_shown_in_place(client):
     r = client.get("/vocab/diff", params={"a": "no-such-tokenizer"})
     assert r.status_code == 404 and "unknown tokeniser" in r.text and 'id="vdiff-form"' in r.text
@@ -107,6 +113,7 @@ def test_xss_in_token_strings_is_text(client):
     }
 
 
+@pytest.mark.heavy
 def test_the_api_answers_counts_ranks_lists_and_words(client):
     r = client.get(
         "/api/vocab/diff",
@@ -169,6 +176,7 @@ def test_an_upload_from_the_page_comes_back_as_b(client):
     assert 'data-testid="upload-box"' in page.text
 
 
+@pytest.mark.heavy
 def test_llama3_against_llama4_uploaded(client):
     from tests.shared_data import INTEROP as interop
     from tests.shared_data import missing_reason
@@ -194,6 +202,7 @@ def test_llama3_against_llama4_uploaded(client):
     assert "where B has no id" not in r.text and "where A has no id 100,256" in r.text
 
 
+@pytest.mark.heavy
 def test_a_three_token_vocabulary_draws_its_chart(store_client):
     """A vocab.txt of "a", "b", "[UNK]" shares ids 0 and 1 with cl100k ([UNK] is none of
     its bytes): ids 0..1 span less than a tick step, which was 0 (a range() error, a 500).

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
@@ -13,6 +14,7 @@ from tests.conftest import make_settings
 from tests.polling import wait_until
 
 
+@pytest.mark.heavy
 def test_the_warm_up_makes_the_default_diff_and_pages_answer_meanwhile(tmp_path):
     settings = dataclasses.replace(make_settings(tmp_path / "w.sqlite3"), warm_up=True)
     app = create_app(settings)

@@ -137,6 +137,7 @@ def bert():
     return tok, audit(tok, corpus=["The cat sat.", "unaffable"])
 
 
+@pytest.mark.heavy
 def test_bert_categories(bert):
     tok, report = bert
     cat = lambda t: report.category(tok.token_to_id(t))  # noqa: E731
@@ -148,6 +149,7 @@ def test_bert_categories(bert):
     assert cat("##一") == "unreachable"  # the normaliser isolates CJK characters
 
 
+@pytest.mark.heavy
 @settings(max_examples=150, deadline=None)
 @given(st.text(alphabet="ab[]#!,.xyzé一 ", max_size=25))
 def test_never_is_sound_on_bert(bert, text):
@@ -168,6 +170,7 @@ def tiktoken_cl100k():
     return tiktoken_encoding("cl100k_base")
 
 
+@pytest.mark.heavy
 def test_cl100k_davidjl(cl100k, tiktoken_cl100k):
     """` davidjl`, Magikarp's under-trained cl100k token, is id 99944 (27584 is ` même`): its
     text encodes back to it (ok); what the tokenizer and corpus say is that it is unseen."""
@@ -178,6 +181,7 @@ def test_cl100k_davidjl(cl100k, tiktoken_cl100k):
     assert cl100k.flags(99944) == ["unseen"]
 
 
+@pytest.mark.heavy
 def test_cl100k_categories_match_tiktoken(cl100k, tiktoken_cl100k):
     """undecodable = the ids whose bytes are not UTF-8; ok = every other ordinary id, and
     tiktoken encodes each one's text to exactly it; the five specials are special."""
@@ -197,6 +201,7 @@ def test_cl100k_categories_match_tiktoken(cl100k, tiktoken_cl100k):
     assert all(ref.encode_ordinary(cl100k.entry(i).text) == [i] for i in got["ok"])
 
 
+@pytest.mark.heavy
 def test_cl100k_duplicates_and_scripts(cl100k):
     group = cl100k.duplicates_of(791)  # "The"
     assert {1820, 578, 279} <= set(group)  # "the", " The", " the"

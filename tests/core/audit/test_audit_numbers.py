@@ -33,6 +33,7 @@ def test_openai_gpt4_encodings_group_three_digits_from_the_left(name):
     assert "up to 3 digits, left to right" in g.sentence()
 
 
+@pytest.mark.heavy
 def test_llama3_groups_like_cl100k():
     path = INTEROP / "converted" / "llama3.tokenizer.json"
     if not path.exists():
@@ -49,6 +50,7 @@ def test_gpt2_has_no_rule_but_every_two_digit_number_in_its_vocabulary():
     assert g.example == "123|45|678|90"
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", ["mistral_v1", "mistral_v3", "qwen3", "mistral_tekken"])
 def test_llama2_style_sentencepiece_and_qwen_split_every_digit(name):
     g = detect_grouping(tc.load(name))

@@ -65,6 +65,7 @@ def test_an_alias_is_identical_to_its_encoding():
     assert report.differences == () and report.by_stage == {}
 
 
+@pytest.mark.heavy
 def test_a_tokenizer_json_written_from_cl100k_differs_only_on_special_token_strings(
     cl100k, cl100k_json
 ):
@@ -121,6 +122,7 @@ def test_bert_cased_and_uncased_part_at_the_normaliser():
     assert d.position == 3 and d.evidence["a"].startswith("ok w") and d.evidence["b"] == "ok World"
 
 
+@pytest.mark.heavy
 def test_a_bos_added_by_one_post_processor_is_the_post_processors_doing(cl100k_json):
     plain, bos = from_json(cl100k_json), from_json(with_bos(cl100k_json))
     report = diff(plain, bos, ["Hello world", "Hello world", "x"])
@@ -138,6 +140,7 @@ def test_first_difference_by_tokens_then_by_ids(cl100k):
     assert first_difference(cl100k.encode("The cat"), cl100k.encode("The cat")) is None
 
 
+@pytest.mark.heavy
 @pytest.mark.skipif(not LLAMA3_JSON.is_file(), reason="shared/data/interop is absent")
 def test_llama3_ranks_with_the_gpt2_pattern_part_at_the_pre_tokenizer():
     """Llama 3's pattern matches contractions in any case (`(?i:'s|'t|...|'m)`); GPT-2's only
@@ -185,6 +188,7 @@ def test_a_text_that_is_not_a_string_is_refused(cl100k):
         diff(cl100k, cl100k, ["ok", 3])
 
 
+@pytest.mark.heavy
 def test_the_untraced_shortcuts_agree_with_tracing(cl100k, cl100k_json):
     """Renumbered tokens and a post-processor's BOS are found without tracing; tracing the
     same texts finds the same stage, position and tokens."""

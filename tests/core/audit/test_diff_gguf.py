@@ -20,6 +20,7 @@ def source() -> tc.Tokenizer:
     return tc.load(os.path.join(INTEROP, "converted", "llama3.tokenizer.json"))
 
 
+@pytest.mark.heavy
 def test_the_llama3_gguf_is_identical_to_its_tokenizer_json_on_a_megabyte(tmp_path, source):
     gguf = tc.load(write_llama3(str(tmp_path / "llama3.gguf")))
     texts = one_megabyte()
@@ -28,6 +29,7 @@ def test_the_llama3_gguf_is_identical_to_its_tokenizer_json_on_a_megabyte(tmp_pa
     assert report.identical == report.texts and report.differences == ()
 
 
+@pytest.mark.heavy
 def test_the_default_pre_tokenizer_parts_at_the_split(tmp_path, source):
     """llama.cpp's `default` pre-tokenizer splits punctuation off on its own ("1.F." gives
     "." where Llama 3's pattern keeps ".F"), and digits differently."""

@@ -37,6 +37,7 @@ def test_tiktoken_ranks_give_gpt2s_merges_in_order():
     assert merge_list(tc.load("r50k_base"))[:4] == [("Ġ", "t"), ("Ġ", "a"), ("h", "e"), ("i", "n")]
 
 
+@pytest.mark.heavy
 def test_every_merge_makes_a_token_of_the_vocabulary_for_each_format():
     for name in ("cl100k_base", "qwen3", "mistral_v3", "clip", "botchan_en_bpe_1000"):
         tok = tc.load(name)
@@ -52,6 +53,7 @@ def test_a_trained_tokenizer_keeps_its_merges_through_tokenizer_json(tmp_path):
     assert merge_list(tc.load(str(path))) == merge_list(tok) == tok.model.merges
 
 
+@pytest.mark.heavy
 def test_llama3_ranks_and_its_tokenizer_json_merge_the_same_tokens_in_the_same_order():
     if not INTEROP.is_dir():
         pytest.skip("the interop files (../shared/data/interop) are not here")
@@ -136,6 +138,7 @@ def test_a_known_mix_is_recovered_within_five_points(repeats):
     assert estimate.merges == 600 and estimate.constraints > 600 and estimate.rounds >= 1
 
 
+@pytest.mark.heavy
 def test_a_real_tokenizer_gets_proportions_that_sum_to_one_and_a_residual():
     seen = []
     estimate = estimate_mix(
@@ -157,6 +160,7 @@ def test_bad_options_are_value_errors(option):
         estimate_mix(tc.load("r50k_base"), **{option: 0})
 
 
+@pytest.mark.heavy
 def test_without_scipy_the_core_says_how_to_install_it():
     """A subprocess in which importing scipy fails, as on an install without the extra."""
     script = (

@@ -168,6 +168,7 @@ def _tiktoken(name: str):
     )
 
 
+@pytest.mark.heavy
 def test_cl100k_and_o200k_share_what_tiktoken_byte_lists_share():
     ref_a, ref_b = _tiktoken("cl100k_base"), _tiktoken("o200k_base")
     bytes_a, bytes_b = set(ref_a.token_byte_values()), set(ref_b.token_byte_values())
@@ -192,6 +193,7 @@ def _llama(path: Path) -> tc.Tokenizer:
     return tc.load(str(path))
 
 
+@pytest.mark.heavy
 def test_llama3_keeps_cl100k_ranks_then_parts():
     """Llama 3's first 100,256 ids are cl100k_base's ranks; cl100k has no rank 100,256 (its
     specials start at 100,257), where Llama 3 goes on with its own tokens."""
@@ -203,6 +205,7 @@ def test_llama3_keeps_cl100k_ranks_then_parts():
     assert len(d.only_b) >= 28_000 - 256
 
 
+@pytest.mark.heavy
 def test_llama3_against_llama4():
     d = vocab_diff(_llama(LLAMA3), _llama(LLAMA4))
     assert d.size_a == 128_256 and d.size_b == 202_048
@@ -255,6 +258,7 @@ def test_a_sentencepiece_model_and_its_tokenizer_json_are_the_same_vocabulary(tm
     assert converted["▁the"].data == b" the" and converted["<0x41>"].data == b"A"
 
 
+@pytest.mark.heavy
 def test_cl100k_and_the_tokenizer_json_written_from_it_are_one_vocabulary():
     """The tiktoken ranks and Hugging Face's byte-level BPE spell tokens differently inside
     (bytes against the GPT-2 alphabet); read as bytes they are the same, specials included."""

@@ -198,6 +198,7 @@ def test_a_template_that_moves_text_gets_content_spans():
     assert rendered.text.index("You are terse.") > rendered.text.index("Seven.")
 
 
+@pytest.mark.heavy
 def test_tokens_carry_their_message_role_and_mask():
     rendered = chat.render_chat(THREE, template_name="llama3", tokenizer=llama3_style())
     roles = [rendered.segments[t.segment].role for t in rendered.tokens]

@@ -216,6 +216,7 @@ def test_ids_and_assistant_mask_match_transformers(conversation, generation_prom
     assert sum(ours.assistant_mask) > 0
 
 
+@pytest.mark.heavy
 def test_config_templates_and_special_tokens_as_transformers():
     """A tokenizer_config.json's named templates and its special tokens written as objects."""
     config = {
@@ -303,6 +304,7 @@ def _their_llama3_style():
     )
 
 
+@pytest.mark.heavy
 @settings(max_examples=25, deadline=None)
 @given(
     messages=_TURNS,

@@ -133,6 +133,7 @@ def test_every_bundled_file_has_its_licence_and_a_provenance_line():
 
 
 # ---- OpenAI's p50k ------------------------------------------------------------------------------
+@pytest.mark.heavy
 def test_p50k_base_as_tiktoken():
     ref = _tiktoken("p50k_base", "p50k_base.tiktoken.gz", {"<|endoftext|>": 50256})
     _same_as_tiktoken(tc.load("p50k_base"), ref)
@@ -172,6 +173,7 @@ def test_p50k_model_names_load_their_encoding(model):
 
 
 # ---- Whisper ------------------------------------------------------------------------------------
+@pytest.mark.heavy
 def test_whisper_multilingual_as_tiktoken_with_whispers_special_tokens():
     ours = tc.load("whisper_multilingual")
     specials = B.whisper_specials(50257)
@@ -198,6 +200,7 @@ def test_whisper_multilingual_as_tiktoken_with_whispers_special_tokens():
     assert ours.decode([50256]) == ""  # the empty token ("= 50256") decodes to nothing
 
 
+@pytest.mark.heavy
 def test_whisper_english_is_gpt2s_ranks_with_whispers_special_tokens():
     ours = tc.load("whisper_en")
     ref = _tiktoken("gpt2", "r50k_base.tiktoken.gz", B.whisper_specials(50256))
@@ -208,6 +211,7 @@ def test_whisper_english_is_gpt2s_ranks_with_whispers_special_tokens():
 
 
 # ---- Mistral ------------------------------------------------------------------------------------
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", ["mistral_v1", "mistral_v3", "mistral_v7"])
 def test_mistral_sentencepiece_as_sentencepiece(name):
     ref = spm.SentencePieceProcessor(model_proto=_raw(f"{name}.model.gz"))
@@ -223,6 +227,7 @@ def test_mistral_v3_has_its_control_tokens():
         assert ours.token_to_id(piece) == ref.piece_to_id(piece)
 
 
+@pytest.mark.heavy
 def test_mistral_tekken_as_mistral_common_builds_it_with_tiktoken():
     tekken = json.loads(_raw("mistral_tekken_240718.json.gz"))
     config = tekken["config"]
@@ -251,6 +256,7 @@ def test_clip_gives_clips_documented_ids():
     assert enc.tokens[1] == "a</w>"
 
 
+@pytest.mark.heavy
 def test_clip_as_hugging_face_tokenizers_built_to_clips_spec():
     text = gzip.decompress((B.DATA_DIR / "clip_bpe_simple_vocab_16e6.txt.gz").read_bytes())
     ref = hf.Tokenizer.from_str(json.dumps(B.clip_tokenizer_json(text.decode("utf-8"))))
@@ -265,12 +271,14 @@ def test_clip_lowercases_cleans_whitespace_and_decodes_as_clip():
 
 
 # ---- Claude -------------------------------------------------------------------------------------
+@pytest.mark.heavy
 def test_claude_2023_as_hugging_face_tokenizers():
     ref = hf.Tokenizer.from_str(_raw("claude_2023_tokenizer.json.gz").decode("utf-8"))
     _same_ids(tc.load("claude_2023"), lambda t: ref.encode(t).ids)
 
 
 # ---- Qwen3 --------------------------------------------------------------------------------------
+@pytest.mark.heavy
 def test_qwen3_as_hugging_face_tokenizers_with_its_chat_tokens():
     ref = hf.Tokenizer.from_str(_raw("qwen3_tokenizer.json.gz").decode("utf-8"))
     ours = tc.load("qwen3")
@@ -281,6 +289,7 @@ def test_qwen3_as_hugging_face_tokenizers_with_its_chat_tokens():
 
 
 # ---- listing ------------------------------------------------------------------------------------
+@pytest.mark.heavy
 def test_twelve_or_more_real_tokenisers_are_listed_and_load():
     real = [
         n
@@ -294,6 +303,7 @@ def test_twelve_or_more_real_tokenisers_are_listed_and_load():
 
 
 # ---- their downloads --------------------------------------------------------------------------
+@pytest.mark.heavy
 @pytest.mark.parametrize(
     "name", ["p50k_edit", "whisper_multilingual", "claude_2023", "qwen3", "mistral_tekken", "clip"]
 )
@@ -309,6 +319,7 @@ def test_the_tokenizer_json_download_encodes_as_the_bundled_one(name):
         assert ref.encode(text).ids == ours.encode(text, **special).ids, text[:80]
 
 
+@pytest.mark.heavy
 def test_the_sentencepiece_download_of_mistral_v3_encodes_as_it():
     ours = tc.load("mistral_v3")
     ref = spm.SentencePieceProcessor(model_proto=sentencepiece_model.dump_bytes(ours))

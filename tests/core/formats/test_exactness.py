@@ -207,6 +207,7 @@ def ours(tok):
 
 
 # ---- the claims, on every tokeniser x format ---------------------------------------------------
+@pytest.mark.heavy
 @pytest.mark.parametrize("format", FORMATS)
 @pytest.mark.parametrize("which", TOKENIZERS)
 def test_every_claim_holds_in_the_reference_library(tokenizers, which, format):
@@ -268,6 +269,7 @@ def test_clip_like_tiktoken_says_the_suffix_is_lost(tokenizers):
     assert any(c.startswith("The decoder") for c in said.changes)
 
 
+@pytest.mark.heavy
 def test_llama3_tiktoken_is_written_and_says_what_it_loses(tokenizers):
     tok = get(tokenizers, "llama3")
     said = exactness(tok, "tiktoken")

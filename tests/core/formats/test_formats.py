@@ -89,6 +89,7 @@ def _trained() -> list:
     return [tc.train(a, lines, vocab_size=300 if a != "unigram" else 200) for a in tc.algorithms()]
 
 
+@pytest.mark.heavy
 def test_every_tokenizer_pickles():
     toks = [tc.load(name) for name in bundled()] + _trained()
     toks.append(tc.load(_model_bytes()))

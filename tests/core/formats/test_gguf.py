@@ -28,6 +28,7 @@ def gpt2_file(tmp_path_factory) -> str:
     return write_gpt2(str(tmp_path_factory.mktemp("gguf") / "gpt2.gguf"))
 
 
+@pytest.mark.heavy
 def test_every_key_reads_as_the_gguf_package_reads_it(gpt2_file):
     ours = read_metadata(gpt2_file).kv
     theirs = _theirs(gpt2_file)

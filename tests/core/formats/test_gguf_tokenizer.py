@@ -75,6 +75,7 @@ def folder(tmp_path_factory):
     return tmp_path_factory.mktemp("gguf")
 
 
+@pytest.mark.heavy
 def test_gpt2_as_gguf_encodes_as_the_bundled_gpt2(folder):
     tok = tc.load(write_gpt2(str(folder / "gpt2.gguf")))
     ours = tc.load("gpt2")
@@ -87,6 +88,7 @@ def test_gpt2_as_gguf_encodes_as_the_bundled_gpt2(folder):
     )
 
 
+@pytest.mark.heavy
 @needs_interop
 def test_llama3_as_gguf_encodes_as_its_tokenizer_json(folder):
     tok = tc.load(write_llama3(str(folder / "llama3.gguf")))
@@ -99,6 +101,7 @@ def test_llama3_as_gguf_encodes_as_its_tokenizer_json(folder):
     assert tok.chat_template.startswith("{{ bos_token }}")
 
 
+@pytest.mark.heavy
 @needs_interop
 def test_llama3_with_the_default_pre_tokenizer_differs_and_says_why(folder):
     tok = tc.load(write_llama3(str(folder / "llama3-default.gguf"), pre="default"))
@@ -108,6 +111,7 @@ def test_llama3_with_the_default_pre_tokenizer_differs_and_says_why(folder):
     assert "'default'" in tok.warnings[0] and "tokenizer.json" in tok.warnings[0]
 
 
+@pytest.mark.heavy
 def test_an_unknown_pre_tokenizer_loads_with_the_default_regexes_and_a_warning(folder):
     tok = tc.load(write_gpt2(str(folder / "odd.gguf"), pre="no-such-model"))
     assert "not one we know" in tok.warnings[0]
@@ -170,6 +174,7 @@ def test_the_bpe_model_as_llama_encodes_as_sentencepiece_without_its_charsmap(fo
     assert "▁▁" in "".join(tok.encode("a  b").tokens)  # both spaces kept
 
 
+@pytest.mark.heavy
 def test_bert_as_gguf_encodes_as_the_bundled_bert(folder):
     """The same ids wherever llama.cpp's WPM pre-processing cuts the same words as BERT's
     (it differs on spacing marks, Hangul and the like: Bengali's vowel signs here)."""
@@ -179,6 +184,7 @@ def test_bert_as_gguf_encodes_as_the_bundled_bert(folder):
     assert _ids(tok, same) == _ids(tc.load("bert-base-uncased"), same)
 
 
+@pytest.mark.heavy
 @needs_interop
 def test_a_gguf_saves_as_a_tokenizer_json_that_hugging_face_runs_the_same(folder):
     """GGUF -> tokenizer.json: the file Hugging Face `tokenizers` loads encodes as the GGUF

@@ -162,6 +162,7 @@ def test_the_normaliser_and_pre_tokenizer_alone() -> None:
     ]
 
 
+@pytest.mark.heavy
 def test_lowercase_never_changes_how_a_character_splits() -> None:
     """llama.cpp classifies the code point before lowercasing it; we lowercase in the
     normaliser and classify after. The two agree when lowercasing keeps a character's kind."""

@@ -113,6 +113,7 @@ def read_with_gguf(path) -> tuple[dict, int]:
     return fields, len(reader.tensors)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", ["mistral_v1", "botchan_en_unigram_1000", "bert-base-uncased"])
 def test_the_gguf_package_reads_what_we_write(tmp_path, name):
     data, back = written(name)
@@ -152,6 +153,7 @@ def test_our_file_holds_what_llama_cpps_writer_writes_for_gpt2(tmp_path):
         assert ours[key].types == theirs[key].types, key
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", WRITABLE)
 def test_every_claim_holds_on_real_text(name):
     """No change claimed: identical on the stress set and the interop texts. Changes claimed:
@@ -175,6 +177,7 @@ def test_the_right_pre_tokenizer_names_are_found():
     assert not said.exact and any("Special-token strings" in s for s in said.changes)
 
 
+@pytest.mark.heavy
 def test_a_named_default_pre_tokenizer_parts_at_the_split():
     """The issue's bar without ../shared: the bundled Qwen3 written as a GGUF is identical to
     its source on 1 MB of text, and with llama.cpp's `default` pre-tokenizer it first parts at

@@ -303,18 +303,21 @@ def family(request, tmp_path_factory):
     return request.param, ref, ours
 
 
+@pytest.mark.heavy
 def test_family_matches_hf(family):
     name, ref, ours = family
     assert ours.algorithm == ALGORITHMS[name]
     _compare(ref, ours)
 
 
+@pytest.mark.heavy
 def test_t5_matches_hf(tmp_path):
     ref, ours = _load_both(t5_style(tmp_path), tmp_path)
     assert ours.algorithm == "unigram"
     _compare(ref, ours)
 
 
+@pytest.mark.heavy
 @settings(max_examples=60)
 @given(st.text(st.characters(blacklist_categories=("Cs",)), max_size=40))
 def test_families_match_hf_on_any_text(text):
@@ -344,6 +347,7 @@ def llama3():
     return Tokenizer.from_file(str(LLAMA3)), tc.load(str(LLAMA3))
 
 
+@pytest.mark.heavy
 def test_llama3_matches_hf(llama3):
     ref, ours = llama3
     assert ours.algorithm == "byte_bpe" and ours.model.ignore_merges
@@ -358,6 +362,7 @@ def test_llama3_matches_hf(llama3):
     _compare(ref, ours, texts)
 
 
+@pytest.mark.heavy
 def test_llama3_ignore_merges_takes_whole_words(llama3):
     """A word in the vocabulary is one token even when its merges would not build it:
     " jeho" merges to " j" "eh" "o", but " jeho" is a token of its own."""

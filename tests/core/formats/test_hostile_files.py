@@ -196,6 +196,7 @@ def wordpiece_json(max_input_chars: float) -> bytes:
 LONG_WORDS = ["ab" * 3000, "abba" * 1500, "a" * 5999 + "c", "b" * 6000]
 
 
+@pytest.mark.heavy
 def test_long_words_with_a_huge_max_input_chars_match_hugging_face():
     """Words of 2,000 characters (Hugging Face itself takes seconds on 6,000: its probes are
     not bounded), of 1,999 and of 2,000 characters around the longest entry's edge."""

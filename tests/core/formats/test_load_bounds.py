@@ -42,6 +42,7 @@ def with_added(config: dict, contents: list[str]) -> bytes:
     return json.dumps(dict(config, added_tokens=added)).encode()
 
 
+@pytest.mark.heavy
 def test_more_added_tokens_than_the_limit_is_refused_naming_the_field(bert_json):
     data = with_added(bert_json, [f"<t{i}>" for i in range(MAX_ADDED_TOKENS)])  # + BERT's 5
     with pytest.raises(
@@ -52,6 +53,7 @@ def test_more_added_tokens_than_the_limit_is_refused_naming_the_field(bert_json)
         tc.load(data)
 
 
+@pytest.mark.heavy
 def test_a_vocab_past_the_limit_is_refused_naming_the_field():
     vocab = {f"w{i}": i for i in range(MAX_VOCAB + 1)}
     data = json.dumps({"model": {"type": "WordLevel", "vocab": vocab, "unk_token": "w0"}})
@@ -71,6 +73,7 @@ def test_an_added_token_longer_than_the_limit_is_refused(bert_json):
         tc.load(with_added(bert_json, ["x" * 257]))
 
 
+@pytest.mark.heavy
 def test_the_most_added_tokens_allowed_load_without_large_structures(bert_json):
     """100,000 added tokens: the regex alternation they used to compile into held ~600 MB."""
     data = with_added(bert_json, [f"<t{i}>" for i in range(MAX_ADDED_TOKENS - 5)])

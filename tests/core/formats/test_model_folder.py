@@ -53,6 +53,7 @@ def theirs(folder):
     return transformers.AutoTokenizer.from_pretrained(str(folder))
 
 
+@pytest.mark.heavy
 def test_a_folder_loads_its_tokenizer_json_and_keeps_the_config(tmp_path, qwen3_json):
     config = {"chat_template": CHATML, "eos_token": "<|im_end|>", "bos_token": None}
     folder = write_folder(
@@ -67,6 +68,7 @@ def test_a_folder_loads_its_tokenizer_json_and_keeps_the_config(tmp_path, qwen3_
     )
 
 
+@pytest.mark.heavy
 def test_the_template_files_win_over_the_configs_as_in_transformers(tmp_path, qwen3_json):
     folder = write_folder(
         tmp_path,
@@ -88,6 +90,7 @@ def test_the_template_files_win_over_the_configs_as_in_transformers(tmp_path, qw
         )
 
 
+@pytest.mark.heavy
 def test_a_single_template_file_is_the_template(tmp_path, qwen3_json):
     folder = write_folder(tmp_path, {"tokenizer.json": qwen3_json, "chat_template.jinja": CHATML})
     tok = tc.load(str(folder))
@@ -97,6 +100,7 @@ def test_a_single_template_file_is_the_template(tmp_path, qwen3_json):
     )
 
 
+@pytest.mark.heavy
 def test_the_legacy_special_tokens_map_fills_the_named_tokens(tmp_path, qwen3_json):
     template = "{{ bos_token }}|{{ eos_token }}|{{ messages[0].content }}"
     folder = write_folder(
@@ -132,6 +136,7 @@ def test_a_zip_of_the_folder_loads_the_same(qwen3_json, prefix):
     assert tok.tokenizer_config == {"chat_template": CHATML}
 
 
+@pytest.mark.heavy
 def test_the_bundled_qwen3_carries_its_own_template():
     tok = tc.load("qwen3")
     rendered = tc.apply_chat_template(tok, CHAT, add_generation_prompt=True)
@@ -265,11 +270,13 @@ def test_a_rebuilding_class_gives_transformers_ids(tmp_path, small_file, klass, 
         assert ours.class_rebuild.followed and "pre-tokenizer" in ours.class_rebuild.note()
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("klass", ["GPT2Tokenizer", "Qwen2Tokenizer", "RobertaTokenizer"])
 def test_cl100ks_own_file_under_a_class_gives_transformers_ids(tmp_path, cl100k_file, klass):
     assert_same_ids(as_class(tmp_path, cl100k_file, klass), multilingual_texts())
 
 
+@pytest.mark.heavy
 def test_gpt2tokenizer_splits_a_full_stop_and_newline_in_two(tmp_path, cl100k_file):
     """cl100k's regex keeps ".\\n" one piece (one token, 627); GPT-2's splits it (13, 198)."""
     plain = tc.load(str(write_folder(tmp_path / "plain", {"tokenizer.json": cl100k_file})))
@@ -372,6 +379,7 @@ needs_llama3 = pytest.mark.skipif(
 )
 
 
+@pytest.mark.heavy
 @needs_llama3
 def test_the_real_llama3_file_named_gpt2tokenizer(tmp_path):
     """A post-processor of its own (BOS) kept, `ignore_merges` dropped, as transformers does."""
@@ -380,6 +388,7 @@ def test_the_real_llama3_file_named_gpt2tokenizer(tmp_path):
     assert "ignore_merges=False" in ours.class_rebuild.note()
 
 
+@pytest.mark.heavy
 def test_qwen3s_own_config_names_a_class_that_changes_nothing(tmp_path, qwen3_json):
     """Qwen3's real tokenizer_config.json names Qwen2Tokenizer, whose components are its file's:
     no note, and transformers' ids."""

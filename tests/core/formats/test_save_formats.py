@@ -28,6 +28,7 @@ def trained():
     return {a: tc.train(a, TRAIN, vocab_size=600) for a in tc.algorithms()}
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize(
     "which", ["unigram", "sentencepiece_bpe", "botchan_en_unigram_1000", "botchan_en_bpe_1000"]
 )
@@ -44,6 +45,7 @@ def test_sentencepiece_loads_our_model_files(which, trained, tmp_path):
         assert sp.encode(text) == enc.ids == again.encode(text).ids, text
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("which", ["byte_bpe", "r50k_base", "cl100k_base"])
 def test_tiktoken_loads_our_ranks_files(which, trained):
     tiktoken = pytest.importorskip("tiktoken")
@@ -88,6 +90,7 @@ def _byte_bpe_ref(tiktoken):
     return _CACHE["ref"]
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("which", ["wordpiece", "bert-base-uncased"])
 def test_hugging_face_loads_our_vocab_txt(which, trained, tmp_path):
     from tokenizers import BertWordPieceTokenizer
@@ -102,6 +105,7 @@ def test_hugging_face_loads_our_vocab_txt(which, trained, tmp_path):
         assert ref.encode(text).ids == ids == again.encode(text).ids, text
 
 
+@pytest.mark.heavy
 def test_a_format_without_an_exact_form_says_so(trained, tmp_path):
     with pytest.raises(ValueError, match="not byte-level BPE"):
         dump_bytes(trained["bpe"], "tiktoken")

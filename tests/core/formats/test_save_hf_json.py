@@ -179,6 +179,7 @@ def test_trained_special_tokens_are_added_tokens(tmp_path):
     )
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("algorithm", ["sentencepiece_bpe", "unigram"])
 def test_trained_sentencepiece_saves(algorithm, tmp_path):
     ours = tc.train(algorithm, LINES, vocab_size=500)
@@ -228,6 +229,7 @@ def test_vocab_merges_needs_a_bpe_model(tmp_path):
 
 
 # ---- bundled ------------------------------------------------------------------------------------
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", ["r50k_base", "cl100k_base", "o200k_base", "bert-base-uncased"])
 def test_bundled_saves_exactly(name, tmp_path):
     ours = tc.load(name)
@@ -422,6 +424,7 @@ def family(request, tmp_path_factory):
     return families.FAMILIES[request.param]()
 
 
+@pytest.mark.heavy
 def test_imported_round_trip(family, tmp_path):
     """load -> save -> HF loads it: the same JSON as HF's own to_str(), the same encodings."""
     original = family.to_str()
@@ -453,6 +456,7 @@ def test_truncation_padding_and_added_tokens_round_trip(tmp_path):
         assert view(back.encode(text)) == view(ours.encode(text)) == view(ref.encode(text))
 
 
+@pytest.mark.heavy
 def test_llama3_round_trip():
     path = families.LLAMA3
     if not path.exists():
@@ -494,6 +498,7 @@ def test_format_from_extension_and_errors(tmp_path):
         tok.save(str(tmp_path / "missing" / "dir" / "tokenizer.json"))
 
 
+@pytest.mark.heavy
 def test_llama3_tiktoken_file_saves_as_the_hub_file(tmp_path):
     """The Llama 3 ranks file (tiktoken), saved as tokenizer.json: HF gives what the Hub's
     converted file gives (ids), and what ours gives (ids, tokens, offsets, decode). Our merges

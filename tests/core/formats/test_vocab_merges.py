@@ -96,6 +96,7 @@ def test_hugging_face_files_encode_as_its_implementation_classes(hf_files, kind)
     assert kind_of(json.loads(files["vocab.json"]), parse_merges(files["merges.txt"])) == kind
 
 
+@pytest.mark.heavy
 @settings(max_examples=150, deadline=None)
 @given(
     st.text(

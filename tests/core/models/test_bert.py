@@ -67,6 +67,7 @@ def test_bundled_listing(ours):
 
 
 # ---- differential: real text ----------------------------------------------------------------
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", corpora.names(large=False))  # udhr/all as its seams
 def test_identical_to_hugging_face(hf, ours, name):
     text = corpora.text(name)

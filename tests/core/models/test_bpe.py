@@ -128,6 +128,7 @@ def test_bpe_equals_textbook_loop(lines, extra):
     assert tok.model.merges == textbook_bpe(words, alphabet + extra)
 
 
+@pytest.mark.heavy
 def test_bpe_equals_textbook_loop_on_english():
     lines = load_corpus("udhr/eng").splitlines()
     words = bpe_word_table(lines)

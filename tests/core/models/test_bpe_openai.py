@@ -38,6 +38,7 @@ def test_aliases_and_hello_world():
     assert tc.load("gpt-4") is tc.load("cl100k_base")
 
 
+@pytest.mark.heavy
 def test_every_bundled_corpus_matches_tiktoken(pair):
     ours, ref = pair
     for name, text in corpora.texts().items():  # udhr/all as its seams: its parts are here

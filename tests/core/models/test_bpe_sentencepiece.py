@@ -36,6 +36,7 @@ def reference(lines, vocab_size, tmp_path):
     return sp, [(sp.id_to_piece(i), sp.get_score(i)) for i in range(sp.get_piece_size())]
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize(
     "name,vocab_size",
     [

@@ -228,6 +228,7 @@ def test_wordlevel_against_hf(training_lines, words):
     assert ours.algorithm == "wordlevel"
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("byte_fallback", [False, True])
 def test_unigram_against_hf(byte_fallback, training_lines, words):
     specials = ["<unk>"] + (BYTES if byte_fallback else [])
@@ -282,6 +283,7 @@ def _final_parts(model, piece):
     return parts, steps
 
 
+@pytest.mark.heavy
 def test_encode_steps_show_byte_fallback_and_whole_words(training_lines, words):
     ref = _train(
         models.BPE(unk_token="<unk>", byte_fallback=True, ignore_merges=True),

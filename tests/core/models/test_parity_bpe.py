@@ -101,6 +101,7 @@ def test_fast_equals_textbook_on_udhr(options):
 words = st.dictionaries(st.text("abcd", min_size=1, max_size=6), st.integers(1, 4), min_size=1)
 
 
+@pytest.mark.heavy
 @settings(max_examples=150, deadline=None)
 @given(
     st.lists(st.tuples(words, words), min_size=1, max_size=3),
@@ -207,6 +208,7 @@ def test_matches_reference_code(run):
 
 
 # ---- the paper's claim, on held-out UDHR text ----------------------------------------------------
+@pytest.mark.heavy
 @pytest.mark.parametrize("vocab_size", [1000, 2000])
 def test_heldout_gini_below_plain_bpe(vocab_size):
     parts = udhr_split()

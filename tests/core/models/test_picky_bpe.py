@@ -76,6 +76,7 @@ def replay_golden(name: str) -> tuple[dict, list[PickyBpeMergeStep]]:
     return g, list(steps)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_the_textbook_reproduces_the_authors_trainer(name):
     g, steps = replay_golden(name)
@@ -95,6 +96,7 @@ def test_the_textbook_reproduces_the_authors_trainer(name):
     assert present == set(g["vocab"])
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_encoding_replays_the_events_as_the_authors_do(name):
     g, steps = replay_golden(name)
@@ -108,6 +110,7 @@ def test_encoding_replays_the_events_as_the_authors_do(name):
         assert [p for w in line.split() for p in model.merge_parts(list("▁" + w))] == tokens
 
 
+@pytest.mark.heavy
 def test_a_removed_token_frees_the_id_it_was_given():
     _g, steps = replay_golden("udhr_fra")
     ids = {}
@@ -158,6 +161,7 @@ CORPORA = {
 }
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", sorted(CORPORA))
 @pytest.mark.parametrize("threshold", [0.6, 0.9, 1.5])
 def test_the_fast_trainer_equals_the_textbook(name, threshold):

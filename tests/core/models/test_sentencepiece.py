@@ -82,6 +82,7 @@ def test_pieces_scores_and_types_match_the_file(name, sps):
     assert tc.load(name).name == name
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", MODELS)
 def test_botchan_identical_to_sentencepiece(name, sps):
     _assert_same(tc.load(name), sps[name], _botchan_lines())
@@ -255,6 +256,7 @@ _SAMPLES = [
 ]
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize(
     "key",
     [
@@ -282,6 +284,7 @@ def test_any_sentencepiece_model_file_loads_and_matches(key, trained_models):
         assert tok.decode(enc.ids) == sp.decode(enc.ids), line
 
 
+@pytest.mark.heavy
 def test_byte_fallback_spells_unknown_characters_as_bytes(trained_models):
     tok = tc.load(trained_models["unigram_bytes"])
     tokens = tok.encode("★").tokens

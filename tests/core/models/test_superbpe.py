@@ -120,6 +120,7 @@ def test_textbook_equals_the_fast_trainer(name, transition, size):
     assert all(s.index >= transition - 256 for s in stage2)
 
 
+@pytest.mark.heavy
 def test_the_stage_two_rules_are_options():
     lines = CORPORA["botchan"] + ["note: this", "note: this", "a b c d e f g"] * 20
     for options in ({}, {"max_words": 2}, {"colon_rule": False}, {"max_words": None}):

@@ -113,6 +113,7 @@ def test_bpe_training_golden_seed_example():
     assert_same_merges(fast_bpe("bpe", SEED, 16), steps)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("min_frequency", [2, 5])
 def test_bpe_training_min_frequency_stops_alike(min_frequency):
     lines = CORPORA["botchan"]
@@ -233,6 +234,7 @@ def test_encoding_by_count_is_a_switch():
 
 
 # ---- WordPiece ----------------------------------------------------------------------------------
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", sorted(CORPORA))
 def test_wordpiece_training_equals_the_fast_trainer(name):
     words = count_words(CORPORA[name])
@@ -318,6 +320,7 @@ def test_viterbi_golden_abc_lattice():
         assert_same_viterbi(Unigram(pieces + list(extra)), "ABC")
 
 
+@pytest.mark.heavy
 def test_viterbi_equals_the_models_on_real_text():
     for tok in (tc.load("botchan_en_unigram_1000"), demo_tokenizer()):
         for line in CORPORA["botchan"][:60] + ["cats", "日本語 ▅ xyz"]:

@@ -181,6 +181,7 @@ def test_textbook_bpe_takes_the_alphabet_options():
         tc.train("bpe", lines, 30, continuing_subword_prefix="##")
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize(
     "algorithm, options",
     [
@@ -210,6 +211,7 @@ def test_step_by_step_runs_take_the_options_and_train_the_same(botchan, algorith
     assert steps == len(getattr(whole.model, "merges", ()))
 
 
+@pytest.mark.heavy
 @settings(max_examples=80, deadline=None)
 @given(
     words=st.lists(st.text(alphabet="abeé", min_size=1, max_size=7), min_size=1, max_size=40),

@@ -45,6 +45,7 @@ def trained(corpus):
     return trainer, unigram_tokenizer(trainer)
 
 
+@pytest.mark.heavy
 def test_quality_close_to_sentencepiece(corpus, trained):
     train, held = corpus
     _trainer, ours = trained
@@ -65,6 +66,7 @@ def test_quality_close_to_sentencepiece(corpus, trained):
     assert ll >= sp_ll * 1.02, (ll, sp_ll)  # log-likelihoods are negative
 
 
+@pytest.mark.heavy
 def test_rounds_are_steps(trained):
     trainer, tok = trained
     steps = trainer.steps
@@ -84,6 +86,7 @@ def test_rounds_are_steps(trained):
         assert step_from_dict(s.to_dict()) == s
 
 
+@pytest.mark.heavy
 def test_trained_model_shape(trained):
     _trainer, tok = trained
     pieces = tok.model.pieces

@@ -162,6 +162,7 @@ def botchan_words():
     return count_words(load_corpus("botchan").splitlines())
 
 
+@pytest.mark.heavy
 def test_equals_textbook_on_botchan(botchan_words):
     trainer = WordPieceTrainer(botchan_words, vocab_size=1)
     vocab_size = trainer.initial_size + 100
@@ -171,6 +172,7 @@ def test_equals_textbook_on_botchan(botchan_words):
     assert trainer.vocab == ids
 
 
+@pytest.mark.heavy
 def test_equals_textbook_on_botchan_min_frequency(botchan_words):
     # A third of the words keeps the textbook loop quick; min_frequency=3 changes the choices.
     words = dict(list(botchan_words.items())[::3])
@@ -180,6 +182,7 @@ def test_equals_textbook_on_botchan_min_frequency(botchan_words):
 
 
 # each of the 33 translations; not udhr/all, which is all of them again, one after another
+@pytest.mark.heavy
 @pytest.mark.parametrize(
     "name", [n for n in corpus_names() if n.startswith("udhr/") and n != ALL_UDHR]
 )
@@ -237,6 +240,7 @@ def test_heap_stays_bounded(botchan_words):
 
 
 # ---- the public API ------------------------------------------------------------------------
+@pytest.mark.heavy
 def test_train_api():
     lines = load_corpus("udhr/eng").splitlines()
     tok = tc.train("wordpiece", lines, vocab_size=300)
@@ -292,6 +296,7 @@ def test_trained_model_encodes_anything(trained_eng, text):
 
 
 # ---- the view's session: the records equal the live trainer's state ------------------------------
+@pytest.mark.heavy
 @pytest.mark.parametrize(
     "corpus, vocab_size, min_frequency",
     [("udhr/eng", 600, 0), ("udhr/fra", 500, 2), ("udhr/rus", 700, 0)],

@@ -41,6 +41,7 @@ BLOCKS = [
 ]  # where the rewriting characters are
 
 
+@pytest.mark.heavy
 def test_every_code_point_normalises_as_sentencepiece_does(theirs):
     """Each assigned code point of the blocks where characters change, between two letters, a
     thousand per text (U+0344, a mark that sentencepiece's map leaves uncomposed after a

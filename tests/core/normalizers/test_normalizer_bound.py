@@ -71,6 +71,7 @@ def _doubling_tokenizer(times: int = 20) -> tc.Tokenizer:
 
 
 # ---- the hostile chain --------------------------------------------------------------------------
+@pytest.mark.heavy
 def test_the_issues_doubling_chain_is_refused_naming_its_member():
     """4 characters double at each member: 8, 16, ... member 15 would write 4 x 2^15 = 131,072,
     past the floor of 100,000 (20 x 4 = 80 is less), so member 15 is refused before it runs."""
@@ -219,6 +220,7 @@ def corpora():
     return bundled.texts(large=False)
 
 
+@pytest.mark.heavy
 def test_every_bundled_normalizer_passes_the_corpora(corpora):
     """Every bundled tokenizer that has a normaliser (BERT's, Claude's NFKC, Qwen3's NFC, CLIP's
     Sequence, the sentencepiece models' charsmaps) normalises every corpus inside the bound."""

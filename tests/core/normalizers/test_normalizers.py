@@ -324,6 +324,7 @@ def assert_same_or_wider(text, ours, theirs, identical, where):
         assert start <= hf_start and hf_end <= end, f"{where}: char {i} {out[i]!r}"
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("label,ours,make_hf,identical", PAIRS, ids=PAIR_IDS)
 def test_matches_hugging_face_on_corpora(corpora, label, ours, make_hf, identical):
     theirs = make_hf()
@@ -360,6 +361,7 @@ def every_character():
     )
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize(
     "ours,make_hf",
     [
@@ -445,6 +447,7 @@ def _interesting_code_points():
     )
 
 
+@pytest.mark.heavy
 def test_forms_equal_unicodedata_on_random_mixtures():
     """Composition and decomposition in every combination the database offers: random short
     strings of characters that have decompositions or combining classes, Hangul jamo and

@@ -62,6 +62,7 @@ def _one_character_too_big(tok, text: str, n: int) -> bool:
     return any(len(tok.encode(c, add_special_tokens=False)) > n for c in text)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", NAMES)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=st.one_of(TEXT, PARTS), n=st.integers(1, 12))

@@ -34,6 +34,7 @@ def pair(request):
     return tc.load(request.param), _reference(request.param)
 
 
+@pytest.mark.heavy
 def test_every_token_has_tiktokens_bytes_and_back(pair):
     ours, ref = pair
     for id_ in range(ref.n_vocab + 2):
@@ -145,6 +146,7 @@ def llama3():
     return tc.load(str(path)), ref
 
 
+@pytest.mark.heavy
 def test_hf_byte_level_tokens_have_the_ranks_files_bytes(llama3):
     ours, ref = llama3
     for id_ in range(ref.n_vocab):
@@ -155,6 +157,7 @@ def test_hf_byte_level_tokens_have_the_ranks_files_bytes(llama3):
         assert ours.encode_single_token(theirs) == id_
 
 
+@pytest.mark.heavy
 def test_hf_byte_level_decode_bytes_joins_the_tokens(llama3):
     ours, ref = llama3
     enc = ours.encode("Hello 👍 naïve ﬁ 日本語")

@@ -112,6 +112,7 @@ def test_a_tokenizer_without_special_tokens_is_itself():
     assert tok._matching(True) is tok
 
 
+@pytest.mark.heavy
 @pytest.mark.skipif(not LLAMA3_JSON.is_file(), reason="shared/data/interop is absent")
 def test_llama3_special_texts_as_ordinary_text_match_hugging_face():
     ref = tokenizers.Tokenizer.from_file(str(LLAMA3_JSON))

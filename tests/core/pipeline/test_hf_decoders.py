@@ -117,6 +117,7 @@ def assert_same(ours, theirs, tokens, where):
     assert ours.decode(tokens) == want, where
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("label,ours,make_hf", CASES, ids=IDS)
 def test_same_as_hugging_face_on_corpora(label, ours, make_hf):
     theirs = make_hf()
@@ -273,6 +274,7 @@ def cl100k_json(tmp_path_factory):
     return tc.load(str(path)), HFTokenizer.from_file(str(path))
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize(
     "ids",
     [
@@ -292,6 +294,7 @@ def test_an_id_the_vocabulary_lacks_is_dropped_as_hugging_face_drops_it(cl100k_j
     assert ours.drops_unknown_ids
 
 
+@pytest.mark.heavy
 @settings(max_examples=120, deadline=None)
 @given(st.lists(st.one_of(st.integers(0, 300), st.integers(100250, 100280)), max_size=12))
 def test_any_ids_around_the_gap_decode_as_hugging_face(cl100k_json, ids):
@@ -299,6 +302,7 @@ def test_any_ids_around_the_gap_decode_as_hugging_face(cl100k_json, ids):
     assert ours.decode(ids, skip_special_tokens=False) == ref.decode(ids, skip_special_tokens=False)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("bad", [-1, 2**32, "7", 1.0, True])
 def test_what_is_no_id_at_all_is_still_refused(cl100k_json, bad):
     """Hugging Face refuses these too (OverflowError, TypeError): a ValueError here."""

@@ -336,6 +336,7 @@ PROCESSORS = [
 ]
 
 
+@pytest.mark.heavy
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 39),

@@ -76,6 +76,7 @@ def test_relative_counts_and_scripts():
     assert M.dominant_script("नमस्ते दुनिया") == "DEVANAGARI"
 
 
+@pytest.mark.heavy
 def test_metrics_per_language_covers_every_udhr_text():
     from tokenizers_core.corpora import udhr_languages
 

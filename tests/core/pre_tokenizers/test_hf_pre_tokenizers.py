@@ -234,6 +234,7 @@ def assert_same(ours, theirs, text, where):
     assert ours.pre_tokenize_str(text) == theirs.pre_tokenize_str(text), where
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("label,ours,make_hf", CASES, ids=IDS)
 def test_same_as_hugging_face_on_corpora_and_hard_text(corpora, label, ours, make_hf):
     theirs = make_hf()
@@ -384,6 +385,7 @@ def test_bad_configs_raise_value_error_naming_the_problem(config, message):
         from_hf_config(config)
 
 
+@pytest.mark.heavy
 def test_scripts_of_every_character():
     """Every assigned code point (sampled in the big ideograph blocks), each between two
     letters of one script (Latin and Greek by turns): the pieces (so each character's script, or its being unknown to Hugging Face's

@@ -221,6 +221,7 @@ def test_pipeline_traces_the_pieces():
 
 
 # ---- Hugging Face as the oracle, on every bundled corpus -------------------------------------
+@pytest.mark.heavy
 @pytest.mark.parametrize("config", sorted(CONFIGS))
 @pytest.mark.parametrize("corpus", CORPORA)
 def test_matches_hugging_face_on_corpora(config, corpus):
@@ -300,6 +301,7 @@ def pair_ranks():
     return {tok: rank for rank, tok in enumerate([bytes([b]) for b in range(256)] + pairs)}
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_presets_split_like_tiktoken(preset, pair_ranks):
     enc = tiktoken.Encoding(
@@ -414,6 +416,7 @@ _PATTERN_PARTS = [
 ]
 
 
+@pytest.mark.heavy
 @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     st.lists(st.sampled_from(_PATTERN_PARTS), min_size=1, max_size=12).map("".join),
@@ -517,6 +520,7 @@ def test_metaspace_pieces_map_back_to_their_span(text, scheme):
         assert text[a:b].replace("▁", " ") == surface
 
 
+@pytest.mark.heavy
 def test_bert_punctuation_matches_hugging_face_code_point_by_code_point():
     """Every punctuation, symbol and mark code point (the categories punctuation can move
     between across Unicode versions), each between two letters: same pieces as Hugging Face."""

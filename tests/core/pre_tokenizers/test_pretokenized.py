@@ -113,6 +113,7 @@ def pair(request):
     return load_bytes(text.encode("utf-8")), T.Tokenizer.from_str(text)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("words", WORDS)
 def test_words_encode_as_hugging_face(pair, words):
     ours, hf = pair
@@ -124,6 +125,7 @@ def test_words_encode_as_hugging_face(pair, words):
     )
 
 
+@pytest.mark.heavy
 def test_pairs_of_word_lists_encode_as_hugging_face(pair):
     ours, hf = pair
     for a, b in zip(WORDS, WORDS[1:] + WORDS[:1]):
@@ -132,6 +134,7 @@ def test_pairs_of_word_lists_encode_as_hugging_face(pair):
         ), (a, b)
 
 
+@pytest.mark.heavy
 def test_batches_read_word_lists_and_pairs_as_hugging_face(pair):
     ours, hf = pair
     batch = [["Hello", "world"], ("two", "words"), (["a", "pair"], ["of", "lists"]), ("x", "y")]

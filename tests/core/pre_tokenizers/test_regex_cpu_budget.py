@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 
+import pytest
 import regex
 
 from tests.shared_data import BUNDLED
@@ -30,6 +31,7 @@ def _text() -> str:
     return "Hello, world! " * 150
 
 
+@pytest.mark.heavy
 def test_many_threads_waiting_for_the_interpreter_do_not_use_up_a_search_budget():
     """32 threads each search 2 KB with Llama 3's pattern under a 0.05 s budget, 20 times.
     Each search needs about a millisecond of CPU, but waits many times that for the other

@@ -98,6 +98,7 @@ def test_canonical_ids_are_canonical(name, text):
         assert is_canonical(tok, ids) is None
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", [*NAMES, "llama3"])
 def test_every_other_sequence_breaks_where_reencoding_differs(name):
     tok = _load(name)
@@ -237,6 +238,7 @@ def bpe_tokenizers():
     return toks
 
 
+@pytest.mark.heavy
 @settings(max_examples=60)
 @given(text=TEXT, seed=st.integers(0, 2**32))
 def test_pairwise_agrees_with_the_whole_re_encode(bpe_tokenizers, text, seed):

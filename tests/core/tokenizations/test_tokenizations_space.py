@@ -197,6 +197,7 @@ def udhr_snippets():
     return out
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("text", udhr_snippets())
 def test_canonical_path_is_the_references_encode(cl100k, mistral, botchan, text):
     ours, ref = cl100k
@@ -221,6 +222,7 @@ def llama3():
     return tc.load(str(path)), hf.Tokenizer.from_file(str(path))
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("text", udhr_snippets()[::4])
 def test_canonical_path_is_hugging_faces_encode(llama3, text):
     ours, ref = llama3
@@ -279,6 +281,7 @@ def test_the_count_is_exact_at_the_bound(cl100k):
     assert len(t.shortest(5)) == 5 and len(t.sample(3, seed=0)) == 3
 
 
+@pytest.mark.heavy
 def test_a_lattice_over_its_edge_bound_is_refused_early():
     """A crafted vocabulary: the Unigram pieces "a" .. "a" * 300 match 300 tokens at each of a
     2,000-character text's first positions, 600,000 edges in all, over the lattice's bound of
@@ -311,6 +314,7 @@ def _dags(draw):
     return out
 
 
+@pytest.mark.heavy
 @given(_dags(), st.integers(1, 40), st.integers(0, 2**32))
 @settings(max_examples=300, deadline=None)
 def test_shortest_and_samples_are_the_brute_forces(out, k, seed):
