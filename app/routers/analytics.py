@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 import tokenizers_core as tc
 from tokenizers_core import pretrained
@@ -148,6 +148,7 @@ def unicode_api(
 
 # ---- the vocab-size sweep -------------------------------------------------------------------
 class SweepRequest(BaseModel):
+    model_config = ConfigDict(strict=True)  # JSON as the schema says: no 0 for false, no "1" for 1
     corpus: Name = Field("botchan", description="a bundled corpus or a stored corpus's sha256")
     heldout: Name = Field("udhr/eng", description="the text measured with each tokeniser")
     algorithms: list[Name] | None = Field(None, max_length=8, examples=[["bpe", "unigram"]])

@@ -41,6 +41,7 @@ class TokenizerInfo(BaseModel):
 
 
 class EncodeRequest(BaseModel):
+    model_config = ConfigDict(strict=True)  # JSON as the schema says: no 0 for false, no "1" for 1
     tokenizer: str = Field(
         description="a bundled name, an alias, an OpenAI model name "
         "(gpt-4o-mini: its encoding), 'regex', a trained handle or "
@@ -115,7 +116,7 @@ MAX_TRAIN_VOCAB = 100_000  # the largest vocabulary /api/train builds
 
 
 class TrainRequest(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)
     algorithm: str = Field(examples=["bpe"])
     corpus: Text | None = Field(None, description="the training text itself")
     corpus_name: str | None = Field(
@@ -134,6 +135,7 @@ class TrainResponse(BaseModel):
 
 
 class CorpusIn(BaseModel):
+    model_config = ConfigDict(strict=True)  # JSON as the schema says: no 0 for false, no "1" for 1
     text: Text
     name: str = ""
 
@@ -231,6 +233,7 @@ def _sequences(body: EncodeRequest) -> tuple[Any, Any, bool]:
 
 
 class DecodeRequest(BaseModel):
+    model_config = ConfigDict(strict=True)  # JSON as the schema says: no 0 for false, no "1" for 1
     tokenizer: str = Field(description="as in /api/encode", examples=["cl100k_base"])
     ids: list[int] = Field(examples=[[9906, 11, 1917, 0]])
     skip_special_tokens: bool = Field(False, description="leave special tokens out of the text")

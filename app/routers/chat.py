@@ -25,12 +25,13 @@ MAX_PERMALINK = 8000  # longer chats keep their form, without a GET link
 
 
 class Message(BaseModel):
-    model_config = ConfigDict(extra="allow")  # tool_calls, name, thinking, ...
+    model_config = ConfigDict(extra="allow", strict=True)  # tool_calls, name, thinking, ...
     role: str = Field(examples=["user"])
     content: Any = Field(None, examples=["Hello!"])
 
 
 class ChatRequest(BaseModel):
+    model_config = ConfigDict(strict=True)  # JSON as the schema says: no 0 for false, no "1" for 1
     tokenizer: str | None = Field(
         None, examples=["cl100k_base"], description="a bundled name or a handle; none: render only"
     )

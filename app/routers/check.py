@@ -29,7 +29,7 @@ TIE_LABELS = {
 
 
 class CheckRequest(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)
     algorithm: str = Field(examples=["bpe"])
     theirs: str | list[Any] = Field(
         description="what your code produced: merges ('a b' a line, "

@@ -9,7 +9,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from tokenizers_core.errors import InvalidInput
 
@@ -137,6 +137,7 @@ def tokenizations_api(
 
 
 class CanonicalRequest(BaseModel):
+    model_config = ConfigDict(strict=True)  # JSON as the schema says: no 0 for false, no "1" for 1
     tokenizer: str = Field(description="as in /api/encode", examples=["cl100k_base"])
     ids: list[int] = Field(max_length=2000, examples=[[8154, 301, 17980]])
 

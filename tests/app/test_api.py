@@ -181,3 +181,25 @@ def test_openapi_lists_429_and_503_with_retry_after_on_every_operation(client):
         for method, op in item.items():
             for code in ("429", "503"):
                 assert "Retry-After" in op["responses"][code]["headers"], (path, method, code)
+
+
+@pytest.mark.parametrize(
+    "path, body",
+    [
+        ("/api/decode", {"tokenizer": "cl100k_base", "ids": [9906], "bytes": 0}),
+        ("/api/canonical", {"tokenizer": "cl100k_base", "ids": [False]}),  # "ids.0: ..."
+        ("/api/encode", {"tokenizer": "cl100k_base", "text": "hi", "add_special_tokens": "yes"}),
+        (
+            "/api/chat",
+            {"messages": [{"role": "user", "content": "hi"}], "add_generation_prompt": 1},
+        ),
+        ("/api/train", {"algorithm": "bpe", "corpus": "a b", "vocab_size": "300"}),
+    ],
+)
+def test_a_body_is_read_as_its_schema_says_without_coercion(client, path, body):
+    """0 is not false, false is not an id and "300" is not a number: the schema says boolean
+    or integer, and a body that sends something else gets a 422 naming the field."""
+    r = client.post(path, json=body)
+    assert r.status_code == 422, r.text
+    wrong = list(body)[-1]
+    assert r.json()["detail"].startswith(wrong), r.json()

@@ -100,3 +100,26 @@ def test_paged_operations_refuse_what_their_schema_refuses(case):
     """`/audit?page=-1` was a 200 (the running audit's progress) where the schema says
     page >= 0, and `/diff?page=0` the first page where it says page >= 1."""
     case.call_and_validate(checks=[*CHECKS, negative_data_rejection])
+
+
+@pytest.fixture(scope="module")
+def api_schema(fuzz_app):
+    # every phase, the coverage phase's schema-violating bodies among them
+    return schemathesis.openapi.from_asgi("/openapi.json", fuzz_app)
+
+
+api_operations = schemathesis.pytest.from_fixture("api_schema")
+
+
+@api_operations.include(path_regex="^/api/").exclude(path_regex=HEAVY).parametrize()
+@hypothesis_settings(
+    max_examples=MAX_EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=list(HealthCheck),
+)
+def test_the_json_api_refuses_what_its_schema_refuses(case):
+    """A JSON body is read as its schema says, with no coercion: `"bytes": 0` for a boolean
+    and `"ids": [false]` for integers were accepted (Pydantic's lax mode) where the schema
+    allows only true/false and integers (the request models are strict)."""
+    case.call_and_validate(checks=[*CHECKS, negative_data_rejection])
