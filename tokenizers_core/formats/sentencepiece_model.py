@@ -33,6 +33,7 @@ from ..models.bpe.model import gc_paused
 from ..models.bpe.sentencepiece import SentencePieceBpe, SentencePieceSplit
 from ..models.sentencepiece_common import (
     BYTE,
+    CONTROL,
     NORMAL,
     PIECE_TYPES,
     UNKNOWN,
@@ -404,10 +405,14 @@ def normalizer_from_proto(proto: ModelProto) -> SentencePieceNormalizer:
 
 
 def decoder_from_proto(proto: ModelProto) -> Any:
+    """The decoder of the model's `Decode`: every control piece is invisible (sentencepiece's
+    `DecodeSentencePiece` gives any control id an empty surface), not only `<s>` and `</s>`:
+    Mistral's `[INST]`, `[TOOL_CALLS]` and `[control_8]` ... decode to nothing."""
     spec = proto.normalizer_spec
     unk = next(p for p, _s, t in proto.pieces if t == UNKNOWN)
     return SentencePieceDecoder(
         unk_piece=unk,
+        control=tuple(p for p, _s, t in proto.pieces if t == CONTROL),
         unk_surface=proto.trainer_spec["unk_surface"],
         strip_leading_space=spec["add_dummy_prefix"] or spec["remove_extra_whitespaces"],
         remove_extra_whitespaces=spec["remove_extra_whitespaces"],
