@@ -18,7 +18,12 @@ The config is assembled as transformers' `from_pretrained` assembles it:
   adds them (`with_config_tokens`): `added_tokens_decoder` with each entry's flags, then the
   named special tokens it lacks; a token the vocabulary lacks is appended after it, whatever
   id the config lists (InternLM2's `<|im_start|>` is 92549 in transformers, 92543 in its
-  config).
+  config);
+- the tokenizer.json's `truncation` and `padding` are not applied (`as_transformers_calls`):
+  transformers' `tokenizer(text)` and `encode` turn them off unless the call asks for them, so
+  all-MiniLM-L6-v2's folder (truncation 128, padding Fixed 128) gives a long text all its
+  tokens and a short one no [PAD]s, where `tokenizers` reading its tokenizer.json alone gives
+  128 ids.
 """
 
 from __future__ import annotations
@@ -123,7 +128,7 @@ def load_files(files: dict[str, bytes], name: str = "") -> Any:
     config = tokenizer_config(files)
     klass = hf_classes.class_of(config, files.get(TOKENIZER))
     if TOKENIZER in files and config is not None and klass is not None:
-        return _load_as_class(files[TOKENIZER], config, klass, name)
+        return as_transformers_calls(_load_as_class(files[TOKENIZER], config, klass, name))
     if TOKENIZER in files:
         tok = hf_json.load_bytes(files[TOKENIZER], name=name)
     else:
@@ -139,13 +144,36 @@ def load_files(files: dict[str, bytes], name: str = "") -> Any:
     if config is not None:
         tok = with_config_tokens(tok, config)
         tok.tokenizer_config = config
+    return as_transformers_calls(tok)
+
+
+def as_transformers_calls(tok: Any) -> Any:
+    """`tok` without the truncation and padding its tokenizer.json sets, as transformers'
+    tokenizer encodes a text: its `set_truncation_and_padding` calls the backend's
+    `no_truncation()` and `no_padding()` for a call that asks for neither (`tokenizer(text)`,
+    `encode(text)`: `truncation=None`, `padding=False`), whatever the file set. A tiktoken or
+    Tekken tokeniser has neither and is returned as it is.
+
+    >>> data = {"model": {"type": "WordLevel", "vocab": {"<pad>": 0, "hi": 1},
+    ...                   "unk_token": "<pad>"}, "pre_tokenizer": {"type": "WhitespaceSplit"},
+    ...         "truncation": {"max_length": 2, "strategy": "LongestFirst", "stride": 0},
+    ...         "padding": {"strategy": {"Fixed": 4}, "pad_id": 0, "pad_token": "<pad>"}}
+    >>> hf_json.from_dict(data).encode("hi hi hi").ids  # cut to 2, padded to 4
+    [1, 1, 0, 0]
+    >>> as_transformers_calls(hf_json.from_dict(data)).encode("hi hi hi").ids
+    [1, 1, 1]
+    """
+    if type(tok) is Tokenizer:
+        tok.truncation = None
+        tok.padding = None
     return tok
 
 
 def _load_as_class(data: bytes, config: dict[str, Any], klass: str, name: str) -> Any:
     """The tokenizer.json's tokenizer as transformers 5 builds it for class `klass`: the
-    file's vocabulary, merges, padding and truncation, the class's own components and named
-    tokens (`hf_classes.rebuild`), then the post-processor the class sets."""
+    file's vocabulary, merges, padding and truncation (which `load_files` then turns off, as
+    a call does), the class's own components and named tokens (`hf_classes.rebuild`), then
+    the post-processor the class sets."""
     with gc_paused:  # as hf_json.load_bytes: millions of small objects, none cyclic
         parsed = hf_json.parse_bytes(data)
         plan, what = hf_classes.rebuild(parsed, config, klass)
