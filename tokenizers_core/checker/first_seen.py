@@ -23,7 +23,6 @@ Not handled: counting each distinct word once (`weighted=False`), which the repl
 from __future__ import annotations
 
 import heapq
-from collections import Counter
 from typing import Iterable, Sequence
 
 from ..textbook.bpe_train import Pair, get_stats, merge
@@ -60,7 +59,7 @@ class FirstSeenBpe:
         self.first: dict[Pair, Where] = {}  # pair -> its first occurrence
         self.heap: list[tuple[int, int, int, Pair]] = []  # (-count, word, position, pair)
         for w, word in enumerate(self.words):
-            for pair, n in Counter(zip(word, word[1:])).items():
+            for pair, n in _pair_counts(word).items():
                 self._add(pair, w, n * self.freqs[w], holds=True)
         for pair in self.counts:
             self._locate(pair)
@@ -96,15 +95,18 @@ class FirstSeenBpe:
         new = pair[0] + pair[1]
         moved: set[Pair] = set()  # pairs whose counts or first occurrences may have changed
         for w in sorted(self.holders[pair]):
-            before = Counter(zip(self.words[w], self.words[w][1:]))
+            before = _pair_counts(self.words[w])
             self.words[w] = merge(self.words[w], pair, new)
-            after = Counter(zip(self.words[w], self.words[w][1:]))
-            for p in before.keys() | after.keys():
-                if after[p] != before[p]:
-                    self._add(p, w, (after[p] - before[p]) * self.freqs[w], holds=p in after)
+            for p, n in _pair_counts(self.words[w]).items():
+                was = before.pop(p, 0)
+                if n != was:
+                    self._add(p, w, (n - was) * self.freqs[w], holds=True)
                     moved.add(p)
                 elif self.first[p][0] == w:  # held as before, but its position may shift
                     moved.add(p)
+            for p, was in before.items():  # no longer in this word
+                self._add(p, w, -was * self.freqs[w], holds=False)
+                moved.add(p)
         self.vocab.add(new)
         for p in moved:
             self._locate(p)
@@ -149,3 +151,12 @@ class FirstSeenBpe:
         i = next(i for i in range(len(word) - 1) if (word[i], word[i + 1]) == pair)
         self.first[pair] = (w, i)
         heapq.heappush(self.heap, (-self.counts[pair], w, i, pair))
+
+
+def _pair_counts(word: tuple[str, ...]) -> dict[Pair, int]:
+    """How often each pair of neighbours occurs in a word (a plain dict: words are short, and
+    a Counter's set-up cost more than the counting)."""
+    counts: dict[Pair, int] = {}
+    for pair in zip(word, word[1:]):
+        counts[pair] = counts.get(pair, 0) + 1
+    return counts
