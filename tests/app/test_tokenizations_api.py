@@ -6,12 +6,14 @@ app answers what the core computes, says the bounds, and escapes what a user typ
 from __future__ import annotations
 
 import json
+import pickle
 import re
 
 import pytest
 
 import tokenizers_core as tc
 from app.cli import main as tokvis
+from app.services import tokenizations_work
 
 TEXTS = ["Hello world", "naïve café", "東京タワー", "🙂 ok"]
 
@@ -33,6 +35,21 @@ def test_the_api_answers_the_cores_count_and_encodes_canonical(client, text):
     for ids in body["samples"]:  # every sample decodes to the text
         decoded = client.post("/api/decode", json={"tokenizer": "cl100k_base", "ids": ids})
         assert decoded.json()["text"] == text
+
+
+def test_another_seed_for_the_same_text_draws_from_the_kept_lattice():
+    """A child keeps the last few texts' lattices: a second seed for one text finds no edges
+    again, and draws what a fresh lattice draws."""
+    space = tc.tokenizations(tc.load("cl100k_base"), "Hello world, hello")
+    spaced = pickle.dumps(space.space)
+    args = ("cl100k_base", space.units, space.path, 2, 3)
+    first = tokenizations_work.answer("test-index", spaced, *args, 1)
+    kept = tokenizations_work._LATTICES.get(("test-index", space.units, space.path))
+    assert kept is not None and "out" in vars(kept)  # its edges found once, kept
+    again = tokenizations_work.answer("test-index", None, *args, 2)
+    assert tokenizations_work._LATTICES.get(("test-index", space.units, space.path)) is kept
+    assert json.loads(again)["samples"] == space.sample(3, seed=2)
+    assert json.loads(first)["samples"] == space.sample(3, seed=1)
 
 
 def test_a_text_over_the_bound_is_422_saying_the_bound(client):
