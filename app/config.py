@@ -22,8 +22,9 @@ TOKVIS_MAX_TEXT_CHARS     longest text the visualiser and /api/encode accept (de
 TOKVIS_MAX_CORPUS_BYTES   largest corpus that can be stored or trained on (default 5 MB)
 TOKVIS_MAX_UPLOAD_BYTES   largest uploaded file (default 5 MB)
 TOKVIS_MAX_TOKENIZER_BYTES  largest uploaded tokenizer file, before and after gunzip, and a zip's
-                          files together once unzipped (default 32 MB: Llama 4's tokenizer.json
-                          is 12 MB); of a GGUF model, the first this many bytes are read
+                          files together once unzipped (default 48 MB: Gemma 3's tokenizer.json
+                          is 33.4 MB, Llama 4's 12 MB); of a GGUF model, the first this many
+                          bytes are read
 TOKVIS_REGEX_TIMEOUT      CPU seconds the user-supplied patterns may use in one encode (default 0.5): the
                           custom regex rule's, and an uploaded file's (Split, Replace, a ranks
                           file's pattern); past it the request answers 422 naming the pattern
@@ -223,7 +224,7 @@ class Settings:
     job_queue: int = 16
     job_cpu_seconds: int = 600
     job_memory_mb: int = 4096
-    max_tokenizer_bytes: int = 32_000_000
+    max_tokenizer_bytes: int = 48_000_000
     max_store_mb: int = 4096
     tokenizer_cache_mb: int = 1024
     sandbox_workers: int = 2
@@ -263,7 +264,7 @@ class Settings:
             job_queue=_int("TOKVIS_JOB_QUEUE", 16),
             job_cpu_seconds=_int("TOKVIS_JOB_CPU_SECONDS", 600),
             job_memory_mb=_int("TOKVIS_JOB_MEMORY_MB", 4096),
-            max_tokenizer_bytes=_int("TOKVIS_MAX_TOKENIZER_BYTES", 32_000_000),
+            max_tokenizer_bytes=_int("TOKVIS_MAX_TOKENIZER_BYTES", Settings.max_tokenizer_bytes),
             max_store_mb=_int("TOKVIS_MAX_STORE_MB", 4096),
             tokenizer_cache_mb=_int("TOKVIS_TOKENIZER_CACHE_MB", 1024),
             sandbox_workers=_int("TOKVIS_SANDBOX_WORKERS", 2, minimum=0),

@@ -85,12 +85,11 @@ from pathlib import Path
 from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_hostile_load import cjk_pairs_file  # noqa: E402
+from bench_hostile_load import UPLOAD_LIMIT, cjk_pairs_file  # noqa: E402
 from bench_load import _free_port, pct  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"  # loopback only
-UPLOAD_LIMIT = 32_000_000  # TOKVIS_MAX_TOKENIZER_BYTES' default
 STALL_CHECK = 5.0  # seconds a server has to answer GET / after a reproducer
 SLOWLORIS_SOCKETS = 300
 SLOWLORIS_WINDOW = 60.0

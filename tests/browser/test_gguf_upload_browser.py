@@ -9,11 +9,12 @@ from urllib.parse import quote
 
 import pytest
 
+from app.config import Settings
 from tests.gguf_files import write_gpt2
 
 pytestmark = pytest.mark.slow
 XSS = '<script>alert("x")</script>'
-LIMIT = 32_000_000  # app/config.py's default TOKVIS_MAX_TOKENIZER_BYTES
+LIMIT = Settings.max_tokenizer_bytes  # the default TOKVIS_MAX_TOKENIZER_BYTES
 
 
 def test_a_gguf_larger_than_the_limit_is_sent_as_its_prefix(
@@ -28,7 +29,7 @@ def test_a_gguf_larger_than_the_limit_is_sent_as_its_prefix(
     page.wait_for_function(
         "() => document.querySelector('.tok-upload .sniffed').textContent.includes('GGUF')"
     )
-    assert "only its first 32.0 MB are sent" in form.locator(".sniffed").inner_text()
+    assert f"only its first {LIMIT / 1e6:.1f} MB are sent" in form.locator(".sniffed").inner_text()
     assert page.evaluate("() => document.querySelector('#tok-file').files[0].size") == LIMIT
     form.locator("#tok-name").fill(XSS)
     page.screenshot(path=str(screenshot_dir / "gguf-upload-1280.png"), full_page=True)
