@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import itertools
 import time
 from typing import Any, Callable, Iterable, Iterator
 
@@ -163,7 +164,8 @@ def match_spans(
 # turns a legitimate search into an error. The `regex` module's own `timeout=` reads the wall
 # clock; it is passed a generous multiple of the CPU time left (WALL_FACTOR, plus WALL_SLACK
 # seconds) as the backstop that actually stops a runaway search, and the CPU time is checked
-# after every search. In a process of its own (a sandboxed child: no other thread waits for the
+# after every search. A backstop that fires before the CPU time is used up stopped a search that
+# mostly waited: it runs again (`run_search`). In a process of its own (a sandboxed child: no other thread waits for the
 # interpreter) the wall clock is close to the CPU time, and a tighter backstop does.
 WALL_FACTOR, WALL_SLACK = 10.0, 1.0
 CHILD_WALL_FACTOR, CHILD_WALL_SLACK = 2.0, 0.25
@@ -213,7 +215,9 @@ def run_search(
 ) -> tuple[Any, float]:
     """One search `method` ("finditer", "findall", "search" or "sub") of `compiled` with `args`,
     stopped once it has used `seconds` of CPU time (TimeoutError): `(result, cpu_seconds)`.
-    The search itself is stopped after `seconds * wall_factor + wall_slack` of wall clock.
+    The search itself is stopped after `seconds * wall_factor + wall_slack` of wall clock;
+    stopped so while its CPU time is still within `seconds` (it was waiting, not working), it
+    runs again with what is left.
     `finditer` and `search` give `Match` values (plain data: they pickle, so a sandboxed child
     can send them back).
 
@@ -221,28 +225,42 @@ def run_search(
     [Match((1, 2)), Match((3, 5))]
     """
     start = time.thread_time()
-    wall = seconds * wall_factor + wall_slack
-    if method == "sub":
-        repl, text, count = args
-        result: Any = compiled.sub(repl, text, count, timeout=wall)
-    else:
-        text, pos, endpos = args
-        endpos = len(text) if endpos is None else endpos
-        if method == "finditer":
-            result = [
-                Match(m.regs, text) for m in compiled.finditer(text, pos, endpos, timeout=wall)
-            ]
-        elif method == "findall":
-            result = compiled.findall(text, pos, endpos, timeout=wall)
-        elif method == "search":
-            m = compiled.search(text, pos, endpos, timeout=wall)
-            result = None if m is None else Match(m.regs, text)
-        else:
-            raise ValueError(f"unknown search method {method!r}")
+    for attempt in itertools.count():
+        left = seconds - (time.thread_time() - start)
+        if left <= 0:
+            raise TimeoutError
+        try:
+            result = _search_once(
+                compiled, method, args, left * wall_factor + wall_slack * 2**attempt
+            )
+            break
+        except TimeoutError:
+            if time.thread_time() - start >= seconds:
+                raise
+            # The wall clock ran out while this thread mostly waited (for the interpreter, or
+            # for a core): its work is within the budget. Search again with the CPU time left,
+            # and a longer wall-clock backstop each time, so a starved search still ends.
     spent = time.thread_time() - start
     if spent > seconds:
         raise TimeoutError
     return result, spent
+
+
+def _search_once(compiled: "regex.Pattern[str]", method: str, args: tuple, wall: float) -> Any:
+    """One search stopped by the `regex` module after `wall` seconds (TimeoutError)."""
+    if method == "sub":
+        repl, text, count = args
+        return compiled.sub(repl, text, count, timeout=wall)
+    text, pos, endpos = args
+    endpos = len(text) if endpos is None else endpos
+    if method == "finditer":
+        return [Match(m.regs, text) for m in compiled.finditer(text, pos, endpos, timeout=wall)]
+    if method == "findall":
+        return compiled.findall(text, pos, endpos, timeout=wall)
+    if method == "search":
+        m = compiled.search(text, pos, endpos, timeout=wall)
+        return None if m is None else Match(m.regs, text)
+    raise ValueError(f"unknown search method {method!r}")
 
 
 class Match:

@@ -220,10 +220,8 @@ def test_a_killed_worker_leaves_its_job_interrupted_and_the_next_runs_elsewhere(
     doomed = cluster.worker()
     job_id, pid = long_job_running(cluster, a)
     os.kill(doomed.pid, signal.SIGKILL)  # the worker, not its group
-    t0 = time.monotonic()
     job = until(lambda: (s := status(a, job_id))["status"] != "running" and s, 4 * STALE + 10)
     assert job and job["status"] == "interrupted" and "start it again" in job["error"]
-    assert time.monotonic() - t0 < 4 * STALE + 10
     assert until(lambda: not running(pid), 10)  # its training died with it
     cluster.worker()
     nxt = submit(

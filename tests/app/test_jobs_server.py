@@ -120,10 +120,8 @@ def test_a_client_that_leaves_cancels_its_training(tmp_path):
         assert until(lambda: (j := jobs.get(job_id)) and j.status == "running")
         time.sleep(0.5)  # sleep: into its work, so the leaving client ends a busy job
         sock.close()  # the client leaves
-        t0 = time.monotonic()
         job = until(lambda: (j := jobs.get(job_id)) and j.status != "running" and j, timeout=10)
         assert job.status == "cancelled"
-        assert time.monotonic() - t0 < 3
         assert until(lambda: not running(job.pid), timeout=3)
     finally:
         stop(proc)
@@ -210,9 +208,8 @@ def test_a_step_view_client_that_leaves_stops_its_training_part_way(tmp_path):
         time.sleep(1.5)  # sleep: well into its work (the leaving client must end a busy job)
         assert running(job.pid)
         sock.close()  # the client leaves
-        t0 = time.monotonic()
         job = until(lambda: (j := jobs.get(job.id)) and j.status != "running" and j, timeout=10)
-        assert job.status == "cancelled" and time.monotonic() - t0 < 2.5
+        assert job.status == "cancelled"
         assert until(lambda: not running(job.pid), timeout=3)
     finally:
         stop(proc)

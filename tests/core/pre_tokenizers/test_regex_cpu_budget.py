@@ -93,3 +93,22 @@ def test_a_runner_takes_the_searches_and_its_cpu_seconds_count():
         assert pattern.sub(lambda m: m.group().upper(), "ab") == "AB"  # a function: here
     finally:
         user_regex.use_runner(previous)
+
+
+def test_a_backstop_that_fires_before_the_cpu_budget_is_used_searches_again():
+    """The wall-clock backstop stops a search that mostly waited (here: a backstop of a
+    microsecond); its CPU time is within the budget, so it runs again and gives the result."""
+    compiled = regex.compile(LLAMA3)
+    text = _text()
+    result, spent = user_regex.run_search(
+        compiled, "findall", (text, 0, None), 5.0, wall_factor=0.0, wall_slack=1e-6
+    )
+    assert result == compiled.findall(text) and spent < 5.0
+
+
+def test_a_runaway_search_with_a_tiny_backstop_still_stops_within_its_budget():
+    compiled = regex.compile("(a|a)*$")
+    with pytest.raises(TimeoutError):
+        user_regex.run_search(
+            compiled, "search", ("a" * 40 + "!", 0, None), 0.05, wall_factor=0.0, wall_slack=1e-6
+        )
