@@ -1,4 +1,4 @@
-# The app as `pip install ".[mix]"` installs it: the wheel (code, bundled data, templates, static files,
+# The app as `pip install ".[mix,shared]"` installs it: the wheel (code, bundled data, templates, static files,
 # the database migrations in app/migrations/) and its dependencies at the exact releases the tests
 # ran with (constraints.txt; pyproject.toml holds only ranges), no test dependencies, no source tree.
 # Build: docker build -t tokvis .    Run: docker run -p 8000:8000 -v tokvis-data:/data tokvis
@@ -22,7 +22,7 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 TOKVIS_DB=/data/store.sqlite3
 COPY --from=build /dist /dist
 COPY constraints.txt /dist/
-RUN pip install --no-cache-dir -c /dist/constraints.txt "$(ls /dist/*.whl)[mix]" && rm -rf /dist
+RUN pip install --no-cache-dir -c /dist/constraints.txt "$(ls /dist/*.whl)[mix,shared]" && rm -rf /dist
 RUN useradd --create-home --uid 10001 tokvis && mkdir /data && chown tokvis /data
 USER tokvis
 WORKDIR /home/tokvis

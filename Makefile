@@ -24,12 +24,12 @@ $(VENV)/.run-deps: pyproject.toml $(wildcard constraints.txt) | $(BIN)/python
 	touch $@
 
 $(VENV)/.test-deps: pyproject.toml $(wildcard constraints.txt) | $(BIN)/python
-	$(PIP) -e '.[test]'
+	$(PIP) -e '.[test,shared]'
 	touch $@ $(VENV)/.run-deps
 
 # with the optional extra too: mypy then sees every package the code imports, in CI as here
 $(VENV)/.lint-deps: pyproject.toml $(wildcard constraints.txt) | $(BIN)/python
-	$(PIP) -e '.[lint,mix]'
+	$(PIP) -e '.[lint,mix,shared]'
 	touch $@
 
 $(VENV)/.docs-deps: pyproject.toml $(wildcard constraints.txt) | $(BIN)/python

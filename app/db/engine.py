@@ -13,6 +13,7 @@ the job store (`app.store`, `app.jobs.store`) are written once, in Core expressi
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sqlite3
 import threading
@@ -26,6 +27,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
+from ..setup_errors import SetupError
 from .schema import limits
 
 _ENGINES: dict[tuple[str, int], Engine] = {}
@@ -93,9 +95,27 @@ def get_engine(url: str) -> Engine:
     return engine
 
 
+# PostgreSQL's driver and the shared mode's job queue are an extra: the default install serves
+# on SQLite without them
+SHARED_EXTRA = ("psycopg", "procrastinate")
+
+
+def require_shared_extra(url: str) -> None:
+    """SetupError, saying what to install, when `url` is a PostgreSQL store and the `shared`
+    extra's packages are not installed."""
+    missing = [name for name in SHARED_EXTRA if importlib.util.find_spec(name) is None]
+    if missing and is_postgres(url):
+        raise SetupError(
+            f"the store {shown(url)} is a PostgreSQL database, which needs the shared "
+            f"deployment's packages ({', '.join(missing)} are not installed): "
+            "pip install 'tokenizer-visualiser[shared]'"
+        )
+
+
 def _create(url: str) -> Engine:
     path = sqlite_path(url)
     if path is None:
+        require_shared_extra(url)
         # a server's threads and its job dispatcher share a small pool; connections checked
         # before use, so a restarted database is reconnected to
         return create_engine(

@@ -35,6 +35,7 @@ from sqlalchemy import Connection
 from sqlalchemy.engine import make_url
 
 from ..db import ensure_current, shown
+from ..db.engine import require_shared_extra
 from ..sandbox import supervisor
 from .children import HEARTBEAT, Trainings
 from .queue import JobQueue
@@ -56,6 +57,7 @@ def conninfo(url: str) -> str:
 
 
 def _procrastinate(url: str, sync: bool) -> Any:
+    require_shared_extra(url)  # it is the `shared` extra: say what to install, if it is not
     import procrastinate  # lazy: only the shared mode needs it
 
     connector = procrastinate.SyncPsycopgConnector if sync else procrastinate.PsycopgConnector

@@ -149,6 +149,15 @@ def test_the_wheel_installs_and_serves_every_page_with_its_css_and_js(tmp_path, 
         env=env,
     ).stdout
     assert where.startswith(str(venv)), where  # the installed copy, not the checkout
+    drivers = subprocess.run(
+        [str(python), "-c", "import importlib.util as u; print(u.find_spec('psycopg'))"],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    ).stdout
+    assert drivers.strip() == "None", drivers  # PostgreSQL's driver is the `shared` extra
 
     run_dir = tmp_path / "elsewhere"
     run_dir.mkdir()
