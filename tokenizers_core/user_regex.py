@@ -164,9 +164,10 @@ def match_spans(
 # turns a legitimate search into an error. The `regex` module's own `timeout=` reads the wall
 # clock; it is passed a generous multiple of the CPU time left (WALL_FACTOR, plus WALL_SLACK
 # seconds) as the backstop that actually stops a runaway search, and the CPU time is checked
-# after every search. A backstop that fires before the CPU time is used up stopped a search that
-# mostly waited: it runs again (`run_search`). In a process of its own (a sandboxed child: no other thread waits for the
-# interpreter) the wall clock is close to the CPU time, and a tighter backstop does.
+# after every search. A backstop that fires before the CPU time is used up stopped a search
+# that mostly waited: it runs again (`run_search`). In a process of its own (a sandboxed child:
+# no other thread waits for the interpreter) the wall clock is close to the CPU time, and a
+# tighter backstop does.
 WALL_FACTOR, WALL_SLACK = 10.0, 1.0
 CHILD_WALL_FACTOR, CHILD_WALL_SLACK = 2.0, 0.25
 
