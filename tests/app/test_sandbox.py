@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from app.sandbox import Budget, Pool, SandboxBusy, SandboxFailure, current_client, supervisor
-from tokenizers_core.chat.sandbox import TemplateFailure
+from tokenizers_core.chat import TemplateFailure
 
 SMALL = Budget(cpu_seconds=1, memory_mb=128, wall_seconds=20)
 

@@ -1,10 +1,10 @@
 """Chat templates: what a model sees after `apply_chat_template`, span by span, token by token.
 
 `apply_chat_template` renders as transformers' `apply_chat_template(..., tokenize=False)` does
-(same jinja2 sandbox, globals and filters; see `sandbox`) and returns the text; `render_chat`
-also returns each message's span, the `{% generation %}` spans, the tokens with their message
-and role, the counts and the lints (see `render` and `lints`). Bundled example templates are in
-`data/chat_templates/` (see `templates`).
+(the same jinja2 sandbox, globals and filters: see `environment`; under a budget: see `budget`)
+and returns the text; `render_chat` also returns each message's span, the `{% generation %}`
+spans, the tokens with their message and role, the counts and the lints (see `render` and
+`lints`). Bundled example templates are in `data/chat_templates/` (see `templates`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from ..errors import InvalidInput
 from ..pipeline import Tokenizer
 from .lints import Lint
 from .render import ChatRender, ChatToken, Segment, prepare, render_chat, render_text
-from .sandbox import TemplateFailure
+from .runner import TemplateFailure
 from .templates import (
     BundledTemplate,
     bundled_template,

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..pipeline import Tokenizer
-from . import sandbox
+from . import runner
 from .encode import control_tokens, encode_chat
 
 MAX_LISTED = 8  # tokens named in the boundary lint
@@ -45,7 +45,7 @@ def find(
     chat: Any, inputs: Any, tokenizer: Tokenizer | None, literals: tuple[str, ...] | None = None
 ) -> list[Lint]:
     """The lints of a `ChatRender` rendered from `ChatInputs` (with a tokenizer, all of them);
-    `literals`: the text the template writes itself (`sandbox.literals`, found here if None)."""
+    `literals`: the text the template writes itself (`runner.literals`, found here if None)."""
     found = _turn_lints(chat, inputs)
     if tokenizer is not None:
         bos = inputs.variables.get("bos_token")
@@ -53,7 +53,7 @@ def find(
         found += _boundary_lints(chat)
         found += _control_token_lints(inputs.messages, tokenizer)
         if literals is None:
-            literals = sandbox.literals(inputs.template)
+            literals = runner.literals(inputs.template)
         found += _missing_control_tokens(chat.text, inputs, tokenizer, literals)
     return found
 

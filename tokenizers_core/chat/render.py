@@ -1,6 +1,6 @@
 """A chat rendered through its template, then cut into messages and tokens.
 
-`render_chat` renders the messages as transformers' `apply_chat_template` does (see `sandbox`),
+`render_chat` renders the messages as transformers' `apply_chat_template` does (see `runner`),
 then finds what of the text each message produced: it renders the conversation's prefixes
 (no messages, the first, the first two, ...) and a message's span runs from where the previous
 prefix's render stops agreeing with the full one to where its own does. Text the template writes
@@ -25,7 +25,8 @@ from ..encoding import Encoding
 from ..errors import InvalidInput
 from ..formats.model_folder import with_config_tokens
 from ..pipeline import Tokenizer
-from . import lints, sandbox, templates
+from . import lints, runner, templates
+from .budget import TIME_LIMIT
 from .encode import encode_chat
 from .lints import Lint
 
@@ -184,11 +185,11 @@ def prepare(
 
 
 def render_text(
-    inputs: ChatInputs, *, time_limit: float = sandbox.TIME_LIMIT
+    inputs: ChatInputs, *, time_limit: float = TIME_LIMIT
 ) -> tuple[str, list[tuple[int, int]]]:
     """The rendered text and its `{% generation %}` spans (transformers'
     `render_jinja_template`)."""
-    return sandbox.render(
+    return runner.render(
         inputs.template,
         {
             **inputs.variables,
@@ -213,9 +214,7 @@ class TemplateRender:
     literals: tuple[str, ...]
 
 
-def render_template(
-    inputs: ChatInputs, *, time_limit: float = sandbox.TIME_LIMIT
-) -> TemplateRender:
+def render_template(inputs: ChatInputs, *, time_limit: float = TIME_LIMIT) -> TemplateRender:
     """Render `inputs` and cut the text into its messages' segments (the template's work only).
 
     >>> done = render_template(prepare([{"role": "user", "content": "Hi"}], template_name="chatml"))
@@ -224,9 +223,7 @@ def render_template(
     """
     text, generation_spans = render_text(inputs, time_limit=time_limit)
     segments, exact = _segments(inputs, text, time_limit)
-    return TemplateRender(
-        text, generation_spans, segments, exact, sandbox.literals(inputs.template)
-    )
+    return TemplateRender(text, generation_spans, segments, exact, runner.literals(inputs.template))
 
 
 Renderer = Callable[[ChatInputs, float], TemplateRender]
@@ -240,7 +237,7 @@ def render_chat(
     messages: Any,
     *,
     tokenizer: Tokenizer | None = None,
-    time_limit: float = sandbox.TIME_LIMIT,
+    time_limit: float = TIME_LIMIT,
     renderer: Renderer = _render_here,
     **options: Any,
 ) -> ChatRender:
@@ -291,7 +288,7 @@ def _segments(inputs: ChatInputs, text: str, time_limit: float) -> tuple[list[Se
 def _prefix_ends(inputs: ChatInputs, text: str, time_limit: float) -> list[int] | None:
     """Where the render of the first n messages ends, for n = 0 .. len(messages); None when
     one of them fails or is not a prefix of `text`, or when together they take more than
-    `time_limit` seconds of CPU time (the render's own clock: see `sandbox._Budget`)."""
+    `time_limit` seconds of CPU time (the render's own clock: see `budget.Budget`)."""
     deadline = time.thread_time() + time_limit
     ends = []
     for n in range(len(inputs.messages) + 1):
@@ -371,8 +368,8 @@ def _prefix_render(inputs: ChatInputs, messages: list[dict], time_limit: float) 
     """The render of the first messages without the generation prompt (None if it fails)."""
     variables = {**inputs.variables, "messages": messages, "add_generation_prompt": False}
     try:
-        return sandbox.render(inputs.template, variables, time_limit=time_limit)[0]
-    except sandbox.TemplateFailure:
+        return runner.render(inputs.template, variables, time_limit=time_limit)[0]
+    except runner.TemplateFailure:
         return None
 
 

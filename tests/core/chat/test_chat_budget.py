@@ -4,7 +4,7 @@ Each template below used to build gigabytes, or to run for minutes inside a sing
 call, before any budget looked: Python's `sum` of lists copies the running total at every step,
 and a list that holds one million-character string a thousand times has 1,000 items but 10^9
 characters of text, so `tojson`, `pprint`, `join`, `string` or `{{ }}` of it wrote a gigabyte.
-Now each size is worked out from the arguments first (`sandbox.weight` counts the characters of
+Now each size is worked out from the arguments first (`budget.weight` counts the characters of
 nested values, and stops counting once past the limit), so each is a `TemplateFailure` naming
 its line, and its peak memory (`tracemalloc`) stays in megabytes. Legitimate big renders still
 render exactly as transformers renders them, and the clock counts CPU time, not waiting.
@@ -23,8 +23,9 @@ import pytest
 
 import tokenizers_core as tc
 from tokenizers_core import chat
-from tokenizers_core.chat import sandbox
-from tokenizers_core.chat.sandbox import TemplateFailure, weight
+from tokenizers_core.chat import runner
+from tokenizers_core.chat.budget import weight
+from tokenizers_core.chat.runner import TemplateFailure
 
 PEAK_LIMIT = 50_000_000  # bytes: each refused template stays far below this
 
@@ -36,7 +37,7 @@ def _refused(template: str, **variables) -> tuple[TemplateFailure, int]:
     tracemalloc.start()
     try:
         with pytest.raises(TemplateFailure) as caught:
-            sandbox.render(template, {"messages": [], **variables}, time_limit=60)
+            runner.render(template, {"messages": [], **variables}, time_limit=60)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -225,7 +226,7 @@ def test_waiting_is_not_charged_to_the_template():
     """On a busy server the rendering thread waits (for the interpreter lock, for a core); the
     budget counts its CPU time, so a render that waits 0.5 s fits a 0.2 s budget. (With the wall
     clock it failed.)"""
-    text, _ = sandbox.render(
+    text, _ = runner.render(
         "{{ wait() }}done", {"wait": lambda: time.sleep(0.5) or ""}, time_limit=0.2
     )
     assert text == "done"
@@ -238,7 +239,7 @@ def test_an_empty_loop_in_a_loop_reads_the_clock():
         "{% for x in l %}{% for y in l %}{% endfor %}{% endfor %}"
     )
     with pytest.raises(TemplateFailure, match=r"line 2: .*ran for more than 0\.3 seconds"):
-        sandbox.render(template, {}, time_limit=0.3)
+        runner.render(template, {}, time_limit=0.3)
 
 
 # ---- legitimate renders ------------------------------------------------------------------------
@@ -306,7 +307,7 @@ def test_tools_as_json_are_written_as_json_dumps_writes_them():
         "{{ messages | tojson }}"
     )
     messages = _chat(1000)
-    text, _ = sandbox.render(template, {"tools": TOOLS, "messages": messages})
+    text, _ = runner.render(template, {"tools": TOOLS, "messages": messages})
     expected = (
         json.dumps(TOOLS, ensure_ascii=False, indent=4)
         + "\n"
@@ -342,6 +343,6 @@ def _plain_jinja(template: str, **variables) -> str:
 )
 def test_the_checked_filters_give_jinjas_results(template):
     messages = [{"role": "user", "n": 1}, {"role": "assistant", "n": 2}, {"role": "user", "n": 3}]
-    assert sandbox.render(template, {"messages": messages})[0] == _plain_jinja(
+    assert runner.render(template, {"messages": messages})[0] == _plain_jinja(
         template, messages=messages
     )
