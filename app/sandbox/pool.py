@@ -41,7 +41,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from tokenizers_core.chat.sandbox import TemplateFailure
+from tokenizers_core.chat import TemplateFailure
 from tokenizers_core.errors import InvalidInput
 
 from . import supervisor, worker

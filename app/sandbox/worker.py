@@ -29,8 +29,8 @@ from typing import Any, Callable, NoReturn
 import regex
 
 from tokenizers_core import formats, user_regex
+from tokenizers_core.chat import TemplateFailure
 from tokenizers_core.chat import render as chat_render
-from tokenizers_core.chat.sandbox import TemplateFailure
 
 from .. import uploads
 from ..lru import LRU
