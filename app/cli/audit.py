@@ -11,11 +11,10 @@ import json
 import tokenizers_core as tc
 from tokenizers_core.audit import CATEGORIES, FLAGS, LABELS
 
-from .commands import load_tokenizer
+from .inputs import load_tokenizer, tokenizer_options
 
 
-def add_parser(sub: argparse._SubParsersAction, tokenizer_options) -> None:
-    """Register the subcommand (with the tokenizer-file options `tokenizer_options` adds)."""
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("audit", help="the vocabulary's health: which tokens are broken, and why")
     p.add_argument("source", metavar="NAME|FILE", help="a bundled tokeniser or a tokenizer file")
     p.add_argument(

@@ -9,7 +9,7 @@ import os
 from tokenizers_core.errors import InvalidInput
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("db", help="the store's schema: `tokvis db upgrade` migrates it")
     p.add_argument(
         "action",

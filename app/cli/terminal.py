@@ -3,10 +3,11 @@
 Chips are `app.display.chips`, the same values the web draws: whitespace made visible (`·` for a
 space, `↵` for a newline, `→` for a tab); a character cut across tokens is drawn once, by the
 token that completes it, and the tokens before it show their bytes as `<E3 81>` (the same for
-a ranks file, a tokenizer.json or a vocab.json + merges.txt). With colour, each chip gets the background of its web colour (xterm's 256 colours,
-nearest to the Okabe-Ito tints of static/app.css); without, chips are separated by a space
-(a token's own spaces are shown as `·`, so a real space is always a boundary). An unknown
-token shows what it stands for, in words: `[UNK ☃]`, with colour or without.
+a ranks file, a tokenizer.json or a vocab.json + merges.txt). With colour, each chip gets the
+background of its web colour (xterm's 256 colours, nearest to the Okabe-Ito tints of
+static/app.css); without, chips are separated by a space (a token's own spaces are shown as `·`,
+so a real space is always a boundary). An unknown token shows what it stands for, in words:
+`[UNK ☃]`, with colour or without.
 """
 
 from __future__ import annotations

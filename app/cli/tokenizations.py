@@ -12,11 +12,10 @@ from typing import Any
 from tokenizers_core.tokenizations import MAX_K, MAX_SAMPLES, heal, is_canonical, tokenizations
 
 from ..services.specials import parse_ids
-from .commands import load_tokenizer
+from .inputs import load_tokenizer, tokenizer_options
 
 
-def add_parser(sub: argparse._SubParsersAction, tokenizer_options) -> None:
-    """Register the subcommand (with the tokenizer-file options `tokenizer_options` adds)."""
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "tokenizations", help="every token sequence that decodes to a text: count, samples"
     )

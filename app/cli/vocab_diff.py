@@ -17,11 +17,47 @@ from tokenizers_core.audit.token_bytes import TokenEntry
 from tokenizers_core.audit.vocab_diff import VocabDiff, vocab_diff
 
 from .. import display
-from .commands import column_labels, load_tokenizer, read_corpus
+from .compare import column_labels
+from .inputs import load_tokenizer, read_corpus, tokenizer_options
 
 _NO_FILE_OPTIONS = argparse.Namespace(
     special_tokens=None, pattern=None, lowercase=None, in_format=None
 )
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "vocab-diff",
+        help="two vocabularies compared by bytes: shared tokens, "
+        "tokens only one has, where the ids part (exit 0: "
+        "the same, 1: they differ)",
+    )
+    p.add_argument("a", metavar="A", help="a bundled name or a tokenizer file")
+    p.add_argument("b", metavar="B", help="a bundled name or a tokenizer file")
+    p.add_argument(
+        "--corpus",
+        metavar="NAME|FILE",
+        help="also list the words of this corpus "
+        "(bundled, a file, - for stdin) the "
+        "two split differently",
+    )
+    p.add_argument(
+        "--show",
+        type=int,
+        default=10,
+        metavar="N",
+        help="print the N most frequent differing words (default 10)",
+    )
+    p.add_argument("--json", action="store_true", help="the report as JSON")
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=100,
+        metavar="N",
+        help="--json: list at most N entries of each list (default 100)",
+    )
+    tokenizer_options(p)
+    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_dict(args.limit), ensure_ascii=False))
     else:
-        print("\n".join(summary(report, *column_labels([args.a, args.b]), label, args.show)))
+        a, b = column_labels([args.a, args.b])
+        print("\n".join(summary(report, a, b, label, args.show)))
     same = not report.only_a and not report.only_b and report.ranks.same_id == len(report.shared)
     return 0 if same else 1
 

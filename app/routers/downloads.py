@@ -10,24 +10,36 @@ token).
 The query parameters are those of the view, so a view's download URL is its own query string on
 another path (extra keys such as `step`, `page` and `play` are ignored):
 
-| view                  | JSON API                    | downloads (`/api/download/...`)                  |
-|-----------------------|-----------------------------|--------------------------------------------------|
-| `/bpe/train`          | `/api/bpe/train_steps`      | `bpe/train.jsonl`, `bpe/train.merges.csv`        |
-|                       | `/api/bpe/train_vocab`      | `bpe/train.vocab.csv`                            |
-| `/bpe/encode`         | `/api/bpe/encode_steps`     | `bpe/encode.jsonl`                               |
-| `/wordpiece/train`    | `/api/wordpiece/train_steps`| `wordpiece/train.jsonl`, `wordpiece/train.merges.csv` |
-|                       | `/api/wordpiece/train_vocab`| `wordpiece/train.vocab.csv`                      |
-| `/wordpiece/encode`   | `/api/wordpiece/encode_steps` | `wordpiece/encode.jsonl`                       |
-| `/unigram/train`      | `/api/unigram/train`        | `unigram/train.jsonl`, `unigram/train.vocab.csv` |
-| `/unigram/lattice`    | `/api/unigram/lattice`      | `unigram/lattice.jsonl`                          |
-| `/` (the visualiser)  | `/api/trace`                | `trace.jsonl`                                    |
-| any tokeniser         | `/api/vocab`                | `vocab.csv` (bundled name, trained or uploaded handle) |
+| view                 | JSON API                      | downloads (`/api/download/...`) |
+|----------------------|-------------------------------|---------------------------------|
+| `/bpe/train`         | `/api/bpe/train_steps`        | `bpe/train.jsonl`               |
+|                      |                               | `bpe/train.merges.csv`          |
+|                      | `/api/bpe/train_vocab`        | `bpe/train.vocab.csv`           |
+| `/bpe/encode`        | `/api/bpe/encode_steps`       | `bpe/encode.jsonl`              |
+| `/wordpiece/train`   | `/api/wordpiece/train_steps`  | `wordpiece/train.jsonl`         |
+|                      |                               | `wordpiece/train.merges.csv`    |
+|                      | `/api/wordpiece/train_vocab`  | `wordpiece/train.vocab.csv`     |
+| `/wordpiece/encode`  | `/api/wordpiece/encode_steps` | `wordpiece/encode.jsonl`        |
+| `/unigram/train`     | `/api/unigram/train`          | `unigram/train.jsonl`           |
+|                      |                               | `unigram/train.vocab.csv`       |
+| `/unigram/lattice`   | `/api/unigram/lattice`        | `unigram/lattice.jsonl`         |
+| `/` (the visualiser) | `/api/trace`                  | `trace.jsonl`                   |
+| any tokeniser (1)    | `/api/vocab`                  | `vocab.csv`                     |
+
+(1) a bundled name, a trained or an uploaded handle.
 
 `/api/bpe/train_vocab`, `/api/wordpiece/train_vocab`, `/api/unigram/train`, `/api/trace` and
 `/api/vocab` are new here (the other JSON answers already existed). JSON Lines are UTF-8, one
 `json.dumps(step, ensure_ascii=False)` per line. CSV is UTF-8, RFC 4180 (CRLF rows, fields
 quoted where needed), with a header row; tokens are exactly as the model spells them (`Ġ`, `##`,
 `▁` kept; a token such as `=1` is not escaped for spreadsheets, which may read it as a formula).
+
+The downloads are one table, `DOWNLOADS`, and one loop that registers them: a row names the
+path, the answer it reshapes, the summary, the file's name and which list of the answer it
+writes (as it is, or through a shaping function of `app.services.downloads`); the path's
+extension says JSON Lines or CSV, and the route's name (its OpenAPI operation id) is the path
+with `_` for `/` and `.`. The JSON answers of this module (`/api/unigram/train`, `/api/trace`,
+`/api/vocab`, the two `train_vocab`) and the tokeniser file are routes of their own.
 """
 
 from __future__ import annotations
@@ -35,7 +47,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Any, Iterable
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
 
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import Response
@@ -46,7 +59,15 @@ from .. import export
 from ..deps import check_text, resolve_tokenizer, store
 from ..jobs import runs
 from ..jobs.runs import unigram_run
-from ..services.downloads import filename, vocab_table, vocabulary_rows
+from ..services.downloads import (
+    filename,
+    merge_table,
+    piece_steps,
+    piece_table,
+    vocab_table,
+    vocabulary_rows,
+    wordpiece_merge_table,
+)
 from ..services.training import DEFAULT_CORPORA, MAX_VOCAB, UNIGRAM_DEFAULT_VOCAB, sample_words
 from ..services.visualiser import DEFAULT_TEXT, default_tokenizer, trace
 from ..trained import corpus_text as corpus_by_ref
@@ -95,37 +116,7 @@ def csv_response(header: list[str], rows: Iterable[Iterable[Any]], name: str) ->
     )
 
 
-# ---- BPE -----------------------------------------------------------------------------------------
-@router.get(
-    "/download/bpe/train.jsonl",
-    response_class=Response,
-    responses=JSONL_DOC,
-    summary="BPE training: one merge step per line",
-)
-def bpe_train_jsonl(data: dict = Depends(answers.bpe_train_steps)) -> Response:
-    return jsonl_response(
-        data["steps"], filename("bpe-train", data["variant"], data["vocab_size"], data["corpus"])
-    )
-
-
-@router.get(
-    "/download/bpe/train.merges.csv",
-    response_class=Response,
-    responses=CSV_DOC,
-    summary="BPE training: the merge list as CSV",
-)
-def bpe_train_merges_csv(data: dict = Depends(answers.bpe_train_steps)) -> Response:
-    rows = (
-        (k, s["pair"][0], s["pair"][1], s["new_symbol"], s["count"])
-        for k, s in enumerate(data["steps"], 1)
-    )
-    return csv_response(
-        ["step", "left", "right", "new_symbol", "count"],
-        rows,
-        filename("bpe-merges", data["variant"], data["vocab_size"], data["corpus"]),
-    )
-
-
+# ---- the JSON answers served here ----------------------------------------------------------------
 @router.get(
     "/bpe/train_vocab",
     tags=["api"],
@@ -135,69 +126,6 @@ def bpe_train_vocab_api(data: dict = Depends(answers.bpe_train_vocab)) -> dict[s
     """The training view's vocabulary after its last merge, in id order (the same parameters
     as `/api/bpe/train_steps`; the run is the view's cached one)."""
     return data
-
-
-@router.get(
-    "/download/bpe/train.vocab.csv",
-    response_class=Response,
-    responses=CSV_DOC,
-    summary="BPE training: the vocabulary as CSV",
-)
-def bpe_train_vocab_csv(data: dict = Depends(bpe_train_vocab_api)) -> Response:
-    return vocab_csv_response(
-        data["vocab"], filename("bpe-vocab", data["variant"], data["vocab_size"], data["corpus"])
-    )
-
-
-@router.get(
-    "/download/bpe/encode.jsonl",
-    response_class=Response,
-    responses=JSONL_DOC,
-    summary="BPE encoding: one merge per line, piece after piece",
-)
-def bpe_encode_jsonl(data: dict = Depends(answers.bpe_encode_steps)) -> Response:
-    steps = (step for piece in data["pieces"] for step in piece["steps"])
-    return jsonl_response(steps, filename("bpe-encode", data["tokenizer"]))
-
-
-# ---- WordPiece -----------------------------------------------------------------------------------
-@router.get(
-    "/download/wordpiece/train.jsonl",
-    response_class=Response,
-    responses=JSONL_DOC,
-    summary="WordPiece training: one merge per line",
-)
-def wordpiece_train_jsonl(data: dict = Depends(answers.wordpiece_train_steps)) -> Response:
-    return jsonl_response(
-        data["steps"], filename("wordpiece-train", data["vocab_size"], data["corpus"])
-    )
-
-
-@router.get(
-    "/download/wordpiece/train.merges.csv",
-    response_class=Response,
-    responses=CSV_DOC,
-    summary="WordPiece training: the merge list (with scores) as CSV",
-)
-def wordpiece_train_merges_csv(data: dict = Depends(answers.wordpiece_train_steps)) -> Response:
-    rows = (
-        (
-            k,
-            s["pair"][0],
-            s["pair"][1],
-            s["new_symbol"],
-            s["count"],
-            s["freq_left"],
-            s["freq_right"],
-            repr(s["score"]),
-        )
-        for k, s in enumerate(data["steps"], 1)
-    )
-    return csv_response(
-        ["step", "left", "right", "new_symbol", "count", "freq_left", "freq_right", "score"],
-        rows,
-        filename("wordpiece-merges", data["vocab_size"], data["corpus"]),
-    )
 
 
 @router.get(
@@ -211,32 +139,6 @@ def wordpiece_train_vocab_api(
     return data
 
 
-@router.get(
-    "/download/wordpiece/train.vocab.csv",
-    response_class=Response,
-    responses=CSV_DOC,
-    summary="WordPiece training: the vocabulary as CSV (as vocab.txt, with ids)",
-)
-def wordpiece_train_vocab_csv(data: dict = Depends(wordpiece_train_vocab_api)) -> Response:
-    return vocab_csv_response(
-        data["vocab"], filename("wordpiece-vocab", data["vocab_size"], data["corpus"])
-    )
-
-
-@router.get(
-    "/download/wordpiece/encode.jsonl",
-    response_class=Response,
-    responses=JSONL_DOC,
-    summary="WordPiece encoding: one probe per line (with its word_index)",
-)
-def wordpiece_encode_jsonl(
-    request: Request, data: dict = Depends(answers.wordpiece_encode_steps)
-) -> Response:
-    vocab = request.query_params.get("vocab", "bert-base-uncased")
-    return jsonl_response(data["steps"], filename("wordpiece-encode", vocab))
-
-
-# ---- Unigram -------------------------------------------------------------------------------------
 @router.get(
     "/unigram/train",
     tags=["api"],
@@ -276,44 +178,6 @@ def unigram_train_api(
 
 
 @router.get(
-    "/download/unigram/train.jsonl",
-    response_class=Response,
-    responses={**JSONL_DOC, **STILL_TRAINING},
-    summary="Unigram training: one round per line",
-)
-def unigram_train_jsonl(data: dict = Depends(unigram_train_api)) -> Response:
-    return jsonl_response(
-        data["steps"], filename("unigram-train", data["vocab_size"], data["corpus"])
-    )
-
-
-@router.get(
-    "/download/unigram/train.vocab.csv",
-    response_class=Response,
-    responses={**CSV_DOC, **STILL_TRAINING},
-    summary="Unigram training: the pieces and their scores as CSV",
-)
-def unigram_train_vocab_csv(data: dict = Depends(unigram_train_api)) -> Response:
-    rows = ((i, p, repr(s)) for i, (p, s) in enumerate(data["pieces"]))
-    return csv_response(
-        ["id", "piece", "score"],
-        rows,
-        filename("unigram-vocab", data["vocab_size"], data["corpus"]),
-    )
-
-
-@router.get(
-    "/download/unigram/lattice.jsonl",
-    response_class=Response,
-    responses=JSONL_DOC,
-    summary="The Unigram lattice: one Viterbi step per line",
-)
-def unigram_lattice_jsonl(data: dict = Depends(answers.unigram_lattice_steps)) -> Response:
-    return jsonl_response(data["steps"], filename("unigram-lattice", data["model"]))
-
-
-# ---- the visualiser's pipeline trace, and any tokeniser's vocabulary -----------------------------
-@router.get(
     "/trace",
     tags=["api"],
     summary="The pipeline trace of an encoding (normalise, pre-tokenise, model, post-process)",
@@ -337,16 +201,6 @@ def trace_api(
 
 
 @router.get(
-    "/download/trace.jsonl",
-    response_class=Response,
-    responses=JSONL_DOC,
-    summary="The visualiser's pipeline trace: one stage per line",
-)
-def trace_jsonl(data: dict = Depends(trace_api)) -> Response:
-    return jsonl_response(data["steps"], filename("trace", data["tokenizer"]))
-
-
-@router.get(
     "/vocab",
     tags=["api"],
     summary="A tokeniser's vocabulary in id order (with scores where the model has them)",
@@ -360,18 +214,168 @@ def vocab_api(request: Request, tokenizer: str, pattern: str = "") -> dict[str, 
     return {"tokenizer": tokenizer, "vocab": vocabulary_rows(tok)}
 
 
-@router.get(
-    "/download/vocab.csv",
-    response_class=Response,
-    responses=CSV_DOC,
-    summary="A tokeniser's vocabulary as CSV",
+def _wordpiece_encode_steps(
+    request: Request, data: dict = Depends(answers.wordpiece_encode_steps)
+) -> dict[str, Any]:
+    """WordPiece encoding's probes, and the vocabulary's name the file is named after."""
+    return {**data, "vocab": request.query_params.get("vocab", "bert-base-uncased")}
+
+
+# ---- the downloads -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Download:
+    """One download, `/api/download/{path}`: the list `rows` of the JSON answer `answer` (a
+    dependency taking the view's query parameters), written as it is or through `shape`
+    (JSON Lines: the dicts, one a line; CSV: a header and cells), in a file named by its
+    first word and then the answer's values under the other keys of `file`."""
+
+    path: str  # .jsonl or .csv
+    answer: Callable[..., dict[str, Any]]
+    summary: str
+    file: tuple[str, ...]
+    rows: str
+    shape: Callable[[Any], Any] | None = None
+    still_training: bool = False  # the answer may be a 503 while its run trains
+
+    @property
+    def name(self) -> str:
+        """The route's name, and so its OpenAPI operation id: bpe/train.jsonl -> bpe_train_jsonl."""
+        return self.path.replace("/", "_").replace(".", "_")
+
+    def response(self, data: dict[str, Any]) -> Response:
+        rows = data[self.rows] if self.shape is None else self.shape(data[self.rows])
+        name = filename(self.file[0], *(data[key] for key in self.file[1:]))
+        if self.path.endswith(".jsonl"):
+            return jsonl_response(rows, name)
+        header, cells = rows
+        return csv_response(header, cells, name)
+
+    def endpoint(self) -> Callable[..., Response]:
+        # no docstring: a download's OpenAPI entry is its summary alone
+        def download(data: dict = Depends(self.answer)) -> Response:
+            return self.response(data)
+
+        return download
+
+
+BPE_TRAIN = ("variant", "vocab_size", "corpus")
+TRAIN = ("vocab_size", "corpus")
+DOWNLOADS = (
+    Download(
+        "bpe/train.jsonl",
+        answers.bpe_train_steps,
+        "BPE training: one merge step per line",
+        ("bpe-train", *BPE_TRAIN),
+        "steps",
+    ),
+    Download(
+        "bpe/train.merges.csv",
+        answers.bpe_train_steps,
+        "BPE training: the merge list as CSV",
+        ("bpe-merges", *BPE_TRAIN),
+        "steps",
+        merge_table,
+    ),
+    Download(
+        "bpe/train.vocab.csv",
+        answers.bpe_train_vocab,
+        "BPE training: the vocabulary as CSV",
+        ("bpe-vocab", *BPE_TRAIN),
+        "vocab",
+        vocab_table,
+    ),
+    Download(
+        "bpe/encode.jsonl",
+        answers.bpe_encode_steps,
+        "BPE encoding: one merge per line, piece after piece",
+        ("bpe-encode", "tokenizer"),
+        "pieces",
+        piece_steps,
+    ),
+    Download(
+        "wordpiece/train.jsonl",
+        answers.wordpiece_train_steps,
+        "WordPiece training: one merge per line",
+        ("wordpiece-train", *TRAIN),
+        "steps",
+    ),
+    Download(
+        "wordpiece/train.merges.csv",
+        answers.wordpiece_train_steps,
+        "WordPiece training: the merge list (with scores) as CSV",
+        ("wordpiece-merges", *TRAIN),
+        "steps",
+        wordpiece_merge_table,
+    ),
+    Download(
+        "wordpiece/train.vocab.csv",
+        answers.wordpiece_train_vocab,
+        "WordPiece training: the vocabulary as CSV (as vocab.txt, with ids)",
+        ("wordpiece-vocab", *TRAIN),
+        "vocab",
+        vocab_table,
+    ),
+    Download(
+        "wordpiece/encode.jsonl",
+        _wordpiece_encode_steps,
+        "WordPiece encoding: one probe per line (with its word_index)",
+        ("wordpiece-encode", "vocab"),
+        "steps",
+    ),
+    Download(
+        "unigram/train.jsonl",
+        unigram_train_api,
+        "Unigram training: one round per line",
+        ("unigram-train", *TRAIN),
+        "steps",
+        still_training=True,
+    ),
+    Download(
+        "unigram/train.vocab.csv",
+        unigram_train_api,
+        "Unigram training: the pieces and their scores as CSV",
+        ("unigram-vocab", *TRAIN),
+        "pieces",
+        piece_table,
+        still_training=True,
+    ),
+    Download(
+        "unigram/lattice.jsonl",
+        answers.unigram_lattice_steps,
+        "The Unigram lattice: one Viterbi step per line",
+        ("unigram-lattice", "model"),
+        "steps",
+    ),
+    Download(
+        "trace.jsonl",
+        trace_api,
+        "The visualiser's pipeline trace: one stage per line",
+        ("trace", "tokenizer"),
+        "steps",
+    ),
+    Download(
+        "vocab.csv",
+        vocab_api,
+        "A tokeniser's vocabulary as CSV",
+        ("vocab", "tokenizer"),
+        "vocab",
+        vocab_table,
+    ),
 )
-def vocab_csv(data: dict = Depends(vocab_api)) -> Response:
-    return vocab_csv_response(data["vocab"], filename("vocab", data["tokenizer"]))
 
-
-def vocab_csv_response(rows: list[dict[str, Any]], name: str) -> Response:
-    return csv_response(*vocab_table(rows), name)
+for download in DOWNLOADS:
+    router.add_api_route(
+        f"/download/{download.path}",
+        download.endpoint(),
+        methods=["GET"],
+        name=download.name,
+        response_class=Response,
+        responses={
+            **(JSONL_DOC if download.path.endswith(".jsonl") else CSV_DOC),
+            **(STILL_TRAINING if download.still_training else {}),
+        },
+        summary=download.summary,
+    )
 
 
 # ---- a tokeniser as a file -----------------------------------------------------------------------

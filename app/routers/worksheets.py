@@ -8,26 +8,29 @@ as blank tables to fill in by hand (the pair counts, the merge, the new word tab
 Every sheet is drawn by `app.views.worksheets` from the same state the step-through views
 read; the print stylesheet (static/app.css, `@page a4` / `letter`) lays it out on A4 or US
 Letter.
+
+The sheets are one table, `WORKSHEETS`, and one loop that registers them: a row names the
+path, the route's name (its OpenAPI operation id), the summary, the template, the form (the
+view's dependency that takes the sheet's query parameters) and the function that draws the
+sheet from the form's values.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
 from ..deps import check_step_text, resolve_tokenizer
 from ..render import render
-from ..views import worksheets as W
+from ..views import worksheets
 from ..views.common import in_place, training_text, unigram_model, wordpiece_tokenizer
-from ..views.unigram_lattice import DEFAULT_TEXT as LATTICE_TEXT
 from ..views.unigram_train import check_vocab_size
-from ..views.wordpiece_encode import DEFAULT_TEXT as WP_TEXT
-from ..views.wordpiece_encode import SMALL_VOCAB
 
 router = APIRouter(tags=["worksheets"])
-PAPERS = W.PAPERS
+PAPERS = worksheets.PAPERS
 
 
 def _sheet(
@@ -38,150 +41,140 @@ def _sheet(
     ctx.update(error=None, sheet=None, papers=PAPERS)
 
     def checked() -> dict[str, Any]:
-        W.check_paper(ctx["paper"])
+        worksheets.check_paper(ctx["paper"])
         return {"sheet": build()}
 
     status = in_place(ctx, checked)
     return render(request, template, ctx, status_code=status)
 
 
-@router.get(
-    "/worksheet/bpe",
-    response_class=HTMLResponse,
-    summary="A printable BPE training worksheet (and its answer key)",
-)
-def bpe_worksheet(
-    request: Request,
-    corpus: str = "",
-    variant: str = "bpe",
-    vocab_size: int | None = Query(
-        None, description="blank: the corpus's starting symbols and 12 merges (textbook: 24)"
+# ---- each sheet, from its form's values ----------------------------------------------------------
+def _bpe(request: Request, form: dict[str, Any]) -> dict[str, Any]:
+    return worksheets.worksheet(
+        training_text(request, form["corpus"], worksheets.TEXTBOOK),
+        form["variant"],
+        form["vocab_size"],
+        form["start"],
+        form["end"],
+        {"pattern": form["pattern"]} if form["variant"] == "byte_bpe" else {},
+    )
+
+
+def _wordpiece(request: Request, form: dict[str, Any]) -> dict[str, Any]:
+    worksheets.check_vocab(form["vocab_size"])
+    return worksheets.wordpiece_worksheet(
+        training_text(request, form["corpus"], worksheets.TEXTBOOK),
+        form["vocab_size"],
+        form["start"],
+        form["end"],
+    )
+
+
+def _bpe_encode(request: Request, form: dict[str, Any]) -> dict[str, Any]:
+    check_step_text(request, form["text"], status=422)
+    tok = resolve_tokenizer(request, form["tokenizer"])
+    return worksheets.bpe_encode_worksheet(tok, form["text"])
+
+
+def _wordpiece_encode(request: Request, form: dict[str, Any]) -> dict[str, Any]:
+    check_step_text(request, form["text"], status=422)
+    tok = wordpiece_tokenizer(request, form["tokenizer"], form["vocab_text"])
+    return worksheets.wordpiece_encode_worksheet(tok, form["text"])
+
+
+def _lattice(request: Request, form: dict[str, Any]) -> dict[str, Any]:
+    check_step_text(request, form["text"], status=422)
+    return worksheets.lattice_worksheet(unigram_model(request, form["tokenizer"]), form["text"])
+
+
+def _unigram_train(request: Request, form: dict[str, Any]) -> dict[str, Any]:
+    check_vocab_size(form["vocab_size"], worksheets.MAX_VOCAB, " for a worksheet")
+    return worksheets.unigram_train_worksheet(
+        training_text(request, form["corpus"], worksheets.UNIGRAM_CORPUS),
+        form["vocab_size"],
+        form["start"],
+        form["end"],
+    )
+
+
+# ---- the sheets ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Worksheet:
+    """One printable sheet: its page at `path`, drawn into `template` by `build` from the
+    values of `form` (the form above the sheet, a dependency taking its query parameters)."""
+
+    path: str
+    name: str  # the route's name, and so its OpenAPI operation id
+    summary: str
+    template: str
+    form: Callable[..., dict[str, Any]]
+    build: Callable[[Request, dict[str, Any]], dict[str, Any]]
+
+    def endpoint(self) -> Callable[..., HTMLResponse]:
+        # no docstring: a sheet's OpenAPI entry is its summary alone
+        def sheet(request: Request, form: dict = Depends(self.form)) -> HTMLResponse:
+            return _sheet(request, self.template, form, lambda: self.build(request, form))
+
+        return sheet
+
+
+WORKSHEETS = (
+    Worksheet(
+        "/worksheet/bpe",
+        "bpe_worksheet",
+        "A printable BPE training worksheet (and its answer key)",
+        "worksheet.html",
+        worksheets.bpe_form,
+        _bpe,
     ),
-    pattern: str = "gpt2",
-    start: int = 1,
-    end: int = 3,
-    paper: str = "a4",
-    key: bool = False,
-) -> HTMLResponse:
-    def build() -> dict[str, Any]:
-        return W.worksheet(
-            training_text(request, corpus, W.TEXTBOOK),
-            variant,
-            vocab_size,
-            start,
-            end,
-            {"pattern": pattern} if variant == "byte_bpe" else {},
-        )
-
-    ctx = W.bpe_form(corpus, variant, vocab_size, pattern, start, end, paper, key)
-    return _sheet(request, "worksheet.html", ctx, build)
-
-
-@router.get(
-    "/worksheet/wordpiece",
-    response_class=HTMLResponse,
-    summary="A printable WordPiece training worksheet (and its answer key)",
+    Worksheet(
+        "/worksheet/wordpiece",
+        "wordpiece_sheet",
+        "A printable WordPiece training worksheet (and its answer key)",
+        "worksheet.html",
+        worksheets.wordpiece_form,
+        _wordpiece,
+    ),
+    Worksheet(
+        "/worksheet/bpe_encode",
+        "bpe_encode_sheet",
+        "A printable BPE encoding worksheet (and its answer key)",
+        "worksheet_bpe_encode.html",
+        worksheets.bpe_encode_form,
+        _bpe_encode,
+    ),
+    Worksheet(
+        "/worksheet/wordpiece_encode",
+        "wordpiece_encode_sheet",
+        "A printable WordPiece encoding worksheet (and its answer key)",
+        "worksheet_wordpiece_encode.html",
+        worksheets.wordpiece_encode_form,
+        _wordpiece_encode,
+    ),
+    Worksheet(
+        "/worksheet/unigram_lattice",
+        "lattice_sheet",
+        "A printable Unigram lattice (Viterbi) worksheet (and its answer key)",
+        "worksheet_unigram_lattice.html",
+        worksheets.lattice_form,
+        _lattice,
+    ),
+    Worksheet(
+        "/worksheet/unigram_train",
+        "unigram_train_sheet",
+        "A printable Unigram training worksheet (and its answer key)",
+        "worksheet_unigram_train.html",
+        worksheets.unigram_train_form,
+        _unigram_train,
+    ),
 )
-def wordpiece_sheet(
-    request: Request,
-    corpus: str = "",
-    vocab_size: int = 40,
-    start: int = 1,
-    end: int = 3,
-    paper: str = "a4",
-    key: bool = False,
-) -> HTMLResponse:
-    def build() -> dict[str, Any]:
-        W.check_vocab(vocab_size)
-        return W.wordpiece_worksheet(
-            training_text(request, corpus, W.TEXTBOOK), vocab_size, start, end
-        )
 
-    ctx = W.wordpiece_form(corpus, vocab_size, start, end, paper, key)
-    return _sheet(request, "worksheet.html", ctx, build)
-
-
-@router.get(
-    "/worksheet/bpe_encode",
-    response_class=HTMLResponse,
-    summary="A printable BPE encoding worksheet (and its answer key)",
-)
-def bpe_encode_sheet(
-    request: Request,
-    tokenizer: str = "gpt2",
-    text: str = "lowest newer",
-    paper: str = "a4",
-    key: bool = False,
-) -> HTMLResponse:
-    ctx = W.bpe_encode_form(tokenizer, text, paper, key)
-
-    def build() -> dict[str, Any]:
-        check_step_text(request, text, status=422)
-        return W.bpe_encode_worksheet(resolve_tokenizer(request, ctx["tokenizer"]), text)
-
-    return _sheet(request, "worksheet_bpe_encode.html", ctx, build)
-
-
-@router.get(
-    "/worksheet/wordpiece_encode",
-    response_class=HTMLResponse,
-    summary="A printable WordPiece encoding worksheet (and its answer key)",
-)
-def wordpiece_encode_sheet(
-    request: Request,
-    text: str = WP_TEXT,
-    vocab: str = "small",
-    vocab_text: str = SMALL_VOCAB,
-    paper: str = "a4",
-    key: bool = False,
-) -> HTMLResponse:
-    def build() -> dict[str, Any]:
-        check_step_text(request, text, status=422)
-        return W.wordpiece_encode_worksheet(wordpiece_tokenizer(request, vocab, vocab_text), text)
-
-    ctx = W.wordpiece_encode_form(text, vocab, vocab_text, paper, key)
-    return _sheet(request, "worksheet_wordpiece_encode.html", ctx, build)
-
-
-@router.get(
-    "/worksheet/unigram_lattice",
-    response_class=HTMLResponse,
-    summary="A printable Unigram lattice (Viterbi) worksheet (and its answer key)",
-)
-def lattice_sheet(
-    request: Request,
-    model: str = "tiny",
-    text: str = LATTICE_TEXT,
-    paper: str = "a4",
-    key: bool = False,
-) -> HTMLResponse:
-    def build() -> dict[str, Any]:
-        check_step_text(request, text, status=422)
-        return W.lattice_worksheet(unigram_model(request, model), text)
-
-    ctx = W.lattice_form(model, text, paper, key)
-    return _sheet(request, "worksheet_unigram_lattice.html", ctx, build)
-
-
-@router.get(
-    "/worksheet/unigram_train",
-    response_class=HTMLResponse,
-    summary="A printable Unigram training worksheet (and its answer key)",
-)
-def unigram_train_sheet(
-    request: Request,
-    corpus: str = "",
-    vocab_size: int = 30,
-    start: int = 1,
-    end: int = 3,
-    paper: str = "a4",
-    key: bool = False,
-) -> HTMLResponse:
-    def build() -> dict[str, Any]:
-        check_vocab_size(vocab_size, W.MAX_VOCAB, " for a worksheet")
-        return W.unigram_train_worksheet(
-            training_text(request, corpus, W.UNIGRAM_CORPUS), vocab_size, start, end
-        )
-
-    ctx = W.unigram_train_form(corpus, vocab_size, start, end, paper, key)
-    return _sheet(request, "worksheet_unigram_train.html", ctx, build)
+for worksheet in WORKSHEETS:
+    router.add_api_route(
+        worksheet.path,
+        worksheet.endpoint(),
+        methods=["GET"],
+        name=worksheet.name,
+        response_class=HTMLResponse,
+        summary=worksheet.summary,
+    )

@@ -1,5 +1,5 @@
-"""The downloads' shapes: safe file names, a tokeniser's vocabulary as rows, and those rows as
-CSV cells (`app.routers.downloads` writes them as JSON Lines and CSV)."""
+"""The downloads' shapes: safe file names, a tokeniser's vocabulary as rows, and the answers'
+lists as CSV headers and cells (`app.routers.downloads` writes them as JSON Lines and CSV)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any, Iterable
 
 from tokenizers_core.errors import InvalidInput
 
-from .. import vocab as V
+from .. import vocab
 
 
 def filename(*parts: object) -> str:
@@ -35,13 +35,13 @@ def vocabulary_rows(tok) -> list[dict[str, Any]]:
     Unigram and sentencepiece models. `special`: a special token; `added`: outside the model's
     own vocabulary (a tokenizer.json's added token, a special token a ranks file lacks).
     ValueError for a rule tokeniser, which has none."""
-    if not V.has_vocabulary(tok):
+    if not vocab.has_vocabulary(tok):
         raise InvalidInput(
             f"{tok.name} has no fixed vocabulary: its tokens are cut from the text by rules"
         )
     pieces = getattr(tok.model, "pieces", None)
     rows = []
-    for e in V.entries_of(tok):
+    for e in vocab.entries_of(tok):
         row: dict[str, Any] = {"id": e.id, "token": e.value}
         if pieces is not None:
             row["score"] = pieces[e.id][1] if not e.added and 0 <= e.id < len(pieces) else None
@@ -71,3 +71,54 @@ def vocab_table(rows: list[dict[str, Any]]) -> tuple[list[str], Iterable[list[An
         return out
 
     return header, (cells(r) for r in rows)
+
+
+def merge_table(steps: list[dict[str, Any]]) -> tuple[list[str], Iterable[tuple[Any, ...]]]:
+    """BPE training's merge steps as a CSV header and cells: the step (from 1), the pair, the
+    new symbol and the pair's count.
+
+    >>> header, cells = merge_table([{"pair": ["l", "o"], "new_symbol": "lo", "count": 3}])
+    >>> header, list(cells)
+    (['step', 'left', 'right', 'new_symbol', 'count'], [(1, 'l', 'o', 'lo', 3)])
+    """
+    rows = (
+        (k, s["pair"][0], s["pair"][1], s["new_symbol"], s["count"]) for k, s in enumerate(steps, 1)
+    )
+    return ["step", "left", "right", "new_symbol", "count"], rows
+
+
+def wordpiece_merge_table(
+    steps: list[dict[str, Any]],
+) -> tuple[list[str], Iterable[tuple[Any, ...]]]:
+    """WordPiece training's merge steps as a CSV header and cells: as `merge_table`, then the
+    two parts' frequencies and the score (its repr, every digit kept)."""
+    rows = (
+        (
+            k,
+            s["pair"][0],
+            s["pair"][1],
+            s["new_symbol"],
+            s["count"],
+            s["freq_left"],
+            s["freq_right"],
+            repr(s["score"]),
+        )
+        for k, s in enumerate(steps, 1)
+    )
+    header = ["step", "left", "right", "new_symbol", "count", "freq_left", "freq_right", "score"]
+    return header, rows
+
+
+def piece_table(pieces: list[list[Any]]) -> tuple[list[str], Iterable[tuple[Any, ...]]]:
+    """Unigram's trained [piece, score] pairs, in id order, as a CSV header and cells.
+
+    >>> header, cells = piece_table([["<unk>", 0.0], ["▁the", -3.25]])
+    >>> header, list(cells)
+    (['id', 'piece', 'score'], [(0, '<unk>', '0.0'), (1, '▁the', '-3.25')])
+    """
+    return ["id", "piece", "score"], ((i, p, repr(s)) for i, (p, s) in enumerate(pieces))
+
+
+def piece_steps(pieces: list[dict[str, Any]]) -> Iterable[dict[str, Any]]:
+    """BPE encoding's merge steps, piece after piece (one line each in a download)."""
+    return (step for piece in pieces for step in piece["steps"])

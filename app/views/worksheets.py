@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from fastapi import Query
+
 import tokenizers_core as tc
 from tokenizers_core.corpora import SENNRICH, corpus_names
 from tokenizers_core.errors import InvalidInput
@@ -172,15 +174,19 @@ lattice_worksheet = unigram_lattice.worksheet
 
 
 # ---- the forms above the sheets (and the sheets' query parameters) ------------------------------
+# Each form is its sheet's FastAPI dependency: its arguments are the sheet's query parameters
+# (with their defaults), and the sheet is drawn from the values it returns.
 def bpe_form(
-    corpus: str,
-    variant: str,
-    vocab_size: int | None,
-    pattern: str,
-    start: int,
-    end: int,
-    paper: str,
-    key: bool,
+    corpus: str = "",
+    variant: str = "bpe",
+    vocab_size: int | None = Query(
+        None, description="blank: the corpus's starting symbols and 12 merges (textbook: 24)"
+    ),
+    pattern: str = "gpt2",
+    start: int = 1,
+    end: int = 3,
+    paper: str = "a4",
+    key: bool = False,
 ) -> dict[str, Any]:
     params = {
         "corpus": corpus or None,
@@ -209,7 +215,12 @@ def bpe_form(
 
 
 def wordpiece_form(
-    corpus: str, vocab_size: int, start: int, end: int, paper: str, key: bool
+    corpus: str = "",
+    vocab_size: int = 40,
+    start: int = 1,
+    end: int = 3,
+    paper: str = "a4",
+    key: bool = False,
 ) -> dict[str, Any]:
     params = {
         "corpus": corpus or None,
@@ -233,7 +244,9 @@ def wordpiece_form(
     }
 
 
-def bpe_encode_form(tokenizer: str, text: str, paper: str, key: bool) -> dict[str, Any]:
+def bpe_encode_form(
+    tokenizer: str = "gpt2", text: str = "lowest newer", paper: str = "a4", key: bool = False
+) -> dict[str, Any]:
     tokenizer = tc.pretrained.canonical_name(tokenizer)
     params = {"tokenizer": tokenizer, "text": text, "paper": paper}
     return {
@@ -253,7 +266,11 @@ def bpe_encode_form(tokenizer: str, text: str, paper: str, key: bool) -> dict[st
 
 
 def wordpiece_encode_form(
-    text: str, vocab: str, vocab_text: str, paper: str, key: bool
+    text: str = wordpiece_encode.DEFAULT_TEXT,
+    vocab: str = "small",
+    vocab_text: str = wordpiece_encode.SMALL_VOCAB,
+    paper: str = "a4",
+    key: bool = False,
 ) -> dict[str, Any]:
     params = {"vocab": vocab, "text": text, "paper": paper}
     if vocab == "small" and vocab_text != wordpiece_encode.SMALL_VOCAB:
@@ -261,6 +278,7 @@ def wordpiece_encode_form(
     return {
         "params": params,
         "tokenizer": vocab,
+        "vocab_text": vocab_text,
         "text": text,
         "paper": paper,
         "key": key,
@@ -275,7 +293,12 @@ def wordpiece_encode_form(
     }
 
 
-def lattice_form(model: str, text: str, paper: str, key: bool) -> dict[str, Any]:
+def lattice_form(
+    model: str = "tiny",
+    text: str = unigram_lattice.DEFAULT_TEXT,
+    paper: str = "a4",
+    key: bool = False,
+) -> dict[str, Any]:
     params = {"model": model, "text": text, "paper": paper}
     return {
         "params": params,
@@ -294,7 +317,12 @@ def lattice_form(model: str, text: str, paper: str, key: bool) -> dict[str, Any]
 
 
 def unigram_train_form(
-    corpus: str, vocab_size: int, start: int, end: int, paper: str, key: bool
+    corpus: str = "",
+    vocab_size: int = 30,
+    start: int = 1,
+    end: int = 3,
+    paper: str = "a4",
+    key: bool = False,
 ) -> dict[str, Any]:
     params = {
         "corpus": corpus or None,

@@ -407,7 +407,7 @@ def test_a_bug_is_still_one_line(monkeypatch, capsys):
     def broken(args):
         raise RuntimeError("something\nbroke")
 
-    monkeypatch.setattr(cli.commands, "encode", broken)
+    monkeypatch.setattr(cli.encoding, "encode", broken)
     monkeypatch.delenv("TOKVIS_DEBUG", raising=False)
     assert cli.main(["encode", "x"]) == 70
     err = capsys.readouterr().err
