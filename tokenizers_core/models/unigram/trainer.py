@@ -18,14 +18,14 @@
 >>> t.model().get_vocab_size()
 16
 
-How it follows sentencepiece 0.2.3 (tests/core/test_unigram_tiny_corpora.py trains both on tiny
-corpora, where every tie shows): the seed is the nodes of its suffix tree (`_seed_vocabulary`),
-counted per distinct word for speed; the pieces keep its order, which breaks ties in pruning;
-an uncovered character's node counts for the first piece, as its trainer gives the unknown
-piece id 0; a round stops right after pruning reaches 1.1 x the target, and pieces on no best
-path are left out of the final vocabulary. Left apart: sentencepiece scores in 32-bit floats,
-so pieces whose scores tie here may come in another order there, and it seeds repeated
-identical lines differently (its 0.2.3 source was not available to read).
+How it follows sentencepiece 0.2.3 (tests/core/models/test_unigram_tiny_corpora.py trains both on
+tiny corpora, where every tie shows): the seed is the nodes of its suffix tree
+(`_seed_vocabulary`), counted per distinct word for speed; the pieces keep its order, which breaks
+ties in pruning; an uncovered character's node counts for the first piece, as its trainer gives the
+unknown piece id 0; a round stops right after pruning reaches 1.1 x the target, and pieces on no
+best path are left out of the final vocabulary. Left apart: sentencepiece scores in 32-bit floats,
+so pieces whose scores tie here may come in another order there, and it seeds repeated identical
+lines differently (its 0.2.3 source was not available to read).
 Each word's lattice is built once from the seed vocabulary and thinned as pieces are dropped.
 Training works on words: text is normalised (nmt_nfkc, as sentencepiece's default) and split
 before each "▁".
