@@ -10,11 +10,12 @@ only (`checker.MAX_REPLAY_MERGES` and `REPLAY_BUDGET` cap them).
 
 from __future__ import annotations
 
-from itertools import islice
+from itertools import islice, takewhile
 from typing import Callable, Sequence
 
 from ..models.bpe.model import UNK
-from ..models.unigram.model import ViterbiBacktrackStep
+from ..models.unigram.model import ViterbiStep
+from ..models.unigram.viterbi import backtrack
 from ..textbook.bpe_encode import bpe_encode
 from ..textbook.bpe_train import bpe_train, merge
 from ..textbook.unigram_viterbi import unigram_viterbi
@@ -108,4 +109,7 @@ def viterbi(text: str, scores: dict[str, float], unk_score: float) -> list[tuple
     [(0, 1, True), (1, 2, False)]
     """
     steps = unigram_viterbi(text, [(UNK, 0.0), *scores.items()], unk_score=unk_score)
-    return [(s.start, s.end, s.id == 0) for s in steps if isinstance(s, ViterbiBacktrackStep)][::-1]
+    filled = list(takewhile(lambda s: isinstance(s, ViterbiStep), steps))  # best[1..N] filled
+    back = [0, *(s.back for s in filled)]
+    unknown = [False, *(s.unknown for s in filled)]
+    return [(start, end, unknown[end]) for start, end in backtrack(back)][::-1]
