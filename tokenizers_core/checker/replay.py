@@ -10,7 +10,7 @@ only (`checker.MAX_REPLAY_MERGES` and `REPLAY_BUDGET` cap them).
 
 from __future__ import annotations
 
-from itertools import islice, takewhile
+from itertools import islice
 from typing import Callable, Sequence
 
 from ..models.bpe.model import UNK
@@ -108,8 +108,10 @@ def viterbi(text: str, scores: dict[str, float], unk_score: float) -> list[tuple
     >>> viterbi("xy", {"xy": -8.0, "y": -3.0}, unk_score=0.0)
     [(0, 1, True), (1, 2, False)]
     """
-    steps = unigram_viterbi(text, [(UNK, 0.0), *scores.items()], unk_score=unk_score)
-    filled = list(takewhile(lambda s: isinstance(s, ViterbiStep), steps))  # best[1..N] filled
-    back = [0, *(s.back for s in filled)]
-    unknown = [False, *(s.unknown for s in filled)]
+    back, unknown = [0], [False]  # where the best piece ending at i starts; is it <unk>
+    for s in unigram_viterbi(text, [(UNK, 0.0), *scores.items()], unk_score=unk_score):
+        if not isinstance(s, ViterbiStep):
+            break  # best[1..N] are filled: follow the back-pointers
+        back.append(s.back)
+        unknown.append(s.unknown)
     return [(start, end, unknown[end]) for start, end in backtrack(back)][::-1]
