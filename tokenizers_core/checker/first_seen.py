@@ -25,7 +25,7 @@ from __future__ import annotations
 import heapq
 from typing import Iterable, Sequence
 
-from ..textbook.bpe_train import Pair, get_stats, merge
+from ..textbook.common import Pair, get_stats, merge
 
 Where = tuple[int, int]  # (word number, position in that word) of a pair's first occurrence
 

@@ -14,7 +14,8 @@ from itertools import islice
 from typing import Callable, Sequence
 
 from ..models.bpe.model import UNK
-from ..models.unigram.model import ViterbiBacktrackStep
+from ..models.unigram.model import ViterbiStep
+from ..models.unigram.viterbi import backtrack
 from ..textbook.bpe_encode import bpe_encode
 from ..textbook.bpe_train import bpe_train, merge
 from ..textbook.unigram_viterbi import unigram_viterbi
@@ -107,5 +108,10 @@ def viterbi(text: str, scores: dict[str, float], unk_score: float) -> list[tuple
     >>> viterbi("xy", {"xy": -8.0, "y": -3.0}, unk_score=0.0)
     [(0, 1, True), (1, 2, False)]
     """
-    steps = unigram_viterbi(text, [(UNK, 0.0), *scores.items()], unk_score=unk_score)
-    return [(s.start, s.end, s.id == 0) for s in steps if isinstance(s, ViterbiBacktrackStep)][::-1]
+    back, unknown = [0], [False]  # where the best piece ending at i starts; is it <unk>
+    for s in unigram_viterbi(text, [(UNK, 0.0), *scores.items()], unk_score=unk_score):
+        if not isinstance(s, ViterbiStep):
+            break  # best[1..N] are filled: follow the back-pointers
+        back.append(s.back)
+        unknown.append(s.unknown)
+    return [(start, end, unknown[end]) for start, end in backtrack(back)][::-1]

@@ -10,10 +10,16 @@ engine in `models/`:
     wordpiece_encode greedy longest match first, the window shrinking probe by probe
     unigram_viterbi  best score ending at each position, then the back-pointers
     unigram_em       E-step (forward-backward), M-step, prune
+    picky_bpe_train, superbpe_train, parity_bpe_train   BPE's loop with a rule of their own
+
+`common.py` holds what the BPE loops share (the word table, the ids, `get_stats`, `pick`,
+`merge`, the step a merge records), as minbpe's `base.py`; `unigram_prune.py` is the second page
+of `unigram_em` (the pruning and the final cut). Each page is under 160 lines, and every line a
+code panel lights is a whole statement (tests/core/textbook/test_textbook_hygiene.py).
 
 They are slow on purpose (each step recounts or rescans everything): for small corpora and
-the checker's replays, which cap them. tests/core/test_textbook.py proves each equal to its
-fast engine step by step. The classic mistakes of `checker` are keyword switches on them.
+the checker's replays, which cap them. tests/core/models/test_textbook.py proves each equal to
+its fast engine step by step. The classic mistakes of `checker` are keyword switches on them.
 
 Each module owns the code a view shows: `CODE` (the source lines of its generator) and
 `line_of(step)` (the line of CODE a step stands for), found by the marker comments that end

@@ -8,7 +8,7 @@ one `BpeEncodeStep` per merge as the fast engine does. `rank(left, right)` is th
 `initial_parts`): `model.rank` of a loaded or trained `BPE`, or
 `lambda a, b: ranks.get((a, b))` for a dict of merges. The fast engines, `BPE.encode_steps` in
 `models/bpe/model.py` and `HFBpe.encode_steps` in `models/bpe/hf.py`, are proven equal to it step by
-step by tests/core/test_textbook.py.
+step by tests/core/models/test_textbook.py.
 
 With a `vocab` the word is first spelled as Hugging Face spells it: a character the vocabulary
 lacks becomes its UTF-8 bytes as `<0xE6>` pieces (`byte_fallback`), or the `unk_token`, or
@@ -34,7 +34,7 @@ from ..errors import InvalidInput
 from ..models.bpe.hf import byte_piece
 from ..models.bpe.model import BpeEncodeStep
 from . import code_of, marked_line
-from .bpe_train import merge
+from .common import merge
 
 Rank = Callable[[str, str], "int | None"]
 
@@ -50,9 +50,7 @@ def bpe_encode(
     ignore_merges: bool = False,
     order: str = "rank",
 ) -> Iterator[BpeEncodeStep]:
-    if (
-        ignore_merges and vocab is not None and isinstance(word, str) and word in vocab
-    ):  # the word is a token: done <- whole_word
+    if ignore_merges and vocab and isinstance(word, str) and word in vocab:  # a token <- whole_word
         yield BpeEncodeStep(0, tuple(word), (), -1, -1, word, "whole_word")
         return
     parts, replaced = spell(word, vocab, unk_token, byte_fallback)  # the word as symbols <- start
@@ -64,23 +62,28 @@ def bpe_encode(
     parts += [end_of_word] if end_of_word else []  # (+ the end-of-word symbol)
     index = 1 if replaced else 0
     while len(parts) > 1:
-        candidates = [
-            (i, r)
-            for i, (a, b) in enumerate(zip(parts, parts[1:]))
-            if (r := rank(a, b)) is not None
-        ]  # rank every adjacent pair <- rank
-        if not candidates:
+        ranks = ranked(parts, rank)  # rank every adjacent pair <- rank
+        if not ranks:
             return  # no pair is a merge: done <- stop
-        chosen, best = pick(parts, candidates, order)  # the lowest rank, leftmost <- pick
+        chosen, best = pick(parts, ranks, order)  # the lowest rank, leftmost <- pick
         merged = parts[chosen] + parts[chosen + 1]
-        yield BpeEncodeStep(
-            index, tuple(parts), tuple(candidates), chosen, best, merged
-        )  # <- merge
+        yield BpeEncodeStep(index, tuple(parts), tuple(ranks), chosen, best, merged)  # <- merge
         pair = (parts[chosen], parts[chosen + 1])
         parts[chosen : chosen + 2] = [merged]  # merge it
         if order == "count":  # (the mistake: every occurrence)
             parts = list(merge(tuple(parts), pair, merged))
         index += 1
+
+
+def ranked(parts: list[str], rank: Rank) -> list[tuple[int, int]]:
+    """Every adjacent pair that is a merge, as (position, rank), left to right.
+
+    >>> ranked(["l", "o", "w"], lambda a, b: {("o", "w"): 3}.get((a, b)))
+    [(1, 3)]
+    """
+    return [
+        (i, r) for i, (a, b) in enumerate(zip(parts, parts[1:])) if (r := rank(a, b)) is not None
+    ]
 
 
 def spell(
@@ -119,10 +122,8 @@ def spell(
     return parts, replaced
 
 
-def pick(
-    parts: list[str], candidates: list[tuple[int, int]], order: str = "rank"
-) -> tuple[int, int]:
-    """The candidate (position, rank) to merge: the lowest rank, leftmost on a tie; with
+def pick(parts: list[str], ranks: list[tuple[int, int]], order: str = "rank") -> tuple[int, int]:
+    """The (position, rank) to merge: the lowest rank, leftmost on a tie; with
     `order="count"` (the mistake) the first position of the pair occurring most often.
 
     >>> (pick(list("abab"), [(0, 1), (1, 0), (2, 1)]),
@@ -130,24 +131,19 @@ def pick(
     ((1, 0), (0, 1))
     """
     if order == "rank":
-        return min(candidates, key=lambda c: (c[1], c[0]))
+        return min(ranks, key=lambda c: (c[1], c[0]))
     if order != "count":
         raise InvalidInput(f"order must be 'rank' or 'count', not {order!r}")
     counts: dict[tuple[str, str], int] = {}
-    for i, _r in candidates:
+    for i, _r in ranks:
         pair = (parts[i], parts[i + 1])
         counts[pair] = counts.get(pair, 0) + 1
     best = max(counts, key=counts.__getitem__)
-    return next(c for c in candidates if (parts[c[0]], parts[c[0] + 1]) == best)
+    return next(c for c in ranks if (parts[c[0]], parts[c[0] + 1]) == best)
 
 
 CODE = code_of(bpe_encode)
-_MARKS = {
-    "merge": "merge",
-    "whole_word": "whole_word",
-    "byte_fallback": "fallback",
-    "unknown": "fallback",
-}
+_MARKS = dict(merge="merge", whole_word="whole_word", byte_fallback="fallback", unknown="fallback")
 
 
 def line_of(step: BpeEncodeStep | None, *, finished: bool = False) -> int:

@@ -7,7 +7,8 @@ order: the highest count wins; on a tie the smallest (id(left), id(right)), ids 
 special tokens, then to the alphabet in code-point order, then to merged symbols in creation
 order (Hugging Face's BpeTrainer; docs/ARCHITECTURE.md). The fast engine, `models/bpe/trainer.py`'s
 `BpeTrainer` (incremental counts, a heap), is proven equal to it step by step, every field of
-every `BpeMergeStep`, by tests/core/test_textbook.py.
+every `BpeMergeStep`, by tests/core/models/test_textbook.py. Its parts (`get_stats`, `pick`,
+`merge`, `bpe_step`) are in `common.py`, which the other BPE loops share.
 
 It is slow on purpose: each merge recounts the whole table. Use it on small corpora (the
 checker caps its replays). It covers the "bpe" and "byte_bpe" variants (give the word table
@@ -29,14 +30,22 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, Mapping
 
-from ..errors import InvalidInput
 from ..models.bpe.model import BpeMergeStep
 from . import code_of, marked_line
+from .common import (  # the parts every BPE loop shares (kept importable from here)
+    SHOWN_TIES,
+    SHOWN_WORDS,
+    Pair,
+    bpe_step,
+    by_ids,
+    get_stats,
+    initial_ids,
+    merge,
+    pick,
+    word_table,
+)
 
-SHOWN_TIES = 6  # as the fast engine: the first six tied pairs, the first twelve words
-SHOWN_WORDS = 12
-
-Pair = tuple[str, str]
+__all__ = ["SHOWN_TIES", "SHOWN_WORDS", "Pair", "bpe_train", "by_ids", "get_stats", "merge", "pick"]
 
 
 def bpe_train(
@@ -49,13 +58,8 @@ def bpe_train(
     weighted: bool = True,
     ties: str = "ids",
 ) -> Iterator[BpeMergeStep]:
-    table = [
-        (tuple(word), freq) for word, freq in words.items()
-    ]  # each word as its symbols <- start
-    names = ["".join(word) for word, _freq in table]  # (the words as the views name them)
-    ids: dict[str, int] = {}  # ids: special tokens, then the alphabet
-    for symbol in [*special_tokens, *sorted({*alphabet, *(s for w, _f in table for s in w)})]:
-        ids.setdefault(symbol, len(ids))  # ... in code-point order
+    table = word_table(words)  # each word as its symbols <- start
+    ids = initial_ids(special_tokens, alphabet, table)  # specials, then symbols by code point
     index = 0
     while True:
         counts = get_stats(table, weighted)  # count every adjacent pair <- count
@@ -63,81 +67,11 @@ def bpe_train(
         if len(ids) >= vocab_size or pair is None or counts[pair] < min_frequency:
             return  # full, or no pair left to merge <- stop
         new = pair[0] + pair[1]  # the new symbol, spelled out
-        merged = [
-            (merge(word, pair, new), freq) for word, freq in table
-        ]  # merge it everywhere <- merge
-        changed = [n for n, (a, _f), (b, _g) in zip(names, table, merged) if a != b]
-        tied = by_ids([p for p in counts if counts[p] == counts[pair] and p != pair], ids)
+        merged = [(merge(w, pair, new), f) for w, f in table]  # merge it everywhere <- merge
         ids.setdefault(new, len(ids))  # the new symbol gets the next id
-        yield BpeMergeStep(
-            index,
-            pair,
-            counts[pair],
-            new,
-            ids[new],  # record the merge <- record
-            tuple(tied[:SHOWN_TIES]),
-            len(tied[:SHOWN_TIES]),
-            len(tied) > SHOWN_TIES,
-            tuple(changed[:SHOWN_WORDS]),
-            len(changed),
-        )
+        yield bpe_step(index, pair, counts, new, ids, table, merged)  # record the merge <- record
         table = merged
         index += 1
-
-
-def get_stats(table: list[tuple[tuple[str, ...], int]], weighted: bool = True) -> dict[Pair, int]:
-    """Adjacent pair counts, each word counting its frequency (or once: `weighted=False`, the
-    mistake of counting each distinct word once). Keys keep first-seen order.
-
-    >>> get_stats([(("a", "b", "a", "b"), 3)])
-    {('a', 'b'): 6, ('b', 'a'): 3}
-    >>> get_stats([(("a", "b", "a", "b"), 3)], weighted=False)
-    {('a', 'b'): 2, ('b', 'a'): 1}
-    """
-    counts: dict[Pair, int] = {}
-    for word, freq in table:
-        for pair in zip(word, word[1:]):
-            counts[pair] = counts.get(pair, 0) + (freq if weighted else 1)
-    return counts
-
-
-def pick(counts: dict[Pair, int], ids: dict[str, int], ties: str = "ids") -> Pair:
-    """The pair to merge: the highest count, on a tie the smallest (id(left), id(right));
-    `ties="dict"` is the mistake of taking the first pair counted (`max(counts, key=counts.get)`).
-
-    >>> ids = {"a": 0, "b": 1, "c": 2}
-    >>> counts = {("b", "c"): 2, ("a", "b"): 2}
-    >>> pick(counts, ids), pick(counts, ids, ties="dict")
-    (('a', 'b'), ('b', 'c'))
-    """
-    if ties == "dict":
-        return max(counts, key=counts.__getitem__)
-    if ties != "ids":
-        raise InvalidInput(f"ties must be 'ids' or 'dict', not {ties!r}")
-    return min(counts, key=lambda p: (-counts[p], ids[p[0]], ids[p[1]]))
-
-
-def by_ids(pairs: list[Pair], ids: dict[str, int]) -> list[Pair]:
-    """The pairs in tie-break order (by (id(left), id(right)))."""
-    return sorted(pairs, key=lambda p: (ids[p[0]], ids[p[1]]))
-
-
-def merge(word: tuple[str, ...], pair: Pair, new: str) -> tuple[str, ...]:
-    """Replace each occurrence of `pair` by `new`, left to right, without overlap.
-
-    >>> merge(("a", "a", "a"), ("a", "a"), "aa")
-    ('aa', 'a')
-    """
-    out: list[str] = []
-    i = 0
-    while i < len(word):
-        if word[i] == pair[0] and word[i + 1 : i + 2] == pair[1:]:
-            out.append(new)
-            i += 2
-        else:
-            out.append(word[i])
-            i += 1
-    return tuple(out)
 
 
 CODE = code_of(bpe_train)

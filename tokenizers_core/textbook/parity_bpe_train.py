@@ -34,10 +34,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 from ..errors import InvalidInput
 from ..models.bpe.parity import ParityMergeStep, gini
 from . import code_of, marked_line
-from .bpe_train import get_stats, merge, pick
-
-Pair = tuple[str, str]
-Table = list[tuple[tuple[str, ...], int]]
+from .common import Pair, Table, get_stats, initial_ids, merge, pick, tokens_of, word_table
 
 
 def parity_bpe_train(
@@ -55,13 +52,13 @@ def parity_bpe_train(
     alpha: int = 2,
     dev_sizes: Mapping[str, int] | None = None,
 ) -> Iterator[ParityMergeStep]:
+    if ties not in ("ids", "max_strings"):  # bpe_train's rule, or the reference code's
+        raise InvalidInput(f"ties must be 'ids' or 'max_strings', not {ties!r}")
     languages = tuple(train)  # in the order given, which breaks ties
-    tables = {lang: as_table(train[lang]) for lang in languages}  # words as symbols <- start
-    devs = {lang: as_table(dev[lang]) for lang in languages}  # and each dev text's words
+    tables = {lang: word_table(train[lang]) for lang in languages}  # words as symbols <- start
+    devs = {lang: word_table(dev[lang]) for lang in languages}  # and each dev text's words
     sizes = [(dev_sizes or {}).get(lang, tokens_of(devs[lang])) for lang in languages]
-    ids: dict[str, int] = {}  # ids: special tokens, then the alphabet in code-point order
-    for symbol in [*special_tokens, *sorted({*alphabet, *symbols_of(tables), *symbols_of(devs)})]:
-        ids.setdefault(symbol, len(ids))
+    ids = initial_ids(special_tokens, alphabet, *tables.values(), *devs.values())  # as bpe_train
     floor = max(min_frequency, 1)  # a pair must occur this often to be merged
     chosen: list[int] = []  # the languages picked so far (for the moving window)
     index = 0
@@ -75,7 +72,7 @@ def parity_bpe_train(
                 counts = get_stats(tables[languages[language]])  # its pair counts <- count
                 if counts and max(counts.values()) >= floor:
                     break  # (a language with no pair left passes to the next worst)
-        pair = pick_pair(counts, ids, ties) if counts else None  # its best pair <- pick
+        pair = pick(counts, ids, ties) if counts else None  # its best pair <- pick
         if len(ids) >= vocab_size or pair is None or counts[pair] < floor:
             return  # full, or no pair left to merge <- stop
         new = pair[0] + pair[1]  # the new symbol, spelled out
@@ -83,32 +80,10 @@ def parity_bpe_train(
             tables[lang] = [(merge(word, pair, new), freq) for word, freq in tables[lang]]
             devs[lang] = [(merge(word, pair, new), freq) for word, freq in devs[lang]]
         ids.setdefault(new, len(ids))  # the new symbol gets the next id
-        after = [tokens_of(devs[lang]) for lang in languages]  # the dev texts after the merge
-        yield ParityMergeStep(  # record the merge <- record
-            index=index,
-            pair=pair,
-            count=counts[pair],
-            new_symbol=new,
-            new_id=ids[new],
-            language=languages[language] if language >= 0 else "",
-            languages=languages,
-            tokens=tuple(tokens),
-            rates=rates_of(sizes, tokens),
-            measure=measure,
-            gini=gini(after if measure == "tokens" else rates_of(sizes, after)),
-        )
+        yield record(index, pair, counts, ids, language, tokens, devs, sizes, measure)  # <- record
         if language >= 0:
             chosen.append(language)  # (remembered for the moving window)
         index += 1
-
-
-def tokens_of(table: Table) -> int:
-    """How many tokens a word table takes: each word's symbols, times its frequency.
-
-    >>> tokens_of([(("ab", "c"), 3), (("d",), 1)])
-    7
-    """
-    return sum(len(word) * freq for word, freq in table)
 
 
 def rank(
@@ -140,34 +115,33 @@ def rank(
     return [i for i in worst if i not in overused] + overused
 
 
-def pick_pair(counts: dict[Pair, int], ids: dict[str, int], ties: str = "ids") -> Pair:
-    """The pair to merge: the highest count; on a tie the smallest (id(left), id(right))
-    (`ties="ids"`, as `bpe_train`) or the largest (left, right) as strings (`"max_strings"`,
-    the reference code's `max(stats, key=lambda x: (stats[x][l], x))`).
-
-    >>> ids = {"a": 0, "b": 1, "c": 2}
-    >>> counts = {("b", "c"): 2, ("a", "b"): 2}
-    >>> pick_pair(counts, ids), pick_pair(counts, ids, ties="max_strings")
-    (('a', 'b'), ('b', 'c'))
-    """
-    if ties == "max_strings":
-        return max(counts, key=lambda p: (counts[p], p))
-    if ties != "ids":
-        raise InvalidInput(f"ties must be 'ids' or 'max_strings', not {ties!r}")
-    return pick(counts, ids)
-
-
 def rates_of(sizes: Sequence[int], tokens: Sequence[int]) -> tuple[float, ...]:
     """Each language's compression rate: its dev text's size (UTF-8 bytes) per token."""
     return tuple(size / n if n else 0.0 for size, n in zip(sizes, tokens))
 
 
-def as_table(words: Mapping[Any, int]) -> Table:
-    return [(tuple(word), freq) for word, freq in words.items()]
-
-
-def symbols_of(tables: Mapping[str, Table]) -> set[str]:
-    return {s for table in tables.values() for word, _freq in table for s in word}
+def record(
+    index: int,
+    pair: Pair,
+    counts: dict[Pair, int],
+    ids: dict[str, int],
+    language: int,
+    tokens: list[int],
+    devs: Mapping[str, Table],
+    sizes: Sequence[int],
+    measure: str,
+) -> ParityMergeStep:
+    """The step of one merge: the pair, the language that chose it (-1: all of them, the
+    hybrid's first merges), every dev text's tokens before it, and the Gini after it."""
+    languages = tuple(devs)
+    after = [tokens_of(devs[lang]) for lang in languages]  # the dev texts after the merge
+    new = pair[0] + pair[1]
+    return ParityMergeStep(
+        index=index, pair=pair, count=counts[pair], new_symbol=new, new_id=ids[new],
+        language=languages[language] if language >= 0 else "", languages=languages,
+        tokens=tuple(tokens), rates=rates_of(sizes, tokens), measure=measure,
+        gini=gini(after if measure == "tokens" else rates_of(sizes, after)),
+    )  # fmt: skip
 
 
 CODE = code_of(parity_bpe_train)

@@ -22,14 +22,23 @@ returns the one to merge: how a recorded run is replayed.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable, Iterable, Iterator, Mapping
+from typing import Iterable, Iterator, Mapping
 
+from ..models.bpe.model import BpeMergeStep
 from ..models.bpe.picky import PickyBpeMergeStep, Removal, ios_of
 from . import code_of, marked_line
-from .bpe_train import SHOWN_TIES, SHOWN_WORDS, by_ids, get_stats, merge, pick
-
-Pair = tuple[str, str]
-Table = list[tuple[tuple[str, ...], int]]
+from .common import (
+    Pair,
+    Table,
+    Ties,
+    bpe_step,
+    fields_of,
+    get_stats,
+    initial_ids,
+    merge,
+    pick,
+    word_table,
+)
 
 
 def picky_bpe_train(
@@ -40,19 +49,17 @@ def picky_bpe_train(
     alphabet: Iterable[str] = (),
     special_tokens: Iterable[str] = (),
     min_frequency: int = 0,
-    ties: str | Callable[[list[Pair]], Pair] = "ids",
+    ties: Ties = "ids",
 ) -> Iterator[PickyBpeMergeStep]:
-    table = [(tuple(w), f) for w, f in words.items()]  # each word as its symbols <- start
-    ids: dict[str, int] = {}  # ids: special tokens, then the alphabet in code-point order
-    for symbol in [*special_tokens, *sorted({*alphabet, *(s for w, _f in table for s in w)})]:
-        ids.setdefault(symbol, len(ids))
+    table = word_table(words)  # each word as its symbols <- start
+    ids = initial_ids(special_tokens, alphabet, table)  # specials, then symbols by code point
     atomic = set(ids)  # the alphabet is never removed
     parts: dict[str, Pair] = {}  # what each merged token was made of
     removed: set[str] = set()  # the tokens removed (their ids freed)
     index = 0
     while len(ids) - len(removed) < vocab_size:
         counts = get_stats(table)  # count every adjacent pair <- count
-        pair = choose(counts, ids, ties) if counts else None  # the most frequent pair <- pick
+        pair = pick(counts, ids, ties) if counts else None  # the most frequent pair <- pick
         if pair is None or counts[pair] < min_frequency:
             return  # no pair left to merge <- stop
         new = pair[0] + pair[1]
@@ -62,7 +69,7 @@ def picky_bpe_train(
         ids.setdefault(new, len(ids))  # a new token gets the next id, a removed one its own
         parts.setdefault(new, pair)
         removed.discard(new)
-        changed = ["".join(a) for (a, _f), (b, _g) in zip(table, merged) if a != b]
+        step = bpe_step(index, pair, counts, new, ids, table, merged)  # (bpe_train's fields)
         table, ios, gone = merged, [], []
         for x in dict.fromkeys(pair):  # each part, the left one first <- ios
             value = ios_of(made, occurrences(table)[x])  # IoS: the share of x used up
@@ -73,22 +80,8 @@ def picky_bpe_train(
                 table = [(respell(w, x, split), f) for w, f in table]
                 gone.append((x, value, ids[x], split))
         size = len(ids) - len(removed)  # the tokens present now
-        step = record(index, pair, counts, ids, changed, made, ios, gone, restored, size)
-        yield step  # record the merge and the removals <- record
+        yield record(step, made, ios, gone, restored, size)  # the merge, the removals <- record
         index += 1
-
-
-def choose(counts: dict[Pair, int], ids: dict[str, int], ties) -> Pair:
-    """The pair to merge: `bpe_train.pick` (ties "ids"), or, given a function, the pair it picks
-    among the tied best (in tie-break order).
-
-    >>> choose({("a", "b"): 2, ("b", "c"): 2}, {"a": 0, "b": 1, "c": 2}, lambda tied: tied[-1])
-    ('b', 'c')
-    """
-    if not callable(ties):
-        return pick(counts, ids, ties)
-    best = max(counts.values())
-    return ties(by_ids([p for p, n in counts.items() if n == best], ids))
 
 
 def occurrences(table: Table) -> Counter[str]:
@@ -129,25 +122,12 @@ def respell(word: tuple[str, ...], x: str, split: tuple[str, ...]) -> tuple[str,
 
 
 def record(
-    index: int,
-    pair: Pair,
-    counts: dict[Pair, int],
-    ids: dict[str, int],
-    changed: list[str],
-    made: int,
-    ios: list[float],
-    gone: list[Removal],
-    restored: bool,
-    size: int,
+    step: BpeMergeStep, made: int, ios: list[float], gone: list[Removal], restored: bool, size: int
 ) -> PickyBpeMergeStep:
-    """The step of one merge: `bpe_train`'s fields (the ties and the changed words shown as
-    the fast engine shows them) and Picky BPE's five."""
-    new = pair[0] + pair[1]
-    tied = by_ids([p for p in counts if counts[p] == counts[pair] and p != pair], ids)
+    """The step of one merge: `bpe_train`'s fields and Picky BPE's five."""
     return PickyBpeMergeStep(
-        index, pair, counts[pair], new, ids[new], tuple(tied[:SHOWN_TIES]),
-        len(tied[:SHOWN_TIES]), len(tied) > SHOWN_TIES, tuple(changed[:SHOWN_WORDS]),
-        len(changed), made, tuple(ios), tuple(gone), restored, size,
+        **fields_of(step), merged=made, ios=tuple(ios), removed=tuple(gone), restored=restored,
+        vocab_after=size,
     )  # fmt: skip
 
 

@@ -32,10 +32,17 @@ from typing import Iterable, Iterator, Mapping
 
 from ..models.bpe.superbpe import MAX_WORDS, SuperBpeMergeStep, allowed, is_superword, word_count
 from . import code_of, marked_line
-from .bpe_train import SHOWN_TIES, SHOWN_WORDS, by_ids, get_stats, merge, pick
-
-Pair = tuple[str, str]
-Table = list[tuple[tuple[str, ...], int]]
+from .common import (
+    Pair,
+    Table,
+    bpe_step,
+    fields_of,
+    get_stats,
+    initial_ids,
+    merge,
+    pick,
+    word_table,
+)
 
 
 def superbpe_train(
@@ -50,8 +57,8 @@ def superbpe_train(
     max_words: int | None = MAX_WORDS,
     colon_rule: bool = True,
 ) -> Iterator[SuperBpeMergeStep]:
-    table = [(tuple(w), f) for w, f in words.items()]  # stage 1: the words <- start
-    ids = initial_ids(table, chunks, alphabet, special_tokens)  # specials, then code points
+    table = word_table(words)  # stage 1: the words <- start
+    ids = initial_ids(special_tokens, alphabet, table, word_table(chunks))  # then code points
     made: list[Pair] = []  # the merges so far, in order
     for stage2, limit in ((False, transition), (True, vocab_size)):
         if stage2:  # stage 2: whole chunks, the merges so far replayed on them <- transition
@@ -69,25 +76,6 @@ def superbpe_train(
             yield record(len(made), pair, counts, new, ids, table, merged, stage2)  # <- record
             made.append(pair)
             table = merged
-
-
-def initial_ids(
-    table: Table,
-    chunks: Mapping[tuple[str, ...], int],
-    alphabet: Iterable[str],
-    special_tokens: Iterable[str],
-) -> dict[str, int]:
-    """Ids for the special tokens, then for every symbol of the alphabet, the words and the
-    chunks in code-point order (as `bpe_train`).
-
-    >>> initial_ids([(("b", "a"), 1)], {("a", "Ġ", "c"): 1}, (), ["<s>"])
-    {'<s>': 0, 'a': 1, 'b': 2, 'c': 3, 'Ġ': 4}
-    """
-    ids: dict[str, int] = {}
-    symbols = {*alphabet, *(s for w, _f in table for s in w), *(s for c in chunks for s in c)}
-    for symbol in [*special_tokens, *sorted(symbols)]:
-        ids.setdefault(symbol, len(ids))
-    return ids
 
 
 def allowed_only(counts: dict[Pair, int], max_words: int | None, colon_rule: bool) -> dict:
@@ -120,15 +108,13 @@ def record(
     merged: Table,
     stage2: bool,
 ) -> SuperBpeMergeStep:
-    """The step of one merge: `bpe_train`'s fields (the ties and the changed words shown as
-    the fast engine shows them) and SuperBPE's three."""
-    changed = ["".join(a) for (a, _f), (b, _g) in zip(table, merged) if a != b]
-    tied = by_ids([p for p in counts if counts[p] == counts[pair] and p != pair], ids)
+    """The step of one merge: `bpe_train`'s fields (`common.bpe_step`) and SuperBPE's three."""
     return SuperBpeMergeStep(
-        index, pair, counts[pair], new, ids[new], tuple(tied[:SHOWN_TIES]),
-        len(tied[:SHOWN_TIES]), len(tied) > SHOWN_TIES, tuple(changed[:SHOWN_WORDS]),
-        len(changed), stage2, is_superword(new), word_count(new),
-    )  # fmt: skip
+        **fields_of(bpe_step(index, pair, counts, new, ids, table, merged)),
+        after_transition=stage2,
+        superword=is_superword(new),
+        n_words=word_count(new),
+    )
 
 
 CODE = code_of(superbpe_train)

@@ -12,11 +12,11 @@ kUnkPenalty); sums are rounded to 32-bit floats as sentencepiece's C++ rounds th
 (`src/unigram_model.cc`, `Lattice::Viterbi`). It yields one `ViterbiStep` per end position, then one
 `ViterbiBacktrackStep` per piece of the best path, as the fast engine, `Unigram.viterbi_steps` (and
 `Unigram.encode_spans`, its trie walk) in `models/unigram/model.py`, is proven to do by
-tests/core/test_textbook.py. `pieces` are (piece, score) in id order and `types` their sentencepiece
-types (by default "<unk>" is the unknown piece, every other a normal one); only normal pieces are
-matched: it does not cover user-defined pieces (scored by length), nor byte fallback, which
-sentencepiece applies after the search. Slow on purpose: every start is tried for every end (no
-trie).
+tests/core/models/test_textbook.py. `pieces` are (piece, score) in id order and `types` their
+sentencepiece types (by default "<unk>" is the unknown piece, every other a normal one); only
+normal pieces are matched: it does not cover user-defined pieces (scored by length), nor byte
+fallback, which sentencepiece applies after the search. Slow on purpose: every start is tried for
+every end (no trie).
 
 The classic mistake is a switch: `unk_score=0.0` leaves the penalty out, so `<unk>` is cheap.
 
@@ -71,27 +71,17 @@ def unigram_viterbi(
                 continue
             candidates.append((j, piece, pid, score, f32(best[j] + score)))
         winner = max(range(len(candidates)), key=lambda k: (candidates[k][4], -k))
-        best[i], back[i], ids[i] = (
-            candidates[winner][4],
-            candidates[winner][0],
-            candidates[winner][2],
-        )
-        yield ViterbiStep(
-            i, tuple(candidates), winner, best[i], back[i], ids[i] == unk_id
-        )  # <- fill
+        j, _piece, pid, _score, total = candidates[winner]  # the best, the earliest on a tie
+        best[i], back[i], ids[i] = total, j, pid
+        yield ViterbiStep(i, tuple(candidates), winner, total, j, pid == unk_id)  # <- fill
     path: tuple[str, ...] = ()
     end = len(text)
     while end > 0:  # follow the back-pointers
         start = back[end]
-        path += (text[start:end],)
-        yield ViterbiBacktrackStep(
-            end,
-            start,
-            text[start:end],
-            ids[end],  # <- backtrack
-            float(best[end] - best[start]),
-            path,
-        )
+        piece = text[start:end]
+        path += (piece,)
+        score = float(best[end] - best[start])  # the piece's share of the best score
+        yield ViterbiBacktrackStep(end, start, piece, ids[end], score, path)  # <- backtrack
         end = start
     return  # the pieces, read left to right <- stop
 

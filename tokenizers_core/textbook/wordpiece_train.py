@@ -10,7 +10,7 @@ special tokens, then to the starting symbols in code-point order, then to new sy
 creation order (docs/ARCHITECTURE.md). This is the recipe of Hugging Face's course (chapter
 6, "WordPiece tokenization") with the tie-break stated. The fast engine, `WordPieceTrainer` in
 `models/wordpiece/trainer.py` (incremental counts, a bounded-staleness heap), is proven equal to
-it step by step, every field of every `WordPieceMergeStep`, by tests/core/test_textbook.py.
+it step by step, every field of every `WordPieceMergeStep`, by tests/core/models/test_textbook.py.
 
 Slow on purpose (a full recount per merge): for small corpora; the checker caps its replays.
 The classic mistake is a switch: `score="count"` lets the most frequent pair win, as BPE does.
@@ -30,7 +30,7 @@ from ..errors import InvalidInput
 from ..models.wordpiece.model import DEFAULT_SPECIAL_TOKENS
 from ..models.wordpiece.trainer import WordPieceMergeStep
 from . import code_of, marked_line
-from .bpe_train import merge
+from .common import merge
 
 SHOWN_TIES = 5  # as the fast engine
 
@@ -46,9 +46,7 @@ def wordpiece_train(
     min_frequency: int = 0,
     score: str = "likelihood",
 ) -> Iterator[WordPieceMergeStep]:
-    table = [
-        (tuple(w), f) for w, f in words.items() if w and f > 0
-    ]  # each word as its symbols <- start
+    table = [(tuple(w), f) for w, f in words.items() if f > 0 and w]  # words as symbols <- start
     ids: dict[str, int] = {}  # ids: special tokens, then symbols
     for symbol in [*special_tokens, *sorted({s for w, _f in table for s in w})]:
         ids.setdefault(symbol, len(ids))  # ... in code-point order
@@ -63,16 +61,8 @@ def wordpiece_train(
         new = best[0] + best[1][len(prefix) :]  # a + ##b -> ab, ##a + ##b -> ##ab
         merged = [(merge(w, best, new), f) for w, f in table]  # merge it everywhere <- merge
         ids.setdefault(new, len(ids))  # the new symbol gets the next id
-        yield record(
-            index,
-            best,
-            new,
-            pairs,
-            symbols,
-            ids,
-            rank,  # record the merge <- record
-            sum(a != b for (a, _f), (b, _g) in zip(table, merged)),
-        )
+        changed = sum(a != b for (a, _f), (b, _g) in zip(table, merged))  # the words it changed
+        yield record(index, best, new, pairs, symbols, ids, rank, changed)  # record it <- record
         table = merged
         index += 1
 
@@ -146,19 +136,9 @@ def record(
         if p != best and rank(p)[0] == rank(best)[0]
     )
     return WordPieceMergeStep(
-        index,
-        best,
-        new,
-        c,
-        fl,
-        fr,
-        c / (fl * fr),
-        bpe,
-        pairs[bpe],
-        tuple(t[-1] for t in ties[:SHOWN_TIES]),
-        changed,
-        len(ids),
-    )
+        index, best, new, c, fl, fr, c / (fl * fr), bpe, pairs[bpe],
+        tuple(t[-1] for t in ties[:SHOWN_TIES]), changed, len(ids),
+    )  # fmt: skip
 
 
 CODE = code_of(wordpiece_train)

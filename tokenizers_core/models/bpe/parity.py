@@ -353,14 +353,15 @@ class ParityBpeTrainer:
     def __iter__(self) -> Iterator[ParityMergeStep]:
         return self
 
-    def __next__(self) -> ParityMergeStep:
+    def step(self) -> ParityMergeStep | None:
+        """One merge: pick, merge it everywhere, record it. None when training is over."""
         if self.done:
-            raise StopIteration
+            return None
         tokens = [st.tokens for st in self.state]  # each language's dev text, in tokens
         chosen = self._pick(tokens)  # the worst-compressed language and its best pair
         if chosen is None:
             self.done = True
-            raise StopIteration
+            return None
         lang, count, key = chosen
         a, b = ord(key[0]), ord(key[1])
         new = self._add_symbol(self.symbols[a] + self.symbols[b])
@@ -370,6 +371,12 @@ class ParityBpeTrainer:
             self.recent.append(lang)
         step = self._record(lang, count, a, b, new, tokens)
         self.steps.append(step)
+        return step
+
+    def __next__(self) -> ParityMergeStep:
+        step = self.step()
+        if step is None:
+            raise StopIteration
         return step
 
     def _pick(self, tokens: list[int]) -> tuple[int, int, str] | None:
@@ -447,7 +454,7 @@ class ParityBpeTrainer:
         )
 
     def run(self) -> "ParityBpeTrainer":
-        for _ in self:
+        while self.step() is not None:
             pass
         return self
 

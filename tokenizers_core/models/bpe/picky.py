@@ -52,11 +52,8 @@ from ...byte_level import BYTE_TO_CHAR
 from ...errors import InvalidInput
 from ...steps import register_step, step_from_dict  # noqa: F401  (step_from_dict: doctests)
 from .model import BPE, BpeEncodeStep, BpeMergeStep
-from .trainer import (  # (the heap's entry encoding, for the subclass)
-    BpeTrainer,
-    check_specials,
-    heap_entry,
-)
+from .pair_heap import heap_entry  # (the heap's entry encoding, for the removals)
+from .trainer import BpeTrainer, check_specials
 from .words import byte_bpe_words, check_alphabet, check_min_frequency, check_vocab_size
 
 Removal = tuple[str, float, int, tuple[str, ...]]
@@ -128,8 +125,8 @@ def ios_of(merged: int, rest: int) -> float:
 
 
 class PickyBpeTrainer(BpeTrainer):
-    """The fast trainer with Picky BPE's removals: iterate it for one `PickyBpeMergeStep` per
-    merge. Takes `BpeTrainer`'s word table and options, and `threshold` (tau).
+    """The fast trainer with Picky BPE's removals: `step()` gives one `PickyBpeMergeStep` per
+    merge (None at the end). Takes `BpeTrainer`'s word table and options, and `threshold` (tau).
 
     The incremental bookkeeping of a removal (`_remove`): the words holding the token are
     re-spelled, their pairs counted out and in again, and each pair that gained gets a heap
@@ -155,9 +152,11 @@ class PickyBpeTrainer(BpeTrainer):
         self.events: list[tuple[str, Any]] = []  # ("merge", (a, b)) / ("remove", (x, split))
 
     # -- the loop: count -> pick -> merge -> record, then check both parts ----------------------
-    def __next__(self) -> PickyBpeMergeStep:
+    def step(self) -> PickyBpeMergeStep | None:
         size = len(self.symbols)
-        step = super().__next__()  # pick the most frequent pair, merge it, record the merge
+        step = super().step()  # pick the most frequent pair, merge it, record the merge
+        if step is None:
+            return None  # training is over
         a, b = self.merges[-1]
         new, m = step.new_id, self._merged
         restored = new in self.removed

@@ -357,7 +357,8 @@ class SentencePieceBpeTrainer:
     def __iter__(self) -> Iterator[BpeMergeStep]:
         return self
 
-    def __next__(self) -> BpeMergeStep:
+    def step(self) -> BpeMergeStep | None:
+        """One merge: pick, merge it everywhere, record it. None when training is over."""
         while not self.done:
             if len(self.final) >= self.target:
                 self.stop_reason = f"the vocabulary reached {self.vocab_size} pieces"
@@ -395,10 +396,16 @@ class SentencePieceBpeTrainer:
             self.steps.append(step)
             return step
         self.done = True
-        raise StopIteration
+        return None
+
+    def __next__(self) -> BpeMergeStep:
+        step = self.step()
+        if step is None:
+            raise StopIteration
+        return step
 
     def run(self) -> "SentencePieceBpeTrainer":
-        for _ in self:
+        while self.step() is not None:
             pass
         return self
 

@@ -96,11 +96,8 @@ class BpeSession:
 
     def advance_to(self, k: int) -> int:
         """Run the trainer until at least k merges exist (or it stops); returns how many exist."""
-        while len(self.trainer.steps) < k and not self.trainer.done:
-            try:
-                next(self.trainer)
-            except StopIteration:
-                break
+        while len(self.trainer.steps) < k and self.trainer.step() is not None:
+            pass
         if self.trainer.done:
             self._release()
         return len(self.trainer.steps)

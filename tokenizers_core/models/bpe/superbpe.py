@@ -183,7 +183,8 @@ class _SuperwordTrainer(BpeTrainer):
 
 
 class SuperBpeTrainer:
-    """The two stages as one stepper: iterate it for one `SuperBpeMergeStep` per merge.
+    """The two stages as one stepper: `step()` gives one `SuperBpeMergeStep` per merge (None at
+    the end), as iterating it does.
 
     `words` is stage 1's word table and `chunks` stage 2's (each a dict of byte-level strings,
     one symbol per character, to counts: `byte_bpe_words`, `superword_chunks`). Stage 1 trains
@@ -224,20 +225,27 @@ class SuperBpeTrainer:
     def __iter__(self) -> Iterator[SuperBpeMergeStep]:
         return self
 
-    def __next__(self) -> SuperBpeMergeStep:
+    def step(self) -> SuperBpeMergeStep | None:
+        """One merge, of the stage running now; None when both stages are over."""
         if self.done:
-            raise StopIteration
+            return None
         if self.stage2 is None:
-            step = next(self.stage1, None)  # stage 1: ordinary byte-level BPE
+            step = self.stage1.step()  # stage 1: ordinary byte-level BPE
             if step is not None:
                 return self._record(step_of(step, False))
             self.stage2 = self._start_stage2()  # the transition: whole chunks
             self.transition_index = len(self.steps)
-        step = next(self.stage2, None)  # stage 2: merges may cross whitespace
+        step = self.stage2.step()  # stage 2: merges may cross whitespace
         if step is None:
             self.done = True
-            raise StopIteration
+            return None
         return self._record(step_of(step, True))
+
+    def __next__(self) -> SuperBpeMergeStep:
+        step = self.step()
+        if step is None:
+            raise StopIteration
+        return step
 
     def _record(self, step: SuperBpeMergeStep) -> SuperBpeMergeStep:
         self.steps.append(step)
@@ -256,7 +264,7 @@ class SuperBpeTrainer:
         return trainer
 
     def run(self) -> SuperBpeTrainer:
-        for _ in self:
+        while self.step() is not None:
             pass
         return self
 

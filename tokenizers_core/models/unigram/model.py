@@ -52,7 +52,7 @@ from ...steps import Step, register_step
 from ..bpe.model import gc_paused
 from ..sentencepiece_common import finish_tokens
 from .lattice import FLT_MAX, FLT_MIN, Lattice, f32, logsumexp, nbest_paths, sample_path
-from .viterbi import viterbi
+from .viterbi import backtrack, viterbi
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 UNK_PENALTY = 10.0  # sentencepiece's kUnkPenalty
@@ -372,9 +372,7 @@ class Unigram:
                 unknown=candidates[winner][2] == self.unk_id,
             )
         path: list[str] = []
-        end = n
-        while end > 0:
-            start = back[end]
+        for start, end in backtrack(back):
             piece = text[start:end]
             path.append(piece)
             yield ViterbiBacktrackStep(
@@ -385,7 +383,6 @@ class Unigram:
                 score=float(best[end] - best[start]),
                 path=tuple(path),
             )
-            end = start
 
     def _candidate_total(self, best_j: float, score: float, pid: int) -> float:
         """best[j] + score, in 32-bit float arithmetic when `float32` (as sentencepiece 0.2.3

@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Any
 
 from ..sentencepiece_common import SPACE
+from .viterbi import backtrack
 
 
 def substring_counts(words: list[str], freqs: list[int], max_len: int) -> Counter[str]:
@@ -136,19 +137,13 @@ def viterbi(
     """The best path's piece indices (the unknown pseudo piece `unk` scores `unk_score`)."""
     best = [-math.inf] * (n + 1)
     best[0] = 0.0
-    back: list[tuple[int, int]] = [(0, 0)] * (n + 1)
+    back, ids = [0] * (n + 1), [0] * (n + 1)  # the best piece ending at each position
     for s, e, pid in edges:
         cand = best[s] + (unk_score if pid == unk else logp[pid])
         if cand > best[e]:
             best[e] = cand
-            back[e] = (s, pid)
-    out = []
-    e = n
-    while e > 0:
-        s, pid = back[e]
-        out.append(pid)
-        e = s
-    return out
+            back[e], ids[e] = s, pid
+    return [ids[e] for _s, e in backtrack(back)]
 
 
 def second_best(
@@ -163,24 +158,17 @@ def second_best(
     (score, piece indices), or None when there is none. Dropped pieces score -inf."""
     best = [-math.inf] * (n + 1)
     best[0] = 0.0
-    back: list[tuple[int, int]] = [(0, -1)] * (n + 1)
+    back, ids = [0] * (n + 1), [-1] * (n + 1)  # the best piece ending at each position
     for s, e, pid in edges:
         if pid == own:
             continue
         cand = best[s] + (unk_score if pid == unk else logp[pid])
         if cand > best[e]:
             best[e] = cand
-            back[e] = (s, pid)
+            back[e], ids[e] = s, pid
     if best[n] == -math.inf:
         return None
-    ids = []
-    e = n
-    while e > 0:
-        s, pid = back[e]
-        ids.append(pid)
-        e = s
-    ids.reverse()
-    return best[n], ids
+    return best[n], [ids[e] for _s, e in backtrack(back)][::-1]
 
 
 def lattice_edges(text: str, trie: dict[str, Any], unk: int | None) -> list[tuple[int, int, int]]:

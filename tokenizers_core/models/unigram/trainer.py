@@ -18,14 +18,14 @@
 >>> t.model().get_vocab_size()
 16
 
-How it follows sentencepiece 0.2.3 (tests/core/test_unigram_tiny_corpora.py trains both on tiny
-corpora, where every tie shows): the seed is the nodes of its suffix tree (`_seed_vocabulary`),
-counted per distinct word for speed; the pieces keep its order, which breaks ties in pruning;
-an uncovered character's node counts for the first piece, as its trainer gives the unknown
-piece id 0; a round stops right after pruning reaches 1.1 x the target, and pieces on no best
-path are left out of the final vocabulary. Left apart: sentencepiece scores in 32-bit floats,
-so pieces whose scores tie here may come in another order there, and it seeds repeated
-identical lines differently (its 0.2.3 source was not available to read).
+How it follows sentencepiece 0.2.3 (tests/core/models/test_unigram_tiny_corpora.py trains both on
+tiny corpora, where every tie shows): the seed is the nodes of its suffix tree
+(`_seed_vocabulary`), counted per distinct word for speed; the pieces keep its order, which breaks
+ties in pruning; an uncovered character's node counts for the first piece, as its trainer gives the
+unknown piece id 0; a round stops right after pruning reaches 1.1 x the target, and pieces on no
+best path are left out of the final vocabulary. Left apart: sentencepiece scores in 32-bit floats,
+so pieces whose scores tie here may come in another order there, and it seeds repeated identical
+lines differently (its 0.2.3 source was not available to read).
 Each word's lattice is built once from the seed vocabulary and thinned as pieces are dropped.
 Training works on words: text is normalised (nmt_nfkc, as sentencepiece's default) and split
 before each "▁".
@@ -151,7 +151,8 @@ def digamma(x: float) -> float:
 
 
 class UnigramTrainer:
-    """A resumable Unigram trainer: iterate `rounds()` for the steps, then `tokenizer()`.
+    """A resumable Unigram trainer: `step()` trains one round and returns its step (None when
+    training is over), `rounds()` iterates them, `model()` trains to the end.
 
     Options (sentencepiece's names and defaults): `max_piece_length` 16, `seed_size` 1,000,000,
     `shrinking_factor` 0.75, `character_coverage` 0.9995, `normalization` "nmt_nfkc" (or
@@ -223,10 +224,31 @@ class UnigramTrainer:
         self._lines = lines
         self._final: list[tuple[str, float]] | None = None
         self.steps: list[UnigramRoundStep] = []
+        self._stepper: Iterator[UnigramRoundStep] | None = None  # the rounds, while training
+        self._over = False  # the final cut is made (or training failed)
 
     # ---- the algorithm, round by round ----------------------------------------------------------
+    def step(self) -> UnigramRoundStep | None:
+        """One round of training: the seed (round 0), a round of EM and pruning, or the final
+        cut (`final`); None when training is over. The rounds are kept in `steps`."""
+        if self._stepper is None:
+            if self._over:
+                return None
+            self._stepper = self._rounds()
+        step = next(self._stepper, None)
+        if step is None or step.final:  # (a trainer that finished holds no generator: it pickles)
+            self._stepper, self._over = None, True
+        if step is not None:
+            self.steps.append(step)
+        return step
+
     def rounds(self) -> Iterator[UnigramRoundStep]:
-        """Run training, yielding one `UnigramRoundStep` per round (round 0: the seed)."""
+        """The rounds from here to the end of training, one `step()` each."""
+        while (step := self.step()) is not None:
+            yield step
+
+    def _rounds(self) -> Iterator[UnigramRoundStep]:
+        """The training, round by round (what `step` advances)."""
         self._load_words()
         self._seed_vocabulary()
         self._build_lattices()
@@ -254,8 +276,9 @@ class UnigramTrainer:
         yield self._record(round_no, loglik, 0, [], final=True)
 
     def run(self) -> "UnigramTrainer":
-        for step in self.rounds():
-            self.steps.append(step)
+        """Step to the end of training; returns the trainer."""
+        while self.step() is not None:
+            pass
         return self
 
     def model(self) -> Unigram:

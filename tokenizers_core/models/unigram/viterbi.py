@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from typing import Any
+from typing import Any, Iterator, Sequence
 
 from ...errors import InvalidInput
 from .lattice import f32
@@ -136,16 +136,26 @@ def _relax_unknown(
         best[i + 1], back[i + 1], ids[i + 1] = cand, i, unk_id
 
 
+def backtrack(back: Sequence[int], end: int | None = None) -> Iterator[tuple[int, int]]:
+    """The best path read off its back-pointers, right to left: from `end` (by default the last
+    position), each piece as (start, end), `back[e]` being where the piece ending at e starts.
+    The one backtrack of the Viterbi searches (this module's, `Unigram.viterbi_steps`, the
+    trainer's in `train_loops.py`, the checker's replay); the textbook page keeps its own loop.
+
+    >>> list(backtrack([-1, 0, 0, 2]))
+    [(2, 3), (0, 2)]
+    """
+    end = len(back) - 1 if end is None else end
+    while end > 0:
+        start = back[end]
+        yield start, end
+        end = start
+
+
 def _backtrack(back: list[int], ids: list[int]) -> list[tuple[int, int, int]]:
-    """Follow the back pointers from the last position: the path as (start, end, id).
+    """The path as (start, end, id), left to right.
 
     >>> _backtrack([-1, 0, 0, 2], [0, 5, 6, 7])
     [(0, 2, 6), (2, 3, 7)]
     """
-    out: list[tuple[int, int, int]] = []
-    end = len(back) - 1
-    while end > 0:
-        out.append((back[end], end, ids[end]))
-        end = back[end]
-    out.reverse()
-    return out
+    return [(start, end, ids[end]) for start, end in backtrack(back)][::-1]
