@@ -304,7 +304,7 @@ def unigram_run_here(text: str, vocab_size: int, words: tuple[str, ...] = ()) ->
     run = cache.UNIGRAM.get(key)
     if run is None:
         trainer = UnigramTrainer(text.splitlines(), vocab_size, sample_words=words)
-        rounds = list(trainer.rounds())
+        rounds = trainer.run().steps
         run = cache.UNIGRAM.keep(
             key, UnigramRun(rounds, trainer.total_freq, len(trainer.words), trainer.model().pieces)
         )

@@ -233,7 +233,7 @@ def unigram_rounds(
     report(0, "counting words and seeding the vocabulary", {}, force=True)
     trainer = UnigramTrainer(text.splitlines(), spec["vocab_size"], sample_words=spec["words"])
     run: dict[str, Any] = {"rounds": [], "pieces": None, "total_freq": 0, "distinct": 0}
-    for step in trainer.rounds():
+    while (step := trainer.step()) is not None:
         run["rounds"].append(step)
         run.update(total_freq=trainer.total_freq, distinct=len(trainer.words))
         if not step.final:
