@@ -4,7 +4,7 @@ Every module of `tokenizers_core` belongs to a layer; a module imports only modu
 package and of layers below its own (docs/ARCHITECTURE.md draws the picture):
 
     base             encoding, steps, normalized, byte_level, hf_regex, user_regex, corpora, added_tokens,
-                     byte_api, pretokenized, pipeline_steps, errors, deprecation
+                     byte_api, pretokenized, pipeline_steps, errors, deprecation, hf_config
     normalizers/     the first stage
     pre_tokenizers/  the second (byte-level splitting builds on the normalizers' alignment)
     models/          the third: bpe/, wordpiece/, unigram/, wordlevel/ (model, trainer, session, hf)
@@ -53,6 +53,7 @@ LAYERS = [
             "pipeline_steps",
             "errors",
             "deprecation",
+            "hf_config",
         },
     ),
     ("normalizers", {"normalizers"}),
