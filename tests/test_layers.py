@@ -195,7 +195,7 @@ def cycles(graph: dict[str, dict[str, str]]) -> list[list[str]]:
 
 def test_the_graph_is_read():
     assert len(MODULES) > 50
-    assert GRAPH["tokenizers_core.pipeline"]["tokenizers_core.processors"] == "top"
+    assert GRAPH["tokenizers_core.pipeline"]["tokenizers_core.processors.stage"] == "top"
     assert "tokenizers_core.models.bpe.model" in GRAPH["tokenizers_core.implementations.bpe"]
 
 

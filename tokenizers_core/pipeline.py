@@ -39,7 +39,7 @@ import copy
 import dataclasses
 from typing import Any, Callable, Iterable, Protocol
 
-from . import byte_api, pretokenized, processors
+from . import byte_api, pretokenized
 from .added_tokens import AddedToken, AddedVocabulary
 from .encoding import Encoding, Token
 from .errors import InvalidInput
@@ -54,10 +54,11 @@ from .pipeline_steps import (
     PreTokenizeStep,
     TruncateStep,
     normalize_step,
-    pre_tokenize_step,
 )
 from .pre_tokenizers import byte_level_fast
-from .processors.truncation import PaddingParams, TruncationParams, pad, truncate_encodings
+from .pre_tokenizers.stage import Added, members, split_pieces, unzip
+from .processors.stage import check_room, post_process_stage
+from .processors.truncation import PaddingParams, TruncationParams, pad
 from .steps import Trace, describe
 from .user_regex import shared_budget, timed_patterns
 
@@ -72,10 +73,6 @@ __all__ = [
     "PadStep",
     "describe",
 ]
-
-
-# {index of a segment or piece that is an added token: its id}
-Added = dict[int, int]
 
 
 class Normalizer(Protocol):
@@ -160,14 +157,7 @@ class Tokenizer:
         self.padding = (
             padding if isinstance(padding, PaddingParams) else PaddingParams.from_hf_config(padding)
         )
-        if self.truncation is not None:
-            room = self.truncation.max_length - self._n_added(False)
-            if room < self.truncation.stride:
-                raise InvalidInput(
-                    f"truncation stride ({self.truncation.stride}) must be at most "
-                    f"max_length ({self.truncation.max_length}) minus the "
-                    f"{self._n_added(False)} special tokens the post-processor adds"
-                )
+        check_room(self.truncation, post_processor)
 
     # ---- encoding -----------------------------------------------------------------------
     def encode(
@@ -264,83 +254,15 @@ class Tokenizer:
         with shared_budget():  # the file's patterns share one time limit per encode
             first = sequence(text, 0, local_ids, trace)
             second = sequence(pair, 1, local_ids, trace) if pair is not None else None
-        if self.truncation is not None:
-            self._truncate(self.truncation, first, second, add_special_tokens, trace)
-        processor = self.post_processor
-        enc = processors.post_process(processor, first, second, add_special_tokens)
-        if trace is not None:
-            trace.append(
-                PostProcessStep(
-                    tokens=tuple(
-                        zip(
-                            enc.tokens,
-                            enc.ids,
-                            (s for s, _ in enc.offsets),
-                            (e for _, e in enc.offsets),
-                            map(bool, enc.special_tokens_mask),
-                        )
-                    ),
-                    processor=describe(processor if add_special_tokens else None),
-                )
-            )
-        if self.padding is not None and padded:
-            self._pad(self.padding, enc, trace)
-        return enc
-
-    def _n_added(self, is_pair: bool) -> int:
-        """How many tokens the post-processor adds (truncation leaves room for them)."""
-        counter = getattr(self.post_processor, "added_tokens", None)
-        return counter(is_pair) if callable(counter) else 0
-
-    def _truncate(
-        self,
-        params: TruncationParams,
-        first: Encoding,
-        second: Encoding | None,
-        add_special_tokens: bool,
-        trace: Trace | None,
-    ) -> None:
-        """Cut the sequences (in place) to leave room for the post-processor's tokens."""
-        max_length = params.max_length
-        added = self._n_added(second is not None) if add_special_tokens else 0
-        if added:
-            if params.max_length < added:
-                raise InvalidInput(
-                    f"truncation max_length ({params.max_length}) is shorter than "
-                    f"the {added} special tokens the post-processor adds"
-                )
-            params = dataclasses.replace(params, max_length=params.max_length - added)
-        before = tuple(len(e) for e in (first, second) if e is not None)
-        truncate_encodings(first, second, params)
-        if trace is not None:
-            kept = [e for e in (first, second) if e is not None]
-            trace.append(
-                TruncateStep(
-                    max_length=max_length,
-                    room=params.max_length,
-                    stride=params.stride,
-                    strategy=params.strategy,
-                    direction=params.direction,
-                    lengths=before,
-                    kept=tuple(len(e) for e in kept),
-                    overflowing=tuple(tuple(tuple(o.tokens) for o in e.overflowing) for e in kept),
-                )
-            )
-
-    def _pad(self, params: PaddingParams, enc: Encoding, trace: Trace | None) -> None:
-        before = len(enc)
-        target = params.target(before)
-        pad(enc, target, params)
-        if trace is not None:
-            trace.append(
-                PadStep(
-                    length=target,
-                    direction=params.direction,
-                    pad_token=params.pad_token,
-                    pad_id=params.pad_id,
-                    added=len(enc) - before,
-                )
-            )
+        return post_process_stage(
+            first,
+            second,
+            self.post_processor,
+            add_special_tokens,
+            self.truncation,
+            self.padding if padded else None,
+            trace,
+        )
 
     def normalize(self, text: str) -> NormalizedString:
         """The whole text through the normaliser (added tokens are not looked for here)."""
@@ -375,16 +297,16 @@ class Tokenizer:
         text; each stretch between them is normalised (one member of a Sequence at a time, each
         a step of the trace), then cut at the tokens with normalized=True. Returns the segments
         and {index of a segment that is an added token: its id}."""
-        segments, added = _unzip(self.added_vocabulary.split_original(NormalizedString(text)))
+        segments, added = unzip(self.added_vocabulary.split_original(NormalizedString(text)))
         if trace is not None and not segments:
             segments = [NormalizedString(text)]  # "" still gets its steps
-        members = (
-            _members(self.normalizer, "normalizers")
+        steps = (
+            members(self.normalizer, "normalizers")
             if trace is not None
             else ([self.normalizer] if self.normalizer is not None else [])
         )
-        in_sequence = trace is not None and members != [self.normalizer]
-        for place, member in enumerate(members, 1):
+        in_sequence = trace is not None and steps != [self.normalizer]
+        for place, member in enumerate(steps, 1):
             try:
                 segments = [
                     seg if i in added else self._normalize_with(member, seg)
@@ -394,10 +316,10 @@ class Tokenizer:
                 raise exc.within(place) if in_sequence else exc from None
             if trace is not None:
                 trace.append(normalize_step(text, segments, describe(member)))
-        if trace is not None and not members:
+        if trace is not None and not steps:
             trace.append(normalize_step(text, segments, describe(None)))
         vocabulary = self.added_vocabulary
-        return _unzip(
+        return unzip(
             [
                 part
                 for i, seg in enumerate(segments)
@@ -420,31 +342,7 @@ class Tokenizer:
         token: its id} (an added token is already a whole token, which the pre-tokeniser does
         not touch)."""
         pieces, added = self._segments(text, trace)
-        members = (
-            _members(self.pre_tokenizer, "pre_tokenizers")
-            if trace is not None
-            else ([self.pre_tokenizer] if self.pre_tokenizer is not None else [])
-        )
-        for member in members:
-            if not added:  # the common case: no added token
-                pieces = [part for piece in pieces for part in member.split(piece)]
-            else:
-                pieces, added = _unzip(
-                    [
-                        part
-                        for i, piece in enumerate(pieces)
-                        for part in (
-                            [(piece, added[i])]
-                            if i in added
-                            else [(p, None) for p in member.split(piece)]
-                        )
-                    ]
-                )
-            if trace is not None:
-                trace.append(pre_tokenize_step(pieces, describe(member)))
-        if not members and trace is not None:
-            trace.append(pre_tokenize_step(pieces, describe(None)))
-        return pieces, added
+        return split_pieces(self.pre_tokenizer, pieces, added, trace)
 
     def _normalize(self, ns: NormalizedString) -> NormalizedString:
         return self._normalize_with(self.normalizer, ns) if self.normalizer is not None else ns
@@ -547,60 +445,15 @@ class Tokenizer:
     def _plain_byte_level_encoding(
         self, text: str, type_id: int, split: byte_level_fast.Splitter
     ) -> Encoding | None:
-        """`_encoding` for the plain byte-level pipelines (`byte_level_fast`), untraced: each
-        distinct piece is tokenised once, and its tokens' offsets are shifted into place.
-        None when a segment is not a plain stretch of the text (then the general path runs)."""
+        """`_encoding` for the plain byte-level pipelines (`byte_level_fast.encoding_of`),
+        untraced; None when a segment is not a plain stretch of the text."""
         vocabulary = self.added_vocabulary
         if vocabulary.has_normalized:
             segments, added = self._segments(text, None)
         else:  # no normaliser, no normalised added token: the first pass is all
-            segments, added = _unzip(vocabulary.split_original(NormalizedString(text)))
-        if not all(seg.is_identity for seg in segments):
-            return None
-        ids: list[int] = []
-        values: list[str] = []
-        offsets: list[tuple[int, int]] = []
-        word_ids: list[int | None] = []
-        cache = self.__dict__.setdefault("_pieces_seen", {})
-        word = 0
-        for i, seg in enumerate(segments):
-            if i in added:  # an added token, whole
-                ids.append(added[i])
-                values.append(seg.normalized)
-                offsets.append(seg.span(0, len(seg)))
-                word_ids.append(word)
-                word += 1
-                continue
-            shift = seg.span(0, 0)[0]
-            for piece in split(seg.normalized):  # the pieces tile the segment
-                hit = cache.get(piece)
-                if hit is None:
-                    if len(cache) >= 200_000:
-                        cache.clear()
-                    hit = cache[piece] = byte_level_fast.tokens_of(self.model, piece)
-                p_ids, p_values, p_offsets = hit
-                if len(p_ids) == 1:  # most pieces: one token
-                    ids.append(p_ids[0])
-                    values.append(p_values[0])
-                    offsets.append((shift + p_offsets[0][0], shift + p_offsets[0][1]))
-                    word_ids.append(word)
-                else:
-                    ids.extend(p_ids)
-                    values.extend(p_values)
-                    offsets.extend([(shift + a, shift + b) for a, b in p_offsets])
-                    word_ids.extend([word] * len(p_ids))
-                shift += len(piece)
-                word += 1
-        n = len(ids)
-        return Encoding(
-            ids=ids,
-            tokens=values,
-            offsets=offsets,
-            word_ids=word_ids,
-            attention_mask=[1] * n,
-            special_tokens_mask=[0] * n,
-            type_ids=[type_id] * n,
-        )
+            segments, added = unzip(vocabulary.split_original(NormalizedString(text)))
+        seen = self.__dict__.setdefault("_pieces_seen", {})  # each piece's tokens, per model
+        return byte_level_fast.encoding_of(self.model, segments, added, split, seen, type_id)
 
     def nbest(self, text: str, k: int) -> list[tuple[list[str], float]]:
         """Unigram models: the k best segmentations of `text` as (tokens, score), best first."""
@@ -740,24 +593,6 @@ class Tokenizer:
             "model": describe(self.model),
             "post_processor": describe(self.post_processor),
         }
-
-
-def _members(component: Any, attribute: str) -> list[Any]:
-    """The stages a component runs: the members of a Sequence (nested ones flattened), else
-    the component itself; none for a missing one."""
-    if component is None:
-        return []
-    inner = getattr(component, attribute, None)
-    if type(component).__name__ == "Sequence" and isinstance(inner, (list, tuple)):
-        return [m for member in inner for m in _members(member, attribute)]
-    return [component]
-
-
-def _unzip(
-    parts: list[tuple[NormalizedString, int | None]],
-) -> tuple[list[NormalizedString], Added]:
-    """[(piece, id or None), ...] -> ([piece, ...], {index: id of each added token})."""
-    return [p for p, _ in parts], {i: id_ for i, (_, id_) in enumerate(parts) if id_ is not None}
 
 
 def _resolve_added(model: Model, entries: Iterable[str | AddedToken]) -> tuple[AddedToken, ...]:
