@@ -1,13 +1,19 @@
-"""Stage 2 as the pipeline runs it: the pieces a text's segments are split into, the added
-tokens among them left whole, and one trace step per pre-tokenizer (each member of a Sequence
-its own when the encode is traced)."""
+"""Stage 2 as the pipeline runs it, and the pieces handed to the model.
+
+`split_pieces`: the pieces a text's segments are split into, the added tokens among them left
+whole, and one trace step per pre-tokenizer (each member of a Sequence its own when the encode
+is traced). `into_encoding`: the model's tokens of each piece, as one `Encoding` whose offsets
+are characters of the original text (Hugging Face's `PreTokenizedString::tokenize` and
+`into_encoding`).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..encoding import Encoding
 from ..normalized import NormalizedString
-from ..pipeline_steps import pre_tokenize_step
+from ..pipeline_steps import ModelStep, pre_tokenize_step
 from ..steps import Trace, describe
 
 # {index of a segment or piece that is an added token: its id}
@@ -62,3 +68,72 @@ def split_pieces(
     if not steps and trace is not None:
         trace.append(pre_tokenize_step(pieces, describe(None)))
     return pieces, added
+
+
+def into_encoding(
+    model: Any,
+    pieces: list[NormalizedString],
+    added: Added,
+    type_id: int,
+    local_ids: dict[str, int],
+    trace: Trace | None,
+) -> Encoding:
+    """The model's tokens of `pieces` (those in `added` are added tokens, one token each) as an
+    `Encoding`, filled array by array (a text of 1 MB makes a quarter of a million tokens). A
+    model of rules gives no ids: they are given by first appearance, in `local_ids` (one per
+    encode, shared by a pair's two sequences)."""
+    ids: list[int | None] = []
+    values: list[str] = []
+    offsets: list[tuple[int, int]] = []
+    word_ids: list[int | None] = []
+    tokenize = model.tokenize
+    for word_id, piece in enumerate(pieces):
+        if word_id in added:
+            # An added token: its matched text (with any stripped spaces), as one token.
+            ids.append(added[word_id])
+            values.append(piece.normalized)
+            offsets.append(piece.span(0, len(piece)))
+            word_ids.append(word_id)
+            continue
+        tokens = tokenize(piece.normalized)
+        # The model reports positions in the piece; the piece maps them to the original
+        # text, through every normalisation and pre-tokenisation change.
+        if len(tokens) == 1:  # the most common case: a whole word
+            value, id_, start, end = tokens[0]
+            ids.append(id_)
+            values.append(value)
+            offsets.append(piece.span(start, end))
+            word_ids.append(word_id)
+            continue
+        if piece.is_identity:  # a plain shift
+            shift = piece.span(0, 0)[0]
+            offsets.extend([(shift + start, shift + end) for _, _, start, end in tokens])
+        else:
+            span = piece.span
+            offsets.extend([span(start, end) for _, _, start, end in tokens])
+        ids.extend([id_ for _, id_, _, _ in tokens])
+        values.extend([value for value, _, _, _ in tokens])
+        word_ids.extend([word_id] * len(tokens))
+    if trace is not None:
+        trace.append(
+            ModelStep(
+                tokens=tuple(
+                    zip(values, ids, (s for s, _ in offsets), (e for _, e in offsets), word_ids)
+                ),
+                model=describe(model),
+            )
+        )
+    if None in ids:  # rule tokenisers: ids by first appearance, per encode
+        ids = [
+            local_ids.setdefault(v, len(local_ids)) if i is None else i for i, v in zip(ids, values)
+        ]
+    n = len(ids)
+    return Encoding(
+        ids=ids,  # type: ignore[arg-type]
+        tokens=values,
+        offsets=offsets,
+        word_ids=word_ids,
+        attention_mask=[1] * n,
+        special_tokens_mask=[0] * n,
+        type_ids=[type_id] * n,
+    )
