@@ -4,7 +4,7 @@ Every module of `tokenizers_core` belongs to a layer; a module imports only modu
 package and of layers below its own (docs/ARCHITECTURE.md draws the picture):
 
     base             encoding, steps, normalized, byte_level, hf_regex, user_regex, corpora, added_tokens,
-                     byte_api, pretokenized, pipeline_steps, errors, deprecation
+                     byte_api, pretokenized, pipeline_steps, errors, deprecation, hf_config
     normalizers/     the first stage
     pre_tokenizers/  the second (byte-level splitting builds on the normalizers' alignment)
     models/          the third: bpe/, wordpiece/, unigram/, wordlevel/ (model, trainer, session, hf)
@@ -53,6 +53,7 @@ LAYERS = [
             "pipeline_steps",
             "errors",
             "deprecation",
+            "hf_config",
         },
     ),
     ("normalizers", {"normalizers"}),
@@ -194,7 +195,7 @@ def cycles(graph: dict[str, dict[str, str]]) -> list[list[str]]:
 
 def test_the_graph_is_read():
     assert len(MODULES) > 50
-    assert GRAPH["tokenizers_core.pipeline"]["tokenizers_core.processors"] == "top"
+    assert GRAPH["tokenizers_core.pipeline"]["tokenizers_core.processors.stage"] == "top"
     assert "tokenizers_core.models.bpe.model" in GRAPH["tokenizers_core.implementations.bpe"]
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable, Iterator, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional
 
 import regex
 
@@ -43,6 +43,7 @@ __all__ = [
     "NAMED_SPECIAL_TOKENS",
     "check_added_count",
     "config_added_tokens",
+    "with_ids",
 ]
 
 # Bounds on what a file may declare, far above real tokenizers (Llama 4's tokenizer.json: 2,048
@@ -372,6 +373,56 @@ def _matcher(pairs: list[tuple[str, int]]) -> _Matcher | None:
         if pattern:
             ids.setdefault(pattern, id_)
     return _Matcher(ids) if ids else None
+
+
+# ---- the ids of the added tokens a Tokenizer is given ------------------------------------------
+def with_ids(model: Any, entries: Iterable[str | AddedToken]) -> tuple[AddedToken, ...]:
+    """Each added token with its id: a plain string is a special token matched as typed and
+    must be in the vocabulary; an `AddedToken` without an id takes the id of an earlier entry
+    or of the model for the same string, or the next free id (Hugging Face's `add_tokens` of
+    them in one batch: past the vocabulary's count of entries, or past the top id of the tokens
+    given with ids, whichever is more)."""
+    if isinstance(entries, (str, AddedToken)):
+        raise InvalidInput("added_tokens must be a list of strings or AddedTokens")
+    out: dict[str, AddedToken] = {}
+    # Hugging Face's model vocab size: how many entries, not the top id + 1 (a vocabulary with a
+    # gap, cl100k's 100256, gives a new token the id past its count: 100261, not 100277)
+    vocab = getattr(model, "vocab", None)
+    size = len(vocab) if isinstance(vocab, dict) else model.get_vocab_size()
+    next_id: int | None = None
+    given: set[str] = set()  # the tokens that came with an id (Hugging Face's added map so far)
+    for entry in entries:
+        if isinstance(entry, str) or (isinstance(entry, AddedToken) and entry.id is not None):
+            given.add(entry if isinstance(entry, str) else entry.content)
+        if isinstance(entry, str):
+            id_ = model.token_to_id(entry) if entry else None
+            if id_ is None:
+                raise InvalidInput(
+                    f"added token {entry!r} must be a non-empty string in the vocabulary"
+                )
+            token = AddedToken(entry, id=id_, special=True, normalized=False)
+        elif isinstance(entry, AddedToken):
+            token = entry
+            if token.id is None:
+                id_ = (
+                    out[token.content].id
+                    if token.content in out
+                    else model.token_to_id(token.content)
+                )
+                if id_ is None:
+                    if next_id is None:  # from the tokens added before: given with their ids
+                        ids = [t.id for t in out.values() if t.content in given]
+                        top = max((i for i in ids if i is not None), default=None)
+                        next_id = (
+                            top + 1 if top is not None and (top >= size or size == 0) else size
+                        )
+                    id_, next_id = next_id, next_id + 1
+                token = replace(token, id=id_)
+        else:
+            raise InvalidInput(f"added token {entry!r} must be a string or an AddedToken")
+        out.pop(token.content, None)
+        out[token.content] = token
+    return tuple(out.values())
 
 
 # ---- the tokens a tokenizer_config.json adds -----------------------------------------------------

@@ -21,7 +21,7 @@ with normalized=False cut the ORIGINAL text, each stretch between them is normal
 with normalized=True cut the normalised text; each match becomes one token (a word of its own),
 and only the rest is pre-tokenised and tokenised. Then, as Hugging Face's `post_process`:
 truncation (`processors/truncation.py`; what it cuts off is kept as `Encoding.overflowing`), the
-post-processor (`processors.py`) and padding.
+post-processor (`processors/`) and padding (`processors/stage.py` runs the three).
 
 The trace has one step per stage, one per member of a Sequence normaliser or pre-tokeniser
 (Prepend, then Replace, ...), and "truncate" and "pad" steps when the tokenizer has those settings.
@@ -39,8 +39,8 @@ import copy
 import dataclasses
 from typing import Any, Callable, Iterable, Protocol
 
-from . import byte_api, pretokenized, processors
-from .added_tokens import AddedToken, AddedVocabulary
+from . import byte_api, pretokenized
+from .added_tokens import AddedToken, AddedVocabulary, with_ids
 from .encoding import Encoding, Token
 from .errors import InvalidInput
 from .models import Model
@@ -54,10 +54,11 @@ from .pipeline_steps import (
     PreTokenizeStep,
     TruncateStep,
     normalize_step,
-    pre_tokenize_step,
 )
 from .pre_tokenizers import byte_level_fast
-from .processors.truncation import PaddingParams, TruncationParams, pad, truncate_encodings
+from .pre_tokenizers.stage import Added, into_encoding, members, split_pieces, unzip
+from .processors.stage import check_room, post_process_stage
+from .processors.truncation import PaddingParams, TruncationParams, pad
 from .steps import Trace, describe
 from .user_regex import shared_budget, timed_patterns
 
@@ -74,12 +75,12 @@ __all__ = [
 ]
 
 
-# {index of a segment or piece that is an added token: its id}
-Added = dict[int, int]
-
-
 class Normalizer(Protocol):
     def normalize(self, text: NormalizedString) -> NormalizedString: ...
+
+
+# `runner(normalizer, ns)`: `normalizer.normalize(ns)`, somewhere else (a sandbox)
+NormalizerRunner = Callable[[Any, NormalizedString], NormalizedString]
 
 
 class PreTokenizer(Protocol):
@@ -126,6 +127,9 @@ class Tokenizer:
     drops_unknown_ids: bool = False
     # what the class a tokenizer_config.json names changed (`formats/hf_classes.ClassRebuild`)
     class_rebuild: Any = None
+    # where its normaliser runs: here (None), or `runner(normalizer, ns)`, e.g. a server's
+    # sandbox (a child process with hard limits) for a file whose chain nobody has checked
+    normalizer_runner: NormalizerRunner | None = None
 
     def __init__(
         self,
@@ -148,9 +152,9 @@ class Tokenizer:
         self.decoder = decoder
         self.name = name
         self.algorithm = algorithm
-        self.sandboxed = False  # run its normaliser through `use_normalizer_runner`
+        self.sandboxed = False  # without a runner of its own: `use_normalizer_runner`'s
         # Stage 0 (see the module docstring): the tokens matched whole before the model.
-        self.added_tokens: tuple[AddedToken, ...] = _resolve_added(model, added_tokens)
+        self.added_tokens: tuple[AddedToken, ...] = with_ids(model, added_tokens)
         self.added_vocabulary = AddedVocabulary(self.added_tokens, self._normalize_str)
         self.truncation = (
             truncation
@@ -160,14 +164,7 @@ class Tokenizer:
         self.padding = (
             padding if isinstance(padding, PaddingParams) else PaddingParams.from_hf_config(padding)
         )
-        if self.truncation is not None:
-            room = self.truncation.max_length - self._n_added(False)
-            if room < self.truncation.stride:
-                raise InvalidInput(
-                    f"truncation stride ({self.truncation.stride}) must be at most "
-                    f"max_length ({self.truncation.max_length}) minus the "
-                    f"{self._n_added(False)} special tokens the post-processor adds"
-                )
+        check_room(self.truncation, post_processor)
 
     # ---- encoding -----------------------------------------------------------------------
     def encode(
@@ -264,83 +261,15 @@ class Tokenizer:
         with shared_budget():  # the file's patterns share one time limit per encode
             first = sequence(text, 0, local_ids, trace)
             second = sequence(pair, 1, local_ids, trace) if pair is not None else None
-        if self.truncation is not None:
-            self._truncate(self.truncation, first, second, add_special_tokens, trace)
-        processor = self.post_processor
-        enc = processors.post_process(processor, first, second, add_special_tokens)
-        if trace is not None:
-            trace.append(
-                PostProcessStep(
-                    tokens=tuple(
-                        zip(
-                            enc.tokens,
-                            enc.ids,
-                            (s for s, _ in enc.offsets),
-                            (e for _, e in enc.offsets),
-                            map(bool, enc.special_tokens_mask),
-                        )
-                    ),
-                    processor=describe(processor if add_special_tokens else None),
-                )
-            )
-        if self.padding is not None and padded:
-            self._pad(self.padding, enc, trace)
-        return enc
-
-    def _n_added(self, is_pair: bool) -> int:
-        """How many tokens the post-processor adds (truncation leaves room for them)."""
-        counter = getattr(self.post_processor, "added_tokens", None)
-        return counter(is_pair) if callable(counter) else 0
-
-    def _truncate(
-        self,
-        params: TruncationParams,
-        first: Encoding,
-        second: Encoding | None,
-        add_special_tokens: bool,
-        trace: Trace | None,
-    ) -> None:
-        """Cut the sequences (in place) to leave room for the post-processor's tokens."""
-        max_length = params.max_length
-        added = self._n_added(second is not None) if add_special_tokens else 0
-        if added:
-            if params.max_length < added:
-                raise InvalidInput(
-                    f"truncation max_length ({params.max_length}) is shorter than "
-                    f"the {added} special tokens the post-processor adds"
-                )
-            params = dataclasses.replace(params, max_length=params.max_length - added)
-        before = tuple(len(e) for e in (first, second) if e is not None)
-        truncate_encodings(first, second, params)
-        if trace is not None:
-            kept = [e for e in (first, second) if e is not None]
-            trace.append(
-                TruncateStep(
-                    max_length=max_length,
-                    room=params.max_length,
-                    stride=params.stride,
-                    strategy=params.strategy,
-                    direction=params.direction,
-                    lengths=before,
-                    kept=tuple(len(e) for e in kept),
-                    overflowing=tuple(tuple(tuple(o.tokens) for o in e.overflowing) for e in kept),
-                )
-            )
-
-    def _pad(self, params: PaddingParams, enc: Encoding, trace: Trace | None) -> None:
-        before = len(enc)
-        target = params.target(before)
-        pad(enc, target, params)
-        if trace is not None:
-            trace.append(
-                PadStep(
-                    length=target,
-                    direction=params.direction,
-                    pad_token=params.pad_token,
-                    pad_id=params.pad_id,
-                    added=len(enc) - before,
-                )
-            )
+        return post_process_stage(
+            first,
+            second,
+            self.post_processor,
+            add_special_tokens,
+            self.truncation,
+            self.padding if padded else None,
+            trace,
+        )
 
     def normalize(self, text: str) -> NormalizedString:
         """The whole text through the normaliser (added tokens are not looked for here)."""
@@ -366,7 +295,7 @@ class Tokenizer:
         # the added tokens keep their flags and take their ids afresh from the new model
         kept = [dataclasses.replace(a, id=None) for a in self.added_tokens]
         specials = [t for t in trainer.special_tokens_list() if t not in {a.content for a in kept}]
-        self.added_tokens = _resolve_added(self.model, [*kept, *specials])
+        self.added_tokens = with_ids(self.model, [*kept, *specials])
         self.added_vocabulary = AddedVocabulary(self.added_tokens, self._normalize_str)
 
     def _segments(self, text: str, trace: Trace | None) -> tuple[list[NormalizedString], Added]:
@@ -375,16 +304,16 @@ class Tokenizer:
         text; each stretch between them is normalised (one member of a Sequence at a time, each
         a step of the trace), then cut at the tokens with normalized=True. Returns the segments
         and {index of a segment that is an added token: its id}."""
-        segments, added = _unzip(self.added_vocabulary.split_original(NormalizedString(text)))
+        segments, added = unzip(self.added_vocabulary.split_original(NormalizedString(text)))
         if trace is not None and not segments:
             segments = [NormalizedString(text)]  # "" still gets its steps
-        members = (
-            _members(self.normalizer, "normalizers")
+        steps = (
+            members(self.normalizer, "normalizers")
             if trace is not None
             else ([self.normalizer] if self.normalizer is not None else [])
         )
-        in_sequence = trace is not None and members != [self.normalizer]
-        for place, member in enumerate(members, 1):
+        in_sequence = trace is not None and steps != [self.normalizer]
+        for place, member in enumerate(steps, 1):
             try:
                 segments = [
                     seg if i in added else self._normalize_with(member, seg)
@@ -394,10 +323,10 @@ class Tokenizer:
                 raise exc.within(place) if in_sequence else exc from None
             if trace is not None:
                 trace.append(normalize_step(text, segments, describe(member)))
-        if trace is not None and not members:
+        if trace is not None and not steps:
             trace.append(normalize_step(text, segments, describe(None)))
         vocabulary = self.added_vocabulary
-        return _unzip(
+        return unzip(
             [
                 part
                 for i, seg in enumerate(segments)
@@ -420,42 +349,18 @@ class Tokenizer:
         token: its id} (an added token is already a whole token, which the pre-tokeniser does
         not touch)."""
         pieces, added = self._segments(text, trace)
-        members = (
-            _members(self.pre_tokenizer, "pre_tokenizers")
-            if trace is not None
-            else ([self.pre_tokenizer] if self.pre_tokenizer is not None else [])
-        )
-        for member in members:
-            if not added:  # the common case: no added token
-                pieces = [part for piece in pieces for part in member.split(piece)]
-            else:
-                pieces, added = _unzip(
-                    [
-                        part
-                        for i, piece in enumerate(pieces)
-                        for part in (
-                            [(piece, added[i])]
-                            if i in added
-                            else [(p, None) for p in member.split(piece)]
-                        )
-                    ]
-                )
-            if trace is not None:
-                trace.append(pre_tokenize_step(pieces, describe(member)))
-        if not members and trace is not None:
-            trace.append(pre_tokenize_step(pieces, describe(None)))
-        return pieces, added
+        return split_pieces(self.pre_tokenizer, pieces, added, trace)
 
     def _normalize(self, ns: NormalizedString) -> NormalizedString:
         return self._normalize_with(self.normalizer, ns) if self.normalizer is not None else ns
 
     def _normalize_with(self, normalizer: Normalizer, ns: NormalizedString) -> NormalizedString:
-        """`normalizer.normalize(ns)`, here, or where `use_normalizer_runner` says when this
-        tokeniser's normaliser came from a file nobody checked (`sandboxed`)."""
-        runner = _NORMALIZER_RUNNER[0]
-        if runner is not None and getattr(self, "sandboxed", False):  # (older pickles lack it)
-            return runner(normalizer, ns)
-        return normalizer.normalize(ns)
+        """`normalizer.normalize(ns)`, here or through `normalizer_runner` (for a tokeniser
+        marked `sandboxed` without one, through `use_normalizer_runner`'s)."""
+        runner = self.normalizer_runner
+        if runner is None and getattr(self, "sandboxed", False):  # (older pickles lack it)
+            runner = _SANDBOXED_RUNNER[0]
+        return normalizer.normalize(ns) if runner is None else runner(normalizer, ns)
 
     def _normalize_str(self, text: str) -> str:
         return self._normalize(NormalizedString(text)).normalized
@@ -477,62 +382,7 @@ class Tokenizer:
                 if fast is not None:
                     return fast
         pieces, added = self._pre_tokenized(text, trace)
-        ids: list[int | None] = []
-        values: list[str] = []
-        offsets: list[tuple[int, int]] = []
-        word_ids: list[int | None] = []
-        tokenize = self.model.tokenize
-        for word_id, piece in enumerate(pieces):
-            if word_id in added:
-                # An added token: its matched text (with any stripped spaces), as one token.
-                ids.append(added[word_id])
-                values.append(piece.normalized)
-                offsets.append(piece.span(0, len(piece)))
-                word_ids.append(word_id)
-                continue
-            tokens = tokenize(piece.normalized)
-            # The model reports positions in the piece; the piece maps them to the original
-            # text, through every normalisation and pre-tokenisation change.
-            if len(tokens) == 1:  # the most common case: a whole word
-                value, id_, start, end = tokens[0]
-                ids.append(id_)
-                values.append(value)
-                offsets.append(piece.span(start, end))
-                word_ids.append(word_id)
-                continue
-            if piece.is_identity:  # a plain shift
-                shift = piece.span(0, 0)[0]
-                offsets.extend([(shift + start, shift + end) for _, _, start, end in tokens])
-            else:
-                span = piece.span
-                offsets.extend([span(start, end) for _, _, start, end in tokens])
-            ids.extend([id_ for _, id_, _, _ in tokens])
-            values.extend([value for value, _, _, _ in tokens])
-            word_ids.extend([word_id] * len(tokens))
-        if trace is not None:
-            trace.append(
-                ModelStep(
-                    tokens=tuple(
-                        zip(values, ids, (s for s, _ in offsets), (e for _, e in offsets), word_ids)
-                    ),
-                    model=describe(self.model),
-                )
-            )
-        if None in ids:  # rule tokenisers: ids by first appearance, per encode
-            ids = [
-                local_ids.setdefault(v, len(local_ids)) if i is None else i
-                for i, v in zip(ids, values)
-            ]
-        n = len(ids)
-        return Encoding(
-            ids=ids,  # type: ignore[arg-type]
-            tokens=values,
-            offsets=offsets,
-            word_ids=word_ids,
-            attention_mask=[1] * n,
-            special_tokens_mask=[0] * n,
-            type_ids=[type_id] * n,
-        )
+        return into_encoding(self.model, pieces, added, type_id, local_ids, trace)
 
     def _fast_splitter(self) -> byte_level_fast.Splitter | None:
         """`byte_level_fast.pieces_of` the current pre-tokenizer, worked out once per one."""
@@ -547,60 +397,15 @@ class Tokenizer:
     def _plain_byte_level_encoding(
         self, text: str, type_id: int, split: byte_level_fast.Splitter
     ) -> Encoding | None:
-        """`_encoding` for the plain byte-level pipelines (`byte_level_fast`), untraced: each
-        distinct piece is tokenised once, and its tokens' offsets are shifted into place.
-        None when a segment is not a plain stretch of the text (then the general path runs)."""
+        """`_encoding` for the plain byte-level pipelines (`byte_level_fast.encoding_of`),
+        untraced; None when a segment is not a plain stretch of the text."""
         vocabulary = self.added_vocabulary
         if vocabulary.has_normalized:
             segments, added = self._segments(text, None)
         else:  # no normaliser, no normalised added token: the first pass is all
-            segments, added = _unzip(vocabulary.split_original(NormalizedString(text)))
-        if not all(seg.is_identity for seg in segments):
-            return None
-        ids: list[int] = []
-        values: list[str] = []
-        offsets: list[tuple[int, int]] = []
-        word_ids: list[int | None] = []
-        cache = self.__dict__.setdefault("_pieces_seen", {})
-        word = 0
-        for i, seg in enumerate(segments):
-            if i in added:  # an added token, whole
-                ids.append(added[i])
-                values.append(seg.normalized)
-                offsets.append(seg.span(0, len(seg)))
-                word_ids.append(word)
-                word += 1
-                continue
-            shift = seg.span(0, 0)[0]
-            for piece in split(seg.normalized):  # the pieces tile the segment
-                hit = cache.get(piece)
-                if hit is None:
-                    if len(cache) >= 200_000:
-                        cache.clear()
-                    hit = cache[piece] = byte_level_fast.tokens_of(self.model, piece)
-                p_ids, p_values, p_offsets = hit
-                if len(p_ids) == 1:  # most pieces: one token
-                    ids.append(p_ids[0])
-                    values.append(p_values[0])
-                    offsets.append((shift + p_offsets[0][0], shift + p_offsets[0][1]))
-                    word_ids.append(word)
-                else:
-                    ids.extend(p_ids)
-                    values.extend(p_values)
-                    offsets.extend([(shift + a, shift + b) for a, b in p_offsets])
-                    word_ids.extend([word] * len(p_ids))
-                shift += len(piece)
-                word += 1
-        n = len(ids)
-        return Encoding(
-            ids=ids,
-            tokens=values,
-            offsets=offsets,
-            word_ids=word_ids,
-            attention_mask=[1] * n,
-            special_tokens_mask=[0] * n,
-            type_ids=[type_id] * n,
-        )
+            segments, added = unzip(vocabulary.split_original(NormalizedString(text)))
+        seen = self.__dict__.setdefault("_pieces_seen", {})  # each piece's tokens, per model
+        return byte_level_fast.encoding_of(self.model, segments, added, split, seen, type_id)
 
     def nbest(self, text: str, k: int) -> list[tuple[list[str], float]]:
         """Unigram models: the k best segmentations of `text` as (tokens, score), best first."""
@@ -742,87 +547,17 @@ class Tokenizer:
         }
 
 
-def _members(component: Any, attribute: str) -> list[Any]:
-    """The stages a component runs: the members of a Sequence (nested ones flattened), else
-    the component itself; none for a missing one."""
-    if component is None:
-        return []
-    inner = getattr(component, attribute, None)
-    if type(component).__name__ == "Sequence" and isinstance(inner, (list, tuple)):
-        return [m for member in inner for m in _members(member, attribute)]
-    return [component]
-
-
-def _unzip(
-    parts: list[tuple[NormalizedString, int | None]],
-) -> tuple[list[NormalizedString], Added]:
-    """[(piece, id or None), ...] -> ([piece, ...], {index: id of each added token})."""
-    return [p for p, _ in parts], {i: id_ for i, (_, id_) in enumerate(parts) if id_ is not None}
-
-
-def _resolve_added(model: Model, entries: Iterable[str | AddedToken]) -> tuple[AddedToken, ...]:
-    """Each added token with its id: a plain string is a special token matched as typed and
-    must be in the vocabulary; an `AddedToken` without an id takes the id of an earlier entry
-    or of the model for the same string, or the next free id (Hugging Face's `add_tokens` of
-    them in one batch: past the vocabulary's count of entries, or past the top id of the tokens
-    given with ids, whichever is more)."""
-    if isinstance(entries, (str, AddedToken)):
-        raise InvalidInput("added_tokens must be a list of strings or AddedTokens")
-    out: dict[str, AddedToken] = {}
-    # Hugging Face's model vocab size: how many entries, not the top id + 1 (a vocabulary with a
-    # gap, cl100k's 100256, gives a new token the id past its count: 100261, not 100277)
-    vocab = getattr(model, "vocab", None)
-    size = len(vocab) if isinstance(vocab, dict) else model.get_vocab_size()
-    next_id: int | None = None
-    given: set[str] = set()  # the tokens that came with an id (Hugging Face's added map so far)
-    for entry in entries:
-        if isinstance(entry, str) or (isinstance(entry, AddedToken) and entry.id is not None):
-            given.add(entry if isinstance(entry, str) else entry.content)
-        if isinstance(entry, str):
-            id_ = model.token_to_id(entry) if entry else None
-            if id_ is None:
-                raise InvalidInput(
-                    f"added token {entry!r} must be a non-empty string in the vocabulary"
-                )
-            token = AddedToken(entry, id=id_, special=True, normalized=False)
-        elif isinstance(entry, AddedToken):
-            token = entry
-            if token.id is None:
-                id_ = (
-                    out[token.content].id
-                    if token.content in out
-                    else model.token_to_id(token.content)
-                )
-                if id_ is None:
-                    if next_id is None:  # from the tokens added before: given with their ids
-                        ids = [t.id for t in out.values() if t.content in given]
-                        top = max((i for i in ids if i is not None), default=None)
-                        next_id = (
-                            top + 1 if top is not None and (top >= size or size == 0) else size
-                        )
-                    id_, next_id = next_id, next_id + 1
-                token = dataclasses.replace(token, id=id_)
-        else:
-            raise InvalidInput(f"added token {entry!r} must be a string or an AddedToken")
-        out.pop(token.content, None)
-        out[token.content] = token
-    return tuple(out.values())
-
-
-# ---- saving: the writers live in formats/, a layer above this one ------------------------------
-_WRITERS: dict[str, Any] = {}
-
-
-# Where the normalisers of `sandboxed` tokenisers run: here (None), or through a runner a server
-# installs (its sandbox: a child process with hard limits). The pipeline's one seam for it.
-NormalizerRunner = Callable[[Any, NormalizedString], NormalizedString]
-_NORMALIZER_RUNNER: list[NormalizerRunner | None] = [None]
+# ---- the two seams: where a server runs untrusted normalisers, and saving -----------------------
+# The runner of the tokenisers marked `sandboxed` that have no `normalizer_runner` of their own
+# (what a server installed before a tokeniser could carry its runner).
+_SANDBOXED_RUNNER: list[NormalizerRunner | None] = [None]
 
 
 def use_normalizer_runner(runner: NormalizerRunner | None) -> NormalizerRunner | None:
-    """Normalise the text of every tokeniser marked `sandboxed` with `runner(normalizer, ns)`
-    from now on (None: here again); returns the runner it replaces. A server marks the
-    tokenisers read from uploaded files, whose normaliser chains nobody has checked.
+    """Normalise the text of every tokeniser marked `sandboxed` (and without a
+    `normalizer_runner`) with `runner(normalizer, ns)` from now on (None: here again); returns
+    the runner it replaces. A server marks the tokenisers read from uploaded files, whose
+    normaliser chains nobody has checked; one tokeniser's own runner is `normalizer_runner`.
 
     >>> from tokenizers_core.normalizers import Lowercase
     >>> from tokenizers_core.models.wordlevel.model import WordLevel
@@ -832,9 +567,17 @@ def use_normalizer_runner(runner: NormalizerRunner | None) -> NormalizerRunner |
     >>> tok.encode("HI").ids
     [0]
     >>> _ = use_normalizer_runner(previous)
+    >>> seen = []  # a tokeniser's own runner, sandboxed or not
+    >>> tok.normalizer_runner = lambda normalizer, ns: seen.append(ns) or normalizer.normalize(ns)
+    >>> tok.encode("HI").ids, len(seen)
+    ([0], 1)
     """
-    previous, _NORMALIZER_RUNNER[0] = _NORMALIZER_RUNNER[0], runner
+    previous, _SANDBOXED_RUNNER[0] = _SANDBOXED_RUNNER[0], runner
     return previous
+
+
+# The writers live in formats/, a layer above this one: it hands them over when imported.
+_WRITERS: dict[str, Any] = {}
 
 
 def use_writers(**writers: Any) -> None:

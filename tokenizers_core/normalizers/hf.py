@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +28,7 @@ import regex
 
 from ..byte_level import to_byte_level
 from ..errors import InvalidInput
+from ..hf_config import from_entry
 from ..hf_regex import compile_hf
 from ..normalized import NormalizedString
 from .aligned import (
@@ -365,24 +367,11 @@ def from_hf_config(config: dict[str, Any] | None) -> Any:
 
     An unknown type or a bad option raises `ValueError` naming the normaliser.
     """
-    if config is None:
-        return None
-    if not isinstance(config, dict) or not isinstance(config.get("type"), str):
-        raise InvalidInput(f'a normalizer config is a JSON object with a "type", not {config!r}')
-    kind = config["type"]
-    if kind not in SUPPORTED:
-        raise InvalidInput(
-            f"normalizer type {kind!r} is not supported (supported: {', '.join(SUPPORTED)})"
-        )
-    try:
-        return _build(kind, config)
-    except ValueError as err:
-        if str(err).startswith(("normalizer ", "bad ")):
-            raise
-        raise InvalidInput(f"bad {kind} normalizer config: {err}") from None
+    return from_entry(config, "normalizer", _BUILDERS)
 
 
 def _build(kind: str, config: dict[str, Any]) -> Any:
+    """The normaliser of type `kind` (one of `SUPPORTED`) its entry describes."""
     if kind in _SIMPLE:
         return _SIMPLE[kind]()
     if kind == "Strip":
@@ -422,3 +411,6 @@ def _build(kind: str, config: dict[str, Any]) -> Any:
     if not isinstance(items, list):
         raise InvalidInput("normalizers must be a list")
     return Sequence([from_hf_config(item) for item in items])
+
+
+_BUILDERS = {kind: functools.partial(_build, kind) for kind in SUPPORTED}

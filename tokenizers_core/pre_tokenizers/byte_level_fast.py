@@ -4,9 +4,9 @@ GPT-2, Llama 3, Qwen and many others are: no normaliser, a regex split (Split(re
 then ByteLevel(use_regex=False), or ByteLevel with its own regex), and a byte-level BPE. There
 every piece is a plain stretch of the text, so a token's offsets are the piece's start plus the
 characters its bytes came from, and a piece seen before has the same tokens again. `Tokenizer`
-uses `pieces_of` and `tokens_of` instead of building a `NormalizedString` per piece when the
+uses `pieces_of` and `encoding_of` instead of building a `NormalizedString` per piece when the
 pipeline is of this shape and nothing is being traced; tests check both ways give the same
-`Encoding`.
+`Encoding` (tests/core/models/test_byte_level_fast.py).
 """
 
 from __future__ import annotations
@@ -14,12 +14,15 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
+from ..encoding import Encoding
 from ..hf_regex import find_spans
 from ..normalized import NormalizedString
 from .basic import HF_BYTE_LEVEL_RE, ByteLevel, Sequence, match_spans, to_byte_level
 
 Splitter = Callable[[str], list[str]]
 Piece = tuple[tuple[Any, ...], tuple[str, ...], tuple[tuple[int, int], ...]]
+
+MAX_PIECES_SEEN = 200_000  # pieces whose tokens a tokenizer keeps (then it forgets them all)
 
 
 def pieces_of(pre_tokenizer: Any) -> Splitter | None:
@@ -72,6 +75,66 @@ def _tiles(compiled: Any, spans: Callable[[str], list[tuple[int, int]]], text: s
         if sum(map(len, parts)) == len(text) and "" not in parts:
             return parts
     return [text[start:end] for start, end in spans(text) if start < end]
+
+
+def encoding_of(
+    model: Any,
+    segments: list[NormalizedString],
+    added: dict[int, int],
+    split: Splitter,
+    seen: dict[str, Piece],
+    type_id: int,
+) -> Encoding | None:
+    """The model's tokens of a text cut at its added tokens: `segments`, of which those whose
+    index is in `added` are added tokens (with the id it gives), each other one split by `split`
+    and each piece tokenised once (`seen`, the caller's: piece -> `tokens_of` it). Offsets are
+    characters of the original text: a piece's own offsets shifted by where the piece starts.
+    None when a segment is not a plain stretch of the text (the general pipeline runs then)."""
+    if not all(seg.is_identity for seg in segments):
+        return None
+    ids: list[int] = []
+    values: list[str] = []
+    offsets: list[tuple[int, int]] = []
+    word_ids: list[int | None] = []
+    word = 0
+    for i, seg in enumerate(segments):
+        if i in added:  # an added token, whole
+            ids.append(added[i])
+            values.append(seg.normalized)
+            offsets.append(seg.span(0, len(seg)))
+            word_ids.append(word)
+            word += 1
+            continue
+        shift = seg.span(0, 0)[0]
+        for piece in split(seg.normalized):  # the pieces tile the segment
+            hit = seen.get(piece)
+            if hit is None:
+                if len(seen) >= MAX_PIECES_SEEN:
+                    seen.clear()
+                hit = seen[piece] = tokens_of(model, piece)
+            p_ids, p_values, p_offsets = hit
+            if len(p_ids) == 1:  # most pieces: one token
+                ids.append(p_ids[0])
+                values.append(p_values[0])
+                offsets.append((shift + p_offsets[0][0], shift + p_offsets[0][1]))
+                word_ids.append(word)
+            else:
+                ids.extend(p_ids)
+                values.extend(p_values)
+                offsets.extend([(shift + a, shift + b) for a, b in p_offsets])
+                word_ids.extend([word] * len(p_ids))
+            shift += len(piece)
+            word += 1
+    n = len(ids)
+    return Encoding(
+        ids=ids,
+        tokens=values,
+        offsets=offsets,
+        word_ids=word_ids,
+        attention_mask=[1] * n,
+        special_tokens_mask=[0] * n,
+        type_ids=[type_id] * n,
+    )
 
 
 def tokens_of(model: Any, piece: str) -> Piece:

@@ -31,6 +31,7 @@ from typing import Any, Callable
 import regex
 
 from ..errors import InvalidInput
+from ..hf_config import from_entry
 from ..hf_regex import char_matches, compile_hf, find_matches
 from ..normalized import NormalizedString
 from ..normalizers.hf import pattern_from_hf
@@ -465,18 +466,4 @@ def from_hf_config(config: dict[str, Any] | None) -> Any:
 
     An unknown type or a bad option raises `ValueError` naming the pre-tokenizer.
     """
-    if config is None:
-        return None
-    if not isinstance(config, dict) or not isinstance(config.get("type"), str):
-        raise InvalidInput(f'a pre_tokenizer config is a JSON object with a "type", not {config!r}')
-    kind = config["type"]
-    if kind not in _BUILDERS:
-        raise InvalidInput(
-            f"pre_tokenizer type {kind!r} is not supported (supported: {', '.join(SUPPORTED)})"
-        )
-    try:
-        return _BUILDERS[kind](config)
-    except ValueError as err:
-        if str(err).startswith(("pre_tokenizer ", "bad ")):
-            raise
-        raise InvalidInput(f"bad {kind} pre_tokenizer config: {err}") from None
+    return from_entry(config, "pre_tokenizer", _BUILDERS)

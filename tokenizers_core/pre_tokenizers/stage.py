@@ -1,0 +1,139 @@
+"""Stage 2 as the pipeline runs it, and the pieces handed to the model.
+
+`split_pieces`: the pieces a text's segments are split into, the added tokens among them left
+whole, and one trace step per pre-tokenizer (each member of a Sequence its own when the encode
+is traced). `into_encoding`: the model's tokens of each piece, as one `Encoding` whose offsets
+are characters of the original text (Hugging Face's `PreTokenizedString::tokenize` and
+`into_encoding`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..encoding import Encoding
+from ..normalized import NormalizedString
+from ..pipeline_steps import ModelStep, pre_tokenize_step
+from ..steps import Trace, describe
+
+# {index of a segment or piece that is an added token: its id}
+Added = dict[int, int]
+
+
+def members(component: Any, attribute: str) -> list[Any]:
+    """The stages a component runs: the members of a Sequence (nested ones flattened), else
+    the component itself; none for a missing one."""
+    if component is None:
+        return []
+    inner = getattr(component, attribute, None)
+    if type(component).__name__ == "Sequence" and isinstance(inner, (list, tuple)):
+        return [m for member in inner for m in members(member, attribute)]
+    return [component]
+
+
+def unzip(
+    parts: list[tuple[NormalizedString, int | None]],
+) -> tuple[list[NormalizedString], Added]:
+    """[(piece, id or None), ...] -> ([piece, ...], {index: id of each added token})."""
+    return [p for p, _ in parts], {i: id_ for i, (_, id_) in enumerate(parts) if id_ is not None}
+
+
+def split_pieces(
+    pre_tokenizer: Any, pieces: list[NormalizedString], added: Added, trace: Trace | None
+) -> tuple[list[NormalizedString], Added]:
+    """`pieces` split by `pre_tokenizer`, and {index of a piece that is an added token: its id}
+    (an added token is already a whole token, which the pre-tokenizer does not touch)."""
+    steps = (
+        members(pre_tokenizer, "pre_tokenizers")
+        if trace is not None
+        else ([pre_tokenizer] if pre_tokenizer is not None else [])
+    )
+    for member in steps:
+        if not added:  # the common case: no added token
+            pieces = [part for piece in pieces for part in member.split(piece)]
+        else:
+            pieces, added = unzip(
+                [
+                    part
+                    for i, piece in enumerate(pieces)
+                    for part in (
+                        [(piece, added[i])]
+                        if i in added
+                        else [(p, None) for p in member.split(piece)]
+                    )
+                ]
+            )
+        if trace is not None:
+            trace.append(pre_tokenize_step(pieces, describe(member)))
+    if not steps and trace is not None:
+        trace.append(pre_tokenize_step(pieces, describe(None)))
+    return pieces, added
+
+
+def into_encoding(
+    model: Any,
+    pieces: list[NormalizedString],
+    added: Added,
+    type_id: int,
+    local_ids: dict[str, int],
+    trace: Trace | None,
+) -> Encoding:
+    """The model's tokens of `pieces` (those in `added` are added tokens, one token each) as an
+    `Encoding`, filled array by array (a text of 1 MB makes a quarter of a million tokens). A
+    model of rules gives no ids: they are given by first appearance, in `local_ids` (one per
+    encode, shared by a pair's two sequences)."""
+    ids: list[int | None] = []
+    values: list[str] = []
+    offsets: list[tuple[int, int]] = []
+    word_ids: list[int | None] = []
+    tokenize = model.tokenize
+    for word_id, piece in enumerate(pieces):
+        if word_id in added:
+            # An added token: its matched text (with any stripped spaces), as one token.
+            ids.append(added[word_id])
+            values.append(piece.normalized)
+            offsets.append(piece.span(0, len(piece)))
+            word_ids.append(word_id)
+            continue
+        tokens = tokenize(piece.normalized)
+        # The model reports positions in the piece; the piece maps them to the original
+        # text, through every normalisation and pre-tokenisation change.
+        if len(tokens) == 1:  # the most common case: a whole word
+            value, id_, start, end = tokens[0]
+            ids.append(id_)
+            values.append(value)
+            offsets.append(piece.span(start, end))
+            word_ids.append(word_id)
+            continue
+        if piece.is_identity:  # a plain shift
+            shift = piece.span(0, 0)[0]
+            offsets.extend([(shift + start, shift + end) for _, _, start, end in tokens])
+        else:
+            span = piece.span
+            offsets.extend([span(start, end) for _, _, start, end in tokens])
+        ids.extend([id_ for _, id_, _, _ in tokens])
+        values.extend([value for value, _, _, _ in tokens])
+        word_ids.extend([word_id] * len(tokens))
+    if trace is not None:
+        trace.append(
+            ModelStep(
+                tokens=tuple(
+                    zip(values, ids, (s for s, _ in offsets), (e for _, e in offsets), word_ids)
+                ),
+                model=describe(model),
+            )
+        )
+    if None in ids:  # rule tokenisers: ids by first appearance, per encode
+        ids = [
+            local_ids.setdefault(v, len(local_ids)) if i is None else i for i, v in zip(ids, values)
+        ]
+    n = len(ids)
+    return Encoding(
+        ids=ids,  # type: ignore[arg-type]
+        tokens=values,
+        offsets=offsets,
+        word_ids=word_ids,
+        attention_mask=[1] * n,
+        special_tokens_mask=[0] * n,
+        type_ids=[type_id] * n,
+    )
