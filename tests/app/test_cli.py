@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import tokenizers_core as tc
+from tests.servers import run_uvicorn
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.implementations.stepping import training_run
 
@@ -369,35 +370,15 @@ def test_ctrl_c_exits_130_quietly_and_a_closed_pipe_quietly():
 
 @pytest.mark.heavy
 def test_serve_runs_the_app_from_any_directory(tmp_path):
-    import socket
-    import time
     import urllib.request
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = subprocess.Popen(
-        [str(SCRIPT), "serve", "--port", str(port), "--db", str(tmp_path / "store.sqlite3")],
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                page = urllib.request.urlopen(f"http://127.0.0.1:{port}/?text=hi", timeout=5)
-                break
-            except OSError:
-                assert server.poll() is None and time.monotonic() < deadline, "no server"
-                time.sleep(0.2)
+    command = [str(SCRIPT), "serve", "--db", str(tmp_path / "store.sqlite3")]
+    with run_uvicorn(command=command, cwd=tmp_path, stdout=subprocess.DEVNULL) as server:
+        page = urllib.request.urlopen(f"{server.url}/?text=hi", timeout=5)
         assert page.status == 200 and b'src="/static/htmx.min.js"' in page.read()
-        css = urllib.request.urlopen(f"http://127.0.0.1:{port}/static/app.css", timeout=5)
+        css = urllib.request.urlopen(f"{server.url}/static/app.css", timeout=5)
         assert css.status == 200 and css.headers["content-type"].startswith("text/css")
         assert (tmp_path / "store.sqlite3").exists()
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def test_a_bug_is_still_one_line(monkeypatch, capsys):
