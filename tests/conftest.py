@@ -15,6 +15,9 @@ import pytest
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
+# the PostgreSQL fixtures (`pg_server`, `pg_url`) for every test that asks for them by name
+pytest_plugins = ["tests.postgres"]
+
 # FastAPI's TestClient sends `Host: testserver`, and the server answers only the hosts it is
 # configured for (app/security.py, `HostCheck`: 127.0.0.1, localhost, [::1] and what
 # TOKVIS_ALLOWED_HOSTS adds). Set here, at import, before any test imports the app: `Settings`

@@ -24,7 +24,6 @@ from job_helpers import running, until
 from test_jobs_server import call
 
 from app.jobs.store import JobStore
-from tests.postgres import pg_server, pg_url  # noqa: F401
 from tests.servers import free_port, kill_group, start_uvicorn
 
 pytestmark = pytest.mark.slow
