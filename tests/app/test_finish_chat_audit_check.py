@@ -10,6 +10,8 @@ import re
 
 import pytest
 
+from tests.students import student_minbpe
+
 XSS = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 BOS_TEMPLATE = "{{ bos_token }}{% for m in messages %}{{ m['content'] }}{% endfor %}"
 
@@ -176,38 +178,6 @@ def test_hostile_tokenizer_name_is_text_in_the_oob_section(client):
 
 
 # ---- /check (item 7) ---------------------------------------------------------------------------
-def minbpe_train(text: str, merges: int) -> list[list[int]]:
-    """karpathy/minbpe's RegexTokenizer.train with GPT-4's pattern: the whole text as one
-    sequence (`regex.findall(pattern, text)`, then every chunk's pairs counted together), the
-    pair seen first winning a tie (`max(stats, key=stats.get)`); its merges as id pairs."""
-    import regex
-
-    from tokenizers_core.pre_tokenizers import PRESETS
-
-    chunks = [list(c.encode()) for c in regex.findall(PRESETS["cl100k"], text)]
-    out = []
-    for i in range(merges):
-        stats: dict = {}
-        for ids in chunks:
-            for pair in zip(ids, ids[1:]):
-                stats[pair] = stats.get(pair, 0) + 1
-        pair = max(stats, key=stats.get)
-        merged = []
-        for ids in chunks:
-            new, j = [], 0
-            while j < len(ids):
-                if ids[j : j + 2] == list(pair):
-                    new.append(256 + i)
-                    j += 2
-                else:
-                    new.append(ids[j])
-                    j += 1
-            merged.append(new)
-        chunks = merged
-        out.append(list(pair))
-    return out
-
-
 def multi_line_corpus() -> str:
     from tokenizers_core.corpora import load_corpus
 
@@ -237,7 +207,7 @@ def test_a_minbpe_file_on_a_multi_line_corpus_gets_one_consistent_report(client)
     reading, the merge that holds the line end, and the minbpe replay reaches exactly the merge
     before it."""
     corpus = multi_line_corpus()
-    merges = minbpe_train(corpus, 150)
+    merges = student_minbpe(corpus, "cl100k", 150)
     same = api_check(client, corpus, merges, "minbpe")
     assert same["first_divergence"] is None and "All 150 merges" in same["explanation"]
     assert "one text" in same["state"]["reads"]
@@ -256,7 +226,7 @@ def test_the_minbpe_replay_reaches_as_far_as_the_minbpe_check(client):
     (it stopped 20 past the divergence) where the check under minbpe's conventions said
     "identical, all 44": both now say all of them."""
     corpus = multi_line_corpus().replace("\n", " ")
-    merges = minbpe_train(corpus, 44)
+    merges = student_minbpe(corpus, "cl100k", 44)
     assert api_check(client, corpus, merges, "minbpe")["first_divergence"] is None
     hf = api_check(client, corpus, merges, "hf")
     assert hf["first_divergence"] is not None and hf["first_divergence"] + 20 < 44
@@ -266,7 +236,7 @@ def test_the_minbpe_replay_reaches_as_far_as_the_minbpe_check(client):
 
 def test_the_check_page_names_the_convention_it_read_the_corpus_by(client):
     corpus = multi_line_corpus()
-    theirs = "\n".join(f"{a} {b}" for a, b in minbpe_train(corpus, 20))
+    theirs = "\n".join(f"{a} {b}" for a, b in student_minbpe(corpus, "cl100k", 20))
     form = {
         "algorithm": "byte_bpe",
         "vocab_size": "276",
