@@ -135,8 +135,8 @@ def test_a_corpus_pasted_in_a_step_view_is_named_by_its_first_words(client):
     assert "Colourless green ideas sleep" in row
 
 
-def test_corpora_confirms_what_was_stored(client):
-    r = client.post("/corpora", data={"text": "one two three\nfour", "name": "my notes"})
+def test_corpora_confirms_what_was_stored(store_client):
+    r = store_client.post("/corpora", data={"text": "one two three\nfour", "name": "my notes"})
     assert r.status_code == 200
     words = _text(r.text)
     assert "Stored “my notes”" in words

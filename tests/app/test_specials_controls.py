@@ -119,14 +119,16 @@ def test_llama3_adds_begin_of_text(client, llama3):
         ("botchan_en_unigram_1000", "spm.model", None),
     ],
 )
-def test_uploaded_files_follow_their_own_post_processor(client, tmp_path, source, filename, adds):
+def test_uploaded_files_follow_their_own_post_processor(
+    store_client, tmp_path, source, filename, adds
+):
     import tokenizers_core as tc
 
     path = tmp_path / filename
     tc.load(source).save(str(path))
-    r = client.post("/api/tokenizers", files={"file": (filename, path.read_bytes())})
+    r = store_client.post("/api/tokenizers", files={"file": (filename, path.read_bytes())})
     assert r.status_code == 201, r.text
-    body = page(client, "hi there", r.json()["tokenizer"]).text
+    body = page(store_client, "hi there", r.json()["tokenizer"]).text
     if adds:
         assert by_testid(body, "bos-what") == adds
     else:

@@ -191,11 +191,13 @@ def test_the_bundled_tekken_is_read_by_the_same_reader():
     assert isinstance(tok, tekken.TekkenTokenizer) and tok.version == "v3"
 
 
-def test_an_uploaded_tekken_file_encodes_as_mistral_common(client):
-    r = client.post("/api/tokenizers", files={"file": ("tekken.json", as_bytes(tekken_file()))})
+def test_an_uploaded_tekken_file_encodes_as_mistral_common(store_client):
+    r = store_client.post(
+        "/api/tokenizers", files={"file": ("tekken.json", as_bytes(tekken_file()))}
+    )
     assert r.status_code == 201, r.text
     assert r.json()["format"] == "tekken"
     text = TEXTS[1]
-    enc = client.post("/api/encode", json={"tokenizer": r.json()["tokenizer"], "text": text})
+    enc = store_client.post("/api/encode", json={"tokenizer": r.json()["tokenizer"], "text": text})
     assert enc.status_code == 200, enc.text
     assert enc.json()["ids"] == reference(text)
