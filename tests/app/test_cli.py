@@ -412,3 +412,31 @@ def test_allow_special_reads_typed_special_tokens_for_every_kind(name, typed, sp
     plain = json.loads(tokvis("encode", "-t", name, "--json", "--no-special", typed).stdout)
     parsed = json.loads(tokvis("encode", "-t", name, "--json", "--allow-special", typed).stdout)
     assert parsed["tokens"].count(special) == plain["tokens"].count(special) + 1
+
+
+# ---- labels and colours -----------------------------------------------------------------------
+def test_cli_compare_labels_a_file_by_its_name(tmp_path, capsys):
+    from app.cli import main
+
+    path = tmp_path / "deep" / "dir" / "mine.json"
+    path.parent.mkdir(parents=True)
+    tc.load("bert-base-uncased").save(str(path))
+    assert main(["compare", "--no-color", "-t", str(path), "-t", "char", "hi there"]) == 0
+    out = capsys.readouterr().out
+    assert str(tmp_path) not in out
+    assert out.splitlines()[1].split()[0] == "mine.json" and "\nmine.json:" in out
+
+
+def test_cli_no_color_still_marks_unknown_tokens(capsys):
+    from app.cli import main
+
+    assert main(["encode", "--no-color", "-t", "bert-base-uncased", "a ☃ b"]) == 0
+    out = capsys.readouterr().out
+    assert "[UNK ☃]" in out
+
+
+def test_cli_colour_marks_unknown_tokens_too(capsys):
+    from app.cli import main
+
+    assert main(["encode", "--color", "-t", "bert-base-uncased", "a ☃ b"]) == 0
+    assert "[UNK ☃]" in capsys.readouterr().out
