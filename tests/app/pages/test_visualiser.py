@@ -1,5 +1,7 @@
 """/, the visualiser: a text over the length limit is cut and its start still tokenised, one of a
-thing is singular on every page, and an alias is shown by its real name in every picker."""
+thing is singular on every page, an alias is shown by its real name in every picker, a long paste
+is POSTed (a text that fits a URL keeps its permalink), and the note under decode(ids) says what
+actually happened."""
 
 from __future__ import annotations
 
@@ -7,6 +9,9 @@ import re
 from html import unescape
 
 import pytest
+
+import tokenizers_core as tc
+from app.roundtrip import round_trip_notes
 
 
 def _text(html: str) -> str:
@@ -84,3 +89,170 @@ def test_an_alias_is_its_bundled_entry_in_every_picker(client, url):
     o200k_harmony, an encoding loaded by name but not listed: it is named as that."""
     r = client.get(url)
     assert r.status_code == 200 and "Trained: gpt" not in r.text
+
+
+LONG_CJK = "東京都の天気は晴れです。" * 1600  # 19,200 characters, ~58 KB of UTF-8
+
+
+def test_a_long_cjk_text_is_tokenised_from_a_post(client):
+    r = client.post(
+        "/", data={"text": LONG_CJK, "tokenizer": "cl100k_base"}, headers={"HX-Request": "true"}
+    )
+    assert r.status_code == 200, r.text[:300]
+    count = int(re.search(r'data-testid="token-count">([\d,]+)<', r.text).group(1).replace(",", ""))
+    assert count > 10_000
+    assert r.headers["HX-Push-Url"] == "/?tokenizer=cl100k_base"
+    assert "too long for a link" in r.text
+
+
+def test_a_short_text_posted_keeps_its_permalink(client):
+    r = client.post(
+        "/",
+        data={"text": "Hello world", "tokenizer": "word", "ids": "true"},
+        headers={"HX-Request": "true"},
+    )
+    assert r.status_code == 200
+    assert r.headers["HX-Push-Url"] == "/?text=Hello+world&tokenizer=word&ids=true"
+    assert "too long for a link" not in r.text
+
+
+def test_posting_without_javascript_renders_the_whole_page(client):
+    r = client.post("/", data={"text": "a b", "tokenizer": "char"})
+    assert r.status_code == 200 and 'id="vis-form"' in r.text and 'method="post"' in r.text
+
+
+def test_over_the_limit_is_a_message_not_a_crash(client):
+    r = client.post(
+        "/", data={"text": "x" * 20_001, "tokenizer": "char"}, headers={"HX-Request": "true"}
+    )
+    assert r.status_code == 200 and "takes at most 20,000 characters" in r.text
+
+
+def test_a_long_text_draws_its_first_chips_and_counts_all(client):
+    from app.services.visualiser import MAX_CHIPS
+
+    text = "The cat sat on the mat. " * 800  # 19,200 characters, 5,600 tokens
+    r = client.post("/", data={"text": text, "tokenizer": "word"}, headers={"HX-Request": "true"})
+    assert r.status_code == 200
+    assert 'data-testid="token-count">5,600<' in r.text
+    assert r.text.count('class="chip ') == MAX_CHIPS < 5600
+    assert f"The first {MAX_CHIPS:,} of 5,600 tokens are drawn" in r.text
+    assert len(r.text.split('data-testid="ids">')[1].split("<")[0].split()) == 5600
+
+
+def test_a_long_text_gets_a_permalink_through_the_store(client):
+    r = client.post(
+        "/permalink",
+        data={"text": LONG_CJK, "tokenizer": "o200k_base", "ids": "true"},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303
+    url = r.headers["location"]
+    assert url.startswith("/?stored=") and "tokenizer=o200k_base" in url and "ids=true" in url
+    page = client.get(url, headers={"HX-Request": "true"})
+    assert page.status_code == 200 and "no-permalink" not in page.text
+    assert page.headers["HX-Push-Url"] == url
+    assert f'data-testid="char-count">{len(LONG_CJK):,}<' in page.text
+    htmx = client.post(
+        "/permalink",
+        data={"text": LONG_CJK, "tokenizer": "o200k_base", "ids": "true"},
+        headers={"HX-Request": "true"},
+    )
+    assert htmx.status_code == 204 and htmx.headers["HX-Redirect"] == url
+
+
+def test_an_unknown_stored_text_is_a_message(client):
+    r = client.get("/", params={"stored": "0" * 64})
+    assert r.status_code == 404 and "no stored text" in r.text
+    assert client.get("/", params={"stored": "nope"}).status_code == 404
+
+
+def notes(name: str, text: str, **kw) -> list[str]:
+    tok = tc.load(name)
+    enc = tok.encode(text, **kw)
+    return round_trip_notes(tok, text, enc, tok.decode(enc.ids))
+
+
+def test_exact_round_trip_has_no_note():
+    assert notes("cl100k_base", "Hello, 東京 👍") == []
+
+
+def test_special_tokens_read_from_the_text_come_back():
+    assert notes("cl100k_base", "Hi <|endoftext|> there", allowed_special="all") == []
+
+
+def test_special_tokens_the_post_processor_added_are_named_and_nothing_else():
+    said = notes("bert-base-uncased", "hello world")
+    assert said == ["decode keeps the special tokens “[CLS]”, “[SEP]” the post-processor added."]
+
+
+def test_special_tokens_left_out_by_decode_are_named_and_nothing_is_said_of_normalising():
+    from app.roundtrip import round_trip_notes
+
+    tok = tc.load("cl100k_base")
+    text = "Hi <|endoftext|> there"
+    enc = tok.encode(text, allowed_special="all")
+    said = round_trip_notes(tok, text, enc, tok.decode(enc.ids, skip_special_tokens=True))
+    assert len(said) == 1 and "<|endoftext|>" in said[0] and "left out" in said[0]
+    assert "normalis" not in said[0]
+
+
+def test_unknowns_and_the_normaliser_are_told_apart():
+    said = notes("bert-base-uncased", "Café ☃ ok")
+    assert any("unknown token ([UNK]) stood for “☃”" in n for n in said)
+    assert any("“Café” became “cafe”" in n for n in said)
+
+
+def test_sentencepiece_unknown_and_spaces():
+    said = notes("botchan_en_unigram_1000", "Hi  ☃ ok")
+    assert any("<unk>" in n or "unknown" in n for n in said)
+
+
+def test_the_page_shows_the_notes(client):
+    """The visualiser decodes as decode does by default: special tokens kept."""
+    r = client.get(
+        "/",
+        params={"text": "Hi <|endoftext|> there", "tokenizer": "cl100k_base", "special": "true"},
+    )
+    assert "(round trip exact)" in r.text and "left out" not in r.text
+    assert "Hi·&lt;|endoftext|&gt;·there" in r.text.split('data-testid="decoded"')[1]
+    r = client.get("/", params={"text": "hello ☃", "tokenizer": "bert-base-uncased"})
+    assert "1 unknown token ([UNK]) stood for “☃”" in r.text
+
+
+def test_the_decoder_joining_tokens_its_own_way_is_said_after_the_post_processor():
+    """BERT's WordPiece decoder joins "a , b" as "a, b"; [CLS] and [SEP] are named apart."""
+    said = notes("bert-base-uncased", "a , b")
+    assert said == [
+        "decode keeps the special tokens “[CLS]”, “[SEP]” the post-processor added.",
+        "the decoder joins the tokens its own way: “a·,·b” comes back as “a,·b”.",
+    ]
+
+
+def test_characters_in_no_token_are_named():
+    from tokenizers_core.models.wordlevel.model import WordLevel
+    from tokenizers_core.pipeline import Tokenizer
+    from tokenizers_core.pre_tokenizers.hf import Split
+
+    tok = Tokenizer(
+        WordLevel({"a": 0, "b": 1, "[UNK]": 2}, unk_token="[UNK]"),
+        pre_tokenizer=Split(";", "removed"),
+    )
+    enc = tok.encode("a;b")
+    assert round_trip_notes(tok, "a;b", enc, tok.decode(enc.ids)) == [
+        "“;” is in no token: the pre-tokeniser dropped it."
+    ]
+
+
+def test_whitespace_the_normaliser_rewrote_is_named():
+    said = notes("botchan_en_unigram_1000", "Hi  there")
+    assert any(n.startswith("the normaliser rewrote the whitespace") for n in said), said
+
+
+def test_an_unexplained_difference_says_where_it_starts():
+    """Only whitespace differs, and not by the normaliser's doing: where it starts is said."""
+    tok = tc.load("cl100k_base")
+    enc = tok.encode("Hello world")
+    assert round_trip_notes(tok, "Hello world", enc, "Hello  world") == [
+        "decode gives “Hello··world” where the input has “Hello·world”."
+    ]

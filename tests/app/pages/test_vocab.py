@@ -1,4 +1,5 @@
-"""The vocabulary browser (issue 13, item 15)."""
+"""/vocab, the vocabulary browser: a tokenizer's entries searched, paged and shown with their
+detail, the uploaded ones browsed like the bundled."""
 
 from __future__ import annotations
 
