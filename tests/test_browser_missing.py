@@ -27,7 +27,7 @@ def run_browser_tests(**env: str) -> subprocess.CompletedProcess:
             "-p",
             "no:cacheprovider",
             "tests/browser/test_layout_browser.py",
-            "tests/app/test_docs_offline.py",
+            "tests/app/pages/test_docs.py",
         ],
         cwd=ROOT,
         env=environ,

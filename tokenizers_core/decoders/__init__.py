@@ -4,7 +4,7 @@ Hugging Face's decoders work as a chain: each one maps the list of tokens to a n
 (`decode_chain(tokens) -> list[str]`), a `Sequence` passes the list from one to the next, and
 `decode(tokens)` joins what the chain leaves. Every decoder here has both, and `describe()`.
 They behave as `tokenizers` 0.23.3's `decoders` module (read from its Rust source,
-`src/decoders/*.rs`, and checked against it in tests/core/test_hf_decoders.py):
+`src/decoders/*.rs`, and checked against it in tests/core/pipeline/test_hf_decoders.py):
 
 >>> Sequence([Replace("▁", " "), ByteFallback(), Fuse(), Strip(" ", 1, 0)]).decode(
 ...     ["▁Hello", "▁w", "<0xC3>", "<0xB6>", "rld"])

@@ -169,7 +169,7 @@ def _wrap(
 def _wrapped(encoding: Encoding, before: Encoding, after: Encoding, type_id: int) -> Encoding:
     """`before + encoding + after`, the sequence taking `type_id`: what a template such as
     "[CLS] $A [SEP]" makes of one sequence without overflowing windows (`post_process` checks
-    it equals the general path in tests/core/test_hf_processors.py)."""
+    it equals the general path in tests/core/pipeline/test_hf_processors.py)."""
     n = len(encoding.ids)
     return Encoding(
         ids=before.ids + encoding.ids + after.ids,

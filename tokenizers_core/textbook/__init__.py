@@ -12,7 +12,7 @@ engine in `models/`:
     unigram_em       E-step (forward-backward), M-step, prune
 
 They are slow on purpose (each step recounts or rescans everything): for small corpora and
-the checker's replays, which cap them. tests/core/test_textbook.py proves each equal to its
+the checker's replays, which cap them. tests/core/models/test_textbook.py proves each equal to its
 fast engine step by step. The classic mistakes of `checker` are keyword switches on them.
 
 Each module owns the code a view shows: `CODE` (the source lines of its generator) and

@@ -8,7 +8,7 @@ one `BpeEncodeStep` per merge as the fast engine does. `rank(left, right)` is th
 `initial_parts`): `model.rank` of a loaded or trained `BPE`, or
 `lambda a, b: ranks.get((a, b))` for a dict of merges. The fast engines, `BPE.encode_steps` in
 `models/bpe/model.py` and `HFBpe.encode_steps` in `models/bpe/hf.py`, are proven equal to it step by
-step by tests/core/test_textbook.py.
+step by tests/core/models/test_textbook.py.
 
 With a `vocab` the word is first spelled as Hugging Face spells it: a character the vocabulary
 lacks becomes its UTF-8 bytes as `<0xE6>` pieces (`byte_fallback`), or the `unk_token`, or

@@ -7,7 +7,7 @@ order: the highest count wins; on a tie the smallest (id(left), id(right)), ids 
 special tokens, then to the alphabet in code-point order, then to merged symbols in creation
 order (Hugging Face's BpeTrainer; docs/ARCHITECTURE.md). The fast engine, `models/bpe/trainer.py`'s
 `BpeTrainer` (incremental counts, a heap), is proven equal to it step by step, every field of
-every `BpeMergeStep`, by tests/core/test_textbook.py.
+every `BpeMergeStep`, by tests/core/models/test_textbook.py.
 
 It is slow on purpose: each merge recounts the whole table. Use it on small corpora (the
 checker caps its replays). It covers the "bpe" and "byte_bpe" variants (give the word table

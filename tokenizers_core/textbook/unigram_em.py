@@ -13,7 +13,7 @@
 This is sentencepiece's `unigram_model_trainer.cc` (`RunEStep`, `RunMStep`, `PruneSentencePieces`,
 `FinalizeSentencePieces`), as the fast engine, `UnigramTrainer` in `models/unigram/trainer.py`,
 runs it; that engine is proven equal to it round by round (every `UnigramRoundStep` field; the
-likelihoods and losses to rounding) by tests/core/test_textbook.py. It starts where the fast
+likelihoods and losses to rounding) by tests/core/models/test_textbook.py. It starts where the fast
 engine's seeding ends: `words` are the normalised words with their counts ("▁low": 5) and
 `seed` the seed pieces with their log-probabilities, the characters first (the trainer's
 `words`, `freqs`, `pieces` and `logp` after round 0). It does not cover the seeding

@@ -12,7 +12,7 @@ kUnkPenalty); sums are rounded to 32-bit floats as sentencepiece's C++ rounds th
 (`src/unigram_model.cc`, `Lattice::Viterbi`). It yields one `ViterbiStep` per end position, then one
 `ViterbiBacktrackStep` per piece of the best path, as the fast engine, `Unigram.viterbi_steps` (and
 `Unigram.encode_spans`, its trie walk) in `models/unigram/model.py`, is proven to do by
-tests/core/test_textbook.py. `pieces` are (piece, score) in id order and `types` their sentencepiece
+tests/core/models/test_textbook.py. `pieces` are (piece, score) by id, `types` their sentencepiece
 types (by default "<unk>" is the unknown piece, every other a normal one); only normal pieces are
 matched: it does not cover user-defined pieces (scored by length), nor byte fallback, which
 sentencepiece applies after the search. Slow on purpose: every start is tried for every end (no

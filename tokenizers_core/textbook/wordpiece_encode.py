@@ -7,7 +7,7 @@ word becomes the unknown token; a word longer than `max_input_chars_per_word` is
 token without a probe. This is BERT's `WordpieceTokenizer.tokenize` (google-research/bert,
 `tokenization.py`) and Hugging Face's `models.WordPiece`, one `WordPieceProbeStep` a probe. The
 fast engine, `WordPiece.probes` / `WordPiece.tokenize` in `models/wordpiece/model.py`, is proven
-equal to it step by step by tests/core/test_textbook.py. Slow only in that it builds a step
+equal to it step by step by tests/core/models/test_textbook.py. Slow only in that it builds a step
 per probe; it covers everything the fast engine does.
 
 >>> vocab = {"[UNK]", "un", "##aff", "##able"}

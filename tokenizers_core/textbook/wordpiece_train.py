@@ -10,7 +10,7 @@ special tokens, then to the starting symbols in code-point order, then to new sy
 creation order (docs/ARCHITECTURE.md). This is the recipe of Hugging Face's course (chapter
 6, "WordPiece tokenization") with the tie-break stated. The fast engine, `WordPieceTrainer` in
 `models/wordpiece/trainer.py` (incremental counts, a bounded-staleness heap), is proven equal to
-it step by step, every field of every `WordPieceMergeStep`, by tests/core/test_textbook.py.
+it step by step, every field of every `WordPieceMergeStep`, by tests/core/models/test_textbook.py.
 
 Slow on purpose (a full recount per merge): for small corpora; the checker caps its replays.
 The classic mistake is a switch: `score="count"` lets the most frequent pair win, as BPE does.

@@ -18,8 +18,8 @@
 >>> t.model().get_vocab_size()
 16
 
-How it follows sentencepiece 0.2.3 (tests/core/test_unigram_tiny_corpora.py trains both on tiny
-corpora, where every tie shows): the seed is the nodes of its suffix tree (`_seed_vocabulary`),
+How it follows sentencepiece 0.2.3 (tests/core/models/test_unigram_tiny_corpora.py trains both on
+tiny corpora, where every tie shows): the seed is the nodes of its suffix tree (`_seed_vocabulary`),
 counted per distinct word for speed; the pieces keep its order, which breaks ties in pruning;
 an uncovered character's node counts for the first piece, as its trainer gives the unknown
 piece id 0; a round stops right after pruning reaches 1.1 x the target, and pieces on no best
