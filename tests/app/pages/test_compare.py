@@ -1,12 +1,18 @@
-"""/compare, tokenizers side by side: the results come first, each chosen column is a chip whose
-link drops it, and every column lists the same metrics (the browser half is in
-tests/browser/test_finish_layouts_browser.py)."""
+"""/compare, tokenizers side by side, and its JSON endpoint: columns with their metrics and marks,
+a fragment and a permalink, a trained column a placeholder until it is trained; the results come
+first, each chosen column is a chip whose link drops it, and every column lists the same metrics
+(the browser half is in tests/browser/test_finish_layouts_browser.py)."""
 
 from __future__ import annotations
 
 import re
 from html import unescape
 from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from app.services.compare import MAX_COLUMNS
+from tokenizers_core import pretrained
 
 XSS = '<script>alert(1)</script> "quoted" <img src=x onerror=alert(2)>'
 
@@ -77,3 +83,139 @@ def test_every_compare_column_lists_the_same_metrics_in_the_same_order(client):
 def test_a_hostile_column_name_is_text_in_the_chips(client):
     r = client.get("/compare", params={"text": "x", "col": ["word", XSS]})
     assert "<script>alert(1)" not in r.text and "<img src=x" not in r.text
+
+
+SMALL = (
+    "low low low low low lower lower newest newest newest newest newest newest "
+    "widest widest widest\n"
+) * 3
+
+
+@pytest.fixture(scope="module")
+def small_corpus(client) -> str:
+    return client.post("/api/corpora", json={"text": SMALL}).json()["sha256"]
+
+
+def metric(html: str, name: str) -> list[int]:
+    return [int(v) for v in re.findall(rf'data-metric="{name}">(\d+)<', html)]
+
+
+def test_compare_bundled_columns_with_metrics_and_marks(client):
+    r = client.get(
+        "/compare", params={"text": "Dr. Who left.", "col": ["word", "char", "sentence"], "ref": 0}
+    )
+    assert r.status_code == 200
+    # word: Dr . Who left . = 5; char: 13; sentence: 1
+    assert metric(r.text, "tokens") == [5, 13, 1]
+    # char cuts inside words where word does not: D, r, W, h, o, l, e, f, t each have a cut
+    # the word tokeniser lacks -> 9 differ; sentence's cuts (0 and 13) are all word cuts
+    assert metric(r.text, "differs") == [9, 0]
+    assert 'class="chip chip-0 differs"' not in r.text.split('data-col="1"')[0]
+
+
+def test_compare_fragment_and_permalink(client):
+    params = {"text": "naïve café", "col": ["word", "char"]}
+    frag = client.get("/compare", params=params, headers={"HX-Request": "true"})
+    assert "<html" not in frag.text and "compare-col" in frag.text
+    full = client.get("/compare", params=params)
+    assert "naïve café</textarea>" in full.text
+
+
+def test_trained_column_is_a_placeholder_then_trains(client, small_corpus):
+    params = {
+        "text": "lowest widest",
+        "col": ["bpe", "word"],
+        "corpus": small_corpus,
+        "vocab": 40,
+        "ref": 1,
+    }
+    page = client.get("/compare", params=params)
+    assert page.status_code == 200 and "/compare/column?" in page.text and "training" in page.text
+    col = client.get("/compare/column", params={**params, "i": 0}, headers={"HX-Request": "true"})
+    assert col.status_code == 200 and metric(col.text, "tokens")
+    # now cached: the page renders the column directly
+    again = client.get("/compare", params=params)
+    assert "/compare/column?" not in again.text and len(metric(again.text, "tokens")) == 2
+
+
+def test_compare_api(client, small_corpus):
+    r = client.get(
+        "/api/compare",
+        params={
+            "text": "lowest",
+            "col": ["bpe", "char"],
+            "corpus": small_corpus,
+            "vocab": 40,
+            "ref": 1,
+        },
+    )
+    assert r.status_code == 200
+    bpe, char = r.json()
+    assert char["tokens"] == list("lowest") and char["differs"] == []
+    assert "".join(t.replace("</w>", "") for t in bpe["tokens"]) == "lowest"
+    assert bpe["metrics"]["tokens"] == len(bpe["tokens"])
+
+
+def test_compare_bad_input(client):
+    r = client.get("/compare", params={"text": "x", "col": ["nope", "word"]})
+    assert r.status_code == 200 and "unknown tokeniser" in r.text  # one column fails, not the page
+    r = client.get("/compare", params={"text": "x", "col": ["word"], "vocab": 0})
+    assert r.status_code == 422 and "vocab size" in r.text
+    r = client.get("/compare", params={"text": "x", "col": ["word"] * (MAX_COLUMNS + 1)})
+    assert r.status_code == 422 and "at most" in r.text
+    r = client.get(
+        "/api/compare", params={"text": "x", "col": ["bpe"], "corpus": "nope", "vocab": 50}
+    )
+    assert r.status_code == 200 and "unknown corpus" in r.json()[0]["error"]
+
+
+def test_columns_wait_for_a_reference_that_is_still_training(client, small_corpus):
+    params = {
+        "text": "lowest newer",
+        "col": ["word", "bpe"],
+        "corpus": small_corpus,
+        "vocab": 45,
+        "ref": 1,
+    }
+    page = client.get("/compare", params=params)
+    # the word column cannot be compared yet: it is a placeholder too, not "differs 0"
+    assert page.text.count("/compare/column?") == 2 and "differs" not in page.text
+    col = client.get("/compare/column", params={**params, "i": 0}, headers={"HX-Request": "true"})
+    assert metric(col.text, "differs") and metric(col.text, "tokens") == [2]
+
+
+def test_compare_fragment_sends_the_column_picker_out_of_band(client):
+    """The Reference dropdown lists exactly the ticked columns after every change (issue 13)."""
+    r = client.get(
+        "/compare",
+        params={"text": "x", "col": ["word", "char", "cl100k_base"], "ref": 2},
+        headers={"HX-Request": "true"},
+    )
+    picker = r.text.split('id="compare-cols"', 1)[1].split("</fieldset>", 1)[0]
+    assert 'hx-swap-oob="true"' in picker
+    assert picker.count("<option") == 3 and '<option value="2" selected>3. cl100k_base' in picker
+    r = client.get(
+        "/compare", params={"text": "x", "col": ["word"], "ref": 2}, headers={"HX-Request": "true"}
+    )
+    assert '<option value="0" selected>1. word' in r.text  # the reference was unticked
+
+
+@pytest.mark.heavy
+def test_compare_form_disables_a_column_past_the_most(client):
+    full = [n for n in pretrained.bundled()][:MAX_COLUMNS]
+    html = client.get("/compare", params={"text": "x", "col": full}).text
+    picker = html.split('id="compare-cols"', 1)[1].split("</fieldset>", 1)[0]
+    assert picker.count(" checked") == MAX_COLUMNS and " disabled" in picker
+    assert "untick one to add another" in picker
+    assert 'data-testid="cols-full" hidden' not in picker
+
+
+def test_chips_show_the_tokens_a_normaliser_made_with_the_text_on_hover(client):
+    """BERT uncased reads "Café Llama" as `cafe`, `ll`, `##ama`: its chips say so (not the
+    input's "Café", "Ll"), and the hover names the characters they came from."""
+    page = client.get("/compare", params={"text": "Café Llama", "col": ["bert-base-uncased"]}).text
+    labels = re.findall(r'<span class="tok">([^<]*)</span>', page)
+    assert labels == ["[CLS]", "cafe", "ll", "ama", "[SEP]"]
+    assert "from the text Café" in page and "from the text Ll" in page
+    visualiser = client.get("/", params={"text": "Café", "tokenizer": "bert-base-uncased"}).text
+    assert '<span class="tok">cafe</span>' in visualiser and "from the text “Café”" in visualiser
