@@ -1,5 +1,5 @@
-"""Issue 27's reproducers against a real uvicorn with one worker (as `make run` serves): each
-ends in a clear 4xx, every `GET /` sent meanwhile is answered, and the server's whole process
+"""Hostile requests (the sandbox's reproducers) against a real uvicorn with one worker (as `make
+run` serves): each ends in a clear 4xx, every `GET /` sent meanwhile is answered, and the server's whole process
 tree (the sandbox's children included, by their proportional set sizes) grows by less than
 500 MB while it runs.
 

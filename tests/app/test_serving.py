@@ -1,4 +1,4 @@
-"""Slow clients (slowloris, issue 27): a connection whose request head (request line and headers)
+"""Slow clients (slowloris): a connection whose request head (request line and headers)
 is not all here within TOKVIS_HEADER_TIMEOUT seconds is closed (app/serving.py), while requests
 that arrive in pieces but in time are answered as before.
 

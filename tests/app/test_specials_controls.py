@@ -1,4 +1,4 @@
-"""Special-token controls and the token budget on the visualiser and compare (issue 21):
+"""Special-token controls and the token budget on the visualiser and compare:
 "add BOS/EOS" (the post-processor, add_special_tokens) for every tokenizer kind, disabled with
 a reason where nothing is added, kept in the permalink; the paste-ids box (ids -> which tokens,
 the text with and without special tokens, an unknown id an error in place); "split at N tokens"

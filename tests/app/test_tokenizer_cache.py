@@ -1,4 +1,4 @@
-"""The parsed uploaded tokenizers are kept by memory, not by count (issue 20, item 4): each is
+"""The parsed uploaded tokenizers are kept by memory, not by count: each is
 weighed by an estimate from its counts, the least recently used goes past the budget
 (TOKVIS_TOKENIZER_CACHE_MB) and is parsed again from the store when asked for; a file past the
 load bounds is refused with a 4xx naming the field."""

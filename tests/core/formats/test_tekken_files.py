@@ -1,4 +1,4 @@
-"""Any Tekken file loads (issue 31, item 15): a small Tekken JSON made as mistral-common's files
+"""Any Tekken file loads: a small Tekken JSON made as mistral-common's files
 are made, read from bytes, from a path and through the upload endpoint, gives the ids
 mistral-common's `Tekkenizer` gives, which is tiktoken over the ranks with the file's pattern,
 every id shifted by the special tokens in front (`Tekkenizer.encode`).
