@@ -1,7 +1,7 @@
 """Hostile requests (the sandbox's reproducers) against a real uvicorn with one worker (as `make
-run` serves): each ends in a clear 4xx, every `GET /` sent meanwhile is answered, and the server's whole process
-tree (the sandbox's children included, by their proportional set sizes) grows by less than
-500 MB while it runs.
+run` serves): each ends in a clear 4xx, every `GET /` sent meanwhile is answered, and the server's
+whole process tree (the sandbox's children included, by their proportional set sizes) grows by less
+than 500 MB while it runs.
 
 Nothing here asserts a duration: a probe or a request that gets no answer in 60 s is a failure,
 which is a hang, not a slow machine. benchmarks/bench_sandbox.py measures the times."""
