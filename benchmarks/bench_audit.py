@@ -22,15 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import tokenizers_core as tc  # noqa: E402
-
-INTEROP = next(
-    (
-        p / "shared" / "data" / "interop"
-        for p in ROOT.parents
-        if (p / "shared" / "data" / "interop").is_dir()
-    ),
-    Path("/work/shared/data/interop"),
-)
+from tests.shared_data import INTEROP  # noqa: E402  (where the shared data is)
 
 
 def tiktoken_round_trip(name: str) -> float:

@@ -18,6 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import tokenizers_core as tc  # noqa: E402
+from tests.shared_data import INTEROP  # noqa: E402  (where the shared data is)
 from tokenizers_core import chat  # noqa: E402
 
 RUNS = int(os.environ.get("BENCH_RUNS", "500"))
@@ -97,9 +98,7 @@ def main() -> None:
 
 def _llama3():
     """Llama 3's tokenizer.json from ../shared/data/interop, or None when it is absent."""
-    path = (
-        Path(__file__).resolve().parents[2] / "shared/data/interop/converted/llama3.tokenizer.json"
-    )
+    path = INTEROP / "converted" / "llama3.tokenizer.json"
     if not path.is_file():
         print(f"{path} is absent: no Llama 3 row", file=sys.stderr)
         return None

@@ -27,17 +27,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import tokenizers_core as tc  # noqa: E402
+from tests.shared_data import INTEROP  # noqa: E402  (where the shared data is)
 from tokenizers_core.corpora import load_corpus  # noqa: E402
 from tokenizers_core.diff import corpus_texts, diff  # noqa: E402
 
-INTEROP = next(
-    (
-        p / "shared" / "data" / "interop"
-        for p in ROOT.parents
-        if (p / "shared" / "data" / "interop").is_dir()
-    ),
-    Path("/work/shared/data/interop"),
-)
 MB = 1_000_000
 
 

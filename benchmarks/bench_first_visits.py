@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_visualiser_page import start_server  # noqa: E402
+from tests.shared_data import INTEROP  # noqa: E402  (where the shared data is)
 
 PAGES = [
     "/",
@@ -73,7 +74,7 @@ PAGES = [
 BUSY = re.compile(
     r'data-testid="(progress|training|job-progress|tokens-loading)"|hx-trigger="[^"]*every'
 )
-LLAMA3 = ROOT.parent / "shared" / "data" / "interop" / "raw" / "llama3" / "tokenizer.model"
+LLAMA3 = INTEROP / "raw" / "llama3" / "tokenizer.model"
 
 
 LAZY = re.compile(r'hx-get="([^"]+)"[^>]*hx-trigger="load"')

@@ -33,6 +33,9 @@ import urllib.parse
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from tests.shared_data import INTEROP  # noqa: E402  (where the shared data is)
+
 HOST = "127.0.0.1"  # loopback only
 
 
@@ -45,7 +48,7 @@ def _text_2kb() -> str:
     return text[start : start + 2048]
 
 
-DEFAULT_IMPORT = ROOT.parent / "shared" / "data" / "interop" / "converted" / "llama3.tokenizer.json"
+DEFAULT_IMPORT = INTEROP / "converted" / "llama3.tokenizer.json"
 
 
 def mix(

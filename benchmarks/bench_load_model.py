@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = [
-    ROOT.parent / "shared" / "data" / "vocab",
-    ROOT.parent / "shared" / "data" / "peer" / "sp",
-]
+sys.path.insert(0, str(ROOT))
+from tests.shared_data import DATA  # noqa: E402  (where the shared data is)
+
+SHARED = [DATA / "vocab", DATA / "peer" / "sp"]
 BUNDLED = [ROOT / "tokenizers_core" / "data", ROOT / "tokenizers_core" / "data" / "vocab"]
 AI21 = Path(
     os.environ.get("AI21_J2_MODEL")

@@ -22,7 +22,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LLAMA3 = ROOT.parent / "shared" / "data" / "interop" / "converted" / "llama3.tokenizer.json"
+sys.path.insert(0, str(ROOT))
+from tests.shared_data import INTEROP  # noqa: E402  (where the shared data is)
+
+LLAMA3 = INTEROP / "converted" / "llama3.tokenizer.json"
 
 _CHILD = """
 import resource, sys, time

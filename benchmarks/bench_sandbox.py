@@ -89,6 +89,9 @@ from bench_hostile_load import UPLOAD_LIMIT, cjk_pairs_file  # noqa: E402
 from bench_load import _free_port, pct  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from tests.shared_data import SHARED  # noqa: E402  (where the shared data is)
+
 HOST = "127.0.0.1"  # loopback only
 STALL_CHECK = 5.0  # seconds a server has to answer GET / after a reproducer
 SLOWLORIS_SOCKETS = 300
@@ -1053,7 +1056,7 @@ def main() -> int:
     parser.add_argument(
         "--shared",
         type=Path,
-        default=ROOT.parent / "shared",
+        default=SHARED,
         help="the folder holding data/ (Llama 3's tokenizer.json, Botchan)",
     )
     parser.add_argument(

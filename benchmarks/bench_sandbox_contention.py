@@ -45,6 +45,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_load import pct  # noqa: E402
 from bench_sandbox import ROOT, Server  # noqa: E402
 
+from tests.shared_data import SHARED  # noqa: E402  (where the shared data is)
+
 HOSTILE_TEMPLATE = (
     "{% for i in range(100000) %}{% for j in range(100000) %}{{ '' }}{% endfor %}{% endfor %}"
 )
@@ -203,7 +205,7 @@ def main() -> int:
     parser.add_argument("--upload", action="store_true", help="item 11: Llama 4 beside CPU hogs")
     parser.add_argument("--hostile", action="store_true", help="item 13: heavy-template loops")
     parser.add_argument("--code", type=Path, default=ROOT, help="the checkout to serve")
-    parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
+    parser.add_argument("--shared", type=Path, default=SHARED)
     parser.add_argument("--hogs", type=int, default=6)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--loops", type=int, default=8)

@@ -21,9 +21,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-LLAMA3 = ROOT.parent / "shared" / "data" / "interop" / "converted" / "llama3.tokenizer.json"
 
 import tokenizers_core as tc  # noqa: E402
+from tests.shared_data import INTEROP  # noqa: E402  (where the shared data is)
+
+LLAMA3 = INTEROP / "converted" / "llama3.tokenizer.json"
 
 
 def best_of(repeat: int, fn) -> float:

@@ -17,8 +17,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import tokenizers_core as tc  # noqa: E402
+from tests.shared_data import INTEROP  # noqa: E402  (where the shared data is)
 
-INTEROP = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "interop"
 PATTERNS = {"llama3": "llama3", "llama4": "o200k"}
 
 

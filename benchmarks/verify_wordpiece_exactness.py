@@ -1,5 +1,5 @@
 """Full-size exactness check (run once, by hand; too slow for the test suite): WordPiece
-training equals the recount-everything textbook loop of tests/core/test_wordpiece_train.py on
+training equals the recount-everything textbook loop of tests/core/models/test_wordpiece_train.py on
 the whole of botchan.txt and every UDHR text, and on the pinned 1 MB English text.
 
     .venv/bin/python benchmarks/verify_wordpiece_exactness.py [botchan_vocab] [udhr_vocab] [1mb_vocab]

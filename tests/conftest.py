@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
+
+# the PostgreSQL fixtures (`pg_server`, `pg_url`) for every test that asks for them by name
+pytest_plugins = ["tests.postgres"]
 
 # FastAPI's TestClient sends `Host: testserver`, and the server answers only the hosts it is
 # configured for (app/security.py, `HostCheck`: 127.0.0.1, localhost, [::1] and what
@@ -188,56 +186,15 @@ def store_client(tmp_path):
         yield c
 
 
-HTTP_PROTOCOL = "app.serving:HeaderTimeoutProtocol"  # uvicorn's --http
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def server_url(data_dir):
     """A real uvicorn serving the app on 127.0.0.1 and a free port, through the protocol that
     closes a connection whose request head is late (as `make run` and `tokvis serve` do)."""
-    port = _free_port()
-    env = {**os.environ, "TOKVIS_DB": str(data_dir / "server.sqlite3")}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "app.main:app",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-            "--http",
-            HTTP_PROTOCOL,
-        ],
-        cwd=ROOT,
-        env=env,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(url + "/api/tokenizers", timeout=2).read()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.2)
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    from tests.servers import HTTP_PROTOCOL, run_uvicorn
+
+    env = {"TOKVIS_DB": str(data_dir / "server.sqlite3")}
+    with run_uvicorn("--http", HTTP_PROTOCOL, env=env, timeout=30) as server:
+        yield server.url
 
 
 @pytest.fixture(scope="session")

@@ -8,9 +8,8 @@ PostgreSQL the tests that ask for it are skipped with one line, except under CI=
 they fail (`.ci/run` installs the package). As root, the server runs as the `postgres` system
 user: PostgreSQL refuses to run as root.
 
-Usage, in a test module:
-
-    from tests.postgres import pg_server, pg_url  # noqa: F401
+A pytest plugin (tests/conftest.py names it in `pytest_plugins`), so a test asks for the
+fixtures by name, with no import:
 
     def test_round_trip(pg_url):
         engine = sqlalchemy.create_engine(pg_url)

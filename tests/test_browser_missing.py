@@ -1,4 +1,4 @@
-"""`make test` on a machine without Chromium (issue 13, item 9): the browser tests are skipped
+"""`make test` on a machine without Chromium: the browser tests are skipped
 with one line saying how to install it; under CI=true a missing browser fails the run."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def run_browser_tests(**env: str) -> subprocess.CompletedProcess:
             "-p",
             "no:cacheprovider",
             "tests/browser/test_layout_browser.py",
-            "tests/app/test_docs_offline.py",
+            "tests/app/pages/test_docs.py",
         ],
         cwd=ROOT,
         env=environ,

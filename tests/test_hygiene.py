@@ -5,6 +5,8 @@
 - A fixed `time.sleep` in a test body (not inside a polling loop) assumes how far a job or a
   server got, which is what flakes on a busy machine: poll with `tests/polling.wait_until`
   instead, or say on the line, after `# sleep:`, why waiting blindly is the point.
+- A test file cited in the code or the docs (a docstring saying which test proves a claim, a
+  Makefile line naming a file) names a file that exists: when tests move, the citations follow.
 """
 
 from __future__ import annotations
@@ -137,3 +139,48 @@ def test_ci_runs_every_test_that_reads_the_shared_data_again_without_it():
     wanted = files_reading_the_shared_data()
     assert "tests/core/formats/test_exactness.py" in wanted
     assert wanted <= listed, sorted(wanted - listed)
+
+
+# where a citation of a test file may be: the code, the docs and the build files, not the lint
+# baselines (which name files that are gone until they are regenerated) nor the environments
+CITING_SUFFIXES = {".py", ".md", ".html", ".txt", ".toml", ".yaml", ".yml", ".cfg", ".j2", ".json"}
+CITING_NAMES = {"Makefile", "Dockerfile", "PROVENANCE", "NOTICE", "run"}
+NOT_CITING = {".git", ".venv", "lint-baseline", "site", "build", "dist", "node_modules", ".tokvis"}
+TEST_PATH = re.compile(r"\btests/[A-Za-z0-9_/]+\.py\b")
+
+
+def citing_files(root: Path) -> list[Path]:
+    """The text files under `root` that may cite a test file (small ones: no data file)."""
+    found = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in NOT_CITING and not d.startswith((".", "__"))]
+        dirs += [d for d in (".ci",) if folder == str(root) and (root / d).is_dir()]
+        for name in names:
+            path = Path(folder) / name
+            if path.suffix in CITING_SUFFIXES or name in CITING_NAMES:
+                if path.stat().st_size < 2_000_000:
+                    found.append(path)
+    return found
+
+
+def stale_citations(root: Path) -> list[str]:
+    """`file: cited path` for every test file cited under `root` that does not exist."""
+    stale = []
+    for path in citing_files(root):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for cited in sorted(set(TEST_PATH.findall(text))):
+            if not (root / cited).is_file():
+                stale.append(f"{path.relative_to(root)}: {cited}")
+    return stale
+
+
+def test_every_cited_test_file_exists():
+    assert stale_citations(TESTS.parent) == []
+
+
+def test_a_citation_of_a_moved_test_file_is_found(tmp_path):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_here.py").write_text("")
+    here, gone = "tests/" + "test_here.py", "tests/" + "gone/test_there.py"  # (split: not cited)
+    (tmp_path / "notes.md").write_text(f"see {here} and {gone}\n")
+    assert stale_citations(tmp_path) == [f"notes.md: {gone}"]

@@ -105,12 +105,14 @@ def test_openapi_docs(client):
     assert "/api/encode" in spec["paths"] and "/api/train" in spec["paths"]
 
 
-def test_corpora_page_paste_and_upload(client):
-    r = client.post("/corpora", data={"text": "a stored <b>corpus</b>"}, follow_redirects=False)
+def test_corpora_page_paste_and_upload(store_client):
+    r = store_client.post(
+        "/corpora", data={"text": "a stored <b>corpus</b>"}, follow_redirects=False
+    )
     assert r.status_code == 303 and "saved=" in r.headers["location"]
-    page = client.get(r.headers["location"])
+    page = store_client.get(r.headers["location"])
     assert page.status_code == 200 and "&lt;b&gt;corpus" in page.text
-    r = client.post("/corpora", data={"text": ""}, follow_redirects=False)
+    r = store_client.post("/corpora", data={"text": ""}, follow_redirects=False)
     assert r.status_code == 422 and "empty" in r.text
 
 
@@ -139,7 +141,7 @@ def test_special_tokens_as_tiktoken_reads_them_unless_switched(client):
     assert none.status_code == 422 and "no special tokens" in none.json()["detail"]
 
 
-def test_encode_returns_what_truncation_cut_off_as_hugging_face(client):
+def test_encode_returns_what_truncation_cut_off_as_hugging_face(store_client):
     """A tokenizer.json with truncation (and a pair): `overflowing` as Hugging Face gives it."""
     from tokenizers import Tokenizer, models, pre_tokenizers, processors
 
@@ -152,7 +154,7 @@ def test_encode_returns_what_truncation_cut_off_as_hugging_face(client):
     hf.pre_tokenizer = pre_tokenizers.Whitespace()
     hf.post_processor = processors.BertProcessing(("[SEP]", 13), ("[CLS]", 12))
     hf.enable_truncation(8, stride=1)
-    stored = client.post(
+    stored = store_client.post(
         "/api/tokenizers", files={"file": ("tokenizer.json", hf.to_str().encode())}
     )
     handle = stored.json()["tokenizer"]
@@ -160,7 +162,7 @@ def test_encode_returns_what_truncation_cut_off_as_hugging_face(client):
         ("the cat sat on a mat and then it ran off", None),
         ("the cat sat on a mat", "and then it ran off"),
     ):
-        ours = client.post(
+        ours = store_client.post(
             "/api/encode", json={"tokenizer": handle, "text": text, "pair": pair}
         ).json()
         theirs = hf.encode(text, pair)
@@ -169,7 +171,7 @@ def test_encode_returns_what_truncation_cut_off_as_hugging_face(client):
         assert [o["offsets"] for o in ours["overflowing"]] == [
             [list(x) for x in o.offsets] for o in theirs.overflowing
         ]
-    plain = client.post("/api/encode", json={"tokenizer": "gpt2", "text": "hi"}).json()
+    plain = store_client.post("/api/encode", json={"tokenizer": "gpt2", "text": "hi"}).json()
     assert plain["overflowing"] == []
 
 

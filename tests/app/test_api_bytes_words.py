@@ -1,4 +1,4 @@
-"""The JSON API's bytes and words (issue 20, item 17): `POST /api/encode` with `"words"`
+"""The JSON API's bytes and words: `POST /api/encode` with `"words"`
 (pre-tokenized input) and `"bytes": true` (each token's bytes as hex), `POST /api/decode` with
 `"bytes": true` (tiktoken's decode_bytes as hex), and OpenAI model names as tokeniser names."""
 

@@ -61,13 +61,13 @@ def test_the_page_draws_the_estimate_with_its_residual_and_how_to_read_it(client
 
 
 @pytest.mark.heavy
-def test_an_uploaded_tokenizer_json_is_estimated_too(client, tmp_path):
+def test_an_uploaded_tokenizer_json_is_estimated_too(store_client, tmp_path):
     """Handed to the worker pickled: an upload lives in the server's store, not the worker's."""
     path = tmp_path / "de.json"
     tc.train("byte_bpe", [load_corpus("udhr/deu_1996")], vocab_size=400).save(str(path))
-    up = client.post("/api/tokenizers", files={"file": ("de.json", path.read_bytes())})
+    up = store_client.post("/api/tokenizers", files={"file": ("de.json", path.read_bytes())})
     assert up.status_code == 201, up.text
-    r = wait_mix(client, up.json()["tokenizer"])
+    r = wait_mix(store_client, up.json()["tokenizer"])
     assert r.status_code == 200 and r.json()["shares"][0]["category"] == "deu_1996"
 
 

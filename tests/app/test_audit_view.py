@@ -151,16 +151,16 @@ def _wordlevel(n: int) -> bytes:
 
 
 @pytest.mark.heavy
-def test_an_uploaded_large_vocabulary_audits_in_a_job_and_escapes_its_tokens(client):
-    up = client.post("/api/tokenizers", files={"file": ("tokenizer.json", _wordlevel(6000))})
+def test_an_uploaded_large_vocabulary_audits_in_a_job_and_escapes_its_tokens(store_client):
+    up = store_client.post("/api/tokenizers", files={"file": ("tokenizer.json", _wordlevel(6000))})
     assert up.status_code == 201, up.text
     handle = up.json()["tokenizer"]
-    client.get("/api/audit", params={"tokenizer": handle})
-    _wait_for(client, handle)
-    body = client.get("/api/audit", params={"tokenizer": handle, "category": "never"}).json()
+    store_client.get("/api/audit", params={"tokenizer": handle})
+    _wait_for(store_client, handle)
+    body = store_client.get("/api/audit", params={"tokenizer": handle, "category": "never"}).json()
     assert [e["token"] for e in body["entries"]] == ["<i>a b</i>"]
     assert "whitespace" in body["entries"][0]["reason"]
-    page = client.get("/audit", params={"tokenizer": handle, "q": "<"})
+    page = store_client.get("/audit", params={"tokenizer": handle, "q": "<"})
     assert page.status_code == 200
     assert XSS not in page.text and "&lt;script&gt;alert(1)&lt;/script&gt;" in page.text
     assert "<i>a" not in page.text

@@ -1,4 +1,4 @@
-"""The real tokenisers bundled from registry packages (issue 21) appear wherever the bundled ones
+"""The real tokenisers bundled from registry packages appear wherever the bundled ones
 do: the pickers, the visualiser, /compare, /vocab (with an entry's detail) and /tax."""
 
 from __future__ import annotations

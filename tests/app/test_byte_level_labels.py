@@ -1,4 +1,4 @@
-"""One rule for every byte-level tokenizer (issue 20, item 10): a character cut across tokens is
+"""One rule for every byte-level tokenizer: a character cut across tokens is
 drawn once, by the token that completes it; the tokens before it show their share of its bytes
 as <XX> hex. The same ids give the same chips whether they come from a tiktoken ranks file, a
 Hugging Face tokenizer.json (ByteLevel) or a GPT-2 vocab.json + merges.txt, in the visualiser,

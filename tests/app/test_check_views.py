@@ -7,6 +7,7 @@ import re
 import pytest
 
 from app.services.check import EXAMPLES
+from tests.students import student_minbpe
 
 WITHOUT_EOW = "e s\nes t\nl o\nlo w\ne w\nn ew\nnew est\nd est"  # the textbook corpus, no </w>
 
@@ -149,37 +150,6 @@ SENNRICH_TEXT = (
 )
 
 
-def minbpe_style_merges(text: str, n: int, pattern: str = "") -> list[list[int]]:
-    """minbpe's RegexTokenizer-style loop on one line's chunks (GPT-2's pattern unless
-    `pattern`), as id pairs."""
-    import regex
-
-    from tokenizers_core.pre_tokenizers import PRESETS
-
-    chunks = [list(c.encode()) for c in regex.findall(pattern or PRESETS["gpt2"], text)]
-    merges = []
-    for i in range(n):
-        stats: dict = {}
-        for ids in chunks:
-            for pair in zip(ids, ids[1:]):
-                stats[pair] = stats.get(pair, 0) + 1
-        pair = max(stats, key=stats.get)
-        new_chunks = []
-        for ids in chunks:
-            out, j = [], 0
-            while j < len(ids):
-                if ids[j : j + 2] == list(pair):
-                    out.append(256 + i)
-                    j += 2
-                else:
-                    out.append(ids[j])
-                    j += 1
-            new_chunks.append(out)
-        chunks = new_chunks
-        merges.append(list(pair))
-    return merges
-
-
 def test_the_form_offers_minbpe_tie_break_by_name(client):
     page = client.get("/check").text
     assert 'name="ties"' in page
@@ -189,7 +159,7 @@ def test_the_form_offers_minbpe_tie_break_by_name(client):
 
 def test_a_minbpe_model_file_uploaded_with_minbpe_ties_is_identical(client):
     text = "the cat sat on the mat with the hat that the rat ate"
-    merges = minbpe_style_merges(text, 10)
+    merges = student_minbpe(text, "gpt2", 10)
     model = "minbpe v1\n\n0\n" + "".join(f"{a} {b}\n" for a, b in merges)
     form = {"algorithm": "byte_bpe", "vocab_size": "266", "corpus_text": text, "ties": "minbpe"}
     r = client.post(
@@ -243,7 +213,7 @@ def test_the_form_uses_the_pattern_of_a_minbpe_file(client):
 
     text = "I'll say it's 1234 words, isn't it?  Yes!!  #42 it's 12345"
     assert regex.findall(PRESETS["gpt2"], text) != regex.findall(PRESETS["cl100k"], text)
-    merges = minbpe_style_merges(text, 6, PRESETS["cl100k"])
+    merges = student_minbpe(text, PRESETS["cl100k"], 6)
     model = f"minbpe v1\n{PRESETS['cl100k']}\n0\n" + "".join(f"{a} {b}\n" for a, b in merges)
     r = client.post(
         "/check",

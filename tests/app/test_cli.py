@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import tokenizers_core as tc
+from tests.servers import run_uvicorn
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.implementations.stepping import training_run
 
@@ -369,35 +370,15 @@ def test_ctrl_c_exits_130_quietly_and_a_closed_pipe_quietly():
 
 @pytest.mark.heavy
 def test_serve_runs_the_app_from_any_directory(tmp_path):
-    import socket
-    import time
     import urllib.request
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = subprocess.Popen(
-        [str(SCRIPT), "serve", "--port", str(port), "--db", str(tmp_path / "store.sqlite3")],
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                page = urllib.request.urlopen(f"http://127.0.0.1:{port}/?text=hi", timeout=5)
-                break
-            except OSError:
-                assert server.poll() is None and time.monotonic() < deadline, "no server"
-                time.sleep(0.2)
+    command = [str(SCRIPT), "serve", "--db", str(tmp_path / "store.sqlite3")]
+    with run_uvicorn(command=command, cwd=tmp_path, stdout=subprocess.DEVNULL) as server:
+        page = urllib.request.urlopen(f"{server.url}/?text=hi", timeout=5)
         assert page.status == 200 and b'src="/static/htmx.min.js"' in page.read()
-        css = urllib.request.urlopen(f"http://127.0.0.1:{port}/static/app.css", timeout=5)
+        css = urllib.request.urlopen(f"{server.url}/static/app.css", timeout=5)
         assert css.status == 200 and css.headers["content-type"].startswith("text/css")
         assert (tmp_path / "store.sqlite3").exists()
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def test_a_bug_is_still_one_line(monkeypatch, capsys):
@@ -431,3 +412,31 @@ def test_allow_special_reads_typed_special_tokens_for_every_kind(name, typed, sp
     plain = json.loads(tokvis("encode", "-t", name, "--json", "--no-special", typed).stdout)
     parsed = json.loads(tokvis("encode", "-t", name, "--json", "--allow-special", typed).stdout)
     assert parsed["tokens"].count(special) == plain["tokens"].count(special) + 1
+
+
+# ---- labels and colours -----------------------------------------------------------------------
+def test_cli_compare_labels_a_file_by_its_name(tmp_path, capsys):
+    from app.cli import main
+
+    path = tmp_path / "deep" / "dir" / "mine.json"
+    path.parent.mkdir(parents=True)
+    tc.load("bert-base-uncased").save(str(path))
+    assert main(["compare", "--no-color", "-t", str(path), "-t", "char", "hi there"]) == 0
+    out = capsys.readouterr().out
+    assert str(tmp_path) not in out
+    assert out.splitlines()[1].split()[0] == "mine.json" and "\nmine.json:" in out
+
+
+def test_cli_no_color_still_marks_unknown_tokens(capsys):
+    from app.cli import main
+
+    assert main(["encode", "--no-color", "-t", "bert-base-uncased", "a ☃ b"]) == 0
+    out = capsys.readouterr().out
+    assert "[UNK ☃]" in out
+
+
+def test_cli_colour_marks_unknown_tokens_too(capsys):
+    from app.cli import main
+
+    assert main(["encode", "--color", "-t", "bert-base-uncased", "a ☃ b"]) == 0
+    assert "[UNK ☃]" in capsys.readouterr().out

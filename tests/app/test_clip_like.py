@@ -1,4 +1,4 @@
-"""A tokenizer.json laid out as CLIP's (issue 20, item 13): byte-level BPE whose word-final
+"""A tokenizer.json laid out as CLIP's: byte-level BPE whose word-final
 tokens end in `</w>`, `<|endoftext|>` both its unk_token and an added special token. Typed in
 the text it is a special token, not an unknown one, for the visualiser's chips and note and
 for compare alike; a token such as `¬</w>` is drawn as text, not as bytes."""

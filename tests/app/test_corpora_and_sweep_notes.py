@@ -1,4 +1,4 @@
-"""Small truths of issue 31, item 10: /corpora gives each bundled corpus its size, and the sweep
+"""The notes of /corpora and /sweep: /corpora gives each bundled corpus its size, and the sweep
 says why WordPiece needs more tokens per word than BPE when both are in it."""
 
 from __future__ import annotations

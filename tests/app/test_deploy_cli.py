@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.postgres import pg_server, pg_url  # noqa: F401
-
 ROOT = Path(__file__).resolve().parents[2]
 
 

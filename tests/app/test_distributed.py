@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 from job_helpers import running, until
-from test_jobs_server import _free_port, call, kill_group
+from test_jobs_server import call
 
 from app.jobs.store import JobStore
-from tests.postgres import pg_server, pg_url  # noqa: F401
+from tests.servers import free_port, kill_group, start_uvicorn
 
 pytestmark = pytest.mark.slow
 
@@ -65,25 +65,11 @@ class Cluster:
         )
 
     def server(self) -> str:
-        port = _free_port()
-        proc = self._start(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "app.main:app",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--log-level",
-                "warning",
-            ]
+        started = start_uvicorn(
+            env=self.env, unset=["TOKVIS_DB"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
         )
-        base = f"http://127.0.0.1:{port}"
-        ok = until(lambda: _answers(base + "/api/tokenizers") or proc.poll() is not None, 60)
-        assert ok and proc.poll() is None, f"the server did not start: {_stderr(proc)}"
-        return base
+        self.procs.append(started.proc)
+        return started.url
 
     def worker(self, concurrency: int = 1) -> subprocess.Popen:
         return self._start(
@@ -112,20 +98,6 @@ class Cluster:
             except subprocess.TimeoutExpired:
                 pass
             kill_group(proc)
-
-
-def _answers(url: str) -> bool:
-    try:
-        urllib.request.urlopen(url, timeout=2).read()
-        return True
-    except OSError:
-        return False
-
-
-def _stderr(proc: subprocess.Popen) -> str:
-    if proc.poll() is None:
-        return "(still running)"
-    return proc.stderr.read().decode(errors="replace")[-2000:]
 
 
 def status(base: str, job_id: str) -> dict:
@@ -289,7 +261,7 @@ def test_shared_mode_refuses_to_start_without_the_secret_or_the_schema(pg_url):
     assert worker.returncode == 1 and "TOKVIS_SECRET_KEY is not set" in worker.stderr
     made.tokvis("db", "upgrade")
     served = subprocess.run(
-        [sys.executable, "-m", "app.cli", "serve", "--port", str(_free_port())],
+        [sys.executable, "-m", "app.cli", "serve", "--port", str(free_port())],
         cwd=ROOT,
         env=no_secret,
         capture_output=True,

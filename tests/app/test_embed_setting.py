@@ -1,4 +1,4 @@
-"""The teacher's path (issue 31, item 2): TOKVIS_FRAME_ANCESTORS is the CSP's frame-ancestors,
+"""The teacher's path: TOKVIS_FRAME_ANCESTORS is the CSP's frame-ancestors,
 every page's footer gives the <iframe> code and says what the server allows, and an embed shows
 the state first (no form, no introduction, the code panel folded). Also item 10's fields that do
 not apply: /bpe/train's pattern is for byte_bpe only, min_frequency for bpe and byte_bpe."""

@@ -1,8 +1,8 @@
-"""Downloads that tell the truth (issue 20, item 12): every page offers a tokeniser's exact
+"""Downloads that tell the truth: every page offers a tokeniser's exact
 formats as plain links, and a lossy one only behind the sentences that say what changes;
 `/api/download/tokenizer` gives a lossy file only with `lossy=true`; `tokvis export` only with
 `--lossy`. The Claude-like and CLIP-like tokenizer.json files are built with Hugging Face
-`tokenizers` (see tests/core/test_exactness.py)."""
+`tokenizers` (see tests/core/formats/test_exactness.py)."""
 
 from __future__ import annotations
 

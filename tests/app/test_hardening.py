@@ -1,4 +1,4 @@
-"""Serving hardening (issue 20, items 6 and 7): only a job's creator can cancel it; GETs that
+"""Serving hardening: only a job's creator can cancel it; GETs that
 start work are refused when another site makes a browser send them; 500s carry the security
 headers; the CSP covers every page but the API docs; downloads answer the content type their
 schema says; a 5,000-digit number gets a plain message."""

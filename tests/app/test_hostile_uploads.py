@@ -1,6 +1,6 @@
-"""A hostile tokenizer file, uploaded, cannot hurt the server (issue 20, items 1-3 and 16).
+"""A hostile tokenizer file, uploaded, cannot hurt the server.
 
-Issue 20's reproducers, through the routes a visitor uses: a Split pattern that backtracks
+The reproducers, through the routes a visitor uses: a Split pattern that backtracks
 (`(a|a)*$` on "a" * 30 + "!" takes minutes unbounded) answers 422 naming the pattern, on the API,
 the visualiser and compare, and so does a ranks file's pattern and the custom regex rule; huge
 padding lengths are refused at upload; a WordPiece file with `max_input_chars_per_word: 10**9`

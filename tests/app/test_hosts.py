@@ -1,4 +1,4 @@
-"""The server answers only the hosts it is configured for (DNS rebinding, issue 27).
+"""The server answers only the hosts it is configured for (DNS rebinding).
 
 A page on evil.example whose DNS name an attacker rebinds to 127.0.0.1 makes the browser send
 `Host: evil.example:8000` and, for its writes, `Origin: http://evil.example:8000`: the same

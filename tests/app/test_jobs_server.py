@@ -5,11 +5,8 @@ status poll is answered, whichever worker takes it."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
-import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -19,6 +16,7 @@ from job_helpers import random_corpus, running, until
 
 from app.jobs.store import JobStore
 from app.trained import make_spec
+from tests.servers import Server, kill_group, start_uvicorn, stop
 
 pytestmark = pytest.mark.slow  # real uvicorn servers and worker processes
 
@@ -31,62 +29,10 @@ LONG = {
 }
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(db: Path, *extra: str) -> tuple[subprocess.Popen, str]:
-    port = _free_port()
-    env = {**os.environ, "TOKVIS_DB": str(db), "TOKVIS_JOB_WORKERS": "1"}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "app.main:app",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-            *extra,
-        ],
-        cwd=ROOT,
-        env=env,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(url + "/api/tokenizers", timeout=2).read()
-            return proc, url
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.2)
-
-
-def stop(proc: subprocess.Popen, sig=signal.SIGTERM) -> None:
-    """Signal the server process only (not its group: its children must end on their own)."""
-    if proc.poll() is None:
-        proc.send_signal(sig)
-    try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
-def kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+def start_server(db: Path, *extra: str) -> tuple[Server, str]:
+    """A uvicorn on its own store with one job worker (`stop` it; `kill_group` what it left)."""
+    server = start_uvicorn(*extra, env={"TOKVIS_DB": str(db), "TOKVIS_JOB_WORKERS": "1"})
+    return server, server.url
 
 
 def call(url: str, method: str = "GET", body: dict | None = None) -> dict:

@@ -42,8 +42,8 @@ def test_gzip_bomb_model_upload_is_413(client):
     assert "decompress" in r.text
 
 
-def test_gzip_bomb_tokenizer_upload_is_413(client):
-    r = client.post("/api/tokenizers", files={"file": ("bomb.json.gz", BOMB)})
+def test_gzip_bomb_tokenizer_upload_is_413(store_client):
+    r = store_client.post("/api/tokenizers", files={"file": ("bomb.json.gz", BOMB)})
     assert r.status_code == 413 and "decompress" in r.json()["detail"]
 
 

@@ -111,7 +111,7 @@ def test_the_stored_list_and_the_upload_boxes_lead_to_chat_and_diff(client, hand
     assert done.status_code in (303, 422)
 
 
-def test_chat_says_what_the_configs_tokenizer_class_changed(client, tmp_path):
+def test_chat_says_what_the_configs_tokenizer_class_changed(store_client, tmp_path):
     """A byte-level tokenizer.json that splits as GPT-4 does, named GPT2Tokenizer: transformers
     5 splits it by GPT-2's regex; /chat's ids are transformers' and the page says what changed."""
     transformers = pytest.importorskip("transformers")
@@ -129,10 +129,10 @@ def test_chat_says_what_the_configs_tokenizer_class_changed(client, tmp_path):
         for name, content in files.items():
             zf.writestr(f"m/{name}", content)
             (tmp_path / name).write_text(content)
-    r = client.post("/api/tokenizers", files={"file": ("m.zip", out.getvalue())})
+    r = store_client.post("/api/tokenizers", files={"file": ("m.zip", out.getvalue())})
     assert r.status_code == 201, r.text
     messages = [{"role": "user", "content": "Hi.\nÇa va? 你好 don't"}]
-    page = client.get(
+    page = store_client.get(
         "/chat", params={"tokenizer": r.json()["tokenizer"], "messages": json.dumps(messages)}
     )
     note = re.search(r'data-testid="class-note">([^<]*)', page.text).group(1)
@@ -142,5 +142,5 @@ def test_chat_says_what_the_configs_tokenizer_class_changed(client, tmp_path):
         messages, tokenize=True, return_dict=False
     )
     assert [int(i) for i in ids.split()] == list(theirs)
-    visualiser = client.get("/", params={"tokenizer": r.json()["tokenizer"], "text": ".\n"})
+    visualiser = store_client.get("/", params={"tokenizer": r.json()["tokenizer"], "text": ".\n"})
     assert "GPT2Tokenizer" in visualiser.text.split('data-testid="class-note"')[1].split("</p>")[0]

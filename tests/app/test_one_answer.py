@@ -162,10 +162,12 @@ LLAMA3_JSON = INTEROP / "converted" / "llama3.tokenizer.json"
 
 @pytest.mark.heavy
 @pytest.mark.skipif(not LLAMA3_JSON.is_file(), reason="shared/data/interop is absent")
-def test_the_real_llama3_tokenizer_json_the_same_everywhere(client):
+def test_the_real_llama3_tokenizer_json_the_same_everywhere(store_client):
     """The issue's case: `<|eot_id|>Hi` was 9 tokens on the page and in tokvis, 3 in the API
     and in Hugging Face. (The CLI runs as its own process once, reading the file itself.)"""
-    r = client.post("/api/tokenizers", files={"file": ("tokenizer.json", LLAMA3_JSON.read_bytes())})
+    r = store_client.post(
+        "/api/tokenizers", files={"file": ("tokenizer.json", LLAMA3_JSON.read_bytes())}
+    )
     assert r.status_code == 201, r.text
     handle = r.json()["tokenizer"]
     text = "<|eot_id|>Hi"
@@ -175,11 +177,11 @@ def test_the_real_llama3_tokenizer_json_the_same_everywhere(client):
         assert len(expected) == (3 if special is None else 9)
         found = {
             "python": python_ids(tok, text, special),
-            "page": page_ids(client, handle, text, special),
-            "api": api_ids(client, handle, text, special),
+            "page": page_ids(store_client, handle, text, special),
+            "api": api_ids(store_client, handle, text, special),
             "cli": cli_ids(str(LLAMA3_JSON), text, special, subprocess_=special is None),
         }
-        agree(found, compare_ids(client, handle, text, special), expected)
+        agree(found, compare_ids(store_client, handle, text, special), expected)
 
 
 def test_tiktokens_refusal_names_the_one_switch(client):

@@ -13,10 +13,8 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import time
 import tomllib
 import urllib.error
 import urllib.request
@@ -24,6 +22,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
+from tests.servers import run_uvicorn
 
 ROOT = Path(__file__).resolve().parents[2]
 # a page whose defaults take a cold server long (/tax: ~14 s of tokenising) gets a cheaper query
@@ -71,12 +71,6 @@ def _page_paths(app) -> list[str]:
         ):
             paths.add(path)
     return sorted(paths)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _get(url: str) -> tuple[int, str, bytes]:
@@ -161,25 +155,17 @@ def test_the_wheel_installs_and_serves_every_page_with_its_css_and_js(tmp_path, 
 
     run_dir = tmp_path / "elsewhere"
     run_dir.mkdir()
-    port = _free_port()
-    server = subprocess.Popen(
-        [str(venv / "bin" / "tokvis"), "serve", "--port", str(port), "--db", "store.sqlite3"],
+    command = [str(venv / "bin" / "tokvis"), "serve", "--db", "store.sqlite3"]
+    serving = run_uvicorn(
+        command=command,
         cwd=run_dir,
         env=env,
+        unset=["PYTHONPATH", "TOKVIS_DB"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                _get(base + "/api/tokenizers")
-                break
-            except OSError:
-                assert server.poll() is None, server.stderr.read().decode()
-                assert time.monotonic() < deadline, "tokvis serve did not start"
-                time.sleep(0.2)
+    with serving as server:
+        base = server.url
         assets: set[str] = set()
         statuses = {}
         for path in _page_paths(app):  # (a fragment route without its inputs is a 422 page)
@@ -203,6 +189,3 @@ def test_the_wheel_installs_and_serves_every_page_with_its_css_and_js(tmp_path, 
             assert status == 200 and body, asset
         assert _get(base + "/static/app.css")[1].startswith("text/css")
         assert (run_dir / "store.sqlite3").exists()
-    finally:
-        server.terminate()
-        server.wait(timeout=10)

@@ -25,15 +25,15 @@ def llama2_like() -> bytes:
     return tok.to_str().encode()
 
 
-def test_sequence_members_truncation_and_padding_are_shown(client):
-    r = client.post(
+def test_sequence_members_truncation_and_padding_are_shown(store_client):
+    r = store_client.post(
         "/api/tokenizers",
         files={"file": ("tokenizer.json", llama2_like())},
         data={"name": "llama2-like"},
     )
     assert r.status_code in (200, 201), r.text
     handle = r.json()["tokenizer"]
-    page = client.get("/", params={"text": "hello world hello", "tokenizer": handle})
+    page = store_client.get("/", params={"text": "hello world hello", "tokenizer": handle})
     assert page.status_code == 200
     html = page.text
     headings = re.findall(r"<h3>(.*?)<span", html)

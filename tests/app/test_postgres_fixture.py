@@ -8,8 +8,6 @@ import uuid
 import pytest
 import sqlalchemy as sa
 
-from tests.postgres import pg_server, pg_url  # noqa: F401
-
 pytestmark = pytest.mark.slow  # starts a real PostgreSQL server
 
 

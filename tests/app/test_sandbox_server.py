@@ -1,7 +1,7 @@
-"""Issue 27's reproducers against a real uvicorn with one worker (as `make run` serves): each
-ends in a clear 4xx, every `GET /` sent meanwhile is answered, and the server's whole process
-tree (the sandbox's children included, by their proportional set sizes) grows by less than
-500 MB while it runs.
+"""Hostile requests (the sandbox's reproducers) against a real uvicorn with one worker (as `make
+run` serves): each ends in a clear 4xx, every `GET /` sent meanwhile is answered, and the server's
+whole process tree (the sandbox's children included, by their proportional set sizes) grows by less
+than 500 MB while it runs.
 
 Nothing here asserts a duration: a probe or a request that gets no answer in 60 s is a failure,
 which is a hang, not a slow machine. benchmarks/bench_sandbox.py measures the times."""
@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 from job_helpers import until
+
+from tests.servers import run_uvicorn
 
 ROOT = Path(__file__).resolve().parents[2]
 MB = 2**20
@@ -36,40 +35,9 @@ CHAT_REPRODUCERS = {
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """(port, pid) of a uvicorn serving the app with one worker, on its own store."""
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {**os.environ, "TOKVIS_DB": str(tmp_path_factory.mktemp("sandbox") / "store.sqlite3")}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "app.main:app",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-        ],
-        cwd=ROOT,
-        env=env,
-    )
-    try:
-        assert until(
-            lambda: (
-                _get(port, "/api/tokenizers", timeout=5)[0] == 200 if proc.poll() is None else True
-            ),
-            timeout=60,
-        )
-        assert proc.poll() is None, "the server did not start"
-        yield port, proc.pid
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    env = {"TOKVIS_DB": str(tmp_path_factory.mktemp("sandbox") / "store.sqlite3")}
+    with run_uvicorn(env=env, stop_timeout=30) as started:
+        yield started.port, started.pid
 
 
 def _request(

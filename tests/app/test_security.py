@@ -65,17 +65,17 @@ def test_frame_ancestors_from_the_environment(monkeypatch, tmp_path):
         {"Origin": "null"},
     ],
 )
-def test_cross_site_posts_are_refused(client, headers):
-    r = client.post(
+def test_cross_site_posts_are_refused(store_client, headers):
+    r = store_client.post(
         "/sweep/run",
         data={"corpus": "botchan", "algo": ["bpe"], "sizes": "300"},
         headers=headers,
         follow_redirects=False,
     )
     assert r.status_code == 403 and "cross-site" in r.text
-    r = client.post("/api/corpora", json={"text": "x"}, headers=headers)
+    r = store_client.post("/api/corpora", json={"text": "x"}, headers=headers)
     assert r.status_code == 403 and "cross-site" in r.json()["detail"]
-    r = client.delete("/api/sweep/0123456789abcdef", headers=headers)
+    r = store_client.delete("/api/sweep/0123456789abcdef", headers=headers)
     assert r.status_code == 403
 
 

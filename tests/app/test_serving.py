@@ -1,4 +1,4 @@
-"""Slow clients (slowloris, issue 27): a connection whose request head (request line and headers)
+"""Slow clients (slowloris): a connection whose request head (request line and headers)
 is not all here within TOKVIS_HEADER_TIMEOUT seconds is closed (app/serving.py), while requests
 that arrive in pieces but in time are answered as before.
 
@@ -13,76 +13,40 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
+from tests.servers import HTTP_PROTOCOL, run_uvicorn
+
 ROOT = Path(__file__).resolve().parents[2]
-HTTP_PROTOCOL = "app.serving:HeaderTimeoutProtocol"  # uvicorn's --http, as tests/conftest.py
 HEADER_TIMEOUT = 2  # seconds, for the server under test
 BOUND = 30  # seconds within which a late socket must be closed
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def server_and_log(tmp_path_factory) -> tuple[str, int, Path, Path]:
     """The server, the file its log goes to (uvicorn's INFO lines, no access log) and its store."""
-    port = _free_port()
     folder = tmp_path_factory.mktemp("serving")
     store, log = folder / "store.sqlite3", folder / "server.log"
     env = {
-        **os.environ,
         "TOKVIS_HEADER_TIMEOUT": str(HEADER_TIMEOUT),
         "TOKVIS_DB": str(store),
         "TOKVIS_SANDBOX_WORKERS": "0",
     }
-    env.pop("TOKVIS_DATABASE_URL", None)
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "app.main:app",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--log-level",
-            "info",
-            "--no-access-log",
-            "--http",
-            HTTP_PROTOCOL,
-            "--timeout-keep-alive",
-            "5",
-        ],
-        cwd=ROOT,
-        env=env,
-        stderr=log.open("w"),
-    )
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/tokenizers", timeout=5).read()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.2)
-    yield "127.0.0.1", port, log, store
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    with (
+        log.open("w") as log_file,
+        run_uvicorn(
+            *("--no-access-log", "--http", HTTP_PROTOCOL, "--timeout-keep-alive", "5"),
+            env=env,
+            unset=["TOKVIS_DATABASE_URL"],
+            log_level="info",
+            stderr=log_file,
+        ) as server,
+    ):
+        yield "127.0.0.1", server.port, log, store
 
 
 @pytest.fixture(scope="module")
@@ -211,8 +175,10 @@ def test_tokvis_serve_uses_the_protocol(monkeypatch):
 
 
 def test_make_run_and_the_test_server_use_the_protocol():
+    servers = (ROOT / "tests" / "servers.py").read_text(encoding="utf-8")
+    assert f'HTTP_PROTOCOL = "{HTTP_PROTOCOL}"' in servers
     conftest = (ROOT / "tests" / "conftest.py").read_text(encoding="utf-8")
-    assert f'HTTP_PROTOCOL = "{HTTP_PROTOCOL}"' in conftest
+    assert '"--http", HTTP_PROTOCOL' in conftest
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     run = makefile[makefile.index("\nrun:") : makefile.index("\ntest:")]
     assert f"--http {HTTP_PROTOCOL}" in run and "--timeout-keep-alive 5" in run

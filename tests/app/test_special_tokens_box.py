@@ -147,8 +147,8 @@ LLAMA3_RANKS = INTEROP / "raw" / "llama3" / "tokenizer.model"
 
 @pytest.mark.heavy
 @pytest.mark.skipif(not LLAMA3_RANKS.is_file(), reason="shared/data/interop is absent")
-def test_a_ranks_file_column_takes_typed_special_tokens_either_way(client):
-    r = client.post(
+def test_a_ranks_file_column_takes_typed_special_tokens_either_way(store_client):
+    r = store_client.post(
         "/api/tokenizers",
         files={"file": ("tokenizer.model", LLAMA3_RANKS.read_bytes())},
         data={"pattern": "llama3", "special_tokens": json.dumps({"<|begin_of_text|>": 128000})},
@@ -156,5 +156,5 @@ def test_a_ranks_file_column_takes_typed_special_tokens_either_way(client):
     assert r.status_code == 201, r.text
     handle = r.json()["tokenizer"]
     text = "<|begin_of_text|>Hi"
-    assert compare_specials(client, text, [handle], False) == [(None, 0)]
-    assert compare_specials(client, text, [handle], True) == [(None, 1)]
+    assert compare_specials(store_client, text, [handle], False) == [(None, 0)]
+    assert compare_specials(store_client, text, [handle], True) == [(None, 1)]

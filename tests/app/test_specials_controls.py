@@ -1,4 +1,4 @@
-"""Special-token controls and the token budget on the visualiser and compare (issue 21):
+"""Special-token controls and the token budget on the visualiser and compare:
 "add BOS/EOS" (the post-processor, add_special_tokens) for every tokenizer kind, disabled with
 a reason where nothing is added, kept in the permalink; the paste-ids box (ids -> which tokens,
 the text with and without special tokens, an unknown id an error in place); "split at N tokens"
@@ -119,14 +119,16 @@ def test_llama3_adds_begin_of_text(client, llama3):
         ("botchan_en_unigram_1000", "spm.model", None),
     ],
 )
-def test_uploaded_files_follow_their_own_post_processor(client, tmp_path, source, filename, adds):
+def test_uploaded_files_follow_their_own_post_processor(
+    store_client, tmp_path, source, filename, adds
+):
     import tokenizers_core as tc
 
     path = tmp_path / filename
     tc.load(source).save(str(path))
-    r = client.post("/api/tokenizers", files={"file": (filename, path.read_bytes())})
+    r = store_client.post("/api/tokenizers", files={"file": (filename, path.read_bytes())})
     assert r.status_code == 201, r.text
-    body = page(client, "hi there", r.json()["tokenizer"]).text
+    body = page(store_client, "hi there", r.json()["tokenizer"]).text
     if adds:
         assert by_testid(body, "bos-what") == adds
     else:

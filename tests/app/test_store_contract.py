@@ -12,7 +12,6 @@ import pytest
 from app.jobs.store import JobStore, QueueFull
 from app.setup_errors import KeyMismatch
 from app.store import CorpusStore, StoreFull
-from tests.postgres import pg_server, pg_url  # noqa: F401
 
 SECRET = "a-test-secret-of-enough-length"
 

@@ -1,5 +1,5 @@
-"""The store's limit (TOKVIS_MAX_STORE_MB) bounds the background jobs' results too (issue 20,
-item 5): past it the least recently used results are dropped (they are recomputed when asked
+"""The store's limit (TOKVIS_MAX_STORE_MB) bounds the background jobs' results too:
+past it the least recently used results are dropped (they are recomputed when asked
 for) rather than refusing anyone; and orphaned tokenizer files (stored, but no tokeniser points
 to them: a ranks file whose pattern never came, a write killed half-way) are deleted, when the
 store is opened and when the limit is hit, so they do not count against the limit for ever."""

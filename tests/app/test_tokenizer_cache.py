@@ -1,4 +1,4 @@
-"""The parsed uploaded tokenizers are kept by memory, not by count (issue 20, item 4): each is
+"""The parsed uploaded tokenizers are kept by memory, not by count: each is
 weighed by an estimate from its counts, the least recently used goes past the budget
 (TOKVIS_TOKENIZER_CACHE_MB) and is parsed again from the store when asked for; a file past the
 load bounds is refused with a 4xx naming the field."""
@@ -73,13 +73,13 @@ def test_the_budget_is_a_setting(monkeypatch):
 
 
 @pytest.mark.heavy
-def test_an_upload_past_the_added_token_bound_is_a_422_naming_the_field(client, bert_file):
+def test_an_upload_past_the_added_token_bound_is_a_422_naming_the_field(store_client, bert_file):
     config = json.loads(bert_file)
     config["added_tokens"] += [
         {"id": 30522 + i, "content": f"<t{i}>", "normalized": False} for i in range(100_000)
     ]
     data = gzip.compress(json.dumps(config).encode())
-    r = client.post("/api/tokenizers", files={"file": ("tokenizer.json.gz", data)})
+    r = store_client.post("/api/tokenizers", files={"file": ("tokenizer.json.gz", data)})
     assert r.status_code == 422
     assert r.json()["detail"] == (
         "added_tokens has 100,005 entries; the most a tokenizer may have is 100,000"

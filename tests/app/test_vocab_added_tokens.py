@@ -1,4 +1,4 @@
-"""Real files in the web layer (issue 20, items 11 and 9).
+"""Real files in the web layer.
 
 11. A tokenizer.json's added tokens are part of its vocabulary: Llama 3's 256 special tokens sit
     past the model's 128,000 (ids 128000..128255). /vocab, its search, `GET /api/vocab` and the

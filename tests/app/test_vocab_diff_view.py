@@ -87,9 +87,9 @@ def _ranks_file(tokens: list[bytes]) -> bytes:
     return "".join(f"{base64.b64encode(t).decode()} {i}\n" for i, t in enumerate(body)).encode()
 
 
-def test_xss_in_token_strings_is_text(client):
+def test_xss_in_token_strings_is_text(store_client):
     """An uploaded vocabulary whose tokens are markup: they show as text in every list."""
-    up = client.post(
+    up = store_client.post(
         "/api/tokenizers",
         files={
             "file": (
@@ -101,12 +101,12 @@ def test_xss_in_token_strings_is_text(client):
     )
     assert up.status_code == 201, up.text
     handle = up.json()["tokenizer"]
-    r = client.get("/vocab/diff", params={"a": handle, "b": "cl100k_base", "list": "only_a"})
+    r = store_client.get("/vocab/diff", params={"a": handle, "b": "cl100k_base", "list": "only_a"})
     assert r.status_code == 200
     assert "<script>alert(1)" not in r.text and "<img src=x" not in r.text
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in r.text
     assert 'data-testid="only-a-count">2<' in r.text
-    api = client.get("/api/vocab/diff", params={"a": handle, "b": "cl100k_base"}).json()
+    api = store_client.get("/api/vocab/diff", params={"a": handle, "b": "cl100k_base"}).json()
     assert {bytes.fromhex(t["bytes"]) for t in api["only_a_tokens"]} == {
         b"<script>alert(1)</script>",
         b"<img src=x onerror=alert(2)>",
@@ -177,7 +177,7 @@ def test_an_upload_from_the_page_comes_back_as_b(client):
 
 
 @pytest.mark.heavy
-def test_llama3_against_llama4_uploaded(client):
+def test_llama3_against_llama4_uploaded(store_client):
     from tests.shared_data import INTEROP as interop
     from tests.shared_data import missing_reason
 
@@ -188,16 +188,16 @@ def test_llama3_against_llama4_uploaded(client):
     handles = []
     for name in ("llama3", "llama4"):
         data = (interop / "converted" / f"{name}.tokenizer.json").read_bytes()
-        up = client.post(
+        up = store_client.post(
             "/api/tokenizers", files={"file": (f"{name}.json", data)}, data={"name": name}
         )
         assert up.status_code == 201, up.text
         handles.append(up.json()["tokenizer"])
-    r = client.get("/vocab/diff", params={"a": handles[0], "b": handles[1]})
+    r = store_client.get("/vocab/diff", params={"a": handles[0], "b": handles[1]})
     assert r.status_code == 200
     assert 'data-testid="shared-count">100,687<' in r.text
     assert "only in llama3" in r.text and "only in llama4" in r.text
-    r = client.get("/vocab/diff", params={"a": "cl100k_base", "b": handles[0]})
+    r = store_client.get("/vocab/diff", params={"a": "cl100k_base", "b": handles[0]})
     assert re.search(r'data-testid="prefix">100,256<', r.text)
     assert "where B has no id" not in r.text and "where A has no id 100,256" in r.text
 

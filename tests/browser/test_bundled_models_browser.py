@@ -1,4 +1,4 @@
-"""The real bundled tokenisers (issue 21) side by side in /compare, and in the picker, in a real
+"""The real bundled tokenisers side by side in /compare, and in the picker, in a real
 browser at desktop and phone widths."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The count first, in a real browser (issue 31, item 3): a long paste shows its count before its
+"""The count first, in a real browser: a long paste shows its count before its
 chips (the order is recorded by the page itself, no clock is read); the context-window picker;
 the header's five menus at 1280 and 390 px. Screenshots go to $TOKVIS_SCREENSHOTS."""
 

@@ -6,10 +6,6 @@ from __future__ import annotations
 
 import functools
 import http.server
-import os
-import socket
-import subprocess
-import sys
 import threading
 import urllib.request
 from pathlib import Path
@@ -18,6 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.polling import wait_until
+from tests.servers import free_port, run_uvicorn
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -85,53 +82,31 @@ def test_the_embed_code_says_what_the_server_allows(page, server_url, screenshot
     page.screenshot(path=str(screenshot_dir / "embed_code.png"), full_page=True)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def framing(tmp_path):
     """A page on another origin (another port, and a file://) that frames a view, and a server
     started with TOKVIS_FRAME_ANCESTORS allowing both: (server url, host page urls)."""
-    host_port = _free_port()
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    (tmp_path / "host.html").write_text(
-        "<!doctype html><title>course page</title>"
-        f'<iframe src="{url}/bpe/train?embed=1" width="800" height="600"></iframe>'
-    )
+    host_port = free_port()
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
     host = http.server.ThreadingHTTPServer(("127.0.0.1", host_port), handler)
     threading.Thread(target=host.serve_forever, daemon=True).start()
     env = {
-        **os.environ,
         "TOKVIS_DB": str(tmp_path / "store.sqlite3"),
         "TOKVIS_FRAME_ANCESTORS": f"'self' http://127.0.0.1:{host_port} file:",
     }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1"]
-        + ["--port", str(port), "--log-level", "warning"],
-        cwd=Path(__file__).resolve().parents[2],
-        env=env,
-    )
     try:
-        up = wait_until(lambda: _answers(url) or proc.poll() is not None, timeout=60)
-        assert up and proc.poll() is None, "uvicorn did not start"
-        yield url, [f"http://127.0.0.1:{host_port}/host.html", (tmp_path / "host.html").as_uri()]
+        with run_uvicorn(env=env, stop_timeout=10) as server:
+            url = server.url
+            (tmp_path / "host.html").write_text(
+                "<!doctype html><title>course page</title>"
+                f'<iframe src="{url}/bpe/train?embed=1" width="800" height="600"></iframe>'
+            )
+            yield (
+                url,
+                [f"http://127.0.0.1:{host_port}/host.html", (tmp_path / "host.html").as_uri()],
+            )
     finally:
         host.shutdown()
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
-def _answers(url: str) -> bool:
-    try:
-        urllib.request.urlopen(url + "/api/tokenizers", timeout=2).read()
-        return True
-    except OSError:
-        return False
 
 
 def _framed(page) -> str:

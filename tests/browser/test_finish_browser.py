@@ -1,4 +1,4 @@
-"""Fit and finish at a phone's width (issue 20, item 19): the "Learn" menu and the worksheets
+"""Fit and finish at a phone's width: the "Learn" menu and the worksheets
 stay inside a 390 px screen; screenshots at 1400 and 390 px go to $TOKVIS_SCREENSHOTS."""
 
 from __future__ import annotations

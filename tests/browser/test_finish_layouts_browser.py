@@ -1,5 +1,5 @@
-"""Issue 31 in a real browser, at 1280x900 and 390x844: /compare shows results on the first
-screen with its columns aligned, /diff keeps A left and B right, /tax fits 1280 px and says
+"""The pages' layouts in a real browser, at 1280x900 and 390x844: /compare shows results on the
+first screen with its columns aligned, /diff keeps A left and B right, /tax fits 1280 px and says
 on a phone that it scrolls; /chat opens on a matching pair, /audit leads with what is wrong,
 /check names the line-by-line convention. Screenshots go to $TOKVIS_SCREENSHOTS (look at them).
 """

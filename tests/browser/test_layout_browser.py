@@ -1,4 +1,4 @@
-"""Layout a new user hit (issue 13): at 1400x900 and at 390x844 the page itself never scrolls
+"""Layout a new user hit: at 1400x900 and at 390x844 the page itself never scrolls
 sideways; wide things (the Unigram lattice, tables) scroll inside their own box."""
 
 from __future__ import annotations

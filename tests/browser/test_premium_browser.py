@@ -1,6 +1,6 @@
-"""Issue 22, items 4 and 5 in a real browser: every tokeniser's premium on /tax (coloured,
-sortable, the language kept in view), Renyi efficiency on /sweep with its alpha slider, and the
-numbers heatmap on /audit/numbers; each at 1280 and 390 px wide."""
+"""The premiums and the efficiency views in a real browser: every tokeniser's premium on /tax
+(coloured, sortable, the language kept in view), Renyi efficiency on /sweep with its alpha slider,
+and the numbers heatmap on /audit/numbers; each at 1280 and 390 px wide."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Special-token controls and the token budget in a real browser (issue 21): the "add BOS/EOS"
+"""Special-token controls and the token budget in a real browser: the "add BOS/EOS"
 box follows the tokenizer (disabled with its reason, enabled again) and changes BERT's chips;
 the paste-ids panel decodes as you type and shows an unknown id in place; "split at N tokens"
 draws the cut; nothing typed in the text or the ids box runs as script. Screenshots at 1280

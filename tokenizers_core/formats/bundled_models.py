@@ -2,8 +2,8 @@
 
 Each factory reads one file from `data/vocab/` through the reader of its format and sets what the
 file does not say (the pattern, the special tokens) as the model's own code does; where each file
-comes from is in `data/NOTICE`, and `tests/core/test_bundled_real.py` checks each against its
-reference library.
+comes from is in `data/NOTICE`, and `tests/core/formats/test_bundled_real.py` checks each against
+its reference library.
 
 - p50k_base, p50k_edit: OpenAI's ranks (GPT-3 `text-davinci-003`, Codex), r50k's pattern.
 - Whisper, English and multilingual: tiktoken ranks plus Whisper's special tokens, whose ids follow

@@ -28,7 +28,8 @@ True
 
 Not handled: two readers may still disagree on an input that no part describes (the documented
 edge cases of `hf_json_writer.sentencepiece_sections`); the differential tests
-(`tests/core/test_exactness.py`) run every claim on real text through the reference libraries.
+(`tests/core/formats/test_exactness.py`) run every claim on real text through the reference
+libraries.
 """
 
 from __future__ import annotations

@@ -183,7 +183,8 @@ class Lowercase(NormalizerBase):
 #   as Mn.
 # Neither table knows the marks added since. These lists (for Python's Unicode 14 database) are
 # what Hugging Face tokenizers 0.23.3 keeps although our database calls them marks; they were
-# read off by running it over every code point, and tests/core/test_normalizers.py checks them.
+# read off by running it over every code point, and tests/core/normalizers/test_normalizers.py
+# checks them.
 def _code_points(ranges: str) -> frozenset[str]:
     """'0041-0043 0061' -> {'A', 'B', 'C', 'a'}."""
     out: set[str] = set()

@@ -59,7 +59,7 @@ to 5 characters over an alphabet with one character of each class (space, tab, n
 digit, apostrophe, punctuation; up to 8 characters when this was written: 6.7 million strings),
 on Hypothesis-generated whitespace-heavy strings, and `ByteLevel` against Hugging Face and
 `Regex("gpt2")` against tiktoken on the 33 UDHR languages and botchan
-(`tests/core/test_pre_tokenizers.py`). `ByteLevel` uses Hugging Face's own string
+(`tests/core/pre_tokenizers/test_pre_tokenizers.py`). `ByteLevel` uses Hugging Face's own string
 (`HF_BYTE_LEVEL_PATTERN`), `Regex("gpt2")` tiktoken's (`GPT2_PATTERN`), both run with the `regex`
 module, whose `\s`, `\w`, `\p{L}`, `\p{N}` are the same properties as Oniguruma's and Rust's.
 What differs is only the Unicode version of the tables: a character assigned recently (say
@@ -138,7 +138,7 @@ _ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 # tables are Unicode 8.0's. To give the same pieces we use today's P* (the `regex` module's
 # tables) minus the punctuation assigned since 8.0, plus U+166D and U+111C9, which were
 # punctuation then and are a symbol and a mark now. (Checked code point by code point against
-# tokenizers 0.23.3 in tests/core/test_pre_tokenizers.py.)
+# tokenizers 0.23.3 in tests/core/pre_tokenizers/test_pre_tokenizers.py.)
 _PUNCT_SINCE_UNICODE_8 = (
     "\u061d\u09fd\u0a76\u0c77\u0c84\u1b4e-\u1b4f\u1b7d-\u1b7f\u2e43-\u2e4f\u2e52-\u2e5d"
     "\U00010d6e\U00010ead\U00010ed0\U00010f55-\U00010f59\U00010f86-\U00010f89"

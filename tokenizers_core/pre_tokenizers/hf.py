@@ -287,7 +287,8 @@ class FixedLength(PreTokenizerBase):
 # The scripts of Hugging Face's table (sentencepiece's, Unicode 9.0). A character assigned
 # since is "Any" there, like the space: it never starts a new piece. Those characters (for
 # Python's Unicode 14 database), and the few whose script has changed since, were read off by
-# running tokenizers 0.23.3 over every code point; tests/core/test_hf_pre_tokenizers.py checks.
+# running tokenizers 0.23.3 over every code point;
+# tests/core/pre_tokenizers/test_hf_pre_tokenizers.py checks.
 _SCRIPTS = (
     "Adlam Ahom AnatolianHieroglyphs Arabic Armenian Avestan Balinese Bamum BassaVah Batak "
     "Bengali Bhaiksuki Bopomofo Brahmi Braille Buginese Buhid CanadianAboriginal Carian "

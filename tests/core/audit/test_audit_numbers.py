@@ -1,4 +1,4 @@
-"""How tokenisers spell numbers (issue 22, item 5): token counts of 0-9999 and the digit grouping
+"""How tokenisers spell numbers: token counts of 0-9999 and the digit grouping
 each uses, detected from its behaviour, on real bundled tokenisers and toy ones built to have
 each grouping."""
 

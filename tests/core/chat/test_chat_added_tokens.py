@@ -1,4 +1,4 @@
-"""A tokenizer_config.json's added tokens count (issue 31, item 11: InternLM2's and ChatGLM3's chat
+"""A tokenizer_config.json's added tokens count (InternLM2's and ChatGLM3's chat
 tokens `<|im_start|>`, `[gMASK]`, `<|user|>` live only in their configs' `added_tokens_decoder`,
 and were read as ordinary text). transformers' `PreTrainedTokenizerFast` adds them to the
 tokenizer.json's tokenizer with their flags, appending those the vocabulary lacks at the next

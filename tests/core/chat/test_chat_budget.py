@@ -1,4 +1,4 @@
-"""Chat templates meet their budgets before they build (issue 27, items 1 and 2).
+"""Chat templates meet their budgets before they build.
 
 Each template below used to build gigabytes, or to run for minutes inside a single filter
 call, before any budget looked: Python's `sum` of lists copies the running total at every step,

@@ -1,5 +1,5 @@
-"""A config with named chat templates picks the one transformers picks (issue 31, item 12:
-Command R+'s config has "default", "tool_use" and "rag", and with `tools=` transformers renders
+"""A config with named chat templates picks the one transformers picks (Command
+R+'s config has "default", "tool_use" and "rag", and with `tools=` transformers renders
 "tool_use"). transformers' `get_chat_template`: the template named by the call; with no name,
 "tool_use" when tools are given (even an empty list) and the config has one, else "default".
 

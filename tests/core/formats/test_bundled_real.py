@@ -1,4 +1,4 @@
-"""The real tokenisers bundled from registry packages (issue 21, "Real models, bundled") encode as
+"""The real tokenisers bundled from registry packages encode as
 their reference library does, on multilingual text (the 33 UDHR texts and the shared interop
 texts), with the special tokens their model's own code gives them.
 

@@ -1,4 +1,4 @@
-"""Downloads that tell the truth (issue 20, item 12): `exactness(tok, format)` says whether a file
+"""Downloads that tell the truth: `exactness(tok, format)` says whether a file
 in that format reproduces the tokeniser, and if not, what changes.
 
 Every claim is run through the library that owns the format, on multilingual texts: a file

@@ -1,4 +1,4 @@
-"""A hostile tokenizer file cannot make the engine run without bounds (issue 20, items 1-3, 16).
+"""A hostile tokenizer file cannot make the engine run without bounds.
 
 1. A pattern of the file's (Split, Replace normaliser and decoder, a ranks file's pattern, the
    custom regex rule) runs under one time limit once `limit_regex_time` is set; the limit covers

@@ -1,4 +1,4 @@
-"""Bounds on what a loaded tokenizer.json may declare (issue 20, item 4): a file with more added
+"""Bounds on what a loaded tokenizer.json may declare: a file with more added
 tokens, vocab entries or merges than any real tokenizer is refused at load with a message naming
 the field, its count and the limit; up to the limits, loading builds nothing large, and the
 added-token matcher finds what Hugging Face's Aho-Corasick finds."""

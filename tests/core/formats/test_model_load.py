@@ -1,4 +1,4 @@
-"""Loading sentencepiece `.model` files fast without changing what is read (issue 31, item 13).
+"""Loading sentencepiece `.model` files fast without changing what is read.
 
 `parse_model_proto` reads the pieces laid out as sentencepiece writes them with fixed offsets
 (`_read_plain_pieces`) and any other layout with the generic protobuf reader; the piece checks

@@ -1,4 +1,4 @@
-"""Real tokenizer files that failed or misled (issue 20, items 8 and 9).
+"""Real tokenizer files that failed or misled.
 
 8. Whisper's `multilingual.tiktoken` gives rank 50256 to the empty token: its line is `= 50256`,
    and tiktoken reads it (`base64.b64decode("=") == b""`). The file here is a small one made the

@@ -1,4 +1,4 @@
-"""Any Tekken file loads (issue 31, item 15): a small Tekken JSON made as mistral-common's files
+"""Any Tekken file loads: a small Tekken JSON made as mistral-common's files
 are made, read from bytes, from a path and through the upload endpoint, gives the ids
 mistral-common's `Tekkenizer` gives, which is tiktoken over the ranks with the file's pattern,
 every id shifted by the special tokens in front (`Tekkenizer.encode`).
@@ -191,11 +191,13 @@ def test_the_bundled_tekken_is_read_by_the_same_reader():
     assert isinstance(tok, tekken.TekkenTokenizer) and tok.version == "v3"
 
 
-def test_an_uploaded_tekken_file_encodes_as_mistral_common(client):
-    r = client.post("/api/tokenizers", files={"file": ("tekken.json", as_bytes(tekken_file()))})
+def test_an_uploaded_tekken_file_encodes_as_mistral_common(store_client):
+    r = store_client.post(
+        "/api/tokenizers", files={"file": ("tekken.json", as_bytes(tekken_file()))}
+    )
     assert r.status_code == 201, r.text
     assert r.json()["format"] == "tekken"
     text = TEXTS[1]
-    enc = client.post("/api/encode", json={"tokenizer": r.json()["tokenizer"], "text": text})
+    enc = store_client.post("/api/encode", json={"tokenizer": r.json()["tokenizer"], "text": text})
     assert enc.status_code == 200, enc.text
     assert enc.json()["ids"] == reference(text)

@@ -1,5 +1,5 @@
-"""OpenAI model names resolve to the encodings tiktoken's model table gives them (issue 20,
-item 17): every exact name and every prefix of the installed tiktoken's `model.py`, the same
+"""OpenAI model names resolve to the encodings tiktoken's model table gives them:
+every exact name and every prefix of the installed tiktoken's `model.py`, the same
 KeyError for a name it does not know, and a clear ValueError for an encoding we do not bundle.
 The encodings themselves are checked against tiktoken built offline from the bundled ranks."""
 

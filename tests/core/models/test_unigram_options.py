@@ -1,4 +1,4 @@
-"""Unigram options the upstream suites exercise (issue 20, item 17): Hugging Face's `fuse_unk`,
+"""Unigram options the upstream suites exercise: Hugging Face's `fuse_unk`,
 the trainer's special tokens, sentencepiece's entropy, scored sampling and `emit_unk_piece`."""
 
 from __future__ import annotations

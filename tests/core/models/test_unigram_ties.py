@@ -1,4 +1,4 @@
-"""Unigram paths that tie, scored as sentencepiece 0.2.3 scores them (issue 31, item 13).
+"""Unigram paths that tie, scored as sentencepiece 0.2.3 scores them.
 
 AI21's `j2-tokenizer.model` scores `▁▁` exactly twice `▁` and `▁▁▁▁` four times, so a run of
 spaces has several segmentations of the same real score; which one wins depends on how the sums

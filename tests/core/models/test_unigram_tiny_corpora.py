@@ -1,4 +1,4 @@
-"""Unigram training on tiny corpora agrees with sentencepiece piece for piece (issue 20, item 15).
+"""Unigram training on tiny corpora agrees with sentencepiece piece for piece.
 
 On a tiny corpus every tie and every corner of sentencepiece's recipe shows: which substrings
 seed the vocabulary (the suffix array's repeated substrings with two continuations, a sentence's

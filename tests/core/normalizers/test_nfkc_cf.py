@@ -1,4 +1,4 @@
-"""sentencepiece's `nfkc_cf` normalisation by name (issue 20, item 17): NFKC plus case folding,
+"""sentencepiece's `nfkc_cf` normalisation by name: NFKC plus case folding,
 checked against sentencepiece 0.2.3 trained with `normalization_rule_name="nfkc_cf"`."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Bytes in and out (issue 20, item 17), against tiktoken built offline from the same ranks:
+"""Bytes in and out, against tiktoken built offline from the same ranks:
 `encode_single_token(b"...")`, `encode_bytes` (tiktoken's `_encode_bytes`), `decode_bytes`,
 `decode_single_token_bytes` and `decode_tokens_bytes`, for the bundled OpenAI encodings and for
 a byte-level Hugging Face tokenizer.json (Llama 3, against tiktoken on Llama 3's own ranks)."""

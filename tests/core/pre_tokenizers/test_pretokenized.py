@@ -1,4 +1,4 @@
-"""Pre-tokenized input (issue 20, item 17): `encode(words, is_pretokenized=True)` (and pairs,
+"""Pre-tokenized input: `encode(words, is_pretokenized=True)` (and pairs,
 and `encode_batch`) against Hugging Face `tokenizers` on the same tokenizer.json: each word goes
 through the normaliser and the pre-tokenizer on its own, word ids are list indices, offsets are
 characters of each word. BERT (WordPiece), GPT-2 style (ByteLevel with add_prefix_space), Llama 3

@@ -1,4 +1,4 @@
-"""Canonicality (issue 30): `is_canonical(tok, ids)` is None exactly when encode(text(ids)) ==
+"""Canonicality: `is_canonical(tok, ids)` is None exactly when encode(text(ids)) ==
 ids, and otherwise names the first break, where re-encoding really differs.
 
 - Canonical ids are canonical, for every family (and for random texts, by Hypothesis).

@@ -1,4 +1,4 @@
-"""Token healing at a prompt's end (issue 30; Guidance, Phan et al. arXiv 2410.09303): back
+"""Token healing at a prompt's end (Guidance, Phan et al. arXiv 2410.09303): back
 off the prompt's last token and allow only the tokens that extend its text.
 
 "The quick bro" with cl100k_base ends on " bro"; the healed prompt is "The quick" and the next

@@ -1,4 +1,4 @@
-"""The space of tokenisations (issue 30): the lattice, the count, the shortest sequences and the
+"""The space of tokenisations: the lattice, the count, the shortest sequences and the
 samplers, against a brute-force enumeration on the reference libraries' own vocabularies.
 
 - Brute force: on texts of at most 12 bytes (English, German, French, Russian, Arabic, Chinese,

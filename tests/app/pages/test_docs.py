@@ -1,4 +1,5 @@
-"""/docs works offline (issue 13, item 4): Swagger UI's assets come from the app, not a CDN."""
+"""/docs, the API's documentation, works offline: Swagger UI's assets come from the app, not a
+CDN."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The vocabulary browser (issue 13, item 15)."""
+"""/vocab, the vocabulary browser: a tokenizer's entries searched, paged and shown with their
+detail, the uploaded ones browsed like the bundled."""
 
 from __future__ import annotations
 
@@ -105,7 +106,7 @@ def test_compare_columns_name_their_vocabulary(store_client):
         assert store_client.get(unescape(link) + "&id=0").status_code == 200
 
 
-def test_uploaded_tokenizers_are_browsed_like_bundled_ones(client):
+def test_uploaded_tokenizers_are_browsed_like_bundled_ones(store_client):
     import gzip
     import os
 
@@ -113,17 +114,17 @@ def test_uploaded_tokenizers_are_browsed_like_bundled_ones(client):
 
     with gzip.open(os.path.join(_DATA, "botchan_en_unigram_1000.model.gz"), "rb") as fh:
         model = fh.read()
-    handle = client.post(
+    handle = store_client.post(
         "/api/tokenizers", files={"file": ("m.model", model)}, data={"name": "my unigram"}
     ).json()["tokenizer"]
-    r = client.get("/vocab", params={"tokenizer": handle, "q": "▁the", "id": 5})
+    r = store_client.get("/vocab", params={"tokenizer": handle, "q": "▁the", "id": 5})
     assert r.status_code == 200 and rows(r.text)
     assert "score (log P)" in r.text and "my unigram" in r.text
     vocab_txt = "\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "play", "##ing", "##ed"]).encode()
-    handle = client.post("/api/tokenizers", files={"file": ("vocab.txt", vocab_txt)}).json()[
+    handle = store_client.post("/api/tokenizers", files={"file": ("vocab.txt", vocab_txt)}).json()[
         "tokenizer"
     ]
-    r = client.get("/vocab", params={"tokenizer": handle, "q": "##"})
+    r = store_client.get("/vocab", params={"tokenizer": handle, "q": "##"})
     assert [t for _, t in rows(r.text)] == ["##ing", "##ed"]
 
 

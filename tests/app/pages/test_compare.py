@@ -1,14 +1,89 @@
-"""Compare, tax, Unicode lab and sweep pages and their JSON endpoints (TestClient)."""
+"""/compare, tokenizers side by side, and its JSON endpoint: columns with their metrics and marks,
+a fragment and a permalink, a trained column a placeholder until it is trained; the results come
+first, each chosen column is a chip whose link drops it, and every column lists the same metrics
+(the browser half is in tests/browser/test_finish_layouts_browser.py)."""
 
 from __future__ import annotations
 
 import re
-import time
+from html import unescape
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from app.services.compare import MAX_COLUMNS
 from tokenizers_core import pretrained
+
+XSS = '<script>alert(1)</script> "quoted" <img src=x onerror=alert(2)>'
+
+
+def drop_links(html: str) -> dict[str, dict[str, list[str]]]:
+    """Each chosen column's label and the query of its "remove" link."""
+    found = re.findall(
+        r'<li class="chosen-col[^"]*" data-testid="chosen-col">([^<]+)'
+        r'.*?<a class="drop" href="([^"]+)"',
+        html,
+        flags=re.S,
+    )
+    return {label.strip(): parse_qs(urlsplit(unescape(href)).query) for label, href in found}
+
+
+# ---- /compare ----------------------------------------------------------------------------------
+def test_compare_puts_the_results_before_the_list_of_columns(client):
+    """The 26 boxes filled the first screen; now the text, the chosen columns as chips and the
+    columns come first, and the boxes (joined to the form by `form=`) after the results."""
+    html = client.get("/compare").text
+    assert html.index('id="compare-chosen"') < html.index('id="columns"')
+    assert html.index('id="columns"') < html.index('id="compare-cols"')
+    picker = html.split('id="compare-cols"', 1)[1].split("</fieldset>", 1)[0]
+    boxes = re.findall(r'<input type="checkbox"[^>]*name="col"[^>]*>', picker)
+    assert len(boxes) >= 26 and all('form="compare-form"' in b for b in boxes)
+    assert 'name="ref" form="compare-form"' in picker
+    # the form listens for the boxes' changes on their stable wrapper
+    assert "change from:#col-picker" in html.split('id="compare-form"', 1)[1].split(">", 1)[0]
+    assert len(drop_links(html)) == 5
+
+
+def test_each_chosen_column_is_a_chip_whose_link_drops_it_and_keeps_the_reference(client):
+    params = {"text": "naïve café", "col": ["word", "char", "sentence"], "ref": 2}
+    links = drop_links(client.get("/compare", params=params).text)
+    assert list(links) == ["Words and punctuation", "Characters (code points)", "Sentences"]
+    assert links["Words and punctuation"]["col"] == ["char", "sentence"]
+    assert links["Words and punctuation"]["ref"] == ["1"]  # still the sentence column
+    assert links["Sentences"]["col"] == ["word", "char"]
+    assert links["Sentences"]["ref"] == ["0"]  # the reference dropped: the first column
+    assert links["Characters (code points)"]["text"] == ["naïve café"]
+
+
+def test_a_single_column_has_no_remove_link(client):
+    html = client.get("/compare", params={"text": "x", "col": ["word"]}).text
+    assert html.count('data-testid="chosen-col"') == 1 and 'class="drop"' not in html
+
+
+def test_the_columns_fragment_sends_the_chosen_chips_out_of_band(client):
+    r = client.get(
+        "/compare", params={"text": "x", "col": ["word", "char"]}, headers={"HX-Request": "true"}
+    )
+    chosen = r.text.split('id="compare-chosen"', 1)[1].split("</div>", 1)[0]
+    assert 'hx-swap-oob="true"' in chosen and chosen.count('data-testid="chosen-col"') == 2
+
+
+def test_every_compare_column_lists_the_same_metrics_in_the_same_order(client):
+    """So that their rows line up (the reference says "(reference)" where the others count
+    the tokens that differ from it)."""
+    params = {"text": "Dr. Who left.", "col": ["word", "char", "bert-base-uncased"], "ref": 1}
+    html = client.get("/compare", params=params).text
+    columns = html.split('<article class="compare-col')[1:]
+    names = [re.findall(r"<dt>([^<]+)</dt>", c) for c in columns]
+    assert len(names) == 3 and names[0] == names[1] == names[2]
+    assert names[0][-2:] == ["special", "differs"]
+    assert "(reference)" in columns[1] and "(reference)" not in columns[0]
+
+
+def test_a_hostile_column_name_is_text_in_the_chips(client):
+    r = client.get("/compare", params={"text": "x", "col": ["word", XSS]})
+    assert "<script>alert(1)" not in r.text and "<img src=x" not in r.text
+
 
 SMALL = (
     "low low low low low lower lower newest newest newest newest newest newest "
@@ -92,104 +167,6 @@ def test_compare_bad_input(client):
         "/api/compare", params={"text": "x", "col": ["bpe"], "corpus": "nope", "vocab": 50}
     )
     assert r.status_code == 200 and "unknown corpus" in r.json()[0]["error"]
-
-
-def test_tax_page_and_api(client):
-    r = client.get("/api/tax", params={"tok": ["bert-base-uncased"]})
-    assert r.status_code == 200
-    body = r.json()
-    assert len(body["languages"]) == 33
-    rel = body["relative_to_english"]["bert-base-uncased"]
-    assert rel["eng"] == 1.0 and rel["amh"] > 1.0
-    rtl = {l["code"] for l in body["languages"] if l["direction"] == "rtl"}
-    assert "arb" in rtl
-    page = client.get("/tax", params={"tok": ["bert-base-uncased"]})
-    assert page.status_code == 200 and "<svg" in page.text and 'dir="rtl"' in page.text
-    assert "English = 1" in page.text
-    assert client.get("/tax", params={"tok": ["nope"]}).status_code == 404
-
-
-def test_unicode_lab(client):
-    r = client.get("/unicode", params={"text": "\ufb01ne", "tok": ["word"]})
-    assert r.status_code == 200
-    assert "U+FB01" in r.text and "latin small ligature fi" in r.text
-    body = client.get("/api/unicode", params={"text": "\ufb01ne", "tok": ["char"]}).json()
-    forms = {f["form"]: f for f in body}
-    assert forms["NFC"]["text"] == "\ufb01ne" and forms["NFKC"]["text"] == "fine"
-    assert forms["NFKC"]["tokenizations"][0]["count"] == 4
-    assert forms["original"]["tokenizations"][0]["count"] == 3
-    decomposed = {
-        f["form"]: f for f in client.get("/api/unicode", params={"text": "cafe\u0301"}).json()
-    }
-    assert decomposed["NFC"]["chars"] == 4 and decomposed["NFD"]["chars"] == 5
-    assert client.get("/unicode", params={"text": "x", "tok": ["nope"]}).status_code == 404
-
-
-def wait_job(client, job_id, timeout=120):
-    deadline = time.monotonic() + timeout
-    while True:
-        job = client.get(f"/api/sweep/{job_id}").json()
-        if job["status"] not in ("queued", "running") or time.monotonic() > deadline:
-            return job
-        time.sleep(0.2)
-
-
-def test_sweep_runs_and_bpe_never_gets_worse_with_more_merges(client, small_corpus):
-    r = client.post(
-        "/api/sweep",
-        json={
-            "corpus": small_corpus,
-            "heldout": small_corpus,
-            "algorithms": ["bpe"],
-            "sizes": [20, 25, 30, 40],
-        },
-    )
-    assert r.status_code == 202
-    job = wait_job(client, r.json()["id"])
-    assert job["status"] == "done" and job["done"] == 4
-    tpw = [row["tokens_per_word"] for row in job["results"]]
-    # a BPE model with more merges applies the same merges and more: never more tokens
-    assert tpw == sorted(tpw, reverse=True) and tpw[0] > tpw[-1]
-    page = client.get(
-        "/sweep",
-        params={
-            "corpus": small_corpus,
-            "heldout": small_corpus,
-            "algo": ["bpe"],
-            "sizes": "20,25,30,40",
-        },
-    )
-    assert page.status_code == 200 and "<svg" in page.text and "tokens per word" in page.text
-
-
-def test_sweep_can_be_cancelled(client):
-    r = client.post(
-        "/api/sweep",
-        json={
-            "corpus": "botchan",
-            "heldout": "udhr/eng",
-            "algorithms": ["bpe"],
-            "sizes": [3000, 3100, 3200, 3300],
-        },
-    )
-    job_id = r.json()["id"]
-    assert client.delete(f"/api/sweep/{job_id}").status_code == 200
-    job = wait_job(client, job_id)
-    assert job["status"] == "cancelled" and job["done"] < 4
-
-
-def test_sweep_bad_input(client):
-    r = client.post("/api/sweep", json={"algorithms": ["nope"], "sizes": [10]})
-    assert r.status_code == 422 and "unknown algorithm" in r.json()["detail"]
-    r = client.post("/api/sweep", json={"algorithms": ["bpe"], "sizes": [1]})
-    assert r.status_code == 422
-    r = client.get("/sweep", params={"sizes": "ten"})
-    assert r.status_code == 422 and "whole numbers" in r.text
-    assert client.get("/api/sweep/nope").status_code == 404
-    r = client.post(
-        "/sweep/run", data={"corpus": "nope", "heldout": "udhr/eng", "algo": ["bpe"], "sizes": "50"}
-    )
-    assert r.status_code == 422 and "unknown corpus" in r.text
 
 
 def test_columns_wait_for_a_reference_that_is_still_training(client, small_corpus):

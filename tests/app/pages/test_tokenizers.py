@@ -1,5 +1,5 @@
-"""Small truths (issue 27, item 10): what the docs say about upload limits and what `Allow`
-says about a path are what the server does. Each test here failed before its fix.
+"""Uploading a tokenizer (`POST /api/tokenizers`, and the pages' upload forms): what the docs say
+about upload limits and what `Allow` says about a path are what the server does.
 
 The app under test: corpora and plain files up to 2 MB, tokenizer files up to 3 MB, so a request
 body may be up to 7 MB (`limits.body_limit`: a corpus escaped, 3 x 2 MB, plus 1 MB for the other
@@ -135,7 +135,7 @@ def test_a_body_over_the_limit_is_answered_as_the_api_answers_errors(client):
     assert page.status_code == 413 and "TOKVIS_MAX_CORPUS_BYTES" in page.text
 
 
-# ---- Allow names what the path answers -------------------------------------------------------------
+# ---- Allow names what the path answers -----------------------------------------------------------
 @pytest.mark.parametrize("method", ["OPTIONS", "GET", "HEAD", "PUT", "DELETE"])
 def test_the_corpus_upload_path_answers_post_only(client, method):
     """`/api/corpora/{sha256}` (GET) matches `/api/corpora/upload` as a template, but "upload"
