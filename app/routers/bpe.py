@@ -15,11 +15,13 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from tokenizers_core.models.bpe.session import VARIANTS, encode_trace
 
-from ..deps import bounded, check_step_text, resolve_tokenizer
+from ..deps import StateDep, bounded
 from ..jobs import Job
 from ..jobs.runs import bpe_session, family_steps
 from ..practice import PracticeState, practice_params
 from ..render import render
+from ..services.tokenizers import check_step_text, resolve_tokenizer
+from ..state import AppState
 from ..stepping import check_speed
 from ..urls import url_with
 from ..views import answers
@@ -36,6 +38,7 @@ router = APIRouter(tags=["bpe"])
 @router.get("/bpe/train", response_class=HTMLResponse, summary="BPE training, one merge at a time")
 def train_page(
     request: Request,
+    state: StateDep,
     corpus: str = "",
     variant: str = "bpe",
     vocab_size: str = answers.VOCAB_QUERY,
@@ -51,14 +54,16 @@ def train_page(
     """`variant`: bpe, byte_bpe, sentencepiece_bpe, or one of the new family (superbpe,
     picky_bpe, parity_bpe: `transition` is SuperBPE's, `threshold` Picky BPE's)."""
     if variant in F.FAMILY:
-        return _family_page(request, corpus, variant, vocab_size, transition, threshold, step, play)
+        return _family_page(
+            request, state, corpus, variant, vocab_size, transition, threshold, step, play
+        )
     ctx = T.form(corpus, variant, vocab_size, pattern, min_frequency, page, play)
 
     def build() -> dict[str, Any]:
         ctx["size"], options = T.options(variant, whole(vocab_size), pattern, min_frequency, corpus)
-        text = training_text(request, corpus)
+        text = training_text(state, corpus)
         ctx["corpus_text"] = shown_corpus(text)
-        run = bpe_session(request, corpus, text, variant, ctx["size"], options, wait=SYNC_SECONDS)
+        run = bpe_session(state, corpus, text, variant, ctx["size"], options, wait=SYNC_SECONDS)
         return T.page(run, step, page, practice, ctx["params"])
 
     status = in_place(ctx, build)
@@ -67,6 +72,7 @@ def train_page(
 
 def _family_page(
     request: Request,
+    state: AppState,
     corpus: str,
     variant: str,
     vocab_size: str,
@@ -86,9 +92,9 @@ def _family_page(
             F.number(transition, "transition"),
             F.number(threshold, "threshold"),
         )
-        text = training_text(request, ctx["corpus"])
+        text = training_text(state, ctx["corpus"])
         run = family_steps(
-            request, ctx["corpus"], text, variant, ctx["size"], options, wait=SYNC_SECONDS
+            state, ctx["corpus"], text, variant, ctx["size"], options, wait=SYNC_SECONDS
         )
         if isinstance(run, Job):
             return {"training": True, "job": run}
@@ -105,6 +111,7 @@ def _family_page(
 )
 def train_post(
     request: Request,
+    state: StateDep,
     corpus_text: str = Form(""),
     variant: str = Form("bpe"),
     vocab_size: str = Form(""),
@@ -122,6 +129,7 @@ def train_post(
     ctx = T.form("", variant, vocab_size, pattern, min_frequency, 0, False)
     return posted_corpus(
         request,
+        state,
         ctx,
         "bpe_train.html",
         "/bpe/train",
@@ -140,6 +148,7 @@ def train_post(
 )
 def encode_page(
     request: Request,
+    state: StateDep,
     tokenizer: str = "gpt2",
     text: str = E.DEFAULT_TEXT,
     step: int = 0,
@@ -150,12 +159,12 @@ def encode_page(
     practice: PracticeState = Depends(practice_params),
 ) -> HTMLResponse:
     """Opens at step 0, as the other step-through views do."""
-    ctx = E.form(request, tokenizer, text, token, special, play, speed)
+    ctx = E.form(state, tokenizer, text, token, special, play, speed)
 
     def build() -> dict[str, Any]:
         check_speed(speed)
-        check_step_text(request, text, status=422)
-        tok = E.tokenizer_for(resolve_tokenizer(request, tokenizer), special)
+        check_step_text(state, text, in_form=True)
+        tok = E.tokenizer_for(resolve_tokenizer(state, tokenizer), special)
         return E.page(tok, encode_trace(tok, text), step, token, speed, practice, ctx["params"])
 
     status = in_place(ctx, build)

@@ -13,9 +13,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tokenizers_core.errors import InvalidInput
 
-from ..deps import BAD_INPUT, Name, bad_input, bounded, tokenizer_label, tokenizer_options
+from ..deps import Name, StateDep, bounded
+from ..errors import BAD_INPUT, bad_input
 from ..render import render
 from ..services import tokenizations as S
+from ..services.tokenizers import tokenizer_label, tokenizer_options
 
 router = APIRouter(tags=["tokenizations"])
 
@@ -52,6 +54,7 @@ SPACE_DOC: dict[int | str, dict[str, Any]] = {
 )
 def tokenizations_page(
     request: Request,
+    state: StateDep,
     tokenizer: str = S.DEFAULT_TOKENIZER,
     text: str = S.DEFAULT_TEXT,
     seed: int = bounded(0, 0, 2**31 - 1),
@@ -76,8 +79,8 @@ def tokenizations_page(
         **params,
         "ids": ids,
         "params": params,
-        "options": tokenizer_options(request, tokenizer),
-        "label": tokenizer_label(request, tokenizer),
+        "options": tokenizer_options(state, tokenizer),
+        "label": tokenizer_label(state, tokenizer),
         "max_bytes": S.MAX_TEXT_BYTES,
         "error": None,
         "result": None,
@@ -86,7 +89,7 @@ def tokenizations_page(
     try:
         _rates(seed, dropout, stochastok)
         ctx["result"] = S.page(
-            request,
+            state,
             tokenizer,
             text,
             seed=seed,
@@ -115,7 +118,7 @@ def _rates(seed: int, dropout: float, stochastok: float) -> None:
     responses=SPACE_DOC,
 )
 def tokenizations_api(
-    request: Request,
+    state: StateDep,
     tokenizer: Name,
     text: str,
     k: int = bounded(5, 0, S.MAX_K),
@@ -132,7 +135,7 @@ def tokenizations_api(
         raise InvalidInput(f"k must be between 0 and {S.MAX_K}, not {k}")
     if not 0 <= samples <= S.MAX_SAMPLES:
         raise InvalidInput(f"samples must be between 0 and {S.MAX_SAMPLES:,}, not {samples}")
-    body = S.api_space(request, tokenizer, text, k, samples, seed)
+    body = S.api_space(state, tokenizer, text, k, samples, seed)
     return Response(body, media_type="application/json")
 
 
@@ -143,16 +146,16 @@ class CanonicalRequest(BaseModel):
 
 
 @router.post("/api/canonical", tags=["api"], summary="Whether token ids are what encode gives")
-def canonical_api(request: Request, body: CanonicalRequest) -> dict[str, Any]:
+def canonical_api(state: StateDep, body: CanonicalRequest) -> dict[str, Any]:
     """`canonical`: whether encode of the ids' text gives the ids back; `first_break`: where
     it first does not (for BPE, the left token of the first adjacent pair whose own text
     encodes differently; for other models the first differing position), null when canonical;
     `canonical_ids`: what encode gives."""
-    return S.api_canonical(request, body.tokenizer, body.ids)
+    return S.api_canonical(state, body.tokenizer, body.ids)
 
 
 @router.get("/api/heal", tags=["api"], summary="Token healing at the end of a prompt")
-def heal_api(request: Request, tokenizer: Name, prompt: str) -> dict[str, Any]:
+def heal_api(state: StateDep, tokenizer: Name, prompt: str) -> dict[str, Any]:
     """The prompt's ids, `healed_ids` (the last token backed off), the `removed` text, and the
     tokens `allowed` next (those whose text extends the removed text; `n_allowed` in all)."""
-    return S.api_heal(request, tokenizer, prompt)
+    return S.api_heal(state, tokenizer, prompt)

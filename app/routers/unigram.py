@@ -20,10 +20,12 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from tokenizers_core.errors import InvalidInput
 
-from ..deps import BAD_INPUT, bad_input, bounded, check_text, settings, trained, uploads
+from ..deps import StateDep, bounded
+from ..errors import BAD_INPUT, bad_input
 from ..jobs.runs import unigram_run
 from ..practice import PracticeState, practice_params
 from ..render import render
+from ..services.tokenizers import check_text
 from ..services.training import sample_words
 from ..uploads import upload
 from ..views import answers
@@ -48,6 +50,7 @@ router = APIRouter(tags=["unigram"])
 )
 def lattice_page(
     request: Request,
+    state: StateDep,
     model: str = "tiny",
     text: str = DEFAULT_TEXT,
     step: int = 0,
@@ -58,13 +61,13 @@ def lattice_page(
     play: bool = False,
     practice: PracticeState = Depends(practice_params),
 ) -> HTMLResponse:
-    ctx = L.form(request, model, text, n, seed, alpha, nbest_size, play)
+    ctx = L.form(state, model, text, n, seed, alpha, nbest_size, play)
 
     def build() -> dict[str, Any]:
-        check_text(request, text)
+        check_text(state, text)
         L.check_n(n)
         return L.page(
-            unigram_model(request, model),
+            unigram_model(state, model),
             text,
             step,
             n,
@@ -85,12 +88,12 @@ def lattice_page(
     summary="Upload a sentencepiece .model file and open its lattice view",
 )
 async def lattice_upload(
-    request: Request, file: UploadFile = File(...), text: str = Form(DEFAULT_TEXT)
+    request: Request, state: StateDep, file: UploadFile = File(...), text: str = Form(DEFAULT_TEXT)
 ) -> Any:
     """The lattice view's own upload (the page now uses the shared form, POST /tokenizers):
     stored with the other uploaded tokenisers, then the lattice of the new handle."""
     try:
-        row = await upload(uploads(request), settings(request).max_tokenizer_bytes, file)
+        row = await upload(state.uploads, state.settings.max_tokenizer_bytes, file)
         if row["family"] != "unigram":
             raise InvalidInput(
                 f"{file.filename or 'this file'} holds a {row['algorithm']} model; "
@@ -98,7 +101,7 @@ async def lattice_upload(
                 "/tokenizers)"
             )
     except BAD_INPUT as exc:  # the form again, with the message
-        ctx = L.form(request, "tiny", text)
+        ctx = L.form(state, "tiny", text)
         ctx["error"], status = bad_input(exc)
         return render(request, "unigram_lattice.html", ctx, status_code=status)
     query = urlencode({"model": row["handle"], "text": text})
@@ -112,6 +115,7 @@ async def lattice_upload(
 )
 def train_page(
     request: Request,
+    state: StateDep,
     corpus: str = DEFAULT_CORPUS,
     vocab_size: int = bounded(DEFAULT_VOCAB, 4, MAX_TRAIN_VOCAB),
     step: int = 0,
@@ -122,10 +126,10 @@ def train_page(
 
     def build() -> dict[str, Any]:
         T.check_vocab_size(vocab_size)
-        text = training_text(request, corpus)
+        text = training_text(state, corpus)
         ctx["corpus_text"] = shown_corpus(text)
         sample = sample_words(text, words)
-        run = unigram_run(request, corpus, text, vocab_size, sample, wait=WAIT_SECONDS)
+        run = unigram_run(state, corpus, text, vocab_size, sample, wait=WAIT_SECONDS)
         return T.page(run, step, sample)
 
     status = in_place(ctx, build)
@@ -141,6 +145,7 @@ def train_page(
 )
 def train_post(
     request: Request,
+    state: StateDep,
     corpus_text: str = Form(""),
     vocab_size: int = Form(DEFAULT_VOCAB),
     words: str = Form(""),
@@ -152,6 +157,7 @@ def train_post(
     page's permalink."""
     return posted_corpus(
         request,
+        state,
         T.form("", vocab_size, words),
         "unigram_train.html",
         "/unigram/train",
@@ -168,13 +174,13 @@ def train_post(
     summary="Register the trained model as a handle and open it in the lattice view",
 )
 def train_use(
-    request: Request,
+    state: StateDep,
     corpus: str = Form(DEFAULT_CORPUS),
     vocab_size: int = bounded(DEFAULT_VOCAB, 4, MAX_TRAIN_VOCAB, form=True),
     text: str = Form(""),
 ) -> Any:
     T.check_vocab_size(vocab_size, where="")
-    handle, _tok = trained(request).train("unigram", corpus, vocab_size)
+    handle, _tok = state.trained.train("unigram", corpus, vocab_size)
     query = urlencode({"model": handle, "text": text or DEFAULT_TEXT})
     return RedirectResponse(f"/unigram/lattice?{query}", status_code=303)
 

@@ -10,19 +10,12 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from tokenizers_core import pretrained
 from tokenizers_core.errors import InvalidInput
 
-from ..deps import (
-    BAD_INPUT,
-    REGEX,
-    bad_input,
-    check_text,
-    settings,
-    store,
-    tokenizer_label,
-    tokenizer_options,
-)
+from ..deps import StateDep
 from ..display import special_choice, special_param
+from ..errors import BAD_INPUT, bad_input
 from ..render import render, url_with
 from ..services.corpora import put_text
+from ..services.tokenizers import REGEX, check_text, tokenizer_label, tokenizer_options
 from ..services.visualiser import (
     DEFAULT_TEXT,
     DEFER_CHARS,
@@ -31,6 +24,7 @@ from ..services.visualiser import (
     visualise,
     window_choices,
 )
+from ..state import AppState
 from ..store import is_sha256
 
 router = APIRouter(tags=["pages"])
@@ -43,6 +37,7 @@ MAX_PERMALINK = 8000
 @router.get("/", response_class=HTMLResponse, summary="The visualiser page")
 def visualiser_page(
     request: Request,
+    state: StateDep,
     text: str | None = None,
     tokenizer: str | None = None,
     pattern: str = "",
@@ -65,11 +60,13 @@ def visualiser_page(
     `stored`: the sha256 of a text kept by POST /permalink (a text too long for a URL)."""
     options = _options(ids, raw, special, bos, budget, decode, window)
     if stored is not None:
-        kept = store(request).get(stored) if is_sha256(stored) else None
+        kept = state.store.get(stored) if is_sha256(stored) else None
         if kept is None:
             raise HTTPException(404, f"no stored text has sha256 {stored}")
-        return _page(request, kept, tokenizer, pattern, options, stored=stored)
-    return _page(request, DEFAULT_TEXT if text is None else text, tokenizer, pattern, options)
+        return _page(request, state, kept, tokenizer, pattern, options, stored=stored)
+    return _page(
+        request, state, DEFAULT_TEXT if text is None else text, tokenizer, pattern, options
+    )
 
 
 @router.post(
@@ -80,6 +77,7 @@ def visualiser_page(
 )
 def visualiser_permalink(
     request: Request,
+    state: StateDep,
     text: str = Form(""),
     tokenizer: str | None = Form(None),
     pattern: str = Form(""),
@@ -91,8 +89,8 @@ def visualiser_permalink(
     decode: str = Form(""),
     window: str = Form(""),
 ) -> Response:
-    check_text(request, text)
-    digest = put_text(request, text, name="visualiser permalink")
+    check_text(state, text)
+    digest = put_text(state, text, name="visualiser permalink")
     url = url_with(
         "/",
         {
@@ -120,6 +118,7 @@ def visualiser_permalink(
 )
 def visualiser_post(
     request: Request,
+    state: StateDep,
     text: str = Form(""),
     tokenizer: str | None = Form(None),
     pattern: str = Form(""),
@@ -132,7 +131,7 @@ def visualiser_post(
     window: str = Form(""),
 ) -> HTMLResponse:
     options = _options(ids, raw, special, bos, budget, decode, window)
-    return _page(request, text, tokenizer, pattern, options)
+    return _page(request, state, text, tokenizer, pattern, options)
 
 
 @router.post(
@@ -145,6 +144,7 @@ def visualiser_post(
 )
 def visualiser_tokens(
     request: Request,
+    state: StateDep,
     text: str = Form(""),
     tokenizer: str | None = Form(None),
     pattern: str = Form(""),
@@ -157,7 +157,7 @@ def visualiser_tokens(
     window: str = Form(""),
 ) -> HTMLResponse:
     options = _options(ids, raw, special, bos, budget, decode, window)
-    return _page(request, text, tokenizer, pattern, options, block="details")
+    return _page(request, state, text, tokenizer, pattern, options, block="details")
 
 
 def _options(
@@ -197,6 +197,7 @@ def _settings(name: str, pattern: str, options: dict[str, Any]) -> dict[str, Any
 
 def _page(
     request: Request,
+    state: AppState,
     text: str,
     tokenizer: str | None,
     pattern: str,
@@ -208,14 +209,14 @@ def _page(
     A text over DEFER_CHARS gets its count alone, unless `block` asks for the tokens (POST
     /tokens): htmx then gets that block, a plain request the whole page with it."""
     name = pretrained.canonical_name(tokenizer or default_tokenizer())  # gpt2 -> r50k_base
-    limit = settings(request).max_text_chars
+    limit = state.settings.max_text_chars
     cut = len(text) if len(text) > limit else None
     text = text[:limit]
     try:
         ctx = {
             "error": None,
             **visualise(
-                request,
+                state,
                 text,
                 name,
                 pattern,
@@ -230,7 +231,7 @@ def _page(
         status = 200
     except BAD_INPUT as exc:  # shown in place of the result, the form kept
         message, status = bad_input(exc)
-        ctx = {"error": message, **special_labels(request, name, pattern)}
+        ctx = {"error": message, **special_labels(state, name, pattern)}
     settings_only = _settings(name, pattern, options)
     if stored is not None:
         link = url_with("/", {"stored": stored, **settings_only})
@@ -255,9 +256,9 @@ def _page(
         ids_typed=options["decode"],
         window_typed=options["window"],
         window_choices=window_choices(options["window"]),
-        options=tokenizer_options(request, name),
+        options=tokenizer_options(state, name),
         regex_name=REGEX,
-        label=tokenizer_label(request, name),
+        label=tokenizer_label(state, name),
         permalink=permalink,
         next=permalink or url_with("/", settings_only),
     )

@@ -12,9 +12,11 @@ from fastapi.responses import HTMLResponse
 from tokenizers_core.corpora import corpus_names
 from tokenizers_core.errors import InvalidInput
 
-from ..deps import BAD_INPUT, Name, bad_input, bounded, tokenizer_label, tokenizer_options
+from ..deps import Name, StateDep, bounded
+from ..errors import BAD_INPUT, bad_input
 from ..render import render
 from ..services import vocab_diff as S
+from ..services.tokenizers import tokenizer_label, tokenizer_options
 
 router = APIRouter(tags=["vocab"])
 
@@ -22,6 +24,7 @@ router = APIRouter(tags=["vocab"])
 @router.get("/vocab/diff", response_class=HTMLResponse, summary="How two vocabularies differ")
 def vocab_diff_page(
     request: Request,
+    state: StateDep,
     a: str = S.DEFAULT_A,
     b: str = S.DEFAULT_B,
     corpus: str = "",
@@ -32,7 +35,7 @@ def vocab_diff_page(
     words); `list`: the entries listed ("shared", "only_a", "only_b"); `page`: its page
     (0-based)."""
     params = {"a": a, "b": b, "corpus": corpus or None, "list": which}
-    label_a, label_b = tokenizer_label(request, a), tokenizer_label(request, b)
+    label_a, label_b = tokenizer_label(state, a), tokenizer_label(state, b)
     ctx: dict[str, Any] = {
         "a": a,
         "b": b,
@@ -42,8 +45,8 @@ def vocab_diff_page(
         "params": params,
         "label_a": label_a,
         "label_b": label_b,
-        "options_a": tokenizer_options(request, a),
-        "options_b": tokenizer_options(request, b),
+        "options_a": tokenizer_options(state, a),
+        "options_b": tokenizer_options(state, b),
         "corpora": corpus_names(),
         "error": None,
         "diff": None,
@@ -51,7 +54,7 @@ def vocab_diff_page(
     }
     status = 200
     try:
-        diff, text = S.diff_of(request, a, b, corpus)
+        diff, text = S.diff_of(state, a, b, corpus)
         rows, page, pages = S.list_rows(diff, which, page)
         ctx.update(
             diff=diff,
@@ -71,7 +74,7 @@ def vocab_diff_page(
 
 @router.get("/api/vocab/diff", tags=["api"], summary="How two vocabularies differ (JSON)")
 def vocab_diff_api(
-    request: Request,
+    state: StateDep,
     a: Name,
     b: Name,
     corpus: str = "",
@@ -90,5 +93,5 @@ def vocab_diff_api(
         raise InvalidInput(f"limit must be between 0 and 5000, not {limit}")
     if offset < 0:
         raise InvalidInput(f"offset must be 0 or more, not {offset}")
-    diff, text = S.diff_of(request, a, b, corpus)
+    diff, text = S.diff_of(state, a, b, corpus)
     return S.api_answer(diff, text, limit, offset)

@@ -14,10 +14,11 @@ from typing import Any
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse
 
-from ..deps import bounded, check_step_text
+from ..deps import StateDep, bounded
 from ..jobs.runs import wordpiece_run
 from ..practice import PracticeState, practice_params
 from ..render import render
+from ..services.tokenizers import check_step_text
 from ..stepping import check_speed
 from ..views import answers
 from ..views import wordpiece_encode as E
@@ -37,6 +38,7 @@ router = APIRouter(tags=["wordpiece"])
 )
 def encode_page(
     request: Request,
+    state: StateDep,
     text: str = E.DEFAULT_TEXT,
     vocab: str = "small",
     vocab_text: str = SMALL_VOCAB,
@@ -45,12 +47,12 @@ def encode_page(
     speed: int = 1,
     practice: PracticeState = Depends(practice_params),
 ) -> HTMLResponse:
-    ctx = E.form(request, text, vocab, vocab_text, play, speed)
+    ctx = E.form(state, text, vocab, vocab_text, play, speed)
 
     def build() -> dict[str, Any]:
         check_speed(speed)
-        check_step_text(request, text, status=422)
-        tok = wordpiece_tokenizer(request, vocab, vocab_text)
+        check_step_text(state, text, in_form=True)
+        tok = wordpiece_tokenizer(state, vocab, vocab_text)
         return E.page(tok, text, step, speed, practice, ctx["params"])
 
     status = in_place(ctx, build)
@@ -64,6 +66,7 @@ def encode_page(
 )
 def train_page(
     request: Request,
+    state: StateDep,
     corpus: str = "",
     vocab_size: int = bounded(DEFAULT_VOCAB_SIZE, 1, MAX_TRAIN_VOCAB),
     min_frequency: int = bounded(0, 0),
@@ -75,9 +78,9 @@ def train_page(
 
     def build() -> dict[str, Any]:
         options = T.options(vocab_size, min_frequency)
-        text = training_text(request, corpus)
+        text = training_text(state, corpus)
         ctx["corpus_text"] = shown_corpus(text)
-        return T.page(wordpiece_run(request, corpus, text, options, wait=SYNC_SECONDS), step, page)
+        return T.page(wordpiece_run(state, corpus, text, options, wait=SYNC_SECONDS), step, page)
 
     status = in_place(ctx, build)
     return render(request, "wordpiece_train.html", ctx, block="step", status_code=status)
@@ -90,6 +93,7 @@ def train_page(
 )
 def train_post(
     request: Request,
+    state: StateDep,
     corpus_text: str = Form(""),
     vocab_size: int = Form(DEFAULT_VOCAB_SIZE),
     min_frequency: int = Form(0),
@@ -101,6 +105,7 @@ def train_post(
     page's permalink."""
     return posted_corpus(
         request,
+        state,
         T.form("", vocab_size, min_frequency),
         "wordpiece_train.html",
         "/wordpiece/train",

@@ -17,8 +17,9 @@ from typing import Any, Callable
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
-from ..deps import check_step_text, resolve_tokenizer
+from ..deps import StateDep
 from ..render import render
+from ..services.tokenizers import check_step_text, resolve_tokenizer
 from ..views import worksheets as W
 from ..views.common import in_place, training_text, unigram_model, wordpiece_tokenizer
 from ..views.unigram_lattice import DEFAULT_TEXT as LATTICE_TEXT
@@ -52,6 +53,7 @@ def _sheet(
 )
 def bpe_worksheet(
     request: Request,
+    state: StateDep,
     corpus: str = "",
     variant: str = "bpe",
     vocab_size: int | None = Query(
@@ -65,7 +67,7 @@ def bpe_worksheet(
 ) -> HTMLResponse:
     def build() -> dict[str, Any]:
         return W.worksheet(
-            training_text(request, corpus, W.TEXTBOOK),
+            training_text(state, corpus, W.TEXTBOOK),
             variant,
             vocab_size,
             start,
@@ -84,6 +86,7 @@ def bpe_worksheet(
 )
 def wordpiece_sheet(
     request: Request,
+    state: StateDep,
     corpus: str = "",
     vocab_size: int = 40,
     start: int = 1,
@@ -94,7 +97,7 @@ def wordpiece_sheet(
     def build() -> dict[str, Any]:
         W.check_vocab(vocab_size)
         return W.wordpiece_worksheet(
-            training_text(request, corpus, W.TEXTBOOK), vocab_size, start, end
+            training_text(state, corpus, W.TEXTBOOK), vocab_size, start, end
         )
 
     ctx = W.wordpiece_form(corpus, vocab_size, start, end, paper, key)
@@ -108,6 +111,7 @@ def wordpiece_sheet(
 )
 def bpe_encode_sheet(
     request: Request,
+    state: StateDep,
     tokenizer: str = "gpt2",
     text: str = "lowest newer",
     paper: str = "a4",
@@ -116,8 +120,8 @@ def bpe_encode_sheet(
     ctx = W.bpe_encode_form(tokenizer, text, paper, key)
 
     def build() -> dict[str, Any]:
-        check_step_text(request, text, status=422)
-        return W.bpe_encode_worksheet(resolve_tokenizer(request, ctx["tokenizer"]), text)
+        check_step_text(state, text, in_form=True)
+        return W.bpe_encode_worksheet(resolve_tokenizer(state, ctx["tokenizer"]), text)
 
     return _sheet(request, "worksheet_bpe_encode.html", ctx, build)
 
@@ -129,6 +133,7 @@ def bpe_encode_sheet(
 )
 def wordpiece_encode_sheet(
     request: Request,
+    state: StateDep,
     text: str = WP_TEXT,
     vocab: str = "small",
     vocab_text: str = SMALL_VOCAB,
@@ -136,8 +141,8 @@ def wordpiece_encode_sheet(
     key: bool = False,
 ) -> HTMLResponse:
     def build() -> dict[str, Any]:
-        check_step_text(request, text, status=422)
-        return W.wordpiece_encode_worksheet(wordpiece_tokenizer(request, vocab, vocab_text), text)
+        check_step_text(state, text, in_form=True)
+        return W.wordpiece_encode_worksheet(wordpiece_tokenizer(state, vocab, vocab_text), text)
 
     ctx = W.wordpiece_encode_form(text, vocab, vocab_text, paper, key)
     return _sheet(request, "worksheet_wordpiece_encode.html", ctx, build)
@@ -150,14 +155,15 @@ def wordpiece_encode_sheet(
 )
 def lattice_sheet(
     request: Request,
+    state: StateDep,
     model: str = "tiny",
     text: str = LATTICE_TEXT,
     paper: str = "a4",
     key: bool = False,
 ) -> HTMLResponse:
     def build() -> dict[str, Any]:
-        check_step_text(request, text, status=422)
-        return W.lattice_worksheet(unigram_model(request, model), text)
+        check_step_text(state, text, in_form=True)
+        return W.lattice_worksheet(unigram_model(state, model), text)
 
     ctx = W.lattice_form(model, text, paper, key)
     return _sheet(request, "worksheet_unigram_lattice.html", ctx, build)
@@ -170,6 +176,7 @@ def lattice_sheet(
 )
 def unigram_train_sheet(
     request: Request,
+    state: StateDep,
     corpus: str = "",
     vocab_size: int = 30,
     start: int = 1,
@@ -180,7 +187,7 @@ def unigram_train_sheet(
     def build() -> dict[str, Any]:
         check_vocab_size(vocab_size, W.MAX_VOCAB, " for a worksheet")
         return W.unigram_train_worksheet(
-            training_text(request, corpus, W.UNIGRAM_CORPUS), vocab_size, start, end
+            training_text(state, corpus, W.UNIGRAM_CORPUS), vocab_size, start, end
         )
 
     ctx = W.unigram_train_form(corpus, vocab_size, start, end, paper, key)

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import Request
-
 from tokenizers_core.errors import InvalidInput, NotFound
 from tokenizers_core.models.bpe.session import merge_tree_of
 
 from .. import vocab as V
-from ..deps import resolve_tokenizer, store
+from ..state import AppState
 from ..trained import corpus_text
+from .tokenizers import resolve_tokenizer
 
 PAGE = 50
 
@@ -26,11 +25,11 @@ def _tree(tok, value: str) -> dict[str, Any] | None:
 
 
 def vocab_page(
-    request: Request, tokenizer: str, q: str, page: int, id: int | None, corpus: str
+    state: AppState, tokenizer: str, q: str, page: int, id: int | None, corpus: str
 ) -> dict[str, Any]:
     """The entries block's context. ValueError for a tokeniser without a vocabulary or a bad
     page, NotFound for an unknown tokeniser, corpus or id."""
-    tok = resolve_tokenizer(request, tokenizer)
+    tok = resolve_tokenizer(state, tokenizer)
     if not V.has_vocabulary(tok):
         raise InvalidInput(
             f"{tokenizer} has no vocabulary to browse: its tokens are cut by "
@@ -41,9 +40,7 @@ def vocab_page(
     model = tok.model
     found = V.search(tok, q)
     counts = (
-        V.frequencies(tokenizer, tok, corpus, corpus_text(store(request), corpus))
-        if corpus
-        else None
+        V.frequencies(tokenizer, tok, corpus, corpus_text(state.store, corpus)) if corpus else None
     )
     pages = max(1, -(-len(found) // PAGE))
     page = min(page, pages - 1)

@@ -18,10 +18,12 @@ import tokenizers_core as tc
 from tokenizers_core.corpora import SENNRICH
 from tokenizers_core.errors import InvalidInput
 
-from ..deps import BAD_INPUT, UPLOAD_PREFIX, bad_input, resolve_tokenizer, store
 from ..display import visible
+from ..errors import BAD_INPUT, bad_input
 from ..render import render, url_with
 from ..services.corpora import store_corpus
+from ..services.tokenizers import UPLOAD_PREFIX, resolve_tokenizer
+from ..state import AppState
 from ..trained import corpus_text as corpus_by_ref
 
 SHOWN_CORPUS = 20_000  # a corpus this long is shown in the form's editor (longer: not shown)
@@ -58,10 +60,10 @@ def textbook_panel(
     )
 
 
-def training_text(request: Request, corpus: str, default: str = SENNRICH) -> str:
+def training_text(state: AppState, corpus: str, default: str = SENNRICH) -> str:
     """The text of a training view's corpus: a stored corpus (sha256) or a bundled one (name);
     blank is the view's default (the textbook corpus)."""
-    return corpus_by_ref(store(request), corpus) if corpus else default
+    return corpus_by_ref(state.store, corpus) if corpus else default
 
 
 def shown_corpus(text: str) -> str:
@@ -123,6 +125,7 @@ def in_place(ctx: dict[str, Any], build: Callable[[], dict[str, Any] | None]) ->
 
 def posted_corpus(
     request: Request,
+    state: AppState,
     ctx: dict[str, Any],
     template: str,
     path: str,
@@ -141,7 +144,7 @@ def posted_corpus(
 
     def build() -> None:
         nonlocal digest
-        digest = corpus if use == "pick" else store_corpus(request, corpus_text)
+        digest = corpus if use == "pick" else store_corpus(state, corpus_text)
         check(digest)
 
     status = in_place(ctx, build)
@@ -205,7 +208,7 @@ def unigram_options(current: str) -> list[dict[str, str]]:
 
 
 # ---- the tokenizers a step view runs on ----------------------------------------------------------
-def wordpiece_tokenizer(request: Request, vocab: str, vocab_text: str) -> tc.Tokenizer:
+def wordpiece_tokenizer(state: AppState, vocab: str, vocab_text: str) -> tc.Tokenizer:
     """`vocab=small` (BERT's pipeline over the edited vocabulary) or a WordPiece tokenizer's
     name; ValueError for any other kind of tokenizer."""
     from tokenizers_core.implementations.bert import bert_pipeline
@@ -213,7 +216,7 @@ def wordpiece_tokenizer(request: Request, vocab: str, vocab_text: str) -> tc.Tok
 
     if vocab == "small":
         return bert_pipeline(vocab_from_text(vocab_text), name="small")
-    tok = resolve_tokenizer(request, vocab)
+    tok = resolve_tokenizer(state, vocab)
     if not isinstance(tok.model, WordPiece):
         raise InvalidInput(
             f"{vocab!r} is a {tok.algorithm or 'non-WordPiece'} tokeniser; this "
@@ -222,13 +225,13 @@ def wordpiece_tokenizer(request: Request, vocab: str, vocab_text: str) -> tc.Tok
     return tok
 
 
-def unigram_model(request: Request, name: str) -> tc.Tokenizer:
+def unigram_model(state: AppState, name: str) -> tc.Tokenizer:
     """The tokenizer behind `model=` (`tiny` is the demo); ValueError if it is not Unigram."""
     from tokenizers_core.implementations.unigram import demo_tokenizer
 
     if name == "tiny":
         return demo_tokenizer()
-    tok = resolve_tokenizer(request, name)
+    tok = resolve_tokenizer(state, name)
     if not hasattr(tok.model, "viterbi_steps"):
         raise InvalidInput(
             f"{name!r} is a {tok.algorithm or 'non-Unigram'} tokeniser; the lattice "
