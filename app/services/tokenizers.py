@@ -36,29 +36,29 @@ def resolve_tokenizer(state: AppState, name: str, pattern: str | None = None) ->
         return regex_tokenizer(pattern, timeout=state.settings.regex_timeout)
     if pretrained.is_bundled(name):
         canonical = pretrained.canonical_name(name)
-        tok = tc.load(canonical)
+        bundled = tc.load(canonical)
         if canonical not in _settled:  # first use: a vocabulary that stays for good
             _settled.add(canonical)
             heap.settle()
-        return tok
+        return bundled
     if name.startswith(UPLOAD_PREFIX):
-        tok = state.uploads.get(name)
-        if tok is None:
+        uploaded = state.uploads.get(name)
+        if uploaded is None:
             raise UnknownTokenizer(
                 f"unknown tokeniser {name!r}: no uploaded tokenizer file has "
                 "this handle (upload it again: POST /api/tokenizers)"
             )
         # a file's own patterns (Split, Replace, a ranks file's pattern) run under the limit
-        return tok.limit_regex_time(state.settings.regex_timeout)
-    tok = state.trained.get(name)
-    if tok is None:
+        return uploaded.limit_regex_time(state.settings.regex_timeout)
+    trained = state.trained.get(name)
+    if trained is None:
         known = ", ".join(pretrained.bundled())
         raise UnknownTokenizer(
             f"unknown tokeniser {name!r}: use a bundled one ({known}), "
             "'regex' with a pattern, a handle from POST /api/train, or one "
             "from POST /api/tokenizers (an uploaded tokenizer file)"
         )
-    return tok.limit_regex_time(state.settings.regex_timeout)  # a trainer's user pattern
+    return trained.limit_regex_time(state.settings.regex_timeout)  # a trainer's user pattern
 
 
 def stored_corpora(store: CorpusStore) -> list[dict[str, str]]:
