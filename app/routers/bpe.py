@@ -24,13 +24,10 @@ from ..services.tokenizers import check_step_text, resolve_tokenizer
 from ..state import AppState
 from ..stepping import check_speed
 from ..urls import url_with
-from ..views import answers
-from ..views import bpe_encode as E
-from ..views import bpe_family as F
-from ..views import bpe_train as T
+from ..views import answers, bpe_encode, bpe_family, bpe_train
 from ..views.common import in_place, posted_corpus, shown_corpus, training_text, whole
 
-MAX_VIEW_VOCAB = T.MAX_VIEW_VOCAB
+MAX_VIEW_VOCAB = bpe_train.MAX_VIEW_VOCAB
 SYNC_SECONDS = 0.5  # a page waits this long for a run in the pool, then shows progress
 router = APIRouter(tags=["bpe"])
 
@@ -53,18 +50,20 @@ def train_page(
 ) -> HTMLResponse:
     """`variant`: bpe, byte_bpe, sentencepiece_bpe, or one of the new family (superbpe,
     picky_bpe, parity_bpe: `transition` is SuperBPE's, `threshold` Picky BPE's)."""
-    if variant in F.FAMILY:
+    if variant in bpe_family.FAMILY:
         return _family_page(
             request, state, corpus, variant, vocab_size, transition, threshold, step, play
         )
-    ctx = T.form(corpus, variant, vocab_size, pattern, min_frequency, page, play)
+    ctx = bpe_train.form(corpus, variant, vocab_size, pattern, min_frequency, page, play)
 
     def build() -> dict[str, Any]:
-        ctx["size"], options = T.options(variant, whole(vocab_size), pattern, min_frequency, corpus)
+        ctx["size"], options = bpe_train.options(
+            variant, whole(vocab_size), pattern, min_frequency, corpus
+        )
         text = training_text(state, corpus)
         ctx["corpus_text"] = shown_corpus(text)
         run = bpe_session(state, corpus, text, variant, ctx["size"], options, wait=SYNC_SECONDS)
-        return T.page(run, step, page, practice, ctx["params"])
+        return bpe_train.page(run, step, page, practice, ctx["params"])
 
     status = in_place(ctx, build)
     return render(request, "bpe_train.html", ctx, block="step", status_code=status)
@@ -81,16 +80,16 @@ def _family_page(
     step: int,
     play: bool,
 ) -> HTMLResponse:
-    ctx = F.form(corpus, variant, vocab_size, transition, threshold, play)
-    ctx["variants"] = [*VARIANTS, *F.FAMILY]
+    ctx = bpe_family.form(corpus, variant, vocab_size, transition, threshold, play)
+    ctx["variants"] = [*VARIANTS, *bpe_family.FAMILY]
     ctx["step"] = step  # (the progress panel polls this step's URL)
 
     def build() -> dict[str, Any]:
-        ctx["size"], options = F.options(
+        ctx["size"], options = bpe_family.options(
             variant,
             whole(vocab_size),
-            F.number(transition, "transition"),
-            F.number(threshold, "threshold"),
+            bpe_family.number(transition, "transition"),
+            bpe_family.number(threshold, "threshold"),
         )
         text = training_text(state, ctx["corpus"])
         run = family_steps(
@@ -98,7 +97,7 @@ def _family_page(
         )
         if isinstance(run, Job):
             return {"training": True, "job": run}
-        return F.page(run, step)
+        return bpe_family.page(run, step)
 
     status = in_place(ctx, build)
     return render(request, "bpe_family.html", ctx, block="step", status_code=status)
@@ -123,10 +122,10 @@ def train_post(
     """The training form: "Train" (`use=pick`) takes the picked corpus; "Use this corpus" (or
     a bare POST of `corpus_text`) stores the edited text. Either way, a redirect to the
     page's permalink."""
-    if variant in F.FAMILY:  # the new family's view reads its corpus by name: go there
+    if variant in bpe_family.FAMILY:  # the new family's view reads its corpus by name: go there
         query = {"variant": variant, "corpus": corpus or None, "vocab_size": vocab_size or None}
         return RedirectResponse(url_with("/bpe/train", query), status_code=303)
-    ctx = T.form("", variant, vocab_size, pattern, min_frequency, 0, False)
+    ctx = bpe_train.form("", variant, vocab_size, pattern, min_frequency, 0, False)
     return posted_corpus(
         request,
         state,
@@ -137,7 +136,9 @@ def train_post(
         corpus=corpus,
         corpus_text=corpus_text,
         params=ctx["params"],
-        check=lambda digest: T.options(variant, whole(vocab_size), pattern, min_frequency, digest),
+        check=lambda digest: bpe_train.options(
+            variant, whole(vocab_size), pattern, min_frequency, digest
+        ),
     )
 
 
@@ -150,7 +151,7 @@ def encode_page(
     request: Request,
     state: StateDep,
     tokenizer: str = "gpt2",
-    text: str = E.DEFAULT_TEXT,
+    text: str = bpe_encode.DEFAULT_TEXT,
     step: int = 0,
     token: str = "",
     special: bool = False,
@@ -159,13 +160,15 @@ def encode_page(
     practice: PracticeState = Depends(practice_params),
 ) -> HTMLResponse:
     """Opens at step 0, as the other step-through views do."""
-    ctx = E.form(state, tokenizer, text, token, special, play, speed)
+    ctx = bpe_encode.form(state, tokenizer, text, token, special, play, speed)
 
     def build() -> dict[str, Any]:
         check_speed(speed)
         check_step_text(state, text, in_form=True)
-        tok = E.tokenizer_for(resolve_tokenizer(state, tokenizer), special)
-        return E.page(tok, encode_trace(tok, text), step, token, speed, practice, ctx["params"])
+        tok = bpe_encode.tokenizer_for(resolve_tokenizer(state, tokenizer), special)
+        return bpe_encode.page(
+            tok, encode_trace(tok, text), step, token, speed, practice, ctx["params"]
+        )
 
     status = in_place(ctx, build)
     return render(request, "bpe_encode.html", ctx, block="step", status_code=status)

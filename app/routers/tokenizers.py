@@ -13,7 +13,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from .. import uploads as U
+from .. import uploads
 from ..deps import StateDep
 from ..errors import BAD_INPUT, bad_input
 from ..render import is_fragment_request, render
@@ -107,7 +107,7 @@ async def upload_api(
     needs its pattern. A vocab.txt takes `lowercase` (true, false, or empty: from the
     vocabulary). Options a format does not take are ignored. The file is stored under the
     sha256 of its bytes."""
-    row = await U.upload(
+    row = await uploads.upload(
         state.uploads,
         state.settings.max_tokenizer_bytes,
         file,
@@ -138,14 +138,14 @@ async def sniff(request: Request, state: StateDep, file: UploadFile = File(...))
     """The upload form sends a file's first 64 KB (`uploads.HEAD_BYTES`) when one is chosen and
     shows the answer: which format the server will read it as (`data-format`, which options
     the form then shows), or that it is no tokenizer file. More bytes than that are not read."""
-    head = await file.read(U.HEAD_BYTES)
+    head = await file.read(uploads.HEAD_BYTES)
     return render(
         request,
         "partials/tokenizer_upload.html",
         {
             "sniffed": {
                 "filename": file.filename or "the file",
-                "format": U.sniff_head(head),
+                "format": uploads.sniff_head(head),
                 "slice": state.settings.max_tokenizer_bytes,
             }
         },  # a GGUF sends this much
@@ -190,7 +190,7 @@ async def upload_form(
     error. With htmx: an `HX-Redirect`, or just the form's status line with the error."""
     pending = None
     try:
-        row = await U.upload(
+        row = await uploads.upload(
             state.uploads,
             state.settings.max_tokenizer_bytes,
             file,

@@ -28,16 +28,14 @@ from ..render import render
 from ..services.tokenizers import check_text
 from ..services.training import sample_words
 from ..uploads import upload
-from ..views import answers
-from ..views import unigram_lattice as L
-from ..views import unigram_train as T
+from ..views import answers, unigram_lattice, unigram_train
 from ..views.common import in_place, posted_corpus, shown_corpus, training_text, unigram_model
 
-DEFAULT_TEXT, MAX_NBEST = L.DEFAULT_TEXT, L.MAX_NBEST
+DEFAULT_TEXT, MAX_NBEST = unigram_lattice.DEFAULT_TEXT, unigram_lattice.MAX_NBEST
 DEFAULT_CORPUS, DEFAULT_VOCAB, MAX_TRAIN_VOCAB = (
-    T.DEFAULT_CORPUS,
-    T.DEFAULT_VOCAB,
-    T.MAX_TRAIN_VOCAB,
+    unigram_train.DEFAULT_CORPUS,
+    unigram_train.DEFAULT_VOCAB,
+    unigram_train.MAX_TRAIN_VOCAB,
 )
 WAIT_SECONDS = 2.0  # a training request waits this long before showing progress
 router = APIRouter(tags=["unigram"])
@@ -61,12 +59,12 @@ def lattice_page(
     play: bool = False,
     practice: PracticeState = Depends(practice_params),
 ) -> HTMLResponse:
-    ctx = L.form(state, model, text, n, seed, alpha, nbest_size, play)
+    ctx = unigram_lattice.form(state, model, text, n, seed, alpha, nbest_size, play)
 
     def build() -> dict[str, Any]:
         check_text(state, text)
-        L.check_n(n)
-        return L.page(
+        unigram_lattice.check_n(n)
+        return unigram_lattice.page(
             unigram_model(state, model),
             text,
             step,
@@ -101,7 +99,7 @@ async def lattice_upload(
                 "/tokenizers)"
             )
     except BAD_INPUT as exc:  # the form again, with the message
-        ctx = L.form(state, "tiny", text)
+        ctx = unigram_lattice.form(state, "tiny", text)
         ctx["error"], status = bad_input(exc)
         return render(request, "unigram_lattice.html", ctx, status_code=status)
     query = urlencode({"model": row["handle"], "text": text})
@@ -122,15 +120,15 @@ def train_page(
     words: str = "",
     play: bool = False,
 ) -> HTMLResponse:
-    ctx = T.form(corpus, vocab_size, words, play)
+    ctx = unigram_train.form(corpus, vocab_size, words, play)
 
     def build() -> dict[str, Any]:
-        T.check_vocab_size(vocab_size)
+        unigram_train.check_vocab_size(vocab_size)
         text = training_text(state, corpus)
         ctx["corpus_text"] = shown_corpus(text)
         sample = sample_words(text, words)
         run = unigram_run(state, corpus, text, vocab_size, sample, wait=WAIT_SECONDS)
-        return T.page(run, step, sample)
+        return unigram_train.page(run, step, sample)
 
     status = in_place(ctx, build)
     if ctx.get("running") and not ctx["steps"]:
@@ -158,7 +156,7 @@ def train_post(
     return posted_corpus(
         request,
         state,
-        T.form("", vocab_size, words),
+        unigram_train.form("", vocab_size, words),
         "unigram_train.html",
         "/unigram/train",
         use=use,
@@ -179,7 +177,7 @@ def train_use(
     vocab_size: int = bounded(DEFAULT_VOCAB, 4, MAX_TRAIN_VOCAB, form=True),
     text: str = Form(""),
 ) -> Any:
-    T.check_vocab_size(vocab_size, where="")
+    unigram_train.check_vocab_size(vocab_size, where="")
     handle, _tok = state.trained.train("unigram", corpus, vocab_size)
     query = urlencode({"model": handle, "text": text or DEFAULT_TEXT})
     return RedirectResponse(f"/unigram/lattice?{query}", status_code=303)

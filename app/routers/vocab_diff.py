@@ -15,7 +15,7 @@ from tokenizers_core.errors import InvalidInput
 from ..deps import Name, StateDep, bounded
 from ..errors import BAD_INPUT, bad_input
 from ..render import render
-from ..services import vocab_diff as S
+from ..services import vocab_diff
 from ..services.tokenizers import tokenizer_label, tokenizer_options
 
 router = APIRouter(tags=["vocab"])
@@ -25,8 +25,8 @@ router = APIRouter(tags=["vocab"])
 def vocab_diff_page(
     request: Request,
     state: StateDep,
-    a: str = S.DEFAULT_A,
-    b: str = S.DEFAULT_B,
+    a: str = vocab_diff.DEFAULT_A,
+    b: str = vocab_diff.DEFAULT_B,
     corpus: str = "",
     which: str = Query("shared", alias="list"),
     page: int = bounded(0, 0),
@@ -41,7 +41,7 @@ def vocab_diff_page(
         "b": b,
         "corpus": corpus,
         "which": which,
-        "lists": S.LISTS,
+        "lists": vocab_diff.LISTS,
         "params": params,
         "label_a": label_a,
         "label_b": label_b,
@@ -50,22 +50,22 @@ def vocab_diff_page(
         "corpora": corpus_names(),
         "error": None,
         "diff": None,
-        "max_chars": S.MAX_SPLIT_CHARS,
+        "max_chars": vocab_diff.MAX_SPLIT_CHARS,
     }
     status = 200
     try:
-        diff, text = S.diff_of(state, a, b, corpus)
-        rows, page, pages = S.list_rows(diff, which, page)
+        diff, text = vocab_diff.diff_of(state, a, b, corpus)
+        rows, page, pages = vocab_diff.list_rows(diff, which, page)
         ctx.update(
             diff=diff,
             text=text,
             rows=rows,
             page=page,
             pages=pages,
-            words=S.word_rows(diff.corpus),
-            part_a=S.shown_or_none(diff.ranks.part_a),
-            part_b=S.shown_or_none(diff.ranks.part_b),
-            chart=S.rank_chart(diff),
+            words=vocab_diff.word_rows(diff.corpus),
+            part_a=vocab_diff.shown_or_none(diff.ranks.part_a),
+            part_b=vocab_diff.shown_or_none(diff.ranks.part_b),
+            chart=vocab_diff.rank_chart(diff),
         )
     except BAD_INPUT as exc:  # shown in place, the form kept
         ctx["error"], status = bad_input(exc)
@@ -93,5 +93,5 @@ def vocab_diff_api(
         raise InvalidInput(f"limit must be between 0 and 5000, not {limit}")
     if offset < 0:
         raise InvalidInput(f"offset must be 0 or more, not {offset}")
-    diff, text = S.diff_of(state, a, b, corpus)
-    return S.api_answer(diff, text, limit, offset)
+    diff, text = vocab_diff.diff_of(state, a, b, corpus)
+    return vocab_diff.api_answer(diff, text, limit, offset)

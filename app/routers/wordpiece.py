@@ -20,13 +20,14 @@ from ..practice import PracticeState, practice_params
 from ..render import render
 from ..services.tokenizers import check_step_text
 from ..stepping import check_speed
-from ..views import answers
-from ..views import wordpiece_encode as E
-from ..views import wordpiece_train as T
+from ..views import answers, wordpiece_encode, wordpiece_train
 from ..views.common import in_place, posted_corpus, shown_corpus, training_text, wordpiece_tokenizer
 
-SMALL_VOCAB = E.SMALL_VOCAB
-DEFAULT_VOCAB_SIZE, MAX_TRAIN_VOCAB = T.DEFAULT_VOCAB_SIZE, T.MAX_TRAIN_VOCAB
+SMALL_VOCAB = wordpiece_encode.SMALL_VOCAB
+DEFAULT_VOCAB_SIZE, MAX_TRAIN_VOCAB = (
+    wordpiece_train.DEFAULT_VOCAB_SIZE,
+    wordpiece_train.MAX_TRAIN_VOCAB,
+)
 SYNC_SECONDS = 0.5  # a page waits this long for a run in the pool, then shows progress
 router = APIRouter(tags=["wordpiece"])
 
@@ -39,7 +40,7 @@ router = APIRouter(tags=["wordpiece"])
 def encode_page(
     request: Request,
     state: StateDep,
-    text: str = E.DEFAULT_TEXT,
+    text: str = wordpiece_encode.DEFAULT_TEXT,
     vocab: str = "small",
     vocab_text: str = SMALL_VOCAB,
     step: int = 0,
@@ -47,13 +48,13 @@ def encode_page(
     speed: int = 1,
     practice: PracticeState = Depends(practice_params),
 ) -> HTMLResponse:
-    ctx = E.form(state, text, vocab, vocab_text, play, speed)
+    ctx = wordpiece_encode.form(state, text, vocab, vocab_text, play, speed)
 
     def build() -> dict[str, Any]:
         check_speed(speed)
         check_step_text(state, text, in_form=True)
         tok = wordpiece_tokenizer(state, vocab, vocab_text)
-        return E.page(tok, text, step, speed, practice, ctx["params"])
+        return wordpiece_encode.page(tok, text, step, speed, practice, ctx["params"])
 
     status = in_place(ctx, build)
     return render(request, "wordpiece_encode.html", ctx, block="step", status_code=status)
@@ -74,13 +75,15 @@ def train_page(
     page: int = 0,
     play: bool = False,
 ) -> HTMLResponse:
-    ctx = T.form(corpus, vocab_size, min_frequency, page, play)
+    ctx = wordpiece_train.form(corpus, vocab_size, min_frequency, page, play)
 
     def build() -> dict[str, Any]:
-        options = T.options(vocab_size, min_frequency)
+        options = wordpiece_train.options(vocab_size, min_frequency)
         text = training_text(state, corpus)
         ctx["corpus_text"] = shown_corpus(text)
-        return T.page(wordpiece_run(state, corpus, text, options, wait=SYNC_SECONDS), step, page)
+        return wordpiece_train.page(
+            wordpiece_run(state, corpus, text, options, wait=SYNC_SECONDS), step, page
+        )
 
     status = in_place(ctx, build)
     return render(request, "wordpiece_train.html", ctx, block="step", status_code=status)
@@ -106,7 +109,7 @@ def train_post(
     return posted_corpus(
         request,
         state,
-        T.form("", vocab_size, min_frequency),
+        wordpiece_train.form("", vocab_size, min_frequency),
         "wordpiece_train.html",
         "/wordpiece/train",
         use=use,

@@ -11,8 +11,7 @@ from dataclasses import asdict
 from typing import Any
 
 import tokenizers_core as tc
-from tokenizers_core import metrics as M
-from tokenizers_core import normalizers, pretrained
+from tokenizers_core import metrics, normalizers, pretrained
 from tokenizers_core.audit.efficiency import DEFAULT_ALPHA, counts_of_histogram, renyi_efficiency
 from tokenizers_core.audit.premium import largest_premium, premiums
 from tokenizers_core.corpora import load_corpus, udhr_languages
@@ -65,7 +64,7 @@ def language_facts() -> tuple[dict[str, str], dict[str, str]]:
     scripts, samples = {}, {}
     for lang in udhr_languages():
         text = load_corpus(f"udhr/{lang.code}")
-        scripts[lang.code] = script_label(M.dominant_script(text))
+        scripts[lang.code] = script_label(metrics.dominant_script(text))
         samples[lang.code] = text.splitlines()[1][:70]
     return scripts, samples
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import tokenizers_core as tc
-from tokenizers_core import metrics as M
 from tokenizers_core import pretrained
 from tokenizers_core.errors import InvalidInput, NotFound
+from tokenizers_core.metrics import Metrics, cut_points, disagreements, text_metrics
 
 from .. import display
 from ..state import AppState
@@ -55,7 +55,7 @@ class Column:
     pending: bool = False
     error: str | None = None
     chips: list = field(default_factory=list)
-    metrics: M.Metrics | None = None
+    metrics: Metrics | None = None
     marks: set = field(default_factory=set)
     vocab_size: int = 0
     link: tuple[str, str] | None = None
@@ -135,7 +135,7 @@ def build_columns(
     reference = None
     if 0 <= ref < len(cols) and cols[ref].enc is not None:
         ref_enc = cols[ref].enc
-        reference = M.cut_points(text, ref_enc.offsets, ref_enc.special_tokens_mask)
+        reference = cut_points(text, ref_enc.offsets, ref_enc.special_tokens_mask)
     for col in cols:
         if col.enc is None or (only is not None and col.index != only):
             continue
@@ -144,7 +144,7 @@ def build_columns(
         # counted from the chips, so special and unknown tokens are what the visualiser calls
         # them (Llama 3's <|eot_id|> typed is special; CLIP's typed <|endoftext|> not unknown)
         ordinary = [c.value for c in chips if not c.special]
-        col.metrics = M.text_metrics(
+        col.metrics = text_metrics(
             text,
             ordinary,
             special=len(chips) - len(ordinary),
@@ -153,7 +153,7 @@ def build_columns(
         col.vocab_size = col.tok.vocab_size
         col.link = step_link(state, col.tok)
         if reference is not None and col.index != ref:
-            col.marks = {i for i, d in enumerate(M.disagreements(text, enc, reference)) if d}
+            col.marks = {i for i, d in enumerate(disagreements(text, enc, reference)) if d}
             col.compared = True
         col.chips = display.compact(chips, col.marks)
         if col.tok.vocab_size:  # each chip opens its vocabulary entry (static/app.js)

@@ -8,7 +8,7 @@ from typing import Any, Iterable
 
 from tokenizers_core.errors import InvalidInput
 
-from .. import vocab as V
+from .. import vocab
 
 
 def filename(*parts: object) -> str:
@@ -35,13 +35,13 @@ def vocabulary_rows(tok) -> list[dict[str, Any]]:
     Unigram and sentencepiece models. `special`: a special token; `added`: outside the model's
     own vocabulary (a tokenizer.json's added token, a special token a ranks file lacks).
     ValueError for a rule tokeniser, which has none."""
-    if not V.has_vocabulary(tok):
+    if not vocab.has_vocabulary(tok):
         raise InvalidInput(
             f"{tok.name} has no fixed vocabulary: its tokens are cut from the text by rules"
         )
     pieces = getattr(tok.model, "pieces", None)
     rows = []
-    for e in V.entries_of(tok):
+    for e in vocab.entries_of(tok):
         row: dict[str, Any] = {"id": e.id, "token": e.value}
         if pieces is not None:
             row["score"] = pieces[e.id][1] if not e.added and 0 <= e.id < len(pieces) else None

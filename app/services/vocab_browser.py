@@ -9,7 +9,7 @@ from typing import Any
 from tokenizers_core.errors import InvalidInput, NotFound
 from tokenizers_core.models.bpe.session import merge_tree_of
 
-from .. import vocab as V
+from .. import vocab
 from ..state import AppState
 from ..trained import corpus_text
 from .tokenizers import resolve_tokenizer
@@ -30,7 +30,7 @@ def vocab_page(
     """The entries block's context. ValueError for a tokeniser without a vocabulary or a bad
     page, NotFound for an unknown tokeniser, corpus or id."""
     tok = resolve_tokenizer(state, tokenizer)
-    if not V.has_vocabulary(tok):
+    if not vocab.has_vocabulary(tok):
         raise InvalidInput(
             f"{tokenizer} has no vocabulary to browse: its tokens are cut by "
             "rules (characters, words, sentences or a regex)"
@@ -38,9 +38,11 @@ def vocab_page(
     if page < 0:
         raise InvalidInput("page must be 0 or more")
     model = tok.model
-    found = V.search(tok, q)
+    found = vocab.search(tok, q)
     counts = (
-        V.frequencies(tokenizer, tok, corpus, corpus_text(state.store, corpus)) if corpus else None
+        vocab.frequencies(tokenizer, tok, corpus, corpus_text(state.store, corpus))
+        if corpus
+        else None
     )
     pages = max(1, -(-len(found) // PAGE))
     page = min(page, pages - 1)
@@ -48,14 +50,14 @@ def vocab_page(
     def row(entry) -> dict[str, Any]:
         return {
             "entry": entry,
-            "rank": V.merge_rank(model, entry.value),
-            "score": V.score(model, entry.id),
+            "rank": vocab.merge_rank(model, entry.value),
+            "score": vocab.score(model, entry.id),
             "count": counts.get(entry.id, 0) if counts is not None else None,
         }
 
     detail = None
     if id is not None:
-        entry = next((e for e in V.entries_of(tok) if e.id == id), None)
+        entry = next((e for e in vocab.entries_of(tok) if e.id == id), None)
         if entry is None:
             raise NotFound(f"{tokenizer} has no token with id {id}")
         detail = {
@@ -69,8 +71,8 @@ def vocab_page(
         "page": page,
         "pages": pages,
         "found": len(found),
-        "added_count": V.added_count(tok),
-        "show": V.shower(model),
+        "added_count": vocab.added_count(tok),
+        "show": vocab.shower(model),
         "total_tokens": sum(counts.values()) if counts else None,
         "byte_level": bool(getattr(model, "byte_level", False)),
     }
