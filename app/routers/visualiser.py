@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import BaseModel
 
 from tokenizers_core import pretrained
 from tokenizers_core.errors import InvalidInput
@@ -34,21 +35,50 @@ router = APIRouter(tags=["pages"])
 MAX_PERMALINK = 8000
 
 
+class VisualiserForm(BaseModel):
+    """The visualiser's text and settings: the form the three POSTs read, and (as
+    `VisualiserQuery`) the URL that GET / reads."""
+
+    text: str = ""
+    tokenizer: str | None = None
+    pattern: str = ""
+    ids: bool = False
+    raw: bool = False
+    special: str = ""
+    bos: bool = True
+    budget: str = ""
+    decode: str = ""
+    window: str = ""
+
+    def options(self) -> dict[str, Any]:
+        """The page's settings besides the text, the tokeniser and its pattern (`special`: the
+        switch's value as typed; a bad one is a 422)."""
+        try:
+            choice = special_choice(self.special)
+        except InvalidInput as exc:
+            raise HTTPException(422, str(exc)) from None
+        return {
+            "ids": self.ids,
+            "raw": self.raw,
+            "special": choice,
+            "bos": self.bos,
+            "budget": self.budget.strip(),
+            "decode": self.decode.strip(),
+            "window": self.window.strip(),
+        }
+
+
+class VisualiserQuery(VisualiserForm):
+    """GET /'s parameters: no `text` is the default text; `stored`, a text kept by POST
+    /permalink."""
+
+    text: str | None = None  # type: ignore[assignment]
+    stored: str | None = None
+
+
 @router.get("/", response_class=HTMLResponse, summary="The visualiser page")
 def visualiser_page(
-    request: Request,
-    state: StateDep,
-    text: str | None = None,
-    tokenizer: str | None = None,
-    pattern: str = "",
-    ids: bool = False,
-    raw: bool = False,
-    special: str = "",
-    bos: bool = True,
-    budget: str = "",
-    decode: str = "",
-    window: str = "",
-    stored: str | None = None,
+    request: Request, state: StateDep, query: Annotated[VisualiserQuery, Query()]
 ) -> HTMLResponse:
     """`special`: how special tokens typed in the text (`<|endoftext|>`, `<|eot_id|>`,
     `[CLS]`) are read: left out, as the tokenizer's own library does by default (Hugging Face
@@ -58,15 +88,15 @@ def visualiser_page(
     `decode`: token ids to decode ("1, 2 3" or a JSON list). `window`: the context window
     (tokens) the count is a share of; blank: the model's.
     `stored`: the sha256 of a text kept by POST /permalink (a text too long for a URL)."""
-    options = _options(ids, raw, special, bos, budget, decode, window)
-    if stored is not None:
+    options = query.options()
+    if query.stored is not None:
+        stored = query.stored
         kept = state.store.get(stored) if is_sha256(stored) else None
         if kept is None:
             raise HTTPException(404, f"no stored text has sha256 {stored}")
-        return _page(request, state, kept, tokenizer, pattern, options, stored=stored)
-    return _page(
-        request, state, DEFAULT_TEXT if text is None else text, tokenizer, pattern, options
-    )
+        return _page(request, state, kept, query.tokenizer, query.pattern, options, stored=stored)
+    text = DEFAULT_TEXT if query.text is None else query.text
+    return _page(request, state, text, query.tokenizer, query.pattern, options)
 
 
 @router.post(
@@ -78,30 +108,12 @@ def visualiser_page(
 def visualiser_permalink(
     request: Request,
     state: StateDep,
-    text: str = Form(""),
-    tokenizer: str | None = Form(None),
-    pattern: str = Form(""),
-    ids: bool = Form(False),
-    raw: bool = Form(False),
-    special: str = Form(""),
-    bos: bool = Form(True),
-    budget: str = Form(""),
-    decode: str = Form(""),
-    window: str = Form(""),
+    form: Annotated[VisualiserForm, Form()],
 ) -> Response:
-    check_text(state, text)
-    digest = put_text(state, text, name="visualiser permalink")
-    url = url_with(
-        "/",
-        {
-            "stored": digest,
-            **_settings(
-                tokenizer or default_tokenizer(),
-                pattern,
-                _options(ids, raw, special, bos, budget, decode, window),
-            ),
-        },
-    )
+    check_text(state, form.text)
+    digest = put_text(state, form.text, name="visualiser permalink")
+    settings = _settings(form.tokenizer or default_tokenizer(), form.pattern, form.options())
+    url = url_with("/", {"stored": digest, **settings})
     if request.headers.get("HX-Request") == "true":
         return Response(status_code=204, headers={"HX-Redirect": url})
     return RedirectResponse(url, status_code=303)
@@ -119,19 +131,9 @@ def visualiser_permalink(
 def visualiser_post(
     request: Request,
     state: StateDep,
-    text: str = Form(""),
-    tokenizer: str | None = Form(None),
-    pattern: str = Form(""),
-    ids: bool = Form(False),
-    raw: bool = Form(False),
-    special: str = Form(""),
-    bos: bool = Form(True),
-    budget: str = Form(""),
-    decode: str = Form(""),
-    window: str = Form(""),
+    form: Annotated[VisualiserForm, Form()],
 ) -> HTMLResponse:
-    options = _options(ids, raw, special, bos, budget, decode, window)
-    return _page(request, state, text, tokenizer, pattern, options)
+    return _page(request, state, form.text, form.tokenizer, form.pattern, form.options())
 
 
 @router.post(
@@ -145,39 +147,10 @@ def visualiser_post(
 def visualiser_tokens(
     request: Request,
     state: StateDep,
-    text: str = Form(""),
-    tokenizer: str | None = Form(None),
-    pattern: str = Form(""),
-    ids: bool = Form(False),
-    raw: bool = Form(False),
-    special: str = Form(""),
-    bos: bool = Form(True),
-    budget: str = Form(""),
-    decode: str = Form(""),
-    window: str = Form(""),
+    form: Annotated[VisualiserForm, Form()],
 ) -> HTMLResponse:
-    options = _options(ids, raw, special, bos, budget, decode, window)
-    return _page(request, state, text, tokenizer, pattern, options, block="details")
-
-
-def _options(
-    ids: bool, raw: bool, special: str, bos: bool, budget: str, decode: str, window: str = ""
-) -> dict[str, Any]:
-    """The page's settings besides the text, the tokeniser and its pattern (`special`: the
-    switch's value as typed; a bad one is a 422)."""
-    try:
-        choice = special_choice(special)
-    except InvalidInput as exc:
-        raise HTTPException(422, str(exc)) from None
-    return {
-        "ids": ids,
-        "raw": raw,
-        "special": choice,
-        "bos": bos,
-        "budget": budget.strip(),
-        "decode": decode.strip(),
-        "window": window.strip(),
-    }
+    options = form.options()
+    return _page(request, state, form.text, form.tokenizer, form.pattern, options, block="details")
 
 
 def _settings(name: str, pattern: str, options: dict[str, Any]) -> dict[str, Any]:
