@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Form, Request
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse
 
 from tokenizers_core.models.bpe.session import VARIANTS, encode_trace
 
@@ -24,8 +24,8 @@ from ..services.tokenizers import check_step_text, resolve_tokenizer
 from ..state import AppState
 from ..stepping import check_speed
 from ..urls import url_with
-from ..views import answers, bpe_encode, bpe_family, bpe_train
-from ..views.common import in_place, posted_corpus, shown_corpus, training_text, whole
+from ..views import answers, bpe_encode, bpe_family, bpe_train, common
+from ..views.common import in_place, shown_corpus, train_post, training_text, whole
 
 MAX_VIEW_VOCAB = bpe_train.MAX_VIEW_VOCAB
 SYNC_SECONDS = 0.5  # a page waits this long for a run in the pool, then shows progress
@@ -103,43 +103,44 @@ def _family_page(
     return render(request, "bpe_family.html", ctx, block="step", status_code=status)
 
 
-@router.post(
+class BpeTrainForm(common.TrainForm):
+    variant: str = "bpe"
+    vocab_size: str = ""
+    pattern: str = "gpt2"
+    min_frequency: int = 0
+
+
+def _family_url(form: BpeTrainForm) -> str | None:
+    """The new family's view reads its corpus by name: its POST goes there."""
+    if form.variant not in bpe_family.FAMILY:
+        return None
+    query = {"variant": form.variant, "corpus": form.corpus or None}
+    return url_with("/bpe/train", {**query, "vocab_size": form.vocab_size or None})
+
+
+def _form(form: BpeTrainForm) -> dict[str, Any]:
+    return bpe_train.form(
+        "", form.variant, form.vocab_size, form.pattern, form.min_frequency, 0, False
+    )
+
+
+router.post(
     "/bpe/train",
     response_class=HTMLResponse,
     summary="Store an edited corpus and open its BPE training view",
-)
-def train_post(
-    request: Request,
-    state: StateDep,
-    corpus_text: str = Form(""),
-    variant: str = Form("bpe"),
-    vocab_size: str = Form(""),
-    pattern: str = Form("gpt2"),
-    min_frequency: int = Form(0),
-    corpus: str = Form(""),
-    use: str = Form(""),
-) -> Any:
-    """The training form: "Train" (`use=pick`) takes the picked corpus; "Use this corpus" (or
-    a bare POST of `corpus_text`) stores the edited text. Either way, a redirect to the
-    page's permalink."""
-    if variant in bpe_family.FAMILY:  # the new family's view reads its corpus by name: go there
-        query = {"variant": variant, "corpus": corpus or None, "vocab_size": vocab_size or None}
-        return RedirectResponse(url_with("/bpe/train", query), status_code=303)
-    ctx = bpe_train.form("", variant, vocab_size, pattern, min_frequency, 0, False)
-    return posted_corpus(
-        request,
-        state,
-        ctx,
-        "bpe_train.html",
+)(
+    train_post(
         "/bpe/train",
-        use=use,
-        corpus=corpus,
-        corpus_text=corpus_text,
-        params=ctx["params"],
-        check=lambda digest: bpe_train.options(
-            variant, whole(vocab_size), pattern, min_frequency, digest
+        "bpe_train.html",
+        BpeTrainForm,
+        shown=_form,
+        params=lambda form: _form(form)["params"],
+        check=lambda form, digest: bpe_train.options(
+            form.variant, whole(form.vocab_size), form.pattern, form.min_frequency, digest
         ),
+        elsewhere=_family_url,
     )
+)
 
 
 @router.get(

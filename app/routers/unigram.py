@@ -28,8 +28,8 @@ from ..render import render
 from ..services.tokenizers import check_text
 from ..services.training import sample_words
 from ..uploads import upload
-from ..views import answers, unigram_lattice, unigram_train
-from ..views.common import in_place, posted_corpus, shown_corpus, training_text, unigram_model
+from ..views import answers, common, unigram_lattice, unigram_train
+from ..views.common import in_place, shown_corpus, train_post, training_text, unigram_model
 
 DEFAULT_TEXT, MAX_NBEST = unigram_lattice.DEFAULT_TEXT, unigram_lattice.MAX_NBEST
 DEFAULT_CORPUS, DEFAULT_VOCAB, MAX_TRAIN_VOCAB = (
@@ -136,34 +136,25 @@ def train_page(
     return render(request, "unigram_train.html", ctx, block="step", status_code=status)
 
 
-@router.post(
+class UnigramTrainForm(common.TrainForm):
+    vocab_size: int = DEFAULT_VOCAB
+    words: str = ""
+    corpus: str = DEFAULT_CORPUS
+
+
+router.post(
     "/unigram/train",
     response_class=HTMLResponse,
     summary="Store an edited corpus and open its Unigram training view",
-)
-def train_post(
-    request: Request,
-    state: StateDep,
-    corpus_text: str = Form(""),
-    vocab_size: int = Form(DEFAULT_VOCAB),
-    words: str = Form(""),
-    corpus: str = Form(DEFAULT_CORPUS),
-    use: str = Form(""),
-) -> Any:
-    """The training form: "Train" (`use=pick`) takes the picked corpus; "Use this corpus" (or
-    a bare POST of `corpus_text`) stores the edited text. Either way, a redirect to the
-    page's permalink."""
-    return posted_corpus(
-        request,
-        state,
-        unigram_train.form("", vocab_size, words),
-        "unigram_train.html",
+)(
+    train_post(
         "/unigram/train",
-        use=use,
-        corpus=corpus,
-        corpus_text=corpus_text,
-        params={"vocab_size": vocab_size or None, "words": words.strip()},
+        "unigram_train.html",
+        UnigramTrainForm,
+        shown=lambda form: unigram_train.form("", form.vocab_size, form.words),
+        params=lambda form: {"vocab_size": form.vocab_size or None, "words": form.words.strip()},
     )
+)
 
 
 @router.post(

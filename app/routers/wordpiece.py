@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
 from ..deps import StateDep, bounded
@@ -20,8 +20,8 @@ from ..practice import PracticeState, practice_params
 from ..render import render
 from ..services.tokenizers import check_step_text
 from ..stepping import check_speed
-from ..views import answers, wordpiece_encode, wordpiece_train
-from ..views.common import in_place, posted_corpus, shown_corpus, training_text, wordpiece_tokenizer
+from ..views import answers, common, wordpiece_encode, wordpiece_train
+from ..views.common import in_place, shown_corpus, train_post, training_text, wordpiece_tokenizer
 
 SMALL_VOCAB = wordpiece_encode.SMALL_VOCAB
 DEFAULT_VOCAB_SIZE, MAX_TRAIN_VOCAB = (
@@ -89,34 +89,27 @@ def train_page(
     return render(request, "wordpiece_train.html", ctx, block="step", status_code=status)
 
 
-@router.post(
+class WordPieceTrainForm(common.TrainForm):
+    vocab_size: int = DEFAULT_VOCAB_SIZE
+    min_frequency: int = 0
+
+
+router.post(
     "/wordpiece/train",
     response_class=HTMLResponse,
     summary="Store an edited corpus and open its training view",
-)
-def train_post(
-    request: Request,
-    state: StateDep,
-    corpus_text: str = Form(""),
-    vocab_size: int = Form(DEFAULT_VOCAB_SIZE),
-    min_frequency: int = Form(0),
-    corpus: str = Form(""),
-    use: str = Form(""),
-) -> Any:
-    """The training form: "Train" (`use=pick`) takes the picked corpus; "Use this corpus" (or
-    a bare POST of `corpus_text`) stores the edited text. Either way, a redirect to the
-    page's permalink."""
-    return posted_corpus(
-        request,
-        state,
-        wordpiece_train.form("", vocab_size, min_frequency),
-        "wordpiece_train.html",
+)(
+    train_post(
         "/wordpiece/train",
-        use=use,
-        corpus=corpus,
-        corpus_text=corpus_text,
-        params={"vocab_size": vocab_size or None, "min_frequency": min_frequency or None},
+        "wordpiece_train.html",
+        WordPieceTrainForm,
+        shown=lambda form: wordpiece_train.form("", form.vocab_size, form.min_frequency),
+        params=lambda form: {
+            "vocab_size": form.vocab_size or None,
+            "min_frequency": form.min_frequency or None,
+        },
     )
+)
 
 
 # ---- JSON ------------------------------------------------------------------------------------

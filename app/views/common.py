@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Callable
+from typing import Annotated, Any, Callable
 
-from fastapi import Request
+from fastapi import Form, Request
 from fastapi.responses import RedirectResponse, Response
+from pydantic import BaseModel
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import SENNRICH
 from tokenizers_core.errors import InvalidInput
 
+from ..deps import StateDep
 from ..display import visible
 from ..errors import BAD_INPUT, bad_input
 from ..render import render, url_with
@@ -154,6 +156,55 @@ def posted_corpus(
     query = {"corpus": None, **params}  # the corpus first in the permalink
     query["corpus"] = digest or None
     return RedirectResponse(url_with(path, query), status_code=303)
+
+
+class TrainForm(BaseModel):
+    """What every training form POSTs: the picked corpus (`corpus`), or the edited text
+    (`corpus_text`), and the button pressed (`use`); a family's form adds its options."""
+
+    corpus_text: str = ""
+    corpus: str = ""
+    use: str = ""
+
+
+def train_post(
+    path: str,
+    template: str,
+    form_type: type[TrainForm],
+    shown: Callable[[Any], dict[str, Any]],
+    params: Callable[[Any], dict[str, Any]],
+    check: Callable[[Any, str], Any] = lambda form, digest: None,
+    elsewhere: Callable[[Any], str | None] = lambda form: None,
+) -> Callable[..., Response]:
+    """The route of a family's training-form POST (`path`), the same for every family: the
+    form's options as `form_type` reads them, the form again as `shown(form)` renders it (the
+    error in place), the permalink's `params(form)`, `check(form, digest)` validating the
+    options, and `elsewhere(form)`: a URL to redirect to instead, or None. See posted_corpus."""
+
+    def train_post(request: Request, state: StateDep, form: TrainForm) -> Response:
+        """The training form: "Train" (`use=pick`) takes the picked corpus; "Use this corpus"
+        (or a bare POST of `corpus_text`) stores the edited text. Either way, a redirect to
+        the page's permalink."""
+        url = elsewhere(form)
+        if url is not None:
+            return RedirectResponse(url, status_code=303)
+        return posted_corpus(
+            request,
+            state,
+            shown(form),
+            template,
+            path,
+            use=form.use,
+            corpus=form.corpus,
+            corpus_text=form.corpus_text,
+            params=params(form),
+            check=lambda digest: check(form, digest),
+        )
+
+    # the family's own form model, read from the form body (an annotation FastAPI reads as an
+    # object: a string would name `form_type` in this module's globals, where it is not)
+    train_post.__annotations__["form"] = Annotated[form_type, Form()]
+    return train_post
 
 
 # ---- the tokenizer pickers' options --------------------------------------------------------------
