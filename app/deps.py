@@ -1,219 +1,23 @@
-"""What routes share: the settings, the corpus store, and resolving a tokeniser by name."""
+"""What routes are given: the app's state (`StateDep`), and the query and form parameters that
+several routes declare alike."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Form, HTTPException, Query, Request
+from fastapi import Depends, Form, Query, Request
 from pydantic import StringConstraints
 
-import tokenizers_core as tc
-from tokenizers_core import pretrained
-from tokenizers_core.errors import InvalidInput, NotFound
-
-from . import heap
-from .config import Settings
-from .jobs import JobQueue
-from .sandbox import Sandbox
-from .store import CorpusStore
-from .trained import TrainedTokenizers
-from .uploads import PREFIX as UPLOAD_PREFIX
-from .uploads import UploadedTokenizers
-
-REGEX = "regex"  # the visualiser's "custom regex" tokeniser: tokens are the pattern's matches
-_settled: set[str] = set()  # bundled tokenisers already moved out of the collector's way
+from .state import AppState
 
 
-def settings(request: Request) -> Settings:
-    return request.app.state.settings
+def get_state(request: Request) -> AppState:
+    """The app's state, which `create_app` built (and keeps as `app.state.app_state`)."""
+    return request.app.state.app_state
 
 
-def store(request: Request) -> CorpusStore:
-    return request.app.state.store
-
-
-def trained(request: Request) -> TrainedTokenizers:
-    return request.app.state.trained
-
-
-def jobs(request: Request) -> JobQueue:
-    return request.app.state.jobs
-
-
-def uploads(request: Request) -> UploadedTokenizers:
-    return request.app.state.uploads
-
-
-def sandbox(request: Request) -> Sandbox:
-    """Where untrusted work runs (a chat template, an uploaded file's parse, a user's regex)."""
-    return request.app.state.sandbox
-
-
-class UnknownTokenizer(NotFound):
-    pass
-
-
-def resolve_tokenizer(request: Request, name: str, pattern: str | None = None) -> tc.Tokenizer:
-    """The one place a tokeniser name is resolved: a bundled name or alias, an uploaded
-    tokeniser's handle (`upload-...`), a trained handle, or the custom regex tokeniser.
-
-    Raises UnknownTokenizer (-> 404) for a name nobody knows, InvalidInput (-> 422) for a bad
-    pattern.
-    """
-    if name == REGEX:
-        from tokenizers_core.implementations.rules import regex_tokenizer
-
-        if not pattern:
-            raise InvalidInput("the custom regex tokeniser needs a pattern")
-        return regex_tokenizer(pattern, timeout=settings(request).regex_timeout)
-    if pretrained.is_bundled(name):
-        canonical = pretrained.canonical_name(name)
-        tok = tc.load(canonical)
-        if canonical not in _settled:  # first use: a vocabulary that stays for good
-            _settled.add(canonical)
-            heap.settle()
-        return tok
-    if name.startswith(UPLOAD_PREFIX):
-        tok = uploads(request).get(name)
-        if tok is None:
-            raise UnknownTokenizer(
-                f"unknown tokeniser {name!r}: no uploaded tokenizer file has "
-                "this handle (upload it again: POST /api/tokenizers)"
-            )
-        # a file's own patterns (Split, Replace, a ranks file's pattern) run under the limit
-        return tok.limit_regex_time(settings(request).regex_timeout)
-    tok = trained(request).get(name)
-    if tok is None:
-        known = ", ".join(pretrained.bundled())
-        raise UnknownTokenizer(
-            f"unknown tokeniser {name!r}: use a bundled one ({known}), "
-            "'regex' with a pattern, a handle from POST /api/train, or one "
-            "from POST /api/tokenizers (an uploaded tokenizer file)"
-        )
-    return tok.limit_regex_time(settings(request).regex_timeout)  # a trainer's user pattern
-
-
-def stored_corpora(request: Request) -> list[dict[str, str]]:
-    """The stored corpora as picker options: sha256 and "name · size · date", newest first."""
-    from .display import day, filesize
-
-    return [
-        {
-            "value": c["sha256"],
-            "label": f"{c['name'] or c['sha256'][:12] + '…'} · {filesize(c['bytes'])} · "
-            f"{day(c['created'])}",
-        }
-        for c in store(request).list()
-    ]
-
-
-YOURS = "Your tokenizers"
-
-
-def stored_options(request: Request, family: str | None = None) -> list[dict[str, str]]:
-    """The uploaded tokenisers as picker options (group "Your tokenizers"), most recent first;
-    `family` keeps those a step-through view runs on (bpe, wordpiece, unigram)."""
-    out = []
-    for row in uploads(request).list():
-        if family is None or row["family"] == family:
-            out.append(
-                {
-                    "value": row["handle"],
-                    "group": YOURS,
-                    "label": f"{row['name'] or row['handle']} ({row['algorithm']}, "
-                    f"{row['vocab_size']:,})",
-                }
-            )
-    return out
-
-
-def tokenizer_label(request: Request, name: str) -> str:
-    """A tokeniser's name for people: a bundled one's label, an upload's given name, else the
-    name itself."""
-    entry = pretrained.bundled().get(pretrained.canonical_name(name))
-    if entry is not None:
-        return entry.label
-    info = uploads(request).info(name) if name.startswith(UPLOAD_PREFIX) else None
-    return (info["name"] or name) if info else name
-
-
-def check_text(request: Request, text: str, what: str = "text") -> None:
-    limit = settings(request).max_text_chars
-    if len(text) > limit:
-        raise HTTPException(
-            413,
-            f"the {what} is {len(text):,} characters; the limit is "
-            f"{limit:,} (set TOKVIS_MAX_TEXT_CHARS to change it)",
-        )
-
-
-MAX_STEP_CHARS = 2000  # texts the step-through encoders list every merge / probe of
-
-
-def check_step_text(request: Request, text: str, status: int = 413) -> None:
-    """`check_text`, then the step-through encoding views' own, lower limit (`status`: 413 for
-    the API; the pages show it as a 422 form error)."""
-    check_text(request, text)
-    if len(text) > MAX_STEP_CHARS:
-        raise HTTPException(
-            status,
-            f"the text is {len(text):,} characters; step through at most "
-            f"{MAX_STEP_CHARS:,} (the visualiser takes longer texts)",
-        )
-
-
-def tokenizer_options(request: Request, current: str | None = None) -> list[dict[str, str]]:
-    """The tokeniser selector's options, grouped (the uploaded ones as "Your tokenizers"), plus
-    `current` if it is a trained handle."""
-    groups = {
-        "char": "Rules",
-        "word": "Rules",
-        "sentence": "Rules",
-        "byte_bpe": "Byte-level BPE",
-        "wordpiece": "WordPiece",
-        "unigram": "SentencePiece",
-        "sentencepiece_bpe": "SentencePiece",
-    }
-    out = []
-    for name, entry in pretrained.bundled().items():
-        aliases = pretrained.aliases_of(name)
-        label = entry.label + (f" ({', '.join(aliases)})" if aliases else "")
-        out.append(
-            {"value": name, "label": label, "group": groups.get(entry.algorithm, entry.algorithm)}
-        )
-    out.append({"value": REGEX, "label": "Custom regex (matches are tokens)", "group": "Rules"})
-    out += stored_options(request)
-    if current and not any(
-        o["value"] in (current, pretrained.canonical_name(current)) for o in out
-    ):  # an alias (gpt2) is its bundled entry
-        if pretrained.is_bundled(current):  # gpt-oss-120b: an unlisted encoding by name
-            canonical = pretrained.canonical_name(current)
-            out.append(
-                {
-                    "value": current,
-                    "group": "OpenAI models",
-                    "label": current if canonical == current else f"{current} ({canonical})",
-                }
-            )
-        else:
-            out.append({"value": current, "label": f"Trained: {current}", "group": "Trained"})
-    return out
-
-
-def special_kwargs(tok: tc.Tokenizer, allow: str | list[str] | None) -> dict:
-    """`allowed_special=...` for tokenisers that take it (the OpenAI encodings); a ValueError
-    for a tokeniser that has no such option."""
-    if not allow:
-        return {}
-    import inspect
-
-    if "allowed_special" not in inspect.signature(tok.encode).parameters:
-        raise InvalidInput(
-            f"{tok.name} has no special tokens to allow in the text; "
-            "only the OpenAI encodings (r50k_base, cl100k_base, o200k_base) do"
-        )
-    return {"allowed_special": allow}
-
+# A route's `state: StateDep` (as the full-stack FastAPI template's `SessionDep`)
+StateDep = Annotated[AppState, Depends(get_state)]
 
 # A tokeniser, corpus or algorithm name in an API query: never empty (`/api/tax?tok=` is 422).
 Name = Annotated[str, StringConstraints(min_length=1, max_length=200)]
@@ -227,20 +31,3 @@ def bounded(default: Any, lo: float, hi: float | None = None, form: bool = False
     if hi is not None:
         extra["maximum"] = hi
     return (Form if form else Query)(default, json_schema_extra=extra)
-
-
-# (a KeyError or a plain ValueError from a bug is not among them: it goes on, to a 500)
-BAD_INPUT = (HTTPException, NotFound, InvalidInput)
-
-
-def bad_input(exc: Exception) -> tuple[str, int]:
-    """The message and status a page shows for bad input: an HTTPException keeps its own, an
-    unknown name (NotFound) is 404, the InvalidInput of the core or a service is 422.
-
-    Use: `except BAD_INPUT as exc: ctx["error"], status = bad_input(exc)`.
-    """
-    if isinstance(exc, HTTPException):
-        return str(exc.detail), exc.status_code
-    if isinstance(exc, NotFound):
-        return str(exc).strip("'\""), 404
-    return str(exc), 422

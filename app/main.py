@@ -6,27 +6,23 @@ import logging
 import re
 import time
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 from fastapi import Depends, FastAPI, Request
-from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy.exc import DBAPIError
-from starlette.datastructures import MutableHeaders
+from starlette.datastructures import MutableHeaders, State
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tokenizers_core import __version__  # pyproject's, read from the installed metadata
-from tokenizers_core.errors import InvalidInput, NotFound
 
 from . import limits, openapi
 from .config import Settings
 from .db import shown
-from .db.engine import DATABASE_AWAY, database_unreachable
 from .embed import embed_mode
-from .jobs import ClientGone, Engine, QueueFull, current_request
-from .jobs.distributed import DistributedQueue
+from .errors import ERRORS, Mapped, plain_message
+from .jobs import current_request
 from .render import STATIC_DIR, render
 from .routers import (
     analytics,
@@ -53,13 +49,13 @@ from .routers import (
     wordpiece,
     worksheets,
 )
-from .sandbox import Sandbox, SandboxBusy, client_of, current_client
+from .sandbox import client_of, current_client
 from .security import HostCheck, SecurityMiddleware, queued_work_refusal
-from .services.tokenizations_work import SpacePool
-from .store import CorpusStore, StoreFull
-from .trained import TrainedTokenizers
-from .uploads import UploadedTokenizers
+from .services.visualiser import page_paths
+from .state import AppState
 from .warmup import WarmUp
+
+__all__ = ["app", "create_app", "error_response", "plain_message"]
 
 
 class RequestContext:
@@ -107,27 +103,32 @@ _start_log = logging.getLogger("uvicorn.error")
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI):
-    app.state.store.open()  # its schema checked (SchemaOutdated: run `tokvis db upgrade`),
+    state: AppState = app.state.app_state
+    state.store.open()  # its schema checked (SchemaOutdated: run `tokvis db upgrade`),
     # its size limit written for every process, orphans dropped
     # where the corpora and uploads are kept (two checkouts sharing one store list each other's)
-    _start_log.info("store: %s", shown(app.state.settings.store_url))
-    app.state.sandbox.start()  # the warm pool where untrusted work runs
-    app.state.tokenizations.start()  # the pool where /api/tokenizations' paths are worked out
-    app.state.jobs.start()  # this process's job dispatcher
-    if app.state.settings.warm_up:
+    _start_log.info("store: %s", shown(state.settings.store_url))
+    state.sandbox.start()  # the warm pool where untrusted work runs
+    state.tokenizations.start()  # the pool where /api/tokenizations' paths are worked out
+    state.jobs.start()  # this process's job dispatcher
+    if state.settings.warm_up:
         app.state.warm_up = WarmUp()
         app.state.warm_up.start()  # the first visits' caches, made in a thread
     yield
-    app.state.jobs.stop()
-    app.state.sandbox.stop()
-    app.state.tokenizations.stop()
+    state.jobs.stop()
+    state.sandbox.stop()
+    state.tokenizations.stop()
+
+
+ROUTERS = [
+    *(visualiser, corpora, compare, analytics, api, docs, vocab, tokenizers),
+    *(wordpiece, unigram, bpe, check, lessons, worksheets, downloads, onward, chat, diff),
+    *(audit_numbers, vocab_diff, audit, audit_mix, tokenizations),
+]
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
-    body_limit = limits.body_limit(
-        settings.max_corpus_bytes, settings.max_upload_bytes, settings.max_tokenizer_bytes
-    )
     app = FastAPI(
         lifespan=_lifespan,
         title="Tokenizer Visualiser",
@@ -142,65 +143,31 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # `limits.BodyLimit`, below
         form_limits={"max_part_size": settings.max_corpus_bytes * 3},
     )
-    app.state.settings = settings
-    app.state.store = CorpusStore(settings.store_url, max_bytes=settings.max_store_mb * 10**6)
-    # the embedded queue runs jobs in this server's own processes; with PostgreSQL, servers
-    # only queue and `tokvis worker` processes run them (app/jobs/distributed.py)
-    queue_class = DistributedQueue if settings.shared else Engine
-    app.state.jobs = queue_class(
-        settings.store_url,
-        workers=settings.job_workers,
-        queue=settings.job_queue,
-        cpu_seconds=settings.job_cpu_seconds,
-        memory_mb=settings.job_memory_mb,
-        stale=settings.job_stale_seconds,
-        guard=queued_work_refusal,
-    )
-    app.state.trained = TrainedTokenizers(app.state.store, engine=app.state.jobs)
-    app.state.sandbox = Sandbox(
-        workers=settings.sandbox_workers,
-        cpu_seconds=settings.sandbox_cpu_seconds,
-        memory_mb=settings.sandbox_memory_mb,
-        parse_seconds=settings.sandbox_parse_seconds,
-        parse_memory_mb=settings.sandbox_parse_memory_mb,
-    )
-    app.state.tokenizations = SpacePool(workers=settings.sandbox_workers)
-    app.state.uploads = UploadedTokenizers(
-        app.state.store,
-        max_bytes=settings.tokenizer_cache_mb * 10**6,
-        parser=app.state.sandbox.parse,
-    )
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
-    app.include_router(visualiser.router)
-    app.include_router(corpora.router)
-    app.include_router(compare.router)
-    app.include_router(analytics.router)
-    app.include_router(api.router)
-    app.include_router(docs.router)
-    app.include_router(vocab.router)
-    app.include_router(tokenizers.router)
-    # family routers (one line each)
-    app.include_router(wordpiece.router)
-    app.include_router(unigram.router)
-    app.include_router(bpe.router)
-    app.include_router(check.router)
-    app.include_router(lessons.router)
-    app.include_router(worksheets.router)
-    app.include_router(downloads.router)
-    app.include_router(onward.router)
-    app.include_router(chat.router)
-    app.include_router(diff.router)
-    app.include_router(audit_numbers.router)
-    app.include_router(vocab_diff.router)
-    app.include_router(audit.router)
-    app.include_router(audit_mix.router)
-    app.include_router(tokenizations.router)
+    for module in ROUTERS:
+        app.include_router(module.router)
+    state = AppState.build(settings, guard=queued_work_refusal)
+    state.page_paths = frozenset(page_paths(app))
+    # app.state reads and writes the AppState's own attributes: app.state.store is state.store
+    app.state = State(vars(state))
+    app.state.app_state = state
+    _add_middleware(app, settings)
+    app.add_exception_handler(StarletteHTTPException, http_error)
+    for error, mapped in ERRORS.items():
+        app.add_exception_handler(error, _answer(mapped))
+    app.openapi = lambda: openapi.schema(app)
+    return app
 
-    # outermost last: RequestContext (timing, HEAD, the request for jobs), then the headers and
-    # the cross-site check, then the host check (400 for a host not in TOKVIS_ALLOWED_HOSTS: DNS
-    # rebinding), then the body limit, then FastAPI's own. No body need be larger than the
-    # largest corpus or file, escaped, but a GGUF model sent whole (the upload form without
-    # JavaScript), of which only the metadata prefix is kept
+
+def _add_middleware(app: FastAPI, settings: Settings) -> None:
+    """Outermost last: RequestContext (timing, HEAD, the request for jobs), then the headers and
+    the cross-site check, then the host check (400 for a host not in TOKVIS_ALLOWED_HOSTS: DNS
+    rebinding), then the body limit, then FastAPI's own. No body need be larger than the
+    largest corpus or file, escaped, but a GGUF model sent whole (the upload form without
+    JavaScript), of which only the metadata prefix is kept."""
+    body_limit = limits.body_limit(
+        settings.max_corpus_bytes, settings.max_upload_bytes, settings.max_tokenizer_bytes
+    )
     app.add_middleware(
         limits.BodyLimit, limit=body_limit, max_model_bytes=settings.max_gguf_upload_mb * 10**6
     )
@@ -208,84 +175,29 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(SecurityMiddleware, frame_ancestors=settings.frame_ancestors)
     app.add_middleware(RequestContext)
 
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException):
-        headers = dict(getattr(exc, "headers", None) or {})
-        if exc.status_code == 405:  # every method the path takes, not one route's
-            headers["Allow"] = allowed_methods(app, request.scope, headers.get("Allow", ""))
-        return error_response(
-            request,
-            exc.status_code,
-            exc.detail,
-            headers,
-            json=request.url.path.startswith("/static"),
-        )
 
-    @app.exception_handler(RequestValidationError)
-    async def validation_error(request: Request, exc: RequestValidationError):
-        message = (
-            "; ".join(
-                f"{'.'.join(str(p) for p in e.get('loc', ()) if p != 'body')}: {e.get('msg')}"
-                for e in exc.errors()
-            )
-            or "invalid request"
-        )
-        return error_response(request, 422, message)
+def _answer(mapped: Mapped) -> Callable[[Request, Exception], Awaitable[Response]]:
+    """The exception handler for one row of `errors.ERRORS`."""
 
-    @app.exception_handler(QueueFull)
-    async def queue_full(request: Request, exc: QueueFull):
-        return error_response(request, 429, str(exc), {"Retry-After": "30"})
+    async def handler(request: Request, exc: Exception) -> Response:
+        message = mapped.message(exc)
+        if message is None:
+            raise exc  # a bug's error: a 500
+        return error_response(request, mapped.status, message, mapped.headers, json=mapped.json)
 
-    @app.exception_handler(SandboxBusy)
-    async def sandbox_busy(request: Request, exc: SandboxBusy):
-        return error_response(request, 503, str(exc), {"Retry-After": "2"})
+    return handler
 
-    @app.exception_handler(StoreFull)
-    async def store_full(request: Request, exc: StoreFull):
-        return error_response(request, 507, str(exc))
 
-    @app.exception_handler(DBAPIError)
-    async def database_away(request: Request, exc: DBAPIError):
-        # the database restarting or out of reach (a connection refused or dropped): 503, try
-        # again; any other database error is a bug, raised on to a 500
-        if not database_unreachable(exc):
-            raise exc
-        return error_response(request, 503, DATABASE_AWAY, {"Retry-After": "5"})
-
-    @app.exception_handler(ClientGone)
-    async def client_gone(request: Request, exc: ClientGone):
-        return JSONResponse({"detail": str(exc)}, status_code=499)  # nobody reads it
-
-    @app.exception_handler(InvalidInput)
-    async def invalid_input(request: Request, exc: InvalidInput):
-        # Routes let the core's InvalidInput through: bad input is the user's, answered 422.
-        # A plain ValueError is not caught here: from a bug it is a 500, not the user's fault.
-        return error_response(request, 422, plain_message(exc))
-
-    @app.exception_handler(ValueError)
-    async def value_error(request: Request, exc: ValueError):
-        # One plain ValueError is always the user's: Python's refusal to read a number of more
-        # than 4,300 digits, which `int()` raises wherever a typed number is read. Any other is
-        # a bug, raised on to a 500.
-        if TOO_MANY_DIGITS.search(str(exc)) is None:
-            raise exc
-        return error_response(request, 422, plain_message(exc))
-
-    @app.exception_handler(PermissionError)
-    async def forbidden(request: Request, exc: PermissionError):
-        # a job's cancel without its creator's id; a job another site's page asked for
-        # (security.queued_work_refusal)
-        return error_response(request, 403, str(exc))
-
-    @app.exception_handler(NotFound)
-    async def not_found(request: Request, exc: NotFound):
-        # ... and its NotFound (an unknown tokenizer, corpus or step), answered 404; a KeyError
-        # or IndexError from a bug is a 500.
-        message = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
-        return error_response(request, 404, message)
-
-    app.openapi = lambda: openapi.schema(app)
-    return app
+async def http_error(request: Request, exc: Exception) -> Response:
+    """FastAPI's and Starlette's HTTPException: its status, detail and headers; a 405 names
+    every method the path takes, not one route's."""
+    assert isinstance(exc, StarletteHTTPException)
+    headers = dict(getattr(exc, "headers", None) or {})
+    if exc.status_code == 405:
+        headers["Allow"] = allowed_methods(request.app, request.scope, headers.get("Allow", ""))
+    return error_response(
+        request, exc.status_code, exc.detail, headers, json=request.url.path.startswith("/static")
+    )
 
 
 def error_response(
@@ -308,22 +220,6 @@ def error_response(
     )  # htmx: just the message
     response.headers.update(headers or {})
     return response
-
-
-TOO_MANY_DIGITS = re.compile(
-    r"Exceeds the limit \(\d+ digits\) for integer string conversion"
-    r"(?:: value has (\d+) digits)?"
-)
-
-
-def plain_message(exc: ValueError) -> str:
-    """The error's message, but Python's own refusal of a number too long to read (a
-    5,000-digit id or count, from `int()` anywhere) said plainly."""
-    found = TOO_MANY_DIGITS.search(str(exc))
-    if found is None:
-        return str(exc)
-    digits = f"of {int(found.group(1)):,} digits " if found.group(1) else ""
-    return f"a number {digits}is too long: no count, size or id here has that many digits"
 
 
 def allowed_methods(app: FastAPI, scope: Scope, starlette_allow: str = "") -> str:

@@ -18,8 +18,8 @@ from fastapi.templating import Jinja2Templates
 from tokenizers_core.formats import tiktoken_specials
 
 from . import display, export
-from .deps import stored_corpora
 from .embed import EMBED
+from .services.tokenizers import stored_corpora
 from .uploads import FORMAT_LABELS, PATTERN_PRESETS
 from .urls import url_with
 
@@ -32,7 +32,7 @@ def page_globals(request: Request) -> dict[str, Any]:
     (TOKVIS_FRAME_ANCESTORS: the footer's embed code says it)."""
     state = getattr(request.app.state, "settings", None) if "app" in request.scope else None
     return {
-        "stored_corpora": lambda: stored_corpora(request),
+        "stored_corpora": lambda: stored_corpora(request.app.state.store),
         "frame_ancestors": getattr(state, "frame_ancestors", "'self'"),
     }
 

@@ -17,7 +17,7 @@ A view reads a finished run at any step: BPE's `BpeSession`, WordPiece's
 - an API request waits to the end (`wait=None`), and cancels the job it queued if its client
   leaves (`JobQueue.wait`).
 
-    session = bpe_session(request, ref, text, "bpe", 1000, {}, wait=0.5)
+    session = bpe_session(state, ref, text, "bpe", 1000, {}, wait=0.5)
     if isinstance(session, Job): ...          # still training: show job.done, job.place
 """
 
@@ -29,8 +29,6 @@ import pickle
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
 
-from fastapi import HTTPException, Request
-
 import tokenizers_core as tc
 from tokenizers_core.errors import InvalidInput, NotFound
 from tokenizers_core.implementations.bert import count_words
@@ -39,7 +37,8 @@ from tokenizers_core.models.bpe.session import BpeSession
 from tokenizers_core.models.unigram.trainer import UnigramTrainer
 from tokenizers_core.models.wordpiece.session import WordPieceSession
 
-from ..store import StoreFull, sha256_text
+from ..state import AppState
+from ..store import sha256_text
 from . import cache
 from .cache import RunCache
 from .queue import JobQueue
@@ -52,12 +51,8 @@ FINAL_ERRORS = ("value", "budget")  # ... for errors, those that would only happ
 RESULT_FORMAT = 1  # raise when a pickled run's classes change shape
 
 
-def _engine(request: Request) -> JobQueue:
-    return request.app.state.jobs
-
-
 def run_job(
-    request: Request,
+    state: AppState,
     kind: str,
     spec: dict[str, Any],
     wait: float | None,
@@ -71,7 +66,7 @@ def run_job(
     `runs` under `key`, loaded by one request while the others wait for it); while it runs,
     what it stored so far (None if nothing). Raises InvalidInput (NotFound for a corpus that
     is gone) if the training failed, QueueFull if the queue is full."""
-    engine = _engine(request)
+    engine = state.jobs
     # the budgets are part of the id (a run over its budget is tried again under a larger
     # one), and so is the result's format (a run pickled by older code is not read)
     ident = [kind, spec, engine.cpu_seconds, engine.memory_bytes, RESULT_FORMAT]
@@ -124,7 +119,7 @@ def _spec(ref: str, text: str, **fields: Any) -> dict[str, Any]:
 
 # ---- BPE -------------------------------------------------------------------------------------------
 def bpe_session(
-    request: Request,
+    state: AppState,
     ref: str,
     text: str,
     variant: str,
@@ -141,7 +136,7 @@ def bpe_session(
     if len(text) <= IN_REQUEST_CHARS:
         return bpe_session_here(text, variant, vocab_size, options)
     job, session = run_job(
-        request,
+        state,
         "bpe_steps",
         _spec(ref, text, variant=variant, vocab_size=vocab_size, options=options),
         wait,
@@ -177,7 +172,7 @@ def _ready_for_views(session: BpeSession) -> BpeSession:
 
 # ---- the new BPE family (SuperBPE, Picky BPE, parity-aware BPE) -----------------------------
 def family_steps(
-    request: Request,
+    state: AppState,
     ref: str,
     text: str,
     variant: str,
@@ -194,7 +189,7 @@ def family_steps(
     if len(text) <= IN_REQUEST_CHARS:
         return family_steps_here(text, ref, variant, vocab_size, options)
     job, run = run_job(
-        request,
+        state,
         "bpe_family_steps",
         _spec(ref, text, variant=variant, vocab_size=vocab_size, options=options),
         wait,
@@ -225,7 +220,7 @@ def _family_key(
 
 # ---- WordPiece -------------------------------------------------------------------------------------
 def wordpiece_run(
-    request: Request, ref: str, text: str, options: dict[str, Any], wait: float | None
+    state: AppState, ref: str, text: str, options: dict[str, Any], wait: float | None
 ) -> WordPieceSession | Job:
     """The finished run the WordPiece view reads, or the job still making it."""
     key = (sha256_text(text), tuple(sorted(options.items())))
@@ -235,7 +230,7 @@ def wordpiece_run(
     if len(text) <= IN_REQUEST_CHARS:
         return wordpiece_run_here(text, options)
     job, session = run_job(
-        request,
+        state,
         "wordpiece_steps",
         _spec(ref, text, options=options),
         wait,
@@ -272,7 +267,7 @@ class UnigramRun:
 
 
 def unigram_run(
-    request: Request,
+    state: AppState,
     ref: str,
     text: str,
     vocab_size: int,
@@ -287,7 +282,7 @@ def unigram_run(
     if len(text) <= IN_REQUEST_CHARS:
         return unigram_run_here(text, vocab_size, words)
     job, made = run_job(
-        request,
+        state,
         "unigram_rounds",
         _spec(ref, text, vocab_size=vocab_size, words=list(words)),
         wait,
@@ -325,19 +320,18 @@ def _unigram(made: dict[str, Any], job: Job | None = None) -> UnigramRun:
 
 # ---- /check ----------------------------------------------------------------------------------------
 def check_report(
-    request: Request, ref: str, corpus: str, algorithm: str, theirs: Any, **options: Any
+    state: AppState, ref: str, corpus: str, algorithm: str, theirs: Any, **options: Any
 ) -> Any:
     """`tc.check(algorithm, corpus lines, theirs, **options)`: within the request for a small
     corpus, else in the job pool (waiting to the end; the job is cancelled if the client
     leaves)."""
     if len(corpus) <= IN_REQUEST_CHARS:
         return tc.check(algorithm, corpus.splitlines(), theirs, **options)
-    try:  # what they gave may be megabytes: stored, and named in the job by its hash
-        stored = request.app.state.store.put_file(json.dumps(theirs).encode("utf-8"))
-    except StoreFull as exc:
-        raise HTTPException(507, str(exc)) from None
+    # what they gave may be megabytes: stored, and named in the job by its hash (StoreFull:
+    # 507 when the store is full)
+    stored = state.store.put_file(json.dumps(theirs).encode("utf-8"))
     _job, report = run_job(
-        request,
+        state,
         "check",
         _spec(ref, corpus, algorithm=algorithm, theirs=f"file:{stored}", options=options),
         wait=None,

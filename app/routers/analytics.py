@@ -15,7 +15,8 @@ from tokenizers_core.corpora import corpus_names
 from tokenizers_core.errors import InvalidInput
 
 from .. import charts
-from ..deps import BAD_INPUT, Name, bad_input, check_text, jobs, stored_options
+from ..deps import Name, StateDep
+from ..errors import BAD_INPUT, bad_input
 from ..render import render
 from ..services.analytics import (
     DEFAULT_ALPHA,
@@ -42,6 +43,7 @@ from ..services.analytics import (
     tax_table,
     unicode_forms,
 )
+from ..services.tokenizers import check_text, stored_options
 from ..tax import vocab_tokenizers
 
 router = APIRouter(tags=["analytics"])
@@ -54,19 +56,20 @@ CANCEL_COOKIE_AGE = 7 * 24 * 3600
 @router.get("/tax", response_class=HTMLResponse, summary="The multilingual tokenisation tax")
 def tax_page(
     request: Request,
+    state: StateDep,
     tok: list[str] | None = Query(None),
     chart: str | None = None,
     sort: str | None = None,
 ) -> HTMLResponse:
     """Every loaded tokeniser's premium per language (`tok`: only these columns; `sort`: a
     column whose most expensive languages come first; `chart`: the bar chart's tokeniser)."""
-    yours = stored_options(request)
+    yours = stored_options(state)
     all_names = vocab_tokenizers() + [o["value"] for o in yours]
-    names = tax_names(request, tok or all_names)
-    data = tax_table(request, names, leave_out_failures=not tok)
+    names = tax_names(tok or all_names)
+    data = tax_table(state, names, leave_out_failures=not tok)
     names = [n for n in names if n not in data["left_out"]]
     chosen = chart if chart in names else None
-    labels = tax_labels(request, all_names, yours)
+    labels = tax_labels(all_names, yours)
     ctx = {
         "names": names,
         "all_names": all_names,
@@ -84,12 +87,10 @@ def tax_page(
 
 
 @router.get("/api/tax", tags=["api"])
-def tax_api(
-    request: Request, tok: list[Name] | None = Query(None, max_length=16)
-) -> dict[str, Any]:
+def tax_api(state: StateDep, tok: list[Name] | None = Query(None, max_length=16)) -> dict[str, Any]:
     """Ordinary tokens per UDHR language for each tokeniser (bundled or uploaded), and the
     ratio to English."""
-    data = tax_table(request, tax_names(request, tok))
+    data = tax_table(state, tax_names(tok))
     return {
         "languages": [
             {
@@ -109,11 +110,11 @@ def tax_api(
 # ---- the Unicode lab ------------------------------------------------------------------------
 @router.get("/unicode", response_class=HTMLResponse, summary="The Unicode lab")
 def unicode_page(
-    request: Request, text: str | None = None, tok: list[str] | None = Query(None)
+    request: Request, state: StateDep, text: str | None = None, tok: list[str] | None = Query(None)
 ) -> HTMLResponse:
     text = EXAMPLES[0][1] if text is None else text
     names = lab_tokenizers(tok)
-    yours = stored_options(request)
+    yours = stored_options(state)
     ctx: dict[str, Any] = {
         "text": text,
         "names": names,
@@ -125,13 +126,13 @@ def unicode_page(
     }
     status = 200
     try:
-        check_text(request, text)
+        check_text(state, text)
         if len(text) > MAX_LAB_TEXT:
             raise InvalidInput(
                 "the Unicode lab lists every code point; keep the text under "
                 f"{MAX_LAB_TEXT:,} characters"
             )
-        ctx["forms"] = unicode_forms(request, text, names)
+        ctx["forms"] = unicode_forms(state, text, names)
     except BAD_INPUT as exc:  # shown in place, the form kept
         ctx["error"], status = bad_input(exc)
     return render(request, "unicode.html", ctx, block="forms", status_code=status)
@@ -139,11 +140,11 @@ def unicode_page(
 
 @router.get("/api/unicode", tags=["api"])
 def unicode_api(
-    request: Request, text: str, tok: list[Name] | None = Query(None, max_length=16)
+    state: StateDep, text: str, tok: list[Name] | None = Query(None, max_length=16)
 ) -> list[dict[str, Any]]:
     """The four normal forms of a text, their code points, and how each tokeniser splits them."""
-    check_text(request, text)
-    return unicode_forms(request, text, lab_tokenizers(tok))
+    check_text(state, text)
+    return unicode_forms(state, text, lab_tokenizers(tok))
 
 
 # ---- the vocab-size sweep -------------------------------------------------------------------
@@ -160,6 +161,7 @@ class SweepRequest(BaseModel):
 @router.get("/sweep", response_class=HTMLResponse, summary="Vocab-size sweep")
 def sweep_page(
     request: Request,
+    state: StateDep,
     corpus: str = "botchan",
     heldout: str = "udhr/eng",
     algo: list[str] | None = Query(None),
@@ -182,7 +184,7 @@ def sweep_page(
     status = 200
     try:
         spec = parse_spec(corpus, heldout, algo, sizes)
-        ctx.update(chosen=list(spec.algorithms), job=jobs(request).get(spec.id), spec_id=spec.id)
+        ctx.update(chosen=list(spec.algorithms), job=state.jobs.get(spec.id), spec_id=spec.id)
         value = parse_alpha(alpha)
         ctx.update(alpha_label=alpha_label(value), **sweep_view(ctx["job"], value))
     except ValueError as exc:  # shown in place, the form kept
@@ -192,14 +194,14 @@ def sweep_page(
 
 @router.post("/sweep/run", summary="Start a sweep (then follow its progress on /sweep)")
 def sweep_run(
-    request: Request,
+    state: StateDep,
     corpus: str = Form("botchan"),
     heldout: str = Form("udhr/eng"),
     algo: list[str] = Form([]),
     sizes: str = Form(""),
 ) -> Any:
-    spec = checked_spec(request, corpus, heldout, algo, sizes)
-    job, created = start_sweep(request, spec)
+    spec = checked_spec(state, corpus, heldout, algo, sizes)
+    job, created = start_sweep(state, spec)
     response = RedirectResponse(sweep_url(spec), status_code=303)
     if created:  # this browser started it, so this browser may cancel it
         response.set_cookie(
@@ -214,36 +216,36 @@ def sweep_run(
 
 
 @router.post("/sweep/cancel", summary="Cancel a running sweep (the browser that started it)")
-def sweep_cancel(request: Request, job: str = Form(...)) -> Any:
+def sweep_cancel(request: Request, state: StateDep, job: str = Form(...)) -> Any:
     secret = request.cookies.get(CANCEL_COOKIE + job, "")
-    found = jobs(request).cancel_as_creator(f"{job}.{secret}" if secret else job, "sweep")
+    found = state.jobs.cancel_as_creator(f"{job}.{secret}" if secret else job, "sweep")
     if found is None:
         raise HTTPException(404, f"no sweep {job!r} is running here")
     return RedirectResponse(sweep_url(spec_of(found)), status_code=303)
 
 
 @router.post("/api/sweep", tags=["api"], status_code=202)
-def sweep_api_start(request: Request, body: SweepRequest) -> dict[str, Any]:
+def sweep_api_start(state: StateDep, body: SweepRequest) -> dict[str, Any]:
     """Start a sweep (or find the same one queued, running or done) -> the job; 429 when too
     many trainings wait. Its `id` polls it (`GET /api/sweep/{id}`); the id the request that
     queued it gets also cancels it (`DELETE`), an id no one else is given."""
     spec = checked_spec(
-        request,
+        state,
         body.corpus,
         body.heldout,
         body.algorithms or None,
         ",".join(str(s) for s in body.sizes),
     )
-    job, created = start_sweep(request, spec)
-    return {**job.to_dict(), "id": jobs(request).creator_id(job) if created else job.id}
+    job, created = start_sweep(state, spec)
+    return {**job.to_dict(), "id": state.jobs.creator_id(job) if created else job.id}
 
 
 @router.get("/api/sweep/{job_id}", tags=["api"])
-def sweep_api_status(request: Request, job_id: str) -> dict[str, Any]:
+def sweep_api_status(state: StateDep, job_id: str) -> dict[str, Any]:
     """A sweep's progress and the results so far (any server worker answers). Each row's
     `count_histogram` ([count, how many tokens occur that often]) gives its Renyi efficiency at
     any alpha (`tokenizers_core.audit.efficiency`)."""
-    job, creator = jobs(request).find(job_id)
+    job, creator = state.jobs.find(job_id)
     if job is None or job.kind != "sweep":
         raise HTTPException(404, f"no sweep {job_id!r} here (start it with POST /api/sweep)")
     return {**job.to_dict(), "id": job_id if creator else job.id}
@@ -254,10 +256,10 @@ def sweep_api_status(request: Request, job_id: str) -> dict[str, Any]:
     tags=["api"],
     responses={403: {"description": "not the id its creator was given"}},
 )
-def sweep_api_cancel(request: Request, job_id: str) -> dict[str, Any]:
+def sweep_api_cancel(state: StateDep, job_id: str) -> dict[str, Any]:
     """Cancel a sweep, with the id `POST /api/sweep` gave the request that queued it: a queued
     one at once, a running one's training process is killed."""
-    job = jobs(request).cancel_as_creator(job_id, "sweep")
+    job = state.jobs.cancel_as_creator(job_id, "sweep")
     if job is None:
         raise HTTPException(404, f"no sweep {job_id!r} here")
     return {**job.to_dict(), "id": job_id}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, HTTPException
 from fastapi.responses import PlainTextResponse
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
@@ -13,9 +13,10 @@ from tokenizers_core import pretrained
 from tokenizers_core.byte_api import encoding_bytes
 
 from .. import display, limits
-from ..deps import check_text, resolve_tokenizer, settings, special_kwargs, store, trained, uploads
+from ..deps import StateDep
 from ..services.corpora import corpus_summary, normalise_newlines, store_corpus
 from ..services.specials import decode_ids
+from ..services.tokenizers import check_text, resolve_tokenizer, special_kwargs
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -148,7 +149,7 @@ class CorpusOut(BaseModel):
 
 
 @router.get("/tokenizers", response_model=list[TokenizerInfo])
-def list_tokenizers(request: Request) -> list[dict[str, Any]]:
+def list_tokenizers(state: StateDep) -> list[dict[str, Any]]:
     """The bundled tokenisers, then the uploaded ones, most recent first (trained ones are
     reached by the handle `/api/train` returns)."""
     bundled = [
@@ -172,20 +173,20 @@ def list_tokenizers(request: Request) -> list[dict[str, Any]]:
             "format": r["format"],
             "sha256": r["sha256"],
         }
-        for r in uploads(request).list()
+        for r in state.uploads.list()
     ]
     return bundled + stored
 
 
 @router.post("/encode", response_model=EncodeResponse, response_model_exclude_none=True)
-def encode(request: Request, body: EncodeRequest) -> dict[str, Any]:
+def encode(state: StateDep, body: EncodeRequest) -> dict[str, Any]:
     """Tokenise a text, or a list of `words` (pre-tokenized input). Special-token strings such
     as `<|endoftext|>` in the text are read as the tokenizer's own library reads them unless
     `special` says otherwise (or `allowed_special` names them, for tiktoken encodings).
     `"bytes": true` adds each token's bytes as hex."""
     text, pair, words = _sequences(body)
-    check_text(request, text + (pair or "") if not words else " ".join(text + (pair or [])))
-    tok = resolve_tokenizer(request, body.tokenizer, body.pattern)
+    check_text(state, text + (pair or "") if not words else " ".join(text + (pair or [])))
+    tok = resolve_tokenizer(state, body.tokenizer, body.pattern)
     enc = tok.encode(
         text,
         pair,
@@ -258,18 +259,18 @@ class DecodeResponse(BaseModel):
 
 
 @router.post("/decode", response_model=DecodeResponse, response_model_exclude_none=True)
-def decode(request: Request, body: DecodeRequest) -> dict[str, Any]:
+def decode(state: StateDep, body: DecodeRequest) -> dict[str, Any]:
     """Turn token ids back into text (and, with `"bytes": true`, the raw bytes as hex). An id
     outside the vocabulary is dropped, and named in `dropped`, for a tokenizer.json's tokenizer
     (as Hugging Face's decode drops it); for the others (tiktoken's KeyError) it is a 422."""
-    limit = settings(request).max_text_chars
+    limit = state.settings.max_text_chars
     if len(body.ids) > limit:
         raise HTTPException(
             413,
             f"{len(body.ids):,} ids are more than one request may decode "
             f"({limit:,}, the text limit TOKVIS_MAX_TEXT_CHARS)",
         )
-    tok = resolve_tokenizer(request, body.tokenizer)
+    tok = resolve_tokenizer(state, body.tokenizer)
     try:
         text, data, dropped = decode_ids(tok, body.ids, body.skip_special_tokens, body.bytes)
     except KeyError as exc:  # NotAToken: also a ValueError
@@ -278,7 +279,7 @@ def decode(request: Request, body: DecodeRequest) -> dict[str, Any]:
 
 
 @router.post("/train", response_model=TrainResponse, response_model_exclude_none=True)
-def train(request: Request, body: TrainRequest) -> dict[str, Any]:
+def train(state: StateDep, body: TrainRequest) -> dict[str, Any]:
     """Train a tokeniser; the returned handle works in `/api/encode` and in page URLs."""
     if body.algorithm not in tc.algorithms():
         raise HTTPException(
@@ -288,8 +289,8 @@ def train(request: Request, body: TrainRequest) -> dict[str, Any]:
         )
     if (body.corpus is None) == (body.corpus_name is None):
         raise HTTPException(422, "give exactly one of 'corpus' (the text) or 'corpus_name'")
-    ref = store_corpus(request, body.corpus) if body.corpus is not None else body.corpus_name
-    handle, tok = trained(request).train(
+    ref = store_corpus(state, body.corpus) if body.corpus is not None else body.corpus_name
+    handle, tok = state.trained.train(
         body.algorithm, ref, body.vocab_size, dict(body.model_extra or {})
     )
     merges = getattr(tok.model, "merges", None)
@@ -303,15 +304,15 @@ def train(request: Request, body: TrainRequest) -> dict[str, Any]:
 
 
 @router.post("/corpora", response_model=CorpusOut, status_code=201)
-def save_corpus(request: Request, body: CorpusIn) -> dict[str, Any]:
+def save_corpus(state: StateDep, body: CorpusIn) -> dict[str, Any]:
     """Store a corpus; its sha256 names it in URLs (`corpus_name` in `/api/train`)."""
     text = normalise_newlines(body.text)
-    return corpus_summary(store_corpus(request, text, body.name), text)
+    return corpus_summary(store_corpus(state, text, body.name), text)
 
 
 @router.get("/corpora/{sha256}", response_model=CorpusOut)
-def corpus_info(request: Request, sha256: str) -> dict[str, Any]:
-    text = store(request).get(sha256)
+def corpus_info(state: StateDep, sha256: str) -> dict[str, Any]:
+    text = state.store.get(sha256)
     if text is None:
         raise HTTPException(404, f"no stored corpus has sha256 {sha256}")
     return corpus_summary(sha256, text)
@@ -322,8 +323,8 @@ def corpus_info(request: Request, sha256: str) -> dict[str, Any]:
     response_class=PlainTextResponse,
     summary="A stored corpus's text, as text/plain",
 )
-def corpus_text(request: Request, sha256: str) -> PlainTextResponse:
-    text = store(request).get(sha256)
+def corpus_text(state: StateDep, sha256: str) -> PlainTextResponse:
+    text = state.store.get(sha256)
     if text is None:
         raise HTTPException(404, f"no stored corpus has sha256 {sha256}")
     return PlainTextResponse(text)

@@ -10,9 +10,11 @@ from fastapi.responses import HTMLResponse, JSONResponse
 
 from tokenizers_core.errors import InvalidInput
 
-from ..deps import BAD_INPUT, Name, bad_input, bounded, tokenizer_label, tokenizer_options
+from ..deps import Name, StateDep, bounded
+from ..errors import BAD_INPUT, bad_input
 from ..render import render
-from ..services import audit as S
+from ..services import audit
+from ..services.tokenizers import tokenizer_label, tokenizer_options
 
 router = APIRouter(tags=["audit"])
 
@@ -20,6 +22,7 @@ router = APIRouter(tags=["audit"])
 @router.get("/audit", response_class=HTMLResponse, summary="Vocabulary health audit")
 def audit_page(
     request: Request,
+    state: StateDep,
     tokenizer: str = "cl100k_base",
     category: str = "",
     q: str = "",
@@ -33,22 +36,22 @@ def audit_page(
         "category": category,
         "q": q,
         "params": params,
-        "filters": S.FILTERS,
-        "labels": dict(S.FILTERS),
+        "filters": audit.FILTERS,
+        "labels": dict(audit.FILTERS),
         "error": None,
         "report": None,
         "job": None,
-        "options": tokenizer_options(request, tokenizer),
-        "label": tokenizer_label(request, tokenizer),
+        "options": tokenizer_options(state, tokenizer),
+        "label": tokenizer_label(state, tokenizer),
     }
     status = 200
     try:
-        S.check_filter(category)
-        S.check_page(page)  # before the audit: a running one shows no page
-        report, job = S.audit_of(request, tokenizer)
+        audit.check_filter(category)
+        audit.check_page(page)  # before the audit: a running one shows no page
+        report, job = audit.audit_of(state, tokenizer)
         ctx.update(report=report, job=job)
         if report is not None:
-            ctx.update(S.page_of(report, category, q, page))
+            ctx.update(audit.page_of(report, category, q, page))
     except BAD_INPUT as exc:  # shown in place, the form kept
         ctx["error"], status = bad_input(exc)
     return render(request, "audit.html", ctx, block="results", status_code=status)
@@ -61,7 +64,7 @@ def audit_page(
     responses={202: {"description": "The audit is running: its progress"}},
 )
 def audit_api(
-    request: Request,
+    state: StateDep,
     tokenizer: Name,
     category: str = "",
     q: str = "",
@@ -73,9 +76,9 @@ def audit_api(
     202 with `status`, `done`, `total` and `current`; poll again."""
     if not 1 <= limit <= 1000:
         raise InvalidInput(f"limit must be between 1 and 1000, not {limit}")
-    S.check_filter(category)
-    S.check_page(page)
-    report, job = S.audit_of(request, tokenizer)
+    audit.check_filter(category)
+    audit.check_page(page)
+    report, job = audit.audit_of(state, tokenizer)
     if report is None:
-        return JSONResponse(S.progress_answer(job), status_code=202)
-    return S.api_answer(report, category, q, page, limit)
+        return JSONResponse(audit.progress_answer(job), status_code=202)
+    return audit.api_answer(report, category, q, page, limit)

@@ -12,9 +12,11 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from tokenizers_core.audit.mix import MERGES
 from tokenizers_core.audit.mix_lp import SolverMissing, solver_available
 
-from ..deps import BAD_INPUT, Name, bad_input, tokenizer_label
+from ..deps import Name, StateDep
+from ..errors import BAD_INPUT, bad_input
 from ..render import render
 from ..services.audit_mix import api_answer, mix_options, mix_view, start_mix
+from ..services.tokenizers import tokenizer_label
 
 router = APIRouter(tags=["audit"])
 BUSY = {
@@ -36,20 +38,20 @@ RUNNING = {
 @router.get(
     "/audit/mix", response_class=HTMLResponse, summary="Training-mix inference", responses=PAGE_BUSY
 )
-def mix_page(request: Request, tokenizer: str = "") -> HTMLResponse:
+def mix_page(request: Request, state: StateDep, tokenizer: str = "") -> HTMLResponse:
     ctx: dict[str, Any] = {
         "tokenizer": tokenizer,
         "error": None,
         "job": None,
-        "options": mix_options(request, tokenizer or None),
+        "options": mix_options(state, tokenizer or None),
         "merges": MERGES,
         "solver": solver_available(),
-        "label": tokenizer_label(request, tokenizer) if tokenizer else "",
+        "label": tokenizer_label(state, tokenizer) if tokenizer else "",
     }
     status = 200
     try:
         if tokenizer:
-            ctx["job"] = start_mix(request, tokenizer)
+            ctx["job"] = start_mix(state, tokenizer)
             ctx.update(mix_view(ctx["job"]))
     except SolverMissing as exc:
         ctx["error"], status = str(exc), 503
@@ -59,12 +61,12 @@ def mix_page(request: Request, tokenizer: str = "") -> HTMLResponse:
 
 
 @router.get("/api/audit/mix", tags=["api"], responses={**RUNNING, **BUSY})
-def mix_api(request: Request, tokenizer: Name) -> JSONResponse:
+def mix_api(state: StateDep, tokenizer: Name) -> JSONResponse:
     """The estimated training mix of a BPE tokenizer (bundled name or handle): 202 with the
     progress while the job runs (ask again), then the shares (largest first), the residual (total
     slack, pair occurrences per 1,000 bytes), and the merges, constraints and rounds used.
     503 when scipy (the optional extra "mix") is not installed."""
     if not solver_available():
         return JSONResponse({"detail": str(SolverMissing())}, status_code=503)
-    status, body = api_answer(start_mix(request, tokenizer))
+    status, body = api_answer(start_mix(state, tokenizer))
     return JSONResponse(body, status_code=status)

@@ -9,23 +9,26 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from ..deps import BAD_INPUT, REGEX, Name, bad_input, tokenizer_label, tokenizer_options
+from ..deps import Name, StateDep
+from ..errors import BAD_INPUT, bad_input
 from ..render import env, page_globals, render
 from ..services.audit_numbers import numbers_view, report_for
+from ..services.tokenizers import REGEX, tokenizer_label, tokenizer_options
+from ..state import AppState
 
 router = APIRouter(tags=["audit"])
 TEMPLATE = "audit_numbers.html"
 
 
-def _context(request: Request, tokenizer: str) -> tuple[dict[str, Any], int]:
+def _context(state: AppState, tokenizer: str) -> tuple[dict[str, Any], int]:
     ctx: dict[str, Any] = {
         "tokenizer": tokenizer,
         "error": None,
-        "label": tokenizer_label(request, tokenizer),
-        "options": [o for o in tokenizer_options(request, tokenizer) if o["value"] != REGEX],
+        "label": tokenizer_label(state, tokenizer),
+        "options": [o for o in tokenizer_options(state, tokenizer) if o["value"] != REGEX],
     }
     try:
-        ctx.update(numbers_view(request, tokenizer))
+        ctx.update(numbers_view(state, tokenizer))
     except BAD_INPUT as exc:  # shown in place, the picker kept
         ctx["error"], status = bad_input(exc)
         return ctx, status
@@ -33,8 +36,8 @@ def _context(request: Request, tokenizer: str) -> tuple[dict[str, Any], int]:
 
 
 @router.get("/audit/numbers", response_class=HTMLResponse, summary="How a tokeniser spells numbers")
-def numbers_page(request: Request, tokenizer: str = "cl100k_base") -> HTMLResponse:
-    ctx, status = _context(request, tokenizer)
+def numbers_page(request: Request, state: StateDep, tokenizer: str = "cl100k_base") -> HTMLResponse:
+    ctx, status = _context(state, tokenizer)
     return render(request, TEMPLATE, ctx, block="numbers", status_code=status)
 
 
@@ -43,8 +46,10 @@ def numbers_page(request: Request, tokenizer: str = "cl100k_base") -> HTMLRespon
     response_class=HTMLResponse,
     summary="The numbers section alone (for hx-get)",
 )
-def numbers_fragment(request: Request, tokenizer: str = "cl100k_base") -> HTMLResponse:
-    ctx, status = _context(request, tokenizer)
+def numbers_fragment(
+    request: Request, state: StateDep, tokenizer: str = "cl100k_base"
+) -> HTMLResponse:
+    ctx, status = _context(state, tokenizer)
     tmpl = env.get_template(TEMPLATE)
     html = "".join(
         tmpl.blocks["numbers"](
@@ -55,8 +60,8 @@ def numbers_fragment(request: Request, tokenizer: str = "cl100k_base") -> HTMLRe
 
 
 @router.get("/api/audit/numbers", tags=["api"])
-def numbers_api(request: Request, tokenizer: Name) -> dict[str, Any]:
+def numbers_api(state: StateDep, tokenizer: Name) -> dict[str, Any]:
     """Tokens of each integer 0-9999 (`counts`, `histogram`), the digit grouping in words, and
     how a few decimals and formats are split."""
-    _tok, report = report_for(request, tokenizer)
+    _tok, report = report_for(state, tokenizer)
     return {"tokenizer": tokenizer, **report.to_dict()}

@@ -10,25 +10,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Form, Request
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse
 
 from tokenizers_core.models.bpe.session import VARIANTS, encode_trace
 
-from ..deps import bounded, check_step_text, resolve_tokenizer
+from ..deps import StateDep, bounded
 from ..jobs import Job
 from ..jobs.runs import bpe_session, family_steps
 from ..practice import PracticeState, practice_params
 from ..render import render
+from ..services.tokenizers import check_step_text, resolve_tokenizer
+from ..state import AppState
 from ..stepping import check_speed
 from ..urls import url_with
-from ..views import answers
-from ..views import bpe_encode as E
-from ..views import bpe_family as F
-from ..views import bpe_train as T
-from ..views.common import in_place, posted_corpus, shown_corpus, training_text, whole
+from ..views import answers, bpe_encode, bpe_family, bpe_train, common
+from ..views.common import in_place, shown_corpus, train_post, training_text, whole
 
-MAX_VIEW_VOCAB = T.MAX_VIEW_VOCAB
+MAX_VIEW_VOCAB = bpe_train.MAX_VIEW_VOCAB
 SYNC_SECONDS = 0.5  # a page waits this long for a run in the pool, then shows progress
 router = APIRouter(tags=["bpe"])
 
@@ -36,6 +35,7 @@ router = APIRouter(tags=["bpe"])
 @router.get("/bpe/train", response_class=HTMLResponse, summary="BPE training, one merge at a time")
 def train_page(
     request: Request,
+    state: StateDep,
     corpus: str = "",
     variant: str = "bpe",
     vocab_size: str = answers.VOCAB_QUERY,
@@ -50,16 +50,20 @@ def train_page(
 ) -> HTMLResponse:
     """`variant`: bpe, byte_bpe, sentencepiece_bpe, or one of the new family (superbpe,
     picky_bpe, parity_bpe: `transition` is SuperBPE's, `threshold` Picky BPE's)."""
-    if variant in F.FAMILY:
-        return _family_page(request, corpus, variant, vocab_size, transition, threshold, step, play)
-    ctx = T.form(corpus, variant, vocab_size, pattern, min_frequency, page, play)
+    if variant in bpe_family.FAMILY:
+        return _family_page(
+            request, state, corpus, variant, vocab_size, transition, threshold, step, play
+        )
+    ctx = bpe_train.form(corpus, variant, vocab_size, pattern, min_frequency, page, play)
 
     def build() -> dict[str, Any]:
-        ctx["size"], options = T.options(variant, whole(vocab_size), pattern, min_frequency, corpus)
-        text = training_text(request, corpus)
+        ctx["size"], options = bpe_train.options(
+            variant, whole(vocab_size), pattern, min_frequency, corpus
+        )
+        text = training_text(state, corpus)
         ctx["corpus_text"] = shown_corpus(text)
-        run = bpe_session(request, corpus, text, variant, ctx["size"], options, wait=SYNC_SECONDS)
-        return T.page(run, step, page, practice, ctx["params"])
+        run = bpe_session(state, corpus, text, variant, ctx["size"], options, wait=SYNC_SECONDS)
+        return bpe_train.page(run, step, page, practice, ctx["params"])
 
     status = in_place(ctx, build)
     return render(request, "bpe_train.html", ctx, block="step", status_code=status)
@@ -67,6 +71,7 @@ def train_page(
 
 def _family_page(
     request: Request,
+    state: AppState,
     corpus: str,
     variant: str,
     vocab_size: str,
@@ -75,62 +80,67 @@ def _family_page(
     step: int,
     play: bool,
 ) -> HTMLResponse:
-    ctx = F.form(corpus, variant, vocab_size, transition, threshold, play)
-    ctx["variants"] = [*VARIANTS, *F.FAMILY]
+    ctx = bpe_family.form(corpus, variant, vocab_size, transition, threshold, play)
+    ctx["variants"] = [*VARIANTS, *bpe_family.FAMILY]
     ctx["step"] = step  # (the progress panel polls this step's URL)
 
     def build() -> dict[str, Any]:
-        ctx["size"], options = F.options(
+        ctx["size"], options = bpe_family.options(
             variant,
             whole(vocab_size),
-            F.number(transition, "transition"),
-            F.number(threshold, "threshold"),
+            bpe_family.number(transition, "transition"),
+            bpe_family.number(threshold, "threshold"),
         )
-        text = training_text(request, ctx["corpus"])
+        text = training_text(state, ctx["corpus"])
         run = family_steps(
-            request, ctx["corpus"], text, variant, ctx["size"], options, wait=SYNC_SECONDS
+            state, ctx["corpus"], text, variant, ctx["size"], options, wait=SYNC_SECONDS
         )
         if isinstance(run, Job):
             return {"training": True, "job": run}
-        return F.page(run, step)
+        return bpe_family.page(run, step)
 
     status = in_place(ctx, build)
     return render(request, "bpe_family.html", ctx, block="step", status_code=status)
 
 
-@router.post(
+class BpeTrainForm(common.TrainForm):
+    variant: str = "bpe"
+    vocab_size: str = ""
+    pattern: str = "gpt2"
+    min_frequency: int = 0
+
+
+def _family_url(form: BpeTrainForm) -> str | None:
+    """The new family's view reads its corpus by name: its POST goes there."""
+    if form.variant not in bpe_family.FAMILY:
+        return None
+    query = {"variant": form.variant, "corpus": form.corpus or None}
+    return url_with("/bpe/train", {**query, "vocab_size": form.vocab_size or None})
+
+
+def _form(form: BpeTrainForm) -> dict[str, Any]:
+    return bpe_train.form(
+        "", form.variant, form.vocab_size, form.pattern, form.min_frequency, 0, False
+    )
+
+
+router.post(
     "/bpe/train",
     response_class=HTMLResponse,
     summary="Store an edited corpus and open its BPE training view",
-)
-def train_post(
-    request: Request,
-    corpus_text: str = Form(""),
-    variant: str = Form("bpe"),
-    vocab_size: str = Form(""),
-    pattern: str = Form("gpt2"),
-    min_frequency: int = Form(0),
-    corpus: str = Form(""),
-    use: str = Form(""),
-) -> Any:
-    """The training form: "Train" (`use=pick`) takes the picked corpus; "Use this corpus" (or
-    a bare POST of `corpus_text`) stores the edited text. Either way, a redirect to the
-    page's permalink."""
-    if variant in F.FAMILY:  # the new family's view reads its corpus by name: go there
-        query = {"variant": variant, "corpus": corpus or None, "vocab_size": vocab_size or None}
-        return RedirectResponse(url_with("/bpe/train", query), status_code=303)
-    ctx = T.form("", variant, vocab_size, pattern, min_frequency, 0, False)
-    return posted_corpus(
-        request,
-        ctx,
-        "bpe_train.html",
+)(
+    train_post(
         "/bpe/train",
-        use=use,
-        corpus=corpus,
-        corpus_text=corpus_text,
-        params=ctx["params"],
-        check=lambda digest: T.options(variant, whole(vocab_size), pattern, min_frequency, digest),
+        "bpe_train.html",
+        BpeTrainForm,
+        shown=_form,
+        params=lambda form: _form(form)["params"],
+        check=lambda form, digest: bpe_train.options(
+            form.variant, whole(form.vocab_size), form.pattern, form.min_frequency, digest
+        ),
+        elsewhere=_family_url,
     )
+)
 
 
 @router.get(
@@ -140,8 +150,9 @@ def train_post(
 )
 def encode_page(
     request: Request,
+    state: StateDep,
     tokenizer: str = "gpt2",
-    text: str = E.DEFAULT_TEXT,
+    text: str = bpe_encode.DEFAULT_TEXT,
     step: int = 0,
     token: str = "",
     special: bool = False,
@@ -150,13 +161,15 @@ def encode_page(
     practice: PracticeState = Depends(practice_params),
 ) -> HTMLResponse:
     """Opens at step 0, as the other step-through views do."""
-    ctx = E.form(request, tokenizer, text, token, special, play, speed)
+    ctx = bpe_encode.form(state, tokenizer, text, token, special, play, speed)
 
     def build() -> dict[str, Any]:
         check_speed(speed)
-        check_step_text(request, text, status=422)
-        tok = E.tokenizer_for(resolve_tokenizer(request, tokenizer), special)
-        return E.page(tok, encode_trace(tok, text), step, token, speed, practice, ctx["params"])
+        check_step_text(state, text, in_form=True)
+        tok = bpe_encode.tokenizer_for(resolve_tokenizer(state, tokenizer), special)
+        return bpe_encode.page(
+            tok, encode_trace(tok, text), step, token, speed, practice, ctx["params"]
+        )
 
     status = in_place(ctx, build)
     return render(request, "bpe_encode.html", ctx, block="step", status_code=status)

@@ -10,9 +10,12 @@ from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..deps import BAD_INPUT, bad_input, tokenizer_label, tokenizer_options
+from ..deps import StateDep
+from ..errors import BAD_INPUT, bad_input
 from ..render import render
 from ..services import chat as service
+from ..services.tokenizers import tokenizer_label, tokenizer_options
+from ..state import AppState
 from ..urls import url_with
 
 router = APIRouter(tags=["chat"])
@@ -81,10 +84,10 @@ class ChatResponse(BaseModel):
     "assistant mask, the counts and the lints. A template error is a 422 "
     "naming the template's line.",
 )
-def chat_api(request: Request, body: ChatRequest) -> dict[str, Any]:
+def chat_api(state: StateDep, body: ChatRequest) -> dict[str, Any]:
     messages = [m.model_dump(exclude_none=False) for m in body.messages]
     _, rendered = service.render(
-        request,
+        state,
         messages,
         tokenizer=body.tokenizer,
         template=body.template,
@@ -106,6 +109,7 @@ def chat_api(request: Request, body: ChatRequest) -> dict[str, Any]:
 )
 def chat_page(
     request: Request,
+    state: StateDep,
     messages: str | None = None,
     tokenizer: str | None = None,
     template_name: str = DEFAULT_TEMPLATE,
@@ -129,7 +133,7 @@ def chat_page(
             form.messages = service.messages_from_json(messages)
         except ValueError as exc:
             form.messages, error = [], str(exc)
-    return _page(request, form, "result", error)
+    return _page(request, state, form, "result", error)
 
 
 @router.post(
@@ -144,6 +148,7 @@ def chat_page(
 )
 def chat_form(
     request: Request,
+    state: StateDep,
     role: list[str] = Form([]),
     content: list[str] = Form([]),
     extra: list[str] = Form([]),
@@ -162,7 +167,7 @@ def chat_form(
     form = ChatForm(
         messages, tokenizer, template_name, template, tools, config, add_generation_prompt
     )
-    return _page(request, form, "result" if action == "render" else "main", None)
+    return _page(request, state, form, "result" if action == "render" else "main", None)
 
 
 @dataclass
@@ -190,7 +195,9 @@ class ChatForm:
         }
 
 
-def _page(request: Request, form: ChatForm, block: str, error: str | None) -> HTMLResponse:
+def _page(
+    request: Request, state: AppState, form: ChatForm, block: str, error: str | None
+) -> HTMLResponse:
     ctx: dict[str, Any] = {
         "form": form,
         "error": error,
@@ -200,7 +207,7 @@ def _page(request: Request, form: ChatForm, block: str, error: str | None) -> HT
         "template_source": None,
         "extras": [service.extra_fields(m) for m in form.messages],
         "templates": service.chat.bundled_templates(),
-        "options": tokenizer_options(request, form.tokenizer),
+        "options": tokenizer_options(state, form.tokenizer),
     }
     status = 200
     if error is None:
@@ -209,7 +216,7 @@ def _page(request: Request, form: ChatForm, block: str, error: str | None) -> HT
             config = service.parse_config(form.config)
             ctx["config_names"] = service.chat.template_names(config) if config else []
             tok, rendered = service.render(
-                request,
+                state,
                 form.messages,
                 tokenizer=form.tokenizer,
                 template=form.template or None,
@@ -222,7 +229,7 @@ def _page(request: Request, form: ChatForm, block: str, error: str | None) -> HT
             ctx["own_names"] = service.own_template_names(tok)
             ctx["template_source"] = service.template_source(
                 tok,
-                tokenizer_label(request, form.tokenizer),
+                tokenizer_label(state, form.tokenizer),
                 form.template,
                 form.template_name,
                 config,

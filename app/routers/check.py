@@ -15,7 +15,8 @@ from tokenizers_core.corpora import SENNRICH, corpus_names
 from tokenizers_core.errors import InvalidInput
 from tokenizers_core.pre_tokenizers import WHITESPACE_PATTERN
 
-from ..deps import BAD_INPUT, bad_input
+from ..deps import StateDep
+from ..errors import BAD_INPUT, bad_input
 from ..render import render
 from ..services.check import EXAMPLES, reference_options, run_check, whole
 from ..services.check import example as worked_example
@@ -59,21 +60,19 @@ class CheckRequest(BaseModel):
 
 # ---- JSON ------------------------------------------------------------------------------------
 @router.post("/api/check", tags=["api"], summary="Check your implementation against ours")
-def check_api(request: Request, body: CheckRequest) -> dict[str, Any]:
+def check_api(state: StateDep, body: CheckRequest) -> dict[str, Any]:
     """Where your merges / vocabulary / pieces / tokens first differ from the reference trained
     on the same corpus, with the state there and the classic mistakes that explain it.
     `first_divergence` is 1-based (a merge number; a word number for tokens), null when equal."""
     if body.corpus is not None and body.corpus_name is not None:
         raise HTTPException(422, "give at most one of 'corpus' (the text) or 'corpus_name'")
-    ref = (
-        store_corpus(request, body.corpus) if body.corpus is not None else (body.corpus_name or "")
-    )
+    ref = store_corpus(state, body.corpus) if body.corpus is not None else (body.corpus_name or "")
     options = reference_options(
         body.vocab_size, body.algorithm, {**(body.model_extra or {}), "ties": body.ties}
     )
     try:
         report, links = run_check(
-            request,
+            state,
             body.algorithm,
             ref,
             body.theirs,
@@ -128,6 +127,7 @@ def check_page(request: Request, example: str = "") -> HTMLResponse:
 @router.post("/check", response_class=HTMLResponse, summary="Check your own implementation")
 async def check_post(
     request: Request,
+    state: StateDep,
     algorithm: str = Form("bpe"),
     kind: str = Form(""),
     vocab_size: str = Form("20"),
@@ -158,11 +158,11 @@ async def check_post(
     status = 200
     try:
         if theirs_file is not None and theirs_file.filename:
-            theirs = ctx["theirs"] = await read_upload_text(request, theirs_file)
+            theirs = ctx["theirs"] = await read_upload_text(state, theirs_file)
         if not theirs.strip():
             raise InvalidInput("paste (or upload) what your implementation produced")
         size = whole(vocab_size, "vocab_size")
-        ref = store_corpus(request, corpus_text) if corpus_text.strip() else corpus
+        ref = store_corpus(state, corpus_text) if corpus_text.strip() else corpus
         options = reference_options(
             size,
             algorithm,
@@ -174,7 +174,7 @@ async def check_post(
         )
         # training the reference takes a while (or waits for the job pool): not on the loop
         ctx["report"], ctx["links"] = await run_in_threadpool(
-            run_check, request, algorithm, ref, theirs, size, kind, text, pieces, options
+            run_check, state, algorithm, ref, theirs, size, kind, text, pieces, options
         )
     except BAD_INPUT as exc:
         ctx["error"], status = bad_input(exc)

@@ -15,8 +15,9 @@ from pydantic import BaseModel
 
 from tokenizers_core.corpora import corpus_names
 
-from ..deps import BAD_INPUT, UPLOAD_PREFIX, Name, bad_input, bounded, tokenizer_label
+from ..deps import Name, StateDep, bounded
 from ..display import special_choice
+from ..errors import BAD_INPUT, bad_input
 from ..render import render
 from ..services.compare import (
     DEFAULT_CORPUS,
@@ -32,6 +33,7 @@ from ..services.compare import (
     params,
     validate,
 )
+from ..services.tokenizers import UPLOAD_PREFIX, tokenizer_label
 
 router = APIRouter(tags=["compare"])
 
@@ -39,6 +41,7 @@ router = APIRouter(tags=["compare"])
 @router.get("/compare", response_class=HTMLResponse, summary="Compare tokenisers side by side")
 def compare_page(
     request: Request,
+    state: StateDep,
     text: str | None = None,
     col: list[str] | None = Query(None),
     corpus: str = DEFAULT_CORPUS,
@@ -64,12 +67,10 @@ def compare_page(
         "ref": ref,
         "columns": [],
         "error": None,
-        "choices": choices(request, specs),
+        "choices": choices(state, specs),
         "corpora": corpus_names(),
         "max_columns": MAX_COLUMNS,
-        "labels": {
-            sp: tokenizer_label(request, sp) for sp in specs if sp.startswith(UPLOAD_PREFIX)
-        },
+        "labels": {sp: tokenizer_label(state, sp) for sp in specs if sp.startswith(UPLOAD_PREFIX)},
         "special": choice,
         "bos": bos,
         "bos_note": None,
@@ -78,9 +79,9 @@ def compare_page(
     ctx["chosen"] = chosen_columns(ctx["choices"], ctx["params"])
     status = 200
     try:
-        validate(request, text, specs, vocab)
+        validate(state, text, specs, vocab)
         columns = build_columns(
-            request, text, specs, corpus, vocab, ref, train_now=wait, special=choice, bos=bos
+            state, text, specs, corpus, vocab, ref, train_now=wait, special=choice, bos=bos
         )
         ctx["columns"], ctx["bos_note"] = columns, bos_note(columns)
     except BAD_INPUT as exc:  # shown above the columns, the form kept
@@ -95,6 +96,7 @@ def compare_page(
 )
 def compare_column(
     request: Request,
+    state: StateDep,
     i: int,
     text: str = "",
     col: list[str] = Query(...),
@@ -104,12 +106,12 @@ def compare_column(
     special: str = "",
     bos: bool = True,
 ) -> HTMLResponse:
-    validate(request, text, col, vocab)
+    validate(state, text, col, vocab)
     choice = special_choice(special)
     if not 0 <= i < len(col):
         raise HTTPException(422, f"column {i} does not exist")
     cols = build_columns(
-        request, text, col, corpus, vocab, ref, train_now=True, only=i, special=choice, bos=bos
+        state, text, col, corpus, vocab, ref, train_now=True, only=i, special=choice, bos=bos
     )
     ctx = {
         "column": cols[i],
@@ -133,7 +135,7 @@ class CompareColumnOut(BaseModel):
 
 @router.get("/api/compare", tags=["api"], response_model=list[CompareColumnOut])
 def compare_api(
-    request: Request,
+    state: StateDep,
     text: str,
     col: list[Name] | None = Query(None, max_length=MAX_COLUMNS),
     corpus: str = DEFAULT_CORPUS,
@@ -147,9 +149,9 @@ def compare_api(
     "special tokens in text" switch, `true`, `false` or left out for each library's default;
     `bos`: as its "add BOS/EOS" box)."""
     specs = [c for c in (col or default_columns()) if c]
-    validate(request, text, specs, vocab)
+    validate(state, text, specs, vocab)
     cols = build_columns(
-        request,
+        state,
         text,
         specs,
         corpus,

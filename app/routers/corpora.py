@@ -10,19 +10,21 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from tokenizers_core.corpora import ALL_UDHR, WAGAHAI, corpus_names, load_corpus, udhr_languages
 
-from ..deps import store
+from ..deps import StateDep
+from ..errors import BAD_INPUT, bad_input
 from ..render import render
 from ..services.corpora import corpus_summary, read_corpus_upload, store_corpus
+from ..state import AppState
 from ..store import is_sha256
 
 router = APIRouter(tags=["corpora"])
 
 
 @router.post("/api/corpora/upload", tags=["api"], status_code=201)
-async def upload_corpus_api(request: Request, file: UploadFile = File(...)) -> dict[str, Any]:
+async def upload_corpus_api(state: StateDep, file: UploadFile = File(...)) -> dict[str, Any]:
     """Store an uploaded UTF-8 text file as a corpus."""
-    text = await read_corpus_upload(request, file)
-    return corpus_summary(store_corpus(request, text), text)
+    text = await read_corpus_upload(state, file)
+    return corpus_summary(store_corpus(state, text), text)
 
 
 @router.get("/api/corpora/upload", include_in_schema=False)
@@ -57,40 +59,42 @@ def bundled_corpora() -> tuple[dict[str, Any], ...]:
     return tuple(rows)
 
 
-def _page(request: Request, status: int = 200, **ctx: Any) -> HTMLResponse:
+def _page(request: Request, state: AppState, status: int = 200, **ctx: Any) -> HTMLResponse:
     ctx.setdefault("error", None)
     ctx.setdefault("text", "")
-    ctx.update(stored=store(request).list(), bundled=bundled_corpora())
+    ctx.update(stored=state.store.list(), bundled=bundled_corpora())
     return render(request, "corpora.html", ctx, status_code=status)
 
 
 @router.get("/corpora", response_class=HTMLResponse, summary="Stored corpora page")
-def corpora_page(request: Request, saved: str | None = None) -> HTMLResponse:
+def corpora_page(request: Request, state: StateDep, saved: str | None = None) -> HTMLResponse:
     """`saved`: the sha256 just stored, confirmed with its name and size (if it is stored)."""
-    text = store(request).get(saved) if saved and is_sha256(saved) else None
+    text = state.store.get(saved) if saved and is_sha256(saved) else None
     kept = (
         None
         if text is None
         else {
             **corpus_summary(saved, text),
-            "name": next((c["name"] for c in store(request).list() if c["sha256"] == saved), ""),
+            "name": next((c["name"] for c in state.store.list() if c["sha256"] == saved), ""),
         }
     )
-    return _page(request, saved=kept)
+    return _page(request, state, saved=kept)
 
 
 @router.post("/corpora", response_class=HTMLResponse, summary="Store a pasted or uploaded corpus")
 async def corpora_save(
     request: Request,
+    state: StateDep,
     text: str = Form(""),
     name: str = Form(""),
     file: UploadFile | None = File(None),
 ) -> Any:
     try:
         if file is not None and file.filename:
-            text = await read_corpus_upload(request, file)
+            text = await read_corpus_upload(state, file)
             name = name or file.filename
-        digest = store_corpus(request, text, name)
-    except HTTPException as exc:
-        return _page(request, status=exc.status_code, error=exc.detail, text=text, name=name)
+        digest = store_corpus(state, text, name)
+    except BAD_INPUT as exc:
+        error, status = bad_input(exc)
+        return _page(request, state, status=status, error=error, text=text, name=name)
     return RedirectResponse(f"/corpora?saved={digest}", status_code=303)

@@ -11,9 +11,11 @@ from fastapi.responses import HTMLResponse
 from tokenizers_core.corpora import corpus_names
 from tokenizers_core.errors import InvalidInput
 
-from ..deps import BAD_INPUT, Name, bad_input, bounded, tokenizer_options
+from ..deps import Name, StateDep, bounded
+from ..errors import BAD_INPUT, bad_input
 from ..render import render
-from ..services import diff as S
+from ..services import diff
+from ..services.tokenizers import tokenizer_options
 
 router = APIRouter(tags=["diff"])
 
@@ -21,10 +23,11 @@ router = APIRouter(tags=["diff"])
 @router.get("/diff", response_class=HTMLResponse, summary="Where two tokenisers first differ")
 def diff_page(
     request: Request,
-    a: str = S.DEFAULT_A,
-    b: str = S.DEFAULT_B,
-    source: str = S.DEFAULT_SOURCE,
-    corpus: str = S.DEFAULT_CORPUS,
+    state: StateDep,
+    a: str = diff.DEFAULT_A,
+    b: str = diff.DEFAULT_B,
+    source: str = diff.DEFAULT_SOURCE,
+    corpus: str = diff.DEFAULT_CORPUS,
     text: str = "",
     page: int = bounded(1, 1),
 ) -> HTMLResponse:
@@ -44,11 +47,11 @@ def diff_page(
         "corpus": corpus,
         "text": text,
         "params": params,
-        "sources": S.SOURCES,
+        "sources": diff.SOURCES,
         "corpora": corpus_names(),
-        "options_a": tokenizer_options(request, a),
-        "options_b": tokenizer_options(request, b),
-        "stage_help": S.STAGE_HELP,
+        "options_a": tokenizer_options(state, a),
+        "options_b": tokenizer_options(state, b),
+        "stage_help": diff.STAGE_HELP,
         "error": None,
         "report": None,
     }
@@ -56,16 +59,16 @@ def diff_page(
     try:
         if page < 1:  # as the schema says (past the last page is the last page)
             raise InvalidInput(f"page must be 1 or more, not {page}")
-        texts = S.load_texts(request, source, corpus, text)
-        report, tok_a, tok_b = S.run(request, a, b, texts)
-        pages = S.pages(report)
+        texts = diff.load_texts(state, source, corpus, text)
+        report, tok_a, tok_b = diff.run(state, a, b, texts)
+        pages = diff.pages(report)
         page = min(page, pages)
         ctx.update(
             report=report,
             texts=texts,
             page=page,
             pages=pages,
-            rows=S.rows(report, tok_a, tok_b, page - 1),
+            rows=diff.rows(report, tok_a, tok_b, page - 1),
         )
     except BAD_INPUT as exc:  # shown in place, the form kept
         ctx["error"], status = bad_input(exc)
@@ -74,11 +77,11 @@ def diff_page(
 
 @router.get("/api/diff", tags=["api"], summary="Where two tokenisers first differ (JSON)")
 def diff_api(
-    request: Request,
+    state: StateDep,
     a: Name,
     b: Name,
-    source: str = S.DEFAULT_SOURCE,
-    corpus: str = S.DEFAULT_CORPUS,
+    source: str = diff.DEFAULT_SOURCE,
+    corpus: str = diff.DEFAULT_CORPUS,
     text: str = "",
     limit: int = bounded(100, 0, 1000),
 ) -> dict[str, Any]:
@@ -88,6 +91,6 @@ def diff_api(
     `window_b` as `[index, token, id, start, end, special]`)."""
     if not 0 <= limit <= 1000:
         raise InvalidInput(f"limit must be between 0 and 1000, not {limit}")
-    texts = S.load_texts(request, source, corpus, text)
-    report, _, _ = S.run(request, a, b, texts)
-    return {**S.api_report(report, limit), "source": texts.label, "cut": texts.cut}
+    texts = diff.load_texts(state, source, corpus, text)
+    report, _, _ = diff.run(state, a, b, texts)
+    return {**diff.api_report(report, limit), "source": texts.label, "cut": texts.cut}

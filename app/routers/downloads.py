@@ -56,7 +56,7 @@ from fastapi.responses import Response
 from tokenizers_core.errors import InvalidInput
 
 from .. import export
-from ..deps import check_text, resolve_tokenizer, store
+from ..deps import StateDep
 from ..jobs import runs
 from ..jobs.runs import unigram_run
 from ..services.downloads import (
@@ -68,6 +68,7 @@ from ..services.downloads import (
     vocabulary_rows,
     wordpiece_merge_table,
 )
+from ..services.tokenizers import check_text, resolve_tokenizer
 from ..services.training import DEFAULT_CORPORA, MAX_VOCAB, UNIGRAM_DEFAULT_VOCAB, sample_words
 from ..services.visualiser import DEFAULT_TEXT, default_tokenizer, trace
 from ..trained import corpus_text as corpus_by_ref
@@ -146,7 +147,7 @@ def wordpiece_train_vocab_api(
     summary="Unigram training: every EM + pruning round, and the final pieces",
 )
 def unigram_train_api(
-    request: Request,
+    state: StateDep,
     corpus: str = DEFAULT_CORPORA["unigram"],
     vocab_size: int = UNIGRAM_DEFAULT_VOCAB,
     words: str = "",
@@ -157,9 +158,9 @@ def unigram_train_api(
     one nobody asks about for 8 s is stopped)."""
     if not 4 <= vocab_size <= MAX_VOCAB["unigram"]:
         raise InvalidInput(f"vocab_size must be between 4 and {MAX_VOCAB['unigram']:,}")
-    text = corpus_by_ref(store(request), corpus)
+    text = corpus_by_ref(state.store, corpus)
     sample = sample_words(text, words)
-    run = unigram_run(request, corpus, text, vocab_size, sample, wait=UNIGRAM_WAIT_SECONDS)
+    run = unigram_run(state, corpus, text, vocab_size, sample, wait=UNIGRAM_WAIT_SECONDS)
     if not run.finished:
         raise HTTPException(
             503,
@@ -183,7 +184,7 @@ def unigram_train_api(
     summary="The pipeline trace of an encoding (normalise, pre-tokenise, model, post-process)",
 )
 def trace_api(
-    request: Request,
+    state: StateDep,
     text: str = DEFAULT_TEXT,
     tokenizer: str = "",
     pattern: str = "",
@@ -195,8 +196,8 @@ def trace_api(
     the tokenizer's own library's default; true: special tokens; false: text), `bos`
     false to leave out the post-processor's special tokens)."""
     name = tokenizer or default_tokenizer()
-    check_text(request, text)
-    _tok, _enc, steps = trace(request, text, name, pattern, special, bos)
+    check_text(state, text)
+    _tok, _enc, steps = trace(state, text, name, pattern, special, bos)
     return {"tokenizer": name, "steps": steps.to_list()}
 
 
@@ -205,12 +206,12 @@ def trace_api(
     tags=["api"],
     summary="A tokeniser's vocabulary in id order (with scores where the model has them)",
 )
-def vocab_api(request: Request, tokenizer: str, pattern: str = "") -> dict[str, Any]:
+def vocab_api(state: StateDep, tokenizer: str, pattern: str = "") -> dict[str, Any]:
     """`tokenizer`: a bundled name, a trained handle (`/api/train`) or an uploaded one.
     Rows are {"id", "token", "special", "added"} (+ "score" for Unigram and sentencepiece
     models) in id order, added tokens included: `added` marks those outside the model's own
     vocabulary (a tokenizer.json's added tokens, the OpenAI encodings' special tokens)."""
-    tok = resolve_tokenizer(request, tokenizer, pattern)
+    tok = resolve_tokenizer(state, tokenizer, pattern)
     return {"tokenizer": tokenizer, "vocab": vocabulary_rows(tok)}
 
 
@@ -395,7 +396,7 @@ for download in DOWNLOADS:
     "vocab.json + merges.txt (zipped)",
 )
 def tokenizer_download(
-    request: Request,
+    state: StateDep,
     tokenizer: str,
     format: str = "hf_json",
     pattern: str = "",
@@ -406,7 +407,7 @@ def tokenizer_download(
     form in answers 422 naming the formats it has; a format whose file does not reproduce it
     exactly (Claude's NFKC or CLIP's "</w>" in a .tiktoken) answers 422 saying what changes,
     unless asked with `lossy=true`."""
-    tok = resolve_tokenizer(request, tokenizer, pattern)
+    tok = resolve_tokenizer(state, tokenizer, pattern)
     body = export.download(tok, tokenizer, format, lossy=lossy)
     name = export.file_name(tokenizer, format)
     return Response(

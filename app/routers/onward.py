@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import RedirectResponse
 
 from tokenizers_core.errors import InvalidInput
 
 from .. import export
-from ..deps import trained
+from ..deps import StateDep
 from ..services.compare import default_columns
 from ..services.training import DEFAULT_CORPORA, default_corpus_ref
 from ..services.training import MAX_VOCAB as VIEW_MAX_VOCAB
@@ -34,7 +34,7 @@ MAX_VOCAB = max(VIEW_MAX_VOCAB.values())
     "in the visualiser, in compare, or download it",
 )
 def trained_open(
-    request: Request,
+    state: StateDep,
     algorithm: str,
     vocab_size: int,
     to: str = "visualiser",
@@ -47,8 +47,8 @@ def trained_open(
     vocab_merges); a redirect (303) to that page or to `/api/download/tokenizer` (with
     `lossy=true` passed on, for a format that does not reproduce the tokeniser exactly)."""
     options = onward_options(algorithm, vocab_size, to, pattern, min_frequency)
-    ref = corpus or default_corpus_ref(request, algorithm)
-    handle, _tok = trained(request).train(algorithm, ref, vocab_size, options)
+    ref = corpus or default_corpus_ref(state, algorithm)
+    handle, _tok = state.trained.train(algorithm, ref, vocab_size, options)
     url = onward_url(handle, to)
     return RedirectResponse(
         url + "&lossy=true" if lossy and to in export.FORMATS else url, status_code=303

@@ -13,9 +13,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tokenizers_core.errors import InvalidInput
 
-from ..deps import BAD_INPUT, Name, bad_input, bounded, tokenizer_label, tokenizer_options
+from ..deps import Name, StateDep, bounded
+from ..errors import BAD_INPUT, bad_input
 from ..render import render
-from ..services import tokenizations as S
+from ..services import tokenizations
+from ..services.tokenizers import tokenizer_label, tokenizer_options
 
 router = APIRouter(tags=["tokenizations"])
 
@@ -52,13 +54,14 @@ SPACE_DOC: dict[int | str, dict[str, Any]] = {
 )
 def tokenizations_page(
     request: Request,
-    tokenizer: str = S.DEFAULT_TOKENIZER,
-    text: str = S.DEFAULT_TEXT,
+    state: StateDep,
+    tokenizer: str = tokenizations.DEFAULT_TOKENIZER,
+    text: str = tokenizations.DEFAULT_TEXT,
     seed: int = bounded(0, 0, 2**31 - 1),
     dropout: float = bounded(0.1, 0, 1),
     stochastok: float = bounded(0.3, 0, 1),
     ids: str = "",
-    prompt: str = S.DEFAULT_PROMPT,
+    prompt: str = tokenizations.DEFAULT_PROMPT,
 ) -> HTMLResponse:
     """`text`: at most 2,000 bytes; `seed`: the samples' seed; `dropout`: BPE-dropout's merge
     drop rate; `stochastok`: StochasTok's split rate; `ids`: token ids to check for
@@ -76,17 +79,17 @@ def tokenizations_page(
         **params,
         "ids": ids,
         "params": params,
-        "options": tokenizer_options(request, tokenizer),
-        "label": tokenizer_label(request, tokenizer),
-        "max_bytes": S.MAX_TEXT_BYTES,
+        "options": tokenizer_options(state, tokenizer),
+        "label": tokenizer_label(state, tokenizer),
+        "max_bytes": tokenizations.MAX_TEXT_BYTES,
         "error": None,
         "result": None,
     }
     status = 200
     try:
         _rates(seed, dropout, stochastok)
-        ctx["result"] = S.page(
-            request,
+        ctx["result"] = tokenizations.page(
+            state,
             tokenizer,
             text,
             seed=seed,
@@ -115,11 +118,11 @@ def _rates(seed: int, dropout: float, stochastok: float) -> None:
     responses=SPACE_DOC,
 )
 def tokenizations_api(
-    request: Request,
+    state: StateDep,
     tokenizer: Name,
     text: str,
-    k: int = bounded(5, 0, S.MAX_K),
-    samples: int = bounded(5, 0, S.MAX_SAMPLES),
+    k: int = bounded(5, 0, tokenizations.MAX_K),
+    samples: int = bounded(5, 0, tokenizations.MAX_SAMPLES),
     seed: int | None = None,
 ) -> Response:
     """For a text of at most 2,000 bytes (special tokens aside): `count`, the number of token
@@ -128,11 +131,13 @@ def tokenizations_api(
     them (by `seed`). `unit` says whether the lattice is over bytes or characters. The work
     has a budget of CPU seconds and memory: past it, a 422 saying so; a 503 with Retry-After
     when the server is too busy to start it."""
-    if not 0 <= k <= S.MAX_K:
-        raise InvalidInput(f"k must be between 0 and {S.MAX_K}, not {k}")
-    if not 0 <= samples <= S.MAX_SAMPLES:
-        raise InvalidInput(f"samples must be between 0 and {S.MAX_SAMPLES:,}, not {samples}")
-    body = S.api_space(request, tokenizer, text, k, samples, seed)
+    if not 0 <= k <= tokenizations.MAX_K:
+        raise InvalidInput(f"k must be between 0 and {tokenizations.MAX_K}, not {k}")
+    if not 0 <= samples <= tokenizations.MAX_SAMPLES:
+        raise InvalidInput(
+            f"samples must be between 0 and {tokenizations.MAX_SAMPLES:,}, not {samples}"
+        )
+    body = tokenizations.api_space(state, tokenizer, text, k, samples, seed)
     return Response(body, media_type="application/json")
 
 
@@ -143,16 +148,16 @@ class CanonicalRequest(BaseModel):
 
 
 @router.post("/api/canonical", tags=["api"], summary="Whether token ids are what encode gives")
-def canonical_api(request: Request, body: CanonicalRequest) -> dict[str, Any]:
+def canonical_api(state: StateDep, body: CanonicalRequest) -> dict[str, Any]:
     """`canonical`: whether encode of the ids' text gives the ids back; `first_break`: where
     it first does not (for BPE, the left token of the first adjacent pair whose own text
     encodes differently; for other models the first differing position), null when canonical;
     `canonical_ids`: what encode gives."""
-    return S.api_canonical(request, body.tokenizer, body.ids)
+    return tokenizations.api_canonical(state, body.tokenizer, body.ids)
 
 
 @router.get("/api/heal", tags=["api"], summary="Token healing at the end of a prompt")
-def heal_api(request: Request, tokenizer: Name, prompt: str) -> dict[str, Any]:
+def heal_api(state: StateDep, tokenizer: Name, prompt: str) -> dict[str, Any]:
     """The prompt's ids, `healed_ids` (the last token backed off), the `removed` text, and the
     tokens `allowed` next (those whose text extends the removed text; `n_allowed` in all)."""
-    return S.api_heal(request, tokenizer, prompt)
+    return tokenizations.api_heal(state, tokenizer, prompt)

@@ -13,9 +13,11 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from .. import uploads as U
-from ..deps import BAD_INPUT, bad_input, settings, uploads
+from .. import uploads
+from ..deps import StateDep
+from ..errors import BAD_INPUT, bad_input
 from ..render import is_fragment_request, render
+from ..state import AppState
 
 router = APIRouter(tags=["tokenizers"])
 
@@ -87,7 +89,7 @@ def summary(row: dict[str, Any]) -> dict[str, Any]:
     summary="Upload a tokenizer file; its handle works wherever a tokeniser name does",
 )
 async def upload_api(
-    request: Request,
+    state: StateDep,
     file: UploadFile = File(...),
     name: str = Form(""),
     format: str = Form(""),
@@ -105,9 +107,9 @@ async def upload_api(
     needs its pattern. A vocab.txt takes `lowercase` (true, false, or empty: from the
     vocabulary). Options a format does not take are ignored. The file is stored under the
     sha256 of its bytes."""
-    row = await U.upload(
-        uploads(request),
-        settings(request).max_tokenizer_bytes,
+    row = await uploads.upload(
+        state.uploads,
+        state.settings.max_tokenizer_bytes,
         file,
         name=name,
         format=format,
@@ -120,8 +122,8 @@ async def upload_api(
 
 
 @router.get("/api/tokenizers/{handle}", tags=["api"], summary="One uploaded tokeniser")
-def tokenizer_info(request: Request, handle: str) -> dict[str, Any]:
-    row = uploads(request).info(handle)
+def tokenizer_info(state: StateDep, handle: str) -> dict[str, Any]:
+    row = state.uploads.info(handle)
     if row is None:
         raise HTTPException(404, f"no uploaded tokeniser has handle {handle!r}")
     return summary(row)
@@ -132,37 +134,37 @@ def tokenizer_info(request: Request, handle: str) -> dict[str, Any]:
     response_class=HTMLResponse,
     summary="What a tokenizer file is, from its first bytes (the upload form's note)",
 )
-async def sniff(request: Request, file: UploadFile = File(...)) -> HTMLResponse:
+async def sniff(request: Request, state: StateDep, file: UploadFile = File(...)) -> HTMLResponse:
     """The upload form sends a file's first 64 KB (`uploads.HEAD_BYTES`) when one is chosen and
     shows the answer: which format the server will read it as (`data-format`, which options
     the form then shows), or that it is no tokenizer file. More bytes than that are not read."""
-    head = await file.read(U.HEAD_BYTES)
+    head = await file.read(uploads.HEAD_BYTES)
     return render(
         request,
         "partials/tokenizer_upload.html",
         {
             "sniffed": {
                 "filename": file.filename or "the file",
-                "format": U.sniff_head(head),
-                "slice": settings(request).max_tokenizer_bytes,
+                "format": uploads.sniff_head(head),
+                "slice": state.settings.max_tokenizer_bytes,
             }
         },  # a GGUF sends this much
         block="sniffed",
     )
 
 
-def _page(request: Request, status: int = 200, **ctx: Any) -> HTMLResponse:
+def _page(request: Request, state: AppState, status: int = 200, **ctx: Any) -> HTMLResponse:
     ctx.setdefault("error", None)
     ctx.setdefault("pending", None)
     ctx.setdefault("saved", None)
     ctx.setdefault("next", "/tokenizers")
-    ctx.update(stored=uploads(request).list())
+    ctx.update(stored=state.uploads.list())
     return render(request, "tokenizers.html", ctx, status_code=status)
 
 
 @router.get("/tokenizers", response_class=HTMLResponse, summary="Your uploaded tokenisers")
-def tokenizers_page(request: Request, saved: str | None = None) -> HTMLResponse:
-    return _page(request, saved=saved)
+def tokenizers_page(request: Request, state: StateDep, saved: str | None = None) -> HTMLResponse:
+    return _page(request, state, saved=saved)
 
 
 @router.post(
@@ -172,6 +174,7 @@ def tokenizers_page(request: Request, saved: str | None = None) -> HTMLResponse:
 )
 async def upload_form(
     request: Request,
+    state: StateDep,
     file: UploadFile | None = File(None),
     sha256: str = Form(""),
     next: str = Form("/tokenizers"),
@@ -187,9 +190,9 @@ async def upload_form(
     error. With htmx: an `HX-Redirect`, or just the form's status line with the error."""
     pending = None
     try:
-        row = await U.upload(
-            uploads(request),
-            settings(request).max_tokenizer_bytes,
+        row = await uploads.upload(
+            state.uploads,
+            state.settings.max_tokenizer_bytes,
             file,
             sha256=sha256,
             name=name,
@@ -219,7 +222,9 @@ async def upload_form(
                 {"error": error, "pending": pending},
                 status_code=status,
             )
-        return _page(request, status=status, error=error, pending=pending, next=next, form=form)
+        return _page(
+            request, state, status=status, error=error, pending=pending, next=next, form=form
+        )
     target = next_url(next, row["handle"])
     if is_fragment_request(request):
         return Response(status_code=200, headers={"HX-Redirect": target})

@@ -20,22 +20,22 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from tokenizers_core.errors import InvalidInput
 
-from ..deps import BAD_INPUT, bad_input, bounded, check_text, settings, trained, uploads
+from ..deps import StateDep, bounded
+from ..errors import BAD_INPUT, bad_input
 from ..jobs.runs import unigram_run
 from ..practice import PracticeState, practice_params
 from ..render import render
+from ..services.tokenizers import check_text
 from ..services.training import sample_words
 from ..uploads import upload
-from ..views import answers
-from ..views import unigram_lattice as L
-from ..views import unigram_train as T
-from ..views.common import in_place, posted_corpus, shown_corpus, training_text, unigram_model
+from ..views import answers, common, unigram_lattice, unigram_train
+from ..views.common import in_place, shown_corpus, train_post, training_text, unigram_model
 
-DEFAULT_TEXT, MAX_NBEST = L.DEFAULT_TEXT, L.MAX_NBEST
+DEFAULT_TEXT, MAX_NBEST = unigram_lattice.DEFAULT_TEXT, unigram_lattice.MAX_NBEST
 DEFAULT_CORPUS, DEFAULT_VOCAB, MAX_TRAIN_VOCAB = (
-    T.DEFAULT_CORPUS,
-    T.DEFAULT_VOCAB,
-    T.MAX_TRAIN_VOCAB,
+    unigram_train.DEFAULT_CORPUS,
+    unigram_train.DEFAULT_VOCAB,
+    unigram_train.MAX_TRAIN_VOCAB,
 )
 WAIT_SECONDS = 2.0  # a training request waits this long before showing progress
 router = APIRouter(tags=["unigram"])
@@ -48,6 +48,7 @@ router = APIRouter(tags=["unigram"])
 )
 def lattice_page(
     request: Request,
+    state: StateDep,
     model: str = "tiny",
     text: str = DEFAULT_TEXT,
     step: int = 0,
@@ -58,13 +59,13 @@ def lattice_page(
     play: bool = False,
     practice: PracticeState = Depends(practice_params),
 ) -> HTMLResponse:
-    ctx = L.form(request, model, text, n, seed, alpha, nbest_size, play)
+    ctx = unigram_lattice.form(state, model, text, n, seed, alpha, nbest_size, play)
 
     def build() -> dict[str, Any]:
-        check_text(request, text)
-        L.check_n(n)
-        return L.page(
-            unigram_model(request, model),
+        check_text(state, text)
+        unigram_lattice.check_n(n)
+        return unigram_lattice.page(
+            unigram_model(state, model),
             text,
             step,
             n,
@@ -85,12 +86,12 @@ def lattice_page(
     summary="Upload a sentencepiece .model file and open its lattice view",
 )
 async def lattice_upload(
-    request: Request, file: UploadFile = File(...), text: str = Form(DEFAULT_TEXT)
+    request: Request, state: StateDep, file: UploadFile = File(...), text: str = Form(DEFAULT_TEXT)
 ) -> Any:
     """The lattice view's own upload (the page now uses the shared form, POST /tokenizers):
     stored with the other uploaded tokenisers, then the lattice of the new handle."""
     try:
-        row = await upload(uploads(request), settings(request).max_tokenizer_bytes, file)
+        row = await upload(state.uploads, state.settings.max_tokenizer_bytes, file)
         if row["family"] != "unigram":
             raise InvalidInput(
                 f"{file.filename or 'this file'} holds a {row['algorithm']} model; "
@@ -98,7 +99,7 @@ async def lattice_upload(
                 "/tokenizers)"
             )
     except BAD_INPUT as exc:  # the form again, with the message
-        ctx = L.form(request, "tiny", text)
+        ctx = unigram_lattice.form(state, "tiny", text)
         ctx["error"], status = bad_input(exc)
         return render(request, "unigram_lattice.html", ctx, status_code=status)
     query = urlencode({"model": row["handle"], "text": text})
@@ -112,21 +113,22 @@ async def lattice_upload(
 )
 def train_page(
     request: Request,
+    state: StateDep,
     corpus: str = DEFAULT_CORPUS,
     vocab_size: int = bounded(DEFAULT_VOCAB, 4, MAX_TRAIN_VOCAB),
     step: int = 0,
     words: str = "",
     play: bool = False,
 ) -> HTMLResponse:
-    ctx = T.form(corpus, vocab_size, words, play)
+    ctx = unigram_train.form(corpus, vocab_size, words, play)
 
     def build() -> dict[str, Any]:
-        T.check_vocab_size(vocab_size)
-        text = training_text(request, corpus)
+        unigram_train.check_vocab_size(vocab_size)
+        text = training_text(state, corpus)
         ctx["corpus_text"] = shown_corpus(text)
         sample = sample_words(text, words)
-        run = unigram_run(request, corpus, text, vocab_size, sample, wait=WAIT_SECONDS)
-        return T.page(run, step, sample)
+        run = unigram_run(state, corpus, text, vocab_size, sample, wait=WAIT_SECONDS)
+        return unigram_train.page(run, step, sample)
 
     status = in_place(ctx, build)
     if ctx.get("running") and not ctx["steps"]:
@@ -134,32 +136,25 @@ def train_page(
     return render(request, "unigram_train.html", ctx, block="step", status_code=status)
 
 
-@router.post(
+class UnigramTrainForm(common.TrainForm):
+    vocab_size: int = DEFAULT_VOCAB
+    words: str = ""
+    corpus: str = DEFAULT_CORPUS
+
+
+router.post(
     "/unigram/train",
     response_class=HTMLResponse,
     summary="Store an edited corpus and open its Unigram training view",
-)
-def train_post(
-    request: Request,
-    corpus_text: str = Form(""),
-    vocab_size: int = Form(DEFAULT_VOCAB),
-    words: str = Form(""),
-    corpus: str = Form(DEFAULT_CORPUS),
-    use: str = Form(""),
-) -> Any:
-    """The training form: "Train" (`use=pick`) takes the picked corpus; "Use this corpus" (or
-    a bare POST of `corpus_text`) stores the edited text. Either way, a redirect to the
-    page's permalink."""
-    return posted_corpus(
-        request,
-        T.form("", vocab_size, words),
-        "unigram_train.html",
+)(
+    train_post(
         "/unigram/train",
-        use=use,
-        corpus=corpus,
-        corpus_text=corpus_text,
-        params={"vocab_size": vocab_size or None, "words": words.strip()},
+        "unigram_train.html",
+        UnigramTrainForm,
+        shown=lambda form: unigram_train.form("", form.vocab_size, form.words),
+        params=lambda form: {"vocab_size": form.vocab_size or None, "words": form.words.strip()},
     )
+)
 
 
 @router.post(
@@ -168,13 +163,13 @@ def train_post(
     summary="Register the trained model as a handle and open it in the lattice view",
 )
 def train_use(
-    request: Request,
+    state: StateDep,
     corpus: str = Form(DEFAULT_CORPUS),
     vocab_size: int = bounded(DEFAULT_VOCAB, 4, MAX_TRAIN_VOCAB, form=True),
     text: str = Form(""),
 ) -> Any:
-    T.check_vocab_size(vocab_size, where="")
-    handle, _tok = trained(request).train("unigram", corpus, vocab_size)
+    unigram_train.check_vocab_size(vocab_size, where="")
+    handle, _tok = state.trained.train("unigram", corpus, vocab_size)
     query = urlencode({"model": handle, "text": text or DEFAULT_TEXT})
     return RedirectResponse(f"/unigram/lattice?{query}", status_code=303)
 

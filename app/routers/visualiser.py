@@ -2,27 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import BaseModel
 
 from tokenizers_core import pretrained
 from tokenizers_core.errors import InvalidInput
 
-from ..deps import (
-    BAD_INPUT,
-    REGEX,
-    bad_input,
-    check_text,
-    settings,
-    store,
-    tokenizer_label,
-    tokenizer_options,
-)
+from ..deps import StateDep
 from ..display import special_choice, special_param
+from ..errors import BAD_INPUT, bad_input
 from ..render import render, url_with
 from ..services.corpora import put_text
+from ..services.tokenizers import REGEX, check_text, tokenizer_label, tokenizer_options
 from ..services.visualiser import (
     DEFAULT_TEXT,
     DEFER_CHARS,
@@ -31,6 +25,7 @@ from ..services.visualiser import (
     visualise,
     window_choices,
 )
+from ..state import AppState
 from ..store import is_sha256
 
 router = APIRouter(tags=["pages"])
@@ -40,20 +35,50 @@ router = APIRouter(tags=["pages"])
 MAX_PERMALINK = 8000
 
 
+class VisualiserForm(BaseModel):
+    """The visualiser's text and settings: the form the three POSTs read, and (as
+    `VisualiserQuery`) the URL that GET / reads."""
+
+    text: str = ""
+    tokenizer: str | None = None
+    pattern: str = ""
+    ids: bool = False
+    raw: bool = False
+    special: str = ""
+    bos: bool = True
+    budget: str = ""
+    decode: str = ""
+    window: str = ""
+
+    def options(self) -> dict[str, Any]:
+        """The page's settings besides the text, the tokeniser and its pattern (`special`: the
+        switch's value as typed; a bad one is a 422)."""
+        try:
+            choice = special_choice(self.special)
+        except InvalidInput as exc:
+            raise HTTPException(422, str(exc)) from None
+        return {
+            "ids": self.ids,
+            "raw": self.raw,
+            "special": choice,
+            "bos": self.bos,
+            "budget": self.budget.strip(),
+            "decode": self.decode.strip(),
+            "window": self.window.strip(),
+        }
+
+
+class VisualiserQuery(VisualiserForm):
+    """GET /'s parameters: no `text` is the default text; `stored`, a text kept by POST
+    /permalink."""
+
+    text: str | None = None  # type: ignore[assignment]
+    stored: str | None = None
+
+
 @router.get("/", response_class=HTMLResponse, summary="The visualiser page")
 def visualiser_page(
-    request: Request,
-    text: str | None = None,
-    tokenizer: str | None = None,
-    pattern: str = "",
-    ids: bool = False,
-    raw: bool = False,
-    special: str = "",
-    bos: bool = True,
-    budget: str = "",
-    decode: str = "",
-    window: str = "",
-    stored: str | None = None,
+    request: Request, state: StateDep, query: Annotated[VisualiserQuery, Query()]
 ) -> HTMLResponse:
     """`special`: how special tokens typed in the text (`<|endoftext|>`, `<|eot_id|>`,
     `[CLS]`) are read: left out, as the tokenizer's own library does by default (Hugging Face
@@ -63,13 +88,15 @@ def visualiser_page(
     `decode`: token ids to decode ("1, 2 3" or a JSON list). `window`: the context window
     (tokens) the count is a share of; blank: the model's.
     `stored`: the sha256 of a text kept by POST /permalink (a text too long for a URL)."""
-    options = _options(ids, raw, special, bos, budget, decode, window)
-    if stored is not None:
-        kept = store(request).get(stored) if is_sha256(stored) else None
+    options = query.options()
+    if query.stored is not None:
+        stored = query.stored
+        kept = state.store.get(stored) if is_sha256(stored) else None
         if kept is None:
             raise HTTPException(404, f"no stored text has sha256 {stored}")
-        return _page(request, kept, tokenizer, pattern, options, stored=stored)
-    return _page(request, DEFAULT_TEXT if text is None else text, tokenizer, pattern, options)
+        return _page(request, state, kept, query.tokenizer, query.pattern, options, stored=stored)
+    text = DEFAULT_TEXT if query.text is None else query.text
+    return _page(request, state, text, query.tokenizer, query.pattern, options)
 
 
 @router.post(
@@ -80,30 +107,13 @@ def visualiser_page(
 )
 def visualiser_permalink(
     request: Request,
-    text: str = Form(""),
-    tokenizer: str | None = Form(None),
-    pattern: str = Form(""),
-    ids: bool = Form(False),
-    raw: bool = Form(False),
-    special: str = Form(""),
-    bos: bool = Form(True),
-    budget: str = Form(""),
-    decode: str = Form(""),
-    window: str = Form(""),
+    state: StateDep,
+    form: Annotated[VisualiserForm, Form()],
 ) -> Response:
-    check_text(request, text)
-    digest = put_text(request, text, name="visualiser permalink")
-    url = url_with(
-        "/",
-        {
-            "stored": digest,
-            **_settings(
-                tokenizer or default_tokenizer(),
-                pattern,
-                _options(ids, raw, special, bos, budget, decode, window),
-            ),
-        },
-    )
+    check_text(state, form.text)
+    digest = put_text(state, form.text, name="visualiser permalink")
+    settings = _settings(form.tokenizer or default_tokenizer(), form.pattern, form.options())
+    url = url_with("/", {"stored": digest, **settings})
     if request.headers.get("HX-Request") == "true":
         return Response(status_code=204, headers={"HX-Redirect": url})
     return RedirectResponse(url, status_code=303)
@@ -120,19 +130,10 @@ def visualiser_permalink(
 )
 def visualiser_post(
     request: Request,
-    text: str = Form(""),
-    tokenizer: str | None = Form(None),
-    pattern: str = Form(""),
-    ids: bool = Form(False),
-    raw: bool = Form(False),
-    special: str = Form(""),
-    bos: bool = Form(True),
-    budget: str = Form(""),
-    decode: str = Form(""),
-    window: str = Form(""),
+    state: StateDep,
+    form: Annotated[VisualiserForm, Form()],
 ) -> HTMLResponse:
-    options = _options(ids, raw, special, bos, budget, decode, window)
-    return _page(request, text, tokenizer, pattern, options)
+    return _page(request, state, form.text, form.tokenizer, form.pattern, form.options())
 
 
 @router.post(
@@ -145,39 +146,11 @@ def visualiser_post(
 )
 def visualiser_tokens(
     request: Request,
-    text: str = Form(""),
-    tokenizer: str | None = Form(None),
-    pattern: str = Form(""),
-    ids: bool = Form(False),
-    raw: bool = Form(False),
-    special: str = Form(""),
-    bos: bool = Form(True),
-    budget: str = Form(""),
-    decode: str = Form(""),
-    window: str = Form(""),
+    state: StateDep,
+    form: Annotated[VisualiserForm, Form()],
 ) -> HTMLResponse:
-    options = _options(ids, raw, special, bos, budget, decode, window)
-    return _page(request, text, tokenizer, pattern, options, block="details")
-
-
-def _options(
-    ids: bool, raw: bool, special: str, bos: bool, budget: str, decode: str, window: str = ""
-) -> dict[str, Any]:
-    """The page's settings besides the text, the tokeniser and its pattern (`special`: the
-    switch's value as typed; a bad one is a 422)."""
-    try:
-        choice = special_choice(special)
-    except InvalidInput as exc:
-        raise HTTPException(422, str(exc)) from None
-    return {
-        "ids": ids,
-        "raw": raw,
-        "special": choice,
-        "bos": bos,
-        "budget": budget.strip(),
-        "decode": decode.strip(),
-        "window": window.strip(),
-    }
+    options = form.options()
+    return _page(request, state, form.text, form.tokenizer, form.pattern, options, block="details")
 
 
 def _settings(name: str, pattern: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -197,6 +170,7 @@ def _settings(name: str, pattern: str, options: dict[str, Any]) -> dict[str, Any
 
 def _page(
     request: Request,
+    state: AppState,
     text: str,
     tokenizer: str | None,
     pattern: str,
@@ -208,14 +182,14 @@ def _page(
     A text over DEFER_CHARS gets its count alone, unless `block` asks for the tokens (POST
     /tokens): htmx then gets that block, a plain request the whole page with it."""
     name = pretrained.canonical_name(tokenizer or default_tokenizer())  # gpt2 -> r50k_base
-    limit = settings(request).max_text_chars
+    limit = state.settings.max_text_chars
     cut = len(text) if len(text) > limit else None
     text = text[:limit]
     try:
         ctx = {
             "error": None,
             **visualise(
-                request,
+                state,
                 text,
                 name,
                 pattern,
@@ -230,7 +204,7 @@ def _page(
         status = 200
     except BAD_INPUT as exc:  # shown in place of the result, the form kept
         message, status = bad_input(exc)
-        ctx = {"error": message, **special_labels(request, name, pattern)}
+        ctx = {"error": message, **special_labels(state, name, pattern)}
     settings_only = _settings(name, pattern, options)
     if stored is not None:
         link = url_with("/", {"stored": stored, **settings_only})
@@ -255,9 +229,9 @@ def _page(
         ids_typed=options["decode"],
         window_typed=options["window"],
         window_choices=window_choices(options["window"]),
-        options=tokenizer_options(request, name),
+        options=tokenizer_options(state, name),
         regex_name=REGEX,
-        label=tokenizer_label(request, name),
+        label=tokenizer_label(state, name),
         permalink=permalink,
         next=permalink or url_with("/", settings_only),
     )

@@ -11,8 +11,10 @@ from fastapi.responses import HTMLResponse
 
 from tokenizers_core.corpora import corpus_names
 
-from ..deps import BAD_INPUT, bad_input, tokenizer_label, tokenizer_options
+from ..deps import StateDep
+from ..errors import BAD_INPUT, bad_input
 from ..render import render
+from ..services.tokenizers import tokenizer_label, tokenizer_options
 from ..services.vocab_browser import vocab_page as entries
 
 router = APIRouter(tags=["vocab"])
@@ -21,6 +23,7 @@ router = APIRouter(tags=["vocab"])
 @router.get("/vocab", response_class=HTMLResponse, summary="Browse a tokeniser's vocabulary")
 def vocab_page(
     request: Request,
+    state: StateDep,
     tokenizer: str = "cl100k_base",
     q: str = "",
     page: int = 0,
@@ -36,15 +39,15 @@ def vocab_page(
         "corpus": corpus,
         "params": params,
         "error": None,
-        "options": tokenizer_options(request, tokenizer),
+        "options": tokenizer_options(state, tokenizer),
         "bundled": corpus_names(),
         "rows": [],
         "detail": None,
-        "label": tokenizer_label(request, tokenizer),
+        "label": tokenizer_label(state, tokenizer),
     }
     status = 200
     try:
-        ctx.update(entries(request, tokenizer, q, page, id, corpus))
+        ctx.update(entries(state, tokenizer, q, page, id, corpus))
     except BAD_INPUT as exc:  # shown in place, the form kept
         ctx["error"], status = bad_input(exc)
     return render(request, "vocab.html", ctx, block="entries", status_code=status)

@@ -12,9 +12,11 @@ from fastapi.responses import HTMLResponse
 from tokenizers_core.corpora import corpus_names
 from tokenizers_core.errors import InvalidInput
 
-from ..deps import BAD_INPUT, Name, bad_input, bounded, tokenizer_label, tokenizer_options
+from ..deps import Name, StateDep, bounded
+from ..errors import BAD_INPUT, bad_input
 from ..render import render
-from ..services import vocab_diff as S
+from ..services import vocab_diff
+from ..services.tokenizers import tokenizer_label, tokenizer_options
 
 router = APIRouter(tags=["vocab"])
 
@@ -22,8 +24,9 @@ router = APIRouter(tags=["vocab"])
 @router.get("/vocab/diff", response_class=HTMLResponse, summary="How two vocabularies differ")
 def vocab_diff_page(
     request: Request,
-    a: str = S.DEFAULT_A,
-    b: str = S.DEFAULT_B,
+    state: StateDep,
+    a: str = vocab_diff.DEFAULT_A,
+    b: str = vocab_diff.DEFAULT_B,
     corpus: str = "",
     which: str = Query("shared", alias="list"),
     page: int = bounded(0, 0),
@@ -32,37 +35,37 @@ def vocab_diff_page(
     words); `list`: the entries listed ("shared", "only_a", "only_b"); `page`: its page
     (0-based)."""
     params = {"a": a, "b": b, "corpus": corpus or None, "list": which}
-    label_a, label_b = tokenizer_label(request, a), tokenizer_label(request, b)
+    label_a, label_b = tokenizer_label(state, a), tokenizer_label(state, b)
     ctx: dict[str, Any] = {
         "a": a,
         "b": b,
         "corpus": corpus,
         "which": which,
-        "lists": S.LISTS,
+        "lists": vocab_diff.LISTS,
         "params": params,
         "label_a": label_a,
         "label_b": label_b,
-        "options_a": tokenizer_options(request, a),
-        "options_b": tokenizer_options(request, b),
+        "options_a": tokenizer_options(state, a),
+        "options_b": tokenizer_options(state, b),
         "corpora": corpus_names(),
         "error": None,
         "diff": None,
-        "max_chars": S.MAX_SPLIT_CHARS,
+        "max_chars": vocab_diff.MAX_SPLIT_CHARS,
     }
     status = 200
     try:
-        diff, text = S.diff_of(request, a, b, corpus)
-        rows, page, pages = S.list_rows(diff, which, page)
+        diff, text = vocab_diff.diff_of(state, a, b, corpus)
+        rows, page, pages = vocab_diff.list_rows(diff, which, page)
         ctx.update(
             diff=diff,
             text=text,
             rows=rows,
             page=page,
             pages=pages,
-            words=S.word_rows(diff.corpus),
-            part_a=S.shown_or_none(diff.ranks.part_a),
-            part_b=S.shown_or_none(diff.ranks.part_b),
-            chart=S.rank_chart(diff),
+            words=vocab_diff.word_rows(diff.corpus),
+            part_a=vocab_diff.shown_or_none(diff.ranks.part_a),
+            part_b=vocab_diff.shown_or_none(diff.ranks.part_b),
+            chart=vocab_diff.rank_chart(diff),
         )
     except BAD_INPUT as exc:  # shown in place, the form kept
         ctx["error"], status = bad_input(exc)
@@ -71,7 +74,7 @@ def vocab_diff_page(
 
 @router.get("/api/vocab/diff", tags=["api"], summary="How two vocabularies differ (JSON)")
 def vocab_diff_api(
-    request: Request,
+    state: StateDep,
     a: Name,
     b: Name,
     corpus: str = "",
@@ -90,5 +93,5 @@ def vocab_diff_api(
         raise InvalidInput(f"limit must be between 0 and 5000, not {limit}")
     if offset < 0:
         raise InvalidInput(f"offset must be 0 or more, not {offset}")
-    diff, text = S.diff_of(request, a, b, corpus)
-    return S.api_answer(diff, text, limit, offset)
+    diff, text = vocab_diff.diff_of(state, a, b, corpus)
+    return vocab_diff.api_answer(diff, text, limit, offset)

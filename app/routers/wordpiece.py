@@ -11,21 +11,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
-from ..deps import bounded, check_step_text
+from ..deps import StateDep, bounded
 from ..jobs.runs import wordpiece_run
 from ..practice import PracticeState, practice_params
 from ..render import render
+from ..services.tokenizers import check_step_text
 from ..stepping import check_speed
-from ..views import answers
-from ..views import wordpiece_encode as E
-from ..views import wordpiece_train as T
-from ..views.common import in_place, posted_corpus, shown_corpus, training_text, wordpiece_tokenizer
+from ..views import answers, common, wordpiece_encode, wordpiece_train
+from ..views.common import in_place, shown_corpus, train_post, training_text, wordpiece_tokenizer
 
-SMALL_VOCAB = E.SMALL_VOCAB
-DEFAULT_VOCAB_SIZE, MAX_TRAIN_VOCAB = T.DEFAULT_VOCAB_SIZE, T.MAX_TRAIN_VOCAB
+SMALL_VOCAB = wordpiece_encode.SMALL_VOCAB
+DEFAULT_VOCAB_SIZE, MAX_TRAIN_VOCAB = (
+    wordpiece_train.DEFAULT_VOCAB_SIZE,
+    wordpiece_train.MAX_TRAIN_VOCAB,
+)
 SYNC_SECONDS = 0.5  # a page waits this long for a run in the pool, then shows progress
 router = APIRouter(tags=["wordpiece"])
 
@@ -37,7 +39,8 @@ router = APIRouter(tags=["wordpiece"])
 )
 def encode_page(
     request: Request,
-    text: str = E.DEFAULT_TEXT,
+    state: StateDep,
+    text: str = wordpiece_encode.DEFAULT_TEXT,
     vocab: str = "small",
     vocab_text: str = SMALL_VOCAB,
     step: int = 0,
@@ -45,13 +48,13 @@ def encode_page(
     speed: int = 1,
     practice: PracticeState = Depends(practice_params),
 ) -> HTMLResponse:
-    ctx = E.form(request, text, vocab, vocab_text, play, speed)
+    ctx = wordpiece_encode.form(state, text, vocab, vocab_text, play, speed)
 
     def build() -> dict[str, Any]:
         check_speed(speed)
-        check_step_text(request, text, status=422)
-        tok = wordpiece_tokenizer(request, vocab, vocab_text)
-        return E.page(tok, text, step, speed, practice, ctx["params"])
+        check_step_text(state, text, in_form=True)
+        tok = wordpiece_tokenizer(state, vocab, vocab_text)
+        return wordpiece_encode.page(tok, text, step, speed, practice, ctx["params"])
 
     status = in_place(ctx, build)
     return render(request, "wordpiece_encode.html", ctx, block="step", status_code=status)
@@ -64,6 +67,7 @@ def encode_page(
 )
 def train_page(
     request: Request,
+    state: StateDep,
     corpus: str = "",
     vocab_size: int = bounded(DEFAULT_VOCAB_SIZE, 1, MAX_TRAIN_VOCAB),
     min_frequency: int = bounded(0, 0),
@@ -71,44 +75,41 @@ def train_page(
     page: int = 0,
     play: bool = False,
 ) -> HTMLResponse:
-    ctx = T.form(corpus, vocab_size, min_frequency, page, play)
+    ctx = wordpiece_train.form(corpus, vocab_size, min_frequency, page, play)
 
     def build() -> dict[str, Any]:
-        options = T.options(vocab_size, min_frequency)
-        text = training_text(request, corpus)
+        options = wordpiece_train.options(vocab_size, min_frequency)
+        text = training_text(state, corpus)
         ctx["corpus_text"] = shown_corpus(text)
-        return T.page(wordpiece_run(request, corpus, text, options, wait=SYNC_SECONDS), step, page)
+        return wordpiece_train.page(
+            wordpiece_run(state, corpus, text, options, wait=SYNC_SECONDS), step, page
+        )
 
     status = in_place(ctx, build)
     return render(request, "wordpiece_train.html", ctx, block="step", status_code=status)
 
 
-@router.post(
+class WordPieceTrainForm(common.TrainForm):
+    vocab_size: int = DEFAULT_VOCAB_SIZE
+    min_frequency: int = 0
+
+
+router.post(
     "/wordpiece/train",
     response_class=HTMLResponse,
     summary="Store an edited corpus and open its training view",
-)
-def train_post(
-    request: Request,
-    corpus_text: str = Form(""),
-    vocab_size: int = Form(DEFAULT_VOCAB_SIZE),
-    min_frequency: int = Form(0),
-    corpus: str = Form(""),
-    use: str = Form(""),
-) -> Any:
-    """The training form: "Train" (`use=pick`) takes the picked corpus; "Use this corpus" (or
-    a bare POST of `corpus_text`) stores the edited text. Either way, a redirect to the
-    page's permalink."""
-    return posted_corpus(
-        request,
-        T.form("", vocab_size, min_frequency),
-        "wordpiece_train.html",
+)(
+    train_post(
         "/wordpiece/train",
-        use=use,
-        corpus=corpus,
-        corpus_text=corpus_text,
-        params={"vocab_size": vocab_size or None, "min_frequency": min_frequency or None},
+        "wordpiece_train.html",
+        WordPieceTrainForm,
+        shown=lambda form: wordpiece_train.form("", form.vocab_size, form.min_frequency),
+        params=lambda form: {
+            "vocab_size": form.vocab_size or None,
+            "min_frequency": form.min_frequency or None,
+        },
     )
+)
 
 
 # ---- JSON ------------------------------------------------------------------------------------

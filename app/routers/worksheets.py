@@ -23,8 +23,10 @@ from typing import Any, Callable
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
-from ..deps import check_step_text, resolve_tokenizer
+from ..deps import StateDep
 from ..render import render
+from ..services.tokenizers import check_step_text, resolve_tokenizer
+from ..state import AppState
 from ..views import worksheets
 from ..views.common import in_place, training_text, unigram_model, wordpiece_tokenizer
 from ..views.unigram_train import check_vocab_size
@@ -49,9 +51,9 @@ def _sheet(
 
 
 # ---- each sheet, from its form's values ----------------------------------------------------------
-def _bpe(request: Request, form: dict[str, Any]) -> dict[str, Any]:
+def _bpe(state: AppState, form: dict[str, Any]) -> dict[str, Any]:
     return worksheets.worksheet(
-        training_text(request, form["corpus"], worksheets.TEXTBOOK),
+        training_text(state, form["corpus"], worksheets.TEXTBOOK),
         form["variant"],
         form["vocab_size"],
         form["start"],
@@ -60,37 +62,37 @@ def _bpe(request: Request, form: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def _wordpiece(request: Request, form: dict[str, Any]) -> dict[str, Any]:
+def _wordpiece(state: AppState, form: dict[str, Any]) -> dict[str, Any]:
     worksheets.check_vocab(form["vocab_size"])
     return worksheets.wordpiece_worksheet(
-        training_text(request, form["corpus"], worksheets.TEXTBOOK),
+        training_text(state, form["corpus"], worksheets.TEXTBOOK),
         form["vocab_size"],
         form["start"],
         form["end"],
     )
 
 
-def _bpe_encode(request: Request, form: dict[str, Any]) -> dict[str, Any]:
-    check_step_text(request, form["text"], status=422)
-    tok = resolve_tokenizer(request, form["tokenizer"])
+def _bpe_encode(state: AppState, form: dict[str, Any]) -> dict[str, Any]:
+    check_step_text(state, form["text"], in_form=True)
+    tok = resolve_tokenizer(state, form["tokenizer"])
     return worksheets.bpe_encode_worksheet(tok, form["text"])
 
 
-def _wordpiece_encode(request: Request, form: dict[str, Any]) -> dict[str, Any]:
-    check_step_text(request, form["text"], status=422)
-    tok = wordpiece_tokenizer(request, form["tokenizer"], form["vocab_text"])
+def _wordpiece_encode(state: AppState, form: dict[str, Any]) -> dict[str, Any]:
+    check_step_text(state, form["text"], in_form=True)
+    tok = wordpiece_tokenizer(state, form["tokenizer"], form["vocab_text"])
     return worksheets.wordpiece_encode_worksheet(tok, form["text"])
 
 
-def _lattice(request: Request, form: dict[str, Any]) -> dict[str, Any]:
-    check_step_text(request, form["text"], status=422)
-    return worksheets.lattice_worksheet(unigram_model(request, form["tokenizer"]), form["text"])
+def _lattice(state: AppState, form: dict[str, Any]) -> dict[str, Any]:
+    check_step_text(state, form["text"], in_form=True)
+    return worksheets.lattice_worksheet(unigram_model(state, form["tokenizer"]), form["text"])
 
 
-def _unigram_train(request: Request, form: dict[str, Any]) -> dict[str, Any]:
+def _unigram_train(state: AppState, form: dict[str, Any]) -> dict[str, Any]:
     check_vocab_size(form["vocab_size"], worksheets.MAX_VOCAB, " for a worksheet")
     return worksheets.unigram_train_worksheet(
-        training_text(request, form["corpus"], worksheets.UNIGRAM_CORPUS),
+        training_text(state, form["corpus"], worksheets.UNIGRAM_CORPUS),
         form["vocab_size"],
         form["start"],
         form["end"],
@@ -108,12 +110,14 @@ class Worksheet:
     summary: str
     template: str
     form: Callable[..., dict[str, Any]]
-    build: Callable[[Request, dict[str, Any]], dict[str, Any]]
+    build: Callable[[AppState, dict[str, Any]], dict[str, Any]]
 
     def endpoint(self) -> Callable[..., HTMLResponse]:
         # no docstring: a sheet's OpenAPI entry is its summary alone
-        def sheet(request: Request, form: dict = Depends(self.form)) -> HTMLResponse:
-            return _sheet(request, self.template, form, lambda: self.build(request, form))
+        def sheet(
+            request: Request, state: StateDep, form: dict = Depends(self.form)
+        ) -> HTMLResponse:
+            return _sheet(request, self.template, form, lambda: self.build(state, form))
 
         return sheet
 

@@ -1,6 +1,10 @@
 """What the routers share, so that no router imports another: each module here takes the
-request (for the app's store, settings and caches), calls the core, and returns values that a
-route renders or answers as JSON. No HTML, no responses (but the HTTPException a limit raises).
+app's state (`app.state.AppState`: its store, settings and caches), calls the core, and returns
+values that a route renders or answers as JSON. No HTML, no responses, no HTTP: bad input is
+the core's InvalidInput or NotFound, a limit `errors.TooLarge`, and `app.errors.ERRORS` says
+which status each is answered with.
+
+- `tokenizers`: resolving a tokeniser by name, the pickers' options, the text limits
 
 - `corpora`: storing a pasted or uploaded corpus (the one copy), the training views' default
   corpora, reading an uploaded text file

@@ -10,26 +10,24 @@ import unicodedata
 from dataclasses import asdict
 from typing import Any
 
-from fastapi import HTTPException, Request
-
 import tokenizers_core as tc
-from tokenizers_core import metrics as M
-from tokenizers_core import normalizers, pretrained
+from tokenizers_core import metrics, normalizers, pretrained
 from tokenizers_core.audit.efficiency import DEFAULT_ALPHA, counts_of_histogram, renyi_efficiency
 from tokenizers_core.audit.premium import largest_premium, premiums
 from tokenizers_core.corpora import load_corpus, udhr_languages
 from tokenizers_core.errors import InvalidInput, NotFound
 
 from .. import charts, display, tax
-from ..deps import UPLOAD_PREFIX, jobs, resolve_tokenizer, store
 from ..jobs import SweepSpec
+from ..state import AppState
 from ..tax import vocab_tokenizers
 from ..trained import corpus_text
 from ..urls import url_with
+from .tokenizers import UPLOAD_PREFIX, resolve_tokenizer
 
 
 # ---- the multilingual tax ---------------------------------------------------------------------
-def tax_labels(request: Request, names: list[str], yours: list[dict[str, str]]) -> dict[str, str]:
+def tax_labels(names: list[str], yours: list[dict[str, str]]) -> dict[str, str]:
     """Each tokeniser's name for people (the checkboxes, the tooltips): a bundled one's label,
     an upload's picker label."""
     labels = {n: e.label for n, e in pretrained.bundled().items() if n in names}
@@ -66,28 +64,27 @@ def language_facts() -> tuple[dict[str, str], dict[str, str]]:
     scripts, samples = {}, {}
     for lang in udhr_languages():
         text = load_corpus(f"udhr/{lang.code}")
-        scripts[lang.code] = script_label(M.dominant_script(text))
+        scripts[lang.code] = script_label(metrics.dominant_script(text))
         samples[lang.code] = text.splitlines()[1][:70]
     return scripts, samples
 
 
-def tax_names(request: Request, tok: list[str] | None) -> list[str]:
+def tax_names(tok: list[str] | None) -> list[str]:
     """The tax's tokenisers: bundled names and uploaded handles (404 for any other)."""
     names = [pretrained.canonical_name(t) for t in (tok or vocab_tokenizers()) if t]
     for n in names:
         if not pretrained.is_bundled(n) and not n.startswith(UPLOAD_PREFIX):
-            raise HTTPException(
-                404,
+            raise NotFound(
                 f"unknown tokeniser {n!r}; the tax compares bundled ones "
                 f"({', '.join(vocab_tokenizers())}) and uploaded ones",
             )
     if not names:
-        raise HTTPException(422, "choose at least one tokeniser")
+        raise InvalidInput("choose at least one tokeniser")
     return names
 
 
 def tax_table(
-    request: Request, names: list[str], leave_out_failures: bool = False
+    state: AppState, names: list[str], leave_out_failures: bool = False
 ) -> dict[str, Any]:
     """The tax of `names`. With `leave_out_failures` (the page's default columns: every stored
     upload), an upload that cannot encode the texts (a file whose own normaliser or pattern
@@ -98,7 +95,7 @@ def tax_table(
     for n in names:  # bundled: saved at build time (app/tax.py); uploads: computed once, kept
         if n.startswith(UPLOAD_PREFIX):
             try:
-                per[n] = tax.counts(n, resolve_tokenizer(request, n))
+                per[n] = tax.counts(n, resolve_tokenizer(state, n))
             except ValueError as exc:
                 if not leave_out_failures:
                     raise
@@ -198,8 +195,8 @@ def code_points(text: str) -> list[dict[str, str]]:
     ]
 
 
-def unicode_forms(request: Request, text: str, names: list[str]) -> list[dict[str, Any]]:
-    toks = [(n, resolve_tokenizer(request, n)) for n in names]
+def unicode_forms(state: AppState, text: str, names: list[str]) -> list[dict[str, Any]]:
+    toks = [(n, resolve_tokenizer(state, n)) for n in names]
     forms = []
     for label, norm in FORMS:
         out = norm.normalize_str(text) if norm is not None else text
@@ -262,14 +259,14 @@ def parse_spec(corpus: str, heldout: str, algo: list[str] | None, sizes: str) ->
 
 
 def checked_spec(
-    request: Request, corpus: str, heldout: str, algo: list[str] | None, sizes: str
+    state: AppState, corpus: str, heldout: str, algo: list[str] | None, sizes: str
 ) -> SweepSpec:
     """`parse_spec`, and both corpora known (InvalidInput: an unknown corpus in a sweep's form or
     request is a bad field, 422, not a missing page)."""
     spec = parse_spec(corpus, heldout, algo, sizes)
     for ref in (spec.corpus, spec.heldout):
         try:
-            corpus_text(store(request), ref)
+            corpus_text(state.store, ref)
         except NotFound as exc:
             raise InvalidInput(str(exc).strip("'\"")) from None
     return spec
@@ -360,9 +357,9 @@ def sweep_url(spec: SweepSpec) -> str:
     )
 
 
-def start_sweep(request: Request, spec: SweepSpec):
+def start_sweep(state: AppState, spec: SweepSpec):
     """Queue the sweep (or find it queued, running or done) -> (job, True if this request
     queued it: only its creator may cancel it); QueueFull -> 429."""
-    return jobs(request).submit(
+    return state.jobs.submit(
         "sweep", spec.id, asdict(spec), total=len(spec.algorithms) * len(spec.sizes)
     )

@@ -12,17 +12,16 @@ import hashlib
 import pickle
 from typing import Any
 
-from fastapi import Request
-
 import tokenizers_core as tc
 from tokenizers_core import pretrained
 from tokenizers_core.audit import CATEGORIES, FLAGS, LABELS, AuditReport, Health
 from tokenizers_core.errors import InvalidInput
 
-from ..deps import jobs, resolve_tokenizer
 from ..jobs.cache import RunCache
 from ..jobs.store import Job
+from ..state import AppState
 from .handover import tokenizer_spec
+from .tokenizers import resolve_tokenizer
 
 INLINE = 5_000  # vocabularies up to this size are audited within the request
 PAGE = 50  # table rows per page
@@ -48,21 +47,21 @@ def job_id(tokenizer: str) -> str:
     return hashlib.sha256(f"audit:{VERSION}:{tokenizer}".encode()).hexdigest()[:16]
 
 
-def audit_of(request: Request, tokenizer: str) -> tuple[AuditReport | None, Job | None]:
+def audit_of(state: AppState, tokenizer: str) -> tuple[AuditReport | None, Job | None]:
     """The finished report, or (None, the job) while its job runs. NotFound for an unknown
     tokeniser, ValueError for one without a vocabulary or whose audit failed."""
     key = job_id(_canonical(tokenizer))
-    found = _REPORTS.get(key) or _stored_report(request, key)
+    found = _REPORTS.get(key) or _stored_report(state, key)
     if found is not None:  # (no need to load the tokenizer: an upload's parse takes seconds)
         return found, None
-    tok = resolve_tokenizer(request, tokenizer)
+    tok = resolve_tokenizer(state, tokenizer)
     if tok.model.get_vocab_size() <= INLINE:
         return _REPORTS.put(key, tc.audit(tok)), None
-    engine = jobs(request)
+    engine = state.jobs
     job, _ = engine.submit(
         "audit",
         key,
-        tokenizer_spec(request, tokenizer, tok, engine.get(key)),
+        tokenizer_spec(state, tokenizer, tok, engine.get(key)),
         total=tok.model.get_vocab_size(),
         keep=("queued", "running", "done", "error"),
     )
@@ -75,9 +74,9 @@ def audit_of(request: Request, tokenizer: str) -> tuple[AuditReport | None, Job 
     return None, job
 
 
-def _stored_report(request: Request, key: str) -> AuditReport | None:
+def _stored_report(state: AppState, key: str) -> AuditReport | None:
     """The report a finished job left in the store (a restart keeps it), or None."""
-    engine = jobs(request)
+    engine = state.jobs
     job = engine.get(key)
     if job is None or job.status != "done":
         return None

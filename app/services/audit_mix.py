@@ -12,47 +12,46 @@ import hashlib
 import json
 from typing import Any
 
-from fastapi import Request
-
 from tokenizers_core import pretrained
 from tokenizers_core.audit.merge_list import merge_list
 from tokenizers_core.audit.mix import MERGES, ROUNDS, categories
 from tokenizers_core.audit.mix_lp import SolverMissing, solver_available
 
 from .. import charts
-from ..deps import YOURS, jobs, resolve_tokenizer, tokenizer_options
 from ..jobs import Job
+from ..state import AppState
 from .handover import tokenizer_spec
+from .tokenizers import YOURS, resolve_tokenizer, tokenizer_options
 
 KIND = "audit_mix"
 KEEP = ("queued", "running", "done")  # a job in any other status is started again
 BPE_FAMILIES = ("byte_bpe", "sentencepiece_bpe", "bpe")
 
 
-def mix_options(request: Request, current: str | None) -> list[dict[str, str]]:
+def mix_options(state: AppState, current: str | None) -> list[dict[str, str]]:
     """The picker's options: the bundled BPE tokenizers, the uploaded ones, and `current`."""
     bundled = pretrained.bundled()
     return [
         o
-        for o in tokenizer_options(request, current)
+        for o in tokenizer_options(state, current)
         if o["group"] in (YOURS, "Trained")
         or o["value"] == current
         or (o["value"] in bundled and bundled[o["value"]].algorithm in BPE_FAMILIES)
     ]
 
 
-def start_mix(request: Request, name: str) -> Job:
+def start_mix(state: AppState, name: str) -> Job:
     """Queue the estimate for tokenizer `name` (or find it): NotFound for an unknown name,
     ValueError for a tokenizer without merges, SolverMissing without scipy, QueueFull."""
-    tok = resolve_tokenizer(request, name)
+    tok = resolve_tokenizer(state, name)
     job_id = mix_job_id(name, MERGES)
-    known = jobs(request).get(job_id)
+    known = state.jobs.get(job_id)
     if not has_known_merges(name, known):
         merge_list(tok)  # (deriving a tiktoken file's merges takes a second: only when unsure)
     if not solver_available():
         raise SolverMissing()
-    spec = {**tokenizer_spec(request, name, tok, known), "merges": MERGES}
-    job, _created = jobs(request).submit(
+    spec = {**tokenizer_spec(state, name, tok, known), "merges": MERGES}
+    job, _created = state.jobs.submit(
         KIND, job_id, spec, total=len(categories()) + ROUNDS, keep=KEEP
     )
     return job

@@ -7,15 +7,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi import Request
-
 import tokenizers_core as tc
 from tokenizers_core.audit.numbers import NumberReport, number_report
 from tokenizers_core.errors import InvalidInput
 
 from .. import display
-from ..deps import REGEX, resolve_tokenizer
 from ..lru import LRU
+from ..state import AppState
+from .tokenizers import REGEX, resolve_tokenizer
 
 COLUMNS = 100  # the heatmap: row r holds r*100 .. r*100+99
 MAX_BAND = 6  # counts of 6 tokens or more share the darkest colour
@@ -62,20 +61,20 @@ def heatmap(counts: tuple[int, ...] | list[int]) -> list[HeatLayer]:
     ]
 
 
-def report_for(request: Request, name: str) -> tuple[tc.Tokenizer, NumberReport]:
+def report_for(state: AppState, name: str) -> tuple[tc.Tokenizer, NumberReport]:
     """The tokeniser `name` and its numbers (computed once, kept for the last few names)."""
     if name == REGEX:
         raise InvalidInput(
             "the numbers audit needs a tokeniser with a vocabulary; the custom "
             "regex tokeniser has none"
         )
-    tok = resolve_tokenizer(request, name)
+    tok = resolve_tokenizer(state, name)
     return tok, _kept.get_or_make(name, lambda: number_report(tok))
 
 
-def numbers_view(request: Request, name: str) -> dict[str, Any]:
+def numbers_view(state: AppState, name: str) -> dict[str, Any]:
     """What the page and its fragment draw."""
-    tok, report = report_for(request, name)
+    tok, report = report_for(state, name)
     formats = []
     for row in report.formats:
         enc = tok.encode(row.text)

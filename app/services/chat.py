@@ -7,14 +7,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fastapi import HTTPException, Request
-
 from tokenizers_core import chat
 from tokenizers_core.chat.encode import encode_chat
 from tokenizers_core.errors import InvalidInput
 
 from .. import display
-from ..deps import resolve_tokenizer, sandbox, settings
+from ..errors import TooLarge
+from ..state import AppState
+from .tokenizers import resolve_tokenizer
 
 ROLES = ("system", "user", "assistant", "tool")
 MAX_MESSAGES = 200
@@ -28,17 +28,16 @@ DEFAULT_MESSAGES = [
 ]
 
 
-def check_messages(request: Request, messages: list[dict[str, Any]]) -> None:
+def check_messages(state: AppState, messages: list[dict[str, Any]]) -> None:
     """At most MAX_MESSAGES messages, their text within the app's text limit."""
     if len(messages) > MAX_MESSAGES:
-        raise HTTPException(
-            413, f"{len(messages):,} messages are more than a chat may have here ({MAX_MESSAGES})"
+        raise TooLarge(
+            f"{len(messages):,} messages are more than a chat may have here ({MAX_MESSAGES})"
         )
     size = len(json.dumps(messages, ensure_ascii=False))
-    limit = settings(request).max_text_chars
+    limit = state.settings.max_text_chars
     if size > limit:
-        raise HTTPException(
-            413,
+        raise TooLarge(
             f"the messages are {size:,} characters of JSON; the limit is "
             f"{limit:,} (set TOKVIS_MAX_TEXT_CHARS to change it)",
         )
@@ -46,8 +45,7 @@ def check_messages(request: Request, messages: list[dict[str, Any]]) -> None:
 
 def check_template(template: str | None) -> None:
     if template is not None and len(template) > MAX_TEMPLATE_CHARS:
-        raise HTTPException(
-            413,
+        raise TooLarge(
             f"the template is {len(template):,} characters; the limit is {MAX_TEMPLATE_CHARS:,}",
         )
 
@@ -64,7 +62,7 @@ def parse_tools(raw: str) -> list[dict] | None:
 
 
 def render(
-    request: Request,
+    state: AppState,
     messages: list[dict[str, Any]],
     *,
     tokenizer: str | None,
@@ -80,13 +78,13 @@ def render(
     its default), else the bundled `template_name`; with no `template_name`, the tokenizer's own
     (a model folder's, Qwen3's) or, when it has none, the bundled `fallback` (the page's
     FALLBACK_TEMPLATE; the API names none, so it asks for a template). Raises ValueError (422)
-    for a bad template or messages, NotFound (404) for an unknown tokenizer, HTTPException
-    (413) over a limit."""
-    check_messages(request, messages)
+    for a bad template or messages, NotFound (404) for an unknown tokenizer, TooLarge (413)
+    over a limit."""
+    check_messages(state, messages)
     check_template(template)
     if config is not None:  # its templates, as JSON, within the same limit
         check_template(json.dumps(config.get("chat_template"), ensure_ascii=False))
-    tok = resolve_tokenizer(request, tokenizer) if tokenizer else None
+    tok = resolve_tokenizer(state, tokenizer) if tokenizer else None
     if template or (
         config
         and config.get("chat_template") is not None
@@ -103,7 +101,7 @@ def render(
         config=config,
         add_generation_prompt=add_generation_prompt,
         tools=tools,
-        renderer=sandbox(request).render_chat_template,
+        renderer=state.sandbox.render_chat_template,
     )
     return tok, rendered
 

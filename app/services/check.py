@@ -8,8 +8,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from fastapi import HTTPException, Request
-
 import tokenizers_core as tc
 from tokenizers_core.checker import ALGORITHMS, textbook
 from tokenizers_core.checker.parse import parse_pieces
@@ -17,11 +15,13 @@ from tokenizers_core.corpora import SENNRICH
 from tokenizers_core.errors import InvalidInput
 from tokenizers_core.models.bpe.model import token_text
 
-from ..deps import check_step_text, settings, store, trained
+from ..errors import TooLarge
 from ..jobs.runs import check_report
+from ..state import AppState
 from ..trained import corpus_text as corpus_by_ref
 from ..urls import url_with
 from .corpora import store_corpus
+from .tokenizers import check_step_text
 
 MAX_VOCAB = 5_000  # the reference of a large corpus trains in the job pool
 TRAIN_VIEW = {
@@ -52,7 +52,7 @@ def reference_options(vocab_size: int, algorithm: str, extra: dict[str, Any]) ->
 
 
 def run_check(
-    request: Request,
+    state: AppState,
     algorithm: str,
     ref: str,
     theirs: Any,
@@ -63,19 +63,18 @@ def run_check(
     options: dict[str, Any],
 ) -> tuple[Any, dict[str, str]]:
     """The report, and links into the step-through views for the point of divergence."""
-    check_step_text(request, text or "")  # a tokens check lists each word's steps
+    check_step_text(state, text or "")  # a tokens check lists each word's steps
     size = len(theirs) if isinstance(theirs, (str, list)) else 0
-    if size > settings(request).max_upload_bytes:
-        raise HTTPException(
-            413,
+    if size > state.settings.max_upload_bytes:
+        raise TooLarge(
             f"what you gave is {size:,} long; the limit is "
-            f"{settings(request).max_upload_bytes:,} (TOKVIS_MAX_UPLOAD_BYTES)",
+            f"{state.settings.max_upload_bytes:,} (TOKVIS_MAX_UPLOAD_BYTES)",
         )
-    corpus = SENNRICH if not ref else corpus_by_ref(store(request), ref)
+    corpus = SENNRICH if not ref else corpus_by_ref(state.store, ref)
     if kind == "":
         kind = None
     report = check_report(
-        request,
+        state,
         ref,
         corpus,
         algorithm,
@@ -86,11 +85,11 @@ def run_check(
         pieces=pieces or None,
         **options,
     )
-    return report, divergence_links(request, report, algorithm, ref, vocab_size, options, pieces)
+    return report, divergence_links(state, report, algorithm, ref, vocab_size, options, pieces)
 
 
 def divergence_links(
-    request, report, algorithm, ref, vocab_size, options, pieces
+    state: AppState, report, algorithm, ref, vocab_size, options, pieces
 ) -> dict[str, str]:
     """{"step": URL} of the step-through view at the point of divergence, if there is one."""
     k = report.first_divergence
@@ -110,9 +109,7 @@ def divergence_links(
             params.update(min_frequency=options.get("min_frequency"))
         return {"step": url_with(TRAIN_VIEW[algorithm], params)}
     if report.kind == "tokens" and report.state.get("word") and not pieces:
-        handle, _tok = trained(request).train(
-            algorithm, ref or _stored(request), vocab_size, options
-        )
+        handle, _tok = state.trained.train(algorithm, ref or _stored(state), vocab_size, options)
         word = report.state["word"]
         if algorithm == "byte_bpe":
             word = token_text(word, True)
@@ -126,8 +123,8 @@ def divergence_links(
     return {}
 
 
-def _stored(request: Request) -> str:
-    return store_corpus(request, SENNRICH)
+def _stored(state: AppState) -> str:
+    return store_corpus(state, SENNRICH)
 
 
 EXAMPLES = {

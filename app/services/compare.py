@@ -12,18 +12,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from fastapi import Request
-
 import tokenizers_core as tc
-from tokenizers_core import metrics as M
 from tokenizers_core import pretrained
 from tokenizers_core.errors import InvalidInput, NotFound
+from tokenizers_core.metrics import Metrics, cut_points, disagreements, text_metrics
 
 from .. import display
-from ..deps import check_text, resolve_tokenizer, stored_options, tokenizer_label, trained
+from ..state import AppState
 from ..trained import make_spec
 from ..urls import url_with
 from . import specials
+from .tokenizers import check_text, resolve_tokenizer, stored_options, tokenizer_label
 from .visualiser import step_link
 
 DEFAULT_TEXT = "unhappiness, naïve cafés and 東京"
@@ -56,7 +55,7 @@ class Column:
     pending: bool = False
     error: str | None = None
     chips: list = field(default_factory=list)
-    metrics: M.Metrics | None = None
+    metrics: Metrics | None = None
     marks: set = field(default_factory=set)
     vocab_size: int = 0
     link: tuple[str, str] | None = None
@@ -71,7 +70,7 @@ def default_columns() -> list[str]:
 
 
 def column_tokenizer(
-    request: Request, spec: str, corpus: str, vocab: int, train_now: bool
+    state: AppState, spec: str, corpus: str, vocab: int, train_now: bool
 ) -> tuple[str, str, Any]:
     """(title, subtitle, tokenizer or None if it still needs training). Raises NotFound or
     ValueError for a bad spec."""
@@ -79,16 +78,16 @@ def column_tokenizer(
         handle, _ = make_spec(spec, corpus, vocab)
         title = ALGORITHM_TITLES.get(spec, spec)
         sub = f"trained on {corpus if len(corpus) != 64 else corpus[:10] + '…'}, vocab {vocab}"
-        tok = trained(request).cached(handle)
+        tok = state.trained.cached(handle)
         if tok is None and train_now:
-            _, tok = trained(request).train(spec, corpus, vocab)
+            _, tok = state.trained.train(spec, corpus, vocab)
         return title, sub, tok
-    tok = resolve_tokenizer(request, spec)
-    return tokenizer_label(request, spec), tok.algorithm, tok
+    tok = resolve_tokenizer(state, spec)
+    return tokenizer_label(state, spec), tok.algorithm, tok
 
 
 def build_columns(
-    request: Request,
+    state: AppState,
     text: str,
     specs: list[str],
     corpus: str,
@@ -110,7 +109,7 @@ def build_columns(
             continue
         try:
             col.title, col.subtitle, col.tok = column_tokenizer(
-                request, spec, corpus, vocab, train_now
+                state, spec, corpus, vocab, train_now
             )
         except (NotFound, InvalidInput) as exc:
             col.error = str(exc).strip("'\"")
@@ -136,7 +135,7 @@ def build_columns(
     reference = None
     if 0 <= ref < len(cols) and cols[ref].enc is not None:
         ref_enc = cols[ref].enc
-        reference = M.cut_points(text, ref_enc.offsets, ref_enc.special_tokens_mask)
+        reference = cut_points(text, ref_enc.offsets, ref_enc.special_tokens_mask)
     for col in cols:
         if col.enc is None or (only is not None and col.index != only):
             continue
@@ -145,16 +144,16 @@ def build_columns(
         # counted from the chips, so special and unknown tokens are what the visualiser calls
         # them (Llama 3's <|eot_id|> typed is special; CLIP's typed <|endoftext|> not unknown)
         ordinary = [c.value for c in chips if not c.special]
-        col.metrics = M.text_metrics(
+        col.metrics = text_metrics(
             text,
             ordinary,
             special=len(chips) - len(ordinary),
             unk=sum(1 for c in chips if c.mark == "unk"),
         )
         col.vocab_size = col.tok.vocab_size
-        col.link = step_link(request, col.tok)
+        col.link = step_link(state, col.tok)
         if reference is not None and col.index != ref:
-            col.marks = {i for i, d in enumerate(M.disagreements(text, enc, reference)) if d}
+            col.marks = {i for i, d in enumerate(disagreements(text, enc, reference)) if d}
             col.compared = True
         col.chips = display.compact(chips, col.marks)
         if col.tok.vocab_size:  # each chip opens its vocabulary entry (static/app.js)
@@ -164,14 +163,14 @@ def build_columns(
     return cols
 
 
-def choices(request: Request, specs: list[str]) -> list[dict[str, str]]:
+def choices(state: AppState, specs: list[str]) -> list[dict[str, str]]:
     """The column checkboxes: the chosen columns first, in their order (so submitting the form
     keeps the order of the columns), then the others (the uploaded ones last)."""
     out = [
         {"value": a, "label": f"{ALGORITHM_TITLES.get(a, a)} (trained)"} for a in tc.algorithms()
     ]
     out += [{"value": n, "label": e.label} for n, e in pretrained.bundled().items()]
-    out += [{"value": o["value"], "label": f"yours: {o['label']}"} for o in stored_options(request)]
+    out += [{"value": o["value"], "label": f"yours: {o['label']}"} for o in stored_options(state)]
     known = {o["value"]: o for o in out}
     chosen = [known.get(s, {"value": s, "label": s}) for s in dict.fromkeys(specs)]
     return chosen + [o for o in out if o["value"] not in specs]
@@ -235,9 +234,9 @@ def bos_note(columns: list[Column]) -> str | None:
     return "No column's post-processor adds special tokens (no BOS or EOS) to a text."
 
 
-def validate(request: Request, text: str, specs: list[str], vocab: int) -> None:
+def validate(state: AppState, text: str, specs: list[str], vocab: int) -> None:
     """ValueError (or the text limit's 413) for inputs the view does not take."""
-    check_text(request, text)
+    check_text(state, text)
     if len(specs) > MAX_COLUMNS:
         raise InvalidInput(f"at most {MAX_COLUMNS} columns, please (got {len(specs)})")
     if not 2 <= vocab <= MAX_VOCAB:

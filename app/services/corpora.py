@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import HTTPException, Request, UploadFile
+from fastapi import UploadFile
+
+from tokenizers_core.errors import InvalidInput
 
 from .. import limits
-from ..deps import settings, store
-from ..store import StoreFull
+from ..errors import TooLarge
+from ..state import AppState
 
 
 def normalise_newlines(text: str) -> str:
@@ -26,23 +28,20 @@ def normalise_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def put_text(request: Request, text: str, name: str = "") -> str:
-    """Store a text (a corpus, a long visualiser text) and return its sha256; 507 when the
-    store is full (TOKVIS_MAX_STORE_MB), which a page shows in place."""
-    try:
-        return store(request).put(text, name=name)
-    except StoreFull as exc:
-        raise HTTPException(507, str(exc)) from None
+def put_text(state: AppState, text: str, name: str = "") -> str:
+    """Store a text (a corpus, a long visualiser text) and return its sha256; StoreFull (507)
+    when the store is full (TOKVIS_MAX_STORE_MB), which a page shows in place."""
+    return state.store.put(text, name=name)
 
 
-def store_corpus(request: Request, text: str, name: str = "") -> str:
+def store_corpus(state: AppState, text: str, name: str = "") -> str:
     """Store a corpus (line endings normalised to LF: a pasted text arrives with CRLF; lone
     surrogates read as U+FFFD) and return its sha256; 413 over the size limit, 422 if empty."""
     text = normalise_newlines(limits.without_lone_surrogates(text))
-    limits.check_corpus_size(text, settings(request).max_corpus_bytes)
+    limits.check_corpus_size(text, state.settings.max_corpus_bytes)
     if not text.strip():
-        raise HTTPException(422, "the corpus is empty")
-    return put_text(request, text, name=name.strip()[:200] or first_words(text))
+        raise InvalidInput("the corpus is empty")
+    return put_text(state, text, name=name.strip()[:200] or first_words(text))
 
 
 def first_words(text: str, limit: int = 40) -> str:
@@ -69,28 +68,27 @@ def corpus_summary(digest: str, text: str) -> dict[str, Any]:
     }
 
 
-async def read_corpus_upload(request: Request, upload: UploadFile) -> str:
+async def read_corpus_upload(state: AppState, upload: UploadFile) -> str:
     """The uploaded file as text (gunzipped if it is gzip), refusing files over the limit,
     gzip bombs and broken gzip, and bytes that are not UTF-8."""
-    config = settings(request)
+    config = state.settings
     data = await limits.read_upload(upload, config.max_upload_bytes)
     return limits.text_of(
         limits.maybe_gunzip(data, config.max_corpus_bytes, "TOKVIS_MAX_CORPUS_BYTES")
     )
 
 
-async def read_upload_text(request: Request, upload: UploadFile) -> str:
+async def read_upload_text(state: AppState, upload: UploadFile) -> str:
     """An uploaded file as text (not a corpus: a student's merges, say), refusing files over
     the upload limit or not UTF-8."""
-    limit = settings(request).max_upload_bytes
+    limit = state.settings.max_upload_bytes
     data = await upload.read(limit + 1)
     if len(data) > limit:
-        raise HTTPException(
-            413,
+        raise TooLarge(
             f"the file is over the upload limit of {limit:,} bytes "
             "(set TOKVIS_MAX_UPLOAD_BYTES to change it)",
         )
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise HTTPException(422, f"the file is not UTF-8 text (bad byte at {exc.start})") from None
+        raise InvalidInput(f"the file is not UTF-8 text (bad byte at {exc.start})") from None

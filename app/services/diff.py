@@ -12,15 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi import Request
-
 import tokenizers_core as tc
 from tokenizers_core.diff import DiffReport, Divergence, corpus_texts, diff, stress_texts
 from tokenizers_core.errors import InvalidInput
 
 from .. import display
-from ..deps import check_text, resolve_tokenizer, store, tokenizer_label
+from ..state import AppState
 from ..trained import corpus_text
+from .tokenizers import check_text, resolve_tokenizer, tokenizer_label
 
 DEFAULT_A, DEFAULT_B = "cl100k_base", "o200k_base"
 SOURCES = {"stress": "the stress set", "corpus": "a corpus", "text": "pasted text"}
@@ -77,17 +76,17 @@ class Row:
         return any(c.partial for c in (*self.chips_a, *self.chips_b))
 
 
-def load_texts(request: Request, source: str, corpus: str, text: str) -> Texts:
+def load_texts(state: AppState, source: str, corpus: str, text: str) -> Texts:
     """The texts of a source ("stress", "corpus" or "text"). Raises ValueError for an unknown
     source, NotFound for an unknown corpus."""
     if source == "stress":
         return Texts(stress_texts(), "the stress set", None)
     if source == "text":
-        check_text(request, text)
+        check_text(state, text)
         return Texts(corpus_texts(text), "the pasted text", None)
     if source != "corpus":
         raise InvalidInput(f"unknown text source {source!r}: use one of {', '.join(SOURCES)}")
-    full = corpus_text(store(request), corpus)
+    full = corpus_text(state.store, corpus)
     kept = (
         full
         if len(full) <= MAX_CORPUS_CHARS
@@ -97,11 +96,11 @@ def load_texts(request: Request, source: str, corpus: str, text: str) -> Texts:
     return Texts(corpus_texts(kept), f"the corpus {name}", len(full) if kept != full else None)
 
 
-def run(request: Request, a: str, b: str, texts: Texts) -> tuple[DiffReport, Any, Any]:
+def run(state: AppState, a: str, b: str, texts: Texts) -> tuple[DiffReport, Any, Any]:
     """The report of tokenisers `a` and `b` on `texts`, and the two tokenisers."""
-    tok_a, tok_b = resolve_tokenizer(request, a), resolve_tokenizer(request, b)
+    tok_a, tok_b = resolve_tokenizer(state, a), resolve_tokenizer(state, b)
     report = diff(
-        tok_a, tok_b, texts.texts, names=(tokenizer_label(request, a), tokenizer_label(request, b))
+        tok_a, tok_b, texts.texts, names=(tokenizer_label(state, a), tokenizer_label(state, b))
     )
     return report, tok_a, tok_b
 

@@ -9,26 +9,24 @@ from __future__ import annotations
 import pickle
 from typing import Any
 
-from fastapi import Request
-
 from tokenizers_core import pretrained
 
-from ..deps import jobs, store
 from ..jobs.store import Job
 from ..signing import sign
+from ..state import AppState
 
 ALIVE = ("queued", "running", "done")
 
 
-def tokenizer_spec(request: Request, name: str, tok: Any, existing: Job | None) -> dict[str, Any]:
+def tokenizer_spec(state: AppState, name: str, tok: Any, existing: Job | None) -> dict[str, Any]:
     """The job spec's part that finds the tokeniser: {"tokenizer": name} and, for one that is
     not bundled and whose job is not alive yet, "pickled": the stored file."""
     if pretrained.is_bundled(name):
         return {"tokenizer": pretrained.canonical_name(name)}
     if existing is not None and existing.status in ALIVE:
         return {"tokenizer": name}
-    signed = sign(jobs(request).store.key, pickle.dumps(tok, protocol=pickle.HIGHEST_PROTOCOL))
+    signed = sign(state.jobs.store.key, pickle.dumps(tok, protocol=pickle.HIGHEST_PROTOCOL))
     return {
         "tokenizer": name,
-        "pickled": "signed:" + store(request).put_file(signed.hex().encode("ascii")),
+        "pickled": "signed:" + state.store.put_file(signed.hex().encode("ascii")),
     }

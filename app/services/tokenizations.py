@@ -12,8 +12,6 @@ import math
 from dataclasses import replace
 from typing import Any
 
-from fastapi import Request
-
 from tokenizers_core.errors import InvalidInput
 from tokenizers_core.tokenizations import (
     MAX_K,
@@ -27,8 +25,9 @@ from tokenizers_core.tokenizations import (
     tokenizations,
 )
 
-from ..deps import check_text, resolve_tokenizer
+from ..state import AppState
 from .specials import dropped_ids, parse_ids
+from .tokenizers import check_text, resolve_tokenizer
 
 DEFAULT_TOKENIZER = "cl100k_base"
 DEFAULT_TEXT = "unbelievable tokenization"
@@ -55,20 +54,20 @@ __all__ = [
 
 # ---- the API ---------------------------------------------------------------------------------
 def api_space(
-    request: Request, name: str, text: str, k: int, samples: int, seed: int | None
+    state: AppState, name: str, text: str, k: int, samples: int, seed: int | None
 ) -> bytes:
     """`GET /api/tokenizations`'s answer as JSON text: the count as a decimal string (it may
     have hundreds of digits), its log10, the canonical ids, the k shortest sequences and
     `samples` uniform samples. Here the text is only spelled; the paths are worked out in a
     child (`tokenizations_work`), within a budget."""
-    space = _space(request, name, text)
-    return request.app.state.tokenizations.answer(space, name, k, samples, seed)
+    space = _space(state, name, text)
+    return state.tokenizations.answer(space, name, k, samples, seed)
 
 
-def api_canonical(request: Request, name: str, ids: list[int]) -> dict[str, Any]:
+def api_canonical(state: AppState, name: str, ids: list[int]) -> dict[str, Any]:
     """`POST /api/canonical`: whether `ids` are what encode gives for their text, the first
     break (None when canonical) and the canonical ids."""
-    tok = resolve_tokenizer(request, name)
+    tok = resolve_tokenizer(state, name)
     found, dropped = canonical_check(tok, ids)
     if found is None:
         return {"canonical": True, "first_break": None, "canonical_ids": list(ids)}
@@ -123,15 +122,15 @@ def tokens_of(tok: Any, ids: list[int]) -> tuple[str, ...]:
     return tuple(tok.id_to_token(i) or "" for i in ids)
 
 
-def api_heal(request: Request, name: str, prompt: str) -> dict[str, Any]:
+def api_heal(state: AppState, name: str, prompt: str) -> dict[str, Any]:
     """`GET /api/heal`: the prompt's ids, the healed ids and the tokens allowed next."""
-    check_text(request, prompt, "prompt")
-    return {"tokenizer": name, **heal(resolve_tokenizer(request, name), prompt).to_dict()}
+    check_text(state, prompt, "prompt")
+    return {"tokenizer": name, **heal(resolve_tokenizer(state, name), prompt).to_dict()}
 
 
 # ---- the page --------------------------------------------------------------------------------
 def page(
-    request: Request,
+    state: AppState,
     name: str,
     text: str,
     *,
@@ -144,7 +143,7 @@ def page(
     """What `/tokenizations` shows: the count and its growth, the drawn lattice, the shortest
     sequences, uniform, dropout and StochasTok samples, the check of pasted ids and token
     healing at a prompt's end."""
-    space = _space(request, name, text)
+    space = _space(state, name, text)
     lattice = space.lattice
     chips = _Chips(lattice)
     canonical = space.canonical()
@@ -173,9 +172,9 @@ def page(
     return ctx
 
 
-def _space(request: Request, name: str, text: str) -> Tokenizations:
-    check_text(request, text)
-    return tokenizations(resolve_tokenizer(request, name), text)
+def _space(state: AppState, name: str, text: str) -> Tokenizations:
+    check_text(state, text)
+    return tokenizations(resolve_tokenizer(state, name), text)
 
 
 def _check(space: Tokenizations, typed: str) -> dict[str, Any]:

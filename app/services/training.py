@@ -4,10 +4,9 @@ segmentation panel."""
 
 from __future__ import annotations
 
-from fastapi import Request
-
 from tokenizers_core.corpora import SENNRICH
 
+from ..state import AppState
 from .corpora import store_corpus
 
 # The corpus each training view starts from: Sennrich's textbook corpus (a text, stored when a
@@ -32,12 +31,12 @@ UNIGRAM_DEFAULT_VOCAB = 300
 MAX_SAMPLE_WORDS = 12
 
 
-def default_corpus_ref(request: Request, algorithm: str) -> str:
+def default_corpus_ref(state: AppState, algorithm: str) -> str:
     """The default corpus of `algorithm`'s training view as a corpus reference: a bundled name,
     or the sha256 of the textbook corpus (stored here) where the view starts from a text."""
     default = DEFAULT_CORPORA[algorithm]
     if default == SENNRICH:
-        return store_corpus(request, default, name=f"{algorithm} example")
+        return store_corpus(state, default, name=f"{algorithm} example")
     return default
 
 

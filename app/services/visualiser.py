@@ -10,18 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import Request
-
 from tokenizers_core import pretrained
 from tokenizers_core.budget import chunks, split_at_tokens
 from tokenizers_core.errors import InvalidInput, NotFound
 from tokenizers_core.tokenizations import is_canonical
 
 from .. import display, export
-from ..deps import resolve_tokenizer
 from ..roundtrip import round_trip_notes
+from ..state import AppState
 from ..uploads import model_family
 from .specials import bos_note, bos_summary, decode_pasted
+from .tokenizers import resolve_tokenizer
 
 # (no special token: typed in the text, cl100k's own library refuses one by default)
 DEFAULT_TEXT = (
@@ -73,12 +72,12 @@ def default_tokenizer() -> str:
     return "char"
 
 
-def step_link(request: Request, tok) -> tuple[str, str] | None:
+def step_link(state: AppState, tok) -> tuple[str, str] | None:
     """(path, parameter) of the step-through view of `tok`'s model, if the app serves it."""
     link = STEP_LINKS.get(model_family(tok))
     if link is None:
         return None
-    return link if link[0] in page_paths(request.app) else None
+    return link if link[0] in state.page_paths else None
 
 
 def page_paths(app) -> set[str]:
@@ -119,7 +118,7 @@ MAX_BUDGET_CHUNKS = 100  # chunks the token budget panel cuts and lists
 
 
 def trace(
-    request: Request,
+    state: AppState,
     text: str,
     name: str,
     pattern: str = "",
@@ -131,7 +130,7 @@ def trace(
     ordinary text; `display.special_options`); `bos`
     lets the post-processor add its special tokens ([CLS]/[SEP], <|begin_of_text|>). Raises
     NotFound / InvalidInput for a bad name or pattern."""
-    tok = resolve_tokenizer(request, name, pattern)
+    tok = resolve_tokenizer(state, name, pattern)
     enc, steps = tok.trace(
         text, add_special_tokens=bos, **display.special_options(tok, special, text)
     )
@@ -278,11 +277,11 @@ def share_label(share: float) -> str:
     return f"{percent:,.1f}%" if percent < 10 else f"{percent:,.0f}%"
 
 
-def special_labels(request: Request, name: str, pattern: str) -> dict[str, Any]:
+def special_labels(state: AppState, name: str, pattern: str) -> dict[str, Any]:
     """What the special switch says for this tokenizer (its note and its default), for a page
     whose result is an error (none when the tokenizer itself is the error)."""
     try:
-        tok = resolve_tokenizer(request, name, pattern)
+        tok = resolve_tokenizer(state, name, pattern)
     except (InvalidInput, NotFound):
         return {}
     return {
@@ -292,7 +291,7 @@ def special_labels(request: Request, name: str, pattern: str) -> dict[str, Any]:
 
 
 def visualise(
-    request: Request,
+    state: AppState,
     text: str,
     name: str,
     pattern: str,
@@ -306,7 +305,7 @@ def visualise(
     """Everything the result block shows (the caller has checked the text's length); `first`:
     only what the count block shows (one encode: no trace, no chips), the rest left to
     `details` (the page asks for it in a second request)."""
-    tok = resolve_tokenizer(request, name, pattern)
+    tok = resolve_tokenizer(state, name, pattern)
     if first:
         enc = tok.encode(
             text, add_special_tokens=bos, **display.special_options(tok, special, text)
@@ -316,7 +315,7 @@ def visualise(
         enc, steps = tok.trace(
             text, add_special_tokens=bos, **display.special_options(tok, special, text)
         )
-        rest = details(request, tok, enc, steps, text, name, pattern, special, budget)
+        rest = details(state, tok, enc, steps, text, name, pattern, special, budget)
     n_tokens = len(enc)
     return dict(
         tok=tok,
@@ -339,7 +338,7 @@ def visualise(
 
 
 def details(
-    request: Request,
+    state: AppState,
     tok,
     enc,
     steps,
@@ -365,7 +364,7 @@ def details(
         round_trip=round_trip_notes(tok, text, enc, decoded) if decoded is not None else [],
         segments=display.segments(text, enc, upto=shown_upto),
         stages=stage_members(list(steps)),
-        step_link=step_link(request, tok),
+        step_link=step_link(state, tok),
         max_items=MAX_PANEL_ITEMS,
         budget=budget_panel(tok, text, budget, special),
         downloads=export.tokenizer_downloads(

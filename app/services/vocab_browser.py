@@ -6,14 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import Request
-
 from tokenizers_core.errors import InvalidInput, NotFound
 from tokenizers_core.models.bpe.session import merge_tree_of
 
-from .. import vocab as V
-from ..deps import resolve_tokenizer, store
+from .. import vocab
+from ..state import AppState
 from ..trained import corpus_text
+from .tokenizers import resolve_tokenizer
 
 PAGE = 50
 
@@ -26,12 +25,12 @@ def _tree(tok, value: str) -> dict[str, Any] | None:
 
 
 def vocab_page(
-    request: Request, tokenizer: str, q: str, page: int, id: int | None, corpus: str
+    state: AppState, tokenizer: str, q: str, page: int, id: int | None, corpus: str
 ) -> dict[str, Any]:
     """The entries block's context. ValueError for a tokeniser without a vocabulary or a bad
     page, NotFound for an unknown tokeniser, corpus or id."""
-    tok = resolve_tokenizer(request, tokenizer)
-    if not V.has_vocabulary(tok):
+    tok = resolve_tokenizer(state, tokenizer)
+    if not vocab.has_vocabulary(tok):
         raise InvalidInput(
             f"{tokenizer} has no vocabulary to browse: its tokens are cut by "
             "rules (characters, words, sentences or a regex)"
@@ -39,9 +38,9 @@ def vocab_page(
     if page < 0:
         raise InvalidInput("page must be 0 or more")
     model = tok.model
-    found = V.search(tok, q)
+    found = vocab.search(tok, q)
     counts = (
-        V.frequencies(tokenizer, tok, corpus, corpus_text(store(request), corpus))
+        vocab.frequencies(tokenizer, tok, corpus, corpus_text(state.store, corpus))
         if corpus
         else None
     )
@@ -51,14 +50,14 @@ def vocab_page(
     def row(entry) -> dict[str, Any]:
         return {
             "entry": entry,
-            "rank": V.merge_rank(model, entry.value),
-            "score": V.score(model, entry.id),
+            "rank": vocab.merge_rank(model, entry.value),
+            "score": vocab.score(model, entry.id),
             "count": counts.get(entry.id, 0) if counts is not None else None,
         }
 
     detail = None
     if id is not None:
-        entry = next((e for e in V.entries_of(tok) if e.id == id), None)
+        entry = next((e for e in vocab.entries_of(tok) if e.id == id), None)
         if entry is None:
             raise NotFound(f"{tokenizer} has no token with id {id}")
         detail = {
@@ -72,8 +71,8 @@ def vocab_page(
         "page": page,
         "pages": pages,
         "found": len(found),
-        "added_count": V.added_count(tok),
-        "show": V.shower(model),
+        "added_count": vocab.added_count(tok),
+        "show": vocab.shower(model),
         "total_tokens": sum(counts.values()) if counts else None,
         "byte_level": bool(getattr(model, "byte_level", False)),
     }

@@ -15,8 +15,6 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi import Request
-
 from tokenizers_core import load
 from tokenizers_core.audit.token_bytes import TokenEntry
 from tokenizers_core.audit.vocab_diff import CorpusSplits, VocabDiff, corpus_splits, vocab_diff
@@ -24,9 +22,10 @@ from tokenizers_core.errors import InvalidInput
 
 from .. import display
 from ..charts import nice_step
-from ..deps import resolve_tokenizer, store
 from ..lru import LRU
+from ..state import AppState
 from ..trained import corpus_text
+from .tokenizers import resolve_tokenizer
 
 DEFAULT_A, DEFAULT_B = "cl100k_base", "o200k_base"
 LISTS = {"shared": "shared", "only_a": "only in A", "only_b": "only in B"}
@@ -45,25 +44,25 @@ class Corpus:
     cut: int | None  # the corpus length in characters, when it was cut
 
 
-def corpus_of(request: Request, corpus: str) -> Corpus:
+def corpus_of(state: AppState, corpus: str) -> Corpus:
     """A bundled or stored corpus, cut at MAX_SPLIT_CHARS characters (at a line end).
     NotFound for an unknown one."""
-    full = corpus_text(store(request), corpus)
+    full = corpus_text(state.store, corpus)
     if len(full) <= MAX_SPLIT_CHARS:
         return Corpus(full, None)
     end = full.rfind("\n", 0, MAX_SPLIT_CHARS) + 1 or MAX_SPLIT_CHARS
     return Corpus(full[:end], len(full))
 
 
-def diff_of(request: Request, a: str, b: str, corpus: str = "") -> tuple[VocabDiff, Corpus | None]:
+def diff_of(state: AppState, a: str, b: str, corpus: str = "") -> tuple[VocabDiff, Corpus | None]:
     """The diff of tokenisers `a` and `b` (and, with `corpus`, their splits of it). Raises
     NotFound for an unknown name or corpus, InvalidInput for a tokeniser without a
     vocabulary."""
-    tok_a, tok_b = resolve_tokenizer(request, a), resolve_tokenizer(request, b)
+    tok_a, tok_b = resolve_tokenizer(state, a), resolve_tokenizer(state, b)
     diff = _diffs.get_or_make((a, b), lambda: vocab_diff(tok_a, tok_b))
     if not corpus:
         return diff, None
-    text = corpus_of(request, corpus)
+    text = corpus_of(state, corpus)
     splits: CorpusSplits = _splits.get_or_make(
         (a, b, corpus), lambda: corpus_splits(tok_a, tok_b, text.text)
     )

@@ -12,15 +12,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import Query, Request
+from fastapi import Query
 
 from tokenizers_core.errors import InvalidInput
 from tokenizers_core.implementations.bert import encode_steps
 from tokenizers_core.models.bpe.session import RULES, encode_trace
 from tokenizers_core.models.unigram.model import lattice_steps
 
-from ..deps import bounded, check_step_text, check_text, resolve_tokenizer
+from ..deps import StateDep, bounded
 from ..jobs.runs import bpe_session, wordpiece_run
+from ..services.tokenizers import check_step_text, check_text, resolve_tokenizer
+from ..state import AppState
 from . import bpe_encode, bpe_train, unigram_lattice, wordpiece_encode, wordpiece_train
 from .common import training_text, unigram_model, whole, wordpiece_tokenizer
 
@@ -35,16 +37,16 @@ VOCAB_QUERY = Query(
 
 # ---- BPE -----------------------------------------------------------------------------------------
 def _bpe_run(
-    request: Request, corpus: str, variant: str, vocab_size: str, pattern: str, min_frequency: int
+    state: AppState, corpus: str, variant: str, vocab_size: str, pattern: str, min_frequency: int
 ) -> tuple[int, Any]:
     """The training view's finished run for these parameters (waiting for it to the end)."""
     size, options = bpe_train.options(variant, whole(vocab_size), pattern, min_frequency, corpus)
-    text = training_text(request, corpus)
-    return size, bpe_session(request, corpus, text, variant, size, options, wait=None)
+    text = training_text(state, corpus)
+    return size, bpe_session(state, corpus, text, variant, size, options, wait=None)
 
 
 def bpe_train_steps(
-    request: Request,
+    state: StateDep,
     corpus: str = "",
     variant: str = "bpe",
     vocab_size: str = VOCAB_QUERY,
@@ -52,7 +54,7 @@ def bpe_train_steps(
     min_frequency: int = bounded(0, 0),
 ) -> dict[str, Any]:
     """Every merge of the BPE training view's run, with the tie-break rule and why it stopped."""
-    size, session = _bpe_run(request, corpus, variant, vocab_size, pattern, min_frequency)
+    size, session = _bpe_run(state, corpus, variant, vocab_size, pattern, min_frequency)
     return {
         "corpus": corpus or "default",
         "variant": variant,
@@ -64,7 +66,7 @@ def bpe_train_steps(
 
 
 def bpe_train_vocab(
-    request: Request,
+    state: StateDep,
     corpus: str = "",
     variant: str = "bpe",
     vocab_size: str = VOCAB_QUERY,
@@ -73,7 +75,7 @@ def bpe_train_vocab(
 ) -> dict[str, Any]:
     """The vocabulary the training view's run ends with, in id order (sentencepiece_bpe: the
     pieces with their scores)."""
-    size, session = _bpe_run(request, corpus, variant, vocab_size, pattern, min_frequency)
+    size, session = _bpe_run(state, corpus, variant, vocab_size, pattern, min_frequency)
     trainer = session.trainer
     if variant == "sentencepiece_bpe":
         rows = [{"id": i, "token": p, "score": s} for i, (p, s) in enumerate(trainer.pieces())]
@@ -85,11 +87,11 @@ def bpe_train_vocab(
 
 
 def bpe_encode_steps(
-    request: Request, text: str, tokenizer: str = "gpt2", special: bool = False
+    state: StateDep, text: str, tokenizer: str = "gpt2", special: bool = False
 ) -> dict[str, Any]:
     """Every merge of BPE encoding, piece by piece (with each piece's span and tokens)."""
-    check_step_text(request, text)
-    tok = bpe_encode.tokenizer_for(resolve_tokenizer(request, tokenizer), special)
+    check_step_text(state, text)
+    tok = bpe_encode.tokenizer_for(resolve_tokenizer(state, tokenizer), special)
     return {
         "tokenizer": tokenizer,
         "pieces": [
@@ -108,13 +110,13 @@ def bpe_encode_steps(
 
 
 # ---- WordPiece -----------------------------------------------------------------------------------
-def _wordpiece_run(request: Request, corpus: str, vocab_size: int, min_frequency: int) -> Any:
+def _wordpiece_run(state: AppState, corpus: str, vocab_size: int, min_frequency: int) -> Any:
     options = wordpiece_train.options(vocab_size, min_frequency)
-    return wordpiece_run(request, corpus, training_text(request, corpus), options, wait=None)
+    return wordpiece_run(state, corpus, training_text(state, corpus), options, wait=None)
 
 
 def wordpiece_train_steps(
-    request: Request,
+    state: StateDep,
     corpus: str = "",
     vocab_size: int = bounded(
         wordpiece_train.DEFAULT_VOCAB_SIZE, 1, wordpiece_train.MAX_TRAIN_VOCAB
@@ -122,7 +124,7 @@ def wordpiece_train_steps(
     min_frequency: int = bounded(0, 0),
 ) -> dict[str, Any]:
     """Every merge of the WordPiece training view's run."""
-    run = _wordpiece_run(request, corpus, vocab_size, min_frequency)
+    run = _wordpiece_run(state, corpus, vocab_size, min_frequency)
     return {
         "corpus": corpus or "default",
         "vocab_size": vocab_size,
@@ -131,7 +133,7 @@ def wordpiece_train_steps(
 
 
 def wordpiece_train_vocab(
-    request: Request,
+    state: StateDep,
     corpus: str = "",
     vocab_size: int = bounded(
         wordpiece_train.DEFAULT_VOCAB_SIZE, 1, wordpiece_train.MAX_TRAIN_VOCAB
@@ -140,20 +142,20 @@ def wordpiece_train_vocab(
 ) -> dict[str, Any]:
     """The vocabulary the run ends with, in id order (special tokens, the initial symbols, the
     merged ones)."""
-    run = _wordpiece_run(request, corpus, vocab_size, min_frequency)
+    run = _wordpiece_run(state, corpus, vocab_size, min_frequency)
     rows = [{"id": i, "token": t} for t, i in sorted(run.vocab.items(), key=lambda kv: kv[1])]
     return {"corpus": corpus or "default", "vocab_size": vocab_size, "vocab": rows}
 
 
 def wordpiece_encode_steps(
-    request: Request,
+    state: StateDep,
     text: str,
     vocab: str = "bert-base-uncased",
     vocab_text: str = wordpiece_encode.SMALL_VOCAB,
 ) -> dict[str, Any]:
     """Every probe of WordPiece encoding (with its word's index)."""
-    check_step_text(request, text)
-    tok = wordpiece_tokenizer(request, vocab, vocab_text)
+    check_step_text(state, text)
+    tok = wordpiece_tokenizer(state, vocab, vocab_text)
     words, steps = encode_steps(tok, text, max_steps=wordpiece_encode.MAX_STEPS)
     return {
         "words": [list(w) for w in words],
@@ -163,16 +165,16 @@ def wordpiece_encode_steps(
 
 # ---- Unigram -------------------------------------------------------------------------------------
 def unigram_lattice_steps(
-    request: Request,
+    state: StateDep,
     text: str,
     model: str = "botchan_en_unigram_1000",
     n: int = bounded(5, 1, unigram_lattice.MAX_NBEST),
 ) -> dict[str, Any]:
     """The Viterbi steps (forward, then the backtrack) and the n best splits of a text."""
-    check_text(request, text)
+    check_text(state, text)
     if not 1 <= n <= unigram_lattice.MAX_NBEST:
         raise InvalidInput(f"n must be between 1 and {unigram_lattice.MAX_NBEST}")
-    tok = unigram_model(request, model)
+    tok = unigram_model(state, model)
     unigram_lattice.check_size(tok, text, 10 * unigram_lattice.MAX_CHARS, "at most {limit}")
     normalized, steps = lattice_steps(tok, text)
     return {

@@ -11,17 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from fastapi import Request
-
 import tokenizers_core as tc
 from tokenizers_core.errors import InvalidInput
 from tokenizers_core.models.bpe.session import encode_trace, merge_tree_of
 from tokenizers_core.textbook import bpe_encode as textbook
 
-from ..deps import stored_options
 from ..display import visible
 from ..practice import PracticeState, Question, finished, question, toggle
 from ..render import url_with
+from ..services.tokenizers import stored_options
+from ..state import AppState
 from ..stepping import SPEEDS, word_jumps
 from .common import CodePanel, after, bpe_options, shower, textbook_panel
 
@@ -173,7 +172,7 @@ def code_panel(s: BpeEncodeState) -> CodePanel:
 
 # ---- the page ------------------------------------------------------------------------------------
 def form(
-    request: Request, tokenizer: str, text: str, token: str, special: bool, play: bool, speed: int
+    state: AppState, tokenizer: str, text: str, token: str, special: bool, play: bool, speed: int
 ) -> dict[str, Any]:
     """What the form shows (the tokenizer picker, the text), and the page's query parameters."""
     params = {
@@ -191,7 +190,7 @@ def form(
         "options": bpe_options(tokenizer),
         "token": token,
         "special": special,
-        "yours": stored_options(request, "bpe"),
+        "yours": stored_options(state, "bpe"),
         "next": url_with(PATH, params),
     }
 

@@ -9,19 +9,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Callable
+from typing import Annotated, Any, Callable
 
-from fastapi import Request
+from fastapi import Form, Request
 from fastapi.responses import RedirectResponse, Response
+from pydantic import BaseModel
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import SENNRICH
 from tokenizers_core.errors import InvalidInput
 
-from ..deps import BAD_INPUT, UPLOAD_PREFIX, bad_input, resolve_tokenizer, store
+from ..deps import StateDep
 from ..display import visible
+from ..errors import BAD_INPUT, bad_input
 from ..render import render, url_with
 from ..services.corpora import store_corpus
+from ..services.tokenizers import UPLOAD_PREFIX, resolve_tokenizer
+from ..state import AppState
 from ..trained import corpus_text as corpus_by_ref
 
 SHOWN_CORPUS = 20_000  # a corpus this long is shown in the form's editor (longer: not shown)
@@ -58,10 +62,10 @@ def textbook_panel(
     )
 
 
-def training_text(request: Request, corpus: str, default: str = SENNRICH) -> str:
+def training_text(state: AppState, corpus: str, default: str = SENNRICH) -> str:
     """The text of a training view's corpus: a stored corpus (sha256) or a bundled one (name);
     blank is the view's default (the textbook corpus)."""
-    return corpus_by_ref(store(request), corpus) if corpus else default
+    return corpus_by_ref(state.store, corpus) if corpus else default
 
 
 def shown_corpus(text: str) -> str:
@@ -123,6 +127,7 @@ def in_place(ctx: dict[str, Any], build: Callable[[], dict[str, Any] | None]) ->
 
 def posted_corpus(
     request: Request,
+    state: AppState,
     ctx: dict[str, Any],
     template: str,
     path: str,
@@ -141,7 +146,7 @@ def posted_corpus(
 
     def build() -> None:
         nonlocal digest
-        digest = corpus if use == "pick" else store_corpus(request, corpus_text)
+        digest = corpus if use == "pick" else store_corpus(state, corpus_text)
         check(digest)
 
     status = in_place(ctx, build)
@@ -151,6 +156,55 @@ def posted_corpus(
     query = {"corpus": None, **params}  # the corpus first in the permalink
     query["corpus"] = digest or None
     return RedirectResponse(url_with(path, query), status_code=303)
+
+
+class TrainForm(BaseModel):
+    """What every training form POSTs: the picked corpus (`corpus`), or the edited text
+    (`corpus_text`), and the button pressed (`use`); a family's form adds its options."""
+
+    corpus_text: str = ""
+    corpus: str = ""
+    use: str = ""
+
+
+def train_post(
+    path: str,
+    template: str,
+    form_type: type[TrainForm],
+    shown: Callable[[Any], dict[str, Any]],
+    params: Callable[[Any], dict[str, Any]],
+    check: Callable[[Any, str], Any] = lambda form, digest: None,
+    elsewhere: Callable[[Any], str | None] = lambda form: None,
+) -> Callable[..., Response]:
+    """The route of a family's training-form POST (`path`), the same for every family: the
+    form's options as `form_type` reads them, the form again as `shown(form)` renders it (the
+    error in place), the permalink's `params(form)`, `check(form, digest)` validating the
+    options, and `elsewhere(form)`: a URL to redirect to instead, or None. See posted_corpus."""
+
+    def train_post(request: Request, state: StateDep, form: TrainForm) -> Response:
+        """The training form: "Train" (`use=pick`) takes the picked corpus; "Use this corpus"
+        (or a bare POST of `corpus_text`) stores the edited text. Either way, a redirect to
+        the page's permalink."""
+        url = elsewhere(form)
+        if url is not None:
+            return RedirectResponse(url, status_code=303)
+        return posted_corpus(
+            request,
+            state,
+            shown(form),
+            template,
+            path,
+            use=form.use,
+            corpus=form.corpus,
+            corpus_text=form.corpus_text,
+            params=params(form),
+            check=lambda digest: check(form, digest),
+        )
+
+    # the family's own form model, read from the form body (an annotation FastAPI reads as an
+    # object: a string would name `form_type` in this module's globals, where it is not)
+    train_post.__annotations__["form"] = Annotated[form_type, Form()]
+    return train_post
 
 
 # ---- the tokenizer pickers' options --------------------------------------------------------------
@@ -205,7 +259,7 @@ def unigram_options(current: str) -> list[dict[str, str]]:
 
 
 # ---- the tokenizers a step view runs on ----------------------------------------------------------
-def wordpiece_tokenizer(request: Request, vocab: str, vocab_text: str) -> tc.Tokenizer:
+def wordpiece_tokenizer(state: AppState, vocab: str, vocab_text: str) -> tc.Tokenizer:
     """`vocab=small` (BERT's pipeline over the edited vocabulary) or a WordPiece tokenizer's
     name; ValueError for any other kind of tokenizer."""
     from tokenizers_core.implementations.bert import bert_pipeline
@@ -213,7 +267,7 @@ def wordpiece_tokenizer(request: Request, vocab: str, vocab_text: str) -> tc.Tok
 
     if vocab == "small":
         return bert_pipeline(vocab_from_text(vocab_text), name="small")
-    tok = resolve_tokenizer(request, vocab)
+    tok = resolve_tokenizer(state, vocab)
     if not isinstance(tok.model, WordPiece):
         raise InvalidInput(
             f"{vocab!r} is a {tok.algorithm or 'non-WordPiece'} tokeniser; this "
@@ -222,13 +276,13 @@ def wordpiece_tokenizer(request: Request, vocab: str, vocab_text: str) -> tc.Tok
     return tok
 
 
-def unigram_model(request: Request, name: str) -> tc.Tokenizer:
+def unigram_model(state: AppState, name: str) -> tc.Tokenizer:
     """The tokenizer behind `model=` (`tiny` is the demo); ValueError if it is not Unigram."""
     from tokenizers_core.implementations.unigram import demo_tokenizer
 
     if name == "tiny":
         return demo_tokenizer()
-    tok = resolve_tokenizer(request, name)
+    tok = resolve_tokenizer(state, name)
     if not hasattr(tok.model, "viterbi_steps"):
         raise InvalidInput(
             f"{name!r} is a {tok.algorithm or 'non-Unigram'} tokeniser; the lattice "

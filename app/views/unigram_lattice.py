@@ -13,16 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi import Request
-
 from tokenizers_core.errors import InvalidInput
 from tokenizers_core.models.unigram.model import lattice_steps, sample
 from tokenizers_core.textbook import unigram_viterbi as textbook
 
-from ..deps import stored_options, tokenizer_label
 from ..display import visible
 from ..practice import PracticeState, Question, finished, question, toggle
 from ..render import url_with
+from ..services.tokenizers import stored_options, tokenizer_label
+from ..state import AppState
 from .common import CodePanel, textbook_panel, unigram_options
 
 PATH = "/unigram/lattice"
@@ -201,7 +200,7 @@ def check_n(n: int) -> None:
 
 
 def form(
-    request: Request,
+    state: AppState,
     model: str,
     text: str,
     n: int = 5,
@@ -225,8 +224,8 @@ def form(
         "nbest_size": nbest_size,
         "model_options": unigram_options(model),
         "cell": CELL,
-        "yours": stored_options(request, "unigram"),
-        "label": tokenizer_label(request, model),
+        "yours": stored_options(state, "unigram"),
+        "label": tokenizer_label(state, model),
         "next": url_with(PATH, params),
     }
 

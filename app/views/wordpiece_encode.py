@@ -12,14 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi import Request
-
 from tokenizers_core.implementations.bert import encode_steps
 from tokenizers_core.textbook import wordpiece_encode as textbook
 
-from ..deps import stored_options, tokenizer_label
 from ..practice import MAX_CHOICES, PracticeState, Question, finished, question, toggle
 from ..render import url_with
+from ..services.tokenizers import stored_options, tokenizer_label
+from ..state import AppState
 from ..stepping import SPEEDS, word_jumps
 from .bpe_encode import check_sheet_text
 from .common import CodePanel, textbook_panel, wordpiece_options
@@ -158,7 +157,7 @@ def code_panel(s: WordPieceEncodeState) -> CodePanel:
 
 # ---- the page ------------------------------------------------------------------------------------
 def form(
-    request: Request, text: str, vocab: str, vocab_text: str, play: bool, speed: int
+    state: AppState, text: str, vocab: str, vocab_text: str, play: bool, speed: int
 ) -> dict[str, Any]:
     """What the form shows (the vocabulary picker, the small vocabulary), and the page's query
     parameters."""
@@ -173,8 +172,8 @@ def form(
         "error": None,
         "play": play,
         "vocab_options": wordpiece_options(vocab),
-        "yours": stored_options(request, "wordpiece"),
-        "label": tokenizer_label(request, vocab),
+        "yours": stored_options(state, "wordpiece"),
+        "label": tokenizer_label(state, vocab),
         "next": url_with(PATH, params),
     }
 
