@@ -69,6 +69,9 @@ class AppState:
             sandbox=sandbox,
             tokenizations=SpacePool(workers=settings.sandbox_workers),
             uploads=UploadedTokenizers(
-                store, max_bytes=settings.tokenizer_cache_mb * 10**6, parser=sandbox.parse
+                store,
+                max_bytes=settings.tokenizer_cache_mb * 10**6,
+                parser=sandbox.parse,
+                normalizer_runner=sandbox.normalizer_runner,
             ),
         )

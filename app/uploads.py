@@ -34,6 +34,7 @@ import tokenizers_core as tc
 from tokenizers_core import formats
 from tokenizers_core.errors import InvalidInput
 from tokenizers_core.formats import tiktoken_specials, vocab_merges
+from tokenizers_core.pipeline import NormalizerRunner
 
 from . import heap
 from .jobs.cache import RunCache, tokenizer_bytes
@@ -263,9 +264,13 @@ class UploadedTokenizers:
         store: CorpusStore,
         max_bytes: int = 1024 * 10**6,
         parser: Callable[[bytes, str, dict[str, Any]], tc.Tokenizer] | None = None,
+        normalizer_runner: NormalizerRunner | None = None,
     ) -> None:
         self.store = store
         self.parser = parser or parse  # the server's: `Sandbox.parse`, in a child process
+        # where the tokenisers' normaliser chains run (None: here); the server's:
+        # `Sandbox.normalizer_runner`, in a child process
+        self.normalizer_runner = normalizer_runner
         self._cache = RunCache(None, max_bytes)
         self._lock = threading.Lock()
         self._building: dict[str, threading.Lock] = {}  # one parse per handle at a time
@@ -376,7 +381,7 @@ class UploadedTokenizers:
 
     def _remember(self, handle: str, tok: tc.Tokenizer) -> None:
         tok.name = handle
-        tok.sandboxed = True  # its normaliser chain runs in the sandbox (a server's)
+        tok.normalizer_runner = self.normalizer_runner  # its chain: in the server's sandbox
         # As for the bundled OpenAI encodings, a special token's text in the input is ordinary
         # text unless the request allows it (`allowed_special`, the "special tokens" checkbox),
         # rather than tiktoken's error: the views show any text.

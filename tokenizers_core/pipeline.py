@@ -152,7 +152,6 @@ class Tokenizer:
         self.decoder = decoder
         self.name = name
         self.algorithm = algorithm
-        self.sandboxed = False  # without a runner of its own: `use_normalizer_runner`'s
         # Stage 0 (see the module docstring): the tokens matched whole before the model.
         self.added_tokens: tuple[AddedToken, ...] = with_ids(model, added_tokens)
         self.added_vocabulary = AddedVocabulary(self.added_tokens, self._normalize_str)
@@ -355,11 +354,18 @@ class Tokenizer:
         return self._normalize_with(self.normalizer, ns) if self.normalizer is not None else ns
 
     def _normalize_with(self, normalizer: Normalizer, ns: NormalizedString) -> NormalizedString:
-        """`normalizer.normalize(ns)`, here or through `normalizer_runner` (for a tokeniser
-        marked `sandboxed` without one, through `use_normalizer_runner`'s)."""
+        """`normalizer.normalize(ns)`, here or through the tokeniser's `normalizer_runner`.
+
+        >>> from tokenizers_core.normalizers import Lowercase
+        >>> from tokenizers_core.models.wordlevel.model import WordLevel
+        >>> model = WordLevel({"hi": 0, "<unk>": 1}, unk_token="<unk>")
+        >>> tok = Tokenizer(model, normalizer=Lowercase())
+        >>> seen = []
+        >>> tok.normalizer_runner = lambda norm, ns: seen.append(ns) or norm.normalize(ns)
+        >>> tok.encode("HI").ids, len(seen)
+        ([0], 1)
+        """
         runner = self.normalizer_runner
-        if runner is None and getattr(self, "sandboxed", False):  # (older pickles lack it)
-            runner = _SANDBOXED_RUNNER[0]
         return normalizer.normalize(ns) if runner is None else runner(normalizer, ns)
 
     def _normalize_str(self, text: str) -> str:
@@ -547,35 +553,7 @@ class Tokenizer:
         }
 
 
-# ---- the two seams: where a server runs untrusted normalisers, and saving -----------------------
-# The runner of the tokenisers marked `sandboxed` that have no `normalizer_runner` of their own
-# (what a server installed before a tokeniser could carry its runner).
-_SANDBOXED_RUNNER: list[NormalizerRunner | None] = [None]
-
-
-def use_normalizer_runner(runner: NormalizerRunner | None) -> NormalizerRunner | None:
-    """Normalise the text of every tokeniser marked `sandboxed` (and without a
-    `normalizer_runner`) with `runner(normalizer, ns)` from now on (None: here again); returns
-    the runner it replaces. A server marks the tokenisers read from uploaded files, whose
-    normaliser chains nobody has checked; one tokeniser's own runner is `normalizer_runner`.
-
-    >>> from tokenizers_core.normalizers import Lowercase
-    >>> from tokenizers_core.models.wordlevel.model import WordLevel
-    >>> tok = Tokenizer(WordLevel({"hi": 0, "<unk>": 1}, unk_token="<unk>"), normalizer=Lowercase())
-    >>> tok.sandboxed = True
-    >>> previous = use_normalizer_runner(lambda normalizer, ns: normalizer.normalize(ns))
-    >>> tok.encode("HI").ids
-    [0]
-    >>> _ = use_normalizer_runner(previous)
-    >>> seen = []  # a tokeniser's own runner, sandboxed or not
-    >>> tok.normalizer_runner = lambda normalizer, ns: seen.append(ns) or normalizer.normalize(ns)
-    >>> tok.encode("HI").ids, len(seen)
-    ([0], 1)
-    """
-    previous, _SANDBOXED_RUNNER[0] = _SANDBOXED_RUNNER[0], runner
-    return previous
-
-
+# ---- the seam of saving -------------------------------------------------------------------------
 # The writers live in formats/, a layer above this one: it hands them over when imported.
 _WRITERS: dict[str, Any] = {}
 

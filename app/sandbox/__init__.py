@@ -5,7 +5,8 @@ What a user sends that is code, or that our code must take apart, is untrusted:
 - an uploaded tokenizer file's parse (JSON, protobuf, zip, GGUF of any size and shape);
 - an uploaded pipeline's own parts: its regexes (a tokenizer.json's Split and Replace, a ranks
   file's pattern, the custom regex rule, a trainer's pattern), searched on every encode, and
-  its normaliser chain (`pipeline.use_normalizer_runner`, for tokenisers marked `sandboxed`).
+  its normaliser chain (`Sandbox.normalizer_runner`, which an uploaded file's tokeniser
+  carries).
 
 `Sandbox` runs each in a warm pool of sandboxed children (`pool.Pool`, started by the
 supervisor that also starts the job engine's children), with a budget of CPU seconds, address
@@ -34,7 +35,7 @@ import pickle
 import threading
 from typing import Any
 
-from tokenizers_core import pipeline, user_regex
+from tokenizers_core import user_regex
 
 from ..lru import LRU
 from .pool import Budget, Pool, SandboxBusy, SandboxFailure
@@ -111,7 +112,6 @@ class Sandbox:
             _ACTIVE.append(self)
             if self.enabled:
                 user_regex.use_runner(_search_in_sandbox)
-                pipeline.use_normalizer_runner(_normalize_in_sandbox)
 
     def stop(self) -> None:
         with _ACTIVE_LOCK:
@@ -119,7 +119,6 @@ class Sandbox:
                 _ACTIVE.remove(self)
             if not any(s.enabled for s in _ACTIVE):
                 user_regex.use_runner(None)
-                pipeline.use_normalizer_runner(None)
         self.search_pool.stop()
         self.work_pool.stop()
 
@@ -162,6 +161,13 @@ class Sandbox:
             budget=budget,
             what=f"the pattern {pattern.source!r}",
         )
+
+    def normalizer_runner(self, normalizer: Any, ns: Any) -> Any:
+        """A `Tokenizer.normalizer_runner` (an uploaded file's tokeniser carries it): the chain
+        runs in this sandbox while it is started and has workers, here otherwise."""
+        with _ACTIVE_LOCK:
+            running = self.enabled and self in _ACTIVE
+        return self.normalize(normalizer, ns) if running else normalizer.normalize(ns)
 
     def normalize(self, normalizer: Any, ns: Any) -> Any:
         """`normalizer.normalize(ns)` in the pipeline pool (`pipeline.NormalizerRunner`): an
@@ -210,12 +216,6 @@ def _search_in_sandbox(
     with _ACTIVE_LOCK:
         sandbox = next((s for s in reversed(_ACTIVE) if s.enabled), None)
     return None if sandbox is None else sandbox.search(pattern, method, args, seconds)
-
-
-def _normalize_in_sandbox(normalizer: Any, ns: Any) -> Any:
-    with _ACTIVE_LOCK:
-        sandbox = next((s for s in reversed(_ACTIVE) if s.enabled), None)
-    return normalizer.normalize(ns) if sandbox is None else sandbox.normalize(normalizer, ns)
 
 
 def unpickle_quietly(blob: bytes) -> Any:

@@ -227,7 +227,7 @@ def with_config_tokens(tok: Any, config: dict[str, Any] | None) -> Any:
         truncation=tok.truncation,
         padding=tok.padding,
     )
-    out.sandboxed = tok.sandboxed
+    out.normalizer_runner = tok.normalizer_runner
     out.drops_unknown_ids = tok.drops_unknown_ids
     out.class_rebuild = tok.class_rebuild
     if tok.tokenizer_config is not None:
