@@ -17,8 +17,7 @@ import threading
 from pathlib import Path
 
 import tokenizers_core as tc
-from tokenizers_core import metrics as M
-from tokenizers_core import pretrained
+from tokenizers_core import metrics, pretrained
 from tokenizers_core.corpora import load_corpus, udhr_languages
 
 DATA = Path(__file__).resolve().parent / "data" / "tax_counts.json"
@@ -44,7 +43,7 @@ def texts_sha256() -> str:
 def compute(name: str, tok: tc.Tokenizer | None = None) -> dict[str, tuple[int, int]]:
     """(tokens, unknown tokens) of tokeniser `name` (or `tok`, an uploaded one) on each UDHR
     text, by language code."""
-    per = M.metrics_per_language(tok if tok is not None else tc.load(name))
+    per = metrics.metrics_per_language(tok if tok is not None else tc.load(name))
     return {code: (m.tokens, m.unk) for code, m in per.items()}
 
 

@@ -26,7 +26,7 @@ import time
 from typing import Any, Callable
 
 import tokenizers_core as tc
-from tokenizers_core import metrics as M
+from tokenizers_core import metrics
 from tokenizers_core.audit.efficiency import count_histogram, unigram_counts
 from tokenizers_core.errors import InvalidInput, NotFound
 from tokenizers_core.implementations.bert import count_words
@@ -133,7 +133,7 @@ def sweep(
             try:
                 tok = tc.train(algorithm, lines, size)
                 enc = tok.encode(held)
-                m = M.encoding_metrics(held, enc, M.unk_ids(tok.model))
+                m = metrics.encoding_metrics(held, enc, metrics.unk_ids(tok.model))
                 ordinary = [i for i, s in zip(enc.ids, enc.special_tokens_mask) if not s]
                 row.update(
                     vocab_size=tok.vocab_size,
