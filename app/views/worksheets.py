@@ -176,6 +176,36 @@ lattice_worksheet = unigram_lattice.worksheet
 # ---- the forms above the sheets (and the sheets' query parameters) ------------------------------
 # Each form is its sheet's FastAPI dependency: its arguments are the sheet's query parameters
 # (with their defaults), and the sheet is drawn from the values it returns.
+def _training_form(
+    path: str,
+    corpus: str,
+    vocab_size: int | None,
+    start: int,
+    end: int,
+    paper: str,
+    key: bool,
+    params: dict[str, Any] | None = None,
+    **shown: Any,
+) -> dict[str, Any]:
+    """What a training sheet's form holds: its corpus, size, merge range and paper, the sheet's
+    permalink query (`params`: by default those five), and what else a family `shown`."""
+    if params is None:
+        params = {"corpus": corpus or None, "vocab_size": vocab_size}
+        params.update(start=start, end=end, paper=paper)
+    return {
+        "params": params,
+        "corpus": corpus,
+        "vocab_size": vocab_size,
+        "start": start,
+        "end": end,
+        "paper": paper,
+        "key": key,
+        "bundled": corpus_names(),
+        "path": path,
+        **shown,
+    }
+
+
 def bpe_form(
     corpus: str = "",
     variant: str = "bpe",
@@ -197,21 +227,20 @@ def bpe_form(
         "end": end,
         "paper": paper,
     }
-    return {
-        "params": params,
-        "corpus": corpus,
-        "variant": variant,
-        "vocab_size": vocab_size,
-        "pattern": pattern,
-        "start": start,
-        "end": end,
-        "paper": paper,
-        "key": key,
-        "variants": VARIANTS,
-        "bundled": corpus_names(),
-        "algorithm": "bpe",
-        "path": "/worksheet/bpe",
-    }
+    return _training_form(
+        "/worksheet/bpe",
+        corpus,
+        vocab_size,
+        start,
+        end,
+        paper,
+        key,
+        params,
+        variant=variant,
+        pattern=pattern,
+        variants=VARIANTS,
+        algorithm="bpe",
+    )
 
 
 def wordpiece_form(
@@ -222,26 +251,17 @@ def wordpiece_form(
     paper: str = "a4",
     key: bool = False,
 ) -> dict[str, Any]:
-    params = {
-        "corpus": corpus or None,
-        "vocab_size": vocab_size,
-        "start": start,
-        "end": end,
-        "paper": paper,
-    }
-    return {
-        "params": params,
-        "corpus": corpus,
-        "variant": "wordpiece",
-        "vocab_size": vocab_size,
-        "start": start,
-        "end": end,
-        "paper": paper,
-        "key": key,
-        "bundled": corpus_names(),
-        "algorithm": "wordpiece",
-        "path": "/worksheet/wordpiece",
-    }
+    return _training_form(
+        "/worksheet/wordpiece",
+        corpus,
+        vocab_size,
+        start,
+        end,
+        paper,
+        key,
+        variant="wordpiece",
+        algorithm="wordpiece",
+    )
 
 
 def bpe_encode_form(
@@ -324,22 +344,13 @@ def unigram_train_form(
     paper: str = "a4",
     key: bool = False,
 ) -> dict[str, Any]:
-    params = {
-        "corpus": corpus or None,
-        "vocab_size": vocab_size,
-        "start": start,
-        "end": end,
-        "paper": paper,
-    }
-    return {
-        "params": params,
-        "corpus": corpus,
-        "vocab_size": vocab_size,
-        "start": start,
-        "end": end,
-        "paper": paper,
-        "key": key,
-        "bundled": corpus_names(),
-        "path": "/worksheet/unigram_train",
-        "max_rounds": unigram_train.SHEET_ROUNDS,
-    }
+    return _training_form(
+        "/worksheet/unigram_train",
+        corpus,
+        vocab_size,
+        start,
+        end,
+        paper,
+        key,
+        max_rounds=unigram_train.SHEET_ROUNDS,
+    )
