@@ -12,6 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from app.services.compare import MAX_COLUMNS
+from tests.app.pages.markup import box, by_testid
 from tokenizers_core import pretrained
 
 XSS = '<script>alert(1)</script> "quoted" <img src=x onerror=alert(2)>'
@@ -219,3 +220,25 @@ def test_chips_show_the_tokens_a_normaliser_made_with_the_text_on_hover(client):
     assert "from the text Café" in page and "from the text Ll" in page
     visualiser = client.get("/", params={"text": "Café", "tokenizer": "bert-base-uncased"}).text
     assert '<span class="tok">cafe</span>' in visualiser and "from the text “Café”" in visualiser
+
+
+def test_a_compare_column_fetched_alone_follows_the_box(client):
+    r = client.get(
+        "/compare/column",
+        params={"i": 0, "text": "hi there", "col": ["bert-base-uncased"], "bos": "false"},
+    )
+    assert r.status_code == 200 and r.text.count('class="chip chip-') == 2
+
+
+def test_compare_adds_the_post_processors_tokens_as_the_box_says(client):
+    cols = ["bert-base-uncased", "cl100k_base"]
+    for bos, bert_special in ((None, 2), ("false", 0)):
+        r = client.get(
+            "/api/compare",
+            params={"text": "hi there", "col": cols, **({"bos": bos} if bos else {})},
+        )
+        assert [c["metrics"]["special"] for c in r.json()] == [bert_special, 0]
+    body = client.get("/compare", params={"text": "hi there", "col": cols, "bos": "false"}).text
+    assert 'data-testid="bos-box">' in body and "disabled" not in box(body, "bos-box")
+    only_openai = client.get("/compare", params={"text": "hi", "col": ["cl100k_base"]}).text
+    assert "No column" in by_testid(only_openai, "bos-why")
