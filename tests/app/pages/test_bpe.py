@@ -2,9 +2,10 @@
 fragments, permalinks and bad input (a 4xx with the message on the page and the input kept); a
 late training step lists the words its merge changed first, the encoder opens at step zero, jumps
 by word and plays at a chosen speed; every training view's vocabulary-size field says that view's
-limit; the worksheet link is an icon. The BPE family's variants (`?variant=superbpe|picky_bpe|
-parity_bpe`) show the trainer's own step k and what each variant adds: SuperBPE's transition and
-superwords, Picky BPE's IoS and removals, parity-aware BPE's languages and Gini."""
+limit, the pattern field is for byte_bpe only and min_frequency for bpe and byte_bpe; the
+worksheet link is an icon. The BPE family's variants (`?variant=superbpe|picky_bpe|parity_bpe`)
+show the trainer's own step k and what each variant adds: SuperBPE's transition and superwords,
+Picky BPE's IoS and removals, parity-aware BPE's languages and Gini."""
 
 from __future__ import annotations
 
@@ -425,3 +426,25 @@ def test_the_family_form_shows_its_defaults_and_counts_read_alike(client):
 
     once = training_session("ab", "bpe", 20)  # one word, once: each merge occurs once
     assert sentence(once, 1).startswith("Merged a + b → ab, 1 occurrence; 1 other pair tied")
+
+
+def test_the_pattern_field_is_for_byte_bpe_only(client):
+    def fields(variant: str) -> dict[str, str]:
+        html = client.get("/bpe/train", params={"variant": variant}).text
+        tag = r'<div class="field variant-field"[^>]*data-testid="{}"[^>]*>'
+        return {
+            name: re.search(tag.format(name), html).group(0)
+            for name in ("pattern-field", "min-frequency-field")
+        }
+
+    bpe = fields("bpe")
+    assert " hidden" in bpe["pattern-field"] and " hidden" not in bpe["min-frequency-field"]
+    assert 'data-when="byte_bpe"' in bpe["pattern-field"]
+    byte = fields("byte_bpe")
+    assert " hidden" not in byte["pattern-field"] and " hidden" not in byte["min-frequency-field"]
+    sp = fields("sentencepiece_bpe")
+    assert " hidden" in sp["pattern-field"] and " hidden" in sp["min-frequency-field"]
+    html = client.get("/bpe/train", params={"variant": "bpe"}).text
+    assert '<select id="variant" name="variant" data-shows=".variant-field"' in html
+    assert '<select id="pattern" name="pattern" disabled>' in html  # not sent while hidden
+    assert "pattern (byte_bpe)" not in html
