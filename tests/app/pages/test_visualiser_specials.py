@@ -242,7 +242,7 @@ def test_the_budget_and_ids_are_kept_in_the_permalink(client):
 
 def test_ids_a_tokenizer_json_lacks_are_dropped_and_named(store_client):
     """The paste-ids box decodes as Hugging Face does (the id left out) and says which."""
-    from tests.app.test_api_bytes_words import gap_tokenizer_json
+    from tests.app.test_api import gap_tokenizer_json
 
     r = store_client.post(
         "/api/tokenizers", files={"file": ("tokenizer.json", gap_tokenizer_json())}
