@@ -440,3 +440,29 @@ def test_cli_colour_marks_unknown_tokens_too(capsys):
 
     assert main(["encode", "--color", "-t", "bert-base-uncased", "a ☃ b"]) == 0
     assert "[UNK ☃]" in capsys.readouterr().out
+
+
+@pytest.mark.heavy
+def test_cli_encode_no_special_tokens():
+    def run(*flags):
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "app.cli",
+                "encode",
+                "-t",
+                "bert-base-uncased",
+                "--json",
+                *flags,
+                "hi there",
+            ],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=True,
+        ).stdout
+        return json.loads(out)["tokens"]
+
+    assert run() == ["[CLS]", "hi", "there", "[SEP]"]
+    assert run("--no-special-tokens") == ["hi", "there"]

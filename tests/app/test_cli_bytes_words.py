@@ -96,7 +96,7 @@ def test_a_model_name_is_a_tokeniser_name():
 
 @pytest.mark.heavy
 def test_decode_of_a_tokenizer_json_drops_an_id_it_lacks_and_says_so(tmp_path):
-    from tests.app.test_api_bytes_words import gap_tokenizer_json
+    from tests.app.test_api import gap_tokenizer_json
 
     path = tmp_path / "tokenizer.json"
     path.write_bytes(gap_tokenizer_json())

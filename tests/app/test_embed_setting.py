@@ -1,7 +1,6 @@
 """The teacher's path: TOKVIS_FRAME_ANCESTORS is the CSP's frame-ancestors,
 every page's footer gives the <iframe> code and says what the server allows, and an embed shows
-the state first (no form, no introduction, the code panel folded). Also item 10's fields that do
-not apply: /bpe/train's pattern is for byte_bpe only, min_frequency for bpe and byte_bpe."""
+the state first (no form, no introduction, the code panel folded)."""
 
 from __future__ import annotations
 
@@ -100,28 +99,6 @@ def test_every_step_view_folds_its_code_in_an_embed(client, path):
     assert 'data-testid="code-fold"' in embed and 'data-testid="step-form"' not in embed
     full = client.get(path).text
     assert 'data-testid="code-fold"' not in full and 'data-testid="step-form"' in full
-
-
-def test_the_pattern_field_is_for_byte_bpe_only(client):
-    def fields(variant: str) -> dict[str, str]:
-        html = client.get("/bpe/train", params={"variant": variant}).text
-        tag = r'<div class="field variant-field"[^>]*data-testid="{}"[^>]*>'
-        return {
-            name: re.search(tag.format(name), html).group(0)
-            for name in ("pattern-field", "min-frequency-field")
-        }
-
-    bpe = fields("bpe")
-    assert " hidden" in bpe["pattern-field"] and " hidden" not in bpe["min-frequency-field"]
-    assert 'data-when="byte_bpe"' in bpe["pattern-field"]
-    byte = fields("byte_bpe")
-    assert " hidden" not in byte["pattern-field"] and " hidden" not in byte["min-frequency-field"]
-    sp = fields("sentencepiece_bpe")
-    assert " hidden" in sp["pattern-field"] and " hidden" in sp["min-frequency-field"]
-    html = client.get("/bpe/train", params={"variant": "bpe"}).text
-    assert '<select id="variant" name="variant" data-shows=".variant-field"' in html
-    assert '<select id="pattern" name="pattern" disabled>' in html  # not sent while hidden
-    assert "pattern (byte_bpe)" not in html
 
 
 STEP_VIEWS = [

@@ -217,7 +217,7 @@ def test_the_visualisers_paste_ids_box_says_whether_they_are_canonical(client):
 def test_an_id_a_tokenizer_json_lacks_is_named_and_breaks_canonicality(store_client):
     """decode drops it (as Hugging Face's does), so encode cannot give it back: not canonical,
     the break at that id, `dropped` naming it; the page says it and checks the rest."""
-    from tests.app.test_api_bytes_words import gap_tokenizer_json
+    from tests.app.test_api import gap_tokenizer_json
 
     r = store_client.post(
         "/api/tokenizers", files={"file": ("tokenizer.json", gap_tokenizer_json())}

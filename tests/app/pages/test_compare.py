@@ -1,10 +1,13 @@
 """/compare, tokenizers side by side, and its JSON endpoint: columns with their metrics and marks,
 a fragment and a permalink, a trained column a placeholder until it is trained; the results come
 first, each chosen column is a chip whose link drops it, and every column lists the same metrics
-(the browser half is in tests/browser/test_finish_layouts_browser.py)."""
+(the browser half is in tests/browser/test_finish_layouts_browser.py). The columns add the
+post-processor's tokens as the BOS/EOS box says, and read typed special tokens as the "special
+tokens in text" switch says, a ranks file's column too."""
 
 from __future__ import annotations
 
+import json
 import re
 from html import unescape
 from urllib.parse import parse_qs, urlsplit
@@ -12,6 +15,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from app.services.compare import MAX_COLUMNS
+from tests.app.pages.markup import box, by_testid
+from tests.shared_data import INTEROP
 from tokenizers_core import pretrained
 
 XSS = '<script>alert(1)</script> "quoted" <img src=x onerror=alert(2)>'
@@ -219,3 +224,63 @@ def test_chips_show_the_tokens_a_normaliser_made_with_the_text_on_hover(client):
     assert "from the text Café" in page and "from the text Ll" in page
     visualiser = client.get("/", params={"text": "Café", "tokenizer": "bert-base-uncased"}).text
     assert '<span class="tok">cafe</span>' in visualiser and "from the text “Café”" in visualiser
+
+
+def test_a_compare_column_fetched_alone_follows_the_box(client):
+    r = client.get(
+        "/compare/column",
+        params={"i": 0, "text": "hi there", "col": ["bert-base-uncased"], "bos": "false"},
+    )
+    assert r.status_code == 200 and r.text.count('class="chip chip-') == 2
+
+
+def test_compare_adds_the_post_processors_tokens_as_the_box_says(client):
+    cols = ["bert-base-uncased", "cl100k_base"]
+    for bos, bert_special in ((None, 2), ("false", 0)):
+        r = client.get(
+            "/api/compare",
+            params={"text": "hi there", "col": cols, **({"bos": bos} if bos else {})},
+        )
+        assert [c["metrics"]["special"] for c in r.json()] == [bert_special, 0]
+    body = client.get("/compare", params={"text": "hi there", "col": cols, "bos": "false"}).text
+    assert 'data-testid="bos-box">' in body and "disabled" not in box(body, "bos-box")
+    only_openai = client.get("/compare", params={"text": "hi", "col": ["cl100k_base"]}).text
+    assert "No column" in by_testid(only_openai, "bos-why")
+
+
+def compare_specials(client, text, cols, special):
+    switch = {} if special is None else {"special": "true" if special else "false"}
+    params = {"text": text, "col": cols, **switch}
+    r = client.get("/api/compare", params=params)
+    assert r.status_code == 200, r.text
+    return [(c["error"], c["metrics"] and c["metrics"]["special"]) for c in r.json()]
+
+
+def test_compare_reads_special_tokens_as_the_switch_says(client):
+    text = "Hi <|endoftext|> [CLS] there"
+    cols = ["bert-base-uncased", "cl100k_base"]
+    assert compare_specials(client, text, cols, False) == [(None, 2), (None, 0)]
+    assert compare_specials(client, text, cols, True) == [(None, 3), (None, 1)]
+    # left out, each column's own library: BERT matches [CLS], tiktoken refuses the text
+    (bert, cl100k) = compare_specials(client, text, cols, None)
+    assert bert == (None, 3) and "tiktoken's encode refuses" in cl100k[0]
+    page = client.get("/compare", params={"text": text, "col": cols, "special": "true"}).text
+    assert '<option value="true" selected>' in page
+
+
+LLAMA3_RANKS = INTEROP / "raw" / "llama3" / "tokenizer.model"
+
+
+@pytest.mark.heavy
+@pytest.mark.skipif(not LLAMA3_RANKS.is_file(), reason="shared/data/interop is absent")
+def test_a_ranks_file_column_takes_typed_special_tokens_either_way(store_client):
+    r = store_client.post(
+        "/api/tokenizers",
+        files={"file": ("tokenizer.model", LLAMA3_RANKS.read_bytes())},
+        data={"pattern": "llama3", "special_tokens": json.dumps({"<|begin_of_text|>": 128000})},
+    )
+    assert r.status_code == 201, r.text
+    handle = r.json()["tokenizer"]
+    text = "<|begin_of_text|>Hi"
+    assert compare_specials(store_client, text, [handle], False) == [(None, 0)]
+    assert compare_specials(store_client, text, [handle], True) == [(None, 1)]

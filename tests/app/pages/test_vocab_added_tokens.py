@@ -1,12 +1,11 @@
-"""Real files in the web layer.
+"""/vocab with real files: a tokenizer.json's added tokens are part of its vocabulary (Llama 3's
+256 special tokens sit past the model's 128,000, ids 128000..128255), and /vocab, its search,
+`GET /api/vocab` and the vocabulary CSV list them, each marked special or not; a bare merges file
+uploaded alone answers 422 saying what it is and what it needs.
 
-11. A tokenizer.json's added tokens are part of its vocabulary: Llama 3's 256 special tokens sit
-    past the model's 128,000 (ids 128000..128255). /vocab, its search, `GET /api/vocab` and the
-    vocabulary CSV list them, each marked special or not.
-9.  A bare merges file uploaded alone answers 422 saying what it is and what it needs.
-
-The small tokenizer.json is built here with Hugging Face `tokenizers`; the real Llama 3 one is
-read from ../shared/data/interop when it is there.
+The file has its own server (a larger upload bound than the other page tests'), so its tests
+stay beside test_vocab.py rather than in it. The small tokenizer.json is built here with Hugging
+Face `tokenizers`; the real Llama 3 one is read from ../shared/data/interop when it is there.
 """
 
 from __future__ import annotations
@@ -173,7 +172,7 @@ def test_llama3_lists_its_256_special_tokens(client):
     assert [(i, t) for i, t, _m in rows(search.text)] == [(128009, "<|eot_id|>")]
 
 
-# ---- 9. a merges file alone ------------------------------------------------------------------------
+# ---- a merges file alone -------------------------------------------------------------------------
 def test_uploading_a_bare_merges_file_says_what_it_is(client):
     clip = gzip.compress(b'"bpe_simple_vocab_16e6.txt#version: 0.2\ni n\nt h\na n\nth e</w>\n')
     r = client.post("/api/tokenizers", files={"file": ("bpe_simple_vocab_16e6.txt.gz", clip)})

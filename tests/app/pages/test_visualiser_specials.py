@@ -1,25 +1,22 @@
-"""Special-token controls and the token budget on the visualiser and compare:
-"add BOS/EOS" (the post-processor, add_special_tokens) for every tokenizer kind, disabled with
-a reason where nothing is added, kept in the permalink; the paste-ids box (ids -> which tokens,
-the text with and without special tokens, an unknown id an error in place); "split at N tokens"
-(the cut on a character boundary, the chunks, the note that counts are not additive); and
-`tokvis encode --no-special-tokens`."""
+"""The visualiser's special-token controls and token budget: "add BOS/EOS" (the post-processor,
+add_special_tokens) for every tokenizer kind, disabled with a reason where nothing is added, kept
+in the permalink; the paste-ids box (ids -> which tokens, the text with and without special
+tokens, an unknown id an error in place); "split at N tokens" (the cut on a character boundary,
+the chunks, the note that counts are not additive). The same box on /compare is tested in
+test_compare.py, `tokvis encode --no-special-tokens` in tests/app/test_cli.py."""
 
 from __future__ import annotations
 
 import html
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
+from tests.app.pages.markup import box, by_testid
 from tests.shared_data import INTEROP
 
 LLAMA3_JSON = INTEROP / "converted" / "llama3.tokenizer.json"
 needs_llama3 = pytest.mark.skipif(not LLAMA3_JSON.is_file(), reason="shared/data/interop is absent")
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def page(client, text, tokenizer, **params):
@@ -28,16 +25,8 @@ def page(client, text, tokenizer, **params):
     return r
 
 
-def by_testid(body: str, name: str, end: str = "<") -> str:
-    return html.unescape(body.split(f'data-testid="{name}"')[1].split(">", 1)[1].split(end)[0])
-
-
 def token_count(body: str) -> int:
     return int(by_testid(body, "token-count"))
-
-
-def box(body: str, box_id: str) -> str:
-    return body.split(f'id="{box_id}"')[1].split("</div>")[0]
 
 
 # ---- add BOS/EOS ---------------------------------------------------------------------------
@@ -65,14 +54,6 @@ def test_the_trace_download_follows_the_box(client):
     assert "bos=false" in link
     steps = [json.loads(line) for line in client.get(link).text.splitlines()]
     assert [t[0] for t in steps[-1]["tokens"]] == ["hi", "there"]
-
-
-def test_a_compare_column_fetched_alone_follows_the_box(client):
-    r = client.get(
-        "/compare/column",
-        params={"i": 0, "text": "hi there", "col": ["bert-base-uncased"], "bos": "false"},
-    )
-    assert r.status_code == 200 and r.text.count('class="chip chip-') == 2
 
 
 def test_the_form_sends_a_hidden_false_before_the_box(client):
@@ -140,46 +121,6 @@ def test_htmx_gets_the_bos_box_and_the_ids_output_out_of_band(client):
         "/", params={"text": "hi", "tokenizer": "bert-base-uncased"}, headers={"HX-Request": "true"}
     ).text
     assert 'id="bos-box" hx-swap-oob="true"' in body and 'id="ids-out"' in body
-
-
-def test_compare_adds_the_post_processors_tokens_as_the_box_says(client):
-    cols = ["bert-base-uncased", "cl100k_base"]
-    for bos, bert_special in ((None, 2), ("false", 0)):
-        r = client.get(
-            "/api/compare",
-            params={"text": "hi there", "col": cols, **({"bos": bos} if bos else {})},
-        )
-        assert [c["metrics"]["special"] for c in r.json()] == [bert_special, 0]
-    body = client.get("/compare", params={"text": "hi there", "col": cols, "bos": "false"}).text
-    assert 'data-testid="bos-box">' in body and "disabled" not in box(body, "bos-box")
-    only_openai = client.get("/compare", params={"text": "hi", "col": ["cl100k_base"]}).text
-    assert "No column" in by_testid(only_openai, "bos-why")
-
-
-@pytest.mark.heavy
-def test_cli_encode_no_special_tokens():
-    def run(*flags):
-        out = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "app.cli",
-                "encode",
-                "-t",
-                "bert-base-uncased",
-                "--json",
-                *flags,
-                "hi there",
-            ],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            check=True,
-        ).stdout
-        return json.loads(out)["tokens"]
-
-    assert run() == ["[CLS]", "hi", "there", "[SEP]"]
-    assert run("--no-special-tokens") == ["hi", "there"]
 
 
 # ---- the paste-ids box -----------------------------------------------------------------------
@@ -301,7 +242,7 @@ def test_the_budget_and_ids_are_kept_in_the_permalink(client):
 
 def test_ids_a_tokenizer_json_lacks_are_dropped_and_named(store_client):
     """The paste-ids box decodes as Hugging Face does (the id left out) and says which."""
-    from tests.app.test_api_bytes_words import gap_tokenizer_json
+    from tests.app.test_api import gap_tokenizer_json
 
     r = store_client.post(
         "/api/tokenizers", files={"file": ("tokenizer.json", gap_tokenizer_json())}
