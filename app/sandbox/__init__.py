@@ -162,12 +162,10 @@ class Sandbox:
             what=f"the pattern {pattern.source!r}",
         )
 
-    def normalizer_runner(self, normalizer: Any, ns: Any) -> Any:
-        """A `Tokenizer.normalizer_runner` (an uploaded file's tokeniser carries it): the chain
-        runs in this sandbox while it is started and has workers, here otherwise."""
-        with _ACTIVE_LOCK:
-            running = self.enabled and self in _ACTIVE
-        return self.normalize(normalizer, ns) if running else normalizer.normalize(ns)
+    @property
+    def normalizer_runner(self) -> "InSandbox":
+        """The `Tokenizer.normalizer_runner` an uploaded file's tokeniser carries."""
+        return InSandbox(self)
 
     def normalize(self, normalizer: Any, ns: Any) -> Any:
         """`normalizer.normalize(ns)` in the pipeline pool (`pipeline.NormalizerRunner`): an
@@ -216,6 +214,23 @@ def _search_in_sandbox(
     with _ACTIVE_LOCK:
         sandbox = next((s for s in reversed(_ACTIVE) if s.enabled), None)
     return None if sandbox is None else sandbox.search(pattern, method, args, seconds)
+
+
+class InSandbox:
+    """A `Tokenizer.normalizer_runner`: the chain runs in `sandbox` while it is started and has
+    workers, here otherwise. A tokeniser pickled with it (sent to a job's child process, which
+    has limits of its own) arrives without it: there the chain runs in that child."""
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        self.sandbox = sandbox
+
+    def __call__(self, normalizer: Any, ns: Any) -> Any:
+        with _ACTIVE_LOCK:
+            running = self.sandbox.enabled and self.sandbox in _ACTIVE
+        return self.sandbox.normalize(normalizer, ns) if running else normalizer.normalize(ns)
+
+    def __reduce__(self) -> tuple[Any, tuple[()]]:
+        return type(None), ()  # unpickled: None, the chain runs where the tokeniser is
 
 
 def unpickle_quietly(blob: bytes) -> Any:

@@ -386,3 +386,19 @@ def test_a_waiting_request_takes_the_child_of_a_heavy_users_small_task(tmp_path)
     finally:
         (tmp_path / "stop").write_text("")
         pool.stop()
+
+
+def test_a_tokeniser_carrying_the_sandbox_runner_pickles_without_it():
+    """An uploaded file's tokeniser is sent to job children pickled (an audit, a handover):
+    the runner, which holds the server's pool, arrives as None, so the chain runs in that
+    child, under the child's own limits; here, with no sandbox started, it runs here."""
+    import pickle
+
+    import tokenizers_core as tc
+    from app.sandbox import Sandbox
+
+    tok = pickle.loads(pickle.dumps(tc.load("bert-base-uncased")))  # a copy: load() shares one
+    tok.normalizer_runner = Sandbox(workers=0).normalizer_runner
+    assert tok.encode("Héllo").tokens == ["[CLS]", "hello", "[SEP]"]
+    again = pickle.loads(pickle.dumps(tok))
+    assert again.normalizer_runner is None and again.encode("Héllo").ids == tok.encode("Héllo").ids
