@@ -12,6 +12,11 @@ from typing import Any, NamedTuple
 import tokenizers_core as tc
 from tokenizers_core import metrics
 from tokenizers_core.byte_level import CHAR_TO_BYTE
+from tokenizers_core.special_switch import (  # noqa: F401  (the surfaces name them here)
+    special_default,
+    special_note,
+    special_options,
+)
 
 _VISIBLE = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}
 
@@ -558,61 +563,3 @@ def special_choice(value: str | bool | None) -> bool | None:
 def special_param(special: bool | None) -> str | None:
     """The switch as a URL parameter: "true", "false", or None (left out: the default)."""
     return None if special is None else ("true" if special else "false")
-
-
-def special_note(tok) -> str | None:
-    """Why the `special` switch does nothing for `tok` (None: it applies). It applies to the
-    OpenAI encodings and ranks files given special tokens, and to every tokenizer with special
-    added tokens (tokenizer.json files, BERT, GGUF); sentencepiece models read no token from the
-    text (`<s>` typed is text), and the rule tokenisers have none."""
-    if getattr(tok, "special_tokens", None) or getattr(tok.added_vocabulary, "special", None):
-        return None
-    return "This tokenizer reads no special tokens from the text: typed, they are ordinary text."
-
-
-def _is_tiktoken(tok) -> bool:
-    return bool(getattr(tok, "special_tokens", None)) and hasattr(tok, "strict_special")
-
-
-def special_default(tok) -> str | None:
-    """What the owner library does, by default, with a special token typed in the text (the
-    page's label for the switch left out); None where the switch does not apply."""
-    if special_note(tok) is not None:
-        return None
-    if _is_tiktoken(tok):
-        if tok.strict_special:
-            return "refused (tiktoken)"
-        return "ordinary text"
-    return "special (Hugging Face)"
-
-
-def special_options(tok, special: bool | None, text: str | list | None = None) -> dict[str, Any]:
-    """The keywords of `tok.encode` / `tok.trace` for the `special` switch: None is the owner
-    library's default (no keywords: Hugging Face matches special added tokens, tiktoken refuses
-    them, which raises here with the switch's name when `text` holds one); True reads them as
-    special tokens (tiktoken's `allowed_special="all"`, Hugging Face's default); False as
-    ordinary text (`disallowed_special=()`, Hugging Face's `encode_special_tokens=True`)."""
-    if special_note(tok) is not None:
-        return {}
-    if _is_tiktoken(tok):
-        if special is None:
-            _refuse_typed_special(tok, text)
-            return {}
-        return {"allowed_special": "all"} if special else {"disallowed_special": ()}
-    return {} if special is None else {"encode_special_tokens": not special}
-
-
-def _refuse_typed_special(tok, text: str | list | None) -> None:
-    """tiktoken's default refusal of a special token typed in the text, said in the words of
-    the surfaces' switch (the core's own message names tiktoken's keywords)."""
-    if not tok.strict_special or text is None:
-        return
-    texts = [text] if isinstance(text, str) else [t for t in text if isinstance(t, str)]
-    for token in sorted(tok.special_tokens, key=lambda t: (-len(t), t)):
-        if any(token in t for t in texts):
-            raise tc.InvalidInput(
-                f"the text holds the special token {token!r}, which tiktoken's encode refuses "
-                f"by default ({tok.name} is a tiktoken encoding): turn the special switch on "
-                "(special=true; tokvis --special) to read it as one special token, or off "
-                "(special=false; tokvis --no-special) to read it as ordinary text"
-            )

@@ -20,6 +20,8 @@ from typing import Any, Iterable
 from .audit import audit  # eager: importing the audit package later would rebind tc.audit
 from .encoding import Encoding, Token
 from .errors import InvalidInput, NotFound
+from .fingerprints import fingerprint
+from .locks import lock, verify
 from .normalized import NormalizedString
 from .pipeline import Tokenizer
 from .pretrained import encoding_for_model, encoding_name_for_model, load
@@ -41,12 +43,15 @@ __all__ = [
     "check",
     "encoding_for_model",
     "encoding_name_for_model",
+    "fingerprint",
     "is_canonical",
     "load",
+    "lock",
     "register_step",
     "step_from_dict",
     "tokenizations",
     "train",
+    "verify",
 ]
 
 
@@ -108,3 +113,4 @@ def algorithms() -> list[str]:
     from .implementations import training  # lazy: the trainers load on first use
 
     return training.algorithms()
+

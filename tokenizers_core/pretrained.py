@@ -333,7 +333,7 @@ def load(
     if special_tokens is not None:
         options["special_tokens"] = special_tokens
     if isinstance(source, (bytes, bytearray)):
-        return formats.load_bytes(bytes(source), format=format, **options)
+        return _recorded(formats.load_bytes(bytes(source), format=format, **options), source)
     if isinstance(source, os.PathLike):
         source = os.fspath(source)
     if not isinstance(source, str) or not source:
@@ -344,9 +344,9 @@ def load(
     if (name in _BUNDLED or name in _UNLISTED) and format is None and not options:
         return _load_bundled(name)
     if os.path.isfile(source):
-        return _load_file(source, format, options)
+        return _recorded(_load_file(source, format, options), source)
     if os.path.isdir(source):
-        return _load_folder(source, format, options)
+        return _recorded(_load_folder(source, format, options), source)
     if (
         format is None
         and not options
@@ -357,6 +357,23 @@ def load(
     raise InvalidInput(
         f"unknown tokeniser {source!r}: not a file, and the bundled ones are: {known}"
     )
+
+
+def _recorded(tok: Tokenizer, source: str | bytes | bytearray) -> Tokenizer:
+    """`tok`, with where it came from kept for its fingerprint (`fingerprints.tokenizer_sha256`):
+    the sha256 of a file's bytes (a GGUF model's path instead: it may be gigabytes, hashed only
+    when asked) or of a folder's manifest."""
+    from .fingerprints import source_sha256  # lazy: the fingerprint imports the GGUF table
+
+    if (
+        isinstance(source, str)
+        and os.path.isfile(source)
+        and _starts_with(source, formats.GGUF_MAGIC)
+    ):
+        tok.source_path = source
+    else:
+        tok.source_sha256 = source_sha256(source)
+    return tok
 
 
 def _load_folder(path: str, format: str | None, options: dict[str, Any]) -> Tokenizer:

@@ -10,11 +10,14 @@ terminal.
     tokvis export NAME|FILE -o OUT [--format F] [--lossy]
     tokvis chat MESSAGES.json|- [-t NAME|FILE] [--template-name N | --template FILE] [--json]
     tokvis audit NAME|FILE [--category C] [--show N] [--json]
+    tokvis fingerprint NAME|FILE [--json]
+    tokvis lock -t NAME|FILE --texts FILE -o LOCK
+    tokvis verify LOCK [-t NAME|FILE] [--format text|json|junit] [-o FILE] [--max-tokens N]
 
 `--format` is always the format written; `--from` names a tokenizer file's own format.
 
 A module per family of commands (`serve`, `encoding`, `training`, `compare`, `vocab_diff`,
-`export`, `chat`, `audit`, `tokenizations`, `deploy`) adds its own to the parser with
+`export`, `chat`, `audit`, `tokenizations`, `lock`, `deploy`) adds its own to the parser with
 `register(subparsers)`, each with the function it runs (`set_defaults(run=...)`); the options
 several of them share, and reading their values, are in `inputs`.
 
@@ -42,6 +45,7 @@ from . import (
     deploy,
     encoding,
     export,
+    lock,
     serve,
     tokenizations,
     training,
@@ -60,6 +64,7 @@ COMMANDS = (
     chat,  # chat
     audit,  # audit
     tokenizations,  # tokenizations
+    lock,  # fingerprint, lock, verify
     deploy,  # db, worker
 )
 
