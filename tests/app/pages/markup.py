@@ -1,9 +1,10 @@
-"""Pieces of a page's HTML that the page tests read: the text of an element by its test id, and
-the markup of a box by its id."""
+"""Pieces of a page's HTML that the page tests read: the text of an element by its test id, the
+markup of a box by its id, and the tokens of a page's chips."""
 
 from __future__ import annotations
 
 import html
+import re
 
 
 def by_testid(body: str, name: str, end: str = "<") -> str:
@@ -12,3 +13,8 @@ def by_testid(body: str, name: str, end: str = "<") -> str:
 
 def box(body: str, box_id: str) -> str:
     return body.split(f'id="{box_id}"')[1].split("</div>")[0]
+
+
+def chips_of(body: str) -> list[str]:
+    """Each chip's token as drawn (a space as `·`), in order."""
+    return [html.unescape(t) for t in re.findall(r'<span class="tok">(.*?)</span>', body, re.S)]

@@ -1,9 +1,13 @@
 """/diff, two tokenizers' segmentations of one text: A drawn left and B right in every row, each
-stage explained once, byte-level spellings shown decoded."""
+stage explained once, byte-level spellings shown decoded. Also the page's sources (the stress set
+paged, pasted lines, a stored corpus cut at a megabyte), its bad input said in place, and
+`GET /api/diff`."""
 
 from __future__ import annotations
 
 import re
+
+import pytest
 
 from app.services import diff as diff_service
 from tokenizers_core import pretrained
@@ -78,3 +82,94 @@ def test_pasted_hostile_text_stays_text_in_the_spellings(client):
     )
     assert r.status_code == 200
     assert "<script>alert(1)" not in r.text and "<img src=x" not in r.text
+
+
+# ---- the sources, bad input and the JSON ----------------------------------------------------
+def test_the_default_page_diffs_cl100k_and_o200k_on_the_stress_set(client):
+    r = client.get("/diff")
+    assert r.status_code == 200
+    assert 'data-testid="verdict"' in r.text and "% identical" in r.text
+    assert r.text.count('data-testid="diff-row"') == 20  # one page
+    assert 'rel="next"' in r.text and "page <b>1</b>" in r.text
+    assert 'href="/diff"' in r.text  # the nav link
+    # the first rows are the most informative: a pre-tokenizer split, not a renumbering
+    assert re.search(r'data-testid="diff-row" data-stage="pre-tokenizer split"', r.text)
+
+
+def test_an_alias_against_its_encoding_is_identical(client):
+    r = client.get("/diff", params={"a": "gpt2", "b": "r50k_base"})
+    assert r.status_code == 200
+    assert ">Identical</b>" in r.text and 'data-testid="diff-row"' not in r.text
+
+
+def test_pasted_text_is_diffed_line_by_line_and_shown_as_text(client):
+    text = "I don't know\nsame\n" + XSS
+    r = client.get(
+        "/diff",
+        params={"a": "cl100k_base", "b": "o200k_base", "source": "text", "text": text},
+        headers={"HX-Request": "true"},
+    )
+    assert r.status_code == 200 and "<h1>" not in r.text  # the results block alone
+    assert "<script>alert(1)" not in r.text and "<img src=x" not in r.text
+    assert "script&gt;alert(1)&lt;/script&gt;" in r.text and "<code>&lt;script</code>" in r.text
+    assert 'data-stage="pre-tokenizer split"' in r.text and "<code>·don</code>" in r.text
+
+
+def test_a_corpus_is_paged(client):
+    params = {"a": "cl100k_base", "b": "o200k_base", "source": "corpus", "corpus": "udhr/eng"}
+    first = client.get("/diff", params=params)
+    second = client.get("/diff", params={**params, "page": 2})
+    assert first.status_code == second.status_code == 200
+    assert "page <b>2</b>" in second.text and 'rel="prev"' in second.text
+    assert "of the corpus udhr/eng" in first.text
+
+
+def test_bad_input_is_shown_in_place(client):
+    r = client.get("/diff", params={"a": "no-such-tokenizer"})
+    assert r.status_code == 404 and "unknown tokeniser" in r.text and 'id="diff-form"' in r.text
+    r = client.get("/diff", params={"source": "elsewhere"})
+    assert r.status_code == 422 and "unknown text source" in r.text
+    r = client.get("/diff", params={"source": "corpus", "corpus": "nope"})
+    assert r.status_code == 404 and "unknown corpus" in r.text
+
+
+def test_the_api_reports_the_share_the_stages_and_the_first_differences(client):
+    r = client.get("/api/diff", params={"a": "cl100k_base", "b": "o200k_base", "limit": 3})
+    assert r.status_code == 200
+    data = r.json()
+    assert data["texts"] > 80 and 0 <= data["share_identical"] < 1
+    assert len(data["differences"]) == 3 and data["differing"] == sum(data["by_stage"].values())
+    first = data["differences"][0]
+    assert {"index", "text", "stage", "position", "evidence", "window_a", "window_b"} <= set(first)
+
+
+def test_the_api_answers_bad_input_with_a_detail(client):
+    assert client.get("/api/diff", params={"a": "gpt2", "b": "nope"}).status_code == 404
+    r = client.get("/api/diff", params={"a": "gpt2", "b": "gpt2", "limit": 5000})
+    assert r.status_code == 422 and "limit" in r.json()["detail"]
+    assert client.get("/api/diff", params={"a": "", "b": "gpt2"}).status_code == 422
+
+
+@pytest.mark.heavy
+def test_a_corpus_over_a_megabyte_is_cut_and_the_page_says_so(store_client):
+    line = "The cat sat on the mat. " * 40 + "\n"  # 961 characters
+    text = line * 1100  # 1,057,100 characters
+    digest = store_client.post("/api/corpora", json={"text": text, "name": "long"}).json()["sha256"]
+    params = {"a": "gpt2", "b": "r50k_base", "source": "corpus", "corpus": digest}
+    page = store_client.get("/diff", params=params)
+    assert page.status_code == 200 and 'data-testid="cut-note"' in page.text
+    assert "The corpus is 1,057,100 characters" in page.text
+    data = store_client.get("/api/diff", params=params).json()
+    assert data["cut"] == 1_057_100 and data["texts"] == 1_000_000 // len(line)
+
+
+def test_no_text_to_diff_says_so(client):
+    r = client.get("/diff", params={"source": "text", "text": "\n\n"})
+    assert r.status_code == 200 and ">No texts</b>" in r.text and "Identical" not in r.text
+
+
+def test_a_page_below_1_is_refused(client):
+    """The schema says page >= 1; page 0 or -1 was shown as page 1 (a 200)."""
+    for page in (0, -1):
+        r = client.get("/diff", params={"page": page})
+        assert r.status_code == 422 and f"page must be 1 or more, not {page}" in r.text

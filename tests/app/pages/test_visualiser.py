@@ -1,32 +1,94 @@
-"""/, the visualiser: a text over the length limit is cut and its start still tokenised, one of a
-thing is singular on every page, an alias is shown by its real name in every picker, a long paste
-is POSTed (a text that fits a URL keeps its permalink), and the note under decode(ids) says what
-actually happened. A chip draws a character cut across tokens once, on the token that completes
-it, and marks unknown and byte-fallback tokens; one long word is one piece, and the page's work
-grows in proportion to its length. The page leads with a big count (tokens, characters, the share
-of a context window, with thousands separators) on every tokenizer; a long text gets that count
-alone and loads its chips in a second request (POST /tokens)."""
+"""/, the visualiser: the page as plain HTML and as htmx fragments, bad input said in place with
+the text kept, a text over the length limit cut and its start still tokenised, one of a thing
+singular on every page, an alias shown by its real name in every picker, a long paste POSTed (a
+text that fits a URL keeps its permalink, a longer one gets one through the store). The page leads
+with a big count (tokens, characters, the share of a context window, with thousands separators) on
+every tokenizer; a long text gets that count alone and loads its chips in a second request (POST
+/tokens). How a chip is drawn is tested in test_visualiser_chips.py, the decode line and its note
+in test_visualiser_decode.py, special tokens and ids in test_visualiser_specials.py, the pipeline
+panel in test_visualiser_pipeline.py."""
 
 from __future__ import annotations
 
-import random
 import re
-import string
-import sys
 from html import unescape
 
 import pytest
 
-import tokenizers_core as tc
-from app import display
-from app.roundtrip import round_trip_notes
-from app.routers import visualiser as visualiser_router
-from app.services.visualiser import CONTEXT_WINDOWS, DEFAULT_WINDOW, DEFER_CHARS, MAX_CHIPS
+from app.services.visualiser import CONTEXT_WINDOWS, DEFAULT_WINDOW, DEFER_CHARS
+from tests.app.pages.markup import chips_of
 
 
 def _text(html: str) -> str:
     """A page's words, tags dropped and spaces collapsed."""
     return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", html)))
+
+
+# ---- the page, its fragments and bad input -------------------------------------------------------
+def test_full_page_has_form_chips_counts_and_pipeline(client):
+    r = client.get("/", params={"text": "Hello, world!", "tokenizer": "word"})
+    assert r.status_code == 200
+    html = r.text
+    assert "<!doctype html>" in html.lower() and 'id="vis-form"' in html
+    assert chips_of(html) == ["Hello", ",", "world", "!"]
+    assert 'data-testid="token-count">4<' in html
+    assert 'characters <b data-testid="char-count">13</b>' in html and "bytes <b>13</b>" in html
+    assert "Pre-tokenise" in html and "Post-process" in html
+    assert "/static/htmx.min.js" in html
+
+
+def test_fragment_is_only_the_result_block(client):
+    r = client.get("/", params={"text": "a b", "tokenizer": "char"}, headers={"HX-Request": "true"})
+    assert r.status_code == 200
+    assert "<html" not in r.text and 'id="vis-form"' not in r.text
+    assert chips_of(r.text) == ["a", "·", "b"]  # the space is made visible
+
+
+def test_history_restore_gets_the_full_page(client):
+    r = client.get(
+        "/",
+        params={"text": "a", "tokenizer": "char"},
+        headers={"HX-Request": "true", "HX-History-Restore-Request": "true"},
+    )
+    assert "<html" in r.text
+
+
+def test_switching_tokeniser_moves_boundaries(client):
+    text = "Dr. Smith arrived. He sat."
+    words = chips_of(client.get("/", params={"text": text, "tokenizer": "word"}).text)
+    sentences = chips_of(client.get("/", params={"text": text, "tokenizer": "sentence"}).text)
+    assert len(words) > len(sentences) == 2
+
+
+def test_empty_text_renders(client):
+    r = client.get("/", params={"text": "", "tokenizer": "word"})
+    assert r.status_code == 200 and chips_of(r.text) == []
+
+
+def test_user_text_is_escaped(client):
+    payload = "</textarea><script>alert(1)</script><img src=x onerror=alert(1)>"
+    r = client.get("/", params={"text": payload, "tokenizer": "char"})
+    assert "<script>alert(1)</script>" not in r.text
+    assert "<img src=x" not in r.text
+    assert "&lt;/textarea&gt;&lt;script&gt;" in r.text
+
+
+def test_unknown_tokeniser_is_404_with_message_and_input_kept(client):
+    r = client.get("/", params={"text": "keep me", "tokenizer": "nope"})
+    assert r.status_code == 404
+    assert "unknown tokeniser" in r.text and "keep me" in r.text
+
+
+@pytest.mark.heavy
+def test_custom_regex_and_its_errors(client):
+    ok = client.get("/", params={"text": "ab12cd", "tokenizer": "regex", "pattern": r"\d+"})
+    assert ok.status_code == 200 and chips_of(ok.text) == ["12"]
+    bad = client.get("/", params={"text": "abc", "tokenizer": "regex", "pattern": "(a"})
+    assert bad.status_code == 422 and "regex" in bad.text.lower() and "abc" in bad.text
+    slow = client.get(
+        "/", params={"text": "a" * 40 + "!", "tokenizer": "regex", "pattern": "(a|aa)+$"}
+    )
+    assert slow.status_code == 422 and "0.5" in slow.text
 
 
 # ---- a text over the length limit ----------------------------------------------------------------
@@ -51,13 +113,24 @@ def test_the_textarea_knows_the_limit(client, settings):
     assert f"at most {settings.max_text_chars:,} characters" in _text(r.text)
 
 
+def test_text_over_the_limit_is_cut_at_it_on_the_page(client, settings):
+    """Issue 20 item 19: the page keeps the result of the text cut at the limit (it used to
+    answer 413 and wipe the result)."""
+    r = client.get(
+        "/",
+        params={"text": "x" * (settings.max_text_chars + 1), "tokenizer": "char"},
+        headers={"HX-Request": "true"},
+    )
+    assert r.status_code == 200 and f"at most {settings.max_text_chars:,} characters" in r.text
+
+
 BAD_PLURAL = re.compile(
     r"(?<![\d.,])(?<!Round )\b1 (tokens|merges|pieces|steps|words|entries|rounds)\b"
     r"|\bfirst 1 "
 )
 
 
-# ---- plurals ------------------------------------------------------------------------------------
+# ---- plurals -------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "url",
     [
@@ -81,7 +154,7 @@ def test_the_pipeline_says_one_token_and_one_piece(client):
     assert ", 1 token)" in words
 
 
-# ---- alias names --------------------------------------------------------------------------------
+# ---- alias names ---------------------------------------------------------------------------------
 def test_an_alias_is_shown_by_its_real_name(client):
     r = client.get("/", params={"text": "hi", "tokenizer": "gpt2"})
     assert r.status_code == 200
@@ -101,6 +174,7 @@ def test_an_alias_is_its_bundled_entry_in_every_picker(client, url):
     assert r.status_code == 200 and "Trained: gpt" not in r.text
 
 
+# ---- a long text posted, and its permalink -------------------------------------------------------
 LONG_CJK = "東京都の天気は晴れです。" * 1600  # 19,200 characters, ~58 KB of UTF-8
 
 
@@ -177,257 +251,8 @@ def test_an_unknown_stored_text_is_a_message(client):
     assert client.get("/", params={"stored": "nope"}).status_code == 404
 
 
-def notes(name: str, text: str, **kw) -> list[str]:
-    tok = tc.load(name)
-    enc = tok.encode(text, **kw)
-    return round_trip_notes(tok, text, enc, tok.decode(enc.ids))
+# ---- the count first -----------------------------------------------------------------------------
 
-
-def test_exact_round_trip_has_no_note():
-    assert notes("cl100k_base", "Hello, 東京 👍") == []
-
-
-def test_special_tokens_read_from_the_text_come_back():
-    assert notes("cl100k_base", "Hi <|endoftext|> there", allowed_special="all") == []
-
-
-def test_special_tokens_the_post_processor_added_are_named_and_nothing_else():
-    said = notes("bert-base-uncased", "hello world")
-    assert said == ["decode keeps the special tokens “[CLS]”, “[SEP]” the post-processor added."]
-
-
-def test_special_tokens_left_out_by_decode_are_named_and_nothing_is_said_of_normalising():
-    from app.roundtrip import round_trip_notes
-
-    tok = tc.load("cl100k_base")
-    text = "Hi <|endoftext|> there"
-    enc = tok.encode(text, allowed_special="all")
-    said = round_trip_notes(tok, text, enc, tok.decode(enc.ids, skip_special_tokens=True))
-    assert len(said) == 1 and "<|endoftext|>" in said[0] and "left out" in said[0]
-    assert "normalis" not in said[0]
-
-
-def test_unknowns_and_the_normaliser_are_told_apart():
-    said = notes("bert-base-uncased", "Café ☃ ok")
-    assert any("unknown token ([UNK]) stood for “☃”" in n for n in said)
-    assert any("“Café” became “cafe”" in n for n in said)
-
-
-def test_sentencepiece_unknown_and_spaces():
-    said = notes("botchan_en_unigram_1000", "Hi  ☃ ok")
-    assert any("<unk>" in n or "unknown" in n for n in said)
-
-
-def test_the_page_shows_the_notes(client):
-    """The visualiser decodes as decode does by default: special tokens kept."""
-    r = client.get(
-        "/",
-        params={"text": "Hi <|endoftext|> there", "tokenizer": "cl100k_base", "special": "true"},
-    )
-    assert "(round trip exact)" in r.text and "left out" not in r.text
-    assert "Hi·&lt;|endoftext|&gt;·there" in r.text.split('data-testid="decoded"')[1]
-    r = client.get("/", params={"text": "hello ☃", "tokenizer": "bert-base-uncased"})
-    assert "1 unknown token ([UNK]) stood for “☃”" in r.text
-
-
-def test_the_decoder_joining_tokens_its_own_way_is_said_after_the_post_processor():
-    """BERT's WordPiece decoder joins "a , b" as "a, b"; [CLS] and [SEP] are named apart."""
-    said = notes("bert-base-uncased", "a , b")
-    assert said == [
-        "decode keeps the special tokens “[CLS]”, “[SEP]” the post-processor added.",
-        "the decoder joins the tokens its own way: “a·,·b” comes back as “a,·b”.",
-    ]
-
-
-def test_characters_in_no_token_are_named():
-    from tokenizers_core.models.wordlevel.model import WordLevel
-    from tokenizers_core.pipeline import Tokenizer
-    from tokenizers_core.pre_tokenizers.hf import Split
-
-    tok = Tokenizer(
-        WordLevel({"a": 0, "b": 1, "[UNK]": 2}, unk_token="[UNK]"),
-        pre_tokenizer=Split(";", "removed"),
-    )
-    enc = tok.encode("a;b")
-    assert round_trip_notes(tok, "a;b", enc, tok.decode(enc.ids)) == [
-        "“;” is in no token: the pre-tokeniser dropped it."
-    ]
-
-
-def test_whitespace_the_normaliser_rewrote_is_named():
-    said = notes("botchan_en_unigram_1000", "Hi  there")
-    assert any(n.startswith("the normaliser rewrote the whitespace") for n in said), said
-
-
-def test_an_unexplained_difference_says_where_it_starts():
-    """Only whitespace differs, and not by the normaliser's doing: where it starts is said."""
-    tok = tc.load("cl100k_base")
-    enc = tok.encode("Hello world")
-    assert round_trip_notes(tok, "Hello world", enc, "Hello  world") == [
-        "decode gives “Hello··world” where the input has “Hello·world”."
-    ]
-
-
-def labels(name: str, text: str) -> list[str]:
-    tok = tc.load(name)
-    return [c.text for c in display.chips(tok, text, tok.encode(text))]
-
-
-def test_a_character_cut_across_tokens_is_drawn_once_on_the_token_that_completes_it():
-    """cl100k: " 東" is ' ' + E6 9D in one token and B1 in the next; 東 belongs to the second."""
-    assert labels("cl100k_base", "a 東京 b") == ["a", "·<E6 9D>", "東", "京", "·b"]
-    assert labels("r50k_base", "ok 👍 yes") == ["ok", "·<F0 9F 91>", "👍", "·yes"]
-
-
-def test_a_character_cut_into_three_tokens_shows_bytes_then_the_character():
-    text = "𝔘𝔫𝔦"  # 4-byte characters: r50k cuts them across several tokens
-    tok = tc.load("r50k_base")
-    chips = display.chips(tok, text, tok.encode(text))
-    shown = "".join(c.text for c in chips if not c.text.startswith("<"))
-    assert shown == text, [c.text for c in chips]
-    assert all(c.partial == c.text.startswith("<") for c in chips)
-
-
-def test_whole_characters_are_unchanged():
-    assert labels("o200k_base", "東京") == ["東京"]
-    assert labels("cl100k_base", "Hello world") == ["Hello", "·world"]
-
-
-def test_the_page_says_the_rule_once(client):
-    r = client.get("/", params={"text": "a 東京", "tokenizer": "cl100k_base"})
-    assert "drawn once, on the token that completes it" in r.text
-    assert "drawn once" not in client.get("/", params={"text": "abc"}).text
-
-
-def chip_marks(name: str, text: str):
-    tok = tc.load(name)
-    return [(c.text, c.mark) for c in display.chips(tok, text, tok.encode(text))]
-
-
-def test_unknown_tokens_are_marked_and_show_what_they_stand_for():
-    assert ("☃", "unk") in chip_marks("bert-base-uncased", "hello ☃ world")
-    assert ("☃", "unk") in chip_marks("botchan_en_unigram_1000", "hello ☃ world")
-    assert all(mark == "" for _, mark in chip_marks("cl100k_base", "hello ☃ world"))
-
-
-def test_byte_fallback_pieces_are_marked():
-    """A sentencepiece model with byte_fallback spells an unknown character as <0xE2> ..."""
-    from tokenizers_core.encoding import Encoding
-
-    tok = tc.load("botchan_en_unigram_1000")
-    enc = Encoding(
-        ids=[5, 6, 7],
-        tokens=["<0xE2>", "<0x98>", "<0x83>"],
-        offsets=[(0, 1), (0, 1), (0, 1)],
-        word_ids=[0, 0, 0],
-        attention_mask=[1, 1, 1],
-        special_tokens_mask=[0, 0, 0],
-    )
-    chips = display.chips(tok, "☃", enc)
-    assert [c.mark for c in chips] == ["byte", "byte", "byte"]
-    assert [c.text for c in chips] == ["<E2>", "<98>", "☃"]
-
-
-def test_the_page_marks_unknowns_on_the_chip(client):
-    r = client.get("/", params={"text": "hello ☃", "tokenizer": "bert-base-uncased"})
-    assert 'class="mark">UNK<' in r.text
-
-
-def test_segments_up_to_a_boundary_are_the_full_ones_then_the_rest():
-    tok = tc.load("cl100k_base")
-    text = "The cat sat on the mat, 東京 👍 and more." * 3
-    enc = tok.encode(text)
-    full = display.segments(text, enc)
-    upto = enc.offsets[12][1]
-    cut = display.segments(text, enc, upto=upto)
-    assert cut[:-1] == [s for s in full if s.end <= upto]
-    assert (cut[-1].start, cut[-1].end, cut[-1].tokens) == (upto, len(text), ())
-
-
-def test_chip_labels_of_the_first_tokens_match_the_full_labels():
-    tok = tc.load("r50k_base")
-    text = "ok 👍 東京 yes " * 5
-    enc = tok.encode(text)
-    full = [c.text for c in display.chips(tok, text, enc)]
-    assert [c.text for c in display.chips(tok, text, enc, limit=7)] == full[:7]
-
-
-HTMX = {"HX-Request": "true"}
-
-
-TOKENIZER = "o200k_base"  # one token per 東, so every chip of a short run is drawn
-
-
-def page(client, text: str):
-    r = client.post("/", data={"text": text, "tokenizer": TOKENIZER}, headers=HTMX)
-    assert r.status_code == 200, r.text[:300]
-    return r
-
-
-def calls_to_draw(client, monkeypatch, text: str) -> int:
-    """Function calls (Python and built-in) the page's handler makes for `text`, once the
-    tokeniser and its caches are warm. The handler runs in the TestClient's worker thread,
-    so the counter is installed there, around the handler's body."""
-    page(client, text)  # warm: the BPE cache, the templates
-    count = 0
-    page_of = visualiser_router._page
-
-    def tally(frame, event, arg):
-        nonlocal count
-        if event in ("call", "c_call"):
-            count += 1
-
-    def counted(*args, **kwargs):
-        sys.setprofile(tally)
-        try:
-            return page_of(*args, **kwargs)
-        finally:
-            sys.setprofile(None)
-
-    monkeypatch.setattr(visualiser_router, "_page", counted)
-    try:
-        page(client, text)
-    finally:
-        monkeypatch.setattr(visualiser_router, "_page", page_of)
-    return count
-
-
-@pytest.mark.heavy
-def test_the_page_does_linear_work_on_one_long_word(client, monkeypatch):
-    """Doubling a one-word text (1,000 -> 2,000 characters, every chip drawn) about doubles the
-    page's work; with the quadratic link walk it grew 3.1x."""
-    n = 1000
-    assert 2 * n <= MAX_CHIPS
-    small = calls_to_draw(client, monkeypatch, "東" * n)
-    large = calls_to_draw(client, monkeypatch, "東" * (2 * n))
-    assert large / small < 2.6, (small, large)
-
-
-LETTERS = "".join(random.Random(0).choices(string.ascii_lowercase, k=14000))
-
-
-@pytest.mark.parametrize("word", ["東" * 5000, LETTERS])
-def test_the_long_word_page_counts_what_the_api_counts(client, word):
-    """The page's token count is /api/encode's, and it draws the first MAX_CHIPS of them."""
-    api = client.post("/api/encode", json={"text": word, "tokenizer": TOKENIZER}).json()
-    html = page(client, word).text
-    shown = re.search(r'data-testid="token-count">([\d,]+)<', html).group(1)
-    assert int(shown.replace(",", "")) == len(api["ids"])
-    drawn = html.count('class="chip ')
-    assert drawn == min(MAX_CHIPS, len(api["ids"]))
-
-
-def test_a_link_in_a_long_word_keeps_its_token_whole():
-    """Past MAX_LINK_WORD characters into a word, the link's window ends where the token ends
-    (it used to be the word's first 64 characters, which did not hold the token)."""
-    word = "".join(chr(ord("a") + i % 26) for i in range(1000))
-    for start, end in [(0, 3), (500, 504), (997, 1000)]:
-        shown = display.link_word(word, (0, len(word)), (start, end))
-        assert len(shown) == display.MAX_LINK_WORD and word[start:end] in shown
-    assert display.link_word(word, (0, 1000), (500, 504)) == word[504 - display.MAX_LINK_WORD : 504]
-
-
-# ---- the count first --------------------------------------------------------------------------
 
 MIXED = "Hello <|endoftext|> [CLS] naïve 東京 🙂 12345\n\tend"
 
@@ -455,8 +280,7 @@ def figure(html: str, testid: str) -> int:
     return int(shown.replace(",", ""))
 
 
-def chips_of(html: str) -> list[str]:
-    return [unescape(t) for t in re.findall(r'<span class="tok">(.*?)</span>', html, re.S)]
+HTMX = {"HX-Request": "true"}
 
 
 def picker_names(client) -> list[str]:

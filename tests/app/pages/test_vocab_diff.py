@@ -11,6 +11,7 @@ import pytest
 XSS = '<script>alert(1)</script> "q" <img src=x onerror=alert(2)>'
 
 
+# ---- /vocab/diff ---------------------------------------------------------------------------------
 @pytest.mark.heavy
 def test_the_default_page_compares_gpt4_and_gpt4o(client):
     r = client.get("/vocab/diff")

@@ -25,6 +25,7 @@ def llama2_like() -> bytes:
     return tok.to_str().encode()
 
 
+# ---- the pipeline panel --------------------------------------------------------------------------
 def test_sequence_members_truncation_and_padding_are_shown(store_client):
     r = store_client.post(
         "/api/tokenizers",

@@ -18,6 +18,7 @@ from app.services import tokenizations_work
 TEXTS = ["Hello world", "naïve café", "東京タワー", "🙂 ok"]
 
 
+# ---- /tokenizations and its APIs -----------------------------------------------------------------
 @pytest.mark.parametrize("text", TEXTS)
 def test_the_api_answers_the_cores_count_and_encodes_canonical(client, text):
     r = client.get(

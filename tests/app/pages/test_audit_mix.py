@@ -32,6 +32,7 @@ def french(client) -> str:
     return r.json()["tokenizer"]
 
 
+# ---- /audit/mix ----------------------------------------------------------------------------------
 @pytest.mark.heavy
 def test_the_api_answers_202_then_the_estimate_of_a_trained_tokenizer(client, french):
     first = client.get("/api/audit/mix", params={"tokenizer": french})

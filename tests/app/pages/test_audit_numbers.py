@@ -1,6 +1,6 @@
 """`/audit/numbers` (a page with a picker), `/audit/numbers/fragment` (the section another page
 loads with hx-get) and `GET /api/audit/numbers`: the heatmap of token counts of 0-9999, its
-legend, the formats table with chips and the grouping sentence (issue 22, item 5)."""
+legend, the formats table with chips and the grouping sentence."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ def client(isolated_client):
     return isolated_client
 
 
+# ---- /audit/numbers ------------------------------------------------------------------------------
 def test_the_json_has_every_count_the_grouping_and_the_formats(client):
     body = client.get("/api/audit/numbers", params={"tokenizer": "gpt-4"}).json()
     assert len(body["counts"]) == 10_000 and body["counts"][999] == 1 and body["counts"][1000] == 2
