@@ -113,4 +113,3 @@ def algorithms() -> list[str]:
     from .implementations import training  # lazy: the trainers load on first use
 
     return training.algorithms()
-

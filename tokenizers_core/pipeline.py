@@ -130,6 +130,10 @@ class Tokenizer:
     # where its normaliser runs: here (None), or `runner(normalizer, ns)`, e.g. a server's
     # sandbox (a child process with hard limits) for a file whose chain nobody has checked
     normalizer_runner: NormalizerRunner | None = None
+    # the file it was loaded from, for its fingerprint (`fingerprints.py`): the sha256 of its
+    # bytes, or the path of a GGUF model, hashed only when asked (`pretrained.load` sets them)
+    source_sha256: str | None = None
+    source_path: str | None = None
 
     def __init__(
         self,
