@@ -16,7 +16,12 @@ from .. import display, limits
 from ..deps import StateDep
 from ..services.corpora import corpus_summary, normalise_newlines, store_corpus
 from ..services.specials import decode_ids
-from ..services.tokenizers import check_text, resolve_tokenizer, special_kwargs
+from ..services.tokenizers import (
+    check_text,
+    fingerprint_of,
+    resolve_tokenizer,
+    special_kwargs,
+)
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -276,6 +281,22 @@ def decode(state: StateDep, body: DecodeRequest) -> dict[str, Any]:
     except KeyError as exc:  # NotAToken: also a ValueError
         raise HTTPException(422, str(exc)) from None
     return {"tokenizer": body.tokenizer, "text": text, "hex": data, "dropped": dropped}
+
+
+class FingerprintOut(BaseModel):
+    tokenizer: str
+    sha256: str = Field(description="the file's sha256 (a bundled tokeniser: its tokenizer.json's)")
+    behaviour: str = Field(description="sha256 over the ids of a fixed set of probe texts")
+    chkhsh: str = Field(description="llama.cpp's pre-tokenizer hash (convert_hf_to_gguf.py)")
+    llama_cpp_pre: str | None = Field(description="the name llama.cpp gives chkhsh, if any")
+
+
+@router.get("/fingerprint", response_model=FingerprintOut)
+def fingerprint(state: StateDep, tokenizer: str, pattern: str = "") -> dict[str, Any]:
+    """A tokeniser's fingerprint, as `tokvis fingerprint NAME --json` and `tc.fingerprint` give
+    it: its file's `sha256`, its `behaviour` hash (the same across formats for the same ids),
+    llama.cpp's `chkhsh` and `llama_cpp_pre`."""
+    return {"tokenizer": tokenizer, **fingerprint_of(state, tokenizer, pattern or None)}
 
 
 @router.post("/train", response_model=TrainResponse, response_model_exclude_none=True)

@@ -10,13 +10,20 @@ from pydantic import BaseModel
 
 from tokenizers_core import pretrained
 from tokenizers_core.errors import InvalidInput
+from tokenizers_core.fingerprints import PROBES
 
 from ..deps import StateDep
 from ..display import special_choice, special_param
 from ..errors import BAD_INPUT, bad_input
 from ..render import render, url_with
 from ..services.corpora import put_text
-from ..services.tokenizers import REGEX, check_text, tokenizer_label, tokenizer_options
+from ..services.tokenizers import (
+    REGEX,
+    check_text,
+    fingerprint_of,
+    tokenizer_label,
+    tokenizer_options,
+)
 from ..services.visualiser import (
     DEFAULT_TEXT,
     DEFER_CHARS,
@@ -151,6 +158,28 @@ def visualiser_tokens(
 ) -> HTMLResponse:
     options = form.options()
     return _page(request, state, form.text, form.tokenizer, form.pattern, options, block="details")
+
+
+@router.get(
+    "/fingerprint",
+    response_class=HTMLResponse,
+    summary="A tokeniser's fingerprint",
+    description="Its file's sha256, its behaviour hash and llama.cpp's chkhsh, as GET "
+    "/api/fingerprint gives them; htmx gets the hashes alone (the visualiser opens them "
+    "beside the tokenizer).",
+)
+def fingerprint_page(
+    request: Request, state: StateDep, tokenizer: str = "", pattern: str = ""
+) -> HTMLResponse:
+    name = tokenizer or default_tokenizer()
+    ctx: dict[str, Any] = {"tokenizer": name, "pattern": pattern, "probes": len(PROBES)}
+    status = 200
+    try:
+        ctx["fp"] = fingerprint_of(state, name, pattern or None)
+        ctx["bundled"] = pretrained.is_bundled(name)
+    except BAD_INPUT as exc:
+        ctx["error"], status = bad_input(exc)
+    return render(request, "fingerprint.html", ctx, block="fingerprint", status_code=status)
 
 
 def _settings(name: str, pattern: str, options: dict[str, Any]) -> dict[str, Any]:

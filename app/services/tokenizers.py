@@ -3,6 +3,9 @@ custom regex), and the text limits a tokeniser's input is held to."""
 
 from __future__ import annotations
 
+import threading
+import weakref
+
 import tokenizers_core as tc
 from tokenizers_core import pretrained
 from tokenizers_core.errors import InvalidInput, NotFound
@@ -179,3 +182,26 @@ def special_kwargs(tok: tc.Tokenizer, allow: str | list[str] | None) -> dict:
             "only the OpenAI encodings (r50k_base, cl100k_base, o200k_base) do"
         )
     return {"allowed_special": allow}
+
+
+# a tokenizer's fingerprint, taken once per object: the app's tokenizers are read-only, and
+# each name resolves to the same object while it is cached
+_FINGERPRINTS: weakref.WeakKeyDictionary[tc.Tokenizer, dict] = weakref.WeakKeyDictionary()
+_FINGERPRINTS_LOCK = threading.Lock()
+
+
+def fingerprint_of(state: AppState, name: str, pattern: str | None = None) -> dict:
+    """`tc.fingerprint` of the tokenizer a name resolves to, as its JSON dict; an upload's
+    sha256 is its file's (the store's record), as `tokvis fingerprint FILE` gives it."""
+    tok = resolve_tokenizer(state, name, pattern)
+    with _FINGERPRINTS_LOCK:
+        known = _FINGERPRINTS.get(tok)
+    if known is not None:
+        return known
+    fp = tc.fingerprint(tok).to_dict()
+    info = state.uploads.info(name) if name.startswith(UPLOAD_PREFIX) else None
+    if info and info.get("sha256"):
+        fp["sha256"] = info["sha256"]
+    with _FINGERPRINTS_LOCK:
+        _FINGERPRINTS[tok] = fp
+    return fp

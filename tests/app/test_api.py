@@ -371,3 +371,11 @@ def test_decode_drops_an_id_a_tokenizer_json_lacks_and_says_so(store_client):
         assert got["text"] == ref.decode(ids, skip_special_tokens=skip)
         assert got["dropped"] == [265, 10**6]
         assert bytes.fromhex(got["hex"]).decode() == got["text"]
+
+
+def test_fingerprint_api_answers_a_bad_name_with_a_404_and_no_name_with_a_422(client):
+    assert client.get("/api/fingerprint", params={"tokenizer": "nope"}).status_code == 404
+    r = client.get("/api/fingerprint")
+    assert r.status_code == 422 and "tokenizer" in r.json()["detail"]
+    r = client.get("/api/fingerprint", params={"tokenizer": "regex"})
+    assert r.status_code == 422 and "pattern" in r.json()["detail"]

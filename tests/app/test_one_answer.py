@@ -193,3 +193,18 @@ def test_tiktokens_refusal_names_the_one_switch(client):
         "/api/encode", json={"tokenizer": "botchan_en_unigram_1000", "text": "<s>", "special": True}
     )
     assert r.status_code == 422 and "does nothing here" in r.json()["detail"]
+
+
+# ---- the fingerprint ---------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["gpt2", "qwen3", "bert-base-uncased"])
+def test_the_fingerprint_is_one_answer_in_python_the_api_the_page_and_the_cli(client, name):
+    python = tc.fingerprint(name).to_dict()
+    api = client.get("/api/fingerprint", params={"tokenizer": name}).json()
+    assert api == {"tokenizer": name, **python}
+    page = client.get("/fingerprint", params={"tokenizer": name}, headers={"HX-Request": "true"})
+    for key in ("sha256", "behaviour", "chkhsh"):
+        assert f'data-testid="fp-{key}">{python[key]}</code>' in page.text
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli_main(["fingerprint", name, "--json"]) == 0
+    assert json.loads(out.getvalue()) == python

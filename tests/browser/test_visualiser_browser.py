@@ -140,3 +140,20 @@ def test_copy_buttons_copy_ids_tokens_and_json(browser, server_url, screenshot_d
         page.locator(".copy-buttons").scroll_into_view_if_needed()
         page.screenshot(path=str(screenshot_dir / f"visualiser_copy_{width}.png"))
         context.close()
+
+
+def test_the_fingerprint_opens_beside_the_tokenizer(page, server_url, screenshot_dir):
+    """Opening the fingerprint fetches the four hashes once; they wrap on a phone."""
+    page.goto(f"{server_url}/?tokenizer=o200k_base&text={quote('Hello, world!')}")
+    page.locator("[data-testid=fingerprint] summary").click()
+    pre = page.locator("[data-testid=fp-pre]")
+    pre.wait_for()
+    assert "gpt-4o" in pre.inner_text()
+    assert len(page.locator("[data-testid=fp-behaviour]").inner_text()) == 64
+    for width in (1400, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        box = page.locator("[data-testid=fingerprint-hashes]").bounding_box()
+        assert box is not None and box["x"] + box["width"] <= width  # no sideways scroll
+        page.locator("[data-testid=count]").screenshot(
+            path=str(screenshot_dir / f"visualiser-fingerprint-{width}.png")
+        )

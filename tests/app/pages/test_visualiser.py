@@ -425,3 +425,29 @@ def test_counts_have_thousands_separators(client):
     assert "bytes <b>7,500</b>" in count and "words <b>1,500</b>" in count
     assert not re.search(r"\d{4}", re.sub(r"<[^>]+>", "", count))  # every figure separated
     assert "The first 1,500" not in html  # all 1,500 chips drawn: no cap note
+
+
+# ---- the fingerprint beside the tokenizer --------------------------------------------------------
+def test_the_fingerprint_opens_beside_the_tokenizer_without_slowing_the_page(client):
+    """The page holds a closed <details> whose body loads on opening (htmx) or by its link (no
+    JavaScript); the hashes are not computed for the page itself."""
+    body = client.get("/", params={"text": "hello", "tokenizer": "o200k_base"}).text
+    details = body.split('data-testid="fingerprint"')[1].split("</details>")[0]
+    assert 'hx-trigger="toggle once from:closest details"' in details
+    assert 'href="/fingerprint?tokenizer=o200k_base"' in details
+    assert 'data-testid="fp-chkhsh"' not in body
+
+
+def test_the_fingerprint_fragment_names_llama_cpp_s_pre_tokenizer(client):
+    r = client.get(
+        "/fingerprint", params={"tokenizer": "o200k_base"}, headers={"HX-Request": "true"}
+    )
+    assert r.status_code == 200 and "<html" not in r.text
+    assert "<code>gpt-4o</code>" in r.text
+    whole = client.get("/fingerprint", params={"tokenizer": "o200k_base"})
+    assert "<html" in whole.text and "Fingerprint of o200k_base" in whole.text
+
+
+def test_a_fingerprint_of_an_unknown_tokenizer_is_a_404_with_its_name_as_text(client):
+    r = client.get("/fingerprint", params={"tokenizer": "<b>nope</b>"})
+    assert r.status_code == 404 and "&lt;b&gt;nope&lt;/b&gt;" in r.text and "<b>nope" not in r.text
