@@ -56,6 +56,12 @@ class Encoding:
             type_ids=[type_id] * len(tokens),
         )
 
+    def _repr_html_(self) -> str:
+        """The tokens as chips in a notebook (`tokenizers_core.notebook`)."""
+        from .notebook import encoding_html  # lazy: jinja2 loads only for a notebook
+
+        return encoding_html(self)
+
     def __len__(self) -> int:
         return len(self.ids)
 

@@ -196,6 +196,12 @@ class VerifyReport:
             "results": [r.to_dict() for r in self.results],
         }
 
+    def _repr_html_(self) -> str:
+        """The summary and each failing text's first moved token, as chips, in a notebook."""
+        from .notebook import verify_html
+
+        return verify_html(self)
+
     def to_junit(self) -> str:
         """JUnit XML: a `testsuite` of one `testcase` per text, a `failure` for each that
         differs (CI systems show these per test)."""

@@ -95,6 +95,12 @@ class ChatRender:
         """transformers' `assistant_masks`: 1 for each token in a `{% generation %}` span."""
         return [int(t.assistant) for t in self.tokens or ()]
 
+    def _repr_html_(self) -> str:
+        """Each message's stretch of the text, with its tokens as chips, in a notebook."""
+        from ..notebook import chat_html
+
+        return chat_html(self)
+
     def counts(self) -> list[int]:
         """The number of tokens in each segment."""
         out = [0] * len(self.segments)
