@@ -50,6 +50,7 @@ def lock(
     label = tokenizer if tokenizer is not None else source if isinstance(source, str) else None
     return {
         "tokvis_lock": LOCK_VERSION,
+        "written_by": f"tokenizers_core {_version()}",
         "tokenizer": label,
         "load_options": {k: v for k, v in load_options.items() if v is not None},
         "fingerprint": fingerprint(tok).to_dict(),
@@ -313,6 +314,12 @@ def validate(doc: Any) -> dict[str, Any]:
 
 
 # ---- helpers ------------------------------------------------------------------------------------
+def _version() -> str:
+    from . import __version__  # the package is imported whole by the time a lock is written
+
+    return __version__
+
+
 def _tokenizer(source: Any, load_options: dict[str, Any]) -> Any:
     from .pipeline import Tokenizer
     from .pretrained import load
