@@ -4,7 +4,8 @@ Every module of `tokenizers_core` belongs to a layer; a module imports only modu
 package and of layers below its own (docs/ARCHITECTURE.md draws the picture):
 
     base             encoding, steps, normalized, byte_level, hf_regex, user_regex, corpora, added_tokens,
-                     byte_api, pretokenized, pipeline_steps, errors, deprecation, hf_config
+                     byte_api, pretokenized, pipeline_steps, errors, deprecation, hf_config,
+                     special_switch, version, notebook (HTML for a notebook: duck-typed)
     normalizers/     the first stage
     pre_tokenizers/  the second (byte-level splitting builds on the normalizers' alignment)
     models/          the third: bpe/, wordpiece/, unigram/, wordlevel/ (model, trainer, session, hf)
@@ -15,8 +16,8 @@ package and of layers below its own (docs/ARCHITECTURE.md draws the picture):
     implementations/ whole tokenisers (bert, openai_public, rules, bpe, unigram, training)
     formats/         tokenizer files, read into and written from whole tokenisers
     top              pretrained (tc.load), trainers, metrics, checker, budget, chat (templates),
-                     diff, diff_stress, tokenizations (the space of token sequences), the
-                     package itself
+                     diff, diff_stress, tokenizations (the space of token sequences),
+                     fingerprints, locks, the package itself
 
 The web layer (`app/`) has no import circle either, no router imports another, and the core
 never imports the web layer.
@@ -54,6 +55,9 @@ LAYERS = [
             "errors",
             "deprecation",
             "hf_config",
+            "special_switch",
+            "version",
+            "notebook",
         },
     ),
     ("normalizers", {"normalizers"}),
@@ -78,6 +82,8 @@ LAYERS = [
             "audit",
             "trainers",
             "tokenizations",
+            "fingerprints",
+            "locks",
             "",
         },
     ),
@@ -271,10 +277,11 @@ def test_the_core_never_imports_the_web_layer():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
         names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
-        # chat templates are Jinja programs (transformers' format, not HTML): chat/ may run them
+        # chat templates are Jinja programs (transformers' format, not HTML): chat/ may run them;
+        # a notebook's HTML (`_repr_html_`, no server) comes from autoescaped templates
         web = (
             ("app.", "fastapi")
-            if module.startswith("tokenizers_core.chat")
+            if module.startswith(("tokenizers_core.chat", "tokenizers_core.notebook"))
             else ("app.", "fastapi", "jinja2")
         )
         assert not any(n == "app" or n.startswith(web) for n in names), module

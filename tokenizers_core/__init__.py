@@ -14,7 +14,6 @@ moves keeps working for a release with a `DeprecationWarning` (`deprecation.py`)
 
 from __future__ import annotations
 
-import importlib.metadata
 from typing import Any, Iterable
 
 from .audit import audit  # eager: importing the audit package later would rebind tc.audit
@@ -27,6 +26,7 @@ from .pipeline import Tokenizer
 from .pretrained import encoding_for_model, encoding_name_for_model, load
 from .steps import Step, Trace, register_step, step_from_dict
 from .tokenizations import is_canonical, tokenizations  # eager, as audit: the package's name
+from .version import version
 
 __all__ = [
     "Encoding",
@@ -55,16 +55,7 @@ __all__ = [
 ]
 
 
-def _version() -> str:
-    """The installed package's version (pyproject.toml is the one place it is written); a
-    source tree that was never installed says so rather than guess."""
-    try:
-        return importlib.metadata.version("tokenizer-visualiser")
-    except importlib.metadata.PackageNotFoundError:
-        return "0+unknown"
-
-
-__version__ = _version()
+__version__ = version()
 
 
 def check(

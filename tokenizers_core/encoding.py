@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from .notebook import encoding_html
+
 
 class Token(NamedTuple):
     """One token: its id, its string as the model spells it, and where it came from.
@@ -58,8 +60,6 @@ class Encoding:
 
     def _repr_html_(self) -> str:
         """The tokens as chips in a notebook (`tokenizers_core.notebook`)."""
-        from .notebook import encoding_html  # lazy: jinja2 loads only for a notebook
-
         return encoding_html(self)
 
     def __len__(self) -> int:

@@ -26,7 +26,10 @@ from hashlib import sha256
 from typing import Any
 
 from .errors import InvalidInput
-from .formats import gguf_chkhsh
+from .formats import gguf_chkhsh, hf_json_writer
+from .formats.content_hash import file_sha256, source_sha256
+from .pipeline import Tokenizer
+from .pretrained import is_bundled, load
 from .special_switch import special_options
 
 # The texts the behaviour hash is taken over: each exercises a part of a pipeline (case and
@@ -87,9 +90,6 @@ class Fingerprint:
 def fingerprint(source: Any, **load_options: Any) -> Fingerprint:
     """The fingerprint of a tokenizer: a `Tokenizer`, or what `tc.load` takes (a bundled name, a
     file or folder path, a file's bytes) with `load_options` passed to it."""
-    from .pipeline import Tokenizer
-    from .pretrained import load  # lazy: pretrained imports the formats, which import this
-
     if isinstance(source, Tokenizer):
         tok, content = source, tokenizer_sha256(source)
     else:
@@ -111,18 +111,6 @@ def behaviour_hash(tok: Any) -> str:
 
 
 # ---- the content hash ---------------------------------------------------------------------------
-def source_sha256(source: Any) -> str | None:
-    """sha256 of a file's bytes, of bytes, or of a folder's manifest; None for a name."""
-    if isinstance(source, (bytes, bytearray)):
-        return sha256(bytes(source)).hexdigest()
-    path = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
-    if path and os.path.isfile(path):
-        return file_sha256(path)
-    if path and os.path.isdir(path):
-        return sha256(folder_manifest(path).encode()).hexdigest()
-    return None
-
-
 def tokenizer_sha256(tok: Any) -> str:
     """The content hash of a tokenizer object: of the file it was loaded from when `tc.load`
     recorded it, else of its tokenizer.json form, else (a rule tokenizer) of its name."""
@@ -138,8 +126,6 @@ def tokenizer_sha256(tok: Any) -> str:
 
 
 def _form_sha256(tok: Any) -> str:
-    from .formats import hf_json_writer  # lazy: the writer is only needed here
-
     try:
         data = hf_json_writer.dump_bytes(tok)
     except InvalidInput:  # no tokenizer.json form (char, word, sentence)
@@ -148,39 +134,10 @@ def _form_sha256(tok: Any) -> str:
 
 
 def _is_the_bundled(tok: Any) -> bool:
-    from .pretrained import is_bundled, load
-
     name = getattr(tok, "name", None)
     return isinstance(name, str) and is_bundled(name) and load(name) is tok
 
 
 @functools.lru_cache(maxsize=None)
 def _bundled_sha256(name: str) -> str:
-    from .pretrained import load
-
     return _form_sha256(load(name))
-
-
-def file_sha256(path: str, chunk: int = 1 << 20) -> str:
-    """sha256 of a file, read a MiB at a time (a GGUF model may be gigabytes)."""
-    digest = sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(chunk):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def folder_manifest(path: str) -> str:
-    """One line per tokenizer file of a model folder (the files `tc.load` reads from it: see
-    `formats.model_folder.file_key`), sorted: `<name> <sha256>`. Weights and READMEs beside them
-    are not in it."""
-    from .formats.model_folder import file_key
-
-    lines = []
-    for root, _dirs, files in os.walk(path):
-        for name in files:
-            full = os.path.join(root, name)
-            key = file_key(os.path.relpath(full, path))
-            if key is not None:
-                lines.append(f"{key} {file_sha256(full)}\n")
-    return "".join(sorted(lines))

@@ -23,7 +23,11 @@ from xml.etree import ElementTree
 
 from .errors import InvalidInput
 from .fingerprints import Fingerprint, fingerprint
+from .notebook import verify_html
+from .pipeline import Tokenizer
+from .pretrained import load
 from .special_switch import special_options
+from .version import version
 
 LOCK_VERSION = 1
 
@@ -50,7 +54,7 @@ def lock(
     label = tokenizer if tokenizer is not None else source if isinstance(source, str) else None
     return {
         "tokvis_lock": LOCK_VERSION,
-        "written_by": f"tokenizers_core {_version()}",
+        "written_by": f"tokenizers_core {version()}",
         "tokenizer": label,
         "load_options": {k: v for k, v in load_options.items() if v is not None},
         "fingerprint": fingerprint(tok).to_dict(),
@@ -199,8 +203,6 @@ class VerifyReport:
 
     def _repr_html_(self) -> str:
         """The summary and each failing text's first moved token, as chips, in a notebook."""
-        from .notebook import verify_html
-
         return verify_html(self)
 
     def to_junit(self) -> str:
@@ -314,16 +316,7 @@ def validate(doc: Any) -> dict[str, Any]:
 
 
 # ---- helpers ------------------------------------------------------------------------------------
-def _version() -> str:
-    from . import __version__  # the package is imported whole by the time a lock is written
-
-    return __version__
-
-
 def _tokenizer(source: Any, load_options: dict[str, Any]) -> Any:
-    from .pipeline import Tokenizer
-    from .pretrained import load
-
     return source if isinstance(source, Tokenizer) else load(source, **load_options)
 
 

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any
-
-import jinja2
+from typing import TYPE_CHECKING, Any
 
 from .byte_level import CHAR_TO_BYTE
+
+if TYPE_CHECKING:
+    import jinja2
 
 TEMPLATES = Path(__file__).resolve().parent / "data" / "notebook"
 
@@ -30,7 +31,9 @@ MAX_CHIPS = 2000  # chips drawn in one output; the counts cover every token
 
 
 @functools.lru_cache(maxsize=1)
-def _environment() -> jinja2.Environment:
+def _environment() -> Any:  # a jinja2.Environment
+    import jinja2  # lazy: jinja2 loads only when a notebook draws something
+
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         autoescape=True,

@@ -15,6 +15,7 @@ from typing import Any
 
 from . import formats
 from .errors import InvalidInput
+from .formats.content_hash import source_sha256
 from .pipeline import Tokenizer
 
 
@@ -363,8 +364,6 @@ def _recorded(tok: Tokenizer, source: str | bytes | bytearray) -> Tokenizer:
     """`tok`, with where it came from kept for its fingerprint (`fingerprints.tokenizer_sha256`):
     the sha256 of a file's bytes (a GGUF model's path instead: it may be gigabytes, hashed only
     when asked) or of a folder's manifest."""
-    from .fingerprints import source_sha256  # lazy: the fingerprint imports the GGUF table
-
     if (
         isinstance(source, str)
         and os.path.isfile(source)

@@ -24,6 +24,7 @@ from typing import Any, Callable, Sequence
 from ..encoding import Encoding
 from ..errors import InvalidInput
 from ..formats.model_folder import with_config_tokens
+from ..notebook import chat_html
 from ..pipeline import Tokenizer
 from . import lints, runner, templates
 from .budget import TIME_LIMIT
@@ -97,8 +98,6 @@ class ChatRender:
 
     def _repr_html_(self) -> str:
         """Each message's stretch of the text, with its tokens as chips, in a notebook."""
-        from ..notebook import chat_html
-
         return chat_html(self)
 
     def counts(self) -> list[int]:

@@ -15,9 +15,10 @@ import pytest
 
 import tokenizers_core as tc
 from tokenizers_core import formats
-from tokenizers_core.fingerprints import PROBES, folder_manifest
+from tokenizers_core.fingerprints import PROBES
 from tokenizers_core.formats import gguf_chkhsh
 from tokenizers_core.formats.bundled_models import DATA_DIR
+from tokenizers_core.formats.content_hash import folder_manifest
 
 # (bundled name, the chkhsh llama.cpp's converter lists, the name it writes for it)
 KNOWN = [
