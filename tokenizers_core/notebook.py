@@ -16,12 +16,9 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .byte_level import CHAR_TO_BYTE
-
-if TYPE_CHECKING:
-    import jinja2
 
 TEMPLATES = Path(__file__).resolve().parent / "data" / "notebook"
 
