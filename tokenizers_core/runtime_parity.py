@@ -674,34 +674,35 @@ def _first_unequal(u: list[int], v: list[int]) -> int:
 
 
 def _explain(d: Divergence, a: str, b: str) -> str:
-    """The rule that makes two runtimes differ, in a sentence, from the diff's evidence."""
+    """What the stage that makes two runtimes differ gave on each side, in a sentence, from
+    the diff's evidence (the stage itself is `Mismatch.rule`)."""
     ev = d.evidence
     if d.stage == "normaliser":
         return (
-            f"the normaliser: {a} ({ev['a_name']}) gives {ascii(ev['a'])}, "
+            f"{a} ({ev['a_name']}) gives {ascii(ev['a'])}, "
             f"{b} ({ev['b_name']}) gives {ascii(ev['b'])}"
         )
     if d.stage == "pre-tokenizer split":
         pa, pb = ev.get("a") or {}, ev.get("b") or {}
         return (
-            f"the pre-tokenizer: {a} ({ev['a_name']}) cuts the piece {pa.get('text')!r}, "
+            f"{a} ({ev['a_name']}) cuts the piece {pa.get('text')!r}, "
             f"{b} ({ev['b_name']}) the piece {pb.get('text')!r}"
         )
     if d.stage == "added tokens":
         return (
-            f"the added tokens: {a} matches {ev['a']!r}, {b} matches {ev['b']!r} as an added "
+            f"{a} matches {ev['a']!r}, {b} matches {ev['b']!r} as an added "
             "token (None: no added token there)"
         )
     if d.stage == "model" and "word" in ev:
         return (
-            f"the model: the piece {ev['word']!r} is {ev['a']} in {a} ({ev['a_name']}) and "
+            f"the piece {ev['word']!r} is {ev['a']} in {a} ({ev['a_name']}) and "
             f"{ev['b']} in {b} ({ev['b_name']})"
         )
     if d.stage == "model":
-        return f"the model: the token {ev['token']!r} is id {ev['id_a']} in {a}, {ev['id_b']} in {b}"
+        return f"the token {ev['token']!r} is id {ev['id_a']} in {a}, {ev['id_b']} in {b}"
     before_a, before_b = ev["a"], ev["b"]
     return (
-        f"the post-processor: {a} adds {before_a['before']} before and {before_a['after']} after, "
+        f"{a} adds {before_a['before']} before and {before_a['after']} after, "
         f"{b} adds {before_b['before']} before and {before_b['after']} after"
     )
 
