@@ -391,6 +391,8 @@ class Row:
     tokens: dict[str, list[str] | None]
     errors: dict[str, str] = field(default_factory=dict)
     decoded: dict[str, str | None] = field(default_factory=dict)
+    # each runtime's Encoding (offsets, special tokens mask), for views that draw the tokens
+    encodings: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def round_trip(self) -> dict[str, bool]:
@@ -554,6 +556,7 @@ def _row(readings: Readings, index: int, text: str, special: bool | None) -> Row
     tokens: dict[str, list[str] | None] = {}
     errors: dict[str, str] = {}
     decoded: dict[str, str | None] = {}
+    encodings: dict[str, Any] = {}
     for runtime, tok in readings.tokenizers.items():
         try:
             enc = tok.encode(text, **special_options(tok, special, text))
@@ -563,7 +566,8 @@ def _row(readings: Readings, index: int, text: str, special: bool | None) -> Row
             continue
         ids[runtime], tokens[runtime] = list(enc.ids), list(enc.tokens)
         decoded[runtime] = _decoded(runtime, tok, enc.ids)
-    return Row(index, text, ids, tokens, errors, decoded)
+        encodings[runtime] = enc
+    return Row(index, text, ids, tokens, errors, decoded, encodings)
 
 
 def _decoded(runtime: str, tok: Any, ids: list[int]) -> str | None:
