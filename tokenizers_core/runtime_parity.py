@@ -49,7 +49,7 @@ import io
 import json
 import os
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from .diff import STAGES, Divergence, diff
@@ -629,7 +629,7 @@ def _mismatch(readings: Readings, row: Row) -> Mismatch:
     ids_a, ids_b = row.ids[a] or [], row.ids[b] or []
     position = _first_unequal(ids_a, ids_b)
     found = diff(readings.tokenizers[a], readings.tokenizers[b], [row.text], names=(a, b))
-    d = found.differences[0] if found.differences else None
+    d = replace(found.differences[0], index=row.index) if found.differences else None
     return Mismatch(
         index=row.index,
         text=row.text,

@@ -28,8 +28,8 @@ def test_the_page_opens_on_qwen3s_example_with_the_mismatch_marked(client):
     assert html.count('data-testid="parity-row"') == len(parity_service.DEFAULT_TEXTS)
     assert 'data-same="false"' in html and 'data-same="true"' in html
     mismatch = html.split('data-same="false"', 1)[1].split("</tr>", 1)[0]
-    assert 'data-runtime="llama.cpp" class="parity-differs"' in mismatch
-    assert 'data-runtime="tokenizers" class="parity-differs"' not in mismatch  # the reference
+    assert 'data-label="llama.cpp" class="parity-differs"' in mismatch
+    assert 'data-label="tokenizers (reference)" class' not in mismatch  # the reference
     assert 'data-testid="diff-row" data-stage="normaliser"' in html  # the diff's own drawing
     assert html.count('data-testid="skipped"') == 2
 
