@@ -77,7 +77,9 @@ def check(
     return run_check(algorithm, lines, theirs, vocab_size=vocab_size, **options)
 
 
-def parity(source: Any, texts: Iterable[str], *, special: bool | None = None, **options: Any) -> Any:
+def parity(
+    source: Any, texts: Iterable[str], *, special: bool | None = None, **options: Any
+) -> Any:
     """`tc.parity`: one tokenizer as each runtime reads it (tokenizers, transformers, llama.cpp,
     mistral-common, tiktoken) on the same texts (see `tokenizers_core.runtime_parity`)."""
     from .runtime_parity import parity as run_parity  # lazy: it builds a GGUF on first use

@@ -11,15 +11,15 @@
 
 Each runtime's rules are the project's own readers of its files:
 
-| runtime          | reads                                   | here                                      |
-|------------------|-----------------------------------------|-------------------------------------------|
-| `tokenizers`     | the tokenizer.json as it is             | `formats.hf_json` (truncation, padding on)|
-| `transformers`   | the folder: tokenizer_config.json's     | `formats.model_folder` (`hf_classes`: the |
-|                  | class, its added tokens, flags          | classes transformers 5 rebuilds)          |
-| `llama.cpp`      | the GGUF its converter writes           | `formats.gguf_writer`, read back by       |
-|                  |                                         | `formats.gguf_tokenizer` (llama.cpp's)    |
-| `mistral-common` | a Tekken file                           | `formats.tekken`                          |
-| `tiktoken`       | a ranks file / an OpenAI encoding       | `formats.tiktoken_file`, the bundled ones |
+| runtime          | reads                                | here                                 |
+|------------------|--------------------------------------|--------------------------------------|
+| `tokenizers`     | the tokenizer.json as it is          | `formats.hf_json`                    |
+| `transformers`   | the folder: tokenizer_config.json's  | `formats.model_folder` (`hf_classes`:|
+|                  | class, its added tokens, flags       | the classes transformers 5 rebuilds) |
+| `llama.cpp`      | the GGUF its converter writes        | `formats.gguf_writer`, read back by  |
+|                  |                                      | `formats.gguf_tokenizer`             |
+| `mistral-common` | a Tekken file                        | `formats.tekken`                     |
+| `tiktoken`       | a ranks file / an OpenAI encoding    | `formats.tiktoken_file`              |
 
 Only the runtimes that read the input are compared; `skipped` says why each other one is not
 (a ranks file has no tokenizer_config for transformers; a GGUF is llama.cpp's alone). A file
@@ -256,10 +256,11 @@ def _with_gguf(readings: Readings, tok: Any) -> Readings:
         why = str(exc) if str(exc).startswith("no GGUF form") else f"no GGUF form: {exc}"
         skipped = {**readings.skipped, "llama.cpp": why}
         return Readings(readings.label, readings.tokenizers, readings.how, _ordered(skipped))
-    pre = gguf.gguf.get("pre")
+    meta: dict[str, Any] = getattr(gguf, "gguf", {})  # the GGUF's model and pre names
+    pre = meta.get("pre")
     how = {
         **readings.how,
-        "llama.cpp": f"its GGUF conversion ({gguf.gguf['model']}"
+        "llama.cpp": f"its GGUF conversion ({meta.get('model')}"
         + (f", pre {pre}" if pre else "")
         + ") by llama.cpp's rules",
     }
@@ -289,7 +290,10 @@ def _own_runtime(tok: Any) -> str | None:
 
 def _why_not_transformers(tok: Any, own: str | None) -> str:
     if own == "tiktoken":
-        return "a ranks file has no tokenizer_config: transformers would convert it to a tokenizer.json"
+        return (
+            "a ranks file has no tokenizer_config: transformers would convert it to a "
+            "tokenizer.json"
+        )
     if own == "mistral-common":
         return "transformers reads a Tekken file only through mistral-common"
     if getattr(tok, "proto", None) is not None:

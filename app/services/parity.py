@@ -21,7 +21,13 @@ from tokenizers_core import pretrained
 from tokenizers_core.diff import DiffReport
 from tokenizers_core.errors import InvalidInput
 from tokenizers_core.formats import model_folder
-from tokenizers_core.runtime_parity import ParityReport, Readings, compare, read_runtimes, readings_of
+from tokenizers_core.runtime_parity import (
+    ParityReport,
+    Readings,
+    compare,
+    read_runtimes,
+    readings_of,
+)
 
 from .. import display
 from ..errors import TooLarge
@@ -155,9 +161,7 @@ def _table_row(report: ParityReport, found: Readings, row: Any) -> TableRow:
         )
         differs = row.ids[runtime] != row.ids[ref]
         more = max(0, len(enc) - len(chips))
-        cells.append(
-            Cell(runtime, chips, marks, differs, None, more, row.round_trip.get(runtime))
-        )
+        cells.append(Cell(runtime, chips, marks, differs, None, more, row.round_trip.get(runtime)))
     return TableRow(row.index, row.text, row.same, cells)
 
 

@@ -43,7 +43,9 @@ def test_typed_texts_stay_text_and_a_phone_screen(page, server_url, screenshot_d
     )
     page.locator("#texts").fill("Hello\n" + XSS)
     page.get_by_role("button", name="Compare runtimes").click()
-    page.wait_for_function("() => document.querySelectorAll('[data-testid=parity-row]').length === 2")
+    page.wait_for_function(
+        "() => document.querySelectorAll('[data-testid=parity-row]').length === 2"
+    )
     assert page.dialogs == [] and page.locator("img[src=x]").count() == 0
     assert "texts=" in page.url  # a permalink
     page.goto(f"{server_url}/parity?{urlencode({'tokenizer': 'gpt2', 'texts': '<|endoftext|>'})}")

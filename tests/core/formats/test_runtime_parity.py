@@ -49,7 +49,11 @@ def test_qwen3_tokenizers_and_llama_cpp_part_on_a_combining_accent():
     theirs.normalizer = None  # what llama.cpp runs: the same pre-tokenizer and BPE, no NFC
     assert accent.ids["llama.cpp"] == theirs.encode("e\u0301").ids == [68, 53839]
     first = report.first_mismatch
-    assert (first.index, first.runtimes, first.rule) == (1, ("tokenizers", "llama.cpp"), "normaliser")
+    assert (first.index, first.runtimes, first.rule) == (
+        1,
+        ("tokenizers", "llama.cpp"),
+        "normaliser",
+    )
     assert first.position == 0
     assert first.a == [{"id": 963, "token": "Ã©"}]
     assert [t["id"] for t in first.b] == [68, 53839]
@@ -60,7 +64,7 @@ def test_qwen3_tokenizers_and_llama_cpp_part_on_a_combining_accent():
     }
 
 
-# ---- the OpenAI encodings: tiktoken == tokenizers (the export) == llama.cpp -----------------------
+# ---- the OpenAI encodings: tiktoken == tokenizers (the export) == llama.cpp ---------------
 @pytest.mark.heavy
 @pytest.mark.parametrize("name", ["r50k_base", "cl100k_base"])
 def test_an_openai_encoding_agrees_in_every_runtime(name):
@@ -89,7 +93,10 @@ def test_tiktoken_refuses_a_typed_special_token_unless_the_switch_says():
     first = report.first_mismatch
     assert first.rule == "refused" and first.runtimes == ("tiktoken", "tokenizers")
     assert report.rows[0].ids["tiktoken"] is None and "special" in first.explanation
-    on, off = tc.parity("r50k_base", [text], special=True), tc.parity("r50k_base", [text], special=False)
+    on, off = (
+        tc.parity("r50k_base", [text], special=True),
+        tc.parity("r50k_base", [text], special=False),
+    )
     assert on.ok and on.rows[0].ids["tiktoken"] == tiktoken_encoding("r50k_base").encode(
         text, allowed_special="all"
     )
@@ -106,7 +113,9 @@ def small_file() -> bytes:
     from tokenizers_core.corpora import load_corpus
 
     lines = [line + ".\nNext.\n" for line in load_corpus("udhr/all").splitlines()[::5]]
-    return json.dumps(tc.train("byte_bpe", lines, vocab_size=600, pattern="cl100k").to_hf_json()).encode()
+    return json.dumps(
+        tc.train("byte_bpe", lines, vocab_size=600, pattern="cl100k").to_hf_json()
+    ).encode()
 
 
 def folder(root, data: bytes, config: dict | None = None):
