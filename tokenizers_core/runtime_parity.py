@@ -52,6 +52,7 @@ import zipfile
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
+from .decoders.wordpiece import _WORDPIECE_CLEANUP
 from .diff import STAGES, Divergence, diff
 from .errors import InvalidInput
 from .special_switch import special_options
@@ -609,18 +610,8 @@ def clean_up_tokenization(text: str) -> str:
     return text
 
 
-_CLEAN_UP = (
-    (" .", "."),
-    (" ?", "?"),
-    (" !", "!"),
-    (" ,", ","),
-    (" ' ", "'"),
-    (" n't", "n't"),
-    (" 'm", "'m"),
-    (" 's", "'s"),
-    (" 've", "'ve"),
-    (" 're", "'re"),
-)
+# transformers' list is tokenizers' WordPiece cleanup, in the same order, without " do not"
+_CLEAN_UP = tuple(rule for rule in _WORDPIECE_CLEANUP if rule[0] != " do not")
 
 
 # ---- the first mismatch, explained --------------------------------------------------------------

@@ -11,18 +11,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Any
 
 import tokenizers_core as tc
-from tokenizers_core import pretrained
-from tokenizers_core.errors import InvalidInput
 from tokenizers_core.fingerprints import PROBES
 from tokenizers_core.locks import read_texts
 
 from .. import display
-from .inputs import json_option, read_file, special_switch, tokenizer_options
+from .inputs import file_options, read_file, special_switch, tokenizer_options
 
 UNREADABLE = 2
 SHOWN = 20  # differing texts printed (--json has them all)
@@ -54,7 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         texts = [*args.text, *(read_texts(read_file(args.texts)) if args.texts else [])]
-        options = _load_options(args)
+        options = file_options(args.source, args)
         report = tc.parity(args.source, texts or list(PROBES), special=args.special, **options)
     except (ValueError, OSError) as exc:
         sys.stderr.write(f"tokvis parity: cannot read: {_reason(exc)}\n")
@@ -94,25 +91,6 @@ def _print(report: Any) -> None:
 
 def _tokens(side: list[dict[str, Any]]) -> str:
     return " ".join(f"{t['token']!r} ({t['id']})" for t in side) or "(nothing)"
-
-
-def _load_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The file options given (as `inputs.load_tokenizer` reads them, without loading)."""
-    options: dict[str, Any] = {}
-    specials = json_option(args.special_tokens, dict, "'{\"<|endoftext|>\": 100257}'")
-    if specials is not None:
-        options["special_tokens"] = specials
-    if args.pattern:
-        options["pattern"] = args.pattern
-    if args.lowercase is not None:
-        options["lowercase"] = args.lowercase
-    if args.in_format:
-        options["format"] = args.in_format
-    if not pretrained.is_bundled(args.source) and not os.path.exists(args.source):
-        raise InvalidInput(f"{args.source}: no such file or folder, and not a bundled tokeniser")
-    if options and pretrained.is_bundled(args.source) and not os.path.exists(args.source):
-        raise InvalidInput(f"file options apply only to tokenizer files; {args.source} is bundled")
-    return options
 
 
 def _reason(exc: BaseException) -> str:

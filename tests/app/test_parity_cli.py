@@ -54,10 +54,10 @@ def test_the_special_switch_reaches_tiktoken(capsys):
 @pytest.mark.parametrize(
     "argv, says",
     [
-        (["parity", "no-such-tokenizer", "--text", "x"], "no such file or folder"),
+        (["parity", "no-such-tokenizer", "--text", "x"], "no such file, and not a bundled"),
         (["parity", "bert-base-uncased", "--texts", "/no/such/texts.txt"], "no/such/texts.txt"),
         (["parity", "char", "--text", "x"], "no runtime reads char"),
-        (["parity", "gpt2", "--pattern", "gpt2", "--text", "x"], "apply only to tokenizer files"),
+        (["parity", "gpt2", "--pattern", "gpt2", "--text", "x"], "applies only to tokenizer files"),
     ],
 )
 def test_what_cannot_be_read_exits_2_in_one_line(argv, says, capsys):
