@@ -40,6 +40,7 @@ from .routers import (
     downloads,
     lessons,
     onward,
+    parity,
     tokenizations,
     tokenizers,
     unigram,
@@ -124,6 +125,7 @@ ROUTERS = [
     *(visualiser, corpora, compare, analytics, api, docs, vocab, tokenizers),
     *(wordpiece, unigram, bpe, check, lessons, worksheets, downloads, onward, chat, diff),
     *(audit_numbers, vocab_diff, audit, audit_mix, tokenizations),
+    parity,
 ]
 
 

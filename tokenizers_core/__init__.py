@@ -47,6 +47,7 @@ __all__ = [
     "is_canonical",
     "load",
     "lock",
+    "parity",
     "register_step",
     "step_from_dict",
     "tokenizations",
@@ -65,6 +66,16 @@ def check(
     from .checker import check as run_check  # lazy: the checker loads the textbook's sources
 
     return run_check(algorithm, lines, theirs, vocab_size=vocab_size, **options)
+
+
+def parity(
+    source: Any, texts: Iterable[str], *, special: bool | None = None, **options: Any
+) -> Any:
+    """`tc.parity`: one tokenizer as each runtime reads it (tokenizers, transformers, llama.cpp,
+    mistral-common, tiktoken) on the same texts (see `tokenizers_core.runtime_parity`)."""
+    from .runtime_parity import parity as run_parity  # lazy: it builds a GGUF on first use
+
+    return run_parity(source, texts, special=special, **options)
 
 
 def apply_chat_template(

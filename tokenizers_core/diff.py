@@ -13,7 +13,10 @@ records it:
     post-processor  the tokens it adds (BOS, EOS)    (the "post_process" step)
 
 The stage reported is the first stage, in pipeline order, whose outputs differ at or before
-the first token where the two models' outputs differ (a later difference may only be its echo,
+the first token where the two models' outputs differ, or inside it (Qwen3's NFC makes "e" and a
+combining accent one character, so "café" ends in the token "fé" where llama.cpp, with no
+normaliser, gives "fe" and the accent: the tokens part at "f", the normalised texts one
+character later, inside both tokens; a later difference may only be its echo,
 and an earlier one that leaves the tokens alone does not matter). When the models' tokens are
 the same, the post-processor did it; when they are the same strings numbered differently, the
 model did. A tokenizer whose trace lacks a stage (no normaliser: a tiktoken encoding) passes
@@ -236,8 +239,9 @@ def diagnose(a: Any, b: Any, text: str, index: int = 0) -> Divergence:
         stage, found = "post-processor", _post_processor(text, x, y)
     elif differs != ("ids",):  # (renumbered tokens are the model's alone)
         earlier = ((name, check(text, sa, sb)) for name, check in _EARLIER)
+        reach = max(found[0] + 1, _first_tokens_end(sa, sb))
         stage, found = next(
-            ((name, f) for name, f in earlier if f is not None and f[0] <= found[0]), (stage, found)
+            ((name, f) for name, f in earlier if f is not None and f[0] < reach), (stage, found)
         )
     position, evidence = found
     if stage == "post-processor":
@@ -498,6 +502,16 @@ def _model(text: str, a: _Stages, b: _Stages) -> tuple[int, dict] | None:
         evidence["offsets_a"] = [[s, e] for _, s, e in word_a]
         evidence["offsets_b"] = [[s, e] for _, s, e in word_b]
     return position, evidence
+
+
+def _first_tokens_end(a: _Stages, b: _Stages) -> int:
+    """Where the first two differing model tokens both end (the shorter's end): a stage that
+    differs before it differs inside both."""
+    ta = [(v, s, e) for v, _, s, e, _ in a.tokens]
+    tb = [(v, s, e) for v, _, s, e, _ in b.tokens]
+    k = _first_unequal(ta, tb)
+    ends = [t[2] for t in (_get(ta, k), _get(tb, k)) if t]
+    return min(ends) if ends else 0
 
 
 def _post_processor(text: str, x: Encoding, y: Encoding) -> tuple[int, dict]:

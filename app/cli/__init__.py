@@ -13,6 +13,7 @@ terminal.
     tokvis fingerprint NAME|FILE [--json]
     tokvis lock -t NAME|FILE --texts FILE -o LOCK
     tokvis verify LOCK [-t NAME|FILE] [--format text|json|junit] [-o FILE] [--max-tokens N]
+    tokvis parity NAME|FILE|FOLDER [--text T]... [--texts FILE] [--json]
 
 `--format` is always the format written; `--from` names a tokenizer file's own format.
 
@@ -46,6 +47,7 @@ from . import (
     encoding,
     export,
     lock,
+    parity,
     serve,
     tokenizations,
     training,
@@ -65,6 +67,7 @@ COMMANDS = (
     audit,  # audit
     tokenizations,  # tokenizations
     lock,  # fingerprint, lock, verify
+    parity,  # parity
     deploy,  # db, worker
 )
 

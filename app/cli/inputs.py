@@ -167,6 +167,12 @@ def json_option(raw: str | None, kind: type, example: str) -> Any:
 
 def load_tokenizer(source: str, args: argparse.Namespace) -> tc.Tokenizer:
     """A bundled tokeniser by name, or a tokenizer file with the file options given."""
+    return tc.load(source, **file_options(source, args))
+
+
+def file_options(source: str, args: argparse.Namespace) -> dict[str, Any]:
+    """The `tc.load` options of the file options given (`tokenizer_options`), checked: none
+    for a bundled name, and the source a bundled name or an existing path."""
     options: dict[str, Any] = {}
     specials = json_option(args.special_tokens, dict, "'{\"<|endoftext|>\": 100257}'")
     if specials is not None:
@@ -194,7 +200,7 @@ def load_tokenizer(source: str, args: argparse.Namespace) -> tc.Tokenizer:
             f"{source}: no such file, and not a bundled tokeniser (e.g. gpt2, "
             f"cl100k_base, o200k_base, bert-base-uncased)"
         )
-    return tc.load(source, **options)
+    return options
 
 
 def save(tok: tc.Tokenizer, path: str, fmt: str | None) -> str:
