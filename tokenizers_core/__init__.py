@@ -41,6 +41,7 @@ __all__ = [
     "apply_chat_template",
     "audit",
     "check",
+    "drift",
     "encoding_for_model",
     "encoding_name_for_model",
     "fingerprint",
@@ -74,6 +75,15 @@ def check(
     from .checker import check as run_check  # lazy: the checker loads the textbook's sources
 
     return run_check(algorithm, lines, theirs, vocab_size=vocab_size, **options)
+
+
+def drift(tok: Any, messages: Any, *, completions: Any = None, **options: Any) -> Any:
+    """`tc.drift`: the drift doctor of a conversation: whether each assistant turn, as it was
+    generated, is a token prefix of the next turn's render, whether sampled completions
+    round-trip, and the markers spelt or injected (see `tokenizers_core.drift_doctor.drift`)."""
+    from .drift_doctor import drift as run_drift  # lazy: jinja2 loads only for chat templates
+
+    return run_drift(tok, messages, completions=completions, **options)
 
 
 def apply_chat_template(
