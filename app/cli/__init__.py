@@ -13,6 +13,7 @@ terminal.
     tokvis fingerprint NAME|FILE [--json]
     tokvis lock -t NAME|FILE --texts FILE -o LOCK
     tokvis verify LOCK [-t NAME|FILE] [--format text|json|junit] [-o FILE] [--max-tokens N]
+    tokvis drift FILE.jsonl [-t NAME|FILE] [--template-name N | --template FILE] [--json]
 
 `--format` is always the format written; `--from` names a tokenizer file's own format.
 
@@ -43,6 +44,7 @@ from . import (
     chat,
     compare,
     deploy,
+    drift,
     encoding,
     export,
     lock,
@@ -65,6 +67,7 @@ COMMANDS = (
     audit,  # audit
     tokenizations,  # tokenizations
     lock,  # fingerprint, lock, verify
+    drift,  # drift
     deploy,  # db, worker
 )
 
