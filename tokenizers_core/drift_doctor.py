@@ -586,8 +586,9 @@ def _spelt(tok: Any, markers: dict[str, int], message: int, ids: list[int]) -> I
 def _injections(renders: _Renders, markers: dict[str, int]) -> list[MarkerHit]:
     """Markers typed in user or tool content that the rendered conversation's tokens hold as
     the control token: each with its message and its character in the content."""
-    if not markers or not any(_typed(m) for m in renders.inputs.messages):
-        return []
+    typed = [m["content"] for m in renders.inputs.messages if _typed(m)]
+    if not any(marker in content for marker in markers for content in typed):
+        return []  # no marker's text typed: no render needed
     done = renders.whole()
     encoding = encode_chat(renders.tok, done.text)
     by_id = {id_: marker for marker, id_ in markers.items()}
