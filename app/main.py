@@ -38,6 +38,7 @@ from .routers import (
     diff,
     docs,
     downloads,
+    drift,
     lessons,
     onward,
     parity,
@@ -124,7 +125,7 @@ async def _lifespan(app: FastAPI):
 ROUTERS = [
     *(visualiser, corpora, compare, analytics, api, docs, vocab, tokenizers),
     *(wordpiece, unigram, bpe, check, lessons, worksheets, downloads, onward, chat, diff),
-    *(audit_numbers, vocab_diff, audit, audit_mix, tokenizations),
+    *(audit_numbers, vocab_diff, audit, audit_mix, tokenizations, drift),
     parity,
 ]
 

@@ -24,6 +24,7 @@ from .locks import lock, verify
 from .normalized import NormalizedString
 from .pipeline import Tokenizer
 from .pretrained import encoding_for_model, encoding_name_for_model, load
+from .runtime_parity import parity
 from .steps import Step, Trace, register_step, step_from_dict
 from .tokenizations import is_canonical, tokenizations  # eager, as audit: the package's name
 from .version import version
@@ -41,6 +42,7 @@ __all__ = [
     "apply_chat_template",
     "audit",
     "check",
+    "drift",
     "encoding_for_model",
     "encoding_name_for_model",
     "fingerprint",
@@ -68,14 +70,13 @@ def check(
     return run_check(algorithm, lines, theirs, vocab_size=vocab_size, **options)
 
 
-def parity(
-    source: Any, texts: Iterable[str], *, special: bool | None = None, **options: Any
-) -> Any:
-    """`tc.parity`: one tokenizer as each runtime reads it (tokenizers, transformers, llama.cpp,
-    mistral-common, tiktoken) on the same texts (see `tokenizers_core.runtime_parity`)."""
-    from .runtime_parity import parity as run_parity  # lazy: it builds a GGUF on first use
+def drift(tok: Any, messages: Any, *, completions: Any = None, **options: Any) -> Any:
+    """`tc.drift`: the drift doctor of a conversation: whether each assistant turn, as it was
+    generated, is a token prefix of the next turn's render, whether sampled completions
+    round-trip, and the markers spelt or injected (see `tokenizers_core.drift_doctor.drift`)."""
+    from .drift_doctor import drift as run_drift  # lazy: jinja2 loads only for chat templates
 
-    return run_parity(source, texts, special=special, **options)
+    return run_drift(tok, messages, completions=completions, **options)
 
 
 def apply_chat_template(

@@ -55,6 +55,22 @@ from typing import Any, Callable, Iterable
 from .decoders.wordpiece import _WORDPIECE_CLEANUP
 from .diff import STAGES, Divergence, diff
 from .errors import InvalidInput
+from .formats import (
+    GGUF_MAGIC,
+    gguf_tokenizer,
+    gguf_writer,
+    gunzip,
+    hf_json_writer,
+    load_bytes,
+    load_gguf_path,
+    model_folder,
+    sniff,
+)
+from .formats.model_folder import CONFIG, TOKENIZER, read_zip
+from .formats.tekken import TekkenTokenizer
+from .models import BPE
+from .pipeline import Tokenizer
+from .pretrained import canonical_name, is_bundled, load
 from .special_switch import special_options
 
 RUNTIMES = ("tokenizers", "transformers", "llama.cpp", "mistral-common", "tiktoken")
@@ -87,8 +103,6 @@ def read_runtimes(
     """Each runtime's reading of `source`: a bundled name, a path (a file or a model folder),
     a file's bytes, or a `Tokenizer`. `load_options` go to `tc.load` (a ranks file's
     `pattern`); `parse` reads a file's bytes (default: `formats.load_bytes`)."""
-    from .pipeline import Tokenizer
-    from .pretrained import is_bundled, load
 
     parse = parse or _parse
     name = label or (source if isinstance(source, str) else getattr(source, "name", "") or "")
@@ -119,14 +133,11 @@ def readings_of(files: dict[str, bytes], label: str, parse: Parse | None = None)
 @functools.lru_cache(maxsize=8)
 def _of_bundled(name: str) -> Readings:
     """A bundled tokenizer's readings, built once (the bundled tokenizers are read-only)."""
-    from .pretrained import canonical_name, load
 
     return _of_tokenizer(load(canonical_name(name)), name, _parse)
 
 
 def _of_file(path: str, label: str, parse: Parse, load_options: dict[str, Any]) -> Readings:
-    from .formats import GGUF_MAGIC, load_gguf_path
-    from .pretrained import load
 
     with open(path, "rb") as fh:
         gguf = fh.read(len(GGUF_MAGIC)) == GGUF_MAGIC
@@ -143,8 +154,6 @@ def _of_file(path: str, label: str, parse: Parse, load_options: dict[str, Any]) 
 
 
 def _of_bytes(data: bytes, label: str, parse: Parse, load_options: dict[str, Any]) -> Readings:
-    from .formats import gunzip
-    from .formats.model_folder import TOKENIZER, read_zip
 
     data = gunzip(data)
     fmt = _format(data)
@@ -160,7 +169,6 @@ def _of_files(files: dict[str, bytes], label: str, parse: Parse) -> Readings:
     """A tokenizer.json (+ tokenizer_config.json): tokenizers reads the file alone,
     transformers the folder, llama.cpp the GGUF converted from transformers' reading (as
     `convert_hf_to_gguf.py` reads the vocabulary through `AutoTokenizer`)."""
-    from .formats.model_folder import CONFIG, TOKENIZER
 
     if TOKENIZER not in files:
         raise InvalidInput("the folder holds no tokenizer.json: parity reads a model folder by it")
@@ -187,7 +195,6 @@ def _of_files(files: dict[str, bytes], label: str, parse: Parse) -> Readings:
 
 def _of_tokenizer(tok: Any, label: str, parse: Parse) -> Readings:
     """A tokenizer object (a bundled one, a ranks file, a .model, a vocab.txt as loaded)."""
-    from .formats.tekken import TekkenTokenizer
 
     readings: dict[str, Any] = {}
     how: dict[str, str] = {}
@@ -249,7 +256,6 @@ def _of_gguf(tok: Any, label: str) -> Readings:
 def _with_gguf(readings: Readings, tok: Any) -> Readings:
     """`readings` with llama.cpp's: `tok` written as its converter writes a GGUF and read
     back by llama.cpp's rules (skipped, saying why, when it has no GGUF form)."""
-    from .formats import gguf_tokenizer, gguf_writer
 
     try:
         gguf = gguf_tokenizer.load_bytes(gguf_writer.dump_bytes(tok), name=readings.label)
@@ -280,7 +286,6 @@ def _ordered(skipped: dict[str, str]) -> dict[str, str]:
 def _own_runtime(tok: Any) -> str | None:
     """The runtime whose own file `tok` is: mistral-common for Tekken, tiktoken for a ranks
     file or an OpenAI encoding; None for the Hugging Face style tokenizers."""
-    from .formats.tekken import TekkenTokenizer
 
     if isinstance(tok, TekkenTokenizer):
         return "mistral-common"
@@ -307,7 +312,6 @@ def _why_not_transformers(tok: Any, own: str | None) -> str:
 
 def _exported(tok: Any, parse: Parse) -> Any:
     """`tok` read back from its tokenizer.json export, or why it has none (a str)."""
-    from .formats import hf_json_writer
 
     try:
         return parse(hf_json_writer.dump_bytes(tok), "hf_json", {})
@@ -316,7 +320,6 @@ def _exported(tok: Any, parse: Parse) -> Any:
 
 
 def _has_hf_form(tok: Any) -> bool:
-    from .pipeline import Tokenizer
 
     return type(tok) is Tokenizer and tok.algorithm not in ("char", "word", "sentence")
 
@@ -324,8 +327,6 @@ def _has_hf_form(tok: Any) -> bool:
 def _config_reading(tok: Any, parse: Parse) -> Any:
     """transformers' reading of `tok`'s tokenizer.json beside its tokenizer_config (the
     bundled Qwen3 carries one), or of the tokenizer.json alone (truncation and padding off)."""
-    from .formats import hf_json_writer
-    from .formats.model_folder import CONFIG, TOKENIZER
 
     try:
         files = {TOKENIZER: hf_json_writer.dump_bytes(tok)}
@@ -348,7 +349,6 @@ def _rebuild_note(tok: Any) -> str:
 
 def _folder_files(path: str) -> dict[str, bytes] | None:
     """A model folder's tokenizer files (by `file_key`), or None when it has no tokenizer.json."""
-    from .formats import model_folder
 
     names = os.listdir(path)
     if not model_folder.holds_tokenizer_json(names):
@@ -372,13 +372,11 @@ def _zipped(files: dict[str, bytes]) -> bytes:
 
 
 def _format(data: bytes) -> str:
-    from .formats import sniff
 
     return sniff(data)
 
 
 def _parse(data: bytes, fmt: str, options: dict[str, Any]) -> Any:
-    from .formats import load_bytes
 
     return load_bytes(data, format=fmt, **options)
 
@@ -589,7 +587,6 @@ def _decoded(runtime: str, tok: Any, ids: list[int]) -> str | None:
 
 
 def _cleans_up(tok: Any) -> bool:
-    from .models import BPE
 
     config = getattr(tok, "tokenizer_config", None) or {}
     if not config.get("clean_up_tokenization_spaces"):

@@ -14,6 +14,7 @@ terminal.
     tokvis lock -t NAME|FILE --texts FILE -o LOCK
     tokvis verify LOCK [-t NAME|FILE] [--format text|json|junit] [-o FILE] [--max-tokens N]
     tokvis parity NAME|FILE|FOLDER [--text T]... [--texts FILE] [--json]
+    tokvis drift FILE.jsonl [-t NAME|FILE] [--template-name N | --template FILE] [--json]
 
 `--format` is always the format written; `--from` names a tokenizer file's own format.
 
@@ -44,6 +45,7 @@ from . import (
     chat,
     compare,
     deploy,
+    drift,
     encoding,
     export,
     lock,
@@ -68,6 +70,7 @@ COMMANDS = (
     tokenizations,  # tokenizations
     lock,  # fingerprint, lock, verify
     parity,  # parity
+    drift,  # drift
     deploy,  # db, worker
 )
 
