@@ -46,6 +46,7 @@ from .chat.encode import control_tokens, encode_chat
 from .chat.runner import TemplateFailure
 from .errors import InvalidInput
 from .formats.model_folder import with_config_tokens
+from .notebook import drift_html
 from .tokenizations import is_canonical
 from .tokenizations.canonical import MAX_IDS
 from .tokenizations.space import ordinary_ids
@@ -189,6 +190,10 @@ class DriftReport:
             and all(c.round_trip_equal for c in self.completions)
             and not self.markers
         )
+
+    def _repr_html_(self) -> str:
+        """The report as tables of chips in a notebook (`tokenizers_core.notebook`)."""
+        return drift_html(self)
 
     def to_dict(self) -> dict[str, Any]:
         return {

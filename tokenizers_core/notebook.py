@@ -116,3 +116,31 @@ def _side(ids: list[int], tokens: list[str], at: int, around: int = 3) -> list[d
         {"token": tokens[k], "id": ids[k], "moved": k == at}
         for k in range(start, min(len(ids), at + around + 1))
     ]
+
+
+def drift_html(report: Any) -> str:
+    """The drift doctor's report: a row per assistant turn (prefix of the next or not, what a
+    prefix cache keeps, the first token that differs and why), then completions and markers."""
+    return render("drift.html", report=report, diff_chips=_diff_chips)
+
+
+def parity_html(report: Any) -> str:
+    """Runtime parity: a row per text, a column per runtime, the cells that differ marked."""
+    return render("parity.html", report=report, cells=_cells)
+
+
+def _diff_chips(turn: Any) -> list[dict[str, Any]]:
+    """The two tokens at a turn's first difference: as generated, then in the next turn."""
+    at = turn.first_diff_token
+    ids = (turn.ids, turn.next_ids)
+    out = []
+    for side, token in enumerate(turn.diff_tokens or ()):
+        if token is not None and at is not None and at < len(ids[side]):
+            out.append({"token": token, "id": ids[side][at], "moved": True})
+    return out
+
+
+def _cells(row: Any, runtime: str) -> list[dict[str, Any]]:
+    """One runtime's tokens for one text, as chips."""
+    ids, tokens = row.ids.get(runtime) or [], row.tokens.get(runtime) or []
+    return [{"token": t, "id": i} for t, i in zip(tokens[:MAX_CHIPS], ids)]

@@ -69,6 +69,7 @@ from .formats import (
 from .formats.model_folder import CONFIG, TOKENIZER, read_zip
 from .formats.tekken import TekkenTokenizer
 from .models import BPE
+from .notebook import parity_html
 from .pipeline import Tokenizer
 from .pretrained import canonical_name, is_bundled, load
 from .special_switch import special_options
@@ -488,6 +489,10 @@ class ParityReport:
         if self.ok:
             return f"{self.tokenizer}: {runtimes} agree on all {texts}"
         return f"{self.tokenizer}: {runtimes} disagree on {self.mismatched} of {texts}"
+
+    def _repr_html_(self) -> str:
+        """The report as tables of chips in a notebook (`tokenizers_core.notebook`)."""
+        return parity_html(self)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -94,3 +94,29 @@ def test_a_long_encoding_draws_its_first_chips_and_counts_them_all():
     html = enc._repr_html_()
     assert "3,000 tokens (the first 2,000 drawn)" in html
     assert html.count('<li class="chip') == 2000
+
+
+def test_a_drift_report_shows_each_turn_and_the_first_token_that_moved():
+    tok = tc.load("qwen3")
+    messages = [
+        {"role": "user", "content": "2+2?"},
+        {"role": "assistant", "content": "<think>\nadd them\n</think>\n\n4"},
+        {"role": "user", "content": XSS},
+        {"role": "assistant", "content": "Done."},
+    ]
+    report = tc.drift(tok, messages)
+    html = report._repr_html_()
+    no_script(html)
+    assert "not append-only" in html and "message 1" in html
+    assert report.turns[0].construct and report.turns[0].construct in html.replace("&#39;", "'")
+    assert html.count('<li class="chip moved"') == 2  # as generated, and in the next turn
+
+
+def test_a_parity_table_has_a_column_per_runtime_and_marks_the_cell_that_differs():
+    report = tc.parity("qwen3", ["Hello", "e\u0301", XSS])
+    html = report._repr_html_()
+    no_script(html)
+    for runtime in report.runtimes:
+        assert f"<th>{runtime}</th>" in html
+    assert html.count('<td class="bad">') == len(report.rows[1].differing())
+    assert "normaliser" in html
