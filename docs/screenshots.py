@@ -108,6 +108,8 @@ VIEWS = [
     ("tokenizers", "/tokenizers"),
     ("chat", "/chat"),
     ("diff", "/diff?" + urlencode({"a": "cl100k_base", "b": "o200k_base"})),
+    ("drift", "/drift"),
+    ("parity", "/parity"),
     ("vocab", "/vocab?tokenizer=cl100k_base"),
     (
         "tokenizations",
