@@ -54,7 +54,8 @@ def timed(fn) -> tuple[float, float]:
 def main() -> None:
     lines = texts()
     print(f"{len(lines):,} texts, {sum(map(len, lines)):,} characters")
-    print(f"{'tokenizer':<12} {'tokvis verify':>14} {'tc.verify':>10} {'cpu':>7} {'owner':>8} {'ratio':>6}")
+    heads = ("tokenizer", "tokvis verify", "tc.verify", "cpu", "owner", "ratio")
+    print(f"{heads[0]:<12} {heads[1]:>14} {heads[2]:>10} {heads[3]:>7} {heads[4]:>8} {heads[5]:>6}")
     with tempfile.TemporaryDirectory() as tmp:
         for name in ("cl100k_base", "o200k_base", "qwen3"):
             path = Path(tmp) / f"{name}.lock.json"

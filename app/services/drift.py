@@ -26,7 +26,7 @@ WINDOW_AFTER = 16  # and from it on
 # (it drops the first turn's reasoning: not append-only), with a completion sampled as
 # "hello" spelt h + ello, and a <think> typed by the user
 EXAMPLE_TOKENIZER = "qwen3"
-EXAMPLE = {
+EXAMPLE: dict[str, list[dict[str, Any]]] = {
     "messages": [
         {"role": "system", "content": "You are a helpful assistant."},
         {"role": "user", "content": "What is 17 * 3?"},
