@@ -232,7 +232,7 @@ def run_search(
             raise TimeoutError
         try:
             result = _search_once(
-                compiled, method, args, left * wall_factor + wall_slack * 2**attempt
+                compiled, method, args, (left * wall_factor + wall_slack) * 2**attempt
             )
             break
         except TimeoutError:
@@ -240,7 +240,8 @@ def run_search(
                 raise
             # The wall clock ran out while this thread mostly waited (for the interpreter, or
             # for a core): its work is within the budget. Search again with the CPU time left,
-            # and a longer wall-clock backstop each time, so a starved search still ends.
+            # and a backstop twice as long each time: a starved search ends after a few tries,
+            # so the CPU its cut-off tries spent stays small beside its budget.
     spent = time.thread_time() - start
     if spent > seconds:
         raise TimeoutError
