@@ -14,10 +14,11 @@ import time
 from typing import Any
 
 from tokenizers_core.errors import InvalidInput
-from tokenizers_core.implementations.stepping import training_run
+from tokenizers_core.implementations.counting import Counts
+from tokenizers_core.implementations.stepping import TrainingRun, training_run
 from tokenizers_core.models.unigram.trainer import UnigramRoundStep
 
-from .inputs import case_switch, json_option, read_corpus, save
+from .inputs import CorpusLines, case_switch, json_option, save
 from .terminal import Progress, pairs_text
 
 
@@ -40,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="show the progress bar even when stderr is not a terminal",
     )
     bar.add_argument("--no-progress", dest="progress", action="store_false")
-    p.set_defaults(run=train)
+    p.set_defaults(run=train, parser=p)
 
     p = sub.add_parser("trace", help="training steps as JSON Lines on stdout")
     _training(p)
@@ -49,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="A:B",
         help="only steps A to B (as a Python slice of the steps: 0:10 is the first ten)",
     )
-    p.set_defaults(run=trace)
+    p.set_defaults(run=trace, parser=p)
 
 
 def _training(p: argparse.ArgumentParser) -> None:
@@ -62,7 +63,15 @@ def _training(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "corpus",
         metavar="CORPUS",
-        help="a text file, - for stdin, or a bundled corpus (botchan, udhr/eng, ...)",
+        nargs="?",
+        help="a text file (read as a stream: no limit but memory), - for stdin, or a bundled "
+        "corpus (botchan, udhr/eng, ...)",
+    )
+    p.add_argument(
+        "--from-counts",
+        metavar="C.counts",
+        help="bpe, byte_bpe, wordpiece: train from a counts file (`tokvis count`) in place of "
+        "CORPUS: the same merges as training on the text",
     )
     p.add_argument("--vocab-size", type=int, required=True, metavar="N")
     g = p.add_argument_group("training options (where the algorithm takes them)")
@@ -132,12 +141,21 @@ def _training_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
+def _run(args: argparse.Namespace) -> tuple[TrainingRun, CorpusLines | None]:
+    """The training run of the arguments: on CORPUS's lines as a stream, or on --from-counts."""
+    if (args.corpus is None) == (args.from_counts is None):
+        args.parser.error("give the corpus to train on: CORPUS or --from-counts C.counts")
+    options = _training_options(args)
+    if args.from_counts:
+        counts = Counts.load(args.from_counts)
+        return training_run(args.algorithm, None, args.vocab_size, counts=counts, **options), None
+    lines = CorpusLines(args.corpus)
+    return training_run(args.algorithm, lines, args.vocab_size, **options), lines
+
+
 def train(args: argparse.Namespace) -> int:
-    text, label = read_corpus(args.corpus)
     start = time.monotonic()
-    run = training_run(
-        args.algorithm, text.splitlines(), args.vocab_size, **_training_options(args)
-    )
+    run, lines = _run(args)
     forced = args.progress is True
     unit = "" if run.expected is None else "merges"
     bar = Progress(
@@ -163,10 +181,12 @@ def train(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 0
-    print(
-        f"{args.algorithm} trained on {label}: {len(text.splitlines()):,} lines, "
-        f"{len(text):,} characters, in {seconds:.1f} s"
+    read = (
+        f"{lines.label}: {lines.lines:,} lines, {lines.chars:,} characters"
+        if lines is not None
+        else f"the counts in {args.from_counts}"
     )
+    print(f"{args.algorithm} trained on {read}, in {seconds:.1f} s")
     merges = getattr(tok.model, "merges", None)
     if merges is not None and args.algorithm != "unigram":
         print(f"vocabulary: {tok.vocab_size:,} tokens, {len(merges):,} merges")
@@ -201,10 +221,7 @@ def _slice(raw: str | None) -> slice:
 
 def trace(args: argparse.Namespace) -> int:
     wanted = _slice(args.steps)
-    text, _label = read_corpus(args.corpus)
-    run = training_run(
-        args.algorithm, text.splitlines(), args.vocab_size, **_training_options(args)
-    )
+    run, _lines = _run(args)
     out = sys.stdout
     for i, step in enumerate(run):
         if wanted.stop is not None and i >= wanted.stop:

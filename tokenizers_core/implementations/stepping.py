@@ -27,6 +27,8 @@ from ..pipeline import Tokenizer
 from ..steps import Step
 from .bert import bert_pipeline, wordpiece_trainer
 from .bpe import bpe_tokenizer, byte_bpe_tokenizer, char_bpe_run, sentencepiece_bpe_tokenizer
+from .counting import COUNTED_ALGORITHMS, Counts
+from .counting.from_counts import trainer_words
 from .training import train_wordlevel
 from .unigram import unigram_tokenizer, with_accepted_size
 
@@ -87,9 +89,16 @@ class TrainingRun:
 
 
 def training_run(
-    algorithm: str, lines: Iterable[str], vocab_size: int, **options: Any
+    algorithm: str,
+    lines: Iterable[str] | None,
+    vocab_size: int,
+    *,
+    counts: Counts | None = None,
+    **options: Any,
 ) -> TrainingRun:
-    """A `TrainingRun` of one of `tokenizers_core.algorithms()` (see the module docstring)."""
+    """A `TrainingRun` of one of `tokenizers_core.algorithms()` (see the module docstring), on
+    `lines` or, for the trainers of word counts, on `counts` (`tc.count`). The lines of bpe,
+    byte_bpe and wordpiece are read as a stream (counted as they come, never held)."""
     if algorithm not in OPTIONS:
         raise InvalidInput(f"unknown algorithm {algorithm!r}; choose one of: {', '.join(OPTIONS)}")
     unknown = sorted(set(options) - set(OPTIONS[algorithm]))
@@ -100,11 +109,19 @@ def training_run(
         )
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 1:
         raise InvalidInput(f"vocab_size must be a positive whole number, got {vocab_size!r}")
-    lines = list(lines)
-    return _MAKERS[algorithm](lines, vocab_size, options)
+    if counts is not None:
+        if lines is not None:
+            raise InvalidInput("give the lines or their counts, not both")
+        words, options = trainer_words(algorithm, counts, options)
+        options["words"] = words
+    elif lines is None:
+        raise InvalidInput("give the corpus to train on: its lines, or counts=...")
+    elif algorithm not in COUNTED_ALGORITHMS:  # (these hold their corpus)
+        lines = list(lines)
+    return _MAKERS[algorithm](lines, vocab_size, options)  # type: ignore[arg-type]
 
 
-def _bpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
+def _bpe(lines: Iterable[str] | None, vocab_size: int, options: dict[str, Any]) -> TrainingRun:
     trainer = bpe_trainer(lines, vocab_size, annotate=False, **options)
     return TrainingRun(
         trainer,
@@ -113,7 +130,7 @@ def _bpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> Training
     )
 
 
-def _byte_bpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
+def _byte_bpe(lines: Iterable[str] | None, vocab_size: int, options: dict[str, Any]) -> TrainingRun:
     trainer = byte_bpe_trainer(lines, vocab_size, annotate=False, **options)
     specials = check_specials(options.get("special_tokens", ()))
 
@@ -156,7 +173,9 @@ def _sentencepiece_bpe(lines: list[str], vocab_size: int, options: dict[str, Any
     return TrainingRun(trainer, finish, trainer.target)
 
 
-def _wordpiece(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
+def _wordpiece(
+    lines: Iterable[str] | None, vocab_size: int, options: dict[str, Any]
+) -> TrainingRun:
     lowercase = options.pop("lowercase", True)
     if not isinstance(lowercase, bool):
         raise InvalidInput("lowercase must be true or false")
