@@ -12,8 +12,6 @@ import tokenizers_core as tc
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.errors import InvalidInput
 from tokenizers_core.implementations.counting.shards import (
-    Shard,
-    deal,
     read_blocks,
     shard_ranges,
 )
@@ -51,12 +49,6 @@ def test_whole_and_sharded_reading_agree_with_splitlines():
     assert _lines_by_line_feed(text) == text.splitlines()
 
 
-def test_shards_are_dealt_by_size():
-    shards = [Shard("f", 0, 10), Shard("f", 10, 12), Shard("f", 12, 20), Shard("f", 20, 21)]
-    hands = deal(shards, 2)
-    assert sorted(sum(s.end - s.start for s in h) for h in hands) == [10, 11]
-
-
 def test_text_that_is_not_utf8_is_refused_with_where(tmp_path):
     path = tmp_path / "bad.txt"
     path.write_bytes(b"fine\nbad \xff here\n")
@@ -74,8 +66,8 @@ def test_a_file_counts_as_its_lines(tmp_path, algorithm):
 
 
 def test_two_processes_count_what_one_counts(tmp_path):
-    """Each child a fresh interpreter, its shards dealt out; the counts merged are the same
-    bytes as one process's."""
+    """This process and a child (a fresh interpreter) take shards from one queue; the counts
+    merged are the same bytes as one process's."""
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     a.write_text(load_corpus("botchan"), encoding="utf-8")
     b.write_text(load_corpus("udhr/jpn") if "udhr/jpn" in _names() else "日本語 🙂\n", "utf-8")

@@ -18,19 +18,21 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from ...errors import InvalidInput
 from .counts_file import Counts, merge
 from .under import CountedUnder, chunk_counter
 
 BLOCK = 1 << 22  # 4 MiB of text per chunk: the counters' dicts amortise, the memory stays small
-SHARDS_PER_PROCESS = 4  # so that a process that finishes early takes another
+SHARDS_PER_PROCESS = 8  # so that a process that finishes early takes another
 
 
 @dataclass(frozen=True)
@@ -114,19 +116,7 @@ def count_files(paths: Sequence[str], under: CountedUnder, processes: int = 1) -
     shards = shard_ranges(list(paths), processes * SHARDS_PER_PROCESS if processes > 1 else 1)
     if processes == 1 or len(shards) == 1:
         return Counts.from_words(count_shards(shards, under), under)
-    return count_in_children(deal(shards, processes), under)
-
-
-def deal(shards: Sequence[Shard], hands: int) -> list[list[Shard]]:
-    """The shards dealt into `hands` lists of about equal bytes (largest first, each to the
-    lightest hand so far)."""
-    out: list[list[Shard]] = [[] for _ in range(min(hands, len(shards)))]
-    load = [0] * len(out)
-    for shard in sorted(shards, key=lambda s: s.start - s.end):
-        i = load.index(min(load))
-        out[i].append(shard)
-        load[i] += shard.end - shard.start
-    return out
+    return count_in_children(shards, under, min(processes, len(shards)) - 1)
 
 
 def count_shards(shards: Iterable[Shard], under: CountedUnder) -> dict[str, int]:
@@ -140,45 +130,88 @@ def count_shards(shards: Iterable[Shard], under: CountedUnder) -> dict[str, int]
 
 
 # ---- the children --------------------------------------------------------------------------------
-# A child is a fresh interpreter running `worker_main`: its job (the rules, its shards, where to
-# write) comes as JSON on stdin; it writes its counts file there (lightly compressed: it is read
-# once, by the parent) and exits 0, or says why on stderr and exits BAD_INPUT (the text is not
-# UTF-8, a file went away) or 1 (a bug).
+# A child is a fresh interpreter running `worker_main`. Its job comes on stdin: a line of JSON with
+# the rules and where to write, then one line per shard to count, each answered "ok" on stdout;
+# at the end of its stdin it writes its counts file (lightly compressed: the parent reads it
+# once) and exits 0, or it says why on stderr and exits BAD_INPUT (the text is not UTF-8, a file
+# went away) or 1 (a bug). The shards wait in one queue, largest first, and whoever is free
+# takes the next -- this process too, while the children start -- so no one idles while shards
+# are left.
 WORKER = "from tokenizers_core.implementations.counting.shards import worker_main; worker_main()"
 BAD_INPUT = 3
 
 
-def count_in_children(hands: list[list[Shard]], under: CountedUnder) -> Counts:
-    """Each hand of shards counted by a child process, the counts merged."""
+def count_in_children(shards: Sequence[Shard], under: CountedUnder, children: int) -> Counts:
+    """The shards counted by this process and `children` child processes, the counts merged."""
+    todo: queue.SimpleQueue[Shard] = queue.SimpleQueue()
+    for shard in sorted(shards, key=lambda s: s.start - s.end):
+        todo.put(shard)
     with tempfile.TemporaryDirectory(prefix="tokvis-count-") as folder:
-        children = []
-        for i, hand in enumerate(hands):
-            out = os.path.join(folder, f"{i}.counts")
-            job: dict[str, Any] = {
-                "under": under.to_dict(),
-                "shards": [[s.path, s.start, s.end] for s in hand],
-                "out": out,
-            }
-            child = subprocess.Popen(
-                [sys.executable, "-c", WORKER],
-                stdin=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=_child_env(),
-            )
-            children.append((child, out, json.dumps(job).encode()))
+        outs = [os.path.join(folder, f"{i}.counts") for i in range(children)]
+        procs = [_start(under, out) for out in outs]
+        feeders = [threading.Thread(target=_feed, args=(p, todo), daemon=True) for p in procs]
         try:
-            for child, _out, payload in children:
-                assert child.stdin is not None
-                child.stdin.write(payload)
-                child.stdin.close()
-            for child, _out, _job in children:
-                _wait(child)
+            for feeder in feeders:
+                feeder.start()
+            words: dict[str, int] = {}
+            add = chunk_counter(under)
+            for shard in _drain(todo):
+                for lines in read_blocks(shard):
+                    add(words, lines)
+            here = Counts.from_words(words, under)
+            for feeder in feeders:
+                feeder.join()
+            for proc in procs:
+                _wait(proc)
         finally:
-            for child, _out, _job in children:
-                if child.poll() is None:
-                    child.kill()
-                    child.wait()
-        return merge([Counts.load(out) for _child, out, _job in children])
+            for proc in procs:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+        return merge([here, *(Counts.load(out) for out in outs)])
+
+
+def _drain(todo: "queue.SimpleQueue[Shard]") -> Iterator[Shard]:
+    while True:
+        try:
+            yield todo.get_nowait()
+        except queue.Empty:
+            return
+
+
+def _start(under: CountedUnder, out: str) -> subprocess.Popen:
+    """A child counting into the counts file `out`, its rules sent."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", WORKER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_child_env(),
+    )
+    assert child.stdin is not None
+    child.stdin.write(json.dumps({"under": under.to_dict(), "out": out}).encode() + b"\n")
+    child.stdin.flush()
+    return child
+
+
+def _feed(child: subprocess.Popen, todo: "queue.SimpleQueue[Shard]") -> None:
+    """Hand `child` the next shard each time it has counted one, until none are left (or it
+    stopped: `_wait` says why), then close its stdin."""
+    assert child.stdin is not None and child.stdout is not None
+    try:
+        for shard in _drain(todo):
+            child.stdin.write(json.dumps([shard.path, shard.start, shard.end]).encode() + b"\n")
+            child.stdin.flush()
+            if child.stdout.readline() != b"ok\n":
+                todo.put(shard)  # (counted by another; this child's failure is reported)
+                return
+    except (BrokenPipeError, OSError):
+        return
+    finally:
+        try:
+            child.stdin.close()
+        except OSError:
+            pass
 
 
 def _wait(child: subprocess.Popen) -> None:
@@ -200,12 +233,20 @@ def _child_env() -> dict[str, str]:
 
 
 def worker_main() -> None:
-    """A child's whole life: read the job, count, write, exit."""
-    job = json.loads(sys.stdin.buffer.read())
+    """A child's whole life: read the rules, count each shard it is handed, write, exit."""
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    job = json.loads(stdin.readline())
+    words: dict[str, int] = {}
     try:
         under = CountedUnder.from_dict(job["under"])
-        shards = [Shard(p, int(a), int(b)) for p, a, b in job["shards"]]
-        counts = Counts.from_words(count_shards(shards, under), under)
+        add = chunk_counter(under)
+        for line in stdin:
+            path, start, end = json.loads(line)
+            for lines in read_blocks(Shard(path, int(start), int(end))):
+                add(words, lines)
+            stdout.write(b"ok\n")
+            stdout.flush()
+        counts = Counts.from_words(words, under)
     except (InvalidInput, OSError) as exc:
         sys.stderr.write(f"{exc}\n")
         sys.exit(BAD_INPUT)
