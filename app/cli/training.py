@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from typing import Any
 
 from tokenizers_core.errors import InvalidInput
 from tokenizers_core.implementations.counting import Counts
-from tokenizers_core.implementations.stepping import TrainingRun, training_run
+from tokenizers_core.implementations.stepping import TrainingRun, resume, training_run
 from tokenizers_core.models.unigram.trainer import UnigramRoundStep
 
 from .inputs import CorpusLines, case_switch, json_option, save
@@ -26,6 +27,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("train", help="train a tokeniser; save it with -o")
     _training(p)
     p.add_argument("-o", "--output", metavar="OUT", help="save the tokeniser here")
+    p.add_argument(
+        "--checkpoint-every",
+        type=int,
+        metavar="N",
+        help="bpe, byte_bpe, wordpiece: write a checkpoint every N merges (to --checkpoint)",
+    )
+    p.add_argument(
+        "--checkpoint",
+        metavar="CKPT",
+        help="where --checkpoint-every writes (default: OUT.ckpt, else tokvis-train.ckpt)",
+    )
     p.add_argument(
         "--format",
         dest="out_format",
@@ -72,6 +84,13 @@ def _training(p: argparse.ArgumentParser) -> None:
         metavar="C.counts",
         help="bpe, byte_bpe, wordpiece: train from a counts file (`tokvis count`) in place of "
         "CORPUS: the same merges as training on the text",
+    )
+    p.add_argument(
+        "--resume",
+        metavar="CKPT",
+        help="bpe, byte_bpe, wordpiece: go on from a checkpoint (`tokvis train --checkpoint`) in "
+        "place of CORPUS, to the same merges as a run that never stopped (a checkpoint is a "
+        "pickle: resume only your own)",
     )
     p.add_argument("--vocab-size", type=int, required=True, metavar="N")
     g = p.add_argument_group("training options (where the algorithm takes them)")
@@ -143,14 +162,47 @@ def _training_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _run(args: argparse.Namespace) -> tuple[TrainingRun, CorpusLines | None]:
     """The training run of the arguments: on CORPUS's lines as a stream, or on --from-counts."""
-    if (args.corpus is None) == (args.from_counts is None):
-        args.parser.error("give the corpus to train on: CORPUS or --from-counts C.counts")
+    given = [x for x in (args.corpus, args.from_counts, args.resume) if x is not None]
+    if len(given) != 1:
+        args.parser.error(
+            "give the corpus to train on: CORPUS, --from-counts C.counts or --resume CKPT"
+        )
     options = _training_options(args)
+    if args.resume:
+        with open(args.resume, "rb") as fh:
+            run = resume(fh.read())
+        algorithm, vocab_size = run.algorithm, run.vocab_size
+        if (algorithm, vocab_size) != (args.algorithm, args.vocab_size) or options:
+            raise InvalidInput(
+                f"{args.resume} is a checkpoint of {algorithm} to {vocab_size:,}: resume it as "
+                f"tokvis train {algorithm} --resume {args.resume} --vocab-size {vocab_size} "
+                "(its options are in it)"
+            )
+        return run, None
     if args.from_counts:
         counts = Counts.load(args.from_counts)
         return training_run(args.algorithm, None, args.vocab_size, counts=counts, **options), None
     lines = CorpusLines(args.corpus)
     return training_run(args.algorithm, lines, args.vocab_size, **options), lines
+
+
+def _checkpoints(args: argparse.Namespace) -> tuple[int, str]:
+    """(every how many merges, where) a checkpoint is written; (0, "") for none."""
+    every = args.checkpoint_every or 0
+    if every < 0 or (args.checkpoint and not every):
+        args.parser.error("--checkpoint-every takes a whole number >= 1 (and --checkpoint a file)")
+    if every and args.algorithm not in ("bpe", "byte_bpe", "wordpiece"):
+        args.parser.error("only bpe, byte_bpe and wordpiece trainings make checkpoints")
+    where = args.checkpoint or (f"{args.output}.ckpt" if args.output else "tokvis-train.ckpt")
+    return every, where
+
+
+def _write_checkpoint(run: TrainingRun, where: str) -> None:
+    """The run's checkpoint at `where`, whole or not at all (written beside it, then moved)."""
+    part = f"{where}.part"
+    with open(part, "wb") as fh:
+        fh.write(run.checkpoint())
+    os.replace(part, where)
 
 
 def train(args: argparse.Namespace) -> int:
@@ -166,10 +218,13 @@ def train(args: argparse.Namespace) -> int:
         delay=0.0 if forced else 0.5,
     )
     note = ""
+    every, where = _checkpoints(args)
     for step in run:
         if isinstance(step, UnigramRoundStep):  # unigram: rounds, the vocabulary shrinking
             note = f"round {step.round}: {step.vocab_size:,} pieces"
         bar.update(run.done, note)
+        if every and run.done % every == 0:
+            _write_checkpoint(run, where)
     tok = run.tokenizer()
     bar.close(run.done, note)
     seconds = time.monotonic() - start
@@ -185,6 +240,8 @@ def train(args: argparse.Namespace) -> int:
         f"{lines.label}: {lines.lines:,} lines, {lines.chars:,} characters"
         if lines is not None
         else f"the counts in {args.from_counts}"
+        if args.from_counts
+        else f"the checkpoint {args.resume} and on"
     )
     print(f"{args.algorithm} trained on {read}, in {seconds:.1f} s")
     merges = getattr(tok.model, "merges", None)

@@ -129,3 +129,107 @@ def test_the_refusals_and_their_exit_status(tmp_path, capsys):
     (tmp_path / "junk.counts").write_bytes(b"junk")
     assert main(["count", "--show", str(tmp_path / "junk.counts")]) == 1
     assert "is not a tokvis counts file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("algorithm", ["bpe", "byte_bpe", "wordpiece"])
+def test_a_training_resumed_from_a_checkpoint_saves_what_an_unbroken_one_saves(tmp_path, algorithm):
+    whole, resumed, ckpt = tmp_path / "whole", tmp_path / "resumed", tmp_path / "t.ckpt"
+    # a folder of vocab.json + merges.txt (the textbook bpe has no tokenizer.json form)
+    saved = ["--format", "vocab_merges" if algorithm == "bpe" else "hf_json"]
+    args = ["train", algorithm, "botchan", "--vocab-size", "700", *saved]
+    assert (
+        main([*args, "-o", str(whole), "--checkpoint-every", "150", "--checkpoint", str(ckpt)]) == 0
+    )
+    assert ckpt.read_bytes().startswith(b"tokvis-checkpoint 1\n")
+    again = ["train", algorithm, "--resume", str(ckpt), "--vocab-size", "700", *saved]
+    assert main([*again, "-o", str(resumed)]) == 0
+    if algorithm != "bpe":
+        assert resumed.read_bytes() == whole.read_bytes()
+        return
+    files = sorted(p.name for p in whole.iterdir())
+    assert files and files == sorted(p.name for p in resumed.iterdir())
+    assert all((whole / f).read_bytes() == (resumed / f).read_bytes() for f in files)
+
+
+@pytest.mark.slow
+def test_a_training_killed_mid_run_goes_on_from_its_last_checkpoint(tmp_path):
+    """A real process, killed once a checkpoint is on disk: resumed, it saves the same file."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.polling import wait_until
+
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(TEXT * 3, encoding="utf-8")
+    ckpt, resumed, whole = tmp_path / "t.ckpt", tmp_path / "resumed.json", tmp_path / "whole.json"
+    args = ["train", "wordpiece", str(corpus), "--vocab-size", "6000"]
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            *args,
+            "--checkpoint-every",
+            "50",
+            "--checkpoint",
+            str(ckpt),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        assert wait_until(lambda: ckpt.exists(), timeout=120), "no checkpoint appeared"
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+    assert not (tmp_path / "t.ckpt.part").exists() or ckpt.exists()
+    assert (
+        main(
+            [
+                "train",
+                "wordpiece",
+                "--resume",
+                str(ckpt),
+                "--vocab-size",
+                "6000",
+                "-o",
+                str(resumed),
+            ]
+        )
+        == 0
+    )
+    assert main([*args, "-o", str(whole)]) == 0
+    assert resumed.read_bytes() == whole.read_bytes()
+
+
+def test_resume_refuses_another_training_and_a_foreign_file(tmp_path, capsys):
+    ckpt = tmp_path / "t.ckpt"
+    assert (
+        main(
+            [
+                "train",
+                "bpe",
+                "botchan",
+                "--vocab-size",
+                "300",
+                "--checkpoint-every",
+                "10",
+                "--checkpoint",
+                str(ckpt),
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    assert main(["train", "bpe", "--resume", str(ckpt), "--vocab-size", "400"]) == 1
+    assert "is a checkpoint of bpe to 300" in capsys.readouterr().err
+    (tmp_path / "junk.ckpt").write_bytes(b"junk")
+    assert (
+        main(["train", "bpe", "--resume", str(tmp_path / "junk.ckpt"), "--vocab-size", "300"]) == 1
+    )
+    assert "not a tokvis training checkpoint" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main(["train", "unigram", "botchan", "--vocab-size", "300", "--checkpoint-every", "5"])
+    assert exit_.value.code == 2
