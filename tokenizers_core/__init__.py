@@ -42,13 +42,16 @@ __all__ = [
     "apply_chat_template",
     "audit",
     "check",
+    "count",
     "drift",
     "encoding_for_model",
     "encoding_name_for_model",
     "fingerprint",
     "is_canonical",
     "load",
+    "load_counts",
     "lock",
+    "merge_counts",
     "parity",
     "register_step",
     "step_from_dict",
@@ -103,12 +106,44 @@ def apply_chat_template(
     )
 
 
-def train(algorithm: str, lines: Iterable[str], vocab_size: int, **options: Any) -> Tokenizer:
-    """`tc.train`: a tokeniser trained with one of `algorithms()` on an iterable of lines (see
+def train(
+    algorithm: str,
+    lines: Iterable[str] | None = None,
+    vocab_size: int | None = None,
+    *,
+    counts: Any = None,
+    **options: Any,
+) -> Tokenizer:
+    """`tc.train`: a tokeniser trained with one of `algorithms()` on an iterable of lines, or on
+    the `counts` of a corpus (`tc.count`, `tc.load_counts`; see
     `tokenizers_core.implementations.training`)."""
     from .implementations import training  # lazy: the trainers load on first use
 
-    return training.train(algorithm, lines, vocab_size, **options)
+    return training.train(algorithm, lines, vocab_size, counts=counts, **options)
+
+
+def count(lines: Iterable[str] | None = None, algorithm: str = "byte_bpe", **options: Any) -> Any:
+    """`tc.count`: the pre-token counts of a corpus (lines, or `files=[...]` on `processes=N`)
+    for a trainer that trains on word counts, to save as a counts file (`.save(path)`), merge
+    (`tc.merge_counts`) and train from (`tc.train(..., counts=...)`); see
+    `tokenizers_core.implementations.counting`."""
+    from .implementations import training  # lazy: the trainers load on first use
+
+    return training.count(lines, algorithm, **options)
+
+
+def load_counts(path: Any) -> Any:
+    """`tc.load_counts`: a counts file read back (`tokvis count` or `Counts.save` wrote it)."""
+    from .implementations import training  # lazy: the trainers load on first use
+
+    return training.load_counts(path)
+
+
+def merge_counts(parts: Iterable[Any], *, min_frequency: int = 0) -> Any:
+    """`tc.merge_counts`: the sum of the counts of shards, the same as counting them together."""
+    from .implementations import training  # lazy: the trainers load on first use
+
+    return training.merge_counts(parts, min_frequency=min_frequency)
 
 
 def algorithms() -> list[str]:

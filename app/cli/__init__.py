@@ -44,6 +44,7 @@ from . import (
     audit,
     chat,
     compare,
+    count,
     deploy,
     drift,
     encoding,
@@ -62,6 +63,7 @@ COMMANDS = (
     serve,  # serve
     encoding,  # encode, decode
     training,  # train, trace
+    count,  # count
     compare,  # compare, diff
     vocab_diff,  # vocab-diff
     export,  # export

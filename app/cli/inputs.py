@@ -11,12 +11,14 @@ import argparse
 import json
 import os
 import sys
-from typing import Any
+from itertools import chain
+from typing import Any, Iterable, Iterator
 
 import tokenizers_core as tc
 from tokenizers_core import formats, pretrained
 from tokenizers_core.corpora import corpus_names, load_corpus
 from tokenizers_core.errors import InvalidInput
+from tokenizers_core.implementations.counting.shards import Shard, read_blocks
 
 
 # ---- the options -------------------------------------------------------------------------------
@@ -135,6 +137,29 @@ def read_corpus(arg: str) -> tuple[str, str]:
     raise InvalidInput(
         f"{arg}: no such file, and not a bundled corpus (botchan, udhr/eng, udhr/<code>, ...)"
     )
+
+
+class CorpusLines:
+    """The lines of a CORPUS argument as they are read (a file as a stream of blocks, never one
+    string; stdin and a bundled corpus whole), counting the lines and characters read."""
+
+    def __init__(self, arg: str) -> None:
+        if arg != "-" and not os.path.isfile(arg) and arg not in corpus_names():
+            read_corpus(arg)  # (raises: no such file, not a bundled corpus)
+        self.arg = arg
+        self.label = "stdin" if arg == "-" else arg
+        self.lines = self.chars = 0
+
+    def __iter__(self) -> Iterator[str]:
+        if os.path.isfile(self.arg):
+            shard = Shard(self.arg, 0, os.path.getsize(self.arg))
+            source: Iterable[str] = chain.from_iterable(read_blocks(shard))
+        else:
+            source = read_corpus(self.arg)[0].splitlines()
+        for line in source:
+            self.lines += 1
+            self.chars += len(line)
+            yield line
 
 
 def read_file(path: str) -> str:

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from typing import Any
 
 from tokenizers_core.errors import InvalidInput
-from tokenizers_core.implementations.stepping import training_run
+from tokenizers_core.implementations.counting import Counts
+from tokenizers_core.implementations.stepping import TrainingRun, resume, training_run
 from tokenizers_core.models.unigram.trainer import UnigramRoundStep
 
-from .inputs import case_switch, json_option, read_corpus, save
+from .inputs import CorpusLines, case_switch, json_option, save
 from .terminal import Progress, pairs_text
 
 
@@ -25,6 +27,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("train", help="train a tokeniser; save it with -o")
     _training(p)
     p.add_argument("-o", "--output", metavar="OUT", help="save the tokeniser here")
+    p.add_argument(
+        "--checkpoint-every",
+        type=int,
+        metavar="N",
+        help="bpe, byte_bpe, wordpiece: write a checkpoint every N merges (to --checkpoint)",
+    )
+    p.add_argument(
+        "--checkpoint",
+        metavar="CKPT",
+        help="where --checkpoint-every writes (default: OUT.ckpt, else tokvis-train.ckpt)",
+    )
     p.add_argument(
         "--format",
         dest="out_format",
@@ -40,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="show the progress bar even when stderr is not a terminal",
     )
     bar.add_argument("--no-progress", dest="progress", action="store_false")
-    p.set_defaults(run=train)
+    p.set_defaults(run=train, parser=p)
 
     p = sub.add_parser("trace", help="training steps as JSON Lines on stdout")
     _training(p)
@@ -49,7 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="A:B",
         help="only steps A to B (as a Python slice of the steps: 0:10 is the first ten)",
     )
-    p.set_defaults(run=trace)
+    p.set_defaults(run=trace, parser=p)
 
 
 def _training(p: argparse.ArgumentParser) -> None:
@@ -62,7 +75,22 @@ def _training(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "corpus",
         metavar="CORPUS",
-        help="a text file, - for stdin, or a bundled corpus (botchan, udhr/eng, ...)",
+        nargs="?",
+        help="a text file (read as a stream: no limit but memory), - for stdin, or a bundled "
+        "corpus (botchan, udhr/eng, ...)",
+    )
+    p.add_argument(
+        "--from-counts",
+        metavar="C.counts",
+        help="bpe, byte_bpe, wordpiece: train from a counts file (`tokvis count`) in place of "
+        "CORPUS: the same merges as training on the text",
+    )
+    p.add_argument(
+        "--resume",
+        metavar="CKPT",
+        help="bpe, byte_bpe, wordpiece: go on from a checkpoint (`tokvis train --checkpoint`) in "
+        "place of CORPUS, to the same merges as a run that never stopped (a checkpoint is a "
+        "pickle: resume only your own)",
     )
     p.add_argument("--vocab-size", type=int, required=True, metavar="N")
     g = p.add_argument_group("training options (where the algorithm takes them)")
@@ -132,12 +160,54 @@ def _training_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
+def _run(args: argparse.Namespace) -> tuple[TrainingRun, CorpusLines | None]:
+    """The training run of the arguments: on CORPUS's lines as a stream, or on --from-counts."""
+    given = [x for x in (args.corpus, args.from_counts, args.resume) if x is not None]
+    if len(given) != 1:
+        args.parser.error(
+            "give the corpus to train on: CORPUS, --from-counts C.counts or --resume CKPT"
+        )
+    options = _training_options(args)
+    if args.resume:
+        with open(args.resume, "rb") as fh:
+            run = resume(fh.read())
+        algorithm, vocab_size = run.algorithm, run.vocab_size
+        if (algorithm, vocab_size) != (args.algorithm, args.vocab_size) or options:
+            raise InvalidInput(
+                f"{args.resume} is a checkpoint of {algorithm} to {vocab_size:,}: resume it as "
+                f"tokvis train {algorithm} --resume {args.resume} --vocab-size {vocab_size} "
+                "(its options are in it)"
+            )
+        return run, None
+    if args.from_counts:
+        counts = Counts.load(args.from_counts)
+        return training_run(args.algorithm, None, args.vocab_size, counts=counts, **options), None
+    lines = CorpusLines(args.corpus)
+    return training_run(args.algorithm, lines, args.vocab_size, **options), lines
+
+
+def _checkpoints(args: argparse.Namespace) -> tuple[int, str]:
+    """(every how many merges, where) a checkpoint is written; (0, "") for none."""
+    every = args.checkpoint_every or 0
+    if every < 0 or (args.checkpoint and not every):
+        args.parser.error("--checkpoint-every takes a whole number >= 1 (and --checkpoint a file)")
+    if every and args.algorithm not in ("bpe", "byte_bpe", "wordpiece"):
+        args.parser.error("only bpe, byte_bpe and wordpiece trainings make checkpoints")
+    where = args.checkpoint or (f"{args.output}.ckpt" if args.output else "tokvis-train.ckpt")
+    return every, where
+
+
+def _write_checkpoint(run: TrainingRun, where: str) -> None:
+    """The run's checkpoint at `where`, whole or not at all (written beside it, then moved)."""
+    part = f"{where}.part"
+    with open(part, "wb") as fh:
+        fh.write(run.checkpoint())
+    os.replace(part, where)
+
+
 def train(args: argparse.Namespace) -> int:
-    text, label = read_corpus(args.corpus)
     start = time.monotonic()
-    run = training_run(
-        args.algorithm, text.splitlines(), args.vocab_size, **_training_options(args)
-    )
+    run, lines = _run(args)
     forced = args.progress is True
     unit = "" if run.expected is None else "merges"
     bar = Progress(
@@ -148,10 +218,13 @@ def train(args: argparse.Namespace) -> int:
         delay=0.0 if forced else 0.5,
     )
     note = ""
+    every, where = _checkpoints(args)
     for step in run:
         if isinstance(step, UnigramRoundStep):  # unigram: rounds, the vocabulary shrinking
             note = f"round {step.round}: {step.vocab_size:,} pieces"
         bar.update(run.done, note)
+        if every and run.done % every == 0:
+            _write_checkpoint(run, where)
     tok = run.tokenizer()
     bar.close(run.done, note)
     seconds = time.monotonic() - start
@@ -163,10 +236,14 @@ def train(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 0
-    print(
-        f"{args.algorithm} trained on {label}: {len(text.splitlines()):,} lines, "
-        f"{len(text):,} characters, in {seconds:.1f} s"
+    read = (
+        f"{lines.label}: {lines.lines:,} lines, {lines.chars:,} characters"
+        if lines is not None
+        else f"the counts in {args.from_counts}"
+        if args.from_counts
+        else f"the checkpoint {args.resume} and on"
     )
+    print(f"{args.algorithm} trained on {read}, in {seconds:.1f} s")
     merges = getattr(tok.model, "merges", None)
     if merges is not None and args.algorithm != "unigram":
         print(f"vocabulary: {tok.vocab_size:,} tokens, {len(merges):,} merges")
@@ -201,10 +278,7 @@ def _slice(raw: str | None) -> slice:
 
 def trace(args: argparse.Namespace) -> int:
     wanted = _slice(args.steps)
-    text, _label = read_corpus(args.corpus)
-    run = training_run(
-        args.algorithm, text.splitlines(), args.vocab_size, **_training_options(args)
-    )
+    run, _lines = _run(args)
     out = sys.stdout
     for i, step in enumerate(run):
         if wanted.stop is not None and i >= wanted.stop:

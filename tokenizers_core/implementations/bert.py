@@ -32,7 +32,7 @@ from __future__ import annotations
 import collections
 import re
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from .. import decoders
 from ..errors import InvalidInput
@@ -96,11 +96,20 @@ def count_words(lines: Iterable[str] | str, *, lowercase: bool = True) -> dict[s
     >>> count_words(["Héllo, hello!"])
     {'hello': 2, ',': 1, '!': 1}
     """
-    normalizer, pre_tokenizer = BertNormalizer(lowercase=lowercase), BertPreTokenizer()
     try:
         text = " ".join(_lines(lines))
     except TypeError:
         raise InvalidInput("training lines must be strings") from None
+    words: dict[str, int] = {}
+    add_text_words(words, text, lowercase=lowercase)
+    return words
+
+
+def add_text_words(words: dict[str, int], text: str, *, lowercase: bool = True) -> None:
+    """Add the BERT words of `text` (lines joined by spaces) to the counts `words`, in place: the
+    body of `count_words`, which a corpus read in chunks calls once per chunk (the normaliser and
+    the pre-tokeniser never look across a space, so the chunks' counts add up to the whole's)."""
+    normalizer, pre_tokenizer = BertNormalizer(lowercase=lowercase), BertPreTokenizer()
     if lowercase:
         # Lowercasing ASCII first is safe: the normaliser lowercases anyway, and nothing
         # before that step depends on ASCII case. It makes "The" and "the" one chunk.
@@ -114,7 +123,6 @@ def count_words(lines: Iterable[str] | str, *, lowercase: bool = True) -> dict[s
     chunks = collections.Counter(
         text.replace("\t", " ").replace("\r", " ").replace("\n", " ").split(" ")
     )
-    words: dict[str, int] = {}
     for chunk, freq in chunks.items():
         if not chunk:
             continue
@@ -130,20 +138,25 @@ def count_words(lines: Iterable[str] | str, *, lowercase: bool = True) -> dict[s
         for w in pieces:
             if w:
                 words[w] = words.get(w, 0) + freq
-    return words
 
 
 def wordpiece_trainer(
-    lines: Iterable[str] | str, vocab_size: int, *, lowercase: bool = True, **options: Any
+    lines: Iterable[str] | str | None,
+    vocab_size: int,
+    *,
+    lowercase: bool = True,
+    words: Mapping[str, int] | None = None,
+    **options: Any,
 ) -> WordPieceTrainer:
-    """The training stepper over BERT-normalised, BERT-pre-tokenised words of `lines`."""
-    return WordPieceTrainer(
-        count_words(lines, lowercase=lowercase), vocab_size=vocab_size, **options
-    )
+    """The training stepper over BERT-normalised, BERT-pre-tokenised words of `lines` (or over
+    `words`, those words already counted by `tc.count`)."""
+    if words is None:
+        words = count_words(lines or (), lowercase=lowercase)
+    return WordPieceTrainer(dict(words), vocab_size=vocab_size, **options)
 
 
 def train_wordpiece(
-    lines: Iterable[str] | str,
+    lines: Iterable[str] | str | None,
     vocab_size: int,
     *,
     min_frequency: int = 0,
@@ -153,11 +166,13 @@ def train_wordpiece(
     max_input_chars_per_word: int = 100,
     limit_alphabet: int | None = None,
     initial_alphabet: Iterable[str] = (),
+    words: Mapping[str, int] | None = None,
     **unknown: Any,
 ) -> Tokenizer:
     """`train("wordpiece", lines, vocab_size, ...)`: a likelihood-trained WordPiece model in the
     BERT pipeline. `tok.model.merges` lists the merges in learned order, `tok.model.vocab` the
     vocabulary (special tokens first, then the initial symbols, then the merged ones).
+    `words`: the words already counted (`tc.count(..., "wordpiece")`), in place of `lines`.
 
     >>> tok = train_wordpiece(["hug pug pun bun hugs"] * 3, vocab_size=20)
     >>> tok.model.merges[0]
@@ -181,6 +196,7 @@ def train_wordpiece(
         lines,
         vocab_size,
         lowercase=lowercase,
+        words=words,
         min_frequency=min_frequency,
         special_tokens=special_tokens,
         continuing_subword_prefix=continuing_subword_prefix,

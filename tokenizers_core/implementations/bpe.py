@@ -4,7 +4,7 @@ stages, and their training entry points."""
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from ..decoders import BPEDecoder, EndOfWordDecoder, SentencePieceDecoder
 from ..decoders import ByteLevel as ByteLevelDecoder
@@ -55,9 +55,17 @@ def byte_bpe_tokenizer(
     return Tokenizer(model, pre_tokenizer=pre, decoder=ByteLevelDecoder(), algorithm="byte_bpe")
 
 
-def train_bpe(lines: Iterable[str], vocab_size: int, *, min_frequency: int = 0, **options: Any):
+def train_bpe(
+    lines: Iterable[str] | None,
+    vocab_size: int,
+    *,
+    min_frequency: int = 0,
+    words: Mapping[str, int] | None = None,
+    **options: Any,
+):
     """Train the textbook "bpe" variant; returns a `Tokenizer`. Options: limit_alphabet,
-    initial_alphabet, max_token_length (`models/bpe/alphabet.py`)."""
+    initial_alphabet, max_token_length (`models/bpe/alphabet.py`); `words`: the word counts
+    already made (`tc.count`), in place of `lines`."""
     if {"continuing_subword_prefix", "end_of_word_suffix"} & set(options):
         raise InvalidInput(
             "the textbook bpe spells a word's end as a symbol of its own (</w>), "
@@ -66,7 +74,7 @@ def train_bpe(lines: Iterable[str], vocab_size: int, *, min_frequency: int = 0, 
         )
     with gc_paused:
         trainer = bpe_trainer(
-            lines, vocab_size, min_frequency=min_frequency, annotate=False, **options
+            lines, vocab_size, min_frequency=min_frequency, annotate=False, words=words, **options
         ).run()
         vocab, merges = trainer.vocab(), trainer.merge_strings()
         del trainer  # freed by reference counting before the GC resumes
@@ -74,12 +82,13 @@ def train_bpe(lines: Iterable[str], vocab_size: int, *, min_frequency: int = 0, 
 
 
 def train_byte_bpe(
-    lines: Iterable[str],
+    lines: Iterable[str] | None,
     vocab_size: int,
     *,
     pattern: str = "gpt2",
     min_frequency: int = 0,
     special_tokens: Iterable[str] = (),
+    words: Mapping[str, int] | None = None,
     **options: Any,
 ):
     """Train "byte_bpe" (GPT-2 style, Hugging Face's trainer); returns a `Tokenizer`.
@@ -88,7 +97,8 @@ def train_byte_bpe(
     text as ordinary text (the regex splits "<|endoftext|>" like any other text), so they only
     appear where a caller puts their ids. Options: those of Hugging Face's BpeTrainer
     (`models/bpe/alphabet.py`: limit_alphabet, initial_alphabet, continuing_subword_prefix,
-    end_of_word_suffix, max_token_length)."""
+    end_of_word_suffix, max_token_length). `words`: the pre-tokens already counted, spelled
+    byte-level (from `tc.count`), in place of `lines`."""
     with gc_paused:
         trainer = byte_bpe_trainer(
             lines,
@@ -97,6 +107,7 @@ def train_byte_bpe(
             min_frequency=min_frequency,
             special_tokens=special_tokens,
             annotate=False,
+            words=words,
             **options,
         ).run()
         specials = {t: trainer.symbol_ids[t] for t in check_specials(special_tokens)}

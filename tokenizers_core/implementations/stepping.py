@@ -17,6 +17,7 @@ those of `train` for the same algorithm; an unknown one is a ValueError, as is a
 
 from __future__ import annotations
 
+import pickle
 from typing import Any, Callable, Iterable, Iterator
 
 from ..errors import InvalidInput
@@ -27,6 +28,8 @@ from ..pipeline import Tokenizer
 from ..steps import Step
 from .bert import bert_pipeline, wordpiece_trainer
 from .bpe import bpe_tokenizer, byte_bpe_tokenizer, char_bpe_run, sentencepiece_bpe_tokenizer
+from .counting import COUNTED_ALGORITHMS, Counts
+from .counting.from_counts import trainer_words
 from .training import train_wordlevel
 from .unigram import unigram_tokenizer, with_accepted_size
 
@@ -61,16 +64,24 @@ OPTIONS: dict[str, tuple[str, ...]] = {
 
 
 class TrainingRun:
-    """Iterate for the steps; `tokenizer()` (after the last step) for the result."""
+    """Iterate for the steps; `tokenizer()` (after the last step) for the result; `checkpoint()`
+    between steps (bpe, byte_bpe, wordpiece) for bytes that `resume` continues from."""
 
     def __init__(
-        self, steps: Iterable[Step], finish: Callable[[], Tokenizer], expected: int | None
+        self,
+        steps: Iterable[Step],
+        finish: Callable[[], Tokenizer],
+        expected: int | None,
+        *,
+        resumable: tuple[str, int, dict[str, Any], Any] | None = None,
     ) -> None:
         self._steps = iter(steps)
         self._finish = finish
         self.expected = expected
         self.done = 0  # steps made so far
         self._result: Tokenizer | None = None
+        self._resumable = resumable  # (algorithm, vocab_size, options, the trainer)
+        self.algorithm, self.vocab_size = resumable[:2] if resumable else ("", 0)
 
     def __iter__(self) -> Iterator[Step]:
         for step in self._steps:
@@ -85,11 +96,53 @@ class TrainingRun:
             self._result = self._finish()
         return self._result
 
+    def checkpoint(self) -> bytes:
+        """The run so far as bytes (the trainer's whole state, pickled): `resume` goes on from
+        it to the same merges as a run that never stopped. A pickle runs code when it is read:
+        resume only checkpoints you wrote."""
+        if self._resumable is None:
+            raise InvalidInput("only bpe, byte_bpe and wordpiece trainings make checkpoints")
+        algorithm, vocab_size, options, trainer = self._resumable
+        state = {"algorithm": algorithm, "vocab_size": vocab_size, "options": options,
+                 "trainer": trainer, "done": self.done}  # fmt: skip
+        return CHECKPOINT_MAGIC + pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+CHECKPOINT_MAGIC = b"tokvis-checkpoint 1\n"
+
+
+def resume(data: bytes) -> TrainingRun:
+    """The `TrainingRun` a checkpoint (`TrainingRun.checkpoint`) was taken of, where it was.
+
+    >>> run = training_run("bpe", ["low low lower newest newest"], 20)
+    >>> first = [s.pair for _, s in zip(range(3), run)]
+    >>> again = resume(run.checkpoint())
+    >>> [s.pair for s in again] == [s.pair for s in run]
+    True
+    """
+    if not data.startswith(CHECKPOINT_MAGIC):
+        raise InvalidInput("this is not a tokvis training checkpoint (tokvis train --checkpoint)")
+    try:
+        state = pickle.loads(data[len(CHECKPOINT_MAGIC) :])
+        algorithm, vocab_size = state["algorithm"], state["vocab_size"]
+        run = _RUNS[algorithm](state["trainer"], vocab_size, state["options"])
+    except (pickle.UnpicklingError, EOFError, KeyError, TypeError, AttributeError) as exc:
+        raise InvalidInput(f"this training checkpoint is damaged ({exc})") from None
+    run.done = state["done"]
+    return run
+
 
 def training_run(
-    algorithm: str, lines: Iterable[str], vocab_size: int, **options: Any
+    algorithm: str,
+    lines: Iterable[str] | None,
+    vocab_size: int,
+    *,
+    counts: Counts | None = None,
+    **options: Any,
 ) -> TrainingRun:
-    """A `TrainingRun` of one of `tokenizers_core.algorithms()` (see the module docstring)."""
+    """A `TrainingRun` of one of `tokenizers_core.algorithms()` (see the module docstring), on
+    `lines` or, for the trainers of word counts, on `counts` (`tc.count`). The lines of bpe,
+    byte_bpe and wordpiece are read as a stream (counted as they come, never held)."""
     if algorithm not in OPTIONS:
         raise InvalidInput(f"unknown algorithm {algorithm!r}; choose one of: {', '.join(OPTIONS)}")
     unknown = sorted(set(options) - set(OPTIONS[algorithm]))
@@ -100,21 +153,37 @@ def training_run(
         )
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 1:
         raise InvalidInput(f"vocab_size must be a positive whole number, got {vocab_size!r}")
-    lines = list(lines)
-    return _MAKERS[algorithm](lines, vocab_size, options)
+    if counts is not None:
+        if lines is not None:
+            raise InvalidInput("give the lines or their counts, not both")
+        words, options = trainer_words(algorithm, counts, options)
+        options["words"] = words
+    elif lines is None:
+        raise InvalidInput("give the corpus to train on: its lines, or counts=...")
+    elif algorithm not in COUNTED_ALGORITHMS:  # (these hold their corpus)
+        lines = list(lines)
+    return _MAKERS[algorithm](lines, vocab_size, options)  # type: ignore[arg-type]
 
 
-def _bpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
-    trainer = bpe_trainer(lines, vocab_size, annotate=False, **options)
+def _bpe(lines: Iterable[str] | None, vocab_size: int, options: dict[str, Any]) -> TrainingRun:
+    return _bpe_run(bpe_trainer(lines, vocab_size, annotate=False, **options), vocab_size, options)
+
+
+def _bpe_run(trainer: Any, vocab_size: int, options: dict[str, Any]) -> TrainingRun:
     return TrainingRun(
         trainer,
         lambda: bpe_tokenizer(trainer.vocab(), trainer.merge_strings()),
         max(0, vocab_size - trainer.alphabet_size),
+        resumable=("bpe", vocab_size, _kept(options), trainer),
     )
 
 
-def _byte_bpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
+def _byte_bpe(lines: Iterable[str] | None, vocab_size: int, options: dict[str, Any]) -> TrainingRun:
     trainer = byte_bpe_trainer(lines, vocab_size, annotate=False, **options)
+    return _byte_bpe_run(trainer, vocab_size, options)
+
+
+def _byte_bpe_run(trainer: Any, vocab_size: int, options: dict[str, Any]) -> TrainingRun:
     specials = check_specials(options.get("special_tokens", ()))
 
     def finish() -> Tokenizer:
@@ -127,7 +196,17 @@ def _byte_bpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> Tra
             end_of_word_suffix=options.get("end_of_word_suffix"),
         )
 
-    return TrainingRun(trainer, finish, max(0, vocab_size - trainer.alphabet_size))
+    return TrainingRun(
+        trainer,
+        finish,
+        max(0, vocab_size - trainer.alphabet_size),
+        resumable=("byte_bpe", vocab_size, _kept(options), trainer),
+    )
+
+
+def _kept(options: dict[str, Any]) -> dict[str, Any]:
+    """The options a checkpoint keeps: all but the word table (the trainer holds it)."""
+    return {k: v for k, v in options.items() if k != "words"}
 
 
 def _char_bpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
@@ -156,17 +235,31 @@ def _sentencepiece_bpe(lines: list[str], vocab_size: int, options: dict[str, Any
     return TrainingRun(trainer, finish, trainer.target)
 
 
-def _wordpiece(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
+def _wordpiece(
+    lines: Iterable[str] | None, vocab_size: int, options: dict[str, Any]
+) -> TrainingRun:
+    options = dict(options)
     lowercase = options.pop("lowercase", True)
     if not isinstance(lowercase, bool):
         raise InvalidInput("lowercase must be true or false")
     max_chars = options.pop("max_input_chars_per_word", 100)
     trainer = wordpiece_trainer(lines, vocab_size, lowercase=lowercase, **options)
+    kept = {"lowercase": lowercase, "max_input_chars_per_word": max_chars}
+    return _wordpiece_run(trainer, vocab_size, kept)
+
+
+def _wordpiece_run(trainer: Any, vocab_size: int, options: dict[str, Any]) -> TrainingRun:
+    lowercase, max_chars = options["lowercase"], options["max_input_chars_per_word"]
 
     def finish() -> Tokenizer:
         return bert_pipeline(trainer.model(max_input_chars_per_word=max_chars), lowercase=lowercase)
 
-    return TrainingRun(trainer, finish, max(0, vocab_size - trainer.initial_size))
+    return TrainingRun(
+        trainer,
+        finish,
+        max(0, vocab_size - trainer.initial_size),
+        resumable=("wordpiece", vocab_size, options, trainer),
+    )
 
 
 def _unigram(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
@@ -185,6 +278,9 @@ def _unigram(lines: list[str], vocab_size: int, options: dict[str, Any]) -> Trai
 
     return TrainingRun(rounds(), finish, None)
 
+
+# algorithm -> function(trainer, vocab_size, options) -> its TrainingRun (for `resume`)
+_RUNS = {"bpe": _bpe_run, "byte_bpe": _byte_bpe_run, "wordpiece": _wordpiece_run}
 
 _MAKERS = {
     "bpe": _bpe,

@@ -19,6 +19,8 @@ from ..pre_tokenizers import Whitespace
 from .bert import train_wordpiece
 from .bpe import train_bpe, train_byte_bpe, train_char_bpe, train_sentencepiece_bpe
 from .bpe_family import train_picky_bpe, train_superbpe
+from .counting import Counts, count, merge_counts
+from .counting.from_counts import trainer_words
 from .parity import train_parity_bpe_lines
 from .unigram import train_unigram
 
@@ -50,6 +52,8 @@ def train_wordlevel(
     )
 
 
+__all__ = ["algorithms", "count", "load_counts", "merge_counts", "train", "train_wordlevel"]
+
 # algorithm -> function(lines, vocab_size=..., **options) -> Tokenizer
 _TRAINERS: dict[str, Callable[..., Tokenizer]] = {
     "bpe": train_bpe,
@@ -70,9 +74,38 @@ def algorithms() -> list[str]:
     return list(_TRAINERS)
 
 
-def train(algorithm: str, lines: Iterable[str], vocab_size: int, **options: Any) -> Tokenizer:
-    """Train a tokeniser with one of `algorithms()` on an iterable of lines."""
+def train(
+    algorithm: str,
+    lines: Iterable[str] | None = None,
+    vocab_size: int | None = None,
+    *,
+    counts: Counts | None = None,
+    **options: Any,
+) -> Tokenizer:
+    """Train a tokeniser with one of `algorithms()` on an iterable of lines, or on `counts` (a
+    `Counts` from `count`, or `load_counts` of a counts file) for the algorithms that train on
+    word counts: the same merges as training on the text the counts were made from.
+
+    >>> lines = ["low low lower", "newest widest"]
+    >>> a = train("bpe", lines, 30).model.merges
+    >>> a == train("bpe", counts=count(lines, "bpe"), vocab_size=30).model.merges
+    True
+    """
     if algorithm not in _TRAINERS:
         known = ", ".join(_TRAINERS) or "none yet"
         raise InvalidInput(f"unknown algorithm {algorithm!r}; choose one of: {known}")
-    return _TRAINERS[algorithm](lines, vocab_size=vocab_size, **options)
+    if vocab_size is None:
+        raise InvalidInput("give the vocabulary size to train to (vocab_size=...)")
+    if counts is None:
+        if lines is None:
+            raise InvalidInput("give the corpus to train on: its lines, or counts=...")
+        return _TRAINERS[algorithm](lines, vocab_size=vocab_size, **options)
+    if lines is not None:
+        raise InvalidInput("give the lines or their counts, not both")
+    words, options = trainer_words(algorithm, counts, options)
+    return _TRAINERS[algorithm](None, vocab_size=vocab_size, words=words, **options)
+
+
+def load_counts(path: str) -> Counts:
+    """A counts file (`Counts.save`, `tokvis count`) read back."""
+    return Counts.load(path)

@@ -353,10 +353,12 @@ def test_bad_input_raises_value_error(algorithm, lines, kwargs, message):
 
 
 def test_unknown_algorithm_and_oversized_corpus():
+    """The trainers of word counts read a corpus as a stream, with no ceiling but memory
+    (tests/core/counting); sentencepiece's BPE holds every sentence, and keeps its ceiling."""
     with pytest.raises(ValueError, match="unknown algorithm"):
         tc.train("bpe2", ["a"], vocab_size=10)
     with pytest.raises(ValueError, match="over the limit"):
-        tc.train("bpe", ["a" * 1000] * 20_001, vocab_size=10)
+        tc.train("sentencepiece_bpe", ["a" * 1000] * 20_001, vocab_size=10)
 
 
 # ---- random access for the views ----------------------------------------------------------------

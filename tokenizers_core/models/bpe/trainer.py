@@ -318,20 +318,22 @@ class BpeTrainer(PairHeap):
 
 # ---- the trainers registered in tokenizers_core._TRAINERS ----------------------------------------
 def bpe_trainer(
-    lines: Iterable[str],
+    lines: Iterable[str] | None,
     vocab_size: int,
     *,
     min_frequency: int = 0,
     record_top: int = 0,
     annotate: bool = True,
+    words: Mapping[str, int] | None = None,
     **options: Any,
 ) -> BpeTrainer:
     """A stepper for the textbook "bpe" variant (see the module docstring). Options:
     limit_alphabet, initial_alphabet and max_token_length, as Hugging Face's (`alphabet.py`);
-    `<unk>` and `</w>` are always in the alphabet, outside the limit."""
+    `<unk>` and `</w>` are always in the alphabet, outside the limit. `words`, when given, is the
+    corpus's word counts already made (`tc.count`), and `lines` is not read."""
     vocab_size = check_vocab_size(vocab_size)
     options = check_options(options, ("limit_alphabet", "initial_alphabet", "max_token_length"))
-    words = bpe_words(lines)
+    words = bpe_words(lines or ()) if words is None else words
     if not words:
         raise InvalidInput("the corpus has no words to learn from")
     max_length = options.pop("max_token_length", None)
@@ -352,7 +354,7 @@ def bpe_trainer(
 
 
 def byte_bpe_trainer(
-    lines: Iterable[str],
+    lines: Iterable[str] | None,
     vocab_size: int,
     *,
     pattern: str = "gpt2",
@@ -360,14 +362,17 @@ def byte_bpe_trainer(
     special_tokens: Iterable[str] = (),
     record_top: int = 0,
     annotate: bool = True,
+    words: Mapping[str, int] | None = None,
     **options: Any,
 ) -> BpeTrainer:
     """A stepper for "byte_bpe": Hugging Face's `BpeTrainer` with the 256-byte alphabet (its
-    initial alphabet), taking that trainer's options (`alphabet.OPTION_NAMES`)."""
+    initial alphabet), taking that trainer's options (`alphabet.OPTION_NAMES`). `words`, when
+    given, is the corpus's pre-tokens already counted and spelled byte-level (from `tc.count`),
+    and `lines` is not read."""
     options = check_options(options, (*OPTION_NAMES, "symbol_order"))
     options["initial_alphabet"] = [*BYTE_TO_CHAR.values(), *options.get("initial_alphabet", ())]
     trainer = hf_bpe_trainer(
-        byte_bpe_words(lines, pattern),
+        byte_bpe_words(lines or (), pattern) if words is None else dict(words),
         vocab_size,
         min_frequency=min_frequency,
         special_tokens=special_tokens,

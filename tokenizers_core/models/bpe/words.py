@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from itertools import chain
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import regex
 
@@ -18,22 +18,28 @@ from ...pre_tokenizers import PRESETS, WHITESPACE_PATTERN, compile_pattern
 from .model import ASCII_PATTERNS, END_OF_WORD, MAX_VOCAB_SIZE
 
 # ---- corpus -> word table ------------------------------------------------------------------------
+# The textbook trainers read any number of lines (no ceiling but memory): the web app keeps the
+# limit a deployment sets (TOKVIS_MAX_CORPUS_BYTES). sentencepiece_bpe keeps this one: it holds
+# every sentence, as sentencepiece does.
 MAX_CORPUS_CHARS = 20_000_000
 
 
-def _lines(lines: Iterable[str]) -> list[str]:
+def _lines(lines: Iterable[str]) -> Iterator[str]:
+    """The lines as they come, each checked on the way (a stream: never held whole); raises
+    InvalidInput for one string, a line that is not a str, or a corpus with no text (at its
+    end)."""
     if isinstance(lines, str):
         raise InvalidInput(
             "give the corpus as a list of lines (e.g. text.splitlines()), not one string"
         )
-    out = list(lines)
-    if not all(isinstance(line, str) for line in out):
-        raise InvalidInput("every line of the corpus must be a string")
-    if sum(map(len, out)) > MAX_CORPUS_CHARS:
-        raise InvalidInput(f"the corpus is over the limit of {MAX_CORPUS_CHARS:,} characters")
-    if not any(map(str.strip, out)):
+    any_text = False
+    for line in lines:
+        if not isinstance(line, str):
+            raise InvalidInput("every line of the corpus must be a string")
+        any_text = any_text or not line.isspace() and line != ""
+        yield line
+    if not any_text:
         raise InvalidInput("the corpus is empty: give at least one line of text")
-    return out
 
 
 def check_vocab_size(vocab_size: Any) -> int:
