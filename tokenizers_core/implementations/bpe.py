@@ -123,11 +123,14 @@ def train_byte_bpe(
     )
 
 
-def train_sentencepiece_bpe(lines: Iterable[str], vocab_size: int):
+def train_sentencepiece_bpe(
+    lines: Iterable[str] | None, vocab_size: int, *, words: Mapping[str, int] | None = None
+):
     """Train "sentencepiece_bpe"; returns a `Tokenizer` (sentencepiece's normaliser with the
-    identity rule, its BPE encoder and decoder)."""
+    identity rule, its BPE encoder and decoder). `words`: the sentences' words already counted
+    (`tc.count(..., "sentencepiece_bpe")`), in place of `lines`."""
     with gc_paused:
-        trainer = SentencePieceBpeTrainer(lines, vocab_size).run()
+        trainer = SentencePieceBpeTrainer(lines, vocab_size, words=words).run()
         pieces, merges = trainer.pieces(), trainer.merges
         del trainer  # freed by reference counting before the GC resumes
     if len(pieces) < vocab_size:  # sentencepiece refuses too (hard_vocab_limit)

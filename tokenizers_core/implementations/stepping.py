@@ -219,8 +219,10 @@ def _wordlevel(lines: list[str], vocab_size: int, options: dict[str, Any]) -> Tr
     return TrainingRun((), lambda: tok, 0)
 
 
-def _sentencepiece_bpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
-    trainer = SentencePieceBpeTrainer(lines, vocab_size)
+def _sentencepiece_bpe(
+    lines: Iterable[str] | None, vocab_size: int, options: dict[str, Any]
+) -> TrainingRun:
+    trainer = SentencePieceBpeTrainer(lines, vocab_size, words=options.get("words"))
 
     def finish() -> Tokenizer:
         pieces = trainer.pieces()

@@ -27,6 +27,7 @@ CASES = [
     ("byte_bpe", {"pattern": "o200k"}, {"min_frequency": 2, "max_token_length": 6}),
     ("wordpiece", {}, {}),
     ("wordpiece", {"lowercase": False}, {"special_tokens": ["[UNK]", "[CLS]", "[SEP]"]}),
+    ("sentencepiece_bpe", {}, {}),
 ]
 
 

@@ -1,8 +1,8 @@
 """Counts: a corpus's pre-token counts as a first-class, mergeable thing.
 
-Every trainer that trains on word counts (bpe, byte_bpe, wordpiece) starts the same way: split the
-corpus into pre-tokens and count them. `count` does that step on its own, on a stream (no ceiling
-but memory), on N processes for files, and returns a `Counts` that records the rules it was made
+Every trainer that trains on word counts (bpe, byte_bpe, sentencepiece_bpe, wordpiece) starts the
+same way: split the corpus into pre-tokens and count them. `count` does that step on its own, on a
+stream (no ceiling but memory), on N processes for files, and returns a `Counts` that records the rules it was made
 under (`under.py`); `Counts.save` writes the versioned counts file (`counts_file.py`),
 `merge_counts` adds counts of shards up (the same counts as the shards counted together), and
 `tc.train(algorithm, counts=...)` trains from them with exactly the merges training on the text

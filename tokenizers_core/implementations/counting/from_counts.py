@@ -27,7 +27,12 @@ from .under import (
 )
 
 # the training option each algorithm counts under (the rest are the merge loop's own)
-COUNTING_OPTIONS = {"bpe": (), "byte_bpe": ("pattern",), "wordpiece": ("lowercase",)}
+COUNTING_OPTIONS = {
+    "bpe": (),
+    "byte_bpe": ("pattern",),
+    "sentencepiece_bpe": (),
+    "wordpiece": ("lowercase",),
+}
 
 
 def trainer_words(

@@ -28,12 +28,14 @@ from typing import Any, Callable, Iterable
 
 from ...errors import InvalidInput
 from ...models.bpe.model import ASCII_PATTERNS, END_OF_WORD
+from ...models.bpe.sentencepiece_trainer import line_sentences
 from ...models.bpe.words import _pattern_for, splitter
+from ...models.sentencepiece_common import split_words
 from ...pre_tokenizers import PRESETS, WHITESPACE_PATTERN
 from ..bert import add_text_words
 
 # the algorithms that train on word counts, and so can start from a counts file
-COUNTED_ALGORITHMS = ("bpe", "byte_bpe", "wordpiece")
+COUNTED_ALGORITHMS = ("bpe", "byte_bpe", "sentencepiece_bpe", "wordpiece")
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,13 @@ def counted_under(algorithm: str, **options: Any) -> CountedUnder:
             f"{algorithm!r} does not train on word counts; counts are made for: "
             + ", ".join(COUNTED_ALGORITHMS)
         )
-    allowed = {"bpe": set(), "byte_bpe": {"pattern"}, "wordpiece": {"lowercase"}}[algorithm]
+    allowed = (
+        {"pattern"}
+        if algorithm == "byte_bpe"
+        else {"lowercase"}
+        if algorithm == "wordpiece"
+        else set()
+    )
     unknown = set(options) - allowed
     if unknown:
         takes = ", ".join(sorted(allowed)) or "no options"
@@ -107,6 +115,16 @@ def counted_under(algorithm: str, **options: Any) -> CountedUnder:
             _pattern_for(options.get("pattern", "gpt2")),
             (),
             "the pre-token's UTF-8 bytes, each one symbol (GPT-2's byte-to-unicode alphabet)",
+        )
+    if algorithm == "sentencepiece_bpe":
+        return CountedUnder(
+            "sentencepiece_bpe",
+            "sentencepiece's identity rule (spaces squeezed, a leading ▁, every space ▁; <unk>, "
+            "<s> and </s> a boundary; lines over 4,192 bytes or holding ▅ left out)",
+            "sentencepiece's SplitIntoWords (cut before each ▁)",
+            None,
+            (),
+            "characters; those outside the alphabet (character_coverage 1.0) become <unk>",
         )
     lowercase = options.get("lowercase", True)
     if not isinstance(lowercase, bool):
@@ -158,6 +176,8 @@ def chunk_counter(under: CountedUnder) -> ChunkCounter:
     """A function (words, lines) that adds the pre-tokens of `lines` to the counts `words` in
     place, exactly as the trainer counts them on the whole corpus (each trainer's count is a sum
     over lines, so the chunks of a corpus add up to the whole)."""
+    if under.algorithm == "sentencepiece_bpe":
+        return _add_sentence_words
     if under.algorithm == "wordpiece":
         lowercase = lowercase_of(under)
         return lambda words, lines: add_text_words(words, " ".join(lines), lowercase=lowercase)
@@ -173,3 +193,11 @@ def chunk_counter(under: CountedUnder) -> ChunkCounter:
                 words[piece] = words.get(piece, 0) + n
 
     return count
+
+
+def _add_sentence_words(words: dict[str, int], lines: Iterable[str]) -> None:
+    """sentencepiece_bpe: the words of each line's sentences (`line_sentences`, `split_words`)."""
+    for line in lines:
+        for sentence in line_sentences(line):
+            for w in split_words(sentence):
+                words[w] = words.get(w, 0) + 1

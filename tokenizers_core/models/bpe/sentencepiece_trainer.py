@@ -34,7 +34,7 @@ from __future__ import annotations
 import heapq
 import struct
 from collections import Counter
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Mapping
 
 import regex
 
@@ -91,24 +91,44 @@ def load_sentences(lines: Iterable[str]) -> list[str]:
         total += len(item)
         if total > MAX_CORPUS_CHARS:
             raise InvalidInput(f"the corpus is over the limit of {MAX_CORPUS_CHARS:,} characters")
-        for line in item.split("\n"):
-            if not line or len(line.encode("utf-8", "surrogatepass")) > MAX_SENTENCE_BYTES:
-                continue
-            if UNK_CHAR in line:
-                continue
-            text = _META_RE.sub(BOUNDARY, normalize_line(line))
-            if text:
-                out.append(text)
+        out.extend(line_sentences(item))
     if not out:
         raise InvalidInput("the corpus is empty: give at least one line of text")
     return out
 
 
-def required_chars(sentences: list[str]) -> dict[str, int]:
-    """The alphabet with counts, most frequent first (character_coverage=1.0)."""
-    counts: Counter[str] = Counter()
+def line_sentences(item: str) -> list[str]:
+    """The normalised sentences of one line of the corpus (none for a line sentencepiece skips:
+    empty, over `MAX_SENTENCE_BYTES`, or holding "▅")."""
+    out = []
+    for line in item.split("\n"):
+        if not line or len(line.encode("utf-8", "surrogatepass")) > MAX_SENTENCE_BYTES:
+            continue
+        if UNK_CHAR in line:
+            continue
+        text = _META_RE.sub(BOUNDARY, normalize_line(line))
+        if text:
+            out.append(text)
+    return out
+
+
+def sentence_words(sentences: Iterable[str]) -> Counter[str]:
+    """The words of the sentences (cut before each "▁"), with counts: the word table before the
+    characters outside the alphabet become "▅" (a sentence is its words joined, so the
+    alphabet is counted from them alike: `required_chars`)."""
+    words: Counter[str] = Counter()
     for s in sentences:
-        counts.update(s)
+        words.update(split_words(s))
+    return words
+
+
+def required_chars(words: dict[str, int]) -> dict[str, int]:
+    """The alphabet with counts, most frequent first (character_coverage=1.0), from the word
+    table."""
+    counts: Counter[str] = Counter()
+    for w, n in words.items():
+        for c, k in Counter(w).items():
+            counts[c] += k * n
     counts.pop("\x00", None)
     total = sum(counts.values())
     out: dict[str, int] = {}
@@ -162,11 +182,19 @@ class SentencePieceBpeTrainer:
     ['ab', '▁a']
     """
 
-    def __init__(self, lines: Iterable[str], vocab_size: int, *, record_top: int = 0) -> None:
+    def __init__(
+        self,
+        lines: Iterable[str] | None,
+        vocab_size: int,
+        *,
+        record_top: int = 0,
+        words: Mapping[str, int] | None = None,
+    ) -> None:
         self.vocab_size = check_vocab_size(vocab_size)
         self.record_top = record_top
-        sentences = load_sentences(lines)
-        self.chars = required_chars(sentences)
+        # the words of the sentences (or those counted already: `tc.count`)
+        raw = dict(sentence_words(load_sentences(lines or ())) if words is None else words)
+        self.chars = required_chars(raw)
         needed = len(self.chars) + len(META_PIECES)
         if vocab_size < needed:
             raise InvalidInput(
@@ -174,12 +202,11 @@ class SentencePieceBpeTrainer:
                 f"needs (<unk>, <s>, </s> and {len(self.chars)} characters); "
                 f"choose at least {needed}"
             )
-        words: Counter[str] = Counter()
-        for s in sentences:
-            s = "".join(c if c in self.chars else UNK_CHAR for c in s)
-            words.update(split_words(s))
+        known: Counter[str] = Counter()  # a character outside the alphabet is "▅" (<unk>)
+        for w, n in raw.items():
+            known["".join(c if c in self.chars else UNK_CHAR for c in w)] += n
         # sentencepiece sorts the word table by frequency, then by the word
-        table = sorted(words.items(), key=lambda kv: (-kv[1], kv[0]))
+        table = sorted(known.items(), key=lambda kv: (-kv[1], kv[0]))
         self.word_keys = [w for w, _ in table]
         self.counts = [c for _, c in table]
         self._cache: dict = {}  # symbols by key: a char, or (left id, right id)
@@ -426,9 +453,13 @@ class SentencePieceBpeTrainer:
 
 
 def sentencepiece_bpe_trainer(
-    lines: Iterable[str], vocab_size: int, *, record_top: int = 0
+    lines: Iterable[str] | None,
+    vocab_size: int,
+    *,
+    record_top: int = 0,
+    words: Mapping[str, int] | None = None,
 ) -> SentencePieceBpeTrainer:
-    return SentencePieceBpeTrainer(lines, vocab_size, record_top=record_top)
+    return SentencePieceBpeTrainer(lines, vocab_size, record_top=record_top, words=words)
 
 
 class TrainedSentencePieceBpe(SentencePieceBpe):
