@@ -82,8 +82,8 @@ def _training(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--from-counts",
         metavar="C.counts",
-        help="bpe, byte_bpe, sentencepiece_bpe, wordpiece: train from a counts file (`tokvis count`) in place of "
-        "CORPUS: the same merges as training on the text",
+        help="bpe, byte_bpe, sentencepiece_bpe, wordpiece: train from a counts file (`tokvis "
+        "count`) in place of CORPUS: the same merges as training on the text",
     )
     p.add_argument(
         "--resume",

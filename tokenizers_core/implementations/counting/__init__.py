@@ -2,15 +2,15 @@
 
 Every trainer that trains on word counts (bpe, byte_bpe, sentencepiece_bpe, wordpiece) starts the
 same way: split the corpus into pre-tokens and count them. `count` does that step on its own, on a
-stream (no ceiling but memory), on N processes for files, and returns a `Counts` that records the rules it was made
-under (`under.py`); `Counts.save` writes the versioned counts file (`counts_file.py`),
-`merge_counts` adds counts of shards up (the same counts as the shards counted together), and
-`tc.train(algorithm, counts=...)` trains from them with exactly the merges training on the text
-gives.
+stream (no ceiling but memory), on N processes for files, and returns a `Counts` that records
+the rules it was made under (`under.py`). `Counts.save` writes the versioned counts file
+(`counts_file.py`), `merge_counts` adds the counts of shards up (the same counts as the shards
+counted together), and `tc.train(algorithm, counts=...)` trains from them with exactly the
+merges training on the text gives.
 
     counts = tc.count(algorithm="byte_bpe", files=["big.txt"], processes=2)
     counts.save("big.counts")
-    tok = tc.train("byte_bpe", counts=tc.Counts.load("big.counts"), vocab_size=10_000)
+    tok = tc.train("byte_bpe", counts=tc.load_counts("big.counts"), vocab_size=10_000)
 
 >>> c = count(["low low lower", "newest"], "bpe")
 >>> list(c.items())
