@@ -4,7 +4,11 @@ algorithm, pattern or normaliser are refused, naming both."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tokenizers_core as tc
 from tokenizers_core.corpora import corpus_names, load_corpus
@@ -105,3 +109,25 @@ def test_a_corpus_over_twenty_million_characters_trains():
     assert counts.total > 3_000_000
     tok = tc.train("bpe", (BOTCHAN[i % len(BOTCHAN)] for i in range(21_000_000 // 45)), 300)
     assert tok.model.merges == tc.train("bpe", counts=counts, vocab_size=300).model.merges
+
+
+corpora = st.lists(
+    st.text(alphabet=st.sampled_from("abcab  éß日本🙂,.'\t-0123"), min_size=1, max_size=24),
+    min_size=1,
+    max_size=25,
+).filter(lambda lines: any(line.strip() for line in lines))
+
+
+@settings(max_examples=40, deadline=None)
+@given(corpora, st.sampled_from(["bpe", "byte_bpe", "wordpiece", "sentencepiece_bpe"]))
+def test_any_corpus_trains_from_its_counts_to_its_own_merges(lines, algorithm):
+    """Whatever the text (ties everywhere in tiny corpora), the counts' training is the text's."""
+    vocab_size = 300 if algorithm == "byte_bpe" else 60
+    try:
+        on_text = tc.train(algorithm, lines, vocab_size)
+    except InvalidInput as exc:  # too small a corpus for the size: the counts say the same
+        with pytest.raises(InvalidInput, match=re.escape(str(exc)[:40])):
+            tc.train(algorithm, counts=tc.count(lines, algorithm), vocab_size=vocab_size)
+        return
+    from_counts = tc.train(algorithm, counts=tc.count(lines, algorithm), vocab_size=vocab_size)
+    assert from_counts.model.merges == on_text.model.merges
