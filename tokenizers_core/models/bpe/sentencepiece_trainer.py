@@ -42,7 +42,7 @@ from ...errors import InvalidInput
 from ..sentencepiece_common import BOUNDARY, SPACE, UNK_CHAR, is_valid_piece, split_words
 from .model import BpeEncodeStep, BpeMergeStep
 from .sentencepiece import SentencePieceBpe
-from .trainer import MAX_CORPUS_CHARS, check_vocab_size
+from .trainer import check_vocab_size
 
 META_PIECES = ("<unk>", "<s>", "</s>")
 MAX_SENTENCE_BYTES = 4192
@@ -84,13 +84,9 @@ def load_sentences(lines: Iterable[str]) -> list[str]:
             "give the corpus as a list of lines (e.g. text.splitlines()), not one string"
         )
     out = []
-    total = 0
     for item in lines:
         if not isinstance(item, str):
             raise InvalidInput("every line of the corpus must be a string")
-        total += len(item)
-        if total > MAX_CORPUS_CHARS:
-            raise InvalidInput(f"the corpus is over the limit of {MAX_CORPUS_CHARS:,} characters")
         out.extend(line_sentences(item))
     if not out:
         raise InvalidInput("the corpus is empty: give at least one line of text")

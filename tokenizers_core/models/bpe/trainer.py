@@ -56,7 +56,6 @@ from .pair_heap import PairHeap
 
 # the corpus -> word table step lives in words.py; its names stay importable from here
 from .words import (
-    MAX_CORPUS_CHARS,
     bpe_word_table,
     bpe_words,
     byte_bpe_word_table,
@@ -75,7 +74,6 @@ __all__ = [
     "byte_bpe_trainer",
     "hf_bpe_trainer",
     "check_specials",
-    "MAX_CORPUS_CHARS",
     "bpe_word_table",
     "bpe_words",
     "byte_bpe_word_table",

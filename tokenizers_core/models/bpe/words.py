@@ -18,10 +18,8 @@ from ...pre_tokenizers import PRESETS, WHITESPACE_PATTERN, compile_pattern
 from .model import ASCII_PATTERNS, END_OF_WORD, MAX_VOCAB_SIZE
 
 # ---- corpus -> word table ------------------------------------------------------------------------
-# The textbook trainers read any number of lines (no ceiling but memory): the web app keeps the
-# limit a deployment sets (TOKVIS_MAX_CORPUS_BYTES). sentencepiece_bpe keeps this one: it holds
-# every sentence, as sentencepiece does.
-MAX_CORPUS_CHARS = 20_000_000
+# The trainers read any number of lines (no ceiling but memory; a trainer of word counts holds
+# only the counts): the web app keeps the limit a deployment sets (TOKVIS_MAX_CORPUS_BYTES).
 
 
 def _lines(lines: Iterable[str]) -> Iterator[str]:
