@@ -114,7 +114,7 @@ def train_bpe(input_path, vocab_size, special_tokens, bug=None):
             for pair in zip(out, out[1:]):
                 add(pair, w, freqs[w])
         if bug == "memory_hog":
-            hoard.append([list(w) * 1000 for w in words])
+            hoard.append(bytearray(100_000_000))
         merges.append(best)
         vocab[len(vocab)] = new
     return vocab, merges

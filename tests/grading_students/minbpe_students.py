@@ -135,4 +135,5 @@ class OffByOneVocab(RegexTokenizer):
 
 class DroppingDecode(RegexTokenizer):
     def decode(self, ids):  # bug: a character split across two tokens is dropped
-        return "".join(self.vocab[i].decode("utf-8", errors="ignore") for i in ids)
+        tokens = (self.vocab.get(i) or self.inverse_special_tokens[i].encode() for i in ids)
+        return "".join(t.decode("utf-8", errors="ignore") for t in tokens)

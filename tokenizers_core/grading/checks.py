@@ -65,10 +65,11 @@ def train_tests(ctx: Context, run: ChildRun) -> list[GradeTest]:
     res = run.result("train")
     if not res.ok:
         why = _failure(res, run, "training")
+        short = "training did not finish (see train: merges): " + why.split("\n")[0]
         return [
             _fail("train: merges", why),
-            _fail("train: vocabulary", why),
-            _fail("train: time", why),
+            _fail("train: vocabulary", short),
+            _fail("train: time", short),
         ]
     value = res.value
     return [
@@ -116,8 +117,8 @@ def _divergence(ctx: Context, their_pairs: list, theirs: list, k: int) -> str:
     if k > n_theirs:
         return (
             f"You stopped after {n_theirs} merges; the reference goes on to {n_ours}. "
-            f"Merge {k} should be {_pair(ours[k - 1])} ({ctx.model.counts[k - 1]:,} "
-            f"occurrences). {_size_note(ctx, n_theirs)}"
+            f"Merge {k} should be {_pair(ours[k - 1])} ({_times(ctx.model.counts[k - 1])}). "
+            f"{_size_note(ctx, n_theirs)}"
         )
     if k > n_ours:
         return (
@@ -163,56 +164,68 @@ def _causes(
         ]
     if k > REPLAY_MERGES:
         return [f"(not replayed: merge {k} is past the first {REPLAY_MERGES})"]
-    found = []
+    n = min(len(theirs), k + 50)
+    best: tuple[int, str] = (0, "")
     for rule in (*TIES, *MISTAKEN_TIES):
         if rule == ctx.ties:
             continue
-        if _replays(ctx, ctx.shape.words, rule, their_pairs, k):
+        agree = _agreement(ctx, ctx.shape.words, rule, their_pairs, n)
+        if agree >= k and agree > best[0]:
             how = TIES.get(rule) or MISTAKEN_TIES[rule]
-            found.append(
-                f"the tie rule: replaying with another rule ({how}) gives exactly your first {k} "
-                f"merges; the reference's is {TIES[ctx.ties]}."
-            )
-            break
-    if found:
-        return found
+            best = (agree, f"the tie rule: replaying with another rule ({how}) gives exactly "
+                           f"{_reach(agree, len(theirs))}; the reference's is {TIES[ctx.ties]}.")
+    if best[0]:
+        return [best[1]]
     variants = {
         "gpt2_across": (
             "special tokens merged across: replaying without cutting the text at the special "
-            "tokens first gives exactly your first {k} merges; cut the text at every special "
-            "token before pre-tokenising, so no merge crosses one."
+            "tokens first gives exactly {reach}; cut the text at every special token before "
+            "pre-tokenising, so no merge crosses one."
         ),
         "gpt4": (
             "the pre-tokenisation regex: replaying with GPT-4's split pattern (minbpe's "
-            "RegexTokenizer) gives exactly your first {k} merges; this shape splits with {want}."
+            "RegexTokenizer) gives exactly {reach}; this shape splits with {want}."
         ),
         "gpt2": (
             "the pre-tokenisation regex: replaying with GPT-2's split pattern gives exactly "
-            "your first {k} merges; this shape splits with {want}."
+            "{reach}; this shape splits with {want}."
         ),
         "basic": (
             "the pre-tokenisation regex: replaying with no split at all (the text as one "
-            "sequence, as minbpe's BasicTokenizer) gives exactly your first {k} merges; this "
-            "shape splits with {want}."
+            "sequence, as minbpe's BasicTokenizer) gives exactly {reach}; this shape splits "
+            "with {want}."
         ),
     }
     want = {"gpt2": "GPT-2's pattern", "gpt4": "GPT-4's pattern", "basic": "no split"}[
         ctx.shape.words
     ]
     for words, sentence in variants.items():
-        if words == ctx.shape.words or (words == "gpt2_across" and not ctx.shape.specials):
+        if words == ctx.shape.words:
             continue
-        if words == "gpt2_across" and ctx.shape.words != "gpt2":
+        if words == "gpt2_across" and (ctx.shape.words != "gpt2" or not ctx.shape.specials):
             continue
-        if _replays(ctx, words, ctx.ties, their_pairs, k):
-            return [sentence.format(k=k, want=want)]
+        agree = _agreement(ctx, words, ctx.ties, their_pairs, n)
+        if agree >= k:
+            return [sentence.format(reach=_reach(agree, len(theirs)), want=want)]
     return []
 
 
-def _replays(ctx: Context, words: str, ties: str, their_pairs: list, k: int) -> bool:
-    t = train_reference(ctx.shape.table(ctx.text, words), k, ties=ties)
+def _agreement(ctx: Context, words: str, ties: str, their_pairs: list, n: int) -> int:
+    """How many of their first n merges a replay with these words and ties gives, in a row."""
+    t = train_reference(ctx.shape.table(ctx.text, words), n, ties=ties)
     pairs = [(t.vocab[a], t.vocab[b]) for a, b in t.merges]
-    return pairs[:k] == their_pairs[:k]
+    agree = 0
+    for ours, theirs in zip(pairs, their_pairs):
+        if ours != theirs:
+            break
+        agree += 1
+    return agree
+
+
+def _reach(agree: int, total: int) -> str:
+    if agree >= total:
+        return f"all {total} of your merges"
+    return "your first merge" if agree == 1 else f"your first {agree} merges"
 
 
 def _size_note(ctx: Context, made: int) -> str:
@@ -258,10 +271,13 @@ def vocab_test(ctx: Context, value: dict) -> GradeTest:
         )
     lines = [f"Your vocabulary has {len(theirs)} ids, the reference's {len(ours)}."]
     if not keys_ok:
+        gone, more = sorted(set(ours) - set(theirs)), sorted(set(theirs) - set(ours))
         lines.append(
-            f"Its ids differ as a set (the reference's are 0..{len(ours) - 1}): "
-            f"missing {_ids(sorted(set(ours) - set(theirs)))}, extra "
-            f"{_ids(sorted(set(theirs) - set(ours)))}."
+            f"Its ids differ as a set (the reference's are 0..{len(ours) - 1}):"
+            + (f" missing {_ids(gone)}" if gone else "")
+            + (";" if gone and more else "")
+            + (f" extra {_ids(more)}" if more else "")
+            + "."
         )
     missing = sorted(our_values - their_values, key=lambda b: (len(b), b))
     extra = sorted(their_values - our_values, key=lambda b: (len(b), b))
@@ -524,6 +540,10 @@ def _first_difference(ours: Sequence, theirs: Sequence) -> int | None:
 
 def _pair(pair: tuple[bytes, bytes]) -> str:
     return f"{pair[0]!r} + {pair[1]!r}"
+
+
+def _times(n: int) -> str:
+    return "1 occurrence" if n == 1 else f"{n:,} occurrences"
 
 
 def _ids(ids: list[int]) -> str:

@@ -239,6 +239,14 @@ def _run(job: dict, item: dict, cache: dict):
     raise ValueError(f"unknown item kind {kind!r}")
 
 
+def _student_traceback(exc: BaseException) -> str:
+    """The traceback from the student's first frame on (the grader's own frames left out)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+        tb = tb.tb_next
+    return "".join(traceback.format_exception(type(exc), exc, tb))
+
+
 def main(job_dir: str) -> int:
     folder = Path(job_dir)
     job = json.loads((folder / "job.json").read_text(encoding="utf-8"))
@@ -258,7 +266,7 @@ def main(job_dir: str) -> int:
                     "name": item["name"],
                     "ok": False,
                     "error": f"{type(exc).__name__}: {exc}"[:2000],
-                    "traceback": "".join(traceback.format_exception(exc))[-6000:],
+                    "traceback": _student_traceback(exc)[-6000:],
                 }
             out.write(json.dumps(line) + "\n")
             out.flush()
