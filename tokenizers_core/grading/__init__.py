@@ -6,11 +6,10 @@ wall-clock and memory limits, no network and their output captured (`runner.py`,
 and compares what it gave, as the course's own tests compare (`checks.py`); the report
 (`report.py`) renders as text, JSON, JUnit XML or Gradescope's results.json.
 
-    >>> report = grade("cs336", "tests/grading_students/cs336_good/adapters.py",
+    >>> report = grade("cs336", "tests/grading_students/cs336_good/adapters.py",  # doctest: +SKIP
     ...                corpus="botchan", vocab_size=500, special_tokens=["<|endoftext|>"])
-    ... # doctest: +SKIP
-    >>> report.ok, report.score, report.max_score                      # doctest: +SKIP
-    (True, 11.0, 11.0)
+    >>> report.ok, report.score, report.max_score                          # doctest: +SKIP
+    (True, 12.0, 12.0)
 
 An infinite loop, a crash, a SyntaxError, a MemoryError or `sys.exit` in their code is the
 test it happened in failing, with the traceback or the process's fate; never a hang here.
@@ -20,6 +19,7 @@ user): the limits stop mistakes; Gradescope's container isolates the rest.
 
 from __future__ import annotations
 
+import ast
 import time
 from pathlib import Path
 from typing import Iterable
@@ -53,6 +53,27 @@ def parse_target(shape: str, target: str) -> tuple[Path, str]:
     if not path.endswith(".py"):
         raise InvalidInput(f"{path!r} is not a Python file (.py)")
     return Path(path), cls
+
+
+def _defines(path: Path, name: str) -> bool:
+    """Whether the file defines `name` at its top level (a class, an assignment, an import). A
+    file that does not parse is the student's to fail in the checks, with its SyntaxError.
+    """
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except SyntaxError:
+        return True
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            return True
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any((a.asname or a.name.split(".")[0]) == name for a in node.names):
+                return True
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t)):
+                return True
+    return False
 
 
 def read_corpus(corpus: str | Path | Iterable[str]) -> tuple[str, str]:
@@ -105,6 +126,8 @@ def grade(
     path, cls = parse_target(shape, str(target))
     if not path.is_file():
         raise InvalidInput(f"{path}: no such file")
+    if cls and not _defines(path, cls):
+        raise InvalidInput(f"{path} defines no {cls!r} (a class, or a name imported there)")
     specials = tuple(dict.fromkeys(special_tokens))
     if any(not isinstance(s, str) or not s for s in specials):
         raise InvalidInput("special tokens must be non-empty strings")
