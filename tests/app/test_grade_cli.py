@@ -33,8 +33,17 @@ def corpus(tmp_path):
 
 def _minbpe(cls: str, corpus: Path | str, *more: str) -> list[str]:
     target = f"{STUDENTS / 'minbpe_students.py'}:{cls}"
-    return ["grade", "--minbpe", target, "--corpus", str(corpus), "--vocab-size", "300", *FAST,
-            *more]
+    return [
+        "grade",
+        "--minbpe",
+        target,
+        "--corpus",
+        str(corpus),
+        "--vocab-size",
+        "300",
+        *FAST,
+        *more,
+    ]
 
 
 @pytest.mark.slow
@@ -80,8 +89,10 @@ def test_json_and_junit(corpus, capsys, fmt):
         (["--minbpe", "nope.py:Tok"], "no such file"),
         (["--minbpe", str(STUDENTS / "minbpe_students.py")], "takes PATH.py:Class"),
         (["--minbpe", f"{STUDENTS / 'minbpe_students.py'}:Nope"], "defines no 'Nope'"),
-        (["--adapters", str(STUDENTS / "cs336_crash.py"), "--corpus", "no-such-corpus"],
-         "neither a bundled corpus"),
+        (
+            ["--adapters", str(STUDENTS / "cs336_crash.py"), "--corpus", "no-such-corpus"],
+            "neither a bundled corpus",
+        ),
     ],
 )
 def test_usage_errors_are_exit_2(args, says, capsys):
@@ -114,22 +125,44 @@ def test_the_gradescope_bundle_runs_a_submission(corpus, tmp_path):
     results/results.json with the same checks (against the installed package: the root is
     $TOKVIS_GRADESCOPE_ROOT, and setup.sh's pip step is not run)."""
     zip_path = tmp_path / "autograder.zip"
-    argv = ["grade", "--bundle", "--adapters", "tests/adapters.py", "--corpus", str(corpus),
-            "--vocab-size", "300", "--special", EOT, "--timeout", "120", "-o", str(zip_path)]
+    argv = [
+        "grade",
+        "--bundle",
+        "--adapters",
+        "tests/adapters.py",
+        "--corpus",
+        str(corpus),
+        "--vocab-size",
+        "300",
+        "--special",
+        EOT,
+        "--timeout",
+        "120",
+        "-o",
+        str(zip_path),
+    ]
     assert main(argv) == 0
     root = tmp_path / "autograder"
     with zipfile.ZipFile(zip_path) as z:
         names = set(z.namelist())
-        assert {"setup.sh", "run_autograder", "tokvis-grade.json", "tokvis-src.tar.gz",
-                "corpus.txt"} <= names
+        assert {
+            "setup.sh",
+            "run_autograder",
+            "tokvis-grade.json",
+            "tokvis-src.tar.gz",
+            "corpus.txt",
+        } <= names
         assert z.getinfo("run_autograder").external_attr >> 16 & 0o111
         z.extractall(root / "source")
     setup = (root / "source" / "setup.sh").read_text(encoding="utf-8")
     assert "pip install" in setup and "tokvis-src.tar.gz" in setup
     with tarfile.open(root / "source" / "tokvis-src.tar.gz") as tar:
         members = set(tar.getnames())
-    assert {"tokvis/pyproject.toml", "tokvis/tokenizers_core/grading/child.py",
-            "tokvis/app/cli/grade.py"} <= members
+    assert {
+        "tokvis/pyproject.toml",
+        "tokvis/tokenizers_core/grading/child.py",
+        "tokvis/app/cli/grade.py",
+    } <= members
     config = json.loads((root / "source" / "tokvis-grade.json").read_text(encoding="utf-8"))
     assert config["target"] == "tests/adapters.py" and config["special"] == [EOT]
 
@@ -140,7 +173,10 @@ def test_the_gradescope_bundle_runs_a_submission(corpus, tmp_path):
     env = {**os.environ, "TOKVIS_GRADESCOPE_ROOT": str(root), "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
         [sys.executable, str(root / "source" / "run_autograder")],
-        env=env, capture_output=True, text=True, timeout=300,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))

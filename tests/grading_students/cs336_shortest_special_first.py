@@ -1,4 +1,5 @@
-"""A buggy student's adapters.py: the CS336 shape with the `shortest_special_first` bug (cs336_bpe.BUGS)."""
+"""A buggy student's adapters.py: the CS336 shape with the `shortest_special_first` bug
+(cs336_bpe.BUGS)."""
 
 from cs336_bpe import adapters
 

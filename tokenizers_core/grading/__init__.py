@@ -46,8 +46,10 @@ def parse_target(shape: str, target: str) -> tuple[Path, str]:
     path, _, cls = str(target).rpartition(":") if ":" in str(target) else (str(target), "", "")
     if shape == "minbpe":
         if not cls or not cls.isidentifier():
-            raise InvalidInput(f"--minbpe takes PATH.py:Class (e.g. minbpe/regex.py:"
-                               f"RegexTokenizer), not {target!r}")
+            raise InvalidInput(
+                f"--minbpe takes PATH.py:Class (e.g. minbpe/regex.py:"
+                f"RegexTokenizer), not {target!r}"
+            )
     elif cls:
         raise InvalidInput(f"--adapters takes the path of adapters.py, not {target!r}")
     if not path.endswith(".py"):
@@ -156,26 +158,32 @@ def grade(
         "vocab_size": vocab_size,
         "specials": list(specials),
     }
-    limits = {"memory_mb": memory_mb}
     train_run = run_child(
         job,
         [{"name": "train", "kind": "train"}],
         timeout=max(timeout, 2 * time_limit),
         files={"corpus.txt": text},
-        **limits,
+        memory_mb=memory_mb,
     )
     tests: list[GradeTest] = checks.train_tests(ctx, train_run)
 
     cases = checks.encode_cases(ctx)
-    encode_run = run_child(job, checks.encode_items(ctx, cases), timeout=timeout, **limits)
+    encode_run = run_child(
+        job, checks.encode_items(ctx, cases), timeout=timeout, memory_mb=memory_mb
+    )
     tests += checks.encode_tests(ctx, cases, encode_run)
-    decode_run = run_child(job, checks.decode_items(ctx, cases), timeout=timeout, **limits)
+    decode_run = run_child(
+        job, checks.decode_items(ctx, cases), timeout=timeout, memory_mb=memory_mb
+    )
     tests += checks.decode_tests(ctx, cases, decode_run)
     if shape == "cs336":
         stream = checks.iterable_text(ctx, iterable_chars)
         iterable_run = run_child(
-            job, [checks.iterable_item(ctx)], timeout=timeout, files={"stream.txt": stream},
-            **limits,
+            job,
+            [checks.iterable_item(ctx)],
+            timeout=timeout,
+            files={"stream.txt": stream},
+            memory_mb=memory_mb,
         )
         tests.append(checks.iterable_test(ctx, stream, iterable_run, iterable_memory_mb))
     settings = {

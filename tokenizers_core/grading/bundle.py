@@ -26,8 +26,15 @@ from ..errors import InvalidInput
 CONFIG = "tokvis-grade.json"
 SOURCE_ARCHIVE = "tokvis-src.tar.gz"
 # what the package's source is: pyproject.toml's packages and package-dir
-SOURCE_PARTS = ("pyproject.toml", "README.md", "LICENSE", "tokenizers_core", "app", "templates",
-                "static")
+SOURCE_PARTS = (
+    "pyproject.toml",
+    "README.md",
+    "LICENSE",
+    "tokenizers_core",
+    "app",
+    "templates",
+    "static",
+)
 
 SETUP_SH = """#!/usr/bin/env bash
 # Gradescope runs this once, as root, when it builds the autograder's image (written by

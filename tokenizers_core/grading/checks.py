@@ -172,8 +172,11 @@ def _causes(
         agree = _agreement(ctx, ctx.shape.words, rule, their_pairs, n)
         if agree >= k and agree > best[0]:
             how = TIES.get(rule) or MISTAKEN_TIES[rule]
-            best = (agree, f"the tie rule: replaying with another rule ({how}) gives exactly "
-                           f"{_reach(agree, len(theirs))}; the reference's is {TIES[ctx.ties]}.")
+            best = (
+                agree,
+                f"the tie rule: replaying with another rule ({how}) gives exactly "
+                f"{_reach(agree, len(theirs))}; the reference's is {TIES[ctx.ties]}.",
+            )
     if best[0]:
         return [best[1]]
     variants = {
@@ -279,13 +282,13 @@ def vocab_test(ctx: Context, value: dict) -> GradeTest:
             + (f" extra {_ids(more)}" if more else "")
             + "."
         )
-    missing = sorted(our_values - their_values, key=lambda b: (len(b), b))
-    extra = sorted(their_values - our_values, key=lambda b: (len(b), b))
-    if missing:
-        lines.append(f"Byte strings of the reference you lack: {_tokens(missing)}.")
-    if extra:
-        lines.append(f"Byte strings you have that it lacks: {_tokens(extra)}.")
-    specials = [s for s in ctx.shape.specials if s.encode("utf-8") in missing]
+    lacking = sorted(our_values - their_values, key=lambda b: (len(b), b))
+    surplus = sorted(their_values - our_values, key=lambda b: (len(b), b))
+    if lacking:
+        lines.append(f"Byte strings of the reference you lack: {_tokens(lacking)}.")
+    if surplus:
+        lines.append(f"Byte strings you have that it lacks: {_tokens(surplus)}.")
+    specials = [s for s in ctx.shape.specials if s.encode("utf-8") in lacking]
     if specials:
         lines.append(f"The special tokens belong in the vocabulary: {', '.join(specials)}.")
     return _fail(name, "\n".join(lines))
@@ -313,30 +316,43 @@ def encode_cases(ctx: Context) -> list[Case]:
     s, m = ctx.shape, ctx.model
     specials = list(ctx.specials) or ["<|endoftext|>"]
     cases = [
-        Case(f"encode: {key}", key, text, (), s.encode(m, text))
-        for key, text in HELD_OUT.items()
+        Case(f"encode: {key}", key, text, (), s.encode(m, text)) for key, text in HELD_OUT.items()
     ]
     if s.name == "cs336" or ctx.cls and "basic" not in ctx.cls.lower():
         tok = specials[0]
         text = f"Hello{tok}world, {tok} again.{tok}\n{tok}"
         cases.append(
-            Case("encode: special tokens", "special", text, tuple(specials),
-                 s.encode(m, text, specials))
+            Case(
+                "encode: special tokens",
+                "special",
+                text,
+                tuple(specials),
+                s.encode(m, text, specials),
+            )
         )
     if s.name == "cs336":
         overlap = list(dict.fromkeys([*OVERLAP, *specials]))
         text = "a<|endoftext|><|endoftext|>b<|endoftext|>c <|endoftext|><|endoftext|>"
         cases.append(
-            Case("encode: overlapping special tokens", "overlap", text, tuple(overlap),
-                 s.encode(m, text, overlap))
+            Case(
+                "encode: overlapping special tokens",
+                "overlap",
+                text,
+                tuple(overlap),
+                s.encode(m, text, overlap),
+            )
         )
     return cases
 
 
 def encode_items(ctx: Context, cases: Sequence[Case]) -> list[dict[str, Any]]:
     return [
-        {"name": c.name, "kind": "encode", "text": c.text,
-         **ctx.shape.with_specials(ctx.model, c.specials)}
+        {
+            "name": c.name,
+            "kind": "encode",
+            "text": c.text,
+            **ctx.shape.with_specials(ctx.model, c.specials),
+        }
         for c in cases
     ]
 
@@ -363,8 +379,8 @@ def _encode_difference(ctx: Context, c: Case, theirs: list[int]) -> str:
     lo = max(0, k - 3)
     lines = [
         f"encode({_short(c.text)}) differs from the reference at id {k}:",
-        f"  reference: {_spell(c.ids[lo:k + 3], vocab)}",
-        f"  yours:     {_spell(theirs[lo:k + 3], vocab)}",
+        f"  reference: {_spell(c.ids[lo : k + 3], vocab)}",
+        f"  yours:     {_spell(theirs[lo : k + 3], vocab)}",
     ]
     hints = []
     if c.specials and theirs == s.encode(m, c.text, c.specials, split=False):
@@ -372,9 +388,7 @@ def _encode_difference(ctx: Context, c: Case, theirs: list[int]) -> str:
             "special tokens are not matched before pre-tokenising: each came out as ordinary "
             "bytes. Cut the text at the special tokens first and give each its own id."
         )
-    elif c.specials and theirs == s.encode(
-        m, c.text, c.specials, longest_first=s.name != "cs336"
-    ):
+    elif c.specials and theirs == s.encode(m, c.text, c.specials, longest_first=s.name != "cs336"):
         hints.append(
             f"overlapping special tokens: {OVERLAP[1]} came out as two {OVERLAP[0]}. Match "
             "the longest special token first (sort them by length before building the "
@@ -383,8 +397,10 @@ def _encode_difference(ctx: Context, c: Case, theirs: list[int]) -> str:
     else:
         for words in ("gpt2", "gpt4", "basic"):
             if words != s.words and theirs == s.encode(m, c.text, c.specials, words=words):
-                hints.append(f"pre-tokenisation: your ids are the reference's with the {words} "
-                             "split instead of this shape's.")
+                hints.append(
+                    f"pre-tokenisation: your ids are the reference's with the {words} "
+                    "split instead of this shape's."
+                )
                 break
     if hints:
         lines.append("Likely cause: " + " ".join(hints))
@@ -394,13 +410,23 @@ def _encode_difference(ctx: Context, c: Case, theirs: list[int]) -> str:
 def decode_items(ctx: Context, cases: Sequence[Case]) -> list[dict[str, Any]]:
     lone = _lone_byte_id(ctx.model)
     items = [
-        {"name": f"decode {c.name}", "kind": "decode", "ids": c.ids,
-         **ctx.shape.with_specials(ctx.model, c.specials)}
+        {
+            "name": f"decode {c.name}",
+            "kind": "decode",
+            "ids": c.ids,
+            **ctx.shape.with_specials(ctx.model, c.specials),
+        }
         for c in cases
     ]
     if lone is not None:
-        items.append({"name": "decode lone byte", "kind": "decode", "ids": [lone],
-                      **ctx.shape.with_specials(ctx.model, ())})
+        items.append(
+            {
+                "name": "decode lone byte",
+                "kind": "decode",
+                "ids": [lone],
+                **ctx.shape.with_specials(ctx.model, ()),
+            }
+        )
     return items
 
 
@@ -417,8 +443,9 @@ def decode_tests(ctx: Context, cases: Sequence[Case], run: ChildRun) -> list[Gra
     lone = run.results.get("decode lone byte")
     if lone is not None:
         if not lone.ok:
-            problems.append("decode of a lone byte 0xE2 (part of a character) raised:\n"
-                            + lone.error)
+            problems.append(
+                "decode of a lone byte 0xE2 (part of a character) raised:\n" + lone.error
+            )
         elif lone.value["text"] != "\ufffd":
             problems.append(
                 f"decode of a lone byte 0xE2 (part of a character) gave {lone.value['text']!r}; "
@@ -433,7 +460,8 @@ def _decode_difference(ctx: Context, c: Case, got: str) -> str:
     k = next((i for i, (a, b) in enumerate(zip(c.text, got)) if a != b), min(len(c.text), len(got)))
     text = (
         f"decode gave back {len(got)} characters of {len(c.text)} for the {c.name} text; "
-        f"first difference at character {k}: expected {c.text[k:k + 12]!r}, got {got[k:k + 12]!r}."
+        f"first difference at character {k}: expected {c.text[k : k + 12]!r}, "
+        f"got {got[k : k + 12]!r}."
     )
     vocab = ctx.model.vocab
     per_token = "".join(vocab.get(i, b"").decode("utf-8", errors="ignore") for i in c.ids)
@@ -474,13 +502,15 @@ def iterable_text(ctx: Context, target_chars: int) -> str:
 
 
 def iterable_item(ctx: Context) -> dict[str, Any]:
-    return {"name": "iterable", "kind": "iterable", "path": "{dir}/stream.txt",
-            **ctx.shape.with_specials(ctx.model, ctx.shape.specials)}
+    return {
+        "name": "iterable",
+        "kind": "iterable",
+        "path": "{dir}/stream.txt",
+        **ctx.shape.with_specials(ctx.model, ctx.shape.specials),
+    }
 
 
-def iterable_test(
-    ctx: Context, text: str, run: ChildRun, memory_mb: float
-) -> GradeTest:
+def iterable_test(ctx: Context, text: str, run: ChildRun, memory_mb: float) -> GradeTest:
     name = "encode_iterable: streams"
     res = run.result("iterable")
     if not res.ok:

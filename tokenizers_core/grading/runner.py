@@ -57,12 +57,13 @@ class ChildRun:
             what = f"timed out: killed after {self.seconds:.0f} s of wall-clock time"
         elif self.returncode is not None and self.returncode < 0:
             sig = -self.returncode
-            what = {
-                signal.SIGXCPU: "killed: over its CPU-time limit",
-                signal.SIGKILL: "killed (SIGKILL: over a memory or CPU limit)",
-                signal.SIGXFSZ: "killed: it wrote more output than the limit",
-                signal.SIGSEGV: "crashed (segmentation fault)",
-            }.get(sig, f"killed by signal {signal.Signals(sig).name}")
+            fates = {
+                int(signal.SIGXCPU): "killed: over its CPU-time limit",
+                int(signal.SIGKILL): "killed (SIGKILL: over a memory or CPU limit)",
+                int(signal.SIGXFSZ): "killed: it wrote more output than the limit",
+                int(signal.SIGSEGV): "crashed (segmentation fault)",
+            }
+            what = fates.get(sig, f"killed by signal {signal.Signals(sig).name}")
         elif self.returncode:
             what = f"the process exited with status {self.returncode} before finishing"
         else:

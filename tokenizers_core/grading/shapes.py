@@ -126,7 +126,7 @@ class Shape:
                     out += encode_ids(list(piece), merges)
             return out
         ranks = {pair: r for r, pair in enumerate(model.pairs)}
-        inverse = {}
+        inverse: dict[bytes, int] = {}
         for i, tok in model.vocab.items():
             inverse.setdefault(tok, i)
         cache: dict[bytes, list[int]] = {}

@@ -34,7 +34,7 @@ def _pairs(trainer):
 
 
 def test_cs336_tie_is_the_greater_pair_of_bytes():
-    """"ab ba" in CS336's shape: GPT-2's pattern gives the pre-tokens "ab" and " ba", so the
+    """ "ab ba" in CS336's shape: GPT-2's pattern gives the pre-tokens "ab" and " ba", so the
     pairs (a, b), (" ", b) and (b, a) occur once each: a three-way tie. CS336 takes the
     lexicographically greatest pair of byte strings, (b"b", b"a"). Then "ab" and " " + "ba" are
     left, once each; (b"a", b"b") > (b" ", b"ba") because "a" (97) > " " (32)."""
@@ -119,7 +119,7 @@ def test_hf_ties_equal_hugging_face_tokenizers():
 
 
 def test_encoding_applies_merges_in_rank_order():
-    """"aaab" with merges aa (rank 0) then ab (rank 1): aa is merged first, left to right
+    """ "aaab" with merges aa (rank 0) then ab (rank 1): aa is merged first, left to right
     ([aa, a, b]), then ab: [aa, ab]."""
     assert encode_bytes(b"aaab", {(b"a", b"a"): 0, (b"a", b"b"): 1}) == [b"aa", b"ab"]
     assert encode_ids(list(b"aaab"), {(97, 97): 256, (97, 98): 257}) == [256, 257]

@@ -23,8 +23,14 @@ def _train(tmp_path, body: str, **kw):
     path = tmp_path / "adapters.py"
     path.write_text(ADAPTERS.format(body=body), encoding="utf-8")
     (tmp_path / "corpus.txt").write_text("low lower", encoding="utf-8")
-    job = {"shape": "cs336", "path": str(path), "class": "", "corpus": str(tmp_path / "corpus.txt"),
-           "vocab_size": 257, "specials": []}
+    job = {
+        "shape": "cs336",
+        "path": str(path),
+        "class": "",
+        "corpus": str(tmp_path / "corpus.txt"),
+        "vocab_size": 257,
+        "specials": [],
+    }
     return run_child(job, [{"name": "train", "kind": "train"}], **{"timeout": 5, **kw})
 
 

@@ -45,15 +45,23 @@ ALL_CS336 = {
 def cs336(name: str, **kw):
     path = STUDENTS / ("cs336_good/adapters.py" if name == "good" else f"cs336_{name}.py")
     return tc.grade(
-        "cs336", path, corpus=CORPUS.splitlines(), vocab_size=300, special_tokens=[EOT],
+        "cs336",
+        path,
+        corpus=CORPUS.splitlines(),
+        vocab_size=300,
+        special_tokens=[EOT],
         **{**FAST, **kw},
     )
 
 
 def minbpe(cls: str, **kw):
     return tc.grade(
-        "minbpe", f"{STUDENTS / 'minbpe_students.py'}:{cls}", corpus=CORPUS.splitlines(),
-        vocab_size=300, special_tokens=[EOT], **{**FAST, **kw},
+        "minbpe",
+        f"{STUDENTS / 'minbpe_students.py'}:{cls}",
+        corpus=CORPUS.splitlines(),
+        vocab_size=300,
+        special_tokens=[EOT],
+        **{**FAST, **kw},
     )
 
 
@@ -79,19 +87,36 @@ def test_good_minbpe_students_pass_everything(cls):
 @pytest.mark.parametrize(
     "bug, fails, says",
     [
-        ("smaller_ties", {"train: merges", "train: vocabulary"},
-         "the tie rule: replaying with another rule (on a tie, the lexicographically smaller"),
-        ("merge_across_specials", {"train: merges", "train: vocabulary"},
-         "special tokens merged across"),
-        ("no_special_split",
-         {"encode: special tokens", "encode: overlapping special tokens",
-          "encode_iterable: streams"},
-         "special tokens are not matched before pre-tokenising"),
-        ("shortest_special_first", {"encode: overlapping special tokens"},
-         "Match the longest special token first"),
+        (
+            "smaller_ties",
+            {"train: merges", "train: vocabulary"},
+            "the tie rule: replaying with another rule (on a tie, the lexicographically smaller",
+        ),
+        (
+            "merge_across_specials",
+            {"train: merges", "train: vocabulary"},
+            "special tokens merged across",
+        ),
+        (
+            "no_special_split",
+            {
+                "encode: special tokens",
+                "encode: overlapping special tokens",
+                "encode_iterable: streams",
+            },
+            "special tokens are not matched before pre-tokenising",
+        ),
+        (
+            "shortest_special_first",
+            {"encode: overlapping special tokens"},
+            "Match the longest special token first",
+        ),
         ("iterable_reads_all", {"encode_iterable: streams"}, "reads everything first"),
-        ("infinite_loop", {"train: merges", "train: vocabulary", "train: time"},
-         "timed out: killed after"),
+        (
+            "infinite_loop",
+            {"train: merges", "train: vocabulary", "train: time"},
+            "timed out: killed after",
+        ),
         ("crash", {"decode: round trip"}, "IndexError: list index out of range"),
         ("memory_hog", {"train: merges", "train: vocabulary", "train: time"}, "MemoryError"),
         ("exit", {"train: merges", "train: vocabulary", "train: time"}, "SystemExit: 3"),
@@ -115,10 +140,12 @@ def test_the_first_divergent_merge_is_named_with_both_counts():
 @pytest.mark.parametrize(
     "cls, fails, says",
     [
-        ("GreaterIdsTies", {"train: merges", "train: vocabulary"},
-         "on a tie, the pair of greater token ids wins"),
-        ("OffByOneVocab", {"train: merges", "train: vocabulary"},
-         "num_merges = vocab_size - 256"),
+        (
+            "GreaterIdsTies",
+            {"train: merges", "train: vocabulary"},
+            "on a tie, the pair of greater token ids wins",
+        ),
+        ("OffByOneVocab", {"train: merges", "train: vocabulary"}, "num_merges = vocab_size - 256"),
         ("DroppingDecode", {"decode: round trip"}, "each token decoded on its own"),
     ],
 )
