@@ -106,7 +106,7 @@ def merges_test(ctx: Context, value: dict) -> GradeTest:
     if k is None:
         return _pass(name, f"All {len(ours)} merges equal the reference's, in the same order.")
     lines = [_divergence(ctx, their_pairs, theirs, k)]
-    lines.append(f"(compared as the course compares: the {unit}, {TIES[ctx.ties]})")
+    lines.append(f"(compared as the course compares: the {unit}, in order)")
     return _fail(name, "\n".join(lines))
 
 
@@ -174,7 +174,7 @@ def _causes(
             how = TIES.get(rule) or MISTAKEN_TIES[rule]
             best = (
                 agree,
-                f"the tie rule: replaying with another rule ({how}) gives exactly "
+                f"the tie rule: replaying with another rule ({how}) reproduces "
                 f"{_reach(agree, len(theirs))}; the reference's is {TIES[ctx.ties]}.",
             )
     if best[0]:
@@ -182,20 +182,20 @@ def _causes(
     variants = {
         "gpt2_across": (
             "special tokens merged across: replaying without cutting the text at the special "
-            "tokens first gives exactly {reach}; cut the text at every special token before "
+            "tokens first reproduces {reach}; cut the text at every special token before "
             "pre-tokenising, so no merge crosses one."
         ),
         "gpt4": (
             "the pre-tokenisation regex: replaying with GPT-4's split pattern (minbpe's "
-            "RegexTokenizer) gives exactly {reach}; this shape splits with {want}."
+            "RegexTokenizer) reproduces {reach}; this shape splits with {want}."
         ),
         "gpt2": (
-            "the pre-tokenisation regex: replaying with GPT-2's split pattern gives exactly "
+            "the pre-tokenisation regex: replaying with GPT-2's split pattern reproduces "
             "{reach}; this shape splits with {want}."
         ),
         "basic": (
             "the pre-tokenisation regex: replaying with no split at all (the text as one "
-            "sequence, as minbpe's BasicTokenizer) gives exactly {reach}; this shape splits "
+            "sequence, as minbpe's BasicTokenizer) reproduces {reach}; this shape splits "
             "with {want}."
         ),
     }
