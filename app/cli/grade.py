@@ -32,7 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     target = p.add_mutually_exclusive_group(required=True)
     target.add_argument("--minbpe", metavar="PATH.py:Class", help="a minbpe-shaped class")
-    target.add_argument("--adapters", metavar="PATH.py", help="CS336's tests/adapters.py")
+    target.add_argument(
+        "--adapters", metavar="PATH.py", help="CS336's adapters.py (its tests folder)"
+    )
     p.add_argument(
         "--corpus", required=True, metavar="NAME|FILE", help="a bundled corpus or a file"
     )

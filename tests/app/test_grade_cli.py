@@ -129,7 +129,7 @@ def test_the_gradescope_bundle_runs_a_submission(corpus, tmp_path):
         "grade",
         "--bundle",
         "--adapters",
-        "tests/adapters.py",
+        "student/adapters.py",
         "--corpus",
         str(corpus),
         "--vocab-size",
@@ -164,12 +164,12 @@ def test_the_gradescope_bundle_runs_a_submission(corpus, tmp_path):
         "tokvis/app/cli/grade.py",
     } <= members
     config = json.loads((root / "source" / "tokvis-grade.json").read_text(encoding="utf-8"))
-    assert config["target"] == "tests/adapters.py" and config["special"] == [EOT]
+    assert config["target"] == "student/adapters.py" and config["special"] == [EOT]
 
     submission = root / "submission"
-    (submission / "tests").mkdir(parents=True)
+    (submission / "student").mkdir(parents=True)
     shutil.copy(STUDENTS / "cs336_bpe.py", submission / "cs336_bpe.py")
-    shutil.copy(STUDENTS / "cs336_good" / "adapters.py", submission / "tests" / "adapters.py")
+    shutil.copy(STUDENTS / "cs336_good" / "adapters.py", submission / "student" / "adapters.py")
     env = {**os.environ, "TOKVIS_GRADESCOPE_ROOT": str(root), "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
         [sys.executable, str(root / "source" / "run_autograder")],
@@ -186,7 +186,7 @@ def test_the_gradescope_bundle_runs_a_submission(corpus, tmp_path):
 
 def test_bundle_needs_an_output_and_a_relative_target(corpus, tmp_path, capsys):
     base = ["grade", "--bundle", "--corpus", str(corpus), "--vocab-size", "300"]
-    assert main([*base, "--adapters", "tests/adapters.py"]) == 2
+    assert main([*base, "--adapters", "student/adapters.py"]) == 2
     assert "-o autograder.zip" in capsys.readouterr().err
     out = ["-o", str(tmp_path / "a.zip")]
     assert main([*base, "--adapters", str(tmp_path / "adapters.py"), *out]) == 2

@@ -127,7 +127,7 @@ def write_bundle(
     if Path(target.split(":")[0]).is_absolute():
         raise InvalidInput(
             f"with --bundle, the target is a path inside the student's submission "
-            f"(e.g. tests/adapters.py), not {target!r}"
+            f"(e.g. student/adapters.py), not {target!r}"
         )
     config: dict[str, Any] = {
         "shape_flag": "minbpe" if shape == "minbpe" else "adapters",

@@ -56,7 +56,7 @@ def _import(path: str):
     for folder in (top, file.parent):
         if str(folder) not in sys.path:
             sys.path.insert(0, str(folder))
-    for up in list(file.parents)[:4]:  # a project's root (CS336: tests/adapters.py)
+    for up in list(file.parents)[:4]:  # a project's root (CS336: adapters.py in its tests folder)
         if (up / "pyproject.toml").exists() or (up / "setup.py").exists():
             for folder in (up, up / "src"):
                 if folder.is_dir() and str(folder) not in sys.path:

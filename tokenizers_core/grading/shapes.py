@@ -8,13 +8,14 @@ of each (`reference.py` trains it).
   RegexTokenizer splits it with GPT-4's pattern (which one: the class's name says "Basic" or
   not). Bytes are ids 0-255, merge i is id 256 + i, so vocab_size = 256 + merges; special tokens
   get ids from vocab_size on. Compared as dicts. Ties: minbpe's own (the pair seen first).
-- ``cs336`` (Stanford CS336 assignment 1, `tests/adapters.py`): `run_train_bpe(input_path,
-  vocab_size, special_tokens) -> (vocab: dict[int, bytes], merges: list[tuple[bytes,
-  bytes]])` and `get_tokenizer(vocab, merges, special_tokens)` with `encode`, `decode` and
-  `encode_iterable`. The text is cut at the special tokens (no merge crosses one), then split
-  with GPT-2's pattern; the vocabulary is the special tokens, the 256 bytes, then the merges,
-  so vocab_size = specials + 256 + merges. Compared as CS336 compares: the merges in order,
-  the vocabulary's keys and values as sets. Ties: the lexicographically greater pair of bytes.
+- ``cs336`` (Stanford CS336 assignment 1, `adapters.py` in its tests folder):
+  `run_train_bpe(input_path, vocab_size, special_tokens) -> (vocab: dict[int, bytes], merges:
+  list[tuple[bytes, bytes]])` and `get_tokenizer(vocab, merges, special_tokens)` with `encode`,
+  `decode` and `encode_iterable`. The text is cut at the special tokens (no merge crosses one),
+  then split with GPT-2's pattern; the vocabulary is the special tokens, the 256 bytes, then the
+  merges, so vocab_size = specials + 256 + merges. Compared as CS336 compares: the merges in
+  order, the vocabulary's keys and values as sets. Ties: the lexicographically greater pair of
+  bytes.
 """
 
 from __future__ import annotations

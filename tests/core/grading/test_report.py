@@ -9,7 +9,7 @@ from tokenizers_core.grading import GradeReport, GradeTest
 
 REPORT = GradeReport(
     "cs336",
-    "tests/adapters.py",
+    "student/adapters.py",
     [
         GradeTest("train: merges", 0.0, 3.0, "failed", "Merge 4: you merged b'a' + b'b', ..."),
         GradeTest("decode: round trip", 1.0, 1.0, "passed", "decode(encode(text)) == text"),

@@ -1,4 +1,4 @@
-"""A good student's tests/adapters.py: the CS336 shape, no bug."""
+"""A good student's adapters.py (CS336's tests folder): the CS336 shape, no bug."""
 
 import sys
 from pathlib import Path
