@@ -17,8 +17,8 @@ package and of layers below its own (docs/ARCHITECTURE.md draws the picture):
     formats/         tokenizer files, read into and written from whole tokenisers
     top              pretrained (tc.load), trainers, metrics, checker, budget, chat (templates),
                      diff, diff_stress, tokenizations (the space of token sequences),
-                     fingerprints, locks, drift_doctor, runtime_parity, the package
-                     itself
+                     fingerprints, locks, drift_doctor, runtime_parity, grading (tc.grade),
+                     the package itself
 
 The web layer (`app/`) has no import circle either, no router imports another, and the core
 never imports the web layer.
@@ -87,6 +87,7 @@ LAYERS = [
             "locks",
             "drift_doctor",
             "runtime_parity",
+            "grading",
             "",
         },
     ),

@@ -20,6 +20,7 @@ from .audit import audit  # eager: importing the audit package later would rebin
 from .encoding import Encoding, Token
 from .errors import InvalidInput, NotFound
 from .fingerprints import fingerprint
+from .grading import grade  # eager, as audit: the package's module names differ from grade
 from .locks import lock, verify
 from .normalized import NormalizedString
 from .pipeline import Tokenizer
@@ -47,6 +48,7 @@ __all__ = [
     "encoding_for_model",
     "encoding_name_for_model",
     "fingerprint",
+    "grade",
     "is_canonical",
     "load",
     "load_counts",

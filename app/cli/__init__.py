@@ -15,6 +15,7 @@ terminal.
     tokvis verify LOCK [-t NAME|FILE] [--format text|json|junit] [-o FILE] [--max-tokens N]
     tokvis parity NAME|FILE|FOLDER [--text T]... [--texts FILE] [--json]
     tokvis drift FILE.jsonl [-t NAME|FILE] [--template-name N | --template FILE] [--json]
+    tokvis grade (--minbpe PATH.py:Class | --adapters PATH.py) --corpus NAME|FILE --vocab-size N
 
 `--format` is always the format written; `--from` names a tokenizer file's own format.
 
@@ -49,6 +50,7 @@ from . import (
     drift,
     encoding,
     export,
+    grade,
     lock,
     parity,
     serve,
@@ -73,6 +75,7 @@ COMMANDS = (
     lock,  # fingerprint, lock, verify
     parity,  # parity
     drift,  # drift
+    grade,  # grade
     deploy,  # db, worker
 )
 
