@@ -28,6 +28,7 @@ from tests.app.pages.classroom import (
     wrong_answer,
 )
 from tests.conftest import make_settings
+from tests.polling import wait_until
 
 ALGORITHMS = ("bpe", "wordpiece", "unigram")
 
@@ -264,3 +265,44 @@ def test_a_thousand_answers_in_a_minute_from_one_client_get_429(tmp_path):
         ]
     assert statuses.count(429) > 0 and set(statuses) == {200, 429}
     assert statuses.index(429) == statuses.count(200)  # refused from then on
+
+
+@pytest.mark.heavy
+def test_a_large_corpus_trains_in_the_job_pool_and_the_class_waits_for_it(tmp_path):
+    """Botchan (270 kB) trains in a job: the class is made at once, answers get 409 while it
+    trains, its page shows progress (202); then a checkpoint past the training is refused."""
+    with TestClient(
+        create_app(make_settings(tmp_path / "s.sqlite3")), base_url="http://127.0.0.1"
+    ) as c:
+        r = c.post(
+            "/api/classes",
+            json={
+                "title": "big",
+                "algorithm": "bpe",
+                "corpus": "botchan",
+                "vocab_size": 500,
+                "checkpoints": [1, 499],
+            },
+        )
+        assert r.status_code == 201, r.text
+        code = r.json()["code"]
+        early = c.post(
+            f"/api/classes/{code}/answers",
+            json={"student": "a", "checkpoint": 1, "answer": ["e", "</w>"]},
+        )
+        assert early.status_code in (200, 409)  # 409 while training, with Retry-After
+        if early.status_code == 409:
+            assert early.headers["Retry-After"] and "still running" in early.json()["detail"]
+        page = wait_until(
+            lambda: (
+                (p := c.get(f"/class/{code}", params={"student": "a"})).status_code != 202 and p
+            ),
+            timeout=300,
+        )
+        assert page.status_code == 200 and "past the training" in page.text
+        past = c.post(
+            f"/api/classes/{code}/answers",
+            json={"student": "a", "checkpoint": 499, "answer": ["e", "</w>"]},
+        )
+        assert past.status_code == 422 and "past the training" in past.json()["detail"]
+        assert answer(c, code, "a", 1, ["e", "</w>"])["correct"]
