@@ -39,6 +39,7 @@ from typing import Any, Sequence
 
 from sqlalchemy import delete as sql_delete
 from sqlalchemy import insert, select
+from sqlalchemy.exc import IntegrityError
 
 from tokenizers_core.corpora import corpus_names
 from tokenizers_core.errors import InvalidInput, NotFound
@@ -193,23 +194,33 @@ def create(state: AppState, spec: ClassSpec) -> tuple[ClassInfo, str]:
                 f"{'merges' if info.algorithm != 'unigram' else 'rounds'}"
             )
     key = secrets.token_urlsafe(24)
-    with state.store.transaction() as conn:
-        conn.execute(
-            insert(classes).values(
-                code=info.code,
-                title=info.title,
-                algorithm=info.algorithm,
-                corpus=info.corpus,
-                corpus_sha256=sha256_text(text),
-                corpus_name=info.corpus_name,
-                vocab_size=info.vocab_size,
-                checkpoints=json.dumps(list(info.checkpoints)),
-                options=json.dumps({"word": info.word, "words": list(words)} if words else {}),
-                teacher_key=key_hash(key),
-                created=info.created,
-            )
-        )
+    for attempt in range(3):  # a code already taken (one in 10^11): another
+        try:
+            with state.store.transaction() as conn:
+                conn.execute(insert(classes).values(**_row(info, text, key)))
+            break
+        except IntegrityError:
+            if attempt == 2:
+                raise
+            info = replace(info, code=_new_code())
     return info, key
+
+
+def _row(info: ClassInfo, text: str, key: str) -> dict[str, Any]:
+    """The class's row in `classes` (the key as its hash)."""
+    return {
+        "code": info.code,
+        "title": info.title,
+        "algorithm": info.algorithm,
+        "corpus": info.corpus,
+        "corpus_sha256": sha256_text(text),
+        "corpus_name": info.corpus_name,
+        "vocab_size": info.vocab_size,
+        "checkpoints": json.dumps(list(info.checkpoints)),
+        "options": json.dumps({"word": info.word, "words": list(info.words)} if info.words else {}),
+        "teacher_key": key_hash(key),
+        "created": info.created,
+    }
 
 
 def _changing_word(run: Any, words: tuple[str, ...]) -> str:

@@ -306,3 +306,12 @@ def test_a_large_corpus_trains_in_the_job_pool_and_the_class_waits_for_it(tmp_pa
         )
         assert past.status_code == 422 and "past the training" in past.json()["detail"]
         assert answer(c, code, "a", 1, ["e", "</w>"])["correct"]
+
+
+def test_a_code_already_taken_is_drawn_again(client, monkeypatch):
+    from app.services import classes as service
+
+    taken = make_class(client)["code"]
+    codes = iter([taken, "fresh234"])
+    monkeypatch.setattr(service, "_new_code", lambda: next(codes))
+    assert make_class(client)["code"] == "fresh234"
