@@ -268,9 +268,13 @@ def test_a_thousand_answers_in_a_minute_from_one_client_get_429(tmp_path):
 
 
 @pytest.mark.heavy
-def test_a_large_corpus_trains_in_the_job_pool_and_the_class_waits_for_it(tmp_path):
-    """Botchan (270 kB) trains in a job: the class is made at once, answers get 409 while it
-    trains, its page shows progress (202); then a checkpoint past the training is refused."""
+def test_a_large_corpus_trains_in_the_job_pool_and_the_class_waits_for_it(tmp_path, monkeypatch):
+    """Botchan (270 kB) trains in a job: the class is made at once (the request not waiting
+    for it here, and a vocab_size no other test trains), answers get 409 while it trains, its
+    page shows progress (202); then a checkpoint past the training is refused."""
+    from app.services import classes as service
+
+    monkeypatch.setattr(service, "WAIT_SECONDS", 0.0)
     with TestClient(
         create_app(make_settings(tmp_path / "s.sqlite3")), base_url="http://127.0.0.1"
     ) as c:
@@ -280,8 +284,8 @@ def test_a_large_corpus_trains_in_the_job_pool_and_the_class_waits_for_it(tmp_pa
                 "title": "big",
                 "algorithm": "bpe",
                 "corpus": "botchan",
-                "vocab_size": 500,
-                "checkpoints": [1, 499],
+                "vocab_size": 517,
+                "checkpoints": [1, 516],
             },
         )
         assert r.status_code == 201, r.text
@@ -302,7 +306,7 @@ def test_a_large_corpus_trains_in_the_job_pool_and_the_class_waits_for_it(tmp_pa
         assert page.status_code == 200 and "past the training" in page.text
         past = c.post(
             f"/api/classes/{code}/answers",
-            json={"student": "a", "checkpoint": 499, "answer": ["e", "</w>"]},
+            json={"student": "a", "checkpoint": 516, "answer": ["e", "</w>"]},
         )
         assert past.status_code == 422 and "past the training" in past.json()["detail"]
         assert answer(c, code, "a", 1, ["e", "</w>"])["correct"]
