@@ -30,6 +30,15 @@ class TooLarge(Exception):
     a limit."""
 
 
+class TooManyRequests(Exception):
+    """One client sent more than a route's sliding window lets it (a class's answers): 429."""
+
+
+class NotReady(Exception):
+    """What was asked depends on work still running (a class's reference training): 409, try
+    again in a moment."""
+
+
 TOO_MANY_DIGITS = re.compile(
     r"Exceeds the limit \(\d+ digits\) for integer string conversion"
     r"(?:: value has (\d+) digits)?"
@@ -90,6 +99,8 @@ class Mapped(NamedTuple):
 ERRORS: dict[type[Exception], Mapped] = {
     RequestValidationError: Mapped(422, message=_validation_message),
     QueueFull: Mapped(429, {"Retry-After": "30"}),
+    TooManyRequests: Mapped(429, {"Retry-After": "60"}),
+    NotReady: Mapped(409, {"Retry-After": "2"}),
     SandboxBusy: Mapped(503, {"Retry-After": "2"}),
     StoreFull: Mapped(507),
     DBAPIError: Mapped(503, {"Retry-After": "5"}, _database_away),

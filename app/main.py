@@ -33,6 +33,7 @@ from .routers import (
     bpe,
     chat,
     check,
+    classes,
     compare,
     corpora,
     diff,
@@ -127,6 +128,7 @@ ROUTERS = [
     *(wordpiece, unigram, bpe, check, lessons, worksheets, downloads, onward, chat, diff),
     *(audit_numbers, vocab_diff, audit, audit_mix, tokenizations, drift),
     parity,
+    classes,
 ]
 
 

@@ -30,7 +30,10 @@ ERROR = {
 }
 REASONS = {
     "400": "Malformed request (a form or upload that cannot be parsed)",
-    "403": "Cross-site request refused (Origin / Sec-Fetch-Site of another site)",
+    "403": "Refused: a cross-site request (Origin / Sec-Fetch-Site of another site), or a "
+    "class's teacher page without its key",
+    "409": "Not yet: the class's reference training is still running; try again after "
+    "Retry-After seconds",
     "404": "Not found: an unknown tokeniser, corpus, job or model",
     "413": "Too large: a text, corpus or file over its limit",
     "422": "Invalid input; the message says what is wrong",
@@ -53,7 +56,17 @@ STORING_POSTS = {
     "/wordpiece/train",
     "/unigram/train",
     "/unigram/lattice",
+    "/api/classes",
+    "/class/new",
 }  # store what they get
+# a class's routes: those that need the reference trained (409 while it trains), and the
+# teacher's (403 without the key)
+CLASS_WAITS = {"/api/classes/{code}/answers", "/class/{code}"}  # answering
+TEACHER_KEYED = {
+    "/api/classes/{code}/results",
+    "/class/{code}/results",
+    "/class/{code}/results.csv",
+}
 
 
 def _statuses(path: str, method: str, op: dict[str, Any]) -> list[str]:
@@ -64,6 +77,10 @@ def _statuses(path: str, method: str, op: dict[str, Any]) -> list[str]:
         codes.append("403")
     if method == "post" and path in STORING_POSTS:
         codes.append("507")
+    if path in CLASS_WAITS and method == "post":
+        codes.append("409")
+    if path in TEACHER_KEYED and "403" not in codes:
+        codes.append("403")
     return sorted(codes)
 
 
@@ -104,7 +121,9 @@ def schema(app: FastAPI) -> dict[str, Any]:
                     else {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
                 )
                 responses[code] = {"description": REASONS[code], "content": content}
-            for code in ("429", "503"):
+            for code in ("409", "429", "503"):
+                if code not in responses:
+                    continue
                 responses[code]["headers"] = {
                     "Retry-After": {"schema": {"type": "integer"}, "description": "seconds to wait"}
                 }

@@ -14,6 +14,7 @@ from typing import Any, Callable
 from .config import Settings
 from .jobs import Engine, JobQueue
 from .jobs.distributed import DistributedQueue
+from .rate import CLASS_ANSWERS_PER_MINUTE, SlidingWindow
 from .sandbox import Sandbox
 from .services.tokenizations_work import SpacePool
 from .store import CorpusStore
@@ -34,6 +35,11 @@ class AppState:
     tokenizations: SpacePool  # where /api/tokenizations' paths are worked out
     uploads: UploadedTokenizers  # the uploaded tokenizer files, parsed in the sandbox
     page_paths: frozenset[str] = field(default_factory=frozenset)  # every route's path
+    # the answers to a class one client may send a minute (app.services.classes), counted in
+    # this process
+    class_answers: SlidingWindow = field(
+        default_factory=lambda: SlidingWindow(CLASS_ANSWERS_PER_MINUTE, 60.0)
+    )
 
     @classmethod
     def build(

@@ -184,6 +184,11 @@ class CorpusStore:
             self.open()
         return connect(self.url)
 
+    def transaction(self) -> Any:
+        """A connection in a transaction on the store's database (its schema checked first),
+        for the services whose tables are their own (`app.services.classes`)."""
+        return self._connect()
+
     def open(self) -> None:
         """Check the database now, as a server starts: a new one is created, an older schema
         raises `SchemaOutdated`; then its limit (for the job workers) is written and the old

@@ -61,6 +61,9 @@ TEXT = "The tokenization handles preprocessing of naïve cafés: 12345 tokens!"
 # job has its button pressed and waits for the chart; a job that takes long is started ("start")
 # before the first picture, and its view taken last.
 STEP = {"scroll": "text=« reset"}
+# a class made (POST /api/classes) and answered before its pictures: its path's {code} and
+# {teacher_key} are the class's (the manifest records the path as written here)
+CLASS = {"class": {"title": "BPE week 2", "checkpoints": [1, 2, 3, 4]}}
 VIEWS = [
     ("visualiser", "/?" + urlencode({"tokenizer": "cl100k_base", "text": TEXT})),
     ("bpe_train", "/bpe/train?step=12", STEP),
@@ -133,6 +136,9 @@ VIEWS = [
     ("check", "/check"),
     ("lessons", "/lessons"),
     ("worksheet", "/worksheet/bpe?start=1&end=2"),
+    ("class_new", "/class/new"),
+    ("class", "/class/{code}?student=Ana", CLASS),
+    ("class_results", "/class/{code}/results?key={teacher_key}", CLASS),
     ("api", "/docs"),
 ]
 
@@ -276,8 +282,9 @@ def take(browser, base: str, rendered: Rendered, name: str, path: str, todo: dic
     )
     fetched: set[str] = set()
     context.on("request", lambda r: fetched.add(f) if (f := static_file(r.url, base)) else None)
+    url = path.format(**make_class(base, todo["class"])) if "class" in todo else path
     try:
-        shoot(context.new_page(), base + path, OUT / f"{name}.png", todo)
+        shoot(context.new_page(), base + url, OUT / f"{name}.png", todo)
     finally:
         context.close()
     return {"url": path, "shows": digests(rendered.take(name) | fetched)}
@@ -307,6 +314,42 @@ def shooter(views: queue.Queue, base: str, rendered: Rendered, done: dict, faile
             size = (OUT / f"{name}.png").stat().st_size // 1024
             print(f"{name:18} {time.monotonic() - start:5.1f} s  {size:4} KB  {path}", flush=True)
         browser.close()
+
+
+def make_class(base: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """A BPE class on the textbook corpus, answered by two students (Ana: checkpoints 1 and 2
+    right, 3 wrong; Bo: 1 wrong, 2 right); what POST /api/classes answered."""
+    import urllib.request
+
+    import tokenizers_core as tc
+    from tokenizers_core.corpora import SENNRICH
+
+    def post(path: str, body: dict[str, Any]) -> dict[str, Any]:
+        request = urllib.request.Request(
+            base + path,
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            return json.loads(answer.read())
+
+    body = {"algorithm": "bpe", "corpus_text": SENNRICH, "vocab_size": 30, **spec}
+    made = post("/api/classes", body)
+    merges = tc.train("bpe", SENNRICH.splitlines(), 30).model.merges
+    for student, k, right in (
+        ("Ana", 1, 1),
+        ("Ana", 2, 1),
+        ("Ana", 3, 0),
+        ("Bo", 1, 0),
+        ("Bo", 2, 1),
+    ):
+        given = merges[k - 1] if right else merges[k]
+        post(
+            f"/api/classes/{made['code']}/answers",
+            {"student": student, "checkpoint": k, "answer": list(given)},
+        )
+    return made
 
 
 def wait_for_job(url: str, ceiling: float = JOB_CEILING) -> None:

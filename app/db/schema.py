@@ -7,7 +7,9 @@ What each table holds:
   them (a file may back several: one per set of load options);
 - `jobs`: background jobs, their progress and results (`app.jobs.store`);
 - `limits`: settings every process sharing the store must agree on (the size limit), and the
-  rows writers lock to take turns (`app.db.engine.take_turn`).
+  rows writers lock to take turns (`app.db.engine.take_turn`);
+- `classes` and `class_answers`: a teacher's class (its reference training and checkpoints, the
+  teacher key's hash) and every answer its students gave (`app.services.classes`).
 
 The names and types are those the SQLite store had before migrations existed, so the first
 migration (`app/migrations/versions/0001_store.py`) adopts such a file as it is.
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     Column,
     Double,
     ForeignKey,
@@ -103,4 +106,33 @@ jobs = Table(
     Column("abandon", Double),  # cancelled once nobody looked for this long
     Column("secret", Text),  # its creator's key (never shown)
     Index("jobs_status", "status", "created"),
+)
+
+classes = Table(
+    "classes",
+    metadata,
+    Column("code", Text, primary_key=True),  # the student link's /class/<code>
+    Column("title", Text, nullable=False),
+    Column("algorithm", Text, nullable=False),  # bpe, wordpiece or unigram
+    Column("corpus", Text, nullable=False),  # a bundled corpus's name or a stored sha256
+    Column("corpus_sha256", Text, nullable=False),  # of the text trained on
+    Column("corpus_name", Text, nullable=False, server_default=""),
+    Column("vocab_size", Integer, nullable=False),
+    Column("checkpoints", Text, nullable=False),  # JSON: the steps asked, 1-based, ascending
+    Column("options", Text, nullable=False, server_default="{}"),  # JSON: unigram's word
+    Column("teacher_key", Text, nullable=False),  # the sha256 of the key (never the key)
+    Column("created", Double, nullable=False),
+)
+
+class_answers = Table(
+    "class_answers",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("class_code", Text, ForeignKey("classes.code"), nullable=False),
+    Column("student", Text, nullable=False),
+    Column("checkpoint", Integer, nullable=False),
+    Column("answer", Text, nullable=False),  # JSON: what the student gave
+    Column("correct", Boolean, nullable=False),
+    Column("created", Double, nullable=False),
+    Index("class_answers_by_class", "class_code", "student", "checkpoint", "created"),
 )

@@ -241,38 +241,14 @@ def practice(
 ) -> Question:
     """Which pair merges next? (after k merges; the choices are the top of the pair table)"""
     k, upcoming, show = s.step, s.upcoming, s.show
-    rule = s.rule.split(", where")[0].split("; ", 1)[-1]  # the tie-break, in short
     if upcoming is None or (answer.until is not None and k >= answer.until):
         return finished(answer, "No merge left to predict here.", path, params, k)
-    table = {(a, b): c for a, b, c in s.pairs}
-    table.setdefault(upcoming.pair, upcoming.count)
+    table = pair_counts(s)
     choices = sorted(((f"{a}\t{b}", f"{show(a)} {show(b)}") for a, b in table), key=lambda c: c[1])
 
     def check(given: str) -> tuple[bool, str]:
-        pair = tuple(given.split("\t", 1))
-        a, b = upcoming.pair
-        win = f"{show(a)} + {show(b)}"
-        if pair == upcoming.pair:
-            why = f"Right: {win} occurs {upcoming.count:,} times, more than any other pair"
-            if upcoming.n_tied:
-                why = (
-                    f"Right: {win} occurs {upcoming.count:,} times, and wins the tie with "
-                    f"{upcoming.n_tied} other pair(s): {rule}"
-                )
-            return True, why + "."
-        if pair not in table:
-            return False, f"That is not one of the pairs here. The merge is {win}."
-        got = f"{show(pair[0])} + {show(pair[1])}"
-        if table[pair] == upcoming.count:
-            return False, (
-                f"Close: {got} also occurs {table[pair]:,} times, a tie with {win}; "
-                f"the tie-break decides ({rule}) and picks {win}."
-            )
-        return False, (
-            f"Not this one: {got} occurs {table[pair]:,} times, but {win} occurs "
-            f"{upcoming.count:,} times (counted in every word, times the word's "
-            "frequency)."
-        )
+        pair = given.split("\t", 1)
+        return grade(s, (pair[0], pair[-1]) if len(pair) == 2 else ("", ""))
 
     return question(
         answer,
@@ -285,6 +261,47 @@ def practice(
         check,
         k + 1,
         s.total,
+    )
+
+
+def pair_counts(s: BpeTrainState) -> dict[tuple[str, str], int]:
+    """The pairs the question offers, with their counts: the top of the pair table that decides
+    merge k + 1 (and that merge's own pair, always)."""
+    table = {(a, b): c for a, b, c in s.pairs}
+    if s.upcoming is not None:
+        table.setdefault(s.upcoming.pair, s.upcoming.count)
+    return table
+
+
+def grade(s: BpeTrainState, pair: tuple[str, str]) -> tuple[bool, str]:
+    """Whether `pair` (two symbols as the trainer spells them) is merge k + 1, and why: its
+    count against the winner's, or the tie-break that decided. (Practice mode and a class's
+    checkpoints say the same.) `s.upcoming` must not be None."""
+    upcoming, show = s.upcoming, s.show
+    rule = s.rule.split(", where")[0].split("; ", 1)[-1]  # the tie-break, in short
+    table = pair_counts(s)
+    a, b = upcoming.pair
+    win = f"{show(a)} + {show(b)}"
+    if pair == upcoming.pair:
+        why = f"Right: {win} occurs {upcoming.count:,} times, more than any other pair"
+        if upcoming.n_tied:
+            why = (
+                f"Right: {win} occurs {upcoming.count:,} times, and wins the tie with "
+                f"{upcoming.n_tied} other pair(s): {rule}"
+            )
+        return True, why + "."
+    if pair not in table:
+        return False, f"That is not one of the pairs here. The merge is {win}."
+    got = f"{show(pair[0])} + {show(pair[1])}"
+    if table[pair] == upcoming.count:
+        return False, (
+            f"Close: {got} also occurs {table[pair]:,} times, a tie with {win}; "
+            f"the tie-break decides ({rule}) and picks {win}."
+        )
+    return False, (
+        f"Not this one: {got} occurs {table[pair]:,} times, but {win} occurs "
+        f"{upcoming.count:,} times (counted in every word, times the word's "
+        "frequency)."
     )
 
 

@@ -95,6 +95,33 @@ def code_panel(s: UnigramTrainState) -> CodePanel:
     return textbook_panel(textbook, s.current)
 
 
+def split_after(run: Any, k: int, word: str) -> tuple[str, ...]:
+    """How the model after round k segments `word` (one of the run's sample words)."""
+    return dict(run.rounds[k].samples)[word]
+
+
+def grade(run: Any, k: int, word: str, pieces: tuple[str, ...]) -> tuple[bool, str]:
+    """Whether `pieces` is the best segmentation of `word` under the model after round k, and
+    why. A first piece given without the word's leading ▁ counts as with it."""
+    best = split_after(run, k, word)
+    if pieces and best and best[0].startswith("▁") and not pieces[0].startswith("▁"):
+        pieces = ("▁" + pieces[0], *pieces[1:])
+    shown = " ".join(visible(p) for p in best)
+    what = (
+        f"after round {k} the model splits “{word}” as {shown} ({len(best)} "
+        f"piece{'' if len(best) == 1 else 's'}): Viterbi's best path, the split whose pieces' "
+        "log-probabilities add up to the most"
+    )
+    if pieces == best:
+        return True, f"Right: {what}."
+    if "".join(pieces) != "".join(best):
+        return False, (
+            f"Those pieces spell “{''.join(pieces)}”, not the word as the model reads it "
+            f"(“{''.join(best)}”, ▁ for the space before it). The answer: {what}."
+        )
+    return False, f"Not this split: {what}. {sentence(run.rounds[k])}"
+
+
 # ---- the page ------------------------------------------------------------------------------------
 def form(corpus: str, vocab_size: int, words: str, play: bool = False) -> dict[str, Any]:
     """What the training form shows, and the page's query parameters."""

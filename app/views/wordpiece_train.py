@@ -112,6 +112,48 @@ def code_panel(s: WordPieceTrainState) -> CodePanel:
     return textbook_panel(textbook, s.last, finished=s.step == s.total)
 
 
+def grade(session: Any, k: int, pair: tuple[str, str]) -> tuple[bool, str]:
+    """Whether `pair` is merge k (1-based) of the run, and why: its score against the winner's
+    (count(ab) / (count(a) × count(b)), compared exactly), or the tie-break that decided. (A
+    class's checkpoints ask it; the words are this page's sentence's.)"""
+    merge = session.steps[k - 1]
+    table = {r.pair: r for r in session.pairs(k - 1)}
+    a, b = merge.pair
+    win = f"“{a}” + “{b}”"
+    score = f"{merge.count:,} / ({merge.freq_left:,} × {merge.freq_right:,}) = {merge.score:.4g}"
+    if pair == merge.pair:
+        why = f"Right: {win} scores {score}, the best score"
+        if merge.ties:
+            why += (
+                f", tied with {len(merge.ties)} other pair(s); the higher pair count, then the "
+                "pair of earlier-made symbols wins"
+            )
+        return True, why + "."
+    row = table.get(pair)
+    if row is None:
+        return False, (
+            f"That pair is not among the best-scoring pairs after {k - 1} merges. "
+            f"The merge is {win}: {score}."
+        )
+    got = f"“{row.pair[0]}” + “{row.pair[1]}”"
+    theirs = f"{row.count:,} / ({row.freq_left:,} × {row.freq_right:,}) = {row.score:.4g}"
+    if (
+        row.count * merge.freq_left * merge.freq_right
+        == merge.count * row.freq_left * row.freq_right
+    ):
+        return False, (
+            f"Close: {got} scores {theirs}, a tie with {win}; the tie goes to the higher pair "
+            f"count, then the pair of earlier-made symbols: {win}."
+        )
+    bpe = (
+        " It is the most frequent pair (BPE's choice), but WordPiece divides by how often "
+        "each part occurs, so a pair of rarer parts that nearly always occur together wins."
+        if pair == merge.bpe_pair
+        else ""
+    )
+    return False, f"Not this one: {got} scores {theirs}, but {win} scores {score}.{bpe}"
+
+
 # ---- the page ------------------------------------------------------------------------------------
 def form(
     corpus: str, vocab_size: int, min_frequency: int, table_page: int = 0, play: bool = False

@@ -23,6 +23,7 @@ import pytest
 from job_helpers import running, until
 from test_jobs_server import call
 
+from app.db import migrate
 from app.jobs.store import JobStore
 from tests.servers import free_port, kill_group, start_uvicorn
 
@@ -112,7 +113,7 @@ def submit(base: str, spec: dict) -> dict:
 def cluster(pg_url):
     made = Cluster(pg_url, TOKVIS_JOB_QUEUE="3")
     upgraded = made.tokvis("db", "upgrade")
-    assert upgraded.returncode == 0 and "-> 0002" in upgraded.stdout, upgraded.stderr
+    assert upgraded.returncode == 0 and "-> " + migrate.head() in upgraded.stdout, upgraded.stderr
     again = made.tokvis("db", "upgrade")  # idempotent
     assert again.returncode == 0 and "nothing to do" in again.stdout
     yield made

@@ -149,3 +149,31 @@ def test_processes_creating_a_new_store_at_once_all_find_it_ready(tmp_path):
     results = [p.communicate(timeout=120) for p in procs]
     assert all(p.returncode == 0 for p in procs), [err[-500:] for _out, err in results]
     assert len(CorpusStore(path).list()) == 4
+
+
+def test_a_store_at_0002_gets_the_class_tables_and_keeps_its_rows(tmp_path):
+    """0003 adds `classes` and `class_answers`: a store at 0002 is refused by a server until
+    `tokvis db upgrade`, which adds them and keeps every row; a class is then stored."""
+    from alembic import command
+    from sqlalchemy import inspect
+
+    from app.db.engine import get_engine
+
+    url = database_url(tmp_path / "at-0002.sqlite3")
+    config = migrate._config()
+    with get_engine(url).begin() as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, "0002")
+    assert migrate.current(url) == "0002"
+    with get_engine(url).connect() as conn:
+        assert "classes" not in inspect(conn).get_table_names()
+    with closing(sqlite3.connect(tmp_path / "at-0002.sqlite3")) as db, db:
+        db.execute("INSERT INTO corpora VALUES ('abc', 'kept', 4, 'old', 1.0)")
+    with pytest.raises(SchemaOutdated, match="tokvis db upgrade"):
+        migrate.ensure_current(url)
+    assert migrate.upgrade(url) == ("0002", migrate.head())
+    with get_engine(url).connect() as conn:
+        tables = set(inspect(conn).get_table_names())
+    assert {"classes", "class_answers"} <= tables
+    assert CorpusStore(url).get("abc") == "kept"
+    assert migrate.upgrade(url) == (migrate.head(), migrate.head())  # again: nothing to do
