@@ -3,7 +3,7 @@
 `grade(shape, target, corpus=..., vocab_size=...)` trains the reference (`reference.py`, as the
 course defines it: `shapes.py`), runs the student's code in child processes with CPU-time,
 wall-clock and memory limits, no network and their output captured (`runner.py`, `child.py`),
-and compares what it gave, as the course's own tests compare (`checks.py`); the report
+and compares what it gave, as the course's own tests compare (`checks.py`, `use_checks.py`); the report
 (`report.py`) renders as text, JSON, JUnit XML or Gradescope's results.json.
 
     >>> report = grade("cs336", "tests/grading_students/cs336_good/adapters.py",  # doctest: +SKIP
@@ -26,7 +26,7 @@ from typing import Iterable
 
 from ..corpora import corpus_names, load_corpus
 from ..errors import InvalidInput
-from . import checks
+from . import checks, use_checks
 from .reference import TIES
 from .report import FORMATS, GradeReport, GradeTest
 from .runner import run_child
@@ -167,25 +167,25 @@ def grade(
     )
     tests: list[GradeTest] = checks.train_tests(ctx, train_run)
 
-    cases = checks.encode_cases(ctx)
+    cases = use_checks.encode_cases(ctx)
     encode_run = run_child(
-        job, checks.encode_items(ctx, cases), timeout=timeout, memory_mb=memory_mb
+        job, use_checks.encode_items(ctx, cases), timeout=timeout, memory_mb=memory_mb
     )
-    tests += checks.encode_tests(ctx, cases, encode_run)
+    tests += use_checks.encode_tests(ctx, cases, encode_run)
     decode_run = run_child(
-        job, checks.decode_items(ctx, cases), timeout=timeout, memory_mb=memory_mb
+        job, use_checks.decode_items(ctx, cases), timeout=timeout, memory_mb=memory_mb
     )
-    tests += checks.decode_tests(ctx, cases, decode_run)
+    tests += use_checks.decode_tests(ctx, cases, decode_run)
     if shape == "cs336":
-        stream = checks.iterable_text(ctx, iterable_chars)
+        stream = use_checks.iterable_text(ctx, iterable_chars)
         iterable_run = run_child(
             job,
-            [checks.iterable_item(ctx)],
+            [use_checks.iterable_item(ctx)],
             timeout=timeout,
             files={"stream.txt": stream},
             memory_mb=memory_mb,
         )
-        tests.append(checks.iterable_test(ctx, stream, iterable_run, iterable_memory_mb))
+        tests.append(use_checks.iterable_test(ctx, stream, iterable_run, iterable_memory_mb))
     settings = {
         "corpus": label,
         "vocab_size": vocab_size,
