@@ -19,7 +19,7 @@ from ..errors import NotReady, TooManyRequests, bad_input
 from ..jobs import Job
 from ..render import render
 from ..sandbox import client_of
-from ..services import classes
+from ..services import class_results, classes
 from ..state import AppState
 
 router = APIRouter(tags=["classes"])
@@ -115,7 +115,7 @@ def answer_api(request: Request, state: StateDep, code: str, body: AnswerRequest
 @router.get("/api/classes/{code}/results", tags=["api"], summary="A class's results (teacher)")
 def results_api(state: StateDep, code: str, key: str = "") -> dict[str, Any]:
     info = classes.get(state, code)
-    table = classes.results(state, info, key)
+    table = class_results.results(state, info, key)
     return {"checkpoints": list(table.checkpoints), "students": table.rows}
 
 
@@ -195,7 +195,7 @@ def new_post(
 )
 def results_page(request: Request, state: StateDep, code: str, key: str = "") -> HTMLResponse:
     info = classes.get(state, code)
-    table = classes.results(state, info, key)
+    table = class_results.results(state, info, key)
     ctx = {"cls": info, "table": table, "key": key, "teacher_url": info.teacher_url(key)}
     return render(request, "class_results.html", ctx, block="results")
 
@@ -203,7 +203,7 @@ def results_page(request: Request, state: StateDep, code: str, key: str = "") ->
 @router.get("/class/{code}/results.csv", summary="A class's results as CSV (teacher)")
 def results_csv(state: StateDep, code: str, key: str = "") -> Response:
     info = classes.get(state, code)
-    body = classes.results_csv(classes.results(state, info, key))
+    body = class_results.results_csv(class_results.results(state, info, key))
     return Response(
         body,
         media_type="text/csv; charset=utf-8",
