@@ -3,8 +3,8 @@
 `grade(shape, target, corpus=..., vocab_size=...)` trains the reference (`reference.py`, as the
 course defines it: `shapes.py`), runs the student's code in child processes with CPU-time,
 wall-clock and memory limits, no network and their output captured (`runner.py`, `child.py`),
-and compares what it gave, as the course's own tests compare (`checks.py`, `use_checks.py`); the report
-(`report.py`) renders as text, JSON, JUnit XML or Gradescope's results.json.
+and compares what it gave, as the course's own tests compare (`checks.py`, `use_checks.py`); the
+report (`report.py`) renders as text, JSON, JUnit XML or Gradescope's results.json.
 
     >>> report = grade("cs336", "tests/grading_students/cs336_good/adapters.py",  # doctest: +SKIP
     ...                corpus="botchan", vocab_size=500, special_tokens=["<|endoftext|>"])
