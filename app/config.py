@@ -87,6 +87,11 @@ TOKVIS_MAX_GGUF_UPLOAD_MB  largest GGUF model sent whole to a tokenizer upload (
                           TOKVIS_MAX_TOKENIZER_BYTES) is read into memory; the rest passes through
                           the temporary directory while the request lasts (app/limits.py,
                           `BodyLimit`)
+TOKVIS_CORPUS_DIRS        folders whose files a training on shards may read on the server
+                          (`POST /api/corpora/shards/paths`), separated by `:` (default: none,
+                          so no server-side path is read). A path outside them, or a link that
+                          leads outside, is refused with 403. Every `tokvis worker` reads the
+                          files itself, so give the workers the same setting and the same files
 """
 
 from __future__ import annotations
@@ -203,6 +208,29 @@ def allowed_hosts_from_env() -> tuple[str, ...]:
     """127.0.0.1, localhost and [::1], then what TOKVIS_ALLOWED_HOSTS adds."""
     added = host_patterns(os.environ.get("TOKVIS_ALLOWED_HOSTS") or "")
     return DEFAULT_HOSTS + tuple(h for h in added if h not in DEFAULT_HOSTS)
+
+
+def corpus_dirs_from_env() -> tuple[Path, ...]:
+    """TOKVIS_CORPUS_DIRS: the folders server-side corpus files may be in, resolved (links
+    followed). Read where it is used (a worker checks each file it reads again)."""
+    raw = os.environ.get("TOKVIS_CORPUS_DIRS") or ""
+    return tuple(Path(d).resolve() for d in raw.split(os.pathsep) if d.strip())
+
+
+def inside(path: str | Path, folders: tuple[Path, ...]) -> Path | None:
+    """`path` resolved (links followed), if it is in one of `folders`; else None. A path is
+    first checked as written, so nothing outside the folders is looked at.
+
+    >>> inside("/srv/corpora/../corpora/a.txt", (Path("/srv/corpora"),))
+    PosixPath('/srv/corpora/a.txt')
+    >>> inside("/etc/passwd", (Path("/srv/corpora"),)) is None
+    True
+    """
+    written = Path(os.path.abspath(path))
+    if not any(written.is_relative_to(folder) for folder in folders):
+        return None
+    resolved = written.resolve()
+    return resolved if any(resolved.is_relative_to(folder) for folder in folders) else None
 
 
 def header_timeout_from_env() -> float:

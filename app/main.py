@@ -43,6 +43,7 @@ from .routers import (
     lessons,
     onward,
     parity,
+    sharded,
     tokenizations,
     tokenizers,
     unigram,
@@ -129,6 +130,7 @@ ROUTERS = [
     *(audit_numbers, vocab_diff, audit, audit_mix, tokenizations, drift),
     parity,
     classes,
+    sharded,
 ]
 
 

@@ -23,6 +23,7 @@ from tokenizers_core.corpora import corpus_names, load_corpus
 from tokenizers_core.errors import InvalidInput, NotFound
 
 from . import heap
+from .jobs import counting
 from .lru import LRU
 from .store import CorpusStore, is_sha256
 
@@ -107,7 +108,9 @@ class TrainedTokenizers:
             return self._train(handle, spec)
 
     def _train(self, handle: str, spec: dict[str, Any]) -> tc.Tokenizer:
-        if self.engine is not None:
+        if "train_job" in spec:  # a training on shards: its final job's tokeniser
+            tok = self._trained_on_shards(handle, spec)
+        elif self.engine is not None:
             tok = self._train_as_job(handle, spec)
         else:
             text = corpus_text(self.store, spec["corpus"])
@@ -122,6 +125,14 @@ class TrainedTokenizers:
         self._cache.put(handle, tok)
         with self._lock:
             self._building.pop(handle, None)
+        return tok
+
+    def _trained_on_shards(self, handle: str, spec: dict[str, Any]) -> tc.Tokenizer:
+        tok = counting.trained(self.engine.store, spec) if self.engine is not None else None
+        if tok is None:
+            raise InvalidInput(
+                f"{handle} is still training on its shards: GET /api/train/sharded/{handle}"
+            )
         return tok
 
     def _train_as_job(self, handle: str, spec: dict[str, Any]) -> tc.Tokenizer:

@@ -51,6 +51,7 @@ class Trainings:
                 self.cpu_seconds,
                 self.memory_bytes,
                 os.getpid(),
+                os.environ.get("TOKVIS_CORPUS_DIRS", ""),  # the fork server's may be older
             ),
         )
         child.start()

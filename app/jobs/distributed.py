@@ -32,44 +32,26 @@ import time
 from typing import Any
 
 from sqlalchemy import Connection
-from sqlalchemy.engine import make_url
 
 from ..db import ensure_current, shown
-from ..db.engine import require_shared_extra
 from ..sandbox import supervisor
 from .children import HEARTBEAT, Trainings
+from .counting import Enqueue, requeue_interrupted
+from .deferral import QUEUE, TASK, Deferrer, enqueuer, procrastinate_app
 from .queue import JobQueue
 from .store import Job, JobStore
 
-TASK = "tokvis.run_job"
-QUEUE = "tokvis"
 POLL = 0.05  # seconds between two looks at a running training's row and child
 STOPPED = "the worker was stopped while this job ran; start it again"
 
 
-def conninfo(url: str) -> str:
-    """The libpq connection string of a SQLAlchemy PostgreSQL URL.
-
-    >>> conninfo("postgresql+psycopg://tokvis:pw@db:5432/tokvis")
-    'postgresql://tokvis:pw@db:5432/tokvis'
-    """
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-
-
-def _procrastinate(url: str, sync: bool) -> Any:
-    require_shared_extra(url)  # it is the `shared` extra: say what to install, if it is not
-    import procrastinate  # lazy: only the shared mode needs it
-
-    connector = procrastinate.SyncPsycopgConnector if sync else procrastinate.PsycopgConnector
-    return procrastinate.App(connector=connector(conninfo=conninfo(url)))
-
-
 class Sweeper:
-    """A thread that, every heartbeat, cancels the jobs nobody looks at any more and marks
-    those whose process stopped beating as interrupted (any server or worker may)."""
+    """A thread that, every heartbeat, cancels the jobs nobody looks at any more, marks
+    those whose process stopped beating as interrupted (any server or worker may), and queues
+    again the interrupted shards of a training on shards (`counting.requeue_interrupted`)."""
 
-    def __init__(self, store: JobStore, stale: float) -> None:
-        self.store, self.stale = store, stale
+    def __init__(self, store: JobStore, stale: float, enqueue: Enqueue | None = None) -> None:
+        self.store, self.stale, self.enqueue = store, stale, enqueue
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._pid = 0
@@ -92,6 +74,7 @@ class Sweeper:
             try:
                 self.store.cancel_abandoned()
                 self.store.interrupt_stale(self.stale)
+                requeue_interrupted(self.store, self.enqueue)
             except Exception:  # the database away for a moment: next beat
                 pass
 
@@ -101,9 +84,8 @@ class DistributedQueue(JobQueue):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.sweeper = Sweeper(self.store, self.stale)
-        self._app: Any = None
-        self._lock = threading.Lock()
+        self._defer = Deferrer(self.store.url)
+        self.sweeper = Sweeper(self.store, self.stale, self._defer)
 
     def start(self) -> None:
         self.store.key  # no TOKVIS_SECRET_KEY: refuse now, with the reason
@@ -113,11 +95,7 @@ class DistributedQueue(JobQueue):
         self.sweeper.stop()
 
     def _enqueue(self, conn: Connection, job_id: str) -> None:
-        with self._lock:
-            if self._app is None:
-                self._app = _procrastinate(self.store.url, sync=True)
-        driver = conn.connection.driver_connection  # the psycopg connection of this transaction
-        self._app.configure_task(TASK, queue=QUEUE, connection=driver).defer(job_id=job_id)
+        self._defer(conn, job_id)
 
 
 # ---- the worker -----------------------------------------------------------------------------
@@ -127,10 +105,10 @@ class Worker:
     def __init__(self, url: str, cpu_seconds: int, memory_mb: int, stale: float) -> None:
         self.store = JobStore(url)
         self.cpu_seconds, self.memory_bytes = cpu_seconds, memory_mb * 2**20
-        self.sweeper = Sweeper(self.store, stale)
+        self.sweeper = Sweeper(self.store, stale, enqueuer(url))
         self.running: set[Trainings] = set()
         self._lock = threading.Lock()
-        self.app = _procrastinate(url, sync=False)
+        self.app = procrastinate_app(url, sync=False)
         self.app.task(name=TASK, queue=QUEUE, pass_context=True)(self.run_job)
 
     def run(self, concurrency: int) -> None:

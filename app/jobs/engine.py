@@ -28,6 +28,7 @@ from typing import Any
 
 from ..sandbox import supervisor
 from .children import Trainings
+from .counting import requeue_interrupted
 from .queue import ClientGone, JobQueue, client_gone, current_request
 from .store import Job, QueueFull
 
@@ -118,6 +119,7 @@ class Engine(JobQueue):
                 self.trainings.kill_cancelled()
                 self.trainings.beat()
                 self.store.interrupt_stale(self.stale)
+                requeue_interrupted(self.store, None)  # a shard whose process died: again
                 self._claim()
             except Exception:  # the store busy for a moment: try again next tick
                 pass

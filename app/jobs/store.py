@@ -490,6 +490,17 @@ class JobStore:
         """Jobs whose worker has not beaten its heart for `seconds` were interrupted."""
         return self.interrupt(jobs.c.heartbeat < time.time() - seconds)
 
+    def interrupted(self, kinds: tuple[str, ...]) -> list[str]:
+        """The ids of the interrupted jobs of these kinds (their worker died), the oldest first."""
+        with self._connect() as conn:
+            return list(
+                conn.execute(
+                    select(jobs.c.id)
+                    .where(jobs.c.status == "interrupted", jobs.c.kind.in_(kinds))
+                    .order_by(jobs.c.created)
+                ).scalars()
+            )
+
     def running_owned(self, owner_prefix: str) -> list[tuple[str, str]]:
         with self._connect() as conn:
             return [

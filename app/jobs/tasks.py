@@ -13,13 +13,16 @@ Tasks:
   parity-aware BPE run: `FamilyRun`), "wordpiece_steps" (the finished
   `WordPieceSession`), "unigram_rounds" (the rounds, stored after each one so the view can show them
   while the rest run, then the final pieces);
-- "check": `tc.check` on a corpus too large to train within the request (result: the report).
+- "check": `tc.check` on a corpus too large to train within the request (result: the report);
+- a training on a corpus of shards (`app.jobs.counting`): "count_shard" (one shard's counts
+  file) and "counts_train" (the shards' counts added up, then trained from; the tokeniser).
 """
 
 from __future__ import annotations
 
 import gc
 import json
+import os
 import pickle
 import resource
 import time
@@ -40,6 +43,7 @@ from ..sandbox.supervisor import die_with, limit_resources, set_soft_limit
 from ..signing import verify
 from ..store import CorpusStore, sha256_text
 from ..trained import corpus_text
+from . import counting
 from .store import JobStore
 
 
@@ -51,16 +55,25 @@ def run_job(
     cpu_seconds: int,
     memory_bytes: int,
     server_pid: int,
+    corpus_dirs: str = "",
 ) -> None:
-    """The worker process's main function."""
+    """The worker process's main function. `corpus_dirs`: the TOKVIS_CORPUS_DIRS of the
+    process that started it (a training on shards reads files only there)."""
+    os.environ["TOKVIS_CORPUS_DIRS"] = corpus_dirs
     limit_resources(cpu_seconds, memory_bytes)
     die_with(server_pid)
     jobs = JobStore(db_path)
     corpora = CorpusStore(db_path)
     key = jobs.key
     out_of_memory = False
+    results: Any
+    blob: bytes | None
     try:
-        results, blob = TASKS[kind](spec, _reader(corpora, key), _reporter(jobs, job_id))
+        report = _reporter(jobs, job_id)
+        if kind == counting.TRAIN:  # it reads the shards' counts from their jobs
+            results, blob = counting.counts_train(spec, jobs, report)
+        else:
+            results, blob = TASKS[kind](spec, _reader(corpora, key), report)
     except MemoryError:
         out_of_memory = True  # reported below, once the training's memory is freed
     except NotFound as exc:  # a KeyError from a bug is "internal", not "no such corpus"
@@ -70,7 +83,9 @@ def run_job(
     except Exception as exc:  # a job never dies silently: the page shows what went wrong
         jobs.finish(job_id, "error", error=f"{type(exc).__name__}: {exc}", error_kind="internal")
     else:
-        jobs.finish(job_id, "done", results=results, blob=blob)
+        ended = jobs.finish(job_id, "done", results=results, blob=blob)
+        if ended and kind == counting.SHARD:  # the last shard queues the training
+            counting.after_shard(jobs, spec, corpora.get_spec(spec["training"]))
     if out_of_memory:
         gc.collect()
         set_soft_limit(resource.RLIMIT_AS, memory_bytes + 2**27)  # room to say so
@@ -302,4 +317,5 @@ TASKS = {
     "check": check,
     "audit": audit,
     "audit_mix": audit_mix,
+    counting.SHARD: counting.count_shard,
 }
