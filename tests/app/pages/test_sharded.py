@@ -1,7 +1,8 @@
 """A training on a corpus of shards on the embedded queue (SQLite, the server's own children):
 the shards uploaded in one request, a job per shard, the last shard queueing the training from
 the counts' sum; the merges are those of training on the shards' text joined. Server-side
-paths are read only inside TOKVIS_CORPUS_DIRS."""
+paths are read only inside TOKVIS_CORPUS_DIRS. (The shared deployment, two workers and one
+killed: tests/app/test_distributed_counting.py.)"""
 
 from __future__ import annotations
 
