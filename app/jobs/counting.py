@@ -3,14 +3,15 @@
 A word-count trainer (bpe, byte_bpe, sentencepiece_bpe, wordpiece) needs only the pre-token
 counts of its corpus. So a sharded training is one job per shard and one job at the end:
 
-- `start` queues a "count_shard" job per shard. Whichever worker takes one counts its shard
-  (`tc.count`, block by block, the blocks' counts summed with `tc.merge_counts`) and stores the
-  counts file's bytes as the job's result;
-- a shard job that ends, ends (`after_shard`, run by the child once its result is written): if
-  it was the last shard, it queues the "counts_train" job. No job ever waits on another while it
-  holds a worker, so one worker runs the whole training, one job after the other;
-- the "counts_train" job adds the shards' counts up (`tc.merge_counts`) and trains from the sum
-  (`tc.train(..., counts=...)`): the same merges as training on the shards' text joined;
+- `start` writes the final "counts_train" job's row, `waiting`, and queues a "count_shard" job
+  per shard. Whichever worker takes one counts its shard (`tc.count`, block by block, the
+  blocks' counts summed with `tc.merge_counts`), stores the counts file's bytes as the job's
+  result, and adds its counts to the running sum in the waiting row (`summing.add`): the
+  counts are reduced as the shards finish;
+- the shard that completes the sum queues the final job. No job ever waits on another while
+  it holds a worker, so one worker runs the whole training, one job after the other;
+- the final job trains from the sum (`tc.train(..., counts=...)`): the same merges as training
+  on the shards' text joined (if its sum was lost, it adds up the shards' own counts);
 - a worker killed mid-shard leaves that shard's job `interrupted` (its heartbeat stops); every
   server's and worker's sweeper queues such a job again (`requeue_interrupted`, at most
   ATTEMPTS times), so only that shard is counted again.
@@ -38,6 +39,7 @@ from tokenizers_core.implementations.counting import COUNTED_ALGORITHMS, Counts,
 from tokenizers_core.implementations.counting.from_counts import COUNTING_OPTIONS
 
 from ..config import corpus_dirs_from_env, inside
+from . import summing
 from .deferral import enqueuer
 from .queue import JobQueue
 from .store import FINAL, Job, JobStore
@@ -94,6 +96,7 @@ def shard_job_spec(spec: dict[str, Any], n: int, attempt: int = 1) -> dict[str, 
         "shard": {k: v for k, v in spec["shards"][n].items() if k != "job"},
         "algorithm": spec["algorithm"],
         "counting": spec["counting"],
+        "index": n,
         "attempt": attempt,
     }
 
@@ -101,6 +104,7 @@ def shard_job_spec(spec: dict[str, Any], n: int, attempt: int = 1) -> dict[str, 
 def train_job_spec(spec: dict[str, Any], attempt: int = 1) -> dict[str, Any]:
     return {
         "training": spec["id"],
+        "job": spec["train_job"],
         "algorithm": spec["algorithm"],
         "vocab_size": spec["vocab_size"],
         "options": spec["options"],
@@ -114,6 +118,9 @@ def start(queue: JobQueue, spec: dict[str, Any]) -> list[Job]:
     """Queue the shards' jobs not queued, running or done yet (so asking again after a 429 goes
     on where it stopped), and the final training if every shard is counted. QueueFull past the
     queue's limit."""
+    summing.open_sum(
+        queue.store, spec["train_job"], TRAIN, train_job_spec(spec), len(spec["shards"])
+    )
     found = []
     for n, shard in enumerate(spec["shards"]):
         job, _created = queue.submit(SHARD, shard["job"], shard_job_spec(spec, n))
@@ -124,12 +131,18 @@ def start(queue: JobQueue, spec: dict[str, Any]) -> list[Job]:
 
 
 def after_shard(jobs: JobStore, spec: dict[str, Any], training: dict[str, Any] | None) -> None:
-    """A shard job has ended done: if every shard of its training is counted, queue the final
-    training (its id is fixed, so two shards ending at once queue it once)."""
+    """A shard job has ended done. The shard that completed the sum queued the final training
+    (`summing.add`); if every shard is counted and it is still not queued (its row was lost,
+    or a shard could not add itself in), queue it now: it then adds up the shards' counts."""
     if training is None:
         return
     statuses = [_status(jobs, shard["job"]) for shard in training["shards"]]
-    if all(s == "done" for s in statuses):
+    if not all(s == "done" for s in statuses):
+        return
+    final = _status(jobs, training["train_job"])
+    if final == summing.WAITING:
+        summing.release(jobs, training["train_job"], enqueuer(jobs.url))
+    elif final == "missing":
         jobs.submit(
             training["train_job"],
             TRAIN,
@@ -193,7 +206,8 @@ def progress(jobs: JobStore, spec: dict[str, Any]) -> dict[str, Any]:
         "corpus": spec["corpus"],
         "shards": shards,
         "pre_tokens": sum(s["pre_tokens"] for s in shards),
-        "training": final.status if final is not None else "waiting",
+        "training": final.status if final is not None else "missing",
+        "summed": final.done if final is not None and final.status == summing.WAITING else None,
         "status": _overall(shards, final),
         "error": next((s["error"] for s in shards if s["state"] == "error"), None),
     }
@@ -214,6 +228,8 @@ def _overall(shards: list[dict[str, Any]], final: Job | None) -> str:
     """
     if final is not None and final.status in ("done", "error"):
         return final.status
+    if final is not None and final.status == summing.WAITING:
+        final = None  # its shards are still being summed into it
     if any(s["state"] == "error" for s in shards):
         return "error"
     given_up = [s for s in shards if s["state"] in ("interrupted", "cancelled")]
@@ -226,16 +242,22 @@ def _overall(shards: list[dict[str, Any]], final: Job | None) -> str:
 
 def trained(jobs: JobStore, spec: dict[str, Any]) -> Any:
     """The trained tokeniser, once the final job is done; None before."""
-    blob = jobs.blob(spec["train_job"])
+    final = jobs.get(spec["train_job"])
+    blob = jobs.blob(spec["train_job"]) if final is not None and final.status == "done" else None
     return pickle.loads(blob) if blob is not None else None
 
 
 # ---- the jobs, in a worker's child ---------------------------------------------------------
 def count_shard(
-    spec: dict[str, Any], read: Callable[[str], str], report: Callable[..., None]
+    spec: dict[str, Any],
+    read: Callable[[str], str],
+    report: Callable[..., None],
+    jobs: JobStore,
+    training: dict[str, Any] | None,
 ) -> tuple[dict[str, Any], bytes]:
-    """Count one shard, block by block (the pre-tokens counted so far in the job's results);
-    the result is the counts file's bytes."""
+    """Count one shard, block by block (the pre-tokens counted so far in the job's results),
+    and add its counts to the training's running sum; the result is the counts file's
+    bytes."""
     shard = spec["shard"]
     under = counted_under(spec["algorithm"], **spec["counting"])
     parts = [Counts.from_words({}, under)]
@@ -248,7 +270,9 @@ def count_shard(
             report(0, f"counting {shard['name']}", {"pre_tokens": pre_tokens})
     counts = tc.merge_counts(parts)
     results = {"pre_tokens": counts.total, "distinct": len(counts)}
-    report(1, f"counted {shard['name']}", results, force=True)
+    report(1, f"adding {shard['name']} to the sum", results, force=True)
+    if training is not None:
+        summing.add(jobs, training["train_job"], spec["index"], counts, enqueuer(jobs.url))
     return results, counts.to_bytes()
 
 
@@ -287,7 +311,32 @@ def _file_blocks(shard: dict[str, Any]) -> Iterator[list[str]]:
 def counts_train(
     spec: dict[str, Any], jobs: JobStore, report: Callable[..., None]
 ) -> tuple[dict[str, Any], bytes]:
-    """Add the shards' counts up and train from the sum (result: the pickled tokeniser)."""
+    """Train from the sum of the shards' counts (result: the pickled tokeniser): the sum the
+    shards made in this job's row as they finished, or, if that is not whole, the shards'
+    own counts added up here."""
+    counts = summing.whole_sum(jobs, spec["job"], len(spec["shards"]))  # before any report
+    reduced = "as the shards finished"
+    if counts is None:
+        counts, reduced = _sum_of_shards(spec, jobs, report), "at the end"
+    report(len(spec["shards"]), f"training to {spec['vocab_size']:,}", {}, force=True)
+    try:
+        tok = tc.train(
+            spec["algorithm"], counts=counts, vocab_size=spec["vocab_size"], **spec["options"]
+        )
+    except TypeError as exc:  # an option the trainer does not take
+        raise InvalidInput(f"bad option for {spec['algorithm']}: {exc}") from None
+    merges = [list(m) for m in getattr(tok.model, "merges", [])]
+    results = {
+        "vocab_size": tok.vocab_size,
+        "merges": merges,
+        "pre_tokens": counts.total,
+        "reduced": reduced,
+    }
+    return results, pickle.dumps(tok, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _sum_of_shards(spec: dict[str, Any], jobs: JobStore, report: Callable[..., None]) -> Counts:
+    """The shards' own counts (each shard job's result), added up."""
     parts = []
     for n, job_id in enumerate(spec["shards"]):
         report(n, f"reading the counts of shard {n + 1} of {len(spec['shards'])}", {})
@@ -296,14 +345,4 @@ def counts_train(
             raise InvalidInput(f"the counts of shard {n + 1} are gone; start the training again")
         parts.append(Counts.from_bytes(data, f"shard {n + 1}'s counts"))
     report(len(parts), "adding the counts up", {}, force=True)
-    counts = tc.merge_counts(parts)
-    report(len(parts), f"training to {spec['vocab_size']:,}", {}, force=True)
-    try:
-        tok = tc.train(
-            spec["algorithm"], counts=counts, vocab_size=spec["vocab_size"], **spec["options"]
-        )
-    except TypeError as exc:  # an option the trainer does not take
-        raise InvalidInput(f"bad option for {spec['algorithm']}: {exc}") from None
-    merges = [list(m) for m in getattr(tok.model, "merges", [])]
-    results = {"vocab_size": tok.vocab_size, "merges": merges, "pre_tokens": counts.total}
-    return results, pickle.dumps(tok, protocol=pickle.HIGHEST_PROTOCOL)
+    return tc.merge_counts(parts)

@@ -72,6 +72,10 @@ def run_job(
         report = _reporter(jobs, job_id)
         if kind == counting.TRAIN:  # it reads the shards' counts from their jobs
             results, blob = counting.counts_train(spec, jobs, report)
+        elif kind == counting.SHARD:  # it adds its counts to its training's sum
+            training = corpora.get_spec(spec["training"])
+            read = _reader(corpora, key)
+            results, blob = counting.count_shard(spec, read, report, jobs, training)
         else:
             results, blob = TASKS[kind](spec, _reader(corpora, key), report)
     except MemoryError:
@@ -317,5 +321,4 @@ TASKS = {
     "check": check,
     "audit": audit,
     "audit_mix": audit_mix,
-    counting.SHARD: counting.count_shard,
 }

@@ -91,7 +91,7 @@ def test_four_shards_on_two_workers_train_as_the_whole_text(cluster):
     )
     assert [s["name"] for s in started["shards"]] == [f"part-{n}.txt" for n in range(4)]
     done = finished(b, started["id"])  # polled through the other server
-    assert done["status"] == "done", done
+    assert done["status"] == "done" and done["reduced"] == "as the shards finished", done
     whole = tc.train("byte_bpe", "".join(texts).splitlines(), 500)
     assert [tuple(m) for m in done["merges"]] == whole.model.merges
     counted = [tc.count(t.splitlines(), "byte_bpe").total for t in texts]
@@ -146,6 +146,7 @@ def test_a_worker_killed_mid_shard_loses_only_that_shard(cluster, corpus_dir):
     done = finished(a, started["id"])
     assert done["status"] == "done", done
     assert done["shards"][0]["attempt"] == 2 and done["shards"][0]["state"] == "done"
+    assert done["reduced"] == "as the shards finished"
     assert [s["attempt"] for s in done["shards"][1:]] == [1, 1, 1]  # counted once
     assert 0 < mid["pre_tokens"] < done["shards"][0]["pre_tokens"]  # it was mid-shard
     whole = tc.train("bpe", _lines(paths), 400)

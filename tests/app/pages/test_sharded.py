@@ -71,7 +71,7 @@ def test_four_shards_on_one_worker_train_as_the_whole_text(client):
     started = r.json()
     assert [s["name"] for s in started["shards"]] == [f"part-{n}.txt" for n in range(SHARDS)]
     done = finished(client, started["id"])
-    assert done["status"] == "done", done
+    assert done["status"] == "done" and done["reduced"] == "as the shards finished", done
     whole = tc.train("byte_bpe", "".join(texts).splitlines(), 400)
     assert [tuple(m) for m in done["merges"]] == whole.model.merges
     counted = [tc.count(t.splitlines(), "byte_bpe").total for t in texts]
@@ -107,6 +107,7 @@ def test_a_shard_whose_worker_died_is_counted_again(client):
     assert store.get(spec["shards"][0]["job"]).finished == kept  # the other was not
     done = finished(client, first["id"])  # and the last shard queued the training again
     assert done["status"] == "done" and done["merges"] == first["merges"]
+    assert done["reduced"] == "at the end"  # its running sum went with the row
 
 
 def test_only_word_count_trainers_train_on_shards(client):
@@ -156,3 +157,26 @@ def test_the_shard_job_ids_follow_from_the_training():
     again, same = counting.training_spec("bpe", "shards-x", [{"name": "a"}, {"name": "b"}], 300, {})
     assert (tid, spec) == (again, same)
     assert len({s["job"] for s in spec["shards"]}) == 2
+
+
+def test_the_sum_is_made_as_shards_finish_each_shard_once(tmp_path):
+    """The final job's row holds the running sum: shards add in any order, a shard counted
+    again (its worker killed after adding) is not added twice, and the last one in queues
+    the job; the sum is the counts of the shards' text together."""
+    from app.jobs import summing
+    from app.jobs.store import JobStore
+
+    jobs = JobStore(tmp_path / "sum.sqlite3")
+    texts = shard_texts(botchan_lines()[:300], 3)
+    parts = [tc.count(t.splitlines(), "bpe") for t in texts]
+    summing.open_sum(jobs, "counts_train-x", "counts_train", {"job": "counts_train-x"}, 3)
+    for index in (2, 0, 2):
+        assert summing.add(jobs, "counts_train-x", index, parts[index], None)
+        assert jobs.get("counts_train-x").status == summing.WAITING
+    assert summing.whole_sum(jobs, "counts_train-x", 3) is None
+    assert jobs.get("counts_train-x").results == {"summed": [0, 2]}
+    assert summing.add(jobs, "counts_train-x", 1, parts[1], None)
+    assert jobs.get("counts_train-x").status == "queued"
+    whole = tc.count("".join(texts).splitlines(), "bpe")
+    assert summing.whole_sum(jobs, "counts_train-x", 3) == whole
+    assert not summing.add(jobs, "counts_train-x", 1, parts[1], None)  # no longer waiting
