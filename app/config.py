@@ -213,7 +213,9 @@ def allowed_hosts_from_env() -> tuple[str, ...]:
 def corpus_dirs_from_env() -> tuple[Path, ...]:
     """TOKVIS_CORPUS_DIRS: the folders server-side corpus files may be in, resolved (links
     followed). Read where it is used (a worker checks each file it reads again)."""
-    raw = os.environ.get("TOKVIS_CORPUS_DIRS") or ""
+    raw = os.environ.get("TOKVIS_CORPUS_DIRS")
+    if not raw:
+        return ()
     return tuple(Path(d).resolve() for d in raw.split(os.pathsep) if d.strip())
 
 

@@ -14,7 +14,8 @@ temporary folder that TOKVIS_CORPUS_DIRS allows. Then, `--repeat` times, alterna
 2. one process (fresh, `tc.count(files=shards, processes=1)` then `tc.train(counts=...)`):
    the count's time and the whole time.
 
-Prints the best and the median of each, the ratios, and whether the merges are the same. Every
+Before them, one small training (untimed) warms both workers up (a worker's first job starts
+its fork server). Prints the best and the median of each, the ratios, and whether the merges are the same. Every
 process it starts is stopped at the end.
 """
 
@@ -132,6 +133,9 @@ def main() -> None:
             for name in ("worker-1", "worker-2"):
                 fleet.start(name, ["-m", "app.cli", "worker", "--concurrency", "1"], env)
             _, port = start_server(fleet, "server", env)
+            warm = folder / "warm-up.txt"  # each worker's first job starts its fork server
+            warm.write_text(Path(paths[0]).read_text()[:300_000])
+            distributed_once(port, [str(warm)] * 4, args.vocab - 1)
             for n in range(args.repeat):
                 vocab = args.vocab + n  # a new training: every shard counted again
                 rows["distributed"].append(distributed_once(port, paths, vocab))
