@@ -528,3 +528,13 @@ def test_counts_the_view_cannot_train_are_refused_with_the_reason(client):
     assert "no stored counts file" in page.text
     corpus = client.post("/api/corpora", json={"text": SMALL}).json()["sha256"]
     assert client.get("/bpe/train", params={"counts": corpus}).status_code == 422
+
+
+def test_counts_too_large_for_the_view_say_where_to_train_them(client, monkeypatch):
+    import tokenizers_core as tc
+    from app.services import counted
+
+    monkeypatch.setattr(counted, "MAX_VIEW_WORDS", 100)
+    answer = _upload_counts(client, tc.count(SMALL.splitlines(), "bpe").to_bytes())
+    assert answer.status_code == 413
+    assert "tokvis train NAME --from-counts FILE" in answer.text
