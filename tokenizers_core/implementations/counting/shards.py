@@ -34,7 +34,8 @@ from .counts_file import Counts, merge
 from .under import CountedUnder, chunk_counter
 
 BLOCK = 1 << 22  # 4 MiB of text per chunk: the counters' dicts amortise, the memory stays small
-SHARDS_PER_PROCESS = 8  # so that a process that finishes early takes another
+SHARDS_PER_PROCESS = 16  # so that a process that finishes early takes another (the last
+# shard taken decides who finishes last: ~0.1 s of 48 MB here)
 
 
 @dataclass(frozen=True)
