@@ -153,6 +153,10 @@ def drop_orphans(conn: Connection) -> int:
     return DatabaseFiles.drop_orphans(conn)
 
 
+# a counts file kept as a corpus (`app.services.counted`): not text to train on, so not listed
+COUNTS_PREFIX = "tokvis-counts:base64:"
+
+
 class StoreFull(Exception):
     """Storing this would take the store past its size limit (TOKVIS_MAX_STORE_MB)."""
 
@@ -255,7 +259,8 @@ class CorpusStore:
 
     def list(self, limit: int = 100) -> list[dict[str, Any]]:
         """The most recent corpora: sha256, bytes, name, created, and a short preview. (Model
-        files the lattice view once kept here as base64 text are not corpora: left out.)"""
+        files the lattice view once kept here as base64 text, and counts files, are not
+        corpora: left out.)"""
         query = (
             select(
                 corpora.c.sha256,
@@ -265,6 +270,7 @@ class CorpusStore:
                 func.substr(corpora.c.text, 1, 80),
             )
             .where(func.substr(corpora.c.text, 1, 27) != "sentencepiece-model:base64:")
+            .where(func.substr(corpora.c.text, 1, len(COUNTS_PREFIX)) != COUNTS_PREFIX)
             .order_by(corpora.c.created.desc())
             .limit(limit)
         )

@@ -8,7 +8,9 @@ The corpus: Debian's fortunes (all of it, `benchmarks/corpus.py`'s source, ~2.6 
 English), repeated to `--mb` megabytes and written to a temporary file. Repeating keeps the
 distinct words of the real text, so the counting (the regex over every byte) is what scales.
 
-1. `tc.count(files=[...], algorithm="byte_bpe", processes=P)` for P = 1 and `--processes`.
+1. `tc.count(files=[...], algorithm="byte_bpe", processes=P)` for P = 1 and `--processes`, the
+   children forked (this script has one thread) and, for comparison, fresh interpreters (what a
+   caller with other threads, such as a web server, starts).
 2. The whole training, count + merges, ours (`tc.count` on P processes, `tc.train(counts=...)`)
    against `tokenizers`' `BpeTrainer` with ByteLevel pre-tokenisation training on the same file
    (`Tokenizer.train([path])`, which reads with its own threads), each in a fresh process; the
@@ -76,12 +78,25 @@ def corpus_file(mb: int, folder: str) -> str:
     return path
 
 
-def time_count(path: str, processes: int) -> float:
+def time_count(path: str, processes: int, fresh: bool = False) -> float:
+    """Seconds to count `path`; `fresh`: the children are fresh interpreters (as under a
+    caller with other threads), not forked."""
     import tokenizers_core as tc
+    from tokenizers_core.implementations.counting import shards
 
-    start = time.perf_counter()
-    tc.count(files=[path], algorithm="byte_bpe", processes=processes)
-    return time.perf_counter() - start
+    can_fork = shards.can_fork
+    if fresh:
+        shards.can_fork = lambda: False
+    try:
+        start = time.perf_counter()
+        tc.count(files=[path], algorithm="byte_bpe", processes=processes)
+        return time.perf_counter() - start
+    finally:
+        shards.can_fork = can_fork
+
+
+def _all(times: list[float]) -> str:
+    return ", ".join(f"{t:.2f}" for t in times)
 
 
 def run(script: str, **values: object) -> dict:
@@ -125,13 +140,20 @@ def main() -> None:
         path = corpus_file(args.mb, folder)
         size = os.path.getsize(path)
         print(f"corpus: {size / 1e6:.1f} MB (fortunes repeated), {os.cpu_count()} cores")
-        ones, manys = [], []
+        print("load average before: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+        ones, manys, freshes = [], [], []
         for _ in range(args.repeat):  # alternating, best of: the machine's other work is noise
             ones.append(time_count(path, 1))
             manys.append(time_count(path, args.processes))
-        one, many = min(ones), min(manys)
-        print(f"count, 1 process:   {one:6.2f} s (best of {args.repeat})")
-        print(f"count, {args.processes} processes: {many:6.2f} s   speed-up {one / many:.2f}x")
+            freshes.append(time_count(path, args.processes, fresh=True))
+        one, many, fresh = min(ones), min(manys), min(freshes)
+        p = args.processes
+        print(f"count, 1 process:   {one:6.2f} s (best of {args.repeat}; all: {_all(ones)})")
+        print(f"count, {p} processes: {many:6.2f} s   speed-up {one / many:.2f}x (forked children;"
+              f" all: {_all(manys)})")  # fmt: skip
+        print(f"count, {p} processes: {fresh:6.2f} s   speed-up {one / fresh:.2f}x (fresh "
+              f"interpreters, as a caller with threads; all: {_all(freshes)})")  # fmt: skip
+        print("load average after:  {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
         if not args.skip_hf:
             ours = run(OURS, path=path, processes=args.processes, vocab=args.vocab)
             hf = run(HF, path=path, vocab=args.vocab)

@@ -70,7 +70,8 @@ def _training(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "algorithm",
         metavar="ALGO",
-        help="bpe, byte_bpe, sentencepiece_bpe, wordpiece, unigram, char_bpe or wordlevel",
+        help="bpe, byte_bpe, sentencepiece_bpe, wordpiece, unigram, char_bpe, wordlevel, "
+        "superbpe, picky_bpe or parity_bpe",
     )
     p.add_argument(
         "corpus",
@@ -82,8 +83,10 @@ def _training(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--from-counts",
         metavar="C.counts",
-        help="bpe, byte_bpe, sentencepiece_bpe, wordpiece: train from a counts file (`tokvis "
-        "count`) in place of CORPUS: the same merges as training on the text",
+        action="append",
+        help="bpe, byte_bpe, sentencepiece_bpe, wordpiece, picky_bpe (byte_bpe counts): train "
+        "from a counts file (`tokvis count`) in place of CORPUS: the same merges as training on "
+        "the text; parity_bpe: LANG=C.counts, once per language",
     )
     p.add_argument(
         "--resume",
@@ -95,6 +98,15 @@ def _training(p: argparse.ArgumentParser) -> None:
     p.add_argument("--vocab-size", type=int, required=True, metavar="N")
     g = p.add_argument_group("training options (where the algorithm takes them)")
     g.add_argument("--pattern", help="byte_bpe: the split pattern (gpt2, cl100k, o200k)")
+    g.add_argument(
+        "--transition",
+        type=int,
+        metavar="N",
+        help="superbpe: merges may cross spaces once the vocabulary holds N tokens",
+    )
+    g.add_argument(
+        "--threshold", type=float, metavar="TAU", help="picky_bpe: remove a token above this IoS"
+    )
     g.add_argument(
         "--min-frequency",
         type=int,
@@ -148,6 +160,8 @@ def _training_options(args: argparse.Namespace) -> dict[str, Any]:
     if args.lowercase is not None:
         options["lowercase"] = args.lowercase
     for name in (
+        "transition",
+        "threshold",
         "limit_alphabet",
         "max_token_length",
         "continuing_subword_prefix",
@@ -180,10 +194,29 @@ def _run(args: argparse.Namespace) -> tuple[TrainingRun, CorpusLines | None]:
             )
         return run, None
     if args.from_counts:
-        counts = Counts.load(args.from_counts)
+        counts = _counts(args)
         return training_run(args.algorithm, None, args.vocab_size, counts=counts, **options), None
     lines = CorpusLines(args.corpus)
     return training_run(args.algorithm, lines, args.vocab_size, **options), lines
+
+
+def _counts(args: argparse.Namespace) -> Counts | dict[str, Counts]:
+    """The counts file of --from-counts; parity_bpe: each LANG=FILE's, by language."""
+    given = args.from_counts
+    if args.algorithm != "parity_bpe":
+        if len(given) > 1:
+            args.parser.error(f"{args.algorithm} trains from one counts file: merge them first")
+        return Counts.load(given[0])
+    by_language: dict[str, Counts] = {}
+    for item in given:
+        lang, eq, path = item.partition("=")
+        if not eq or not lang or not path or lang in by_language:
+            args.parser.error(
+                "parity_bpe takes --from-counts LANG=C.counts once per language, e.g. "
+                "--from-counts eng=eng.counts --from-counts fra=fra.counts"
+            )
+        by_language[lang] = Counts.load(path)
+    return by_language
 
 
 def _checkpoints(args: argparse.Namespace) -> tuple[int, str]:
@@ -239,7 +272,7 @@ def train(args: argparse.Namespace) -> int:
     read = (
         f"{lines.label}: {lines.lines:,} lines, {lines.chars:,} characters"
         if lines is not None
-        else f"the counts in {args.from_counts}"
+        else f"the counts in {', '.join(args.from_counts)}"
         if args.from_counts
         else f"the checkpoint {args.resume} and on"
     )

@@ -10,16 +10,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import HTMLResponse
+from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from tokenizers_core.models.bpe.session import VARIANTS, encode_trace
 
+from .. import limits
 from ..deps import StateDep, bounded
+from ..errors import BAD_INPUT, bad_input
 from ..jobs import Job
 from ..jobs.runs import bpe_session, family_steps
 from ..practice import PracticeState, practice_params
 from ..render import render
+from ..services.counted import (
+    counts_by_ref,
+    counts_pattern,
+    counts_session,
+    counts_variant,
+    store_counts,
+)
 from ..services.tokenizers import check_step_text, resolve_tokenizer
 from ..state import AppState
 from ..stepping import check_speed
@@ -46,17 +55,21 @@ def train_page(
     play: bool = False,
     transition: str = "",
     threshold: str = "",
+    counts: str = "",
     practice: PracticeState = Depends(practice_params),
 ) -> HTMLResponse:
     """`variant`: bpe, byte_bpe, sentencepiece_bpe, or one of the new family (superbpe,
-    picky_bpe, parity_bpe: `transition` is SuperBPE's, `threshold` Picky BPE's)."""
+    picky_bpe, parity_bpe: `transition` is SuperBPE's, `threshold` Picky BPE's). `counts`: the
+    sha256 of a stored counts file to train on, in place of `corpus` (its own pattern)."""
     if variant in bpe_family.FAMILY:
         return _family_page(
             request, state, corpus, variant, vocab_size, transition, threshold, step, play
         )
-    ctx = bpe_train.form(corpus, variant, vocab_size, pattern, min_frequency, page, play)
+    ctx = bpe_train.form(corpus, variant, vocab_size, pattern, min_frequency, page, play, counts)
 
     def build() -> dict[str, Any]:
+        if counts:
+            return _from_counts(state, ctx, counts, step, page, practice)
         ctx["size"], options = bpe_train.options(
             variant, whole(vocab_size), pattern, min_frequency, corpus
         )
@@ -67,6 +80,55 @@ def train_page(
 
     status = in_place(ctx, build)
     return render(request, "bpe_train.html", ctx, block="step", status_code=status)
+
+
+def _from_counts(
+    state: AppState,
+    ctx: dict[str, Any],
+    digest: str,
+    step: int,
+    page: int,
+    practice: PracticeState,
+) -> dict[str, Any]:
+    """The training view on a stored counts file: the counts' own pattern, the same steps as
+    on the text they were counted from."""
+    found = counts_by_ref(state, digest)
+    own = counts_pattern(found)
+    ctx["pattern"] = ctx["params"]["pattern"] = own if ctx["variant"] == "byte_bpe" else None
+    ctx["counts_info"] = {"distinct": len(found), "total": found.total,
+                          "under": found.counted_under.describe()}  # fmt: skip
+    ctx["corpus_text"] = ""
+    ctx["size"], options = bpe_train.options(
+        ctx["variant"], whole(ctx["vocab_size"] or ""), own or "gpt2", ctx["min_frequency"], digest
+    )
+    options.pop("pattern", None)  # (the counts' own)
+    run = counts_session(state, digest, ctx["variant"], ctx["size"], options)
+    return bpe_train.page(run, step, page, practice, ctx["params"])
+
+
+@router.post(
+    "/bpe/train/counts",
+    response_class=HTMLResponse,
+    summary="Store an uploaded counts file and open its BPE training view",
+)
+async def train_counts_post(
+    request: Request,
+    state: StateDep,
+    file: UploadFile = File(...),
+    vocab_size: str = Form(""),
+) -> Response:
+    """303 to `/bpe/train?counts=SHA256&variant=...` (the variant the counts were made for);
+    the form again with the reason (4xx) for a file that is not counts the view trains."""
+    try:
+        data = await limits.read_upload(file, state.settings.max_upload_bytes)
+        digest, found = store_counts(state, data, file.filename or "")
+        variant = counts_variant(found)
+    except BAD_INPUT as exc:
+        ctx = bpe_train.form("", "bpe", vocab_size, "gpt2", 0, 0, False)
+        ctx["error"], status = bad_input(exc)
+        return render(request, "bpe_train.html", ctx, status_code=status)
+    query = {"counts": digest, "variant": variant, "vocab_size": vocab_size.strip() or None}
+    return RedirectResponse(url_with("/bpe/train", query), status_code=303)
 
 
 def _family_page(
@@ -175,7 +237,7 @@ def encode_page(
     return render(request, "bpe_encode.html", ctx, block="step", status_code=status)
 
 
-# ---- JSON ------------------------------------------------------------------------------------------
+# ---- JSON ----------------------------------------------------------------------------------------
 @router.get(
     "/api/bpe/train_steps",
     tags=["api"],

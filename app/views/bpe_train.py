@@ -189,11 +189,14 @@ def form(
     min_frequency: int,
     page: int,
     play: bool,
+    counts: str = "",
 ) -> dict[str, Any]:
-    """What the training form shows, and the page's query parameters."""
+    """What the training form shows, and the page's query parameters (`counts`: a stored
+    counts file's sha256, trained on in place of the corpus)."""
     vocab_size = vocab_size.strip() or None
     params = {
-        "corpus": corpus or None,
+        "counts": counts or None,
+        "corpus": None if counts else corpus or None,
         "variant": variant,
         "vocab_size": vocab_size,
         "pattern": pattern if variant == "byte_bpe" else None,
@@ -210,7 +213,9 @@ def form(
         "error": None,
         "play": play,
         "bundled": corpus_names(),
-        "corpus_text": SENNRICH if not corpus else "",
+        "corpus_text": SENNRICH if not (corpus or counts) else "",
+        "counts": counts,
+        "counts_info": None,
         "size": None,
         "variants": [*VARIANTS, *FAMILY],  # the new family has its own view, at the same path
         "patterns": PATTERNS,

@@ -233,3 +233,47 @@ def test_resume_refuses_another_training_and_a_foreign_file(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["train", "unigram", "botchan", "--vocab-size", "300", "--checkpoint-every", "5"])
     assert exit_.value.code == 2
+
+
+def _merges_said(out: str) -> list[str]:
+    return [line for line in out.splitlines() if line.startswith(("vocabulary:", "first", "last"))]
+
+
+def test_the_bpe_family_trains_from_counts_as_on_the_text(tmp_path, corpus, capsys):
+    counts = tmp_path / "b.counts"
+    assert main(["count", "--algorithm", "byte_bpe", str(corpus), "-o", str(counts)]) == 0
+    picky = ["--vocab-size", "500", "--threshold", "0.8"]
+    assert main(["train", "picky_bpe", str(corpus), *picky]) == 0
+    on_text = _merges_said(capsys.readouterr().out)
+    assert main(["train", "picky_bpe", "--from-counts", str(counts), *picky]) == 0
+    assert _merges_said(capsys.readouterr().out) == on_text and on_text
+    rus = tmp_path / "rus.txt"
+    rus.write_text(load_corpus("udhr/rus"), encoding="utf-8")
+    tagged = tmp_path / "tagged.txt"
+    tagged.write_text(
+        "".join(
+            f"{lang}\t{line}\n"
+            for lang, path in (("en", corpus), ("ru", rus))
+            for line in path.read_text(encoding="utf-8").splitlines()
+        ),  # fmt: skip
+        encoding="utf-8",
+    )
+    rus_counts = tmp_path / "rus.counts"
+    assert main(["count", "--algorithm", "byte_bpe", str(rus), "-o", str(rus_counts)]) == 0
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    assert main(["train", "parity_bpe", str(tagged), "--vocab-size", "600", "-o", str(a)]) == 0
+    by_language = ["--from-counts", f"en={counts}", "--from-counts", f"ru={rus_counts}"]
+    assert main(["train", "parity_bpe", *by_language, "--vocab-size", "600", "-o", str(b)]) == 0
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_the_bpe_family_refusals(tmp_path, capsys):
+    counts = tmp_path / "b.counts"
+    assert main(["count", "--algorithm", "byte_bpe", "botchan", "-o", str(counts)]) == 0
+    capsys.readouterr()
+    assert main(["train", "superbpe", "--from-counts", str(counts), "--vocab-size", "400"]) == 1
+    assert "superbpe cannot train from counts: its stage 2" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main(["train", "parity_bpe", "--from-counts", str(counts), "--vocab-size", "400"])
+    assert exit_.value.code == 2
+    assert "--from-counts LANG=C.counts once per language" in capsys.readouterr().err

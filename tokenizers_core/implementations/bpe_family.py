@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable, Mapping
 
 from ..decoders import ByteLevel as ByteLevelDecoder
 from ..models.bpe.model import BPE, gc_paused
@@ -78,11 +78,18 @@ def train_superbpe(
             special_tokens=special_tokens, max_words=max_words, colon_rule=colon_rule,
             annotate=False,
         ).run()  # fmt: skip
-        specials = {t: trainer.current.symbol_ids[t] for t in check_specials(special_tokens)}
-        vocab, merges = trainer.vocab(), trainer.merge_strings()
-        stage2 = any(step.after_transition for step in trainer.steps)
+        tok = superbpe_result(trainer, pattern, superword_pattern, special_tokens)
         del trainer  # freed by reference counting before the GC resumes
-    if not stage2:  # no stage-2 merge: this is byte_bpe
+    return tok
+
+
+def superbpe_result(
+    trainer: Any, pattern: str, superword_pattern: str, special_tokens: Iterable[str]
+) -> Tokenizer:
+    """The tokeniser a finished `SuperBpeTrainer` learned."""
+    specials = {t: trainer.current.symbol_ids[t] for t in check_specials(special_tokens)}
+    vocab, merges = trainer.vocab(), trainer.merge_strings()
+    if not any(step.after_transition for step in trainer.steps):  # no stage 2: byte_bpe
         return byte_bpe_tokenizer(vocab, merges, pattern=pattern, special_tokens=specials)
     return superbpe_tokenizer(
         vocab, merges, superword_pattern=superword_pattern, special_tokens=specials
@@ -109,17 +116,19 @@ def picky_bpe_tokenizer(
 
 
 def train_picky_bpe(
-    lines: Iterable[str],
+    lines: Iterable[str] | None,
     vocab_size: int,
     *,
     threshold: float = 0.9,
     pattern: str = "gpt2",
     min_frequency: int = 0,
     special_tokens: Iterable[str] = (),
+    words: Mapping[str, int] | None = None,
 ) -> Tokenizer:
     """Train "picky_bpe"; returns a `Tokenizer`. "byte_bpe"'s words and alphabet; after each
     merge a merged token whose IoS is above `threshold` (tau; above 1: plain "byte_bpe") is
-    removed and its id freed. `special_tokens` get the first ids, as in "byte_bpe".
+    removed and its id freed. `special_tokens` get the first ids, as in "byte_bpe". `words`:
+    byte_bpe's word table already counted (`tc.train(..., counts=...)`), in place of `lines`.
 
     >>> tok = train_picky_bpe(["abc abc abc abd"], 260, threshold=0.6)
     >>> tok.encode("abc abd").tokens, "ab" in tok.model.vocab
@@ -129,9 +138,16 @@ def train_picky_bpe(
         trainer = picky_bpe_trainer(
             lines, vocab_size, threshold=threshold, pattern=pattern,
             min_frequency=min_frequency, special_tokens=special_tokens, annotate=False,
+            words=words,
         )  # fmt: skip
         trainer.run()
-        vocab, events = trainer.vocab(), trainer.event_strings()
-        specials = {t: vocab[t] for t in check_specials(special_tokens)}
+        tok = picky_result(trainer, pattern, special_tokens)
         del trainer  # freed by reference counting before the GC resumes
+    return tok
+
+
+def picky_result(trainer: Any, pattern: str, special_tokens: Iterable[str]) -> Tokenizer:
+    """The tokeniser a finished `PickyBpeTrainer` learned."""
+    vocab, events = trainer.vocab(), trainer.event_strings()
+    specials = {t: vocab[t] for t in check_specials(special_tokens)}
     return picky_bpe_tokenizer(vocab, events, pattern=pattern, special_tokens=specials)

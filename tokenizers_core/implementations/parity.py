@@ -30,22 +30,28 @@ TRAIN_SHARE, DEV_SHARE = 0.70, 0.15  # of each UDHR text's characters; the rest 
 
 
 def parity_bpe_trainer(
-    texts_by_language: Mapping[str, Iterable[str]],
+    texts_by_language: Mapping[str, Iterable[str]] | None,
     vocab_size: int,
     *,
     dev: Mapping[str, str | Iterable[str]] | None = None,
     pattern: str = "gpt2",
     special_tokens: Iterable[str] = (),
     measure: str | None = None,
+    words: Mapping[str, Mapping[str, int]] | None = None,
+    dev_words: Mapping[str, Mapping[str, int]] | None = None,
     **options: Any,
 ) -> ParityBpeTrainer:
-    """The stepper behind `train_parity_bpe` (same arguments), for the views.
+    """The stepper behind `train_parity_bpe` (same arguments), for the views. `words` (and
+    `dev_words`), when given, are each language's byte_bpe word table already counted (from
+    counts files), in place of `texts_by_language` (and `dev`).
 
     >>> t = parity_bpe_trainer({"en": ["aaa"], "xx": ["bb"]}, 258)
     >>> [(s.language, s.pair) for s in t]
     [('en', ('a', 'a')), ('xx', ('b', 'b'))]
     """
     vocab_size = check_vocab_size(vocab_size)
+    if words is not None:
+        return _trainer_of_words(words, dev_words, vocab_size, special_tokens, measure, options)
     if not isinstance(texts_by_language, Mapping) or not texts_by_language:
         raise InvalidInput("give the training texts as a mapping: language -> lines")
     train = {
@@ -59,14 +65,48 @@ def parity_bpe_trainer(
         dev_lines = {lang: _lines(dev[lang]) for lang in train}
     dev_words = {lang: byte_bpe_words(dev_lines[lang], pattern) for lang in train}
     sizes = {lang: sum(len(line.encode()) for line in dev_lines[lang]) for lang in train}
-    specials = check_specials(special_tokens)
+    return _trainer(train, dev_words, vocab_size, special_tokens, measure or
+                    ("rate" if dev is None else "tokens"), sizes, options)  # fmt: skip
+
+
+def _trainer_of_words(
+    words: Mapping[str, Mapping[str, int]],
+    dev_words: Mapping[str, Mapping[str, int]] | None,
+    vocab_size: int,
+    special_tokens: Iterable[str],
+    measure: str | None,
+    options: dict[str, Any],
+) -> ParityBpeTrainer:
+    """The trainer of counted word tables. A table's words are byte-level strings, one
+    character per UTF-8 byte, and the preset patterns leave no character out: so a text's size
+    in bytes is the sum of its words' lengths times their counts, as its lines would give."""
+    if not isinstance(words, Mapping) or not words:
+        raise InvalidInput("give the counts as a mapping: language -> counts")
+    train = {lang: dict(table) for lang, table in words.items()}
+    dev = train if dev_words is None else {lang: dict(t) for lang, t in dev_words.items()}
+    if set(dev) != set(train):
+        raise InvalidInput("dev must map every training language (and no other) to its counts")
+    sizes = {lang: sum(len(w) * n for w, n in table.items()) for lang, table in dev.items()}
+    measure = measure or ("rate" if dev_words is None else "tokens")
+    return _trainer(train, dev, vocab_size, special_tokens, measure, sizes, options)
+
+
+def _trainer(
+    train: Mapping[str, Mapping[str, int]],
+    dev: Mapping[str, Mapping[str, int]],
+    vocab_size: int,
+    special_tokens: Iterable[str],
+    measure: str,
+    sizes: dict[str, int],
+    options: dict[str, Any],
+) -> ParityBpeTrainer:
     trainer = ParityBpeTrainer(
         train,
-        dev_words,
+        dev,
         vocab_size,
         alphabet=BYTE_TO_CHAR.values(),
-        special_tokens=specials,
-        measure=measure or ("rate" if dev is None else "tokens"),
+        special_tokens=check_specials(special_tokens),
+        measure=measure,
         dev_sizes=sizes,
         **options,
     )
@@ -75,7 +115,7 @@ def parity_bpe_trainer(
 
 
 def train_parity_bpe(
-    texts_by_language: Mapping[str, Iterable[str]],
+    texts_by_language: Mapping[str, Iterable[str]] | None,
     vocab_size: int,
     *,
     dev: Mapping[str, str | Iterable[str]] | None = None,
@@ -113,7 +153,7 @@ def train_parity_bpe(
 
 
 def train_parity_bpe_lines(
-    lines: Iterable[str] | Mapping[str, Iterable[str]], vocab_size: int, **options: Any
+    lines: Iterable[str] | Mapping[str, Iterable[str]] | None, vocab_size: int, **options: Any
 ) -> Tokenizer:
     """`tc.train("parity_bpe", lines, vocab_size, **options)`: `lines` is either a mapping
     language -> lines, lines tagged with their language as "code<TAB>text", or plain lines,
@@ -125,8 +165,13 @@ def train_parity_bpe_lines(
     4
     """
     dev = options.pop("dev", None)
+    if options.get("words") is not None:  # counted (`tc.train(..., counts={lang: counts})`)
+        return train_parity_bpe(None, vocab_size, **options)
     return train_parity_bpe(
-        by_language(lines), vocab_size, dev=None if dev is None else by_language(dev), **options
+        by_language(lines or []),
+        vocab_size,
+        dev=None if dev is None else by_language(dev),
+        **options,
     )
 
 

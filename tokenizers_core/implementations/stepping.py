@@ -18,18 +18,22 @@ those of `train` for the same algorithm; an unknown one is a ValueError, as is a
 from __future__ import annotations
 
 import pickle
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from ..errors import InvalidInput
+from ..models.bpe.picky import picky_bpe_trainer
 from ..models.bpe.sentencepiece_trainer import SentencePieceBpeTrainer
+from ..models.bpe.superbpe import SUPERBPE_PATTERN, superbpe_trainer
 from ..models.bpe.trainer import bpe_trainer, byte_bpe_trainer, check_specials
 from ..models.unigram.trainer import UnigramTrainer
 from ..pipeline import Tokenizer
 from ..steps import Step
 from .bert import bert_pipeline, wordpiece_trainer
 from .bpe import bpe_tokenizer, byte_bpe_tokenizer, char_bpe_run, sentencepiece_bpe_tokenizer
+from .bpe_family import picky_result, superbpe_result
 from .counting import COUNTED_ALGORITHMS, Counts
 from .counting.from_counts import trainer_words
+from .parity import by_language, parity_bpe_trainer
 from .training import train_wordlevel
 from .unigram import unigram_tokenizer, with_accepted_size
 
@@ -59,6 +63,27 @@ OPTIONS: dict[str, tuple[str, ...]] = {
         "normalization",
         "split_by_unicode_script",
         "split_by_number",
+    ),
+    "superbpe": (
+        "transition",
+        "pattern",
+        "superword_pattern",
+        "min_frequency",
+        "special_tokens",
+        "max_words",
+        "colon_rule",
+    ),
+    "picky_bpe": ("threshold", "pattern", "min_frequency", "special_tokens"),
+    "parity_bpe": (
+        "pattern",
+        "special_tokens",
+        "measure",
+        "min_frequency",
+        "ties",
+        "global_merges",
+        "window",
+        "alpha",
+        "dev",
     ),
 }
 
@@ -137,7 +162,7 @@ def training_run(
     lines: Iterable[str] | None,
     vocab_size: int,
     *,
-    counts: Counts | None = None,
+    counts: Counts | Mapping[str, Counts] | None = None,
     **options: Any,
 ) -> TrainingRun:
     """A `TrainingRun` of one of `tokenizers_core.algorithms()` (see the module docstring), on
@@ -160,7 +185,7 @@ def training_run(
         options["words"] = words
     elif lines is None:
         raise InvalidInput("give the corpus to train on: its lines, or counts=...")
-    elif algorithm not in COUNTED_ALGORITHMS:  # (these hold their corpus)
+    elif algorithm not in COUNTED_ALGORITHMS and algorithm != "picky_bpe":  # (they hold it)
         lines = list(lines)
     return _MAKERS[algorithm](lines, vocab_size, options)  # type: ignore[arg-type]
 
@@ -281,6 +306,43 @@ def _unigram(lines: list[str], vocab_size: int, options: dict[str, Any]) -> Trai
     return TrainingRun(rounds(), finish, None)
 
 
+def _superbpe(lines: list[str], vocab_size: int, options: dict[str, Any]) -> TrainingRun:
+    trainer = superbpe_trainer(lines, vocab_size, annotate=False, **options)
+    pattern = options.get("pattern", "gpt2")
+    superword = options.get("superword_pattern", SUPERBPE_PATTERN)
+    specials = options.get("special_tokens", ())
+    return TrainingRun(
+        trainer,
+        lambda: superbpe_result(trainer, pattern, superword, specials),
+        max(0, vocab_size - trainer.stage1.alphabet_size),
+    )
+
+
+def _picky_bpe(lines: list[str] | None, vocab_size: int, options: dict[str, Any]) -> TrainingRun:
+    trainer = picky_bpe_trainer(lines, vocab_size, annotate=False, **options)
+    pattern, specials = options.get("pattern", "gpt2"), options.get("special_tokens", ())
+    # (a removal frees an id for one more merge: how many steps is not known in advance)
+    return TrainingRun(trainer, lambda: picky_result(trainer, pattern, specials), None)
+
+
+def _parity_bpe(lines: list[str] | None, vocab_size: int, options: dict[str, Any]) -> TrainingRun:
+    options = dict(options)
+    if options.get("words") is None:  # the text: lines tagged "code<TAB>text", or by script
+        dev = options.pop("dev", None)
+        options["dev"] = None if dev is None else by_language(dev)
+        lines = by_language(lines or [])  # type: ignore[assignment]
+    trainer = parity_bpe_trainer(lines, vocab_size, **options)  # type: ignore[arg-type]
+    pattern, specials = options.get("pattern", "gpt2"), options.get("special_tokens", ())
+
+    def finish() -> Tokenizer:
+        ids = {t: trainer.symbol_ids[t] for t in check_specials(specials)}
+        return byte_bpe_tokenizer(
+            trainer.vocab(), trainer.merge_strings(), pattern=pattern, special_tokens=ids
+        )
+
+    return TrainingRun(trainer, finish, max(0, vocab_size - len(trainer.symbols)))
+
+
 # algorithm -> function(trainer, vocab_size, options) -> its TrainingRun (for `resume`)
 _RUNS = {"bpe": _bpe_run, "byte_bpe": _byte_bpe_run, "wordpiece": _wordpiece_run}
 
@@ -292,4 +354,7 @@ _MAKERS = {
     "unigram": _unigram,
     "char_bpe": _char_bpe,
     "wordlevel": _wordlevel,
+    "superbpe": _superbpe,
+    "picky_bpe": _picky_bpe,
+    "parity_bpe": _parity_bpe,
 }

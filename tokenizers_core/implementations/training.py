@@ -8,7 +8,7 @@ each returning a whole `Tokenizer`.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from ..errors import InvalidInput
 from ..models.bpe.trainer import bpe_words
@@ -79,7 +79,7 @@ def train(
     lines: Iterable[str] | None = None,
     vocab_size: int | None = None,
     *,
-    counts: Counts | None = None,
+    counts: Counts | Mapping[str, Counts] | None = None,
     **options: Any,
 ) -> Tokenizer:
     """Train a tokeniser with one of `algorithms()` on an iterable of lines, or on `counts` (a

@@ -448,3 +448,93 @@ def test_the_pattern_field_is_for_byte_bpe_only(client):
     assert '<select id="variant" name="variant" data-shows=".variant-field"' in html
     assert '<select id="pattern" name="pattern" disabled>' in html  # not sent while hidden
     assert "pattern (byte_bpe)" not in html
+
+
+# ---- the training view on a counts file (`tokvis count`) -----------------------------------------
+SMALL = "\n".join(load_corpus("botchan").splitlines()[:300])  # trains within the request
+
+
+def _upload_counts(client, data: bytes, **form):
+    return client.post(
+        "/bpe/train/counts",
+        files={"file": ("small.counts", data)},
+        data=form,
+        follow_redirects=False,
+    )
+
+
+def _merges_and_pairs(page_html: str) -> tuple[list[str], str]:
+    merges = re.findall(r'<li value="\d+"><code>.*?</li>', page_html)
+    pairs = page_html.split('data-testid="pair-table"', 1)[1].split("</table>", 1)[0]
+    return merges, pairs
+
+
+@pytest.mark.parametrize("variant, vocab_size", [("byte_bpe", 330), ("bpe", 200)])
+def test_the_training_view_on_a_counts_file_shows_the_steps_of_the_text(
+    client, variant, vocab_size
+):
+    import tokenizers_core as tc
+
+    corpus = client.post("/api/corpora", json={"text": SMALL}).json()["sha256"]
+    data = tc.count(SMALL.splitlines(), variant).to_bytes()
+    answer = _upload_counts(client, data, vocab_size=str(vocab_size))
+    assert answer.status_code == 303
+    where = answer.headers["location"]
+    assert f"variant={variant}" in where and "counts=" in where
+    for k in (1, 25, 60):
+        from_counts = client.get(f"{where}&step={k}")
+        on_text = client.get(
+            "/bpe/train",
+            params={"corpus": corpus, "variant": variant, "vocab_size": vocab_size, "step": k},
+        )
+        assert from_counts.status_code == on_text.status_code == 200
+        assert _merges_and_pairs(from_counts.text) == _merges_and_pairs(on_text.text)
+        assert f'<li value="{k}">' in _merges_and_pairs(from_counts.text)[0][0]  # (newest first)
+    assert 'data-testid="counts-info"' in from_counts.text
+    assert "/api/download/bpe/train" not in from_counts.text  # (those train on a corpus)
+
+
+def test_a_counts_file_survives_a_restart_of_the_server(client, settings):
+    from fastapi.testclient import TestClient
+
+    import tokenizers_core as tc
+    from app.main import create_app
+
+    data = tc.count(SMALL.splitlines(), "byte_bpe").to_bytes()
+    where = _upload_counts(client, data).headers["location"]
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as again:
+        page = again.get(f"{where}&vocab_size=290&step=3")  # (not the cached run: read back)
+    assert page.status_code == 200
+    assert len(_merges_and_pairs(page.text)[0]) == 3  # (at most 40 are listed)
+
+
+def test_counts_the_view_cannot_train_are_refused_with_the_reason(client):
+    import tokenizers_core as tc
+
+    wordpiece = tc.count(SMALL.splitlines(), "wordpiece").to_bytes()
+    answer = _upload_counts(client, wordpiece)
+    assert answer.status_code == 422
+    assert "these counts were made for wordpiece" in html.unescape(answer.text)
+    answer = _upload_counts(client, b"low lower newest\n")
+    assert answer.status_code == 422
+    assert "is not a tokvis counts file" in answer.text
+    byte = tc.count(SMALL.splitlines(), "byte_bpe").to_bytes()
+    where = _upload_counts(client, byte).headers["location"]
+    page = client.get(where.replace("variant=byte_bpe", "variant=bpe"))
+    assert page.status_code == 422
+    assert "these counts were made for byte_bpe, and cannot train bpe" in page.text
+    page = client.get("/bpe/train", params={"counts": "0" * 64})
+    assert page.status_code == 404
+    assert "no stored counts file" in page.text
+    corpus = client.post("/api/corpora", json={"text": SMALL}).json()["sha256"]
+    assert client.get("/bpe/train", params={"counts": corpus}).status_code == 422
+
+
+def test_counts_too_large_for_the_view_say_where_to_train_them(client, monkeypatch):
+    import tokenizers_core as tc
+    from app.services import counted
+
+    monkeypatch.setattr(counted, "MAX_VIEW_WORDS", 100)
+    answer = _upload_counts(client, tc.count(SMALL.splitlines(), "bpe").to_bytes())
+    assert answer.status_code == 413
+    assert "tokvis train NAME --from-counts FILE" in answer.text

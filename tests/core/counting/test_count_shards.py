@@ -4,6 +4,9 @@ splits, and counted on several processes to the same counts as one."""
 
 from __future__ import annotations
 
+import os
+import threading
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -11,6 +14,7 @@ from hypothesis import strategies as st
 import tokenizers_core as tc
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.errors import InvalidInput
+from tokenizers_core.implementations.counting import shards
 from tokenizers_core.implementations.counting.shards import (
     read_blocks,
     shard_ranges,
@@ -65,22 +69,46 @@ def test_a_file_counts_as_its_lines(tmp_path, algorithm):
     assert from_file == tc.count(text.splitlines(), algorithm)
 
 
-def test_two_processes_count_what_one_counts(tmp_path):
-    """This process and a child (a fresh interpreter) take shards from one queue; the counts
-    merged are the same bytes as one process's."""
+@pytest.fixture(params=["forked", "fresh"])
+def children(request, monkeypatch):
+    """Both ways of starting the children: forked (a caller with one thread) and fresh
+    interpreters (a caller with other threads, as a web server)."""
+    forked = request.param == "forked"
+    monkeypatch.setattr(shards, "can_fork", lambda: forked and hasattr(os, "fork"))
+    return request.param
+
+
+@pytest.mark.parametrize("processes", [2, 3])
+def test_several_processes_count_what_one_counts(tmp_path, children, processes):
+    """This process and its children take shards from one queue; the counts merged are the
+    same bytes as one process's."""
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     a.write_text(load_corpus("botchan"), encoding="utf-8")
     b.write_text(load_corpus("udhr/jpn") if "udhr/jpn" in _names() else "日本語 🙂\n", "utf-8")
     one = tc.count(algorithm="byte_bpe", files=[a, b])
-    two = tc.count(algorithm="byte_bpe", files=[a, b], processes=2)
-    assert two.to_bytes() == one.to_bytes()
+    many = tc.count(algorithm="byte_bpe", files=[a, b], processes=processes)
+    assert many.to_bytes() == one.to_bytes()
 
 
-def test_a_child_that_meets_bad_text_says_why(tmp_path):
+def test_a_child_that_meets_bad_text_says_why(tmp_path, children):
     path = tmp_path / "c.txt"
     path.write_bytes(("word " * 50_000 + "\n").encode() * 4 + b"\xfe\n")
     with pytest.raises(InvalidInput, match="is not UTF-8 text"):
         tc.count(algorithm="bpe", files=[path], processes=2)
+
+
+def test_a_caller_with_other_threads_starts_fresh_interpreters():
+    """A fork copies no thread but may copy a lock another thread held: only a caller with
+    one thread forks."""
+    assert shards.can_fork() == (hasattr(os, "fork") and threading.active_count() == 1)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not shards.can_fork()
+    finally:
+        stop.set()
+        other.join()
 
 
 def test_bad_arguments_are_refused():

@@ -194,8 +194,11 @@ class Counts:
             z.write(self._blob)
 
     @classmethod
-    def from_bytes(cls, data: bytes, where: str = "the counts file") -> "Counts":
-        return cls.read(io.BytesIO(data), where)
+    def from_bytes(
+        cls, data: bytes, where: str = "the counts file", max_body: int | None = None
+    ) -> "Counts":
+        """A counts file's bytes read back (`read`)."""
+        return cls.read(io.BytesIO(data), where, max_body)
 
     @classmethod
     def load(cls, path: str | Path) -> "Counts":
@@ -203,8 +206,9 @@ class Counts:
             return cls.read(fh, str(path))
 
     @classmethod
-    def read(cls, fh: Any, where: str = "the counts file") -> "Counts":
-        """Read a counts file; InvalidInput naming `where` for anything else."""
+    def read(cls, fh: Any, where: str = "the counts file", max_body: int | None = None) -> "Counts":
+        """Read a counts file; InvalidInput naming `where` for anything else, and for a body
+        that unpacks to more than `max_body` bytes (None: no limit)."""
         first = fh.readline(64)
         if not first.startswith(MAGIC + b" "):
             raise InvalidInput(f"{where} is not a tokvis counts file (made by `tokvis count`)")
@@ -218,9 +222,13 @@ class Counts:
             header = json.loads(fh.readline(1 << 20))
             under = CountedUnder.from_dict(header["counted_under"])
             n, min_frequency = int(header["distinct"]), int(header.get("min_frequency", 0))
-            body = gzip.GzipFile(fileobj=fh, mode="rb").read()
+            body = gzip.GzipFile(fileobj=fh, mode="rb").read(
+                -1 if max_body is None else max_body + 1
+            )
         except (ValueError, KeyError, TypeError, OSError, EOFError) as exc:
             raise InvalidInput(f"{where} is damaged ({exc})") from None
+        if max_body is not None and len(body) > max_body:
+            raise InvalidInput(f"{where} unpacks to more than {max_body:,} bytes")
         if header.get("signature") != under.signature:
             raise InvalidInput(f"{where} is damaged: its signature does not match its rules")
         counts, lengths = array("Q"), array("I")

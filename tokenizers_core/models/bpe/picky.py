@@ -46,7 +46,7 @@ import heapq
 from bisect import bisect_right
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterable, Iterator
+from typing import Any, ClassVar, Iterable, Iterator, Mapping
 
 from ...byte_level import BYTE_TO_CHAR
 from ...errors import InvalidInput
@@ -279,7 +279,7 @@ class PickyBpeTrainer(BpeTrainer):
 
 
 def picky_bpe_trainer(
-    lines: Iterable[str],
+    lines: Iterable[str] | None,
     vocab_size: int,
     *,
     threshold: float = 0.9,
@@ -287,9 +287,12 @@ def picky_bpe_trainer(
     min_frequency: int = 0,
     special_tokens: Iterable[str] = (),
     annotate: bool = True,
+    words: Mapping[str, int] | None = None,
 ) -> PickyBpeTrainer:
     """A stepper for "picky_bpe": "byte_bpe"'s words (the `pattern` pieces in byte-level
-    spelling, the 256 bytes as the alphabet) and Picky BPE's removals at `threshold`.
+    spelling, the 256 bytes as the alphabet) and Picky BPE's removals at `threshold`. `words`,
+    when given, is that word table already counted (a byte_bpe counts file's), in place of
+    `lines`.
 
     >>> t = picky_bpe_trainer(["abc abc abc abd"], 260, threshold=0.6).run()
     >>> [s.new_symbol for s in t.steps]
@@ -304,7 +307,8 @@ def picky_bpe_trainer(
         vocab_size, len({*specials, *BYTE_TO_CHAR.values()}), "the special tokens and 256 bytes"
     )
     return PickyBpeTrainer(
-        byte_bpe_words(lines, pattern), vocab_size, threshold=threshold,
+        byte_bpe_words(lines or (), pattern) if words is None else dict(words), vocab_size,
+        threshold=threshold,
         min_frequency=check_min_frequency(min_frequency), special_tokens=specials,
         initial_alphabet=BYTE_TO_CHAR.values(), annotate=annotate,
     )  # fmt: skip

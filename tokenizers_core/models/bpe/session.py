@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 from ...errors import InvalidInput
 from .model import BPE, BPE_RULE, END_OF_WORD, BpeEncodeStep, BpeMergeStep, gc_paused, token_text
@@ -58,20 +58,30 @@ class WordRow:
 class BpeSession:
     """A training run that views can read at any step (see the module docstring)."""
 
-    def __init__(self, text: str, variant: str, vocab_size: int, options: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        text: str,
+        variant: str,
+        vocab_size: int,
+        options: dict[str, Any],
+        *,
+        words: Mapping[str, int] | None = None,
+    ) -> None:
+        """`words`, when given, is the trainer's word table already counted (a counts file's,
+        `tokenizers_core.implementations.counting`), in place of `text`: the same steps."""
         if variant not in VARIANTS:
             raise InvalidInput(
                 f"unknown BPE variant {variant!r}; choose one of: {', '.join(VARIANTS)}"
             )
-        lines = text.splitlines()
+        lines = text.splitlines() if words is None else None
         # a BpeTrainer or a SentencePieceBpeTrainer: read alike (steps, tables, the word table)
         self.trainer: Any
-        if variant == "bpe":
-            self.trainer = bpe_trainer(lines, vocab_size, record_top=TOP_K, **options)
-        elif variant == "byte_bpe":
-            self.trainer = byte_bpe_trainer(lines, vocab_size, record_top=TOP_K, **options)
-        else:
-            self.trainer = sentencepiece_bpe_trainer(lines, vocab_size, record_top=TOP_K, **options)
+        make = {
+            "bpe": bpe_trainer,
+            "byte_bpe": byte_bpe_trainer,
+            "sentencepiece_bpe": sentencepiece_bpe_trainer,
+        }[variant]
+        self.trainer = make(lines, vocab_size, record_top=TOP_K, words=words, **options)
         self.variant = variant
         self.vocab_size = vocab_size
         self.options = dict(options)
