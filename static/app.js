@@ -146,7 +146,15 @@ document.addEventListener("click", function (ev) {
 (function () {
   "use strict";
   function reveal() {
-    document.querySelectorAll("button[data-copy][hidden]").forEach(function (b) { b.hidden = false; });
+    document.querySelectorAll("button[data-copy][hidden], button[data-copy-post][hidden]")
+      .forEach(function (b) { b.hidden = false; });
+  }
+  // data-copy-post="URL": what URL answers for the button's form (the visualiser's tokens and
+  // JSON are fetched when asked for, not carried in every answer)
+  function fetched(button) {
+    var form = button.form || document.getElementById("vis-form");
+    return fetch(button.dataset.copyPost, {method: "POST", body: new FormData(form)})
+      .then(function (r) { if (!r.ok) throw new Error(r.status); return r.text(); });
   }
   function copyText(text) {
     if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
@@ -163,12 +171,13 @@ document.addEventListener("click", function (ev) {
     });
   }
   document.addEventListener("click", function (ev) {
-    var button = ev.target.closest && ev.target.closest("button[data-copy]");
+    var button = ev.target.closest && ev.target.closest("button[data-copy], button[data-copy-post]");
     if (!button) return;
-    var source = document.querySelector(button.dataset.copy);
-    if (!source) return;
+    var source = button.dataset.copy ? document.querySelector(button.dataset.copy) : null;
+    if (!source && !button.dataset.copyPost) return;
     var label = button.dataset.label || (button.dataset.label = button.textContent);
-    copyText(source.textContent).then(function () {
+    var text = source ? Promise.resolve(source.textContent) : fetched(button);
+    text.then(copyText).then(function () {
       button.textContent = "copied ✓";
     }, function () {
       button.textContent = "copy failed";
@@ -362,4 +371,115 @@ document.addEventListener("click", function (ev) {
       }
     });
   }, true);
+})();
+
+// The visualiser's text box: each keystroke reaches htmx as a `typed` event on the form, after a
+// pause that grows with the text (a short text is answered at once, a long one waits for the
+// typing to pause: ~1 ms per 200 characters, at most 300 ms). The form's hx-sync replaces a
+// request still in flight, so a fast typist never queues answers.
+(function () {
+  "use strict";
+  var form = document.querySelector("form[data-typed]");
+  if (!form) return;
+  var box = document.querySelector(form.dataset.typed);
+  var timer = null, sent = box ? box.value : null;
+  function pause(n) { return Math.min(300, Math.round(n / 200)); }
+  document.addEventListener("input", function (ev) {
+    if (ev.target !== box) return;
+    clearTimeout(timer);
+    timer = setTimeout(function () {
+      if (box.value === sent) return;
+      sent = box.value;
+      htmx.trigger(form, "typed");
+    }, pause(box.value.length));
+  });
+})();
+
+// The visualiser's chips carry their text, id and offsets; what a chip says besides (its raw
+// spelling, bytes, links) comes on demand into the page's one popover (#chip-pop): on hover,
+// focus or tap, a small POST of the form and the chip's index (ol[data-pop]). Enter on a
+// focused chip moves into the popover's links; Escape closes it.
+(function () {
+  "use strict";
+  var pop = document.getElementById("chip-pop");
+  var form = document.getElementById("vis-form");
+  if (!pop || !form) return;
+  var current = null, pending = null, hideTimer = null, quiet = false;
+  function chipOf(el) {
+    var chip = el && el.closest && el.closest("li[data-i]");
+    return chip && chip.parentElement.matches("ol[data-pop]") ? chip : null;
+  }
+  function place(chip) {
+    var r = chip.getBoundingClientRect();
+    pop.style.top = (window.scrollY + r.bottom + 4) + "px";
+    pop.style.left = Math.max(4, Math.min(window.scrollX + r.left,
+      window.scrollX + document.documentElement.clientWidth - pop.offsetWidth - 4)) + "px";
+  }
+  function show(chip) {
+    clearTimeout(hideTimer);
+    if (chip === current && !pop.hidden) return;
+    if (current) current.removeAttribute("aria-describedby");
+    current = chip;
+    chip.setAttribute("aria-describedby", "chip-pop");
+    pop.innerHTML = '<span class="muted">…</span>';
+    pop.hidden = false;
+    place(chip);
+    if (pending) pending.abort();
+    pending = new AbortController();
+    var body = new FormData(form);
+    body.set("i", chip.dataset.i);
+    body.set("id", chip.dataset.id);
+    fetch(chip.parentElement.dataset.pop, {method: "POST", body: body, signal: pending.signal,
+      headers: {"HX-Request": "true"}})
+      .then(function (r) { return r.text(); })
+      .then(function (html) {
+        if (current !== chip) return;
+        pop.innerHTML = html;  // the app's own template, autoescaped
+        place(chip);
+      })
+      .catch(function () {});
+  }
+  function hide() {
+    if (current) current.removeAttribute("aria-describedby");
+    current = null;
+    pop.hidden = true;
+  }
+  function hideSoon() { clearTimeout(hideTimer); hideTimer = setTimeout(hide, 150); }
+  document.addEventListener("mouseover", function (ev) {
+    var chip = chipOf(ev.target);
+    if (chip) show(chip);
+    else if (pop.contains(ev.target)) clearTimeout(hideTimer);
+  });
+  document.addEventListener("mouseout", function (ev) {
+    if (chipOf(ev.target) || pop.contains(ev.target)) hideSoon();
+  });
+  document.addEventListener("focusin", function (ev) {
+    var chip = chipOf(ev.target);
+    if (chip && quiet) return;
+    if (chip) show(chip);
+    else if (pop.contains(ev.target)) clearTimeout(hideTimer);
+    else if (current) hide();
+  });
+  document.addEventListener("click", function (ev) {  // a tap on a touch screen
+    var chip = chipOf(ev.target);
+    if (chip) show(chip);
+    else if (!pop.contains(ev.target) && current) hide();
+  });
+  document.addEventListener("keydown", function (ev) {
+    if (ev.key === "Escape" && current) {
+      var chip = current;
+      hide();
+      if (pop.contains(document.activeElement)) {  // back on the chip, the popover left shut
+        quiet = true;
+        chip.focus();
+        quiet = false;
+      }
+    } else if (ev.key === "Enter" && chipOf(ev.target) === current && current) {
+      var link = pop.querySelector("a");
+      if (link) { ev.preventDefault(); link.focus(); }
+    }
+  });
+  document.addEventListener("htmx:beforeSwap", function (ev) {
+    if (ev.detail.target && ev.detail.target.contains(current)) hide();
+  });
 })();

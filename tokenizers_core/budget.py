@@ -26,6 +26,8 @@ from typing import Any, NamedTuple
 
 from .errors import InvalidInput
 
+_Offsets = list[tuple[int, int]]  # a text's tokens as character spans, in token order
+
 
 @dataclass(frozen=True)
 class Split:
@@ -49,7 +51,9 @@ class Chunk:
     tokens: int  # the chunk re-encoded on its own (at most n)
 
 
-def split_at_tokens(tok: Any, text: str, n: int, **options: Any) -> Split:
+def split_at_tokens(
+    tok: Any, text: str, n: int, *, offsets: _Offsets | None = None, **options: Any
+) -> Split:
     """Cut `text` where its first `n` tokens end, on a character boundary.
 
     >>> import tokenizers_core as tc
@@ -59,9 +63,12 @@ def split_at_tokens(tok: Any, text: str, n: int, **options: Any) -> Split:
     >>> s = split_at_tokens(tc.load("cl100k_base"), "a🦜b", 2)    # the parrot is two tokens
     >>> s.cut, s.inside_character
     (1, True)
+
+    `offsets`: the text's token offsets, if the caller has encoded it already (as
+    `encode(text, add_special_tokens=False)` gives them), so it is not encoded again.
     """
     _check_budget(n)
-    spans = _spans(tok, text, options)
+    spans = _spans(tok, text, options, offsets)
     cut, inside, moved = _fit(tok, text, 0, spans, n, options)
     return Split(
         n=n,
@@ -75,7 +82,15 @@ def split_at_tokens(tok: Any, text: str, n: int, **options: Any) -> Split:
     )
 
 
-def chunks(tok: Any, text: str, n: int, *, limit: int | None = None, **options: Any) -> list[Chunk]:
+def chunks(
+    tok: Any,
+    text: str,
+    n: int,
+    *,
+    limit: int | None = None,
+    offsets: _Offsets | None = None,
+    **options: Any,
+) -> list[Chunk]:
     """`text` in consecutive chunks of at most `n` tokens each (each re-encoded on its own);
     joined, they give the text back. The empty text has no chunks. `limit`: stop after that
     many chunks (the rest of the text is not cut).
@@ -83,9 +98,11 @@ def chunks(tok: Any, text: str, n: int, *, limit: int | None = None, **options: 
     >>> import tokenizers_core as tc
     >>> [(c.start, c.end, c.tokens) for c in chunks(tc.load("cl100k_base"), "Hello big world", 2)]
     [(0, 9, 2), (9, 15, 1)]
+
+    `offsets`: as `split_at_tokens`'.
     """
     _check_budget(n)
-    spans = _spans(tok, text, options)
+    spans = _spans(tok, text, options, offsets)
     out: list[Chunk] = []
     pos = 0
     while pos < len(text) and (limit is None or len(out) < limit):
@@ -117,8 +134,9 @@ class _Spans(NamedTuple):
     ordered: list[int]
 
 
-def _spans(tok: Any, text: str, options: dict[str, Any]) -> _Spans:
-    offsets = _encode(tok, text, options).offsets
+def _spans(tok: Any, text: str, options: dict[str, Any], offsets: _Offsets | None = None) -> _Spans:
+    if offsets is None:
+        offsets = _encode(tok, text, options).offsets
     starts = [s for s, _ in offsets]
     return _Spans(starts, [e for _, e in offsets], sorted(starts))
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -15,7 +15,7 @@ from tokenizers_core.fingerprints import PROBES
 from ..deps import StateDep
 from ..display import special_choice, special_param
 from ..errors import BAD_INPUT, bad_input
-from ..render import render, url_with
+from ..render import is_fragment_request, render, url_with
 from ..services.corpora import put_text
 from ..services.tokenizers import (
     REGEX,
@@ -27,8 +27,10 @@ from ..services.tokenizers import (
 from ..services.visualiser import (
     DEFAULT_TEXT,
     DEFER_CHARS,
+    copied,
     default_tokenizer,
     special_labels,
+    token_facts,
     visualise,
     window_choices,
 )
@@ -160,6 +162,77 @@ def visualiser_tokens(
     return _page(request, state, form.text, form.tokenizer, form.pattern, options, block="details")
 
 
+@router.post(
+    "/visualiser/pipeline",
+    response_class=HTMLResponse,
+    summary="The visualiser's pipeline panel",
+    description="The pipeline's steps for the text (normalise, pre-tokenise, model, "
+    "post-process), from the same form body as POST /: the panel loads them when it is "
+    "opened, so a keystroke's answer encodes the text without tracing it. A plain POST (no "
+    "JavaScript) gets the whole page with them.",
+)
+def visualiser_pipeline(
+    request: Request,
+    state: StateDep,
+    form: Annotated[VisualiserForm, Form()],
+) -> HTMLResponse:
+    options = form.options()
+    return _page(request, state, form.text, form.tokenizer, form.pattern, options, block="pipeline")
+
+
+@router.post(
+    "/visualiser/token",
+    response_class=HTMLResponse,
+    summary="What the visualiser's popover says about one chip",
+    description="The facts of the chip at index `i` (its raw spelling, id, offsets, bytes, "
+    "where its word was built, its vocabulary entry), from the same form body as POST / "
+    "with `i` and, optionally, the chip's `id` (a 422 if the text has changed since).",
+)
+def visualiser_token(
+    request: Request,
+    state: StateDep,
+    form: Annotated[VisualiserForm, Form()],
+    i: Annotated[int, Form(ge=0)],
+    chip_id: Annotated[int | None, Form(alias="id")] = None,
+) -> HTMLResponse:
+    options = form.options()
+    name = pretrained.canonical_name(form.tokenizer or default_tokenizer())
+    text = form.text[: state.settings.max_text_chars]
+    ctx: dict[str, Any] = {"error": None}
+    status = 200
+    try:
+        ctx.update(
+            token_facts(
+                state, text, name, form.pattern, i, chip_id, options["special"], options["bos"]
+            )
+        )
+    except BAD_INPUT as exc:
+        ctx["error"], status = bad_input(exc)
+    return render(request, "partials/chip_pop.html", ctx, status_code=status)
+
+
+@router.post(
+    "/visualiser/copy",
+    summary="What the visualiser's copy buttons copy",
+    description="The tokens (`what=tokens`) or the whole encoding with the tokenizer's name "
+    "(`what=json`) of the form's text, as JSON: the buttons fetch them when clicked, so they "
+    "do not ride in every answer.",
+)
+def visualiser_copy(
+    state: StateDep,
+    form: Annotated[VisualiserForm, Form()],
+    what: Literal["tokens", "json"] = "json",
+) -> Any:
+    options = form.options()
+    name = pretrained.canonical_name(form.tokenizer or default_tokenizer())
+    text = form.text[: state.settings.max_text_chars]
+    try:
+        return copied(state, text, name, form.pattern, what, options["special"], options["bos"])
+    except BAD_INPUT as exc:
+        message, status = bad_input(exc)
+        raise HTTPException(status, message) from None
+
+
 @router.get(
     "/fingerprint",
     response_class=HTMLResponse,
@@ -228,6 +301,7 @@ def _page(
                 options["decode"],
                 options["window"],
                 first=block == "result" and len(text) > DEFER_CHARS,
+                pipeline=block == "pipeline" or not is_fragment_request(request),
             ),
         }
         status = 200
@@ -258,7 +332,8 @@ def _page(
         ids_typed=options["decode"],
         window_typed=options["window"],
         window_choices=window_choices(options["window"]),
-        options=tokenizer_options(state, name),
+        # the picker is outside the blocks an htmx request gets: no need to list the store
+        options=[] if is_fragment_request(request) else tokenizer_options(state, name),
         regex_name=REGEX,
         label=tokenizer_label(state, name),
         permalink=permalink,

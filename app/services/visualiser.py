@@ -28,7 +28,7 @@ DEFAULT_TEXT = (
     "👍 all become tokens.\n\tDon't panic!"
 )
 MAX_PANEL_ITEMS = 400
-MAX_COPY_TOKENS = 20_000  # the copy buttons' tokens and JSON ride in the page up to this many
+MAX_COPY_TOKENS = 20_000  # the copy buttons give the tokens and the JSON up to this many
 MAX_CHIPS = 2000  # chips drawn; past that the page would weigh ~0.5 KB a token (80 MB for
 # 100k characters of Japanese): the counts, ids and decode still cover all
 DEFER_CHARS = 20_000  # a longer text's page shows the count, and loads the chips after it
@@ -154,20 +154,26 @@ def parse_budget(typed: str) -> int | None:
     return int(typed)
 
 
-def budget_panel(tok, text: str, typed: str, special: bool | None) -> dict[str, Any] | None:
+def budget_panel(
+    tok, text: str, typed: str, special: bool | None, enc=None
+) -> dict[str, Any] | None:
     """The token budget panel: the text cut where its first N tokens end, and the text in
     chunks of at most N tokens (the first MAX_BUDGET_CHUNKS of them); `error` instead for a
-    bad budget or a single character that takes more than N tokens. None without a budget."""
+    bad budget or a single character that takes more than N tokens. None without a budget.
+    `enc`: the page's own encoding of `text`, read instead of encoding the text again (the
+    pieces on either side of a cut are still encoded on their own: that is the point)."""
     try:
         n = parse_budget(typed)
         if n is None:
             return None
         options = display.special_options(tok, special, text)
-        split = split_at_tokens(tok, text, n, **options)
+        offsets = text_offsets(tok, enc)
+        split = split_at_tokens(tok, text, n, offsets=offsets, **options)
     except ValueError as exc:
         return {"error": str(exc)}
     try:
-        parts, chunks_error = chunks(tok, text, n, limit=MAX_BUDGET_CHUNKS, **options), None
+        parts = chunks(tok, text, n, limit=MAX_BUDGET_CHUNKS, offsets=offsets, **options)
+        chunks_error = None
     except ValueError as exc:  # a later character alone takes more than n tokens
         parts, chunks_error = [], str(exc)
     return {
@@ -180,6 +186,20 @@ def budget_panel(tok, text: str, typed: str, special: bool | None) -> dict[str, 
         "rows": [(c, text[c.start : c.end]) for c in parts],
         "chunks_error": chunks_error,
     }
+
+
+def text_offsets(tok, enc) -> list[tuple[int, int]] | None:
+    """The offsets of the text's own tokens in `enc` (the post-processor's left out: a special
+    token with no characters), as `encode(text, add_special_tokens=False)` gives them; None
+    without an encoding, or for a tokenizer that truncates or pads (its encoding is not the
+    text's tokens alone)."""
+    if enc is None or getattr(tok, "truncation", None) or getattr(tok, "padding", None):
+        return None
+    return [
+        (s, e)
+        for (s, e), special in zip(enc.offsets, enc.special_tokens_mask)
+        if not (special and s == e)
+    ]
 
 
 def ids_panel(tok, typed: str) -> dict[str, Any] | None:
@@ -301,20 +321,23 @@ def visualise(
     typed_ids: str = "",
     window: str = "",
     first: bool = False,
+    pipeline: bool = True,
 ) -> dict[str, Any]:
-    """Everything the result block shows (the caller has checked the text's length); `first`:
-    only what the count block shows (one encode: no trace, no chips), the rest left to
-    `details` (the page asks for it in a second request)."""
+    """Everything the result block shows (the caller has checked the text's length), from one
+    encode of the text: the counts, the chips, the round trip and the budget all read it.
+    `first`: only what the count block shows (no chips), the rest left to `details` (the page
+    asks for it in a second request). `pipeline`: trace the text (one pass that gives the
+    encoding and the pipeline's steps); else encode it, and the pipeline panel loads its
+    steps when opened (POST /visualiser/pipeline): tracing costs up to 50 times an encode."""
     tok = resolve_tokenizer(state, name, pattern)
-    if first:
-        enc = tok.encode(
-            text, add_special_tokens=bos, **display.special_options(tok, special, text)
-        )
-        rest: dict[str, Any] = {}
+    options = display.special_options(tok, special, text)
+    steps = None
+    if pipeline and not first:
+        enc, steps = tok.trace(text, add_special_tokens=bos, **options)
     else:
-        enc, steps = tok.trace(
-            text, add_special_tokens=bos, **display.special_options(tok, special, text)
-        )
+        enc = tok.encode(text, add_special_tokens=bos, **options)
+    rest: dict[str, Any] = {}
+    if not first:
         rest = details(state, tok, enc, steps, text, name, pattern, special, budget)
     n_tokens = len(enc)
     return dict(
@@ -349,7 +372,8 @@ def details(
     budget: str,
 ) -> dict[str, Any]:
     """What the page shows under the count: chips, the input cut at token boundaries, the ids
-    and their decode, the pipeline's stages, the budget panel and the downloads."""
+    and their decode, the pipeline's stages (None: `steps` is None, the panel loads them on
+    demand), the budget panel and the downloads."""
     chips = display.chips(tok, text, enc, limit=MAX_CHIPS)
     shown_upto = max((c.end for c in chips), default=0) if len(chips) < len(enc) else None
     try:
@@ -357,17 +381,56 @@ def details(
     except ValueError:  # the word and sentence tokenisers number tokens per input: no decode
         decoded = None
     return dict(
-        copy={"tokenizer": name, **enc.to_dict()} if len(enc) <= MAX_COPY_TOKENS else None,
+        copy=len(enc) <= MAX_COPY_TOKENS,  # the buttons fetch them (POST /visualiser/copy)
         enc=enc,
         chips=chips,
         decoded=decoded,
         round_trip=round_trip_notes(tok, text, enc, decoded) if decoded is not None else [],
         segments=display.segments(text, enc, upto=shown_upto),
-        stages=stage_members(list(steps)),
+        stages=None if steps is None else stage_members(list(steps)),
         step_link=step_link(state, tok),
         max_items=MAX_PANEL_ITEMS,
-        budget=budget_panel(tok, text, budget, special),
+        budget=budget_panel(tok, text, budget, special, enc),
         downloads=export.tokenizer_downloads(
             name, export.formats_of(tok), pattern, lossy=export.lossy_formats_of(tok)
         ),
     )
+
+
+def token_facts(
+    state: AppState,
+    text: str,
+    name: str,
+    pattern: str,
+    index: int,
+    expected_id: int | None = None,
+    special: bool | None = None,
+    bos: bool = True,
+) -> dict[str, Any]:
+    """What the popover says about the chip at `index` (POST /visualiser/token): that chip, as
+    the page drew it (`display.chips`), with where its word was built and its vocabulary
+    entry. `expected_id`: the id the chip carries; a text that has changed since it was drawn
+    gives another id there, and InvalidInput says so."""
+    tok = resolve_tokenizer(state, name, pattern)
+    enc = tok.encode(text, add_special_tokens=bos, **display.special_options(tok, special, text))
+    if not 0 <= index < min(len(enc), MAX_CHIPS):
+        raise InvalidInput(f"no chip {index}: the text has {len(enc):,} tokens")
+    if expected_id is not None and enc.ids[index] != expected_id:
+        raise InvalidInput("the text has changed since this chip was drawn")
+    chip = display.chips(tok, text, enc, limit=index + 1)[index]
+    return {
+        "chip": chip,
+        "step_link": step_link(state, tok),
+        "name": tok.name,
+        "vocab_name": name if tok.vocab_size else None,
+    }
+
+
+def copied(state: AppState, text: str, name: str, pattern: str, what: str, special, bos) -> Any:
+    """What a copy button copies (POST /visualiser/copy): the tokens ("tokens") or the whole
+    encoding with the tokenizer's name ("json"), as the page's encode gives them."""
+    tok = resolve_tokenizer(state, name, pattern)
+    enc = tok.encode(text, add_special_tokens=bos, **display.special_options(tok, special, text))
+    if len(enc) > MAX_COPY_TOKENS:
+        raise InvalidInput(f"over {MAX_COPY_TOKENS:,} tokens: use POST /api/encode")
+    return enc.tokens if what == "tokens" else {"tokenizer": name, **enc.to_dict()}

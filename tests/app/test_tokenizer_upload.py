@@ -455,7 +455,8 @@ def test_every_view_takes_the_handle_and_every_picker_lists_it(client):
     assert page.status_code == 200 and 'label="Your tokenizers"' in page.text
     assert f'value="{uni}" selected' in page.text and "My unigram" in page.text
     assert 'data-testid="tokenizer-upload"' in page.text
-    assert f"/unigram/lattice?model={uni}" in page.text  # chips link to the lattice
+    facts = client.post("/visualiser/token", data={"tokenizer": uni, "text": "Hello world", "i": 0})
+    assert f"/unigram/lattice?model={uni}" in facts.text  # a chip's popover links to the lattice
     page = client.get(
         "/compare", params=[("text", "Hello world"), ("col", "word"), ("col", uni), ("col", bpe)]
     )

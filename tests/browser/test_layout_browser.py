@@ -104,8 +104,10 @@ def test_unknown_tokens_are_marked_on_their_chips(sized, server_url, screenshot_
     unk = pg.locator("#result .chip.mark-unk")
     assert unk.count() == 2
     assert unk.first.locator(".mark").inner_text() == "UNK"
-    unk.first.hover()
-    assert "no piece for" in unk.first.locator(".tip").inner_text()
+    unk.first.hover()  # the popover fills with the chip's facts
+    pop = pg.locator('[data-testid="chip-pop"] [data-testid="chip-facts"]')
+    pop.wait_for()
+    assert "no piece for" in pop.inner_text()
     pg.screenshot(path=str(screenshot_dir / f"visualiser_unk_{pg.size_name}.png"))
 
 
@@ -292,8 +294,8 @@ def test_vocabulary_browser_from_a_chip(sized, server_url, screenshot_dir):
     pg = sized
     pg.goto(server_url + "/?tokenizer=cl100k_base&text=Hello+world")
     chip = pg.locator("#result .chip").nth(1)
-    chip.focus()
-    chip.locator('[data-testid="vocab-link"]').click()
+    chip.focus()  # the popover opens; its link is a click (or Enter on the chip) away
+    pg.locator('[data-testid="chip-pop"] [data-testid="vocab-link"]').click()
     pg.wait_for_selector('[data-testid="vocab-detail"]')
     assert "1917" in pg.locator('[data-testid="vocab-detail"] h2').inner_text()
     assert pg.locator('[data-testid="vocab-tree"] li').count() >= 3

@@ -30,23 +30,66 @@ def test_switching_tokeniser_moves_boundaries(page, server_url):
     assert n_words > 2
 
 
-def test_hovering_a_chip_highlights_its_span(page, server_url, screenshot_dir):
+POP = '[data-testid="chip-pop"]'
+
+
+def popover_text(page) -> str:
+    """The popover's facts, once they have come (a small POST per chip)."""
+    facts = page.locator(f'{POP} [data-testid="chip-facts"]')
+    facts.wait_for()
+    return facts.inner_text()
+
+
+def test_hovering_a_chip_highlights_its_span_and_opens_its_popover(
+    page, server_url, screenshot_dir
+):
     page.goto(f"{server_url}/?tokenizer=word&text={quote('naïve café')}")
     chip = page.locator("#result .chip").nth(1)
     chip.hover()
-    tip = chip.locator(".tip")
-    assert tip.is_visible()
-    assert "offsets 6–10" in tip.inner_text()
-    assert "bytes 63 61 66 C3 A9" in tip.inner_text()
+    said = popover_text(page)
+    assert "offsets 6–10" in said and "bytes 63 61 66 C3 A9" in said
+    assert chip.get_attribute("aria-describedby") == "chip-pop"
     highlighted = page.locator(".seg.hl").all_inner_texts()
     assert highlighted == ["café"]
     page.screenshot(path=str(screenshot_dir / "visualiser-hover.png"), full_page=True)
+    page.mouse.move(5, 5)  # away: the popover closes
+    page.wait_for_selector(POP, state="hidden")
 
 
-def test_keyboard_focus_shows_the_tooltip(page, server_url):
-    page.goto(f"{server_url}/?tokenizer=char&text=ab")
-    page.locator("#result .chip").first.focus()
-    assert page.locator("#result .chip").first.locator(".tip").is_visible()
+def test_keyboard_focus_opens_the_popover_and_enter_reaches_its_links(page, server_url):
+    page.goto(f"{server_url}/?tokenizer=cl100k_base&text=ab+cd")
+    chip = page.locator("#result .chip").first
+    chip.focus()
+    assert "id " in popover_text(page)
+    page.keyboard.press("Enter")  # into the popover's first link
+    page.wait_for_function("() => document.activeElement.closest('#chip-pop') !== null")
+    assert "how was it built?" in page.evaluate("() => document.activeElement.textContent")
+    page.keyboard.press("Escape")  # closed, and back on the chip
+    page.wait_for_selector(POP, state="hidden")
+    assert page.evaluate("() => document.activeElement.dataset.i") == "0"
+    page.locator("#result .chip").nth(1).focus()  # the next chip's facts replace them
+    page.wait_for_function(
+        "() => document.querySelector('#chip-pop [data-testid=chip-facts]')?.dataset.i === '1'"
+    )
+
+
+def test_the_popover_at_desktop_and_phone_widths(browser, server_url, screenshot_dir):
+    """The popover stays on the screen at both widths (a tap opens it on a phone)."""
+    text = "The tokenization handles naïve cafés, 東京 and 👍 too."
+    for width, height in ((1400, 900), (390, 844)):
+        context = browser.new_context(
+            viewport={"width": width, "height": height}, has_touch=width < 500
+        )
+        page = context.new_page()
+        page.goto(f"{server_url}/?tokenizer=cl100k_base&text={quote(text)}")
+        chip = page.locator("#result .chip").nth(6)
+        chip.tap() if width < 500 else chip.hover()
+        assert "bytes" in popover_text(page)
+        box = page.locator(POP).bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+        page.screenshot(path=str(screenshot_dir / f"visualiser_popover_{width}.png"))
+        context.close()
 
 
 def test_xss_payloads_render_as_text(page, server_url, screenshot_dir):

@@ -223,7 +223,10 @@ def test_chips_show_the_tokens_a_normaliser_made_with_the_text_on_hover(client):
     assert labels == ["[CLS]", "cafe", "ll", "ama", "[SEP]"]
     assert "from the text Café" in page and "from the text Ll" in page
     visualiser = client.get("/", params={"text": "Café", "tokenizer": "bert-base-uncased"}).text
-    assert '<span class="tok">cafe</span>' in visualiser and "from the text “Café”" in visualiser
+    assert '<span class="tok">cafe</span>' in visualiser
+    form = {"text": "Café", "tokenizer": "bert-base-uncased", "i": 1}  # 0 is [CLS]
+    facts = client.post("/visualiser/token", data=form).text  # the chip's popover
+    assert "from the text “Café”" in facts
 
 
 def test_a_compare_column_fetched_alone_follows_the_box(client):

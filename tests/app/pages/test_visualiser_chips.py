@@ -1,5 +1,6 @@
-"""/, the visualiser's chips: whitespace made visible, each chip's offsets and bytes on hover, a
-BPE chip linked to its merge tree; a character cut across tokens drawn once, on the token that
+"""/, the visualiser's chips: whitespace made visible, each chip's offsets and id in the page and
+its facts (bytes, raw spelling, links) in the popover the same as the inline tooltip said, a BPE
+chip's popover linked to its merge tree; a character cut across tokens drawn once, on the token that
 completes it; unknown and byte-fallback tokens marked; a long text's first chips the same as the
 whole text's; one long word one piece, and the page's work growing in proportion to its length."""
 
@@ -18,6 +19,8 @@ from app.routers import visualiser as visualiser_router
 from app.services.visualiser import MAX_CHIPS
 from tests.app.pages.markup import chips_of
 
+HTMX = {"HX-Request": "true"}
+
 
 # ---- how a chip is drawn -------------------------------------------------------------------------
 def test_whitespace_is_visible_and_ids_optional(client):
@@ -26,15 +29,93 @@ def test_whitespace_is_visible_and_ids_optional(client):
     assert '<span class="id">97</span>' in r.text  # the char tokeniser's id is the code point
 
 
-def test_chip_hover_data_offsets_and_bytes(client):
+def facts_of(client, text: str, tokenizer: str, i: int, **form) -> str:
+    """What the popover says about chip `i` (POST /visualiser/token), as text."""
+    r = client.post(
+        "/visualiser/token", data={"text": text, "tokenizer": tokenizer, "i": i, **form}
+    )
+    assert r.status_code == 200, r.text
+    assert 'data-testid="chip-facts"' in r.text
+    return r.text
+
+
+def test_a_chip_holds_its_offsets_and_id_and_its_popover_the_bytes(client):
     r = client.get("/", params={"text": "né", "tokenizer": "char"})
-    assert 'data-s="1" data-e="2"' in r.text
-    assert "bytes C3 A9" in r.text
+    assert 'data-s="1" data-e="2" data-id="233"' in r.text
+    assert "bytes C3 A9" not in r.text  # on demand: the popover says it
+    assert "bytes C3 A9" in facts_of(client, "né", "char", 1)
 
 
 def test_bpe_chips_link_to_their_merge_tree(client):
-    r = client.get("/", params={"text": "lowest", "tokenizer": "cl100k_base"})
-    assert "/bpe/encode?tokenizer=cl100k_base&amp;text=lowest&amp;token=lowest" in r.text
+    """The popover's "how was it built?" link steps through the chip's word."""
+    link = "/bpe/encode?tokenizer=cl100k_base&amp;text=lowest&amp;token=lowest"
+    assert link in facts_of(client, "lowest", "cl100k_base", 0)
+
+
+def tip_facts(body: str) -> list[str]:
+    """The facts inside each inline tooltip of a page drawn with full chips."""
+    return re.findall(r'<span class="tip" role="tooltip">(.*?)</span></li>', body, re.S)
+
+
+def popover_facts(body: str) -> str:
+    return re.search(r'data-testid="chip-facts" data-i="\d+">(.*?)</div>', body, re.S).group(1)
+
+
+@pytest.mark.parametrize(
+    "tokenizer, text",
+    [
+        ("cl100k_base", "The naïve café, 東京 👍 lowest!"),
+        ("bert-base-uncased", "Hello ☃ Café playing"),
+        ("botchan_en_unigram_1000", "hello ☃ world"),
+    ],
+)
+def test_the_popover_says_what_the_chip_s_tooltip_said(client, tokenizer, text):
+    """For every token, the popover's facts are the inline tooltip's (the chips macro without
+    `slim`, as the other pages draw it), and its id and offsets are /api/encode's."""
+    from app.render import env
+    from app.services.visualiser import step_link
+
+    tok = tc.load(tokenizer)
+    enc = tok.encode(text)
+    chips = display.chips(tok, text, enc)
+    state = client.app.state.app_state
+    macro = env.get_template("partials/chips.html").module.chips
+    old = tip_facts(
+        str(macro(chips, link=step_link(state, tok), name=tok.name, vocab_name=tokenizer))
+    )
+    api = client.post("/api/encode", json={"text": text, "tokenizer": tokenizer}).json()
+    assert len(old) == len(chips) == len(api["ids"])
+    for i, c in enumerate(chips):
+        body = facts_of(client, text, tokenizer, i)
+        assert popover_facts(body) == old[i]
+        assert f"id {api['ids'][i]}<br>" in body
+        s, e = api["offsets"][i]
+        assert f"offsets {s}–{e}<br>" in body and (c.start, c.end) == (s, e)
+
+
+def test_a_popover_for_a_chip_that_is_gone_is_a_422(client):
+    form = {"text": "ab", "tokenizer": "char"}
+    r = client.post("/visualiser/token", data={**form, "i": 5})
+    assert r.status_code == 422 and "no chip 5" in r.text
+    r = client.post("/visualiser/token", data={**form, "i": 0, "id": 98})  # "b" is 98, "a" 97
+    assert r.status_code == 422 and "the text has changed" in r.text
+    r = client.post("/visualiser/token", data={**form, "i": "x"})
+    assert r.status_code == 422  # the app's error page, not a 500
+
+
+def test_a_slim_chip_is_at_most_150_bytes_of_html_for_plain_text(client):
+    """A chip holds its text, id and offsets (no tooltip, no title, no links): 2 KB of English
+    in cl100k_base."""
+    from tokenizers_core.corpora import load_corpus
+
+    corpus = load_corpus("botchan")
+    text = corpus[corpus.index("CHAPTER I") :][:2048]
+    r = client.post("/", data={"text": text, "tokenizer": "cl100k_base"}, headers=HTMX)
+    chips = re.search(r'<ol class="chips" aria-label="tokens".*?</ol>', r.text, re.S).group(0)
+    n = chips.count("<li ")
+    assert n == len(tc.load("cl100k_base").encode(text))
+    assert len(chips.encode()) / n <= 150, len(chips.encode()) / n
+    assert 'class="tip"' not in chips and "title=" not in chips
 
 
 # ---- a character cut across tokens ---------------------------------------------------------------
@@ -125,7 +206,6 @@ def test_chip_labels_of_the_first_tokens_match_the_full_labels():
 
 
 # ---- one long word -------------------------------------------------------------------------------
-HTMX = {"HX-Request": "true"}
 
 
 TOKENIZER = "o200k_base"  # one token per 東, so every chip of a short run is drawn

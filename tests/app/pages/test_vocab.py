@@ -81,9 +81,14 @@ def test_bad_input_is_a_message(client, params, status, words):
 
 
 def test_every_visualiser_chip_links_to_its_entry(client):
-    html = client.get("/", params={"text": "Hello world", "tokenizer": "cl100k_base"}).text
-    assert html.count('data-testid="vocab-link"') == 2
-    assert "/vocab?tokenizer=cl100k_base&amp;id=1917" in html
+    """Each chip's popover (POST /visualiser/token) links to its vocabulary entry."""
+    form = {"text": "Hello world", "tokenizer": "cl100k_base"}
+    html = client.get("/", params=form).text
+    assert html.count('data-id="') == 2 and 'data-id="1917"' in html
+    for i, id_ in enumerate([9906, 1917]):
+        facts = client.post("/visualiser/token", data={**form, "i": i}).text
+        assert facts.count('data-testid="vocab-link"') == 1
+        assert f"/vocab?tokenizer=cl100k_base&amp;id={id_}" in facts
 
 
 def test_compare_columns_name_their_vocabulary(store_client):

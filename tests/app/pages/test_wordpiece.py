@@ -212,7 +212,9 @@ def test_train_non_number_is_4xx(client):
 
 
 def test_visualiser_chips_link_here(client):
-    r = client.get("/?tokenizer=bert-base-uncased&text=Tokenization+rocks")
+    """A chip's popover on the visualiser links to this page (chip 1: [CLS] is chip 0)."""
+    form = {"tokenizer": "bert-base-uncased", "text": "Tokenization rocks", "i": 1}
+    r = client.post("/visualiser/token", data=form)
     assert r.status_code == 200
     assert (
         "/wordpiece/encode?vocab=bert-base-uncased&amp;text=Tokenization" in r.text
