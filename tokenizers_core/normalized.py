@@ -62,6 +62,22 @@ class NormalizedString:
         """True when each character is the original character at the same (shifted) place."""
         return self._align is None
 
+    def plain_shift(self) -> int | None:
+        """Where the text starts in the original when each character came from the one
+        original character at the same shifted place (it may have changed: lowercasing keeps
+        this), so `span(a, b)` is `(shift + a, shift + b)`; None when characters moved.
+
+        >>> NormalizedString("Ab").transform([(0, 1, "a"), (1, 2, "b")]).plain_shift()
+        0
+        >>> NormalizedString("ﬁ").transform([(0, 1, "fi")]).plain_shift() is None
+        True
+        """
+        if self._align is None:
+            return self._shift
+        n = len(self._align)
+        s = self._align[0][0] if n else self._shift
+        return s if self._align == list(zip(range(s, s + n), range(s + 1, s + n + 1))) else None
+
     @property
     def alignments(self) -> list[tuple[int, int]]:
         """For each normalised character, its span in the original text."""
