@@ -17,6 +17,7 @@ The identity case (nothing changed the text, the common fast path) stores no per
 
 from __future__ import annotations
 
+import operator
 from typing import Callable, Iterable
 
 
@@ -116,6 +117,28 @@ class NormalizedString:
         # Characters map monotonically, but several output characters can share one source span
         # (NFD of "é"), so take the extremes of both ends.
         return (min(first[0], last[0]), max(first[1], last[1]))
+
+    def spans(self, ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """`span(start, end)` of each non-empty range, in one pass (a piece's tokens).
+
+        >>> NormalizedString("ﬁne").transform([(0, 1, "fi"), (1, 3, "ne")]).spans([(0, 1), (1, 3)])
+        [(0, 1), (0, 2)]
+        """
+        if self._align is None:
+            shift = self._shift
+            return [(shift + start, shift + end) for start, end in ranges]
+        if not ranges:
+            return []
+        starts, ends = zip(*ranges) if ranges else ((), ())
+        if not (all(map(operator.lt, starts, ends)) and min(starts) >= 0) or max(ends) > len(self):
+            return [self.span(start, end) for start, end in ranges]  # (empty, or out of range)
+        align = self._align
+        # Offsets in the original text: the extremes of the range's first and last characters
+        # (several characters may share a source span, as `span` says).
+        return [
+            (min(align[start][0], align[end - 1][0]), max(align[start][1], align[end - 1][1]))
+            for start, end in ranges
+        ]
 
     # ---- building new strings -----------------------------------------------------------
     def slice(self, start: int, end: int) -> "NormalizedString":

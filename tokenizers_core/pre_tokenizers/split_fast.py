@@ -64,7 +64,10 @@ def encoding_of(
             word += 1
             continue
         text = seg.normalized
-        place = _placer(seg)
+        # Offsets in the original text: a shift while `seg` is aligned character to character
+        # with it, else through its alignment.
+        span = None if seg.is_identity else seg.span
+        shift = seg.span(0, 0)[0]
         for start, end in spans(text):
             piece = text[start:end]
             hit = seen.get(piece)
@@ -76,12 +79,16 @@ def encoding_of(
             if len(w_ids) == 1:  # most words: one token
                 ids.append(w_ids[0])
                 values.append(w_values[0])
-                offsets.append(place(start, end))
+                offsets.append((shift + start, shift + end) if span is None else span(start, end))
                 word_ids.append(word)
             else:
                 ids.extend(w_ids)
                 values.extend(w_values)
-                offsets.extend([place(start + a, start + b) for a, b in w_offsets])
+                if span is None:
+                    at = shift + start
+                    offsets.extend([(at + a, at + b) for a, b in w_offsets])
+                else:
+                    offsets.extend([span(start + a, start + b) for a, b in w_offsets])
                 word_ids.extend([word] * len(w_ids))
             word += 1
     if None in ids:  # rule tokenisers: ids by first appearance, per encode
@@ -108,12 +115,3 @@ def tokens_of(model: Any, word: str) -> Word:
         tuple(v for v, _i, _s, _e in found),
         tuple((s, e) for _v, _i, s, e in found),
     )
-
-
-def _placer(seg: NormalizedString) -> Callable[[int, int], tuple[int, int]]:
-    """`seg.span` for the non-empty ranges tokens cover: a plain shift when each character of
-    `seg` came from one original character at the same place (`plain_shift`)."""
-    shift = seg.plain_shift()
-    if shift is None:
-        return seg.span
-    return lambda a, b: (shift + a, shift + b)
