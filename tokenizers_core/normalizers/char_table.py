@@ -15,7 +15,7 @@ normaliser itself, one character at a time) and applies it to a whole text at on
 from __future__ import annotations
 
 import unicodedata
-from itertools import repeat
+from itertools import chain, repeat
 from typing import Callable
 
 from ..normalized import NormalizedString
@@ -58,9 +58,11 @@ class CharTable:
         if len(out) == len(text) and all(len(self._out[ord(c)]) == 1 for c in chars):
             # one for one: still aligned character to character
             return NormalizedString(ns.original, _normalized=out, _shift=shift)
-        out_len = [len(self._out[ord(c)]) for c in text]
-        # Offsets in the original text: each output character keeps its source character's span.
-        align = [span for i, k in enumerate(out_len, shift) if k for span in repeat((i, i + 1), k)]
+        out_len = map(len, map(self._out.__getitem__, map(ord, text)))
+        # Offsets in the original text: each output character keeps its source character's span
+        # (each span repeated as many times as its character's output is long, at C speed).
+        spans = zip(range(shift, shift + len(text)), range(shift + 1, shift + len(text) + 1))
+        align = list(chain.from_iterable(map(repeat, spans, out_len)))
         return NormalizedString(ns.original, _normalized=out, _align=align, _shift=shift)
 
     def _learn(self, chars: set[str]) -> bool:
