@@ -20,7 +20,7 @@ from typing import Callable
 
 from ..normalized import NormalizedString
 
-MAX_CHARS = 50_000  # characters a table remembers (then it starts again)
+MAX_CHARS = 50_000  # characters a table learns (texts with others go the general way)
 
 
 class CharTable:
@@ -67,14 +67,12 @@ class CharTable:
 
     def _learn(self, chars: set[str]) -> bool:
         """Add `chars` to the table; False if one of them is not local."""
-        if chars & self._other:
-            return False
-        if len(self._local) > MAX_CHARS:
-            self._local.clear()
-            self._out.clear()
+        if chars & self._other or len(self._local) > MAX_CHARS:
+            return False  # (a full table only grows no more: threads may be reading it)
         for c in chars:
             if not self._is_local(c):
-                self._other.add(c)
+                if len(self._other) < MAX_CHARS:
+                    self._other.add(c)
                 return False
             self._out[ord(c)] = self._normalize_char(c)
             self._local.add(c)
