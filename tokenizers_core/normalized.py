@@ -17,6 +17,7 @@ The identity case (nothing changed the text, the common fast path) stores no per
 
 from __future__ import annotations
 
+import operator
 from typing import Callable, Iterable
 
 
@@ -62,6 +63,22 @@ class NormalizedString:
         """True when each character is the original character at the same (shifted) place."""
         return self._align is None
 
+    def plain_shift(self) -> int | None:
+        """Where the text starts in the original when each character came from the one
+        original character at the same shifted place (it may have changed: lowercasing keeps
+        this), so `span(a, b)` is `(shift + a, shift + b)`; None when characters moved.
+
+        >>> NormalizedString("Ab").transform([(0, 1, "a"), (1, 2, "b")]).plain_shift()
+        0
+        >>> NormalizedString("ﬁ").transform([(0, 1, "fi")]).plain_shift() is None
+        True
+        """
+        if self._align is None:
+            return self._shift
+        n = len(self._align)
+        s = self._align[0][0] if n else self._shift
+        return s if self._align == list(zip(range(s, s + n), range(s + 1, s + n + 1))) else None
+
     @property
     def alignments(self) -> list[tuple[int, int]]:
         """For each normalised character, its span in the original text."""
@@ -100,6 +117,28 @@ class NormalizedString:
         # Characters map monotonically, but several output characters can share one source span
         # (NFD of "é"), so take the extremes of both ends.
         return (min(first[0], last[0]), max(first[1], last[1]))
+
+    def spans(self, ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """`span(start, end)` of each non-empty range, in one pass (a piece's tokens).
+
+        >>> NormalizedString("ﬁne").transform([(0, 1, "fi"), (1, 3, "ne")]).spans([(0, 1), (1, 3)])
+        [(0, 1), (0, 2)]
+        """
+        if self._align is None:
+            shift = self._shift
+            return [(shift + start, shift + end) for start, end in ranges]
+        if not ranges:
+            return []
+        starts, ends = zip(*ranges) if ranges else ((), ())
+        if not (all(map(operator.lt, starts, ends)) and min(starts) >= 0) or max(ends) > len(self):
+            return [self.span(start, end) for start, end in ranges]  # (empty, or out of range)
+        align = self._align
+        # Offsets in the original text: the extremes of the range's first and last characters
+        # (several characters may share a source span, as `span` says).
+        return [
+            (min(align[start][0], align[end - 1][0]), max(align[start][1], align[end - 1][1]))
+            for start, end in ranges
+        ]
 
     # ---- building new strings -----------------------------------------------------------
     def slice(self, start: int, end: int) -> "NormalizedString":

@@ -55,7 +55,7 @@ from .pipeline_steps import (
     TruncateStep,
     normalize_step,
 )
-from .pre_tokenizers import byte_level_fast
+from .pre_tokenizers import byte_level_fast, split_fast
 from .pre_tokenizers.stage import Added, into_encoding, members, split_pieces, unzip
 from .processors.stage import check_room, post_process_stage
 from .processors.truncation import PaddingParams, TruncationParams, pad
@@ -382,7 +382,6 @@ class Tokenizer:
         array: a text of 1 MB makes a quarter of a million tokens)."""
         if (
             trace is None
-            and self.normalizer is None
             and self.pre_tokenizer is not None
             and getattr(self.model, "deterministic", True)
         ):
@@ -391,6 +390,13 @@ class Tokenizer:
                 fast = self._plain_byte_level_encoding(text, type_id, split)
                 if fast is not None:
                     return fast
+            cut = split_fast.spans_of(self.pre_tokenizer)
+            if cut is not None:  # BERT's and the other pre-tokenizers that only cut
+                segments, added = self._segments(text, None)
+                seen = self._words_seen()
+                return split_fast.encoding_of(
+                    self.model, segments, added, cut, seen, type_id, local_ids
+                )
         pieces, added = self._pre_tokenized(text, trace)
         return into_encoding(self.model, pieces, added, type_id, local_ids, trace)
 
@@ -404,13 +410,21 @@ class Tokenizer:
             )
         return known[1]
 
+    def _words_seen(self) -> dict[str, split_fast.Word]:
+        """Each word's tokens for `split_fast`, kept for the current model only."""
+        known = self.__dict__.get("_words_seen_of")
+        if known is None or known[0] is not self.model:
+            known = self.__dict__["_words_seen_of"] = (self.model, {})
+        return known[1]
+
     def _plain_byte_level_encoding(
         self, text: str, type_id: int, split: byte_level_fast.Splitter
     ) -> Encoding | None:
         """`_encoding` for the plain byte-level pipelines (`byte_level_fast.encoding_of`),
-        untraced; None when a segment is not a plain stretch of the text."""
+        untraced; None when a segment is not a plain stretch of the text (a normaliser, such as
+        Qwen's NFC, that changed it: the text is then normalised once more by the general path)."""
         vocabulary = self.added_vocabulary
-        if vocabulary.has_normalized:
+        if vocabulary.has_normalized or self.normalizer is not None:
             segments, added = self._segments(text, None)
         else:  # no normaliser, no normalised added token: the first pass is all
             segments, added = unzip(vocabulary.split_original(NormalizedString(text)))

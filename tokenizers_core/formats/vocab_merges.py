@@ -26,6 +26,8 @@ import io
 import json
 import os
 import zipfile
+from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 from ..errors import InvalidInput
@@ -49,7 +51,7 @@ def parse_vocab(data: bytes) -> dict[str, int]:
         raise InvalidInput(f"vocab.json is not a JSON object of token -> id: {exc}") from None
     if not isinstance(vocab, dict) or not vocab:
         raise InvalidInput("vocab.json must be a non-empty JSON object of token -> id")
-    if not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in vocab.values()):
+    if set(map(type, vocab.values())) != {int} or min(vocab.values()) < 0:  # (C speed)
         raise InvalidInput("vocab.json: every id must be a whole number of 0 or more")
     if len(set(vocab.values())) != len(vocab):
         raise InvalidInput("vocab.json: two tokens share an id")
@@ -68,6 +70,17 @@ def parse_merges(data: bytes) -> list[tuple[str, str]]:
         raise InvalidInput(
             f"merges.txt is not UTF-8 text: {exc.reason} at byte {exc.start}"
         ) from None
+    lines = list(map(str.rstrip, text.split("\n"), repeat("\r")))
+    if lines and lines[0].startswith("#version"):
+        lines[0] = ""
+    pairs = list(map(str.split, filter(None, lines), repeat(" ")))  # (C speed)
+    if set(map(len, pairs)) <= {2} and all(map(all, pairs)):
+        return list(map(tuple, pairs))  # type: ignore[arg-type]
+    return _parse_merges_line_by_line(text)  # (it names the line that is wrong)
+
+
+def _parse_merges_line_by_line(text: str) -> list[tuple[str, str]]:
+    """`parse_merges`, one line at a time: InvalidInput names the first line that is wrong."""
     merges = []
     for number, line in enumerate(text.split("\n"), 1):
         line = line.rstrip("\r")
@@ -129,15 +142,16 @@ def kind_of(vocab: dict[str, int], merges: list[tuple[str, str]]) -> str:
     >>> kind_of({"<unk>": 0, "l": 1, "o</w>": 2}, [("l", "o</w>")])
     'char'
     """
-    made = {left + right for left, right in merges}
-    if END_OF_WORD in vocab and all(
-        token in made for token in vocab if token.endswith(END_OF_WORD) and token != END_OF_WORD
-    ):
-        return "bpe"
-    if 20 * sum(token.endswith(END_OF_WORD) for token in vocab) >= len(vocab):
+    if END_OF_WORD in vocab:
+        made = set(map(str.__add__, map(itemgetter(0), merges), map(itemgetter(1), merges)))
+        if all(
+            token in made for token in vocab if token.endswith(END_OF_WORD) and token != END_OF_WORD
+        ):
+            return "bpe"
+    if 20 * sum(map(str.endswith, vocab, repeat(END_OF_WORD))) >= len(vocab):
         return "char"
     alphabet = set(bytes_to_unicode().values())
-    if all(set(token) <= alphabet for token in vocab):
+    if alphabet.issuperset("".join(vocab)):  # every character of every token
         return "byte_level"
     raise InvalidInput(
         "these files are neither byte-level BPE (GPT-2, RoBERTa: tokens spelled with "
@@ -148,9 +162,12 @@ def kind_of(vocab: dict[str, int], merges: list[tuple[str, str]]) -> str:
 
 def tokenizer_from(vocab: dict[str, int], merges: list[tuple[str, str]], name: str = "") -> Any:
     """The tokeniser for a vocabulary and merge list (the pipeline chosen by `kind_of`)."""
-    missing = [f"{a} {b}" for a, b in merges[:100_000] if a not in vocab or b not in vocab]
-    if missing:
-        raise InvalidInput(f"merges.txt names a symbol vocab.json lacks: {missing[0]!r}")
+    has = vocab.__contains__
+    if not all(map(has, map(itemgetter(0), merges))) or not all(
+        map(has, map(itemgetter(1), merges))
+    ):  # (C speed; the model checks the merged tokens too, once, as it is built)
+        missing = next(f"{a} {b}" for a, b in merges if a not in vocab or b not in vocab)
+        raise InvalidInput(f"merges.txt names a symbol vocab.json lacks: {missing!r}")
     kind = kind_of(vocab, merges)
     if kind == "bpe":
         if UNK not in vocab:
@@ -172,7 +189,7 @@ def _hf_config(kind: str, vocab: dict[str, int], merges: list[tuple[str, str]]) 
         "byte_fallback": False,
         "ignore_merges": False,
         "vocab": vocab,
-        "merges": [list(m) for m in merges],
+        "merges": merges,  # (pairs as they are: the model takes tuples without a copy)
     }
     if kind == "byte_level":
         level = {"add_prefix_space": False, "trim_offsets": True, "use_regex": True}

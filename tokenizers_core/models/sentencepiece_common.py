@@ -368,6 +368,8 @@ def finish_tokens(
 
     Positions are characters of `text`; each byte piece carries the span of its character.
     """
+    if unk_id not in [pid for _s, _e, pid in spans]:  # (the common case: nothing to join)
+        return [(text[s:e], pid, s, e) for s, e, pid in spans]
     out: list[tuple[str, int, int, int]] = []
     prev_unk = False
     for s, e, pid in spans:

@@ -59,6 +59,7 @@ from .aligned import (
     max_length,
     same_length,
 )
+from .char_table import CharTable, nfd_stays_in_place
 from .unicode_forms import Form, form_edits
 
 __all__ = [
@@ -523,6 +524,21 @@ class BertNormalizer(NormalizerBase):
         return f"BertNormalizer({', '.join(steps)})"
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
+        fast = _bert_table(self).normalize(checked_input(ns))
+        if fast is not None:  # every character on its own (`char_table`)
+            check_length(self, ns, len(fast))
+            return fast
+        return self._normalize_each_step(ns)
+
+    def _is_local(self, c: str) -> bool:
+        """Whether `c` normalises the same alone as in any text (`char_table`): not a capital
+        sigma (lowercased by context), and with accents stripped, nothing NFD may reorder."""
+        if self.lowercase and c == "\u03a3":
+            return False
+        return not self.strips_accents or nfd_stays_in_place(c, _is_nonspacing_mark)
+
+    def _normalize_each_step(self, ns: NormalizedString) -> NormalizedString:
+        """The four steps in turn, on the whole text."""
         checked_input(ns)
         given = ns
         if self.clean_text:
@@ -535,6 +551,20 @@ class BertNormalizer(NormalizerBase):
             ns = Lowercase().normalize(ns)
         check_length(self, given, len(ns))
         return ns
+
+
+_BERT_TABLES: dict[BertNormalizer, CharTable] = {}  # one per setting of the four options
+
+
+def _bert_table(normalizer: BertNormalizer) -> CharTable:
+    """The character table of `normalizer`'s settings, made on first use."""
+    table = _BERT_TABLES.get(normalizer)
+    if table is None:
+        table = _BERT_TABLES[normalizer] = CharTable(
+            lambda c: normalizer._normalize_each_step(NormalizedString(c)).normalized,
+            normalizer._is_local,
+        )
+    return table
 
 
 # ---- prepend and sequence ------------------------------------------------------------------

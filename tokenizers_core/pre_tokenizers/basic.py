@@ -150,6 +150,13 @@ _PUNCT_SINCE_UNICODE_8 = (
     "\U00016e97-\U00016e9a\U00016fe2\U0001e5ff\U0001e95e-\U0001e95f"
 )
 _UNICODE_PUNCT_RE = regex.compile(rf"(?V1)[[\p{{P}}--[{_PUNCT_SINCE_UNICODE_8}]]\u166d\U000111c9]")
+_BERT_PUNCT_SET = (
+    rf"[[\p{{P}}--[{_PUNCT_SINCE_UNICODE_8}]]\u166d\U000111c9"
+    + "".join(regex.escape(c) for c in sorted(_ASCII_PUNCT))
+    + "]"
+)
+# BERT's pieces in one pass: a punctuation character alone, or a run of the other non-spaces
+_BERT_PIECE_RE = regex.compile(rf"(?V1)[\S--{_BERT_PUNCT_SET}]+|{_BERT_PUNCT_SET}")
 _BEHAVIORS = ("removed", "isolated")
 
 
@@ -212,7 +219,11 @@ class Whitespace(PreTokenizerBase):
     """
 
     def split(self, text: NormalizedString) -> list[NormalizedString]:
-        return _slices(text, match_spans(_WHITESPACE_RE, text.normalized))
+        return _slices(text, self.spans(text.normalized))
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """The pieces of `text` as (start, end): `split` without building them."""
+        return match_spans(_WHITESPACE_RE, text)
 
     def describe(self) -> str:
         return f"Whitespace ({WHITESPACE_PATTERN})"
@@ -226,7 +237,11 @@ class WhitespaceSplit(PreTokenizerBase):
     """
 
     def split(self, text: NormalizedString) -> list[NormalizedString]:
-        return _slices(text, match_spans(_NON_SPACE_RE, text.normalized))
+        return _slices(text, self.spans(text.normalized))
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """The pieces of `text` as (start, end): `split` without building them."""
+        return match_spans(_NON_SPACE_RE, text)
 
     def describe(self) -> str:
         return "WhitespaceSplit"
@@ -250,16 +265,16 @@ class BertPreTokenizer(PreTokenizerBase):
     """
 
     def split(self, text: NormalizedString) -> list[NormalizedString]:
-        spans: list[tuple[int, int]] = []
-        for word_start, word_end in match_spans(_NON_SPACE_RE, text.normalized):
-            start = word_start
-            for i in range(word_start, word_end):
-                if is_bert_punctuation(text.normalized[i]):
-                    spans.append((start, i))  # the word before it (maybe empty)
-                    spans.append((i, i + 1))  # the punctuation character alone
-                    start = i + 1
-            spans.append((start, word_end))
-        return _slices(text, spans)
+        return _slices(text, self.spans(text.normalized))
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """The pieces of `text` as (start, end): each whitespace-separated word cut before and
+        after every punctuation character (`is_bert_punctuation`), in one regex pass.
+
+        >>> BertPreTokenizer().spans("ok, (x)")
+        [(0, 2), (2, 3), (4, 5), (5, 6), (6, 7)]
+        """
+        return [m.span() for m in _BERT_PIECE_RE.finditer(text)]
 
     def describe(self) -> str:
         return "BertPreTokenizer"

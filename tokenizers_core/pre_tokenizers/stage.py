@@ -105,12 +105,7 @@ def into_encoding(
             offsets.append(piece.span(start, end))
             word_ids.append(word_id)
             continue
-        if piece.is_identity:  # a plain shift
-            shift = piece.span(0, 0)[0]
-            offsets.extend([(shift + start, shift + end) for _, _, start, end in tokens])
-        else:
-            span = piece.span
-            offsets.extend([span(start, end) for _, _, start, end in tokens])
+        offsets.extend(piece.spans([(start, end) for _, _, start, end in tokens]))
         ids.extend([id_ for _, id_, _, _ in tokens])
         values.extend([value for value, _, _, _ in tokens])
         word_ids.extend([word_id] * len(tokens))

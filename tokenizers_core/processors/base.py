@@ -124,11 +124,15 @@ def _wrap(
     return merge([e for e in (before, body, after) if e is not None])
 
 
-def _wrapped(encoding: Encoding, before: Encoding, after: Encoding, type_id: int) -> Encoding:
-    """`before + encoding + after`, the sequence taking `type_id`: what a template such as
-    "[CLS] $A [SEP]" makes of one sequence without overflowing windows (`post_process` checks
-    it equals the general path in tests/core/pipeline/test_hf_processors.py)."""
+def _wrapped(
+    encoding: Encoding, before: Encoding, after: Encoding, type_id: int | None
+) -> Encoding:
+    """`before + encoding + after`, the sequence taking `type_id` (None: keeping its own): what
+    a template such as "[CLS] $A [SEP]" makes of one sequence without overflowing windows
+    (`post_process` checks it equals the general path in
+    tests/core/pipeline/test_hf_processors.py)."""
     n = len(encoding.ids)
+    own = encoding.type_ids if type_id is None else [type_id] * n
     return Encoding(
         ids=before.ids + encoding.ids + after.ids,
         tokens=before.tokens + encoding.tokens + after.tokens,
@@ -138,7 +142,7 @@ def _wrapped(encoding: Encoding, before: Encoding, after: Encoding, type_id: int
         special_tokens_mask=(
             before.special_tokens_mask + encoding.special_tokens_mask + after.special_tokens_mask
         ),
-        type_ids=before.type_ids + [type_id] * n + after.type_ids,
+        type_ids=before.type_ids + own + after.type_ids,
     )
 
 

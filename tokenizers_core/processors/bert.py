@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..encoding import Encoding
-from .base import _specials, _token_and_id, _TokenListProcessing, _wrap
+from .base import _specials, _token_and_id, _TokenListProcessing, _wrap, _wrapped
 
 
 class BertProcessing(_TokenListProcessing):
@@ -29,6 +29,10 @@ class BertProcessing(_TokenListProcessing):
         out = []
         for i, encoding in enumerate(encodings):
             first = i == 0
+            if not encoding.overflowing:  # the usual case: one window, joined in one go
+                before = cls() if first else Encoding()
+                out.append(_wrapped(encoding, before, sep(0 if first else 1), None))
+                continue
             main = _wrap(encoding, cls() if first else None, sep(0 if first else 1))
             main.overflowing = [
                 _wrap(o, cls() if first else None, sep(0 if first else 1))

@@ -99,3 +99,47 @@ def test_other_split_behaviors_match_too(behavior):
             want.ids,
             [tuple(o) for o in want.offsets],
         )
+
+
+# ---- a normaliser in front: Qwen3's NFC -------------------------------------------------------
+# The fast path also takes a pipeline whose normaliser left the text as it was (Qwen's NFC on
+# text already in NFC); a text NFC changes goes the general way. Both give Hugging Face's.
+UDHR_LINES = load_corpus("udhr/all").splitlines()
+
+
+@pytest.fixture(scope="module")
+def qwen3():
+    from tokenizers_core.formats.bundled_models import _read
+
+    return tc.load("qwen3"), tokenizers.Tokenizer.from_str(
+        _read("qwen3_tokenizer.json.gz").decode("utf-8")
+    )
+
+
+def _same_as_general_and_hf(ours, hf, text):
+    fast = ours.encode(text)
+    assert fast.to_dict() == ours.trace(text)[0].to_dict(), text
+    want = hf.encode(text)
+    assert (fast.ids, fast.tokens, fast.offsets) == (
+        want.ids,
+        want.tokens,
+        [tuple(o) for o in want.offsets],
+    ), text
+
+
+@pytest.mark.heavy
+def test_qwen3_nfc_pipeline_on_real_multilingual_text(qwen3):
+    ours, hf = qwen3
+    assert ours.normalizer is not None
+    for text in UDHR_LINES[::7] + ["e\u0301te\u0301 Å \u212b", "<|im_start|>user\ncafé<|im_end|>"]:
+        _same_as_general_and_hf(ours, hf, text)
+
+
+@pytest.mark.heavy
+@settings(max_examples=100, deadline=None)
+@given(
+    st.text(max_size=40) | st.text(alphabet="ae\u0301\u0308\u212b 東\n'<|im_start|>", max_size=30)
+)
+def test_qwen3_nfc_pipeline_on_any_text(qwen3, text):
+    ours, hf = qwen3
+    _same_as_general_and_hf(ours, hf, text)

@@ -520,12 +520,12 @@ def parse_merges(merges: Iterable) -> list[tuple[str, str]]:
     pairs: list = []
     if kinds == {str}:  # "a b" (C-level split and tuple)
         pairs = list(map(tuple, map(str.split, merges, repeat(" "))))
-    elif kinds == {list}:  # ["a", "b"]
+    elif kinds <= {list, tuple}:  # ["a", "b"] (or pairs already)
         pairs = list(map(tuple, merges))
     if len(pairs) != len(merges) or (pairs and set(map(len, pairs)) != {2}):
         for number, m in enumerate(merges, 1):
             p = m.split(" ") if isinstance(m, str) else m
-            if not isinstance(p, list) or len(p) != 2:
+            if not isinstance(p, (list, tuple)) or len(p) != 2:
                 raise InvalidInput(f'merge {number} ({m!r}) is not "left right" or [left, right]')
         pairs = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in merges]
     return pairs

@@ -9,6 +9,7 @@ shares with the Unigram model in `models/sentencepiece_common.py`, its trainer i
 from __future__ import annotations
 
 import heapq
+from typing import Sequence
 
 from ...errors import InvalidInput
 from ..sentencepiece_common import (
@@ -25,6 +26,28 @@ from ..sentencepiece_common import (
 
 
 # ---- sentencepiece's BPE model (encoding by piece scores) ---------------------------------------
+
+
+def _matched_and_reserved(
+    strings: Sequence[str], types: Sequence[int]
+) -> tuple[dict[str, int], dict[str, int]]:
+    """{piece: id} of the pieces matched in the text (normal, user-defined, unused: the first
+    of a repeated spelling wins) and of the reserved ones (control, unknown, byte: the last).
+
+    >>> _matched_and_reserved(["<unk>", "a", "a"], [UNKNOWN, NORMAL, NORMAL])
+    ({'a': 1}, {'<unk>': 0})
+    """
+    matched: dict[str, int] = {}
+    reserved: dict[str, int] = {}
+    for i, (p, t) in enumerate(zip(strings, types)):
+        if t in _MATCHED:
+            matched.setdefault(p, i)
+        else:
+            reserved[p] = i
+    return matched, reserved
+
+
+_MATCHED = frozenset((NORMAL, USER_DEFINED, UNUSED))
 
 
 class SentencePieceBpe:
@@ -44,20 +67,16 @@ class SentencePieceBpe:
         self, pieces: list[tuple[str, float, int]], *, byte_fallback: bool = False
     ) -> None:
         self._pieces = list(pieces)
-        self.vocab = {p: i for i, (p, _s, _t) in enumerate(pieces)}
-        self._normal: dict[str, int] = {}
-        for i, (p, _s, t) in enumerate(pieces):
-            if t in (NORMAL, USER_DEFINED, UNUSED):
-                self._normal.setdefault(p, i)
-        self._reserved = {
-            p: i for i, (p, _s, t) in enumerate(pieces) if t not in (NORMAL, USER_DEFINED, UNUSED)
-        }
-        self.types = [t for _p, _s, t in pieces]
-        self.scores = [s for _p, s, _t in pieces]
-        self.unk_id = next(i for i, t in enumerate(self.types) if t == UNKNOWN)
+        strings, scores, types = zip(*pieces) if pieces else ((), (), ())
+        self.scores, self.types = list(scores), list(types)
+        self.vocab = dict(zip(strings, range(len(strings))))  # (a repeated piece: its last id)
+        self._normal, self._reserved = _matched_and_reserved(strings, self.types)
+        self.unk_id = self.types.index(UNKNOWN)
         self.byte_fallback = byte_fallback
-        self.special_tokens = frozenset(p for p, _s, t in pieces if t == CONTROL)
-        self._user = sorted((p for p, _s, t in pieces if t == USER_DEFINED), key=len, reverse=True)
+        self.special_tokens = frozenset(p for p, t in zip(strings, self.types) if t == CONTROL)
+        self._user = sorted(
+            (p for p, t in zip(strings, self.types) if t == USER_DEFINED), key=len, reverse=True
+        )
         self._merges: list[tuple[str, str]] | None = None
 
     @property

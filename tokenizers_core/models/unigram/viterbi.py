@@ -82,8 +82,11 @@ def viterbi(
                     best[j], back[j], ids[j] = cand, i, pid
             if j == i + 1:
                 has_single = True
-        if not has_single:
-            cand = f32(here + unk_score) if float32 else here + unk_score
+        if not has_single:  # no piece covers text[i]: an unknown node
+            cand = here + unk_score
+            if rounded is not None:  # (as above: `_stored`, inline)
+                rounded[0] = cand
+                cand = rounded[0]
             _relax_unknown(best, back, ids, i, cand, unk_id, text)
     return _backtrack(back, ids)
 
