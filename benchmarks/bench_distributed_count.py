@@ -15,8 +15,8 @@ temporary folder that TOKVIS_CORPUS_DIRS allows. Then, `--repeat` times, alterna
    the count's time and the whole time.
 
 Before them, one small training (untimed) warms both workers up (a worker's first job starts
-its fork server). Prints the best and the median of each, the ratios, and whether the merges are the same. Every
-process it starts is stopped at the end.
+its fork server). Prints the best and the median of each, the ratios, and whether the merges
+are the same. Every process it starts is stopped at the end.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ...errors import InvalidInput
 from .model import BPE, BPE_RULE, END_OF_WORD, BpeEncodeStep, BpeMergeStep, gc_paused, token_text
@@ -76,11 +76,12 @@ class BpeSession:
         lines = text.splitlines() if words is None else None
         # a BpeTrainer or a SentencePieceBpeTrainer: read alike (steps, tables, the word table)
         self.trainer: Any
-        make = {
+        makers: dict[str, Callable[..., Any]] = {
             "bpe": bpe_trainer,
             "byte_bpe": byte_bpe_trainer,
             "sentencepiece_bpe": sentencepiece_bpe_trainer,
-        }[variant]
+        }
+        make = makers[variant]
         self.trainer = make(lines, vocab_size, record_top=TOP_K, words=words, **options)
         self.variant = variant
         self.vocab_size = vocab_size
