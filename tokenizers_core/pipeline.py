@@ -110,6 +110,10 @@ def is_id(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < MAX_ID
 
 
+# the attributes the fast paths keep in a tokenizer's __dict__ (not pickled)
+FAST_PATH_CACHES = frozenset({"_splitter_of", "_words_seen_of", "_pieces_seen"})
+
+
 class Tokenizer:
     """A complete tokeniser. `name` and `algorithm` label it in views and in the API.
 
@@ -399,6 +403,11 @@ class Tokenizer:
                 )
         pieces, added = self._pre_tokenized(text, trace)
         return into_encoding(self.model, pieces, added, type_id, local_ids, trace)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the fast paths' caches (a splitter function, the tokens of pieces
+        and words seen): they are rebuilt on first use."""
+        return {k: v for k, v in self.__dict__.items() if k not in FAST_PATH_CACHES}
 
     def _fast_splitter(self) -> byte_level_fast.Splitter | None:
         """`byte_level_fast.pieces_of` the current pre-tokenizer, worked out once per one."""
