@@ -222,7 +222,9 @@ def counts_family_run(
     if variant == "superbpe":
         trainer_words(variant, None, {})  # raises InvalidInput with the core's reason
     counts: Any = (
-        counts_set_by_ref(state, digest) if variant == "parity_bpe" else counts_by_ref(state, digest)
+        counts_set_by_ref(state, digest)
+        if variant == "parity_bpe"
+        else counts_by_ref(state, digest)
     )
     key = ("counts", digest, variant, vocab_size, tuple(sorted(options.items())))
     run = cache.FAMILY.get(key)

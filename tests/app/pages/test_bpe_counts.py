@@ -198,9 +198,10 @@ def test_the_family_refuses_what_it_cannot_train_from_counts(store_client, monke
     answer = _upload_counts(client, byte, variant="superbpe")
     assert answer.status_code == 422
     assert "superbpe cannot train from counts: its stage 2" in html.unescape(answer.text)
-    assert 'data-testid="counts-form"' not in client.get(
-        "/bpe/train", params={"variant": "superbpe"}
-    ).text
+    assert (
+        'data-testid="counts-form"'
+        not in client.get("/bpe/train", params={"variant": "superbpe"}).text
+    )
     where = _upload_counts(client, byte, variant="picky_bpe").headers["location"]
     page = client.get(where.replace("picky_bpe", "superbpe"))
     assert page.status_code == 422 and "superbpe cannot train from counts" in page.text
