@@ -153,8 +153,11 @@ def drop_orphans(conn: Connection) -> int:
     return DatabaseFiles.drop_orphans(conn)
 
 
-# a counts file kept as a corpus (`app.services.counted`): not text to train on, so not listed
-COUNTS_PREFIX = "tokvis-counts:base64:"
+# a counts file kept as a corpus (`app.services.counted`), and a set of them (one per language,
+# for parity-aware BPE): not text to train on, so not listed
+COUNTS_STEM = "tokvis-counts:"
+COUNTS_PREFIX = COUNTS_STEM + "base64:"
+COUNTS_SET_PREFIX = COUNTS_STEM + "set:"
 
 
 class StoreFull(Exception):
@@ -259,8 +262,8 @@ class CorpusStore:
 
     def list(self, limit: int = 100) -> list[dict[str, Any]]:
         """The most recent corpora: sha256, bytes, name, created, and a short preview. (Model
-        files the lattice view once kept here as base64 text, and counts files, are not
-        corpora: left out.)"""
+        files the lattice view once kept here as base64 text, and counts files and their sets,
+        are not corpora: left out.)"""
         query = (
             select(
                 corpora.c.sha256,
@@ -270,7 +273,7 @@ class CorpusStore:
                 func.substr(corpora.c.text, 1, 80),
             )
             .where(func.substr(corpora.c.text, 1, 27) != "sentencepiece-model:base64:")
-            .where(func.substr(corpora.c.text, 1, len(COUNTS_PREFIX)) != COUNTS_PREFIX)
+            .where(func.substr(corpora.c.text, 1, len(COUNTS_STEM)) != COUNTS_STEM)
             .order_by(corpora.c.created.desc())
             .limit(limit)
         )

@@ -24,10 +24,10 @@ from ..practice import PracticeState, practice_params
 from ..render import render
 from ..services.counted import (
     counts_by_ref,
+    counts_family_run,
     counts_pattern,
     counts_session,
-    counts_variant,
-    store_counts,
+    store_uploaded,
 )
 from ..services.tokenizers import check_step_text, resolve_tokenizer
 from ..state import AppState
@@ -63,7 +63,7 @@ def train_page(
     sha256 of a stored counts file to train on, in place of `corpus` (its own pattern)."""
     if variant in bpe_family.FAMILY:
         return _family_page(
-            request, state, corpus, variant, vocab_size, transition, threshold, step, play
+            request, state, corpus, variant, vocab_size, transition, threshold, step, play, counts
         )
     ctx = bpe_train.form(corpus, variant, vocab_size, pattern, min_frequency, page, play, counts)
 
@@ -109,25 +109,45 @@ def _from_counts(
 @router.post(
     "/bpe/train/counts",
     response_class=HTMLResponse,
-    summary="Store an uploaded counts file and open its BPE training view",
+    summary="Store uploaded counts files and open their BPE training view",
 )
 async def train_counts_post(
     request: Request,
     state: StateDep,
-    file: UploadFile = File(...),
+    file: list[UploadFile] = File(...),
+    variant: str = Form(""),
+    language: list[str] = Form([]),
     vocab_size: str = Form(""),
+    threshold: str = Form(""),
 ) -> Response:
-    """303 to `/bpe/train?counts=SHA256&variant=...` (the variant the counts were made for);
-    the form again with the reason (4xx) for a file that is not counts the view trains."""
+    """303 to `/bpe/train?counts=SHA256&variant=...`: a counts file's own variant (bpe,
+    byte_bpe, sentencepiece_bpe), or picky_bpe on byte_bpe counts when `variant` asks; for
+    parity_bpe one byte_bpe counts file per language (`language`, in order, or each file's name:
+    eng.counts), stored as a set. The form again with the reason (4xx) for files the view
+    does not train."""
     try:
-        data = await limits.read_upload(file, state.settings.max_upload_bytes)
-        digest, found = store_counts(state, data, file.filename or "")
-        variant = counts_variant(found)
+        files = []
+        room = state.settings.max_upload_bytes  # (all the files together)
+        for upload in file:
+            data = await limits.read_upload(upload, room)
+            files.append((upload.filename or "", data))
+            room -= len(data)
+        digest, variant = store_uploaded(state, files, variant.strip(), language)
     except BAD_INPUT as exc:
+        error, status = bad_input(exc)
+        if variant in bpe_family.FAMILY:
+            ctx = bpe_family.form("", variant, vocab_size, "", threshold, False)
+            ctx.update(variants=[*VARIANTS, *bpe_family.FAMILY], error=error)
+            return render(request, "bpe_family.html", ctx, status_code=status)
         ctx = bpe_train.form("", "bpe", vocab_size, "gpt2", 0, 0, False)
-        ctx["error"], status = bad_input(exc)
+        ctx["error"] = error
         return render(request, "bpe_train.html", ctx, status_code=status)
-    query = {"counts": digest, "variant": variant, "vocab_size": vocab_size.strip() or None}
+    query = {
+        "counts": digest,
+        "variant": variant,
+        "vocab_size": vocab_size.strip() or None,
+        "threshold": (threshold.strip() or None) if variant == "picky_bpe" else None,
+    }
     return RedirectResponse(url_with("/bpe/train", query), status_code=303)
 
 
@@ -141,8 +161,11 @@ def _family_page(
     threshold: str,
     step: int,
     play: bool,
+    counts: str = "",
 ) -> HTMLResponse:
-    ctx = bpe_family.form(corpus, variant, vocab_size, transition, threshold, play)
+    """The family's view, on a corpus or on stored counts (`counts`: picky_bpe's counts file,
+    parity_bpe's set of them; trained within the request, as BPE's from counts)."""
+    ctx = bpe_family.form(corpus, variant, vocab_size, transition, threshold, play, counts)
     ctx["variants"] = [*VARIANTS, *bpe_family.FAMILY]
     ctx["step"] = step  # (the progress panel polls this step's URL)
 
@@ -153,6 +176,11 @@ def _family_page(
             bpe_family.number(transition, "transition"),
             bpe_family.number(threshold, "threshold"),
         )
+        if counts:
+            found, ctx["counts_info"] = counts_family_run(
+                state, counts, variant, ctx["size"], options
+            )
+            return bpe_family.page(found, step)
         text = training_text(state, ctx["corpus"])
         run = family_steps(
             state, ctx["corpus"], text, variant, ctx["size"], options, wait=SYNC_SECONDS

@@ -11,15 +11,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import HTMLResponse
+from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from .. import limits
 from ..deps import StateDep, bounded
+from ..errors import BAD_INPUT, bad_input
 from ..jobs.runs import wordpiece_run
 from ..practice import PracticeState, practice_params
 from ..render import render
+from ..services.counted import counts_wordpiece_run, store_wordpiece_counts
 from ..services.tokenizers import check_step_text
 from ..stepping import check_speed
+from ..urls import url_with
 from ..views import answers, common, wordpiece_encode, wordpiece_train
 from ..views.common import in_place, shown_corpus, train_post, training_text, wordpiece_tokenizer
 
@@ -74,11 +78,17 @@ def train_page(
     step: int = 0,
     page: int = 0,
     play: bool = False,
+    counts: str = "",
 ) -> HTMLResponse:
-    ctx = wordpiece_train.form(corpus, vocab_size, min_frequency, page, play)
+    """`counts`: the sha256 of a stored wordpiece counts file to train on, in place of
+    `corpus` (trained within the request: the same merges as on the text)."""
+    ctx = wordpiece_train.form(corpus, vocab_size, min_frequency, page, play, counts)
 
     def build() -> dict[str, Any]:
         options = wordpiece_train.options(vocab_size, min_frequency)
+        if counts:
+            run, ctx["counts_info"] = counts_wordpiece_run(state, counts, options)
+            return wordpiece_train.page(run, step, page)
         text = training_text(state, corpus)
         ctx["corpus_text"] = shown_corpus(text)
         return wordpiece_train.page(
@@ -87,6 +97,32 @@ def train_page(
 
     status = in_place(ctx, build)
     return render(request, "wordpiece_train.html", ctx, block="step", status_code=status)
+
+
+@router.post(
+    "/wordpiece/train/counts",
+    response_class=HTMLResponse,
+    summary="Store an uploaded wordpiece counts file and open its training view",
+)
+async def train_counts_post(
+    request: Request,
+    state: StateDep,
+    file: UploadFile = File(...),
+    vocab_size: int = Form(DEFAULT_VOCAB_SIZE),
+    min_frequency: int = Form(0),
+) -> Response:
+    """303 to `/wordpiece/train?counts=SHA256`; the form again with the reason (4xx) for a
+    file that is not wordpiece counts."""
+    try:
+        wordpiece_train.options(vocab_size, min_frequency)
+        data = await limits.read_upload(file, state.settings.max_upload_bytes)
+        digest = store_wordpiece_counts(state, data, file.filename or "")
+    except BAD_INPUT as exc:
+        ctx = wordpiece_train.form("", vocab_size, min_frequency)
+        ctx["error"], status = bad_input(exc)
+        return render(request, "wordpiece_train.html", ctx, status_code=status)
+    query = {"counts": digest, "vocab_size": vocab_size, "min_frequency": min_frequency or None}
+    return RedirectResponse(url_with("/wordpiece/train", query), status_code=303)
 
 
 class WordPieceTrainForm(common.TrainForm):

@@ -39,6 +39,7 @@ TEXTBOOK = {
     "picky_bpe": picky_bpe_train,
     "parity_bpe": parity_bpe_train,
 }
+FROM_COUNTS = ("picky_bpe", "parity_bpe")  # (superbpe's stage 2 needs the lines)
 RECENT = 30  # merges listed, newest first
 SHOWN_SUPERWORDS = 24
 CURVE = (560, 140)  # the Gini curve's width and height, in px
@@ -47,11 +48,19 @@ show = shower(True)  # every variant here is byte-level
 
 
 def form(
-    corpus: str, variant: str, vocab_size: str, transition: str, threshold: str, play: bool
+    corpus: str,
+    variant: str,
+    vocab_size: str,
+    transition: str,
+    threshold: str,
+    play: bool,
+    counts: str = "",
 ) -> dict[str, Any]:
-    """What the family's training form shows, and the page's query parameters."""
+    """What the family's training form shows, and the page's query parameters (`counts`: the
+    sha256 of stored counts, trained on in place of the corpus)."""
     params = {
-        "corpus": corpus or None,
+        "counts": counts or None,
+        "corpus": None if counts else corpus or None,
         "variant": variant,
         "vocab_size": vocab_size.strip() or None,
         "transition": (transition.strip() or None) if variant == "superbpe" else None,
@@ -70,6 +79,9 @@ def form(
         "title": TITLES.get(variant, variant),
         "size": None,
         "training": False,
+        "counts": counts,
+        "counts_info": None,
+        "from_counts": variant in FROM_COUNTS,  # the variants an upload of counts trains
     }
 
 

@@ -156,11 +156,18 @@ def grade(session: Any, k: int, pair: tuple[str, str]) -> tuple[bool, str]:
 
 # ---- the page ------------------------------------------------------------------------------------
 def form(
-    corpus: str, vocab_size: int, min_frequency: int, table_page: int = 0, play: bool = False
+    corpus: str,
+    vocab_size: int,
+    min_frequency: int,
+    table_page: int = 0,
+    play: bool = False,
+    counts: str = "",
 ) -> dict[str, Any]:
-    """What the training form shows, and the page's query parameters."""
+    """What the training form shows, and the page's query parameters (`counts`: a stored
+    wordpiece counts file's sha256, trained on in place of the corpus)."""
     params = {
-        "corpus": corpus or None,
+        "counts": counts or None,
+        "corpus": None if counts else corpus or None,
         "vocab_size": vocab_size,
         "min_frequency": min_frequency or None,
         "page": table_page or None,
@@ -174,6 +181,8 @@ def form(
         "play": play,
         "bundled": corpus_names(),
         "corpus_text": "",
+        "counts": counts,
+        "counts_info": None,
     }
 
 

@@ -75,3 +75,29 @@ def test_train_edit_corpus(page, server_url, screenshot_dir):
     page.wait_for_url("**step=1*")
     assert "Merged" in what(page)
     page.screenshot(path=str(screenshot_dir / "wordpiece_train_edited.png"), full_page=True)
+
+
+def test_train_from_an_uploaded_counts_file(page, server_url, screenshot_dir, tmp_path):
+    """Upload a wordpiece counts file in the training form: the page opens on it at its own
+    URL (the counts' digest in it), steps like the text, and fits a phone."""
+    import tokenizers_core as tc
+    from tokenizers_core.corpora import load_corpus
+
+    path = tmp_path / "botchan-300.counts"
+    tc.count(load_corpus("botchan").splitlines()[:300], "wordpiece").save(path)
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(f"{server_url}/wordpiece/train?vocab_size=200")
+    page.locator("#counts-file").set_input_files(str(path))
+    page.get_by_role("button", name="Train from the counts").click()
+    page.wait_for_url("**counts=*")
+    assert "vocab_size=200" in page.url
+    assert "distinct pre-tokens" in page.get_by_test_id("counts-info").inner_text()
+    page.get_by_label("next step").click()
+    page.wait_for_url("**step=1*")
+    page.wait_for_selector('.stepper .count b:text-is("1")')
+    assert "Merged" in what(page)
+    page.screenshot(path=str(screenshot_dir / "wordpiece-train-counts-1400.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0
+    page.screenshot(path=str(screenshot_dir / "wordpiece-train-counts-390.png"), full_page=True)

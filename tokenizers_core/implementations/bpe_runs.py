@@ -13,7 +13,7 @@ any step: `run.steps[k - 1]` is merge k.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from ..corpora import ALL_UDHR
 from ..errors import InvalidInput
@@ -62,10 +62,11 @@ class FamilyRun:
 
 def family_run(
     variant: str,
-    lines: Iterable[str],
+    lines: Iterable[str] | None,
     vocab_size: int,
     *,
     corpus: str = "",
+    words: Mapping[str, Any] | None = None,
     progress: Callable[[int], None] | None = None,
     **options: Any,
 ) -> FamilyRun:
@@ -73,21 +74,29 @@ def family_run(
     bundled `udhr/all` corpus the languages are the 33 UDHR texts, each with its own training
     part and the parallel development parts as the dev set (the paper's setting); on any other
     corpus, lines tagged "code<TAB>text" go by their tag and untagged lines by their script.
-    `progress(k)` is called now and then while it trains."""
+    `words`, in place of `lines`, is the word table already counted (a byte_bpe counts file's,
+    `trainer_words`): for "parity_bpe" one table per language, each measured on its own
+    counted text. "superbpe" needs the lines. `progress(k)` is called now and then while it
+    trains."""
     if variant not in FAMILY:
         raise InvalidInput(f"unknown variant {variant!r}; choose one of: {', '.join(FAMILY)}")
     unknown = set(options) - set(OPTIONS[variant])
     if unknown:
         raise InvalidInput(f"{variant} takes no option {sorted(unknown)[0]!r}")
-    lines = list(lines)
+    lines = list(lines) if lines is not None else []
     run = FamilyRun(variant, vocab_size)
     trainer: Any
+    if words is not None and variant == "superbpe":
+        raise InvalidInput("superbpe trains on the lines, not on counted words")
     if variant == "superbpe":
         trainer = superbpe_trainer(lines, vocab_size, **options)
         run.transition = trainer.transition
     elif variant == "picky_bpe":
-        trainer = picky_bpe_trainer(lines, vocab_size, **options)
+        trainer = picky_bpe_trainer(lines, vocab_size, words=words, **options)
         run.threshold = trainer.threshold
+    elif words is not None:
+        trainer = parity_bpe_trainer(None, vocab_size, words=words, **options)
+        run.dev = "each language's own counted text"
     elif corpus == ALL_UDHR:
         parts = udhr_split()
         trainer = parity_bpe_trainer(

@@ -247,3 +247,80 @@ def test_an_error_answering_htmx_is_the_message_alone(client):
     assert r.status_code == 422 and 'data-testid="error"' in r.text and "<html" not in r.text
     full = client.get("/wordpiece/train?vocab_size=lots")
     assert full.status_code == 422 and "<html" in full.text
+
+
+# ---- training on a counts file (`tokvis count --algorithm wordpiece`) ------------------------
+def _upload_counts(client, data: bytes, **form):
+    return client.post(
+        "/wordpiece/train/counts",
+        files={"file": ("small.counts", data)},
+        data=form,
+        follow_redirects=False,
+    )
+
+
+def _tables(page_html: str) -> list[str]:
+    """Step k as the page shows it: the sentence, the word table, the pairs by score and the
+    merges so far."""
+    merges = page_html.split("Merges so far", 1)[1].split("</div>", 1)[0]
+    return [what(page_html), merges] + [
+        page_html.split(f'data-testid="{name}"', 1)[1].split("</table>", 1)[0]
+        for name in ("word-table", "pair-table")
+    ]
+
+
+def test_train_on_a_counts_file_shows_the_steps_of_the_text(store_client):
+    """The upload is stored by its digest; `?counts=SHA256` opens the same merges, word
+    table and pair scores as the same training on the text, the downloads left out (they
+    train on a corpus)."""
+    import tokenizers_core as tc
+    from tokenizers_core.corpora import load_corpus
+
+    client = store_client
+    assert 'action="/wordpiece/train/counts"' in client.get("/wordpiece/train").text
+    text = "\n".join(load_corpus("botchan").splitlines()[:300])
+    corpus = client.post("/api/corpora", json={"text": text}).json()["sha256"]
+    answer = _upload_counts(
+        client, tc.count(text.splitlines(), "wordpiece").to_bytes(), vocab_size="250"
+    )
+    assert answer.status_code == 303
+    where = answer.headers["location"]
+    assert re.match(r"/wordpiece/train\?counts=[0-9a-f]{64}&vocab_size=250$", where)
+    for k in (0, 1, 20, 120):
+        from_counts = client.get(f"{where}&step={k}")
+        on_text = client.get(
+            "/wordpiece/train", params={"corpus": corpus, "vocab_size": 250, "step": k}
+        )
+        assert from_counts.status_code == on_text.status_code == 200
+        assert _tables(from_counts.text) == _tables(on_text.text)
+    assert 'data-testid="counts-info"' in from_counts.text
+    assert "/api/download/wordpiece" not in from_counts.text
+    assert "/api/download/wordpiece" in on_text.text
+    page = client.get(f"{where}&step=20&page=1", headers=HX)  # the word table's next page
+    assert page.status_code == 200 and "counts=" in page.text
+
+
+def test_train_on_counts_refuses_what_it_cannot_train(store_client, monkeypatch):
+    import html
+
+    import tokenizers_core as tc
+
+    client = store_client
+    lines = ["low lower newest widest", "low low lower"]
+    answer = _upload_counts(client, tc.count(lines, "byte_bpe").to_bytes())
+    assert answer.status_code == 422
+    assert "these counts were made for byte_bpe, and cannot train wordpiece" in html.unescape(
+        answer.text
+    )
+    assert _upload_counts(client, b"low lower\n").status_code == 422  # not a counts file
+    page = client.get("/wordpiece/train", params={"counts": "0" * 64})
+    assert page.status_code == 404 and "no stored counts file" in page.text
+    corpus = client.post("/api/corpora", json={"text": "low lower"}).json()["sha256"]
+    assert client.get("/wordpiece/train", params={"counts": corpus}).status_code == 422
+    wordpiece = tc.count(lines, "wordpiece").to_bytes()
+    assert _upload_counts(client, wordpiece, vocab_size="0").status_code == 422
+    from app.services import counted
+
+    monkeypatch.setattr(counted, "MAX_VIEW_WORDS", 3)
+    answer = _upload_counts(client, wordpiece)
+    assert answer.status_code == 413 and "tokvis train NAME --from-counts" in answer.text

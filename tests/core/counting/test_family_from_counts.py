@@ -78,3 +78,28 @@ def test_counts_of_another_algorithm_or_shape_are_refused_naming_both():
     custom = {"en": tc.count(BOTCHAN, "byte_bpe", pattern=r"\w+")}
     with pytest.raises(InvalidInput, match="under a preset pattern"):
         tc.train("parity_bpe", counts=custom, vocab_size=500)
+
+
+def test_the_views_runs_of_the_family_take_counted_words():
+    """`family_run` (the step views' runs) on counted words: the same merges and removals as
+    on the lines (picky_bpe), the same merges and languages (parity_bpe, one table per
+    language); superbpe needs the lines."""
+    from tokenizers_core.implementations.bpe_runs import family_run
+    from tokenizers_core.implementations.counting.from_counts import trainer_words
+
+    def merges(run):
+        return [(s.pair, s.new_symbol, getattr(s, "removed", ())) for s in run.steps]
+
+    words, options = trainer_words("picky_bpe", tc.count(BOTCHAN[:500], "byte_bpe"), {})
+    on_text = family_run("picky_bpe", BOTCHAN[:500], 600, threshold=0.8)
+    from_counts = family_run("picky_bpe", None, 600, words=words, threshold=0.8, **options)
+    assert merges(from_counts) == merges(on_text) and on_text.removals
+    counts = {code: tc.count(lines, "byte_bpe") for code, lines in TEXTS.items()}
+    words, options = trainer_words("parity_bpe", counts, {})
+    tagged = [f"{code}\t{line}" for code, lines in TEXTS.items() for line in lines]
+    on_text = family_run("parity_bpe", tagged, 600)
+    from_counts = family_run("parity_bpe", None, 600, words=words, **options)
+    assert merges(from_counts) == merges(on_text)
+    assert from_counts.languages == on_text.languages == tuple(TEXTS)
+    with pytest.raises(InvalidInput, match="superbpe trains on the lines"):
+        family_run("superbpe", None, 600, words={"ab": 1})
