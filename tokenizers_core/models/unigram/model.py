@@ -323,8 +323,9 @@ class Unigram:
         )
 
     @functools.cached_property
-    def _segment_cache(self) -> dict[str, tuple[tuple[int, int, int], ...]]:
-        """The best path of each ▁-segment seen (`by_segment`), at most SEGMENT_CACHE_SIZE."""
+    def _segment_cache(self) -> dict[str, tuple[float, tuple[tuple[int, int, int], ...]]]:
+        """(least margin, best path) of each ▁-segment seen (`by_segment`), at most
+        SEGMENT_CACHE_SIZE of them."""
         return {}
 
     @functools.cached_property

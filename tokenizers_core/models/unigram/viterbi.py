@@ -253,8 +253,9 @@ def least_margin(trie: dict[str, Any], scores: list[float], text: str, unk_score
     second = [-math.inf] * (n + 1)
     best[0] = 0.0
     for i in range(n):
-        node, j, has_single = trie, i, False
-        while j < n and (node := node.get(text[j])) is not None:
+        node: dict[str, Any] | None = trie
+        j, has_single = i, False
+        while j < n and node is not None and (node := node.get(text[j])) is not None:
             j += 1
             pid = node.get("")
             if pid is not None:
