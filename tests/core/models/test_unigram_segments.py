@@ -133,3 +133,13 @@ def test_the_cache_is_bounded(botchan, monkeypatch):
     model = Unigram(botchan.model.pieces, types=botchan.model.types)
     model.tokenize("▁the▁cat▁sat▁on▁the▁mat▁again")
     assert len(model._segment_cache) <= 3
+
+
+@PROPERTY
+@given(text=st.text(st.sampled_from(list("ab▁x")), max_size=30))
+def test_unknown_runs_across_a_mark_join_as_in_the_whole_line(text):
+    """Without ▁ alone as a piece, a lone ▁ is unknown and joins the unknown run before it
+    ("x▁" one token): the finished tokens are then not kept per segment, the spans are."""
+    model = Unigram([("<unk>", 0.0), ("▁a", -1.0), ("b", -2.0), ("a", -2.5)])
+    assert not model._whole_tokens_by_segment
+    assert model.tokenize(text) == _whole_line(model, text)

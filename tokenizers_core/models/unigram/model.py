@@ -53,7 +53,15 @@ from ...steps import Step, register_step
 from ..bpe.model import gc_paused
 from ..sentencepiece_common import finish_tokens
 from .lattice import FLT_MAX, FLT_MIN, Lattice, f32, logsumexp, nbest_paths, sample_path
-from .viterbi import backtrack, by_segment, crosses_no_mark, least_margin, viterbi
+from .viterbi import (
+    WHITESPACE,
+    backtrack,
+    by_segment,
+    crosses_no_mark,
+    least_margin,
+    shifted_tokens,
+    viterbi,
+)
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 UNK_PENALTY = 10.0  # sentencepiece's kUnkPenalty
@@ -281,10 +289,41 @@ class Unigram:
         return pid
 
     def tokenize(self, text: str) -> list[tuple[str, int, int, int]]:
-        """The best segmentation of a normalised text as (token, id, start, end)."""
-        return finish_tokens(
-            text, self.encode_spans(text), self.unk_id, self.byte_fallback, self._piece_id
-        )
+        """The best segmentation of a normalised text as (token, id, start, end).
+
+        Searched ▁-segment by ▁-segment as `encode_spans` is, each segment's finished tokens
+        kept, when a segment's first node cannot be unknown (▁ is a piece: the unknown runs
+        that `finish_tokens` joins never cross a segment's start)."""
+        if self._whole_tokens_by_segment and len(text) <= self._cacheable_length:
+            tokens = by_segment(
+                self._finished,
+                self._least_margin,
+                text,
+                self._token_cache,
+                SEGMENT_CACHE_SIZE,
+                self._rounding_per_char * len(text),
+                shifted_tokens,
+            )
+            if tokens is not None:
+                return tokens
+        return self._finished(text, self.encode_spans(text))
+
+    def _finished(
+        self, text: str, spans: list[tuple[int, int, int]] | None = None
+    ) -> list[tuple[str, int, int, int]]:
+        """`finish_tokens` of `spans`, by default the whole text's Viterbi path."""
+        spans = self._viterbi(text) if spans is None else spans
+        return finish_tokens(text, spans, self.unk_id, self.byte_fallback, self._piece_id)
+
+    @functools.cached_property
+    def _whole_tokens_by_segment(self) -> bool:
+        """True when ▁ alone is a piece the search matches (see `tokenize`)."""
+        return self.trie.get(WHITESPACE, {}).get("") is not None
+
+    @functools.cached_property
+    def _token_cache(self) -> dict[str, tuple[float, tuple[tuple[str, int, int, int], ...]]]:
+        """(least margin, finished tokens) of each ▁-segment seen (`tokenize`)."""
+        return {}
 
     # ---- Viterbi, fast path ------------------------------------------------------------------
     def encode_spans(self, text: str) -> list[tuple[int, int, int]]:
