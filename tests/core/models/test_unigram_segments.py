@@ -143,3 +143,12 @@ def test_unknown_runs_across_a_mark_join_as_in_the_whole_line(text):
     model = Unigram([("<unk>", 0.0), ("▁a", -1.0), ("b", -2.0), ("a", -2.5)])
     assert not model._whole_tokens_by_segment
     assert model.tokenize(text) == _whole_line(model, text)
+
+
+def test_botchan_near_tie_is_searched_whole(botchan):
+    """"▁opinion......." from 0 ends "......" + "."; after "▁to▁be▁of▁the▁same" the whole
+    line's 32-bit sums end "." + "......" (sentencepiece's answer): the two tie exactly in real
+    numbers, so the segment's margin is 0 and the line is searched whole."""
+    text = botchan.normalize("to be of the same opinion.......").normalized
+    assert botchan.model._least_margin("▁opinion.......") == 0.0
+    assert [t for t, *_ in botchan.model.tokenize(text)][-2:] == [".", "......"]
