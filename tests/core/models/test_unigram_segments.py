@@ -146,7 +146,7 @@ def test_unknown_runs_across_a_mark_join_as_in_the_whole_line(text):
 
 
 def test_botchan_near_tie_is_searched_whole(botchan):
-    """"▁opinion......." from 0 ends "......" + "."; after "▁to▁be▁of▁the▁same" the whole
+    """ "▁opinion......." from 0 ends "......" + "."; after "▁to▁be▁of▁the▁same" the whole
     line's 32-bit sums end "." + "......" (sentencepiece's answer): the two tie exactly in real
     numbers, so the segment's margin is 0 and the line is searched whole."""
     text = botchan.normalize("to be of the same opinion.......").normalized
