@@ -152,3 +152,10 @@ def test_botchan_near_tie_is_searched_whole(botchan):
     text = botchan.normalize("to be of the same opinion.......").normalized
     assert botchan.model._least_margin("▁opinion.......") == 0.0
     assert [t for t, *_ in botchan.model.tokenize(text)][-2:] == [".", "......"]
+
+
+def test_a_long_segment_is_searched_not_kept(botchan):
+    model = Unigram(botchan.model.pieces, types=botchan.model.types)
+    long_word = "▁" + "ab" * 200
+    assert model.tokenize(long_word + "▁cat") == _whole_line(model, long_word + "▁cat")
+    assert list(model._token_cache) == ["▁cat"]

@@ -59,6 +59,7 @@ from .viterbi import (
     by_segment,
     crosses_no_mark,
     least_margin,
+    shifted_spans,
     shifted_tokens,
     viterbi,
 )
@@ -294,19 +295,10 @@ class Unigram:
         Searched ▁-segment by ▁-segment as `encode_spans` is, each segment's finished tokens
         kept, when a segment's first node cannot be unknown (▁ is a piece: the unknown runs
         that `finish_tokens` joins never cross a segment's start)."""
-        if self._whole_tokens_by_segment and len(text) <= self._cacheable_length:
-            tokens = by_segment(
-                self._finished,
-                self._least_margin,
-                text,
-                self._token_cache,
-                SEGMENT_CACHE_SIZE,
-                self._rounding_per_char * len(text),
-                shifted_tokens,
-            )
-            if tokens is not None:
-                return tokens
-        return self._finished(text, self.encode_spans(text))
+        tokens = None
+        if self._whole_tokens_by_segment:
+            tokens = self._by_segment(text, self._finished, self._token_cache, shifted_tokens)
+        return tokens if tokens is not None else self._finished(text, self.encode_spans(text))
 
     def _finished(
         self, text: str, spans: list[tuple[int, int, int]] | None = None
@@ -333,18 +325,18 @@ class Unigram:
         lattice and `viterbi_steps` (sentencepiece's original encoder) do not. When no piece
         holds ▁ past its start, a text is searched ▁-segment by ▁-segment, each segment's path
         kept (`by_segment`: the same path; the property tests prove it on random texts)."""
-        if len(text) <= self._cacheable_length:  # (no piece crosses a ▁: word by word)
-            spans = by_segment(
-                self._viterbi,
-                self._least_margin,
-                text,
-                self._segment_cache,
-                SEGMENT_CACHE_SIZE,
-                self._rounding_per_char * len(text),
-            )
-            if spans is not None:
-                return spans
-        return self._viterbi(text)
+        spans = self._by_segment(text, self._viterbi, self._segment_cache, shifted_spans)
+        return spans if spans is not None else self._viterbi(text)
+
+    def _by_segment(self, text: str, search: Any, cache: dict, shift: Any) -> list | None:
+        """`by_segment` with this model's margins and rounding bound; None when `text` is to be
+        searched whole (too long, a piece crosses a ▁, or a near tie)."""
+        if len(text) > self._cacheable_length:
+            return None
+        tolerance = self._rounding_per_char * len(text)
+        return by_segment(
+            search, self._least_margin, text, cache, SEGMENT_CACHE_SIZE, tolerance, shift
+        )
 
     def _least_margin(self, segment: str) -> float:
         return least_margin(self.trie, self.match_scores, segment, self.unk_score)

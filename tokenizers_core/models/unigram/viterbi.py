@@ -167,6 +167,7 @@ def _backtrack(back: list[int], ids: list[int]) -> list[tuple[int, int, int]]:
 # ---- the search word by word, each word's best path kept -----------------------------------------
 
 WHITESPACE = "\u2581"  # sentencepiece's whitespace mark ▁
+KEPT_LENGTH = 256  # a longer segment is searched, not kept (as Hugging Face's word cache)
 T = TypeVar("T")  # what `by_segment` keeps per piece: a span, or a finished token
 
 
@@ -258,9 +259,10 @@ def by_segment(
     shift: Callable[[Sequence[T], int], list[T]] = shifted_spans,  # type: ignore[assignment]
 ) -> list[T] | None:
     """The best path of `text` as the concatenation of `search`'s best path of each
-    `whitespace_segments` segment (positions shifted by where the segment starts), each
-    segment's (margin, path) kept in `cache` (emptied when it holds `cache_size`); None when a
-    segment's `margin` is not above `tolerance` times its length (then search the whole text).
+    `whitespace_segments` segment, moved by `shift` to where the segment starts (spans, or
+    finished tokens with `shifted_tokens`). Each segment's (margin, path) is kept in `cache`
+    (emptied when it holds `cache_size`; a segment longer than KEPT_LENGTH is not kept). None
+    when a segment's `margin` is not above `tolerance` times its length: search the whole text.
 
     Why it is the same path, when `crosses_no_mark` holds for the model's pieces: every path
     passes through each mark's position and its score is the sum of its segments', so the best
@@ -285,9 +287,10 @@ def by_segment(
         kept = cache.get(segment)
         if kept is None:
             kept = (margin(segment), tuple(search(segment)))
-            if len(cache) >= cache_size:
-                cache.clear()
-            cache[segment] = kept
+            if len(segment) <= KEPT_LENGTH:
+                if len(cache) >= cache_size:
+                    cache.clear()
+                cache[segment] = kept
         gap, path = kept
         if gap <= tolerance * len(segment):  # a near tie: rounding may decide it
             return None
