@@ -43,6 +43,7 @@ from __future__ import annotations
 import functools
 import math
 import random
+import sys
 from array import array
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Iterator, Sequence
@@ -52,10 +53,20 @@ from ...steps import Step, register_step
 from ..bpe.model import gc_paused
 from ..sentencepiece_common import finish_tokens
 from .lattice import FLT_MAX, FLT_MIN, Lattice, f32, logsumexp, nbest_paths, sample_path
-from .viterbi import backtrack, viterbi
+from .viterbi import (
+    WHITESPACE,
+    backtrack,
+    by_segment,
+    crosses_no_mark,
+    least_margin,
+    shifted_spans,
+    shifted_tokens,
+    viterbi,
+)
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 UNK_PENALTY = 10.0  # sentencepiece's kUnkPenalty
+SEGMENT_CACHE_SIZE = 100_000  # ▁-segments whose best path a model keeps (`by_segment`)
 
 
 def user_defined_score(length: int) -> float:
@@ -279,17 +290,59 @@ class Unigram:
         return pid
 
     def tokenize(self, text: str) -> list[tuple[str, int, int, int]]:
-        """The best segmentation of a normalised text as (token, id, start, end)."""
-        return finish_tokens(
-            text, self.encode_spans(text), self.unk_id, self.byte_fallback, self._piece_id
-        )
+        """The best segmentation of a normalised text as (token, id, start, end).
+
+        Searched ▁-segment by ▁-segment as `encode_spans` is, each segment's finished tokens
+        kept, when a segment's first node cannot be unknown (▁ is a piece: the unknown runs
+        that `finish_tokens` joins never cross a segment's start)."""
+        tokens = None
+        if self._whole_tokens_by_segment:
+            tokens = self._by_segment(text, self._finished, self._token_cache, shifted_tokens)
+        return tokens if tokens is not None else self._finished(text, self.encode_spans(text))
+
+    def _finished(
+        self, text: str, spans: list[tuple[int, int, int]] | None = None
+    ) -> list[tuple[str, int, int, int]]:
+        """`finish_tokens` of `spans`, by default the whole text's Viterbi path."""
+        spans = self._viterbi(text) if spans is None else spans
+        return finish_tokens(text, spans, self.unk_id, self.byte_fallback, self._piece_id)
+
+    @functools.cached_property
+    def _whole_tokens_by_segment(self) -> bool:
+        """True when ▁ alone is a piece the search matches (see `tokenize`)."""
+        return self.trie.get(WHITESPACE, {}).get("") is not None
+
+    @functools.cached_property
+    def _token_cache(self) -> dict[str, tuple[float, tuple[tuple[str, int, int, int], ...]]]:
+        """(least margin, finished tokens) of each ▁-segment seen (`tokenize`)."""
+        return {}
 
     # ---- Viterbi, fast path ------------------------------------------------------------------
     def encode_spans(self, text: str) -> list[tuple[int, int, int]]:
         """The Viterbi path as (start, end, id), without step objects: `viterbi` (the same
         recurrence as `viterbi_steps`), in 32-bit floats when `float32` (sentencepiece's). Past a
         path score of 100,000 it shifts the scores as sentencepiece's encoder does, which the
-        lattice and `viterbi_steps` (sentencepiece's original encoder) do not."""
+        lattice and `viterbi_steps` (sentencepiece's original encoder) do not. When no piece
+        holds ▁ past its start, a text is searched ▁-segment by ▁-segment, each segment's path
+        kept (`by_segment`: the same path; the property tests prove it on random texts)."""
+        spans = self._by_segment(text, self._viterbi, self._segment_cache, shifted_spans)
+        return spans if spans is not None else self._viterbi(text)
+
+    def _by_segment(self, text: str, search: Any, cache: dict, shift: Any) -> list | None:
+        """`by_segment` with this model's margins and rounding bound; None when `text` is to be
+        searched whole (too long, a piece crosses a ▁, or a near tie)."""
+        if len(text) > self._cacheable_length:
+            return None
+        tolerance = self._rounding_per_char * len(text)
+        return by_segment(
+            search, self._least_margin, text, cache, SEGMENT_CACHE_SIZE, tolerance, shift
+        )
+
+    def _least_margin(self, segment: str) -> float:
+        return least_margin(self.trie, self.match_scores, segment, self.unk_score)
+
+    def _viterbi(self, text: str) -> list[tuple[int, int, int]]:
+        """`viterbi` over the whole of `text` with this model's trie and scores."""
         return viterbi(
             self.trie,
             self.match_scores,
@@ -299,6 +352,41 @@ class Unigram:
             float32=self.float32,
             max_piece_length=self.max_piece_length,
         )
+
+    @functools.cached_property
+    def _segment_cache(self) -> dict[str, tuple[float, tuple[tuple[int, int, int], ...]]]:
+        """(least margin, best path) of each ▁-segment seen (`by_segment`), at most
+        SEGMENT_CACHE_SIZE of them."""
+        return {}
+
+    @functools.cached_property
+    def _cacheable_length(self) -> int:
+        """The longest text `encode_spans` searches segment by segment: none when a piece the
+        search matches holds ▁ past its start (`crosses_no_mark`); with 32-bit scores, a text
+        short enough that no path's score can reach sentencepiece's shift at +-100,000 (each
+        character adds at most the largest score in magnitude), so the whole line's search
+        never shifts either."""
+        ids = [pid for _piece, pid in self._trie_items() if pid is not None]
+        if not crosses_no_mark(self._pieces[pid][0] for pid in ids):
+            return -1
+        if not self.float32:
+            return sys.maxsize
+        return int(90_000 / self._largest_score) if self._largest_score > 0 else sys.maxsize
+
+    @functools.cached_property
+    def _largest_score(self) -> float:
+        """The largest score in magnitude a piece (or an unknown node) adds."""
+        ids = [pid for _piece, pid in self._trie_items() if pid is not None]
+        return max(abs(s) for s in [self.match_scores[pid] for pid in ids] + [self.unk_score])
+
+    @functools.cached_property
+    def _rounding_per_char(self) -> float:
+        """How far apart rounding can move two candidate sums of a segment, per character of
+        the segment and per character of the text (`by_segment`): a running total is at most
+        `_largest_score` per character, a sum rounds by half a unit in the last place (2**-24
+        of it in 32 bits, 2**-53 in 64), once per piece, on both candidates' paths, in the
+        cached search and in the whole text's: 4 roundings of 2**-24 * total per character."""
+        return self._largest_score * (2.0**-22 if self.float32 else 2.0**-51)
 
     # ---- the lattice, step by step ------------------------------------------------------------
     def pieces_at(self, text: str, i: int) -> list[tuple[int, int, float]]:

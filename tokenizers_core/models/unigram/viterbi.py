@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from ...errors import InvalidInput
 from .lattice import f32
@@ -162,3 +162,138 @@ def _backtrack(back: list[int], ids: list[int]) -> list[tuple[int, int, int]]:
     [(0, 2, 6), (2, 3, 7)]
     """
     return [(start, end, ids[end]) for start, end in backtrack(back)][::-1]
+
+
+# ---- the search word by word, each word's best path kept -----------------------------------------
+
+WHITESPACE = "\u2581"  # sentencepiece's whitespace mark ▁
+KEPT_LENGTH = 256  # a longer segment is searched, not kept (as Hugging Face's word cache)
+T = TypeVar("T")  # what `by_segment` keeps per piece: a span, or a finished token
+
+
+def whitespace_segments(text: str, mark: str = WHITESPACE) -> list[str]:
+    """`text` cut before every whitespace mark but one at its very start: the segments, in order,
+    joined back make `text`.
+
+    >>> whitespace_segments("▁the▁cat▁▁sat"), whitespace_segments("ab▁c"), whitespace_segments("")
+    (['▁the', '▁cat', '▁', '▁sat'], ['ab', '▁c'], [])
+    """
+    first, *rest = text.split(mark)
+    return ([first] if first else []) + [mark + part for part in rest]
+
+
+def crosses_no_mark(pieces: Iterable[str], mark: str = WHITESPACE) -> bool:
+    """True when no piece holds the whitespace mark anywhere but at its start: then no piece
+    of a lattice can cover a mark it does not start at, so every path of a text passes through
+    each position where a mark stands (what `by_segment` relies on).
+
+    >>> crosses_no_mark(["▁the", "▁", "cat"]), crosses_no_mark(["the▁", "cat"])
+    (True, False)
+    """
+    return all(mark not in piece[1:] for piece in pieces)
+
+
+def shifted_spans(path: Sequence[tuple[int, int, int]], pos: int) -> list[tuple[int, int, int]]:
+    """(start, end, id) spans moved `pos` characters right.
+
+    >>> shifted_spans([(0, 2, 7)], 3)
+    [(3, 5, 7)]
+    """
+    return [(start + pos, end + pos, pid) for start, end, pid in path]
+
+
+def shifted_tokens(
+    tokens: Sequence[tuple[str, int, int, int]], pos: int
+) -> list[tuple[str, int, int, int]]:
+    """(token, id, start, end) tokens moved `pos` characters right.
+
+    >>> shifted_tokens([("▁a", 7, 0, 2)], 3)
+    [('▁a', 7, 3, 5)]
+    """
+    return [(token, pid, start + pos, end + pos) for token, pid, start, end in tokens]
+
+
+def least_margin(trie: dict[str, Any], scores: list[float], text: str, unk_score: float) -> float:
+    """The least gap, over the positions of `text` that more than one piece ends at, between
+    the best and the next best candidate score of a path ending there (`viterbi`'s relaxation,
+    in exact 64-bit sums from 0); infinity when no position has a choice. The certificate
+    `by_segment` checks, not a search: it returns no path.
+
+    >>> trie = {"a": {"": 1, "b": {"": 3}}, "b": {"": 2}}
+    >>> least_margin(trie, [0.0, -1.0, -1.0, -1.5], "ab", -11.0)
+    0.5
+    """
+    n = len(text)
+    best = [-math.inf] * (n + 1)
+    second = [-math.inf] * (n + 1)
+    best[0] = 0.0
+    for i in range(n):
+        node: dict[str, Any] | None = trie
+        j, has_single = i, False
+        while j < n and node is not None and (node := node.get(text[j])) is not None:
+            j += 1
+            pid = node.get("")
+            if pid is not None:
+                _offer(best, second, j, best[i] + scores[pid])
+                has_single = has_single or j == i + 1
+        if not has_single:
+            _offer(best, second, i + 1, best[i] + unk_score)
+    return min((b - s for b, s in zip(best, second)), default=math.inf)
+
+
+def _offer(best: list[float], second: list[float], j: int, cand: float) -> None:
+    """Keep the two largest candidates offered at position j."""
+    if cand > best[j]:
+        best[j], second[j] = cand, best[j]
+    elif cand > second[j]:
+        second[j] = cand
+
+
+def by_segment(
+    search: Callable[[str], list[T]],
+    margin: Callable[[str], float],
+    text: str,
+    cache: dict[str, tuple[float, tuple[T, ...]]],
+    cache_size: int,
+    tolerance: float,
+    shift: Callable[[Sequence[T], int], list[T]] = shifted_spans,  # type: ignore[assignment]
+) -> list[T] | None:
+    """The best path of `text` as the concatenation of `search`'s best path of each
+    `whitespace_segments` segment, moved by `shift` to where the segment starts (spans, or
+    finished tokens with `shifted_tokens`). Each segment's (margin, path) is kept in `cache`
+    (emptied when it holds `cache_size`; a segment longer than KEPT_LENGTH is not kept). None
+    when a segment's `margin` is not above `tolerance` times its length: search the whole text.
+
+    Why it is the same path, when `crosses_no_mark` holds for the model's pieces: every path
+    passes through each mark's position and its score is the sum of its segments', so the best
+    path is made of each segment's best path. But `search` starts a segment from 0 and the
+    whole text's search from the running total, and sums are rounded: two paths whose exact
+    sums tie ("." + "......" and "......" + ".") or nearly do may compare the other way. So
+    `margin(segment)` is the least gap, over the segment's positions, between the best and
+    the next best candidate (exact sums from 0); the caller's `tolerance` bounds, per
+    character, how far rounding at the text's largest running total can move two sums apart.
+    A gap above it decides every comparison the same way from any start.
+
+    >>> trie = {"▁": {"": 1, "a": {"": 2}}, "a": {"": 3}}
+    >>> search = lambda t: viterbi(trie, [0.0, -2.0, -1.0, -2.0], t, unk_id=0, unk_score=-12.0)
+    >>> by_segment(search, lambda t: 1.0, "a▁a▁a", {}, 10, 0.01)
+    [(0, 1, 3), (1, 3, 2), (3, 5, 2)]
+    >>> by_segment(search, lambda t: 0.0, "a▁a▁a", {}, 10, 0.01) is None
+    True
+    """
+    out: list[T] = []
+    pos = 0
+    for segment in whitespace_segments(text):
+        kept = cache.get(segment)
+        if kept is None:
+            kept = (margin(segment), tuple(search(segment)))
+            if len(segment) <= KEPT_LENGTH:
+                if len(cache) >= cache_size:
+                    cache.clear()
+                cache[segment] = kept
+        gap, path = kept
+        if gap <= tolerance * len(segment):  # a near tie: rounding may decide it
+            return None
+        out.extend(shift(path, pos) if pos else path)
+        pos += len(segment)
+    return out
