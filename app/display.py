@@ -501,6 +501,11 @@ class Segment:
     start: int
     end: int
 
+    @property
+    def t(self) -> str:
+        """The indices of the tokens covering it, as the page's `data-t` names them: "3 4"."""
+        return " ".join(map(str, self.tokens))
+
 
 def segments(text: str, enc: tc.Encoding, upto: int | None = None) -> list[Segment]:
     """The input cut at every token boundary, each piece knowing which tokens cover it, so
