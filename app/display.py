@@ -464,33 +464,28 @@ def normalised_text(tok: tc.Tokenizer, value: str, surface: str) -> str | None:
     return stem
 
 
-MARK_TITLES = {
-    "unk": "unknown: the model has no piece for this text",
-    "byte": "byte fallback: one UTF-8 byte of a character the vocabulary lacks",
-}
-
-
 def compact(
     chips: list[Chip], marks: set[int] | frozenset[int] = frozenset()
-) -> list[tuple[str, int, int, int, str, str, int]]:
-    """Chips as (classes, index, start, end, title, label, id): what the compare view draws for
-    thousands of chips, with every attribute worked out once here rather than in the template.
+) -> list[tuple[str, int, int, str, int]]:
+    """Chips as (classes, start, end, label, id): what the compare view draws for thousands of
+    chips, the classes besides `chip` worked out once here (" special", " mark-unk",
+    " differs": its boundary differs from the reference) rather than in the template. The
+    colour is the chip's place in its list, and its facts come into the page's popover.
+
+    >>> c = Chip(0, 7, "a", "a", 0, 1, "61", False, 0, "", mark="unk")
+    >>> compact([c], {0})
+    [(' mark-unk differs', 0, 1, 'a', 7)]
     """
     out = []
     for c in chips:
-        classes = f"chip chip-{c.colour}"
-        title = f"{c.raw} · id {c.id} · offsets {c.start}–{c.end} · bytes {c.bytes_hex}"
-        if c.source:
-            title += f" · from the text {c.source}"
+        classes = ""
         if c.special:
             classes += " special"
         if c.mark:
             classes += f" mark-{c.mark}"
-            title += " · " + MARK_TITLES[c.mark]
         if c.index in marks:
             classes += " differs"
-            title += " · boundary differs from the reference"
-        out.append((classes, c.index, c.start, c.end, title, c.text, c.id))
+        out.append((classes, c.start, c.end, c.text, c.id))
     return out
 
 

@@ -408,14 +408,15 @@ document.addEventListener("click", function (ev) {
   });
 })();
 
-// The visualiser's chips carry their text, id and offsets; what a chip says besides (its raw
-// spelling, bytes, links) comes on demand into the page's one popover (#chip-pop): on hover,
-// focus or tap, a small POST of the form and the chip's index (ol[data-pop]). Enter on a
+// The visualiser's and compare's chips carry their text, id and offsets; what a chip says besides (its raw
+// spelling, bytes, links) comes on demand into the page's one popover (#chip-pop, data-form:
+// its form): on hover, focus or tap, a small POST of the form and the chip's index to the
+// chip's list's URL (ol[data-pop]). Enter on a
 // focused chip moves into the popover's links; Escape closes it.
 (function () {
   "use strict";
   var pop = document.getElementById("chip-pop");
-  var form = document.getElementById("vis-form");
+  var form = pop && document.getElementById(pop.dataset.form);
   if (!pop || !form) return;
   var current = null, pending = null, hideTimer = null, quiet = false;
   function chipOf(el) {

@@ -435,6 +435,7 @@ def token_facts(
     chip = display.chips(tok, text, enc, limit=index + 1)[index]
     return {
         "chip": chip,
+        "marks": None,
         "step_link": step_link(state, tok),
         "name": tok.name,
         "vocab_name": name if tok.vocab_size else None,
