@@ -19,6 +19,7 @@ from tokenizers_core.special_switch import (  # noqa: F401  (the surfaces name t
 )
 
 _VISIBLE = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}
+_VISIBLE_TABLE = str.maketrans(_VISIBLE)
 
 
 def visible(text: str) -> str:
@@ -31,6 +32,9 @@ def visible(text: str) -> str:
     # space: printable text (any script, and the byte-level alphabet) has only spaces to show.
     if text.isprintable():
         return text.replace(" ", "·")
+    shown = text.translate(_VISIBLE_TABLE)  # the common case: lines and tabs, in one pass
+    if shown.isprintable():
+        return shown
     out = []
     for c in text:
         if c in _VISIBLE:
@@ -520,6 +524,10 @@ def segments(text: str, enc: tc.Encoding, upto: int | None = None) -> list[Segme
     out: list[Segment] = []
     active: list[tuple[int, int, int]] = []
     j = 0
+    # visible() maps each character on its own: where it maps every one to one character (no
+    # ⟨U+200B⟩), the visible text's slices are the slices' visible text, worked out once
+    shown = visible(text)
+    same_length = len(shown) == len(text)
     for a, b in zip(points, points[1:]):
         # sweep: tokens starting at or before a join, tokens ending at or before a leave
         while j < len(spans) and spans[j][0] <= a:
@@ -527,9 +535,10 @@ def segments(text: str, enc: tc.Encoding, upto: int | None = None) -> list[Segme
             j += 1
         active = [t for t in active if t[1] > a]
         covering = tuple(sorted(i for s, e, i in active if b <= e))
-        out.append(Segment(visible(text[a:b]), covering, a, b))
+        out.append(Segment(shown[a:b] if same_length else visible(text[a:b]), covering, a, b))
     if end < len(text):  # the rest, past the chips drawn: one plain segment
-        out.append(Segment(visible(text[end:]), (), end, len(text)))
+        rest = shown[end:] if same_length else visible(text[end:])
+        out.append(Segment(rest, (), end, len(text)))
     return out
 
 
