@@ -152,8 +152,17 @@ def compare_token(
         validate(state, text, specs, vocab)
         ctx.update(
             chip_facts(
-                state, text, specs, corpus, vocab, ref if 0 <= ref < len(specs) else 0,
-                column, i, chip_id, special_choice(special), bos,
+                state,
+                text,
+                specs,
+                corpus,
+                vocab,
+                ref if 0 <= ref < len(specs) else 0,
+                column,
+                i,
+                chip_id,
+                special_choice(special),
+                bos,
             )
         )
     except BAD_INPUT as exc:

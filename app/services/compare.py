@@ -183,7 +183,15 @@ def chip_facts(
     if not 0 <= column < len(specs):
         raise InvalidInput(f"column {column} does not exist")
     col = build_columns(
-        state, text, specs, corpus, vocab, ref, train_now=False, only=column, special=special,
+        state,
+        text,
+        specs,
+        corpus,
+        vocab,
+        ref,
+        train_now=False,
+        only=column,
+        special=special,
         bos=bos,
     )[column]
     if col.error is not None or col.enc is None:

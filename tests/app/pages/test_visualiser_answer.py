@@ -96,7 +96,9 @@ def test_a_whole_answer_is_at_most_150_bytes_of_html_a_token(client):
     at token boundaries, ids, decode) at 2 KB of English in cl100k_base."""
     text = botchan(2048)
     r = client.post("/", data={"text": text, "tokenizer": "cl100k_base"}, headers=HTMX)
-    n = len(client.post("/api/encode", json={"text": text, "tokenizer": "cl100k_base"}).json()["ids"])
+    n = len(
+        client.post("/api/encode", json={"text": text, "tokenizer": "cl100k_base"}).json()["ids"]
+    )
     assert len(r.content) / n <= 150, len(r.content) / n
 
 
