@@ -19,6 +19,7 @@ from tokenizers_core.special_switch import (  # noqa: F401  (the surfaces name t
 )
 
 _VISIBLE = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}
+_VISIBLE_TABLE = str.maketrans(_VISIBLE)
 
 
 def visible(text: str) -> str:
@@ -31,6 +32,9 @@ def visible(text: str) -> str:
     # space: printable text (any script, and the byte-level alphabet) has only spaces to show.
     if text.isprintable():
         return text.replace(" ", "·")
+    shown = text.translate(_VISIBLE_TABLE)  # the common case: lines and tabs, in one pass
+    if shown.isprintable():
+        return shown
     out = []
     for c in text:
         if c in _VISIBLE:
@@ -464,33 +468,28 @@ def normalised_text(tok: tc.Tokenizer, value: str, surface: str) -> str | None:
     return stem
 
 
-MARK_TITLES = {
-    "unk": "unknown: the model has no piece for this text",
-    "byte": "byte fallback: one UTF-8 byte of a character the vocabulary lacks",
-}
-
-
 def compact(
     chips: list[Chip], marks: set[int] | frozenset[int] = frozenset()
-) -> list[tuple[str, int, int, int, str, str, int]]:
-    """Chips as (classes, index, start, end, title, label, id): what the compare view draws for
-    thousands of chips, with every attribute worked out once here rather than in the template.
+) -> list[tuple[str, int, int, str, int]]:
+    """Chips as (classes, start, end, label, id): what the compare view draws for thousands of
+    chips, the classes besides `chip` worked out once here (" special", " mark-unk",
+    " differs": its boundary differs from the reference) rather than in the template. The
+    colour is the chip's place in its list, and its facts come into the page's popover.
+
+    >>> c = Chip(0, 7, "a", "a", 0, 1, "61", False, 0, "", mark="unk")
+    >>> compact([c], {0})
+    [(' mark-unk differs', 0, 1, 'a', 7)]
     """
     out = []
     for c in chips:
-        classes = f"chip chip-{c.colour}"
-        title = f"{c.raw} · id {c.id} · offsets {c.start}–{c.end} · bytes {c.bytes_hex}"
-        if c.source:
-            title += f" · from the text {c.source}"
+        classes = ""
         if c.special:
             classes += " special"
         if c.mark:
             classes += f" mark-{c.mark}"
-            title += " · " + MARK_TITLES[c.mark]
         if c.index in marks:
             classes += " differs"
-            title += " · boundary differs from the reference"
-        out.append((classes, c.index, c.start, c.end, title, c.text, c.id))
+        out.append((classes, c.start, c.end, c.text, c.id))
     return out
 
 
@@ -500,6 +499,11 @@ class Segment:
     tokens: tuple[int, ...]  # indices of the tokens covering it
     start: int
     end: int
+
+    @property
+    def t(self) -> str:
+        """The indices of the tokens covering it, as the page's `data-t` names them: "3 4"."""
+        return " ".join(map(str, self.tokens))
 
 
 def segments(text: str, enc: tc.Encoding, upto: int | None = None) -> list[Segment]:
@@ -520,6 +524,10 @@ def segments(text: str, enc: tc.Encoding, upto: int | None = None) -> list[Segme
     out: list[Segment] = []
     active: list[tuple[int, int, int]] = []
     j = 0
+    # visible() maps each character on its own: where it maps every one to one character (no
+    # ⟨U+200B⟩), the visible text's slices are the slices' visible text, worked out once
+    shown = visible(text)
+    same_length = len(shown) == len(text)
     for a, b in zip(points, points[1:]):
         # sweep: tokens starting at or before a join, tokens ending at or before a leave
         while j < len(spans) and spans[j][0] <= a:
@@ -527,9 +535,10 @@ def segments(text: str, enc: tc.Encoding, upto: int | None = None) -> list[Segme
             j += 1
         active = [t for t in active if t[1] > a]
         covering = tuple(sorted(i for s, e, i in active if b <= e))
-        out.append(Segment(visible(text[a:b]), covering, a, b))
+        out.append(Segment(shown[a:b] if same_length else visible(text[a:b]), covering, a, b))
     if end < len(text):  # the rest, past the chips drawn: one plain segment
-        out.append(Segment(visible(text[end:]), (), end, len(text)))
+        rest = shown[end:] if same_length else visible(text[end:])
+        out.append(Segment(rest, (), end, len(text)))
     return out
 
 

@@ -14,6 +14,7 @@ from typing import Any, Callable
 from .config import Settings
 from .jobs import Engine, JobQueue
 from .jobs.distributed import DistributedQueue
+from .lru import LRU
 from .rate import CLASS_ANSWERS_PER_MINUTE, SlidingWindow
 from .sandbox import Sandbox
 from .services.tokenizations_work import SpacePool
@@ -40,6 +41,10 @@ class AppState:
     class_answers: SlidingWindow = field(
         default_factory=lambda: SlidingWindow(CLASS_ANSWERS_PER_MINUTE, 60.0)
     )
+    # the visualiser's last encodings, (tokenizer, encoding) by (text, switches): a long text's
+    # count and then its tokens (POST / and POST /tokens), a chip's popover and the copy buttons
+    # read one encode of the text (app.services.visualiser.encoded)
+    encodings: LRU[tuple[Any, ...], tuple[Any, Any]] = field(default_factory=lambda: LRU(4))
 
     @classmethod
     def build(

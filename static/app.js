@@ -14,14 +14,24 @@
     var link = document.querySelector('a[rel="' + rel + '"]');
     if (link) { ev.preventDefault(); link.click(); }
   });
-  // Hovering (or focusing) a chip lights up its span of the input, and the other way round.
+  // Hovering (or focusing) a chip lights up its span of the input, and the other way round. A
+  // chip of the visualiser's slim list (ol.slim) is known by its place in the list; the others
+  // by data-i. The input's pieces (.mirror > span) name the tokens covering them in data-t.
   function clear() {
     document.querySelectorAll(".hl").forEach(function (el) { el.classList.remove("hl"); });
   }
+  function slimIndex(chip) { return Array.prototype.indexOf.call(chip.parentElement.children, chip); }
+  function chipsAt(i) {
+    var out = Array.prototype.slice.call(document.querySelectorAll('.chip[data-i="' + i + '"]'));
+    document.querySelectorAll("ol.chips.slim").forEach(function (ol) {
+      if (ol.children[i]) out.push(ol.children[i]);
+    });
+    return out;
+  }
   function lightChip(i) {
     clear();
-    document.querySelectorAll('.chip[data-i="' + i + '"]').forEach(function (c) { c.classList.add("hl"); });
-    document.querySelectorAll(".seg").forEach(function (s) {
+    chipsAt(i).forEach(function (c) { c.classList.add("hl"); });
+    document.querySelectorAll(".seg[data-t], .mirror > [data-t]").forEach(function (s) {
       if ((" " + s.dataset.t + " ").indexOf(" " + i + " ") >= 0) s.classList.add("hl");
     });
   }
@@ -39,21 +49,21 @@
       if (+chip.dataset.e > +chip.dataset.s) lightSpan(+chip.dataset.s, +chip.dataset.e);
       return;
     }
-    chip = ev.target.closest && ev.target.closest(".chip[data-i]");
-    if (chip) { lightChip(chip.dataset.i); return; }
-    var seg = ev.target.closest && ev.target.closest(".seg");
+    chip = ev.target.closest && ev.target.closest(".chip[data-i], ol.chips.slim > .chip");
+    if (chip) { lightChip(chip.dataset.i || slimIndex(chip)); return; }
+    var seg = ev.target.closest && ev.target.closest(".seg[data-t], .mirror > [data-t]");
     if (seg && seg.dataset.t) {
       clear();
       seg.classList.add("hl");
       seg.dataset.t.split(" ").forEach(function (i) {
-        document.querySelectorAll('.chip[data-i="' + i + '"]').forEach(function (c) { c.classList.add("hl"); });
+        chipsAt(i).forEach(function (c) { c.classList.add("hl"); });
       });
     }
   }
   document.addEventListener("mouseover", onEnter);
   document.addEventListener("focusin", onEnter);
   document.addEventListener("mouseout", function (ev) {
-    if (ev.target.closest && (ev.target.closest(".chip") || ev.target.closest(".seg"))) clear();
+    if (ev.target.closest && (ev.target.closest(".chip") || ev.target.closest(".seg, .mirror > [data-t]"))) clear();
   });
   // A select with data-shows="SELECTOR" data-shows-when="VALUE" shows that field only for
   // that value (a field's own data-when="V1 V2" names the values it applies to instead; with
@@ -176,7 +186,10 @@ document.addEventListener("click", function (ev) {
     var source = button.dataset.copy ? document.querySelector(button.dataset.copy) : null;
     if (!source && !button.dataset.copyPost) return;
     var label = button.dataset.label || (button.dataset.label = button.textContent);
-    var text = source ? Promise.resolve(source.textContent) : fetched(button);
+    var copied = source && button.dataset.copyAs === "list"   // "1 2 3" -> "[1, 2, 3]"
+      ? "[" + source.textContent.trim().split(/\s+/).filter(Boolean).join(", ") + "]"
+      : source && source.textContent;
+    var text = source ? Promise.resolve(copied) : fetched(button);
     text.then(copyText).then(function () {
       button.textContent = "copied ✓";
     }, function () {
@@ -395,18 +408,19 @@ document.addEventListener("click", function (ev) {
   });
 })();
 
-// The visualiser's chips carry their text, id and offsets; what a chip says besides (its raw
-// spelling, bytes, links) comes on demand into the page's one popover (#chip-pop): on hover,
-// focus or tap, a small POST of the form and the chip's index (ol[data-pop]). Enter on a
+// The visualiser's and compare's chips carry their text, id and offsets; what a chip says besides (its raw
+// spelling, bytes, links) comes on demand into the page's one popover (#chip-pop, data-form:
+// its form): on hover, focus or tap, a small POST of the form and the chip's index to the
+// chip's list's URL (ol[data-pop]). Enter on a
 // focused chip moves into the popover's links; Escape closes it.
 (function () {
   "use strict";
   var pop = document.getElementById("chip-pop");
-  var form = document.getElementById("vis-form");
+  var form = pop && document.getElementById(pop.dataset.form);
   if (!pop || !form) return;
   var current = null, pending = null, hideTimer = null, quiet = false;
   function chipOf(el) {
-    var chip = el && el.closest && el.closest("li[data-i]");
+    var chip = el && el.closest && el.closest("li");
     return chip && chip.parentElement.matches("ol[data-pop]") ? chip : null;
   }
   function place(chip) {
@@ -427,7 +441,7 @@ document.addEventListener("click", function (ev) {
     if (pending) pending.abort();
     pending = new AbortController();
     var body = new FormData(form);
-    body.set("i", chip.dataset.i);
+    body.set("i", Array.prototype.indexOf.call(chip.parentElement.children, chip));
     body.set("id", chip.dataset.id);
     fetch(chip.parentElement.dataset.pop, {method: "POST", body: body, signal: pending.signal,
       headers: {"HX-Request": "true"}})

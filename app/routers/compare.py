@@ -7,9 +7,9 @@ slowest column.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel
 
@@ -27,6 +27,7 @@ from ..services.compare import (
     MAX_VOCAB,
     bos_note,
     build_columns,
+    chip_facts,
     choices,
     chosen_columns,
     default_columns,
@@ -120,6 +121,53 @@ def compare_column(
         "params": params(text, col, corpus, vocab, ref, choice, bos),
     }
     return render(request, "compare_column.html", ctx)
+
+
+@router.post(
+    "/compare/token",
+    response_class=HTMLResponse,
+    summary="What compare's popover says about one chip",
+    description="The facts of chip `i` of column `column` (its raw spelling, id, offsets, "
+    "bytes, whether its boundary differs from the reference's, its vocabulary entry), from the "
+    "compare form's fields and, optionally, the chip's `id` (a 422 if the text has changed).",
+)
+def compare_token(
+    request: Request,
+    state: StateDep,
+    column: int,
+    i: Annotated[int, Form(ge=0)],
+    text: Annotated[str, Form()] = "",
+    col: Annotated[list[str] | None, Form()] = None,
+    corpus: Annotated[str, Form()] = DEFAULT_CORPUS,
+    vocab: Annotated[int, Form(ge=2, le=MAX_VOCAB)] = DEFAULT_VOCAB,
+    ref: Annotated[int, Form()] = 0,
+    special: Annotated[str, Form()] = "",
+    bos: Annotated[bool, Form()] = True,
+    chip_id: Annotated[int | None, Form(alias="id")] = None,
+) -> HTMLResponse:
+    specs = [c for c in (col or default_columns()) if c]
+    ctx: dict[str, Any] = {"error": None}
+    status = 200
+    try:
+        validate(state, text, specs, vocab)
+        ctx.update(
+            chip_facts(
+                state,
+                text,
+                specs,
+                corpus,
+                vocab,
+                ref if 0 <= ref < len(specs) else 0,
+                column,
+                i,
+                chip_id,
+                special_choice(special),
+                bos,
+            )
+        )
+    except BAD_INPUT as exc:
+        ctx["error"], status = bad_input(exc)
+    return render(request, "partials/chip_pop.html", ctx, status_code=status)
 
 
 class CompareColumnOut(BaseModel):

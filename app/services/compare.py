@@ -163,6 +163,53 @@ def build_columns(
     return cols
 
 
+def chip_facts(
+    state: AppState,
+    text: str,
+    specs: list[str],
+    corpus: str,
+    vocab: int,
+    ref: int,
+    column: int,
+    index: int,
+    expected_id: int | None = None,
+    special: bool | None = None,
+    bos: bool = True,
+) -> dict[str, Any]:
+    """What the popover says about chip `index` of column `column` (POST /compare/token): that
+    chip as the column drew it, whether its boundary differs from the reference's, and its
+    vocabulary entry. InvalidInput for a column or chip that is not there (or still trains),
+    and for `expected_id` other than the chip's (the text changed since it was drawn)."""
+    if not 0 <= column < len(specs):
+        raise InvalidInput(f"column {column} does not exist")
+    col = build_columns(
+        state,
+        text,
+        specs,
+        corpus,
+        vocab,
+        ref,
+        train_now=False,
+        only=column,
+        special=special,
+        bos=bos,
+    )[column]
+    if col.error is not None or col.enc is None:
+        raise InvalidInput(col.error or f"column {column} is still training")
+    if not 0 <= index < len(col.enc):
+        raise InvalidInput(f"no chip {index}: the column has {len(col.enc):,} tokens")
+    if expected_id is not None and col.enc.ids[index] != expected_id:
+        raise InvalidInput("the text has changed since this chip was drawn")
+    chip = display.chips(col.tok, text, col.enc, links=False, limit=index + 1)[index]
+    return {
+        "chip": chip,
+        "marks": col.marks,
+        "step_link": None,  # the column links to its step-through view under the chips
+        "name": col.tok.name,
+        "vocab_name": col.vocab_name,
+    }
+
+
 def choices(state: AppState, specs: list[str]) -> list[dict[str, str]]:
     """The column checkboxes: the chosen columns first, in their order (so submitting the form
     keeps the order of the columns), then the others (the uploaded ones last)."""

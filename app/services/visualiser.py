@@ -335,7 +335,7 @@ def visualise(
     if pipeline and not first:
         enc, steps = tok.trace(text, add_special_tokens=bos, **options)
     else:
-        enc = tok.encode(text, add_special_tokens=bos, **options)
+        enc = encoded(state, tok, text, bos, options)
     rest: dict[str, Any] = {}
     if not first:
         rest = details(state, tok, enc, steps, text, name, pattern, special, budget)
@@ -360,6 +360,20 @@ def visualise(
     )
 
 
+def encoded(state: AppState, tok, text: str, bos: bool, options: dict[str, Any]):
+    """`tok.encode(text, add_special_tokens=bos, **options)`, kept in `state.encodings` for the
+    requests that follow a keystroke's answer (a long text's tokens after its count, a chip's
+    popover, a copy): one encode of a text, not one a request. A kept encoding is read only if
+    it was made by this very tokenizer object (an upload replaced under its name is another)."""
+    key = (id(tok), text, bos, tuple(sorted(options.items())))
+    kept = state.encodings.get(key)
+    if kept is not None and kept[0] is tok:
+        return kept[1]
+    enc = tok.encode(text, add_special_tokens=bos, **options)
+    state.encodings.put(key, (tok, enc))
+    return enc
+
+
 def details(
     state: AppState,
     tok,
@@ -374,7 +388,8 @@ def details(
     """What the page shows under the count: chips, the input cut at token boundaries, the ids
     and their decode, the pipeline's stages (None: `steps` is None, the panel loads them on
     demand), the budget panel and the downloads."""
-    chips = display.chips(tok, text, enc, limit=MAX_CHIPS)
+    # the slim chips carry no step-through link (the popover works out its own word)
+    chips = display.chips(tok, text, enc, links=False, limit=MAX_CHIPS)
     shown_upto = max((c.end for c in chips), default=0) if len(chips) < len(enc) else None
     try:
         decoded = tok.decode(enc.ids)  # special tokens kept, as decode does by default
@@ -412,7 +427,7 @@ def token_facts(
     entry. `expected_id`: the id the chip carries; a text that has changed since it was drawn
     gives another id there, and InvalidInput says so."""
     tok = resolve_tokenizer(state, name, pattern)
-    enc = tok.encode(text, add_special_tokens=bos, **display.special_options(tok, special, text))
+    enc = encoded(state, tok, text, bos, display.special_options(tok, special, text))
     if not 0 <= index < min(len(enc), MAX_CHIPS):
         raise InvalidInput(f"no chip {index}: the text has {len(enc):,} tokens")
     if expected_id is not None and enc.ids[index] != expected_id:
@@ -420,6 +435,7 @@ def token_facts(
     chip = display.chips(tok, text, enc, limit=index + 1)[index]
     return {
         "chip": chip,
+        "marks": None,
         "step_link": step_link(state, tok),
         "name": tok.name,
         "vocab_name": name if tok.vocab_size else None,
@@ -430,7 +446,7 @@ def copied(state: AppState, text: str, name: str, pattern: str, what: str, speci
     """What a copy button copies (POST /visualiser/copy): the tokens ("tokens") or the whole
     encoding with the tokenizer's name ("json"), as the page's encode gives them."""
     tok = resolve_tokenizer(state, name, pattern)
-    enc = tok.encode(text, add_special_tokens=bos, **display.special_options(tok, special, text))
+    enc = encoded(state, tok, text, bos, display.special_options(tok, special, text))
     if len(enc) > MAX_COPY_TOKENS:
         raise InvalidInput(f"over {MAX_COPY_TOKENS:,} tokens: use POST /api/encode")
     return enc.tokens if what == "tokens" else {"tokenizer": name, **enc.to_dict()}

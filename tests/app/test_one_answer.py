@@ -39,8 +39,8 @@ def page_ids(client, name, text, special):
     r = client.get("/", params={"text": text, "tokenizer": name, "ids": "true", **SWITCH[special]})
     if r.status_code != 200:
         return ("refused", r.status_code)
-    found = re.search(r'<pre hidden id="copy-ids">([^<]*)</pre>', r.text)
-    return json.loads(found.group(1))
+    found = re.search(r'id="ids-list" data-testid="ids">([^<]*)</p>', r.text)
+    return [int(i) for i in found.group(1).split()]
 
 
 def compare_ids(client, name, text, special):

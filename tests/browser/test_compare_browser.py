@@ -20,12 +20,36 @@ def test_typing_updates_every_column_and_hover_highlights_across(page, server_ur
     bert_chips = page.locator('.compare-col[data-col="2"] .chip')
     last = bert_chips.nth(bert_chips.count() - 2)  # before [SEP]
     last.hover()
-    lit = page.locator('.compare-col[data-col="1"] .chip.hl .tok').all_inner_texts()
+    lit = page.locator('.compare-col[data-col="1"] .chip.hl').all_inner_texts()
     assert "".join(lit) == page.evaluate("() => 'unhappiness'").__getitem__(
         slice(int(last.get_attribute("data-s")), int(last.get_attribute("data-e")))
     )
     assert page.locator('.compare-col[data-col="0"] .chip.hl').count() == 1  # the whole word
+    # the chip's facts come into the page's one popover (POST /compare/token)
+    facts = page.locator('[data-testid="chip-pop"] [data-testid="chip-facts"]')
+    facts.wait_for()
+    s, e = last.get_attribute("data-s"), last.get_attribute("data-e")
+    assert f"offsets {s}–{e}" in facts.inner_text() and "vocabulary entry" in facts.inner_text()
     page.screenshot(path=str(screenshot_dir / "compare.png"), full_page=True)
+
+
+def test_the_compare_popover_at_desktop_and_phone_widths(browser, server_url, screenshot_dir):
+    q = urlencode({"text": "naïve café <b>x</b>", "col": ["word", "char"], "ref": 0}, doseq=True)
+    for width in (1280, 390):
+        context = browser.new_context(viewport={"width": width, "height": 800})
+        page = context.new_page()
+        page.goto(f"{server_url}/compare?{q}")
+        chip = page.locator('.compare-col[data-col="1"] .chip').nth(6)
+        chip.focus()  # a keyboard user: focus opens it too
+        facts = page.locator('[data-testid="chip-pop"] [data-testid="chip-facts"]')
+        facts.wait_for()
+        assert "boundary differs from the reference" in facts.inner_text()
+        assert page.locator(".compare-col b").count() == 0  # the typed <b> is text
+        box = page.locator('[data-testid="chip-pop"]').bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+        page.screenshot(path=str(screenshot_dir / f"compare_popover_{width}.png"))
+        context.close()
 
 
 def test_tax_chart_renders_with_labels(page, server_url, screenshot_dir):

@@ -71,7 +71,7 @@ def test_lattice_of_cats_fits_a_phone(sized, server_url, screenshot_dir):
 def test_landing_text_draws_each_character_once(sized, server_url, screenshot_dir):
     pg = sized
     pg.goto(server_url + "/")
-    chips = pg.locator("#result .chip .tok").all_inner_texts()
+    chips = pg.locator("#result .chip").all_inner_texts()
     assert sum(t.count("東") for t in chips) == 1, chips
     assert pg.locator('[data-testid="partial-note"]').is_visible()
     assert page_width(pg) <= pg.viewport_size["width"]

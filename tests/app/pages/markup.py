@@ -16,5 +16,11 @@ def box(body: str, box_id: str) -> str:
 
 
 def chips_of(body: str) -> list[str]:
-    """Each chip's token as drawn (a space as `·`), in order."""
-    return [html.unescape(t) for t in re.findall(r'<span class="tok">(.*?)</span>', body, re.S)]
+    """Each chip's token as drawn (a space as `·`), in order: in its `tok` span, or (the
+    visualiser's slim chips) the chip's own text."""
+    found = re.findall(
+        r'<span class="tok">(.*?)</span>|<li class="chip[^"]*" tabindex=0 [^>]*>([^<]*)</li>',
+        body,
+        re.S,
+    )
+    return [html.unescape(a or b) for a, b in found]

@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from app.services.compare import MAX_COLUMNS
-from tests.app.pages.markup import box, by_testid
+from tests.app.pages.markup import box, by_testid, chips_of
 from tests.shared_data import INTEROP
 from tokenizers_core import pretrained
 
@@ -115,7 +115,7 @@ def test_compare_bundled_columns_with_metrics_and_marks(client):
     # char cuts inside words where word does not: D, r, W, h, o, l, e, f, t each have a cut
     # the word tokeniser lacks -> 9 differ; sentence's cuts (0 and 13) are all word cuts
     assert metric(r.text, "differs") == [9, 0]
-    assert 'class="chip chip-0 differs"' not in r.text.split('data-col="1"')[0]
+    assert 'class="chip differs"' not in r.text.split('data-col="1"')[0]
 
 
 def test_compare_fragment_and_permalink(client):
@@ -217,13 +217,16 @@ def test_compare_form_disables_a_column_past_the_most(client):
 
 def test_chips_show_the_tokens_a_normaliser_made_with_the_text_on_hover(client):
     """BERT uncased reads "Café Llama" as `cafe`, `ll`, `##ama`: its chips say so (not the
-    input's "Café", "Ll"), and the hover names the characters they came from."""
-    page = client.get("/compare", params={"text": "Café Llama", "col": ["bert-base-uncased"]}).text
-    labels = re.findall(r'<span class="tok">([^<]*)</span>', page)
-    assert labels == ["[CLS]", "cafe", "ll", "ama", "[SEP]"]
-    assert "from the text Café" in page and "from the text Ll" in page
+    input's "Café", "Ll"), and the popover names the characters they came from."""
+    params = {"text": "Café Llama", "col": ["bert-base-uncased"]}
+    page = client.get("/compare", params=params).text
+    assert chips_of(page) == ["[CLS]", "cafe", "ll", "ama", "[SEP]"]
+    said = client.post("/compare/token?column=0", data={**params, "i": 1}).text
+    assert "from the text “Café”" in said
+    said = client.post("/compare/token?column=0", data={**params, "i": 2}).text
+    assert "from the text “Ll”" in said
     visualiser = client.get("/", params={"text": "Café", "tokenizer": "bert-base-uncased"}).text
-    assert '<span class="tok">cafe</span>' in visualiser
+    assert chips_of(visualiser) == ["[CLS]", "cafe", "[SEP]"]
     form = {"text": "Café", "tokenizer": "bert-base-uncased", "i": 1}  # 0 is [CLS]
     facts = client.post("/visualiser/token", data=form).text  # the chip's popover
     assert "from the text “Café”" in facts
@@ -234,7 +237,7 @@ def test_a_compare_column_fetched_alone_follows_the_box(client):
         "/compare/column",
         params={"i": 0, "text": "hi there", "col": ["bert-base-uncased"], "bos": "false"},
     )
-    assert r.status_code == 200 and r.text.count('class="chip chip-') == 2
+    assert r.status_code == 200 and r.text.count('<li class="chip') == 2
 
 
 def test_compare_adds_the_post_processors_tokens_as_the_box_says(client):
@@ -287,3 +290,25 @@ def test_a_ranks_file_column_takes_typed_special_tokens_either_way(store_client)
     text = "<|begin_of_text|>Hi"
     assert compare_specials(store_client, text, [handle], False) == [(None, 0)]
     assert compare_specials(store_client, text, [handle], True) == [(None, 1)]
+
+
+def test_a_compare_chip_s_popover_says_its_facts_and_whether_it_differs(client):
+    """The columns' slim chips carry text, id and offsets; the popover (POST /compare/token)
+    says the rest, as the visualiser's does, with the reference's verdict."""
+    params = {"text": "Dr. Who left.", "col": ["word", "char"], "ref": 0}
+    page = client.get("/compare", params=params).text
+    assert 'data-pop="/compare/token?column=1"' in page and "title=" not in page.split("<ol")[1]
+    said = client.post("/compare/token?column=1", data={**params, "i": 1}).text
+    assert "offsets 1–2" in said and "boundary differs from the reference" in said
+    said = client.post("/compare/token?column=0", data={**params, "i": 0}).text
+    assert "offsets 0–2" in said and "differs" not in said
+
+
+def test_a_compare_popover_refuses_what_is_not_there(client):
+    params = {"text": "ab", "col": ["char"]}
+    r = client.post("/compare/token?column=3", data={**params, "i": 0})
+    assert r.status_code == 422 and "column 3 does not exist" in r.text
+    r = client.post("/compare/token?column=0", data={**params, "i": 9})
+    assert r.status_code == 422 and "no chip 9" in r.text
+    r = client.post("/compare/token?column=0", data={**params, "i": 0, "id": 12345})
+    assert r.status_code == 422 and "the text has changed" in r.text

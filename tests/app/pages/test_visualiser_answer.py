@@ -91,6 +91,40 @@ def test_a_long_text_s_count_and_tokens_each_encode_once(client, counted, monkey
     assert of_text(counted, text) == ["encode", "encode"]
 
 
+def test_a_whole_answer_is_at_most_150_bytes_of_html_a_token(client):
+    """Issue 42's bar for a plain text: the whole keystroke answer (count, chips, the input cut
+    at token boundaries, ids, decode) at 2 KB of English in cl100k_base."""
+    text = botchan(2048)
+    r = client.post("/", data={"text": text, "tokenizer": "cl100k_base"}, headers=HTMX)
+    n = len(
+        client.post("/api/encode", json={"text": text, "tokenizer": "cl100k_base"}).json()["ids"]
+    )
+    assert len(r.content) / n <= 150, len(r.content) / n
+
+
+def test_a_long_text_its_popover_and_copy_read_one_encode(client, monkeypatch):
+    """The count of a long text, then its tokens (POST /tokens), a chip's popover and a copy:
+    one encode of the text between them (the app keeps its last encodings), made by the very
+    tokenizer the request resolved."""
+    from app.routers import visualiser as router
+    from app.services import visualiser
+
+    monkeypatch.setattr(router, "DEFER_CHARS", 100)
+    tok = Counted(tokenizer_service.resolve_tokenizer(client.app.state.app_state, "cl100k_base"))
+    monkeypatch.setattr(visualiser, "resolve_tokenizer", lambda *args, **kwargs: tok)
+    text = botchan(500)
+    form = {"text": text, "tokenizer": "cl100k_base"}
+    assert 'data-testid="tokens-loading"' in client.post("/", data=form, headers=HTMX).text
+    tokens = client.post("/tokens", data=form, headers=HTMX).text
+    first = re.search(r"data-id=(\d+)>", tokens).group(1)
+    pop = client.post("/visualiser/token", data={**form, "i": 0, "id": first}, headers=HTMX)
+    assert pop.status_code == 200 and 'data-testid="chip-facts"' in pop.text
+    assert client.post("/visualiser/copy?what=tokens", data=form).status_code == 200
+    assert of_text([tok], text) == ["encode"]
+    client.post("/", data={**form, "special": "false"}, headers=HTMX)  # other switches: again
+    assert of_text([tok], text) == ["encode", "encode"]
+
+
 def test_the_pipeline_loads_when_opened_and_is_the_page_s(client):
     form = {"text": "Hello, world! naïve", "tokenizer": "cl100k_base"}
     answer = client.post("/", data=form, headers=HTMX).text
