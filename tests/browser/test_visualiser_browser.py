@@ -166,6 +166,20 @@ def test_pasting_a_long_text_works_and_shows_progress(browser, server_url, scree
         context.close()
 
 
+def _clipboard_once_it_holds(page, needle: str, seconds: float = 15.0) -> str:
+    """The clipboard's text once it contains `needle` (a copy fetches its text first: the
+    clipboard changes when that answer comes). `wait_for_function` cannot wait on the
+    clipboard: its promise is truthy at once."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while True:
+        text = page.evaluate("navigator.clipboard.readText()")
+        if needle in text or time.monotonic() > deadline:
+            return text
+        page.wait_for_timeout(50)
+
+
 def test_copy_buttons_copy_ids_tokens_and_json(browser, server_url, screenshot_dir):
     import json
 
@@ -180,11 +194,9 @@ def test_copy_buttons_copy_ids_tokens_and_json(browser, server_url, screenshot_d
         page.wait_for_selector("button:text('copied ✓')")
         assert json.loads(page.evaluate("navigator.clipboard.readText()")) == [9906, 1917]
         page.get_by_role("button", name="copy tokens").click()
-        page.wait_for_function("navigator.clipboard.readText().then(t => t.includes('world'))")
-        assert json.loads(page.evaluate("navigator.clipboard.readText()")) == ["Hello", "Ġworld"]
+        assert json.loads(_clipboard_once_it_holds(page, "world")) == ["Hello", "Ġworld"]
         page.get_by_role("button", name="copy JSON").click()
-        page.wait_for_function("navigator.clipboard.readText().then(t => t.includes('offsets'))")
-        data = json.loads(page.evaluate("navigator.clipboard.readText()"))
+        data = json.loads(_clipboard_once_it_holds(page, "offsets"))
         assert data["tokenizer"] == "cl100k_base" and data["offsets"] == [[0, 5], [5, 11]]
         page.locator(".copy-buttons").scroll_into_view_if_needed()
         page.screenshot(path=str(screenshot_dir / f"visualiser_copy_{width}.png"))
