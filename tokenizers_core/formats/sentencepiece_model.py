@@ -25,7 +25,9 @@ import gzip
 import os
 import struct
 from dataclasses import dataclass
-from typing import Any, Sequence
+from itertools import compress
+from operator import not_
+from typing import Any, Iterator, Sequence
 
 from ..decoders import SentencePieceDecoder
 from ..errors import InvalidInput
@@ -40,6 +42,7 @@ from ..models.sentencepiece_common import (
     UNUSED,
     USER_DEFINED,
     piece_to_byte,
+    type_mask,
 )
 from ..models.unigram.model import Unigram
 from ..normalizers.sentencepiece import PrecompiledCharsMap, SentencePieceNormalizer
@@ -256,6 +259,14 @@ class ModelProto:
     normalizer_spec: dict[str, Any]
     denormalizer_spec: dict[str, Any] | None = None
 
+    @functools.cached_property
+    def columns(self) -> tuple[Sequence[str], Sequence[float], Sequence[int]]:
+        """(texts, scores, types): `pieces` by column (made once; `pieces` is not changed)."""
+        if not self.pieces:
+            return (), (), ()
+        texts, scores, types = zip(*self.pieces)
+        return texts, scores, types
+
     @property
     def model_type(self) -> str:
         return MODEL_TYPES.get(self.trainer_spec["model_type"], "unknown")
@@ -295,8 +306,9 @@ def parse_model_proto(data: bytes) -> ModelProto:
                 raise InvalidInput(f"field {number} has the wrong wire type")
     except ValueError as exc:
         raise InvalidInput(f"not a sentencepiece model file: {exc}") from None
-    check_pieces(pieces, trainer)
-    return ModelProto(pieces, trainer, normalizer, denormalizer)
+    proto = ModelProto(pieces, trainer, normalizer, denormalizer)
+    check_pieces(pieces, trainer, proto.columns)
+    return proto
 
 
 def _read_piece(message: Buffer) -> tuple[str, float, int]:
@@ -318,12 +330,17 @@ def _read_piece(message: Buffer) -> tuple[str, float, int]:
     return piece, score, ptype
 
 
-def check_pieces(pieces: list[tuple[str, float, int]], trainer: dict[str, Any]) -> None:
+def check_pieces(
+    pieces: list[tuple[str, float, int]],
+    trainer: dict[str, Any],
+    columns: tuple[Sequence[str], Sequence[float], Sequence[int]] | None = None,
+) -> None:
     """What sentencepiece checks of the pieces (see `parse_model_proto`): whole-list checks
-    first, and only when one fails the piece-by-piece loop that names the first bad piece."""
+    first, and only when one fails the piece-by-piece loop that names the first bad piece.
+    (`columns`, the pieces by column if the caller has them, saves transposing them again.)"""
     if not pieces:
         raise InvalidInput("not a sentencepiece model file: it has no pieces")
-    texts, _scores, types = zip(*pieces)
+    texts, _scores, types = columns or tuple(zip(*pieces))
     if not _pieces_look_valid(texts, types):
         _check_each_piece(pieces)
     unknown = types.count(UNKNOWN)
@@ -333,7 +350,7 @@ def check_pieces(pieces: list[tuple[str, float, int]], trainer: dict[str, Any]) 
         )
     byte_pieces: set[int] = set()
     if BYTE in types:
-        byte_pieces = {piece_to_byte(p) for p, t in zip(texts, types) if t == BYTE}
+        byte_pieces = set(map(piece_to_byte, compress(texts, type_mask(types, _BYTE))))
     if byte_pieces and not trainer["byte_fallback"]:
         raise InvalidInput("not a valid sentencepiece model: byte pieces without byte_fallback")
     if trainer["byte_fallback"] and len(byte_pieces) != 256:
@@ -354,16 +371,18 @@ def _pieces_look_valid(texts: Sequence[str], types: Sequence[int]) -> bool:
     if not kinds <= PIECE_TYPES.keys() or "" in texts:
         return False
     if len(set(texts)) < len(texts):  # (rare: a spelling both matched and reserved is allowed)
-        matched = [p for p, t in zip(texts, types) if t in _MATCHED_TYPES]
-        reserved = [p for p, t in zip(texts, types) if t not in _MATCHED_TYPES]
+        is_matched = type_mask(types, _MATCHED_TYPES)
+        matched = list(compress(texts, is_matched))
+        reserved = list(compress(texts, map(not_, is_matched)))
         if len(set(matched)) < len(matched) or len(set(reserved)) < len(reserved):
             return False
     if BYTE not in kinds:
         return True
-    return all(piece_to_byte(p) >= 0 for p, t in zip(texts, types) if t == BYTE)
+    return -1 not in map(piece_to_byte, compress(texts, type_mask(types, _BYTE)))
 
 
 _MATCHED_TYPES = frozenset((NORMAL, USER_DEFINED, UNUSED))  # in the trie; the others reserved
+_BYTE = frozenset((BYTE,))
 
 
 def _check_each_piece(pieces: list[tuple[str, float, int]]) -> None:
@@ -388,11 +407,17 @@ def _check_each_piece(pieces: list[tuple[str, float, int]]) -> None:
 # ---- building a Tokenizer from a ModelProto ------------------------------------------------------
 
 
+def _pieces_of_type(proto: ModelProto, ptype: int) -> Iterator[str]:
+    """The pieces of one type, in id order (selected at C speed)."""
+    texts, _scores, types = proto.columns
+    return compress(texts, type_mask(types, frozenset((ptype,))))
+
+
 def normalizer_from_proto(proto: ModelProto) -> SentencePieceNormalizer:
     spec = proto.normalizer_spec
     blob = spec["precompiled_charsmap"]
     charsmap = PrecompiledCharsMap(blob) if blob else None
-    user = tuple(p for p, _s, t in proto.pieces if t == USER_DEFINED)
+    user = tuple(_pieces_of_type(proto, USER_DEFINED))
     return SentencePieceNormalizer(
         charsmap,
         add_dummy_prefix=spec["add_dummy_prefix"],
@@ -409,10 +434,10 @@ def decoder_from_proto(proto: ModelProto) -> Any:
     `DecodeSentencePiece` gives any control id an empty surface), not only `<s>` and `</s>`:
     Mistral's `[INST]`, `[TOOL_CALLS]` and `[control_8]` ... decode to nothing."""
     spec = proto.normalizer_spec
-    unk = next(p for p, _s, t in proto.pieces if t == UNKNOWN)
+    unk = next(_pieces_of_type(proto, UNKNOWN))
     return SentencePieceDecoder(
         unk_piece=unk,
-        control=tuple(p for p, _s, t in proto.pieces if t == CONTROL),
+        control=tuple(_pieces_of_type(proto, CONTROL)),
         unk_surface=proto.trainer_spec["unk_surface"],
         strip_leading_space=spec["add_dummy_prefix"] or spec["remove_extra_whitespaces"],
         remove_extra_whitespaces=spec["remove_extra_whitespaces"],
