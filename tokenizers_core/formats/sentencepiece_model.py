@@ -24,7 +24,7 @@ import functools
 import gzip
 import os
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import compress
 from operator import not_
 from typing import Any, Iterator, Sequence
@@ -48,6 +48,7 @@ from ..models.unigram.model import Unigram
 from ..normalizers.sentencepiece import PrecompiledCharsMap, SentencePieceNormalizer
 from ..pipeline import Tokenizer
 from .files import gunzip
+from .sentencepiece_pieces import read_pieces_fast, read_plain_pieces
 
 # ---- the protobuf wire format ------------------------------------------------------------------
 
@@ -120,48 +121,6 @@ def _read_field(data: Buffer, pos: int) -> tuple[int, int, Any, int]:
     else:
         raise InvalidInput(f"unsupported wire type {wire}")
     return number, wire, value, pos
-
-
-# ---- the pieces, fast: the layout sentencepiece writes -------------------------------------------
-# A .model holds one `SentencePiece` message per piece (262,144 in AI21's), nearly all laid out
-# alike: `0A len` (ModelProto field 1), then `0A len text` (piece), `15 f32` (score) and, unless
-# the type is NORMAL, `18 type` -- every length and the type one byte. `_read_plain_pieces` reads
-# a run of those with fixed offsets; anything else (a longer piece, another field order, an extra
-# field) stops it, and the generic reader takes that field, so the results are the same.
-_PIECE_KEY, _TEXT_KEY, _SCORE_KEY, _TYPE_KEY = 0x0A, 0x0A, 0x15, 0x18
-
-
-def _read_plain_pieces(data: bytes, pos: int, out: list[tuple[str, float, int]]) -> int:
-    """Append the pieces laid out as sentencepiece writes them from `pos` on, as (piece, score,
-    type); return the position of the first field that is not one.
-
-    >>> out = []
-    >>> _read_plain_pieces(b"\\x0a\\x08\\x0a\\x01a\\x15\\x00\\x00\\xc0\\xbf\\x12\\x00", 0, out), out
-    (10, [('a', -1.5, 1)])
-    """
-    n = len(data)
-    unpack_score = _FLOAT.unpack_from
-    while pos + 9 <= n and data[pos] == _PIECE_KEY:
-        size, text_len = data[pos + 1], data[pos + 3]
-        end = pos + 2 + size  # the message is data[pos + 2 : end]
-        score_at = pos + 4 + text_len
-        if size > 0x7F or text_len > 0x7F or data[pos + 2] != _TEXT_KEY or end > n:
-            break
-        if score_at + 5 > end or data[score_at] != _SCORE_KEY:
-            break
-        if end == score_at + 5:
-            ptype = NORMAL
-        elif end == score_at + 7 and data[score_at + 5] == _TYPE_KEY and data[end - 1] < 0x80:
-            ptype = data[end - 1]
-        else:
-            break
-        try:
-            piece = data[pos + 4 : score_at].decode("utf-8")
-        except UnicodeDecodeError:
-            break  # (the generic reader says what is wrong)
-        out.append((piece, unpack_score(data, score_at + 1)[0], ptype))
-        pos = end
-    return pos
 
 
 def _as_str(value: Any, what: str) -> str:
@@ -246,6 +205,9 @@ def _read_spec(data: Buffer, table: dict[int, tuple[str, str, Any]], what: str) 
     return spec
 
 
+Columns = tuple[Sequence[str], Sequence[float], Sequence[int]]
+
+
 @dataclass
 class ModelProto:
     """The parts of a sentencepiece ModelProto this package uses.
@@ -259,13 +221,15 @@ class ModelProto:
     normalizer_spec: dict[str, Any]
     denormalizer_spec: dict[str, Any] | None = None
 
-    @functools.cached_property
-    def columns(self) -> tuple[Sequence[str], Sequence[float], Sequence[int]]:
+    _columns: Columns | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def columns(self) -> Columns:
         """(texts, scores, types): `pieces` by column (made once; `pieces` is not changed)."""
-        if not self.pieces:
-            return (), (), ()
-        texts, scores, types = zip(*self.pieces)
-        return texts, scores, types
+        if self._columns is None:
+            texts, scores, types = tuple(zip(*self.pieces)) or ((), (), ())
+            self._columns = (texts, scores, types)
+        return self._columns
 
     @property
     def model_type(self) -> str:
@@ -283,19 +247,30 @@ def parse_model_proto(data: bytes) -> ModelProto:
     data = bytes(data)
     data = gunzip(data)
     try:
-        pieces: list[tuple[str, float, int]] = []
+        texts: list[str] = []
+        scores: list[float] = []
+        types: list[int] = []
         trainer = _read_spec(b"", _TRAINER_FIELDS, "trainer_spec")
         normalizer = _read_spec(b"", _NORMALIZER_FIELDS, "normalizer_spec")
         denormalizer = None
         view = memoryview(data)  # (its slices are not copies: the charsmap is ~240 KB)
-        pos = 0
+        pos, plain_until = 0, 0
         while pos < len(data):
-            pos = _read_plain_pieces(data, pos, pieces)  # the common case, fast
+            # the common layout (`sentencepiece_pieces.py`): by windows at C speed, or piece by
+            # piece for a while where the fast reader keeps stopping early
+            if pos >= plain_until:
+                start = pos
+                pos = read_pieces_fast(data, pos, texts, scores, types)
+                if pos - start < _FAST_ENOUGH:
+                    plain_until = pos + _PLAIN_STRETCH
+            else:
+                pos = read_plain_pieces(data, pos, texts, scores, types)
             if pos >= len(data):
                 break
             number, wire, value, pos = _read_field(view, pos)
             if number == 1 and wire == 2:
-                pieces.append(_read_piece(value))
+                for column, item in zip((texts, scores, types), _read_piece(value)):
+                    column.append(item)  # type: ignore[attr-defined]
             elif number == 2 and wire == 2:
                 trainer = _read_spec(value, _TRAINER_FIELDS, "trainer_spec")
             elif number == 3 and wire == 2:
@@ -306,9 +281,14 @@ def parse_model_proto(data: bytes) -> ModelProto:
                 raise InvalidInput(f"field {number} has the wrong wire type")
     except ValueError as exc:
         raise InvalidInput(f"not a sentencepiece model file: {exc}") from None
-    proto = ModelProto(pieces, trainer, normalizer, denormalizer)
-    check_pieces(pieces, trainer, proto.columns)
+    columns = (texts, scores, types)
+    proto = ModelProto(list(zip(*columns)), trainer, normalizer, denormalizer, _columns=columns)
+    check_pieces(proto.pieces, trainer, columns)
     return proto
+
+
+# a fast read of fewer bytes than this: the next stretch of this many bytes is read piece by piece
+_FAST_ENOUGH, _PLAIN_STRETCH = 1 << 10, 1 << 14
 
 
 def _read_piece(message: Buffer) -> tuple[str, float, int]:
@@ -333,7 +313,7 @@ def _read_piece(message: Buffer) -> tuple[str, float, int]:
 def check_pieces(
     pieces: list[tuple[str, float, int]],
     trainer: dict[str, Any],
-    columns: tuple[Sequence[str], Sequence[float], Sequence[int]] | None = None,
+    columns: Columns | None = None,
 ) -> None:
     """What sentencepiece checks of the pieces (see `parse_model_proto`): whole-list checks
     first, and only when one fails the piece-by-piece loop that names the first bad piece.

@@ -1,0 +1,129 @@
+"""Reading the pieces of a sentencepiece `.model` fast, for `sentencepiece_model.parse_model_proto`.
+
+A `.model` holds one `SentencePiece` message per piece (32,000 in Mistral's, 262,144 in AI21's),
+nearly all laid out alike: `0A len` (ModelProto field 1), then `0A len text` (piece), `15 f32`
+(score) and, unless the type is NORMAL, `18 type` -- every length and the type one byte. Two
+readers of that layout, each handing back the position of the first field it does not read, for
+the generic protobuf reader to take:
+
+- `read_pieces_fast`: one compiled `re` cuts a window of the file into those fields at C speed,
+  and whole-list comparisons check that each cut is exactly the message's protobuf framing (its
+  length bytes agree with what was cut, the text is UTF-8); the first cut that fails, and all
+  after it, are left to the others. What it reads is what the generic reader reads.
+- `read_plain_pieces`: the same layout one piece at a time with fixed offsets (for a stretch of
+  the file where the fast reader keeps stopping early).
+
+>>> cols = [], [], []
+>>> read_pieces_fast(b"\\x0a\\x08\\x0a\\x01a\\x15\\x00\\x00\\xc0\\xbf\\x12\\x00", 0, *cols), cols
+(10, (['a'], [-1.5], [1]))
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from itertools import compress, count
+from operator import add
+
+NORMAL = 1  # (ModelProto.SentencePiece.Type, as in models/sentencepiece_common.py)
+
+_FLOAT = struct.Struct("<f")
+# one message: its length (1 byte) 0A, the text's length (1 byte), the text (no 15 byte in it,
+# so the score's key ends it), 15 and the score, then perhaps 18 and a one-byte type
+_PIECE = re.compile(
+    rb"\x0a([\x00-\x7f]\x0a[\x00-\x7f])([^\x15]*)\x15(....)(\x18[\x00-\x7f])?", re.DOTALL
+)
+_STRIDE = 5  # re.split gives the bytes between two matches, then the 4 groups of the match
+_TYPES: dict[bytes | None, int] = {bytes((0x18, t)): t for t in range(128)}
+_TYPES[None] = NORMAL
+# the message's length once the text's is taken away: 0A len, 15 f32 and perhaps 18 type
+_REST: dict[bytes | None, int] = {bytes((0x18, t)): 9 for t in range(128)}
+_REST[None] = 7
+WINDOW = 1 << 14  # bytes cut at a time (a piece that crosses the edge is read by the next cut)
+
+
+def read_pieces_fast(
+    data: bytes, pos: int, texts: list[str], scores: list[float], types: list[int]
+) -> int:
+    """Append the pieces laid out as sentencepiece writes them from `pos` on (in one window of
+    the file) to the three columns; return the position of the first field not read."""
+    parts = _PIECE.split(data[pos : pos + WINDOW])
+    between = parts[0::_STRIDE]
+    # the matches that follow each other from `pos` with nothing between them
+    k = next(compress(count(), between), len(between) - 1)
+    heads = b"".join(parts[1 : _STRIDE * k : _STRIDE])  # per piece: message length, 0A, text length
+    cut = parts[2 : _STRIDE * k : _STRIDE]
+    rest = parts[4 : _STRIDE * k : _STRIDE]
+    sizes, text_sizes = heads[0::3], heads[2::3]
+    k = min(
+        _agree(bytes(map(len, cut)), text_sizes),  # the text is as long as its length says
+        _agree(bytes(map(add, text_sizes, map(_REST.__getitem__, rest))), sizes),  # the message
+    )
+    if not k:
+        return pos
+    try:
+        strings = b"\x15".join(cut[:k]).decode("utf-8")
+    except UnicodeDecodeError as exc:  # (UTF-8 is not broken by an ASCII separator)
+        k = exc.object[: exc.start].count(b"\x15")  # the pieces before the bad one
+        if not k:
+            return pos
+        strings = b"\x15".join(cut[:k]).decode("utf-8")
+    texts += strings.split("\x15")
+    scores += struct.unpack(f"<{k}f", b"".join(parts[3 : _STRIDE * k : _STRIDE]))
+    types += map(_TYPES.__getitem__, rest[:k])
+    return pos + sum(sizes[:k]) + 2 * k
+
+
+def _agree(a: bytes, b: bytes) -> int:
+    """How many leading bytes `a` and `b` share (a binary search of memcmp-speed compares).
+
+    >>> _agree(b"abcd", b"abxd"), _agree(b"ab", b"ab")
+    (2, 2)
+    """
+    if a == b:
+        return len(a)
+    lo, hi = 0, min(len(a), len(b))  # a[:lo] == b[:lo]; a[:hi + 1] != b[:hi + 1]
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def read_plain_pieces(
+    data: bytes, pos: int, texts: list[str], scores: list[float], types: list[int]
+) -> int:
+    """Append the pieces laid out as sentencepiece writes them from `pos` on, one at a time with
+    fixed offsets; return the position of the first field that is not one.
+
+    >>> cols = [], [], []
+    >>> read_plain_pieces(b"\\x0a\\x08\\x0a\\x01a\\x15\\x00\\x00\\xc0\\xbf\\x12\\x00", 0, *cols), cols
+    (10, (['a'], [-1.5], [1]))
+    """
+    n = len(data)
+    unpack_score = _FLOAT.unpack_from
+    while pos + 9 <= n and data[pos] == 0x0A:
+        size, text_len = data[pos + 1], data[pos + 3]
+        end = pos + 2 + size  # the message is data[pos + 2 : end]
+        score_at = pos + 4 + text_len
+        if size > 0x7F or text_len > 0x7F or data[pos + 2] != 0x0A or end > n:
+            break
+        if score_at + 5 > end or data[score_at] != 0x15:
+            break
+        if end == score_at + 5:
+            ptype = NORMAL
+        elif end == score_at + 7 and data[score_at + 5] == 0x18 and data[end - 1] < 0x80:
+            ptype = data[end - 1]
+        else:
+            break
+        try:
+            piece = data[pos + 4 : score_at].decode("utf-8")
+        except UnicodeDecodeError:
+            break  # (the generic reader says what is wrong)
+        texts.append(piece)
+        scores.append(unpack_score(data, score_at + 1)[0])
+        types.append(ptype)
+        pos = end
+    return pos
