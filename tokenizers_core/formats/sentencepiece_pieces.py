@@ -43,11 +43,17 @@ WINDOW = 1 << 14  # bytes cut at a time (a piece that crosses the edge is read b
 
 
 def read_pieces_fast(
-    data: bytes, pos: int, texts: list[str], scores: list[float], types: list[int]
+    data: bytes,
+    pos: int,
+    texts: list[str],
+    scores: list[float],
+    types: list[int],
+    *,
+    window: int = WINDOW,
 ) -> int:
-    """Append the pieces laid out as sentencepiece writes them from `pos` on (in one window of
-    the file) to the three columns; return the position of the first field not read."""
-    parts = _PIECE.split(data[pos : pos + WINDOW])
+    """Append the pieces laid out as sentencepiece writes them from `pos` on (in the `window`
+    bytes from there) to the three columns; return the position of the first field not read."""
+    parts = _PIECE.split(data[pos : pos + window])
     between = parts[0::_STRIDE]
     # the matches that follow each other from `pos` with nothing between them
     k = next(compress(count(), between), len(between) - 1)
