@@ -24,31 +24,30 @@ import functools
 import gzip
 import os
 import struct
-from dataclasses import dataclass, field
 from itertools import compress
-from operator import not_
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator
 
 from ..decoders import SentencePieceDecoder
 from ..errors import InvalidInput
 from ..models.bpe.model import gc_paused
 from ..models.bpe.sentencepiece import SentencePieceBpe, SentencePieceSplit
 from ..models.sentencepiece_common import (
-    BYTE,
     CONTROL,
     NORMAL,
-    PIECE_TYPES,
     UNKNOWN,
-    UNUSED,
     USER_DEFINED,
-    piece_to_byte,
     type_mask,
 )
 from ..models.unigram.model import Unigram
 from ..normalizers.sentencepiece import PrecompiledCharsMap, SentencePieceNormalizer
 from ..pipeline import Tokenizer
 from .files import gunzip
-from .sentencepiece_pieces import read_pieces_fast, read_plain_pieces
+from .sentencepiece_pieces import (
+    Columns,
+    check_columns,
+    read_pieces_fast,
+    read_plain_pieces,
+)
 
 # ---- the protobuf wire format ------------------------------------------------------------------
 
@@ -205,31 +204,62 @@ def _read_spec(data: Buffer, table: dict[int, tuple[str, str, Any]], what: str) 
     return spec
 
 
-Columns = tuple[Sequence[str], Sequence[float], Sequence[int]]
-
-
-@dataclass
 class ModelProto:
     """The parts of a sentencepiece ModelProto this package uses.
 
     `pieces` are (piece, score, type) in id order; `trainer_spec` and `normalizer_spec` are dicts
-    keyed by the proto field names (missing fields hold the proto defaults).
+    keyed by the proto field names (missing fields hold the proto defaults). A loader may give
+    `columns`, the pieces as (texts, scores, types), instead of `pieces`: the list of tuples is
+    then made when first asked for (`pieces` is not changed after).
     """
 
-    pieces: list[tuple[str, float, int]]
-    trainer_spec: dict[str, Any]
-    normalizer_spec: dict[str, Any]
-    denormalizer_spec: dict[str, Any] | None = None
+    def __init__(
+        self,
+        pieces: list[tuple[str, float, int]] | None,
+        trainer_spec: dict[str, Any],
+        normalizer_spec: dict[str, Any],
+        denormalizer_spec: dict[str, Any] | None = None,
+        *,
+        columns: Columns | None = None,
+    ) -> None:
+        if pieces is None and columns is None:
+            raise InvalidInput("a ModelProto needs its pieces")
+        self._pieces, self._columns = pieces, columns
+        self.trainer_spec, self.normalizer_spec = trainer_spec, normalizer_spec
+        self.denormalizer_spec = denormalizer_spec
 
-    _columns: Columns | None = field(default=None, repr=False, compare=False)
+    @property
+    def pieces(self) -> list[tuple[str, float, int]]:
+        if self._pieces is None:
+            self._pieces = list(zip(*self.columns))
+        return self._pieces
 
     @property
     def columns(self) -> Columns:
-        """(texts, scores, types): `pieces` by column (made once; `pieces` is not changed)."""
+        """(texts, scores, types): `pieces` by column."""
         if self._columns is None:
             texts, scores, types = tuple(zip(*self.pieces)) or ((), (), ())
             self._columns = (texts, scores, types)
         return self._columns
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ModelProto):
+            return NotImplemented
+        mine = (self.pieces, self.trainer_spec, self.normalizer_spec, self.denormalizer_spec)
+        return mine == (
+            other.pieces,
+            other.trainer_spec,
+            other.normalizer_spec,
+            other.denormalizer_spec,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  (mutable, as a dataclass's)
+
+    def __repr__(self) -> str:
+        return (
+            f"ModelProto(pieces=<{len(self.columns[0])} pieces>, trainer_spec="
+            f"{self.trainer_spec!r}, normalizer_spec={self.normalizer_spec!r})"
+        )
 
     @property
     def model_type(self) -> str:
@@ -281,10 +311,8 @@ def parse_model_proto(data: bytes) -> ModelProto:
                 raise InvalidInput(f"field {number} has the wrong wire type")
     except ValueError as exc:
         raise InvalidInput(f"not a sentencepiece model file: {exc}") from None
-    columns = (texts, scores, types)
-    proto = ModelProto(list(zip(*columns)), trainer, normalizer, denormalizer, _columns=columns)
-    check_pieces(proto.pieces, trainer, columns)
-    return proto
+    check_columns((texts, scores, types), trainer)
+    return ModelProto(None, trainer, normalizer, denormalizer, columns=(texts, scores, types))
 
 
 # a fast read of fewer bytes than this: the next stretch of this many bytes is read piece by piece
@@ -308,80 +336,6 @@ def _read_piece(message: Buffer) -> tuple[str, float, int]:
     if piece is None:
         raise InvalidInput("a piece has no text")
     return piece, score, ptype
-
-
-def check_pieces(
-    pieces: list[tuple[str, float, int]],
-    trainer: dict[str, Any],
-    columns: Columns | None = None,
-) -> None:
-    """What sentencepiece checks of the pieces (see `parse_model_proto`): whole-list checks
-    first, and only when one fails the piece-by-piece loop that names the first bad piece.
-    (`columns`, the pieces by column if the caller has them, saves transposing them again.)"""
-    if not pieces:
-        raise InvalidInput("not a sentencepiece model file: it has no pieces")
-    texts, _scores, types = columns or tuple(zip(*pieces))
-    if not _pieces_look_valid(texts, types):
-        _check_each_piece(pieces)
-    unknown = types.count(UNKNOWN)
-    if unknown != 1:
-        raise InvalidInput(
-            f"not a valid sentencepiece model: it needs exactly one <unk> piece, found {unknown}"
-        )
-    byte_pieces: set[int] = set()
-    if BYTE in types:
-        byte_pieces = set(map(piece_to_byte, compress(texts, type_mask(types, _BYTE))))
-    if byte_pieces and not trainer["byte_fallback"]:
-        raise InvalidInput("not a valid sentencepiece model: byte pieces without byte_fallback")
-    if trainer["byte_fallback"] and len(byte_pieces) != 256:
-        raise InvalidInput("not a valid sentencepiece model: byte_fallback needs 256 byte pieces")
-
-
-def _pieces_look_valid(texts: Sequence[str], types: Sequence[int]) -> bool:
-    """What `_check_each_piece` checks, over whole lists: known types, no empty piece, none
-    defined twice (among the pieces the text is matched against, or among the reserved ones),
-    byte pieces spelled `<0xNN>`.
-
-    >>> _pieces_look_valid(["<unk>", "a"], [UNKNOWN, NORMAL])
-    True
-    >>> _pieces_look_valid(["<unk>", "a", "a"], [UNKNOWN, NORMAL, NORMAL])
-    False
-    """
-    kinds = set(types)
-    if not kinds <= PIECE_TYPES.keys() or "" in texts:
-        return False
-    if len(set(texts)) < len(texts):  # (rare: a spelling both matched and reserved is allowed)
-        is_matched = type_mask(types, _MATCHED_TYPES)
-        matched = list(compress(texts, is_matched))
-        reserved = list(compress(texts, map(not_, is_matched)))
-        if len(set(matched)) < len(matched) or len(set(reserved)) < len(reserved):
-            return False
-    if BYTE not in kinds:
-        return True
-    return -1 not in map(piece_to_byte, compress(texts, type_mask(types, _BYTE)))
-
-
-_MATCHED_TYPES = frozenset((NORMAL, USER_DEFINED, UNUSED))  # in the trie; the others reserved
-_BYTE = frozenset((BYTE,))
-
-
-def _check_each_piece(pieces: list[tuple[str, float, int]]) -> None:
-    """The first piece of an unknown type, empty, defined twice (among matched pieces or among
-    reserved ones) or an invalid byte piece raises InvalidInput."""
-    seen: set[tuple[bool, str]] = set()
-    for i, (piece, _score, ptype) in enumerate(pieces):
-        if ptype not in PIECE_TYPES:
-            raise InvalidInput(
-                f"not a sentencepiece model file: piece {i} has unknown type {ptype}"
-            )
-        if not piece:
-            raise InvalidInput(f"not a sentencepiece model file: piece {i} is empty")
-        key = (ptype in _MATCHED_TYPES, piece)
-        if key in seen:
-            raise InvalidInput(f"not a valid sentencepiece model: piece {piece!r} is defined twice")
-        seen.add(key)
-        if ptype == BYTE and piece_to_byte(piece) < 0:
-            raise InvalidInput(f"not a valid sentencepiece model: byte piece {piece!r} is invalid")
 
 
 # ---- building a Tokenizer from a ModelProto ------------------------------------------------------
@@ -429,18 +383,21 @@ def tokenizer_from_proto(proto: ModelProto, name: str = "") -> Any:
     """A `Tokenizer` that encodes exactly as sentencepiece does with this model."""
     kind = proto.model_type
     if kind == "unigram":
+        texts, scores, types = proto.columns
         model: Any = Unigram(
-            [(p, s) for p, s, _t in proto.pieces],
-            types=[t for _p, _s, t in proto.pieces],
+            list(zip(texts, scores)),
+            types=list(types),
             byte_fallback=proto.trainer_spec["byte_fallback"],
         )
         algorithm = "unigram"
     elif kind == "bpe":
-        model = SentencePieceBpe(proto.pieces, byte_fallback=proto.trainer_spec["byte_fallback"])
+        model = SentencePieceBpe(
+            (), byte_fallback=proto.trainer_spec["byte_fallback"], columns=proto.columns
+        )
         algorithm = "sentencepiece_bpe"
     elif kind in ("char", "word"):
         model = SentencePieceSplit(
-            proto.pieces, kind=kind, byte_fallback=proto.trainer_spec["byte_fallback"]
+            (), kind=kind, byte_fallback=proto.trainer_spec["byte_fallback"], columns=proto.columns
         )
         algorithm = f"sentencepiece_{kind}"
     else:

@@ -13,6 +13,8 @@ the generic protobuf reader to take:
 - `read_plain_pieces`: the same layout one piece at a time with fixed offsets (for a stretch of
   the file where the fast reader keeps stopping early).
 
+And what sentencepiece's `ModelInterface::InitializePieces` checks of them (`check_columns`).
+
 >>> cols = [], [], []
 >>> read_pieces_fast(b"\\x0a\\x08\\x0a\\x01a\\x15\\x00\\x00\\xc0\\xbf\\x12\\x00", 0, *cols), cols
 (10, (['a'], [-1.5], [1]))
@@ -23,9 +25,22 @@ from __future__ import annotations
 import re
 import struct
 from itertools import compress, count
-from operator import add
+from operator import add, not_
+from typing import Any, Sequence
 
-NORMAL = 1  # (ModelProto.SentencePiece.Type, as in models/sentencepiece_common.py)
+from ..errors import InvalidInput
+from ..models.sentencepiece_common import (
+    BYTE,
+    NORMAL,
+    PIECE_TYPES,
+    UNKNOWN,
+    UNUSED,
+    USER_DEFINED,
+    piece_to_byte,
+    type_mask,
+)
+
+Columns = tuple[Sequence[str], Sequence[float], Sequence[int]]  # (texts, scores, types)
 
 _FLOAT = struct.Struct("<f")
 # one message: its length (1 byte) 0A, the text's length (1 byte), the text (no 15 byte in it,
@@ -105,7 +120,8 @@ def read_plain_pieces(
     fixed offsets; return the position of the first field that is not one.
 
     >>> cols = [], [], []
-    >>> read_plain_pieces(b"\\x0a\\x08\\x0a\\x01a\\x15\\x00\\x00\\xc0\\xbf\\x12\\x00", 0, *cols), cols
+    >>> data = b"\\x0a\\x08\\x0a\\x01a\\x15\\x00\\x00\\xc0\\xbf\\x12\\x00"
+    >>> read_plain_pieces(data, 0, *cols), cols
     (10, (['a'], [-1.5], [1]))
     """
     n = len(data)
@@ -133,3 +149,81 @@ def read_plain_pieces(
         types.append(ptype)
         pos = end
     return pos
+
+
+# ---- what sentencepiece checks of the pieces -------------------------------------------------
+
+
+def check_pieces(pieces: list[tuple[str, float, int]], trainer: dict[str, Any]) -> None:
+    """What sentencepiece checks of the pieces (see `parse_model_proto`)."""
+    texts, scores, types = tuple(zip(*pieces)) or ((), (), ())
+    check_columns((texts, scores, types), trainer)
+
+
+def check_columns(columns: Columns, trainer: dict[str, Any]) -> None:
+    """`check_pieces` of the pieces by column: whole-list checks first, and only when one fails
+    the piece-by-piece loop that names the first bad piece."""
+    texts, _scores, types = columns
+    if not texts:
+        raise InvalidInput("not a sentencepiece model file: it has no pieces")
+    if not _pieces_look_valid(texts, types):
+        _check_each_piece(list(zip(*columns)))
+    unknown = types.count(UNKNOWN)
+    if unknown != 1:
+        raise InvalidInput(
+            f"not a valid sentencepiece model: it needs exactly one <unk> piece, found {unknown}"
+        )
+    byte_pieces: set[int] = set()
+    if BYTE in types:
+        byte_pieces = set(map(piece_to_byte, compress(texts, type_mask(types, _BYTE))))
+    if byte_pieces and not trainer["byte_fallback"]:
+        raise InvalidInput("not a valid sentencepiece model: byte pieces without byte_fallback")
+    if trainer["byte_fallback"] and len(byte_pieces) != 256:
+        raise InvalidInput("not a valid sentencepiece model: byte_fallback needs 256 byte pieces")
+
+
+def _pieces_look_valid(texts: Sequence[str], types: Sequence[int]) -> bool:
+    """What `_check_each_piece` checks, over whole lists: known types, no empty piece, none
+    defined twice (among the pieces the text is matched against, or among the reserved ones),
+    byte pieces spelled `<0xNN>`.
+
+    >>> _pieces_look_valid(["<unk>", "a"], [UNKNOWN, NORMAL])
+    True
+    >>> _pieces_look_valid(["<unk>", "a", "a"], [UNKNOWN, NORMAL, NORMAL])
+    False
+    """
+    kinds = set(types)
+    if not kinds <= PIECE_TYPES.keys() or "" in texts:
+        return False
+    if len(set(texts)) < len(texts):  # (rare: a spelling both matched and reserved is allowed)
+        is_matched = type_mask(types, _MATCHED_TYPES)
+        matched = list(compress(texts, is_matched))
+        reserved = list(compress(texts, map(not_, is_matched)))
+        if len(set(matched)) < len(matched) or len(set(reserved)) < len(reserved):
+            return False
+    if BYTE not in kinds:
+        return True
+    return -1 not in map(piece_to_byte, compress(texts, type_mask(types, _BYTE)))
+
+
+_MATCHED_TYPES = frozenset((NORMAL, USER_DEFINED, UNUSED))  # in the trie; the others reserved
+_BYTE = frozenset((BYTE,))
+
+
+def _check_each_piece(pieces: list[tuple[str, float, int]]) -> None:
+    """The first piece of an unknown type, empty, defined twice (among matched pieces or among
+    reserved ones) or an invalid byte piece raises InvalidInput."""
+    seen: set[tuple[bool, str]] = set()
+    for i, (piece, _score, ptype) in enumerate(pieces):
+        if ptype not in PIECE_TYPES:
+            raise InvalidInput(
+                f"not a sentencepiece model file: piece {i} has unknown type {ptype}"
+            )
+        if not piece:
+            raise InvalidInput(f"not a sentencepiece model file: piece {i} is empty")
+        key = (ptype in _MATCHED_TYPES, piece)
+        if key in seen:
+            raise InvalidInput(f"not a valid sentencepiece model: piece {piece!r} is defined twice")
+        seen.add(key)
+        if ptype == BYTE and piece_to_byte(piece) < 0:
+            raise InvalidInput(f"not a valid sentencepiece model: byte piece {piece!r} is invalid")

@@ -176,6 +176,8 @@ _piece_text = st.one_of(
     st.text(max_size=8),  # any Unicode: non-ASCII, U+0015 (the score's key byte), "" ...
     st.text(alphabet="▁x\x15", min_size=40, max_size=80),  # more than 127 bytes: 2-byte lengths
 )
+
+
 def _body(text: str, score: float | None, ptype: int | None, extra: bytes, swap: bool) -> bytes:
     """One SentencePiece message: text, score (if any), type (if any), an extra field; the score
     first if `swap`."""

@@ -56,6 +56,7 @@ def _matched_and_reserved(
 
 
 _MATCHED = frozenset((NORMAL, USER_DEFINED, UNUSED))
+Columns = tuple[Sequence[str], Sequence[float], Sequence[int]]  # (strings, scores, types)
 _CONTROL, _USER_DEFINED = frozenset((CONTROL,)), frozenset((USER_DEFINED,))
 _FLIP = bytes.maketrans(b"\x00\x01", b"\x01\x00")
 
@@ -74,10 +75,15 @@ class SentencePieceBpe:
     """
 
     def __init__(
-        self, pieces: list[tuple[str, float, int]], *, byte_fallback: bool = False
+        self,
+        pieces: Sequence[tuple[str, float, int]],
+        *,
+        byte_fallback: bool = False,
+        columns: Columns | None = None,
     ) -> None:
-        self._pieces = list(pieces)
-        strings, scores, types = zip(*pieces) if pieces else ((), (), ())
+        """`columns`: the pieces as (strings, scores, types) instead, when the caller has them
+        so (a `.model` loader does; `pieces` is then ignored): nothing is transposed."""
+        strings, scores, types = columns or (tuple(zip(*pieces)) or ((), (), ()))
         self.scores, self.types = list(scores), list(types)
         self._strings = strings
         self._normal, self._reserved = _matched_and_reserved(strings, self.types)
@@ -94,13 +100,18 @@ class SentencePieceBpe:
         asked for, as encoding does not use it."""
         return dict(zip(self._strings, range(len(self._strings))))
 
+    @functools.cached_property
+    def _pieces(self) -> list[tuple[str, float, int]]:
+        """[(piece, score, type), ...] in id order (made when first asked for)."""
+        return list(zip(self._strings, self.scores, self.types))
+
     @property
     def pieces(self) -> list[tuple[str, float]]:
         """[(piece, score), ...] in id order."""
-        return [(p, s) for p, s, _t in self._pieces]
+        return list(zip(self._strings, self.scores))
 
     def describe(self) -> str:
-        return f"SentencePiece BPE ({len(self._pieces)} pieces)"
+        return f"SentencePiece BPE ({len(self._strings)} pieces)"
 
     @property
     def merges(self) -> list[tuple[str, str]]:
@@ -137,10 +148,10 @@ class SentencePieceBpe:
         self._merges = [tuple(m) for m in merges]  # type: ignore[misc]
 
     def get_vocab_size(self) -> int:
-        return len(self._pieces)
+        return len(self._strings)
 
     def id_to_token(self, id: int) -> str | None:
-        return self._pieces[id][0] if 0 <= id < len(self._pieces) else None
+        return self._strings[id] if 0 <= id < len(self._strings) else None
 
     def token_to_id(self, token: str) -> int | None:
         if token in self._reserved:
@@ -248,15 +259,20 @@ class SentencePieceSplit(SentencePieceBpe):
     """
 
     def __init__(
-        self, pieces: list[tuple[str, float, int]], *, kind: str, byte_fallback: bool = False
+        self,
+        pieces: Sequence[tuple[str, float, int]],
+        *,
+        kind: str,
+        byte_fallback: bool = False,
+        columns: Columns | None = None,
     ) -> None:
         if kind not in ("char", "word"):
             raise InvalidInput(f"kind must be 'char' or 'word', not {kind!r}")
-        super().__init__(pieces, byte_fallback=byte_fallback)
+        super().__init__(pieces, byte_fallback=byte_fallback, columns=columns)
         self.kind = kind
 
     def describe(self) -> str:
-        return f"SentencePiece {self.kind} model ({len(self._pieces)} pieces)"
+        return f"SentencePiece {self.kind} model ({len(self._strings)} pieces)"
 
     @property
     def merges(self) -> list[tuple[str, str]]:
