@@ -253,7 +253,8 @@ class ModelProto:
             other.denormalizer_spec,
         )
 
-    __hash__ = None  # type: ignore[assignment]  (mutable, as a dataclass's)
+    # (mutable, so unhashable, as a dataclass is)
+    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return (

@@ -239,3 +239,15 @@ def test_real_models_read_as_the_generic_reader_reads_them(path):
     expected = _generic_pieces(data)
     assert parse_model_proto(data).pieces == expected
     assert _read_with(data, read_pieces_fast, window=1000) == expected
+
+
+def test_a_model_the_fast_reader_keeps_stopping_in_reads_the_same():
+    """Every other piece longer than 127 bytes (a two-byte length, which the fast reader hands
+    over): `parse_model_proto` reads stretches of it piece by piece, and reads what the generic
+    reader reads."""
+    bodies = [_text("<unk>") + _score(0.0) + _type(2)]
+    for i in range(3000):
+        text = f"▁{i}" + ("x" * 130 if i % 2 else "")
+        bodies.append(_text(text) + _score(-float(i)) + (_type(4) if i % 7 == 0 else b""))
+    data = _model(*bodies)
+    assert parse_model_proto(data).pieces == _generic_pieces(data)
