@@ -25,7 +25,7 @@ import gzip
 import os
 import struct
 from itertools import compress
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from ..decoders import SentencePieceDecoder
 from ..errors import InvalidInput
@@ -312,8 +312,17 @@ def parse_model_proto(data: bytes) -> ModelProto:
                 raise InvalidInput(f"field {number} has the wrong wire type")
     except ValueError as exc:
         raise InvalidInput(f"not a sentencepiece model file: {exc}") from None
-    check_columns((texts, scores, types), trainer)
-    return ModelProto(None, trainer, normalizer, denormalizer, columns=(texts, scores, types))
+    columns = (texts, scores, _as_bytes(types))
+    check_columns(columns, trainer)
+    return ModelProto(None, trainer, normalizer, denormalizer, columns=columns)
+
+
+def _as_bytes(types: list[int]) -> Sequence[int]:
+    """The types as bytes when they fit (the type masks are then one `translate` each)."""
+    try:
+        return bytes(types)
+    except ValueError:
+        return types
 
 
 # a fast read of fewer bytes than this: the next stretch of this many bytes is read piece by piece

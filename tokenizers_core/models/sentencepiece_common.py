@@ -346,7 +346,7 @@ def type_mask(types: Sequence[int], kinds: frozenset[int]) -> bytes:
     [0, 1, 1]
     """
     try:
-        return bytes(types).translate(_mask_table(kinds))
+        return (types if isinstance(types, bytes) else bytes(types)).translate(_mask_table(kinds))
     except (TypeError, ValueError):  # (a type outside 0-255: the slow way)
         return bytes(t in kinds for t in types)
 
