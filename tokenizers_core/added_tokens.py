@@ -376,6 +376,14 @@ def _matcher(pairs: list[tuple[str, int]]) -> _Matcher | None:
 
 
 # ---- the ids of the added tokens a Tokenizer is given ------------------------------------------
+def _model_size(model: Any) -> int:
+    """Hugging Face's model vocab size: how many entries, not the top id + 1 (a vocabulary with
+    a gap, cl100k's 100256, gives a new token the id past its count: 100261, not 100277). Asked
+    only when a token needs a new id (a model may build its `vocab` when first asked)."""
+    vocab = getattr(model, "vocab", None)
+    return len(vocab) if isinstance(vocab, dict) else model.get_vocab_size()
+
+
 def with_ids(model: Any, entries: Iterable[str | AddedToken]) -> tuple[AddedToken, ...]:
     """Each added token with its id: a plain string is a special token matched as typed and
     must be in the vocabulary; an `AddedToken` without an id takes the id of an earlier entry
@@ -385,10 +393,6 @@ def with_ids(model: Any, entries: Iterable[str | AddedToken]) -> tuple[AddedToke
     if isinstance(entries, (str, AddedToken)):
         raise InvalidInput("added_tokens must be a list of strings or AddedTokens")
     out: dict[str, AddedToken] = {}
-    # Hugging Face's model vocab size: how many entries, not the top id + 1 (a vocabulary with a
-    # gap, cl100k's 100256, gives a new token the id past its count: 100261, not 100277)
-    vocab = getattr(model, "vocab", None)
-    size = len(vocab) if isinstance(vocab, dict) else model.get_vocab_size()
     next_id: int | None = None
     given: set[str] = set()  # the tokens that came with an id (Hugging Face's added map so far)
     for entry in entries:
@@ -411,6 +415,7 @@ def with_ids(model: Any, entries: Iterable[str | AddedToken]) -> tuple[AddedToke
                 )
                 if id_ is None:
                     if next_id is None:  # from the tokens added before: given with their ids
+                        size = _model_size(model)
                         ids = [t.id for t in out.values() if t.content in given]
                         top = max((i for i in ids if i is not None), default=None)
                         next_id = (

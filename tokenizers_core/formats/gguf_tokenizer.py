@@ -57,7 +57,8 @@ from . import gguf_pre, gguf_wpm, gguf_writer
 from .gguf import GGUFMetadata, read_metadata
 from .gguf_types import llama_cpp_types
 from .hf_json import from_dict
-from .sentencepiece_model import ModelProto, check_pieces, tokenizer_from_proto
+from .sentencepiece_model import ModelProto, tokenizer_from_proto
+from .sentencepiece_pieces import check_pieces
 
 MODELS = ("gpt2", "llama", "t5", "bert", "gemma4")
 _KEY = "tokenizer.ggml."

@@ -24,27 +24,30 @@ import functools
 import gzip
 import os
 import struct
-from dataclasses import dataclass
-from typing import Any, Sequence
+from itertools import compress
+from typing import Any, Iterator, Sequence
 
 from ..decoders import SentencePieceDecoder
 from ..errors import InvalidInput
 from ..models.bpe.model import gc_paused
 from ..models.bpe.sentencepiece import SentencePieceBpe, SentencePieceSplit
 from ..models.sentencepiece_common import (
-    BYTE,
     CONTROL,
     NORMAL,
-    PIECE_TYPES,
     UNKNOWN,
-    UNUSED,
     USER_DEFINED,
-    piece_to_byte,
+    type_mask,
 )
 from ..models.unigram.model import Unigram
 from ..normalizers.sentencepiece import PrecompiledCharsMap, SentencePieceNormalizer
 from ..pipeline import Tokenizer
 from .files import gunzip
+from .sentencepiece_pieces import (
+    Columns,
+    check_columns,
+    read_pieces_fast,
+    read_plain_pieces,
+)
 
 # ---- the protobuf wire format ------------------------------------------------------------------
 
@@ -117,48 +120,6 @@ def _read_field(data: Buffer, pos: int) -> tuple[int, int, Any, int]:
     else:
         raise InvalidInput(f"unsupported wire type {wire}")
     return number, wire, value, pos
-
-
-# ---- the pieces, fast: the layout sentencepiece writes -------------------------------------------
-# A .model holds one `SentencePiece` message per piece (262,144 in AI21's), nearly all laid out
-# alike: `0A len` (ModelProto field 1), then `0A len text` (piece), `15 f32` (score) and, unless
-# the type is NORMAL, `18 type` -- every length and the type one byte. `_read_plain_pieces` reads
-# a run of those with fixed offsets; anything else (a longer piece, another field order, an extra
-# field) stops it, and the generic reader takes that field, so the results are the same.
-_PIECE_KEY, _TEXT_KEY, _SCORE_KEY, _TYPE_KEY = 0x0A, 0x0A, 0x15, 0x18
-
-
-def _read_plain_pieces(data: bytes, pos: int, out: list[tuple[str, float, int]]) -> int:
-    """Append the pieces laid out as sentencepiece writes them from `pos` on, as (piece, score,
-    type); return the position of the first field that is not one.
-
-    >>> out = []
-    >>> _read_plain_pieces(b"\\x0a\\x08\\x0a\\x01a\\x15\\x00\\x00\\xc0\\xbf\\x12\\x00", 0, out), out
-    (10, [('a', -1.5, 1)])
-    """
-    n = len(data)
-    unpack_score = _FLOAT.unpack_from
-    while pos + 9 <= n and data[pos] == _PIECE_KEY:
-        size, text_len = data[pos + 1], data[pos + 3]
-        end = pos + 2 + size  # the message is data[pos + 2 : end]
-        score_at = pos + 4 + text_len
-        if size > 0x7F or text_len > 0x7F or data[pos + 2] != _TEXT_KEY or end > n:
-            break
-        if score_at + 5 > end or data[score_at] != _SCORE_KEY:
-            break
-        if end == score_at + 5:
-            ptype = NORMAL
-        elif end == score_at + 7 and data[score_at + 5] == _TYPE_KEY and data[end - 1] < 0x80:
-            ptype = data[end - 1]
-        else:
-            break
-        try:
-            piece = data[pos + 4 : score_at].decode("utf-8")
-        except UnicodeDecodeError:
-            break  # (the generic reader says what is wrong)
-        out.append((piece, unpack_score(data, score_at + 1)[0], ptype))
-        pos = end
-    return pos
 
 
 def _as_str(value: Any, what: str) -> str:
@@ -243,18 +204,63 @@ def _read_spec(data: Buffer, table: dict[int, tuple[str, str, Any]], what: str) 
     return spec
 
 
-@dataclass
 class ModelProto:
     """The parts of a sentencepiece ModelProto this package uses.
 
     `pieces` are (piece, score, type) in id order; `trainer_spec` and `normalizer_spec` are dicts
-    keyed by the proto field names (missing fields hold the proto defaults).
+    keyed by the proto field names (missing fields hold the proto defaults). A loader may give
+    `columns`, the pieces as (texts, scores, types), instead of `pieces`: the list of tuples is
+    then made when first asked for (`pieces` is not changed after).
     """
 
-    pieces: list[tuple[str, float, int]]
-    trainer_spec: dict[str, Any]
-    normalizer_spec: dict[str, Any]
-    denormalizer_spec: dict[str, Any] | None = None
+    def __init__(
+        self,
+        pieces: list[tuple[str, float, int]] | None,
+        trainer_spec: dict[str, Any],
+        normalizer_spec: dict[str, Any],
+        denormalizer_spec: dict[str, Any] | None = None,
+        *,
+        columns: Columns | None = None,
+    ) -> None:
+        if pieces is None and columns is None:
+            raise InvalidInput("a ModelProto needs its pieces")
+        self._pieces, self._columns = pieces, columns
+        self.trainer_spec, self.normalizer_spec = trainer_spec, normalizer_spec
+        self.denormalizer_spec = denormalizer_spec
+
+    @property
+    def pieces(self) -> list[tuple[str, float, int]]:
+        if self._pieces is None:
+            self._pieces = list(zip(*self.columns))
+        return self._pieces
+
+    @property
+    def columns(self) -> Columns:
+        """(texts, scores, types): `pieces` by column."""
+        if self._columns is None:
+            texts, scores, types = tuple(zip(*self.pieces)) or ((), (), ())
+            self._columns = (texts, scores, types)
+        return self._columns
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ModelProto):
+            return NotImplemented
+        mine = (self.pieces, self.trainer_spec, self.normalizer_spec, self.denormalizer_spec)
+        return mine == (
+            other.pieces,
+            other.trainer_spec,
+            other.normalizer_spec,
+            other.denormalizer_spec,
+        )
+
+    # (mutable, so unhashable, as a dataclass is)
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"ModelProto(pieces=<{len(self.columns[0])} pieces>, trainer_spec="
+            f"{self.trainer_spec!r}, normalizer_spec={self.normalizer_spec!r})"
+        )
 
     @property
     def model_type(self) -> str:
@@ -272,19 +278,30 @@ def parse_model_proto(data: bytes) -> ModelProto:
     data = bytes(data)
     data = gunzip(data)
     try:
-        pieces: list[tuple[str, float, int]] = []
+        texts: list[str] = []
+        scores: list[float] = []
+        types: list[int] = []
         trainer = _read_spec(b"", _TRAINER_FIELDS, "trainer_spec")
         normalizer = _read_spec(b"", _NORMALIZER_FIELDS, "normalizer_spec")
         denormalizer = None
         view = memoryview(data)  # (its slices are not copies: the charsmap is ~240 KB)
-        pos = 0
+        pos, plain_until = 0, 0
         while pos < len(data):
-            pos = _read_plain_pieces(data, pos, pieces)  # the common case, fast
+            # the common layout (`sentencepiece_pieces.py`): by windows at C speed, or piece by
+            # piece for a while where the fast reader keeps stopping early
+            if pos >= plain_until:
+                start = pos
+                pos = read_pieces_fast(data, pos, texts, scores, types)
+                if pos - start < _FAST_ENOUGH:
+                    plain_until = pos + _PLAIN_STRETCH
+            else:
+                pos = read_plain_pieces(data, pos, texts, scores, types)
             if pos >= len(data):
                 break
             number, wire, value, pos = _read_field(view, pos)
             if number == 1 and wire == 2:
-                pieces.append(_read_piece(value))
+                for column, item in zip((texts, scores, types), _read_piece(value)):
+                    column.append(item)  # type: ignore[attr-defined]
             elif number == 2 and wire == 2:
                 trainer = _read_spec(value, _TRAINER_FIELDS, "trainer_spec")
             elif number == 3 and wire == 2:
@@ -295,8 +312,21 @@ def parse_model_proto(data: bytes) -> ModelProto:
                 raise InvalidInput(f"field {number} has the wrong wire type")
     except ValueError as exc:
         raise InvalidInput(f"not a sentencepiece model file: {exc}") from None
-    check_pieces(pieces, trainer)
-    return ModelProto(pieces, trainer, normalizer, denormalizer)
+    columns = (texts, scores, _as_bytes(types))
+    check_columns(columns, trainer)
+    return ModelProto(None, trainer, normalizer, denormalizer, columns=columns)
+
+
+def _as_bytes(types: list[int]) -> Sequence[int]:
+    """The types as bytes when they fit (the type masks are then one `translate` each)."""
+    try:
+        return bytes(types)
+    except ValueError:
+        return types
+
+
+# a fast read of fewer bytes than this: the next stretch of this many bytes is read piece by piece
+_FAST_ENOUGH, _PLAIN_STRETCH = 1 << 10, 1 << 14
 
 
 def _read_piece(message: Buffer) -> tuple[str, float, int]:
@@ -318,81 +348,20 @@ def _read_piece(message: Buffer) -> tuple[str, float, int]:
     return piece, score, ptype
 
 
-def check_pieces(pieces: list[tuple[str, float, int]], trainer: dict[str, Any]) -> None:
-    """What sentencepiece checks of the pieces (see `parse_model_proto`): whole-list checks
-    first, and only when one fails the piece-by-piece loop that names the first bad piece."""
-    if not pieces:
-        raise InvalidInput("not a sentencepiece model file: it has no pieces")
-    texts, _scores, types = zip(*pieces)
-    if not _pieces_look_valid(texts, types):
-        _check_each_piece(pieces)
-    unknown = types.count(UNKNOWN)
-    if unknown != 1:
-        raise InvalidInput(
-            f"not a valid sentencepiece model: it needs exactly one <unk> piece, found {unknown}"
-        )
-    byte_pieces: set[int] = set()
-    if BYTE in types:
-        byte_pieces = {piece_to_byte(p) for p, t in zip(texts, types) if t == BYTE}
-    if byte_pieces and not trainer["byte_fallback"]:
-        raise InvalidInput("not a valid sentencepiece model: byte pieces without byte_fallback")
-    if trainer["byte_fallback"] and len(byte_pieces) != 256:
-        raise InvalidInput("not a valid sentencepiece model: byte_fallback needs 256 byte pieces")
-
-
-def _pieces_look_valid(texts: Sequence[str], types: Sequence[int]) -> bool:
-    """What `_check_each_piece` checks, over whole lists: known types, no empty piece, none
-    defined twice (among the pieces the text is matched against, or among the reserved ones),
-    byte pieces spelled `<0xNN>`.
-
-    >>> _pieces_look_valid(["<unk>", "a"], [UNKNOWN, NORMAL])
-    True
-    >>> _pieces_look_valid(["<unk>", "a", "a"], [UNKNOWN, NORMAL, NORMAL])
-    False
-    """
-    kinds = set(types)
-    if not kinds <= PIECE_TYPES.keys() or "" in texts:
-        return False
-    if len(set(texts)) < len(texts):  # (rare: a spelling both matched and reserved is allowed)
-        matched = [p for p, t in zip(texts, types) if t in _MATCHED_TYPES]
-        reserved = [p for p, t in zip(texts, types) if t not in _MATCHED_TYPES]
-        if len(set(matched)) < len(matched) or len(set(reserved)) < len(reserved):
-            return False
-    if BYTE not in kinds:
-        return True
-    return all(piece_to_byte(p) >= 0 for p, t in zip(texts, types) if t == BYTE)
-
-
-_MATCHED_TYPES = frozenset((NORMAL, USER_DEFINED, UNUSED))  # in the trie; the others reserved
-
-
-def _check_each_piece(pieces: list[tuple[str, float, int]]) -> None:
-    """The first piece of an unknown type, empty, defined twice (among matched pieces or among
-    reserved ones) or an invalid byte piece raises InvalidInput."""
-    seen: set[tuple[bool, str]] = set()
-    for i, (piece, _score, ptype) in enumerate(pieces):
-        if ptype not in PIECE_TYPES:
-            raise InvalidInput(
-                f"not a sentencepiece model file: piece {i} has unknown type {ptype}"
-            )
-        if not piece:
-            raise InvalidInput(f"not a sentencepiece model file: piece {i} is empty")
-        key = (ptype in _MATCHED_TYPES, piece)
-        if key in seen:
-            raise InvalidInput(f"not a valid sentencepiece model: piece {piece!r} is defined twice")
-        seen.add(key)
-        if ptype == BYTE and piece_to_byte(piece) < 0:
-            raise InvalidInput(f"not a valid sentencepiece model: byte piece {piece!r} is invalid")
-
-
 # ---- building a Tokenizer from a ModelProto ------------------------------------------------------
+
+
+def _pieces_of_type(proto: ModelProto, ptype: int) -> Iterator[str]:
+    """The pieces of one type, in id order (selected at C speed)."""
+    texts, _scores, types = proto.columns
+    return compress(texts, type_mask(types, frozenset((ptype,))))
 
 
 def normalizer_from_proto(proto: ModelProto) -> SentencePieceNormalizer:
     spec = proto.normalizer_spec
     blob = spec["precompiled_charsmap"]
     charsmap = PrecompiledCharsMap(blob) if blob else None
-    user = tuple(p for p, _s, t in proto.pieces if t == USER_DEFINED)
+    user = tuple(_pieces_of_type(proto, USER_DEFINED))
     return SentencePieceNormalizer(
         charsmap,
         add_dummy_prefix=spec["add_dummy_prefix"],
@@ -409,10 +378,10 @@ def decoder_from_proto(proto: ModelProto) -> Any:
     `DecodeSentencePiece` gives any control id an empty surface), not only `<s>` and `</s>`:
     Mistral's `[INST]`, `[TOOL_CALLS]` and `[control_8]` ... decode to nothing."""
     spec = proto.normalizer_spec
-    unk = next(p for p, _s, t in proto.pieces if t == UNKNOWN)
+    unk = next(_pieces_of_type(proto, UNKNOWN))
     return SentencePieceDecoder(
         unk_piece=unk,
-        control=tuple(p for p, _s, t in proto.pieces if t == CONTROL),
+        control=tuple(_pieces_of_type(proto, CONTROL)),
         unk_surface=proto.trainer_spec["unk_surface"],
         strip_leading_space=spec["add_dummy_prefix"] or spec["remove_extra_whitespaces"],
         remove_extra_whitespaces=spec["remove_extra_whitespaces"],
@@ -424,18 +393,21 @@ def tokenizer_from_proto(proto: ModelProto, name: str = "") -> Any:
     """A `Tokenizer` that encodes exactly as sentencepiece does with this model."""
     kind = proto.model_type
     if kind == "unigram":
+        texts, scores, types = proto.columns
         model: Any = Unigram(
-            [(p, s) for p, s, _t in proto.pieces],
-            types=[t for _p, _s, t in proto.pieces],
+            list(zip(texts, scores)),
+            types=list(types),
             byte_fallback=proto.trainer_spec["byte_fallback"],
         )
         algorithm = "unigram"
     elif kind == "bpe":
-        model = SentencePieceBpe(proto.pieces, byte_fallback=proto.trainer_spec["byte_fallback"])
+        model = SentencePieceBpe(
+            (), byte_fallback=proto.trainer_spec["byte_fallback"], columns=proto.columns
+        )
         algorithm = "sentencepiece_bpe"
     elif kind in ("char", "word"):
         model = SentencePieceSplit(
-            proto.pieces, kind=kind, byte_fallback=proto.trainer_spec["byte_fallback"]
+            (), kind=kind, byte_fallback=proto.trainer_spec["byte_fallback"], columns=proto.columns
         )
         algorithm = f"sentencepiece_{kind}"
     else:

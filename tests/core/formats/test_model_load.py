@@ -1,7 +1,8 @@
 """Loading sentencepiece `.model` files fast without changing what is read.
 
-`parse_model_proto` reads the pieces laid out as sentencepiece writes them with fixed offsets
-(`_read_plain_pieces`) and any other layout with the generic protobuf reader; the piece checks
+`parse_model_proto` reads the pieces laid out as sentencepiece writes them by one compiled `re`
+per window (`sentencepiece_pieces.read_pieces_fast`) or with fixed offsets (`read_plain_pieces`),
+and any other layout with the generic protobuf reader; the piece checks
 run over whole lists and fall back to the piece-by-piece loop only to name a bad piece. These
 tests pin that the fast paths read exactly what the generic reader reads.
 """
@@ -14,16 +15,21 @@ import pickle
 import struct
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from tests.shared_data import DATA
 from tokenizers_core.errors import InvalidInput
 from tokenizers_core.formats.sentencepiece_model import (
     _DATA,
     _fields,
+    _read_field,
     _read_piece,
     _varint,
     botchan_en_unigram_1000,
     parse_model_proto,
 )
+from tokenizers_core.formats.sentencepiece_pieces import read_pieces_fast, read_plain_pieces
 
 BUNDLED = ("botchan_en_unigram_1000.model.gz", "botchan_en_bpe_1000.model.gz")
 
@@ -144,3 +150,104 @@ def test_the_unigram_trie_is_built_by_the_first_search():
     after = pickle.loads(pickle.dumps(tok))
     for other in (before, after):
         assert other.encode("I am Botchan, and this is the first encode.").tokens == tokens
+
+
+# ---- the fast reader (`sentencepiece_pieces.py`) against the generic one -----------------------
+
+
+def _read_with(data: bytes, reader, **options) -> list[tuple[str, float, int]]:
+    """The pieces as `parse_model_proto`'s loop reads them: `reader` from each position, the
+    generic reader for the one field it stops at."""
+    texts, scores, types = [], [], []
+    pos = 0
+    while pos < len(data):
+        pos = reader(data, pos, texts, scores, types, **options)
+        if pos >= len(data):
+            break
+        number, _wire, value, pos = _read_field(data, pos)
+        if number == 1:
+            text, score, ptype = _read_piece(value)
+            texts.append(text), scores.append(score), types.append(ptype)
+    return list(zip(texts, scores, types))
+
+
+_f32 = st.floats(width=32, allow_nan=False)
+_piece_text = st.one_of(
+    st.text(max_size=8),  # any Unicode: non-ASCII, U+0015 (the score's key byte), "" ...
+    st.text(alphabet="▁x\x15", min_size=40, max_size=80),  # more than 127 bytes: 2-byte lengths
+)
+
+
+def _body(text: str, score: float | None, ptype: int | None, extra: bytes, swap: bool) -> bytes:
+    """One SentencePiece message: text, score (if any), type (if any), an extra field; the score
+    first if `swap`."""
+    fields = [_text(text), _score(score) if score is not None else b""]
+    if swap:
+        fields.reverse()
+    return b"".join(fields) + (_type(ptype) if ptype is not None else b"") + extra
+
+
+_piece_body = st.builds(
+    _body,
+    _piece_text,
+    st.one_of(st.none(), _f32),  # a missing score reads as 0.0
+    st.one_of(st.none(), st.integers(0, 300)),  # missing (NORMAL), one byte, or more
+    st.sampled_from([b"", b"\x20\x07", b"\x2a\x01z"]),  # an unknown varint / string field
+    st.booleans(),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.one_of(_piece_body, _piece_body.map(lambda b: b[:-1] + b"\xff")), max_size=40),
+    st.sampled_from([8, 64, 1 << 14]),
+)
+def test_the_fast_reader_reads_what_the_generic_reader_reads(bodies, window):
+    """Random pieces, scores and types as protobuf, some laid out as sentencepiece writes them
+    and some not (swapped fields, missing ones, unknown ones, lengths of two bytes, invalid
+    UTF-8 at the end), read in windows of a few bytes or many: the same pieces both ways."""
+    data = b"".join(_message(1, body) for body in bodies)
+    try:
+        expected = _exact(_generic_pieces(data))
+    except InvalidInput:
+        with pytest.raises(InvalidInput):
+            _read_with(data, read_pieces_fast, window=window)
+        return
+    assert _exact(_read_with(data, read_pieces_fast, window=window)) == expected
+    assert _exact(_read_with(data, read_plain_pieces)) == expected
+
+
+def _exact(pieces: list[tuple[str, float, int]]) -> list[tuple[str, bytes, int]]:
+    """The pieces with each score as its four bytes (so that a NaN equals itself)."""
+    return [(p, struct.pack("<f", s), t) for p, s, t in pieces]
+
+
+def _mistral_and_unigram_files() -> list[str]:
+    names = [os.path.join(_DATA, "vocab", f"mistral_v{v}.model.gz") for v in (1, 3, 7)]
+    names += [os.path.join(_DATA, name) for name in BUNDLED]
+    names += [str(p) for p in sorted((DATA / "peer" / "sp").glob("*.model"))]
+    return [n for n in names if os.path.exists(n)]
+
+
+@pytest.mark.parametrize("path", _mistral_and_unigram_files(), ids=os.path.basename)
+def test_real_models_read_as_the_generic_reader_reads_them(path):
+    """Mistral's BPE models (one piece is U+0015, the score's key byte, which the fast reader
+    hands over) and the Unigram ones, through `parse_model_proto`, in small windows and large."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    data = gzip.decompress(data) if path.endswith(".gz") else data
+    expected = _generic_pieces(data)
+    assert parse_model_proto(data).pieces == expected
+    assert _read_with(data, read_pieces_fast, window=1000) == expected
+
+
+def test_a_model_the_fast_reader_keeps_stopping_in_reads_the_same():
+    """Every other piece longer than 127 bytes (a two-byte length, which the fast reader hands
+    over): `parse_model_proto` reads stretches of it piece by piece, and reads what the generic
+    reader reads."""
+    bodies = [_text("<unk>") + _score(0.0) + _type(2)]
+    for i in range(3000):
+        text = f"▁{i}" + ("x" * 130 if i % 2 else "")
+        bodies.append(_text(text) + _score(-float(i)) + (_type(4) if i % 7 == 0 else b""))
+    data = _model(*bodies)
+    assert parse_model_proto(data).pieces == _generic_pieces(data)

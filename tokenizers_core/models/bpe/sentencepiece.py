@@ -8,7 +8,9 @@ shares with the Unigram model in `models/sentencepiece_common.py`, its trainer i
 
 from __future__ import annotations
 
+import functools
 import heapq
+from itertools import compress
 from typing import Sequence
 
 from ...errors import InvalidInput
@@ -20,6 +22,7 @@ from ..sentencepiece_common import (
     UNUSED,
     USER_DEFINED,
     finish_tokens,
+    type_mask,
 )
 
 # ---- the normaliser ------------------------------------------------------------------------------
@@ -36,18 +39,26 @@ def _matched_and_reserved(
 
     >>> _matched_and_reserved(["<unk>", "a", "a"], [UNKNOWN, NORMAL, NORMAL])
     ({'a': 1}, {'<unk>': 0})
+
+    (Built by `dict(zip(...))` over the two kinds at C speed; only a repeated matched spelling,
+    where the first id must win, takes the loop.)
     """
-    matched: dict[str, int] = {}
-    reserved: dict[str, int] = {}
-    for i, (p, t) in enumerate(zip(strings, types)):
-        if t in _MATCHED:
+    is_matched = type_mask(types, _MATCHED)
+    ids = range(len(strings))
+    matched = dict(zip(compress(strings, is_matched), compress(ids, is_matched)))
+    is_reserved = is_matched.translate(_FLIP)
+    reserved = dict(zip(compress(strings, is_reserved), compress(ids, is_reserved)))
+    if len(matched) < is_matched.count(1):  # a repeated spelling: the first wins
+        matched = {}
+        for p, i in zip(compress(strings, is_matched), compress(ids, is_matched)):
             matched.setdefault(p, i)
-        else:
-            reserved[p] = i
     return matched, reserved
 
 
 _MATCHED = frozenset((NORMAL, USER_DEFINED, UNUSED))
+Columns = tuple[Sequence[str], Sequence[float], Sequence[int]]  # (strings, scores, types)
+_CONTROL, _USER_DEFINED = frozenset((CONTROL,)), frozenset((USER_DEFINED,))
+_FLIP = bytes.maketrans(b"\x00\x01", b"\x01\x00")
 
 
 class SentencePieceBpe:
@@ -64,28 +75,43 @@ class SentencePieceBpe:
     """
 
     def __init__(
-        self, pieces: list[tuple[str, float, int]], *, byte_fallback: bool = False
+        self,
+        pieces: Sequence[tuple[str, float, int]],
+        *,
+        byte_fallback: bool = False,
+        columns: Columns | None = None,
     ) -> None:
-        self._pieces = list(pieces)
-        strings, scores, types = zip(*pieces) if pieces else ((), (), ())
+        """`columns`: the pieces as (strings, scores, types) instead, when the caller has them
+        so (a `.model` loader does; `pieces` is then ignored): nothing is transposed."""
+        strings, scores, types = columns or (tuple(zip(*pieces)) or ((), (), ()))
         self.scores, self.types = list(scores), list(types)
-        self.vocab = dict(zip(strings, range(len(strings))))  # (a repeated piece: its last id)
+        self._strings = strings
         self._normal, self._reserved = _matched_and_reserved(strings, self.types)
         self.unk_id = self.types.index(UNKNOWN)
         self.byte_fallback = byte_fallback
-        self.special_tokens = frozenset(p for p, t in zip(strings, self.types) if t == CONTROL)
-        self._user = sorted(
-            (p for p, t in zip(strings, self.types) if t == USER_DEFINED), key=len, reverse=True
-        )
+        self.special_tokens = frozenset(compress(strings, type_mask(types, _CONTROL)))
+        user = compress(strings, type_mask(types, _USER_DEFINED))
+        self._user = sorted(user, key=len, reverse=True)
         self._merges: list[tuple[str, str]] | None = None
+
+    @functools.cached_property
+    def vocab(self) -> dict[str, int]:
+        """{piece: id} of every piece (a repeated spelling: its last id); built when first
+        asked for, as encoding does not use it."""
+        return dict(zip(self._strings, range(len(self._strings))))
+
+    @functools.cached_property
+    def _pieces(self) -> list[tuple[str, float, int]]:
+        """[(piece, score, type), ...] in id order (made when first asked for)."""
+        return list(zip(self._strings, self.scores, self.types))
 
     @property
     def pieces(self) -> list[tuple[str, float]]:
         """[(piece, score), ...] in id order."""
-        return [(p, s) for p, s, _t in self._pieces]
+        return list(zip(self._strings, self.scores))
 
     def describe(self) -> str:
-        return f"SentencePiece BPE ({len(self._pieces)} pieces)"
+        return f"SentencePiece BPE ({len(self._strings)} pieces)"
 
     @property
     def merges(self) -> list[tuple[str, str]]:
@@ -122,10 +148,10 @@ class SentencePieceBpe:
         self._merges = [tuple(m) for m in merges]  # type: ignore[misc]
 
     def get_vocab_size(self) -> int:
-        return len(self._pieces)
+        return len(self._strings)
 
     def id_to_token(self, id: int) -> str | None:
-        return self._pieces[id][0] if 0 <= id < len(self._pieces) else None
+        return self._strings[id] if 0 <= id < len(self._strings) else None
 
     def token_to_id(self, token: str) -> int | None:
         if token in self._reserved:
@@ -233,15 +259,20 @@ class SentencePieceSplit(SentencePieceBpe):
     """
 
     def __init__(
-        self, pieces: list[tuple[str, float, int]], *, kind: str, byte_fallback: bool = False
+        self,
+        pieces: Sequence[tuple[str, float, int]],
+        *,
+        kind: str,
+        byte_fallback: bool = False,
+        columns: Columns | None = None,
     ) -> None:
         if kind not in ("char", "word"):
             raise InvalidInput(f"kind must be 'char' or 'word', not {kind!r}")
-        super().__init__(pieces, byte_fallback=byte_fallback)
+        super().__init__(pieces, byte_fallback=byte_fallback, columns=columns)
         self.kind = kind
 
     def describe(self) -> str:
-        return f"SentencePiece {self.kind} model ({len(self._pieces)} pieces)"
+        return f"SentencePiece {self.kind} model ({len(self._strings)} pieces)"
 
     @property
     def merges(self) -> list[tuple[str, str]]:
