@@ -9,12 +9,14 @@ never answers. A test that must stop the server its own way (kill it with -9 mid
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
 import urllib.request
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -140,3 +142,24 @@ def run_uvicorn(*args: str, stop_timeout: float = 15, **options) -> Iterator[Ser
     finally:
         stop(server, timeout=stop_timeout)
         kill_group(server)
+
+
+def post_shards(base: str, texts: list[str], stem: str = "part") -> dict:
+    """POST `texts` to a running server's `/api/corpora/shards`, one file a shard
+    (`{stem}-{n}.txt`), as a multipart upload; its JSON answer (the corpus and its shards)."""
+    boundary = uuid.uuid4().hex
+    body = b"".join(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="files"; '
+        f'filename="{stem}-{n}.txt"\r\nContent-Type: text/plain\r\n\r\n'.encode()
+        + text.encode()
+        + b"\r\n"
+        for n, text in enumerate(texts)
+    )
+    req = urllib.request.Request(
+        base + "/api/corpora/shards",
+        data=body + f"--{boundary}--\r\n".encode(),
+        method="POST",
+        headers={"Content-Type": f"multipart/form-data; boundary={boundary}"},
+    )
+    with urllib.request.urlopen(req, timeout=60) as r:
+        return json.loads(r.read())

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable, Iterator, Optional
+from typing import Any, AnyStr, Callable, Iterable, Iterator, Optional
 
 import regex
 
@@ -315,7 +315,7 @@ class _Matcher:
         q = self._sorted[j]
         if s.startswith(q):
             return q
-        common = _common_prefix(q, s)
+        common = common_prefix(q, s)
         for jump in reversed(self._jumps):  # climb while still longer than `common`
             up = jump[j]
             if up >= 0 and len(self._sorted[up]) > common:
@@ -347,13 +347,16 @@ def _parents(strings: list[str]) -> list[int]:
     return parents
 
 
-def _common_prefix(a: str, b: str) -> int:
-    """The length of the longest common prefix, by halving (comparisons of slices run in C).
+def common_prefix(a: AnyStr, b: AnyStr) -> int:
+    """The length of the longest common prefix of two strings, or of two byte strings, by
+    halving (comparisons of slices run in C).
 
-    >>> _common_prefix("abcx", "abcd"), _common_prefix("ab", "x")
-    (3, 0)
+    >>> common_prefix("abcx", "abcd"), common_prefix("ab", "x"), common_prefix(b"ab", b"ab")
+    (3, 0, 2)
     """
-    lo, hi = 0, min(len(a), len(b))
+    if a == b:
+        return len(a)
+    lo, hi = 0, min(len(a), len(b))  # a[:lo] == b[:lo]; a[:hi + 1] != b[:hi + 1]
     while lo < hi:
         mid = (lo + hi + 1) // 2
         if a[:mid] == b[:mid]:

@@ -13,7 +13,6 @@ import os
 import signal
 import urllib.error
 import urllib.request
-import uuid
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,7 @@ from test_jobs_server import call
 import tokenizers_core as tc
 from app.jobs.store import JobStore
 from app.store import CorpusStore
+from tests.servers import post_shards
 from tokenizers_core.corpora import load_corpus
 
 pytestmark = pytest.mark.slow
@@ -48,25 +48,6 @@ def cluster(pg_url, corpus_dir):
     made.close()
 
 
-def upload(base: str, texts: list[str]) -> dict:
-    boundary = uuid.uuid4().hex
-    body = b"".join(
-        f'--{boundary}\r\nContent-Disposition: form-data; name="files"; '
-        f'filename="part-{n}.txt"\r\nContent-Type: text/plain\r\n\r\n'.encode()
-        + text.encode()
-        + b"\r\n"
-        for n, text in enumerate(texts)
-    )
-    req = urllib.request.Request(
-        base + "/api/corpora/shards",
-        data=body + f"--{boundary}--\r\n".encode(),
-        method="POST",
-        headers={"Content-Type": f"multipart/form-data; boundary={boundary}"},
-    )
-    with urllib.request.urlopen(req, timeout=60) as r:
-        return json.loads(r.read())
-
-
 def status(base: str, training_id: str) -> dict:
     return call(f"{base}/api/train/sharded/{training_id}")
 
@@ -83,7 +64,7 @@ def test_four_shards_on_two_workers_train_as_the_whole_text(cluster):
     cluster.worker()
     lines = botchan().splitlines()
     texts = ["\n".join(lines[i : i + 1000]) + "\n" for i in range(0, 4000, 1000)]
-    corpus = upload(a, texts)
+    corpus = post_shards(a, texts)
     started = call(
         a + "/api/train/sharded",
         "POST",

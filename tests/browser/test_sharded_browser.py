@@ -4,12 +4,9 @@ screenshots wide and narrow go to $TOKVIS_SCREENSHOTS (look at them)."""
 
 from __future__ import annotations
 
-import json
-import urllib.request
-import uuid
-
 import pytest
 
+from tests.servers import post_shards
 from tokenizers_core.corpora import load_corpus
 
 pytestmark = pytest.mark.browser
@@ -18,22 +15,7 @@ SIZES = {"wide": (1400, 900), "narrow": (390, 844)}
 
 
 def _upload(base: str, texts: list[str]) -> str:
-    boundary = uuid.uuid4().hex
-    body = b"".join(
-        f'--{boundary}\r\nContent-Disposition: form-data; name="files"; '
-        f'filename="botchan-{n}.txt"\r\nContent-Type: text/plain\r\n\r\n'.encode()
-        + text.encode()
-        + b"\r\n"
-        for n, text in enumerate(texts)
-    )
-    req = urllib.request.Request(
-        base + "/api/corpora/shards",
-        data=body + f"--{boundary}--\r\n".encode(),
-        method="POST",
-        headers={"Content-Type": f"multipart/form-data; boundary={boundary}"},
-    )
-    with urllib.request.urlopen(req, timeout=60) as r:
-        return json.loads(r.read())["corpus"]
+    return post_shards(base, texts, "botchan")["corpus"]
 
 
 @pytest.mark.parametrize("size", sorted(SIZES))

@@ -28,6 +28,7 @@ from itertools import compress, count
 from operator import add, not_
 from typing import Any, Sequence
 
+from ..added_tokens import common_prefix
 from ..errors import InvalidInput
 from ..models.sentencepiece_common import (
     BYTE,
@@ -77,8 +78,10 @@ def read_pieces_fast(
     rest = parts[4 : _STRIDE * k : _STRIDE]
     sizes, text_sizes = heads[0::3], heads[2::3]
     k = min(
-        _agree(bytes(map(len, cut)), text_sizes),  # the text is as long as its length says
-        _agree(bytes(map(add, text_sizes, map(_REST.__getitem__, rest))), sizes),  # the message
+        common_prefix(bytes(map(len, cut)), text_sizes),  # the text is as long as its length says
+        common_prefix(
+            bytes(map(add, text_sizes, map(_REST.__getitem__, rest))), sizes
+        ),  # the message
     )
     if not k:
         return pos
@@ -93,24 +96,6 @@ def read_pieces_fast(
     scores += struct.unpack(f"<{k}f", b"".join(parts[3 : _STRIDE * k : _STRIDE]))
     types += map(_TYPES.__getitem__, rest[:k])
     return pos + sum(sizes[:k]) + 2 * k
-
-
-def _agree(a: bytes, b: bytes) -> int:
-    """How many leading bytes `a` and `b` share (a binary search of memcmp-speed compares).
-
-    >>> _agree(b"abcd", b"abxd"), _agree(b"ab", b"ab")
-    (2, 2)
-    """
-    if a == b:
-        return len(a)
-    lo, hi = 0, min(len(a), len(b))  # a[:lo] == b[:lo]; a[:hi + 1] != b[:hi + 1]
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
 
 
 def read_plain_pieces(

@@ -18,6 +18,7 @@ from ..encoding import Encoding
 from ..hf_regex import find_spans
 from ..normalized import NormalizedString
 from .basic import HF_BYTE_LEVEL_RE, ByteLevel, Sequence, match_spans, to_byte_level
+from .stage import model_encoding
 
 Splitter = Callable[[str], list[str]]
 Piece = tuple[tuple[Any, ...], tuple[str, ...], tuple[tuple[int, int], ...]]
@@ -125,16 +126,7 @@ def encoding_of(
                 word_ids.extend([word] * len(p_ids))
             shift += len(piece)
             word += 1
-    n = len(ids)
-    return Encoding(
-        ids=ids,
-        tokens=values,
-        offsets=offsets,
-        word_ids=word_ids,
-        attention_mask=[1] * n,
-        special_tokens_mask=[0] * n,
-        type_ids=[type_id] * n,
-    )
+    return model_encoding(ids, values, offsets, word_ids, type_id)
 
 
 def tokens_of(model: Any, piece: str) -> Piece:

@@ -17,6 +17,7 @@ from typing import Any, Callable
 from ..encoding import Encoding
 from ..normalized import NormalizedString
 from .basic import BertPreTokenizer, Whitespace, WhitespaceSplit
+from .stage import model_encoding
 
 Spans = Callable[[str], list[tuple[int, int]]]
 Word = tuple[tuple[Any, ...], tuple[str, ...], tuple[tuple[int, int], ...]]
@@ -91,20 +92,7 @@ def encoding_of(
                     offsets.extend([span(start + a, start + b) for a, b in w_offsets])
                 word_ids.extend([word] * len(w_ids))
             word += 1
-    if None in ids:  # rule tokenisers: ids by first appearance, per encode
-        ids = [
-            local_ids.setdefault(v, len(local_ids)) if i is None else i for i, v in zip(ids, values)
-        ]
-    n = len(ids)
-    return Encoding(
-        ids=ids,  # type: ignore[arg-type]
-        tokens=values,
-        offsets=offsets,
-        word_ids=word_ids,
-        attention_mask=[1] * n,
-        special_tokens_mask=[0] * n,
-        type_ids=[type_id] * n,
-    )
+    return model_encoding(ids, values, offsets, word_ids, type_id, local_ids)
 
 
 def tokens_of(model: Any, word: str) -> Word:

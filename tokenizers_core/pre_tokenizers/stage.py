@@ -118,13 +118,27 @@ def into_encoding(
                 model=describe(model),
             )
         )
-    if None in ids:  # rule tokenisers: ids by first appearance, per encode
+    return model_encoding(ids, values, offsets, word_ids, type_id, local_ids)
+
+
+def model_encoding(
+    ids: list[Any],
+    values: list[str],
+    offsets: list[tuple[int, int]],
+    word_ids: list[int | None],
+    type_id: int,
+    local_ids: dict[str, int] | None = None,
+) -> Encoding:
+    """The model's tokens, column by column, as an `Encoding` before the post-processor (no
+    special tokens, all attended). A model of rules gives no ids (None): they are given by
+    first appearance, in `local_ids` (one per encode, shared by a pair's two sequences)."""
+    if local_ids is not None and None in ids:
         ids = [
             local_ids.setdefault(v, len(local_ids)) if i is None else i for i, v in zip(ids, values)
         ]
     n = len(ids)
     return Encoding(
-        ids=ids,  # type: ignore[arg-type]
+        ids=ids,
         tokens=values,
         offsets=offsets,
         word_ids=word_ids,
