@@ -111,7 +111,7 @@ def is_id(value: object) -> bool:
 
 
 # the attributes the fast paths keep in a tokenizer's __dict__ (not pickled)
-FAST_PATH_CACHES = frozenset({"_splitter_of", "_words_seen_of", "_pieces_seen"})
+FAST_PATH_CACHES = frozenset({"_splitter_of", "_words_seen_of", "_pieces_seen", "_bytes_of"})
 
 
 class Tokenizer:

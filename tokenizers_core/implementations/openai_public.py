@@ -417,6 +417,9 @@ class TiktokenTokenizer(Tokenizer):
         the vocabulary lacks is a KeyError, as tiktoken 0.14 raises it ("Invalid token for
         decoding"): `NotAToken`, also a ValueError."""
         special_ids = set(self.special_tokens.values())
+        fast = self._decode_known(ids, special_ids, skip_special_tokens)
+        if fast is not None:
+            return fast
         data = bytearray()
         for i in ids:
             token = self.model.id_to_token(i) if is_id(i) else None
@@ -430,6 +433,27 @@ class TiktokenTokenizer(Tokenizer):
             else:
                 data += byte_level_to_bytes(token)
         return data.decode("utf-8", errors="replace")
+
+    def _decode_known(
+        self, ids: list[int], special_ids: set[int], skip_special_tokens: bool
+    ) -> str | None:
+        """`decode` over whole lists (a 20 KB text's ids in well under a millisecond): each
+        token's bytes are worked out once per model and kept; None when an id is not a plain
+        int the vocabulary has (then `decode` goes id by id, and says which one is wrong)."""
+        if set(map(type, ids)) - {int}:
+            return None
+        known = self.__dict__.get("_bytes_of")
+        if known is None or known[0] is not self.model or known[1] != special_ids:
+            known = self.__dict__["_bytes_of"] = (self.model, special_ids, {})
+        table: dict[int, bytes] = known[2]
+        for i in set(ids) - table.keys():
+            token = self.model.id_to_token(i) if is_id(i) else None
+            if token is None:
+                return None
+            table[i] = token.encode("utf-8") if i in special_ids else byte_level_to_bytes(token)
+        if skip_special_tokens and not special_ids.isdisjoint(ids):
+            ids = [i for i in ids if i not in special_ids]
+        return b"".join(map(table.__getitem__, ids)).decode("utf-8", errors="replace")
 
     # -- the fast path ---------------------------------------------------------------------------
     def _fast_encode(self, text: str, allowed: frozenset[str]) -> Encoding:

@@ -194,3 +194,23 @@ def test_decode_of_an_id_the_vocabulary_lacks_raises_as_tiktoken(pair, extra):
         assert ours.unknown_ids(ids) == extra and not ours.drops_unknown_ids
     else:
         assert ours.decode(ids) == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_decode_of_any_ids_is_tiktokens_and_skips_the_special_ones(pair, data):
+    """`decode` reads each token's bytes from a table kept per model: the same text as
+    tiktoken's decode (U+FFFD for a character cut across the end), the special tokens kept, or
+    left out with `skip_special_tokens`; the table kept from one call serves the next."""
+    ours, ref = pair
+    specials = sorted(ref._special_tokens.values())
+    ids = data.draw(
+        st.lists(st.one_of(st.integers(0, 50255), st.sampled_from(specials)), max_size=16)
+    )
+    assert ours.decode(ids) == ref.decode(ids)
+    plain = [i for i in ids if i not in specials]
+    assert ours.decode(ids, skip_special_tokens=True) == ref.decode(plain)
+    with pytest.raises(KeyError, match="is not in the vocabulary of"):
+        ours.decode([*ids, 10**9])
+    with pytest.raises(tc.InvalidInput):
+        ours.decode([*ids, True])
