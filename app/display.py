@@ -244,6 +244,14 @@ def _characters(data: bytes) -> list[tuple[int, int, str | None]]:
 
 def _run_labels(run: list[bytes]) -> list[tuple[str, bool]]:
     """`byte_labels` of consecutive tokens with nothing between them."""
+    try:  # the common case: every token holds whole characters (each drawn as itself)
+        return [(visible(piece.decode("utf-8")), False) for piece in run]
+    except UnicodeDecodeError:
+        return run_labels_by_character(run)
+
+
+def run_labels_by_character(run: list[bytes]) -> list[tuple[str, bool]]:
+    """`_run_labels` character by character: what a token completes, what it starts."""
     data = b"".join(run)
     chars = _characters(data)
     out, k, a = [], 0, 0  # k: the first character not yet drawn; a: the token's start

@@ -10,6 +10,8 @@ import json
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tokenizers_core as tc
 from app import display
@@ -144,3 +146,19 @@ def test_tokvis_encode_prints_the_same_chips_for_both_files(capsys):
         == "<|begin_of_text|> " + from_ranks
         == "<|begin_of_text|> fi ·<F0 9F 91> 👍 ·<EF> ﬁ"
     )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=12),
+    st.lists(st.integers(0, 40), max_size=6),
+    st.binary(max_size=3),
+)
+def test_tokens_of_whole_characters_are_drawn_as_character_by_character(text, cuts, junk):
+    """The shortcut for a run whose every token holds whole characters gives the labels the
+    character-by-character rule gives, and any run with a cut character or stray bytes takes
+    that rule itself."""
+    data = text.encode("utf-8") + junk
+    points = sorted({0, len(data), *(c for c in cuts if c < len(data))})
+    run = [data[a:b] for a, b in zip(points, points[1:])]
+    assert display._run_labels(run) == display.run_labels_by_character(run)
