@@ -6,7 +6,6 @@ Pure functions from an `Encoding` (and its text) to small values the templates r
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import tokenizers_core as tc
@@ -501,8 +500,7 @@ def compact(
     return out
 
 
-@dataclass(frozen=True)
-class Segment:
+class Segment(NamedTuple):  # (a tuple: the mirror makes one per token boundary)
     text: str  # made visible
     tokens: tuple[int, ...]  # indices of the tokens covering it
     start: int
