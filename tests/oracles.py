@@ -20,3 +20,16 @@ def tiktoken_encoding(name: str) -> Any:
     return tiktoken.Encoding(
         name, pat_str=PRESETS[preset], mergeable_ranks=load_ranks(name), special_tokens=specials
     )
+
+
+def assert_fast_is_general_and_hf(ours: Any, hf: Any, text: str) -> None:
+    """`ours.encode(text)` (a fast path when it applies) is the general pipeline's `Encoding`
+    (`trace`), and gives Hugging Face's ids, tokens and offsets."""
+    fast = ours.encode(text)
+    assert fast.to_dict() == ours.trace(text)[0].to_dict(), text
+    want = hf.encode(text)
+    assert (fast.ids, fast.tokens, fast.offsets) == (
+        want.ids,
+        want.tokens,
+        [tuple(o) for o in want.offsets],
+    ), text

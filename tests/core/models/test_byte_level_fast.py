@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tokenizers_core as tc
+from tests.oracles import assert_fast_is_general_and_hf
 from tokenizers_core.corpora import load_corpus
 from tokenizers_core.pre_tokenizers import byte_level_fast
 
@@ -116,23 +117,12 @@ def qwen3():
     )
 
 
-def _same_as_general_and_hf(ours, hf, text):
-    fast = ours.encode(text)
-    assert fast.to_dict() == ours.trace(text)[0].to_dict(), text
-    want = hf.encode(text)
-    assert (fast.ids, fast.tokens, fast.offsets) == (
-        want.ids,
-        want.tokens,
-        [tuple(o) for o in want.offsets],
-    ), text
-
-
 @pytest.mark.heavy
 def test_qwen3_nfc_pipeline_on_real_multilingual_text(qwen3):
     ours, hf = qwen3
     assert ours.normalizer is not None
     for text in UDHR_LINES[::7] + ["e\u0301te\u0301 Å \u212b", "<|im_start|>user\ncafé<|im_end|>"]:
-        _same_as_general_and_hf(ours, hf, text)
+        assert_fast_is_general_and_hf(ours, hf, text)
 
 
 @pytest.mark.heavy
@@ -142,4 +132,4 @@ def test_qwen3_nfc_pipeline_on_real_multilingual_text(qwen3):
 )
 def test_qwen3_nfc_pipeline_on_any_text(qwen3, text):
     ours, hf = qwen3
-    _same_as_general_and_hf(ours, hf, text)
+    assert_fast_is_general_and_hf(ours, hf, text)
