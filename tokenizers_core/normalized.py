@@ -18,13 +18,33 @@ The identity case (nothing changed the text, the common fast path) stores no per
 from __future__ import annotations
 
 import operator
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
+
+UNIT_SPANS_KEPT = 1 << 16  # the (i, i + 1) spans made once and shared, for i below this
+_unit_spans: list[tuple[int, int]] = []
+
+
+def unit_spans(start: int, end: int) -> list[tuple[int, int]]:
+    """[(start, start + 1), ..., (end - 1, end)]: the alignment of characters that each came
+    from the original character at their place. Every normaliser's alignment starts from these,
+    one a character: the tuples are made once (up to UNIT_SPANS_KEPT) and shared, so a list of
+    them is a copy of pointers.
+
+    >>> unit_spans(3, 5), unit_spans(2, 2)
+    ([(3, 4), (4, 5)], [])
+    """
+    if end > UNIT_SPANS_KEPT:
+        return list(zip(range(start, end), range(start + 1, end + 1)))
+    if end > len(_unit_spans):  # grown to the next power of two (a thread sees it whole)
+        have, grown = len(_unit_spans), min(UNIT_SPANS_KEPT, 1 << (end - 1).bit_length())
+        _unit_spans.extend(zip(range(have, grown), range(have + 1, grown + 1)))
+    return _unit_spans[start:end]
 
 
 class NormalizedString:
     """The normalised text, the original text, and the alignment between them."""
 
-    __slots__ = ("original", "normalized", "_align", "_shift")
+    __slots__ = ("original", "normalized", "_align", "_shift", "_ordered")
 
     def __init__(
         self,
@@ -33,12 +53,17 @@ class NormalizedString:
         _normalized: str | None = None,
         _align: list[tuple[int, int]] | None = None,
         _shift: int = 0,
+        _ordered: bool = False,
     ) -> None:
         self.original = text
         self.normalized = text if _normalized is None else _normalized
         # None means "identity": normalized[i] came from original[_shift + i].
         self._align = _align
         self._shift = _shift
+        # True when the spans' starts and ends never go down from one character to the next
+        # (known from how the alignment was made; False when not known): then a range's
+        # span is its first character's start and its last one's end.
+        self._ordered = _align is None or _ordered
 
     # ---- reading ------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -77,7 +102,7 @@ class NormalizedString:
             return self._shift
         n = len(self._align)
         s = self._align[0][0] if n else self._shift
-        return s if self._align == list(zip(range(s, s + n), range(s + 1, s + n + 1))) else None
+        return s if self._align == unit_spans(s, s + n) else None
 
     @property
     def alignments(self) -> list[tuple[int, int]]:
@@ -85,7 +110,7 @@ class NormalizedString:
         if self._align is None:
             s = self._shift
             n = len(self.normalized)
-            return list(zip(range(s, s + n), range(s + 1, s + n + 1)))
+            return unit_spans(s, s + n)
         return list(self._align)
 
     def char_span(self, i: int) -> tuple[int, int]:
@@ -118,26 +143,28 @@ class NormalizedString:
         # (NFD of "é"), so take the extremes of both ends.
         return (min(first[0], last[0]), max(first[1], last[1]))
 
-    def spans(self, ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-        """`span(start, end)` of each non-empty range, in one pass (a piece's tokens).
+    def spans(self, starts: Sequence[int], ends: Sequence[int]) -> list[tuple[int, int]]:
+        """`span(start, end)` of each non-empty range, given as its starts and its ends, in
+        one pass of C-level maps (a piece's tokens: a line can hold thousands).
 
-        >>> NormalizedString("ﬁne").transform([(0, 1, "fi"), (1, 3, "ne")]).spans([(0, 1), (1, 3)])
+        >>> NormalizedString("ﬁne").transform([(0, 1, "fi"), (1, 3, "ne")]).spans([0, 1], [1, 3])
         [(0, 1), (0, 2)]
         """
         if self._align is None:
             shift = self._shift
-            return [(shift + start, shift + end) for start, end in ranges]
-        if not ranges:
+            return list(zip(map(shift.__add__, starts), map(shift.__add__, ends)))
+        if not starts:
             return []
-        starts, ends = zip(*ranges) if ranges else ((), ())
         if not (all(map(operator.lt, starts, ends)) and min(starts) >= 0) or max(ends) > len(self):
-            return [self.span(start, end) for start, end in ranges]  # (empty, or out of range)
+            return list(map(self.span, starts, ends))  # (empty, or out of range)
         align = self._align
+        if self._ordered:  # the first character's start and the last one's end
+            return [(align[start][0], align[end - 1][1]) for start, end in zip(starts, ends)]
         # Offsets in the original text: the extremes of the range's first and last characters
         # (several characters may share a source span, as `span` says).
         return [
             (min(align[start][0], align[end - 1][0]), max(align[start][1], align[end - 1][1]))
-            for start, end in ranges
+            for start, end in zip(starts, ends)
         ]
 
     # ---- building new strings -----------------------------------------------------------
@@ -152,6 +179,7 @@ class NormalizedString:
             _normalized=self.normalized[start:end],
             _align=self._align[start:end],
             _shift=self.span(start, start)[0],
+            _ordered=self._ordered,
         )
 
     def transform(self, segments: Iterable[tuple[int, int, str]]) -> "NormalizedString":
@@ -175,7 +203,7 @@ class NormalizedString:
             if len(out) == end - start:
                 if self._align is None:
                     s = self._shift
-                    align.extend(zip(range(s + start, s + end), range(s + start + 1, s + end + 1)))
+                    align += unit_spans(s + start, s + end)
                 else:
                     align.extend(self._align[start:end])
             else:
@@ -186,8 +214,16 @@ class NormalizedString:
         if text == self.normalized and len(align) == len(self.normalized):
             if self._align is None or align == self._align:
                 return self
+        # From the identity, every segment's characters map inside its own source range, and
+        # the ranges follow each other: the alignment is ordered. (From another alignment it
+        # may not be: a character inserted between the two halves of "ﬁ" maps before the end
+        # of the "f" before it.)
         return NormalizedString(
-            self.original, _normalized=text, _align=align, _shift=self.span(0, 0)[0]
+            self.original,
+            _normalized=text,
+            _align=align,
+            _shift=self.span(0, 0)[0],
+            _ordered=self._align is None,
         )
 
     def map_chars(self, fn: Callable[[str], str]) -> "NormalizedString":
@@ -217,4 +253,5 @@ class NormalizedString:
             _normalized=prefix + self.normalized,
             _align=[first] * len(prefix) + self.alignments,
             _shift=first[0],
+            _ordered=self._ordered,  # (the prefix maps to the first character's span)
         )

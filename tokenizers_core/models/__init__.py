@@ -44,6 +44,8 @@ ModelToken = tuple[str, "int | None", int, int]
 class Model(Protocol):
     # Sequence, not list: a model whose ids are never None (`list[tuple[str, int, int, int]]`)
     # fits it (a list is invariant in its item type)
+    # A model may also have `tokenize_columns(piece) -> TokenColumns` (models/columns.py): the
+    # same tokens as columns, which the pipeline then reads instead (Unigram's long lines).
     def tokenize(self, piece: str) -> Sequence[ModelToken]: ...
 
     def id_to_token(self, id: int) -> str | None: ...

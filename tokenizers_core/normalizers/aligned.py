@@ -127,14 +127,6 @@ def checked_input(ns: Any) -> NormalizedString:
     return ns
 
 
-def fast_alignments(ns: NormalizedString) -> list[tuple[int, int]]:
-    """`ns.alignments`, built faster for the identity case (1 MB texts come through here)."""
-    if ns.is_identity:
-        first = ns.span(0, 0)[0]
-        return list(zip(range(first, first + len(ns)), range(first + 1, first + len(ns) + 1)))
-    return ns.alignments
-
-
 def apply_edits(ns: NormalizedString, edits: Iterable[Edit], by: Any = None) -> NormalizedString:
     """Apply `edits` (in order, not overlapping; the text between them stays as it is) and
     carry the alignments to the original text along. With `by` (the normaliser applying
@@ -173,7 +165,7 @@ def apply_edits(ns: NormalizedString, edits: Iterable[Edit], by: Any = None) -> 
             pos = end
         pieces.append(text[pos:])
         return NormalizedString(ns.original, _normalized="".join(pieces), _shift=ns.span(0, 0)[0])
-    source = fast_alignments(ns)
+    source = ns.alignments
     parts: list[str] = []
     align: list[tuple[int, int]] = []
     pos = 0
@@ -205,7 +197,7 @@ def same_length(ns: NormalizedString, text: str) -> NormalizedString:
     if ns.is_identity:  # still character for character with the original: no list needed
         return NormalizedString(ns.original, _normalized=text, _shift=ns.span(0, 0)[0])
     return NormalizedString(
-        ns.original, _normalized=text, _align=fast_alignments(ns), _shift=ns.span(0, 0)[0]
+        ns.original, _normalized=text, _align=ns.alignments, _shift=ns.span(0, 0)[0]
     )
 
 
@@ -248,10 +240,10 @@ def map_chars(
             ],
         )
     if not any(others.values()):  # deletions only
-        align = [span for span, c in zip(fast_alignments(ns), text) if c not in others]
+        align = [span for span, c in zip(ns.alignments, text) if c not in others]
     else:  # many: one pass over the text
         align = []
-        for span, c in zip(fast_alignments(ns), text):
+        for span, c in zip(ns.alignments, text):
             if c in others:
                 align.extend([span] * len(others[c]))
             else:

@@ -18,7 +18,7 @@ import unicodedata
 from itertools import chain, repeat
 from typing import Callable
 
-from ..normalized import NormalizedString
+from ..normalized import NormalizedString, unit_spans
 
 MAX_CHARS = 50_000  # characters a table learns (texts with others go the general way)
 
@@ -61,9 +61,11 @@ class CharTable:
         out_len = map(len, map(self._out.__getitem__, map(ord, text)))
         # Offsets in the original text: each output character keeps its source character's span
         # (each span repeated as many times as its character's output is long, at C speed).
-        spans = zip(range(shift, shift + len(text)), range(shift + 1, shift + len(text) + 1))
+        spans = unit_spans(shift, shift + len(text))
         align = list(chain.from_iterable(map(repeat, spans, out_len)))
-        return NormalizedString(ns.original, _normalized=out, _align=align, _shift=shift)
+        return NormalizedString(
+            ns.original, _normalized=out, _align=align, _shift=shift, _ordered=True
+        )  # (each character's span repeated: in order)
 
     def _learn(self, chars: set[str]) -> bool:
         """Add `chars` to the table; False if one of them is not local."""

@@ -35,7 +35,6 @@ from .aligned import (
     NormalizerBase,
     check_length,
     checked_input,
-    fast_alignments,
     max_length,
     same_length,
 )
@@ -225,7 +224,7 @@ def _apply_replacements(
     list: a replacement's characters take the replaced characters' spans one for one, extra
     ones the span of the last replaced character; a shorter one drops the rest."""
     text = ns.normalized
-    source = fast_alignments(ns)
+    source = ns.alignments
     parts: list[str] = []
     align: list[tuple[int, int]] = []
     pos = 0

@@ -87,6 +87,7 @@ def into_encoding(
     offsets: list[tuple[int, int]] = []
     word_ids: list[int | None] = []
     tokenize = model.tokenize
+    tokenize_columns = getattr(model, "tokenize_columns", None)  # (a model of long pieces)
     for word_id, piece in enumerate(pieces):
         if word_id in added:
             # An added token: its matched text (with any stripped spaces), as one token.
@@ -95,9 +96,16 @@ def into_encoding(
             offsets.append(piece.span(0, len(piece)))
             word_ids.append(word_id)
             continue
-        tokens = tokenize(piece.normalized)
         # The model reports positions in the piece; the piece maps them to the original
         # text, through every normalisation and pre-tokenisation change.
+        if tokenize_columns is not None:
+            columns = tokenize_columns(piece.normalized)
+            offsets.extend(piece.spans(columns.starts, columns.ends))
+            ids.extend(columns.ids)
+            values.extend(columns.values)
+            word_ids.extend([word_id] * len(columns.ids))
+            continue
+        tokens = tokenize(piece.normalized)
         if len(tokens) == 1:  # the most common case: a whole word
             value, id_, start, end = tokens[0]
             ids.append(id_)
@@ -105,9 +113,12 @@ def into_encoding(
             offsets.append(piece.span(start, end))
             word_ids.append(word_id)
             continue
-        offsets.extend(piece.spans([(start, end) for _, _, start, end in tokens]))
-        ids.extend([id_ for _, id_, _, _ in tokens])
-        values.extend([value for value, _, _, _ in tokens])
+        if not tokens:
+            continue
+        token_values, token_ids, starts, ends = zip(*tokens)
+        offsets.extend(piece.spans(starts, ends))
+        ids.extend(token_ids)
+        values.extend(token_values)
         word_ids.extend([word_id] * len(tokens))
     if trace is not None:
         trace.append(

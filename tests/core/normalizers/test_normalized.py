@@ -74,3 +74,33 @@ def test_per_char_nfd_keeps_spans_within_the_original(text):
     # every original character that produced output is covered, in order
     covered = sorted({a for a, _ in s.alignments})
     assert covered == [i for i, c in enumerate(text) if unicodedata.normalize("NFD", c)]
+
+
+@st.composite
+def rewrites(draw, text: str) -> list[tuple[int, int, str]]:
+    """Segments covering `text` in order, each kept, deleted, grown or an insertion."""
+    cuts = sorted(draw(st.lists(st.integers(0, len(text)), max_size=8)) + [0, len(text)])
+    outs = st.sampled_from(["", "x", "yz", "▁", "ﬁ"])
+    segments = []
+    for start, end in zip(cuts, cuts[1:]):
+        keep = draw(st.booleans())
+        segments.append((start, end, text[start:end] if keep else draw(outs)))
+    return segments
+
+
+@given(st.data(), st.text(alphabet="abﬁ ▁", max_size=20), st.integers(1, 3))
+def test_spans_are_each_ranges_span(data, text, rounds):
+    """`spans` of a piece's token ranges (in one pass, through the first and last characters
+    alone when the alignment is known to be ordered) is `span` of each range, after one
+    rewrite of the identity (ordered) or several (not known to be)."""
+    s = NormalizedString(text)
+    for _ in range(rounds):
+        s = s.transform(data.draw(rewrites(s.normalized)))
+    if s._ordered:
+        lows = [a for a, _ in s.alignments]
+        highs = [b for _, b in s.alignments]
+        assert lows == sorted(lows) and highs == sorted(highs)
+    cuts = sorted(set(data.draw(st.lists(st.integers(0, len(s)), max_size=10))) | {0, len(s)})
+    starts, ends = cuts[:-1], cuts[1:]
+    assert s.spans(starts, ends) == [s.span(a, b) for a, b in zip(starts, ends)]
+    assert s.prepend("▁").spans([0], [1]) == [s.prepend("▁").span(0, 1)]

@@ -25,6 +25,7 @@ from typing import Iterator, Sequence
 
 from ...errors import InvalidInput
 from ..bpe.hf import byte_piece
+from ..columns import TokenColumns
 from .model import NORMAL, UNK_PENALTY, Unigram
 
 
@@ -102,6 +103,10 @@ class HFUnigram(Unigram):
                 pid = self._piece_id(string)
             out.append((string, pid, start, end))
         return out
+
+    def tokenize_columns(self, text: str) -> TokenColumns:
+        """`tokenize`'s tokens as columns (the pipeline reads these)."""
+        return TokenColumns.of(self.tokenize(text), len(text))
 
     def _fused(self, spans: list[tuple[int, int, int]]) -> list[tuple[int, int]]:
         """The path's (start, end) with consecutive unknown nodes joined (fuse_unk)."""

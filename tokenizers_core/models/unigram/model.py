@@ -51,6 +51,7 @@ from typing import Any, ClassVar, Iterable, Iterator, Sequence
 from ...errors import InvalidInput
 from ...steps import Step, register_step
 from ..bpe.model import gc_paused
+from ..columns import TokenColumns, joined
 from ..sentencepiece_common import finish_tokens
 from .lattice import FLT_MAX, FLT_MIN, Lattice, f32, logsumexp, nbest_paths, sample_path
 from .viterbi import (
@@ -59,8 +60,8 @@ from .viterbi import (
     by_segment,
     crosses_no_mark,
     least_margin,
-    shifted_spans,
-    shifted_tokens,
+    segment_paths,
+    segment_starts,
     viterbi,
 )
 
@@ -290,15 +291,36 @@ class Unigram:
         return pid
 
     def tokenize(self, text: str) -> list[tuple[str, int, int, int]]:
-        """The best segmentation of a normalised text as (token, id, start, end).
+        """The best segmentation of a normalised text as (token, id, start, end)."""
+        return self.tokenize_columns(text).tokens()
+
+    def tokenize_columns(self, text: str) -> TokenColumns:
+        """`tokenize`'s tokens as columns (what the pipeline reads: a line's tokens joined
+        from its segments' without one tuple a token).
 
         Searched ▁-segment by ▁-segment as `encode_spans` is, each segment's finished tokens
         kept, when a segment's first node cannot be unknown (▁ is a piece: the unknown runs
         that `finish_tokens` joins never cross a segment's start)."""
-        tokens = None
-        if self._whole_tokens_by_segment:
-            tokens = self._by_segment(text, self._finished, self._token_cache, shifted_tokens)
-        return tokens if tokens is not None else self._finished(text, self.encode_spans(text))
+        tolerance = self._tolerance(text)
+        if self._whole_tokens_by_segment and tolerance is not None:
+            found = segment_paths(
+                self._finished_columns,
+                self._least_margin,
+                text,
+                self._token_cache,
+                SEGMENT_CACHE_SIZE,
+                tolerance,
+            )
+            if found is not None:
+                segments, parts = found
+                return joined(segment_starts(segments), parts)
+        return TokenColumns.of(self._finished(text, self.encode_spans(text)), len(text))
+
+    def _finished_columns(self, text: str) -> tuple[Any, ...]:
+        """A segment's finished tokens as `TokenColumns`' fields in a plain tuple, as the cache
+        keeps them: the collector stops tracking a plain tuple of plain values (not a named
+        tuple), so a cache of 100,000 segments adds nothing to its full passes."""
+        return tuple(TokenColumns.of(self._finished(text), len(text)))
 
     def _finished(
         self, text: str, spans: list[tuple[int, int, int]] | None = None
@@ -313,7 +335,7 @@ class Unigram:
         return self.trie.get(WHITESPACE, {}).get("") is not None
 
     @functools.cached_property
-    def _token_cache(self) -> dict[str, tuple[float, tuple[tuple[str, int, int, int], ...]]]:
+    def _token_cache(self) -> dict[str, tuple[float, tuple[Any, ...]]]:
         """(least margin, finished tokens) of each ▁-segment seen (`tokenize`)."""
         return {}
 
@@ -325,18 +347,30 @@ class Unigram:
         lattice and `viterbi_steps` (sentencepiece's original encoder) do not. When no piece
         holds ▁ past its start, a text is searched ▁-segment by ▁-segment, each segment's path
         kept (`by_segment`: the same path; the property tests prove it on random texts)."""
-        spans = self._by_segment(text, self._viterbi, self._segment_cache, shifted_spans)
+        spans = self._by_segment(text)
         return spans if spans is not None else self._viterbi(text)
 
-    def _by_segment(self, text: str, search: Any, cache: dict, shift: Any) -> list | None:
+    def _by_segment(self, text: str) -> list[tuple[int, int, int]] | None:
         """`by_segment` with this model's margins and rounding bound; None when `text` is to be
         searched whole (too long, a piece crosses a ▁, or a near tie)."""
+        tolerance = self._tolerance(text)
+        if tolerance is None:
+            return None
+        return by_segment(
+            self._viterbi,
+            self._least_margin,
+            text,
+            self._segment_cache,
+            SEGMENT_CACHE_SIZE,
+            tolerance,
+        )
+
+    def _tolerance(self, text: str) -> float | None:
+        """How near two segment paths' scores may come before rounding could decide between
+        them in `text` (`by_segment`); None when `text` is too long to be searched by segment."""
         if len(text) > self._cacheable_length:
             return None
-        tolerance = self._rounding_per_char * len(text)
-        return by_segment(
-            search, self._least_margin, text, cache, SEGMENT_CACHE_SIZE, tolerance, shift
-        )
+        return self._rounding_per_char * len(text)
 
     def _least_margin(self, segment: str) -> float:
         return least_margin(self.trie, self.match_scores, segment, self.unk_score)

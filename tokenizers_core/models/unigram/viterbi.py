@@ -15,7 +15,9 @@ The trie is the models' own: nested dicts keyed by character, a piece's end hold
 
 from __future__ import annotations
 
+import itertools
 import math
+import operator
 from array import array
 from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
@@ -168,7 +170,7 @@ def _backtrack(back: list[int], ids: list[int]) -> list[tuple[int, int, int]]:
 
 WHITESPACE = "\u2581"  # sentencepiece's whitespace mark ▁
 KEPT_LENGTH = 256  # a longer segment is searched, not kept (as Hugging Face's word cache)
-T = TypeVar("T")  # what `by_segment` keeps per piece: a span, or a finished token
+P = TypeVar("P")  # what `segment_paths` keeps per segment: its path, in any form
 
 
 def whitespace_segments(text: str, mark: str = WHITESPACE) -> list[str]:
@@ -200,17 +202,6 @@ def shifted_spans(path: Sequence[tuple[int, int, int]], pos: int) -> list[tuple[
     [(3, 5, 7)]
     """
     return [(start + pos, end + pos, pid) for start, end, pid in path]
-
-
-def shifted_tokens(
-    tokens: Sequence[tuple[str, int, int, int]], pos: int
-) -> list[tuple[str, int, int, int]]:
-    """(token, id, start, end) tokens moved `pos` characters right.
-
-    >>> shifted_tokens([("▁a", 7, 0, 2)], 3)
-    [('▁a', 7, 3, 5)]
-    """
-    return [(token, pid, start + pos, end + pos) for token, pid, start, end in tokens]
 
 
 def least_margin(trie: dict[str, Any], scores: list[float], text: str, unk_score: float) -> float:
@@ -250,29 +241,16 @@ def _offer(best: list[float], second: list[float], j: int, cand: float) -> None:
 
 
 def by_segment(
-    search: Callable[[str], list[T]],
+    search: Callable[[str], list[tuple[int, int, int]]],
     margin: Callable[[str], float],
     text: str,
-    cache: dict[str, tuple[float, tuple[T, ...]]],
+    cache: dict[str, tuple[float, tuple[tuple[int, int, int], ...]]],
     cache_size: int,
     tolerance: float,
-    shift: Callable[[Sequence[T], int], list[T]] = shifted_spans,  # type: ignore[assignment]
-) -> list[T] | None:
-    """The best path of `text` as the concatenation of `search`'s best path of each
-    `whitespace_segments` segment, moved by `shift` to where the segment starts (spans, or
-    finished tokens with `shifted_tokens`). Each segment's (margin, path) is kept in `cache`
-    (emptied when it holds `cache_size`; a segment longer than KEPT_LENGTH is not kept). None
-    when a segment's `margin` is not above `tolerance` times its length: search the whole text.
-
-    Why it is the same path, when `crosses_no_mark` holds for the model's pieces: every path
-    passes through each mark's position and its score is the sum of its segments', so the best
-    path is made of each segment's best path. But `search` starts a segment from 0 and the
-    whole text's search from the running total, and sums are rounded: two paths whose exact
-    sums tie ("." + "......" and "......" + ".") or nearly do may compare the other way. So
-    `margin(segment)` is the least gap, over the segment's positions, between the best and
-    the next best candidate (exact sums from 0); the caller's `tolerance` bounds, per
-    character, how far rounding at the text's largest running total can move two sums apart.
-    A gap above it decides every comparison the same way from any start.
+) -> list[tuple[int, int, int]] | None:
+    """The best path of `text` as (start, end, id) spans: the concatenation of `search`'s best
+    path of each `whitespace_segments` segment, moved to where the segment starts; None when
+    `segment_paths` declines.
 
     >>> trie = {"▁": {"": 1, "a": {"": 2}}, "a": {"": 3}}
     >>> search = lambda t: viterbi(trie, [0.0, -2.0, -1.0, -2.0], t, unk_id=0, unk_score=-12.0)
@@ -281,19 +259,68 @@ def by_segment(
     >>> by_segment(search, lambda t: 0.0, "a▁a▁a", {}, 10, 0.01) is None
     True
     """
-    out: list[T] = []
-    pos = 0
-    for segment in whitespace_segments(text):
-        kept = cache.get(segment)
-        if kept is None:
-            kept = (margin(segment), tuple(search(segment)))
-            if len(segment) <= KEPT_LENGTH:
-                if len(cache) >= cache_size:
-                    cache.clear()
-                cache[segment] = kept
-        gap, path = kept
-        if gap <= tolerance * len(segment):  # a near tie: rounding may decide it
-            return None
-        out.extend(shift(path, pos) if pos else path)
-        pos += len(segment)
+    found = segment_paths(lambda s: tuple(search(s)), margin, text, cache, cache_size, tolerance)
+    if found is None:
+        return None
+    segments, paths = found
+    out: list[tuple[int, int, int]] = []
+    for pos, path in zip(segment_starts(segments), paths):
+        out.extend(shifted_spans(path, pos) if pos else path)
     return out
+
+
+def segment_paths(
+    search: Callable[[str], P],
+    margin: Callable[[str], float],
+    text: str,
+    cache: dict[str, tuple[float, P]],
+    cache_size: int,
+    tolerance: float,
+) -> tuple[list[str], list[P]] | None:
+    """The `whitespace_segments` of `text` and `search`'s best path of each, as `search`
+    gives it (kept, so not to be changed). Each segment's (margin per character, path) is kept
+    in `cache` (emptied when it holds `cache_size`; a segment longer than KEPT_LENGTH is not
+    kept). None when a segment's `margin` is not above `tolerance` per character: search the
+    whole text.
+
+    Why the segments' paths make the text's best path, when `crosses_no_mark` holds for the
+    model's pieces: every path passes through each mark's position and its score is the sum of
+    its segments', so the best path is made of each segment's best path. But `search` starts a
+    segment from 0 and the whole text's search from the running total, and sums are rounded:
+    two paths whose exact sums tie ("." + "......" and "......" + ".") or nearly do may
+    compare the other way. So `margin(segment)` is the least gap, over the segment's
+    positions, between the best and the next best candidate (exact sums from 0); the caller's
+    `tolerance` bounds, per character, how far rounding at the text's largest running total
+    can move two sums apart. A gap above it decides every comparison the same way from any
+    start. (The gap is kept divided by the segment's length, and compared with `tolerance`
+    made larger by a part in 10^12: more than that division's rounding.)
+
+    >>> segment_paths(len, lambda t: 1.0, "ab▁c▁ab", {}, 10, 0.01)
+    (['ab', '▁c', '▁ab'], [2, 2, 3])
+    """
+    segments = whitespace_segments(text)
+    kept = list(map(cache.get, segments))
+    if None in kept:
+        for i, segment in enumerate(segments):
+            if kept[i] is None:
+                kept[i] = entry = (margin(segment) / len(segment), search(segment))
+                if len(segment) <= KEPT_LENGTH:
+                    if len(cache) >= cache_size:
+                        cache.clear()
+                    cache[segment] = entry
+    if kept and min(map(_GAP, kept)) <= tolerance * ROUNDING_SLACK:  # a near tie
+        return None
+    return segments, list(map(_PATH, kept))  # type: ignore[arg-type]
+
+
+def segment_starts(segments: list[str]) -> list[int]:
+    """Where each segment starts in the text they make.
+
+    >>> segment_starts(["ab", "▁c", "▁ab"])
+    [0, 2, 4]
+    """
+    return [0, *itertools.accumulate(map(len, segments[:-1]))]
+
+
+ROUNDING_SLACK = 1.0 + 1e-12  # (see `segment_paths`)
+_GAP, _PATH = operator.itemgetter(0), operator.itemgetter(1)  # of a kept (gap, path)
