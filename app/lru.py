@@ -54,6 +54,11 @@ class LRU(Generic[K, V]):
                 self._items.popitem(last=False)
         return value
 
+    def clear(self) -> None:
+        """Forget every entry."""
+        with self._lock:
+            self._items.clear()
+
     def get_or_make(self, key: K, make: Callable[[], V]) -> V:
         """The value kept for `key`, else `make()` kept. `make` runs outside the lock, so two
         threads may both make a missing value (the second put wins): a cache, not a once-only."""

@@ -45,6 +45,11 @@ class AppState:
     # count and then its tokens (POST / and POST /tokens), a chip's popover and the copy buttons
     # read one encode of the text (app.services.visualiser.encoded)
     encodings: LRU[tuple[Any, ...], tuple[Any, Any]] = field(default_factory=lambda: LRU(4))
+    # the newest of them by (tokenizer, switches), (tokenizer, text, encoding): the next
+    # keystroke's long text is re-encoded from it where the edit was (tokenizers_core.incremental)
+    last_encodings: LRU[tuple[Any, ...], tuple[Any, str, Any]] = field(
+        default_factory=lambda: LRU(4)
+    )
 
     @classmethod
     def build(

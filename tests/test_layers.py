@@ -18,6 +18,7 @@ package and of layers below its own (docs/ARCHITECTURE.md draws the picture):
     top              pretrained (tc.load), trainers, metrics, checker, budget, chat (templates),
                      diff, diff_stress, tokenizations (the space of token sequences),
                      fingerprints, locks, drift_doctor, runtime_parity, grading (tc.grade),
+                     incremental (re-encoding what an edit touched),
                      the package itself
 
 The web layer (`app/`) has no import circle either, no router imports another, and the core
@@ -88,6 +89,7 @@ LAYERS = [
             "drift_doctor",
             "runtime_parity",
             "grading",
+            "incremental",
             "",
         },
     ),

@@ -13,6 +13,7 @@ from typing import Any
 from tokenizers_core import pretrained
 from tokenizers_core.budget import chunks, split_at_tokens
 from tokenizers_core.errors import InvalidInput, NotFound
+from tokenizers_core.incremental import reencode
 from tokenizers_core.tokenizations import is_canonical
 
 from .. import display, export
@@ -32,6 +33,7 @@ MAX_COPY_TOKENS = 20_000  # the copy buttons give the tokens and the JSON up to 
 MAX_CHIPS = 2000  # chips drawn; past that the page would weigh ~0.5 KB a token (80 MB for
 # 100k characters of Japanese): the counts, ids and decode still cover all
 DEFER_CHARS = 20_000  # a longer text's page shows the count, and loads the chips after it
+INCREMENTAL_CHARS = 20_000  # a longer text is re-encoded from the last one, where it changed
 
 # The context window the share is of, by bundled tokenizer: the model the tokenizer was made for
 # and its published window, in tokens (an uploaded tokenizer, or a tokenizer of no one model, gets
@@ -364,13 +366,29 @@ def encoded(state: AppState, tok, text: str, bos: bool, options: dict[str, Any])
     """`tok.encode(text, add_special_tokens=bos, **options)`, kept in `state.encodings` for the
     requests that follow a keystroke's answer (a long text's tokens after its count, a chip's
     popover, a copy): one encode of a text, not one a request. A kept encoding is read only if
-    it was made by this very tokenizer object (an upload replaced under its name is another)."""
-    key = (id(tok), text, bos, tuple(sorted(options.items())))
+    it was made by this very tokenizer object (an upload replaced under its name is another).
+    A text over INCREMENTAL_CHARS is re-encoded from the last one encoded with the same
+    tokenizer and switches, only around the edit (`incremental.reencode`: the same answer)."""
+    switches = (id(tok), bos, tuple(sorted(options.items())))
+    key = (switches[0], text, *switches[1:])
     kept = state.encodings.get(key)
     if kept is not None and kept[0] is tok:
         return kept[1]
-    enc = tok.encode(text, add_special_tokens=bos, **options)
+    last = state.last_encodings.get(switches) if len(text) > INCREMENTAL_CHARS else None
+    if last is not None and last[0] is tok:
+        enc = reencode(
+            tok,
+            last[1],
+            last[2],
+            text,
+            min_chars=INCREMENTAL_CHARS,
+            add_special_tokens=bos,
+            **options,
+        )
+    else:
+        enc = tok.encode(text, add_special_tokens=bos, **options)
     state.encodings.put(key, (tok, enc))
+    state.last_encodings.put(switches, (tok, text, enc))
     return enc
 
 

@@ -508,6 +508,18 @@ class TiktokenTokenizer(Tokenizer):
             type_ids=[0] * n,
         )
 
+    def piece_tokens(
+        self, piece: str
+    ) -> tuple[tuple[int, ...], tuple[str, ...], tuple[tuple[int, int], ...], int]:
+        """(ids, tokens, offsets in the piece, the piece's length) of one piece of the pattern's
+        split, as the fast path encodes it (cached); `incremental.reencode` splices with it.
+
+        >>> load_encoding("r50k_base").piece_tokens(" world")
+        ((995,), ('Ġworld',), ((0, 6),), 6)
+        """
+        hit = self._pieces.get(piece)
+        return hit if hit is not None else self._encode_piece(piece)
+
     def _encode_piece(self, piece: str):
         """(ids, tokens, offsets in the piece, piece length) for one regex piece, cached."""
         spelled = str_to_byte_level(piece)

@@ -125,6 +125,43 @@ def test_a_long_text_its_popover_and_copy_read_one_encode(client, monkeypatch):
     assert of_text([tok], text) == ["encode", "encode"]
 
 
+def test_a_keystroke_after_a_keystroke_re_encodes_where_the_text_changed(client, monkeypatch):
+    """Past INCREMENTAL_CHARS the next text is re-encoded from the last one's encoding
+    (`incremental.reencode`), and the answer is the one the whole encode gives: the count, the
+    tokens' block and the copy button's JSON, against a state that kept nothing."""
+    from app.services import visualiser
+
+    monkeypatch.setattr(visualiser, "INCREMENTAL_CHARS", 1_000)
+    spliced = []
+    real = visualiser.reencode
+    monkeypatch.setattr(
+        visualiser, "reencode", lambda *a, **k: spliced.append(a[3]) or real(*a, **k)
+    )
+    state = client.app.state.app_state
+    text = botchan(3_000)
+    keystrokes = [text, text[:1500] + "x" + text[1500:], "A" + text[:1500] + "x" + text[1500:]]
+
+    def answer(typed: str, special: str) -> list:
+        form = {"text": typed, "tokenizer": "cl100k_base", "special": special}
+        return [
+            client.post("/", data=form, headers=HTMX).text,
+            client.post("/tokens", data=form, headers=HTMX).text,
+            client.post("/visualiser/copy?what=json", data=form).json(),
+        ]
+
+    whole = {}
+    for special in ("", "true"):
+        for typed in keystrokes:
+            state.encodings.clear(), state.last_encodings.clear()
+            whole[typed, special] = answer(typed, special)
+    assert spliced == []
+    state.encodings.clear(), state.last_encodings.clear()
+    for special in ("", "true"):
+        for typed in keystrokes:
+            assert answer(typed, special) == whole[typed, special]
+    assert spliced == keystrokes[1:] * 2  # each keystroke after the first, under each switch
+
+
 def test_the_pipeline_loads_when_opened_and_is_the_page_s(client):
     form = {"text": "Hello, world! naïve", "tokenizer": "cl100k_base"}
     answer = client.post("/", data=form, headers=HTMX).text
