@@ -71,7 +71,18 @@ def compile_hf(pattern: str, *, literal: bool = False) -> "regex.Pattern[str] | 
 # Oniguruma's \w: Unicode's word characters without the joiners (Join_Control), plus the
 # Latin-1 superscripts and fractions its single-byte table counts as word characters.
 _WORD = "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\xb2\\xb3\\xb9\\xbc-\\xbe"
-_OUTSIDE = {"w": f"[{_WORD}]", "W": f"[^{_WORD}]", "h": "[0-9A-Fa-f]", "H": "[^0-9A-Fa-f]"}
+# Its \b and \B read the same word characters (so "¹x" has no boundary inside: both are).
+_IS, _NOT = f"[{_WORD}]", f"[^{_WORD}]"
+_EDGE = f"(?:(?<={_IS})(?!{_IS})|(?<!{_IS})(?={_IS}))"
+_NO_EDGE = f"(?:(?<={_IS})(?={_IS})|(?<!{_IS})(?!{_IS}))"
+_OUTSIDE = {
+    "w": _IS,
+    "W": _NOT,
+    "b": _EDGE,
+    "B": _NO_EDGE,
+    "h": "[0-9A-Fa-f]",
+    "H": "[^0-9A-Fa-f]",
+}
 _INSIDE = {"w": "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}", "h": "0-9A-Fa-f"}  # no Latin-1 extras
 
 
@@ -81,8 +92,8 @@ _OPTIONS = regex.compile(r"\(\?[imx-]*m[imx-]*[:)]")  # (?m) / (?im: ... in Ruby
 
 def translate(pattern: str, *, to_oniguruma: bool = False) -> str:
     r"""Rewrite what Oniguruma (Ruby syntax) reads differently from the `regex` module: `\w`,
-    `\W`, `\h`, `\H` (see above), and a counted repeat followed by "+": in Ruby syntax
-    `X{1,3}+` is `(?:X{1,3})+`, a repeat of the repeat, not a possessive one.
+    `\W`, `\b`, `\B`, `\h`, `\H` (see above), and a counted repeat followed by "+": in Ruby
+    syntax `X{1,3}+` is `(?:X{1,3})+`, a repeat of the repeat, not a possessive one.
 
     >>> translate(r"\h+|[\w-]")
     '[0-9A-Fa-f]+|[\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}-]'

@@ -222,6 +222,7 @@ HARD = [
     "ProperCase camelCaseWords ALLCAPS",
     "é|é||",
     "Ⓐ ǅ ʰ",
+    "¹x x²a ¾ a\u200db",  # word characters to Oniguruma's \b, not to regex's (Hypothesis)
 ]
 
 
