@@ -308,7 +308,8 @@ def segment_paths(
                     if len(cache) >= cache_size:
                         cache.clear()
                     cache[segment] = entry
-    if kept and min(map(_GAP, kept)) <= tolerance * ROUNDING_SLACK:  # a near tie
+    # a near tie: search the whole text
+    if kept and min(map(_GAP, kept)) <= tolerance * ROUNDING_SLACK:  # type: ignore[arg-type]
         return None
     return segments, list(map(_PATH, kept))  # type: ignore[arg-type]
 
