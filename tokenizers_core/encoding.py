@@ -7,7 +7,6 @@ came from. Special tokens added by a post-processor get (0, 0).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from .notebook import encoding_html
@@ -31,20 +30,113 @@ class Token(NamedTuple):
     special: bool = False
 
 
-@dataclass
 class Encoding:
-    """The result of `Tokenizer.encode`: parallel arrays, one entry per token."""
+    """The result of `Tokenizer.encode`: parallel arrays, one entry per token.
 
-    ids: list[int] = field(default_factory=list)
-    tokens: list[str] = field(default_factory=list)
-    offsets: list[tuple[int, int]] = field(default_factory=list)
-    word_ids: list[int | None] = field(default_factory=list)
-    attention_mask: list[int] = field(default_factory=list)
-    special_tokens_mask: list[int] = field(default_factory=list)
-    type_ids: list[int] = field(default_factory=list)
-    # What truncation cut off, as Hugging Face's `overflowing`: more encodings of the same text
-    # (each window `max_length` long, overlapping by `stride`), each post-processed and padded.
-    overflowing: list["Encoding"] = field(default_factory=list)
+    Read and assign its columns as lists. The three a model's tokens fill with one value (all
+    attended, none special, one type id) and `overflowing` (usually empty) are kept as that
+    value until first read, when the list is made once and kept: a line's `Encoding` is then
+    five objects for the garbage collector to follow, not nine, and a batch keeps thousands.
+    Each is as long as `ids` was when the `Encoding` was made.
+
+    >>> e = Encoding(ids=[5, 6], tokens=["a", "b"], offsets=[(0, 1), (1, 2)], word_ids=[0, 0])
+    >>> e.attention_mask, e.special_tokens_mask, e.type_ids, e.overflowing
+    ([1, 1], [0, 0], [0, 0], [])
+    >>> Encoding([5], ["a"], [(0, 1)], [0], type_id=1).type_ids
+    [1]
+    """
+
+    __slots__ = (
+        "ids", "tokens", "offsets", "word_ids", "_length",
+        "_attention_mask", "_special_tokens_mask", "_type_ids", "_overflowing",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        ids: list[int] | None = None,
+        tokens: list[str] | None = None,
+        offsets: list[tuple[int, int]] | None = None,
+        word_ids: list[int | None] | None = None,
+        attention_mask: list[int] | None = None,
+        special_tokens_mask: list[int] | None = None,
+        type_ids: list[int] | None = None,
+        overflowing: list["Encoding"] | None = None,
+        *,
+        type_id: int = 0,
+    ) -> None:
+        self.ids = [] if ids is None else ids
+        self.tokens = [] if tokens is None else tokens
+        self.offsets = [] if offsets is None else offsets
+        self.word_ids = [] if word_ids is None else word_ids
+        self._length = len(self.ids)
+        self._attention_mask = attention_mask
+        self._special_tokens_mask = special_tokens_mask
+        self._type_ids: list[int] | int = type_id if type_ids is None else type_ids
+        # What truncation cut off, as Hugging Face's `overflowing`: more encodings of the same
+        # text (each window `max_length` long, overlapping by `stride`), each post-processed
+        # and padded.
+        self._overflowing = overflowing
+
+    @property
+    def attention_mask(self) -> list[int]:
+        if self._attention_mask is None:
+            self._attention_mask = [1] * self._length
+        return self._attention_mask
+
+    @attention_mask.setter
+    def attention_mask(self, value: list[int]) -> None:
+        self._attention_mask = value
+
+    @property
+    def special_tokens_mask(self) -> list[int]:
+        if self._special_tokens_mask is None:
+            self._special_tokens_mask = [0] * self._length
+        return self._special_tokens_mask
+
+    @special_tokens_mask.setter
+    def special_tokens_mask(self, value: list[int]) -> None:
+        self._special_tokens_mask = value
+
+    @property
+    def type_ids(self) -> list[int]:
+        if isinstance(self._type_ids, int):
+            self._type_ids = [self._type_ids] * self._length
+        return self._type_ids
+
+    @type_ids.setter
+    def type_ids(self, value: list[int]) -> None:
+        self._type_ids = value
+
+    @property
+    def overflowing(self) -> list["Encoding"]:
+        if self._overflowing is None:
+            self._overflowing = []
+        return self._overflowing
+
+    @overflowing.setter
+    def overflowing(self, value: list["Encoding"]) -> None:
+        self._overflowing = value
+
+    def _columns(self) -> tuple[list[Any], ...]:
+        return (
+            self.ids, self.tokens, self.offsets, self.word_ids, self.attention_mask,
+            self.special_tokens_mask, self.type_ids, self.overflowing,
+        )  # fmt: skip
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Encoding)
+        return self._columns() == other._columns()
+
+    # mutable, so unhashable, as the dataclass it was
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        names = ("ids", "tokens", "offsets", "word_ids", "attention_mask",
+                 "special_tokens_mask", "type_ids", "overflowing")  # fmt: skip
+        inside = ", ".join(f"{n}={c!r}" for n, c in zip(names, self._columns()))
+        return f"Encoding({inside})"
 
     @classmethod
     def from_tokens(cls, tokens: list[Token], type_id: int = 0) -> "Encoding":

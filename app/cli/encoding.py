@@ -170,8 +170,8 @@ def _encode_words(tok: tc.Tokenizer, words: list[str], args: argparse.Namespace)
     for i, word in enumerate(words):
         mine = [k for k, w in enumerate(enc.word_ids) if w == i]
         part = tc.Encoding(
-            **{
-                name: [getattr(enc, name)[k] for k in mine]
+            *(
+                [getattr(enc, name)[k] for k in mine]
                 for name in (
                     "ids",
                     "tokens",
@@ -181,7 +181,7 @@ def _encode_words(tok: tc.Tokenizer, words: list[str], args: argparse.Namespace)
                     "special_tokens_mask",
                     "type_ids",
                 )
-            }
+            )
         )
         print(f"{i}: {chip_line(tok, word, part, colour)}")
     print("ids:", " ".join(map(str, enc.ids)))

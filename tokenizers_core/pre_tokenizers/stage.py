@@ -147,13 +147,4 @@ def model_encoding(
         ids = [
             local_ids.setdefault(v, len(local_ids)) if i is None else i for i, v in zip(ids, values)
         ]
-    n = len(ids)
-    return Encoding(
-        ids=ids,
-        tokens=values,
-        offsets=offsets,
-        word_ids=word_ids,
-        attention_mask=[1] * n,
-        special_tokens_mask=[0] * n,
-        type_ids=[type_id] * n,
-    )
+    return Encoding(ids, values, offsets, word_ids, type_id=type_id)  # all attended, none special
