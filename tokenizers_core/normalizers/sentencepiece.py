@@ -12,7 +12,7 @@ import threading
 import unicodedata
 from array import array
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from ..errors import InvalidInput
 from ..normalized import NormalizedString
@@ -280,7 +280,7 @@ class SentencePieceNormalizer:
         self.escape_whitespaces = escape_whitespaces
         self.treat_whitespace_as_suffix = treat_whitespace_as_suffix
         self.name = name
-        # caches for the fast path (see _trigger_pattern)
+        # caches for the fast path (see _next_rule)
         self._kinds: dict[str, int] = {}
         self._starters: set[str] = set()
         self._conts: set[str] = set()
@@ -346,7 +346,7 @@ class SentencePieceNormalizer:
             return [(s, e, o) for s, e, o in segments]
         first_out = len(segments)
         is_prev_space = self.remove_extra_whitespaces
-        trigger = self._trigger_pattern(text)
+        trigger = self._pattern or self._learn(text)
         squeeze = self.remove_extra_whitespaces
         while i < n:
             # copy the run of characters no rule can touch, up to the next possible rewrite;
@@ -354,8 +354,7 @@ class SentencePieceNormalizer:
             if is_prev_space and text[i] == " ":
                 k = i
             else:
-                m = trigger.search(text, i)
-                k = m.start() if m else n
+                k, trigger = self._next_rule(text, i, trigger)
             if k > i:
                 run = text[i:k]
                 segments.append(
@@ -405,22 +404,34 @@ class SentencePieceNormalizer:
             segments.insert(last + 1, [end, end, space])
         return [(s, e, o) for s, e, o in segments]
 
-    def _trigger_pattern(self, text: str) -> "re.Pattern[str]":
-        """A regex finding every place where a rule might start, over all characters seen so
-        far: characters a rule rewrites (class 1; a space only when another follows), and
-        characters that only start longer rules (class 2) when followed by a character some
-        such rule continues with. It may find a few places where no rule applies (the slow
-        path then copies the character); it never misses one."""
-        new = set(text).difference(self._kinds)
-        if not new and self._pattern is not None:
-            return self._pattern
-        with self._lock:  # one thread updates the caches at a time
-            return self._update_pattern(new)
+    def _next_rule(self, text: str, i: int, trigger: "re.Pattern[str]") -> tuple[int, Any]:
+        """Where a rule might start next, at i or after (len(text) if nowhere), and the pattern
+        to go on with. The trigger pattern finds the characters a rule rewrites (class 1; a
+        space only when another follows), the continuations of characters that only start
+        longer rules (class 2), and any character not yet classified: the text's new
+        characters are then classified, the pattern grows and the search is made again. It may
+        find a few places where no rule applies (the slow path then copies the character); it
+        never misses one."""
+        m = trigger.search(text, i)
+        if m is None:
+            return len(text), trigger
+        k = m.start()
+        if text[k] not in self._kinds:  # (once a text: then all its characters are known)
+            return self._next_rule(text, i, self._learn(text))
+        if k > i and text[k - 1] in self._starters and text[k] in self._conts:
+            k -= 1  # the longer rule starts at the character before its continuation
+        return k, trigger
+
+    def _learn(self, text: str) -> "re.Pattern[str]":
+        """The trigger pattern once `text`'s new characters are classified (one thread
+        updates the caches at a time)."""
+        with self._lock:
+            return self._update_pattern(set(text))
 
     def _update_pattern(self, new: set[str]) -> "re.Pattern[str]":
         new = new.difference(self._kinds)
         cm = self.charsmap
-        changed = self._pattern is None
+        changed = self._pattern is None or bool(new)  # (the pattern finds the unclassified)
         new_starters = []
         for c in new:
             kind = self._classify(c)
@@ -450,10 +461,12 @@ class SentencePieceNormalizer:
             if ones:
                 parts.append("[" + "".join(re.escape(c) for c in ones) + "]")
             if self._starters and self._conts:
-                parts.append(
-                    "[" + "".join(re.escape(c) for c in sorted(self._starters)) + "]"
-                    "(?=[" + "".join(re.escape(c) for c in sorted(self._conts)) + "])"
-                )
+                # a continuation after a starter (found by the rarer character: `_next_rule`
+                # steps back to the starter)
+                conts = _char_class(self._conts)
+                parts.append(f"{conts}(?<={_char_class(self._starters)}{conts})")
+            if self._kinds:  # any character not yet classified
+                parts.append(_char_class(self._kinds.keys(), negated=True))
             self._pattern = re.compile("|".join(parts))
         return self._pattern  # type: ignore[return-value]
 
@@ -475,6 +488,15 @@ class SentencePieceNormalizer:
         if self._user and text[i] in self._user:
             return True
         return self.charsmap is not None and self.charsmap.may_rewrite(text, i)
+
+
+def _char_class(chars: Iterable[str], negated: bool = False) -> str:
+    """A regex character class of `chars` (or of every other character).
+
+    >>> _char_class({"b", "-", "a"}), _char_class({"a"}, negated=True)
+    ('[\\\\-ab]', '[^a]')
+    """
+    return ("[^" if negated else "[") + "".join(map(re.escape, sorted(chars))) + "]"
 
 
 _NMT_NFKC = Path(__file__).resolve().parent.parent / "data" / "nmt_nfkc.charsmap.gz"
