@@ -94,9 +94,7 @@ def main() -> int:
         "normaliser segments": lambda: [norm._segments(t) for t in lines],
         "normalise (aligned)": lambda: [norm.normalize(NormalizedString(t)) for t in lines],
         "model columns": lambda: [model.tokenize_columns(n.normalized) for n in normalised],
-        "offsets (spans)": lambda: [
-            n.spans(c.starts, c.ends) for n, c in zip(normalised, columns)
-        ],
+        "offsets (spans)": lambda: [n.spans(c.starts, c.ends) for n, c in zip(normalised, columns)],
     }
     for label, fn in parts.items():
         print(f"  {label:20}: {best_ms(fn, repeat):6.1f} ms")

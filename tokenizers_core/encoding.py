@@ -7,7 +7,7 @@ came from. Special tokens added by a post-processor get (0, 0).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 from .notebook import encoding_html
 
@@ -28,6 +28,31 @@ class Token(NamedTuple):
     offsets: tuple[int, int]
     word_id: int | None = None
     special: bool = False
+
+
+class _Filled:
+    """A column of `Encoding` kept in its slot (the attribute's name with a "_" before it) as the
+    one value that fills it, an int, until first read; then made as long as `ids` was when the
+    `Encoding` was made, and kept as that list."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = "_" + name
+
+    @overload
+    def __get__(self, enc: None, owner: type) -> "_Filled": ...
+    @overload
+    def __get__(self, enc: "Encoding", owner: type | None = None) -> list[int]: ...
+    def __get__(self, enc: "Encoding | None", owner: type | None = None) -> Any:
+        if enc is None:
+            return self
+        value = getattr(enc, self.slot)
+        if isinstance(value, int):
+            value = [value] * enc._length
+            setattr(enc, self.slot, value)
+        return value
+
+    def __set__(self, enc: "Encoding", value: list[int]) -> None:
+        setattr(enc, self.slot, value)
 
 
 class Encoding:
@@ -69,43 +94,19 @@ class Encoding:
         self.offsets = [] if offsets is None else offsets
         self.word_ids = [] if word_ids is None else word_ids
         self._length = len(self.ids)
-        self._attention_mask = attention_mask
-        self._special_tokens_mask = special_tokens_mask
+        self._attention_mask: list[int] | int = 1 if attention_mask is None else attention_mask
+        self._special_tokens_mask: list[int] | int = (
+            0 if special_tokens_mask is None else special_tokens_mask
+        )
         self._type_ids: list[int] | int = type_id if type_ids is None else type_ids
         # What truncation cut off, as Hugging Face's `overflowing`: more encodings of the same
         # text (each window `max_length` long, overlapping by `stride`), each post-processed
         # and padded.
         self._overflowing = overflowing
 
-    @property
-    def attention_mask(self) -> list[int]:
-        if self._attention_mask is None:
-            self._attention_mask = [1] * self._length
-        return self._attention_mask
-
-    @attention_mask.setter
-    def attention_mask(self, value: list[int]) -> None:
-        self._attention_mask = value
-
-    @property
-    def special_tokens_mask(self) -> list[int]:
-        if self._special_tokens_mask is None:
-            self._special_tokens_mask = [0] * self._length
-        return self._special_tokens_mask
-
-    @special_tokens_mask.setter
-    def special_tokens_mask(self, value: list[int]) -> None:
-        self._special_tokens_mask = value
-
-    @property
-    def type_ids(self) -> list[int]:
-        if isinstance(self._type_ids, int):
-            self._type_ids = [self._type_ids] * self._length
-        return self._type_ids
-
-    @type_ids.setter
-    def type_ids(self, value: list[int]) -> None:
-        self._type_ids = value
+    attention_mask = _Filled()  # all attended
+    special_tokens_mask = _Filled()  # none special
+    type_ids = _Filled()  # one type id
 
     @property
     def overflowing(self) -> list["Encoding"]:
