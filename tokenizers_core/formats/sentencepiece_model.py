@@ -36,6 +36,8 @@ from ..models.sentencepiece_common import (
     NORMAL,
     UNKNOWN,
     USER_DEFINED,
+    PieceIndex,
+    index_pieces,
     type_mask,
 )
 from ..models.unigram.model import Unigram
@@ -221,10 +223,11 @@ class ModelProto:
         denormalizer_spec: dict[str, Any] | None = None,
         *,
         columns: Columns | None = None,
+        index: PieceIndex | None = None,
     ) -> None:
         if pieces is None and columns is None:
             raise InvalidInput("a ModelProto needs its pieces")
-        self._pieces, self._columns = pieces, columns
+        self._pieces, self._columns, self._index = pieces, columns, index
         self.trainer_spec, self.normalizer_spec = trainer_spec, normalizer_spec
         self.denormalizer_spec = denormalizer_spec
 
@@ -241,6 +244,14 @@ class ModelProto:
             texts, scores, types = tuple(zip(*self.pieces)) or ((), (), ())
             self._columns = (texts, scores, types)
         return self._columns
+
+    @property
+    def index(self) -> PieceIndex:
+        """`index_pieces` of the pieces (a reader that checked them gives the one it made)."""
+        if self._index is None:
+            texts, _scores, types = self.columns
+            self._index = index_pieces(texts, types)
+        return self._index
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ModelProto):
@@ -313,8 +324,8 @@ def parse_model_proto(data: bytes) -> ModelProto:
     except ValueError as exc:
         raise InvalidInput(f"not a sentencepiece model file: {exc}") from None
     columns = (texts, scores, _as_bytes(types))
-    check_columns(columns, trainer)
-    return ModelProto(None, trainer, normalizer, denormalizer, columns=columns)
+    index = check_columns(columns, trainer)
+    return ModelProto(None, trainer, normalizer, denormalizer, columns=columns, index=index)
 
 
 def _as_bytes(types: list[int]) -> Sequence[int]:
@@ -402,12 +413,19 @@ def tokenizer_from_proto(proto: ModelProto, name: str = "") -> Any:
         algorithm = "unigram"
     elif kind == "bpe":
         model = SentencePieceBpe(
-            (), byte_fallback=proto.trainer_spec["byte_fallback"], columns=proto.columns
+            (),
+            byte_fallback=proto.trainer_spec["byte_fallback"],
+            columns=proto.columns,
+            index=proto.index,
         )
         algorithm = "sentencepiece_bpe"
     elif kind in ("char", "word"):
         model = SentencePieceSplit(
-            (), kind=kind, byte_fallback=proto.trainer_spec["byte_fallback"], columns=proto.columns
+            (),
+            kind=kind,
+            byte_fallback=proto.trainer_spec["byte_fallback"],
+            columns=proto.columns,
+            index=proto.index,
         )
         algorithm = f"sentencepiece_{kind}"
     else:

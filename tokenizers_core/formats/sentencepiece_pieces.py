@@ -25,18 +25,19 @@ from __future__ import annotations
 import re
 import struct
 from itertools import compress, count
-from operator import add, not_
+from operator import add
 from typing import Any, Sequence
 
 from ..added_tokens import common_prefix
 from ..errors import InvalidInput
 from ..models.sentencepiece_common import (
     BYTE,
+    MATCHED_TYPES,
     NORMAL,
     PIECE_TYPES,
     UNKNOWN,
-    UNUSED,
-    USER_DEFINED,
+    PieceIndex,
+    index_pieces,
     piece_to_byte,
     type_mask,
 )
@@ -145,53 +146,55 @@ def check_pieces(pieces: list[tuple[str, float, int]], trainer: dict[str, Any]) 
     check_columns((texts, scores, types), trainer)
 
 
-def check_columns(columns: Columns, trainer: dict[str, Any]) -> None:
+def check_columns(columns: Columns, trainer: dict[str, Any]) -> PieceIndex:
     """`check_pieces` of the pieces by column: whole-list checks first, and only when one fails
-    the piece-by-piece loop that names the first bad piece."""
+    the piece-by-piece loop that names the first bad piece. Returns their `index_pieces` (which
+    the checks read, and the model can take)."""
     texts, _scores, types = columns
     if not texts:
         raise InvalidInput("not a sentencepiece model file: it has no pieces")
-    if not _pieces_look_valid(texts, types):
+    index = index_pieces(texts, types)
+    byte_values = _byte_values(texts, types)
+    if not _pieces_look_valid(types, index, byte_values):
         _check_each_piece(list(zip(*columns)))
     unknown = types.count(UNKNOWN)
     if unknown != 1:
         raise InvalidInput(
             f"not a valid sentencepiece model: it needs exactly one <unk> piece, found {unknown}"
         )
-    byte_pieces: set[int] = set()
-    if BYTE in types:
-        byte_pieces = set(map(piece_to_byte, compress(texts, type_mask(types, _BYTE))))
+    byte_pieces = set(byte_values)
     if byte_pieces and not trainer["byte_fallback"]:
         raise InvalidInput("not a valid sentencepiece model: byte pieces without byte_fallback")
     if trainer["byte_fallback"] and len(byte_pieces) != 256:
         raise InvalidInput("not a valid sentencepiece model: byte_fallback needs 256 byte pieces")
+    return index
 
 
-def _pieces_look_valid(texts: Sequence[str], types: Sequence[int]) -> bool:
+def _byte_values(texts: Sequence[str], types: Sequence[int]) -> list[int]:
+    """The byte each byte piece stands for (-1 for one not spelled `<0xNN>`), in id order."""
+    if BYTE not in types:
+        return []
+    return list(map(piece_to_byte, compress(texts, type_mask(types, _BYTE))))
+
+
+def _pieces_look_valid(types: Sequence[int], index: PieceIndex, byte_values: list[int]) -> bool:
     """What `_check_each_piece` checks, over whole lists: known types, no empty piece, none
-    defined twice (among the pieces the text is matched against, or among the reserved ones),
-    byte pieces spelled `<0xNN>`.
+    defined twice (among the pieces the text is matched against, or among the reserved ones:
+    a spelling both matched and reserved is allowed), byte pieces spelled `<0xNN>`.
 
-    >>> _pieces_look_valid(["<unk>", "a"], [UNKNOWN, NORMAL])
+    >>> texts, types = ["<unk>", "a", "a"], [UNKNOWN, NORMAL, NORMAL]
+    >>> _pieces_look_valid(types[:2], index_pieces(texts[:2], types[:2]), [])
     True
-    >>> _pieces_look_valid(["<unk>", "a", "a"], [UNKNOWN, NORMAL, NORMAL])
+    >>> _pieces_look_valid(types, index_pieces(texts, types), [])
     False
     """
-    kinds = set(types)
-    if not kinds <= PIECE_TYPES.keys() or "" in texts:
+    if not set(types) <= PIECE_TYPES.keys() or index.repeats:
         return False
-    if len(set(texts)) < len(texts):  # (rare: a spelling both matched and reserved is allowed)
-        is_matched = type_mask(types, _MATCHED_TYPES)
-        matched = list(compress(texts, is_matched))
-        reserved = list(compress(texts, map(not_, is_matched)))
-        if len(set(matched)) < len(matched) or len(set(reserved)) < len(reserved):
-            return False
-    if BYTE not in kinds:
-        return True
-    return -1 not in map(piece_to_byte, compress(texts, type_mask(types, _BYTE)))
+    if "" in index.matched or "" in index.reserved:
+        return False
+    return -1 not in byte_values
 
 
-_MATCHED_TYPES = frozenset((NORMAL, USER_DEFINED, UNUSED))  # in the trie; the others reserved
 _BYTE = frozenset((BYTE,))
 
 
@@ -206,7 +209,7 @@ def _check_each_piece(pieces: list[tuple[str, float, int]]) -> None:
             )
         if not piece:
             raise InvalidInput(f"not a sentencepiece model file: piece {i} is empty")
-        key = (ptype in _MATCHED_TYPES, piece)
+        key = (ptype in MATCHED_TYPES, piece)
         if key in seen:
             raise InvalidInput(f"not a valid sentencepiece model: piece {piece!r} is defined twice")
         seen.add(key)

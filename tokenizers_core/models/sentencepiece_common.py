@@ -14,7 +14,8 @@ import bisect
 import functools
 import re
 import unicodedata
-from typing import Any, Sequence
+from itertools import compress
+from typing import Any, NamedTuple, Sequence
 
 import regex
 
@@ -349,6 +350,44 @@ def type_mask(types: Sequence[int], kinds: frozenset[int]) -> bytes:
         return (types if isinstance(types, bytes) else bytes(types)).translate(_mask_table(kinds))
     except (TypeError, ValueError):  # (a type outside 0-255: the slow way)
         return bytes(t in kinds for t in types)
+
+
+MATCHED_TYPES = frozenset((NORMAL, USER_DEFINED, UNUSED))  # in the text's trie; the others reserved
+_FLIP = bytes.maketrans(b"\x00\x01", b"\x01\x00")
+
+
+class PieceIndex(NamedTuple):
+    """{piece: id} of the pieces matched in the text (normal, user-defined, unused: the first of
+    a repeated spelling wins) and of the reserved ones (control, unknown, byte: the last), and
+    whether a spelling repeats within either kind (which sentencepiece refuses)."""
+
+    matched: dict[str, int]
+    reserved: dict[str, int]
+    repeats: bool
+
+
+def index_pieces(strings: Sequence[str], types: Sequence[int]) -> PieceIndex:
+    """The `PieceIndex` of a model's pieces, by column: made once when a `.model` is read (its
+    checks and its model both use it).
+
+    >>> index_pieces(["<unk>", "a", "a"], [UNKNOWN, NORMAL, NORMAL])
+    PieceIndex(matched={'a': 1}, reserved={'<unk>': 0}, repeats=True)
+
+    (Built by `dict(zip(...))` over the two kinds at C speed; only a repeated matched spelling,
+    where the first id must win, takes the loop.)
+    """
+    is_matched = type_mask(types, MATCHED_TYPES)
+    ids = range(len(strings))
+    matched = dict(zip(compress(strings, is_matched), compress(ids, is_matched)))
+    is_reserved = is_matched.translate(_FLIP)
+    reserved = dict(zip(compress(strings, is_reserved), compress(ids, is_reserved)))
+    n_matched = is_matched.count(1)
+    repeats = len(matched) < n_matched or len(reserved) < len(strings) - n_matched
+    if len(matched) < n_matched:  # a repeated spelling: the first wins
+        matched = {}
+        for p, i in zip(compress(strings, is_matched), compress(ids, is_matched)):
+            matched.setdefault(p, i)
+    return PieceIndex(matched, reserved, repeats)
 
 
 @functools.lru_cache(maxsize=None)

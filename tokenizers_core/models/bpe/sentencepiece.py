@@ -19,46 +19,18 @@ from ..sentencepiece_common import (
     NORMAL,
     SPACE,
     UNKNOWN,
-    UNUSED,
     USER_DEFINED,
+    PieceIndex,
     finish_tokens,
+    index_pieces,
     type_mask,
 )
-
-# ---- the normaliser ------------------------------------------------------------------------------
-
 
 # ---- sentencepiece's BPE model (encoding by piece scores) ---------------------------------------
 
 
-def _matched_and_reserved(
-    strings: Sequence[str], types: Sequence[int]
-) -> tuple[dict[str, int], dict[str, int]]:
-    """{piece: id} of the pieces matched in the text (normal, user-defined, unused: the first
-    of a repeated spelling wins) and of the reserved ones (control, unknown, byte: the last).
-
-    >>> _matched_and_reserved(["<unk>", "a", "a"], [UNKNOWN, NORMAL, NORMAL])
-    ({'a': 1}, {'<unk>': 0})
-
-    (Built by `dict(zip(...))` over the two kinds at C speed; only a repeated matched spelling,
-    where the first id must win, takes the loop.)
-    """
-    is_matched = type_mask(types, _MATCHED)
-    ids = range(len(strings))
-    matched = dict(zip(compress(strings, is_matched), compress(ids, is_matched)))
-    is_reserved = is_matched.translate(_FLIP)
-    reserved = dict(zip(compress(strings, is_reserved), compress(ids, is_reserved)))
-    if len(matched) < is_matched.count(1):  # a repeated spelling: the first wins
-        matched = {}
-        for p, i in zip(compress(strings, is_matched), compress(ids, is_matched)):
-            matched.setdefault(p, i)
-    return matched, reserved
-
-
-_MATCHED = frozenset((NORMAL, USER_DEFINED, UNUSED))
 Columns = tuple[Sequence[str], Sequence[float], Sequence[int]]  # (strings, scores, types)
 _CONTROL, _USER_DEFINED = frozenset((CONTROL,)), frozenset((USER_DEFINED,))
-_FLIP = bytes.maketrans(b"\x00\x01", b"\x01\x00")
 
 
 class SentencePieceBpe:
@@ -80,13 +52,15 @@ class SentencePieceBpe:
         *,
         byte_fallback: bool = False,
         columns: Columns | None = None,
+        index: PieceIndex | None = None,
     ) -> None:
         """`columns`: the pieces as (strings, scores, types) instead, when the caller has them
-        so (a `.model` loader does; `pieces` is then ignored): nothing is transposed."""
+        so (a `.model` loader does; `pieces` is then ignored): nothing is transposed. `index`:
+        their `index_pieces`, when the caller has made it (the loader's checks do)."""
         strings, scores, types = columns or (tuple(zip(*pieces)) or ((), (), ()))
         self.scores, self.types = list(scores), list(types)
         self._strings = strings
-        self._normal, self._reserved = _matched_and_reserved(strings, self.types)
+        self._normal, self._reserved, _repeats = index or index_pieces(strings, types)
         self.unk_id = self.types.index(UNKNOWN)
         self.byte_fallback = byte_fallback
         self.special_tokens = frozenset(compress(strings, type_mask(types, _CONTROL)))
@@ -265,10 +239,11 @@ class SentencePieceSplit(SentencePieceBpe):
         kind: str,
         byte_fallback: bool = False,
         columns: Columns | None = None,
+        index: PieceIndex | None = None,
     ) -> None:
         if kind not in ("char", "word"):
             raise InvalidInput(f"kind must be 'char' or 'word', not {kind!r}")
-        super().__init__(pieces, byte_fallback=byte_fallback, columns=columns)
+        super().__init__(pieces, byte_fallback=byte_fallback, columns=columns, index=index)
         self.kind = kind
 
     def describe(self) -> str:
