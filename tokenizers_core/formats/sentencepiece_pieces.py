@@ -6,17 +6,21 @@ nearly all laid out alike: `0A len` (ModelProto field 1), then `0A len text` (pi
 readers of that layout, each handing back the position of the first field it does not read, for
 the generic protobuf reader to take:
 
-- `read_pieces_fast`: one compiled `re` cuts a window of the file into those fields at C speed,
-  and whole-list comparisons check that each cut is exactly the message's protobuf framing (its
+- `read_pieces_fast`: one compiled `re` cuts a window of the file at C speed into the texts and
+  what lies between two of them (a score, perhaps a type, the next message's head), and
+  whole-list comparisons check that each cut is exactly the message's protobuf framing (its
   length bytes agree with what was cut, the text is UTF-8); the first cut that fails, and all
-  after it, are left to the others. What it reads is what the generic reader reads.
+  after it, are left to the others, as is the last piece before another field. What it reads
+  is what the generic reader reads.
 - `read_plain_pieces`: the same layout one piece at a time with fixed offsets (for a stretch of
   the file where the fast reader keeps stopping early).
 
 And what sentencepiece's `ModelInterface::InitializePieces` checks of them (`check_columns`).
 
+>>> a = b"\\x0a\\x08\\x0a\\x01a\\x15\\x00\\x00\\xc0\\xbf"
+>>> b = b"\\x0a\\x08\\x0a\\x01b\\x15\\x00\\x00\\x00\\xc0"
 >>> cols = [], [], []
->>> read_pieces_fast(b"\\x0a\\x08\\x0a\\x01a\\x15\\x00\\x00\\xc0\\xbf\\x12\\x00", 0, *cols), cols
+>>> read_pieces_fast(a + b + b"\\x12\\x00", 0, *cols), cols
 (10, (['a'], [-1.5], [1]))
 """
 
@@ -24,9 +28,9 @@ from __future__ import annotations
 
 import re
 import struct
-from itertools import compress, count
-from operator import add
-from typing import Any, Sequence
+import sys
+from itertools import compress, repeat
+from typing import Any, Sequence, cast
 
 from ..added_tokens import common_prefix
 from ..errors import InvalidInput
@@ -45,17 +49,16 @@ from ..models.sentencepiece_common import (
 Columns = tuple[Sequence[str], Sequence[float], Sequence[int]]  # (texts, scores, types)
 
 _FLOAT = struct.Struct("<f")
-# one message: its length (1 byte) 0A, the text's length (1 byte), the text (no 15 byte in it,
-# so the score's key ends it), 15 and the score, then perhaps 18 and a one-byte type
-_PIECE = re.compile(
-    rb"\x0a([\x00-\x7f]\x0a[\x00-\x7f])([^\x15]*)\x15(....)(\x18[\x00-\x7f])?", re.DOTALL
-)
-_STRIDE = 5  # re.split gives the bytes between two matches, then the 4 groups of the match
-_TYPES: dict[bytes | None, int] = {bytes((0x18, t)): t for t in range(128)}
-_TYPES[None] = NORMAL
-# the message's length once the text's is taken away: 0A len, 15 f32 and perhaps 18 type
-_REST: dict[bytes | None, int] = {bytes((0x18, t)): 9 for t in range(128)}
-_REST[None] = 7
+# the head of a message laid out so: its length (1 byte), 0A and the text's length (1 byte)
+_HEAD = re.compile(rb"\x0a[\x00-\x7f]\x0a[\x00-\x7f]")
+# what lies between one piece's text and the next's: 15 and the score, perhaps 18 and a one-byte
+# type, then the next message's head; re.split leaves the texts between two of these "glues"
+_GLUE = re.compile(rb"\x15(....(?:\x18[\x00-\x7f])?\x0a[\x00-\x7f]\x0a[\x00-\x7f])", re.DOTALL)
+_PLAIN, _TYPED = 8, 10  # a glue's length (after the 15): without a type, with one
+# a message's length is its text's and this: 0A len, 15 f32, perhaps 18 type (a glue's less 1)
+_PLUS = {g: bytes(min(b + g - 1, 255) for b in range(256)) for g in (_PLAIN, _TYPED)}
+_LITTLE_ENDIAN = sys.byteorder == "little"
+_SCORE_OF_TYPED = struct.Struct(f"<f{_TYPED - 4}x")
 WINDOW = 1 << 14  # bytes cut at a time (a piece that crosses the edge is read by the next cut)
 
 
@@ -70,33 +73,93 @@ def read_pieces_fast(
 ) -> int:
     """Append the pieces laid out as sentencepiece writes them from `pos` on (in the `window`
     bytes from there) to the three columns; return the position of the first field not read."""
-    parts = _PIECE.split(data[pos : pos + window])
-    between = parts[0::_STRIDE]
-    # the matches that follow each other from `pos` with nothing between them
-    k = next(compress(count(), between), len(between) - 1)
-    heads = b"".join(parts[1 : _STRIDE * k : _STRIDE])  # per piece: message length, 0A, text length
-    cut = parts[2 : _STRIDE * k : _STRIDE]
-    rest = parts[4 : _STRIDE * k : _STRIDE]
-    sizes, text_sizes = heads[0::3], heads[2::3]
-    k = min(
-        common_prefix(bytes(map(len, cut)), text_sizes),  # the text is as long as its length says
-        common_prefix(
-            bytes(map(add, text_sizes, map(_REST.__getitem__, rest))), sizes
-        ),  # the message
-    )
-    if not k:
+    head = data[pos : pos + 4]
+    if not _HEAD.fullmatch(head):
         return pos
+    parts = _GLUE.split(data[pos + 4 : pos + window])
+    cut, glues = parts[0::2], parts[1::2]  # piece i: its text cut[i], then glues[i]
+    lengths = bytes(map(len, glues))
+    done = 0
+    while done < len(glues):  # a run of untyped pieces, then of typed ones, ...
+        end = _run_end(lengths, done)
+        first = head if done == 0 else glues[done - 1][-4:]
+        read, size = _read_run(cut[done:end], glues[done:end], first, texts, scores, types)
+        pos, done = pos + size, done + read
+        if done < end:
+            break
+    return pos
+
+
+def _run_end(lengths: bytes, start: int) -> int:
+    """Where the run of equal `lengths` from `start` ends.
+
+    >>> _run_end(bytes([8, 8, 10, 8]), 0), _run_end(bytes([8, 8, 10, 8]), 2)
+    (2, 3)
+    """
+    rest = lengths[start:]
+    return len(lengths) - len(rest.lstrip(rest[:1]))
+
+
+def _read_run(
+    cut: list[bytes],
+    glues: list[bytes],
+    head: bytes,
+    texts: list[str],
+    scores: list[float],
+    types: list[int],
+) -> tuple[int, int]:
+    """Append the pieces of `cut` (their texts) and `glues` (all of one length), the first
+    headed by `head`, while each is exactly its message's framing (its length bytes agree with
+    what was cut, its text is UTF-8): checked by whole-list comparisons. Returns how many were
+    read and their bytes."""
+    glue = len(glues[0])
+    joined = b"".join(glues)
+    # per piece: the message's length and the text's, the first from `head`, each next from
+    # the glue before it
+    sizes = head[1:2] + joined[glue - 3 :: glue]
+    text_sizes = head[3:4] + joined[glue - 1 :: glue]
+    k = min(
+        common_prefix(_lengths(cut), text_sizes[: len(cut)]),
+        common_prefix(text_sizes[: len(cut)].translate(_PLUS[glue]), sizes),
+    )
+    k = _append_texts(cut[:k], texts)
+    scores += _scores(joined[: glue * k], glue)
+    types += repeat(NORMAL, k) if glue == _PLAIN else joined[5 : glue * k : glue]
+    return k, sum(sizes[:k]) + 2 * k
+
+
+def _lengths(texts: list[bytes]) -> bytes:
+    """Each text's length as a byte (255 for a longer one: no text read here is so long)."""
     try:
-        strings = b"\x15".join(cut[:k]).decode("utf-8")
+        return bytes(map(len, texts))
+    except ValueError:
+        return bytes(min(len(text), 255) for text in texts)
+
+
+def _append_texts(cut: list[bytes], texts: list[str]) -> int:
+    """Append the texts, decoded, up to the first that holds a 15 byte (the separator they are
+    decoded with) or is not UTF-8; return how many."""
+    k = len(cut)
+    joined = b"\x15".join(cut)
+    if k and joined.count(b"\x15") != k - 1:  # (rare: a piece is or holds U+0015)
+        k = next(i for i, text in enumerate(cut) if b"\x15" in text)
+        joined = b"\x15".join(cut[:k])
+    try:
+        strings = joined.decode("utf-8")
     except UnicodeDecodeError as exc:  # (UTF-8 is not broken by an ASCII separator)
         k = exc.object[: exc.start].count(b"\x15")  # the pieces before the bad one
-        if not k:
-            return pos
         strings = b"\x15".join(cut[:k]).decode("utf-8")
-    texts += strings.split("\x15")
-    scores += struct.unpack(f"<{k}f", b"".join(parts[3 : _STRIDE * k : _STRIDE]))
-    types += map(_TYPES.__getitem__, rest[:k])
-    return pos + sum(sizes[:k]) + 2 * k
+    if k:
+        texts += strings.split("\x15")
+    return k
+
+
+def _scores(glues: bytes, glue: int) -> list[float]:
+    """The score at the start of each glue (little-endian f32), at C speed."""
+    if glue == _PLAIN and _LITTLE_ENDIAN:  # 8 bytes each: every other float of the buffer
+        return cast("list[float]", memoryview(glues).cast("f")[0::2].tolist())
+    step = _SCORE_OF_TYPED if glue == _TYPED else struct.Struct(f"<f{glue - 4}x")
+    return [score for (score,) in step.iter_unpack(glues)]
 
 
 def read_plain_pieces(

@@ -373,13 +373,17 @@ def index_pieces(strings: Sequence[str], types: Sequence[int]) -> PieceIndex:
     >>> index_pieces(["<unk>", "a", "a"], [UNKNOWN, NORMAL, NORMAL])
     PieceIndex(matched={'a': 1}, reserved={'<unk>': 0}, repeats=True)
 
-    (Built by `dict(zip(...))` over the two kinds at C speed; only a repeated matched spelling,
-    where the first id must win, takes the loop.)
+    (Built by `dict(zip(...))` at C speed, over all the pieces when no spelling repeats, else
+    over each kind; only a repeated matched spelling, where the first id must win, takes the
+    loop.)
     """
     is_matched = type_mask(types, MATCHED_TYPES)
     ids = range(len(strings))
-    matched = dict(zip(compress(strings, is_matched), compress(ids, is_matched)))
     is_reserved = is_matched.translate(_FLIP)
+    every = dict(zip(strings, ids))
+    if len(every) == len(strings):  # no spelling twice (nearly every model): the few reserved out
+        return PieceIndex(every, {p: every.pop(p) for p in compress(strings, is_reserved)}, False)
+    matched = dict(zip(compress(strings, is_matched), compress(ids, is_matched)))
     reserved = dict(zip(compress(strings, is_reserved), compress(ids, is_reserved)))
     n_matched = is_matched.count(1)
     repeats = len(matched) < n_matched or len(reserved) < len(strings) - n_matched

@@ -217,6 +217,53 @@ def test_the_fast_reader_reads_what_the_generic_reader_reads(bodies, window):
     assert _exact(_read_with(data, read_plain_pieces)) == expected
 
 
+def test_the_fast_reader_itself_reads_runs_of_typed_and_untyped_pieces():
+    """Runs of typed pieces (control, byte, user-defined) between untyped ones, and one text
+    holding U+0015 (the separator the texts are decoded with): the fast reader reads them all
+    itself, up to the piece that holds U+0015 and from it on once the generic reader took it, but
+    the last (whose next field is not a piece)."""
+    bodies = [_text("<unk>") + _score(0.0) + _type(2)]
+    bodies += [_text(f"<0x{b:02X}>") + _score(0.0) + _type(6) for b in range(20)]
+    bodies += [_text(f"▁w{i}") + _score(-float(i)) for i in range(30)]
+    bodies += [_text(f"<user{i}>") + _score(0.0) + _type(4) for i in range(5)]
+    bodies += [_text("a\x15b") + _score(-40.0)]
+    bodies += [_text(f"é{i}") + _score(-50.0 - i) for i in range(10)]
+    messages = [_message(1, body) for body in bodies]
+    data = b"".join(messages) + _message(2, b"\x18\x01")
+    texts, scores, types = [], [], []
+    held = sum(map(len, messages[:-11]))  # where the piece holding U+0015 starts
+    assert read_pieces_fast(data, 0, texts, scores, types) == held
+    _number, _wire, value, pos = _read_field(data, held)
+    for column, item in zip((texts, scores, types), _read_piece(value)):
+        column.append(item)
+    assert read_pieces_fast(data, pos, texts, scores, types) == len(data) - len(messages[-1]) - 4
+    expected = _generic_pieces(data)[:-1]
+    assert _exact(list(zip(texts, scores, types))) == _exact(expected)
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        # a text holding what looks like the framing between two pieces: 15, a score, a head
+        _text("x\x15\x00\x00\x00\x00\x0a\x05\x0a\x03yz") + _score(-1.0),
+        # the text and score twice in one message (the last of each is the piece's), the second
+        # text spelled as a head and a text would be
+        _text("a") + _score(-1.0) + _text("\x0a\x01b") + _score(-2.0),
+        _text("a") + _score(-1.0) + _type(4) + _text("\x0a\x01b") + _score(-2.0) + _type(4),
+    ],
+    ids=["framing-in-a-text", "fields-twice", "typed-fields-twice"],
+)
+def test_a_message_that_only_looks_like_two_reads_as_the_generic_reader_reads_it(odd):
+    """What the cuts between texts cannot tell apart from the usual layout, the length checks
+    do: each read as the generic reader reads it, in a window of any size."""
+    plain = [_text(f"▁w{i}") + _score(-float(i)) for i in range(3)]
+    typed = [_text(f"<u{i}>") + _score(0.0) + _type(4) for i in range(3)]
+    data = _model(*plain, odd, *plain, *typed, odd, *typed, *plain)
+    expected = _exact(_generic_pieces(data))
+    for window in (8, 64, 1 << 14):
+        assert _exact(_read_with(data, read_pieces_fast, window=window)) == expected
+
+
 def _exact(pieces: list[tuple[str, float, int]]) -> list[tuple[str, bytes, int]]:
     """The pieces with each score as its four bytes (so that a NaN equals itself)."""
     return [(p, struct.pack("<f", s), t) for p, s, t in pieces]
