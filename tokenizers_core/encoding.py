@@ -7,7 +7,7 @@ came from. Special tokens added by a post-processor get (0, 0).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, overload
+from typing import Any, Callable, Generic, NamedTuple, TypeVar, overload
 
 from .notebook import encoding_html
 
@@ -30,29 +30,52 @@ class Token(NamedTuple):
     special: bool = False
 
 
-class _Filled:
-    """A column of `Encoding` kept in its slot (the attribute's name with a "_" before it) as the
-    one value that fills it, an int, until first read; then made as long as `ids` was when the
-    `Encoding` was made, and kept as that list."""
+class Spans(NamedTuple):
+    """A column of offsets kept as its starts and its ends (what a model's columns give), until
+    the `Encoding`'s `offsets` are first read."""
+
+    starts: list[int]
+    ends: list[int]
+
+
+T = TypeVar("T")
+
+
+class _Kept(Generic[T]):
+    """A column of `Encoding` kept in its slot (the attribute's name with a "_" before it) as
+    something smaller than its list, of type `kept`, until first read; then made into the list
+    by `make(encoding, value)` and kept as that."""
+
+    def __init__(self, kept: type, make: Callable[[Any, Any], list[T]]) -> None:
+        self.kept, self.make = kept, make
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.slot = "_" + name
 
     @overload
-    def __get__(self, enc: None, owner: type) -> "_Filled": ...
+    def __get__(self, enc: None, owner: type) -> "_Kept[T]": ...
     @overload
-    def __get__(self, enc: "Encoding", owner: type | None = None) -> list[int]: ...
+    def __get__(self, enc: "Encoding", owner: type | None = None) -> list[T]: ...
     def __get__(self, enc: "Encoding | None", owner: type | None = None) -> Any:
         if enc is None:
             return self
         value = getattr(enc, self.slot)
-        if isinstance(value, int):
-            value = [value] * enc._length
+        if isinstance(value, self.kept):
+            value = self.make(enc, value)
             setattr(enc, self.slot, value)
         return value
 
-    def __set__(self, enc: "Encoding", value: list[int]) -> None:
+    def __set__(self, enc: "Encoding", value: list[T]) -> None:
         setattr(enc, self.slot, value)
+
+
+def _filled(enc: "Encoding", value: int) -> list[int]:
+    """The one value that fills a column, as long as `ids` was when `enc` was made."""
+    return [value] * enc._length
+
+
+def _zipped(enc: "Encoding", spans: Spans) -> list[tuple[int, int]]:
+    return list(zip(spans.starts, spans.ends))
 
 
 class Encoding:
@@ -60,19 +83,22 @@ class Encoding:
 
     Read and assign its columns as lists. The three a model's tokens fill with one value (all
     attended, none special, one type id) and `overflowing` (usually empty) are kept as that
-    value until first read, when the list is made once and kept: a line's `Encoding` is then
-    five objects for the garbage collector to follow, not nine, and a batch keeps thousands.
-    Each is as long as `ids` was when the `Encoding` was made.
+    value until first read, and `offsets` may be given as their starts and ends (`Spans`): each
+    list is made once, when first read, and kept. A line's `Encoding` is then a few objects for
+    the garbage collector to follow, not one per token, and a batch keeps thousands. Each
+    filled column is as long as `ids` was when the `Encoding` was made.
 
     >>> e = Encoding(ids=[5, 6], tokens=["a", "b"], offsets=[(0, 1), (1, 2)], word_ids=[0, 0])
     >>> e.attention_mask, e.special_tokens_mask, e.type_ids, e.overflowing
     ([1, 1], [0, 0], [0, 0], [])
     >>> Encoding([5], ["a"], [(0, 1)], [0], type_id=1).type_ids
     [1]
+    >>> Encoding([5, 6], ["a", "b"], Spans([0, 1], [1, 3]), [0, 0]).offsets
+    [(0, 1), (1, 3)]
     """
 
     __slots__ = (
-        "ids", "tokens", "offsets", "word_ids", "_length",
+        "ids", "tokens", "_offsets", "word_ids", "_length",
         "_attention_mask", "_special_tokens_mask", "_type_ids", "_overflowing",
     )  # fmt: skip
 
@@ -80,7 +106,7 @@ class Encoding:
         self,
         ids: list[int] | None = None,
         tokens: list[str] | None = None,
-        offsets: list[tuple[int, int]] | None = None,
+        offsets: list[tuple[int, int]] | Spans | None = None,
         word_ids: list[int | None] | None = None,
         attention_mask: list[int] | None = None,
         special_tokens_mask: list[int] | None = None,
@@ -91,7 +117,7 @@ class Encoding:
     ) -> None:
         self.ids = [] if ids is None else ids
         self.tokens = [] if tokens is None else tokens
-        self.offsets = [] if offsets is None else offsets
+        self._offsets: list[tuple[int, int]] | Spans = [] if offsets is None else offsets
         self.word_ids = [] if word_ids is None else word_ids
         self._length = len(self.ids)
         self._attention_mask: list[int] | int = 1 if attention_mask is None else attention_mask
@@ -104,9 +130,10 @@ class Encoding:
         # and padded.
         self._overflowing = overflowing
 
-    attention_mask = _Filled()  # all attended
-    special_tokens_mask = _Filled()  # none special
-    type_ids = _Filled()  # one type id
+    offsets: _Kept[tuple[int, int]] = _Kept(Spans, _zipped)
+    attention_mask: _Kept[int] = _Kept(int, _filled)  # all attended
+    special_tokens_mask: _Kept[int] = _Kept(int, _filled)  # none special
+    type_ids: _Kept[int] = _Kept(int, _filled)  # one type id
 
     @property
     def overflowing(self) -> list["Encoding"]:

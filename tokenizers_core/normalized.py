@@ -20,6 +20,8 @@ from __future__ import annotations
 import operator
 from typing import Callable, Iterable, Sequence
 
+_first, _second = operator.itemgetter(0), operator.itemgetter(1)  # of a span
+
 UNIT_SPANS_KEPT = 1 << 16  # the (i, i + 1) spans made once and shared, for i below this
 _unit_spans: list[tuple[int, int]] = []
 
@@ -144,28 +146,47 @@ class NormalizedString:
         return (min(first[0], last[0]), max(first[1], last[1]))
 
     def spans(self, starts: Sequence[int], ends: Sequence[int]) -> list[tuple[int, int]]:
-        """`span(start, end)` of each non-empty range, given as its starts and its ends, in
-        one pass of C-level maps (a piece's tokens: a line can hold thousands).
+        """`span(start, end)` of each non-empty range, given as its starts and its ends.
 
         >>> NormalizedString("ﬁne").transform([(0, 1, "fi"), (1, 3, "ne")]).spans([0, 1], [1, 3])
         [(0, 1), (0, 2)]
         """
+        align = self._align
+        if align is not None and self._ordered and self._in_range(starts, ends):
+            return [(align[start][0], align[end - 1][1]) for start, end in zip(starts, ends)]
+        return list(zip(*self.span_columns(starts, ends)))
+
+    def span_columns(
+        self, starts: Sequence[int], ends: Sequence[int]
+    ) -> tuple[list[int], list[int]]:
+        """`spans` as two columns, the starts and the ends, in one pass each (a piece's tokens:
+        a line can hold thousands).
+
+        >>> NormalizedString("ﬁne").transform([(0, 1, "fi"), (1, 3, "ne")]).span_columns(
+        ...     [0, 1], [1, 3])
+        ([0, 0], [1, 2])
+        """
         if self._align is None:
             shift = self._shift
-            return list(zip(map(shift.__add__, starts), map(shift.__add__, ends)))
-        if not starts:
-            return []
-        if not (all(map(operator.lt, starts, ends)) and min(starts) >= 0) or max(ends) > len(self):
-            return list(map(self.span, starts, ends))  # (empty, or out of range)
+            return list(map(shift.__add__, starts)), list(map(shift.__add__, ends))
+        if not self._in_range(starts, ends):
+            spans = list(map(self.span, starts, ends))  # (empty, or out of range)
+            return list(map(_first, spans)), list(map(_second, spans))
         align = self._align
         if self._ordered:  # the first character's start and the last one's end
-            return [(align[start][0], align[end - 1][1]) for start, end in zip(starts, ends)]
+            return [align[start][0] for start in starts], [align[end - 1][1] for end in ends]
         # Offsets in the original text: the extremes of the range's first and last characters
         # (several characters may share a source span, as `span` says).
-        return [
-            (min(align[start][0], align[end - 1][0]), max(align[start][1], align[end - 1][1]))
-            for start, end in zip(starts, ends)
-        ]
+        return (
+            [min(align[s][0], align[e - 1][0]) for s, e in zip(starts, ends)],
+            [max(align[s][1], align[e - 1][1]) for s, e in zip(starts, ends)],
+        )
+
+    def _in_range(self, starts: Sequence[int], ends: Sequence[int]) -> bool:
+        """Whether every range is non-empty and inside the string (and there is one)."""
+        if not starts:
+            return False
+        return all(map(operator.lt, starts, ends)) and min(starts) >= 0 and max(ends) <= len(self)
 
     # ---- building new strings -----------------------------------------------------------
     def slice(self, start: int, end: int) -> "NormalizedString":

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..encoding import Encoding
+from ..encoding import Encoding, Spans
 from ..normalized import NormalizedString
 from ..pipeline_steps import ModelStep, pre_tokenize_step
 from ..steps import Trace, describe
@@ -82,12 +82,14 @@ def into_encoding(
     `Encoding`, filled array by array (a text of 1 MB makes a quarter of a million tokens). A
     model of rules gives no ids: they are given by first appearance, in `local_ids` (one per
     encode, shared by a pair's two sequences)."""
+    tokenize = model.tokenize
+    tokenize_columns = getattr(model, "tokenize_columns", None)  # (a model of long pieces)
+    if tokenize_columns is not None and len(pieces) == 1 and not added:
+        return _one_piece_by_columns(model, pieces[0], type_id, local_ids, trace)
     ids: list[int | None] = []
     values: list[str] = []
     offsets: list[tuple[int, int]] = []
     word_ids: list[int | None] = []
-    tokenize = model.tokenize
-    tokenize_columns = getattr(model, "tokenize_columns", None)  # (a model of long pieces)
     for word_id, piece in enumerate(pieces):
         if word_id in added:
             # An added token: its matched text (with any stripped spaces), as one token.
@@ -121,21 +123,46 @@ def into_encoding(
         values.extend(token_values)
         word_ids.extend([word_id] * len(tokens))
     if trace is not None:
-        trace.append(
-            ModelStep(
-                tokens=tuple(
-                    zip(values, ids, (s for s, _ in offsets), (e for _, e in offsets), word_ids)
-                ),
-                model=describe(model),
-            )
-        )
+        begins, finishes = [s for s, _ in offsets], [e for _, e in offsets]
+        trace.append(_model_step(model, values, ids, begins, finishes, word_ids))
     return model_encoding(ids, values, offsets, word_ids, type_id, local_ids)
+
+
+def _one_piece_by_columns(
+    model: Any,
+    piece: NormalizedString,
+    type_id: int,
+    local_ids: dict[str, int],
+    trace: Trace | None,
+) -> Encoding:
+    """`into_encoding` of one piece that the model tokenises by columns (a sentencepiece
+    model's line, which no pre-tokenizer splits): its offsets kept as their starts and ends
+    (`Spans`), one list each instead of a tuple a token, until they are read."""
+    columns = model.tokenize_columns(piece.normalized)
+    starts, ends = piece.span_columns(columns.starts, columns.ends)
+    ids, values = list(columns.ids), list(columns.values)
+    word_ids: list[int | None] = [0] * len(ids)
+    if trace is not None:
+        trace.append(_model_step(model, values, ids, starts, ends, word_ids))
+    return model_encoding(ids, values, Spans(starts, ends), word_ids, type_id, local_ids)
+
+
+def _model_step(
+    model: Any,
+    values: list[str],
+    ids: list[Any],
+    starts: list[int],
+    ends: list[int],
+    word_ids: list[int | None],
+) -> ModelStep:
+    """The model's step of a trace: its tokens as (token, id, start, end, word id)."""
+    return ModelStep(tokens=tuple(zip(values, ids, starts, ends, word_ids)), model=describe(model))
 
 
 def model_encoding(
     ids: list[Any],
     values: list[str],
-    offsets: list[tuple[int, int]],
+    offsets: list[tuple[int, int]] | Spans,
     word_ids: list[int | None],
     type_id: int,
     local_ids: dict[str, int] | None = None,
