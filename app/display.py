@@ -570,16 +570,18 @@ def segments(text: str, enc: tc.Encoding, upto: int | None = None) -> list[Segme
     hovering a chip can light up its span of the input (and the other way round).
     `upto`: only the first `upto` characters (the rest is one plain segment)."""
     end = len(text) if upto is None else min(upto, len(text))
+    # (start, end, index) of the text's own tokens that start before `end`, cut there
+    kept = [
+        (s, min(e, end), i)
+        for i, ((s, e), special) in enumerate(zip(enc.offsets, enc.special_tokens_mask))
+        if not special and s < end
+    ]
     cuts = {0, end}
-    for (s, e), special in zip(enc.offsets, enc.special_tokens_mask):
-        if not special and s < end:
-            cuts.update((s, min(e, end)))
+    for s, e, _ in kept:
+        cuts.add(s)
+        cuts.add(e)
     points = sorted(c for c in cuts if 0 <= c <= end)
-    spans = sorted(
-        (s, e, i)
-        for i, ((s, e), sp) in enumerate(zip(enc.offsets, enc.special_tokens_mask))
-        if not sp and s < e and s < end
-    )
+    spans = sorted(t for t in kept if t[0] < t[1])  # an empty token covers nothing
     out: list[Segment] = []
     active: list[tuple[int, int, int]] = []
     j = 0
