@@ -18,7 +18,19 @@ from tokenizers_core.special_switch import (  # noqa: F401  (the surfaces name t
 )
 
 _VISIBLE = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}
-_VISIBLE_TABLE = str.maketrans(_VISIBLE)
+
+
+def _show_whitespace(text: str) -> str:
+    """`text` with its spaces, line feeds, tabs and carriage returns drawn as `_VISIBLE` draws
+    them: one `str.replace` each (a C loop each; `str.translate` with a table of non-ASCII
+    characters goes through a dict a character, 80 times slower on 20 KB).
+
+    >>> _show_whitespace("a b\\n\\tc\\r")
+    'a·b↵→c␍'
+    """
+    for c, shown in _VISIBLE.items():
+        text = text.replace(c, shown)
+    return text
 
 
 def visible(text: str) -> str:
@@ -31,7 +43,7 @@ def visible(text: str) -> str:
     # space: printable text (any script, and the byte-level alphabet) has only spaces to show.
     if text.isprintable():
         return text.replace(" ", "·")
-    shown = text.translate(_VISIBLE_TABLE)  # the common case: lines and tabs, in one pass
+    shown = _show_whitespace(text)  # the common case: lines and tabs
     if shown.isprintable():
         return shown
     out = []
@@ -350,12 +362,13 @@ def whole_tokens(tok: tc.Tokenizer, enc: tc.Encoding, n: int) -> dict[int, bool]
     (`<|begin_of_text|>` typed in Llama 3's text; Hugging Face leaves those out of the
     special-tokens mask, but they are special tokens all the same)."""
     added = getattr(getattr(tok, "added_vocabulary", None), "tokens", {})
+    ids, mask = enc.ids, enc.special_tokens_mask
     out = {}
     for i in range(n):
-        if enc.special_tokens_mask[i]:
+        if mask[i]:
             out[i] = True
-        elif enc.ids[i] in added:
-            out[i] = added[enc.ids[i]].special
+        elif ids[i] in added:
+            out[i] = added[ids[i]].special
     return out
 
 
@@ -378,6 +391,41 @@ def split_markers(model: Any, value: str) -> tuple[str, str, str]:
     return head, value, tail
 
 
+def byte_stream(
+    tok: tc.Tokenizer, text: str, enc: tc.Encoding, n: int, outside: set[int]
+) -> list[bytes | None]:
+    """The bytes of each of the first `n` tokens of a byte-level model (`stream_bytes`), None
+    for the tokens `outside` the byte stream; the bytes of a token and its surface are worked
+    out once however often it comes (" the", ",").
+
+    >>> tok = tc.load("cl100k_base")
+    >>> byte_stream(tok, "a a", tok.encode("a a"), 2, set())
+    [b'a', b' a']
+    """
+    spans, tokens = enc.offsets, enc.tokens
+    known: dict[tuple[str, str], bytes] = {}
+    out: list[bytes | None] = []
+    for i in range(n):
+        if i in outside:
+            out.append(None)
+            continue
+        s, e = spans[i]
+        key = (tokens[i], text[s:e])
+        data = known.get(key)
+        if data is None:
+            data = known[key] = stream_bytes(tok, *key)
+        out.append(data)
+    return out
+
+
+def _shares_character(spans: list[tuple[int, int]], mask: list[int], i: int) -> bool:
+    """Token `i` has its span in common with a neighbour outside the special-tokens mask:
+    several tokens from one character (bytes of a character, NFKC "ﬁ" -> "f" "i")."""
+    here = spans[i]
+    before = i > 0 and spans[i - 1] == here and not mask[i - 1]
+    return before or (i < len(spans) - 1 and spans[i + 1] == here and not mask[i + 1])
+
+
 def chips(
     tok: tc.Tokenizer, text: str, enc: tc.Encoding, links: bool = True, limit: int | None = None
 ) -> list[Chip]:
@@ -386,7 +434,7 @@ def chips(
     `byte_labels`' rule; a special or added token shows its own text."""
     out: list[Chip] = []
     words = word_spans(text, enc) if links else {}
-    spans = enc.offsets
+    ids, tokens, spans, mask = enc.ids, enc.tokens, enc.offsets, enc.special_tokens_mask
     n = len(enc) if limit is None else min(limit, len(enc))
     byte_level = is_byte_level(tok)
     last = len(spans) - 1
@@ -395,37 +443,30 @@ def chips(
     unknown = unknown_tokens(tok, text, enc, ahead)
     by_bytes = None
     if byte_level:
-        stream = [
-            None
-            if i in whole or i in unknown
-            else stream_bytes(tok, enc.tokens[i], text[spans[i][0] : spans[i][1]])
-            for i in range(ahead)
-        ]
+        stream = byte_stream(tok, text, enc, ahead, whole.keys() | unknown)
         by_bytes = byte_labels(stream)
     for i in range(n):
-        id_, value, (s, e) = enc.ids[i], enc.tokens[i], spans[i]
+        id_, value, (s, e) = ids[i], tokens[i], spans[i]
         special = whole.get(i, False)
-        in_mask = enc.special_tokens_mask[i]
+        in_mask = mask[i]
+        own_text = i in whole or i in unknown  # drawn as its own text, outside the stream
         surface = "" if in_mask else text[s:e]
-        # several tokens from one character (bytes of a character, NFKC "ﬁ" -> "f" "i")
-        shared = (not in_mask) and (
-            (i > 0 and spans[i - 1] == (s, e) and not enc.special_tokens_mask[i - 1])
-            or (i < last and spans[i + 1] == (s, e) and not enc.special_tokens_mask[i + 1])
-        )
-        if i in whole or i in unknown:
+        # (a byte-level model's labels follow the stream, whatever the spans)
+        shared = by_bytes is None and not in_mask and _shares_character(spans, mask, i)
+        if own_text:
             data = (surface or value).encode("utf-8")
         else:
             data = stream[i] if byte_level else token_bytes(value, surface, False)  # type: ignore
         partial = False
         if in_mask:
             label = value
-        elif i in whole or i in unknown:
+        elif own_text:
             label = visible(surface or value)
         elif by_bytes is not None:
             label, partial = by_bytes[i]
         elif shared and is_byte_piece(value):
             # byte-fallback pieces of one character: the last one shows the character
-            completes = i == last or spans[i + 1] != (s, e) or not is_byte_piece(enc.tokens[i + 1])
+            completes = i == last or spans[i + 1] != (s, e) or not is_byte_piece(tokens[i + 1])
             label, partial = (visible(surface), False) if completes else (token_label(data), True)
         elif shared:
             label = visible(value)
@@ -435,7 +476,8 @@ def chips(
         word = link_word(text, words[word_id], (s, e)) if word_id in words else ""
         raw = label if value == surface else visible(value)
         mark = "unk" if i in unknown else "byte" if is_byte_piece(value) and not special else ""
-        source = visible(surface) if surface and label != visible(surface) else ""
+        shown_surface = visible(surface) if surface else ""
+        source = shown_surface if label != shown_surface else ""
         out.append(
             Chip(
                 i,
@@ -512,21 +554,34 @@ class Segment(NamedTuple):  # (a tuple: the mirror makes one per token boundary)
         return " ".join(map(str, self.tokens))
 
 
+def _token_indices(active: list[tuple[int, int, int]]) -> tuple[int, ...]:
+    """The indices of (start, end, index) spans, in order (most pieces have one token).
+
+    >>> _token_indices([(0, 3, 2), (0, 3, 1)]), _token_indices([(4, 6, 5)]), _token_indices([])
+    ((1, 2), (5,), ())
+    """
+    if len(active) == 1:
+        return (active[0][2],)
+    return tuple(sorted(i for _, _, i in active))
+
+
 def segments(text: str, enc: tc.Encoding, upto: int | None = None) -> list[Segment]:
     """The input cut at every token boundary, each piece knowing which tokens cover it, so
     hovering a chip can light up its span of the input (and the other way round).
     `upto`: only the first `upto` characters (the rest is one plain segment)."""
     end = len(text) if upto is None else min(upto, len(text))
+    # (start, end, index) of the text's own tokens that start before `end`, cut there
+    kept = [
+        (s, min(e, end), i)
+        for i, ((s, e), special) in enumerate(zip(enc.offsets, enc.special_tokens_mask))
+        if not special and s < end
+    ]
     cuts = {0, end}
-    for (s, e), special in zip(enc.offsets, enc.special_tokens_mask):
-        if not special and s < end:
-            cuts.update((s, min(e, end)))
+    for s, e, _ in kept:
+        cuts.add(s)
+        cuts.add(e)
     points = sorted(c for c in cuts if 0 <= c <= end)
-    spans = sorted(
-        (s, e, i)
-        for i, ((s, e), sp) in enumerate(zip(enc.offsets, enc.special_tokens_mask))
-        if not sp and s < e and s < end
-    )
+    spans = sorted(t for t in kept if t[0] < t[1])  # an empty token covers nothing
     out: list[Segment] = []
     active: list[tuple[int, int, int]] = []
     j = 0
@@ -535,13 +590,15 @@ def segments(text: str, enc: tc.Encoding, upto: int | None = None) -> list[Segme
     shown = visible(text)
     same_length = len(shown) == len(text)
     for a, b in zip(points, points[1:]):
-        # sweep: tokens starting at or before a join, tokens ending at or before a leave
+        # sweep: tokens starting at or before a join, tokens ending at or before a leave; every
+        # start and end is a point, so a token still active at a ends at b or after it
         while j < len(spans) and spans[j][0] <= a:
             active.append(spans[j])
             j += 1
-        active = [t for t in active if t[1] > a]
-        covering = tuple(sorted(i for s, e, i in active if b <= e))
-        out.append(Segment(shown[a:b] if same_length else visible(text[a:b]), covering, a, b))
+        if active:
+            active = [t for t in active if t[1] > a]
+        piece = shown[a:b] if same_length else visible(text[a:b])
+        out.append(Segment(piece, _token_indices(active), a, b))
     if end < len(text):  # the rest, past the chips drawn: one plain segment
         rest = shown[end:] if same_length else visible(text[end:])
         out.append(Segment(rest, (), end, len(text)))
