@@ -75,6 +75,7 @@ def _filled(enc: "Encoding", value: int) -> list[int]:
 
 
 def _zipped(enc: "Encoding", spans: Spans) -> list[tuple[int, int]]:
+    """The offsets kept as two columns, as one (start, end) tuple a token."""
     return list(zip(spans.starts, spans.ends))
 
 

@@ -151,9 +151,6 @@ class NormalizedString:
         >>> NormalizedString("ﬁne").transform([(0, 1, "fi"), (1, 3, "ne")]).spans([0, 1], [1, 3])
         [(0, 1), (0, 2)]
         """
-        align = self._align
-        if align is not None and self._ordered and self._in_range(starts, ends):
-            return [(align[start][0], align[end - 1][1]) for start, end in zip(starts, ends)]
         return list(zip(*self.span_columns(starts, ends)))
 
     def span_columns(

@@ -84,67 +84,57 @@ def into_encoding(
     encode, shared by a pair's two sequences)."""
     tokenize = model.tokenize
     tokenize_columns = getattr(model, "tokenize_columns", None)  # (a model of long pieces)
-    if tokenize_columns is not None and len(pieces) == 1 and not added:
-        return _one_piece_by_columns(model, pieces[0], type_id, local_ids, trace)
     ids: list[int | None] = []
     values: list[str] = []
-    offsets: list[tuple[int, int]] = []
+    starts: list[int] = []  # the offsets as two columns (`Spans`), not a tuple a token
+    ends: list[int] = []
     word_ids: list[int | None] = []
     for word_id, piece in enumerate(pieces):
         if word_id in added:
             # An added token: its matched text (with any stripped spaces), as one token.
-            ids.append(added[word_id])
-            values.append(piece.normalized)
-            offsets.append(piece.span(0, len(piece)))
+            start, end = piece.span(0, len(piece))
+            _append(ids, values, starts, ends, added[word_id], piece.normalized, start, end)
             word_ids.append(word_id)
             continue
         # The model reports positions in the piece; the piece maps them to the original
         # text, through every normalisation and pre-tokenisation change.
         if tokenize_columns is not None:
             columns = tokenize_columns(piece.normalized)
-            offsets.extend(piece.spans(columns.starts, columns.ends))
-            ids.extend(columns.ids)
-            values.extend(columns.values)
-            word_ids.extend([word_id] * len(columns.ids))
+            token_ids, token_values = columns.ids, columns.values
+            token_starts, token_ends = columns.starts, columns.ends
+        else:
+            tokens = tokenize(piece.normalized)
+            if len(tokens) == 1:  # the most common case: a whole word
+                value, id_, start, end = tokens[0]
+                start, end = piece.span(start, end)
+                _append(ids, values, starts, ends, id_, value, start, end)
+                word_ids.append(word_id)
+                continue
+            if not tokens:
+                continue
+            token_values, token_ids, token_starts, token_ends = zip(*tokens)
+        if not token_ids:
             continue
-        tokens = tokenize(piece.normalized)
-        if len(tokens) == 1:  # the most common case: a whole word
-            value, id_, start, end = tokens[0]
-            ids.append(id_)
-            values.append(value)
-            offsets.append(piece.span(start, end))
-            word_ids.append(word_id)
-            continue
-        if not tokens:
-            continue
-        token_values, token_ids, starts, ends = zip(*tokens)
-        offsets.extend(piece.spans(starts, ends))
+        original_starts, original_ends = piece.span_columns(token_starts, token_ends)
         ids.extend(token_ids)
         values.extend(token_values)
-        word_ids.extend([word_id] * len(tokens))
-    if trace is not None:
-        begins, finishes = [s for s, _ in offsets], [e for _, e in offsets]
-        trace.append(_model_step(model, values, ids, begins, finishes, word_ids))
-    return model_encoding(ids, values, offsets, word_ids, type_id, local_ids)
-
-
-def _one_piece_by_columns(
-    model: Any,
-    piece: NormalizedString,
-    type_id: int,
-    local_ids: dict[str, int],
-    trace: Trace | None,
-) -> Encoding:
-    """`into_encoding` of one piece that the model tokenises by columns (a sentencepiece
-    model's line, which no pre-tokenizer splits): its offsets kept as their starts and ends
-    (`Spans`), one list each instead of a tuple a token, until they are read."""
-    columns = model.tokenize_columns(piece.normalized)
-    starts, ends = piece.span_columns(columns.starts, columns.ends)
-    ids, values = list(columns.ids), list(columns.values)
-    word_ids: list[int | None] = [0] * len(ids)
+        starts.extend(original_starts)
+        ends.extend(original_ends)
+        word_ids.extend([word_id] * len(token_ids))
     if trace is not None:
         trace.append(_model_step(model, values, ids, starts, ends, word_ids))
     return model_encoding(ids, values, Spans(starts, ends), word_ids, type_id, local_ids)
+
+
+def _append(
+    ids: list[Any], values: list[str], starts: list[int], ends: list[int],
+    id_: Any, value: str, start: int, end: int,
+) -> None:  # fmt: skip
+    """One token onto the columns."""
+    ids.append(id_)
+    values.append(value)
+    starts.append(start)
+    ends.append(end)
 
 
 def _model_step(
