@@ -157,6 +157,43 @@ def test_an_openai_encoding_gives_tiktokens_ids_or_refusal_everywhere(
     agree(found, compared, tiktoken_ids(cl100k_ref, text, special))
 
 
+SP_MODELS = {  # name: its file, from the bundled vocabularies
+    "botchan_en_unigram_1000": "../botchan_en_unigram_1000.model.gz",
+    "mistral_v1": "mistral_v1.model.gz",
+}
+SP_TEXTS = ["Héllo ﬁne", "  two  spaces\tand\ttab", "東京 naïve ", "<s>Hi</s>"]
+
+
+def page_offsets(client, name, text):
+    """The page's chips: each one's (data-s, data-e)."""
+    r = client.get("/", params={"text": text, "tokenizer": name})
+    assert r.status_code == 200, r.text
+    return [(int(s), int(e)) for s, e in re.findall(r'data-s="?(\d+)"? data-e="?(\d+)"?', r.text)]
+
+
+@pytest.mark.parametrize("text", SP_TEXTS)
+@pytest.mark.parametrize("name", sorted(SP_MODELS))
+def test_a_sentencepiece_model_gives_its_ids_and_offsets_everywhere(client, name, text):
+    """sentencepiece's `encode(text, out_type="offset_mapping")`: its ids on every surface and
+    its character offsets in Python, the API, the CLI and the page's chips (a `.model` has no
+    special switch: control pieces typed in the text are text, as in sentencepiece)."""
+    spm = pytest.importorskip("sentencepiece")
+    proto = gzip.decompress((DATA_DIR / SP_MODELS[name]).read_bytes())
+    expected = spm.SentencePieceProcessor(model_proto=proto).encode(text, out_type="offset_mapping")
+    offsets = [tuple(span) for span in expected["offsets"]]
+    tok = tc.load(name)
+    found, compared = every_surface(client, name, name, tok, text, None)
+    agree(found, compared, expected["ids"])
+    assert tok.encode(text).offsets == offsets
+    api = client.post("/api/encode", json={"tokenizer": name, "text": text}).json()
+    assert [tuple(span) for span in api["offsets"]] == offsets
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli_main(["encode", "-t", name, "--json", text]) == 0
+    assert [tuple(span) for span in json.loads(out.getvalue())["offsets"]] == offsets
+    assert page_offsets(client, name, text) == offsets
+
+
 LLAMA3_JSON = INTEROP / "converted" / "llama3.tokenizer.json"
 
 
