@@ -4,6 +4,9 @@ segmentation panel."""
 
 from __future__ import annotations
 
+import functools
+from collections import Counter
+
 from tokenizers_core.corpora import SENNRICH
 
 from ..state import AppState
@@ -46,15 +49,24 @@ def sample_words(text: str, words: str = "") -> tuple[str, ...]:
 
     >>> sample_words("x", "cat  dog")
     ('cat', 'dog')
-    >>> sample_words("Tokenizers tokenize; tokenizers, tokenizers! Dictionary dictionary.")
-    ('tokenizers', 'dictionary', 'tokenize')
     """
     given = tuple(w for w in words.split() if w)[:MAX_SAMPLE_WORDS]
-    if given:
-        return given
-    counts: dict[str, int] = {}
-    for w in text.split()[:50_000]:
-        w = w.strip(".,;:!?\"'()[]")
-        if len(w) >= 7 and w.isalpha():
-            counts[w.lower()] = counts.get(w.lower(), 0) + 1
+    return given or frequent_long_words(text)
+
+
+SAMPLED_WORDS = 50_000  # the corpus's first words that the default sample is counted over
+_PUNCTUATION = ".,;:!?\"'()[]"
+
+
+@functools.lru_cache(maxsize=4)  # (every step of the view asks again for the same corpus)
+def frequent_long_words(text: str) -> tuple[str, ...]:
+    """The six most frequent words of seven letters or more among the corpus's first
+    `SAMPLED_WORDS`, lowercased, ties alphabetical (punctuation around a word is not counted).
+
+    >>> frequent_long_words("Tokenizers tokenize; tokenizers, tokenizers! Dictionary dictionary.")
+    ('tokenizers', 'dictionary', 'tokenize')
+    """
+    words = text.split(None, SAMPLED_WORDS)[:SAMPLED_WORDS]
+    stripped = [w.strip(_PUNCTUATION) for w in words if len(w) >= 7]  # (stripping only shortens)
+    counts = Counter(w.lower() for w in stripped if len(w) >= 7 and w.isalpha())
     return tuple(w for w, _c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:6])

@@ -10,7 +10,10 @@ import os
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from app.services.training import SAMPLED_WORDS, frequent_long_words
 from tokenizers_core.formats.sentencepiece_model import _DATA
 
 HX = {"HX-Request": "true"}
@@ -239,3 +242,30 @@ def test_unigram_rounds_add_up_and_say_why_round_one_repeats_the_seed(client):
     for (_, before, _, _), (_, after, dropped, pruned) in zip(rows, rows[1:]):
         assert num(before) - num(dropped) - num(pruned) == num(after)
     assert "round 1 shows the seed model's likelihood" in html
+
+
+def _frequent_long_words_as_said(text: str) -> tuple[str, ...]:
+    """The default sample as its docstring says it, word by word over the first words."""
+    counts: dict[str, int] = {}
+    for word in text.split()[:SAMPLED_WORDS]:
+        word = word.strip(".,;:!?\"'()[]")
+        if len(word) >= 7 and word.isalpha():
+            counts[word.lower()] = counts.get(word.lower(), 0) + 1
+    return tuple(sorted(counts, key=lambda w: (-counts[w], w))[:6])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.text(alphabet="abcdefgÉéİı.,;!'( \t\n\u00a0\u30001", min_size=0, max_size=12),
+        max_size=40,
+    ).map(" ".join)
+)
+def test_the_default_sample_is_the_frequent_long_words(text):
+    assert frequent_long_words(text) == _frequent_long_words_as_said(text)
+
+
+def test_the_default_sample_counts_only_the_first_words():
+    later = "dictionary " * 5
+    text = "tokenizer " * SAMPLED_WORDS + later
+    assert frequent_long_words(text) == ("tokenizer",)
