@@ -138,7 +138,7 @@ def _space_before(text: str, end: int) -> int:
     1
     """
     start = end
-    while start > 0 and _SPACE.match(text, start - 1):
+    while start > 0 and _SPACE.match(text, start - 1, concurrent=False):
         start -= 1
     return start
 
@@ -146,7 +146,7 @@ def _space_before(text: str, end: int) -> int:
 def _space_after(text: str, start: int) -> int:
     """Where the run of whitespace that starts at `start` ends."""
     end = start
-    while end < len(text) and _SPACE.match(text, end):
+    while end < len(text) and _SPACE.match(text, end, concurrent=False):
         end += 1
     return end
 
@@ -240,9 +240,9 @@ class AddedVocabulary:
             token = self.tokens[id_]
             if token.single_word and (
                 start > 0
-                and _WORD.match(sentence, start - 1)
+                and _WORD.match(sentence, start - 1, concurrent=False)
                 or stop < len(sentence)
-                and _WORD.match(sentence, stop)
+                and _WORD.match(sentence, stop, concurrent=False)
             ):
                 continue  # inside a word: not this token here
             if token.lstrip:
@@ -326,7 +326,7 @@ class _Matcher:
     def _places(self, text: str) -> Iterator[int]:
         """Where a string may start: every character that begins one."""
         if self._starts is not None:
-            return (m.start() for m in self._starts.finditer(text))
+            return (m.start() for m in self._starts.finditer(text, concurrent=False))
         return (i for i, c in enumerate(text) if c in self._firsts)
 
 

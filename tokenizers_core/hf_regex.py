@@ -196,14 +196,14 @@ def find_spans(compiled: "regex.Pattern[str] | TimedPattern", text: str) -> list
 
 
 def _find_spans(compiled: "regex.Pattern[str] | TimedPattern", text: str) -> list[tuple[int, int]]:
-    spans = [m.span() for m in compiled.finditer(text)]
+    spans = [m.span() for m in compiled.finditer(text, concurrent=False)]
     if all(start < end for start, end in spans):
         return spans  # no empty match: the two iterators agree
     out: list[tuple[int, int]] = []
     pos, last_end = 0, -1
     n = len(text)
     while pos <= n:
-        m = compiled.search(text, pos)
+        m = compiled.search(text, pos, concurrent=False)
         if m is None:
             break
         start, end = m.span()

@@ -110,7 +110,9 @@ def reencode(
     allowed = tok.allowed(options["allowed_special"]) if options.get("allowed_special") else None
     allowed = allowed or frozenset()
     start, old_end, new_end = edit_of(old_text, new_text)
-    if _SURROGATE.search(new_text) or _SURROGATE.search(old_text, start, old_end):
+    if _SURROGATE.search(new_text, concurrent=False) or _SURROGATE.search(
+        old_text, start, old_end, concurrent=False
+    ):
         return tok.encode(new_text, **options)  # tiktoken encodes them as U+FFFD: not local
     _check_disallowed_near(tok, new_text, start, new_end, allowed, options)
     longest = max(map(len, allowed), default=1)
@@ -235,7 +237,7 @@ def reach(preset: str, text: str, start: int, end: int, segment_end: int, longes
 
 def _run_end(run: Any, text: str, start: int, end: int) -> int:
     """Where the run of `run` (a pattern that matches the empty string) from `start` ends."""
-    match = run.match(text, start, end)
+    match = run.match(text, start, end, concurrent=False)
     return match.end() if match else start
 
 
@@ -315,7 +317,7 @@ class _Specials:
         self.found: list[tuple[int, int]] = []
         if allowed:
             hi = min(len(text), new_end - 1 + longest)
-            matches = _specials_re(allowed).finditer(text, restart, hi)
+            matches = _specials_re(allowed).finditer(text, restart, hi, concurrent=False)
             self.found = [m.span() for m in matches if m.start() < new_end]
         self.old_from = bisect_left(old.offsets, old_end, key=itemgetter(0))
 
@@ -350,7 +352,7 @@ def new_pieces(pattern: str, text: str, start: int, specials: _Specials) -> Iter
             yield s, e, True
             pos = e
             continue
-        for m in compiled.finditer(text, pos, s):
+        for m in compiled.finditer(text, pos, s, concurrent=False):
             yield m.start(), m.end(), False
         pos = s
 

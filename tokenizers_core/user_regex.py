@@ -7,7 +7,14 @@ Every pattern a user or a file supplies (the custom regex rule, a tokenizer.json
 `Replace`, a ranks file's pattern) is held as a `TimedPattern`: the compiled pattern, the text
 it was written as, and a `timeout` in seconds of CPU time (None: no limit, as Hugging Face and
 tiktoken run them). A server runs these searches in a sandboxed child process (`use_runner`);
-a library user runs them in the calling thread. Inside `shared_budget()` (one encode, one
+a library user runs them in the calling thread.
+
+Every search of the package's own patterns and of these keeps the interpreter while it runs
+(`concurrent=False`, as the stdlib's `re` always does). By default the `regex` module lets go
+of it during each match and takes it back after: beside one busy thread that costs up to a
+switch interval (5 ms) a call, a thousand times a 2 KB text's own matching, and each taking
+back costs CPU time of its own (beside 8 busy threads, five searches of 2 KB used 35 ms of
+CPU instead of 0.6). Inside `shared_budget()` (one encode, one
 decode) all the searches of every timed pattern share that limit: a text cut into a thousand
 pieces, each just under the limit, is stopped too.
 
@@ -155,21 +162,22 @@ def match_spans(
     """
     if timeout is not None and not isinstance(compiled, TimedPattern):
         compiled = TimedPattern(compiled, timeout=timeout)
-    return [m.span() for m in compiled.finditer(text)]
+    return [m.span() for m in compiled.finditer(text, concurrent=False)]
 
 
 # ---- the time limit -----------------------------------------------------------------------------
 # The limit counts work, not waiting: the CPU time of the searching thread (`time.thread_time`),
-# so a busy server (other threads holding the interpreter, other processes on the cores) never
-# turns a legitimate search into an error. The `regex` module's own `timeout=` reads the wall
-# clock; it is passed a generous multiple of the CPU time left (WALL_FACTOR, plus WALL_SLACK
-# seconds) as the backstop that actually stops a runaway search, and the CPU time is checked
-# after every search. A backstop that fires before the CPU time is used up stopped a search
-# that mostly waited: it runs again (`run_search`). In a process of its own (a sandboxed child:
-# no other thread waits for the interpreter) the wall clock is close to the CPU time, and a
-# tighter backstop does.
-WALL_FACTOR, WALL_SLACK = 10.0, 1.0
-CHILD_WALL_FACTOR, CHILD_WALL_SLACK = 2.0, 0.25
+# so a busy server (other threads, other processes on the cores) never turns a legitimate search
+# into an error. The search holds the interpreter, so waiting for it adds nothing to that time.
+# The `regex` module's own `timeout=` reads the process's CPU clock (C's `clock()`: all its
+# threads); while the search holds the interpreter that is close to the search's own time. It
+# is passed a multiple of the CPU time left (WALL_FACTOR, plus WALL_SLACK seconds) as the
+# backstop that actually stops a runaway search, and the CPU time is checked after every
+# search. A backstop that fires before the CPU time is used up (other threads of the process
+# ran outside the interpreter) stopped a search that did not do its work: it runs again
+# (`run_search`). A runaway search in a library user's thread holds the interpreter until the
+# backstop; a server sends user searches to its sandbox's children, where no thread waits.
+WALL_FACTOR, WALL_SLACK = 2.0, 0.25
 
 # seconds of CPU spent so far by timed searches in the current `shared_budget()`, or None
 _SPENT: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar(
@@ -252,15 +260,16 @@ def _search_once(compiled: "regex.Pattern[str]", method: str, args: tuple, wall:
     """One search stopped by the `regex` module after `wall` seconds (TimeoutError)."""
     if method == "sub":
         repl, text, count = args
-        return compiled.sub(repl, text, count, timeout=wall)
+        return compiled.sub(repl, text, count, concurrent=False, timeout=wall)
     text, pos, endpos = args
     endpos = len(text) if endpos is None else endpos
     if method == "finditer":
-        return [Match(m.regs, text) for m in compiled.finditer(text, pos, endpos, timeout=wall)]
+        found = compiled.finditer(text, pos, endpos, concurrent=False, timeout=wall)
+        return [Match(m.regs, text) for m in found]
     if method == "findall":
-        return compiled.findall(text, pos, endpos, timeout=wall)
+        return compiled.findall(text, pos, endpos, concurrent=False, timeout=wall)
     if method == "search":
-        m = compiled.search(text, pos, endpos, timeout=wall)
+        m = compiled.search(text, pos, endpos, concurrent=False, timeout=wall)
         return None if m is None else Match(m.regs, text)
     raise ValueError(f"unknown search method {method!r}")
 
@@ -311,7 +320,9 @@ class TimedPattern:
     """A compiled pattern whose searches stop after `timeout` seconds of CPU time (None: never)
     with a `ValueError` naming the pattern as the user wrote it (`source`). It offers what the
     engine calls on a pattern (`finditer`, `findall`, `search`, `sub`, `pattern`, `groups`);
-    `finditer` gives a list, so the whole search happens under the limit. A runner installed
+    `finditer` gives a list, so the whole search happens under the limit. Each takes
+    `concurrent` as a `regex` pattern does, so that callers can pass the same arguments to
+    either; a timed search holds the interpreter whatever it says. A runner installed
     with `use_runner` decides where the searches run (a server: a sandboxed child process).
     """
 
@@ -337,16 +348,22 @@ class TimedPattern:
     def flags(self) -> int:
         return self.compiled.flags
 
-    def finditer(self, text: str, pos: int = 0, endpos: int | None = None) -> list[Any]:
+    def finditer(
+        self, text: str, pos: int = 0, endpos: int | None = None, concurrent: bool | None = None
+    ) -> list[Any]:
         return self._timed("finditer", (text, pos, endpos))
 
-    def findall(self, text: str, pos: int = 0, endpos: int | None = None) -> list[Any]:
+    def findall(
+        self, text: str, pos: int = 0, endpos: int | None = None, concurrent: bool | None = None
+    ) -> list[Any]:
         return self._timed("findall", (text, pos, endpos))
 
-    def search(self, text: str, pos: int = 0, endpos: int | None = None) -> Any:
+    def search(
+        self, text: str, pos: int = 0, endpos: int | None = None, concurrent: bool | None = None
+    ) -> Any:
         return self._timed("search", (text, pos, endpos))
 
-    def sub(self, repl: Any, text: str, count: int = 0) -> str:
+    def sub(self, repl: Any, text: str, count: int = 0, concurrent: bool | None = None) -> str:
         return self._timed("sub", (repl, text, count))
 
     def _timed(self, method: str, args: tuple) -> Any:
@@ -412,8 +429,9 @@ def timed_patterns(components: Iterable[Any]) -> list[TimedPattern]:
 def _untimed(compiled: "regex.Pattern[str]", method: str, args: tuple) -> Any:
     """A search with no limit, as Hugging Face and tiktoken run them."""
     if method == "sub":
-        return compiled.sub(*args)
+        repl, text, count = args
+        return compiled.sub(repl, text, count, concurrent=False)
     text, pos, endpos = args
     endpos = len(text) if endpos is None else endpos
-    found = getattr(compiled, method)(text, pos, endpos)
+    found = getattr(compiled, method)(text, pos, endpos, concurrent=False)
     return list(found) if method == "finditer" else found

@@ -62,14 +62,14 @@ _ACTIVE_LOCK = threading.Lock()
 def backstop_wall(cpu_seconds: float) -> float:
     """The wall-clock seconds for which a child with `cpu_seconds` of CPU may be stalled (neither
     running nor waiting for a CPU) before it is killed, and how long its work waits for a child:
-    the CPU budget scaled as the searches' backstop is (`user_regex.CHILD_WALL_FACTOR`,
-    `CHILD_WALL_SLACK`). A child that runs, however slowly, is killed only at `CEILING_FACTOR`
+    the CPU budget scaled as the searches' backstop is (`user_regex.WALL_FACTOR`,
+    `WALL_SLACK`). A child that runs, however slowly, is killed only at `CEILING_FACTOR`
     times that (`pool.Budget.ceiling_seconds`).
 
     >>> backstop_wall(4) > 4
     True
     """
-    return cpu_seconds * user_regex.CHILD_WALL_FACTOR + user_regex.CHILD_WALL_SLACK
+    return cpu_seconds * user_regex.WALL_FACTOR + user_regex.WALL_SLACK
 
 
 class Sandbox:
@@ -142,7 +142,7 @@ class Sandbox:
         """One timed search in the search pool: `(result, cpu_seconds)` (`user_regex.Runner`)."""
         # the search stops itself (user_regex.run_search's backstop); the child's own CPU limit
         # and the kill for a stalled child are only there for what it cannot stop
-        backstop = seconds * user_regex.CHILD_WALL_FACTOR + user_regex.CHILD_WALL_SLACK
+        backstop = seconds * user_regex.WALL_FACTOR + user_regex.WALL_SLACK
         budget = Budget(
             math.ceil(backstop) + 1,
             SEARCH_MEMORY_MB,

@@ -141,14 +141,7 @@ def _compiled(pattern: str, flags: int) -> "regex.Pattern[str]":
 
 def search(pattern: str, flags: int, method: str, args: tuple, seconds: float) -> tuple[Any, float]:
     """One search of a user's pattern (`user_regex.run_search`): its result and CPU seconds."""
-    return user_regex.run_search(
-        _compiled(pattern, flags),
-        method,
-        args,
-        seconds,
-        user_regex.CHILD_WALL_FACTOR,
-        user_regex.CHILD_WALL_SLACK,
-    )
+    return user_regex.run_search(_compiled(pattern, flags), method, args, seconds)
 
 
 KEEP_NORMALIZERS = 32

@@ -195,7 +195,10 @@ class WpmPreTokenizer(PreTokenizerBase):
     """
 
     def split(self, text: NormalizedString) -> list[NormalizedString]:
-        return [text.slice(m.start(), m.end()) for m in _pieces_pattern().finditer(text.normalized)]
+        return [
+            text.slice(m.start(), m.end())
+            for m in _pieces_pattern().finditer(text.normalized, concurrent=False)
+        ]
 
     def describe(self) -> str:
         return "llama.cpp WPM (split on white space; punctuation, ASCII symbols, CJK alone)"

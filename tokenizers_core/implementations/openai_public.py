@@ -158,7 +158,7 @@ class SpecialTokensSplit:
         out: list[NormalizedString] = []
         pos = 0
         s = text.normalized
-        for m in self._re.finditer(s):
+        for m in self._re.finditer(s, concurrent=False):
             if m.start() > pos:
                 out.extend(self.inner.split(text.slice(pos, m.start())))
             out.append(text.slice(m.start(), m.end()))
@@ -242,7 +242,7 @@ class TiktokenTokenizer(Tokenizer):
         # pure-ASCII text is split with `re` and the ASCII spelling of the pattern (faster;
         # see models.bpe.ASCII_PATTERNS, tested equal)
         ascii_pattern = ASCII_PATTERNS.get(self.preset or "", None)
-        self._ascii = re.compile(ascii_pattern) if ascii_pattern else self._compiled
+        self._ascii = re.compile(ascii_pattern) if ascii_pattern else None
         # piece -> (ids, tokens, offsets in the piece, the piece's length)
         self._pieces: dict[
             str, tuple[tuple[int, ...], tuple[str, ...], tuple[tuple[int, int], ...], int]
@@ -476,8 +476,7 @@ class TiktokenTokenizer(Tokenizer):
                 word_ids.append(word)
                 word += 1
                 continue
-            split = self._ascii.findall if segment.isascii() else self._compiled.findall
-            for piece in split(segment):
+            for piece in self._pieces_of(segment):
                 hit = cache.get(piece)
                 if hit is None:
                     hit = self._encode_piece(piece)
@@ -507,6 +506,12 @@ class TiktokenTokenizer(Tokenizer):
             special_tokens_mask=special_mask,
             type_ids=[0] * n,
         )
+
+    def _pieces_of(self, segment: str) -> list[str]:
+        """The pattern's pieces of a segment (`re` and the ASCII spelling for ASCII text)."""
+        if self._ascii is not None and segment.isascii():
+            return self._ascii.findall(segment)
+        return self._compiled.findall(segment, concurrent=False)
 
     def piece_tokens(
         self, piece: str
@@ -550,7 +555,7 @@ def _split_specials(text: str, allowed: frozenset[str]) -> list[tuple[int, str, 
     pattern = "|".join(regex.escape(s) for s in sorted(allowed, key=lambda s: (-len(s), s)))
     out = []
     pos = 0
-    for m in regex.finditer(pattern, text):
+    for m in regex.finditer(pattern, text, concurrent=False):
         if m.start() > pos:
             out.append((pos, text[pos : m.start()], False))
         out.append((m.start(), m.group(), True))

@@ -126,7 +126,7 @@ class WordSplit(PreTokenizerBase):
     """
 
     def split(self, text: NormalizedString) -> list[NormalizedString]:
-        return [text.slice(*m.span()) for m in _WORD_RE.finditer(text.normalized)]
+        return [text.slice(*m.span()) for m in _WORD_RE.finditer(text.normalized, concurrent=False)]
 
     def describe(self) -> str:
         return (
@@ -289,7 +289,7 @@ def split_sentences(text: str, *, newlines: str = "line") -> list[tuple[int, int
 def _segments(text: str, break_re: "regex.Pattern[str]") -> list[tuple[int, int]]:
     """The stretches of text between breaks (line or paragraph breaks)."""
     out, start = [], 0
-    for m in break_re.finditer(text):
+    for m in break_re.finditer(text, concurrent=False):
         out.append((start, m.start()))
         start = m.end()
     out.append((start, len(text)))
@@ -298,9 +298,9 @@ def _segments(text: str, break_re: "regex.Pattern[str]") -> list[tuple[int, int]
 
 def _strip(text: str, start: int, end: int) -> tuple[int, int]:
     """`(start, end)` moved inwards past whitespace."""
-    while start < end and _SPACE_RE.match(text[start]):
+    while start < end and _SPACE_RE.match(text[start], concurrent=False):
         start += 1
-    while end > start and _SPACE_RE.match(text[end - 1]):
+    while end > start and _SPACE_RE.match(text[end - 1], concurrent=False):
         end -= 1
     return (start, end)
 
@@ -308,7 +308,7 @@ def _strip(text: str, start: int, end: int) -> tuple[int, int]:
 def _sentence_ends(text: str, seg_start: int, seg_end: int) -> list[int]:
     """Positions (after the terminator and its closers) where a sentence ends in a segment."""
     ends = []
-    for m in _TERMINATORS_RE.finditer(text, seg_start, seg_end):
+    for m in _TERMINATORS_RE.finditer(text, seg_start, seg_end, concurrent=False):
         end = m.end()
         while end < seg_end and text[end] in _CLOSERS:
             end += 1
@@ -322,7 +322,7 @@ def _is_sentence_end(
 ) -> bool:
     """Does the terminator run `text[run_start:run_end]` (closers up to `end`) end a sentence?"""
     run = text[run_start:run_end]
-    if end < seg_end and not _SPACE_RE.match(text[end]):
+    if end < seg_end and not _SPACE_RE.match(text[end], concurrent=False):
         return run[-1] in _NO_SPACE_NEEDED  # "3.14", "U.S.A": no space, no end
     nxt = _next_char(text, end, seg_end)
     if nxt is None:
@@ -336,7 +336,7 @@ def _is_sentence_end(
 
 
 def _next_char(text: str, pos: int, seg_end: int) -> str | None:
-    while pos < seg_end and _SPACE_RE.match(text[pos]):
+    while pos < seg_end and _SPACE_RE.match(text[pos], concurrent=False):
         pos += 1
     return text[pos] if pos < seg_end else None
 
@@ -344,7 +344,7 @@ def _next_char(text: str, pos: int, seg_end: int) -> str | None:
 def _word_before(text: str, seg_start: int, pos: int) -> str:
     """The non-space run just before `pos`, without opening quotes or brackets."""
     start = pos
-    while start > seg_start and not _SPACE_RE.match(text[start - 1]):
+    while start > seg_start and not _SPACE_RE.match(text[start - 1], concurrent=False):
         start -= 1
     return text[start:pos].lstrip(_OPENERS)
 
@@ -360,7 +360,7 @@ def _is_abbreviation(word: str, next_char: str) -> bool:
     key = word.lower()
     if key in ABBREVIATIONS_NEVER_FINAL:
         return True
-    if key in ABBREVIATIONS_MAYBE_FINAL or _DOTTED_RE.fullmatch(word):
+    if key in ABBREVIATIONS_MAYBE_FINAL or _DOTTED_RE.fullmatch(word, concurrent=False):
         return not next_char.isupper()
     if key in ABBREVIATIONS_BEFORE_NUMBER:
         return next_char.isdigit()

@@ -272,7 +272,7 @@ def script(c: str) -> str:
     k = bisect.bisect_right(_EXCEPTION_STARTS, cp) - 1
     if k >= 0 and _SCRIPT_EXCEPTIONS[k][0] <= cp <= _SCRIPT_EXCEPTIONS[k][1]:
         return _SCRIPT_EXCEPTIONS[k][2]
-    m = _script_re().match(c)
+    m = _script_re().match(c, concurrent=False)
     name = (m.lastgroup if m else None) or "Common"  # (a match always names its group)
     return "Han" if name in ("Hiragana", "Katakana") else name
 

@@ -217,7 +217,7 @@ def map_chars(
     [(0, 1), (1, 2), (1, 2), (2, 3)]
     """
     text = ns.normalized
-    found = candidates.findall(text)
+    found = candidates.findall(text, concurrent=False)
     table: dict[str, str] = {c: fn(c) for c in set(found)}
     one_for_one = {c: out for c, out in table.items() if len(out) == 1 and out != c}
     others = {c: out for c, out in table.items() if len(out) != 1}
@@ -235,7 +235,7 @@ def map_chars(
             ns,
             [
                 (m.start(), m.end(), others[c], [m.start()] * len(others[c]))
-                for m in candidates.finditer(text)
+                for m in candidates.finditer(text, concurrent=False)
                 if (c := m.group()) in others
             ],
         )

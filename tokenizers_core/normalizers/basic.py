@@ -152,7 +152,8 @@ def _lower_bulk(text: str) -> str:
     >>> _lower_bulk("AΣİB")
     'aΣİb'
     """
-    parts = _LOWER_ONE_BY_ONE_SPLIT.split(text)  # runs and single special characters alternate
+    # runs and single special characters alternate
+    parts = _LOWER_ONE_BY_ONE_SPLIT.split(text, concurrent=False)
     return "".join(part if i % 2 else part.lower() for i, part in enumerate(parts))
 
 

@@ -175,7 +175,7 @@ class Precompiled(NormalizerBase):
         # give is counted as they are found, and checked against the bound at each cluster
         # that grows the text (the replacements themselves are shared, not copied).
         length, limit = len(text), max_length(ns)
-        for grapheme in _GRAPHEME.findall(text):
+        for grapheme in _GRAPHEME.findall(text, concurrent=False):
             n = len(grapheme)
             found = len(edits)
             if n == 1:
@@ -283,9 +283,9 @@ class Nmt(NormalizerBase):
 
     def normalize(self, ns: NormalizedString) -> NormalizedString:
         text = checked_input(ns).normalized
-        if not _NMT_CANDIDATES.search(text):
+        if not _NMT_CANDIDATES.search(text, concurrent=False):
             return ns
-        if not _NMT_DROPPED.search(text):  # only spaces: one for one
+        if not _NMT_DROPPED.search(text, concurrent=False):  # only spaces: one for one
             return same_length(ns, text.translate(_NMT_TABLE))
         kept = [(i, c) for i, c in enumerate(text) if ord(c) not in _NMT_DROP]
         source = ns.alignments

@@ -254,7 +254,7 @@ def is_bert_punctuation(c: str) -> bool:
     >>> [is_bert_punctuation(c) for c in "$,«a"]
     [True, True, True, False]
     """
-    return c in _ASCII_PUNCT or _UNICODE_PUNCT_RE.match(c) is not None
+    return c in _ASCII_PUNCT or _UNICODE_PUNCT_RE.match(c, concurrent=False) is not None
 
 
 class BertPreTokenizer(PreTokenizerBase):
@@ -274,7 +274,7 @@ class BertPreTokenizer(PreTokenizerBase):
         >>> BertPreTokenizer().spans("ok, (x)")
         [(0, 2), (2, 3), (4, 5), (5, 6), (6, 7)]
         """
-        return [m.span() for m in _BERT_PIECE_RE.finditer(text)]
+        return [m.span() for m in _BERT_PIECE_RE.finditer(text, concurrent=False)]
 
     def describe(self) -> str:
         return "BertPreTokenizer"
@@ -433,7 +433,7 @@ def _count_spaces(token: str) -> int:
     """How many leading characters of `token` are "Ġ" or whitespace."""
     n = 0
     for c in token:
-        if c != BYTE_TO_CHAR[32] and not _SPACE_RE.match(c):
+        if c != BYTE_TO_CHAR[32] and not _SPACE_RE.match(c, concurrent=False):
             break
         n += 1
     return n

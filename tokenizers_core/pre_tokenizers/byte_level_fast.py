@@ -72,7 +72,7 @@ def _tiles(compiled: Any, spans: Callable[[str], list[tuple[int, int]]], text: s
     ['ab', ', ', 'c']
     """
     if compiled is not None and not compiled.groups:
-        parts = compiled.findall(text)
+        parts = compiled.findall(text, concurrent=False)
         if sum(map(len, parts)) == len(text) and "" not in parts:
             return parts
     return [text[start:end] for start, end in spans(text) if start < end]

@@ -363,7 +363,7 @@ def script_of(c: str) -> str:
         return "Any"
     if c in _SCRIPT_CHANGED:
         return _SCRIPT_CHANGED[c]
-    m = _script_re().match(c)
+    m = _script_re().match(c, concurrent=False)
     script = (m.lastgroup if m else None) or "Any"  # (a match always names its group)
     return "Han" if script in ("Hiragana", "Katakana") else script
 

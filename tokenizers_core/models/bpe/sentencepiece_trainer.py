@@ -102,7 +102,7 @@ def line_sentences(item: str) -> list[str]:
             continue
         if UNK_CHAR in line:
             continue
-        text = _META_RE.sub(BOUNDARY, normalize_line(line))
+        text = _META_RE.sub(BOUNDARY, normalize_line(line), concurrent=False)
         if text:
             out.append(text)
     return out
