@@ -35,7 +35,7 @@ from typing import Callable
 import regex
 
 from .errors import InvalidInput
-from .user_regex import TimedPattern, shared_budget
+from .user_regex import TimedPattern, held, shared_budget
 
 __all__ = ["compile_hf", "find_matches", "find_spans", "char_matches"]
 
@@ -196,14 +196,15 @@ def find_spans(compiled: "regex.Pattern[str] | TimedPattern", text: str) -> list
 
 
 def _find_spans(compiled: "regex.Pattern[str] | TimedPattern", text: str) -> list[tuple[int, int]]:
-    spans = [m.span() for m in compiled.finditer(text, concurrent=False)]
+    hold = held(compiled)
+    spans = [m.span() for m in compiled.finditer(text, **hold)]
     if all(start < end for start, end in spans):
         return spans  # no empty match: the two iterators agree
     out: list[tuple[int, int]] = []
     pos, last_end = 0, -1
     n = len(text)
     while pos <= n:
-        m = compiled.search(text, pos, concurrent=False)
+        m = compiled.search(text, pos, **hold)
         if m is None:
             break
         start, end = m.span()

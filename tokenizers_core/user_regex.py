@@ -162,7 +162,22 @@ def match_spans(
     """
     if timeout is not None and not isinstance(compiled, TimedPattern):
         compiled = TimedPattern(compiled, timeout=timeout)
-    return [m.span() for m in compiled.finditer(text, concurrent=False)]
+    return [m.span() for m in compiled.finditer(text, **held(compiled))]
+
+
+_HOLD = {"concurrent": False}
+
+
+def held(compiled: Any) -> dict[str, Any]:
+    """The keyword that keeps the interpreter through a search of `compiled`: `concurrent=False`
+    for a `regex` pattern or a `TimedPattern`, none for another (the stdlib's `re` always keeps
+    it, and takes no such keyword).
+
+    >>> import re
+    >>> held(regex.compile("a")), held(re.compile("a"))
+    ({'concurrent': False}, {})
+    """
+    return _HOLD if isinstance(compiled, (regex.Pattern, TimedPattern)) else {}
 
 
 # ---- the time limit -----------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from typing import Any, Callable
 from ..encoding import Encoding
 from ..hf_regex import find_spans
 from ..normalized import NormalizedString
+from ..user_regex import held
 from .basic import HF_BYTE_LEVEL_RE, ByteLevel, Sequence, match_spans, to_byte_level
 from .stage import model_encoding
 
@@ -72,7 +73,7 @@ def _tiles(compiled: Any, spans: Callable[[str], list[tuple[int, int]]], text: s
     ['ab', ', ', 'c']
     """
     if compiled is not None and not compiled.groups:
-        parts = compiled.findall(text, concurrent=False)
+        parts = compiled.findall(text, **held(compiled))
         if sum(map(len, parts)) == len(text) and "" not in parts:
             return parts
     return [text[start:end] for start, end in spans(text) if start < end]

@@ -594,3 +594,17 @@ def test_sequence_composes(text, steps):
 @given(texts)
 def test_lowercase_is_per_character_lower(text):
     assert Lowercase().normalize_str(text) == "".join(c.lower() for c in text)
+
+
+def test_replace_takes_a_pattern_of_the_stdlib_re_as_one_of_regex():
+    """The package's searches pass `concurrent=False` to `regex` patterns only: a `re` pattern
+    (which always keeps the interpreter, and takes no such keyword) works as before."""
+    import re as stdlib_re
+
+    from tokenizers_core.normalizers import Replace
+    from tokenizers_core.user_regex import match_spans
+
+    for compile_ in (stdlib_re.compile, regex.compile):
+        replace = Replace(compile_(r"\s+"), " ")
+        assert replace.normalize_str("a \n\t b  c") == "a b c"
+        assert match_spans(compile_(r"\d+"), "a1b22") == [(1, 2), (3, 5)]
