@@ -205,7 +205,7 @@ def cut_by_pre_tokenizer(tok: Any, token: str) -> str | None:
     )
     if suffix and core.endswith(suffix):  # the model's own mark, added after the cut
         core = core[: -len(suffix)]
-    if _SPACE.search(core) and not _SPACE.fullmatch(core):
+    if _SPACE.search(core, concurrent=False) and not _SPACE.fullmatch(core, concurrent=False):
         return "the pre-tokenizer splits on whitespace and drops it"
     if (
         kind == "BertPreTokenizer"
@@ -213,7 +213,11 @@ def cut_by_pre_tokenizer(tok: Any, token: str) -> str | None:
         and (len(core) > 1 or core != token)
     ):
         return "the pre-tokenizer makes every punctuation character a piece of its own"
-    if kind == "Whitespace" and _WORD.search(core) and _NOT_WORD.search(core):
+    if (
+        kind == "Whitespace"
+        and _WORD.search(core, concurrent=False)
+        and _NOT_WORD.search(core, concurrent=False)
+    ):
         return "the pre-tokenizer separates word characters from the others"
     return None
 

@@ -364,11 +364,13 @@ def _bpe_sequences(variant: str, lines: list[str], options: dict[str, Any]):
     corpus the ways the classic mistakes see it."""
     if variant == "bpe":
         right = list(bpe_word_table(lines).items())
-        findall = regex.compile(WHITESPACE_PATTERN).findall
+        compiled = regex.compile(WHITESPACE_PATTERN)
         joined: dict[tuple[str, ...], int] = {}
         raw: dict[tuple[str, ...], int] = {}
         for line in lines:
-            seq = tuple(s for w in findall(line) for s in (*w, END_OF_WORD))
+            seq = tuple(
+                s for w in compiled.findall(line, concurrent=False) for s in (*w, END_OF_WORD)
+            )
             if seq:
                 joined[seq] = joined.get(seq, 0) + 1
             if line.strip():

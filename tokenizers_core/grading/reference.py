@@ -93,7 +93,7 @@ def split_specials(text: str, specials: Sequence[str], *, longest_first: bool = 
     order = sorted(specials, key=len, reverse=True) if longest_first else list(specials)
     pattern = "(" + "|".join(regex.escape(s) for s in order) + ")"
     out = []
-    for i, part in enumerate(regex.split(pattern, text)):
+    for i, part in enumerate(regex.split(pattern, text, concurrent=False)):
         if part:
             out.append((part, i % 2 == 1))
     return out
@@ -113,11 +113,12 @@ def pretokenize(text: str, words: str, specials: Sequence[str] = ()) -> list[byt
     if words == "gpt2":
         parts = [p for p, special in split_specials(text, specials) if not special]
         pattern = regex.compile(GPT2_SPLIT_PATTERN)
-        return [m.encode("utf-8") for p in parts for m in pattern.findall(p)]
+        return [m.encode("utf-8") for p in parts for m in pattern.findall(p, concurrent=False)]
     key = {"gpt4": "gpt4", "gpt2_across": "gpt2"}.get(words)
     if key is None:
         raise ValueError(f"unknown pre-tokenisation {words!r}")
-    return [m.encode("utf-8") for m in regex.compile(PATTERNS[key]).findall(text)]
+    found = regex.compile(PATTERNS[key]).findall(text, concurrent=False)
+    return [m.encode("utf-8") for m in found]
 
 
 def word_table(pieces: Iterable[bytes]) -> list[tuple[Word, int]]:

@@ -136,7 +136,7 @@ def superword_chunks(lines: Iterable[str], pattern: str = SUPERBPE_PATTERN) -> d
     counts: Counter[str] = Counter()
     for line in lines:
         pos = 0
-        for m in finditer(line):
+        for m in finditer(line, concurrent=False):
             if m.start() > pos:
                 counts[line[pos : m.start()]] += 1
             if m.end() > m.start():

@@ -5,6 +5,7 @@ start from (`trainer.py`), for the textbook "bpe" (Whitespace words and "</w>") 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from itertools import chain
@@ -64,7 +65,7 @@ def check_alphabet(vocab_size: int, alphabet_size: int, what: str) -> None:
 
 def splitter(pattern: str, ascii_name: str | None):
     """A function line -> pieces: `re` with the ASCII pattern for ASCII lines, else `regex`."""
-    findall = regex.compile(pattern).findall
+    findall = functools.partial(regex.compile(pattern).findall, concurrent=False)
     if ascii_name not in ASCII_PATTERNS:  # (None, or a preset without an ASCII spelling)
         return findall
     ascii_findall = re.compile(ASCII_PATTERNS[ascii_name]).findall
