@@ -248,45 +248,55 @@ def run_search(
     >>> run_search(regex.compile(r"\\d+"), "finditer", ("a1b22", 0, None), 1.0)[0]
     [Match((1, 2)), Match((3, 5))]
     """
-    start = time.thread_time()
+    spent = 0.0  # the CPU time of the searches themselves, each timed around its one C call
     for attempt in itertools.count():
-        left = seconds - (time.thread_time() - start)
+        left = seconds - spent
         if left <= 0:
             raise TimeoutError
+        wall = (left * wall_factor + wall_slack) * 2**attempt
+        start = time.thread_time()
         try:
-            result = _search_once(
-                compiled, method, args, (left * wall_factor + wall_slack) * 2**attempt
-            )
+            found = _search_once(compiled, method, args, wall)
+            spent += time.thread_time() - start
             break
         except TimeoutError:
-            if time.thread_time() - start >= seconds:
+            spent += time.thread_time() - start
+            if spent >= seconds:
                 raise
-            # The wall clock ran out while this thread mostly waited (for the interpreter, or
-            # for a core): its work is within the budget. Search again with the CPU time left,
-            # and a backstop twice as long each time: a starved search ends after a few tries,
-            # so the CPU its cut-off tries spent stays small beside its budget.
-    spent = time.thread_time() - start
+            # The backstop fired while this thread's own CPU time is within the budget (other
+            # threads of the process ran outside the interpreter): search again with the CPU
+            # time left, and a backstop twice as long each time, so that a cut-off try's CPU
+            # stays small beside the budget.
     if spent > seconds:
         raise TimeoutError
-    return result, spent
+    return _plain(method, found, args), spent
 
 
 def _search_once(compiled: "regex.Pattern[str]", method: str, args: tuple, wall: float) -> Any:
-    """One search stopped by the `regex` module after `wall` seconds (TimeoutError)."""
+    """One search stopped by the `regex` module after `wall` seconds of the process's CPU clock
+    (TimeoutError): one C call that holds the interpreter throughout (`finditer` is drained by
+    `list`), so the time around it is the search's own."""
     if method == "sub":
         repl, text, count = args
         return compiled.sub(repl, text, count, concurrent=False, timeout=wall)
     text, pos, endpos = args
     endpos = len(text) if endpos is None else endpos
     if method == "finditer":
-        found = compiled.finditer(text, pos, endpos, concurrent=False, timeout=wall)
-        return [Match(m.regs, text) for m in found]
+        return list(compiled.finditer(text, pos, endpos, concurrent=False, timeout=wall))
     if method == "findall":
         return compiled.findall(text, pos, endpos, concurrent=False, timeout=wall)
     if method == "search":
-        m = compiled.search(text, pos, endpos, concurrent=False, timeout=wall)
-        return None if m is None else Match(m.regs, text)
+        return compiled.search(text, pos, endpos, concurrent=False, timeout=wall)
     raise ValueError(f"unknown search method {method!r}")
+
+
+def _plain(method: str, found: Any, args: tuple) -> Any:
+    """A search's result with `regex`'s match objects made `Match` values."""
+    if method == "finditer":
+        return [Match(m.regs, args[0]) for m in found]
+    if method == "search" and found is not None:
+        return Match(found.regs, args[0])
+    return found
 
 
 class Match:
