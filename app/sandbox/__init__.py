@@ -142,7 +142,7 @@ class Sandbox:
         """One timed search in the search pool: `(result, cpu_seconds)` (`user_regex.Runner`)."""
         # the search stops itself (user_regex.run_search's backstop); the child's own CPU limit
         # and the kill for a stalled child are only there for what it cannot stop
-        backstop = seconds * user_regex.WALL_FACTOR + user_regex.WALL_SLACK
+        backstop = backstop_wall(seconds)
         budget = Budget(
             math.ceil(backstop) + 1,
             SEARCH_MEMORY_MB,
